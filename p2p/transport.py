@@ -1,0 +1,631 @@
+"""Reliable, ordered datagram channels over UDP: a sans-I/O core and a thin asyncio adapter.
+
+Theory of operation (wire contract: docs/protocol/network.md, "Transport"):
+
+* Every datagram starts with a 22-byte header (``HEADER``): magic/version, flags, the sender's
+  epoch, the epoch the sender believes the receiver has (0 = not heard from it yet), the
+  datagram's sequence number, a cumulative acknowledgement and a 32-bit selective
+  acknowledgement bitmap. Anything that does not parse is dropped and counted, never raised.
+* A ``Channel`` talks to one peer. ``send(payload)`` splits the payload into chunks of at most
+  ``MAX_CHUNK`` bytes, each with its own sequence number (all but the last carry ``FLAG_MORE``).
+  The receiver buffers chunks that arrive early (up to ``RECV_WINDOW`` ahead), drops duplicates,
+  and delivers whole payloads strictly in order.
+* Acknowledgements ride on data going the other way. A pure ack goes out only when nothing was
+  sent for ``MAX_ACK_DELAY`` seconds, after ``ACK_EVERY`` in-order datagrams, or at once when a
+  gap or a duplicate shows that the peer is missing an ack. In lockstep every peer answers each
+  step with its next step message, so the hot path carries one datagram per message, not two.
+* Unacknowledged datagrams are resent after the retransmission timeout (RFC 6298 estimator,
+  ``INITIAL_RTO`` at first, clamped to ``[MIN_RTO, MAX_RTO]``, doubled per consecutive timeout),
+  or at once when the selective ack shows ``PACKET_THRESHOLD`` later datagrams arrived.
+* Buffers are bounded: at most ``SEND_WINDOW`` datagrams in flight, ``MAX_SEND_BUFFER`` bytes
+  queued (``send`` raises ``BufferFull`` beyond it), ``RECV_WINDOW`` datagrams buffered out of
+  order, ``MAX_MESSAGE`` bytes per reassembled payload, ``max_peers`` channels per endpoint.
+* The epoch (random per endpoint instance) tells a restarted peer from a late datagram: when a
+  peer's epoch changes, both directions of the channel start again from sequence 0 and
+  whatever was queued for the old instance is discarded (the lockstep layer catches a restarted
+  peer up by itself); datagrams from a retired epoch, or addressed to another epoch than ours,
+  are dropped (the latter answered at once with an ack, so the sender learns our epoch).
+
+The core never reads a clock: every entry point takes ``now`` (seconds, monotonic float), in the
+manner of aioquic's ``QuicConnection``. ``Link`` is the asyncio adapter (asyncio-dgram socket
+bound to one address, one receive task that drains the socket promptly, one timer handle).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import struct
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+Addr = tuple[str, int]
+"""A UDP address: (host, port)."""
+
+MAGIC = 0xB1
+"""First header byte: high nibble 0xB marks lanopoli's transport, low nibble is its version (1)."""
+HEADER = struct.Struct("!BBIIIII")
+"""magic u8, flags u8, src_epoch u32, dst_epoch u32, seq u32, ack u32, ack_bits u32 —
+network byte order."""
+HEADER_SIZE = HEADER.size  # 22
+MAX_DATAGRAM = 1200
+"""Largest datagram sent, header included (fits one Ethernet frame with any IP/UDP headers)."""
+MAX_CHUNK = MAX_DATAGRAM - HEADER_SIZE
+FLAG_DATA = 0x01
+"""The datagram carries a chunk with sequence number ``seq``; without it, a pure ack."""
+FLAG_MORE = 0x02
+"""More chunks of the same payload follow (only with FLAG_DATA)."""
+_KNOWN_FLAGS = FLAG_DATA | FLAG_MORE
+ACK_BITS = 32
+"""Bit i of ack_bits acknowledges datagram ``ack + 1 + i``."""
+MAX_SEQ = 0xFFFFFFFF
+
+INITIAL_RTO = 0.050  # seconds, before the first round-trip sample
+MIN_RTO = 0.025  # > MAX_ACK_DELAY, so a delayed ack does not trigger a retransmission
+MAX_RTO = 1.0  # cap of the exponential backoff
+CLOCK_GRANULARITY = 0.002  # RFC 6298 "G": floor of the variance term
+MAX_ACK_DELAY = 0.010  # a received datagram is acknowledged within this time
+ACK_EVERY = 4  # ...or after this many in-order datagrams, whichever comes first
+PACKET_THRESHOLD = 3  # a datagram is lost once 3 later ones are acknowledged
+SEND_WINDOW = 64  # datagrams in flight per peer (~75 KB: below a default socket buffer)
+RECV_WINDOW = 256  # datagrams buffered ahead of the next expected one
+MAX_MESSAGE = 4 * 1024 * 1024  # bytes per payload (a catch-up of a long log fits)
+MAX_SEND_BUFFER = 8 * 1024 * 1024  # bytes queued or in flight per peer
+RETIRED_EPOCHS = 4  # epochs of earlier instances of a peer remembered to drop their stragglers
+
+
+class LocalProtocolError(Exception):
+    """We misused the transport API (payload too large, buffer full, sequence space used up)."""
+
+
+class BufferFull(LocalProtocolError):
+    """``send`` would queue more than ``MAX_SEND_BUFFER`` bytes for one peer."""
+
+
+def new_epoch() -> int:
+    """A random non-zero 32-bit epoch for a new endpoint instance."""
+    return int.from_bytes(os.urandom(4), "big") or 1
+
+
+_STAT_KEYS = (
+    "datagrams_sent", "datagrams_received", "payloads_sent", "payloads_delivered",
+    "pure_acks_sent", "retransmits", "fast_retransmits", "timeouts", "duplicates",
+    "out_of_window", "malformed", "stale_epoch", "peer_restarts", "oversize_dropped",
+    "rtt_samples",
+)
+
+
+class Channel:
+    """Reliable, ordered, deduplicated payload stream to and from one peer (sans-I/O).
+
+    ``addr`` is only echoed back in ``datagrams_to_send``; ``epoch`` is this endpoint's epoch
+    (u32, non-zero). Times are seconds on any monotonic clock, the same for every call.
+    Counters are in ``stats`` (dict name -> int); ``srtt`` is the smoothed RTT (s) or None.
+    """
+
+    def __init__(self, addr: Addr, *, epoch: int) -> None:
+        self.addr = addr
+        self._epoch = epoch
+        self.peer_epoch: int | None = None
+        self._retired: deque[int] = deque(maxlen=RETIRED_EPOCHS)
+        self.stats = dict.fromkeys(_STAT_KEYS, 0)
+        self.srtt: float | None = None
+        self._rttvar = 0.0
+        self._rto = INITIAL_RTO
+        self._reset_send()
+        self._reset_receive()
+
+    # -- state resets -------------------------------------------------------------------
+
+    def _reset_send(self) -> None:
+        self._next_seq = 0  # sequence number of the next chunk queued
+        self._acked_below = 0  # every seq below this is acknowledged
+        self._queue: deque[tuple[int, int, bytes]] = deque()  # (seq, flags, chunk) not yet sent
+        self._inflight: dict[int, list[Any]] = {}  # seq -> [flags, chunk, sent_at, retransmitted]
+        self._lost: list[int] = []  # seqs to resend at the next datagrams_to_send
+        self._buffered = 0  # bytes queued or in flight
+        self._backoff = 0
+
+    def _reset_receive(self) -> None:
+        self._expected = 0  # next in-order seq
+        self._ooo: dict[int, tuple[int, bytes]] = {}  # seq -> (flags, chunk), arrived early
+        self._frags: list[bytes] = []
+        self._frag_size = 0
+        self._discarding = False  # skipping the rest of an oversized payload
+        self._ack_pending = 0  # datagrams received since we last sent an ack
+        self._ack_deadline: float | None = None
+
+    # -- sending ------------------------------------------------------------------------
+
+    def send(self, payload: bytes) -> None:
+        """Queue ``payload`` (≤ MAX_MESSAGE bytes) for reliable in-order delivery.
+
+        Raises ``LocalProtocolError`` if it is too large or the sequence space is used up, and
+        ``BufferFull`` if more than ``MAX_SEND_BUFFER`` bytes would wait for this peer; in both
+        cases nothing is queued.
+        """
+        size = len(payload)
+        if size > MAX_MESSAGE:
+            raise LocalProtocolError(f"payload of {size} bytes exceeds MAX_MESSAGE={MAX_MESSAGE}")
+        if self._buffered + size > MAX_SEND_BUFFER:
+            raise BufferFull(f"{self._buffered} bytes already wait for {self.addr}")
+        n = max(1, -(-size // MAX_CHUNK))
+        if self._next_seq + n > MAX_SEQ:
+            raise LocalProtocolError("sequence space of this channel is used up")
+        seq = self._next_seq
+        if n == 1:
+            self._queue.append((seq, FLAG_DATA, bytes(payload)))
+        else:
+            view = memoryview(payload)
+            for i in range(n):
+                flags = FLAG_DATA | (FLAG_MORE if i < n - 1 else 0)
+                self._queue.append((seq + i, flags, bytes(view[i * MAX_CHUNK:(i + 1) * MAX_CHUNK])))
+        self._next_seq = seq + n
+        self._buffered += size
+        self.stats["payloads_sent"] += 1
+
+    def _ack_bits(self) -> int:
+        if not self._ooo:
+            return 0
+        base = self._expected + 1
+        bits = 0
+        for seq in self._ooo:
+            i = seq - base
+            if 0 <= i < ACK_BITS:
+                bits |= 1 << i
+        return bits
+
+    def datagrams_to_send(self, now: float) -> list[tuple[bytes, Addr]]:
+        """Datagrams due now: retransmissions, new chunks within the window, a due pure ack.
+
+        Returns a list of (datagram bytes ≤ MAX_DATAGRAM, peer address); each carries the
+        current acknowledgement state.
+        """
+        out: list[tuple[bytes, Addr]] = []
+        pack = HEADER.pack
+        ack = self._expected
+        bits = self._ack_bits()
+        epoch = self._epoch
+        dst = self.peer_epoch or 0
+        addr = self.addr
+        if self._lost:
+            inflight = self._inflight
+            for seq in self._lost:
+                entry = inflight.get(seq)
+                if entry is None:
+                    continue  # acknowledged meanwhile
+                entry[2] = now
+                entry[3] = True
+                out.append((pack(MAGIC, entry[0], epoch, dst, seq, ack, bits) + entry[1], addr))
+            self.stats["retransmits"] += len(out)
+            self._lost.clear()
+        queue = self._queue
+        if queue:
+            inflight = self._inflight
+            while queue and len(inflight) < SEND_WINDOW:
+                seq, flags, chunk = queue.popleft()
+                inflight[seq] = [flags, chunk, now, False]
+                out.append((pack(MAGIC, flags, epoch, dst, seq, ack, bits) + chunk, addr))
+        if out:
+            self._ack_pending = 0
+            self._ack_deadline = None
+        elif self._ack_pending and self._ack_deadline is not None and now >= self._ack_deadline:
+            out.append((pack(MAGIC, 0, epoch, dst, 0, ack, bits), addr))
+            self._ack_pending = 0
+            self._ack_deadline = None
+            self.stats["pure_acks_sent"] += 1
+        self.stats["datagrams_sent"] += len(out)
+        return out
+
+    # -- timers -------------------------------------------------------------------------
+
+    def _effective_rto(self) -> float:
+        return min(self._rto * (1 << self._backoff), MAX_RTO)
+
+    def get_timer(self) -> float | None:
+        """The next time ``handle_timer`` must run (s), or None when nothing waits.
+
+        A time in the past means "now": datagrams are due.
+        """
+        when = None
+        if self._ack_pending and self._ack_deadline is not None:
+            when = self._ack_deadline
+        if self._inflight:
+            oldest = min(e[2] for e in self._inflight.values())
+            due = oldest + self._effective_rto()
+            if when is None or due < when:
+                when = due
+        return when
+
+    def handle_timer(self, now: float) -> None:
+        """Mark datagrams unacknowledged for longer than the RTO as lost (resent by the next
+        ``datagrams_to_send``) and back the RTO off; a due pure ack is sent there too."""
+        if not self._inflight:
+            return
+        rto = self._effective_rto()
+        lost_set = set(self._lost)
+        expired = [s for s, e in self._inflight.items() if e[2] + rto <= now and s not in lost_set]
+        if expired:
+            self._lost.extend(sorted(expired))
+            self._backoff = min(self._backoff + 1, 16)
+            self.stats["timeouts"] += 1
+
+    # -- receiving ----------------------------------------------------------------------
+
+    def receive_datagram(self, data: bytes, addr: Addr, now: float) -> list[bytes]:
+        """Process one datagram from the peer; return the payloads it completes, in order.
+
+        Malformed datagrams (short, bad magic, unknown flags, an ack of data never sent) are
+        dropped and counted in ``stats["malformed"]``; this never raises on peer input.
+        """
+        if len(data) < HEADER_SIZE:
+            self.stats["malformed"] += 1
+            return []
+        magic, flags, epoch, dst, seq, ack, bits = HEADER.unpack_from(data)
+        if (magic != MAGIC or flags & ~_KNOWN_FLAGS or epoch == 0
+                or (not flags & FLAG_DATA and (flags or len(data) != HEADER_SIZE))):
+            self.stats["malformed"] += 1
+            return []
+        if dst and dst != self._epoch:
+            # Meant for an earlier instance of us: drop, and ack at once to show our epoch.
+            self.stats["stale_epoch"] += 1
+            self._ack_pending += 1
+            self._ack_deadline = now
+            return []
+        if epoch != self.peer_epoch:
+            if epoch in self._retired:
+                self.stats["stale_epoch"] += 1
+                return []
+            if self.peer_epoch is not None:
+                # The peer restarted: its old stream and our stream to the old instance are gone.
+                self._retired.append(self.peer_epoch)
+                self._reset_send()
+                self._reset_receive()
+                self.stats["peer_restarts"] += 1
+            self.peer_epoch = epoch
+        if ack > self._next_seq:
+            self.stats["malformed"] += 1  # acknowledges data we never sent
+            return []
+        self.stats["datagrams_received"] += 1
+        if ack > self._acked_below or bits:
+            self._on_ack(ack, bits, now)
+        if flags & FLAG_DATA:
+            return self._on_data(seq, flags, data[HEADER_SIZE:], now)
+        return []
+
+    def _on_ack(self, ack: int, bits: int, now: float) -> None:
+        inflight = self._inflight
+        largest = -1
+        sample_at = None
+        freed = 0
+        for seq in range(self._acked_below, ack):
+            entry = inflight.pop(seq, None)
+            if entry is not None:
+                freed += len(entry[1])
+                largest = seq
+                if not entry[3]:
+                    sample_at = entry[2]
+            else:
+                # acked before it was ever sent? only possible for chunks still queued: the
+                # peer cannot know them, so ack > next sent seq was rejected above; skip.
+                pass
+        if ack > self._acked_below:
+            self._acked_below = ack
+        while bits:
+            low = bits & -bits
+            seq = ack + low.bit_length()  # bit i (value 1<<i) acknowledges ack + 1 + i
+            bits ^= low
+            entry = inflight.pop(seq, None)
+            if entry is not None:
+                freed += len(entry[1])
+                largest = seq
+                if not entry[3]:
+                    sample_at = entry[2]
+        if largest < 0:
+            return
+        self._buffered -= freed
+        self._backoff = 0
+        if sample_at is not None:
+            self._rtt_sample(now - sample_at)
+        if inflight:
+            limit = largest - PACKET_THRESHOLD
+            lost = [s for s in inflight if s <= limit and s not in self._lost]
+            if lost:
+                self._lost.extend(sorted(lost))
+                self.stats["fast_retransmits"] += len(lost)
+
+    def _rtt_sample(self, rtt: float) -> None:
+        # RFC 6298 section 2, with Karn's rule applied by the caller (no retransmitted samples).
+        if rtt < 0:
+            return
+        self.stats["rtt_samples"] += 1
+        if self.srtt is None:
+            self.srtt = rtt
+            self._rttvar = rtt / 2
+        else:
+            self._rttvar = 0.75 * self._rttvar + 0.25 * abs(self.srtt - rtt)
+            self.srtt = 0.875 * self.srtt + 0.125 * rtt
+        self._rto = min(max(self.srtt + max(CLOCK_GRANULARITY, 4 * self._rttvar), MIN_RTO), MAX_RTO)
+
+    def _on_data(self, seq: int, flags: int, chunk: bytes, now: float) -> list[bytes]:
+        expected = self._expected
+        if seq < expected or seq in self._ooo:
+            # Our ack was lost or late: say again at once what we hold.
+            self.stats["duplicates"] += 1
+            self._ack_pending += 1
+            self._ack_deadline = now
+            return []
+        if seq >= expected + RECV_WINDOW:
+            self.stats["out_of_window"] += 1
+            return []
+        if seq != expected:
+            self._ooo[seq] = (flags, chunk)
+            self._ack_pending += 1
+            self._ack_deadline = now  # a gap: tell the sender what arrived, at once
+            return []
+        out: list[bytes] = []
+        self._take(flags, chunk, out)
+        expected += 1
+        ooo = self._ooo
+        had_gap = bool(ooo)
+        while ooo:
+            nxt = ooo.pop(expected, None)
+            if nxt is None:
+                break
+            self._take(nxt[0], nxt[1], out)
+            expected += 1
+        self._expected = expected
+        self._ack_pending += 1
+        if had_gap or self._ack_pending >= ACK_EVERY:
+            self._ack_deadline = now
+        elif self._ack_deadline is None:
+            self._ack_deadline = now + MAX_ACK_DELAY
+        self.stats["payloads_delivered"] += len(out)
+        return out
+
+    def _take(self, flags: int, chunk: bytes, out: list[bytes]) -> None:
+        if self._discarding:
+            if not flags & FLAG_MORE:
+                self._discarding = False
+            return
+        if flags & FLAG_MORE:
+            self._frag_size += len(chunk)
+            if self._frag_size > MAX_MESSAGE:
+                self._frags = []
+                self._frag_size = 0
+                self._discarding = True
+                self.stats["oversize_dropped"] += 1
+                return
+            self._frags.append(chunk)
+            return
+        if self._frags:
+            self._frags.append(chunk)
+            out.append(b"".join(self._frags))
+            self._frags = []
+            self._frag_size = 0
+        else:
+            out.append(chunk)
+
+    @property
+    def idle(self) -> bool:
+        """True when nothing is queued, in flight, or waiting to be acknowledged."""
+        return not (self._queue or self._inflight or self._ack_pending)
+
+
+class Endpoint:
+    """All channels of one UDP socket, keyed by peer address (sans-I/O).
+
+    ``epoch`` defaults to a random one (``new_epoch``); pass a fixed one in tests. A datagram
+    from an unknown address opens a channel only while fewer than ``max_peers`` exist and its
+    header parses; otherwise it is dropped and counted in ``stats["unknown_dropped"]``.
+    """
+
+    def __init__(self, *, epoch: int | None = None, max_peers: int = 32) -> None:
+        self.epoch = epoch if epoch is not None else new_epoch()
+        self.max_peers = max_peers
+        self.channels: dict[Addr, Channel] = {}
+        self.stats = {"unknown_dropped": 0}
+
+    def channel(self, addr: Addr) -> Channel:
+        """The channel to ``addr``, created if needed (raises LocalProtocolError past max_peers)."""
+        ch = self.channels.get(addr)
+        if ch is None:
+            if len(self.channels) >= self.max_peers:
+                raise LocalProtocolError(f"more than max_peers={self.max_peers} peers")
+            ch = self.channels[addr] = Channel(addr, epoch=self.epoch)
+        return ch
+
+    def send(self, addr: Addr, payload: bytes) -> None:
+        """Queue ``payload`` for ``addr`` (see ``Channel.send`` for limits and errors)."""
+        self.channel(addr).send(payload)
+
+    def receive_datagram(self, data: bytes, addr: Addr, now: float) -> list[tuple[Addr, bytes]]:
+        """Route one datagram; return [(peer address, payload), ...] completed, in order."""
+        ch = self.channels.get(addr)
+        if ch is None:
+            if (len(self.channels) >= self.max_peers or len(data) < HEADER_SIZE
+                    or data[0] != MAGIC):
+                self.stats["unknown_dropped"] += 1
+                return []
+            ch = self.channels[addr] = Channel(addr, epoch=self.epoch)
+        return [(addr, p) for p in ch.receive_datagram(data, addr, now)]
+
+    def datagrams_to_send(self, now: float) -> list[tuple[bytes, Addr]]:
+        """Every channel's due datagrams: [(bytes, address), ...]."""
+        out: list[tuple[bytes, Addr]] = []
+        for ch in self.channels.values():
+            if ch._lost or ch._queue or ch._ack_pending:
+                out.extend(ch.datagrams_to_send(now))
+        return out
+
+    def get_timer(self) -> float | None:
+        """Earliest timer of any channel (s), or None."""
+        when = None
+        for ch in self.channels.values():
+            t = ch.get_timer()
+            if t is not None and (when is None or t < when):
+                when = t
+        return when
+
+    def handle_timer(self, now: float) -> None:
+        """Run every channel's timer (cheap for channels with nothing due)."""
+        for ch in self.channels.values():
+            ch.handle_timer(now)
+
+    def forget(self, addr: Addr) -> None:
+        """Drop the channel to ``addr`` and everything queued for it."""
+        self.channels.pop(addr, None)
+
+    def totals(self) -> dict[str, int]:
+        """Sum of every channel's counters plus the endpoint's own."""
+        out = dict.fromkeys(_STAT_KEYS, 0)
+        for ch in self.channels.values():
+            for k, v in ch.stats.items():
+                out[k] += v
+        out.update(self.stats)
+        return out
+
+    @property
+    def idle(self) -> bool:
+        """True when no channel has anything queued, in flight or to acknowledge."""
+        return all(ch.idle for ch in self.channels.values())
+
+
+# -- asyncio adapter ----------------------------------------------------------------------
+
+
+class Link:
+    """An ``Endpoint`` driven by an asyncio-dgram socket bound to one address.
+
+    Open with ``await Link.open(host, port, on_message)``; ``port`` 0 picks a free port
+    (``link.address`` tells which). ``on_message(addr, payload)`` is called synchronously, in
+    order per peer, from the receive task; whatever it ``send``s is flushed right after, so
+    acks piggyback on replies. ``faults`` (p2p.faults.FaultPlan) drops/duplicates/delays
+    outgoing datagrams, for tests and demos only. Never connect()s the socket: a connected
+    UDP socket raises on ICMP errors (DESIGN.md section 5).
+    """
+
+    def __init__(self, sock: Any, endpoint: Endpoint,
+                 on_message: Callable[[Addr, bytes], None], faults: Any = None) -> None:
+        self._sock = sock
+        self.endpoint = endpoint
+        self._on_message = on_message
+        self._faults = faults
+        self._loop = asyncio.get_running_loop()
+        self._timer: asyncio.TimerHandle | None = None
+        self._timer_at: float | None = None
+        self._in_rx = False
+        self._flush_scheduled = False
+        self.send_errors = 0
+        self.handler_errors = 0
+        self.address: Addr = sock.sockname[:2]
+        self._rx_task = asyncio.ensure_future(self._rx_loop())
+
+    @classmethod
+    async def open(cls, host: str, port: int, on_message: Callable[[Addr, bytes], None], *,
+                   epoch: int | None = None, max_peers: int = 32, faults: Any = None) -> Link:
+        """Bind a UDP socket to (host, port) and start receiving. Raises OSError if it cannot."""
+        import asyncio_dgram
+
+        sock = await asyncio_dgram.bind((host, port))
+        return cls(sock, Endpoint(epoch=epoch, max_peers=max_peers), on_message, faults)
+
+    def send(self, addr: Addr, payload: bytes) -> None:
+        """Queue ``payload`` for ``addr``; it goes out at the next flush (soon, this loop turn)."""
+        self.endpoint.send(addr, payload)
+        if not self._in_rx and not self._flush_scheduled:
+            self._flush_scheduled = True
+            self._loop.call_soon(self._flush)
+
+    def _flush(self) -> None:
+        self._flush_scheduled = False
+        now = self._loop.time()
+        datagrams = self.endpoint.datagrams_to_send(now)
+        if datagrams:
+            transport = self._sock._transport  # sync sendto: DatagramServer.send is a coroutine
+            faults = self._faults
+            for data, addr in datagrams:
+                if faults is not None:
+                    for delay in faults.plan():
+                        self._loop.call_later(delay, self._sendto, transport, data, addr)
+                    continue
+                self._sendto(transport, data, addr)
+        self._arm_timer()
+
+    def _sendto(self, transport: Any, data: bytes, addr: Addr) -> None:
+        try:
+            transport.sendto(data, addr)
+        except OSError:
+            self.send_errors += 1  # e.g. an earlier ICMP error surfacing; the RTO recovers
+
+    def _arm_timer(self) -> None:
+        when = self.endpoint.get_timer()
+        if when is None:
+            return
+        if self._timer is not None:
+            if self._timer_at is not None and self._timer_at <= when:
+                return  # the armed handle fires first; it re-arms for the later deadline
+            self._timer.cancel()
+        self._timer_at = when
+        self._timer = self._loop.call_at(when, self._on_timer)
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        self._timer_at = None
+        self.endpoint.handle_timer(self._loop.time())
+        self._flush()
+
+    async def _rx_loop(self) -> None:
+        import asyncio_dgram
+
+        sock = self._sock
+        ep = self.endpoint
+        loop = self._loop
+        while True:
+            try:
+                data, addr = await sock.recv()  # returns without suspending while queued
+            except asyncio_dgram.TransportClosed:
+                return
+            except OSError:
+                self.send_errors += 1  # an ICMP error queued by the protocol; keep reading
+                continue
+            delivered = ep.receive_datagram(data, addr[:2], loop.time())
+            if delivered:
+                self._in_rx = True
+                try:
+                    for src, payload in delivered:
+                        try:
+                            self._on_message(src, payload)
+                        except Exception as exc:  # noqa: BLE001 - a bug must not stop the link
+                            self.handler_errors += 1
+                            loop.call_exception_handler({
+                                "message": "lanopoli Link: on_message failed", "exception": exc})
+                finally:
+                    self._in_rx = False
+            self._flush()
+
+    async def drain(self, timeout: float) -> bool:
+        """Keep answering retransmissions until every channel is idle or ``timeout`` s pass.
+
+        Returns True if everything was acknowledged.
+        """
+        deadline = self._loop.time() + timeout
+        while self._loop.time() < deadline:
+            if self.endpoint.idle:
+                return True
+            await asyncio.sleep(0.005)
+        return self.endpoint.idle
+
+    async def close(self) -> None:
+        """Stop the timer and the receive task and close the socket."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._sock.close()
+        self._rx_task.cancel()
+        try:
+            await self._rx_task
+        except (asyncio.CancelledError, Exception):  # noqa: BLE001 - closing anyway
+            pass
+
