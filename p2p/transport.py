@@ -284,7 +284,7 @@ class Channel:
                 self._reset_receive()
                 self.stats["peer_restarts"] += 1
             self.peer_epoch = epoch
-        if ack > self._next_seq:
+        if ack > (self._queue[0][0] if self._queue else self._next_seq):
             self.stats["malformed"] += 1  # acknowledges data we never sent
             return []
         self.stats["datagrams_received"] += 1
@@ -296,31 +296,22 @@ class Channel:
 
     def _on_ack(self, ack: int, bits: int, now: float) -> None:
         inflight = self._inflight
-        largest = -1
-        sample_at = None
-        freed = 0
-        for seq in range(self._acked_below, ack):
-            entry = inflight.pop(seq, None)
-            if entry is not None:
-                freed += len(entry[1])
-                largest = seq
-                if not entry[3]:
-                    sample_at = entry[2]
-            else:
-                # acked before it was ever sent? only possible for chunks still queued: the
-                # peer cannot know them, so ack > next sent seq was rejected above; skip.
-                pass
+        acked = list(range(self._acked_below, ack))
         if ack > self._acked_below:
             self._acked_below = ack
         while bits:
             low = bits & -bits
-            seq = ack + low.bit_length()  # bit i (value 1<<i) acknowledges ack + 1 + i
+            acked.append(ack + low.bit_length())  # bit i (value 1<<i) acknowledges ack + 1 + i
             bits ^= low
+        largest = -1
+        sample_at = None
+        freed = 0
+        for seq in acked:
             entry = inflight.pop(seq, None)
             if entry is not None:
                 freed += len(entry[1])
                 largest = seq
-                if not entry[3]:
+                if not entry[3]:  # Karn: no RTT sample from a retransmitted datagram
                     sample_at = entry[2]
         if largest < 0:
             return
