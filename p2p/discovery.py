@@ -1,0 +1,314 @@
+"""Finding games on the local network with DNS-SD over mDNS (python-zeroconf, async API).
+
+A peer that opens a lobby advertises one service instance of type ``_lanopoli._udp.local.``;
+peers that want to join browse for that type. The SRV record carries the lobby's UDP port, the
+A record its address, the TXT record the keys below (docs/protocol/network.md, "Discovery"):
+
+=====  ==========================================================
+v      protocol version (decimal, ``p2p.const.PROTOCOL_VERSION``)
+gid    game id, lowercase hex (16 bytes -> 32 characters)
+ed     edition name (e.g. ``classico``)
+seats  ``taken/total`` (decimal)
+st     ``lobby`` (accepting joins) or ``running``
+fp     fingerprint of the advertiser's signing key (lowercase hex)
+=====  ==========================================================
+
+Rules learnt on these machines (DESIGN.md section 5): zeroconf always gets explicit
+``interfaces`` (loopback in tests and demos); instance names are unique by construction
+(game id + key fingerprint) so ``cooperating_responders=True`` skips the ~1.2 s name probe;
+browsing uses ``DNSQuestionType.QM`` because several processes share port 5353 on one host and a
+unicast answer would reach only one of them; the task returned by ``async_unregister_service``
+is awaited, or the goodbye is never sent. A crashed peer's record lingers for minutes, so
+liveness is the protocol's business, not discovery's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+
+from zeroconf import DNSQuestionType, IPVersion, ServiceStateChange
+from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
+
+SERVICE_TYPE = "_lanopoli._udp.local."
+LOBBY = "lobby"
+RUNNING = "running"
+_STATES = (LOBBY, RUNNING)
+_HEX = re.compile(r"^[0-9a-f]{2,64}$")
+_EDITION = re.compile(r"^[a-z0-9_]{1,32}$")
+_SEATS = re.compile(r"^([0-9]{1,2})/([0-9]{1,2})$")
+RESOLVE_TIMEOUT_MS = 1500
+
+
+class DiscoveryError(ValueError):
+    """A TXT record or an advertisement is malformed (the advertiser broke the format)."""
+
+
+@dataclass(frozen=True)
+class GameAd:
+    """One advertised game, as published or as found on the network.
+
+    ``game_id``: bytes (1..32, normally 16); ``fingerprint``: lowercase hex of the advertiser's
+    key fingerprint; ``seats_taken``/``seats_total``: ints with 0 ≤ taken ≤ total ≤ 99;
+    ``state``: "lobby" | "running"; ``address``/``port``: where its UDP endpoint listens.
+    """
+
+    version: int
+    game_id: bytes
+    edition: str
+    seats_taken: int
+    seats_total: int
+    state: str
+    fingerprint: str
+    address: str
+    port: int
+
+    def __post_init__(self) -> None:
+        if not 0 < len(self.game_id) <= 32:
+            raise DiscoveryError("game id must be 1..32 bytes")
+        if not _EDITION.match(self.edition):
+            raise DiscoveryError(f"bad edition {self.edition!r}")
+        if not 0 <= self.seats_taken <= self.seats_total <= 99:
+            raise DiscoveryError(f"bad seats {self.seats_taken}/{self.seats_total}")
+        if self.state not in _STATES:
+            raise DiscoveryError(f"bad state {self.state!r}")
+        if not _HEX.match(self.fingerprint):
+            raise DiscoveryError("fingerprint must be 2..64 lowercase hex digits")
+        if not 0 < self.port < 65536:
+            raise DiscoveryError(f"bad port {self.port}")
+        ipaddress.ip_address(self.address)  # ValueError if not an IP literal
+
+    @property
+    def instance_name(self) -> str:
+        """``lanopoli-<gid[:8] hex>-<fp[:8] hex>._lanopoli._udp.local.``: unique by construction
+        (one advertiser per game id and key), which is what makes skipping the probe safe."""
+        return f"{self.label}.{SERVICE_TYPE}"
+
+    @property
+    def label(self) -> str:
+        """The DNS label of the instance (and of its host name), ≤ 63 bytes."""
+        return f"lanopoli-{self.game_id.hex()[:16]}-{self.fingerprint[:16]}"
+
+    @property
+    def free_seats(self) -> int:
+        """Seats still open (0 when full)."""
+        return self.seats_total - self.seats_taken
+
+    def txt(self) -> dict[str, str]:
+        """The TXT record as a str -> str mapping (keys of the table above)."""
+        return {
+            "v": str(self.version),
+            "gid": self.game_id.hex(),
+            "ed": self.edition,
+            "seats": f"{self.seats_taken}/{self.seats_total}",
+            "st": self.state,
+            "fp": self.fingerprint,
+        }
+
+    def to_info(self) -> AsyncServiceInfo:
+        """The zeroconf service record for this advertisement."""
+        return AsyncServiceInfo(
+            SERVICE_TYPE,
+            self.instance_name,
+            port=self.port,
+            properties=self.txt(),
+            server=f"{self.label}.local.",
+            parsed_addresses=[self.address],
+        )
+
+    @classmethod
+    def from_info(cls, info: AsyncServiceInfo) -> GameAd:
+        """Parse a resolved service record. Raises ``DiscoveryError`` on any malformed field."""
+        props = {}
+        for k, v in (info.properties or {}).items():
+            if not isinstance(k, bytes) or not isinstance(v, bytes):
+                raise DiscoveryError(f"TXT key {k!r} has no value")
+            props[k.decode("ascii", "replace")] = v.decode("ascii", "replace")
+        try:
+            m = _SEATS.match(props["seats"])
+            if m is None:
+                raise DiscoveryError(f"bad seats {props['seats']!r}")
+            v = props["v"]
+            if not v.isdigit() or len(v) > 6:
+                raise DiscoveryError(f"bad version {v!r}")
+            gid = props["gid"]
+            if not _HEX.match(gid) or len(gid) % 2:
+                raise DiscoveryError(f"bad game id {gid!r}")
+            addrs = [a for a in info.parsed_addresses(IPVersion.V4Only)] or info.parsed_addresses()
+            if not addrs or info.port is None:
+                raise DiscoveryError("no address or port")
+            return cls(version=int(v), game_id=bytes.fromhex(gid), edition=props["ed"],
+                       seats_taken=int(m.group(1)), seats_total=int(m.group(2)),
+                       state=props["st"], fingerprint=props["fp"], address=addrs[0],
+                       port=int(info.port))
+        except KeyError as e:
+            raise DiscoveryError(f"TXT key {e.args[0]!r} missing") from None
+        except ValueError as e:
+            raise DiscoveryError(str(e)) from None
+
+
+class Discovery:
+    """One zeroconf instance restricted to ``interfaces`` (IP literals, e.g. ["127.0.0.1"]).
+
+    Use ``async with Discovery([...]) as d:``; ``advertise``/``update``/``withdraw`` publish one
+    game; ``browse()`` starts collecting the games of others into ``games`` (instance name ->
+    GameAd) and ``wait_for(predicate, timeout)`` returns the first that matches.
+    """
+
+    def __init__(self, interfaces: Iterable[str]) -> None:
+        interfaces = list(interfaces)
+        if not interfaces:
+            raise ValueError("zeroconf must be given explicit interfaces (DESIGN.md section 5)")
+        for a in interfaces:
+            ipaddress.ip_address(a)
+        self.interfaces = interfaces
+        self.games: dict[str, GameAd] = {}
+        self.malformed = 0
+        self._azc: AsyncZeroconf | None = None
+        self._browser: AsyncServiceBrowser | None = None
+        self._ad: GameAd | None = None
+        self._info: AsyncServiceInfo | None = None
+        self._changed = asyncio.Event()
+        self._tasks: set[asyncio.Task] = set()
+        self.on_change: Callable[[str, GameAd | None], None] | None = None
+
+    async def __aenter__(self) -> Discovery:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def start(self) -> None:
+        """Open the zeroconf instance on the given interfaces only."""
+        if self._azc is None:
+            self._azc = AsyncZeroconf(interfaces=self.interfaces)
+
+    @property
+    def zeroconf(self) -> AsyncZeroconf:
+        """The underlying AsyncZeroconf (raises RuntimeError before ``start``)."""
+        if self._azc is None:
+            raise RuntimeError("Discovery not started")
+        return self._azc
+
+    # -- advertising -----------------------------------------------------------------------
+
+    async def advertise(self, ad: GameAd) -> None:
+        """Publish ``ad`` (one game per Discovery). Takes < 1 ms: no name probe, see module doc."""
+        if self._info is not None:
+            raise RuntimeError("already advertising; use update()")
+        info = ad.to_info()
+        task = await self.zeroconf.async_register_service(info, cooperating_responders=True)
+        self._ad, self._info = ad, info
+        await task
+
+    async def update(self, **changes: object) -> GameAd:
+        """Change fields of the published ad (e.g. ``seats_taken=3``, ``state="running"``) and
+        re-announce it. Returns the new GameAd; raises DiscoveryError for bad values."""
+        if self._ad is None or self._info is None:
+            raise RuntimeError("not advertising")
+        ad = replace(self._ad, **changes)
+        if (ad.instance_name, ad.port, ad.address) != (self._ad.instance_name, self._ad.port,
+                                                       self._ad.address):
+            raise ValueError("only TXT fields can be updated")
+        info = ad.to_info()  # same name, server and port: the registry replaces the record
+        task = await self.zeroconf.async_update_service(info)
+        self._ad, self._info = ad, info
+        await task
+        return ad
+
+    @property
+    def advertised(self) -> GameAd | None:
+        """The ad currently published, if any."""
+        return self._ad
+
+    async def withdraw(self) -> None:
+        """Unpublish the ad and wait until the goodbye packets are sent."""
+        if self._info is not None:
+            info, self._info, self._ad = self._info, None, None
+            task = await self.zeroconf.async_unregister_service(info)
+            await task
+
+    # -- browsing --------------------------------------------------------------------------
+
+    def browse(self) -> None:
+        """Start browsing (idempotent). Found games appear in ``games``; our own ad is skipped."""
+        if self._browser is None:
+            self._browser = AsyncServiceBrowser(
+                self.zeroconf.zeroconf, SERVICE_TYPE, handlers=[self._on_state_change],
+                question_type=DNSQuestionType.QM)
+
+    def _on_state_change(self, zeroconf: object, service_type: str, name: str,
+                         state_change: ServiceStateChange) -> None:
+        if state_change is ServiceStateChange.Removed:
+            if self.games.pop(name, None) is not None:
+                self._notify(name, None)
+            return
+        task = asyncio.ensure_future(self._resolve(name))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _resolve(self, name: str) -> None:
+        if self._ad is not None and name == self._ad.instance_name:
+            return
+        info = AsyncServiceInfo(SERVICE_TYPE, name)
+        azc = self._azc
+        if azc is None:
+            return
+        if not info.load_from_cache(azc.zeroconf):
+            if not await info.async_request(azc.zeroconf, RESOLVE_TIMEOUT_MS,
+                                            question_type=DNSQuestionType.QM):
+                return
+        try:
+            ad = GameAd.from_info(info)
+        except DiscoveryError:
+            self.malformed += 1
+            return
+        self.games[name] = ad
+        self._notify(name, ad)
+
+    def _notify(self, name: str, ad: GameAd | None) -> None:
+        self._changed.set()
+        if self.on_change is not None:
+            self.on_change(name, ad)
+
+    async def wait_for(self, predicate: Callable[[GameAd], bool], timeout: float) -> GameAd:
+        """The first found game with ``predicate(ad)`` true (starts browsing if needed).
+
+        Raises ``TimeoutError`` if none appears within ``timeout`` seconds.
+        """
+        self.browse()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            for ad in list(self.games.values()):
+                if predicate(ad):
+                    return ad
+            self._changed.clear()
+            left = deadline - loop.time()
+            if left <= 0:
+                raise TimeoutError("no matching lanopoli game found")
+            try:
+                await asyncio.wait_for(self._changed.wait(), left)
+            except asyncio.TimeoutError:
+                pass
+
+    async def close(self) -> None:
+        """Withdraw our ad (goodbye sent), stop browsing and close zeroconf. Idempotent."""
+        if self._azc is None:
+            return
+        try:
+            await self.withdraw()
+        finally:
+            if self._browser is not None:
+                await self._browser.async_cancel()
+                self._browser = None
+            for t in list(self._tasks):
+                t.cancel()
+            if self._tasks:
+                await asyncio.gather(*self._tasks, return_exceptions=True)
+            azc, self._azc = self._azc, None
+            await azc.async_close()

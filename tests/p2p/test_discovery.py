@@ -1,0 +1,130 @@
+"""DNS-SD discovery on loopback only (docs/protocol/network.md, "Discovery"; DESIGN.md section 5).
+
+Every zeroconf instance is given interfaces=["127.0.0.1"] and is closed in a finally block.
+"""
+
+import asyncio
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from p2p.discovery import SERVICE_TYPE, Discovery, DiscoveryError, GameAd
+
+LO = "127.0.0.1"
+
+
+def make_ad(gid=b"\x11" * 16, fp="ab" * 8, port=40001, taken=1, total=4, state="lobby"):
+    return GameAd(version=1, game_id=gid, edition="classico", seats_taken=taken,
+                  seats_total=total, state=state, fingerprint=fp, address=LO, port=port)
+
+
+def test_txt_record_round_trips_through_a_service_info():
+    ad = make_ad()
+    assert ad.txt() == {"v": "1", "gid": "11" * 16, "ed": "classico", "seats": "1/4",
+                        "st": "lobby", "fp": "ab" * 8}
+    assert ad.instance_name == f"lanopoli-{'11' * 8}-{'ab' * 8}.{SERVICE_TYPE}"
+    assert len(ad.label) <= 63
+    assert GameAd.from_info(ad.to_info()) == ad
+
+
+@pytest.mark.parametrize("key,value", [
+    ("seats", "5/4"), ("seats", "x"), ("st", "playing"), ("gid", "zz"), ("gid", "abc"),
+    ("v", "one"), ("fp", "XYZ"), ("ed", "Classico!"),
+])
+def test_malformed_txt_is_rejected(key, value):
+    info = make_ad().to_info()
+    props = dict(make_ad().txt())
+    props[key] = value
+    bad = type(info)(SERVICE_TYPE, info.name, port=info.port, properties=props,
+                     server=info.server, parsed_addresses=[LO])
+    with pytest.raises(DiscoveryError):
+        GameAd.from_info(bad)
+
+
+def test_missing_txt_key_is_rejected():
+    info = make_ad().to_info()
+    props = make_ad().txt()
+    del props["st"]
+    bad = type(info)(SERVICE_TYPE, info.name, port=info.port, properties=props,
+                     server=info.server, parsed_addresses=[LO])
+    with pytest.raises(DiscoveryError, match="st"):
+        GameAd.from_info(bad)
+
+
+def test_zeroconf_needs_explicit_interfaces():
+    with pytest.raises(ValueError):
+        Discovery([])
+
+
+def test_two_instances_find_each_other_and_see_updates():
+    async def main():
+        host, joiner = Discovery([LO]), Discovery([LO])
+        try:
+            await host.start()
+            await joiner.start()
+            ad = make_ad(gid=os.urandom(16))
+            await host.advertise(ad)
+            found = await joiner.wait_for(lambda a: a.game_id == ad.game_id, timeout=10)
+            assert found == ad
+            await host.update(seats_taken=4, state="running")
+            running = await joiner.wait_for(
+                lambda a: a.game_id == ad.game_id and a.state == "running", timeout=10)
+            assert (running.seats_taken, running.seats_total) == (4, 4)
+            await host.withdraw()
+            for _ in range(200):  # the goodbye removes it
+                if ad.instance_name not in joiner.games:
+                    break
+                await asyncio.sleep(0.02)
+            assert ad.instance_name not in joiner.games
+        finally:
+            await host.close()
+            await joiner.close()
+
+    asyncio.run(main())
+
+
+CHILD = textwrap.dedent("""
+    import asyncio, sys
+    from p2p.discovery import Discovery, GameAd
+
+    async def main():
+        d = Discovery(["127.0.0.1"])
+        await d.start()
+        try:
+            await d.advertise(GameAd(version=1, game_id=bytes.fromhex(sys.argv[1]),
+                edition="classico", seats_taken=1, seats_total=2, state="lobby",
+                fingerprint="cd" * 8, address="127.0.0.1", port=40002))
+            print("READY", flush=True)
+            await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+        finally:
+            await d.close()
+        print("BYE", flush=True)
+
+    asyncio.run(main())
+""")
+
+
+def test_finds_a_game_advertised_by_another_process():
+    gid = os.urandom(16)
+    child = subprocess.Popen([sys.executable, "-c", CHILD, gid.hex()], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "READY"
+
+        async def main():
+            async with Discovery([LO]) as d:
+                return await d.wait_for(lambda a: a.game_id == gid, timeout=10)
+
+        ad = asyncio.run(main())
+        assert (ad.port, ad.address, ad.fingerprint, ad.seats_total) == (40002, LO, "cd" * 8, 2)
+        child.stdin.write("stop\n")
+        child.stdin.flush()
+        assert child.stdout.readline().strip() == "BYE"
+        assert child.wait(timeout=10) == 0
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
