@@ -1,0 +1,89 @@
+"""Protocol constants for the lanopoli p2p core: version, signature domains, sizes, timeouts.
+
+Every number here is part of the wire contract (docs/protocol/core.md) or of a peer's local
+policy (timeouts); changing a wire number means bumping ``PROTOCOL_VERSION``.
+Times are seconds (float, monotonic clock passed in by the caller); sizes are bytes.
+"""
+
+from __future__ import annotations
+
+#: Wire protocol version, carried in Join and in the signed setup.
+PROTOCOL_VERSION = 1
+
+#: Every Ed25519 signature covers ``SIG_PREFIX + domain + b"\x00" + body`` (core.md §2).
+SIG_PREFIX = b"lanopoli/1/"
+
+# Signature / hash domains (core.md §2). One per message type, so a signature made for one
+# kind of message can never be replayed as another.
+DOMAIN_JOIN = b"join"
+DOMAIN_STATUS = b"status"
+DOMAIN_REJECT = b"reject"
+DOMAIN_LEAVE = b"leave"
+DOMAIN_PROPOSAL = b"proposal"
+DOMAIN_SETUP_SIG = b"setup-sig"
+DOMAIN_SEED = b"seed"
+DOMAIN_STEP = b"step"
+#: Hash domains (not signatures): setup hash and per-step digest.
+HASH_SETUP = b"lanopoli/1/setup\x00"
+HASH_DIGEST = b"lanopoli/1/digest\x00"
+#: Beacon prefix, as fixed by DESIGN.md §3 / core.md §4.
+BEACON_PREFIX = b"beacon"
+
+# Sizes.
+GAME_ID_LEN = 16
+KEY_LEN = 32  # Ed25519 and X25519 raw public keys
+SIG_LEN = 64
+HASH_LEN = 32
+#: A step message must fit one Ethernet frame with UDP/IP and transport headers to spare.
+MAX_STEP_MSG = 1200
+#: Lobby messages travel over the reliable transport, which fragments them.
+MAX_LOBBY_MSG = 16384
+MAX_NAME_LEN = 32  # characters of a player name
+MAX_EDITION_LEN = 32
+MAX_OPTIONS = 32  # number of (key, value) pairs in the setup options
+MAX_OPTION_STR = 64
+MAX_HOST_LEN = 64  # textual IP address in an endpoint
+MIN_SEATS = 2
+MAX_SEATS = 8
+#: Largest step number accepted on the wire (2**40 steps is far beyond any game).
+MAX_STEP = 2**40
+#: Nesting and element limits for an encoded engine action inside a step message.
+MAX_ACTION_DEPTH = 6
+MAX_ACTION_ITEMS = 64
+
+# Hash chain (DESIGN.md §3).
+#: Number of reveals a chain supports: one per chance step. A game that needs more halts with
+#: ``BeaconExhausted`` (core.md §4).
+CHAIN_LENGTH = 65536
+#: Checkpoint spacing of the stored chain: memory ~ (n/256 + 256) * 32 bytes.
+CHAIN_CHECKPOINT = 256
+
+# Lockstep window (core.md §5). A peer can be at most one step ahead of or behind any other
+# (it needs everyone's message to advance), so small windows suffice.
+#: Future steps buffered beyond the current one.
+STEP_WINDOW = 4
+#: How many past steps of all seats' messages we keep, to answer stragglers and to catch
+#: equivocation on a message that arrives late.
+KEEP_STEPS = 4
+
+# Timeouts (seconds).
+#: First re-send of our current step message when the step has not completed.
+RESEND_INTERVAL = 0.2
+#: Exponential back-off cap for re-sends.
+RESEND_MAX_INTERVAL = 2.0
+#: Minimum gap between two answers to the same seat's old-step message.
+ANSWER_MIN_INTERVAL = 0.05
+#: A step that has not completed for this long produces a ``PeerStalled`` event (repeated
+#: every STALL_TIMEOUT); the node decides whether the seat has left (core.md §7).
+STALL_TIMEOUT = 15.0
+#: After GameOver a node keeps answering stragglers for this long before closing.
+LINGER_AFTER_GAME = 5.0
+#: Lobby: the whole setup phase (proposal -> all signatures -> all reveals) must finish in this.
+SETUP_TIMEOUT = 30.0
+#: Lobby: a joiner that got no Status reply within this aborts.
+JOIN_TIMEOUT = 10.0
+
+# Log file.
+LOG_MAGIC = b"LNPLOG1\n"
+#: Largest record accepted by the reader (a step record holds MAX_SEATS step messages).
+MAX_LOG_RECORD = 1 << 20

@@ -1,0 +1,146 @@
+"""A player's long-term identity: an Ed25519 signing key and an X25519 key agreement key.
+
+Keys are generated and used only through the ``cryptography`` library (no hand-rolled crypto).
+On disk (``load_or_create``) they live as two raw 32-byte private keys, mode 0600:
+``<dir>/ed25519.key`` and ``<dir>/x25519.key``; ``dir`` defaults to
+``platformdirs.user_config_dir("lanopoli")`` and is overridden with ``--config-dir``.
+
+Every signature covers ``SIG_PREFIX + domain + b"\\x00" + body`` (docs/protocol/core.md §2), so
+a signature made for one message type can never be accepted as another.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+from pathlib import Path
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+
+from .const import KEY_LEN, SIG_LEN, SIG_PREFIX
+
+_RAW = serialization.Encoding.Raw
+_RAW_PUB = serialization.PublicFormat.Raw
+_RAW_PRIV = serialization.PrivateFormat.Raw
+_NOENC = serialization.NoEncryption()
+
+ED25519_FILE = "ed25519.key"
+X25519_FILE = "x25519.key"
+
+
+def signed_bytes(domain: bytes, body: bytes) -> bytes:
+    """The exact bytes an Ed25519 signature covers: ``b"lanopoli/1/" + domain + b"\\x00" + body``."""
+    return SIG_PREFIX + domain + b"\x00" + body
+
+
+def fingerprint_of(public_key: bytes) -> str:
+    """Short human-readable fingerprint of a raw Ed25519 public key: first 8 bytes of its
+    SHA-256, as 16 lowercase hex digits."""
+    return hashlib.sha256(public_key).digest()[:8].hex()
+
+
+@functools.lru_cache(maxsize=256)
+def _public_key(raw: bytes) -> Ed25519PublicKey:
+    # Parsing a public key costs more than a dict lookup; peers are few, so cache them.
+    return Ed25519PublicKey.from_public_bytes(raw)
+
+
+def verify(public_key: bytes, domain: bytes, body: bytes, sig: bytes) -> bool:
+    """Check an Ed25519 signature made by ``Identity.sign(domain, body)``.
+
+    ``public_key``: 32 raw bytes; ``sig``: 64 bytes. Returns False (never raises) for a bad
+    signature, a wrong-length key or signature, or a key that is not a valid curve point.
+    """
+    if len(public_key) != KEY_LEN or len(sig) != SIG_LEN:
+        return False
+    try:
+        _public_key(bytes(public_key)).verify(sig, SIG_PREFIX + domain + b"\x00" + body)
+    except (InvalidSignature, ValueError):
+        return False
+    return True
+
+
+class Identity:
+    """Ed25519 signing key + X25519 key of one player.
+
+    Attributes: ``public_key`` (32 raw bytes, Ed25519), ``x25519_public_key`` (32 raw bytes),
+    ``fingerprint`` (16 hex digits of SHA-256(public_key)).
+    """
+
+    __slots__ = ("_sk", "_xk", "public_key", "x25519_public_key", "fingerprint")
+
+    def __init__(self, signing_key: Ed25519PrivateKey, x25519_key: X25519PrivateKey) -> None:
+        self._sk = signing_key
+        self._xk = x25519_key
+        self.public_key: bytes = signing_key.public_key().public_bytes(_RAW, _RAW_PUB)
+        self.x25519_public_key: bytes = x25519_key.public_key().public_bytes(_RAW, _RAW_PUB)
+        self.fingerprint: str = fingerprint_of(self.public_key)
+
+    @classmethod
+    def generate(cls) -> "Identity":
+        """A fresh random identity (OS randomness via ``cryptography``)."""
+        return cls(Ed25519PrivateKey.generate(), X25519PrivateKey.generate())
+
+    @classmethod
+    def from_seed(cls, seed: bytes) -> "Identity":
+        """Deterministic identity for demos and tests (``--seed``): private keys are
+        SHA-256(b"lanopoli/1/ed25519\\x00" + seed) and SHA-256(b"lanopoli/1/x25519\\x00" + seed).
+        Anyone who knows the seed owns the identity: never use it for real games."""
+        ed = hashlib.sha256(SIG_PREFIX + b"ed25519\x00" + seed).digest()
+        xk = hashlib.sha256(SIG_PREFIX + b"x25519\x00" + seed).digest()
+        return cls(Ed25519PrivateKey.from_private_bytes(ed), X25519PrivateKey.from_private_bytes(xk))
+
+    @classmethod
+    def load_or_create(cls, directory: str | os.PathLike[str] | None = None) -> "Identity":
+        """Load the identity stored in ``directory`` (default: the user config dir of
+        "lanopoli"), creating and saving a fresh one if there is none.
+
+        Raises ``ValueError`` if a key file exists but is not 32 bytes (a corrupted file is
+        never silently replaced: the user would lose their identity).
+        """
+        if directory is None:
+            import platformdirs
+
+            directory = platformdirs.user_config_dir("lanopoli")
+        d = Path(directory)
+        ed_path, x_path = d / ED25519_FILE, d / X25519_FILE
+        if ed_path.exists() or x_path.exists():
+            ed, xk = ed_path.read_bytes(), x_path.read_bytes()
+            if len(ed) != KEY_LEN or len(xk) != KEY_LEN:
+                raise ValueError(f"corrupted identity key files in {d} (expected 32 raw bytes each)")
+            return cls(Ed25519PrivateKey.from_private_bytes(ed), X25519PrivateKey.from_private_bytes(xk))
+        ident = cls.generate()
+        ident.save(d)
+        return ident
+
+    def save(self, directory: str | os.PathLike[str]) -> None:
+        """Write both private keys (raw, 32 bytes each, mode 0600) atomically into ``directory``."""
+        d = Path(directory)
+        d.mkdir(parents=True, exist_ok=True)
+        for name, raw in ((ED25519_FILE, self._sk.private_bytes(_RAW, _RAW_PRIV, _NOENC)),
+                          (X25519_FILE, self._xk.private_bytes(_RAW, _RAW_PRIV, _NOENC))):
+            tmp = d / (name + ".tmp")
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "wb") as f:
+                f.write(raw)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, d / name)
+
+    def sign(self, domain: bytes, body: bytes) -> bytes:
+        """Ed25519 signature (64 bytes) over ``SIG_PREFIX + domain + b"\\x00" + body``."""
+        return self._sk.sign(SIG_PREFIX + domain + b"\x00" + body)
+
+    def x25519_exchange(self, peer_public_key: bytes) -> bytes:
+        """X25519 shared secret (32 bytes) with a peer's raw X25519 public key (for the hidden
+        information channel, DESIGN.md §4). Raises ``ValueError`` on a malformed key."""
+        from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PublicKey
+
+        return self._xk.exchange(X25519PublicKey.from_public_bytes(peer_public_key))
+
+    def __repr__(self) -> str:
+        return f"Identity(fingerprint={self.fingerprint!r})"

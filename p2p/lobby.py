@@ -1,0 +1,489 @@
+"""Sans-I/O lobby and setup state machine (DESIGN.md §3; docs/protocol/core.md §2).
+
+Theory of operation
+-------------------
+1. A host opens a lobby (``Lobby.host``): game id (16 random bytes), edition, seat count,
+   options. The host is seated like everyone else.
+2. A joiner (``Lobby.join``) sends a signed JOIN to the host's address: its Ed25519 and X25519
+   public keys, name, hash-chain head, seed commitment and bot flag. The host answers STATUS
+   (seats taken) to everyone in the lobby, or REJECT (full, wrong game, wrong version).
+   A joiner may LEAVE before the lobby is full.
+3. When all seats are taken the host fixes the setup — protocol version, game id, edition,
+   seats, chain length, options, players **ordered by Ed25519 public key bytes ascending** —
+   and sends a PROPOSAL (setup bytes + every seat's UDP endpoint) to every joiner.
+4. From here the rules are the same for every seat (the host has no special role): each seat
+   checks the setup (its own entry is exactly what it sent, order, version, sizes) and sends
+   SETUP_SIG (its signature over the setup hash) to every other seat.
+5. A seat that holds all N valid setup signatures sends SEED (its seed secret) to every other
+   seat. Nobody reveals before every commitment is locked by everyone's signature.
+6. When all N signatures and N reveals (SHA-256(secret) == commitment) are verified, the game
+   starts: ``GameStarted`` carries the setup, our seat, the game seed and the endpoints;
+   ``start_session`` builds the ``LockstepSession`` and ``log_header`` the game log header.
+
+Phases: ``joining`` (joiner, before STATUS) -> ``waiting`` -> ``signing`` -> ``revealing`` ->
+``started``; any phase -> ``aborted`` (rejected, left, timeout, conflicting setup).
+
+Lobby messages travel over the reliable transport, so this machine never re-sends; it only
+says which bytes go to which address: ``messages_to_send() -> [(addr, bytes)]``. Addresses are
+whatever the node uses for the transport, normally ``(host: str, port: int)``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+
+from . import const as C
+from .beacon import HashChain, derive_secret, game_seed as compute_game_seed, new_secret, seed_commitment
+from .errors import LocalProtocolError, WireError
+from .identity import Identity, fingerprint_of
+from .lockstep import LockstepSession
+from .wire import (LOBBY_DECODERS, MSG_JOIN, MSG_LEAVE, MSG_PROPOSAL, MSG_REJECT, MSG_SEED, MSG_SETUP_SIG,
+                   MSG_STATUS, Envelope, Player, Setup, check_options, open_envelope, pack, seal, setup_hash)
+
+JOINING = "joining"
+WAITING = "waiting"
+SIGNING = "signing"
+REVEALING = "revealing"
+STARTED = "started"
+ABORTED = "aborted"
+
+#: Log header format version (gamelog header record, core.md §6).
+LOG_HEADER_VERSION = 1
+
+
+# --- events ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class LobbyStatus:
+    """Seats taken so far (``taken`` of ``seats``), with the players' names."""
+
+    edition: str
+    seats: int
+    taken: int
+    names: tuple
+
+
+@dataclass(frozen=True)
+class PlayerJoined:
+    """Host only: a player joined (``fingerprint`` = 16 hex digits)."""
+
+    name: str
+    fingerprint: str
+
+
+@dataclass(frozen=True)
+class PlayerLeft:
+    """Host only: a player left before the setup was proposed."""
+
+    name: str
+    fingerprint: str
+
+
+@dataclass(frozen=True)
+class SetupProposed:
+    """The setup is fixed; we signed it and wait for the other seats' signatures."""
+
+    setup: Setup
+    my_seat: int
+
+
+@dataclass(frozen=True)
+class GameStarted:
+    """All seats signed the setup and revealed their seeds. ``endpoints``: each seat's
+    address in seat order; ``game_seed``: 32 bytes."""
+
+    setup: Setup
+    setup_bytes: bytes
+    my_seat: int
+    game_seed: bytes
+    endpoints: tuple
+
+
+@dataclass(frozen=True)
+class LobbyAborted:
+    """The lobby ended without a game: ``reason`` in English."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class LobbyPeerMisbehaved:
+    """A message from ``addr`` was dropped: bad signature, wrong game, bad reveal..."""
+
+    addr: Any
+    reason: str
+    evidence: bytes
+
+
+class Lobby:
+    """One peer's lobby/setup state machine. Build with ``Lobby.host`` or ``Lobby.join``."""
+
+    def __init__(self, identity: Identity, *, role: str, game_id: bytes, name: str, bot: bool,
+                 demo_seed: bytes | None, now: float, chain_length: int) -> None:
+        if len(game_id) != C.GAME_ID_LEN:
+            raise LocalProtocolError("game_id must be 16 bytes")
+        if len(name) > C.MAX_NAME_LEN:
+            raise LocalProtocolError(f"name longer than {C.MAX_NAME_LEN} characters")
+        self.identity = identity
+        self.role = role
+        self.game_id = game_id
+        #: Our hash chain (its head goes into our Join).
+        self.chain = HashChain(new_secret(demo_seed, b"chain", game_id), chain_length)
+        self._seed_secret = new_secret(demo_seed, b"seed", game_id)
+        #: Our own setup entry.
+        self.me = Player(identity.public_key, identity.x25519_public_key, name, self.chain.head,
+                         seed_commitment(self._seed_secret), bot)
+        self.phase = JOINING
+        self.edition = ""
+        self.seats = 0
+        self.options: tuple = ()
+        self.setup: Setup | None = None
+        self.setup_bytes = b""
+        self.setup_hash = b""
+        self.my_seat = -1
+        self.endpoints: tuple = ()
+        self.game_seed = b""
+        self._out: list[tuple[Any, bytes]] = []
+        self._events: deque = deque()
+        self._deadline: float | None = None
+        self._sigs: dict[int, bytes] = {}  # seat -> raw SETUP_SIG envelope
+        self._seeds: dict[int, tuple[bytes, bytes]] = {}  # seat -> (raw SEED envelope, secret)
+        self._buffer: list[tuple[Envelope, Any, Any]] = []  # SETUP_SIG/SEED before PROPOSAL
+        # host only
+        self._joined: dict[bytes, tuple[Player, Any]] = {}
+        self._endpoint: Any = None
+        # joiner only
+        self._host_addr: Any = None
+        self.stats: dict[str, int] = dict.fromkeys(("received", "malformed", "dropped"), 0)
+
+    @classmethod
+    def host(cls, identity: Identity, *, edition: str, seats: int, name: str, endpoint: tuple,
+             options: Any = None, bot: bool = False, demo_seed: bytes | None = None, now: float = 0.0,
+             chain_length: int = C.CHAIN_LENGTH) -> "Lobby":
+        """Open a lobby and seat ourselves. ``endpoint``: our transport address as peers should
+        reach it. ``demo_seed`` (demos/tests only) makes the game id, chain and seed secret
+        deterministic. Raises ``LocalProtocolError`` for a bad seat count, edition or options."""
+        if not C.MIN_SEATS <= seats <= C.MAX_SEATS:
+            raise LocalProtocolError(f"seats must be {C.MIN_SEATS}..{C.MAX_SEATS}")
+        if not edition or len(edition) > C.MAX_EDITION_LEN:
+            raise LocalProtocolError("bad edition name")
+        try:
+            opts = check_options(options or {})
+        except WireError as e:
+            raise LocalProtocolError(str(e)) from None
+        gid = os.urandom(C.GAME_ID_LEN) if demo_seed is None else derive_secret(demo_seed, b"game-id", b"")[:16]
+        lob = cls(identity, role="host", game_id=gid, name=name, bot=bot, demo_seed=demo_seed, now=now,
+                  chain_length=chain_length)
+        lob.phase, lob.edition, lob.seats, lob.options = WAITING, edition, seats, opts
+        lob._endpoint = tuple(endpoint)
+        lob._joined[identity.public_key] = (lob.me, lob._endpoint)
+        lob._events.append(PlayerJoined(name, identity.fingerprint))
+        return lob
+
+    @classmethod
+    def join(cls, identity: Identity, *, host_addr: Any, game_id: bytes, name: str, bot: bool = False,
+             demo_seed: bytes | None = None, now: float = 0.0, chain_length: int = C.CHAIN_LENGTH) -> "Lobby":
+        """Ask the host at ``host_addr`` for a seat in game ``game_id`` (from discovery)."""
+        lob = cls(identity, role="joiner", game_id=game_id, name=name, bot=bot, demo_seed=demo_seed, now=now,
+                  chain_length=chain_length)
+        lob._host_addr = host_addr
+        lob._deadline = now + C.JOIN_TIMEOUT
+        lob._out.append((host_addr, seal(identity, MSG_JOIN, [game_id, C.PROTOCOL_VERSION, list(lob.me)])))
+        return lob
+
+    # -- outputs / queries --
+
+    def messages_to_send(self) -> list[tuple[Any, bytes]]:
+        """``[(addr, envelope bytes)]`` to send over the reliable transport (drains the queue)."""
+        out, self._out = self._out, []
+        return out
+
+    def next_event(self) -> Any:
+        """Next event or None: ``LobbyStatus``, ``PlayerJoined``, ``PlayerLeft``,
+        ``SetupProposed``, ``GameStarted``, ``LobbyAborted``, ``LobbyPeerMisbehaved``."""
+        return self._events.popleft() if self._events else None
+
+    def get_timer(self) -> float | None:
+        """When ``handle_timer`` must run (join or setup deadline), or None."""
+        return self._deadline if self.phase in (JOINING, SIGNING, REVEALING) else None
+
+    def handle_timer(self, now: float) -> None:
+        """Abort if the join or the setup phase passed its deadline (JOIN_TIMEOUT,
+        SETUP_TIMEOUT)."""
+        if self._deadline is not None and now >= self._deadline and self.phase in (JOINING, SIGNING, REVEALING):
+            if self.phase == JOINING:
+                self._abort("no answer from the host")
+            else:
+                missing = sorted(set(range(self.seats)) - set(self._sigs if self.phase == SIGNING else self._seeds))
+                self._abort(f"setup timed out in phase {self.phase}, waiting for seats {missing}")
+
+    def announcement(self) -> dict[str, str]:
+        """Discovery TXT fields (strings): version, game id (hex), edition, taken, total, phase
+        ("lobby" or "running")."""
+        return {"v": str(C.PROTOCOL_VERSION), "game": self.game_id.hex(), "edition": self.edition,
+                "taken": str(len(self._joined) if self.setup is None else self.seats), "total": str(self.seats),
+                "phase": "lobby" if self.phase in (JOINING, WAITING) else "running"}
+
+    def leave(self) -> None:
+        """Joiner: withdraw before the setup is proposed. Raises ``LocalProtocolError`` otherwise."""
+        if self.role != "joiner" or self.phase not in (JOINING, WAITING):
+            raise LocalProtocolError("only a joiner in the lobby can leave")
+        self._out.append((self._host_addr, seal(self.identity, MSG_LEAVE, [self.game_id])))
+        self._abort("left the lobby")
+
+    def start_session(self, engine: Any, *, log: Any = None, now: float = 0.0) -> LockstepSession:
+        """Build the ``LockstepSession`` once the game started. Raises ``LocalProtocolError``
+        before that."""
+        if self.phase != STARTED or self.setup is None:
+            raise LocalProtocolError("the game has not started")
+        return LockstepSession(self.setup, self.my_seat, self.identity, self.chain, engine, self.game_seed,
+                               log=log, now=now, setup_bytes=self.setup_bytes)
+
+    def log_header(self) -> bytes:
+        """Header record of the game log (core.md §6): msgpack [LOG_HEADER_VERSION, setup bytes,
+        [SETUP_SIG envelope per seat], [SEED envelope per seat]]."""
+        if self.phase != STARTED:
+            raise LocalProtocolError("the game has not started")
+        return pack([LOG_HEADER_VERSION, self.setup_bytes, [self._sigs[i] for i in range(self.seats)],
+                     [self._seeds[i][0] for i in range(self.seats)]])
+
+    # -- input --
+
+    def receive_message(self, data: bytes, addr: Any, now: float) -> None:
+        """Handle one lobby envelope from ``addr``. Malformed input is dropped and counted;
+        protocol violations become ``LobbyPeerMisbehaved`` events. Never raises for bad input."""
+        self.stats["received"] += 1
+        try:
+            env = open_envelope(data, C.MAX_LOBBY_MSG)
+            decoder = LOBBY_DECODERS.get(env.mtype)
+            if decoder is None:
+                raise WireError("not a lobby message")
+            msg = decoder(env.body)
+        except WireError:
+            self.stats["malformed"] += 1
+            return
+        if msg.game_id != self.game_id:
+            self._misbehaved(addr, "wrong game id", env)
+            return
+        handler = _HANDLERS[env.mtype]
+        handler(self, env, msg, addr, now)
+
+    # -- handlers --
+
+    def _on_join(self, env: Envelope, msg: Any, addr: Any, now: float) -> None:
+        p = msg.player
+        if self.role != "host":
+            self.stats["dropped"] += 1
+            return
+        if not env.verify(p.public_key):
+            self._misbehaved(addr, "bad signature on join", env)
+            return
+        if msg.version != C.PROTOCOL_VERSION:
+            self._out.append((addr, seal(self.identity, MSG_REJECT, [self.game_id, "protocol version mismatch"])))
+            return
+        known = self._joined.get(p.public_key)
+        if known is not None and known[0] == p:
+            if self.phase == WAITING:  # a repeated join: refresh its address, answer again
+                self._joined[p.public_key] = (p, addr)
+                self._out.append((addr, self._status_msg()))
+            return
+        if self.phase != WAITING or known is not None:
+            reason = "lobby full" if known is None else "already joined with other keys"
+            self._out.append((addr, seal(self.identity, MSG_REJECT, [self.game_id, reason])))
+            return
+        self._joined[p.public_key] = (p, addr)
+        self._events.append(PlayerJoined(p.name, fingerprint_of(p.public_key)))
+        self._broadcast_status()
+        if len(self._joined) == self.seats:
+            self._propose(now)
+
+    def _on_leave(self, env: Envelope, msg: Any, addr: Any, now: float) -> None:
+        if self.role != "host" or self.phase != WAITING:
+            self.stats["dropped"] += 1
+            return
+        for pk, (p, a) in list(self._joined.items()):
+            if pk != self.identity.public_key and env.verify(pk):
+                del self._joined[pk]
+                self._events.append(PlayerLeft(p.name, fingerprint_of(pk)))
+                self._broadcast_status()
+                return
+        self._misbehaved(addr, "leave from nobody in the lobby", env)
+
+    def _on_status(self, env: Envelope, msg: Any, addr: Any, now: float) -> None:
+        # Unauthenticated information (we do not know the host's key yet): only from the host.
+        if self.role != "joiner" or addr != self._host_addr or self.phase not in (JOINING, WAITING):
+            self.stats["dropped"] += 1
+            return
+        self.phase = WAITING
+        self.edition, self.seats = msg.edition, msg.seats
+        self._deadline = None
+        self._events.append(LobbyStatus(msg.edition, msg.seats, msg.taken, msg.names))
+
+    def _on_reject(self, env: Envelope, msg: Any, addr: Any, now: float) -> None:
+        if self.role != "joiner" or addr != self._host_addr or self.phase not in (JOINING, WAITING):
+            self.stats["dropped"] += 1
+            return
+        self._abort(f"rejected by the host: {msg.reason}")
+
+    def _on_proposal(self, env: Envelope, msg: Any, addr: Any, now: float) -> None:
+        if self.role != "joiner" or self.phase not in (JOINING, WAITING):
+            self.stats["dropped"] += 1
+            return
+        setup = msg.setup
+        host_seat = next((i for i, p in enumerate(setup.players) if env.verify(p.public_key)), None)
+        if host_seat is None:
+            self._misbehaved(addr, "proposal not signed by a seated player", env)
+            return
+        endpoints = list(msg.endpoints)
+        endpoints[host_seat] = addr  # we reach the host where it answered us
+        self._enter_signing(msg.setup_bytes, setup, tuple(endpoints), now)
+
+    def _on_setup_sig(self, env: Envelope, msg: Any, addr: Any, now: float) -> None:
+        if self.phase in (JOINING, WAITING):
+            self._buffer_early(env, msg, addr)
+            return
+        if self.phase not in (SIGNING, REVEALING):
+            self.stats["dropped"] += 1
+            return
+        if not self._check_seated(env, msg, addr):
+            return
+        if msg.seat in self._sigs:
+            return  # duplicate (the transport dedupes, but a buffered copy may repeat)
+        self._sigs[msg.seat] = env.raw
+        self._maybe_reveal()
+
+    def _on_seed(self, env: Envelope, msg: Any, addr: Any, now: float) -> None:
+        if self.phase in (JOINING, WAITING):
+            self._buffer_early(env, msg, addr)
+            return
+        if self.phase not in (SIGNING, REVEALING):
+            self.stats["dropped"] += 1
+            return
+        if not self._check_seated(env, msg, addr):
+            return
+        if seed_commitment(msg.secret) != self.setup.players[msg.seat].seed_commit:
+            self._abort(f"seat {msg.seat} revealed a seed secret that does not match its commitment")
+            self._events.append(LobbyPeerMisbehaved(addr, "seed reveal does not match commitment", env.raw))
+            return
+        self._seeds.setdefault(msg.seat, (env.raw, msg.secret))
+        self._maybe_start()
+
+    # -- internals --
+
+    def _status_msg(self) -> bytes:
+        names = [p.name for p, _ in self._joined.values()]
+        return seal(self.identity, MSG_STATUS, [self.game_id, self.edition, self.seats, len(names), names])
+
+    def _broadcast_status(self) -> None:
+        raw = self._status_msg()
+        for pk, (p, addr) in self._joined.items():
+            if pk != self.identity.public_key:
+                self._out.append((addr, raw))
+        names = tuple(p.name for p, _ in self._joined.values())
+        self._events.append(LobbyStatus(self.edition, self.seats, len(names), names))
+
+    def _propose(self, now: float) -> None:
+        entries = sorted(self._joined.values(), key=lambda e: e[0].public_key)
+        setup = Setup(C.PROTOCOL_VERSION, self.game_id, self.edition, self.seats, self.chain.length,
+                      self.options, tuple(p for p, _ in entries))
+        sb = setup.encode()
+        endpoints = tuple(tuple(a) if isinstance(a, (tuple, list)) else a for _, a in entries)
+        wire_eps = [[str(a[0]), int(a[1])] for a in endpoints]
+        raw = seal(self.identity, MSG_PROPOSAL, [self.game_id, sb, wire_eps])
+        for pk, (p, addr) in self._joined.items():
+            if pk != self.identity.public_key:
+                self._out.append((addr, raw))
+        self._enter_signing(sb, setup, endpoints, now)
+
+    def _enter_signing(self, sb: bytes, setup: Setup, endpoints: tuple, now: float) -> None:
+        """Role-agnostic: check the setup, sign it, send SETUP_SIG to every other seat."""
+        problem = None
+        if setup.version != C.PROTOCOL_VERSION:
+            problem = "protocol version differs"
+        elif self.me not in setup.players:
+            problem = "our entry is missing or altered in the proposed setup"
+        elif setup.chain_length != self.chain.length:
+            problem = "chain length differs"
+        elif self.role == "joiner" and self.edition and setup.edition != self.edition:
+            problem = "edition differs from the lobby's"
+        if problem:
+            self._abort(f"refusing the setup: {problem}")
+            return
+        self.setup, self.setup_bytes, self.setup_hash = setup, sb, setup_hash(sb)
+        self.edition, self.seats, self.options = setup.edition, setup.seats, setup.options
+        self.my_seat = setup.players.index(self.me)
+        self.endpoints = endpoints
+        self.phase = SIGNING
+        self._deadline = now + C.SETUP_TIMEOUT
+        self._events.append(SetupProposed(setup, self.my_seat))
+        raw = seal(self.identity, MSG_SETUP_SIG, [self.game_id, self.my_seat, self.setup_hash])
+        self._sigs[self.my_seat] = raw
+        self._send_to_seats(raw)
+        buffered, self._buffer = self._buffer, []
+        for env, msg, addr in buffered:
+            _HANDLERS[env.mtype](self, env, msg, addr, now)
+        self._maybe_reveal()
+
+    def _send_to_seats(self, raw: bytes) -> None:
+        for i, addr in enumerate(self.endpoints):
+            if i != self.my_seat:
+                self._out.append((addr, raw))
+
+    def _buffer_early(self, env: Envelope, msg: Any, addr: Any) -> None:
+        # Other seats may sign before our PROPOSAL arrives (different senders, no global order).
+        if len(self._buffer) < 2 * C.MAX_SEATS:
+            self._buffer.append((env, msg, addr))
+        else:
+            self.stats["dropped"] += 1
+
+    def _check_seated(self, env: Envelope, msg: Any, addr: Any) -> bool:
+        if msg.seat >= self.seats or msg.setup_hash != self.setup_hash:
+            # A seat signing another setup: the host proposed different setups to different seats.
+            self._misbehaved(addr, "setup hash differs from ours", env)
+            self._abort("seats disagree on the setup")
+            return False
+        if not env.verify(self.setup.players[msg.seat].public_key):
+            self._misbehaved(addr, "bad signature", env)
+            return False
+        return True
+
+    def _maybe_reveal(self) -> None:
+        if self.phase == SIGNING and len(self._sigs) == self.seats:
+            self.phase = REVEALING
+            raw = seal(self.identity, MSG_SEED, [self.game_id, self.my_seat, self.setup_hash, self._seed_secret])
+            self._seeds[self.my_seat] = (raw, self._seed_secret)
+            self._send_to_seats(raw)
+            self._maybe_start()
+
+    def _maybe_start(self) -> None:
+        if self.phase == REVEALING and len(self._seeds) == self.seats:
+            self.game_seed = compute_game_seed([self._seeds[i][1] for i in range(self.seats)])
+            self.phase = STARTED
+            self._deadline = None
+            self._events.append(GameStarted(self.setup, self.setup_bytes, self.my_seat, self.game_seed,
+                                            self.endpoints))
+
+    def _misbehaved(self, addr: Any, reason: str, env: Envelope) -> None:
+        self.stats["dropped"] += 1
+        self._events.append(LobbyPeerMisbehaved(addr, reason, env.raw))
+
+    def _abort(self, reason: str) -> None:
+        if self.phase not in (STARTED, ABORTED):
+            self.phase = ABORTED
+            self._deadline = None
+            self._events.append(LobbyAborted(reason))
+
+
+_HANDLERS = {
+    MSG_JOIN: Lobby._on_join,
+    MSG_LEAVE: Lobby._on_leave,
+    MSG_STATUS: Lobby._on_status,
+    MSG_REJECT: Lobby._on_reject,
+    MSG_PROPOSAL: Lobby._on_proposal,
+    MSG_SETUP_SIG: Lobby._on_setup_sig,
+    MSG_SEED: Lobby._on_seed,
+}

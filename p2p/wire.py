@@ -1,0 +1,453 @@
+"""Wire format: canonical msgpack with a fixed schema per message type, signed envelopes.
+
+Every message on the wire is an *envelope* (docs/protocol/core.md §1)::
+
+    envelope = msgpack [type: uint, body: bin, sig: bin(64)]
+    body     = msgpack array, fixed schema per type (below)
+    sig      = Ed25519 over SIG_PREFIX + DOMAIN[type] + b"\\x00" + body
+
+Keeping the body as opaque bytes inside the envelope means the signature is checked on the
+bytes received, with no re-encoding, and a peer stores and logs exactly what it verified.
+
+Strictness: no maps, no ext types, no floats; every length is bounded by the unpacker options
+and every field's type, length and range is checked here, before anything reaches the engine.
+Encodings must be *canonical*: the decoded value must re-encode to the very same bytes
+(msgpack's shortest forms), so one message has exactly one byte string and the byte-level
+digest of a step is well defined. Any violation raises ``WireError``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import msgpack
+
+from . import const as C
+from .errors import WireError
+from .identity import Identity, verify
+
+# Message types (envelope[0]).
+MSG_JOIN = 1
+MSG_STATUS = 2
+MSG_REJECT = 3
+MSG_LEAVE = 4
+MSG_PROPOSAL = 5
+MSG_SETUP_SIG = 6
+MSG_SEED = 7
+MSG_STEP = 16
+
+#: Signature domain of each message type.
+DOMAINS: dict[int, bytes] = {
+    MSG_JOIN: C.DOMAIN_JOIN,
+    MSG_STATUS: C.DOMAIN_STATUS,
+    MSG_REJECT: C.DOMAIN_REJECT,
+    MSG_LEAVE: C.DOMAIN_LEAVE,
+    MSG_PROPOSAL: C.DOMAIN_PROPOSAL,
+    MSG_SETUP_SIG: C.DOMAIN_SETUP_SIG,
+    MSG_SEED: C.DOMAIN_SEED,
+    MSG_STEP: C.DOMAIN_STEP,
+}
+#: Largest envelope (bytes) accepted for each type.
+MAX_SIZE: dict[int, int] = {t: C.MAX_LOBBY_MSG for t in DOMAINS}
+MAX_SIZE[MSG_STEP] = C.MAX_STEP_MSG
+
+_UNPACK_OPTS = dict(
+    raw=False,
+    strict_map_key=True,
+    use_list=True,
+    max_str_len=C.MAX_LOBBY_MSG,
+    max_bin_len=C.MAX_LOBBY_MSG,
+    max_array_len=256,
+    max_map_len=0,  # maps are never part of a schema
+    max_ext_len=0,
+    ext_hook=None,  # set below
+)
+
+
+def _reject_ext(code: int, data: bytes) -> Any:
+    raise WireError(f"ext type {code} not allowed")
+
+
+_UNPACK_OPTS["ext_hook"] = _reject_ext
+
+
+def pack(obj: Any) -> bytes:
+    """Canonical msgpack encoding of ``obj`` (arrays, bin, str, int, bool, nil only)."""
+    return msgpack.packb(obj, use_bin_type=True)
+
+
+def unpack(data: bytes) -> Any:
+    """Strictly decode canonical msgpack: raises ``WireError`` for malformed, trailing,
+    ext, map, or non-canonical input."""
+    try:
+        obj = msgpack.unpackb(data, **_UNPACK_OPTS)
+    except WireError:
+        raise
+    except Exception as e:  # msgpack raises ValueError, ExtraData, FormatError, StackError...
+        raise WireError(f"undecodable msgpack: {type(e).__name__}") from None
+    if msgpack.packb(obj, use_bin_type=True) != data:
+        raise WireError("non-canonical msgpack encoding")
+    return obj
+
+
+# --- field checks ---------------------------------------------------------------------------
+
+def _bin(v: Any, n: int, what: str) -> bytes:
+    if type(v) is not bytes or len(v) != n:
+        raise WireError(f"{what}: expected {n} bytes")
+    return v
+
+
+def _uint(v: Any, hi: int, what: str, lo: int = 0) -> int:
+    if type(v) is not int or not lo <= v <= hi:
+        raise WireError(f"{what}: expected int in [{lo}, {hi}]")
+    return v
+
+
+def _str(v: Any, maxlen: int, what: str) -> str:
+    if type(v) is not str or len(v) > maxlen:
+        raise WireError(f"{what}: expected str of at most {maxlen} characters")
+    return v
+
+
+def _bool(v: Any, what: str) -> bool:
+    if type(v) is not bool:
+        raise WireError(f"{what}: expected bool")
+    return v
+
+
+def _array(v: Any, n: int | None, what: str) -> list:
+    if type(v) is not list or (n is not None and len(v) != n):
+        raise WireError(f"{what}: expected array" + (f" of {n}" if n is not None else ""))
+    return v
+
+
+def check_action(obj: Any, depth: int = 0, budget: list[int] | None = None) -> None:
+    """Validate an encoded engine action as plain data: nested lists (depth <= MAX_ACTION_DEPTH,
+    at most MAX_ACTION_ITEMS elements in all) of int, str, bytes, bool, None. The engine's
+    ``decode_action`` then checks the meaning. Raises ``WireError``."""
+    if budget is None:
+        budget = [C.MAX_ACTION_ITEMS]
+    t = type(obj)
+    if t is list:
+        if depth >= C.MAX_ACTION_DEPTH:
+            raise WireError("action nested too deeply")
+        budget[0] -= len(obj)
+        if budget[0] < 0:
+            raise WireError("action has too many elements")
+        for x in obj:
+            check_action(x, depth + 1, budget)
+    elif t is int or t is str or t is bytes or t is bool or obj is None:
+        return
+    else:
+        raise WireError(f"action: type {t.__name__} not allowed")
+
+
+# --- envelope -------------------------------------------------------------------------------
+
+class Envelope(NamedTuple):
+    """A decoded envelope: ``mtype`` (int), ``body`` (bytes, as received), ``sig`` (64 bytes),
+    ``raw`` (the whole envelope bytes, as received)."""
+
+    mtype: int
+    body: bytes
+    sig: bytes
+    raw: bytes
+
+    def verify(self, public_key: bytes) -> bool:
+        """True if ``sig`` is ``public_key``'s signature of ``body`` under this type's domain."""
+        return verify(public_key, DOMAINS[self.mtype], self.body, self.sig)
+
+
+def seal(identity: Identity, mtype: int, fields: list) -> bytes:
+    """Encode ``fields`` as the body of a ``mtype`` message, sign it, and return the envelope
+    bytes. Raises ``ValueError`` if the result exceeds the type's size limit (our bug)."""
+    body = pack(fields)
+    raw = pack([mtype, body, identity.sign(DOMAINS[mtype], body)])
+    if len(raw) > MAX_SIZE[mtype]:
+        raise ValueError(f"message type {mtype} is {len(raw)} bytes, over {MAX_SIZE[mtype]}")
+    return raw
+
+
+def open_envelope(data: bytes, max_size: int = C.MAX_LOBBY_MSG) -> Envelope:
+    """Decode and check the envelope structure (not the signature). Raises ``WireError``
+    for oversize, malformed, non-canonical input or an unknown type."""
+    if len(data) > max_size:
+        raise WireError(f"message of {len(data)} bytes over the {max_size} limit")
+    outer = unpack(data)
+    if type(outer) is not list or len(outer) != 3:
+        raise WireError("envelope: expected [type, body, sig]")
+    mtype, body, sig = outer
+    if type(mtype) is not int or mtype not in DOMAINS:
+        raise WireError("envelope: unknown message type")
+    if len(data) > MAX_SIZE[mtype]:
+        raise WireError("message over the size limit of its type")
+    if type(body) is not bytes:
+        raise WireError("envelope: body must be bin")
+    _bin(sig, C.SIG_LEN, "signature")
+    return Envelope(mtype, body, sig, bytes(data))
+
+
+# --- step message (hot path) -----------------------------------------------------------------
+
+class StepBody(NamedTuple):
+    """Body of a STEP message (core.md §3). ``input`` is None, a 32-byte reveal (chance step)
+    or an encoded engine action (a list) (decision step)."""
+
+    game_id: bytes
+    step: int
+    seat: int
+    prev_hash: bytes
+    prev_digest: bytes
+    input: Any
+
+
+def encode_step_body(game_id: bytes, step: int, seat: int, prev_hash: bytes, prev_digest: bytes,
+                     inp: Any) -> list:
+    """The field list of a STEP body, for ``seal``."""
+    return [game_id, step, seat, prev_hash, prev_digest, inp]
+
+
+def decode_step_body(body: bytes) -> StepBody:
+    """Decode and validate a STEP body. Raises ``WireError``."""
+    f = unpack(body)
+    if type(f) is not list or len(f) != 6:
+        raise WireError("step: expected 6 fields")
+    gid, step, seat, ph, pd, inp = f
+    _bin(gid, C.GAME_ID_LEN, "game_id")
+    _uint(step, C.MAX_STEP, "step")
+    _uint(seat, C.MAX_SEATS - 1, "seat")
+    _bin(ph, C.HASH_LEN, "prev_hash")
+    _bin(pd, C.HASH_LEN, "prev_digest")
+    if inp is None:
+        pass
+    elif type(inp) is bytes:
+        _bin(inp, C.HASH_LEN, "reveal")
+    elif type(inp) is list:
+        check_action(inp)
+    else:
+        raise WireError("step input: expected nil, reveal or action")
+    return StepBody(gid, step, seat, ph, pd, inp)
+
+
+# --- setup ----------------------------------------------------------------------------------
+
+class Player(NamedTuple):
+    """One seated player in the setup (core.md §2.3)."""
+
+    public_key: bytes  # Ed25519, 32 bytes
+    x25519_key: bytes  # X25519, 32 bytes
+    name: str
+    chain_head: bytes  # 32 bytes, h_n of the player's hash chain
+    seed_commit: bytes  # 32 bytes, SHA-256 of the seed secret
+    bot: bool
+
+
+class Setup(NamedTuple):
+    """The fixed game setup that every seat signs (core.md §2.3). ``players`` are in seat
+    order = ascending Ed25519 public key bytes. ``options`` is a tuple of (key, value) pairs
+    sorted by key; values are int, str, bool or None."""
+
+    version: int
+    game_id: bytes
+    edition: str
+    seats: int
+    chain_length: int
+    options: tuple
+    players: tuple
+
+    def encode(self) -> bytes:
+        """Canonical bytes of the setup (what ``setup_hash`` hashes)."""
+        return pack([self.version, self.game_id, self.edition, self.seats, self.chain_length,
+                     [list(kv) for kv in self.options], [list(p) for p in self.players]])
+
+    def options_dict(self) -> dict:
+        """Options as a dict, for ``engine.new_game``."""
+        return dict(self.options)
+
+
+def check_options(options: Any) -> tuple:
+    """Validate and canonicalise setup options: a mapping or pair list of str keys (sorted,
+    unique) to int/str/bool/None values. Returns a tuple of (key, value) pairs. ``WireError``."""
+    if isinstance(options, dict):
+        options = [[k, v] for k, v in options.items()]
+    _array(options, None, "options")
+    if len(options) > C.MAX_OPTIONS:
+        raise WireError("too many options")
+    out = []
+    for kv in options:
+        k, v = _array(list(kv) if isinstance(kv, tuple) else kv, 2, "option")
+        _str(k, C.MAX_OPTION_STR, "option key")
+        if not (v is None or type(v) in (int, bool) or (type(v) is str and len(v) <= C.MAX_OPTION_STR)):
+            raise WireError(f"option {k!r}: value must be int, str, bool or nil")
+        if type(v) is int and not -(2**63) <= v < 2**64:
+            raise WireError(f"option {k!r}: int out of range")
+        out.append((k, v))
+    out.sort(key=lambda kv: kv[0])
+    keys = [k for k, _ in out]
+    if len(set(keys)) != len(keys):
+        raise WireError("duplicate option keys")
+    return tuple(out)
+
+
+def _player(v: Any) -> Player:
+    pk, xk, name, head, commit, bot = _array(v, 6, "player")
+    return Player(_bin(pk, C.KEY_LEN, "public_key"), _bin(xk, C.KEY_LEN, "x25519_key"),
+                  _str(name, C.MAX_NAME_LEN, "name"), _bin(head, C.HASH_LEN, "chain_head"),
+                  _bin(commit, C.HASH_LEN, "seed_commit"), _bool(bot, "bot"))
+
+
+def decode_setup(data: bytes) -> Setup:
+    """Decode and validate setup bytes: version, seat count, players strictly ascending by
+    public key (hence unique). Raises ``WireError``."""
+    f = _array(unpack(data), 7, "setup")
+    version, gid, edition, seats, chain_length, options, players = f
+    _uint(version, 2**16, "version")
+    _bin(gid, C.GAME_ID_LEN, "game_id")
+    _str(edition, C.MAX_EDITION_LEN, "edition")
+    _uint(seats, C.MAX_SEATS, "seats", C.MIN_SEATS)
+    _uint(chain_length, 2**32, "chain_length", 1)
+    opts = check_options(options)
+    if [list(kv) for kv in opts] != options:
+        raise WireError("options not sorted by key")
+    ps = tuple(_player(p) for p in _array(players, seats, "players"))
+    for a, b in zip(ps, ps[1:]):
+        if not a.public_key < b.public_key:
+            raise WireError("players not strictly ascending by public key")
+    return Setup(version, gid, edition, seats, chain_length, opts, ps)
+
+
+# --- lobby messages -------------------------------------------------------------------------
+
+class Join(NamedTuple):
+    """JOIN body: a player asks the host for a seat (core.md §2.1)."""
+
+    game_id: bytes
+    version: int
+    player: Player
+
+
+def decode_join(body: bytes) -> Join:
+    """Validate a JOIN body ``[game_id, version, player]``. Raises ``WireError``."""
+    gid, version, player = _array(unpack(body), 3, "join")
+    return Join(_bin(gid, C.GAME_ID_LEN, "game_id"), _uint(version, 2**16, "version"), _player(player))
+
+
+class Status(NamedTuple):
+    """STATUS body: the host tells a joiner the lobby's state."""
+
+    game_id: bytes
+    edition: str
+    seats: int
+    taken: int
+    names: tuple
+
+
+def decode_status(body: bytes) -> Status:
+    """Validate a STATUS body ``[game_id, edition, seats, taken, [name...]]``."""
+    gid, edition, seats, taken, names = _array(unpack(body), 5, "status")
+    _uint(seats, C.MAX_SEATS, "seats", C.MIN_SEATS)
+    names = _array(names, None, "names")
+    if len(names) > seats:
+        raise WireError("more names than seats")
+    return Status(_bin(gid, C.GAME_ID_LEN, "game_id"), _str(edition, C.MAX_EDITION_LEN, "edition"),
+                  seats, _uint(taken, seats, "taken"), tuple(_str(n, C.MAX_NAME_LEN, "name") for n in names))
+
+
+class Reject(NamedTuple):
+    """REJECT body ``[game_id, reason]``: the host refuses a join (lobby full, bad version)."""
+
+    game_id: bytes
+    reason: str
+
+
+def decode_reject(body: bytes) -> Reject:
+    gid, reason = _array(unpack(body), 2, "reject")
+    return Reject(_bin(gid, C.GAME_ID_LEN, "game_id"), _str(reason, 200, "reason"))
+
+
+class Leave(NamedTuple):
+    """LEAVE body ``[game_id]``: a joiner withdraws before the setup is proposed."""
+
+    game_id: bytes
+
+
+def decode_leave(body: bytes) -> Leave:
+    (gid,) = _array(unpack(body), 1, "leave")
+    return Leave(_bin(gid, C.GAME_ID_LEN, "game_id"))
+
+
+class Proposal(NamedTuple):
+    """PROPOSAL body ``[game_id, setup_bytes, [[host, port]...]]``: the host's proposed setup and
+    each seat's UDP endpoint (seat order; endpoints are not signed into the setup)."""
+
+    game_id: bytes
+    setup_bytes: bytes
+    setup: Setup
+    endpoints: tuple
+
+
+def decode_proposal(body: bytes) -> Proposal:
+    gid, sb, eps = _array(unpack(body), 3, "proposal")
+    _bin(gid, C.GAME_ID_LEN, "game_id")
+    if type(sb) is not bytes:
+        raise WireError("setup must be bin")
+    setup = decode_setup(sb)
+    if setup.game_id != gid:
+        raise WireError("proposal game_id differs from the setup's")
+    endpoints = []
+    for ep in _array(eps, setup.seats, "endpoints"):
+        host, port = _array(ep, 2, "endpoint")
+        endpoints.append((_str(host, C.MAX_HOST_LEN, "host"), _uint(port, 65535, "port")))
+    return Proposal(gid, sb, setup, tuple(endpoints))
+
+
+class SetupSig(NamedTuple):
+    """SETUP_SIG body ``[game_id, seat, setup_hash]``: the seat's signature (the envelope's) on
+    the setup hash."""
+
+    game_id: bytes
+    seat: int
+    setup_hash: bytes
+
+
+def decode_setup_sig(body: bytes) -> SetupSig:
+    gid, seat, sh = _array(unpack(body), 3, "setup_sig")
+    return SetupSig(_bin(gid, C.GAME_ID_LEN, "game_id"), _uint(seat, C.MAX_SEATS - 1, "seat"),
+                    _bin(sh, C.HASH_LEN, "setup_hash"))
+
+
+class SeedReveal(NamedTuple):
+    """SEED body ``[game_id, seat, setup_hash, secret]``: the seat's seed secret, revealed once
+    it holds every seat's setup signature."""
+
+    game_id: bytes
+    seat: int
+    setup_hash: bytes
+    secret: bytes
+
+
+def decode_seed(body: bytes) -> SeedReveal:
+    gid, seat, sh, secret = _array(unpack(body), 4, "seed")
+    return SeedReveal(_bin(gid, C.GAME_ID_LEN, "game_id"), _uint(seat, C.MAX_SEATS - 1, "seat"),
+                      _bin(sh, C.HASH_LEN, "setup_hash"), _bin(secret, C.HASH_LEN, "secret"))
+
+
+#: Body decoder of each lobby message type.
+LOBBY_DECODERS = {
+    MSG_JOIN: decode_join,
+    MSG_STATUS: decode_status,
+    MSG_REJECT: decode_reject,
+    MSG_LEAVE: decode_leave,
+    MSG_PROPOSAL: decode_proposal,
+    MSG_SETUP_SIG: decode_setup_sig,
+    MSG_SEED: decode_seed,
+}
+
+
+def setup_hash(setup_bytes: bytes) -> bytes:
+    """Setup hash = SHA-256(b"lanopoli/1/setup\\x00" + setup bytes) (core.md §2.3). It is what
+    every seat signs (SETUP_SIG) and the ``prev_digest`` of step 0."""
+    import hashlib
+
+    return hashlib.sha256(C.HASH_SETUP + setup_bytes).digest()
