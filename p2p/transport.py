@@ -40,6 +40,8 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from .errors import LocalProtocolError
+
 Addr = tuple[str, int]
 """A UDP address: (host, port)."""
 
@@ -75,8 +77,8 @@ MAX_SEND_BUFFER = 8 * 1024 * 1024  # bytes queued or in flight per peer
 RETIRED_EPOCHS = 4  # epochs of earlier instances of a peer remembered to drop their stragglers
 
 
-class LocalProtocolError(Exception):
-    """We misused the transport API (payload too large, buffer full, sequence space used up)."""
+__all__ = ["Addr", "BufferFull", "Channel", "Endpoint", "Link", "LocalProtocolError", "MAGIC",
+           "HEADER", "HEADER_SIZE", "MAX_DATAGRAM", "MAX_CHUNK", "MAX_MESSAGE", "new_epoch"]
 
 
 class BufferFull(LocalProtocolError):

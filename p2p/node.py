@@ -1,0 +1,492 @@
+"""One peer, end to end: transport + discovery + lobby + lockstep session + a bot for our seat.
+
+``run_peer(cfg)`` is the asyncio glue around the sans-I/O cores (ARCHITECTURE.md section 2):
+
+1. Bind the UDP ``Link`` (p2p/transport.py) to ``cfg.bind``:``cfg.port`` and open zeroconf on
+   ``cfg.interface`` only (p2p/discovery.py).
+2. Host: open the ``Lobby``, advertise the game (TXT ``st=lobby``), re-announce the seat count
+   as players join, ``st=running`` once the setup is proposed. Join: browse for ``cfg.game_id``
+   (or the first game in the lobby with a free seat and our protocol version) and send Join.
+3. When the lobby says ``GameStarted``, build the ``LockstepSession``; every delivered step
+   message goes to it, every message it produces goes to every other seat; when it needs our
+   input, ``bots.choose(state, seat, bot)`` decides. Each accepted step is written to the game
+   log by the session (p2p/gamelog.py).
+4. At ``GameOver``: keep the socket open until every channel is idle (our last messages
+   acknowledged) or ``cfg.linger`` s passed, withdraw the ad, close, return a ``PeerResult``.
+
+Progress goes to ``cfg.progress`` as dicts, the child-process contract of docs/protocol/cli.md:
+``hosting`` (host), ``found``, ``progress`` (at most every ``PROGRESS_INTERVAL`` s plus the
+first step), ``done``. Errors (lobby aborted, desync, detected cheat, stall, timeout) raise
+``NodeError`` carrying the ``code`` and ``step`` for the ``error`` line.
+
+Hot path (one step): the socket delivers a step message -> ``Endpoint.receive_datagram`` ->
+``LockstepSession.receive_message`` (one signature check) -> maybe apply the step, ask the bot,
+sign our next message -> ``Link.send`` to each peer -> one flush; acks ride on those datagrams.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import resource
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import const as C
+from .discovery import LOBBY, RUNNING, Discovery, GameAd
+from .identity import Identity
+from .lobby import (GameStarted, Lobby, LobbyAborted, LobbyPeerMisbehaved, LobbyStatus, PlayerJoined,
+                    PlayerLeft, SetupProposed)
+from .lockstep import (BeaconExhausted, CheatDetected, Desync, Equivocation, GameOver, PeerMisbehaved,
+                       PeerStalled, StepApplied)
+from .transport import Addr, Link
+from .wire import MSG_STEP
+
+PROGRESS_INTERVAL = 0.2  # s between progress lines (at most 5 per second)
+LINGER = 1.0  # s to keep answering after GameOver (ends early once every channel is idle)
+DISCOVERY_TIMEOUT = 30.0  # s a joiner looks for a game
+STALL_LIMIT = 60.0  # s a step may wait for a silent seat before the node gives up
+_STEP_TAG = bytes([0x93, MSG_STEP])  # msgpack [MSG_STEP, body, sig]: fixarray(3), fixint 16
+_MAX_EARLY = 64  # step messages buffered before our own session starts
+
+
+class NodeError(Exception):
+    """The peer stopped without finishing the game. ``code``: "lobby" | "desync" |
+    "equivocation" | "cheat" | "beacon" | "stalled" | "timeout" | "not_found"; ``step``: the
+    lockstep step (or None); the message is English."""
+
+    def __init__(self, code: str, message: str, step: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.step = step
+
+    def as_json(self) -> dict:
+        """The ``error`` progress line of docs/protocol/cli.md."""
+        return {"type": "error", "code": self.code, "message": str(self), "step": self.step}
+
+
+@dataclass
+class PeerConfig:
+    """Everything one peer needs. Seats/edition/options matter for the host only.
+
+    ``bind``: IPv4 address of the UDP socket (never 0.0.0.0 in tests/demos); ``interface``: the
+    address zeroconf may use (default: ``bind``); ``port``: 0 = any free port; ``identity``:
+    our keys (default: from ``demo_seed`` if given, else fresh); ``bot``: name for
+    ``engine.bots.choose``; ``demo_seed``: makes secrets (and the host's game id) deterministic
+    — demos and tests only; ``game_id``: the game to join (None = first open game found);
+    ``log_dir``: where ``game-<gid>-seat<k>.log`` goes (None: no log); ``progress``: callback
+    receiving the dicts of docs/protocol/cli.md; ``engine``: the engine module (default
+    ``engine``; tests may pass a stand-in); ``choose``: the bot function (default
+    ``engine.bots.choose``); ``timeout``: overall limit in s (None: none).
+    """
+
+    role: str
+    bind: str = "127.0.0.1"
+    interface: str | None = None
+    port: int = 0
+    edition: str = "classico"
+    seats: int = 2
+    options: Mapping[str, Any] | None = None
+    identity: Identity | None = None
+    name: str = ""
+    bot: str = "default"
+    demo_seed: bytes | None = None
+    game_id: bytes | None = None
+    log_dir: str | os.PathLike[str] | None = None
+    progress: Callable[[dict], None] | None = None
+    engine: Any = None
+    choose: Callable[[Any, int, str], Any] | None = None
+    timeout: float | None = None
+    discovery_timeout: float = DISCOVERY_TIMEOUT
+    linger: float = LINGER
+    chain_length: int = C.CHAIN_LENGTH
+
+    def __post_init__(self) -> None:
+        if self.role not in ("host", "join"):
+            raise ValueError(f"role must be 'host' or 'join', not {self.role!r}")
+        if self.bind in ("0.0.0.0", "", "::"):
+            raise ValueError("bind to the address you mean, not a wildcard")
+
+
+@dataclass
+class PeerResult:
+    """Outcome of one finished game. ``final_state_hash``: 32 bytes; ``winner``: seat or None;
+    ``steps``: lockstep steps applied; ``log_path``: the game log (None without log_dir);
+    ``seat``: our seat; ``events_by_type``: engine event class name -> count;
+    ``names``: player names in seat order; ``transport``: transport counters."""
+
+    final_state_hash: bytes
+    winner: int | None
+    steps: int
+    log_path: Path | None
+    seat: int
+    events_by_type: dict[str, int]
+    names: tuple[str, ...] = ()
+    transport: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def winner_name(self) -> str | None:
+        """Name of the winning seat, or None."""
+        return None if self.winner is None else self.names[self.winner]
+
+    def done_json(self) -> dict:
+        """The ``done`` progress line of docs/protocol/cli.md."""
+        return {"type": "done", "final_state_hash": self.final_state_hash.hex(),
+                "winner": self.winner, "winner_name": self.winner_name, "steps": self.steps,
+                "log": None if self.log_path is None else str(self.log_path), "seat": self.seat,
+                "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}
+
+
+def progress_printer(stream: Any = None) -> Callable[[dict], None]:
+    """A progress callback writing each dict as one JSON line to ``stream`` (default stdout),
+    flushed at once (docs/protocol/cli.md, "Child progress lines")."""
+
+    def emit(msg: dict) -> None:
+        out = stream if stream is not None else sys.stdout
+        out.write(json.dumps(msg, separators=(",", ":")) + "\n")
+        out.flush()
+
+    return emit
+
+
+class Node:
+    """The running peer; ``run_peer`` drives it. Readable while running: ``phase`` ("lobby",
+    "playing", "done"), ``seat``, ``step``, ``waiting_for`` (seats whose message for the current
+    step we lack), ``lobby``, ``session``."""
+
+    def __init__(self, cfg: PeerConfig) -> None:
+        self.cfg = cfg
+        if cfg.engine is None:
+            import engine as engine_module
+
+            cfg.engine = engine_module
+        self.engine = cfg.engine
+        if cfg.choose is None:
+            from engine import bots
+
+            cfg.choose = bots.choose
+        self.identity = cfg.identity or (Identity.from_seed(cfg.demo_seed) if cfg.demo_seed
+                                         else Identity.generate())
+        self.loop = asyncio.get_running_loop()
+        self.t0 = self.loop.time()
+        self.phase = "lobby"
+        self.link: Link | None = None
+        self.discovery: Discovery | None = None
+        self.lobby: Lobby | None = None
+        self.session: Any = None
+        self.seat = -1
+        self.peers: list[Addr] = []
+        self.log_path: Path | None = None
+        self._log: Any = None
+        self._events: Counter[str] = Counter()
+        self._early: list[bytes] = []
+        self._timer: asyncio.TimerHandle | None = None
+        self._timer_at: float | None = None
+        self._next_progress = 0.0
+        self._done: asyncio.Future = self.loop.create_future()
+        self._tasks: set[asyncio.Task] = set()
+        self._txt_update: tuple | None = None
+        self.misbehaved = 0
+        self.names: tuple[str, ...] = ()
+        self.transport_totals: dict[str, int] = {}
+
+    # -- queries ------------------------------------------------------------------------
+
+    @property
+    def step(self) -> int:
+        """Current lockstep step (0 before the game)."""
+        return self.session.step if self.session is not None else 0
+
+    @property
+    def waiting_for(self) -> tuple[int, ...]:
+        """Seats whose message for the current step has not arrived (ours included if unsent)."""
+        return self.session.waiting_for() if self.session is not None else ()
+
+    # -- set-up -------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Bind the socket and zeroconf; host: open and advertise the lobby; join: find the
+        game and send Join. Raises NodeError("not_found") if no game shows up in time."""
+        cfg = self.cfg
+        self.link = await Link.open(cfg.bind, cfg.port, self._on_message)
+        self.discovery = Discovery([cfg.interface or cfg.bind])
+        await self.discovery.start()
+        now = self.loop.time()
+        name = cfg.name or f"bot-{self.identity.fingerprint[:4]}"
+        if cfg.role == "host":
+            self.lobby = Lobby.host(self.identity, edition=cfg.edition, seats=cfg.seats, name=name,
+                                    endpoint=self.link.address, options=cfg.options, bot=True,
+                                    demo_seed=cfg.demo_seed, now=now, chain_length=cfg.chain_length)
+            ad = GameAd(version=C.PROTOCOL_VERSION, game_id=self.lobby.game_id, edition=cfg.edition,
+                        seats_taken=1, seats_total=cfg.seats, state=LOBBY,
+                        fingerprint=self.identity.fingerprint, address=self.link.address[0],
+                        port=self.link.address[1])
+            await self.discovery.advertise(ad)
+            self._emit({"type": "hosting", "game_id": ad.game_id.hex(), "address": ad.address,
+                        "port": ad.port})
+        else:
+            want = cfg.game_id
+
+            def fits(ad: GameAd) -> bool:
+                if want is not None:
+                    return ad.game_id == want
+                return ad.state == LOBBY and ad.free_seats > 0 and ad.version == C.PROTOCOL_VERSION
+
+            try:
+                ad = await self.discovery.wait_for(fits, cfg.discovery_timeout)
+            except TimeoutError:
+                raise NodeError("not_found", "no lanopoli game found") from None
+            self.lobby = Lobby.join(self.identity, host_addr=(ad.address, ad.port), game_id=ad.game_id,
+                                    name=name, bot=True, demo_seed=cfg.demo_seed, now=self.loop.time(),
+                                    chain_length=cfg.chain_length)
+        self._pump_lobby()
+
+    # -- message dispatch (hot path) ----------------------------------------------------
+
+    def _on_message(self, addr: Addr, payload: bytes) -> None:
+        session = self.session
+        if payload[:2] == _STEP_TAG:
+            if session is not None:
+                session.receive_message(payload, self.loop.time())
+                self._pump_session()
+            elif len(self._early) < _MAX_EARLY:
+                self._early.append(payload)  # a peer started before us: keep for the session
+            return
+        if self.lobby is not None:
+            self.lobby.receive_message(payload, addr, self.loop.time())
+            self._pump_lobby()
+
+    def _send_all(self, raw: bytes) -> None:
+        send = self.link.send
+        for addr in self.peers:
+            send(addr, raw)
+
+    # -- lobby --------------------------------------------------------------------------
+
+    def _pump_lobby(self) -> None:
+        lobby = self.lobby
+        for addr, raw in lobby.messages_to_send():
+            self.link.send((str(addr[0]), int(addr[1])), raw)
+        while (ev := lobby.next_event()) is not None:
+            if isinstance(ev, (PlayerJoined, PlayerLeft, LobbyStatus)):
+                if self.cfg.role == "host" and isinstance(ev, LobbyStatus):
+                    self._update_ad(seats_taken=ev.taken)
+            elif isinstance(ev, SetupProposed):
+                if self.cfg.role == "host":
+                    self._update_ad(seats_taken=ev.setup.seats, state=RUNNING)
+            elif isinstance(ev, GameStarted):
+                self._start_game(ev)
+                return
+            elif isinstance(ev, LobbyAborted):
+                self._fail(NodeError("lobby", ev.reason))
+                return
+            elif isinstance(ev, LobbyPeerMisbehaved):
+                self.misbehaved += 1
+        self._arm_timer()
+
+    def _update_ad(self, **changes: Any) -> None:
+        # Discovery calls are coroutines; run them in order, never blocking the hot path.
+        prev = self._txt_update
+        task = asyncio.ensure_future(self._do_update(prev, changes))
+        self._txt_update = (task,)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _do_update(self, prev: tuple | None, changes: dict) -> None:
+        if prev is not None:
+            await asyncio.gather(prev[0], return_exceptions=True)
+        if self.discovery is not None and self.discovery.advertised is not None:
+            await self.discovery.update(**changes)
+
+    def _start_game(self, ev: GameStarted) -> None:
+        cfg = self.cfg
+        self.seat = ev.my_seat
+        eps = [(str(a[0]), int(a[1])) for a in ev.endpoints]
+        self.peers = [a for i, a in enumerate(eps) if i != ev.my_seat]
+        self.names = tuple(p.name for p in ev.setup.players)
+        if cfg.log_dir is not None:
+            from .gamelog import LogWriter
+
+            d = Path(cfg.log_dir)
+            d.mkdir(parents=True, exist_ok=True)
+            self.log_path = d / f"game-{ev.setup.game_id.hex()[:16]}-seat{ev.my_seat}.log"
+            self._log = LogWriter(self.log_path, self.lobby.log_header())
+        now = self.loop.time()
+        self.session = self.lobby.start_session(self.engine, log=self._log, now=now)
+        self.phase = "playing"
+        self._emit({"type": "found", "peers": ev.setup.seats, "elapsed_s": round(now - self.t0, 3)})
+        early, self._early = self._early, []
+        for raw in early:
+            self.session.receive_message(raw, now)
+        self._pump_session()
+
+    # -- lockstep -----------------------------------------------------------------------
+
+    def _pump_session(self) -> None:
+        session = self.session
+        choose = self.cfg.choose
+        events = self._events
+        while True:
+            while (ev := session.next_event()) is not None:
+                if type(ev) is StepApplied:
+                    for e in ev.engine_events:
+                        events[type(e).__name__] += 1
+                elif isinstance(ev, GameOver):
+                    self._game_over(ev)
+                elif isinstance(ev, PeerMisbehaved):
+                    self.misbehaved += 1
+                else:
+                    self._on_trouble(ev)
+            if session.needs_local_input() is None:
+                break
+            action = choose(session.state, self.seat, self.cfg.bot)
+            session.submit_local_input(action, self.loop.time())
+        for raw in session.messages_to_send():
+            self._send_all(raw)
+        if self.cfg.progress is not None and self.phase == "playing":
+            now = self.loop.time()
+            if now >= self._next_progress:
+                self._next_progress = now + PROGRESS_INTERVAL
+                self._emit(self._progress())
+        self._arm_timer()
+
+    def _progress(self) -> dict:
+        state = self.session.state
+        msg: dict[str, Any] = {"type": "progress", "step": self.session.step,
+                               "turn": getattr(state, "turn", None),
+                               "current": getattr(state, "current", None)}
+        standings = getattr(self.engine, "standings", None)
+        if standings is not None:
+            msg["leader"] = standings(state)[0][0]
+        cash = getattr(state, "cash", None)
+        if cash is not None:
+            msg["cash"] = list(cash)
+        msg["waiting_for"] = list(self.session.waiting_for())
+        return msg
+
+    def _on_trouble(self, ev: Any) -> None:
+        if isinstance(ev, PeerStalled):
+            if ev.waited >= STALL_LIMIT:
+                self._fail(NodeError("stalled", f"no message from seats {list(ev.seats)} for "
+                                                f"{ev.waited:.0f} s", ev.step))
+            return
+        if isinstance(ev, Desync):
+            err = NodeError("desync", f"seat {ev.seat} sent a different {ev.field} hash at step "
+                                      f"{ev.step}", ev.step)
+        elif isinstance(ev, Equivocation):
+            err = NodeError("equivocation", f"seat {ev.seat} signed two messages for step {ev.step}",
+                            ev.step)
+        elif isinstance(ev, CheatDetected):
+            err = NodeError("cheat", f"seat {ev.seat} at step {ev.step}: {ev.reason}", ev.step)
+        elif isinstance(ev, BeaconExhausted):
+            err = NodeError("beacon", f"hash chain exhausted at step {ev.step}", ev.step)
+        else:
+            return
+        self._write_evidence()
+        self._fail(err)
+
+    def _write_evidence(self) -> None:
+        if self.cfg.log_dir is None or self.session is None:
+            return
+        path = Path(self.cfg.log_dir) / f"evidence-seat{self.seat}.json"
+        path.write_text(json.dumps(self.session.dump(), indent=1))
+
+    def _game_over(self, ev: GameOver) -> None:
+        if self._done.done():
+            return
+        self.phase = "done"
+        self._done.set_result(PeerResult(
+            final_state_hash=ev.final_hash, winner=ev.winner, steps=ev.steps, log_path=self.log_path,
+            seat=self.seat, events_by_type=dict(self._events), names=self.names))
+
+    def _fail(self, err: NodeError) -> None:
+        if not self._done.done():
+            self._done.set_exception(err)
+
+    # -- timers -------------------------------------------------------------------------
+
+    def _arm_timer(self) -> None:
+        core = self.session if self.session is not None else self.lobby
+        when = core.get_timer() if core is not None else None
+        if when is None:
+            return
+        if self._timer is not None:
+            if self._timer_at is not None and self._timer_at <= when:
+                return  # fires first and re-arms; saves a cancel per step on the hot path
+            self._timer.cancel()
+        self._timer_at = when
+        self._timer = self.loop.call_at(when, self._on_timer)
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        self._timer_at = None
+        now = self.loop.time()
+        if self.session is not None:
+            self.session.handle_timer(now)
+            self._pump_session()
+        elif self.lobby is not None:
+            self.lobby.handle_timer(now)
+            self._pump_lobby()
+
+    def _emit(self, msg: dict) -> None:
+        if self.cfg.progress is not None:
+            self.cfg.progress(msg)
+
+    # -- run / close ----------------------------------------------------------------------
+
+    async def wait(self) -> PeerResult:
+        """Until GameOver (the result) or a failure (raises NodeError)."""
+        return await self._done
+
+    async def close(self) -> None:
+        """Linger for stragglers (see LINGER), withdraw the ad, close everything. Idempotent."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self.link is not None and self.phase == "done":
+            await self.link.drain(self.cfg.linger)
+        for t in list(self._tasks):
+            t.cancel()
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self.discovery is not None:
+            d, self.discovery = self.discovery, None
+            await d.close()
+        if self.link is not None:
+            link, self.link = self.link, None
+            self.transport_totals = link.endpoint.totals()
+            await link.close()
+        if self._log is not None:
+            log, self._log = self._log, None
+            log.close()
+
+
+async def run_peer(cfg: PeerConfig) -> PeerResult:
+    """Play one game as one peer and return its result (see the module docstring).
+
+    Emits ``done`` through ``cfg.progress`` before returning. Raises ``NodeError`` if the game
+    cannot be found, the lobby aborts, the session halts (desync, equivocation, detected cheat),
+    a seat stays silent for STALL_LIMIT s or ``cfg.timeout`` passes; sockets and zeroconf are
+    closed in every case.
+    """
+    node = Node(cfg)
+    started = time.monotonic()
+    try:
+        await node.start()
+        left = None if cfg.timeout is None else cfg.timeout - (time.monotonic() - started)
+        try:
+            result = await asyncio.wait_for(node.wait(), left)
+        except asyncio.TimeoutError:
+            raise NodeError("timeout", f"the game did not finish within {cfg.timeout} s",
+                            node.step) from None
+    finally:
+        await node.close()
+    result.transport = node.transport_totals
+    node._emit(result.done_json())
+    return result
