@@ -1,0 +1,132 @@
+"""Append-only game log (DESIGN.md §5; docs/protocol/core.md §6).
+
+File layout::
+
+    magic   b"LNPLOG1\\n"                         (8 bytes)
+    record* length (4 bytes BE, of payload) | kind (1 byte) | payload | CRC-32 (4 bytes BE,
+            zlib.crc32 over kind + payload)
+
+Record kinds: ``KIND_HEADER`` (0) exactly once, first: the payload is ``Lobby.log_header()``
+(setup bytes, every seat's SETUP_SIG envelope and SEED envelope). ``KIND_STEP`` (1) once per
+applied step, in step order: msgpack ``[step, [STEP envelope of seat 0, seat 1, ...]]`` — the
+raw signed bytes as received, never re-encoded.
+
+The writer flushes after every record (to the OS; ``fsync=True`` also forces it to disk), so a
+crash loses at most the record being written; the reader detects that truncated tail (and any
+corrupted record by its CRC) and reports the byte offset and step where the log breaks.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import zlib
+from dataclasses import dataclass
+from typing import Iterator
+
+import msgpack
+
+from . import const as C
+from .errors import LocalProtocolError
+
+KIND_HEADER = 0
+KIND_STEP = 1
+_HEAD = struct.Struct(">IB")
+_CRC = struct.Struct(">I")
+
+
+class LogWriter:
+    """Writes a new log file: the header at creation, then ``append_step`` per step.
+
+    ``LogWriter(path, header)`` creates ``path`` (raises ``FileExistsError`` if it exists: a
+    log is never overwritten). Use as a context manager or call ``close()``.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], header: bytes, *, fsync: bool = False) -> None:
+        self.path = os.fspath(path)
+        self._f = open(self.path, "xb")
+        self._fsync = fsync
+        self._f.write(C.LOG_MAGIC)
+        self._write(KIND_HEADER, header)
+        #: Number of step records written.
+        self.steps = 0
+
+    def _write(self, kind: int, payload: bytes) -> None:
+        kp = bytes((kind,)) + payload
+        self._f.write(_HEAD.pack(len(payload), kind) + payload + _CRC.pack(zlib.crc32(kp)))
+        self._f.flush()
+        if self._fsync:
+            os.fsync(self._f.fileno())
+
+    def append_step(self, step: int, messages: list[bytes]) -> None:
+        """Append the accepted STEP envelopes of ``step`` (seat order) and flush.
+        Raises ``LocalProtocolError`` if ``step`` is not the next step."""
+        if step != self.steps:
+            raise LocalProtocolError(f"log expects step {self.steps}, got {step}")
+        self._write(KIND_STEP, msgpack.packb([step, messages], use_bin_type=True))
+        self.steps += 1
+
+    def close(self) -> None:
+        """Flush and close the file."""
+        if not self._f.closed:
+            self._f.close()
+
+    def __enter__(self) -> "LogWriter":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+@dataclass(frozen=True)
+class Record:
+    """One log record: ``offset`` of its length field in the file, ``kind``, ``payload``."""
+
+    offset: int
+    kind: int
+    payload: bytes
+
+
+class LogReader:
+    """Iterates the records of a log file. Iteration stops at the first broken record; then
+    ``error`` says why (English) and ``error_offset`` where (bytes from the file start);
+    ``records_read`` counts the good records (header included), so the broken step is
+    ``records_read - 1``. A clean end leaves ``error`` None."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = os.fspath(path)
+        self.error: str | None = None
+        self.error_offset: int | None = None
+        self.records_read = 0
+
+    def __iter__(self) -> Iterator[Record]:
+        with open(self.path, "rb") as f:
+            data = f.read()
+        if not data.startswith(C.LOG_MAGIC):
+            self._fail("not a lanopoli log (bad magic)", 0)
+            return
+        off = len(C.LOG_MAGIC)
+        n = len(data)
+        while off < n:
+            if off + _HEAD.size > n:
+                self._fail("truncated record header", off)
+                return
+            length, kind = _HEAD.unpack_from(data, off)
+            if length > C.MAX_LOG_RECORD:
+                self._fail(f"record length {length} over the limit", off)
+                return
+            end = off + _HEAD.size + length
+            if end + _CRC.size > n:
+                self._fail("truncated record", off)
+                return
+            payload = data[off + _HEAD.size:end]
+            (crc,) = _CRC.unpack_from(data, end)
+            if crc != zlib.crc32(bytes((kind,)) + payload):
+                self._fail("record checksum mismatch (corrupted)", off)
+                return
+            self.records_read += 1
+            yield Record(off, kind, payload)
+            off = end + _CRC.size
+
+    def _fail(self, why: str, offset: int) -> None:
+        self.error, self.error_offset = why, offset

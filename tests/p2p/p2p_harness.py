@@ -1,0 +1,134 @@
+"""Test harness for the sans-I/O p2p core: seeded identities, an in-memory lobby exchange, and
+an in-memory lockstep network with a virtual clock and fault injection (drop / tamper / inject),
+in the manner of aioquic's tests. No sockets, no real time."""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Callable
+
+from p2p.identity import Identity
+from p2p.lobby import Lobby
+from p2p.lockstep import LockstepSession
+
+import fake_engine
+
+CHAIN = 512  # short chains keep tests fast; the chain logic is the same for any length
+
+
+def addr(i: int) -> tuple[str, int]:
+    return ("127.0.0.1", 40000 + i)
+
+
+def make_lobbies(n: int, *, edition: str = "race", options: Any = None, demo_seed: bytes = b"demo",
+                 join_order: list[int] | None = None, chain: int = CHAIN) -> dict:
+    """Host at addr(0) plus n-1 joiners, identities from_seed(bytes([i])). Returns
+    {addr: Lobby} with the joins sent (not yet delivered)."""
+    ids = [Identity.from_seed(bytes([i])) for i in range(n)]
+    host = Lobby.host(ids[0], edition=edition, seats=n, name="p0", endpoint=addr(0), options=options,
+                      demo_seed=demo_seed, chain_length=chain)
+    lobbies = {addr(0): host}
+    for i in join_order or range(1, n):
+        lobbies[addr(i)] = Lobby.join(ids[i], host_addr=addr(0), game_id=host.game_id, name=f"p{i}",
+                                      demo_seed=demo_seed, chain_length=chain)
+    return lobbies
+
+
+def pump_lobbies(lobbies: dict, now: float = 0.0, rng: random.Random | None = None) -> None:
+    """Deliver lobby messages until quiet (shuffled per round if ``rng`` is given: the reliable
+    transport orders per peer, not across peers)."""
+    while True:
+        batch = [(src, dst, raw) for src, lob in lobbies.items() for dst, raw in lob.messages_to_send()]
+        if not batch:
+            return
+        if rng is not None:
+            rng.shuffle(batch)
+        for src, dst, raw in batch:
+            lobbies[tuple(dst)].receive_message(raw, src, now)
+
+
+def drain(obj: Any) -> list:
+    out = []
+    while (e := obj.next_event()) is not None:
+        out.append(e)
+    return out
+
+
+def started_sessions(n: int, engine: Any = fake_engine, options: Any = None, logs: list | None = None,
+                     edition: str = "race") -> list[LockstepSession]:
+    """Run a lobby to completion and return the sessions in seat order."""
+    lobbies = make_lobbies(n, options=options, edition=edition)
+    pump_lobbies(lobbies)
+    ordered = sorted(lobbies.values(), key=lambda l: l.my_seat)
+    return [l.start_session(engine, log=None if logs is None else logs[i]) for i, l in enumerate(ordered)]
+
+
+def first_legal(engine: Any) -> Callable:
+    return lambda s: (engine.legal_actions(s.state, s.my_seat) or [None])[0]
+
+
+def random_legal(engine: Any, seed: int) -> Callable:
+    rng = random.Random(seed)
+
+    def choose(s: LockstepSession) -> Any:
+        la = engine.legal_actions(s.state, s.my_seat)
+        return rng.choice(la) if la else None
+
+    return choose
+
+
+class Net:
+    """In-memory broadcast network for lockstep sessions with a virtual clock.
+
+    ``drop(src, dst, data) -> bool`` decides per delivery; ``tamper`` may rewrite bytes.
+    ``run()`` alternates: local inputs, delivery of all queued messages, then, when nothing
+    moves, advance the clock to the earliest timer."""
+
+    def __init__(self, sessions: list[LockstepSession], choose: Callable, *,
+                 drop: Callable[[int, int, bytes], bool] | None = None) -> None:
+        self.s = sessions
+        self.choose = choose
+        self.drop = drop or (lambda src, dst, data: False)
+        self.now = 0.0
+        self.events: list[list] = [[] for _ in sessions]
+        self.delivered = 0
+        self.sent_log: list[tuple[int, bytes]] = []
+
+    def inputs(self) -> bool:
+        moved = False
+        for s in self.s:
+            if s.needs_local_input() is not None:
+                s.submit_local_input(self.choose(s), now=self.now)
+                moved = True
+        return moved
+
+    def deliver(self) -> bool:
+        moved = False
+        for i, s in enumerate(self.s):
+            for raw in s.messages_to_send():
+                self.sent_log.append((i, raw))
+                for j, o in enumerate(self.s):
+                    if j != i and not self.drop(i, j, raw):
+                        o.receive_message(raw, self.now)
+                        self.delivered += 1
+                moved = True
+        for i, s in enumerate(self.s):
+            self.events[i].extend(drain(s))
+        return moved
+
+    def run(self, max_time: float = 120.0, max_rounds: int = 200000) -> None:
+        for _ in range(max_rounds):
+            moved = self.inputs()
+            moved = self.deliver() or moved
+            if all(s.phase != "running" for s in self.s):
+                return
+            if not moved:
+                timers = [t for s in self.s if (t := s.get_timer()) is not None]
+                if not timers or min(timers) > max_time:
+                    return
+                self.now = max(self.now, min(timers))
+                for s in self.s:
+                    t = s.get_timer()
+                    if t is not None and t <= self.now:
+                        s.handle_timer(self.now)
+        raise AssertionError("network did not settle")

@@ -1,0 +1,158 @@
+"""Game log format and offline verification (core.md §6): round trip, crash-truncated tail,
+and the first bad step named for a flipped byte, reordered messages and a forged signature."""
+
+from __future__ import annotations
+
+import struct
+import zlib
+
+import msgpack
+import pytest
+
+import fake_engine as E
+from p2p import const as C
+from p2p.errors import LocalProtocolError
+from p2p.gamelog import KIND_HEADER, KIND_STEP, LogReader, LogWriter
+from p2p.lockstep import GameOver
+from p2p.verify import verify_log
+from p2p.wire import open_envelope, pack
+
+from p2p_harness import Net, make_lobbies, pump_lobbies, random_legal
+
+
+@pytest.fixture
+def played(tmp_path):
+    """A finished 3-seat game; every peer logged it. Returns (paths, game-over event)."""
+    lobbies = make_lobbies(3, options={"target": 20})
+    pump_lobbies(lobbies)
+    ordered = sorted(lobbies.values(), key=lambda l: l.my_seat)
+    paths = [tmp_path / f"peer{i}.log" for i in range(3)]
+    writers = [LogWriter(p, l.log_header()) for p, l in zip(paths, ordered)]
+    sessions = [l.start_session(E, log=w) for l, w in zip(ordered, writers)]
+    net = Net(sessions, random_legal(E, seed=11))
+    net.run()
+    for w in writers:
+        w.close()
+    over = [e for e in net.events[0] if isinstance(e, GameOver)][0]
+    return paths, over
+
+
+def records(path):
+    return [(r.kind, r.payload) for r in LogReader(path)]
+
+
+def write_records(path, recs):
+    """Write a log by hand from the documented format (core.md §6)."""
+    with open(path, "wb") as f:
+        f.write(b"LNPLOG1\n")
+        for kind, payload in recs:
+            kp = bytes((kind,)) + payload
+            f.write(struct.pack(">IB", len(payload), kind) + payload + struct.pack(">I", zlib.crc32(kp)))
+
+
+def test_logs_round_trip_and_are_identical_on_every_peer(played):
+    paths, over = played
+    blobs = [p.read_bytes() for p in paths]
+    assert blobs[0] == blobs[1] == blobs[2]
+    recs = records(paths[0])
+    assert recs[0][0] == KIND_HEADER and all(k == KIND_STEP for k, _ in recs[1:])
+    assert len(recs) - 1 == over.steps
+    step, msgs = msgpack.unpackb(recs[5][1])
+    assert step == 4 and len(msgs) == 3
+    write_records(paths[0].with_suffix(".copy"), recs)  # the documented format, written by hand
+    assert paths[0].with_suffix(".copy").read_bytes() == blobs[0]
+
+
+def test_verify_passes_on_a_good_log(played):
+    paths, over = played
+    rep = verify_log(paths[0], engine=E)
+    assert rep.ok and rep.complete and rep.error is None and rep.first_bad_step is None
+    assert rep.steps == over.steps and rep.winner == over.winner
+    assert rep.final_state_hash == over.final_hash.hex()
+    assert rep.edition == "race" and {n for n, _ in rep.seats} == {"p0", "p1", "p2"}
+    assert all(len(fp) == 16 for _, fp in rep.seats)
+    assert rep.messages == 3 * over.steps
+    assert rep.events_by_type.get("Moved", 0) >= 1
+
+
+def test_truncated_tail_is_detected_with_offset(played):
+    paths, over = played
+    data = paths[0].read_bytes()
+    paths[0].write_bytes(data[:-3])
+    reader = LogReader(paths[0])
+    recs = list(reader)
+    assert len(recs) == over.steps  # the header + all steps but the last
+    assert reader.error == "truncated record" and reader.error_offset == recs[-1].offset + 5 + len(recs[-1].payload) + 4
+    rep = verify_log(paths[0], engine=E)
+    assert not rep.ok and rep.first_bad_step == over.steps - 1 and "truncated" in rep.error
+
+
+def test_flipped_byte_names_its_step(played):
+    paths, _ = played
+    recs = LogReader(paths[0])
+    offset = [r for r in recs][8].offset  # step 7's record
+    data = bytearray(paths[0].read_bytes())
+    data[offset + 5 + 40] ^= 0x01
+    paths[0].write_bytes(bytes(data))
+    rep = verify_log(paths[0], engine=E)
+    assert not rep.ok and rep.first_bad_step == 7
+
+
+def test_reordered_messages_name_the_step(played):
+    paths, _ = played
+    recs = records(paths[0])
+    step, msgs = msgpack.unpackb(recs[6][1])
+    recs[6] = (KIND_STEP, msgpack.packb([step, [msgs[1], msgs[0], msgs[2]]]))
+    write_records(paths[1], recs)
+    rep = verify_log(paths[1], engine=E)
+    assert not rep.ok and rep.first_bad_step == 5 and "seat" in rep.error
+
+
+def test_swapped_step_records_name_the_step(played):
+    paths, _ = played
+    recs = records(paths[0])
+    recs[4], recs[5] = recs[5], recs[4]
+    write_records(paths[1], recs)
+    rep = verify_log(paths[1], engine=E)
+    assert not rep.ok and rep.first_bad_step == 3
+
+
+def test_forged_signature_names_the_step(played):
+    paths, _ = played
+    recs = records(paths[0])
+    step, msgs = msgpack.unpackb(recs[10][1])
+    env = open_envelope(msgs[2])
+    msgs[2] = pack([env.mtype, env.body, bytes(64)])
+    recs[10] = (KIND_STEP, msgpack.packb([step, msgs]))
+    write_records(paths[1], recs)
+    rep = verify_log(paths[1], engine=E)
+    assert not rep.ok and rep.first_bad_step == 9 and "signature" in rep.error
+
+
+def test_tampered_header_is_step_minus_one(played):
+    paths, _ = played
+    recs = records(paths[0])
+    version, sb, sigs, seeds = msgpack.unpackb(recs[0][1])
+    seeds[0], seeds[1] = seeds[1], seeds[0]
+    recs[0] = (KIND_HEADER, msgpack.packb([version, sb, sigs, seeds]))
+    write_records(paths[1], recs)
+    rep = verify_log(paths[1], engine=E)
+    assert not rep.ok and rep.first_bad_step == -1
+
+
+def test_writer_refuses_out_of_order_steps_and_overwrite(tmp_path):
+    p = tmp_path / "x.log"
+    with LogWriter(p, b"\x90") as w:
+        with pytest.raises(LocalProtocolError):
+            w.append_step(1, [])
+    with pytest.raises(FileExistsError):
+        LogWriter(p, b"\x90")
+
+
+def test_not_a_log():
+    import tempfile, os
+    with tempfile.NamedTemporaryFile(delete=False) as f:
+        f.write(b"hello")
+    rep = verify_log(f.name, engine=E)
+    os.unlink(f.name)
+    assert not rep.ok and rep.first_bad_step == -1 and "magic" in rep.error
