@@ -1,0 +1,81 @@
+"""Bots: deterministic players that are part of the engine (DESIGN.md §1).
+
+``choose(state, seat, bot)`` is a pure function of the state: no ``random``, no clock, no
+memory between calls, no ``hash()`` or set iteration. Every peer that plays a seat whose
+player left computes the same action without any message, and a replay of a game log gives the
+same bot moves.
+
+What a bot does, in order of priority, at every decision step (one action per step):
+
+1. claims rent owed to it at once ("rent must be claimed" — a claim lapses when the next
+   player's dice are rolled, rulebook "Se invece non lo fa prima che il giocatore successivo
+   abbia lanciato i dadi");
+2. answers a trade offered to it: accepts when its gain is at least its margin, else rejects;
+3. in an auction it still bids in: bids in jumps up to a ceiling (price, set bonuses, cash
+   reserve), else passes;
+4. when it owes money: mortgages, then sells buildings, then mortgages sets, and declares
+   bankruptcy only when selling everything could not pay (the engine's own test);
+5. after a bankrupt's mortgaged estate comes to it: lifts what it can afford;
+6. on its own turn, before rolling: lifts a mortgage when rich, builds evenly on complete sets
+   above its reserve, offers at most one trade every ``trade_every`` own turns (the turn
+   counter decides, so a rejected offer is not repeated at once), leaves jail early while
+   properties are still for sale, then rolls;
+7. when it lands on an unowned property: buys it above the reserve, or to complete or block
+   a set; else declines and it is auctioned.
+
+Otherwise it returns None ("nothing"). Bots never look ahead: the hot path reads a few list
+entries; trade search runs once per trading turn.
+"""
+from __future__ import annotations
+
+from ..actions import ClaimRent
+from ..state import P_AUCTION, P_BUY, P_INHERIT, P_OVER, P_RAISE, P_ROLL
+from ._decide import on_auction, on_buy, on_inherit, on_raise, on_roll
+from ._profile import BOTS, Profile
+from ._trade import answer
+from ._value import static
+
+__all__ = ["choose", "BOTS", "Profile"]
+
+
+def choose(state, seat: int, bot: str = "default"):
+    """The action of seat ``seat`` for the next decision step, or None for "nothing".
+
+    ``state``: an ``engine.State`` (not modified); ``seat``: 0..n-1; ``bot``: a key of
+    :data:`BOTS`. Returns None during chance steps, once the game is over, and for bankrupt
+    seats. Raises KeyError for an unknown bot name and IndexError for a seat out of range.
+    """
+    prof = BOTS[bot]
+    s = state
+    if s.out[seat] or s.phase == P_OVER:
+        return None
+    if s.claims:
+        for c in s.claims:
+            if c[0] == seat:
+                return ClaimRent(c[2], c[1])
+    if s.offers:
+        for o in s.offers:
+            if o[1] == seat:
+                return answer(s, static(s), prof, seat, o)
+    ph = s.phase
+    if ph == P_ROLL:
+        if s.current == seat:
+            return on_roll(s, static(s), prof, seat)
+        return None
+    if ph == P_BUY:
+        if s.current == seat:
+            return on_buy(s, static(s), prof, seat)
+        return None
+    if ph == P_AUCTION:
+        if s.auc_in[seat] and s.auc_bidder != seat:
+            return on_auction(s, static(s), prof, seat)
+        return None
+    if ph == P_RAISE:
+        if s.debts[0][0] == seat:
+            return on_raise(s, static(s), prof, seat)
+        return None
+    if ph == P_INHERIT:
+        if s.inherit[0] == seat:
+            return on_inherit(s, static(s), prof, seat)
+    return None
+

@@ -1,0 +1,269 @@
+"""The decisions of a bot, phase by phase (see ``engine.bots`` for the overview).
+
+Every function reads the state's flat lists directly (never a copy) and returns one Action or
+None. They only return actions the engine accepts: the checks mirror engine/rules/*.py, and the
+playout tests (tests/engine/test_playouts.py) fail on any bot action the engine refuses.
+"""
+from __future__ import annotations
+
+from ..actions import (Bid, BuildHouse, BuyProperty, DeclareBankruptcy, DeclineProperty,
+                       LiftMortgage, Mortgage, PassBid, PayJailFine, ProposeTrade, RollDice,
+                       SellBuilding, SettleMortgages, UseJailCard)
+from ..editions import K_STATION, K_STREET, K_UTILITY
+from ..rules.auction import min_bid
+from ..rules.building import liquidation_value
+from ..rules.money import owed_by
+from ._trade import propose
+from ._value import Static, blocks_set, completes_set, reserve_for, worst_rent
+
+__all__ = ["on_roll", "on_buy", "on_auction", "on_raise", "on_inherit"]
+
+HOTEL = 5
+
+
+# ------------------------------------------------------------------------------ own turn
+
+def on_roll(s, st: Static, prof, seat: int):
+    """Before the roll of ``seat``'s turn: lift a mortgage, build, offer a trade, leave jail,
+    or roll. Each call returns one action; the turn's roll comes once nothing else is wanted."""
+    reserve = -1
+    if _owns_mortgaged(s, st, seat):
+        reserve = reserve_for(s, st, prof, seat)
+        a = _lift(s, st, prof, seat, reserve)
+        if a is not None:
+            return a
+    if _owns_set(s, st, seat):
+        if reserve < 0:
+            reserve = reserve_for(s, st, prof, seat)
+        a = _build(s, st, prof, seat, reserve)
+        if a is not None:
+            return a
+    if s.doubles == 0 and not s.jail[seat] and (s.turn // s.n) % prof.trade_every == 0:
+        a = _trade(s, st, prof, seat)
+        if a is not None:
+            return a
+    if s.jail[seat]:
+        return _jail(s, st, prof, seat)
+    return RollDice()
+
+
+def _owns_mortgaged(s, st: Static, seat: int) -> bool:
+    owner = s.owner
+    mort = s.mort
+    for sq in st.properties:
+        if mort[sq] and owner[sq] == seat:
+            return True
+    return False
+
+
+def _owns_set(s, st: Static, seat: int) -> bool:
+    owner = s.owner
+    for g in st.groups:
+        for m in g:
+            if owner[m] != seat:
+                break
+        else:
+            return True
+    return False
+
+
+def _lift(s, st: Static, prof, seat: int, reserve: int):
+    """Lift one mortgage when rich: streets of complete sets first, then by board order."""
+    if any(d[0] == seat for d in s.debts):
+        return None
+    cash = s.cash[seat]
+    lift = s.tb.lift
+    best = -1
+    for sq in st.properties:
+        if s.mort[sq] and s.owner[sq] == seat and cash - lift[sq] >= 2 * reserve:
+            if best < 0 or (completes_set(s, sq, seat) and not completes_set(s, best, seat)):
+                best = sq
+    return LiftMortgage(best) if best >= 0 else None
+
+
+def _build(s, st: Static, prof, seat: int, reserve: int):
+    """One building on the set with the best return per euro, evenly (lowest street first)."""
+    if any(d[0] == seat for d in s.debts):
+        return None
+    tb = s.tb
+    owner = s.owner
+    level = s.level
+    mort = s.mort
+    cash = s.cash[seat]
+    keep = reserve * prof.build_reserve_pct // 100
+    for gi in st.build_order:
+        g = st.groups[gi]
+        low = -1
+        for m in g:
+            if owner[m] != seat or mort[m]:
+                low = -2
+                break
+            if low < 0 or level[m] < level[low]:
+                low = m
+        if low < 0 or level[low] >= HOTEL:
+            continue
+        if level[low] == 4:
+            if s.hotels <= 0:
+                continue
+        elif s.houses <= 0:
+            continue
+        if cash - tb.house_cost[low] >= keep:
+            return BuildHouse(low)
+    return None
+
+
+def _trade(s, st: Static, prof, seat: int):
+    """One offer per trading turn; none while an identical offer of ours is still open."""
+    offer = propose(s, st, prof, seat)
+    if offer is None:
+        return None
+    for o in s.offers:
+        if o[0] == seat and _same_offer(o, offer):
+            return None
+    return offer
+
+
+def _same_offer(o: list, a: ProposeTrade) -> bool:
+    return (o[1] == a.partner and tuple(o[2]) == a.give_squares and tuple(o[3]) == a.get_squares
+            and o[4] == a.give_cash and o[5] == a.get_cash and tuple(o[6]) == a.give_cards
+            and tuple(o[7]) == a.get_cards and tuple(o[8]) == a.lift)
+
+
+def _jail(s, st: Static, prof, seat: int):
+    """Leave jail early while the board is cheap, stay (roll for doubles) once it is dear."""
+    unowned = 0
+    for sq in st.properties:
+        if s.owner[sq] < 0:
+            unowned += 1
+    if unowned == 0 and worst_rent(s, st, seat) >= prof.jail_stay_rent:
+        return RollDice()
+    if s.held[seat]:
+        return UseJailCard(s.held[seat][0] >> 8)
+    if s.cash[seat] >= s.ed.jail_fine + prof.reserve:
+        return PayJailFine()
+    return RollDice()
+
+
+def on_buy(s, st: Static, prof, seat: int):
+    """Buy the property landed on when the reserve allows it, or always when it completes or
+    blocks a colour set and the price is payable; otherwise decline (it goes to auction)."""
+    sq = s.pos[seat]
+    price = s.tb.price[sq]
+    cash = s.cash[seat]
+    if cash < price:
+        return DeclineProperty()
+    if cash - price >= reserve_for(s, st, prof, seat):
+        return BuyProperty()
+    if (completes_set(s, sq, seat) or blocks_set(s, sq, seat)) and cash - price >= prof.reserve // 3:
+        return BuyProperty()
+    return DeclineProperty()
+
+
+def _auction_ceiling(s, st: Static, prof, seat: int, sq: int) -> int:
+    """Highest bid in euro ``seat`` makes for ``sq``."""
+    tb = s.tb
+    price = tb.price[sq]
+    value = price * prof.bid_pct // 100
+    if completes_set(s, sq, seat):
+        value += st.set_price[tb.group[sq]] // 2
+    elif blocks_set(s, sq, seat):
+        value += price // 2
+    elif tb.kind[sq] in (K_STATION, K_UTILITY):
+        owned = sum(1 for m in tb.group_of[sq] if s.owner[m] == seat)
+        value += owned * price // 4
+    spare = s.cash[seat] - reserve_for(s, st, prof, seat) // 2
+    return min(value, spare)
+
+
+def on_auction(s, st: Static, prof, seat: int):
+    """Bid up to the ceiling in a few jumps (each step is one round trip between peers), or
+    pass."""
+    sq = s.auc_sq
+    low = min_bid(s)
+    top = _auction_ceiling(s, st, prof, seat, sq)
+    if top < low:
+        return PassBid()
+    price = s.tb.price[sq]
+    if s.auc_bidder < 0:
+        want = price // 2
+    else:
+        want = s.auc_high + max(s.ed.auction_min_raise, price // 10)
+    return Bid(min(top, max(low, want)))
+
+
+# ------------------------------------------------------------------------------ money trouble
+
+def on_raise(s, st: Static, prof, seat: int):
+    """Raise money for a debt: mortgage what earns least, then sell buildings evenly, then
+    mortgage the streets of sets; declare bankruptcy only when even that cannot pay."""
+    need = owed_by(s, seat) - s.cash[seat]
+    if s.cash[seat] + liquidation_value(s, seat) < owed_by(s, seat):
+        return DeclareBankruptcy()
+    tb = s.tb
+    owner = s.owner
+    level = s.level
+    mort = s.mort
+    # 1. Mortgage a property outside any complete set with no buildings in its group:
+    #    the one whose mortgage covers the need, else the largest.
+    best = -1
+    for sq in st.properties:
+        if owner[sq] != seat or mort[sq] or _group_built(s, sq):
+            continue
+        if tb.kind[sq] == K_STREET and completes_set(s, sq, seat):
+            continue
+        if best < 0 or _better_mortgage(tb, sq, best, need):
+            best = sq
+    if best >= 0:
+        return Mortgage(best)
+    # 2. Sell a building: from the set with the cheapest houses, on its highest street.
+    sell = -1
+    for gi in reversed(st.build_order):
+        g = st.groups[gi]
+        top = -1
+        for m in g:
+            if owner[m] == seat and level[m] and (top < 0 or level[m] > level[top]):
+                top = m
+        if top >= 0:
+            sell = top
+            break
+    if sell >= 0:
+        return SellBuilding(sell)
+    # 3. Mortgage the streets of complete sets (no buildings left on them).
+    for sq in st.properties:
+        if owner[sq] == seat and not mort[sq] and not _group_built(s, sq):
+            return Mortgage(sq)
+    return DeclareBankruptcy()  # pragma: no cover - liquidation_value said we could pay
+
+
+def _group_built(s, sq: int) -> bool:
+    level = s.level
+    for m in s.tb.group_of[sq]:
+        if level[m]:
+            return True
+    return False
+
+
+def _better_mortgage(tb, sq: int, best: int, need: int) -> bool:
+    """Prefer the smallest mortgage that covers ``need``; failing that the largest."""
+    a, b = tb.mortgage[sq], tb.mortgage[best]
+    if a >= need and b >= need:
+        return a < b
+    if a >= need or b >= need:
+        return a >= need
+    return a > b
+
+
+def on_inherit(s, st: Static, prof, seat: int):
+    """Mortgaged properties received from a bankrupt: lift those we can afford above the
+    reserve (streets that complete a set first), pay the 10 % on the rest."""
+    tb = s.tb
+    squares = sorted(s.inherit[1:], key=lambda sq: (not completes_set(s, sq, seat), sq))
+    fees = sum(tb.fee[sq] for sq in squares)
+    budget = s.cash[seat] - prof.reserve - fees
+    lift = []
+    for sq in squares:
+        extra = tb.lift[sq] - tb.fee[sq]
+        if extra <= budget:
+            lift.append(sq)
+            budget -= extra
+    return SettleMortgages(tuple(sorted(lift)))

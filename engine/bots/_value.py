@@ -1,0 +1,169 @@
+"""What property is worth to a bot: cheap integer heuristics over the state's flat lists.
+
+No search, no copies of the state: a trade is valued by looking at an ``owner`` list in which a
+few squares have been reassigned (a 40-int list copy). Everything is an int (DESIGN.md §1).
+
+Values, in euro:
+
+* a property is worth its printed price (mortgaged: the price less the cost of lifting it);
+* a complete colour set adds the sum of its printed prices again (it doubles the rent and lets
+  the owner build — rulebook "Collezionate serie complete di strade dello stesso colore!");
+* stations and utilities add a bonus for owning several (their rent grows with the count).
+"""
+from __future__ import annotations
+
+from ..editions import K_STATION, K_STREET, K_UTILITY
+
+__all__ = ["Static", "static", "holdings_value", "new_sets", "worst_rent", "reserve_for",
+           "completes_set", "blocks_set"]
+
+# Extra value for owning k stations / utilities (rent 25/50/100/200 and 4x/10x the dice).
+_STATION_BONUS = (0, 0, 50, 150, 300)
+_UTILITY_BONUS = (0, 0, 60)
+# Expected dice total, used to turn a utility's dice multiplier into euro.
+_DICE_MEAN = 7
+
+
+class Static:
+    """Per-edition lists the bots read on the hot path (computed once per edition)."""
+
+    __slots__ = ("groups", "set_price", "build_order", "properties", "stations", "utilities")
+
+    def __init__(self, tb) -> None:
+        self.groups = [tuple(g) for g in tb.group_members]
+        """Colour sets: the squares of each, in board order."""
+        self.set_price = [sum(tb.price[m] for m in g) for g in self.groups]
+        """Sum of the printed prices of each colour set, euro."""
+        # Build where a house buys the most rent per euro first (ties: lower set index).
+        gain = []
+        for gi, g in enumerate(self.groups):
+            m = g[-1]
+            per_house = (tb.rent[m][4] - tb.rent[m][1]) * 1000 // max(1, 3 * tb.house_cost[m])
+            gain.append((-per_house, gi))
+        self.build_order = tuple(gi for _, gi in sorted(gain))
+        """Colour set indices, best return per house first."""
+        self.properties = tuple(tb.properties)
+        """Every purchasable square."""
+        self.stations = tuple(tb.stations)
+        """Station squares."""
+        self.utilities = tuple(tb.utilities)
+        """Utility squares."""
+
+
+_STATIC: dict[str, Static] = {}
+
+
+def static(s) -> Static:
+    """The :class:`Static` lists of ``s``'s edition (cached by edition name)."""
+    st = _STATIC.get(s.edition)
+    if st is None:
+        st = _STATIC[s.edition] = Static(s.tb)
+    return st
+
+
+def holdings_value(s, st: Static, owner: list[int], seat: int) -> int:
+    """Worth in euro of what ``seat`` owns under the ownership list ``owner`` (module docstring);
+    ``s.mort`` says which squares are mortgaged."""
+    tb = s.tb
+    price = tb.price
+    mort = s.mort
+    lift = tb.lift
+    v = 0
+    for gi, g in enumerate(st.groups):
+        cnt = 0
+        for m in g:
+            if owner[m] == seat:
+                cnt += 1
+                v += price[m] - lift[m] if mort[m] else price[m]
+        if cnt == len(g):
+            v += st.set_price[gi]
+    for squares, bonus in ((st.stations, _STATION_BONUS), (st.utilities, _UTILITY_BONUS)):
+        cnt = 0
+        for m in squares:
+            if owner[m] == seat:
+                cnt += 1
+                v += price[m] - lift[m] if mort[m] else price[m]
+        v += bonus[min(cnt, len(bonus) - 1)]
+    return v
+
+
+def new_sets(st: Static, before: list[int], after: list[int], seat: int) -> int:
+    """Sum of the set prices (euro) of the colour sets ``seat`` completes going from ownership
+    ``before`` to ``after``."""
+    total = 0
+    for gi, g in enumerate(st.groups):
+        if all(after[m] == seat for m in g) and not all(before[m] == seat for m in g):
+            total += st.set_price[gi]
+    return total
+
+
+def completes_set(s, sq: int, seat: int) -> bool:
+    """True if owning ``sq`` would give ``seat`` the whole colour set of ``sq``."""
+    tb = s.tb
+    if tb.kind[sq] != K_STREET:
+        return False
+    owner = s.owner
+    return all(owner[m] == seat for m in tb.group_of[sq] if m != sq)
+
+
+def blocks_set(s, sq: int, seat: int) -> bool:
+    """True if one other player owns every other street of ``sq``'s colour set (so ``seat``
+    taking ``sq`` keeps that player from completing it)."""
+    tb = s.tb
+    if tb.kind[sq] != K_STREET:
+        return False
+    owner = s.owner
+    rival = -1
+    for m in tb.group_of[sq]:
+        if m == sq:
+            continue
+        o = owner[m]
+        if o < 0 or o == seat or (rival >= 0 and o != rival):
+            return False
+        rival = o
+    return rival >= 0
+
+
+def worst_rent(s, st: Static, seat: int) -> int:
+    """Highest rent in euro ``seat`` could owe by landing on one opponent's property now."""
+    tb = s.tb
+    owner = s.owner
+    level = s.level
+    mort = s.mort
+    worst = 0
+    for sq in st.properties:
+        o = owner[sq]
+        if o < 0 or o == seat or mort[sq]:
+            continue
+        k = tb.kind[sq]
+        if k == K_STREET:
+            lv = level[sq]
+            if lv:
+                r = tb.rent[sq][lv + 1]
+            else:
+                r = tb.rent[sq][0]
+                for m in tb.group_of[sq]:
+                    if owner[m] != o:
+                        break
+                else:
+                    r = tb.rent[sq][1]
+        else:
+            cnt = 0
+            for m in tb.group_of[sq]:
+                if owner[m] == o:
+                    cnt += 1
+            if k == K_STATION:
+                r = s.ed.station_rents[cnt - 1]
+            elif k == K_UTILITY:
+                r = s.ed.utility_multipliers[cnt - 1] * _DICE_MEAN
+            else:  # pragma: no cover - properties are streets, stations or utilities
+                r = 0
+        if r > worst:
+            worst = r
+    return worst
+
+
+def reserve_for(s, st: Static, prof, seat: int) -> int:
+    """Cash in euro ``seat`` keeps in hand: the profile's reserve plus a share of the worst
+    rent it could owe on its next move."""
+    return prof.reserve + worst_rent(s, st, seat) * prof.threat_pct // 100
