@@ -1,1 +1,22 @@
-"""lanopoli."""
+"""lanopoli's pure rules engine (ARCHITECTURE.md §1): no I/O, no clock, no randomness of its own.
+
+Public surface re-exported here; see docs/protocol/engine.md for the wire-level contracts
+(action encoding, PRNG, state encoding and hash, chance-step kinds, rule choices).
+"""
+from .actions import Action, action_sort_key, decode_action, encode_action
+from .editions import EDITIONS, Edition
+from .errors import IllegalAction
+from .events import encode_event
+from .game import (Pending, apply_action, apply_chance, apply_step, bid_limits, chance_inplace,
+                   legal_actions, new_game, pending, random_playout, step_inplace)
+from .hashing import decode_state, encode_state, state_hash
+from .rules.endgame import is_terminal, standings, winner
+from .state import State
+
+__all__ = [
+    "new_game", "pending", "legal_actions", "apply_step", "apply_chance", "apply_action",
+    "is_terminal", "winner", "standings", "state_hash", "encode_state", "decode_state",
+    "encode_action", "decode_action", "encode_event", "IllegalAction", "EDITIONS", "Edition",
+    "Pending", "State", "Action", "action_sort_key", "bid_limits", "step_inplace",
+    "chance_inplace", "random_playout",
+]

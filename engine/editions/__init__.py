@@ -1,1 +1,259 @@
-"""lanopoli."""
+"""Editions: board, decks, money rules and rule switches as data (STYLE.md §5).
+
+``EDITIONS[name]`` is a frozen :class:`Edition`. The shared rules in ``engine/rules/`` read the
+switches; no edition forks the code. Only "classico" is registered now; the switches already
+named for the other editions (DESIGN.md §1) default to the classico behaviour and are rejected
+by :func:`engine.state.new_game` when set, until their rules exist.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Mapping
+
+__all__ = [
+    "Edition", "Square", "Card", "Tables", "EDITIONS", "load_board", "load_decks",
+    "K_GO", "K_STREET", "K_STATION", "K_UTILITY", "K_TAX", "K_CARD", "K_JAIL", "K_FREE",
+    "K_GOTOJAIL", "SQUARE_KINDS", "CARD_KINDS",
+]
+
+# Square kinds (ints on the hot path; the names are the data-file spelling).
+K_GO, K_STREET, K_STATION, K_UTILITY, K_TAX, K_CARD, K_JAIL, K_FREE, K_GOTOJAIL = range(9)
+SQUARE_KINDS = ("go", "street", "station", "utility", "tax", "card", "jail", "free_parking",
+                "go_to_jail")
+# Card effect kinds (cards_it_classic.json effect_schema).
+CARD_KINDS = ("move_to", "move_to_nearest", "move_relative", "collect", "pay",
+              "collect_from_each_player", "pay_each_player", "repairs", "go_to_jail",
+              "get_out_of_jail_free")
+
+
+@dataclass(frozen=True)
+class Square:
+    """One board square."""
+    index: int
+    """Position 0..39, VIA! is 0."""
+    name: str
+    """Italian name as printed."""
+    kind: int
+    """One of the K_* constants."""
+    group: int = -1
+    """Colour group index for streets, -1 otherwise (stations/utilities use ``kind``)."""
+    price: int = 0
+    """Purchase price in euro (0: not a property)."""
+    rent: tuple[int, ...] = ()
+    """Streets: (base, complete set unbuilt, 1, 2, 3, 4 houses, hotel) in euro."""
+    house_cost: int = 0
+    """Streets: price of one house (a hotel costs the same plus the 4 houses), euro."""
+    mortgage: int = 0
+    """Mortgage value printed on the back of the deed, euro."""
+    amount: int = 0
+    """Tax squares: the tax in euro."""
+    deck: int = -1
+    """Card squares: index of the deck to draw from."""
+
+
+@dataclass(frozen=True)
+class Card:
+    """One card; the fields used depend on ``kind`` (a CARD_KINDS name)."""
+    deck: int
+    """Index of the deck the card belongs to."""
+    index: int
+    """Position of the card in the edition's deck list (its identity)."""
+    text: str
+    """Italian text as printed."""
+    kind: str
+    """Effect kind, one of CARD_KINDS."""
+    target: int = -1
+    """move_to: square index."""
+    target_kind: int = -1
+    """move_to_nearest: K_STATION or K_UTILITY."""
+    steps: int = 0
+    """move_relative: squares to move (negative = backwards, no VIA! salary)."""
+    amount: int = 0
+    """collect/pay/collect_from_each_player/pay_each_player: euro."""
+    per_house: int = 0
+    """repairs: euro per house."""
+    per_hotel: int = 0
+    """repairs: euro per hotel."""
+    go_salary: bool = False
+    """move_to/move_to_nearest: collect the VIA! salary when passing VIA!."""
+    rent_multiplier: int = 1
+    """move_to_nearest station: the owner gets this multiple of the normal rent."""
+    dice_multiplier: int = 0
+    """move_to_nearest utility: roll new dice, pay the owner this multiple (0: normal rent)."""
+
+
+class Tables:
+    """Flat lists precomputed from an edition's squares for the hot path (read-only by habit)."""
+
+    __slots__ = ("kind", "price", "group", "rent", "house_cost", "mortgage", "lift", "fee",
+                 "amount", "deck", "group_members", "group_of", "properties", "stations",
+                 "utilities", "nsq")
+
+    def __init__(self, squares: tuple[Square, ...], groups: tuple[tuple[int, ...], ...],
+                 interest_pct: int = 10) -> None:
+        self.nsq = len(squares)
+        self.kind = [s.kind for s in squares]
+        self.price = [s.price for s in squares]
+        self.group = [s.group for s in squares]
+        self.rent = [s.rent for s in squares]
+        self.house_cost = [s.house_cost for s in squares]
+        self.mortgage = [s.mortgage for s in squares]
+        # Lifting a mortgage costs the mortgage plus 10 %, rounded up to the euro
+        # (Hasbro: "valore ipotecario aumentato del 10%"; rounding not printed, see engine.md).
+        self.fee = [(m * interest_pct + 99) // 100 for m in self.mortgage]
+        self.lift = [m + f for m, f in zip(self.mortgage, self.fee)]
+        self.amount = [s.amount for s in squares]
+        self.deck = [s.deck for s in squares]
+        self.group_members = [list(g) for g in groups]
+        self.properties = [s.index for s in squares if s.price > 0]
+        self.stations = [s.index for s in squares if s.kind == K_STATION]
+        self.utilities = [s.index for s in squares if s.kind == K_UTILITY]
+        # group_of[sq]: the squares whose ownership decides the rent of sq (colour set,
+        # all stations, all utilities).
+        go: list[tuple[int, ...]] = [() for _ in squares]
+        for g in groups:
+            for m in g:
+                go[m] = tuple(g)
+        for m in self.stations:
+            go[m] = tuple(self.stations)
+        for m in self.utilities:
+            go[m] = tuple(self.utilities)
+        self.group_of = go
+
+
+@dataclass(frozen=True)
+class Edition:
+    """An edition: data plus rule switches. Money in euro."""
+    name: str
+    """Registry key, e.g. "classico"."""
+    title: str
+    """Human title (Italian)."""
+    squares: tuple[Square, ...]
+    """The board, index 0 = VIA!."""
+    groups: tuple[tuple[int, ...], ...]
+    """Colour groups: squares of each set, in board order."""
+    group_names: tuple[str, ...]
+    """Italian colour names, parallel to ``groups``."""
+    decks: tuple[tuple[Card, ...], ...]
+    """Card decks (classico: 0 = Probabilità, 1 = Imprevisti)."""
+    deck_names: tuple[str, ...]
+    """Italian deck names, parallel to ``decks``."""
+    station_rents: tuple[int, ...]
+    """Rent by number of stations owned (1..4), euro."""
+    utility_multipliers: tuple[int, ...]
+    """Dice multiplier by number of utilities owned (1..2)."""
+    start_cash: int = 1500
+    """Money each player gets at the start, euro."""
+    go_salary: int = 200
+    """Paid when passing or landing on VIA!, euro."""
+    jail_fine: int = 50
+    """Fine to leave jail, euro."""
+    jail_max_turns: int = 3
+    """Turns a player may try for doubles before paying and moving."""
+    jail_square: int = 10
+    """Square of the jail."""
+    auction_open: int = 10
+    """Lowest first bid in an auction, euro."""
+    auction_min_raise: int = 1
+    """Smallest raise over the high bid, euro."""
+    houses: int = 32
+    """Houses in the bank at the start."""
+    hotels: int = 12
+    """Hotels in the bank at the start."""
+    mortgage_interest_pct: int = 10
+    """Interest to lift a mortgage, and the fee to keep one received by trade/bankruptcy (%)."""
+    rent_must_be_claimed: bool = True
+    """The owner must ask for the rent (ClaimRent) before the next player rolls."""
+    min_players: int = 2
+    """Fewest seats."""
+    max_players: int = 8
+    """Most seats (8 tokens in the box)."""
+    # Switches of later editions (DESIGN.md §1); classico values only are implemented.
+    contracts_dealt: int = 0
+    """Contracts dealt to each player at the start (editrice-giochi); 0 = none."""
+    stations_move_to_next_free: bool = False
+    """Niente-è-come-sembra: landing on a station moves you to the next unowned property."""
+    hotels_only: bool = False
+    """Niente-è-come-sembra: one hotel per street, no houses."""
+    end_when_all_owned: bool = False
+    """Niente-è-come-sembra: the game ends when every property is owned."""
+    timed_game: bool = False
+    """Editrice Giochi / Fabrianopoli option: the game ends on time, won by net worth."""
+    bankruptcy_to_bank_only: bool = False
+    """Editrice Giochi: a bankrupt's estate always goes to the bank, which pays the creditor."""
+    tables: Tables = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
+    """Precomputed lists for the hot path (built in __post_init__)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "tables", Tables(self.squares, self.groups,
+                                                      self.mortgage_interest_pct))
+
+
+def load_board(filename: str) -> tuple[tuple[Square, ...], tuple[tuple[int, ...], ...],
+                                        tuple[str, ...], tuple[int, ...], tuple[int, ...],
+                                        dict[str, int]]:
+    """Read ``engine/editions/data/<filename>``: squares, groups, group names, station rents,
+    utility multipliers and the deck-id → index map. Raises ValueError on an inconsistent file."""
+    raw = json.loads(resources.files(__name__).joinpath("data", filename).read_text("utf-8"))
+    gids = [g["id"] for g in raw["groups"]]
+    decks: dict[str, int] = {}
+    squares = []
+    for i, s in enumerate(raw["squares"]):
+        if s["index"] != i:
+            raise ValueError(f"{filename}: square {i} out of order")
+        kind = SQUARE_KINDS.index(s["kind"])
+        deck = -1
+        if kind == K_CARD:
+            deck = decks.setdefault(s["deck"], len(decks))
+        squares.append(Square(
+            index=i, name=s["name"], kind=kind,
+            group=gids.index(s["group"]) if kind == K_STREET else -1,
+            price=s.get("price", 0), rent=tuple(s.get("rent", ())),
+            house_cost=s.get("house_cost", 0), mortgage=s.get("mortgage", 0),
+            amount=s.get("amount", 0), deck=deck))
+    groups = tuple(tuple(g["members"]) for g in raw["groups"])
+    for gi, g in enumerate(groups):
+        for m in g:
+            if squares[m].group != gi:
+                raise ValueError(f"{filename}: square {m} not in group {gids[gi]}")
+    return (tuple(squares), groups, tuple(g["name"] for g in raw["groups"]),
+            tuple(raw["station_rents"]), tuple(raw["utility_multipliers"]), decks)
+
+
+def load_decks(filename: str, deck_ids: Mapping[str, int]) -> tuple[
+        tuple[tuple[Card, ...], ...], tuple[str, ...]]:
+    """Read ``engine/editions/data/<filename>``; decks are ordered by ``deck_ids`` (the order
+    in which the board names them). Raises ValueError on an unknown effect kind."""
+    raw = json.loads(resources.files(__name__).joinpath("data", filename).read_text("utf-8"))
+    by_id = {d["id"]: d for d in raw["decks"]}
+    decks = []
+    names = []
+    for did, di in sorted(deck_ids.items(), key=lambda kv: kv[1]):
+        d = by_id[did]
+        names.append(d["name"])
+        cards = []
+        for ci, c in enumerate(d["cards"]):
+            if c["kind"] not in CARD_KINDS:
+                raise ValueError(f"{filename}: unknown card kind {c['kind']}")
+            tk = -1
+            if c["kind"] == "move_to_nearest":
+                tk = SQUARE_KINDS.index(c["target_type"])
+            cards.append(Card(
+                deck=di, index=ci, text=c["text"], kind=c["kind"],
+                target=c.get("target", -1), target_kind=tk, steps=c.get("steps", 0),
+                amount=c.get("amount", 0), per_house=c.get("per_house", 0),
+                per_hotel=c.get("per_hotel", 0), go_salary=c.get("collect_go_if_passed", False),
+                rent_multiplier=c.get("rent_multiplier", 1),
+                dice_multiplier=c.get("dice_multiplier", 0)))
+        decks.append(tuple(cards))
+    return tuple(decks), tuple(names)
+
+
+def _registry() -> dict[str, Edition]:
+    from . import classico
+    return {"classico": classico.EDITION}
+
+
+EDITIONS: Mapping[str, Edition] = _registry()

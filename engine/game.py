@@ -1,0 +1,428 @@
+"""The engine's state machine: decision steps, chance steps, and the public functions.
+
+Theory of operation (DESIGN.md §1-2, ARCHITECTURE.md §1). The state is always in one *phase*:
+
+* chance phases — "first_player", "dice", "card": the next step is ``apply_chance(state,
+  beacon)``; the beacon is turned into outcomes by ``engine.rng.BeaconRng``;
+* decision phases — "roll"/"jail" (current player), "buy_or_auction" (current player),
+  "auction_bid" (bidders), "raise_money" (debtor), "mortgage_choice" (heir): the next step is
+  ``apply_step(state, inputs)`` with one input (Action or None) per seat, applied in seat
+  order. Every seat still in the game may also send an out-of-turn action (BuildHouse,
+  SellBuilding, Mortgage, LiftMortgage, ProposeTrade, AcceptTrade, RejectTrade, WithdrawTrade,
+  ClaimRent) in any decision step; an action illegal when its turn comes is refused
+  (``ActionRefused``) and changes nothing; None changes nothing (except in an auction step,
+  where an actor's silence is a pass, engine.rules.auction);
+* "game_over": terminal.
+
+Between phases the engine runs transient bookkeeping (``advance``): pay queued debts or enter
+"raise_money", end of move (roll again on a double), next turn, next queued auction.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+from . import actions as A
+from .errors import IllegalAction
+from .events import ActionRefused, DebtOpened
+from .rng import BeaconRng
+from .rules import auction, bankruptcy, building, cards, jail, mortgage, movement, rent, trade
+from .rules.money import settle
+from .state import (CHANCE_PHASES, P_AUCTION, P_AUCTION_NEXT, P_BUY, P_CARD, P_DICE,
+                    P_END_MOVE, P_FIRST, P_INHERIT, P_JAIL_MOVE, P_NEXT_TURN, P_OVER, P_RAISE,
+                    P_ROLL, PHASE_NAMES, State, new_state)
+
+__all__ = ["Pending", "new_game", "pending", "legal_actions", "apply_step", "apply_chance",
+           "apply_action", "step_inplace", "chance_inplace", "advance", "random_playout"]
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """What the state waits for (ARCHITECTURE.md §1)."""
+    chance: bool
+    """True: the next step is a chance step and needs a beacon."""
+    actors: tuple[int, ...]
+    """Decision step: seats whose input the game waits for (sorted)."""
+    kind: str
+    """"first_player", "dice", "card", "roll", "jail", "buy_or_auction", "auction_bid",
+    "raise_money", "mortgage_choice" or "game_over"."""
+    terminal: bool
+    """True once the game is over."""
+
+
+def new_game(edition: str, seats: int, options: Mapping[str, object] | None = None) -> State:
+    """A new game of ``edition`` for ``seats`` players, waiting for the "first_player" chance
+    step. ``options``: none are defined for classico; any key raises ValueError (so that peers
+    never silently disagree on a setup). Raises ValueError for a bad edition or seat count."""
+    if options:
+        raise ValueError(f"unknown options: {sorted(options)}")
+    return new_state(edition, seats)
+
+
+_PENDING_FIRST = Pending(True, (), "first_player", False)
+_PENDING_DICE = Pending(True, (), "dice", False)
+_PENDING_CARD = Pending(True, (), "card", False)
+_PENDING_OVER = Pending(False, (), "game_over", True)
+
+
+def pending(s: State) -> Pending:
+    """What ``s`` waits for now."""
+    ph = s.phase
+    if ph == P_ROLL:
+        return Pending(False, (s.current,), "jail" if s.jail[s.current] else "roll", False)
+    if ph == P_DICE:
+        return _PENDING_DICE
+    if ph == P_BUY:
+        return Pending(False, (s.current,), "buy_or_auction", False)
+    if ph == P_AUCTION:
+        return Pending(False, auction.actors(s), "auction_bid", False)
+    if ph == P_CARD:
+        return _PENDING_CARD
+    if ph == P_RAISE:
+        return Pending(False, (s.debts[0][0],), "raise_money", False)
+    if ph == P_INHERIT:
+        return Pending(False, (s.inherit[0],), "mortgage_choice", False)
+    if ph == P_FIRST:
+        return _PENDING_FIRST
+    if ph == P_OVER:
+        return _PENDING_OVER
+    raise AssertionError(f"transient phase {PHASE_NAMES[ph]} between steps")
+
+
+# ---------------------------------------------------------------------------------- actions
+
+def _not_current(s, seat):
+    raise IllegalAction("not your turn", "not_your_turn")
+
+
+def _roll(s, ev, seat, a, in_auction):
+    if s.phase != P_ROLL or s.current != seat:
+        raise IllegalAction("it is not your roll", "not_your_roll")
+    movement.roll_dice(s, ev, seat)
+
+
+def _bid(s, ev, seat, a, in_auction):
+    if not in_auction:
+        raise IllegalAction("no auction step is running", "not_bidding")
+    auction.bid(s, ev, seat, a.amount)
+
+
+def _pass_bid(s, ev, seat, a, in_auction):
+    if not in_auction:
+        raise IllegalAction("no auction step is running", "not_bidding")
+    auction.pass_bid(s, ev, seat)
+
+
+def _mortgage_action(s, ev, seat, a, in_auction):
+    mortgage.mortgage(s, ev, seat, a.square)
+
+
+_HANDLERS = {
+    A.RollDice.CODE: _roll,
+    A.BuyProperty.CODE: lambda s, ev, seat, a, x: auction.buy(s, ev, seat),
+    A.DeclineProperty.CODE: lambda s, ev, seat, a, x: auction.decline(s, ev, seat),
+    A.Bid.CODE: _bid,
+    A.PassBid.CODE: _pass_bid,
+    A.PayJailFine.CODE: lambda s, ev, seat, a, x: jail.pay_fine(s, ev, seat),
+    A.UseJailCard.CODE: lambda s, ev, seat, a, x: jail.use_card(s, ev, seat, a.deck),
+    A.BuildHouse.CODE: lambda s, ev, seat, a, x: building.build(s, ev, seat, a.square),
+    A.SellBuilding.CODE: lambda s, ev, seat, a, x: building.sell(s, ev, seat, a.square),
+    A.Mortgage.CODE: _mortgage_action,
+    A.LiftMortgage.CODE: lambda s, ev, seat, a, x: mortgage.lift(s, ev, seat, a.square),
+    A.ProposeTrade.CODE: lambda s, ev, seat, a, x: trade.propose(s, ev, seat, a),
+    A.AcceptTrade.CODE: lambda s, ev, seat, a, x: trade.accept(s, ev, seat, a.proposer, a.lift),
+    A.RejectTrade.CODE: lambda s, ev, seat, a, x: trade.reject(s, ev, seat, a.proposer),
+    A.WithdrawTrade.CODE: lambda s, ev, seat, a, x: trade.withdraw(s, ev, seat),
+    A.ClaimRent.CODE: lambda s, ev, seat, a, x: rent.claim_rent(s, ev, seat, a.square, a.debtor),
+    A.DeclareBankruptcy.CODE: lambda s, ev, seat, a, x: bankruptcy.declare(s, ev, seat),
+    A.SettleMortgages.CODE: lambda s, ev, seat, a, x: bankruptcy.settle_mortgages(
+        s, ev, seat, a.lift),
+}
+
+
+def _dispatch(s: State, seat: int, a, ev: list, in_auction: bool) -> None:
+    """Apply one action of ``seat``; raises IllegalAction (state unchanged) if illegal."""
+    if s.out[seat]:
+        raise IllegalAction("you are out of the game", "bankrupt")
+    h = _HANDLERS.get(getattr(a, "CODE", None))
+    if h is None or type(a) is not A.ACTION_TYPES[a.CODE]:
+        raise IllegalAction("not an action", "not_an_action")
+    h(s, ev, seat, a, in_auction)
+    advance(s, ev)
+
+
+def advance(s: State, ev: list) -> None:
+    """Run transient phases until the state waits for a step (see module doc)."""
+    while True:
+        ph = s.phase
+        if ph == P_OVER:
+            return
+        if s.debts:
+            if ph != P_RAISE:
+                if not settle(s, ev):
+                    s.resume.append(ph)
+                    s.phase = P_RAISE
+                    d = s.debts[0]
+                    ev.append(DebtOpened(d[0], d[1], d[2]))
+                    return
+                continue
+            if not settle(s, ev):
+                return
+        if ph == P_RAISE:
+            s.phase = s.resume.pop()
+            continue
+        if ph == P_END_MOVE:
+            movement.end_move(s, ev)
+        elif ph == P_NEXT_TURN:
+            movement.next_turn(s, ev)
+        elif ph == P_AUCTION_NEXT:
+            auction.auction_next(s, ev)
+        elif ph == P_JAIL_MOVE:
+            movement.jail_move(s, ev)
+        elif s.out[s.current] and (ph == P_ROLL or ph == P_DICE or ph == P_BUY or ph == P_CARD):
+            s.phase = P_NEXT_TURN
+        elif ph == P_AUCTION and not auction.actors(s):
+            auction.end_step(s, ev, ())
+        else:
+            return
+
+
+def step_inplace(s: State, inputs: Sequence, ev: list) -> None:
+    """Decision step in place: apply ``inputs`` (one per seat, Action or None) in seat order,
+    appending events to ``ev``. Raises ValueError if the state waits for a chance step or is
+    over, or if ``len(inputs) != s.n``. For simulations; peers use ``apply_step``."""
+    ph = s.phase
+    if ph in CHANCE_PHASES or ph == P_OVER:
+        raise ValueError(f"not a decision step: {PHASE_NAMES[ph]}")
+    if len(inputs) != s.n:
+        raise ValueError("one input per seat")
+    in_auction = ph == P_AUCTION
+    if in_auction:
+        step_actors = auction.actors(s)
+        s.step_bids = []
+    for seat, a in enumerate(inputs):
+        if a is None:
+            continue
+        try:
+            _dispatch(s, seat, a, ev, in_auction and s.phase == P_AUCTION)
+        except IllegalAction as e:
+            ev.append(ActionRefused(seat, getattr(a, "CODE", 0), e.code))
+    if in_auction:
+        if s.phase == P_AUCTION:
+            auction.end_step(s, ev, step_actors)
+            advance(s, ev)
+        s.step_bids = []
+
+
+def chance_inplace(s: State, rng, ev: list) -> None:
+    """Chance step in place with ``rng`` (an object with ``below(n)`` and ``die()``, normally
+    ``BeaconRng(beacon)``; tests may pass ``engine.testing.ScriptedRng``). Raises ValueError if
+    the state does not wait for a chance step."""
+    ph = s.phase
+    if ph == P_DICE:
+        d1 = rng.die()
+        movement.apply_dice(s, ev, d1, rng.die())
+    elif ph == P_CARD:
+        cards.draw(s, ev, rng)
+    elif ph == P_FIRST:
+        movement.first_player(s, ev, rng)
+    else:
+        raise ValueError(f"not a chance step: {PHASE_NAMES[ph]}")
+    advance(s, ev)
+
+
+def apply_step(state: State, inputs: Sequence) -> tuple[State, tuple]:
+    """Functional decision step: ``(new_state, events)``; ``state`` is not modified.
+    Errors: as ``step_inplace``."""
+    s = state.copy()
+    ev: list = []
+    step_inplace(s, inputs, ev)
+    return s, tuple(ev)
+
+
+def apply_chance(state: State, beacon: bytes) -> tuple[State, tuple]:
+    """Functional chance step with the 32-byte ``beacon`` (engine.rng): ``(new_state, events)``.
+    Raises ValueError if the state does not wait for a chance step or the beacon is empty."""
+    rng = BeaconRng(beacon)
+    s = state.copy()
+    ev: list = []
+    chance_inplace(s, rng, ev)
+    return s, tuple(ev)
+
+
+def apply_action(state: State, seat: int, action) -> tuple[State, tuple]:
+    """One action as a decision step in which every other seat sends None (so in an auction
+    step the other bidders pass). Raises IllegalAction (nothing changed) if illegal, ValueError
+    if the state waits for a chance step or is over."""
+    ph = state.phase
+    if ph in CHANCE_PHASES or ph == P_OVER:
+        raise ValueError(f"not a decision step: {PHASE_NAMES[ph]}")
+    if not 0 <= seat < state.n:
+        raise ValueError("no such seat")
+    s = state.copy()
+    ev: list = []
+    in_auction = ph == P_AUCTION
+    if in_auction:
+        step_actors = auction.actors(s)
+        s.step_bids = []
+    _dispatch(s, seat, action, ev, in_auction)
+    if in_auction:
+        if s.phase == P_AUCTION:
+            auction.end_step(s, ev, step_actors)
+            advance(s, ev)
+        s.step_bids = []
+    return s, tuple(ev)
+
+
+# ---------------------------------------------------------------------------- legal actions
+
+def legal_actions(s: State, seat: int) -> list:
+    """Every action ``seat`` may send in the next decision step, sorted (action_sort_key);
+    [] during chance steps, once the game is over, or for a bankrupt seat.
+
+    Two families are parameterised and listed by one representative each: ``Bid`` appears
+    once with the minimum amount (any amount from it up to the seat's cash is legal, see
+    ``bid_limits``); ``ProposeTrade`` is never listed (any offer passing
+    ``engine.rules.trade.check_offer`` is legal). AcceptTrade is listed with ``lift=()``.
+    """
+    ph = s.phase
+    if ph in CHANCE_PHASES or ph == P_OVER or s.out[seat]:
+        return []
+    out: list = []
+    tb = s.tb
+    if ph == P_ROLL and s.current == seat:
+        out.append(A.RollDice())
+        if s.jail[seat]:
+            if s.cash[seat] >= s.ed.jail_fine:
+                out.append(A.PayJailFine())
+            for d in sorted({k >> 8 for k in s.held[seat]}):
+                out.append(A.UseJailCard(d))
+    elif ph == P_BUY and s.current == seat:
+        if s.cash[seat] >= tb.price[s.pos[seat]]:
+            out.append(A.BuyProperty())
+        out.append(A.DeclineProperty())
+    elif ph == P_AUCTION and s.auc_in[seat] and seat != s.auc_bidder:
+        m = auction.min_bid(s)
+        if s.cash[seat] >= m:
+            out.append(A.Bid(m))
+        out.append(A.PassBid())
+    elif ph == P_RAISE and s.debts[0][0] == seat:
+        try:
+            bankruptcy.check_declare(s, seat)
+            out.append(A.DeclareBankruptcy())
+        except IllegalAction:
+            pass
+    elif ph == P_INHERIT and s.inherit[0] == seat:
+        sqs = s.inherit[1:]
+        for lift in [()] + [(sq,) for sq in sqs] + ([tuple(sorted(sqs))] if len(sqs) > 1 else []):
+            try:
+                bankruptcy.check_settle(s, seat, lift)
+                out.append(A.SettleMortgages(lift))
+            except IllegalAction:
+                pass
+    for sq in tb.properties:
+        if s.owner[sq] != seat:
+            continue
+        for check, cls in ((building.check_build, A.BuildHouse),
+                           (building.check_sell, A.SellBuilding),
+                           (mortgage.check_mortgage, A.Mortgage),
+                           (mortgage.check_lift, A.LiftMortgage)):
+            try:
+                check(s, seat, sq)
+                out.append(cls(sq))
+            except IllegalAction:
+                pass
+    for sq, debtor in rent.legal_claims(s, seat):
+        out.append(A.ClaimRent(sq, debtor))
+    for o in s.offers:
+        if o[trade.O_PARTNER] == seat:
+            p = o[trade.O_PROPOSER]
+            try:
+                trade.check_accept(s, seat, p, ())
+                out.append(A.AcceptTrade(p, ()))
+            except IllegalAction:
+                pass
+            out.append(A.RejectTrade(p))
+        elif o[trade.O_PROPOSER] == seat:
+            out.append(A.WithdrawTrade())
+    out.sort(key=A.action_sort_key)
+    return out
+
+
+def bid_limits(s: State, seat: int) -> tuple[int, int] | None:
+    """(lowest, highest) legal Bid amount for ``seat`` now, or None if it cannot bid."""
+    if s.phase != P_AUCTION or not s.auc_in[seat] or seat == s.auc_bidder:
+        return None
+    m = auction.min_bid(s)
+    return (m, s.cash[seat]) if s.cash[seat] >= m else None
+
+
+# ------------------------------------------------------------------------- random playouts
+
+def random_playout(seed: int, seats: int = 4, max_steps: int = 200_000, edition: str =
+                   "classico", policy=None) -> tuple[State, dict]:
+    """Play a game with a seeded pseudo-random policy on the fast in-place path; returns the
+    final state and counters {"steps", "chance", "dice", "decisions"}. For benchmarks and
+    property tests only (the beacons are SHA-256 of the seed and step number, not a real
+    commit-reveal). ``policy(s, seat, legal, rnd) -> Action | None`` overrides the default
+    policy, which buys when it can, bids a little, builds and claims rent when possible, and
+    raises money before declaring bankruptcy."""
+    from hashlib import sha256
+    s = new_game(edition, seats)
+    pol = policy or default_policy
+    counts = {"steps": 0, "chance": 0, "dice": 0, "decisions": 0}
+    rnd = BeaconRng(sha256(b"playout" + seed.to_bytes(8, "big")).digest())
+    ev: list = []
+    base = sha256(b"beacon" + seed.to_bytes(8, "big")).digest()
+    n = s.n
+    while s.phase != P_OVER and counts["steps"] < max_steps:
+        counts["steps"] += 1
+        if s.phase in CHANCE_PHASES:
+            if s.phase == P_DICE:
+                counts["dice"] += 1
+            counts["chance"] += 1
+            chance_inplace(s, BeaconRng(base + counts["steps"].to_bytes(8, "big")), ev)
+        else:
+            counts["decisions"] += 1
+            inputs = [pol(s, seat, None, rnd) for seat in range(n)]
+            step_inplace(s, inputs, ev)
+        ev.clear()
+    return s, counts
+
+
+def default_policy(s: State, seat: int, legal, rnd) -> object:
+    """A cheap deterministic policy for playouts (not a bot of engine.bots)."""
+    ph = s.phase
+    if s.out[seat]:
+        return None
+    if ph == P_ROLL and s.current == seat:
+        if s.jail[seat] and s.cash[seat] > 500:
+            return A.PayJailFine()
+        return A.RollDice()
+    if ph == P_BUY and s.current == seat:
+        if s.cash[seat] >= s.tb.price[s.pos[seat]] and rnd.below(4):
+            return A.BuyProperty()
+        return A.DeclineProperty()
+    if ph == P_AUCTION:
+        lim = bid_limits(s, seat)
+        if lim is None:
+            return None
+        if lim[0] <= s.tb.price[s.auc_sq] * 3 // 4 and rnd.below(3) and lim[1] - lim[0] > 300:
+            return A.Bid(lim[0] + rnd.below(20))
+        return A.PassBid()
+    if ph == P_RAISE and s.debts[0][0] == seat:
+        legal = legal_actions(s, seat)
+        for a in legal:
+            if type(a) in (A.SellBuilding, A.Mortgage):
+                return a
+        return A.DeclareBankruptcy()
+    if ph == P_INHERIT and s.inherit[0] == seat:
+        return A.SettleMortgages(())
+    for c in s.claims:
+        if c[0] == seat:
+            return A.ClaimRent(c[2], c[1])
+    if s.cash[seat] > 400 and rnd.below(4) == 0:
+        for a in legal_actions(s, seat):
+            if type(a) is A.BuildHouse or type(a) is A.LiftMortgage:
+                return a
+    return None

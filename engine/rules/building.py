@@ -1,0 +1,157 @@
+"""Houses and hotels (rulebook: "GLI EDIFICI", "La costruzione delle case", "La costruzione degli
+alberghi", "La Banca non ha edifici a sufficienza?", "Come vendere gli edifici").
+
+* Build only on a complete colour set you own, with no mortgaged street in it ("Su una strada
+  non si possono costruire edifici se qualsiasi altra strada ... è stata ipotecata"), at any time
+  ("non occorre attendere il proprio turno"), evenly ("non si può ad esempio costruire una
+  seconda casa su una stessa strada se su ciascuna delle altre ... non avete costruito almeno
+  una casa"), at most 4 houses, then a hotel that returns the 4 houses to the bank.
+* Stock: ``houses``/``hotels`` of the edition (32/12); nothing is built when the bank has none
+  ("non si può costruire nulla di nuovo").
+* Selling: half the price ("alla metà del loro prezzo d'acquisto"), evenly ("in maniera
+  equilibrata"). A hotel sold becomes 4 houses ("scambiarli immediatamente con 4 case") when the
+  bank has 4 houses; otherwise (rule choice, engine.md) selling that hotel sells the whole colour
+  set down to the highest even level the bank's houses allow, at half price for every building.
+* A player who owes money (raise_money) may sell but not build.
+"""
+from __future__ import annotations
+
+from ..editions import K_STREET
+from ..errors import IllegalAction
+from ..events import BuildingBought, BuildingSold
+from .money import R_HOUSE, R_SALE, transfer
+
+HOTEL = 5
+
+
+def _check_owner_street(s, seat: int, sq: int) -> None:
+    if not 0 <= sq < s.tb.nsq or s.tb.kind[sq] != K_STREET:
+        raise IllegalAction("not a street", "not_a_street")
+    if s.owner[sq] != seat:
+        raise IllegalAction("you do not own that street", "not_owner")
+
+
+def check_build(s, seat: int, sq: int) -> None:
+    """Raise IllegalAction unless ``seat`` may build one level on ``sq`` now."""
+    _check_owner_street(s, seat, sq)
+    tb = s.tb
+    grp = tb.group_of[sq]
+    owner = s.owner
+    level = s.level
+    lo = 9
+    for m in grp:
+        if owner[m] != seat:
+            raise IllegalAction("you do not own the whole colour set", "set_incomplete")
+        if s.mort[m]:
+            raise IllegalAction("a street of the set is mortgaged", "set_mortgaged")
+        if level[m] < lo:
+            lo = level[m]
+    lv = level[sq]
+    if lv >= HOTEL:
+        raise IllegalAction("the street already has a hotel", "max_buildings")
+    if lv != lo:
+        raise IllegalAction("build evenly across the set", "uneven")
+    if lv == 4:
+        if s.hotels <= 0:
+            raise IllegalAction("the bank has no hotels", "no_stock")
+    elif s.houses <= 0:
+        raise IllegalAction("the bank has no houses", "no_stock")
+    if s.cash[seat] < tb.house_cost[sq]:
+        raise IllegalAction("not enough cash", "insufficient_cash")
+    for d in s.debts:
+        if d[0] == seat:
+            raise IllegalAction("pay your debt first", "in_debt")
+
+
+def build(s, ev, seat: int, sq: int) -> None:
+    """BuildHouse: one more level on ``sq`` (house, or the hotel over 4 houses)."""
+    check_build(s, seat, sq)
+    lv = s.level[sq] + 1
+    if lv == HOTEL:
+        s.hotels -= 1
+        s.houses += 4
+    else:
+        s.houses -= 1
+    s.level[sq] = lv
+    transfer(s, ev, seat, -1, s.tb.house_cost[sq], R_HOUSE)
+    ev.append(BuildingBought(seat, sq, lv))
+
+
+def check_sell(s, seat: int, sq: int) -> None:
+    """Raise IllegalAction unless ``seat`` may sell a building of ``sq`` now."""
+    _check_owner_street(s, seat, sq)
+    lv = s.level[sq]
+    if lv == 0:
+        raise IllegalAction("no building on that street", "no_building")
+    for m in s.tb.group_of[sq]:
+        if s.level[m] > lv:
+            raise IllegalAction("sell evenly across the set", "uneven")
+
+
+def sell(s, ev, seat: int, sq: int) -> None:
+    """SellBuilding: one level back to the bank at half price (see module doc for hotels)."""
+    check_sell(s, seat, sq)
+    tb = s.tb
+    half = tb.house_cost[sq] // 2
+    lv = s.level[sq]
+    if lv < HOTEL:
+        s.level[sq] = lv - 1
+        s.houses += 1
+        transfer(s, ev, -1, seat, half, R_SALE)
+        ev.append(BuildingSold(seat, sq, lv - 1))
+        return
+    if s.houses >= 4:
+        s.level[sq] = 4
+        s.houses -= 4
+        s.hotels += 1
+        transfer(s, ev, -1, seat, half, R_SALE)
+        ev.append(BuildingSold(seat, sq, 4))
+        return
+    # Not enough houses to break the hotel: sell the whole set down evenly.
+    grp = tb.group_of[sq]
+    avail = s.houses + sum(s.level[m] for m in grp if s.level[m] < HOTEL)
+    q, r = divmod(min(avail, 4 * len(grp)), len(grp))
+    sold_levels = 0
+    for i, m in enumerate(grp):
+        new = q + 1 if i < r else q
+        old = s.level[m]
+        if old == HOTEL:
+            s.hotels += 1
+        else:
+            s.houses += old
+        s.houses -= new
+        sold_levels += old - new
+        s.level[m] = new
+        ev.append(BuildingSold(seat, m, new))
+    transfer(s, ev, -1, seat, half * sold_levels, R_SALE)
+
+
+def sell_all(s, ev, seat: int) -> None:
+    """Bankruptcy: every building of ``seat`` goes back to the bank at half price."""
+    tb = s.tb
+    total = 0
+    for sq, o in enumerate(s.owner):
+        if o == seat and s.level[sq]:
+            lv = s.level[sq]
+            if lv == HOTEL:
+                s.hotels += 1
+            else:
+                s.houses += lv
+            total += lv * (tb.house_cost[sq] // 2)
+            s.level[sq] = 0
+            ev.append(BuildingSold(seat, sq, 0))
+    if total:
+        transfer(s, ev, -1, seat, total, R_SALE)
+
+
+def liquidation_value(s, seat: int) -> int:
+    """Euro ``seat`` could still raise from the bank: buildings at half price plus the mortgage
+    value of every unmortgaged property."""
+    tb = s.tb
+    total = 0
+    for sq, o in enumerate(s.owner):
+        if o == seat:
+            total += s.level[sq] * (tb.house_cost[sq] // 2)
+            if not s.mort[sq]:
+                total += tb.mortgage[sq]
+    return total

@@ -1,0 +1,89 @@
+"""Probabilità and Imprevisti (rulebook: "Imprevisti e Probabilità"; DESIGN.md §1 decks).
+
+The deck is face down: the chance step "card" draws a uniformly random card among the first
+``undrawn[d]`` of ``decks[d]`` (those not yet drawn in this pass); after it is resolved it goes
+to the bottom ("rimettete la carta in fondo al mazzo"). When every card of the pass has been
+drawn a new pass starts with the whole deck. "Uscite gratis di prigione" is kept by the player
+("Potete conservare questa carta fino al momento di servirvene"), may be traded, and goes back
+under its deck when used (engine.rules.jail) or when its holder goes bankrupt to the bank.
+"""
+from __future__ import annotations
+
+from ..events import CardDrawn
+from ..state import P_END_MOVE
+from .jail import send_to_jail
+from .money import R_CARD, charge, transfer
+from .movement import move_back, move_to
+
+
+def draw(s, ev, rng) -> None:
+    """Chance "card": draw from ``s.draw_deck`` for the current player and apply the effect."""
+    d = s.draw_deck
+    deck = s.decks[d]
+    if s.undrawn[d] <= 0:
+        s.undrawn[d] = len(deck)
+    i = rng.below(s.undrawn[d])
+    card = deck.pop(i)
+    s.undrawn[d] -= 1
+    seat = s.current
+    ev.append(CardDrawn(seat, d, card))
+    c = s.ed.decks[d][card]
+    if c.kind == "get_out_of_jail_free":
+        s.held[seat].append(d * 256 + card)
+        s.held[seat].sort()
+        s.phase = P_END_MOVE
+        return
+    deck.append(card)
+    apply_card(s, ev, seat, c)
+
+
+def apply_card(s, ev, seat: int, c) -> None:
+    """Apply the effect of card ``c`` (engine.editions.Card) to ``seat``; sets the next phase."""
+    k = c.kind
+    s.phase = P_END_MOVE
+    if k == "move_to":
+        move_to(s, ev, seat, c.target, c.go_salary)
+    elif k == "move_to_nearest":
+        tb = s.tb
+        p = s.pos[seat]
+        nsq = tb.nsq
+        for step in range(1, nsq + 1):
+            if tb.kind[(p + step) % nsq] == c.target_kind:
+                break
+        s.mult = c.dice_multiplier if c.dice_multiplier else c.rent_multiplier
+        move_to(s, ev, seat, (p + step) % nsq, c.go_salary)
+    elif k == "move_relative":
+        if c.steps < 0:
+            move_back(s, ev, seat, -c.steps)
+        else:
+            move_to(s, ev, seat, (s.pos[seat] + c.steps) % s.tb.nsq, True)
+    elif k == "collect":
+        transfer(s, ev, -1, seat, c.amount, R_CARD)
+    elif k == "pay":
+        charge(s, ev, seat, -1, c.amount, R_CARD)
+    elif k == "collect_from_each_player":
+        for other in _others(s, seat):
+            charge(s, ev, other, seat, c.amount, R_CARD)
+    elif k == "pay_each_player":
+        for other in _others(s, seat):
+            charge(s, ev, seat, other, c.amount, R_CARD)
+    elif k == "repairs":
+        houses = hotels = 0
+        for sq, o in enumerate(s.owner):
+            if o == seat:
+                lv = s.level[sq]
+                if lv == 5:
+                    hotels += 1
+                else:
+                    houses += lv
+        charge(s, ev, seat, -1, houses * c.per_house + hotels * c.per_hotel, R_CARD)
+    elif k == "go_to_jail":
+        send_to_jail(s, ev, seat, "card")
+    else:  # pragma: no cover - editions are validated on load
+        raise ValueError(f"unknown card kind {k}")
+
+
+def _others(s, seat: int) -> list[int]:
+    """Other seats still in the game, in turn order after ``seat``."""
+    n = s.n
+    return [(seat + i) % n for i in range(1, n) if not s.out[(seat + i) % n]]

@@ -1,0 +1,65 @@
+"""Payments and debts (rulebook: "AIUTO! NON RIESCO PIÙ A PAGARE!").
+
+A payment the payer can afford happens at once. Otherwise it joins ``s.debts`` (head first) and
+the game enters "raise_money" for the head debtor (``engine.game.advance``), who sells buildings,
+mortgages or trades until the debt is paid (automatically, as soon as cash covers it) or
+declares bankruptcy. The bank (-1) always pays ("la banca non fallisce mai").
+"""
+from __future__ import annotations
+
+from ..events import MoneyPaid, PropertyBought
+
+REASONS = ("salary", "tax", "card", "jail_fine", "rent", "purchase", "auction", "house", "sale",
+           "mortgage", "lift", "mortgage_fee", "trade", "bankruptcy")
+R_SALARY, R_TAX, R_CARD, R_JAIL, R_RENT, R_PURCHASE, R_AUCTION, R_HOUSE, R_SALE, R_MORTGAGE, \
+    R_LIFT, R_FEE, R_TRADE, R_BANKRUPTCY = range(len(REASONS))
+
+
+def transfer(s, ev, payer: int, payee: int, amount: int, reason: int) -> None:
+    """Move ``amount`` euro from payer to payee (-1 = bank). No checks: callers check cash."""
+    if payer < 0:
+        s.bank -= amount
+    else:
+        s.cash[payer] -= amount
+    if payee < 0:
+        s.bank += amount
+    else:
+        s.cash[payee] += amount
+    ev.append(MoneyPaid(payer, payee, amount, REASONS[reason]))
+
+
+def charge(s, ev, debtor: int, creditor: int, amount: int, reason: int, square: int = -1) -> None:
+    """``debtor`` must pay ``amount`` to ``creditor`` (-1 = bank): now if the cash is there and no
+    earlier debt waits, else queued in ``s.debts``. ``square`` >= 0 marks an auction price."""
+    if amount <= 0:
+        return
+    if not s.debts and s.cash[debtor] >= amount:
+        transfer(s, ev, debtor, creditor, amount, reason)
+        if square >= 0:
+            _give(s, ev, debtor, square, amount)
+        return
+    s.debts.append([debtor, creditor, amount, square, reason])
+
+
+def _give(s, ev, seat: int, square: int, price: int) -> None:
+    s.owner[square] = seat
+    ev.append(PropertyBought(seat, square, price))
+
+
+def settle(s, ev) -> bool:
+    """Pay queued debts head first while the head debtor can. True when none is left."""
+    debts = s.debts
+    while debts:
+        debtor, creditor, amount, square, reason = debts[0]
+        if s.cash[debtor] < amount:
+            return False
+        debts.pop(0)
+        transfer(s, ev, debtor, creditor, amount, reason)
+        if square >= 0:
+            _give(s, ev, debtor, square, amount)
+    return True
+
+
+def owed_by(s, seat: int) -> int:
+    """Total euro ``seat`` owes in the debt queue."""
+    return sum(d[2] for d in s.debts if d[0] == seat)

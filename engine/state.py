@@ -1,0 +1,159 @@
+"""The game state: one mutable object with __slots__ and flat lists of small ints.
+
+The state is mutable for speed (the in-place path, ``engine.game.step_inplace``), but the public
+functions ``apply_step``/``apply_chance``/``apply_action`` copy it first and never modify their
+argument (ARCHITECTURE.md §1). Every field is an int, a str, or a list of ints / lists of ints,
+so ``copy()`` is a handful of list copies and ``engine.hashing.encode_state`` is canonical.
+
+Money conservation: ``bank`` is the bank's balance, starting at 0 and going negative when it
+pays out (the bank never goes broke: "la banca non fallisce mai"). ``sum(cash) + bank`` is
+constant: ``seats * start_cash``.
+"""
+from __future__ import annotations
+
+from .editions import EDITIONS, Edition
+
+__all__ = ["State", "new_state", "PHASE_NAMES", "P_FIRST", "P_ROLL", "P_DICE", "P_BUY",
+           "P_AUCTION", "P_CARD", "P_RAISE", "P_INHERIT", "P_OVER", "P_END_MOVE",
+           "P_JAIL_MOVE", "P_AUCTION_NEXT", "P_NEXT_TURN", "AUTO_PHASES", "CHANCE_PHASES",
+           "DICE_MOVE", "DICE_JAIL", "DICE_UTILITY", "HOTEL"]
+
+# Phases. Decision and chance phases are what `pending` reports; AUTO phases are transient
+# bookkeeping the engine runs through immediately (never visible between steps).
+P_FIRST, P_ROLL, P_DICE, P_BUY, P_AUCTION, P_CARD, P_RAISE, P_INHERIT, P_OVER = range(9)
+P_END_MOVE, P_JAIL_MOVE, P_AUCTION_NEXT, P_NEXT_TURN = range(9, 13)
+PHASE_NAMES = ("first_player", "roll", "dice", "buy_or_auction", "auction_bid", "card",
+               "raise_money", "mortgage_choice", "game_over", "end_move", "jail_move",
+               "auction_next", "next_turn")
+AUTO_PHASES = frozenset((P_END_MOVE, P_JAIL_MOVE, P_AUCTION_NEXT, P_NEXT_TURN))
+CHANCE_PHASES = frozenset((P_FIRST, P_DICE, P_CARD))
+
+# What a pending dice roll is for.
+DICE_MOVE, DICE_JAIL, DICE_UTILITY = 0, 1, 2
+HOTEL = 5
+"""Building level of a hotel (levels 0..4 are houses)."""
+
+_LIST_FIELDS = ("cash", "pos", "jail", "out", "owner", "level", "mort", "undrawn", "resume",
+                "auc_in", "auc_queue")
+_NESTED_FIELDS = ("decks", "held", "claims", "debts", "offers", "inherit", "step_bids")
+
+
+class State:
+    """Everything the game needs; see ``engine.hashing`` for the canonical field order.
+
+    Fields (euro as int, seats 0..n-1, squares 0..39, -1 = nobody / the bank):
+
+    * ``edition`` str, ``n`` seats, ``phase`` (P_*), ``current`` seat whose turn it is,
+      ``turn`` turns started so far, ``doubles`` doubles rolled this turn,
+      ``d1``/``d2`` last dice (0 before any roll), ``dice_for`` (DICE_*), ``draw_deck`` deck of
+      the pending card draw, ``mult`` rent multiplier of a card move (1 normally),
+      ``houses``/``hotels`` bank stock, ``bank`` bank balance, ``winner`` (-1 until over).
+    * per seat: ``cash``, ``pos``, ``jail`` (0 free, k = in jail on the k-th try),
+      ``out`` (1 = bankrupt), ``held`` (list of held jail cards as ``deck*256 + card``).
+    * per square: ``owner``, ``level`` (0..4 houses, 5 hotel), ``mort`` (1 = mortgaged).
+    * ``decks[d]``: card indices in deck order, top first; the first ``undrawn[d]`` of them
+      have not been drawn in this pass (face down).
+    * ``claims``: rent not yet claimed, ``[creditor, debtor, square, amount, turn]``.
+    * ``debts``: payments waiting, head first, ``[debtor, creditor, amount, square]``
+      (``square`` >= 0: an auction price; paying it gives the square to the debtor).
+    * ``resume``: stack of phases to return to after a raise-money / mortgage-choice /
+      auction interlude.
+    * auction: ``auc_sq`` lot, ``auc_high`` high bid (0: none), ``auc_bidder`` (-1: none),
+      ``auc_in`` per seat 1 = still bidding, ``auc_queue`` lots waiting (bankrupt's estate),
+      ``step_bids`` bids of the running step ``[seat, amount]`` (empty between steps).
+    * ``offers``: open trade offers, one per proposer, sorted by proposer:
+      ``[proposer, partner, give_squares, get_squares, give_cash, get_cash, give_cards,
+      get_cards, lift]`` (lists of ints inside).
+    * ``inherit``: ``[receiver, square, ...]`` mortgaged properties received from a bankrupt,
+      waiting for SettleMortgages (empty list: none).
+    """
+
+    __slots__ = ("edition", "ed", "tb", "n", "phase", "current", "turn", "doubles", "d1", "d2",
+                 "dice_for", "draw_deck", "mult", "houses", "hotels", "bank", "winner",
+                 "auc_sq", "auc_high", "auc_bidder") + _LIST_FIELDS + _NESTED_FIELDS
+
+    def copy(self) -> "State":
+        """An independent copy (lists copied, nested lists copied one level deeper)."""
+        c = State.__new__(State)
+        for f in ("edition", "ed", "tb", "n", "phase", "current", "turn", "doubles", "d1",
+                  "d2", "dice_for", "draw_deck", "mult", "houses", "hotels", "bank", "winner",
+                  "auc_sq", "auc_high", "auc_bidder"):
+            setattr(c, f, getattr(self, f))
+        for f in _LIST_FIELDS:
+            setattr(c, f, getattr(self, f)[:])
+        c.decks = [d[:] for d in self.decks]
+        c.held = [h[:] for h in self.held]
+        c.claims = [x[:] for x in self.claims]
+        c.debts = [x[:] for x in self.debts]
+        c.offers = [[x[:] if isinstance(x, list) else x for x in o] for o in self.offers]
+        c.inherit = self.inherit[:]
+        c.step_bids = [x[:] for x in self.step_bids]
+        return c
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, State):
+            return NotImplemented
+        from .hashing import encode_state
+        return encode_state(self) == encode_state(other)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        return (f"State({self.edition}, phase={PHASE_NAMES[self.phase]}, current={self.current},"
+                f" turn={self.turn}, cash={self.cash})")
+
+
+def new_state(edition: str | Edition, seats: int) -> State:
+    """A fresh game waiting for the "first_player" chance step.
+
+    Raises ValueError for an unknown edition, a seat count outside the edition's range, or an
+    edition switch whose rules are not implemented yet.
+    """
+    ed = edition if isinstance(edition, Edition) else EDITIONS.get(edition)
+    if ed is None:
+        raise ValueError(f"unknown edition {edition!r}")
+    if type(seats) is not int or not ed.min_players <= seats <= ed.max_players:
+        raise ValueError(f"seats must be {ed.min_players}..{ed.max_players}")
+    if (ed.contracts_dealt or ed.stations_move_to_next_free or ed.hotels_only
+            or ed.end_when_all_owned or ed.timed_game or ed.bankruptcy_to_bank_only):
+        raise ValueError(f"edition {ed.name}: rule switches not implemented yet")
+    s = State.__new__(State)
+    s.edition = ed.name
+    s.ed = ed
+    s.tb = ed.tables
+    s.n = seats
+    s.phase = P_FIRST
+    s.current = 0
+    s.turn = 0
+    s.doubles = 0
+    s.d1 = s.d2 = 0
+    s.dice_for = DICE_MOVE
+    s.draw_deck = -1
+    s.mult = 1
+    s.houses = ed.houses
+    s.hotels = ed.hotels
+    s.bank = -ed.start_cash * seats
+    s.winner = -1
+    s.auc_sq = -1
+    s.auc_high = 0
+    s.auc_bidder = -1
+    s.cash = [ed.start_cash] * seats
+    s.pos = [0] * seats
+    s.jail = [0] * seats
+    s.out = [0] * seats
+    s.held = [[] for _ in range(seats)]
+    nsq = len(ed.squares)
+    s.owner = [-1] * nsq
+    s.level = [0] * nsq
+    s.mort = [0] * nsq
+    s.decks = [list(range(len(d))) for d in ed.decks]
+    s.undrawn = [len(d) for d in ed.decks]
+    s.claims = []
+    s.debts = []
+    s.resume = []
+    s.auc_in = [0] * seats
+    s.auc_queue = []
+    s.step_bids = []
+    s.offers = []
+    s.inherit = []
+    return s
