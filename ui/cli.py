@@ -1,0 +1,233 @@
+"""The ``lanopoli`` command: ``demo``, ``verify``, ``host``, ``join`` (``play`` comes later).
+
+``main(argv) -> int`` parses the arguments, picks the language (Italian unless ``--lang en`` or
+an English locale), runs one subcommand and returns the exit code:
+
+* 0: success (demo: every peer reported the same final state hash; verify: the log checks out).
+* 1: the thing checked failed (peers disagree, a peer crashed or timed out, a bad log).
+* 2: the user's request cannot be carried out (bad arguments, a missing file, an unknown
+  interface). One line on stderr, never a traceback.
+* 130: interrupted with Ctrl-C (children reaped first).
+
+Player-facing text goes through ``ui.i18n._`` (gettext); machine-readable output (the line
+``final state hash: <hex>``, ``--json``, ``--progress-json``) is never translated.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import tempfile
+from pathlib import Path
+from typing import NoReturn, Sequence
+
+from ui.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError
+from ui.i18n import _, choose_language, set_language
+
+DEFAULT_EDITION = "classico"
+DEFAULT_DEMO_PEERS = 4
+MIN_PEERS = 2
+MAX_PEERS = 8
+#: Seconds a demo may take before its children are killed: a bot game on loopback takes
+#: seconds, a slow CI machine a few minutes at most.
+DEFAULT_DEMO_TIMEOUT_S = 600.0
+#: Seconds a headless host/join peer waits for the game to finish (lobby included).
+DEFAULT_PEER_TIMEOUT_S = 3600.0
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a usage error in one line (plus a hint) instead of the usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: {_('error')}: {message}\n" + _("(try: {prog} --help)").format(prog=self.prog) + "\n")
+
+
+def _peers_count(text: str) -> int:
+    """argparse type for --peers/--seats: an int in MIN_PEERS..MAX_PEERS."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(_("{value!r} is not a whole number").format(value=text)) from None
+    if not MIN_PEERS <= value <= MAX_PEERS:
+        raise argparse.ArgumentTypeError(
+            _("must be between {low} and {high}, not {value}").format(low=MIN_PEERS, high=MAX_PEERS, value=value)
+        )
+    return value
+
+
+def _positive_seconds(text: str) -> float:
+    """argparse type for --timeout: seconds, a number > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(_("{value!r} is not a number of seconds").format(value=text)) from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(_("must be more than 0 seconds"))
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser, with help texts in the current language."""
+    lang = argparse.ArgumentParser(add_help=False)
+    lang.add_argument("--lang", choices=("it", "en"), default=argparse.SUPPRESS,
+                      help=_("language of the messages (default: Italian, or English from the locale)"))
+
+    parser = _Parser(prog="lanopoli", parents=[lang],
+                     description=_("Serverless peer-to-peer Monopoly for a local network."))
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    demo = sub.add_parser("demo", parents=[lang], help=_("play a whole bot game between local processes"),
+                          description=_("Start N bot peers as separate processes on 127.0.0.1; they find "
+                                        "each other with mDNS and play a whole game over UDP."))
+    demo.add_argument("--peers", type=_peers_count, default=DEFAULT_DEMO_PEERS,
+                      help=_("number of peers, {low}-{high} (default {default})").format(
+                          low=MIN_PEERS, high=MAX_PEERS, default=DEFAULT_DEMO_PEERS))
+    demo.add_argument("--seed", help=_("make the game reproducible (demos and tests only: secrets derive from it)"))
+    demo.add_argument("--edition", default=DEFAULT_EDITION, help=_("edition of the rules (default {default})").format(default=DEFAULT_EDITION))
+    demo.add_argument("--log-dir", type=Path, help=_("directory for the peers' game logs (default: a new temporary directory)"))
+    demo.add_argument("--timeout", type=_positive_seconds, default=DEFAULT_DEMO_TIMEOUT_S,
+                      help=_("seconds before the demo gives up (default {default:g})").format(default=DEFAULT_DEMO_TIMEOUT_S))
+    demo.add_argument("--bot", default="default", help=_("bot that plays every seat (default: default)"))
+    demo.set_defaults(run=_cmd_demo)
+
+    verify = sub.add_parser("verify", parents=[lang], help=_("re-check a game log"),
+                            description=_("Re-check a peer's game log: every signature, every hash-chain "
+                                          "reveal and every step's state hash, by replaying the game."))
+    verify.add_argument("log", type=Path, help=_("the game log to check"))
+    verify.add_argument("--json", action="store_true", help=_("print the summary as JSON"))
+    verify.set_defaults(run=_cmd_verify)
+
+    for name, help_text in (("host", _("advertise a game on the LAN and play it with a bot")),
+                            ("join", _("join a game advertised on the LAN and play it with a bot"))):
+        p = sub.add_parser(name, parents=[lang], help=help_text, description=help_text)
+        where = p.add_mutually_exclusive_group()
+        where.add_argument("--interface", metavar="NAME", help=_("network interface to use, e.g. eth0"))
+        where.add_argument("--bind", metavar="ADDRESS", help=_("IPv4 address to use, e.g. 192.168.1.20"))
+        p.add_argument("--name", help=_("player name shown to the others"))
+        p.add_argument("--bot", default="default", help=_("bot that plays this seat (default: default)"))
+        p.add_argument("--seed", help=_("derive this peer's secrets from a seed (demos and tests only)"))
+        p.add_argument("--log-dir", type=Path, help=_("directory for the game log"))
+        p.add_argument("--config-dir", type=Path, help=_("directory of this player's keys"))
+        p.add_argument("--progress-json", action="store_true",
+                       help=_("print progress as JSON lines on stdout (docs/protocol/cli.md)"))
+        p.add_argument("--timeout", type=_positive_seconds, default=DEFAULT_PEER_TIMEOUT_S,
+                       help=_("seconds before giving up (default {default:g})").format(default=DEFAULT_PEER_TIMEOUT_S))
+        if name == "host":
+            p.add_argument("--seats", type=_peers_count, default=MIN_PEERS,
+                           help=_("number of players, {low}-{high} (default {default})").format(
+                               low=MIN_PEERS, high=MAX_PEERS, default=MIN_PEERS))
+            p.add_argument("--edition", default=DEFAULT_EDITION, help=_("edition of the rules (default {default})").format(default=DEFAULT_EDITION))
+            p.set_defaults(run=_cmd_host)
+        else:
+            p.add_argument("--list", action="store_true", help=_("list the advertised games and exit"))
+            p.add_argument("--game", metavar="ID", help=_("the game to join: its id, or the start of it (see --list)"))
+            p.add_argument("--wait", type=_positive_seconds, default=2.0,
+                           help=_("seconds to look for games (default {default:g})").format(default=2.0))
+            p.set_defaults(run=_cmd_join)
+    return parser
+
+
+def _language_flag(argv: Sequence[str]) -> str | None:
+    """The value of --lang anywhere in argv, read before the parser exists (its help texts
+    depend on it); an invalid value is left for the parser to refuse."""
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--lang")
+    known, _rest = pre.parse_known_args(list(argv))
+    return known.lang if known.lang in ("it", "en") else None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``lanopoli``; returns the process exit code (see the module docstring)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    set_language(choose_language(_language_flag(argv)))
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help or a usage error: argparse already printed
+        return int(exc.code or 0) if isinstance(exc.code, int) else EXIT_USAGE
+    try:
+        return args.run(args)
+    except UsageError as exc:
+        print(f"lanopoli: {_('error')}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print(_("interrupted"), file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+# --- demo --------------------------------------------------------------------------------
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    """``lanopoli demo``: see ui/demo.py for the orchestration."""
+    from ui import demo, display
+    from ui.i18n import current_language
+
+    if args.log_dir is None:
+        log_dir = Path(tempfile.mkdtemp(prefix="lanopoli-demo-"))
+    else:
+        log_dir = args.log_dir
+        if log_dir.exists() and not log_dir.is_dir():
+            raise UsageError(_("{path} exists and is not a directory").format(path=log_dir))
+    opts = demo.DemoOptions(peers=args.peers, seed=args.seed, edition=args.edition, log_dir=log_dir,
+                            timeout_s=args.timeout, bot=args.bot, lang=current_language())
+    print(_("Game logs in: {path}").format(path=log_dir), file=sys.stderr)
+    with tempfile.TemporaryDirectory(prefix="lanopoli-keys-") as keys, display.DemoDisplay(args.peers) as live:
+        try:
+            outcome = asyncio.run(demo.run_demo(opts, Path(keys), live.update))
+        except OSError as exc:
+            raise UsageError(_("cannot start the peers: {error}").format(error=exc)) from exc
+    return display.print_demo_outcome(outcome, opts)
+
+
+# --- verify ------------------------------------------------------------------------------
+
+
+def _cmd_verify(args: argparse.Namespace) -> int:
+    """``lanopoli verify LOG [--json]``: replay and check a game log with p2p.verify."""
+    from p2p.verify import verify_log
+    from ui import display
+
+    path: Path = args.log
+    if not path.exists():
+        raise UsageError(_("no such file: {path}").format(path=path))
+    if not path.is_file():
+        raise UsageError(_("not a file: {path}").format(path=path))
+    try:
+        report = verify_log(path)
+    except OSError as exc:
+        raise UsageError(_("cannot read {path}: {error}").format(path=path, error=exc.strerror or exc)) from exc
+    summary = display.report_summary(report, path)
+    if args.json:
+        print(json.dumps(summary, indent=2, sort_keys=True))
+    else:
+        display.print_verify_summary(summary)
+    return EXIT_OK if summary["ok"] else EXIT_FAILED
+
+
+# --- host / join -------------------------------------------------------------------------
+
+
+def _cmd_host(args: argparse.Namespace) -> int:
+    """``lanopoli host``: advertise a game and play one seat with a bot."""
+    from ui import peer
+
+    return peer.run_headless(args, role="host")
+
+
+def _cmd_join(args: argparse.Namespace) -> int:
+    """``lanopoli join``: list (``--list``) or join an advertised game and play it with a bot."""
+    from ui import peer
+
+    if args.list:
+        return peer.list_games(args)
+    return peer.run_headless(args, role="join")
+
+
+__all__ = ["main", "build_parser"]
+
+if __name__ == "__main__":
+    sys.exit(main())

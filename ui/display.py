@@ -1,0 +1,197 @@
+"""What the command line shows: the demo's live line and result, and verify's summary.
+
+The live line goes to stderr (rich redraws it in a terminal, prints nothing when stderr is not
+one); results go to stdout so that scripts can read them. Player-facing text is translated with
+``ui.i18n._``; the line ``final state hash: <hex>`` is a fixed machine-readable contract and is
+never translated.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.live import Live
+from rich.spinner import Spinner
+
+from ui.demo import DemoOptions, DemoOutcome, PeerStatus, stderr_tail
+from ui.errors import EXIT_FAILED, EXIT_OK
+from ui.i18n import _, format_money, ngettext
+
+
+
+def final_hash_line(hex_hash: str) -> str:
+    """The machine-readable result line, identical in every language."""
+    return f"final state hash: {hex_hash}"
+
+
+def progress_text(peers: list[PeerStatus], total: int) -> str:
+    """One line describing the demo's progress, from the children's latest reports.
+
+    Before the game: how many peers have found all the others. During it: the most advanced
+    peer's step, turn, seat to move and leader. After: how many peers have finished.
+    """
+    done = sum(p.done is not None for p in peers)
+    if done:
+        return _("{done}/{total} peers finished").format(done=done, total=total)
+    reports = [p.progress for p in peers if p.progress is not None]
+    if not reports:
+        found = sum(p.found is not None for p in peers)
+        return _("looking for the other peers: {found}/{total} ready").format(found=found, total=total)
+    return progress_line(max(reports, key=lambda r: r.get("step", 0)))
+
+
+def progress_line(msg: dict[str, Any]) -> str:
+    """One translated line from a ``progress`` dict (step, turn, seat to move, leader)."""
+    return _("step {step} · turn {turn} · to move: seat {current} · leader: seat {leader}").format(
+        step=msg.get("step", "?"), turn=msg.get("turn", "?"), current=msg.get("current", "?"),
+        leader=msg.get("leader", "?"))
+
+
+def winner_text(seat: int | None, name: str | None) -> str:
+    """"bot-1 (seat 1)", "seat 1" without a name, "nobody" without a winner (translated)."""
+    if seat is None:
+        return _("nobody")
+    if name:
+        return _("{name} (seat {seat})").format(name=name, seat=seat)
+    return _("seat {seat}").format(seat=seat)
+
+
+class DemoDisplay:
+    """Context manager showing the demo's live line on stderr; ``update(peers)`` redraws it."""
+
+    def __init__(self, total: int, console: Console | None = None) -> None:
+        self.total = total
+        self.console = console or Console(stderr=True)
+        self._spinner = Spinner("dots", text=_("starting the peers"))
+        self._live = Live(self._spinner, console=self.console, refresh_per_second=8, transient=True)
+
+    def __enter__(self) -> "DemoDisplay":
+        self._live.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._live.__exit__(*exc)
+
+    def update(self, peers: list[PeerStatus]) -> None:
+        """Redraw from the children's latest reports (called by ``ui.demo.run_demo``)."""
+        self._spinner.update(text=progress_text(peers, self.total))
+
+
+def print_demo_outcome(outcome: DemoOutcome, opts: DemoOptions, out=None, err=None) -> int:
+    """Print the demo's result; return 0 if every peer agreed on the final state, else 1.
+
+    Success: winner, steps, ``final state hash: <hex>``, each peer's log and the verify command
+    (stdout). Failure: who timed out, crashed or disagrees, with the end of a crashed peer's
+    stderr (stderr).
+    """
+    out = out or sys.stdout
+    err = err or sys.stderr
+    if outcome.ok:
+        first = outcome.peers[0].done or {}
+        print(_("Winner: {who}").format(who=winner_text(first.get("winner"), first.get("winner_name"))), file=out)
+        if isinstance(first.get("winner_worth"), int):
+            print(_("Net worth of the winner: {money}").format(money=format_money(first["winner_worth"])), file=out)
+        print(_("Steps: {steps}").format(steps=first.get("steps")), file=out)
+        print(final_hash_line(str(outcome.agreed_hash)), file=out)
+        print(ngettext("All {n} peer finished with the same final state.",
+                       "All {n} peers finished with the same final state.", len(outcome.peers)).format(n=len(outcome.peers)),
+              file=out)
+        print(_("Game logs:"), file=out)
+        for p in outcome.peers:
+            print(f"  peer-{p.index} ({_('seat {seat}').format(seat=p.done.get('seat'))}): {p.done.get('log')}", file=out)
+        print(_("To check a log: lanopoli verify {path}").format(path=first.get("log")), file=out)
+        return EXIT_OK
+    if outcome.timed_out:
+        print(_("Time is up after {seconds:.0f} s; the peers were stopped.").format(seconds=outcome.elapsed_s), file=err)
+    for p in outcome.peers:
+        if p.pid is None:
+            print(_("peer-{i} was not started").format(i=p.index), file=err)
+        elif p.done is None:
+            if p.error is not None:
+                print(_("peer-{i} stopped: {message}").format(i=p.index, message=p.error.get("message")), file=err)
+            where = p.progress.get("step") if p.progress else None
+            if where is None:
+                print(_("peer-{i} did not finish (exit code {code}) before the game started").format(
+                    i=p.index, code=p.returncode), file=err)
+            else:
+                print(_("peer-{i} did not finish (exit code {code}); last step seen: {step}").format(
+                    i=p.index, code=p.returncode, step=where), file=err)
+            for line in stderr_tail(p):
+                print(f"    {line}", file=err)
+        elif p.returncode not in (0, None):
+            print(_("peer-{i} reported the end of the game but exited with code {code}").format(
+                i=p.index, code=p.returncode), file=err)
+    if len(outcome.groups) > 1:
+        print(_("The peers DISAGREE on the final state:"), file=err)
+        for hex_hash, members in sorted(outcome.groups.items(), key=lambda kv: kv[1]):
+            names = ", ".join(f"peer-{i}" for i in members)
+            print(f"  {names}: {hex_hash}", file=err)
+    print(_("Logs and each peer's stderr are in {path}").format(path=opts.log_dir), file=err)
+    return EXIT_FAILED
+
+
+# --- verify ------------------------------------------------------------------------------
+
+
+def print_verify_summary(summary: dict[str, Any], out=None) -> None:
+    """Print ``report_summary``'s dict for people, in the current language."""
+    out = out or sys.stdout
+    print(_("Log: {path}").format(path=summary["log"]), file=out)
+    if summary.get("edition") is not None:
+        print(_("Edition: {edition} · seats: {seats} · steps: {steps} · signed messages: {messages}").format(
+            edition=summary["edition"], seats=summary.get("seats"), steps=summary.get("steps"),
+            messages=summary.get("messages")), file=out)
+    if summary["ok"]:
+        if not summary.get("complete"):
+            print(_("The game is not finished: the log holds its first {steps} steps only.").format(
+                steps=summary.get("steps")), file=out)
+        if summary.get("winner") is not None:
+            print(_("Winner: {who}").format(who=winner_text(summary["winner"], summary.get("winner_name"))), file=out)
+        else:
+            print(_("The game has no winner (yet)."), file=out)
+        events = summary.get("events") or {}
+        if events:
+            parts = ", ".join(f"{k} {v}" for k, v in sorted(events.items()))
+            print(_("Events: {list}").format(list=parts), file=out)
+        print(final_hash_line(str(summary.get("final_state_hash"))), file=out)
+        print(_("The log is valid: every signature, every reveal and every state hash checks out."), file=out)
+    else:
+        step = summary.get("first_bad_step")
+        if step is None:
+            print(_("The log is NOT valid: {error}").format(error=summary.get("error")), file=out)
+        elif step < 0:
+            print(_("The log is NOT valid in its header (before step 0): {error}").format(
+                error=summary.get("error")), file=out)
+        else:
+            print(_("The log is NOT valid at step {step}: {error}").format(step=step, error=summary.get("error")), file=out)
+
+
+def report_summary(report: Any, path: Path) -> dict[str, Any]:
+    """Turn a ``p2p.verify.Report`` into the JSON-able dict printed by ``verify --json``.
+
+    Keys (docs/protocol/cli.md): ok, complete, log, edition, seats (count), players
+    ([{seat, name, fingerprint}]), steps, messages, winner, winner_name, final_state_hash (hex),
+    events ({type: count}), first_bad_step (-1 = the header; None when ok), error, seconds.
+    """
+    players = [{"seat": i, "name": name, "fingerprint": fp} for i, (name, fp) in enumerate(report.seats)]
+    winner = report.winner
+    return {
+        "ok": bool(report.ok),
+        "complete": bool(report.complete),
+        "log": str(path),
+        "edition": report.edition or None,
+        "seats": len(players),
+        "players": players,
+        "steps": report.steps,
+        "messages": report.messages,
+        "winner": winner,
+        "winner_name": players[winner]["name"] if winner is not None and 0 <= winner < len(players) else None,
+        "final_state_hash": report.final_state_hash or None,
+        "events": dict(report.events_by_type),
+        "first_bad_step": report.first_bad_step,
+        "error": report.error,
+        "seconds": round(report.seconds, 6),
+    }

@@ -1,0 +1,98 @@
+"""Messages to players, through gettext, and money formatting.
+
+Source strings (msgids) are English; the Italian catalog is
+``ui/i18n/locale/it/LC_MESSAGES/lanopoli.po`` compiled to ``lanopoli.mo`` (regenerate with
+``python -m ui.i18n.msgfmt``). Italian is the default because the rulebooks and most players
+are Italian; English is chosen with ``--lang en`` or an English locale in the environment
+(``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES``, ``LANG``, first one set wins, as gettext does).
+
+Usage::
+
+    from ui.i18n import _, set_language, format_money
+    set_language(choose_language(args.lang))
+    print(_("Winner: {name}").format(name=...))
+
+Strings meant for machines (``final state hash: <hex>``, ``--json`` output) are never
+translated.
+"""
+
+from __future__ import annotations
+
+import gettext
+import os
+from pathlib import Path
+from typing import Mapping
+
+DOMAIN = "lanopoli"
+LOCALE_DIR = Path(__file__).with_name("locale")
+LANGUAGES = ("it", "en")
+DEFAULT_LANGUAGE = "it"
+
+_translations: gettext.NullTranslations = gettext.NullTranslations()
+_language: str = "en"
+
+
+def choose_language(flag: str | None, environ: Mapping[str, str] | None = None) -> str:
+    """Return "it" or "en": the ``--lang`` flag if given, else the locale, else Italian.
+
+    ``environ`` defaults to ``os.environ``; the first of LANGUAGE, LC_ALL, LC_MESSAGES, LANG
+    that is set and not empty decides (gettext's order). A locale that is neither Italian nor
+    English (``C.UTF-8``, ``de_DE``) gives the default, Italian. Raises ``ValueError`` for a flag
+    outside ``LANGUAGES`` (argparse normally refuses it first).
+    """
+    if flag is not None:
+        if flag not in LANGUAGES:
+            raise ValueError(f"unknown language {flag!r}; choose one of {', '.join(LANGUAGES)}")
+        return flag
+    env = os.environ if environ is None else environ
+    for var in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        value = env.get(var, "")
+        if value:
+            # LANGUAGE may be a list ("en_GB:it"); its first entry is the preference.
+            code = value.split(":")[0].split("_")[0].split(".")[0].lower()
+            return code if code in LANGUAGES else DEFAULT_LANGUAGE
+    return DEFAULT_LANGUAGE
+
+
+def set_language(lang: str) -> None:
+    """Make ``_`` translate into ``lang`` ("it" or "en"). Raises ``ValueError`` otherwise.
+
+    English needs no catalog (msgids are English). A missing Italian catalog raises
+    ``FileNotFoundError``: a broken install must not silently speak another language.
+    """
+    global _translations, _language
+    if lang not in LANGUAGES:
+        raise ValueError(f"unknown language {lang!r}; choose one of {', '.join(LANGUAGES)}")
+    if lang == "en":
+        _translations = gettext.NullTranslations()
+    else:
+        _translations = gettext.translation(DOMAIN, localedir=str(LOCALE_DIR), languages=[lang])
+    _language = lang
+
+
+def current_language() -> str:
+    """The language ``_`` translates into now ("it" or "en")."""
+    return _language
+
+
+def _(message: str) -> str:
+    """Translate ``message`` (an English msgid) into the current language."""
+    return _translations.gettext(message)
+
+
+def ngettext(singular: str, plural: str, n: int) -> str:
+    """Translate with the plural form for count ``n`` (gettext's plural rules)."""
+    return _translations.ngettext(singular, plural, n)
+
+
+def format_money(euro: int) -> str:
+    """Format an amount in euro the Italian way: 1500 -> "€1.500", -200 -> "-€200".
+
+    ``euro`` is an int (the engine never uses floats for money); the thousands separator is
+    the dot in both languages, because the game's banknotes and rulebooks are Italian.
+    Raises ``TypeError`` for a non-int (including bool).
+    """
+    if not isinstance(euro, int) or isinstance(euro, bool):
+        raise TypeError(f"euro must be an int, not {type(euro).__name__}")
+    sign = "-" if euro < 0 else ""
+    return f"{sign}€{abs(euro):,}".replace(",", ".")

@@ -1,0 +1,141 @@
+"""Compile the gettext catalogs (.po -> .mo) without GNU gettext installed.
+
+``python -m ui.i18n.msgfmt`` rewrites every ``locale/*/LC_MESSAGES/lanopoli.mo`` from its
+``.po``; ``python -m ui.i18n.msgfmt --check`` exits 1 if a committed .mo is out of date. The
+output is the GNU .mo format (little-endian, magic 0x950412de, revision 0, no hash table),
+which ``gettext.GNUTranslations`` reads. Supported .po syntax: ``msgctxt``, ``msgid``,
+``msgid_plural``, ``msgstr``, ``msgstr[n]``, continuation strings, ``#`` comments; entries
+flagged ``#, fuzzy`` and untranslated entries are left out, as msgfmt does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import struct
+import sys
+from pathlib import Path
+
+from ui.i18n import DOMAIN, LOCALE_DIR
+
+_MAGIC = 0x950412DE
+
+
+class PoSyntaxError(ValueError):
+    """A .po file that this compiler cannot read; the message names file and line."""
+
+
+def parse_po(text: str, name: str = "<po>") -> dict[bytes, bytes]:
+    """Parse .po text into {msgid-key: msgstr} as .mo stores them (UTF-8 bytes).
+
+    A plural entry's key is ``singular\\0plural`` and its value the forms joined by ``\\0``; a
+    context is prefixed as ``ctxt\\x04msgid``. Raises ``PoSyntaxError`` on a line it cannot read.
+    """
+    messages: dict[bytes, bytes] = {}
+    entry: dict[str, str] = {}
+    fuzzy = False
+    field: str | None = None
+
+    def flush() -> None:
+        nonlocal entry, fuzzy
+        if "msgid" in entry:
+            key = entry["msgid"]
+            if "msgid_plural" in entry:
+                key += "\0" + entry["msgid_plural"]
+                forms = [entry[k] for k in sorted(entry) if k.startswith("msgstr[")]
+                value = "\0".join(forms)
+            else:
+                value = entry.get("msgstr", "")
+            if "msgctxt" in entry:
+                key = entry["msgctxt"] + "\x04" + key
+            # Fuzzy translations are guesses and are left out; the header (msgid "") is kept
+            # even when fuzzy, because it carries the charset and plural rules.
+            if value.replace("\0", "") and (not fuzzy or key == ""):
+                messages[key.encode("utf-8")] = value.encode("utf-8")
+        entry, fuzzy = {}, False
+
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line:
+            continue
+        if line.startswith("#"):
+            if line.startswith("#,") and "fuzzy" in line:
+                if "msgid" in entry:
+                    flush()
+                fuzzy = True
+            continue
+        if line.startswith('"'):
+            if field is None:
+                raise PoSyntaxError(f"{name}:{lineno}: continuation string outside an entry")
+            entry[field] += _unquote(line, name, lineno)
+            continue
+        keyword, _, rest = line.partition(" ")
+        if keyword in ("msgctxt", "msgid") and ("msgstr" in entry or any(k.startswith("msgstr[") for k in entry)):
+            flush()
+        if keyword in ("msgctxt", "msgid", "msgid_plural", "msgstr") or (
+            keyword.startswith("msgstr[") and keyword.endswith("]")
+        ):
+            field = keyword
+            entry[field] = _unquote(rest.strip(), name, lineno)
+        else:
+            raise PoSyntaxError(f"{name}:{lineno}: unknown keyword {keyword!r}")
+    flush()
+    return messages
+
+
+def _unquote(token: str, name: str, lineno: int) -> str:
+    """Decode one C-style quoted .po string."""
+    if len(token) < 2 or token[0] != '"' or token[-1] != '"':
+        raise PoSyntaxError(f"{name}:{lineno}: expected a quoted string, got {token!r}")
+    try:
+        return ast.literal_eval(token)
+    except (ValueError, SyntaxError) as exc:
+        raise PoSyntaxError(f"{name}:{lineno}: bad string {token!r}: {exc}") from exc
+
+
+def compile_mo(messages: dict[bytes, bytes]) -> bytes:
+    """Encode parsed messages as a .mo file (keys sorted, as gettext's binary search needs)."""
+    keys = sorted(messages)
+    ids = strs = b""
+    spans = []
+    for key in keys:
+        spans.append((len(ids), len(key), len(strs), len(messages[key])))
+        ids += key + b"\0"
+        strs += messages[key] + b"\0"
+    header_size = 7 * 4
+    key_start = header_size + 16 * len(keys)
+    value_start = key_start + len(ids)
+    key_table = b"".join(struct.pack("<II", klen, key_start + koff) for koff, klen, _, _ in spans)
+    value_table = b"".join(struct.pack("<II", vlen, value_start + voff) for _, _, voff, vlen in spans)
+    header = struct.pack(
+        "<IIIIIII", _MAGIC, 0, len(keys), header_size, header_size + 8 * len(keys), 0, 0
+    )
+    return header + key_table + value_table + ids + strs
+
+
+def catalogs() -> list[tuple[Path, Path]]:
+    """The (.po, .mo) path pairs of every language under ``LOCALE_DIR``, sorted."""
+    return [(po, po.with_suffix(".mo")) for po in sorted(LOCALE_DIR.glob(f"*/LC_MESSAGES/{DOMAIN}.po"))]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Compile every catalog, or with ``--check`` report stale ones (exit 1)."""
+    parser = argparse.ArgumentParser(prog="python -m ui.i18n.msgfmt", description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="only check that every .mo is up to date")
+    args = parser.parse_args(argv)
+    stale = []
+    for po, mo in catalogs():
+        data = compile_mo(parse_po(po.read_text(encoding="utf-8"), str(po)))
+        if args.check:
+            if not mo.exists() or mo.read_bytes() != data:
+                stale.append(mo)
+        else:
+            mo.write_bytes(data)
+            print(f"wrote {mo}")
+    for mo in stale:
+        print(f"stale: {mo} (run python -m ui.i18n.msgfmt)", file=sys.stderr)
+    return 1 if stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,222 @@
+"""``lanopoli host`` / ``lanopoli join``: one headless peer (a bot, for now) on a chosen network.
+
+The CLI's job here is small: resolve ``--interface``/``--bind`` (``ui.netif``), say on stderr
+which network is used when it had to pick the default-route interface, find the game to join
+(``p2p.discovery``), then hand a ``p2p.node.PeerConfig`` to ``p2p.node.run_peer`` and turn its
+result into an exit code. Progress is JSON lines on stdout with ``--progress-json``
+(docs/protocol/cli.md), otherwise a few translated lines on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+import time
+from pathlib import Path
+
+from p2p.const import GAME_ID_LEN
+from ui.display import final_hash_line, progress_line, winner_text
+from ui.errors import EXIT_FAILED, EXIT_OK, EXIT_TERMINATED, EXIT_USAGE, UsageError
+from ui.i18n import _
+from ui.netif import Endpoint, InterfaceError, choose_endpoint
+
+
+def resolve_endpoint(args: argparse.Namespace) -> Endpoint:
+    """The address this peer uses, from --interface/--bind; announces a default-route guess.
+
+    Raises ``UsageError`` (translated) when the interface or address cannot be used.
+    """
+    try:
+        endpoint = choose_endpoint(args.interface, args.bind)
+    except InterfaceError as exc:
+        messages = {
+            "no_such_interface": _("there is no network interface named {subject}"),
+            "no_ipv4": _("the network interface {subject} has no IPv4 address"),
+            "bad_address": _("{subject} is not an IPv4 address this computer can use (give e.g. 192.168.1.20)"),
+            "no_default_route": _("no default route to pick a network from; pass --interface or --bind"),
+        }
+        raise UsageError(messages[exc.kind].format(subject=exc.subject)) from exc
+    if endpoint.guessed:
+        print(_("Using network interface {interface} ({address}), the one with the default route; "
+                "choose another with --interface or --bind.").format(
+                    interface=endpoint.interface, address=endpoint.address), file=sys.stderr)
+    return endpoint
+
+
+def describe_game(ad) -> str:
+    """One line for ``join --list``: id, edition, seats, state, where, advertiser fingerprint."""
+    state = _("waiting for players") if ad.state == "lobby" else _("running")
+    return _("{gid}  {edition}  seats {taken}/{total}  {state}  {address}:{port}  host {fp}").format(
+        gid=ad.game_id.hex(), edition=ad.edition, taken=ad.seats_taken, total=ad.seats_total,
+        state=state, address=ad.address, port=ad.port, fp=ad.fingerprint)
+
+
+async def find_games(address: str, seconds: float) -> list:
+    """The games advertised on the network of ``address``, browsing for ``seconds``.
+
+    zeroconf is restricted to ``address`` (DESIGN.md §5). Sorted by game id.
+    """
+    from p2p.discovery import Discovery
+
+    async with Discovery([address]) as disco:
+        disco.browse()
+        await asyncio.sleep(seconds)
+        games = list(disco.games.values())
+    return sorted(games, key=lambda ad: ad.game_id)
+
+
+def list_games(args: argparse.Namespace) -> int:
+    """``join --list``: print the advertised games, one per line; exit 0 (even if none)."""
+    endpoint = resolve_endpoint(args)
+    games = asyncio.run(find_games(endpoint.address, args.wait))
+    if not games:
+        print(_("No games found on {address} after {seconds:g} s.").format(address=endpoint.address, seconds=args.wait),
+              file=sys.stderr)
+        return 0
+    for ad in games:
+        print(describe_game(ad))
+    return 0
+
+
+def pick_game(games: list, wanted: str | None):
+    """The game to join among ``games`` (GameAd list): ``wanted`` is a game id hex prefix or
+    None (then the only game with a free seat). Raises ``UsageError`` naming the choices."""
+    open_games = [ad for ad in games if ad.state == "lobby" and ad.free_seats > 0]
+    if wanted is not None:
+        wanted = wanted.lower()
+        matches = [ad for ad in open_games if ad.game_id.hex().startswith(wanted)]
+        if not matches:
+            raise UsageError(_("no open game with id {game}").format(game=wanted))
+        if len(matches) > 1:
+            raise UsageError(_("{game} matches several games; give more of the id").format(game=wanted))
+        return matches[0]
+    if not open_games:
+        raise UsageError(_("no open game found; is the host running on this network?"))
+    if len(open_games) > 1:
+        ids = ", ".join(ad.game_id.hex()[:8] for ad in open_games)
+        raise UsageError(_("several open games ({ids}); choose one with --game").format(ids=ids))
+    return open_games[0]
+
+
+#: Seconds between two progress lines in human (non-JSON) mode.
+HUMAN_PROGRESS_INTERVAL_S = 5.0
+
+
+class HumanProgress:
+    """Progress callback for people: a few translated lines on stderr (the JSON lines of
+    docs/protocol/cli.md are the machine form, ``--progress-json``)."""
+
+    def __init__(self, seats: int | None) -> None:
+        self.seats = seats
+        self._next = 0.0
+
+    def __call__(self, msg: dict) -> None:
+        kind = msg.get("type")
+        if kind == "hosting":
+            print(_("Game {gid} advertised on {address}:{port}; waiting for {seats} players.").format(
+                gid=msg.get("game_id"), address=msg.get("address"), port=msg.get("port"), seats=self.seats),
+                file=sys.stderr)
+        elif kind == "found":
+            print(_("All {peers} players are here ({seconds} s): the game starts.").format(
+                peers=msg.get("peers"), seconds=msg.get("elapsed_s")), file=sys.stderr)
+        elif kind == "progress":
+            now = time.monotonic()
+            if now >= self._next:
+                self._next = now + HUMAN_PROGRESS_INTERVAL_S
+                print(progress_line(msg), file=sys.stderr)
+
+
+def default_log_dir() -> Path:
+    """Where a peer's game logs go without --log-dir: the user data dir of "lanopoli"/logs."""
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("lanopoli")) / "logs"
+
+
+def _join_target(args: argparse.Namespace, address: str) -> bytes | None:
+    """The game id to join: a full id from --game as is; a prefix or nothing is resolved by
+    browsing for --wait seconds (UsageError when nothing or several games match)."""
+    wanted = args.game
+    if wanted is not None:
+        try:
+            full = bytes.fromhex(wanted)
+        except ValueError:
+            full = None
+            if not all(c in "0123456789abcdefABCDEF" for c in wanted):
+                raise UsageError(_("--game takes a game id in hex (see join --list), not {game}").format(
+                    game=wanted)) from None
+        if full is not None and len(full) == GAME_ID_LEN:
+            return full
+    return pick_game(asyncio.run(find_games(address, args.wait)), wanted).game_id
+
+
+def _identity(args: argparse.Namespace):
+    """Our keys: None with --seed (the node derives them from it), else stored in --config-dir
+    (default: the user config dir), created on first use."""
+    from p2p.identity import Identity
+
+    if args.seed is not None:
+        return None
+    try:
+        return Identity.load_or_create(args.config_dir)
+    except (ValueError, OSError) as exc:
+        raise UsageError(_("cannot use the keys in {path}: {error}").format(
+            path=args.config_dir or _("the user configuration directory"), error=exc)) from exc
+
+
+async def _run_until_signalled(cfg):
+    """``run_peer(cfg)``, cancelled cleanly (zeroconf goodbye sent) on SIGTERM."""
+    from p2p.node import run_peer
+
+    task = asyncio.current_task()
+    loop = asyncio.get_running_loop()
+    try:
+        loop.add_signal_handler(signal.SIGTERM, task.cancel)
+    except (NotImplementedError, RuntimeError):  # not on the main thread, or Windows
+        pass
+    return await run_peer(cfg)
+
+
+def run_headless(args: argparse.Namespace, role: str) -> int:
+    """Run one bot peer as ``role`` ("host" or "join") until the game ends; the exit code.
+
+    0: the game ended (``done`` printed); 1: it stopped (desync, cheat, stall, timeout; an
+    ``error`` line with --progress-json); 2: nothing to join or bad options; 143: SIGTERM.
+    """
+    from p2p.node import NodeError, PeerConfig, progress_printer
+
+    endpoint = resolve_endpoint(args)
+    game_id = _join_target(args, endpoint.address) if role == "join" else None
+    log_dir = args.log_dir or default_log_dir()
+    try:
+        log_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(_("cannot create {path}: {error}").format(path=log_dir, error=exc.strerror or exc)) from exc
+    progress = progress_printer() if args.progress_json else HumanProgress(getattr(args, "seats", None))
+    try:
+        cfg = PeerConfig(role=role, bind=endpoint.address, interface=endpoint.address,
+                         edition=getattr(args, "edition", "classico"), seats=getattr(args, "seats", 2),
+                         identity=_identity(args), name=args.name or "", bot=args.bot,
+                         demo_seed=None if args.seed is None else args.seed.encode("utf-8"),
+                         game_id=game_id, log_dir=log_dir, progress=progress, timeout=args.timeout)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+    try:
+        result = asyncio.run(_run_until_signalled(cfg))
+    except NodeError as exc:
+        if args.progress_json:
+            progress(exc.as_json())
+        print(_("The game stopped ({code}): {message}").format(code=exc.code, message=exc), file=sys.stderr)
+        return EXIT_USAGE if exc.code == "not_found" else EXIT_FAILED
+    except asyncio.CancelledError:
+        print(_("stopped"), file=sys.stderr)
+        return EXIT_TERMINATED
+    if not args.progress_json:
+        print(_("Winner: {who}").format(who=winner_text(result.winner, result.winner_name)))
+        print(_("Steps: {steps}").format(steps=result.steps))
+        print(final_hash_line(result.final_state_hash.hex()))
+        if result.log_path is not None:
+            print(_("To check a log: lanopoli verify {path}").format(path=result.log_path))
+    return EXIT_OK
