@@ -172,7 +172,8 @@ class Discovery:
         self._ad: GameAd | None = None
         self._info: AsyncServiceInfo | None = None
         self._changed = asyncio.Event()
-        self._tasks: set[asyncio.Task] = set()
+        self._tasks: set[asyncio.Task] = set()  # resolutions of found services
+        self._announcing: set[asyncio.Task] = set()  # announcements of our ad
         self.on_change: Callable[[str, GameAd | None], None] | None = None
 
     async def __aenter__(self) -> Discovery:
@@ -197,13 +198,14 @@ class Discovery:
     # -- advertising -----------------------------------------------------------------------
 
     async def advertise(self, ad: GameAd) -> None:
-        """Publish ``ad`` (one game per Discovery). Takes < 1 ms: no name probe, see module doc."""
+        """Publish ``ad`` (one game per Discovery). Returns in < 1 ms: no name probe (see the
+        module doc); the announcements continue in the background."""
         if self._info is not None:
             raise RuntimeError("already advertising; use update()")
         info = ad.to_info()
         task = await self.zeroconf.async_register_service(info, cooperating_responders=True)
         self._ad, self._info = ad, info
-        await task
+        self._keep(task)  # the announcements go out over ~0.5 s; nobody needs to wait for them
 
     async def update(self, **changes: object) -> GameAd:
         """Change fields of the published ad (e.g. ``seats_taken=3``, ``state="running"``) and
@@ -217,8 +219,14 @@ class Discovery:
         info = ad.to_info()  # same name, server and port: the registry replaces the record
         task = await self.zeroconf.async_update_service(info)
         self._ad, self._info = ad, info
-        await task
+        self._keep(task)
         return ad
+
+    def _keep(self, aw: object) -> None:
+        # Hold a reference so the announcement task is not garbage-collected; close() ends it.
+        task = asyncio.ensure_future(aw)  # type: ignore[arg-type]
+        self._announcing.add(task)
+        task.add_done_callback(self._announcing.discard)
 
     @property
     def advertised(self) -> GameAd | None:
@@ -228,6 +236,10 @@ class Discovery:
     async def withdraw(self) -> None:
         """Unpublish the ad and wait until the goodbye packets are sent."""
         if self._info is not None:
+            pending = list(self._announcing)
+            for t in pending:  # pending announcements of the ad being withdrawn
+                t.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
             info, self._info, self._ad = self._info, None, None
             task = await self.zeroconf.async_unregister_service(info)
             await task

@@ -445,26 +445,29 @@ class Node:
         return await self._done
 
     async def close(self) -> None:
-        """Linger for stragglers (see LINGER), withdraw the ad, close everything. Idempotent."""
+        """Linger for stragglers (see LINGER), withdraw the ad, close everything. Idempotent;
+        the socket, zeroconf and log are closed even if this is cancelled midway."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        if self.link is not None and self.phase == "done":
-            await self.link.drain(self.cfg.linger)
-        for t in list(self._tasks):
-            t.cancel()
-        if self._tasks:
-            await asyncio.gather(*self._tasks, return_exceptions=True)
-        if self.discovery is not None:
-            d, self.discovery = self.discovery, None
-            await d.close()
-        if self.link is not None:
-            link, self.link = self.link, None
-            self.transport_totals = link.endpoint.totals()
-            await link.close()
-        if self._log is not None:
-            log, self._log = self._log, None
-            log.close()
+        try:
+            if self.link is not None and self.phase == "done":
+                await self.link.drain(self.cfg.linger)
+        finally:
+            for t in list(self._tasks):
+                t.cancel()
+            try:
+                if self.discovery is not None:
+                    d, self.discovery = self.discovery, None
+                    await d.close()
+            finally:
+                if self.link is not None:
+                    link, self.link = self.link, None
+                    self.transport_totals = link.endpoint.totals()
+                    await link.close()
+                if self._log is not None:
+                    log, self._log = self._log, None
+                    log.close()
 
 
 async def run_peer(cfg: PeerConfig) -> PeerResult:
