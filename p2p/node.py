@@ -83,7 +83,8 @@ class PeerConfig:
     ``log_dir``: where ``game-<gid>-seat<k>.log`` goes (None: no log); ``progress``: callback
     receiving the dicts of docs/protocol/cli.md; ``engine``: the engine module (default
     ``engine``; tests may pass a stand-in); ``choose``: the bot function (default
-    ``engine.bots.choose``); ``timeout``: overall limit in s (None: none).
+    ``engine.bots.choose``); ``game_filter``: extra condition on the games a joiner without
+    ``game_id`` may pick; ``timeout``: overall limit in s (None: none).
     """
 
     role: str
@@ -102,6 +103,7 @@ class PeerConfig:
     progress: Callable[[dict], None] | None = None
     engine: Any = None
     choose: Callable[[Any, int, str], Any] | None = None
+    game_filter: Callable[[GameAd], bool] | None = None
     timeout: float | None = None
     discovery_timeout: float = DISCOVERY_TIMEOUT
     linger: float = LINGER
@@ -236,7 +238,8 @@ class Node:
             def fits(ad: GameAd) -> bool:
                 if want is not None:
                     return ad.game_id == want
-                return ad.state == LOBBY and ad.free_seats > 0 and ad.version == C.PROTOCOL_VERSION
+                return (ad.state == LOBBY and ad.free_seats > 0 and ad.version == C.PROTOCOL_VERSION
+                        and (cfg.game_filter is None or cfg.game_filter(ad)))
 
             try:
                 ad = await self.discovery.wait_for(fits, cfg.discovery_timeout)

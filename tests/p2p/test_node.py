@@ -15,6 +15,7 @@ import pytest
 
 import fake_engine
 from p2p.gamelog import LogReader
+from p2p.identity import Identity
 from p2p.node import NodeError, PeerConfig, progress_printer, run_peer
 
 
@@ -42,9 +43,13 @@ async def play(n, tmp_path, *, seed=None, join_game_id=True, timeout=60):
                                                      demo_seed=seeds[0], progress=recorder(0),
                                                      **common)))
     gid = await asyncio.wait_for(gid_known, 20)
+    # Without a game id a joiner takes the first open game; other games may be advertised on
+    # this host's loopback (other test runs), so it only considers games of our host's key.
+    host_fp = Identity.from_seed(seeds[0]).fingerprint if seeds[0] else None
     joiners = [asyncio.ensure_future(run_peer(PeerConfig(
         role="join", name=f"p{i}", demo_seed=seeds[i], progress=recorder(i),
-        game_id=gid if join_game_id else None, **common))) for i in range(1, n)]
+        game_id=gid if join_game_id else None,
+        game_filter=lambda ad: ad.fingerprint == host_fp, **common))) for i in range(1, n)]
     results = await asyncio.gather(host, *joiners)
     return results, lines
 
