@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from . import actions as A
+from .editions import K_STREET
 from .errors import IllegalAction
 from .events import ActionRefused, DebtOpened
 from .rng import BeaconRng
@@ -306,10 +307,12 @@ def legal_actions(s: State, seat: int) -> list:
         if s.cash[seat] >= m:
             out.append(A.Bid(m))
         out.append(A.PassBid())
-    elif ph == P_RAISE and s.debts[0][0] == seat:
+    declare = False
+    settle: list = []
+    if ph == P_RAISE and s.debts[0][0] == seat:
         try:
             bankruptcy.check_declare(s, seat)
-            out.append(A.DeclareBankruptcy())
+            declare = True
         except IllegalAction:
             pass
     elif ph == P_INHERIT and s.inherit[0] == seat:
@@ -317,35 +320,40 @@ def legal_actions(s: State, seat: int) -> list:
         for lift in [()] + [(sq,) for sq in sqs] + ([tuple(sorted(sqs))] if len(sqs) > 1 else []):
             try:
                 bankruptcy.check_settle(s, seat, lift)
-                out.append(A.SettleMortgages(lift))
+                settle.append(A.SettleMortgages(lift))
             except IllegalAction:
                 pass
-    for sq in tb.properties:
-        if s.owner[sq] != seat:
-            continue
-        for check, cls in ((building.check_build, A.BuildHouse),
-                           (building.check_sell, A.SellBuilding),
-                           (mortgage.check_mortgage, A.Mortgage),
-                           (mortgage.check_lift, A.LiftMortgage)):
-            try:
-                check(s, seat, sq)
-                out.append(cls(sq))
-            except IllegalAction:
-                pass
-    for sq, debtor in rent.legal_claims(s, seat):
-        out.append(A.ClaimRent(sq, debtor))
-    for o in s.offers:
-        if o[trade.O_PARTNER] == seat:
-            p = o[trade.O_PROPOSER]
-            try:
-                trade.check_accept(s, seat, p, ())
-                out.append(A.AcceptTrade(p, ()))
-            except IllegalAction:
-                pass
-            out.append(A.RejectTrade(p))
-        elif o[trade.O_PROPOSER] == seat:
+        settle.sort(key=A.action_sort_key)
+    # Out-of-turn actions, generated in code order so that no sort is needed.
+    mine = [sq for sq in tb.properties if s.owner[sq] == seat]
+    if mine:
+        out += [A.BuildHouse(sq) for sq in mine if tb.kind[sq] == K_STREET
+                and building.build_error(s, seat, sq) is None]
+        out += [A.SellBuilding(sq) for sq in mine if s.level[sq]
+                and building.sell_error(s, seat, sq) is None]
+        out += [A.Mortgage(sq) for sq in mine if not s.mort[sq]
+                and mortgage.mortgage_error(s, seat, sq) is None]
+        out += [A.LiftMortgage(sq) for sq in mine if s.mort[sq]
+                and mortgage.lift_error(s, seat, sq) is None]
+    if s.offers:
+        rejects = []
+        for o in s.offers:
+            if o[trade.O_PARTNER] == seat:
+                p = o[trade.O_PROPOSER]
+                try:
+                    trade.check_accept(s, seat, p, ())
+                    out.append(A.AcceptTrade(p, ()))
+                except IllegalAction:
+                    pass
+                rejects.append(A.RejectTrade(p))
+        out += rejects
+        if any(o[trade.O_PROPOSER] == seat for o in s.offers):
             out.append(A.WithdrawTrade())
-    out.sort(key=A.action_sort_key)
+    if s.claims:
+        out += [A.ClaimRent(sq, debtor) for sq, debtor in rent.legal_claims(s, seat)]
+    if declare:
+        out.append(A.DeclareBankruptcy())
+    out += settle
     return out
 
 
@@ -422,7 +430,12 @@ def default_policy(s: State, seat: int, legal, rnd) -> object:
         if c[0] == seat:
             return A.ClaimRent(c[2], c[1])
     if s.cash[seat] > 400 and rnd.below(4) == 0:
-        for a in legal_actions(s, seat):
-            if type(a) is A.BuildHouse or type(a) is A.LiftMortgage:
-                return a
+        tb = s.tb
+        for sq in tb.properties:
+            if s.owner[sq] == seat:
+                if s.mort[sq]:
+                    if mortgage.lift_error(s, seat, sq) is None:
+                        return A.LiftMortgage(sq)
+                elif tb.kind[sq] == K_STREET and building.build_error(s, seat, sq) is None:
+                    return A.BuildHouse(sq)
     return None

@@ -65,5 +65,12 @@ class BeaconRng:
                 return v % n
 
     def die(self) -> int:
-        """One six-sided die, 1..6."""
-        return self.below(6) + 1
+        """One six-sided die, 1..6: ``below(6) + 1`` (one byte, rejected if >= 252)."""
+        while True:
+            if self._pos >= len(self._buf):
+                self._byte()
+                self._pos -= 1
+            b = self._buf[self._pos]
+            self._pos += 1
+            if b < 252:
+                return b % 6 + 1

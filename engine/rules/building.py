@@ -24,43 +24,46 @@ from .money import R_HOUSE, R_SALE, transfer
 HOTEL = 5
 
 
-def _check_owner_street(s, seat: int, sq: int) -> None:
-    if not 0 <= sq < s.tb.nsq or s.tb.kind[sq] != K_STREET:
-        raise IllegalAction("not a street", "not_a_street")
-    if s.owner[sq] != seat:
-        raise IllegalAction("you do not own that street", "not_owner")
-
-
-def check_build(s, seat: int, sq: int) -> None:
-    """Raise IllegalAction unless ``seat`` may build one level on ``sq`` now."""
-    _check_owner_street(s, seat, sq)
+def build_error(s, seat: int, sq: int) -> tuple[str, str] | None:
+    """(code, reason) why ``seat`` may not build one level on ``sq`` now, or None if it may."""
     tb = s.tb
-    grp = tb.group_of[sq]
+    if not 0 <= sq < tb.nsq or tb.kind[sq] != K_STREET:
+        return ("not_a_street", "not a street")
+    if s.owner[sq] != seat:
+        return ("not_owner", "you do not own that street")
     owner = s.owner
     level = s.level
     lo = 9
-    for m in grp:
+    for m in tb.group_of[sq]:
         if owner[m] != seat:
-            raise IllegalAction("you do not own the whole colour set", "set_incomplete")
+            return ("set_incomplete", "you do not own the whole colour set")
         if s.mort[m]:
-            raise IllegalAction("a street of the set is mortgaged", "set_mortgaged")
+            return ("set_mortgaged", "a street of the set is mortgaged")
         if level[m] < lo:
             lo = level[m]
     lv = level[sq]
     if lv >= HOTEL:
-        raise IllegalAction("the street already has a hotel", "max_buildings")
+        return ("max_buildings", "the street already has a hotel")
     if lv != lo:
-        raise IllegalAction("build evenly across the set", "uneven")
+        return ("uneven", "build evenly across the set")
     if lv == 4:
         if s.hotels <= 0:
-            raise IllegalAction("the bank has no hotels", "no_stock")
+            return ("no_stock", "the bank has no hotels")
     elif s.houses <= 0:
-        raise IllegalAction("the bank has no houses", "no_stock")
+        return ("no_stock", "the bank has no houses")
     if s.cash[seat] < tb.house_cost[sq]:
-        raise IllegalAction("not enough cash", "insufficient_cash")
+        return ("insufficient_cash", "not enough cash")
     for d in s.debts:
         if d[0] == seat:
-            raise IllegalAction("pay your debt first", "in_debt")
+            return ("in_debt", "pay your debt first")
+    return None
+
+
+def check_build(s, seat: int, sq: int) -> None:
+    """Raise IllegalAction unless ``seat`` may build one level on ``sq`` now."""
+    err = build_error(s, seat, sq)
+    if err:
+        raise IllegalAction(err[1], err[0])
 
 
 def build(s, ev, seat: int, sq: int) -> None:
@@ -77,15 +80,27 @@ def build(s, ev, seat: int, sq: int) -> None:
     ev.append(BuildingBought(seat, sq, lv))
 
 
-def check_sell(s, seat: int, sq: int) -> None:
-    """Raise IllegalAction unless ``seat`` may sell a building of ``sq`` now."""
-    _check_owner_street(s, seat, sq)
+def sell_error(s, seat: int, sq: int) -> tuple[str, str] | None:
+    """(code, reason) why ``seat`` may not sell a building of ``sq`` now, or None."""
+    tb = s.tb
+    if not 0 <= sq < tb.nsq or tb.kind[sq] != K_STREET:
+        return ("not_a_street", "not a street")
+    if s.owner[sq] != seat:
+        return ("not_owner", "you do not own that street")
     lv = s.level[sq]
     if lv == 0:
-        raise IllegalAction("no building on that street", "no_building")
-    for m in s.tb.group_of[sq]:
+        return ("no_building", "no building on that street")
+    for m in tb.group_of[sq]:
         if s.level[m] > lv:
-            raise IllegalAction("sell evenly across the set", "uneven")
+            return ("uneven", "sell evenly across the set")
+    return None
+
+
+def check_sell(s, seat: int, sq: int) -> None:
+    """Raise IllegalAction unless ``seat`` may sell a building of ``sq`` now."""
+    err = sell_error(s, seat, sq)
+    if err:
+        raise IllegalAction(err[1], err[0])
 
 
 def sell(s, ev, seat: int, sq: int) -> None:

@@ -13,21 +13,32 @@ from ..events import MortgageLifted, PropertyMortgaged
 from .money import R_LIFT, R_MORTGAGE, transfer
 
 
-def _check_owner(s, seat: int, sq: int) -> None:
+def _owner_error(s, seat: int, sq: int) -> tuple[str, str] | None:
     if not 0 <= sq < s.tb.nsq or s.tb.price[sq] <= 0:
-        raise IllegalAction("not a property", "not_a_property")
+        return ("not_a_property", "not a property")
     if s.owner[sq] != seat:
-        raise IllegalAction("you do not own that property", "not_owner")
+        return ("not_owner", "you do not own that property")
+    return None
+
+
+def mortgage_error(s, seat: int, sq: int) -> tuple[str, str] | None:
+    """(code, reason) why ``seat`` may not mortgage ``sq`` now, or None."""
+    err = _owner_error(s, seat, sq)
+    if err:
+        return err
+    if s.mort[sq]:
+        return ("mortgaged", "already mortgaged")
+    for m in s.tb.group_of[sq]:
+        if s.level[m]:
+            return ("has_buildings", "sell the buildings of the set first")
+    return None
 
 
 def check_mortgage(s, seat: int, sq: int) -> None:
     """Raise IllegalAction unless ``seat`` may mortgage ``sq``."""
-    _check_owner(s, seat, sq)
-    if s.mort[sq]:
-        raise IllegalAction("already mortgaged", "mortgaged")
-    for m in s.tb.group_of[sq]:
-        if s.level[m]:
-            raise IllegalAction("sell the buildings of the set first", "has_buildings")
+    err = mortgage_error(s, seat, sq)
+    if err:
+        raise IllegalAction(err[1], err[0])
 
 
 def mortgage(s, ev, seat: int, sq: int) -> None:
@@ -38,16 +49,26 @@ def mortgage(s, ev, seat: int, sq: int) -> None:
     ev.append(PropertyMortgaged(seat, sq))
 
 
-def check_lift(s, seat: int, sq: int) -> None:
-    """Raise IllegalAction unless ``seat`` may lift the mortgage of ``sq``."""
-    _check_owner(s, seat, sq)
+def lift_error(s, seat: int, sq: int) -> tuple[str, str] | None:
+    """(code, reason) why ``seat`` may not lift the mortgage of ``sq`` now, or None."""
+    err = _owner_error(s, seat, sq)
+    if err:
+        return err
     if not s.mort[sq]:
-        raise IllegalAction("not mortgaged", "not_mortgaged")
+        return ("not_mortgaged", "not mortgaged")
     if s.cash[seat] < s.tb.lift[sq]:
-        raise IllegalAction("not enough cash", "insufficient_cash")
+        return ("insufficient_cash", "not enough cash")
     for d in s.debts:
         if d[0] == seat:
-            raise IllegalAction("pay your debt first", "in_debt")
+            return ("in_debt", "pay your debt first")
+    return None
+
+
+def check_lift(s, seat: int, sq: int) -> None:
+    """Raise IllegalAction unless ``seat`` may lift the mortgage of ``sq``."""
+    err = lift_error(s, seat, sq)
+    if err:
+        raise IllegalAction(err[1], err[0])
 
 
 def lift(s, ev, seat: int, sq: int) -> None:

@@ -1,0 +1,99 @@
+"""TEST-ONLY helpers: build states and force chance outcomes without a beacon.
+
+Peers never use this module: real chance steps go through ``apply_chance(state, beacon)``.
+``ScriptedRng`` stands in for ``BeaconRng`` so a test can pin the dice or the card drawn;
+``forced_chance`` applies it on a copy, like ``apply_chance``.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Mapping
+
+from .game import advance, chance_inplace, new_game, step_inplace
+from .state import P_ROLL, State
+
+__all__ = ["ScriptedRng", "forced_chance", "scenario", "roll", "step", "draw_index"]
+
+
+class ScriptedRng:
+    """Returns scripted outcomes: ``die()`` pops the next die value (1..6), ``below(n)`` pops
+    the next value (must be < n). Raises AssertionError when the script is exhausted or a
+    value does not fit, so a test cannot silently consume more randomness than it scripted."""
+
+    def __init__(self, dice: Iterable[int] = (), picks: Iterable[int] = ()) -> None:
+        self.dice = list(dice)
+        self.picks = list(picks)
+
+    def die(self) -> int:
+        assert self.dice, "dice script exhausted"
+        d = self.dice.pop(0)
+        assert 1 <= d <= 6
+        return d
+
+    def below(self, n: int) -> int:
+        assert self.picks, "pick script exhausted"
+        v = self.picks.pop(0)
+        assert 0 <= v < n
+        return v
+
+
+def forced_chance(state: State, dice: Iterable[int] = (), picks: Iterable[int] = ()):
+    """Like ``apply_chance`` but with scripted outcomes: ``(new_state, events)``."""
+    s = state.copy()
+    ev: list = []
+    chance_inplace(s, ScriptedRng(dice, picks), ev)
+    return s, tuple(ev)
+
+
+def scenario(seats: int = 2, *, current: int = 0, cash: Mapping[int, int] | None = None,
+             owners: Mapping[int, int] | None = None, levels: Mapping[int, int] | None = None,
+             mortgaged: Iterable[int] = (), pos: Mapping[int, int] | None = None,
+             jail: Mapping[int, int] | None = None, edition: str = "classico") -> State:
+    """A classico state at the start of ``current``'s turn (phase "roll") with the given cash,
+    owners {square: seat}, building levels {square: 0..5}, mortgaged squares, positions and
+    jail tries. Money conservation is kept: cash set here is taken from / given to the bank;
+    buildings are taken from the bank's stock."""
+    s = new_game(edition, seats)
+    s.phase = P_ROLL
+    s.current = current
+    s.turn = 1
+    for seat, c in (cash or {}).items():
+        s.bank -= c - s.cash[seat]
+        s.cash[seat] = c
+    for sq, o in (owners or {}).items():
+        s.owner[sq] = o
+    for sq, lv in (levels or {}).items():
+        s.level[sq] = lv
+        if lv == 5:
+            s.hotels -= 1
+        else:
+            s.houses -= lv
+    for sq in mortgaged:
+        s.mort[sq] = 1
+    for seat, p in (pos or {}).items():
+        s.pos[seat] = p
+    for seat, j in (jail or {}).items():
+        s.jail[seat] = j
+    advance(s, [])
+    return s
+
+
+def step(state: State, **by_seat) -> tuple[State, tuple]:
+    """Decision step with inputs given as ``seat0=..., seat1=...`` keywords (others None)."""
+    inputs = [by_seat.get(f"seat{i}") for i in range(state.n)]
+    s = state.copy()
+    ev: list = []
+    step_inplace(s, inputs, ev)
+    return s, tuple(ev)
+
+
+def roll(state: State, d1: int, d2: int) -> tuple[State, tuple]:
+    """The current player sends RollDice, then the dice come out as (d1, d2)."""
+    from .actions import RollDice
+    s, ev1 = step(state, **{f"seat{state.current}": RollDice()})
+    s, ev2 = forced_chance(s, dice=(d1, d2))
+    return s, ev1 + ev2
+
+
+def draw_index(state: State, deck: int, card: int) -> int:
+    """The ``below`` pick that makes the pending draw of ``deck`` give ``card`` (test-only)."""
+    return state.decks[deck].index(card)

@@ -1,0 +1,1 @@
+"""Shared helpers for engine tests (engine.testing is the test-only state builder)."""
