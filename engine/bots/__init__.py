@@ -35,7 +35,7 @@ from ._profile import BOTS, Profile
 from ._trade import answer
 from ._value import static
 
-__all__ = ["choose", "BOTS", "Profile"]
+__all__ = ["choose", "BOTS", "Profile", "play_game", "GameResult"]
 
 
 def choose(state, seat: int, bot: str = "default"):
@@ -79,3 +79,7 @@ def choose(state, seat: int, bot: str = "default"):
             return on_inherit(s, static(s), prof, seat)
     return None
 
+
+
+# Imported last: engine.bots.play calls choose.
+from .play import GameResult, play_game  # noqa: E402

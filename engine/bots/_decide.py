@@ -26,15 +26,16 @@ HOTEL = 5
 def on_roll(s, st: Static, prof, seat: int):
     """Before the roll of ``seat``'s turn: lift a mortgage, build, offer a trade, leave jail,
     or roll. Each call returns one action; the turn's roll comes once nothing else is wanted."""
+    cash = s.cash[seat]
     reserve = -1
-    if _owns_mortgaged(s, st, seat):
+    # Cheap pre-checks (the reserve is at least prof.reserve) keep worst_rent off the hot path.
+    if cash >= 2 * prof.reserve and _owns_mortgaged(s, st, seat):
         reserve = reserve_for(s, st, prof, seat)
         a = _lift(s, st, prof, seat, reserve)
         if a is not None:
             return a
-    if _owns_set(s, st, seat):
-        if reserve < 0:
-            reserve = reserve_for(s, st, prof, seat)
+    if (cash - st.min_house_cost >= prof.reserve * prof.build_reserve_pct // 100
+            and _owns_set(s, st, seat)):
         a = _build(s, st, prof, seat, reserve)
         if a is not None:
             return a
@@ -82,7 +83,8 @@ def _lift(s, st: Static, prof, seat: int, reserve: int):
 
 
 def _build(s, st: Static, prof, seat: int, reserve: int):
-    """One building on the set with the best return per euro, evenly (lowest street first)."""
+    """One building on the set with the best return per euro, evenly (lowest street first).
+    ``reserve``: the seat's reserve in euro, or -1 if not computed yet."""
     if any(d[0] == seat for d in s.debts):
         return None
     tb = s.tb
@@ -90,7 +92,7 @@ def _build(s, st: Static, prof, seat: int, reserve: int):
     level = s.level
     mort = s.mort
     cash = s.cash[seat]
-    keep = reserve * prof.build_reserve_pct // 100
+    keep = -1  # computed at the first buildable street (worst_rent is the costly part)
     for gi in st.build_order:
         g = st.groups[gi]
         low = -1
@@ -107,6 +109,10 @@ def _build(s, st: Static, prof, seat: int, reserve: int):
                 continue
         elif s.houses <= 0:
             continue
+        if keep < 0:
+            if reserve < 0:
+                reserve = reserve_for(s, st, prof, seat)
+            keep = reserve * prof.build_reserve_pct // 100
         if cash - tb.house_cost[low] >= keep:
             return BuildHouse(low)
     return None
@@ -152,15 +158,16 @@ def on_buy(s, st: Static, prof, seat: int):
     cash = s.cash[seat]
     if cash < price:
         return DeclineProperty()
-    if cash - price >= reserve_for(s, st, prof, seat):
+    if cash - price >= prof.reserve and cash - price >= reserve_for(s, st, prof, seat):
         return BuyProperty()
     if (completes_set(s, sq, seat) or blocks_set(s, sq, seat)) and cash - price >= prof.reserve // 3:
         return BuyProperty()
     return DeclineProperty()
 
 
-def _auction_ceiling(s, st: Static, prof, seat: int, sq: int) -> int:
-    """Highest bid in euro ``seat`` makes for ``sq``."""
+def _auction_ceiling(s, st: Static, prof, seat: int, sq: int, low: int) -> int:
+    """Highest bid in euro ``seat`` makes for ``sq`` (below ``low``, the minimum bid, when it
+    will not bid)."""
     tb = s.tb
     price = tb.price[sq]
     value = price * prof.bid_pct // 100
@@ -171,8 +178,10 @@ def _auction_ceiling(s, st: Static, prof, seat: int, sq: int) -> int:
     elif tb.kind[sq] in (K_STATION, K_UTILITY):
         owned = sum(1 for m in tb.group_of[sq] if s.owner[m] == seat)
         value += owned * price // 4
-    spare = s.cash[seat] - reserve_for(s, st, prof, seat) // 2
-    return min(value, spare)
+    cash = s.cash[seat]
+    if min(value, cash - prof.reserve // 2) < low:
+        return low - 1  # cannot reach the minimum bid even before the rent threat
+    return min(value, cash - reserve_for(s, st, prof, seat) // 2)
 
 
 def on_auction(s, st: Static, prof, seat: int):
@@ -180,7 +189,7 @@ def on_auction(s, st: Static, prof, seat: int):
     pass."""
     sq = s.auc_sq
     low = min_bid(s)
-    top = _auction_ceiling(s, st, prof, seat, sq)
+    top = _auction_ceiling(s, st, prof, seat, sq, low)
     if top < low:
         return PassBid()
     price = s.tb.price[sq]

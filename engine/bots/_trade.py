@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ..actions import AcceptTrade, ProposeTrade, RejectTrade
 from ..editions import K_STREET
-from ._value import Static, holdings_value, new_sets
+from ._value import Static, new_sets, unit_value
 
 __all__ = ["propose", "answer", "offer_is_valid", "trade_gain"]
 
@@ -31,16 +31,24 @@ def trade_gain(s, st: Static, prof, me: int, other: int, gets: tuple[int, ...],
     mortgaged properties received, less ``prof.rival_pct`` of the sets ``other`` completes."""
     owner = s.owner
     after = owner[:]
+    units = []
+    unit_of = st.unit_of
     for sq in gets:
         after[sq] = me
+        if unit_of[sq] not in units:
+            units.append(unit_of[sq])
     for sq in gives:
         after[sq] = other
-    gain = holdings_value(s, st, after, me) - holdings_value(s, st, owner, me) + cash_in
+        if unit_of[sq] not in units:
+            units.append(unit_of[sq])
+    gain = cash_in
+    for u in units:
+        gain += unit_value(s, st, after, me, u) - unit_value(s, st, owner, me, u)
     fee = s.tb.fee
     for sq in gets:
         if s.mort[sq]:
             gain -= fee[sq]
-    gain -= new_sets(st, owner, after, other) * prof.rival_pct // 100
+    gain -= new_sets(st, owner, after, other, units) * prof.rival_pct // 100
     return gain
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ..editions import K_STATION, K_STREET, K_UTILITY
 
-__all__ = ["Static", "static", "holdings_value", "new_sets", "worst_rent", "reserve_for",
+__all__ = ["Static", "static", "unit_value", "holdings_value", "new_sets", "worst_rent", "reserve_for",
            "completes_set", "blocks_set"]
 
 # Extra value for owning k stations / utilities (rent 25/50/100/200 and 4x/10x the dice).
@@ -27,7 +27,8 @@ _DICE_MEAN = 7
 class Static:
     """Per-edition lists the bots read on the hot path (computed once per edition)."""
 
-    __slots__ = ("groups", "set_price", "build_order", "properties", "stations", "utilities")
+    __slots__ = ("groups", "set_price", "build_order", "properties", "stations", "utilities",
+                 "units", "unit_of", "unit_bonus", "min_house_cost")
 
     def __init__(self, tb) -> None:
         self.groups = [tuple(g) for g in tb.group_members]
@@ -48,6 +49,18 @@ class Static:
         """Station squares."""
         self.utilities = tuple(tb.utilities)
         """Utility squares."""
+        self.units = self.groups + [self.stations, self.utilities]
+        """Valuation units: the colour sets, then the stations, then the utilities."""
+        self.unit_bonus = ([(0,) * len(g) + (p,) for g, p in zip(self.groups, self.set_price)]
+                           + [_STATION_BONUS, _UTILITY_BONUS])
+        """unit_bonus[u][k]: euro added for owning k squares of unit u."""
+        self.unit_of = [-1] * tb.nsq
+        """unit_of[sq]: index in ``units`` of the unit of property ``sq`` (-1: none)."""
+        for u, members in enumerate(self.units):
+            for m in members:
+                self.unit_of[m] = u
+        self.min_house_cost = min((tb.house_cost[g[0]] for g in self.groups), default=0)
+        """Cheapest building of the edition, euro."""
 
 
 _STATIC: dict[str, Static] = {}
@@ -61,39 +74,45 @@ def static(s) -> Static:
     return st
 
 
-def holdings_value(s, st: Static, owner: list[int], seat: int) -> int:
-    """Worth in euro of what ``seat`` owns under the ownership list ``owner`` (module docstring);
-    ``s.mort`` says which squares are mortgaged."""
+def unit_value(s, st: Static, owner: list[int], seat: int, u: int) -> int:
+    """Worth in euro for ``seat`` of its squares of valuation unit ``u`` under ``owner``."""
     tb = s.tb
     price = tb.price
     mort = s.mort
-    lift = tb.lift
     v = 0
-    for gi, g in enumerate(st.groups):
-        cnt = 0
-        for m in g:
-            if owner[m] == seat:
-                cnt += 1
-                v += price[m] - lift[m] if mort[m] else price[m]
-        if cnt == len(g):
-            v += st.set_price[gi]
-    for squares, bonus in ((st.stations, _STATION_BONUS), (st.utilities, _UTILITY_BONUS)):
-        cnt = 0
-        for m in squares:
-            if owner[m] == seat:
-                cnt += 1
-                v += price[m] - lift[m] if mort[m] else price[m]
-        v += bonus[min(cnt, len(bonus) - 1)]
-    return v
+    cnt = 0
+    for m in st.units[u]:
+        if owner[m] == seat:
+            cnt += 1
+            v += price[m] - tb.lift[m] if mort[m] else price[m]
+    bonus = st.unit_bonus[u]
+    return v + bonus[cnt if cnt < len(bonus) else -1]
 
 
-def new_sets(st: Static, before: list[int], after: list[int], seat: int) -> int:
+def holdings_value(s, st: Static, owner: list[int], seat: int) -> int:
+    """Worth in euro of what ``seat`` owns under the ownership list ``owner`` (module docstring);
+    ``s.mort`` says which squares are mortgaged."""
+    return sum(unit_value(s, st, owner, seat, u) for u in range(len(st.units)))
+
+
+def new_sets(st: Static, before: list[int], after: list[int], seat: int,
+             units: range | list[int] | None = None) -> int:
     """Sum of the set prices (euro) of the colour sets ``seat`` completes going from ownership
-    ``before`` to ``after``."""
+    ``before`` to ``after`` (looking only at the colour sets in ``units`` when given)."""
     total = 0
-    for gi, g in enumerate(st.groups):
-        if all(after[m] == seat for m in g) and not all(before[m] == seat for m in g):
-            total += st.set_price[gi]
+    groups = st.groups
+    for gi in (range(len(groups)) if units is None else units):
+        if gi >= len(groups):
+            continue
+        g = groups[gi]
+        for m in g:
+            if after[m] != seat:
+                break
+        else:
+            for m in g:
+                if before[m] != seat:
+                    total += st.set_price[gi]
+                    break
     return total
 
 
