@@ -152,6 +152,9 @@ def _dispatch(s: State, seat: int, a, ev: list, in_auction: bool) -> None:
     advance(s, ev)
 
 
+_TURN_PHASES = frozenset((P_ROLL, P_DICE, P_BUY, P_CARD, P_JAIL_MOVE, P_END_MOVE))
+
+
 def advance(s: State, ev: list) -> None:
     """Run transient phases until the state waits for a step (see module doc)."""
     while True:
@@ -172,6 +175,10 @@ def advance(s: State, ev: list) -> None:
         if ph == P_RAISE:
             s.phase = s.resume.pop()
             continue
+        if s.out[s.current] and ph in _TURN_PHASES:
+            # The current player went bankrupt mid-turn: the rest of the turn is void.
+            s.phase = P_NEXT_TURN
+            continue
         if ph == P_END_MOVE:
             movement.end_move(s, ev)
         elif ph == P_NEXT_TURN:
@@ -180,8 +187,6 @@ def advance(s: State, ev: list) -> None:
             auction.auction_next(s, ev)
         elif ph == P_JAIL_MOVE:
             movement.jail_move(s, ev)
-        elif s.out[s.current] and (ph == P_ROLL or ph == P_DICE or ph == P_BUY or ph == P_CARD):
-            s.phase = P_NEXT_TURN
         elif ph == P_AUCTION and not auction.actors(s):
             auction.end_step(s, ev, ())
         else:

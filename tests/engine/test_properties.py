@@ -32,6 +32,14 @@ def check_invariants(s):
             assert not s.out[o]
         if s.level[sq]:
             assert ed.tables.kind[sq] == K_STREET
+    for d in s.debts:
+        assert not s.out[d[0]] and (d[1] < 0 or not s.out[d[1]])
+    for c in s.claims:
+        assert not s.out[c[0]] and not s.out[c[1]]
+    if s.phase != 8:
+        assert not any(s.out[a] for a in pending(s).actors)
+        if s.phase == 1:
+            assert not s.out[s.current]
     cards = sum(len(d) for d in s.decks) + sum(len(h) for h in s.held)
     assert cards == sum(len(d) for d in ed.decks)
 

@@ -70,3 +70,15 @@ def test_last_player_wins():
     s, _ = step(s, seat1=DeclareBankruptcy())
     assert is_terminal(s) and winner(s) == 0 and pending(s).terminal
     assert legal_actions(s, 0) == []
+
+
+def test_bankrupt_on_third_jail_try_does_not_move_and_turn_passes():
+    """Third try ("pagate b50 e usate il totale ... per avanzare") with no way to pay: the
+    player goes bankrupt to the bank, the estate is auctioned, and the turn passes on."""
+    s = scenario(3, pos={0: 10}, jail={0: 3}, cash={0: 10}, owners={5: 0}, mortgaged=[5])
+    s, _ = roll(s, 1, 2)
+    assert pending(s).kind == "raise_money"
+    s, _ = step(s, seat0=DeclareBankruptcy())
+    assert pending(s).kind == "auction_bid" and s.auc_sq == 5
+    s, _ = step(s)
+    assert pending(s).kind == "roll" and s.current == 1 and s.pos[0] == 10 and s.debts == []
