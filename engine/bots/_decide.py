@@ -156,6 +156,8 @@ def on_buy(s, st: Static, prof, seat: int):
     sq = s.pos[seat]
     price = s.tb.price[sq]
     cash = s.cash[seat]
+    if cash < price:
+        return DeclineProperty()
     if cash - price >= prof.reserve and cash - price >= reserve_for(s, st, prof, seat):
         return BuyProperty()
     if (completes_set(s, sq, seat) or blocks_set(s, sq, seat)) and cash - price >= prof.reserve // 3:
