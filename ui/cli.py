@@ -35,6 +35,10 @@ MAX_PEERS = 8
 DEFAULT_DEMO_TIMEOUT_S = 600.0
 #: Seconds a headless host/join peer waits for the game to finish (lobby included).
 DEFAULT_PEER_TIMEOUT_S = 3600.0
+#: Seconds ``join --list`` browses (games answer in ~0.1 s on a LAN, DESIGN.md §5).
+LIST_WAIT_S = 2.0
+#: Seconds ``join`` looks for its game (the host may start a little later).
+JOIN_WAIT_S = 30.0
 
 
 class _Parser(argparse.ArgumentParser):
@@ -124,8 +128,9 @@ def build_parser() -> argparse.ArgumentParser:
         else:
             p.add_argument("--list", action="store_true", help=_("list the advertised games and exit"))
             p.add_argument("--game", metavar="ID", help=_("the game to join: its id, or the start of it (see --list)"))
-            p.add_argument("--wait", type=_positive_seconds, default=2.0,
-                           help=_("seconds to look for games (default {default:g})").format(default=2.0))
+            p.add_argument("--wait", type=_positive_seconds, default=None,
+                           help=_("seconds to look for games (default: {listing:g} with --list, {joining:g} to join)").format(
+                               listing=LIST_WAIT_S, joining=JOIN_WAIT_S))
             p.set_defaults(run=_cmd_join)
     return parser
 
@@ -222,6 +227,8 @@ def _cmd_join(args: argparse.Namespace) -> int:
     """``lanopoli join``: list (``--list``) or join an advertised game and play it with a bot."""
     from ui import peer
 
+    if args.wait is None:
+        args.wait = LIST_WAIT_S if args.list else JOIN_WAIT_S
     if args.list:
         return peer.list_games(args)
     return peer.run_headless(args, role="join")

@@ -44,10 +44,15 @@ def progress_text(peers: list[PeerStatus], total: int) -> str:
 
 
 def progress_line(msg: dict[str, Any]) -> str:
-    """One translated line from a ``progress`` dict (step, turn, seat to move, leader)."""
-    return _("step {step} · turn {turn} · to move: seat {current} · leader: seat {leader}").format(
+    """One translated line from a ``progress`` dict (step, turn, seat to move, leader, and the
+    leader's cash when the line carries ``cash``, a list of euro per seat)."""
+    line = _("step {step} · turn {turn} · to move: seat {current} · leader: seat {leader}").format(
         step=msg.get("step", "?"), turn=msg.get("turn", "?"), current=msg.get("current", "?"),
         leader=msg.get("leader", "?"))
+    cash, leader = msg.get("cash"), msg.get("leader")
+    if isinstance(cash, list) and isinstance(leader, int) and 0 <= leader < len(cash) and isinstance(cash[leader], int):
+        line += " " + _("(cash {money})").format(money=format_money(cash[leader]))
+    return line
 
 
 def winner_text(seat: int | None, name: str | None) -> str:
@@ -92,8 +97,6 @@ def print_demo_outcome(outcome: DemoOutcome, opts: DemoOptions, out=None, err=No
     if outcome.ok:
         first = outcome.peers[0].done or {}
         print(_("Winner: {who}").format(who=winner_text(first.get("winner"), first.get("winner_name"))), file=out)
-        if isinstance(first.get("winner_worth"), int):
-            print(_("Net worth of the winner: {money}").format(money=format_money(first["winner_worth"])), file=out)
         print(_("Steps: {steps}").format(steps=first.get("steps")), file=out)
         print(final_hash_line(str(outcome.agreed_hash)), file=out)
         print(ngettext("All {n} peer finished with the same final state.",

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from p2p.const import GAME_ID_LEN
+from p2p.discovery import LOBBY
 from ui.display import final_hash_line, progress_line, winner_text
 from ui.errors import EXIT_FAILED, EXIT_OK, EXIT_TERMINATED, EXIT_USAGE, UsageError
 from ui.i18n import _
@@ -47,22 +48,35 @@ def resolve_endpoint(args: argparse.Namespace) -> Endpoint:
 
 def describe_game(ad) -> str:
     """One line for ``join --list``: id, edition, seats, state, where, advertiser fingerprint."""
-    state = _("waiting for players") if ad.state == "lobby" else _("running")
+    state = _("waiting for players") if ad.state == LOBBY else _("running")
     return _("{gid}  {edition}  seats {taken}/{total}  {state}  {address}:{port}  host {fp}").format(
         gid=ad.game_id.hex(), edition=ad.edition, taken=ad.seats_taken, total=ad.seats_total,
         state=state, address=ad.address, port=ad.port, fp=ad.fingerprint)
 
 
-async def find_games(address: str, seconds: float) -> list:
-    """The games advertised on the network of ``address``, browsing for ``seconds``.
+#: Seconds ``join`` keeps looking after the first open game shows up, to notice a second one.
+SETTLE_S = 0.5
 
-    zeroconf is restricted to ``address`` (DESIGN.md §5). Sorted by game id.
+
+async def find_games(address: str, seconds: float, until=None) -> list:
+    """The games advertised on the network of ``address``, sorted by game id.
+
+    Browses for ``seconds``; with ``until`` (a predicate on a GameAd) it returns as soon as a
+    matching game shows up (plus ``SETTLE_S``, so that a second match is seen too) or, with
+    none, after ``seconds``. zeroconf is restricted to ``address`` (DESIGN.md §5).
     """
     from p2p.discovery import Discovery
 
     async with Discovery([address]) as disco:
-        disco.browse()
-        await asyncio.sleep(seconds)
+        if until is None:
+            disco.browse()
+            await asyncio.sleep(seconds)
+        else:
+            try:
+                await disco.wait_for(until, seconds)
+                await asyncio.sleep(SETTLE_S)
+            except TimeoutError:
+                pass
         games = list(disco.games.values())
     return sorted(games, key=lambda ad: ad.game_id)
 
@@ -80,10 +94,15 @@ def list_games(args: argparse.Namespace) -> int:
     return 0
 
 
+def is_open(ad) -> bool:
+    """True for a game still in its lobby with a free seat."""
+    return ad.state == LOBBY and ad.free_seats > 0
+
+
 def pick_game(games: list, wanted: str | None):
     """The game to join among ``games`` (GameAd list): ``wanted`` is a game id hex prefix or
     None (then the only game with a free seat). Raises ``UsageError`` naming the choices."""
-    open_games = [ad for ad in games if ad.state == "lobby" and ad.free_seats > 0]
+    open_games = [ad for ad in games if is_open(ad)]
     if wanted is not None:
         wanted = wanted.lower()
         matches = [ad for ad in open_games if ad.game_id.hex().startswith(wanted)]
@@ -149,7 +168,9 @@ def _join_target(args: argparse.Namespace, address: str) -> bytes | None:
                     game=wanted)) from None
         if full is not None and len(full) == GAME_ID_LEN:
             return full
-    return pick_game(asyncio.run(find_games(address, args.wait)), wanted).game_id
+    prefix = (wanted or "").lower()
+    games = asyncio.run(find_games(address, args.wait, until=lambda ad: is_open(ad) and ad.game_id.hex().startswith(prefix)))
+    return pick_game(games, wanted).game_id
 
 
 def _identity(args: argparse.Namespace):
@@ -185,7 +206,7 @@ def run_headless(args: argparse.Namespace, role: str) -> int:
     0: the game ended (``done`` printed); 1: it stopped (desync, cheat, stall, timeout; an
     ``error`` line with --progress-json); 2: nothing to join or bad options; 143: SIGTERM.
     """
-    from p2p.node import NodeError, PeerConfig, progress_printer
+    from p2p.node import DISCOVERY_TIMEOUT, NodeError, PeerConfig, progress_printer
 
     endpoint = resolve_endpoint(args)
     game_id = _join_target(args, endpoint.address) if role == "join" else None
@@ -200,7 +221,8 @@ def run_headless(args: argparse.Namespace, role: str) -> int:
                          edition=getattr(args, "edition", "classico"), seats=getattr(args, "seats", 2),
                          identity=_identity(args), name=args.name or "", bot=args.bot,
                          demo_seed=None if args.seed is None else args.seed.encode("utf-8"),
-                         game_id=game_id, log_dir=log_dir, progress=progress, timeout=args.timeout)
+                         game_id=game_id, log_dir=log_dir, progress=progress, timeout=args.timeout,
+                         discovery_timeout=getattr(args, "wait", None) or DISCOVERY_TIMEOUT)
     except ValueError as exc:
         raise UsageError(str(exc)) from exc
     try:

@@ -12,7 +12,9 @@ Two games are played (the same seed twice); every other test reuses their logs.
 from __future__ import annotations
 
 import json
+import os
 import re
+import secrets
 import struct
 import subprocess
 import sys
@@ -26,7 +28,9 @@ from p2p import const as C
 from p2p.gamelog import KIND_STEP, LogReader
 
 ROOT = Path(__file__).resolve().parents[2]
-SEED = "e2e-seed-1"
+# Unique per test session: two sessions with the same seed on one machine would advertise the
+# same game id and could take each other's seats.
+SEED = f"e2e-{os.getpid()}-{secrets.token_hex(4)}"
 HASH_LINE = re.compile(r"^final state hash: ([0-9a-f]{64})$", re.M)
 LOG_LINE = re.compile(r"^  peer-(\d+) \(seat (\d+)\): (.+)$", re.M)
 BAD_STEP = re.compile(r"NOT valid at step (\d+)")

@@ -251,6 +251,8 @@ def test_progress_line_follows_the_most_advanced_peer():
     peers[0].progress = {"type": "progress", "step": 10, "turn": 2, "current": 1, "leader": 0}
     peers[1].progress = {"type": "progress", "step": 12, "turn": 3, "current": 0, "leader": 1}
     assert display.progress_text(peers, 2) == "step 12 · turn 3 · to move: seat 0 · leader: seat 1"
+    peers[1].progress["cash"] = [900, 2350]
+    assert display.progress_text(peers, 2).endswith("leader: seat 1 (cash €2.350)")
 
 
 def test_json_lines_contract_example_parses():
