@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Log verification speed next to the machine's raw Ed25519 verify rate (prints, asserts nothing).
+
+    python bench/bench_verify.py [--log PATH] [--repeat 5] [--seed bench-verify] [--peers 4]
+
+Without ``--log`` it first plays one seeded demo game (4 peer processes on loopback) and uses
+peer 0's log. It times ``p2p.verify.verify_log`` (best of ``--repeat`` runs) and reports signed
+messages verified per second (``Report.messages`` / seconds; the replay with the engine and
+the hash checks are included, so this is the whole cost of ``lanopoli verify``), then times
+``cryptography``'s Ed25519 ``verify`` alone on a 200-byte message, the floor any verifier pays
+per message. Target: verify_log ≥ 0.5 × the raw rate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey  # noqa: E402
+
+from p2p.verify import verify_log  # noqa: E402
+from ui.demo import DemoOptions, run_demo  # noqa: E402
+
+TARGET_RATIO = 0.5
+
+
+def raw_ed25519_rate(n: int = 5000, size: int = 200) -> float:
+    """Ed25519 signature verifications per second with ``cryptography`` (one key, best of 3)."""
+    key = Ed25519PrivateKey.generate()
+    pub = key.public_key()
+    msg = bytes(range(256))[:size]
+    sig = key.sign(msg)
+    best = float("inf")
+    for _ in range(3):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            pub.verify(sig, msg)
+        best = min(best, time.perf_counter() - t0)
+    return n / best
+
+
+def play_one(seed: str, peers: int, tmp: Path) -> Path:
+    """Play one seeded demo game and return peer 0's log path."""
+    opts = DemoOptions(peers=peers, seed=seed, edition="classico", log_dir=tmp / "game", timeout_s=600, lang="en")
+    (tmp / "keys").mkdir()
+    outcome = asyncio.run(run_demo(opts, tmp / "keys", lambda _peers: None))
+    if not outcome.ok:
+        raise SystemExit(f"the demo game failed (timed out: {outcome.timed_out}); cannot benchmark verify")
+    return Path(outcome.peers[0].done["log"])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
+    parser.add_argument("--log", type=Path, help="an existing game log (default: play one game)")
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--seed", default="bench-verify")
+    parser.add_argument("--peers", type=int, default=4)
+    args = parser.parse_args(argv)
+
+    with tempfile.TemporaryDirectory(prefix="lanopoli-bench-verify-") as tmp:
+        log = args.log or play_one(args.seed, args.peers, Path(tmp))
+        best = None
+        for _ in range(args.repeat):
+            t0 = time.perf_counter()
+            report = verify_log(log)
+            elapsed = time.perf_counter() - t0
+            if not report.ok:
+                print(f"the log does not verify: step {report.first_bad_step}: {report.error}", file=sys.stderr)
+                return 1
+            best = elapsed if best is None else min(best, elapsed)
+        size = log.stat().st_size
+    rate = report.messages / best
+    raw = raw_ed25519_rate()
+    ratio = rate / raw
+    print(f"verify_log: {report.messages} signed messages, {report.steps} steps, {size} bytes in {best:.3f} s "
+          f"= {rate:,.0f} messages/s")
+    print(f"raw Ed25519 verify (cryptography): {raw:,.0f} /s; ratio {ratio:.2f} (target ≥ {TARGET_RATIO})")
+    print(json.dumps({"messages": report.messages, "steps": report.steps, "log_bytes": size,
+                      "verify_s": round(best, 4), "messages_per_s": round(rate), "raw_ed25519_per_s": round(raw),
+                      "ratio": round(ratio, 3), "target_ratio": TARGET_RATIO}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
