@@ -152,6 +152,9 @@ def _dispatch(s: State, seat: int, a, ev: list, in_auction: bool) -> None:
     advance(s, ev)
 
 
+# Phases in which a building shortage is not auctioned (requests go in seat order): an
+# auction, a debt or an inheritance is already being settled.
+_NO_SHORTAGE_PHASES = frozenset((P_AUCTION, P_RAISE, P_INHERIT, P_OVER, P_FIRST))
 _TURN_PHASES = frozenset((P_ROLL, P_DICE, P_BUY, P_CARD, P_JAIL_MOVE, P_END_MOVE))
 
 
@@ -206,13 +209,24 @@ def step_inplace(s: State, inputs: Sequence, ev: list) -> None:
     if in_auction:
         step_actors = auction.actors(s)
         s.step_bids = []
+    short = None
+    if ph not in _NO_SHORTAGE_PHASES:
+        for a in inputs:
+            if type(a) is A.BuildHouse:
+                short = building.shortage(s, inputs)
+                break
     for seat, a in enumerate(inputs):
         if a is None:
+            continue
+        if short and type(a) is A.BuildHouse and (seat, a.square) in short[1]:
+            ev.append(ActionRefused(seat, a.CODE, "shortage_auction"))
             continue
         try:
             _dispatch(s, seat, a, ev, in_auction and s.phase == P_AUCTION)
         except IllegalAction as e:
             ev.append(ActionRefused(seat, getattr(a, "CODE", 0), e.code))
+    if short and s.phase not in _NO_SHORTAGE_PHASES:
+        auction.start_building(s, ev, short[0], [r for r in short[1] if not s.out[r[0]]])
     if in_auction:
         if s.phase == P_AUCTION:
             auction.end_step(s, ev, step_actors)

@@ -20,9 +20,10 @@ STATE_FORMAT = 1
 """Version of the state encoding."""
 
 _SCALARS = ("n", "phase", "current", "turn", "doubles", "d1", "d2", "dice_for", "draw_deck",
-            "mult", "houses", "hotels", "bank", "winner", "auc_sq", "auc_high", "auc_bidder")
+            "mult", "houses", "hotels", "bank", "winner", "auc_sq", "auc_high", "auc_bidder",
+            "auc_lot")
 _LISTS = ("cash", "pos", "jail", "out", "owner", "level", "mort", "undrawn", "resume", "auc_in",
-          "auc_queue")
+          "auc_queue", "auc_target")
 _NESTED = ("decks", "held", "claims", "debts", "offers", "inherit", "step_bids")
 
 
@@ -100,7 +101,7 @@ def decode_state(b: bytes) -> State:
         raise ValueError("bad seat count")
     if not 0 <= s.phase < len(PHASE_NAMES):
         raise ValueError("bad phase")
-    for f in ("cash", "pos", "jail", "out", "auc_in"):
+    for f in ("cash", "pos", "jail", "out", "auc_in", "auc_target"):
         if len(getattr(s, f)) != n:
             raise ValueError(f"{f}: one entry per seat")
     for f in ("owner", "level", "mort"):

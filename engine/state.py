@@ -16,7 +16,8 @@ from .editions import EDITIONS, Edition
 __all__ = ["State", "new_state", "PHASE_NAMES", "P_FIRST", "P_ROLL", "P_DICE", "P_BUY",
            "P_AUCTION", "P_CARD", "P_RAISE", "P_INHERIT", "P_OVER", "P_END_MOVE",
            "P_JAIL_MOVE", "P_AUCTION_NEXT", "P_NEXT_TURN", "AUTO_PHASES", "CHANCE_PHASES",
-           "DICE_MOVE", "DICE_JAIL", "DICE_UTILITY", "HOTEL"]
+           "DICE_MOVE", "DICE_JAIL", "DICE_UTILITY", "HOTEL", "LOT_PROPERTY", "LOT_HOUSE",
+           "LOT_HOTEL"]
 
 # Phases. Decision and chance phases are what `pending` reports; AUTO phases are transient
 # bookkeeping the engine runs through immediately (never visible between steps).
@@ -30,11 +31,13 @@ CHANCE_PHASES = frozenset((P_FIRST, P_DICE, P_CARD))
 
 # What a pending dice roll is for.
 DICE_MOVE, DICE_JAIL, DICE_UTILITY = 0, 1, 2
+LOT_PROPERTY, LOT_HOUSE, LOT_HOTEL = 0, 1, 2
+"""What an auction sells: the deed ``auc_sq``, or one house / hotel in a building shortage."""
 HOTEL = 5
 """Building level of a hotel (levels 0..4 are houses)."""
 
 _LIST_FIELDS = ("cash", "pos", "jail", "out", "owner", "level", "mort", "undrawn", "resume",
-                "auc_in", "auc_queue")
+                "auc_in", "auc_queue", "auc_target")
 _NESTED_FIELDS = ("decks", "held", "claims", "debts", "offers", "inherit", "step_bids")
 
 
@@ -60,7 +63,9 @@ class State:
       auction interlude.
     * auction: ``auc_sq`` lot, ``auc_high`` high bid (0: none), ``auc_bidder`` (-1: none),
       ``auc_in`` per seat 1 = still bidding, ``auc_queue`` lots waiting (bankrupt's estate),
-      ``step_bids`` bids of the running step ``[seat, amount]`` (empty between steps).
+      ``step_bids`` bids of the running step ``[seat, amount]`` (empty between steps),
+      ``auc_lot`` what is sold (LOT_PROPERTY, LOT_HOUSE, LOT_HOTEL: building shortage),
+      ``auc_target`` per seat the street a building-auction bidder builds on (-1: none).
     * ``offers``: open trade offers, one per proposer, sorted by proposer:
       ``[proposer, partner, give_squares, get_squares, give_cash, get_cash, give_cards,
       get_cards, lift]`` (lists of ints inside).
@@ -70,14 +75,14 @@ class State:
 
     __slots__ = ("edition", "ed", "tb", "n", "phase", "current", "turn", "doubles", "d1", "d2",
                  "dice_for", "draw_deck", "mult", "houses", "hotels", "bank", "winner",
-                 "auc_sq", "auc_high", "auc_bidder") + _LIST_FIELDS + _NESTED_FIELDS
+                 "auc_sq", "auc_high", "auc_bidder", "auc_lot") + _LIST_FIELDS + _NESTED_FIELDS
 
     def copy(self) -> "State":
         """An independent copy (lists copied, nested lists copied one level deeper)."""
         c = State.__new__(State)
         for f in ("edition", "ed", "tb", "n", "phase", "current", "turn", "doubles", "d1",
                   "d2", "dice_for", "draw_deck", "mult", "houses", "hotels", "bank", "winner",
-                  "auc_sq", "auc_high", "auc_bidder"):
+                  "auc_sq", "auc_high", "auc_bidder", "auc_lot"):
             setattr(c, f, getattr(self, f))
         for f in _LIST_FIELDS:
             setattr(c, f, getattr(self, f)[:])
@@ -137,6 +142,8 @@ def new_state(edition: str | Edition, seats: int) -> State:
     s.auc_sq = -1
     s.auc_high = 0
     s.auc_bidder = -1
+    s.auc_lot = LOT_PROPERTY
+    s.auc_target = [-1] * seats
     s.cash = [ed.start_cash] * seats
     s.pos = [0] * seats
     s.jail = [0] * seats

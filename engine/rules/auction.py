@@ -23,7 +23,8 @@ from __future__ import annotations
 
 from ..errors import IllegalAction
 from ..events import AuctionEnded, AuctionStarted, BidPassed, BidPlaced
-from ..state import P_AUCTION, P_AUCTION_NEXT, P_BUY, P_END_MOVE
+from ..state import (LOT_HOTEL, LOT_HOUSE, LOT_PROPERTY, P_AUCTION, P_AUCTION_NEXT, P_BUY,
+                     P_END_MOVE)
 from .money import R_AUCTION, R_PURCHASE, charge, transfer
 from ..events import PropertyBought
 
@@ -70,6 +71,7 @@ def auction_next(s, ev) -> None:
         if s.owner[sq] >= 0:  # pragma: no cover - defensive, queued squares are bank's
             continue
         s.auc_sq = sq
+        s.auc_lot = LOT_PROPERTY
         s.auc_high = 0
         s.auc_bidder = -1
         s.auc_in = [0 if o else 1 for o in s.out]
@@ -138,8 +140,39 @@ def end_step(s, ev, step_actors: tuple[int, ...]) -> None:
     close(s, ev)
 
 
+def start_building(s, ev, lot: int, requests: list[tuple[int, int]]) -> None:
+    """Open a building-shortage auction of one ``lot`` among the requesting seats
+    (``requests``: (seat, street) pairs); the interrupted phase resumes afterwards."""
+    s.resume.append(s.phase)
+    s.auc_lot = lot
+    s.auc_sq = -1
+    s.auc_high = 0
+    s.auc_bidder = -1
+    s.auc_in = [0] * s.n
+    s.auc_target = [-1] * s.n
+    for seat, sq in requests:
+        s.auc_in[seat] = 1
+        s.auc_target[seat] = sq
+    s.step_bids = []
+    s.phase = P_AUCTION
+    ev.append(AuctionStarted(-1, "hotel" if lot == LOT_HOTEL else "house"))
+
+
+def _close_building(s, ev, w: int, amount: int) -> None:
+    from .building import build_error, place
+    sq = s.auc_target[w] if w >= 0 else -1
+    s.auc_lot = LOT_PROPERTY
+    s.auc_target = [-1] * s.n
+    ev.append(AuctionEnded(-1, w, amount))
+    if w < 0:
+        return
+    err = build_error(s, w, sq)
+    if (err is None or err[0] == "insufficient_cash") and s.cash[w] >= amount:
+        place(s, ev, w, sq, amount)
+
+
 def close(s, ev) -> None:
-    """The auction ends: the high bidder pays the bank and takes the deed."""
+    """The auction ends: the high bidder pays the bank and takes the deed (or the building)."""
     sq = s.auc_sq
     w = s.auc_bidder
     amount = s.auc_high
@@ -149,6 +182,9 @@ def close(s, ev) -> None:
     s.auc_in = [0] * s.n
     s.step_bids = []
     s.phase = P_AUCTION_NEXT
+    if s.auc_lot != LOT_PROPERTY:
+        _close_building(s, ev, w, amount)
+        return
     ev.append(AuctionEnded(sq, w, amount))
     if w >= 0:
         charge(s, ev, w, -1, amount, R_AUCTION, sq)

@@ -99,6 +99,8 @@ def _game_over(s, ev, seat: int) -> None:
     s.auc_high = 0
     s.auc_bidder = -1
     s.auc_in = [0] * s.n
+    s.auc_lot = 0
+    s.auc_target = [-1] * s.n
     s.step_bids = []
     s.inherit = []
     ev.append(GameWon(seat))

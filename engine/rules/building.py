@@ -12,13 +12,21 @@ alberghi", "La Banca non ha edifici a sufficienza?", "Come vendere gli edifici")
   equilibrata"). A hotel sold becomes 4 houses ("scambiarli immediatamente con 4 case") when the
   bank has 4 houses; otherwise (rule choice, engine.md) selling that hotel sells the whole colour
   set down to the highest even level the bank's houses allow, at half price for every building.
+* Shortage ("La Banca non ha edifici a sufficienza?"): when two or more players ask in the same
+  decision step for more houses (or hotels) than the bank has, none of those requests is
+  carried out; the bank auctions one building among them (``shortage``,
+  engine.rules.auction.start_building): opening €10, raises of €1; the winner pays the bid
+  instead of the printed price and the building goes on the street it asked for (if that is
+  still legal). Further requests repeat the procedure while the shortage lasts.
 * A player who owes money (raise_money) may sell but not build.
 """
 from __future__ import annotations
 
 from ..editions import K_STREET
 from ..errors import IllegalAction
+from ..actions import BuildHouse
 from ..events import BuildingBought, BuildingSold
+from ..state import LOT_HOTEL, LOT_HOUSE
 from .money import R_HOUSE, R_SALE, transfer
 
 HOTEL = 5
@@ -69,6 +77,11 @@ def check_build(s, seat: int, sq: int) -> None:
 def build(s, ev, seat: int, sq: int) -> None:
     """BuildHouse: one more level on ``sq`` (house, or the hotel over 4 houses)."""
     check_build(s, seat, sq)
+    place(s, ev, seat, sq, s.tb.house_cost[sq])
+
+
+def place(s, ev, seat: int, sq: int, price: int) -> None:
+    """Put one more level on ``sq`` (checked by the caller) for ``price`` euro."""
     lv = s.level[sq] + 1
     if lv == HOTEL:
         s.hotels -= 1
@@ -76,8 +89,26 @@ def build(s, ev, seat: int, sq: int) -> None:
     else:
         s.houses -= 1
     s.level[sq] = lv
-    transfer(s, ev, seat, -1, s.tb.house_cost[sq], R_HOUSE)
+    if price:
+        transfer(s, ev, seat, -1, price, R_HOUSE)
     ev.append(BuildingBought(seat, sq, lv))
+
+
+def shortage(s, inputs) -> tuple[int, list[tuple[int, int]]] | None:
+    """Building shortage in a decision step ("Se più giocatori vogliono comprare l'ultima casa
+    o l'ultimo albergo disponibile, il Banchiere deve metterli all'asta"): if at least two seats
+    send a BuildHouse that is legal at the start of the step for the same kind of building
+    (house, or hotel) and the bank has fewer of them than requests, returns
+    ``(LOT_HOUSE or LOT_HOTEL, [(seat, square), ...])``; houses are checked first."""
+    req: dict[int, list[tuple[int, int]]] = {LOT_HOUSE: [], LOT_HOTEL: []}
+    for seat, a in enumerate(inputs):
+        if type(a) is BuildHouse and not s.out[seat] and build_error(s, seat, a.square) is None:
+            req[LOT_HOTEL if s.level[a.square] == 4 else LOT_HOUSE].append((seat, a.square))
+    for lot, stock in ((LOT_HOUSE, s.houses), (LOT_HOTEL, s.hotels)):
+        r = req[lot]
+        if len(r) >= 2 and len(r) > stock:
+            return lot, r
+    return None
 
 
 def sell_error(s, seat: int, sq: int) -> tuple[str, str] | None:

@@ -84,3 +84,27 @@ def test_mortgage_needs_no_buildings_in_set():
     with pytest.raises(IllegalAction) as e:
         apply_action(s, 0, Mortgage(3))
     assert e.value.code == "has_buildings"
+
+
+def test_shortage_of_last_house_is_auctioned_among_requesters():
+    """"Se più giocatori vogliono comprare l'ultima casa o l'ultimo albergo disponibile, il
+    Banchiere deve metterli all'asta. Le offerte partono da a10 ... Il pagamento deve essere
+    effettuato alla Banca.\""""
+    from engine import pending
+    from engine.actions import Bid, RollDice
+    from engine.events import ActionRefused
+    from engine.testing import step
+    s = scenario(3, owners={1: 0, 3: 0, 37: 1, 39: 1})
+    s.houses = 1
+    s, ev = step(s, seat0=RollDice(), seat1=BuildHouse(39), seat2=None)
+    assert ActionRefused(1, BuildHouse.CODE, "shortage_auction") not in ev  # no contention
+    s = scenario(3, owners={1: 0, 3: 0, 37: 1, 39: 1})
+    s.houses = 1
+    s, ev = step(s, seat0=BuildHouse(3), seat1=BuildHouse(39))
+    assert ActionRefused(0, BuildHouse.CODE, "shortage_auction") in ev
+    p = pending(s)
+    assert p.kind == "auction_bid" and p.actors == (0, 1)
+    s, _ = step(s, seat0=Bid(10), seat1=Bid(25))
+    s, _ = step(s, seat0=None)
+    assert s.level[39] == 1 and s.houses == 0 and s.cash[1] == 1475 and s.level[3] == 0
+    assert pending(s).kind == "roll" and s.current == 0
