@@ -27,6 +27,7 @@ sign our next message -> ``Link.send`` to each peer -> one flush; acks ride on t
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import os
 import resource
@@ -58,13 +59,17 @@ _MAX_EARLY = 64  # step messages buffered before our own session starts
 
 class NodeError(Exception):
     """The peer stopped without finishing the game. ``code``: "lobby" | "desync" |
-    "equivocation" | "cheat" | "beacon" | "stalled" | "timeout" | "not_found"; ``step``: the
+    "equivocation" | "cheat" | "beacon" | "stalled" | "timeout" | "not_found" | "local_input"; ``step``: the
     lockstep step (or None); the message is English."""
 
     def __init__(self, code: str, message: str, step: int | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.step = step
+        #: Desync/equivocation/cheat: the file the evidence was written to (None: not saved).
+        self.evidence: Path | None = None
+        #: The seat the fault is blamed on, when there is one.
+        self.seat: int | None = None
 
     def as_json(self) -> dict:
         """The ``error`` progress line of docs/protocol/cli.md."""
@@ -108,10 +113,15 @@ class PeerConfig:
     discovery_timeout: float = DISCOVERY_TIMEOUT
     linger: float = LINGER
     chain_length: int = C.CHAIN_LENGTH
+    local_input: Callable[[Any, int], Any] | None = None
+    observer: Callable[[Any], None] | None = None
+    host_addr: tuple[str, int] | None = None
 
     def __post_init__(self) -> None:
         if self.role not in ("host", "join"):
             raise ValueError(f"role must be 'host' or 'join', not {self.role!r}")
+        if self.host_addr is not None and (self.role != "join" or self.game_id is None):
+            raise ValueError("host_addr is for a joiner that names its game_id")
         if self.bind in ("0.0.0.0", "", "::"):
             raise ValueError("bind to the address you mean, not a wildcard")
 
@@ -197,6 +207,9 @@ class Node:
         self.misbehaved = 0
         self.names: tuple[str, ...] = ()
         self.transport_totals: dict[str, int] = {}
+        self._asked_step = -1  # step whose input local_input is deciding (human seat)
+        #: Where the evidence of a detected fault was written, if any.
+        self.evidence_path: Path | None = None
 
     # -- queries ------------------------------------------------------------------------
 
@@ -223,7 +236,7 @@ class Node:
         name = cfg.name or f"bot-{self.identity.fingerprint[:4]}"
         if cfg.role == "host":
             self.lobby = Lobby.host(self.identity, edition=cfg.edition, seats=cfg.seats, name=name,
-                                    endpoint=self.link.address, options=cfg.options, bot=True,
+                                    endpoint=self.link.address, options=cfg.options, bot=cfg.local_input is None,
                                     demo_seed=cfg.demo_seed, now=now, chain_length=cfg.chain_length)
             ad = GameAd(version=C.PROTOCOL_VERSION, game_id=self.lobby.game_id, edition=cfg.edition,
                         seats_taken=1, seats_total=cfg.seats, state=LOBBY,
@@ -234,6 +247,13 @@ class Node:
                         "port": ad.port})
         else:
             want = cfg.game_id
+            if cfg.host_addr is not None:
+                self.lobby = Lobby.join(self.identity, host_addr=(str(cfg.host_addr[0]), int(cfg.host_addr[1])),
+                                        game_id=want, name=name, bot=cfg.local_input is None,
+                                        demo_seed=cfg.demo_seed, now=self.loop.time(),
+                                        chain_length=cfg.chain_length)
+                self._pump_lobby()
+                return
 
             def fits(ad: GameAd) -> bool:
                 if want is not None:
@@ -246,7 +266,8 @@ class Node:
             except TimeoutError:
                 raise NodeError("not_found", "no lanopoli game found") from None
             self.lobby = Lobby.join(self.identity, host_addr=(ad.address, ad.port), game_id=ad.game_id,
-                                    name=name, bot=True, demo_seed=cfg.demo_seed, now=self.loop.time(),
+                                    name=name, bot=cfg.local_input is None, demo_seed=cfg.demo_seed,
+                                    now=self.loop.time(),
                                     chain_length=cfg.chain_length)
         self._pump_lobby()
 
@@ -276,7 +297,10 @@ class Node:
         lobby = self.lobby
         for addr, raw in lobby.messages_to_send():
             self.link.send((str(addr[0]), int(addr[1])), raw)
+        observer = self.cfg.observer
         while (ev := lobby.next_event()) is not None:
+            if observer is not None:
+                observer(ev)
             if isinstance(ev, (PlayerJoined, PlayerLeft, LobbyStatus)):
                 if self.cfg.role == "host" and isinstance(ev, LobbyStatus):
                     self._update_ad(seats_taken=ev.taken)
@@ -335,8 +359,11 @@ class Node:
         session = self.session
         choose = self.cfg.choose
         events = self._events
+        observer = self.cfg.observer
         while True:
             while (ev := session.next_event()) is not None:
+                if observer is not None:
+                    observer(ev)
                 if type(ev) is StepApplied:
                     for e in ev.engine_events:
                         events[type(e).__name__] += 1
@@ -348,6 +375,10 @@ class Node:
                     self._on_trouble(ev)
             if session.needs_local_input() is None:
                 break
+            if self.cfg.local_input is not None:
+                if not self._ask_local():
+                    break
+                continue
             action = choose(session.state, self.seat, self.cfg.bot)
             session.submit_local_input(action, self.loop.time())
         for raw in session.messages_to_send():
@@ -358,6 +389,35 @@ class Node:
                 self._next_progress = now + PROGRESS_INTERVAL
                 self._emit(self._progress())
         self._arm_timer()
+
+    def _ask_local(self) -> bool:
+        """Ask ``cfg.local_input`` for this step's input. True if it answered at once (the
+        input is submitted); False if it is deciding (a task submits it later)."""
+        session = self.session
+        step = session.step
+        if self._asked_step == step:
+            return False
+        self._asked_step = step
+        answer = self.cfg.local_input(session.state, self.seat)
+        if not inspect.isawaitable(answer):
+            session.submit_local_input(answer, self.loop.time())
+            return True
+        task = asyncio.ensure_future(answer)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(lambda t: self._local_answered(t, step))
+        return False
+
+    def _local_answered(self, task: asyncio.Task, step: int) -> None:
+        if task.cancelled() or self.session is None:
+            return
+        exc = task.exception()
+        if exc is not None:
+            self._fail(NodeError("local_input", f"the local player's input failed: {exc!r}", step))
+            return
+        if self.session.step == step and self.session.needs_local_input() is not None:
+            self.session.submit_local_input(task.result(), self.loop.time())
+            self._pump_session()
 
     def _progress(self) -> dict:
         state = self.session.state
@@ -391,14 +451,17 @@ class Node:
             err = NodeError("beacon", f"hash chain exhausted at step {ev.step}", ev.step)
         else:
             return
-        self._write_evidence()
+        err.evidence = self._write_evidence()
+        err.seat = getattr(ev, "seat", None)
         self._fail(err)
 
-    def _write_evidence(self) -> None:
+    def _write_evidence(self) -> Path | None:
         if self.cfg.log_dir is None or self.session is None:
-            return
+            return None
         path = Path(self.cfg.log_dir) / f"evidence-seat{self.seat}.json"
         path.write_text(json.dumps(self.session.dump(), indent=1))
+        self.evidence_path = path
+        return path
 
     def _game_over(self, ev: GameOver) -> None:
         if self._done.done():
