@@ -16,14 +16,14 @@ Player-facing text goes through ``ui.i18n._`` (gettext); machine-readable output
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 import tempfile
 from pathlib import Path
 from typing import NoReturn, Sequence
 
-from ui.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError
+from ui.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED, EXIT_USAGE, UsageError
+from ui.signals import Terminated, run_until_signalled
 from ui.i18n import _, choose_language, set_language
 
 DEFAULT_EDITION = "classico"
@@ -182,9 +182,12 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     print(_("Game logs in: {path}").format(path=log_dir), file=sys.stderr)
     with tempfile.TemporaryDirectory(prefix="lanopoli-keys-") as keys, display.DemoDisplay(args.peers) as live:
         try:
-            outcome = asyncio.run(demo.run_demo(opts, Path(keys), live.update))
+            outcome = run_until_signalled(demo.run_demo(opts, Path(keys), live.update))
         except OSError as exc:
             raise UsageError(_("cannot start the peers: {error}").format(error=exc)) from exc
+        except Terminated:
+            print(_("stopped"), file=sys.stderr)
+            return EXIT_TERMINATED
     return display.print_demo_outcome(outcome, opts)
 
 

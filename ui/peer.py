@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import signal
 import sys
 import time
 from pathlib import Path
@@ -22,6 +21,7 @@ from ui.display import final_hash_line, progress_line, winner_text
 from ui.errors import EXIT_FAILED, EXIT_OK, EXIT_TERMINATED, EXIT_USAGE, UsageError
 from ui.i18n import _
 from ui.netif import Endpoint, InterfaceError, choose_endpoint
+from ui.signals import Terminated, run_until_signalled
 
 
 def resolve_endpoint(args: argparse.Namespace) -> Endpoint:
@@ -187,26 +187,13 @@ def _identity(args: argparse.Namespace):
             path=args.config_dir or _("the user configuration directory"), error=exc)) from exc
 
 
-async def _run_until_signalled(cfg):
-    """``run_peer(cfg)``, cancelled cleanly (zeroconf goodbye sent) on SIGTERM."""
-    from p2p.node import run_peer
-
-    task = asyncio.current_task()
-    loop = asyncio.get_running_loop()
-    try:
-        loop.add_signal_handler(signal.SIGTERM, task.cancel)
-    except (NotImplementedError, RuntimeError):  # not on the main thread, or Windows
-        pass
-    return await run_peer(cfg)
-
-
 def run_headless(args: argparse.Namespace, role: str) -> int:
     """Run one bot peer as ``role`` ("host" or "join") until the game ends; the exit code.
 
     0: the game ended (``done`` printed); 1: it stopped (desync, cheat, stall, timeout; an
     ``error`` line with --progress-json); 2: nothing to join or bad options; 143: SIGTERM.
     """
-    from p2p.node import DISCOVERY_TIMEOUT, NodeError, PeerConfig, progress_printer
+    from p2p.node import DISCOVERY_TIMEOUT, NodeError, PeerConfig, progress_printer, run_peer
 
     endpoint = resolve_endpoint(args)
     game_id = _join_target(args, endpoint.address) if role == "join" else None
@@ -226,13 +213,13 @@ def run_headless(args: argparse.Namespace, role: str) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from exc
     try:
-        result = asyncio.run(_run_until_signalled(cfg))
+        result = run_until_signalled(run_peer(cfg))
     except NodeError as exc:
         if args.progress_json:
             progress(exc.as_json())
         print(_("The game stopped ({code}): {message}").format(code=exc.code, message=exc), file=sys.stderr)
         return EXIT_USAGE if exc.code == "not_found" else EXIT_FAILED
-    except asyncio.CancelledError:
+    except Terminated:
         print(_("stopped"), file=sys.stderr)
         return EXIT_TERMINATED
     if not args.progress_json:

@@ -12,7 +12,10 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT_S = 120
@@ -81,3 +84,39 @@ def test_joining_a_game_nobody_hosts_is_a_usage_error(tmp_path):
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def processes_mentioning(text: str) -> list[int]:
+    """PIDs whose command line contains ``text`` (Linux /proc)."""
+    pids = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            if text in cmdline:
+                pids.append(int(proc.name))
+    return pids
+
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_an_interrupted_demo_reaps_its_children(tmp_path, sig, code):
+    log_dir = tmp_path / "interrupted"
+    demo = subprocess.Popen(cli("demo", "--peers", "4", "--log-dir", str(log_dir)), cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not (log_dir / "peer-3" / "stderr.log").exists():  # every child started
+            assert demo.poll() is None, demo.communicate()
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        demo.send_signal(sig)
+        _out, err = demo.communicate(timeout=30)
+    finally:
+        if demo.poll() is None:
+            demo.kill()
+            demo.wait()
+    assert demo.returncode == code, err
+    assert "Traceback" not in err
+    assert processes_mentioning(str(log_dir)) == []
