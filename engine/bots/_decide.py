@@ -13,8 +13,9 @@ from ..editions import K_STATION, K_STREET, K_UTILITY
 from ..rules.auction import min_bid
 from ..rules.building import liquidation_value
 from ..rules.money import owed_by
+from ..state import LOT_PROPERTY
 from ._trade import propose
-from ._value import Static, blocks_set, completes_set, reserve_for, worst_rent
+from ._value import Static, blocks_set, completes_set, reserve_bounds, reserve_for, worst_rent
 
 __all__ = ["on_roll", "on_buy", "on_auction", "on_raise", "on_inherit"]
 
@@ -109,11 +110,15 @@ def _build(s, st: Static, prof, seat: int, reserve: int):
                 continue
         elif s.houses <= 0:
             continue
+        left = cash - tb.house_cost[low]
         if keep < 0:
-            if reserve < 0:
+            lo, hi = reserve_bounds(st, prof)
+            if left < lo * prof.build_reserve_pct // 100:
+                continue  # too poor for this set whatever the board looks like
+            if reserve < 0 and left < hi * prof.build_reserve_pct // 100:
                 reserve = reserve_for(s, st, prof, seat)
-            keep = reserve * prof.build_reserve_pct // 100
-        if cash - tb.house_cost[low] >= keep:
+            keep = (reserve if reserve >= 0 else hi) * prof.build_reserve_pct // 100
+        if left >= keep:
             return BuildHouse(low)
     return None
 
@@ -158,7 +163,9 @@ def on_buy(s, st: Static, prof, seat: int):
     cash = s.cash[seat]
     if cash < price:
         return DeclineProperty()
-    if cash - price >= prof.reserve and cash - price >= reserve_for(s, st, prof, seat):
+    lo, hi = reserve_bounds(st, prof)
+    if cash - price >= hi or (cash - price >= lo
+                              and cash - price >= reserve_for(s, st, prof, seat)):
         return BuyProperty()
     if (completes_set(s, sq, seat) or blocks_set(s, sq, seat)) and cash - price >= prof.reserve // 3:
         return BuyProperty()
@@ -179,20 +186,28 @@ def _auction_ceiling(s, st: Static, prof, seat: int, sq: int, low: int) -> int:
         owned = sum(1 for m in tb.group_of[sq] if s.owner[m] == seat)
         value += owned * price // 4
     cash = s.cash[seat]
-    if min(value, cash - prof.reserve // 2) < low:
+    lo, hi = reserve_bounds(st, prof)
+    if min(value, cash - lo // 2) < low:
         return low - 1  # cannot reach the minimum bid even before the rent threat
+    if cash - hi // 2 >= value:
+        return value  # rich enough whatever the board looks like
     return min(value, cash - reserve_for(s, st, prof, seat) // 2)
 
 
 def on_auction(s, st: Static, prof, seat: int):
     """Bid up to the ceiling in a few jumps (each step is one round trip between peers), or
-    pass."""
-    sq = s.auc_sq
+    pass. A building-shortage lot (rulebook "La Banca non ha edifici a sufficienza?") is worth
+    up to twice the building's printed cost, within the reserve."""
     low = min_bid(s)
-    top = _auction_ceiling(s, st, prof, seat, sq, low)
+    if s.auc_lot != LOT_PROPERTY:
+        price = s.tb.house_cost[s.auc_target[seat]]
+        top = min(2 * price * prof.bid_pct // 100,
+                  s.cash[seat] - reserve_for(s, st, prof, seat))
+    else:
+        price = s.tb.price[s.auc_sq]
+        top = _auction_ceiling(s, st, prof, seat, s.auc_sq, low)
     if top < low:
         return PassBid()
-    price = s.tb.price[sq]
     if s.auc_bidder < 0:
         want = price // 2
     else:

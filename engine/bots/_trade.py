@@ -135,14 +135,22 @@ def propose(s, st: Static, prof, seat: int) -> ProposeTrade | None:
     # owning at least one street and other all the rest.
     mine: list[tuple[int, int, tuple[int, ...], tuple[int, ...]]] = []
     for gi, g in enumerate(st.groups):
-        ours = tuple(m for m in g if owner[m] == seat)
-        if not ours or len(ours) == len(g):
-            continue
-        rest = tuple(m for m in g if owner[m] != seat)
-        q = owner[rest[0]]
-        if q < 0 or out[q] or any(owner[m] != q for m in rest):
-            continue
-        mine.append((gi, q, ours, rest))
+        # Plain loops: this runs on every trading turn of every bot.
+        q = -2
+        ours = []
+        rest = []
+        for m in g:
+            o = owner[m]
+            if o == seat:
+                ours.append(m)
+            elif o < 0 or (q != -2 and o != q):
+                break
+            else:
+                q = o
+                rest.append(m)
+        else:
+            if ours and rest and not out[q]:
+                mine.append((gi, q, tuple(ours), tuple(rest)))
     for gi, q, ours, rest in mine:
         # rest completes my set gi; options for what I give: nothing, or a set of q's I complete.
         gives_options: list[tuple[int, ...]] = [()]

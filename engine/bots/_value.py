@@ -12,10 +12,10 @@ Values, in euro:
 """
 from __future__ import annotations
 
-from ..editions import K_STATION, K_STREET, K_UTILITY
+from ..editions import K_STREET
 
 __all__ = ["Static", "static", "unit_value", "holdings_value", "new_sets", "worst_rent", "reserve_for",
-           "completes_set", "blocks_set"]
+           "completes_set", "blocks_set", "reserve_bounds"]
 
 # Extra value for owning k stations / utilities (rent 25/50/100/200 and 4x/10x the dice).
 _STATION_BONUS = (0, 0, 50, 150, 300)
@@ -28,7 +28,7 @@ class Static:
     """Per-edition lists the bots read on the hot path (computed once per edition)."""
 
     __slots__ = ("groups", "set_price", "build_order", "properties", "stations", "utilities",
-                 "units", "unit_of", "unit_bonus", "min_house_cost")
+                 "units", "unit_of", "unit_bonus", "min_house_cost", "max_rent")
 
     def __init__(self, tb) -> None:
         self.groups = [tuple(g) for g in tb.group_members]
@@ -61,6 +61,8 @@ class Static:
                 self.unit_of[m] = u
         self.min_house_cost = min((tb.house_cost[g[0]] for g in self.groups), default=0)
         """Cheapest building of the edition, euro."""
+        self.max_rent = max([max(r) for r in tb.rent if r] + [0])
+        """Highest printed street rent of the edition (a hotel), euro: bounds worst_rent."""
 
 
 _STATIC: dict[str, Static] = {}
@@ -144,42 +146,49 @@ def blocks_set(s, sq: int, seat: int) -> bool:
 
 
 def worst_rent(s, st: Static, seat: int) -> int:
-    """Highest rent in euro ``seat`` could owe by landing on one opponent's property now."""
+    """Highest rent in euro ``seat`` could owe by landing on one opponent's property now
+    (utilities counted at the mean dice total, 7)."""
     tb = s.tb
     owner = s.owner
     level = s.level
     mort = s.mort
+    rent = tb.rent
     worst = 0
-    for sq in st.properties:
-        o = owner[sq]
-        if o < 0 or o == seat or mort[sq]:
-            continue
-        k = tb.kind[sq]
-        if k == K_STREET:
-            lv = level[sq]
-            if lv:
-                r = tb.rent[sq][lv + 1]
-            else:
-                r = tb.rent[sq][0]
-                for m in tb.group_of[sq]:
-                    if owner[m] != o:
-                        break
-                else:
-                    r = tb.rent[sq][1]
-        else:
+    for g in st.groups:
+        first = owner[g[0]]
+        complete = first >= 0
+        for m in g:
+            if owner[m] != first:
+                complete = False
+                break
+        for m in g:
+            o = owner[m]
+            if o < 0 or o == seat or mort[m]:
+                continue
+            lv = level[m]
+            r = rent[m][lv + 1] if lv else rent[m][1 if complete else 0]
+            if r > worst:
+                worst = r
+    for squares, table, mult in ((st.stations, s.ed.station_rents, 1),
+                                 (st.utilities, s.ed.utility_multipliers, _DICE_MEAN)):
+        for m in squares:
+            o = owner[m]
+            if o < 0 or o == seat or mort[m]:
+                continue
             cnt = 0
-            for m in tb.group_of[sq]:
-                if owner[m] == o:
+            for x in squares:
+                if owner[x] == o:
                     cnt += 1
-            if k == K_STATION:
-                r = s.ed.station_rents[cnt - 1]
-            elif k == K_UTILITY:
-                r = s.ed.utility_multipliers[cnt - 1] * _DICE_MEAN
-            else:  # pragma: no cover - properties are streets, stations or utilities
-                r = 0
-        if r > worst:
-            worst = r
+            r = table[cnt - 1] * mult
+            if r > worst:
+                worst = r
     return worst
+
+
+def reserve_bounds(st: Static, prof) -> tuple[int, int]:
+    """(lowest, highest) value :func:`reserve_for` can return for ``prof``, euro: lets callers
+    skip the board scan when the answer cannot depend on it."""
+    return prof.reserve, prof.reserve + st.max_rent * prof.threat_pct // 100
 
 
 def reserve_for(s, st: Static, prof, seat: int) -> int:

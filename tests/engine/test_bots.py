@@ -259,3 +259,23 @@ def test_apply_step_with_all_bots_keeps_its_input():
     h = state_hash(s)
     apply_step(s, [choose(s, i) for i in range(3)])
     assert state_hash(s) == h
+
+
+def test_building_shortage_auction_bids_within_twice_the_cost():
+    # "Se più giocatori vogliono comprare l'ultima casa o l'ultimo albergo disponibile, il
+    # Banchiere deve metterli all'asta. Le offerte partono da a10"
+    orange, red, yellow = (16, 18, 19), (21, 23, 24), (26, 27, 29)
+    owners = {sq: 2 for sq in orange + red + yellow}
+    owners.update({VICOLO_CORTO: 0, VICOLO_STRETTO: 0,
+                   BASTIONI: 1, VIALE_MONTEROSA: 1, VIALE_VESUVIO: 1})
+    levels = {sq: 4 for sq in orange + red}
+    levels.update({26: 3, 27: 2, 29: 2})
+    s = scenario(3, cash={0: 1000, 1: 1000}, owners=owners, levels=levels)
+    assert s.houses == 1
+    s, _ = step(s, seat0=BuildHouse(VICOLO_CORTO), seat1=BuildHouse(BASTIONI))
+    assert s.phase == P_AUCTION
+    for seat in (0, 1):
+        a = choose(s, seat)
+        assert isinstance(a, Bid) and 10 <= a.amount <= 2 * 50
+    s.auc_bidder, s.auc_high = 0, 150
+    assert choose(s, 1) == PassBid()

@@ -31,7 +31,7 @@ from engine.bots.play import beacon
 from engine.editions import K_STREET
 from engine.events import ActionRefused
 from engine.rng import BeaconRng
-from engine.state import CHANCE_PHASES, HOTEL, P_AUCTION, P_OVER
+from engine.state import CHANCE_PHASES, HOTEL, P_OVER
 from engine import new_game
 
 BOT_NAMES = sorted(BOTS)

@@ -1,0 +1,232 @@
+"""Engine-only throughput with bots: whole classico games on one core, no network, no
+signatures, no state hashing, on the engine's in-place path (``step_inplace``/``chance_inplace``).
+
+Prints, per seat count: games/s, dice rolls/s, steps/s, the share of time spent in the bots
+(measured by replaying the recorded inputs through the engine alone), and the distribution of
+game lengths (turns, steps, dice); then one JSON line with every figure. Target: ≥ 50,000 dice
+rolls/s including bot decisions.
+
+Dice: ``--dice fast`` (default) draws from a SplitMix64 stream so that SHA-256 stays out of the
+measurement; ``--dice beacon`` uses ``BeaconRng`` on a SHA-256 beacon per chance step, exactly
+as the peers do. ``--profile`` adds a cProfile summary (top functions, and time per module).
+
+    /work/venv/bin/python bench/bench_engine.py                 # 200 games each for 2..8 seats
+    /work/venv/bin/python bench/bench_engine.py --seats 4 --games 500 --profile
+"""
+from __future__ import annotations
+
+import argparse
+import cProfile
+import json
+import pstats
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from engine import chance_inplace, new_game, step_inplace  # noqa: E402
+from engine.bots import BOTS, choose, play_game  # noqa: E402
+from engine.state import CHANCE_PHASES, P_OVER  # noqa: E402
+
+_MASK = (1 << 64) - 1
+
+
+class SplitMix64:
+    """A fast deterministic dice source with the ``below``/``die`` interface of BeaconRng
+    (benchmark only: not the wire PRNG; modulo bias below 2**-60 is irrelevant here)."""
+
+    __slots__ = ("x",)
+
+    def __init__(self, seed: int) -> None:
+        self.x = seed & _MASK
+
+    def _next(self) -> int:
+        self.x = x = (self.x + 0x9E3779B97F4A7C15) & _MASK
+        x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+        x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _MASK
+        return x ^ (x >> 31)
+
+    def below(self, n: int) -> int:
+        """Int in [0, n)."""
+        return self._next() % n
+
+    def die(self) -> int:
+        """1..6."""
+        return self._next() % 6 + 1
+
+
+def _rng_factory(mode: str, seed: int):
+    if mode == "beacon":
+        return None  # play_game's default: BeaconRng(SHA-256 beacon) per chance step
+    src = SplitMix64(seed * 0x632BE59BD9B4E019 + 1)
+    return lambda k: src
+
+
+def run_game(seats: int, seed: int, mode: str, max_steps: int, decide) -> None:
+    """One game on the in-place path; ``decide(s)`` gives the inputs of each decision step."""
+    from engine.bots.play import beacon
+    from engine.rng import BeaconRng
+    s = new_game("classico", seats)
+    rng = _rng_factory(mode, seed)
+    ev: list = []
+    k = 0
+    steps = 0
+    while s.phase != P_OVER and steps < max_steps:
+        steps += 1
+        if s.phase in CHANCE_PHASES:
+            chance_inplace(s, rng(k) if rng else BeaconRng(beacon(seed, k)), ev)
+            k += 1
+        else:
+            step_inplace(s, decide(s), ev)
+        ev.clear()
+
+
+def play_recorded(seats: int, seed: int, names: list[str], mode: str, max_steps: int):
+    """Like play_game, but returns the decision inputs so the engine can be timed alone."""
+    log = []
+    rs = range(seats)
+
+    def decide(s):
+        inputs = [choose(s, i, names[i]) for i in rs]
+        log.append(inputs)
+        return inputs
+    run_game(seats, seed, mode, max_steps, decide)
+    return log
+
+
+def replay_engine_only(seats: int, seed: int, mode: str, log, max_steps: int) -> None:
+    """The same game with the recorded inputs: engine work only."""
+    it = iter(log)
+    run_game(seats, seed, mode, max_steps, lambda s: next(it))
+
+
+def _pct(values: list[int], p: int) -> int:
+    v = sorted(values)
+    return v[min(len(v) - 1, (len(v) * p) // 100)]
+
+
+def bench_seats(seats: int, games: int, names: list[str], mode: str, max_steps: int,
+                repeat: int = 3) -> dict:
+    """Play ``games`` seeded games (``repeat`` times, keeping the fastest run); return the
+    figures for this seat count. Times are CPU seconds of this process."""
+    # CPU time of this process (the machine may be shared), best of ``repeat`` runs.
+    wall = float("inf")
+    for _ in range(repeat):
+        t0 = time.process_time()
+        results = [play_game(seats, seed, names, max_steps=max_steps,
+                             rng=_rng_factory(mode, seed)) for seed in range(games)]
+        wall = min(wall, time.process_time() - t0)
+    # Engine alone: replay a sample of the games with their recorded inputs.
+    sample = range(min(games, 40))
+    sample_wall = engine_s = float("inf")
+    for _ in range(repeat):
+        t1 = time.process_time()
+        logs = [play_recorded(seats, seed, names, mode, max_steps) for seed in sample]
+        sample_wall = min(sample_wall, time.process_time() - t1)
+        t1 = time.process_time()
+        for seed, log in zip(sample, logs):
+            replay_engine_only(seats, seed, mode, log, max_steps)
+        engine_s = min(engine_s, time.process_time() - t1)
+    dice = sum(r.dice for r in results)
+    steps = sum(r.steps for r in results)
+    done = [r for r in results if r.finished]
+    turns = [r.turns for r in results]
+    return {
+        "seats": seats, "games": games, "bots": names, "dice_mode": mode,
+        "finished": len(done), "finished_pct": 100 * len(done) // games,
+        "cpu_s": round(wall, 3), "games_per_s": round(games / wall, 1),
+        "dice_per_s": round(dice / wall), "steps_per_s": round(steps / wall),
+        "engine_share_pct": round(100 * engine_s / sample_wall) if sample_wall else None,
+        "turns": {"p50": _pct(turns, 50), "p90": _pct(turns, 90), "p99": _pct(turns, 99),
+                  "max": max(turns), "mean": sum(turns) // games},
+        "steps": {"p50": _pct([r.steps for r in results], 50),
+                  "p99": _pct([r.steps for r in results], 99),
+                  "max": max(r.steps for r in results)},
+        "dice": {"p50": _pct([r.dice for r in results], 50), "total": dice},
+        "winners": [sum(1 for r in done if r.winner == i) for i in range(seats)],
+    }
+
+
+def profile(seats: int, games: int, names: list[str], mode: str, max_steps: int) -> dict:
+    """cProfile over ``games`` games: top functions by own time, and own time per module."""
+    pr = cProfile.Profile()
+    pr.enable()
+    for seed in range(games):
+        play_game(seats, seed, names, max_steps=max_steps, rng=_rng_factory(mode, seed))
+    pr.disable()
+    st = pstats.Stats(pr)
+    total = sum(v[2] for v in st.stats.values())
+    per_module: dict[str, float] = {}
+    rows = []
+    for (file, line, func), (cc, nc, tt, ct, callers) in st.stats.items():
+        f = file.replace("\\", "/")
+        mod = f.split("/work/main/")[-1] if "/work/main/" in f else (
+            "bench" if "bench_engine" in f else "python builtins/stdlib")
+        per_module[mod] = per_module.get(mod, 0.0) + tt
+        rows.append((tt, ct, nc, f"{mod}:{line}({func})"))
+    rows.sort(reverse=True)
+    return {
+        "total_s": round(total, 3),
+        "per_module_pct": {m: round(100 * t / total, 1) for m, t in
+                           sorted(per_module.items(), key=lambda kv: -kv[1])[:14]},
+        "top": [{"fn": name, "own_s": round(tt, 3), "cum_s": round(ct, 3), "calls": nc}
+                for tt, ct, nc, name in rows[:20]],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seats", default="2,3,4,5,6,7,8", help="comma-separated seat counts")
+    ap.add_argument("--games", type=int, default=200, help="seeded games per seat count")
+    ap.add_argument("--bots", default="default",
+                    help=f"comma-separated bot names, cycled over the seats ({', '.join(BOTS)})")
+    ap.add_argument("--dice", choices=("fast", "beacon"), default="fast")
+    ap.add_argument("--max-steps", type=int, default=100_000, help="step cap per game")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per figure, fastest kept")
+    ap.add_argument("--profile", action="store_true", help="add a cProfile summary")
+    ap.add_argument("--profile-games", type=int, default=60)
+    args = ap.parse_args(argv)
+    bot_cycle = args.bots.split(",")
+    for b in bot_cycle:
+        if b not in BOTS:
+            ap.error(f"unknown bot {b!r}")
+    out: dict = {"bench": "engine", "per_seats": []}
+    all_dice = all_wall = all_games = 0
+    for seats in (int(x) for x in args.seats.split(",")):
+        names = [bot_cycle[i % len(bot_cycle)] for i in range(seats)]
+        r = bench_seats(seats, args.games, names, args.dice, args.max_steps, args.repeat)
+        out["per_seats"].append(r)
+        all_dice += r["dice"]["total"]
+        all_wall += r["cpu_s"]
+        all_games += r["games"]
+        t = r["turns"]
+        print(f"{seats} seats ({','.join(sorted(set(names)))}): {r['finished']}/{r['games']} "
+              f"finished | {r['games_per_s']} games/s, {r['dice_per_s']} dice/s, "
+              f"{r['steps_per_s']} steps/s, engine {r['engine_share_pct']}% / bots+loop "
+              f"{100 - (r['engine_share_pct'] or 0)}% | turns p50 {t['p50']} p90 {t['p90']} "
+              f"p99 {t['p99']} max {t['max']} | steps p50 {r['steps']['p50']} "
+              f"max {r['steps']['max']}")
+    out["overall"] = {"games": all_games, "dice_per_s": round(all_dice / all_wall),
+                      "games_per_s": round(all_games / all_wall, 1), "target_dice_per_s": 50_000}
+    print(f"overall: {out['overall']['dice_per_s']} dice rolls/s, "
+          f"{out['overall']['games_per_s']} games/s (target 50000 dice/s, dice={args.dice})")
+    if args.profile:
+        seats = int(args.seats.split(",")[0])
+        names = [bot_cycle[i % len(bot_cycle)] for i in range(seats)]
+        prof = profile(seats, args.profile_games, names, args.dice, args.max_steps)
+        out["profile"] = prof
+        print(f"profile ({seats} seats, {args.profile_games} games, {prof['total_s']} s "
+              f"under cProfile): own time per module")
+        for m, p in prof["per_module_pct"].items():
+            print(f"  {p:5.1f}%  {m}")
+        print("  top functions by own time:")
+        for row in prof["top"][:14]:
+            print(f"    {row['own_s']:7.3f}s own {row['cum_s']:7.3f}s cum {row['calls']:>8} "
+                  f"calls  {row['fn']}")
+    print(json.dumps(out, separators=(",", ":")))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
