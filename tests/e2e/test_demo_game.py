@@ -208,3 +208,17 @@ def test_a_forged_signature_is_caught(logs, tmp_path):
     k = rewrite_step(logs[3], bad, forge)
     assert verify_fails_at(bad) == k
     assert "signature" in json.loads(lanopoli("verify", str(bad), "--json").stdout)["error"]
+
+
+def test_a_log_cut_at_a_record_boundary_is_valid_but_unfinished(logs, tmp_path):
+    # A crashed peer leaves exactly such a log: every record in it checks out, the game does not end.
+    recs = records(logs[0])
+    k = middle_step(logs[0])
+    cut = tmp_path / "unfinished.log"
+    write_records(cut, recs[: 1 + k])
+    proc = lanopoli("verify", str(cut), "--json")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    summary = json.loads(proc.stdout)
+    assert summary["ok"] is True and summary["complete"] is False
+    assert summary["steps"] == k and summary["winner"] is None
+    assert "The game is not finished" in lanopoli("verify", str(cut)).stdout

@@ -7,6 +7,7 @@ errors (bad log path, bad args)"; "Money formatted as "€1.500" (Italian thousa
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -166,3 +167,14 @@ def test_english_from_the_locale_reaches_the_messages(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "ui.cli", "verify", str(tmp_path / "m.log")],
                           cwd=ROOT, capture_output=True, text=True, env=env, timeout=60)
     assert "no such file" in proc.stderr
+
+
+def test_a_file_that_is_not_a_log_fails_in_its_header(capsys, tmp_path):
+    junk = tmp_path / "junk.log"
+    junk.write_bytes(b"this is not a lanopoli log\n" * 10)
+    code, out, _err = run(capsys, "--lang", "en", "verify", str(junk))
+    assert code == 1
+    assert "The log is NOT valid in its header (before step 0): not a lanopoli log (bad magic)" in out
+    code, out, _err = run(capsys, "--lang", "en", "verify", str(junk), "--json")
+    summary = json.loads(out)
+    assert code == 1 and summary["ok"] is False and summary["first_bad_step"] == -1

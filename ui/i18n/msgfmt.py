@@ -1,7 +1,9 @@
 """Compile the gettext catalogs (.po -> .mo) without GNU gettext installed.
 
 ``python -m ui.i18n.msgfmt`` rewrites every ``locale/*/LC_MESSAGES/lanopoli.mo`` from its
-``.po``; ``python -m ui.i18n.msgfmt --check`` exits 1 if a committed .mo is out of date. The
+``.po``; ``--check`` exits 1 if a committed .mo is out of date; ``--missing`` prints, as .po
+entries to translate and append, every ``_()``/``ngettext()`` literal in ``ui/`` that a catalog
+lacks. The
 output is the GNU .mo format (little-endian, magic 0x950412de, revision 0, no hash table),
 which ``gettext.GNUTranslations`` reads. Supported .po syntax: ``msgctxt``, ``msgid``,
 ``msgid_plural``, ``msgstr``, ``msgstr[n]``, continuation strings, ``#`` comments; entries
@@ -25,11 +27,12 @@ class PoSyntaxError(ValueError):
     """A .po file that this compiler cannot read; the message names file and line."""
 
 
-def parse_po(text: str, name: str = "<po>") -> dict[bytes, bytes]:
+def parse_po(text: str, name: str = "<po>", include_untranslated: bool = False) -> dict[bytes, bytes]:
     """Parse .po text into {msgid-key: msgstr} as .mo stores them (UTF-8 bytes).
 
     A plural entry's key is ``singular\\0plural`` and its value the forms joined by ``\\0``; a
-    context is prefixed as ``ctxt\\x04msgid``. Raises ``PoSyntaxError`` on a line it cannot read.
+    context is prefixed as ``ctxt\\x04msgid``. Untranslated and fuzzy entries are left out
+    unless ``include_untranslated``. Raises ``PoSyntaxError`` on a line it cannot read.
     """
     messages: dict[bytes, bytes] = {}
     entry: dict[str, str] = {}
@@ -50,7 +53,7 @@ def parse_po(text: str, name: str = "<po>") -> dict[bytes, bytes]:
                 key = entry["msgctxt"] + "\x04" + key
             # Fuzzy translations are guesses and are left out; the header (msgid "") is kept
             # even when fuzzy, because it carries the charset and plural rules.
-            if value.replace("\0", "") and (not fuzzy or key == ""):
+            if include_untranslated or (value.replace("\0", "") and (not fuzzy or key == "")):
                 messages[key.encode("utf-8")] = value.encode("utf-8")
         entry, fuzzy = {}, False
 
@@ -113,6 +116,48 @@ def compile_mo(messages: dict[bytes, bytes]) -> bytes:
     return header + key_table + value_table + ids + strs
 
 
+UI_DIR = LOCALE_DIR.parent.parent
+
+
+def extract_messages(root: Path = UI_DIR) -> list[str | tuple[str, str]]:
+    """The literal msgids passed to ``_()`` (a str) or ``ngettext()`` (a (singular, plural)
+    pair) in every .py file under ``root``, in file and line order, without repeats."""
+    found: list[str | tuple[str, str]] = []
+    for path in sorted(root.rglob("*.py")):
+        calls = []
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            name = getattr(node.func, "id", None) if isinstance(node, ast.Call) else None
+            if name in ("_", "ngettext"):
+                args = node.args[:2] if name == "ngettext" else node.args[:1]
+                if args and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in args):
+                    key = (args[0].value, args[1].value) if name == "ngettext" else args[0].value
+                    calls.append((node.lineno, node.col_offset, key))
+        for _line, _col, key in sorted(calls, key=lambda c: (c[0], c[1])):
+            if key not in found:
+                found.append(key)
+    return found
+
+
+def missing_entries(po_text: str, root: Path = UI_DIR) -> str:
+    """.po entries (empty msgstr) for the msgids of ``extract_messages(root)`` that ``po_text``
+    does not hold; "" when none is missing."""
+    keys = {part for k in parse_po(po_text, include_untranslated=True) for part in k.decode("utf-8").split("\0")}
+    out = []
+    for key in extract_messages(root):
+        if isinstance(key, tuple):
+            if key[0] not in keys:
+                out.append(f"msgid {_quote(key[0])}\nmsgid_plural {_quote(key[1])}\nmsgstr[0] \"\"\nmsgstr[1] \"\"\n")
+        elif key not in keys:
+            out.append(f"msgid {_quote(key)}\nmsgstr \"\"\n")
+    return "\n".join(out)
+
+
+def _quote(text: str) -> str:
+    """A .po quoted string (backslash, quote, newline and tab escaped)."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
+    return f'"{escaped}"'
+
+
 def catalogs() -> list[tuple[Path, Path]]:
     """The (.po, .mo) path pairs of every language under ``LOCALE_DIR``, sorted."""
     return [(po, po.with_suffix(".mo")) for po in sorted(LOCALE_DIR.glob(f"*/LC_MESSAGES/{DOMAIN}.po"))]
@@ -122,9 +167,15 @@ def main(argv: list[str] | None = None) -> int:
     """Compile every catalog, or with ``--check`` report stale ones (exit 1)."""
     parser = argparse.ArgumentParser(prog="python -m ui.i18n.msgfmt", description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="only check that every .mo is up to date")
+    parser.add_argument("--missing", action="store_true", help="print .po entries for msgids no catalog has yet")
     args = parser.parse_args(argv)
     stale = []
     for po, mo in catalogs():
+        if args.missing:
+            entries = missing_entries(po.read_text(encoding="utf-8"))
+            if entries:
+                print(f"# missing from {po}\n{entries}")
+            continue
         data = compile_mo(parse_po(po.read_text(encoding="utf-8"), str(po)))
         if args.check:
             if not mo.exists() or mo.read_bytes() != data:
