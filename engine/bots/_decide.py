@@ -35,11 +35,12 @@ def on_roll(s, st: Static, prof, seat: int):
         a = _lift(s, st, prof, seat, reserve)
         if a is not None:
             return a
-    if (cash - st.min_house_cost >= prof.reserve * prof.build_reserve_pct // 100
-            and _owns_set(s, st, seat)):
-        a = _build(s, st, prof, seat, reserve)
-        if a is not None:
-            return a
+    if cash - st.min_house_cost >= prof.reserve * prof.build_reserve_pct // 100:
+        sets = _my_sets(s, st, seat)
+        if sets:
+            a = _build(s, st, prof, seat, sets, reserve)
+            if a is not None:
+                return a
     if s.doubles == 0 and not s.jail[seat] and (s.turn // s.n) % prof.trade_every == 0:
         a = _trade(s, st, prof, seat)
         if a is not None:
@@ -58,20 +59,22 @@ def _owns_mortgaged(s, st: Static, seat: int) -> bool:
     return False
 
 
-def _owns_set(s, st: Static, seat: int) -> bool:
+def _my_sets(s, st: Static, seat: int) -> list[int]:
+    """Indices of the colour sets ``seat`` owns whole."""
     owner = s.owner
-    for g in st.groups:
+    out = []
+    for gi, g in enumerate(st.groups):
         for m in g:
             if owner[m] != seat:
                 break
         else:
-            return True
-    return False
+            out.append(gi)
+    return out
 
 
 def _lift(s, st: Static, prof, seat: int, reserve: int):
     """Lift one mortgage when rich: streets of complete sets first, then by board order."""
-    if any(d[0] == seat for d in s.debts):
+    if s.debts and any(d[0] == seat for d in s.debts):
         return None
     cash = s.cash[seat]
     lift = s.tb.lift
@@ -83,22 +86,24 @@ def _lift(s, st: Static, prof, seat: int, reserve: int):
     return LiftMortgage(best) if best >= 0 else None
 
 
-def _build(s, st: Static, prof, seat: int, reserve: int):
+def _build(s, st: Static, prof, seat: int, sets: list[int], reserve: int):
     """One building on the set with the best return per euro, evenly (lowest street first).
-    ``reserve``: the seat's reserve in euro, or -1 if not computed yet."""
-    if any(d[0] == seat for d in s.debts):
+    ``sets``: the colour sets ``seat`` owns whole; ``reserve``: the seat's reserve in euro, or
+    -1 if not computed yet."""
+    if s.debts and any(d[0] == seat for d in s.debts):
         return None
     tb = s.tb
-    owner = s.owner
     level = s.level
     mort = s.mort
     cash = s.cash[seat]
     keep = -1  # computed at the first buildable street (worst_rent is the costly part)
     for gi in st.build_order:
+        if gi not in sets:
+            continue
         g = st.groups[gi]
         low = -1
         for m in g:
-            if owner[m] != seat or mort[m]:
+            if mort[m]:
                 low = -2
                 break
             if low < 0 or level[m] < level[low]:

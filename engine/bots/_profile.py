@@ -37,7 +37,7 @@ class Profile:
 
 BOTS: dict[str, Profile] = {p.name: p for p in (
     Profile(name="default", reserve=150, threat_pct=35, bid_pct=110, build_reserve_pct=60,
-            rival_pct=50, margin=20, trade_every=2, jail_stay_rent=400),
+            rival_pct=50, margin=20, trade_every=3, jail_stay_rent=400),
     Profile(name="cautious", reserve=300, threat_pct=60, bid_pct=90, build_reserve_pct=100,
             rival_pct=80, margin=40, trade_every=3, jail_stay_rent=200),
     Profile(name="aggressive", reserve=60, threat_pct=15, bid_pct=140, build_reserve_pct=30,

@@ -131,8 +131,8 @@ def propose(s, st: Static, prof, seat: int) -> ProposeTrade | None:
     out = s.out
     best = None
     best_score = 0
-    # holders[gi] = (seat, other) when the set is split between exactly two players, seat
-    # owning at least one street and other all the rest.
+    # mine: (set, partner, our streets, partner's streets) for every colour set split between
+    # exactly two players, seat owning at least one street and the partner all the rest.
     mine: list[tuple[int, int, tuple[int, ...], tuple[int, ...]]] = []
     for gi, g in enumerate(st.groups):
         # Plain loops: this runs on every trading turn of every bot.

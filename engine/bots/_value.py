@@ -28,7 +28,8 @@ class Static:
     """Per-edition lists the bots read on the hot path (computed once per edition)."""
 
     __slots__ = ("groups", "set_price", "build_order", "properties", "stations", "utilities",
-                 "units", "unit_of", "unit_bonus", "min_house_cost", "max_rent")
+                 "units", "unit_of", "unit_bonus", "min_house_cost", "max_rent", "streets",
+                 "street_rent")
 
     def __init__(self, tb) -> None:
         self.groups = [tuple(g) for g in tb.group_members]
@@ -61,6 +62,11 @@ class Static:
                 self.unit_of[m] = u
         self.min_house_cost = min((tb.house_cost[g[0]] for g in self.groups), default=0)
         """Cheapest building of the edition, euro."""
+        self.streets = tuple(m for g in self.groups for m in g)
+        """Every street, set by set."""
+        self.street_rent = [(r[1],) + tuple(r[2:]) if r else () for r in tb.rent]
+        """street_rent[sq][level]: rent of street ``sq`` with ``level`` buildings, euro (level
+        0: the complete-set rent)."""
         self.max_rent = max([max(r) for r in tb.rent if r] + [0])
         """Highest printed street rent of the edition (a hotel), euro: bounds worst_rent."""
 
@@ -146,30 +152,22 @@ def blocks_set(s, sq: int, seat: int) -> bool:
 
 
 def worst_rent(s, st: Static, seat: int) -> int:
-    """Highest rent in euro ``seat`` could owe by landing on one opponent's property now
-    (utilities counted at the mean dice total, 7)."""
-    tb = s.tb
+    """About the highest rent in euro ``seat`` could owe by landing on one opponent's property
+    now. An unbuilt street counts at its complete-set rent (an upper bound: at most €50 over
+    the printed rent on the classico board) and a utility at the mean dice total, 7: a cheap
+    bound for the reserve, not a rent computation."""
     owner = s.owner
     level = s.level
     mort = s.mort
-    rent = tb.rent
+    table = st.street_rent
     worst = 0
-    for g in st.groups:
-        first = owner[g[0]]
-        complete = first >= 0
-        for m in g:
-            if owner[m] != first:
-                complete = False
-                break
-        for m in g:
-            o = owner[m]
-            if o < 0 or o == seat or mort[m]:
-                continue
-            lv = level[m]
-            r = rent[m][lv + 1] if lv else rent[m][1 if complete else 0]
+    for m in st.streets:
+        o = owner[m]
+        if o >= 0 and o != seat and not mort[m]:
+            r = table[m][level[m]]
             if r > worst:
                 worst = r
-    for squares, table, mult in ((st.stations, s.ed.station_rents, 1),
+    for squares, rents, mult in ((st.stations, s.ed.station_rents, 1),
                                  (st.utilities, s.ed.utility_multipliers, _DICE_MEAN)):
         for m in squares:
             o = owner[m]
@@ -179,7 +177,7 @@ def worst_rent(s, st: Static, seat: int) -> int:
             for x in squares:
                 if owner[x] == o:
                     cnt += 1
-            r = table[cnt - 1] * mult
+            r = rents[cnt - 1] * mult
             if r > worst:
                 worst = r
     return worst
