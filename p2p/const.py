@@ -23,6 +23,11 @@ DOMAIN_PROPOSAL = b"proposal"
 DOMAIN_SETUP_SIG = b"setup-sig"
 DOMAIN_SEED = b"seed"
 DOMAIN_STEP = b"step"
+DOMAIN_ESCROW = b"escrow"
+DOMAIN_DROP = b"seat-drop"
+DOMAIN_CATCHUP_REQ = b"catchup-req"
+DOMAIN_CATCHUP_RESP = b"catchup-resp"
+DOMAIN_HINT = b"hint"
 #: Hash domains (not signatures): setup hash and per-step digest.
 HASH_SETUP = b"lanopoli/1/setup\x00"
 HASH_DIGEST = b"lanopoli/1/digest\x00"
@@ -82,6 +87,31 @@ LINGER_AFTER_GAME = 5.0
 SETUP_TIMEOUT = 30.0
 #: Lobby: a joiner that got no Status reply within this aborts.
 JOIN_TIMEOUT = 10.0
+
+# Resilience (core.md §7-§9).
+#: Setup option keys read by the p2p layer (never passed to the engine: every key that starts
+#: with ``P2P_OPTION_PREFIX`` is stripped before ``engine.new_game``).
+P2P_OPTION_PREFIX = "p2p."
+OPT_ON_DROP = "p2p.on_drop"  # "bot" | "bankrupt"; its presence turns seat loss on
+OPT_DROP_TIMEOUT = "p2p.drop_timeout"  # int seconds
+#: Defaults the lobby offers (``lobby.RESILIENCE_DEFAULTS``).
+DEFAULT_ON_DROP = "bot"
+DEFAULT_DROP_TIMEOUT = 30
+MIN_DROP_TIMEOUT = 2
+MAX_DROP_TIMEOUT = 3600
+#: A step stuck this long while some peer already sent a later step makes us ask that peer
+#: for a catch-up (the step completed elsewhere; we lack a message of it).
+CATCHUP_AFTER = 1.0
+#: Minimum gap between two catch-up requests we send, and between two answers (catch-up
+#: responses or hints) we give one seat.
+CATCHUP_INTERVAL = 0.25
+#: Caps of one catch-up response: log records and bytes of records (the transport fragments).
+CATCHUP_MAX_RECORDS = 200
+CATCHUP_MAX_BYTES = 48 * 1024
+#: Largest catch-up response envelope accepted.
+MAX_CATCHUP_MSG = 64 * 1024
+#: Steps one request may ask for.
+CATCHUP_MAX_STEPS = 1 << 20
 
 # Log file.
 LOG_MAGIC = b"LNPLOG1\n"

@@ -31,6 +31,12 @@ from .errors import LocalProtocolError
 
 KIND_HEADER = 0
 KIND_STEP = 1
+#: A seat dropped at a step (core.md §8): msgpack [step, seat, [DROP envelopes], escrow or nil].
+#: Written just before the record of that step.
+KIND_DROP = 2
+#: Own-message log only (``OwnLog``): msgpack [step, our STEP envelope], written before the
+#: message is first sent, so a restarted peer re-sends exactly what it signed.
+KIND_OWN = 3
 _HEAD = struct.Struct(">IB")
 _CRC = struct.Struct(">I")
 
@@ -66,12 +72,75 @@ class LogWriter:
         self._write(KIND_STEP, msgpack.packb([step, messages], use_bin_type=True))
         self.steps += 1
 
+    def append_drop(self, payload: bytes) -> None:
+        """Append a DROP record (``seat_loss.drop_record`` bytes) and flush. It belongs to step
+        ``self.steps`` (the next step record)."""
+        self._write(KIND_DROP, payload)
+
+    @classmethod
+    def reopen(cls, path: str | os.PathLike[str], good_end: int, steps: int, *,
+               fsync: bool = False) -> "LogWriter":
+        """Continue an existing log after its last good record, which ends at byte ``good_end``
+        and holds ``steps`` step records (as found by ``resume.load_log``). A damaged tail
+        beyond ``good_end`` is first copied to ``<path>.damaged-<good_end>`` (never lost), then
+        cut off."""
+        path = os.fspath(path)
+        size = os.path.getsize(path)
+        if size > good_end:
+            with open(path, "rb") as f:
+                f.seek(good_end)
+                tail = f.read()
+            with open(f"{path}.damaged-{good_end}", "wb") as f:
+                f.write(tail)
+        w = cls.__new__(cls)
+        w.path = path
+        w._f = open(path, "r+b")
+        w._f.truncate(good_end)
+        w._f.seek(good_end)
+        w._fsync = fsync
+        w.steps = steps
+        return w
+
     def close(self) -> None:
         """Flush and close the file."""
         if not self._f.closed:
             self._f.close()
 
     def __enter__(self) -> "LogWriter":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class OwnLog:
+    """Write-ahead log of our own signed step messages (a separate file, normally
+    ``<game log>.own``; per peer, unlike the game log). Same framing as the game log, records
+    of kind ``KIND_OWN``. Opened in append mode (created if missing)."""
+
+    def __init__(self, path: str | os.PathLike[str], *, fsync: bool = False) -> None:
+        self.path = os.fspath(path)
+        new = not os.path.exists(self.path) or os.path.getsize(self.path) == 0
+        self._f = open(self.path, "ab")
+        self._fsync = fsync
+        if new:
+            self._f.write(C.LOG_MAGIC)
+            self._f.flush()
+
+    def append_own(self, step: int, envelope: bytes) -> None:
+        """Record our STEP envelope of ``step`` before it is sent."""
+        payload = msgpack.packb([step, envelope], use_bin_type=True)
+        kp = bytes((KIND_OWN,)) + payload
+        self._f.write(_HEAD.pack(len(payload), KIND_OWN) + payload + _CRC.pack(zlib.crc32(kp)))
+        self._f.flush()
+        if self._fsync:
+            os.fsync(self._f.fileno())
+
+    def close(self) -> None:
+        if not self._f.closed:
+            self._f.close()
+
+    def __enter__(self) -> "OwnLog":
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -98,6 +167,8 @@ class LogReader:
         self.error: str | None = None
         self.error_offset: int | None = None
         self.records_read = 0
+        #: Byte offset just after the last good record (where an appender continues).
+        self.good_end = 0
 
     def __iter__(self) -> Iterator[Record]:
         with open(self.path, "rb") as f:
@@ -106,6 +177,7 @@ class LogReader:
             self._fail("not a lanopoli log (bad magic)", 0)
             return
         off = len(C.LOG_MAGIC)
+        self.good_end = off
         n = len(data)
         while off < n:
             if off + _HEAD.size > n:
@@ -125,6 +197,7 @@ class LogReader:
                 self._fail("record checksum mismatch (corrupted)", off)
                 return
             self.records_read += 1
+            self.good_end = end + _CRC.size
             yield Record(off, kind, payload)
             off = end + _CRC.size
 

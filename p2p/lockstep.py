@@ -36,11 +36,17 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Sequence
 
 from . import const as C
-from .beacon import ChainExhausted, HashChain, beacon as make_beacon
+from .beacon import HashChain, beacon as make_beacon
+from .catchup import build_response, ingest_response
 from .errors import LocalProtocolError, WireError
+from .gamelog import KIND_DROP, KIND_STEP
 from .identity import Identity
-from .wire import (MSG_STEP, Envelope, Setup, StepBody, decode_step_body, open_envelope, pack,
-                   setup_hash as compute_setup_hash)
+from .seat_loss import (RULE_BANKRUPT, RULE_BOT, check_drop_payload, default_bot, drop_record, drop_rule,
+                        dropped_reveal, make_escrow, open_share, recover_chain)
+from .wire import (MSG_CATCHUP_REQ, MSG_CATCHUP_RESP, MSG_DROP, MSG_ESCROW, MSG_HINT, MSG_STEP, DropVote,
+                   Envelope, Escrow, Setup, StepBody, decode_catchup_req, decode_catchup_resp, decode_drop,
+                   decode_escrow, decode_hint, decode_step_body, engine_options, open_envelope, pack, seal,
+                   setup_hash as compute_setup_hash, unpack)
 
 _sha256 = hashlib.sha256
 
@@ -136,6 +142,46 @@ class PeerStalled:
     waited: float
 
 
+@dataclass(frozen=True)
+class SeatDropVoted:
+    """We signed a DROP vote: ``seat`` sent nothing for ``step`` within the drop timeout."""
+
+    step: int
+    seat: int
+
+
+@dataclass(frozen=True)
+class SeatDropped:
+    """Every other active seat voted: ``seat`` is dropped from ``step`` on (core.md §8).
+    ``rule``: "bot" or "bankrupt" as applied; ``reconstructed``: its chance contribution comes
+    from its recombined hash chain (True) or the public stand-in (False). If ``seat`` is ours
+    the session becomes a spectator."""
+
+    step: int
+    seat: int
+    rule: str
+    reconstructed: bool
+
+
+@dataclass(frozen=True)
+class SeatLost:
+    """We applied ``step`` with our own message but the other seats agreed to drop us at that
+    step: our state forked from theirs. The session halts; restart it as a spectator from the
+    other peers' records (``resume_session`` with ``truncate_at`` = ``step``)."""
+
+    step: int
+
+
+@dataclass(frozen=True)
+class CaughtUp:
+    """Catch-up from ``source`` applied steps ``from_step`` .. ``to_step`` - 1 (``to_step`` is
+    our step now)."""
+
+    source: int
+    from_step: int
+    to_step: int
+
+
 # --- step resolution (shared with verify.py) --------------------------------------------------
 
 class Held(NamedTuple):
@@ -166,7 +212,8 @@ class StepResult(NamedTuple):
 
 
 def resolve_step(engine: Any, state: Any, chance: bool, seed: bytes, step: int,
-                 bodies: Sequence[StepBody], last_reveals: list[bytes]) -> StepResult:
+                 bodies: Sequence[StepBody | None], last_reveals: list[bytes],
+                 fill: dict[int, Any] | None = None) -> StepResult:
     """Apply one step's inputs (in seat order) to ``state``: the deterministic rule every peer
     and the offline verifier share (core.md §3.3).
 
@@ -175,23 +222,36 @@ def resolve_step(engine: Any, state: Any, chance: bool, seed: bytes, step: int,
     state goes through ``engine.apply_chance(beacon)``. Decision step: None stays None, a list
     goes through ``engine.decode_action`` (ValueError -> None plus a problem), a reveal is
     replaced by None (problem); then ``engine.apply_step``.
+
+    ``fill``: inputs of dropped seats (core.md §8.4), whose ``bodies`` entry is None: at a
+    chance step their substitute reveal (not checked), at a decision step their bot's decoded
+    action or None.
     """
+    fill = fill or {}
     if chance:
         reveals = []
         for seat, b in enumerate(bodies):
-            r = b.input
+            if seat in fill:
+                reveals.append(fill[seat])
+                continue
+            r = None if b is None else b.input
             if type(r) is not bytes:
                 return StepResult(state, (), [], (seat, "no reveal at a chance step"))
             if _sha256(r).digest() != last_reveals[seat]:
                 return StepResult(state, (), [], (seat, "reveal does not hash to the previous reveal"))
             reveals.append(r)
         new_state, events = engine.apply_chance(state, make_beacon(seed, step, reveals))
-        last_reveals[:] = reveals
+        for seat, r in enumerate(reveals):
+            if seat not in fill:
+                last_reveals[seat] = r
         return StepResult(new_state, tuple(events), [], None)
     inputs: list = []
     problems = []
     for seat, b in enumerate(bodies):
-        x = b.input
+        if seat in fill:
+            inputs.append(fill[seat])
+            continue
+        x = None if b is None else b.input
         if x is None:
             inputs.append(None)
         elif type(x) is list:
@@ -209,6 +269,15 @@ def resolve_step(engine: Any, state: Any, chance: bool, seed: bytes, step: int,
 
 # --- the session ----------------------------------------------------------------------------
 
+class DropInfo(NamedTuple):
+    """How a dropped seat is played: from ``step`` on, by ``rule``; ``chain``: its recombined
+    ``HashChain`` (its real reveals) or None (the public stand-in reveals)."""
+
+    step: int
+    rule: str
+    chain: HashChain | None
+
+
 class LockstepSession:
     """One peer's lockstep state machine. No I/O, no clock: time is passed in (seconds).
 
@@ -216,13 +285,20 @@ class LockstepSession:
     ``identity``: must own ``setup.players[my_seat].public_key``; ``chain``: our ``HashChain``
     (its head must be our committed head); ``engine``: the engine module (ARCHITECTURE.md §1);
     ``game_seed``: 32 bytes from the seed reveals; ``state``: initial state (default
-    ``engine.new_game(edition, seats, options)``); ``log``: optional ``gamelog.LogWriter``.
-    Raises ``LocalProtocolError`` if identity or chain do not match the setup.
+    ``engine.new_game(edition, seats, engine options)``); ``log``: optional
+    ``gamelog.LogWriter``; ``own_log``: optional ``gamelog.OwnLog`` (write-ahead log of our own
+    messages, for restarts); ``bot``: ``(state, seat) -> action | None`` that plays dropped
+    seats (default ``engine.bots.choose(state, seat, "default")``).
+
+    Seat loss (core.md §8) is on when the setup has the ``p2p.on_drop`` option; catch-up and
+    hints (§9) always work. Raises ``LocalProtocolError`` if identity or chain do not match the
+    setup.
     """
 
     def __init__(self, setup: Setup, my_seat: int, identity: Identity, chain: HashChain, engine: Any,
                  game_seed: bytes, *, state: Any = None, log: Any = None, now: float = 0.0,
-                 setup_bytes: bytes | None = None) -> None:
+                 setup_bytes: bytes | None = None, own_log: Any = None, bot: Any = None,
+                 _resuming: bool = False) -> None:
         if not 0 <= my_seat < setup.seats:
             raise LocalProtocolError("my_seat out of range")
         me = setup.players[my_seat]
@@ -239,18 +315,44 @@ class LockstepSession:
         self.engine = engine
         self.game_seed = game_seed
         self.log = log
+        self.own_log = own_log
         self.setup_hash = compute_setup_hash(setup_bytes if setup_bytes is not None else setup.encode())
         self._pubkeys = [p.public_key for p in setup.players]
+        self._xkeys = [p.x25519_key for p in setup.players]
         self._last_reveals = [p.chain_head for p in setup.players]
-        self.state = state if state is not None else engine.new_game(setup.edition, setup.seats, setup.options_dict())
+        self.state = state if state is not None else engine.new_game(setup.edition, setup.seats, engine_options(setup))
+        #: Seat-loss rule ("bot", "bankrupt") or None when seat loss is off; drop timeout (s).
+        self.on_drop, self.drop_timeout = drop_rule(setup.options_dict())
+        self._bot = bot if bot is not None else default_bot(engine)
         #: Step we are collecting messages for.
         self.step = 0
+        #: Chance steps applied so far (the next one reveals chain value n - chance_count - 1).
+        self.chance_count = 0
         #: Engine state hash after step - 1 (32 bytes).
         self.state_hash: bytes = engine.state_hash(self.state)
         self._prev_digest = self.setup_hash
         self.phase = RUNNING
         #: Why the session halted (an event), or None.
         self.halt_reason: Any = None
+        #: active[i]: seat i still sends messages (not dropped).
+        self.active = [True] * self.n
+        #: Dropped seats: seat -> DropInfo.
+        self.dropped: dict[int, DropInfo] = {}
+        #: True once our own seat was dropped: we follow the game, never send step messages.
+        self.spectator = False
+        self.epoch = 0
+        self._escrows: dict[int, tuple[Escrow, bytes]] = {}
+        self._shares: dict[int, bytes] = {}
+        self._votes: dict[tuple[int, int], dict[int, tuple[DropVote, bytes]]] = {}
+        self._voted: set[tuple[int, int]] = set()
+        self._reveal_waiting = False
+        #: Every log record of the game after the header: (kind, payload, step) in log order.
+        self._history: list[tuple[int, bytes, int]] = []
+        self._hist_index: dict[int, int] = {}
+        self._replaying = _resuming  # resume.py replays our log: no sends, no log writes
+        self._ahead: tuple[int, int] | None = None  # (seat, step) of a peer known to be ahead
+        self._last_request = -1e18
+        self._served: dict[int, float] = {}
         self._slots: dict[int, list[Held | None]] = {}
         self._own: dict[int, bytes] = {}
         self._out: list[bytes] = []
@@ -264,7 +366,9 @@ class LockstepSession:
         #: Counters of dropped/answered messages, for the node's status line.
         self.stats: dict[str, int] = dict.fromkeys(
             ("received", "accepted", "duplicate", "malformed", "wrong_type", "wrong_game", "bad_seat",
-             "bad_signature", "stale", "too_far", "answered", "resent"), 0)
+             "bad_signature", "stale", "too_far", "answered", "resent", "escrow", "drop_votes",
+             "catchup_requests", "catchup_served", "catchup_records", "hints", "forwarded", "ignored"), 0)
+        self._send_escrow()
         self._begin_step()
 
     # -- queries --
@@ -274,11 +378,16 @@ class LockstepSession:
         """``engine.pending(state)`` for the current step."""
         return self._pending
 
+    @property
+    def seat_loss(self) -> bool:
+        """True if the setup turned seat loss on (``p2p.on_drop`` option)."""
+        return self.on_drop is not None
+
     def needs_local_input(self) -> Any:
         """The engine's ``Pending`` if the local seat must submit an input (action or None) for
-        the current decision step, else None (already submitted, chance step, finished or
-        halted). At chance steps the session makes the reveal itself."""
-        if self.phase != RUNNING or self._pending.chance:
+        the current decision step, else None (already submitted, chance step, finished,
+        halted, or we are a spectator). At chance steps the session makes the reveal itself."""
+        if self.phase != RUNNING or self._pending.chance or self.spectator:
             return None
         slots = self._slots.get(self.step)
         if slots is not None and slots[self.my_seat] is not None:
@@ -286,13 +395,21 @@ class LockstepSession:
         return self._pending
 
     def waiting_for(self) -> tuple[int, ...]:
-        """Seats whose message for the current step we do not hold yet (may include ours)."""
+        """Active seats whose message for the current step we do not hold yet (may include
+        ours). Dropped seats are never waited for."""
         if self.phase != RUNNING:
             return ()
         slots = self._slots.get(self.step)
-        if slots is None:
-            return tuple(range(self.n))
-        return tuple(i for i, h in enumerate(slots) if h is None)
+        return tuple(i for i in range(self.n) if self.active[i] and (slots is None or slots[i] is None))
+
+    def drop_deadline(self) -> float | None:
+        """When we will vote to drop the seats we still wait for (seconds, the caller's
+        clock), or None if seat loss is off or nothing is awaited."""
+        if not self.seat_loss or self.phase != RUNNING or self.spectator:
+            return None
+        if not [i for i in self.waiting_for() if i != self.my_seat]:
+            return None
+        return self._step_started + self.drop_timeout
 
     # -- outputs --
 
@@ -303,16 +420,23 @@ class LockstepSession:
 
     def next_event(self) -> Any:
         """Next event (``StepApplied``, ``GameOver``, ``PeerMisbehaved``, ``Desync``,
-        ``Equivocation``, ``CheatDetected``, ``BeaconExhausted``, ``PeerStalled``) or None."""
+        ``Equivocation``, ``CheatDetected``, ``BeaconExhausted``, ``PeerStalled``,
+        ``SeatDropVoted``, ``SeatDropped``, ``SeatLost``, ``CaughtUp``) or None."""
         return self._events.popleft() if self._events else None
 
     def get_timer(self) -> float | None:
         """Earliest time ``handle_timer`` must be called, or None."""
         if self.phase != RUNNING:
             return None
-        if self._resend_at is None:
-            return self._stall_at
-        return min(self._resend_at, self._stall_at)
+        t = self._stall_at
+        if self._resend_at is not None:
+            t = min(t, self._resend_at)
+        d = self.drop_deadline()
+        if d is not None:
+            t = min(t, d)
+        if self._ahead is not None:
+            t = min(t, max(self._step_started + C.CATCHUP_AFTER, self._last_request + C.CATCHUP_INTERVAL))
+        return t
 
     # -- inputs --
 
@@ -331,25 +455,42 @@ class LockstepSession:
         self._try_advance()
 
     def receive_message(self, data: bytes, now: float) -> None:
-        """Handle one STEP envelope from a peer. Never raises for bad input: it is dropped and
-        counted in ``stats``; protocol violations become events."""
+        """Handle one session envelope from a peer (STEP, ESCROW, DROP, CATCHUP_REQ,
+        CATCHUP_RESP, HINT: ``wire.SESSION_TYPES``). Never raises for bad input: it is dropped
+        and counted in ``stats``; protocol violations become events."""
         self._now = now
         st = self.stats
         st["received"] += 1
         if self.phase == HALTED:
             return
         try:
-            env = open_envelope(data, C.MAX_STEP_MSG)
+            env = open_envelope(data, C.MAX_CATCHUP_MSG)
             if env.mtype != MSG_STEP:
-                st["wrong_type"] += 1
-                return
-            b = decode_step_body(env.body)
+                handler = _HANDLERS.get(env.mtype)
+                if handler is None:
+                    st["wrong_type"] += 1
+                    return
+                msg = handler[0](env.body)
+            else:
+                if len(data) > C.MAX_STEP_MSG:
+                    raise WireError("step message too long")
+                b = decode_step_body(env.body)
         except WireError:
             st["malformed"] += 1
+            return
+        if env.mtype != MSG_STEP:
+            if msg.game_id != self.game_id:
+                st["wrong_game"] += 1
+                return
+            handler[1](self, env, msg, now)
             return
         if b.game_id != self.game_id:
             st["wrong_game"] += 1
             return
+        self._on_step(b, env, now)
+
+    def _on_step(self, b: StepBody, env: Envelope, now: float) -> None:
+        st = self.stats
         seat, s = b.seat, b.step
         if seat >= self.n or seat == self.my_seat:
             # Nobody else may speak for our seat; a valid one would mean our key leaked.
@@ -371,10 +512,17 @@ class LockstepSession:
             return
         if s < k:
             st["stale"] += 1
-            self._answer(seat, s, now)
+            if s + 1 < k or s not in self._own:
+                self._hint(seat, now)  # more than one step behind: it needs a catch-up
+            else:
+                self._answer(seat, s, now)
             return
         if s >= k + C.STEP_WINDOW:
             st["too_far"] += 1
+            self._ahead = (seat, s)  # only a trigger to ask that seat; records are verified
+            return
+        if not self.active[seat] and self.dropped[seat].step <= s:
+            st["ignored"] += 1  # a dropped seat's late messages change nothing
             return
         if not env.verify(self._pubkeys[seat]):
             self._bad_signature(b, env)
@@ -391,11 +539,14 @@ class LockstepSession:
             if not self._check_prev(held):
                 return
             self._try_advance()
+        else:
+            self._ahead = (seat, s)
 
     def handle_timer(self, now: float) -> None:
         """Re-send our current step message if the step is stuck (exponential back-off from
-        RESEND_INTERVAL to RESEND_MAX_INTERVAL) and report ``PeerStalled`` every
-        STALL_TIMEOUT."""
+        RESEND_INTERVAL to RESEND_MAX_INTERVAL), report ``PeerStalled`` every STALL_TIMEOUT,
+        vote to drop seats silent for the drop timeout, and ask a peer that is ahead for a
+        catch-up."""
         self._now = now
         if self.phase != RUNNING:
             return
@@ -404,16 +555,30 @@ class LockstepSession:
             if own is not None:
                 self._out.append(own)
                 self.stats["resent"] += 1
+            if self.seat_loss and self._escrow_needed() and len(self._escrows) < self._active_count():
+                self._send_escrow(resend=True)
             self._resend_interval = min(self._resend_interval * 2, C.RESEND_MAX_INTERVAL)
             self._resend_at = now + self._resend_interval
         if now >= self._stall_at:
             self._events.append(PeerStalled(self.step, self.waiting_for(), now - self._step_started))
             self._stall_at = now + C.STALL_TIMEOUT
+        d = self.drop_deadline()
+        if d is not None and now >= d:
+            for seat in self.waiting_for():
+                if seat != self.my_seat and (self.step, seat) not in self._voted:
+                    self._vote_drop(seat)
+        if self._ahead is not None and now >= self._step_started + C.CATCHUP_AFTER \
+                and now >= self._last_request + C.CATCHUP_INTERVAL and self.phase == RUNNING:
+            seat, s = self._ahead
+            if s > self.step:
+                self._request_catchup(seat)
+            else:
+                self._ahead = None
 
     def dump(self) -> dict:
         """A JSON-able report of the session for a bug report or evidence file: step, phase,
-        hashes (hex), stats, halt reason, held messages (hex) and the encoded state if the
-        engine offers ``encode_state``."""
+        hashes (hex), stats, halt reason, held messages (hex), dropped seats, and the encoded
+        state if the engine offers ``encode_state``."""
         held = {str(s): [None if h is None else h.env.raw.hex() for h in slots]
                 for s, slots in sorted(self._slots.items())}
         d = {
@@ -427,34 +592,362 @@ class LockstepSession:
             "stats": dict(self.stats),
             "halt_reason": None if self.halt_reason is None else _event_json(self.halt_reason),
             "held": held,
+            "dropped": {str(k): [v.step, v.rule, v.chain is not None] for k, v in sorted(self.dropped.items())},
         }
         enc = getattr(self.engine, "encode_state", None)
         if enc is not None:
             d["state"] = enc(self.state).hex()
         return d
 
+    def restart_timers(self, now: float) -> None:
+        """Restart the current step's timers at ``now`` (after a resume: the log's steps
+        happened in another run, on another clock)."""
+        self._now = self._step_started = now
+        self._stall_at = now + C.STALL_TIMEOUT
+        self._resend_interval = C.RESEND_INTERVAL
+        self._resend_at = now + C.RESEND_INTERVAL
+        self._last_request = -1e18
+
+    # -- catch-up (core.md §9) --
+
+    def request_catchup(self, now: float | None = None) -> None:
+        """Ask every other active seat for the records from our step on (after a restart).
+        Queues one CATCHUP_REQ; answers arrive as CATCHUP_RESP."""
+        if now is not None:
+            self._now = now
+        self._last_request = self._now
+        self.stats["catchup_requests"] += 1
+        self._out.append(seal(self.identity, MSG_CATCHUP_REQ,
+                              [self.game_id, self.my_seat, self.step, self.step + C.CATCHUP_MAX_STEPS]))
+
+    def _request_catchup(self, seat: int) -> None:
+        # Broadcast (the node sends to all): whoever is ahead answers; cheap and robust when the
+        # peer we heard from is gone again.
+        self.request_catchup()
+
+    def _hint(self, seat: int, now: float) -> None:
+        if now - self._served.get(seat, -1e18) < C.CATCHUP_INTERVAL:
+            return
+        self._served[seat] = now
+        self.stats["hints"] += 1
+        self._out.append(seal(self.identity, MSG_HINT, [self.game_id, self.my_seat, self.step]))
+
+    def _on_hint(self, env: Envelope, h: Any, now: float) -> None:
+        if h.seat >= self.n or h.seat == self.my_seat or h.step <= self.step:
+            self.stats["ignored"] += 1
+            return
+        if not env.verify(self._pubkeys[h.seat]):
+            self.stats["bad_signature"] += 1
+            self._events.append(PeerMisbehaved(h.seat, h.step, "bad signature", env.raw))
+            return
+        self._ahead = (h.seat, h.step)
+        if now - self._last_request >= C.CATCHUP_INTERVAL:
+            self._request_catchup(h.seat)
+
+    def _on_catchup_req(self, env: Envelope, r: Any, now: float) -> None:
+        if r.seat >= self.n or r.seat == self.my_seat:
+            self.stats["bad_seat"] += 1
+            return
+        if now - self._served.get(r.seat, -1e18) < C.CATCHUP_INTERVAL:
+            self.stats["ignored"] += 1  # rate limit: answering costs us, asking costs nothing
+            return
+        if not env.verify(self._pubkeys[r.seat]):
+            self.stats["bad_signature"] += 1
+            self._events.append(PeerMisbehaved(r.seat, r.from_step, "bad signature", env.raw))
+            return
+        self._served[r.seat] = now
+        self.stats["catchup_served"] += 1
+        self._out.append(build_response(self, r.from_step, r.to_step))
+        if self.seat_loss and self.active[self.my_seat]:
+            self._send_escrow(resend=True)
+
+    def _on_catchup_resp(self, env: Envelope, r: Any, now: float) -> None:
+        if r.seat >= self.n or r.seat == self.my_seat:
+            self.stats["bad_seat"] += 1
+            return
+        if not env.verify(self._pubkeys[r.seat]):
+            self.stats["bad_signature"] += 1
+            self._events.append(PeerMisbehaved(r.seat, r.from_step, "bad signature", env.raw))
+            return
+        first = self.step
+        problem = ingest_response(self, r)
+        if problem is not None:
+            self._events.append(PeerMisbehaved(r.seat, self.step, f"bad catch-up record: {problem}", env.raw))
+        if self.step > first:
+            self._events.append(CaughtUp(r.seat, first, self.step))
+        if self.phase == RUNNING and r.head_step > self.step:
+            self._ahead = (r.seat, r.head_step)
+            if self.step > first or problem is not None:
+                self._request_catchup(r.seat)  # next page (or another peer)
+        elif self._ahead is not None and self._ahead[1] <= self.step:
+            self._ahead = None
+
+    def ingest_step_record(self, step: int, raws: list) -> str | None:
+        """Apply the complete record of ``step`` (our current step): one STEP envelope per
+        active seat (None for seats dropped by then), verified exactly like live messages
+        (signature, game, step, seat, prev hash and digest, reveals). A complete record is
+        applied even if we voted to drop one of its seats (core.md §8.3). Returns None, or
+        why the record was refused (English); equivocation and desync halt as live."""
+        if step != self.step or self.phase != RUNNING:
+            return "not our current step"
+        if type(raws) is not list or len(raws) != self.n:
+            return "record without one entry per seat"
+        held = []
+        for i, raw in enumerate(raws):
+            if raw is None:
+                if self.active[i]:
+                    return f"no message of active seat {i}"
+                held.append(None)
+                continue
+            if not self.active[i] or type(raw) is not bytes:
+                return f"message of dropped seat {i}"
+            try:
+                env = open_envelope(raw, C.MAX_STEP_MSG)
+                b = decode_step_body(env.body)
+            except WireError as e:
+                return f"seat {i}: {e}"
+            if env.mtype != MSG_STEP or b.game_id != self.game_id or b.step != step or b.seat != i:
+                return f"seat {i}: message of another game, step or seat"
+            if not env.verify(self._pubkeys[i]):
+                return f"seat {i}: bad signature"
+            held.append(Held(b, env))
+        slots = self._slots.setdefault(step, [None] * self.n)
+        for i, h in enumerate(held):
+            if h is None:
+                continue
+            cur = slots[i]
+            if cur is not None and cur.env.body != h.env.body:
+                self._halt(Equivocation(step, i, cur.env.raw, h.env.raw))
+                return None
+            if cur is None:
+                slots[i] = h
+                if i == self.my_seat:
+                    self._own[step] = h.env.raw
+            if not self._check_prev(slots[i]):
+                return None
+        self._try_advance(force=True)
+        return None
+
+    # -- seat loss (core.md §8) --
+
+    def _active_count(self) -> int:
+        return sum(self.active)
+
+    def _escrow_needed(self) -> bool:
+        # Two active seats: the "others" are one player, who must not learn our chain (§8.5).
+        return self.seat_loss and self._active_count() >= 3
+
+    def _send_escrow(self, resend: bool = False) -> None:
+        if not self._escrow_needed() or self.spectator or not self.active[self.my_seat]:
+            return
+        mine = self._escrows.get(self.my_seat)
+        if mine is None:
+            recipients = [i for i in range(self.n) if self.active[i] and i != self.my_seat]
+            raw = make_escrow(self.identity, self.chain.value(0), self.game_id, self.my_seat, self.epoch,
+                              recipients, self._xkeys)
+            self._escrows[self.my_seat] = (decode_escrow(open_envelope(raw, C.MAX_STEP_MSG).body), raw)
+        elif not resend:
+            return
+        if not self._replaying:
+            self._out.append(self._escrows[self.my_seat][1])
+
+    def _on_escrow(self, env: Envelope, e: Escrow, now: float) -> None:
+        self.stats["escrow"] += 1
+        if not self.seat_loss or e.epoch != self.epoch or e.seat >= self.n or not self.active[e.seat]:
+            self.stats["ignored"] += 1
+            return
+        if e.seat == self.my_seat:
+            self.stats["bad_seat"] += 1
+            return
+        if e.seat in self._escrows:
+            if self._escrows[e.seat][1] != env.raw and env.verify(self._pubkeys[e.seat]):
+                self._halt(Equivocation(-1, e.seat, self._escrows[e.seat][1], env.raw))
+            return
+        if not env.verify(self._pubkeys[e.seat]):
+            self.stats["bad_signature"] += 1
+            self._events.append(PeerMisbehaved(e.seat, self.step, "bad signature", env.raw))
+            return
+        want = [i for i in range(self.n) if self.active[i] and i != e.seat]
+        if [x.to for x in e.entries] != want:
+            self._halt(CheatDetected(self.step, e.seat, "escrow not dealt to every other active seat", env.raw))
+            return
+        if not self.spectator:
+            share = open_share(self.identity, e, self.my_seat, self._xkeys[e.seat])
+            if share is None:
+                # Signed by the dealer yet our share does not open: the dealer cheated (or, for
+                # the others who cannot check our key, we lie): stop rather than reveal (§8.5).
+                self._halt(CheatDetected(self.step, e.seat, "escrow share does not match its commitment", env.raw))
+                return
+            self._shares[e.seat] = share
+        self._escrows[e.seat] = (e, env.raw)
+        if self._reveal_waiting and len(self._escrows) == self._active_count():
+            self._make_reveal()
+            self._try_advance()
+
+    def _vote_drop(self, seat: int) -> None:
+        k = self.step
+        self._voted.add((k, seat))
+        share = self._shares.get(seat) if self._escrow_needed() else None
+        raw = seal(self.identity, MSG_DROP, [self.game_id, self.my_seat, k, seat, self.epoch, share])
+        vote = DropVote(self.game_id, self.my_seat, k, seat, self.epoch, share)
+        self._votes.setdefault((k, seat), {})[self.my_seat] = (vote, raw)
+        self._out.append(raw)
+        self._events.append(SeatDropVoted(k, seat))
+        self._check_drop(seat)
+
+    def _on_drop(self, env: Envelope, v: DropVote, now: float) -> None:
+        st = self.stats
+        st["drop_votes"] += 1
+        if not self.seat_loss or v.voter >= self.n or v.seat >= self.n:
+            st["ignored"] += 1
+            return
+        if v.voter == self.my_seat:
+            st["bad_seat"] += 1
+            return
+        k = self.step
+        if v.step < k and v.seat == self.my_seat and env.verify(self._pubkeys[v.voter]):
+            # We applied that step with our own message, but the others are dropping us at it:
+            # once all of them voted, our state has forked from theirs (§8.3).
+            votes = self._votes.setdefault((v.step, v.seat), {})
+            votes[v.voter] = (v, env.raw)
+            if all(i in votes for i in range(self.n) if self.active[i] and i != self.my_seat):
+                self._halt(SeatLost(v.step))
+            return
+        if v.step < k:
+            st["stale"] += 1
+            self._hint(v.voter, now)  # the voter is behind: we completed that step
+            return
+        if v.step >= k + C.STEP_WINDOW:
+            st["too_far"] += 1
+            return
+        if not env.verify(self._pubkeys[v.voter]):
+            st["bad_signature"] += 1
+            self._events.append(PeerMisbehaved(v.voter, v.step, "bad signature", env.raw))
+            return
+        votes = self._votes.setdefault((v.step, v.seat), {})
+        old = votes.get(v.voter)
+        if old is not None:
+            if old[1] != env.raw:
+                self._halt(Equivocation(v.step, v.voter, old[1], env.raw))
+            return
+        votes[v.voter] = (v, env.raw)
+        if v.step == k:
+            held = self._slots.get(k)
+            if held is not None and held[v.seat] is not None and (k, v.seat) not in self._voted:
+                # We hold the message the voter misses: pass it on (it is signed by its seat).
+                self._out.append(held[v.seat].env.raw)
+                st["forwarded"] += 1
+            self._check_drop(v.seat)
+
+    def _check_drop(self, seat: int) -> None:
+        k = self.step
+        if self.phase != RUNNING or not self.active[seat]:
+            return
+        votes = self._votes.get((k, seat), {})
+        voters = [i for i in range(self.n) if self.active[i] and i != seat]
+        if any(i not in votes for i in voters):
+            return
+        ordered = [votes[i] for i in voters]
+        if any(v.epoch != self.epoch for v, _ in ordered):
+            return
+        esc = self._escrows.get(seat)
+        chain, problem = recover_chain(self.setup, esc[0] if esc else None, [v for v, _ in ordered], self._escrow_needed())
+        if problem is not None:
+            culprit, why = problem
+            self._halt(CheatDetected(k, culprit, why, esc[1] if culprit == seat else votes[culprit][1]))
+            return
+        self._apply_drop(k, seat, [raw for _, raw in ordered], esc[1] if esc else None, chain)
+
+    def ingest_drop_record(self, payload: bytes) -> str | None:
+        """Apply a DROP log record (from our log or a catch-up) for our current step: every
+        vote verified (signature, game, step, seat, epoch, share vs. escrow commitment).
+        Returns None or why it was refused."""
+        try:
+            step, seat, votes, esc_raw, chain = check_drop_payload(
+                self.setup, self.active, self.epoch, self.step, payload, self._escrow_needed())
+        except ValueError as e:
+            return str(e)
+        self._apply_drop(step, seat, votes, esc_raw, chain)
+        return None
+
+    def _apply_drop(self, k: int, seat: int, votes: list, esc_raw: bytes | None, chain: HashChain | None) -> None:
+        if seat == self.my_seat:
+            self.spectator = True
+        rule = self.on_drop or RULE_BOT
+        if rule == RULE_BANKRUPT and getattr(self.engine, "retire_seat", None) is None:
+            rule = RULE_BOT  # the engine cannot bankrupt a seat on demand (core.md §8.4)
+        self.active[seat] = False
+        self.dropped[seat] = DropInfo(k, rule, chain)
+        slots = self._slots.get(k)
+        if slots is not None:
+            slots[seat] = None
+        payload = drop_record(k, seat, votes, esc_raw)
+        if self.log is not None and not self._replaying:
+            self.log.append_drop(payload)
+        self._history.append((KIND_DROP, payload, k))
+        self._hist_index.setdefault(k, len(self._history) - 1)
+        self.epoch += 1
+        self._escrows, self._shares = {}, {}
+        self._events.append(SeatDropped(k, seat, rule, chain is not None))
+        self._send_escrow()
+        if self._reveal_waiting and (not self._escrow_needed() or len(self._escrows) == self._active_count()):
+            self._make_reveal()
+        self._try_advance()
+
+    def _fill(self, k: int) -> dict[int, Any]:
+        """Inputs of the dropped seats for step k (core.md §8.4)."""
+        fill: dict[int, Any] = {}
+        j = self.chance_count + 1
+        for seat, info in self.dropped.items():
+            if self._pending.chance:
+                fill[seat] = info.chain.reveal_at(j) if info.chain is not None else dropped_reveal(self.game_id, seat, j)
+            elif info.rule == RULE_BOT:
+                fill[seat] = self._bot(self.state, seat)
+            else:
+                fill[seat] = None
+        return fill
+
     # -- internals --
 
     def _begin_step(self) -> None:
-        """Enter step ``self.step``: query the engine, make our reveal at a chance step, and
-        check messages buffered for this step."""
+        """Enter step ``self.step``: query the engine, make our reveal at a chance step (once we
+        hold every active seat's escrow), and check messages buffered for this step."""
         self._pending = self.engine.pending(self.state)
         self._step_started = self._now
         self._stall_at = self._now + C.STALL_TIMEOUT
         self._resend_at = None
         self._resend_interval = C.RESEND_INTERVAL
-        if self._pending.chance:
-            try:
-                reveal = self.chain.next_reveal()
-            except ChainExhausted:
-                self._halt(BeaconExhausted(self.step))
-                return
-            self._send_own(reveal)
+        self._reveal_waiting = False
+        if self._pending.chance and not self.spectator:
+            if self._escrow_needed() and len(self._escrows) < self._active_count():
+                self._reveal_waiting = True  # §8.2: no reveal before every escrow is held
+                self._resend_at = self._now + self._resend_interval
+            else:
+                self._make_reveal()
+                if self.phase != RUNNING:
+                    return
         slots = self._slots.get(self.step)
         if slots is not None:
             for i, h in enumerate(slots):
                 if h is not None and i != self.my_seat and not self._check_prev(h):
                     return
+        k = self.step
+        for seat in [seat for (s, seat) in self._votes if s == k]:
+            self._check_drop(seat)  # votes that arrived before we reached this step
+            if self.step != k or self.phase != RUNNING:
+                return
+
+    def _make_reveal(self) -> None:
+        self._reveal_waiting = False
+        slots = self._slots.get(self.step)
+        if slots is not None and slots[self.my_seat] is not None:
+            return  # already adopted from our log or a catch-up
+        j = self.chance_count + 1
+        if j > self.chain.length:
+            self._halt(BeaconExhausted(self.step))
+            return
+        self.chain.used = max(self.chain.used, j)
+        self._send_own(self.chain.reveal_at(j))
 
     def _send_own(self, inp: Any) -> None:
         k = self.step
@@ -470,8 +963,36 @@ class LockstepSession:
             slots = self._slots[k] = [None] * self.n
         slots[self.my_seat] = held
         self._own[k] = raw
+        if self._replaying:
+            return
+        if self.own_log is not None:
+            self.own_log.append_own(k, raw)  # write-ahead: a restart re-sends these bytes
         self._out.append(raw)
         self._resend_at = self._now + self._resend_interval
+
+    def adopt_own(self, raw: bytes) -> bool:
+        """Take ``raw`` (our own STEP envelope of the current step, from our own-message log or
+        a catch-up) as our message of this step, so a restart never signs a second, different
+        one. Returns False (nothing changed) if it is not a valid message of ours for this
+        step or we already hold a different one."""
+        try:
+            env = open_envelope(raw, C.MAX_STEP_MSG)
+            b = decode_step_body(env.body)
+        except WireError:
+            return False
+        if env.mtype != MSG_STEP or b.game_id != self.game_id or b.step != self.step or b.seat != self.my_seat \
+                or not env.verify(self.identity.public_key) or self.spectator:
+            return False
+        slots = self._slots.setdefault(self.step, [None] * self.n)
+        if slots[self.my_seat] is not None:
+            return slots[self.my_seat].env.raw == raw
+        slots[self.my_seat] = Held(b, env)
+        self._own[self.step] = raw
+        self._reveal_waiting = False
+        if not self._replaying:
+            self._out.append(raw)
+            self._resend_at = self._now + self._resend_interval
+        return True
 
     def _answer(self, seat: int, s: int, now: float) -> None:
         own = self._own.get(s)
@@ -510,37 +1031,65 @@ class LockstepSession:
         self.halt_reason = event
         self._events.append(event)
 
-    def _try_advance(self) -> None:
+    def _try_advance(self, force: bool = False) -> None:
         while self.phase == RUNNING:
             k = self.step
             slots = self._slots.get(k)
-            if slots is None or None in slots:
+            active = self.active
+            if slots is None or any(active[i] and slots[i] is None for i in range(self.n)):
                 return
+            if not force and any((k, i) in self._voted for i in range(self.n) if active[i]):
+                return  # we voted to drop a seat at k: only the votes or a full record decide
+            force = False
+            slots = slots or [None] * self.n
+            fill = self._fill(k)
             res = resolve_step(self.engine, self.state, self._pending.chance, self.game_seed, k,
-                               [h.body for h in slots], self._last_reveals)
+                               [None if h is None else h.body for h in slots], self._last_reveals, fill)
             if res.fatal is not None:
                 seat, reason = res.fatal
                 self._halt(CheatDetected(k, seat, reason, slots[seat].env.raw))
                 return
             for seat, reason in res.problems:
                 self._events.append(PeerMisbehaved(seat, k, reason, slots[seat].env.raw))
-            self._prev_digest = step_digest([h.env.body for h in slots])
-            self.state = res.state
-            self.state_hash = self.engine.state_hash(res.state)
-            if self.log is not None:
-                self.log.append_step(k, [h.env.raw for h in slots])
+            state, events = res.state, res.events
+            for seat, info in sorted(self.dropped.items()):
+                if info.step == k and info.rule == RULE_BANKRUPT:
+                    state, more = self.engine.retire_seat(state, seat)
+                    events = events + tuple(more)
+            if self._pending.chance:
+                self.chance_count += 1
+            self._prev_digest = step_digest([b"" if h is None else h.env.body for h in slots])
+            self.state = state
+            self.state_hash = self.engine.state_hash(state)
+            raws = [None if h is None else h.env.raw for h in slots]
+            if self.log is not None and not self._replaying:
+                self.log.append_step(k, raws)
+            self._history.append((KIND_STEP, pack([k, raws]), k))
+            self._hist_index.setdefault(k, len(self._history) - 1)
             self._events.append(StepApplied(k, "chance" if self._pending.chance else "decision",
-                                            res.events, self.state_hash))
+                                            events, self.state_hash))
             self.step = k + 1
             old = k + 1 - C.KEEP_STEPS
             self._slots.pop(old, None)
             self._own.pop(old, None)
-            if self.engine.is_terminal(res.state):
+            for key in [key for key in self._votes if key[0] <= k and key[1] != self.my_seat]:
+                del self._votes[key]
+            if self.engine.is_terminal(state):
                 self.phase = FINISHED
                 self._resend_at = None
-                self._events.append(GameOver(self.engine.winner(res.state), self.state_hash, k + 1))
+                self._events.append(GameOver(self.engine.winner(state), self.state_hash, k + 1))
                 return
             self._begin_step()
+
+
+#: Decoder and handler of each non-STEP session message type.
+_HANDLERS = {
+    MSG_ESCROW: (decode_escrow, LockstepSession._on_escrow),
+    MSG_DROP: (decode_drop, LockstepSession._on_drop),
+    MSG_CATCHUP_REQ: (decode_catchup_req, LockstepSession._on_catchup_req),
+    MSG_CATCHUP_RESP: (decode_catchup_resp, LockstepSession._on_catchup_resp),
+    MSG_HINT: (decode_hint, LockstepSession._on_hint),
+}
 
 
 def _event_json(ev: Any) -> dict:

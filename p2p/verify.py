@@ -18,11 +18,12 @@ from typing import Any
 from . import const as C
 from .beacon import game_seed as compute_game_seed, seed_commitment
 from .errors import WireError
-from .gamelog import KIND_HEADER, KIND_STEP, LogReader
+from .gamelog import KIND_DROP, KIND_HEADER, KIND_STEP, LogReader
 from .identity import fingerprint_of
 from .lockstep import resolve_step, step_digest
+from .seat_loss import RULE_BANKRUPT, RULE_BOT, check_drop_payload, default_bot, drop_rule, dropped_reveal
 from .wire import (MSG_SEED, MSG_SETUP_SIG, MSG_STEP, decode_seed, decode_setup, decode_setup_sig,
-                   decode_step_body, open_envelope, setup_hash, unpack)
+                   decode_step_body, engine_options, open_envelope, setup_hash, unpack)
 
 
 @dataclass
@@ -50,10 +51,15 @@ class Report:
     seconds: float = 0.0
 
 
-class _Bad(Exception):
+class BadLog(Exception):
+    """A log check failed at ``step`` (-1 = header) for reason ``why`` (English)."""
+
     def __init__(self, step: int, why: str) -> None:
         super().__init__(why)
         self.step, self.why = step, why
+
+
+_Bad = BadLog
 
 
 def verify_log(path: str | os.PathLike[str], engine: Any = None) -> Report:
@@ -74,6 +80,12 @@ def verify_log(path: str | os.PathLike[str], engine: Any = None) -> Report:
         rep.first_bad_step, rep.error = b.step, b.why
     rep.seconds = time.perf_counter() - t0
     return rep
+
+
+def parse_header(payload: bytes) -> tuple:
+    """Check a log header record (core.md §6): every seat's setup signature and seed reveal.
+    Returns (setup, setup bytes, setup hash, game seed); raises ``BadLog`` (step -1)."""
+    return _header(payload)
 
 
 def _header(payload: bytes) -> tuple:
@@ -113,7 +125,13 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
     rep.seats = [(p.name, fingerprint_of(p.public_key)) for p in setup.players]
     pubkeys = [p.public_key for p in setup.players]
     last_reveals = [p.chain_head for p in setup.players]
-    state = engine.new_game(setup.edition, setup.seats, setup.options_dict())
+    state = engine.new_game(setup.edition, setup.seats, engine_options(setup))
+    on_drop, _ = drop_rule(setup.options_dict())
+    bot = default_bot(engine)
+    active = [True] * setup.seats
+    dropped: dict = {}  # seat -> (rule, recombined chain or None)
+    epoch = 0
+    chance_count = 0
     h = engine.state_hash(state)
     digest = sh
     counts: Counter = Counter()
@@ -121,19 +139,40 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
     gid, n = setup.game_id, setup.seats
     rep.final_state_hash = h.hex()
     for rec in it:
-        if rec.kind != KIND_STEP:
-            raise _Bad(k, f"unexpected record kind {rec.kind}")
         if engine.is_terminal(state):
             raise _Bad(k, "records after the end of the game")
+        if rec.kind == KIND_DROP:
+            if on_drop is None:
+                raise _Bad(k, "seat dropped in a game without seat loss")
+            try:
+                seat, _, _, chain = check_drop_payload(setup, active, epoch, k, rec.payload,
+                                                       sum(active) >= 3)
+            except ValueError as e:
+                raise _Bad(k, f"drop record: {e}") from None
+            rule = on_drop
+            if rule == RULE_BANKRUPT and getattr(engine, "retire_seat", None) is None:
+                rule = RULE_BOT
+            active[seat] = False
+            dropped[seat] = (rule, chain, k)
+            epoch += 1
+            continue
+        if rec.kind != KIND_STEP:
+            raise _Bad(k, f"unexpected record kind {rec.kind}")
         try:
             step, raws = unpack(rec.payload)
             if step != k or type(raws) is not list or len(raws) != n:
                 raise _Bad(k, f"step record {step!r} out of order or without one message per seat")
-            envs = [open_envelope(r, C.MAX_STEP_MSG) for r in raws]
-            bodies = [decode_step_body(e.body) for e in envs]
+            envs = [None if r is None else open_envelope(r, C.MAX_STEP_MSG) for r in raws]
+            bodies = [None if e is None else decode_step_body(e.body) for e in envs]
         except (WireError, TypeError, ValueError) as e:
             raise _Bad(k, f"malformed step record: {e}") from None
         for i, (e, b) in enumerate(zip(envs, bodies)):
+            if e is None:
+                if active[i]:
+                    raise _Bad(k, f"seat {i}: no message from an active seat")
+                continue
+            if not active[i]:
+                raise _Bad(k, f"seat {i}: message from a dropped seat")
             if e.mtype != MSG_STEP or b.game_id != gid or b.step != k or b.seat != i:
                 raise _Bad(k, f"seat {i}: message of another game, step or seat")
             if b.prev_hash != h:
@@ -142,16 +181,29 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
                 raise _Bad(k, f"seat {i}: prev digest differs from the replayed step digest")
             if not e.verify(pubkeys[i]):
                 raise _Bad(k, f"seat {i}: bad signature")
-        rep.messages += n
+        rep.messages += sum(e is not None for e in envs)
         chance = engine.pending(state).chance
-        res = resolve_step(engine, state, chance, seed, k, bodies, last_reveals)
+        fill = {}
+        for seat, (rule, chain, _) in dropped.items():
+            if chance:
+                j = chance_count + 1
+                fill[seat] = chain.reveal_at(j) if chain is not None else dropped_reveal(gid, seat, j)
+            else:
+                fill[seat] = bot(state, seat) if rule == RULE_BOT else None
+        res = resolve_step(engine, state, chance, seed, k, bodies, last_reveals, fill)
         if res.fatal is not None:
             raise _Bad(k, f"seat {res.fatal[0]}: {res.fatal[1]}")
-        for ev in res.events:
-            counts[type(ev).__name__] += 1
+        events = res.events
         state = res.state
+        for seat, (rule, _, at) in sorted(dropped.items()):
+            if at == k and rule == RULE_BANKRUPT:
+                state, more = engine.retire_seat(state, seat)
+                events = events + tuple(more)
+        for ev in events:
+            counts[type(ev).__name__] += 1
+        chance_count += chance
         h = engine.state_hash(state)
-        digest = step_digest([e.body for e in envs])
+        digest = step_digest([b"" if e is None else e.body for e in envs])
         k += 1
         rep.steps = k
         rep.final_state_hash = h.hex()

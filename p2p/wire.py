@@ -35,6 +35,11 @@ MSG_PROPOSAL = 5
 MSG_SETUP_SIG = 6
 MSG_SEED = 7
 MSG_STEP = 16
+MSG_ESCROW = 17
+MSG_DROP = 18
+MSG_CATCHUP_REQ = 19
+MSG_CATCHUP_RESP = 20
+MSG_HINT = 21
 
 #: Signature domain of each message type.
 DOMAINS: dict[int, bytes] = {
@@ -46,10 +51,29 @@ DOMAINS: dict[int, bytes] = {
     MSG_SETUP_SIG: C.DOMAIN_SETUP_SIG,
     MSG_SEED: C.DOMAIN_SEED,
     MSG_STEP: C.DOMAIN_STEP,
+    MSG_ESCROW: C.DOMAIN_ESCROW,
+    MSG_DROP: C.DOMAIN_DROP,
+    MSG_CATCHUP_REQ: C.DOMAIN_CATCHUP_REQ,
+    MSG_CATCHUP_RESP: C.DOMAIN_CATCHUP_RESP,
+    MSG_HINT: C.DOMAIN_HINT,
 }
 #: Largest envelope (bytes) accepted for each type.
 MAX_SIZE: dict[int, int] = {t: C.MAX_LOBBY_MSG for t in DOMAINS}
-MAX_SIZE[MSG_STEP] = C.MAX_STEP_MSG
+for _t in (MSG_STEP, MSG_ESCROW, MSG_DROP, MSG_CATCHUP_REQ, MSG_HINT):
+    MAX_SIZE[_t] = C.MAX_STEP_MSG
+MAX_SIZE[MSG_CATCHUP_RESP] = C.MAX_CATCHUP_MSG
+
+#: Message types a running ``LockstepSession`` handles (the node routes them to
+#: ``session.receive_message``; everything else goes to the lobby).
+SESSION_TYPES = frozenset((MSG_STEP, MSG_ESCROW, MSG_DROP, MSG_CATCHUP_REQ, MSG_CATCHUP_RESP, MSG_HINT))
+#: First two bytes of every session envelope: msgpack fixarray(3) then the fixint type.
+SESSION_TAGS = frozenset(bytes([0x93, t]) for t in SESSION_TYPES)
+
+
+def is_session_message(data: bytes) -> bool:
+    """True if ``data`` looks like a session envelope (by its first two bytes; the session
+    still validates everything). Cheap routing test for the node."""
+    return data[:2] in SESSION_TAGS
 
 _UNPACK_OPTS = dict(
     raw=False,
@@ -69,6 +93,8 @@ def _reject_ext(code: int, data: bytes) -> Any:
 
 
 _UNPACK_OPTS["ext_hook"] = _reject_ext
+#: Same, for catch-up responses (their body is one large bin).
+_UNPACK_BIG = dict(_UNPACK_OPTS, max_str_len=C.MAX_CATCHUP_MSG, max_bin_len=C.MAX_CATCHUP_MSG)
 
 
 def pack(obj: Any) -> bytes:
@@ -76,11 +102,12 @@ def pack(obj: Any) -> bytes:
     return msgpack.packb(obj, use_bin_type=True)
 
 
-def unpack(data: bytes) -> Any:
+def unpack(data: bytes, big: bool = False) -> Any:
     """Strictly decode canonical msgpack: raises ``WireError`` for malformed, trailing,
-    ext, map, or non-canonical input."""
+    ext, map, or non-canonical input. ``big``: allow str/bin up to MAX_CATCHUP_MSG bytes
+    (catch-up responses) instead of MAX_LOBBY_MSG."""
     try:
-        obj = msgpack.unpackb(data, **_UNPACK_OPTS)
+        obj = msgpack.unpackb(data, **(_UNPACK_BIG if big else _UNPACK_OPTS))
     except WireError:
         raise
     except Exception as e:  # msgpack raises ValueError, ExtraData, FormatError, StackError...
@@ -174,7 +201,7 @@ def open_envelope(data: bytes, max_size: int = C.MAX_LOBBY_MSG) -> Envelope:
     for oversize, malformed, non-canonical input or an unknown type."""
     if len(data) > max_size:
         raise WireError(f"message of {len(data)} bytes over the {max_size} limit")
-    outer = unpack(data)
+    outer = unpack(data, big=max_size > C.MAX_LOBBY_MSG)
     if type(outer) is not list or len(outer) != 3:
         raise WireError("envelope: expected [type, body, sig]")
     mtype, body, sig = outer
@@ -451,3 +478,147 @@ def setup_hash(setup_bytes: bytes) -> bytes:
     import hashlib
 
     return hashlib.sha256(C.HASH_SETUP + setup_bytes).digest()
+
+
+def engine_options(setup: Setup) -> dict:
+    """The setup options meant for the engine: all but the ``p2p.*`` keys (core.md §7.1),
+    as a dict for ``engine.new_game``."""
+    return {k: v for k, v in setup.options if not k.startswith(C.P2P_OPTION_PREFIX)}
+
+
+# --- resilience messages (core.md §7-§9) ------------------------------------------------------
+
+class EscrowEntry(NamedTuple):
+    """One recipient's part of an ESCROW: ``to`` seat, ``commit`` (32 bytes) and the
+    ChaCha20-Poly1305 ciphertext ``ct`` (48 bytes) of the 32-byte share."""
+
+    to: int
+    commit: bytes
+    ct: bytes
+
+
+class Escrow(NamedTuple):
+    """ESCROW body ``[gid, seat, epoch, [[to, commit, ct], ...]]`` (core.md §8.2)."""
+
+    game_id: bytes
+    seat: int
+    epoch: int
+    entries: tuple
+
+
+def decode_escrow(body: bytes) -> Escrow:
+    """Validate an ESCROW body: entries strictly ascending by recipient, none for the dealer.
+    Raises ``WireError``."""
+    gid, seat, epoch, entries = _array(unpack(body), 4, "escrow")
+    _bin(gid, C.GAME_ID_LEN, "game_id")
+    _uint(seat, C.MAX_SEATS - 1, "seat")
+    _uint(epoch, C.MAX_SEATS, "epoch")
+    out = []
+    for e in _array(entries, None, "entries"):
+        to, commit, ct = _array(e, 3, "entry")
+        out.append(EscrowEntry(_uint(to, C.MAX_SEATS - 1, "to"), _bin(commit, C.HASH_LEN, "commit"),
+                               _bin(ct, C.HASH_LEN + 16, "ciphertext")))
+    if len(out) > C.MAX_SEATS - 1 or any(a.to >= b.to for a, b in zip(out, out[1:])) \
+            or any(e.to == seat for e in out):
+        raise WireError("escrow entries must be ascending, unique and not for the dealer")
+    return Escrow(gid, seat, epoch, tuple(out))
+
+
+class DropVote(NamedTuple):
+    """DROP body ``[gid, voter, step, seat, epoch, share]``: ``voter`` has not received
+    ``seat``'s message of ``step`` within the drop timeout; ``share`` is the voter's escrow
+    share of ``seat`` (32 bytes) or nil (core.md §8.3)."""
+
+    game_id: bytes
+    voter: int
+    step: int
+    seat: int
+    epoch: int
+    share: bytes | None
+
+
+def decode_drop(body: bytes) -> DropVote:
+    """Validate a DROP body. Raises ``WireError``."""
+    gid, voter, step, seat, epoch, share = _array(unpack(body), 6, "drop")
+    if share is not None:
+        _bin(share, C.HASH_LEN, "share")
+    if voter == seat:
+        raise WireError("a seat cannot vote to drop itself")
+    return DropVote(_bin(gid, C.GAME_ID_LEN, "game_id"), _uint(voter, C.MAX_SEATS - 1, "voter"),
+                    _uint(step, C.MAX_STEP, "step"), _uint(seat, C.MAX_SEATS - 1, "seat"),
+                    _uint(epoch, C.MAX_SEATS, "epoch"), share)
+
+
+class CatchupRequest(NamedTuple):
+    """CATCHUP_REQ body ``[gid, seat, from_step, to_step]``: ``seat`` asks for the log
+    records of steps ``from_step <= s < to_step`` (core.md §9.1)."""
+
+    game_id: bytes
+    seat: int
+    from_step: int
+    to_step: int
+
+
+def decode_catchup_req(body: bytes) -> CatchupRequest:
+    """Validate a CATCHUP_REQ body (``from_step < to_step``). Raises ``WireError``."""
+    gid, seat, a, b = _array(unpack(body), 4, "catchup_req")
+    _uint(a, C.MAX_STEP, "from_step")
+    _uint(b, C.MAX_STEP, "to_step")
+    if not a < b:
+        raise WireError("catch-up range is empty")
+    return CatchupRequest(_bin(gid, C.GAME_ID_LEN, "game_id"), _uint(seat, C.MAX_SEATS - 1, "seat"), a, b)
+
+
+class CatchupResponse(NamedTuple):
+    """CATCHUP_RESP body ``[gid, seat, from_step, head_step, [[kind, payload], ...],
+    [STEP envelope, ...], [ESCROW envelope, ...]]`` (core.md §9.2): log records from
+    ``from_step`` on, the responder's current step, the step messages it holds for that step
+    and the escrows of the current epoch it holds."""
+
+    game_id: bytes
+    seat: int
+    from_step: int
+    head_step: int
+    records: tuple
+    pending: tuple
+    escrows: tuple
+
+
+def decode_catchup_resp(body: bytes) -> CatchupResponse:
+    """Validate a CATCHUP_RESP body (structure only: the records are verified by the session
+    exactly like live messages). Raises ``WireError``."""
+    f = unpack(body, big=True)
+    gid, seat, a, head, records, pending, escrows = _array(f, 7, "catchup_resp")
+    recs = []
+    for r in _array(records, None, "records"):
+        kind, payload = _array(r, 2, "record")
+        _uint(kind, 255, "kind")
+        if type(payload) is not bytes or len(payload) > C.MAX_CATCHUP_MSG:
+            raise WireError("record payload must be bin")
+        recs.append((kind, payload))
+    if len(recs) > C.CATCHUP_MAX_RECORDS:
+        raise WireError("too many records")
+    lists = []
+    for lst, what in ((pending, "pending"), (escrows, "escrows")):
+        lst = _array(lst, None, what)
+        if len(lst) > C.MAX_SEATS or any(type(x) is not bytes or len(x) > C.MAX_STEP_MSG for x in lst):
+            raise WireError(f"{what}: expected at most {C.MAX_SEATS} envelopes")
+        lists.append(tuple(lst))
+    return CatchupResponse(_bin(gid, C.GAME_ID_LEN, "game_id"), _uint(seat, C.MAX_SEATS - 1, "seat"),
+                           _uint(a, C.MAX_STEP, "from_step"), _uint(head, C.MAX_STEP, "head_step"),
+                           tuple(recs), lists[0], lists[1])
+
+
+class Hint(NamedTuple):
+    """HINT body ``[gid, seat, step]``: ``seat`` is collecting ``step`` (core.md §9.3)."""
+
+    game_id: bytes
+    seat: int
+    step: int
+
+
+def decode_hint(body: bytes) -> Hint:
+    """Validate a HINT body. Raises ``WireError``."""
+    gid, seat, step = _array(unpack(body), 3, "hint")
+    return Hint(_bin(gid, C.GAME_ID_LEN, "game_id"), _uint(seat, C.MAX_SEATS - 1, "seat"),
+                _uint(step, C.MAX_STEP, "step"))

@@ -1,0 +1,146 @@
+"""Resume a session from its own game log after a crash (docs/protocol/core.md §10).
+
+``resume_session`` reads the log with ``gamelog.LogReader`` and replays every record through a
+fresh ``LockstepSession`` with the same checks as live messages (signatures, game id, steps,
+seats, prev hash and digest, reveals, drop votes). It stops at the first record that is
+truncated, fails its checksum or fails a check, reports that step (``LogDamage``), keeps
+everything valid before it, moves the damaged tail aside (``<log>.damaged-<offset>``, nothing
+signed is thrown away) and continues appending after the last good record. The hash-chain
+position follows from the replayed chance steps; the escrow of the current epoch is re-created
+(it is deterministic); our own message of the current step, if the own-message log has it, is
+re-sent byte for byte (so a restart never signs two different messages for one step). Then the
+session asks the other peers for the steps it lacks (CATCHUP_REQ) and carries on.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from .beacon import HashChain
+from .errors import LocalProtocolError, WireError
+from .gamelog import KIND_DROP, KIND_HEADER, KIND_OWN, KIND_STEP, LogReader, LogWriter, OwnLog
+from .identity import Identity
+from .lockstep import HALTED, LockstepSession
+from .verify import BadLog, parse_header
+from .wire import unpack
+
+
+@dataclass(frozen=True)
+class LogDamage:
+    """Where our log stops being usable: the first bad record belongs to ``step``, starts at
+    byte ``offset``; ``reason`` in English."""
+
+    step: int
+    offset: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class ResumeReport:
+    """What ``resume_session`` found: ``steps`` replayed from the log, ``damage`` (or None),
+    ``own_resent``: our signed message of the current step was recovered from the own-message
+    log, ``finished``: the log already holds the whole game."""
+
+    steps: int
+    damage: LogDamage | None
+    own_resent: bool
+    finished: bool
+
+
+def _replay(log_path: str, identity: Identity, chain_secret: bytes, engine: Any, now: float, bot: Any,
+            limit: int | None, truncate_at: int | None) -> tuple:
+    reader = LogReader(log_path)
+    it = iter(reader)
+    first = next(it, None)
+    if first is None or first.kind != KIND_HEADER:
+        raise LocalProtocolError(f"cannot resume: log header unreadable ({reader.error or 'no header'})")
+    try:
+        setup, sb, _, seed = parse_header(first.payload)
+    except BadLog as e:
+        raise LocalProtocolError(f"cannot resume: {e.why}") from None
+    seat = next((i for i, p in enumerate(setup.players) if p.public_key == identity.public_key), None)
+    if seat is None:
+        raise LocalProtocolError("cannot resume: our identity is not seated in this game")
+    chain = HashChain(chain_secret, setup.chain_length)
+    sess = LockstepSession(setup, seat, identity, chain, engine, seed, setup_bytes=sb, now=now, bot=bot,
+                           _resuming=True)
+    good_end = reader.good_end
+    damage = None
+    count = 0
+    for rec in it:
+        problem = None
+        try:
+            f = unpack(rec.payload)
+            step = f[0]
+        except (WireError, TypeError, IndexError, KeyError) as e:
+            problem, step = f"malformed record: {e}", sess.step
+        if problem is None and ((limit is not None and count >= limit) or (truncate_at is not None and step >= truncate_at)):
+            damage = LogDamage(sess.step, rec.offset, "record after the point where our history forked"
+                               if truncate_at is not None else "record rejected on a previous pass")
+            break
+        if problem is None:
+            if rec.kind == KIND_STEP:
+                problem = sess.ingest_step_record(step, f[1] if len(f) == 2 else None)
+            elif rec.kind == KIND_DROP:
+                problem = sess.ingest_drop_record(rec.payload)
+            else:
+                problem = f"unexpected record kind {rec.kind}"
+        if problem is None and sess.phase == HALTED:
+            problem = f"{type(sess.halt_reason).__name__} while replaying"
+        if problem is not None:
+            damage = LogDamage(sess.step, rec.offset, problem)
+            break
+        count += 1
+        good_end = reader.good_end
+    else:
+        if reader.error is not None:
+            damage = LogDamage(sess.step, reader.error_offset, reader.error)
+    return sess, damage, good_end, count
+
+
+def resume_session(log_path: str | os.PathLike[str], identity: Identity, chain_secret: bytes, engine: Any, *,
+                   own_log_path: str | os.PathLike[str] | None = None, now: float = 0.0, bot: Any = None,
+                   truncate_at: int | None = None, fsync: bool = False) -> tuple[LockstepSession, ResumeReport]:
+    """Rebuild our session from ``log_path`` (core.md §10) and return it with a report.
+
+    ``chain_secret``: our hash-chain secret h_0 (32 bytes, ``Lobby.chain_secret``; the node
+    keeps it in a private file); ``own_log_path``: our own-message log (``<log>.own``), read
+    for the current step's message and then appended to; ``truncate_at``: drop our records
+    from that step on (after ``SeatLost``). The session continues the log after its last good
+    record and has a CATCHUP_REQ queued (``messages_to_send``). Raises
+    ``LocalProtocolError`` if the header is unreadable or we are not seated in the game.
+    """
+    log_path = os.fspath(log_path)
+    sess, damage, good_end, count = _replay(log_path, identity, chain_secret, engine, now, bot, None, truncate_at)
+    if sess.phase == HALTED:  # a record that passed its checksum but not the checks: replay up to it
+        sess, _, good_end, count = _replay(log_path, identity, chain_secret, engine, now, bot, count, truncate_at)
+    own_resent = False
+    if own_log_path is not None and os.path.exists(own_log_path):
+        mine = None
+        for rec in LogReader(own_log_path):
+            try:
+                step, raw = unpack(rec.payload)
+            except (WireError, TypeError, ValueError):
+                break
+            if rec.kind == KIND_OWN and step == sess.step:
+                mine = raw
+        if mine is not None:
+            own_resent = sess.adopt_own(mine)
+    sess._replaying = False
+    while sess.next_event() is not None:
+        pass  # replayed steps were reported in the previous run
+    sess._out = []
+    sess.log = LogWriter.reopen(log_path, good_end, sess.step, fsync=fsync)
+    if own_log_path is not None:
+        sess.own_log = OwnLog(own_log_path, fsync=fsync)
+    sess.restart_timers(now)
+    finished = sess.phase != "running"
+    if not finished:
+        own = sess._own.get(sess.step)
+        if own is not None:
+            sess._out.append(own)
+        sess._send_escrow(resend=True)
+        sess.request_catchup(now)
+    return sess, ResumeReport(sess.step, damage, own_resent, finished)
