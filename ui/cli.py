@@ -7,6 +7,7 @@ an English locale), runs one subcommand and returns the exit code:
 * 1: the thing checked failed (peers disagree, a peer crashed or timed out, a bad log).
 * 2: the user's request cannot be carried out (bad arguments, a missing file, an unknown
   interface). One line on stderr, never a traceback.
+* 3: ``verify`` only: the log is valid as far as it goes but ends before the game does.
 * 130: interrupted with Ctrl-C (children reaped first).
 
 Player-facing text goes through ``ui.i18n._`` (gettext); machine-readable output (the line
@@ -22,7 +23,7 @@ import tempfile
 from pathlib import Path
 from typing import NoReturn, Sequence
 
-from ui.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED, EXIT_USAGE, UsageError
+from ui.errors import EXIT_FAILED, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED, EXIT_USAGE, UsageError
 from ui.signals import Terminated, run_until_signalled
 from ui.i18n import _, choose_language, set_language
 
@@ -161,6 +162,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(_("interrupted"), file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (``lanopoli verify LOG --json | head``): not our error. Point
+        # stdout at devnull so the interpreter's final flush does not raise again.
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
 
 
 # --- demo --------------------------------------------------------------------------------
@@ -213,7 +220,9 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         print(json.dumps(summary, indent=2, sort_keys=True))
     else:
         display.print_verify_summary(summary)
-    return EXIT_OK if summary["ok"] else EXIT_FAILED
+    if not summary["ok"]:
+        return EXIT_FAILED
+    return EXIT_OK if summary.get("complete") else EXIT_INCOMPLETE
 
 
 # --- host / join -------------------------------------------------------------------------

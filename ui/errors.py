@@ -2,7 +2,8 @@
 
 Exit codes (docs/protocol/cli.md): 0 success; 1 the thing checked failed (peers disagree, a bad
 log, a halted game); 2 the request cannot be carried out (bad arguments, missing file, unknown
-interface, no game found); 130 Ctrl-C; 143 SIGTERM.
+interface, no game found); 3 ``verify``: every record checks out but the log ends before the game
+does (what a crashed peer leaves); 130 Ctrl-C; 143 SIGTERM.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
+EXIT_INCOMPLETE = 3
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
 
