@@ -1,0 +1,79 @@
+"""The Textual application of ``lanopoli play``: lobby -> waiting room -> game -> end.
+
+``LanopoliApp(backend=..., settings=...)`` starts at the lobby (ui.play.NetLobby on a real
+network, LocalLobby in tests); ``LanopoliApp(driver=...)`` starts straight at the game of a
+driver (tests, snapshots). The app runs the driver as a worker and forwards its notifications
+to the current screen as ``DriverChanged`` messages; screens render from the driver and give
+it the player's actions. Layout lives in app.tcss; the screen gets the class ``-wide`` from 120
+columns (HORIZONTAL_BREAKPOINTS), else ``-narrow`` (80×24 compact layout).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import App
+from textual.binding import Binding
+
+from ui.play import Settings
+from ui.screens import DriverChanged, EndScreen, GameScreen, LobbyScreen, WaitingScreen
+
+
+class LanopoliApp(App):
+    """See the module docstring. ``backend``: lobby backend; ``settings``: remembered name;
+    ``driver``: start directly in this game (then ``backend`` is not used)."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "lanopoli"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+    BINDINGS = [Binding("q", "quit", "quit", show=False), Binding("ctrl+c", "quit", "quit", show=False)]
+
+    def __init__(self, backend: Any = None, settings: Settings | None = None, driver: Any = None) -> None:
+        super().__init__()
+        self.backend = backend
+        self.settings = settings or Settings()
+        self.driver = driver
+
+    async def on_mount(self) -> None:
+        if self.driver is not None:
+            self.start_driver(self.driver, False)
+            return
+        await self.backend.start()
+        self.push_screen(LobbyScreen(self.backend, self.settings))
+
+    def start_driver(self, driver: Any, bots: bool) -> None:
+        """Run ``driver`` and show its waiting room (or the game once it plays)."""
+        self.driver = driver
+        driver.listener = self._driver_changed
+        self.run_worker(driver.run(), name="game", exit_on_error=True)
+        if driver.phase == "playing" or getattr(driver, "role", "") == "local":
+            self.show_game(driver)
+        else:
+            self.push_screen(WaitingScreen(driver, bots))
+
+    def _driver_changed(self, kind: str) -> None:
+        self.screen.post_message(DriverChanged(kind))
+        if kind == "lobby" and self.driver is not None and self.driver.phase == "playing" \
+                and not isinstance(self.screen, (GameScreen, WaitingScreen)):
+            self.show_game(self.driver)
+
+    def show_game(self, driver: Any) -> None:
+        """Switch to the game screen (once)."""
+        if not isinstance(self.screen, GameScreen):
+            self.switch_screen(GameScreen(driver)) if isinstance(self.screen, WaitingScreen) \
+                else self.push_screen(GameScreen(driver))
+
+    def game_finished(self, driver: Any) -> None:
+        """Show the end screen (standings or the fault)."""
+        if not isinstance(self.screen, EndScreen):
+            self.switch_screen(EndScreen(driver))
+
+    async def action_quit(self) -> None:
+        if self.driver is not None:
+            await self.driver.close()
+        if self.backend is not None:
+            await self.backend.close()
+        self.exit()
+
+
+__all__ = ["LanopoliApp"]

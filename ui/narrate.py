@@ -1,0 +1,156 @@
+"""Engine events in plain words, for the game log in the middle of the board.
+
+``Narrator(edition, names).lines(events) -> list[str]`` turns the engine events of one or more
+steps (engine/events.py) into translated sentences, e.g. "Marco paga €50 di affitto a Giulia
+per Viale Vesuvio". Square and card names stay as printed (Italian); money is "€1.500"
+(``ui.i18n.format_money``). Bookkeeping events already told by another sentence (the money of
+a purchase, of a building) produce nothing. The narrator remembers which square a pending rent
+is for (``RentDue`` comes before the ``MoneyPaid`` of the claim).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from ui.i18n import _, format_money
+
+#: MoneyPaid reasons told by a more specific event of the same step.
+_SILENT_PAYMENTS = frozenset(("purchase", "auction", "house", "sale", "mortgage", "lift"))
+
+
+class Narrator:
+    """Sentences for engine events. ``edition``: ``engine.Edition``; ``names``: player names in
+    seat order; ``me``: our seat (refused actions are told only for it; -1: none)."""
+
+    def __init__(self, edition: Any, names: Sequence[str], me: int = -1) -> None:
+        self.ed = edition
+        self.names = tuple(names)
+        self.me = me
+        self._rent_square: dict[tuple[int, int], int] = {}
+
+    def who(self, seat: int) -> str:
+        """A seat's name; the bank for -1."""
+        if seat < 0:
+            return _("the bank")
+        return self.names[seat] if seat < len(self.names) else _("seat {seat}").format(seat=seat)
+
+    def square(self, sq: int) -> str:
+        """A square's printed name."""
+        return self.ed.squares[sq].name
+
+    def lines(self, events: Sequence[Any]) -> list[str]:
+        """Sentences for ``events`` in order (see the module doc)."""
+        out: list[str] = []
+        for e in events:
+            text = self.line(e)
+            if text:
+                out.append(text)
+        return out
+
+    def line(self, e: Any) -> str | None:  # noqa: C901 - one branch per event type
+        """One sentence for one event, or None when it tells nothing new."""
+        k = type(e).__name__
+        m = format_money
+        if k == "FirstPlayerRolled":
+            parts = ", ".join(f"{self.who(s)} {t}" for s, t in zip(e.seats, e.totals))
+            return _("Who starts: {rolls}").format(rolls=parts)
+        if k == "TurnStarted":
+            return _("— {name}'s turn —").format(name=self.who(e.seat))
+        if k == "DiceRolled":
+            return _("{name} rolls {d1} and {d2}").format(name=self.who(e.seat), d1=e.d1, d2=e.d2)
+        if k == "Moved":
+            return _("{name} moves to {square}").format(name=self.who(e.seat), square=self.square(e.to))
+        if k == "MoneyPaid":
+            return self._money(e)
+        if k == "PropertyBought":
+            return _("{name} buys {square} for {money}").format(
+                name=self.who(e.seat), square=self.square(e.square), money=m(e.price))
+        if k == "AuctionStarted":
+            return _("Auction for {square}").format(square=self.square(e.square))
+        if k == "BidPlaced":
+            return _("{name} bids {money}").format(name=self.who(e.seat), money=m(e.amount))
+        if k == "BidPassed":
+            return _("{name} leaves the auction").format(name=self.who(e.seat))
+        if k == "AuctionEnded":
+            if e.winner < 0:
+                return _("Nobody bid for {square}").format(square=self.square(e.square))
+            return _("{name} wins {square} at auction for {money}").format(
+                name=self.who(e.winner), square=self.square(e.square), money=m(e.amount))
+        if k == "RentDue":
+            self._rent_square[(e.creditor, e.debtor)] = e.square
+            return None
+        if k == "RentLapsed":
+            return _("{name} did not ask for the rent of {square} in time").format(
+                name=self.who(e.creditor), square=self.square(e.square))
+        if k == "DebtOpened":
+            return _("{name} must find {money}: sell, mortgage or declare bankruptcy").format(
+                name=self.who(e.debtor), money=m(e.amount))
+        if k == "CardDrawn":
+            card = self.ed.decks[e.deck][e.card]
+            return _("{name} draws {deck}: “{text}”").format(
+                name=self.who(e.seat), deck=self.ed.deck_names[e.deck], text=card.text)
+        if k == "JailCardUsed":
+            return _("{name} uses the card to get out of jail free").format(name=self.who(e.seat))
+        if k == "SentToJail":
+            return _("{name} goes to jail").format(name=self.who(e.seat))
+        if k == "LeftJail":
+            how = {"fine": _("paying the fine"), "card": _("with the card"), "doubles": _("with a double"),
+                   "third_turn": _("after the third try")}.get(e.how, e.how)
+            return _("{name} gets out of jail {how}").format(name=self.who(e.seat), how=how)
+        if k == "BuildingBought":
+            if e.level >= 5:
+                return _("{name} builds a hotel on {square}").format(name=self.who(e.seat), square=self.square(e.square))
+            return _("{name} builds a house on {square} ({n} in all)").format(
+                name=self.who(e.seat), square=self.square(e.square), n=e.level)
+        if k == "BuildingSold":
+            return _("{name} sells a building on {square}").format(name=self.who(e.seat), square=self.square(e.square))
+        if k == "PropertyMortgaged":
+            return _("{name} mortgages {square}").format(name=self.who(e.seat), square=self.square(e.square))
+        if k == "MortgageLifted":
+            return _("{name} lifts the mortgage on {square}").format(name=self.who(e.seat), square=self.square(e.square))
+        if k == "TradeProposed":
+            return _("{name} offers a trade to {partner}").format(name=self.who(e.proposer), partner=self.who(e.partner))
+        if k == "TradeClosed":
+            text = {"accepted": _("{partner} accepts the trade offered by {name}"),
+                    "rejected": _("{partner} refuses the trade offered by {name}"),
+                    "withdrawn": _("{name} withdraws the trade offered to {partner}"),
+                    "void": _("The trade offered by {name} to {partner} is no longer possible")}.get(e.outcome)
+            return text.format(name=self.who(e.proposer), partner=self.who(e.partner)) if text else None
+        if k == "PropertyTransferred":
+            return _("{square} passes from {name} to {partner}").format(
+                square=self.square(e.square), name=self.who(e.frm), partner=self.who(e.to))
+        if k == "WentBankrupt":
+            return _("{name} goes bankrupt; everything goes to {partner}").format(
+                name=self.who(e.seat), partner=self.who(e.creditor))
+        if k == "GameWon":
+            return _("{name} wins the game!").format(name=self.who(e.seat))
+        if k == "ActionRefused":
+            if e.seat == self.me:
+                return _("Your move was refused by the rules ({reason})").format(reason=e.reason)
+            return None
+        return None
+
+    def _money(self, e: Any) -> str | None:
+        m = format_money(e.amount)
+        r = e.reason
+        if r in _SILENT_PAYMENTS or e.amount == 0:
+            return None
+        payer, payee = self.who(e.payer), self.who(e.payee)
+        if r == "salary":
+            return _("{name} collects {money} from the bank (VIA!)").format(name=payee, money=m)
+        if r == "tax":
+            return _("{name} pays {money} of tax").format(name=payer, money=m)
+        if r == "rent":
+            sq = self._rent_square.pop((e.payee, e.payer), None)
+            if sq is not None:
+                return _("{name} pays {money} rent to {partner} for {square}").format(
+                    name=payer, money=m, partner=payee, square=self.square(sq))
+            return _("{name} pays {money} rent to {partner}").format(name=payer, money=m, partner=payee)
+        if r == "jail_fine":
+            return _("{name} pays the {money} fine").format(name=payer, money=m)
+        if e.payer < 0:
+            return _("{name} receives {money} from the bank").format(name=payee, money=m)
+        return _("{name} pays {money} to {partner}").format(name=payer, money=m, partner=payee)
+
+
+__all__ = ["Narrator"]

@@ -1,0 +1,544 @@
+"""Game drivers: the seam between the Textual UI (ui/app.py) and a game being played.
+
+The UI holds no game state (STYLE.md §9). It asks a *driver* for the engine state and hands it
+the player's actions; the driver tells the UI when something changed. Two drivers share one
+interface (:class:`GameDriver`):
+
+* :class:`LocalGame` — an in-process game: our seat is the human, every other seat an
+  ``engine.bots`` bot, chance steps from pinned beacons (``engine.bots.play.beacon``) or any
+  function a test passes (e.g. ``engine.testing.forced_chance`` with scripted dice). Tests and
+  snapshots use it; no network.
+* :class:`NetGame` — a real peer (``p2p.node.Node``) whose local input is the human
+  (``PeerConfig.local_input``) and whose events feed the UI (``PeerConfig.observer``).
+
+Both take the human's decisions from a :class:`HumanSeat`, which answers each decision step:
+an action queued by the UI, or — when the game waits for our seat — waits for one; with
+*autoplay* on, the ``engine.bots`` bot decides for the player. Rent is claimed automatically
+(it lapses when the next player rolls, rulebook "Se invece non lo fa prima che il giocatore
+successivo abbia lanciato i dadi"), which a person would otherwise miss in a fast game.
+
+Lobby side: a *lobby backend* lists the advertised games and creates or joins one —
+:class:`NetLobby` (mDNS on the chosen address, ``p2p.discovery``) and :class:`LocalLobby`
+(fixed ads, local games; for tests). The UI's remembered settings (player name) live in
+:class:`Settings` (a JSON file in the platformdirs config dir).
+
+Notifications: every driver calls ``listener(kind)`` with ``kind`` one of "lobby" (players in
+the lobby changed), "step" (state changed; ``driver.new_events`` holds the engine events of
+the steps since the last call), "fault" (``driver.fault`` set), "over" (game over). The UI
+re-reads the driver's attributes; it never gets state any other way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Awaitable, Callable, Protocol
+
+import engine
+from engine import bots
+
+#: Seconds a local game pauses between steps when a person watches (0 in tests).
+LOCAL_STEP_DELAY_S = 0.05
+#: Seconds a step must wait before the UI names the peers it waits for.
+WAIT_NOTICE_S = 2.0
+
+
+@dataclass(frozen=True)
+class Fault:
+    """Why the game stopped before its end. ``code``: NodeError code ("desync",
+    "equivocation", "cheat", "stalled", "lobby", "not_found", "timeout", "beacon",
+    "local_input", "error"); ``message``: English detail; ``seat``: the seat blamed (or None);
+    ``step``: lockstep step (or None); ``evidence``: file holding the signed evidence (or
+    None)."""
+
+    code: str
+    message: str
+    seat: int | None = None
+    step: int | None = None
+    evidence: Path | None = None
+
+
+class HumanSeat:
+    """The human's inputs for a seat, one per decision step (see the module docstring).
+
+    ``submit(action)`` queues an engine Action from the UI; ``decide(state, seat)`` is the
+    ``PeerConfig.local_input`` contract: an Action/None now, or an awaitable of one when the
+    game waits for this seat and nothing is queued. ``autoplay``: the ``bot`` decides.
+    ``auto_claim``: claim rent as soon as it is due.
+    """
+
+    def __init__(self, bot: str = "default") -> None:
+        self.bot = bot
+        self.autoplay = False
+        self.auto_claim = True
+        self._queue: deque = deque()
+        self._wake: asyncio.Event | None = None
+        #: True while the game waits for this seat's decision (the UI shows "your move").
+        self.deciding = False
+
+    def submit(self, action: Any) -> None:
+        """Queue ``action`` (an engine Action) for our next decision step."""
+        self._queue.append(action)
+        if self._wake is not None:
+            self._wake.set()
+
+    def set_autoplay(self, on: bool) -> None:
+        """Let the bot play for us (True) or give the controls back (False)."""
+        self.autoplay = on
+        if self._wake is not None:
+            self._wake.set()
+
+    def decide(self, state: Any, seat: int) -> Any:
+        """Our input for the current decision step of ``state`` (see class doc)."""
+        if self.autoplay:
+            self._queue.clear()
+            return bots.choose(state, seat, self.bot)
+        legal = engine.legal_actions(state, seat)
+        if self.auto_claim:
+            for a in legal:
+                if type(a).__name__ == "ClaimRent":
+                    return a
+        if self._queue:
+            return self._queue.popleft()
+        if seat in engine.pending(state).actors and legal:
+            return self._wait(state, seat)
+        return None
+
+    async def _wait(self, state: Any, seat: int) -> Any:
+        if self._wake is None:
+            self._wake = asyncio.Event()
+        self.deciding = True
+        try:
+            while True:
+                self._wake.clear()
+                if self.autoplay:
+                    self._queue.clear()
+                    return bots.choose(state, seat, self.bot)
+                if self._queue:
+                    return self._queue.popleft()
+                await self._wake.wait()
+        finally:
+            self.deciding = False
+
+
+class GameDriver(Protocol):
+    """What the UI needs from a game (module docstring). Attributes are read-only for the UI.
+
+    ``phase``: "lobby" | "playing" | "over" | "failed"; ``state``: engine State or None before
+    the game; ``seat``: our seat (-1 before it is known); ``names``: player names in seat order;
+    ``seats_total``; ``lobby_names``: names of the players in the lobby so far; ``join_code``:
+    "address:port/gameid" others can type to join by hand (host only, else ""); ``can_fill``:
+    True if ``fill_with_bots`` may be called; ``human``: the HumanSeat; ``new_events``: engine
+    events not yet shown; ``fault``; ``log_path``: our game log (None: not kept).
+    """
+
+    phase: str
+    state: Any
+    seat: int
+    names: tuple
+    seats_total: int
+    lobby_names: tuple
+    join_code: str
+    can_fill: bool
+    human: HumanSeat
+    fault: Fault | None
+    log_path: Path | None
+    listener: Callable[[str], None] | None
+
+    async def run(self) -> None: ...
+    def take_events(self) -> list: ...
+    def waiting(self) -> tuple[tuple[int, ...], float] | None: ...
+    async def fill_with_bots(self) -> None: ...
+    async def close(self) -> None: ...
+
+
+class _DriverBase:
+    """Shared attributes and notification plumbing of the drivers."""
+
+    def __init__(self, human: HumanSeat | None) -> None:
+        self.human = human or HumanSeat()
+        self.phase = "lobby"
+        self.state: Any = None
+        self.seat = -1
+        self.names: tuple = ()
+        self.seats_total = 0
+        self.lobby_names: tuple = ()
+        self.join_code = ""
+        self.can_fill = False
+        self.fault: Fault | None = None
+        self.log_path: Path | None = None
+        self.listener: Callable[[str], None] | None = None
+        self._new_events: list = []
+
+    def _notify(self, kind: str) -> None:
+        if self.listener is not None:
+            self.listener(kind)
+
+    def take_events(self) -> list:
+        """The engine events since the last call (the UI narrates them once)."""
+        out, self._new_events = self._new_events, []
+        return out
+
+    def submit(self, action: Any) -> None:
+        """Queue the human's action (see HumanSeat.submit)."""
+        self.human.submit(action)
+
+
+def pinned_chance(seed: int) -> Callable[[Any, int], tuple]:
+    """Chance steps from pinned beacons: step k uses ``engine.bots.play.beacon(seed, k)``."""
+    from engine.bots.play import beacon
+
+    return lambda state, k: engine.apply_chance(state, beacon(seed, k))
+
+
+class LocalGame(_DriverBase):
+    """An in-process game: seat ``human_seat`` is the human, the others are ``bot`` bots.
+
+    ``names``: one per seat; ``state``: the initial state (default ``engine.new_game(edition,
+    len(names))``); ``chance(state, k) -> (state, events)`` answers the k-th chance step
+    (default: pinned beacons of ``seed``); ``delay``: seconds between steps. Raises ValueError
+    for a bad seat or seat count.
+    """
+
+    def __init__(self, names: tuple[str, ...] | list[str], human_seat: int = 0, *, seed: int = 1,
+                 bot: str = "default", edition: str = "classico", state: Any = None,
+                 chance: Callable[[Any, int], tuple] | None = None, delay: float = LOCAL_STEP_DELAY_S,
+                 human: HumanSeat | None = None) -> None:
+        super().__init__(human)
+        if not 0 <= human_seat < len(names):
+            raise ValueError("human_seat out of range")
+        self.names = tuple(names)
+        self.seats_total = len(names)
+        self.lobby_names = self.names
+        self.seat = human_seat
+        self.bot = bot
+        self.state = state if state is not None else engine.new_game(edition, len(names))
+        self.chance = chance or pinned_chance(seed)
+        self.delay = delay
+        self.steps = 0
+        self._step_t = 0.0
+
+    async def run(self) -> None:
+        """Play until the game is over (or cancelled)."""
+        loop = asyncio.get_running_loop()
+        self.phase = "playing"
+        self._notify("lobby")
+        self._notify("step")
+        k = 0
+        while not engine.is_terminal(self.state):
+            self._step_t = loop.time()
+            p = engine.pending(self.state)
+            if p.chance:
+                self.state, events = self.chance(self.state, k)
+                k += 1
+            else:
+                inputs = []
+                for seat in range(self.state.n):
+                    if seat == self.seat:
+                        a = self.human.decide(self.state, seat)
+                        if asyncio.iscoroutine(a):
+                            self._notify("step")
+                            a = await a
+                        inputs.append(a)
+                    else:
+                        inputs.append(bots.choose(self.state, seat, self.bot))
+                self.state, events = engine.apply_step(self.state, inputs)
+            self.steps += 1
+            self._new_events.extend(events)
+            self._notify("step")
+            await asyncio.sleep(0 if self.human.autoplay else self.delay)
+        self.phase = "over"
+        self._notify("over")
+
+    def waiting(self) -> tuple[tuple[int, ...], float] | None:
+        """Local bots never keep anyone waiting."""
+        return None
+
+    async def fill_with_bots(self) -> None:
+        """Every other seat is already a bot."""
+
+    async def close(self) -> None:
+        """Nothing to release."""
+
+
+class NetGame(_DriverBase):
+    """A real peer of the game (``p2p.node.Node``) with the human at our seat.
+
+    ``cfg``: keyword arguments for ``p2p.node.PeerConfig`` (role, bind, game_id, seats,
+    log_dir, identity, name, host_addr...); ``local_input``/``observer`` are set here.
+    ``bot_identity_dir``: unused keys for the bot peers ``fill_with_bots`` starts (fresh keys
+    each time when None).
+    """
+
+    def __init__(self, cfg: dict, human: HumanSeat | None = None) -> None:
+        super().__init__(human)
+        self.cfg = dict(cfg)
+        self.seats_total = int(self.cfg.get("seats", 0)) if self.cfg.get("role") == "host" else 0
+        self.lobby_names = (self.cfg.get("name", ""),)
+        self.node: Any = None
+        self.can_fill = self.cfg.get("role") == "host"
+        self._bot_tasks: list[asyncio.Task] = []
+        self._step_t = 0.0
+        self.edition = self.cfg.get("edition", "classico")
+
+    async def run(self) -> None:
+        """Run the peer until the game ends or fails (``fault`` set; never raises NodeError)."""
+        from p2p.node import Node, NodeError, PeerConfig
+
+        loop = asyncio.get_running_loop()
+        cfg = PeerConfig(**self.cfg, local_input=self.human.decide, observer=self._observe)
+        node = self.node = Node(cfg)
+        try:
+            await node.start()
+            if node.link is not None and self.cfg.get("role") == "host":
+                addr, port = node.link.address[:2]
+                self.join_code = f"{addr}:{port}/{node.lobby.game_id.hex()}"
+            self._notify("lobby")
+            self._step_t = loop.time()
+            await node.wait()
+            self.state = node.session.state
+            self.log_path = node.log_path
+            self.phase = "over"
+            self._notify("over")
+        except NodeError as e:
+            self.log_path = node.log_path
+            self.fault = Fault(e.code, str(e), getattr(e, "seat", None), e.step, getattr(e, "evidence", None))
+            self.phase = "failed"
+            self._notify("fault")
+        except OSError as e:
+            self.fault = Fault("error", str(e))
+            self.phase = "failed"
+            self._notify("fault")
+        finally:
+            await node.close()
+
+    def _observe(self, ev: Any) -> None:
+        name = type(ev).__name__
+        if name == "LobbyStatus":
+            self.lobby_names = tuple(ev.names)
+            self.seats_total = ev.seats
+            self.edition = ev.edition
+            self._notify("lobby")
+        elif name == "GameStarted":
+            self.seat = ev.my_seat
+            self.names = tuple(p.name for p in ev.setup.players)
+            self.seats_total = ev.setup.seats
+            self.lobby_names = self.names
+            self.state = engine.new_game(ev.setup.edition, ev.setup.seats, ev.setup.options_dict())
+            self.phase = "playing"
+            self.can_fill = False
+            self._notify("lobby")
+        elif name == "StepApplied":
+            self.state = self.node.session.state
+            self._step_t = asyncio.get_running_loop().time()
+            self._new_events.extend(ev.engine_events)
+            self._notify("step")
+
+    def waiting(self) -> tuple[tuple[int, ...], float] | None:
+        """(other seats whose message we lack, seconds the step has waited) once a step has
+        waited WAIT_NOTICE_S, else None."""
+        if self.node is None or self.phase != "playing":
+            return None
+        waited = asyncio.get_running_loop().time() - self._step_t
+        seats = tuple(s for s in self.node.waiting_for if s != self.seat)
+        if not seats or waited < WAIT_NOTICE_S:
+            return None
+        return seats, waited
+
+    async def fill_with_bots(self) -> None:
+        """Host: start one in-process bot peer per free seat; they join by address (no mDNS
+        needed). The game starts when the last one is seated."""
+        from p2p.node import PeerConfig, run_peer
+
+        if not self.can_fill or self.node is None or self.node.lobby is None:
+            return
+        self.can_fill = False
+        free = self.seats_total - len(self.lobby_names)
+        addr = self.node.link.address
+        for i in range(free):
+            cfg = PeerConfig(role="join", bind=self.cfg.get("bind", "127.0.0.1"),
+                             interface=self.cfg.get("interface"), game_id=self.node.lobby.game_id,
+                             host_addr=(str(addr[0]), int(addr[1])), name=f"Bot {i + 1}",
+                             log_dir=None, linger=0.2)
+            task = asyncio.ensure_future(run_peer(cfg))
+            task.add_done_callback(_swallow)
+            self._bot_tasks.append(task)
+
+    async def close(self) -> None:
+        """Stop the bot peers we started (the node closes itself when ``run`` ends)."""
+        for t in self._bot_tasks:
+            t.cancel()
+        if self._bot_tasks:
+            await asyncio.gather(*self._bot_tasks, return_exceptions=True)
+
+
+def _swallow(task: asyncio.Task) -> None:
+    """A bot peer's failure shows up in our own node (it stops waiting for it); mark the
+    exception retrieved so asyncio does not log it twice."""
+    if not task.cancelled():
+        task.exception()
+
+
+# --- lobby backends ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CreateRequest:
+    """A game the player asks to create: ``edition``, ``seats`` (2..8), ``bots``: fill the
+    empty seats with bots when the player presses Start."""
+
+    edition: str = "classico"
+    seats: int = 4
+    bots: bool = True
+
+
+def parse_join_code(code: str) -> tuple[str, int, bytes]:
+    """"ADDRESS:PORT/GAMEID" (as the host's lobby shows it) -> (address, port, game id).
+    Raises ValueError with an English reason for anything else."""
+    import ipaddress
+
+    try:
+        where, gid = code.strip().split("/", 1)
+        addr, port_s = where.rsplit(":", 1)
+        ipaddress.ip_address(addr)
+        port = int(port_s)
+        game_id = bytes.fromhex(gid)
+    except ValueError:
+        raise ValueError("expected ADDRESS:PORT/GAMEID, e.g. 192.168.1.20:40000/3f2a…") from None
+    if not 0 < port < 65536 or len(game_id) != 16:
+        raise ValueError("bad port or game id (the id has 32 hex digits)")
+    return addr, port, game_id
+
+
+class NetLobby:
+    """Lobby backend on a real network: browse ``_lanopoli._udp`` on ``address`` (zeroconf
+    restricted to it), create/join games as ``NetGame``s. ``log_dir``: where game logs go;
+    ``identity``: our keys (``p2p.identity.Identity``; None: fresh keys)."""
+
+    def __init__(self, address: str, log_dir: Path | None = None, identity: Any = None) -> None:
+        self.address = address
+        self.log_dir = log_dir
+        self.identity = identity
+        self.listener: Callable[[], None] | None = None
+        self._disco: Any = None
+
+    async def start(self) -> None:
+        """Start browsing; ``listener()`` is called whenever the list changes."""
+        from p2p.discovery import Discovery
+
+        self._disco = Discovery([self.address])
+        await self._disco.start()
+        self._disco.on_change = lambda name, ad: self.listener() if self.listener else None
+        self._disco.browse()
+
+    def games(self) -> list:
+        """The advertised games (``p2p.discovery.GameAd``), open lobbies first, by game id."""
+        if self._disco is None:
+            return []
+        return sorted(self._disco.games.values(), key=lambda ad: (ad.state != "lobby", ad.game_id))
+
+    def _cfg(self, name: str, **kw: Any) -> dict:
+        return dict(bind=self.address, interface=self.address, identity=self.identity, name=name,
+                    log_dir=self.log_dir, linger=1.0, **kw)
+
+    def create(self, name: str, req: CreateRequest) -> NetGame:
+        """A NetGame hosting ``req`` (run it to open the lobby)."""
+        return NetGame(self._cfg(name, role="host", edition=req.edition, seats=req.seats))
+
+    def join(self, name: str, ad: Any) -> NetGame:
+        """A NetGame joining the advertised game ``ad``."""
+        return NetGame(self._cfg(name, role="join", game_id=ad.game_id, host_addr=(ad.address, ad.port)))
+
+    def join_code(self, name: str, code: str) -> NetGame:
+        """A NetGame joining by hand (``parse_join_code``; ValueError if malformed)."""
+        addr, port, gid = parse_join_code(code)
+        return NetGame(self._cfg(name, role="join", game_id=gid, host_addr=(addr, port)))
+
+    async def close(self) -> None:
+        """Stop browsing and close zeroconf."""
+        if self._disco is not None:
+            d, self._disco = self._disco, None
+            await d.close()
+
+
+class LocalLobby:
+    """Lobby backend without a network, for tests and snapshots: ``ads`` are shown as the
+    advertised games; creating or joining starts a ``LocalGame`` against bots with pinned
+    beacons (``seed``) and step ``delay``."""
+
+    def __init__(self, ads: list | None = None, seed: int = 1, delay: float = 0.0) -> None:
+        self.ads = list(ads or [])
+        self.seed = seed
+        self.delay = delay
+        self.listener: Callable[[], None] | None = None
+
+    async def start(self) -> None:
+        """Nothing to start."""
+
+    def games(self) -> list:
+        """The fixed ads."""
+        return list(self.ads)
+
+    def create(self, name: str, req: CreateRequest) -> LocalGame:
+        """A local game of ``req.seats`` seats: us at seat 0, bots elsewhere."""
+        names = [name] + [f"Bot {i}" for i in range(1, req.seats)]
+        return LocalGame(names, 0, seed=self.seed, edition=req.edition, delay=self.delay)
+
+    def join(self, name: str, ad: Any) -> LocalGame:
+        """Join a fixed ad: a local game with its seat count, us at the last seat."""
+        names = [f"Bot {i}" for i in range(1, ad.seats_total)] + [name]
+        return LocalGame(names, ad.seats_total - 1, seed=self.seed, edition=ad.edition, delay=self.delay)
+
+    def join_code(self, name: str, code: str) -> LocalGame:
+        """Validate the code like NetLobby, then a 2-seat local game."""
+        parse_join_code(code)
+        return LocalGame(["Bot 1", name], 1, seed=self.seed, delay=self.delay)
+
+    async def close(self) -> None:
+        """Nothing to close."""
+
+
+# --- remembered settings ----------------------------------------------------------------
+
+
+@dataclass
+class Settings:
+    """What the UI remembers between runs: ``name`` (the player's name). Stored as JSON in
+    ``<config dir>/play.json`` (platformdirs user config dir of "lanopoli" by default)."""
+
+    name: str = ""
+    path: Path | None = field(default=None, repr=False)
+
+    @classmethod
+    def load(cls, config_dir: str | os.PathLike[str] | None = None) -> "Settings":
+        """Read the settings; a missing or unreadable file gives the defaults."""
+        if config_dir is None:
+            import platformdirs
+
+            config_dir = platformdirs.user_config_dir("lanopoli")
+        path = Path(config_dir) / "play.json"
+        try:
+            raw = json.loads(path.read_text("utf-8"))
+            name = raw.get("name", "") if isinstance(raw, dict) else ""
+        except (OSError, ValueError):
+            name = ""
+        return cls(name=name if isinstance(name, str) else "", path=path)
+
+    def save(self) -> None:
+        """Write the settings (creating the directory); errors are ignored: forgetting a
+        name is not worth stopping the game for."""
+        if self.path is None:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.write_text(json.dumps({"name": self.name}), "utf-8")
+        except OSError:
+            pass
+
+
+__all__ = ["HumanSeat", "GameDriver", "LocalGame", "NetGame", "Fault", "NetLobby", "LocalLobby",
+           "CreateRequest", "Settings", "parse_join_code", "pinned_chance"]

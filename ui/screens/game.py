@@ -1,0 +1,212 @@
+"""The game screen: board (with dice, turn and log in the middle), players, the commands.
+
+Everything shown comes from the driver (ui/play.py): ``driver.state`` for the board and the
+players, ``engine.legal_actions(state, driver.seat)`` for the commands, ``driver.take_events()``
+for the log, ``driver.waiting()``/``driver.fault`` for the faults. The screen keeps only what it
+shows (the narrated log lines); every choice goes back as an engine action through
+``driver.submit``.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Label
+
+import engine
+from engine import actions as A
+from ui.i18n import _
+from ui.narrate import Narrator
+from ui.screens.dialogs import BidDialog, ConfirmDialog, ManageDialog, OfferDialog, SettleDialog, TradeDialog
+from ui.widgets import ActionBar, Board, PlayersPanel, commands_for
+from ui.widgets.actions import KEYS
+
+#: Log lines kept for the centre of the board.
+LOG_LINES = 300
+#: Seconds between two redraws while steps arrive quickly (autoplay, bots).
+REDRAW_S = 0.05
+
+
+class DriverChanged(Message):
+    """The driver reported ``kind`` ("lobby", "step", "fault", "over")."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__()
+        self.kind = kind
+
+
+def _bindings() -> list[Binding]:
+    labels = {"roll": "roll", "buy": "buy", "decline": "auction", "bid": "bid", "pass": "pass",
+              "fine": "fine", "card": "card", "manage": "properties", "trade": "trade", "offer": "offers",
+              "withdraw": "withdraw", "claim": "rent", "bankrupt": "bankruptcy", "settle": "mortgages"}
+    out = [Binding(key, f"command('{cid}')", labels[cid], show=False) for cid, key in KEYS.items()]
+    out.append(Binding("a", "autoplay", "autoplay", show=False))
+    return out
+
+
+class GameScreen(Screen):
+    """Plays ``driver`` (a ui.play.GameDriver) for the human at ``driver.seat``."""
+
+    BINDINGS = _bindings()
+
+    def __init__(self, driver: Any) -> None:
+        super().__init__()
+        self.driver = driver
+        self.lines: deque[str] = deque(maxlen=LOG_LINES)
+        self._narrator: Narrator | None = None
+        self._redraw_pending = False
+        self._sent_on: Any = None  # the state our last action was chosen on
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="top"):
+            yield Board(id="board")
+            yield PlayersPanel(id="players")
+        yield Label("", id="status")
+        yield ActionBar(id="actions")
+
+    def on_mount(self) -> None:
+        self.set_interval(1.0, self._redraw)
+        self._redraw()
+
+    # -- driver -> screen ------------------------------------------------------------------
+
+    def on_driver_changed(self, message: DriverChanged) -> None:
+        if message.kind in ("over", "fault"):
+            self._redraw()
+            self.app.game_finished(self.driver)
+            return
+        if not self._redraw_pending:
+            self._redraw_pending = True
+            self.set_timer(REDRAW_S, self._redraw)
+
+    def _redraw(self) -> None:
+        self._redraw_pending = False
+        d = self.driver
+        s = d.state
+        if s is None:
+            return
+        if self._narrator is None and d.names:
+            self._narrator = Narrator(s.ed, d.names, d.seat)
+        events = d.take_events()
+        if self._narrator is not None and events:
+            self.lines.extend(self._narrator.lines(events))
+        board = self.query_one(Board)
+        board.names = d.names
+        board.status = self.status_text()
+        board.log = tuple(self.lines)
+        board.state = s
+        players = self.query_one(PlayersPanel)
+        players.names = d.names
+        players.me = d.seat
+        players.state = s
+        self.query_one("#status", Label).update(self.footer_text())
+        # After a choice, offer nothing until the state moves on: no double roll by a
+        # second key press while the peers apply the step.
+        busy = d.human.autoplay or self._sent_on is s
+        cmds = () if busy else tuple(commands_for(s, d.seat, self.legal()))
+        bar = self.query_one(ActionBar)
+        if bar.commands != cmds:
+            bar.commands = cmds
+
+    def legal(self) -> list:
+        """Our legal actions now (empty while we wait for a chance step or after the end)."""
+        d = self.driver
+        if d.state is None or d.seat < 0 or d.phase != "playing":
+            return []
+        return engine.legal_actions(d.state, d.seat)
+
+    def status_text(self) -> str:
+        """What the game waits for, in plain words, for the centre of the board."""
+        d = self.driver
+        s = d.state
+        if d.phase == "over":
+            return _("The game is over.")
+        if d.human.autoplay:
+            return _("The bot is playing for you (press a to take over).")
+        p = engine.pending(s)
+        if d.seat in p.actors:
+            return {"roll": _("Your turn: roll the dice."),
+                    "jail": _("You are in jail: roll for a double, pay the fine or use a card."),
+                    "buy_or_auction": _("Buy this property or put it up for auction."),
+                    "auction_bid": _("Auction: bid or leave."),
+                    "raise_money": _("You owe money: sell, mortgage, or declare bankruptcy."),
+                    "mortgage_choice": _("Choose what to do with the inherited mortgages."),
+                    }.get(p.kind, _("Your move."))
+        if p.actors:
+            who = ", ".join(d.names[i] for i in p.actors if i < len(d.names))
+            return _("Waiting for {names}.").format(names=who)
+        return ""
+
+    def footer_text(self) -> str:
+        """Bottom line: waiting for slow peers, offers to answer, autoplay and quit keys."""
+        d = self.driver
+        parts = []
+        w = d.waiting()
+        if w is not None:
+            seats, seconds = w
+            parts.append(_("Waiting for {names} for {seconds:.0f} s").format(
+                names=", ".join(d.names[i] for i in seats if i < len(d.names)), seconds=seconds))
+        parts.append(_("a: let the bot play for me (on)") if d.human.autoplay else _("a: let the bot play for me"))
+        parts.append(_("q: quit"))
+        return "  ·  ".join(parts)
+
+    # -- screen -> driver ------------------------------------------------------------------
+
+    def on_action_bar_chosen(self, message: ActionBar.Chosen) -> None:
+        self.run_command(message.command.id)
+
+    def action_command(self, cid: str) -> None:
+        self.run_command(cid)
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action == "command":
+            return any(c.id == parameters[0] for c in self.query_one(ActionBar).commands)
+        return True
+
+    def action_autoplay(self) -> None:
+        self.driver.human.set_autoplay(not self.driver.human.autoplay)
+        self._redraw()
+
+    def run_command(self, cid: str) -> None:
+        """Carry out command ``cid`` (a KEYS key) if it is offered now."""
+        d = self.driver
+        cmd = next((c for c in self.query_one(ActionBar).commands if c.id == cid), None)
+        if cmd is None:
+            return
+        s, seat, legal = d.state, d.seat, self.legal()
+        if cmd.action is not None:
+            if cmd.confirm:
+                question = _("Declare bankruptcy? Everything you own goes to your creditor and you leave the game.")
+                self.app.push_screen(ConfirmDialog(question), lambda ok: self._send(cmd.action) if ok else None)
+            else:
+                self._send(cmd.action)
+            return
+        dialog = {"bid": lambda: BidDialog(s, seat, d.names),
+                  "manage": lambda: ManageDialog(s, legal),
+                  "offer": lambda: OfferDialog(s, seat, legal, d.names),
+                  "trade": lambda: TradeDialog(s, seat, d.names),
+                  "settle": lambda: SettleDialog(s, legal)}[cid]()
+        self.app.push_screen(dialog, self._after_dialog)
+
+    def _after_dialog(self, action: Any) -> None:
+        if action is None:
+            return
+        if isinstance(action, A.SellBuilding):
+            self.app.push_screen(ConfirmDialog(_("Sell a building for half what it cost?")),
+                                 lambda ok: self._send(action) if ok else None)
+            return
+        self._send(action)
+
+    def _send(self, action: Any) -> None:
+        self.driver.submit(action)
+        self._sent_on = self.driver.state
+        self._redraw()
+
+
+__all__ = ["GameScreen", "DriverChanged"]

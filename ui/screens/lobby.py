@@ -1,0 +1,196 @@
+"""The lobby: your name, the games on the network (live), create / join / join by address;
+then the waiting room of the chosen game until it starts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.markup import escape
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Button, DataTable, Input, Label
+
+from ui.i18n import _
+from ui.play import CreateRequest
+from ui.screens.dialogs import CreateDialog, JoinCodeDialog
+
+
+class LobbyScreen(Screen):
+    """Lists ``backend.games()`` (ui.play.NetLobby or LocalLobby), refreshed when the backend
+    reports a change; ``settings`` (ui.play.Settings) remembers the name."""
+
+    BINDINGS = [Binding("c", "create", "create"), Binding("j", "join", "join"),
+                Binding("i", "join_code", "address"), Binding("r", "refresh", "refresh", show=False)]
+
+    def __init__(self, backend: Any, settings: Any) -> None:
+        super().__init__()
+        self.backend = backend
+        self.settings = settings
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="lobby"):
+            yield Label(_("lanopoli — Monopoly on your local network"), classes="title")
+            with Horizontal(classes="row"):
+                yield Label(_("Your name:"), classes="prompt")
+                yield Input(self.settings.name, placeholder=_("your name"), id="name", max_length=32)
+            yield Label(_("Games on the network (they appear by themselves):"), classes="subtitle")
+            yield DataTable(id="games", cursor_type="row", zebra_stripes=True)
+            yield Label("", id="lobby-status", classes="error")
+            with Horizontal(classes="buttons"):
+                yield Button(escape(_("Create a game [c]")), id="create", variant="primary", compact=True)
+                yield Button(escape(_("Join [j]")), id="join", compact=True)
+                yield Button(escape(_("Join by address [i]")), id="join_code", compact=True)
+                yield Button(escape(_("Quit [q]")), id="quit", compact=True)
+
+    def on_mount(self) -> None:
+        table = self.query_one("#games", DataTable)
+        table.add_columns(_("Game"), _("Edition"), _("Players"), _("State"), _("Where"))
+        self.backend.listener = lambda: self.app.call_later(self.refresh_games)
+        self.refresh_games()
+        self.set_interval(2.0, self.refresh_games)
+        if not self.settings.name:
+            self.query_one("#name", Input).focus()
+        else:
+            table.focus()
+
+    def refresh_games(self) -> None:
+        """Redraw the list of games from the backend (keeps the cursor on the same game)."""
+        table = self.query_one("#games", DataTable)
+        ads = self.backend.games()
+        keep = table.cursor_row
+        table.clear()
+        for ad in ads:
+            state = _("waiting for players") if ad.state == "lobby" else _("playing")
+            table.add_row(ad.game_id.hex()[:8], ad.edition, f"{ad.seats_taken}/{ad.seats_total}", state,
+                          f"{ad.address}:{ad.port}", key=ad.game_id.hex())
+        if ads:
+            table.move_cursor(row=min(keep, len(ads) - 1))
+        else:
+            self.query_one("#lobby-status", Label).update(_("No games yet. Create one, or wait for one to appear."))
+
+    def _name(self) -> str | None:
+        name = self.query_one("#name", Input).value.strip()
+        if not name:
+            self.query_one("#lobby-status", Label).update(_("Type your name first."))
+            self.query_one("#name", Input).focus()
+            return None
+        if name != self.settings.name:
+            self.settings.name = name
+            self.settings.save()
+        return name
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        getattr(self, f"action_{event.button.id}")()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if self._name():
+            self.query_one("#games", DataTable).focus()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        self.action_join()
+
+    def action_refresh(self) -> None:
+        self.refresh_games()
+
+    def action_quit(self) -> None:
+        self.app.exit()
+
+    def action_create(self) -> None:
+        if self._name() is None:
+            return
+
+        def created(req: CreateRequest | None) -> None:
+            if req is not None:
+                self.app.start_driver(self.backend.create(self.settings.name, req), req.bots)
+
+        self.app.push_screen(CreateDialog(), created)
+
+    def action_join(self) -> None:
+        name = self._name()
+        if name is None:
+            return
+        ads = self.backend.games()
+        table = self.query_one("#games", DataTable)
+        if not ads:
+            self.query_one("#lobby-status", Label).update(_("There is no game to join yet."))
+            return
+        ad = ads[min(table.cursor_row, len(ads) - 1)]
+        if ad.state != "lobby" or ad.free_seats <= 0:
+            self.query_one("#lobby-status", Label).update(_("That game has already started or is full."))
+            return
+        self.app.start_driver(self.backend.join(name, ad), False)
+
+    def action_join_code(self) -> None:
+        name = self._name()
+        if name is None:
+            return
+
+        def joined(code: str | None) -> None:
+            if code:
+                self.app.start_driver(self.backend.join_code(name, code), False)
+
+        self.app.push_screen(JoinCodeDialog(), joined)
+
+
+class WaitingScreen(Screen):
+    """The waiting room: who is in, how many seats are free, the join code, and (host with
+    bots) the Start button that fills the empty seats with bots."""
+
+    BINDINGS = [Binding("s", "start", "start")]
+
+    def __init__(self, driver: Any, bots: bool) -> None:
+        super().__init__()
+        self.driver = driver
+        self.bots = bots
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="waiting"):
+            yield Label(_("Waiting room"), classes="title")
+            yield Label("", id="seats")
+            yield Label("", id="who")
+            yield Label("", id="code")
+            with Horizontal(classes="buttons"):
+                if self.bots:
+                    yield Button(escape(_("Start: bots take the empty seats [s]")), id="start", variant="primary", compact=True)
+                yield Button(escape(_("Leave [q]")), id="quit", compact=True)
+
+    def on_mount(self) -> None:
+        self.update_view()
+        self.set_interval(0.5, self.update_view)
+
+    def update_view(self) -> None:
+        """Redraw from the driver."""
+        d = self.driver
+        total = d.seats_total or "?"
+        self.query_one("#seats", Label).update(_("Players: {taken} of {total}. The game starts when every seat is taken.")
+                                               .format(taken=len(d.lobby_names), total=total))
+        self.query_one("#who", Label).update("\n".join(f"  ✔ {n} — " + _("ready") for n in d.lobby_names))
+        if d.join_code:
+            self.query_one("#code", Label).update(
+                _("Others can join from the list, or by address with the code: {code}").format(code=d.join_code))
+        else:
+            self.query_one("#code", Label).update(_("Looking for the game and asking for a seat…")
+                                                  if not d.lobby_names or d.seats_total == 0 else "")
+
+    def on_driver_changed(self, message: Any) -> None:
+        self.update_view()
+        if message.kind in ("fault", "over"):
+            self.app.game_finished(self.driver)
+        elif self.driver.phase == "playing":
+            self.app.show_game(self.driver)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "start":
+            self.action_start()
+        else:
+            self.app.exit()
+
+    def action_start(self) -> None:
+        if self.bots and self.driver.can_fill:
+            self.run_worker(self.driver.fill_with_bots())
+            self.query_one("#code", Label).update(_("Bots are taking the empty seats…"))
+
+
+__all__ = ["LobbyScreen", "WaitingScreen"]

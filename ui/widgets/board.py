@@ -1,0 +1,86 @@
+"""The board: 40 squares around the edge, the centre shows dice, whose turn, and the log."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.style import Style
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from ui.board_layout import GRID, SEAT_COLOURS, cell_of, draw_cell
+from ui.i18n import _
+
+
+class Board(Widget):
+    """Renders ``state`` (an engine State) with ``names`` (seat order), the ``status`` line and
+    the last lines of ``log`` (plain sentences, oldest first) in the centre.
+
+    Cell size follows the widget's size: width ``size.width // 11`` (at least 5), height 1..3
+    rows. Set the attributes; the widget redraws.
+    """
+
+    state: reactive[Any] = reactive(None, always_update=True)
+    names: reactive[tuple] = reactive(())
+    status: reactive[str] = reactive("")
+    log: reactive[tuple] = reactive(())
+
+    def render(self) -> Text:
+        s = self.state
+        width, height = self.size.width, self.size.height
+        if s is None or width < GRID * 5:
+            return Text(_("The board needs a wider window."))
+        cw = max(5, width // GRID)
+        ch = max(1, min(3, height // GRID))
+        cells: dict[tuple[int, int], list[Text]] = {}
+        for sq in range(len(s.ed.squares)):
+            cells[cell_of(sq)] = draw_cell(s, sq, cw, ch)
+        centre = self._centre(s, cw * (GRID - 2) - 2, ch * (GRID - 2))
+        out = Text()
+        for row in range(GRID):
+            for line in range(ch):
+                for col in range(GRID):
+                    cell = cells.get((col, row))
+                    if cell is not None:
+                        out.append_text(cell[line])
+                    elif col == 1:
+                        idx = (row - 1) * ch + line
+                        out.append(" ")
+                        out.append_text(centre[idx])
+                        out.append(" ")
+                out.append("\n")
+        out.rstrip()
+        return out
+
+    def _centre(self, s: Any, width: int, height: int) -> list[Text]:
+        """``height`` lines of ``width`` cells: dice, turn, status, then the newest log lines."""
+        head: list[Text] = []
+        if s.d1:
+            head.append(Text(_("Dice: {d1} + {d2} = {total}").format(d1=s.d1, d2=s.d2, total=s.d1 + s.d2),
+                             Style(bold=True)))
+        cur = s.current
+        if 0 <= cur < len(self.names):
+            t = Text(_("Turn: "))
+            t.append(f" {cur + 1} ", Style(color="black", bgcolor=SEAT_COLOURS[cur], bold=True))
+            t.append(" " + self.names[cur], Style(bold=True))
+            head.append(t)
+        if self.status:
+            head.append(Text(self.status, Style(color="yellow", bold=True)))
+        head.append(Text("─" * width, Style(dim=True)))
+        room = max(height - len(head), 0)
+        wrapped: list[Text] = []
+        for line in reversed(self.log):
+            parts = Text(line).wrap(self.app.console, width) if width > 0 else []
+            wrapped[0:0] = list(parts)
+            if len(wrapped) >= room:
+                break
+        body = wrapped[-room:] if room else []
+        lines = head[:height] + body
+        lines += [Text("")] * (height - len(lines))
+        for t in lines:
+            t.truncate(width, pad=True)
+        return lines
+
+
+__all__ = ["Board"]
