@@ -12,7 +12,7 @@ What a bot does, in order of priority, at every decision step (one action per st
    abbia lanciato i dadi");
 2. answers a trade offered to it: accepts when its gain is at least its margin, else rejects;
 3. in an auction it still bids in: bids in jumps up to a ceiling (price, set bonuses, cash
-   reserve), else passes;
+   reserve), else passes (this comes before 1 and 2: any other input would leave the auction);
 4. when it owes money: mortgages, then sells buildings, then mortgages sets, and declares
    bankruptcy only when selling everything could not pay (the engine's own test);
 5. after a bankrupt's mortgaged estate comes to it: lifts what it can afford;
@@ -49,6 +49,11 @@ def choose(state, seat: int, bot: str = "default"):
     s = state
     if s.out[seat] or s.phase == P_OVER:
         return None
+    ph = s.phase
+    if ph == P_AUCTION and s.auc_in[seat] and s.auc_bidder != seat:
+        # A bidder that sends anything but a Bid leaves the auction (engine.rules.auction);
+        # rent claims wait: they lapse only when dice are rolled.
+        return on_auction(s, static(s), prof, seat)
     if s.claims:
         for c in s.claims:
             if c[0] == seat:
@@ -57,7 +62,6 @@ def choose(state, seat: int, bot: str = "default"):
         for o in s.offers:
             if o[1] == seat:
                 return answer(s, static(s), prof, seat, o)
-    ph = s.phase
     if ph == P_ROLL:
         if s.current == seat:
             return on_roll(s, static(s), prof, seat)
@@ -65,10 +69,6 @@ def choose(state, seat: int, bot: str = "default"):
     if ph == P_BUY:
         if s.current == seat:
             return on_buy(s, static(s), prof, seat)
-        return None
-    if ph == P_AUCTION:
-        if s.auc_in[seat] and s.auc_bidder != seat:
-            return on_auction(s, static(s), prof, seat)
         return None
     if ph == P_RAISE:
         if s.debts[0][0] == seat:

@@ -279,3 +279,14 @@ def test_building_shortage_auction_bids_within_twice_the_cost():
         assert isinstance(a, Bid) and 10 <= a.amount <= 2 * 50
     s.auc_bidder, s.auc_high = 0, 150
     assert choose(s, 1) == PassBid()
+
+
+def test_bidder_bids_before_claiming_rent():
+    # engine.rules.auction: a bidder sending anything but a Bid leaves the auction; the claim
+    # can wait, it lapses only when the next dice are rolled ("prima che il giocatore
+    # successivo abbia lanciato i dadi").
+    s = scenario(2, cash={0: 180})
+    s, _ = roll(s, 3, 3)
+    s, _ = step(s, seat0=DeclineProperty())
+    s.claims.append([1, 0, VICOLO_STRETTO, 4, s.turn])
+    assert isinstance(choose(s, 1), Bid)
