@@ -71,6 +71,8 @@ def ingest_response(sess: Any, r: CatchupResponse) -> str | None:
             problem = f"malformed record: {e}"
             break
         if step < sess.step:
+            if kind == KIND_STEP and len(f) == 2 and sess.cross_check(step, f[1]):
+                break  # equivocation found: the session halted
             continue
         if step > sess.step:
             problem = "records skip a step"

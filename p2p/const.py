@@ -105,9 +105,13 @@ CATCHUP_AFTER = 1.0
 #: Minimum gap between two catch-up requests we send, and between two answers (catch-up
 #: responses or hints) we give one seat.
 CATCHUP_INTERVAL = 0.25
+#: A peer whose step message carries our state hash but another step digest is asked for its
+#: record of the previous step; without an answer naming an equivocating seat within this
+#: time, the session halts with Desync (core.md §3.4).
+DISPUTE_TIMEOUT = 2.0
 #: Caps of one catch-up response: log records and bytes of records (the transport fragments).
 CATCHUP_MAX_RECORDS = 200
-CATCHUP_MAX_BYTES = 48 * 1024
+CATCHUP_MAX_BYTES = 40 * 1024
 #: Largest catch-up response envelope accepted.
 MAX_CATCHUP_MSG = 64 * 1024
 #: Steps one request may ask for.

@@ -352,6 +352,7 @@ class LockstepSession:
         self._replaying = _resuming  # resume.py replays our log: no sends, no log writes
         self._ahead: tuple[int, int] | None = None  # (seat, step) of a peer known to be ahead
         self._last_request = -1e18
+        self._dispute: tuple | None = None  # (seat, its message, deadline) of a digest dispute
         self._served: dict[int, float] = {}
         self._slots: dict[int, list[Held | None]] = {}
         self._own: dict[int, bytes] = {}
@@ -434,6 +435,8 @@ class LockstepSession:
         d = self.drop_deadline()
         if d is not None:
             t = min(t, d)
+        if self._dispute is not None:
+            t = min(t, self._dispute[2])
         if self._ahead is not None:
             t = min(t, max(self._step_started + C.CATCHUP_AFTER, self._last_request + C.CATCHUP_INTERVAL))
         return t
@@ -562,6 +565,9 @@ class LockstepSession:
         if now >= self._stall_at:
             self._events.append(PeerStalled(self.step, self.waiting_for(), now - self._step_started))
             self._stall_at = now + C.STALL_TIMEOUT
+        if self._dispute is not None and now >= self._dispute[2]:
+            self._settle_dispute(None)
+            return
         d = self.drop_deadline()
         if d is not None and now >= d:
             for seat in self.waiting_for():
@@ -671,6 +677,8 @@ class LockstepSession:
             return
         first = self.step
         problem = ingest_response(self, r)
+        if self.phase == RUNNING:
+            self._settle_dispute(r.seat)
         if problem is not None:
             self._events.append(PeerMisbehaved(r.seat, self.step, f"bad catch-up record: {problem}", env.raw))
         if self.step > first:
@@ -863,7 +871,8 @@ class LockstepSession:
         vote verified (signature, game, step, seat, epoch, share vs. escrow commitment).
         Returns None or why it was refused."""
         try:
-            step, seat, votes, esc_raw, chain = check_drop_payload(
+            step = self.step
+            seat, votes, esc_raw, chain = check_drop_payload(
                 self.setup, self.active, self.epoch, self.step, payload, self._escrow_needed())
         except ValueError as e:
             return str(e)
@@ -1014,7 +1023,48 @@ class LockstepSession:
         if b.prev_hash == self.state_hash and b.prev_digest == self._prev_digest:
             return True
         fld = "state" if b.prev_hash != self.state_hash else "digest"
+        if fld == "digest" and self._dispute is None and self.step - 1 in self._slots and not self._replaying:
+            # Same state, different digest: either this seat lies, or a seat sent different
+            # messages of the last step to different peers. Ask for its record of that step
+            # to name the culprit (§3.4); decide at the latest after DISPUTE_TIMEOUT.
+            self._dispute = (b.seat, h.env.raw, self._now + C.DISPUTE_TIMEOUT)
+            self._last_request = self._now
+            self._out.append(seal(self.identity, MSG_CATCHUP_REQ, [self.game_id, self.my_seat, self.step - 1, self.step]))
+            return False
         self._halt(Desync(b.step, b.seat, fld, h.env.raw, self._own_evidence()))
+        return False
+
+    def _settle_dispute(self, from_seat: int | None) -> None:
+        """End a digest dispute: no equivocation was found in ``from_seat``'s record (or time
+        ran out), so the disputed seat signed a wrong digest: Desync."""
+        if self._dispute is None or (from_seat is not None and from_seat != self._dispute[0]):
+            return
+        seat, raw, _ = self._dispute
+        self._dispute = None
+        if self.phase == RUNNING:
+            self._halt(Desync(self.step, seat, "digest", raw, self._own_evidence()))
+
+    def cross_check(self, step: int, raws: Any) -> bool:
+        """Compare a peer's record of an applied ``step`` (still kept) with the messages we
+        applied: a different, validly signed message of a seat is equivocation (halt). Returns
+        True if an equivocation was found."""
+        held = self._slots.get(step)
+        if held is None or type(raws) is not list or len(raws) != self.n:
+            return False
+        for i, raw in enumerate(raws):
+            h = held[i]
+            if h is None or type(raw) is not bytes or raw == h.env.raw:
+                continue
+            try:
+                env = open_envelope(raw, C.MAX_STEP_MSG)
+                b = decode_step_body(env.body)
+            except WireError:
+                continue
+            if env.body != h.env.body and b.step == step and b.seat == i and b.game_id == self.game_id \
+                    and env.verify(self._pubkeys[i]):
+                self._dispute = None
+                self._halt(Equivocation(step, i, h.env.raw, raw))
+                return True
         return False
 
     def _own_evidence(self) -> bytes:
@@ -1037,6 +1087,8 @@ class LockstepSession:
             slots = self._slots.get(k)
             active = self.active
             if slots is None or any(active[i] and slots[i] is None for i in range(self.n)):
+                return
+            if self._dispute is not None:
                 return
             if not force and any((k, i) in self._voted for i in range(self.n) if active[i]):
                 return  # we voted to drop a seat at k: only the votes or a full record decide

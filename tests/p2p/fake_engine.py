@@ -60,6 +60,7 @@ class State:
     phase: str  # "first" | "roll" | "move" | "over"
     roll: int
     winner: int | None
+    retired: tuple = ()
 
 
 def new_game(edition: str, seats: int, options: Mapping[str, object] | None = None) -> State:
@@ -78,7 +79,7 @@ def pending(s: State) -> Pending:
 
 
 def legal_actions(s: State, seat: int) -> list:
-    if s.phase != "move" or seat != s.turn:
+    if s.phase != "move" or seat != s.turn or seat in s.retired:
         return []
     return sorted({Advance(1), Advance(s.roll)}, key=lambda a: a.amount)
 
@@ -98,16 +99,51 @@ def apply_step(s: State, inputs: Sequence) -> tuple:
         if pos[seat] >= s.target:
             s = replace(s, positions=tuple(pos), phase="over", winner=seat)
         else:
-            s = replace(s, positions=tuple(pos), phase="roll", turn=(s.turn + 1) % s.seats)
+            s = replace(s, positions=tuple(pos), phase="roll", turn=_next(s, s.turn))
     return s, tuple(events)
 
 
 def apply_chance(s: State, beacon: bytes) -> tuple:
     assert len(beacon) == 32 and pending(s).chance
     if s.phase == "first":
-        return replace(s, turn=beacon[0] % s.seats, phase="roll"), ()
+        t = beacon[0] % s.seats
+        return replace(s, turn=t if t not in s.retired else _next(s, t), phase="roll"), ()
     v = beacon[1] % 6 + 1
     return replace(s, roll=v, phase="move"), (Rolled(v),)
+
+
+def _next(s: State, seat: int) -> int:
+    for d in range(1, s.seats + 1):
+        if (seat + d) % s.seats not in s.retired:
+            return (seat + d) % s.seats
+    return seat
+
+
+def retire_seat(s: State, seat: int) -> tuple:
+    """The seat leaves the race (the "bankrupt" drop rule): it never moves again; if it was on
+    turn the next seat rolls; the last seat left wins."""
+    retired = tuple(sorted(set(s.retired) | {seat}))
+    s = replace(s, retired=retired)
+    left = [i for i in range(s.seats) if i not in retired]
+    if len(left) == 1 and s.phase != "over":
+        return replace(s, phase="over", winner=left[0]), (Retired(seat),)
+    if s.turn == seat and s.phase in ("roll", "move"):
+        s = replace(s, turn=_next(s, seat), phase="roll")
+    return s, (Retired(seat),)
+
+
+@dataclass(frozen=True)
+class Retired:
+    seat: int
+
+
+class bots:
+    """Deterministic bot (engine.bots surface): the largest legal advance, else nothing."""
+
+    @staticmethod
+    def choose(state: State, seat: int, bot: str = "default"):
+        la = legal_actions(state, seat)
+        return la[-1] if la else None
 
 
 def is_terminal(s: State) -> bool:
@@ -119,7 +155,7 @@ def winner(s: State) -> int | None:
 
 
 def encode_state(s: State) -> bytes:
-    return msgpack.packb([s.seats, s.target, list(s.positions), s.turn, s.phase, s.roll, s.winner])
+    return msgpack.packb([s.seats, s.target, list(s.positions), s.turn, s.phase, s.roll, s.winner, list(s.retired)])
 
 
 def state_hash(s: State) -> bytes:

@@ -97,7 +97,7 @@ class Net:
     def inputs(self) -> bool:
         moved = False
         for s in self.s:
-            if s.needs_local_input() is not None:
+            if s is not None and s.needs_local_input() is not None:
                 s.submit_local_input(self.choose(s), now=self.now)
                 moved = True
         return moved
@@ -105,29 +105,40 @@ class Net:
     def deliver(self) -> bool:
         moved = False
         for i, s in enumerate(self.s):
+            if s is None:
+                continue
             for raw in s.messages_to_send():
                 self.sent_log.append((i, raw))
                 for j, o in enumerate(self.s):
-                    if j != i and not self.drop(i, j, raw):
+                    if j != i and o is not None and not self.drop(i, j, raw):
                         o.receive_message(raw, self.now)
                         self.delivered += 1
                 moved = True
         for i, s in enumerate(self.s):
-            self.events[i].extend(drain(s))
+            if s is not None:
+                self.events[i].extend(drain(s))
         return moved
 
-    def run(self, max_time: float = 120.0, max_rounds: int = 200000) -> None:
+    def run(self, max_time: float = 120.0, max_rounds: int = 200000,
+            hook: Callable[["Net"], Any] | None = None) -> None:
+        """Run until every live session stopped, time passes ``max_time`` or nothing is left
+        to do. ``hook(net)`` runs every round (scripted crashes and restarts); it may return a
+        time at which it wants to run again (a virtual timer)."""
         for _ in range(max_rounds):
+            wake = hook(self) if hook is not None else None
             moved = self.inputs()
             moved = self.deliver() or moved
-            if all(s.phase != "running" for s in self.s):
+            live = [s for s in self.s if s is not None]
+            if all(s.phase != "running" for s in live) and wake is None:
                 return
             if not moved:
-                timers = [t for s in self.s if (t := s.get_timer()) is not None]
+                timers = [t for s in live if (t := s.get_timer()) is not None]
+                if wake is not None:
+                    timers.append(wake)
                 if not timers or min(timers) > max_time:
                     return
                 self.now = max(self.now, min(timers))
-                for s in self.s:
+                for s in live:
                     t = s.get_timer()
                     if t is not None and t <= self.now:
                         s.handle_timer(self.now)
