@@ -14,6 +14,7 @@ __all__ = [
     "RollDice", "BuyProperty", "DeclineProperty", "Bid", "PassBid", "PayJailFine", "UseJailCard",
     "BuildHouse", "SellBuilding", "Mortgage", "LiftMortgage", "ProposeTrade", "AcceptTrade",
     "RejectTrade", "WithdrawTrade", "ClaimRent", "DeclareBankruptcy", "SettleMortgages",
+    "TimeUp", "PayCardFine", "DrawCardInstead", "AuctionProperty",
     "Action", "ACTION_TYPES", "encode_action", "decode_action", "action_sort_key",
 ]
 
@@ -170,14 +171,44 @@ class SettleMortgages:
     """Properties to lift now (sorted); every other received mortgaged property pays 10 %."""
 
 
+# Codes 30-39: editrice-giochi / fabrianopoli / lobby options (engine.rules.timed, cards, sale).
+@dataclass(frozen=True, slots=True)
+class TimeUp:
+    """Timed game: the agreed time has expired (any seat; idempotent). The game ends at the
+    end of the current turn (engine.rules.timed)."""
+    CODE: ClassVar[int] = 30
+
+
+@dataclass(frozen=True, slots=True)
+class PayCardFine:
+    """"Pagate una multa ... oppure prendete un cartoncino": pay the card's fine."""
+    CODE: ClassVar[int] = 31
+
+
+@dataclass(frozen=True, slots=True)
+class DrawCardInstead:
+    """"Pagate una multa ... oppure prendete un cartoncino": draw from the other deck."""
+    CODE: ClassVar[int] = 32
+
+
+@dataclass(frozen=True, slots=True)
+class AuctionProperty:
+    """Fabrianopoli: a debtor auctions one of its unbuilt properties, opening at its price."""
+    CODE: ClassVar[int] = 33
+    square: int
+    """Board index of the property."""
+
+
 Action = Union[RollDice, BuyProperty, DeclineProperty, Bid, PassBid, PayJailFine, UseJailCard,
                BuildHouse, SellBuilding, Mortgage, LiftMortgage, ProposeTrade, AcceptTrade,
-               RejectTrade, WithdrawTrade, ClaimRent, DeclareBankruptcy, SettleMortgages]
+               RejectTrade, WithdrawTrade, ClaimRent, DeclareBankruptcy, SettleMortgages, TimeUp,
+               PayCardFine, DrawCardInstead, AuctionProperty]
 
 ACTION_TYPES: dict[int, type] = {cls.CODE: cls for cls in (
     RollDice, BuyProperty, DeclineProperty, Bid, PassBid, PayJailFine, UseJailCard, BuildHouse,
     SellBuilding, Mortgage, LiftMortgage, ProposeTrade, AcceptTrade, RejectTrade, WithdrawTrade,
-    ClaimRent, DeclareBankruptcy, SettleMortgages)}
+    ClaimRent, DeclareBankruptcy, SettleMortgages, TimeUp, PayCardFine, DrawCardInstead,
+    AuctionProperty)}
 
 # Per code: tuple of booleans, True where the field is a tuple of ints.
 _SCHEMA: dict[int, tuple[bool, ...]] = {

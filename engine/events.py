@@ -287,6 +287,33 @@ class ActionRefused:
     """IllegalAction.code, a stable machine code."""
 
 
+@_event
+class TimeExpired:
+    """Timed game: the agreed time is up; the game ends at the end of this turn."""
+    seat: int
+    """Seat whose TimeUp input was applied first."""
+
+
+@_event
+class ContractDealt:
+    """Editrice Giochi: a contract dealt at the start (the price is paid to the bank)."""
+    seat: int
+    """Seat receiving it."""
+    square: int
+    """The property."""
+
+
+@_event
+class CardChoiceOffered:
+    """A "pay a fine or draw" card waits for the player's choice."""
+    seat: int
+    """Seat to choose."""
+    amount: int
+    """Euro of the fine."""
+    deck: int
+    """Deck to draw from instead."""
+
+
 def encode_event(e) -> list:
     """``[class name, *fields]``; tuples become lists (JSON- and msgpack-able)."""
     out: list = [type(e).__name__]

@@ -23,15 +23,16 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from . import actions as A
-from .editions import K_STREET
+from .editions import EDITIONS, K_STREET
 from .errors import IllegalAction
 from .events import ActionRefused, DebtOpened
 from .rng import BeaconRng
 from .rules import auction, bankruptcy, building, cards, jail, mortgage, movement, rent, trade
+from .rules import house_rules, sale, timed
 from .rules.money import settle
-from .state import (CHANCE_PHASES, P_AUCTION, P_AUCTION_NEXT, P_BUY, P_CARD, P_DICE,
-                    P_END_MOVE, P_FIRST, P_INHERIT, P_JAIL_MOVE, P_NEXT_TURN, P_OVER, P_RAISE,
-                    P_ROLL, PHASE_NAMES, State, new_state)
+from .state import (CHANCE_PHASES, O_TIMED, P_AUCTION, P_AUCTION_NEXT, P_BUY, P_CARD,
+                    P_CHOICE, P_DICE, P_END_MOVE, P_FIRST, P_INHERIT, P_JAIL_MOVE, P_NEXT_TURN,
+                    P_OVER, P_RAISE, P_ROLL, PHASE_NAMES, State, new_state)
 
 __all__ = ["Pending", "new_game", "pending", "legal_actions", "apply_step", "apply_chance",
            "apply_action", "step_inplace", "chance_inplace", "advance", "random_playout"]
@@ -53,11 +54,15 @@ class Pending:
 
 def new_game(edition: str, seats: int, options: Mapping[str, object] | None = None) -> State:
     """A new game of ``edition`` for ``seats`` players, waiting for the "first_player" chance
-    step. ``options``: none are defined for classico; any key raises ValueError (so that peers
-    never silently disagree on a setup). Raises ValueError for a bad edition or seat count."""
-    if options:
-        raise ValueError(f"unknown options: {sorted(options)}")
-    return new_state(edition, seats)
+    step. ``options``: the lobby options of engine.rules.house_rules (all off by default:
+    ``free_parking_pot``, ``no_auctions``, ``double_go_salary`` bools, ``timed_minutes`` int
+    for editions with a timed game); they become ``State.opts`` and so part of the state hash.
+    Raises ValueError for a bad edition or seat count, an unknown option key or a bad value
+    (so that peers never silently disagree on a setup)."""
+    ed = EDITIONS.get(edition) if isinstance(edition, str) else None
+    if ed is None:
+        raise ValueError(f"unknown edition {edition!r}")
+    return new_state(ed, seats, house_rules.parse_options(ed, options))
 
 
 _PENDING_FIRST = Pending(True, (), "first_player", False)
@@ -85,6 +90,8 @@ def pending(s: State) -> Pending:
         return Pending(False, (s.inherit[0],), "mortgage_choice", False)
     if ph == P_FIRST:
         return _PENDING_FIRST
+    if ph == P_CHOICE:
+        return Pending(False, (s.current,), "card_choice", False)
     if ph == P_OVER:
         return _PENDING_OVER
     raise AssertionError(f"transient phase {PHASE_NAMES[ph]} between steps")
@@ -138,12 +145,16 @@ _HANDLERS = {
     A.DeclareBankruptcy.CODE: lambda s, ev, seat, a, x: bankruptcy.declare(s, ev, seat),
     A.SettleMortgages.CODE: lambda s, ev, seat, a, x: bankruptcy.settle_mortgages(
         s, ev, seat, a.lift),
+    A.TimeUp.CODE: lambda s, ev, seat, a, x: timed.time_up(s, ev, seat),
+    A.PayCardFine.CODE: lambda s, ev, seat, a, x: cards.choose(s, ev, seat, False),
+    A.DrawCardInstead.CODE: lambda s, ev, seat, a, x: cards.choose(s, ev, seat, True),
+    A.AuctionProperty.CODE: lambda s, ev, seat, a, x: sale.start_sale(s, ev, seat, a.square),
 }
 
 
 def _dispatch(s: State, seat: int, a, ev: list, in_auction: bool) -> None:
     """Apply one action of ``seat``; raises IllegalAction (state unchanged) if illegal."""
-    if s.out[seat]:
+    if s.out[seat] and type(a) is not A.TimeUp:  # TimeUp: "accepted from any seat"
         raise IllegalAction("you are out of the game", "bankrupt")
     h = _HANDLERS.get(getattr(a, "CODE", None))
     if h is None or type(a) is not A.ACTION_TYPES[a.CODE]:
@@ -164,7 +175,7 @@ def advance(s: State, ev: list) -> None:
         ph = s.phase
         if ph == P_OVER:
             return
-        if s.debts:
+        if s.debts and not (ph == P_AUCTION and sale.is_sale(s)):  # debts wait for a sale
             if ph != P_RAISE:
                 if not settle(s, ev):
                     s.resume.append(ph)
@@ -185,7 +196,10 @@ def advance(s: State, ev: list) -> None:
         if ph == P_END_MOVE:
             movement.end_move(s, ev)
         elif ph == P_NEXT_TURN:
-            movement.next_turn(s, ev)
+            if s.time_up:
+                timed.finish(s, ev)
+            else:
+                movement.next_turn(s, ev)
         elif ph == P_AUCTION_NEXT:
             auction.auction_next(s, ev)
         elif ph == P_JAIL_MOVE:
@@ -232,6 +246,15 @@ def step_inplace(s: State, inputs: Sequence, ev: list) -> None:
             auction.end_step(s, ev, step_actors)
             advance(s, ev)
         s.step_bids = []
+    elif ph == P_CHOICE and s.phase == P_CHOICE:
+        _choice_silence(s, ev)
+
+
+def _choice_silence(s: State, ev: list) -> None:
+    """A card-choice step ended without a choice: the player pays the fine (like a silent
+    bidder who leaves an auction, a vanished player cannot block the game)."""
+    cards.choose(s, ev, s.current, False)
+    advance(s, ev)
 
 
 def chance_inplace(s: State, rng, ev: list) -> None:
@@ -291,6 +314,8 @@ def apply_action(state: State, seat: int, action) -> tuple[State, tuple]:
             auction.end_step(s, ev, step_actors)
             advance(s, ev)
         s.step_bids = []
+    elif ph == P_CHOICE and s.phase == P_CHOICE:
+        _choice_silence(s, ev)
     return s, tuple(ev)
 
 
@@ -306,8 +331,10 @@ def legal_actions(s: State, seat: int) -> list:
     ``engine.rules.trade.check_offer`` is legal). AcceptTrade is listed with ``lift=()``.
     """
     ph = s.phase
-    if ph in CHANCE_PHASES or ph == P_OVER or s.out[seat]:
+    if ph in CHANCE_PHASES or ph == P_OVER:
         return []
+    if s.out[seat]:
+        return [A.TimeUp()] if s.opts[O_TIMED] and not s.time_up else []
     out: list = []
     tb = s.tb
     if ph == P_ROLL and s.current == seat:
@@ -373,6 +400,13 @@ def legal_actions(s: State, seat: int) -> list:
     if declare:
         out.append(A.DeclareBankruptcy())
     out += settle
+    # Codes 30+ (engine.actions), appended in code order.
+    if s.opts[O_TIMED] and not s.time_up:
+        out.append(A.TimeUp())
+    if ph == P_CHOICE and s.current == seat:
+        out += [A.PayCardFine(), A.DrawCardInstead()]
+    if ph == P_RAISE and s.ed.debtor_auction and s.debts[0][0] == seat:
+        out += [A.AuctionProperty(sq) for sq in mine if sale.sale_error(s, seat, sq) is None]
     return out
 
 

@@ -21,9 +21,9 @@ STATE_FORMAT = 1
 
 _SCALARS = ("n", "phase", "current", "turn", "doubles", "d1", "d2", "dice_for", "draw_deck",
             "mult", "houses", "hotels", "bank", "winner", "auc_sq", "auc_high", "auc_bidder",
-            "auc_lot")
+            "auc_lot", "pot", "time_up")
 _LISTS = ("cash", "pos", "jail", "out", "owner", "level", "mort", "undrawn", "resume", "auc_in",
-          "auc_queue", "auc_target")
+          "auc_queue", "auc_target", "opts")
 _NESTED = ("decks", "held", "claims", "debts", "offers", "inherit", "step_bids")
 
 
@@ -107,6 +107,8 @@ def decode_state(b: bytes) -> State:
     for f in ("owner", "level", "mort"):
         if len(getattr(s, f)) != nsq:
             raise ValueError(f"{f}: one entry per square")
+    if len(s.opts) != 4:
+        raise ValueError("opts: four entries")
     if len(s.held) != n or len(s.decks) != len(ed.decks) or len(s.undrawn) != len(ed.decks):
         raise ValueError("held/decks: wrong length")
     if encode_state(s) != bytes(b):

@@ -17,7 +17,8 @@ __all__ = ["State", "new_state", "PHASE_NAMES", "P_FIRST", "P_ROLL", "P_DICE", "
            "P_AUCTION", "P_CARD", "P_RAISE", "P_INHERIT", "P_OVER", "P_END_MOVE",
            "P_JAIL_MOVE", "P_AUCTION_NEXT", "P_NEXT_TURN", "AUTO_PHASES", "CHANCE_PHASES",
            "DICE_MOVE", "DICE_JAIL", "DICE_UTILITY", "HOTEL", "LOT_PROPERTY", "LOT_HOUSE",
-           "LOT_HOTEL"]
+           "LOT_HOTEL", "P_CHOICE", "O_POT", "O_NO_AUCTIONS", "O_DOUBLE_GO", "O_TIMED",
+           "NO_OPTIONS"]
 
 # Phases. Decision and chance phases are what `pending` reports; AUTO phases are transient
 # bookkeeping the engine runs through immediately (never visible between steps).
@@ -26,6 +27,9 @@ P_END_MOVE, P_JAIL_MOVE, P_AUCTION_NEXT, P_NEXT_TURN = range(9, 13)
 PHASE_NAMES = ("first_player", "roll", "dice", "buy_or_auction", "auction_bid", "card",
                "raise_money", "mortgage_choice", "game_over", "end_move", "jail_move",
                "auction_next", "next_turn")
+P_CHOICE = 13
+"""Decision: the current player pays a card's fine or draws from another deck (pay_or_draw)."""
+PHASE_NAMES += ("card_choice",)
 AUTO_PHASES = frozenset((P_END_MOVE, P_JAIL_MOVE, P_AUCTION_NEXT, P_NEXT_TURN))
 CHANCE_PHASES = frozenset((P_FIRST, P_DICE, P_CARD))
 
@@ -35,9 +39,12 @@ LOT_PROPERTY, LOT_HOUSE, LOT_HOTEL = 0, 1, 2
 """What an auction sells: the deed ``auc_sq``, or one house / hotel in a building shortage."""
 HOTEL = 5
 """Building level of a hotel (levels 0..4 are houses)."""
+O_POT, O_NO_AUCTIONS, O_DOUBLE_GO, O_TIMED = range(4)
+"""Indices in ``State.opts`` (lobby options, engine.rules.house_rules)."""
+NO_OPTIONS = (0, 0, 0, 0)
 
 _LIST_FIELDS = ("cash", "pos", "jail", "out", "owner", "level", "mort", "undrawn", "resume",
-                "auc_in", "auc_queue", "auc_target")
+                "auc_in", "auc_queue", "auc_target", "opts")
 _NESTED_FIELDS = ("decks", "held", "claims", "debts", "offers", "inherit", "step_bids")
 
 
@@ -49,7 +56,7 @@ class State:
     * ``edition`` str, ``n`` seats, ``phase`` (P_*), ``current`` seat whose turn it is,
       ``turn`` turns started so far, ``doubles`` doubles rolled this turn,
       ``d1``/``d2`` last dice (0 before any roll), ``dice_for`` (DICE_*), ``draw_deck`` deck of
-      the pending card draw, ``mult`` rent multiplier of a card move (1 normally),
+      the pending card draw (in phase card_choice: the card waiting, ``deck*256 + card``), ``mult`` rent multiplier of a card move (1 normally),
       ``houses``/``hotels`` bank stock, ``bank`` bank balance, ``winner`` (-1 until over).
     * per seat: ``cash``, ``pos``, ``jail`` (0 free, k = in jail on the k-th try),
       ``out`` (1 = bankrupt), ``held`` (list of held jail cards as ``deck*256 + card``).
@@ -71,18 +78,23 @@ class State:
       get_cards, lift]`` (lists of ints inside).
     * ``inherit``: ``[receiver, square, ...]`` mortgaged properties received from a bankrupt,
       waiting for SettleMortgages (empty list: none).
+    * ``opts``: lobby options as ints, indexed by O_* (engine.rules.house_rules): free-parking
+      pot on, no auctions, double salary on VIA!, timed game minutes (0: untimed).
+    * ``pot`` euro in the free-parking pot (part of ``bank``'s balance, engine.rules.house_rules);
+      ``time_up`` 1 once the agreed time has expired (engine.rules.timed).
     """
 
-    __slots__ = ("edition", "ed", "tb", "n", "phase", "current", "turn", "doubles", "d1", "d2",
+    __slots__ = (("edition", "ed", "tb", "n", "phase", "current", "turn", "doubles", "d1", "d2",
                  "dice_for", "draw_deck", "mult", "houses", "hotels", "bank", "winner",
-                 "auc_sq", "auc_high", "auc_bidder", "auc_lot") + _LIST_FIELDS + _NESTED_FIELDS
+                 "auc_sq", "auc_high", "auc_bidder", "auc_lot", "pot", "time_up") + _LIST_FIELDS
+                 + _NESTED_FIELDS)
 
     def copy(self) -> "State":
         """An independent copy (lists copied, nested lists copied one level deeper)."""
         c = State.__new__(State)
         for f in ("edition", "ed", "tb", "n", "phase", "current", "turn", "doubles", "d1",
                   "d2", "dice_for", "draw_deck", "mult", "houses", "hotels", "bank", "winner",
-                  "auc_sq", "auc_high", "auc_bidder", "auc_lot"):
+                  "auc_sq", "auc_high", "auc_bidder", "auc_lot", "pot", "time_up"):
             setattr(c, f, getattr(self, f))
         for f in _LIST_FIELDS:
             setattr(c, f, getattr(self, f)[:])
@@ -108,8 +120,9 @@ class State:
                 f" turn={self.turn}, cash={self.cash})")
 
 
-def new_state(edition: str | Edition, seats: int) -> State:
-    """A fresh game waiting for the "first_player" chance step.
+def new_state(edition: str | Edition, seats: int, opts: tuple[int, ...] = NO_OPTIONS) -> State:
+    """A fresh game waiting for the "first_player" chance step; ``opts`` as ``State.opts``
+    (checked by engine.rules.house_rules.parse_options).
 
     Raises ValueError for an unknown edition, a seat count outside the edition's range, or an
     edition switch whose rules are not implemented yet.
@@ -119,8 +132,7 @@ def new_state(edition: str | Edition, seats: int) -> State:
         raise ValueError(f"unknown edition {edition!r}")
     if type(seats) is not int or not ed.min_players <= seats <= ed.max_players:
         raise ValueError(f"seats must be {ed.min_players}..{ed.max_players}")
-    if (ed.contracts_dealt or ed.stations_move_to_next_free or ed.hotels_only
-            or ed.end_when_all_owned or ed.timed_game or ed.bankruptcy_to_bank_only):
+    if ed.stations_move_to_next_free or ed.hotels_only or ed.end_when_all_owned:
         raise ValueError(f"edition {ed.name}: rule switches not implemented yet")
     s = State.__new__(State)
     s.edition = ed.name
@@ -137,14 +149,15 @@ def new_state(edition: str | Edition, seats: int) -> State:
     s.mult = 1
     s.houses = ed.houses
     s.hotels = ed.hotels
-    s.bank = -ed.start_cash * seats
+    start = ed.start_for(seats)[0]
+    s.bank = -start * seats
     s.winner = -1
     s.auc_sq = -1
     s.auc_high = 0
     s.auc_bidder = -1
     s.auc_lot = LOT_PROPERTY
     s.auc_target = [-1] * seats
-    s.cash = [ed.start_cash] * seats
+    s.cash = [start] * seats
     s.pos = [0] * seats
     s.jail = [0] * seats
     s.out = [0] * seats
@@ -163,4 +176,7 @@ def new_state(edition: str | Edition, seats: int) -> State:
     s.step_bids = []
     s.offers = []
     s.inherit = []
+    s.opts = list(opts)
+    s.pot = 0
+    s.time_up = 0
     return s

@@ -25,7 +25,7 @@ SQUARE_KINDS = ("go", "street", "station", "utility", "tax", "card", "jail", "fr
 # Card effect kinds (cards_it_classic.json effect_schema).
 CARD_KINDS = ("move_to", "move_to_nearest", "move_relative", "collect", "pay",
               "collect_from_each_player", "pay_each_player", "repairs", "go_to_jail",
-              "get_out_of_jail_free")
+              "get_out_of_jail_free", "pay_or_draw")
 
 
 @dataclass(frozen=True)
@@ -82,6 +82,8 @@ class Card:
     """move_to_nearest station: the owner gets this multiple of the normal rent."""
     dice_multiplier: int = 0
     """move_to_nearest utility: roll new dice, pay the owner this multiple (0: normal rent)."""
+    alt_deck: int = -1
+    """pay_or_draw: the deck the player may draw from instead of paying ``amount``."""
 
 
 class Tables:
@@ -183,12 +185,31 @@ class Edition:
     """Editrice Giochi / Fabrianopoli option: the game ends on time, won by net worth."""
     bankruptcy_to_bank_only: bool = False
     """Editrice Giochi: a bankrupt's estate always goes to the bank, which pays the creditor."""
+    start_by_seats: tuple[tuple[int, int, int], ...] = ()
+    """Editrice Giochi: rows (seats, starting euro, contracts dealt) replacing ``start_cash`` and
+    ``contracts_dealt`` for that number of players; empty: the same for every count."""
+    jail_third_fine: int = -1
+    """Fine paid when leaving jail after the last failed try, euro (-1: ``jail_fine``)."""
+    worth_building_pct: int = 100
+    """Share of the price paid for buildings counted in the net worth (timed game), %."""
+    debtor_auction: bool = False
+    """Fabrianopoli: a debtor may auction an unbuilt property among the others, opening at its
+    price (engine.rules.sale)."""
     tables: Tables = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
     """Precomputed lists for the hot path (built in __post_init__)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "tables", Tables(self.squares, self.groups,
                                                       self.mortgage_interest_pct))
+        if self.jail_third_fine < 0:
+            object.__setattr__(self, "jail_third_fine", self.jail_fine)
+
+    def start_for(self, seats: int) -> tuple[int, int]:
+        """(starting euro, contracts dealt) for ``seats`` players."""
+        for n, cash, contracts in self.start_by_seats:
+            if n == seats:
+                return cash, contracts
+        return self.start_cash, self.contracts_dealt
 
 
 def load_board(filename: str) -> tuple[tuple[Square, ...], tuple[tuple[int, ...], ...],
@@ -246,14 +267,16 @@ def load_decks(filename: str, deck_ids: Mapping[str, int]) -> tuple[
                 amount=c.get("amount", 0), per_house=c.get("per_house", 0),
                 per_hotel=c.get("per_hotel", 0), go_salary=c.get("collect_go_if_passed", False),
                 rent_multiplier=c.get("rent_multiplier", 1),
-                dice_multiplier=c.get("dice_multiplier", 0)))
+                dice_multiplier=c.get("dice_multiplier", 0),
+                alt_deck=deck_ids.get(c.get("alternative_deck", ""), -1)))
         decks.append(tuple(cards))
     return tuple(decks), tuple(names)
 
 
 def _registry() -> dict[str, Edition]:
-    from . import classico
-    return {"classico": classico.EDITION}
+    from . import classico, editrice_giochi, fabrianopoli
+    return {"classico": classico.EDITION, "editrice-giochi": editrice_giochi.EDITION,
+            "fabrianopoli": fabrianopoli.EDITION}
 
 
 EDITIONS: Mapping[str, Edition] = _registry()

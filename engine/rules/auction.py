@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from ..errors import IllegalAction
 from ..events import AuctionEnded, AuctionStarted, BidPassed, BidPlaced
-from ..state import (LOT_HOTEL, LOT_HOUSE, LOT_PROPERTY, P_AUCTION, P_AUCTION_NEXT, P_BUY,
-                     P_END_MOVE)
+from ..state import (LOT_HOTEL, LOT_HOUSE, LOT_PROPERTY, O_NO_AUCTIONS, P_AUCTION,
+                     P_AUCTION_NEXT, P_BUY, P_END_MOVE)
 from .money import R_AUCTION, R_PURCHASE, charge, transfer
 from ..events import PropertyBought
 
@@ -50,6 +50,9 @@ def buy(s, ev, seat: int) -> None:
 def decline(s, ev, seat: int) -> None:
     """DeclineProperty: the square is auctioned."""
     sq = _check_buyer(s, seat)
+    if s.opts[O_NO_AUCTIONS]:  # house rule: the deed stays with the bank
+        s.phase = P_END_MOVE
+        return
     start_auctions(s, [sq], P_END_MOVE)
 
 
@@ -91,6 +94,8 @@ def actors(s) -> tuple[int, ...]:
 def min_bid(s) -> int:
     """Lowest legal bid in the current step, euro."""
     if s.auc_bidder < 0:
+        if s.auc_sq >= 0 and s.owner[s.auc_sq] >= 0:  # a debtor's sale opens at the price
+            return s.tb.price[s.auc_sq]
         return s.ed.auction_open
     return s.auc_high + s.ed.auction_min_raise
 
@@ -184,6 +189,10 @@ def close(s, ev) -> None:
     s.phase = P_AUCTION_NEXT
     if s.auc_lot != LOT_PROPERTY:
         _close_building(s, ev, w, amount)
+        return
+    if s.owner[sq] >= 0:  # a debtor's sale (engine.rules.sale)
+        from .sale import close_sale
+        close_sale(s, ev, sq, w, amount)
         return
     ev.append(AuctionEnded(sq, w, amount))
     if w >= 0:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from ..errors import IllegalAction
 from ..events import GameWon, PropertyTransferred, WentBankrupt
-from ..state import P_INHERIT, P_OVER, P_RAISE
+from ..state import O_NO_AUCTIONS, P_INHERIT, P_OVER, P_RAISE
 from .auction import drop_bidder, start_auctions
 from .building import liquidation_value, sell_all
 from .money import R_BANKRUPTCY, R_FEE, R_LIFT, charge, owed_by, transfer
@@ -47,6 +47,13 @@ def declare(s, ev, seat: int) -> None:
 
 def go_bankrupt(s, ev, seat: int, creditor: int) -> None:
     """Eliminate ``seat``; its estate goes to ``creditor`` (-1 = bank). Sets the next phase."""
+    if s.ed.bankruptcy_to_bank_only:
+        # Editrice Giochi / Fabrianopoli: "tutto ciò che egli possiede passa alla Banca che paga
+        # integralmente il creditore" — every player it owed money is paid in full.
+        for d in s.debts:
+            if d[0] == seat and d[1] >= 0 and not s.out[d[1]]:
+                transfer(s, ev, -1, d[1], d[2], R_BANKRUPTCY)
+        creditor = -1
     sell_all(s, ev, seat)
     if creditor >= 0 and s.out[creditor]:
         creditor = -1
@@ -83,7 +90,7 @@ def go_bankrupt(s, ev, seat: int, creditor: int) -> None:
             s.resume.append(s.phase)
             s.inherit = [creditor] + mortgaged
             s.phase = P_INHERIT
-    elif mine:
+    elif mine and not s.opts[O_NO_AUCTIONS]:
         start_auctions(s, mine, s.phase)
 
 

@@ -9,8 +9,9 @@ under its deck when used (engine.rules.jail) or when its holder goes bankrupt to
 """
 from __future__ import annotations
 
-from ..events import CardDrawn
-from ..state import P_END_MOVE
+from ..errors import IllegalAction
+from ..events import CardChoiceOffered, CardDrawn
+from ..state import P_CARD, P_CHOICE, P_END_MOVE
 from .jail import send_to_jail
 from .money import R_CARD, charge, transfer
 from .movement import move_back, move_to
@@ -34,7 +35,31 @@ def draw(s, ev, rng) -> None:
         s.phase = P_END_MOVE
         return
     deck.append(card)
+    if c.kind == "pay_or_draw":
+        # "Pagate una multa di € 25, oppure prendete un cartoncino dagli «Imprevisti»": the
+        # player chooses (phase card_choice); draw_deck remembers the card as deck*256+card.
+        s.draw_deck = d * 256 + card
+        s.phase = P_CHOICE
+        ev.append(CardChoiceOffered(seat, c.amount, c.alt_deck))
+        return
     apply_card(s, ev, seat, c)
+
+
+def choose(s, ev, seat: int, draw: bool) -> None:
+    """PayCardFine (``draw`` False) or DrawCardInstead (True) for the pending pay_or_draw
+    card. Raises IllegalAction ``not_offered`` unless ``seat`` is choosing now. Silence in the
+    step counts as paying (engine.game: a vanished player cannot block the game)."""
+    if s.phase != P_CHOICE or s.current != seat:
+        raise IllegalAction("no card choice is offered to you", "not_offered")
+    key = s.draw_deck
+    c = s.ed.decks[key >> 8][key & 255]
+    if draw:
+        s.draw_deck = c.alt_deck
+        s.phase = P_CARD
+    else:
+        s.draw_deck = -1
+        s.phase = P_END_MOVE
+        charge(s, ev, seat, -1, c.amount, R_CARD)
 
 
 def apply_card(s, ev, seat: int, c) -> None:

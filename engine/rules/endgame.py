@@ -21,14 +21,17 @@ def winner(s) -> int | None:
 
 
 def net_worth(s, seat: int) -> int:
-    """Euro: cash, properties (mortgaged at price minus mortgage value), buildings at cost."""
+    """Euro: cash, properties (mortgaged at price minus mortgage value), buildings at
+    ``Edition.worth_building_pct`` % of their cost (rounded up; 50 in editrice-giochi's timed
+    game "alla metà del loro valore di acquisto")."""
     tb = s.tb
     total = s.cash[seat]
+    built = 0
     for sq, o in enumerate(s.owner):
         if o == seat:
             total += tb.price[sq] - (tb.mortgage[sq] if s.mort[sq] else 0)
-            total += s.level[sq] * tb.house_cost[sq]
-    return total
+            built += s.level[sq] * tb.house_cost[sq]
+    return total + (built * s.ed.worth_building_pct + 99) // 100
 
 
 def standings(s) -> list[tuple[int, int]]:

@@ -10,9 +10,9 @@ from __future__ import annotations
 from ..events import MoneyPaid, PropertyBought
 
 REASONS = ("salary", "tax", "card", "jail_fine", "rent", "purchase", "auction", "house", "sale",
-           "mortgage", "lift", "mortgage_fee", "trade", "bankruptcy")
+           "mortgage", "lift", "mortgage_fee", "trade", "bankruptcy", "pot")
 R_SALARY, R_TAX, R_CARD, R_JAIL, R_RENT, R_PURCHASE, R_AUCTION, R_HOUSE, R_SALE, R_MORTGAGE, \
-    R_LIFT, R_FEE, R_TRADE, R_BANKRUPTCY = range(len(REASONS))
+    R_LIFT, R_FEE, R_TRADE, R_BANKRUPTCY, R_POT = range(len(REASONS))
 
 
 def transfer(s, ev, payer: int, payee: int, amount: int, reason: int) -> None:
@@ -23,6 +23,8 @@ def transfer(s, ev, payer: int, payee: int, amount: int, reason: int) -> None:
         s.cash[payer] -= amount
     if payee < 0:
         s.bank += amount
+        if s.opts[0] and (reason == R_TAX or reason == R_CARD):
+            s.pot += amount  # free-parking pot option (engine.rules.house_rules)
     else:
         s.cash[payee] += amount
     ev.append(MoneyPaid(payer, payee, amount, REASONS[reason]))

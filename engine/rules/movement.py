@@ -12,17 +12,21 @@ doppio?", "VIA!", "LE CASELLE DEL TABELLONE", "Chi inizia per primo?").
 """
 from __future__ import annotations
 
-from ..editions import K_CARD, K_GOTOJAIL, K_STATION, K_STREET, K_TAX, K_UTILITY
+from ..editions import K_CARD, K_FREE, K_GOTOJAIL, K_STATION, K_STREET, K_TAX, K_UTILITY
 from ..events import DiceRolled, FirstPlayerRolled, LeftJail, Moved, TurnStarted
 from ..state import (DICE_JAIL, DICE_MOVE, DICE_UTILITY, P_BUY, P_CARD, P_DICE, P_END_MOVE,
                      P_JAIL_MOVE, P_NEXT_TURN, P_ROLL)
+from .deal import deal_contracts
+from .house_rules import collect_pot, go_salary
 from .jail import send_to_jail
 from .money import R_JAIL, R_RENT, R_SALARY, R_TAX, charge, transfer
 from .rent import lapse_claims, owe_rent, rent_of
 
 
 def first_player(s, ev, rng) -> None:
-    """Chance "first_player": roll for every seat, re-roll ties among the tied."""
+    """Chance "first_player": deal the contracts (editions that deal them, engine.rules.deal),
+    then roll for every seat, re-roll ties among the tied."""
+    deal_contracts(s, ev, rng)
     tied = [i for i in range(s.n)]
     while len(tied) > 1:
         totals = [rng.die() + rng.die() for _ in tied]
@@ -94,7 +98,7 @@ def apply_dice(s, ev, d1: int, d2: int) -> None:
             s.phase = P_NEXT_TURN
             return
         # Third failed try: pay the fine, then move by this roll.
-        charge(s, ev, c, -1, s.ed.jail_fine, R_JAIL)
+        charge(s, ev, c, -1, s.ed.jail_third_fine, R_JAIL)
         s.phase = P_JAIL_MOVE
         return
     if d1 == d2:
@@ -124,7 +128,7 @@ def advance_by(s, ev, seat: int, steps: int) -> None:
     nsq = s.tb.nsq
     if to >= nsq:
         to -= nsq
-        transfer(s, ev, -1, seat, s.ed.go_salary, R_SALARY)
+        transfer(s, ev, -1, seat, go_salary(s, to == 0), R_SALARY)
     s.pos[seat] = to
     ev.append(Moved(seat, frm, to))
     land(s, ev, seat)
@@ -179,6 +183,8 @@ def land(s, ev, seat: int) -> None:
         return
     elif k == K_GOTOJAIL:
         send_to_jail(s, ev, seat, "square")
+    elif k == K_FREE and s.pot:
+        collect_pot(s, ev, seat)
     s.phase = P_END_MOVE
 
 

@@ -1,0 +1,52 @@
+"""Editrice Giochi: the older Italian euro edition (rulebooks/monopoli-editrice-giochi.txt).
+
+Money by number of players, contracts dealt at random and paid to the bank ("Numero giocatori /
+Denaro Iniziale / Numero contratti: 2 € 8.750 7 ... 6 € 3.750 3"; "I contratti devono essere
+distribuiti casualmente, dopo averli accuratamente mischiati"; "Prima di iniziare la partita, i
+giocatori devono pagare alla Banca il valore di acquisto dei contratti che hanno ricevuto"),
+2-6 players ("Da due a sei giocatori"), VIA! €500 ("riceve dalla Banca € 500"), jail €125
+("mediante il pagamento di € 125"; "è costretto a pagare € 125 di multa"), auctions and house
+shortage auctions open at €5 ("Il prezzo di partenza per l'asta è di € 5"; "partendo da un
+valore minimo di € 5"), rent is simply paid ("deve pagare al proprietario l'affitto indicato sul
+contratto": no claim), bankruptcy always to the bank ("tutto ciò che egli possiede passa alla
+Banca che paga integralmente il creditore"), optional timed game with buildings at half
+("Anche le case e gli alberghi devono essere calcolati alla metà del loro valore di acquisto").
+Board (classic × 2.5) and the old Editrice Giochi decks: data/editrice_giochi_*.json, whose
+"source" fields say where each value comes from; choices are listed in docs/RULES.md.
+"""
+from __future__ import annotations
+
+from . import Edition, load_board, load_decks
+
+_squares, _groups, _gnames, _srents, _umult, _deck_ids = load_board("editrice_giochi_board.json")
+_decks, _dnames = load_decks("editrice_giochi_cards.json", _deck_ids)
+
+EDITION = Edition(
+    name="editrice-giochi",
+    title="Monopoli (Editrice Giochi, edizione in euro)",
+    squares=_squares,
+    groups=_groups,
+    group_names=_gnames,
+    decks=_decks,
+    deck_names=_dnames,
+    station_rents=_srents,
+    utility_multipliers=_umult,
+    start_cash=6250,
+    go_salary=500,
+    jail_fine=125,
+    jail_max_turns=3,
+    jail_square=10,
+    auction_open=5,
+    auction_min_raise=1,
+    houses=32,
+    hotels=12,
+    mortgage_interest_pct=10,
+    rent_must_be_claimed=False,
+    min_players=2,
+    max_players=6,
+    contracts_dealt=5,
+    start_by_seats=((2, 8750, 7), (3, 7500, 6), (4, 6250, 5), (5, 5000, 4), (6, 3750, 3)),
+    timed_game=True,
+    bankruptcy_to_bank_only=True,
+    worth_building_pct=50,
+)

@@ -1,0 +1,52 @@
+"""Fabrianopoli: a local edition for Fabriano (rulebooks/fabrianopoli.txt).
+
+Its own board ("Riva" is VIA!, "Commissariato" the jail, "La Vigliessa" sends you there,
+"Porcheggio dei Monticelli" the free parking) with the classic rents by position, €1.500 each
+("riceve un capitale di 1.500 FabrianopolEuri"), no contracts dealt ("I Contratti non vengono
+distribuiti"), VIA! €200, jail: €500 before rolling ("mediante il pagamento di € 500 al suo
+turno di gioco, pagamento che dovrà avvenire prima di gettare i dadi") but €200 on the third
+turn ("Al terzo giro, il giocatore è obbligato ad uscire, pagando una tassa di uscita di € 200,
+a meno che non abbia tirato i dadi doppi"), auctions open at €5 ("questa parte da € 5"), a
+debtor may auction a property opening at its value ("questa parte dal valore del terreno",
+engine.rules.sale), rent must be claimed ("non è permesso reclamare crediti da un giocatore
+quando il giocatore successivo ha già gettato i dadi"), bankruptcy always to the bank ("passa
+alla Banca che paga integralmente i creditori"), optional timed game with buildings at full
+value ("aggiungendo i valori dei terreni, stazioni, imprese, delle case e degli alberghi
+(naturalmente i terreni ipotecati valgono la metà)"). Choices: docs/RULES.md.
+"""
+from __future__ import annotations
+
+from . import Edition, load_board, load_decks
+
+_squares, _groups, _gnames, _srents, _umult, _deck_ids = load_board("fabrianopoli_board.json")
+_decks, _dnames = load_decks("fabrianopoli_cards.json", _deck_ids)
+
+EDITION = Edition(
+    name="fabrianopoli",
+    title="Fabrianopoli",
+    squares=_squares,
+    groups=_groups,
+    group_names=_gnames,
+    decks=_decks,
+    deck_names=_dnames,
+    station_rents=_srents,
+    utility_multipliers=_umult,
+    start_cash=1500,
+    go_salary=200,
+    jail_fine=500,
+    jail_third_fine=200,
+    jail_max_turns=3,
+    jail_square=10,
+    auction_open=5,
+    auction_min_raise=1,
+    houses=32,
+    hotels=12,
+    mortgage_interest_pct=10,
+    rent_must_be_claimed=True,
+    min_players=2,
+    max_players=6,
+    timed_game=True,
+    bankruptcy_to_bank_only=True,
+    worth_building_pct=100,
+    debtor_auction=True,
+)
