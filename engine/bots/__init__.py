@@ -32,7 +32,7 @@ from ..actions import ClaimRent
 from ..state import P_AUCTION, P_BUY, P_INHERIT, P_OVER, P_RAISE, P_ROLL
 from ._decide import on_auction, on_buy, on_inherit, on_raise, on_roll
 from ._profile import BOTS, Profile
-from ._trade import answer
+from ._trade import answer, own_offer
 from ._value import static
 
 __all__ = ["choose", "BOTS", "Profile", "play_game", "GameResult"]
@@ -59,9 +59,12 @@ def choose(state, seat: int, bot: str = "default"):
             if c[0] == seat:
                 return ClaimRent(c[2], c[1])
     if s.offers:
-        for o in s.offers:
-            if o[1] == seat:
-                return answer(s, static(s), prof, seat, o)
+        # Before its roll, a seat whose own offer is open rolls first (on_roll): answering
+        # could let its offer be rejected meanwhile and tempt it to propose again this turn.
+        if not (ph == P_ROLL and s.current == seat and own_offer(s, seat) is not None):
+            for o in s.offers:
+                if o[1] == seat:
+                    return answer(s, static(s), prof, seat, o)
     if ph == P_ROLL:
         if s.current == seat:
             return on_roll(s, static(s), prof, seat)

@@ -7,14 +7,14 @@ playout tests (tests/engine/test_playouts.py) fail on any bot action the engine 
 from __future__ import annotations
 
 from ..actions import (Bid, BuildHouse, BuyProperty, DeclareBankruptcy, DeclineProperty,
-                       LiftMortgage, Mortgage, PassBid, PayJailFine, ProposeTrade, RollDice,
-                       SellBuilding, SettleMortgages, UseJailCard)
+                       LiftMortgage, Mortgage, PassBid, PayJailFine, RollDice, SellBuilding,
+                       SettleMortgages, UseJailCard, WithdrawTrade)
 from ..editions import K_STATION, K_STREET, K_UTILITY
 from ..rules.auction import min_bid
 from ..rules.building import liquidation_value
 from ..rules.money import owed_by
 from ..state import LOT_PROPERTY
-from ._trade import propose
+from ._trade import offer_is_valid, own_offer, propose
 from ._value import Static, blocks_set, completes_set, reserve_bounds, reserve_for, worst_rent
 
 __all__ = ["on_roll", "on_buy", "on_auction", "on_raise", "on_inherit"]
@@ -27,6 +27,14 @@ HOTEL = 5
 def on_roll(s, st: Static, prof, seat: int):
     """Before the roll of ``seat``'s turn: lift a mortgage, build, offer a trade, leave jail,
     or roll. Each call returns one action; the turn's roll comes once nothing else is wanted."""
+    if s.offers:
+        mine = own_offer(s, seat)
+        if mine is not None:
+            # One proposal per turn: with our offer open we roll (or leave jail) at once, so a
+            # rejection cannot reach us before this turn's roll. A stale offer is withdrawn.
+            if not offer_is_valid(s, mine):
+                return WithdrawTrade()
+            return _jail(s, st, prof, seat) if s.jail[seat] else RollDice()
     cash = s.cash[seat]
     reserve = -1
     # Cheap pre-checks (the reserve is at least prof.reserve) keep worst_rent off the hot path.
@@ -42,7 +50,7 @@ def on_roll(s, st: Static, prof, seat: int):
             if a is not None:
                 return a
     if s.doubles == 0 and not s.jail[seat] and (s.turn // s.n) % prof.trade_every == 0:
-        a = _trade(s, st, prof, seat)
+        a = propose(s, st, prof, seat)
         if a is not None:
             return a
     if s.jail[seat]:
@@ -126,23 +134,6 @@ def _build(s, st: Static, prof, seat: int, sets: list[int], reserve: int):
         if left >= keep:
             return BuildHouse(low)
     return None
-
-
-def _trade(s, st: Static, prof, seat: int):
-    """One offer per trading turn; none while an identical offer of ours is still open."""
-    offer = propose(s, st, prof, seat)
-    if offer is None:
-        return None
-    for o in s.offers:
-        if o[0] == seat and _same_offer(o, offer):
-            return None
-    return offer
-
-
-def _same_offer(o: list, a: ProposeTrade) -> bool:
-    return (o[1] == a.partner and tuple(o[2]) == a.give_squares and tuple(o[3]) == a.get_squares
-            and o[4] == a.give_cash and o[5] == a.get_cash and tuple(o[6]) == a.give_cards
-            and tuple(o[7]) == a.get_cards and tuple(o[8]) == a.lift)
 
 
 def _jail(s, st: Static, prof, seat: int):

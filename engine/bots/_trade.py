@@ -18,7 +18,7 @@ from ..actions import AcceptTrade, ProposeTrade, RejectTrade
 from ..editions import K_STREET
 from ._value import Static, new_sets, unit_value
 
-__all__ = ["propose", "answer", "offer_is_valid", "trade_gain"]
+__all__ = ["propose", "answer", "offer_is_valid", "own_offer", "trade_gain"]
 
 JAIL_CARD_VALUE = 30
 """Euro a bot counts for a "Uscite gratis di prigione" card in a trade."""
@@ -87,6 +87,14 @@ def offer_is_valid(s, o: list) -> bool:
     if s.cash[p] < o[4] or s.cash[q] < o[5]:
         return False
     return _holds_cards(s, p, o[6]) and _holds_cards(s, q, o[7])
+
+
+def own_offer(s, seat: int) -> list | None:
+    """The open offer ``seat`` made (state layout), or None."""
+    for o in s.offers:
+        if o[0] == seat:
+            return o
+    return None
 
 
 def answer(s, st: Static, prof, seat: int, o: list):
