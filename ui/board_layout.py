@@ -44,12 +44,25 @@ def cell_of(square: int) -> tuple[int, int]:
     return 10, square - 30
 
 
-def short_name(name: str, width: int) -> str:
-    """``name`` in at most ``width`` characters: whole if it fits, else the initials of its
-    first words and the start of its last word ("Viale Vesuvio", 7 -> "V.Vesuv")."""
+#: Names of the special squares in tiny cells (kind index -> text), where the printed name's
+#: last word would say nothing ("Transito", "prigione!").
+_TINY = {0: "VIA!", 6: "Prig", 7: "Parc", 8: "→Pri"}
+
+
+def short_name(name: str, width: int, kind: int = -1) -> str:
+    """``name`` in at most ``width`` characters: whole if it fits; in tiny cells (≤ 5) the
+    start of its last significant word ("Viale Vesuvio", 4 -> "Vesu") or a fixed text for the
+    corners; else the initials of its first words and the start of the last ("Viale Vesuvio",
+    7 -> "V.Vesuv")."""
     if len(name) <= width:
         return name
     words = [w for w in name.replace("!", "").split() if w.lower() not in _STOP_WORDS]
+    if width <= 5:
+        if kind in _TINY:
+            return _TINY[kind][:width]
+        if kind in (4, 5):  # tax and card squares: the first word says it
+            return words[0][:width]
+        return words[-1][:width] if words else name[:width]
     if len(words) <= 1:
         return name[:width]
     head = "".join(w[0] + "." for w in words[:-1])
@@ -100,10 +113,12 @@ def draw_cell(state: Any, square: int, width: int, height: int) -> list[Text]:
         return t
 
     if height <= 1:
-        name_w = max(width - 4, 1)
+        # Tiny cell: the name on the group's colour, then owner, building, token.
+        name_w = max(width - 3, 1)
         line = Text()
-        line.append(bar, bar_style)
-        line.append(short_name(sq.name, name_w).ljust(name_w))
+        name_style = (Style(color=GROUP_TEXT[group], bgcolor=GROUP_COLOURS[group]) if group >= 0
+                      else Style(dim=True) if not sq.price else Style())
+        line.append(short_name(sq.name, name_w, sq.kind).ljust(name_w), name_style)
         line.append(own, own_style)
         line.append(mark, Style(color="red", bold=True) if mark == "×" else Style(color="green", bold=True))
         line.append_text(token_text(1) if tokens else Text(" "))

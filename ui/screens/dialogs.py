@@ -321,11 +321,11 @@ class CreateDialog(_Dialog):
             yield Label(_("If a player drops out, the game waits for them, then stops "
                           "(a bot taking their seat is not available yet)."), classes="note")
             with Horizontal(classes="buttons"):
-                yield Button(_("Create"), id="create", variant="primary", compact=True)
+                yield Button(_("Create"), id="create-game", variant="primary", compact=True)
                 yield Button(_("Cancel"), id="cancel", compact=True)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id != "create":
+        if event.button.id != "create-game":
             self.dismiss(None)
             return
         self.dismiss(CreateRequest(edition=str(self.query_one("#edition", Select).value),

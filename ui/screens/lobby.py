@@ -70,7 +70,7 @@ class LobbyScreen(Screen):
         else:
             self.query_one("#lobby-status", Label).update(_("No games yet. Create one, or wait for one to appear."))
 
-    def _name(self) -> str | None:
+    def player_name(self) -> str | None:
         name = self.query_one("#name", Input).value.strip()
         if not name:
             self.query_one("#lobby-status", Label).update(_("Type your name first."))
@@ -82,10 +82,14 @@ class LobbyScreen(Screen):
         return name
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        getattr(self, f"action_{event.button.id}")()
+        actions = {"create": self.action_create, "join": self.action_join, "join_code": self.action_join_code,
+                   "quit": self.action_quit}
+        handler = actions.get(event.button.id or "")
+        if handler is not None:
+            handler()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        if self._name():
+        if self.player_name():
             self.query_one("#games", DataTable).focus()
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
@@ -98,7 +102,7 @@ class LobbyScreen(Screen):
         self.app.exit()
 
     def action_create(self) -> None:
-        if self._name() is None:
+        if self.player_name() is None:
             return
 
         def created(req: CreateRequest | None) -> None:
@@ -108,7 +112,7 @@ class LobbyScreen(Screen):
         self.app.push_screen(CreateDialog(), created)
 
     def action_join(self) -> None:
-        name = self._name()
+        name = self.player_name()
         if name is None:
             return
         ads = self.backend.games()
@@ -123,7 +127,7 @@ class LobbyScreen(Screen):
         self.app.start_driver(self.backend.join(name, ad), False)
 
     def action_join_code(self) -> None:
-        name = self._name()
+        name = self.player_name()
         if name is None:
             return
 

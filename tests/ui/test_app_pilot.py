@@ -1,0 +1,216 @@
+"""Pilot tests of ``lanopoli play``'s Textual app against in-process bots (ui.play.LocalGame):
+a lobby, a purchase, an auction, a trade, a jail exit, a bankruptcy confirmation, and a whole
+game by autoplay to the end screen. Dice are pinned with engine.testing.ScriptedRng, so each
+test knows where the tokens land (rules: engine tests; here: that the UI offers the legal
+actions and sends the chosen one)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from engine import actions as A
+from engine.testing import forced_chance, scenario
+from p2p.discovery import GameAd
+from ui.app import LanopoliApp
+from ui.i18n import set_language
+from ui.play import LocalGame, LocalLobby, Settings
+from ui.screens import EndScreen, GameScreen
+from ui.screens.dialogs import BidDialog, ConfirmDialog, OfferDialog, TradeDialog
+from ui.widgets import ActionBar
+
+NAMES = ("Marco", "Giulia")
+
+
+def sync(fn):
+    """Run an async test with asyncio.run (no async plugin needed)."""
+    import functools
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        return asyncio.run(fn(*args, **kwargs))
+    return run
+
+
+@pytest.fixture(autouse=True)
+def english():
+    set_language("en")
+    yield
+    set_language("en")
+
+
+def dice_script(*pairs):
+    """chance(state, k) that rolls ``pairs`` in order (then 1+2 forever)."""
+    seq = list(pairs)
+
+    def chance(state, k):
+        d = seq.pop(0) if seq else (1, 2)
+        return forced_chance(state, dice=d)
+    return chance
+
+
+async def until(pilot, cond, seconds=10.0):
+    """Let the app run until ``cond()`` (fails the test after ``seconds``)."""
+    for _ in range(int(seconds / 0.05)):
+        if cond():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("condition not reached")
+
+
+def commands(app):
+    return [c.id for c in app.screen.query_one(ActionBar).commands]
+
+
+def log_text(app):
+    return "\n".join(app.screen.lines)
+
+
+@sync
+async def test_purchase_offers_buy_and_auction_then_buys():
+    # Marco rolls 1+2 from VIA! to Vicolo Stretto (square 3, €60): buy or auction.
+    game = LocalGame(NAMES, 0, state=scenario(2), chance=dice_script((1, 2)), delay=0)
+    app = LanopoliApp(driver=game)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, GameScreen) and "roll" in commands(app))
+        assert "buy" not in commands(app)
+        await pilot.press("r")
+        await until(pilot, lambda: "buy" in commands(app))
+        assert "decline" in commands(app)
+        await pilot.press("b")
+        await until(pilot, lambda: game.state.owner[3] == 0)
+        assert "Marco buys Vicolo Stretto for €60" in log_text(app)
+
+
+@sync
+async def test_auction_bid_dialog_sends_a_bid_and_pass_leaves():
+    game = LocalGame(NAMES, 0, state=scenario(2), chance=dice_script((1, 2)), delay=0)
+    app = LanopoliApp(driver=game)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: "roll" in commands(app))
+        await pilot.press("r")
+        await until(pilot, lambda: "decline" in commands(app))
+        await pilot.press("n")
+        await until(pilot, lambda: "bid" in commands(app) or game.state.auc_sq < 0)
+        assert "Auction for Vicolo Stretto" in log_text(app)
+        if "bid" in commands(app):
+            await pilot.press("o")
+            await until(pilot, lambda: isinstance(app.screen, BidDialog))
+            app.screen.query_one("#amount").value = "5"
+            await pilot.press("enter")  # below the minimum: refused by the dialog
+            await pilot.pause(0.1)
+            assert isinstance(app.screen, BidDialog)
+            assert "between" in str(app.screen.query_one("#error").render())
+            app.screen.query_one("#amount").value = "400"
+            await pilot.press("enter")
+            await until(pilot, lambda: isinstance(app.screen, GameScreen))
+        await until(pilot, lambda: "wins Vicolo Stretto at auction" in log_text(app))
+        assert "Marco bids €400" in log_text(app)
+        assert game.state.owner[3] == 0
+
+
+@sync
+async def test_trade_dialog_proposes_and_bot_answers():
+    # Marco owns Vicolo Corto, Giulia Vicolo Stretto: Marco offers €200 for Vicolo Stretto.
+    st = scenario(2, owners={1: 0, 3: 1})
+    game = LocalGame(NAMES, 0, state=st, chance=dice_script((1, 2)), delay=0)
+    app = LanopoliApp(driver=game)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: "trade" in commands(app))
+        await pilot.press("t")
+        await until(pilot, lambda: isinstance(app.screen, TradeDialog))
+        dialog = app.screen
+        dialog.query_one("#get").select(3)
+        dialog.query_one("#give_cash").value = "200"
+        await pilot.click("#propose")
+        await until(pilot, lambda: isinstance(app.screen, GameScreen))
+        # The offer goes out with the next step (Marco's roll waits, so roll to advance).
+        await pilot.press("r")
+        await until(pilot, lambda: "Marco offers a trade to Giulia" in log_text(app))
+        await until(pilot, lambda: "the trade offered by Marco" in log_text(app))
+
+
+@sync
+async def test_trade_offered_to_us_is_answered_after_confirmation():
+    from engine.rules import trade as T
+    st = scenario(2, owners={1: 0, 3: 1}, current=1)
+    # Giulia (bot) offers €100 for our Vicolo Corto: put the open offer in the state directly.
+    offer = [1, 0, [], [1], 100, 0, [], [], []]
+    assert len(offer) == 9 and T.O_PARTNER == 1
+    st.offers.append(offer)
+    game = LocalGame(NAMES, 0, state=st, chance=dice_script((1, 2)), delay=0)
+    game.human.submit(None)  # a first "nothing" so the screen shows before the bots move on
+    app = LanopoliApp(driver=game)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, GameScreen) and "offer" in commands(app))
+        await pilot.press("y")
+        await until(pilot, lambda: isinstance(app.screen, OfferDialog))
+        await pilot.click("#accept-1")
+        await pilot.pause(0.3)
+        assert isinstance(app.screen, OfferDialog)  # first press only arms the confirmation
+        await pilot.click("#accept-1")
+        await until(pilot, lambda: game.state.owner[1] == 1)
+        assert "Giulia accepts" not in log_text(app)
+        await until(pilot, lambda: "Marco accepts the trade offered by Giulia" in log_text(app))
+
+
+@sync
+async def test_jail_exit_by_paying_the_fine():
+    st = scenario(2, pos={0: 10}, jail={0: 1})
+    game = LocalGame(NAMES, 0, state=st, chance=dice_script((1, 2)), delay=0)
+    app = LanopoliApp(driver=game)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: "fine" in commands(app))
+        assert "roll" in commands(app)
+        assert "card" not in commands(app)  # no jail card held
+        await pilot.press("f")
+        await until(pilot, lambda: game.state.jail[0] == 0)
+        assert "Marco gets out of jail paying the fine" in log_text(app)
+        assert game.state.cash[0] == 1450
+
+
+@sync
+async def test_bankruptcy_asks_for_confirmation():
+    # Marco has €10 and lands on Giulia's hotel: he cannot pay, nothing to sell.
+    st = scenario(2, cash={0: 10}, owners={3: 1, 1: 1}, levels={3: 5, 1: 5})
+    game = LocalGame(NAMES, 0, state=st, chance=dice_script((1, 2)), delay=0)
+    app = LanopoliApp(driver=game)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: "roll" in commands(app))
+        await pilot.press("r")
+        await until(pilot, lambda: "bankrupt" in commands(app))
+        await pilot.press("x")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.click("#no")
+        await until(pilot, lambda: isinstance(app.screen, GameScreen))
+        assert game.state.out[0] == 0
+        await pilot.press("x")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.click("#yes")
+        await until(pilot, lambda: isinstance(app.screen, EndScreen))
+        assert game.state.out[0] == 1
+        text = " ".join(str(w.render()) for w in app.screen.query("Label"))
+        assert "Giulia wins!" in text
+
+
+@sync
+async def test_lobby_create_game_and_autoplay_to_the_end(tmp_path):
+    ad = GameAd(version=1, game_id=bytes(range(16)), edition="classico", seats_taken=1, seats_total=3,
+                state="lobby", fingerprint="ab" * 8, address="127.0.0.1", port=40000)
+    settings = Settings.load(tmp_path)
+    app = LanopoliApp(backend=LocalLobby([ad], seed=5), settings=settings)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.screen.query_one("#games").row_count == 1
+        await pilot.click("#name")
+        await pilot.press(*"Marco", "enter")
+        await pilot.press("c")
+        await until(pilot, lambda: type(app.screen).__name__ == "CreateDialog")
+        await pilot.click("#create-game")
+        await until(pilot, lambda: isinstance(app.screen, GameScreen))
+        assert Settings.load(tmp_path).name == "Marco"  # remembered
+        await pilot.press("a")
+        await until(pilot, lambda: isinstance(app.screen, EndScreen), seconds=120)
+        text = " ".join(str(w.render()) for w in app.screen.query("Label"))
+        assert "Final standings" in text and "wins!" in text
