@@ -354,6 +354,7 @@ class LockstepSession:
         self._last_request = -1e18
         self._dispute: tuple | None = None  # (seat, its message, deadline) of a digest dispute
         self._served: dict[int, float] = {}
+        self._hinted: dict[int, float] = {}
         self._slots: dict[int, list[Held | None]] = {}
         self._own: dict[int, bytes] = {}
         self._out: list[bytes] = []
@@ -632,9 +633,9 @@ class LockstepSession:
         self.request_catchup()
 
     def _hint(self, seat: int, now: float) -> None:
-        if now - self._served.get(seat, -1e18) < C.CATCHUP_INTERVAL:
+        if now - self._hinted.get(seat, -1e18) < C.CATCHUP_INTERVAL:
             return
-        self._served[seat] = now
+        self._hinted[seat] = now
         self.stats["hints"] += 1
         self._out.append(seal(self.identity, MSG_HINT, [self.game_id, self.my_seat, self.step]))
 
@@ -1023,7 +1024,9 @@ class LockstepSession:
         if b.prev_hash == self.state_hash and b.prev_digest == self._prev_digest:
             return True
         fld = "state" if b.prev_hash != self.state_hash else "digest"
-        if fld == "digest" and self._dispute is None and self.step - 1 in self._slots and not self._replaying:
+        if fld == "digest" and self._dispute is not None:
+            return False  # one dispute at a time decides (its answer names the equivocator)
+        if fld == "digest" and self.step - 1 in self._slots and not self._replaying:
             # Same state, different digest: either this seat lies, or a seat sent different
             # messages of the last step to different peers. Ask for its record of that step
             # to name the culprit (§3.4); decide at the latest after DISPUTE_TIMEOUT.

@@ -1,0 +1,166 @@
+"""Hostile peers against the resilience protocol (core.md §3.4, §8, §9): each test scripts one
+malicious seat and checks that every honest peer detects it, names the culprit and keeps the
+signed evidence, then either continues unharmed or halts with a clear reason."""
+
+from __future__ import annotations
+
+import fake_engine as E
+from p2p import const as C
+from p2p.lockstep import (HALTED, CheatDetected, Equivocation, GameOver, PeerMisbehaved, SeatDropped,
+                          StepApplied)
+from p2p.seat_loss import make_escrow
+from p2p.wire import (MSG_CATCHUP_RESP, MSG_DROP, MSG_ESCROW, MSG_HINT, MSG_STEP, decode_step_body,
+                      open_envelope, pack, seal)
+
+from p2p_harness import Net, drain, first_legal, random_legal, started_sessions
+
+DROP = {C.OPT_ON_DROP: "bot", C.OPT_DROP_TIMEOUT: 5, "target": 30}
+STEP_TAG = bytes([0x93, MSG_STEP])
+
+
+def body(raw):
+    return decode_step_body(open_envelope(raw).body)
+
+
+def resign(sess, raw):
+    """Re-sign ``raw`` with a zero signature (a forgery: only the key owner can sign)."""
+    env = open_envelope(raw, C.MAX_CATCHUP_MSG)
+    return pack([env.mtype, env.body, bytes(64)])
+
+
+def test_forged_signatures_on_every_new_message_type_are_dropped_and_named():
+    s0, s1, s2 = started_sessions(3, options=DROP)
+    forged = [
+        seal(s1.identity, MSG_DROP, [s1.game_id, 1, 0, 2, 0, None]),
+        seal(s1.identity, MSG_HINT, [s1.game_id, 1, 7]),
+        seal(s1.identity, MSG_CATCHUP_RESP, [s1.game_id, 1, 0, 3, [], [], []]),
+        make_escrow(s1.identity, s1.chain.value(0), s1.game_id, 1, 5, [0, 2], s1._xkeys),
+    ]
+    for raw in forged:
+        s0.receive_message(resign(s1, raw), 0.0)
+    evs = [e for e in drain(s0) if isinstance(e, PeerMisbehaved)]
+    assert s0.phase == "running"
+    assert [e.seat for e in evs] == [1, 1, 1] and all(e.reason == "bad signature" for e in evs)
+    assert s0.stats["bad_signature"] == 3 and s0.stats["ignored"] >= 1  # escrow of a wrong epoch
+
+
+def test_messages_of_another_game_are_rejected_by_game_id():
+    a = started_sessions(2)
+    b = started_sessions(2, options={"target": 31})  # same players, another setup: another game id?
+    assert a[0].game_id == b[0].game_id  # demo seeds give the same id: use a forged one instead
+    other = seal(a[1].identity, MSG_DROP, [b"\x01" * 16, 1, 0, 0, 0, None])
+    a[0].receive_message(other, 0.0)
+    step = seal(a[1].identity, MSG_STEP, [b"\x01" * 16, 0, 1, a[1].state_hash, a[1]._prev_digest, None])
+    a[0].receive_message(step, 0.0)
+    assert a[0].stats["wrong_game"] == 2 and a[0].phase == "running"
+
+
+def test_equivocation_to_different_peers_is_named_by_every_honest_peer():
+    """Seat 2 signs two different inputs for one decision step and sends one to seat 0, the
+    other to seat 1. Both apply the step; their next digests differ; the digest dispute
+    (catch-up of the previous step) exposes both signed messages of seat 2."""
+    sessions = started_sessions(3, options={"target": 30})
+    s0, s1, s2 = sessions
+    net = Net(sessions, first_legal(E))
+    state = {"done": False}
+
+    def drop(src, dst, raw):
+        if src != 2 or state["done"] or raw[:2] != STEP_TAG:
+            return False
+        b = body(raw)
+        if b.input is not None:  # a decision step where seat 2 sends "nothing"
+            return False
+        # another message for the same step, signed by seat 2, only for seat 1
+        alt = seal(s2.identity, MSG_STEP, [b.game_id, b.step, 2, b.prev_hash, b.prev_digest, ["adv", 6]])
+        if dst == 1:
+            state["done"] = True
+            s1.receive_message(alt, net.now)
+            return True
+        return False
+
+    net.drop = drop
+    net.run(max_time=1e4)
+    assert state["done"]
+    for i in (0, 1):
+        eq = [e for e in net.events[i] if isinstance(e, Equivocation)]
+        assert eq and eq[0].seat == 2, net.events[i][-3:]
+        assert open_envelope(eq[0].first).verify(s2.identity.public_key)
+        assert open_envelope(eq[0].second).verify(s2.identity.public_key)
+        assert eq[0].first != eq[0].second
+        assert sessions[i].phase == HALTED
+
+
+def test_out_of_turn_action_is_refused_identically_everywhere():
+    """An illegal action (acting out of turn) is signed input like any other: every peer's
+    engine refuses it the same way (ActionRefused names the seat), the game goes on."""
+    sessions = started_sessions(3, options={"target": 20})
+    cheat = 1
+    sent = {"n": 0}
+
+    def choose(s):
+        if s.my_seat == cheat and cheat not in s.pending.actors:
+            sent["n"] += 1
+            return E.Advance(6)  # not its turn
+        la = E.legal_actions(s.state, s.my_seat)
+        return la[0] if la else None
+
+    net = Net(sessions, choose)
+    net.run(max_time=1e4)
+    assert sent["n"] > 0
+    refused = [[x for e in evs if isinstance(e, StepApplied) for x in e.engine_events
+                if isinstance(x, E.ActionRefused)] for evs in net.events]
+    assert refused[0] and refused[0] == refused[1] == refused[2]
+    assert {r.seat for r in refused[0]} == {cheat}
+    overs = [[e for e in evs if isinstance(e, GameOver)] for evs in net.events]
+    assert len({o[0].final_hash for o in overs}) == 1
+
+
+def test_bad_escrow_share_is_caught_and_names_the_dealer():
+    s0, s1, s2 = started_sessions(3, options=DROP)
+    for s in (s0, s1, s2):
+        s.messages_to_send()
+    # seat 2 deals shares of a secret that is not its chain, and lies in one commitment
+    raw = make_escrow(s2.identity, b"\x07" * 32, s2.game_id, 2, 0, [0, 1], s2._xkeys)
+    env = open_envelope(raw)
+    import msgpack
+    gid, seat, epoch, entries = msgpack.unpackb(env.body)
+    entries[0][1] = bytes(32)  # commitment for seat 0 no longer matches its share
+    bad = seal(s2.identity, MSG_ESCROW, [gid, seat, epoch, entries])
+    s0.receive_message(bad, 0.0)
+    (c,) = [e for e in drain(s0) if isinstance(e, CheatDetected)]
+    assert c.seat == 2 and "escrow" in c.reason and c.evidence == bad and s0.phase == HALTED
+
+
+def test_drop_vote_with_a_wrong_share_names_the_voter():
+    s0, s1, s2 = started_sessions(3, options=DROP)
+    net = Net([s0, s1, s2], random_legal(E, seed=1))
+    for _ in range(4):
+        net.inputs()
+        net.deliver()
+    assert len(s0._escrows) == 3
+    # seat 1 votes to drop seat 2 with a share that is not the one seat 2 dealt it
+    vote = seal(s1.identity, MSG_DROP, [s1.game_id, 1, s0.step, 2, 0, b"\x09" * 32])
+    s0.receive_message(vote, 1.0)
+    s0.handle_timer(s0._step_started + 5.0)  # our own timeout vote completes the set
+    evs = drain(s0)
+    if s0.phase == HALTED:
+        (c,) = [e for e in evs if isinstance(e, CheatDetected)]
+        assert c.seat == 1 and "share" in c.reason and c.evidence == vote
+    else:  # seat 2's message arrived in time: nobody may be dropped on seat 1's word alone
+        assert not any(isinstance(e, SeatDropped) for e in evs)
+
+
+def test_flood_of_datagrams_is_counted_dropped_and_bounded():
+    sessions = started_sessions(3, options=DROP)
+    s0, s1, s2 = sessions
+    junk = 0
+    for i in range(3000):
+        s0.receive_message(bytes([i % 256]) * (i % 50), 0.0)
+        b = seal(s1.identity, MSG_STEP, [s1.game_id, 10**6 + i, 1, bytes(32), bytes(32), None])
+        s0.receive_message(b, 0.0)  # valid signature, far future: not stored
+        junk += 2
+    assert s0.stats["malformed"] + s0.stats["too_far"] == junk and len(s0._slots) <= C.STEP_WINDOW + C.KEEP_STEPS
+    net = Net(sessions, random_legal(E, seed=6))
+    net.run(max_time=1e4)
+    overs = [[e for e in evs if isinstance(e, GameOver)] for evs in net.events]
+    assert all(len(o) == 1 for o in overs) and len({o[0].final_hash for o in overs}) == 1
