@@ -21,7 +21,11 @@ What a bot does, in order of priority, at every decision step (one action per st
    counter decides, so a rejected offer is not repeated at once), leaves jail early while
    properties are still for sale, then rolls;
 7. when it lands on an unowned property: buys it above the reserve, or to complete or block
-   a set; else declines and it is auctioned.
+   a set; else declines and it is auctioned;
+8. "pay a fine or draw a card": pays when the fine leaves its reserve, else draws.
+
+Bots never send TimeUp (the players' clock decides that) and do not use a debtor's own auction
+(AuctionProperty): mortgaging and selling always come first.
 
 Otherwise it returns None ("nothing"). Bots never look ahead: the hot path reads a few list
 entries; trade search runs once per trading turn.
@@ -29,9 +33,9 @@ entries; trade search runs once per trading turn.
 from __future__ import annotations
 
 from ..actions import ClaimRent
-from ..state import P_AUCTION, P_BUY, P_INHERIT, P_OVER, P_RAISE, P_ROLL
-from ._decide import on_auction, on_buy, on_inherit, on_raise, on_roll
-from ._profile import BOTS, Profile
+from ..state import P_AUCTION, P_BUY, P_CHOICE, P_INHERIT, P_OVER, P_RAISE, P_ROLL
+from ._decide import on_auction, on_buy, on_card_choice, on_inherit, on_raise, on_roll
+from ._profile import BOTS, Profile, scaled
 from ._trade import answer, own_offer
 from ._value import static
 
@@ -45,8 +49,8 @@ def choose(state, seat: int, bot: str = "default"):
     :data:`BOTS`. Returns None during chance steps, once the game is over, and for bankrupt
     seats. Raises KeyError for an unknown bot name and IndexError for a seat out of range.
     """
-    prof = BOTS[bot]
     s = state
+    prof = scaled(bot, s.ed.go_salary)
     if s.out[seat] or s.phase == P_OVER:
         return None
     ph = s.phase
@@ -80,6 +84,9 @@ def choose(state, seat: int, bot: str = "default"):
     if ph == P_INHERIT:
         if s.inherit[0] == seat:
             return on_inherit(s, static(s), prof, seat)
+        return None
+    if ph == P_CHOICE and s.current == seat:
+        return on_card_choice(s, static(s), prof, seat)
     return None
 
 

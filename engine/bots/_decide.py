@@ -7,6 +7,7 @@ playout tests (tests/engine/test_playouts.py) fail on any bot action the engine 
 from __future__ import annotations
 
 from ..actions import (Bid, BuildHouse, BuyProperty, DeclareBankruptcy, DeclineProperty,
+                       DrawCardInstead, PayCardFine,
                        LiftMortgage, Mortgage, PassBid, PayJailFine, RollDice, SellBuilding,
                        SettleMortgages, UseJailCard, WithdrawTrade)
 from ..editions import K_STATION, K_STREET, K_UTILITY
@@ -17,7 +18,7 @@ from ..state import LOT_PROPERTY
 from ._trade import offer_is_valid, own_offer, propose
 from ._value import Static, blocks_set, completes_set, reserve_bounds, reserve_for, worst_rent
 
-__all__ = ["on_roll", "on_buy", "on_auction", "on_raise", "on_inherit"]
+__all__ = ["on_roll", "on_buy", "on_auction", "on_raise", "on_inherit", "on_card_choice"]
 
 HOTEL = 5
 
@@ -146,7 +147,11 @@ def _jail(s, st: Static, prof, seat: int):
         return RollDice()
     if s.held[seat]:
         return UseJailCard(s.held[seat][0] >> 8)
-    if s.cash[seat] >= s.ed.jail_fine + prof.reserve:
+    fine = s.ed.jail_fine
+    cash = s.cash[seat]
+    # Pay when the fine is small beside our cash (classico €50 from €400 up; fabrianopoli's
+    # €500 only when rich) and leaves the reserve.
+    if cash - fine >= prof.reserve and 8 * fine <= cash:
         return PayJailFine()
     return RollDice()
 
@@ -287,3 +292,13 @@ def on_inherit(s, st: Static, prof, seat: int):
             lift.append(sq)
             budget -= extra
     return SettleMortgages(tuple(sorted(lift)))
+
+
+def on_card_choice(s, st: Static, prof, seat: int):
+    """"Pagate una multa ... oppure prendete un cartoncino": pay when the fine leaves the
+    reserve, else take the chance of the other deck."""
+    key = s.draw_deck
+    fine = s.ed.decks[key >> 8][key & 255].amount
+    if s.cash[seat] - fine >= prof.reserve:
+        return PayCardFine()
+    return DrawCardInstead()

@@ -1,14 +1,18 @@
 """Bot profiles: the few numbers that make one bot differ from another.
 
 A profile is data, like an edition: every bot runs the same decision code
-(``engine.bots._decide``) with its own profile. Money in euro, percentages as ints (no floats:
+(``engine.bots._decide``) with its own profile. Money in classico euro (scaled to other editions
+by their VIA! salary, e.g. ×2.5 for editrice-giochi), percentages as ints (no floats:
 DESIGN.md §1 — a bot must decide the same on every peer).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-__all__ = ["Profile", "BOTS"]
+__all__ = ["Profile", "BOTS", "scaled"]
+
+CLASSICO_GO_SALARY = 200
+"""Profiles are written in classico euro; other editions scale them by their VIA! salary."""
 
 
 @dataclass(frozen=True)
@@ -44,3 +48,20 @@ BOTS: dict[str, Profile] = {p.name: p for p in (
             rival_pct=30, margin=10, trade_every=2, jail_stay_rent=700),
 )}
 """Registered bot profiles by name: "default", "cautious", "aggressive"."""
+
+
+_SCALED: dict[tuple[str, int], Profile] = {}
+
+
+def scaled(name: str, go_salary: int) -> Profile:
+    """Profile ``name`` with its euro amounts scaled from classico (VIA! €200) to an edition
+    whose VIA! pays ``go_salary``. Raises KeyError for an unknown name."""
+    key = (name, go_salary)
+    p = _SCALED.get(key)
+    if p is None:
+        b = BOTS[name]
+        k = go_salary
+        d = CLASSICO_GO_SALARY
+        p = _SCALED[key] = replace(b, reserve=b.reserve * k // d, margin=b.margin * k // d,
+                                   jail_stay_rent=b.jail_stay_rent * k // d)
+    return p

@@ -21,7 +21,7 @@ from ._value import Static, new_sets, unit_value
 __all__ = ["propose", "answer", "offer_is_valid", "own_offer", "trade_gain"]
 
 JAIL_CARD_VALUE = 30
-"""Euro a bot counts for a "Uscite gratis di prigione" card in a trade."""
+"""Classico euro a bot counts for a "Uscite gratis di prigione" card in a trade."""
 
 
 def trade_gain(s, st: Static, prof, me: int, other: int, gets: tuple[int, ...],
@@ -105,7 +105,7 @@ def answer(s, st: Static, prof, seat: int, o: list):
     gets, gives = tuple(o[2]), tuple(o[3])
     cash_in = o[4] - o[5]
     gain = trade_gain(s, st, prof, seat, p, gets, gives, cash_in)
-    gain += JAIL_CARD_VALUE * (len(o[6]) - len(o[7]))
+    gain += JAIL_CARD_VALUE * s.ed.go_salary // 200 * (len(o[6]) - len(o[7]))
     fees = sum(s.tb.fee[sq] for sq in gets if s.mort[sq])
     if gain < prof.margin or s.cash[seat] - o[5] - fees < 0:
         return RejectTrade(p)

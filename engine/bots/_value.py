@@ -31,7 +31,7 @@ class Static:
                  "units", "unit_of", "unit_bonus", "min_house_cost", "max_rent", "streets",
                  "street_rent")
 
-    def __init__(self, tb) -> None:
+    def __init__(self, tb, go_salary: int = 200) -> None:
         self.groups = [tuple(g) for g in tb.group_members]
         """Colour sets: the squares of each, in board order."""
         self.set_price = [sum(tb.price[m] for m in g) for g in self.groups]
@@ -52,9 +52,12 @@ class Static:
         """Utility squares."""
         self.units = self.groups + [self.stations, self.utilities]
         """Valuation units: the colour sets, then the stations, then the utilities."""
+        k = go_salary
         self.unit_bonus = ([(0,) * len(g) + (p,) for g, p in zip(self.groups, self.set_price)]
-                           + [_STATION_BONUS, _UTILITY_BONUS])
-        """unit_bonus[u][k]: euro added for owning k squares of unit u."""
+                           + [tuple(b * k // 200 for b in _STATION_BONUS),
+                              tuple(b * k // 200 for b in _UTILITY_BONUS)])
+        """unit_bonus[u][k]: euro added for owning k squares of unit u (station and utility
+        bonuses are classico euro scaled by the edition's VIA! salary)."""
         self.unit_of = [-1] * tb.nsq
         """unit_of[sq]: index in ``units`` of the unit of property ``sq`` (-1: none)."""
         for u, members in enumerate(self.units):
@@ -78,7 +81,7 @@ def static(s) -> Static:
     """The :class:`Static` lists of ``s``'s edition (cached by edition name)."""
     st = _STATIC.get(s.edition)
     if st is None:
-        st = _STATIC[s.edition] = Static(s.tb)
+        st = _STATIC[s.edition] = Static(s.tb, s.ed.go_salary)
     return st
 
 

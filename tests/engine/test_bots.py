@@ -6,14 +6,15 @@ import pytest
 from engine import (apply_action, apply_step, chance_inplace, encode_state, new_game,
                     state_hash, step_inplace)
 from engine.actions import (AcceptTrade, Bid, BuildHouse, BuyProperty, ClaimRent,
-                            DeclareBankruptcy, DeclineProperty, LiftMortgage, Mortgage, PassBid,
-                            PayJailFine, ProposeTrade, RejectTrade, RollDice, SellBuilding,
-                            SettleMortgages, UseJailCard)
+                            DeclareBankruptcy, DeclineProperty, DrawCardInstead, LiftMortgage,
+                            Mortgage, PassBid, PayCardFine, PayJailFine, ProposeTrade,
+                            RejectTrade, RollDice, SellBuilding, SettleMortgages, UseJailCard)
 from engine.bots import BOTS, choose, play_game
+from engine.bots._profile import scaled
 from engine.bots.play import beacon
 from engine.events import TradeProposed
 from engine.rng import BeaconRng
-from engine.state import CHANCE_PHASES, P_AUCTION, P_BUY, P_INHERIT, P_OVER, P_ROLL
+from engine.state import CHANCE_PHASES, P_AUCTION, P_BUY, P_CHOICE, P_INHERIT, P_OVER, P_ROLL
 from engine.testing import roll, scenario, step
 
 # Classico squares used below.
@@ -293,3 +294,25 @@ def test_bidder_bids_before_claiming_rent():
     s, _ = step(s, seat0=DeclineProperty())
     s.claims.append([1, 0, VICOLO_STRETTO, 4, s.turn])
     assert isinstance(choose(s, 1), Bid)
+
+
+def test_pay_or_draw_card_pays_when_the_fine_leaves_the_reserve():
+    # editrice-giochi Probabilità: "Pagate una multa di € 25, oppure prendete un cartoncino
+    # dagli Imprevisti".
+    s = scenario(2, edition="editrice-giochi")
+    s.phase = P_CHOICE
+    s.draw_deck = 0 * 256 + 15
+    assert choose(s, 0) == PayCardFine()
+    assert choose(s, 1) is None
+    poor = scenario(2, edition="editrice-giochi", cash={0: 300})
+    poor.phase = P_CHOICE
+    poor.draw_deck = 0 * 256 + 15
+    assert choose(poor, 0) == DrawCardInstead()
+
+
+def test_profiles_scale_with_the_edition_money():
+    # Editrice Giochi prices are the classic ones x 2.5 (VIA! €500 instead of €200).
+    assert scaled("default", 200) == BOTS["default"]
+    big = scaled("default", 500)
+    assert big.reserve == BOTS["default"].reserve * 5 // 2
+    assert big.margin == BOTS["default"].margin * 5 // 2
