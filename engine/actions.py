@@ -15,6 +15,7 @@ __all__ = [
     "BuildHouse", "SellBuilding", "Mortgage", "LiftMortgage", "ProposeTrade", "AcceptTrade",
     "RejectTrade", "WithdrawTrade", "ClaimRent", "DeclareBankruptcy", "SettleMortgages",
     "TimeUp", "PayCardFine", "DrawCardInstead", "AuctionProperty",
+    "InspectBill", "InspectCard", "TakeCard", "DeclineCard", "UseCard", "SellProperty",
     "Action", "ACTION_TYPES", "encode_action", "decode_action", "action_sort_key",
 ]
 
@@ -199,16 +200,67 @@ class AuctionProperty:
     """Board index of the property."""
 
 
+# Codes 40-49: niente-e-come-sembra (engine.rules.counterfeit, faceup_cards, niente_estate).
+@dataclass(frozen=True, slots=True)
+class InspectBill:
+    """Spend a green magnifier token on one bill of another player's payment (inspect_window)."""
+    CODE: ClassVar[int] = 40
+    bill: int
+    """Bill id (engine.rules.banknotes)."""
+
+
+@dataclass(frozen=True, slots=True)
+class InspectCard:
+    """Spend a green magnifier token on the Imprevisti another player is using."""
+    CODE: ClassVar[int] = 41
+
+
+@dataclass(frozen=True, slots=True)
+class TakeCard:
+    """Take a face-up Imprevisti after landing on Imprevisti (a held one goes under the deck)."""
+    CODE: ClassVar[int] = 42
+    slot: int
+    """Face-up slot 0..2."""
+
+
+@dataclass(frozen=True, slots=True)
+class DeclineCard:
+    """Take no face-up Imprevisti."""
+    CODE: ClassVar[int] = 43
+
+
+@dataclass(frozen=True, slots=True)
+class UseCard:
+    """Use a kept card (Imprevisti: others may inspect it first)."""
+    CODE: ClassVar[int] = 44
+    deck: int
+    """Deck index (0 Probabilità, 1 Imprevisti)."""
+    card: int
+    """Card index in its deck."""
+    target: int
+    """Square the card acts on (rent claim square, street for a hotel), or -1."""
+
+
+@dataclass(frozen=True, slots=True)
+class SellProperty:
+    """While raising money: sell a property back to the bank at its printed price (its hotel,
+    if any, at half price)."""
+    CODE: ClassVar[int] = 45
+    square: int
+    """Board index of the property."""
+
+
 Action = Union[RollDice, BuyProperty, DeclineProperty, Bid, PassBid, PayJailFine, UseJailCard,
                BuildHouse, SellBuilding, Mortgage, LiftMortgage, ProposeTrade, AcceptTrade,
                RejectTrade, WithdrawTrade, ClaimRent, DeclareBankruptcy, SettleMortgages, TimeUp,
-               PayCardFine, DrawCardInstead, AuctionProperty]
+               PayCardFine, DrawCardInstead, AuctionProperty, InspectBill, InspectCard, TakeCard,
+               DeclineCard, UseCard, SellProperty]
 
 ACTION_TYPES: dict[int, type] = {cls.CODE: cls for cls in (
     RollDice, BuyProperty, DeclineProperty, Bid, PassBid, PayJailFine, UseJailCard, BuildHouse,
     SellBuilding, Mortgage, LiftMortgage, ProposeTrade, AcceptTrade, RejectTrade, WithdrawTrade,
     ClaimRent, DeclareBankruptcy, SettleMortgages, TimeUp, PayCardFine, DrawCardInstead,
-    AuctionProperty)}
+    AuctionProperty, InspectBill, InspectCard, TakeCard, DeclineCard, UseCard, SellProperty)}
 
 # Per code: tuple of booleans, True where the field is a tuple of ints.
 _SCHEMA: dict[int, tuple[bool, ...]] = {

@@ -29,10 +29,12 @@ from .events import ActionRefused, DebtOpened
 from .rng import BeaconRng
 from .rules import auction, bankruptcy, building, cards, jail, mortgage, movement, rent, trade
 from .rules import house_rules, sale, timed
+from .rules import niente_flow
 from .rules.money import settle
 from .state import (CHANCE_PHASES, O_TIMED, P_AUCTION, P_AUCTION_NEXT, P_BUY, P_CARD,
                     P_CHOICE, P_DICE, P_END_MOVE, P_FIRST, P_INHERIT, P_JAIL_MOVE, P_NEXT_TURN,
                     P_OVER, P_RAISE, P_ROLL, PHASE_NAMES, State, new_state)
+from .state import P_INSPECT, P_REVEAL
 
 __all__ = ["Pending", "new_game", "pending", "legal_actions", "apply_step", "apply_chance",
            "apply_action", "step_inplace", "chance_inplace", "advance", "random_playout"]
@@ -92,6 +94,9 @@ def pending(s: State) -> Pending:
         return _PENDING_FIRST
     if ph == P_CHOICE:
         return Pending(False, (s.current,), "card_choice", False)
+    if ph in niente_flow.NIENTE_PHASES:
+        chance, actors, kind = niente_flow.pending_parts(s)
+        return Pending(chance, actors, kind, False)
     if ph == P_OVER:
         return _PENDING_OVER
     raise AssertionError(f"transient phase {PHASE_NAMES[ph]} between steps")
@@ -150,6 +155,7 @@ _HANDLERS = {
     A.DrawCardInstead.CODE: lambda s, ev, seat, a, x: cards.choose(s, ev, seat, True),
     A.AuctionProperty.CODE: lambda s, ev, seat, a, x: sale.start_sale(s, ev, seat, a.square),
 }
+_HANDLERS.update(niente_flow.HANDLERS)  # codes 40-45 (niente-e-come-sembra)
 
 
 def _dispatch(s: State, seat: int, a, ev: list, in_auction: bool) -> None:
@@ -159,6 +165,8 @@ def _dispatch(s: State, seat: int, a, ev: list, in_auction: bool) -> None:
     h = _HANDLERS.get(getattr(a, "CODE", None))
     if h is None or type(a) is not A.ACTION_TYPES[a.CODE]:
         raise IllegalAction("not an action", "not_an_action")
+    if s.nx:
+        niente_flow.check_action(s, a)
     h(s, ev, seat, a, in_auction)
     advance(s, ev)
 
@@ -219,6 +227,7 @@ def step_inplace(s: State, inputs: Sequence, ev: list) -> None:
         raise ValueError(f"not a decision step: {PHASE_NAMES[ph]}")
     if len(inputs) != s.n:
         raise ValueError("one input per seat")
+    ev0 = len(ev)
     in_auction = ph == P_AUCTION
     if in_auction:
         step_actors = auction.actors(s)
@@ -248,6 +257,8 @@ def step_inplace(s: State, inputs: Sequence, ev: list) -> None:
         s.step_bids = []
     elif ph == P_CHOICE and s.phase == P_CHOICE:
         _choice_silence(s, ev)
+    if s.nx:
+        niente_flow.after_step(s, ev, inputs, ph, ev0)
 
 
 def _choice_silence(s: State, ev: list) -> None:
@@ -269,9 +280,15 @@ def chance_inplace(s: State, rng, ev: list) -> None:
         cards.draw(s, ev, rng)
     elif ph == P_FIRST:
         movement.first_player(s, ev, rng)
+        if s.nx:
+            niente_flow.deal_faceup(s, ev, rng)
+    elif ph == P_REVEAL:
+        niente_flow.standin_reveal(s, ev, rng)
     else:
         raise ValueError(f"not a chance step: {PHASE_NAMES[ph]}")
     advance(s, ev)
+    if s.nx:
+        niente_flow.after_chance(s, ev)
 
 
 def apply_step(state: State, inputs: Sequence) -> tuple[State, tuple]:
@@ -302,6 +319,8 @@ def apply_action(state: State, seat: int, action) -> tuple[State, tuple]:
         raise ValueError(f"not a decision step: {PHASE_NAMES[ph]}")
     if not 0 <= seat < state.n:
         raise ValueError("no such seat")
+    if state.nx:  # niente: windows and silence rules run at the end of every step
+        return niente_flow.apply_action(state, seat, action)
     s = state.copy()
     ev: list = []
     in_auction = ph == P_AUCTION
@@ -335,6 +354,8 @@ def legal_actions(s: State, seat: int) -> list:
         return []
     if s.out[seat]:
         return [A.TimeUp()] if s.opts[O_TIMED] and not s.time_up else []
+    if ph == P_INSPECT:
+        return niente_flow.window_legal(s, seat)
     out: list = []
     tb = s.tb
     if ph == P_ROLL and s.current == seat:
@@ -407,6 +428,8 @@ def legal_actions(s: State, seat: int) -> list:
         out += [A.PayCardFine(), A.DrawCardInstead()]
     if ph == P_RAISE and s.ed.debtor_auction and s.debts[0][0] == seat:
         out += [A.AuctionProperty(sq) for sq in mine if sale.sale_error(s, seat, sq) is None]
+    if s.nx:
+        niente_flow.extend_legal(s, seat, out)
     return out
 
 

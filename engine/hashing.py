@@ -24,7 +24,7 @@ _SCALARS = ("n", "phase", "current", "turn", "doubles", "d1", "d2", "dice_for", 
             "auc_lot", "pot", "time_up")
 _LISTS = ("cash", "pos", "jail", "out", "owner", "level", "mort", "undrawn", "resume", "auc_in",
           "auc_queue", "auc_target", "opts")
-_NESTED = ("decks", "held", "claims", "debts", "offers", "inherit", "step_bids")
+_NESTED = ("decks", "held", "claims", "debts", "offers", "inherit", "step_bids", "nx")
 
 
 def encode_state(s: State) -> bytes:

@@ -18,7 +18,7 @@ __all__ = ["State", "new_state", "PHASE_NAMES", "P_FIRST", "P_ROLL", "P_DICE", "
            "P_JAIL_MOVE", "P_AUCTION_NEXT", "P_NEXT_TURN", "AUTO_PHASES", "CHANCE_PHASES",
            "DICE_MOVE", "DICE_JAIL", "DICE_UTILITY", "HOTEL", "LOT_PROPERTY", "LOT_HOUSE",
            "LOT_HOTEL", "P_CHOICE", "O_POT", "O_NO_AUCTIONS", "O_DOUBLE_GO", "O_TIMED",
-           "NO_OPTIONS"]
+           "NO_OPTIONS", "P_INSPECT", "P_REVEAL", "P_TAKE"]
 
 # Phases. Decision and chance phases are what `pending` reports; AUTO phases are transient
 # bookkeeping the engine runs through immediately (never visible between steps).
@@ -30,8 +30,12 @@ PHASE_NAMES = ("first_player", "roll", "dice", "buy_or_auction", "auction_bid", 
 P_CHOICE = 13
 """Decision: the current player pays a card's fine or draws from another deck (pay_or_draw)."""
 PHASE_NAMES += ("card_choice",)
+P_INSPECT, P_REVEAL, P_TAKE = 14, 15, 16
+"""Niente-è-come-sembra (engine.rules.niente_flow): decision "inspect_window", chance-like
+"inspection" (outcomes of inspections), decision "take_card" (face-up Imprevisti)."""
+PHASE_NAMES += ("inspect_window", "inspection", "take_card")
 AUTO_PHASES = frozenset((P_END_MOVE, P_JAIL_MOVE, P_AUCTION_NEXT, P_NEXT_TURN))
-CHANCE_PHASES = frozenset((P_FIRST, P_DICE, P_CARD))
+CHANCE_PHASES = frozenset((P_FIRST, P_DICE, P_CARD, P_REVEAL))
 
 # What a pending dice roll is for.
 DICE_MOVE, DICE_JAIL, DICE_UTILITY = 0, 1, 2
@@ -45,7 +49,7 @@ NO_OPTIONS = (0, 0, 0, 0)
 
 _LIST_FIELDS = ("cash", "pos", "jail", "out", "owner", "level", "mort", "undrawn", "resume",
                 "auc_in", "auc_queue", "auc_target", "opts")
-_NESTED_FIELDS = ("decks", "held", "claims", "debts", "offers", "inherit", "step_bids")
+_NESTED_FIELDS = ("decks", "held", "claims", "debts", "offers", "inherit", "step_bids", "nx")
 
 
 class State:
@@ -105,6 +109,7 @@ class State:
         c.offers = [[x[:] if isinstance(x, list) else x for x in o] for o in self.offers]
         c.inherit = self.inherit[:]
         c.step_bids = [x[:] for x in self.step_bids]
+        c.nx = [[y[:] for y in x] if x and type(x[0]) is list else x[:] for x in self.nx]
         return c
 
     def __eq__(self, other: object) -> bool:
@@ -132,7 +137,8 @@ def new_state(edition: str | Edition, seats: int, opts: tuple[int, ...] = NO_OPT
         raise ValueError(f"unknown edition {edition!r}")
     if type(seats) is not int or not ed.min_players <= seats <= ed.max_players:
         raise ValueError(f"seats must be {ed.min_players}..{ed.max_players}")
-    if ed.stations_move_to_next_free or ed.hotels_only or ed.end_when_all_owned:
+    if (ed.stations_move_to_next_free or ed.hotels_only or ed.end_when_all_owned) and \
+            ed.decoder is None:
         raise ValueError(f"edition {ed.name}: rule switches not implemented yet")
     s = State.__new__(State)
     s.edition = ed.name
@@ -179,4 +185,8 @@ def new_state(edition: str | Edition, seats: int, opts: tuple[int, ...] = NO_OPT
     s.opts = list(opts)
     s.pot = 0
     s.time_up = 0
+    s.nx = []
+    if ed.decoder is not None:
+        from .rules.banknotes import new_nx
+        s.nx = new_nx(ed, seats)
     return s

@@ -77,3 +77,24 @@ class LanopoliApp(App):
 
 
 __all__ = ["LanopoliApp"]
+
+
+def run_play(args: Any) -> int:
+    """``lanopoli play``: the network (``--interface``/``--bind``, as host/join), the keys
+    (``--config-dir``), the name (``--name``, else the remembered one), then the app on a
+    NetLobby. Returns the exit code (0; 2 for a bad network choice via UsageError)."""
+    from pathlib import Path
+
+    from ui.peer import _identity, default_log_dir, resolve_endpoint
+    from ui.play import NetLobby
+
+    endpoint = resolve_endpoint(args)
+    settings = Settings.load(args.config_dir)
+    if args.name:
+        settings.name = args.name.strip()[:32]
+        settings.save()
+    args.seed = None
+    log_dir = Path(args.log_dir) if args.log_dir else default_log_dir()
+    backend = NetLobby(endpoint.address, log_dir=log_dir, identity=_identity(args))
+    LanopoliApp(backend=backend, settings=settings).run()
+    return 0

@@ -1,4 +1,4 @@
-"""The ``lanopoli`` command: ``demo``, ``verify``, ``host``, ``join`` (``play`` comes later).
+"""The ``lanopoli`` command: ``demo``, ``verify``, ``host``, ``join``, ``play`` (the terminal UI).
 
 ``main(argv) -> int`` parses the arguments, picks the language (Italian unless ``--lang en`` or
 an English locale), runs one subcommand and returns the exit code:
@@ -133,6 +133,17 @@ def build_parser() -> argparse.ArgumentParser:
                            help=_("seconds to look for games (default: {listing:g} with --list, {joining:g} to join)").format(
                                listing=LIST_WAIT_S, joining=JOIN_WAIT_S))
             p.set_defaults(run=_cmd_join)
+
+    play = sub.add_parser("play", parents=[lang], help=_("play in the terminal: find or create a game on the LAN"),
+                          description=_("Open the game in the terminal: your name, the games on the network, "
+                                        "create or join one, then play it with the keyboard or the mouse."))
+    where = play.add_mutually_exclusive_group()
+    where.add_argument("--interface", metavar="NAME", help=_("network interface to use, e.g. eth0"))
+    where.add_argument("--bind", metavar="ADDRESS", help=_("IPv4 address to use, e.g. 192.168.1.20"))
+    play.add_argument("--name", help=_("player name shown to the others"))
+    play.add_argument("--log-dir", type=Path, help=_("directory for the game log"))
+    play.add_argument("--config-dir", type=Path, help=_("directory of this player's keys"))
+    play.set_defaults(run=_cmd_play)
     return parser
 
 
@@ -244,6 +255,13 @@ def _cmd_join(args: argparse.Namespace) -> int:
     if args.list:
         return peer.list_games(args)
     return peer.run_headless(args, role="join")
+
+
+def _cmd_play(args: argparse.Namespace) -> int:
+    """``lanopoli play``: the Textual terminal UI (ui/app.py)."""
+    from ui.app import run_play
+
+    return run_play(args)
 
 
 __all__ = ["main", "build_parser"]

@@ -195,6 +195,12 @@ class Edition:
     debtor_auction: bool = False
     """Fabrianopoli: a debtor may auction an unbuilt property among the others, opening at its
     price (engine.rules.sale)."""
+    money_unit: int = 1
+    """Smallest amount that can change hands, euro: bids and trade cash must be multiples of it
+    (niente-e-come-sembra: 10, the smallest banknote)."""
+    decoder: object = None
+    """Niente-è-come-sembra: ``engine.editions.niente.DecoderRules`` (banknotes, magnifier tokens,
+    face-up Imprevisti); None: money is plain euro (every other edition)."""
     tables: Tables = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
     """Precomputed lists for the hot path (built in __post_init__)."""
 
@@ -274,9 +280,9 @@ def load_decks(filename: str, deck_ids: Mapping[str, int]) -> tuple[
 
 
 def _registry() -> dict[str, Edition]:
-    from . import classico, editrice_giochi, fabrianopoli
+    from . import classico, editrice_giochi, fabrianopoli, niente
     return {"classico": classico.EDITION, "editrice-giochi": editrice_giochi.EDITION,
-            "fabrianopoli": fabrianopoli.EDITION}
+            "fabrianopoli": fabrianopoli.EDITION, "niente-e-come-sembra": niente.EDITION}
 
 
 EDITIONS: Mapping[str, Edition] = _registry()

@@ -115,6 +115,8 @@ def bid(s, ev, seat: int, amount: int) -> None:
         raise IllegalAction("bid below the minimum", "bid_too_low")
     if amount > s.cash[seat]:
         raise IllegalAction("bid above your cash", "insufficient_cash")
+    if amount % s.ed.money_unit:
+        raise IllegalAction("bid not payable in banknotes", "bad_amount")
     s.step_bids.append([seat, amount])
 
 

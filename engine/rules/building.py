@@ -34,6 +34,8 @@ HOTEL = 5
 
 def build_error(s, seat: int, sq: int) -> tuple[str, str] | None:
     """(code, reason) why ``seat`` may not build one level on ``sq`` now, or None if it may."""
+    if s.ed.hotels_only:
+        return _niente().build_error(s, seat, sq)
     tb = s.tb
     if not 0 <= sq < tb.nsq or tb.kind[sq] != K_STREET:
         return ("not_a_street", "not a street")
@@ -82,6 +84,9 @@ def build(s, ev, seat: int, sq: int) -> None:
 
 def place(s, ev, seat: int, sq: int, price: int) -> None:
     """Put one more level on ``sq`` (checked by the caller) for ``price`` euro."""
+    if s.ed.hotels_only:
+        _niente().place(s, ev, seat, sq, price)
+        return
     lv = s.level[sq] + 1
     if lv == HOTEL:
         s.hotels -= 1
@@ -103,7 +108,8 @@ def shortage(s, inputs) -> tuple[int, list[tuple[int, int]]] | None:
     req: dict[int, list[tuple[int, int]]] = {LOT_HOUSE: [], LOT_HOTEL: []}
     for seat, a in enumerate(inputs):
         if type(a) is BuildHouse and not s.out[seat] and build_error(s, seat, a.square) is None:
-            req[LOT_HOTEL if s.level[a.square] == 4 else LOT_HOUSE].append((seat, a.square))
+            req[LOT_HOTEL if s.level[a.square] == 4 or s.ed.hotels_only else LOT_HOUSE].append(
+                (seat, a.square))
     for lot, stock in ((LOT_HOUSE, s.houses), (LOT_HOTEL, s.hotels)):
         r = req[lot]
         if len(r) >= 2 and len(r) > stock:
@@ -113,6 +119,8 @@ def shortage(s, inputs) -> tuple[int, list[tuple[int, int]]] | None:
 
 def sell_error(s, seat: int, sq: int) -> tuple[str, str] | None:
     """(code, reason) why ``seat`` may not sell a building of ``sq`` now, or None."""
+    if s.ed.hotels_only:
+        return _niente().sell_error(s, seat, sq)
     tb = s.tb
     if not 0 <= sq < tb.nsq or tb.kind[sq] != K_STREET:
         return ("not_a_street", "not a street")
@@ -136,6 +144,9 @@ def check_sell(s, seat: int, sq: int) -> None:
 
 def sell(s, ev, seat: int, sq: int) -> None:
     """SellBuilding: one level back to the bank at half price (see module doc for hotels)."""
+    if s.ed.hotels_only:
+        _niente().sell(s, ev, seat, sq)
+        return
     check_sell(s, seat, sq)
     tb = s.tb
     half = tb.house_cost[sq] // 2
@@ -174,6 +185,9 @@ def sell(s, ev, seat: int, sq: int) -> None:
 
 def sell_all(s, ev, seat: int) -> None:
     """Bankruptcy: every building of ``seat`` goes back to the bank at half price."""
+    if s.ed.hotels_only:
+        _niente().sell_all(s, ev, seat)
+        return
     tb = s.tb
     total = 0
     for sq, o in enumerate(s.owner):
@@ -193,6 +207,8 @@ def sell_all(s, ev, seat: int) -> None:
 def liquidation_value(s, seat: int) -> int:
     """Euro ``seat`` could still raise from the bank: buildings at half price plus the mortgage
     value of every unmortgaged property."""
+    if s.ed.hotels_only:  # niente: no mortgages, the bank buys property back at its price
+        return _niente().liquidation_value(s, seat)
     tb = s.tb
     total = 0
     for sq, o in enumerate(s.owner):
@@ -201,3 +217,9 @@ def liquidation_value(s, seat: int) -> int:
             if not s.mort[sq]:
                 total += tb.mortgage[sq]
     return total
+
+
+def _niente():
+    """engine.rules.niente_estate (hotels only; imported lazily: it imports this package)."""
+    from . import niente_estate
+    return niente_estate

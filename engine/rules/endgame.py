@@ -26,6 +26,8 @@ def net_worth(s, seat: int) -> int:
     game "alla metà del loro valore di acquisto")."""
     tb = s.tb
     total = s.cash[seat]
+    if s.ed.end_when_all_owned and s.phase == P_OVER:
+        return total  # niente: "Vince il giocatore che avrà più denaro"
     built = 0
     for sq, o in enumerate(s.owner):
         if o == seat:

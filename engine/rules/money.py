@@ -13,6 +13,9 @@ REASONS = ("salary", "tax", "card", "jail_fine", "rent", "purchase", "auction", 
            "mortgage", "lift", "mortgage_fee", "trade", "bankruptcy", "pot")
 R_SALARY, R_TAX, R_CARD, R_JAIL, R_RENT, R_PURCHASE, R_AUCTION, R_HOUSE, R_SALE, R_MORTGAGE, \
     R_LIFT, R_FEE, R_TRADE, R_BANKRUPTCY, R_POT = range(len(REASONS))
+REASONS += ("counterfeit",)
+R_COUNTERFEIT = REASONS.index("counterfeit")
+"""Niente-è-come-sembra: a fake bill found by an inspector, and the payer paying its value again."""
 
 
 def transfer(s, ev, payer: int, payee: int, amount: int, reason: int) -> None:
@@ -28,6 +31,9 @@ def transfer(s, ev, payer: int, payee: int, amount: int, reason: int) -> None:
     else:
         s.cash[payee] += amount
     ev.append(MoneyPaid(payer, payee, amount, REASONS[reason]))
+    if s.nx:  # niente-e-come-sembra: the bills themselves move too
+        from .banknotes import on_transfer
+        on_transfer(s, ev, payer, payee, amount, reason)
 
 
 def charge(s, ev, debtor: int, creditor: int, amount: int, reason: int, square: int = -1) -> None:

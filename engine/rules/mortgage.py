@@ -23,6 +23,8 @@ def _owner_error(s, seat: int, sq: int) -> tuple[str, str] | None:
 
 def mortgage_error(s, seat: int, sq: int) -> tuple[str, str] | None:
     """(code, reason) why ``seat`` may not mortgage ``sq`` now, or None."""
+    if s.nx:  # niente-e-come-sembra: no mortgages (the bank buys property back instead)
+        return ("no_mortgages", "there are no mortgages in this edition")
     err = _owner_error(s, seat, sq)
     if err:
         return err
@@ -51,6 +53,8 @@ def mortgage(s, ev, seat: int, sq: int) -> None:
 
 def lift_error(s, seat: int, sq: int) -> tuple[str, str] | None:
     """(code, reason) why ``seat`` may not lift the mortgage of ``sq`` now, or None."""
+    if s.nx:
+        return ("no_mortgages", "there are no mortgages in this edition")
     err = _owner_error(s, seat, sq)
     if err:
         return err

@@ -163,6 +163,10 @@ def land(s, ev, seat: int) -> None:
     if k == K_STREET or k == K_STATION or k == K_UTILITY:
         o = s.owner[sq]
         if o < 0:
+            if k == K_STATION and s.ed.stations_move_to_next_free:
+                from .niente_estate import board_train
+                board_train(s, ev, seat)
+                return
             s.phase = P_BUY
             return
         if o != seat and not s.mort[sq]:
@@ -180,6 +184,9 @@ def land(s, ev, seat: int) -> None:
     elif k == K_CARD:
         s.draw_deck = tb.deck[sq]
         s.phase = P_CARD
+        if s.nx and s.draw_deck == 1:  # niente: choose a face-up Imprevisti instead
+            from .faceup_cards import land_on_imprevisti
+            land_on_imprevisti(s, ev, seat)
         return
     elif k == K_GOTOJAIL:
         send_to_jail(s, ev, seat, "square")

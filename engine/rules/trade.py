@@ -66,6 +66,11 @@ def check_offer(s, o) -> tuple[int, int]:
         raise IllegalAction("empty trade", "empty_trade")
     if o[O_GIVE_CASH] < 0 or o[O_GET_CASH] < 0:
         raise IllegalAction("negative money", "bad_amount")
+    if (o[O_GIVE_CASH] | o[O_GET_CASH]) and (o[O_GIVE_CASH] % s.ed.money_unit
+                                             or o[O_GET_CASH] % s.ed.money_unit):
+        raise IllegalAction("money not payable in banknotes", "bad_amount")
+    if s.nx and (o[O_GIVE_CARDS] or o[O_GET_CARDS]):
+        raise IllegalAction("cards are not traded in this edition", "no_card_trade")
     _check_squares(s, o[O_GIVE], p)
     _check_squares(s, o[O_GET], q)
     _check_cards(s, o[O_GIVE_CARDS], p)

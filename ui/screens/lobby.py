@@ -28,6 +28,7 @@ class LobbyScreen(Screen):
         super().__init__()
         self.backend = backend
         self.settings = settings
+        self._had_games = False  # the "no games yet" hint goes away when one appears
 
     def compose(self) -> ComposeResult:
         with Vertical(id="lobby"):
@@ -67,6 +68,9 @@ class LobbyScreen(Screen):
                           f"{ad.address}:{ad.port}", key=ad.game_id.hex())
         if ads:
             table.move_cursor(row=min(keep, len(ads) - 1))
+            if not self._had_games:
+                self.query_one("#lobby-status", Label).update("")
+            self._had_games = True
         else:
             self.query_one("#lobby-status", Label).update(_("No games yet. Create one, or wait for one to appear."))
 

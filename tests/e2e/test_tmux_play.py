@@ -1,0 +1,96 @@
+"""End to end, as a person would: ``lanopoli play`` in a real terminal (tmux, 80×24) joins a
+game hosted by three bot peers in other processes (``lanopoli host``/``join`` on 127.0.0.1),
+a scripted player drives it with send-keys (join, roll once, then "let the bot play for me")
+to the end, and the test reads the final standings and the verify command with capture-pane,
+then runs that command."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None,
+                                reason="tmux is not installed (apt-get install -y tmux)")
+
+LANOPOLI = [sys.executable, "-m", "ui.cli"]
+
+
+def _tmux(*args: str) -> str:
+    return subprocess.run(["tmux", *args], check=True, capture_output=True, text=True).stdout
+
+
+def _screen(session: str) -> str:
+    return _tmux("capture-pane", "-p", "-t", session)
+
+
+def _wait_screen(session: str, text: str, seconds: float) -> str:
+    deadline = time.monotonic() + seconds
+    screen = ""
+    while time.monotonic() < deadline:
+        screen = _screen(session)
+        if text in screen:
+            return screen
+        time.sleep(0.3)
+    raise AssertionError(f"{text!r} never appeared; the screen was:\n{screen}")
+
+
+def test_play_joins_three_bot_peers_and_reaches_the_standings(tmp_path: Path) -> None:
+    env = dict(os.environ, LANG="en_US.UTF-8", LANGUAGE="", LC_ALL="", TERM="xterm-256color")
+    repo = Path(__file__).resolve().parents[2]
+    procs = []
+    session = f"lanopoli-{uuid.uuid4().hex[:8]}"
+    try:
+        host = subprocess.Popen([*LANOPOLI, "host", "--seats", "4", "--bind", "127.0.0.1", "--name", "Giulia",
+                                 "--log-dir", str(tmp_path / "giulia"), "--config-dir", str(tmp_path / "k0"),
+                                 "--progress-json"], cwd=repo, env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, text=True)
+        procs.append(host)
+        first = host.stdout.readline()  # the "hosting" line: the game is advertised
+        assert '"hosting"' in first, first
+        for i, name in enumerate(("Anna", "Luca"), 1):
+            procs.append(subprocess.Popen([*LANOPOLI, "join", "--bind", "127.0.0.1", "--name", name,
+                                           "--log-dir", str(tmp_path / name), "--config-dir", str(tmp_path / f"k{i}")],
+                                          cwd=repo, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        cmd = " ".join([*LANOPOLI, "play", "--lang", "en", "--bind", "127.0.0.1", "--name", "Marco",
+                        "--log-dir", str(tmp_path / "marco"), "--config-dir", str(tmp_path / "k3")])
+        _tmux("new-session", "-d", "-s", session, "-x", "80", "-y", "24", "-c", str(repo),
+              f"env LANG=en_US.UTF-8 TERM=xterm-256color {cmd}; sleep 600")
+        lobby = _wait_screen(session, "3/4", 60)
+        assert "Your name" in lobby and "classico" in lobby
+        _tmux("send-keys", "-t", session, "j")
+        game = _wait_screen(session, "Roll the dice", 60)
+        assert "Marco (you)" in game and "Giulia" in game and "VIA!" in game
+        _tmux("send-keys", "-t", session, "r")
+        _wait_screen(session, "Marco rolls", 30)
+        _tmux("send-keys", "-t", session, "a")  # let the bot play for me
+        end = _wait_screen(session, "Check it: lanopoli verify", 240)
+        assert "Final standings" in end and "wins!" in end
+        for name in ("Marco", "Giulia", "Anna", "Luca"):
+            assert name in end
+        # The path may wrap onto the next lines of the 80-column screen.
+        log = ""
+        for line in end.split("Check it: lanopoli verify", 1)[1].splitlines():
+            log += line.strip()
+            if log.endswith(".log"):
+                break
+        assert Path(log).is_file()
+        check = subprocess.run([*LANOPOLI, "verify", log], cwd=repo, env=env, capture_output=True, text=True)
+        assert check.returncode == 0, check.stdout + check.stderr
+        _tmux("send-keys", "-t", session, "q")
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+        for p in procs:
+            if p.poll() is None:
+                p.terminate()
+        for p in procs:
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
