@@ -54,6 +54,24 @@ ABORTED = "aborted"
 #: Log header format version (gamelog header record, core.md §6).
 LOG_HEADER_VERSION = 1
 
+#: Setup options that turn seat loss on with its defaults (core.md §8.1): a silent seat is
+#: played by the engine's bot after 30 s. Merge into ``Lobby.host(options=...)``.
+RESILIENCE_DEFAULTS = {C.OPT_ON_DROP: C.DEFAULT_ON_DROP, C.OPT_DROP_TIMEOUT: C.DEFAULT_DROP_TIMEOUT}
+
+
+def check_p2p_options(opts: tuple) -> None:
+    """Validate the ``p2p.*`` setup options (core.md §8.1). Raises ``LocalProtocolError``."""
+    d = dict(opts)
+    for k in d:
+        if k.startswith(C.P2P_OPTION_PREFIX) and k not in (C.OPT_ON_DROP, C.OPT_DROP_TIMEOUT):
+            raise LocalProtocolError(f"unknown p2p option {k!r}")
+    if C.OPT_ON_DROP in d and d[C.OPT_ON_DROP] not in ("bot", "bankrupt"):
+        raise LocalProtocolError(f"{C.OPT_ON_DROP} must be 'bot' or 'bankrupt'")
+    t = d.get(C.OPT_DROP_TIMEOUT, C.DEFAULT_DROP_TIMEOUT)
+    if type(t) is not int or not C.MIN_DROP_TIMEOUT <= t <= C.MAX_DROP_TIMEOUT:
+        raise LocalProtocolError(f"{C.OPT_DROP_TIMEOUT} must be an int of seconds in "
+                                 f"[{C.MIN_DROP_TIMEOUT}, {C.MAX_DROP_TIMEOUT}]")
+
 
 # --- events ---------------------------------------------------------------------------------
 
@@ -131,8 +149,10 @@ class Lobby:
         self.identity = identity
         self.role = role
         self.game_id = game_id
+        #: Our hash-chain secret h_0 (32 bytes). Keep it private (0600) for ``resume_session``.
+        self.chain_secret = new_secret(demo_seed, b"chain", game_id)
         #: Our hash chain (its head goes into our Join).
-        self.chain = HashChain(new_secret(demo_seed, b"chain", game_id), chain_length)
+        self.chain = HashChain(self.chain_secret, chain_length)
         self._seed_secret = new_secret(demo_seed, b"seed", game_id)
         #: Our own setup entry.
         self.me = Player(identity.public_key, identity.x25519_public_key, name, self.chain.head,
@@ -175,6 +195,7 @@ class Lobby:
             opts = check_options(options or {})
         except WireError as e:
             raise LocalProtocolError(str(e)) from None
+        check_p2p_options(opts)
         gid = os.urandom(C.GAME_ID_LEN) if demo_seed is None else derive_secret(demo_seed, b"game-id", b"")[:16]
         lob = cls(identity, role="host", game_id=gid, name=name, bot=bot, demo_seed=demo_seed, now=now,
                   chain_length=chain_length)

@@ -148,3 +148,19 @@ def test_joiner_times_out_without_answer():
     assert lob.get_timer() == C.JOIN_TIMEOUT
     lob.handle_timer(C.JOIN_TIMEOUT)
     assert lob.phase == ABORTED
+
+
+def test_p2p_options_are_validated_and_kept_from_the_engine():
+    import pytest
+    from p2p.errors import LocalProtocolError
+    from p2p.lobby import RESILIENCE_DEFAULTS
+    from p2p.wire import engine_options
+
+    ident = Identity.from_seed(b"h")
+    for bad in ({"p2p.on_drop": "kick"}, {"p2p.drop_timeout": 0}, {"p2p.other": 1}):
+        with pytest.raises(LocalProtocolError):
+            Lobby.host(ident, edition="race", seats=2, name="h", endpoint=addr(0), options=bad, chain_length=16)
+    lobbies = make_lobbies(2, options=dict(RESILIENCE_DEFAULTS, target=20))
+    pump_lobbies(lobbies)
+    setup = lobbies[addr(0)].setup
+    assert dict(setup.options)["p2p.on_drop"] == "bot" and engine_options(setup) == {"target": 20}
