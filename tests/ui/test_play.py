@@ -1,0 +1,94 @@
+"""Unit tests of the UI's pure parts: the game log sentences (Italian by default), the board
+geometry, the human seat's input policy, join codes and remembered settings."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+import engine
+from engine import actions as A
+from engine.events import MoneyPaid, RentDue, TurnStarted
+from engine.testing import scenario
+from ui.board_layout import cell_of, short_name
+from ui.i18n import set_language
+from ui.narrate import Narrator
+from ui.play import HumanSeat, Settings, parse_join_code
+
+
+@pytest.fixture
+def italian():
+    set_language("it")
+    yield
+    set_language("en")
+
+
+def test_rent_sentence_in_plain_italian(italian):
+    n = Narrator(engine.EDITIONS["classico"], ("Marco", "Giulia"))
+    lines = n.lines([RentDue(1, 0, 9, 50), MoneyPaid(0, 1, 50, "rent"), TurnStarted(1)])
+    assert lines == ["Marco paga €50 di affitto a Giulia per Viale Vesuvio", "— Tocca a Giulia —"]
+
+
+def test_money_uses_the_italian_thousands_dot(italian):
+    n = Narrator(engine.EDITIONS["classico"], ("Marco", "Giulia"))
+    assert n.lines([MoneyPaid(0, 1, 1500, "trade")]) == ["Marco paga €1.500 a Giulia"]
+
+
+def test_board_corners_follow_the_printed_board():
+    # VIA! bottom right, Prigione bottom left, Parcheggio top left, In prigione! top right.
+    assert [cell_of(sq) for sq in (0, 10, 20, 30)] == [(10, 10), (0, 10), (0, 0), (10, 0)]
+    cells = {cell_of(sq) for sq in range(40)}
+    assert len(cells) == 40 and all(c in (0, 10) or r in (0, 10) for c, r in cells)
+    with pytest.raises(ValueError):
+        cell_of(40)
+
+
+def test_short_names_fit_their_cell():
+    assert short_name("Viale Vesuvio", 7) == "V.Vesuv"
+    assert short_name("Parco della Vittoria", 4) == "Vitt"
+    assert short_name("VIA!", 4) == "VIA!"
+    assert short_name("Prigione / Transito", 4, kind=6) == "Prig"
+
+
+def test_human_seat_waits_only_when_the_game_waits_for_it():
+    async def run():
+        st = scenario(2)  # seat 0 must roll
+        human = HumanSeat()
+        assert human.decide(st, 1) is None  # not our turn, nothing queued: "nothing"
+        pending = human.decide(st, 0)
+        assert asyncio.iscoroutine(pending)
+        task = asyncio.ensure_future(pending)
+        await asyncio.sleep(0)
+        assert human.deciding and not task.done()
+        human.submit(A.RollDice())
+        assert await task == A.RollDice()
+        human.set_autoplay(True)
+        assert human.decide(st, 0) == engine.bots.choose(st, 0)
+    asyncio.run(run())
+
+
+def test_human_seat_claims_rent_by_itself():
+    st = scenario(2)
+    st.owner[9] = 0
+    st.claims.append([0, 1, 9, 8, st.turn])
+    human = HumanSeat()
+    assert A.ClaimRent(9, 1) in engine.legal_actions(st, 0)
+    assert human.decide(st, 0) == A.ClaimRent(9, 1)
+
+
+def test_join_codes():
+    assert parse_join_code("127.0.0.1:4000/" + "ab" * 16) == ("127.0.0.1", 4000, bytes([0xab]) * 16)
+    for bad in ("127.0.0.1:4000", "nohost:1/" + "ab" * 16, "127.0.0.1:0/" + "ab" * 16, "127.0.0.1:9/abcd"):
+        with pytest.raises(ValueError):
+            parse_join_code(bad)
+
+
+def test_settings_remember_the_name(tmp_path):
+    s = Settings.load(tmp_path)
+    assert s.name == ""
+    s.name = "Marco"
+    s.save()
+    assert Settings.load(tmp_path).name == "Marco"
+    (tmp_path / "play.json").write_text("{broken")
+    assert Settings.load(tmp_path).name == ""
