@@ -34,7 +34,7 @@ from .rules.money import settle
 from .state import (CHANCE_PHASES, O_TIMED, P_AUCTION, P_AUCTION_NEXT, P_BUY, P_CARD,
                     P_CHOICE, P_DICE, P_END_MOVE, P_FIRST, P_INHERIT, P_JAIL_MOVE, P_NEXT_TURN,
                     P_OVER, P_RAISE, P_ROLL, PHASE_NAMES, State, new_state)
-from .state import P_INSPECT, P_REVEAL
+from .state import P_REVEAL
 
 __all__ = ["Pending", "new_game", "pending", "legal_actions", "apply_step", "apply_chance",
            "apply_action", "step_inplace", "chance_inplace", "advance", "random_playout"]
@@ -354,8 +354,6 @@ def legal_actions(s: State, seat: int) -> list:
         return []
     if s.out[seat]:
         return [A.TimeUp()] if s.opts[O_TIMED] and not s.time_up else []
-    if ph == P_INSPECT:
-        return niente_flow.window_legal(s, seat)
     out: list = []
     tb = s.tb
     if ph == P_ROLL and s.current == seat:

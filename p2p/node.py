@@ -41,26 +41,32 @@ from typing import Any
 
 from . import const as C
 from .discovery import LOBBY, RUNNING, Discovery, GameAd
+from .errors import LocalProtocolError
+from .gamelog import OwnLog
 from .identity import Identity
 from .lobby import (GameStarted, Lobby, LobbyAborted, LobbyPeerMisbehaved, LobbyStatus, PlayerJoined,
                     PlayerLeft, SetupProposed)
-from .lockstep import (BeaconExhausted, CheatDetected, Desync, Equivocation, GameOver, PeerMisbehaved,
-                       PeerStalled, StepApplied)
+from .lockstep import (FINISHED, BeaconExhausted, CaughtUp, CheatDetected, Desync, Equivocation, GameOver,
+                       LockstepSession, PeerMisbehaved, PeerStalled, SeatDropped, SeatDropVoted, SeatLost,
+                       StepApplied)
 from .transport import Addr, Link
-from .wire import MSG_STEP
+from .wire import SESSION_TAGS
 
 PROGRESS_INTERVAL = 0.2  # s between progress lines (at most 5 per second)
 LINGER = 1.0  # s to keep answering after GameOver (ends early once every channel is idle)
 DISCOVERY_TIMEOUT = 30.0  # s a joiner looks for a game
-STALL_LIMIT = 60.0  # s a step may wait for a silent seat before the node gives up
-_STEP_TAG = bytes([0x93, MSG_STEP])  # msgpack [MSG_STEP, body, sig]: fixarray(3), fixint 16
-_MAX_EARLY = 64  # step messages buffered before our own session starts
+STALL_LIMIT = 60.0  # s a step may wait for a silent seat before the node gives up (> drop timeout)
+WAIT_NOTICE = 1.0  # s a step waits for another seat before the node reports whom it waits for
+WAIT_REPEAT = 1.0  # s between two ``waiting`` lines
+_MAX_EARLY = 256  # session messages buffered before our own session starts
+RESUME_SUFFIX = ".resume"  # <log>.resume: chain secret + endpoints, mode 0600, removed at GameOver
+OWN_SUFFIX = ".own"  # <log>.own: our own signed step messages (core.md §6)
 
 
 class NodeError(Exception):
     """The peer stopped without finishing the game. ``code``: "lobby" | "desync" |
-    "equivocation" | "cheat" | "beacon" | "stalled" | "timeout" | "not_found" | "local_input"; ``step``: the
-    lockstep step (or None); the message is English."""
+    "equivocation" | "cheat" | "beacon" | "stalled" | "timeout" | "not_found" | "local_input" |
+    "resume"; ``step``: the lockstep step (or None); the message is English."""
 
     def __init__(self, code: str, message: str, step: int | None = None) -> None:
         super().__init__(message)
@@ -90,6 +96,13 @@ class PeerConfig:
     ``engine``; tests may pass a stand-in); ``choose``: the bot function (default
     ``engine.bots.choose``); ``game_filter``: extra condition on the games a joiner without
     ``game_id`` may pick; ``timeout``: overall limit in s (None: none).
+
+    Resilience (docs/protocol/core.md §7-§10, network.md §5): ``on_drop`` (host only) is the
+    rule for a seat silent for ``drop_timeout`` s: "bot" (default) or "bankrupt"; None turns
+    seat loss off (the game then waits up to STALL_LIMIT). ``resume``: if ``log_dir`` holds an
+    unfinished game of ours (``<log>.resume`` present, matching ``game_id`` if given), rejoin
+    it from the log instead of opening or joining a lobby. ``faults``: a
+    ``p2p.faults.FaultPlan`` applied to our datagrams (tests and demos only).
     """
 
     role: str
@@ -116,6 +129,10 @@ class PeerConfig:
     local_input: Callable[[Any, int], Any] | None = None
     observer: Callable[[Any], None] | None = None
     host_addr: tuple[str, int] | None = None
+    on_drop: str | None = C.DEFAULT_ON_DROP
+    drop_timeout: int = C.DEFAULT_DROP_TIMEOUT
+    resume: bool = True
+    faults: Any = None
 
     def __post_init__(self) -> None:
         if self.role not in ("host", "join"):
@@ -124,6 +141,19 @@ class PeerConfig:
             raise ValueError("host_addr is for a joiner that names its game_id")
         if self.bind in ("0.0.0.0", "", "::"):
             raise ValueError("bind to the address you mean, not a wildcard")
+        if self.on_drop is not None and self.on_drop not in ("bot", "bankrupt"):
+            raise ValueError(f"on_drop must be 'bot', 'bankrupt' or None, not {self.on_drop!r}")
+        if not C.MIN_DROP_TIMEOUT <= int(self.drop_timeout) <= C.MAX_DROP_TIMEOUT:
+            raise ValueError(f"drop_timeout must be {C.MIN_DROP_TIMEOUT}..{C.MAX_DROP_TIMEOUT} s")
+
+    def host_options(self) -> dict[str, Any]:
+        """The setup options the host proposes: ``options`` plus the p2p seat-loss keys
+        (core.md §7.1), unless ``on_drop`` is None."""
+        opts = dict(self.options or {})
+        if self.on_drop is not None:
+            opts[C.OPT_ON_DROP] = self.on_drop
+            opts[C.OPT_DROP_TIMEOUT] = int(self.drop_timeout)
+        return opts
 
 
 @dataclass
@@ -153,6 +183,79 @@ class PeerResult:
                 "winner": self.winner, "winner_name": self.winner_name, "steps": self.steps,
                 "log": None if self.log_path is None else str(self.log_path), "seat": self.seat,
                 "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}
+
+
+def write_resume_file(path: Path, chain_secret: bytes, seat: int, endpoints: list) -> None:
+    """Write ``<log>.resume`` (mode 0600, created private, never world-readable even for an
+    instant): JSON ``{"version": 1, "chain_secret": hex of our 32-byte hash-chain secret h_0,
+    "seat": our seat, "endpoints": [[host, port], ...] every seat's transport address}``. The
+    secret is not in the log (core.md §10) and anyone holding it knows our future reveals;
+    the endpoints are not in the signed setup (network.md §5) but a restarted peer must
+    reach the others, and they still send to our old address."""
+    data = json.dumps({"version": 1, "chain_secret": chain_secret.hex(), "seat": seat,
+                       "endpoints": [[str(h), int(p)] for h, p in endpoints]}).encode()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
+def read_resume_file(path: Path) -> dict:
+    """Read ``<log>.resume`` (see ``write_resume_file``): ``{"chain_secret": bytes, "seat":
+    int, "endpoints": [(host, port), ...]}``. Raises ``NodeError("resume")`` if it is missing
+    or malformed."""
+    try:
+        d = json.loads(Path(path).read_text())
+        secret = bytes.fromhex(d["chain_secret"])
+        eps = [(str(h), int(p)) for h, p in d["endpoints"]]
+        seat = int(d["seat"])
+        if len(secret) != 32 or not 0 <= seat < len(eps):
+            raise ValueError("bad secret or seat")
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise NodeError("resume", f"cannot read {path}: {e}") from None
+    return {"chain_secret": secret, "seat": seat, "endpoints": eps}
+
+
+def find_resumable(log_dir: str | os.PathLike[str], identity: Identity, game_id: bytes | None = None) -> Path | None:
+    """The game log in ``log_dir`` that we can rejoin: ``game-<gid16>-seat<k>.log`` with its
+    ``.resume`` file (removed when a game ends), whose signed setup seats ``identity``, of
+    ``game_id`` if given. The most recently written one if several; None if there is none."""
+    from .gamelog import KIND_HEADER, LogReader
+    from .verify import BadLog, parse_header
+
+    d = Path(log_dir)
+    if not d.is_dir():
+        return None
+    prefix = "game-" + (game_id.hex()[:16] if game_id is not None else "")
+    found = []
+    for res in d.glob(f"{prefix}*.log{RESUME_SUFFIX}"):
+        log = res.with_name(res.name[: -len(RESUME_SUFFIX)])
+        if not log.is_file():
+            continue
+        first = next(iter(LogReader(log)), None)
+        if first is None or first.kind != KIND_HEADER:
+            continue
+        try:
+            setup = parse_header(first.payload)[0]
+        except BadLog:
+            continue
+        if game_id is not None and setup.game_id != game_id:
+            continue
+        if any(pl.public_key == identity.public_key for pl in setup.players):
+            found.append((log.stat().st_mtime, str(log), log))
+    return max(found)[2] if found else None
+
+
+def _resilience_json(ev: Any) -> dict:
+    """Progress line (docs/protocol/cli.md) for SeatDropVoted, SeatDropped and CaughtUp."""
+    if isinstance(ev, SeatDropVoted):
+        return {"type": "drop_vote", "step": ev.step, "seat": ev.seat}
+    if isinstance(ev, SeatDropped):
+        return {"type": "seat_dropped", "step": ev.step, "seat": ev.seat, "rule": ev.rule,
+                "reconstructed": ev.reconstructed}
+    return {"type": "caught_up", "source": ev.source, "from_step": ev.from_step, "to_step": ev.to_step}
 
 
 def progress_printer(stream: Any = None) -> Callable[[dict], None]:
@@ -210,6 +313,12 @@ class Node:
         self._asked_step = -1  # step whose input local_input is deciding (human seat)
         #: Where the evidence of a detected fault was written, if any.
         self.evidence_path: Path | None = None
+        #: After a restart from our log: what ``resume_session`` found (``ResumeReport``).
+        self.resume_report: Any = None
+        self._resume_file: Path | None = None
+        self._wait_step = -1  # step whose waiting we last reported
+        self._wait_next = 0.0  # loop time of the next ``waiting`` line
+        self._ticker: asyncio.TimerHandle | None = None
 
     # -- queries ------------------------------------------------------------------------
 
@@ -229,14 +338,20 @@ class Node:
         """Bind the socket and zeroconf; host: open and advertise the lobby; join: find the
         game and send Join. Raises NodeError("not_found") if no game shows up in time."""
         cfg = self.cfg
-        self.link = await Link.open(cfg.bind, cfg.port, self._on_message)
+        if cfg.resume and cfg.log_dir is not None:
+            found = find_resumable(cfg.log_dir, self.identity, cfg.game_id)
+            if found is not None:
+                await self._resume(found)
+                return
+        self.link = await Link.open(cfg.bind, cfg.port, self._on_message, faults=cfg.faults)
         self.discovery = Discovery([cfg.interface or cfg.bind])
         await self.discovery.start()
         now = self.loop.time()
         name = cfg.name or f"bot-{self.identity.fingerprint[:4]}"
         if cfg.role == "host":
             self.lobby = Lobby.host(self.identity, edition=cfg.edition, seats=cfg.seats, name=name,
-                                    endpoint=self.link.address, options=cfg.options, bot=cfg.local_input is None,
+                                    endpoint=self.link.address, options=cfg.host_options(),
+                                    bot=cfg.local_input is None,
                                     demo_seed=cfg.demo_seed, now=now, chain_length=cfg.chain_length)
             ad = GameAd(version=C.PROTOCOL_VERSION, game_id=self.lobby.game_id, edition=cfg.edition,
                         seats_taken=1, seats_total=cfg.seats, state=LOBBY,
@@ -275,7 +390,7 @@ class Node:
 
     def _on_message(self, addr: Addr, payload: bytes) -> None:
         session = self.session
-        if payload[:2] == _STEP_TAG:
+        if payload[:2] in SESSION_TAGS:  # wire.is_session_message, inlined: the hot path
             if session is not None:
                 session.receive_message(payload, self.loop.time())
                 self._pump_session()
@@ -344,9 +459,16 @@ class Node:
             d.mkdir(parents=True, exist_ok=True)
             self.log_path = d / f"game-{ev.setup.game_id.hex()[:16]}-seat{ev.my_seat}.log"
             self._log = LogWriter(self.log_path, self.lobby.log_header())
+            self._resume_file = Path(str(self.log_path) + RESUME_SUFFIX)
+            write_resume_file(self._resume_file, self.lobby.chain_secret, ev.my_seat, eps)
         now = self.loop.time()
-        self.session = self.lobby.start_session(self.engine, log=self._log, now=now)
+        lob = self.lobby
+        own = None if self.log_path is None else OwnLog(str(self.log_path) + OWN_SUFFIX)
+        self.session = LockstepSession(lob.setup, lob.my_seat, lob.identity, lob.chain, self.engine,
+                                       lob.game_seed, log=self._log, own_log=own, now=now,
+                                       setup_bytes=lob.setup_bytes)
         self.phase = "playing"
+        self._tick()
         self._emit({"type": "found", "peers": ev.setup.seats, "elapsed_s": round(now - self.t0, 3)})
         early, self._early = self._early, []
         for raw in early:
@@ -371,6 +493,11 @@ class Node:
                     self._game_over(ev)
                 elif isinstance(ev, PeerMisbehaved):
                     self.misbehaved += 1
+                elif isinstance(ev, (SeatDropVoted, SeatDropped, CaughtUp)):
+                    self._emit(_resilience_json(ev))
+                elif isinstance(ev, SeatLost):
+                    self._become_spectator(ev)
+                    return
                 else:
                     self._on_trouble(ev)
             if session.needs_local_input() is None:
@@ -433,9 +560,19 @@ class Node:
         msg["waiting_for"] = list(self.session.waiting_for())
         return msg
 
+    def _stall_limit(self) -> float:
+        """Seconds a step may wait before we give up: STALL_LIMIT, and at least twice the drop
+        timeout when seat loss is on, so that a drop (which needs every other seat's vote)
+        always gets its chance first."""
+        s = self.session
+        if s is None or not s.seat_loss:
+            return STALL_LIMIT
+        return max(STALL_LIMIT, 2.0 * s.drop_timeout)
+
     def _on_trouble(self, ev: Any) -> None:
         if isinstance(ev, PeerStalled):
-            if ev.waited >= STALL_LIMIT:
+            self._report_waiting(force=True)
+            if ev.waited >= self._stall_limit():
                 self._fail(NodeError("stalled", f"no message from seats {list(ev.seats)} for "
                                                 f"{ev.waited:.0f} s", ev.step))
             return
@@ -463,10 +600,115 @@ class Node:
         self.evidence_path = path
         return path
 
+    # -- waiting, restart, spectator -------------------------------------------------------
+
+    def _tick(self) -> None:
+        """Every WAIT_NOTICE/2 s while playing: report whom we wait for (``_report_waiting``)."""
+        self._ticker = None
+        if self.phase != "playing" or self.session is None:
+            return
+        self._report_waiting()
+        self._ticker = self.loop.call_later(WAIT_NOTICE / 2, self._tick)
+
+    def _report_waiting(self, force: bool = False) -> None:
+        """Emit a ``waiting`` line (docs/protocol/cli.md) when the current step has waited
+        WAIT_NOTICE s or more for other seats, at most every WAIT_REPEAT s; ``force``: now."""
+        s = self.session
+        others = [i for i in s.waiting_for() if i != self.seat]
+        now = self.loop.time()
+        if not others:
+            return
+        stuck = now - s._step_started
+        if not force and (stuck < WAIT_NOTICE or now < self._wait_next):
+            return
+        self._wait_next = now + WAIT_REPEAT
+        deadline = s.drop_deadline()
+        self._emit({"type": "waiting", "step": s.step, "seats": others,
+                    "names": [self.names[i] for i in others if i < len(self.names)],
+                    "waited_s": round(stuck, 1),
+                    "deadline_s": None if deadline is None else round(max(0.0, deadline - now), 1)})
+
+    async def _resume(self, path: Path) -> None:
+        """Rejoin the game of ``path`` from our log (core.md §10): same socket address as
+        before (the others still send there; a new transport epoch tells them we restarted),
+        replay and check the log, report damage, re-send our current message and ask for
+        catch-up."""
+        from .resume import resume_session
+
+        cfg = self.cfg
+        info = read_resume_file(Path(str(path) + RESUME_SUFFIX))
+        eps = info["endpoints"]
+        seat = info["seat"]
+        mine = eps[seat]
+        port = cfg.port or mine[1]
+        try:
+            self.link = await Link.open(cfg.bind, port, self._on_message, faults=cfg.faults)
+        except OSError:
+            # Our old port is taken: the others cannot reach us until they hear from us.
+            self.link = await Link.open(cfg.bind, 0, self._on_message, faults=cfg.faults)
+        now = self.loop.time()
+        try:
+            sess, rep = resume_session(path, self.identity, info["chain_secret"], self.engine,
+                                       own_log_path=str(path) + OWN_SUFFIX, now=now)
+        except (LocalProtocolError, OSError) as e:
+            raise NodeError("resume", f"cannot resume from {path}: {e}") from None
+        self._adopt_resumed(path, sess, eps)
+        self.resume_report = rep
+        dmg = rep.damage
+        self._emit({"type": "resumed", "log": str(path), "step": rep.steps, "own_resent": rep.own_resent,
+                    "damage": None if dmg is None else {"step": dmg.step, "offset": dmg.offset,
+                                                         "reason": dmg.reason}})
+        if rep.finished:
+            self._game_over(GameOver(self._winner(sess.state), sess.state_hash, sess.step))
+            return
+        self._pump_session()
+
+    def _adopt_resumed(self, path: Path, sess: Any, eps: list) -> None:
+        self.session = sess
+        self.seat = sess.my_seat
+        self.peers = [tuple(a) for i, a in enumerate(eps) if i != sess.my_seat]
+        self.names = tuple(p.name for p in sess.setup.players)
+        self.log_path = path
+        self._log = sess.log
+        self._resume_file = Path(str(path) + RESUME_SUFFIX)
+        self.phase = "playing" if sess.phase != FINISHED else "done"
+        self._asked_step = -1
+        if self._ticker is None:
+            self._tick()
+
+    def _become_spectator(self, ev: SeatLost) -> None:
+        """Our seat was dropped at ``ev.step`` after we had applied that step ourselves: our
+        state forked. Cut our log back to that step and follow the game as a spectator
+        (core.md §8.3, §8.4)."""
+        from .resume import resume_session
+
+        self._emit({"type": "seat_lost", "step": ev.step})
+        old = self.session
+        for f in (old.log, old.own_log):
+            if f is not None:
+                f.close()
+        info = read_resume_file(self._resume_file)
+        try:
+            sess, _ = resume_session(self.log_path, self.identity, info["chain_secret"], self.engine,
+                                     own_log_path=str(self.log_path) + OWN_SUFFIX, now=self.loop.time(),
+                                     truncate_at=ev.step)
+        except (LocalProtocolError, OSError) as e:
+            self._fail(NodeError("resume", f"cannot follow the game after losing our seat: {e}", ev.step))
+            return
+        self._adopt_resumed(self.log_path, sess, info["endpoints"])
+        self._pump_session()
+
+    def _winner(self, state: Any) -> int | None:
+        w = getattr(self.engine, "winner", None)
+        return None if w is None else w(state)
+
     def _game_over(self, ev: GameOver) -> None:
         if self._done.done():
             return
         self.phase = "done"
+        if self._resume_file is not None:
+            # The game is over: nothing left to resume, and the chain secret has no use left.
+            self._resume_file.unlink(missing_ok=True)
         self._done.set_result(PeerResult(
             final_state_hash=ev.final_hash, winner=ev.winner, steps=ev.steps, log_path=self.log_path,
             seat=self.seat, events_by_type=dict(self._events), names=self.names))
@@ -516,6 +758,9 @@ class Node:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+        if self._ticker is not None:
+            self._ticker.cancel()
+            self._ticker = None
         try:
             if self.link is not None and self.phase == "done":
                 await self.link.drain(self.cfg.linger)
@@ -534,6 +779,9 @@ class Node:
                 if self._log is not None:
                     log, self._log = self._log, None
                     log.close()
+                own = getattr(self.session, "own_log", None)
+                if own is not None:
+                    own.close()
 
 
 async def run_peer(cfg: PeerConfig) -> PeerResult:

@@ -111,12 +111,13 @@ def _check_bidder(s, seat: int) -> None:
 def bid(s, ev, seat: int, amount: int) -> None:
     """Bid: record the bid for the end of the step."""
     _check_bidder(s, seat)
+    u = s.ed.money_unit
+    if amount % u:  # niente: only whole banknotes change hands (rounded up; cash is a multiple)
+        amount += u - amount % u
     if amount < min_bid(s):
         raise IllegalAction("bid below the minimum", "bid_too_low")
     if amount > s.cash[seat]:
         raise IllegalAction("bid above your cash", "insufficient_cash")
-    if amount % s.ed.money_unit:
-        raise IllegalAction("bid not payable in banknotes", "bad_amount")
     s.step_bids.append([seat, amount])
 
 

@@ -66,9 +66,6 @@ def check_offer(s, o) -> tuple[int, int]:
         raise IllegalAction("empty trade", "empty_trade")
     if o[O_GIVE_CASH] < 0 or o[O_GET_CASH] < 0:
         raise IllegalAction("negative money", "bad_amount")
-    if (o[O_GIVE_CASH] | o[O_GET_CASH]) and (o[O_GIVE_CASH] % s.ed.money_unit
-                                             or o[O_GET_CASH] % s.ed.money_unit):
-        raise IllegalAction("money not payable in banknotes", "bad_amount")
     if s.nx and (o[O_GIVE_CARDS] or o[O_GET_CARDS]):
         raise IllegalAction("cards are not traded in this edition", "no_card_trade")
     _check_squares(s, o[O_GIVE], p)
@@ -83,10 +80,11 @@ def check_offer(s, o) -> tuple[int, int]:
 
 def propose(s, ev, seat: int, a) -> None:
     """ProposeTrade: open (or replace) ``seat``'s offer."""
-    o = [seat, a.partner, list(a.give_squares), list(a.get_squares), a.give_cash, a.get_cash,
-         list(a.give_cards), list(a.get_cards), list(a.lift)]
+    u = s.ed.money_unit  # niente: only whole banknotes change hands (amounts rounded up)
+    o = [seat, a.partner, list(a.give_squares), list(a.get_squares), -(-a.give_cash // u) * u,
+         -(-a.get_cash // u) * u, list(a.give_cards), list(a.get_cards), list(a.lift)]
     fee_p, _ = check_offer(s, o)
-    if s.cash[seat] < a.give_cash + fee_p:
+    if s.cash[seat] < o[O_GIVE_CASH] + fee_p:
         raise IllegalAction("you cannot pay your side", "insufficient_cash")
     s.offers = [x for x in s.offers if x[O_PROPOSER] != seat]
     s.offers.append(o)
