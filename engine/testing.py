@@ -47,12 +47,14 @@ def forced_chance(state: State, dice: Iterable[int] = (), picks: Iterable[int] =
 def scenario(seats: int = 2, *, current: int = 0, cash: Mapping[int, int] | None = None,
              owners: Mapping[int, int] | None = None, levels: Mapping[int, int] | None = None,
              mortgaged: Iterable[int] = (), pos: Mapping[int, int] | None = None,
-             jail: Mapping[int, int] | None = None, edition: str = "classico") -> State:
-    """A classico state at the start of ``current``'s turn (phase "roll") with the given cash,
+             jail: Mapping[int, int] | None = None, edition: str = "classico",
+             options: Mapping[str, object] | None = None) -> State:
+    """A state of ``edition`` (new_game ``options``) at the start of ``current``'s turn (phase
+    "roll"), with no contracts dealt, with the given cash,
     owners {square: seat}, building levels {square: 0..5}, mortgaged squares, positions and
     jail tries. Money conservation is kept: cash set here is taken from / given to the bank;
     buildings are taken from the bank's stock."""
-    s = new_game(edition, seats)
+    s = new_game(edition, seats, options)
     s.phase = P_ROLL
     s.current = current
     s.turn = 1

@@ -2,9 +2,10 @@
 money is conserved between players and bank, buildings never exceed the stock, even building
 holds, every legal action applies, illegal actions are refused with a reason and change
 nothing, encode/decode round-trips, state_hash is stable, clone-then-apply equals apply."""
+import pytest
 from hypothesis import given, settings, strategies as st
 
-from engine import (IllegalAction, apply_action, apply_chance, apply_step, decode_state,
+from engine import (EDITIONS, IllegalAction, apply_action, apply_chance, apply_step, decode_state,
                     encode_state, legal_actions, new_game, pending, state_hash)
 from engine.actions import (Bid, BuildHouse, LiftMortgage, Mortgage, ProposeTrade, RollDice,
                             SellBuilding)
@@ -62,11 +63,12 @@ def _pick(rnd, s, seat):
         rnd.below(7)]
 
 
+@pytest.mark.parametrize("edition", sorted(EDITIONS))
 @given(seed=st.integers(0, 2**32 - 1), seats=st.integers(2, 6))
 @settings(max_examples=25, deadline=None)
-def test_random_playouts_keep_invariants(seed, seats):
+def test_random_playouts_keep_invariants(edition, seed, seats):
     rnd = BeaconRng(seed.to_bytes(8, "big"))
-    s = new_game("classico", seats)
+    s = new_game(edition, seats)
     for k in range(400):
         p = pending(s)
         if p.terminal:
@@ -89,11 +91,12 @@ def test_random_playouts_keep_invariants(seed, seats):
             assert state_hash(decode_state(encode_state(s))) == state_hash(s)
 
 
+@pytest.mark.parametrize("edition", sorted(EDITIONS))
 @given(seed=st.integers(0, 2**32 - 1))
 @settings(max_examples=15, deadline=None)
-def test_every_legal_action_applies_and_illegal_changes_nothing(seed):
+def test_every_legal_action_applies_and_illegal_changes_nothing(edition, seed):
     rnd = BeaconRng(seed.to_bytes(8, "big"))
-    s = new_game("classico", 3)
+    s = new_game(edition, 3)
     for k in range(250):
         p = pending(s)
         if p.terminal:
