@@ -1,4 +1,4 @@
-"""Seeded network faults for tests and demos: loss, duplication, reordering, delay.
+"""Seeded network faults for tests and demos: loss, duplication, reordering, delay, partitions.
 
 ``FaultPlan`` decides the fate of one datagram; ``SimNetwork`` is an in-memory datagram network
 on a virtual clock (the aioquic test pattern) that applies a plan to every datagram, so sans-I/O
@@ -24,7 +24,10 @@ class FaultPlan:
     Each datagram is lost with ``loss``; otherwise it arrives after ``delay`` plus a uniform
     jitter in [0, ``jitter``]; with ``reorder`` it is held back by an extra ``reorder_delay``
     (so later datagrams overtake it); with ``dup`` a second copy arrives independently.
-    ``random.Random`` is fine here: the plan is a test fixture, not a wire contract.
+    ``partitions``: windows ``(start, duration)`` in seconds after the plan's origin (the first
+    ``plan(now)``/``partitioned(now)`` call, or ``set_origin``) during which every datagram,
+    in and out, is lost; the link heals afterwards. ``random.Random`` is fine here: the plan
+    is a test fixture, not a wire contract.
     """
 
     seed: int = 0
@@ -34,17 +37,46 @@ class FaultPlan:
     delay: float = 0.0005
     jitter: float = 0.0
     reorder_delay: float = 0.005
+    partitions: tuple[tuple[float, float], ...] = ()
     _rng: random.Random = field(init=False, repr=False)
+    _origin: float | None = field(init=False, repr=False, default=None)
 
     def __post_init__(self) -> None:
         for name in ("loss", "dup", "reorder"):
             p = getattr(self, name)
             if not 0.0 <= p <= 1.0:
                 raise ValueError(f"{name}={p} is not a probability")
+        for name in ("delay", "jitter", "reorder_delay"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must not be negative")
+        self.partitions = tuple((float(a), float(d)) for a, d in self.partitions)
+        if any(a < 0 or d <= 0 for a, d in self.partitions):
+            raise ValueError("a partition is (start >= 0, duration > 0) seconds")
         self._rng = random.Random(self.seed)
 
-    def plan(self) -> list[float]:
-        """Delays (s) after which copies of one datagram arrive: [] lost, 2 items duplicated."""
+    @property
+    def active(self) -> bool:
+        """True if the plan can change anything (a plan of zeros is a plain network)."""
+        return bool(self.loss or self.dup or self.reorder or self.delay or self.jitter or self.partitions)
+
+    def set_origin(self, now: float) -> None:
+        """Start the partition clock at ``now`` (s, the caller's monotonic clock)."""
+        self._origin = now
+
+    def partitioned(self, now: float | None) -> bool:
+        """True while ``now`` falls in a partition window (always False for ``now`` None)."""
+        if now is None or not self.partitions:
+            return False
+        if self._origin is None:
+            self._origin = now
+        t = now - self._origin
+        return any(a <= t < a + d for a, d in self.partitions)
+
+    def plan(self, now: float | None = None) -> list[float]:
+        """Delays (s) after which copies of one datagram arrive: [] lost, 2 items duplicated.
+        ``now`` (s) is only needed for partitions."""
+        if self.partitioned(now):
+            return []
         rng = self._rng
         copies = 2 if rng.random() < self.dup else 1
         out = []
@@ -94,7 +126,7 @@ class SimNetwork:
         for src, node in self.nodes.items():
             for data, dst in node.datagrams_to_send(self.now):
                 self.datagrams += 1
-                for d in self.plan.plan():
+                for d in self.plan.plan(self.now):
                     self._push(self.now + d, src, dst, data)
 
     def step(self) -> bool:

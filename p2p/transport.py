@@ -494,8 +494,9 @@ class Link:
     Open with ``await Link.open(host, port, on_message)``; ``port`` 0 picks a free port
     (``link.address`` tells which). ``on_message(addr, payload)`` is called synchronously, in
     order per peer, from the receive task; whatever it ``send``s is flushed right after, so
-    acks piggyback on replies. ``faults`` (p2p.faults.FaultPlan) drops/duplicates/delays
-    outgoing datagrams, for tests and demos only. Never connect()s the socket: a connected
+    acks piggyback on replies. ``faults`` (p2p.faults.FaultPlan) drops/duplicates/delays/
+    reorders outgoing datagrams and, during its partition windows, drops incoming ones too
+    (``partition_dropped``), for tests and demos only. Never connect()s the socket: a connected
     UDP socket raises on ICMP errors (DESIGN.md section 5).
     """
 
@@ -512,6 +513,9 @@ class Link:
         self._flush_scheduled = False
         self.send_errors = 0
         self.handler_errors = 0
+        self.partition_dropped = 0
+        if faults is not None:
+            faults.set_origin(self._loop.time())
         self.address: Addr = sock.sockname[:2]
         self._rx_task = asyncio.ensure_future(self._rx_loop())
 
@@ -540,7 +544,7 @@ class Link:
             faults = self._faults
             for data, addr in datagrams:
                 if faults is not None:
-                    for delay in faults.plan():
+                    for delay in faults.plan(now):
                         self._loop.call_later(delay, self._sendto, transport, data, addr)
                     continue
                 self._sendto(transport, data, addr)
@@ -582,6 +586,9 @@ class Link:
                 return
             except OSError:
                 self.send_errors += 1  # an ICMP error queued by the protocol; keep reading
+                continue
+            if self._faults is not None and self._faults.partitioned(loop.time()):
+                self.partition_dropped += 1
                 continue
             delivered = ep.receive_datagram(data, addr[:2], loop.time())
             if delivered:

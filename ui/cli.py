@@ -73,6 +73,61 @@ def _positive_seconds(text: str) -> float:
     return value
 
 
+def _probability(text: str) -> float:
+    """argparse type for --loss/--duplicate/--reorder: a number in [0, 1)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(_("{value!r} is not a number").format(value=text)) from None
+    if not 0.0 <= value < 1.0:
+        raise argparse.ArgumentTypeError(_("must be at least 0 and less than 1, not {value}").format(value=text))
+    return value
+
+
+def _partition(text: str) -> tuple[float, float]:
+    """argparse type for --partition START:SECONDS (both seconds, START >= 0, SECONDS > 0)."""
+    try:
+        start, length = (float(x) for x in text.split(":"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(_("{value!r} is not START:SECONDS").format(value=text)) from None
+    if start < 0 or length <= 0:
+        raise argparse.ArgumentTypeError(_("{value!r} is not START:SECONDS").format(value=text))
+    return (start, length)
+
+
+def _drop_timeout(text: str) -> int:
+    """argparse type for --drop-timeout: whole seconds in the range of core.md §7.1."""
+    from p2p.const import MAX_DROP_TIMEOUT, MIN_DROP_TIMEOUT
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(_("{value!r} is not a whole number").format(value=text)) from None
+    if not MIN_DROP_TIMEOUT <= value <= MAX_DROP_TIMEOUT:
+        raise argparse.ArgumentTypeError(_("must be between {low} and {high}, not {value}").format(
+            low=MIN_DROP_TIMEOUT, high=MAX_DROP_TIMEOUT, value=value))
+    return value
+
+
+def add_resilience_flags(p: argparse.ArgumentParser, *, rules: bool) -> None:
+    """The network-fault flags (local: they only change what this machine sends and receives,
+    docs/protocol/network.md §6) and, with ``rules``, the seat-loss rule of the game (part of
+    the signed setup, core.md §7.1)."""
+    if rules:
+        p.add_argument("--on-drop", choices=("bot", "bankrupt", "off"), default="bot",
+                       help=_("what happens to the seat of a player silent for --drop-timeout seconds: "
+                              "a bot plays it, it goes bankrupt, or the game waits (default: bot)"))
+        p.add_argument("--drop-timeout", type=_drop_timeout, default=30,
+                       help=_("seconds of silence after which a player's seat is dropped (default 30)"))
+    faults = p.add_argument_group(_("simulated network faults (tests and demos)"))
+    faults.add_argument("--loss", type=_probability, default=0.0, help=_("fraction of datagrams lost"))
+    faults.add_argument("--duplicate", type=_probability, default=0.0, help=_("fraction of datagrams sent twice"))
+    faults.add_argument("--reorder", type=_probability, default=0.0,
+                        help=_("fraction of datagrams held back so that later ones overtake them"))
+    faults.add_argument("--partition", type=_partition, action="append", default=[], metavar="START:SECONDS",
+                        help=_("cut this peer off the network for SECONDS, START seconds after it starts (repeatable)"))
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser, with help texts in the current language."""
     lang = argparse.ArgumentParser(add_help=False)
@@ -96,6 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--timeout", type=_positive_seconds, default=DEFAULT_DEMO_TIMEOUT_S,
                       help=_("seconds before the demo gives up (default {default:g})").format(default=DEFAULT_DEMO_TIMEOUT_S))
     demo.add_argument("--bot", default="default", help=_("bot that plays every seat (default: default)"))
+    add_resilience_flags(demo, rules=True)
     demo.set_defaults(run=_cmd_demo)
 
     verify = sub.add_parser("verify", parents=[lang], help=_("re-check a game log"),
@@ -120,6 +176,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help=_("print progress as JSON lines on stdout (docs/protocol/cli.md)"))
         p.add_argument("--timeout", type=_positive_seconds, default=DEFAULT_PEER_TIMEOUT_S,
                        help=_("seconds before giving up (default {default:g})").format(default=DEFAULT_PEER_TIMEOUT_S))
+        p.add_argument("--fault-seed", type=int, default=None,
+                       help=_("seed of the simulated network faults (default: from --seed)"))
+        add_resilience_flags(p, rules=name == "host")
         if name == "host":
             p.add_argument("--seats", type=_peers_count, default=MIN_PEERS,
                            help=_("number of players, {low}-{high} (default {default})").format(
@@ -196,7 +255,9 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         if log_dir.exists() and not log_dir.is_dir():
             raise UsageError(_("{path} exists and is not a directory").format(path=log_dir))
     opts = demo.DemoOptions(peers=args.peers, seed=args.seed, edition=args.edition, log_dir=log_dir,
-                            timeout_s=args.timeout, bot=args.bot, lang=current_language())
+                            timeout_s=args.timeout, bot=args.bot, lang=current_language(),
+                            on_drop=args.on_drop, drop_timeout=args.drop_timeout, loss=args.loss,
+                            duplicate=args.duplicate, reorder=args.reorder, partitions=tuple(args.partition))
     print(_("Game logs in: {path}").format(path=log_dir), file=sys.stderr)
     with tempfile.TemporaryDirectory(prefix="lanopoli-keys-") as keys, display.DemoDisplay(args.peers) as live:
         try:

@@ -34,6 +34,8 @@ MAX_LINE = 1 << 16
 STDERR_TAIL_LINES = 8
 #: Loopback address every demo peer binds to and restricts zeroconf to.
 DEMO_ADDRESS = "127.0.0.1"
+#: Child lines about restarts and seat loss (docs/protocol/cli.md), kept in ``PeerStatus.notices``.
+NOTICE_TYPES = frozenset(("resumed", "drop_vote", "seat_dropped", "caught_up", "seat_lost"))
 
 
 @dataclass(frozen=True)
@@ -44,7 +46,11 @@ class DemoOptions:
     ``edition``: engine edition key. ``log_dir``: directory that receives ``peer-<i>/``.
     ``timeout_s``: seconds before every child is killed and the demo fails. ``bot``: bot name
     passed to every child. ``lang``: "it"/"en", passed on so children speak the same language.
-    ``python``: interpreter used for the children.
+    ``python``: interpreter used for the children. ``on_drop`` ("bot", "bankrupt", "off") and
+    ``drop_timeout`` (s): the seat-loss rule the host proposes. ``loss``, ``duplicate``,
+    ``reorder`` (probabilities) and ``partitions`` (``(start s, seconds)`` windows, applied to
+    peer 1 only): simulated network faults, each child's seeded from the demo seed
+    (``fault_seed``), so a run is repeatable.
     """
 
     peers: int
@@ -55,6 +61,12 @@ class DemoOptions:
     bot: str = "default"
     lang: str = "it"
     python: str = sys.executable
+    on_drop: str = "bot"
+    drop_timeout: int = 30
+    loss: float = 0.0
+    duplicate: float = 0.0
+    reorder: float = 0.0
+    partitions: tuple = ()
 
 
 @dataclass
@@ -75,6 +87,10 @@ class PeerStatus:
     error: dict | None = None
     garbage_lines: int = 0
     stderr_path: Path | None = None
+    #: The latest ``waiting`` line while the child waits for other seats (None once it moves on).
+    waiting: dict | None = None
+    #: ``resumed``, ``drop_vote``, ``seat_dropped``, ``caught_up``, ``seat_lost`` lines, in order.
+    notices: list = field(default_factory=list)
 
     @property
     def failed(self) -> bool:
@@ -113,6 +129,28 @@ def peer_seed(seed: str, index: int) -> str:
     return hashlib.sha256(material).hexdigest()
 
 
+def fault_seed(seed: str | None, index: int) -> int:
+    """Seed of child ``index``'s simulated network faults: from the demo seed (0 without one),
+    distinct per peer, so the same demo seed gives the same losses."""
+    if seed is None:
+        return index
+    return int(peer_seed(seed, index)[:12], 16)
+
+
+def fault_args(opts: DemoOptions, index: int) -> list[str]:
+    """The fault flags of child ``index`` ([] for a fault-free demo)."""
+    out: list[str] = []
+    for flag, value in (("--loss", opts.loss), ("--duplicate", opts.duplicate), ("--reorder", opts.reorder)):
+        if value:
+            out += [flag, repr(value)]
+    if index == 1:
+        for start, length in opts.partitions:
+            out += ["--partition", f"{start:g}:{length:g}"]
+    if out:
+        out += ["--fault-seed", str(fault_seed(opts.seed, index))]
+    return out
+
+
 def child_command(opts: DemoOptions, index: int, game_id: str, config_root: Path) -> list[str]:
     """The argv of child ``index``: 0 hosts; the others join game ``game_id`` (hex, from the
     host's ``hosting`` line, so that two demos on one machine never join each other's game)."""
@@ -129,8 +167,10 @@ def child_command(opts: DemoOptions, index: int, game_id: str, config_root: Path
     ]
     if opts.seed is not None:
         common += ["--seed", peer_seed(opts.seed, index)]
+    common += fault_args(opts, index)
     if index == 0:
-        role = ["host", "--seats", str(opts.peers), "--edition", opts.edition]
+        role = ["host", "--seats", str(opts.peers), "--edition", opts.edition,
+                "--on-drop", opts.on_drop, "--drop-timeout", str(opts.drop_timeout)]
     else:
         role = ["join", "--game", game_id]
     return [opts.python, "-m", "ui.cli", *role, *common]
@@ -184,6 +224,12 @@ async def _read_lines(
             if status.first_progress_at is None:
                 status.first_progress_at, status.first_progress_step = now, msg.get("step")
             status.progress = msg
+            if status.waiting is not None and msg.get("step", -1) != status.waiting.get("step"):
+                status.waiting = None
+        elif kind == "waiting":
+            status.waiting = msg
+        elif kind in NOTICE_TYPES:
+            status.notices.append(msg)
         elif kind == "done":
             status.done, status.done_at = msg, now
         elif kind == "error":

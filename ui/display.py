@@ -40,7 +40,11 @@ def progress_text(peers: list[PeerStatus], total: int) -> str:
     if not reports:
         found = sum(p.found is not None for p in peers)
         return _("looking for the other peers: {found}/{total} ready").format(found=found, total=total)
-    return progress_line(max(reports, key=lambda r: r.get("step", 0)))
+    line = progress_line(max(reports, key=lambda r: r.get("step", 0)))
+    waiting = [p.waiting for p in peers if p.waiting is not None]
+    if waiting:
+        line += " · " + resilience_line(waiting[-1])
+    return line
 
 
 def progress_line(msg: dict[str, Any]) -> str:
@@ -53,6 +57,45 @@ def progress_line(msg: dict[str, Any]) -> str:
     if isinstance(cash, list) and isinstance(leader, int) and 0 <= leader < len(cash) and isinstance(cash[leader], int):
         line += " " + _("(cash {money})").format(money=format_money(cash[leader]))
     return line
+
+
+def _seats_text(msg: dict[str, Any]) -> str:
+    seats = msg.get("seats") or []
+    names = msg.get("names") or []
+    if len(names) == len(seats):
+        return ", ".join(_("{name} (seat {seat})").format(name=n, seat=s) for n, s in zip(names, seats))
+    return ", ".join(_("seat {seat}").format(seat=s) for s in seats)
+
+
+def resilience_line(msg: dict[str, Any]) -> str:
+    """One translated line for a ``waiting``, ``resumed``, ``drop_vote``, ``seat_dropped``,
+    ``caught_up`` or ``seat_lost`` progress dict (docs/protocol/cli.md)."""
+    kind = msg.get("type")
+    if kind == "waiting":
+        line = _("step {step}: waiting for {seats} ({waited} s)").format(
+            step=msg.get("step"), seats=_seats_text(msg), waited=msg.get("waited_s"))
+        if msg.get("deadline_s") is not None:
+            line += " " + _("· dropped in {seconds} s if still silent").format(seconds=msg["deadline_s"])
+        return line
+    if kind == "resumed":
+        dmg = msg.get("damage")
+        line = _("Resumed from the log at step {step}.").format(step=msg.get("step"))
+        if dmg:
+            line += " " + _("The log was damaged at step {step} (byte {offset}): {reason}; "
+                            "the rest comes from the other peers.").format(
+                step=dmg.get("step"), offset=dmg.get("offset"), reason=dmg.get("reason"))
+        return line
+    if kind == "drop_vote":
+        return _("step {step}: voted to drop seat {seat}, silent too long").format(step=msg.get("step"), seat=msg.get("seat"))
+    if kind == "seat_dropped":
+        rule = _("a bot plays it") if msg.get("rule") == "bot" else _("it goes bankrupt")
+        return _("step {step}: seat {seat} left the game; {rule}").format(step=msg.get("step"), seat=msg.get("seat"), rule=rule)
+    if kind == "caught_up":
+        return _("caught up from step {start} to step {end} (from seat {seat})").format(
+            start=msg.get("from_step"), end=msg.get("to_step"), seat=msg.get("source"))
+    if kind == "seat_lost":
+        return _("step {step}: the others dropped our seat; following the game as a spectator").format(step=msg.get("step"))
+    return str(msg)
 
 
 def winner_text(seat: int | None, name: str | None) -> str:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from p2p.const import GAME_ID_LEN
 from p2p.discovery import LOBBY
-from ui.display import final_hash_line, progress_line, winner_text
+from ui.display import final_hash_line, progress_line, resilience_line, winner_text
 from ui.errors import EXIT_FAILED, EXIT_OK, EXIT_TERMINATED, EXIT_USAGE, UsageError
 from ui.i18n import _
 from ui.netif import Endpoint, InterfaceError, choose_endpoint
@@ -145,6 +145,24 @@ class HumanProgress:
             if now >= self._next:
                 self._next = now + HUMAN_PROGRESS_INTERVAL_S
                 print(progress_line(msg), file=sys.stderr)
+        elif kind in ("waiting", "resumed", "drop_vote", "seat_dropped", "caught_up", "seat_lost"):
+            print(resilience_line(msg), file=sys.stderr)
+
+
+def fault_plan(args: argparse.Namespace):
+    """The ``p2p.faults.FaultPlan`` asked for by --loss/--duplicate/--reorder/--partition, or
+    None when none is. Seeded by --fault-seed, else by --seed, else 0: repeatable."""
+    from p2p.faults import FaultPlan
+
+    loss, dup, reorder = getattr(args, "loss", 0.0), getattr(args, "duplicate", 0.0), getattr(args, "reorder", 0.0)
+    parts = tuple(getattr(args, "partition", ()) or ())
+    if not (loss or dup or reorder or parts):
+        return None
+    seed = args.fault_seed
+    if seed is None:
+        seed = int.from_bytes(args.seed.encode("utf-8")[:8], "big") if args.seed else 0
+    # Reordering holds a datagram back 5 ms (FaultPlan default): later ones overtake it.
+    return FaultPlan(seed=seed, loss=loss, dup=dup, reorder=reorder, delay=0.0, partitions=parts)
 
 
 def default_log_dir() -> Path:
@@ -187,6 +205,17 @@ def _identity(args: argparse.Namespace):
             path=args.config_dir or _("the user configuration directory"), error=exc)) from exc
 
 
+def _can_resume(log_dir: Path, identity, wanted: str | None) -> bool:
+    """True if ``log_dir`` holds an unfinished game of ours (matching the --game id or prefix
+    if given) that the node will rejoin from its log instead of looking for a lobby."""
+    from p2p.node import find_resumable
+
+    path = find_resumable(log_dir, identity)
+    if path is None:
+        return False
+    return wanted is None or path.name.startswith("game-" + wanted.lower()[:16])
+
+
 def run_headless(args: argparse.Namespace, role: str) -> int:
     """Run one bot peer as ``role`` ("host" or "join") until the game ends; the exit code.
 
@@ -196,8 +225,17 @@ def run_headless(args: argparse.Namespace, role: str) -> int:
     from p2p.node import DISCOVERY_TIMEOUT, NodeError, PeerConfig, progress_printer, run_peer
 
     endpoint = resolve_endpoint(args)
-    game_id = _join_target(args, endpoint.address) if role == "join" else None
     log_dir = args.log_dir or default_log_dir()
+    identity = _identity(args)
+    if identity is None:
+        from p2p.identity import Identity
+
+        identity = Identity.from_seed(args.seed.encode("utf-8"))
+    game_id = None
+    if role == "join" and not _can_resume(log_dir, identity, args.game):
+        game_id = _join_target(args, endpoint.address)
+    elif role == "join" and args.game is not None and len(args.game) == 2 * GAME_ID_LEN:
+        game_id = bytes.fromhex(args.game)
     try:
         log_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -206,10 +244,12 @@ def run_headless(args: argparse.Namespace, role: str) -> int:
     try:
         cfg = PeerConfig(role=role, bind=endpoint.address, interface=endpoint.address,
                          edition=getattr(args, "edition", "classico"), seats=getattr(args, "seats", 2),
-                         identity=_identity(args), name=args.name or "", bot=args.bot,
+                         identity=identity, name=args.name or "", bot=args.bot,
                          demo_seed=None if args.seed is None else args.seed.encode("utf-8"),
                          game_id=game_id, log_dir=log_dir, progress=progress, timeout=args.timeout,
-                         discovery_timeout=getattr(args, "wait", None) or DISCOVERY_TIMEOUT)
+                         discovery_timeout=getattr(args, "wait", None) or DISCOVERY_TIMEOUT,
+                         on_drop=None if getattr(args, "on_drop", "bot") == "off" else getattr(args, "on_drop", "bot"),
+                         drop_timeout=getattr(args, "drop_timeout", 30), faults=fault_plan(args))
     except ValueError as exc:
         raise UsageError(str(exc)) from exc
     try:

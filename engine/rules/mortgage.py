@@ -23,8 +23,9 @@ def _owner_error(s, seat: int, sq: int) -> tuple[str, str] | None:
 
 def mortgage_error(s, seat: int, sq: int) -> tuple[str, str] | None:
     """(code, reason) why ``seat`` may not mortgage ``sq`` now, or None."""
-    if s.nx:  # niente-e-come-sembra: no mortgages (the bank buys property back instead)
-        return ("no_mortgages", "there are no mortgages in this edition")
+    if s.nx:  # niente-e-come-sembra: no mortgages; Mortgage = sell back to the bank (a debtor)
+        from .niente_estate import sell_property_error
+        return sell_property_error(s, seat, sq)
     err = _owner_error(s, seat, sq)
     if err:
         return err
@@ -45,6 +46,10 @@ def check_mortgage(s, seat: int, sq: int) -> None:
 
 def mortgage(s, ev, seat: int, sq: int) -> None:
     """Mortgage: the bank pays the mortgage value."""
+    if s.nx:  # niente: the bank buys the property back at its price (engine.rules.niente_estate)
+        from .niente_estate import sell_property
+        sell_property(s, ev, seat, sq)
+        return
     check_mortgage(s, seat, sq)
     s.mort[sq] = 1
     transfer(s, ev, -1, seat, s.tb.mortgage[sq], R_MORTGAGE)
