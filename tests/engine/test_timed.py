@@ -1,0 +1,80 @@
+"""The timed game (monopoli-editrice-giochi.txt "Conclusione del gioco", fabrianopoli.txt
+"Velocizzare il gioco"): TimeUp from any seat, the end of the current turn, net worth."""
+import pytest
+
+from engine import IllegalAction, apply_action, legal_actions, new_game, pending, standings
+from engine.actions import Mortgage, RollDice, TimeUp
+from engine.events import GameWon, TimeExpired
+from engine.rules.endgame import net_worth
+from engine.testing import roll, scenario, step
+
+TIMED = {"timed_minutes": 90}
+
+
+def test_time_up_needs_a_timed_game():
+    """The duration is agreed at the start ("All'inizio del gioco, si stabilisce la durata");
+    classico has no timed game, so the option is unknown there."""
+    s = scenario(2, edition="editrice-giochi")
+    with pytest.raises(IllegalAction) as e:
+        apply_action(s, 0, TimeUp())
+    assert e.value.code == "not_timed" and TimeUp() not in legal_actions(s, 0)
+    with pytest.raises(ValueError):
+        new_game("classico", 2, TIMED)
+
+
+def test_time_up_from_any_seat_is_idempotent():
+    """Any seat may send it (the peers agreed the time); the first counts, repeats change
+    nothing."""
+    s = scenario(3, edition="editrice-giochi", options=TIMED)
+    assert TimeUp() in legal_actions(s, 2)
+    s, ev = step(s, seat1=TimeUp(), seat2=TimeUp())
+    assert s.time_up == 1 and [e for e in ev if isinstance(e, TimeExpired)] == [TimeExpired(1)]
+    assert TimeUp() not in legal_actions(s, 0) and pending(s).kind == "roll"
+    s2, ev = step(s, seat0=TimeUp())
+    assert s2 == s and not any(isinstance(e, TimeExpired) for e in ev)
+
+
+def test_time_up_from_a_bankrupt_seat_is_accepted():
+    s = scenario(3, edition="fabrianopoli", options=TIMED)
+    s.out[2] = 1
+    s, _ = step(s, seat2=TimeUp())
+    assert s.time_up == 1
+
+
+def test_game_ends_at_the_end_of_the_current_turn():
+    """"Allo scadere del tempo ... VINCE IL PIÙ RICCO": the turn in progress is played out
+    (a double still rolls again), then the richest wins."""
+    s = scenario(2, edition="editrice-giochi", options=TIMED, owners={39: 1}, pos={0: 0})
+    s, _ = step(s, seat1=TimeUp())
+    s, _ = roll(s, 2, 2)  # a double: the same turn goes on
+    assert pending(s).kind == "roll" and s.current == 0
+    s, ev = roll(s, 4, 2)  # 4 -> 10, just visiting: the turn ends
+    assert pending(s).terminal and s.winner == 1 and GameWon(1) in ev
+    assert standings(s)[0][0] == 1 and legal_actions(s, 0) == []
+
+
+def test_editrice_counts_buildings_and_mortgaged_property_at_half():
+    """"quelli ipotecati valgono la metà. Anche le case e gli alberghi devono essere calcolati
+    alla metà del loro valore di acquisto.\""""
+    s = scenario(2, edition="editrice-giochi", owners={1: 0, 3: 0, 12: 0},
+                 levels={1: 1, 3: 2}, mortgaged=[12])
+    # cash + 150 + 150 + (375 - 188) + half of 3 houses at 125
+    assert net_worth(s, 0) == 8750 + 300 + 187 + (375 + 1) // 2
+
+
+def test_fabrianopoli_counts_buildings_at_full_value():
+    """"aggiungendo i valori dei terreni, stazioni, imprese, delle case e degli alberghi
+    (naturalmente i terreni ipotecati valgono la metà)\""""
+    s = scenario(2, edition="fabrianopoli", owners={1: 0, 3: 0, 12: 0}, levels={1: 1, 3: 2})
+    s, _ = step(s, seat0=Mortgage(12))
+    assert net_worth(s, 0) == 1500 + 75 + 60 + 60 + (150 - 75) + 3 * 50
+
+
+def test_timed_winner_ties_go_to_more_cash():
+    """Rule choice (docs/RULES.md): equal net worth, more cash wins."""
+    s = scenario(2, edition="fabrianopoli", options=TIMED, owners={1: 0},
+                 cash={0: 1440, 1: 1500})
+    s, _ = step(s, seat0=TimeUp())
+    s, _ = roll(s, 4, 6)  # 0 -> 10, just visiting
+    assert pending(s).terminal and s.winner == 1  # 1440 + 60 = 1500 each, seat 1 has more cash
+    assert RollDice() not in legal_actions(s, 0)
