@@ -161,7 +161,9 @@ class PeerResult:
     """Outcome of one finished game. ``final_state_hash``: 32 bytes; ``winner``: seat or None;
     ``steps``: lockstep steps applied; ``log_path``: the game log (None without log_dir);
     ``seat``: our seat; ``events_by_type``: engine event class name -> count;
-    ``names``: player names in seat order; ``transport``: transport counters."""
+    ``names``: player names in seat order; ``transport``: transport counters;
+    ``session_stats``: the session's counters of received, accepted and rejected messages
+    (``wrong_game``, ``stale``, ``duplicate``, ... see ``LockstepSession.stats``)."""
 
     final_state_hash: bytes
     winner: int | None
@@ -171,6 +173,7 @@ class PeerResult:
     events_by_type: dict[str, int]
     names: tuple[str, ...] = ()
     transport: dict[str, int] = field(default_factory=dict)
+    session_stats: dict[str, int] = field(default_factory=dict)
 
     @property
     def winner_name(self) -> str | None:
@@ -182,7 +185,8 @@ class PeerResult:
         return {"type": "done", "final_state_hash": self.final_state_hash.hex(),
                 "winner": self.winner, "winner_name": self.winner_name, "steps": self.steps,
                 "log": None if self.log_path is None else str(self.log_path), "seat": self.seat,
-                "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}
+                "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                "session_stats": dict(self.session_stats)}
 
 
 def write_resume_file(path: Path, chain_secret: bytes, seat: int, endpoints: list) -> None:
@@ -711,7 +715,8 @@ class Node:
             self._resume_file.unlink(missing_ok=True)
         self._done.set_result(PeerResult(
             final_state_hash=ev.final_hash, winner=ev.winner, steps=ev.steps, log_path=self.log_path,
-            seat=self.seat, events_by_type=dict(self._events), names=self.names))
+            seat=self.seat, events_by_type=dict(self._events), names=self.names,
+            session_stats=self.session.stats))
 
     def _fail(self, err: NodeError) -> None:
         if not self._done.done():

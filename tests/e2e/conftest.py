@@ -1,0 +1,110 @@
+"""Shared helpers of the end-to-end tests: peer processes (``lanopoli host``/``join`` with
+``--progress-json``) whose JSON lines are read in the background, always killed at the end.
+
+``spawn(*argv, prefix=())`` starts ``python -m ui.cli --lang en *argv`` (``prefix`` e.g.
+``["ip", "netns", "exec", "ns1"]``) and returns a ``PeerProc``; every process started through
+the fixture is killed (SIGKILL) and reaped at teardown, pass or fail.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class PeerProc:
+    """One peer process. ``seen``: every JSON line so far (dicts, in order); ``stderr``: its
+    stderr lines; ``wait_for(pred, timeout)`` returns the first line (old or new) matching."""
+
+    def __init__(self, argv: list[str], prefix: list[str] | tuple = ()) -> None:
+        cmd = [*prefix, sys.executable, "-m", "ui.cli", "--lang", "en", *argv]
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     stdin=subprocess.DEVNULL, text=True)
+        self.seen: list[dict] = []
+        self.stderr: list[str] = []
+        self._q: queue.Queue = queue.Queue()
+        threading.Thread(target=self._read_out, daemon=True).start()
+        threading.Thread(target=self._read_err, daemon=True).start()
+
+    def _read_out(self) -> None:
+        for line in self.proc.stdout:
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(msg, dict):
+                self._q.put(msg)
+        self._q.put(None)
+
+    def _read_err(self) -> None:
+        for line in self.proc.stderr:
+            self.stderr.append(line.rstrip("\n"))
+
+    def _drain(self, block_s: float) -> bool:
+        """Move queued lines to ``seen``; False once stdout is closed and drained."""
+        try:
+            msg = self._q.get(timeout=block_s)
+        except queue.Empty:
+            return True
+        while True:
+            if msg is None:
+                self._q.put(None)
+                return False
+            self.seen.append(msg)
+            try:
+                msg = self._q.get_nowait()
+            except queue.Empty:
+                return True
+
+    def wait_for(self, pred, timeout: float) -> dict:
+        """The first JSON line with ``pred(line)`` true; AssertionError (with the process's
+        stderr) if the process ends or ``timeout`` s pass first."""
+        deadline = time.monotonic() + timeout
+        checked = 0
+        while True:
+            for msg in self.seen[checked:]:
+                if pred(msg):
+                    return msg
+            checked = len(self.seen)
+            alive = self._drain(0.05)
+            if len(self.seen) == checked and (not alive or time.monotonic() > deadline):
+                raise AssertionError(f"no matching line (alive={alive}); last lines {self.seen[-3:]}; "
+                                     f"stderr: {self.stderr[-10:]}")
+
+    def of_type(self, kind: str) -> list[dict]:
+        """The lines of type ``kind`` seen so far."""
+        self._drain(0)
+        return [m for m in self.seen if m.get("type") == kind]
+
+    def finish(self, timeout: float) -> int:
+        """Wait for the exit; the exit code (all its output is in ``seen``)."""
+        code = self.proc.wait(timeout=timeout)
+        while self._drain(0.05):
+            pass
+        return code
+
+
+@pytest.fixture
+def spawn():
+    """Factory of ``PeerProc``; kills and reaps every one at teardown."""
+    procs: list[PeerProc] = []
+
+    def start(*argv: str, prefix: list[str] | tuple = ()) -> PeerProc:
+        p = PeerProc(list(argv), prefix)
+        procs.append(p)
+        return p
+
+    yield start
+    for p in procs:
+        if p.proc.poll() is None:
+            p.proc.kill()
+        p.proc.wait(timeout=30)
