@@ -1,0 +1,122 @@
+"""Niente-è-come-sembra: "Monopoly: Niente è come sembra", the decoder edition (Hasbro F2674,
+rulebooks/monopoly-niente-e-come-sembra.txt; research notes reference/niente-e-come-sembra-notes.md).
+
+Data (docs/RULES.md, "niente-e-come-sembra", lists every designed value):
+
+* board: data/niente_board.json — the classic board without its two taxes and two utilities
+  (36 squares, 22 streets; "Non ci sono né società né tasse da pagare"); stations have no price
+  ("invece di acquistare le stazioni, potete salire su un treno");
+* cards: data/niente_cards.json — 14 Probabilità (genuine) and 24 Imprevisti in 12 pairs
+  (cards 2k and 2k+1 have the same effect; one of each pair is fake);
+* money: banknotes of 10/20/50/100/500; each player starts with 2×500, 3×100, 3×50, 1×20,
+  3×10 = 1500 ("Il banchiere mescola le banconote e consegna a ciascun giocatore ... Total =
+  1500"); VIA! pays 200; jail fine 50; auctions open at 10 with raises of 10 ("La base di
+  partenza è di 10 ... un minimo di 10"); 12 hotels, no houses ("12 alberghi").
+
+Rule switches: ``stations_move_to_next_free``, ``hotels_only``, ``end_when_all_owned`` and the
+``decoder`` record (:class:`DecoderRules`): banknotes, magnifier tokens, face-up Imprevisti.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from importlib import resources
+
+from . import Card, Edition, load_board
+
+__all__ = ["DecoderRules", "EDITION", "KEPT_KINDS", "IMMEDIATE_KINDS", "EFFECT_KINDS",
+           "PROBABILITA", "IMPREVISTI"]
+
+PROBABILITA, IMPREVISTI = 0, 1
+"""Deck indices (the order in which the board names the decks)."""
+
+IMMEDIATE_KINDS = ("collect", "pay", "move_to", "go_to_jail", "collect_from_each_player")
+"""Probabilità kinds applied at once ("Se la carta vi impone di fare qualcosa immediatamente")."""
+KEPT_KINDS = ("get_out_of_jail_free", "skip_rent", "half_rent", "double_rent", "free_hotel",
+              "half_price", "next_free", "green_lenses")
+"""Kinds that only make sense kept and used later (both decks)."""
+EFFECT_KINDS = IMMEDIATE_KINDS + KEPT_KINDS
+
+
+@dataclass(frozen=True)
+class DecoderRules:
+    """The decoder edition's money and hidden-information rules (all euro amounts as int)."""
+    start_bills: tuple[int, ...]
+    """Denominations of the bills each player gets at the start (sum = start_cash)."""
+    bank_bills: tuple[tuple[int, int], ...]
+    """(denomination, count) of the bank's pile at the start, besides unused player stacks."""
+    stacks: int
+    """Player stacks in the pack (the most seats); stacks of empty seats go to the bank."""
+    magnifiers: int
+    """Magnifier tokens per player ("Ogni giocatore prende due gettoni")."""
+    inspect_reward: int
+    """Paid by the bank to whoever finds a fake Imprevisti ("una ricompensa di 100")."""
+    faceup: int
+    """Imprevisti lying face up ("pescatene tre")."""
+    imprevisti_limit: int
+    """Imprevisti a player may hold ("Potete avere una sola carta Imprevisti alla volta")."""
+    standin_fake_bill: tuple[int, int]
+    """TEMPORARY stand-in (engine.md §8): a bill inspected for the first time is fake when
+    ``below(den) < num`` on the inspection step's beacon, (num, den)."""
+
+
+def _load_decks(filename: str, deck_ids: dict[str, int]):
+    raw = json.loads(resources.files(__package__).joinpath("data", filename).read_text("utf-8"))
+    by_id = {d["id"]: d for d in raw["decks"]}
+    decks, names = [], []
+    for did, di in sorted(deck_ids.items(), key=lambda kv: kv[1]):
+        d = by_id[did]
+        names.append(d["name"])
+        cards = []
+        for ci, c in enumerate(d["cards"]):
+            if c["kind"] not in EFFECT_KINDS:
+                raise ValueError(f"{filename}: unknown card kind {c['kind']}")
+            cards.append(Card(deck=di, index=ci, text=c["text"], kind=c["kind"],
+                              target=c.get("target", -1), amount=c.get("amount", 0),
+                              go_salary=c.get("collect_go_if_passed", False)))
+        decks.append(tuple(cards))
+    return tuple(decks), tuple(names)
+
+
+_squares, _groups, _gnames, _srents, _umult, _deck_ids = load_board("niente_board.json")
+if _deck_ids != {"probabilita": PROBABILITA, "imprevisti": IMPREVISTI}:
+    raise ValueError("niente_board.json: Probabilità must come before Imprevisti")
+_decks, _dnames = _load_decks("niente_cards.json", _deck_ids)
+
+EDITION = Edition(
+    name="niente-e-come-sembra",
+    title="Monopoly: Niente è come sembra",
+    squares=_squares,
+    groups=_groups,
+    group_names=_gnames,
+    decks=_decks,
+    deck_names=_dnames,
+    station_rents=(),
+    utility_multipliers=(),
+    start_cash=1500,
+    go_salary=200,
+    jail_fine=50,
+    jail_max_turns=3,
+    jail_square=9,
+    auction_open=10,
+    auction_min_raise=10,
+    houses=0,
+    hotels=12,
+    rent_must_be_claimed=True,
+    min_players=2,
+    max_players=6,
+    stations_move_to_next_free=True,
+    hotels_only=True,
+    end_when_all_owned=True,
+    money_unit=10,
+    decoder=DecoderRules(
+        start_bills=(500, 500, 100, 100, 100, 50, 50, 50, 20, 10, 10, 10),
+        bank_bills=((500, 20), (100, 60), (50, 60), (20, 60), (10, 80)),
+        stacks=6,
+        magnifiers=2,
+        inspect_reward=100,
+        faceup=3,
+        imprevisti_limit=1,
+        standin_fake_bill=(1, 5),
+    ),
+)

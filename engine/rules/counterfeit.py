@@ -1,0 +1,275 @@
+"""The magnifier (niente-e-come-sembra): inspection windows, inspections and their outcomes.
+
+Rulebook: "Quando un giocatore effettua scambi o pagamenti con la Banca o con un altro
+giocatore, un giocatore qualsiasi può utilizzare un gettone lente di ingrandimento per
+controllare il denaro utilizzato. Non potete controllare il vostro denaro."; "Se trovate un
+falso, ditelo a tutti e tenetelo voi! Il giocatore ... dovrà utilizzarne altre per portare a
+termine il pagamento"; "Qualsiasi giocatore, voi inclusi, potrà girare un gettone lente di
+ingrandimento verde e controllare anche quelle banconote!"; "Quando un giocatore sta per
+utilizzare una carta Imprevisti, gli altri giocatori possono girare un gettone ... mettete quella
+carta sul fondo del mazzo delle carte Imprevisti e incassate una ricompensa di 100"; "[In
+prigione] Non potete utilizzare la lente di ingrandimento".
+
+Lockstep form (docs/protocol/engine.md §8):
+
+* After a step in which players paid (``nx[NX_PAY]``), if some seat may inspect (in the game,
+  not in jail, a green token, and a payment by another player whose bills still lie where they
+  were paid), the game enters the decision phase "inspect_window"; its actors are those seats.
+  Each may send ``InspectBill(bill)`` (one bill of another player's payment; two seats may not
+  pick the same bill) or nothing. Every other action is refused ("inspection_window"): the
+  payment is frozen while it is being checked.
+* A kept Imprevisti card being used (engine.rules.faceup_cards) opens the same phase with the
+  card: the other eligible seats may send ``InspectCard()``; the first in seat order inspects.
+* A step with no inspection closes the window (the card's effect then applies). Otherwise each
+  inspection spends one token and needs an outcome: the chance-like phase "inspection" waits for
+  ``apply_reveal(state, fakes)`` (the protocol layer supplies the fake/genuine status from the
+  revealed shares) — or, TEMPORARILY, ``apply_chance`` derives it from the beacon (``standin``).
+  Outcomes already public (a bill inspected before) need no reveal.
+* Outcomes: a fake bill moves from whoever holds it now (the payee, or the bank's pile if the
+  payment went through the bank) to the inspector, and the payer owes that holder its value at
+  once (a debt if short) — the same end result as paying the rest with other bills; a fake card
+  goes under the deck, has no effect, and the bank pays the inspector 100; a genuine one changes
+  nothing. Then a new window may open on the rest of the payment (and the payer's new bills).
+  Every inspection spends a token that only VIA! restores, so windows always end.
+"""
+from __future__ import annotations
+
+from ..errors import IllegalAction
+from .banknotes import (FAKE, GENUINE, NX_CARD, NX_CPUB, NX_DEN, NX_INSP, NX_LENS, NX_PAY,
+                        NX_PILE, NX_PUB, NX_WALLET, NX_WIN, UNKNOWN, move_bill)
+from .niente_events import BillInspected, CardInspected, CardReturned, InspectionOpened
+
+__all__ = ["can_inspect", "window_actors", "open_bill_window", "open_card_window",
+           "inspect_bill", "inspect_card", "end_window_step", "unknown_items", "reveal",
+           "standin_outcomes", "bill_choices"]
+
+K_BILL, K_CARD = 0, 1
+
+
+def can_inspect(s, seat: int) -> bool:
+    """In the game, not in jail, at least one green token."""
+    return not s.out[seat] and not s.jail[seat] and s.nx[NX_LENS][seat] > 0
+
+
+def _still_there(s, taker: int, bill: int) -> bool:
+    nx = s.nx
+    return bill in (nx[NX_PILE] if taker < 0 else nx[NX_WALLET][taker])
+
+
+def window_actors(s) -> tuple[int, ...]:
+    """Seats that may inspect in the open window (sorted)."""
+    nx = s.nx
+    card = nx[NX_CARD]
+    out = []
+    for seat in range(s.n):
+        if not can_inspect(s, seat):
+            continue
+        if card:
+            if card[0] != seat:
+                out.append(seat)
+        elif any(p[0] != seat for p in nx[NX_WIN]):
+            out.append(seat)
+    return tuple(out)
+
+
+def _open(s, ev, kind: str) -> bool:
+    actors = window_actors(s)
+    if not actors:
+        return False
+    from ..state import P_INSPECT
+    s.resume.append(s.phase)
+    s.phase = P_INSPECT
+    ev.append(InspectionOpened(kind, actors))
+    return True
+
+
+def open_bill_window(s, ev) -> bool:
+    """After a step: open a window on the payments recorded since the last one, if anybody may
+    inspect them (else forget them). True if the window opened."""
+    nx = s.nx
+    pays = []
+    for p in nx[NX_PAY]:
+        payer, taker = p[0], p[1]
+        if s.out[payer] or (taker >= 0 and s.out[taker]):
+            continue
+        bills = [b for b in p[2:] if nx[NX_PUB][b] != FAKE and _still_there(s, taker, b)]
+        if bills:
+            pays.append([payer, taker] + bills)
+    nx[NX_PAY] = []
+    if not pays:
+        return False
+    nx[NX_WIN] = pays
+    if _open(s, ev, "bills"):
+        return True
+    nx[NX_WIN] = []
+    return False
+
+
+def open_card_window(s, ev, seat: int, deck: int, card: int, target: int) -> bool:
+    """``seat`` is about to use Imprevisti ``card``: open a window if anybody else may inspect
+    it (True), else the caller applies the effect at once (False)."""
+    nx = s.nx
+    nx[NX_CARD] = [seat, deck, card, target]
+    if nx[NX_CPUB][card] == GENUINE or not _open(s, ev, "card"):
+        nx[NX_CARD] = []
+        return False
+    return True
+
+
+def _check_window(s, seat: int) -> None:
+    from ..state import P_INSPECT
+    if s.phase != P_INSPECT:
+        raise IllegalAction("no inspection window is open", "no_window")
+    if not can_inspect(s, seat):
+        raise IllegalAction("you cannot inspect (no green token, in jail)", "cannot_inspect")
+    for q in s.nx[NX_INSP]:
+        if q[0] == seat:
+            raise IllegalAction("one inspection per step", "already_inspected")
+
+
+def bill_choices(s, seat: int) -> list[int]:
+    """Bills ``seat`` may inspect in the open bill window, sorted."""
+    nx = s.nx
+    taken = {q[2] for q in nx[NX_INSP] if q[1] == K_BILL}
+    out = set()
+    for p in nx[NX_WIN]:
+        if p[0] != seat:
+            out.update(b for b in p[2:] if b not in taken)
+    return sorted(out)
+
+
+def inspect_bill(s, ev, seat: int, bill: int) -> None:
+    """InspectBill: spend a token on one bill of another player's payment in the window."""
+    _check_window(s, seat)
+    nx = s.nx
+    if nx[NX_CARD]:
+        raise IllegalAction("a card is being checked, not a payment", "no_window")
+    for p in nx[NX_WIN]:
+        if p[0] != seat and bill in p[2:]:
+            break
+    else:
+        raise IllegalAction("not a bill of another player's payment", "not_inspectable")
+    for q in nx[NX_INSP]:
+        if q[2] == bill and q[1] == K_BILL:
+            raise IllegalAction("that bill is already being inspected", "already_inspected")
+    nx[NX_LENS][seat] -= 1
+    nx[NX_INSP].append([seat, K_BILL, bill, p[0], p[1]])
+
+
+def inspect_card(s, ev, seat: int) -> None:
+    """InspectCard: spend a token on the Imprevisti card being used (first in seat order)."""
+    _check_window(s, seat)
+    nx = s.nx
+    card = nx[NX_CARD]
+    if not card:
+        raise IllegalAction("no card is being used", "no_window")
+    if card[0] == seat:
+        raise IllegalAction("you may not inspect your own card", "not_inspectable")
+    if nx[NX_INSP]:
+        raise IllegalAction("the card is already being inspected", "already_inspected")
+    nx[NX_LENS][seat] -= 1
+    nx[NX_INSP].append([seat, K_CARD, card[2], card[0], -1])
+
+
+def unknown_items(s) -> list[tuple[str, int]]:
+    """What the "inspection" phase waits for, in order: ("bill", id) / ("card", index) whose
+    status is not public yet. ``apply_reveal`` takes one bool per item."""
+    nx = s.nx
+    out = []
+    for q in nx[NX_INSP]:
+        if q[1] == K_BILL:
+            if nx[NX_PUB][q[2]] == UNKNOWN:
+                out.append(("bill", q[2]))
+        elif nx[NX_CPUB][q[2]] == UNKNOWN:
+            out.append(("card", q[2]))
+    return out
+
+
+def end_window_step(s, ev) -> None:
+    """After a window decision step: no inspection closes the window; inspections with public
+    outcomes resolve now; others wait in phase "inspection" (chance-like)."""
+    nx = s.nx
+    if not nx[NX_INSP]:
+        _close(s, ev, resolved=False)
+        return
+    if unknown_items(s):
+        from ..state import P_REVEAL
+        s.phase = P_REVEAL
+        return
+    reveal(s, ev, [])
+
+
+def standin_outcomes(s, rng) -> list[bool]:
+    """TEMPORARY stand-in for the hidden-information protocol (engine.md §8): the outcome of
+    each unknown item from the inspection step's beacon. A bill is fake when
+    ``rng.below(den) < num`` (``decoder.standin_fake_bill``); a card is the opposite of its
+    pair's public status, else fake when ``rng.below(2) == 0``. Deterministic from the log."""
+    num, den = s.ed.decoder.standin_fake_bill
+    cpub = s.nx[NX_CPUB]
+    out = []
+    for kind, ident in unknown_items(s):
+        if kind == "bill":
+            out.append(rng.below(den) < num)
+        elif cpub[ident ^ 1] != UNKNOWN:
+            out.append(cpub[ident ^ 1] == GENUINE)
+        else:
+            out.append(rng.below(2) == 0)
+    return out
+
+
+def reveal(s, ev, fakes) -> None:
+    """Apply the outcomes (``fakes``: one bool per ``unknown_items`` entry, in order), then close
+    the window. Raises ValueError on a wrong count (state unchanged)."""
+    nx = s.nx
+    items = unknown_items(s)
+    if len(fakes) != len(items):
+        raise ValueError(f"expected {len(items)} outcomes, got {len(fakes)}")
+    for (kind, ident), fake in zip(items, fakes):
+        nx[NX_PUB if kind == "bill" else NX_CPUB][ident] = FAKE if fake else GENUINE
+    resolved = False
+    queue = nx[NX_INSP]
+    nx[NX_INSP] = []
+    for inspector, kind, ident, payer, taker in queue:
+        if kind == K_BILL:
+            fake = nx[NX_PUB][ident] == FAKE
+            ev.append(BillInspected(inspector, payer, ident, fake))
+            for p in nx[NX_WIN]:
+                if ident in p[2:]:
+                    del p[p.index(ident, 2)]
+            if fake and not s.out[inspector] and _still_there(s, taker, ident):
+                move_bill(s, ev, ident, taker, inspector)
+                if not s.out[payer]:
+                    from .money import R_COUNTERFEIT, charge
+                    charge(s, ev, payer, taker, nx[NX_DEN][ident], R_COUNTERFEIT)
+        else:
+            fake = nx[NX_CPUB][ident] == FAKE
+            ev.append(CardInspected(inspector, payer, ident, fake))
+            if fake:
+                card = nx[NX_CARD]
+                nx[NX_CARD] = []
+                s.decks[card[1]].append(card[2])
+                ev.append(CardReturned(card[0], card[1], card[2]))
+                reward = s.ed.decoder.inspect_reward
+                if not s.out[inspector]:
+                    from .money import R_CARD, transfer
+                    transfer(s, ev, -1, inspector, reward, R_CARD)
+        resolved = True
+    _close(s, ev, resolved)
+
+
+def _close(s, ev, resolved: bool) -> None:
+    """Close the window: back to the interrupted phase; a card still in use takes effect; after
+    an inspection round the rest of the payment may be inspected again (next window)."""
+    nx = s.nx
+    if resolved:
+        nx[NX_PAY] = [p for p in nx[NX_WIN] if len(p) > 2] + nx[NX_PAY]
+    nx[NX_WIN] = []
+    s.phase = s.resume.pop()
+    card = nx[NX_CARD]
+    if card:
+        nx[NX_CARD] = []
+        from .faceup_cards import apply_used
+        apply_used(s, ev, card[0], card[1], card[2], card[3])
+
+
+__all__ += ["K_BILL", "K_CARD"]

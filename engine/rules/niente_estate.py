@@ -1,0 +1,248 @@
+"""Property, hotels, trains, raising money, bankruptcy and the end (niente-e-come-sembra).
+
+Rulebook passages:
+
+* Hotels: "Non appena avete completato una serie dello stesso colore, potete iniziare ad
+  acquistare gli alberghi (non è necessario aspettare il proprio turno). Pagate il costo
+  dell'albergo indicato sul relativo Contratto. Potete avere solo un albergo per ogni strada."
+  No houses exist; the shortage auction ("Se più giocatori desiderano acquistare l'ultimo albergo
+  disponibile, il banchiere deve metterlo all'asta. La base di partenza è di 10 ... minimo di
+  10") is engine.rules.building.shortage with every request counted as a hotel.
+* Trains: "Quando vi fermate su una Stazione, avanzate fino alla proprietà libera successiva.
+  Dovete acquistarla o metterla all'asta." (passing VIA! pays as usual; none left: nothing).
+* Raising money: "rivendendo le vostre proprietà alla Banca al costo indicato sulla relativa
+  casella. Se sulla proprietà si trova un albergo, vendetelo alla Banca alla metà del suo prezzo
+  di acquisto. Se necessario, arrotondate per eccesso." No mortgages exist in this edition.
+* Bankruptcy: "Dovete ancora del denaro a qualche giocatore? Consegnategli eventuali carte
+  Imprevisti e Probabilità in vostro possesso. Dovete del denaro alla Banca? Rimettete eventuali
+  carte ... in fondo ai mazzi corrispondenti."
+* End: "La partita termina quando tutte le proprietà sono state acquistate. A questo punto, tutti
+  i giocatori incassano dalla Banca l'affitto che spetta loro per ogni proprietà. Per le proprietà
+  in una serie, incassate il doppio dell'affitto. Per le proprietà con un albergo, incassate
+  l'affitto per un albergo. ... Vince il giocatore che avrà più denaro (autentico o falso che
+  sia)!"
+"""
+from __future__ import annotations
+
+from ..editions import K_STREET
+from ..errors import IllegalAction
+from ..events import BuildingBought, BuildingSold
+from ..state import HOTEL, P_END_MOVE, P_RAISE, P_ROLL
+from .banknotes import NX_HAND
+from .faceup_cards import imprevisti_held, next_free_property, round10
+from .money import R_HOUSE, R_RENT, R_SALE, transfer
+from .niente_events import CardReturned, FinalRentPaid, PropertySoldToBank
+
+__all__ = ["build_error", "place", "sell_error", "sell", "sell_all", "liquidation_value",
+           "sell_property", "sell_property_error", "default_raise", "board_train",
+           "before_bankruptcy", "final_rent", "maybe_end", "hotel_half"]
+
+
+def hotel_half(s, sq: int) -> int:
+    """Euro the bank pays for the hotel of ``sq``: half its price, rounded up to 10."""
+    return round10((s.tb.house_cost[sq] + 1) // 2)
+
+
+def build_error(s, seat: int, sq: int) -> tuple[str, str] | None:
+    """(code, reason) why ``seat`` may not buy a hotel for ``sq`` now, or None."""
+    tb = s.tb
+    if not 0 <= sq < tb.nsq or tb.kind[sq] != K_STREET:
+        return ("not_a_street", "not a street")
+    if s.owner[sq] != seat:
+        return ("not_owner", "you do not own that street")
+    for m in tb.group_of[sq]:
+        if s.owner[m] != seat:
+            return ("set_incomplete", "you do not own the whole colour set")
+    if s.level[sq]:
+        return ("max_buildings", "the street already has a hotel")
+    if s.hotels <= 0:
+        return ("no_stock", "the bank has no hotels")
+    if s.cash[seat] < tb.house_cost[sq]:
+        return ("insufficient_cash", "not enough cash")
+    for d in s.debts:
+        if d[0] == seat:
+            return ("in_debt", "pay your debt first")
+    return None
+
+
+def place(s, ev, seat: int, sq: int, price: int) -> None:
+    """Put the hotel on ``sq`` (checked by the caller) for ``price`` euro."""
+    s.level[sq] = HOTEL
+    s.hotels -= 1
+    if price:
+        transfer(s, ev, seat, -1, price, R_HOUSE)
+    ev.append(BuildingBought(seat, sq, HOTEL))
+
+
+def sell_error(s, seat: int, sq: int) -> tuple[str, str] | None:
+    """(code, reason) why ``seat`` may not sell the hotel of ``sq`` now, or None."""
+    tb = s.tb
+    if not 0 <= sq < tb.nsq or tb.kind[sq] != K_STREET:
+        return ("not_a_street", "not a street")
+    if s.owner[sq] != seat:
+        return ("not_owner", "you do not own that street")
+    if not s.level[sq]:
+        return ("no_building", "no hotel on that street")
+    return None
+
+
+def _sell_hotel(s, ev, seat: int, sq: int) -> None:
+    s.level[sq] = 0
+    s.hotels += 1
+    transfer(s, ev, -1, seat, hotel_half(s, sq), R_SALE)
+    ev.append(BuildingSold(seat, sq, 0))
+
+
+def sell(s, ev, seat: int, sq: int) -> None:
+    """SellBuilding: the hotel goes back to the bank at half price (rounded up to 10)."""
+    err = sell_error(s, seat, sq)
+    if err:
+        raise IllegalAction(err[1], err[0])
+    _sell_hotel(s, ev, seat, sq)
+
+
+def sell_all(s, ev, seat: int) -> None:
+    """Every hotel of ``seat`` back to the bank at half price."""
+    for sq, o in enumerate(s.owner):
+        if o == seat and s.level[sq]:
+            _sell_hotel(s, ev, seat, sq)
+
+
+def liquidation_value(s, seat: int) -> int:
+    """Euro ``seat`` could still raise from the bank: printed prices plus half hotels."""
+    tb = s.tb
+    total = 0
+    for sq in tb.properties:
+        if s.owner[sq] == seat:
+            total += tb.price[sq] + (hotel_half(s, sq) if s.level[sq] else 0)
+    return total
+
+
+def sell_property_error(s, seat: int, sq: int) -> tuple[str, str] | None:
+    """(code, reason) why ``seat`` may not sell ``sq`` back to the bank now, or None."""
+    tb = s.tb
+    if not 0 <= sq < tb.nsq or tb.price[sq] <= 0:
+        return ("not_a_property", "not a property")
+    if s.owner[sq] != seat:
+        return ("not_owner", "you do not own that property")
+    if not any(d[0] == seat for d in s.debts):
+        return ("not_in_debt", "only to raise money for a debt")
+    return None
+
+
+def _sell_deed(s, ev, seat: int, sq: int) -> None:
+    if s.level[sq]:
+        _sell_hotel(s, ev, seat, sq)
+    price = s.tb.price[sq]
+    s.owner[sq] = -1
+    transfer(s, ev, -1, seat, price, R_SALE)
+    ev.append(PropertySoldToBank(seat, sq, price))
+
+
+def sell_property(s, ev, seat: int, sq: int) -> None:
+    """SellProperty: the bank buys ``sq`` back at its printed price (and its hotel at half)."""
+    err = sell_property_error(s, seat, sq)
+    if err:
+        raise IllegalAction(err[1], err[0])
+    _sell_deed(s, ev, seat, sq)
+
+
+def default_raise(s, ev, seat: int) -> None:
+    """The head debtor sent nothing usable in a "raise_money" step: the bank buys back its
+    cheapest property outside a complete set (else its cheapest; ties: board order); with
+    nothing left to sell it goes bankrupt. As with silence in an auction, a vanished peer (or a
+    bot that does not know this edition) cannot block the game."""
+    tb = s.tb
+    best = None
+    for sq in tb.properties:
+        if s.owner[sq] == seat:
+            full = all(s.owner[m] == seat for m in tb.group_of[sq])
+            key = (full, tb.price[sq], sq)
+            if best is None or key < best:
+                best = key
+    if best is not None:
+        _sell_deed(s, ev, seat, best[2])
+        return
+    from .bankruptcy import declare
+    if s.phase == P_RAISE:
+        declare(s, ev, seat)
+
+
+def board_train(s, ev, seat: int) -> None:
+    """Landing on a station: move on to the next unowned property and resolve it (buy or
+    auction); with none left nothing happens."""
+    sq = next_free_property(s, seat)
+    if sq < 0:
+        s.phase = P_END_MOVE
+        return
+    from .movement import move_to
+    move_to(s, ev, seat, sq, True)
+
+
+def before_bankruptcy(s, ev, seat: int, creditor: int) -> None:
+    """Called by engine.rules.bankruptcy.go_bankrupt first: the bank buys back every property
+    and hotel of ``seat`` (so its whole cash goes to the creditor); kept cards go to a player
+    creditor (an Imprevisti only if it holds none, else under the deck) or under their decks."""
+    for sq in s.tb.properties:
+        if s.owner[sq] == seat:
+            _sell_deed(s, ev, seat, sq)
+    if creditor >= 0 and s.out[creditor]:
+        creditor = -1
+    hand = s.nx[NX_HAND][seat]
+    s.nx[NX_HAND][seat] = []
+    room = s.ed.decoder.imprevisti_limit - (len(imprevisti_held(s, creditor)) if creditor >= 0
+                                            else 0)
+    for key in hand:
+        if creditor >= 0 and (key >> 8 != 1 or room > 0):
+            if key >> 8 == 1:
+                room -= 1
+            s.nx[NX_HAND][creditor].append(key)
+            s.nx[NX_HAND][creditor].sort()
+        else:
+            s.decks[key >> 8].append(key & 255)
+            ev.append(CardReturned(seat, key >> 8, key & 255))
+    for key in [k for k in s.held[seat] if k >> 8 == 1]:
+        if creditor >= 0 and room > 0:
+            room -= 1
+        else:
+            s.held[seat].remove(key)
+            s.decks[1].append(key & 255)
+            ev.append(CardReturned(seat, 1, key & 255))
+
+
+def final_rent(s, seat: int) -> int:
+    """Euro the bank pays ``seat`` at the end: for each property the rent, doubled in a
+    complete set, the hotel rent with a hotel."""
+    tb = s.tb
+    total = 0
+    for sq in tb.properties:
+        if s.owner[sq] == seat:
+            if s.level[sq]:
+                total += tb.rent[sq][6]
+            elif all(s.owner[m] == seat for m in tb.group_of[sq]):
+                total += tb.rent[sq][1]
+            else:
+                total += tb.rent[sq][0]
+    return total
+
+
+def maybe_end(s, ev) -> bool:
+    """End the game if every property is owned and the play is at a turn's roll with no debt
+    open: pay the final rents, the most money wins (ties: lowest seat). True if it ended."""
+    if s.phase != P_ROLL or s.debts:
+        return False
+    owner = s.owner
+    for sq in s.tb.properties:
+        if owner[sq] < 0:
+            return False
+    for seat in range(s.n):
+        if not s.out[seat]:
+            amount = final_rent(s, seat)
+            if amount:
+                transfer(s, ev, -1, seat, amount, R_RENT)
+                ev.append(FinalRentPaid(seat, amount))
+    best = max((i for i in range(s.n) if not s.out[i]), key=lambda i: (s.cash[i], -i))
+    from .bankruptcy import _game_over
+    _game_over(s, ev, best)
+    return True
+

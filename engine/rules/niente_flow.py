@@ -1,0 +1,177 @@
+"""How the niente-e-come-sembra rules plug into the engine's steps (engine.game calls these
+only when ``state.nx`` is non-empty, so classico's hot path pays one truth test).
+
+* ``after_step`` / ``after_chance`` run once a step's inputs (or its chance outcome) have been
+  applied: silence in "take_card" declines; silence (or a refused input) of the head debtor in
+  "raise_money" lets the bank buy back a property (engine.rules.niente_estate.default_raise);
+  a window step ends (engine.rules.counterfeit); then the payments of the step open an
+  inspection window if anybody may inspect; then the end of the game is checked.
+* ``pending_parts``, ``window_legal``, ``extend_legal``: what the new phases wait for and the
+  new actions a seat may send.
+* ``HANDLERS``: the handlers of the new actions (engine.game._HANDLERS).
+"""
+from __future__ import annotations
+
+from .. import actions as A
+from ..errors import IllegalAction
+from ..events import ActionRefused
+from ..state import P_INSPECT, P_OVER, P_RAISE, P_REVEAL, P_TAKE
+from . import counterfeit, faceup_cards, niente_estate
+from .banknotes import NX_FACEUP, NX_HAND, NX_PAY
+
+__all__ = ["NIENTE_PHASES", "pending_parts", "after_step", "after_chance", "reveal_step",
+           "window_legal", "extend_legal", "check_action", "HANDLERS", "WINDOW_CODES"]
+
+NIENTE_PHASES = frozenset((P_INSPECT, P_REVEAL, P_TAKE))
+WINDOW_CODES = frozenset((A.InspectBill.CODE, A.InspectCard.CODE))
+
+
+def pending_parts(s) -> tuple[bool, tuple[int, ...], str]:
+    """(chance, actors, kind) of a niente phase."""
+    ph = s.phase
+    if ph == P_INSPECT:
+        return False, counterfeit.window_actors(s), "inspect_window"
+    if ph == P_REVEAL:
+        return True, (), "inspection"
+    return False, (s.current,), "take_card"
+
+
+def _settle(s, ev) -> None:
+    from ..game import advance
+    advance(s, ev)
+    if s.phase in (P_OVER, P_INSPECT, P_REVEAL):
+        return
+    if s.nx[NX_PAY] and counterfeit.open_bill_window(s, ev):
+        return
+    niente_estate.maybe_end(s, ev)
+
+
+def after_step(s, ev, inputs, ph0: int, ev0: int) -> None:
+    """End of a decision step that started in phase ``ph0``; ``ev[ev0:]`` are its events."""
+    ph = s.phase
+    if ph0 == P_TAKE and ph == P_TAKE:
+        faceup_cards.decline(s, ev, s.current)
+    elif ph0 == P_RAISE and ph == P_RAISE and s.debts:
+        debtor = s.debts[0][0]
+        a = inputs[debtor]
+        if a is None or any(type(e) is ActionRefused and e.seat == debtor for e in ev[ev0:]):
+            niente_estate.default_raise(s, ev, debtor)
+    elif ph0 == P_INSPECT and ph == P_INSPECT:
+        counterfeit.end_window_step(s, ev)
+    _settle(s, ev)
+
+
+def after_chance(s, ev) -> None:
+    """End of a chance step."""
+    _settle(s, ev)
+
+
+def reveal_step(s, ev, fakes) -> None:
+    """Phase "inspection": apply the outcomes (see engine.rules.counterfeit.reveal)."""
+    counterfeit.reveal(s, ev, fakes)
+    _settle(s, ev)
+
+
+def check_action(s, a) -> None:
+    """No card may be played while a payment or a card is being checked ("inspection_window");
+    every other out-of-turn action stays legal (bills under inspection do not move meanwhile,
+    engine.rules.banknotes.on_transfer)."""
+    if s.phase == P_INSPECT and a.CODE == A.UseCard.CODE:
+        raise IllegalAction("no card may be played while an inspection is open",
+                            "inspection_window")
+
+
+def window_legal(s, seat: int) -> list:
+    """Legal actions of ``seat`` in phase "inspect_window"."""
+    if seat not in counterfeit.window_actors(s):
+        return []
+    if s.nx[counterfeit.NX_CARD]:
+        return [A.InspectCard()]
+    return [A.InspectBill(b) for b in counterfeit.bill_choices(s, seat)]
+
+
+def extend_legal(s, seat: int, out: list) -> None:
+    """Append the niente actions ``seat`` may send now (codes 40..45, in code order)."""
+    nx = s.nx
+    if s.phase == P_INSPECT:
+        out += window_legal(s, seat)
+    if s.phase == P_TAKE and s.current == seat:
+        out += [A.TakeCard(i) for i, c in enumerate(nx[NX_FACEUP]) if c >= 0]
+        out.append(A.DeclineCard())
+    uses = []
+    for key in nx[NX_HAND][seat] if s.phase != P_INSPECT else ():
+        c = s.ed.decks[key >> 8][key & 255]
+        uses += [A.UseCard(key >> 8, key & 255, t) for t in faceup_cards.use_targets(s, seat, c.kind)]
+    uses.sort(key=A.action_sort_key)
+    out += uses
+    if any(d[0] == seat for d in s.debts):
+        out += [A.SellProperty(sq) for sq in s.tb.properties
+                if niente_estate.sell_property_error(s, seat, sq) is None]
+
+
+def _only_niente(f):
+    def h(s, ev, seat, a, in_auction):
+        if not s.nx:
+            raise IllegalAction("not an action of this edition", "not_in_edition")
+        f(s, ev, seat, a)
+    return h
+
+
+HANDLERS = {
+    A.InspectBill.CODE: _only_niente(lambda s, ev, seat, a: counterfeit.inspect_bill(
+        s, ev, seat, a.bill)),
+    A.InspectCard.CODE: _only_niente(lambda s, ev, seat, a: counterfeit.inspect_card(
+        s, ev, seat)),
+    A.TakeCard.CODE: _only_niente(lambda s, ev, seat, a: faceup_cards.take(s, ev, seat, a.slot)),
+    A.DeclineCard.CODE: _only_niente(lambda s, ev, seat, a: faceup_cards.decline(s, ev, seat)),
+    A.UseCard.CODE: _only_niente(lambda s, ev, seat, a: faceup_cards.use(
+        s, ev, seat, a.deck, a.card, a.target)),
+    A.SellProperty.CODE: _only_niente(lambda s, ev, seat, a: niente_estate.sell_property(
+        s, ev, seat, a.square)),
+}
+"""Handlers of the niente actions, with engine.game's handler signature."""
+
+
+
+def deal_faceup(s, ev, rng) -> None:
+    """"first_player" chance step, after the rolls: lay the face-up Imprevisti."""
+    faceup_cards.deal(s, ev, rng)
+
+
+def standin_reveal(s, ev, rng) -> None:
+    """TEMPORARY (engine.md §8): ``apply_chance`` on phase "inspection" takes the outcomes from
+    the beacon (engine.rules.counterfeit.standin_outcomes) until the hidden-information protocol
+    supplies them through ``apply_reveal``."""
+    counterfeit.reveal(s, ev, counterfeit.standin_outcomes(s, rng))
+
+
+def apply_reveal(state, fakes) -> tuple:
+    """Phase "inspection": apply the fake/genuine outcomes (one bool per item of
+    ``counterfeit.unknown_items(state)``, in order) on a copy: ``(new_state, events)``.
+    Raises ValueError if the state is not in that phase or the count is wrong."""
+    if state.phase != P_REVEAL:
+        raise ValueError("the state does not wait for inspection outcomes")
+    fakes = [bool(f) for f in fakes]
+    s = state.copy()
+    ev: list = []
+    counterfeit.reveal(s, ev, fakes)
+    from ..game import advance
+    advance(s, ev)
+    _settle(s, ev)
+    return s, tuple(ev)
+
+
+def apply_action(state, seat: int, action) -> tuple:
+    """engine.apply_action for this edition: a decision step in which every other seat sends
+    None, run through ``step_inplace`` (so windows and silence rules apply); raises
+    IllegalAction (nothing changed) if the action is refused."""
+    from ..game import step_inplace
+    inputs = [None] * state.n
+    inputs[seat] = action
+    s = state.copy()
+    ev: list = []
+    step_inplace(s, inputs, ev)
+    for e in ev:
+        if type(e) is ActionRefused and e.seat == seat:
+            raise IllegalAction(e.reason, e.reason)
+    return s, tuple(ev)
