@@ -1,0 +1,103 @@
+"""End to end, real processes on loopback, through the node's fault-injecting transport
+(p2p/faults.py FaultPlan in p2p/transport.py Link; docs/protocol/network.md §6).
+
+Issue text: "`lanopoli demo --loss 0.2 --duplicate 0.1 --reorder 0.1 --seed S` must finish with
+the SAME final state hash as the same seed without faults (test at several fault rates)"; "A
+late UDP packet from a previous game or a previous step is rejected by its game id and step".
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import msgpack
+
+from p2p.gamelog import KIND_STEP, LogReader
+from p2p.transport import FLAG_DATA, HEADER, MAGIC
+
+from conftest import ROOT
+
+HASH_LINE = re.compile(r"^final state hash: ([0-9a-f]{64})$", re.M)
+STEPS_LINE = re.compile(r"^Steps: (\d+)$", re.M)
+DEMO_TIMEOUT_S = 240
+PEERS = "3"
+
+FAULTS = {
+    "none": [],
+    "issue-rates": ["--loss", "0.2", "--duplicate", "0.1", "--reorder", "0.1"],
+    "light-loss-heavy-reorder-and-a-partition": ["--loss", "0.05", "--duplicate", "0.05", "--reorder", "0.3",
+                                                 "--partition", "1.5:2"],
+}
+
+
+def test_faulty_networks_give_the_same_game_as_a_clean_one(tmp_path):
+    seed = f"faults-{os.getpid()}-{secrets.token_hex(3)}"
+    # One after the other: the same seed gives the same game id, and two demos advertising one
+    # game id at once could take each other's seats.
+    outcomes = {}
+    for name, flags in FAULTS.items():
+        proc = subprocess.run([sys.executable, "-m", "ui.cli", "--lang", "en", "demo", "--peers", PEERS,
+                               "--seed", seed, "--log-dir", str(tmp_path / name), "--timeout",
+                               str(DEMO_TIMEOUT_S), *flags],
+                              cwd=ROOT, capture_output=True, text=True, timeout=DEMO_TIMEOUT_S + 30)
+        assert proc.returncode == 0, f"{name}:\n{proc.stdout}\n{proc.stderr}"
+        outcomes[name] = (HASH_LINE.search(proc.stdout).group(1), STEPS_LINE.search(proc.stdout).group(1))
+    assert len(set(outcomes.values())) == 1, outcomes
+
+
+def transport_datagram(epoch: int, seq: int, payload: bytes) -> bytes:
+    """One transport datagram (network.md §2) from a fresh sender: DATA, nothing acknowledged."""
+    return HEADER.pack(MAGIC, FLAG_DATA, epoch, 0, seq, 0, 0) + payload
+
+
+def step_envelope(log: Path, step: int, not_seat: int) -> bytes:
+    """The STEP envelope of ``step`` of a seat other than ``not_seat``, from a game log."""
+    for rec in LogReader(log):
+        if rec.kind == KIND_STEP:
+            k, raws = msgpack.unpackb(rec.payload, raw=False)
+            if k == step:
+                return next(r for i, r in enumerate(raws) if i != not_seat and r is not None)
+    raise AssertionError(f"no step {step} in {log}")
+
+
+def two_peer_game(spawn, tmp_path: Path, tag: str):
+    seed = f"late-{tag}-{os.getpid()}-{secrets.token_hex(3)}"
+    common = ["--bind", "127.0.0.1", "--progress-json", "--timeout", "120"]
+    host = spawn("host", "--seats", "2", "--seed", seed + "-0", "--log-dir", str(tmp_path / f"{tag}-0"),
+                 "--config-dir", str(tmp_path / f"{tag}-k0"), *common)
+    hosting = host.wait_for(lambda m: m["type"] == "hosting", 60)
+    joiner = spawn("join", "--game", hosting["game_id"], "--seed", seed + "-1", "--log-dir",
+                   str(tmp_path / f"{tag}-1"), "--config-dir", str(tmp_path / f"{tag}-k1"), *common)
+    return host, joiner, hosting
+
+
+def test_late_packets_of_another_game_or_an_old_step_are_rejected(spawn, tmp_path):
+    # Game A, played to the end: its messages are "a previous game".
+    a_host, a_join, _ = two_peer_game(spawn, tmp_path, "a")
+    assert a_host.finish(120) == 0 and a_join.finish(120) == 0
+    old_game = step_envelope(Path(a_host.of_type("done")[-1]["log"]), 5, not_seat=-1)
+
+    host, joiner, hosting = two_peer_game(spawn, tmp_path, "b")
+    host.wait_for(lambda m: m["type"] == "progress" and m["step"] >= 10, 120)
+    (b_log,) = (tmp_path / "b-1").glob("game-*.log")  # the joiner's log, being written
+    host_seat = 1 - int(b_log.name.rsplit("seat", 1)[1].split(".")[0])
+    old_step = step_envelope(b_log, 1, not_seat=host_seat)
+    copies = 40
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        for i in range(copies):
+            s.sendto(transport_datagram(0x5EED, 2 * i, old_game), (hosting["address"], hosting["port"]))
+            s.sendto(transport_datagram(0x5EED, 2 * i + 1, old_step), (hosting["address"], hosting["port"]))
+    assert host.finish(120) == 0 and joiner.finish(120) == 0
+    done_h, done_j = host.of_type("done")[-1], joiner.of_type("done")[-1]
+    assert done_h["final_state_hash"] == done_j["final_state_hash"]
+    stats = done_h["session_stats"]
+    assert stats["wrong_game"] == copies  # rejected by the game id
+    assert stats["stale"] >= copies  # rejected by the step (answered with a hint, never applied)
+    assert joiner.of_type("done")[-1]["session_stats"]["wrong_game"] == 0
