@@ -38,7 +38,7 @@ LOBBY = "lobby"
 RUNNING = "running"
 _STATES = (LOBBY, RUNNING)
 _HEX = re.compile(r"^[0-9a-f]{2,64}$")
-_EDITION = re.compile(r"^[a-z0-9_]{1,32}$")
+_EDITION = re.compile(r"^[a-z0-9_-]{1,32}$")  # edition ids such as "niente-e-come-sembra"
 _SEATS = re.compile(r"^([0-9]{1,2})/([0-9]{1,2})$")
 RESOLVE_TIMEOUT_MS = 1500
 

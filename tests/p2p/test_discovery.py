@@ -30,6 +30,15 @@ def test_txt_record_round_trips_through_a_service_info():
     assert GameAd.from_info(ad.to_info()) == ad
 
 
+@pytest.mark.parametrize("edition", ["classico", "editrice-giochi", "niente-e-come-sembra", "fabrianopoli"])
+def test_every_edition_name_fits_the_txt_record(edition):
+    import dataclasses
+    from engine import EDITIONS
+    assert edition in EDITIONS
+    ad = dataclasses.replace(make_ad(), edition=edition)
+    assert GameAd.from_info(ad.to_info()).edition == edition
+
+
 @pytest.mark.parametrize("key,value", [
     ("seats", "5/4"), ("seats", "x"), ("st", "playing"), ("gid", "zz"), ("gid", "abc"),
     ("v", "one"), ("fp", "XYZ"), ("ed", "Classico!"),
