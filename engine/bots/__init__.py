@@ -50,14 +50,17 @@ def choose(state, seat: int, bot: str = "default"):
     seats. Raises KeyError for an unknown bot name and IndexError for a seat out of range.
     """
     s = state
-    prof = scaled(bot, s.ed.go_salary)
+    if bot not in BOTS:
+        raise KeyError(bot)
     if s.out[seat] or s.phase == P_OVER:
         return None
     ph = s.phase
+    # The profile and the edition tables are looked up only when a decision is due: most
+    # calls are for seats with nothing to do (the hot path of every lockstep step).
     if ph == P_AUCTION and s.auc_in[seat] and s.auc_bidder != seat:
         # A bidder that sends anything but a Bid leaves the auction (engine.rules.auction);
         # rent claims wait: they lapse only when dice are rolled.
-        return on_auction(s, static(s), prof, seat)
+        return on_auction(s, static(s), scaled(bot, s.ed.go_salary), seat)
     if s.claims:
         for c in s.claims:
             if c[0] == seat:
@@ -68,28 +71,26 @@ def choose(state, seat: int, bot: str = "default"):
         if not (ph == P_ROLL and s.current == seat and own_offer(s, seat) is not None):
             for o in s.offers:
                 if o[1] == seat:
-                    return answer(s, static(s), prof, seat, o)
+                    return answer(s, static(s), scaled(bot, s.ed.go_salary), seat, o)
     if ph == P_ROLL:
         if s.current == seat:
-            return on_roll(s, static(s), prof, seat)
+            return on_roll(s, static(s), scaled(bot, s.ed.go_salary), seat)
         return None
     if ph == P_BUY:
         if s.current == seat:
-            return on_buy(s, static(s), prof, seat)
+            return on_buy(s, static(s), scaled(bot, s.ed.go_salary), seat)
         return None
     if ph == P_RAISE:
         if s.debts[0][0] == seat:
-            return on_raise(s, static(s), prof, seat)
+            return on_raise(s, static(s), scaled(bot, s.ed.go_salary), seat)
         return None
     if ph == P_INHERIT:
         if s.inherit[0] == seat:
-            return on_inherit(s, static(s), prof, seat)
+            return on_inherit(s, static(s), scaled(bot, s.ed.go_salary), seat)
         return None
     if ph == P_CHOICE and s.current == seat:
-        return on_card_choice(s, static(s), prof, seat)
+        return on_card_choice(s, static(s), scaled(bot, s.ed.go_salary), seat)
     return None
-
-
 
 # Imported last: engine.bots.play calls choose.
 from .play import GameResult, play_game  # noqa: E402

@@ -7,10 +7,11 @@ playout tests (tests/engine/test_playouts.py) fail on any bot action the engine 
 from __future__ import annotations
 
 from ..actions import (Bid, BuildHouse, BuyProperty, DeclareBankruptcy, DeclineProperty,
-                       DrawCardInstead, PayCardFine,
+                       DrawCardInstead, PayCardFine, SellProperty,
                        LiftMortgage, Mortgage, PassBid, PayJailFine, RollDice, SellBuilding,
                        SettleMortgages, UseJailCard, WithdrawTrade)
 from ..editions import K_STATION, K_STREET, K_UTILITY
+from ..game import legal_actions
 from ..rules.auction import min_bid
 from ..rules.building import liquidation_value
 from ..rules.money import owed_by
@@ -219,8 +220,23 @@ def on_auction(s, st: Static, prof, seat: int):
 # ------------------------------------------------------------------------------ money trouble
 
 def on_raise(s, st: Static, prof, seat: int):
-    """Raise money for a debt: mortgage what earns least, then sell buildings evenly, then
-    mortgage the streets of sets; declare bankruptcy only when even that cannot pay."""
+    """Raise money for a debt (see :func:`_raise`), checked against ``legal_actions``: in an
+    edition without mortgages (niente-e-come-sembra sells to the bank instead) the first legal
+    SellProperty / SellBuilding is used, else None (the engine's default sale then applies)."""
+    a = _raise(s, st, prof, seat)
+    legal = legal_actions(s, seat)
+    if a in legal:
+        return a
+    for cls in (SellProperty, SellBuilding, Mortgage, DeclareBankruptcy):
+        for x in legal:
+            if type(x) is cls:
+                return x
+    return None
+
+
+def _raise(s, st: Static, prof, seat: int):
+    """Mortgage what earns least, then sell buildings evenly, then mortgage the streets of
+    sets; declare bankruptcy only when even that cannot pay."""
     need = owed_by(s, seat) - s.cash[seat]
     if s.cash[seat] + liquidation_value(s, seat) < owed_by(s, seat):
         return DeclareBankruptcy()
