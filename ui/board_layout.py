@@ -136,6 +136,8 @@ def draw_cell(state: Any, square: int, width: int, height: int) -> list[Text]:
     second.append_text(token_text(width - 3))
     second.truncate(width, pad=True)
     lines = [first, second]
+    if height >= 3 and sq.price and owner < 0:
+        lines.append(Text(f" €{sq.price:,}".replace(",", ".").ljust(width)[:width], Style(dim=True)))
     while len(lines) < height:
         lines.append(Text(" " * width))
     return lines[:height]

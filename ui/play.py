@@ -328,15 +328,21 @@ class NetGame(_DriverBase):
             self.names = tuple(p.name for p in ev.setup.players)
             self.seats_total = ev.setup.seats
             self.lobby_names = self.names
-            self.state = engine.new_game(ev.setup.edition, ev.setup.seats, ev.setup.options_dict())
             self.phase = "playing"
             self.can_fill = False
-            self._notify("lobby")
+            # The node builds the session (and the initial state, from the setup options it
+            # understands) right after this event: read it then, never rebuild it here.
+            asyncio.get_running_loop().call_soon(self._session_started)
         elif name == "StepApplied":
             self.state = self.node.session.state
             self._step_t = asyncio.get_running_loop().time()
             self._new_events.extend(ev.engine_events)
             self._notify("step")
+
+    def _session_started(self) -> None:
+        if self.node is not None and self.node.session is not None and self.state is None:
+            self.state = self.node.session.state
+        self._notify("lobby")
 
     def waiting(self) -> tuple[tuple[int, ...], float] | None:
         """(other seats whose message we lack, seconds the step has waited) once a step has

@@ -1,12 +1,14 @@
 """End to end, as a person would: ``lanopoli play`` in a real terminal (tmux, 80×24) joins a
 game hosted by three bot peers in other processes (``lanopoli host``/``join`` on 127.0.0.1),
-a scripted player drives it with send-keys (join, roll once, then "let the bot play for me")
+a scripted player drives it with send-keys (join by the host's address code, roll once, then "let the bot play for me")
 to the end, and the test reads the final standings and the verify command with capture-pane,
 then runs that command."""
 
 from __future__ import annotations
 
+import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -54,17 +56,27 @@ def test_play_joins_three_bot_peers_and_reaches_the_standings(tmp_path: Path) ->
         procs.append(host)
         first = host.stdout.readline()  # the "hosting" line: the game is advertised
         assert '"hosting"' in first, first
+        hosting = json.loads(first)
         for i, name in enumerate(("Anna", "Luca"), 1):
             procs.append(subprocess.Popen([*LANOPOLI, "join", "--bind", "127.0.0.1", "--name", name,
+                                           "--game", hosting["game_id"],
                                            "--log-dir", str(tmp_path / name), "--config-dir", str(tmp_path / f"k{i}")],
                                           cwd=repo, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         cmd = " ".join([*LANOPOLI, "play", "--lang", "en", "--bind", "127.0.0.1", "--name", "Marco",
                         "--log-dir", str(tmp_path / "marco"), "--config-dir", str(tmp_path / "k3")])
+        # The tmux server may be older than this test: pass the environment that matters.
+        pythonpath = f"PYTHONPATH={shlex.quote(os.environ['PYTHONPATH'])} " if os.environ.get("PYTHONPATH") else ""
         _tmux("new-session", "-d", "-s", session, "-x", "80", "-y", "24", "-c", str(repo),
-              f"env LANG=en_US.UTF-8 TERM=xterm-256color {cmd}; sleep 600")
-        lobby = _wait_screen(session, "3/4", 60)
+              f"env {pythonpath}LANG=en_US.UTF-8 TERM=xterm-256color {cmd}; sleep 600")
+        # The lobby lists the games on the network (other games may be running on loopback too).
+        lobby = _wait_screen(session, hosting["game_id"][:8], 60)
         assert "Your name" in lobby and "classico" in lobby
-        _tmux("send-keys", "-t", session, "j")
+        # Join by address with the host's code: exactly this game, mDNS not needed.
+        _tmux("send-keys", "-t", session, "i")
+        _wait_screen(session, "Join by address", 10)
+        code = f"{hosting['address']}:{hosting['port']}/{hosting['game_id']}"
+        _tmux("send-keys", "-t", session, "-l", code)
+        _tmux("send-keys", "-t", session, "Enter")
         game = _wait_screen(session, "Roll the dice", 60)
         assert "Marco (you)" in game and "Giulia" in game and "VIA!" in game
         _tmux("send-keys", "-t", session, "r")

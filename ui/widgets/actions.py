@@ -14,7 +14,7 @@ from typing import Any
 
 from rich.markup import escape
 from textual.app import ComposeResult
-from textual.containers import HorizontalGroup
+from textual.widget import Widget
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Button
@@ -91,8 +91,9 @@ def commands_for(state: Any, seat: int, legal: list) -> list[Command]:
     return out
 
 
-class ActionBar(HorizontalGroup):
-    """Buttons for ``commands`` (label plus key); pressing one posts ``ActionBar.Chosen``."""
+class ActionBar(Widget):
+    """Buttons for ``commands`` (key, then label) in a grid that wraps (app.tcss); pressing
+    one posts ``ActionBar.Chosen``."""
 
     commands: reactive[tuple] = reactive((), recompose=True)
 
@@ -105,7 +106,7 @@ class ActionBar(HorizontalGroup):
 
     def compose(self) -> ComposeResult:
         for c in self.commands:
-            yield Button(escape(f"{c.label} [{c.key}]"), id=f"cmd-{c.id}", compact=True,
+            yield Button(escape(f"[{c.key}] {c.label}"), id=f"cmd-{c.id}", compact=True,
                          variant="error" if c.id == "bankrupt" else "primary" if c.action is not None else "default")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:

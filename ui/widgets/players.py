@@ -13,7 +13,7 @@ from ui.board_layout import GROUP_COLOURS, SEAT_COLOURS, building_mark, short_na
 from ui.i18n import _, format_money
 
 #: Width from which each colour group gets its own line with the street names.
-WIDE = 44
+WIDE = 30
 
 
 def holdings(state: Any, seat: int) -> list[tuple[int, list[int]]]:

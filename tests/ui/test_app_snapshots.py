@@ -1,0 +1,110 @@
+"""Snapshot tests (pytest-textual-snapshot) of the main screens of ``lanopoli play`` at 80×24
+(compact layout) and 160×50, in Italian. Everything is pinned: a local game against bots with
+scripted dice from a built state, fixed lobby ads. The SVGs in __snapshots__/ were reviewed by
+eye (rendered to PNG); regenerate with ``pytest tests/ui/test_app_snapshots.py
+--snapshot-update`` and look at them again before committing."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.testing import forced_chance, scenario
+from p2p.discovery import GameAd
+from ui.app import LanopoliApp
+from ui.i18n import set_language
+from ui.play import LocalGame, LocalLobby, Settings
+
+NAMES = ("Marco", "Giulia", "Anna", "Luca")
+
+
+@pytest.fixture(autouse=True)
+def italian():
+    set_language("it")
+    yield
+    set_language("en")
+
+
+def midgame_state():
+    """Four players, houses, a hotel, a mortgage, one player in jail, tokens spread out."""
+    return scenario(4, cash={0: 1230, 1: 480, 2: 2015, 3: 95},
+                    owners={1: 0, 3: 0, 5: 0, 6: 1, 8: 1, 9: 1, 16: 2, 18: 2, 39: 3, 12: 3},
+                    levels={1: 2, 3: 2, 6: 5, 8: 4, 9: 4}, mortgaged=[16], pos={0: 0, 1: 9, 2: 10, 3: 24},
+                    jail={2: 1})
+
+
+def dice(*pairs):
+    seq = list(pairs)
+    return lambda state, k: forced_chance(state, dice=seq.pop(0) if seq else (1, 2))
+
+
+async def wait_for(pilot, cond):
+    for _ in range(200):
+        if cond():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("the app never reached the state to snapshot")
+
+
+def game_app():
+    game = LocalGame(NAMES, 0, state=midgame_state(), chance=dice((2, 1)), delay=0)
+    return game, LanopoliApp(driver=game)
+
+
+def _after_roll(game, app):
+    async def run(pilot):
+        await wait_for(pilot, lambda: game.human.deciding and type(app.screen).__name__ == "GameScreen")
+        await pilot.press("r")
+        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: game.human.deciding and game.state.pos[0] == 3)
+        await pilot.pause(0.3)
+    return run
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 50)])
+def test_game_screen(snap_compare, size):
+    game, app = game_app()
+    assert snap_compare(app, terminal_size=size, run_before=_after_roll(game, app))
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 50)])
+def test_lobby_screen(snap_compare, size, tmp_path):
+    ads = [GameAd(version=1, game_id=bytes([i]) * 16, edition="classico", seats_taken=i, seats_total=4,
+                  state="lobby" if i < 3 else "running", fingerprint="ab" * 8, address="192.168.1.2" + str(i),
+                  port=40000 + i) for i in (1, 2, 3)]
+    settings = Settings(name="Marco", path=tmp_path / "play.json")
+    app = LanopoliApp(backend=LocalLobby(ads), settings=settings)
+
+    async def run(pilot):
+        await pilot.pause(0.2)
+    assert snap_compare(app, terminal_size=size, run_before=run)
+
+
+def test_trade_dialog(snap_compare):
+    game, app = game_app()
+
+    async def run(pilot):
+        await wait_for(pilot, lambda: game.human.deciding and type(app.screen).__name__ == "GameScreen")
+        await pilot.press("t")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "TradeDialog")
+        app.screen.query_one("#give").select(5)
+        await pilot.pause(0.2)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run)
+
+
+def test_end_screen(snap_compare):
+    # Marco (€10, nothing to sell) lands on Giulia's hotel and declares bankruptcy.
+    st = scenario(2, cash={0: 10}, owners={3: 1, 1: 1}, levels={3: 5, 1: 5})
+    game = LocalGame(("Marco", "Giulia"), 0, state=st, chance=dice((1, 2)), delay=0)
+    app = LanopoliApp(driver=game)
+
+    async def run(pilot):
+        await wait_for(pilot, lambda: game.human.deciding and type(app.screen).__name__ == "GameScreen")
+        await pilot.press("r")
+        await wait_for(pilot, lambda: game.human.deciding and game.state.pos[0] == 3)
+        await pilot.pause(0.2)
+        await pilot.press("x")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmDialog")
+        await pilot.click("#yes")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "EndScreen")
+        await pilot.pause(0.2)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run)
