@@ -39,6 +39,7 @@ from typing import Any
 from . import const as C
 from .beacon import HashChain, derive_secret, game_seed as compute_game_seed, new_secret, seed_commitment
 from .errors import LocalProtocolError, WireError
+from .hidden import hidden_secret, layout_for_setup, make_leaves
 from .identity import Identity, fingerprint_of
 from .lockstep import LockstepSession
 from .wire import (LOBBY_DECODERS, MSG_JOIN, MSG_LEAVE, MSG_PROPOSAL, MSG_REJECT, MSG_SEED, MSG_SETUP_SIG,
@@ -164,6 +165,10 @@ class Lobby:
         self.setup: Setup | None = None
         self.setup_bytes = b""
         self.setup_hash = b""
+        #: Hidden information (core.md §12): every seat's leaves in seat order once signed
+        #: (None in editions without hidden information).
+        self.hidden_commits: list[bytes] | None = None
+        self._layout = None
         self.my_seat = -1
         self.endpoints: tuple = ()
         self.game_seed = b""
@@ -262,7 +267,8 @@ class Lobby:
         if self.phase != STARTED or self.setup is None:
             raise LocalProtocolError("the game has not started")
         return LockstepSession(self.setup, self.my_seat, self.identity, self.chain, engine, self.game_seed,
-                               log=log, now=now, setup_bytes=self.setup_bytes)
+                               log=log, now=now, setup_bytes=self.setup_bytes,
+                               hidden_commits=self.hidden_commits)
 
     def log_header(self) -> bytes:
         """Header record of the game log (core.md §6): msgpack [LOG_HEADER_VERSION, setup bytes,
@@ -374,6 +380,13 @@ class Lobby:
             return
         if msg.seat in self._sigs:
             return  # duplicate (the transport dedupes, but a buffered copy may repeat)
+        lay = self._layout
+        if (lay is None) != (msg.leaves is None) or (lay is not None and len(msg.leaves) != 32 * lay.items):
+            self._misbehaved(addr, "hidden-information commitment missing or of the wrong size", env)
+            self._abort(f"seat {msg.seat} sent a malformed hidden-information commitment")
+            return
+        if lay is not None:
+            self.hidden_commits[msg.seat] = msg.leaves
         self._sigs[msg.seat] = env.raw
         self._maybe_reveal()
 
@@ -441,7 +454,16 @@ class Lobby:
         self.phase = SIGNING
         self._deadline = now + C.SETUP_TIMEOUT
         self._events.append(SetupProposed(setup, self.my_seat))
-        raw = seal(self.identity, MSG_SETUP_SIG, [self.game_id, self.my_seat, self.setup_hash])
+        fields = [self.game_id, self.my_seat, self.setup_hash]
+        self._layout = layout_for_setup(setup)
+        if self._layout is not None:
+            # Hidden information (core.md §12.2): our leaves are committed here, signed before
+            # any seed secret is revealed, and kept in the log header.
+            mine = make_leaves(hidden_secret(self.chain_secret), self.game_id, self.my_seat, self._layout.items)
+            self.hidden_commits = [b""] * setup.seats
+            self.hidden_commits[self.my_seat] = mine
+            fields.append(mine)
+        raw = seal(self.identity, MSG_SETUP_SIG, fields)
         self._sigs[self.my_seat] = raw
         self._send_to_seats(raw)
         buffered, self._buffer = self._buffer, []

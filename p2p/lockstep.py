@@ -40,6 +40,7 @@ from .beacon import HashChain, beacon as make_beacon
 from .catchup import build_response, ingest_response
 from .errors import LocalProtocolError, WireError
 from .gamelog import KIND_DROP, KIND_STEP
+from .hidden import HiddenLedger, PrivateView, hidden_secret, layout_of_state
 from .identity import Identity
 from .seat_loss import (RULE_BANKRUPT, RULE_BOT, check_drop_payload, default_bot, drop_record, drop_rule,
                         dropped_reveal, make_escrow, open_share, recover_chain)
@@ -267,6 +268,36 @@ def resolve_step(engine: Any, state: Any, chance: bool, seed: bytes, step: int,
     return StepResult(new_state, tuple(events), problems, None)
 
 
+def resolve_hidden(engine: Any, ledger: HiddenLedger, state: Any, chance: bool, inspection: list | None,
+                   seed: bytes, step: int, bodies: Sequence[StepBody | None], last_reveals: list[bytes],
+                   fill: dict[int, Any]) -> tuple[tuple | None, StepResult | None]:
+    """One step of a game with hidden information (core.md §12), shared with verify.py: check
+    every active seat's hidden field (``HiddenLedger.check_step``); at an inspection step
+    apply the outcomes of the opened shares with ``apply_reveal``, else ``resolve_step``.
+    Returns ``((culprit, reason), None)`` on a fault, else ``(None, result)``; a hash-chain
+    fault comes back as ``result.fatal``. The ledger is not advanced (``after_step``)."""
+    fields = [None if b is None else b.hidden for b in bodies]
+    bad = ledger.check_step(step, fields, inspection)
+    if bad is not None:
+        return bad, None
+    if inspection is not None:
+        from engine.rules.niente_flow import apply_reveal
+
+        new_state, events = apply_reveal(state, ledger.outcomes(fields, inspection))
+        return None, StepResult(new_state, tuple(events), [], None)
+    return None, resolve_step(engine, state, chance, seed, step, bodies, last_reveals, fill)
+
+
+def hidden_bot(engine: Any) -> Any:
+    """The bot that plays a dropped seat in a game with hidden information: the niente bot
+    with no private knowledge (core.md §12.6), ``(state, seat) -> action | None``."""
+    try:
+        from engine.bots import _niente
+    except ImportError:  # an engine without it: the edition's default bot
+        return default_bot(engine)
+    return lambda state, seat: _niente.choose(state, seat, "default", None)
+
+
 # --- the session ----------------------------------------------------------------------------
 
 class DropInfo(NamedTuple):
@@ -298,7 +329,7 @@ class LockstepSession:
     def __init__(self, setup: Setup, my_seat: int, identity: Identity, chain: HashChain, engine: Any,
                  game_seed: bytes, *, state: Any = None, log: Any = None, now: float = 0.0,
                  setup_bytes: bytes | None = None, own_log: Any = None, bot: Any = None,
-                 _resuming: bool = False) -> None:
+                 hidden_commits: Sequence[bytes] | None = None, _resuming: bool = False) -> None:
         if not 0 <= my_seat < setup.seats:
             raise LocalProtocolError("my_seat out of range")
         me = setup.players[my_seat]
@@ -323,7 +354,20 @@ class LockstepSession:
         self.state = state if state is not None else engine.new_game(setup.edition, setup.seats, engine_options(setup))
         #: Seat-loss rule ("bot", "bankrupt") or None when seat loss is off; drop timeout (s).
         self.on_drop, self.drop_timeout = drop_rule(setup.options_dict())
-        self._bot = bot if bot is not None else default_bot(engine)
+        #: Hidden information (core.md §12): the public ledger and our private view, or None.
+        self.hidden: HiddenLedger | None = None
+        self.view: PrivateView | None = None
+        self._inspection: list | None = None
+        layout = layout_of_state(self.state)
+        if layout is not None:
+            if hidden_commits is None or any(not c for c in hidden_commits):
+                raise LocalProtocolError("a game with hidden information needs every seat's commitment")
+            self.hidden = HiddenLedger(self.game_id, self.n, layout, hidden_commits, self.state)
+            self.view = PrivateView(self.hidden, my_seat, hidden_secret(chain.value(0)), identity, self._xkeys)
+            self.view.refresh(self.state)
+        if bot is None:
+            bot = hidden_bot(engine) if self.hidden is not None else default_bot(engine)
+        self._bot = bot
         #: Step we are collecting messages for.
         self.step = 0
         #: Chance steps applied so far (the next one reveals chain value n - chance_count - 1).
@@ -898,6 +942,8 @@ class LockstepSession:
         self._hist_index.setdefault(k, len(self._history) - 1)
         self.epoch += 1
         self._escrows, self._shares = {}, {}
+        if self.hidden is not None:
+            self.hidden.drop(seat, None if chain is None else hidden_secret(chain.value(0)))
         self._events.append(SeatDropped(k, seat, rule, chain is not None))
         self._send_escrow()
         if self._reveal_waiting and (not self._escrow_needed() or len(self._escrows) == self._active_count()):
@@ -909,13 +955,48 @@ class LockstepSession:
         fill: dict[int, Any] = {}
         j = self.chance_count + 1
         for seat, info in self.dropped.items():
-            if self._pending.chance:
+            if self._inspection is not None:
+                fill[seat] = None  # its shares come from the ledger (core.md §12.6)
+            elif self._pending.chance:
                 fill[seat] = info.chain.reveal_at(j) if info.chain is not None else dropped_reveal(self.game_id, seat, j)
             elif info.rule == RULE_BOT:
                 fill[seat] = self._bot(self.state, seat)
             else:
                 fill[seat] = None
         return fill
+
+    # -- hidden information (core.md §12) --
+
+    def private_view(self) -> dict:
+        """What our player may know privately: {("bill", id) | ("card", index): fake} for
+        every bill or Imprevisti whose shares we hold in full ({} without hidden information,
+        or as a spectator). For our own bot/UI only: it never leaves this peer."""
+        if self.view is None or self.spectator:
+            return {}
+        return self.view.status()
+
+    def _resolve_hidden(self, k: int, slots: list, bodies: list, fill: dict) -> StepResult | None:
+        """Check the step's hidden fields and apply it (an inspection through
+        ``apply_reveal``). A fault halts with CheatDetected naming the culprit, after logging
+        the step's messages as evidence; returns None then."""
+        bad, res = resolve_hidden(self.engine, self.hidden, self.state, self._pending.chance, self._inspection,
+                                  self.game_seed, k, bodies, self._last_reveals, fill)
+        if bad is None:
+            return res
+        seat, reason = bad
+        held = slots[seat]
+        evidence = held.env.raw if held is not None else b""
+        if "private delivery" in reason:
+            prev = self._slots.get(k - 1)
+            if prev is not None and prev[seat] is not None:
+                # The sender's delivery (step k-1) and the holder's complaint (step k).
+                complainer = next((h for h in slots if h is not None and h.body.hidden is not None
+                                   and h.body.hidden[2] is not None and h.body.hidden[2][0] == seat), None)
+                evidence = pack([prev[seat].env.raw, b"" if complainer is None else complainer.env.raw])
+        if self.log is not None and not self._replaying and held is not None:
+            self.log.append_step(k, [None if h is None else h.env.raw for h in slots])
+        self._halt(CheatDetected(k, seat, reason, evidence))
+        return None
 
     # -- internals --
 
@@ -928,7 +1009,16 @@ class LockstepSession:
         self._resend_at = None
         self._resend_interval = C.RESEND_INTERVAL
         self._reveal_waiting = False
-        if self._pending.chance and not self.spectator:
+        self._inspection = None
+        if self.hidden is not None and self._pending.kind == "inspection":
+            # Not a chance step for the hash chains: every seat opens its shares (§12.5).
+            from engine.rules.counterfeit import unknown_items
+
+            self._inspection = unknown_items(self.state)
+            slots = self._slots.get(self.step)
+            if not self.spectator and (slots is None or slots[self.my_seat] is None):
+                self._send_own(None)
+        elif self._pending.chance and not self.spectator:
             if self._escrow_needed() and len(self._escrows) < self._active_count():
                 self._reveal_waiting = True  # §8.2: no reveal before every escrow is held
                 self._resend_at = self._now + self._resend_interval
@@ -961,12 +1051,18 @@ class LockstepSession:
 
     def _send_own(self, inp: Any) -> None:
         k = self.step
-        body = pack([self.game_id, k, self.my_seat, self.state_hash, self._prev_digest, inp])
+        fields = [self.game_id, k, self.my_seat, self.state_hash, self._prev_digest, inp]
+        hidden = None
+        if self.view is not None:
+            field = self.view.my_field(k, self._inspection)
+            fields.append(field)
+            hidden = tuple(field)
+        body = pack(fields)
         sig = self.identity.sign(C.DOMAIN_STEP, body)
         raw = pack([MSG_STEP, body, sig])
         if len(raw) > C.MAX_STEP_MSG:
             raise LocalProtocolError(f"step message of {len(raw)} bytes over {C.MAX_STEP_MSG}")
-        held = Held(StepBody(self.game_id, k, self.my_seat, self.state_hash, self._prev_digest, inp),
+        held = Held(StepBody(self.game_id, k, self.my_seat, self.state_hash, self._prev_digest, inp, hidden),
                     Envelope(MSG_STEP, body, sig, raw))
         slots = self._slots.get(k)
         if slots is None:
@@ -1098,8 +1194,14 @@ class LockstepSession:
             force = False
             slots = slots or [None] * self.n
             fill = self._fill(k)
-            res = resolve_step(self.engine, self.state, self._pending.chance, self.game_seed, k,
-                               [None if h is None else h.body for h in slots], self._last_reveals, fill)
+            bodies = [None if h is None else h.body for h in slots]
+            if self.hidden is not None:
+                res = self._resolve_hidden(k, slots, bodies, fill)
+                if res is None:
+                    return
+            else:
+                res = resolve_step(self.engine, self.state, self._pending.chance, self.game_seed, k,
+                                   bodies, self._last_reveals, fill)
             if res.fatal is not None:
                 seat, reason = res.fatal
                 self._halt(CheatDetected(k, seat, reason, slots[seat].env.raw))
@@ -1111,9 +1213,16 @@ class LockstepSession:
                 if info.step == k and info.rule == RULE_BANKRUPT:
                     state, more = self.engine.retire_seat(state, seat)
                     events = events + tuple(more)
-            if self._pending.chance:
+            if self._pending.chance and self._inspection is None:
                 self.chance_count += 1
             self._prev_digest = step_digest([b"" if h is None else h.env.body for h in slots])
+            if self.hidden is not None:
+                fields = [None if b is None else b.hidden for b in bodies]
+                if self.view is not None and not self.spectator:
+                    self.view.receive(k, fields)
+                self.hidden.after_step(k, fields, state)
+                if self.view is not None:
+                    self.view.refresh(state)
             self.state = state
             self.state_hash = self.engine.state_hash(state)
             raws = [None if h is None else h.env.raw for h in slots]
@@ -1121,8 +1230,8 @@ class LockstepSession:
                 self.log.append_step(k, raws)
             self._history.append((KIND_STEP, pack([k, raws]), k))
             self._hist_index.setdefault(k, len(self._history) - 1)
-            self._events.append(StepApplied(k, "chance" if self._pending.chance else "decision",
-                                            events, self.state_hash))
+            kind = "inspection" if self._inspection is not None else "chance" if self._pending.chance else "decision"
+            self._events.append(StepApplied(k, kind, events, self.state_hash))
             self.step = k + 1
             old = k + 1 - C.KEEP_STEPS
             self._slots.pop(old, None)

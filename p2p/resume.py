@@ -23,7 +23,7 @@ from .errors import LocalProtocolError, WireError
 from .gamelog import KIND_DROP, KIND_HEADER, KIND_OWN, KIND_STEP, LogReader, LogWriter, OwnLog
 from .identity import Identity
 from .lockstep import HALTED, LockstepSession
-from .verify import BadLog, parse_header
+from .verify import BadLog, hidden_commits_of_header, parse_header
 from .wire import unpack
 
 
@@ -64,8 +64,12 @@ def _replay(log_path: str, identity: Identity, chain_secret: bytes, engine: Any,
     if seat is None:
         raise LocalProtocolError("cannot resume: our identity is not seated in this game")
     chain = HashChain(chain_secret, setup.chain_length)
+    try:
+        commits = hidden_commits_of_header(first.payload)
+    except BadLog as e:
+        raise LocalProtocolError(f"cannot resume: {e.why}") from None
     sess = LockstepSession(setup, seat, identity, chain, engine, seed, setup_bytes=sb, now=now, bot=bot,
-                           _resuming=True)
+                           hidden_commits=commits, _resuming=True)
     good_end = reader.good_end
     damage = None
     count = 0

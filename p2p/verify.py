@@ -20,7 +20,8 @@ from .beacon import game_seed as compute_game_seed, seed_commitment
 from .errors import WireError
 from .gamelog import KIND_DROP, KIND_HEADER, KIND_STEP, LogReader
 from .identity import fingerprint_of
-from .lockstep import resolve_step, step_digest
+from .hidden import HiddenLedger, hidden_secret, layout_of_state
+from .lockstep import hidden_bot, resolve_hidden, resolve_step, step_digest
 from .seat_loss import RULE_BANKRUPT, RULE_BOT, check_drop_payload, default_bot, drop_rule, dropped_reveal
 from .wire import (MSG_SEED, MSG_SETUP_SIG, MSG_STEP, decode_seed, decode_setup, decode_setup_sig,
                    decode_step_body, engine_options, open_envelope, setup_hash, unpack)
@@ -49,6 +50,11 @@ class Report:
     error: str | None = None
     messages: int = 0
     seconds: float = 0.0
+    hidden: dict | None = None
+    """Games with hidden information (core.md §12): ``inspections`` (bills and cards
+    inspected), ``fakes_found`` (fake bills found), ``fake_cards_caught``, ``reveals`` (steps
+    that opened shares, each opening checked against its commitment), ``deliveries`` and
+    ``items_delivered`` (private deliveries, checked for receivers and counts); None otherwise."""
 
 
 class BadLog(Exception):
@@ -86,6 +92,22 @@ def parse_header(payload: bytes) -> tuple:
     """Check a log header record (core.md §6): every seat's setup signature and seed reveal.
     Returns (setup, setup bytes, setup hash, game seed); raises ``BadLog`` (step -1)."""
     return _header(payload)
+
+
+def hidden_commits_of_header(payload: bytes) -> list | None:
+    """Every seat's hidden-information commitment (leaves, core.md §12.2) from a log header
+    already checked by ``parse_header``, in seat order; None if the setup signatures carry
+    none (an edition without hidden information)."""
+    try:
+        sigs = unpack(payload)[2]
+        leaves = [decode_setup_sig(open_envelope(raw).body).leaves for raw in sigs]
+    except (WireError, TypeError, ValueError, IndexError) as e:
+        raise _Bad(-1, f"malformed header: {e}") from None
+    if all(x is None for x in leaves):
+        return None
+    if any(x is None for x in leaves):
+        raise _Bad(-1, "some seats committed hidden information and others did not")
+    return leaves
 
 
 def _header(payload: bytes) -> tuple:
@@ -128,6 +150,16 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
     state = engine.new_game(setup.edition, setup.seats, engine_options(setup))
     on_drop, _ = drop_rule(setup.options_dict())
     bot = default_bot(engine)
+    ledger = None
+    layout = layout_of_state(state)
+    if layout is not None:
+        commits = hidden_commits_of_header(first.payload)
+        if commits is None or any(len(c) != 32 * layout.items for c in commits):
+            raise _Bad(-1, "hidden-information commitments missing or of the wrong size")
+        ledger = HiddenLedger(setup.game_id, setup.seats, layout, commits, state)
+        bot = hidden_bot(engine)
+        rep.hidden = {"inspections": 0, "fakes_found": 0, "fake_cards_caught": 0, "reveals": 0,
+                      "deliveries": 0, "items_delivered": 0}
     active = [True] * setup.seats
     dropped: dict = {}  # seat -> (rule, recombined chain or None)
     epoch = 0
@@ -154,6 +186,8 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
                 rule = RULE_BOT
             active[seat] = False
             dropped[seat] = (rule, chain, k)
+            if ledger is not None:
+                ledger.drop(seat, None if chain is None else hidden_secret(chain.value(0)))
             epoch += 1
             continue
         if rec.kind != KIND_STEP:
@@ -182,15 +216,29 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
             if not e.verify(pubkeys[i]):
                 raise _Bad(k, f"seat {i}: bad signature")
         rep.messages += sum(e is not None for e in envs)
-        chance = engine.pending(state).chance
+        pend = engine.pending(state)
+        chance = pend.chance
+        inspection = None
+        if ledger is not None and pend.kind == "inspection":
+            from engine.rules.counterfeit import unknown_items
+
+            inspection = unknown_items(state)
         fill = {}
         for seat, (rule, chain, _) in dropped.items():
-            if chance:
+            if inspection is not None:
+                fill[seat] = None
+            elif chance:
                 j = chance_count + 1
                 fill[seat] = chain.reveal_at(j) if chain is not None else dropped_reveal(gid, seat, j)
             else:
                 fill[seat] = bot(state, seat) if rule == RULE_BOT else None
-        res = resolve_step(engine, state, chance, seed, k, bodies, last_reveals, fill)
+        if ledger is not None:
+            bad, res = resolve_hidden(engine, ledger, state, chance, inspection, seed, k, bodies, last_reveals, fill)
+            if bad is not None:
+                raise _Bad(k, f"seat {bad[0]}: {bad[1]}")
+            ledger.after_step(k, [None if b is None else b.hidden for b in bodies], res.state)
+        else:
+            res = resolve_step(engine, state, chance, seed, k, bodies, last_reveals, fill)
         if res.fatal is not None:
             raise _Bad(k, f"seat {res.fatal[0]}: {res.fatal[1]}")
         events = res.events
@@ -201,15 +249,33 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
                 events = events + tuple(more)
         for ev in events:
             counts[type(ev).__name__] += 1
-        chance_count += chance
+        if rep.hidden is not None:
+            _count_hidden(rep.hidden, events, inspection is not None)
+        chance_count += chance and inspection is None
         h = engine.state_hash(state)
         digest = step_digest([b"" if e is None else e.body for e in envs])
         k += 1
         rep.steps = k
         rep.final_state_hash = h.hex()
     rep.events_by_type = dict(sorted(counts.items()))
+    if ledger is not None:
+        rep.hidden["deliveries"] = ledger.stats["deliveries"]
+        rep.hidden["items_delivered"] = ledger.stats["items_delivered"]
     if reader.error is not None:
         raise _Bad(k, f"{reader.error} at byte {reader.error_offset}")
     rep.complete = engine.is_terminal(state)
     if rep.complete:
         rep.winner = engine.winner(state)
+
+
+def _count_hidden(h: dict, events: Any, reveal: bool) -> None:
+    """Add one step's inspections to ``Report.hidden``."""
+    h["reveals"] += reveal
+    for ev in events:
+        name = type(ev).__name__
+        if name == "BillInspected":
+            h["inspections"] += 1
+            h["fakes_found"] += bool(ev.fake)
+        elif name == "CardInspected":
+            h["inspections"] += 1
+            h["fake_cards_caught"] += bool(ev.fake)

@@ -219,7 +219,9 @@ def open_envelope(data: bytes, max_size: int = C.MAX_LOBBY_MSG) -> Envelope:
 
 class StepBody(NamedTuple):
     """Body of a STEP message (core.md §3). ``input`` is None, a 32-byte reveal (chance step)
-    or an encoded engine action (a list) (decision step)."""
+    or an encoded engine action (a list) (decision step). ``hidden``: in a game with hidden
+    information, the checked 7th field ``(deliveries, openings, complaint)`` (core.md §12.4);
+    None when the body has 6 fields."""
 
     game_id: bytes
     step: int
@@ -227,6 +229,7 @@ class StepBody(NamedTuple):
     prev_hash: bytes
     prev_digest: bytes
     input: Any
+    hidden: Any = None
 
 
 def encode_step_body(game_id: bytes, step: int, seat: int, prev_hash: bytes, prev_digest: bytes,
@@ -238,9 +241,17 @@ def encode_step_body(game_id: bytes, step: int, seat: int, prev_hash: bytes, pre
 def decode_step_body(body: bytes) -> StepBody:
     """Decode and validate a STEP body. Raises ``WireError``."""
     f = unpack(body)
-    if type(f) is not list or len(f) != 6:
-        raise WireError("step: expected 6 fields")
-    gid, step, seat, ph, pd, inp = f
+    if type(f) is not list or len(f) not in (6, 7):
+        raise WireError("step: expected 6 or 7 fields")
+    gid, step, seat, ph, pd, inp = f[:6]
+    hidden = None
+    if len(f) == 7:
+        from .hidden import check_field
+
+        try:
+            hidden = check_field(f[6])
+        except ValueError as e:
+            raise WireError(str(e)) from None
     _bin(gid, C.GAME_ID_LEN, "game_id")
     _uint(step, C.MAX_STEP, "step")
     _uint(seat, C.MAX_SEATS - 1, "seat")
@@ -254,7 +265,7 @@ def decode_step_body(body: bytes) -> StepBody:
         check_action(inp)
     else:
         raise WireError("step input: expected nil, reveal or action")
-    return StepBody(gid, step, seat, ph, pd, inp)
+    return StepBody(gid, step, seat, ph, pd, inp, hidden)
 
 
 # --- setup ----------------------------------------------------------------------------------
@@ -430,18 +441,28 @@ def decode_proposal(body: bytes) -> Proposal:
 
 
 class SetupSig(NamedTuple):
-    """SETUP_SIG body ``[game_id, seat, setup_hash]``: the seat's signature (the envelope's) on
-    the setup hash."""
+    """SETUP_SIG body ``[game_id, seat, setup_hash]`` or, in an edition with hidden
+    information, ``[game_id, seat, setup_hash, leaves]``: the seat's signature (the
+    envelope's) on the setup hash, and its hidden-information commitment (32-byte leaves
+    concatenated, core.md §12.2; None without)."""
 
     game_id: bytes
     seat: int
     setup_hash: bytes
+    leaves: bytes | None = None
 
 
 def decode_setup_sig(body: bytes) -> SetupSig:
-    gid, seat, sh = _array(unpack(body), 3, "setup_sig")
+    f = unpack(body)
+    if type(f) is list and len(f) == 4:
+        leaves = f.pop()
+        if type(leaves) is not bytes or not leaves or len(leaves) % C.HASH_LEN:
+            raise WireError("setup_sig: leaves must be bin of 32-byte leaves")
+    else:
+        leaves = None
+    gid, seat, sh = _array(f, 3, "setup_sig")
     return SetupSig(_bin(gid, C.GAME_ID_LEN, "game_id"), _uint(seat, C.MAX_SEATS - 1, "seat"),
-                    _bin(sh, C.HASH_LEN, "setup_hash"))
+                    _bin(sh, C.HASH_LEN, "setup_hash"), leaves)
 
 
 class SeedReveal(NamedTuple):

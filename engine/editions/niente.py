@@ -56,8 +56,12 @@ class DecoderRules:
     imprevisti_limit: int
     """Imprevisti a player may hold ("Potete avere una sola carta Imprevisti alla volta")."""
     standin_fake_bill: tuple[int, int]
-    """TEMPORARY stand-in (engine.md §8): a bill inspected for the first time is fake when
-    ``below(den) < num`` on the inspection step's beacon, (num, den)."""
+    """Default fake rate (num, den) of a bill whose denomination is not in ``fake_rates``."""
+    fake_rates: tuple[tuple[int, int, int], ...] = ()
+    """Fake rate per denomination: (denomination, num, den): a bill of that denomination is
+    fake with probability num/den (the hidden-information protocol's threshold,
+    engine.rules.counterfeit.fake_threshold; docs/protocol/core.md §12). In each Imprevisti
+    pair exactly one card is fake (rate 1/2 per card, fixed by the pairs)."""
 
 
 def _load_decks(filename: str, deck_ids: dict[str, int]):
@@ -118,5 +122,6 @@ EDITION = Edition(
         faceup=3,
         imprevisti_limit=1,
         standin_fake_bill=(1, 5),
+        fake_rates=((500, 1, 10), (100, 1, 5), (50, 1, 5), (20, 1, 5), (10, 1, 5)),
     ),
 )

@@ -22,8 +22,9 @@ Lockstep form (docs/protocol/engine.md §8):
   card: the other eligible seats may send ``InspectCard()``; the first in seat order inspects.
 * A step with no inspection closes the window (the card's effect then applies). Otherwise each
   inspection spends one token and needs an outcome: the chance-like phase "inspection" waits for
-  ``apply_reveal(state, fakes)`` (the protocol layer supplies the fake/genuine status from the
-  revealed shares) — or, TEMPORARILY, ``apply_chance`` derives it from the beacon (``standin``).
+  ``apply_reveal(state, fakes)``: the protocol layer opens every seat's committed share of the
+  item and sums them (docs/protocol/core.md §12). Engine-only simulations, which have no
+  shares, may instead call ``apply_chance`` (``standin_outcomes``).
   Outcomes already public (a bill inspected before) need no reveal.
 * Outcomes: a fake bill moves from whoever holds it now (the payee, or the bank's pile if the
   payment went through the bank) to the inspector, and the payer owes that holder its value at
@@ -41,7 +42,7 @@ from .niente_events import BillInspected, CardInspected, CardReturned, Inspectio
 
 __all__ = ["can_inspect", "window_actors", "open_bill_window", "open_card_window",
            "inspect_bill", "inspect_card", "end_window_step", "unknown_items", "reveal",
-           "standin_outcomes", "bill_choices"]
+           "standin_outcomes", "bill_choices", "fake_rate", "fake_threshold"]
 
 K_BILL, K_CARD = 0, 1
 
@@ -199,16 +200,38 @@ def end_window_step(s, ev) -> None:
     reveal(s, ev, [])
 
 
+def fake_rate(ed, denomination: int) -> tuple[int, int]:
+    """(num, den): the edition's probability that a bill of ``denomination`` is fake
+    (``DecoderRules.fake_rates``, else ``standin_fake_bill``)."""
+    dec = ed.decoder
+    for d, num, den in getattr(dec, "fake_rates", ()):
+        if d == denomination:
+            return num, den
+    return dec.standin_fake_bill
+
+
+def fake_threshold(ed, denomination: int, modulus: int) -> int:
+    """T = floor(modulus * num / den): a bill of ``denomination`` is fake iff the sum of all
+    seats' shares modulo ``modulus`` is below T (docs/protocol/core.md §12.1)."""
+    num, den = fake_rate(ed, denomination)
+    return modulus * num // den
+
+
 def standin_outcomes(s, rng) -> list[bool]:
-    """TEMPORARY stand-in for the hidden-information protocol (engine.md §8): the outcome of
-    each unknown item from the inspection step's beacon. A bill is fake when
-    ``rng.below(den) < num`` (``decoder.standin_fake_bill``); a card is the opposite of its
-    pair's public status, else fake when ``rng.below(2) == 0``. Deterministic from the log."""
-    num, den = s.ed.decoder.standin_fake_bill
+    """Outcomes for engine-only simulations (``engine.bots.play_game``, random playouts), where
+    no peers hold secret shares: each unknown item's outcome from the step's beacon. A bill is
+    fake when ``rng.below(den) < num`` (``fake_rate`` of its denomination); a card is the
+    opposite of its pair's public status, else fake when ``rng.below(2) == 0``.
+
+    A network game never uses this: the lockstep layer opens the seats' committed shares and
+    calls ``niente_flow.apply_reveal`` (docs/protocol/core.md §12), so the holder of a bill
+    knows its status in advance and nobody can choose it."""
     cpub = s.nx[NX_CPUB]
+    den_of = s.nx[NX_DEN]
     out = []
     for kind, ident in unknown_items(s):
         if kind == "bill":
+            num, den = fake_rate(s.ed, den_of[ident])
             out.append(rng.below(den) < num)
         elif cpub[ident ^ 1] != UNKNOWN:
             out.append(cpub[ident ^ 1] == GENUINE)

@@ -1,0 +1,173 @@
+"""The niente-e-come-sembra bot: magnifier, face-up Imprevisti, kept cards, hotels.
+
+``choose(state, seat, bot, view)`` is a pure function of the state and of ``view``, the seat's
+private knowledge: a mapping ``{("bill", id) | ("card", index): fake}`` of the statuses its
+player may know (its own bills and cards, now or earlier; docs/protocol/core.md §12.7). The
+engine never sees ``view``: every peer runs only its own seat's bot with its own view, and a
+dropped seat's replacement plays with ``view=None`` (no private knowledge), identically on every
+peer. Everything this module does not decide goes to ``engine.bots.choose``.
+
+Decisions (rulebook passages in quotes):
+
+* inspection window, bills ("potete utilizzare un gettone lente di ingrandimento per controllare
+  il denaro utilizzato"): inspect the bill with the highest expected gain ``P(fake) × value``:
+  P = 1 for a bill it knows is fake (it held it before), 0 if it knows it genuine or the status
+  is public, else the edition's fake rate; inspect when the gain is at least 20 with two green
+  tokens, 40 with one (a known fake is always worth it: "Se trovate un falso ... tenetelo voi!");
+* inspection window, card: inspect unless the card is known genuine (the twin of a pair whose
+  fake is public is genuine, and conversely: "una delle due" is fake);
+* face-up Imprevisti ("prendete una qualsiasi delle carte"): take the most useful card, never a
+  card known to be fake; with an Imprevisti in hand, swap only for a clearly better one;
+* kept cards: money and lens cards at once, rent cards on an open claim, "Albergo gratis" on its
+  dearest street, "Saldi" when offered a property, the train before its roll;
+* hotels ("ALBERGHI"): buys one on a complete set, dearest rent first, keeping a reserve.
+"""
+from __future__ import annotations
+
+from ..actions import BuildHouse, DeclineCard, InspectBill, InspectCard, TakeCard, UseCard
+from ..game import legal_actions
+from ..rules.banknotes import FAKE, GENUINE, NX_CARD, NX_CPUB, NX_DEN, NX_FACEUP, NX_HAND, NX_LENS, NX_PUB
+from ..rules.counterfeit import bill_choices, fake_rate, window_actors
+from ..state import P_BUY, P_INSPECT, P_OVER, P_ROLL, P_TAKE
+
+__all__ = ["choose", "card_value", "bill_fake_chance"]
+
+#: How much a bot wants a card of each kind (0: not worth a slot).
+_CARD_VALUE = {"free_hotel": 6, "skip_rent": 5, "double_rent": 4, "half_price": 4, "collect": 3,
+               "collect_from_each_player": 3, "next_free": 2, "half_rent": 3, "green_lenses": 1,
+               "get_out_of_jail_free": 1, "move_to": 1}
+_HOTEL_RESERVE = 250  # euro kept after buying a hotel
+_MIN_GAIN = (0, 40, 20)  # expected euro an inspection must bring, by green tokens left (0, 1, 2)
+
+
+def _base():
+    from . import choose as base
+    return base
+
+
+def choose(state, seat: int, bot: str = "default", view=None):
+    """The action of ``seat`` for the next decision step, or None. ``view``: the seat's private
+    statuses (module docstring) or None. Pure; raises KeyError for an unknown bot name (as
+    ``engine.bots.choose``)."""
+    s = state
+    base = _base()
+    if not s.nx or s.out[seat] or s.phase == P_OVER:
+        return base(s, seat, bot)
+    view = view or {}
+    ph = s.phase
+    if ph == P_INSPECT:
+        return _inspect(s, seat, view)
+    if ph == P_TAKE:
+        return _take(s, seat, view) if s.current == seat else None
+    if any(c[0] == seat for c in s.claims):
+        return base(s, seat, bot)  # claim our rent first: it lapses at the next roll
+    if s.nx[NX_HAND][seat] and (ph != P_ROLL or s.current == seat or s.claims):
+        a = _use_card(s, seat)
+        if a is not None:
+            return a
+    if ph == P_ROLL and s.current == seat and not s.offers and not s.debts:
+        a = _hotel(s, seat)
+        if a is not None:
+            return a
+    return base(s, seat, bot)
+
+
+def card_value(s, card: int, view) -> int:
+    """Desirability of Imprevisti ``card`` for its holder: -1 if known fake, else its kind's
+    value (+1 if known genuine)."""
+    fake = _card_status(s, card, view)
+    if fake is True:
+        return -1
+    return _CARD_VALUE.get(s.ed.decks[1][card].kind, 0) + (fake is False)
+
+
+def _card_status(s, card: int, view):
+    """True/False if the card's status is known (public, its twin's public status, or the
+    view), else None."""
+    cpub = s.nx[NX_CPUB]
+    if cpub[card]:
+        return cpub[card] == FAKE
+    if cpub[card ^ 1]:
+        return cpub[card ^ 1] == GENUINE  # one of each pair is fake
+    return view.get(("card", card))
+
+
+def bill_fake_chance(s, bill: int, view) -> tuple[int, int]:
+    """P(fake) of a bill as (num, den): known from the view or its public status, else the
+    edition's rate for its denomination."""
+    pub = s.nx[NX_PUB][bill]
+    if pub:
+        return (1, 1) if pub == FAKE else (0, 1)
+    known = view.get(("bill", bill))
+    if known is not None:
+        return (1, 1) if known else (0, 1)
+    return fake_rate(s.ed, s.nx[NX_DEN][bill])
+
+
+def _inspect(s, seat: int, view):
+    if seat not in window_actors(s):
+        return None
+    nx = s.nx
+    if nx[NX_CARD]:
+        return None if _card_status(s, nx[NX_CARD][2], view) is False else InspectCard()
+    best, best_gain = -1, -1
+    for b in bill_choices(s, seat):
+        num, den = bill_fake_chance(s, b, view)
+        gain = nx[NX_DEN][b] * num * 100 // den  # euro × 100
+        if num == den:
+            gain += 10 ** 9  # a known fake first
+        if gain > best_gain:
+            best, best_gain = b, gain
+    if best < 0:
+        return None
+    if best_gain >= _MIN_GAIN[min(nx[NX_LENS][seat], 2)] * 100:
+        return InspectBill(best)
+    return None
+
+
+def _take(s, seat: int, view):
+    faceup = s.nx[NX_FACEUP]
+    best_slot, best = -1, 0
+    for slot, card in enumerate(faceup):
+        if card >= 0:
+            v = card_value(s, card, view)
+            if v > best:
+                best_slot, best = slot, v
+    if best_slot < 0:
+        return DeclineCard()
+    held = [k & 255 for k in s.nx[NX_HAND][seat] if k >> 8 == 1]
+    if held and card_value(s, held[0], view) + 2 > best:
+        return DeclineCard()
+    return TakeCard(best_slot)
+
+
+def _use_card(s, seat: int):
+    uses = [a for a in legal_actions(s, seat) if type(a) is UseCard]
+    best, best_v = None, 0
+    for a in uses:
+        kind = s.ed.decks[a.deck][a.card].kind
+        if kind == "free_hotel":
+            v = 10 + s.tb.rent[a.target][-1] // 100  # the dearest hotel first
+        elif kind == "next_free":
+            v = 2 if s.cash[seat] >= 300 else 0
+        elif kind == "move_to":
+            v = 0  # "Avanti fino al VIA!" is kept for a poorer moment
+        else:
+            v = _CARD_VALUE.get(kind, 0) + 5
+        if v > best_v:
+            best, best_v = a, v
+    return best
+
+
+def _hotel(s, seat: int):
+    cash = s.cash[seat]
+    best, best_rent = None, -1
+    for a in legal_actions(s, seat):
+        if type(a) is not BuildHouse:
+            continue
+        if cash - s.tb.house_cost[a.square] < _HOTEL_RESERVE:
+            continue
+        rent = s.tb.rent[a.square][-1]
+        if rent > best_rent:
+            best, best_rent = a, rent
+    return best

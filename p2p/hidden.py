@@ -1,0 +1,457 @@
+"""Hidden information: counterfeit banknotes and fake Imprevisti nobody can rig or lie about
+(DESIGN.md §4; docs/protocol/core.md §12 "Hidden information").
+
+Theory of operation
+-------------------
+*Items.* In an edition with hidden information (the engine state has ``nx``) every bill id
+``b < B`` (the bills that exist at the start; bills the bank prints later are genuine by
+construction) and every Imprevisti *pair* ``p`` (cards 2p and 2p+1) is an item: item ``b`` is
+bill b, item ``B + p`` is pair p.
+
+*Shares.* Every seat i has a secret opening per item, ``op(i, t)`` = 16 bytes = share (4 bytes
+BE, uniform mod M = 2^32) || salt (12 bytes), derived from its hidden secret (itself derived
+from its hash-chain secret, so the seat-loss escrow also recovers it, core.md §8). Leaf =
+SHA-256("lanopoli/1/hidden-leaf\\0" || gid || seat || item (2 B BE) || opening).
+
+*Commitment before the seed.* Each seat puts the concatenation of its leaves into its SETUP_SIG
+(signed, before any seed secret is revealed; they end up in the log header). So nobody can
+choose its shares after anything about the game is known, and since the shares of every seat
+count, one honest seat makes every status uniformly random: nobody, not even the host, chooses
+which bills are fake.
+
+*Status.* Bill b is fake iff ``sum_i share(i, b) mod M < T(den(b))`` with
+``T = floor(M * num / den)`` for the edition's fake rate of that denomination
+(``engine.rules.counterfeit.fake_threshold``). In pair p the fake card is ``2p + (S_p mod 2)``.
+
+*Private delivery.* Whenever a seat gets an item it was never given (its start wallet, a bill
+paid to it, an Imprevisti taken), every other active seat delivers its opening of that item to
+it, in its next STEP message, encrypted with ChaCha20-Poly1305 under a key only the two of
+them can derive (X25519). The receiver checks every opening against the sender's leaf and now
+knows the status. Who is due what is public (a function of the state), so a missing or short
+delivery is a public fault; a delivery that decrypts to a wrong opening is proven by the
+receiver, which publishes that one message key (a *complaint*): everybody decrypts and checks.
+
+*Public reveal.* At an inspection step (engine phase "inspection") every active seat opens its
+share of every item of ``counterfeit.unknown_items`` publicly in its STEP message; every peer
+checks each opening against the leaf, sums, and gives the outcomes to the engine with
+``engine.rules.niente_flow.apply_reveal``.
+
+This module is pure bookkeeping and crypto (no I/O): ``HiddenLedger`` is the public part every
+peer and ``verify`` compute identically; ``PrivateView`` is what one peer knows about its own
+items.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import deque
+from typing import Any, NamedTuple, Sequence
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+
+from . import const as C
+
+_sha256 = hashlib.sha256
+
+SHARE_LEN = 4
+SALT_LEN = 12
+#: Bytes of one opening: share (4, big-endian) || salt (12).
+OPEN_LEN = SHARE_LEN + SALT_LEN
+LEAF_LEN = 32
+#: Shares are uniform modulo M.
+MODULUS = 1 << (8 * SHARE_LEN)
+TAG_LEN = 16
+#: Most openings one STEP message delivers privately (all receivers together): keeps the
+#: message in one Ethernet frame (MAX_STEP_MSG); what does not fit stays due for the next step.
+MAX_DELIVERY_ITEMS = 36
+_NONCE = bytes(12)  # every delivery key encrypts exactly one plaintext (bound to the step)
+
+__all__ = ["Layout", "layout_for_setup", "layout_of_state", "hidden_secret", "opening", "leaf",
+           "make_leaves", "opening_matches", "delivery_key", "seal_delivery", "open_delivery",
+           "HiddenLedger", "PrivateView", "OPEN_LEN", "MODULUS", "MAX_DELIVERY_ITEMS"]
+
+
+# --- items and statuses -----------------------------------------------------------------------
+
+class Layout(NamedTuple):
+    """Items of a hidden-information game: ``bills`` (B: bill ids 0..B-1 are items 0..B-1),
+    ``pairs`` (Imprevisti pairs: item B+p), ``den`` (denomination per bill id, euro) and
+    ``threshold`` (denomination -> T: fake iff total mod M < T)."""
+
+    bills: int
+    pairs: int
+    den: tuple
+    threshold: dict
+
+    @property
+    def items(self) -> int:
+        """Number of items (leaves per seat)."""
+        return self.bills + self.pairs
+
+    def item_of(self, kind: str, ident: int) -> int:
+        """Item index of ("bill", id) or ("card", Imprevisti index)."""
+        return ident if kind == "bill" else self.bills + (ident >> 1)
+
+    def is_fake(self, kind: str, ident: int, total: int) -> bool:
+        """Status from the sum of all seats' shares of its item (module docstring)."""
+        if kind == "bill":
+            return total % MODULUS < self.threshold[self.den[ident]]
+        return (total & 1) == (ident & 1)
+
+
+def layout_of_state(state: Any) -> Layout | None:
+    """The layout of an engine state, or None if its edition has no hidden information."""
+    nx = getattr(state, "nx", None)
+    if not nx:
+        return None
+    from engine.rules.banknotes import NX_CPUB, NX_DEN
+    from engine.rules.counterfeit import fake_threshold
+
+    den = tuple(nx[NX_DEN])
+    th = {d: fake_threshold(state.ed, d, MODULUS) for d in sorted(set(den))}
+    return Layout(len(den), len(nx[NX_CPUB]) // 2, den, th)
+
+
+def layout_for_setup(setup: Any) -> Layout | None:
+    """Layout of the game a ``wire.Setup`` describes (None: no hidden information, or an
+    edition the engine does not know, e.g. a test stand-in)."""
+    try:
+        import engine
+        from .wire import engine_options
+
+        state = engine.new_game(setup.edition, setup.seats, engine_options(setup))
+    except Exception:  # unknown edition or options: the lobby reports those itself
+        return None
+    return layout_of_state(state)
+
+
+# --- commitments ------------------------------------------------------------------------------
+
+def hidden_secret(chain_secret: bytes) -> bytes:
+    """A seat's hidden secret: SHA-256("lanopoli/1/hidden-secret\\0" || chain secret h_0)."""
+    return _sha256(C.SIG_PREFIX + b"hidden-secret\x00" + chain_secret).digest()
+
+
+def opening(hsecret: bytes, item: int) -> bytes:
+    """The seat's 16-byte opening of ``item``: first 16 bytes of SHA-256("lanopoli/1/
+    hidden-open\\0" || hidden secret || item (2 B BE)) = share (4 B) || salt (12 B)."""
+    return _sha256(C.SIG_PREFIX + b"hidden-open\x00" + hsecret + item.to_bytes(2, "big")).digest()[:OPEN_LEN]
+
+
+def share_of(op: bytes) -> int:
+    """The share (int mod M) in an opening."""
+    return int.from_bytes(op[:SHARE_LEN], "big")
+
+
+def leaf(gid: bytes, seat: int, item: int, op: bytes) -> bytes:
+    """Leaf commitment: SHA-256("lanopoli/1/hidden-leaf\\0" || gid || seat (1 B) || item (2 B
+    BE) || opening (16 B))."""
+    return _sha256(C.SIG_PREFIX + b"hidden-leaf\x00" + gid + bytes((seat,)) + item.to_bytes(2, "big")
+                   + op).digest()
+
+
+def make_leaves(hsecret: bytes, gid: bytes, seat: int, items: int) -> bytes:
+    """The seat's commitment: its ``items`` leaves concatenated (32 bytes each)."""
+    return b"".join(leaf(gid, seat, t, opening(hsecret, t)) for t in range(items))
+
+
+def opening_matches(leaves: bytes, gid: bytes, seat: int, item: int, op: bytes) -> bool:
+    """True if ``op`` opens ``seat``'s leaf of ``item``."""
+    return len(op) == OPEN_LEN and leaves[LEAF_LEN * item:LEAF_LEN * (item + 1)] == leaf(gid, seat, item, op)
+
+
+# --- private delivery -------------------------------------------------------------------------
+
+def _aad(gid: bytes, sender: int, to: int, step: int) -> bytes:
+    return gid + bytes((sender, to)) + step.to_bytes(8, "big")
+
+
+def delivery_key(shared: bytes, gid: bytes, sender: int, to: int, step: int) -> bytes:
+    """Key of the delivery ``sender`` -> ``to`` in ``step``: SHA-256("lanopoli/1/hidden-key\\0"
+    || X25519 shared secret || gid || sender || to || step (8 B BE)). One key per message, so
+    a complaint can publish it without exposing any other delivery."""
+    return _sha256(C.SIG_PREFIX + b"hidden-key\x00" + shared + _aad(gid, sender, to, step)).digest()
+
+
+def seal_delivery(key: bytes, gid: bytes, sender: int, to: int, step: int, openings: bytes) -> bytes:
+    """ChaCha20-Poly1305(key, nonce 0^12, openings, aad = gid || sender || to || step (8 B))."""
+    return ChaCha20Poly1305(key).encrypt(_NONCE, openings, _aad(gid, sender, to, step))
+
+
+def open_delivery(key: bytes, gid: bytes, sender: int, to: int, step: int, ct: bytes) -> bytes | None:
+    """The plaintext of a delivery, or None if it does not decrypt under ``key``."""
+    try:
+        return ChaCha20Poly1305(key).decrypt(_NONCE, ct, _aad(gid, sender, to, step))
+    except (InvalidTag, ValueError):
+        return None
+
+
+# --- the STEP body's hidden field -------------------------------------------------------------
+
+def check_field(obj: Any) -> tuple:
+    """Structural check of a STEP body's 7th field ``[deliveries, openings, complaint]``
+    (core.md §12.4); returns it as a tuple. Raises ``ValueError``."""
+    if type(obj) is not list or len(obj) != 3:
+        raise ValueError("hidden field: expected [deliveries, openings, complaint]")
+    dels, ops, comp = obj
+    if type(dels) is not list or len(dels) > C.MAX_SEATS - 1:
+        raise ValueError("hidden field: deliveries")
+    last = -1
+    for d in dels:
+        if type(d) is not list or len(d) != 2 or type(d[0]) is not int or type(d[1]) is not bytes \
+                or not last < d[0] < C.MAX_SEATS or len(d[1]) < TAG_LEN + OPEN_LEN \
+                or (len(d[1]) - TAG_LEN) % OPEN_LEN:
+            raise ValueError("hidden field: malformed delivery")
+        last = d[0]
+    if type(ops) is not bytes or len(ops) % OPEN_LEN:
+        raise ValueError("hidden field: openings must be bin of 16-byte openings")
+    if comp is not None and (type(comp) is not list or len(comp) != 2 or type(comp[0]) is not int
+                             or not 0 <= comp[0] < C.MAX_SEATS or type(comp[1]) is not bytes
+                             or len(comp[1]) != 32):
+        raise ValueError("hidden field: malformed complaint")
+    return dels, ops, comp
+
+
+class HiddenLedger:
+    """The public bookkeeping of the hidden layer: identical on every peer and in ``verify``.
+
+    ``gid``: game id; ``n``: seats; ``layout``: ``Layout``; ``leaves``: every seat's
+    commitment (bytes, ``layout.items`` * 32), seat order. ``queues[s][r]``: items ``s`` still
+    owes ``r`` (in order); ``given[r]``: items ever queued for ``r``.
+    """
+
+    def __init__(self, gid: bytes, n: int, layout: Layout, leaves: Sequence[bytes], state: Any) -> None:
+        if len(leaves) != n or any(len(x) != LEAF_LEN * layout.items for x in leaves):
+            raise ValueError("one commitment of layout.items leaves per seat")
+        self.gid, self.n, self.layout, self.leaves = gid, n, layout, list(leaves)
+        self.active = [True] * n
+        #: Dropped seat -> its hidden secret (recombined from the escrow) or None (shares 0).
+        self.dropped: dict[int, bytes | None] = {}
+        self.queues = [[deque() for _ in range(n)] for _ in range(n)]
+        self.given: list[set] = [set() for _ in range(n)]
+        #: Deliveries of the last applied step: (sender, to) -> (items, ct).
+        self.last: dict[tuple[int, int], tuple[list, bytes]] = {}
+        #: Counters for reports: deliveries, items delivered, openings at inspections.
+        self.stats = {"deliveries": 0, "items_delivered": 0, "openings": 0, "inspections": 0}
+        self._last_step = -1
+        self.enqueue(state)
+
+    # -- what is due --
+
+    def enqueue(self, state: Any) -> None:
+        """Queue, for every active seat, the items it holds now and was never given (bills
+        with an unknown public status, Imprevisti in hand), owed by every other active seat."""
+        from engine.rules.banknotes import NX_CPUB, NX_HAND, NX_PUB, NX_WALLET
+
+        nx = state.nx
+        B = self.layout.bills
+        pub, cpub = nx[NX_PUB], nx[NX_CPUB]
+        for r in range(self.n):
+            if not self.active[r]:
+                continue
+            given = self.given[r]
+            new = [b for b in nx[NX_WALLET][r] if b < B and b not in given and not pub[b]]
+            for key in nx[NX_HAND][r]:
+                if key >> 8 == 1 and not cpub[key & 255]:
+                    t = B + ((key & 255) >> 1)
+                    if t not in given and t not in new:
+                        new.append(t)
+            if not new:
+                continue
+            given.update(new)
+            for s in range(self.n):
+                if s != r and self.active[s]:
+                    self.queues[s][r].extend(new)
+
+    def expected(self, sender: int) -> list[tuple[int, list]]:
+        """What ``sender`` must deliver in this step: ``[(to, items)]`` ascending by ``to``, the
+        oldest items first, at most MAX_DELIVERY_ITEMS in all (the rest stays due)."""
+        out = []
+        budget = MAX_DELIVERY_ITEMS
+        for r, q in enumerate(self.queues[sender]):
+            if not q or budget == 0 or not self.active[r]:
+                continue
+            take = [q[i] for i in range(min(budget, len(q)))]
+            budget -= len(take)
+            out.append((r, take))
+        return out
+
+    # -- checks of one step --
+
+    def check_step(self, step: int, fields: Sequence[Any], inspection: list | None) -> tuple | None:
+        """Check the hidden fields of one step (seat order, None for dropped seats): every active
+        seat delivers exactly what ``expected`` says (receivers and lengths), opens every
+        inspected item correctly at an inspection step and nothing otherwise, and any complaint
+        is settled. Returns ``(culprit seat, reason)`` or None. ``inspection``: the
+        ``unknown_items`` list at an inspection step, else None."""
+        for seat, f in enumerate(fields):
+            if not self.active[seat]:
+                continue
+            if f is None:
+                return seat, "no hidden-information field in a game with hidden information"
+            dels, ops, _ = f
+            want = self.expected(seat)
+            if [d[0] for d in dels] != [r for r, _ in want] or any(
+                    len(d[1]) != TAG_LEN + OPEN_LEN * len(items) for d, (_, items) in zip(dels, want)):
+                return seat, "private deliveries differ from what it owes (receivers or counts)"
+            if inspection is None:
+                if ops:
+                    return seat, "openings outside an inspection step"
+                continue
+            if len(ops) != OPEN_LEN * len(inspection):
+                return seat, "withheld its openings at an inspection"
+            for i, (kind, ident) in enumerate(inspection):
+                t = self.layout.item_of(kind, ident)
+                if not opening_matches(self.leaves[seat], self.gid, seat, t, ops[OPEN_LEN * i:OPEN_LEN * (i + 1)]):
+                    return seat, f"opening of {kind} {ident} does not match its commitment"
+        for seat, f in enumerate(fields):
+            if self.active[seat] and f[2] is not None:
+                return self._complaint(seat, f[2])
+        return None
+
+    def _complaint(self, holder: int, comp: list) -> tuple:
+        """Settle ``holder``'s complaint ``[sender, key]`` about the sender's delivery of the
+        last step: the sender is the culprit if that delivery decrypts with the key to an
+        opening that does not match its leaf; otherwise the holder lied."""
+        sender, key = comp
+        d = self.last.get((sender, holder)) if sender != holder else None
+        if d is None:
+            return holder, "complaint about a delivery that does not exist"
+        items, ct = d
+        plain = open_delivery(key, self.gid, sender, holder, self._last_step, ct)
+        if plain is None:
+            return holder, "complaint with a key that does not open the delivery"
+        for i, t in enumerate(items):
+            if not opening_matches(self.leaves[sender], self.gid, sender, t, plain[OPEN_LEN * i:OPEN_LEN * (i + 1)]):
+                return sender, f"private delivery to seat {holder} does not match its commitment (item {t})"
+        return holder, "false complaint: the delivery matches its commitment"
+
+    def outcomes(self, fields: Sequence[Any], inspection: list) -> list[bool]:
+        """The fake/genuine outcome of every inspected item from the (checked) openings of the
+        active seats and the dropped seats' recombined shares (0 without a recombined chain)."""
+        out = []
+        for i, (kind, ident) in enumerate(inspection):
+            t = self.layout.item_of(kind, ident)
+            total = 0
+            for seat in range(self.n):
+                if self.active[seat]:
+                    total += share_of(fields[seat][1][OPEN_LEN * i:OPEN_LEN * (i + 1)])
+                else:
+                    total += self.dropped_share(seat, t)
+            out.append(self.layout.is_fake(kind, ident, total))
+        self.stats["openings"] += len(inspection) * sum(self.active)
+        self.stats["inspections"] += 1
+        return out
+
+    def dropped_share(self, seat: int, item: int) -> int:
+        """A dropped seat's share: from its recombined hidden secret, else 0 (core.md §12.6)."""
+        hs = self.dropped.get(seat)
+        return 0 if hs is None else share_of(opening(hs, item))
+
+    # -- after a step --
+
+    def after_step(self, step: int, fields: Sequence[Any], state: Any) -> None:
+        """The step was applied: pop what was delivered, remember it (for a complaint in the
+        next step) and queue what the new state makes due."""
+        self.last = {}
+        self._last_step = step
+        for seat, f in enumerate(fields):
+            if not self.active[seat] or f is None:
+                continue
+            for (to, items), (_, ct) in zip(self.expected(seat), f[0]):
+                q = self.queues[seat][to]
+                for _ in items:
+                    q.popleft()
+                self.last[(seat, to)] = (items, ct)
+                self.stats["deliveries"] += 1
+                self.stats["items_delivered"] += len(items)
+        self.enqueue(state)
+
+    def drop(self, seat: int, hsecret: bytes | None) -> None:
+        """``seat`` was dropped: it delivers and opens nothing any more; its shares are
+        recomputed from ``hsecret`` (its recombined chain) or count as 0."""
+        self.active[seat] = False
+        self.dropped[seat] = hsecret
+        for q in self.queues[seat]:
+            q.clear()
+        for row in self.queues:
+            row[seat].clear()
+
+
+class PrivateView:
+    """What one seat knows privately: its own openings and the openings others delivered to
+    it. ``status()`` maps ("bill", id) / ("card", index) to True (fake) / False for every item
+    whose shares it holds in full (its bills and cards, now or earlier). Never leaves the peer."""
+
+    def __init__(self, ledger: HiddenLedger, seat: int, hsecret: bytes, identity: Any, xkeys: Sequence[bytes]) -> None:
+        self.ledger, self.seat, self._hs, self._id = ledger, seat, hsecret, identity
+        self._shared = [None if i == seat else identity.x25519_exchange(xkeys[i]) for i in range(ledger.n)]
+        self._got: dict[int, dict[int, int]] = {}  # item -> sender -> share
+        self._status: dict[tuple[str, int], bool] = {}
+        #: A complaint to put into our next message: [sender, key] or None.
+        self.complaint: list | None = None
+
+    def my_field(self, step: int, inspection: list | None) -> list:
+        """Our hidden field for ``step``: deliveries of what we owe, our openings at an
+        inspection, and a pending complaint."""
+        L = self.ledger
+        dels = []
+        for to, items in L.expected(self.seat):
+            plain = b"".join(opening(self._hs, t) for t in items)
+            key = delivery_key(self._shared[to], L.gid, self.seat, to, step)
+            dels.append([to, seal_delivery(key, L.gid, self.seat, to, step, plain)])
+        ops = b""
+        if inspection is not None:
+            ops = b"".join(opening(self._hs, L.layout.item_of(k, i)) for k, i in inspection)
+        return [dels, ops, self.complaint]
+
+    def receive(self, step: int, fields: Sequence[Any]) -> None:
+        """Open the deliveries addressed to us in an applied step (before ``ledger.after_step``
+        pops them). A delivery that does not decrypt or open its leaves sets ``complaint``."""
+        L = self.ledger
+        self.complaint = None
+        for sender, f in enumerate(fields):
+            if sender == self.seat or f is None or not L.active[sender]:
+                continue
+            for (to, items), (_, ct) in zip(L.expected(sender), f[0]):
+                if to != self.seat:
+                    continue
+                key = delivery_key(self._shared[sender], L.gid, sender, to, step)
+                plain = open_delivery(key, L.gid, sender, to, step, ct)
+                ok = plain is not None and all(
+                    opening_matches(L.leaves[sender], L.gid, sender, t, plain[OPEN_LEN * i:OPEN_LEN * (i + 1)])
+                    for i, t in enumerate(items))
+                if not ok:
+                    if self.complaint is None:
+                        self.complaint = [sender, key]
+                    continue
+                for i, t in enumerate(items):
+                    self._got.setdefault(t, {})[sender] = share_of(plain[OPEN_LEN * i:OPEN_LEN * (i + 1)])
+
+    def refresh(self, state: Any) -> None:
+        """Recompute the statuses of every item we hold all shares of (after each step)."""
+        L = self.ledger
+        lay = L.layout
+        for t, got in self._got.items():
+            total = share_of(opening(self._hs, t))
+            for s in range(L.n):
+                if s == self.seat:
+                    continue
+                if s in L.dropped:
+                    total += L.dropped_share(s, t)
+                elif s in got:
+                    total += got[s]
+                else:
+                    break
+            else:
+                if t < lay.bills:
+                    self._status[("bill", t)] = lay.is_fake("bill", t, total)
+                else:
+                    p = t - lay.bills
+                    self._status[("card", 2 * p)] = lay.is_fake("card", 2 * p, total)
+                    self._status[("card", 2 * p + 1)] = lay.is_fake("card", 2 * p + 1, total)
+
+    def status(self) -> dict:
+        """{("bill", id) | ("card", index): fake} for every item we know (a copy)."""
+        return dict(self._status)
