@@ -262,6 +262,14 @@ def _resilience_json(ev: Any) -> dict:
     return {"type": "caught_up", "source": ev.source, "from_step": ev.from_step, "to_step": ev.to_step}
 
 
+def _default_choose() -> Any:
+    """``engine.bots.choose`` (the node swaps in the niente bot with our private view only when
+    no other bot function was configured)."""
+    from engine import bots
+
+    return bots.choose
+
+
 def progress_printer(stream: Any = None) -> Callable[[dict], None]:
     """A progress callback writing each dict as one JSON line to ``stream`` (default stdout),
     flushed at once (docs/protocol/cli.md, "Child progress lines")."""
@@ -510,7 +518,13 @@ class Node:
                 if not self._ask_local():
                     break
                 continue
-            action = choose(session.state, self.seat, self.cfg.bot)
+            if session.view is not None and choose is _default_choose():
+                # Hidden information (core.md §12.7): our bot sees our own private view.
+                from engine.bots import _niente
+
+                action = _niente.choose(session.state, self.seat, self.cfg.bot, session.private_view())
+            else:
+                action = choose(session.state, self.seat, self.cfg.bot)
             session.submit_local_input(action, self.loop.time())
         for raw in session.messages_to_send():
             self._send_all(raw)
