@@ -13,7 +13,10 @@ from ..actions import (Bid, BuildHouse, BuyProperty, DeclareBankruptcy, DeclineP
 from ..editions import K_STATION, K_STREET, K_UTILITY
 from ..game import legal_actions
 from ..rules.auction import min_bid
-from ..rules.building import liquidation_value
+from ..errors import IllegalAction
+from ..rules.bankruptcy import check_declare
+from ..rules.building import liquidation_value, sell_error
+from ..rules.mortgage import mortgage_error
 from ..rules.money import owed_by
 from ..state import LOT_PROPERTY
 from ._trade import offer_is_valid, own_offer, propose
@@ -61,12 +64,18 @@ def on_roll(s, st: Static, prof, seat: int):
 
 
 def _owns_mortgaged(s, st: Static, seat: int) -> bool:
-    owner = s.owner
     mort = s.mort
-    for sq in st.properties:
-        if mort[sq] and owner[sq] == seat:
-            return True
-    return False
+    owner = s.owner
+    is_prop = st.is_property
+    # Visit only the mortgaged squares (list.index runs in C).
+    i = -1
+    try:
+        while True:
+            i = mort.index(1, i + 1)
+            if owner[i] == seat and is_prop[i]:
+                return True
+    except ValueError:
+        return False
 
 
 def _my_sets(s, st: Static, seat: int) -> list[int]:
@@ -224,6 +233,8 @@ def on_raise(s, st: Static, prof, seat: int):
     edition without mortgages (niente-e-come-sembra sells to the bank instead) the first legal
     SellProperty / SellBuilding is used, else None (the engine's default sale then applies)."""
     a = _raise(s, st, prof, seat)
+    if not s.nx and _legal_for_debtor(s, seat, a):
+        return a  # the common case, without listing every legal action
     legal = legal_actions(s, seat)
     if a in legal:
         return a
@@ -232,6 +243,29 @@ def on_raise(s, st: Static, prof, seat: int):
             if type(x) is cls:
                 return x
     return None
+
+
+def _legal_for_debtor(s, seat: int, a) -> bool:
+    """True only if ``a`` (a Mortgage, SellBuilding or DeclareBankruptcy of :func:`_raise`) is
+    in ``legal_actions(s, seat)`` for the head debtor ``seat`` of a state without
+    niente-e-come-sembra data: the same tests as engine.game.legal_actions for that seat. False
+    means "ask legal_actions" (never a wrong True)."""
+    t = type(a)
+    if t is Mortgage:
+        sq = a.square
+        return (s.owner[sq] == seat and not s.mort[sq] and s.tb.price[sq] > 0
+                and mortgage_error(s, seat, sq) is None)
+    if t is SellBuilding:
+        sq = a.square
+        return (s.owner[sq] == seat and s.level[sq] > 0 and s.tb.price[sq] > 0
+                and sell_error(s, seat, sq) is None)
+    if t is DeclareBankruptcy:
+        try:
+            check_declare(s, seat)
+        except IllegalAction:
+            return False
+        return True
+    return False
 
 
 def _raise(s, st: Static, prof, seat: int):

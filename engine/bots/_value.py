@@ -29,7 +29,7 @@ class Static:
 
     __slots__ = ("groups", "set_price", "build_order", "properties", "stations", "utilities",
                  "units", "unit_of", "unit_bonus", "min_house_cost", "max_rent", "streets",
-                 "street_rent")
+                 "street_rent", "street_rows", "is_property")
 
     def __init__(self, tb, go_salary: int = 200) -> None:
         self.groups = [tuple(g) for g in tb.group_members]
@@ -46,6 +46,8 @@ class Static:
         """Colour set indices, best return per house first."""
         self.properties = tuple(tb.properties)
         """Every purchasable square."""
+        self.is_property = [sq in self.properties for sq in range(tb.nsq)]
+        """is_property[sq]: True for a purchasable square."""
         self.stations = tuple(tb.stations)
         """Station squares."""
         self.utilities = tuple(tb.utilities)
@@ -70,6 +72,8 @@ class Static:
         self.street_rent = [(r[1],) + tuple(r[2:]) if r else () for r in tb.rent]
         """street_rent[sq][level]: rent of street ``sq`` with ``level`` buildings, euro (level
         0: the complete-set rent)."""
+        self.street_rows = tuple((m, self.street_rent[m]) for m in self.streets)
+        """(street, street_rent[street]) for every street, in ``streets`` order (hot loop)."""
         self.max_rent = max([max(r) for r in tb.rent if r] + [0])
         """Highest printed street rent of the edition (a hotel), euro: bounds worst_rent."""
 
@@ -133,7 +137,10 @@ def completes_set(s, sq: int, seat: int) -> bool:
     if tb.kind[sq] != K_STREET:
         return False
     owner = s.owner
-    return all(owner[m] == seat for m in tb.group_of[sq] if m != sq)
+    for m in tb.group_of[sq]:
+        if owner[m] != seat and m != sq:
+            return False
+    return True
 
 
 def blocks_set(s, sq: int, seat: int) -> bool:
@@ -162,25 +169,21 @@ def worst_rent(s, st: Static, seat: int) -> int:
     owner = s.owner
     level = s.level
     mort = s.mort
-    table = st.street_rent
     worst = 0
-    for m in st.streets:
+    for m, row in st.street_rows:
         o = owner[m]
         if o >= 0 and o != seat and not mort[m]:
-            r = table[m][level[m]]
+            r = row[level[m]]
             if r > worst:
                 worst = r
-    for squares, rents, mult in ((st.stations, s.ed.station_rents, 1),
-                                 (st.utilities, s.ed.utility_multipliers, _DICE_MEAN)):
-        for m in squares:
-            o = owner[m]
-            if o < 0 or o == seat or mort[m]:
+    ed = s.ed
+    for squares, rents, mult in ((st.stations, ed.station_rents, 1),
+                                 (st.utilities, ed.utility_multipliers, _DICE_MEAN)):
+        holders = [owner[x] for x in squares]
+        for i, o in enumerate(holders):
+            if o < 0 or o == seat or mort[squares[i]]:
                 continue
-            cnt = 0
-            for x in squares:
-                if owner[x] == o:
-                    cnt += 1
-            r = rents[cnt - 1] * mult
+            r = rents[holders.count(o) - 1] * mult
             if r > worst:
                 worst = r
     return worst

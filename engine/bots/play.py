@@ -17,7 +17,7 @@ from typing import Callable, Sequence
 from ..game import chance_inplace, new_game, step_inplace
 from ..rng import BeaconRng
 from ..state import CHANCE_PHASES, P_DICE, P_OVER
-from . import choose
+from . import BOTS, choose_all
 
 __all__ = ["GameResult", "beacon", "play_game"]
 
@@ -62,9 +62,11 @@ def play_game(seats: int, seed: int, bots: Sequence[str] | None = None, *,
     if len(names) != seats:
         raise ValueError("one bot name per seat")
     s = new_game(edition, seats)
+    for b in names:
+        if b not in BOTS:
+            raise KeyError(b)
     ev: list = []
     steps = dice = decisions = chances = 0
-    seat_range = range(seats)
     while s.phase != P_OVER and steps < max_steps:
         steps += 1
         if s.phase in CHANCE_PHASES:
@@ -75,7 +77,7 @@ def play_game(seats: int, seed: int, bots: Sequence[str] | None = None, *,
             chance_inplace(s, src, ev)
         else:
             decisions += 1
-            step_inplace(s, [choose(s, i, names[i]) for i in seat_range], ev)
+            step_inplace(s, choose_all(s, names), ev)
         ev.clear()
     over = s.phase == P_OVER
     return GameResult(seed, seats, over, s.winner if over else -1, s.turn, steps, dice,
