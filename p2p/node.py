@@ -478,7 +478,7 @@ class Node:
         own = None if self.log_path is None else OwnLog(str(self.log_path) + OWN_SUFFIX)
         self.session = LockstepSession(lob.setup, lob.my_seat, lob.identity, lob.chain, self.engine,
                                        lob.game_seed, log=self._log, own_log=own, now=now,
-                                       setup_bytes=lob.setup_bytes)
+                                       setup_bytes=lob.setup_bytes, hidden_commits=lob.hidden_commits)
         self.phase = "playing"
         self._tick()
         self._emit({"type": "found", "peers": ev.setup.seats, "elapsed_s": round(now - self.t0, 3)})
