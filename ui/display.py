@@ -240,4 +240,7 @@ def report_summary(report: Any, path: Path) -> dict[str, Any]:
         "first_bad_step": report.first_bad_step,
         "error": report.error,
         "seconds": round(report.seconds, 6),
+        # Games with hidden information (core.md §12): inspections, fakes_found,
+        # fake_cards_caught, reveals, deliveries, items_delivered; None otherwise.
+        "hidden": getattr(report, "hidden", None),
     }
