@@ -156,15 +156,23 @@ _HANDLERS = {
     A.AuctionProperty.CODE: lambda s, ev, seat, a, x: sale.start_sale(s, ev, seat, a.square),
 }
 _HANDLERS.update(niente_flow.HANDLERS)  # codes 40-45 (niente-e-come-sembra)
+# The same handlers keyed by the exact action class: one dict lookup replaces the code lookup
+# and the type check (an object of another class takes the slow path in _dispatch).
+_BY_TYPE = {A.ACTION_TYPES[code]: h for code, h in _HANDLERS.items()}
+_TimeUp = A.TimeUp
+_BuildHouse = A.BuildHouse
 
 
 def _dispatch(s: State, seat: int, a, ev: list, in_auction: bool) -> None:
     """Apply one action of ``seat``; raises IllegalAction (state unchanged) if illegal."""
-    if s.out[seat] and type(a) is not A.TimeUp:  # TimeUp: "accepted from any seat"
+    t = type(a)
+    if s.out[seat] and t is not _TimeUp:  # TimeUp: "accepted from any seat"
         raise IllegalAction("you are out of the game", "bankrupt")
-    h = _HANDLERS.get(getattr(a, "CODE", None))
-    if h is None or type(a) is not A.ACTION_TYPES[a.CODE]:
-        raise IllegalAction("not an action", "not_an_action")
+    h = _BY_TYPE.get(t)
+    if h is None:
+        h = _HANDLERS.get(getattr(a, "CODE", None))
+        if h is None or t is not A.ACTION_TYPES[a.CODE]:
+            raise IllegalAction("not an action", "not_an_action")
     if s.nx:
         niente_flow.check_action(s, a)
     h(s, ev, seat, a, in_auction)
@@ -175,10 +183,17 @@ def _dispatch(s: State, seat: int, a, ev: list, in_auction: bool) -> None:
 # auction, a debt or an inheritance is already being settled.
 _NO_SHORTAGE_PHASES = frozenset((P_AUCTION, P_RAISE, P_INHERIT, P_OVER, P_FIRST))
 _TURN_PHASES = frozenset((P_ROLL, P_DICE, P_BUY, P_CARD, P_JAIL_MOVE, P_END_MOVE))
+# Phases in which, with no debt queued and the current player still in (for _TURN_PHASES),
+# the loop of advance() returns at once: its fast exit below.
+_QUIET = frozenset(range(len(PHASE_NAMES))) - {P_RAISE, P_END_MOVE, P_NEXT_TURN,
+                                                P_AUCTION_NEXT, P_JAIL_MOVE, P_AUCTION}
 
 
 def advance(s: State, ev: list) -> None:
     """Run transient phases until the state waits for a step (see module doc)."""
+    ph = s.phase
+    if ph in _QUIET and not s.debts and not (s.out[s.current] and ph in _TURN_PHASES):
+        return  # nothing to run (the common case after an action)
     while True:
         ph = s.phase
         if ph == P_OVER:
@@ -235,13 +250,13 @@ def step_inplace(s: State, inputs: Sequence, ev: list) -> None:
     short = None
     if ph not in _NO_SHORTAGE_PHASES:
         for a in inputs:
-            if type(a) is A.BuildHouse:
+            if type(a) is _BuildHouse:
                 short = building.shortage(s, inputs)
                 break
     for seat, a in enumerate(inputs):
         if a is None:
             continue
-        if short and type(a) is A.BuildHouse and (seat, a.square) in short[1]:
+        if short and type(a) is _BuildHouse and (seat, a.square) in short[1]:
             ev.append(ActionRefused(seat, a.CODE, "shortage_auction"))
             continue
         try:

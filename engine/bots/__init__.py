@@ -119,7 +119,10 @@ def choose_all(state, bots) -> list:
         return [choose(s, i, bots[i]) for i in range(n)]
     if not s.claims and not s.offers and actor >= 0:
         inputs = [None] * n
-        inputs[actor] = choose(s, actor, bots[actor])
+        if not s.out[actor]:
+            # choose()'s own branch for this phase, called directly.
+            inputs[actor] = _ON_PHASE[ph](s, static(s), scaled(bots[actor], s.ed.go_salary),
+                                          actor)
         return inputs
     ask = [False] * n
     if actor >= 0:
@@ -135,6 +138,10 @@ def choose_all(state, bots) -> list:
         ask[o[1]] = True
     return [choose(s, i, bots[i]) if ask[i] else None for i in range(n)]
 
+
+_ON_PHASE = {P_ROLL: on_roll, P_BUY: on_buy, P_CHOICE: on_card_choice, P_RAISE: on_raise,
+             P_INHERIT: on_inherit}
+"""The decision of the seat a one-actor phase waits for (choose_all's fast path)."""
 
 # Imported last: engine.bots.play calls choose.
 from .play import GameResult, play_game  # noqa: E402

@@ -25,6 +25,12 @@ from ._value import Static, blocks_set, completes_set, reserve_bounds, reserve_f
 __all__ = ["on_roll", "on_buy", "on_auction", "on_raise", "on_inherit", "on_card_choice"]
 
 HOTEL = 5
+# Actions without fields are immutable values: one instance each, not one per decision.
+_ROLLDICE = RollDice()
+_BUYPROPERTY = BuyProperty()
+_DECLINEPROPERTY = DeclineProperty()
+_PASSBID = PassBid()
+_PAYJAILFINE = PayJailFine()
 
 
 # ------------------------------------------------------------------------------ own turn
@@ -49,18 +55,16 @@ def on_roll(s, st: Static, prof, seat: int):
         if a is not None:
             return a
     if cash - st.min_house_cost >= prof.reserve * prof.build_reserve_pct // 100:
-        sets = _my_sets(s, st, seat)
-        if sets:
-            a = _build(s, st, prof, seat, sets, reserve)
-            if a is not None:
-                return a
+        a = _build(s, st, prof, seat, reserve)
+        if a is not None:
+            return a
     if s.doubles == 0 and not s.jail[seat] and (s.turn // s.n) % prof.trade_every == 0:
         a = propose(s, st, prof, seat)
         if a is not None:
             return a
     if s.jail[seat]:
         return _jail(s, st, prof, seat)
-    return RollDice()
+    return _ROLLDICE
 
 
 def _owns_mortgaged(s, st: Static, seat: int) -> bool:
@@ -78,19 +82,6 @@ def _owns_mortgaged(s, st: Static, seat: int) -> bool:
         return False
 
 
-def _my_sets(s, st: Static, seat: int) -> list[int]:
-    """Indices of the colour sets ``seat`` owns whole."""
-    owner = s.owner
-    out = []
-    for gi, g in enumerate(st.groups):
-        for m in g:
-            if owner[m] != seat:
-                break
-        else:
-            out.append(gi)
-    return out
-
-
 def _lift(s, st: Static, prof, seat: int, reserve: int):
     """Lift one mortgage when rich: streets of complete sets first, then by board order."""
     if s.debts and any(d[0] == seat for d in s.debts):
@@ -105,24 +96,25 @@ def _lift(s, st: Static, prof, seat: int, reserve: int):
     return LiftMortgage(best) if best >= 0 else None
 
 
-def _build(s, st: Static, prof, seat: int, sets: list[int], reserve: int):
-    """One building on the set with the best return per euro, evenly (lowest street first).
-    ``sets``: the colour sets ``seat`` owns whole; ``reserve``: the seat's reserve in euro, or
-    -1 if not computed yet."""
+def _build(s, st: Static, prof, seat: int, reserve: int):
+    """One building on a colour set ``seat`` owns whole, the set with the best return per euro
+    first, evenly (lowest street first). ``reserve``: the seat's reserve in euro, or -1 if not
+    computed yet."""
     if s.debts and any(d[0] == seat for d in s.debts):
         return None
     tb = s.tb
+    owner = s.owner
     level = s.level
     mort = s.mort
+    groups = st.groups
     cash = s.cash[seat]
     keep = -1  # computed at the first buildable street (worst_rent is the costly part)
     for gi in st.build_order:
-        if gi not in sets:
-            continue
-        g = st.groups[gi]
         low = -1
-        for m in g:
-            if mort[m]:
+        # One pass: skip a set not owned whole (usually decided at its first street) or with
+        # a mortgaged street; else find its lowest street.
+        for m in groups[gi]:
+            if owner[m] != seat or mort[m]:
                 low = -2
                 break
             if low < 0 or level[m] < level[low]:
@@ -154,7 +146,7 @@ def _jail(s, st: Static, prof, seat: int):
         if s.owner[sq] < 0:
             unowned += 1
     if unowned == 0 and worst_rent(s, st, seat) >= prof.jail_stay_rent:
-        return RollDice()
+        return _ROLLDICE
     if s.held[seat]:
         return UseJailCard(s.held[seat][0] >> 8)
     fine = s.ed.jail_fine
@@ -162,8 +154,8 @@ def _jail(s, st: Static, prof, seat: int):
     # Pay when the fine is small beside our cash (classico €50 from €400 up; fabrianopoli's
     # €500 only when rich) and leaves the reserve.
     if cash - fine >= prof.reserve and 8 * fine <= cash:
-        return PayJailFine()
-    return RollDice()
+        return _PAYJAILFINE
+    return _ROLLDICE
 
 
 def on_buy(s, st: Static, prof, seat: int):
@@ -173,14 +165,14 @@ def on_buy(s, st: Static, prof, seat: int):
     price = s.tb.price[sq]
     cash = s.cash[seat]
     if cash < price:
-        return DeclineProperty()
+        return _DECLINEPROPERTY
     lo, hi = reserve_bounds(st, prof)
     if cash - price >= hi or (cash - price >= lo
                               and cash - price >= reserve_for(s, st, prof, seat)):
-        return BuyProperty()
+        return _BUYPROPERTY
     if (completes_set(s, sq, seat) or blocks_set(s, sq, seat)) and cash - price >= prof.reserve // 3:
-        return BuyProperty()
-    return DeclineProperty()
+        return _BUYPROPERTY
+    return _DECLINEPROPERTY
 
 
 def _auction_ceiling(s, st: Static, prof, seat: int, sq: int, low: int) -> int:
@@ -218,7 +210,7 @@ def on_auction(s, st: Static, prof, seat: int):
         price = s.tb.price[s.auc_sq]
         top = _auction_ceiling(s, st, prof, seat, s.auc_sq, low)
     if top < low:
-        return PassBid()
+        return _PASSBID
     if s.auc_bidder < 0:
         want = price // 2
     else:
