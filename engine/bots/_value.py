@@ -12,6 +12,8 @@ Values, in euro:
 """
 from __future__ import annotations
 
+from operator import itemgetter
+
 from ..editions import K_STREET
 
 __all__ = ["Static", "static", "unit_value", "holdings_value", "new_sets", "worst_rent", "reserve_for",
@@ -29,9 +31,9 @@ class Static:
 
     __slots__ = ("groups", "set_price", "build_order", "properties", "stations", "utilities",
                  "units", "unit_of", "unit_bonus", "min_house_cost", "max_rent", "streets",
-                 "street_rent", "street_rows", "is_property")
+                 "street_rent", "street_rows", "is_property", "rent_units")
 
-    def __init__(self, tb, go_salary: int = 200) -> None:
+    def __init__(self, tb, go_salary: int = 200, ed=None) -> None:
         self.groups = [tuple(g) for g in tb.group_members]
         """Colour sets: the squares of each, in board order."""
         self.set_price = [sum(tb.price[m] for m in g) for g in self.groups]
@@ -74,8 +76,25 @@ class Static:
         0: the complete-set rent)."""
         self.street_rows = tuple((m, self.street_rent[m]) for m in self.streets)
         """(street, street_rent[street]) for every street, in ``streets`` order (hot loop)."""
+        self.rent_units = None if ed is None else _rent_units(self, ed)
+        """(squares, owners getter, rents, multiplier) for the stations and the utilities of
+        ``ed`` (the edition whose ``tb`` this is), read by worst_rent; None: not given."""
         self.max_rent = max([max(r) for r in tb.rent if r] + [0])
         """Highest printed street rent of the edition (a hotel), euro: bounds worst_rent."""
+
+
+def _getter(squares: tuple[int, ...]):
+    """A function list -> tuple of its entries at ``squares``, run in C where it can
+    (operator.itemgetter returns a bare item, not a tuple, for fewer than two indices)."""
+    if len(squares) >= 2:
+        return itemgetter(*squares)
+    return lambda values: tuple(values[m] for m in squares)
+
+
+def _rent_units(st: Static, ed) -> tuple:
+    """Static.rent_units for edition ``ed``."""
+    return tuple((sq, _getter(sq), rents, mult) for sq, rents, mult in (
+        (st.stations, ed.station_rents, 1), (st.utilities, ed.utility_multipliers, _DICE_MEAN)))
 
 
 _STATIC: dict[str, Static] = {}
@@ -85,7 +104,7 @@ def static(s) -> Static:
     """The :class:`Static` lists of ``s``'s edition (cached by edition name)."""
     st = _STATIC.get(s.edition)
     if st is None:
-        st = _STATIC[s.edition] = Static(s.tb, s.ed.go_salary)
+        st = _STATIC[s.edition] = Static(s.tb, s.ed.go_salary, s.ed)
     return st
 
 
@@ -176,16 +195,18 @@ def worst_rent(s, st: Static, seat: int) -> int:
             r = row[level[m]]
             if r > worst:
                 worst = r
-    ed = s.ed
-    for squares, rents, mult in ((st.stations, ed.station_rents, 1),
-                                 (st.utilities, ed.utility_multipliers, _DICE_MEAN)):
-        holders = [owner[x] for x in squares]
-        for i, o in enumerate(holders):
-            if o < 0 or o == seat or mort[squares[i]]:
-                continue
-            r = rents[holders.count(o) - 1] * mult
-            if r > worst:
-                worst = r
+    units = st.rent_units
+    if units is None:
+        units = _rent_units(st, s.ed)
+    for squares, get, rents, mult in units:
+        holders = get(owner)
+        i = 0
+        for o in holders:
+            if o >= 0 and o != seat and not mort[squares[i]]:
+                r = rents[holders.count(o) - 1] * mult
+                if r > worst:
+                    worst = r
+            i += 1
     return worst
 
 

@@ -69,8 +69,9 @@ def play_game(seats: int, seed: int, bots: Sequence[str] | None = None, *,
     steps = dice = decisions = chances = 0
     while s.phase != P_OVER and steps < max_steps:
         steps += 1
-        if s.phase in CHANCE_PHASES:
-            if s.phase == P_DICE:
+        ph = s.phase
+        if ph in CHANCE_PHASES:
+            if ph == P_DICE:
                 dice += 1
             src = rng(chances) if rng is not None else BeaconRng(beacon(seed, chances))
             chances += 1

@@ -88,7 +88,7 @@ def auction_next(s, ev) -> None:
 def actors(s) -> tuple[int, ...]:
     """Seats whose input the current auction step waits for."""
     b = s.auc_bidder
-    return tuple(i for i, a in enumerate(s.auc_in) if a and i != b)
+    return tuple([i for i, a in enumerate(s.auc_in) if a and i != b])
 
 
 def min_bid(s) -> int:

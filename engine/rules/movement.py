@@ -85,7 +85,8 @@ def apply_dice(s, ev, d1: int, d2: int) -> None:
         s.mult = 1
         s.phase = P_END_MOVE
         return
-    lapse_claims(s, ev)
+    if s.claims:
+        lapse_claims(s, ev)
     if purpose == DICE_JAIL:
         if d1 == d2:
             s.jail[c] = 0
