@@ -341,3 +341,21 @@ def test_engine_refuses_inspection(case, seat, code):
     _, ev = E.apply_step(s, inputs)
     refused = [e for e in ev if type(e).__name__ == "ActionRefused" and e.seat == seat]
     assert refused and refused[0].reason == code
+
+
+def test_restart_from_the_log_rebuilds_the_private_view(tmp_path):
+    """core.md §12.6: a restarted peer replays its log through the same path and decrypts its
+    deliveries again: same state and the same private view."""
+    from p2p.resume import resume_session
+    lobbies = make_lobbies(4, edition=ED)
+    pump_lobbies(lobbies)
+    ordered = sorted(lobbies.values(), key=lambda l: l.my_seat)
+    writers = [LogWriter(tmp_path / f"{i}.log", l.log_header()) for i, l in enumerate(ordered)]
+    sessions = [l.start_session(E, log=w) for l, w in zip(ordered, writers)]
+    Net(sessions, bot).run(max_time=1e6, max_rounds=5_000_000)
+    for w in writers:
+        w.close()
+    sess, rep = resume_session(tmp_path / "2.log", ordered[2].identity, ordered[2].chain_secret, E)
+    assert rep.damage is None and rep.finished
+    assert sess.state_hash == sessions[2].state_hash
+    assert sess.private_view() == sessions[2].private_view() and sess.private_view()
