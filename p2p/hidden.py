@@ -388,6 +388,8 @@ class PrivateView:
         self.ledger, self.seat, self._hs, self._id = ledger, seat, hsecret, identity
         self._shared = [None if i == seat else identity.x25519_exchange(xkeys[i]) for i in range(ledger.n)]
         self._got: dict[int, dict[int, int]] = {}  # item -> sender -> share
+        self._dirty: set[int] = set()  # items whose status may have changed since refresh
+        self._drops = 0  # len(ledger.dropped) at the last refresh
         self._status: dict[tuple[str, int], bool] = {}
         #: A complaint to put into our next message: [sender, key] or None.
         self.complaint: list | None = None
@@ -428,12 +430,19 @@ class PrivateView:
                     continue
                 for i, t in enumerate(items):
                     self._got.setdefault(t, {})[sender] = share_of(plain[OPEN_LEN * i:OPEN_LEN * (i + 1)])
+                    self._dirty.add(t)
 
     def refresh(self, state: Any) -> None:
-        """Recompute the statuses of every item we hold all shares of (after each step)."""
+        """Update the statuses of the items we hold all shares of (after each step): the items
+        that got a share in this step, or all of them after a seat was dropped."""
         L = self.ledger
         lay = L.layout
-        for t, got in self._got.items():
+        if len(L.dropped) != self._drops:
+            self._drops = len(L.dropped)
+            self._dirty.update(self._got)
+        dirty, self._dirty = self._dirty, set()
+        for t in sorted(dirty):
+            got = self._got[t]
             total = share_of(opening(self._hs, t))
             for s in range(L.n):
                 if s == self.seat:
