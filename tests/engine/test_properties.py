@@ -98,6 +98,12 @@ def test_random_playouts_keep_invariants(edition, seed, seats):
             assert state_hash(decode_state(encode_state(s))) == state_hash(s)
 
 
+# Decision kinds in which an all-silent step changes the state (docs/protocol/engine.md §2,
+# §6 "Auction silence", RULES.md "silence pays the fine", niente "silence declines", "Debtor
+# silent", §8 inspection window).
+_SILENCE_ACTS = ("auction_bid", "card_choice", "take_card", "raise_money", "inspect_window")
+
+
 @pytest.mark.parametrize("edition", sorted(EDITIONS))
 @given(seed=st.integers(0, 2**32 - 1))
 @settings(max_examples=15, deadline=None)
@@ -121,10 +127,15 @@ def test_every_legal_action_applies_and_illegal_changes_nothing(edition, seed):
                     apply_action(s, seat, bad)
                 except IllegalAction as e:
                     assert e.code and e.reason and state_hash(s) == h
+                    # In a step, a refused input is exactly silence: the step gives the
+                    # all-silent step's state and events, after the refusal. Silence itself
+                    # acts in some phases (auction: pass; card_choice: pay the fine; niente:
+                    # decline the card, the bank buys back a debtor's property, the
+                    # inspection window closes), elsewhere it changes nothing.
                     s_step, ev = apply_step(s, [bad if i == seat else None for i in range(3)])
-                    # Silence acts in these steps (auction: pass; niente: decline the card,
-                    # the bank buys back a debtor's property, the inspection window closes).
-                    if p.kind not in ("auction_bid", "take_card", "raise_money",
-                                      "inspect_window"):
-                        assert state_hash(s_step) == h and isinstance(ev[-1], ActionRefused)
+                    s_silent, ev_silent = apply_step(s, [None] * 3)
+                    assert ev[0] == ActionRefused(seat, bad.CODE, e.code)
+                    assert ev[1:] == ev_silent and state_hash(s_step) == state_hash(s_silent)
+                    if p.kind not in _SILENCE_ACTS:
+                        assert state_hash(s_step) == h and ev_silent == ()
         s, _ = apply_step(s, [_pick(rnd, s, i) for i in range(3)])
