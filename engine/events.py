@@ -288,10 +288,22 @@ class ActionRefused:
 
 
 @_event
-class TimeExpired:
-    """Timed game: the agreed time is up; the game ends at the end of this turn."""
+class TimeVoted:
+    """Timed game: a seat still in says the agreed time is up (its first TimeUp)."""
     seat: int
-    """Seat whose TimeUp input was applied first."""
+    """Seat that voted."""
+    votes: int
+    """Votes of seats still in, this one included."""
+    needed: int
+    """Votes needed: a strict majority of the seats still in."""
+
+
+@_event
+class TimeExpired:
+    """Timed game: a strict majority of the seats still in said the time is up; the game ends
+    at the end of this turn."""
+    seat: int
+    """Seat whose vote made the majority (-1: a bankruptcy shrank the seats still in)."""
 
 
 @_event

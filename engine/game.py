@@ -159,14 +159,13 @@ _HANDLERS.update(niente_flow.HANDLERS)  # codes 40-45 (niente-e-come-sembra)
 # The same handlers keyed by the exact action class: one dict lookup replaces the code lookup
 # and the type check (an object of another class takes the slow path in _dispatch).
 _BY_TYPE = {A.ACTION_TYPES[code]: h for code, h in _HANDLERS.items()}
-_TimeUp = A.TimeUp
 _BuildHouse = A.BuildHouse
 
 
 def _dispatch(s: State, seat: int, a, ev: list, in_auction: bool) -> None:
     """Apply one action of ``seat``; raises IllegalAction (state unchanged) if illegal."""
     t = type(a)
-    if s.out[seat] and t is not _TimeUp:  # TimeUp: "accepted from any seat"
+    if s.out[seat]:
         raise IllegalAction("you are out of the game", "bankrupt")
     h = _BY_TYPE.get(t)
     if h is None:
@@ -219,7 +218,7 @@ def advance(s: State, ev: list) -> None:
         if ph == P_END_MOVE:
             movement.end_move(s, ev)
         elif ph == P_NEXT_TURN:
-            if s.time_up:
+            if s.time_up and timed.check_expired(s, ev):
                 timed.finish(s, ev)
             else:
                 movement.next_turn(s, ev)
@@ -368,7 +367,7 @@ def legal_actions(s: State, seat: int) -> list:
     if ph in CHANCE_PHASES or ph == P_OVER:
         return []
     if s.out[seat]:
-        return [A.TimeUp()] if s.opts[O_TIMED] and not s.time_up else []
+        return []
     out: list = []
     tb = s.tb
     if ph == P_ROLL and s.current == seat:
@@ -435,7 +434,7 @@ def legal_actions(s: State, seat: int) -> list:
         out.append(A.DeclareBankruptcy())
     out += settle
     # Codes 30+ (engine.actions), appended in code order.
-    if s.opts[O_TIMED] and not s.time_up:
+    if s.opts[O_TIMED] and not s.time_up & (1 << seat | timed.EXPIRED):
         out.append(A.TimeUp())
     if ph == P_CHOICE and s.current == seat:
         out += [A.PayCardFine(), A.DrawCardInstead()]
