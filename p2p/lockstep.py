@@ -43,7 +43,7 @@ from .gamelog import KIND_DROP, KIND_STEP
 from .hidden import HiddenLedger, PrivateView, hidden_secret, layout_of_state
 from .identity import Identity
 from .seat_loss import (RULE_BANKRUPT, RULE_BOT, check_drop_payload, default_bot, drop_record, drop_rule,
-                        dropped_reveal, make_escrow, open_share, recover_chain)
+                        dropped_input, dropped_reveal, make_escrow, open_share, recover_chain)
 from .wire import (MSG_CATCHUP_REQ, MSG_CATCHUP_RESP, MSG_DROP, MSG_ESCROW, MSG_HINT, MSG_STEP, DropVote,
                    Envelope, Escrow, Setup, StepBody, decode_catchup_req, decode_catchup_resp, decode_drop,
                    decode_escrow, decode_hint, decode_step_body, engine_options, open_envelope, pack, seal,
@@ -960,7 +960,7 @@ class LockstepSession:
             elif self._pending.chance:
                 fill[seat] = info.chain.reveal_at(j) if info.chain is not None else dropped_reveal(self.game_id, seat, j)
             elif info.rule == RULE_BOT:
-                fill[seat] = self._bot(self.state, seat)
+                fill[seat] = dropped_input(self._bot, self.state, seat, self.dropped)
             else:
                 fill[seat] = None
         return fill

@@ -36,7 +36,7 @@ ESCROW bytes (deterministic ChaCha20-Poly1305 with a per-key fixed nonce, Ed2551
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Collection, Sequence
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
@@ -169,6 +169,22 @@ def default_bot(engine: Any) -> Callable[[Any, int], Any]:
     if choose is None:
         return lambda state, seat: None
     return lambda state, seat: choose(state, seat, "default")
+
+
+def dropped_input(bot: Callable[[Any, int], Any], state: Any, seat: int, dropped: Collection[int]) -> Any:
+    """Decision-step input of dropped ``seat`` played by ``bot`` (core.md §8.4), given the
+    seats dropped so far: in a timed game, ``TimeUp`` once a strict majority of the seats
+    neither bankrupt nor dropped have voted that the time is up
+    (``engine.rules.timed.absent_vote``, engine.md "TimeUp contract"), so absent players never
+    block the end of the time; otherwise the bot's action. Deterministic: every peer and the
+    verifier fill the same input. States without ``time_up`` (test engines) get the bot's."""
+    if getattr(state, "time_up", None) is not None:
+        from engine.actions import TimeUp
+        from engine.rules.timed import absent_vote
+
+        if absent_vote(state, seat, dropped):
+            return TimeUp()
+    return bot(state, seat)
 
 
 def drop_record(step: int, seat: int, votes: Sequence[bytes], escrow: bytes | None) -> bytes:

@@ -22,7 +22,8 @@ from .gamelog import KIND_DROP, KIND_HEADER, KIND_STEP, LogReader
 from .identity import fingerprint_of
 from .hidden import HiddenLedger, hidden_secret, layout_of_state
 from .lockstep import hidden_bot, resolve_hidden, resolve_step, step_digest
-from .seat_loss import RULE_BANKRUPT, RULE_BOT, check_drop_payload, default_bot, drop_rule, dropped_reveal
+from .seat_loss import (RULE_BANKRUPT, RULE_BOT, check_drop_payload, default_bot, drop_rule, dropped_input,
+                        dropped_reveal)
 from .wire import (MSG_SEED, MSG_SETUP_SIG, MSG_STEP, decode_seed, decode_setup, decode_setup_sig,
                    decode_step_body, engine_options, open_envelope, setup_hash, unpack)
 
@@ -231,7 +232,7 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
                 j = chance_count + 1
                 fill[seat] = chain.reveal_at(j) if chain is not None else dropped_reveal(gid, seat, j)
             else:
-                fill[seat] = bot(state, seat) if rule == RULE_BOT else None
+                fill[seat] = dropped_input(bot, state, seat, dropped) if rule == RULE_BOT else None
         if ledger is not None:
             bad, res = resolve_hidden(engine, ledger, state, chance, inspection, seed, k, bodies, last_reveals, fill)
             if bad is not None:
