@@ -70,7 +70,15 @@ def loss_figures(seed: str, losses: list[float], deadline: float, tmp: Path) -> 
     print(json.dumps(out), flush=True)
 
 
-def catch_up_figure(seed: str, missed: int, tmp: Path) -> None:
+def catch_up_figure(seed: str, missed: int, tmp: Path, tries: int = 6) -> None:
+    """Games shorter than ``missed`` + 20 steps are retried with another seed."""
+    for t in range(tries):
+        if _catch_up_once(f"{seed}-{t}", missed, tmp / f"try-{t}"):
+            return
+    print(json.dumps({"figure": "catch_up", "error": f"no game of {missed + 20} steps in {tries} seeds"}))
+
+
+def _catch_up_once(seed: str, missed: int, tmp: Path) -> bool:
     argv = []
     for i in range(4):
         common = ["--bind", "127.0.0.1", "--progress-json", "--seed", f"{seed}-cu-{i}", "--log-dir",
@@ -84,7 +92,10 @@ def catch_up_figure(seed: str, missed: int, tmp: Path) -> None:
         procs.append(PeerProc(argv[i]))
     try:
         victim = procs[3]
-        victim.wait_for(lambda m: m["type"] == "progress" and m["step"] >= missed + 20, 600)
+        try:
+            victim.wait_for(lambda m: m["type"] == "progress" and m["step"] >= missed + 20, 600)
+        except AssertionError:
+            return False  # the game ended first
         victim.proc.send_signal(signal.SIGKILL)
         victim.proc.wait()
         time.sleep(0.5)  # the others reach the step they will wait at
@@ -110,6 +121,7 @@ def catch_up_figure(seed: str, missed: int, tmp: Path) -> None:
             p.finish(600)
         hashes = {p.of_type("done")[-1]["final_state_hash"] for p in procs[:3] + [again] if p.of_type("done")}
         print(json.dumps({"figure": "catch_up_game_agreed", "agreed": len(hashes) == 1}), flush=True)
+        return True
     finally:
         for p in procs + ([again] if "again" in locals() else []):
             if p.proc.poll() is None:
