@@ -42,6 +42,7 @@ from .errors import LocalProtocolError, WireError
 from .hidden import hidden_secret, layout_for_setup, make_leaves
 from .identity import Identity, fingerprint_of
 from .lockstep import LockstepSession
+from .timed_clock import check_timed_options
 from .wire import (LOBBY_DECODERS, MSG_JOIN, MSG_LEAVE, MSG_PROPOSAL, MSG_REJECT, MSG_SEED, MSG_SETUP_SIG,
                    MSG_STATUS, Envelope, Player, Setup, check_options, open_envelope, pack, seal, setup_hash)
 
@@ -61,11 +62,15 @@ RESILIENCE_DEFAULTS = {C.OPT_ON_DROP: C.DEFAULT_ON_DROP, C.OPT_DROP_TIMEOUT: C.D
 
 
 def check_p2p_options(opts: tuple) -> None:
-    """Validate the ``p2p.*`` setup options (core.md §8.1). Raises ``LocalProtocolError``."""
+    """Validate the ``p2p.*`` setup options (core.md §8.1; ``p2p.timed_ms``: network.md §8).
+    Raises ``LocalProtocolError``."""
     d = dict(opts)
     for k in d:
-        if k.startswith(C.P2P_OPTION_PREFIX) and k not in (C.OPT_ON_DROP, C.OPT_DROP_TIMEOUT):
+        if k.startswith(C.P2P_OPTION_PREFIX) and k not in (C.OPT_ON_DROP, C.OPT_DROP_TIMEOUT, C.OPT_TIMED_MS):
             raise LocalProtocolError(f"unknown p2p option {k!r}")
+    bad = check_timed_options(d)
+    if bad is not None:
+        raise LocalProtocolError(bad)
     if C.OPT_ON_DROP in d and d[C.OPT_ON_DROP] not in ("bot", "bankrupt"):
         raise LocalProtocolError(f"{C.OPT_ON_DROP} must be 'bot' or 'bankrupt'")
     t = d.get(C.OPT_DROP_TIMEOUT, C.DEFAULT_DROP_TIMEOUT)

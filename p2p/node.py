@@ -50,6 +50,7 @@ from .lockstep import (FINISHED, BeaconExhausted, CaughtUp, CheatDetected, Desyn
                        LockstepSession, PeerMisbehaved, PeerStalled, SeatDropped, SeatDropVoted, SeatLost,
                        StepApplied)
 from .transport import Addr, Link
+from .timed_clock import TimeKeeper
 from .wire import SESSION_TAGS
 
 PROGRESS_INTERVAL = 0.2  # s between progress lines (at most 5 per second)
@@ -331,6 +332,8 @@ class Node:
         self._wait_step = -1  # step whose waiting we last reported
         self._wait_next = 0.0  # loop time of the next ``waiting`` line
         self._ticker: asyncio.TimerHandle | None = None
+        #: Timed game: when our seat votes TimeUp (network.md §8); untimed until a game starts.
+        self._clock = TimeKeeper(None, 0.0)
 
     # -- queries ------------------------------------------------------------------------
 
@@ -479,6 +482,7 @@ class Node:
         self.session = LockstepSession(lob.setup, lob.my_seat, lob.identity, lob.chain, self.engine,
                                        lob.game_seed, log=self._log, own_log=own, now=now,
                                        setup_bytes=lob.setup_bytes, hidden_commits=lob.hidden_commits)
+        self._clock = TimeKeeper(lob.setup.options_dict(), now)
         self.phase = "playing"
         self._tick()
         self._emit({"type": "found", "peers": ev.setup.seats, "elapsed_s": round(now - self.t0, 3)})
@@ -514,6 +518,10 @@ class Node:
                     self._on_trouble(ev)
             if session.needs_local_input() is None:
                 break
+            if self._clock.due(self.engine, session.state, self.seat, self.loop.time()) and \
+                    self._asked_step != session.step:  # a human deciding this step keeps it
+                session.submit_local_input(self._clock.vote(), self.loop.time())
+                continue
             if self.cfg.local_input is not None:
                 if not self._ask_local():
                     break
@@ -691,6 +699,7 @@ class Node:
         self._resume_file = Path(str(path) + RESUME_SUFFIX)
         self.phase = "playing" if sess.phase != FINISHED else "done"
         self._asked_step = -1
+        self._clock = TimeKeeper(sess.setup.options_dict(), self.loop.time())
         if self._ticker is None:
             self._tick()
 

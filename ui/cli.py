@@ -109,6 +109,29 @@ def _drop_timeout(text: str) -> int:
     return value
 
 
+def _minutes(text: str) -> float:
+    """argparse type for --timed: minutes, more than 0 and at most 1440 (fractions allowed)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(_("{value!r} is not a number").format(value=text)) from None
+    if not 0 < value <= 1440:
+        raise argparse.ArgumentTypeError(_("must be more than 0 and at most 1440 minutes, not {value}").format(value=text))
+    return value
+
+
+def add_rule_flags(p: argparse.ArgumentParser) -> None:
+    """The lobby options of the game (engine/rules/house_rules.py, all off by default; part of
+    the signed setup): house rules and the timed game (docs/RULES.md)."""
+    rules = p.add_argument_group(_("game options (all off by default)"))
+    rules.add_argument("--timed", type=_minutes, metavar="MINUTES",
+                       help=_("timed game: when the time is up the richest wins (editrice-giochi, fabrianopoli)"))
+    rules.add_argument("--free-parking-pot", action="store_true",
+                       help=_("taxes and fines go to a pot taken by whoever lands on free parking"))
+    rules.add_argument("--no-auctions", action="store_true", help=_("a declined property stays with the bank"))
+    rules.add_argument("--double-go", action="store_true", help=_("landing exactly on GO pays twice the salary"))
+
+
 def add_resilience_flags(p: argparse.ArgumentParser, *, rules: bool) -> None:
     """The network-fault flags (local: they only change what this machine sends and receives,
     docs/protocol/network.md §6) and, with ``rules``, the seat-loss rule of the game (part of
@@ -151,6 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--timeout", type=_positive_seconds, default=DEFAULT_DEMO_TIMEOUT_S,
                       help=_("seconds before the demo gives up (default {default:g})").format(default=DEFAULT_DEMO_TIMEOUT_S))
     demo.add_argument("--bot", default="default", help=_("bot that plays every seat (default: default)"))
+    add_rule_flags(demo)
     add_resilience_flags(demo, rules=True)
     demo.set_defaults(run=_cmd_demo)
 
@@ -184,6 +208,7 @@ def build_parser() -> argparse.ArgumentParser:
                            help=_("number of players, {low}-{high} (default {default})").format(
                                low=MIN_PEERS, high=MAX_PEERS, default=MIN_PEERS))
             p.add_argument("--edition", default=DEFAULT_EDITION, help=_("edition of the rules (default {default})").format(default=DEFAULT_EDITION))
+            add_rule_flags(p)
             p.set_defaults(run=_cmd_host)
         else:
             p.add_argument("--list", action="store_true", help=_("list the advertised games and exit"))
@@ -257,7 +282,13 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     opts = demo.DemoOptions(peers=args.peers, seed=args.seed, edition=args.edition, log_dir=log_dir,
                             timeout_s=args.timeout, bot=args.bot, lang=current_language(),
                             on_drop=args.on_drop, drop_timeout=args.drop_timeout, loss=args.loss,
-                            duplicate=args.duplicate, reorder=args.reorder, partitions=tuple(args.partition))
+                            duplicate=args.duplicate, reorder=args.reorder, partitions=tuple(args.partition),
+                            timed=args.timed, free_parking_pot=args.free_parking_pot,
+                            no_auctions=args.no_auctions, double_go=args.double_go)
+    from ui.peer import describe_options, game_options
+
+    game_options(args)  # a bad combination fails here, before any child starts
+    print(describe_options(args))
     print(_("Game logs in: {path}").format(path=log_dir), file=sys.stderr)
     with tempfile.TemporaryDirectory(prefix="lanopoli-keys-") as keys, display.DemoDisplay(args.peers) as live:
         try:

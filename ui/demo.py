@@ -50,7 +50,9 @@ class DemoOptions:
     ``drop_timeout`` (s): the seat-loss rule the host proposes. ``loss``, ``duplicate``,
     ``reorder`` (probabilities) and ``partitions`` (``(start s, seconds)`` windows, applied to
     peer 1 only): simulated network faults, each child's seeded from the demo seed
-    (``fault_seed``), so a run is repeatable.
+    (``fault_seed``), so a run is repeatable. ``timed`` (minutes, None: untimed),
+    ``free_parking_pot``, ``no_auctions``, ``double_go``: the game options the host proposes
+    (``lanopoli host`` flags of the same names).
     """
 
     peers: int
@@ -67,6 +69,10 @@ class DemoOptions:
     duplicate: float = 0.0
     reorder: float = 0.0
     partitions: tuple = ()
+    timed: float | None = None
+    free_parking_pot: bool = False
+    no_auctions: bool = False
+    double_go: bool = False
 
 
 @dataclass
@@ -171,6 +177,10 @@ def child_command(opts: DemoOptions, index: int, game_id: str, config_root: Path
     if index == 0:
         role = ["host", "--seats", str(opts.peers), "--edition", opts.edition,
                 "--on-drop", opts.on_drop, "--drop-timeout", str(opts.drop_timeout)]
+        if opts.timed is not None:
+            role += ["--timed", repr(opts.timed)]
+        role += [flag for flag, on in (("--free-parking-pot", opts.free_parking_pot),
+                                       ("--no-auctions", opts.no_auctions), ("--double-go", opts.double_go)) if on]
     else:
         role = ["join", "--game", game_id]
     return [opts.python, "-m", "ui.cli", *role, *common]

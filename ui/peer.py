@@ -216,6 +216,45 @@ def _can_resume(log_dir: Path, identity, wanted: str | None) -> bool:
     return wanted is None or path.name.startswith("game-" + wanted.lower()[:16])
 
 
+def game_options(args: argparse.Namespace) -> dict:
+    """The setup options of ``host``/``demo`` flags (--timed, --free-parking-pot, --no-auctions,
+    --double-go): engine lobby options (``engine.rules.house_rules``; only the ones turned on,
+    so a default game's setup is unchanged) plus ``p2p.timed_ms`` for a fraction of a minute
+    (``p2p.timed_clock.timed_options``). Raises UsageError for an edition without a timed game
+    or options the engine refuses."""
+    import engine
+    from p2p.timed_clock import timed_options
+
+    opts: dict = {}
+    for flag, key in (("free_parking_pot", "free_parking_pot"), ("no_auctions", "no_auctions"),
+                      ("double_go", "double_go_salary")):
+        if getattr(args, flag, False):
+            opts[key] = True
+    edition = getattr(args, "edition", "classico")
+    if getattr(args, "timed", None) is not None:
+        ed = engine.EDITIONS.get(edition)
+        if ed is not None and not ed.timed_game:
+            raise UsageError(_("the edition {edition} has no timed game").format(edition=edition))
+        opts.update(timed_options(args.timed))
+    try:
+        engine.new_game(edition, max(2, getattr(args, "seats", None) or getattr(args, "peers", 2)),
+                        {k: v for k, v in opts.items() if not k.startswith("p2p.")})
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+    return opts
+
+
+def describe_options(args: argparse.Namespace) -> str:
+    """One line with the edition and every game option, also those off (the defaults)."""
+    on, off = _("on"), _("off")
+    timed = getattr(args, "timed", None)
+    return _("Edition {edition}; free-parking pot: {pot}; no auctions: {auctions}; double salary on GO: "
+             "{double}; timed game: {timed}").format(
+        edition=getattr(args, "edition", "classico"), pot=on if args.free_parking_pot else off,
+        auctions=on if args.no_auctions else off, double=on if args.double_go else off,
+        timed=off if timed is None else _("{minutes:g} min").format(minutes=timed))
+
+
 def run_headless(args: argparse.Namespace, role: str) -> int:
     """Run one bot peer as ``role`` ("host" or "join") until the game ends; the exit code.
 
@@ -241,9 +280,11 @@ def run_headless(args: argparse.Namespace, role: str) -> int:
     except OSError as exc:
         raise UsageError(_("cannot create {path}: {error}").format(path=log_dir, error=exc.strerror or exc)) from exc
     progress = progress_printer() if args.progress_json else HumanProgress(getattr(args, "seats", None))
+    options = game_options(args) if role == "host" else None
     try:
         cfg = PeerConfig(role=role, bind=endpoint.address, interface=endpoint.address,
                          edition=getattr(args, "edition", "classico"), seats=getattr(args, "seats", 2),
+                         options=options,
                          identity=identity, name=args.name or "", bot=args.bot,
                          demo_seed=None if args.seed is None else args.seed.encode("utf-8"),
                          game_id=game_id, log_dir=log_dir, progress=progress, timeout=args.timeout,
