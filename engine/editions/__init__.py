@@ -190,6 +190,10 @@ class Edition:
     ``contracts_dealt`` for that number of players; empty: the same for every count."""
     jail_third_fine: int = -1
     """Fine paid when leaving jail after the last failed try, euro (-1: ``jail_fine``)."""
+    jail_third_try_rerolls: bool = False
+    """After the last failed try the player pays and rolls again, moving by the new roll
+    (niente-e-come-sembra: "pagate 50, tirate di nuovo i dadi e avanzate"); False: moves by the
+    failed roll (classico)."""
     worth_building_pct: int = 100
     """Share of the price paid for buildings counted in the net worth (timed game), %."""
     debtor_auction: bool = False

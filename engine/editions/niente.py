@@ -101,6 +101,7 @@ EDITION = Edition(
     go_salary=200,
     jail_fine=50,
     jail_max_turns=3,
+    jail_third_try_rerolls=True,
     jail_square=9,
     auction_open=10,
     auction_min_raise=10,

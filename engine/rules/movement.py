@@ -114,11 +114,17 @@ def apply_dice(s, ev, d1: int, d2: int) -> None:
 
 
 def jail_move(s, ev) -> None:
-    """Auto phase: the third-try fine is paid; leave jail and move by the last roll."""
+    """Auto phase: the third-try fine is paid; leave jail and move by the last roll — or, with
+    ``Edition.jail_third_try_rerolls``, roll again (a "dice" chance step, an ordinary roll) and
+    move by the new roll."""
     c = s.current
     s.jail[c] = 0
     s.doubles = 0
     ev.append(LeftJail(c, "third_turn"))
+    if s.ed.jail_third_try_rerolls:
+        s.dice_for = DICE_MOVE
+        s.phase = P_DICE
+        return
     advance_by(s, ev, c, s.d1 + s.d2)
 
 

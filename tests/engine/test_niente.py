@@ -434,3 +434,21 @@ def test_niente_actions_refused_in_classico():
     with pytest.raises(Exception) as e:
         apply_action(s, 0, A.TakeCard(0))
     assert e.value.code == "not_in_edition"
+
+
+def test_third_failed_jail_try_pays_50_and_rolls_again():
+    """"Se entro il terzo turno in prigione non riuscite a ottenere due numeri uguali, pagate
+    50, tirate di nuovo i dadi e avanzate." (Come si esce di prigione?, 3): the move is by a
+    new roll, not by the failed one (classico moves by the failed roll)."""
+    from engine.events import LeftJail, Moved
+    jail = EDITIONS[ED].jail_square
+    s = _state(2, jail={0: 3}, pos={0: jail})
+    s, ev = roll(s, 2, 3)  # the third try fails
+    assert LeftJail(0, "third_turn") in ev and s.cash[0] == 1500 - 50 and s.jail[0] == 0
+    assert not any(isinstance(e, Moved) for e in ev) and s.pos[0] == jail
+    while not pending(s).chance:  # an inspection window may open on the fine first
+        s, _ = step(s)
+    assert pending(s).kind == "dice"
+    s, ev = forced_chance(s, dice=(4, 2))
+    assert Moved(0, jail, jail + 6) in ev and s.pos[0] == jail + 6
+    assert not EDITIONS["classico"].jail_third_try_rerolls
