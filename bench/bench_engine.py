@@ -1,17 +1,18 @@
-"""Engine-only throughput with bots: whole classico games on one core, no network, no
+"""Engine-only throughput with bots: whole games of every edition on one core, no network, no
 signatures, no state hashing, on the engine's in-place path (``step_inplace``/``chance_inplace``).
 
-Prints, per seat count: games/s, dice rolls/s, steps/s, the share of time spent in the bots
+Prints, per edition and seat count (the edition's own seat range): games/s, dice rolls/s, steps/s, the share of time spent in the bots
 (measured by replaying the recorded inputs through the engine alone), and the distribution of
-game lengths (turns, steps, dice); then one JSON line with every figure. Target: ≥ 50,000 dice
+game lengths (turns, steps, dice); then games/s per edition over its seat counts; then one
+JSON line with every figure. Target: ≥ 50,000 dice
 rolls/s including bot decisions.
 
 Dice: ``--dice fast`` (default) draws from a SplitMix64 stream so that SHA-256 stays out of the
 measurement; ``--dice beacon`` uses ``BeaconRng`` on a SHA-256 beacon per chance step, exactly
 as the peers do. ``--profile`` adds a cProfile summary (top functions, and time per module).
 
-    /work/venv/bin/python bench/bench_engine.py                 # 200 games each for 2..8 seats
-    /work/venv/bin/python bench/bench_engine.py --seats 4 --games 500 --profile
+    /work/venv/bin/python bench/bench_engine.py                 # every edition, 2..8 seats
+    /work/venv/bin/python bench/bench_engine.py --editions classico --seats 4 --games 500 --profile
 """
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine import chance_inplace, new_game, step_inplace  # noqa: E402
+from engine import EDITIONS, chance_inplace, new_game, step_inplace  # noqa: E402
 from engine.bots import BOTS, choose, play_game  # noqa: E402
 from engine.state import CHANCE_PHASES, P_OVER  # noqa: E402
 
@@ -66,11 +67,12 @@ def _rng_factory(mode: str, seed: int):
     return lambda k: src
 
 
-def run_game(seats: int, seed: int, mode: str, max_steps: int, decide) -> None:
+def run_game(seats: int, seed: int, mode: str, max_steps: int, decide,
+             edition: str = "classico") -> None:
     """One game on the in-place path; ``decide(s)`` gives the inputs of each decision step."""
     from engine.bots.play import beacon
     from engine.rng import BeaconRng
-    s = new_game("classico", seats)
+    s = new_game(edition, seats)
     rng = _rng_factory(mode, seed)
     ev: list = []
     k = 0
@@ -85,7 +87,8 @@ def run_game(seats: int, seed: int, mode: str, max_steps: int, decide) -> None:
         ev.clear()
 
 
-def play_recorded(seats: int, seed: int, names: list[str], mode: str, max_steps: int):
+def play_recorded(seats: int, seed: int, names: list[str], mode: str, max_steps: int,
+                  edition: str = "classico"):
     """Like play_game, but returns the decision inputs so the engine can be timed alone."""
     log = []
     rs = range(seats)
@@ -94,14 +97,15 @@ def play_recorded(seats: int, seed: int, names: list[str], mode: str, max_steps:
         inputs = [choose(s, i, names[i]) for i in rs]
         log.append(inputs)
         return inputs
-    run_game(seats, seed, mode, max_steps, decide)
+    run_game(seats, seed, mode, max_steps, decide, edition)
     return log
 
 
-def replay_engine_only(seats: int, seed: int, mode: str, log, max_steps: int) -> None:
+def replay_engine_only(seats: int, seed: int, mode: str, log, max_steps: int,
+                       edition: str = "classico") -> None:
     """The same game with the recorded inputs: engine work only."""
     it = iter(log)
-    run_game(seats, seed, mode, max_steps, lambda s: next(it))
+    run_game(seats, seed, mode, max_steps, lambda s: next(it), edition)
 
 
 def _pct(values: list[int], p: int) -> int:
@@ -110,14 +114,14 @@ def _pct(values: list[int], p: int) -> int:
 
 
 def bench_seats(seats: int, games: int, names: list[str], mode: str, max_steps: int,
-                repeat: int = 3) -> dict:
+                repeat: int = 3, edition: str = "classico") -> dict:
     """Play ``games`` seeded games (``repeat`` times, keeping the fastest run); return the
     figures for this seat count. Times are CPU seconds of this process."""
     # CPU time of this process (the machine may be shared), best of ``repeat`` runs.
     wall = float("inf")
     for _ in range(repeat):
         t0 = time.process_time()
-        results = [play_game(seats, seed, names, max_steps=max_steps,
+        results = [play_game(seats, seed, names, edition=edition, max_steps=max_steps,
                              rng=_rng_factory(mode, seed)) for seed in range(games)]
         wall = min(wall, time.process_time() - t0)
     # Engine alone: replay a sample of the games with their recorded inputs.
@@ -125,18 +129,18 @@ def bench_seats(seats: int, games: int, names: list[str], mode: str, max_steps: 
     sample_wall = engine_s = float("inf")
     for _ in range(repeat):
         t1 = time.process_time()
-        logs = [play_recorded(seats, seed, names, mode, max_steps) for seed in sample]
+        logs = [play_recorded(seats, seed, names, mode, max_steps, edition) for seed in sample]
         sample_wall = min(sample_wall, time.process_time() - t1)
         t1 = time.process_time()
         for seed, log in zip(sample, logs):
-            replay_engine_only(seats, seed, mode, log, max_steps)
+            replay_engine_only(seats, seed, mode, log, max_steps, edition)
         engine_s = min(engine_s, time.process_time() - t1)
     dice = sum(r.dice for r in results)
     steps = sum(r.steps for r in results)
     done = [r for r in results if r.finished]
     turns = [r.turns for r in results]
     return {
-        "seats": seats, "games": games, "bots": names, "dice_mode": mode,
+        "edition": edition, "seats": seats, "games": games, "bots": names, "dice_mode": mode,
         "finished": len(done), "finished_pct": 100 * len(done) // games,
         "cpu_s": round(wall, 3), "games_per_s": round(games / wall, 1),
         "dice_per_s": round(dice / wall), "steps_per_s": round(steps / wall),
@@ -180,7 +184,10 @@ def profile(seats: int, games: int, names: list[str], mode: str, max_steps: int)
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--seats", default="2,3,4,5,6,7,8", help="comma-separated seat counts")
+    ap.add_argument("--editions", default="all",
+                    help=f"comma-separated editions, or all ({', '.join(sorted(EDITIONS))})")
+    ap.add_argument("--seats", default="2,3,4,5,6,7,8",
+                    help="comma-separated seat counts (each edition plays those in its range)")
     ap.add_argument("--games", type=int, default=200, help="seeded games per seat count")
     ap.add_argument("--bots", default="default",
                     help=f"comma-separated bot names, cycled over the seats ({', '.join(BOTS)})")
@@ -194,22 +201,54 @@ def main(argv: list[str] | None = None) -> int:
     for b in bot_cycle:
         if b not in BOTS:
             ap.error(f"unknown bot {b!r}")
-    out: dict = {"bench": "engine", "per_seats": []}
+    editions = sorted(EDITIONS) if args.editions == "all" else args.editions.split(",")
+    for e in editions:
+        if e not in EDITIONS:
+            ap.error(f"unknown edition {e!r}")
+    out: dict = {"bench": "engine", "per_seats": [], "per_edition": []}
     all_dice = all_wall = all_games = 0
-    for seats in (int(x) for x in args.seats.split(",")):
-        names = [bot_cycle[i % len(bot_cycle)] for i in range(seats)]
-        r = bench_seats(seats, args.games, names, args.dice, args.max_steps, args.repeat)
-        out["per_seats"].append(r)
-        all_dice += r["dice"]["total"]
-        all_wall += r["cpu_s"]
-        all_games += r["games"]
-        t = r["turns"]
-        print(f"{seats} seats ({','.join(sorted(set(names)))}): {r['finished']}/{r['games']} "
-              f"finished | {r['games_per_s']} games/s, {r['dice_per_s']} dice/s, "
-              f"{r['steps_per_s']} steps/s, engine {r['engine_share_pct']}% / bots+loop "
-              f"{100 - (r['engine_share_pct'] or 0)}% | turns p50 {t['p50']} p90 {t['p90']} "
-              f"p99 {t['p99']} max {t['max']} | steps p50 {r['steps']['p50']} "
-              f"max {r['steps']['max']}")
+    for edition in editions:
+        ed = EDITIONS[edition]
+        seat_counts = [n for n in (int(x) for x in args.seats.split(","))
+                       if ed.min_players <= n <= ed.max_players]
+        e_games = e_wall = e_dice = 0
+        for seats in seat_counts:
+            r = _bench_one(args, bot_cycle, edition, seats, out)
+            e_games += r["games"]
+            e_wall += r["cpu_s"]
+            e_dice += r["dice"]["total"]
+        if e_wall:
+            out["per_edition"].append({"edition": edition, "seats": seat_counts, "games": e_games,
+                                       "games_per_s": round(e_games / e_wall, 1),
+                                       "dice_per_s": round(e_dice / e_wall)})
+            all_dice += e_dice
+            all_wall += e_wall
+            all_games += e_games
+    print("games per second per edition (all its seat counts, CPU time of one core):")
+    for pe in out["per_edition"]:
+        print(f"  {pe['edition']:<22} {pe['games_per_s']:>8} games/s  {pe['dice_per_s']:>7} dice/s  "
+              f"({pe['games']} games, seats {','.join(map(str, pe['seats']))})")
+    _finish(args, bot_cycle, out, all_dice, all_wall, all_games)
+    return 0
+
+
+def _bench_one(args, bot_cycle: list[str], edition: str, seats: int, out: dict) -> dict:
+    """Bench one edition and seat count, print its line, append it to ``out``."""
+    names = [bot_cycle[i % len(bot_cycle)] for i in range(seats)]
+    r = bench_seats(seats, args.games, names, args.dice, args.max_steps, args.repeat, edition)
+    out["per_seats"].append(r)
+    t = r["turns"]
+    print(f"{edition} {seats} seats ({','.join(sorted(set(names)))}): {r['finished']}/{r['games']} "
+          f"finished | {r['games_per_s']} games/s, {r['dice_per_s']} dice/s, "
+          f"{r['steps_per_s']} steps/s, engine {r['engine_share_pct']}% / bots+loop "
+          f"{100 - (r['engine_share_pct'] or 0)}% | turns p50 {t['p50']} p90 {t['p90']} "
+          f"p99 {t['p99']} max {t['max']} | steps p50 {r['steps']['p50']} "
+          f"max {r['steps']['max']}")
+    return r
+
+
+def _finish(args, bot_cycle: list[str], out: dict, all_dice: int, all_wall: float, all_games: int) -> None:
+    """Overall figures, the optional profile, and the JSON line."""
     out["overall"] = {"games": all_games, "dice_per_s": round(all_dice / all_wall),
                       "games_per_s": round(all_games / all_wall, 1), "target_dice_per_s": 50_000}
     print(f"overall: {out['overall']['dice_per_s']} dice rolls/s, "
@@ -228,7 +267,6 @@ def main(argv: list[str] | None = None) -> int:
             print(f"    {row['own_s']:7.3f}s own {row['cum_s']:7.3f}s cum {row['calls']:>8} "
                   f"calls  {row['fn']}")
     print(json.dumps(out, separators=(",", ":")))
-    return 0
 
 
 if __name__ == "__main__":
