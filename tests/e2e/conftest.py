@@ -1,9 +1,10 @@
 """Shared helpers of the end-to-end tests: peer processes (``lanopoli host``/``join`` with
 ``--progress-json``) whose JSON lines are read in the background, always killed at the end.
 
-``spawn(*argv, prefix=())`` starts ``python -m ui.cli --lang en *argv`` (``prefix`` e.g.
-``["ip", "netns", "exec", "ns1"]``) and returns a ``PeerProc``; every process started through
-the fixture is killed (SIGKILL) and reaped at teardown, pass or fail.
+``spawn(*argv, prefix=(), script=None)`` starts ``python -m ui.cli --lang en *argv`` (``prefix``
+e.g. ``["ip", "netns", "exec", "ns1"]``), or ``python SCRIPT *argv`` with ``script`` (a test
+peer such as ``held_peer.py``), and returns a ``PeerProc``; every process started through the
+fixture is killed (SIGKILL) and reaped at teardown, pass or fail.
 """
 
 from __future__ import annotations
@@ -25,8 +26,9 @@ class PeerProc:
     """One peer process. ``seen``: every JSON line so far (dicts, in order); ``stderr``: its
     stderr lines; ``wait_for(pred, timeout)`` returns the first line (old or new) matching."""
 
-    def __init__(self, argv: list[str], prefix: list[str] | tuple = ()) -> None:
-        cmd = [*prefix, sys.executable, "-m", "ui.cli", "--lang", "en", *argv]
+    def __init__(self, argv: list[str], prefix: list[str] | tuple = (), script: Path | None = None) -> None:
+        run = [str(script)] if script is not None else ["-m", "ui.cli", "--lang", "en"]
+        cmd = [*prefix, sys.executable, *run, *argv]
         self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      stdin=subprocess.DEVNULL, text=True)
         self.seen: list[dict] = []
@@ -98,8 +100,8 @@ def spawn():
     """Factory of ``PeerProc``; kills and reaps every one at teardown."""
     procs: list[PeerProc] = []
 
-    def start(*argv: str, prefix: list[str] | tuple = ()) -> PeerProc:
-        p = PeerProc(list(argv), prefix)
+    def start(*argv: str, prefix: list[str] | tuple = (), script: Path | None = None) -> PeerProc:
+        p = PeerProc(list(argv), prefix, script)
         procs.append(p)
         return p
 

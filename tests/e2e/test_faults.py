@@ -66,15 +66,35 @@ def step_envelope(log: Path, step: int, not_seat: int) -> bytes:
     raise AssertionError(f"no step {step} in {log}")
 
 
-def two_peer_game(spawn, tmp_path: Path, tag: str):
+COMMON = ["--bind", "127.0.0.1", "--progress-json", "--timeout", "120"]
+
+
+def two_seat_host(spawn, tmp_path: Path, tag: str):
+    """A ``lanopoli host`` of a 2-seat game once it advertises: (peer, its ``hosting`` line, seed)."""
     seed = f"late-{tag}-{os.getpid()}-{secrets.token_hex(3)}"
-    common = ["--bind", "127.0.0.1", "--progress-json", "--timeout", "120"]
     host = spawn("host", "--seats", "2", "--seed", seed + "-0", "--log-dir", str(tmp_path / f"{tag}-0"),
-                 "--config-dir", str(tmp_path / f"{tag}-k0"), *common)
-    hosting = host.wait_for(lambda m: m["type"] == "hosting", 60)
+                 "--config-dir", str(tmp_path / f"{tag}-k0"), *COMMON)
+    return host, host.wait_for(lambda m: m["type"] == "hosting", 60), seed
+
+
+def two_peer_game(spawn, tmp_path: Path, tag: str):
+    host, hosting, seed = two_seat_host(spawn, tmp_path, tag)
     joiner = spawn("join", "--game", hosting["game_id"], "--seed", seed + "-1", "--log-dir",
-                   str(tmp_path / f"{tag}-1"), "--config-dir", str(tmp_path / f"{tag}-k1"), *common)
+                   str(tmp_path / f"{tag}-1"), "--config-dir", str(tmp_path / f"{tag}-k1"), *COMMON)
     return host, joiner, hosting
+
+
+def acked_through(s: socket.socket, epoch: int, count: int) -> None:
+    """Read the receiver's acks on ``s`` until its cumulative ack covers chunks 0..count-1 of
+    our stream ``epoch`` (network.md §2.4): the transport took them all in order and handed
+    each payload to the node, which passes session messages to the session at once."""
+    while True:
+        data = s.recv(2048)
+        if len(data) < HEADER.size:
+            continue
+        _magic, _flags, _src, dst_epoch, _seq, ack, _bits = HEADER.unpack_from(data)
+        if dst_epoch == epoch and ack >= count:
+            return
 
 
 def test_late_packets_of_another_game_or_an_old_step_are_rejected(spawn, tmp_path):
@@ -83,21 +103,33 @@ def test_late_packets_of_another_game_or_an_old_step_are_rejected(spawn, tmp_pat
     assert a_host.finish(120) == 0 and a_join.finish(120) == 0
     old_game = step_envelope(Path(a_host.of_type("done")[-1]["log"]), 5, not_seat=-1)
 
-    host, joiner, hosting = two_peer_game(spawn, tmp_path, "b")
-    host.wait_for(lambda m: m["type"] == "progress" and m["step"] >= 10, 120)
+    # Game B: a 2-peer bot game ends in well under a second, so the joiner holds its input at
+    # step >= 10 until we are done: in lockstep the host cannot finish without it, hence the
+    # late packets reach a running game, whatever the speed of the machine.
+    host, hosting, seed = two_seat_host(spawn, tmp_path, "b")
+    release = tmp_path / "release"
+    joiner = spawn("--host", f"{hosting['address']}:{hosting['port']}", "--game", hosting["game_id"],
+                   "--seed", seed + "-1", "--log-dir", str(tmp_path / "b-1"), "--hold-at", "10",
+                   "--release", str(release), "--timeout", "120", script=Path(__file__).with_name("held_peer.py"))
+    held = joiner.wait_for(lambda m: m["type"] == "holding", 60)
+    assert held["step"] >= 10
     (b_log,) = (tmp_path / "b-1").glob("game-*.log")  # the joiner's log, being written
     host_seat = 1 - int(b_log.name.rsplit("seat", 1)[1].split(".")[0])
     old_step = step_envelope(b_log, 1, not_seat=host_seat)
-    copies = 40
+    copies, epoch = 40, 0x5EED
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
         s.bind(("127.0.0.1", 0))
+        s.settimeout(60)
         for i in range(copies):
-            s.sendto(transport_datagram(0x5EED, 2 * i, old_game), (hosting["address"], hosting["port"]))
-            s.sendto(transport_datagram(0x5EED, 2 * i + 1, old_step), (hosting["address"], hosting["port"]))
+            s.sendto(transport_datagram(epoch, 2 * i, old_game), (hosting["address"], hosting["port"]))
+            s.sendto(transport_datagram(epoch, 2 * i + 1, old_step), (hosting["address"], hosting["port"]))
+        acked_through(s, epoch, 2 * copies)  # the host's session has seen every one of them
+    release.touch()
     assert host.finish(120) == 0 and joiner.finish(120) == 0
     done_h, done_j = host.of_type("done")[-1], joiner.of_type("done")[-1]
     assert done_h["final_state_hash"] == done_j["final_state_hash"]
+    assert done_h["steps"] > held["step"]  # the game went on after the late packets
     stats = done_h["session_stats"]
     assert stats["wrong_game"] == copies  # rejected by the game id
     assert stats["stale"] >= copies  # rejected by the step (answered with a hint, never applied)
-    assert joiner.of_type("done")[-1]["session_stats"]["wrong_game"] == 0
+    assert done_j["session_stats"]["wrong_game"] == 0

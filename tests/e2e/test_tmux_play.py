@@ -2,7 +2,12 @@
 game hosted by three bot peers in other processes (``lanopoli host``/``join`` on 127.0.0.1),
 a scripted player drives it with send-keys (join by the host's address code, roll once, then "let the bot play for me")
 to the end, and the test reads the final standings and the verify command with capture-pane,
-then runs that command."""
+then runs that command.
+
+The roll is checked in the player's game log (a signed RollDice of Marco's seat, applied by
+every peer), not on the screen: the centre log of an 80x24 screen holds ~7 lines, and a drawn
+card's text or the bots' next moves scroll "Marco rolls ..." away within a fraction of a second,
+often before a capture-pane poll sees it."""
 
 from __future__ import annotations
 
@@ -16,7 +21,14 @@ import time
 import uuid
 from pathlib import Path
 
+import msgpack
 import pytest
+
+import engine
+from engine import actions as A
+from p2p.gamelog import KIND_HEADER, KIND_STEP, LogReader
+from p2p.verify import parse_header
+from p2p.wire import decode_step_body, open_envelope
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None,
                                 reason="tmux is not installed (apt-get install -y tmux)")
@@ -41,6 +53,35 @@ def _wait_screen(session: str, text: str, seconds: float) -> str:
             return screen
         time.sleep(0.3)
     raise AssertionError(f"{text!r} never appeared; the screen was:\n{screen}")
+
+
+def _rolled(log_dir: Path, name: str) -> bool:
+    """True once the game log in ``log_dir`` holds a step in which the seat of player ``name``
+    sent RollDice (its signed STEP message, applied by every peer). The log is being written:
+    a truncated last record just ends the reading."""
+    for log in log_dir.glob("game-*.log"):
+        seat = None
+        for rec in LogReader(log):
+            if rec.kind == KIND_HEADER:
+                setup = parse_header(rec.payload)[0]
+                seat = next(i for i, p in enumerate(setup.players) if p.name == name)
+            elif rec.kind == KIND_STEP and seat is not None:
+                _step, raws = msgpack.unpackb(rec.payload, raw=False)
+                raw = raws[seat]
+                if raw is None:
+                    continue
+                inp = decode_step_body(open_envelope(raw).body).input
+                if isinstance(inp, list) and isinstance(engine.decode_action(inp), A.RollDice):
+                    return True
+    return False
+
+
+def _wait_rolled(log_dir: Path, name: str, seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while not _rolled(log_dir, name):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no RollDice of {name} in the game log after {seconds} s")
+        time.sleep(0.3)
 
 
 def test_play_joins_three_bot_peers_and_reaches_the_standings(tmp_path: Path) -> None:
@@ -73,14 +114,18 @@ def test_play_joins_three_bot_peers_and_reaches_the_standings(tmp_path: Path) ->
         assert "Your name" in lobby and "classico" in lobby
         # Join by address with the host's code: exactly this game, mDNS not needed.
         _tmux("send-keys", "-t", session, "i")
-        _wait_screen(session, "Join by address", 10)
+        # The dialog's own text: the lobby's button already says "Join by address", and keys
+        # typed before the dialog is up go to the lobby's table and are lost. Once the dialog
+        # is drawn its input has the focus (Textual focuses it when the screen is composed).
+        _wait_screen(session, "Type the code the host's screen shows", 10)
         code = f"{hosting['address']}:{hosting['port']}/{hosting['game_id']}"
         _tmux("send-keys", "-t", session, "-l", code)
+        _wait_screen(session, code, 10)
         _tmux("send-keys", "-t", session, "Enter")
         game = _wait_screen(session, "Roll the dice", 60)
         assert "Marco (you)" in game and "Giulia" in game and "VIA!" in game
         _tmux("send-keys", "-t", session, "r")
-        _wait_screen(session, "Marco rolls", 30)
+        _wait_rolled(tmp_path / "marco", "Marco", 30)
         _tmux("send-keys", "-t", session, "a")  # let the bot play for me
         end = _wait_screen(session, "Check it: lanopoli verify", 240)
         assert "Final standings" in end and "wins!" in end

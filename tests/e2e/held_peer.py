@@ -1,0 +1,76 @@
+"""A joiner peer for the end-to-end tests whose bot holds its input once, so that a test can act
+while the game is provably still running.
+
+``python tests/e2e/held_peer.py --host ADDRESS:PORT --game GAMEID --seed SEED --log-dir DIR
+--hold-at K --release FILE`` joins the game by address (``PeerConfig.host_addr``, no mDNS),
+plays its seat with ``engine.bots.choose(state, seat, "default")`` through
+``PeerConfig.local_input`` and, at its first decision step >= K, prints the progress line
+``{"type": "holding", "step": k}`` and answers that step only once FILE exists. Lockstep
+(core.md §3): no peer applies step k without our message, so until FILE is created every peer
+is at step k or k - 1, never finished. Other progress lines are those of ``lanopoli join
+--progress-json`` (docs/protocol/cli.md). Exit code 0 when the game ended, 1 when the node
+stopped (an ``error`` line is printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+from engine import bots
+from p2p.node import NodeError, PeerConfig, progress_printer, run_peer
+
+#: Seconds between two looks for the release file.
+POLL_S = 0.02
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the held joiner (module docstring); returns the exit code."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--host", required=True, help="the host's ADDRESS:PORT")
+    p.add_argument("--game", required=True, help="the game id, 32 hex digits")
+    p.add_argument("--seed", required=True, help="demo seed of this peer's secrets")
+    p.add_argument("--log-dir", type=Path, required=True)
+    p.add_argument("--hold-at", type=int, required=True, help="hold the first decision step >= this")
+    p.add_argument("--release", type=Path, required=True, help="answer the held step once this file exists")
+    p.add_argument("--timeout", type=float, default=120.0)
+    args = p.parse_args(argv)
+    addr, port = args.host.rsplit(":", 1)
+    emit = progress_printer()
+    step = 0  # the step the session is at: one past the last StepApplied
+    held = False
+
+    def observe(ev: Any) -> None:
+        nonlocal step
+        if type(ev).__name__ == "StepApplied":
+            step = ev.step + 1
+
+    async def hold(state: Any, seat: int) -> Any:
+        emit({"type": "holding", "step": step})
+        while not args.release.exists():
+            await asyncio.sleep(POLL_S)
+        return bots.choose(state, seat, "default")
+
+    def local_input(state: Any, seat: int) -> Any:
+        nonlocal held
+        if not held and step >= args.hold_at:
+            held = True
+            return hold(state, seat)
+        return bots.choose(state, seat, "default")
+
+    cfg = PeerConfig(role="join", bind="127.0.0.1", game_id=bytes.fromhex(args.game), host_addr=(addr, int(port)),
+                     demo_seed=args.seed.encode("utf-8"), log_dir=args.log_dir, progress=emit,
+                     timeout=args.timeout, local_input=local_input, observer=observe)
+    try:
+        asyncio.run(run_peer(cfg))
+    except NodeError as exc:
+        emit(exc.as_json())
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
