@@ -36,6 +36,7 @@ ESCROW bytes (deterministic ChaCha20-Poly1305 with a per-key fixed nonce, Ed2551
 from __future__ import annotations
 
 import hashlib
+import importlib
 from typing import Any, Callable, Collection, Sequence
 
 from cryptography.exceptions import InvalidTag
@@ -163,8 +164,19 @@ def drop_rule(options: dict) -> tuple[str | None, float]:
 
 def default_bot(engine: Any) -> Callable[[Any, int], Any]:
     """The deterministic bot that plays a dropped seat: ``engine.bots.choose(state, seat,
-    "default")`` (ARCHITECTURE.md §1); an engine without bots gets "always nothing"."""
+    "default")`` (ARCHITECTURE.md §1); an engine without bots gets "always nothing".
+
+    The bots are the subpackage ``<engine>.bots``, imported here: ``engine`` does not import
+    it, so the attribute exists only once someone did, and a verifier that never had would
+    replay a dropped seat as "always nothing" and call a good log bad. An engine that is a
+    plain module or object (test stand-ins) is only looked at."""
     bots = getattr(engine, "bots", None)
+    if bots is None and hasattr(engine, "__path__"):  # a package: the rules engine
+        try:
+            bots = importlib.import_module(engine.__name__ + ".bots")
+        except ModuleNotFoundError as exc:
+            if exc.name != engine.__name__ + ".bots":
+                raise  # the bots exist but something they need is missing: say so
     choose = getattr(bots, "choose", None)
     if choose is None:
         return lambda state, seat: None

@@ -306,8 +306,6 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 def _cmd_verify(args: argparse.Namespace) -> int:
     """``lanopoli verify LOG [--json]``: replay and check a game log with p2p.verify."""
-    import engine.bots  # noqa: F401 - seat_loss.default_bot finds the bot as the attribute engine.bots:
-    # without this import a dropped seat would be replayed as "always nothing" (core.md §8.4)
     from p2p.verify import verify_log
     from ui import display
 
