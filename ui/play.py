@@ -67,8 +67,9 @@ class HumanSeat:
 
     ``submit(action)`` queues an engine Action from the UI; ``decide(state, seat)`` is the
     ``PeerConfig.local_input`` contract: an Action/None now, or an awaitable of one when the
-    game waits for this seat and nothing is queued. ``autoplay``: the ``bot`` decides.
-    ``auto_claim``: claim rent as soon as it is due.
+    game waits for this seat and nothing is queued. ``autoplay``: the ``bot`` decides
+    (``engine.bots._niente.choose`` with our private view ``view()``, set by the driver:
+    core.md §12.7). ``auto_claim``: claim rent as soon as it is due.
     """
 
     def __init__(self, bot: str = "default") -> None:
@@ -77,6 +78,8 @@ class HumanSeat:
         self.auto_claim = True
         self._queue: deque = deque()
         self._wake: asyncio.Event | None = None
+        #: Our private view of hidden statuses (the driver sets it; None: nothing known).
+        self.view: Callable[[], dict] | None = None
         #: True while the game waits for this seat's decision (the UI shows "your move").
         self.deciding = False
 
@@ -96,7 +99,7 @@ class HumanSeat:
         """Our input for the current decision step of ``state`` (see class doc)."""
         if self.autoplay:
             self._queue.clear()
-            return bots.choose(state, seat, self.bot)
+            return self._bot(state, seat)
         legal = engine.legal_actions(state, seat)
         if self.auto_claim:
             for a in legal:
@@ -108,6 +111,11 @@ class HumanSeat:
             return self._wait(state, seat)
         return None
 
+    def _bot(self, state: Any, seat: int) -> Any:
+        from engine.bots import _niente  # the base bot outside niente-e-come-sembra
+
+        return _niente.choose(state, seat, self.bot, self.view() if self.view is not None else None)
+
     async def _wait(self, state: Any, seat: int) -> Any:
         if self._wake is None:
             self._wake = asyncio.Event()
@@ -117,7 +125,7 @@ class HumanSeat:
                 self._wake.clear()
                 if self.autoplay:
                     self._queue.clear()
-                    return bots.choose(state, seat, self.bot)
+                    return self._bot(state, seat)
                 if self._queue:
                     return self._queue.popleft()
                 await self._wake.wait()
@@ -149,6 +157,7 @@ class GameDriver(Protocol):
     log_path: Path | None
     listener: Callable[[str], None] | None
 
+    def private_view(self) -> dict: ...
     async def run(self) -> None: ...
     def take_events(self) -> list: ...
     def waiting(self) -> tuple[tuple[int, ...], float] | None: ...
@@ -173,6 +182,12 @@ class _DriverBase:
         self.log_path: Path | None = None
         self.listener: Callable[[str], None] | None = None
         self._new_events: list = []
+        self.human.view = self.private_view
+
+    def private_view(self) -> dict:
+        """What our player knows privately: ``{("bill", id) | ("card", index): fake}`` for the
+        items our seat holds or held (docs/protocol/core.md §12.7); {} when nothing is hidden."""
+        return {}
 
     def _notify(self, kind: str) -> None:
         if self.listener is not None:
@@ -202,12 +217,19 @@ class LocalGame(_DriverBase):
     len(names))``); ``chance(state, k) -> (state, events)`` answers the k-th chance step
     (default: pinned beacons of ``seed``); ``delay``: seconds between steps. Raises ValueError
     for a bad seat or seat count.
+
+    niente-e-come-sembra: ``statuses`` pins fake/genuine statuses (``{("bill", id) |
+    ("card", index): fake}``), the others derive from ``seed`` (``ui.hidden.LocalSecrets``);
+    an "inspection" step is answered with them through ``apply_reveal`` (as the network does
+    with the opened shares), and every seat — bots and us — knows the items it holds or held.
     """
 
     def __init__(self, names: tuple[str, ...] | list[str], human_seat: int = 0, *, seed: int = 1,
                  bot: str = "default", edition: str = "classico", state: Any = None,
                  chance: Callable[[Any, int], tuple] | None = None, delay: float = LOCAL_STEP_DELAY_S,
-                 human: HumanSeat | None = None) -> None:
+                 human: HumanSeat | None = None, statuses: dict | None = None) -> None:
+        from ui.hidden import LocalSecrets
+
         super().__init__(human)
         if not 0 <= human_seat < len(names):
             raise ValueError("human_seat out of range")
@@ -221,6 +243,12 @@ class LocalGame(_DriverBase):
         self.delay = delay
         self.steps = 0
         self._step_t = 0.0
+        self.secrets = LocalSecrets(seed, statuses)
+        self.secrets.observe(self.state)
+
+    def private_view(self) -> dict:
+        """Our seat's view (``ui.hidden.LocalSecrets.view``)."""
+        return self.secrets.view(self.state, self.seat)
 
     async def run(self) -> None:
         """Play until the game is over (or cancelled)."""
@@ -232,7 +260,11 @@ class LocalGame(_DriverBase):
         while not engine.is_terminal(self.state):
             self._step_t = loop.time()
             p = engine.pending(self.state)
-            if p.chance:
+            if p.kind == "inspection":
+                from engine.rules.niente_flow import apply_reveal
+
+                self.state, events = apply_reveal(self.state, self.secrets.outcomes(self.state))
+            elif p.chance:
                 self.state, events = self.chance(self.state, k)
                 k += 1
             else:
@@ -245,14 +277,22 @@ class LocalGame(_DriverBase):
                             a = await a
                         inputs.append(a)
                     else:
-                        inputs.append(bots.choose(self.state, seat, self.bot))
+                        inputs.append(self._bot(seat))
                 self.state, events = engine.apply_step(self.state, inputs)
+            self.secrets.observe(self.state)
             self.steps += 1
             self._new_events.extend(events)
             self._notify("step")
             await asyncio.sleep(0 if self.human.autoplay else self.delay)
         self.phase = "over"
         self._notify("over")
+
+    def _bot(self, seat: int) -> Any:
+        if not self.state.nx:
+            return bots.choose(self.state, seat, self.bot)
+        from engine.bots import _niente
+
+        return _niente.choose(self.state, seat, self.bot, self.secrets.view(self.state, seat))
 
     def waiting(self) -> tuple[tuple[int, ...], float] | None:
         """Local bots never keep anyone waiting."""
@@ -339,6 +379,11 @@ class NetGame(_DriverBase):
             self._new_events.extend(ev.engine_events)
             self._notify("step")
 
+    def private_view(self) -> dict:
+        """Our seat's view from the lockstep session (``LockstepSession.private_view``)."""
+        session = getattr(self.node, "session", None)
+        return session.private_view() if session is not None else {}
+
     def _session_started(self) -> None:
         if self.node is not None and self.node.session is not None and self.state is None:
             self.state = self.node.session.state
@@ -395,11 +440,33 @@ def _swallow(task: asyncio.Task) -> None:
 @dataclass(frozen=True)
 class CreateRequest:
     """A game the player asks to create: ``edition``, ``seats`` (2..8), ``bots``: fill the
-    empty seats with bots when the player presses Start."""
+    empty seats with bots when the player presses Start.
+
+    The lobby options, as ``lanopoli host`` sends them (``ui.peer.game_options``): ``options``
+    holds the engine's house rules turned on (``free_parking_pot``, ``no_auctions``,
+    ``double_go_salary``: True) and the timed game (``timed_minutes``, plus ``p2p.timed_ms``
+    for a fraction of a minute: ``p2p.timed_clock.timed_options``); ``on_drop``: the rule for a
+    player silent for ``drop_timeout`` seconds, "bot" (default), "bankrupt" or "off" (the game
+    waits; core.md §7.1). Both are part of the signed setup.
+    """
 
     edition: str = "classico"
     seats: int = 4
     bots: bool = True
+    options: dict = field(default_factory=dict)
+    on_drop: str = "bot"
+    drop_timeout: int = 30
+
+    def peer_options(self) -> dict:
+        """The ``PeerConfig`` keywords of the lobby options: ``options`` (None when empty, so a
+        default game's setup is unchanged), ``on_drop`` (None for "off") and ``drop_timeout``."""
+        return dict(options=dict(self.options) or None,
+                    on_drop=None if self.on_drop == "off" else self.on_drop,
+                    drop_timeout=int(self.drop_timeout))
+
+    def engine_options(self) -> dict:
+        """The options the engine reads (``engine.new_game``): ``options`` without ``p2p.*``."""
+        return {k: v for k, v in self.options.items() if not k.startswith("p2p.")}
 
 
 def parse_join_code(code: str) -> tuple[str, int, bytes]:
@@ -453,7 +520,7 @@ class NetLobby:
 
     def create(self, name: str, req: CreateRequest) -> NetGame:
         """A NetGame hosting ``req`` (run it to open the lobby)."""
-        return NetGame(self._cfg(name, role="host", edition=req.edition, seats=req.seats))
+        return NetGame(self._cfg(name, role="host", edition=req.edition, seats=req.seats, **req.peer_options()))
 
     def join(self, name: str, ad: Any) -> NetGame:
         """A NetGame joining the advertised game ``ad``."""
@@ -490,9 +557,11 @@ class LocalLobby:
         return list(self.ads)
 
     def create(self, name: str, req: CreateRequest) -> LocalGame:
-        """A local game of ``req.seats`` seats: us at seat 0, bots elsewhere."""
+        """A local game of ``req.seats`` seats (with ``req``'s engine options): us at seat 0,
+        bots elsewhere."""
         names = [name] + [f"Bot {i}" for i in range(1, req.seats)]
-        return LocalGame(names, 0, seed=self.seed, edition=req.edition, delay=self.delay)
+        state = engine.new_game(req.edition, req.seats, req.engine_options() or None)
+        return LocalGame(names, 0, seed=self.seed, edition=req.edition, state=state, delay=self.delay)
 
     def join(self, name: str, ad: Any) -> LocalGame:
         """Join a fixed ad: a local game with its seat count, us at the last seat."""

@@ -1,0 +1,95 @@
+"""Hidden information of a local game (niente-e-come-sembra) and what our player may see of it.
+
+A network game learns whether a bill or an Imprevisti card is fake from the seats' committed
+shares (docs/protocol/core.md §12): the holder knows its own items (``session.private_view()``)
+and everybody learns an item's status when it is inspected (``engine.rules.niente_flow.
+apply_reveal``). :class:`LocalSecrets` plays that part for ``ui.play.LocalGame`` (tests,
+snapshots, games against bots without a network): every status is fixed for the whole game,
+either pinned by the caller or derived from a seed with the edition's rates, and each seat's
+private view is the status of every item it holds or held.
+
+Nothing here is sent anywhere; the engine never sees a view.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Mapping
+
+from engine.rules.banknotes import FAKE, NX_CPUB, NX_DEN, NX_HAND, NX_PUB, NX_WALLET, UNKNOWN
+from engine.rules.counterfeit import fake_threshold, unknown_items
+
+#: Deck index of the Imprevisti (the only cards that can be fake).
+IMPREVISTI = 1
+#: Modulus of the derived statuses, as of the shares of core.md §12.1.
+_M = 1 << 32
+
+Item = tuple[str, int]
+
+
+class LocalSecrets:
+    """Fixed fake/genuine statuses of a local game's bills and Imprevisti cards.
+
+    ``seed``: derives the statuses nobody pinned (bill b is fake iff SHA-256("lanopoli/ui/
+    hidden" ‖ seed ‖ "bill" ‖ b) read as a 32-bit int is below ``fake_threshold`` of its
+    denomination, the rates of core.md §12.1; in Imprevisti pair p the fake card is 2p + the low
+    bit of the same hash of "pair" p — exactly one per pair, as the rulebook says "una delle
+    due"). ``pinned``: ``{("bill", id) | ("card", index): fake}`` overriding the derived ones;
+    pinning a card fixes its twin (card index XOR 1) to the opposite.
+    """
+
+    def __init__(self, seed: int = 0, pinned: Mapping[Item, bool] | None = None) -> None:
+        self.seed = int(seed)
+        self.pinned = dict(pinned or {})
+        self._seen: list[set[Item]] = []
+
+    def _word(self, kind: str, ident: int) -> int:
+        h = hashlib.sha256(b"lanopoli/ui/hidden\0" + self.seed.to_bytes(8, "big", signed=True)
+                           + kind.encode() + ident.to_bytes(4, "big")).digest()
+        return int.from_bytes(h[:4], "big")
+
+    def is_fake(self, state: Any, item: Item) -> bool:
+        """The status of ``item`` (``("bill", id)`` or ``("card", index)``) in ``state``'s game."""
+        if item in self.pinned:
+            return bool(self.pinned[item])
+        kind, ident = item
+        public = state.nx[NX_PUB if kind == "bill" else NX_CPUB][ident]
+        if public != UNKNOWN:  # inspected already, or a genuine bill the bank printed later
+            return public == FAKE
+        if kind == "card":
+            twin = ("card", ident ^ 1)
+            if twin in self.pinned:
+                return not self.pinned[twin]
+            return ident == 2 * (ident // 2) + (self._word("pair", ident // 2) & 1)
+        den = state.nx[NX_DEN][ident]
+        return self._word("bill", ident) < fake_threshold(state.ed, den, _M)
+
+    def outcomes(self, state: Any) -> list[bool]:
+        """The outcomes the "inspection" phase of ``state`` waits for (one per
+        ``unknown_items`` entry, in order), for ``apply_reveal``."""
+        return [self.is_fake(state, item) for item in unknown_items(state)]
+
+    def observe(self, state: Any) -> None:
+        """Remember what each seat holds now (call after every step): a seat knows the status
+        of every item it holds or once held (core.md §12.7)."""
+        if not state.nx:
+            return
+        while len(self._seen) < state.n:
+            self._seen.append(set())
+        nx = state.nx
+        for seat in range(state.n):
+            seen = self._seen[seat]
+            seen.update(("bill", b) for b in nx[NX_WALLET][seat])
+            for key in list(nx[NX_HAND][seat]) + list(state.held[seat]):
+                if key >> 8 == IMPREVISTI:
+                    seen.add(("card", key & 255))
+
+    def view(self, state: Any, seat: int) -> dict[Item, bool]:
+        """``seat``'s private view: ``{item: fake}`` for the items it holds or held (the shape of
+        ``LockstepSession.private_view()``); {} outside niente-e-come-sembra."""
+        if not state.nx or not 0 <= seat < len(self._seen):
+            return {}
+        return {item: self.is_fake(state, item) for item in sorted(self._seen[seat])}
+
+
+__all__ = ["LocalSecrets", "IMPREVISTI"]
