@@ -28,6 +28,7 @@ DOMAIN_DROP = b"seat-drop"
 DOMAIN_CATCHUP_REQ = b"catchup-req"
 DOMAIN_CATCHUP_RESP = b"catchup-resp"
 DOMAIN_HINT = b"hint"
+DOMAIN_ALIVE = b"alive"
 #: Hash domains (not signatures): setup hash and per-step digest.
 HASH_SETUP = b"lanopoli/1/setup\x00"
 HASH_DIGEST = b"lanopoli/1/digest\x00"
@@ -100,6 +101,15 @@ DEFAULT_ON_DROP = "bot"
 DEFAULT_DROP_TIMEOUT = 30
 MIN_DROP_TIMEOUT = 2
 MAX_DROP_TIMEOUT = 3600
+OPT_TURN_TIME = "p2p.turn_time"  # int seconds an alive seat may think at one step; 0 = unlimited
+#: Turn time when the setup does not say (core.md §8.3): an alive but idle seat is voted out
+#: after it; MAX_TURN_TIME bounds the option.
+DEFAULT_TURN_TIME = 300
+MAX_TURN_TIME = 86400
+#: A seat that has not sent its message of the current step (its player is thinking) sends an
+#: ALIVE keep-alive this often, or every third of the drop timeout if that is shorter
+#: (core.md §8.3): the others then do not take it for a lost peer.
+KEEPALIVE_INTERVAL = 5.0
 #: A step stuck this long while some peer already sent a later step makes us ask that peer
 #: for a catch-up (the step completed elsewhere; we lack a message of it).
 CATCHUP_AFTER = 1.0

@@ -66,7 +66,8 @@ def check_p2p_options(opts: tuple) -> None:
     Raises ``LocalProtocolError``."""
     d = dict(opts)
     for k in d:
-        if k.startswith(C.P2P_OPTION_PREFIX) and k not in (C.OPT_ON_DROP, C.OPT_DROP_TIMEOUT, C.OPT_TIMED_MS):
+        if k.startswith(C.P2P_OPTION_PREFIX) and k not in (C.OPT_ON_DROP, C.OPT_DROP_TIMEOUT, C.OPT_TIMED_MS,
+                                                           C.OPT_TURN_TIME):
             raise LocalProtocolError(f"unknown p2p option {k!r}")
     bad = check_timed_options(d)
     if bad is not None:
@@ -77,6 +78,9 @@ def check_p2p_options(opts: tuple) -> None:
     if type(t) is not int or not C.MIN_DROP_TIMEOUT <= t <= C.MAX_DROP_TIMEOUT:
         raise LocalProtocolError(f"{C.OPT_DROP_TIMEOUT} must be an int of seconds in "
                                  f"[{C.MIN_DROP_TIMEOUT}, {C.MAX_DROP_TIMEOUT}]")
+    t = d.get(C.OPT_TURN_TIME, C.DEFAULT_TURN_TIME)
+    if type(t) is not int or not 0 <= t <= C.MAX_TURN_TIME:
+        raise LocalProtocolError(f"{C.OPT_TURN_TIME} must be an int of seconds in [0, {C.MAX_TURN_TIME}] (0: unlimited)")
 
 
 # --- events ---------------------------------------------------------------------------------

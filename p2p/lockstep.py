@@ -43,10 +43,10 @@ from .gamelog import KIND_DROP, KIND_STEP
 from .hidden import HiddenLedger, PrivateView, hidden_secret, layout_of_state
 from .identity import Identity
 from .seat_loss import (RULE_BANKRUPT, RULE_BOT, check_drop_payload, default_bot, drop_record, drop_rule,
-                        dropped_input, dropped_reveal, make_escrow, open_share, recover_chain)
-from .wire import (MSG_CATCHUP_REQ, MSG_CATCHUP_RESP, MSG_DROP, MSG_ESCROW, MSG_HINT, MSG_STEP, DropVote,
-                   Envelope, Escrow, Setup, StepBody, decode_catchup_req, decode_catchup_resp, decode_drop,
-                   decode_escrow, decode_hint, decode_step_body, engine_options, open_envelope, pack, seal,
+                        dropped_input, dropped_reveal, make_escrow, open_share, recover_chain, turn_time)
+from .wire import (MSG_ALIVE, MSG_CATCHUP_REQ, MSG_CATCHUP_RESP, MSG_DROP, MSG_ESCROW, MSG_HINT, MSG_STEP,
+                   DropVote, Envelope, Escrow, Setup, StepBody, decode_alive, decode_catchup_req,
+                   decode_catchup_resp, decode_drop, decode_escrow, decode_hint, decode_step_body, engine_options, open_envelope, pack, seal,
                    setup_hash as compute_setup_hash, unpack)
 
 _sha256 = hashlib.sha256
@@ -135,8 +135,10 @@ class BeaconExhausted:
 
 @dataclass(frozen=True)
 class PeerStalled:
-    """Step ``step`` has waited ``waited`` seconds for ``seats``. Repeated every
-    STALL_TIMEOUT; the node decides what to do (core.md §7)."""
+    """Step ``step`` has heard nothing from ``seats`` (other active seats whose message it
+    lacks and that sent no ALIVE for STALL_TIMEOUT) for ``waited`` seconds (the shortest
+    silence among them). Repeated every STALL_TIMEOUT while some seat is silent; a seat that
+    is alive but thinking is not stalled (core.md §8.3). The node decides what to do."""
 
     step: int
     seats: tuple
@@ -354,6 +356,12 @@ class LockstepSession:
         self.state = state if state is not None else engine.new_game(setup.edition, setup.seats, engine_options(setup))
         #: Seat-loss rule ("bot", "bankrupt") or None when seat loss is off; drop timeout (s).
         self.on_drop, self.drop_timeout = drop_rule(setup.options_dict())
+        #: Seconds an alive seat may think at one step before we vote it out; 0.0 = unlimited.
+        self.turn_time = turn_time(setup.options_dict())
+        #: Current step: seat -> when its last valid ALIVE of this step arrived (core.md §8.3).
+        self._heard: dict[int, float] = {}
+        #: When we send our next ALIVE while our message of this step is not sent; None: never.
+        self._alive_at: float | None = None
         #: Hidden information (core.md §12): the public ledger and our private view, or None.
         self.hidden: HiddenLedger | None = None
         self.view: PrivateView | None = None
@@ -413,7 +421,8 @@ class LockstepSession:
         self.stats: dict[str, int] = dict.fromkeys(
             ("received", "accepted", "duplicate", "malformed", "wrong_type", "wrong_game", "bad_seat",
              "bad_signature", "stale", "too_far", "answered", "resent", "escrow", "drop_votes",
-             "catchup_requests", "catchup_served", "catchup_records", "hints", "forwarded", "ignored"), 0)
+             "catchup_requests", "catchup_served", "catchup_records", "hints", "forwarded", "ignored",
+             "alive", "alive_sent"), 0)
         self._send_escrow()
         self._begin_step()
 
@@ -449,13 +458,43 @@ class LockstepSession:
         return tuple(i for i in range(self.n) if self.active[i] and (slots is None or slots[i] is None))
 
     def drop_deadline(self) -> float | None:
-        """When we will vote to drop the seats we still wait for (seconds, the caller's
-        clock), or None if seat loss is off or nothing is awaited."""
+        """When we will vote to drop a seat we still wait for and have not voted against yet
+        (seconds, the caller's clock; ``vote_time``), or None if seat loss is off or no such
+        seat is awaited."""
         if not self.seat_loss or self.phase != RUNNING or self.spectator:
             return None
-        if not [i for i in self.waiting_for() if i != self.my_seat]:
+        times = [self.vote_time(i) for i in self.waiting_for()
+                 if i != self.my_seat and (self.step, i) not in self._voted]
+        return min(times) if times else None
+
+    def vote_time(self, seat: int) -> float:
+        """When we vote to drop ``seat`` at the current step if its message has not come
+        (core.md §8.3): ``drop_timeout`` s after we last heard from it (the step's start or its
+        last ALIVE), and at the latest ``turn_time`` s after the step's start (unless
+        unlimited)."""
+        t = max(self._step_started, self._heard.get(seat, self._step_started)) + self.drop_timeout
+        if self.turn_time:
+            t = min(t, self._step_started + self.turn_time)
+        return t
+
+    def turn_deadline(self) -> float | None:
+        """When the others vote our seat out if we still have not sent our input for this
+        step (the turn time, core.md §8.3), for a countdown; None if seat loss is off, the turn
+        time unlimited or no local input is awaited."""
+        if not self.seat_loss or not self.turn_time or self.needs_local_input() is None:
             return None
-        return self._step_started + self.drop_timeout
+        return self._step_started + self.turn_time
+
+    def _keepalive_interval(self) -> float:
+        return min(C.KEEPALIVE_INTERVAL, self.drop_timeout / 3)
+
+    def _owes_alive(self) -> bool:
+        """True while we must send ALIVE: seat loss on, running, our message of this step
+        not sent yet (we wait for our player, or for escrows before a reveal)."""
+        if not self.seat_loss or self.phase != RUNNING or self.spectator or self._replaying:
+            return False
+        slots = self._slots.get(self.step)
+        return slots is None or slots[self.my_seat] is None
 
     # -- outputs --
 
@@ -484,6 +523,8 @@ class LockstepSession:
             t = min(t, self._dispute[2])
         if self._ahead is not None:
             t = min(t, max(self._step_started + C.CATCHUP_AFTER, self._last_request + C.CATCHUP_INTERVAL))
+        if self._alive_at is not None and self._owes_alive():
+            t = min(t, self._alive_at)
         return t
 
     # -- inputs --
@@ -607,8 +648,16 @@ class LockstepSession:
                 self._send_escrow(resend=True)
             self._resend_interval = min(self._resend_interval * 2, C.RESEND_MAX_INTERVAL)
             self._resend_at = now + self._resend_interval
+        if self._alive_at is not None and now >= self._alive_at:
+            if self._owes_alive():
+                self._out.append(seal(self.identity, MSG_ALIVE, [self.game_id, self.my_seat, self.step]))
+                self.stats["alive_sent"] += 1
+            self._alive_at = now + self._keepalive_interval()
         if now >= self._stall_at:
-            self._events.append(PeerStalled(self.step, self.waiting_for(), now - self._step_started))
+            last = {i: self._heard.get(i, self._step_started) for i in self.waiting_for() if i != self.my_seat}
+            silent = tuple(i for i, t in last.items() if now - t >= C.STALL_TIMEOUT)
+            if silent:
+                self._events.append(PeerStalled(self.step, silent, now - max(last[i] for i in silent)))
             self._stall_at = now + C.STALL_TIMEOUT
         if self._dispute is not None and now >= self._dispute[2]:
             self._settle_dispute(None)
@@ -616,7 +665,7 @@ class LockstepSession:
         d = self.drop_deadline()
         if d is not None and now >= d:
             for seat in self.waiting_for():
-                if seat != self.my_seat and (self.step, seat) not in self._voted:
+                if seat != self.my_seat and (self.step, seat) not in self._voted and now >= self.vote_time(seat):
                     self._vote_drop(seat)
         if self._ahead is not None and now >= self._step_started + C.CATCHUP_AFTER \
                 and now >= self._last_request + C.CATCHUP_INTERVAL and self.phase == RUNNING:
@@ -658,6 +707,8 @@ class LockstepSession:
         self._resend_interval = C.RESEND_INTERVAL
         self._resend_at = now + C.RESEND_INTERVAL
         self._last_request = -1e18
+        self._heard = {}
+        self._alive_at = now + self._keepalive_interval() if self.seat_loss else None
 
     # -- catch-up (core.md §9) --
 
@@ -694,6 +745,25 @@ class LockstepSession:
         self._ahead = (h.seat, h.step)
         if now - self._last_request >= C.CATCHUP_INTERVAL:
             self._request_catchup(h.seat)
+
+    def _on_alive(self, env: Envelope, a: Any, now: float) -> None:
+        """ALIVE (core.md §8.3): an active seat whose message of our current step we lack is
+        still there; its silence clock restarts. Anything else is ignored (never verified:
+        a flood costs one comparison per message)."""
+        if a.seat >= self.n or a.seat == self.my_seat or a.step != self.step or self.phase != RUNNING \
+                or not self.active[a.seat]:
+            self.stats["ignored"] += 1
+            return
+        slots = self._slots.get(self.step)
+        if slots is not None and slots[a.seat] is not None:
+            self.stats["ignored"] += 1
+            return
+        if not env.verify(self._pubkeys[a.seat]):
+            self.stats["bad_signature"] += 1
+            self._events.append(PeerMisbehaved(a.seat, a.step, "bad signature", env.raw))
+            return
+        self.stats["alive"] += 1
+        self._heard[a.seat] = now
 
     def _on_catchup_req(self, env: Envelope, r: Any, now: float) -> None:
         if r.seat >= self.n or r.seat == self.my_seat:
@@ -1010,6 +1080,8 @@ class LockstepSession:
         self._resend_interval = C.RESEND_INTERVAL
         self._reveal_waiting = False
         self._inspection = None
+        self._heard = {}
+        self._alive_at = self._now + self._keepalive_interval() if self.seat_loss else None
         if self.hidden is not None and self._pending.kind == "inspection":
             # Not a chance step for the hash chains: every seat opens its shares (§12.5).
             from engine.rules.counterfeit import unknown_items
@@ -1253,6 +1325,7 @@ _HANDLERS = {
     MSG_CATCHUP_REQ: (decode_catchup_req, LockstepSession._on_catchup_req),
     MSG_CATCHUP_RESP: (decode_catchup_resp, LockstepSession._on_catchup_resp),
     MSG_HINT: (decode_hint, LockstepSession._on_hint),
+    MSG_ALIVE: (decode_alive, LockstepSession._on_alive),
 }
 
 

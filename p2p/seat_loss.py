@@ -162,6 +162,17 @@ def drop_rule(options: dict) -> tuple[str | None, float]:
     return rule, float(t)
 
 
+def turn_time(options: dict) -> float:
+    """Seconds an alive seat may take at one step before the others vote it out (core.md
+    §8.3): ``p2p.turn_time`` (int, 0 = unlimited: returns 0.0), else ``DEFAULT_TURN_TIME``.
+    An out-of-range value falls back to the default (the lobby refuses it; the setup is signed
+    by all, so all peers agree)."""
+    t = options.get(C.OPT_TURN_TIME, C.DEFAULT_TURN_TIME)
+    if type(t) is not int or not 0 <= t <= C.MAX_TURN_TIME:
+        t = C.DEFAULT_TURN_TIME
+    return float(t)
+
+
 def default_bot(engine: Any) -> Callable[[Any, int], Any]:
     """The deterministic bot that plays a dropped seat: ``engine.bots.choose(state, seat,
     "default")`` (ARCHITECTURE.md §1); an engine without bots gets "always nothing".

@@ -40,6 +40,7 @@ MSG_DROP = 18
 MSG_CATCHUP_REQ = 19
 MSG_CATCHUP_RESP = 20
 MSG_HINT = 21
+MSG_ALIVE = 22
 
 #: Signature domain of each message type.
 DOMAINS: dict[int, bytes] = {
@@ -56,16 +57,18 @@ DOMAINS: dict[int, bytes] = {
     MSG_CATCHUP_REQ: C.DOMAIN_CATCHUP_REQ,
     MSG_CATCHUP_RESP: C.DOMAIN_CATCHUP_RESP,
     MSG_HINT: C.DOMAIN_HINT,
+    MSG_ALIVE: C.DOMAIN_ALIVE,
 }
 #: Largest envelope (bytes) accepted for each type.
 MAX_SIZE: dict[int, int] = {t: C.MAX_LOBBY_MSG for t in DOMAINS}
-for _t in (MSG_STEP, MSG_ESCROW, MSG_DROP, MSG_CATCHUP_REQ, MSG_HINT):
+for _t in (MSG_STEP, MSG_ESCROW, MSG_DROP, MSG_CATCHUP_REQ, MSG_HINT, MSG_ALIVE):
     MAX_SIZE[_t] = C.MAX_STEP_MSG
 MAX_SIZE[MSG_CATCHUP_RESP] = C.MAX_CATCHUP_MSG
 
 #: Message types a running ``LockstepSession`` handles (the node routes them to
 #: ``session.receive_message``; everything else goes to the lobby).
-SESSION_TYPES = frozenset((MSG_STEP, MSG_ESCROW, MSG_DROP, MSG_CATCHUP_REQ, MSG_CATCHUP_RESP, MSG_HINT))
+SESSION_TYPES = frozenset((MSG_STEP, MSG_ESCROW, MSG_DROP, MSG_CATCHUP_REQ, MSG_CATCHUP_RESP, MSG_HINT,
+                           MSG_ALIVE))
 #: First two bytes of every session envelope: msgpack fixarray(3) then the fixint type.
 SESSION_TAGS = frozenset(bytes([0x93, t]) for t in SESSION_TYPES)
 
@@ -643,3 +646,10 @@ def decode_hint(body: bytes) -> Hint:
     gid, seat, step = _array(unpack(body), 3, "hint")
     return Hint(_bin(gid, C.GAME_ID_LEN, "game_id"), _uint(seat, C.MAX_SEATS - 1, "seat"),
                 _uint(step, C.MAX_STEP, "step"))
+
+
+def decode_alive(body: bytes) -> Hint:
+    """Validate an ALIVE body ``[gid, seat, step]``: ``seat`` is alive and has not sent its
+    message of ``step`` yet (core.md §8.3). Same schema as HINT. Raises ``WireError``."""
+    return decode_hint(body)
+
