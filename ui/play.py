@@ -161,6 +161,7 @@ class GameDriver(Protocol):
     async def run(self) -> None: ...
     def take_events(self) -> list: ...
     def waiting(self) -> tuple[tuple[int, ...], float] | None: ...
+    def turn_left(self) -> float | None: ...
     async def fill_with_bots(self) -> None: ...
     async def close(self) -> None: ...
 
@@ -201,6 +202,11 @@ class _DriverBase:
     def submit(self, action: Any) -> None:
         """Queue the human's action (see HumanSeat.submit)."""
         self.human.submit(action)
+
+    def turn_left(self) -> float | None:
+        """Seconds left before the others vote our seat out if we do not decide (the turn
+        time, core.md §8.3), or None when no such limit runs (local games: none)."""
+        return None
 
 
 def pinned_chance(seed: int) -> Callable[[Any, int], tuple]:
@@ -388,6 +394,15 @@ class NetGame(_DriverBase):
         if self.node is not None and self.node.session is not None and self.state is None:
             self.state = self.node.session.state
         self._notify("lobby")
+
+    def turn_left(self) -> float | None:
+        """Seconds left of our turn time while the game waits for our decision
+        (``LockstepSession.turn_deadline``), else None."""
+        session = None if self.node is None or self.phase != "playing" else self.node.session
+        deadline = None if session is None else session.turn_deadline()
+        if deadline is None:
+            return None
+        return max(0.0, deadline - asyncio.get_running_loop().time())
 
     def waiting(self) -> tuple[tuple[int, ...], float] | None:
         """(other seats whose message we lack, seconds the step has waited) once a step has

@@ -92,3 +92,20 @@ def test_settings_remember_the_name(tmp_path):
     assert Settings.load(tmp_path).name == "Marco"
     (tmp_path / "play.json").write_text("{broken")
     assert Settings.load(tmp_path).name == ""
+
+
+def test_footer_counts_down_the_turn_time_only_while_it_runs():
+    """core.md §8.3: while the game waits for our decision the footer shows the seconds left
+    of the turn time (the others vote our seat out when it ends); local games have none."""
+    from ui.play import LocalGame
+    from ui.screens.game import GameScreen
+
+    local = LocalGame(["Marco", "Bot 1"], 0, delay=0)
+    assert local.turn_left() is None
+    assert "Time to decide" not in GameScreen(local).footer_text()
+
+    class Timed(LocalGame):
+        def turn_left(self):
+            return 42.4
+
+    assert "Time to decide: 42 s" in GameScreen(Timed(["Marco", "Bot 1"], 0, delay=0)).footer_text()
