@@ -18,6 +18,20 @@ from ui.i18n import _, format_money
 _SILENT_PAYMENTS = frozenset(("purchase", "auction", "house", "sale", "mortgage", "lift"))
 
 
+def card_title(edition: Any, deck: int, card: int, width: int = 40) -> str:
+    """The printed card's first words (Italian, as printed), at most ``width`` characters:
+    up to its first ":", "!" or "." ("Albergo gratis!", "Avete vinto alla lotteria"); a
+    title that starts "Invece di ..., " keeps what follows the comma ("andate avanti fino al
+    VIA")."""
+    text = edition.decks[deck][card].text
+    cut = min((i for i in (text.find(":"), text.find("!"), text.find(".")) if i >= 0), default=len(text))
+    title = text[:cut + (text[cut:cut + 1] == "!")].strip()
+    if title.startswith("Invece di") and ", " in title:
+        title = title.rsplit(", ", 1)[1]
+        title = title[:1].upper() + title[1:]
+    return title if len(title) <= width else title[:width - 1] + "…"
+
+
 class Narrator:
     """Sentences for engine events. ``edition``: ``engine.Edition``; ``names``: player names in
     seat order; ``me``: our seat (refused actions are told only for it; -1: none)."""
@@ -26,6 +40,8 @@ class Narrator:
         self.ed = edition
         self.names = tuple(names)
         self.me = me
+        #: Denomination of each bill id (niente-e-come-sembra; set by the screen from the state).
+        self.denominations: Sequence[int] = ()
         self._rent_square: dict[tuple[int, int], int] = {}
 
     def who(self, seat: int) -> str:
@@ -124,11 +140,62 @@ class Narrator:
                 name=self.who(e.seat), partner=self.who(e.creditor))
         if k == "GameWon":
             return _("{name} wins the game!").format(name=self.who(e.seat))
+        if k in _NIENTE:
+            return getattr(self, "_" + k)(e)
         if k == "ActionRefused":
             if e.seat == self.me:
                 return _("Your move was refused by the rules ({reason})").format(reason=e.reason)
             return None
         return None
+
+    # -- niente-e-come-sembra (engine/rules/niente_events.py) ------------------------------
+
+    def _card(self, deck: int, card: int) -> str:
+        return card_title(self.ed, deck, card)
+
+    def _BillInspected(self, e: Any) -> str:
+        den = format_money(self._denomination(e.bill))
+        if e.fake:
+            return _("{name} inspects a {money} bill of {partner}: it is fake!").format(
+                name=self.who(e.inspector), money=den, partner=self.who(e.payer))
+        return _("{name} inspects a {money} bill of {partner}: it is genuine.").format(
+            name=self.who(e.inspector), money=den, partner=self.who(e.payer))
+
+    def _denomination(self, bill: int) -> int:
+        return self.denominations[bill] if 0 <= bill < len(self.denominations) else 0
+
+    def _CardInspected(self, e: Any) -> str:
+        title = self._card(1, e.card)
+        if e.fake:
+            return _("{name} inspects the Imprevisti “{card}” of {partner}: it is fake! The card is "
+                     "discarded").format(name=self.who(e.inspector), card=title, partner=self.who(e.seat))
+        return _("{name} inspects the Imprevisti “{card}” of {partner}: it is genuine.").format(
+            name=self.who(e.inspector), card=title, partner=self.who(e.seat))
+
+    def _FaceUpTaken(self, e: Any) -> str:
+        return _("{name} takes the face-up Imprevisti “{card}”").format(
+            name=self.who(e.seat), card=self._card(1, e.card))
+
+    def _CardKept(self, e: Any) -> str:
+        return _("{name} keeps the card “{card}” for later").format(
+            name=self.who(e.seat), card=self._card(e.deck, e.card))
+
+    def _CardPlayed(self, e: Any) -> str:
+        if e.target >= 0:
+            return _("{name} uses the card “{card}” on {square}").format(
+                name=self.who(e.seat), card=self._card(e.deck, e.card), square=self.square(e.target))
+        return _("{name} uses the card “{card}”").format(name=self.who(e.seat), card=self._card(e.deck, e.card))
+
+    def _PropertySoldToBank(self, e: Any) -> str:
+        return _("{name} sells {square} back to the bank for {money}").format(
+            name=self.who(e.seat), square=self.square(e.square), money=format_money(e.price))
+
+    def _FinalRentPaid(self, e: Any) -> str:
+        return _("End of the game: the bank pays {name} {money} of rents").format(
+            name=self.who(e.seat), money=format_money(e.amount))
+
+    def _LensesRestored(self, e: Any) -> str:
+        return _("{name}'s magnifier tokens are green again").format(name=self.who(e.seat))
 
     def _money(self, e: Any) -> str | None:
         m = format_money(e.amount)
@@ -148,9 +215,16 @@ class Narrator:
             return _("{name} pays {money} rent to {partner}").format(name=payer, money=m, partner=payee)
         if r == "jail_fine":
             return _("{name} pays the {money} fine").format(name=payer, money=m)
+        if r == "counterfeit":
+            return _("{name} pays {money} again to {partner} in place of the fake bill").format(
+                name=payer, money=m, partner=payee)
         if e.payer < 0:
             return _("{name} receives {money} from the bank").format(name=payee, money=m)
         return _("{name} pays {money} to {partner}").format(name=payer, money=m, partner=payee)
 
 
-__all__ = ["Narrator"]
+#: Events told by a ``Narrator._<name>`` method (niente-e-come-sembra).
+_NIENTE = frozenset(("BillInspected", "CardInspected", "FaceUpTaken", "CardKept", "CardPlayed",
+                     "PropertySoldToBank", "FinalRentPaid", "LensesRestored"))
+
+__all__ = ["Narrator", "card_title"]

@@ -24,6 +24,7 @@ from engine import actions as A
 from ui.i18n import _
 from ui.narrate import Narrator
 from ui.screens.dialogs import BidDialog, ConfirmDialog, ManageDialog, OfferDialog, SettleDialog, TradeDialog
+from ui.screens.niente_dialogs import InspectDialog, TakeCardDialog, UseCardDialog, confirm_question
 from ui.widgets import ActionBar, Board, PlayersPanel, commands_for
 from ui.widgets.actions import KEYS
 
@@ -44,7 +45,8 @@ class DriverChanged(Message):
 def _bindings() -> list[Binding]:
     labels = {"roll": "roll", "buy": "buy", "decline": "auction", "bid": "bid", "pass": "pass",
               "fine": "fine", "card": "card", "manage": "properties", "trade": "trade", "offer": "offers",
-              "withdraw": "withdraw", "claim": "rent", "bankrupt": "bankruptcy", "settle": "mortgages"}
+              "withdraw": "withdraw", "claim": "rent", "bankrupt": "bankruptcy", "settle": "mortgages",
+              "inspect": "inspect", "skip": "skip", "take": "take card", "leave_card": "leave cards", "use": "use card"}
     out = [Binding(key, f"command('{cid}')", labels[cid], show=False) for cid, key in KEYS.items()]
     out.append(Binding("a", "autoplay", "autoplay", show=False))
     return out
@@ -94,6 +96,8 @@ class GameScreen(Screen):
         if self._narrator is None and d.names:
             self._narrator = Narrator(s.ed, d.names, d.seat)
         events = d.take_events()
+        if self._narrator is not None and s.nx:
+            self._narrator.denominations = s.nx[0]  # NX_DEN: bill id -> euro
         if self._narrator is not None and events:
             self.lines.extend(self._narrator.lines(events))
         board = self.query_one(Board)
@@ -104,6 +108,7 @@ class GameScreen(Screen):
         players = self.query_one(PlayersPanel)
         players.names = d.names
         players.me = d.seat
+        players.view = d.private_view()
         players.state = s
         self.query_one("#status", Label).update(self.footer_text())
         # After a choice, offer nothing until the state moves on: no double roll by a
@@ -137,6 +142,8 @@ class GameScreen(Screen):
                     "auction_bid": _("Auction: bid or leave."),
                     "raise_money": _("You owe money: sell, mortgage, or declare bankruptcy."),
                     "mortgage_choice": _("Choose what to do with the inherited mortgages."),
+                    "inspect_window": _("Magnifier: inspect the payment or the card, or let it go."),
+                    "take_card": _("Take a face-up Imprevisti or leave them."),
                     }.get(p.kind, _("Your move."))
         if p.actors:
             who = ", ".join(d.names[i] for i in p.actors if i < len(d.names))
@@ -184,6 +191,9 @@ class GameScreen(Screen):
         if cmd is None:
             return
         s, seat, legal = d.state, d.seat, self.legal()
+        if cmd.nothing:
+            self._send(None)
+            return
         if cmd.action is not None:
             if cmd.confirm:
                 question = _("Declare bankruptcy? Everything you own goes to your creditor and you leave the game.")
@@ -195,15 +205,19 @@ class GameScreen(Screen):
                   "manage": lambda: ManageDialog(s, legal),
                   "offer": lambda: OfferDialog(s, seat, legal, d.names),
                   "trade": lambda: TradeDialog(s, seat, d.names),
-                  "settle": lambda: SettleDialog(s, legal)}[cid]()
+                  "settle": lambda: SettleDialog(s, legal),
+                  "inspect": lambda: InspectDialog(s, seat, legal, d.names, d.private_view()),
+                  "take": lambda: TakeCardDialog(s, seat, legal, d.private_view()),
+                  "use": lambda: UseCardDialog(s, legal)}[cid]()
         self.app.push_screen(dialog, self._after_dialog)
 
     def _after_dialog(self, action: Any) -> None:
         if action is None:
             return
-        if isinstance(action, A.SellBuilding):
-            self.app.push_screen(ConfirmDialog(_("Sell a building for half what it cost?")),
-                                 lambda ok: self._send(action) if ok else None)
+        question = _("Sell a building for half what it cost?") if isinstance(action, A.SellBuilding) \
+            else confirm_question(self.driver.state, self.driver.seat, action)
+        if question:
+            self.app.push_screen(ConfirmDialog(question), lambda ok: self._send(action) if ok else None)
             return
         self._send(action)
 

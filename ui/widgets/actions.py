@@ -5,6 +5,11 @@
 card, declare bankruptcy) carry their engine action; the others open a dialog (bid amount,
 build/sell/mortgage/lift, trade, answer an offer, settle inherited mortgages) that again only
 offers legal choices. The ``ActionBar`` shows them as buttons and posts ``Chosen``.
+
+niente-e-come-sembra (docs/protocol/engine.md §8): inspect a bill or the card being used
+(dialog) or let the window pass ("nothing" for the step), take a face-up Imprevisti (dialog) or
+decline it, use a kept card (dialog); selling a property back to the bank and buying hotels are
+in the properties dialog.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from ui.i18n import _, format_money
 KEYS = {
     "roll": "r", "buy": "b", "decline": "n", "bid": "o", "pass": "p", "fine": "f", "card": "c",
     "manage": "m", "trade": "t", "offer": "y", "withdraw": "w", "claim": "g", "bankrupt": "x",
-    "settle": "e",
+    "settle": "e", "inspect": "i", "skip": "s", "take": "k", "leave_card": "d", "use": "u",
 }
 
 
@@ -34,12 +39,14 @@ KEYS = {
 class Command:
     """One thing the player can do now. ``id``: a KEYS key; ``label``: translated text;
     ``action``: the engine action sent as is, or None when the command opens a dialog;
-    ``confirm``: ask before sending (irreversible)."""
+    ``confirm``: ask before sending (irreversible); ``nothing``: the command sends "nothing"
+    for this step (let an inspection window pass) instead of an action or a dialog."""
 
     id: str
     label: str
     action: Any = None
     confirm: bool = False
+    nothing: bool = False
 
     @property
     def key(self) -> str:
@@ -74,12 +81,23 @@ def commands_for(state: Any, seat: int, legal: list) -> list[Command]:
         out.append(Command("bid", _("Bid (at least {money})").format(money=format_money(by_type[A.Bid][0].amount))))
     if A.PassBid in by_type:
         out.append(Command("pass", _("Leave the auction"), A.PassBid()))
+    if A.InspectBill in by_type or A.InspectCard in by_type:
+        what = _("Inspect the card") if A.InspectCard in by_type else _("Inspect a bill")
+        out.append(Command("inspect", what))
+        out.append(Command("skip", _("Do not inspect"), nothing=True))
+    if A.TakeCard in by_type:
+        out.append(Command("take", _("Take a face-up Imprevisti")))
+    if A.DeclineCard in by_type:
+        out.append(Command("leave_card", _("Leave the cards"), A.DeclineCard()))
+    if A.UseCard in by_type:
+        out.append(Command("use", _("Use a card")))
     if A.ClaimRent in by_type:
         out.append(Command("claim", _("Ask for the rent"), by_type[A.ClaimRent][0]))
     if A.SettleMortgages in by_type:
         out.append(Command("settle", _("Inherited mortgages")))
-    if any(t in by_type for t in (A.BuildHouse, A.SellBuilding, A.Mortgage, A.LiftMortgage)):
-        out.append(Command("manage", _("Build / sell / mortgage")))
+    if any(t in by_type for t in (A.BuildHouse, A.SellBuilding, A.Mortgage, A.LiftMortgage, A.SellProperty)):
+        label = _("Hotels / sell to the bank") if state.nx else _("Build / sell / mortgage")
+        out.append(Command("manage", label))
     if A.AcceptTrade in by_type or A.RejectTrade in by_type:
         out.append(Command("offer", _("Answer the offer")))
     if not state.out[seat] and sum(1 for i in range(state.n) if not state.out[i]) > 1:

@@ -1,4 +1,9 @@
-"""The players: money, properties grouped by colour, jail cards, who is in jail or out."""
+"""The players: money, properties grouped by colour, jail cards, who is in jail or out.
+
+niente-e-come-sembra adds (docs/protocol/engine.md §8): the magnifier tokens of every player
+(● green, ● red), our own bills by denomination with the ones we know are fake marked ✗ (from
+our private view, core.md §12.7; the others' money is shown as a total only), our kept cards
+and the others' card count, and the three face-up Imprevisti."""
 
 from __future__ import annotations
 
@@ -9,8 +14,11 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from engine.rules.banknotes import (DENOMINATIONS, FAKE, NX_CPUB, NX_DEN, NX_FACEUP, NX_HAND, NX_LENS, NX_PUB,
+                                    NX_WALLET)
 from ui.board_layout import GROUP_COLOURS, SEAT_COLOURS, building_mark, short_name
 from ui.i18n import _, format_money
+from ui.narrate import card_title
 
 #: Width from which each colour group gets its own line with the street names.
 WIDE = 30
@@ -32,6 +40,33 @@ def holdings(state: Any, seat: int) -> list[tuple[int, list[int]]]:
     return out
 
 
+def bill_groups(state: Any, seat: int, view: dict) -> list[tuple[int, int, bool]]:
+    """``seat``'s bills as [(denomination, count, fake)], largest first, the fake ones (known
+    from ``view`` or made public by an inspection) in their own entry after the others of the
+    same denomination. Empty outside niente-e-come-sembra."""
+    if not state.nx:
+        return []
+    den, pub = state.nx[NX_DEN], state.nx[NX_PUB]
+    counts: dict[tuple[int, bool], int] = {}
+    for b in state.nx[NX_WALLET][seat]:
+        fake = pub[b] == FAKE or bool(view.get(("bill", b)))
+        counts[(den[b], fake)] = counts.get((den[b], fake), 0) + 1
+    dens = sorted(set(DENOMINATIONS) | {d for d, _f in counts}, reverse=True)
+    return [(d, counts[(d, f)], f) for d in dens for f in (False, True) if (d, f) in counts]
+
+
+def card_known_fake(state: Any, card: int, view: dict) -> bool | None:
+    """True/False when the Imprevisti ``card``'s status is known to us (public, its twin's
+    public status — one card of each pair is fake — or our view), else None."""
+    cpub = state.nx[NX_CPUB]
+    if cpub[card]:
+        return cpub[card] == FAKE
+    if cpub[card ^ 1]:
+        return cpub[card ^ 1] != FAKE
+    known = view.get(("card", card))
+    return None if known is None else bool(known)
+
+
 class PlayersPanel(Widget):
     """One block per seat: token, name, cash, jail, jail cards, properties by colour.
 
@@ -43,19 +78,70 @@ class PlayersPanel(Widget):
     state: reactive[Any] = reactive(None, always_update=True)
     names: reactive[tuple] = reactive(())
     me: reactive[int] = reactive(-1)
+    #: Our private view ``{("bill", id) | ("card", index): fake}`` (driver.private_view()).
+    view: reactive[dict] = reactive(dict, always_update=True)
 
     def render(self) -> Text:
         s = self.state
         out = Text()
         if s is None:
             return out
-        need = s.n + sum(len(holdings(s, i)) for i in range(s.n) if not s.out[i])
+        extra = self._niente_lines(s)
+        need = s.n + sum(len(holdings(s, i)) for i in range(s.n) if not s.out[i]) + len(extra) + bool(s.nx)
         wide = self.size.width >= WIDE and need <= self.size.height
         for seat in range(s.n):
             if seat:
                 out.append("\n")
             out.append_text(self._player(s, seat, wide))
+            if seat == self.me and not s.out[seat]:
+                for line in extra:
+                    out.append("\n    ")
+                    out.append_text(line)
+        if s.nx:
+            out.append("\n")
+            out.append_text(self._faceup(s))
         return out
+
+    def _niente_lines(self, s: Any) -> list[Text]:
+        """Our bills and our kept cards (niente-e-come-sembra), one line each."""
+        if not s.nx or not 0 <= self.me < s.n:
+            return []
+        view = self.view or {}
+        bills = Text(_("bills: "))
+        for i, (den, count, fake) in enumerate(bill_groups(s, self.me, view)):
+            if i:
+                bills.append(" ")
+            label = format_money(den) + (f"×{count}" if count > 1 else "")
+            bills.append(label + "✗" if fake else label, Style(color="red", bold=True) if fake else Style())
+        lines = [bills]
+        kept = s.nx[NX_HAND][self.me]
+        if kept:
+            t = Text(_("cards: "))
+            for i, key in enumerate(kept):
+                if i:
+                    t.append(", ")
+                deck, card = key >> 8, key & 255
+                fake = card_known_fake(s, card, view) if deck == 1 else False
+                t.append(card_title(s.ed, deck, card, 24) + (" ✗" if fake else ""),
+                         Style(color="red") if fake else Style(color="cyan"))
+            lines.append(t)
+        return lines
+
+    def _faceup(self, s: Any) -> Text:
+        """The face-up Imprevisti ("prendete una qualsiasi delle carte"), ✗ when known fake."""
+        t = Text(_("Face-up Imprevisti: "), Style(bold=True))
+        cards = [c for c in s.nx[NX_FACEUP] if c >= 0]
+        # One line: the titles share what the heading leaves (at least 8 characters each).
+        room = max(8, (self.size.width - len(t.plain) - 3 * len(cards)) // max(len(cards), 1))
+        for i, card in enumerate(cards):
+            if i:
+                t.append(" · ")
+            fake = card_known_fake(s, card, self.view or {})
+            t.append(card_title(s.ed, 1, card, room - 2 * bool(fake)) + (" ✗" if fake else ""),
+                     Style(color="red") if fake else Style(color="magenta"))
+        if not cards:
+            t.append(_("none"))
+        return t
 
     def _player(self, s: Any, seat: int, wide: bool) -> Text:
         t = Text()
@@ -68,6 +154,12 @@ class PlayersPanel(Widget):
             t.append("  " + _("bankrupt"), Style(color="red"))
             return t
         t.append("  " + format_money(s.cash[seat]), Style(color="green", bold=True))
+        if s.nx:
+            green = s.nx[NX_LENS][seat]
+            t.append(" " + "●" * green, Style(color="green"))
+            t.append("●" * max(s.ed.decoder.magnifiers - green, 0), Style(color="red"))
+            if seat != self.me and s.nx[NX_HAND][seat]:
+                t.append("  " + _("cards: {n}").format(n=len(s.nx[NX_HAND][seat])), Style(color="cyan"))
         if s.jail[seat]:
             t.append("  " + _("in jail"), Style(color="red", bold=True))
         cards = len(s.held[seat])
@@ -102,4 +194,4 @@ class PlayersPanel(Widget):
         return Text("S" if g == -2 else "U", Style(dim=bool(s.mort[sq]), bold=True))
 
 
-__all__ = ["PlayersPanel", "holdings"]
+__all__ = ["PlayersPanel", "holdings", "bill_groups", "card_known_fake"]
