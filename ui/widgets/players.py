@@ -122,7 +122,7 @@ class PlayersPanel(Widget):
                     t.append(", ")
                 deck, card = key >> 8, key & 255
                 fake = card_known_fake(s, card, view) if deck == 1 else False
-                t.append(card_title(s.ed, deck, card, 24) + (" ✗" if fake else ""),
+                t.append(card_title(s.ed, deck, card, 32) + (" ✗" if fake else ""),
                          Style(color="red") if fake else Style(color="cyan"))
             lines.append(t)
         return lines

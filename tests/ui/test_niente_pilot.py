@@ -1,0 +1,293 @@
+"""Pilot tests of niente-e-come-sembra in ``lanopoli play`` against in-process bots
+(ui.play.LocalGame with pinned fake/genuine statuses, ui.hidden.LocalSecrets), and of the
+create dialog's lobby options. Rules: tests/engine/test_niente.py; here: that the UI offers
+the magnifier and the face-up cards, sends the chosen action, shows the outcome in plain words
+and passes the lobby options on exactly as ``lanopoli host`` does (ui/peer.py)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+import engine
+from engine.rules import banknotes as B
+from engine.testing import forced_chance, scenario
+from ui.app import LanopoliApp
+from ui.hidden import LocalSecrets
+from ui.i18n import set_language
+from ui.play import CreateRequest, LocalGame, LocalLobby, NetLobby, Settings
+from ui.screens import GameScreen
+from ui.screens.dialogs import ConfirmDialog, CreateDialog
+from ui.screens.niente_dialogs import InspectDialog, TakeCardDialog
+from ui.widgets import ActionBar, PlayersPanel
+
+ED = "niente-e-come-sembra"
+IMP = 1
+NAMES = ("Marco", "Giulia")
+
+
+def sync(fn):
+    """Run an async test with asyncio.run (no async plugin needed)."""
+    import functools
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        return asyncio.run(fn(*args, **kwargs))
+    return run
+
+
+@pytest.fixture(autouse=True)
+def english():
+    set_language("en")
+    yield
+    set_language("en")
+
+
+def script(*pairs):
+    """chance(state, k): dice from ``pairs`` in order, the top card for a card step."""
+    seq = list(pairs)
+
+    def chance(state, k):
+        if engine.pending(state).kind == "card":
+            return forced_chance(state, picks=[0])
+        return forced_chance(state, dice=seq.pop(0) if seq else (1, 2))
+    return chance
+
+
+async def until(pilot, cond, seconds=10.0):
+    for _ in range(int(seconds / 0.05)):
+        if cond():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("condition not reached")
+
+
+def commands(app):
+    return [c.id for c in app.screen.query_one(ActionBar).commands]
+
+
+def log_text(app):
+    return "\n".join(app.screen.lines)
+
+
+def rent_window_game(fake: bool):
+    """Giulia (bot) rolls 1+2 from square 34 onto Marco's Vicolo Corto (rent €10); Marco
+    claims it and may inspect her payment. Every bill of Giulia is pinned ``fake``, Marco's
+    are genuine."""
+    st = scenario(2, edition=ED, owners={1: 0}, current=1, pos={1: 34})
+    statuses = {("bill", b): fake for b in st.nx[B.NX_WALLET][1]}
+    statuses.update({("bill", b): False for b in st.nx[B.NX_WALLET][0]})
+    return LocalGame(NAMES, 0, state=st, chance=script((1, 2)), delay=0, statuses=statuses)
+
+
+@sync
+async def test_inspecting_a_fake_bill_of_a_bot_keeps_it():
+    """Rulebook "Se trovate un falso, ditelo a tutti e tenetelo voi!": the inspector keeps the
+    bill, the payer pays its value again; one green token spent."""
+    game = rent_window_game(fake=True)
+    app = LanopoliApp(driver=game)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: "inspect" in commands(app))
+        assert "skip" in commands(app)
+        paid = [b for p in game.state.nx[B.NX_WIN] for b in p[2:]]
+        await pilot.press("i")
+        await until(pilot, lambda: isinstance(app.screen, InspectDialog))
+        await pilot.press("enter")  # the first bill of the payment
+        await until(pilot, lambda: "it is fake!" in log_text(app))
+        bill = paid[0]
+        assert "Marco inspects a €10 bill of Giulia: it is fake!" in log_text(app)
+        assert "Giulia pays €10 again to Marco in place of the fake bill" in log_text(app)
+        s = game.state
+        assert bill in s.nx[B.NX_WALLET][0] and s.nx[B.NX_PUB][bill] == B.FAKE
+        assert s.nx[B.NX_LENS][0] == 1
+        assert s.cash[:2] == [1520, 1680]  # Marco: rent 10 (the fake, kept) + 10 again; Giulia: VIA! 200 − 20
+        panel = app.screen.query_one(PlayersPanel)
+        # Our three €10 and the two of Giulia: the fake rent bill, kept, and the €10 she paid
+        # again (also pinned fake: we know it since we hold it).
+        assert "€10×3 €10×2✗" in panel.render().plain
+
+
+@sync
+async def test_inspecting_a_genuine_bill_changes_nothing():
+    """Rulebook "Se le banconote sono autentiche ... non succederà nulla": only the token is
+    spent."""
+    game = rent_window_game(fake=False)
+    app = LanopoliApp(driver=game)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: "inspect" in commands(app))
+        await pilot.press("i")
+        await until(pilot, lambda: isinstance(app.screen, InspectDialog))
+        await pilot.press("enter")
+        await until(pilot, lambda: "it is genuine." in log_text(app))
+        assert "Marco inspects a €10 bill of Giulia: it is genuine." in log_text(app)
+        s = game.state
+        assert s.cash[:2] == [1510, 1690] and s.nx[B.NX_LENS][0] == 1
+        assert "✗" not in app.screen.query_one(PlayersPanel).render().plain
+
+
+@sync
+async def test_letting_the_window_pass_spends_nothing():
+    game = rent_window_game(fake=True)
+    app = LanopoliApp(driver=game)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: "skip" in commands(app))
+        await pilot.press("s")
+        await until(pilot, lambda: engine.pending(game.state).kind != "inspect_window")
+        assert game.state.nx[B.NX_LENS][0] == 2 and "inspects" not in log_text(app)
+
+
+def faceup_game():
+    """Marco on square 3 rolls 1+2 onto Imprevisti (6); the face-up row is pinned."""
+    st = scenario(2, edition=ED, pos={0: 3})
+    lottery = next(c.index for c in st.ed.decks[IMP] if c.kind == "collect" and c.amount == 150)
+    row = [lottery] + [c for c in st.decks[IMP] if c != lottery][:2]
+    for c in row:
+        st.decks[IMP].remove(c)
+    st.undrawn[IMP] -= 3
+    st.nx[B.NX_FACEUP] = row
+    return LocalGame(NAMES, 0, state=st, chance=script((1, 2)), delay=0), lottery
+
+
+@sync
+async def test_taking_a_face_up_card():
+    """Rulebook "prendete una qualsiasi delle carte Imprevisti al centro del tabellone": the
+    dialog lists the face-up cards; the chosen one is kept (shown in our panel)."""
+    game, lottery = faceup_game()
+    app = LanopoliApp(driver=game)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: "roll" in commands(app))
+        panel = app.screen.query_one(PlayersPanel)
+        assert "Face-up Imprevisti: Avete vinto alla lotte" in panel.render().plain
+        await pilot.press("r")
+        await until(pilot, lambda: "take" in commands(app))
+        assert "leave_card" in commands(app)
+        await pilot.press("k")
+        await until(pilot, lambda: isinstance(app.screen, TakeCardDialog))
+        await pilot.press("enter")  # slot 0: the lottery card
+        await until(pilot, lambda: IMP * 256 + lottery in game.state.nx[B.NX_HAND][0])
+        assert "Marco takes the face-up Imprevisti “Avete vinto alla lotteria”" in log_text(app)
+        await until(pilot, lambda: "cards: Avete vinto alla lotteria" in panel.render().plain)
+
+
+@sync
+async def test_swapping_the_held_imprevisti_asks_first():
+    """"Potete avere una sola carta Imprevisti alla volta": taking another one discards ours,
+    so the screen asks; "No" keeps the choice open."""
+    game, lottery = faceup_game()
+    st = game.state
+    mine = st.decks[IMP].pop(0)
+    st.undrawn[IMP] -= 1
+    st.nx[B.NX_HAND][0] = [IMP * 256 + mine] if st.ed.decks[IMP][mine].kind != "get_out_of_jail_free" else []
+    st.nx[B.NX_HAND][0] or st.held[0].append(IMP * 256 + mine)
+    app = LanopoliApp(driver=game)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: "roll" in commands(app))
+        await pilot.press("r")
+        await until(pilot, lambda: "take" in commands(app))
+        await pilot.press("k")
+        await until(pilot, lambda: isinstance(app.screen, TakeCardDialog))
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.click("#no")
+        await until(pilot, lambda: isinstance(app.screen, GameScreen))
+        assert engine.pending(game.state).kind == "take_card"
+        await pilot.press("d")  # leave the cards
+        await until(pilot, lambda: engine.pending(game.state).kind != "take_card")
+        assert IMP * 256 + mine in game.state.nx[B.NX_HAND][0] + game.state.held[0]
+
+
+def test_local_secrets_one_fake_per_pair_and_own_items_only():
+    """core.md §12.1 "exactly one of each pair" and §12.7: a seat's view holds only the items it
+    holds or held; pinning a card fixes its twin."""
+    st = engine.new_game(ED, 3)
+    sec = LocalSecrets(seed=7, pinned={("card", 4): True})
+    for pair in range(12):
+        assert sec.is_fake(st, ("card", 2 * pair)) != sec.is_fake(st, ("card", 2 * pair + 1))
+    assert sec.is_fake(st, ("card", 5)) is False
+    sec.observe(st)
+    view = sec.view(st, 1)
+    assert {ident for kind, ident in view} == set(st.nx[B.NX_WALLET][1])
+    fakes = sum(LocalSecrets(seed=s).is_fake(st, ("bill", 0)) for s in range(400))  # a €500: 1/10
+    assert 15 < fakes < 70
+
+
+# --- the create dialog ---------------------------------------------------------------------
+
+
+class RecordingLobby(LocalLobby):
+    """A LocalLobby that keeps the CreateRequest it was given."""
+
+    def create(self, name, req):
+        self.req = req
+        return super().create(name, req)
+
+
+async def open_create(pilot, app):
+    await pilot.pause()
+    await pilot.click("#name")
+    await pilot.press(*"Marco", "enter")
+    await pilot.press("c")
+    await until(pilot, lambda: isinstance(app.screen, CreateDialog))
+
+
+@sync
+async def test_create_dialog_defaults_are_off(tmp_path):
+    """House rules and the timed game are off unless chosen; a dropped player's seat goes to a
+    bot after 30 s (``lanopoli host``'s defaults)."""
+    backend = RecordingLobby(seed=5)
+    app = LanopoliApp(backend=backend, settings=Settings.load(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_create(pilot, app)
+        assert not any(app.screen.query_one("#" + w).value for w in ("pot", "no-auctions", "double-go"))
+        assert app.screen.query_one("#timed-row").display is False  # classico has no timed game
+        await pilot.click("#create-game")
+        await until(pilot, lambda: isinstance(app.screen, GameScreen))
+    assert backend.req == CreateRequest("classico", 4, True, {}, "bot", 30)
+    cfg = NetLobby("127.0.0.1").create("Marco", backend.req).cfg
+    assert cfg["options"] is None and cfg["on_drop"] == "bot" and cfg["drop_timeout"] == 30
+
+
+@sync
+async def test_create_dialog_passes_the_options_like_lanopoli_host(tmp_path):
+    """The options reach PeerConfig exactly as ``lanopoli host --timed 1.5 --free-parking-pot
+    --double-go --on-drop bankrupt --drop-timeout 45`` sends them (ui/peer.py game_options)."""
+    import argparse
+
+    from p2p.node import PeerConfig
+    from ui.peer import game_options
+
+    backend = RecordingLobby(seed=5)
+    app = LanopoliApp(backend=backend, settings=Settings.load(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_create(pilot, app)
+        dialog = app.screen
+        dialog.query_one("#edition").value = "editrice-giochi"
+        await pilot.pause(0.1)
+        assert dialog.query_one("#timed-row").display is True
+        dialog.query_one("#pot").value = True
+        dialog.query_one("#double-go").value = True
+        dialog.query_one("#on_drop").value = "bankrupt"
+        dialog.query_one("#drop_timeout").value = "1"  # below the minimum: refused
+        dialog.query_one("#timed").value = "1.5"
+        await pilot.click("#create-game")
+        await pilot.pause(0.1)
+        assert isinstance(app.screen, CreateDialog) and "between" in str(dialog.query_one("#error").render())
+        dialog.query_one("#drop_timeout").value = "45"
+        await pilot.click("#create-game")
+        await until(pilot, lambda: not isinstance(app.screen, CreateDialog))
+    req = backend.req
+    args = argparse.Namespace(edition="editrice-giochi", seats=4, timed=1.5, free_parking_pot=True,
+                              no_auctions=False, double_go=True)
+    assert req.options == game_options(args) == {"free_parking_pot": True, "double_go_salary": True,
+                                                  "timed_minutes": 2, "p2p.timed_ms": 90000}
+    cfg = NetLobby("127.0.0.1").create("Marco", req).cfg
+    peer = PeerConfig(**cfg)
+    assert peer.edition == "editrice-giochi" and peer.on_drop == "bankrupt" and peer.drop_timeout == 45
+    assert peer.host_options() == {**game_options(args), "p2p.on_drop": "bankrupt", "p2p.drop_timeout": 45}
+
+
+def test_create_request_off_turns_seat_loss_off():
+    """``--on-drop off`` is PeerConfig(on_drop=None): no p2p seat-loss options in the setup."""
+    kw = CreateRequest(on_drop="off").peer_options()
+    assert kw == {"options": None, "on_drop": None, "drop_timeout": 30}
