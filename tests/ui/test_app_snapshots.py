@@ -108,3 +108,32 @@ def test_end_screen(snap_compare):
         await wait_for(pilot, lambda: type(app.screen).__name__ == "EndScreen")
         await pilot.pause(0.2)
     assert snap_compare(app, terminal_size=(80, 24), run_before=run)
+
+
+def test_niente_game_screen(snap_compare):
+    """niente-e-come-sembra at 80×24: Giulia paid Marco's rent and Marco may inspect her bill;
+    Marco's bills (one €50 pinned fake: ✗), his kept Imprevisti, everyone's magnifier tokens
+    (Anna has one red) and the face-up row."""
+    from engine.rules import banknotes as B
+
+    st = scenario(4, edition="niente-e-come-sembra", owners={1: 0, 5: 2}, current=1, pos={1: 34, 2: 7, 3: 12})
+    imp = st.ed.decks[1]
+    hotel = next(c.index for c in imp if c.kind == "free_hotel")
+    row = [next(c.index for c in imp if c.kind == k) for k in ("half_price", "collect_from_each_player", "green_lenses")]
+    for c in row + [hotel]:
+        st.decks[1].remove(c)
+    st.undrawn[1] -= 4
+    st.nx[B.NX_FACEUP] = row
+    st.nx[B.NX_HAND][0] = [256 + hotel]
+    st.nx[B.NX_LENS][2] = 1
+    fifty = next(b for b in st.nx[B.NX_WALLET][0] if st.nx[B.NX_DEN][b] == 50)
+    statuses = {("bill", b): b == fifty for b in st.nx[B.NX_WALLET][0]}
+    statuses[("card", hotel)] = False
+    game = LocalGame(NAMES, 0, state=st, chance=dice((1, 2)), delay=0, statuses=statuses)
+    app = LanopoliApp(driver=game)
+
+    async def run(pilot):
+        await wait_for(pilot, lambda: game.human.deciding and type(app.screen).__name__ == "GameScreen"
+                       and game.state.phase != st.phase)
+        await pilot.pause(0.3)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run)

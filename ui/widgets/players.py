@@ -87,7 +87,7 @@ class PlayersPanel(Widget):
         if s is None:
             return out
         extra = self._niente_lines(s)
-        need = s.n + sum(len(holdings(s, i)) for i in range(s.n) if not s.out[i]) + len(extra) + bool(s.nx)
+        need = s.n + sum(len(holdings(s, i)) for i in range(s.n) if not s.out[i]) + len(extra) + 4 * bool(s.nx)
         wide = self.size.width >= WIDE and need <= self.size.height
         for seat in range(s.n):
             if seat:
@@ -131,14 +131,18 @@ class PlayersPanel(Widget):
         """The face-up Imprevisti ("prendete una qualsiasi delle carte"), ✗ when known fake."""
         t = Text(_("Face-up Imprevisti: "), Style(bold=True))
         cards = [c for c in s.nx[NX_FACEUP] if c >= 0]
-        # One line: the titles share what the heading leaves (at least 8 characters each).
-        room = max(8, (self.size.width - len(t.plain) - 3 * len(cards)) // max(len(cards), 1))
-        for i, card in enumerate(cards):
-            if i:
+        view = self.view or {}
+        titles = [card_title(s.ed, 1, c) + (" ✗" if card_known_fake(s, c, view) else "") for c in cards]
+        # One line when the whole titles fit, else one card per line (a narrow side panel).
+        one_line = len(t.plain) + sum(len(x) + 3 for x in titles) <= self.size.width
+        for i, (card, title) in enumerate(zip(cards, titles)):
+            if one_line and i:
                 t.append(" · ")
-            fake = card_known_fake(s, card, self.view or {})
-            t.append(card_title(s.ed, 1, card, room - 2 * bool(fake)) + (" ✗" if fake else ""),
-                     Style(color="red") if fake else Style(color="magenta"))
+            elif not one_line:
+                t.append("\n    ")
+                title = title if len(title) <= self.size.width - 4 else title[:max(self.size.width - 5, 4)] + "…"
+            fake = card_known_fake(s, card, view)
+            t.append(title, Style(color="red") if fake else Style(color="yellow"))
         if not cards:
             t.append(_("none"))
         return t
