@@ -1,12 +1,15 @@
-"""Where the 40 squares go on screen, and how a square is drawn in a small cell.
+"""Where the squares go on screen, and how a square is drawn in a small cell.
 
 Pure functions of the engine state (no Textual): the Board widget (ui/widgets/board.py) calls
 them, and tests can check them without a terminal.
 
-The board is an 11×11 grid of cells, VIA! in the bottom-right corner as on the printed board:
-squares 0..10 run right-to-left along the bottom row, 10..20 bottom-to-top up the left column,
-20..30 left-to-right along the top, 30..39 top-to-bottom down the right column. The inner 9×9
-cells are the centre (dice, turn, log).
+The board is a ring of ``n`` squares (``n`` a multiple of 4: 40 on classico, 36 on
+niente-e-come-sembra) around a square grid of ``n // 4 + 1`` cells per side, VIA! in the
+bottom-right corner as on the printed board. With ``side = n // 4``: squares 0..side run
+right-to-left along the bottom row, side..2·side bottom-to-top up the left column,
+2·side..3·side left-to-right along the top, 3·side..n-1 top-to-bottom down the right column, so
+the four corners are 0 (VIA!), side (Prigione), 2·side (Parcheggio) and 3·side (In prigione!).
+The inner ``side - 1`` × ``side - 1`` cells are the centre (dice, turn, log).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from typing import Any
 from rich.style import Style
 from rich.text import Text
 
-#: Cells per side of the board grid.
+#: Cells per side of the board grid of the 40-square editions (see grid_size for any board).
 GRID = 11
 
 #: Colour of each colour group (classico order: marrone, azzurro, rosa, arancione, rosso,
@@ -30,18 +33,36 @@ SEAT_COLOURS = ("#ff5555", "#50fa7b", "#8be9fd", "#f1fa8c", "#ff79c6", "#bd93f9"
 _STOP_WORDS = frozenset(("della", "dei", "del", "di", "de", "delle", "/"))
 
 
-def cell_of(square: int) -> tuple[int, int]:
-    """(column, row) of ``square`` (0..39) in the 11×11 grid (module doc). ValueError if out of
-    range."""
-    if not 0 <= square < 40:
-        raise ValueError("square must be 0..39")
-    if square <= 10:
-        return 10 - square, 10
-    if square <= 20:
-        return 0, 20 - square
-    if square <= 30:
-        return square - 20, 0
-    return 10, square - 30
+def grid_size(n: int = 40) -> int:
+    """Cells per side of the grid holding a ring of ``n`` squares: ``n // 4 + 1`` (11 for 40
+    squares, 10 for 36). ValueError unless ``n`` is a positive multiple of 4 (a board with
+    four equal sides)."""
+    if n <= 0 or n % 4:
+        raise ValueError(f"a board needs a positive multiple of 4 squares, not {n}")
+    return n // 4 + 1
+
+
+def cell_of(square: int, n: int = 40) -> tuple[int, int]:
+    """(column, row) of ``square`` (0..n-1) in the grid of a ring of ``n`` squares (module
+    doc; ``grid_size(n)`` cells per side). ValueError if ``square`` is out of range or ``n`` is
+    not a positive multiple of 4."""
+    side = grid_size(n) - 1
+    if not 0 <= square < n:
+        raise ValueError(f"square must be 0..{n - 1}")
+    if square <= side:
+        return side - square, side
+    if square <= 2 * side:
+        return 0, 2 * side - square
+    if square <= 3 * side:
+        return square - 2 * side, 0
+    return side, square - 3 * side
+
+
+def corner_squares(n: int = 40) -> tuple[int, int, int, int]:
+    """The squares in the corners of a ring of ``n``: (VIA!, Prigione, Parcheggio,
+    In prigione!), i.e. (0, side, 2·side, 3·side) with ``side = n // 4``."""
+    side = grid_size(n) - 1
+    return 0, side, 2 * side, 3 * side
 
 
 #: Names of the special squares in tiny cells (kind index -> text), where the printed name's
@@ -143,5 +164,5 @@ def draw_cell(state: Any, square: int, width: int, height: int) -> list[Text]:
     return lines[:height]
 
 
-__all__ = ["GRID", "GROUP_COLOURS", "GROUP_TEXT", "SEAT_COLOURS", "cell_of", "short_name",
-           "seat_marker", "building_mark", "draw_cell"]
+__all__ = ["GRID", "GROUP_COLOURS", "GROUP_TEXT", "SEAT_COLOURS", "grid_size", "cell_of", "corner_squares",
+           "short_name", "seat_marker", "building_mark", "draw_cell"]

@@ -110,10 +110,10 @@ def test_end_screen(snap_compare):
     assert snap_compare(app, terminal_size=(80, 24), run_before=run)
 
 
-def test_niente_game_screen(snap_compare):
-    """niente-e-come-sembra at 80×24: Giulia paid Marco's rent and Marco may inspect her bill;
-    Marco's bills (one €50 pinned fake: ✗), his kept Imprevisti, everyone's magnifier tokens
-    (Anna has one red) and the face-up row."""
+def niente_app():
+    """niente-e-come-sembra (36 squares): Giulia paid Marco's rent and Marco may inspect her
+    bill; Marco's bills (one €50 pinned fake: ✗), his kept Imprevisti, everyone's magnifier
+    tokens (Anna has one red) and the face-up row. Returns (game, app, run_before)."""
     from engine.rules import banknotes as B
 
     st = scenario(4, edition="niente-e-come-sembra", owners={1: 0, 5: 2}, current=1, pos={1: 34, 2: 7, 3: 12})
@@ -136,4 +136,20 @@ def test_niente_game_screen(snap_compare):
         await wait_for(pilot, lambda: game.human.deciding and type(app.screen).__name__ == "GameScreen"
                        and game.state.phase != st.phase)
         await pilot.pause(0.3)
+    return game, app, run
+
+
+def test_niente_game_screen(snap_compare):
+    """niente_app at 80×24: the 36-square board in the compact layout, 9 squares a side (VIA!
+    bottom right, Prigione bottom left, Parcheggio top left, In prigione! top right), and the
+    niente players panel."""
+    _, app, run = niente_app()
     assert snap_compare(app, terminal_size=(80, 24), run_before=run)
+
+
+def test_niente_game_screen_wide(snap_compare):
+    """niente_app at 160×50: the 36-square ring in the wide layout with an intact centre
+    (dice, turn, status, log), every square once with its name, group colour, owner and
+    tokens."""
+    _, app, run = niente_app()
+    assert snap_compare(app, terminal_size=(160, 50), run_before=run)

@@ -1,4 +1,5 @@
-"""The board: 40 squares around the edge, the centre shows dice, whose turn, and the log."""
+"""The board: the edition's squares (40, or 36 on niente-e-come-sembra) around the edge; the
+centre shows dice, whose turn, and the log."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ui.board_layout import GRID, SEAT_COLOURS, cell_of, draw_cell
+from ui.board_layout import SEAT_COLOURS, cell_of, draw_cell, grid_size
 from ui.i18n import _
 
 
@@ -17,8 +18,9 @@ class Board(Widget):
     """Renders ``state`` (an engine State) with ``names`` (seat order), the ``status`` line and
     the last lines of ``log`` (plain sentences, oldest first) in the centre.
 
-    Cell size follows the widget's size: width ``size.width // 11`` (at least 5), height 1..3
-    rows. Set the attributes; the widget redraws.
+    The ring has ``grid_size(n)`` cells per side for the edition's ``n`` squares (11 for 40,
+    10 for 36; ui/board_layout.py). Cell size follows the widget's size: width
+    ``size.width // grid`` (at least 5), height 1..3 rows. Set the attributes; the widget redraws.
     """
 
     state: reactive[Any] = reactive(None, always_update=True)
@@ -29,18 +31,20 @@ class Board(Widget):
     def render(self) -> Text:
         s = self.state
         width, height = self.size.width, self.size.height
-        if s is None or width < GRID * 5:
+        n = len(s.ed.squares) if s is not None else 40
+        grid = grid_size(n)
+        if s is None or width < grid * 5:
             return Text(_("The board needs a wider window."))
-        cw = max(5, width // GRID)
-        ch = max(1, min(3, height // GRID))
+        cw = max(5, width // grid)
+        ch = max(1, min(3, height // grid))
         cells: dict[tuple[int, int], list[Text]] = {}
-        for sq in range(len(s.ed.squares)):
-            cells[cell_of(sq)] = draw_cell(s, sq, cw, ch)
-        centre = self._centre(s, cw * (GRID - 2) - 2, ch * (GRID - 2))
+        for sq in range(n):
+            cells[cell_of(sq, n)] = draw_cell(s, sq, cw, ch)
+        centre = self._centre(s, cw * (grid - 2) - 2, ch * (grid - 2))
         out = Text()
-        for row in range(GRID):
+        for row in range(grid):
             for line in range(ch):
-                for col in range(GRID):
+                for col in range(grid):
                     cell = cells.get((col, row))
                     if cell is not None:
                         out.append_text(cell[line])
