@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Figures for the resilience note: real peer processes on loopback, faults injected by the
-node's transport (p2p/faults.py), docs/protocol/network.md §5-§6.
+node's transport (p2p/faults.py), protocol.md §N5-§6.
 
 1. The loss rates at which a 4-peer game still finishes (``lanopoli demo --loss P``, one
    seed, each run with a deadline), and its wall time; slowdown at 5% and 20% loss against

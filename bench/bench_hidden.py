@@ -1,4 +1,4 @@
-"""Benchmark of the hidden-information layer (docs/protocol/core.md §12). Prints figures;
+"""Benchmark of the hidden-information layer (protocol.md §C12). Prints figures;
 asserts nothing. Run: /work/venv/bin/python bench/bench_hidden.py [--games N] [--no-network]
 
 1. Commitments: time to derive and hash one seat's leaves for the whole money supply (352

@@ -4,7 +4,7 @@
     python bench/bench_network.py [--peers 4] [--games 3] [--seed bench] [--rounds 2000]
 
 For each game (``lanopoli demo`` machinery, ``ui.demo.run_demo``) it measures, from the
-children's JSON lines (docs/protocol/cli.md) as the parent receives them:
+children's JSON lines (protocol.md part L) as the parent receives them:
 
 * lockstep steps per second: (last ``done`` step count − first ``progress`` step) / (time of
   the last ``done`` − time of the first ``progress``), so process start, discovery and the

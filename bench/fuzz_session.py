@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fuzz figures (core.md §1): N random/mutated datagrams at a running 3-seat session (default
+"""Fuzz figures (protocol.md §C1): N random/mutated datagrams at a running 3-seat session (default
 100,000), then the game is played to the end and all seats must agree; M mutated logs through
 verify_log (default 3,000). Prints JSON lines with counts and rates.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Figures for the sans-I/O p2p core (docs/protocol/core.md): Ed25519 sign/verify rates,
+"""Figures for the sans-I/O p2p core (protocol.md part C): Ed25519 sign/verify rates,
 lockstep steps/s of an in-memory game (N peers in one process, so every step costs N signs and
 N*(N-1) verifications), and offline verify_log throughput. Prints JSON lines.
 

@@ -1,6 +1,6 @@
 """Regression fingerprint of the engine and the bots: one digest over many whole bot games.
 
-The engine and the bots are part of the consensus (docs/protocol/engine.md, bots.md): an
+The engine and the bots are part of the consensus (protocol.md part E, protocol.md part B): an
 optimisation must not change a single state, event or bot decision. This script plays seeded
 bot games on the in-place path with the peers' SHA-256 beacons (``engine.bots.play.beacon`` and
 ``engine.rng.BeaconRng``, exactly as ``engine.bots.play_game``) and records, per game:
@@ -20,7 +20,7 @@ same inputs as ``choose`` seat by seat, and every game is played again with
 ``engine.bots.play_game`` whose turns, steps and winner must agree (AssertionError otherwise).
 ``--jobs`` runs the games in that many processes (the digest does not depend on it).
 ``LANOPOLI_ROOT=dir`` imports ``engine`` from another tree (e.g. an old copy, to compare).
-The current reference digest is written in docs/protocol/bots.md ("Regression fingerprint").
+The current reference digest is written in protocol.md part B ("Regression fingerprint").
 """
 from __future__ import annotations
 

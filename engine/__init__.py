@@ -1,6 +1,6 @@
 """lanopoli's pure rules engine (ARCHITECTURE.md §1): no I/O, no clock, no randomness of its own.
 
-Public surface re-exported here; see docs/protocol/engine.md for the wire-level contracts
+Public surface re-exported here; see protocol.md part E for the wire-level contracts
 (action encoding, PRNG, state encoding and hash, chance-step kinds, rule choices).
 """
 from .actions import Action, action_sort_key, decode_action, encode_action

@@ -1,6 +1,6 @@
 """Player actions: frozen dataclasses, imperative nouns (STYLE.md §3).
 
-Wire form (docs/protocol/engine.md, "Actions"): ``[code, field1, field2, ...]`` with the fields
+Wire form (protocol.md part E, "Actions"): ``[code, field1, field2, ...]`` with the fields
 in declaration order; ints are ints, tuples are msgpack arrays of ints. ``decode_action``
 validates strictly (exact length, exact types, no bools, value ranges) and raises ValueError on
 anything else: the network feeds it hostile data.

@@ -2,7 +2,7 @@
 
 ``encode_state``: msgpack (``use_bin_type=True``) of one array, no maps, fields in the order of
 ``_SCALARS`` then ``_LISTS`` then ``_NESTED`` below, preceded by the format version (see
-docs/protocol/engine.md "State encoding"). ``state_hash`` = SHA-256 of those bytes.
+protocol.md part E "State encoding"). ``state_hash`` = SHA-256 of those bytes.
 ``decode_state`` rebuilds an identical state and raises ValueError on anything malformed.
 """
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Deterministic randomness from a beacon: the PRNG every peer must implement bit for bit.
 
-Wire contract (docs/protocol/engine.md, "PRNG"):
+Wire contract (protocol.md part E, "PRNG"):
 
 * The lockstep layer gives one 32-byte ``beacon`` per chance step (DESIGN.md §3).
 * Block ``i`` (i = 0, 1, 2, ...) of the stream is ``SHA-256(beacon || i.to_bytes(8, "big"))``;

@@ -1,4 +1,4 @@
-"""Randomness nobody controls (DESIGN.md §3; docs/protocol/core.md §4).
+"""Randomness nobody controls (DESIGN.md §3; protocol.md §C4).
 
 * **Hash chain** per seat: ``h_0 = secret``, ``h_i = SHA-256(h_{i-1})``, head ``h_n`` committed
   in the lobby (n = ``CHAIN_LENGTH`` = 65536). At the j-th chance step (j = 1, 2, ...) the seat

@@ -1,4 +1,4 @@
-"""Catch-up of a peer that is behind (docs/protocol/core.md §9).
+"""Catch-up of a peer that is behind (protocol.md §C9).
 
 A peer that restarted, or that missed a message of a step the others completed, asks for the
 log records from its step on (CATCHUP_REQ, broadcast). A peer that holds them answers with a

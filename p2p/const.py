@@ -1,6 +1,6 @@
 """Protocol constants for the lanopoli p2p core: version, signature domains, sizes, timeouts.
 
-Every number here is part of the wire contract (docs/protocol/core.md) or of a peer's local
+Every number here is part of the wire contract (protocol.md part C) or of a peer's local
 policy (timeouts); changing a wire number means bumping ``PROTOCOL_VERSION``.
 Times are seconds (float, monotonic clock passed in by the caller); sizes are bytes.
 """
@@ -10,10 +10,10 @@ from __future__ import annotations
 #: Wire protocol version, carried in Join and in the signed setup.
 PROTOCOL_VERSION = 1
 
-#: Every Ed25519 signature covers ``SIG_PREFIX + domain + b"\x00" + body`` (core.md §2).
+#: Every Ed25519 signature covers ``SIG_PREFIX + domain + b"\x00" + body`` (protocol.md §C2).
 SIG_PREFIX = b"lanopoli/1/"
 
-# Signature / hash domains (core.md §2). One per message type, so a signature made for one
+# Signature / hash domains (protocol.md §C2). One per message type, so a signature made for one
 # kind of message can never be replayed as another.
 DOMAIN_JOIN = b"join"
 DOMAIN_STATUS = b"status"
@@ -32,7 +32,7 @@ DOMAIN_ALIVE = b"alive"
 #: Hash domains (not signatures): setup hash and per-step digest.
 HASH_SETUP = b"lanopoli/1/setup\x00"
 HASH_DIGEST = b"lanopoli/1/digest\x00"
-#: Beacon prefix, as fixed by DESIGN.md §3 / core.md §4.
+#: Beacon prefix, as fixed by DESIGN.md §3 / protocol.md §C4.
 BEACON_PREFIX = b"beacon"
 
 # Sizes.
@@ -59,12 +59,12 @@ MAX_ACTION_ITEMS = 64
 
 # Hash chain (DESIGN.md §3).
 #: Number of reveals a chain supports: one per chance step. A game that needs more halts with
-#: ``BeaconExhausted`` (core.md §4).
+#: ``BeaconExhausted`` (protocol.md §C4).
 CHAIN_LENGTH = 65536
 #: Checkpoint spacing of the stored chain: memory ~ (n/256 + 256) * 32 bytes.
 CHAIN_CHECKPOINT = 256
 
-# Lockstep window (core.md §5). A peer can be at most one step ahead of or behind any other
+# Lockstep window (protocol.md §C5). A peer can be at most one step ahead of or behind any other
 # (it needs everyone's message to advance), so small windows suffice.
 #: Future steps buffered beyond the current one.
 STEP_WINDOW = 4
@@ -80,7 +80,7 @@ RESEND_MAX_INTERVAL = 2.0
 #: Minimum gap between two answers to the same seat's old-step message.
 ANSWER_MIN_INTERVAL = 0.05
 #: A step that has not completed for this long produces a ``PeerStalled`` event (repeated
-#: every STALL_TIMEOUT); the node decides whether the seat has left (core.md §7).
+#: every STALL_TIMEOUT); the node decides whether the seat has left (protocol.md §C7).
 STALL_TIMEOUT = 15.0
 #: After GameOver a node keeps answering stragglers for this long before closing.
 LINGER_AFTER_GAME = 5.0
@@ -89,7 +89,7 @@ SETUP_TIMEOUT = 30.0
 #: Lobby: a joiner that got no Status reply within this aborts.
 JOIN_TIMEOUT = 10.0
 
-# Resilience (core.md §7-§9).
+# Resilience (protocol.md §C7-§9).
 #: Setup option keys read by the p2p layer (never passed to the engine: every key that starts
 #: with ``P2P_OPTION_PREFIX`` is stripped before ``engine.new_game``).
 P2P_OPTION_PREFIX = "p2p."
@@ -102,13 +102,13 @@ DEFAULT_DROP_TIMEOUT = 30
 MIN_DROP_TIMEOUT = 2
 MAX_DROP_TIMEOUT = 3600
 OPT_TURN_TIME = "p2p.turn_time"  # int seconds an alive seat may think at one step; 0 = unlimited
-#: Turn time when the setup does not say (core.md §8.3): an alive but idle seat is voted out
+#: Turn time when the setup does not say (protocol.md §C8.3): an alive but idle seat is voted out
 #: after it; MAX_TURN_TIME bounds the option.
 DEFAULT_TURN_TIME = 300
 MAX_TURN_TIME = 86400
 #: A seat that has not sent its message of the current step (its player is thinking) sends an
 #: ALIVE keep-alive this often, or every third of the drop timeout if that is shorter
-#: (core.md §8.3): the others then do not take it for a lost peer.
+#: (protocol.md §C8.3): the others then do not take it for a lost peer.
 KEEPALIVE_INTERVAL = 5.0
 #: A step stuck this long while some peer already sent a later step makes us ask that peer
 #: for a catch-up (the step completed elsewhere; we lack a message of it).
@@ -118,7 +118,7 @@ CATCHUP_AFTER = 1.0
 CATCHUP_INTERVAL = 0.25
 #: A peer whose step message carries our state hash but another step digest is asked for its
 #: record of the previous step; without an answer naming an equivocating seat within this
-#: time, the session halts with Desync (core.md §3.4).
+#: time, the session halts with Desync (protocol.md §C3.4).
 DISPUTE_TIMEOUT = 2.0
 #: Caps of one catch-up response: log records and bytes of records (the transport fragments).
 CATCHUP_MAX_RECORDS = 200

@@ -2,7 +2,7 @@
 
 A peer that opens a lobby advertises one service instance of type ``_lanopoli._udp.local.``;
 peers that want to join browse for that type. The SRV record carries the lobby's UDP port, the
-A record its address, the TXT record the keys below (docs/protocol/network.md, "Discovery"):
+A record its address, the TXT record the keys below (protocol.md part N, "Discovery"):
 
 =====  ==========================================================
 v      protocol version (decimal, ``p2p.const.PROTOCOL_VERSION``)

@@ -1,4 +1,4 @@
-"""Append-only game log (DESIGN.md §5; docs/protocol/core.md §6).
+"""Append-only game log (DESIGN.md §5; protocol.md §C6).
 
 File layout::
 
@@ -31,7 +31,7 @@ from .errors import LocalProtocolError
 
 KIND_HEADER = 0
 KIND_STEP = 1
-#: A seat dropped at a step (core.md §8): msgpack [step, seat, [DROP envelopes], escrow or nil].
+#: A seat dropped at a step (protocol.md §C8): msgpack [step, seat, [DROP envelopes], escrow or nil].
 #: Written just before the record of that step.
 KIND_DROP = 2
 #: Own-message log only (``OwnLog``): msgpack [step, our STEP envelope], written before the

@@ -1,5 +1,5 @@
 """Hidden information: counterfeit banknotes and fake Imprevisti nobody can rig or lie about
-(DESIGN.md §4; docs/protocol/core.md §12 "Hidden information").
+(DESIGN.md §4; protocol.md §C12 "Hidden information").
 
 Theory of operation
 -------------------
@@ -10,7 +10,7 @@ bill b, item ``B + p`` is pair p.
 
 *Shares.* Every seat i has a secret opening per item, ``op(i, t)`` = 16 bytes = share (4 bytes
 BE, uniform mod M = 2^32) || salt (12 bytes), derived from its hidden secret (itself derived
-from its hash-chain secret, so the seat-loss escrow also recovers it, core.md §8). Leaf =
+from its hash-chain secret, so the seat-loss escrow also recovers it, protocol.md §C8). Leaf =
 SHA-256("lanopoli/1/hidden-leaf\\0" || gid || seat || item (2 B BE) || opening).
 
 *Commitment before the seed.* Each seat puts the concatenation of its leaves into its SETUP_SIG
@@ -191,7 +191,7 @@ def open_delivery(key: bytes, gid: bytes, sender: int, to: int, step: int, ct: b
 
 def check_field(obj: Any) -> tuple:
     """Structural check of a STEP body's 7th field ``[deliveries, openings, complaint]``
-    (core.md §12.4); returns it as a tuple. Raises ``ValueError``."""
+    (protocol.md §C12.4); returns it as a tuple. Raises ``ValueError``."""
     if type(obj) is not list or len(obj) != 3:
         raise ValueError("hidden field: expected [deliveries, openings, complaint]")
     dels, ops, comp = obj
@@ -345,7 +345,7 @@ class HiddenLedger:
         return out
 
     def dropped_share(self, seat: int, item: int) -> int:
-        """A dropped seat's share: from its recombined hidden secret, else 0 (core.md §12.6)."""
+        """A dropped seat's share: from its recombined hidden secret, else 0 (protocol.md §C12.6)."""
         hs = self.dropped.get(seat)
         return 0 if hs is None else share_of(opening(hs, item))
 

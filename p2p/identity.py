@@ -5,7 +5,7 @@ On disk (``load_or_create``) they live as two raw 32-byte private keys, mode 060
 ``<dir>/ed25519.key`` and ``<dir>/x25519.key``; ``dir`` defaults to
 ``platformdirs.user_config_dir("lanopoli")`` and is overridden with ``--config-dir``.
 
-Every signature covers ``SIG_PREFIX + domain + b"\\x00" + body`` (docs/protocol/core.md §2), so
+Every signature covers ``SIG_PREFIX + domain + b"\\x00" + body`` (protocol.md §C2), so
 a signature made for one message type can never be accepted as another.
 """
 

@@ -1,4 +1,4 @@
-"""Sans-I/O lobby and setup state machine (DESIGN.md §3; docs/protocol/core.md §2).
+"""Sans-I/O lobby and setup state machine (DESIGN.md §3; protocol.md §C2).
 
 Theory of operation
 -------------------
@@ -53,16 +53,16 @@ REVEALING = "revealing"
 STARTED = "started"
 ABORTED = "aborted"
 
-#: Log header format version (gamelog header record, core.md §6).
+#: Log header format version (gamelog header record, protocol.md §C6).
 LOG_HEADER_VERSION = 1
 
-#: Setup options that turn seat loss on with its defaults (core.md §8.1): a silent seat is
+#: Setup options that turn seat loss on with its defaults (protocol.md §C8.1): a silent seat is
 #: played by the engine's bot after 30 s. Merge into ``Lobby.host(options=...)``.
 RESILIENCE_DEFAULTS = {C.OPT_ON_DROP: C.DEFAULT_ON_DROP, C.OPT_DROP_TIMEOUT: C.DEFAULT_DROP_TIMEOUT}
 
 
 def check_p2p_options(opts: tuple) -> None:
-    """Validate the ``p2p.*`` setup options (core.md §8.1; ``p2p.timed_ms``: network.md §8).
+    """Validate the ``p2p.*`` setup options (protocol.md §C8.1; ``p2p.timed_ms``: protocol.md §N8).
     Raises ``LocalProtocolError``."""
     d = dict(opts)
     for k in d:
@@ -174,7 +174,7 @@ class Lobby:
         self.setup: Setup | None = None
         self.setup_bytes = b""
         self.setup_hash = b""
-        #: Hidden information (core.md §12): every seat's leaves in seat order once signed
+        #: Hidden information (protocol.md §C12): every seat's leaves in seat order once signed
         #: (None in editions without hidden information).
         self.hidden_commits: list[bytes] | None = None
         self._layout = None
@@ -280,7 +280,7 @@ class Lobby:
                                hidden_commits=self.hidden_commits)
 
     def log_header(self) -> bytes:
-        """Header record of the game log (core.md §6): msgpack [LOG_HEADER_VERSION, setup bytes,
+        """Header record of the game log (protocol.md §C6): msgpack [LOG_HEADER_VERSION, setup bytes,
         [SETUP_SIG envelope per seat], [SEED envelope per seat]]."""
         if self.phase != STARTED:
             raise LocalProtocolError("the game has not started")
@@ -466,7 +466,7 @@ class Lobby:
         fields = [self.game_id, self.my_seat, self.setup_hash]
         self._layout = layout_for_setup(setup)
         if self._layout is not None:
-            # Hidden information (core.md §12.2): our leaves are committed here, signed before
+            # Hidden information (protocol.md §C12.2): our leaves are committed here, signed before
             # any seed secret is revealed, and kept in the log header.
             mine = make_leaves(hidden_secret(self.chain_secret), self.game_id, self.my_seat, self._layout.items)
             self.hidden_commits = [b""] * setup.seats

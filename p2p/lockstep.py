@@ -1,4 +1,4 @@
-"""Sans-I/O lockstep session (DESIGN.md §2; docs/protocol/core.md §3, §5).
+"""Sans-I/O lockstep session (DESIGN.md §2; protocol.md §C3, §5).
 
 Theory of operation
 -------------------
@@ -138,7 +138,7 @@ class PeerStalled:
     """Step ``step`` has heard nothing from ``seats`` (other active seats whose message it
     lacks and that sent no ALIVE for STALL_TIMEOUT) for ``waited`` seconds (the shortest
     silence among them). Repeated every STALL_TIMEOUT while some seat is silent; a seat that
-    is alive but thinking is not stalled (core.md §8.3). The node decides what to do."""
+    is alive but thinking is not stalled (protocol.md §C8.3). The node decides what to do."""
 
     step: int
     seats: tuple
@@ -155,7 +155,7 @@ class SeatDropVoted:
 
 @dataclass(frozen=True)
 class SeatDropped:
-    """Every other active seat voted: ``seat`` is dropped from ``step`` on (core.md §8).
+    """Every other active seat voted: ``seat`` is dropped from ``step`` on (protocol.md §C8).
     ``rule``: "bot" or "bankrupt" as applied; ``reconstructed``: its chance contribution comes
     from its recombined hash chain (True) or the public stand-in (False). If ``seat`` is ours
     the session becomes a spectator."""
@@ -196,7 +196,7 @@ class Held(NamedTuple):
 
 def step_digest(bodies: Sequence[bytes]) -> bytes:
     """Digest of one step: SHA-256(b"lanopoli/1/digest\\x00" || for each seat in order:
-    len(body) as 4-byte BE || body). Bodies are the signed STEP bodies (core.md §3.2)."""
+    len(body) as 4-byte BE || body). Bodies are the signed STEP bodies (protocol.md §C3.2)."""
     h = _sha256(C.HASH_DIGEST)
     for b in bodies:
         h.update(len(b).to_bytes(4, "big"))
@@ -218,7 +218,7 @@ def resolve_step(engine: Any, state: Any, chance: bool, seed: bytes, step: int,
                  bodies: Sequence[StepBody | None], last_reveals: list[bytes],
                  fill: dict[int, Any] | None = None) -> StepResult:
     """Apply one step's inputs (in seat order) to ``state``: the deterministic rule every peer
-    and the offline verifier share (core.md §3.3).
+    and the offline verifier share (protocol.md §C3.3).
 
     Chance step: every input must be a 32-byte reveal with SHA-256(reveal) == the seat's
     previous reveal, else ``fatal``; on success ``last_reveals`` is updated in place and the
@@ -226,7 +226,7 @@ def resolve_step(engine: Any, state: Any, chance: bool, seed: bytes, step: int,
     goes through ``engine.decode_action`` (ValueError -> None plus a problem), a reveal is
     replaced by None (problem); then ``engine.apply_step``.
 
-    ``fill``: inputs of dropped seats (core.md §8.4), whose ``bodies`` entry is None: at a
+    ``fill``: inputs of dropped seats (protocol.md §C8.4), whose ``bodies`` entry is None: at a
     chance step their substitute reveal (not checked), at a decision step their bot's decoded
     action or None.
     """
@@ -273,7 +273,7 @@ def resolve_step(engine: Any, state: Any, chance: bool, seed: bytes, step: int,
 def resolve_hidden(engine: Any, ledger: HiddenLedger, state: Any, chance: bool, inspection: list | None,
                    seed: bytes, step: int, bodies: Sequence[StepBody | None], last_reveals: list[bytes],
                    fill: dict[int, Any]) -> tuple[tuple | None, StepResult | None]:
-    """One step of a game with hidden information (core.md §12), shared with verify.py: check
+    """One step of a game with hidden information (protocol.md §C12), shared with verify.py: check
     every active seat's hidden field (``HiddenLedger.check_step``); at an inspection step
     apply the outcomes of the opened shares with ``apply_reveal``, else ``resolve_step``.
     Returns ``((culprit, reason), None)`` on a fault, else ``(None, result)``; a hash-chain
@@ -292,7 +292,7 @@ def resolve_hidden(engine: Any, ledger: HiddenLedger, state: Any, chance: bool, 
 
 def hidden_bot(engine: Any) -> Any:
     """The bot that plays a dropped seat in a game with hidden information: the niente bot
-    with no private knowledge (core.md §12.6), ``(state, seat) -> action | None``."""
+    with no private knowledge (protocol.md §C12.6), ``(state, seat) -> action | None``."""
     try:
         from engine.bots import _niente
     except ImportError:  # an engine without it: the edition's default bot
@@ -323,7 +323,7 @@ class LockstepSession:
     messages, for restarts); ``bot``: ``(state, seat) -> action | None`` that plays dropped
     seats (default ``engine.bots.choose(state, seat, "default")``).
 
-    Seat loss (core.md §8) is on when the setup has the ``p2p.on_drop`` option; catch-up and
+    Seat loss (protocol.md §C8) is on when the setup has the ``p2p.on_drop`` option; catch-up and
     hints (§9) always work. Raises ``LocalProtocolError`` if identity or chain do not match the
     setup.
     """
@@ -358,11 +358,11 @@ class LockstepSession:
         self.on_drop, self.drop_timeout = drop_rule(setup.options_dict())
         #: Seconds an alive seat may think at one step before we vote it out; 0.0 = unlimited.
         self.turn_time = turn_time(setup.options_dict())
-        #: Current step: seat -> when its last valid ALIVE of this step arrived (core.md §8.3).
+        #: Current step: seat -> when its last valid ALIVE of this step arrived (protocol.md §C8.3).
         self._heard: dict[int, float] = {}
         #: When we send our next ALIVE while our message of this step is not sent; None: never.
         self._alive_at: float | None = None
-        #: Hidden information (core.md §12): the public ledger and our private view, or None.
+        #: Hidden information (protocol.md §C12): the public ledger and our private view, or None.
         self.hidden: HiddenLedger | None = None
         self.view: PrivateView | None = None
         self._inspection: list | None = None
@@ -469,7 +469,7 @@ class LockstepSession:
 
     def vote_time(self, seat: int) -> float:
         """When we vote to drop ``seat`` at the current step if its message has not come
-        (core.md §8.3): ``drop_timeout`` s after we last heard from it (the step's start or its
+        (protocol.md §C8.3): ``drop_timeout`` s after we last heard from it (the step's start or its
         last ALIVE), and at the latest ``turn_time`` s after the step's start (unless
         unlimited)."""
         t = max(self._step_started, self._heard.get(seat, self._step_started)) + self.drop_timeout
@@ -479,7 +479,7 @@ class LockstepSession:
 
     def turn_deadline(self) -> float | None:
         """When the others vote our seat out if we still have not sent our input for this
-        step (the turn time, core.md §8.3), for a countdown; None if seat loss is off, the turn
+        step (the turn time, protocol.md §C8.3), for a countdown; None if seat loss is off, the turn
         time unlimited or no local input is awaited."""
         if not self.seat_loss or not self.turn_time or self.needs_local_input() is None:
             return None
@@ -710,7 +710,7 @@ class LockstepSession:
         self._heard = {}
         self._alive_at = now + self._keepalive_interval() if self.seat_loss else None
 
-    # -- catch-up (core.md §9) --
+    # -- catch-up (protocol.md §C9) --
 
     def request_catchup(self, now: float | None = None) -> None:
         """Ask every other active seat for the records from our step on (after a restart).
@@ -747,7 +747,7 @@ class LockstepSession:
             self._request_catchup(h.seat)
 
     def _on_alive(self, env: Envelope, a: Any, now: float) -> None:
-        """ALIVE (core.md §8.3): an active seat whose message of our current step we lack is
+        """ALIVE (protocol.md §C8.3): an active seat whose message of our current step we lack is
         still there; its silence clock restarts. Anything else is ignored (never verified:
         a flood costs one comparison per message)."""
         if a.seat >= self.n or a.seat == self.my_seat or a.step != self.step or self.phase != RUNNING \
@@ -809,7 +809,7 @@ class LockstepSession:
         """Apply the complete record of ``step`` (our current step): one STEP envelope per
         active seat (None for seats dropped by then), verified exactly like live messages
         (signature, game, step, seat, prev hash and digest, reveals). A complete record is
-        applied even if we voted to drop one of its seats (core.md §8.3). Returns None, or
+        applied even if we voted to drop one of its seats (protocol.md §C8.3). Returns None, or
         why the record was refused (English); equivocation and desync halt as live."""
         if step != self.step or self.phase != RUNNING:
             return "not our current step"
@@ -851,7 +851,7 @@ class LockstepSession:
         self._try_advance(force=True)
         return None
 
-    # -- seat loss (core.md §8) --
+    # -- seat loss (protocol.md §C8) --
 
     def _active_count(self) -> int:
         return sum(self.active)
@@ -999,7 +999,7 @@ class LockstepSession:
             self.spectator = True
         rule = self.on_drop or RULE_BOT
         if rule == RULE_BANKRUPT and getattr(self.engine, "retire_seat", None) is None:
-            rule = RULE_BOT  # the engine cannot bankrupt a seat on demand (core.md §8.4)
+            rule = RULE_BOT  # the engine cannot bankrupt a seat on demand (protocol.md §C8.4)
         self.active[seat] = False
         self.dropped[seat] = DropInfo(k, rule, chain)
         slots = self._slots.get(k)
@@ -1021,12 +1021,12 @@ class LockstepSession:
         self._try_advance()
 
     def _fill(self, k: int) -> dict[int, Any]:
-        """Inputs of the dropped seats for step k (core.md §8.4)."""
+        """Inputs of the dropped seats for step k (protocol.md §C8.4)."""
         fill: dict[int, Any] = {}
         j = self.chance_count + 1
         for seat, info in self.dropped.items():
             if self._inspection is not None:
-                fill[seat] = None  # its shares come from the ledger (core.md §12.6)
+                fill[seat] = None  # its shares come from the ledger (protocol.md §C12.6)
             elif self._pending.chance:
                 fill[seat] = info.chain.reveal_at(j) if info.chain is not None else dropped_reveal(self.game_id, seat, j)
             elif info.rule == RULE_BOT:
@@ -1035,7 +1035,7 @@ class LockstepSession:
                 fill[seat] = None
         return fill
 
-    # -- hidden information (core.md §12) --
+    # -- hidden information (protocol.md §C12) --
 
     def private_view(self) -> dict:
         """What our player may know privately: {("bill", id) | ("card", index): fake} for

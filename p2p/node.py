@@ -14,7 +14,7 @@
 4. At ``GameOver``: keep the socket open until every channel is idle (our last messages
    acknowledged) or ``cfg.linger`` s passed, withdraw the ad, close, return a ``PeerResult``.
 
-Progress goes to ``cfg.progress`` as dicts, the child-process contract of docs/protocol/cli.md:
+Progress goes to ``cfg.progress`` as dicts, the child-process contract of protocol.md part L:
 ``hosting`` (host), ``found``, ``progress`` (at most every ``PROGRESS_INTERVAL`` s plus the
 first step), ``done``. Errors (lobby aborted, desync, detected cheat, stall, timeout) raise
 ``NodeError`` carrying the ``code`` and ``step`` for the ``error`` line.
@@ -61,7 +61,7 @@ WAIT_NOTICE = 1.0  # s a step waits for another seat before the node reports who
 WAIT_REPEAT = 1.0  # s between two ``waiting`` lines
 _MAX_EARLY = 256  # session messages buffered before our own session starts
 RESUME_SUFFIX = ".resume"  # <log>.resume: chain secret + endpoints, mode 0600, removed at GameOver
-OWN_SUFFIX = ".own"  # <log>.own: our own signed step messages (core.md §6)
+OWN_SUFFIX = ".own"  # <log>.own: our own signed step messages (protocol.md §C6)
 
 
 class NodeError(Exception):
@@ -79,7 +79,7 @@ class NodeError(Exception):
         self.seat: int | None = None
 
     def as_json(self) -> dict:
-        """The ``error`` progress line of docs/protocol/cli.md."""
+        """The ``error`` progress line of protocol.md part L."""
         return {"type": "error", "code": self.code, "message": str(self), "step": self.step}
 
 
@@ -93,12 +93,12 @@ class PeerConfig:
     ``engine.bots.choose``; ``demo_seed``: makes secrets (and the host's game id) deterministic
     — demos and tests only; ``game_id``: the game to join (None = first open game found);
     ``log_dir``: where ``game-<gid>-seat<k>.log`` goes (None: no log); ``progress``: callback
-    receiving the dicts of docs/protocol/cli.md; ``engine``: the engine module (default
+    receiving the dicts of protocol.md part L; ``engine``: the engine module (default
     ``engine``; tests may pass a stand-in); ``choose``: the bot function (default
     ``engine.bots.choose``); ``game_filter``: extra condition on the games a joiner without
     ``game_id`` may pick; ``timeout``: overall limit in s (None: none).
 
-    Resilience (docs/protocol/core.md §7-§10, network.md §5): ``on_drop`` (host only) is the
+    Resilience (protocol.md §C7-§10, protocol.md §N5): ``on_drop`` (host only) is the
     rule for a seat silent for ``drop_timeout`` s: "bot" (default) or "bankrupt"; None turns
     seat loss off (the game then waits up to STALL_LIMIT). ``resume``: if ``log_dir`` holds an
     unfinished game of ours (``<log>.resume`` present, matching ``game_id`` if given), rejoin
@@ -149,7 +149,7 @@ class PeerConfig:
 
     def host_options(self) -> dict[str, Any]:
         """The setup options the host proposes: ``options`` plus the p2p seat-loss keys
-        (core.md §7.1), unless ``on_drop`` is None."""
+        (protocol.md §C7.1), unless ``on_drop`` is None."""
         opts = dict(self.options or {})
         if self.on_drop is not None:
             opts[C.OPT_ON_DROP] = self.on_drop
@@ -182,7 +182,7 @@ class PeerResult:
         return None if self.winner is None else self.names[self.winner]
 
     def done_json(self) -> dict:
-        """The ``done`` progress line of docs/protocol/cli.md."""
+        """The ``done`` progress line of protocol.md part L."""
         return {"type": "done", "final_state_hash": self.final_state_hash.hex(),
                 "winner": self.winner, "winner_name": self.winner_name, "steps": self.steps,
                 "log": None if self.log_path is None else str(self.log_path), "seat": self.seat,
@@ -194,8 +194,8 @@ def write_resume_file(path: Path, chain_secret: bytes, seat: int, endpoints: lis
     """Write ``<log>.resume`` (mode 0600, created private, never world-readable even for an
     instant): JSON ``{"version": 1, "chain_secret": hex of our 32-byte hash-chain secret h_0,
     "seat": our seat, "endpoints": [[host, port], ...] every seat's transport address}``. The
-    secret is not in the log (core.md §10) and anyone holding it knows our future reveals;
-    the endpoints are not in the signed setup (network.md §5) but a restarted peer must
+    secret is not in the log (protocol.md §C10) and anyone holding it knows our future reveals;
+    the endpoints are not in the signed setup (protocol.md §N5) but a restarted peer must
     reach the others, and they still send to our old address."""
     data = json.dumps({"version": 1, "chain_secret": chain_secret.hex(), "seat": seat,
                        "endpoints": [[str(h), int(p)] for h, p in endpoints]}).encode()
@@ -254,7 +254,7 @@ def find_resumable(log_dir: str | os.PathLike[str], identity: Identity, game_id:
 
 
 def _resilience_json(ev: Any) -> dict:
-    """Progress line (docs/protocol/cli.md) for SeatDropVoted, SeatDropped and CaughtUp."""
+    """Progress line (protocol.md part L) for SeatDropVoted, SeatDropped and CaughtUp."""
     if isinstance(ev, SeatDropVoted):
         return {"type": "drop_vote", "step": ev.step, "seat": ev.seat}
     if isinstance(ev, SeatDropped):
@@ -273,7 +273,7 @@ def _default_choose() -> Any:
 
 def progress_printer(stream: Any = None) -> Callable[[dict], None]:
     """A progress callback writing each dict as one JSON line to ``stream`` (default stdout),
-    flushed at once (docs/protocol/cli.md, "Child progress lines")."""
+    flushed at once (protocol.md part L, "Child progress lines")."""
 
     def emit(msg: dict) -> None:
         out = stream if stream is not None else sys.stdout
@@ -332,7 +332,7 @@ class Node:
         self._wait_step = -1  # step whose waiting we last reported
         self._wait_next = 0.0  # loop time of the next ``waiting`` line
         self._ticker: asyncio.TimerHandle | None = None
-        #: Timed game: when our seat votes TimeUp (network.md §8); untimed until a game starts.
+        #: Timed game: when our seat votes TimeUp (protocol.md §N8); untimed until a game starts.
         self._clock = TimeKeeper(None, 0.0)
 
     # -- queries ------------------------------------------------------------------------
@@ -527,7 +527,7 @@ class Node:
                     break
                 continue
             if session.view is not None and choose is _default_choose():
-                # Hidden information (core.md §12.7): our bot sees our own private view.
+                # Hidden information (protocol.md §C12.7): our bot sees our own private view.
                 from engine.bots import _niente
 
                 action = _niente.choose(session.state, self.seat, self.cfg.bot, session.private_view())
@@ -637,7 +637,7 @@ class Node:
         self._ticker = self.loop.call_later(WAIT_NOTICE / 2, self._tick)
 
     def _report_waiting(self, force: bool = False) -> None:
-        """Emit a ``waiting`` line (docs/protocol/cli.md) when the current step has waited
+        """Emit a ``waiting`` line (protocol.md part L) when the current step has waited
         WAIT_NOTICE s or more for other seats, at most every WAIT_REPEAT s; ``force``: now."""
         s = self.session
         others = [i for i in s.waiting_for() if i != self.seat]
@@ -655,7 +655,7 @@ class Node:
                     "deadline_s": None if deadline is None else round(max(0.0, deadline - now), 1)})
 
     async def _resume(self, path: Path) -> None:
-        """Rejoin the game of ``path`` from our log (core.md §10): same socket address as
+        """Rejoin the game of ``path`` from our log (protocol.md §C10): same socket address as
         before (the others still send there; a new transport epoch tells them we restarted),
         replay and check the log, report damage, re-send our current message and ask for
         catch-up."""
@@ -706,7 +706,7 @@ class Node:
     def _become_spectator(self, ev: SeatLost) -> None:
         """Our seat was dropped at ``ev.step`` after we had applied that step ourselves: our
         state forked. Cut our log back to that step and follow the game as a spectator
-        (core.md §8.3, §8.4)."""
+        (protocol.md §C8.3, §8.4)."""
         from .resume import resume_session
 
         self._emit({"type": "seat_lost", "step": ev.step})

@@ -1,4 +1,4 @@
-"""Resume a session from its own game log after a crash (docs/protocol/core.md §10).
+"""Resume a session from its own game log after a crash (protocol.md §C10).
 
 ``resume_session`` reads the log with ``gamelog.LogReader`` and replays every record through a
 fresh ``LockstepSession`` with the same checks as live messages (signatures, game id, steps,
@@ -107,7 +107,7 @@ def _replay(log_path: str, identity: Identity, chain_secret: bytes, engine: Any,
 def resume_session(log_path: str | os.PathLike[str], identity: Identity, chain_secret: bytes, engine: Any, *,
                    own_log_path: str | os.PathLike[str] | None = None, now: float = 0.0, bot: Any = None,
                    truncate_at: int | None = None, fsync: bool = False) -> tuple[LockstepSession, ResumeReport]:
-    """Rebuild our session from ``log_path`` (core.md §10) and return it with a report.
+    """Rebuild our session from ``log_path`` (protocol.md §C10) and return it with a report.
 
     ``chain_secret``: our hash-chain secret h_0 (32 bytes, ``Lobby.chain_secret``; the node
     keeps it in a private file); ``own_log_path``: our own-message log (``<log>.own``), read

@@ -1,5 +1,5 @@
 """Seat loss: chain-secret escrow, drop votes and what a dropped seat contributes
-(DESIGN.md §3 "a seat that withholds its reveal has left the game"; docs/protocol/core.md §8).
+(DESIGN.md §3 "a seat that withholds its reveal has left the game"; protocol.md §C8).
 
 Why an escrow
 -------------
@@ -21,7 +21,7 @@ If some voter holds no share of the dropped seat, that voter has not revealed at
 step (reveals wait for all escrows), so the dropped seat could not have known the outcome;
 its contribution is then the public constant ``dropped_reveal(gid, seat, j)``.
 
-Limits (written in core.md §8.5): the other seats together can recombine any seat's chain, so
+Limits (written in protocol.md §C8.5): the other seats together can recombine any seat's chain, so
 all N-1 other seats colluding could predict that seat's future rolls (they can already vote it
 out); with two seats the "others" are one player, so no escrow is dealt and a withholder in a
 two-seat game can re-roll once at the price of its seat (fair coin flipping between two parties
@@ -163,7 +163,7 @@ def drop_rule(options: dict) -> tuple[str | None, float]:
 
 
 def turn_time(options: dict) -> float:
-    """Seconds an alive seat may take at one step before the others vote it out (core.md
+    """Seconds an alive seat may take at one step before the others vote it out (protocol.md part C
     §8.3): ``p2p.turn_time`` (int, 0 = unlimited: returns 0.0), else ``DEFAULT_TURN_TIME``.
     An out-of-range value falls back to the default (the lobby refuses it; the setup is signed
     by all, so all peers agree)."""
@@ -195,10 +195,10 @@ def default_bot(engine: Any) -> Callable[[Any, int], Any]:
 
 
 def dropped_input(bot: Callable[[Any, int], Any], state: Any, seat: int, dropped: Collection[int]) -> Any:
-    """Decision-step input of dropped ``seat`` played by ``bot`` (core.md §8.4), given the
+    """Decision-step input of dropped ``seat`` played by ``bot`` (protocol.md §C8.4), given the
     seats dropped so far: in a timed game, ``TimeUp`` once a strict majority of the seats
     neither bankrupt nor dropped have voted that the time is up
-    (``engine.rules.timed.absent_vote``, engine.md "TimeUp contract"), so absent players never
+    (``engine.rules.timed.absent_vote``, protocol.md part E "TimeUp contract"), so absent players never
     block the end of the time; otherwise the bot's action. Deterministic: every peer and the
     verifier fill the same input. States without ``time_up`` (test engines) get the bot's."""
     if getattr(state, "time_up", None) is not None:
@@ -211,14 +211,14 @@ def dropped_input(bot: Callable[[Any, int], Any], state: Any, seat: int, dropped
 
 
 def drop_record(step: int, seat: int, votes: Sequence[bytes], escrow: bytes | None) -> bytes:
-    """Payload of a DROP log record (core.md §6): msgpack [step, seat, [DROP envelopes in voter
+    """Payload of a DROP log record (protocol.md §C6): msgpack [step, seat, [DROP envelopes in voter
     seat order], ESCROW envelope of the dropped seat or nil]."""
     return pack([step, seat, list(votes), escrow])
 
 
 def recover_chain(setup: Setup, escrow: Escrow | None, votes: Sequence[DropVote],
                   escrow_needed: bool) -> tuple[HashChain | None, tuple | None]:
-    """The dropped seat's recombined chain from the votes' shares (core.md §8.3), or None when
+    """The dropped seat's recombined chain from the votes' shares (protocol.md §C8.3), or None when
     not every voter holds a share (then the public stand-in applies). Second item: None, or
     (culprit seat, reason) when a share does not match its commitment (the voter lied) or the
     shares do not open the committed chain (the dealer cheated)."""
@@ -236,7 +236,7 @@ def recover_chain(setup: Setup, escrow: Escrow | None, votes: Sequence[DropVote]
 
 def check_drop_payload(setup: Setup, active: Sequence[bool], epoch: int, step: int, payload: bytes,
                        escrow_needed: bool) -> tuple:
-    """Verify a DROP log record for ``step`` (core.md §6, §8.3): one valid signed vote of every
+    """Verify a DROP log record for ``step`` (protocol.md §C6, §8.3): one valid signed vote of every
     other active seat for (step, seat, epoch), the dropped seat's signed escrow if present,
     shares matching their commitments and opening the chain. Returns (seat, votes, escrow raw,
     recombined chain or None); raises ``ValueError`` with the reason."""

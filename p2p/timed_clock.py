@@ -1,5 +1,5 @@
-"""Our clock for a timed game: when to send the ``TimeUp`` vote (docs/protocol/network.md §8,
-engine.md "TimeUp contract").
+"""Our clock for a timed game: when to send the ``TimeUp`` vote (protocol.md §N8,
+protocol.md part E "TimeUp contract").
 
 The engine has no clock. The players agree a duration in the lobby: the engine option
 ``timed_minutes`` (whole minutes, 1..1440, part of the engine state) and, when the host asked

@@ -1,6 +1,6 @@
 """Reliable, ordered datagram channels over UDP: a sans-I/O core and a thin asyncio adapter.
 
-Theory of operation (wire contract: docs/protocol/network.md, "Transport"):
+Theory of operation (wire contract: protocol.md part N, "Transport"):
 
 * Every datagram starts with a 22-byte header (``HEADER``): magic/version, flags, the sender's
   epoch, the epoch the sender believes the receiver has (0 = not heard from it yet), the

@@ -1,4 +1,4 @@
-"""Offline verification of a game log (DESIGN.md §5; docs/protocol/core.md §6).
+"""Offline verification of a game log (DESIGN.md §5; protocol.md §C6).
 
 ``verify_log(path)`` replays the game from the log with the engine and re-checks everything a
 live peer checks: the setup signatures of every seat, every seed reveal against its commitment,
@@ -52,7 +52,7 @@ class Report:
     messages: int = 0
     seconds: float = 0.0
     hidden: dict | None = None
-    """Games with hidden information (core.md §12): ``inspections`` (bills and cards
+    """Games with hidden information (protocol.md §C12): ``inspections`` (bills and cards
     inspected), ``fakes_found`` (fake bills found), ``fake_cards_caught``, ``reveals`` (steps
     that opened shares, each opening checked against its commitment), ``deliveries`` and
     ``items_delivered`` (private deliveries, checked for receivers and counts); None otherwise."""
@@ -90,13 +90,13 @@ def verify_log(path: str | os.PathLike[str], engine: Any = None) -> Report:
 
 
 def parse_header(payload: bytes) -> tuple:
-    """Check a log header record (core.md §6): every seat's setup signature and seed reveal.
+    """Check a log header record (protocol.md §C6): every seat's setup signature and seed reveal.
     Returns (setup, setup bytes, setup hash, game seed); raises ``BadLog`` (step -1)."""
     return _header(payload)
 
 
 def hidden_commits_of_header(payload: bytes) -> list | None:
-    """Every seat's hidden-information commitment (leaves, core.md §12.2) from a log header
+    """Every seat's hidden-information commitment (leaves, protocol.md §C12.2) from a log header
     already checked by ``parse_header``, in seat order; None if the setup signatures carry
     none (an edition without hidden information)."""
     try:

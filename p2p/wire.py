@@ -1,6 +1,6 @@
 """Wire format: canonical msgpack with a fixed schema per message type, signed envelopes.
 
-Every message on the wire is an *envelope* (docs/protocol/core.md §1)::
+Every message on the wire is an *envelope* (protocol.md §C1)::
 
     envelope = msgpack [type: uint, body: bin, sig: bin(64)]
     body     = msgpack array, fixed schema per type (below)
@@ -221,9 +221,9 @@ def open_envelope(data: bytes, max_size: int = C.MAX_LOBBY_MSG) -> Envelope:
 # --- step message (hot path) -----------------------------------------------------------------
 
 class StepBody(NamedTuple):
-    """Body of a STEP message (core.md §3). ``input`` is None, a 32-byte reveal (chance step)
+    """Body of a STEP message (protocol.md §C3). ``input`` is None, a 32-byte reveal (chance step)
     or an encoded engine action (a list) (decision step). ``hidden``: in a game with hidden
-    information, the checked 7th field ``(deliveries, openings, complaint)`` (core.md §12.4);
+    information, the checked 7th field ``(deliveries, openings, complaint)`` (protocol.md §C12.4);
     None when the body has 6 fields."""
 
     game_id: bytes
@@ -274,7 +274,7 @@ def decode_step_body(body: bytes) -> StepBody:
 # --- setup ----------------------------------------------------------------------------------
 
 class Player(NamedTuple):
-    """One seated player in the setup (core.md §2.3)."""
+    """One seated player in the setup (protocol.md §C2.3)."""
 
     public_key: bytes  # Ed25519, 32 bytes
     x25519_key: bytes  # X25519, 32 bytes
@@ -285,7 +285,7 @@ class Player(NamedTuple):
 
 
 class Setup(NamedTuple):
-    """The fixed game setup that every seat signs (core.md §2.3). ``players`` are in seat
+    """The fixed game setup that every seat signs (protocol.md §C2.3). ``players`` are in seat
     order = ascending Ed25519 public key bytes. ``options`` is a tuple of (key, value) pairs
     sorted by key; values are int, str, bool or None."""
 
@@ -361,7 +361,7 @@ def decode_setup(data: bytes) -> Setup:
 # --- lobby messages -------------------------------------------------------------------------
 
 class Join(NamedTuple):
-    """JOIN body: a player asks the host for a seat (core.md §2.1)."""
+    """JOIN body: a player asks the host for a seat (protocol.md §C2.1)."""
 
     game_id: bytes
     version: int
@@ -447,7 +447,7 @@ class SetupSig(NamedTuple):
     """SETUP_SIG body ``[game_id, seat, setup_hash]`` or, in an edition with hidden
     information, ``[game_id, seat, setup_hash, leaves]``: the seat's signature (the
     envelope's) on the setup hash, and its hidden-information commitment (32-byte leaves
-    concatenated, core.md §12.2; None without)."""
+    concatenated, protocol.md §C12.2; None without)."""
 
     game_id: bytes
     seat: int
@@ -497,7 +497,7 @@ LOBBY_DECODERS = {
 
 
 def setup_hash(setup_bytes: bytes) -> bytes:
-    """Setup hash = SHA-256(b"lanopoli/1/setup\\x00" + setup bytes) (core.md §2.3). It is what
+    """Setup hash = SHA-256(b"lanopoli/1/setup\\x00" + setup bytes) (protocol.md §C2.3). It is what
     every seat signs (SETUP_SIG) and the ``prev_digest`` of step 0."""
     import hashlib
 
@@ -505,12 +505,12 @@ def setup_hash(setup_bytes: bytes) -> bytes:
 
 
 def engine_options(setup: Setup) -> dict:
-    """The setup options meant for the engine: all but the ``p2p.*`` keys (core.md §7.1),
+    """The setup options meant for the engine: all but the ``p2p.*`` keys (protocol.md §C7.1),
     as a dict for ``engine.new_game``."""
     return {k: v for k, v in setup.options if not k.startswith(C.P2P_OPTION_PREFIX)}
 
 
-# --- resilience messages (core.md §7-§9) ------------------------------------------------------
+# --- resilience messages (protocol.md §C7-§9) ------------------------------------------------------
 
 class EscrowEntry(NamedTuple):
     """One recipient's part of an ESCROW: ``to`` seat, ``commit`` (32 bytes) and the
@@ -522,7 +522,7 @@ class EscrowEntry(NamedTuple):
 
 
 class Escrow(NamedTuple):
-    """ESCROW body ``[gid, seat, epoch, [[to, commit, ct], ...]]`` (core.md §8.2)."""
+    """ESCROW body ``[gid, seat, epoch, [[to, commit, ct], ...]]`` (protocol.md §C8.2)."""
 
     game_id: bytes
     seat: int
@@ -551,7 +551,7 @@ def decode_escrow(body: bytes) -> Escrow:
 class DropVote(NamedTuple):
     """DROP body ``[gid, voter, step, seat, epoch, share]``: ``voter`` has not received
     ``seat``'s message of ``step`` within the drop timeout; ``share`` is the voter's escrow
-    share of ``seat`` (32 bytes) or nil (core.md §8.3)."""
+    share of ``seat`` (32 bytes) or nil (protocol.md §C8.3)."""
 
     game_id: bytes
     voter: int
@@ -575,7 +575,7 @@ def decode_drop(body: bytes) -> DropVote:
 
 class CatchupRequest(NamedTuple):
     """CATCHUP_REQ body ``[gid, seat, from_step, to_step]``: ``seat`` asks for the log
-    records of steps ``from_step <= s < to_step`` (core.md §9.1)."""
+    records of steps ``from_step <= s < to_step`` (protocol.md §C9.1)."""
 
     game_id: bytes
     seat: int
@@ -595,7 +595,7 @@ def decode_catchup_req(body: bytes) -> CatchupRequest:
 
 class CatchupResponse(NamedTuple):
     """CATCHUP_RESP body ``[gid, seat, from_step, head_step, [[kind, payload], ...],
-    [STEP envelope, ...], [ESCROW envelope, ...]]`` (core.md §9.2): log records from
+    [STEP envelope, ...], [ESCROW envelope, ...]]`` (protocol.md §C9.2): log records from
     ``from_step`` on, the responder's current step, the step messages it holds for that step
     and the escrows of the current epoch it holds."""
 
@@ -634,7 +634,7 @@ def decode_catchup_resp(body: bytes) -> CatchupResponse:
 
 
 class Hint(NamedTuple):
-    """HINT body ``[gid, seat, step]``: ``seat`` is collecting ``step`` (core.md §9.3)."""
+    """HINT body ``[gid, seat, step]``: ``seat`` is collecting ``step`` (protocol.md §C9.3)."""
 
     game_id: bytes
     seat: int
@@ -650,6 +650,6 @@ def decode_hint(body: bytes) -> Hint:
 
 def decode_alive(body: bytes) -> Hint:
     """Validate an ALIVE body ``[gid, seat, step]``: ``seat`` is alive and has not sent its
-    message of ``step`` yet (core.md §8.3). Same schema as HINT. Raises ``WireError``."""
+    message of ``step`` yet (protocol.md §C8.3). Same schema as HINT. Raises ``WireError``."""
     return decode_hint(body)
 

@@ -96,7 +96,7 @@ def _partition(text: str) -> tuple[float, float]:
 
 
 def _drop_timeout(text: str) -> int:
-    """argparse type for --drop-timeout: whole seconds in the range of core.md §7.1."""
+    """argparse type for --drop-timeout: whole seconds in the range of protocol.md §C7.1."""
     from p2p.const import MAX_DROP_TIMEOUT, MIN_DROP_TIMEOUT
 
     try:
@@ -134,8 +134,8 @@ def add_rule_flags(p: argparse.ArgumentParser) -> None:
 
 def add_resilience_flags(p: argparse.ArgumentParser, *, rules: bool) -> None:
     """The network-fault flags (local: they only change what this machine sends and receives,
-    docs/protocol/network.md §6) and, with ``rules``, the seat-loss rule of the game (part of
-    the signed setup, core.md §7.1)."""
+    protocol.md §N6) and, with ``rules``, the seat-loss rule of the game (part of
+    the signed setup, protocol.md §C7.1)."""
     if rules:
         p.add_argument("--on-drop", choices=("bot", "bankrupt", "off"), default="bot",
                        help=_("what happens to the seat of a player silent for --drop-timeout seconds: "
@@ -197,7 +197,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--log-dir", type=Path, help=_("directory for the game log"))
         p.add_argument("--config-dir", type=Path, help=_("directory of this player's keys"))
         p.add_argument("--progress-json", action="store_true",
-                       help=_("print progress as JSON lines on stdout (docs/protocol/cli.md)"))
+                       help=_("print progress as JSON lines on stdout (protocol.md part L)"))
         p.add_argument("--timeout", type=_positive_seconds, default=DEFAULT_PEER_TIMEOUT_S,
                        help=_("seconds before giving up (default {default:g})").format(default=DEFAULT_PEER_TIMEOUT_S))
         p.add_argument("--fault-seed", type=int, default=None,

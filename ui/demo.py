@@ -5,7 +5,7 @@ Theory of operation: the demo is only an orchestrator. Peer 0 is started as
 ``hosting`` line), peers 1..N-1 are started as ``python -m ui.cli join --game <id> ...``, all
 with ``--bind 127.0.0.1 --bot default --progress-json``. Each child finds the others by mDNS,
 plays the game over UDP, and reports on stdout one JSON object per line (the contract is in
-docs/protocol/cli.md): ``hosting`` (host only), ``found``, ``progress`` (many), ``done``. The demo reads those lines,
+protocol.md part L): ``hosting`` (host only), ``found``, ``progress`` (many), ``done``. The demo reads those lines,
 keeps one ``PeerStatus`` per child, calls ``on_update`` so a display can redraw, and when every
 child has said ``done`` compares their final state hashes. It never decides anything about the
 game itself, so a demo that passes means N independent engines agreed to the bit.
@@ -34,7 +34,7 @@ MAX_LINE = 1 << 16
 STDERR_TAIL_LINES = 8
 #: Loopback address every demo peer binds to and restricts zeroconf to.
 DEMO_ADDRESS = "127.0.0.1"
-#: Child lines about restarts and seat loss (docs/protocol/cli.md), kept in ``PeerStatus.notices``.
+#: Child lines about restarts and seat loss (protocol.md part L), kept in ``PeerStatus.notices``.
 NOTICE_TYPES = frozenset(("resumed", "drop_vote", "seat_dropped", "caught_up", "seat_lost"))
 
 

@@ -69,7 +69,7 @@ def _seats_text(msg: dict[str, Any]) -> str:
 
 def resilience_line(msg: dict[str, Any]) -> str:
     """One translated line for a ``waiting``, ``resumed``, ``drop_vote``, ``seat_dropped``,
-    ``caught_up`` or ``seat_lost`` progress dict (docs/protocol/cli.md)."""
+    ``caught_up`` or ``seat_lost`` progress dict (protocol.md part L)."""
     kind = msg.get("type")
     if kind == "waiting":
         line = _("step {step}: waiting for {seats} ({waited} s)").format(
@@ -218,7 +218,7 @@ def print_verify_summary(summary: dict[str, Any], out=None) -> None:
 def report_summary(report: Any, path: Path) -> dict[str, Any]:
     """Turn a ``p2p.verify.Report`` into the JSON-able dict printed by ``verify --json``.
 
-    Keys (docs/protocol/cli.md): ok, complete, log, edition, seats (count), players
+    Keys (protocol.md part L): ok, complete, log, edition, seats (count), players
     ([{seat, name, fingerprint}]), steps, messages, winner, winner_name, final_state_hash (hex),
     events ({type: count}), first_bad_step (-1 = the header; None when ok), error, seconds.
     """
@@ -240,7 +240,7 @@ def report_summary(report: Any, path: Path) -> dict[str, Any]:
         "first_bad_step": report.first_bad_step,
         "error": report.error,
         "seconds": round(report.seconds, 6),
-        # Games with hidden information (core.md §12): inspections, fakes_found,
+        # Games with hidden information (protocol.md §C12): inspections, fakes_found,
         # fake_cards_caught, reveals, deliveries, items_delivered; None otherwise.
         "hidden": getattr(report, "hidden", None),
     }

@@ -1,6 +1,6 @@
 """Exit codes of the command line, and the error it reports to the user in one line.
 
-Exit codes (docs/protocol/cli.md): 0 success; 1 the thing checked failed (peers disagree, a bad
+Exit codes (protocol.md part L): 0 success; 1 the thing checked failed (peers disagree, a bad
 log, a halted game); 2 the request cannot be carried out (bad arguments, missing file, unknown
 interface, no game found); 3 ``verify``: every record checks out but the log ends before the game
 does (what a crashed peer leaves); 130 Ctrl-C; 143 SIGTERM.

@@ -1,7 +1,7 @@
 """Hidden information of a local game (niente-e-come-sembra) and what our player may see of it.
 
 A network game learns whether a bill or an Imprevisti card is fake from the seats' committed
-shares (docs/protocol/core.md §12): the holder knows its own items (``session.private_view()``)
+shares (protocol.md §C12): the holder knows its own items (``session.private_view()``)
 and everybody learns an item's status when it is inspected (``engine.rules.niente_flow.
 apply_reveal``). :class:`LocalSecrets` plays that part for ``ui.play.LocalGame`` (tests,
 snapshots, games against bots without a network): every status is fixed for the whole game,
@@ -21,7 +21,7 @@ from engine.rules.counterfeit import fake_threshold, unknown_items
 
 #: Deck index of the Imprevisti (the only cards that can be fake).
 IMPREVISTI = 1
-#: Modulus of the derived statuses, as of the shares of core.md §12.1.
+#: Modulus of the derived statuses, as of the shares of protocol.md §C12.1.
 _M = 1 << 32
 
 Item = tuple[str, int]
@@ -32,7 +32,7 @@ class LocalSecrets:
 
     ``seed``: derives the statuses nobody pinned (bill b is fake iff SHA-256("lanopoli/ui/
     hidden" ‖ seed ‖ "bill" ‖ b) read as a 32-bit int is below ``fake_threshold`` of its
-    denomination, the rates of core.md §12.1; in Imprevisti pair p the fake card is 2p + the low
+    denomination, the rates of protocol.md §C12.1; in Imprevisti pair p the fake card is 2p + the low
     bit of the same hash of "pair" p — exactly one per pair, as the rulebook says "una delle
     due"). ``pinned``: ``{("bill", id) | ("card", index): fake}`` overriding the derived ones;
     pinning a card fixes its twin (card index XOR 1) to the opposite.
@@ -71,7 +71,7 @@ class LocalSecrets:
 
     def observe(self, state: Any) -> None:
         """Remember what each seat holds now (call after every step): a seat knows the status
-        of every item it holds or once held (core.md §12.7)."""
+        of every item it holds or once held (protocol.md §C12.7)."""
         if not state.nx:
             return
         while len(self._seen) < state.n:

@@ -4,7 +4,7 @@ The CLI's job here is small: resolve ``--interface``/``--bind`` (``ui.netif``), 
 which network is used when it had to pick the default-route interface, find the game to join
 (``p2p.discovery``), then hand a ``p2p.node.PeerConfig`` to ``p2p.node.run_peer`` and turn its
 result into an exit code. Progress is JSON lines on stdout with ``--progress-json``
-(docs/protocol/cli.md), otherwise a few translated lines on stderr.
+(protocol.md part L), otherwise a few translated lines on stderr.
 """
 
 from __future__ import annotations
@@ -125,7 +125,7 @@ HUMAN_PROGRESS_INTERVAL_S = 5.0
 
 class HumanProgress:
     """Progress callback for people: a few translated lines on stderr (the JSON lines of
-    docs/protocol/cli.md are the machine form, ``--progress-json``)."""
+    protocol.md part L are the machine form, ``--progress-json``)."""
 
     def __init__(self, seats: int | None) -> None:
         self.seats = seats

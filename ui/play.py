@@ -69,7 +69,7 @@ class HumanSeat:
     ``PeerConfig.local_input`` contract: an Action/None now, or an awaitable of one when the
     game waits for this seat and nothing is queued. ``autoplay``: the ``bot`` decides
     (``engine.bots._niente.choose`` with our private view ``view()``, set by the driver:
-    core.md §12.7). ``auto_claim``: claim rent as soon as it is due.
+    protocol.md §C12.7). ``auto_claim``: claim rent as soon as it is due.
     """
 
     def __init__(self, bot: str = "default") -> None:
@@ -187,7 +187,7 @@ class _DriverBase:
 
     def private_view(self) -> dict:
         """What our player knows privately: ``{("bill", id) | ("card", index): fake}`` for the
-        items our seat holds or held (docs/protocol/core.md §12.7); {} when nothing is hidden."""
+        items our seat holds or held (protocol.md §C12.7); {} when nothing is hidden."""
         return {}
 
     def _notify(self, kind: str) -> None:
@@ -205,7 +205,7 @@ class _DriverBase:
 
     def turn_left(self) -> float | None:
         """Seconds left before the others vote our seat out if we do not decide (the turn
-        time, core.md §8.3), or None when no such limit runs (local games: none)."""
+        time, protocol.md §C8.3), or None when no such limit runs (local games: none)."""
         return None
 
 
@@ -462,7 +462,7 @@ class CreateRequest:
     ``double_go_salary``: True) and the timed game (``timed_minutes``, plus ``p2p.timed_ms``
     for a fraction of a minute: ``p2p.timed_clock.timed_options``); ``on_drop``: the rule for a
     player silent for ``drop_timeout`` seconds, "bot" (default), "bankrupt" or "off" (the game
-    waits; core.md §7.1). Both are part of the signed setup.
+    waits; protocol.md §C7.1). Both are part of the signed setup.
     """
 
     edition: str = "classico"

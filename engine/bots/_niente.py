@@ -2,7 +2,7 @@
 
 ``choose(state, seat, bot, view)`` is a pure function of the state and of ``view``, the seat's
 private knowledge: a mapping ``{("bill", id) | ("card", index): fake}`` of the statuses its
-player may know (its own bills and cards, now or earlier; docs/protocol/core.md §12.7). The
+player may know (its own bills and cards, now or earlier; protocol.md §C12.7). The
 engine never sees ``view``: every peer runs only its own seat's bot with its own view, and a
 dropped seat's replacement plays with ``view=None`` (no private knowledge), identically on every
 peer. Everything this module does not decide goes to ``engine.bots.choose``.

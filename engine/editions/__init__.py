@@ -103,7 +103,7 @@ class Tables:
         self.house_cost = [s.house_cost for s in squares]
         self.mortgage = [s.mortgage for s in squares]
         # Lifting a mortgage costs the mortgage plus 10 %, rounded up to the euro
-        # (Hasbro: "valore ipotecario aumentato del 10%"; rounding not printed, see engine.md).
+        # (Hasbro: "valore ipotecario aumentato del 10%"; rounding not printed, see protocol.md part E).
         self.fee = [(m * interest_pct + 99) // 100 for m in self.mortgage]
         self.lift = [m + f for m, f in zip(self.mortgage, self.fee)]
         self.amount = [s.amount for s in squares]

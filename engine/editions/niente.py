@@ -60,7 +60,7 @@ class DecoderRules:
     fake_rates: tuple[tuple[int, int, int], ...] = ()
     """Fake rate per denomination: (denomination, num, den): a bill of that denomination is
     fake with probability num/den (the hidden-information protocol's threshold,
-    engine.rules.counterfeit.fake_threshold; docs/protocol/core.md §12). In each Imprevisti
+    engine.rules.counterfeit.fake_threshold; protocol.md §C12). In each Imprevisti
     pair exactly one card is fake (rate 1/2 per card, fixed by the pairs)."""
 
 

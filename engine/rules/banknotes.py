@@ -4,7 +4,7 @@ Rulebook passages: "Il banchiere mescola le banconote e consegna a ciascun gioca
 1500)"; "ogni volta che pagate la Banca, posizionate il denaro in fondo al mazzo corrispondente";
 "Se trovate un falso ... tenetelo voi! Il giocatore ... dovrà utilizzarne altre".
 
-Model (docs/protocol/engine.md §8):
+Model (protocol.md §E8):
 
 * every bill has an int id for the whole game; ``nx[NX_DEN][id]`` is its denomination;
 * each player holds ``nx[NX_WALLET][seat]`` (ids, ascending); the bank holds the ordered pile
@@ -36,7 +36,7 @@ __all__ = ["NX_DEN", "NX_WALLET", "NX_PILE", "NX_PUB", "NX_LENS", "NX_FACEUP", "
            "select", "bank_take", "on_transfer", "move_bill", "check_bills", "restore_lenses",
            "UNKNOWN", "GENUINE", "FAKE", "DENOMINATIONS"]
 
-# Layout of State.nx (one list per entry; see engine.md §8 for the wire form).
+# Layout of State.nx (one list per entry; see protocol.md §E8 for the wire form).
 (NX_DEN, NX_WALLET, NX_PILE, NX_PUB, NX_LENS, NX_FACEUP, NX_HAND, NX_CPUB, NX_PAY, NX_WIN,
  NX_INSP, NX_CARD) = range(12)
 NX_FIELDS = ("den", "wallet", "pile", "pub", "lens", "faceup", "hand", "cpub", "pay", "win",

@@ -15,7 +15,7 @@ denaro alla Banca?").
   time ("devono essere messe immediatamente all'asta, una alla volta"), jail cards under their
   decks ("Rimettete eventuali carte Uscite gratis di prigione in fondo al mazzo").
 * With several creditors (Imprevisti "pagate 50 a ogni giocatore") the estate goes to the
-  creditor of the debt at the head of the queue (rule choice, engine.md).
+  creditor of the debt at the head of the queue (rule choice, protocol.md part E).
 * The last player not bankrupt wins ("fino a quando resta un solo giocatore, che vince").
 """
 from __future__ import annotations

@@ -10,7 +10,7 @@ alberghi", "La Banca non ha edifici a sufficienza?", "Come vendere gli edifici")
   ("non si può costruire nulla di nuovo").
 * Selling: half the price ("alla metà del loro prezzo d'acquisto"), evenly ("in maniera
   equilibrata"). A hotel sold becomes 4 houses ("scambiarli immediatamente con 4 case") when the
-  bank has 4 houses; otherwise (rule choice, engine.md) selling that hotel sells the whole colour
+  bank has 4 houses; otherwise (rule choice, protocol.md part E) selling that hotel sells the whole colour
   set down to the highest even level the bank's houses allow, at half price for every building.
 * Shortage ("La Banca non ha edifici a sufficienza?"): when two or more players ask in the same
   decision step for more houses (or hotels) than the bank has, none of those requests is

@@ -10,7 +10,7 @@ utilizzare una carta Imprevisti, gli altri giocatori possono girare un gettone .
 carta sul fondo del mazzo delle carte Imprevisti e incassate una ricompensa di 100"; "[In
 prigione] Non potete utilizzare la lente di ingrandimento".
 
-Lockstep form (docs/protocol/engine.md §8):
+Lockstep form (protocol.md §E8):
 
 * After a step in which players paid (``nx[NX_PAY]``), if some seat may inspect (in the game,
   not in jail, a green token, and a payment by another player whose bills still lie where they
@@ -23,7 +23,7 @@ Lockstep form (docs/protocol/engine.md §8):
 * A step with no inspection closes the window (the card's effect then applies). Otherwise each
   inspection spends one token and needs an outcome: the chance-like phase "inspection" waits for
   ``apply_reveal(state, fakes)``: the protocol layer opens every seat's committed share of the
-  item and sums them (docs/protocol/core.md §12). Engine-only simulations, which have no
+  item and sums them (protocol.md §C12). Engine-only simulations, which have no
   shares, may instead call ``apply_chance`` (``standin_outcomes``).
   Outcomes already public (a bill inspected before) need no reveal.
 * Outcomes: a fake bill moves from whoever holds it now (the payee, or the bank's pile if the
@@ -212,7 +212,7 @@ def fake_rate(ed, denomination: int) -> tuple[int, int]:
 
 def fake_threshold(ed, denomination: int, modulus: int) -> int:
     """T = floor(modulus * num / den): a bill of ``denomination`` is fake iff the sum of all
-    seats' shares modulo ``modulus`` is below T (docs/protocol/core.md §12.1)."""
+    seats' shares modulo ``modulus`` is below T (protocol.md §C12.1)."""
     num, den = fake_rate(ed, denomination)
     return modulus * num // den
 
@@ -224,7 +224,7 @@ def standin_outcomes(s, rng) -> list[bool]:
     opposite of its pair's public status, else fake when ``rng.below(2) == 0``.
 
     A network game never uses this: the lockstep layer opens the seats' committed shares and
-    calls ``niente_flow.apply_reveal`` (docs/protocol/core.md §12), so the holder of a bill
+    calls ``niente_flow.apply_reveal`` (protocol.md §C12), so the holder of a bill
     knows its status in advance and nobody can choose it."""
     cpub = s.nx[NX_CPUB]
     den_of = s.nx[NX_DEN]

@@ -5,7 +5,7 @@ mischiati." ... "Prima di iniziare la partita, i giocatori devono pagare alla Ba
 acquisto dei contratti che hanno ricevuto.").
 
 Runs inside the "first_player" chance step, before the rolls for who starts, from the same
-beacon stream (docs/protocol/engine.md §3): for each round r = 1..k (k contracts per player,
+beacon stream (protocol.md §E3): for each round r = 1..k (k contracts per player,
 ``Edition.start_for``), for each seat in seat order, the seat receives
 ``pool.pop(below(len(pool)))`` where ``pool`` starts as every property in board order — a
 uniform deal from a shuffled deck. Each contract's printed price is paid to the bank at once

@@ -1,7 +1,7 @@
 """Lobby options: common house rules and the timed game (new_game ``options``).
 
 Every option is off by default; the players agree them in the lobby, they are part of the
-setup and so of ``State.opts`` and the state hash (docs/protocol/engine.md §5, docs/RULES.md).
+setup and so of ``State.opts`` and the state hash (protocol.md §E5, docs/RULES.md).
 
 | key | value | rule |
 | --- | --- | --- |

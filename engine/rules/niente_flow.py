@@ -142,14 +142,14 @@ def standin_reveal(s, ev, rng) -> None:
     """Engine-only simulations (no peers, no shares): ``apply_chance`` on phase "inspection"
     draws the outcomes from the beacon (engine.rules.counterfeit.standin_outcomes). Network
     games never take this path: the lockstep layer supplies the outcomes of the opened shares
-    through ``apply_reveal`` (docs/protocol/core.md §12)."""
+    through ``apply_reveal`` (protocol.md §C12)."""
     counterfeit.reveal(s, ev, counterfeit.standin_outcomes(s, rng))
 
 
 def apply_reveal(state, fakes) -> tuple:
     """Phase "inspection": apply the fake/genuine outcomes (one bool per item of
     ``counterfeit.unknown_items(state)``, in order) on a copy: ``(new_state, events)``. The
-    p2p layer computes them from every seat's opened share (docs/protocol/core.md §12.5).
+    p2p layer computes them from every seat's opened share (protocol.md §C12.5).
     Raises ValueError if the state is not in that phase or the count is wrong."""
     if state.phase != P_REVEAL:
         raise ValueError("the state does not wait for inspection outcomes")

@@ -90,7 +90,7 @@ def absent_vote(s, seat: int, absent: Collection[int]) -> bool:
     this decision step? True when the game is timed, the time not yet up, ``seat`` still in
     and not yet voted, and a strict majority of the seats neither bankrupt nor in ``absent``
     have voted. Deterministic (state and the agreed drops only), so every peer and the
-    verifier fill the same input (docs/protocol/core.md §8.4)."""
+    verifier fill the same input (protocol.md §C8.4)."""
     if not s.opts[O_TIMED] or s.time_up & EXPIRED or s.out[seat] or s.time_up >> seat & 1:
         return False
     live = [i for i in range(s.n) if not s.out[i] and i not in absent]

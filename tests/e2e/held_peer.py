@@ -6,9 +6,9 @@ while the game is provably still running.
 plays its seat with ``engine.bots.choose(state, seat, "default")`` through
 ``PeerConfig.local_input`` and, at its first decision step >= K, prints the progress line
 ``{"type": "holding", "step": k}`` and answers that step only once FILE exists. Lockstep
-(core.md §3): no peer applies step k without our message, so until FILE is created every peer
+(protocol.md §C3): no peer applies step k without our message, so until FILE is created every peer
 is at step k or k - 1, never finished. Other progress lines are those of ``lanopoli join
---progress-json`` (docs/protocol/cli.md). Exit code 0 when the game ended, 1 when the node
+--progress-json`` (protocol.md part L). Exit code 0 when the game ended, 1 when the node
 stopped (an ``error`` line is printed).
 """
 

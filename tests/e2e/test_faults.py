@@ -1,5 +1,5 @@
 """End to end, real processes on loopback, through the node's fault-injecting transport
-(p2p/faults.py FaultPlan in p2p/transport.py Link; docs/protocol/network.md §6).
+(p2p/faults.py FaultPlan in p2p/transport.py Link; protocol.md §N6).
 
 Issue text: "`lanopoli demo --loss 0.2 --duplicate 0.1 --reorder 0.1 --seed S` must finish with
 the SAME final state hash as the same seed without faults (test at several fault rates)"; "A
@@ -52,7 +52,7 @@ def test_faulty_networks_give_the_same_game_as_a_clean_one(tmp_path):
 
 
 def transport_datagram(epoch: int, seq: int, payload: bytes) -> bytes:
-    """One transport datagram (network.md §2) from a fresh sender: DATA, nothing acknowledged."""
+    """One transport datagram (protocol.md §N2) from a fresh sender: DATA, nothing acknowledged."""
     return HEADER.pack(MAGIC, FLAG_DATA, epoch, 0, seq, 0, 0) + payload
 
 
@@ -86,7 +86,7 @@ def two_peer_game(spawn, tmp_path: Path, tag: str):
 
 def acked_through(s: socket.socket, epoch: int, count: int) -> None:
     """Read the receiver's acks on ``s`` until its cumulative ack covers chunks 0..count-1 of
-    our stream ``epoch`` (network.md §2.4): the transport took them all in order and handed
+    our stream ``epoch`` (protocol.md §N2.4): the transport took them all in order and handed
     each payload to the node, which passes session messages to the session at once."""
     while True:
         data = s.recv(2048)

@@ -1,6 +1,6 @@
 """End to end on a virtual LAN: one peer process per network namespace, the namespaces joined
 by a bridge (tests/e2e/netns.py), peers finding each other by real multicast mDNS on their
-veth address (DESIGN.md §5, §6; docs/protocol/network.md §3).
+veth address (DESIGN.md §5, §6; protocol.md §N3).
 
 Issue text: "A real virtual LAN in the tests ... runs one peer process per namespace ... and
 lets them find each other by real multicast mDNS ... The e2e suite plays a full game this way;

@@ -1,7 +1,7 @@
 """End to end, niente-e-come-sembra: `lanopoli demo --edition niente-e-come-sembra --peers 4`
 (real processes, mDNS, UDP on loopback), then `lanopoli verify --json` on a peer's log: every
 inspection checked against the seats' commitments and counted (issue "Counterfeit banknotes
-and fake Imprevisti cards that nobody can rig or lie about", docs/protocol/core.md §12)."""
+and fake Imprevisti cards that nobody can rig or lie about", protocol.md §C12)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """End to end, real processes on loopback: a peer killed with SIGKILL mid-game comes back, and a
-peer that never comes back loses its seat (docs/protocol/core.md §8-§10, network.md §5).
+peer that never comes back loses its seat (protocol.md §C8-§10, protocol.md §N5).
 
 Issue text: "A peer killed with SIGKILL mid-game and restarted with the same identity and log
 directory rejoins, catches up, and the game finishes with every peer agreeing. While a peer is

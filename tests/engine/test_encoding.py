@@ -1,4 +1,4 @@
-"""Canonical encodings (docs/protocol/engine.md "Actions", "State encoding")."""
+"""Canonical encodings (protocol.md part E "Actions", "State encoding")."""
 from dataclasses import fields
 
 import msgpack

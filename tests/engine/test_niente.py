@@ -276,7 +276,7 @@ def test_genuine_bill_changes_nothing():
 
 
 def test_inspection_outcomes_count_is_checked():
-    """engine.md §8: apply_reveal takes one outcome per inspected item; a wrong count raises."""
+    """protocol.md §E8: apply_reveal takes one outcome per inspected item; a wrong count raises."""
     s, ev = _paid_rent_window()
     bill = next(e for e in ev if isinstance(e, BillsMoved) and e.frm == 1).bills[0]
     s, _ = apply_action(s, 2, A.InspectBill(bill))

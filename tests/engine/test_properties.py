@@ -98,7 +98,7 @@ def test_random_playouts_keep_invariants(edition, seed, seats):
             assert state_hash(decode_state(encode_state(s))) == state_hash(s)
 
 
-# Decision kinds in which an all-silent step changes the state (docs/protocol/engine.md §2,
+# Decision kinds in which an all-silent step changes the state (protocol.md §E2,
 # §6 "Auction silence", RULES.md "silence pays the fine", niente "silence declines", "Debtor
 # silent", §8 inspection window).
 _SILENCE_ACTS = ("auction_bid", "card_choice", "take_card", "raise_money", "inspect_window")

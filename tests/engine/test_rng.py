@@ -1,4 +1,4 @@
-"""engine/rng.py: the PRNG wire contract (docs/protocol/engine.md "PRNG")."""
+"""engine/rng.py: the PRNG wire contract (protocol.md part E "PRNG")."""
 from hashlib import sha256
 
 import pytest

@@ -1,4 +1,4 @@
-"""Shared fuzz drivers (core.md §1 "never crashes"): random and mutated datagrams thrown at a
+"""Shared fuzz drivers (protocol.md §C1 "never crashes"): random and mutated datagrams thrown at a
 running 3-seat session, and mutated log files given to ``verify_log``. Used by
 tests/p2p/test_fuzz.py (a few thousand, hypothesis-driven) and bench/fuzz_session.py (100,000+,
 prints counts)."""

@@ -1,4 +1,4 @@
-"""Hash chains, seed commit-reveal and the beacon formula (DESIGN.md §3, core.md §4)."""
+"""Hash chains, seed commit-reveal and the beacon formula (DESIGN.md §3, protocol.md §C4)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""DNS-SD discovery on loopback only (docs/protocol/network.md, "Discovery"; DESIGN.md section 5).
+"""DNS-SD discovery on loopback only (protocol.md part N, "Discovery"; DESIGN.md section 5).
 
 Every zeroconf instance is given interfaces=["127.0.0.1"] and is closed in a finally block.
 """

@@ -1,4 +1,4 @@
-"""Malformed input never crashes a session or the verifier (core.md §1, §6): random and
+"""Malformed input never crashes a session or the verifier (protocol.md §C1, §6): random and
 mutated datagrams at a running session are counted and dropped, and the game still finishes
 with every peer agreeing; mutated log files give a report, never an exception.
 ``LANOPOLI_FUZZ_N`` raises the number of cases (bench/fuzz_session.py runs 100,000+)."""

@@ -1,4 +1,4 @@
-"""Game log format and offline verification (core.md §6): round trip, crash-truncated tail,
+"""Game log format and offline verification (protocol.md §C6): round trip, crash-truncated tail,
 and the first bad step named for a flipped byte, reordered messages and a forged signature."""
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def records(path):
 
 
 def write_records(path, recs):
-    """Write a log by hand from the documented format (core.md §6)."""
+    """Write a log by hand from the documented format (protocol.md §C6)."""
     with open(path, "wb") as f:
         f.write(b"LNPLOG1\n")
         for kind, payload in recs:

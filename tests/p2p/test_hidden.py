@@ -1,4 +1,4 @@
-"""Hidden information over the sans-I/O network (docs/protocol/core.md §12; DESIGN.md §4; issue
+"""Hidden information over the sans-I/O network (protocol.md §C12; DESIGN.md §4; issue
 "Counterfeit banknotes and fake Imprevisti cards that nobody can rig or lie about").
 
 Four peers play niente-e-come-sembra on the in-memory network with the niente bot, each with its
@@ -344,7 +344,7 @@ def test_engine_refuses_inspection(case, seat, code):
 
 
 def test_restart_from_the_log_rebuilds_the_private_view(tmp_path):
-    """core.md §12.6: a restarted peer replays its log through the same path and decrypts its
+    """protocol.md §C12.6: a restarted peer replays its log through the same path and decrypts its
     deliveries again: same state and the same private view."""
     from p2p.resume import resume_session
     lobbies = make_lobbies(4, edition=ED)

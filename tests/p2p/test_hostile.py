@@ -1,4 +1,4 @@
-"""Hostile peers against the resilience protocol (core.md §3.4, §8, §9): each test scripts one
+"""Hostile peers against the resilience protocol (protocol.md §C3.4, §8, §9): each test scripts one
 malicious seat and checks that every honest peer detects it, names the culprit and keeps the
 signed evidence, then either continues unharmed or halts with a clear reason."""
 

@@ -1,5 +1,5 @@
 """Identity (keys, domain-separated signatures, storage) and the strict wire format
-(docs/protocol/core.md §1-§2)."""
+(protocol.md §C1-§2)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Lobby/setup state machine (core.md §2): joins, seat order by public key, unanimous setup
+"""Lobby/setup state machine (protocol.md §C2): joins, seat order by public key, unanimous setup
 signatures, seed reveals, and what a misbehaving host or joiner causes."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Lockstep session (DESIGN.md §2, core.md §3, §5): full games over an in-memory network with a
+"""Lockstep session (DESIGN.md §2, protocol.md §C3, §5): full games over an in-memory network with a
 virtual clock, loss recovery by the timer, API misuse, and hostile peers."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Whole peers on loopback: transport + zeroconf (restricted to 127.0.0.1) + lobby + lockstep.
 
 Each peer is an asyncio task in this process with its own socket and its own zeroconf; they
-find each other by mDNS and play a complete game with bots (docs/protocol/network.md section 4,
+find each other by mDNS and play a complete game with bots (protocol.md part N section 4,
 DESIGN.md section 2: all peers end on the same state hash). The dice-race stand-in engine
 (tests/p2p/fake_engine.py) keeps these tests independent of the rules engine; test_node_engine.py
 plays the real one.

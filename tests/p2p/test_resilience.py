@@ -1,4 +1,4 @@
-"""Resilience of the lockstep session (core.md §8-§10): a peer killed mid-game restarts from its
+"""Resilience of the lockstep session (protocol.md §C8-§10): a peer killed mid-game restarts from its
 log and catches up; a damaged log is detected, reported and recovered; a silent seat is dropped
 by agreement and played by the bot (or retired); a seat that withholds its reveal gets exactly
 the roll it would have had. All in memory, virtual clock, fake engine."""
@@ -199,7 +199,7 @@ def test_drop_is_not_applied_when_one_seat_holds_the_message(tmp_path):
 def test_withholding_a_bad_roll_never_changes_it(tmp_path, game):
     """A scripted peer holds back its reveal until it has seen all others, computes its roll,
     and goes silent when it dislikes it (its own turn, roll <= 3). The others drop it; the roll
-    applied is exactly the one it tried to avoid (core.md §8.3)."""
+    applied is exactly the one it tried to avoid (protocol.md §C8.3)."""
     opts = dict(DROP, target=60, game=game)
     sessions, paths, secrets, _ = logged_game(tmp_path, 4, opts)
     cheat = 3

@@ -1,4 +1,4 @@
-"""The node's clock for a timed game (network.md §8): the duration from the setup options,
+"""The node's clock for a timed game (protocol.md §N8): the duration from the setup options,
 fractions of a minute, and when our seat sends its one TimeUp vote."""
 import pytest
 

@@ -1,4 +1,4 @@
-"""Dropped seats in a timed game (core.md §8.4, engine.md "TimeUp contract"): the filled input
+"""Dropped seats in a timed game (protocol.md §C8.4, protocol.md part E "TimeUp contract"): the filled input
 of a dropped seat is TimeUp once a strict majority of the present seats voted, else its bot's."""
 from engine import new_game
 from engine.actions import TimeUp

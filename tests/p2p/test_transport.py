@@ -1,6 +1,6 @@
 """Sans-I/O transport tests: an in-memory network on a virtual clock with seeded faults.
 
-Spec: docs/protocol/network.md, "Transport" (header, acks, retransmission, fragmentation,
+Spec: protocol.md part N, "Transport" (header, acks, retransmission, fragmentation,
 bounds, epochs) and DESIGN.md section 5 (ack, retransmit, dedupe, per-peer order, split).
 """
 

@@ -1,4 +1,4 @@
-"""The asyncio adapter on real UDP sockets bound to 127.0.0.1 (docs/protocol/network.md,
+"""The asyncio adapter on real UDP sockets bound to 127.0.0.1 (protocol.md part N,
 "Transport"): ordered exactly-once delivery, fragmentation, and recovery from injected loss."""
 
 import asyncio

@@ -1,4 +1,4 @@
-"""A slow player is not a lost peer (core.md §8.3 "ALIVE and the turn time"): a seat whose
+"""A slow player is not a lost peer (protocol.md §C8.3 "ALIVE and the turn time"): a seat whose
 session keeps sending ALIVE while its player thinks is not voted out after ``p2p.drop_timeout``,
 only after ``p2p.turn_time``; a silent seat is still dropped after the drop timeout. In memory,
 virtual clock, fake engine."""

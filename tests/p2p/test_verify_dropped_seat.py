@@ -1,5 +1,5 @@
 """``verify`` replays a dropped seat with the default bot even in an interpreter that never
-imported ``engine.bots`` (core.md §8.4: "Decision step, rule `bot`: engine.bots.choose(state,
+imported ``engine.bots`` (protocol.md §C8.4: "Decision step, rule `bot`: engine.bots.choose(state,
 seat, "default")"; §6: verify_log replays "dropped seats played as in §8.4").
 
 ``engine`` does not import its bots subpackage, so ``p2p.seat_loss.default_bot`` must import it

@@ -260,7 +260,7 @@ def test_progress_line_follows_the_most_advanced_peer():
 
 
 def test_json_lines_contract_example_parses():
-    # The examples of docs/protocol/cli.md must stay valid JSON objects with a "type".
-    text = (Path(__file__).resolve().parents[2] / "docs" / "protocol" / "cli.md").read_text(encoding="utf-8")
+    # The examples of protocol.md part L must stay valid JSON objects with a "type".
+    text = (Path(__file__).resolve().parents[2] / "protocol.md").read_text(encoding="utf-8")
     examples = [line.strip() for line in text.splitlines() if line.strip().startswith('{"type"')]
     assert {json.loads(e)["type"] for e in examples} >= {"found", "progress", "done"}

@@ -198,7 +198,7 @@ async def test_swapping_the_held_imprevisti_asks_first():
 
 
 def test_local_secrets_one_fake_per_pair_and_own_items_only():
-    """core.md §12.1 "exactly one of each pair" and §12.7: a seat's view holds only the items it
+    """protocol.md §C12.1 "exactly one of each pair" and §12.7: a seat's view holds only the items it
     holds or held; pinning a card fixes its twin."""
     st = engine.new_game(ED, 3)
     sec = LocalSecrets(seed=7, pinned={("card", 4): True})

@@ -95,7 +95,7 @@ def test_settings_remember_the_name(tmp_path):
 
 
 def test_footer_counts_down_the_turn_time_only_while_it_runs():
-    """core.md §8.3: while the game waits for our decision the footer shows the seconds left
+    """protocol.md §C8.3: while the game waits for our decision the footer shows the seconds left
     of the turn time (the others vote our seat out when it ends); local games have none."""
     from ui.play import LocalGame
     from ui.screens.game import GameScreen

@@ -334,7 +334,7 @@ def house_rule_label(key: str) -> str:
 class CreateDialog(_Dialog):
     """A new game: edition, seats, bots for the empty seats, and the lobby options of ``lanopoli
     host`` (ui/peer.py ``game_options``): the rule for a player who drops out (``on_drop`` bot /
-    bankrupt / off, after ``drop_timeout`` s of silence, core.md §7.1), the house rules (all off
+    bankrupt / off, after ``drop_timeout`` s of silence, protocol.md §C7.1), the house rules (all off
     by default) and the timed game (minutes; editions with ``timed_game`` only). Bad input shows
     an error and keeps the dialog. Dismisses a CreateRequest or None."""
 

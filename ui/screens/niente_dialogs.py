@@ -1,9 +1,9 @@
-"""Dialogs of niente-e-come-sembra (docs/protocol/engine.md §8): inspect a bill or a card with
+"""Dialogs of niente-e-come-sembra (protocol.md §E8): inspect a bill or a card with
 the magnifier, take a face-up Imprevisti, use a kept card.
 
 Like the other dialogs (ui/screens/dialogs.py) each offers only the actions in
 ``engine.legal_actions`` for our seat and dismisses the chosen engine action, or None when
-cancelled. What we know privately (``driver.private_view()``, core.md §12.7) is shown next to
+cancelled. What we know privately (``driver.private_view()``, protocol.md §C12.7) is shown next to
 the choices — a bill we once held and know to be fake, a card we know — and never sent.
 """
 

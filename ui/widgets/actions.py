@@ -6,7 +6,7 @@ card, declare bankruptcy) carry their engine action; the others open a dialog (b
 build/sell/mortgage/lift, trade, answer an offer, settle inherited mortgages) that again only
 offers legal choices. The ``ActionBar`` shows them as buttons and posts ``Chosen``.
 
-niente-e-come-sembra (docs/protocol/engine.md §8): inspect a bill or the card being used
+niente-e-come-sembra (protocol.md §E8): inspect a bill or the card being used
 (dialog) or let the window pass ("nothing" for the step), take a face-up Imprevisti (dialog) or
 decline it, use a kept card (dialog); selling a property back to the bank and buying hotels are
 in the properties dialog.

@@ -1,8 +1,8 @@
 """The players: money, properties grouped by colour, jail cards, who is in jail or out.
 
-niente-e-come-sembra adds (docs/protocol/engine.md §8): the magnifier tokens of every player
+niente-e-come-sembra adds (protocol.md §E8): the magnifier tokens of every player
 (● green, ● red), our own bills by denomination with the ones we know are fake marked ✗ (from
-our private view, core.md §12.7; the others' money is shown as a total only), our kept cards
+our private view, protocol.md §C12.7; the others' money is shown as a total only), our kept cards
 and the others' card count, and the three face-up Imprevisti."""
 
 from __future__ import annotations
