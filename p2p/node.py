@@ -67,7 +67,8 @@ OWN_SUFFIX = ".own"  # <log>.own: our own signed step messages (protocol.md §C6
 class NodeError(Exception):
     """The peer stopped without finishing the game. ``code``: "lobby" | "desync" |
     "equivocation" | "cheat" | "beacon" | "stalled" | "timeout" | "not_found" | "local_input" |
-    "resume"; ``step``: the lockstep step (or None); the message is English."""
+    "resume" | "internal" (our own handler failed); ``step``: the lockstep step (or None); the
+    message is English."""
 
     def __init__(self, code: str, message: str, step: int | None = None) -> None:
         super().__init__(message)
@@ -358,7 +359,8 @@ class Node:
             if found is not None:
                 await self._resume(found)
                 return
-        self.link = await Link.open(cfg.bind, cfg.port, self._on_message, faults=cfg.faults)
+        self.link = await Link.open(cfg.bind, cfg.port, self._on_message, faults=cfg.faults,
+                                    on_error=self._link_failed)
         self.discovery = Discovery([cfg.interface or cfg.bind])
         await self.discovery.start()
         now = self.loop.time()
@@ -415,6 +417,17 @@ class Node:
         if self.lobby is not None:
             self.lobby.receive_message(payload, addr, self.loop.time())
             self._pump_lobby()
+
+    def _link_failed(self, exc: BaseException) -> None:
+        """``Link`` ``on_error``: our own message handler raised (a bug, or a local failure
+        such as a log that cannot be written). Fail the peer with it at once instead of
+        hanging until the timeout: a ``NodeError`` as is, anything else as code "internal"."""
+        if isinstance(exc, NodeError):
+            self._fail(exc)
+            return
+        err = NodeError("internal", f"handling a message failed: {exc!r}", self.step)
+        err.__cause__ = exc
+        self._fail(err)
 
     def _send_all(self, raw: bytes) -> None:
         send = self.link.send
@@ -668,10 +681,12 @@ class Node:
         mine = eps[seat]
         port = cfg.port or mine[1]
         try:
-            self.link = await Link.open(cfg.bind, port, self._on_message, faults=cfg.faults)
+            self.link = await Link.open(cfg.bind, port, self._on_message, faults=cfg.faults,
+                                        on_error=self._link_failed)
         except OSError:
             # Our old port is taken: the others cannot reach us until they hear from us.
-            self.link = await Link.open(cfg.bind, 0, self._on_message, faults=cfg.faults)
+            self.link = await Link.open(cfg.bind, 0, self._on_message, faults=cfg.faults,
+                                        on_error=self._link_failed)
         now = self.loop.time()
         try:
             sess, rep = resume_session(path, self.identity, info["chain_secret"], self.engine,
@@ -763,12 +778,15 @@ class Node:
         self._timer = None
         self._timer_at = None
         now = self.loop.time()
-        if self.session is not None:
-            self.session.handle_timer(now)
-            self._pump_session()
-        elif self.lobby is not None:
-            self.lobby.handle_timer(now)
-            self._pump_lobby()
+        try:
+            if self.session is not None:
+                self.session.handle_timer(now)
+                self._pump_session()
+            elif self.lobby is not None:
+                self.lobby.handle_timer(now)
+                self._pump_lobby()
+        except Exception as exc:  # noqa: BLE001 - a timer callback's error would only be logged
+            self._link_failed(exc)
 
     def _emit(self, msg: dict) -> None:
         if self.cfg.progress is not None:
@@ -791,7 +809,12 @@ class Node:
             self._ticker = None
         try:
             if self.link is not None and self.phase == "done":
-                await self.link.drain(self.cfg.linger)
+                try:
+                    await self.link.drain(self.cfg.linger)
+                except Exception as exc:  # noqa: BLE001 - our handler failed while lingering
+                    if isinstance(exc, NodeError):
+                        raise
+                    raise NodeError("internal", f"handling a message failed: {exc!r}", self.step) from exc
         finally:
             for t in list(self._tasks):
                 t.cancel()

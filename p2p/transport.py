@@ -498,13 +498,23 @@ class Link:
     reorders outgoing datagrams and, during its partition windows, drops incoming ones too
     (``partition_dropped``), for tests and demos only. Never connect()s the socket: a connected
     UDP socket raises on ICMP errors (DESIGN.md section 5).
+
+    An exception raised by ``on_message`` is a bug of the layer above, not bad input (bad
+    datagrams never reach it: the ``Endpoint`` drops and counts them). It is not swallowed:
+    the first one is kept in ``handler_error``, handed to ``on_error(exc)`` if given (the node
+    fails the peer with it), and re-raised by ``drain``; the link keeps running so the owner
+    can still close it cleanly.
     """
 
     def __init__(self, sock: Any, endpoint: Endpoint,
-                 on_message: Callable[[Addr, bytes], None], faults: Any = None) -> None:
+                 on_message: Callable[[Addr, bytes], None], faults: Any = None,
+                 on_error: Callable[[BaseException], None] | None = None) -> None:
         self._sock = sock
         self.endpoint = endpoint
         self._on_message = on_message
+        self._on_error = on_error
+        #: The first exception ``on_message`` raised, or None (re-raised by ``drain``).
+        self.handler_error: BaseException | None = None
         self._faults = faults
         self._loop = asyncio.get_running_loop()
         self._timer: asyncio.TimerHandle | None = None
@@ -521,12 +531,14 @@ class Link:
 
     @classmethod
     async def open(cls, host: str, port: int, on_message: Callable[[Addr, bytes], None], *,
-                   epoch: int | None = None, max_peers: int = 32, faults: Any = None) -> Link:
-        """Bind a UDP socket to (host, port) and start receiving. Raises OSError if it cannot."""
+                   epoch: int | None = None, max_peers: int = 32, faults: Any = None,
+                   on_error: Callable[[BaseException], None] | None = None) -> Link:
+        """Bind a UDP socket to (host, port) and start receiving. Raises OSError if it cannot.
+        ``on_error``: called with an exception ``on_message`` raised (see the class doc)."""
         import asyncio_dgram
 
         sock = await asyncio_dgram.bind((host, port))
-        return cls(sock, Endpoint(epoch=epoch, max_peers=max_peers), on_message, faults)
+        return cls(sock, Endpoint(epoch=epoch, max_peers=max_peers), on_message, faults, on_error)
 
     def send(self, addr: Addr, payload: bytes) -> None:
         """Queue ``payload`` for ``addr``; it goes out at the next flush (soon, this loop turn)."""
@@ -597,24 +609,43 @@ class Link:
                     for src, payload in delivered:
                         try:
                             self._on_message(src, payload)
-                        except Exception as exc:  # noqa: BLE001 - a bug must not stop the link
-                            self.handler_errors += 1
-                            loop.call_exception_handler({
-                                "message": "lanopoli Link: on_message failed", "exception": exc})
+                        except Exception as exc:  # noqa: BLE001 - handed to the owner, below
+                            self._handler_failed(exc)
                 finally:
                     self._in_rx = False
             self._flush()
 
+    def _handler_failed(self, exc: Exception) -> None:
+        """``on_message`` raised: keep the first exception, tell the owner (or, without
+        ``on_error``, the loop's exception handler, so it is never silent)."""
+        self.handler_errors += 1
+        if self.handler_error is None:
+            self.handler_error = exc
+        if self._on_error is not None:
+            try:
+                self._on_error(exc)
+            except Exception as exc2:  # noqa: BLE001 - the receive task must go on
+                self._loop.call_exception_handler({
+                    "message": "lanopoli Link: on_error failed", "exception": exc2})
+        else:
+            self._loop.call_exception_handler({
+                "message": "lanopoli Link: on_message failed", "exception": exc})
+
     async def drain(self, timeout: float) -> bool:
         """Keep answering retransmissions until every channel is idle or ``timeout`` s pass.
 
-        Returns True if everything was acknowledged.
+        Returns True if everything was acknowledged. Raises the exception ``on_message`` raised
+        (``handler_error``), if any, before or while draining.
         """
         deadline = self._loop.time() + timeout
         while self._loop.time() < deadline:
+            if self.handler_error is not None:
+                raise self.handler_error
             if self.endpoint.idle:
                 return True
             await asyncio.sleep(0.005)
+        if self.handler_error is not None:
+            raise self.handler_error
         return self.endpoint.idle
 
     async def close(self) -> None:

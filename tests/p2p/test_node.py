@@ -99,3 +99,45 @@ def test_config_refuses_wildcard_bind_and_bad_role():
         PeerConfig(role="host", bind="0.0.0.0")
     with pytest.raises(ValueError):
         PeerConfig(role="server")
+
+
+def test_a_failing_message_handler_fails_the_peer_at_once(tmp_path):
+    """A bug in the node's handler (here: the bot raises at its third call) is not swallowed by the
+    transport's receive loop (protocol.md §N4): the peer fails with NodeError "internal" long
+    before its timeout instead of hanging."""
+
+    calls = []
+
+    def broken_bot(state, seat, bot):
+        calls.append(seat)
+        if len(calls) >= 3:
+            raise RuntimeError("bot bug")
+        return race_bot(state, seat, bot)
+
+    async def run():
+        gid_known = asyncio.get_running_loop().create_future()
+
+        def on_host(msg):
+            if msg["type"] == "hosting" and not gid_known.done():
+                gid_known.set_result(bytes.fromhex(msg["game_id"]))
+
+        common = dict(bind="127.0.0.1", engine=fake_engine, edition="race", options={"target": 40},
+                      chain_length=1024, timeout=60, discovery_timeout=20)
+        host = asyncio.ensure_future(run_peer(PeerConfig(role="host", seats=2, name="p0",
+                                                         choose=broken_bot, progress=on_host,
+                                                         log_dir=tmp_path / "h", **common)))
+        gid = await asyncio.wait_for(gid_known, 20)
+        joiner = asyncio.ensure_future(run_peer(PeerConfig(role="join", name="p1", game_id=gid,
+                                                           choose=race_bot, log_dir=tmp_path / "j",
+                                                           **common)))
+        try:
+            with pytest.raises(NodeError) as info:
+                await asyncio.wait_for(host, 20)
+        finally:
+            joiner.cancel()
+            await asyncio.gather(joiner, return_exceptions=True)
+        return info.value
+
+    err = asyncio.run(run())
+    assert err.code == "internal"
+    assert "bot bug" in str(err)

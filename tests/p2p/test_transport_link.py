@@ -49,3 +49,40 @@ def test_link_recovers_from_injected_loss_dup_reorder(seed):
     msgs, got, totals = asyncio.run(exchange(plan, back))
     assert got["b"] == msgs
     assert totals["retransmits"] > 0
+
+
+def test_handler_exception_reaches_the_owner_and_bad_datagrams_do_not():
+    """An exception in ``on_message`` is a bug of the layer above (protocol.md §N4): it is
+    handed to ``on_error`` and re-raised by ``drain``, never swallowed; a malformed datagram
+    is dropped and counted and never reaches the handler."""
+
+    async def run():
+        seen, errors = [], []
+        got_all = asyncio.Event()
+
+        def on_b(addr, payload):
+            if payload == b"boom":
+                raise ValueError("handler bug")
+            seen.append(payload)
+            if payload == b"after":
+                got_all.set()
+
+        a = await Link.open("127.0.0.1", 0, lambda addr, p: None)
+        b = await Link.open("127.0.0.1", 0, on_b, on_error=errors.append)
+        try:
+            a._sock._transport.sendto(b"\xb1\x00short", b.address)  # malformed: dropped, counted
+            for m in (b"before", b"boom", b"after"):
+                a.send(b.address, m)
+            await asyncio.wait_for(got_all.wait(), 10)
+            assert seen == [b"before", b"after"]  # the link went on delivering
+            assert [str(e) for e in errors] == ["handler bug"]
+            assert b.handler_errors == 1 and isinstance(b.handler_error, ValueError)
+            totals = b.endpoint.totals()
+            assert totals["malformed"] + totals["unknown_dropped"] == 1
+            with pytest.raises(ValueError, match="handler bug"):
+                await b.drain(1)
+        finally:
+            await a.close()
+            await b.close()
+
+    asyncio.run(run())
