@@ -1,0 +1,245 @@
+"""Generate the published test vectors of protocol.md "Test vectors" (tests/vectors/*.json,
+tests/vectors/game.lnplog).
+
+Every value here is computed by the reference code (engine/, p2p/) from fixed inputs; nothing
+is typed in by hand. tests/test_vectors.py recomputes every vector with ``compute_*`` below
+and compares it with the checked-in files, so a change in behaviour fails the suite. When the
+change is deliberate (and the protocol version was bumped, protocol.md part E "Versioning"),
+regenerate and commit the new files:
+
+    /work/venv/bin/python tests/vectors/make_vectors.py
+
+Files (all JSON: bytes as lowercase hex strings, keys sorted):
+
+* ``rng.json``    — §E3 PRNG: stream bytes, dice, card draws, ``below(n)`` sequences per beacon.
+* ``chain.json``  — §C4: demo secrets, hash-chain head and reveals, seed commitments, game seed,
+  beacons.
+* ``sig.json``    — §C2/§C3: a demo identity, a STEP body, its domain-separated signed bytes,
+  the Ed25519 signature and envelope; a step digest.
+* ``game.json``   — a complete 2-seat classico game from fixed demo seeds: setup bytes, setup
+  hash, game seed, the encoding of the initial state (§E4), the state hash after each of the
+  first ``FIRST_HASHES`` steps (``first_state_hashes[k]`` = after step k) and the final one.
+* ``game.lnplog`` — the game log of that game (§C6, byte-identical on every peer).
+* ``verify.json`` — ``lanopoli verify --json game.lnplog`` without the two run-dependent keys
+  ``log`` (the path) and ``seconds`` (the time taken).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import engine as E  # noqa: E402
+import engine.bots  # noqa: E402,F401  (E.bots)
+from engine.rng import BeaconRng  # noqa: E402
+from p2p import beacon as B  # noqa: E402
+from p2p import const as C  # noqa: E402
+from p2p.gamelog import LogWriter  # noqa: E402
+from p2p.identity import Identity, signed_bytes  # noqa: E402
+from p2p.lobby import Lobby  # noqa: E402
+from p2p.lockstep import GameOver, StepApplied, step_digest  # noqa: E402
+from p2p.wire import MSG_STEP, encode_step_body, pack, seal, setup_hash  # noqa: E402
+
+#: Demo seed strings of the two seats of the sample game, as given to ``lanopoli host/join
+#: --seed`` (identity = Identity.from_seed(seed), secrets derived from the same bytes).
+#: The first is the host's. Chosen among GAME_CANDIDATES for the shortest game (small log).
+GAME_CANDIDATES = [(f"vector-host-{i}", f"vector-join-{i}") for i in range(12)]
+FIRST_HASHES = 40
+"""How many per-step state hashes game.json lists from step 0 (plus the final one)."""
+
+RNG_BOUNDS = [2, 3, 6, 16, 28, 40, 100, 251, 257, 1000, 65537, 2**31 + 1, 2**32]
+
+
+def _h(label: str) -> bytes:
+    return hashlib.sha256(label.encode()).digest()
+
+
+def _rng_beacons() -> list[bytes]:
+    """Fixed beacons: all-zero, all-0xff, SHA-256 of labels, and the first labelled beacon whose
+    first stream byte is >= 252 (so the die's rejection path is exercised)."""
+    out = [bytes(32), b"\xff" * 32, _h("lanopoli vector beacon 0"), _h("lanopoli vector beacon 1")]
+    i = 0
+    while hashlib.sha256(_h(f"lanopoli vector reject {i}") + bytes(8)).digest()[0] < 252:
+        i += 1
+    out.append(_h(f"lanopoli vector reject {i}"))
+    return out
+
+
+def compute_rng() -> dict:
+    """§E3 vectors. Per beacon: ``stream`` = first 40 bytes (block 0 and the start of block 1),
+    ``dice`` = the two dice of a ``dice`` chance step (fresh PRNG), ``dice_run`` = 12 dice drawn
+    one after another from one PRNG, ``card`` = ``{undrawn: index}`` for a ``card`` chance step
+    (one ``below(undrawn)`` from a fresh PRNG), ``below`` = ``[n, value]`` drawn in sequence from
+    one PRNG for the bounds RNG_BOUNDS."""
+    vecs = []
+    for b in _rng_beacons():
+        stream = (hashlib.sha256(b + (0).to_bytes(8, "big")).digest()
+                  + hashlib.sha256(b + (1).to_bytes(8, "big")).digest())[:40]
+        r = BeaconRng(b)
+        dice = [r.die(), r.die()]
+        r = BeaconRng(b)
+        run = [r.die() for _ in range(12)]
+        card = {str(u): BeaconRng(b).below(u) for u in (16, 15, 14, 9, 2, 1)}
+        r = BeaconRng(b)
+        below = [[n, r.below(n)] for n in RNG_BOUNDS]
+        vecs.append({"beacon": b.hex(), "stream": stream.hex(), "dice": dice, "dice_run": run,
+                     "card": card, "below": below})
+    return {"spec": "protocol.md §E3", "vectors": vecs}
+
+
+def compute_chain() -> dict:
+    """§C4 vectors for two demo seats of one game id: derived secrets, a full-length chain head
+    (n = CHAIN_LENGTH) and its first three reveals, a short chain (n = 4) written out, the seed
+    commitments, the game seed and the beacons of steps 0 and 7 for the first reveals."""
+    seeds = [b"vector-seat-a", b"vector-seat-b"]
+    gid = B.derive_secret(seeds[0], b"game-id", b"")[:16]
+    seats = []
+    for s in seeds:
+        chain_secret = B.derive_secret(s, b"chain", gid)
+        seed_secret = B.derive_secret(s, b"seed", gid)
+        ch = B.HashChain(chain_secret, C.CHAIN_LENGTH)
+        reveals = [ch.next_reveal() for _ in range(3)]
+        short = B.HashChain(chain_secret, 4)
+        seats.append({"demo_seed": s.decode(), "chain_secret": chain_secret.hex(),
+                      "chain_head": ch.head.hex(), "reveals": [r.hex() for r in reveals],
+                      "short_chain_h0_to_h4": [short.value(i).hex() for i in range(5)],
+                      "seed_secret": seed_secret.hex(),
+                      "seed_commit": B.seed_commitment(seed_secret).hex()})
+    gseed = B.game_seed([bytes.fromhex(x["seed_secret"]) for x in seats])
+    first = [bytes.fromhex(x["reveals"][0]) for x in seats]
+    beacons = [{"step": k, "reveal_index": 0, "beacon": B.beacon(gseed, k, first).hex()}
+               for k in (0, 7)]
+    return {"spec": "protocol.md §C2.2, §C4", "game_id": gid.hex(),
+            "chain_length": C.CHAIN_LENGTH, "seats": seats, "game_seed": gseed.hex(),
+            "beacons": beacons}
+
+
+def compute_sig() -> dict:
+    """§C1–§C3 vectors: demo identity ``vector-seat-a``, a STEP body (step 5, seat 1, action
+    RollDice), the bytes Ed25519 signs, the signature, the envelope, and the digest of a step
+    made of that body and a nil-input body of seat 0."""
+    seed = b"vector-seat-a"
+    ident = Identity.from_seed(seed)
+    gid = B.derive_secret(seed, b"game-id", b"")[:16]
+    prev_hash, prev_digest = _h("vector prev hash"), _h("vector prev digest")
+    body = pack(encode_step_body(gid, 5, 1, prev_hash, prev_digest, [1]))
+    other = pack(encode_step_body(gid, 5, 0, prev_hash, prev_digest, None))
+    domain = C.DOMAIN_STEP
+    signed = signed_bytes(domain, body)
+    sig = ident.sign(domain, body)
+    env = seal(ident, MSG_STEP, [gid, 5, 1, prev_hash, prev_digest, [1]])
+    return {"spec": "protocol.md §C1, §C2, §C3.1, §C3.2", "demo_seed": seed.decode(),
+            "ed25519_private": hashlib.sha256(b"lanopoli/1/ed25519\x00" + seed).hexdigest(),
+            "x25519_private": hashlib.sha256(b"lanopoli/1/x25519\x00" + seed).hexdigest(),
+            "ed25519_public": ident.public_key.hex(), "x25519_public": ident.x25519_public_key.hex(),
+            "fingerprint": ident.fingerprint, "game_id": gid.hex(),
+            "step_body": {"step": 5, "seat": 1, "prev_hash": prev_hash.hex(),
+                          "prev_digest": prev_digest.hex(), "input": [1]},
+            "body": body.hex(), "domain": domain.decode(), "signed_bytes": signed.hex(),
+            "signature": sig.hex(), "envelope": env.hex(),
+            "digest_bodies": [other.hex(), body.hex()],
+            "digest": step_digest([other, body]).hex()}
+
+
+def play_game(seeds: tuple[str, str], log_path: Path) -> dict:
+    """Run the lobby and a whole lockstep game of two in-memory peers (no loss, every seat's
+    input chosen by ``engine.bots.choose(state, seat)``), writing seat 0's log to ``log_path``.
+    Returns the game facts of game.json."""
+    ids = [Identity.from_seed(s.encode()) for s in seeds]
+    addrs = [("127.0.0.1", 41000), ("127.0.0.1", 41001)]
+    host = Lobby.host(ids[0], edition="classico", seats=2, name="host", endpoint=addrs[0],
+                      demo_seed=seeds[0].encode())
+    join = Lobby.join(ids[1], host_addr=addrs[0], game_id=host.game_id, name="joiner",
+                      demo_seed=seeds[1].encode())
+    lobbies = {addrs[0]: host, addrs[1]: join}
+    while True:
+        batch = [(src, dst, raw) for src, lob in lobbies.items() for dst, raw in lob.messages_to_send()]
+        if not batch:
+            break
+        for src, dst, raw in batch:
+            lobbies[tuple(dst)].receive_message(raw, src, 0.0)
+    ordered = sorted(lobbies.values(), key=lambda lob: lob.my_seat)
+    writer = LogWriter(log_path, ordered[0].log_header())
+    sessions = [lob.start_session(E, log=writer if i == 0 else None) for i, lob in enumerate(ordered)]
+    hashes: list[str] = []
+    over = None
+    for _ in range(1_000_000):
+        for s in sessions:
+            if s.needs_local_input() is not None:
+                s.submit_local_input(E.bots.choose(s.state, s.my_seat), now=0.0)
+        moved = False
+        for i, s in enumerate(sessions):
+            for raw in s.messages_to_send():
+                sessions[1 - i].receive_message(raw, 0.0)
+                moved = True
+        for i, s in enumerate(sessions):
+            while (ev := s.next_event()) is not None:
+                if i == 0 and isinstance(ev, StepApplied):
+                    hashes.append(ev.state_hash.hex())
+                if i == 0 and isinstance(ev, GameOver):
+                    over = ev
+        if over is not None or not moved:
+            break
+    writer.close()
+    if over is None:
+        raise RuntimeError(f"game {seeds} did not finish")
+    init = E.new_game("classico", 2, {})
+    return {"seeds": list(seeds), "edition": "classico", "seats": 2, "options": [],
+            "game_id": host.game_id.hex(), "setup": ordered[0].setup_bytes.hex(),
+            "setup_hash": setup_hash(ordered[0].setup_bytes).hex(),
+            "game_seed": ordered[0].game_seed.hex(),
+            "initial_state": E.encode_state(init).hex(),
+            "initial_state_hash": E.state_hash(init).hex(),
+            "steps": over.steps, "winner": over.winner,
+            "first_state_hashes": hashes[:FIRST_HASHES], "final_state_hash": over.final_hash.hex(),
+            "log_sha256": hashlib.sha256(log_path.read_bytes()).hexdigest()}
+
+
+def verify_json(log_path: Path) -> dict:
+    """``lanopoli verify --json`` of the log (subprocess), minus the keys ``log`` and
+    ``seconds``; the exit code is added as ``exit_code``."""
+    proc = subprocess.run([sys.executable, "-m", "ui.cli", "verify", "--json", str(log_path)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "LANG": "C.UTF-8"})
+    out = json.loads(proc.stdout)
+    out.pop("log", None)
+    out.pop("seconds", None)
+    out["exit_code"] = proc.returncode
+    return out
+
+
+def _dump(path: Path, obj: dict) -> None:
+    path.write_text(json.dumps(obj, indent=1, sort_keys=True) + "\n")
+
+
+def main() -> None:
+    _dump(HERE / "rng.json", compute_rng())
+    _dump(HERE / "chain.json", compute_chain())
+    _dump(HERE / "sig.json", compute_sig())
+    best = None
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, seeds in enumerate(GAME_CANDIDATES):
+            p = Path(tmp) / f"{i}.lnplog"
+            facts = play_game(seeds, p)
+            if best is None or p.stat().st_size < best[1].stat().st_size:
+                best = (facts, p)
+        facts, p = best
+        (HERE / "game.lnplog").write_bytes(p.read_bytes())
+    _dump(HERE / "game.json", facts)
+    _dump(HERE / "verify.json", verify_json(HERE / "game.lnplog"))
+    print(f"game {facts['seeds']}: {facts['steps']} steps, "
+          f"{(HERE / 'game.lnplog').stat().st_size} bytes")
+
+
+if __name__ == "__main__":
+    main()
