@@ -242,6 +242,15 @@ class Lobby:
         ``SetupProposed``, ``GameStarted``, ``LobbyAborted``, ``LobbyPeerMisbehaved``."""
         return self._events.popleft() if self._events else None
 
+    def peer_addresses(self) -> list:
+        """Addresses of the peers this lobby deals with, for the transport's stranger eviction
+        (protocol.md §N2.6): host — every player whose valid JOIN it accepted; joiner — the
+        host; both — every seat's endpoint once the setup is proposed."""
+        addrs = [a for _, a in self._joined.values()] + list(self.endpoints)
+        if self._host_addr is not None:
+            addrs.append(self._host_addr)
+        return [tuple(a) for a in addrs if a is not None]
+
     def get_timer(self) -> float | None:
         """When ``handle_timer`` must run (join or setup deadline), or None."""
         return self._deadline if self.phase in (JOINING, SIGNING, REVEALING) else None

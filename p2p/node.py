@@ -440,6 +440,8 @@ class Node:
         lobby = self.lobby
         for addr, raw in lobby.messages_to_send():
             self.link.send((str(addr[0]), int(addr[1])), raw)
+        # Channels of strangers (no valid JOIN) may be evicted; these may not (protocol.md §N2.6).
+        self.link.endpoint.trust(lobby.peer_addresses())
         observer = self.cfg.observer
         while (ev := lobby.next_event()) is not None:
             if observer is not None:
@@ -451,6 +453,8 @@ class Node:
                 if self.cfg.role == "host":
                     self._update_ad(seats_taken=ev.setup.seats, state=RUNNING)
             elif isinstance(ev, GameStarted):
+                # From now on only the seats' endpoints may open channels (protocol.md §N2.6).
+                self.link.endpoint.restrict(ev.endpoints)
                 self._start_game(ev)
                 return
             elif isinstance(ev, LobbyAborted):
@@ -708,6 +712,7 @@ class Node:
         self.session = sess
         self.seat = sess.my_seat
         self.peers = [tuple(a) for i, a in enumerate(eps) if i != sess.my_seat]
+        self.link.endpoint.restrict(self.peers)  # only the seats may talk to us (§N2.6)
         self.names = tuple(p.name for p in sess.setup.players)
         self.log_path = path
         self._log = sess.log

@@ -19,7 +19,10 @@ Theory of operation (wire contract: protocol.md part N, "Transport"):
   or at once when the selective ack shows ``PACKET_THRESHOLD`` later datagrams arrived.
 * Buffers are bounded: at most ``SEND_WINDOW`` datagrams in flight, ``MAX_SEND_BUFFER`` bytes
   queued (``send`` raises ``BufferFull`` beyond it), ``RECV_WINDOW`` datagrams buffered out of
-  order, ``MAX_MESSAGE`` bytes per reassembled payload, ``max_peers`` channels per endpoint.
+  order, ``MAX_MESSAGE`` bytes per reassembled payload, ``MAX_RECV_BUFFER`` bytes buffered on
+  the receive side across all channels, ``max_peers`` channels per endpoint; channels opened by
+  strangers are evicted when idle or when room is needed, and once the game started only the
+  setup's endpoints may open channels (``Endpoint.trust``/``restrict``).
 * The epoch (random per endpoint instance) tells a restarted peer from a late datagram: when a
   peer's epoch changes, both directions of the channel start again from sequence 0 and
   whatever was queued for the old instance is discarded (the lockstep layer catches a restarted
@@ -72,9 +75,21 @@ ACK_EVERY = 4  # ...or after this many in-order datagrams, whichever comes first
 PACKET_THRESHOLD = 3  # a datagram is lost once 3 later ones are acknowledged
 SEND_WINDOW = 64  # datagrams in flight per peer (~75 KB: below a default socket buffer)
 RECV_WINDOW = 256  # datagrams buffered ahead of the next expected one
-MAX_MESSAGE = 4 * 1024 * 1024  # bytes per payload (a catch-up of a long log fits)
+MAX_MESSAGE = 72 * 1024
+"""Bytes per payload. The largest legitimate message is a CATCHUP_RESP (64 KiB,
+``const.MAX_CATCHUP_MSG``); lobby messages are at most 16 KiB (a SETUP_SIG with the
+hidden-information leaves of protocol.md §C12.2 is ~11.7 KB). 8 KiB of margin. Kept small on
+purpose: every channel, even one opened by an unauthenticated stranger, may buffer this much."""
 MAX_SEND_BUFFER = 8 * 1024 * 1024  # bytes queued or in flight per peer
 RETIRED_EPOCHS = 4  # epochs of earlier instances of a peer remembered to drop their stragglers
+MAX_RECV_BUFFER = 4 * 1024 * 1024
+"""Bytes buffered on the receive side (out-of-order chunks + partial reassemblies) across all
+channels of one endpoint. Eight busy peers need ~3 MB at most (256 out-of-order chunks + one
+reassembly each); beyond it a chunk is dropped (``recv_budget_dropped``) and retransmitted."""
+UNTRUSTED_IDLE = 5.0
+"""Seconds after which an *untrusted* channel (one whose peer the node has not vouched for:
+no valid JOIN yet, protocol.md §N2.6) that received nothing is evicted when a new source
+shows up."""
 
 
 __all__ = ["Addr", "BufferFull", "Channel", "Endpoint", "Link", "LocalProtocolError", "MAGIC",
@@ -94,8 +109,19 @@ _STAT_KEYS = (
     "datagrams_sent", "datagrams_received", "payloads_sent", "payloads_delivered",
     "pure_acks_sent", "retransmits", "fast_retransmits", "timeouts", "duplicates",
     "out_of_window", "malformed", "stale_epoch", "peer_restarts", "oversize_dropped",
-    "rtt_samples",
+    "rtt_samples", "recv_budget_dropped",
 )
+
+
+class RecvBudget:
+    """Receive-side bytes shared by the channels of one endpoint (``MAX_RECV_BUFFER``):
+    ``used`` and ``limit`` in bytes."""
+
+    __slots__ = ("used", "limit")
+
+    def __init__(self, limit: int = MAX_RECV_BUFFER) -> None:
+        self.used = 0
+        self.limit = limit
 
 
 class Channel:
@@ -106,9 +132,12 @@ class Channel:
     Counters are in ``stats`` (dict name -> int); ``srtt`` is the smoothed RTT (s) or None.
     """
 
-    def __init__(self, addr: Addr, *, epoch: int) -> None:
+    def __init__(self, addr: Addr, *, epoch: int, budget: RecvBudget | None = None) -> None:
         self.addr = addr
         self._epoch = epoch
+        self._budget = budget if budget is not None else RecvBudget()
+        #: Loop time of the last datagram received (for the endpoint's eviction of strangers).
+        self.last_rx = 0.0
         self.peer_epoch: int | None = None
         self._retired: deque[int] = deque(maxlen=RETIRED_EPOCHS)
         self.stats = dict.fromkeys(_STAT_KEYS, 0)
@@ -130,6 +159,8 @@ class Channel:
         self._backoff = 0
 
     def _reset_receive(self) -> None:
+        if hasattr(self, "_ooo"):  # not on the first call, from __init__
+            self._budget.used -= self.recv_buffered
         self._expected = 0  # next in-order seq
         self._ooo: dict[int, tuple[int, bytes]] = {}  # seq -> (flags, chunk), arrived early
         self._frags: list[bytes] = []
@@ -290,6 +321,7 @@ class Channel:
             self.stats["malformed"] += 1  # acknowledges data we never sent
             return []
         self.stats["datagrams_received"] += 1
+        self.last_rx = now
         if ack > self._acked_below or bits:
             self._on_ack(ack, bits, now)
         if flags & FLAG_DATA:
@@ -352,8 +384,14 @@ class Channel:
         if seq >= expected + RECV_WINDOW:
             self.stats["out_of_window"] += 1
             return []
+        budget = self._budget
+        if budget.used + len(chunk) > budget.limit and (seq != expected or flags & FLAG_MORE):
+            # Every channel's buffers together are full (a flood): drop, the sender resends.
+            self.stats["recv_budget_dropped"] += 1
+            return []
         if seq != expected:
             self._ooo[seq] = (flags, chunk)
+            budget.used += len(chunk)
             self._ack_pending += 1
             self._ack_deadline = now  # a gap: tell the sender what arrived, at once
             return []
@@ -366,6 +404,7 @@ class Channel:
             nxt = ooo.pop(expected, None)
             if nxt is None:
                 break
+            budget.used -= len(nxt[1])
             self._take(nxt[0], nxt[1], out)
             expected += 1
         self._expected = expected
@@ -385,16 +424,19 @@ class Channel:
         if flags & FLAG_MORE:
             self._frag_size += len(chunk)
             if self._frag_size > MAX_MESSAGE:
+                self._budget.used -= self._frag_size - len(chunk)
                 self._frags = []
                 self._frag_size = 0
                 self._discarding = True
                 self.stats["oversize_dropped"] += 1
                 return
+            self._budget.used += len(chunk)
             self._frags.append(chunk)
             return
         if self._frags:
             self._frags.append(chunk)
             out.append(b"".join(self._frags))
+            self._budget.used -= self._frag_size
             self._frags = []
             self._frag_size = 0
         else:
@@ -405,20 +447,79 @@ class Channel:
         """True when nothing is queued, in flight, or waiting to be acknowledged."""
         return not (self._queue or self._inflight or self._ack_pending)
 
+    @property
+    def recv_buffered(self) -> int:
+        """Bytes held on the receive side: out-of-order chunks plus the partial reassembly."""
+        return sum(len(c) for _, c in self._ooo.values()) + self._frag_size
+
+    def release(self) -> None:
+        """Give this channel's receive buffers back to the shared budget (it is forgotten)."""
+        self._budget.used -= self.recv_buffered
+        self._ooo = {}
+        self._frags = []
+        self._frag_size = 0
+
 
 class Endpoint:
     """All channels of one UDP socket, keyed by peer address (sans-I/O).
 
-    ``epoch`` defaults to a random one (``new_epoch``); pass a fixed one in tests. A datagram
-    from an unknown address opens a channel only while fewer than ``max_peers`` exist and its
-    header parses; otherwise it is dropped and counted in ``stats["unknown_dropped"]``.
+    ``epoch`` defaults to a random one (``new_epoch``); pass a fixed one in tests.
+
+    Strangers (protocol.md §N2.6): anyone on the LAN can send datagrams from any source
+    address without signing anything, so a channel opened by an unknown address is
+    *untrusted* until the owner vouches for its address (``trust``: the lobby accepted a
+    valid JOIN from it, or it is the host we joined). When a datagram from a new address
+    arrives, untrusted channels silent for ``UNTRUSTED_IDLE`` s are evicted, and if
+    ``max_peers`` channels still exist the least recently heard untrusted one is evicted
+    (``evicted``); with none to evict the datagram is dropped (``unknown_dropped``). Once the
+    game started the owner calls ``restrict(addresses)``: only those addresses (the setup's
+    endpoints, where a restarted peer comes back, §N5) may open channels, the rest are
+    forgotten, and datagrams from other sources are dropped (``unknown_dropped``). Receive
+    buffers of all channels share one ``RecvBudget`` of ``MAX_RECV_BUFFER`` bytes.
     """
 
     def __init__(self, *, epoch: int | None = None, max_peers: int = 32) -> None:
         self.epoch = epoch if epoch is not None else new_epoch()
         self.max_peers = max_peers
         self.channels: dict[Addr, Channel] = {}
-        self.stats = {"unknown_dropped": 0}
+        self.stats = {"unknown_dropped": 0, "evicted": 0}
+        self.budget = RecvBudget()
+        #: Addresses the owner vouched for: never evicted.
+        self.trusted: set[Addr] = set()
+        #: None (lobby: anyone may open a channel) or the only addresses allowed (game started).
+        self.allowed: frozenset[Addr] | None = None
+
+    def trust(self, addrs: Any) -> None:
+        """Vouch for these addresses (iterable of (host, port)): their channels are never
+        evicted as strangers. Replaces the previous set."""
+        self.trusted = {(str(a[0]), int(a[1])) for a in addrs}
+
+    def restrict(self, addrs: Any) -> None:
+        """From now on only ``addrs`` (iterable of (host, port): the setup's endpoints) may open
+        channels; every other channel is forgotten. They are trusted too."""
+        allowed = frozenset((str(a[0]), int(a[1])) for a in addrs)
+        self.allowed = allowed
+        self.trusted = set(allowed)
+        for addr in [a for a in self.channels if a not in allowed]:
+            self.forget(addr)
+
+    def _make_room(self, now: float) -> bool:
+        """Before opening a channel for a new source: evict idle strangers, then the least
+        recently heard stranger if still full. True if a channel may be opened."""
+        trusted = self.trusted
+        stale = [a for a, ch in self.channels.items()
+                 if a not in trusted and now - ch.last_rx >= UNTRUSTED_IDLE]
+        for a in stale:
+            self.forget(a)
+        self.stats["evicted"] += len(stale)
+        if len(self.channels) < self.max_peers:
+            return True
+        strangers = [(ch.last_rx, a) for a, ch in self.channels.items() if a not in trusted]
+        if not strangers:
+            return False
+        self.forget(min(strangers)[1])
+        self.stats["evicted"] += 1
+        return True
 
     def channel(self, addr: Addr) -> Channel:
         """The channel to ``addr``, created if needed (raises LocalProtocolError past max_peers)."""
@@ -426,7 +527,8 @@ class Endpoint:
         if ch is None:
             if len(self.channels) >= self.max_peers:
                 raise LocalProtocolError(f"more than max_peers={self.max_peers} peers")
-            ch = self.channels[addr] = Channel(addr, epoch=self.epoch)
+            ch = self.channels[addr] = Channel(addr, epoch=self.epoch, budget=self.budget)
+            self.trusted.add(addr)  # we chose to talk to it (the owner may revise: ``trust``)
         return ch
 
     def send(self, addr: Addr, payload: bytes) -> None:
@@ -437,11 +539,13 @@ class Endpoint:
         """Route one datagram; return [(peer address, payload), ...] completed, in order."""
         ch = self.channels.get(addr)
         if ch is None:
-            if (len(self.channels) >= self.max_peers or len(data) < HEADER_SIZE
-                    or data[0] != MAGIC):
+            if (len(data) < HEADER_SIZE or data[0] != MAGIC
+                    or (self.allowed is not None and addr not in self.allowed)
+                    or not self._make_room(now)):
                 self.stats["unknown_dropped"] += 1
                 return []
-            ch = self.channels[addr] = Channel(addr, epoch=self.epoch)
+            ch = self.channels[addr] = Channel(addr, epoch=self.epoch, budget=self.budget)
+            ch.last_rx = now
         return [(addr, p) for p in ch.receive_datagram(data, addr, now)]
 
     def datagrams_to_send(self, now: float) -> list[tuple[bytes, Addr]]:
@@ -467,8 +571,10 @@ class Endpoint:
             ch.handle_timer(now)
 
     def forget(self, addr: Addr) -> None:
-        """Drop the channel to ``addr`` and everything queued for it."""
-        self.channels.pop(addr, None)
+        """Drop the channel to ``addr`` and everything queued or buffered for it."""
+        ch = self.channels.pop(addr, None)
+        if ch is not None:
+            ch.release()
 
     def totals(self) -> dict[str, int]:
         """Sum of every channel's counters plus the endpoint's own."""

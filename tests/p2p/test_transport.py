@@ -77,7 +77,7 @@ def test_exactly_once_in_order_under_loss_dup_reorder(seed):
 
 def test_large_payload_is_split_into_datagrams_and_reassembled():
     net, eps, got = make_net(FaultPlan(seed=3, loss=0.1, reorder=0.3))
-    big = random.Random(5).randbytes(300_000)
+    big = random.Random(5).randbytes(T.MAX_MESSAGE)  # the largest payload allowed: 63 chunks
     sizes = []
     orig = eps[A].datagrams_to_send
 
@@ -150,6 +150,7 @@ def test_datagram_from_unknown_address_with_bad_magic_opens_no_channel():
     assert ep.channels == {} and ep.stats["unknown_dropped"] == 1
     good = struct.pack("!BBIIIII", T.MAGIC, 1, 5, 0, 0, 0, 0) + b"x"
     assert ep.receive_datagram(good, A, 0.0) == [(A, b"x")]
+    ep.trust([A])  # the node vouched for A (a valid JOIN): it is never evicted for a stranger
     assert ep.receive_datagram(good.replace(b"x", b"y"), B, 0.0) == []  # max_peers reached
     assert list(ep.channels) == [A] and ep.stats["unknown_dropped"] == 2
 
@@ -248,3 +249,61 @@ def test_peer_restart_resets_the_channel_and_drops_stragglers():
     net.run()
     assert eps[A].channels[B].stats["stale_epoch"] == 1
     assert got[A] == [(B, b"hello again")]
+
+
+def _dg(seq, flags, chunk, src_epoch=5):
+    return struct.pack("!BBIIIII", T.MAGIC, flags, src_epoch, 0, seq, 0, 0) + chunk
+
+
+def test_flood_from_spoofed_sources_stays_bounded_and_lets_a_joiner_in():
+    """protocol.md §N2.6: unauthenticated datagrams from 500 spoofed sources, each trying to
+    fill its channel (a partial reassembly plus out-of-order chunks), keep at most
+    ``max_peers`` channels and ``MAX_RECV_BUFFER`` buffered bytes (counted chunk by chunk); a
+    real joiner's JOIN still opens a channel and is delivered, and once the game started only
+    the setup's endpoints are kept."""
+    ep = T.Endpoint(epoch=7, max_peers=32)
+    chunk = b"z" * T.MAX_CHUNK
+    now = 0.0
+    for i in range(500):
+        src = ("10.0.%d.%d" % (i // 250, i % 250 + 1), 4000)
+        for seq in range(40):  # in order, all MORE: a reassembly that never ends
+            ep.receive_datagram(_dg(seq, T.FLAG_DATA | T.FLAG_MORE, chunk), src, now)
+        for seq in range(41, 41 + 200):  # a gap, then out-of-order chunks
+            ep.receive_datagram(_dg(seq, T.FLAG_DATA | T.FLAG_MORE, chunk), src, now)
+        buffered = sum(ch.recv_buffered for ch in ep.channels.values())
+        assert buffered == ep.budget.used <= T.MAX_RECV_BUFFER
+        assert len(ep.channels) <= ep.max_peers
+        now += 0.001
+    totals = ep.totals()
+    assert totals["evicted"] >= 500 - ep.max_peers and totals["recv_budget_dropped"] > 0
+    joiner = ("127.0.0.9", 5000)
+    assert ep.receive_datagram(_dg(0, T.FLAG_DATA, b"JOIN"), joiner, now) == [(joiner, b"JOIN")]
+    ep.trust([joiner])  # the lobby accepted its JOIN
+    for i in range(100):  # the flood goes on: the joiner's channel is never evicted
+        ep.receive_datagram(_dg(0, T.FLAG_DATA | T.FLAG_MORE, chunk), ("10.1.0.%d" % (i + 1), 4000), now)
+    assert joiner in ep.channels
+    ep.restrict([joiner, ("127.0.0.1", 6000)])  # game started: the setup's endpoints only
+    assert list(ep.channels) == [joiner] and ep.budget.used == 0
+    assert ep.receive_datagram(_dg(0, T.FLAG_DATA, b"x"), ("10.2.0.1", 4000), now) == []
+    assert list(ep.channels) == [joiner]
+    # The largest legitimate payload (a 64 KiB catch-up) still fits one reassembly.
+    big = random.Random(1).randbytes(64 * 1024)
+    n = -(-len(big) // T.MAX_CHUNK)
+    out = []
+    for i in range(n):
+        flags = T.FLAG_DATA | (T.FLAG_MORE if i < n - 1 else 0)
+        out += ep.receive_datagram(_dg(1 + i, flags, big[i * T.MAX_CHUNK:(i + 1) * T.MAX_CHUNK]), joiner, now)
+    assert out == [(joiner, big)] and ep.budget.used == 0
+
+
+def test_idle_strangers_are_evicted_when_a_new_source_arrives():
+    """An untrusted channel silent for UNTRUSTED_IDLE s is forgotten (with its buffers) when
+    another source shows up; a trusted one is kept however long it is silent."""
+    ep = T.Endpoint(epoch=7)
+    ep.receive_datagram(_dg(1, T.FLAG_DATA, b"early"), A, 0.0)  # buffered out of order
+    ep.receive_datagram(_dg(0, T.FLAG_DATA, b"hi"), B, 0.0)
+    ep.trust([B])
+    assert ep.budget.used == len(b"early")
+    ep.receive_datagram(_dg(0, T.FLAG_DATA, b"new"), ("127.0.0.5", 9), T.UNTRUSTED_IDLE + 0.1)
+    assert A not in ep.channels and B in ep.channels
+    assert ep.stats["evicted"] == 1 and ep.budget.used == 0
