@@ -67,7 +67,8 @@ OWN_SUFFIX = ".own"  # <log>.own: our own signed step messages (protocol.md §C6
 class NodeError(Exception):
     """The peer stopped without finishing the game. ``code``: "lobby" | "desync" |
     "equivocation" | "cheat" | "beacon" | "stalled" | "timeout" | "not_found" | "local_input" |
-    "resume" | "internal" (our own handler failed); ``step``: the lockstep step (or None); the
+    "resume" | "internal" (our own handler failed) | "log" | "start" (opening the log or starting
+    the game failed, ``Node._start_game``); ``step``: the lockstep step (or None); the
     message is English."""
 
     def __init__(self, code: str, message: str, step: int | None = None) -> None:
@@ -479,6 +480,20 @@ class Node:
             await self.discovery.update(**changes)
 
     def _start_game(self, ev: GameStarted) -> None:
+        """Open the log and start the session; a failure ends ``run_peer`` at once with a
+        ``NodeError`` ("log": the game log or its side files cannot be created, e.g. a finished
+        game's log already there; "start": anything else) instead of being lost in the
+        transport's receive loop while every peer waits for the timeout."""
+        try:
+            self._begin_game(ev)
+        except OSError as e:
+            self.phase = "failed"
+            self._fail(NodeError("log", f"cannot write the game log {self.log_path or self.cfg.log_dir}: {e}"))
+        except Exception as e:  # a bug here must stop the peer visibly, not hang it
+            self.phase = "failed"
+            self._fail(NodeError("start", f"cannot start the game: {e!r}"))
+
+    def _begin_game(self, ev: GameStarted) -> None:
         cfg = self.cfg
         self.seat = ev.my_seat
         eps = [(str(a[0]), int(a[1])) for a in ev.endpoints]

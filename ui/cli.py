@@ -279,6 +279,9 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         log_dir = args.log_dir
         if log_dir.exists() and not log_dir.is_dir():
             raise UsageError(_("{path} exists and is not a directory").format(path=log_dir))
+        if demo.earlier_game_logs(log_dir):
+            raise UsageError(_("{path} already holds the game logs of an earlier demo; "
+                               "choose another --log-dir or remove that directory").format(path=log_dir))
     opts = demo.DemoOptions(peers=args.peers, seed=args.seed, edition=args.edition, log_dir=log_dir,
                             timeout_s=args.timeout, bot=args.bot, lang=current_language(),
                             on_drop=args.on_drop, drop_timeout=args.drop_timeout, loss=args.loss,

@@ -186,6 +186,17 @@ def child_command(opts: DemoOptions, index: int, game_id: str, config_root: Path
     return [opts.python, "-m", "ui.cli", *role, *common]
 
 
+def earlier_game_logs(log_dir: Path) -> list[Path]:
+    """The game logs an earlier demo left in ``log_dir`` (``peer-<i>/game-*.log``), sorted.
+
+    A demo refuses such a directory: with the same seed the game and its log names are the
+    same, and a log is never overwritten (it is created exclusively, protocol.md §C6).
+    """
+    if not log_dir.is_dir():
+        return []
+    return sorted(log_dir.glob("peer-*/game-*.log"))
+
+
 def group_hashes(peers: list[PeerStatus]) -> dict[str, list[int]]:
     """{final hash hex: [peer indices]} over the peers that reported ``done``, sorted by index."""
     groups: dict[str, list[int]] = {}

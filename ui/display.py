@@ -8,7 +8,9 @@ never translated.
 
 from __future__ import annotations
 
+import re
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -107,25 +109,53 @@ def winner_text(seat: int | None, name: str | None) -> str:
     return _("seat {seat}").format(seat=seat)
 
 
-class DemoDisplay:
-    """Context manager showing the demo's live line on stderr; ``update(peers)`` redraws it."""
+#: Seconds between two plain progress lines when stderr is not a terminal (CI, a piped log).
+PLAIN_PROGRESS_INTERVAL_S = 5.0
 
-    def __init__(self, total: int, console: Console | None = None) -> None:
+
+class DemoDisplay:
+    """Context manager showing the demo's progress on stderr; ``update(peers)`` refreshes it.
+
+    In a terminal, one live line redrawn in place (rich). Otherwise (CI, ``2> file``) rich
+    would print nothing, so a plain line (``progress_text``) is written at the first update
+    and then at most every ``interval`` seconds when it changed (``clock``: a monotonic clock
+    in seconds, replaceable in tests).
+    """
+
+    def __init__(self, total: int, console: Console | None = None, *,
+                 interval: float = PLAIN_PROGRESS_INTERVAL_S, clock=None) -> None:
         self.total = total
         self.console = console or Console(stderr=True)
+        self.plain = not self.console.is_terminal
+        self.interval = interval
+        self._clock = clock or time.monotonic
+        self._next_plain: float | None = None
+        self._last_plain = ""
         self._spinner = Spinner("dots", text=_("starting the peers"))
-        self._live = Live(self._spinner, console=self.console, refresh_per_second=8, transient=True)
+        self._live = None if self.plain else Live(self._spinner, console=self.console, refresh_per_second=8,
+                                                  transient=True)
 
     def __enter__(self) -> "DemoDisplay":
-        self._live.__enter__()
+        if self._live is not None:
+            self._live.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._live.__exit__(*exc)
+        if self._live is not None:
+            self._live.__exit__(*exc)
 
     def update(self, peers: list[PeerStatus]) -> None:
-        """Redraw from the children's latest reports (called by ``ui.demo.run_demo``)."""
-        self._spinner.update(text=progress_text(peers, self.total))
+        """Refresh from the children's latest reports (called by ``ui.demo.run_demo``)."""
+        text = progress_text(peers, self.total)
+        if not self.plain:
+            self._spinner.update(text=text)
+            return
+        now = self._clock()
+        due = self._next_plain is None or now >= self._next_plain
+        if due and text != self._last_plain:
+            self._next_plain = now + self.interval
+            self._last_plain = text
+            print(text, file=self.console.file, flush=True)
 
 
 def print_demo_outcome(outcome: DemoOutcome, opts: DemoOptions, out=None, err=None) -> int:
@@ -182,6 +212,66 @@ def print_demo_outcome(outcome: DemoOutcome, opts: DemoOptions, out=None, err=No
 # --- verify ------------------------------------------------------------------------------
 
 
+def _verify_reasons() -> list[tuple[re.Pattern, str]]:
+    """(pattern, translated template) for every reason p2p/verify.py and p2p/gamelog.py give
+    (``Report.error`` is English text without a code, so the UI recognises the fixed parts);
+    named groups go into the template, a ``detail`` group is itself translated first."""
+    table = [
+        (r"malformed header: (?P<detail>.*)", _("malformed header: {detail}")),
+        (r"some seats committed hidden information and others did not",
+         _("some seats committed hidden information and others did not")),
+        (r"header must hold one setup signature and one seed reveal per seat",
+         _("the header must hold one setup signature and one seed reveal per seat")),
+        (r"malformed setup signature or seed of seat (?P<seat>\d+): (?P<detail>.*)",
+         _("malformed setup signature or seed of seat {seat}: {detail}")),
+        (r"bad setup signature of seat (?P<seat>\d+)", _("bad setup signature of seat {seat}")),
+        (r"bad seed reveal of seat (?P<seat>\d+)", _("bad seed reveal of seat {seat}")),
+        (r"log does not start with a header record", _("the log does not start with a header record")),
+        (r"hidden-information commitments missing or of the wrong size",
+         _("hidden-information commitments missing or of the wrong size")),
+        (r"records after the end of the game", _("records after the end of the game")),
+        (r"seat dropped in a game without seat loss", _("a seat was dropped in a game without seat loss")),
+        (r"drop record: (?P<detail>.*)", _("drop record: {detail}")),
+        (r"unexpected record kind (?P<kind>.*)", _("unexpected record kind {kind}")),
+        (r"step record (?P<step>.*) out of order or without one message per seat",
+         _("step record {step} out of order or without one message per seat")),
+        (r"malformed step record: (?P<detail>.*)", _("malformed step record: {detail}")),
+        (r"seat (?P<seat>\d+): (?P<detail>.*)", _("seat {seat}: {detail}")),
+        (r"no message from an active seat", _("no message from an active seat")),
+        (r"message from a dropped seat", _("message from a dropped seat")),
+        (r"message of another game, step or seat", _("message of another game, step or seat")),
+        (r"prev state hash differs from the replayed state", _("the previous state hash differs from the replayed state")),
+        (r"prev digest differs from the replayed step digest",
+         _("the previous digest differs from the replayed step digest")),
+        (r"bad signature", _("bad signature")),
+        (r"no reveal at a chance step", _("no reveal at a chance step")),
+        (r"reveal does not hash to the previous reveal", _("the reveal does not hash to the previous reveal")),
+        (r"(?P<detail>.*) at byte (?P<offset>\d+)", _("{detail} at byte {offset}")),
+        (r"not a lanopoli log \(bad magic\)", _("not a lanopoli log (bad magic)")),
+        (r"truncated record header", _("truncated record header")),
+        (r"record length (?P<length>\d+) over the limit", _("record length {length} over the limit")),
+        (r"truncated record", _("truncated record")),
+        (r"record checksum mismatch \(corrupted\)", _("record checksum mismatch (corrupted)")),
+    ]
+    return [(re.compile(pattern + r"\Z", re.S), template) for pattern, template in table]
+
+
+def verify_reason(text: str | None) -> str | None:
+    """``Report.error`` (English) in the current language; a reason this table does not know
+    (e.g. from a newer verifier) is kept as it is. ``verify --json`` keeps the English text."""
+    if text is None:
+        return None
+    for pattern, template in _verify_reasons():
+        m = pattern.match(text)
+        if m is None:
+            continue
+        fields = m.groupdict()
+        if "detail" in fields:
+            fields["detail"] = verify_reason(fields["detail"])
+        return template.format(**fields)
+    return text
+
+
 def print_verify_summary(summary: dict[str, Any], out=None) -> None:
     """Print ``report_summary``'s dict for people, in the current language."""
     out = out or sys.stdout
@@ -206,13 +296,13 @@ def print_verify_summary(summary: dict[str, Any], out=None) -> None:
         print(_("The log is valid: every signature, every reveal and every state hash checks out."), file=out)
     else:
         step = summary.get("first_bad_step")
+        error = verify_reason(summary.get("error"))
         if step is None:
-            print(_("The log is NOT valid: {error}").format(error=summary.get("error")), file=out)
+            print(_("The log is NOT valid: {error}").format(error=error), file=out)
         elif step < 0:
-            print(_("The log is NOT valid in its header (before step 0): {error}").format(
-                error=summary.get("error")), file=out)
+            print(_("The log is NOT valid in its header (before step 0): {error}").format(error=error), file=out)
         else:
-            print(_("The log is NOT valid at step {step}: {error}").format(step=step, error=summary.get("error")), file=out)
+            print(_("The log is NOT valid at step {step}: {error}").format(step=step, error=error), file=out)
 
 
 def report_summary(report: Any, path: Path) -> dict[str, Any]:

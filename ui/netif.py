@@ -4,7 +4,8 @@
 names it (an interface such as ``eth0``, resolved to its IPv4 address, or the address itself); if
 neither is given, the address of the interface that holds the default route is used and the CLI
 says so on stderr. Nothing here sends a packet: the default route is read from the routing
-table (``/proc/net/route`` on Linux) and addresses from the kernel (``SIOCGIFADDR``).
+table (``/proc/net/route`` on Linux) and addresses from the kernel (``SIOCGIFADDR``, and the
+``ifaddr`` library for the list of every interface's addresses).
 """
 
 from __future__ import annotations
@@ -93,11 +94,23 @@ def default_route_interface(route_table: str | None = None) -> str:
     return best[1]
 
 
-def check_address(text: str) -> str:
-    """Validate a --bind value: a literal IPv4 address, returned in canonical form.
+def local_ipv4_addresses() -> frozenset[str]:
+    """The IPv4 addresses assigned to this machine's interfaces (dotted strings), read with
+    ``ifaddr`` (a zeroconf dependency; it asks the kernel, no packet is sent)."""
+    import ifaddr
 
-    Raises ``InterfaceError("bad_address")`` for anything else (host names are refused: the
-    user must say exactly which network, and a name could resolve to several).
+    return frozenset(ip.ip for adapter in ifaddr.get_adapters() for ip in adapter.ips
+                     if isinstance(ip.ip, str))
+
+
+def check_address(text: str, local: frozenset[str] | None = None) -> str:
+    """Validate a --bind value: a literal IPv4 address of this machine, in canonical form.
+
+    ``local``: the machine's IPv4 addresses (default ``local_ipv4_addresses()``; tests pass
+    their own). Any loopback address (127.0.0.0/8) counts as local: Linux answers on all of
+    it. Raises ``InterfaceError("bad_address")`` for anything else (host names are refused:
+    the user must say exactly which network, and a name could resolve to several; an address
+    of another machine is refused here, before any socket or zeroconf uses it).
     """
     try:
         addr = ipaddress.ip_address(text)
@@ -107,6 +120,11 @@ def check_address(text: str) -> str:
         raise InterfaceError("bad_address", text, f"{text!r} is not an IPv4 address (IPv6 is not supported yet)")
     if addr.is_multicast or addr.is_unspecified:
         raise InterfaceError("bad_address", text, f"{text!r} cannot be bound by a peer; name one interface's address")
+    if not addr.is_loopback:
+        have = local_ipv4_addresses() if local is None else local
+        if str(addr) not in have:
+            raise InterfaceError("bad_address", text,
+                                 f"{text!r} is not an address of this machine (have: {', '.join(sorted(have))})")
     return str(addr)
 
 

@@ -81,10 +81,22 @@ async def find_games(address: str, seconds: float, until=None) -> list:
     return sorted(games, key=lambda ad: ad.game_id)
 
 
+def network_error(address: str, exc: OSError) -> UsageError:
+    """The one-line, translated error for a socket or zeroconf that cannot use ``address``
+    (``ui.netif.check_address`` catches most bad addresses first; the kernel has the last word:
+    an address being removed, a port in use, no multicast on the interface)."""
+    return UsageError(_("cannot use the network address {address}: {error}").format(
+        address=address, error=exc.strerror or exc))
+
+
 def list_games(args: argparse.Namespace) -> int:
-    """``join --list``: print the advertised games, one per line; exit 0 (even if none)."""
+    """``join --list``: print the advertised games, one per line; exit 0 (even if none).
+    Raises ``UsageError`` when the address cannot be used."""
     endpoint = resolve_endpoint(args)
-    games = asyncio.run(find_games(endpoint.address, args.wait))
+    try:
+        games = asyncio.run(find_games(endpoint.address, args.wait))
+    except OSError as exc:
+        raise network_error(endpoint.address, exc) from exc
     if not games:
         print(_("No games found on {address} after {seconds:g} s.").format(address=endpoint.address, seconds=args.wait),
               file=sys.stderr)
@@ -187,7 +199,11 @@ def _join_target(args: argparse.Namespace, address: str) -> bytes | None:
         if full is not None and len(full) == GAME_ID_LEN:
             return full
     prefix = (wanted or "").lower()
-    games = asyncio.run(find_games(address, args.wait, until=lambda ad: is_open(ad) and ad.game_id.hex().startswith(prefix)))
+    try:
+        games = asyncio.run(find_games(address, args.wait,
+                                       until=lambda ad: is_open(ad) and ad.game_id.hex().startswith(prefix)))
+    except OSError as exc:
+        raise network_error(address, exc) from exc
     return pick_game(games, wanted).game_id
 
 
@@ -231,6 +247,9 @@ def game_options(args: argparse.Namespace) -> dict:
         if getattr(args, flag, False):
             opts[key] = True
     edition = getattr(args, "edition", "classico")
+    if edition not in engine.EDITIONS:  # checked here so that the message is translated
+        raise UsageError(_("unknown edition {edition}; the editions are: {editions}").format(
+            edition=edition, editions=", ".join(sorted(engine.EDITIONS))))
     if getattr(args, "timed", None) is not None:
         ed = engine.EDITIONS.get(edition)
         if ed is not None and not ed.timed_game:
@@ -303,6 +322,8 @@ def run_headless(args: argparse.Namespace, role: str) -> int:
     except Terminated:
         print(_("stopped"), file=sys.stderr)
         return EXIT_TERMINATED
+    except OSError as exc:  # the socket or zeroconf refused the address (run_peer closed both)
+        raise network_error(endpoint.address, exc) from exc
     if not args.progress_json:
         print(_("Winner: {who}").format(who=winner_text(result.winner, result.winner_name)))
         print(_("Steps: {steps}").format(steps=result.steps))

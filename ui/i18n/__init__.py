@@ -68,6 +68,19 @@ def set_language(lang: str) -> None:
     else:
         _translations = gettext.translation(DOMAIN, localedir=str(LOCALE_DIR), languages=[lang])
     _language = lang
+    _install_for_argparse()
+
+
+def _install_for_argparse() -> None:
+    """Make argparse's own messages ("invalid choice", "the following arguments are required",
+    "usage:", ...) speak the current language too. argparse looks its messages up through the
+    module globals ``_`` and ``ngettext`` (bound to gettext's default domain, which nobody
+    installs); pointing them at our catalog, which also holds argparse's msgids, translates
+    them (English: the msgids themselves)."""
+    import argparse
+
+    argparse._ = _translations.gettext  # type: ignore[attr-defined]
+    argparse.ngettext = _translations.ngettext  # type: ignore[attr-defined]
 
 
 def current_language() -> str:
