@@ -24,12 +24,17 @@ class ScriptedRng:
         self.picks = list(picks)
 
     def die(self) -> int:
+        """The next scripted die (1..6), in place of ``BeaconRng.die`` (protocol.md §E3).
+        AssertionError when the dice script is exhausted or the value is outside 1..6."""
         assert self.dice, "dice script exhausted"
         d = self.dice.pop(0)
         assert 1 <= d <= 6
         return d
 
     def below(self, n: int) -> int:
+        """The next scripted pick, in place of ``BeaconRng.below(n)`` (protocol.md §E3: a card
+        index among the ``n`` undrawn, a contract of the deal, ...). AssertionError when the
+        pick script is exhausted or the value is not in ``0..n-1``."""
         assert self.picks, "pick script exhausted"
         v = self.picks.pop(0)
         assert 0 <= v < n

@@ -137,6 +137,8 @@ class OwnLog:
             os.fsync(self._f.fileno())
 
     def close(self) -> None:
+        """Close the file (idempotent). Every record is already flushed by ``append_own``, so
+        closing adds nothing to the file; after it ``append_own`` raises ``ValueError``."""
         if not self._f.closed:
             self._f.close()
 

@@ -403,6 +403,9 @@ class Reject(NamedTuple):
 
 
 def decode_reject(body: bytes) -> Reject:
+    """Decode and validate a REJECT body (protocol.md §C2.1): ``game_id`` bin(16), ``reason``
+    str of at most 200 characters. Unauthenticated: the caller accepts it only from the host's
+    address. Raises ``WireError`` for anything else (wrong arity or type, over-long reason)."""
     gid, reason = _array(unpack(body), 2, "reject")
     return Reject(_bin(gid, C.GAME_ID_LEN, "game_id"), _str(reason, 200, "reason"))
 
@@ -414,6 +417,9 @@ class Leave(NamedTuple):
 
 
 def decode_leave(body: bytes) -> Leave:
+    """Decode and validate a LEAVE body (protocol.md §C2.1): ``[game_id]``, bin(16). The
+    envelope is signed by the leaving player's own key, which the caller checks. Raises
+    ``WireError`` on a wrong arity or type."""
     (gid,) = _array(unpack(body), 1, "leave")
     return Leave(_bin(gid, C.GAME_ID_LEN, "game_id"))
 
@@ -429,6 +435,12 @@ class Proposal(NamedTuple):
 
 
 def decode_proposal(body: bytes) -> Proposal:
+    """Decode and validate a PROPOSAL body (protocol.md §C2.1, §C2.3): ``game_id`` bin(16),
+    ``setup`` bin holding the canonical setup bytes (decoded with ``decode_setup``; its game
+    id must equal ``game_id``), and exactly one ``[host: str ≤ MAX_HOST_LEN, port: uint16]``
+    per seat, in seat order. ``setup_bytes`` keeps the bytes as received (they are what is
+    hashed and signed). Checking the setup against our own entry and the signer is the
+    lobby's job. Raises ``WireError`` on any malformed field."""
     gid, sb, eps = _array(unpack(body), 3, "proposal")
     _bin(gid, C.GAME_ID_LEN, "game_id")
     if type(sb) is not bytes:
@@ -456,6 +468,10 @@ class SetupSig(NamedTuple):
 
 
 def decode_setup_sig(body: bytes) -> SetupSig:
+    """Decode and validate a SETUP_SIG body (protocol.md §C2.1, §C12.2): ``game_id`` bin(16),
+    ``seat`` 0..7, ``setup_hash`` bin(32), and in an edition with hidden information a 4th
+    field ``leaves``, a non-empty bin whose length is a multiple of 32 (``leaves`` is None
+    with 3 fields). Raises ``WireError`` on any other arity, type or length."""
     f = unpack(body)
     if type(f) is list and len(f) == 4:
         leaves = f.pop()
@@ -479,6 +495,10 @@ class SeedReveal(NamedTuple):
 
 
 def decode_seed(body: bytes) -> SeedReveal:
+    """Decode and validate a SEED body (protocol.md §C2.1, §C4): ``game_id`` bin(16), ``seat``
+    0..7, ``setup_hash`` bin(32), ``secret`` bin(32). Whether SHA-256(secret) equals the
+    seat's seed commitment is checked by the lobby. Raises ``WireError`` on a wrong arity,
+    type or length."""
     gid, seat, sh, secret = _array(unpack(body), 4, "seed")
     return SeedReveal(_bin(gid, C.GAME_ID_LEN, "game_id"), _uint(seat, C.MAX_SEATS - 1, "seat"),
                       _bin(sh, C.HASH_LEN, "setup_hash"), _bin(secret, C.HASH_LEN, "secret"))
