@@ -378,6 +378,8 @@ class LockstepSession:
         self._bot = bot
         #: Step we are collecting messages for.
         self.step = 0
+        #: The attestation step (protocol.md §C3.5) once the engine is terminal, else None.
+        self.final_step: int | None = None
         #: Chance steps applied so far (the next one reveals chain value n - chance_count - 1).
         self.chance_count = 0
         #: Engine state hash after step - 1 (32 bytes).
@@ -442,7 +444,7 @@ class LockstepSession:
         """The engine's ``Pending`` if the local seat must submit an input (action or None) for
         the current decision step, else None (already submitted, chance step, finished,
         halted, or we are a spectator). At chance steps the session makes the reveal itself."""
-        if self.phase != RUNNING or self._pending.chance or self.spectator:
+        if self.phase != RUNNING or self.final_step is not None or self._pending.chance or self.spectator:
             return None
         slots = self._slots.get(self.step)
         if slots is not None and slots[self.my_seat] is not None:
@@ -1082,7 +1084,12 @@ class LockstepSession:
         self._inspection = None
         self._heard = {}
         self._alive_at = self._now + self._keepalive_interval() if self.seat_loss else None
-        if self.hidden is not None and self._pending.kind == "inspection":
+        if self.final_step == self.step:
+            # The attestation round (§C3.5): input nil, no hidden field, nothing to decide.
+            slots = self._slots.get(self.step)
+            if not self.spectator and (slots is None or slots[self.my_seat] is None):
+                self._send_own(None, final=True)
+        elif self.hidden is not None and self._pending.kind == "inspection":
             # Not a chance step for the hash chains: every seat opens its shares (§12.5).
             from engine.rules.counterfeit import unknown_items
 
@@ -1121,11 +1128,11 @@ class LockstepSession:
         self.chain.used = max(self.chain.used, j)
         self._send_own(self.chain.reveal_at(j))
 
-    def _send_own(self, inp: Any) -> None:
+    def _send_own(self, inp: Any, final: bool = False) -> None:
         k = self.step
         fields = [self.game_id, k, self.my_seat, self.state_hash, self._prev_digest, inp]
         hidden = None
-        if self.view is not None:
+        if self.view is not None and not final:
             field = self.view.my_field(k, self._inspection)
             fields.append(field)
             hidden = tuple(field)
@@ -1265,6 +1272,9 @@ class LockstepSession:
                 return  # we voted to drop a seat at k: only the votes or a full record decide
             force = False
             slots = slots or [None] * self.n
+            if k == self.final_step:
+                self._finish(k, slots)
+                return
             fill = self._fill(k)
             bodies = [None if h is None else h.body for h in slots]
             if self.hidden is not None:
@@ -1311,11 +1321,28 @@ class LockstepSession:
             for key in [key for key in self._votes if key[0] <= k and key[1] != self.my_seat]:
                 del self._votes[key]
             if self.engine.is_terminal(state):
-                self.phase = FINISHED
-                self._resend_at = None
-                self._events.append(GameOver(self.engine.winner(state), self.state_hash, k + 1))
-                return
+                self.final_step = k + 1  # one more round: every seat attests the end (§C3.5)
             self._begin_step()
+
+    def _finish(self, k: int, slots: list) -> None:
+        """Every active seat's attestation (step ``k`` = ``final_step``, §C3.5) is held and
+        checked (prev hash = the final state hash, prev digest = the last step's digest): log
+        them as the last record, emit ``GameOver``. An attestation with an input or a hidden
+        field is CheatDetected (``verify`` says the same)."""
+        for i, h in enumerate(slots):
+            if h is not None and (h.body.input is not None or h.body.hidden is not None):
+                self._halt(CheatDetected(k, i, "final attestation carries an input", h.env.raw))
+                return
+        raws = [None if h is None else h.env.raw for h in slots]
+        if self.log is not None and not self._replaying:
+            self.log.append_step(k, raws)
+        self._history.append((KIND_STEP, pack([k, raws]), k))
+        self._hist_index.setdefault(k, len(self._history) - 1)
+        self._prev_digest = step_digest([b"" if h is None else h.env.body for h in slots])
+        self.step = k + 1
+        self.phase = FINISHED
+        self._resend_at = None
+        self._events.append(GameOver(self.engine.winner(self.state), self.state_hash, k))
 
 
 #: Decoder and handler of each non-STEP session message type.

@@ -33,7 +33,7 @@ class Report:
     """Result of ``verify_log``.
 
     ``ok``: every check passed for every record present; ``complete``: the game reached a
-    terminal state; ``first_bad_step``: step of the first failure (-1 = header), or None;
+    terminal state and every active seat signed the final attestation (protocol.md §C3.5); ``first_bad_step``: step of the first failure (-1 = header), or None;
     ``error``: English reason or None; ``seats``: [(name, fingerprint)] in seat order;
     ``final_state_hash``: hex of the last verified state; ``events_by_type``: engine event
     class name -> count; ``messages``: STEP signatures verified; ``seconds``: wall time.
@@ -171,8 +171,9 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
     k = 0
     gid, n = setup.game_id, setup.seats
     rep.final_state_hash = h.hex()
+    attested = False
     for rec in it:
-        if engine.is_terminal(state):
+        if attested:
             raise _Bad(k, "records after the end of the game")
         if rec.kind == KIND_DROP:
             if on_drop is None:
@@ -217,6 +218,14 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
             if not e.verify(pubkeys[i]):
                 raise _Bad(k, f"seat {i}: bad signature")
         rep.messages += sum(e is not None for e in envs)
+        if engine.is_terminal(state):
+            # The attestation round (§C3.5): checked above against the final state hash and
+            # the last step's digest; no input, nothing applied.
+            for i, b in enumerate(bodies):
+                if b is not None and (b.input is not None or b.hidden is not None):
+                    raise _Bad(k, f"seat {i}: final attestation carries an input")
+            attested = True
+            continue
         pend = engine.pending(state)
         chance = pend.chance
         inspection = None
@@ -264,8 +273,8 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
         rep.hidden["items_delivered"] = ledger.stats["items_delivered"]
     if reader.error is not None:
         raise _Bad(k, f"{reader.error} at byte {reader.error_offset}")
-    rep.complete = engine.is_terminal(state)
-    if rep.complete:
+    rep.complete = engine.is_terminal(state) and attested
+    if engine.is_terminal(state):
         rep.winner = engine.winner(state)
 
 

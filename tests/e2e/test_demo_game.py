@@ -104,7 +104,7 @@ def test_verify_json_has_the_summary_fields(game, logs):
     assert summary["final_state_hash"] == final_hash(game)
     steps = int(re.search(r"^Steps: (\d+)$", game.stdout, re.M).group(1))
     assert summary["steps"] == steps
-    assert summary["messages"] == 4 * steps
+    assert summary["messages"] == 4 * (steps + 1)  # + the final attestation (protocol.md §C3.5)
     assert summary["winner"] in range(4)
     assert summary["events"] and all(isinstance(v, int) and v > 0 for v in summary["events"].values())
     assert summary["first_bad_step"] is None and summary["error"] is None

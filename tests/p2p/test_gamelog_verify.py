@@ -15,14 +15,15 @@ from p2p.errors import LocalProtocolError
 from p2p.gamelog import KIND_HEADER, KIND_STEP, LogReader, LogWriter
 from p2p.lockstep import GameOver
 from p2p.verify import verify_log
-from p2p.wire import open_envelope, pack
+from p2p.wire import MSG_STEP, open_envelope, pack
 
 from p2p_harness import Net, make_lobbies, pump_lobbies, random_legal
 
 
 @pytest.fixture
 def played(tmp_path):
-    """A finished 3-seat game; every peer logged it. Returns (paths, game-over event)."""
+    """A finished 3-seat game; every peer logged it. Returns (paths, game-over event,
+    identities in seat order)."""
     lobbies = make_lobbies(3, options={"target": 20})
     pump_lobbies(lobbies)
     ordered = sorted(lobbies.values(), key=lambda l: l.my_seat)
@@ -34,7 +35,7 @@ def played(tmp_path):
     for w in writers:
         w.close()
     over = [e for e in net.events[0] if isinstance(e, GameOver)][0]
-    return paths, over
+    return paths, over, [l.identity for l in ordered]
 
 
 def records(path):
@@ -51,12 +52,12 @@ def write_records(path, recs):
 
 
 def test_logs_round_trip_and_are_identical_on_every_peer(played):
-    paths, over = played
+    paths, over, *_ = played
     blobs = [p.read_bytes() for p in paths]
     assert blobs[0] == blobs[1] == blobs[2]
     recs = records(paths[0])
     assert recs[0][0] == KIND_HEADER and all(k == KIND_STEP for k, _ in recs[1:])
-    assert len(recs) - 1 == over.steps
+    assert len(recs) - 1 == over.steps + 1  # + the final attestation (protocol.md §C3.5)
     step, msgs = msgpack.unpackb(recs[5][1])
     assert step == 4 and len(msgs) == 3
     write_records(paths[0].with_suffix(".copy"), recs)  # the documented format, written by hand
@@ -64,31 +65,31 @@ def test_logs_round_trip_and_are_identical_on_every_peer(played):
 
 
 def test_verify_passes_on_a_good_log(played):
-    paths, over = played
+    paths, over, *_ = played
     rep = verify_log(paths[0], engine=E)
     assert rep.ok and rep.complete and rep.error is None and rep.first_bad_step is None
     assert rep.steps == over.steps and rep.winner == over.winner
     assert rep.final_state_hash == over.final_hash.hex()
     assert rep.edition == "race" and {n for n, _ in rep.seats} == {"p0", "p1", "p2"}
     assert all(len(fp) == 16 for _, fp in rep.seats)
-    assert rep.messages == 3 * over.steps
+    assert rep.messages == 3 * (over.steps + 1)
     assert rep.events_by_type.get("Moved", 0) >= 1
 
 
 def test_truncated_tail_is_detected_with_offset(played):
-    paths, over = played
+    paths, over, *_ = played
     data = paths[0].read_bytes()
     paths[0].write_bytes(data[:-3])
     reader = LogReader(paths[0])
     recs = list(reader)
-    assert len(recs) == over.steps  # the header + all steps but the last
+    assert len(recs) == over.steps + 1  # the header + all steps, not the final attestation
     assert reader.error == "truncated record" and reader.error_offset == recs[-1].offset + 5 + len(recs[-1].payload) + 4
     rep = verify_log(paths[0], engine=E)
-    assert not rep.ok and rep.first_bad_step == over.steps - 1 and "truncated" in rep.error
+    assert not rep.ok and rep.first_bad_step == over.steps and "truncated" in rep.error
 
 
 def test_flipped_byte_names_its_step(played):
-    paths, _ = played
+    paths, *_ = played
     recs = LogReader(paths[0])
     offset = [r for r in recs][8].offset  # step 7's record
     data = bytearray(paths[0].read_bytes())
@@ -99,7 +100,7 @@ def test_flipped_byte_names_its_step(played):
 
 
 def test_reordered_messages_name_the_step(played):
-    paths, _ = played
+    paths, *_ = played
     recs = records(paths[0])
     step, msgs = msgpack.unpackb(recs[6][1])
     recs[6] = (KIND_STEP, msgpack.packb([step, [msgs[1], msgs[0], msgs[2]]]))
@@ -109,7 +110,7 @@ def test_reordered_messages_name_the_step(played):
 
 
 def test_swapped_step_records_name_the_step(played):
-    paths, _ = played
+    paths, *_ = played
     recs = records(paths[0])
     recs[4], recs[5] = recs[5], recs[4]
     write_records(paths[1], recs)
@@ -118,7 +119,7 @@ def test_swapped_step_records_name_the_step(played):
 
 
 def test_forged_signature_names_the_step(played):
-    paths, _ = played
+    paths, *_ = played
     recs = records(paths[0])
     step, msgs = msgpack.unpackb(recs[10][1])
     env = open_envelope(msgs[2])
@@ -130,7 +131,7 @@ def test_forged_signature_names_the_step(played):
 
 
 def test_tampered_header_is_step_minus_one(played):
-    paths, _ = played
+    paths, *_ = played
     recs = records(paths[0])
     version, sb, sigs, seeds = msgpack.unpackb(recs[0][1])
     seeds[0], seeds[1] = seeds[1], seeds[0]
@@ -156,3 +157,43 @@ def test_not_a_log():
     rep = verify_log(f.name, engine=E)
     os.unlink(f.name)
     assert not rep.ok and rep.first_bad_step == -1 and "magic" in rep.error
+
+
+def test_log_ends_with_every_seat_attesting_the_final_state(played):
+    """protocol.md §C3.5: after the terminal step every seat signs STEP ``steps`` with input
+    nil, the final state hash and the last step's digest; it is the log's last record."""
+    paths, over, _ = played
+    step, raws = msgpack.unpackb(records(paths[0])[-1][1])
+    assert step == over.steps and len(raws) == 3
+    for seat, raw in enumerate(raws):
+        body = msgpack.unpackb(open_envelope(raw).body)
+        assert body[1:3] == [over.steps, seat] and body[3] == over.final_hash and body[5] is None
+
+
+def test_log_without_the_attestation_is_valid_but_incomplete(played):
+    paths, over, _ = played
+    write_records(paths[1], records(paths[0])[:-1])
+    rep = verify_log(paths[1], engine=E)
+    assert rep.ok and not rep.complete and rep.steps == over.steps
+
+
+def test_last_step_replaced_and_resigned_by_its_own_seat_fails_at_the_attestation(played):
+    """A seat re-signs a different message of the last step with its own key: no later step
+    used to cover it; now every seat's attestation carries the digest of the last step's
+    messages, so verify names the attestation step (protocol.md §C3.5)."""
+    paths, over, ids = played
+    recs = records(paths[0])
+    last = over.steps - 1
+    step, raws = msgpack.unpackb(recs[-2][1])
+    assert step == last
+    seat = 1
+    body = msgpack.unpackb(open_envelope(raws[seat]).body)
+    body[5] = None if body[5] is not None else [0]  # another input, validly signed by seat 1
+    new_body = pack(body)
+    raws[seat] = pack([MSG_STEP, new_body, ids[seat].sign(C.DOMAIN_STEP, new_body)])
+    recs[-2] = (KIND_STEP, pack([step, raws]))
+    write_records(paths[1], recs)
+    rep = verify_log(paths[1], engine=E)
+    assert not rep.ok and rep.first_bad_step in (last, over.steps)
+    if rep.first_bad_step == over.steps:
+        assert "prev digest" in rep.error

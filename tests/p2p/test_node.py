@@ -66,9 +66,9 @@ def test_peers_find_each_other_and_agree_on_the_final_state(n, tmp_path):
         kinds = [m["type"] for m in lines[i]]
         assert kinds[-1] == "done" and kinds.count("found") == 1
         assert lines[i][-1]["final_state_hash"] == r.final_state_hash.hex()
-        # the log holds the header and one record per step
+        # the log holds the header, one record per step and the final attestation (§C3.5)
         records = list(LogReader(r.log_path))
-        assert len(records) == r.steps + 1
+        assert len(records) == r.steps + 2
     assert lines[0][0]["type"] == "hosting"
 
 
