@@ -236,6 +236,13 @@ def step_inplace(s: State, inputs: Sequence, ev: list) -> None:
     """Decision step in place: apply ``inputs`` (one per seat, Action or None) in seat order,
     appending events to ``ev``. Raises ValueError if the state waits for a chance step or is
     over, or if ``len(inputs) != s.n``. For simulations; peers use ``apply_step``."""
+    _step(s, inputs, ev, -1)
+
+
+def _step(s: State, inputs: Sequence, ev: list, strict: int) -> None:
+    """The decision step of ``step_inplace`` and ``apply_action``. ``strict``: -1, or the one
+    seat whose input is applied even when None and whose IllegalAction propagates (state left
+    half-changed: ``apply_action`` runs on a copy) instead of becoming ``ActionRefused``."""
     ph = s.phase
     if ph in CHANCE_PHASES or ph == P_OVER:
         raise ValueError(f"not a decision step: {PHASE_NAMES[ph]}")
@@ -247,13 +254,14 @@ def step_inplace(s: State, inputs: Sequence, ev: list) -> None:
         step_actors = auction.actors(s)
         s.step_bids = []
     short = None
-    if ph not in _NO_SHORTAGE_PHASES:
+    # A shortage needs BuildHouse requests from two seats: never with a single input (strict).
+    if strict < 0 and ph not in _NO_SHORTAGE_PHASES:
         for a in inputs:
             if type(a) is _BuildHouse:
                 short = building.shortage(s, inputs)
                 break
     for seat, a in enumerate(inputs):
-        if a is None:
+        if a is None and seat != strict:
             continue
         if short and type(a) is _BuildHouse and (seat, a.square) in short[1]:
             ev.append(ActionRefused(seat, a.CODE, "shortage_auction"))
@@ -261,6 +269,8 @@ def step_inplace(s: State, inputs: Sequence, ev: list) -> None:
         try:
             _dispatch(s, seat, a, ev, in_auction and s.phase == P_AUCTION)
         except IllegalAction as e:
+            if seat == strict:
+                raise
             ev.append(ActionRefused(seat, getattr(a, "CODE", 0), e.code))
     if short and s.phase not in _NO_SHORTAGE_PHASES:
         auction.start_building(s, ev, short[0], [r for r in short[1] if not s.out[r[0]]])
@@ -327,7 +337,9 @@ def apply_chance(state: State, beacon: bytes) -> tuple[State, tuple]:
 def apply_action(state: State, seat: int, action) -> tuple[State, tuple]:
     """One action as a decision step in which every other seat sends None (so in an auction
     step the other bidders pass). Raises IllegalAction (nothing changed) if illegal, ValueError
-    if the state waits for a chance step or is over."""
+    if the state waits for a chance step or is over. The step is ``step_inplace``'s, on a copy,
+    except that this seat's IllegalAction is raised instead of becoming ``ActionRefused`` (and
+    ``action`` None is an illegal action, "not_an_action")."""
     ph = state.phase
     if ph in CHANCE_PHASES or ph == P_OVER:
         raise ValueError(f"not a decision step: {PHASE_NAMES[ph]}")
@@ -335,20 +347,11 @@ def apply_action(state: State, seat: int, action) -> tuple[State, tuple]:
         raise ValueError("no such seat")
     if state.nx:  # niente: windows and silence rules run at the end of every step
         return niente_flow.apply_action(state, seat, action)
+    inputs: list = [None] * state.n
+    inputs[seat] = action
     s = state.copy()
     ev: list = []
-    in_auction = ph == P_AUCTION
-    if in_auction:
-        step_actors = auction.actors(s)
-        s.step_bids = []
-    _dispatch(s, seat, action, ev, in_auction)
-    if in_auction:
-        if s.phase == P_AUCTION:
-            auction.end_step(s, ev, step_actors)
-            advance(s, ev)
-        s.step_bids = []
-    elif ph == P_CHOICE and s.phase == P_CHOICE:
-        _choice_silence(s, ev)
+    _step(s, inputs, ev, seat)
     return s, tuple(ev)
 
 

@@ -99,10 +99,14 @@ def choose_all(state, bots) -> list:
     computed faster: ``choose`` is asked only for the seats that can get an answer other than
     None (the actor of the phase, auction bidders, creditors of open rent claims, partners of
     open offers; see the branches of ``choose``). Raises KeyError for an unknown bot name."""
-    s = state
     for b in bots:
         if b not in BOTS:
             raise KeyError(b)
+    return _choose_all(state, bots)
+
+
+def _choose_all(s, bots) -> list:
+    """choose_all for bot names already checked (play_game checks them once per game)."""
     n = s.n
     ph = s.phase
     if s.nx:  # niente-e-come-sembra: bots may act in its own phases; ask everybody

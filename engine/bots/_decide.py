@@ -20,7 +20,8 @@ from ..rules.mortgage import mortgage_error
 from ..rules.money import owed_by
 from ..state import LOT_PROPERTY
 from ._trade import offer_is_valid, own_offer, propose
-from ._value import Static, blocks_set, completes_set, reserve_bounds, reserve_for, worst_rent
+from ._value import (Static, blocks_set, completes_set, full_sets, reserve_bounds, reserve_for,
+                     worst_rent)
 
 __all__ = ["on_roll", "on_buy", "on_auction", "on_raise", "on_inherit", "on_card_choice"]
 
@@ -103,18 +104,16 @@ def _build(s, st: Static, prof, seat: int, reserve: int):
     if s.debts and any(d[0] == seat for d in s.debts):
         return None
     tb = s.tb
-    owner = s.owner
     level = s.level
     mort = s.mort
     groups = st.groups
     cash = s.cash[seat]
     keep = -1  # computed at the first buildable street (worst_rent is the costly part)
-    for gi in st.build_order:
+    for gi in full_sets(s, st, seat):  # the sets owned whole, in build order
         low = -1
-        # One pass: skip a set not owned whole (usually decided at its first street) or with
-        # a mortgaged street; else find its lowest street.
+        # One pass: skip a set with a mortgaged street; else find its lowest street.
         for m in groups[gi]:
-            if owner[m] != seat or mort[m]:
+            if mort[m]:
                 low = -2
                 break
             if low < 0 or level[m] < level[low]:

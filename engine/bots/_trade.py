@@ -25,10 +25,12 @@ JAIL_CARD_VALUE = 30
 
 
 def trade_gain(s, st: Static, prof, me: int, other: int, gets: tuple[int, ...],
-               gives: tuple[int, ...], cash_in: int) -> int:
+               gives: tuple[int, ...], cash_in: int, before: dict | None = None) -> int:
     """Gain in euro for ``me`` of receiving ``gets`` and ``cash_in`` (negative: paying) from
     ``other`` and handing over ``gives``: change of :func:`holdings_value`, less the 10 % fee on
-    mortgaged properties received, less ``prof.rival_pct`` of the sets ``other`` completes."""
+    mortgaged properties received, less ``prof.rival_pct`` of the sets ``other`` completes.
+    ``before``: optional cache ``{(seat, unit): unit_value under s.owner}`` shared by the calls
+    of one decision (the state does not change meanwhile)."""
     owner = s.owner
     after = owner[:]
     units = []
@@ -43,7 +45,13 @@ def trade_gain(s, st: Static, prof, me: int, other: int, gets: tuple[int, ...],
             units.append(unit_of[sq])
     gain = cash_in
     for u in units:
-        gain += unit_value(s, st, after, me, u) - unit_value(s, st, owner, me, u)
+        if before is None:
+            was = unit_value(s, st, owner, me, u)
+        else:
+            was = before.get((me, u))
+            if was is None:
+                was = before[me, u] = unit_value(s, st, owner, me, u)
+        gain += unit_value(s, st, after, me, u) - was
     fee = s.tb.fee
     for sq in gets:
         if s.mort[sq]:
@@ -139,6 +147,7 @@ def propose(s, st: Static, prof, seat: int) -> ProposeTrade | None:
     out = s.out
     best = None
     best_score = 0
+    before: dict = {}  # unit values under s.owner, shared by every candidate (trade_gain)
     # mine: (set, partner, our streets, partner's streets) for every colour set split between
     # exactly two players, seat owning at least one street and the partner all the rest.
     mine: list[tuple[int, int, tuple[int, ...], tuple[int, ...]]] = []
@@ -166,22 +175,25 @@ def propose(s, st: Static, prof, seat: int) -> ProposeTrade | None:
             if q2 == q and gj != gi:
                 gives_options.append(ours2)
         for gives in gives_options:
-            best, best_score = _consider(s, st, prof, seat, q, rest, gives, best, best_score)
+            best, best_score = _consider(s, st, prof, seat, q, rest, gives, best, best_score,
+                                         before)
     for gj, q, ours, rest in mine:
         # Sell q what completes its set (q owns "rest" of set gj, I own "ours").
-        best, best_score = _consider(s, st, prof, seat, q, (), ours, best, best_score)
+        best, best_score = _consider(s, st, prof, seat, q, (), ours, best, best_score, before)
     return best
 
 
-def _consider(s, st, prof, seat, q, gets, gives, best, best_score):
+def _consider(s, st, prof, seat, q, gets, gives, best, best_score, before):
+    """One candidate of :func:`propose` (``seat`` gets ``gets`` from ``q`` and gives
+    ``gives``): the new ``(best, best_score)``; ``before``: trade_gain's cache."""
     for sq in gets:
         if not _tradeable(s, sq, q):
             return best, best_score
     for sq in gives:
         if not _tradeable(s, sq, seat):
             return best, best_score
-    g_me = trade_gain(s, st, prof, seat, q, gets, gives, 0)
-    g_q = trade_gain(s, st, prof, q, seat, gives, gets, 0)
+    g_me = trade_gain(s, st, prof, seat, q, gets, gives, 0, before)
+    g_q = trade_gain(s, st, prof, q, seat, gives, gets, 0, before)
     c = _split(s, prof, seat, q, g_me, g_q)
     if c is None:
         return best, best_score

@@ -17,7 +17,7 @@ from operator import itemgetter
 from ..editions import K_STREET
 
 __all__ = ["Static", "static", "unit_value", "holdings_value", "new_sets", "worst_rent", "reserve_for",
-           "completes_set", "blocks_set", "reserve_bounds"]
+           "completes_set", "blocks_set", "reserve_bounds", "full_sets"]
 
 # Extra value for owning k stations / utilities (rent 25/50/100/200 and 4x/10x the dice).
 _STATION_BONUS = (0, 0, 50, 150, 300)
@@ -31,7 +31,7 @@ class Static:
 
     __slots__ = ("groups", "set_price", "build_order", "properties", "stations", "utilities",
                  "units", "unit_of", "unit_bonus", "min_house_cost", "max_rent", "streets",
-                 "street_rent", "street_rows", "is_property", "rent_units")
+                 "street_rent", "street_rows", "is_property", "rent_units", "full_memo")
 
     def __init__(self, tb, go_salary: int = 200, ed=None) -> None:
         self.groups = [tuple(g) for g in tb.group_members]
@@ -81,6 +81,8 @@ class Static:
         ``ed`` (the edition whose ``tb`` this is), read by worst_rent; None: not given."""
         self.max_rent = max([max(r) for r in tb.rent if r] + [0])
         """Highest printed street rent of the edition (a hotel), euro: bounds worst_rent."""
+        self.full_memo: dict = {}
+        """full_sets' memo: ``owner`` as a tuple -> {seat: colour sets it owns whole}."""
 
 
 def _getter(squares: tuple[int, ...]):
@@ -180,6 +182,11 @@ def blocks_set(s, sq: int, seat: int) -> bool:
     return rival >= 0
 
 
+_MEMO_MAX = 4096
+"""Entries full_sets' memo keeps before it is emptied (bounds memory; the values are a
+function of the key, so emptying changes no result)."""
+
+
 def worst_rent(s, st: Static, seat: int) -> int:
     """About the highest rent in euro ``seat`` could owe by landing on one opponent's property
     now. An unbuilt street counts at its complete-set rent (an upper bound: at most €50 over
@@ -208,6 +215,30 @@ def worst_rent(s, st: Static, seat: int) -> int:
                     worst = r
             i += 1
     return worst
+
+
+def full_sets(s, st: Static, seat: int) -> tuple[int, ...]:
+    """The colour sets (indices in ``st.groups``) ``seat`` owns whole, in ``st.build_order``
+    (mortgaged streets included). Memoised on the ``owner`` list (a pure function of it)."""
+    key = tuple(s.owner)
+    memo = st.full_memo
+    by_seat = memo.get(key)
+    if by_seat is None:
+        if len(memo) >= _MEMO_MAX:
+            memo.clear()
+        by_seat = {}
+        groups = st.groups
+        for gi in st.build_order:
+            g = groups[gi]
+            o = key[g[0]]
+            if o >= 0:
+                for m in g:
+                    if key[m] != o:
+                        break
+                else:
+                    by_seat[o] = by_seat.get(o, ()) + (gi,)
+        memo[key] = by_seat
+    return by_seat.get(seat, ())
 
 
 def reserve_bounds(st: Static, prof) -> tuple[int, int]:

@@ -17,7 +17,7 @@ from typing import Callable, Sequence
 from ..game import chance_inplace, new_game, step_inplace
 from ..rng import BeaconRng
 from ..state import CHANCE_PHASES, P_DICE, P_OVER
-from . import BOTS, choose_all
+from . import BOTS, _choose_all
 
 __all__ = ["GameResult", "beacon", "play_game"]
 
@@ -78,7 +78,7 @@ def play_game(seats: int, seed: int, bots: Sequence[str] | None = None, *,
             chance_inplace(s, src, ev)
         else:
             decisions += 1
-            step_inplace(s, choose_all(s, names), ev)
+            step_inplace(s, _choose_all(s, names), ev)
         ev.clear()
     over = s.phase == P_OVER
     return GameResult(seed, seats, over, s.winner if over else -1, s.turn, steps, dice,

@@ -2,15 +2,11 @@
 event by ``engine.events.encode_event`` (``[class name, *fields]``). Seat -1 is the bank."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..events import event as _event
 
 __all__ = ["BillsMoved", "LensesRestored", "InspectionOpened", "BillInspected",
            "CardInspected", "FaceUpDealt", "FaceUpTaken", "CardKept", "CardPlayed",
            "CardReturned", "PropertySoldToBank", "FinalRentPaid"]
-
-
-def _event(cls):
-    return dataclass(frozen=True, slots=True)(cls)
 
 
 @_event
