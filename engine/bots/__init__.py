@@ -49,9 +49,14 @@ def choose(state, seat: int, bot: str = "default"):
     :data:`BOTS`. Returns None during chance steps, once the game is over, and for bankrupt
     seats. Raises KeyError for an unknown bot name and IndexError for a seat out of range.
     """
-    s = state
     if bot not in BOTS:
         raise KeyError(bot)
+    return _choose(state, seat, bot, None)
+
+
+def _choose(s, seat: int, bot: str, prof):
+    """choose for a checked bot name; ``prof``: ``scaled(bot, s.ed.go_salary)`` if the caller
+    has it (play_game), else None (looked up when a decision is due)."""
     if s.out[seat] or s.phase == P_OVER:
         return None
     ph = s.phase
@@ -60,7 +65,7 @@ def choose(state, seat: int, bot: str = "default"):
     if ph == P_AUCTION and s.auc_in[seat] and s.auc_bidder != seat:
         # A bidder that sends anything but a Bid leaves the auction (engine.rules.auction);
         # rent claims wait: they lapse only when dice are rolled.
-        return on_auction(s, static(s), scaled(bot, s.ed.go_salary), seat)
+        return on_auction(s, static(s), prof or scaled(bot, s.ed.go_salary), seat)
     if s.claims:
         for c in s.claims:
             if c[0] == seat:
@@ -71,25 +76,25 @@ def choose(state, seat: int, bot: str = "default"):
         if not (ph == P_ROLL and s.current == seat and own_offer(s, seat) is not None):
             for o in s.offers:
                 if o[1] == seat:
-                    return answer(s, static(s), scaled(bot, s.ed.go_salary), seat, o)
+                    return answer(s, static(s), prof or scaled(bot, s.ed.go_salary), seat, o)
     if ph == P_ROLL:
         if s.current == seat:
-            return on_roll(s, static(s), scaled(bot, s.ed.go_salary), seat)
+            return on_roll(s, static(s), prof or scaled(bot, s.ed.go_salary), seat)
         return None
     if ph == P_BUY:
         if s.current == seat:
-            return on_buy(s, static(s), scaled(bot, s.ed.go_salary), seat)
+            return on_buy(s, static(s), prof or scaled(bot, s.ed.go_salary), seat)
         return None
     if ph == P_RAISE:
         if s.debts[0][0] == seat:
-            return on_raise(s, static(s), scaled(bot, s.ed.go_salary), seat)
+            return on_raise(s, static(s), prof or scaled(bot, s.ed.go_salary), seat)
         return None
     if ph == P_INHERIT:
         if s.inherit[0] == seat:
-            return on_inherit(s, static(s), scaled(bot, s.ed.go_salary), seat)
+            return on_inherit(s, static(s), prof or scaled(bot, s.ed.go_salary), seat)
         return None
     if ph == P_CHOICE and s.current == seat:
-        return on_card_choice(s, static(s), scaled(bot, s.ed.go_salary), seat)
+        return on_card_choice(s, static(s), prof or scaled(bot, s.ed.go_salary), seat)
     return None
 
 
@@ -105,8 +110,10 @@ def choose_all(state, bots) -> list:
     return _choose_all(state, bots)
 
 
-def _choose_all(s, bots) -> list:
-    """choose_all for bot names already checked (play_game checks them once per game)."""
+def _choose_all(s, bots, profs=None) -> list:
+    """choose_all for bot names already checked (play_game checks them once per game).
+    ``profs``: optional ``scaled(bots[i], s.ed.go_salary)`` per seat, computed once per game
+    by play_game (the same Profile objects choose would look up)."""
     n = s.n
     ph = s.phase
     if s.nx:  # niente-e-come-sembra: bots may act in its own phases; ask everybody
@@ -125,8 +132,8 @@ def _choose_all(s, bots) -> list:
         inputs = [None] * n
         if not s.out[actor]:
             # choose()'s own branch for this phase, called directly.
-            inputs[actor] = _ON_PHASE[ph](s, static(s), scaled(bots[actor], s.ed.go_salary),
-                                          actor)
+            prof = scaled(bots[actor], s.ed.go_salary) if profs is None else profs[actor]
+            inputs[actor] = _ON_PHASE[ph](s, static(s), prof, actor)
         return inputs
     ask = [False] * n
     if actor >= 0:
@@ -140,7 +147,9 @@ def _choose_all(s, bots) -> list:
         ask[c[0]] = True
     for o in s.offers:
         ask[o[1]] = True
-    return [choose(s, i, bots[i]) if ask[i] else None for i in range(n)]
+    if profs is None:
+        return [_choose(s, i, bots[i], None) if ask[i] else None for i in range(n)]
+    return [_choose(s, i, bots[i], profs[i]) if ask[i] else None for i in range(n)]
 
 
 _ON_PHASE = {P_ROLL: on_roll, P_BUY: on_buy, P_CHOICE: on_card_choice, P_RAISE: on_raise,

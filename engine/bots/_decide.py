@@ -20,7 +20,7 @@ from ..rules.mortgage import mortgage_error
 from ..rules.money import owed_by
 from ..state import LOT_PROPERTY
 from ._trade import offer_is_valid, own_offer, propose
-from ._value import (Static, blocks_set, completes_set, full_sets, reserve_bounds, reserve_for,
+from ._value import (Static, blocks_set, board, completes_set, reserve_bounds, reserve_for,
                      worst_rent)
 
 __all__ = ["on_roll", "on_buy", "on_auction", "on_raise", "on_inherit", "on_card_choice"]
@@ -109,7 +109,7 @@ def _build(s, st: Static, prof, seat: int, reserve: int):
     groups = st.groups
     cash = s.cash[seat]
     keep = -1  # computed at the first buildable street (worst_rent is the costly part)
-    for gi in full_sets(s, st, seat):  # the sets owned whole, in build order
+    for gi in board(s, st)[0].get(seat, ()):  # the sets owned whole, in build order
         low = -1
         # One pass: skip a set with a mortgaged street; else find its lowest street.
         for m in groups[gi]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ..actions import AcceptTrade, ProposeTrade, RejectTrade
 from ..editions import K_STREET
-from ._value import Static, new_sets, unit_value
+from ._value import Static, new_sets, split_sets, unit_value
 
 __all__ = ["propose", "answer", "offer_is_valid", "own_offer", "trade_gain"]
 
@@ -143,31 +143,16 @@ def propose(s, st: Static, prof, seat: int) -> ProposeTrade | None:
     partner in the same way. Also: sell the partner the streets that complete its set. Ties go
     to the first candidate in board order, so the choice is a function of the state.
     """
-    owner = s.owner
     out = s.out
     best = None
     best_score = 0
     before: dict = {}  # unit values under s.owner, shared by every candidate (trade_gain)
     # mine: (set, partner, our streets, partner's streets) for every colour set split between
-    # exactly two players, seat owning at least one street and the partner all the rest.
-    mine: list[tuple[int, int, tuple[int, ...], tuple[int, ...]]] = []
-    for gi, g in enumerate(st.groups):
-        # Plain loops: this runs on every trading turn of every bot.
-        q = -2
-        ours = []
-        rest = []
-        for m in g:
-            o = owner[m]
-            if o == seat:
-                ours.append(m)
-            elif o < 0 or (q != -2 and o != q):
-                break
-            else:
-                q = o
-                rest.append(m)
-        else:
-            if ours and rest and not out[q]:
-                mine.append((gi, q, tuple(ours), tuple(rest)))
+    # exactly two players, seat owning at least one street and the partner (still in) all the
+    # rest; the split itself is memoised on the owner list (_value.split_sets).
+    mine = [x for x in split_sets(s, st, seat) if not out[x[1]]]
+    if not mine:
+        return None
     for gi, q, ours, rest in mine:
         # rest completes my set gi; options for what I give: nothing, or a set of q's I complete.
         gives_options: list[tuple[int, ...]] = [()]

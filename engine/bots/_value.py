@@ -17,7 +17,7 @@ from operator import itemgetter
 from ..editions import K_STREET
 
 __all__ = ["Static", "static", "unit_value", "holdings_value", "new_sets", "worst_rent", "reserve_for",
-           "completes_set", "blocks_set", "reserve_bounds", "full_sets"]
+           "completes_set", "blocks_set", "reserve_bounds", "board", "split_sets"]
 
 # Extra value for owning k stations / utilities (rent 25/50/100/200 and 4x/10x the dice).
 _STATION_BONUS = (0, 0, 50, 150, 300)
@@ -82,7 +82,7 @@ class Static:
         self.max_rent = max([max(r) for r in tb.rent if r] + [0])
         """Highest printed street rent of the edition (a hotel), euro: bounds worst_rent."""
         self.full_memo: dict = {}
-        """full_sets' memo: ``owner`` as a tuple -> {seat: colour sets it owns whole}."""
+        """board's memo: ``owner`` as a tuple -> (full sets by seat, split sets by seat)."""
 
 
 def _getter(squares: tuple[int, ...]):
@@ -183,7 +183,7 @@ def blocks_set(s, sq: int, seat: int) -> bool:
 
 
 _MEMO_MAX = 4096
-"""Entries full_sets' memo keeps before it is emptied (bounds memory; the values are a
+"""Entries board's memo keeps before it is emptied (bounds memory; the values are a
 function of the key, so emptying changes no result)."""
 
 
@@ -217,16 +217,19 @@ def worst_rent(s, st: Static, seat: int) -> int:
     return worst
 
 
-def full_sets(s, st: Static, seat: int) -> tuple[int, ...]:
-    """The colour sets (indices in ``st.groups``) ``seat`` owns whole, in ``st.build_order``
-    (mortgaged streets included). Memoised on the ``owner`` list (a pure function of it)."""
+def board(s, st: Static) -> tuple[dict, dict]:
+    """``(full, split)`` for the ``owner`` list of ``s``, memoised on it (a pure function of
+    it): ``full[seat]``: the colour sets ``seat`` owns whole, in ``st.build_order``;
+    ``split[seat]``: ``(set, partner, seat's streets, partner's streets)`` for every colour set,
+    in set order, whose streets are all owned by ``seat`` and one other player."""
     key = tuple(s.owner)
     memo = st.full_memo
-    by_seat = memo.get(key)
-    if by_seat is None:
+    entry = memo.get(key)
+    if entry is None:
         if len(memo) >= _MEMO_MAX:
             memo.clear()
-        by_seat = {}
+        full: dict = {}
+        split: dict = {}
         groups = st.groups
         for gi in st.build_order:
             g = groups[gi]
@@ -236,9 +239,31 @@ def full_sets(s, st: Static, seat: int) -> tuple[int, ...]:
                     if key[m] != o:
                         break
                 else:
-                    by_seat[o] = by_seat.get(o, ()) + (gi,)
-        memo[key] = by_seat
-    return by_seat.get(seat, ())
+                    full[o] = full.get(o, ()) + (gi,)
+        for gi, g in enumerate(groups):
+            a = key[g[0]]
+            b = -2
+            for m in g:
+                o = key[m]
+                if o < 0 or (o != a and b != -2 and o != b):
+                    break
+                if o != a:
+                    b = o
+            else:
+                if b >= 0:
+                    ours_a = tuple(m for m in g if key[m] == a)
+                    ours_b = tuple(m for m in g if key[m] == b)
+                    split.setdefault(a, []).append((gi, b, ours_a, ours_b))
+                    split.setdefault(b, []).append((gi, a, ours_b, ours_a))
+        entry = memo[key] = (full, split)
+    return entry
+
+
+def split_sets(s, st: Static, seat: int) -> list[tuple[int, int, tuple[int, ...], tuple[int, ...]]]:
+    """``(set, partner, seat's streets, partner's streets)`` for every colour set, in set order,
+    owned by ``seat`` (at least one street) and one other player (all the rest); bankrupt
+    partners included. Memoised on the ``owner`` list; the list returned must not be changed."""
+    return board(s, st)[1].get(seat, ())
 
 
 def reserve_bounds(st: Static, prof) -> tuple[int, int]:

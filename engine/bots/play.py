@@ -18,6 +18,7 @@ from ..game import chance_inplace, new_game, step_inplace
 from ..rng import BeaconRng
 from ..state import CHANCE_PHASES, P_DICE, P_OVER
 from . import BOTS, _choose_all
+from ._profile import scaled
 
 __all__ = ["GameResult", "beacon", "play_game"]
 
@@ -65,6 +66,7 @@ def play_game(seats: int, seed: int, bots: Sequence[str] | None = None, *,
     for b in names:
         if b not in BOTS:
             raise KeyError(b)
+    profs = [scaled(b, s.ed.go_salary) for b in names]
     ev: list = []
     steps = dice = decisions = chances = 0
     while s.phase != P_OVER and steps < max_steps:
@@ -78,7 +80,7 @@ def play_game(seats: int, seed: int, bots: Sequence[str] | None = None, *,
             chance_inplace(s, src, ev)
         else:
             decisions += 1
-            step_inplace(s, _choose_all(s, names), ev)
+            step_inplace(s, _choose_all(s, names, profs), ev)
         ev.clear()
     over = s.phase == P_OVER
     return GameResult(seed, seats, over, s.winner if over else -1, s.turn, steps, dice,

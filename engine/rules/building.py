@@ -210,13 +210,21 @@ def liquidation_value(s, seat: int) -> int:
     if s.ed.hotels_only:  # niente: no mortgages, the bank buys property back at its price
         return _niente().liquidation_value(s, seat)
     tb = s.tb
+    owner = s.owner
+    level = s.level
+    mort = s.mort
+    house_cost = tb.house_cost
+    mortgage = tb.mortgage
     total = 0
-    for sq, o in enumerate(s.owner):
-        if o == seat:
-            total += s.level[sq] * (tb.house_cost[sq] // 2)
-            if not s.mort[sq]:
-                total += tb.mortgage[sq]
-    return total
+    sq = -1
+    try:
+        while True:  # visit only the seat's squares (list.index runs in C)
+            sq = owner.index(seat, sq + 1)
+            total += level[sq] * (house_cost[sq] // 2)
+            if not mort[sq]:
+                total += mortgage[sq]
+    except ValueError:
+        return total
 
 
 def _niente():
