@@ -254,12 +254,15 @@ def _step(s: State, inputs: Sequence, ev: list, strict: int) -> None:
         step_actors = auction.actors(s)
         s.step_bids = []
     short = None
-    # A shortage needs BuildHouse requests from two seats: never with a single input (strict).
+    # A shortage needs BuildHouse requests from two seats (building.shortage): never with a
+    # single BuildHouse, so the common one-builder step skips the check.
     if strict < 0 and ph not in _NO_SHORTAGE_PHASES:
+        builds = 0
         for a in inputs:
             if type(a) is _BuildHouse:
-                short = building.shortage(s, inputs)
-                break
+                builds += 1
+        if builds >= 2:
+            short = building.shortage(s, inputs)
     for seat, a in enumerate(inputs):
         if a is None and seat != strict:
             continue

@@ -55,7 +55,8 @@ def on_roll(s, st: Static, prof, seat: int):
         a = _lift(s, st, prof, seat, reserve)
         if a is not None:
             return a
-    if cash - st.min_house_cost >= prof.reserve * prof.build_reserve_pct // 100:
+    if (cash - st.min_house_cost >= prof.reserve * prof.build_reserve_pct // 100
+            and seat in board(s, st)[0]):  # owns a colour set whole: _build may find a street
         a = _build(s, st, prof, seat, reserve)
         if a is not None:
             return a
