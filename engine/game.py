@@ -175,6 +175,9 @@ def _dispatch(s: State, seat: int, a, ev: list, in_auction: bool) -> None:
     if s.nx:
         niente_flow.check_action(s, a)
     h(s, ev, seat, a, in_auction)
+    ph = s.phase
+    if ph in _QUIET and not s.debts and not (s.out[s.current] and ph in _TURN_PHASES):
+        return  # advance() would return at once: its fast exit, here without the call
     advance(s, ev)
 
 

@@ -55,11 +55,12 @@ def on_roll(s, st: Static, prof, seat: int):
         a = _lift(s, st, prof, seat, reserve)
         if a is not None:
             return a
-    if (cash - st.min_house_cost >= prof.reserve * prof.build_reserve_pct // 100
-            and seat in board(s, st)[0]):  # owns a colour set whole: _build may find a street
-        a = _build(s, st, prof, seat, reserve)
-        if a is not None:
-            return a
+    if cash - st.min_house_cost >= prof.reserve * prof.build_reserve_pct // 100:
+        sets = board(s, st)[0].get(seat)
+        if sets:  # owns a colour set whole: _build may find a street
+            a = _build(s, st, prof, seat, reserve, sets)
+            if a is not None:
+                return a
     if s.doubles == 0 and not s.jail[seat] and (s.turn // s.n) % prof.trade_every == 0:
         a = propose(s, st, prof, seat)
         if a is not None:
@@ -98,10 +99,10 @@ def _lift(s, st: Static, prof, seat: int, reserve: int):
     return LiftMortgage(best) if best >= 0 else None
 
 
-def _build(s, st: Static, prof, seat: int, reserve: int):
+def _build(s, st: Static, prof, seat: int, reserve: int, sets: tuple[int, ...]):
     """One building on a colour set ``seat`` owns whole, the set with the best return per euro
     first, evenly (lowest street first). ``reserve``: the seat's reserve in euro, or -1 if not
-    computed yet."""
+    computed yet; ``sets``: the colour sets ``seat`` owns whole, in build order (board)."""
     if s.debts and any(d[0] == seat for d in s.debts):
         return None
     tb = s.tb
@@ -110,7 +111,7 @@ def _build(s, st: Static, prof, seat: int, reserve: int):
     groups = st.groups
     cash = s.cash[seat]
     keep = -1  # computed at the first buildable street (worst_rent is the costly part)
-    for gi in board(s, st)[0].get(seat, ()):  # the sets owned whole, in build order
+    for gi in sets:
         low = -1
         # One pass: skip a set with a mortgaged street; else find its lowest street.
         for m in groups[gi]:
