@@ -14,6 +14,7 @@ from typing import Mapping
 
 __all__ = [
     "Edition", "Square", "Card", "Tables", "EDITIONS", "load_board", "load_decks",
+    "edition_from_files",
     "K_GO", "K_STREET", "K_STATION", "K_UTILITY", "K_TAX", "K_CARD", "K_JAIL", "K_FREE",
     "K_GOTOJAIL", "SQUARE_KINDS", "CARD_KINDS",
 ]
@@ -281,6 +282,19 @@ def load_decks(filename: str, deck_ids: Mapping[str, int]) -> tuple[
                 alt_deck=deck_ids.get(c.get("alternative_deck", ""), -1)))
         decks.append(tuple(cards))
     return tuple(decks), tuple(names)
+
+
+def edition_from_files(name: str, title: str, board_file: str, cards_file: str,
+                       **switches: object) -> Edition:
+    """Build an :class:`Edition` from ``data/<board_file>`` (:func:`load_board`) and
+    ``data/<cards_file>`` (:func:`load_decks`); ``switches`` are the remaining :class:`Edition`
+    fields (money in euro, rule switches), each citing its rulebook in the edition's module.
+    Raises ValueError on an inconsistent data file, TypeError on an unknown switch."""
+    squares, groups, gnames, srents, umult, deck_ids = load_board(board_file)
+    decks, dnames = load_decks(cards_file, deck_ids)
+    return Edition(name=name, title=title, squares=squares, groups=groups, group_names=gnames,
+                   decks=decks, deck_names=dnames, station_rents=srents,
+                   utility_multipliers=umult, **switches)  # type: ignore[arg-type]
 
 
 def _registry() -> dict[str, Edition]:

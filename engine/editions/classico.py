@@ -9,21 +9,13 @@ says where every value comes from).
 """
 from __future__ import annotations
 
-from . import Edition, load_board, load_decks
+from . import edition_from_files
 
-_squares, _groups, _gnames, _srents, _umult, _deck_ids = load_board("classico_board.json")
-_decks, _dnames = load_decks("classico_cards.json", _deck_ids)
-
-EDITION = Edition(
+EDITION = edition_from_files(
     name="classico",
     title="Monopoly classico (Hasbro)",
-    squares=_squares,
-    groups=_groups,
-    group_names=_gnames,
-    decks=_decks,
-    deck_names=_dnames,
-    station_rents=_srents,
-    utility_multipliers=_umult,
+    board_file="classico_board.json",
+    cards_file="classico_cards.json",
     start_cash=1500,
     go_salary=200,
     jail_fine=50,

@@ -16,21 +16,13 @@ Board (classic × 2.5) and the old Editrice Giochi decks: data/editrice_giochi_*
 """
 from __future__ import annotations
 
-from . import Edition, load_board, load_decks
+from . import edition_from_files
 
-_squares, _groups, _gnames, _srents, _umult, _deck_ids = load_board("editrice_giochi_board.json")
-_decks, _dnames = load_decks("editrice_giochi_cards.json", _deck_ids)
-
-EDITION = Edition(
+EDITION = edition_from_files(
     name="editrice-giochi",
     title="Monopoli (Editrice Giochi, edizione in euro)",
-    squares=_squares,
-    groups=_groups,
-    group_names=_gnames,
-    decks=_decks,
-    deck_names=_dnames,
-    station_rents=_srents,
-    utility_multipliers=_umult,
+    board_file="editrice_giochi_board.json",
+    cards_file="editrice_giochi_cards.json",
     start_cash=6250,
     go_salary=500,
     jail_fine=125,

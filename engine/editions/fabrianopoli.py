@@ -16,21 +16,13 @@ value ("aggiungendo i valori dei terreni, stazioni, imprese, delle case e degli 
 """
 from __future__ import annotations
 
-from . import Edition, load_board, load_decks
+from . import edition_from_files
 
-_squares, _groups, _gnames, _srents, _umult, _deck_ids = load_board("fabrianopoli_board.json")
-_decks, _dnames = load_decks("fabrianopoli_cards.json", _deck_ids)
-
-EDITION = Edition(
+EDITION = edition_from_files(
     name="fabrianopoli",
     title="Fabrianopoli",
-    squares=_squares,
-    groups=_groups,
-    group_names=_gnames,
-    decks=_decks,
-    deck_names=_dnames,
-    station_rents=_srents,
-    utility_multipliers=_umult,
+    board_file="fabrianopoli_board.json",
+    cards_file="fabrianopoli_cards.json",
     start_cash=1500,
     go_salary=200,
     jail_fine=500,
