@@ -6,38 +6,20 @@ actions and sends the chosen one)."""
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
 from engine import actions as A
 from engine.testing import forced_chance, scenario
 from p2p.discovery import GameAd
+from pilot_support import commands, log_text, sync, until
 from ui.app import LanopoliApp
-from ui.i18n import set_language
 from ui.play import LocalGame, LocalLobby, Settings
 from ui.screens import EndScreen, GameScreen
 from ui.screens.dialogs import BidDialog, ConfirmDialog, OfferDialog, TradeDialog
-from ui.widgets import ActionBar
 
 NAMES = ("Marco", "Giulia")
 
-
-def sync(fn):
-    """Run an async test with asyncio.run (no async plugin needed)."""
-    import functools
-
-    @functools.wraps(fn)
-    def run(*args, **kwargs):
-        return asyncio.run(fn(*args, **kwargs))
-    return run
-
-
-@pytest.fixture(autouse=True)
-def english():
-    set_language("en")
-    yield
-    set_language("en")
+pytestmark = pytest.mark.usefixtures("english")
 
 
 def dice_script(*pairs):
@@ -48,23 +30,6 @@ def dice_script(*pairs):
         d = seq.pop(0) if seq else (1, 2)
         return forced_chance(state, dice=d)
     return chance
-
-
-async def until(pilot, cond, seconds=10.0):
-    """Let the app run until ``cond()`` (fails the test after ``seconds``)."""
-    for _ in range(int(seconds / 0.05)):
-        if cond():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("condition not reached")
-
-
-def commands(app):
-    return [c.id for c in app.screen.query_one(ActionBar).commands]
-
-
-def log_text(app):
-    return "\n".join(app.screen.lines)
 
 
 @sync

@@ -6,42 +6,25 @@ and passes the lobby options on exactly as ``lanopoli host`` does (ui/peer.py)."
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
 import engine
 from engine.rules import banknotes as B
 from engine.testing import forced_chance, scenario
+from pilot_support import commands, log_text, sync, until
 from ui.app import LanopoliApp
 from ui.hidden import LocalSecrets
-from ui.i18n import set_language
 from ui.play import CreateRequest, LocalGame, LocalLobby, NetLobby, Settings
 from ui.screens import GameScreen
 from ui.screens.dialogs import ConfirmDialog, CreateDialog
 from ui.screens.niente_dialogs import InspectDialog, TakeCardDialog
-from ui.widgets import ActionBar, PlayersPanel
+from ui.widgets import PlayersPanel
 
 ED = "niente-e-come-sembra"
 IMP = 1
 NAMES = ("Marco", "Giulia")
 
-
-def sync(fn):
-    """Run an async test with asyncio.run (no async plugin needed)."""
-    import functools
-
-    @functools.wraps(fn)
-    def run(*args, **kwargs):
-        return asyncio.run(fn(*args, **kwargs))
-    return run
-
-
-@pytest.fixture(autouse=True)
-def english():
-    set_language("en")
-    yield
-    set_language("en")
+pytestmark = pytest.mark.usefixtures("english")
 
 
 def script(*pairs):
@@ -53,22 +36,6 @@ def script(*pairs):
             return forced_chance(state, picks=[0])
         return forced_chance(state, dice=seq.pop(0) if seq else (1, 2))
     return chance
-
-
-async def until(pilot, cond, seconds=10.0):
-    for _ in range(int(seconds / 0.05)):
-        if cond():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("condition not reached")
-
-
-def commands(app):
-    return [c.id for c in app.screen.query_one(ActionBar).commands]
-
-
-def log_text(app):
-    return "\n".join(app.screen.lines)
 
 
 def rent_window_game(fake: bool):

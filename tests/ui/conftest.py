@@ -1,0 +1,18 @@
+"""Fixtures shared by the tests of the UI. Plain helpers for the Pilot tests live in
+pilot_support.py: a test module cannot import from conftest.py, since tests/e2e/conftest.py
+is also imported as ``conftest`` and the one loaded last would win."""
+
+from __future__ import annotations
+
+import pytest
+
+from ui.i18n import set_language
+
+
+@pytest.fixture
+def english():
+    """UI texts in English for the test, and back to English after it (the Pilot modules use it
+    for every test through ``pytestmark``)."""
+    set_language("en")
+    yield
+    set_language("en")
