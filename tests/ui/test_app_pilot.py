@@ -90,9 +90,12 @@ async def test_trade_dialog_proposes_and_bot_answers():
         dialog.query_one("#give_cash").value = "200"
         await pilot.click("#propose")
         await until(pilot, lambda: isinstance(app.screen, GameScreen))
-        # The offer goes out with the next step (Marco's roll waits, so roll to advance).
-        await pilot.press("r")
+        # The offer is Marco's input for this step; then his roll waits, so roll to let Giulia
+        # answer. Roll only once the offer is out: a key pressed while an input is still
+        # pending is not queued behind it.
         await until(pilot, lambda: "Marco offers a trade to Giulia" in log_text(app))
+        await until(pilot, lambda: "roll" in commands(app))
+        await pilot.press("r")
         await until(pilot, lambda: "the trade offered by Marco" in log_text(app))
 
 
