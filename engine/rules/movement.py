@@ -170,6 +170,10 @@ def land(s, ev, seat: int) -> None:
     if k == K_STREET or k == K_STATION or k == K_UTILITY:
         o = s.owner[sq]
         if o < 0:
+            # A card's multiplier ("pagate il doppio", "10 volte il lancio") is for an owned
+            # square only: reaching an unowned one ends it, or the next rent anyone paid
+            # would be multiplied (issue 12, item 1).
+            s.mult = 1
             if k == K_STATION and s.ed.stations_move_to_next_free:
                 from .niente_estate import board_train
                 board_train(s, ev, seat)

@@ -1,7 +1,10 @@
 """Probabilità and Imprevisti (hasbro_modern_it deck; rulebook "Imprevisti e Probabilità")."""
+import pytest
+
 from engine import EDITIONS, apply_chance, pending
+from engine.actions import Bid, BuyProperty, DeclineProperty, PassBid
 from engine.events import CardDrawn
-from engine.testing import draw_index, forced_chance, roll, scenario
+from engine.testing import draw_index, forced_chance, roll, scenario, step
 
 ED = EDITIONS["classico"]
 
@@ -90,3 +93,55 @@ def test_repairs_and_pay_each_player():
     s, _ = roll(s, 1, 1)
     s, _ = _draw(s, 1, _card(1, "presidenza"))
     assert s.cash == [1400, 1550, 1550]
+
+
+# Issue 12, item 1: the multiplier of "più vicina" cards is for an owned square only. Card
+# texts: shared/reference/cards_it_classic.json (the Hasbro classico Imprevisti), the same
+# texts in engine/editions/data/fabrianopoli_cards.json.
+STATION_CARD = ("\"Andate avanti fino alla stazione ferroviaria più vicina. Se è libera potete "
+                "acquistarla dalla Banca; se è posseduta da un altro giocatore pagate al "
+                "proprietario il doppio dell'affitto che gli spetta normalmente.\"")
+UTILITY_CARD = ("\"Andate avanti fino alla società più vicina. Se è libera potete acquistarla "
+                "dalla Banca; se è posseduta da un altro giocatore lanciate i dadi e pagate al "
+                "proprietario 10 volte il valore uscito sui dadi.\"")
+
+
+def _rents(ev):
+    from engine.events import RentDue
+    return [(e.creditor, e.debtor, e.square, e.amount) for e in ev if isinstance(e, RentDue)]
+
+
+@pytest.mark.parametrize("edition", ["classico", "fabrianopoli"])
+def test_station_card_multiplier_ends_on_an_unowned_station(edition):
+    """Card text (STATION_CARD): the double is owed only "se è posseduta da un altro
+    giocatore"; buying the free station ends the card, so the double rolled with it lands
+    seat 0 on seat 1's Piazza Dante (19, rent 16) at the normal rent, not 32."""
+    ed = EDITIONS[edition]
+    card = next(c.index for c in ed.decks[1] if "stazione ferroviaria" in c.text)
+    s = scenario(2, pos={0: 5}, owners={19: 1}, edition=edition)
+    s, _ = roll(s, 1, 1)  # 7 Imprevisti, a double
+    s, _ = forced_chance(s, picks=[draw_index(s, 1, card)])
+    assert s.pos[0] == 15 and pending(s).kind == "buy_or_auction"
+    s, _ = step(s, seat0=BuyProperty())
+    assert s.owner[15] == 0 and s.mult == 1
+    s, ev = roll(s, 2, 2)  # the double's second roll: 15 -> 19
+    assert _rents(ev) == [(1, 0, 19, 16)]
+
+
+@pytest.mark.parametrize("edition", ["classico", "fabrianopoli"])
+def test_utility_card_multiplier_ends_after_an_auction(edition):
+    """Card text (UTILITY_CARD): "10 volte il valore uscito sui dadi" only "se è posseduta da
+    un altro giocatore". The free utility is auctioned; the next player then pays the plain
+    rent of Vicolo Stretto (3, owned with Vicolo Corto by seat 0: 4 x 2 = 8), not 10 times
+    it, and no extra dice roll starts."""
+    ed = EDITIONS[edition]
+    card = next(c.index for c in ed.decks[1] if "società più vicina" in c.text)
+    s = scenario(2, pos={0: 19}, owners={1: 0, 3: 0}, edition=edition)
+    s, _ = roll(s, 1, 2)  # 22 Imprevisti
+    s, _ = forced_chance(s, picks=[draw_index(s, 1, card)])
+    assert s.pos[0] == 28 and pending(s).kind == "buy_or_auction"
+    s, _ = step(s, seat0=DeclineProperty())
+    s, _ = step(s, seat1=Bid(10), seat0=PassBid())
+    assert s.owner[28] == 1 and s.mult == 1 and s.current == 1
+    s, ev = roll(s, 1, 2)  # seat 1: 0 -> 3
+    assert _rents(ev) == [(0, 1, 3, 8)] and pending(s).kind != "dice"
