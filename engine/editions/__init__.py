@@ -90,7 +90,8 @@ class Card:
 class Tables:
     """Flat lists precomputed from an edition's squares for the hot path (read-only by habit)."""
 
-    __slots__ = ("kind", "price", "group", "rent", "house_cost", "mortgage", "lift", "fee",
+    __slots__ = ("kind", "price", "group", "rent", "house_cost", "sell_back", "mortgage", "lift",
+                 "fee",
                  "amount", "deck", "group_members", "group_of", "properties", "stations",
                  "utilities", "nsq")
 
@@ -102,6 +103,10 @@ class Tables:
         self.group = [s.group for s in squares]
         self.rent = [s.rent for s in squares]
         self.house_cost = [s.house_cost for s in squares]
+        # A building goes back to the bank at half its cost, rounded up to the euro
+        # (editrice-giochi: "a metà prezzo", "arrotondando sempre per eccesso": 125 -> 63;
+        # the classic costs are even, so nothing changes there).
+        self.sell_back = [(c + 1) // 2 for c in self.house_cost]
         self.mortgage = [s.mortgage for s in squares]
         # Lifting a mortgage costs the mortgage plus 10 %, rounded up to the euro
         # (Hasbro: "valore ipotecario aumentato del 10%"; rounding not printed, see protocol.md part E).

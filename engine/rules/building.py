@@ -8,7 +8,8 @@ alberghi", "La Banca non ha edifici a sufficienza?", "Come vendere gli edifici")
   una casa"), at most 4 houses, then a hotel that returns the 4 houses to the bank.
 * Stock: ``houses``/``hotels`` of the edition (32/12); nothing is built when the bank has none
   ("non si può costruire nulla di nuovo").
-* Selling: half the price ("alla metà del loro prezzo d'acquisto"), evenly ("in maniera
+* Selling: half the price ("alla metà del loro prezzo d'acquisto"; rounded up to the euro,
+  ``Tables.sell_back``: editrice-giochi's €125 house sells for €63), evenly ("in maniera
   equilibrata"). A hotel sold becomes 4 houses ("scambiarli immediatamente con 4 case") when the
   bank has 4 houses; otherwise (rule choice, protocol.md part E) selling that hotel sells the whole colour
   set down to the highest even level the bank's houses allow, at half price for every building.
@@ -149,7 +150,7 @@ def sell(s, ev, seat: int, sq: int) -> None:
         return
     check_sell(s, seat, sq)
     tb = s.tb
-    half = tb.house_cost[sq] // 2
+    half = tb.sell_back[sq]
     lv = s.level[sq]
     if lv < HOTEL:
         s.level[sq] = lv - 1
@@ -197,7 +198,7 @@ def sell_all(s, ev, seat: int) -> None:
                 s.hotels += 1
             else:
                 s.houses += lv
-            total += lv * (tb.house_cost[sq] // 2)
+            total += lv * tb.sell_back[sq]
             s.level[sq] = 0
             ev.append(BuildingSold(seat, sq, 0))
     if total:
@@ -213,14 +214,14 @@ def liquidation_value(s, seat: int) -> int:
     owner = s.owner
     level = s.level
     mort = s.mort
-    house_cost = tb.house_cost
+    sell_back = tb.sell_back
     mortgage = tb.mortgage
     total = 0
     sq = -1
     try:
         while True:  # visit only the seat's squares (list.index runs in C)
             sq = owner.index(seat, sq + 1)
-            total += level[sq] * (house_cost[sq] // 2)
+            total += level[sq] * sell_back[sq]
             if not mort[sq]:
                 total += mortgage[sq]
     except ValueError:

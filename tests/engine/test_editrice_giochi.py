@@ -6,7 +6,7 @@ from engine import EDITIONS, IllegalAction, apply_action, apply_chance, legal_ac
 from engine import pending
 from engine.actions import (AcceptTrade, Bid, BuildHouse, DeclareBankruptcy, DeclineProperty,
                             DrawCardInstead, LiftMortgage, Mortgage, PayCardFine, PayJailFine,
-                            ProposeTrade, RollDice)
+                            ProposeTrade, RollDice, SellBuilding)
 from engine.events import ActionRefused, CardChoiceOffered, ContractDealt
 from engine.testing import draw_index, forced_chance, roll, scenario, step
 
@@ -158,6 +158,22 @@ def test_lifting_a_mortgage_costs_ten_percent_rounded_up():
     assert s.cash[0] == 8750 + 188
     s, _ = step(s, seat0=LiftMortgage(12))
     assert s.cash[0] == 8750 + 188 - 207
+
+
+def test_houses_sell_back_at_half_rounded_up():
+    """"possono rivendere le loro case alla Banca a metà del prezzo indicato sul contratto" with
+    the book's only rounding rule, "arrotondando sempre per eccesso" (issue 12, item 2): a
+    €125 house of Vicolo Corto sells for €63, not €62; a hotel broken into 4 houses too, and
+    the money a debtor could still raise counts them the same way."""
+    from engine.rules.building import liquidation_value
+    assert TB.house_cost[1] == 125 and TB.sell_back[1] == 63
+    s = scenario(2, edition="editrice-giochi", owners={1: 0, 3: 0}, levels={1: 1, 3: 5})
+    assert liquidation_value(s, 0) == 6 * 63 + 2 * TB.mortgage[1]
+    s, _ = step(s, seat0=SellBuilding(3))
+    assert s.level[3] == 4 and s.cash[0] == 8750 + 63
+    s, _ = step(s, seat0=SellBuilding(3))  # evenly: the higher street first
+    assert s.level[3] == 3 and s.cash[0] == 8750 + 2 * 63
+    assert sum(s.cash) + s.bank == 0
 
 
 def test_buying_mortgaged_property_pays_ten_percent_to_the_bank():
