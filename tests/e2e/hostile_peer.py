@@ -1,0 +1,201 @@
+"""A real lanopoli peer process (``p2p.node.run_peer``) that can cheat or hold, for the attack tests.
+
+``python tests/e2e/hostile_peer.py --role host --seats N | --role join --host ADDRESS:PORT --game
+GAMEID`` plus ``--seed SEED --log-dir DIR`` plays one seat with ``engine.bots.choose`` like
+``lanopoli host/join --progress-json`` (same progress lines, protocol.md part L; exit 0 when the
+game ended, 1 when the node stopped, after an ``error`` line). On top of that:
+
+* ``--hold-at K --release FILE``: hold our input at the first decision step >= K until FILE
+  exists and print ``{"type": "holding", "step": k}`` (as tests/e2e/held_peer.py): in lockstep
+  (protocol.md §C3) nobody can finish meanwhile, so a test acts on a provably running game.
+* ``--attack KIND``: alter what we send to ONE victim seat (``--victim SEAT``, default the lowest
+  seat other than ours), re-signed with our own key, so every altered message is a valid signed
+  message of ours; everyone else gets the honest bytes. Kinds:
+
+  - ``nil-reveal``: at the first chance step >= ``--attack-at``, the victim's copy of our STEP
+    carries input nil instead of our hash-chain reveal (protocol.md §C3.3: CheatDetected at the
+    victim; issue 9 item 4). Every copy of that step to the victim (re-sends, answers) is the
+    same altered message.
+  - ``junk-leaves``: our SETUP_SIG to the victim carries other hidden-information leaves (random
+    bytes of the right size, protocol.md §C12.2; issue 9 item 6). Needs ``--role host`` (the
+    host sees the seats' endpoints in its own PROPOSAL before it signs).
+
+  When an alteration is first sent we print ``{"type": "attack", "kind": KIND, "victim": seat,
+  "victim_addr": [host, port], "step": k or null}``.
+
+The hook sits at one seam: ``p2p.transport.Link.send(addr, payload)``, through which the node
+sends every lobby and session payload (protocol.md §N4); the victim's address comes from the
+host's own PROPOSAL (lobby) or the lobby's ``GameStarted.endpoints`` (session).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import msgpack
+
+from engine import bots
+from p2p import transport, wire
+from p2p.identity import Identity
+from p2p.node import NodeError, PeerConfig, progress_printer, run_peer
+
+#: Seconds between two looks for the release file.
+POLL_S = 0.02
+ATTACKS = ("none", "nil-reveal", "junk-leaves")
+
+
+class Tamper:
+    """The per-destination rewrite of our outgoing payloads (see the module docstring).
+    ``endpoints``: every seat's (host, port), once known; ``my_seat``."""
+
+    def __init__(self, kind: str, identity: Identity, victim: int | None, attack_at: int, emit: Any) -> None:
+        self.kind = kind
+        self.identity = identity
+        self.victim = victim
+        self.attack_at = attack_at
+        self.emit = emit
+        self.endpoints: list[tuple[str, int]] | None = None
+        self.my_seat: int | None = None
+        self._altered: dict[int, bytes] = {}  # step -> the victim's copy of our STEP of that step
+        self._done_step: int | None = None  # the chance step we lied at (one lie is enough)
+        self._announced = False
+
+    def learn(self, endpoints: Any, my_seat: int) -> None:
+        """Seat order of the endpoints (from a PROPOSAL or ``GameStarted``)."""
+        self.endpoints = [(str(a[0]), int(a[1])) for a in endpoints]
+        self.my_seat = my_seat
+        if self.victim is None:
+            self.victim = min(i for i in range(len(self.endpoints)) if i != my_seat)
+
+    def _victim_addr(self) -> tuple[str, int] | None:
+        if self.endpoints is None or self.victim is None:
+            return None
+        return self.endpoints[self.victim]
+
+    def _announce(self, step: int | None) -> None:
+        if not self._announced:
+            self._announced = True
+            self.emit({"type": "attack", "kind": self.kind, "victim": self.victim,
+                       "victim_addr": list(self._victim_addr()), "step": step})
+
+    def rewrite(self, addr: tuple[str, int], payload: bytes) -> bytes:
+        """The bytes to send to ``addr`` instead of ``payload``."""
+        if self.kind == "none" or len(payload) < 2 or payload[0] != 0x93:
+            return payload
+        mtype = payload[1]
+        if mtype == wire.MSG_PROPOSAL and self.kind == "junk-leaves":
+            env = wire.open_envelope(payload)
+            prop = wire.decode_proposal(env.body)
+            me = next(i for i, p in enumerate(prop.setup.players) if p.public_key == self.identity.public_key)
+            self.learn(prop.endpoints, me)
+            return payload
+        if (addr[0], int(addr[1])) != self._victim_addr():
+            return payload
+        if mtype == wire.MSG_SETUP_SIG and self.kind == "junk-leaves":
+            env = wire.open_envelope(payload)
+            fields = msgpack.unpackb(env.body, raw=False)
+            if len(fields) < 4 or not isinstance(fields[3], bytes):
+                return payload  # no hidden information in this edition
+            fields[3] = os.urandom(len(fields[3]))
+            self._announce(None)
+            return wire.seal(self.identity, wire.MSG_SETUP_SIG, fields)
+        if mtype == wire.MSG_STEP and self.kind == "nil-reveal":
+            env = wire.open_envelope(payload, 1200)
+            fields = msgpack.unpackb(env.body, raw=False)
+            step = fields[1]
+            if step in self._altered:
+                return self._altered[step]
+            is_reveal = isinstance(fields[5], bytes) and len(fields[5]) == 32
+            if self._done_step is None and is_reveal and step >= self.attack_at:
+                fields[5] = None
+                self._altered[step] = wire.seal(self.identity, wire.MSG_STEP, fields)
+                self._done_step = step
+                self._announce(step)
+                return self._altered[step]
+        return payload
+
+
+def install(tamper: Tamper) -> None:
+    """Route every payload the node sends through ``tamper.rewrite`` (wraps ``Link.send``)."""
+    original = transport.Link.send
+
+    def send(self: transport.Link, addr: tuple[str, int], payload: bytes) -> None:
+        original(self, addr, tamper.rewrite(addr, payload))
+
+    transport.Link.send = send
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the hostile (or merely held) peer of the module docstring; returns the exit code."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--role", choices=("host", "join"), required=True)
+    p.add_argument("--seats", type=int, default=2, help="host: number of seats")
+    p.add_argument("--edition", default="classico", help="host: edition")
+    p.add_argument("--drop-timeout", type=int, default=30, help="host: p2p.drop_timeout (s)")
+    p.add_argument("--host", help="join: the host's ADDRESS:PORT")
+    p.add_argument("--game", help="join: the game id, 32 hex digits")
+    p.add_argument("--bind", default="127.0.0.1")
+    p.add_argument("--seed", required=True, help="demo seed of this peer's secrets")
+    p.add_argument("--log-dir", type=Path, required=True)
+    p.add_argument("--hold-at", type=int, default=None, help="hold the first decision step >= this")
+    p.add_argument("--release", type=Path, help="answer the held step once this file exists")
+    p.add_argument("--attack", choices=ATTACKS, default="none")
+    p.add_argument("--attack-at", type=int, default=1, help="nil-reveal: first step that may be altered")
+    p.add_argument("--victim", type=int, default=None, help="the victim's seat (default: lowest other)")
+    p.add_argument("--timeout", type=float, default=120.0)
+    args = p.parse_args(argv)
+    emit = progress_printer()
+    seed = args.seed.encode("utf-8")
+    identity = Identity.from_seed(seed)
+    tamper = Tamper(args.attack, identity, args.victim, args.attack_at, emit)
+    install(tamper)
+    step = 0  # the session's current step: one past the last StepApplied
+    held = False
+
+    def observe(ev: Any) -> None:
+        nonlocal step
+        name = type(ev).__name__
+        if name == "StepApplied":
+            step = ev.step + 1
+        elif name == "GameStarted":
+            tamper.learn(ev.endpoints, ev.my_seat)
+
+    async def hold(state: Any, seat: int) -> Any:
+        emit({"type": "holding", "step": step})
+        while not args.release.exists():
+            await asyncio.sleep(POLL_S)
+        return bots.choose(state, seat, "default")
+
+    def local_input(state: Any, seat: int) -> Any:
+        nonlocal held
+        if args.hold_at is not None and not held and step >= args.hold_at:
+            held = True
+            return hold(state, seat)
+        return bots.choose(state, seat, "default")
+
+    common = dict(bind=args.bind, demo_seed=seed, identity=identity, log_dir=args.log_dir, progress=emit,
+                  timeout=args.timeout, observer=observe,
+                  local_input=local_input if args.hold_at is not None else None)
+    if args.role == "host":
+        cfg = PeerConfig(role="host", seats=args.seats, edition=args.edition, drop_timeout=args.drop_timeout,
+                         **common)
+    else:
+        addr, port = args.host.rsplit(":", 1)
+        cfg = PeerConfig(role="join", game_id=bytes.fromhex(args.game), host_addr=(addr, int(port)), **common)
+    try:
+        asyncio.run(run_peer(cfg))
+    except NodeError as exc:
+        line = exc.as_json()
+        line["seat"] = exc.seat
+        emit(line)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
