@@ -11,8 +11,8 @@ step while ``head_step`` is ahead (pagination). The response is signed by the re
 its authority comes from the signed messages inside: a bad record only costs the responder a
 ``PeerMisbehaved`` report and the requester asks again.
 
-Here: building a response from a session's history and feeding one into a session; the
-session (lockstep.py) owns the state and the rate limits.
+Here: ``CatchUp``, the session's catch-up part (history, the peer ahead, rate limits), and
+``ingest_response``, which feeds a response into a session through its public methods.
 """
 
 from __future__ import annotations
@@ -22,42 +22,115 @@ from typing import Any
 from . import const as C
 from .errors import WireError
 from .gamelog import KIND_DROP, KIND_STEP
-from .wire import MSG_CATCHUP_RESP, MSG_STEP, CatchupResponse, open_envelope, seal, unpack
+from .wire import MSG_CATCHUP_REQ, MSG_CATCHUP_RESP, MSG_HINT, MSG_STEP, CatchupResponse, open_envelope, seal, unpack
 
 #: Bytes a record adds to the response around its payload (msgpack array and bin headers).
 _RECORD_OVERHEAD = 8
 
 
-def build_response(sess: Any, from_step: int, to_step: int) -> bytes:
-    """The signed CATCHUP_RESP of session ``sess`` for steps [from_step, to_step): history
-    records in log order from the first record of ``from_step``, capped by
-    CATCHUP_MAX_RECORDS and CATCHUP_MAX_BYTES (at least one record when there is any)."""
-    records: list = []
-    size = 0
-    i = sess._hist_index.get(from_step)
-    hist = sess._history
-    while i is not None and i < len(hist):
-        kind, payload, step = hist[i]
-        if step >= to_step or len(records) >= C.CATCHUP_MAX_RECORDS:
-            break
-        if records and size + len(payload) + _RECORD_OVERHEAD > C.CATCHUP_MAX_BYTES:
-            break
-        records.append([kind, payload])
-        size += len(payload) + _RECORD_OVERHEAD
-        i += 1
-    pending = []
-    if sess.phase == "running":
-        pending = [h.env.raw for h in sess._slots.get(sess.step, ()) if h is not None]
-    escrows = [raw for _, raw in sess._escrows.values()]
-    return seal(sess.identity, MSG_CATCHUP_RESP,
-                [sess.game_id, sess.my_seat, from_step, sess.step, records, pending, escrows])
+class CatchUp:
+    """The catch-up part of a session (protocol.md §C9, state machine in §C9.5): the history of
+    log records (to answer requests), the peer known to be ahead, and the rate limits of
+    requests, answers and hints. It never applies anything: ``ingest_response`` feeds records
+    to the session's public methods.
+
+    ``identity``: ours (signs requests, answers, hints); ``game_id``; ``my_seat``."""
+
+    def __init__(self, identity: Any, game_id: bytes, my_seat: int) -> None:
+        self._identity = identity
+        self._gid = game_id
+        self._me = my_seat
+        #: Every log record of the game after the header: (kind, payload, step) in log order.
+        self._history: list[tuple[int, bytes, int]] = []
+        self._hist_index: dict[int, int] = {}
+        #: (seat, step) of a peer known to be ahead, or None.
+        self.ahead: tuple[int, int] | None = None
+        self.last_request = -1e18
+        self._served: dict[int, float] = {}
+        self._hinted: dict[int, float] = {}
+
+    def record(self, kind: int, payload: bytes, step: int) -> None:
+        """Append a log record (kind 1 STEP, 2 DROP) of ``step`` to the history."""
+        self._history.append((kind, payload, step))
+        self._hist_index.setdefault(step, len(self._history) - 1)
+
+    def records(self) -> list[tuple[int, bytes, int]]:
+        """A copy of the history: (kind, payload, step) in log order."""
+        return list(self._history)
+
+    def note_ahead(self, seat: int, step: int) -> None:
+        """``seat`` is at ``step``, ahead of us (a later message, a HINT, a head step)."""
+        self.ahead = (seat, step)
+
+    def settle_ahead(self, step: int) -> None:
+        """Forget the peer ahead once we reached its step."""
+        if self.ahead is not None and self.ahead[1] <= step:
+            self.ahead = None
+
+    def due(self, step_started: float) -> float | None:
+        """When to ask the peer ahead (seconds), or None if nobody is known to be ahead."""
+        if self.ahead is None:
+            return None
+        return max(step_started + C.CATCHUP_AFTER, self.last_request + C.CATCHUP_INTERVAL)
+
+    def request(self, step: int, now: float, to_step: int | None = None) -> bytes:
+        """A signed CATCHUP_REQ for [step, to_step) (default: a page ahead); starts the
+        request interval."""
+        self.last_request = now
+        return seal(self._identity, MSG_CATCHUP_REQ,
+                    [self._gid, self._me, step, step + C.CATCHUP_MAX_STEPS if to_step is None else to_step])
+
+    def may_request(self, now: float) -> bool:
+        """True if the last request is at least ``CATCHUP_INTERVAL`` s old."""
+        return now - self.last_request >= C.CATCHUP_INTERVAL
+
+    def restart(self) -> None:
+        """Forget the request interval (a resume: the old clock does not apply)."""
+        self.last_request = -1e18
+
+    def may_serve(self, seat: int, now: float) -> bool:
+        """True if ``seat`` may be answered now (one answer per ``CATCHUP_INTERVAL``)."""
+        return now - self._served.get(seat, -1e18) >= C.CATCHUP_INTERVAL
+
+    def served(self, seat: int, now: float) -> None:
+        """We answered ``seat`` at ``now``."""
+        self._served[seat] = now
+
+    def hint(self, seat: int, step: int, now: float) -> bytes | None:
+        """A signed HINT "I am at ``step``" for ``seat``, or None if hinted less than
+        ``CATCHUP_INTERVAL`` s ago."""
+        if now - self._hinted.get(seat, -1e18) < C.CATCHUP_INTERVAL:
+            return None
+        self._hinted[seat] = now
+        return seal(self._identity, MSG_HINT, [self._gid, self._me, step])
+
+    def build_response(self, from_step: int, to_step: int, head_step: int, pending: list, escrows: list) -> bytes:
+        """The signed CATCHUP_RESP for steps [from_step, to_step): history records in log
+        order from the first record of ``from_step``, capped by CATCHUP_MAX_RECORDS and
+        CATCHUP_MAX_BYTES (at least one record when there is any), our ``head_step``, the step
+        messages held for it and the current epoch's escrows."""
+        records: list = []
+        size = 0
+        i = self._hist_index.get(from_step)
+        hist = self._history
+        while i is not None and i < len(hist):
+            kind, payload, step = hist[i]
+            if step >= to_step or len(records) >= C.CATCHUP_MAX_RECORDS:
+                break
+            if records and size + len(payload) + _RECORD_OVERHEAD > C.CATCHUP_MAX_BYTES:
+                break
+            records.append([kind, payload])
+            size += len(payload) + _RECORD_OVERHEAD
+            i += 1
+        return seal(self._identity, MSG_CATCHUP_RESP,
+                    [self._gid, self._me, from_step, head_step, records, pending, escrows])
 
 
-def ingest_response(sess: Any, r: CatchupResponse) -> str | None:
-    """Apply a verified-signature CATCHUP_RESP to ``sess``: records of steps before ours are
-    skipped, the record of our step applied, a gap stops. Then its escrows and held step
-    messages go through the live path (our own message is adopted). Returns None or why a
-    record was refused (English)."""
+def ingest_response(sess: Any, r: CatchupResponse, now: float) -> str | None:
+    """Apply a verified-signature CATCHUP_RESP to ``sess`` through its public methods: records
+    of steps before ours are cross-checked, the record of our step applied, a gap stops. Then
+    its escrows and held step messages go through the live path (our own message is adopted).
+    Returns None or why a record was refused (English)."""
     problem = None
     for kind, payload in r.records:
         if sess.phase != "running":
@@ -89,7 +162,6 @@ def ingest_response(sess: Any, r: CatchupResponse) -> str | None:
             problem = f"unknown record kind {kind}"
         if problem is not None:
             break
-    now = sess._now
     for raw in r.escrows:
         sess.receive_message(raw, now)
     for raw in r.pending:

@@ -24,6 +24,14 @@ In ``finished`` the session still answers stragglers' old-step messages; in ``ha
 ignores all input. Bad bytes and bad signatures never change the phase: they are dropped and
 counted (``stats``), bad signatures also reported as ``PeerMisbehaved``.
 
+Parts (protocol.md §C3.6, §C8.6, §C9.5), each owning its state, as aioquic builds its
+connection from recovery and stream objects: ``StepCollector`` (held messages, our own, the
+digest; ``step_collect.py``), ``SeatLoss`` (active seats, escrows, votes, epochs;
+``seat_loss.py``), ``CatchUp`` (history, peer ahead, rate limits; ``catchup.py``) and
+``Disputes`` (digest disputes; ``disputes.py``). The session owns the step, the engine state,
+the timers and the phase, routes every message to its part and never touches a part's private
+attributes (nor they the session's).
+
 Entry points follow aioquic: ``receive_message(data, now)``, ``submit_local_input(action)``,
 ``messages_to_send()``, ``next_event()``, ``get_timer()``, ``handle_timer(now)``.
 """
@@ -32,22 +40,29 @@ from __future__ import annotations
 
 import hashlib
 from collections import deque
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Sequence
 
 from . import const as C
 from .beacon import HashChain, beacon as make_beacon
-from .catchup import build_response, ingest_response
+from .catchup import CatchUp, ingest_response
+from .disputes import Disputes
 from .errors import LocalProtocolError, WireError
 from .gamelog import KIND_DROP, KIND_STEP
 from .hidden import HiddenLedger, PrivateView, hidden_secret, layout_of_state
 from .identity import Identity
-from .seat_loss import (RULE_BANKRUPT, RULE_BOT, check_drop_payload, default_bot, drop_record, drop_rule,
-                        dropped_input, dropped_reveal, make_escrow, open_share, recover_chain, turn_time)
+from .seat_loss import RULE_BANKRUPT, DropInfo, SeatLoss, default_bot, drop_record
+from .session_events import (BeaconExhausted, CaughtUp, CheatDetected, Desync, Equivocation, GameOver,
+                             PeerMisbehaved, PeerStalled, SeatDropped, SeatDropVoted, SeatLost, StepApplied)
+from .step_collect import Held, StepCollector, step_digest
 from .wire import (MSG_ALIVE, MSG_CATCHUP_REQ, MSG_CATCHUP_RESP, MSG_DROP, MSG_ESCROW, MSG_HINT, MSG_STEP,
                    DropVote, Envelope, Escrow, Setup, StepBody, decode_alive, decode_catchup_req,
-                   decode_catchup_resp, decode_drop, decode_escrow, decode_hint, decode_step_body, engine_options, open_envelope, pack, seal,
-                   setup_hash as compute_setup_hash, unpack)
+                   decode_catchup_resp, decode_drop, decode_escrow, decode_hint, decode_step_body, engine_options,
+                   open_envelope, pack, seal, setup_hash as compute_setup_hash)
+
+__all__ = ["BeaconExhausted", "CaughtUp", "CheatDetected", "Desync", "DropInfo", "Equivocation", "FINISHED",
+           "GameOver", "HALTED", "Held", "LockstepSession", "PeerMisbehaved", "PeerStalled", "RUNNING",
+           "SeatDropVoted", "SeatDropped", "SeatLost", "StepApplied", "StepResult", "hidden_bot",
+           "resolve_hidden", "resolve_step", "step_digest"]
 
 _sha256 = hashlib.sha256
 
@@ -56,153 +71,7 @@ FINISHED = "finished"
 HALTED = "halted"
 
 
-# --- events ---------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class StepApplied:
-    """Step ``step`` was applied. ``kind``: "chance" or "decision"; ``engine_events``: what the
-    engine returned; ``state_hash``: 32 bytes, the state after the step."""
-
-    step: int
-    kind: str
-    engine_events: tuple
-    state_hash: bytes
-
-
-@dataclass(frozen=True)
-class GameOver:
-    """The engine reached a terminal state. ``winner``: seat or None; ``final_hash``: 32 bytes;
-    ``steps``: number of steps applied."""
-
-    winner: int | None
-    final_hash: bytes
-    steps: int
-
-
-@dataclass(frozen=True)
-class PeerMisbehaved:
-    """A message claiming to come from ``seat`` was dropped (bad signature, input of the wrong
-    kind, undecodable action). ``evidence``: the raw message bytes. Does not halt the game."""
-
-    seat: int | None
-    step: int
-    reason: str
-    evidence: bytes
-
-
-@dataclass(frozen=True)
-class Desync:
-    """``seat`` signed a different state hash (``field`` = "state") or step digest
-    (``field`` = "digest") than ours for step ``step``. Evidence: both signed messages.
-    The session halts."""
-
-    step: int
-    seat: int
-    field: str
-    theirs: bytes
-    ours: bytes
-
-
-@dataclass(frozen=True)
-class Equivocation:
-    """``seat`` signed two different messages for ``step``: ``first`` and ``second`` (raw,
-    both with valid signatures). The session halts."""
-
-    step: int
-    seat: int
-    first: bytes
-    second: bytes
-
-
-@dataclass(frozen=True)
-class CheatDetected:
-    """``seat``'s signed message for ``step`` breaks the protocol in a way that cannot be
-    ignored (a reveal that does not hash to its previous reveal, no reveal at a chance step).
-    ``evidence``: the raw message. The session halts."""
-
-    step: int
-    seat: int
-    reason: str
-    evidence: bytes
-
-
-@dataclass(frozen=True)
-class BeaconExhausted:
-    """Our hash chain has no reveal left for chance step ``step``. The session halts."""
-
-    step: int
-
-
-@dataclass(frozen=True)
-class PeerStalled:
-    """Step ``step`` has heard nothing from ``seats`` (other active seats whose message it
-    lacks and that sent no ALIVE for STALL_TIMEOUT) for ``waited`` seconds (the shortest
-    silence among them). Repeated every STALL_TIMEOUT while some seat is silent; a seat that
-    is alive but thinking is not stalled (protocol.md §C8.3). The node decides what to do."""
-
-    step: int
-    seats: tuple
-    waited: float
-
-
-@dataclass(frozen=True)
-class SeatDropVoted:
-    """We signed a DROP vote: ``seat`` sent nothing for ``step`` within the drop timeout."""
-
-    step: int
-    seat: int
-
-
-@dataclass(frozen=True)
-class SeatDropped:
-    """Every other active seat voted: ``seat`` is dropped from ``step`` on (protocol.md §C8).
-    ``rule``: "bot" or "bankrupt" as applied; ``reconstructed``: its chance contribution comes
-    from its recombined hash chain (True) or the public stand-in (False). If ``seat`` is ours
-    the session becomes a spectator."""
-
-    step: int
-    seat: int
-    rule: str
-    reconstructed: bool
-
-
-@dataclass(frozen=True)
-class SeatLost:
-    """We applied ``step`` with our own message but the other seats agreed to drop us at that
-    step: our state forked from theirs. The session halts; restart it as a spectator from the
-    other peers' records (``resume_session`` with ``truncate_at`` = ``step``)."""
-
-    step: int
-
-
-@dataclass(frozen=True)
-class CaughtUp:
-    """Catch-up from ``source`` applied steps ``from_step`` .. ``to_step`` - 1 (``to_step`` is
-    our step now)."""
-
-    source: int
-    from_step: int
-    to_step: int
-
-
 # --- step resolution (shared with verify.py) --------------------------------------------------
-
-class Held(NamedTuple):
-    """A verified step message: decoded body and its envelope."""
-
-    body: StepBody
-    env: Envelope
-
-
-def step_digest(bodies: Sequence[bytes]) -> bytes:
-    """Digest of one step: SHA-256(b"lanopoli/1/digest\\x00" || for each seat in order:
-    len(body) as 4-byte BE || body). Bodies are the signed STEP bodies (protocol.md §C3.2)."""
-    h = _sha256(C.HASH_DIGEST)
-    for b in bodies:
-        h.update(len(b).to_bytes(4, "big"))
-        h.update(b)
-    return h.digest()
-
 
 class StepResult(NamedTuple):
     """Outcome of ``resolve_step``: the new state and engine events, the non-fatal problems
@@ -302,15 +171,6 @@ def hidden_bot(engine: Any) -> Any:
 
 # --- the session ----------------------------------------------------------------------------
 
-class DropInfo(NamedTuple):
-    """How a dropped seat is played: from ``step`` on, by ``rule``; ``chain``: its recombined
-    ``HashChain`` (its real reveals) or None (the public stand-in reveals)."""
-
-    step: int
-    rule: str
-    chain: HashChain | None
-
-
 class LockstepSession:
     """One peer's lockstep state machine. No I/O, no clock: time is passed in (seconds).
 
@@ -351,13 +211,13 @@ class LockstepSession:
         self.own_log = own_log
         self.setup_hash = compute_setup_hash(setup_bytes if setup_bytes is not None else setup.encode())
         self._pubkeys = [p.public_key for p in setup.players]
-        self._xkeys = [p.x25519_key for p in setup.players]
         self._last_reveals = [p.chain_head for p in setup.players]
         self.state = state if state is not None else engine.new_game(setup.edition, setup.seats, engine_options(setup))
-        #: Seat-loss rule ("bot", "bankrupt") or None when seat loss is off; drop timeout (s).
-        self.on_drop, self.drop_timeout = drop_rule(setup.options_dict())
-        #: Seconds an alive seat may think at one step before we vote it out; 0.0 = unlimited.
-        self.turn_time = turn_time(setup.options_dict())
+        #: The parts (module docstring).
+        self.steps = StepCollector(self.n, my_seat, self.setup_hash)
+        self.seats = SeatLoss(setup, my_seat, identity, chain.value(0), engine)
+        self.catchup = CatchUp(identity, self.game_id, my_seat)
+        self.disputes = Disputes()
         #: Current step: seat -> when its last valid ALIVE of this step arrived (protocol.md §C8.3).
         self._heard: dict[int, float] = {}
         #: When we send our next ALIVE while our message of this step is not sent; None: never.
@@ -371,7 +231,8 @@ class LockstepSession:
             if hidden_commits is None or any(not c for c in hidden_commits):
                 raise LocalProtocolError("a game with hidden information needs every seat's commitment")
             self.hidden = HiddenLedger(self.game_id, self.n, layout, hidden_commits, self.state)
-            self.view = PrivateView(self.hidden, my_seat, hidden_secret(chain.value(0)), identity, self._xkeys)
+            self.view = PrivateView(self.hidden, my_seat, hidden_secret(chain.value(0)), identity,
+                                    [p.x25519_key for p in setup.players])
             self.view.refresh(self.state)
         if bot is None:
             bot = hidden_bot(engine) if self.hidden is not None else default_bot(engine)
@@ -384,36 +245,15 @@ class LockstepSession:
         self.chance_count = 0
         #: Engine state hash after step - 1 (32 bytes).
         self.state_hash: bytes = engine.state_hash(self.state)
-        self._prev_digest = self.setup_hash
         self.phase = RUNNING
         #: Why the session halted (an event), or None.
         self.halt_reason: Any = None
-        #: active[i]: seat i still sends messages (not dropped).
-        self.active = [True] * self.n
-        #: Dropped seats: seat -> DropInfo.
-        self.dropped: dict[int, DropInfo] = {}
         #: True once our own seat was dropped: we follow the game, never send step messages.
         self.spectator = False
-        self.epoch = 0
-        self._escrows: dict[int, tuple[Escrow, bytes]] = {}
-        self._shares: dict[int, bytes] = {}
-        self._votes: dict[tuple[int, int], dict[int, tuple[DropVote, bytes]]] = {}
-        self._voted: set[tuple[int, int]] = set()
         self._reveal_waiting = False
-        #: Every log record of the game after the header: (kind, payload, step) in log order.
-        self._history: list[tuple[int, bytes, int]] = []
-        self._hist_index: dict[int, int] = {}
         self._replaying = _resuming  # resume.py replays our log: no sends, no log writes
-        self._ahead: tuple[int, int] | None = None  # (seat, step) of a peer known to be ahead
-        self._last_request = -1e18
-        self._dispute: tuple | None = None  # (seat, its message, deadline) of a digest dispute
-        self._served: dict[int, float] = {}
-        self._hinted: dict[int, float] = {}
-        self._slots: dict[int, list[Held | None]] = {}
-        self._own: dict[int, bytes] = {}
         self._out: list[bytes] = []
         self._events: deque = deque()
-        self._answered: dict[int, float] = {}
         self._now = now
         self._resend_at: float | None = None
         self._resend_interval = C.RESEND_INTERVAL
@@ -438,7 +278,47 @@ class LockstepSession:
     @property
     def seat_loss(self) -> bool:
         """True if the setup turned seat loss on (``p2p.on_drop`` option)."""
-        return self.on_drop is not None
+        return self.seats.on
+
+    @property
+    def on_drop(self) -> str | None:
+        """Seat-loss rule ("bot", "bankrupt") or None when seat loss is off."""
+        return self.seats.rule
+
+    @property
+    def drop_timeout(self) -> float:
+        """Seconds of silence before we vote a seat out (protocol.md §C8.3)."""
+        return self.seats.drop_timeout
+
+    @property
+    def turn_time(self) -> float:
+        """Seconds an alive seat may think at one step before we vote it out; 0.0 = unlimited."""
+        return self.seats.turn_time
+
+    @property
+    def active(self) -> list[bool]:
+        """active[i]: seat i still sends messages (not dropped). Read only."""
+        return self.seats.active
+
+    @property
+    def dropped(self) -> dict[int, DropInfo]:
+        """Dropped seats: seat -> DropInfo. Read only."""
+        return self.seats.dropped
+
+    @property
+    def epoch(self) -> int:
+        """Escrow/vote epoch: the number of seats dropped so far."""
+        return self.seats.epoch
+
+    @property
+    def prev_digest(self) -> bytes:
+        """Digest of the last applied step (the setup hash before step 0), 32 bytes."""
+        return self.steps.prev_digest
+
+    @property
+    def step_started(self) -> float:
+        """When the current step began (the caller's clock, seconds)."""
+        return self._step_started
 
     def needs_local_input(self) -> Any:
         """The engine's ``Pending`` if the local seat must submit an input (action or None) for
@@ -446,8 +326,7 @@ class LockstepSession:
         halted, or we are a spectator). At chance steps the session makes the reveal itself."""
         if self.phase != RUNNING or self.final_step is not None or self._pending.chance or self.spectator:
             return None
-        slots = self._slots.get(self.step)
-        if slots is not None and slots[self.my_seat] is not None:
+        if self.steps.has_own(self.step):
             return None
         return self._pending
 
@@ -456,8 +335,7 @@ class LockstepSession:
         ours). Dropped seats are never waited for."""
         if self.phase != RUNNING:
             return ()
-        slots = self._slots.get(self.step)
-        return tuple(i for i in range(self.n) if self.active[i] and (slots is None or slots[i] is None))
+        return self.steps.missing(self.step, self.seats.active)
 
     def drop_deadline(self) -> float | None:
         """When we will vote to drop a seat we still wait for and have not voted against yet
@@ -466,7 +344,7 @@ class LockstepSession:
         if not self.seat_loss or self.phase != RUNNING or self.spectator:
             return None
         times = [self.vote_time(i) for i in self.waiting_for()
-                 if i != self.my_seat and (self.step, i) not in self._voted]
+                 if i != self.my_seat and not self.seats.has_voted(self.step, i)]
         return min(times) if times else None
 
     def vote_time(self, seat: int) -> float:
@@ -495,8 +373,11 @@ class LockstepSession:
         not sent yet (we wait for our player, or for escrows before a reveal)."""
         if not self.seat_loss or self.phase != RUNNING or self.spectator or self._replaying:
             return False
-        slots = self._slots.get(self.step)
-        return slots is None or slots[self.my_seat] is None
+        return not self.steps.has_own(self.step)
+
+    def history(self) -> list[tuple[int, bytes, int]]:
+        """Every log record of the game after the header so far: (kind, payload, step)."""
+        return self.catchup.records()
 
     # -- outputs --
 
@@ -521,10 +402,12 @@ class LockstepSession:
         d = self.drop_deadline()
         if d is not None:
             t = min(t, d)
-        if self._dispute is not None:
-            t = min(t, self._dispute[2])
-        if self._ahead is not None:
-            t = min(t, max(self._step_started + C.CATCHUP_AFTER, self._last_request + C.CATCHUP_INTERVAL))
+        d = self.disputes.deadline()
+        if d is not None:
+            t = min(t, d)
+        d = self.catchup.due(self._step_started)
+        if d is not None:
+            t = min(t, d)
         if self._alive_at is not None and self._owes_alive():
             t = min(t, self._alive_at)
         return t
@@ -588,9 +471,8 @@ class LockstepSession:
             st["bad_seat"] += 1
             return
         k = self.step
-        slots = self._slots.get(s)
-        if slots is not None and slots[seat] is not None:
-            held = slots[seat]
+        held = self.steps.held(s, seat)
+        if held is not None:
             if held.env.body == env.body:
                 st["duplicate"] += 1
                 if s <= k:  # the sender re-sends: it is stuck at step s, maybe lacking ours
@@ -603,14 +485,14 @@ class LockstepSession:
             return
         if s < k:
             st["stale"] += 1
-            if s + 1 < k or s not in self._own:
+            if s + 1 < k or self.steps.own(s) is None:
                 self._hint(seat, now)  # more than one step behind: it needs a catch-up
             else:
                 self._answer(seat, s, now)
             return
         if s >= k + C.STEP_WINDOW:
             st["too_far"] += 1
-            self._ahead = (seat, s)  # only a trigger to ask that seat; records are verified
+            self.catchup.note_ahead(seat, s)  # only a trigger to ask that seat; records are verified
             return
         if not self.active[seat] and self.dropped[seat].step <= s:
             st["ignored"] += 1  # a dropped seat's late messages change nothing
@@ -622,16 +504,14 @@ class LockstepSession:
             st["stale"] += 1
             return
         st["accepted"] += 1
-        if slots is None:
-            slots = self._slots[s] = [None] * self.n
         held = Held(b, env)
-        slots[seat] = held
+        self.steps.hold(s, seat, held)
         if s == k:
             if not self._check_prev(held):
                 return
             self._try_advance()
         else:
-            self._ahead = (seat, s)
+            self.catchup.note_ahead(seat, s)
 
     def handle_timer(self, now: float) -> None:
         """Re-send our current step message if the step is stuck (exponential back-off from
@@ -642,11 +522,11 @@ class LockstepSession:
         if self.phase != RUNNING:
             return
         if self._resend_at is not None and now >= self._resend_at:
-            own = self._own.get(self.step)
+            own = self.steps.own(self.step)
             if own is not None:
                 self._out.append(own)
                 self.stats["resent"] += 1
-            if self.seat_loss and self._escrow_needed() and len(self._escrows) < self._active_count():
+            if not self.seats.escrows_complete():
                 self._send_escrow(resend=True)
             self._resend_interval = min(self._resend_interval * 2, C.RESEND_MAX_INTERVAL)
             self._resend_at = now + self._resend_interval
@@ -661,39 +541,37 @@ class LockstepSession:
             if silent:
                 self._events.append(PeerStalled(self.step, silent, now - max(last[i] for i in silent)))
             self._stall_at = now + C.STALL_TIMEOUT
-        if self._dispute is not None and now >= self._dispute[2]:
+        d = self.disputes.deadline()
+        if d is not None and now >= d:
             self._settle_dispute(None)
             return
         d = self.drop_deadline()
         if d is not None and now >= d:
             for seat in self.waiting_for():
-                if seat != self.my_seat and (self.step, seat) not in self._voted and now >= self.vote_time(seat):
+                if seat != self.my_seat and not self.seats.has_voted(self.step, seat) and now >= self.vote_time(seat):
                     self._vote_drop(seat)
-        if self._ahead is not None and now >= self._step_started + C.CATCHUP_AFTER \
-                and now >= self._last_request + C.CATCHUP_INTERVAL and self.phase == RUNNING:
-            seat, s = self._ahead
-            if s > self.step:
-                self._request_catchup(seat)
+        d = self.catchup.due(self._step_started)
+        if d is not None and now >= d and self.phase == RUNNING:
+            if self.catchup.ahead[1] > self.step:
+                self.request_catchup()
             else:
-                self._ahead = None
+                self.catchup.settle_ahead(self.step)
 
     def dump(self) -> dict:
         """A JSON-able report of the session for a bug report or evidence file: step, phase,
         hashes (hex), stats, halt reason, held messages (hex), dropped seats, and the encoded
         state if the engine offers ``encode_state``."""
-        held = {str(s): [None if h is None else h.env.raw.hex() for h in slots]
-                for s, slots in sorted(self._slots.items())}
         d = {
             "game_id": self.game_id.hex(),
             "my_seat": self.my_seat,
             "step": self.step,
             "phase": self.phase,
             "state_hash": self.state_hash.hex(),
-            "prev_digest": self._prev_digest.hex(),
+            "prev_digest": self.prev_digest.hex(),
             "setup_hash": self.setup_hash.hex(),
             "stats": dict(self.stats),
             "halt_reason": None if self.halt_reason is None else _event_json(self.halt_reason),
-            "held": held,
+            "held": self.steps.dump(),
             "dropped": {str(k): [v.step, v.rule, v.chain is not None] for k, v in sorted(self.dropped.items())},
         }
         enc = getattr(self.engine, "encode_state", None)
@@ -708,61 +586,76 @@ class LockstepSession:
         self._stall_at = now + C.STALL_TIMEOUT
         self._resend_interval = C.RESEND_INTERVAL
         self._resend_at = now + C.RESEND_INTERVAL
-        self._last_request = -1e18
+        self.catchup.restart()
         self._heard = {}
         self._alive_at = now + self._keepalive_interval() if self.seat_loss else None
+
+    # -- resume (protocol.md §C10; resume.py drives these) --
+
+    def end_replay(self, log: Any, own_log: Any, now: float) -> None:
+        """The log replay is over (``resume.resume_session``): forget the replayed steps'
+        events and queued sends, write to ``log``/``own_log`` from now on, restart the timers,
+        and (if the game goes on) queue our own message of the current step, our escrow and a
+        CATCHUP_REQ."""
+        self._replaying = False
+        self._events.clear()  # replayed steps were reported in the previous run
+        self._out = []
+        self.log = log
+        if own_log is not None:
+            self.own_log = own_log
+        self.restart_timers(now)
+        if self.phase != RUNNING:
+            return
+        own = self.steps.own(self.step)
+        if own is not None:
+            self._out.append(own)
+        self._send_escrow(resend=True)
+        self.request_catchup(now)
 
     # -- catch-up (protocol.md §C9) --
 
     def request_catchup(self, now: float | None = None) -> None:
         """Ask every other active seat for the records from our step on (after a restart).
-        Queues one CATCHUP_REQ; answers arrive as CATCHUP_RESP."""
+        Queues one CATCHUP_REQ (broadcast: whoever is ahead answers); answers arrive as
+        CATCHUP_RESP."""
         if now is not None:
             self._now = now
-        self._last_request = self._now
         self.stats["catchup_requests"] += 1
-        self._out.append(seal(self.identity, MSG_CATCHUP_REQ,
-                              [self.game_id, self.my_seat, self.step, self.step + C.CATCHUP_MAX_STEPS]))
-
-    def _request_catchup(self, seat: int) -> None:
-        # Broadcast (the node sends to all): whoever is ahead answers; cheap and robust when the
-        # peer we heard from is gone again.
-        self.request_catchup()
+        self._out.append(self.catchup.request(self.step, self._now))
 
     def _hint(self, seat: int, now: float) -> None:
-        if now - self._hinted.get(seat, -1e18) < C.CATCHUP_INTERVAL:
-            return
-        self._hinted[seat] = now
-        self.stats["hints"] += 1
-        self._out.append(seal(self.identity, MSG_HINT, [self.game_id, self.my_seat, self.step]))
+        raw = self.catchup.hint(seat, self.step, now)
+        if raw is not None:
+            self.stats["hints"] += 1
+            self._out.append(raw)
+
+    def _verified(self, env: Envelope, seat: int, step: int) -> bool:
+        """Check ``seat``'s signature on a non-STEP message; a bad one is counted and reported."""
+        if env.verify(self._pubkeys[seat]):
+            return True
+        self.stats["bad_signature"] += 1
+        self._events.append(PeerMisbehaved(seat, step, "bad signature", env.raw))
+        return False
 
     def _on_hint(self, env: Envelope, h: Any, now: float) -> None:
         if h.seat >= self.n or h.seat == self.my_seat or h.step <= self.step:
             self.stats["ignored"] += 1
             return
-        if not env.verify(self._pubkeys[h.seat]):
-            self.stats["bad_signature"] += 1
-            self._events.append(PeerMisbehaved(h.seat, h.step, "bad signature", env.raw))
+        if not self._verified(env, h.seat, h.step):
             return
-        self._ahead = (h.seat, h.step)
-        if now - self._last_request >= C.CATCHUP_INTERVAL:
-            self._request_catchup(h.seat)
+        self.catchup.note_ahead(h.seat, h.step)
+        if self.catchup.may_request(now):
+            self.request_catchup()
 
     def _on_alive(self, env: Envelope, a: Any, now: float) -> None:
         """ALIVE (protocol.md §C8.3): an active seat whose message of our current step we lack is
         still there; its silence clock restarts. Anything else is ignored (never verified:
         a flood costs one comparison per message)."""
         if a.seat >= self.n or a.seat == self.my_seat or a.step != self.step or self.phase != RUNNING \
-                or not self.active[a.seat]:
+                or not self.active[a.seat] or self.steps.held(self.step, a.seat) is not None:
             self.stats["ignored"] += 1
             return
-        slots = self._slots.get(self.step)
-        if slots is not None and slots[a.seat] is not None:
-            self.stats["ignored"] += 1
-            return
-        if not env.verify(self._pubkeys[a.seat]):
-            self.stats["bad_signature"] += 1
-            self._events.append(PeerMisbehaved(a.seat, a.step, "bad signature", env.raw))
+        if not self._verified(env, a.seat, a.step):
             return
         self.stats["alive"] += 1
         self._heard[a.seat] = now
@@ -771,16 +664,18 @@ class LockstepSession:
         if r.seat >= self.n or r.seat == self.my_seat:
             self.stats["bad_seat"] += 1
             return
-        if now - self._served.get(r.seat, -1e18) < C.CATCHUP_INTERVAL:
+        if not self.catchup.may_serve(r.seat, now):
             self.stats["ignored"] += 1  # rate limit: answering costs us, asking costs nothing
             return
-        if not env.verify(self._pubkeys[r.seat]):
-            self.stats["bad_signature"] += 1
-            self._events.append(PeerMisbehaved(r.seat, r.from_step, "bad signature", env.raw))
+        if not self._verified(env, r.seat, r.from_step):
             return
-        self._served[r.seat] = now
+        self.catchup.served(r.seat, now)
         self.stats["catchup_served"] += 1
-        self._out.append(build_response(self, r.from_step, r.to_step))
+        pending = []
+        if self.phase == RUNNING:
+            pending = [h.env.raw for h in self.steps.slots(self.step) if h is not None]
+        self._out.append(self.catchup.build_response(r.from_step, r.to_step, self.step, pending,
+                                                     self.seats.escrow_raws()))
         if self.seat_loss and self.active[self.my_seat]:
             self._send_escrow(resend=True)
 
@@ -788,12 +683,10 @@ class LockstepSession:
         if r.seat >= self.n or r.seat == self.my_seat:
             self.stats["bad_seat"] += 1
             return
-        if not env.verify(self._pubkeys[r.seat]):
-            self.stats["bad_signature"] += 1
-            self._events.append(PeerMisbehaved(r.seat, r.from_step, "bad signature", env.raw))
+        if not self._verified(env, r.seat, r.from_step):
             return
         first = self.step
-        problem = ingest_response(self, r)
+        problem = ingest_response(self, r, now)
         if self.phase == RUNNING:
             self._settle_dispute(r.seat)
         if problem is not None:
@@ -801,13 +694,13 @@ class LockstepSession:
         if self.step > first:
             self._events.append(CaughtUp(r.seat, first, self.step))
         if self.phase == RUNNING and r.head_step > self.step:
-            self._ahead = (r.seat, r.head_step)
+            self.catchup.note_ahead(r.seat, r.head_step)
             if self.step > first or problem is not None:
-                self._request_catchup(r.seat)  # next page (or another peer)
-        elif self._ahead is not None and self._ahead[1] <= self.step:
-            self._ahead = None
+                self.request_catchup()  # next page (or another peer)
+        else:
+            self.catchup.settle_ahead(self.step)
 
-    def ingest_step_record(self, step: int, raws: list) -> str | None:
+    def ingest_step_record(self, step: int, raws: Any) -> str | None:
         """Apply the complete record of ``step`` (our current step): one STEP envelope per
         active seat (None for seats dropped by then), verified exactly like live messages
         (signature, game, step, seat, prev hash and digest, reveals). A complete record is
@@ -836,87 +729,70 @@ class LockstepSession:
             if not env.verify(self._pubkeys[i]):
                 return f"seat {i}: bad signature"
             held.append(Held(b, env))
-        slots = self._slots.setdefault(step, [None] * self.n)
         for i, h in enumerate(held):
             if h is None:
                 continue
-            cur = slots[i]
+            cur = self.steps.held(step, i)
             if cur is not None and cur.env.body != h.env.body:
                 self._halt(Equivocation(step, i, cur.env.raw, h.env.raw))
                 return None
             if cur is None:
-                slots[i] = h
-                if i == self.my_seat:
-                    self._own[step] = h.env.raw
-            if not self._check_prev(slots[i]):
+                self.steps.hold(step, i, h)
+                cur = h
+            if not self._check_prev(cur):
                 return None
         self._try_advance(force=True)
         return None
 
+    def cross_check(self, step: int, raws: Any) -> bool:
+        """Compare a peer's record of an applied ``step`` (still kept) with the messages we
+        applied: a different, validly signed message of a seat is equivocation (halt). Returns
+        True if an equivocation was found."""
+        if not self.steps.keeps(step) or type(raws) is not list or len(raws) != self.n:
+            return False
+        held = self.steps.slots(step)
+        for i, raw in enumerate(raws):
+            h = held[i]
+            if h is None or type(raw) is not bytes or raw == h.env.raw:
+                continue
+            try:
+                env = open_envelope(raw, C.MAX_STEP_MSG)
+                b = decode_step_body(env.body)
+            except WireError:
+                continue
+            if env.body != h.env.body and b.step == step and b.seat == i and b.game_id == self.game_id \
+                    and env.verify(self._pubkeys[i]):
+                self.disputes.clear()
+                self._halt(Equivocation(step, i, h.env.raw, raw))
+                return True
+        return False
+
     # -- seat loss (protocol.md §C8) --
 
-    def _active_count(self) -> int:
-        return sum(self.active)
-
-    def _escrow_needed(self) -> bool:
-        # Two active seats: the "others" are one player, who must not learn our chain (§8.5).
-        return self.seat_loss and self._active_count() >= 3
-
     def _send_escrow(self, resend: bool = False) -> None:
-        if not self._escrow_needed() or self.spectator or not self.active[self.my_seat]:
-            return
-        mine = self._escrows.get(self.my_seat)
-        if mine is None:
-            recipients = [i for i in range(self.n) if self.active[i] and i != self.my_seat]
-            raw = make_escrow(self.identity, self.chain.value(0), self.game_id, self.my_seat, self.epoch,
-                              recipients, self._xkeys)
-            self._escrows[self.my_seat] = (decode_escrow(open_envelope(raw, C.MAX_STEP_MSG).body), raw)
-        elif not resend:
-            return
-        if not self._replaying:
-            self._out.append(self._escrows[self.my_seat][1])
+        """Queue our escrow of the current epoch when it is made, and again with ``resend``."""
+        raw, new = self.seats.own_escrow(self.spectator)
+        if raw is not None and (new or resend) and not self._replaying:
+            self._out.append(raw)
 
     def _on_escrow(self, env: Envelope, e: Escrow, now: float) -> None:
         self.stats["escrow"] += 1
-        if not self.seat_loss or e.epoch != self.epoch or e.seat >= self.n or not self.active[e.seat]:
-            self.stats["ignored"] += 1
+        outcome, ev = self.seats.receive_escrow(env, e, self.step, self.spectator)
+        if outcome in ("ignored", "bad_seat", "bad_signature"):
+            self.stats[outcome] += 1
+            if ev is not None:
+                self._events.append(ev)
             return
-        if e.seat == self.my_seat:
-            self.stats["bad_seat"] += 1
+        if outcome == "halt":
+            self._halt(ev)
             return
-        if e.seat in self._escrows:
-            if self._escrows[e.seat][1] != env.raw and env.verify(self._pubkeys[e.seat]):
-                self._halt(Equivocation(-1, e.seat, self._escrows[e.seat][1], env.raw))
-            return
-        if not env.verify(self._pubkeys[e.seat]):
-            self.stats["bad_signature"] += 1
-            self._events.append(PeerMisbehaved(e.seat, self.step, "bad signature", env.raw))
-            return
-        want = [i for i in range(self.n) if self.active[i] and i != e.seat]
-        if [x.to for x in e.entries] != want:
-            self._halt(CheatDetected(self.step, e.seat, "escrow not dealt to every other active seat", env.raw))
-            return
-        if not self.spectator:
-            share = open_share(self.identity, e, self.my_seat, self._xkeys[e.seat])
-            if share is None:
-                # Signed by the dealer yet our share does not open: the dealer cheated (or, for
-                # the others who cannot check our key, we lie): stop rather than reveal (§8.5).
-                self._halt(CheatDetected(self.step, e.seat, "escrow share does not match its commitment", env.raw))
-                return
-            self._shares[e.seat] = share
-        self._escrows[e.seat] = (e, env.raw)
-        if self._reveal_waiting and len(self._escrows) == self._active_count():
+        if outcome == "held" and self._reveal_waiting and self.seats.escrows_complete():
             self._make_reveal()
             self._try_advance()
 
     def _vote_drop(self, seat: int) -> None:
         k = self.step
-        self._voted.add((k, seat))
-        share = self._shares.get(seat) if self._escrow_needed() else None
-        raw = seal(self.identity, MSG_DROP, [self.game_id, self.my_seat, k, seat, self.epoch, share])
-        vote = DropVote(self.game_id, self.my_seat, k, seat, self.epoch, share)
-        self._votes.setdefault((k, seat), {})[self.my_seat] = (vote, raw)
-        self._out.append(raw)
+        self._out.append(self.seats.vote(k, seat))
         self._events.append(SeatDropVoted(k, seat))
         self._check_drop(seat)
 
@@ -930,12 +806,11 @@ class LockstepSession:
             st["bad_seat"] += 1
             return
         k = self.step
-        if v.step < k and v.seat == self.my_seat and env.verify(self._pubkeys[v.voter]):
+        if v.step < k and v.seat == self.my_seat and self.seats.verify_vote(env, v):
             # We applied that step with our own message, but the others are dropping us at it:
             # once all of them voted, our state has forked from theirs (§8.3).
-            votes = self._votes.setdefault((v.step, v.seat), {})
-            votes[v.voter] = (v, env.raw)
-            if all(i in votes for i in range(self.n) if self.active[i] and i != self.my_seat):
+            self.seats.add_vote(env, v)
+            if self.seats.all_others_voted(v.step, v.seat):
                 self._halt(SeatLost(v.step))
             return
         if v.step < k:
@@ -945,43 +820,34 @@ class LockstepSession:
         if v.step >= k + C.STEP_WINDOW:
             st["too_far"] += 1
             return
-        if not env.verify(self._pubkeys[v.voter]):
+        if not self.seats.verify_vote(env, v):
             st["bad_signature"] += 1
             self._events.append(PeerMisbehaved(v.voter, v.step, "bad signature", env.raw))
             return
-        votes = self._votes.setdefault((v.step, v.seat), {})
-        old = votes.get(v.voter)
-        if old is not None:
-            if old[1] != env.raw:
-                self._halt(Equivocation(v.step, v.voter, old[1], env.raw))
+        other = self.seats.add_vote(env, v)
+        if other is not None:
+            self._halt(Equivocation(v.step, v.voter, other, env.raw))
             return
-        votes[v.voter] = (v, env.raw)
         if v.step == k:
-            held = self._slots.get(k)
-            if held is not None and held[v.seat] is not None and (k, v.seat) not in self._voted:
+            held = self.steps.held(k, v.seat)
+            if held is not None and not self.seats.has_voted(k, v.seat):
                 # We hold the message the voter misses: pass it on (it is signed by its seat).
-                self._out.append(held[v.seat].env.raw)
+                self._out.append(held.env.raw)
                 st["forwarded"] += 1
             self._check_drop(v.seat)
 
     def _check_drop(self, seat: int) -> None:
         k = self.step
-        if self.phase != RUNNING or not self.active[seat]:
+        if self.phase != RUNNING:
             return
-        votes = self._votes.get((k, seat), {})
-        voters = [i for i in range(self.n) if self.active[i] and i != seat]
-        if any(i not in votes for i in voters):
+        d = self.seats.decide(k, seat, self.seats.escrow_needed())
+        if d is None:
             return
-        ordered = [votes[i] for i in voters]
-        if any(v.epoch != self.epoch for v, _ in ordered):
+        if type(d) is tuple:
+            culprit, why, evidence = d
+            self._halt(CheatDetected(k, culprit, why, evidence))
             return
-        esc = self._escrows.get(seat)
-        chain, problem = recover_chain(self.setup, esc[0] if esc else None, [v for v, _ in ordered], self._escrow_needed())
-        if problem is not None:
-            culprit, why = problem
-            self._halt(CheatDetected(k, culprit, why, esc[1] if culprit == seat else votes[culprit][1]))
-            return
-        self._apply_drop(k, seat, [raw for _, raw in ordered], esc[1] if esc else None, chain)
+        self._apply_drop(k, seat, d.votes, d.escrow, d.chain)
 
     def ingest_drop_record(self, payload: bytes) -> str | None:
         """Apply a DROP log record (from our log or a catch-up) for our current step: every
@@ -989,8 +855,7 @@ class LockstepSession:
         Returns None or why it was refused."""
         try:
             step = self.step
-            seat, votes, esc_raw, chain = check_drop_payload(
-                self.setup, self.active, self.epoch, self.step, payload, self._escrow_needed())
+            seat, votes, esc_raw, chain = self.seats.check_record(step, payload)
         except ValueError as e:
             return str(e)
         self._apply_drop(step, seat, votes, esc_raw, chain)
@@ -999,43 +864,19 @@ class LockstepSession:
     def _apply_drop(self, k: int, seat: int, votes: list, esc_raw: bytes | None, chain: HashChain | None) -> None:
         if seat == self.my_seat:
             self.spectator = True
-        rule = self.on_drop or RULE_BOT
-        if rule == RULE_BANKRUPT and getattr(self.engine, "retire_seat", None) is None:
-            rule = RULE_BOT  # the engine cannot bankrupt a seat on demand (protocol.md §C8.4)
-        self.active[seat] = False
-        self.dropped[seat] = DropInfo(k, rule, chain)
-        slots = self._slots.get(k)
-        if slots is not None:
-            slots[seat] = None
+        info = self.seats.apply(k, seat, chain)
+        self.steps.clear(k, seat)
         payload = drop_record(k, seat, votes, esc_raw)
         if self.log is not None and not self._replaying:
             self.log.append_drop(payload)
-        self._history.append((KIND_DROP, payload, k))
-        self._hist_index.setdefault(k, len(self._history) - 1)
-        self.epoch += 1
-        self._escrows, self._shares = {}, {}
+        self.catchup.record(KIND_DROP, payload, k)
         if self.hidden is not None:
             self.hidden.drop(seat, None if chain is None else hidden_secret(chain.value(0)))
-        self._events.append(SeatDropped(k, seat, rule, chain is not None))
+        self._events.append(SeatDropped(k, seat, info.rule, chain is not None))
         self._send_escrow()
-        if self._reveal_waiting and (not self._escrow_needed() or len(self._escrows) == self._active_count()):
+        if self._reveal_waiting and self.seats.escrows_complete():
             self._make_reveal()
         self._try_advance()
-
-    def _fill(self, k: int) -> dict[int, Any]:
-        """Inputs of the dropped seats for step k (protocol.md §C8.4)."""
-        fill: dict[int, Any] = {}
-        j = self.chance_count + 1
-        for seat, info in self.dropped.items():
-            if self._inspection is not None:
-                fill[seat] = None  # its shares come from the ledger (protocol.md §C12.6)
-            elif self._pending.chance:
-                fill[seat] = info.chain.reveal_at(j) if info.chain is not None else dropped_reveal(self.game_id, seat, j)
-            elif info.rule == RULE_BOT:
-                fill[seat] = dropped_input(self._bot, self.state, seat, self.dropped)
-            else:
-                fill[seat] = None
-        return fill
 
     # -- hidden information (protocol.md §C12) --
 
@@ -1047,7 +888,7 @@ class LockstepSession:
             return {}
         return self.view.status()
 
-    def _resolve_hidden(self, k: int, slots: list, bodies: list, fill: dict) -> StepResult | None:
+    def _resolve_hidden(self, k: int, slots: Sequence, bodies: list, fill: dict) -> StepResult | None:
         """Check the step's hidden fields and apply it (an inspection through
         ``apply_reveal``). A fault halts with CheatDetected naming the culprit, after logging
         the step's messages as evidence; returns None then."""
@@ -1059,12 +900,12 @@ class LockstepSession:
         held = slots[seat]
         evidence = held.env.raw if held is not None else b""
         if "private delivery" in reason:
-            prev = self._slots.get(k - 1)
-            if prev is not None and prev[seat] is not None:
+            prev = self.steps.held(k - 1, seat) if self.steps.keeps(k - 1) else None
+            if prev is not None:
                 # The sender's delivery (step k-1) and the holder's complaint (step k).
                 complainer = next((h for h in slots if h is not None and h.body.hidden is not None
                                    and h.body.hidden[2] is not None and h.body.hidden[2][0] == seat), None)
-                evidence = pack([prev[seat].env.raw, b"" if complainer is None else complainer.env.raw])
+                evidence = pack([prev.env.raw, b"" if complainer is None else complainer.env.raw])
         if self.log is not None and not self._replaying and held is not None:
             self.log.append_step(k, [None if h is None else h.env.raw for h in slots])
         self._halt(CheatDetected(k, seat, reason, evidence))
@@ -1084,42 +925,38 @@ class LockstepSession:
         self._inspection = None
         self._heard = {}
         self._alive_at = self._now + self._keepalive_interval() if self.seat_loss else None
+        mine = self.steps.has_own(self.step)
         if self.final_step == self.step:
             # The attestation round (§C3.5): input nil, no hidden field, nothing to decide.
-            slots = self._slots.get(self.step)
-            if not self.spectator and (slots is None or slots[self.my_seat] is None):
+            if not self.spectator and not mine:
                 self._send_own(None, final=True)
         elif self.hidden is not None and self._pending.kind == "inspection":
             # Not a chance step for the hash chains: every seat opens its shares (§12.5).
             from engine.rules.counterfeit import unknown_items
 
             self._inspection = unknown_items(self.state)
-            slots = self._slots.get(self.step)
-            if not self.spectator and (slots is None or slots[self.my_seat] is None):
+            if not self.spectator and not mine:
                 self._send_own(None)
         elif self._pending.chance and not self.spectator:
-            if self._escrow_needed() and len(self._escrows) < self._active_count():
+            if not self.seats.escrows_complete():
                 self._reveal_waiting = True  # §8.2: no reveal before every escrow is held
                 self._resend_at = self._now + self._resend_interval
             else:
                 self._make_reveal()
                 if self.phase != RUNNING:
                     return
-        slots = self._slots.get(self.step)
-        if slots is not None:
-            for i, h in enumerate(slots):
-                if h is not None and i != self.my_seat and not self._check_prev(h):
-                    return
+        for i, h in enumerate(self.steps.slots(self.step)):
+            if h is not None and i != self.my_seat and not self._check_prev(h):
+                return
         k = self.step
-        for seat in [seat for (s, seat) in self._votes if s == k]:
+        for seat in self.seats.vote_targets(k):
             self._check_drop(seat)  # votes that arrived before we reached this step
             if self.step != k or self.phase != RUNNING:
                 return
 
     def _make_reveal(self) -> None:
         self._reveal_waiting = False
-        slots = self._slots.get(self.step)
-        if slots is not None and slots[self.my_seat] is not None:
+        if self.steps.has_own(self.step):
             return  # already adopted from our log or a catch-up
         j = self.chance_count + 1
         if j > self.chain.length:
@@ -1130,7 +967,8 @@ class LockstepSession:
 
     def _send_own(self, inp: Any, final: bool = False) -> None:
         k = self.step
-        fields = [self.game_id, k, self.my_seat, self.state_hash, self._prev_digest, inp]
+        prev_digest = self.steps.prev_digest
+        fields = [self.game_id, k, self.my_seat, self.state_hash, prev_digest, inp]
         hidden = None
         if self.view is not None and not final:
             field = self.view.my_field(k, self._inspection)
@@ -1141,13 +979,8 @@ class LockstepSession:
         raw = pack([MSG_STEP, body, sig])
         if len(raw) > C.MAX_STEP_MSG:
             raise LocalProtocolError(f"step message of {len(raw)} bytes over {C.MAX_STEP_MSG}")
-        held = Held(StepBody(self.game_id, k, self.my_seat, self.state_hash, self._prev_digest, inp, hidden),
-                    Envelope(MSG_STEP, body, sig, raw))
-        slots = self._slots.get(k)
-        if slots is None:
-            slots = self._slots[k] = [None] * self.n
-        slots[self.my_seat] = held
-        self._own[k] = raw
+        self.steps.hold(k, self.my_seat, Held(StepBody(self.game_id, k, self.my_seat, self.state_hash, prev_digest,
+                                                       inp, hidden), Envelope(MSG_STEP, body, sig, raw)))
         if self._replaying:
             return
         if self.own_log is not None:
@@ -1168,11 +1001,10 @@ class LockstepSession:
         if env.mtype != MSG_STEP or b.game_id != self.game_id or b.step != self.step or b.seat != self.my_seat \
                 or not env.verify(self.identity.public_key) or self.spectator:
             return False
-        slots = self._slots.setdefault(self.step, [None] * self.n)
-        if slots[self.my_seat] is not None:
-            return slots[self.my_seat].env.raw == raw
-        slots[self.my_seat] = Held(b, env)
-        self._own[self.step] = raw
+        cur = self.steps.held(self.step, self.my_seat)
+        if cur is not None:
+            return cur.env.raw == raw
+        self.steps.hold(self.step, self.my_seat, Held(b, env))
         self._reveal_waiting = False
         if not self._replaying:
             self._out.append(raw)
@@ -1180,14 +1012,10 @@ class LockstepSession:
         return True
 
     def _answer(self, seat: int, s: int, now: float) -> None:
-        own = self._own.get(s)
-        if own is None:
-            return
-        if now - self._answered.get(seat, -1e9) < C.ANSWER_MIN_INTERVAL:
-            return
-        self._answered[seat] = now
-        self._out.append(own)
-        self.stats["answered"] += 1
+        own = self.steps.answer(seat, s, now)
+        if own is not None:
+            self._out.append(own)
+            self.stats["answered"] += 1
 
     def _bad_signature(self, b: StepBody, env: Envelope) -> None:
         self.stats["bad_signature"] += 1
@@ -1196,18 +1024,18 @@ class LockstepSession:
     def _check_prev(self, h: Held) -> bool:
         """Check a current-step message's prev hash and digest against ours; halt on Desync."""
         b = h.body
-        if b.prev_hash == self.state_hash and b.prev_digest == self._prev_digest:
+        prev_digest = self.steps.prev_digest
+        if b.prev_hash == self.state_hash and b.prev_digest == prev_digest:
             return True
         fld = "state" if b.prev_hash != self.state_hash else "digest"
-        if fld == "digest" and self._dispute is not None:
+        if fld == "digest" and self.disputes.open is not None:
             return False  # one dispute at a time decides (its answer names the equivocator)
-        if fld == "digest" and self.step - 1 in self._slots and not self._replaying:
+        if fld == "digest" and self.steps.keeps(self.step - 1) and not self._replaying:
             # Same state, different digest: either this seat lies, or a seat sent different
             # messages of the last step to different peers. Ask for its record of that step
             # to name the culprit (§3.4); decide at the latest after DISPUTE_TIMEOUT.
-            self._dispute = (b.seat, h.env.raw, self._now + C.DISPUTE_TIMEOUT)
-            self._last_request = self._now
-            self._out.append(seal(self.identity, MSG_CATCHUP_REQ, [self.game_id, self.my_seat, self.step - 1, self.step]))
+            self.disputes.start(b.seat, h.env.raw, self._now)
+            self._out.append(self.catchup.request(self.step - 1, self._now, self.step))
             return False
         self._halt(Desync(b.step, b.seat, fld, h.env.raw, self._own_evidence()))
         return False
@@ -1215,42 +1043,16 @@ class LockstepSession:
     def _settle_dispute(self, from_seat: int | None) -> None:
         """End a digest dispute: no equivocation was found in ``from_seat``'s record (or time
         ran out), so the disputed seat signed a wrong digest: Desync."""
-        if self._dispute is None or (from_seat is not None and from_seat != self._dispute[0]):
-            return
-        seat, raw, _ = self._dispute
-        self._dispute = None
-        if self.phase == RUNNING:
-            self._halt(Desync(self.step, seat, "digest", raw, self._own_evidence()))
-
-    def cross_check(self, step: int, raws: Any) -> bool:
-        """Compare a peer's record of an applied ``step`` (still kept) with the messages we
-        applied: a different, validly signed message of a seat is equivocation (halt). Returns
-        True if an equivocation was found."""
-        held = self._slots.get(step)
-        if held is None or type(raws) is not list or len(raws) != self.n:
-            return False
-        for i, raw in enumerate(raws):
-            h = held[i]
-            if h is None or type(raw) is not bytes or raw == h.env.raw:
-                continue
-            try:
-                env = open_envelope(raw, C.MAX_STEP_MSG)
-                b = decode_step_body(env.body)
-            except WireError:
-                continue
-            if env.body != h.env.body and b.step == step and b.seat == i and b.game_id == self.game_id \
-                    and env.verify(self._pubkeys[i]):
-                self._dispute = None
-                self._halt(Equivocation(step, i, h.env.raw, raw))
-                return True
-        return False
+        d = self.disputes.settle(from_seat)
+        if d is not None and self.phase == RUNNING:
+            self._halt(Desync(self.step, d.seat, "digest", d.raw, self._own_evidence()))
 
     def _own_evidence(self) -> bytes:
         """Our signed message of the current step (made with input None if we had not sent
         one yet: it carries our prev hash and digest, which is what the evidence needs)."""
-        own = self._own.get(self.step)
+        own = self.steps.own(self.step)
         if own is None:
-            body = pack([self.game_id, self.step, self.my_seat, self.state_hash, self._prev_digest, None])
+            body = pack([self.game_id, self.step, self.my_seat, self.state_hash, self.steps.prev_digest, None])
             own = pack([MSG_STEP, body, self.identity.sign(C.DOMAIN_STEP, body)])
         return own
 
@@ -1262,20 +1064,18 @@ class LockstepSession:
     def _try_advance(self, force: bool = False) -> None:
         while self.phase == RUNNING:
             k = self.step
-            slots = self._slots.get(k)
             active = self.active
-            if slots is None or any(active[i] and slots[i] is None for i in range(self.n)):
+            if not self.steps.complete(k, active) or self.disputes.open is not None:
                 return
-            if self._dispute is not None:
-                return
-            if not force and any((k, i) in self._voted for i in range(self.n) if active[i]):
+            if not force and self.seats.voted_at(k):
                 return  # we voted to drop a seat at k: only the votes or a full record decide
             force = False
-            slots = slots or [None] * self.n
+            slots = self.steps.slots(k)
             if k == self.final_step:
                 self._finish(k, slots)
                 return
-            fill = self._fill(k)
+            inspection = self._inspection is not None
+            fill = self.seats.fill(self.chance_count + 1, self._pending.chance, inspection, self._bot, self.state)
             bodies = [None if h is None else h.body for h in slots]
             if self.hidden is not None:
                 res = self._resolve_hidden(k, slots, bodies, fill)
@@ -1295,9 +1095,8 @@ class LockstepSession:
                 if info.step == k and info.rule == RULE_BANKRUPT:
                     state, more = self.engine.retire_seat(state, seat)
                     events = events + tuple(more)
-            if self._pending.chance and self._inspection is None:
+            if self._pending.chance and not inspection:
                 self.chance_count += 1
-            self._prev_digest = step_digest([b"" if h is None else h.env.body for h in slots])
             if self.hidden is not None:
                 fields = [None if b is None else b.hidden for b in bodies]
                 if self.view is not None and not self.spectator:
@@ -1307,24 +1106,24 @@ class LockstepSession:
                     self.view.refresh(state)
             self.state = state
             self.state_hash = self.engine.state_hash(state)
-            raws = [None if h is None else h.env.raw for h in slots]
-            if self.log is not None and not self._replaying:
-                self.log.append_step(k, raws)
-            self._history.append((KIND_STEP, pack([k, raws]), k))
-            self._hist_index.setdefault(k, len(self._history) - 1)
-            kind = "inspection" if self._inspection is not None else "chance" if self._pending.chance else "decision"
+            self._record_step(k, slots)
+            kind = "inspection" if inspection else "chance" if self._pending.chance else "decision"
             self._events.append(StepApplied(k, kind, events, self.state_hash))
             self.step = k + 1
-            old = k + 1 - C.KEEP_STEPS
-            self._slots.pop(old, None)
-            self._own.pop(old, None)
-            for key in [key for key in self._votes if key[0] <= k and key[1] != self.my_seat]:
-                del self._votes[key]
+            self.seats.forget_votes(k)
             if self.engine.is_terminal(state):
                 self.final_step = k + 1  # one more round: every seat attests the end (§C3.5)
             self._begin_step()
 
-    def _finish(self, k: int, slots: list) -> None:
+    def _record_step(self, k: int, slots: Sequence) -> None:
+        """Log step ``k``'s messages, keep the record for catch-up, and take its digest."""
+        raws = [None if h is None else h.env.raw for h in slots]
+        if self.log is not None and not self._replaying:
+            self.log.append_step(k, raws)
+        self.catchup.record(KIND_STEP, pack([k, raws]), k)
+        self.steps.applied(k)
+
+    def _finish(self, k: int, slots: Sequence) -> None:
         """Every active seat's attestation (step ``k`` = ``final_step``, §C3.5) is held and
         checked (prev hash = the final state hash, prev digest = the last step's digest): log
         them as the last record, emit ``GameOver``. An attestation with an input or a hidden
@@ -1333,12 +1132,7 @@ class LockstepSession:
             if h is not None and (h.body.input is not None or h.body.hidden is not None):
                 self._halt(CheatDetected(k, i, "final attestation carries an input", h.env.raw))
                 return
-        raws = [None if h is None else h.env.raw for h in slots]
-        if self.log is not None and not self._replaying:
-            self.log.append_step(k, raws)
-        self._history.append((KIND_STEP, pack([k, raws]), k))
-        self._hist_index.setdefault(k, len(self._history) - 1)
-        self._prev_digest = step_digest([b"" if h is None else h.env.body for h in slots])
+        self._record_step(k, slots)
         self.step = k + 1
         self.phase = FINISHED
         self._resend_at = None

@@ -361,7 +361,7 @@ class Node:
                 await self._resume(found)
                 return
         self.link = await Link.open(cfg.bind, cfg.port, self._on_message, faults=cfg.faults,
-                                    on_error=self._link_failed)
+                                    on_error=self._link_failed, identity=self.identity)
         self.discovery = Discovery([cfg.interface or cfg.bind])
         await self.discovery.start()
         now = self.loop.time()
@@ -437,12 +437,25 @@ class Node:
 
     # -- lobby --------------------------------------------------------------------------
 
+    def _pin_seats(self, players: Any, endpoints: Any, my_seat: int) -> None:
+        """Key the channel to every other seat with its X25519 key from the signed setup
+        (protocol.md §N2.2): from now on only that seat's MACed datagrams reach it."""
+        ep = self.link.endpoint
+        for i, (p, a) in enumerate(zip(players, endpoints)):
+            if i != my_seat:
+                ep.pin((str(a[0]), int(a[1])), p.x25519_key)
+        ep.accept_plain = False
+
     def _pump_lobby(self) -> None:
         lobby = self.lobby
+        ep = self.link.endpoint
+        # Key the channels of the peers whose X25519 key the lobby knows before anything is sent
+        # to them (protocol.md §N2.2); then they are trusted, never evicted (§N2.6).
+        for addr, xk in lobby.peer_keys():
+            ep.pin((str(addr[0]), int(addr[1])), xk)
         for addr, raw in lobby.messages_to_send():
             self.link.send((str(addr[0]), int(addr[1])), raw)
-        # Channels of strangers (no valid JOIN) may be evicted; these may not (protocol.md §N2.6).
-        self.link.endpoint.trust(lobby.peer_addresses())
+        ep.trust(lobby.peer_addresses())
         observer = self.cfg.observer
         while (ev := lobby.next_event()) is not None:
             if observer is not None:
@@ -456,6 +469,7 @@ class Node:
             elif isinstance(ev, GameStarted):
                 # From now on only the seats' endpoints may open channels (protocol.md §N2.6).
                 self.link.endpoint.restrict(ev.endpoints)
+                self._pin_seats(ev.setup.players, ev.endpoints, ev.my_seat)
                 self._start_game(ev)
                 return
             elif isinstance(ev, LobbyAborted):
@@ -676,7 +690,7 @@ class Node:
         now = self.loop.time()
         if not others:
             return
-        stuck = now - s._step_started
+        stuck = now - s.step_started
         if not force and (stuck < WAIT_NOTICE or now < self._wait_next):
             return
         self._wait_next = now + WAIT_REPEAT
@@ -701,11 +715,11 @@ class Node:
         port = cfg.port or mine[1]
         try:
             self.link = await Link.open(cfg.bind, port, self._on_message, faults=cfg.faults,
-                                        on_error=self._link_failed)
+                                        on_error=self._link_failed, identity=self.identity)
         except OSError:
             # Our old port is taken: the others cannot reach us until they hear from us.
             self.link = await Link.open(cfg.bind, 0, self._on_message, faults=cfg.faults,
-                                        on_error=self._link_failed)
+                                        on_error=self._link_failed, identity=self.identity)
         now = self.loop.time()
         try:
             sess, rep = resume_session(path, self.identity, info["chain_secret"], self.engine,
@@ -728,6 +742,7 @@ class Node:
         self.seat = sess.my_seat
         self.peers = [tuple(a) for i, a in enumerate(eps) if i != sess.my_seat]
         self.link.endpoint.restrict(self.peers)  # only the seats may talk to us (§N2.6)
+        self._pin_seats(sess.setup.players, eps, sess.my_seat)
         self.names = tuple(p.name for p in sess.setup.players)
         self.log_path = path
         self._log = sess.log

@@ -132,19 +132,7 @@ def resume_session(log_path: str | os.PathLike[str], identity: Identity, chain_s
                 mine = raw
         if mine is not None:
             own_resent = sess.adopt_own(mine)
-    sess._replaying = False
-    while sess.next_event() is not None:
-        pass  # replayed steps were reported in the previous run
-    sess._out = []
-    sess.log = LogWriter.reopen(log_path, good_end, sess.step, fsync=fsync)
-    if own_log_path is not None:
-        sess.own_log = OwnLog(own_log_path, fsync=fsync)
-    sess.restart_timers(now)
+    log = LogWriter.reopen(log_path, good_end, sess.step, fsync=fsync)
+    sess.end_replay(log, None if own_log_path is None else OwnLog(own_log_path, fsync=fsync), now)
     finished = sess.phase != "running"
-    if not finished:
-        own = sess._own.get(sess.step)
-        if own is not None:
-            sess._out.append(own)
-        sess._send_escrow(resend=True)
-        sess.request_catchup(now)
     return sess, ResumeReport(sess.step, damage, own_resent, finished)

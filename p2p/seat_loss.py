@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-from typing import Any, Callable, Collection, Sequence
+from typing import Any, Callable, Collection, NamedTuple, Sequence
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
@@ -46,6 +46,7 @@ from . import const as C
 from .beacon import HashChain
 from .identity import Identity
 from .errors import WireError
+from .session_events import CheatDetected, Equivocation, PeerMisbehaved
 from .wire import (MSG_DROP, MSG_ESCROW, DropVote, Escrow, Setup, decode_drop, decode_escrow, open_envelope,
                    pack, seal, unpack)
 
@@ -269,3 +270,240 @@ def check_drop_payload(setup: Setup, active: Sequence[bool], epoch: int, step: i
     if problem is not None:
         raise ValueError(f"seat {problem[0]}: {problem[1]}")
     return seat, votes, esc_raw, chain
+
+
+# --- the session's seat-loss part ---------------------------------------------------------------
+
+class DropInfo(NamedTuple):
+    """How a dropped seat is played: from ``step`` on, by ``rule``; ``chain``: its recombined
+    ``HashChain`` (its real reveals) or None (the public stand-in reveals)."""
+
+    step: int
+    rule: str
+    chain: HashChain | None
+
+
+class Decision(NamedTuple):
+    """A drop that can be applied: the votes (envelopes, voter seat order), the dropped seat's
+    ESCROW envelope or None, and its recombined chain or None."""
+
+    votes: list
+    escrow: bytes | None
+    chain: HashChain | None
+
+
+class SeatLoss:
+    """Seat loss of one session (protocol.md §C8, state machine in §C8.6): which seats are
+    active, the escrows and shares of the current epoch, the drop votes held and cast.
+
+    ``setup``: the signed setup; ``my_seat``; ``identity``: ours; ``secret``: our chain secret
+    h_0 (what we escrow); ``engine``: to know whether the ``bankrupt`` rule can be applied.
+    Signatures of ESCROW and DROP messages are checked here; the session routes messages by
+    step and turns the returned events into its phase.
+    """
+
+    def __init__(self, setup: Setup, my_seat: int, identity: Identity, secret: bytes, engine: Any) -> None:
+        self.setup = setup
+        self.n = setup.seats
+        self.my_seat = my_seat
+        self._identity = identity
+        self._secret = secret
+        self._keys = [p.public_key for p in setup.players]
+        self._xkeys = [p.x25519_key for p in setup.players]
+        opts = setup.options_dict()
+        #: Rule ("bot", "bankrupt") or None when seat loss is off; drop timeout (s).
+        self.rule, self.drop_timeout = drop_rule(opts)
+        #: Seconds an alive seat may think at one step before we vote it out; 0.0 = unlimited.
+        self.turn_time = turn_time(opts)
+        self._can_retire = getattr(engine, "retire_seat", None) is not None
+        #: active[i]: seat i still sends messages (not dropped).
+        self.active = [True] * self.n
+        #: Dropped seats: seat -> DropInfo.
+        self.dropped: dict[int, DropInfo] = {}
+        #: Number of drops so far: the epoch of escrows and votes.
+        self.epoch = 0
+        self._escrows: dict[int, tuple[Escrow, bytes]] = {}
+        self._shares: dict[int, bytes] = {}
+        self._votes: dict[tuple[int, int], dict[int, tuple[DropVote, bytes]]] = {}
+        self._voted: set[tuple[int, int]] = set()
+
+    # -- queries --
+
+    @property
+    def on(self) -> bool:
+        """True if the setup turned seat loss on (``p2p.on_drop`` option)."""
+        return self.rule is not None
+
+    def active_count(self) -> int:
+        """Seats not dropped."""
+        return sum(self.active)
+
+    def escrow_needed(self) -> bool:
+        """True if the active seats deal escrows: seat loss on and at least three active seats
+        (with two, the "others" are one player, who must not learn our chain, §C8.5)."""
+        return self.on and self.active_count() >= 3
+
+    def escrows_complete(self) -> bool:
+        """True if no escrow is needed or we hold the current epoch's escrow of every active
+        seat (ours included): the gate before a reveal (§C8.2)."""
+        return not self.escrow_needed() or len(self._escrows) >= self.active_count()
+
+    def escrow_raws(self) -> list[bytes]:
+        """The current epoch's ESCROW envelopes we hold (for a catch-up answer)."""
+        return [raw for _, raw in self._escrows.values()]
+
+    def has_voted(self, step: int, seat: int) -> bool:
+        """True if we signed DROP(step, seat)."""
+        return (step, seat) in self._voted
+
+    def voted_at(self, step: int) -> bool:
+        """True if we voted to drop some active seat at ``step`` (then only the votes or a
+        complete record decide that step, §C8.3)."""
+        return any((step, i) in self._voted for i in range(self.n) if self.active[i])
+
+    def vote_targets(self, step: int) -> list[int]:
+        """Seats for which we hold a vote at ``step`` (in arrival order)."""
+        return [seat for (s, seat) in self._votes if s == step]
+
+    # -- escrow --
+
+    def own_escrow(self, spectator: bool) -> tuple[bytes | None, bool]:
+        """Our ESCROW envelope of the current epoch, or None if none is dealt (not needed, or
+        we are dropped/a spectator); second item True if it was made by this call (made once
+        per epoch, deterministic)."""
+        if not self.escrow_needed() or spectator or not self.active[self.my_seat]:
+            return None, False
+        mine = self._escrows.get(self.my_seat)
+        if mine is not None:
+            return mine[1], False
+        recipients = [i for i in range(self.n) if self.active[i] and i != self.my_seat]
+        raw = make_escrow(self._identity, self._secret, self.setup.game_id, self.my_seat, self.epoch,
+                          recipients, self._xkeys)
+        self._escrows[self.my_seat] = (decode_escrow(open_envelope(raw, C.MAX_STEP_MSG).body), raw)
+        return raw, True
+
+    def receive_escrow(self, env: Any, e: Escrow, step: int, spectator: bool) -> tuple[str, Any]:
+        """Take another seat's ESCROW (§C8.2). Returns (outcome, event): "ignored",
+        "bad_seat", "bad_signature" (event ``PeerMisbehaved``), "known" (a duplicate),
+        "halt" (event ``Equivocation`` or ``CheatDetected``), or "held" (event None)."""
+        if not self.on or e.epoch != self.epoch or e.seat >= self.n or not self.active[e.seat]:
+            return "ignored", None
+        if e.seat == self.my_seat:
+            return "bad_seat", None
+        old = self._escrows.get(e.seat)
+        if old is not None:
+            if old[1] != env.raw and env.verify(self._keys[e.seat]):
+                return "halt", Equivocation(-1, e.seat, old[1], env.raw)
+            return "known", None
+        if not env.verify(self._keys[e.seat]):
+            return "bad_signature", PeerMisbehaved(e.seat, step, "bad signature", env.raw)
+        want = [i for i in range(self.n) if self.active[i] and i != e.seat]
+        if [x.to for x in e.entries] != want:
+            return "halt", CheatDetected(step, e.seat, "escrow not dealt to every other active seat", env.raw)
+        if not spectator:
+            share = open_share(self._identity, e, self.my_seat, self._xkeys[e.seat])
+            if share is None:
+                # Signed by the dealer yet our share does not open: the dealer cheated (or, for
+                # the others who cannot check our key, we lie): stop rather than reveal (§8.5).
+                return "halt", CheatDetected(step, e.seat, "escrow share does not match its commitment", env.raw)
+            self._shares[e.seat] = share
+        self._escrows[e.seat] = (e, env.raw)
+        return "held", None
+
+    # -- votes --
+
+    def vote(self, step: int, seat: int) -> bytes:
+        """Sign our DROP(step, seat) vote (with our share of ``seat`` when escrows are dealt),
+        keep it and return the envelope to broadcast."""
+        self._voted.add((step, seat))
+        share = self._shares.get(seat) if self.escrow_needed() else None
+        gid = self.setup.game_id
+        raw = seal(self._identity, MSG_DROP, [gid, self.my_seat, step, seat, self.epoch, share])
+        self._votes.setdefault((step, seat), {})[self.my_seat] = (DropVote(gid, self.my_seat, step, seat, self.epoch,
+                                                                           share), raw)
+        return raw
+
+    def verify_vote(self, env: Any, v: DropVote) -> bool:
+        """True if the voter's signature on ``env`` verifies."""
+        return env.verify(self._keys[v.voter])
+
+    def add_vote(self, env: Any, v: DropVote) -> bytes | None:
+        """Keep a verified vote. Returns the voter's other vote for the same (step, seat) if it
+        differs (equivocation), else None."""
+        votes = self._votes.setdefault((v.step, v.seat), {})
+        old = votes.get(v.voter)
+        if old is not None:
+            return old[1] if old[1] != env.raw else None
+        votes[v.voter] = (v, env.raw)
+        return None
+
+    def all_others_voted(self, step: int, seat: int) -> bool:
+        """True if every active seat other than ``seat`` voted DROP(step, seat)."""
+        votes = self._votes.get((step, seat), {})
+        return all(i in votes for i in range(self.n) if self.active[i] and i != seat)
+
+    def decide(self, step: int, seat: int, escrow_needed: bool) -> Decision | tuple | None:
+        """The drop of ``seat`` at ``step`` if the votes suffice (§C8.3): a ``Decision``; or
+        (culprit, reason, evidence envelope) when a share or the escrow is bad; None while
+        votes are missing."""
+        if not self.active[seat]:
+            return None
+        votes = self._votes.get((step, seat), {})
+        voters = [i for i in range(self.n) if self.active[i] and i != seat]
+        if any(i not in votes for i in voters):
+            return None
+        ordered = [votes[i] for i in voters]
+        if any(v.epoch != self.epoch for v, _ in ordered):
+            return None
+        esc = self._escrows.get(seat)
+        chain, problem = recover_chain(self.setup, esc[0] if esc else None, [v for v, _ in ordered], escrow_needed)
+        if problem is not None:
+            culprit, why = problem
+            return culprit, why, esc[1] if culprit == seat else votes[culprit][1]
+        return Decision([raw for _, raw in ordered], esc[1] if esc else None, chain)
+
+    def check_record(self, step: int, payload: bytes) -> tuple:
+        """Verify a DROP log record for ``step`` (``check_drop_payload``); raises ValueError."""
+        return check_drop_payload(self.setup, self.active, self.epoch, step, payload, self.escrow_needed())
+
+    def forget_votes(self, upto: int) -> None:
+        """Forget the votes of steps <= ``upto`` (applied), except those against our own seat
+        (they tell us when our seat was dropped at a step we applied, ``SeatLost``)."""
+        for key in [key for key in self._votes if key[0] <= upto and key[1] != self.my_seat]:
+            del self._votes[key]
+
+    def clear_votes(self) -> None:
+        """Forget every vote held and cast (fuzzing: a fresh start of the vote bookkeeping)."""
+        self._votes.clear()
+        self._voted.clear()
+
+    # -- drop --
+
+    def apply(self, step: int, seat: int, chain: HashChain | None) -> DropInfo:
+        """``seat`` is dropped from ``step`` on: it becomes inactive, the epoch increases and
+        the escrows and shares of the old epoch are forgotten. Returns its DropInfo (the
+        ``bankrupt`` rule falls back to ``bot`` when the engine cannot retire a seat, §C8.4)."""
+        rule = self.rule or RULE_BOT
+        if rule == RULE_BANKRUPT and not self._can_retire:
+            rule = RULE_BOT
+        info = self.dropped[seat] = DropInfo(step, rule, chain)
+        self.active[seat] = False
+        self.epoch += 1
+        self._escrows, self._shares = {}, {}
+        return info
+
+    def fill(self, chance_index: int, chance: bool, inspection: bool, bot: Any, state: Any) -> dict[int, Any]:
+        """Inputs of the dropped seats for a step (protocol.md §C8.4): ``chance_index`` j of
+        the next chance step, ``chance``/``inspection``: the step's kind."""
+        fill: dict[int, Any] = {}
+        for seat, info in self.dropped.items():
+            if inspection:
+                fill[seat] = None  # its shares come from the ledger (protocol.md §C12.6)
+            elif chance:
+                fill[seat] = info.chain.reveal_at(chance_index) if info.chain is not None \
+                    else dropped_reveal(self.setup.game_id, seat, chance_index)
+            elif info.rule == RULE_BOT:
+                fill[seat] = dropped_input(bot, state, seat, self.dropped)
+            else:
+                fill[seat] = None
+        return fill

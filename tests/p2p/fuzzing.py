@@ -65,8 +65,7 @@ class SessionFuzzer:
     def finish(self) -> list:
         """Let the game run to its end; returns each seat's final hash (all must agree)."""
         for s in self.sessions:
-            s._voted.clear()
-            s._votes.clear()
+            s.seats.clear_votes()
         self.net.run(max_time=1e6)
         return [s.state_hash for s in self.sessions]
 

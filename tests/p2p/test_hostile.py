@@ -34,7 +34,7 @@ def test_forged_signatures_on_every_new_message_type_are_dropped_and_named():
         seal(s1.identity, MSG_DROP, [s1.game_id, 1, 0, 2, 0, None]),
         seal(s1.identity, MSG_HINT, [s1.game_id, 1, 7]),
         seal(s1.identity, MSG_CATCHUP_RESP, [s1.game_id, 1, 0, 3, [], [], []]),
-        make_escrow(s1.identity, s1.chain.value(0), s1.game_id, 1, 5, [0, 2], s1._xkeys),
+        make_escrow(s1.identity, s1.chain.value(0), s1.game_id, 1, 5, [0, 2], [p.x25519_key for p in s1.setup.players]),
     ]
     for raw in forged:
         s0.receive_message(resign(s1, raw), 0.0)
@@ -50,7 +50,7 @@ def test_messages_of_another_game_are_rejected_by_game_id():
     assert a[0].game_id == b[0].game_id  # demo seeds give the same id: use a forged one instead
     other = seal(a[1].identity, MSG_DROP, [b"\x01" * 16, 1, 0, 0, 0, None])
     a[0].receive_message(other, 0.0)
-    step = seal(a[1].identity, MSG_STEP, [b"\x01" * 16, 0, 1, a[1].state_hash, a[1]._prev_digest, None])
+    step = seal(a[1].identity, MSG_STEP, [b"\x01" * 16, 0, 1, a[1].state_hash, a[1].prev_digest, None])
     a[0].receive_message(step, 0.0)
     assert a[0].stats["wrong_game"] == 2 and a[0].phase == "running"
 
@@ -120,7 +120,7 @@ def test_bad_escrow_share_is_caught_and_names_the_dealer():
     for s in (s0, s1, s2):
         s.messages_to_send()
     # seat 2 deals shares of a secret that is not its chain, and lies in one commitment
-    raw = make_escrow(s2.identity, b"\x07" * 32, s2.game_id, 2, 0, [0, 1], s2._xkeys)
+    raw = make_escrow(s2.identity, b"\x07" * 32, s2.game_id, 2, 0, [0, 1], [p.x25519_key for p in s2.setup.players])
     env = open_envelope(raw)
     import msgpack
     gid, seat, epoch, entries = msgpack.unpackb(env.body)
@@ -137,7 +137,7 @@ def test_drop_vote_with_a_wrong_share_names_the_voter():
     for _ in range(4):
         net.inputs()
         net.deliver()
-    assert len(s0._escrows) == 3
+    assert len(s0.seats.escrow_raws()) == 3
     # seat 1 votes to drop seat 2 with a share that is not the one seat 2 dealt it
     vote = seal(s1.identity, MSG_DROP, [s1.game_id, 1, s0.step, 2, 0, b"\x09" * 32])
     s0.receive_message(vote, 1.0)
@@ -159,7 +159,7 @@ def test_flood_of_datagrams_is_counted_dropped_and_bounded():
         b = seal(s1.identity, MSG_STEP, [s1.game_id, 10**6 + i, 1, bytes(32), bytes(32), None])
         s0.receive_message(b, 0.0)  # valid signature, far future: not stored
         junk += 2
-    assert s0.stats["malformed"] + s0.stats["too_far"] == junk and len(s0._slots) <= C.STEP_WINDOW + C.KEEP_STEPS
+    assert s0.stats["malformed"] + s0.stats["too_far"] == junk and len(s0.steps.dump()) <= C.STEP_WINDOW + C.KEEP_STEPS
     net = Net(sessions, random_legal(E, seed=6))
     net.run(max_time=1e4)
     overs = [[e for e in evs if isinstance(e, GameOver)] for evs in net.events]

@@ -81,8 +81,9 @@ def test_api_misuse_raises_and_changes_nothing():
     assert s0.pending.chance and s0.needs_local_input() is None  # step 0 picks the first player
     with pytest.raises(LocalProtocolError):
         s0.submit_local_input(None)
-    assert len(s0.messages_to_send()) == 1  # only the automatic reveal
-    s0._out.append(s0._own[0])
+    sent = s0.messages_to_send()
+    assert sent == [s0.steps.own(0)]  # only the automatic reveal
+    s1.receive_message(sent[0], 0.0)
     to_first_decision(s0, s1)
     assert s0.step == 2 and s0.needs_local_input() is not None
     s0.submit_local_input(None)
@@ -97,7 +98,7 @@ def forge(sess, *, step=None, prev_hash=None, prev_digest=None, inp=None, game_i
     """A step message signed with ``sess``'s key (a peer's own key: it can sign anything)."""
     return seal(sess.identity, MSG_STEP, [
         game_id or sess.game_id, sess.step if step is None else step, sess.my_seat if seat is None else seat,
-        prev_hash or sess.state_hash, prev_digest or sess._prev_digest, inp])
+        prev_hash or sess.state_hash, prev_digest or sess.prev_digest, inp])
 
 
 def test_forged_signature_is_dropped_counted_and_reported():

@@ -1,0 +1,62 @@
+"""Digest disputes (protocol.md §C3.4 "Digest dispute", state machine in §C3.6).
+
+A current-step message with our prev hash but another prev digest means that its seat signed a
+wrong digest, or that some seat sent different messages of the previous step to different
+peers. The session then asks for the disputed seat's record of that step (CATCHUP_REQ) and
+this part remembers the dispute until it is settled::
+
+    idle --digest mismatch--> open(seat, message, deadline)
+    open --equivocation found in a record--> idle   (the session halts: Equivocation)
+    open --the disputed seat's record shows none | deadline--> idle  (Desync of that seat)
+
+One dispute at a time: further mismatches wait for it.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from . import const as C
+
+
+class Dispute(NamedTuple):
+    """An open digest dispute: ``seat`` sent ``raw`` (its signed step message) with a prev
+    digest we do not share; settled at the latest at ``deadline`` (seconds)."""
+
+    seat: int
+    raw: bytes
+    deadline: float
+
+
+class Disputes:
+    """The session's open digest dispute, if any (module docstring)."""
+
+    def __init__(self) -> None:
+        self._open: Dispute | None = None
+
+    @property
+    def open(self) -> Dispute | None:
+        """The open dispute or None."""
+        return self._open
+
+    def start(self, seat: int, raw: bytes, now: float) -> None:
+        """Open a dispute about ``seat``'s message ``raw``; it ends by ``now + DISPUTE_TIMEOUT``."""
+        self._open = Dispute(seat, raw, now + C.DISPUTE_TIMEOUT)
+
+    def deadline(self) -> float | None:
+        """When the open dispute times out, or None."""
+        return None if self._open is None else self._open.deadline
+
+    def settle(self, from_seat: int | None) -> Dispute | None:
+        """Close the dispute if ``from_seat`` is the disputed seat (its record showed no
+        equivocation) or ``from_seat`` is None (timeout): returns the closed dispute (its seat
+        signed a wrong digest), else None (still open, or none open)."""
+        d = self._open
+        if d is None or (from_seat is not None and from_seat != d.seat):
+            return None
+        self._open = None
+        return d
+
+    def clear(self) -> None:
+        """Forget the dispute (an equivocation named the culprit)."""
+        self._open = None

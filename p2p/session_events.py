@@ -1,0 +1,133 @@
+"""Events a ``LockstepSession`` reports (``next_event``), shared by the session's parts
+(protocol.md §C3-§C9). Plain frozen dataclasses: the node and the UI only read them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class StepApplied:
+    """Step ``step`` was applied. ``kind``: "chance" or "decision"; ``engine_events``: what the
+    engine returned; ``state_hash``: 32 bytes, the state after the step."""
+
+    step: int
+    kind: str
+    engine_events: tuple
+    state_hash: bytes
+
+
+@dataclass(frozen=True)
+class GameOver:
+    """The engine reached a terminal state. ``winner``: seat or None; ``final_hash``: 32 bytes;
+    ``steps``: number of steps applied."""
+
+    winner: int | None
+    final_hash: bytes
+    steps: int
+
+
+@dataclass(frozen=True)
+class PeerMisbehaved:
+    """A message claiming to come from ``seat`` was dropped (bad signature, input of the wrong
+    kind, undecodable action). ``evidence``: the raw message bytes. Does not halt the game."""
+
+    seat: int | None
+    step: int
+    reason: str
+    evidence: bytes
+
+
+@dataclass(frozen=True)
+class Desync:
+    """``seat`` signed a different state hash (``field`` = "state") or step digest
+    (``field`` = "digest") than ours for step ``step``. Evidence: both signed messages.
+    The session halts."""
+
+    step: int
+    seat: int
+    field: str
+    theirs: bytes
+    ours: bytes
+
+
+@dataclass(frozen=True)
+class Equivocation:
+    """``seat`` signed two different messages for ``step``: ``first`` and ``second`` (raw,
+    both with valid signatures). The session halts."""
+
+    step: int
+    seat: int
+    first: bytes
+    second: bytes
+
+
+@dataclass(frozen=True)
+class CheatDetected:
+    """``seat``'s signed message for ``step`` breaks the protocol in a way that cannot be
+    ignored (a reveal that does not hash to its previous reveal, no reveal at a chance step).
+    ``evidence``: the raw message. The session halts."""
+
+    step: int
+    seat: int
+    reason: str
+    evidence: bytes
+
+
+@dataclass(frozen=True)
+class BeaconExhausted:
+    """Our hash chain has no reveal left for chance step ``step``. The session halts."""
+
+    step: int
+
+
+@dataclass(frozen=True)
+class PeerStalled:
+    """Step ``step`` has heard nothing from ``seats`` (other active seats whose message it
+    lacks and that sent no ALIVE for STALL_TIMEOUT) for ``waited`` seconds (the shortest
+    silence among them). Repeated every STALL_TIMEOUT while some seat is silent; a seat that
+    is alive but thinking is not stalled (protocol.md §C8.3). The node decides what to do."""
+
+    step: int
+    seats: tuple
+    waited: float
+
+
+@dataclass(frozen=True)
+class SeatDropVoted:
+    """We signed a DROP vote: ``seat`` sent nothing for ``step`` within the drop timeout."""
+
+    step: int
+    seat: int
+
+
+@dataclass(frozen=True)
+class SeatDropped:
+    """Every other active seat voted: ``seat`` is dropped from ``step`` on (protocol.md §C8).
+    ``rule``: "bot" or "bankrupt" as applied; ``reconstructed``: its chance contribution comes
+    from its recombined hash chain (True) or the public stand-in (False). If ``seat`` is ours
+    the session becomes a spectator."""
+
+    step: int
+    seat: int
+    rule: str
+    reconstructed: bool
+
+
+@dataclass(frozen=True)
+class SeatLost:
+    """We applied ``step`` with our own message but the other seats agreed to drop us at that
+    step: our state forked from theirs. The session halts; restart it as a spectator from the
+    other peers' records (``resume_session`` with ``truncate_at`` = ``step``)."""
+
+    step: int
+
+
+@dataclass(frozen=True)
+class CaughtUp:
+    """Catch-up from ``source`` applied steps ``from_step`` .. ``to_step`` - 1 (``to_step`` is
+    our step now)."""
+
+    source: int
+    from_step: int
+    to_step: int

@@ -1,0 +1,137 @@
+"""Step collection: the signed STEP messages a session holds, per step and seat (protocol.md
+§C3.4, state machine in §C3.6).
+
+One ``StepCollector`` per session. It owns
+
+* the held messages of the steps in the window ``[step - KEEP_STEPS + 1, step + STEP_WINDOW)``
+  (``Held``: decoded body and envelope), one slot per seat;
+* our own signed message of each kept step (the bytes we re-send and answer with);
+* the digest of the last applied step (``prev_digest``, the setup hash before step 0);
+* the rate limit of answers to stragglers (one per seat per ``ANSWER_MIN_INTERVAL``).
+
+It checks nothing cryptographic and knows nothing of the engine: the session verifies a
+message before it calls ``hold``. Per step a slot goes ``empty -> held`` (``hold``), or
+``held -> empty`` when its seat is dropped at that step (``clear``); a step's slots are
+forgotten ``KEEP_STEPS`` steps after it was applied (``applied``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import NamedTuple, Sequence
+
+from . import const as C
+from .wire import Envelope, StepBody
+
+_sha256 = hashlib.sha256
+
+
+class Held(NamedTuple):
+    """A verified step message: decoded body and its envelope."""
+
+    body: StepBody
+    env: Envelope
+
+
+def step_digest(bodies: Sequence[bytes]) -> bytes:
+    """Digest of one step: SHA-256(b"lanopoli/1/digest\\x00" || for each seat in order:
+    len(body) as 4-byte BE || body). Bodies are the signed STEP bodies (protocol.md §C3.2)."""
+    h = _sha256(C.HASH_DIGEST)
+    for b in bodies:
+        h.update(len(b).to_bytes(4, "big"))
+        h.update(b)
+    return h.digest()
+
+
+class StepCollector:
+    """Held step messages of one session (module docstring). ``n``: seats; ``my_seat``: ours;
+    ``setup_hash``: 32 bytes, the digest that step 0 messages carry."""
+
+    def __init__(self, n: int, my_seat: int, setup_hash: bytes) -> None:
+        self.n = n
+        self.my_seat = my_seat
+        #: Digest of the last applied step (setup hash before step 0), 32 bytes.
+        self.prev_digest = setup_hash
+        self._slots: dict[int, list[Held | None]] = {}
+        self._own: dict[int, bytes] = {}
+        self._answered: dict[int, float] = {}
+
+    # -- queries --
+
+    def held(self, step: int, seat: int) -> Held | None:
+        """The message of ``seat`` held for ``step``, or None."""
+        slots = self._slots.get(step)
+        return None if slots is None else slots[seat]
+
+    def slots(self, step: int) -> tuple:
+        """The held messages of ``step`` in seat order (None where missing); all None if the
+        step has no slot yet."""
+        slots = self._slots.get(step)
+        return (None,) * self.n if slots is None else tuple(slots)
+
+    def keeps(self, step: int) -> bool:
+        """True if ``step``'s slots are still kept (it was not forgotten)."""
+        return step in self._slots
+
+    def missing(self, step: int, active: Sequence[bool]) -> tuple[int, ...]:
+        """Active seats whose message of ``step`` is not held (may include ours)."""
+        slots = self._slots.get(step)
+        return tuple(i for i in range(self.n) if active[i] and (slots is None or slots[i] is None))
+
+    def complete(self, step: int, active: Sequence[bool]) -> bool:
+        """True if every active seat's message of ``step`` is held."""
+        slots = self._slots.get(step)
+        return slots is not None and all(slots[i] is not None for i in range(self.n) if active[i])
+
+    def own(self, step: int) -> bytes | None:
+        """Our signed envelope of ``step`` if kept."""
+        return self._own.get(step)
+
+    def has_own(self, step: int) -> bool:
+        """True if we hold a message of our own seat for ``step``."""
+        slots = self._slots.get(step)
+        return slots is not None and slots[self.my_seat] is not None
+
+    def raws(self, step: int) -> list:
+        """Envelopes of ``step`` in seat order (None where missing)."""
+        return [None if h is None else h.env.raw for h in self.slots(step)]
+
+    # -- changes --
+
+    def hold(self, step: int, seat: int, held: Held) -> None:
+        """Keep ``held`` as ``seat``'s message of ``step`` (the caller verified it); ours is
+        also kept as the bytes we answer with."""
+        slots = self._slots.get(step)
+        if slots is None:
+            slots = self._slots[step] = [None] * self.n
+        slots[seat] = held
+        if seat == self.my_seat:
+            self._own[step] = held.env.raw
+
+    def clear(self, step: int, seat: int) -> None:
+        """Forget ``seat``'s message of ``step`` (the seat is dropped at that step)."""
+        slots = self._slots.get(step)
+        if slots is not None:
+            slots[seat] = None
+
+    def applied(self, step: int) -> None:
+        """``step`` was applied: its digest becomes ``prev_digest`` (dropped seats count as an
+        empty body, protocol.md §C8.4) and the step ``KEEP_STEPS`` back is forgotten."""
+        self.prev_digest = step_digest([b"" if h is None else h.env.body for h in self.slots(step)])
+        old = step + 1 - C.KEEP_STEPS
+        self._slots.pop(old, None)
+        self._own.pop(old, None)
+
+    def answer(self, seat: int, step: int, now: float) -> bytes | None:
+        """Our message of ``step`` to re-send to ``seat`` (it seems stuck there), or None if we
+        have none or answered that seat less than ``ANSWER_MIN_INTERVAL`` s ago."""
+        own = self._own.get(step)
+        if own is None or now - self._answered.get(seat, -1e9) < C.ANSWER_MIN_INTERVAL:
+            return None
+        self._answered[seat] = now
+        return own
+
+    def dump(self) -> dict:
+        """JSON-able held messages: {step: [hex | None per seat]}."""
+        return {str(s): [None if h is None else h.env.raw.hex() for h in slots]
+                for s, slots in sorted(self._slots.items())}
