@@ -68,6 +68,10 @@ class LanopoliApp(App):
         if not isinstance(self.screen, EndScreen):
             self.switch_screen(EndScreen(driver))
 
+    def action_quit_now(self) -> None:
+        """Quit without asking (the screens ask first where it matters)."""
+        self.run_worker(self.action_quit(), exclusive=True)
+
     async def action_quit(self) -> None:
         if self.driver is not None:
             await self.driver.close()

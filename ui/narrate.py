@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ui.i18n import _, format_money
+from engine.editions import K_TAX
+from ui.i18n import _, format_money, from_name, to_name
 
 #: MoneyPaid reasons told by a more specific event of the same step.
 _SILENT_PAYMENTS = frozenset(("purchase", "auction", "house", "sale", "mortgage", "lift"))
@@ -43,12 +44,22 @@ class Narrator:
         #: Denomination of each bill id (niente-e-come-sembra; set by the screen from the state).
         self.denominations: Sequence[int] = ()
         self._rent_square: dict[tuple[int, int], int] = {}
+        #: The last Moved / CardDrawn / AuctionEnded of each seat: why a debt opens.
+        self._context: dict[int, Any] = {}
 
     def who(self, seat: int) -> str:
         """A seat's name; the bank for -1."""
         if seat < 0:
             return _("the bank")
         return self.names[seat] if seat < len(self.names) else _("seat {seat}").format(seat=seat)
+
+    def to(self, seat: int) -> str:
+        """"to" + a seat's name, folded as the language wants it ("alla banca", "ad Anna")."""
+        return _("to the bank") if seat < 0 else to_name(self.who(seat))
+
+    def frm(self, seat: int) -> str:
+        """"from" + a seat's name ("dalla banca", "da Anna")."""
+        return _("from the bank") if seat < 0 else from_name(self.who(seat))
 
     def square(self, sq: int) -> str:
         """A square's printed name."""
@@ -71,9 +82,11 @@ class Narrator:
             parts = ", ".join(f"{self.who(s)} {t}" for s, t in zip(e.seats, e.totals))
             return _("Who starts: {rolls}").format(rolls=parts)
         if k == "TurnStarted":
-            return _("— {name}'s turn —").format(name=self.who(e.seat))
+            return _("— {name}'s turn —").format(name=self.who(e.seat), to_name=self.to(e.seat))
         if k == "DiceRolled":
             return _("{name} rolls {d1} and {d2}").format(name=self.who(e.seat), d1=e.d1, d2=e.d2)
+        if k in ("Moved", "CardDrawn", "AuctionEnded"):
+            self._context[getattr(e, "seat", getattr(e, "winner", -1))] = e
         if k == "Moved":
             return _("{name} moves to {square}").format(name=self.who(e.seat), square=self.square(e.to))
         if k == "MoneyPaid":
@@ -99,8 +112,7 @@ class Narrator:
             return _("{name} did not ask for the rent of {square} in time").format(
                 name=self.who(e.creditor), square=self.square(e.square))
         if k == "DebtOpened":
-            return _("{name} must find {money}: sell, mortgage or declare bankruptcy").format(
-                name=self.who(e.debtor), money=m(e.amount))
+            return self._debt(e)
         if k == "CardDrawn":
             card = self.ed.decks[e.deck][e.card]
             return _("{name} draws {deck}: “{text}”").format(
@@ -125,19 +137,22 @@ class Narrator:
         if k == "MortgageLifted":
             return _("{name} lifts the mortgage on {square}").format(name=self.who(e.seat), square=self.square(e.square))
         if k == "TradeProposed":
-            return _("{name} offers a trade to {partner}").format(name=self.who(e.proposer), partner=self.who(e.partner))
+            return _("{name} offers a trade to {partner}").format(name=self.who(e.proposer), partner=self.who(e.partner),
+                                                                  to_partner=self.to(e.partner))
         if k == "TradeClosed":
             text = {"accepted": _("{partner} accepts the trade offered by {name}"),
                     "rejected": _("{partner} refuses the trade offered by {name}"),
                     "withdrawn": _("{name} withdraws the trade offered to {partner}"),
                     "void": _("The trade offered by {name} to {partner} is no longer possible")}.get(e.outcome)
-            return text.format(name=self.who(e.proposer), partner=self.who(e.partner)) if text else None
+            return text.format(name=self.who(e.proposer), partner=self.who(e.partner),
+                               to_partner=self.to(e.partner)) if text else None
         if k == "PropertyTransferred":
             return _("{square} passes from {name} to {partner}").format(
-                square=self.square(e.square), name=self.who(e.frm), partner=self.who(e.to))
+                square=self.square(e.square), name=self.who(e.frm), partner=self.who(e.to),
+                from_name=self.frm(e.frm), to_partner=self.to(e.to))
         if k == "WentBankrupt":
             return _("{name} goes bankrupt; everything goes to {partner}").format(
-                name=self.who(e.seat), partner=self.who(e.creditor))
+                name=self.who(e.seat), partner=self.who(e.creditor), to_partner=self.to(e.creditor))
         if k == "GameWon":
             return _("{name} wins the game!").format(name=self.who(e.seat))
         if k in _NIENTE:
@@ -147,6 +162,31 @@ class Narrator:
                 return _("Your move was refused by the rules ({reason})").format(reason=e.reason)
             return None
         return None
+
+    def _debt(self, e: Any) -> str:
+        """Whom the debtor owes, how much and why (rent of a square, a tax, a card, an auction
+        price), from the events just before it (the engine's DebtOpened carries no reason)."""
+        sq = self._rent_square.get((e.creditor, e.debtor))
+        last = self._context.get(e.debtor)
+        kind = type(last).__name__
+        if sq is not None:
+            why = _("rent for {square}").format(square=self.square(sq))
+        elif kind == "CardDrawn":
+            why = _("card “{card}”").format(card=card_title(self.ed, last.deck, last.card))
+        elif kind == "AuctionEnded" and last.square >= 0:
+            why = _("auction for {square}").format(square=self.square(last.square))
+        elif kind == "Moved" and self.ed.squares[last.to].kind == K_TAX:
+            why = self.square(last.to)
+        else:
+            why = ""
+        if why:
+            return _("{name} owes {money} to {partner} ({reason}) and lacks the cash: sell, mortgage "
+                     "or declare bankruptcy").format(name=self.who(e.debtor), money=format_money(e.amount),
+                                                     partner=self.who(e.creditor), to_partner=self.to(e.creditor),
+                                                     reason=why)
+        return _("{name} owes {money} to {partner} and lacks the cash: sell, mortgage or declare "
+                 "bankruptcy").format(name=self.who(e.debtor), money=format_money(e.amount),
+                                      partner=self.who(e.creditor), to_partner=self.to(e.creditor))
 
     # -- niente-e-come-sembra (engine/rules/niente_events.py) ------------------------------
 
@@ -192,7 +232,7 @@ class Narrator:
 
     def _FinalRentPaid(self, e: Any) -> str:
         return _("End of the game: the bank pays {name} {money} of rents").format(
-            name=self.who(e.seat), money=format_money(e.amount))
+            name=self.who(e.seat), money=format_money(e.amount), to_name=self.to(e.seat))
 
     def _LensesRestored(self, e: Any) -> str:
         return _("{name}'s magnifier tokens are green again").format(name=self.who(e.seat))
@@ -202,7 +242,7 @@ class Narrator:
         r = e.reason
         if r in _SILENT_PAYMENTS or e.amount == 0:
             return None
-        payer, payee = self.who(e.payer), self.who(e.payee)
+        payer, payee, to = self.who(e.payer), self.who(e.payee), self.to(e.payee)
         if r == "salary":
             return _("{name} collects {money} from the bank (VIA!)").format(name=payee, money=m)
         if r == "tax":
@@ -211,16 +251,16 @@ class Narrator:
             sq = self._rent_square.pop((e.payee, e.payer), None)
             if sq is not None:
                 return _("{name} pays {money} rent to {partner} for {square}").format(
-                    name=payer, money=m, partner=payee, square=self.square(sq))
-            return _("{name} pays {money} rent to {partner}").format(name=payer, money=m, partner=payee)
+                    name=payer, money=m, partner=payee, square=self.square(sq), to_partner=to)
+            return _("{name} pays {money} rent to {partner}").format(name=payer, money=m, partner=payee, to_partner=to)
         if r == "jail_fine":
             return _("{name} pays the {money} fine").format(name=payer, money=m)
         if r == "counterfeit":
             return _("{name} pays {money} again to {partner} in place of the fake bill").format(
-                name=payer, money=m, partner=payee)
+                name=payer, money=m, partner=payee, to_partner=to)
         if e.payer < 0:
             return _("{name} receives {money} from the bank").format(name=payee, money=m)
-        return _("{name} pays {money} to {partner}").format(name=payer, money=m, partner=payee)
+        return _("{name} pays {money} to {partner}").format(name=payer, money=m, partner=payee, to_partner=to)
 
 
 #: Events told by a ``Narrator._<name>`` method (niente-e-come-sembra).

@@ -115,9 +115,13 @@ async def test_trade_offered_to_us_is_answered_after_confirmation():
         await pilot.press("y")
         await until(pilot, lambda: isinstance(app.screen, OfferDialog))
         await pilot.click("#accept-1")
-        await pilot.pause(0.3)
-        assert isinstance(app.screen, OfferDialog)  # first press only arms the confirmation
+        await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("enter")  # the focus starts on No: Enter keeps the offer open
+        await until(pilot, lambda: isinstance(app.screen, OfferDialog))
+        assert game.state.owner[1] == 0
         await pilot.click("#accept-1")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("y")
         await until(pilot, lambda: game.state.owner[1] == 1)
         assert "Giulia accepts" not in log_text(app)
         await until(pilot, lambda: "Marco accepts the trade offered by Giulia" in log_text(app))
@@ -148,9 +152,12 @@ async def test_bankruptcy_asks_for_confirmation():
         await until(pilot, lambda: "roll" in commands(app))
         await pilot.press("r")
         await until(pilot, lambda: "bankrupt" in commands(app))
+        # Whom, how much, why: in the log and in the status line.
+        assert "Marco owes €450 to Giulia (rent for Vicolo Stretto) and lacks the cash" in log_text(app)
+        assert "You owe €450 to Giulia and have €10" in app.screen.status_text()
         await pilot.press("x")
         await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
-        await pilot.click("#no")
+        await pilot.press("enter")  # x then Enter must not end the game: the focus is on No
         await until(pilot, lambda: isinstance(app.screen, GameScreen))
         assert game.state.out[0] == 0
         await pilot.press("x")
@@ -160,6 +167,25 @@ async def test_bankruptcy_asks_for_confirmation():
         assert game.state.out[0] == 1
         text = " ".join(str(w.render()) for w in app.screen.query("Label"))
         assert "Giulia wins!" in text
+
+
+@sync
+async def test_q_asks_before_leaving_a_running_game():
+    game = LocalGame(NAMES, 0, state=scenario(2), chance=dice_script((1, 2)), delay=0)
+    app = LanopoliApp(driver=game)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: "roll" in commands(app))
+        await pilot.press("q")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, GameScreen))
+        assert app.is_running and "roll" in commands(app)
+        # Our money and whose turn it is are on the bottom line.
+        assert "You: €1.500" in app.screen.footer_text() and "Your turn" in app.screen.footer_text()
+        await pilot.press("q")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("y")
+        await until(pilot, lambda: not app.is_running)
 
 
 @sync

@@ -1,5 +1,6 @@
 """Snapshot tests (pytest-textual-snapshot) of the main screens of ``lanopoli play`` at 80×24
-(compact layout) and 160×50, in Italian. Everything is pinned: a local game against bots with
+(compact layout), 120×40 (the smallest wide layout) and 160×50, in Italian: the game screen,
+and the end screen of every edition with its own winning rule. Everything is pinned: a local game against bots with
 scripted dice from a built state, fixed lobby ads. The SVGs in __snapshots__/ were reviewed by
 eye (rendered to PNG); regenerate with ``pytest tests/ui/test_app_snapshots.py
 --snapshot-update`` and look at them again before committing."""
@@ -7,6 +8,8 @@ eye (rendered to PNG); regenerate with ``pytest tests/ui/test_app_snapshots.py
 from __future__ import annotations
 
 import pytest
+
+import engine
 
 from engine.testing import forced_chance, scenario
 from p2p.discovery import GameAd
@@ -60,7 +63,10 @@ def _after_roll(game, app):
     return run
 
 
-@pytest.mark.parametrize("size", [(80, 24), (160, 50)])
+SIZES = [(80, 24), (120, 40), (160, 50)]
+
+
+@pytest.mark.parametrize("size", SIZES)
 def test_game_screen(snap_compare, size):
     game, app = game_app()
     assert snap_compare(app, terminal_size=size, run_before=_after_roll(game, app))
@@ -147,9 +153,61 @@ def test_niente_game_screen(snap_compare):
     assert snap_compare(app, terminal_size=(80, 24), run_before=run)
 
 
+def test_niente_game_screen_120(snap_compare):
+    """niente_app at 120×40: the narrowest wide layout, the players panel beside the board."""
+    _, app, run = niente_app()
+    assert snap_compare(app, terminal_size=(120, 40), run_before=run)
+
+
 def test_niente_game_screen_wide(snap_compare):
     """niente_app at 160×50: the 36-square ring in the wide layout with an intact centre
     (dice, turn, status, log), every square once with its name, group colour, owner and
     tokens."""
     _, app, run = niente_app()
     assert snap_compare(app, terminal_size=(160, 50), run_before=run)
+
+
+def finished(edition: str, ending: str):
+    """A finished game of ``edition`` as the engine leaves it, for the end screen: "last" (one
+    player left, two bankrupt), "timed" (the agreed time ran out: ``time_up`` EXPIRED) or
+    "all_owned" (niente-e-come-sembra: every property owned). Returns (names, state)."""
+    from engine.rules.timed import EXPIRED
+    from engine.state import P_OVER
+
+    names = ("Marco", "Giulia", "Anna")
+    options = {"timed_minutes": 30} if ending == "timed" else None
+    st = scenario(3, edition=edition, options=options, cash={0: 820, 1: 1340, 2: 300},
+                  owners={1: 0, 3: 0, 6: 1, 8: 1, 11: 2}, levels={1: 2, 3: 2}, mortgaged=[11])
+    if ending == "all_owned":
+        for i, sq in enumerate(st.tb.properties):
+            st.owner[sq] = st.owner[sq] if st.owner[sq] >= 0 else i % 3
+    if ending == "last":
+        for seat in (0, 2):
+            st.out[seat] = 1
+            for sq in st.tb.properties:
+                if st.owner[sq] == seat:
+                    st.owner[sq], st.level[sq], st.mort[sq] = 1, 0, 0
+            st.cash[1] += st.cash[seat]
+            st.cash[seat] = 0
+    if ending == "timed":
+        st.time_up = EXPIRED
+    st.phase = P_OVER
+    st.winner = engine.standings(st)[0][0]
+    return names, st
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("edition,ending", [("classico", "last"), ("editrice-giochi", "timed"),
+                                            ("fabrianopoli", "timed"), ("niente-e-come-sembra", "all_owned")])
+def test_end_screen_of_each_edition(snap_compare, size, edition, ending):
+    """The end screen says how this edition decides: the last player left (classico), the
+    richest when the time ran out (buildings at half their cost in editrice-giochi, whole in
+    fabrianopoli), the most money once every property is owned (niente: cash only)."""
+    names, st = finished(edition, ending)
+    game = LocalGame(names, 0, state=st, delay=0)
+    app = LanopoliApp(driver=game)
+
+    async def run(pilot):
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "EndScreen")
+        await pilot.pause(0.2)
+    assert snap_compare(app, terminal_size=size, run_before=run)

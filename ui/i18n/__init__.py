@@ -98,6 +98,24 @@ def ngettext(singular: str, plural: str, n: int) -> str:
     return _translations.ngettext(singular, plural, n)
 
 
+def to_name(name: str) -> str:
+    """``name`` after the preposition "to", for sentences whose Italian form needs it folded in:
+    English "to Anna"; Italian "a Bruno", but "ad Anna" before a name starting with "a" (the
+    euphonic d, which modern Italian keeps before the same vowel). The bank has its own
+    articulated form: use ``_("to the bank")`` ("alla banca") instead. The message templates
+    receive it as an extra placeholder (``{to_partner}``, ``{to_name}``) that only the Italian
+    catalog uses; ``str.format`` ignores unused keywords, so the English msgids stay as they were."""
+    if _language != "it":
+        return "to " + name
+    return ("ad " if name[:1].lower() in ("a", "à", "á") else "a ") + name
+
+
+def from_name(name: str) -> str:
+    """``name`` after "from": English "from Anna", Italian "da Anna" (the bank: use
+    ``_("from the bank")``, "dalla banca"). See ``to_name``."""
+    return ("da " if _language == "it" else "from ") + name
+
+
 def format_money(euro: int) -> str:
     """Format an amount in euro the Italian way: 1500 -> "€1.500", -200 -> "-€200".
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -28,18 +29,30 @@ class _Dialog(ModalScreen):
 
 
 class ConfirmDialog(_Dialog):
-    """Asks ``question``; dismisses True (confirmed) or False/None."""
+    """Asks ``question``; dismisses True (confirmed) or False/None. The focus starts on No, so
+    that Enter after a stray key never confirms something that cannot be undone; ``y``/``n``
+    answer too. ``yes``: the confirming button's text (default "Yes, go ahead")."""
 
-    def __init__(self, question: str) -> None:
+    BINDINGS = [Binding("escape", "cancel", _("Cancel")), Binding("n", "cancel", _("No")),
+                Binding("y", "confirm", _("Yes"))]
+
+    def __init__(self, question: str, yes: str | None = None) -> None:
         super().__init__()
         self.question = question
+        self.yes = yes
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label(self.question, classes="question")
             with Horizontal(classes="buttons"):
-                yield Button(_("Yes, go ahead"), id="yes", variant="error", compact=True)
-                yield Button(_("No"), id="no", compact=True)
+                yield Button(escape(_("No [n]")), id="no", variant="primary", compact=True)
+                yield Button(escape((self.yes or _("Yes, go ahead")) + " [y]"), id="yes", variant="error", compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#no", Button).focus()
+
+    def action_confirm(self) -> None:
+        self.dismiss(True)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "yes")
@@ -176,7 +189,6 @@ class OfferDialog(_Dialog):
     def __init__(self, state: Any, seat: int, legal: list, names: tuple) -> None:
         super().__init__()
         self.state, self.seat, self.legal, self.names = state, seat, legal, names
-        self._armed: str | None = None
 
     def compose(self) -> ComposeResult:
         from engine.rules import trade as T
@@ -200,11 +212,14 @@ class OfferDialog(_Dialog):
     def on_button_pressed(self, event: Button.Pressed) -> None:
         bid = event.button.id or ""
         if bid.startswith("accept-"):
-            if self._armed != bid:  # confirm step: a trade cannot be undone
-                self._armed = bid
-                event.button.label = _("Sure? Press again")
-                return
-            self.dismiss(A.AcceptTrade(int(bid[7:]), ()))
+            # A trade cannot be undone: ask first (the question's focus starts on No).
+            action = A.AcceptTrade(int(bid[7:]), ())
+
+            def answered(ok: bool | None) -> None:
+                if ok:
+                    self.dismiss(action)
+            self.app.push_screen(ConfirmDialog(_("Accept this trade? It cannot be undone."), yes=_("Yes, accept")),
+                                 answered)
         elif bid.startswith("reject-"):
             self.dismiss(A.RejectTrade(int(bid[7:])))
         else:
@@ -252,11 +267,28 @@ class TradeDialog(_Dialog):
         # Cards are told apart from squares by an offset: squares are 0..39.
         return [(label, 100 + d) for label, d in self._cards(who)]
 
+    def on_mount(self) -> None:
+        self.query_one("#error").display = False
+        self._highlight_first()
+
+    def _highlight_first(self) -> None:
+        """Space ticks the first entry at once (a SelectionList starts with nothing
+        highlighted, and Space would do nothing before an arrow key)."""
+        for lst in self.query(SelectionList):
+            if lst.option_count and lst.highlighted is None:
+                lst.highlighted = 0
+
+    def _error(self, text: str) -> None:
+        err = self.query_one("#error", Label)
+        err.update(text)
+        err.display = True
+
     def on_select_changed(self, event: Select.Changed) -> None:
         get = self.query_one("#get", SelectionList)
         get.clear_options()
         who = int(event.value)
         get.add_options(self._props(who) + self._cards_options(who, "theirs"))
+        self._highlight_first()
 
     def offer(self) -> Any:
         """The ProposeTrade built from the widgets (ValueError for bad money input)."""
@@ -276,19 +308,18 @@ class TradeDialog(_Dialog):
         if event.button.id != "propose":
             self.dismiss(None)
             return
-        err = self.query_one("#error", Label)
         try:
             a = self.offer()
         except ValueError:
-            err.update(_("Money must be a whole number of euro."))
+            self._error(_("Money must be a whole number of euro."))
             return
         if not (a.give_squares or a.get_squares or a.give_cash or a.get_cash or a.give_cards or a.get_cards):
-            err.update(_("Choose something to give or to get."))
+            self._error(_("Choose something to give or to get."))
             return
         try:
             engine.apply_action(self.state, self.seat, a)
         except engine.IllegalAction as e:
-            err.update(_("Not allowed: {reason}").format(reason=e.reason))
+            self._error(_("Not allowed: {reason}").format(reason=e.reason))
             return
         except ValueError:
             pass  # a chance step is pending: the engine checks the offer when it is applied
@@ -367,6 +398,7 @@ class CreateDialog(_Dialog):
                 yield Label(_("Timed game, minutes (empty: no limit)"), classes="prompt")
                 yield Input("", placeholder=_("off"), id="timed", type="number", compact=True)
             yield Label("", id="error", classes="error")
+            yield Label(_("Enter: create · Tab / Shift+Tab: the other fields · Esc: cancel"), classes="note")
             with Horizontal(classes="buttons"):
                 yield Button(_("Create"), id="create-game", variant="primary", compact=True)
                 yield Button(_("Cancel"), id="cancel", compact=True)
@@ -374,6 +406,11 @@ class CreateDialog(_Dialog):
     def on_mount(self) -> None:
         self.query_one("#error").display = False
         self._show_timed()
+        # Enter creates at once with what is shown; Shift+Tab walks back to the fields.
+        self.query_one("#create-game", Button).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self._create()
 
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "edition":
@@ -417,6 +454,9 @@ class CreateDialog(_Dialog):
         if event.button.id != "create-game":
             self.dismiss(None)
             return
+        self._create()
+
+    def _create(self) -> None:
         try:
             req = self.request()
         except ValueError as e:

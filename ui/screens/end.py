@@ -13,7 +13,7 @@ from textual.screen import Screen
 from textual.widgets import Label
 
 import engine
-from engine.rules.endgame import net_worth
+from engine.rules.timed import expired
 from ui.i18n import _, format_money
 
 #: Plain words for the fault codes of ui.play.Fault (NodeError codes).
@@ -31,19 +31,59 @@ def fault_text(code: str) -> str:
     }.get(code, _("The game stopped because of an error."))
 
 
+def ending(state: Any) -> str:
+    """How the game was decided: "last" (one player left: classico's "l'ultimo giocatore
+    rimasto"), "timed" (the agreed time ran out: the richest wins, engine/rules/timed.py),
+    "all_owned" (niente-e-come-sembra's "FINE DEL GIOCO": every property owned, most money
+    wins) or "running" (it stopped before its end)."""
+    if not engine.is_terminal(state):
+        return "running"
+    if sum(1 for o in state.out if not o) <= 1:
+        return "last"
+    if expired(state):
+        return "timed"
+    if state.ed.end_when_all_owned:
+        return "all_owned"
+    return "last"
+
+
 def standings_lines(state: Any, names: tuple) -> list[str]:
-    """One line per seat, best first: place, name, net worth and what it is made of."""
+    """One line per seat in the order of ``engine.standings`` (best first; the engine decides
+    the order, bankrupt players included): place, name and the figures the edition's rule ranks
+    by — cash alone where most money wins (niente-e-come-sembra), else net worth and what it
+    is made of."""
     out = []
+    cash_only = ending(state) == "all_owned"
     for place, (seat, worth) in enumerate(engine.standings(state), 1):
-        name = names[seat] if seat < len(names) else str(seat)
+        name = names[seat] if seat < len(names) else str(seat + 1)
         if state.out[seat]:
             out.append(_("{place}. {name} — bankrupt").format(place=place, name=name))
-            continue
-        props = worth - state.cash[seat]
-        out.append(_("{place}. {name} — {worth} (cash {cash} + properties and buildings {props})").format(
-            place=place, name=name, worth=format_money(net_worth(state, seat)), cash=format_money(state.cash[seat]),
-            props=format_money(props)))
+        elif cash_only:
+            out.append(_("{place}. {name} — {cash} in cash").format(
+                place=place, name=name, cash=format_money(state.cash[seat])))
+        else:
+            out.append(_("{place}. {name} — {worth} (cash {cash} + properties and buildings {props})").format(
+                place=place, name=name, worth=format_money(worth), cash=format_money(state.cash[seat]),
+                props=format_money(worth - state.cash[seat])))
     return out
+
+
+def rule_text(state: Any) -> str:
+    """How the winner and the order were decided, in this edition's own words."""
+    how = ending(state)
+    if how == "all_owned":
+        return _("How: every property was owned, so the game ended; the bank paid each player the rent of "
+                 "their properties, and the player with the most money wins (a tie goes to the earlier seat). "
+                 "Properties and buildings do not count.")
+    worth = _("net worth = cash + price of each property (half if mortgaged) + the buildings at {pct} % of "
+              "their cost").format(pct=state.ed.worth_building_pct)
+    if how == "timed":
+        return _("How: the agreed time ran out, and the richest player wins; {worth}.").format(worth=worth)
+    if how == "last":
+        return _("How: the last player left in the game wins; the others follow in the order they went "
+                 "bankrupt, the last one out first.")
+    return _("The players still in are ranked by {worth}; those who went bankrupt follow, the last one "
+             "out first.").format(worth=worth)
 
 
 class EndScreen(Screen):
@@ -78,9 +118,7 @@ class EndScreen(Screen):
                             classes="subtitle")
                 for line in standings_lines(d.state, d.names):
                     yield Label("  " + line, classes="standing")
-                yield Label(_("How: the last player left wins; the others are ranked by net worth = cash "
-                              "+ price of each property (less the mortgage if mortgaged) + the cost of its buildings."),
-                            classes="note")
+                yield Label(rule_text(d.state), classes="note", id="rule")
             if d.log_path is not None:
                 yield Label(_("Game log: {path}").format(path=d.log_path), id="log")
                 yield Label(_("Check it: lanopoli verify {path}").format(path=d.log_path), id="verify")
@@ -89,4 +127,4 @@ class EndScreen(Screen):
             yield Label(_("Press q to quit."))
 
 
-__all__ = ["EndScreen", "fault_text", "standings_lines"]
+__all__ = ["EndScreen", "ending", "fault_text", "rule_text", "standings_lines"]

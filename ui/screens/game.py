@@ -21,7 +21,7 @@ from textual.widgets import Label
 
 import engine
 from engine import actions as A
-from ui.i18n import _
+from ui.i18n import _, format_money, to_name
 from ui.narrate import Narrator
 from ui.screens.dialogs import BidDialog, ConfirmDialog, ManageDialog, OfferDialog, SettleDialog, TradeDialog
 from ui.screens.niente_dialogs import InspectDialog, TakeCardDialog, UseCardDialog, confirm_question
@@ -49,6 +49,7 @@ def _bindings() -> list[Binding]:
               "inspect": "inspect", "skip": "skip", "take": "take card", "leave_card": "leave cards", "use": "use card"}
     out = [Binding(key, f"command('{cid}')", labels[cid], show=False) for cid, key in KEYS.items()]
     out.append(Binding("a", "autoplay", "autoplay", show=False))
+    out.append(Binding("q", "leave", "quit", show=False))
     return out
 
 
@@ -135,6 +136,12 @@ class GameScreen(Screen):
         if d.human.autoplay:
             return _("The bot is playing for you (press a to take over).")
         p = engine.pending(s)
+        if d.seat in p.actors and p.kind == "raise_money" and s.debts:
+            _debtor, creditor, amount, _square = s.debts[0][:4]
+            to = _("to the bank") if creditor < 0 else to_name(d.names[creditor])
+            return _("You owe {money} to {name} and have {cash}: sell, mortgage, or declare bankruptcy.").format(
+                money=format_money(amount), name=_("the bank") if creditor < 0 else d.names[creditor],
+                to_name=to, cash=format_money(s.cash[d.seat]))
         if d.seat in p.actors:
             return {"roll": _("Your turn: roll the dice."),
                     "jail": _("You are in jail: roll for a double, pay the fine or use a card."),
@@ -155,6 +162,13 @@ class GameScreen(Screen):
         and quit keys."""
         d = self.driver
         parts = []
+        s = d.state
+        # Our money and whose turn it is, whatever the terminal size (the players panel may
+        # be short of rows, the board's centre of columns).
+        if s is not None and 0 <= d.seat < s.n and 0 <= s.current < len(d.names):
+            parts.append(_("You: {money}").format(money=format_money(s.cash[d.seat])))
+            parts.append(_("Your turn") if s.current == d.seat else _("Turn: {name}").format(
+                name=d.names[s.current], to_name=to_name(d.names[s.current])))
         left = d.turn_left()
         if left is not None:
             parts.append(_("Time to decide: {seconds:.0f} s").format(seconds=left))
@@ -180,6 +194,18 @@ class GameScreen(Screen):
             return any(c.id == parameters[0] for c in self.query_one(ActionBar).commands)
         return True
 
+    def action_leave(self) -> None:
+        """q: leave the game, after a question whose default is No (a running network game goes
+        on without us: the others drop our seat after their drop timeout)."""
+        if self.driver.phase != "playing":
+            self.app.action_quit_now()
+            return
+        question = _("Leave the game? The others go on without you: after a while a bot plays your seat, "
+                     "or it goes bankrupt, as the game was set up.") if self.driver.log_path is not None \
+            or getattr(self.driver, "node", None) is not None else _("Leave the game? It ends here.")
+        self.app.push_screen(ConfirmDialog(question, yes=_("Yes, leave")),
+                             lambda ok: self.app.action_quit_now() if ok else None)
+
     def action_autoplay(self) -> None:
         self.driver.human.set_autoplay(not self.driver.human.autoplay)
         self._redraw()
@@ -197,7 +223,8 @@ class GameScreen(Screen):
         if cmd.action is not None:
             if cmd.confirm:
                 question = _("Declare bankruptcy? Everything you own goes to your creditor and you leave the game.")
-                self.app.push_screen(ConfirmDialog(question), lambda ok: self._send(cmd.action) if ok else None)
+                self.app.push_screen(ConfirmDialog(question, yes=_("Yes, declare bankruptcy")),
+                                     lambda ok: self._send(cmd.action) if ok else None)
             else:
                 self._send(cmd.action)
             return

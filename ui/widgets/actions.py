@@ -123,9 +123,20 @@ class ActionBar(Widget):
             self.command = command
 
     def compose(self) -> ComposeResult:
+        self._fit_columns()
         for c in self.commands:
             yield Button(escape(f"[{c.key}] {c.label}"), id=f"cmd-{c.id}", compact=True,
                          variant="error" if c.id == "bankrupt" else "primary" if c.action is not None else "default")
+
+    def on_resize(self) -> None:
+        self._fit_columns()
+
+    def _fit_columns(self) -> None:
+        """As many grid columns as the longest label allows, so that no button is cut
+        ("[b] Buy Stazione Sud for €200" needs ~33 cells): 1..5 columns."""
+        width = self.size.width or self.app.size.width
+        longest = max((len(f"[{c.key}] {c.label}") for c in self.commands), default=1)
+        self.styles.grid_size_columns = max(1, min(5, (width + 1) // (longest + 3)))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
