@@ -192,6 +192,8 @@ class Lobby:
         self._endpoint: Any = None
         # joiner only
         self._host_addr: Any = None
+        #: The host's (Ed25519, X25519) public keys, from the advert or the first signed STATUS.
+        self._host_keys: tuple[bytes, bytes] | None = None
         self.stats: dict[str, int] = dict.fromkeys(("received", "malformed", "dropped"), 0)
 
     @classmethod
@@ -250,6 +252,21 @@ class Lobby:
         if self._host_addr is not None:
             addrs.append(self._host_addr)
         return [tuple(a) for a in addrs if a is not None]
+
+    def peer_keys(self) -> list[tuple[Any, bytes]]:
+        """``[(address, X25519 public key)]`` of the peers whose key we know, for keying their
+        transport channels (protocol.md §N2.2): once the setup is proposed every other seat
+        (setup key, endpoint); before that, host — every player whose valid JOIN it accepted;
+        joiner — the host, if its key is known (advert or signed STATUS)."""
+        if self.setup is not None:
+            return [(a, p.x25519_key) for i, (p, a) in enumerate(zip(self.setup.players, self.endpoints))
+                    if i != self.my_seat and a is not None]
+        if self.role == "host":
+            return [(a, p.x25519_key) for pk, (p, a) in self._joined.items()
+                    if pk != self.identity.public_key and a is not None]
+        if self._host_keys is not None and self._host_addr is not None:
+            return [(self._host_addr, self._host_keys[1])]
+        return []
 
     def get_timer(self) -> float | None:
         """When ``handle_timer`` must run (join or setup deadline), or None."""

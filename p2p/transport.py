@@ -6,6 +6,16 @@ Theory of operation (wire contract: protocol.md part N, "Transport"):
   epoch, the epoch the sender believes the receiver has (0 = not heard from it yet), the
   datagram's sequence number, a cumulative acknowledgement and a 32-bit selective
   acknowledgement bitmap. Anything that does not parse is dropped and counted, never raised.
+* Authentication (WireGuard's model, ``p2p.channel_auth``): a channel whose peer's X25519 key
+  is known is *keyed*; every datagram on it, pure acks included, ends with a 16-byte MAC over
+  all its other bytes under the pairwise key of its direction (magic ``MAGIC_AUTH``), or also
+  carries the sender's X25519 key after the header while the peer may not know it yet
+  (``MAGIC_INTRO``, an *introduction*). A keyed channel drops every datagram whose MAC fails
+  or that is not MACed, before looking at anything else: it changes no state and gets no
+  answer. The owner names the keys it expects (``Endpoint.pin``); an introduction from an
+  unknown address opens a keyed channel (key derivations for such offers are rate-limited).
+  Plain channels (magic ``MAGIC``) exist only for lobby-time peers with no key yet and can
+  never reach a keyed channel (``Endpoint.accept_plain``).
 * A ``Channel`` talks to one peer. ``send(payload)`` splits the payload into chunks of at most
   ``MAX_CHUNK`` bytes, each with its own sequence number (all but the last carry ``FLAG_MORE``).
   The receiver buffers chunks that arrive early (up to ``RECV_WINDOW`` ahead), drops duplicates,
@@ -26,8 +36,12 @@ Theory of operation (wire contract: protocol.md part N, "Transport"):
 * The epoch (random per endpoint instance) tells a restarted peer from a late datagram: when a
   peer's epoch changes, both directions of the channel start again from sequence 0 and
   whatever was queued for the old instance is discarded (the lockstep layer catches a restarted
-  peer up by itself); datagrams from a retired epoch, or addressed to another epoch than ours,
-  are dropped (the latter answered at once with an ack, so the sender learns our epoch).
+  peer up by itself). A new epoch is believed only once *proven*: we answer its first datagram
+  with a CHALLENGE (a pure ack carrying a fresh random 32-bit nonce in ``seq``) and switch only
+  when a RESPONSE echoing that nonce, addressed to our epoch, arrives (MACed on a keyed
+  channel): a replayed datagram of any earlier instance cannot reset anything. Datagrams from
+  a retired epoch, or addressed to another epoch than ours, are dropped (the latter answered
+  with an ack, at most every ``ANSWER_INTERVAL`` s, so the sender learns our epoch).
 
 The core never reads a clock: every entry point takes ``now`` (seconds, monotonic float), in the
 manner of aioquic's ``QuicConnection``. ``Link`` is the asyncio adapter (asyncio-dgram socket
@@ -43,25 +57,37 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from .channel_auth import TAG_LEN, XKEY_LEN, KeyCache, PairKeys, mac, mac_ok
 from .errors import LocalProtocolError
 
 Addr = tuple[str, int]
 """A UDP address: (host, port)."""
 
 MAGIC = 0xB1
-"""First header byte: high nibble 0xB marks lanopoli's transport, low nibble is its version (1)."""
+"""First header byte of a *plain* datagram: high nibble 0xB marks lanopoli's transport, low
+nibble 1 = unauthenticated (lobby-time channels only)."""
+MAGIC_AUTH = 0xB2
+"""First byte of an authenticated datagram: header, chunk, 16-byte MAC."""
+MAGIC_INTRO = 0xB3
+"""First byte of an introduction: header, the sender's 32-byte X25519 key, chunk, MAC."""
 HEADER = struct.Struct("!BBIIIII")
 """magic u8, flags u8, src_epoch u32, dst_epoch u32, seq u32, ack u32, ack_bits u32 —
 network byte order."""
 HEADER_SIZE = HEADER.size  # 22
 MAX_DATAGRAM = 1200
 """Largest datagram sent, header included (fits one Ethernet frame with any IP/UDP headers)."""
-MAX_CHUNK = MAX_DATAGRAM - HEADER_SIZE
+MAX_CHUNK = MAX_DATAGRAM - HEADER_SIZE - XKEY_LEN - TAG_LEN  # 1130, whatever the form
 FLAG_DATA = 0x01
 """The datagram carries a chunk with sequence number ``seq``; without it, a pure ack."""
 FLAG_MORE = 0x02
 """More chunks of the same payload follow (only with FLAG_DATA)."""
-_KNOWN_FLAGS = FLAG_DATA | FLAG_MORE
+FLAG_CHALLENGE = 0x04
+"""Pure ack only: ``seq`` is a random non-zero nonce; the instance ``dst_epoch`` must echo it
+in a RESPONSE to prove it is alive (a new epoch is believed only then)."""
+FLAG_RESPONSE = 0x08
+"""Pure ack only: ``seq`` echoes the nonce of a CHALLENGE addressed to our epoch."""
+_KNOWN_FLAGS = FLAG_DATA | FLAG_MORE | FLAG_CHALLENGE | FLAG_RESPONSE
+_PROBE_FLAGS = FLAG_CHALLENGE | FLAG_RESPONSE
 ACK_BITS = 32
 """Bit i of ack_bits acknowledges datagram ``ack + 1 + i``."""
 MAX_SEQ = 0xFFFFFFFF
@@ -82,6 +108,9 @@ hidden-information leaves of protocol.md §C12.2 is ~11.7 KB). 8 KiB of margin. 
 purpose: every channel, even one opened by an unauthenticated stranger, may buffer this much."""
 MAX_SEND_BUFFER = 8 * 1024 * 1024  # bytes queued or in flight per peer
 RETIRED_EPOCHS = 4  # epochs of earlier instances of a peer remembered to drop their stragglers
+ANSWER_INTERVAL = 0.010
+"""Least time (s) between two answers of one kind (challenge, response, stale-epoch ack) on one
+channel: a replayed datagram is never answered more often than this."""
 MAX_RECV_BUFFER = 4 * 1024 * 1024
 """Bytes buffered on the receive side (out-of-order chunks + partial reassemblies) across all
 channels of one endpoint. Eight busy peers need ~3 MB at most (256 out-of-order chunks + one
@@ -93,7 +122,8 @@ shows up."""
 
 
 __all__ = ["Addr", "BufferFull", "Channel", "Endpoint", "Link", "LocalProtocolError", "MAGIC",
-           "HEADER", "HEADER_SIZE", "MAX_DATAGRAM", "MAX_CHUNK", "MAX_MESSAGE", "new_epoch"]
+           "MAGIC_AUTH", "MAGIC_INTRO", "HEADER", "HEADER_SIZE", "MAX_DATAGRAM", "MAX_CHUNK",
+           "MAX_MESSAGE", "new_epoch"]
 
 
 class BufferFull(LocalProtocolError):
@@ -109,8 +139,13 @@ _STAT_KEYS = (
     "datagrams_sent", "datagrams_received", "payloads_sent", "payloads_delivered",
     "pure_acks_sent", "retransmits", "fast_retransmits", "timeouts", "duplicates",
     "out_of_window", "malformed", "stale_epoch", "peer_restarts", "oversize_dropped",
-    "rtt_samples", "recv_budget_dropped",
+    "rtt_samples", "recv_budget_dropped", "unauthenticated", "bad_mac", "key_mismatch",
+    "epoch_unproven", "challenges_sent", "responses_sent", "answers_limited",
 )
+
+
+_INTRO_BYTE = bytes([MAGIC_INTRO])
+_PLAIN_BYTE = bytes([MAGIC])
 
 
 class RecvBudget:
@@ -130,12 +165,25 @@ class Channel:
     ``addr`` is only echoed back in ``datagrams_to_send``; ``epoch`` is this endpoint's epoch
     (u32, non-zero). Times are seconds on any monotonic clock, the same for every call.
     Counters are in ``stats`` (dict name -> int); ``srtt`` is the smoothed RTT (s) or None.
+
+    ``keys`` (``channel_auth.PairKeys``) makes the channel *keyed*: everything sent is MACed,
+    everything received must be (protocol.md §N2.2); ``my_xk`` (our X25519 public key) is
+    sent in introductions while ``introduce`` is true, i.e. until the peer has shown, by a
+    valid MAC, that it knows our key. Without keys the channel is plain.
     """
 
-    def __init__(self, addr: Addr, *, epoch: int, budget: RecvBudget | None = None) -> None:
+    def __init__(self, addr: Addr, *, epoch: int, budget: RecvBudget | None = None,
+                 keys: PairKeys | None = None, my_xk: bytes = b"", introduce: bool = False) -> None:
         self.addr = addr
         self._epoch = epoch
         self._budget = budget if budget is not None else RecvBudget()
+        self.keys = keys
+        self._my_xk = my_xk
+        self._introduce = introduce and keys is not None
+        self._challenge: tuple[int, int] | None = None  # (epoch, nonce) we asked to prove itself
+        self._challenge_due = False
+        self._respond: tuple[int, int] | None = None  # (epoch, nonce) to echo in a RESPONSE
+        self._answered = {FLAG_CHALLENGE: -1.0, FLAG_RESPONSE: -1.0, 0: -1.0}  # kind -> last time
         #: Loop time of the last datagram received (for the endpoint's eviction of strangers).
         self.last_rx = 0.0
         self.peer_epoch: int | None = None
@@ -146,6 +194,18 @@ class Channel:
         self._rto = INITIAL_RTO
         self._reset_send()
         self._reset_receive()
+
+    def upgrade(self, keys: PairKeys, my_xk: bytes, introduce: bool) -> None:
+        """Key a plain channel in place (its sequence state goes on): from now on it sends
+        only MACed datagrams and accepts only datagrams MACed with ``keys``."""
+        self.keys = keys
+        self._my_xk = my_xk
+        self._introduce = introduce
+
+    @property
+    def introducing(self) -> bool:
+        """True while we send introductions (our X25519 key in every datagram)."""
+        return self._introduce
 
     # -- state resets -------------------------------------------------------------------
 
@@ -209,19 +269,42 @@ class Channel:
                 bits |= 1 << i
         return bits
 
+    def _framer(self) -> Callable[..., bytes]:
+        """A function (flags, dst, seq, ack, bits, chunk) -> the datagram bytes, in this
+        channel's form: plain, authenticated or introduction (protocol.md §N2)."""
+        keys = self.keys
+        epoch = self._epoch
+        pack = HEADER.pack
+        if keys is None:
+            return lambda flags, dst, seq, ack, bits, chunk: pack(MAGIC, flags, epoch, dst, seq, ack, bits) + chunk
+        key = keys.send
+        if self._introduce:
+            xk = self._my_xk
+
+            def frame(flags: int, dst: int, seq: int, ack: int, bits: int, chunk: bytes) -> bytes:
+                msg = pack(MAGIC_INTRO, flags, epoch, dst, seq, ack, bits) + xk + chunk
+                return msg + mac(key, msg)
+        else:
+            def frame(flags: int, dst: int, seq: int, ack: int, bits: int, chunk: bytes) -> bytes:
+                msg = pack(MAGIC_AUTH, flags, epoch, dst, seq, ack, bits) + chunk
+                return msg + mac(key, msg)
+        return frame
+
     def datagrams_to_send(self, now: float) -> list[tuple[bytes, Addr]]:
-        """Datagrams due now: retransmissions, new chunks within the window, a due pure ack.
+        """Datagrams due now: retransmissions, new chunks within the window, a due pure ack,
+        a due CHALLENGE or RESPONSE (protocol.md §N2.2).
 
         Returns a list of (datagram bytes ≤ MAX_DATAGRAM, peer address); each carries the
         current acknowledgement state.
         """
         out: list[tuple[bytes, Addr]] = []
-        pack = HEADER.pack
+        frame = self._framer()
         ack = self._expected
         bits = self._ack_bits()
-        epoch = self._epoch
         dst = self.peer_epoch or 0
         addr = self.addr
+        if self._respond is not None or self._challenge_due:
+            self._probes(frame, out)
         if self._lost:
             inflight = self._inflight
             for seq in self._lost:
@@ -230,8 +313,8 @@ class Channel:
                     continue  # acknowledged meanwhile
                 entry[2] = now
                 entry[3] = True
-                out.append((pack(MAGIC, entry[0], epoch, dst, seq, ack, bits) + entry[1], addr))
-            self.stats["retransmits"] += len(out)
+                out.append((frame(entry[0], dst, seq, ack, bits, entry[1]), addr))
+                self.stats["retransmits"] += 1
             self._lost.clear()
         queue = self._queue
         if queue:
@@ -239,17 +322,45 @@ class Channel:
             while queue and len(inflight) < SEND_WINDOW:
                 seq, flags, chunk = queue.popleft()
                 inflight[seq] = [flags, chunk, now, False]
-                out.append((pack(MAGIC, flags, epoch, dst, seq, ack, bits) + chunk, addr))
+                out.append((frame(flags, dst, seq, ack, bits, chunk), addr))
         if out:
             self._ack_pending = 0
             self._ack_deadline = None
         elif self._ack_pending and self._ack_deadline is not None and now >= self._ack_deadline:
-            out.append((pack(MAGIC, 0, epoch, dst, 0, ack, bits), addr))
+            out.append((frame(0, dst, 0, ack, bits, b""), addr))
             self._ack_pending = 0
             self._ack_deadline = None
             self.stats["pure_acks_sent"] += 1
         self.stats["datagrams_sent"] += len(out)
         return out
+
+    def _probes(self, frame: Callable[..., bytes], out: list[tuple[bytes, Addr]]) -> None:
+        # Pure acks with ack = 0 and no bits: they speak for no stream (the epoch they talk to
+        # may be an instance we have no stream with yet).
+        if self._respond is not None:
+            epoch, nonce = self._respond
+            out.append((frame(FLAG_RESPONSE, epoch, nonce, 0, 0, b""), self.addr))
+            self._respond = None
+            self.stats["responses_sent"] += 1
+        if self._challenge_due and self._challenge is not None:
+            epoch, nonce = self._challenge
+            out.append((frame(FLAG_CHALLENGE, epoch, nonce, 0, 0, b""), self.addr))
+            self.stats["challenges_sent"] += 1
+        self._challenge_due = False
+
+    def _may_answer(self, kind: int, now: float) -> bool:
+        """Rate limit of unsolicited answers (``ANSWER_INTERVAL`` per kind)."""
+        if now - self._answered[kind] < ANSWER_INTERVAL:
+            self.stats["answers_limited"] += 1
+            return False
+        self._answered[kind] = now
+        return True
+
+    @property
+    def has_output(self) -> bool:
+        """True if ``datagrams_to_send`` may return something now (cheap check)."""
+        return bool(self._lost or self._queue or self._ack_pending or self._respond is not None
+                    or self._challenge_due)
 
     # -- timers -------------------------------------------------------------------------
 
@@ -261,6 +372,8 @@ class Channel:
 
         A time in the past means "now": datagrams are due.
         """
+        if self._respond is not None or self._challenge_due:
+            return 0.0  # a CHALLENGE or RESPONSE is due now
         when = None
         if self._ack_pending and self._ack_deadline is not None:
             when = self._ack_deadline
@@ -289,34 +402,83 @@ class Channel:
     def receive_datagram(self, data: bytes, addr: Addr, now: float) -> list[bytes]:
         """Process one datagram from the peer; return the payloads it completes, in order.
 
-        Malformed datagrams (short, bad magic, unknown flags, an ack of data never sent) are
-        dropped and counted in ``stats["malformed"]``; this never raises on peer input.
+        Keyed channel: a datagram that is not MACed, or whose MAC or introduced key is wrong,
+        is dropped first (``unauthenticated``, ``bad_mac``, ``key_mismatch``) and changes
+        nothing. Then, on every channel, malformed datagrams (short, bad magic, unknown flags,
+        an ack of data never sent) are dropped and counted in ``stats["malformed"]``; epochs
+        are checked (protocol.md §N2.2). This never raises on peer input.
         """
-        if len(data) < HEADER_SIZE:
+        keys = self.keys
+        n = len(data)
+        if keys is None:
+            if n < HEADER_SIZE or data[0] != MAGIC:
+                self.stats["malformed"] += 1
+                return []
+            body, end = HEADER_SIZE, n
+        else:
+            magic = data[0] if n else -1
+            if magic == MAGIC_AUTH:
+                body = HEADER_SIZE
+            elif magic == MAGIC_INTRO:
+                body = HEADER_SIZE + XKEY_LEN
+                if data[HEADER_SIZE:body] != keys.peer_xk:
+                    self.stats["key_mismatch"] += 1
+                    return []
+            else:
+                self.stats["unauthenticated"] += 1
+                return []
+            end = n - TAG_LEN
+            if end < body:
+                self.stats["malformed"] += 1
+                return []
+            if not mac_ok(keys.recv, data[:end], data[end:]):
+                self.stats["bad_mac"] += 1
+                return []
+            # Only our peer can MAC with this key: it knows ours, no need to introduce us.
+            self._introduce = False
+        _magic, flags, epoch, dst, seq, ack, bits = HEADER.unpack_from(data)
+        if flags & ~_KNOWN_FLAGS or epoch == 0:
             self.stats["malformed"] += 1
             return []
-        magic, flags, epoch, dst, seq, ack, bits = HEADER.unpack_from(data)
-        if (magic != MAGIC or flags & ~_KNOWN_FLAGS or epoch == 0
-                or (not flags & FLAG_DATA and (flags or len(data) != HEADER_SIZE))):
+        if flags & FLAG_DATA:
+            if flags & _PROBE_FLAGS:
+                self.stats["malformed"] += 1
+                return []
+        elif flags & FLAG_MORE or end != body or flags == _PROBE_FLAGS or (flags and not seq):
             self.stats["malformed"] += 1
             return []
-        if dst and dst != self._epoch:
-            # Meant for an earlier instance of us: drop, and ack at once to show our epoch.
+        me = self._epoch
+        if flags & FLAG_RESPONSE:
+            # The proof a new instance of the peer is alive (§N2.2): the nonce we chose, sent to us.
+            if dst == me and self._challenge == (epoch, seq):
+                self._new_peer_epoch(epoch)
+                self.last_rx = now
+            else:
+                self.stats["stale_epoch"] += 1
+            return []
+        if flags & FLAG_CHALLENGE and dst == me and self._may_answer(FLAG_RESPONSE, now):
+            self._respond = (epoch, seq)
+        if dst and dst != me:
+            # Meant for an earlier instance of us: drop; an ack shows our epoch to the sender.
             self.stats["stale_epoch"] += 1
-            self._ack_pending += 1
-            self._ack_deadline = now
+            if epoch == self.peer_epoch and self._may_answer(0, now):
+                self._ack_pending += 1
+                self._ack_deadline = now
             return []
         if epoch != self.peer_epoch:
-            if epoch in self._retired:
+            if self.peer_epoch is None:
+                self.peer_epoch = epoch  # first contact: nothing to protect yet
+            elif epoch in self._retired:
                 self.stats["stale_epoch"] += 1
                 return []
-            if self.peer_epoch is not None:
-                # The peer restarted: its old stream and our stream to the old instance are gone.
-                self._retired.append(self.peer_epoch)
-                self._reset_send()
-                self._reset_receive()
-                self.stats["peer_restarts"] += 1
-            self.peer_epoch = epoch
+            else:
+                # A restart, or a replay of some earlier instance: believe it only once proven.
+                self.stats["epoch_unproven"] += 1
+                if self._challenge is None or self._challenge[0] != epoch:
+                    self._challenge = (epoch, int.from_bytes(os.urandom(4), "big") or 1)
+                if self._may_answer(FLAG_CHALLENGE, now):
+                    self._challenge_due = True
+                return []
         if ack > (self._queue[0][0] if self._queue else self._next_seq):
             self.stats["malformed"] += 1  # acknowledges data we never sent
             return []
@@ -325,8 +487,19 @@ class Channel:
         if ack > self._acked_below or bits:
             self._on_ack(ack, bits, now)
         if flags & FLAG_DATA:
-            return self._on_data(seq, flags, data[HEADER_SIZE:], now)
+            return self._on_data(seq, flags, data[body:end], now)
         return []
+
+    def _new_peer_epoch(self, epoch: int) -> None:
+        """The peer proved a new instance: both directions start again from seq 0."""
+        if self.peer_epoch is not None:
+            self._retired.append(self.peer_epoch)
+            self._reset_send()
+            self._reset_receive()
+            self.stats["peer_restarts"] += 1
+        self.peer_epoch = epoch
+        self._challenge = None
+        self._challenge_due = False
 
     def _on_ack(self, ack: int, bits: int, now: float) -> None:
         inflight = self._inflight
@@ -476,13 +649,27 @@ class Endpoint:
     endpoints, where a restarted peer comes back, §N5) may open channels, the rest are
     forgotten, and datagrams from other sources are dropped (``unknown_dropped``). Receive
     buffers of all channels share one ``RecvBudget`` of ``MAX_RECV_BUFFER`` bytes.
+
+    Authentication (protocol.md §N2.2): ``keys`` (``channel_auth.KeyCache`` of our identity;
+    None: plain channels only, for tests of the bare transport) lets the owner ``pin`` an
+    address to a peer's X25519 key: that channel is keyed, and from then on only datagrams
+    MACed with the pairwise key reach it. An *introduction* (a MACed datagram carrying the
+    sender's X25519 key) from an unknown address opens a keyed channel (the key derivation is
+    rate-limited, ``KeyCache.introduced``); on an address with a plain channel it keys the
+    channel in place (trust on first use: lobby-time peers without a key); it replaces a
+    keyed channel only if the address is untrusted. Plain datagrams open channels only while
+    ``accept_plain`` is true and never reach a keyed channel.
     """
 
-    def __init__(self, *, epoch: int | None = None, max_peers: int = 32) -> None:
+    def __init__(self, *, epoch: int | None = None, max_peers: int = 32, keys: KeyCache | None = None,
+                 accept_plain: bool = True) -> None:
         self.epoch = epoch if epoch is not None else new_epoch()
         self.max_peers = max_peers
         self.channels: dict[Addr, Channel] = {}
-        self.stats = {"unknown_dropped": 0, "evicted": 0}
+        self.keys = keys
+        #: Whether a plain datagram from an unknown address may open a (plain) channel.
+        self.accept_plain = accept_plain
+        self.stats = {"unknown_dropped": 0, "evicted": 0, "intro_dropped": 0}
         self.budget = RecvBudget()
         #: Addresses the owner vouched for: never evicted.
         self.trusted: set[Addr] = set()
@@ -522,13 +709,76 @@ class Endpoint:
         return True
 
     def channel(self, addr: Addr) -> Channel:
-        """The channel to ``addr``, created if needed (raises LocalProtocolError past max_peers)."""
+        """The channel to ``addr``, created (plain) if needed; raises LocalProtocolError past
+        max_peers once no stranger can be evicted."""
         ch = self.channels.get(addr)
         if ch is None:
-            if len(self.channels) >= self.max_peers:
-                raise LocalProtocolError(f"more than max_peers={self.max_peers} peers")
-            ch = self.channels[addr] = Channel(addr, epoch=self.epoch, budget=self.budget)
+            ch = self._open(addr, None, False, 0.0)
             self.trusted.add(addr)  # we chose to talk to it (the owner may revise: ``trust``)
+        return ch
+
+    def _open(self, addr: Addr, keys: PairKeys | None, introduce: bool, now: float) -> Channel:
+        if len(self.channels) >= self.max_peers and not self._make_room(now):
+            raise LocalProtocolError(f"more than max_peers={self.max_peers} peers")
+        ch = self.channels[addr] = Channel(addr, epoch=self.epoch, budget=self.budget, keys=keys,
+                                           my_xk=self.keys.my_xk if self.keys is not None else b"",
+                                           introduce=introduce)
+        return ch
+
+    def pin(self, addr: Addr, peer_xk: bytes) -> bool:
+        """Expect ``peer_xk`` (the peer's raw X25519 public key, 32 bytes) at ``addr``: its
+        channel is keyed with the pairwise key (created if needed; a plain channel is keyed in
+        place, its stream goes on; one keyed with another key is replaced) and we introduce
+        ourselves until the peer answers. The address becomes trusted. Returns False (and
+        changes nothing) for an unusable key. Raises LocalProtocolError without ``keys``.
+        Cheap when nothing changes (the node calls it on every lobby event)."""
+        if self.keys is None:
+            raise LocalProtocolError("this endpoint has no identity to key channels with")
+        addr = (str(addr[0]), int(addr[1]))
+        ch = self.channels.get(addr)
+        if ch is not None and ch.keys is not None and ch.keys.peer_xk == peer_xk:
+            self.trusted.add(addr)
+            return True
+        keys = self.keys.pinned(peer_xk)
+        if keys is None:
+            return False
+        if ch is None:
+            self._open(addr, keys, True, 0.0)
+        elif ch.keys is None:
+            ch.upgrade(keys, self.keys.my_xk, True)
+        else:
+            self.forget(addr)
+            self._open(addr, keys, True, 0.0)
+        self.trusted.add(addr)
+        return True
+
+    def peer_key(self, addr: Addr) -> bytes | None:
+        """The X25519 key the channel to ``addr`` is keyed with: every payload delivered from
+        it was MACed by the holder of that key. None for a plain or unknown channel."""
+        ch = self.channels.get(addr)
+        return None if ch is None or ch.keys is None else ch.keys.peer_xk
+
+    def _introduction(self, data: bytes, addr: Addr, now: float, old: Channel | None) -> Channel | None:
+        """A MAGIC_INTRO datagram that no keyed channel of its key takes: derive the offered
+        key (rate-limited), check the MAC, then open or key the channel (see the class doc).
+        None if dropped (``intro_dropped``)."""
+        keys = None
+        if self.keys is not None and len(data) >= HEADER_SIZE + XKEY_LEN + TAG_LEN:
+            keys = self.keys.introduced(data[HEADER_SIZE:HEADER_SIZE + XKEY_LEN], now)
+        if keys is None or not mac_ok(keys.recv, data[:-TAG_LEN], data[-TAG_LEN:]):
+            self.stats["intro_dropped"] += 1
+            return None
+        if old is not None and old.keys is None:
+            old.upgrade(keys, self.keys.my_xk, False)  # trust on first use (class doc)
+            return old
+        if old is not None:
+            self.forget(addr)
+        try:
+            ch = self._open(addr, keys, False, now)
+        except LocalProtocolError:
+            self.stats["unknown_dropped"] += 1
+            return None
+        ch.last_rx = now
         return ch
 
     def send(self, addr: Addr, payload: bytes) -> None:
@@ -538,21 +788,35 @@ class Endpoint:
     def receive_datagram(self, data: bytes, addr: Addr, now: float) -> list[tuple[Addr, bytes]]:
         """Route one datagram; return [(peer address, payload), ...] completed, in order."""
         ch = self.channels.get(addr)
-        if ch is None:
-            if (len(data) < HEADER_SIZE or data[0] != MAGIC
-                    or (self.allowed is not None and addr not in self.allowed)
-                    or not self._make_room(now)):
-                self.stats["unknown_dropped"] += 1
+        if ch is not None:
+            if data[:1] == _INTRO_BYTE and (ch.keys is None or (
+                    ch.keys.peer_xk != data[HEADER_SIZE:HEADER_SIZE + XKEY_LEN] and addr not in self.trusted)):
+                ch = self._introduction(data, addr, now, ch)
+                if ch is None:
+                    return []
+            return [(addr, p) for p in ch.receive_datagram(data, addr, now)]
+        if self.allowed is not None and addr not in self.allowed:
+            self.stats["unknown_dropped"] += 1
+            return []
+        first = data[:1]
+        if first == _INTRO_BYTE:
+            ch = self._introduction(data, addr, now, None)
+            if ch is None:
                 return []
+        elif (first == _PLAIN_BYTE and len(data) >= HEADER_SIZE and self.accept_plain
+              and self._make_room(now)):
             ch = self.channels[addr] = Channel(addr, epoch=self.epoch, budget=self.budget)
             ch.last_rx = now
+        else:
+            self.stats["unknown_dropped"] += 1
+            return []
         return [(addr, p) for p in ch.receive_datagram(data, addr, now)]
 
     def datagrams_to_send(self, now: float) -> list[tuple[bytes, Addr]]:
         """Every channel's due datagrams: [(bytes, address), ...]."""
         out: list[tuple[bytes, Addr]] = []
         for ch in self.channels.values():
-            if ch._lost or ch._queue or ch._ack_pending:
+            if ch.has_output:
                 out.extend(ch.datagrams_to_send(now))
         return out
 
@@ -583,6 +847,8 @@ class Endpoint:
             for k, v in ch.stats.items():
                 out[k] += v
         out.update(self.stats)
+        if self.keys is not None:
+            out.update(self.keys.stats)
         return out
 
     @property
@@ -638,13 +904,17 @@ class Link:
     @classmethod
     async def open(cls, host: str, port: int, on_message: Callable[[Addr, bytes], None], *,
                    epoch: int | None = None, max_peers: int = 32, faults: Any = None,
-                   on_error: Callable[[BaseException], None] | None = None) -> Link:
+                   on_error: Callable[[BaseException], None] | None = None,
+                   identity: Any = None) -> Link:
         """Bind a UDP socket to (host, port) and start receiving. Raises OSError if it cannot.
-        ``on_error``: called with an exception ``on_message`` raised (see the class doc)."""
+        ``on_error``: called with an exception ``on_message`` raised (see the class doc).
+        ``identity`` (``p2p.identity.Identity``): our X25519 key, so that channels can be
+        keyed (``Endpoint.pin``, protocol.md §N2.2); None: plain channels only."""
         import asyncio_dgram
 
         sock = await asyncio_dgram.bind((host, port))
-        return cls(sock, Endpoint(epoch=epoch, max_peers=max_peers), on_message, faults, on_error)
+        keys = KeyCache(identity) if identity is not None else None
+        return cls(sock, Endpoint(epoch=epoch, max_peers=max_peers, keys=keys), on_message, faults, on_error)
 
     def send(self, addr: Addr, payload: bytes) -> None:
         """Queue ``payload`` for ``addr``; it goes out at the next flush (soon, this loop turn)."""

@@ -1,0 +1,146 @@
+"""Pairwise channel keys and datagram MACs (WireGuard's model; protocol.md §N2.2).
+
+Two peers that know each other's static X25519 public key share two 32-byte keys, one per
+direction, derived once and cached::
+
+    shared   = X25519(our private key, peer public key)          32 bytes
+    okm      = HKDF-SHA256(ikm=shared, salt=none (32 zero bytes),
+                           info=b"lanopoli/1/channel\\x00" + lo + hi, length=64)
+    k_lo_hi  = okm[0:32]     key of datagrams sent by the peer whose X25519 key is lo
+    k_hi_lo  = okm[32:64]    key of datagrams sent by the peer whose X25519 key is hi
+
+where ``lo`` < ``hi`` are the two raw X25519 public keys ordered as byte strings. Keys per
+direction make a datagram reflected back to its sender fail its MAC. The tag of a datagram is
+the first 16 bytes of HMAC-SHA256(sending key, every byte of the datagram before the tag).
+
+A restarted peer re-derives the same keys from its static key, so it can prove a new epoch
+without any handshake (the epoch and the challenge nonce are in the MACed header).
+
+Cost: one X25519 + HKDF per new peer key (~40 µs); ``KeyCache`` keeps the result, and keys
+offered by unknown senders (a transport *introduction*, §N2.2) are derived at most
+``INTRO_RATE`` per second after a burst of ``INTRO_BURST``, so a stranger's flood of fresh keys
+costs a bounded amount of CPU. Every primitive comes from ``cryptography``.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any, NamedTuple
+
+from cryptography.hazmat.primitives import constant_time, hashes, hmac
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PublicKey
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+KEY_INFO = b"lanopoli/1/channel\x00"
+"""HKDF ``info`` prefix; the two X25519 public keys (ascending) follow."""
+TAG_LEN = 16
+"""Bytes of the truncated HMAC-SHA256 at the end of every authenticated datagram."""
+XKEY_LEN = 32
+"""Raw X25519 public key size."""
+CACHE_SIZE = 256
+"""Derived key pairs remembered (least recently used evicted)."""
+INTRO_BURST = 32
+"""Derivations for keys nobody pinned that may happen back to back..."""
+INTRO_RATE = 64.0
+"""...and per second after that (a token bucket)."""
+
+__all__ = ["KEY_INFO", "TAG_LEN", "XKEY_LEN", "PairKeys", "KeyCache", "derive_pair_keys", "mac", "mac_ok"]
+
+
+class PairKeys(NamedTuple):
+    """The keys of one channel, seen from our side: ``send`` MACs what we send, ``recv`` checks
+    what the peer sends (32 bytes each); ``peer_xk`` is the peer's X25519 public key."""
+
+    send: bytes
+    recv: bytes
+    peer_xk: bytes
+
+
+def derive_pair_keys(shared: bytes, my_xk: bytes, peer_xk: bytes) -> PairKeys:
+    """Both directions' keys from the X25519 shared secret (see the module doc).
+
+    Raises ``ValueError`` if the two public keys are equal (a peer talking to itself) or not
+    32 bytes."""
+    if len(my_xk) != XKEY_LEN or len(peer_xk) != XKEY_LEN or my_xk == peer_xk:
+        raise ValueError("channel keys need two different 32-byte X25519 public keys")
+    lo, hi = (my_xk, peer_xk) if my_xk < peer_xk else (peer_xk, my_xk)
+    okm = HKDF(algorithm=hashes.SHA256(), length=64, salt=None, info=KEY_INFO + lo + hi).derive(shared)
+    lo_hi, hi_lo = okm[:32], okm[32:]
+    if my_xk == lo:
+        return PairKeys(lo_hi, hi_lo, peer_xk)
+    return PairKeys(hi_lo, lo_hi, peer_xk)
+
+
+def mac(key: bytes, data: bytes) -> bytes:
+    """The 16-byte tag: HMAC-SHA256(key, data) truncated to its first 16 bytes."""
+    h = hmac.HMAC(key, hashes.SHA256())
+    h.update(data)
+    return h.finalize()[:TAG_LEN]
+
+
+def mac_ok(key: bytes, data: bytes, tag: bytes) -> bool:
+    """True if ``tag`` is ``mac(key, data)`` (constant-time comparison)."""
+    return constant_time.bytes_eq(mac(key, data), bytes(tag))
+
+
+class KeyCache:
+    """Our side of every channel key: ``identity`` is anything with ``x25519_public_key``
+    (32 bytes) and ``x25519_exchange(peer_xk) -> bytes`` (``p2p.identity.Identity``).
+
+    ``pinned(peer_xk)``: keys for a peer the owner named (a seat, the host); never
+    rate-limited. ``introduced(peer_xk, now)``: keys for a key a datagram offered; served
+    from the cache, else derived only while the token bucket allows (None otherwise,
+    counted in ``stats["intro_limited"]``). Both return None for a key that is not a usable
+    X25519 point (``stats["bad_key"]``). ``now``: seconds, monotonic.
+    """
+
+    def __init__(self, identity: Any, *, size: int = CACHE_SIZE, burst: int = INTRO_BURST,
+                 rate: float = INTRO_RATE) -> None:
+        self._identity = identity
+        self.my_xk: bytes = identity.x25519_public_key
+        self._cache: OrderedDict[bytes, PairKeys] = OrderedDict()
+        self._size = size
+        self._burst = float(burst)
+        self._rate = rate
+        self._tokens = float(burst)
+        self._refilled: float | None = None
+        self.stats = {"derived": 0, "intro_limited": 0, "bad_key": 0}
+
+    def _derive(self, peer_xk: bytes) -> PairKeys | None:
+        try:
+            X25519PublicKey.from_public_bytes(peer_xk)
+            keys = derive_pair_keys(self._identity.x25519_exchange(peer_xk), self.my_xk, peer_xk)
+        except ValueError:  # wrong size, low-order point (all-zero secret), our own key
+            self.stats["bad_key"] += 1
+            return None
+        self.stats["derived"] += 1
+        self._cache[peer_xk] = keys
+        if len(self._cache) > self._size:
+            self._cache.popitem(last=False)
+        return keys
+
+    def pinned(self, peer_xk: bytes) -> PairKeys | None:
+        """Keys with ``peer_xk`` (a peer we chose to talk to), derived now if not cached."""
+        peer_xk = bytes(peer_xk)
+        keys = self._cache.get(peer_xk)
+        if keys is not None:
+            self._cache.move_to_end(peer_xk)
+            return keys
+        return self._derive(peer_xk)
+
+    def introduced(self, peer_xk: bytes, now: float) -> PairKeys | None:
+        """Keys with ``peer_xk`` offered by an unknown sender: cached, or derived if the token
+        bucket (``INTRO_BURST``, ``INTRO_RATE``/s) has a token; else None."""
+        peer_xk = bytes(peer_xk)
+        keys = self._cache.get(peer_xk)
+        if keys is not None:
+            self._cache.move_to_end(peer_xk)
+            return keys
+        if self._refilled is not None:
+            self._tokens = min(self._burst, self._tokens + (now - self._refilled) * self._rate)
+        self._refilled = now
+        if self._tokens < 1.0:
+            self.stats["intro_limited"] += 1
+            return None
+        self._tokens -= 1.0
+        return self._derive(peer_xk)
