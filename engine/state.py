@@ -63,7 +63,7 @@ class State:
       the pending card draw (in phase card_choice: the card waiting, ``deck*256 + card``), ``mult`` rent multiplier of a card move (1 normally),
       ``houses``/``hotels`` bank stock, ``bank`` bank balance, ``winner`` (-1 until over).
     * per seat: ``cash``, ``pos``, ``jail`` (0 free, k = in jail on the k-th try),
-      ``out`` (1 = bankrupt), ``held`` (list of held jail cards as ``deck*256 + card``).
+      ``out`` (0 = in the game, k >= 1 = bankrupt, the k-th seat to go out), ``held`` (list of held jail cards as ``deck*256 + card``).
     * per square: ``owner``, ``level`` (0..4 houses, 5 hotel), ``mort`` (1 = mortgaged).
     * ``decks[d]``: card indices in deck order, top first; the first ``undrawn[d]`` of them
       have not been drawn in this pass (face down).

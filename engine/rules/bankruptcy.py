@@ -64,7 +64,8 @@ def go_bankrupt(s, ev, seat: int, creditor: int) -> None:
     if cash:
         transfer(s, ev, seat, creditor, cash, R_BANKRUPTCY)
     mine = [sq for sq, o in enumerate(s.owner) if o == seat]
-    s.out[seat] = 1
+    # out[seat] = k: the k-th seat to go out (standings rank the bankrupt by it).
+    s.out[seat] = 1 + sum(1 for o in s.out if o)
     s.debts = [d for d in s.debts if d[0] != seat and d[1] != seat]
     s.claims = [c for c in s.claims if c[0] != seat and c[1] != seat]
     drop_bidder(s, ev, seat)

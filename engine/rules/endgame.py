@@ -1,9 +1,12 @@
 """End of the game (rulebook: "Come si vince": "Vince la sfida l'ultimo giocatore rimasto in
 partita con del denaro dopo che tutti gli altri giocatori sono andati in bancarotta").
 
-Classico ends only by bankruptcy (engine.rules.bankruptcy). ``net_worth`` ranks the players
-for ``standings``: cash + printed price of each property (half of it while mortgaged) + the
-price paid for its buildings.
+Classico ends only by bankruptcy (engine.rules.bankruptcy); the timed game (engine.rules.timed)
+and niente-e-come-sembra's "every property owned" (engine.rules.niente_estate) end with several
+players still in. ``standings`` ranks everybody: the winner, the other players still in by the
+rule of that ending, then the bankrupt by when they went out (last out first). ``net_worth``:
+cash + printed price of each property (half of it while mortgaged) + the price paid for its
+buildings.
 """
 from __future__ import annotations
 
@@ -37,6 +40,35 @@ def net_worth(s, seat: int) -> int:
 
 
 def standings(s) -> list[tuple[int, int]]:
-    """(seat, net worth) best first; bankrupt seats last with 0; ties by seat."""
-    rows = [(i, 0 if s.out[i] else net_worth(s, i)) for i in range(s.n)]
-    return sorted(rows, key=lambda r: (s.out[r[0]], -r[1], r[0]))
+    """``[(seat, net worth in euro), ...]`` best first, one row per seat (docs/RULES.md
+    "Standings"):
+
+    * players still in come first: once the game is over the winner (``s.winner``) leads, the
+      others follow by the rule that picked it — niente-e-come-sembra's end ("every property
+      owned"): most money, ties to the lower seat; the timed game (engine.rules.timed): net
+      worth, then cash, then turn order after the player whose turn ended; while the game is
+      still running (a stopped game): net worth, then cash, then seat;
+    * bankrupt players follow with 0, by when they went out, the last out first ("Vince la
+      sfida l'ultimo giocatore rimasto in partita": the last one out came closest), from
+      ``State.out`` (k = the k-th seat to go out).
+
+    Same signature and row form as before issue 12; only the order of the rows changed."""
+    n = s.n
+    over = s.phase == P_OVER
+    if over and s.ed.end_when_all_owned:
+        def key(i):  # niente: "Vince il giocatore che avrà più denaro"
+            return (-s.cash[i], i)
+    elif over and s.time_up:
+        c = s.current
+
+        def key(i):  # engine.rules.timed.timed_winner, best first
+            return (-net_worth(s, i), -s.cash[i], (i - c - 1) % n)
+    else:
+        def key(i):
+            return (-net_worth(s, i), -s.cash[i], i)
+    alive = sorted((i for i in range(n) if not s.out[i]), key=key)
+    if over and s.winner in alive:
+        alive.remove(s.winner)
+        alive.insert(0, s.winner)
+    gone = sorted((i for i in range(n) if s.out[i]), key=lambda i: -s.out[i])
+    return [(i, net_worth(s, i)) for i in alive] + [(i, 0) for i in gone]

@@ -49,7 +49,7 @@ def votes(s) -> int:
 
 def needed(s) -> int:
     """Votes needed now: a strict majority of the seats still in (not bankrupt)."""
-    return (s.n - sum(s.out)) // 2 + 1
+    return sum(1 for o in s.out if not o) // 2 + 1
 
 
 def expired(s) -> bool:

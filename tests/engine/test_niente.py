@@ -420,6 +420,24 @@ def test_game_ends_when_every_property_is_owned_final_rents_most_money_wins():
     B.check_bills(s)
 
 
+def test_standings_after_every_property_is_owned_rank_by_money():
+    """"Vince il giocatore che avrà più denaro (autentico o falso che sia)!" (FINE DEL GIOCO):
+    the players still in rank by their money alone (properties are not counted), ties to the
+    lower seat; the bankrupt follow, last out first (issue 12, item 5)."""
+    from engine import standings
+    props = EDITIONS[ED].tables.properties
+    owners = {sq: 2 for sq in props if sq != 35}
+    owners[1] = owners[3] = 1
+    s = _state(3, owners=owners, pos={0: 33}, cash={0: 1500, 1: 1500, 2: 200})
+    s, _ = roll(s, 1, 1)  # 35 Parco della Vittoria (400)
+    s, _ = apply_action(s, 0, A.BuyProperty())
+    while not pending(s).terminal:
+        s, _ = step(s)
+    rows = standings(s)
+    assert [w for _, w in rows] == sorted((s.cash[i] for i in range(3)), reverse=True)
+    assert [seat for seat, _ in rows][0] == s.winner and all(w == s.cash[i] for i, w in rows)
+
+
 def test_no_mortgages_in_this_edition():
     """The rulebook raises money only by selling to the bank: LiftMortgage is never legal."""
     s = _state(owners={1: 0})

@@ -2,7 +2,8 @@
 PAGARE!")."""
 import pytest
 
-from engine import IllegalAction, apply_action, is_terminal, legal_actions, pending, winner
+from engine import (IllegalAction, apply_action, is_terminal, legal_actions, pending, standings,
+                    winner)
 from engine.actions import ClaimRent, DeclareBankruptcy, Mortgage, SettleMortgages
 from engine.events import DebtOpened
 from engine.testing import roll, scenario, step
@@ -82,3 +83,32 @@ def test_bankrupt_on_third_jail_try_does_not_move_and_turn_passes():
     assert pending(s).kind == "auction_bid" and s.auc_sq == 5
     s, _ = step(s)
     assert pending(s).kind == "roll" and s.current == 1 and s.pos[0] == 10 and s.debts == []
+
+
+def test_standings_rank_the_bankrupt_by_when_they_went_out():
+    """"Vince la sfida l'ultimo giocatore rimasto in partita con del denaro dopo che tutti gli
+    altri giocatori sono andati in bancarotta!" (monopoly-classico-hasbro.txt, "Come si
+    vince"): the winner first, then the others by when they went out, the last out second —
+    not by seat (issue 12, item 5). Seats go out 3, 0, 2 on Tassa di lusso (€100)."""
+    s = scenario(4, current=3, pos={0: 35, 2: 35, 3: 35}, cash={0: 50, 2: 50, 3: 50})
+    for seat in (3, 0, 1, 2):
+        assert s.current == seat
+        if seat == 1:
+            s, _ = roll(s, 4, 6)  # 0 -> 10, just visiting
+            continue
+        s, _ = roll(s, 1, 2)  # 35 -> 38 Tassa di lusso: cannot pay
+        s, _ = step(s, **{f"seat{seat}": DeclareBankruptcy()})
+    assert is_terminal(s) and winner(s) == 1
+    assert s.out == [2, 0, 3, 1]  # the k-th seat to go out
+    assert [seat for seat, _ in standings(s)] == [1, 2, 0, 3]
+    assert standings(s)[0][1] == s.cash[1] and [w for _, w in standings(s)[1:]] == [0, 0, 0]
+
+
+def test_standings_of_a_stopped_game_put_players_still_in_first():
+    """A game stopped before its end (a fault): players still in by net worth, then the
+    bankrupt, last out first."""
+    s = scenario(3, current=2, pos={2: 35}, cash={0: 900, 1: 1200, 2: 50})
+    s, _ = roll(s, 1, 2)
+    s, _ = step(s, seat2=DeclareBankruptcy())
+    assert not is_terminal(s)
+    assert standings(s) == [(1, 1200), (0, 900), (2, 0)]

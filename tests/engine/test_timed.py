@@ -128,3 +128,20 @@ def test_timed_winner_ties_go_to_more_cash():
     s, _ = roll(s, 4, 6)  # 0 -> 10, just visiting
     assert pending(s).terminal and s.winner == 1  # 1440 + 60 = 1500 each, seat 1 has more cash
     assert RollDice() not in legal_actions(s, 0)
+
+
+def test_standings_of_a_timed_game_follow_its_end_rule():
+    """"Allo scadere del tempo, i giocatori conteranno le proprie banconote aggiungendo i valori
+    dei terreni ... VINCE IL PIÙ RICCO" (monopoli-editrice-giochi.txt): the players still in
+    rank by net worth, ties by cash, then turn order after the player whose turn ended (seat
+    0: so 2 before 0); the bankrupt seat comes last (issue 12, item 5)."""
+    from engine.actions import DeclareBankruptcy
+    s = scenario(4, edition="editrice-giochi", options=TIMED, current=3, owners={39: 1},
+                 pos={3: 35}, cash={3: 50})
+    s, _ = roll(s, 1, 2)  # 38 Tassa di lusso (€250): seat 3 cannot pay
+    s, _ = step(s, seat3=DeclareBankruptcy())
+    s, _ = step(s, seat0=TimeUp(), seat1=TimeUp(), seat2=TimeUp())
+    s, _ = roll(s, 4, 6)  # seat 0: 0 -> 10, the turn ends, so does the game
+    assert pending(s).terminal and s.winner == 1
+    assert net_worth(s, 0) == net_worth(s, 2) and s.cash[0] == s.cash[2]
+    assert [seat for seat, _ in standings(s)] == [1, 2, 0, 3]
