@@ -13,12 +13,17 @@ as the peers do. ``--profile`` adds a cProfile summary (top functions, and time 
 
     /work/venv/bin/python bench/bench_engine.py                 # every edition, 2..8 seats
     /work/venv/bin/python bench/bench_engine.py --editions classico --seats 4 --games 500 --profile
+    # beside gamescomputersplay/monopoly (its source unpacked in /tmp/peer; not committed here)
+    /work/venv/bin/python bench/bench_engine.py --editions classico --seats 4 --peer /tmp/peer
+
+``--profile`` names files relative to where ``engine`` was imported from (any checkout path).
 """
 from __future__ import annotations
 
 import argparse
 import cProfile
 import json
+import os
 import pstats
 import sys
 import time
@@ -155,8 +160,31 @@ def bench_seats(seats: int, games: int, names: list[str], mode: str, max_steps: 
     }
 
 
+def _module_of(path: str, roots: list[tuple[str, str]]) -> str:
+    """The name ``profile`` files ``path`` under: its path relative to the first of ``roots``
+    (``(directory, prefix)``, real paths) that contains it, else "python builtins/stdlib"."""
+    if path.startswith(("<", "~")):
+        return "python builtins/stdlib"  # cProfile's "~" for built-ins, "<string>" etc.
+    real = os.path.realpath(path)
+    for root, prefix in roots:
+        if real.startswith(root + os.sep):
+            return prefix + Path(os.path.relpath(real, root)).as_posix()
+    return "python builtins/stdlib"
+
+
+def _profile_roots() -> list[tuple[str, str]]:
+    """Where the project's modules were imported from (the package locations, not a fixed
+    checkout path): the tree holding ``engine`` (its modules show as ``engine/...``), and this
+    benchmark's folder (``bench/...``)."""
+    import engine
+    tree = os.path.realpath(Path(engine.__file__).parent.parent)
+    here = os.path.realpath(Path(__file__).parent)
+    return [(here, "bench/"), (tree, "")]
+
+
 def profile(seats: int, games: int, names: list[str], mode: str, max_steps: int) -> dict:
-    """cProfile over ``games`` games: top functions by own time, and own time per module."""
+    """cProfile over ``games`` games: top functions by own time, and own time per module (files
+    named relative to where ``engine`` was imported from, see ``_module_of``)."""
     pr = cProfile.Profile()
     pr.enable()
     for seed in range(games):
@@ -164,12 +192,11 @@ def profile(seats: int, games: int, names: list[str], mode: str, max_steps: int)
     pr.disable()
     st = pstats.Stats(pr)
     total = sum(v[2] for v in st.stats.values())
+    roots = _profile_roots()
     per_module: dict[str, float] = {}
     rows = []
     for (file, line, func), (cc, nc, tt, ct, callers) in st.stats.items():
-        f = file.replace("\\", "/")
-        mod = f.split("/work/main/")[-1] if "/work/main/" in f else (
-            "bench" if "bench_engine" in f else "python builtins/stdlib")
+        mod = _module_of(file, roots)
         per_module[mod] = per_module.get(mod, 0.0) + tt
         rows.append((tt, ct, nc, f"{mod}:{line}({func})"))
     rows.sort(reverse=True)
@@ -196,7 +223,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=3, help="runs per figure, fastest kept")
     ap.add_argument("--profile", action="store_true", help="add a cProfile summary")
     ap.add_argument("--profile-games", type=int, default=60)
+    ap.add_argument("--peer", metavar="TREE",
+                    help="source tree of gamescomputersplay/monopoly: run it beside lanopoli "
+                         "(before and after, best kept) and print the ratios")
+    ap.add_argument("--peer-games", type=int, default=100)
+    ap.add_argument("--peer-runner", default=str(_PEER_RUNNER),
+                    help="the runner that counts the peer's dice rolls")
     args = ap.parse_args(argv)
+    peer_runs = [run_peer(args.peer_runner, args.peer, args.peer_games)] if args.peer else []
     bot_cycle = args.bots.split(",")
     for b in bot_cycle:
         if b not in BOTS:
@@ -224,12 +258,58 @@ def main(argv: list[str] | None = None) -> int:
             all_dice += e_dice
             all_wall += e_wall
             all_games += e_games
+    out["overall_dice_per_s"] = round(all_dice / all_wall) if all_wall else 0
+    out["overall_games_per_s"] = round(all_games / all_wall, 1) if all_wall else 0
     print("games per second per edition (all its seat counts, CPU time of one core):")
     for pe in out["per_edition"]:
         print(f"  {pe['edition']:<22} {pe['games_per_s']:>8} games/s  {pe['dice_per_s']:>7} dice/s  "
               f"({pe['games']} games, seats {','.join(map(str, pe['seats']))})")
+    if args.peer:
+        peer_runs.append(run_peer(args.peer_runner, args.peer, args.peer_games))
+        _peer_ratios(out, peer_runs)
     _finish(args, bot_cycle, out, all_dice, all_wall, all_games)
     return 0
+
+
+_PEER_RUNNER = (Path(__file__).resolve().parent.parent.parent / "shared" / "tools" / "peer_engines"
+                / "gamescomputersplay_run.py")
+"""``../shared/tools/peer_engines/gamescomputersplay_run.py`` beside the clone."""
+
+
+def run_peer(runner: str, tree: str, games: int) -> dict:
+    """Run ``games`` games of gamescomputersplay/monopoly (source ``tree``) with ``runner`` in a
+    child interpreter (CPU time of its games only, counted like ours: one roll of two dice is
+    one roll). Returns ``{"games", "rolls", "cpu_s", "games_per_s", "rolls_per_s"}``; raises
+    RuntimeError if the runner fails or prints no figures."""
+    import subprocess
+    p = subprocess.run([sys.executable, runner, tree, str(games)], capture_output=True,
+                       text=True, check=False)
+    line = next((x for x in p.stdout.splitlines() if x.startswith("peer games=")), None)
+    if p.returncode or line is None:
+        raise RuntimeError(f"peer runner failed ({p.returncode}): {p.stderr.strip()[-400:]}")
+    f = dict(kv.split("=") for kv in line.split()[1:])
+    return {"games": int(f["games"]), "rolls": int(f["rolls"]), "cpu_s": float(f["cpu"]),
+            "games_per_s": float(f["games/s"]), "rolls_per_s": float(f["rolls/s"])}
+
+
+def _peer_ratios(out: dict, runs: list[dict]) -> None:
+    """Print and record lanopoli / peer for dice rolls/s and games/s: the peer's best run
+    against classico at 4 seats (the peer's game), else every game benched."""
+    peer = max(runs, key=lambda r: r["rolls_per_s"])
+    ours = next((r for r in out["per_seats"] if r["edition"] == "classico" and r["seats"] == 4),
+                None)
+    label = "classico 4 seats"
+    if ours is None:
+        ours = {"dice_per_s": out["overall_dice_per_s"], "games_per_s": out["overall_games_per_s"]}
+        label = "all games benched"
+    out["peer"] = {"name": "gamescomputersplay/monopoly", "runs": runs,
+                   "dice_ratio": round(ours["dice_per_s"] / peer["rolls_per_s"], 2),
+                   "games_ratio": round(ours["games_per_s"] / peer["games_per_s"], 2)}
+    print(f"peer gamescomputersplay/monopoly (best of {len(runs)} runs, {peer['games']} games, "
+          f"{peer['rolls'] // peer['games']} rolls/game): {peer['rolls_per_s']:.0f} rolls/s, "
+          f"{peer['games_per_s']} games/s")
+    print(f"lanopoli {label} / peer: dice rolls/s {out['peer']['dice_ratio']}x (target >= 1.0), "
+          f"games/s {out['peer']['games_ratio']}x (target >= 3)")
 
 
 def _bench_one(args, bot_cycle: list[str], edition: str, seats: int, out: dict) -> dict:

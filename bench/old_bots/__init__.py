@@ -1,0 +1,164 @@
+"""FROZEN COPY of ``engine/bots`` as of commit f870e37 (before issue 14), for
+``bench/bench_bots.py`` only: the new bots must make the same decisions and be as strong.
+Only the ``..`` imports were rewritten to ``engine.``; do not edit, do not import elsewhere.
+
+Bots: deterministic players that are part of the engine (DESIGN.md §1).
+
+``choose(state, seat, bot)`` is a pure function of the state: no ``random``, no clock, no
+memory between calls, no ``hash()`` or set iteration. Every peer that plays a seat whose
+player left computes the same action without any message, and a replay of a game log gives the
+same bot moves.
+
+What a bot does, in order of priority, at every decision step (one action per step):
+
+1. claims rent owed to it at once ("rent must be claimed" — a claim lapses when the next
+   player's dice are rolled, rulebook "Se invece non lo fa prima che il giocatore successivo
+   abbia lanciato i dadi");
+2. answers a trade offered to it: accepts when its gain is at least its margin, else rejects;
+3. in an auction it still bids in: bids in jumps up to a ceiling (price, set bonuses, cash
+   reserve), else passes (this comes before 1 and 2: any other input would leave the auction);
+4. when it owes money: mortgages, then sells buildings, then mortgages sets, and declares
+   bankruptcy only when selling everything could not pay (the engine's own test);
+5. after a bankrupt's mortgaged estate comes to it: lifts what it can afford;
+6. on its own turn, before rolling: lifts a mortgage when rich, builds evenly on complete sets
+   above its reserve, offers at most one trade every ``trade_every`` own turns (the turn
+   counter decides, so a rejected offer is not repeated at once), leaves jail early while
+   properties are still for sale, then rolls;
+7. when it lands on an unowned property: buys it above the reserve, or to complete or block
+   a set; else declines and it is auctioned;
+8. "pay a fine or draw a card": pays when the fine leaves its reserve, else draws.
+
+Bots never send TimeUp (the players' clock decides that) and do not use a debtor's own auction
+(AuctionProperty): mortgaging and selling always come first.
+
+Otherwise it returns None ("nothing"). Bots never look ahead: the hot path reads a few list
+entries; trade search runs once per trading turn.
+"""
+from __future__ import annotations
+
+from engine.actions import ClaimRent
+from engine.state import P_AUCTION, P_BUY, P_CHOICE, P_INHERIT, P_OVER, P_RAISE, P_ROLL
+from ._decide import on_auction, on_buy, on_card_choice, on_inherit, on_raise, on_roll
+from ._profile import BOTS, Profile, scaled
+from ._trade import answer, own_offer
+from ._value import static
+
+__all__ = ["choose", "choose_all", "BOTS", "Profile", "play_game", "GameResult"]
+
+
+def choose(state, seat: int, bot: str = "default"):
+    """The action of seat ``seat`` for the next decision step, or None for "nothing".
+
+    ``state``: an ``engine.State`` (not modified); ``seat``: 0..n-1; ``bot``: a key of
+    :data:`BOTS`. Returns None during chance steps, once the game is over, and for bankrupt
+    seats. Raises KeyError for an unknown bot name and IndexError for a seat out of range.
+    """
+    if bot not in BOTS:
+        raise KeyError(bot)
+    return _choose(state, seat, bot, None)
+
+
+def _choose(s, seat: int, bot: str, prof):
+    """choose for a checked bot name; ``prof``: ``scaled(bot, s.ed.go_salary)`` if the caller
+    has it (play_game), else None (looked up when a decision is due)."""
+    if s.out[seat] or s.phase == P_OVER:
+        return None
+    ph = s.phase
+    # The profile and the edition tables are looked up only when a decision is due: most
+    # calls are for seats with nothing to do (the hot path of every lockstep step).
+    if ph == P_AUCTION and s.auc_in[seat] and s.auc_bidder != seat:
+        # A bidder that sends anything but a Bid leaves the auction (engine.rules.auction);
+        # rent claims wait: they lapse only when dice are rolled.
+        return on_auction(s, static(s), prof or scaled(bot, s.ed.go_salary), seat)
+    if s.claims:
+        for c in s.claims:
+            if c[0] == seat:
+                return ClaimRent(c[2], c[1])
+    if s.offers:
+        # Before its roll, a seat whose own offer is open rolls first (on_roll): answering
+        # could let its offer be rejected meanwhile and tempt it to propose again this turn.
+        if not (ph == P_ROLL and s.current == seat and own_offer(s, seat) is not None):
+            for o in s.offers:
+                if o[1] == seat:
+                    return answer(s, static(s), prof or scaled(bot, s.ed.go_salary), seat, o)
+    if ph == P_ROLL:
+        if s.current == seat:
+            return on_roll(s, static(s), prof or scaled(bot, s.ed.go_salary), seat)
+        return None
+    if ph == P_BUY:
+        if s.current == seat:
+            return on_buy(s, static(s), prof or scaled(bot, s.ed.go_salary), seat)
+        return None
+    if ph == P_RAISE:
+        if s.debts[0][0] == seat:
+            return on_raise(s, static(s), prof or scaled(bot, s.ed.go_salary), seat)
+        return None
+    if ph == P_INHERIT:
+        if s.inherit[0] == seat:
+            return on_inherit(s, static(s), prof or scaled(bot, s.ed.go_salary), seat)
+        return None
+    if ph == P_CHOICE and s.current == seat:
+        return on_card_choice(s, static(s), prof or scaled(bot, s.ed.go_salary), seat)
+    return None
+
+
+def choose_all(state, bots) -> list:
+    """The inputs of every seat for the next decision step: exactly
+    ``[choose(state, i, bots[i]) for i in range(state.n)]`` (``bots``: one bot name per seat),
+    computed faster: ``choose`` is asked only for the seats that can get an answer other than
+    None (the actor of the phase, auction bidders, creditors of open rent claims, partners of
+    open offers; see the branches of ``choose``). Raises KeyError for an unknown bot name."""
+    for b in bots:
+        if b not in BOTS:
+            raise KeyError(b)
+    return _choose_all(state, bots)
+
+
+def _choose_all(s, bots, profs=None) -> list:
+    """choose_all for bot names already checked (play_game checks them once per game).
+    ``profs``: optional ``scaled(bots[i], s.ed.go_salary)`` per seat, computed once per game
+    by play_game (the same Profile objects choose would look up)."""
+    n = s.n
+    ph = s.phase
+    if s.nx:  # niente-e-come-sembra: bots may act in its own phases; ask everybody
+        return [choose(s, i, bots[i]) for i in range(n)]
+    if ph == P_ROLL or ph == P_BUY or ph == P_CHOICE:
+        actor = s.current
+    elif ph == P_RAISE:
+        actor = s.debts[0][0]
+    elif ph == P_INHERIT:
+        actor = s.inherit[0]
+    elif ph == P_AUCTION:
+        actor = -1
+    else:
+        return [choose(s, i, bots[i]) for i in range(n)]
+    if not s.claims and not s.offers and actor >= 0:
+        inputs = [None] * n
+        if not s.out[actor]:
+            # choose()'s own branch for this phase, called directly.
+            prof = scaled(bots[actor], s.ed.go_salary) if profs is None else profs[actor]
+            inputs[actor] = _ON_PHASE[ph](s, static(s), prof, actor)
+        return inputs
+    ask = [False] * n
+    if actor >= 0:
+        ask[actor] = True
+    else:
+        b = s.auc_bidder
+        for i, x in enumerate(s.auc_in):
+            if x and i != b:
+                ask[i] = True
+    for c in s.claims:
+        ask[c[0]] = True
+    for o in s.offers:
+        ask[o[1]] = True
+    if profs is None:
+        return [_choose(s, i, bots[i], None) if ask[i] else None for i in range(n)]
+    return [_choose(s, i, bots[i], profs[i]) if ask[i] else None for i in range(n)]
+
+
+_ON_PHASE = {P_ROLL: on_roll, P_BUY: on_buy, P_CHOICE: on_card_choice, P_RAISE: on_raise,
+             P_INHERIT: on_inherit}
+"""The decision of the seat a one-actor phase waits for (choose_all's fast path)."""
+
+# Imported last: engine.bots.play calls choose.
+from .play import GameResult, play_game  # noqa: E402

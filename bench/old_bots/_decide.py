@@ -1,0 +1,347 @@
+"""The decisions of a bot, phase by phase (see ``engine.bots`` for the overview).
+
+Every function reads the state's flat lists directly (never a copy) and returns one Action or
+None. They only return actions the engine accepts: the checks mirror engine/rules/*.py, and the
+playout tests (tests/engine/test_playouts.py) fail on any bot action the engine refuses.
+"""
+from __future__ import annotations
+
+from engine.actions import (Bid, BuildHouse, BuyProperty, DeclareBankruptcy, DeclineProperty,
+                       DrawCardInstead, PayCardFine, SellProperty,
+                       LiftMortgage, Mortgage, PassBid, PayJailFine, RollDice, SellBuilding,
+                       SettleMortgages, UseJailCard, WithdrawTrade)
+from engine.editions import K_STATION, K_STREET, K_UTILITY
+from engine.game import legal_actions
+from engine.rules.auction import min_bid
+from engine.errors import IllegalAction
+from engine.rules.bankruptcy import check_declare
+from engine.rules.building import liquidation_value, sell_error
+from engine.rules.mortgage import mortgage_error
+from engine.rules.money import owed_by
+from engine.state import LOT_PROPERTY
+from ._trade import offer_is_valid, own_offer, propose
+from ._value import (Static, blocks_set, board, completes_set, reserve_bounds, reserve_for,
+                     worst_rent)
+
+__all__ = ["on_roll", "on_buy", "on_auction", "on_raise", "on_inherit", "on_card_choice"]
+
+HOTEL = 5
+# Actions without fields are immutable values: one instance each, not one per decision.
+_ROLLDICE = RollDice()
+_BUYPROPERTY = BuyProperty()
+_DECLINEPROPERTY = DeclineProperty()
+_PASSBID = PassBid()
+_PAYJAILFINE = PayJailFine()
+
+
+# ------------------------------------------------------------------------------ own turn
+
+def on_roll(s, st: Static, prof, seat: int):
+    """Before the roll of ``seat``'s turn: lift a mortgage, build, offer a trade, leave jail,
+    or roll. Each call returns one action; the turn's roll comes once nothing else is wanted."""
+    if s.offers:
+        mine = own_offer(s, seat)
+        if mine is not None:
+            # One proposal per turn: with our offer open we roll (or leave jail) at once, so a
+            # rejection cannot reach us before this turn's roll. A stale offer is withdrawn.
+            if not offer_is_valid(s, mine):
+                return WithdrawTrade()
+            return _jail(s, st, prof, seat) if s.jail[seat] else RollDice()
+    cash = s.cash[seat]
+    reserve = -1
+    # Cheap pre-checks (the reserve is at least prof.reserve) keep worst_rent off the hot path.
+    if cash >= 2 * prof.reserve and _owns_mortgaged(s, st, seat):
+        reserve = reserve_for(s, st, prof, seat)
+        a = _lift(s, st, prof, seat, reserve)
+        if a is not None:
+            return a
+    if cash - st.min_house_cost >= prof.reserve * prof.build_reserve_pct // 100:
+        sets = board(s, st)[0].get(seat)
+        if sets:  # owns a colour set whole: _build may find a street
+            a = _build(s, st, prof, seat, reserve, sets)
+            if a is not None:
+                return a
+    if s.doubles == 0 and not s.jail[seat] and (s.turn // s.n) % prof.trade_every == 0:
+        a = propose(s, st, prof, seat)
+        if a is not None:
+            return a
+    if s.jail[seat]:
+        return _jail(s, st, prof, seat)
+    return _ROLLDICE
+
+
+def _owns_mortgaged(s, st: Static, seat: int) -> bool:
+    mort = s.mort
+    owner = s.owner
+    is_prop = st.is_property
+    # Visit only the mortgaged squares (list.index runs in C).
+    i = -1
+    try:
+        while True:
+            i = mort.index(1, i + 1)
+            if owner[i] == seat and is_prop[i]:
+                return True
+    except ValueError:
+        return False
+
+
+def _lift(s, st: Static, prof, seat: int, reserve: int):
+    """Lift one mortgage when rich: streets of complete sets first, then by board order."""
+    if s.debts and any(d[0] == seat for d in s.debts):
+        return None
+    cash = s.cash[seat]
+    lift = s.tb.lift
+    best = -1
+    for sq in st.properties:
+        if s.mort[sq] and s.owner[sq] == seat and cash - lift[sq] >= 2 * reserve:
+            if best < 0 or (completes_set(s, sq, seat) and not completes_set(s, best, seat)):
+                best = sq
+    return LiftMortgage(best) if best >= 0 else None
+
+
+def _build(s, st: Static, prof, seat: int, reserve: int, sets: tuple[int, ...]):
+    """One building on a colour set ``seat`` owns whole, the set with the best return per euro
+    first, evenly (lowest street first). ``reserve``: the seat's reserve in euro, or -1 if not
+    computed yet; ``sets``: the colour sets ``seat`` owns whole, in build order (board)."""
+    if s.debts and any(d[0] == seat for d in s.debts):
+        return None
+    tb = s.tb
+    level = s.level
+    mort = s.mort
+    groups = st.groups
+    cash = s.cash[seat]
+    keep = -1  # computed at the first buildable street (worst_rent is the costly part)
+    for gi in sets:
+        low = -1
+        # One pass: skip a set with a mortgaged street; else find its lowest street.
+        for m in groups[gi]:
+            if mort[m]:
+                low = -2
+                break
+            if low < 0 or level[m] < level[low]:
+                low = m
+        if low < 0 or level[low] >= HOTEL:
+            continue
+        if level[low] == 4:
+            if s.hotels <= 0:
+                continue
+        elif s.houses <= 0:
+            continue
+        left = cash - tb.house_cost[low]
+        if keep < 0:
+            lo, hi = reserve_bounds(st, prof)
+            if left < lo * prof.build_reserve_pct // 100:
+                continue  # too poor for this set whatever the board looks like
+            if reserve < 0 and left < hi * prof.build_reserve_pct // 100:
+                reserve = reserve_for(s, st, prof, seat)
+            keep = (reserve if reserve >= 0 else hi) * prof.build_reserve_pct // 100
+        if left >= keep:
+            return BuildHouse(low)
+    return None
+
+
+def _jail(s, st: Static, prof, seat: int):
+    """Leave jail early while the board is cheap, stay (roll for doubles) once it is dear."""
+    unowned = 0
+    for sq in st.properties:
+        if s.owner[sq] < 0:
+            unowned += 1
+    if unowned == 0 and worst_rent(s, st, seat) >= prof.jail_stay_rent:
+        return _ROLLDICE
+    if s.held[seat]:
+        return UseJailCard(s.held[seat][0] >> 8)
+    fine = s.ed.jail_fine
+    cash = s.cash[seat]
+    # Pay when the fine is small beside our cash (classico €50 from €400 up; fabrianopoli's
+    # €500 only when rich) and leaves the reserve.
+    if cash - fine >= prof.reserve and 8 * fine <= cash:
+        return _PAYJAILFINE
+    return _ROLLDICE
+
+
+def on_buy(s, st: Static, prof, seat: int):
+    """Buy the property landed on when the reserve allows it, or always when it completes or
+    blocks a colour set and the price is payable; otherwise decline (it goes to auction)."""
+    sq = s.pos[seat]
+    price = s.tb.price[sq]
+    cash = s.cash[seat]
+    if cash < price:
+        return _DECLINEPROPERTY
+    lo, hi = reserve_bounds(st, prof)
+    if cash - price >= hi or (cash - price >= lo
+                              and cash - price >= reserve_for(s, st, prof, seat)):
+        return _BUYPROPERTY
+    if (completes_set(s, sq, seat) or blocks_set(s, sq, seat)) and cash - price >= prof.reserve // 3:
+        return _BUYPROPERTY
+    return _DECLINEPROPERTY
+
+
+def _auction_ceiling(s, st: Static, prof, seat: int, sq: int, low: int) -> int:
+    """Highest bid in euro ``seat`` makes for ``sq`` (below ``low``, the minimum bid, when it
+    will not bid)."""
+    tb = s.tb
+    price = tb.price[sq]
+    value = price * prof.bid_pct // 100
+    if completes_set(s, sq, seat):
+        value += st.set_price[tb.group[sq]] // 2
+    elif blocks_set(s, sq, seat):
+        value += price // 2
+    elif tb.kind[sq] in (K_STATION, K_UTILITY):
+        owned = sum(1 for m in tb.group_of[sq] if s.owner[m] == seat)
+        value += owned * price // 4
+    cash = s.cash[seat]
+    lo, hi = reserve_bounds(st, prof)
+    if min(value, cash - lo // 2) < low:
+        return low - 1  # cannot reach the minimum bid even before the rent threat
+    if cash - hi // 2 >= value:
+        return value  # rich enough whatever the board looks like
+    return min(value, cash - reserve_for(s, st, prof, seat) // 2)
+
+
+def on_auction(s, st: Static, prof, seat: int):
+    """Bid up to the ceiling in a few jumps (each step is one round trip between peers), or
+    pass. A building-shortage lot (rulebook "La Banca non ha edifici a sufficienza?") is worth
+    up to twice the building's printed cost, within the reserve."""
+    low = min_bid(s)
+    if s.auc_lot != LOT_PROPERTY:
+        price = s.tb.house_cost[s.auc_target[seat]]
+        top = min(2 * price * prof.bid_pct // 100,
+                  s.cash[seat] - reserve_for(s, st, prof, seat))
+    else:
+        price = s.tb.price[s.auc_sq]
+        top = _auction_ceiling(s, st, prof, seat, s.auc_sq, low)
+    if top < low:
+        return _PASSBID
+    if s.auc_bidder < 0:
+        want = price // 2
+    else:
+        want = s.auc_high + max(s.ed.auction_min_raise, price // 10)
+    return Bid(min(top, max(low, want)))
+
+
+# ------------------------------------------------------------------------------ money trouble
+
+def on_raise(s, st: Static, prof, seat: int):
+    """Raise money for a debt (see :func:`_raise`), checked against ``legal_actions``: in an
+    edition without mortgages (niente-e-come-sembra sells to the bank instead) the first legal
+    SellProperty / SellBuilding is used, else None (the engine's default sale then applies)."""
+    a = _raise(s, st, prof, seat)
+    if not s.nx and _legal_for_debtor(s, seat, a):
+        return a  # the common case, without listing every legal action
+    legal = legal_actions(s, seat)
+    if a in legal:
+        return a
+    for cls in (SellProperty, SellBuilding, Mortgage, DeclareBankruptcy):
+        for x in legal:
+            if type(x) is cls:
+                return x
+    return None
+
+
+def _legal_for_debtor(s, seat: int, a) -> bool:
+    """True only if ``a`` (a Mortgage, SellBuilding or DeclareBankruptcy of :func:`_raise`) is
+    in ``legal_actions(s, seat)`` for the head debtor ``seat`` of a state without
+    niente-e-come-sembra data: the same tests as engine.game.legal_actions for that seat. False
+    means "ask legal_actions" (never a wrong True)."""
+    t = type(a)
+    if t is Mortgage:
+        sq = a.square
+        return (s.owner[sq] == seat and not s.mort[sq] and s.tb.price[sq] > 0
+                and mortgage_error(s, seat, sq) is None)
+    if t is SellBuilding:
+        sq = a.square
+        return (s.owner[sq] == seat and s.level[sq] > 0 and s.tb.price[sq] > 0
+                and sell_error(s, seat, sq) is None)
+    if t is DeclareBankruptcy:
+        try:
+            check_declare(s, seat)
+        except IllegalAction:
+            return False
+        return True
+    return False
+
+
+def _raise(s, st: Static, prof, seat: int):
+    """Mortgage what earns least, then sell buildings evenly, then mortgage the streets of
+    sets; declare bankruptcy only when even that cannot pay."""
+    need = owed_by(s, seat) - s.cash[seat]
+    if s.cash[seat] + liquidation_value(s, seat) < owed_by(s, seat):
+        return DeclareBankruptcy()
+    tb = s.tb
+    owner = s.owner
+    level = s.level
+    mort = s.mort
+    # 1. Mortgage a property outside any complete set with no buildings in its group:
+    #    the one whose mortgage covers the need, else the largest.
+    best = -1
+    for sq in st.properties:
+        if owner[sq] != seat or mort[sq] or _group_built(s, sq):
+            continue
+        if tb.kind[sq] == K_STREET and completes_set(s, sq, seat):
+            continue
+        if best < 0 or _better_mortgage(tb, sq, best, need):
+            best = sq
+    if best >= 0:
+        return Mortgage(best)
+    # 2. Sell a building: from the set with the cheapest houses, on its highest street.
+    sell = -1
+    for gi in reversed(st.build_order):
+        g = st.groups[gi]
+        top = -1
+        for m in g:
+            if owner[m] == seat and level[m] and (top < 0 or level[m] > level[top]):
+                top = m
+        if top >= 0:
+            sell = top
+            break
+    if sell >= 0:
+        return SellBuilding(sell)
+    # 3. Mortgage the streets of complete sets (no buildings left on them).
+    for sq in st.properties:
+        if owner[sq] == seat and not mort[sq] and not _group_built(s, sq):
+            return Mortgage(sq)
+    return DeclareBankruptcy()  # pragma: no cover - liquidation_value said we could pay
+
+
+def _group_built(s, sq: int) -> bool:
+    level = s.level
+    for m in s.tb.group_of[sq]:
+        if level[m]:
+            return True
+    return False
+
+
+def _better_mortgage(tb, sq: int, best: int, need: int) -> bool:
+    """Prefer the smallest mortgage that covers ``need``; failing that the largest."""
+    a, b = tb.mortgage[sq], tb.mortgage[best]
+    if a >= need and b >= need:
+        return a < b
+    if a >= need or b >= need:
+        return a >= need
+    return a > b
+
+
+def on_inherit(s, st: Static, prof, seat: int):
+    """Mortgaged properties received from a bankrupt: lift those we can afford above the
+    reserve (streets that complete a set first), pay the 10 % on the rest."""
+    tb = s.tb
+    squares = sorted(s.inherit[1:], key=lambda sq: (not completes_set(s, sq, seat), sq))
+    fees = sum(tb.fee[sq] for sq in squares)
+    budget = s.cash[seat] - prof.reserve - fees
+    lift = []
+    for sq in squares:
+        extra = tb.lift[sq] - tb.fee[sq]
+        if extra <= budget:
+            lift.append(sq)
+            budget -= extra
+    return SettleMortgages(tuple(sorted(lift)))
+
+
+def on_card_choice(s, st: Static, prof, seat: int):
+    """"Pagate una multa ... oppure prendete un cartoncino": pay when the fine leaves the
+    reserve, else take the chance of the other deck."""
+    key = s.draw_deck
+    fine = s.ed.decks[key >> 8][key & 255].amount
+    if s.cash[seat] - fine >= prof.reserve:
+        return PayCardFine()
+    return DrawCardInstead()

@@ -1,0 +1,278 @@
+"""What property is worth to a bot: cheap integer heuristics over the state's flat lists.
+
+No search, no copies of the state: a trade is valued by looking at an ``owner`` list in which a
+few squares have been reassigned (a 40-int list copy). Everything is an int (DESIGN.md §1).
+
+Values, in euro:
+
+* a property is worth its printed price (mortgaged: the price less the cost of lifting it);
+* a complete colour set adds the sum of its printed prices again (it doubles the rent and lets
+  the owner build — rulebook "Collezionate serie complete di strade dello stesso colore!");
+* stations and utilities add a bonus for owning several (their rent grows with the count).
+"""
+from __future__ import annotations
+
+from operator import itemgetter
+
+from engine.editions import K_STREET
+
+__all__ = ["Static", "static", "unit_value", "holdings_value", "new_sets", "worst_rent", "reserve_for",
+           "completes_set", "blocks_set", "reserve_bounds", "board", "split_sets"]
+
+# Extra value for owning k stations / utilities (rent 25/50/100/200 and 4x/10x the dice).
+_STATION_BONUS = (0, 0, 50, 150, 300)
+_UTILITY_BONUS = (0, 0, 60)
+# Expected dice total, used to turn a utility's dice multiplier into euro.
+_DICE_MEAN = 7
+
+
+class Static:
+    """Per-edition lists the bots read on the hot path (computed once per edition)."""
+
+    __slots__ = ("groups", "set_price", "build_order", "properties", "stations", "utilities",
+                 "units", "unit_of", "unit_bonus", "min_house_cost", "max_rent", "streets",
+                 "street_rent", "street_rows", "is_property", "rent_units", "full_memo")
+
+    def __init__(self, tb, go_salary: int = 200, ed=None) -> None:
+        self.groups = [tuple(g) for g in tb.group_members]
+        """Colour sets: the squares of each, in board order."""
+        self.set_price = [sum(tb.price[m] for m in g) for g in self.groups]
+        """Sum of the printed prices of each colour set, euro."""
+        # Build where a house buys the most rent per euro first (ties: lower set index).
+        gain = []
+        for gi, g in enumerate(self.groups):
+            m = g[-1]
+            per_house = (tb.rent[m][4] - tb.rent[m][1]) * 1000 // max(1, 3 * tb.house_cost[m])
+            gain.append((-per_house, gi))
+        self.build_order = tuple(gi for _, gi in sorted(gain))
+        """Colour set indices, best return per house first."""
+        self.properties = tuple(tb.properties)
+        """Every purchasable square."""
+        self.is_property = [sq in self.properties for sq in range(tb.nsq)]
+        """is_property[sq]: True for a purchasable square."""
+        self.stations = tuple(tb.stations)
+        """Station squares."""
+        self.utilities = tuple(tb.utilities)
+        """Utility squares."""
+        self.units = self.groups + [self.stations, self.utilities]
+        """Valuation units: the colour sets, then the stations, then the utilities."""
+        k = go_salary
+        self.unit_bonus = ([(0,) * len(g) + (p,) for g, p in zip(self.groups, self.set_price)]
+                           + [tuple(b * k // 200 for b in _STATION_BONUS),
+                              tuple(b * k // 200 for b in _UTILITY_BONUS)])
+        """unit_bonus[u][k]: euro added for owning k squares of unit u (station and utility
+        bonuses are classico euro scaled by the edition's VIA! salary)."""
+        self.unit_of = [-1] * tb.nsq
+        """unit_of[sq]: index in ``units`` of the unit of property ``sq`` (-1: none)."""
+        for u, members in enumerate(self.units):
+            for m in members:
+                self.unit_of[m] = u
+        self.min_house_cost = min((tb.house_cost[g[0]] for g in self.groups), default=0)
+        """Cheapest building of the edition, euro."""
+        self.streets = tuple(m for g in self.groups for m in g)
+        """Every street, set by set."""
+        self.street_rent = [(r[1],) + tuple(r[2:]) if r else () for r in tb.rent]
+        """street_rent[sq][level]: rent of street ``sq`` with ``level`` buildings, euro (level
+        0: the complete-set rent)."""
+        self.street_rows = tuple((m, self.street_rent[m]) for m in self.streets)
+        """(street, street_rent[street]) for every street, in ``streets`` order (hot loop)."""
+        self.rent_units = None if ed is None else _rent_units(self, ed)
+        """(squares, owners getter, rents, multiplier) for the stations and the utilities of
+        ``ed`` (the edition whose ``tb`` this is), read by worst_rent; None: not given."""
+        self.max_rent = max([max(r) for r in tb.rent if r] + [0])
+        """Highest printed street rent of the edition (a hotel), euro: bounds worst_rent."""
+        self.full_memo: dict = {}
+        """board's memo: ``owner`` as a tuple -> (full sets by seat, split sets by seat)."""
+
+
+def _getter(squares: tuple[int, ...]):
+    """A function list -> tuple of its entries at ``squares``, run in C where it can
+    (operator.itemgetter returns a bare item, not a tuple, for fewer than two indices)."""
+    if len(squares) >= 2:
+        return itemgetter(*squares)
+    return lambda values: tuple(values[m] for m in squares)
+
+
+def _rent_units(st: Static, ed) -> tuple:
+    """Static.rent_units for edition ``ed``."""
+    return tuple((sq, _getter(sq), rents, mult) for sq, rents, mult in (
+        (st.stations, ed.station_rents, 1), (st.utilities, ed.utility_multipliers, _DICE_MEAN)))
+
+
+_STATIC: dict[str, Static] = {}
+
+
+def static(s) -> Static:
+    """The :class:`Static` lists of ``s``'s edition (cached by edition name)."""
+    st = _STATIC.get(s.edition)
+    if st is None:
+        st = _STATIC[s.edition] = Static(s.tb, s.ed.go_salary, s.ed)
+    return st
+
+
+def unit_value(s, st: Static, owner: list[int], seat: int, u: int) -> int:
+    """Worth in euro for ``seat`` of its squares of valuation unit ``u`` under ``owner``."""
+    tb = s.tb
+    price = tb.price
+    mort = s.mort
+    v = 0
+    cnt = 0
+    for m in st.units[u]:
+        if owner[m] == seat:
+            cnt += 1
+            v += price[m] - tb.lift[m] if mort[m] else price[m]
+    bonus = st.unit_bonus[u]
+    return v + bonus[cnt if cnt < len(bonus) else -1]
+
+
+def holdings_value(s, st: Static, owner: list[int], seat: int) -> int:
+    """Worth in euro of what ``seat`` owns under the ownership list ``owner`` (module docstring);
+    ``s.mort`` says which squares are mortgaged."""
+    return sum(unit_value(s, st, owner, seat, u) for u in range(len(st.units)))
+
+
+def new_sets(st: Static, before: list[int], after: list[int], seat: int,
+             units: range | list[int] | None = None) -> int:
+    """Sum of the set prices (euro) of the colour sets ``seat`` completes going from ownership
+    ``before`` to ``after`` (looking only at the colour sets in ``units`` when given)."""
+    total = 0
+    groups = st.groups
+    for gi in (range(len(groups)) if units is None else units):
+        if gi >= len(groups):
+            continue
+        g = groups[gi]
+        for m in g:
+            if after[m] != seat:
+                break
+        else:
+            for m in g:
+                if before[m] != seat:
+                    total += st.set_price[gi]
+                    break
+    return total
+
+
+def completes_set(s, sq: int, seat: int) -> bool:
+    """True if owning ``sq`` would give ``seat`` the whole colour set of ``sq``."""
+    tb = s.tb
+    if tb.kind[sq] != K_STREET:
+        return False
+    owner = s.owner
+    for m in tb.group_of[sq]:
+        if owner[m] != seat and m != sq:
+            return False
+    return True
+
+
+def blocks_set(s, sq: int, seat: int) -> bool:
+    """True if one other player owns every other street of ``sq``'s colour set (so ``seat``
+    taking ``sq`` keeps that player from completing it)."""
+    tb = s.tb
+    if tb.kind[sq] != K_STREET:
+        return False
+    owner = s.owner
+    rival = -1
+    for m in tb.group_of[sq]:
+        if m == sq:
+            continue
+        o = owner[m]
+        if o < 0 or o == seat or (rival >= 0 and o != rival):
+            return False
+        rival = o
+    return rival >= 0
+
+
+_MEMO_MAX = 4096
+"""Entries board's memo keeps before it is emptied (bounds memory; the values are a
+function of the key, so emptying changes no result)."""
+
+
+def worst_rent(s, st: Static, seat: int) -> int:
+    """About the highest rent in euro ``seat`` could owe by landing on one opponent's property
+    now. An unbuilt street counts at its complete-set rent (an upper bound: at most €50 over
+    the printed rent on the classico board) and a utility at the mean dice total, 7: a cheap
+    bound for the reserve, not a rent computation."""
+    owner = s.owner
+    level = s.level
+    mort = s.mort
+    worst = 0
+    for m, row in st.street_rows:
+        o = owner[m]
+        if o >= 0 and o != seat and not mort[m]:
+            r = row[level[m]]
+            if r > worst:
+                worst = r
+    units = st.rent_units
+    if units is None:
+        units = _rent_units(st, s.ed)
+    for squares, get, rents, mult in units:
+        holders = get(owner)
+        i = 0
+        for o in holders:
+            if o >= 0 and o != seat and not mort[squares[i]]:
+                r = rents[holders.count(o) - 1] * mult
+                if r > worst:
+                    worst = r
+            i += 1
+    return worst
+
+
+def board(s, st: Static) -> tuple[dict, dict]:
+    """``(full, split)`` for the ``owner`` list of ``s``, memoised on it (a pure function of
+    it): ``full[seat]``: the colour sets ``seat`` owns whole, in ``st.build_order``;
+    ``split[seat]``: ``(set, partner, seat's streets, partner's streets)`` for every colour set,
+    in set order, whose streets are all owned by ``seat`` and one other player."""
+    key = tuple(s.owner)
+    memo = st.full_memo
+    entry = memo.get(key)
+    if entry is None:
+        if len(memo) >= _MEMO_MAX:
+            memo.clear()
+        full: dict = {}
+        split: dict = {}
+        groups = st.groups
+        for gi in st.build_order:
+            g = groups[gi]
+            o = key[g[0]]
+            if o >= 0:
+                for m in g:
+                    if key[m] != o:
+                        break
+                else:
+                    full[o] = full.get(o, ()) + (gi,)
+        for gi, g in enumerate(groups):
+            a = key[g[0]]
+            b = -2
+            for m in g:
+                o = key[m]
+                if o < 0 or (o != a and b != -2 and o != b):
+                    break
+                if o != a:
+                    b = o
+            else:
+                if b >= 0:
+                    ours_a = tuple(m for m in g if key[m] == a)
+                    ours_b = tuple(m for m in g if key[m] == b)
+                    split.setdefault(a, []).append((gi, b, ours_a, ours_b))
+                    split.setdefault(b, []).append((gi, a, ours_b, ours_a))
+        entry = memo[key] = (full, split)
+    return entry
+
+
+def split_sets(s, st: Static, seat: int) -> list[tuple[int, int, tuple[int, ...], tuple[int, ...]]]:
+    """``(set, partner, seat's streets, partner's streets)`` for every colour set, in set order,
+    owned by ``seat`` (at least one street) and one other player (all the rest); bankrupt
+    partners included. Memoised on the ``owner`` list; the list returned must not be changed."""
+    return board(s, st)[1].get(seat, ())
+
+
+def reserve_bounds(st: Static, prof) -> tuple[int, int]:
+    """(lowest, highest) value :func:`reserve_for` can return for ``prof``, euro: lets callers
+    skip the board scan when the answer cannot depend on it."""
+    return prof.reserve, prof.reserve + st.max_rent * prof.threat_pct // 100
+
+
+def reserve_for(s, st: Static, prof, seat: int) -> int:
+    """Cash in euro ``seat`` keeps in hand: the profile's reserve plus a share of the worst
+    rent it could owe on its next move."""
+    return prof.reserve + worst_rent(s, st, seat) * prof.threat_pct // 100
