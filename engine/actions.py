@@ -16,6 +16,7 @@ __all__ = [
     "RejectTrade", "WithdrawTrade", "ClaimRent", "DeclareBankruptcy", "SettleMortgages",
     "TimeUp", "PayCardFine", "DrawCardInstead", "AuctionProperty",
     "InspectBill", "InspectCard", "TakeCard", "DeclineCard", "UseCard", "SellProperty",
+    "PayBills",
     "Action", "ACTION_TYPES", "encode_action", "decode_action", "action_sort_key",
 ]
 
@@ -117,9 +118,10 @@ class ProposeTrade:
     get_cash: int
     """Euro the partner pays you."""
     give_cards: tuple[int, ...]
-    """Decks of the jail cards you give (sorted)."""
+    """Decks of the jail cards you give (sorted); niente-e-come-sembra: keys ``deck*256+card``
+    of any kept cards you give."""
     get_cards: tuple[int, ...]
-    """Decks of the jail cards you receive (sorted)."""
+    """Decks of the jail cards you receive (sorted); niente-e-come-sembra: card keys."""
     lift: tuple[int, ...]
     """Mortgaged properties you receive and lift at once (others: you pay the 10 % fee)."""
 
@@ -200,7 +202,8 @@ class AuctionProperty:
     """Board index of the property."""
 
 
-# Codes 40-49: niente-e-come-sembra (engine.rules.counterfeit, faceup_cards, niente_estate).
+# Codes 40-49: niente-e-come-sembra (engine.rules.counterfeit, faceup_cards, niente_estate,
+# bill_choice).
 @dataclass(frozen=True, slots=True)
 class InspectBill:
     """Spend a green magnifier token on one bill of another player's payment (inspect_window)."""
@@ -250,17 +253,28 @@ class SellProperty:
     """Board index of the property."""
 
 
+@dataclass(frozen=True, slots=True)
+class PayBills:
+    """Phase "pay_bills": pay your oldest payment waiting for its bills with these bills instead
+    of the default ones (engine.rules.bill_choice)."""
+    CODE: ClassVar[int] = 46
+    bills: tuple[int, ...]
+    """Bill ids (sorted, no duplicates): yours before the payment, worth at least the amount,
+    none to spare."""
+
+
 Action = Union[RollDice, BuyProperty, DeclineProperty, Bid, PassBid, PayJailFine, UseJailCard,
                BuildHouse, SellBuilding, Mortgage, LiftMortgage, ProposeTrade, AcceptTrade,
                RejectTrade, WithdrawTrade, ClaimRent, DeclareBankruptcy, SettleMortgages, TimeUp,
                PayCardFine, DrawCardInstead, AuctionProperty, InspectBill, InspectCard, TakeCard,
-               DeclineCard, UseCard, SellProperty]
+               DeclineCard, UseCard, SellProperty, PayBills]
 
 ACTION_TYPES: dict[int, type] = {cls.CODE: cls for cls in (
     RollDice, BuyProperty, DeclineProperty, Bid, PassBid, PayJailFine, UseJailCard, BuildHouse,
     SellBuilding, Mortgage, LiftMortgage, ProposeTrade, AcceptTrade, RejectTrade, WithdrawTrade,
     ClaimRent, DeclareBankruptcy, SettleMortgages, TimeUp, PayCardFine, DrawCardInstead,
-    AuctionProperty, InspectBill, InspectCard, TakeCard, DeclineCard, UseCard, SellProperty)}
+    AuctionProperty, InspectBill, InspectCard, TakeCard, DeclineCard, UseCard, SellProperty,
+    PayBills)}
 
 # Per code: tuple of booleans, True where the field is a tuple of ints.
 _SCHEMA: dict[int, tuple[bool, ...]] = {

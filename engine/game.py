@@ -155,7 +155,7 @@ _HANDLERS = {
     A.DrawCardInstead.CODE: lambda s, ev, seat, a, x: cards.choose(s, ev, seat, True),
     A.AuctionProperty.CODE: lambda s, ev, seat, a, x: sale.start_sale(s, ev, seat, a.square),
 }
-_HANDLERS.update(niente_flow.HANDLERS)  # codes 40-45 (niente-e-come-sembra)
+_HANDLERS.update(niente_flow.HANDLERS)  # codes 40-46 (niente-e-come-sembra)
 # The same handlers keyed by the exact action class: one dict lookup replaces the code lookup
 # and the type check (an object of another class takes the slow path in _dispatch).
 _BY_TYPE = {A.ACTION_TYPES[code]: h for code, h in _HANDLERS.items()}

@@ -18,7 +18,7 @@ __all__ = ["State", "new_state", "PHASE_NAMES", "P_FIRST", "P_ROLL", "P_DICE", "
            "P_JAIL_MOVE", "P_AUCTION_NEXT", "P_NEXT_TURN", "AUTO_PHASES", "CHANCE_PHASES",
            "DICE_MOVE", "DICE_JAIL", "DICE_UTILITY", "HOTEL", "LOT_PROPERTY", "LOT_HOUSE",
            "LOT_HOTEL", "P_CHOICE", "O_POT", "O_NO_AUCTIONS", "O_DOUBLE_GO", "O_TIMED",
-           "NO_OPTIONS", "P_INSPECT", "P_REVEAL", "P_TAKE"]
+           "NO_OPTIONS", "P_INSPECT", "P_REVEAL", "P_TAKE", "P_PAY"]
 
 # Phases. Decision and chance phases are what `pending` reports; AUTO phases are transient
 # bookkeeping the engine runs through immediately (never visible between steps).
@@ -34,6 +34,9 @@ P_INSPECT, P_REVEAL, P_TAKE = 14, 15, 16
 """Niente-è-come-sembra (engine.rules.niente_flow): decision "inspect_window", chance-like
 "inspection" (outcomes of inspections), decision "take_card" (face-up Imprevisti)."""
 PHASE_NAMES += ("inspect_window", "inspection", "take_card")
+P_PAY = 17
+"""Niente-è-come-sembra (engine.rules.bill_choice): decision "pay_bills", payers choose bills."""
+PHASE_NAMES += ("pay_bills",)
 AUTO_PHASES = frozenset((P_END_MOVE, P_JAIL_MOVE, P_AUCTION_NEXT, P_NEXT_TURN))
 CHANCE_PHASES = frozenset((P_FIRST, P_DICE, P_CARD, P_REVEAL))
 

@@ -11,7 +11,9 @@ Model (protocol.md §E8):
   ``nx[NX_PILE]`` (top first); ``s.cash[seat]`` stays the total of the wallet and ``s.bank``
   the bank's balance, so every other rule keeps reading plain euro;
 * a payment by a player picks bills from the wallet (``select``: an exact set when one exists,
-  else the fewest large bills covering the amount); bills paid to the bank go to the bottom of
+  else the fewest large bills covering the amount) — the default, which the payer may replace
+  by bills of its choice in the next step (``nx[NX_DUE]``, engine.rules.bill_choice); bills
+  paid to the bank go to the bottom of
   the pile; a payment that needs change goes through the bank: the payer's bills go to the
   bottom of the pile and the bank pays the payee the amount and the payer the change from the
   top of its pile ("the bank gives change");
@@ -32,15 +34,16 @@ from .niente_events import BillsMoved, LensesRestored
 from .money import R_BANKRUPTCY, R_SALARY
 
 __all__ = ["NX_DEN", "NX_WALLET", "NX_PILE", "NX_PUB", "NX_LENS", "NX_FACEUP", "NX_HAND",
-           "NX_CPUB", "NX_PAY", "NX_WIN", "NX_INSP", "NX_CARD", "NX_FIELDS", "new_nx", "holder_of",
+           "NX_CPUB", "NX_PAY", "NX_WIN", "NX_INSP", "NX_CARD", "NX_DUE", "NX_FIELDS", "new_nx",
+           "holder_of", "pay_with", "give_bills",
            "select", "bank_take", "on_transfer", "move_bill", "check_bills", "restore_lenses",
            "UNKNOWN", "GENUINE", "FAKE", "DENOMINATIONS"]
 
 # Layout of State.nx (one list per entry; see protocol.md §E8 for the wire form).
 (NX_DEN, NX_WALLET, NX_PILE, NX_PUB, NX_LENS, NX_FACEUP, NX_HAND, NX_CPUB, NX_PAY, NX_WIN,
- NX_INSP, NX_CARD) = range(12)
+ NX_INSP, NX_CARD, NX_DUE) = range(13)
 NX_FIELDS = ("den", "wallet", "pile", "pub", "lens", "faceup", "hand", "cpub", "pay", "win",
-             "insp", "card")
+             "insp", "card", "due")
 UNKNOWN, GENUINE, FAKE = 0, 1, 2
 """Public status of a bill or an Imprevisti card (known to everybody after an inspection)."""
 DENOMINATIONS = (500, 100, 50, 20, 10)
@@ -67,7 +70,7 @@ def new_nx(ed, seats: int) -> list:
         raise ValueError("start bills do not add up to the starting money")
     imp = len(ed.decks[1])
     return [den, wallets, pile, [UNKNOWN] * len(den), [dec.magnifiers] * seats,
-            [-1] * dec.faceup, [[] for _ in range(seats)], [UNKNOWN] * imp, [], [], [], []]
+            [-1] * dec.faceup, [[] for _ in range(seats)], [UNKNOWN] * imp, [], [], [], [], []]
 
 
 def _by_den(den: list[int], ids) -> dict[int, list[int]]:
@@ -144,6 +147,12 @@ def bank_take(s, amount: int) -> list[int]:
     return pick
 
 
+def give_bills(s, seat: int, ids: list[int]) -> None:
+    """Add bills ``ids`` to ``seat``'s wallet (kept ascending); the caller moves the euro and
+    takes the bills from where they were."""
+    _give(s.nx, seat, ids)
+
+
 def _give(nx, seat: int, ids: list[int]) -> None:
     w = nx[NX_WALLET][seat]
     w.extend(ids)
@@ -171,27 +180,45 @@ def on_transfer(s, ev, payer: int, payee: int, amount: int, reason: int) -> None
             pick = select(den, free, amount)
     if pick is None:
         pick = select(den, wallet, amount)
+    choice = len(pick) < len(wallet) and reason != R_BANKRUPTCY
+    taker, got, change = pay_with(s, ev, payer, payee, amount, pick)
+    if choice:
+        # The payer may pay with other bills in the next step (engine.rules.bill_choice): the
+        # payment waits there, with what is needed to undo it, before anybody may inspect it.
+        nx[NX_DUE].append([payer, payee, amount, reason, 0, taker, len(pick)] + pick
+                          + [len(got)] + got + [len(change)] + change)
+    elif reason != R_BANKRUPTCY:
+        nx[NX_PAY].append([payer, taker] + pick)
+
+
+def pay_with(s, ev, payer: int, payee: int, amount: int, pick: list[int]) -> tuple:
+    """Hand over bills ``pick`` (in ``payer``'s wallet, worth at least ``amount``, euro totals
+    already moved): exactly ``amount`` to a player goes straight to it; otherwise the bills go
+    to the bottom of the bank's pile and the bank pays the payee ``amount`` and the payer the
+    change from the top. Returns ``(taker, got, change)``: who holds ``pick`` now (-1 = the
+    pile), the bank's bills the payee got (``[]`` if none), the change bills the payer got."""
+    nx = s.nx
+    den = nx[NX_DEN]
     gone = set(pick)
-    nx[NX_WALLET][payer] = [b for b in wallet if b not in gone]
+    nx[NX_WALLET][payer] = [b for b in nx[NX_WALLET][payer] if b not in gone]
     total = sum(den[b] for b in pick)
+    got: list[int] = []
+    change: list[int] = []
     if total == amount and payee >= 0:
         _give(nx, payee, pick)
-        taker = payee
         ev.append(BillsMoved(payer, payee, tuple(pick)))
-    else:
-        nx[NX_PILE].extend(pick)
-        taker = -1
-        ev.append(BillsMoved(payer, -1, tuple(pick)))
-        if payee >= 0:
-            ids = bank_take(s, amount)
-            _give(nx, payee, ids)
-            ev.append(BillsMoved(-1, payee, tuple(ids)))
-        if total > amount:
-            ids = bank_take(s, total - amount)
-            _give(nx, payer, ids)
-            ev.append(BillsMoved(-1, payer, tuple(ids)))
-    if reason != R_BANKRUPTCY:
-        nx[NX_PAY].append([payer, taker] + pick)
+        return payee, got, change
+    nx[NX_PILE].extend(pick)
+    ev.append(BillsMoved(payer, -1, tuple(pick)))
+    if payee >= 0:
+        got = bank_take(s, amount)
+        _give(nx, payee, got)
+        ev.append(BillsMoved(-1, payee, tuple(got)))
+    if total > amount:
+        change = bank_take(s, total - amount)
+        _give(nx, payer, change)
+        ev.append(BillsMoved(-1, payer, tuple(change)))
+    return -1, got, change
 
 
 def holder_of(s, bill: int) -> int | None:

@@ -6,7 +6,8 @@ from ..events import event as _event
 
 __all__ = ["BillsMoved", "LensesRestored", "InspectionOpened", "BillInspected",
            "CardInspected", "FaceUpDealt", "FaceUpTaken", "CardKept", "CardPlayed",
-           "CardReturned", "PropertySoldToBank", "FinalRentPaid"]
+           "CardReturned", "PropertySoldToBank", "FinalRentPaid", "BillChoiceOpened",
+           "BillsChosen"]
 
 
 @_event
@@ -135,3 +136,20 @@ class FinalRentPaid:
     """Seat paid."""
     amount: int
     """Euro."""
+
+
+@_event
+class BillChoiceOpened:
+    """Players paid in the last step: ``actors`` may now choose the bills of their payment
+    (phase "pay_bills", engine.rules.bill_choice)."""
+    actors: tuple[int, ...]
+    """Seats that paid, sorted."""
+
+
+@_event
+class BillsChosen:
+    """A payer paid with bills of its choice instead of the default ones."""
+    seat: int
+    """Seat that paid."""
+    bills: tuple[int, ...]
+    """Bill ids it paid with, ascending."""

@@ -2,10 +2,12 @@
 only when ``state.nx`` is non-empty, so classico's hot path pays one truth test).
 
 * ``after_step`` / ``after_chance`` run once a step's inputs (or its chance outcome) have been
-  applied: silence in "take_card" declines; silence (or a refused input) of the head debtor in
+  applied: silence in "take_card" declines; silence in "pay_bills" keeps the default bills
+  (engine.rules.bill_choice); silence (or a refused input) of the head debtor in
   "raise_money" lets the bank buy back a property (engine.rules.niente_estate.default_raise);
-  a window step ends (engine.rules.counterfeit); then the payments of the step open an
-  inspection window if anybody may inspect; then the end of the game is checked.
+  a window step ends (engine.rules.counterfeit); then payments made with default bills open
+  "pay_bills" for their payers; then the final payments open an inspection window if anybody
+  may inspect; then the end of the game is checked.
 * ``pending_parts``, ``window_legal``, ``extend_legal``: what the new phases wait for and the
   new actions a seat may send.
 * ``HANDLERS``: the handlers of the new actions (engine.game._HANDLERS).
@@ -15,14 +17,14 @@ from __future__ import annotations
 from .. import actions as A
 from ..errors import IllegalAction
 from ..events import ActionRefused
-from ..state import P_INSPECT, P_OVER, P_RAISE, P_REVEAL, P_TAKE
-from . import counterfeit, faceup_cards, niente_estate
-from .banknotes import NX_FACEUP, NX_HAND, NX_PAY
+from ..state import P_INSPECT, P_OVER, P_PAY, P_RAISE, P_REVEAL, P_TAKE
+from . import bill_choice, counterfeit, faceup_cards, niente_estate
+from .banknotes import NX_DUE, NX_FACEUP, NX_HAND, NX_PAY
 
 __all__ = ["NIENTE_PHASES", "pending_parts", "after_step", "after_chance", "reveal_step",
            "window_legal", "extend_legal", "check_action", "HANDLERS", "WINDOW_CODES"]
 
-NIENTE_PHASES = frozenset((P_INSPECT, P_REVEAL, P_TAKE))
+NIENTE_PHASES = frozenset((P_INSPECT, P_REVEAL, P_TAKE, P_PAY))
 WINDOW_CODES = frozenset((A.InspectBill.CODE, A.InspectCard.CODE))
 
 
@@ -33,13 +35,17 @@ def pending_parts(s) -> tuple[bool, tuple[int, ...], str]:
         return False, counterfeit.window_actors(s), "inspect_window"
     if ph == P_REVEAL:
         return True, (), "inspection"
+    if ph == P_PAY:
+        return False, bill_choice.pay_actors(s), "pay_bills"
     return False, (s.current,), "take_card"
 
 
 def _settle(s, ev) -> None:
     from ..game import advance
     advance(s, ev)
-    if s.phase in (P_OVER, P_INSPECT, P_REVEAL):
+    if s.phase in (P_OVER, P_INSPECT, P_REVEAL, P_PAY):
+        return
+    if s.nx[NX_DUE] and bill_choice.open_pay_step(s, ev):
         return
     if s.nx[NX_PAY] and counterfeit.open_bill_window(s, ev):
         return
@@ -58,6 +64,8 @@ def after_step(s, ev, inputs, ph0: int, ev0: int) -> None:
             niente_estate.default_raise(s, ev, debtor)
     elif ph0 == P_INSPECT and ph == P_INSPECT:
         counterfeit.end_window_step(s, ev)
+    elif ph0 == P_PAY and ph == P_PAY:
+        bill_choice.end_pay_step(s, ev, inputs, ev0)
     _settle(s, ev)
 
 
@@ -76,8 +84,8 @@ def check_action(s, a) -> None:
     """No card may be played while a payment or a card is being checked ("inspection_window");
     every other out-of-turn action stays legal (bills under inspection do not move meanwhile,
     engine.rules.banknotes.on_transfer)."""
-    if s.phase == P_INSPECT and a.CODE == A.UseCard.CODE:
-        raise IllegalAction("no card may be played while an inspection is open",
+    if (s.phase == P_INSPECT or s.phase == P_PAY) and a.CODE == A.UseCard.CODE:
+        raise IllegalAction("no card may be played while a payment is being made or checked",
                             "inspection_window")
 
 
@@ -91,7 +99,7 @@ def window_legal(s, seat: int) -> list:
 
 
 def extend_legal(s, seat: int, out: list) -> None:
-    """Append the niente actions ``seat`` may send now (codes 40..45, in code order)."""
+    """Append the niente actions ``seat`` may send now (codes 40..46, in code order)."""
     nx = s.nx
     if s.phase == P_INSPECT:
         out += window_legal(s, seat)
@@ -99,7 +107,7 @@ def extend_legal(s, seat: int, out: list) -> None:
         out += [A.TakeCard(i) for i, c in enumerate(nx[NX_FACEUP]) if c >= 0]
         out.append(A.DeclineCard())
     uses = []
-    for key in nx[NX_HAND][seat] if s.phase != P_INSPECT else ():
+    for key in nx[NX_HAND][seat] if s.phase != P_INSPECT and s.phase != P_PAY else ():
         c = s.ed.decks[key >> 8][key & 255]
         uses += [A.UseCard(key >> 8, key & 255, t) for t in faceup_cards.use_targets(s, seat, c.kind)]
     uses.sort(key=A.action_sort_key)
@@ -107,6 +115,10 @@ def extend_legal(s, seat: int, out: list) -> None:
     if any(d[0] == seat for d in s.debts):
         out += [A.SellProperty(sq) for sq in s.tb.properties
                 if niente_estate.sell_property_error(s, seat, sq) is None]
+    if s.phase == P_PAY and bill_choice.wallet_before(s, seat) is not None:
+        # One representative (like Bid): the default bills; any set passing
+        # bill_choice.choice_error is legal.
+        out.append(A.PayBills(bill_choice.default_bills(s, seat)))
 
 
 def _only_niente(f):
@@ -128,6 +140,8 @@ HANDLERS = {
         s, ev, seat, a.deck, a.card, a.target)),
     A.SellProperty.CODE: _only_niente(lambda s, ev, seat, a: niente_estate.sell_property(
         s, ev, seat, a.square)),
+    A.PayBills.CODE: _only_niente(lambda s, ev, seat, a: bill_choice.pay_bills(
+        s, ev, seat, a.bills)),
 }
 """Handlers of the niente actions, with engine.game's handler signature."""
 

@@ -2,7 +2,10 @@
 
 * At any time players may exchange properties, money and "Uscite gratis di prigione" cards
   ("Le proprietà possono essere scambiate con denaro, con altre proprietà e/o con carte Uscite
-  gratis di prigione").
+  gratis di prigione"). Classico-like editions name the jail cards by deck; niente-e-come-sembra
+  names any kept card by its key ``deck*256+card`` ("riuscite a comprarla da un altro
+  giocatore"), the receiver still holding at most one Imprevisti ("una sola carta Imprevisti
+  alla volta"); a traded card is not being used, so it is not inspected.
 * No street may change hands while its colour set has buildings ("è obbligatorio vendere alla
   Banca tutte le case o gli alberghi ... edificati sulle altre strade dello stesso colore").
 * A mortgaged property received: the new owner at once either lifts it (mortgage + 10 %) or
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 from ..errors import IllegalAction
 from ..events import PropertyTransferred, TradeClosed, TradeProposed
+from .banknotes import NX_HAND
 from .money import R_FEE, R_LIFT, R_TRADE, transfer
 
 # Offer layout in s.offers.
@@ -39,6 +43,12 @@ def _check_squares(s, squares, holder: int) -> None:
 
 
 def _check_cards(s, decks, holder: int) -> None:
+    if s.nx:  # niente: any kept card, named by its key deck*256+card
+        mine = s.held[holder] + s.nx[NX_HAND][holder]
+        for k in decks:
+            if k not in mine:
+                raise IllegalAction("card not held by the giving side", "no_such_card")
+        return
     held = [k >> 8 for k in s.held[holder]]
     for d in decks:
         if d not in held:
@@ -66,12 +76,13 @@ def check_offer(s, o) -> tuple[int, int]:
         raise IllegalAction("empty trade", "empty_trade")
     if o[O_GIVE_CASH] < 0 or o[O_GET_CASH] < 0:
         raise IllegalAction("negative money", "bad_amount")
-    if s.nx and (o[O_GIVE_CARDS] or o[O_GET_CARDS]):
-        raise IllegalAction("cards are not traded in this edition", "no_card_trade")
     _check_squares(s, o[O_GIVE], p)
     _check_squares(s, o[O_GET], q)
     _check_cards(s, o[O_GIVE_CARDS], p)
     _check_cards(s, o[O_GET_CARDS], q)
+    if s.nx:
+        _check_imprevisti_limit(s, p, o[O_GIVE_CARDS], o[O_GET_CARDS])
+        _check_imprevisti_limit(s, q, o[O_GET_CARDS], o[O_GIVE_CARDS])
     for sq in o[O_LIFT]:
         if sq not in o[O_GET] or not s.mort[sq]:
             raise IllegalAction("can only lift a mortgaged property you receive", "bad_lift")
@@ -147,7 +158,23 @@ def _move_squares(s, ev, squares, frm: int, to: int, lift) -> None:
                 transfer(s, ev, to, -1, tb.fee[sq], R_FEE)
 
 
+def _check_imprevisti_limit(s, seat: int, gives, gets) -> None:
+    """niente: "Potete avere una sola carta Imprevisti alla volta" holds after the trade too."""
+    from ..editions.niente import IMPREVISTI
+    from .faceup_cards import imprevisti_held
+    after = len(imprevisti_held(s, seat)) - sum(1 for k in gives if k >> 8 == IMPREVISTI) \
+        + sum(1 for k in gets if k >> 8 == IMPREVISTI)
+    if after > s.ed.decoder.imprevisti_limit:
+        raise IllegalAction("a player may hold one Imprevisti at a time", "imprevisti_limit")
+
+
 def _move_card(s, deck: int, frm: int, to: int) -> None:
+    if s.nx:  # niente: ``deck`` is the card's key; it keeps its place (held or hand)
+        lst = s.held if deck in s.held[frm] else s.nx[NX_HAND]
+        lst[frm].remove(deck)
+        lst[to].append(deck)
+        lst[to].sort()
+        return
     for k in s.held[frm]:
         if k >> 8 == deck:
             s.held[frm].remove(k)

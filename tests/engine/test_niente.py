@@ -229,7 +229,9 @@ def _paid_rent_window():
     s = _state(3, owners={1: 0}, current=1)
     s.claims.append([0, 1, 1, 10, s.turn])
     s, ev = apply_action(s, 0, A.ClaimRent(1, 1))
-    return s, ev
+    assert pending(s).kind == "pay_bills" and pending(s).actors == (1,)
+    s, ev2 = step(s)  # the payer keeps the default bills (silence)
+    return s, ev + ev2
 
 
 def test_payment_opens_inspection_window_for_others_not_payer():
@@ -248,6 +250,7 @@ def test_no_window_when_nobody_can_inspect():
     s.nx[B.NX_LENS][0] = 0
     s.claims.append([0, 1, 1, 10, s.turn])
     s, _ = apply_action(s, 0, A.ClaimRent(1, 1))
+    s, _ = step(s)  # pay_bills: the default bills
     assert pending(s).kind == "roll"
 
 
@@ -470,3 +473,120 @@ def test_third_failed_jail_try_pays_50_and_rolls_again():
     s, ev = forced_chance(s, dice=(4, 2))
     assert Moved(0, jail, jail + 6) in ev and s.pos[0] == jail + 6
     assert not EDITIONS["classico"].jail_third_try_rerolls
+
+
+def _hold(s, seat, deck, kind):
+    """Give ``seat`` a card of ``kind`` from ``deck`` (out of the deck, kept as the engine keeps
+    it: jail cards in ``held``, others in the hand). Returns its key."""
+    card = next(c.index for c in EDITIONS[ED].decks[deck] if c.kind == kind)
+    s.decks[deck].remove(card)
+    key = deck * 256 + card
+    (s.held if kind == "get_out_of_jail_free" else s.nx[B.NX_HAND])[seat].append(key)
+    return key
+
+
+def test_kept_cards_can_be_traded():
+    """"Le proprietà possono essere scambiate con denaro, con altre proprietà e/o con le carte
+    Uscite gratis di prigione"; "Potete utilizzare una carta Uscite gratis di prigione ... (se
+    ne avete una o riuscite a comprarla da un altro giocatore)" (ACCORDI E SCAMBI, In
+    prigione): a trade may include kept cards, named by key deck*256+card (issue 12, item 4)."""
+    s = _state(owners={1: 0})
+    imp = _hold(s, 0, IMP, "free_hotel")
+    jail = _hold(s, 1, 0, "get_out_of_jail_free")
+    s, _ = apply_action(s, 0, A.ProposeTrade(1, (1,), (), 100, 0, (imp,), (jail,), ()))
+    s, _ = apply_action(s, 1, A.AcceptTrade(0, ()))
+    assert s.nx[B.NX_HAND] == [[], [imp]] and s.held == [[jail], []]
+    assert s.owner[1] == 1 and s.cash == [1400, 1600]
+    B.check_bills(s)
+
+
+def test_a_trade_cannot_leave_two_imprevisti_in_one_hand():
+    """"Potete avere una sola carta Imprevisti alla volta": a trade that would give a player a
+    second Imprevisti is refused; one that swaps them is fine."""
+    s = _state()
+    mine = _hold(s, 0, IMP, "free_hotel")
+    theirs = _hold(s, 1, IMP, "skip_rent")
+    with pytest.raises(Exception) as e:
+        apply_action(s, 0, A.ProposeTrade(1, (), (), 0, 0, (mine,), (), ()))
+    assert e.value.code == "imprevisti_limit"
+    with pytest.raises(Exception) as e:
+        apply_action(s, 0, A.ProposeTrade(1, (), (), 0, 0, (mine + 2,), (), ()))
+    assert e.value.code == "no_such_card"
+    s, _ = apply_action(s, 0, A.ProposeTrade(1, (), (), 0, 0, (mine,), (theirs,), ()))
+    s, _ = apply_action(s, 1, A.AcceptTrade(0, ()))
+    assert s.nx[B.NX_HAND] == [[theirs], [mine]]
+
+
+BILL_PASSAGE = ("\"Se sapete di avere una banconota falsa, cercate di tenerla fino alla fine del "
+                "gioco ... Cercate anche di non far capire agli altri giocatori quali sono le "
+                "banconote false\" (monopoly-niente-e-come-sembra.txt)")
+
+
+def _rent_due(amount=10):
+    """Seat 1 has just paid seat 0 ``amount`` of rent with the default bills: pay_bills."""
+    s = _state(3, owners={1: 0}, current=1)
+    s.claims.append([0, 1, 1, amount, s.turn])
+    s, ev = apply_action(s, 0, A.ClaimRent(1, 1))
+    return s, ev
+
+
+def test_payer_chooses_the_bills_it_pays_with():
+    """BILL_PASSAGE: a payment is made with the bills the payer chooses (issue 12, item 3).
+    The default 10 goes back to the payer, the chosen one to the payee; the choice is public
+    (BillsChosen) and only then may others inspect it."""
+    s, ev = _rent_due()
+    tens = [b for b in s.nx[B.NX_WALLET][1] if s.nx[B.NX_DEN][b] == 10]
+    default = next(e for e in ev if isinstance(e, BillsMoved) and e.frm == 1).bills
+    assert pending(s).kind == "pay_bills" and A.PayBills(default) in legal_actions(s, 1)
+    other = max(tens)
+    assert other not in default
+    s, ev = apply_action(s, 1, A.PayBills((other,)))
+    assert other in s.nx[B.NX_WALLET][0] and default[0] in s.nx[B.NX_WALLET][1]
+    assert s.cash[:2] == [1510, 1490] and pending(s).kind == "inspect_window"
+    assert [p for p in s.nx[B.NX_WIN]] == [[1, 0, other]]
+    B.check_bills(s)
+
+
+def test_paying_with_a_larger_bill_gets_change_from_the_bank():
+    """"dovrà utilizzarne altre ... per completare il pagamento"; change comes from the bank
+    (docs/RULES.md "Paying"): a 500 for a rent of 10 goes to the pile, the payee gets 10 and the
+    payer 490 from the bank."""
+    s, _ = _rent_due()
+    big = next(b for b in s.nx[B.NX_WALLET][1] if s.nx[B.NX_DEN][b] == 500)
+    s, _ = apply_action(s, 1, A.PayBills((big,)))
+    assert big in s.nx[B.NX_PILE] and s.cash[:2] == [1510, 1490]
+    assert s.nx[B.NX_WIN] == [[1, -1, big]]
+    B.check_bills(s)
+
+
+@pytest.mark.parametrize("pick, code", [("two_tens", "overpaid"), ("none", "not_enough"),
+                                        ("theirs", "not_your_bill")])
+def test_a_bad_bill_choice_is_refused_and_the_default_stands(pick, code):
+    """The bills must be the payer's, cover the amount, with none to spare; a refused choice is
+    silence: the default bills stay (a vanished payer cannot block the game)."""
+    s, _ = _rent_due()
+    den = s.nx[B.NX_DEN]
+    tens = [b for b in s.nx[B.NX_WALLET][1] if den[b] == 10]
+    bills = {"two_tens": tuple(sorted(tens[:2])), "none": (),
+             "theirs": (s.nx[B.NX_WALLET][2][-1],)}[pick]
+    with pytest.raises(Exception) as e:
+        apply_action(s, 1, A.PayBills(bills))
+    assert e.value.code == code
+    s2, _ = step(s, seat1=A.PayBills(bills))
+    s3, _ = step(s)
+    assert s2 == s3 and pending(s3).kind == "inspect_window"
+
+
+def test_after_a_fake_is_found_the_payer_chooses_the_other_bills():
+    """"Il giocatore a cui avete controllato le banconote dovrà utilizzarne altre per portare a
+    termine il pagamento": the fake's value is paid again, with bills the payer chooses."""
+    s, ev = _rent_due()
+    s, _ = step(s)
+    bill = s.nx[B.NX_WIN][0][2]
+    s, _ = apply_action(s, 2, A.InspectBill(bill))
+    s, ev = apply_reveal(s, [True])
+    assert pending(s).kind == "pay_bills" and pending(s).actors == (1,)
+    fifty = next(b for b in s.nx[B.NX_WALLET][1] if s.nx[B.NX_DEN][b] == 50)
+    s, _ = apply_action(s, 1, A.PayBills((fifty,)))
+    assert s.cash == [1510, 1480, 1510] and fifty in s.nx[B.NX_PILE]
+    B.check_bills(s)

@@ -100,8 +100,9 @@ def test_random_playouts_keep_invariants(edition, seed, seats):
 
 # Decision kinds in which an all-silent step changes the state (protocol.md §E2,
 # §6 "Auction silence", RULES.md "silence pays the fine", niente "silence declines", "Debtor
-# silent", §8 inspection window).
-_SILENCE_ACTS = ("auction_bid", "card_choice", "take_card", "raise_money", "inspect_window")
+# silent", §8 inspection window, pay_bills: the default bills).
+_SILENCE_ACTS = ("auction_bid", "card_choice", "take_card", "raise_money", "inspect_window",
+                 "pay_bills")
 
 
 @pytest.mark.parametrize("edition", sorted(EDITIONS))
