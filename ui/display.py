@@ -24,9 +24,62 @@ from ui.i18n import _, format_money, ngettext
 
 
 
-def final_hash_line(hex_hash: str) -> str:
-    """The machine-readable result line, identical in every language."""
+def final_hash_line(hex_hash: str, out: Any = None) -> str:
+    """The result line with the final state hash. Written to a pipe or a file (``out`` not a
+    terminal, or None) it is the machine-readable ``final state hash: <hex>``, identical in
+    every language (scripts and tests parse it, protocol.md part L); shown to a person in a
+    terminal it is in the current language."""
+    if out is not None and getattr(out, "isatty", lambda: False)():
+        return _("final state hash: {hex}").format(hex=hex_hash)
     return f"final state hash: {hex_hash}"
+
+
+def seat_number(seat: Any) -> Any:
+    """A seat as people count it: from 1, as on the game screen (the engine, the logs and the
+    JSON outputs count from 0). Anything but an int is returned as it is ("?")."""
+    return seat + 1 if isinstance(seat, int) and not isinstance(seat, bool) else seat
+
+
+def fault_sentence(code: str) -> str:
+    """Why a game stopped, in plain words of the current language, for a NodeError code
+    (ui.play.Fault codes; protocol.md part L error codes)."""
+    return {
+        "desync": _("A player's program computed a different game state: the game cannot go on."),
+        "equivocation": _("A player sent two different signed moves for the same step: that is cheating."),
+        "cheat": _("A player broke the rules of the protocol (a dice reveal that does not check out): that is cheating."),
+        "stalled": _("A player stopped answering: the game cannot go on."),
+        "lobby": _("The game could not start."),
+        "not_found": _("The game was not found on the network."),
+        "timeout": _("The game took too long."),
+        "beacon": _("The dice supply ran out."),
+        "log": _("The game log cannot be written."),
+        "start": _("The game could not start."),
+        "local_input": _("The player's input failed."),
+    }.get(code, _("The game stopped because of an error."))
+
+
+def event_name(kind: str) -> str:
+    """An engine event type (engine/events.py, engine/rules/niente_events.py) in plain words
+    of the current language, for ``verify``'s counts; an unknown type is kept as it is."""
+    return {
+        "ActionRefused": _("refused moves"), "AuctionEnded": _("auctions closed"),
+        "AuctionStarted": _("auctions opened"), "BidPassed": _("auction exits"), "BidPlaced": _("bids"),
+        "BuildingBought": _("buildings bought"), "BuildingSold": _("buildings sold"),
+        "CardChoiceOffered": _("card choices"), "CardDrawn": _("cards drawn"), "ContractDealt": _("deeds dealt"),
+        "DebtOpened": _("debts"), "DiceRolled": _("dice rolls"), "FirstPlayerRolled": _("first-player rolls"),
+        "GameWon": _("wins"), "JailCardUsed": _("jail cards used"), "LeftJail": _("jail exits"),
+        "MoneyPaid": _("payments"), "MortgageLifted": _("mortgages lifted"), "Moved": _("moves"),
+        "PropertyBought": _("properties bought"), "PropertyMortgaged": _("mortgages"),
+        "PropertyTransferred": _("properties passed on"), "RentDue": _("rents due"), "RentLapsed": _("rents lapsed"),
+        "SentToJail": _("sent to jail"), "TimeExpired": _("time up"), "TimeVoted": _("time-up votes"),
+        "TradeClosed": _("trades closed"), "TradeProposed": _("trades proposed"), "TurnStarted": _("turns"),
+        "WentBankrupt": _("bankruptcies"), "BillInspected": _("bills inspected"), "BillsMoved": _("bills moved"),
+        "CardInspected": _("cards inspected"), "CardKept": _("cards kept"), "CardPlayed": _("cards used"),
+        "CardReturned": _("cards returned"), "FaceUpDealt": _("face-up cards dealt"),
+        "FaceUpTaken": _("face-up cards taken"), "FinalRentPaid": _("final rents"),
+        "InspectionOpened": _("inspection windows"), "LensesRestored": _("magnifiers restored"),
+        "PropertySoldToBank": _("properties sold to the bank"),
+    }.get(kind, kind)
 
 
 def progress_text(peers: list[PeerStatus], total: int) -> str:
@@ -53,8 +106,8 @@ def progress_line(msg: dict[str, Any]) -> str:
     """One translated line from a ``progress`` dict (step, turn, seat to move, leader, and the
     leader's cash when the line carries ``cash``, a list of euro per seat)."""
     line = _("step {step} · turn {turn} · to move: seat {current} · leader: seat {leader}").format(
-        step=msg.get("step", "?"), turn=msg.get("turn", "?"), current=msg.get("current", "?"),
-        leader=msg.get("leader", "?"))
+        step=msg.get("step", "?"), turn=msg.get("turn", "?"), current=seat_number(msg.get("current", "?")),
+        leader=seat_number(msg.get("leader", "?")))
     cash, leader = msg.get("cash"), msg.get("leader")
     if isinstance(cash, list) and isinstance(leader, int) and 0 <= leader < len(cash) and isinstance(cash[leader], int):
         line += " " + _("(cash {money})").format(money=format_money(cash[leader]))
@@ -65,8 +118,8 @@ def _seats_text(msg: dict[str, Any]) -> str:
     seats = msg.get("seats") or []
     names = msg.get("names") or []
     if len(names) == len(seats):
-        return ", ".join(_("{name} (seat {seat})").format(name=n, seat=s) for n, s in zip(names, seats))
-    return ", ".join(_("seat {seat}").format(seat=s) for s in seats)
+        return ", ".join(_("{name} (seat {seat})").format(name=n, seat=seat_number(s)) for n, s in zip(names, seats))
+    return ", ".join(_("seat {seat}").format(seat=seat_number(s)) for s in seats)
 
 
 def resilience_line(msg: dict[str, Any]) -> str:
@@ -88,25 +141,28 @@ def resilience_line(msg: dict[str, Any]) -> str:
                 step=dmg.get("step"), offset=dmg.get("offset"), reason=dmg.get("reason"))
         return line
     if kind == "drop_vote":
-        return _("step {step}: voted to drop seat {seat}, silent too long").format(step=msg.get("step"), seat=msg.get("seat"))
+        return _("step {step}: voted to drop seat {seat}, silent too long").format(
+            step=msg.get("step"), seat=seat_number(msg.get("seat")))
     if kind == "seat_dropped":
         rule = _("a bot plays it") if msg.get("rule") == "bot" else _("it goes bankrupt")
-        return _("step {step}: seat {seat} left the game; {rule}").format(step=msg.get("step"), seat=msg.get("seat"), rule=rule)
+        return _("step {step}: seat {seat} left the game; {rule}").format(
+            step=msg.get("step"), seat=seat_number(msg.get("seat")), rule=rule)
     if kind == "caught_up":
         return _("caught up from step {start} to step {end} (from seat {seat})").format(
-            start=msg.get("from_step"), end=msg.get("to_step"), seat=msg.get("source"))
+            start=msg.get("from_step"), end=msg.get("to_step"), seat=seat_number(msg.get("source")))
     if kind == "seat_lost":
         return _("step {step}: the others dropped our seat; following the game as a spectator").format(step=msg.get("step"))
     return str(msg)
 
 
 def winner_text(seat: int | None, name: str | None) -> str:
-    """"bot-1 (seat 1)", "seat 1" without a name, "nobody" without a winner (translated)."""
+    """"bot-1 (seat 1)", "seat 1" without a name, "nobody" without a winner (translated); ``seat``
+    counts from 0 and is shown from 1 (``seat_number``)."""
     if seat is None:
         return _("nobody")
     if name:
-        return _("{name} (seat {seat})").format(name=name, seat=seat)
-    return _("seat {seat}").format(seat=seat)
+        return _("{name} (seat {seat})").format(name=name, seat=seat_number(seat))
+    return _("seat {seat}").format(seat=seat_number(seat))
 
 
 #: Seconds between two plain progress lines when stderr is not a terminal (CI, a piped log).
@@ -171,13 +227,14 @@ def print_demo_outcome(outcome: DemoOutcome, opts: DemoOptions, out=None, err=No
         first = outcome.peers[0].done or {}
         print(_("Winner: {who}").format(who=winner_text(first.get("winner"), first.get("winner_name"))), file=out)
         print(_("Steps: {steps}").format(steps=first.get("steps")), file=out)
-        print(final_hash_line(str(outcome.agreed_hash)), file=out)
+        print(final_hash_line(str(outcome.agreed_hash), out), file=out)
         print(ngettext("All {n} peer finished with the same final state.",
                        "All {n} peers finished with the same final state.", len(outcome.peers)).format(n=len(outcome.peers)),
               file=out)
         print(_("Game logs:"), file=out)
         for p in outcome.peers:
-            print(f"  peer-{p.index} ({_('seat {seat}').format(seat=p.done.get('seat'))}): {p.done.get('log')}", file=out)
+            seat = _("seat {seat}").format(seat=seat_number(p.done.get("seat")))
+            print(f"  peer-{p.index} ({seat}): {p.done.get('log')}", file=out)
         print(_("To check a log: lanopoli verify {path}").format(path=first.get("log")), file=out)
         return EXIT_OK
     if outcome.timed_out:
@@ -266,6 +323,8 @@ def verify_reason(text: str | None) -> str | None:
         if m is None:
             continue
         fields = m.groupdict()
+        if fields.get("seat") is not None:
+            fields["seat"] = seat_number(int(fields["seat"]))  # people count seats from 1
         if "detail" in fields:
             fields["detail"] = verify_reason(fields["detail"])
         return template.format(**fields)
@@ -290,9 +349,9 @@ def print_verify_summary(summary: dict[str, Any], out=None) -> None:
             print(_("The game has no winner (yet)."), file=out)
         events = summary.get("events") or {}
         if events:
-            parts = ", ".join(f"{k} {v}" for k, v in sorted(events.items()))
+            parts = ", ".join(f"{event_name(k)} {v}" for k, v in sorted(events.items(), key=lambda kv: event_name(kv[0])))
             print(_("Events: {list}").format(list=parts), file=out)
-        print(final_hash_line(str(summary.get("final_state_hash"))), file=out)
+        print(final_hash_line(str(summary.get("final_state_hash")), out), file=out)
         print(_("The log is valid: every signature, every reveal and every state hash checks out."), file=out)
     else:
         step = summary.get("first_bad_step")

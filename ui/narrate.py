@@ -44,6 +44,8 @@ class Narrator:
         #: Denomination of each bill id (niente-e-come-sembra; set by the screen from the state).
         self.denominations: Sequence[int] = ()
         self._rent_square: dict[tuple[int, int], int] = {}
+        #: Our bid sent for the running auction step (OwnInput), until the step's BidPlaced.
+        self._my_bid: int | None = None
         #: The last Moved / CardDrawn / AuctionEnded of each seat: why a debt opens.
         self._context: dict[int, Any] = {}
 
@@ -71,7 +73,7 @@ class Narrator:
         for e in events:
             text = self.line(e)
             if text:
-                out.append(text)
+                out.extend(text.split("\n"))
         return out
 
     def line(self, e: Any) -> str | None:  # noqa: C901 - one branch per event type
@@ -96,8 +98,20 @@ class Narrator:
                 name=self.who(e.seat), square=self.square(e.square), money=m(e.price))
         if k == "AuctionStarted":
             return _("Auction for {square}").format(square=self.square(e.square))
+        if k == "OwnInput":
+            if type(e.action).__name__ == "Bid":
+                self._my_bid = e.action.amount
+            return None
+        if k == "SeatChanged":
+            return self._seat_changed(e)
         if k == "BidPlaced":
-            return _("{name} bids {money}").format(name=self.who(e.seat), money=m(e.amount))
+            line = _("{name} bids {money}").format(name=self.who(e.seat), money=m(e.amount))
+            mine, self._my_bid = self._my_bid, None
+            if mine is not None and e.seat != self.me:
+                # Our bid of the same step, beaten: the engine tells only the highest.
+                beaten = _("{name} bids {money}, beaten in the same round").format(name=self.who(self.me), money=m(mine))
+                return beaten + "\n" + line
+            return line
         if k == "BidPassed":
             return _("{name} leaves the auction").format(name=self.who(e.seat))
         if k == "AuctionEnded":
@@ -159,9 +173,21 @@ class Narrator:
             return getattr(self, "_" + k)(e)
         if k == "ActionRefused":
             if e.seat == self.me:
+                self._my_bid = None
                 return _("Your move was refused by the rules ({reason})").format(reason=e.reason)
             return None
         return None
+
+    def _seat_changed(self, e: Any) -> str:
+        """A seat that its person no longer plays (ui.play.SeatChanged), for everybody's log."""
+        name = self.who(e.seat)
+        if e.change == "lost":
+            return _("The others lost contact with you and dropped your seat: you are watching the game now.")
+        if e.change == "silent":
+            return _("{name}: nothing heard for too long; voting to let the game go on without them").format(name=name)
+        if e.change == "bankrupt":
+            return _("{name}: disconnected, the seat goes bankrupt").format(name=name)
+        return _("{name}: disconnected, a bot plays").format(name=name)
 
     def _debt(self, e: Any) -> str:
         """Whom the debtor owes, how much and why (rent of a square, a tax, a card, an auction

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from p2p.const import GAME_ID_LEN
 from p2p.discovery import LOBBY
-from ui.display import final_hash_line, progress_line, resilience_line, winner_text
+from ui.display import fault_sentence, final_hash_line, progress_line, resilience_line, seat_number, winner_text
 from ui.errors import EXIT_FAILED, EXIT_OK, EXIT_TERMINATED, EXIT_USAGE, UsageError
 from ui.i18n import _
 from ui.netif import Endpoint, InterfaceError, choose_endpoint
@@ -317,7 +317,12 @@ def run_headless(args: argparse.Namespace, role: str) -> int:
     except NodeError as exc:
         if args.progress_json:
             progress(exc.as_json())
-        print(_("The game stopped ({code}): {message}").format(code=exc.code, message=exc), file=sys.stderr)
+        print(_("The game stopped: {reason}").format(reason=fault_sentence(exc.code)), file=sys.stderr)
+        seat = getattr(exc, "seat", None)
+        if seat is not None:
+            print(_("Culprit: seat {seat}, at step {step}.").format(seat=seat_number(seat), step=exc.step), file=sys.stderr)
+        print(_("Technical detail (in English, for a bug report): {message}").format(message=f"{exc.code}: {exc}"),
+              file=sys.stderr)
         return EXIT_USAGE if exc.code == "not_found" else EXIT_FAILED
     except Terminated:
         print(_("stopped"), file=sys.stderr)
@@ -327,7 +332,7 @@ def run_headless(args: argparse.Namespace, role: str) -> int:
     if not args.progress_json:
         print(_("Winner: {who}").format(who=winner_text(result.winner, result.winner_name)))
         print(_("Steps: {steps}").format(steps=result.steps))
-        print(final_hash_line(result.final_state_hash.hex()))
+        print(final_hash_line(result.final_state_hash.hex(), sys.stdout))
         if result.log_path is not None:
             print(_("To check a log: lanopoli verify {path}").format(path=result.log_path))
     return EXIT_OK

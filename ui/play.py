@@ -62,6 +62,31 @@ class Fault:
     evidence: Path | None = None
 
 
+@dataclass(frozen=True)
+class OwnInput:
+    """A UI-only event, queued among the engine events: the action ``action`` our seat
+    ``seat`` handed to the game for a decision step, just before that step's events. The
+    narrator uses it to tell our auction bid even when another bid beat it in the same step
+    (the engine's BidPlaced names only the step's highest bid)."""
+
+    seat: int
+    action: Any
+
+
+@dataclass(frozen=True)
+class SeatChanged:
+    """A UI-only event, queued among the engine events: who plays seat ``seat`` changed at
+    lockstep step ``step``. ``change``: "silent" (we voted to drop it: nothing heard for the
+    drop timeout, protocol.md §C8), "bot" (the seats agreed: a bot plays it from now on),
+    "bankrupt" (the seats agreed: it goes bankrupt), "lost" (our own seat: the others dropped
+    it, we follow the game as a spectator). From ``p2p.lockstep`` SeatDropVoted, SeatDropped
+    and SeatLost."""
+
+    seat: int
+    step: int
+    change: str
+
+
 class HumanSeat:
     """The human's inputs for a seat, one per decision step (see the module docstring).
 
@@ -82,6 +107,8 @@ class HumanSeat:
         self.view: Callable[[], dict] | None = None
         #: True while the game waits for this seat's decision (the UI shows "your move").
         self.deciding = False
+        #: Called with each action handed to the game (the driver queues an OwnInput).
+        self.on_input: Callable[[Any], None] | None = None
 
     def submit(self, action: Any) -> None:
         """Queue ``action`` (an engine Action) for our next decision step."""
@@ -99,17 +126,22 @@ class HumanSeat:
         """Our input for the current decision step of ``state`` (see class doc)."""
         if self.autoplay:
             self._queue.clear()
-            return self._bot(state, seat)
+            return self._sent(self._bot(state, seat))
         legal = engine.legal_actions(state, seat)
         if self.auto_claim:
             for a in legal:
                 if type(a).__name__ == "ClaimRent":
                     return a
         if self._queue:
-            return self._queue.popleft()
+            return self._sent(self._queue.popleft())
         if seat in engine.pending(state).actors and legal:
             return self._wait(state, seat)
         return None
+
+    def _sent(self, action: Any) -> Any:
+        if action is not None and self.on_input is not None:
+            self.on_input(action)
+        return action
 
     def _bot(self, state: Any, seat: int) -> Any:
         from engine.bots import _niente  # the base bot outside niente-e-come-sembra
@@ -125,9 +157,9 @@ class HumanSeat:
                 self._wake.clear()
                 if self.autoplay:
                     self._queue.clear()
-                    return self._bot(state, seat)
+                    return self._sent(self._bot(state, seat))
                 if self._queue:
-                    return self._queue.popleft()
+                    return self._sent(self._queue.popleft())
                 await self._wake.wait()
         finally:
             self.deciding = False
@@ -138,7 +170,8 @@ class GameDriver(Protocol):
 
     ``phase``: "lobby" | "playing" | "over" | "failed"; ``state``: engine State or None before
     the game; ``seat``: our seat (-1 before it is known); ``names``: player names in seat order;
-    ``seats_total``; ``lobby_names``: names of the players in the lobby so far; ``join_code``:
+    ``seats_total``; ``seat_changes``: {seat: "bot" | "bankrupt" | "lost"} for seats no
+    longer played by their person; ``lobby_names``: names of the players in the lobby so far; ``join_code``:
     "address:port/gameid" others can type to join by hand (host only, else ""); ``can_fill``:
     True if ``fill_with_bots`` may be called; ``human``: the HumanSeat; ``new_events``: engine
     events not yet shown; ``fault``; ``log_path``: our game log (None: not kept).
@@ -149,6 +182,7 @@ class GameDriver(Protocol):
     seat: int
     names: tuple
     seats_total: int
+    seat_changes: dict
     lobby_names: tuple
     join_code: str
     can_fill: bool
@@ -183,7 +217,16 @@ class _DriverBase:
         self.log_path: Path | None = None
         self.listener: Callable[[str], None] | None = None
         self._new_events: list = []
+        #: Seats no longer played by their person: seat -> "bot" | "bankrupt" | "lost"
+        #: (SeatChanged.change); the players panel marks them.
+        self.seat_changes: dict[int, str] = {}
         self.human.view = self.private_view
+        self.human.on_input = self._own_input
+
+    def _own_input(self, action: Any) -> None:
+        # Only bids need telling apart (OwnInput's docstring); other inputs show in the events.
+        if type(action).__name__ == "Bid":
+            self._new_events.append(OwnInput(self.seat, action))
 
     def private_view(self) -> dict:
         """What our player knows privately: ``{("bill", id) | ("card", index): fake}`` for the
@@ -336,7 +379,7 @@ class NetGame(_DriverBase):
         from p2p.node import Node, NodeError, PeerConfig
 
         loop = asyncio.get_running_loop()
-        cfg = PeerConfig(**self.cfg, local_input=self.human.decide, observer=self._observe)
+        cfg = PeerConfig(**self.cfg, local_input=self.human.decide, observer=self.observe)
         node = self.node = Node(cfg)
         try:
             await node.start()
@@ -362,8 +405,21 @@ class NetGame(_DriverBase):
         finally:
             await node.close()
 
-    def _observe(self, ev: Any) -> None:
+    def observe(self, ev: Any) -> None:
+        """``PeerConfig.observer``: the node's lobby and session events (p2p/lobby.py,
+        p2p/lockstep.py). Lobby status, game start and applied steps update what the UI shows;
+        a drop vote, a dropped seat and our own lost seat become SeatChanged lines in the log
+        and marks in ``seat_changes``."""
         name = type(ev).__name__
+        if name in ("SeatDropVoted", "SeatDropped", "SeatLost"):
+            seat = self.seat if name == "SeatLost" else ev.seat
+            change = {"SeatDropVoted": "silent", "SeatLost": "lost"}.get(name) or \
+                ("bankrupt" if ev.rule == "bankrupt" else "bot")
+            if change != "silent":
+                self.seat_changes[seat] = change
+            self._new_events.append(SeatChanged(seat, ev.step, change))
+            self._notify("step")
+            return
         if name == "LobbyStatus":
             self.lobby_names = tuple(ev.names)
             self.seats_total = ev.seats
@@ -630,5 +686,5 @@ class Settings:
             pass
 
 
-__all__ = ["HumanSeat", "GameDriver", "LocalGame", "NetGame", "Fault", "NetLobby", "LocalLobby",
+__all__ = ["HumanSeat", "OwnInput", "SeatChanged", "GameDriver", "LocalGame", "NetGame", "Fault", "NetLobby", "LocalLobby",
            "CreateRequest", "Settings", "parse_join_code", "pinned_chance"]

@@ -170,8 +170,9 @@ def test_demo_prints_plain_progress_lines_without_a_terminal():
         now[0] = 6.0
         live.update(_peers(30))   # interval passed: printed
     lines = buf.getvalue().splitlines()
-    assert lines == ["step 10 · turn 1 · to move: seat 1 · leader: seat 0 (cash €1.500)",
-                     "step 30 · turn 3 · to move: seat 1 · leader: seat 0 (cash €1.500)"]
+    # Seats as people count them, from 1 (the JSON lines count from 0).
+    assert lines == ["step 10 · turn 1 · to move: seat 2 · leader: seat 1 (cash €1.500)",
+                     "step 30 · turn 3 · to move: seat 2 · leader: seat 1 (cash €1.500)"]
 
 
 # --- 5. Italian by default -----------------------------------------------------------------
@@ -213,11 +214,11 @@ def test_help_headings_are_italian(capsys):
 
 
 @pytest.mark.parametrize(("english", "italian"), [
-    ("seat 1: bad signature", "posto 1: firma non valida"),
+    ("seat 1: bad signature", "posto 2: firma non valida"),
     ("seat 2: prev state hash differs from the replayed state",
-     "posto 2: l'hash dello stato precedente non corrisponde allo stato ricalcolato"),
+     "posto 3: l'hash dello stato precedente non corrisponde allo stato ricalcolato"),
     ("truncated record at byte 301822", "record troncato al byte 301822"),
-    ("bad setup signature of seat 0", "firma del setup non valida del posto 0"),
+    ("bad setup signature of seat 0", "firma del setup non valida del posto 1"),
     ("malformed header: not a list", "intestazione malformata: not a list"),
     ("something new", "something new"),  # unknown reasons pass through unchanged
 ])
@@ -230,7 +231,7 @@ def test_verify_summary_in_italian_but_json_untranslated(capsys):
     set_language("it")
     summary = {"ok": False, "log": "x.log", "first_bad_step": 299, "error": "seat 1: bad signature"}
     display.print_verify_summary(summary)
-    assert "Il log NON è valido al passo 299: posto 1: firma non valida" in capsys.readouterr().out
+    assert "Il log NON è valido al passo 299: posto 2: firma non valida" in capsys.readouterr().out
     assert summary["error"] == "seat 1: bad signature"  # what --json prints
 
 
@@ -245,3 +246,31 @@ def test_all_peers_line_has_correct_italian_grammar():
         text = out.getvalue()
         assert f"Tutti i peer ({n}) hanno finito con lo stesso stato finale." in text
         assert "Tutti i 8" not in text
+
+
+def test_verify_summary_speaks_one_language(capsys):
+    """Issue 11, defect 10: event names in Italian, seats from 1; the hash line stays the
+    machine-readable English one when stdout is not a terminal (scripts parse it)."""
+    set_language("it")
+    summary = {"ok": True, "complete": True, "log": "x.log", "edition": "classico", "seats": 2, "steps": 9,
+               "messages": 20, "winner": 0, "winner_name": "Anna", "final_state_hash": "ab" * 32,
+               "events": {"AuctionEnded": 2, "DiceRolled": 7}}
+    display.print_verify_summary(summary)
+    out = capsys.readouterr().out
+    assert "Eventi: aste chiuse 2, lanci di dadi 7" in out and "Anna (posto 1)" in out
+    assert "AuctionEnded" not in out
+    assert f"final state hash: {'ab' * 32}" in out.splitlines()
+
+
+def test_final_hash_line_is_translated_for_a_person_only():
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+    set_language("it")
+    assert display.final_hash_line("ab", Tty()) == "hash dello stato finale: ab"
+    assert display.final_hash_line("ab", io.StringIO()) == "final state hash: ab"
+
+
+def test_a_stopped_game_is_told_in_italian():
+    set_language("it")
+    assert display.fault_sentence("timeout") == "La partita è durata troppo."

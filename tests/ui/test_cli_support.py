@@ -254,9 +254,10 @@ def test_progress_line_follows_the_most_advanced_peer():
     assert "0/2" in display.progress_text(peers, 2)
     peers[0].progress = {"type": "progress", "step": 10, "turn": 2, "current": 1, "leader": 0}
     peers[1].progress = {"type": "progress", "step": 12, "turn": 3, "current": 0, "leader": 1}
-    assert display.progress_text(peers, 2) == "step 12 · turn 3 · to move: seat 0 · leader: seat 1"
+    # Seats counted from 1 for people (the JSON lines count from 0).
+    assert display.progress_text(peers, 2) == "step 12 · turn 3 · to move: seat 1 · leader: seat 2"
     peers[1].progress["cash"] = [900, 2350]
-    assert display.progress_text(peers, 2).endswith("leader: seat 1 (cash €2.350)")
+    assert display.progress_text(peers, 2).endswith("leader: seat 2 (cash €2.350)")
 
 
 def test_json_lines_contract_example_parses():

@@ -109,3 +109,54 @@ def test_footer_counts_down_the_turn_time_only_while_it_runs():
             return 42.4
 
     assert "Time to decide: 42 s" in GameScreen(Timed(["Marco", "Bot 1"], 0, delay=0)).footer_text()
+
+
+def test_italian_prepositions_fold_with_the_name(italian):
+    """"a la banca" -> "alla banca", "a Anna" -> "ad Anna" (issue 11, defect 6)."""
+    from engine.events import WentBankrupt
+
+    n = Narrator(engine.EDITIONS["classico"], ("Anna", "Bruno"))
+    lines = n.lines([TurnStarted(0), MoneyPaid(1, -1, 5, "fine"), MoneyPaid(1, 0, 20, "card"),
+                     WentBankrupt(1, -1)])
+    assert lines == ["— Tocca ad Anna —", "Bruno paga €5 alla banca", "Bruno paga €20 ad Anna",
+                     "Bruno va in bancarotta; tutto va alla banca"]
+
+
+def test_our_beaten_bid_stays_in_the_log(italian):
+    """The engine tells only a step's highest bid; our own bid of that step is told from what
+    we sent (ui.play.OwnInput), before the bid that beat it (issue 11, defect 9)."""
+    from engine.events import AuctionStarted, BidPlaced
+    from ui.play import OwnInput
+
+    n = Narrator(engine.EDITIONS["classico"], ("Anna", "Bruno"), me=0)
+    lines = n.lines([AuctionStarted(3, "property"), OwnInput(0, A.Bid(120)), BidPlaced(1, 130),
+                     OwnInput(0, A.Bid(140)), BidPlaced(0, 140)])
+    assert lines == ["Asta per Vicolo Stretto", "Anna offre €120, superata nello stesso giro", "Bruno offre €130",
+                     "Anna offre €140"]
+
+
+def test_seat_changes_are_a_log_line_and_a_panel_mark(italian):
+    """Every seat change the session reports (p2p.lockstep SeatDropVoted, SeatDropped,
+    SeatLost) is a line in the log and a mark for the players panel (issue 11)."""
+    from p2p.lockstep import SeatDropped, SeatDropVoted, SeatLost
+    from ui.play import NetGame
+    from ui.widgets.players import seat_change_mark
+
+    game = NetGame({"role": "join", "name": "Anna"})
+    game.seat, game.names = 0, ("Anna", "Bruno", "Carla")
+    kinds: list[str] = []
+    game.listener = kinds.append
+    game.observe(SeatDropVoted(12, 1))
+    game.observe(SeatDropped(12, 1, "bot", True))
+    game.observe(SeatDropped(30, 2, "bankrupt", False))
+    assert kinds == ["step"] * 3
+    assert game.seat_changes == {1: "bot", 2: "bankrupt"}
+    n = Narrator(engine.EDITIONS["classico"], game.names, me=0)
+    assert n.lines(game.take_events()) == [
+        "Bruno: nessuna risposta da troppo tempo; voto per continuare la partita senza",
+        "Bruno: connessione persa, gioca il bot", "Carla: connessione persa, il posto va in bancarotta"]
+    assert seat_change_mark("bot") == "connessione persa, gioca il bot"
+    game.observe(SeatLost(40))
+    assert game.seat_changes[0] == "lost"
+    assert n.lines(game.take_events()) == [
+        "Gli altri hanno perso il contatto con te e hanno tolto il tuo posto dal gioco: ora guardi la partita."]

@@ -34,3 +34,45 @@ def test_net_game_with_a_bot_peer_reaches_the_end(tmp_path):
     assert kinds.count("step") > 10 and kinds[-1] == "over"
     assert game.state is not None and game.log_path is not None
     assert verify_log(game.log_path).ok
+
+
+def test_a_peer_that_goes_silent_becomes_a_log_line_and_a_mark(tmp_path):
+    """A player who leaves does not become a bot silently: three players (each a NetGame
+    on autoplay, joined by address), one of them stops; once the drop timeout passes the
+    session's SeatDropVoted and SeatDropped reach the others' UI as SeatChanged events (a log
+    line each) and ``seat_changes`` marks the seat for the players panel; the game goes on to
+    its end with a bot in that seat (protocol.md §C8, rule "bot")."""
+    from ui.play import SeatChanged
+
+    async def run():
+        lobby = NetLobby("127.0.0.1", log_dir=tmp_path)
+        host = lobby.create("Marco", CreateRequest(seats=3, on_drop="bot", drop_timeout=2))
+        tasks = [asyncio.ensure_future(host.run())]
+        for _ in range(100):
+            if host.join_code:
+                break
+            await asyncio.sleep(0.05)
+        games = [host] + [lobby.join_code(name, host.join_code) for name in ("Anna", "Bruno")]
+        tasks += [asyncio.ensure_future(g.run()) for g in games[1:]]
+        for g in games:
+            g.human.set_autoplay(True)
+        for _ in range(200):
+            if host.state is not None:
+                break
+            await asyncio.sleep(0.05)
+        tasks[2].cancel()  # Bruno's program stops: his peer goes silent
+        seen: list = []
+        for _ in range(400):
+            seen += [e for e in host.take_events() if isinstance(e, SeatChanged)]
+            if any(e.change == "bot" for e in seen):
+                break
+            await asyncio.sleep(0.05)
+        await asyncio.wait_for(asyncio.gather(*tasks[:2]), 120)
+        await asyncio.gather(tasks[2], return_exceptions=True)
+        return host, seen
+
+    host, seen = asyncio.run(run())
+    bruno = host.names.index("Bruno")
+    assert [(e.seat, e.change) for e in seen if e.change != "silent"] == [(bruno, "bot")]
+    assert host.seat_changes == {bruno: "bot"}
+    assert host.phase == "over" and host.fault is None

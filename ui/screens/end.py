@@ -14,21 +14,11 @@ from textual.widgets import Label
 
 import engine
 from engine.rules.timed import expired
+from ui.display import fault_sentence
 from ui.i18n import _, format_money
 
-#: Plain words for the fault codes of ui.play.Fault (NodeError codes).
-def fault_text(code: str) -> str:
-    """A translated sentence for a fault code."""
-    return {
-        "desync": _("A player's program computed a different game state: the game cannot go on."),
-        "equivocation": _("A player sent two different signed moves for the same step: that is cheating."),
-        "cheat": _("A player broke the rules of the protocol (a dice reveal that does not check out): that is cheating."),
-        "stalled": _("A player stopped answering: the game cannot go on."),
-        "lobby": _("The game could not start."),
-        "not_found": _("The game was not found on the network."),
-        "timeout": _("The game took too long."),
-        "beacon": _("The dice supply ran out."),
-    }.get(code, _("The game stopped because of an error."))
+#: Plain words for the fault codes of ui.play.Fault (NodeError codes): ui.display.fault_sentence.
+fault_text = fault_sentence
 
 
 def ending(state: Any) -> str:
@@ -112,7 +102,8 @@ class EndScreen(Screen):
                         name=d.names[f.seat], seat=f.seat + 1, step=f.step), id="culprit")
                 if f.evidence is not None:
                     yield Label(_("The signed evidence was saved in: {path}").format(path=f.evidence), id="evidence")
-                yield Label(_("Detail: {message}").format(message=f.message), classes="note")
+                yield Label(_("Technical detail (in English, for a bug report): {message}").format(message=f.message),
+                            classes="note")
             if d.state is not None and d.names:
                 yield Label(_("Final standings:") if d.fault is None else _("Standings when the game stopped:"),
                             classes="subtitle")

@@ -110,6 +110,7 @@ class GameScreen(Screen):
         players.names = d.names
         players.me = d.seat
         players.view = d.private_view()
+        players.changes = dict(getattr(d, "seat_changes", {}))
         players.state = s
         self.query_one("#status", Label).update(self.footer_text())
         # After a choice, offer nothing until the state moves on: no double roll by a

@@ -67,6 +67,12 @@ def card_known_fake(state: Any, card: int, view: dict) -> bool | None:
     return None if known is None else bool(known)
 
 
+def seat_change_mark(change: str) -> str:
+    """The players panel's mark for a seat its person no longer plays (ui.play.SeatChanged)."""
+    return {"bot": _("disconnected, a bot plays"), "bankrupt": _("disconnected"),
+            "lost": _("dropped: you are watching")}.get(change, change)
+
+
 class PlayersPanel(Widget):
     """One block per seat: token, name, cash, jail, jail cards, properties by colour.
 
@@ -78,6 +84,9 @@ class PlayersPanel(Widget):
     state: reactive[Any] = reactive(None, always_update=True)
     names: reactive[tuple] = reactive(())
     me: reactive[int] = reactive(-1)
+    #: Seats no longer played by their person (``driver.seat_changes``): seat -> "bot" |
+    #: "bankrupt" | "lost".
+    changes: reactive[dict] = reactive(dict, always_update=True)
     #: Our private view ``{("bill", id) | ("card", index): fake}`` (driver.private_view()).
     view: reactive[dict] = reactive(dict, always_update=True)
 
@@ -154,6 +163,9 @@ class PlayersPanel(Widget):
         if seat == self.me:
             name += " " + _("(you)")
         t.append(" " + name, Style(bold=seat == s.current, strike=bool(s.out[seat])))
+        change = (self.changes or {}).get(seat)
+        if change is not None:
+            t.append("  " + seat_change_mark(change), Style(color="yellow", bold=True))
         if s.out[seat]:
             t.append("  " + _("bankrupt"), Style(color="red"))
             return t
@@ -198,4 +210,4 @@ class PlayersPanel(Widget):
         return Text("S" if g == -2 else "U", Style(dim=bool(s.mort[sq]), bold=True))
 
 
-__all__ = ["PlayersPanel", "holdings", "bill_groups", "card_known_fake"]
+__all__ = ["PlayersPanel", "seat_change_mark", "holdings", "bill_groups", "card_known_fake"]
