@@ -88,6 +88,15 @@ LINGER_AFTER_GAME = 5.0
 SETUP_TIMEOUT = 30.0
 #: Lobby: a joiner that got no Status reply within this aborts.
 JOIN_TIMEOUT = 10.0
+#: REJECT codes (protocol.md §C2.1): the joiner shows its own text for the code, never text
+#: the sender chose.
+REJECT_FULL = 1
+REJECT_VERSION = 2
+REJECT_OTHER_KEYS = 3
+REJECT_CODES = (REJECT_FULL, REJECT_VERSION, REJECT_OTHER_KEYS)
+#: Lobby: SETUP_SIG/SEED messages kept before our PROPOSAL arrives (one per source, type, seat;
+#: the oldest is dropped beyond it).
+EARLY_BUFFER = 64
 
 # Resilience (protocol.md §C7-§9).
 #: Setup option keys read by the p2p layer (never passed to the engine: every key that starts

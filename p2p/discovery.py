@@ -11,7 +11,14 @@ ed     edition name (e.g. ``classico``)
 seats  ``taken/total`` (decimal)
 st     ``lobby`` (accepting joins) or ``running``
 fp     fingerprint of the advertiser's signing key (lowercase hex)
+pk     the advertiser's Ed25519 public key (64 lowercase hex digits; its fingerprint is ``fp``)
+xk     the advertiser's X25519 public key (64 lowercase hex digits)
 =====  ==========================================================
+
+``pk`` and ``xk`` let a joiner check the host's lobby messages (signed STATUS, REJECT,
+PROPOSAL) and key its transport channel to the host from its first datagram (protocol.md
+§N2.2, §C2.2). Both or neither; an ad without them is still accepted (the joiner then trusts
+the first signed STATUS whose key has the fingerprint ``fp``).
 
 Rules learnt on these machines (DESIGN.md section 5): zeroconf always gets explicit
 ``interfaces`` (loopback in tests and demos); instance names are unique by construction
@@ -33,11 +40,14 @@ from dataclasses import dataclass, replace
 from zeroconf import DNSQuestionType, IPVersion, ServiceStateChange
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
+from .identity import fingerprint_of
+
 SERVICE_TYPE = "_lanopoli._udp.local."
 LOBBY = "lobby"
 RUNNING = "running"
 _STATES = (LOBBY, RUNNING)
 _HEX = re.compile(r"^[0-9a-f]{2,64}$")
+_KEY_HEX = re.compile(r"^[0-9a-f]{64}$")
 _EDITION = re.compile(r"^[a-z0-9_-]{1,32}$")  # edition ids such as "niente-e-come-sembra"
 _SEATS = re.compile(r"^([0-9]{1,2})/([0-9]{1,2})$")
 RESOLVE_TIMEOUT_MS = 1500
@@ -53,7 +63,9 @@ class GameAd:
 
     ``game_id``: bytes (1..32, normally 16); ``fingerprint``: lowercase hex of the advertiser's
     key fingerprint; ``seats_taken``/``seats_total``: ints with 0 ≤ taken ≤ total ≤ 99;
-    ``state``: "lobby" | "running"; ``address``/``port``: where its UDP endpoint listens.
+    ``state``: "lobby" | "running"; ``address``/``port``: where its UDP endpoint listens;
+    ``public_key``/``x25519_key``: the advertiser's raw Ed25519 and X25519 public keys (32
+    bytes each, both or neither; ``fingerprint`` must be the fingerprint of ``public_key``).
     """
 
     version: int
@@ -65,8 +77,17 @@ class GameAd:
     fingerprint: str
     address: str
     port: int
+    public_key: bytes | None = None
+    x25519_key: bytes | None = None
 
     def __post_init__(self) -> None:
+        if (self.public_key is None) != (self.x25519_key is None):
+            raise DiscoveryError("pk and xk go together")
+        if self.public_key is not None:
+            if len(self.public_key) != 32 or len(self.x25519_key) != 32:
+                raise DiscoveryError("keys must be 32 bytes")
+            if fingerprint_of(self.public_key) != self.fingerprint:
+                raise DiscoveryError("fp is not the fingerprint of pk")
         if not 0 < len(self.game_id) <= 32:
             raise DiscoveryError("game id must be 1..32 bytes")
         if not _EDITION.match(self.edition):
@@ -106,7 +127,7 @@ class GameAd:
             "seats": f"{self.seats_taken}/{self.seats_total}",
             "st": self.state,
             "fp": self.fingerprint,
-        }
+        } | ({} if self.public_key is None else {"pk": self.public_key.hex(), "xk": self.x25519_key.hex()})
 
     def to_info(self) -> AsyncServiceInfo:
         """The zeroconf service record for this advertisement."""
@@ -140,10 +161,15 @@ class GameAd:
             addrs = [a for a in info.parsed_addresses(IPVersion.V4Only)] or info.parsed_addresses()
             if not addrs or info.port is None:
                 raise DiscoveryError("no address or port")
+            keys = [props.get("pk"), props.get("xk")]
+            if any(k is not None and not _KEY_HEX.match(k) for k in keys):
+                raise DiscoveryError("pk/xk must be 64 lowercase hex digits")
             return cls(version=int(v), game_id=bytes.fromhex(gid), edition=props["ed"],
                        seats_taken=int(m.group(1)), seats_total=int(m.group(2)),
                        state=props["st"], fingerprint=props["fp"], address=addrs[0],
-                       port=int(info.port))
+                       port=int(info.port),
+                       public_key=None if keys[0] is None else bytes.fromhex(keys[0]),
+                       x25519_key=None if keys[1] is None else bytes.fromhex(keys[1]))
         except KeyError as e:
             raise DiscoveryError(f"TXT key {e.args[0]!r} missing") from None
         except ValueError as e:

@@ -156,6 +156,14 @@ def make_leaves(hsecret: bytes, gid: bytes, seat: int, items: int) -> bytes:
     return b"".join(leaf(gid, seat, t, opening(hsecret, t)) for t in range(items))
 
 
+def leaves_digest(leaves: bytes) -> bytes:
+    """SHA-256(b"lanopoli/1/hidden-leaves\x00" + leaves): what a SEED says it holds of a seat's
+    hidden-information commitment (protocol.md §C12.2). All seats' SEEDs must agree on every
+    seat's digest before the game starts, so no seat can show different leaves to different
+    peers."""
+    return hashlib.sha256(b"lanopoli/1/hidden-leaves\x00" + leaves).digest()
+
+
 def opening_matches(leaves: bytes, gid: bytes, seat: int, item: int, op: bytes) -> bool:
     """True if ``op`` opens ``seat``'s leaf of ``item``."""
     return len(op) == OPEN_LEN and leaves[LEAF_LEN * item:LEAF_LEN * (item + 1)] == leaf(gid, seat, item, op)

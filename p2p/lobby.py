@@ -39,7 +39,7 @@ from typing import Any
 from . import const as C
 from .beacon import HashChain, derive_secret, game_seed as compute_game_seed, new_secret, seed_commitment
 from .errors import LocalProtocolError, WireError
-from .hidden import hidden_secret, layout_for_setup, make_leaves
+from .hidden import hidden_secret, layout_for_setup, leaves_digest, make_leaves
 from .identity import Identity, fingerprint_of
 from .lockstep import LockstepSession
 from .timed_clock import check_timed_options
@@ -133,9 +133,20 @@ class GameStarted:
 
 @dataclass(frozen=True)
 class LobbyAborted:
-    """The lobby ended without a game: ``reason`` in English."""
+    """The lobby ended without a game: ``reason`` in English (fixed texts only: never text a
+    peer chose); ``reject_code``: the host's REJECT code (``const.REJECT_CODES``) if it
+    refused our JOIN, else None."""
 
     reason: str
+    reject_code: int | None = None
+
+
+#: English text of each REJECT code (protocol.md §C2.1); ui translates it.
+REJECT_TEXT = {
+    C.REJECT_FULL: "the lobby is full",
+    C.REJECT_VERSION: "protocol version mismatch",
+    C.REJECT_OTHER_KEYS: "already joined with other keys",
+}
 
 
 @dataclass(frozen=True)
@@ -185,8 +196,8 @@ class Lobby:
         self._events: deque = deque()
         self._deadline: float | None = None
         self._sigs: dict[int, bytes] = {}  # seat -> raw SETUP_SIG envelope
-        self._seeds: dict[int, tuple[bytes, bytes]] = {}  # seat -> (raw SEED envelope, secret)
-        self._buffer: list[tuple[Envelope, Any, Any]] = []  # SETUP_SIG/SEED before PROPOSAL
+        self._seeds: dict[int, tuple] = {}  # seat -> (raw SEED envelope, secret, leaves digests or None)
+        self._buffer: dict[tuple, tuple] = {}  # SETUP_SIG/SEED before PROPOSAL (``_buffer_early``)
         # host only
         self._joined: dict[bytes, tuple[Player, Any]] = {}
         self._endpoint: Any = None
@@ -194,6 +205,10 @@ class Lobby:
         self._host_addr: Any = None
         #: The host's (Ed25519, X25519) public keys, from the advert or the first signed STATUS.
         self._host_keys: tuple[bytes, bytes] | None = None
+        self._host_fp: str | None = None
+        #: Counters: ``received``, ``malformed``, ``dropped`` (all drops), and one per drop reason
+        #: (``wrong_game``, ``bad_signature``, ``not_host``, ``not_seated``, ``wrong_phase``,
+        #: ``key_mismatch``, ``unverifiable``, ``buffer_full``...).
         self.stats: dict[str, int] = dict.fromkeys(("received", "malformed", "dropped"), 0)
 
     @classmethod
@@ -223,11 +238,21 @@ class Lobby:
 
     @classmethod
     def join(cls, identity: Identity, *, host_addr: Any, game_id: bytes, name: str, bot: bool = False,
-             demo_seed: bytes | None = None, now: float = 0.0, chain_length: int = C.CHAIN_LENGTH) -> "Lobby":
-        """Ask the host at ``host_addr`` for a seat in game ``game_id`` (from discovery)."""
+             demo_seed: bytes | None = None, now: float = 0.0, chain_length: int = C.CHAIN_LENGTH,
+             host_keys: tuple[bytes, bytes] | None = None, host_fp: str | None = None) -> "Lobby":
+        """Ask the host at ``host_addr`` for a seat in game ``game_id`` (from discovery).
+
+        ``host_keys``: the host's (Ed25519, X25519) public keys from its advert (TXT ``pk``,
+        ``xk``): STATUS, REJECT and PROPOSAL must be signed by that key. Else ``host_fp``
+        (TXT ``fp``, 16 hex digits): the first STATUS whose key has that fingerprint names the
+        host's keys. With neither (join by address), the first validly signed STATUS from
+        ``host_addr`` does (trust on first use). Protocol.md §C2.2."""
         lob = cls(identity, role="joiner", game_id=game_id, name=name, bot=bot, demo_seed=demo_seed, now=now,
                   chain_length=chain_length)
         lob._host_addr = host_addr
+        if host_keys is not None:
+            lob._host_keys = (bytes(host_keys[0]), bytes(host_keys[1]))
+        lob._host_fp = host_fp
         lob._deadline = now + C.JOIN_TIMEOUT
         lob._out.append((host_addr, seal(identity, MSG_JOIN, [game_id, C.PROTOCOL_VERSION, list(lob.me)])))
         return lob
@@ -315,9 +340,15 @@ class Lobby:
 
     # -- input --
 
-    def receive_message(self, data: bytes, addr: Any, now: float) -> None:
-        """Handle one lobby envelope from ``addr``. Malformed input is dropped and counted;
-        protocol violations become ``LobbyPeerMisbehaved`` events. Never raises for bad input."""
+    def receive_message(self, data: bytes, addr: Any, now: float, peer_key: bytes | None = None) -> None:
+        """Handle one lobby envelope from ``addr``. ``peer_key``: the X25519 key the transport
+        channel it came over is keyed with (``Endpoint.peer_key``), None for a plain channel.
+
+        Every message is checked — structure, game id, phase, that the sender is the host, a
+        seat or joining, its signature — before it may change, abort or blame anything
+        (protocol.md §C2.2, "Checks"). What fails is dropped and counted in ``stats`` (by
+        reason); only a message signed by a seated player can abort the lobby or produce a
+        ``LobbyPeerMisbehaved``. Never raises for bad input."""
         self.stats["received"] += 1
         try:
             env = open_envelope(data, C.MAX_LOBBY_MSG)
@@ -329,23 +360,25 @@ class Lobby:
             self.stats["malformed"] += 1
             return
         if msg.game_id != self.game_id:
-            self._misbehaved(addr, "wrong game id", env)
+            self._drop("wrong_game")
             return
-        handler = _HANDLERS[env.mtype]
-        handler(self, env, msg, addr, now)
+        _HANDLERS[env.mtype](self, env, msg, addr, now, peer_key)
 
     # -- handlers --
 
-    def _on_join(self, env: Envelope, msg: Any, addr: Any, now: float) -> None:
+    def _on_join(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
         p = msg.player
         if self.role != "host":
-            self.stats["dropped"] += 1
+            self._drop("not_host")
+            return
+        if peer_key is not None and peer_key != p.x25519_key:
+            self._drop("key_mismatch")  # the channel's key must be the one the player asks to be seated with
             return
         if not env.verify(p.public_key):
-            self._misbehaved(addr, "bad signature on join", env)
+            self._drop("bad_signature")
             return
         if msg.version != C.PROTOCOL_VERSION:
-            self._out.append((addr, seal(self.identity, MSG_REJECT, [self.game_id, "protocol version mismatch"])))
+            self._reject(addr, p.public_key, C.REJECT_VERSION)
             return
         known = self._joined.get(p.public_key)
         if known is not None and known[0] == p:
@@ -354,8 +387,7 @@ class Lobby:
                 self._out.append((addr, self._status_msg()))
             return
         if self.phase != WAITING or known is not None:
-            reason = "lobby full" if known is None else "already joined with other keys"
-            self._out.append((addr, seal(self.identity, MSG_REJECT, [self.game_id, reason])))
+            self._reject(addr, p.public_key, C.REJECT_FULL if known is None else C.REJECT_OTHER_KEYS)
             return
         self._joined[p.public_key] = (p, addr)
         self._events.append(PlayerJoined(p.name, fingerprint_of(p.public_key)))
@@ -363,58 +395,106 @@ class Lobby:
         if len(self._joined) == self.seats:
             self._propose(now)
 
-    def _on_leave(self, env: Envelope, msg: Any, addr: Any, now: float) -> None:
+    def _on_leave(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
         if self.role != "host" or self.phase != WAITING:
-            self.stats["dropped"] += 1
+            self._drop("wrong_phase")
             return
-        for pk, (p, a) in list(self._joined.items()):
-            if pk != self.identity.public_key and env.verify(pk):
-                del self._joined[pk]
-                self._events.append(PlayerLeft(p.name, fingerprint_of(pk)))
-                self._broadcast_status()
-                return
-        self._misbehaved(addr, "leave from nobody in the lobby", env)
+        # Only the player joined from this address may leave, with its own key: one signature
+        # check per LEAVE, whoever sends it.
+        pk = next((k for k, (p, a) in self._joined.items() if a == addr and k != self.identity.public_key), None)
+        if pk is None:
+            self._drop("not_joined")
+            return
+        p = self._joined[pk][0]
+        if (peer_key is not None and peer_key != p.x25519_key) or not env.verify(pk):
+            self._drop("bad_signature")
+            return
+        del self._joined[pk]
+        self._events.append(PlayerLeft(p.name, fingerprint_of(pk)))
+        self._broadcast_status()
 
-    def _on_status(self, env: Envelope, msg: Any, addr: Any, now: float) -> None:
-        # Unauthenticated information (we do not know the host's key yet): only from the host.
-        if self.role != "joiner" or addr != self._host_addr or self.phase not in (JOINING, WAITING):
-            self.stats["dropped"] += 1
+    def _from_host(self, env: Envelope, addr: Any, peer_key: bytes | None, claimed: tuple | None = None) -> bool:
+        """Joiner: is this message from the host (address, channel key, signature by the
+        host's key)? ``claimed``: the (pk, xk) a STATUS names, adopted if we knew no key yet and
+        it matches the advert's fingerprint (or nothing was advertised)."""
+        if self.role != "joiner" or addr != self._host_addr:
+            self._drop("not_host")
+            return False
+        if self.phase not in (JOINING, WAITING):
+            self._drop("wrong_phase")
+            return False
+        keys = self._host_keys
+        if keys is None:
+            if claimed is None:
+                self._drop("unverifiable")  # no key to check it with: a hint at most, ignored
+                return False
+            if self._host_fp is not None and fingerprint_of(claimed[0]) != self._host_fp:
+                self._drop("not_host")
+                return False
+            keys = claimed
+        elif claimed is not None and claimed != keys:
+            self._drop("not_host")
+            return False
+        if (peer_key is not None and peer_key != keys[1]) or not env.verify(keys[0]):
+            self._drop("bad_signature")
+            return False
+        self._host_keys = keys
+        return True
+
+    def _on_status(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
+        if not self._from_host(env, addr, peer_key, (msg.host_pk, msg.host_xk)):
             return
         self.phase = WAITING
         self.edition, self.seats = msg.edition, msg.seats
         self._deadline = None
         self._events.append(LobbyStatus(msg.edition, msg.seats, msg.taken, msg.names))
 
-    def _on_reject(self, env: Envelope, msg: Any, addr: Any, now: float) -> None:
-        if self.role != "joiner" or addr != self._host_addr or self.phase not in (JOINING, WAITING):
-            self.stats["dropped"] += 1
+    def _on_reject(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
+        if msg.joiner_pk != self.identity.public_key:
+            self._drop("not_for_us")  # a REJECT the host sent someone else, replayed
             return
-        self._abort(f"rejected by the host: {msg.reason}")
+        if not self._from_host(env, addr, peer_key, (msg.host_pk, msg.host_xk)):
+            return
+        text = REJECT_TEXT.get(msg.code, f"refused (code {msg.code})")
+        self._abort(f"rejected by the host: {text}", reject_code=msg.code)
 
-    def _on_proposal(self, env: Envelope, msg: Any, addr: Any, now: float) -> None:
-        if self.role != "joiner" or self.phase not in (JOINING, WAITING):
-            self.stats["dropped"] += 1
-            return
+    def _on_proposal(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
         setup = msg.setup
-        host_seat = next((i for i, p in enumerate(setup.players) if env.verify(p.public_key)), None)
+        claimed = None
+        if self._host_keys is None and self.role == "joiner" and addr == self._host_addr:
+            # No STATUS yet (its datagram may still be on its way): the host is the seated player
+            # who signed this, with the advertised fingerprint if there is one.
+            claimed = next(((p.public_key, p.x25519_key) for p in setup.players
+                            if (self._host_fp is None or fingerprint_of(p.public_key) == self._host_fp)
+                            and env.verify(p.public_key)), None)
+        if not self._from_host(env, addr, peer_key, claimed):
+            return
+        host_seat = next((i for i, p in enumerate(setup.players)
+                          if (p.public_key, p.x25519_key) == self._host_keys), None)
         if host_seat is None:
-            self._misbehaved(addr, "proposal not signed by a seated player", env)
+            self._misbehaved(addr, "the host is not seated in its proposal", env)
+            self._abort("refusing the setup: the host is not seated in it")
             return
         endpoints = list(msg.endpoints)
         endpoints[host_seat] = addr  # we reach the host where it answered us
         self._enter_signing(msg.setup_bytes, setup, tuple(endpoints), now)
 
-    def _on_setup_sig(self, env: Envelope, msg: Any, addr: Any, now: float) -> None:
+    def _on_setup_sig(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
         if self.phase in (JOINING, WAITING):
-            self._buffer_early(env, msg, addr)
+            self._buffer_early(env, msg, addr, peer_key)
             return
         if self.phase not in (SIGNING, REVEALING):
-            self.stats["dropped"] += 1
+            self._drop("wrong_phase")
             return
-        if not self._check_seated(env, msg, addr):
+        if not self._check_seated(env, msg, addr, peer_key):
             return
-        if msg.seat in self._sigs:
-            return  # duplicate (the transport dedupes, but a buffered copy may repeat)
+        held = self._sigs.get(msg.seat)
+        if held is not None:
+            if held != env.raw and open_envelope(held).body != env.body:
+                # Two different SETUP_SIGs signed by one seat (e.g. other leaves): equivocation.
+                self._misbehaved(addr, "two different setup signatures", env)
+                self._abort(f"seat {msg.seat} signed two different setup signatures")
+            return  # a duplicate (a buffered copy may repeat)
         lay = self._layout
         if (lay is None) != (msg.leaves is None) or (lay is not None and len(msg.leaves) != 32 * lay.items):
             self._misbehaved(addr, "hidden-information commitment missing or of the wrong size", env)
@@ -425,27 +505,37 @@ class Lobby:
         self._sigs[msg.seat] = env.raw
         self._maybe_reveal()
 
-    def _on_seed(self, env: Envelope, msg: Any, addr: Any, now: float) -> None:
+    def _on_seed(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
         if self.phase in (JOINING, WAITING):
-            self._buffer_early(env, msg, addr)
+            self._buffer_early(env, msg, addr, peer_key)
             return
         if self.phase not in (SIGNING, REVEALING):
-            self.stats["dropped"] += 1
+            self._drop("wrong_phase")
             return
-        if not self._check_seated(env, msg, addr):
+        if not self._check_seated(env, msg, addr, peer_key):
             return
         if seed_commitment(msg.secret) != self.setup.players[msg.seat].seed_commit:
             self._abort(f"seat {msg.seat} revealed a seed secret that does not match its commitment")
             self._events.append(LobbyPeerMisbehaved(addr, "seed reveal does not match commitment", env.raw))
             return
-        self._seeds.setdefault(msg.seat, (env.raw, msg.secret))
+        if (self._layout is None) != (msg.commits is None) or (
+                msg.commits is not None and len(msg.commits) != self.seats):
+            self._misbehaved(addr, "hidden-information digests missing or of the wrong count", env)
+            self._abort(f"seat {msg.seat} sent a malformed seed reveal")
+            return
+        self._seeds.setdefault(msg.seat, (env.raw, msg.secret, msg.commits))
         self._maybe_start()
 
     # -- internals --
 
     def _status_msg(self) -> bytes:
         names = [p.name for p, _ in self._joined.values()]
-        return seal(self.identity, MSG_STATUS, [self.game_id, self.edition, self.seats, len(names), names])
+        return seal(self.identity, MSG_STATUS, [self.game_id, self.edition, self.seats, len(names), names,
+                                                self.identity.public_key, self.identity.x25519_public_key])
+
+    def _reject(self, addr: Any, joiner_pk: bytes, code: int) -> None:
+        self._out.append((addr, seal(self.identity, MSG_REJECT, [self.game_id, joiner_pk, code, self.identity.public_key,
+                                                                 self.identity.x25519_public_key])))
 
     def _broadcast_status(self) -> None:
         raw = self._status_msg()
@@ -501,9 +591,11 @@ class Lobby:
         raw = seal(self.identity, MSG_SETUP_SIG, fields)
         self._sigs[self.my_seat] = raw
         self._send_to_seats(raw)
-        buffered, self._buffer = self._buffer, []
-        for env, msg, addr in buffered:
-            _HANDLERS[env.mtype](self, env, msg, addr, now)
+        buffered, self._buffer = self._buffer, {}
+        for env, msg, addr, peer_key in buffered.values():
+            if self.phase not in (SIGNING, REVEALING):
+                break  # a buffered message aborted the lobby
+            _HANDLERS[env.mtype](self, env, msg, addr, now, peer_key)
         self._maybe_reveal()
 
     def _send_to_seats(self, raw: bytes) -> None:
@@ -511,49 +603,93 @@ class Lobby:
             if i != self.my_seat:
                 self._out.append((addr, raw))
 
-    def _buffer_early(self, env: Envelope, msg: Any, addr: Any) -> None:
-        # Other seats may sign before our PROPOSAL arrives (different senders, no global order).
-        if len(self._buffer) < 2 * C.MAX_SEATS:
-            self._buffer.append((env, msg, addr))
-        else:
-            self.stats["dropped"] += 1
+    def _buffer_early(self, env: Envelope, msg: Any, addr: Any, peer_key: bytes | None) -> None:
+        # Other seats may sign before our PROPOSAL arrives (different senders, no global order);
+        # nothing can be checked yet. One entry per (source, type): a source is the X25519 key
+        # of the keyed channel the message came over (the transport rate-limits the keys
+        # strangers introduce, protocol.md §N2.2), or the address of a plain channel. Entries
+        # from plain channels never push out those from keyed ones (EARLY_BUFFER each, the
+        # oldest dropped first), and each costs one signature check when the PROPOSAL comes.
+        keyed = peer_key is not None
+        key = (keyed, peer_key if keyed else addr, env.mtype)
+        buf = self._buffer
+        if buf.pop(key, None) is not None:
+            self._drop("buffer_replaced")
+        same = [k for k in buf if k[0] == keyed]
+        if len(same) >= (C.EARLY_BUFFER if keyed else C.EARLY_BUFFER // 4):
+            del buf[same[0]]
+            self._drop("buffer_full")
+        buf[key] = (env, msg, addr, peer_key)
 
-    def _check_seated(self, env: Envelope, msg: Any, addr: Any) -> bool:
-        if msg.seat >= self.seats or msg.setup_hash != self.setup_hash:
-            # A seat signing another setup: the host proposed different setups to different seats.
+    def _check_seated(self, env: Envelope, msg: Any, addr: Any, peer_key: bytes | None) -> bool:
+        """A SETUP_SIG/SEED is signed by the seat it names (and came over that seat's channel
+        when the channel is keyed) before anything in it is compared: only then may a setup
+        hash that differs from ours abort the lobby."""
+        if msg.seat >= self.seats:
+            self._drop("not_seated")
+            return False
+        p = self.setup.players[msg.seat]
+        if peer_key is not None and peer_key != p.x25519_key:
+            self._drop("key_mismatch")
+            return False
+        if not env.verify(p.public_key):
+            self._drop("bad_signature")
+            return False
+        if msg.setup_hash != self.setup_hash:
+            # A seat signed another setup: the host proposed different setups to different seats.
             self._misbehaved(addr, "setup hash differs from ours", env)
             self._abort("seats disagree on the setup")
-            return False
-        if not env.verify(self.setup.players[msg.seat].public_key):
-            self._misbehaved(addr, "bad signature", env)
             return False
         return True
 
     def _maybe_reveal(self) -> None:
         if self.phase == SIGNING and len(self._sigs) == self.seats:
             self.phase = REVEALING
-            raw = seal(self.identity, MSG_SEED, [self.game_id, self.my_seat, self.setup_hash, self._seed_secret])
-            self._seeds[self.my_seat] = (raw, self._seed_secret)
+            fields = [self.game_id, self.my_seat, self.setup_hash, self._seed_secret]
+            commits = None
+            if self.hidden_commits is not None:
+                # What we hold of every seat's leaves (protocol.md §C12.2): every SEED must agree.
+                commits = tuple(leaves_digest(lv) for lv in self.hidden_commits)
+                fields.append(list(commits))
+            raw = seal(self.identity, MSG_SEED, fields)
+            self._seeds[self.my_seat] = (raw, self._seed_secret, commits)
             self._send_to_seats(raw)
             self._maybe_start()
 
     def _maybe_start(self) -> None:
         if self.phase == REVEALING and len(self._seeds) == self.seats:
+            mine = self._seeds[self.my_seat][2]
+            for i in range(self.seats):
+                theirs = self._seeds[i][2]
+                if theirs != mine:
+                    bad = [j for j in range(self.seats) if theirs[j] != mine[j]]
+                    self._events.append(LobbyPeerMisbehaved(self.endpoints[i], "seats disagree on hidden-information "
+                                                            f"commitments of seats {bad}", self._seeds[i][0]))
+                    self._abort(f"seat {i} holds other hidden-information commitments of seats {bad} than we "
+                                "do: a seat showed different leaves to different peers")
+                    return
             self.game_seed = compute_game_seed([self._seeds[i][1] for i in range(self.seats)])
             self.phase = STARTED
             self._deadline = None
             self._events.append(GameStarted(self.setup, self.setup_bytes, self.my_seat, self.game_seed,
                                             self.endpoints))
 
+    def _drop(self, reason: str) -> None:
+        """An unchecked or unauthenticated message: counted, nothing else (no event: nobody
+        can be blamed for it)."""
+        self.stats["dropped"] += 1
+        self.stats[reason] = self.stats.get(reason, 0) + 1
+
     def _misbehaved(self, addr: Any, reason: str, env: Envelope) -> None:
+        # Only for messages signed by a seated player (or the host): evidence that names it.
         self.stats["dropped"] += 1
         self._events.append(LobbyPeerMisbehaved(addr, reason, env.raw))
 
-    def _abort(self, reason: str) -> None:
+    def _abort(self, reason: str, reject_code: int | None = None) -> None:
         if self.phase not in (STARTED, ABORTED):
             self.phase = ABORTED
             self._deadline = None
-            self._events.append(LobbyAborted(reason))
+            self._events.append(LobbyAborted(reason, reject_code))
 
 
 _HANDLERS = {

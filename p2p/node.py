@@ -98,7 +98,9 @@ class PeerConfig:
     receiving the dicts of protocol.md part L; ``engine``: the engine module (default
     ``engine``; tests may pass a stand-in); ``choose``: the bot function (default
     ``engine.bots.choose``); ``game_filter``: extra condition on the games a joiner without
-    ``game_id`` may pick; ``timeout``: overall limit in s (None: none).
+    ``game_id`` may pick; ``timeout``: overall limit in s (None: none); ``host_keys``: with
+    ``host_addr``, the host's (Ed25519, X25519) public keys if known (its lobby messages are then
+    checked against them and the channel is keyed at once, protocol.md §N2.2, §C2.2).
 
     Resilience (protocol.md §C7-§10, protocol.md §N5): ``on_drop`` (host only) is the
     rule for a seat silent for ``drop_timeout`` s: "bot" (default) or "bankrupt"; None turns
@@ -132,6 +134,7 @@ class PeerConfig:
     local_input: Callable[[Any, int], Any] | None = None
     observer: Callable[[Any], None] | None = None
     host_addr: tuple[str, int] | None = None
+    host_keys: tuple[bytes, bytes] | None = None
     on_drop: str | None = C.DEFAULT_ON_DROP
     drop_timeout: int = C.DEFAULT_DROP_TIMEOUT
     resume: bool = True
@@ -142,6 +145,8 @@ class PeerConfig:
             raise ValueError(f"role must be 'host' or 'join', not {self.role!r}")
         if self.host_addr is not None and (self.role != "join" or self.game_id is None):
             raise ValueError("host_addr is for a joiner that names its game_id")
+        if self.host_keys is not None and self.host_addr is None:
+            raise ValueError("host_keys go with host_addr")
         if self.bind in ("0.0.0.0", "", "::"):
             raise ValueError("bind to the address you mean, not a wildcard")
         if self.on_drop is not None and self.on_drop not in ("bot", "bankrupt"):
@@ -374,7 +379,8 @@ class Node:
             ad = GameAd(version=C.PROTOCOL_VERSION, game_id=self.lobby.game_id, edition=cfg.edition,
                         seats_taken=1, seats_total=cfg.seats, state=LOBBY,
                         fingerprint=self.identity.fingerprint, address=self.link.address[0],
-                        port=self.link.address[1])
+                        port=self.link.address[1], public_key=self.identity.public_key,
+                        x25519_key=self.identity.x25519_public_key)
             await self.discovery.advertise(ad)
             self._emit({"type": "hosting", "game_id": ad.game_id.hex(), "address": ad.address,
                         "port": ad.port})
@@ -384,7 +390,7 @@ class Node:
                 self.lobby = Lobby.join(self.identity, host_addr=(str(cfg.host_addr[0]), int(cfg.host_addr[1])),
                                         game_id=want, name=name, bot=cfg.local_input is None,
                                         demo_seed=cfg.demo_seed, now=self.loop.time(),
-                                        chain_length=cfg.chain_length)
+                                        chain_length=cfg.chain_length, host_keys=cfg.host_keys)
                 self._pump_lobby()
                 return
 
@@ -398,10 +404,14 @@ class Node:
                 ad = await self.discovery.wait_for(fits, cfg.discovery_timeout)
             except TimeoutError:
                 raise NodeError("not_found", "no lanopoli game found") from None
+            keys = None if ad.public_key is None else (ad.public_key, ad.x25519_key)
             self.lobby = Lobby.join(self.identity, host_addr=(ad.address, ad.port), game_id=ad.game_id,
                                     name=name, bot=cfg.local_input is None, demo_seed=cfg.demo_seed,
                                     now=self.loop.time(),
-                                    chain_length=cfg.chain_length)
+                                    chain_length=cfg.chain_length, host_keys=keys, host_fp=ad.fingerprint)
+            # The host's key is known from the advert: every channel we accept is keyed from the
+            # first datagram (protocol.md §N2.2); plain datagrams are strangers'.
+            self.link.endpoint.accept_plain = keys is None
         self._pump_lobby()
 
     # -- message dispatch (hot path) ----------------------------------------------------
@@ -416,7 +426,7 @@ class Node:
                 self._early.append(payload)  # a peer started before us: keep for the session
             return
         if self.lobby is not None:
-            self.lobby.receive_message(payload, addr, self.loop.time())
+            self.lobby.receive_message(payload, addr, self.loop.time(), self.link.endpoint.peer_key(addr))
             self._pump_lobby()
 
     def _link_failed(self, exc: BaseException) -> None:

@@ -375,39 +375,51 @@ def decode_join(body: bytes) -> Join:
 
 
 class Status(NamedTuple):
-    """STATUS body: the host tells a joiner the lobby's state."""
+    """STATUS body: the host tells a joiner the lobby's state, signed by the host's key
+    ``host_pk`` (its X25519 key: ``host_xk``)."""
 
     game_id: bytes
     edition: str
     seats: int
     taken: int
     names: tuple
+    host_pk: bytes
+    host_xk: bytes
 
 
 def decode_status(body: bytes) -> Status:
-    """Validate a STATUS body ``[game_id, edition, seats, taken, [name...]]``."""
-    gid, edition, seats, taken, names = _array(unpack(body), 5, "status")
+    """Validate a STATUS body ``[game_id, edition, seats, taken, [name...], host_pk, host_xk]``
+    (protocol.md §C2.1). The signature (by ``host_pk``) is the lobby's to check."""
+    gid, edition, seats, taken, names, hpk, hxk = _array(unpack(body), 7, "status")
     _uint(seats, C.MAX_SEATS, "seats", C.MIN_SEATS)
     names = _array(names, None, "names")
     if len(names) > seats:
         raise WireError("more names than seats")
     return Status(_bin(gid, C.GAME_ID_LEN, "game_id"), _str(edition, C.MAX_EDITION_LEN, "edition"),
-                  seats, _uint(taken, seats, "taken"), tuple(_str(n, C.MAX_NAME_LEN, "name") for n in names))
+                  seats, _uint(taken, seats, "taken"), tuple(_str(n, C.MAX_NAME_LEN, "name") for n in names),
+                  _bin(hpk, C.KEY_LEN, "host_pk"), _bin(hxk, C.KEY_LEN, "host_xk"))
 
 
 class Reject(NamedTuple):
-    """REJECT body ``[game_id, reason]``: the host refuses a join (lobby full, bad version)."""
+    """REJECT body ``[game_id, joiner_pk, code, host_pk, host_xk]``: the host (keys
+    ``host_pk``, ``host_xk``, which signed it) refuses the JOIN of ``joiner_pk``; ``code`` is one
+    of ``const.REJECT_CODES`` (no free text: the joiner shows its own)."""
 
     game_id: bytes
-    reason: str
+    joiner_pk: bytes
+    code: int
+    host_pk: bytes
+    host_xk: bytes
 
 
 def decode_reject(body: bytes) -> Reject:
-    """Decode and validate a REJECT body (protocol.md §C2.1): ``game_id`` bin(16), ``reason``
-    str of at most 200 characters. Unauthenticated: the caller accepts it only from the host's
-    address. Raises ``WireError`` for anything else (wrong arity or type, over-long reason)."""
-    gid, reason = _array(unpack(body), 2, "reject")
-    return Reject(_bin(gid, C.GAME_ID_LEN, "game_id"), _str(reason, 200, "reason"))
+    """Decode and validate a REJECT body (protocol.md §C2.1): ``game_id`` bin(16),
+    ``joiner_pk`` bin(32), ``code`` uint 0..255 (unknown codes are the lobby's business),
+    ``host_pk``, ``host_xk`` bin(32). Signed by the host; the joiner checks it. Raises
+    ``WireError`` for anything else."""
+    gid, jpk, code, hpk, hxk = _array(unpack(body), 5, "reject")
+    return Reject(_bin(gid, C.GAME_ID_LEN, "game_id"), _bin(jpk, C.KEY_LEN, "joiner_pk"), _uint(code, 255, "code"),
+                  _bin(hpk, C.KEY_LEN, "host_pk"), _bin(hxk, C.KEY_LEN, "host_xk"))
 
 
 class Leave(NamedTuple):
@@ -485,23 +497,34 @@ def decode_setup_sig(body: bytes) -> SetupSig:
 
 
 class SeedReveal(NamedTuple):
-    """SEED body ``[game_id, seat, setup_hash, secret]``: the seat's seed secret, revealed once
-    it holds every seat's setup signature."""
+    """SEED body ``[game_id, seat, setup_hash, secret]`` or, in an edition with hidden
+    information, ``[game_id, seat, setup_hash, secret, [leaves digest per seat]]``: the seat's
+    seed secret, revealed once it holds every seat's setup signature, and what it holds of
+    every seat's hidden-information commitment (protocol.md §C12.2; None without)."""
 
     game_id: bytes
     seat: int
     setup_hash: bytes
     secret: bytes
+    commits: tuple | None = None
 
 
 def decode_seed(body: bytes) -> SeedReveal:
-    """Decode and validate a SEED body (protocol.md §C2.1, §C4): ``game_id`` bin(16), ``seat``
-    0..7, ``setup_hash`` bin(32), ``secret`` bin(32). Whether SHA-256(secret) equals the
-    seat's seed commitment is checked by the lobby. Raises ``WireError`` on a wrong arity,
-    type or length."""
-    gid, seat, sh, secret = _array(unpack(body), 4, "seed")
+    """Decode and validate a SEED body (protocol.md §C2.1, §C4, §C12.2): ``game_id`` bin(16),
+    ``seat`` 0..7, ``setup_hash`` bin(32), ``secret`` bin(32) and, with 5 fields, an array of
+    2..8 bin(32) digests. Whether SHA-256(secret) equals the seat's seed commitment, and the
+    digests the leaves, is checked by the lobby. Raises ``WireError`` on a wrong arity, type
+    or length."""
+    f = unpack(body)
+    commits = None
+    if type(f) is list and len(f) == 5:
+        digests = _array(f.pop(), None, "commits")
+        if not C.MIN_SEATS <= len(digests) <= C.MAX_SEATS:
+            raise WireError("seed: one commitment digest per seat")
+        commits = tuple(_bin(d, C.HASH_LEN, "commit digest") for d in digests)
+    gid, seat, sh, secret = _array(f, 4, "seed")
     return SeedReveal(_bin(gid, C.GAME_ID_LEN, "game_id"), _uint(seat, C.MAX_SEATS - 1, "seat"),
-                      _bin(sh, C.HASH_LEN, "setup_hash"), _bin(secret, C.HASH_LEN, "secret"))
+                      _bin(sh, C.HASH_LEN, "setup_hash"), _bin(secret, C.HASH_LEN, "secret"), commits)
 
 
 #: Body decoder of each lobby message type.

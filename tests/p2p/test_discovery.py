@@ -44,13 +44,17 @@ def test_every_edition_name_fits_the_txt_record(edition):
     ("v", "one"), ("fp", "XYZ"), ("ed", "Classico!"),
 ])
 def test_malformed_txt_is_rejected(key, value):
-    info = make_ad().to_info()
-    props = dict(make_ad().txt())
-    props[key] = value
-    bad = type(info)(SERVICE_TYPE, info.name, port=info.port, properties=props,
-                     server=info.server, parsed_addresses=[LO])
     with pytest.raises(DiscoveryError):
-        GameAd.from_info(bad)
+        GameAd.from_info(with_txt(make_ad(), key, value))
+
+
+def with_txt(ad, key, value):
+    """``ad``'s service record with TXT ``key`` set to ``value``."""
+    info = ad.to_info()
+    props = dict(ad.txt())
+    props[key] = value
+    return type(info)(SERVICE_TYPE, info.name, port=info.port, properties=props,
+                      server=info.server, parsed_addresses=[LO])
 
 
 def test_missing_txt_key_is_rejected():
@@ -137,3 +141,35 @@ def test_finds_a_game_advertised_by_another_process():
         if child.poll() is None:
             child.kill()
             child.wait()
+
+
+def keyed_ad(**kw):
+    import dataclasses
+
+    from p2p.identity import Identity
+    ident = Identity.from_seed(b"disco-host")
+    return dataclasses.replace(make_ad(fp=ident.fingerprint), public_key=ident.public_key,
+                               x25519_key=ident.x25519_public_key, **kw)
+
+
+def test_host_keys_travel_in_the_txt_record():
+    """protocol.md §N3: ``pk`` and ``xk`` (64 hex digits each) next to ``fp``, so a joiner can
+    check the host's signed lobby messages and key its channel from the first datagram."""
+    ad = keyed_ad()
+    txt = ad.txt()
+    assert txt["pk"] == ad.public_key.hex() and txt["xk"] == ad.x25519_key.hex()
+    assert GameAd.from_info(ad.to_info()) == ad
+
+
+@pytest.mark.parametrize("key,value", [("pk", "ab" * 31), ("xk", "AB" * 32), ("pk", "00" * 32)])
+def test_bad_or_mismatched_host_keys_are_rejected(key, value):
+    """A ``pk`` whose fingerprint is not ``fp``, or malformed keys, make the record malformed."""
+    with pytest.raises(DiscoveryError):
+        GameAd.from_info(with_txt(keyed_ad(), key, value))
+
+
+def test_pk_without_xk_is_rejected():
+    import dataclasses
+    ad = keyed_ad()
+    with pytest.raises(DiscoveryError):
+        dataclasses.replace(ad, x25519_key=None)
