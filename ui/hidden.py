@@ -86,10 +86,17 @@ class LocalSecrets:
 
     def view(self, state: Any, seat: int) -> dict[Item, bool]:
         """``seat``'s private view: ``{item: fake}`` for the items it holds or held (the shape of
-        ``LockstepSession.private_view()``); {} outside niente-e-come-sembra."""
+        ``LockstepSession.private_view()``), an ``engine.bots._niente.PrivateView`` carrying a
+        per-seat secret for the bill-choice order; {} outside niente-e-come-sembra."""
         if not state.nx or not 0 <= seat < len(self._seen):
             return {}
-        return {item: self.is_fake(state, item) for item in sorted(self._seen[seat])}
+        from engine.bots._niente import PrivateView
+        # A per-seat secret for the bill-choice order (engine.bots._niente.pay_choice): in a
+        # local game only this process knows the seed.
+        secret = hashlib.sha256(b"lanopoli/ui/bill-order\0" + self.seed.to_bytes(8, "big", signed=True)
+                                + seat.to_bytes(1, "big")).digest()
+        return PrivateView({item: self.is_fake(state, item) for item in sorted(self._seen[seat])},
+                           secret)
 
 
 __all__ = ["LocalSecrets", "IMPREVISTI"]

@@ -20,17 +20,45 @@ Decisions (rulebook passages in quotes):
   card known to be fake; with an Imprevisti in hand, swap only for a clearly better one;
 * kept cards: money and lens cards at once, rent cards on an open claim, "Albergo gratis" on its
   dearest street, "Saldi" when offered a property, the train before its roll;
-* hotels ("ALBERGHI"): buys one on a complete set, dearest rent first, keeping a reserve.
+* hotels ("ALBERGHI"): buys one on a complete set, dearest rent first, keeping a reserve;
+* paying ("Se sapete di avere una banconota falsa, cercate di tenerla fino alla fine del gioco
+  ... cercate anche di non far capire agli altri giocatori quali sono le banconote false"):
+  ``pay_choice`` keeps its known fakes the way a careful human does. The *denominations* it pays
+  with are the default ones (``banknotes.select`` over its whole wallet, a function of public
+  facts only), so the amounts never betray anything; within a denomination it hands over bills
+  it does not know to be fake first, the equal bills in an order only it can compute
+  (SHA-256 of the view's ``secret`` and the bill id). An observer then sees a random-looking
+  choice among identical bills: a bill kept once says little; only a bill kept again and again
+  hints at a fake, exactly as with a human who keeps a fake. It never spends its fakes first (that
+  would mark every bill it spends). Without a secret (a plain view, or a dropped seat's bot with
+  no view) it sends nothing: the default bills, which depend on no private knowledge.
 """
 from __future__ import annotations
 
-from ..actions import BuildHouse, DeclineCard, InspectBill, InspectCard, TakeCard, UseCard
+from hashlib import sha256
+
+from ..actions import (BuildHouse, DeclineCard, InspectBill, InspectCard, PayBills, TakeCard,
+                       UseCard)
 from ..game import legal_actions
 from ..rules.banknotes import FAKE, GENUINE, NX_CARD, NX_CPUB, NX_DEN, NX_FACEUP, NX_HAND, NX_LENS, NX_PUB
 from ..rules.counterfeit import bill_choices, fake_rate, window_actors
-from ..state import P_BUY, P_INSPECT, P_OVER, P_ROLL, P_TAKE
+from ..rules.banknotes import select
+from ..rules.bill_choice import D_AMOUNT, default_bills, oldest_due, pay_actors, wallet_before
+from ..state import P_BUY, P_INSPECT, P_OVER, P_PAY, P_ROLL, P_TAKE
 
-__all__ = ["choose", "card_value", "bill_fake_chance"]
+__all__ = ["choose", "card_value", "bill_fake_chance", "pay_choice", "PrivateView"]
+
+
+class PrivateView(dict):
+    """A private view (``{("bill", id) | ("card", index): fake}``) that also carries
+    ``secret``: bytes only this seat knows (e.g. derived from its hidden secret, protocol.md
+    §C12.1). ``pay_choice`` orders equal bills by it, so observers cannot predict which one the
+    bot hands over. A plain dict view (no secret) still works: the bot then pays the default
+    bills."""
+
+    def __init__(self, items=(), secret: bytes | None = None) -> None:
+        super().__init__(items)
+        self.secret = secret
 
 #: How much a bot wants a card of each kind (0: not worth a slot).
 _CARD_VALUE = {"free_hotel": 6, "skip_rent": 5, "double_rent": 4, "half_price": 4, "collect": 3,
@@ -53,12 +81,15 @@ def choose(state, seat: int, bot: str = "default", view=None):
     base = _base()
     if not s.nx or s.out[seat] or s.phase == P_OVER:
         return base(s, seat, bot)
-    view = view or {}
+    if view is None:
+        view = {}
     ph = s.phase
     if ph == P_INSPECT:
         return _inspect(s, seat, view)
     if ph == P_TAKE:
         return _take(s, seat, view) if s.current == seat else None
+    if ph == P_PAY:
+        return pay_choice(s, seat, view) if seat in pay_actors(s) else None
     if any(c[0] == seat for c in s.claims):
         return base(s, seat, bot)  # claim our rent first: it lapses at the next roll
     if s.nx[NX_HAND][seat] and (ph != P_ROLL or s.current == seat or s.claims):
@@ -171,3 +202,32 @@ def _hotel(s, seat: int):
         if rent > best_rent:
             best, best_rent = a, rent
     return best
+
+
+def pay_choice(s, seat: int, view):
+    """``PayBills`` for ``seat``'s oldest due payment (module doc, "paying"), or None to keep
+    the default bills (no secret in ``view``, nothing to keep, or the payment cannot change)."""
+    secret = getattr(view, "secret", None)
+    if not secret:
+        return None
+    before = wallet_before(s, seat)
+    if before is None:
+        return None
+    nx = s.nx
+    den = nx[NX_DEN]
+    pub = nx[NX_PUB]
+    amount = oldest_due(s, seat)[D_AMOUNT]
+    need: dict[int, int] = {}
+    for b in select(den, before, amount):
+        need[den[b]] = need.get(den[b], 0) + 1
+
+    def order(b):
+        fake = pub[b] == FAKE or view.get(("bill", b)) is True
+        return (fake, sha256(secret + b.to_bytes(4, "big")).digest())
+    pick: list[int] = []
+    for d, k in need.items():
+        pick += sorted((b for b in before if den[b] == d), key=order)[:k]
+    pick.sort()
+    if tuple(pick) == default_bills(s, seat):
+        return None
+    return PayBills(tuple(pick))

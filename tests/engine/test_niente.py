@@ -590,3 +590,34 @@ def test_after_a_fake_is_found_the_payer_chooses_the_other_bills():
     s, _ = apply_action(s, 1, A.PayBills((fifty,)))
     assert s.cash == [1510, 1480, 1510] and fifty in s.nx[B.NX_PILE]
     B.check_bills(s)
+
+
+def test_bot_keeps_a_known_fake_without_changing_the_denominations():
+    """BILL_PASSAGE: the bot keeps a bill it knows is fake and pays with an equal genuine one
+    (same denominations as the default, so the amount says nothing); with no secret in its view
+    it sends nothing (the default bills: no private knowledge used)."""
+    from engine.bots import _niente
+    s, ev = _rent_due()
+    default = next(e for e in ev if isinstance(e, BillsMoved) and e.frm == 1).bills
+    view = {("bill", default[0]): True}
+    assert _niente.choose(s, 1, "default", view) is None
+    a = _niente.choose(s, 1, "default", _niente.PrivateView(view, b"k" * 32))
+    assert isinstance(a, A.PayBills) and default[0] not in a.bills
+    assert [s.nx[B.NX_DEN][b] for b in a.bills] == [10]
+    s2, _ = apply_action(s, 1, a)
+    assert default[0] in s2.nx[B.NX_WALLET][1]
+    assert _niente.choose(s, 0, "default", _niente.PrivateView({}, b"k" * 32)) is None
+
+
+def test_bot_bill_order_depends_on_its_secret_not_on_a_public_rule():
+    """A careful human gives a random-looking one of several identical genuine bills: with no
+    fakes known, two secrets can hand over different (equal) bills, so an observer cannot tell a
+    kept fake from a bill that simply was not picked."""
+    from engine.bots import _niente
+    s, ev = _rent_due()
+    default = next(e for e in ev if isinstance(e, BillsMoved) and e.frm == 1).bills
+    chosen = set()
+    for k in range(8):
+        a = _niente.choose(s, 1, "default", _niente.PrivateView({}, bytes([k]) * 32))
+        chosen.add(a.bills if a is not None else tuple(default))
+    assert len(chosen) >= 2
