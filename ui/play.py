@@ -43,6 +43,9 @@ from engine import bots
 
 #: Seconds a local game pauses between steps when a person watches (0 in tests).
 LOCAL_STEP_DELAY_S = 0.05
+#: Seconds a bot seat of ``lanopoli play`` thinks before a decision the game waits for: its
+#: turns go by slowly enough to follow (a bot decides in microseconds).
+BOT_PACE_S = 0.6
 #: Seconds a step must wait before the UI names the peers it waits for.
 WAIT_NOTICE_S = 2.0
 
@@ -97,8 +100,14 @@ class HumanSeat:
     protocol.md §C12.7). ``auto_claim``: claim rent as soon as it is due.
     """
 
-    def __init__(self, bot: str = "default") -> None:
+    def __init__(self, bot: str = "default", pace: float = 0.0) -> None:
         self.bot = bot
+        #: Seconds the bot thinks before a decision the game waits for (autoplay only): bot
+        #: seats filled by ``NetGame.fill_with_bots`` play at a pace people can follow.
+        self.pace = pace
+        #: When the magnifier is offered (niente-e-come-sembra, "inspect_window"): "ask"
+        #: always, "mine" only for payments made to us and cards, "never" (the window passes).
+        self.inspect = "ask"
         self.autoplay = False
         self.auto_claim = True
         self._queue: deque = deque()
@@ -126,6 +135,8 @@ class HumanSeat:
         """Our input for the current decision step of ``state`` (see class doc)."""
         if self.autoplay:
             self._queue.clear()
+            if self.pace > 0 and seat in engine.pending(state).actors:
+                return self._paced(state, seat)
             return self._sent(self._bot(state, seat))
         legal = engine.legal_actions(state, seat)
         if self.auto_claim:
@@ -134,9 +145,24 @@ class HumanSeat:
                     return a
         if self._queue:
             return self._sent(self._queue.popleft())
-        if seat in engine.pending(state).actors and legal:
+        p = engine.pending(state)
+        if p.kind == "inspect_window" and not inspect_wanted(state, seat, self.inspect):
+            return None  # the player asked not to be offered this window: let it pass
+        if seat in p.actors and legal:
             return self._wait(state, seat)
         return None
+
+    def cycle_inspect(self) -> str:
+        """Next magnifier setting (ask -> mine -> never -> ask); returns it."""
+        order = ("ask", "mine", "never")
+        self.inspect = order[(order.index(self.inspect) + 1) % len(order)]
+        if self._wake is not None:
+            self._wake.set()
+        return self.inspect
+
+    async def _paced(self, state: Any, seat: int) -> Any:
+        await asyncio.sleep(self.pace)
+        return self._sent(self._bot(state, seat))
 
     def _sent(self, action: Any) -> Any:
         if action is not None and self.on_input is not None:
@@ -160,9 +186,25 @@ class HumanSeat:
                     return self._sent(self._bot(state, seat))
                 if self._queue:
                     return self._sent(self._queue.popleft())
+                if engine.pending(state).kind == "inspect_window" and not inspect_wanted(state, seat, self.inspect):
+                    return None
                 await self._wake.wait()
         finally:
             self.deciding = False
+
+
+def inspect_wanted(state: Any, seat: int, policy: str) -> bool:
+    """Whether ``seat`` wants to be offered the open magnifier window of ``state`` under
+    ``policy`` (HumanSeat.inspect): "ask" always; "never" never; "mine" when a payment in the
+    window was made to ``seat`` or a card is being used (niente-e-come-sembra: "inspect_window",
+    ``nx`` window entries ``[payer, taker, bill...]``, engine/rules/counterfeit.py)."""
+    if policy == "ask" or not state.nx:
+        return True
+    if policy == "never":
+        return False
+    from engine.rules.banknotes import NX_CARD, NX_WIN
+
+    return bool(state.nx[NX_CARD]) or any(p[1] == seat for p in state.nx[NX_WIN])
 
 
 class GameDriver(Protocol):
@@ -363,9 +405,10 @@ class NetGame(_DriverBase):
     each time when None).
     """
 
-    def __init__(self, cfg: dict, human: HumanSeat | None = None) -> None:
+    def __init__(self, cfg: dict, human: HumanSeat | None = None, bot_pace: float = 0.0) -> None:
         super().__init__(human)
         self.cfg = dict(cfg)
+        self.bot_pace = bot_pace
         self.seats_total = int(self.cfg.get("seats", 0)) if self.cfg.get("role") == "host" else 0
         self.lobby_names = (self.cfg.get("name", ""),)
         self.node: Any = None
@@ -473,20 +516,22 @@ class NetGame(_DriverBase):
 
     async def fill_with_bots(self) -> None:
         """Host: start one in-process bot peer per free seat; they join by address (no mDNS
-        needed). The game starts when the last one is seated."""
-        from p2p.node import PeerConfig, run_peer
-
+        needed). The game starts when the last one is seated. Each bot is a NetGame on
+        autoplay that thinks ``bot_pace`` seconds before each decision the game waits for, so
+        that people can follow the bots' turns; it sees its own private view like a player's
+        autoplay (protocol.md §C12.7)."""
         if not self.can_fill or self.node is None or self.node.lobby is None:
             return
         self.can_fill = False
         free = self.seats_total - len(self.lobby_names)
         addr = self.node.link.address
         for i in range(free):
-            cfg = PeerConfig(role="join", bind=self.cfg.get("bind", "127.0.0.1"),
-                             interface=self.cfg.get("interface"), game_id=self.node.lobby.game_id,
-                             host_addr=(str(addr[0]), int(addr[1])), name=f"Bot {i + 1}",
-                             log_dir=None, linger=0.2)
-            task = asyncio.ensure_future(run_peer(cfg))
+            bot = NetGame(dict(role="join", bind=self.cfg.get("bind", "127.0.0.1"),
+                               interface=self.cfg.get("interface"), game_id=self.node.lobby.game_id,
+                               host_addr=(str(addr[0]), int(addr[1])), name=f"Bot {i + 1}",
+                               log_dir=None, linger=0.2), HumanSeat(pace=self.bot_pace))
+            bot.human.set_autoplay(True)
+            task = asyncio.ensure_future(bot.run())
             task.add_done_callback(_swallow)
             self._bot_tasks.append(task)
 
@@ -561,10 +606,13 @@ def parse_join_code(code: str) -> tuple[str, int, bytes]:
 class NetLobby:
     """Lobby backend on a real network: browse ``_lanopoli._udp`` on ``address`` (zeroconf
     restricted to it), create/join games as ``NetGame``s. ``log_dir``: where game logs go;
-    ``identity``: our keys (``p2p.identity.Identity``; None: fresh keys)."""
+    ``identity``: our keys (``p2p.identity.Identity``; None: fresh keys); ``bot_pace``: seconds
+    the bots of a created game think before each decision (0 in tests)."""
 
-    def __init__(self, address: str, log_dir: Path | None = None, identity: Any = None) -> None:
+    def __init__(self, address: str, log_dir: Path | None = None, identity: Any = None,
+                 bot_pace: float = BOT_PACE_S) -> None:
         self.address = address
+        self.bot_pace = bot_pace
         self.log_dir = log_dir
         self.identity = identity
         self.listener: Callable[[], None] | None = None
@@ -591,7 +639,8 @@ class NetLobby:
 
     def create(self, name: str, req: CreateRequest) -> NetGame:
         """A NetGame hosting ``req`` (run it to open the lobby)."""
-        return NetGame(self._cfg(name, role="host", edition=req.edition, seats=req.seats, **req.peer_options()))
+        return NetGame(self._cfg(name, role="host", edition=req.edition, seats=req.seats, **req.peer_options()),
+                       bot_pace=self.bot_pace)
 
     def join(self, name: str, ad: Any) -> NetGame:
         """A NetGame joining the advertised game ``ad``."""

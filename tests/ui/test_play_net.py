@@ -12,7 +12,7 @@ from ui.play import CreateRequest, NetLobby
 
 def test_net_game_with_a_bot_peer_reaches_the_end(tmp_path):
     async def run():
-        lobby = NetLobby("127.0.0.1", log_dir=tmp_path)
+        lobby = NetLobby("127.0.0.1", log_dir=tmp_path, bot_pace=0)
         game = lobby.create("Marco", CreateRequest(seats=2))
         game.human.set_autoplay(True)
         kinds: list[str] = []
@@ -45,7 +45,7 @@ def test_a_peer_that_goes_silent_becomes_a_log_line_and_a_mark(tmp_path):
     from ui.play import SeatChanged
 
     async def run():
-        lobby = NetLobby("127.0.0.1", log_dir=tmp_path)
+        lobby = NetLobby("127.0.0.1", log_dir=tmp_path, bot_pace=0)
         host = lobby.create("Marco", CreateRequest(seats=3, on_drop="bot", drop_timeout=2))
         tasks = [asyncio.ensure_future(host.run())]
         for _ in range(100):

@@ -50,6 +50,7 @@ def _bindings() -> list[Binding]:
     out = [Binding(key, f"command('{cid}')", labels[cid], show=False) for cid, key in KEYS.items()]
     out.append(Binding("a", "autoplay", "autoplay", show=False))
     out.append(Binding("q", "leave", "quit", show=False))
+    out.append(Binding("l", "magnifier", "magnifier", show=False))
     return out
 
 
@@ -178,9 +179,13 @@ class GameScreen(Screen):
             seats, seconds = w
             parts.append(_("Waiting for {names} for {seconds:.0f} s").format(
                 names=", ".join(d.names[i] for i in seats if i < len(d.names)), seconds=seconds))
+        if s is not None and s.nx:
+            parts.append({"ask": _("l: magnifier always"),
+                          "mine": _("l: magnifier for you only"),
+                          "never": _("l: magnifier never")}[d.human.inspect])
         parts.append(_("a: let the bot play for me (on)") if d.human.autoplay else _("a: let the bot play for me"))
         parts.append(_("q: quit"))
-        return "  ·  ".join(parts)
+        return " · ".join(parts)
 
     # -- screen -> driver ------------------------------------------------------------------
 
@@ -206,6 +211,13 @@ class GameScreen(Screen):
             or getattr(self.driver, "node", None) is not None else _("Leave the game? It ends here.")
         self.app.push_screen(ConfirmDialog(question, yes=_("Yes, leave")),
                              lambda ok: self.app.action_quit_now() if ok else None)
+
+    def action_magnifier(self) -> None:
+        """l (niente-e-come-sembra): when to offer the magnifier — every payment, only payments
+        to us and cards, never (HumanSeat.inspect); an open window we no longer want passes."""
+        if self.driver.state is not None and self.driver.state.nx:
+            self.driver.human.cycle_inspect()
+            self._redraw()
 
     def action_autoplay(self) -> None:
         self.driver.human.set_autoplay(not self.driver.human.autoplay)

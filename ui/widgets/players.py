@@ -96,7 +96,7 @@ class PlayersPanel(Widget):
         if s is None:
             return out
         extra = self._niente_lines(s)
-        need = s.n + sum(len(holdings(s, i)) for i in range(s.n) if not s.out[i]) + len(extra) + 4 * bool(s.nx)
+        need = s.n + sum(len(holdings(s, i)) for i in range(s.n) if not s.out[i]) + len(extra) + 5 * bool(s.nx)
         wide = self.size.width >= WIDE and need <= self.size.height
         for seat in range(s.n):
             if seat:
@@ -109,6 +109,13 @@ class PlayersPanel(Widget):
         if s.nx:
             out.append("\n")
             out.append_text(self._faceup(s))
+            legend = Text(_("Magnifiers: "), Style(dim=True))
+            legend.append("●", Style(color="green"))
+            legend.append(" " + _("can inspect a bill or a card") + " · ", Style(dim=True))
+            legend.append("●", Style(color="red"))
+            legend.append(" " + _("used (green again on VIA!)"), Style(dim=True))
+            out.append("\n")
+            out.append_text(legend)
         return out
 
     def _niente_lines(self, s: Any) -> list[Text]:
