@@ -153,6 +153,67 @@ def test_signature_vectors_match_the_spec_text():
                               *(len(b).to_bytes(4, "big") + b for b in bodies)).hex()
 
 
+# --- §C12 hidden information ----------------------------------------------------------------
+
+def test_hidden_vectors_match_the_code():
+    assert M.compute_hidden() == load("hidden.json")
+
+
+def test_hidden_vectors_match_the_spec_text():
+    """protocol.md §C12.1 (hidden secret, opening = share ‖ salt, leaf with seat 1 B and item
+    2 B BE, status from the summed shares), §C12.5 (an inspection's openings field), §C12.4
+    (delivery key with sender and to 1 B each and step 8 B BE, AAD, ChaCha20-Poly1305 with a
+    zero nonce), recomputed with hashlib and the cryptography primitives only."""
+    from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
+    from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+
+    v = load("hidden.json")
+    gid, bills, m = bytes.fromhex(v["game_id"]), v["bills"], 2 ** 32
+    assert (bills, v["pairs"], v["modulus"]) == (352, 12, m)
+    hs = []
+    for i, seat in enumerate(v["seats"]):
+        h = sha(b"lanopoli/1/hidden-secret\x00", bytes.fromhex(seat["chain_secret"]))
+        assert seat["hidden_secret"] == h.hex()
+        hs.append(h)
+        ops = {t: sha(b"lanopoli/1/hidden-open\x00", h, t.to_bytes(2, "big"))[:16] for t in range(bills + 12)}
+        blob = b"".join(sha(b"lanopoli/1/hidden-leaf\x00", gid, bytes((i,)), t.to_bytes(2, "big"), op)
+                        for t, op in ops.items())
+        assert seat["leaves_sha256"] == sha(blob).hex()
+        for t, op in seat["openings"].items():
+            assert op == ops[int(t)].hex()
+            assert seat["shares"][t] == int.from_bytes(ops[int(t)][:4], "big")
+            assert seat["leaves"][t] == blob[32 * int(t):32 * int(t) + 32].hex()
+    stack = [500, 500, 100, 100, 100, 50, 50, 50, 20, 10, 10, 10]  # §E8 "Bill ids"
+    for t, st in v["status"].items():
+        total = sum(s["shares"][t] for s in v["seats"]) % m
+        assert st["sum"] == total
+        if int(t) < bills:
+            den = stack[int(t) % 12] if int(t) < 72 else st["den"]
+            assert st["den"] == den
+            assert st["threshold"] == m * 1 // (10 if den == 500 else 5)
+            assert st["fake"] == (total < st["threshold"])
+        else:
+            assert st["fake_card"] == 2 * (int(t) - bills) + total % 2
+    ins = v["inspection"]
+    items = [i if k == "bill" else bills + i // 2 for k, i in ins["items"]]
+    assert ins["openings"] == b"".join(
+        sha(b"lanopoli/1/hidden-open\x00", hs[ins["seat"]], t.to_bytes(2, "big"))[:16] for t in items).hex()
+    d = v["delivery"]
+    xk = [X25519PrivateKey.from_private_bytes(sha(b"lanopoli/1/x25519\x00", f"vector-hidden-{i}".encode()))
+          for i in range(3)]
+    assert [s["x25519_public"] for s in v["seats"]] == [k.public_key().public_bytes_raw().hex() for k in xk]
+    shared = xk[d["sender"]].exchange(X25519PublicKey.from_public_bytes(xk[d["to"]].public_key().public_bytes_raw()))
+    assert d["x25519_shared"] == shared.hex()
+    aad = gid + bytes((d["sender"], d["to"])) + d["step"].to_bytes(8, "big")
+    key = sha(b"lanopoli/1/hidden-key\x00", shared, aad)
+    assert (d["aad"], d["key"]) == (aad.hex(), key.hex())
+    plain = b"".join(sha(b"lanopoli/1/hidden-open\x00", hs[d["sender"]], t.to_bytes(2, "big"))[:16]
+                     for t in d["items"])
+    assert d["plaintext"] == plain.hex()
+    assert d["ciphertext"] == ChaCha20Poly1305(key).encrypt(bytes(12), plain, aad).hex()
+    assert len(bytes.fromhex(d["ciphertext"])) == 16 + 16 * len(d["items"])
+
+
 # --- a complete game ------------------------------------------------------------------------
 
 def test_game_vector_replays_byte_for_byte(tmp_path):
@@ -180,10 +241,54 @@ def test_verify_json_of_the_sample_log():
     assert M.verify_json(VEC / "game.lnplog") == load("verify.json")
 
 
-@pytest.mark.parametrize("name", ["rng.json", "chain.json", "sig.json", "game.json", "verify.json"])
+@pytest.mark.parametrize("name", ["rng.json", "chain.json", "sig.json", "game.json", "verify.json", "hidden.json"])
 def test_vector_files_are_small_and_sorted(name):
     """Vector files are the generator's canonical dump (sorted keys), so a regeneration diff
     shows only real changes."""
     text = (VEC / name).read_text()
     assert text == json.dumps(json.loads(text), indent=1, sort_keys=True) + "\n"
     assert (VEC / "game.lnplog").stat().st_size < 200_000
+
+
+# --- §N2.2 channel keys and datagram MACs -------------------------------------------------------
+
+def test_channel_vectors_match_the_code():
+    assert M.compute_channel() == load("channel.json")
+
+
+def test_channel_vectors_match_the_spec_text():
+    """protocol.md §N2.2 with independent code: X25519 (cryptography), HKDF-SHA256 written out
+    from RFC 5869 with the standard library's hmac, the per-direction keys by the order of the
+    public keys, the tag over every byte before it, the three datagram forms of §N2, and the
+    §C12.2 leaves digest."""
+    import hmac
+
+    from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
+
+    v = load("channel.json")
+    priv = [X25519PrivateKey.from_private_bytes(bytes.fromhex(k)) for k in v["x25519_private"]]
+    pubs = [k.public_key().public_bytes_raw() for k in priv]
+    assert [p.hex() for p in pubs] == v["x25519_public"]
+    shared = priv[0].exchange(X25519PublicKey.from_public_bytes(pubs[1]))
+    assert shared == priv[1].exchange(X25519PublicKey.from_public_bytes(pubs[0]))
+    assert v["shared"] == shared.hex()
+    lo, hi = sorted(pubs)
+    info = b"lanopoli/1/channel\x00" + lo + hi
+    prk = hmac.digest(bytes(32), shared, "sha256")  # HKDF-Extract, salt = 32 zero bytes
+    t1 = hmac.digest(prk, info + b"\x01", "sha256")  # HKDF-Expand, L = 64
+    t2 = hmac.digest(prk, t1 + info + b"\x02", "sha256")
+    assert (v["info"], v["k_lo_hi"], v["k_hi_lo"]) == (info.hex(), t1.hex(), t2.hex())
+    host_is_lo = pubs[0] == lo
+    assert v["host_send"] == (t1 if host_is_lo else t2).hex()
+    assert v["join_send"] == (t2 if host_is_lo else t1).hex()
+    for name, key, magic in (("introduction_join_to_host", v["join_send"], 0xB3),
+                             ("authenticated_host_to_join", v["host_send"], 0xB2),
+                             ("pure_ack_join_to_host", v["join_send"], 0xB2)):
+        d = v[name]
+        header = bytes([magic, d["flags"]]) + b"".join(
+            d[f].to_bytes(4, "big") for f in ("src_epoch", "dst_epoch", "seq", "ack", "ack_bits"))
+        body = header + bytes.fromhex(d.get("key", "")) + bytes.fromhex(d.get("chunk", ""))
+        tag = hmac.digest(bytes.fromhex(key), body, "sha256")[:16]
+        assert d["datagram"] == (body + tag).hex() and d["tag"] == tag.hex()
+    assert v["introduction_join_to_host"]["key"] == pubs[1].hex()
+    assert v["leaves_digest"] == sha(b"lanopoli/1/hidden-leaves\x00", bytes.fromhex(v["leaves"])).hex()

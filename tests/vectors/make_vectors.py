@@ -22,6 +22,11 @@ Files (all JSON: bytes as lowercase hex strings, keys sorted):
 * ``game.lnplog`` — the game log of that game (§C6, byte-identical on every peer).
 * ``verify.json`` — ``lanopoli verify --json game.lnplog`` without the two run-dependent keys
   ``log`` (the path) and ``seconds`` (the time taken).
+* ``channel.json`` — §N2.2: pairwise channel keys of two demo identities, an introduction, an
+  authenticated datagram and a pure ack byte for byte; §C12.2 a leaves digest.
+* ``hidden.json`` — §C12: three demo seats' hidden secrets, openings, shares and leaves of a few
+  items, statuses from the summed shares, an inspection's openings field, and one private
+  delivery written out (X25519 secret, key, AAD, plaintext, ciphertext).
 """
 
 from __future__ import annotations
@@ -151,6 +156,62 @@ def compute_sig() -> dict:
             "digest": step_digest([other, body]).hex()}
 
 
+#: Items of hidden.json: bills 0 (500), 2 (100), 5 (50), 8 (20), 9 (10), the last bill, then
+#: Imprevisti pairs 0 and 11 (items B and B + 11).
+HIDDEN_ITEMS = (0, 2, 5, 8, 9, 351, 352, 363)
+
+
+def compute_hidden() -> dict:
+    """§C12.1/§C12.4/§C12.5 vectors for a 3-seat niente-e-come-sembra game id: per seat the demo
+    chain secret SHA-256("vector-hidden-<i>"), its hidden secret, the SHA-256 of its whole leaf
+    blob (B + P leaves) and, for HIDDEN_ITEMS, opening, share and leaf; per item the sum of the
+    shares mod M and the status (bill: fake iff sum < T(den); pair p: which card is fake); the
+    openings field of seat 1 at an inspection of bill 24 then card 18; a delivery from seat 0 to
+    seat 2 at step 7 of items 0, 5 and 352 (identities Identity.from_seed("vector-hidden-<i>"))."""
+    from p2p import hidden as H
+
+    state = E.new_game("niente-e-come-sembra", 3)
+    lay = H.layout_of_state(state)
+    gid = _h("vector hidden game id")[:16]
+    idents = [Identity.from_seed(f"vector-hidden-{i}".encode()) for i in range(3)]
+    chains = [_h(f"vector-hidden-{i}") for i in range(3)]
+    hs = [H.hidden_secret(c) for c in chains]
+    seats = []
+    for i in range(3):
+        ops = {str(t): H.opening(hs[i], t) for t in HIDDEN_ITEMS}
+        seats.append({"chain_secret": chains[i].hex(), "hidden_secret": hs[i].hex(),
+                      "x25519_public": idents[i].x25519_public_key.hex(),
+                      "leaves_sha256": hashlib.sha256(H.make_leaves(hs[i], gid, i, lay.items)).hexdigest(),
+                      "openings": {t: op.hex() for t, op in ops.items()},
+                      "shares": {t: H.share_of(op) for t, op in ops.items()},
+                      "leaves": {t: H.leaf(gid, i, int(t), op).hex() for t, op in ops.items()}})
+    status = {}
+    for t in HIDDEN_ITEMS:
+        total = sum(H.share_of(H.opening(h, t)) for h in hs) % H.MODULUS
+        if t < lay.bills:
+            status[str(t)] = {"den": lay.den[t], "threshold": lay.threshold[lay.den[t]], "sum": total,
+                              "fake": lay.is_fake("bill", t, total)}
+        else:
+            p = t - lay.bills
+            status[str(t)] = {"pair": p, "sum": total,
+                              "fake_card": 2 * p + (1 if lay.is_fake("card", 2 * p + 1, total) else 0)}
+    inspection = [["bill", 24], ["card", 18]]
+    field = b"".join(H.opening(hs[1], lay.item_of(k, i)) for k, i in inspection)
+    sender, to, step, items = 0, 2, 7, [0, 5, 352]
+    shared = idents[sender].x25519_exchange(idents[to].x25519_public_key)
+    key = H.delivery_key(shared, gid, sender, to, step)
+    plain = b"".join(H.opening(hs[sender], t) for t in items)
+    return {"spec": "protocol.md §C12.1, §C12.4, §C12.5", "game_id": gid.hex(),
+            "edition": "niente-e-come-sembra", "bills": lay.bills, "pairs": lay.pairs,
+            "modulus": H.MODULUS, "seats": seats, "status": status,
+            "inspection": {"seat": 1, "items": inspection, "openings": field.hex()},
+            "delivery": {"sender": sender, "to": to, "step": step, "items": items,
+                         "x25519_shared": shared.hex(), "key": key.hex(),
+                         "aad": (gid + bytes((sender, to)) + step.to_bytes(8, "big")).hex(),
+                         "plaintext": plain.hex(),
+                         "ciphertext": H.seal_delivery(key, gid, sender, to, step, plain).hex()}}
+
+
 def play_game(seeds: tuple[str, str], log_path: Path) -> dict:
     """Run the lobby and a whole lockstep game of two in-memory peers (no loss, every seat's
     input chosen by ``engine.bots.choose(state, seat)``), writing seat 0's log to ``log_path``.
@@ -222,10 +283,61 @@ def _dump(path: Path, obj: dict) -> None:
     path.write_text(json.dumps(obj, indent=1, sort_keys=True) + "\n")
 
 
+def compute_channel() -> dict:
+    """§N2, §N2.2 vectors (channel.json): the pairwise keys of the demo identities
+    ``vector-host-0`` and ``vector-join-0`` (X25519 private keys as in §C2), an authenticated
+    DATA datagram from the host, an introduction from the joiner and its pure ack, and (§C12.2)
+    the leaves digest of 64 bytes of leaves."""
+    from p2p import transport as T
+    from p2p.channel_auth import KeyCache
+    from p2p.hidden import leaves_digest
+
+    seeds = (b"vector-host-0", b"vector-join-0")
+    ids = [Identity.from_seed(s) for s in seeds]
+    host, join = ids
+    lo, hi = sorted((host.x25519_public_key, join.x25519_public_key))
+    shared = host.x25519_exchange(join.x25519_public_key)
+    hk, jk = KeyCache(host).pinned(join.x25519_public_key), KeyCache(join).pinned(host.x25519_public_key)
+    a, b = ("127.0.0.1", 1), ("127.0.0.1", 2)
+    ep_h = T.Endpoint(epoch=0x01020304, keys=KeyCache(host))
+    ep_j = T.Endpoint(epoch=0x0A0B0C0D, keys=KeyCache(join))
+    ep_j.pin(a, host.x25519_public_key)
+    ep_j.send(a, b"JOIN?")
+    intro = ep_j.datagrams_to_send(0.0)[0][0]
+    assert ep_h.receive_datagram(intro, b, 0.0) == [(b, b"JOIN?")]
+    ep_h.send(b, b"STATUS!")
+    auth = ep_h.datagrams_to_send(0.0)[0][0]
+    assert ep_j.receive_datagram(auth, a, 0.0) == [(a, b"STATUS!")]
+    (ack, _), = ep_j.datagrams_to_send(1.0)  # the joiner's pure ack, no longer an introduction
+    leaves = bytes(range(64))
+
+    def fields(d: bytes) -> dict:
+        magic, flags, src, dst, seq, ack, bits = T.HEADER.unpack_from(d)
+        return {"magic": magic, "flags": flags, "src_epoch": src, "dst_epoch": dst, "seq": seq, "ack": ack,
+                "ack_bits": bits, "datagram": d.hex(), "tag": d[-16:].hex()}
+
+    return {"spec": "protocol.md §N2, §N2.2, §C12.2",
+            "demo_seeds": [s.decode() for s in seeds],
+            "x25519_private": [hashlib.sha256(b"lanopoli/1/x25519\x00" + s).hexdigest() for s in seeds],
+            "x25519_public": [i.x25519_public_key.hex() for i in ids],
+            "lo": lo.hex(), "hi": hi.hex(), "shared": shared.hex(),
+            "info": (b"lanopoli/1/channel\x00" + lo + hi).hex(),
+            "k_lo_hi": (hk.send if host.x25519_public_key == lo else hk.recv).hex(),
+            "k_hi_lo": (hk.recv if host.x25519_public_key == lo else hk.send).hex(),
+            "host_send": hk.send.hex(), "join_send": jk.send.hex(),
+            "introduction_join_to_host": dict(fields(intro), chunk=b"JOIN?".hex(),
+                                              key=join.x25519_public_key.hex()),
+            "authenticated_host_to_join": dict(fields(auth), chunk=b"STATUS!".hex()),
+            "pure_ack_join_to_host": fields(ack),
+            "leaves": leaves.hex(), "leaves_digest": leaves_digest(leaves).hex()}
+
+
 def main() -> None:
     _dump(HERE / "rng.json", compute_rng())
     _dump(HERE / "chain.json", compute_chain())
     _dump(HERE / "sig.json", compute_sig())
+    _dump(HERE / "channel.json", compute_channel())
+    _dump(HERE / "hidden.json", compute_hidden())
     best = None
     with tempfile.TemporaryDirectory() as tmp:
         for i, seeds in enumerate(GAME_CANDIDATES):
