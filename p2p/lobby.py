@@ -6,18 +6,22 @@ Theory of operation
    options. The host is seated like everyone else.
 2. A joiner (``Lobby.join``) sends a signed JOIN to the host's address: its Ed25519 and X25519
    public keys, name, hash-chain head, seed commitment and bot flag. The host answers STATUS
-   (seats taken) to everyone in the lobby, or REJECT (full, wrong game, wrong version).
+   (seats taken) to everyone in the lobby, or REJECT (a code: full, wrong version, other keys),
+   both signed by the host and checked by the joiner against the keys of the host's advert.
    A joiner may LEAVE before the lobby is full.
+   Every message is checked (game id, phase, sender, channel key, signature) before it may
+   change, abort or blame anything (``receive_message``); see protocol.md §C2.2 "Checks".
 3. When all seats are taken the host fixes the setup — protocol version, game id, edition,
    seats, chain length, options, players **ordered by Ed25519 public key bytes ascending** —
    and sends a PROPOSAL (setup bytes + every seat's UDP endpoint) to every joiner.
 4. From here the rules are the same for every seat (the host has no special role): each seat
    checks the setup (its own entry is exactly what it sent, order, version, sizes) and sends
    SETUP_SIG (its signature over the setup hash) to every other seat.
-5. A seat that holds all N valid setup signatures sends SEED (its seed secret) to every other
-   seat. Nobody reveals before every commitment is locked by everyone's signature.
-6. When all N signatures and N reveals (SHA-256(secret) == commitment) are verified, the game
-   starts: ``GameStarted`` carries the setup, our seat, the game seed and the endpoints;
+5. A seat that holds all N valid setup signatures sends SEED (its seed secret; with hidden
+   information also the digest of every seat's leaves it holds) to every other seat. Nobody
+   reveals before every commitment is locked by everyone's signature.
+6. When all N signatures and N reveals (SHA-256(secret) == commitment, the same leaves digests
+   as ours) are verified, the game starts: ``GameStarted`` carries the setup, our seat, the game seed and the endpoints;
    ``start_session`` builds the ``LockstepSession`` and ``log_header`` the game log header.
 
 Phases: ``joining`` (joiner, before STATUS) -> ``waiting`` -> ``signing`` -> ``revealing`` ->
