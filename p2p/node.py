@@ -391,6 +391,7 @@ class Node:
                                         game_id=want, name=name, bot=cfg.local_input is None,
                                         demo_seed=cfg.demo_seed, now=self.loop.time(),
                                         chain_length=cfg.chain_length, host_keys=cfg.host_keys)
+                self.link.endpoint.accept_plain = cfg.host_keys is None  # as below
                 self._pump_lobby()
                 return
 

@@ -529,6 +529,7 @@ class NetGame(_DriverBase):
             bot = NetGame(dict(role="join", bind=self.cfg.get("bind", "127.0.0.1"),
                                interface=self.cfg.get("interface"), game_id=self.node.lobby.game_id,
                                host_addr=(str(addr[0]), int(addr[1])), name=f"Bot {i + 1}",
+                               host_keys=(self.node.identity.public_key, self.node.identity.x25519_public_key),
                                log_dir=None, linger=0.2), HumanSeat(pace=self.bot_pace))
             bot.human.set_autoplay(True)
             task = asyncio.ensure_future(bot.run())
@@ -644,7 +645,9 @@ class NetLobby:
 
     def join(self, name: str, ad: Any) -> NetGame:
         """A NetGame joining the advertised game ``ad``."""
-        return NetGame(self._cfg(name, role="join", game_id=ad.game_id, host_addr=(ad.address, ad.port)))
+        keys = None if ad.public_key is None else (ad.public_key, ad.x25519_key)  # protocol.md §N3
+        return NetGame(self._cfg(name, role="join", game_id=ad.game_id, host_addr=(ad.address, ad.port),
+                                 host_keys=keys))
 
     def join_code(self, name: str, code: str) -> NetGame:
         """A NetGame joining by hand (``parse_join_code``; ValueError if malformed)."""
