@@ -1,4 +1,4 @@
-"""The engine playthroughs (tests/vectors/playthroughs/, protocol.md "Engine conformance") and
+"""The engine playthroughs (tests/vectors/playthroughs/, protocol.md §E9 "Engine conformance") and
 the initial states (tests/vectors/initial_states.json) still hold, step by step.
 
 Each file is replayed against the engine: at every step the pending kind, chance flag and
@@ -143,6 +143,24 @@ def test_initial_states_match_the_engine():
     text = P.INITIAL.read_text()
     assert json.loads(text) == P.compute_initial_states()
     assert text == json.dumps(json.loads(text), indent=1, sort_keys=True) + "\n"
+
+
+def test_state_after_step_0_is_the_playthroughs():
+    """after_step_0 is step 0 of the g0 playthrough (same beacon, same hash), and §E9's
+    description holds: phase roll, turn 1, doubles 0, d1 = d2 = 0, the starter is the seat the
+    last FirstPlayerRolled event names highest."""
+    for name, per in json.loads(P.INITIAL.read_text())["states"].items():
+        for n, v in per.items():
+            after = v["after_step_0"]
+            step0 = P.read(P.OUT / P.Game(name, int(n), "g0", {}, None).filename)[1]
+            assert (after["beacon"], after["hash"]) == (step0["beacon"], step0["hash"])
+            raw = bytes.fromhex(after["state"])
+            assert hashlib.sha256(raw).hexdigest() == after["hash"]
+            a = msgpack.unpackb(raw)
+            tied, totals = [e for e in step0["events"] if e[0] == "FirstPlayerRolled"][-1][1:]
+            starter = tied[totals.index(max(totals))]
+            assert a[3:9] == [1, starter, 1, 0, 0, 0]
+            assert ["TurnStarted", starter] in step0["events"]
 
 
 def test_initial_states_follow_the_spec_text():

@@ -1,13 +1,14 @@
-"""Generate the engine playthroughs (protocol.md "Engine conformance"): whole seeded bot games
+"""Generate the engine playthroughs (protocol.md §E9 "Engine conformance"): whole seeded bot games
 written step by step as data, the conformance suite of a port of ``engine/`` and
 ``engine/bots/``; plus ``initial_states.json``, the initial state of every edition and seat
-count. Deterministic: the same code gives byte-identical files. Regenerate after a change to
+count and the state after its step 0. Deterministic: the same code gives byte-identical files. Regenerate after a change to
 the rules, the edition data, the bots or the encoding (a protocol version bump, protocol.md §E0):
 
     /work/venv/bin/python tests/vectors/make_playthroughs.py
 
 and commit ``tests/vectors/playthroughs/`` and ``tests/vectors/initial_states.json`` with the
 change. ``tests/engine/test_playthroughs.py`` replays every file against the engine.
+protocol.md §E9 ("Engine conformance") says what a compatible engine must match.
 
 Games (``GAMES``): for every edition of ``engine.EDITIONS`` and every seat count from its
 ``min_players`` to its ``max_players``, ``GAMES_PER_SEATING`` games without options (tags
@@ -234,15 +235,21 @@ def read(path: Path) -> list[dict]:
 
 def compute_initial_states() -> dict:
     """Per edition and seat count: the encoding of ``new_game(edition, seats)`` (hex) and its
-    hash (protocol.md "Engine conformance", §E4)."""
+    hash, and ``after_step_0``: the beacon of step 0 of the playthrough ``g0`` of that edition
+    and seat count, the encoding of the state after that first_player step and its hash
+    (protocol.md §E9, §E4)."""
     out = {}
     for name, ed in E.EDITIONS.items():
         per = {}
         for n in range(ed.min_players, ed.max_players + 1):
             s = E.new_game(name, n)
-            per[str(n)] = {"state": E.encode_state(s).hex(), "hash": E.state_hash(s).hex()}
+            b = beacon(Game(name, n, "g0", {}, None).label, 0)
+            s1, _ = E.apply_chance(s, b)
+            per[str(n)] = {"state": E.encode_state(s).hex(), "hash": E.state_hash(s).hex(),
+                           "after_step_0": {"beacon": b.hex(), "state": E.encode_state(s1).hex(),
+                                            "hash": E.state_hash(s1).hex()}}
         out[name] = per
-    return {"spec": "protocol.md §E4, Engine conformance", "states": out}
+    return {"spec": "protocol.md §E9, §E4", "states": out}
 
 
 def main() -> None:
