@@ -1,0 +1,49 @@
+"""Pairwise channel keys (protocol.md §N2.2): symmetric derivation, one key per direction,
+refused keys, the cache and the rate limit of keys offered by strangers."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from p2p.channel_auth import INTRO_BURST, INTRO_RATE, KeyCache, derive_pair_keys, mac, mac_ok
+from p2p.identity import Identity
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.binary(min_size=1, max_size=8), st.binary(min_size=1, max_size=8))
+def test_both_sides_derive_the_same_keys_one_per_direction(sa, sb):
+    a, b = Identity.from_seed(b"a" + sa), Identity.from_seed(b"b" + sb)
+    ka = KeyCache(a).pinned(b.x25519_public_key)
+    kb = KeyCache(b).pinned(a.x25519_public_key)
+    assert ka.send == kb.recv and ka.recv == kb.send and ka.send != ka.recv
+    assert ka.peer_xk == b.x25519_public_key and kb.peer_xk == a.x25519_public_key
+
+
+def test_equal_or_bad_keys_are_refused():
+    a = Identity.from_seed(b"a")
+    with pytest.raises(ValueError):
+        derive_pair_keys(bytes(32), a.x25519_public_key, a.x25519_public_key)
+    cache = KeyCache(a)
+    assert cache.pinned(a.x25519_public_key) is None  # our own key
+    assert cache.pinned(bytes(32)) is None  # a low-order point: all-zero shared secret
+    assert cache.pinned(b"short") is None
+    assert cache.stats["bad_key"] == 3
+
+
+def test_introduced_keys_are_rate_limited_but_cached_ones_are_free():
+    cache = KeyCache(Identity.from_seed(b"me"))
+    peers = [Identity.from_seed(b"p%d" % i).x25519_public_key for i in range(INTRO_BURST + 10)]
+    got = [cache.introduced(xk, 0.0) for xk in peers]
+    assert sum(k is not None for k in got) == INTRO_BURST
+    assert cache.stats["intro_limited"] == 10
+    assert cache.introduced(peers[0], 0.0) is not None  # cached: no token needed
+    later = 3 / INTRO_RATE  # three tokens later
+    assert sum(cache.introduced(xk, later) is not None for xk in peers[INTRO_BURST:]) == 3
+    assert cache.pinned(peers[-1]) is not None  # pinned keys are never limited
+
+
+def test_mac_is_truncated_hmac_and_checked_in_constant_time():
+    key = bytes(range(32))
+    tag = mac(key, b"datagram")
+    assert len(tag) == 16 and mac_ok(key, b"datagram", tag)
+    assert not mac_ok(key, b"datagrap", tag) and not mac_ok(bytes(32), b"datagram", tag)
