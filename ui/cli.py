@@ -109,6 +109,18 @@ def _drop_timeout(text: str) -> int:
     return value
 
 
+def _port(text: str) -> int:
+    """argparse type for --port: a TCP port, 1..65535."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(_("{value!r} is not a whole number").format(value=text)) from None
+    if not 0 < value < 65536:
+        raise argparse.ArgumentTypeError(_("must be between {low} and {high}, not {value}").format(
+            low=1, high=65535, value=value))
+    return value
+
+
 def _minutes(text: str) -> float:
     """argparse type for --timed: minutes, more than 0 and at most 1440 (fractions allowed)."""
     try:
@@ -227,6 +239,10 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--name", help=_("player name shown to the others"))
     play.add_argument("--log-dir", type=Path, help=_("directory for the game log"))
     play.add_argument("--config-dir", type=Path, help=_("directory of this player's keys"))
+    play.add_argument("--browser", action="store_true",
+                      help=_("play in a browser tab instead of the terminal (served on 127.0.0.1 only)"))
+    play.add_argument("--port", type=_port, default=None,
+                      help=_("with --browser: the local port of the page (default: a free one)"))
     play.set_defaults(run=_cmd_play)
     return parser
 
@@ -249,6 +265,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help or a usage error: argparse already printed
         return int(exc.code or 0) if isinstance(exc.code, int) else EXIT_USAGE
+    args.argv = argv  # ``play --browser`` runs the same command in each browser tab
     try:
         return args.run(args)
     except UsageError as exc:
@@ -353,7 +370,22 @@ def _cmd_join(args: argparse.Namespace) -> int:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
-    """``lanopoli play``: the Textual terminal UI (ui/app.py)."""
+    """``lanopoli play``: the Textual terminal UI (ui/app.py); with ``--browser`` the same UI
+    served on 127.0.0.1 to a browser tab (ui/browser.py)."""
+    if args.browser:
+        from ui import browser
+        from ui.peer import resolve_endpoint
+
+        resolve_endpoint(args)  # a bad --interface/--bind fails here, not in each tab
+        port = args.port or browser.free_port()
+        print(_("lanopoli is at http://{host}:{port} (this computer only); Ctrl+C stops it.").format(
+            host=browser.HOST, port=port), file=sys.stderr)
+        try:
+            browser.serve(browser.play_command(args.argv), port)
+        except OSError as exc:
+            raise UsageError(_("cannot serve the page on {host}:{port}: {error}").format(
+                host=browser.HOST, port=port, error=exc.strerror or exc)) from exc
+        return EXIT_OK
     from ui.app import run_play
 
     return run_play(args)
