@@ -151,3 +151,50 @@ def test_play_joins_three_bot_peers_and_reaches_the_standings(tmp_path: Path) ->
                 p.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 p.kill()
+
+
+def test_play_at_120x40_shows_the_money_and_q_asks_before_leaving(tmp_path: Path) -> None:
+    """Issue 11 (a): at 120×40 — the smallest wide layout, where the players panel used to be
+    off-screen — join a game hosted by a bot peer, see our money and whose turn it is; ``q``
+    asks first and ``n`` keeps us in the game; ``q`` then ``y`` leaves."""
+    env = dict(os.environ, LANG="en_US.UTF-8", LANGUAGE="", LC_ALL="", TERM="xterm-256color")
+    repo = Path(__file__).resolve().parents[2]
+    session = f"lanopoli-{uuid.uuid4().hex[:8]}"
+    host = subprocess.Popen([*LANOPOLI, "host", "--seats", "2", "--bind", "127.0.0.1", "--name", "Giulia",
+                             "--log-dir", str(tmp_path / "giulia"), "--config-dir", str(tmp_path / "k0"),
+                             "--progress-json"], cwd=repo, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    try:
+        hosting = json.loads(host.stdout.readline())
+        cmd = " ".join([*LANOPOLI, "play", "--lang", "en", "--bind", "127.0.0.1", "--name", "Marco",
+                        "--log-dir", str(tmp_path / "marco"), "--config-dir", str(tmp_path / "k1")])
+        pythonpath = f"PYTHONPATH={shlex.quote(os.environ['PYTHONPATH'])} " if os.environ.get("PYTHONPATH") else ""
+        _tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "40", "-c", str(repo),
+              f"env {pythonpath}LANG=en_US.UTF-8 TERM=xterm-256color {cmd}; echo PLAY-EXITED; sleep 600")
+        _wait_screen(session, hosting["game_id"][:8], 60)
+        _tmux("send-keys", "-t", session, "i")
+        _wait_screen(session, "Type the code the host's screen shows", 10)
+        _tmux("send-keys", "-t", session, "-l", f"{hosting['address']}:{hosting['port']}/{hosting['game_id']}")
+        _tmux("send-keys", "-t", session, "Enter")
+        game = _wait_screen(session, "You: €", 60)
+        assert "Marco (you)" in game and "Giulia" in game
+        assert "Your turn" in game or "Turn: Giulia" in game
+        _tmux("send-keys", "-t", session, "q")
+        _wait_screen(session, "Leave the game?", 10)
+        _tmux("send-keys", "-t", session, "n")
+        deadline = time.monotonic() + 10
+        while "Leave the game?" in _screen(session) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        still = _screen(session)
+        assert "Leave the game?" not in still and "You: €" in still and "PLAY-EXITED" not in still
+        _tmux("send-keys", "-t", session, "q")
+        _wait_screen(session, "Leave the game?", 10)
+        _tmux("send-keys", "-t", session, "y")
+        _wait_screen(session, "PLAY-EXITED", 30)
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+        host.terminate()
+        try:
+            host.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            host.kill()
