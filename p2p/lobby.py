@@ -386,6 +386,11 @@ class Lobby:
             return
         known = self._joined.get(p.public_key)
         if known is not None and known[0] == p:
+            if addr != known[1] and peer_key != p.x25519_key:
+                # A replayed JOIN from elsewhere would move the player's address (and cut it off):
+                # only a channel keyed with the player's own X25519 key may do that.
+                self._drop("moved_unproven")
+                return
             if self.phase == WAITING:  # a repeated join: refresh its address, answer again
                 self._joined[p.public_key] = (p, addr)
                 self._out.append((addr, self._status_msg()))

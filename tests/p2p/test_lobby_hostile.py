@@ -342,3 +342,19 @@ def test_two_different_signed_setup_sigs_from_one_seat_abort_with_evidence():
     host.receive_message(b, cheater, 0.0, key)
     assert host.phase == ABORTED
     assert any(isinstance(e, LobbyPeerMisbehaved) and "two different" in e.reason for e in drain(host))
+
+
+def test_replayed_join_from_elsewhere_does_not_move_the_player():
+    """A genuine JOIN replayed from another address over a plain channel is dropped; the same
+    JOIN over a channel keyed with the player's own key may move it (protocol.md §C2.2)."""
+    lobbies, ids = lobby_set(3)
+    host = lobbies[addr(0)]
+    (_, join), = lobbies[addr(1)].messages_to_send()
+    xk = ids[addr(1)].x25519_public_key
+    host.receive_message(join, addr(1), 0.0, xk)
+    host.messages_to_send()
+    host.receive_message(join, ("10.6.6.6", 6), 0.0, None)
+    assert addr(1) in host.peer_addresses() and ("10.6.6.6", 6) not in host.peer_addresses()
+    assert host.stats["moved_unproven"] == 1 and host.messages_to_send() == []
+    host.receive_message(join, ("127.0.0.1", 5999), 0.0, xk)
+    assert ("127.0.0.1", 5999) in host.peer_addresses()
