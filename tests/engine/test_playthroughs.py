@@ -145,6 +145,18 @@ def test_initial_states_match_the_engine():
     assert text == json.dumps(json.loads(text), indent=1, sort_keys=True) + "\n"
 
 
+def test_playthrough_beacons_follow_the_spec_text():
+    """§E9: the beacon of chance step k is SHA-256(label || 0x00 || k (8 B BE)), k counting every
+    step; recomputed here with hashlib for the g0 game of every edition."""
+    for name in E.EDITIONS:
+        lines = P.read(P.OUT / P.Game(name, 2, "g0", {}, None).filename)
+        label = lines[0]["label"].encode()
+        assert lines[0]["label"] == f"lanopoli/playthrough/{name}/2/g0"
+        chance = [x for x in lines[1:-1] if "beacon" in x]
+        assert chance and all(x["beacon"] == hashlib.sha256(label + b"\x00" + x["k"].to_bytes(8, "big")).hexdigest()
+                              for x in chance)
+
+
 def test_state_after_step_0_is_the_playthroughs():
     """after_step_0 is step 0 of the g0 playthrough (same beacon, same hash), and §E9's
     description holds: phase roll, turn 1, doubles 0, d1 = d2 = 0, the starter is the seat the
@@ -164,7 +176,7 @@ def test_state_after_step_0_is_the_playthroughs():
 
 
 def test_initial_states_follow_the_spec_text():
-    """From the text of protocol.md §E4/§E8 "Engine conformance": the hash is SHA-256 of the
+    """From the text of protocol.md §E4 and §E9 "Engine conformance": the hash is SHA-256 of the
     bytes, the array has 43 elements, phase 0 (first_player), turn 0, d1 = d2 = 0, bank = −n ×
     start cash, decks in card order; niente's nx: 13 arrays, seat i's wallet = stack i (ids 12i..
     12i+11), the empty seats' stacks then the bank's bills in the pile, in id order."""

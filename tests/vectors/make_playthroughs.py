@@ -12,9 +12,10 @@ protocol.md §E9 ("Engine conformance") says what a compatible engine must match
 
 Games (``GAMES``): for every edition of ``engine.EDITIONS`` and every seat count from its
 ``min_players`` to its ``max_players``, ``GAMES_PER_SEATING`` games without options (tags
-``g0``, ``g1``, ...); and per edition, at 4 seats, the games of ``OPTION_GAMES`` (tag ``pot``:
-free-parking pot and double VIA! salary; tag ``timed``: no auctions, and, in editions with a
-timed game, ``timed_minutes`` 60 with the clocks of ``TIMEUP_FROM``).
+``g0``, ``g1``, ...); and per edition, at 4 seats, the games of ``option_games`` (tag ``pot``:
+free-parking pot and double VIA! salary; tag ``timed`` in editions with a timed game: no
+auctions and ``timed_minutes`` 60 with the clocks of ``TIMEUP_FROM``, else tag ``noauctions``:
+no auctions).
 
 A game's ``label`` is ``"lanopoli/playthrough/<edition>/<seats>/<tag>"``. Everything random in
 it derives from that label:
@@ -111,7 +112,7 @@ def option_games(edition: str) -> list[Game]:
     if ed.timed_game:
         out.append(Game(edition, OPTION_SEATS, "timed", {"no_auctions": True, "timed_minutes": 60}, TIMEUP_FROM))
     else:
-        out.append(Game(edition, OPTION_SEATS, "timed", {"no_auctions": True}, None))
+        out.append(Game(edition, OPTION_SEATS, "noauctions", {"no_auctions": True}, None))
     return out
 
 
