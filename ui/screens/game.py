@@ -173,7 +173,7 @@ class GameScreen(Screen):
                 name=d.names[s.current], to_name=to_name(d.names[s.current])))
         left = d.turn_left()
         if left is not None:
-            parts.append(_("Time to decide: {seconds:.0f} s").format(seconds=left))
+            parts.append(_("{seconds:.0f} s left to decide").format(seconds=left))
         w = d.waiting()
         if w is not None:
             seats, seconds = w
