@@ -21,7 +21,7 @@ from typing import Any
 
 from . import const as C
 from .errors import WireError
-from .gamelog import KIND_DROP, KIND_STEP
+from .gamelog import KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_STEP
 from .wire import MSG_CATCHUP_REQ, MSG_CATCHUP_RESP, MSG_HINT, MSG_STEP, CatchupResponse, open_envelope, seal, unpack
 
 #: Bytes a record adds to the response around its payload (msgpack array and bin headers).
@@ -135,6 +135,9 @@ def ingest_response(sess: Any, r: CatchupResponse, now: float) -> str | None:
     for kind, payload in r.records:
         if sess.phase != "running":
             break
+        if kind in (KIND_COMPLAINT, KIND_ABANDON):
+            sess.receive_message(payload, now)  # a signed message of its own: the live checks
+            continue
         try:
             f = unpack(payload)
             step = f[0]

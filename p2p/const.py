@@ -29,6 +29,8 @@ DOMAIN_CATCHUP_REQ = b"catchup-req"
 DOMAIN_CATCHUP_RESP = b"catchup-resp"
 DOMAIN_HINT = b"hint"
 DOMAIN_ALIVE = b"alive"
+DOMAIN_ABANDON = b"abandon"
+DOMAIN_COMPLAINT = b"complaint"
 #: Hash domains (not signatures): setup hash and per-step digest.
 HASH_SETUP = b"lanopoli/1/setup\x00"
 HASH_DIGEST = b"lanopoli/1/digest\x00"
@@ -40,6 +42,8 @@ GAME_ID_LEN = 16
 KEY_LEN = 32  # Ed25519 and X25519 raw public keys
 SIG_LEN = 64
 HASH_LEN = 32
+#: Bytes of one escrow share (Shamir over GF(2^521 - 1), p2p/threshold.py; protocol.md §C8.2).
+SHARE_LEN = 66
 #: A step message must fit one Ethernet frame with UDP/IP and transport headers to spare.
 MAX_STEP_MSG = 1200
 #: Lobby messages travel over the reliable transport, which fragments them.
@@ -134,6 +138,8 @@ CATCHUP_MAX_RECORDS = 200
 CATCHUP_MAX_BYTES = 40 * 1024
 #: Largest catch-up response envelope accepted.
 MAX_CATCHUP_MSG = 64 * 1024
+#: Largest COMPLAINT envelope: two step-sized evidence envelopes, a key and headers (protocol.md §C8.8).
+MAX_COMPLAINT_MSG = 2 * MAX_STEP_MSG + 200
 #: Steps one request may ask for.
 CATCHUP_MAX_STEPS = 1 << 20
 

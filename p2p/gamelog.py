@@ -37,6 +37,12 @@ KIND_DROP = 2
 #: Own-message log only (``OwnLog``): msgpack [step, our STEP envelope], written before the
 #: message is first sent, so a restarted peer re-sends exactly what it signed.
 KIND_OWN = 3
+#: The game ended as abandoned (protocol.md §C8.7): payload = the signed ABANDON envelope; the
+#: last record of the log.
+KIND_ABANDON = 4
+#: A proven complaint (protocol.md §C8.8): payload = the signed COMPLAINT envelope, written when
+#: the peer made or accepted it (before the records of the step it belongs to).
+KIND_COMPLAINT = 5
 _HEAD = struct.Struct(">IB")
 _CRC = struct.Struct(">I")
 
@@ -76,6 +82,14 @@ class LogWriter:
         """Append a DROP record (``seat_loss.drop_record`` bytes) and flush. It belongs to step
         ``self.steps`` (the next step record)."""
         self._write(KIND_DROP, payload)
+
+    def append_abandon(self, envelope: bytes) -> None:
+        """Append the ABANDON record (the signed envelope) that ends the game, and flush."""
+        self._write(KIND_ABANDON, envelope)
+
+    def append_complaint(self, envelope: bytes) -> None:
+        """Append a COMPLAINT record (the signed envelope) and flush."""
+        self._write(KIND_COMPLAINT, envelope)
 
     @classmethod
     def reopen(cls, path: str | os.PathLike[str], good_end: int, steps: int, *,

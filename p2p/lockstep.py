@@ -18,7 +18,12 @@ message), so messages for steps k+1 .. k+STEP_WINDOW-1 are buffered, older steps
 Phases, role-agnostic (no seat has special rules)::
 
     running --all messages of the last step applied, engine terminal--> finished
-    running --Desync | Equivocation | CheatDetected | BeaconExhausted--> halted
+    running --we or (no drop possible) another seat signed ABANDON--> abandoned
+    running --Desync | Equivocation after applying | unprovable CheatDetected | BeaconExhausted--> halted
+
+A provably bad signed message of another seat (equivocation, a bad reveal, a bad escrow) does
+not halt: the evidence goes to every seat in a COMPLAINT and the culprit is voted out
+(``complaints.py``, protocol.md §C8.8).
 
 In ``finished`` the session still answers stragglers' old-step messages; in ``halted`` it
 ignores all input. Bad bytes and bad signatures never change the phase: they are dropped and
@@ -45,22 +50,25 @@ from typing import Any, NamedTuple, Sequence
 from . import const as C
 from .beacon import HashChain, beacon as make_beacon
 from .catchup import CatchUp, ingest_response
+from .complaints import BAD_ESCROW, BAD_STEP, EQUIVOCATION, Complaints, Proof, judge, make_complaint
 from .disputes import Disputes
 from .errors import LocalProtocolError, WireError
-from .gamelog import KIND_DROP, KIND_STEP
+from .gamelog import KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_STEP
 from .hidden import HiddenLedger, PrivateView, hidden_secret, layout_of_state
 from .identity import Identity
-from .seat_loss import RULE_BANKRUPT, DropInfo, SeatLoss, default_bot, drop_record
-from .session_events import (BeaconExhausted, CaughtUp, CheatDetected, Desync, Equivocation, GameOver,
-                             PeerMisbehaved, PeerStalled, SeatDropped, SeatDropVoted, SeatLost, StepApplied)
+from .seat_loss import RULE_BANKRUPT, UNDECIDED, DropInfo, SeatLoss, default_bot, drop_record
+from .session_events import (BeaconExhausted, CaughtUp, CheaterProven, CheatDetected, Desync, Equivocation,
+                             GameAbandoned, GameOver, PeerMisbehaved, PeerStalled, SeatDropped, SeatDropVoted,
+                             SeatLost, StepApplied)
 from .step_collect import Held, StepCollector, step_digest
-from .wire import (MSG_ALIVE, MSG_CATCHUP_REQ, MSG_CATCHUP_RESP, MSG_DROP, MSG_ESCROW, MSG_HINT, MSG_STEP,
-                   DropVote, Envelope, Escrow, Setup, StepBody, decode_alive, decode_catchup_req,
-                   decode_catchup_resp, decode_drop, decode_escrow, decode_hint, decode_step_body, engine_options,
-                   open_envelope, pack, seal, setup_hash as compute_setup_hash)
+from .wire import (MSG_ABANDON, MSG_ALIVE, MSG_CATCHUP_REQ, MSG_CATCHUP_RESP, MSG_COMPLAINT, MSG_DROP, MSG_ESCROW,
+                   MSG_HINT, MSG_STEP, Abandon, ComplaintMsg, DropVote, Envelope, Escrow, Setup, StepBody,
+                   decode_abandon, decode_alive, decode_catchup_req, decode_catchup_resp, decode_complaint,
+                   decode_drop, decode_escrow, decode_hint, decode_step_body, engine_options, open_envelope, pack,
+                   seal, setup_hash as compute_setup_hash)
 
-__all__ = ["BeaconExhausted", "CaughtUp", "CheatDetected", "Desync", "DropInfo", "Equivocation", "FINISHED",
-           "GameOver", "HALTED", "Held", "LockstepSession", "PeerMisbehaved", "PeerStalled", "RUNNING",
+__all__ = ["ABANDONED", "BeaconExhausted", "CaughtUp", "CheaterProven", "CheatDetected", "Desync", "DropInfo",
+           "Equivocation", "FINISHED", "GameAbandoned", "GameOver", "HALTED", "Held", "LockstepSession", "PeerMisbehaved", "PeerStalled", "RUNNING",
            "SeatDropVoted", "SeatDropped", "SeatLost", "StepApplied", "StepResult", "hidden_bot",
            "resolve_hidden", "resolve_step", "step_digest"]
 
@@ -69,6 +77,7 @@ _sha256 = hashlib.sha256
 RUNNING = "running"
 FINISHED = "finished"
 HALTED = "halted"
+ABANDONED = "abandoned"
 
 
 # --- step resolution (shared with verify.py) --------------------------------------------------
@@ -218,6 +227,9 @@ class LockstepSession:
         self.seats = SeatLoss(setup, my_seat, identity, chain.value(0), engine)
         self.catchup = CatchUp(identity, self.game_id, my_seat)
         self.disputes = Disputes()
+        self.complaints = Complaints()
+        #: Seats that signed ABANDON while a drop could still go on without them: voted out at once.
+        self._left: set[int] = set()
         #: Current step: seat -> when its last valid ALIVE of this step arrived (protocol.md §C8.3).
         self._heard: dict[int, float] = {}
         #: When we send our next ALIVE while our message of this step is not sent; None: never.
@@ -264,7 +276,7 @@ class LockstepSession:
             ("received", "accepted", "duplicate", "malformed", "wrong_type", "wrong_game", "bad_seat",
              "bad_signature", "stale", "too_far", "answered", "resent", "escrow", "drop_votes",
              "catchup_requests", "catchup_served", "catchup_records", "hints", "forwarded", "ignored",
-             "alive", "alive_sent"), 0)
+             "alive", "alive_sent", "complaints", "abandons"), 0)
         self._send_escrow()
         self._begin_step()
 
@@ -341,7 +353,7 @@ class LockstepSession:
         """When we will vote to drop a seat we still wait for and have not voted against yet
         (seconds, the caller's clock; ``vote_time``), or None if seat loss is off or no such
         seat is awaited."""
-        if not self.seat_loss or self.phase != RUNNING or self.spectator:
+        if not self.seats.drop_possible() or self.phase != RUNNING or self.spectator:
             return None
         times = [self.vote_time(i) for i in self.waiting_for()
                  if i != self.my_seat and not self.seats.has_voted(self.step, i)]
@@ -352,6 +364,8 @@ class LockstepSession:
         (protocol.md §C8.3): ``drop_timeout`` s after we last heard from it (the step's start or its
         last ALIVE), and at the latest ``turn_time`` s after the step's start (unless
         unlimited)."""
+        if seat in self._left or self.complaints.proven(seat) is not None:
+            return self._step_started  # it left, or cheated: no reason to wait (§C8.7, §C8.8)
         t = max(self._step_started, self._heard.get(seat, self._step_started)) + self.drop_timeout
         if self.turn_time:
             t = min(t, self._step_started + self.turn_time)
@@ -364,6 +378,18 @@ class LockstepSession:
         if not self.seat_loss or not self.turn_time or self.needs_local_input() is None:
             return None
         return self._step_started + self.turn_time
+
+    def paused(self) -> tuple[int, ...]:
+        """Seats we wait for with no drop to come from us (protocol.md §C8.3): seat loss on,
+        and either no drop is possible (two seats, or fewer than Q others active) or we
+        already voted against them. The game goes on from this step when they come back (or
+        when a quorum of votes arrives); () when we are not paused."""
+        if not self.seat_loss or self.phase != RUNNING or self.spectator:
+            return ()
+        k = self.step
+        possible = self.seats.drop_possible()
+        return tuple(i for i in self.waiting_for()
+                     if i != self.my_seat and (not possible or self.seats.has_voted(k, i)))
 
     def _keepalive_interval(self) -> float:
         return min(C.KEEPALIVE_INTERVAL, self.drop_timeout / 3)
@@ -481,7 +507,9 @@ class LockstepSession:
             if not env.verify(self._pubkeys[seat]):
                 self._bad_signature(b, env)
                 return
-            self._halt(Equivocation(s, seat, held.env.raw, env.raw))
+            # Two signed messages of one seat for one step: proof for everyone (§C8.8).
+            self._prove(seat, s, EQUIVOCATION, "signed two different messages for one step",
+                        [held.env.raw, env.raw], halt=Equivocation(s, seat, held.env.raw, env.raw))
             return
         if s < k:
             st["stale"] += 1
@@ -512,6 +540,8 @@ class LockstepSession:
             self._try_advance()
         else:
             self.catchup.note_ahead(seat, s)
+            if s == k + 1 and self.seats.voted_at(k):
+                self._try_advance()  # it may complete our certificate (§C8.3)
 
     def handle_timer(self, now: float) -> None:
         """Re-send our current step message if the step is stuck (exponential back-off from
@@ -612,6 +642,171 @@ class LockstepSession:
         self._send_escrow(resend=True)
         self.request_catchup(now)
 
+    # -- abandon (protocol.md §C8.7) --
+
+    def abandon(self, now: float | None = None) -> None:
+        """End the game here as abandoned: sign ABANDON [gid, our seat, step, state hash,
+        digest], broadcast it, log it as the last record and emit ``GameAbandoned``. For a
+        player who does not want to wait any longer for a seat that no quorum can drop.
+        Raises ``LocalProtocolError`` unless running and seated."""
+        if self.phase != RUNNING or self.spectator:
+            raise LocalProtocolError(f"cannot abandon in phase {self.phase}")
+        if now is not None:
+            self._now = now
+        raw = seal(self.identity, MSG_ABANDON, [self.game_id, self.my_seat, self.step, self.state_hash,
+                                                self.steps.prev_digest])
+        self._out.append(raw)
+        self._end_abandoned(self.my_seat, raw)
+
+    def _end_abandoned(self, seat: int, raw: bytes) -> None:
+        if self.log is not None and not self._replaying:
+            self.log.append_abandon(raw)
+        self.catchup.record(KIND_ABANDON, raw, self.step)
+        self.phase = ABANDONED
+        self._resend_at = None
+        self._events.append(GameAbandoned(self.step, seat, self.state_hash))
+
+    def _on_abandon(self, env: Envelope, a: Abandon, now: float) -> None:
+        """ABANDON of another seat: if Q other active seats could still drop it, it is voted
+        out at once; otherwise nobody can go on without it and the game ends as abandoned
+        here (its envelope logged). Only from an active seat at our step or the next (it may
+        have applied our step without us holding its message)."""
+        self.stats["abandons"] += 1
+        if a.seat >= self.n or a.seat == self.my_seat or not self.active[a.seat] or self.phase != RUNNING \
+                or not self.step - 1 <= a.step <= self.step + 1:
+            self.stats["ignored"] += 1
+            return
+        if a.step == self.step and (a.prev_hash != self.state_hash or a.prev_digest != self.steps.prev_digest):
+            self.stats["ignored"] += 1  # not our history: it changes nothing here
+            return
+        if not self._verified(env, a.seat, a.step):
+            return
+        if self.seats.drop_possible() and not self.spectator:
+            self._left.add(a.seat)
+            if not self.seats.has_voted(self.step, a.seat) and self.steps.held(self.step, a.seat) is None:
+                self._vote_drop(a.seat)
+            return
+        self._end_abandoned(a.seat, env.raw)
+
+    # -- complaints (protocol.md §C8.8) --
+
+    def _prove(self, culprit: int, step: int, kind: int, reason: str, evidence: list, key: bytes | None = None,
+               complaint: bytes | None = None, halt: Any = None) -> None:
+        """``culprit`` is proven to cheat: send the COMPLAINT (ours, unless we checked
+        ``complaint`` from another seat), log it, report ``CheaterProven`` and vote it out. If
+        no quorum can drop it (seat loss off, two seats), the game cannot go on with a cheater:
+        halt with ``halt`` (the event a local check names, e.g. Equivocation), else
+        CheatDetected with the complaint as evidence."""
+        if complaint is None:
+            complaint = make_complaint(self.identity, self.game_id, self.my_seat, step, culprit, kind, evidence, key)
+            self.complaints.seen(complaint)
+            if not self._replaying:
+                self._out.append(complaint)
+        if not self.complaints.prove(Proof(culprit, step, reason, complaint)):
+            return
+        self.stats["complaints"] += 1
+        if self.log is not None and not self._replaying:
+            self.log.append_complaint(complaint)
+        self.catchup.record(KIND_COMPLAINT, complaint, self.step)
+        self._events.append(CheaterProven(step, culprit, reason, complaint))
+        if culprit == self.my_seat:
+            return  # a false complaint of ours was refuted: nothing we can do but go on
+        if not self.seats.drop_possible() or not self.active[culprit]:
+            if self.active[culprit]:
+                self._halt(halt if halt is not None else CheatDetected(step, culprit, reason, complaint))
+            return
+        self._vote_cheaters()
+
+    def _vote_cheaters(self) -> None:
+        """Vote out, at the current step, every active seat proven to cheat or that left."""
+        if self.phase != RUNNING or self.spectator or self._replaying or not self.seats.drop_possible():
+            return
+        k = self.step
+        for seat in self.complaints.cheaters() + sorted(self._left):
+            if seat != self.my_seat and self.active[seat] and not self.seats.has_voted(k, seat):
+                self._vote_drop(seat)
+                if self.step != k or self.phase != RUNNING:
+                    return
+
+    def ingest_record(self, kind: int, payload: bytes) -> str | None:
+        """Apply a COMPLAINT or ABANDON log record (from our log or a catch-up) through the
+        live checks (ours included). Returns None, or why it was refused (English)."""
+        try:
+            env = open_envelope(payload, C.MAX_COMPLAINT_MSG)
+            if kind == KIND_COMPLAINT and env.mtype == MSG_COMPLAINT:
+                msg = decode_complaint(env.body)
+            elif kind == KIND_ABANDON and env.mtype == MSG_ABANDON:
+                msg = decode_abandon(env.body)
+            else:
+                return f"record kind {kind} does not hold its message type"
+        except WireError as e:
+            return f"malformed record: {e}"
+        if msg.game_id != self.game_id:
+            return "record of another game"
+        if kind == KIND_COMPLAINT:
+            if self.complaints.seen(payload):
+                return None
+            if not env.verify(self._pubkeys[msg.seat]):
+                return "complaint with a bad signature"
+            verdict = judge(self.setup, msg, self.active, lambda raw: self._judge_step(raw, msg.seat))
+            if verdict is None:
+                return "complaint that proves nothing"
+            self._prove(verdict[0], msg.step, msg.kind, verdict[1], list(msg.evidence), msg.key, complaint=payload)
+            return None
+        if not env.verify(self._pubkeys[msg.seat]) or not self.step - 1 <= msg.step <= self.step + 1:
+            return "abandon record that does not fit"
+        if self.phase == RUNNING:
+            self._end_abandoned(msg.seat, payload)
+        return None
+
+    def _on_complaint(self, env: Envelope, c: ComplaintMsg, now: float) -> None:
+        """A COMPLAINT: check its signature, then its evidence ourselves (``complaints.judge``);
+        act against whoever it proves guilty: the culprit, or the complainer if it lied."""
+        st = self.stats
+        if c.seat >= self.n or c.seat == self.my_seat or c.culprit >= self.n or self.phase != RUNNING:
+            st["ignored"] += 1
+            return
+        if self.complaints.seen(env.raw):
+            st["duplicate"] += 1
+            return
+        if not self._verified(env, c.seat, c.step):
+            return
+        if self.active[c.seat]:
+            self._heard[c.seat] = now  # it spoke: not silent, whatever it waits for (§C8.8)
+        verdict = judge(self.setup, c, self.active, lambda raw: self._judge_step(raw, c.seat))
+        if verdict is None:
+            st["ignored"] += 1
+            return
+        guilty, reason = verdict
+        self._prove(guilty, c.step, c.kind, reason, list(c.evidence), c.key, complaint=env.raw)
+
+    def _judge_step(self, raw: bytes, complainer: int) -> tuple | None:
+        """Judge a kind-2 complaint's STEP (protocol.md §C8.8) with our state: at its step,
+        whether it is a valid chance-step reveal; past it, against the message we applied (a
+        different one: equivocation; the same: the ``complainer`` lied)."""
+        try:
+            env = open_envelope(raw, C.MAX_STEP_MSG)
+            b = decode_step_body(env.body)
+        except WireError:
+            return None
+        if env.mtype != MSG_STEP or b.game_id != self.game_id or b.seat >= self.n \
+                or not env.verify(self._pubkeys[b.seat]):
+            return None
+        held = self.steps.held(b.step, b.seat) if self.steps.keeps(b.step) else None
+        if held is not None and held.env.body != env.body:
+            return b.seat, "signed two different messages for one step"
+        if held is not None and b.step < self.step:
+            return complainer, "false complaint: we applied that very message"
+        if b.step != self.step or not self._pending.chance or self.final_step == self.step \
+                or self._inspection is not None:
+            return None
+        r = b.input
+        if type(r) is not bytes:
+            return b.seat, "no reveal at a chance step"
+        if _sha256(r).digest() != self._last_reveals[b.seat]:
+            return b.seat, "reveal does not hash to the previous reveal"
+        return None
+
     # -- catch-up (protocol.md §C9) --
 
     def request_catchup(self, now: float | None = None) -> None:
@@ -703,8 +898,9 @@ class LockstepSession:
     def ingest_step_record(self, step: int, raws: Any) -> str | None:
         """Apply the complete record of ``step`` (our current step): one STEP envelope per
         active seat (None for seats dropped by then), verified exactly like live messages
-        (signature, game, step, seat, prev hash and digest, reveals). A complete record is
-        applied even if we voted to drop one of its seats (protocol.md §C8.3). Returns None, or
+        (signature, game, step, seat, prev hash and digest, reveals). If we voted to drop one
+        of its seats, it is applied only with a certificate (``_certified``, protocol.md
+        §C8.3). Returns None, or
         why the record was refused (English); equivocation and desync halt as live."""
         if step != self.step or self.phase != RUNNING:
             return "not our current step"
@@ -733,7 +929,17 @@ class LockstepSession:
             if h is None:
                 continue
             cur = self.steps.held(step, i)
-            if cur is not None and cur.env.body != h.env.body:
+            if cur is not None and cur.env.body != h.env.body and i != self.my_seat:
+                # The record holds another message of seat i than ours: i equivocated (§C8.8).
+                # The record's is the one its holder applied; we follow it only with a
+                # certificate (we vote i out now, ``_certified``).
+                self._prove(i, step, EQUIVOCATION, "signed two different messages for one step",
+                            [cur.env.raw, h.env.raw], halt=Equivocation(step, i, cur.env.raw, h.env.raw))
+                if self.phase != RUNNING:
+                    return None
+                self.steps.hold(step, i, h)
+                cur = h
+            elif cur is not None and cur.env.body != h.env.body:
                 self._halt(Equivocation(step, i, cur.env.raw, h.env.raw))
                 return None
             if cur is None:
@@ -741,7 +947,7 @@ class LockstepSession:
                 cur = h
             if not self._check_prev(cur):
                 return None
-        self._try_advance(force=True)
+        self._try_advance()
         return None
 
     def cross_check(self, step: int, raws: Any) -> bool:
@@ -762,7 +968,12 @@ class LockstepSession:
                 continue
             if env.body != h.env.body and b.step == step and b.seat == i and b.game_id == self.game_id \
                     and env.verify(self._pubkeys[i]):
+                # We applied one version, others another: our states forked (§C3.4). Tell
+                # everyone who did it, then stop.
                 self.disputes.clear()
+                if not self._replaying:
+                    self._out.append(make_complaint(self.identity, self.game_id, self.my_seat, self.step, i,
+                                                    EQUIVOCATION, [h.env.raw, raw]))
                 self._halt(Equivocation(step, i, h.env.raw, raw))
                 return True
         return False
@@ -783,10 +994,19 @@ class LockstepSession:
             if ev is not None:
                 self._events.append(ev)
             return
-        if outcome == "halt":
-            self._halt(ev)
+        if outcome == "halt" and isinstance(ev, Equivocation):
+            self._prove(ev.seat, self.step, EQUIVOCATION, "signed two different escrows", [ev.first, ev.second],
+                        halt=ev)
             return
-        if outcome == "held" and self._reveal_waiting and self.seats.escrows_complete():
+        if outcome == "halt":
+            self._prove(ev.seat, self.step, BAD_ESCROW, ev.reason, [ev.evidence], halt=ev)
+            return
+        if outcome == "bad_share":
+            self._prove(ev.seat, self.step, BAD_ESCROW, ev.reason, [ev.evidence], self.seats.share_key(ev.seat),
+                        halt=ev)
+            if self.phase != RUNNING:
+                return
+        if self._reveal_waiting and self.seats.escrows_complete():
             self._make_reveal()
             self._try_advance()
 
@@ -808,9 +1028,9 @@ class LockstepSession:
         k = self.step
         if v.step < k and v.seat == self.my_seat and self.seats.verify_vote(env, v):
             # We applied that step with our own message, but the others are dropping us at it:
-            # once all of them voted, our state has forked from theirs (§8.3).
+            # once a quorum voted, our state has forked from theirs (§8.3).
             self.seats.add_vote(env, v)
-            if self.seats.all_others_voted(v.step, v.seat):
+            if self.seats.has_quorum(v.step, v.seat):
                 self._halt(SeatLost(v.step))
             return
         if v.step < k:
@@ -826,7 +1046,8 @@ class LockstepSession:
             return
         other = self.seats.add_vote(env, v)
         if other is not None:
-            self._halt(Equivocation(v.step, v.voter, other, env.raw))
+            self._prove(v.voter, v.step, EQUIVOCATION, "signed two different drop votes", [other, env.raw],
+                        halt=Equivocation(v.step, v.voter, other, env.raw))
             return
         if v.step == k:
             held = self.steps.held(k, v.seat)
@@ -840,8 +1061,14 @@ class LockstepSession:
         k = self.step
         if self.phase != RUNNING:
             return
-        d = self.seats.decide(k, seat, self.seats.escrow_needed())
+        d = self.seats.decide(k, seat)
         if d is None:
+            return
+        if d == UNDECIDED:
+            # A quorum whose shares we cannot use yet: the dealer's escrow may come with a
+            # catch-up answer, more votes with the others' timeouts (§C8.3).
+            if self.catchup.may_request(self._now) and not self._replaying:
+                self.request_catchup()
             return
         if type(d) is tuple:
             culprit, why, evidence = d
@@ -883,10 +1110,11 @@ class LockstepSession:
     def private_view(self) -> dict:
         """What our player may know privately: {("bill", id) | ("card", index): fake} for
         every bill or Imprevisti whose shares we hold in full ({} without hidden information,
-        or as a spectator). For our own bot/UI only: it never leaves this peer."""
+        or as a spectator), an ``engine.bots._niente.PrivateView`` carrying our bill-order
+        secret (§C12.7). For our own bot/UI only: it never leaves this peer."""
         if self.view is None or self.spectator:
             return {}
-        return self.view.status()
+        return self.view.bot_view()
 
     def _resolve_hidden(self, k: int, slots: Sequence, bodies: list, fill: dict) -> StepResult | None:
         """Check the step's hidden fields and apply it (an inspection through
@@ -953,6 +1181,7 @@ class LockstepSession:
             self._check_drop(seat)  # votes that arrived before we reached this step
             if self.step != k or self.phase != RUNNING:
                 return
+        self._vote_cheaters()
 
     def _make_reveal(self) -> None:
         self._reveal_waiting = False
@@ -1061,15 +1290,27 @@ class LockstepSession:
         self.halt_reason = event
         self._events.append(event)
 
-    def _try_advance(self, force: bool = False) -> None:
+    def _certified(self, k: int) -> bool:
+        """After we voted to drop a seat at step ``k`` we apply ``k`` with all its messages
+        only if no quorum of drop votes can exist (protocol.md §C8.3): at least
+        active - Q seats, other than us and the seats we voted against, signed a step k+1
+        message whose prev digest covers exactly these messages (an honest seat that applied
+        step k never votes at k, and a voter signs such a message only after this check)."""
+        slots = self.steps.slots(k)
+        digest = step_digest([b"" if h is None else h.env.body for h in slots])
+        signers = sum(1 for i, h in enumerate(self.steps.slots(k + 1))
+                      if h is not None and i != self.my_seat and self.active[i]
+                      and not self.seats.has_voted(k, i) and h.body.prev_digest == digest)
+        return signers >= self.seats.active_count() - self.seats.quorum
+
+    def _try_advance(self) -> None:
         while self.phase == RUNNING:
             k = self.step
             active = self.active
             if not self.steps.complete(k, active) or self.disputes.open is not None:
                 return
-            if not force and self.seats.voted_at(k):
-                return  # we voted to drop a seat at k: only the votes or a full record decide
-            force = False
+            if self.seats.voted_at(k) and not self._certified(k):
+                return  # we voted to drop a seat at k: the votes or a certificate decide
             slots = self.steps.slots(k)
             if k == self.final_step:
                 self._finish(k, slots)
@@ -1086,7 +1327,10 @@ class LockstepSession:
                                    bodies, self._last_reveals, fill)
             if res.fatal is not None:
                 seat, reason = res.fatal
-                self._halt(CheatDetected(k, seat, reason, slots[seat].env.raw))
+                # Its signed message proves it (§C8.8): tell everyone, vote it out, wait for the
+                # drop (or for a record with another, valid message of it: equivocation).
+                self._prove(seat, k, BAD_STEP, reason, [slots[seat].env.raw],
+                            halt=CheatDetected(k, seat, reason, slots[seat].env.raw))
                 return
             for seat, reason in res.problems:
                 self._events.append(PeerMisbehaved(seat, k, reason, slots[seat].env.raw))
@@ -1147,6 +1391,8 @@ _HANDLERS = {
     MSG_CATCHUP_RESP: (decode_catchup_resp, LockstepSession._on_catchup_resp),
     MSG_HINT: (decode_hint, LockstepSession._on_hint),
     MSG_ALIVE: (decode_alive, LockstepSession._on_alive),
+    MSG_ABANDON: (decode_abandon, LockstepSession._on_abandon),
+    MSG_COMPLAINT: (decode_complaint, LockstepSession._on_complaint),
 }
 
 

@@ -20,7 +20,8 @@ from typing import Any
 
 from .beacon import HashChain
 from .errors import LocalProtocolError, WireError
-from .gamelog import KIND_DROP, KIND_HEADER, KIND_OWN, KIND_STEP, LogReader, LogWriter, OwnLog
+from .gamelog import (KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_HEADER, KIND_OWN, KIND_STEP, LogReader,
+                      LogWriter, OwnLog)
 from .identity import Identity
 from .lockstep import HALTED, LockstepSession
 from .verify import BadLog, hidden_commits_of_header, parse_header
@@ -77,7 +78,7 @@ def _replay(log_path: str, identity: Identity, chain_secret: bytes, engine: Any,
         problem = None
         try:
             f = unpack(rec.payload)
-            step = f[0]
+            step = sess.step if rec.kind in (KIND_COMPLAINT, KIND_ABANDON) else f[0]
         except (WireError, TypeError, IndexError, KeyError) as e:
             problem, step = f"malformed record: {e}", sess.step
         if problem is None and ((limit is not None and count >= limit) or (truncate_at is not None and step >= truncate_at)):
@@ -89,6 +90,8 @@ def _replay(log_path: str, identity: Identity, chain_secret: bytes, engine: Any,
                 problem = sess.ingest_step_record(step, f[1] if len(f) == 2 else None)
             elif rec.kind == KIND_DROP:
                 problem = sess.ingest_drop_record(rec.payload)
+            elif rec.kind in (KIND_COMPLAINT, KIND_ABANDON):
+                problem = sess.ingest_record(rec.kind, rec.payload)
             else:
                 problem = f"unexpected record kind {rec.kind}"
         if problem is None and sess.phase == HALTED:

@@ -9,28 +9,35 @@ to reveal sees everyone else's reveal first, can compute the outcome and could *
 dislikes it. If a withheld reveal were replaced by anything the withholder did not already
 have to accept, withholding would be a free re-roll. So a withheld reveal must be replaced by
 **the very reveal the seat would have sent**: every seat deals its chain secret s (h_0) in
-XOR shares to all other active seats (ESCROW, one per seat and epoch), each share encrypted to
-its recipient and committed in the clear; a seat reveals at a chance step only once it holds a
-valid escrow from every other active seat. When the others agree to drop a seat (every other
-active seat signs a DROP vote carrying its share), anyone recombines s, checks
-SHA-256^n(s) = the committed chain head, and computes the dropped seat's reveal of that step
-and of every later chance step: the outcome is exactly what it would have been. Withholding
-can delay a roll, never change it.
+Shamir shares (threshold t = Q, the drop quorum) to all other active seats (ESCROW, one per
+seat and epoch), each share encrypted to its recipient and committed in the clear; a seat
+reveals at a chance step only once it holds a valid escrow from every other active seat.
 
-If some voter holds no share of the dropped seat, that voter has not revealed at this chance
-step (reveals wait for all escrows), so the dropped seat could not have known the outcome;
-its contribution is then the public constant ``dropped_reveal(gid, seat, j)``.
+Why a quorum
+------------
+A seat is dropped only with signed DROP votes of a strict majority of **all the seats of the
+setup**, Q = floor(N/2) + 1 (``quorum``), never of the seats still active: two majorities of
+one fixed set always share a seat, so the two sides of a partition can never both drop someone,
+however many seats were dropped before (a side that lost seats does not get a smaller
+quorum). A side without Q seats pauses. The votes carry the voters' shares: any t = Q valid
+shares recombine s, which must satisfy SHA-256^n(s) = the committed chain head and re-create
+every committed share; then the dropped seat's reveals are computed: the outcome is exactly
+what it would have been. Withholding can delay a roll, never change it.
 
-Limits (written in protocol.md §C8.5): the other seats together can recombine any seat's chain, so
-all N-1 other seats colluding could predict that seat's future rolls (they can already vote it
-out); with two seats the "others" are one player, so no escrow is dealt and a withholder in a
-two-seat game can re-roll once at the price of its seat (fair coin flipping between two parties
-is impossible without an honest majority, Cleve 1986).
+If voters hold no share of the dropped seat, they have not revealed at this chance step
+(reveals wait for all escrows). Its contribution is then the public constant
+``dropped_reveal(gid, seat, j)``, but only when at least m - t + 1 of the m recipients voted
+without a share: then no t shares exist anywhere, so every peer, whichever quorum of votes it
+holds, makes the same choice (recombine or stand-in), and the withholder chooses nothing.
+Mixed votes below both bounds wait for more votes.
 
-Shares are derived from the secret (no randomness to store): for the recipients v_1 < ... <
-v_m of epoch e, x_{v_i} = SHA-256("lanopoli/1/escrow-share\\0" || s || gid || e || v_i) for
-i < m and x_{v_m} = s XOR x_{v_1} XOR ... XOR x_{v_{m-1}}; a restarted peer re-creates the same
-ESCROW bytes (deterministic ChaCha20-Poly1305 with a per-key fixed nonce, Ed25519).
+Limits (protocol.md §C8.5): any Q other seats together can recombine a seat's chain (they could
+already vote it out); with two seats nobody is ever dropped (Q = 2), and no escrow is dealt
+while a drop is impossible (active seats - 1 < Q).
+
+Shares are derived from the secret (no randomness to store, ``threshold.split`` with context
+gid || epoch); a restarted peer re-creates the same ESCROW bytes (deterministic
+ChaCha20-Poly1305 with a per-key fixed nonce, Ed25519).
 """
 
 from __future__ import annotations
@@ -43,6 +50,7 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 
 from . import const as C
+from . import threshold
 from .beacon import HashChain
 from .identity import Identity
 from .errors import WireError
@@ -80,26 +88,25 @@ def share_commit(share: bytes, gid: bytes, dealer: int, to: int, epoch: int) -> 
     return _sha256(C.SIG_PREFIX + b"escrow-commit\x00" + _ctx(gid, dealer, to, epoch) + share).digest()
 
 
-def make_shares(secret: bytes, gid: bytes, epoch: int, recipients: Sequence[int]) -> dict[int, bytes]:
-    """XOR shares of ``secret`` (32 bytes) for ``recipients`` (ascending seats, at least 2):
-    ``{seat: share}``; XOR of all shares = secret. Deterministic (module docstring)."""
-    out: dict[int, bytes] = {}
-    acc = secret
-    for v in recipients[:-1]:
-        x = _sha256(C.SIG_PREFIX + b"escrow-share\x00" + secret + gid + epoch.to_bytes(2, "big")
-                    + bytes((v,))).digest()
-        out[v] = x
-        acc = _xor(acc, x)
-    out[recipients[-1]] = acc
-    return out
+def quorum(seats: int) -> int:
+    """Votes needed to drop a seat, and the escrow threshold: a strict majority of all the
+    setup's ``seats``, floor(seats / 2) + 1 (protocol.md §C8.3)."""
+    return seats // 2 + 1
+
+
+def make_shares(secret: bytes, gid: bytes, epoch: int, recipients: Sequence[int], t: int) -> dict[int, bytes]:
+    """Shamir shares (threshold ``t``) of ``secret`` (32 bytes) for ``recipients`` (ascending
+    seats): ``{seat: 66-byte share}`` (``threshold.split``, context gid || epoch as 2 bytes BE).
+    Deterministic (module docstring)."""
+    return threshold.split(secret, gid + epoch.to_bytes(2, "big"), t, list(recipients))
 
 
 def make_escrow(identity: Identity, secret: bytes, gid: bytes, dealer: int, epoch: int,
-                recipients: Sequence[int], x25519_keys: Sequence[bytes]) -> bytes:
+                recipients: Sequence[int], x25519_keys: Sequence[bytes], t: int) -> bytes:
     """The signed ESCROW envelope of ``dealer`` for ``epoch``: body ``[gid, dealer, epoch,
-    [[to, commit, ct], ...]]`` with one entry per recipient (ascending). ``x25519_keys``: every
-    seat's X25519 public key (setup order)."""
-    shares = make_shares(secret, gid, epoch, recipients)
+    [[to, commit, ct], ...]]`` with one entry per recipient (ascending), shares of threshold
+    ``t``. ``x25519_keys``: every seat's X25519 public key (setup order)."""
+    shares = make_shares(secret, gid, epoch, recipients, t)
     entries = []
     for v in recipients:
         key = pair_key(identity, x25519_keys[v], gid, dealer, v, epoch)
@@ -110,7 +117,7 @@ def make_escrow(identity: Identity, secret: bytes, gid: bytes, dealer: int, epoc
 
 def open_share(identity: Identity, escrow: Escrow, me: int, dealer_x25519: bytes) -> bytes | None:
     """Decrypt our share from ``escrow`` and check it against its commitment. Returns the
-    32-byte share, or None if there is no entry for us, it does not decrypt, or it does not
+    66-byte share, or None if there is no entry for us, it does not decrypt, or it does not
     match its commitment (the dealer cheated or the message was damaged)."""
     entry = next((e for e in escrow.entries if e.to == me), None)
     if entry is None:
@@ -120,7 +127,7 @@ def open_share(identity: Identity, escrow: Escrow, me: int, dealer_x25519: bytes
         share = ChaCha20Poly1305(key).decrypt(_NONCE, entry.ct, _ctx(escrow.game_id, escrow.seat, me, escrow.epoch))
     except (InvalidTag, ValueError):
         return None
-    if len(share) != C.HASH_LEN or share_commit(share, escrow.game_id, escrow.seat, me, escrow.epoch) != entry.commit:
+    if len(share) != threshold.SHARE_LEN or share_commit(share, escrow.game_id, escrow.seat, me, escrow.epoch) != entry.commit:
         return None
     return share
 
@@ -132,14 +139,24 @@ def check_share(escrow: Escrow, voter: int, share: bytes) -> bool:
     return entry is not None and share_commit(share, escrow.game_id, escrow.seat, voter, escrow.epoch) == entry.commit
 
 
-def recombine(shares: Sequence[bytes], chain_head: bytes, chain_length: int) -> HashChain | None:
-    """XOR the shares into the dealer's chain secret and rebuild its ``HashChain``; None if
-    SHA-256^n(secret) is not the committed ``chain_head`` (the dealer's shares were bad)."""
-    s = bytes(32)
-    for x in shares:
-        s = _xor(s, x)
-    chain = HashChain(s, chain_length)
-    return chain if chain.head == chain_head else None
+def recombine(escrow: Escrow, shares: dict[int, bytes], chain_head: bytes, chain_length: int,
+              t: int) -> HashChain | None:
+    """Recombine the dealer's chain secret from ``t`` shares ``{voter: share}`` of ``escrow``
+    and rebuild its ``HashChain``; None if SHA-256^n(secret) is not the committed
+    ``chain_head`` or the secret does not re-create every committed share (the dealer dealt
+    shares that no single secret explains: whichever t shares a peer holds, it gets None)."""
+    secret = threshold.combine(shares)
+    if secret is None:
+        return None
+    chain = HashChain(secret, chain_length)
+    if chain.head != chain_head:
+        return None
+    recipients = [e.to for e in escrow.entries]
+    again = make_shares(secret, escrow.game_id, escrow.epoch, recipients, t)
+    for e in escrow.entries:
+        if share_commit(again[e.to], escrow.game_id, escrow.seat, e.to, escrow.epoch) != e.commit:
+            return None
+    return chain
 
 
 def dropped_reveal(gid: bytes, seat: int, j: int) -> bytes:
@@ -217,30 +234,47 @@ def drop_record(step: int, seat: int, votes: Sequence[bytes], escrow: bytes | No
     return pack([step, seat, list(votes), escrow])
 
 
+#: ``recover_chain`` result while the votes held decide nothing yet (mixed shares, or shares
+#: that cannot be checked without the dropped seat's escrow).
+UNDECIDED = "undecided"
+
+
 def recover_chain(setup: Setup, escrow: Escrow | None, votes: Sequence[DropVote],
-                  escrow_needed: bool) -> tuple[HashChain | None, tuple | None]:
-    """The dropped seat's recombined chain from the votes' shares (protocol.md §C8.3), or None when
-    not every voter holds a share (then the public stand-in applies). Second item: None, or
-    (culprit seat, reason) when a share does not match its commitment (the voter lied) or the
-    shares do not open the committed chain (the dealer cheated)."""
-    if not escrow_needed or escrow is None or any(v.share is None for v in votes):
+                  recipients: int) -> tuple[HashChain | None | str, tuple | None]:
+    """The dropped seat's chain from a quorum of ``votes`` (protocol.md §C8.3), given the number
+    of ``recipients`` of its escrow (the other active seats). Returns (chain, None) when
+    t = Q valid shares recombine; (None, None) for the public stand-in when at least
+    recipients - t + 1 votes carry no share (or no escrow is dealt in this epoch);
+    (UNDECIDED, None) to wait for more votes; (None, (culprit seat, reason)) when a share does
+    not match its commitment (that voter lied) or the shares do not open the committed chain
+    (the dealer cheated)."""
+    t = quorum(setup.seats)
+    if recipients < t:
+        return None, None  # no escrow is dealt when no drop is possible (§C8.2)
+    with_share = [v for v in votes if v.share is not None]
+    if len(votes) - len(with_share) >= recipients - t + 1:
         return None, None
-    for v in votes:
+    if len(with_share) < t:
+        return UNDECIDED, None
+    if escrow is None:
+        return UNDECIDED, None  # shares we cannot check yet: wait for the escrow (catch-up)
+    for v in with_share:
         if not check_share(escrow, v.voter, v.share):
             return None, (v.voter, "drop vote share does not match the escrow commitment")
     seat = escrow.seat
-    chain = recombine([v.share for v in votes], setup.players[seat].chain_head, setup.chain_length)
+    chain = recombine(escrow, {v.voter: v.share for v in with_share[:t]}, setup.players[seat].chain_head,
+                      setup.chain_length, t)
     if chain is None:
         return None, (seat, "escrow shares do not open its hash chain")
     return chain, None
 
 
-def check_drop_payload(setup: Setup, active: Sequence[bool], epoch: int, step: int, payload: bytes,
-                       escrow_needed: bool) -> tuple:
-    """Verify a DROP log record for ``step`` (protocol.md §C6, §8.3): one valid signed vote of every
-    other active seat for (step, seat, epoch), the dropped seat's signed escrow if present,
-    shares matching their commitments and opening the chain. Returns (seat, votes, escrow raw,
-    recombined chain or None); raises ``ValueError`` with the reason."""
+def check_drop_payload(setup: Setup, active: Sequence[bool], epoch: int, step: int, payload: bytes) -> tuple:
+    """Verify a DROP log record for ``step`` (protocol.md §C6, §C8.3): valid signed votes for
+    (step, seat, epoch) of at least Q = ``quorum(seats)`` distinct active seats other than
+    ``seat``, in ascending voter order; the dropped seat's signed escrow if present; shares
+    matching their commitments and deciding (``recover_chain``). Returns (seat, votes, escrow
+    raw, recombined chain or None); raises ``ValueError`` with the reason."""
     gid = setup.game_id
     keys = [p.public_key for p in setup.players]
     try:
@@ -251,24 +285,29 @@ def check_drop_payload(setup: Setup, active: Sequence[bool], epoch: int, step: i
         if esc_raw is not None:
             eenv = open_envelope(esc_raw)
             esc = decode_escrow(eenv.body)
-            if eenv.mtype != MSG_ESCROW or esc.seat != seat or esc.game_id != gid or not eenv.verify(keys[seat]):
+            if eenv.mtype != MSG_ESCROW or esc.seat != seat or esc.game_id != gid or esc.epoch != epoch \
+                    or not eenv.verify(keys[seat]):
                 raise ValueError("bad escrow in drop record")
-        voters = [i for i in range(setup.seats) if active[i] and i != seat]
-        if type(votes) is not list or len(votes) != len(voters):
-            raise ValueError("drop record without one vote per other active seat")
+        if type(votes) is not list or len(votes) < quorum(setup.seats):
+            raise ValueError("drop record without a quorum of votes")
         decoded = []
-        for i, raw in zip(voters, votes):
+        last = -1
+        for raw in votes:
             venv = open_envelope(raw)
             v = decode_drop(venv.body)
-            if venv.mtype != MSG_DROP or v.game_id != gid or v.voter != i or v.step != step or v.seat != seat \
-                    or v.epoch != epoch or not venv.verify(keys[i]):
-                raise ValueError(f"bad drop vote of seat {i}")
+            if venv.mtype != MSG_DROP or v.game_id != gid or v.voter <= last or v.voter == seat \
+                    or not active[v.voter] or v.step != step or v.seat != seat or v.epoch != epoch \
+                    or not venv.verify(keys[v.voter]):
+                raise ValueError(f"bad drop vote of seat {v.voter}")
+            last = v.voter
             decoded.append(v)
     except (WireError, TypeError) as e:
         raise ValueError(f"malformed drop record: {e}") from None
-    chain, problem = recover_chain(setup, esc, decoded, escrow_needed)
+    chain, problem = recover_chain(setup, esc, decoded, sum(active) - 1)
     if problem is not None:
         raise ValueError(f"seat {problem[0]}: {problem[1]}")
+    if chain is UNDECIDED:
+        raise ValueError("drop record whose votes decide no reveal (mixed shares or no escrow)")
     return seat, votes, esc_raw, chain
 
 
@@ -338,10 +377,15 @@ class SeatLoss:
         """Seats not dropped."""
         return sum(self.active)
 
+    @property
+    def quorum(self) -> int:
+        """Votes that drop a seat: a strict majority of all the setup's seats (§C8.3)."""
+        return quorum(self.n)
+
     def escrow_needed(self) -> bool:
-        """True if the active seats deal escrows: seat loss on and at least three active seats
-        (with two, the "others" are one player, who must not learn our chain, §C8.5)."""
-        return self.on and self.active_count() >= 3
+        """True if the active seats deal escrows: seat loss on and a drop still possible (at
+        least Q other active seats can vote; with two seats never, §C8.5)."""
+        return self.on and self.active_count() - 1 >= self.quorum
 
     def escrows_complete(self) -> bool:
         """True if no escrow is needed or we hold the current epoch's escrow of every active
@@ -378,14 +422,16 @@ class SeatLoss:
             return mine[1], False
         recipients = [i for i in range(self.n) if self.active[i] and i != self.my_seat]
         raw = make_escrow(self._identity, self._secret, self.setup.game_id, self.my_seat, self.epoch,
-                          recipients, self._xkeys)
+                          recipients, self._xkeys, self.quorum)
         self._escrows[self.my_seat] = (decode_escrow(open_envelope(raw, C.MAX_STEP_MSG).body), raw)
         return raw, True
 
     def receive_escrow(self, env: Any, e: Escrow, step: int, spectator: bool) -> tuple[str, Any]:
         """Take another seat's ESCROW (§C8.2). Returns (outcome, event): "ignored",
         "bad_seat", "bad_signature" (event ``PeerMisbehaved``), "known" (a duplicate),
-        "halt" (event ``Equivocation`` or ``CheatDetected``), or "held" (event None)."""
+        "halt" (event ``Equivocation`` or ``CheatDetected``: provable from the signed escrows
+        alone), "bad_share" (held, but our share does not open: ``CheatDetected``), or "held"
+        (event None)."""
         if not self.on or e.epoch != self.epoch or e.seat >= self.n or not self.active[e.seat]:
             return "ignored", None
         if e.seat == self.my_seat:
@@ -400,15 +446,27 @@ class SeatLoss:
         want = [i for i in range(self.n) if self.active[i] and i != e.seat]
         if [x.to for x in e.entries] != want:
             return "halt", CheatDetected(step, e.seat, "escrow not dealt to every other active seat", env.raw)
+        bad = None
         if not spectator:
             share = open_share(self._identity, e, self.my_seat, self._xkeys[e.seat])
             if share is None:
-                # Signed by the dealer yet our share does not open: the dealer cheated (or, for
-                # the others who cannot check our key, we lie): stop rather than reveal (§8.5).
-                return "halt", CheatDetected(step, e.seat, "escrow share does not match its commitment", env.raw)
-            self._shares[e.seat] = share
+                # Signed by the dealer yet our share does not open: the dealer cheated. The
+                # escrow is still held (the gate must not wait forever for a cheater's); the
+                # session proves it to everyone with our pairwise key (COMPLAINT, §C8.8).
+                bad = CheatDetected(step, e.seat, "escrow share does not match its commitment", env.raw)
+            else:
+                self._shares[e.seat] = share
         self._escrows[e.seat] = (e, env.raw)
-        return "held", None
+        return ("bad_share", bad) if bad is not None else ("held", None)
+
+    def share_key(self, dealer: int) -> bytes:
+        """Our pairwise key of ``dealer``'s share to us in the current epoch (``pair_key``),
+        published in a bad-escrow complaint (it opens that one share only)."""
+        return pair_key(self._identity, self._xkeys[dealer], self.setup.game_id, dealer, self.my_seat, self.epoch)
+
+    def drop_possible(self) -> bool:
+        """True if seat loss is on and Q other active seats could still vote a seat out."""
+        return self.escrow_needed()
 
     # -- votes --
 
@@ -437,34 +495,35 @@ class SeatLoss:
         votes[v.voter] = (v, env.raw)
         return None
 
-    def all_others_voted(self, step: int, seat: int) -> bool:
-        """True if every active seat other than ``seat`` voted DROP(step, seat)."""
-        votes = self._votes.get((step, seat), {})
-        return all(i in votes for i in range(self.n) if self.active[i] and i != seat)
+    def has_quorum(self, step: int, seat: int) -> bool:
+        """True if we hold votes DROP(step, seat) of at least Q seats (§C8.3)."""
+        return len(self._votes.get((step, seat), {})) >= self.quorum
 
-    def decide(self, step: int, seat: int, escrow_needed: bool) -> Decision | tuple | None:
-        """The drop of ``seat`` at ``step`` if the votes suffice (§C8.3): a ``Decision``; or
-        (culprit, reason, evidence envelope) when a share or the escrow is bad; None while
-        votes are missing."""
+    def decide(self, step: int, seat: int) -> Decision | tuple | str | None:
+        """The drop of ``seat`` at ``step`` if the votes suffice (§C8.3): a ``Decision``
+        (votes: the Q lowest voters); (culprit, reason, evidence envelope) when a share or the
+        escrow is bad; ``UNDECIDED`` when a quorum is held but its shares decide nothing yet;
+        None while fewer than Q votes of this epoch are held."""
         if not self.active[seat]:
             return None
         votes = self._votes.get((step, seat), {})
-        voters = [i for i in range(self.n) if self.active[i] and i != seat]
-        if any(i not in votes for i in voters):
-            return None
-        ordered = [votes[i] for i in voters]
-        if any(v.epoch != self.epoch for v, _ in ordered):
+        voters = sorted(i for i, (v, _) in votes.items() if self.active[i] and i != seat and v.epoch == self.epoch)
+        if len(voters) < self.quorum:
             return None
         esc = self._escrows.get(seat)
-        chain, problem = recover_chain(self.setup, esc[0] if esc else None, [v for v, _ in ordered], escrow_needed)
+        chain, problem = recover_chain(self.setup, esc[0] if esc else None, [votes[i][0] for i in voters],
+                                       self.active_count() - 1)
         if problem is not None:
             culprit, why = problem
             return culprit, why, esc[1] if culprit == seat else votes[culprit][1]
-        return Decision([raw for _, raw in ordered], esc[1] if esc else None, chain)
+        if chain is UNDECIDED:
+            return UNDECIDED
+        used = voters[:self.quorum]
+        return Decision([votes[i][1] for i in used], esc[1] if esc else None, chain)
 
     def check_record(self, step: int, payload: bytes) -> tuple:
         """Verify a DROP log record for ``step`` (``check_drop_payload``); raises ValueError."""
-        return check_drop_payload(self.setup, self.active, self.epoch, step, payload, self.escrow_needed())
+        return check_drop_payload(self.setup, self.active, self.epoch, step, payload)
 
     def forget_votes(self, upto: int) -> None:
         """Forget the votes of steps <= ``upto`` (applied), except those against our own seat

@@ -131,3 +131,26 @@ class CaughtUp:
     source: int
     from_step: int
     to_step: int
+
+
+@dataclass(frozen=True)
+class GameAbandoned:
+    """The game ended at ``step`` as abandoned (protocol.md §C8.7): ``seat`` signed ABANDON
+    (ours when we gave up waiting, another's when no drop can go on without it).
+    ``state_hash``: 32 bytes, the state after step - 1. No winner."""
+
+    step: int
+    seat: int
+    state_hash: bytes
+
+
+@dataclass(frozen=True)
+class CheaterProven:
+    """Signed evidence proves that ``seat`` cheated (protocol.md §C8.8): seen at ``step``,
+    ``reason`` in English; ``complaint``: the COMPLAINT envelope sent to every seat. The
+    session votes the seat out at once; it does not halt."""
+
+    step: int
+    seat: int
+    reason: str
+    complaint: bytes

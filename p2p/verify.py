@@ -18,14 +18,16 @@ from typing import Any
 from . import const as C
 from .beacon import game_seed as compute_game_seed, seed_commitment
 from .errors import WireError
-from .gamelog import KIND_DROP, KIND_HEADER, KIND_STEP, LogReader
+from .complaints import BAD_STEP, judge
+from .gamelog import KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_HEADER, KIND_STEP, LogReader
 from .identity import fingerprint_of
 from .hidden import HiddenLedger, hidden_secret, layout_of_state
 from .lockstep import hidden_bot, resolve_hidden, resolve_step, step_digest
 from .seat_loss import (RULE_BANKRUPT, RULE_BOT, check_drop_payload, default_bot, drop_rule, dropped_input,
                         dropped_reveal)
-from .wire import (MSG_SEED, MSG_SETUP_SIG, MSG_STEP, decode_seed, decode_setup, decode_setup_sig,
-                   decode_step_body, engine_options, open_envelope, setup_hash, unpack)
+from .wire import (MSG_ABANDON, MSG_COMPLAINT, MSG_SEED, MSG_SETUP_SIG, MSG_STEP, decode_abandon, decode_complaint,
+                   decode_seed, decode_setup, decode_setup_sig, decode_step_body, engine_options, open_envelope,
+                   setup_hash, unpack)
 
 
 @dataclass
@@ -56,6 +58,12 @@ class Report:
     inspected), ``fakes_found`` (fake bills found), ``fake_cards_caught``, ``reveals`` (steps
     that opened shares, each opening checked against its commitment), ``deliveries`` and
     ``items_delivered`` (private deliveries, checked for receivers and counts); None otherwise."""
+    abandoned: dict | None = None
+    """The game ended as abandoned (protocol.md §C8.7): {"seat": who signed ABANDON, "step":
+    where}; no winner. None otherwise."""
+    cheaters: list = field(default_factory=list)
+    """Proven complaints in the log (protocol.md §C8.8), in log order: [{"seat": the cheater,
+    "step", "reason", "complainer"}]."""
 
 
 class BadLog(Exception):
@@ -172,6 +180,8 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
     gid, n = setup.game_id, setup.seats
     rep.final_state_hash = h.hex()
     attested = False
+    recent: dict[int, list] = {}  # the last steps' envelopes, for kind-2 complaints (§C8.8)
+    pending_complaints: list = []  # kind-2 complaints about a step not read yet
     for rec in it:
         if attested:
             raise _Bad(k, "records after the end of the game")
@@ -179,8 +189,7 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
             if on_drop is None:
                 raise _Bad(k, "seat dropped in a game without seat loss")
             try:
-                seat, _, _, chain = check_drop_payload(setup, active, epoch, k, rec.payload,
-                                                       sum(active) >= 3)
+                seat, _, _, chain = check_drop_payload(setup, active, epoch, k, rec.payload)
             except ValueError as e:
                 raise _Bad(k, f"drop record: {e}") from None
             rule = on_drop
@@ -191,6 +200,13 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
             if ledger is not None:
                 ledger.drop(seat, None if chain is None else hidden_secret(chain.value(0)))
             epoch += 1
+            continue
+        if rec.kind == KIND_ABANDON:
+            rep.abandoned = _abandon(setup, rec.payload, k, h, digest)
+            attested = True  # nothing may follow
+            continue
+        if rec.kind == KIND_COMPLAINT:
+            _complaint(setup, rec.payload, k, active, recent, last_reveals, pending_complaints, rep)
             continue
         if rec.kind != KIND_STEP:
             raise _Bad(k, f"unexpected record kind {rec.kind}")
@@ -211,13 +227,13 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
                 raise _Bad(k, f"seat {i}: message from a dropped seat")
             if e.mtype != MSG_STEP or b.game_id != gid or b.step != k or b.seat != i:
                 raise _Bad(k, f"seat {i}: message of another game, step or seat")
-            if b.prev_hash != h:
-                raise _Bad(k, f"seat {i}: prev state hash differs from the replayed state")
-            if b.prev_digest != digest:
-                raise _Bad(k, f"seat {i}: prev digest differs from the replayed step digest")
             if not e.verify(pubkeys[i]):
                 raise _Bad(k, f"seat {i}: bad signature")
+        _check_prev(k, bodies, h, digest)
         rep.messages += sum(e is not None for e in envs)
+        recent[k] = [None if e is None else e.raw for e in envs]
+        recent.pop(k - C.KEEP_STEPS, None)
+        _settle_complaints(setup, k, bodies, recent, last_reveals, pending_complaints, rep)
         if engine.is_terminal(state):
             # The attestation round (§C3.5): checked above against the final state hash and
             # the last step's digest; no input, nothing applied.
@@ -273,6 +289,11 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
         rep.hidden["items_delivered"] = ledger.stats["items_delivered"]
     if reader.error is not None:
         raise _Bad(k, f"{reader.error} at byte {reader.error_offset}")
+    if pending_complaints:
+        c = pending_complaints[0][0]
+        raise _Bad(c.step, f"complaint of seat {c.seat} about a step the log does not reach")
+    if rep.abandoned is not None:
+        return  # no winner, not complete
     rep.complete = engine.is_terminal(state) and attested
     if engine.is_terminal(state):
         rep.winner = engine.winner(state)
@@ -289,3 +310,110 @@ def _count_hidden(h: dict, events: Any, reveal: bool) -> None:
         elif name == "CardInspected":
             h["inspections"] += 1
             h["fake_cards_caught"] += bool(ev.fake)
+
+
+def _check_prev(k: int, bodies: list, h: bytes, digest: bytes) -> None:
+    """Every message of step ``k`` must carry the replayed state hash and digest of step k-1.
+    When **no** seat's message does, step k-1 itself is what changed (an input altered and
+    re-signed, a message swapped): every seat signed over other messages or another state,
+    so the failure is reported at step k-1 (protocol.md part L, verify). Otherwise the seats
+    that differ signed a wrong hash at step k. Raises ``BadLog``."""
+    present = [(i, b) for i, b in enumerate(bodies) if b is not None]
+    bad_hash = [i for i, b in present if b.prev_hash != h]
+    bad_digest = [i for i, b in present if b.prev_digest != digest]
+    if not bad_hash and not bad_digest:
+        return
+    if k > 0 and len(bad_digest) == len(present):
+        raise _Bad(k - 1, "the messages of this step are not the ones every seat signed over at the next step "
+                          "(their prev digest): a message of this step was altered")
+    if k > 0 and len(bad_hash) == len(present):
+        raise _Bad(k - 1, "the state after this step differs from the one every seat signed at the next step")
+    if bad_hash:
+        raise _Bad(k, f"seat {bad_hash[0]}: prev state hash differs from the replayed state")
+    raise _Bad(k, f"seat {bad_digest[0]}: prev digest differs from the replayed step digest")
+
+
+def _abandon(setup: Any, raw: bytes, k: int, h: bytes, digest: bytes) -> dict:
+    """Check an ABANDON record (protocol.md §C8.7): signed by a seat of this game, for step k-1
+    .. k+1 (its signer may have applied one step more or less than the log's writer), with
+    our state and digest when it is for step k. Returns {"seat", "step"}."""
+    try:
+        env = open_envelope(raw)
+        a = decode_abandon(env.body)
+    except WireError as e:
+        raise _Bad(k, f"malformed abandon record: {e}") from None
+    if env.mtype != MSG_ABANDON or a.game_id != setup.game_id or a.seat >= setup.seats \
+            or not env.verify(setup.players[a.seat].public_key):
+        raise _Bad(k, "abandon record not signed by a seat of this game")
+    if not k - 1 <= a.step <= k + 1 or (a.step == k and (a.prev_hash != h or a.prev_digest != digest)):
+        raise _Bad(k, f"abandon record of seat {a.seat} for step {a.step} does not fit the log")
+    return {"seat": a.seat, "step": a.step}
+
+
+def _complaint(setup: Any, raw: bytes, k: int, active: list, recent: dict, last_reveals: list,
+               pending: list, rep: Report) -> None:
+    """Check a COMPLAINT record (protocol.md §C8.8) and name the cheater in ``rep.cheaters``.
+    Kinds 1 and 3 are self-contained; a kind-2 STEP of a step already read is compared with
+    the logged message, one of a later step waits for that step (``_settle_complaints``).
+    Raises ``BadLog`` for a complaint that proves nothing."""
+    try:
+        env = open_envelope(raw, C.MAX_COMPLAINT_MSG)
+        c = decode_complaint(env.body)
+    except WireError as e:
+        raise _Bad(k, f"malformed complaint record: {e}") from None
+    if env.mtype != MSG_COMPLAINT or c.game_id != setup.game_id or not env.verify(setup.players[c.seat].public_key):
+        raise _Bad(k, "complaint record not signed by a seat of this game")
+    deferred = []
+
+    def bad_step(ev: bytes) -> tuple | None:
+        try:
+            senv = open_envelope(ev, C.MAX_STEP_MSG)
+            b = decode_step_body(senv.body)
+        except WireError:
+            return None
+        if senv.mtype != MSG_STEP or b.game_id != setup.game_id or b.seat >= setup.seats \
+                or not senv.verify(setup.players[b.seat].public_key):
+            return None
+        if b.step in recent:
+            logged = recent[b.step][b.seat]
+            if logged is not None and logged != ev and open_envelope(logged).body != senv.body:
+                return b.seat, "signed two different messages for one step"
+            if logged is not None:
+                return c.seat, "false complaint: the log applied that very message"
+        if b.step >= k:
+            deferred.append(b)
+            return -1, ""
+        return None
+
+    verdict = judge(setup, c, active, bad_step)
+    if deferred:
+        pending.append((c, deferred[0]))
+        return
+    if verdict is None:
+        raise _Bad(k, f"complaint of seat {c.seat} proves nothing")
+    rep.cheaters.append({"seat": verdict[0], "step": c.step, "reason": verdict[1], "complainer": c.seat})
+
+
+def _settle_complaints(setup: Any, k: int, bodies: list, recent: dict, last_reveals: list, pending: list,
+                       rep: Report) -> None:
+    """Judge the kind-2 complaints about step ``k`` now that its record was read: another
+    message of the seat in the log proves equivocation; no message (the seat was dropped at k)
+    leaves the reveal itself to check against the seat's previous reveal."""
+    import hashlib
+
+    for item in [p for p in pending if p[1].step == k]:
+        pending.remove(item)
+        c, b = item
+        reveals = last_reveals  # before step k is applied: what the seat's reveal must hash to
+        logged = recent[k][b.seat]
+        if logged is not None and bodies[b.seat] != b:
+            rep.cheaters.append({"seat": b.seat, "step": c.step, "reason": "signed two different messages for one step",
+                                 "complainer": c.seat})
+        elif logged is None and (type(b.input) is not bytes or hashlib.sha256(b.input).digest() != reveals[b.seat]):
+            rep.cheaters.append({"seat": b.seat, "step": c.step, "reason": "reveal does not hash to the previous reveal",
+                                 "complainer": c.seat})
+        elif logged is None:
+            raise _Bad(k, f"complaint of seat {c.seat} about a valid reveal")
+        else:
+            rep.cheaters.append({"seat": c.seat, "step": c.step, "reason": "false complaint: the log applied that "
+                                 "very message", "complainer": c.seat})

@@ -41,6 +41,8 @@ MSG_CATCHUP_REQ = 19
 MSG_CATCHUP_RESP = 20
 MSG_HINT = 21
 MSG_ALIVE = 22
+MSG_ABANDON = 23
+MSG_COMPLAINT = 24
 
 #: Signature domain of each message type.
 DOMAINS: dict[int, bytes] = {
@@ -58,17 +60,20 @@ DOMAINS: dict[int, bytes] = {
     MSG_CATCHUP_RESP: C.DOMAIN_CATCHUP_RESP,
     MSG_HINT: C.DOMAIN_HINT,
     MSG_ALIVE: C.DOMAIN_ALIVE,
+    MSG_ABANDON: C.DOMAIN_ABANDON,
+    MSG_COMPLAINT: C.DOMAIN_COMPLAINT,
 }
 #: Largest envelope (bytes) accepted for each type.
 MAX_SIZE: dict[int, int] = {t: C.MAX_LOBBY_MSG for t in DOMAINS}
-for _t in (MSG_STEP, MSG_ESCROW, MSG_DROP, MSG_CATCHUP_REQ, MSG_HINT, MSG_ALIVE):
+for _t in (MSG_STEP, MSG_ESCROW, MSG_DROP, MSG_CATCHUP_REQ, MSG_HINT, MSG_ALIVE, MSG_ABANDON):
     MAX_SIZE[_t] = C.MAX_STEP_MSG
 MAX_SIZE[MSG_CATCHUP_RESP] = C.MAX_CATCHUP_MSG
+MAX_SIZE[MSG_COMPLAINT] = C.MAX_COMPLAINT_MSG
 
 #: Message types a running ``LockstepSession`` handles (the node routes them to
 #: ``session.receive_message``; everything else goes to the lobby).
 SESSION_TYPES = frozenset((MSG_STEP, MSG_ESCROW, MSG_DROP, MSG_CATCHUP_REQ, MSG_CATCHUP_RESP, MSG_HINT,
-                           MSG_ALIVE))
+                           MSG_ALIVE, MSG_ABANDON, MSG_COMPLAINT))
 #: First two bytes of every session envelope: msgpack fixarray(3) then the fixint type.
 SESSION_TAGS = frozenset(bytes([0x93, t]) for t in SESSION_TYPES)
 
@@ -557,7 +562,7 @@ def engine_options(setup: Setup) -> dict:
 
 class EscrowEntry(NamedTuple):
     """One recipient's part of an ESCROW: ``to`` seat, ``commit`` (32 bytes) and the
-    ChaCha20-Poly1305 ciphertext ``ct`` (48 bytes) of the 32-byte share."""
+    ChaCha20-Poly1305 ciphertext ``ct`` (82 bytes) of the 66-byte share."""
 
     to: int
     commit: bytes
@@ -584,7 +589,7 @@ def decode_escrow(body: bytes) -> Escrow:
     for e in _array(entries, None, "entries"):
         to, commit, ct = _array(e, 3, "entry")
         out.append(EscrowEntry(_uint(to, C.MAX_SEATS - 1, "to"), _bin(commit, C.HASH_LEN, "commit"),
-                               _bin(ct, C.HASH_LEN + 16, "ciphertext")))
+                               _bin(ct, C.SHARE_LEN + 16, "ciphertext")))
     if len(out) > C.MAX_SEATS - 1 or any(a.to >= b.to for a, b in zip(out, out[1:])) \
             or any(e.to == seat for e in out):
         raise WireError("escrow entries must be ascending, unique and not for the dealer")
@@ -594,7 +599,7 @@ def decode_escrow(body: bytes) -> Escrow:
 class DropVote(NamedTuple):
     """DROP body ``[gid, voter, step, seat, epoch, share]``: ``voter`` has not received
     ``seat``'s message of ``step`` within the drop timeout; ``share`` is the voter's escrow
-    share of ``seat`` (32 bytes) or nil (protocol.md §C8.3)."""
+    share of ``seat`` (``SHARE_LEN`` = 66 bytes, a Shamir share) or nil (protocol.md §C8.3)."""
 
     game_id: bytes
     voter: int
@@ -608,7 +613,7 @@ def decode_drop(body: bytes) -> DropVote:
     """Validate a DROP body. Raises ``WireError``."""
     gid, voter, step, seat, epoch, share = _array(unpack(body), 6, "drop")
     if share is not None:
-        _bin(share, C.HASH_LEN, "share")
+        _bin(share, C.SHARE_LEN, "share")
     if voter == seat:
         raise WireError("a seat cannot vote to drop itself")
     return DropVote(_bin(gid, C.GAME_ID_LEN, "game_id"), _uint(voter, C.MAX_SEATS - 1, "voter"),
@@ -695,4 +700,57 @@ def decode_alive(body: bytes) -> Hint:
     """Validate an ALIVE body ``[gid, seat, step]``: ``seat`` is alive and has not sent its
     message of ``step`` yet (protocol.md §C8.3). Same schema as HINT. Raises ``WireError``."""
     return decode_hint(body)
+
+
+class Abandon(NamedTuple):
+    """ABANDON body ``[gid, seat, step, prev_hash, prev_digest]``: ``seat`` ends the game at
+    ``step`` as abandoned (no winner), having applied every step before it (state hash
+    ``prev_hash``, digest ``prev_digest``; protocol.md §C8.7)."""
+
+    game_id: bytes
+    seat: int
+    step: int
+    prev_hash: bytes
+    prev_digest: bytes
+
+
+def decode_abandon(body: bytes) -> Abandon:
+    """Validate an ABANDON body. Raises ``WireError``."""
+    gid, seat, step, h, d = _array(unpack(body), 5, "abandon")
+    return Abandon(_bin(gid, C.GAME_ID_LEN, "game_id"), _uint(seat, C.MAX_SEATS - 1, "seat"),
+                   _uint(step, C.MAX_STEP, "step"), _bin(h, C.HASH_LEN, "prev_hash"),
+                   _bin(d, C.HASH_LEN, "prev_digest"))
+
+
+class ComplaintMsg(NamedTuple):
+    """COMPLAINT body ``[gid, seat, step, culprit, kind, [evidence envelope, ...], key]``:
+    ``seat`` (the complainer, at ``step``) shows every seat signed evidence that ``culprit``
+    broke the protocol; ``kind`` 1 equivocation (two envelopes), 2 bad step message (one
+    STEP), 3 bad escrow (one ESCROW; ``key``: the 32-byte pairwise share key, or nil when the
+    entries alone are wrong). Protocol.md §C8.8."""
+
+    game_id: bytes
+    seat: int
+    step: int
+    culprit: int
+    kind: int
+    evidence: tuple
+    key: bytes | None
+
+
+def decode_complaint(body: bytes) -> ComplaintMsg:
+    """Validate a COMPLAINT body (structure only: the evidence is checked by the session and
+    ``p2p.complaints``). Raises ``WireError``."""
+    gid, seat, step, culprit, kind, evidence, key = _array(unpack(body), 7, "complaint")
+    ev = _array(evidence, None, "evidence")
+    if not 1 <= len(ev) <= 2 or any(type(x) is not bytes or len(x) > C.MAX_STEP_MSG for x in ev):
+        raise WireError("evidence: one or two envelopes")
+    if key is not None:
+        _bin(key, C.HASH_LEN, "key")
+    seat = _uint(seat, C.MAX_SEATS - 1, "seat")
+    culprit = _uint(culprit, C.MAX_SEATS - 1, "culprit")
+    if seat == culprit:
+        raise WireError("a seat cannot complain about itself")
+    return ComplaintMsg(_bin(gid, C.GAME_ID_LEN, "game_id"), seat, _uint(step, C.MAX_STEP, "step"), culprit,
+                        _uint(kind, 3, "kind", 1), tuple(ev), key)
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import fake_engine as E
 from p2p import const as C
-from p2p.lockstep import (HALTED, CheatDetected, Equivocation, GameOver, PeerMisbehaved, SeatDropped,
-                          StepApplied)
-from p2p.seat_loss import make_escrow
-from p2p.wire import (MSG_CATCHUP_RESP, MSG_DROP, MSG_ESCROW, MSG_HINT, MSG_STEP, decode_step_body,
+from p2p.lockstep import (HALTED, CheaterProven, CheatDetected, Equivocation, GameOver, PeerMisbehaved,
+                          SeatDropped, SeatDropVoted, StepApplied)
+from p2p.seat_loss import make_escrow, pair_key
+from p2p.wire import (MSG_CATCHUP_RESP, MSG_COMPLAINT, MSG_DROP, MSG_ESCROW, MSG_HINT, MSG_STEP, decode_step_body,
                       open_envelope, pack, seal)
 
 from p2p_harness import Net, drain, first_legal, random_legal, started_sessions
@@ -34,7 +34,7 @@ def test_forged_signatures_on_every_new_message_type_are_dropped_and_named():
         seal(s1.identity, MSG_DROP, [s1.game_id, 1, 0, 2, 0, None]),
         seal(s1.identity, MSG_HINT, [s1.game_id, 1, 7]),
         seal(s1.identity, MSG_CATCHUP_RESP, [s1.game_id, 1, 0, 3, [], [], []]),
-        make_escrow(s1.identity, s1.chain.value(0), s1.game_id, 1, 5, [0, 2], [p.x25519_key for p in s1.setup.players]),
+        make_escrow(s1.identity, s1.chain.value(0), s1.game_id, 1, 5, [0, 2], [p.x25519_key for p in s1.setup.players], 2),
     ]
     for raw in forged:
         s0.receive_message(resign(s1, raw), 0.0)
@@ -115,20 +115,42 @@ def test_out_of_turn_action_is_refused_identically_everywhere():
     assert len({o[0].final_hash for o in overs}) == 1
 
 
-def test_bad_escrow_share_is_caught_and_names_the_dealer():
+def test_bad_escrow_share_is_proven_to_every_seat_and_the_dealer_voted_out():
+    """protocol.md §C8.8 kind 3: the recipient of a bad share publishes its pairwise key in a
+    COMPLAINT; a peer that cannot open the share itself checks it and acts against the dealer,
+    and nobody halts."""
     s0, s1, s2 = started_sessions(3, options=DROP)
     for s in (s0, s1, s2):
         s.messages_to_send()
     # seat 2 deals shares of a secret that is not its chain, and lies in one commitment
-    raw = make_escrow(s2.identity, b"\x07" * 32, s2.game_id, 2, 0, [0, 1], [p.x25519_key for p in s2.setup.players])
+    raw = make_escrow(s2.identity, b"\x07" * 32, s2.game_id, 2, 0, [0, 1], [p.x25519_key for p in s2.setup.players], 2)
     env = open_envelope(raw)
     import msgpack
     gid, seat, epoch, entries = msgpack.unpackb(env.body)
     entries[0][1] = bytes(32)  # commitment for seat 0 no longer matches its share
     bad = seal(s2.identity, MSG_ESCROW, [gid, seat, epoch, entries])
     s0.receive_message(bad, 0.0)
-    (c,) = [e for e in drain(s0) if isinstance(e, CheatDetected)]
-    assert c.seat == 2 and "escrow" in c.reason and c.evidence == bad and s0.phase == HALTED
+    evs = drain(s0)
+    (p,) = [e for e in evs if isinstance(e, CheaterProven)]
+    assert p.seat == 2 and "escrow" in p.reason and s0.phase == "running"
+    assert any(isinstance(e, SeatDropVoted) and e.seat == 2 for e in evs)
+    complaint = next(m for m in s0.messages_to_send() if m[:2] == bytes([0x93, MSG_COMPLAINT]))
+    s1.receive_message(complaint, 0.0)  # s1 holds no such share: it checks s0's key
+    (p1,) = [e for e in drain(s1) if isinstance(e, CheaterProven)]
+    assert p1.seat == 2 and p1.complaint == complaint and s1.phase == "running"
+
+
+def test_false_escrow_complaint_names_the_complainer():
+    """A complaint about a good share (the complainer's key opens a share that matches its
+    commitment) proves the complainer lied (protocol.md §C8.8)."""
+    s0, s1, s2 = started_sessions(3, options=DROP)
+    esc2 = next(m for m in s2.messages_to_send() if m[:2] == bytes([0x93, MSG_ESCROW]))
+    key = pair_key(s0.identity, s2.setup.players[2].x25519_key, s0.game_id, 2, 0, 0)
+    lie = seal(s0.identity, MSG_COMPLAINT, [s0.game_id, 0, 0, 2, 3, [esc2], key])
+    s1.receive_message(esc2, 0.0)
+    s1.receive_message(lie, 0.0)
+    (p,) = [e for e in drain(s1) if isinstance(e, CheaterProven)]
+    assert p.seat == 0 and "false complaint" in p.reason
 
 
 def test_drop_vote_with_a_wrong_share_names_the_voter():
@@ -138,16 +160,13 @@ def test_drop_vote_with_a_wrong_share_names_the_voter():
         net.inputs()
         net.deliver()
     assert len(s0.seats.escrow_raws()) == 3
-    # seat 1 votes to drop seat 2 with a share that is not the one seat 2 dealt it
-    vote = seal(s1.identity, MSG_DROP, [s1.game_id, 1, s0.step, 2, 0, b"\x09" * 32])
+    assert s0.waiting_for() == (1,)  # seat 1's message of this step is still missing at seat 0
+    # seat 2 votes to drop seat 1 with a share that is not the one seat 1 dealt it
+    vote = seal(s2.identity, MSG_DROP, [s2.game_id, 2, s0.step, 1, 0, b"\x09" * C.SHARE_LEN])
     s0.receive_message(vote, 1.0)
-    s0.handle_timer(s0._step_started + 5.0)  # our own timeout vote completes the set
-    evs = drain(s0)
-    if s0.phase == HALTED:
-        (c,) = [e for e in evs if isinstance(e, CheatDetected)]
-        assert c.seat == 1 and "share" in c.reason and c.evidence == vote
-    else:  # seat 2's message arrived in time: nobody may be dropped on seat 1's word alone
-        assert not any(isinstance(e, SeatDropped) for e in evs)
+    s0.handle_timer(s0.step_started + 5.0)  # our own timeout vote completes the quorum (2 of 3)
+    (c,) = [e for e in drain(s0) if isinstance(e, CheatDetected)]
+    assert c.seat == 2 and "share" in c.reason and c.evidence == vote and s0.phase == HALTED
 
 
 def test_flood_of_datagrams_is_counted_dropped_and_bounded():

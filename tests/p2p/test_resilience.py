@@ -157,11 +157,14 @@ def test_silent_seat_is_dropped_by_agreement_and_the_game_finishes(tmp_path, rul
     assert paths[0].read_bytes() == paths[2].read_bytes()
 
 
-def test_two_seat_game_drops_without_escrow(tmp_path):
+def test_two_seat_game_never_drops_the_silent_seat_it_pauses(tmp_path):
+    """protocol.md §C8.3: Q = 2 of 2 seats, so a lone peer never drops the other (the two sides
+    of a partition would each drop the other and fork); it pauses and says whom it waits for."""
     net, sessions, paths, _ = run_with_silent_seat(tmp_path, 2, dict(DROP, target=20), seat=0, from_step=5)
-    (d,) = [e for e in net.events[1] if isinstance(e, SeatDropped)]
-    assert d.seat == 0 and not d.reconstructed
-    assert finals(net)[1] and verify_log(paths[1], engine=E).ok
+    s1 = net.s[1]
+    assert not any(isinstance(e, (SeatDropped, SeatDropVoted)) for e in net.events[1])
+    assert s1.phase == "running" and s1.paused() == (0,) and s1.drop_deadline() is None
+    assert verify_log(paths[1], engine=E).ok and not finals(net)[1]
 
 
 def test_dropped_peer_that_comes_back_is_a_spectator_and_agrees(tmp_path):

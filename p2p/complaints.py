@@ -1,0 +1,171 @@
+"""Complaints: signed evidence that a seat cheated, passed to every seat (protocol.md §C8.8).
+
+A peer that receives a provably bad signed message does not stop alone (the others would then
+vote the silent victim out and the cheater would finish clean): it sends the evidence to every
+seat in a COMPLAINT. Every peer checks the evidence itself and acts against the **signer** of the
+bad message, never against the complainer: it votes the culprit out at once (DROP, no timeout)
+and keeps voting at every step until the quorum drops it (§C8.3); the culprit's seat is then
+played by the lobby's rule (bot or bankrupt). A false complaint is itself signed evidence
+against the complainer.
+
+Kinds (``kind`` field):
+
+1. **equivocation**: two envelopes of the culprit, both validly signed, of the same type and
+   the same slot — STEP (gid, step, seat), DROP (gid, voter, step, seat) or ESCROW (gid,
+   seat, epoch) — with different bodies. Self-contained.
+2. **bad step message**: one STEP of the culprit at a chance step whose input is not a reveal
+   hashing to the culprit's previous reveal. Checked by a peer still at that step against its
+   own previous reveals; a peer past it compares with the message it applied (different:
+   equivocation; the same: the complaint is false).
+3. **bad escrow**: the culprit's ESCROW and ``key``, the complainer's pairwise share key
+   (``seat_loss.pair_key``; publishing it exposes that one share only). The share decrypts
+   under ``key`` (ChaCha20-Poly1305 is not key-committing, but finding another key under which
+   the dealer's fixed tag verifies is a PRF pre-image) and does not match its commitment:
+   the dealer cheated; ``key`` does not decrypt it, or the share matches: the complainer
+   lied. With ``key`` nil: the entries are not one per other active seat (checked against the
+   active seats).
+
+State (``Complaints``)::
+
+    seat: honest --evidence checked--> proven(step, reason, complaint)   (never back)
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple, Sequence
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+
+from . import const as C
+from .errors import WireError
+from .identity import Identity
+from .seat_loss import _NONCE, _ctx, share_commit
+from .threshold import SHARE_LEN
+from .wire import (MSG_COMPLAINT, MSG_DROP, MSG_ESCROW, MSG_STEP, ComplaintMsg, Setup, decode_drop, decode_escrow,
+                   decode_step_body, open_envelope, seal)
+
+EQUIVOCATION = 1
+BAD_STEP = 2
+BAD_ESCROW = 3
+
+
+def make_complaint(identity: Identity, gid: bytes, seat: int, step: int, culprit: int, kind: int,
+                   evidence: Sequence[bytes], key: bytes | None = None) -> bytes:
+    """The signed COMPLAINT envelope ``[gid, seat, step, culprit, kind, [evidence...], key]``."""
+    return seal(identity, MSG_COMPLAINT, [gid, seat, step, culprit, kind, list(evidence), key])
+
+
+def _slot(mtype: int, body: bytes) -> tuple:
+    """(signer seat, the slot a signer may fill once) of an envelope body; raises WireError."""
+    if mtype == MSG_STEP:
+        b = decode_step_body(body)
+        return b.seat, (mtype, b.game_id, b.step, b.seat)
+    if mtype == MSG_DROP:
+        v = decode_drop(body)
+        return v.voter, (mtype, v.game_id, v.step, v.seat)
+    if mtype == MSG_ESCROW:
+        e = decode_escrow(body)
+        return e.seat, (mtype, e.game_id, e.seat, e.epoch)
+    raise WireError("not a STEP, DROP or ESCROW")
+
+
+def check_equivocation(setup: Setup, first: bytes, second: bytes) -> int | None:
+    """The seat that signed two different messages for one slot (module docstring, kind 1),
+    or None if ``first``/``second`` prove nothing (malformed, another game, different slots
+    or signers, equal bodies, a bad signature)."""
+    try:
+        e1, e2 = open_envelope(first, C.MAX_STEP_MSG), open_envelope(second, C.MAX_STEP_MSG)
+        if e1.mtype != e2.mtype or e1.body == e2.body:
+            return None
+        s1, slot1 = _slot(e1.mtype, e1.body)
+        s2, slot2 = _slot(e2.mtype, e2.body)
+    except WireError:
+        return None
+    if slot1 != slot2 or s1 != s2 or slot1[1] != setup.game_id or not 0 <= s1 < setup.seats:
+        return None
+    key = setup.players[s1].public_key
+    return s1 if e1.verify(key) and e2.verify(key) else None
+
+
+def check_escrow(setup: Setup, complainer: int, raw: bytes, key: bytes | None, active: Sequence[bool]) -> tuple | None:
+    """Judge a bad-escrow complaint (kind 3) of ``complainer`` about the ESCROW ``raw``:
+    (guilty seat, reason), or None if the evidence is not a signed ESCROW of this game."""
+    try:
+        env = open_envelope(raw, C.MAX_STEP_MSG)
+        e = decode_escrow(env.body)
+    except WireError:
+        return None
+    if env.mtype != MSG_ESCROW or e.game_id != setup.game_id or e.seat >= setup.seats \
+            or not env.verify(setup.players[e.seat].public_key):
+        return None
+    if key is None:
+        want = [i for i in range(setup.seats) if active[i] and i != e.seat]
+        if [x.to for x in e.entries] != want:
+            return e.seat, "escrow not dealt to every other active seat"
+        return complainer, "false complaint: the escrow is dealt to every other active seat"
+    entry = next((x for x in e.entries if x.to == complainer), None)
+    if entry is None:
+        return e.seat, "escrow not dealt to every other active seat"
+    try:
+        share = ChaCha20Poly1305(key).decrypt(_NONCE, entry.ct, _ctx(e.game_id, e.seat, complainer, e.epoch))
+    except (InvalidTag, ValueError):
+        return complainer, "false complaint: its key does not open the escrow share"
+    if len(share) == SHARE_LEN and share_commit(share, e.game_id, e.seat, complainer, e.epoch) == entry.commit:
+        return complainer, "false complaint: the escrow share matches its commitment"
+    return e.seat, "escrow share does not match its commitment"
+
+
+class Proof(NamedTuple):
+    """A proven cheat: ``seat`` cheated, seen at ``step``, ``reason`` (English), and the
+    COMPLAINT envelope that shows it to others (ours or the one we checked)."""
+
+    seat: int
+    step: int
+    reason: str
+    complaint: bytes
+
+
+class Complaints:
+    """The complaints part of a session: the seats proven to cheat (module docstring)."""
+
+    def __init__(self) -> None:
+        self._proven: dict[int, Proof] = {}
+        self._seen: set[bytes] = set()
+
+    def proven(self, seat: int) -> Proof | None:
+        """The proof against ``seat``, or None."""
+        return self._proven.get(seat)
+
+    def cheaters(self) -> list[int]:
+        """Seats proven to cheat, ascending."""
+        return sorted(self._proven)
+
+    def seen(self, raw: bytes) -> bool:
+        """True if this COMPLAINT envelope was handled before (then it is ignored); marks it."""
+        if raw in self._seen:
+            return True
+        self._seen.add(raw)
+        return False
+
+    def prove(self, proof: Proof) -> bool:
+        """Record ``proof``; True if its seat was not proven before."""
+        if proof.seat in self._proven:
+            return False
+        self._proven[proof.seat] = proof
+        return True
+
+
+def judge(setup: Setup, c: ComplaintMsg, active: Sequence[bool], bad_step: Any) -> tuple | None:
+    """(guilty seat, reason) for a COMPLAINT ``c`` whose signature was checked, or None if its
+    evidence proves nothing to us. ``bad_step(raw) -> (seat, reason) | None`` judges a kind-2
+    STEP with the caller's state (the session or the verifier)."""
+    if c.kind == EQUIVOCATION:
+        if len(c.evidence) != 2:
+            return None
+        seat = check_equivocation(setup, c.evidence[0], c.evidence[1])
+        return None if seat is None else (seat, "signed two different messages for one step")
+    if c.kind == BAD_ESCROW:
+        return check_escrow(setup, c.seat, c.evidence[0], c.key, active)
+    return bad_step(c.evidence[0])
+
