@@ -68,7 +68,7 @@ MAX_DELIVERY_ITEMS = 36
 _NONCE = bytes(12)  # every delivery key encrypts exactly one plaintext (bound to the step)
 
 __all__ = ["Layout", "layout_for_setup", "layout_of_state", "hidden_secret", "opening", "leaf",
-           "make_leaves", "opening_matches", "delivery_key", "seal_delivery", "open_delivery",
+           "make_leaves", "opening_matches", "bill_order_secret", "delivery_key", "seal_delivery", "open_delivery",
            "HiddenLedger", "PrivateView", "OPEN_LEN", "MODULUS", "MAX_DELIVERY_ITEMS"]
 
 
@@ -169,6 +169,14 @@ def opening_matches(leaves: bytes, gid: bytes, seat: int, item: int, op: bytes) 
     return len(op) == OPEN_LEN and leaves[LEAF_LEN * item:LEAF_LEN * (item + 1)] == leaf(gid, seat, item, op)
 
 
+def bill_order_secret(hsecret: bytes) -> bytes:
+    """SHA-256("lanopoli/1/bill-order\\0" || hs_i), 32 bytes: the seat's private key for the order
+    in which it hands over equal bills when it chooses its bills (protocol.md §C12.7;
+    ``engine.bots._niente.pay_choice``). Derived from the hidden secret, so it is as private
+    as the seat's shares, and a separate domain, so it reveals nothing about them."""
+    return _sha256(C.SIG_PREFIX + b"bill-order\x00" + hsecret).digest()
+
+
 # --- private delivery -------------------------------------------------------------------------
 
 def _aad(gid: bytes, sender: int, to: int, step: int) -> bytes:
@@ -249,7 +257,8 @@ class HiddenLedger:
 
     def enqueue(self, state: Any) -> None:
         """Queue, for every active seat, the items it holds now and was never given (bills
-        with an unknown public status, Imprevisti in hand), owed by every other active seat."""
+        with an unknown public status, Imprevisti kept in ``nx`` hand or held as the jail card,
+        pair not public), owed by every other active seat (protocol.md §C12.3)."""
         from engine.rules.banknotes import NX_CPUB, NX_HAND, NX_PUB, NX_WALLET
 
         nx = state.nx
@@ -260,7 +269,8 @@ class HiddenLedger:
                 continue
             given = self.given[r]
             new = [b for b in nx[NX_WALLET][r] if b < B and b not in given and not pub[b]]
-            for key in nx[NX_HAND][r]:
+            # Kept cards, and the jail card, which the engine keeps in ``held`` as in classico.
+            for key in list(nx[NX_HAND][r]) + list(state.held[r]):
                 if key >> 8 == 1 and not cpub[key & 255]:
                     t = B + ((key & 255) >> 1)
                     if t not in given and t not in new:
@@ -472,3 +482,14 @@ class PrivateView:
     def status(self) -> dict:
         """{("bill", id) | ("card", index): fake} for every item we know (a copy)."""
         return dict(self._status)
+
+    def bot_view(self) -> dict:
+        """``status()`` as the engine's private-view mapping, carrying ``secret =
+        bill_order_secret(hs)`` (``engine.bots._niente.PrivateView``), so our bot and our
+        player's bill choices order equal bills as only we can (protocol.md §C12.7). A plain
+        dict with an engine that has no such class."""
+        try:
+            from engine.bots._niente import PrivateView as EngineView
+        except ImportError:
+            return self.status()
+        return EngineView(self._status, bill_order_secret(self._hs))
