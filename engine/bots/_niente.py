@@ -43,10 +43,11 @@ from ..game import legal_actions
 from ..rules.banknotes import FAKE, GENUINE, NX_CARD, NX_CPUB, NX_DEN, NX_FACEUP, NX_HAND, NX_LENS, NX_PUB
 from ..rules.counterfeit import bill_choices, fake_rate, window_actors
 from ..rules.banknotes import select
-from ..rules.bill_choice import D_AMOUNT, default_bills, oldest_due, pay_actors, wallet_before
+from ..rules.bill_choice import D_AMOUNT, choosable_bills, default_bills, oldest_due, pay_actors
 from ..state import P_BUY, P_INSPECT, P_OVER, P_PAY, P_ROLL, P_TAKE
 
-__all__ = ["choose", "card_value", "bill_fake_chance", "pay_choice", "PrivateView"]
+__all__ = ["choose", "card_value", "bill_fake_chance", "pay_choice", "spend_choice", "keep_fakes",
+           "spend_fakes", "bill_order", "PrivateView"]
 
 
 class PrivateView(dict):
@@ -204,30 +205,103 @@ def _hotel(s, seat: int):
     return best
 
 
+def bill_order(view):
+    """Sort key for a seat's bills when it chooses which to hand over: known fakes (public or
+    in ``view``) last, equal bills in the order of SHA-256(``view.secret`` ‖ bill id (4 B BE)),
+    an order only the seat can compute (protocol.md §C12.7); by bill id without a secret.
+    Returns ``key(s, bill) -> tuple``."""
+    secret = getattr(view, "secret", None)
+
+    def key(s, b):
+        fake = s.nx[NX_PUB][b] == FAKE or view.get(("bill", b)) is True
+        return (fake, sha256(secret + b.to_bytes(4, "big")).digest() if secret else b"", b)
+    return key
+
+
 def pay_choice(s, seat: int, view):
     """``PayBills`` for ``seat``'s oldest due payment (module doc, "paying"), or None to keep
     the default bills (no secret in ``view``, nothing to keep, or the payment cannot change)."""
-    secret = getattr(view, "secret", None)
-    if not secret:
+    if not getattr(view, "secret", None):
         return None
-    before = wallet_before(s, seat)
+    return _as_action(s, seat, keep_fakes(s, seat, view))
+
+
+def keep_fakes(s, seat: int, view) -> list[int] | None:
+    """The bills ``seat`` pays its oldest due payment with when it keeps its fakes (ascending),
+    or None if it has no payment it can still choose for: the default denominations
+    (``banknotes.select`` over the bills it may use, public facts only), within each the first
+    bills by ``bill_order(view)``."""
+    before = choosable_bills(s, seat)
     if before is None:
         return None
-    nx = s.nx
-    den = nx[NX_DEN]
-    pub = nx[NX_PUB]
-    amount = oldest_due(s, seat)[D_AMOUNT]
+    den = s.nx[NX_DEN]
     need: dict[int, int] = {}
-    for b in select(den, before, amount):
+    for b in select(den, before, oldest_due(s, seat)[D_AMOUNT]):
         need[den[b]] = need.get(den[b], 0) + 1
-
-    def order(b):
-        fake = pub[b] == FAKE or view.get(("bill", b)) is True
-        return (fake, sha256(secret + b.to_bytes(4, "big")).digest())
+    key = bill_order(view)
     pick: list[int] = []
     for d, k in need.items():
-        pick += sorted((b for b in before if den[b] == d), key=order)[:k]
-    pick.sort()
-    if tuple(pick) == default_bills(s, seat):
+        pick += sorted((b for b in before if den[b] == d), key=lambda b: key(s, b))[:k]
+    return sorted(pick)
+
+
+def spend_fakes(s, seat: int, view) -> list[int] | None:
+    """The bills ``seat`` pays its oldest due payment with when it spends its known fakes
+    first (ascending), or None if it has no payment it can still choose for ("spendi prima le
+    false"). If its known fakes cover the amount: the largest fakes until covered. Else all its
+    fakes, completed with the other bills of least total that covers the rest (fewest bills
+    among equal totals). Then any bill not needed is left out, fakes last, so the set has none
+    to spare (engine.rules.bill_choice.choice_error). The bank gives the change: a fake €50 for
+    a €30 rent brings €20 of genuine change."""
+    before = choosable_bills(s, seat)
+    if before is None:
+        return None
+    den = s.nx[NX_DEN]
+    amount = oldest_due(s, seat)[D_AMOUNT]
+    key = bill_order(view)
+    fakes = [b for b in before if key(s, b)[0]]
+    pick: list[int] = []
+    total = 0
+    for b in sorted(fakes, key=lambda b: (-den[b], key(s, b))):
+        if total >= amount:
+            break
+        pick.append(b)
+        total += den[b]
+    if total < amount:
+        others = sorted((b for b in before if not key(s, b)[0]), key=lambda b: (-den[b], key(s, b)))
+        more = _least_cover(den, others, amount - total)
+        pick += more
+        total += sum(den[b] for b in more)
+    for b in sorted(pick, key=lambda b: (key(s, b)[0], -den[b])):
+        if total - den[b] >= amount:
+            pick.remove(b)
+            total -= den[b]
+    return sorted(pick)
+
+
+def _least_cover(den: list[int], bills: list[int], need: int) -> list[int]:
+    """The bills among ``bills`` (preferred in list order) of least total >= ``need``, fewest
+    bills among equal totals; all of them if even all do not cover it. Subset sums over the
+    totals up to ``need`` + the largest bill (a few hundred, a wallet holds tens of bills)."""
+    cap = need + max((den[b] for b in bills), default=0)
+    best: dict[int, list[int]] = {0: []}
+    for b in bills:
+        for tot, sel in list(best.items()):
+            t2 = tot + den[b]
+            if t2 <= cap and (t2 not in best or len(sel) + 1 < len(best[t2])):
+                best[t2] = sel + [b]
+    enough = [t for t in best if t >= need]
+    return best[min(enough)] if enough else list(bills)
+
+
+def _as_action(s, seat: int, pick):
+    """PayBills(pick), or None when ``pick`` is None or the default bills anyway."""
+    if pick is None or tuple(pick) == default_bills(s, seat):
         return None
     return PayBills(tuple(pick))
+
+
+def spend_choice(s, seat: int, view):
+    """``PayBills`` spending ``seat``'s known fakes first (``spend_fakes``), or None for the
+    default bills (the same set, or no payment to choose for)."""
+    return _as_action(s, seat, spend_fakes(s, seat, view))

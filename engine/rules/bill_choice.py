@@ -36,7 +36,7 @@ from .banknotes import (NX_DEN, NX_DUE, NX_INSP, NX_PAY, NX_PILE, NX_WALLET, Bil
 from .niente_events import BillChoiceOpened, BillsChosen
 
 __all__ = ["due_parts", "pay_actors", "open_pay_step", "oldest_due", "wallet_before",
-           "default_bills", "choice_error", "pay_bills", "end_pay_step", "finalize_out"]
+           "choosable_bills", "due_amount", "default_bills", "choice_error", "pay_bills", "end_pay_step", "finalize_out"]
 
 D_PAYER, D_PAYEE, D_AMOUNT, D_REASON, D_OFFERED, D_TAKER = range(6)
 
@@ -122,6 +122,23 @@ def wallet_before(s, seat: int) -> list[int] | None:
     return sorted([b for b in s.nx[NX_WALLET][seat] if b not in gone] + pick)
 
 
+def choosable_bills(s, seat: int) -> list[int] | None:
+    """The bills ``seat`` may pay its oldest offered due payment with (``wallet_before``
+    minus bills under inspection, ascending), or None if it has no such payment or that
+    payment can no longer be undone."""
+    before = wallet_before(s, seat)
+    if before is None:
+        return None
+    inspected = {q[2] for q in s.nx[NX_INSP] if q[1] == 0}
+    return [b for b in before if b not in inspected]
+
+
+def due_amount(s, seat: int) -> tuple[int, int] | None:
+    """(amount, payee) of ``seat``'s oldest offered due payment (payee -1: the bank), or None."""
+    d = oldest_due(s, seat)
+    return None if d is None else (d[D_AMOUNT], d[D_PAYEE])
+
+
 def default_bills(s, seat: int) -> tuple[int, ...] | None:
     """The bills ``seat``'s oldest offered due payment was provisionally made with (sorted),
     or None."""
@@ -138,15 +155,16 @@ def choice_error(s, seat: int, bills) -> tuple[str, str] | None:
     d = oldest_due(s, seat)
     if d is None:
         return ("not_paying", "you have no payment waiting for its bills")
-    before = wallet_before(s, seat)
-    if before is None:
+    mine = choosable_bills(s, seat)
+    if mine is None:
         return ("bills_moved", "the bills of that payment have moved on: it stays as made")
-    mine = set(before)
-    inspected = {q[2] for q in s.nx[NX_INSP] if q[1] == 0}
+    mine = set(mine)
+    if len(set(bills)) != len(bills):
+        return ("not_your_bill", "a bill is named twice")
     den = s.nx[NX_DEN]
     total = 0
     for b in bills:
-        if b not in mine or b in inspected:
+        if b not in mine:
             return ("not_your_bill", "not a bill you held before that payment")
         total += den[b]
     if total < d[D_AMOUNT]:

@@ -1,6 +1,7 @@
 """niente-e-come-sembra: one test per rule, each naming the rulebook passage
 (rulebooks/monopoly-niente-e-come-sembra.txt) or the design choice of docs/RULES.md."""
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from engine import EDITIONS, apply_action, apply_chance, legal_actions, new_game, pending
 from engine import actions as A
@@ -621,3 +622,57 @@ def test_bot_bill_order_depends_on_its_secret_not_on_a_public_rule():
         a = _niente.choose(s, 1, "default", _niente.PrivateView({}, bytes([k]) * 32))
         chosen.add(a.bills if a is not None else tuple(default))
     assert len(chosen) >= 2
+
+
+def test_spending_fakes_first_hands_over_the_known_fake_and_takes_genuine_change():
+    """BILL_PASSAGE, the other way round (the player's "spendi prima le false" default, ui):
+    a payer that knows a €50 is fake pays a €10 rent with it; the bank gives €40 of change
+    ("il resto"), the fake goes to the pile; the choice is a legal PayBills."""
+    from engine.bots import _niente
+    from engine.rules.bill_choice import choice_error
+    s, _ = _rent_due()
+    den = s.nx[B.NX_DEN]
+    fake = next(b for b in s.nx[B.NX_WALLET][1] if den[b] == 50)
+    view = _niente.PrivateView({("bill", fake): True}, b"k" * 32)
+    a = _niente.spend_choice(s, 1, view)
+    assert a == A.PayBills((fake,)) and choice_error(s, 1, a.bills) is None
+    assert _niente.keep_fakes(s, 1, view) != [fake]  # keeping it pays a genuine €10
+    s, _ = apply_action(s, 1, a)
+    assert fake in s.nx[B.NX_PILE] and s.cash[:2] == [1510, 1490]
+    assert sum(den[b] for b in s.nx[B.NX_WALLET][1]) == 1490
+    B.check_bills(s)
+
+
+def test_spending_fakes_first_leaves_out_what_is_not_needed():
+    """Two known fake €10 for a €20 rent: both, nothing else; no known fake: the default."""
+    from engine.bots import _niente
+    s, _ = _rent_due(20)
+    den = s.nx[B.NX_DEN]
+    tens = [b for b in s.nx[B.NX_WALLET][1] if den[b] == 10][:2]
+    view = _niente.PrivateView({("bill", b): True for b in tens}, b"k" * 32)
+    assert _niente.spend_fakes(s, 1, view) == sorted(tens)
+    assert _niente.spend_choice(s, 1, _niente.PrivateView({}, b"k" * 32)) is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 149).map(lambda k: 10 * k), st.sets(st.integers(0, 11)),
+       st.binary(min_size=1, max_size=8))
+def test_bill_choice_helpers_always_make_a_legal_choice(amount, fake_idx, secret):
+    """Property: for any amount the payer can pay and any set of its bills it knows to be
+    fake, keep_fakes and spend_fakes name bills that pass choice_error (its own, enough, none
+    to spare); keep_fakes pays the default denominations and keeps a known fake unless every
+    equal bill is taken; spend_fakes hands over at least as much known-fake money as keep_fakes."""
+    from engine.bots import _niente
+    from engine.rules.bill_choice import choice_error, choosable_bills, default_bills
+    s, _ = _rent_due(amount)
+    den = s.nx[B.NX_DEN]
+    before = choosable_bills(s, 1)
+    fakes = {before[i] for i in fake_idx if i < len(before)}
+    view = _niente.PrivateView({("bill", b): True for b in fakes}, secret)
+    keep, spend = _niente.keep_fakes(s, 1, view), _niente.spend_fakes(s, 1, view)
+    for pick in (keep, spend):
+        assert choice_error(s, 1, tuple(pick)) is None, (amount, fakes, pick)
+    assert sorted(den[b] for b in keep) == sorted(den[b] for b in default_bills(s, 1))
+    for b in set(keep) & fakes:
+        assert all(c in keep or c in fakes for c in before if den[c] == den[b])
+    assert sum(den[b] for b in set(spend) & fakes) >= sum(den[b] for b in set(keep) & fakes)
