@@ -8,7 +8,8 @@ from .editions import EDITIONS, Edition
 from .errors import IllegalAction
 from .events import encode_event
 from .game import (Pending, apply_action, apply_chance, apply_step, bid_limits, chance_inplace,
-                   legal_actions, new_game, pending, random_playout, step_inplace)
+                   legal_actions, new_game, pending, random_playout, shortage_possible,
+                   step_inplace)
 from .hashing import decode_state, encode_state, state_hash
 from .rules.endgame import is_terminal, standings, winner
 from .state import State
@@ -18,5 +19,5 @@ __all__ = [
     "is_terminal", "winner", "standings", "state_hash", "encode_state", "decode_state",
     "encode_action", "decode_action", "encode_event", "IllegalAction", "EDITIONS", "Edition",
     "Pending", "State", "Action", "action_sort_key", "bid_limits", "step_inplace",
-    "chance_inplace", "random_playout",
+    "chance_inplace", "random_playout", "shortage_possible",
 ]

@@ -462,6 +462,14 @@ def bid_limits(s: State, seat: int) -> tuple[int, int] | None:
     return (m, s.cash[seat]) if s.cash[seat] >= m else None
 
 
+def shortage_possible(s: State) -> bool:
+    """True if the next step is a decision step in which BuildHouse requests of two seats could
+    make a building shortage (``building.shortage``, checked only outside
+    ``_NO_SHORTAGE_PHASES``): the p2p layer seals such a step (protocol.md §C13)."""
+    ph = s.phase
+    return ph not in CHANCE_PHASES and ph not in _NO_SHORTAGE_PHASES and building.shortage_possible(s)
+
+
 # ------------------------------------------------------------------------- random playouts
 
 def random_playout(seed: int, seats: int = 4, max_steps: int = 200_000, edition: str =

@@ -292,3 +292,37 @@ def test_channel_vectors_match_the_spec_text():
         assert d["datagram"] == (body + tag).hex() and d["tag"] == tag.hex()
     assert v["introduction_join_to_host"]["key"] == pubs[1].hex()
     assert v["leaves_digest"] == sha(b"lanopoli/1/hidden-leaves\x00", bytes.fromhex(v["leaves"])).hex()
+
+
+# --- §C13 sealed decisions --------------------------------------------------------------------
+
+def test_sealed_vectors_match_the_code():
+    assert M.compute_sealed() == load("sealed.json")
+
+
+def test_sealed_vectors_match_the_spec_text():
+    """protocol.md §C13.2/§C13.3 with hashlib and msgpack only: commitment = SHA-256(
+    "lanopoli/1/sealed\\0" ‖ gid ‖ step 8 B BE ‖ seat 1 B ‖ msgpack(input) ‖ salt 16 B); the
+    open step's input is the array [input, salt]; the STEP bodies are §C3.1's 6 fields with the
+    commitment (bin 32), then the opening, as input."""
+    import msgpack
+
+    v = load("sealed.json")
+    gid = bytes.fromhex(v["game_id"])
+    assert len(gid) == 16 and len(v["cases"]) >= 5
+    for c in v["cases"]:
+        inp, salt = c["input"], bytes.fromhex(c["salt"])
+        packed = msgpack.packb(inp, use_bin_type=True)
+        assert c["input_msgpack"] == packed.hex() and len(salt) == 16
+        assert c["commitment"] == sha(b"lanopoli/1/sealed\x00", gid, c["step"].to_bytes(8, "big"),
+                                      bytes((c["seat"],)), packed, salt).hex()
+        assert c["opening_msgpack"] == msgpack.packb([inp, salt], use_bin_type=True).hex()
+        if inp is not None:
+            assert inp == E.encode_action(E.decode_action(inp))
+    one = v["cases"][1]
+    ph, pd = bytes.fromhex(v["prev_hash"]), bytes.fromhex(v["prev_digest"])
+    assert v["commit_step_body"] == msgpack.packb(
+        [gid, one["step"], one["seat"], ph, pd, bytes.fromhex(one["commitment"])], use_bin_type=True).hex()
+    assert v["open_step_body"] == msgpack.packb(
+        [gid, one["step"] + 1, one["seat"], ph, bytes.fromhex(v["open_prev_digest"]),
+         [one["input"], bytes.fromhex(one["salt"])]], use_bin_type=True).hex()

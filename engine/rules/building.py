@@ -118,6 +118,30 @@ def shortage(s, inputs) -> tuple[int, list[tuple[int, int]]] | None:
     return None
 
 
+def shortage_possible(s) -> bool:
+    """True if the BuildHouse requests of the next decision step could make a building shortage
+    (``shortage``): for houses, or for hotels, at least two seats could each legally ask for one
+    now and the bank has fewer than the seats that could. The phase is not checked here (see
+    ``engine.game.shortage_possible``). Used by the p2p layer, which seals the decisions of
+    such a step (protocol.md §C13: else a seat that waits sees who asks for the last buildings)."""
+    n = s.n
+    stock = {LOT_HOUSE: s.houses, LOT_HOTEL: s.hotels}
+    if stock[LOT_HOUSE] >= n and stock[LOT_HOTEL] >= n:
+        return False  # one request per seat and step: never more requests than buildings
+    tb = s.tb
+    want = {LOT_HOUSE: 0, LOT_HOTEL: 0}
+    for seat in range(n):
+        if s.out[seat]:
+            continue
+        lots = set()
+        for sq in range(tb.nsq):
+            if s.owner[sq] == seat and tb.kind[sq] == K_STREET and build_error(s, seat, sq) is None:
+                lots.add(LOT_HOTEL if s.level[sq] == 4 or s.ed.hotels_only else LOT_HOUSE)
+        for lot in lots:
+            want[lot] += 1
+    return any(c >= 2 and c > stock[lot] for lot, c in want.items())
+
+
 def sell_error(s, seat: int, sq: int) -> tuple[str, str] | None:
     """(code, reason) why ``seat`` may not sell a building of ``sq`` now, or None."""
     if s.ed.hotels_only:

@@ -24,6 +24,8 @@ Files (all JSON: bytes as lowercase hex strings, keys sorted):
   ``log`` (the path) and ``seconds`` (the time taken).
 * ``channel.json`` — §N2.2: pairwise channel keys of two demo identities, an introduction, an
   authenticated datagram and a pure ack byte for byte; §C12.2 a leaves digest.
+* ``sealed.json`` — §C13: commitments of sealed decisions (nil, bids, a pass, a build request),
+  their openings, a commit-step and an open-step STEP body.
 * ``hidden.json`` — §C12: three demo seats' hidden secrets, openings, shares and leaves of a few
   items, statuses from the summed shares, an inspection's openings field, and one private
   delivery written out (X25519 secret, key, AAD, plaintext, ciphertext).
@@ -332,12 +334,40 @@ def compute_channel() -> dict:
             "leaves": leaves.hex(), "leaves_digest": leaves_digest(leaves).hex()}
 
 
+def compute_sealed() -> dict:
+    """§C13 vectors (sealed.json): commitments of a few inputs (nil, bids, a pass, a build
+    request) of demo seats at commit steps, their openings as sent at the open step, and a
+    commit-step and an open-step STEP body written out (``prev_hash``/``prev_digest`` are
+    labelled hashes, not a real game's)."""
+    from engine.actions import Bid, BuildHouse, PassBid
+    from p2p.sealed import commitment
+
+    gid = _h("vector-sealed")[:16]
+    cases = []
+    for i, (step, seat, action) in enumerate([(0, 0, None), (41, 1, Bid(10)), (41, 2, Bid(1234)),
+                                              (977, 3, PassBid()), (2 ** 33 + 5, 7, BuildHouse(39))]):
+        inp = None if action is None else E.encode_action(action)
+        salt = _h(f"vector-sealed-salt-{i}")[:16]
+        c = commitment(gid, step, seat, inp, salt)
+        cases.append({"step": step, "seat": seat, "input": inp, "input_msgpack": pack(inp).hex(),
+                      "salt": salt.hex(), "commitment": c.hex(), "opening_msgpack": pack([inp, salt]).hex()})
+    one = cases[1]
+    ph, pd = _h("vector-sealed-prev-hash"), _h("vector-sealed-prev-digest")
+    commit_body = pack(encode_step_body(gid, one["step"], one["seat"], ph, pd, bytes.fromhex(one["commitment"])))
+    open_body = pack(encode_step_body(gid, one["step"] + 1, one["seat"], ph, _h("vector-sealed-commit-digest"),
+                                 [one["input"], bytes.fromhex(one["salt"])]))
+    return {"game_id": gid.hex(), "cases": cases, "prev_hash": ph.hex(), "prev_digest": pd.hex(),
+            "open_prev_digest": _h("vector-sealed-commit-digest").hex(),
+            "commit_step_body": commit_body.hex(), "open_step_body": open_body.hex()}
+
+
 def main() -> None:
     _dump(HERE / "rng.json", compute_rng())
     _dump(HERE / "chain.json", compute_chain())
     _dump(HERE / "sig.json", compute_sig())
     _dump(HERE / "channel.json", compute_channel())
     _dump(HERE / "hidden.json", compute_hidden())
+    _dump(HERE / "sealed.json", compute_sealed())
     best = None
     with tempfile.TemporaryDirectory() as tmp:
         for i, seeds in enumerate(GAME_CANDIDATES):

@@ -1,0 +1,267 @@
+"""Sealed simultaneous decisions: commit, then open (protocol.md §C13).
+
+In lockstep nothing orders the sends of one step, so at a step where several seats decide at
+once (an auction round, a step where two seats could ask for the last houses) a seat that waits
+for the others' messages before signing its own would bid knowing their bids: the lookahead
+cheat of peer-to-peer lockstep games (Baughman & Levine 2001). Such a decision therefore takes
+two lockstep steps:
+
+* **commit step k**: every seat's STEP input is ``commitment`` (32 bytes) =
+  SHA-256("lanopoli/1/sealed\\0" ‖ gid (16) ‖ k (8 B BE) ‖ seat (1 B) ‖ msgpack(input) ‖ salt (16)),
+  where ``input`` is what it would have sent (nil or an encoded action) and ``salt`` 16 fresh
+  random bytes; the engine does not move (the state after k is the state before k);
+* **open step k+1**: every seat's STEP input is its opening ``[input, salt]`` (or nil: it
+  withdraws, and counts as having passed). A seat cannot sign its step-(k+1) message before it
+  holds every active seat's step-k message (prev_digest), so it opens only once it holds every
+  commitment, and nobody sees another seat's input before committing its own. The opened
+  inputs are applied as one ordinary decision step (``engine.apply_step``).
+
+An opening that does not match its commitment is a cheat: the two signed STEP messages (commit
+and open) are the evidence. Every other case is deterministic and needs no message: an action in
+clear at a commit step counts as no commitment, an opening without a commitment as nil, a seat
+dropped at either step is played by the lobby's rule at the open step (protocol.md §C8.4).
+
+Which step is which (``next_phase``), identically on every peer and in ``verify``::
+
+    prev COMMIT and the state is still a decision step    -> OPEN
+    else engine.pending(state) is a decision step with two or more actors,
+         or engine.shortage_possible(state)               -> COMMIT
+    else                                                  -> PLAIN  (one round, as before)
+
+This module is sans-I/O and owns its state: the phase of the current step, the commitments of
+the last commit step (with their envelopes, the evidence) and our own opening. It knows
+nothing of the session; the session asks it what to send and hands it what it applied.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from typing import Any, Callable, NamedTuple, Sequence
+
+from .errors import LocalProtocolError, WireError
+from .wire import check_action, pack
+
+#: Hash domain of a commitment (protocol.md §C13.2).
+HASH_SEALED = b"lanopoli/1/sealed\x00"
+#: Bytes of the salt of a commitment.
+SALT_LEN = 16
+#: Bytes of a commitment.
+COMMIT_LEN = 32
+
+PLAIN = "plain"
+COMMIT = "commit"
+OPEN = "open"
+
+
+def commitment(game_id: bytes, step: int, seat: int, inp: Any, salt: bytes) -> bytes:
+    """The 32-byte commitment of ``seat`` at commit step ``step`` to ``inp`` (nil or an encoded
+    action, a list), with ``salt`` (16 bytes): SHA-256(HASH_SEALED ‖ game_id ‖ step (8 B BE) ‖
+    seat (1 B) ‖ msgpack(inp) ‖ salt) (protocol.md §C13.2). Raises ValueError on a wrong salt
+    length."""
+    if len(salt) != SALT_LEN:
+        raise ValueError("salt must be 16 bytes")
+    h = hashlib.sha256(HASH_SEALED)
+    h.update(game_id)
+    h.update(step.to_bytes(8, "big"))
+    h.update(bytes((seat,)))
+    h.update(pack(inp))
+    h.update(salt)
+    return h.digest()
+
+
+def simultaneous(engine: Any, state: Any) -> bool:
+    """True if the decision of ``state``'s next step is sealed (protocol.md §C13.1): a decision
+    step (not chance, not over) whose ``engine.pending`` names two or more actors, or in which
+    two seats' BuildHouse requests could make a building shortage
+    (``engine.shortage_possible``; an engine without it has no shortages)."""
+    p = engine.pending(state)
+    if p.chance or p.terminal:
+        return False
+    if len(p.actors) >= 2:
+        return True
+    short = getattr(engine, "shortage_possible", None)
+    return bool(short is not None and short(state))
+
+
+def next_phase(prev: str, engine: Any, state: Any) -> str:
+    """Phase of a step given ``prev`` (the phase of the step before it, PLAIN before step 0) and
+    ``state`` (the state before it): OPEN after a COMMIT while the state still waits for a
+    decision, else COMMIT if ``simultaneous``, else PLAIN (protocol.md §C13.1)."""
+    if prev == COMMIT:
+        p = engine.pending(state)
+        if not p.chance and not p.terminal:
+            return OPEN
+    return COMMIT if simultaneous(engine, state) else PLAIN
+
+
+def commit_of(inp: Any) -> bytes | None:
+    """The commitment carried by a commit step's input ``inp``, or None (nil, or anything that
+    is not 32 bytes: it counts as no commitment)."""
+    return inp if type(inp) is bytes and len(inp) == COMMIT_LEN else None
+
+
+class Opened(NamedTuple):
+    """The result of an open step (``open_inputs``).
+
+    ``inputs``: per seat, the input to apply (nil or an encoded action); None also for a seat
+    without a message (dropped: the caller fills it). ``withdrawn``: seats that committed and
+    sent nil. ``problems``: ``(seat, reason)`` of harmless misbehaviour (the input counts as
+    nil). ``fault``: ``(seat, reason)`` of the first seat (ascending) whose opening does not
+    match its commitment, or None."""
+
+    inputs: tuple
+    withdrawn: tuple
+    problems: list
+    fault: tuple | None
+
+
+def open_inputs(game_id: bytes, commit_step: int, commits: Sequence[bytes | None],
+                openings: Sequence[Any], present: Sequence[bool]) -> Opened:
+    """Check the openings of an open step against the commitments of commit step
+    ``commit_step`` (protocol.md §C13.3). ``commits[i]``: seat i's commitment (``commit_of``)
+    or None; ``openings[i]``: seat i's open-step input; ``present[i]``: seat i's open-step
+    message is held (False: dropped, its input is filled by the caller). The rule every peer
+    and ``verify`` apply:
+
+    * no commitment: the input must be nil, else it counts as nil (problem);
+    * a commitment and nil: withdrawn, counts as nil;
+    * a commitment and ``[input, salt]`` with ``commitment(gid, commit_step, i, input, salt)``
+      equal to it, ``input`` nil or a list: that input;
+    * a commitment and anything else: fault "opening does not match its commitment"."""
+    inputs: list = []
+    withdrawn = []
+    problems = []
+    fault = None
+    for seat, (c, x, here) in enumerate(zip(commits, openings, present)):
+        if not here:
+            inputs.append(None)
+            continue
+        if c is None:
+            if x is not None:
+                problems.append((seat, "opening without a commitment"))
+            inputs.append(None)
+            continue
+        if x is None:
+            withdrawn.append(seat)
+            inputs.append(None)
+            continue
+        if (type(x) is list and len(x) == 2 and type(x[1]) is bytes and len(x[1]) == SALT_LEN
+                and (x[0] is None or type(x[0]) is list)
+                and commitment(game_id, commit_step, seat, x[0], x[1]) == c):
+            inputs.append(x[0])
+            continue
+        if fault is None:
+            fault = (seat, "opening does not match its commitment")
+        inputs.append(None)
+    return Opened(tuple(inputs), tuple(withdrawn), problems, fault)
+
+
+class SealedDecisions:
+    """The sealed-decision part of one session (module docstring).
+
+    ``game_id``: 16 bytes; ``my_seat``: ours; ``salt_source``: ``n -> n random bytes``
+    (default ``os.urandom``; tests pass a fixed one). Per step the session calls ``begin``
+    (phase of the new step), at a commit step ``seal`` (our commitment to send), at an open
+    step ``opening`` (our opening to send), and once the step is applied ``committed`` (commit
+    step) or ``open`` (open step)."""
+
+    def __init__(self, game_id: bytes, my_seat: int,
+                 salt_source: Callable[[int], bytes] = os.urandom) -> None:
+        self.game_id = game_id
+        self.my_seat = my_seat
+        self._salt = salt_source
+        self._phase = PLAIN
+        self._step = -1
+        #: Commit step whose commitments are kept, its commitments and envelopes (evidence).
+        self._commit_step = -1
+        self._commits: tuple = ()
+        self._raws: tuple = ()
+        #: Our own opening: (commit step, input, salt).
+        self._own: tuple | None = None
+
+    @property
+    def phase(self) -> str:
+        """PLAIN, COMMIT or OPEN: the phase of the current step."""
+        return self._phase
+
+    @property
+    def step(self) -> int:
+        """The current step (−1 before ``begin``)."""
+        return self._step
+
+    def begin(self, step: int, engine: Any, state: Any) -> str:
+        """Enter ``step`` (the next one after the last ``begin``, or the first) with ``state``
+        the state before it; returns its phase. Raises LocalProtocolError if steps are
+        skipped (the phase depends on the step before)."""
+        if self._step >= 0 and step != self._step + 1:
+            raise LocalProtocolError(f"sealed: step {step} after {self._step}")
+        prev = self._phase if self._step >= 0 else PLAIN
+        self._phase = next_phase(prev, engine, state)
+        self._step = step
+        if self._phase != OPEN:
+            self._own = None  # an opening is good for the open step right after its commit only
+        return self._phase
+
+    def seal(self, inp: Any) -> bytes:
+        """Our commitment (the STEP input to send) to ``inp`` (nil or an encoded action) at the
+        current commit step; the opening is kept for the open step. Raises
+        LocalProtocolError if the current step is not a commit step, we already sealed, or the
+        opening ``[inp, salt]`` would not pass the STEP input checks (§C3.1: depth, size)."""
+        if self._phase != COMMIT:
+            raise LocalProtocolError("sealed: not a commit step")
+        if self._own is not None and self._own[0] == self._step:
+            raise LocalProtocolError("sealed: already committed at this step")
+        salt = self._salt(SALT_LEN)
+        try:
+            check_action([inp, salt])  # the opening must pass §C3.1's input checks
+        except WireError as e:
+            raise LocalProtocolError(f"sealed: input too large to open: {e}") from None
+        c = commitment(self.game_id, self._step, self.my_seat, inp, salt)
+        self._own = (self._step, inp, salt)
+        return c
+
+    def opening(self) -> list | None:
+        """Our STEP input at the current open step: ``[input, salt]`` of our commitment of the
+        step before, or None (nil: withdraw) if we hold none (we committed nothing, or the
+        opening was lost in a restart)."""
+        if self._phase != OPEN or self._own is None or self._own[0] != self._step - 1:
+            return None
+        return [self._own[1], self._own[2]]
+
+    def own(self) -> tuple | None:
+        """(commit step, input, salt) of our last commitment, for the own-message log."""
+        return self._own
+
+    def restore(self, commit_step: int, inp: Any, salt: bytes) -> None:
+        """Take back our opening of ``commit_step`` after a restart (from the own-message log)."""
+        self._own = (commit_step, inp, salt)
+
+    def committed(self, step: int, inputs: Sequence[Any], raws: Sequence[bytes | None]) -> list:
+        """Commit step ``step`` was applied with ``inputs`` (per seat, the STEP input, None for a
+        seat without a message) and ``raws`` (the STEP envelopes): keep the commitments for the
+        open step. Returns the problems ``(seat, reason)``: an input that is neither nil nor a
+        commitment (it counts as no commitment)."""
+        commits = tuple(commit_of(x) for x in inputs)
+        self._commit_step = step
+        self._commits = commits
+        self._raws = tuple(raws)
+        return [(i, "input in clear at a sealed step") for i, (x, c) in enumerate(zip(inputs, commits))
+                if x is not None and c is None]
+
+    def open(self, step: int, openings: Sequence[Any], present: Sequence[bool]) -> Opened:
+        """The open step ``step`` (= the kept commit step + 1) is complete: check ``openings``
+        (``open_inputs``). Commitments of another step count as none."""
+        commits = self._commits if self._commit_step == step - 1 else (None,) * len(openings)
+        return open_inputs(self.game_id, step - 1, commits, openings, present)
+
+    def evidence(self, seat: int) -> bytes | None:
+        """``seat``'s signed commit-step envelope of the kept commit step (with its open-step
+        message: the evidence of a bad opening), or None."""
+        return self._raws[seat] if 0 <= seat < len(self._raws) else None
+
+    def dump(self) -> dict:
+        """JSON-able state for ``session.dump``."""
+        return {"phase": self._phase, "step": self._step, "commit_step": self._commit_step,
+                "commits": [None if c is None else c.hex() for c in self._commits],
+                "own": None if self._own is None else self._own[0]}
