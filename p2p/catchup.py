@@ -149,6 +149,8 @@ def ingest_response(sess: Any, r: CatchupResponse, now: float) -> str | None:
         if step < sess.step:
             if kind == KIND_STEP and len(f) == 2 and sess.cross_check(step, f[1]):
                 break  # equivocation found: the session halted
+            if kind == KIND_DROP and sess.check_past_drop(payload):
+                break  # our seat was dropped at a step we applied: SeatLost
             continue
         if step > sess.step:
             problem = "records skip a step"

@@ -7,7 +7,8 @@ this part remembers the dispute until it is settled::
 
     idle --digest mismatch--> open(seat, message, deadline)
     open --equivocation found in a record--> idle   (the session halts: Equivocation)
-    open --the disputed seat's record shows none | deadline--> idle  (Desync of that seat)
+    open --the disputed seat's record (from a peer at the disputed step or later) shows none
+         | deadline--> idle  (Desync of that seat)
 
 One dispute at a time: further mismatches wait for it.
 """
@@ -20,12 +21,13 @@ from . import const as C
 
 
 class Dispute(NamedTuple):
-    """An open digest dispute: ``seat`` sent ``raw`` (its signed step message) with a prev
-    digest we do not share; settled at the latest at ``deadline`` (seconds)."""
+    """An open digest dispute: ``seat`` sent ``raw`` (its signed message of ``step``) with a
+    prev digest we do not share; settled at the latest at ``deadline`` (seconds)."""
 
     seat: int
     raw: bytes
     deadline: float
+    step: int
 
 
 class Disputes:
@@ -39,20 +41,23 @@ class Disputes:
         """The open dispute or None."""
         return self._open
 
-    def start(self, seat: int, raw: bytes, now: float) -> None:
-        """Open a dispute about ``seat``'s message ``raw``; it ends by ``now + DISPUTE_TIMEOUT``."""
-        self._open = Dispute(seat, raw, now + C.DISPUTE_TIMEOUT)
+    def start(self, seat: int, raw: bytes, now: float, step: int) -> None:
+        """Open a dispute about ``seat``'s message ``raw`` of ``step``; it ends by ``now +
+        DISPUTE_TIMEOUT``."""
+        self._open = Dispute(seat, raw, now + C.DISPUTE_TIMEOUT, step)
 
     def deadline(self) -> float | None:
         """When the open dispute times out, or None."""
         return None if self._open is None else self._open.deadline
 
-    def settle(self, from_seat: int | None) -> Dispute | None:
-        """Close the dispute if ``from_seat`` is the disputed seat (its record showed no
-        equivocation) or ``from_seat`` is None (timeout): returns the closed dispute (its seat
-        signed a wrong digest), else None (still open, or none open)."""
+    def settle(self, from_seat: int | None, head_step: int = 0) -> Dispute | None:
+        """Close the dispute if ``from_seat`` is the disputed seat and its answer was made at
+        ``head_step`` >= the disputed step (so its records cover the step before: they showed
+        no equivocation), or ``from_seat`` is None (timeout): returns the closed dispute (its
+        seat signed a wrong digest), else None (still open, or none open). An older answer
+        (delayed from before the dispute) proves nothing."""
         d = self._open
-        if d is None or (from_seat is not None and from_seat != d.seat):
+        if d is None or (from_seat is not None and (from_seat != d.seat or head_step < d.step)):
             return None
         self._open = None
         return d

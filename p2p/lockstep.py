@@ -883,7 +883,7 @@ class LockstepSession:
         first = self.step
         problem = ingest_response(self, r, now)
         if self.phase == RUNNING:
-            self._settle_dispute(r.seat)
+            self._settle_dispute(r.seat, r.head_step)
         if problem is not None:
             self._events.append(PeerMisbehaved(r.seat, self.step, f"bad catch-up record: {problem}", env.raw))
         if self.step > first:
@@ -949,6 +949,17 @@ class LockstepSession:
                 return None
         self._try_advance()
         return None
+
+    def check_past_drop(self, payload: bytes) -> bool:
+        """A DROP record (catch-up) of a step we already applied: if it drops our own seat with
+        a quorum of votes, our state forked from the others' at that step: halt with
+        ``SeatLost`` (§C8.3). Returns True if so."""
+        s = self.seats.drops_me(payload, self.step)
+        if s is None or self.phase != RUNNING:
+            return False
+        self.disputes.clear()
+        self._halt(SeatLost(s))
+        return True
 
     def cross_check(self, step: int, raws: Any) -> bool:
         """Compare a peer's record of an applied ``step`` (still kept) with the messages we
@@ -1263,16 +1274,16 @@ class LockstepSession:
             # Same state, different digest: either this seat lies, or a seat sent different
             # messages of the last step to different peers. Ask for its record of that step
             # to name the culprit (§3.4); decide at the latest after DISPUTE_TIMEOUT.
-            self.disputes.start(b.seat, h.env.raw, self._now)
+            self.disputes.start(b.seat, h.env.raw, self._now, self.step)
             self._out.append(self.catchup.request(self.step - 1, self._now, self.step))
             return False
         self._halt(Desync(b.step, b.seat, fld, h.env.raw, self._own_evidence()))
         return False
 
-    def _settle_dispute(self, from_seat: int | None) -> None:
-        """End a digest dispute: no equivocation was found in ``from_seat``'s record (or time
-        ran out), so the disputed seat signed a wrong digest: Desync."""
-        d = self.disputes.settle(from_seat)
+    def _settle_dispute(self, from_seat: int | None, head_step: int = 0) -> None:
+        """End a digest dispute: no equivocation was found in ``from_seat``'s record made at
+        ``head_step`` (or time ran out), so the disputed seat signed a wrong digest: Desync."""
+        d = self.disputes.settle(from_seat, head_step)
         if d is not None and self.phase == RUNNING:
             self._halt(Desync(self.step, d.seat, "digest", d.raw, self._own_evidence()))
 

@@ -46,9 +46,9 @@ from .gamelog import OwnLog
 from .identity import Identity
 from .lobby import (GameStarted, Lobby, LobbyAborted, LobbyPeerMisbehaved, LobbyStatus, PlayerJoined,
                     PlayerLeft, SetupProposed)
-from .lockstep import (FINISHED, BeaconExhausted, CaughtUp, CheatDetected, Desync, Equivocation, GameOver,
-                       LockstepSession, PeerMisbehaved, PeerStalled, SeatDropped, SeatDropVoted, SeatLost,
-                       StepApplied)
+from .lockstep import (FINISHED, BeaconExhausted, CaughtUp, CheaterProven, CheatDetected, Desync, Equivocation,
+                       GameAbandoned, GameOver, LockstepSession, PeerMisbehaved, PeerStalled, SeatDropped,
+                       SeatDropVoted, SeatLost, StepApplied)
 from .transport import Addr, Link
 from .timed_clock import TimeKeeper
 from .wire import SESSION_TAGS
@@ -182,6 +182,8 @@ class PeerResult:
     names: tuple[str, ...] = ()
     transport: dict[str, int] = field(default_factory=dict)
     session_stats: dict[str, int] = field(default_factory=dict)
+    #: The game ended as abandoned (protocol.md §C8.7): {"seat": who signed ABANDON, "step"}.
+    abandoned: dict | None = None
 
     @property
     def winner_name(self) -> str | None:
@@ -194,7 +196,7 @@ class PeerResult:
                 "winner": self.winner, "winner_name": self.winner_name, "steps": self.steps,
                 "log": None if self.log_path is None else str(self.log_path), "seat": self.seat,
                 "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
-                "session_stats": dict(self.session_stats)}
+                "session_stats": dict(self.session_stats), "abandoned": self.abandoned}
 
 
 def write_resume_file(path: Path, chain_secret: bytes, seat: int, endpoints: list) -> None:
@@ -261,7 +263,10 @@ def find_resumable(log_dir: str | os.PathLike[str], identity: Identity, game_id:
 
 
 def _resilience_json(ev: Any) -> dict:
-    """Progress line (protocol.md part L) for SeatDropVoted, SeatDropped and CaughtUp."""
+    """Progress line (protocol.md part L) for SeatDropVoted, SeatDropped, CaughtUp and
+    CheaterProven."""
+    if isinstance(ev, CheaterProven):
+        return {"type": "cheater", "step": ev.step, "seat": ev.seat, "reason": ev.reason}
     if isinstance(ev, SeatDropVoted):
         return {"type": "drop_vote", "step": ev.step, "seat": ev.seat}
     if isinstance(ev, SeatDropped):
@@ -566,8 +571,10 @@ class Node:
                     self._game_over(ev)
                 elif isinstance(ev, PeerMisbehaved):
                     self.misbehaved += 1
-                elif isinstance(ev, (SeatDropVoted, SeatDropped, CaughtUp)):
+                elif isinstance(ev, (SeatDropVoted, SeatDropped, CaughtUp, CheaterProven)):
                     self._emit(_resilience_json(ev))
+                elif isinstance(ev, GameAbandoned):
+                    self._game_over(GameOver(None, ev.state_hash, ev.step), abandoned=ev)
                 elif isinstance(ev, SeatLost):
                     self._become_spectator(ev)
                     return
@@ -656,6 +663,11 @@ class Node:
         if isinstance(ev, PeerStalled):
             self._report_waiting(force=True)
             if ev.waited >= self._stall_limit():
+                if self.session.paused():
+                    # No drop can come (two seats, or no majority on our side): end the game
+                    # as abandoned, signed, rather than fail (protocol.md §C8.7, §N5).
+                    self.session.abandon(self.loop.time())
+                    return
                 self._fail(NodeError("stalled", f"no message from seats {list(ev.seats)} for "
                                                 f"{ev.waited:.0f} s", ev.step))
             return
@@ -706,10 +718,14 @@ class Node:
             return
         self._wait_next = now + WAIT_REPEAT
         deadline = s.drop_deadline()
+        paused = s.paused()
         self._emit({"type": "waiting", "step": s.step, "seats": others,
                     "names": [self.names[i] for i in others if i < len(self.names)],
                     "waited_s": round(stuck, 1),
-                    "deadline_s": None if deadline is None else round(max(0.0, deadline - now), 1)})
+                    "deadline_s": None if deadline is None else round(max(0.0, deadline - now), 1),
+                    # No majority can drop them (protocol.md §C8.3): we wait for them to come back.
+                    "paused": bool(paused), "abandon_s": round(max(0.0, self._stall_limit() - stuck), 1)
+                    if paused else None})
 
     async def _resume(self, path: Path) -> None:
         """Rejoin the game of ``path`` from our log (protocol.md §C10): same socket address as
@@ -790,7 +806,7 @@ class Node:
         w = getattr(self.engine, "winner", None)
         return None if w is None else w(state)
 
-    def _game_over(self, ev: GameOver) -> None:
+    def _game_over(self, ev: GameOver, abandoned: Any = None) -> None:
         if self._done.done():
             return
         self.phase = "done"
@@ -800,7 +816,8 @@ class Node:
         self._done.set_result(PeerResult(
             final_state_hash=ev.final_hash, winner=ev.winner, steps=ev.steps, log_path=self.log_path,
             seat=self.seat, events_by_type=dict(self._events), names=self.names,
-            session_stats=self.session.stats))
+            session_stats=self.session.stats,
+            abandoned=None if abandoned is None else {"seat": abandoned.seat, "step": abandoned.step}))
 
     def _fail(self, err: NodeError) -> None:
         if not self._done.done():

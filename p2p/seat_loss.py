@@ -521,6 +521,26 @@ class SeatLoss:
         used = voters[:self.quorum]
         return Decision([votes[i][1] for i in used], esc[1] if esc else None, chain)
 
+    def drops_me(self, payload: bytes, applied: int) -> int | None:
+        """If ``payload`` (a DROP log record from a catch-up) drops **our** seat at a step
+        before ``applied`` (our current step: we applied it with our own message) with Q valid
+        signed votes of distinct other seats, that step; else None (§C8.3, ``SeatLost``)."""
+        gid = self.setup.game_id
+        try:
+            step, seat, votes, _ = unpack(payload)
+            if seat != self.my_seat or type(step) is not int or not 0 <= step < applied or type(votes) is not list:
+                return None
+            voters = set()
+            for raw in votes:
+                env = open_envelope(raw)
+                v = decode_drop(env.body)
+                if env.mtype == MSG_DROP and v.game_id == gid and v.step == step and v.seat == seat \
+                        and v.voter != seat and env.verify(self._keys[v.voter]):
+                    voters.add(v.voter)
+        except (WireError, TypeError, ValueError):
+            return None
+        return step if len(voters) >= self.quorum else None
+
     def check_record(self, step: int, payload: bytes) -> tuple:
         """Verify a DROP log record for ``step`` (``check_drop_payload``); raises ValueError."""
         return check_drop_payload(self.setup, self.active, self.epoch, step, payload)

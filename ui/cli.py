@@ -23,7 +23,8 @@ import tempfile
 from pathlib import Path
 from typing import NoReturn, Sequence
 
-from ui.errors import EXIT_FAILED, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED, EXIT_USAGE, UsageError
+from ui.errors import (EXIT_ABANDONED, EXIT_FAILED, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED,
+                       EXIT_USAGE, UsageError)
 from ui.signals import Terminated, run_until_signalled
 from ui.i18n import _, choose_language, set_language
 
@@ -345,6 +346,8 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         display.print_verify_summary(summary)
     if not summary["ok"]:
         return EXIT_FAILED
+    if summary.get("abandoned"):
+        return EXIT_ABANDONED  # a signed ABANDON ends the log: valid, no winner (protocol.md §C8.7)
     return EXIT_OK if summary.get("complete") else EXIT_INCOMPLETE
 
 

@@ -124,8 +124,18 @@ def _seats_text(msg: dict[str, Any]) -> str:
 
 def resilience_line(msg: dict[str, Any]) -> str:
     """One translated line for a ``waiting``, ``resumed``, ``drop_vote``, ``seat_dropped``,
-    ``caught_up`` or ``seat_lost`` progress dict (protocol.md part L)."""
+    ``caught_up``, ``seat_lost`` or ``cheater`` progress dict (protocol.md part L)."""
     kind = msg.get("type")
+    if kind == "waiting" and msg.get("paused"):
+        # No majority can drop them (protocol.md §C8.3): the game waits for them to come back.
+        line = _("step {step}: waiting for {seats} to reconnect ({waited} s)").format(
+            step=msg.get("step"), seats=_seats_text(msg), waited=msg.get("waited_s"))
+        if msg.get("abandon_s") is not None:
+            line += " " + _("· the game ends as abandoned in {seconds} s").format(seconds=msg["abandon_s"])
+        return line
+    if kind == "cheater":
+        return _("step {step}: {seats} cheated ({reason}) and is voted out").format(
+            step=msg.get("step"), seats=_seats_text({"seats": [msg.get("seat")]}), reason=msg.get("reason"))
     if kind == "waiting":
         line = _("step {step}: waiting for {seats} ({waited} s)").format(
             step=msg.get("step"), seats=_seats_text(msg), waited=msg.get("waited_s"))
@@ -340,7 +350,14 @@ def print_verify_summary(summary: dict[str, Any], out=None) -> None:
             edition=summary["edition"], seats=summary.get("seats"), steps=summary.get("steps"),
             messages=summary.get("messages")), file=out)
     if summary["ok"]:
-        if not summary.get("complete"):
+        ab = summary.get("abandoned")
+        if ab:
+            print(_("The game was abandoned at step {step} by {who}: no winner.").format(
+                step=ab.get("step"), who=_seats_text({"seats": [ab.get("seat")]})), file=out)
+        for c in summary.get("cheaters") or ():
+            print(_("Step {step}: {who} cheated ({reason}).").format(
+                step=c.get("step"), who=_seats_text({"seats": [c.get("seat")]}), reason=c.get("reason")), file=out)
+        if not summary.get("complete") and not ab:
             print(_("The game is not finished: the log holds its first {steps} steps only.").format(
                 steps=summary.get("steps")), file=out)
         if summary.get("winner") is not None:
@@ -369,7 +386,8 @@ def report_summary(report: Any, path: Path) -> dict[str, Any]:
 
     Keys (protocol.md part L): ok, complete, log, edition, seats (count), players
     ([{seat, name, fingerprint}]), steps, messages, winner, winner_name, final_state_hash (hex),
-    events ({type: count}), first_bad_step (-1 = the header; None when ok), error, seconds.
+    events ({type: count}), first_bad_step (-1 = the header; None when ok), error, seconds,
+    hidden, abandoned ({seat, step} or None), cheaters ([{seat, step, reason, complainer}]).
     """
     players = [{"seat": i, "name": name, "fingerprint": fp} for i, (name, fp) in enumerate(report.seats)]
     winner = report.winner
@@ -392,4 +410,8 @@ def report_summary(report: Any, path: Path) -> dict[str, Any]:
         # Games with hidden information (protocol.md §C12): inspections, fakes_found,
         # fake_cards_caught, reveals, deliveries, items_delivered; None otherwise.
         "hidden": getattr(report, "hidden", None),
+        # protocol.md §C8.7: {"seat", "step"} of the signed ABANDON that ended the game, or None.
+        "abandoned": getattr(report, "abandoned", None),
+        # protocol.md §C8.8: [{"seat": cheater, "step", "reason", "complainer"}] re-judged by verify.
+        "cheaters": list(getattr(report, "cheaters", [])),
     }

@@ -194,6 +194,28 @@ def test_last_step_replaced_and_resigned_by_its_own_seat_fails_at_the_attestatio
     recs[-2] = (KIND_STEP, pack([step, raws]))
     write_records(paths[1], recs)
     rep = verify_log(paths[1], engine=E)
-    assert not rep.ok and rep.first_bad_step in (last, over.steps)
-    if rep.first_bad_step == over.steps:
-        assert "prev digest" in rep.error
+    assert not rep.ok and rep.first_bad_step == last and "altered" in rep.error
+
+
+@pytest.mark.parametrize("seat", [0, 2])
+def test_input_changed_and_resigned_mid_game_names_the_changed_step(played, seat):
+    """Issue 9 item 4: an input of step k replaced and re-signed with its seat's key. Every
+    seat's step k+1 message signed over the original messages (prev digest), so verify names
+    step k, not k+1."""
+    paths, over, ids = played
+    recs = records(paths[0])
+    k = None
+    for idx in range(4, len(recs) - 3):
+        step, raws = msgpack.unpackb(recs[idx][1])
+        body = msgpack.unpackb(open_envelope(raws[seat]).body)
+        if type(body[5]) is not bytes:  # a decision step: the input is an action or nil
+            k = step
+            break
+    assert k is not None
+    body[5] = [0] if body[5] is None else None
+    new_body = pack(body)
+    raws[seat] = pack([MSG_STEP, new_body, ids[seat].sign(C.DOMAIN_STEP, new_body)])
+    recs[idx] = (KIND_STEP, pack([step, raws]))
+    write_records(paths[1], recs)
+    rep = verify_log(paths[1], engine=E)
+    assert not rep.ok and rep.first_bad_step == k, (rep.first_bad_step, k, rep.error)

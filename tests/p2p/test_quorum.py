@@ -219,3 +219,46 @@ def test_any_quorum_of_shares_recombines_the_same_chain():
     bad = dict(shares)
     bad[4] = (int.from_bytes(bad[4], "big") ^ 1).to_bytes(C.SHARE_LEN, "big")
     assert recombine(esc, {v: bad[v] for v in (0, 1, 4)}, head, 64, 3) is None
+
+
+# --- complaints (protocol.md §C8.8) -------------------------------------------------------------------
+
+def test_nil_at_a_chance_step_to_one_peer_gets_the_cheater_dropped_not_the_victim(tmp_path):
+    """Issue 9 item 4: seat 2 sends seat 0 a signed nil at a chance step and the real reveal to
+    seat 1. Seat 0 no longer halts alone: its COMPLAINT convinces seat 1 (which compares it
+    with the reveal it applied: equivocation), seat 2 is voted out by the quorum {0, 1}, the
+    honest seats finish with one final hash and verify names seat 2."""
+    from p2p.lockstep import CheaterProven
+    from p2p.wire import MSG_STEP, decode_step_body, open_envelope, seal
+
+    sessions, paths = logged(tmp_path, 3, {"target": 40, C.OPT_ON_DROP: "bot", C.OPT_DROP_TIMEOUT: 30})
+    cheat = {"done": None}
+
+    def drop(src, dst, data):
+        if src != 2 or dst != 0 or data[:2] != bytes([0x93, MSG_STEP]) or cheat["done"] is not None:
+            return False
+        env = open_envelope(data)
+        b = decode_step_body(env.body)
+        if b.step < 6 or type(b.input) is not bytes:
+            return False
+        nil = seal(sessions[2].identity, MSG_STEP, [b.game_id, b.step, 2, b.prev_hash, b.prev_digest, None])
+        cheat["done"] = b.step
+        sessions[0].receive_message(nil, net.now)
+        return True
+
+    net = Net(list(sessions), random_legal(E, seed=9), drop=drop)
+    net.run(max_time=1e5)
+    assert cheat["done"] is not None
+    for i in (0, 1):
+        proven = [e for e in net.events[i] if isinstance(e, CheaterProven)]
+        assert proven and {e.seat for e in proven} == {2}
+        assert [e.seat for e in net.events[i] if isinstance(e, SeatDropped)] == [2]
+    assert not any(isinstance(e, SeatDropVoted) and e.seat == 0 for e in net.events[1])
+    o = overs(net, (0, 1))
+    assert all(len(x) == 1 for x in o) and o[0][0].final_hash == o[1][0].final_hash
+    for s in sessions[:2]:
+        s.log.close()
+    for p in paths[:2]:
+        rep = verify_log(p, engine=E)
+        assert rep.ok and rep.complete, rep.error
+        assert rep.cheaters and {c["seat"] for c in rep.cheaters} == {2}
