@@ -99,4 +99,23 @@ class LocalSecrets:
                            secret)
 
 
-__all__ = ["LocalSecrets", "IMPREVISTI"]
+#: A player's standing choice of bills for its payments (niente-e-come-sembra, phase
+#: "pay_bills"): "keep" its known fakes (``engine.bots._niente.keep_choice``), "spend" them
+#: first (``spend_choice``), or "ask" at every payment (the bills dialog).
+BILL_POLICIES = ("keep", "spend", "ask")
+
+
+def bills_by_policy(state: Any, seat: int, policy: str, view: Mapping | None) -> Any:
+    """Our input for a "pay_bills" step under ``policy`` ("keep" or "spend", see
+    BILL_POLICIES) from our private ``view``: a ``PayBills`` or None (the default bills, which
+    are also what a payment we can no longer choose for keeps). Raises ValueError for "ask"
+    or an unknown policy (asking is the UI's business)."""
+    from engine.bots import _niente
+
+    if policy not in ("keep", "spend"):
+        raise ValueError(f"no standing choice of bills for policy {policy!r}")
+    choose = _niente.keep_choice if policy == "keep" else _niente.spend_choice
+    return choose(state, seat, view if view is not None else {})
+
+
+__all__ = ["LocalSecrets", "IMPREVISTI", "BILL_POLICIES", "bills_by_policy"]

@@ -108,6 +108,9 @@ class HumanSeat:
         #: When the magnifier is offered (niente-e-come-sembra, "inspect_window"): "ask"
         #: always, "mine" only for payments made to us and cards, "never" (the window passes).
         self.inspect = "ask"
+        #: How our bills are chosen when we pay (niente-e-come-sembra, "pay_bills"): "keep"
+        #: our known fakes, "spend" them first, or "ask" (ui.hidden.BILL_POLICIES).
+        self.bills = "keep"
         self.autoplay = False
         self.auto_claim = True
         self._queue: deque = deque()
@@ -148,6 +151,8 @@ class HumanSeat:
         p = engine.pending(state)
         if p.kind == "inspect_window" and not inspect_wanted(state, seat, self.inspect):
             return None  # the player asked not to be offered this window: let it pass
+        if p.kind == "pay_bills" and self.bills != "ask":
+            return self._sent(self._standing_bills(state, seat))
         if seat in p.actors and legal:
             return self._wait(state, seat)
         return None
@@ -159,6 +164,22 @@ class HumanSeat:
         if self._wake is not None:
             self._wake.set()
         return self.inspect
+
+    def set_bills(self, policy: str) -> None:
+        """Choose how our bills are picked when we pay (``bills``; ui.hidden.BILL_POLICIES).
+        Raises ValueError for another value."""
+        from ui.hidden import BILL_POLICIES
+
+        if policy not in BILL_POLICIES:
+            raise ValueError(f"unknown bill policy {policy!r}")
+        self.bills = policy
+        if self._wake is not None:
+            self._wake.set()
+
+    def _standing_bills(self, state: Any, seat: int) -> Any:
+        from ui.hidden import bills_by_policy
+
+        return bills_by_policy(state, seat, self.bills, self.view() if self.view is not None else None)
 
     async def _paced(self, state: Any, seat: int) -> Any:
         await asyncio.sleep(self.pace)
@@ -188,6 +209,8 @@ class HumanSeat:
                     return self._sent(self._queue.popleft())
                 if engine.pending(state).kind == "inspect_window" and not inspect_wanted(state, seat, self.inspect):
                     return None
+                if engine.pending(state).kind == "pay_bills" and self.bills != "ask":
+                    return self._sent(self._standing_bills(state, seat))
                 await self._wake.wait()
         finally:
             self.deciding = False
@@ -705,10 +728,13 @@ class LocalLobby:
 
 @dataclass
 class Settings:
-    """What the UI remembers between runs: ``name`` (the player's name). Stored as JSON in
+    """What the UI remembers between runs: ``name`` (the player's name), ``bills`` (how our
+    bills are chosen when we pay, ui.hidden.BILL_POLICIES). Stored as JSON in
     ``<config dir>/play.json`` (platformdirs user config dir of "lanopoli" by default)."""
 
     name: str = ""
+    #: How our bills are chosen when we pay in niente-e-come-sembra (HumanSeat.bills).
+    bills: str = "keep"
     path: Path | None = field(default=None, repr=False)
 
     @classmethod
@@ -721,10 +747,14 @@ class Settings:
         path = Path(config_dir) / "play.json"
         try:
             raw = json.loads(path.read_text("utf-8"))
-            name = raw.get("name", "") if isinstance(raw, dict) else ""
+            raw = raw if isinstance(raw, dict) else {}
         except (OSError, ValueError):
-            name = ""
-        return cls(name=name if isinstance(name, str) else "", path=path)
+            raw = {}
+        name, bills = raw.get("name", ""), raw.get("bills", "keep")
+        from ui.hidden import BILL_POLICIES
+
+        return cls(name=name if isinstance(name, str) else "",
+                   bills=bills if bills in BILL_POLICIES else "keep", path=path)
 
     def save(self) -> None:
         """Write the settings (creating the directory); errors are ignored: forgetting a
@@ -733,7 +763,7 @@ class Settings:
             return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.path.write_text(json.dumps({"name": self.name}), "utf-8")
+            self.path.write_text(json.dumps({"name": self.name, "bills": self.bills}), "utf-8")
         except OSError:
             pass
 

@@ -46,7 +46,7 @@ from ..rules.banknotes import select
 from ..rules.bill_choice import D_AMOUNT, choosable_bills, default_bills, oldest_due, pay_actors
 from ..state import P_BUY, P_INSPECT, P_OVER, P_PAY, P_ROLL, P_TAKE
 
-__all__ = ["choose", "card_value", "bill_fake_chance", "pay_choice", "spend_choice", "keep_fakes",
+__all__ = ["choose", "card_value", "bill_fake_chance", "pay_choice", "keep_choice", "spend_choice", "keep_fakes",
            "spend_fakes", "bill_order", "PrivateView"]
 
 
@@ -223,6 +223,13 @@ def pay_choice(s, seat: int, view):
     the default bills (no secret in ``view``, nothing to keep, or the payment cannot change)."""
     if not getattr(view, "secret", None):
         return None
+    return keep_choice(s, seat, view)
+
+
+def keep_choice(s, seat: int, view):
+    """``PayBills`` keeping ``seat``'s known fakes (``keep_fakes``), or None for the default
+    bills (the same set, or no payment to choose for). Unlike ``pay_choice`` it chooses even
+    without a secret (equal bills then by id): a player's standing order, not a bot's."""
     return _as_action(s, seat, keep_fakes(s, seat, view))
 
 

@@ -17,7 +17,7 @@ from ui.hidden import LocalSecrets
 from ui.play import CreateRequest, LocalGame, LocalLobby, NetLobby, Settings
 from ui.screens import GameScreen
 from ui.screens.dialogs import ConfirmDialog, CreateDialog
-from ui.screens.niente_dialogs import InspectDialog, TakeCardDialog
+from ui.screens.niente_dialogs import BillsDialog, InspectDialog, TakeCardDialog
 from ui.widgets import PlayersPanel
 
 ED = "niente-e-come-sembra"
@@ -162,6 +162,105 @@ async def test_swapping_the_held_imprevisti_asks_first():
         await pilot.press("d")  # leave the cards
         await until(pilot, lambda: engine.pending(game.state).kind != "take_card")
         assert IMP * 256 + mine in game.state.nx[B.NX_HAND][0] + game.state.held[0]
+
+
+# --- paying with the bills we choose (issue 12, item 3) --------------------------------------
+
+BILL_PASSAGE = ("Se sapete di avere una banconota falsa, cercate di tenerla fino alla fine del gioco "
+                "(monopoly-niente-e-come-sembra.txt)")
+
+
+def rent_to_pay_game(policy, settings=None):
+    """Marco (us) rolls 1+2 from square 34 onto Giulia's Vicolo Corto (rent €10); Giulia (bot)
+    claims it and Marco pays. Marco knows his first €10 (the one the engine would hand over)
+    is fake; every other bill of the game is genuine. ``policy``: Marco's standing choice of bills."""
+    st = scenario(2, edition=ED, owners={1: 1}, current=0, pos={0: 34})
+    den = st.nx[B.NX_DEN]
+    wallet = st.nx[B.NX_WALLET][0]
+    fake = min(b for b in wallet if den[b] == 10)
+    statuses = {("bill", b): b == fake for b in range(len(den))}
+    game = LocalGame(NAMES, 0, state=st, chance=script((1, 2)), delay=0, statuses=statuses)
+    game.human.set_bills(policy)
+    return game, fake
+
+
+@sync
+async def test_keep_my_fakes_is_the_default_and_asks_nothing():
+    """BILL_PASSAGE: with the standing choice "keep my fakes" (the default) the payment goes
+    with a genuine €10 without a question; our fake stays with us."""
+    game, fake = rent_to_pay_game("keep")
+    app = LanopoliApp(driver=game)
+    async with app.run_test(size=(120, 30)) as pilot:
+        assert app.screen.driver.human.bills == "keep"
+        await until(pilot, lambda: "roll" in commands(app))
+        assert "v: keep fakes" in app.screen.footer_text()
+        await pilot.press("r")
+        await until(pilot, lambda: "Giulia buys Vicolo Stretto" in log_text(app))  # her turn went on
+        assert "Marco pays €10 rent to Giulia for Vicolo Corto" in log_text(app)
+        assert not isinstance(app.screen, BillsDialog)
+        assert fake in game.state.nx[B.NX_WALLET][0]  # we still hold our fake
+
+
+@sync
+async def test_spend_my_fakes_first_hands_over_the_fake():
+    """The other standing choice: the known fake €10 pays the rent, without a question."""
+    game, fake = rent_to_pay_game("spend")
+    app = LanopoliApp(driver=game)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await until(pilot, lambda: "roll" in commands(app))
+        assert "v: spend fakes" in app.screen.footer_text()
+        await pilot.press("r")
+        await until(pilot, lambda: fake not in game.state.nx[B.NX_WALLET][0])
+        assert not isinstance(app.screen, BillsDialog)
+        assert fake in game.state.nx[B.NX_WALLET][1] or any(fake in p[2:] for p in game.state.nx[B.NX_WIN])
+
+
+@sync
+async def test_ask_opens_the_bills_dialog_by_denomination():
+    """With "ask" the game waits for us: 'z' opens the dialog, one row per denomination and
+    known status, starting at "keep my fakes"; 'f' fills it the "spend my fakes first" way, a
+    row can be changed with ←/→, Enter pays with exactly those bills (a bill to spare is
+    refused on the spot)."""
+    game, fake = rent_to_pay_game("ask")
+    app = LanopoliApp(driver=game)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await until(pilot, lambda: "roll" in commands(app))
+        await pilot.press("r")
+        await until(pilot, lambda: "bills" in commands(app))
+        assert engine.pending(game.state).kind == "pay_bills"
+        await pilot.press("z")
+        await until(pilot, lambda: isinstance(app.screen, BillsDialog))
+        dialog = app.screen
+        rows = [dialog.row_text(i) for i in range(len(dialog.groups))]
+        assert "€10 fake ✗: pay 0 of 1" in rows and "€10 genuine: pay 1 of 2" in rows
+        assert "Pay €10 to Giulia: choose the bills" in str(dialog.query_one(".title").render())
+        await pilot.press("f")
+        assert dialog.chosen() == (fake,)
+        await pilot.press("home", "right")  # one €500 more: a bill to spare
+        assert "a bill is not needed" in str(dialog.query_one("#bill-summary").render())
+        await pilot.press("enter")
+        assert app.screen is dialog  # refused on the spot
+        await pilot.press("left", "enter")
+        await until(pilot, lambda: fake not in game.state.nx[B.NX_WALLET][0])
+        assert isinstance(app.screen, GameScreen)
+
+
+@sync
+async def test_v_cycles_the_standing_choice_and_remembers_it(tmp_path):
+    """'v' goes keep -> spend -> ask -> keep, and the choice is saved in the settings for the
+    next game (Settings.bills)."""
+    settings = Settings.load(tmp_path)
+    assert settings.bills == "keep"
+    game, _ = rent_to_pay_game("keep")
+    app = LanopoliApp(driver=game, settings=settings)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await until(pilot, lambda: "roll" in commands(app))
+        await pilot.press("v")
+        assert game.human.bills == "spend" and Settings.load(tmp_path).bills == "spend"
+        await pilot.press("v")
+        assert game.human.bills == "ask" and "v: ask for bills" in app.screen.footer_text()
+        await pilot.press("v")
+        assert game.human.bills == "keep" and Settings.load(tmp_path).bills == "keep"
 
 
 def test_local_secrets_one_fake_per_pair_and_own_items_only():

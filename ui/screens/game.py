@@ -24,7 +24,7 @@ from engine import actions as A
 from ui.i18n import _, format_money, to_name
 from ui.narrate import Narrator
 from ui.screens.dialogs import BidDialog, ConfirmDialog, ManageDialog, OfferDialog, SettleDialog, TradeDialog
-from ui.screens.niente_dialogs import InspectDialog, TakeCardDialog, UseCardDialog, confirm_question
+from ui.screens.niente_dialogs import BillsDialog, InspectDialog, TakeCardDialog, UseCardDialog, confirm_question
 from ui.widgets import ActionBar, Board, PlayersPanel, commands_for
 from ui.widgets.actions import KEYS
 
@@ -46,11 +46,13 @@ def _bindings() -> list[Binding]:
     labels = {"roll": "roll", "buy": "buy", "decline": "auction", "bid": "bid", "pass": "pass",
               "fine": "fine", "card": "card", "manage": "properties", "trade": "trade", "offer": "offers",
               "withdraw": "withdraw", "claim": "rent", "bankrupt": "bankruptcy", "settle": "mortgages",
-              "inspect": "inspect", "skip": "skip", "take": "take card", "leave_card": "leave cards", "use": "use card"}
+              "inspect": "inspect", "skip": "skip", "take": "take card", "leave_card": "leave cards", "use": "use card",
+              "bills": "bills"}
     out = [Binding(key, f"command('{cid}')", labels[cid], show=False) for cid, key in KEYS.items()]
     out.append(Binding("a", "autoplay", "autoplay", show=False))
     out.append(Binding("q", "leave", "quit", show=False))
     out.append(Binding("l", "magnifier", "magnifier", show=False))
+    out.append(Binding("v", "bill_policy", "bills", show=False))
     return out
 
 
@@ -75,6 +77,11 @@ class GameScreen(Screen):
         yield ActionBar(id="actions")
 
     def on_mount(self) -> None:
+        settings = getattr(self.app, "settings", None)
+        if settings is not None and settings.path is not None:
+            # The standing choice of bills the player saved (niente); without a settings file
+            # (tests, demos) the driver's own choice stands.
+            self.driver.human.set_bills(settings.bills)
         self.set_interval(1.0, self._redraw)
         self._redraw()
 
@@ -153,6 +160,7 @@ class GameScreen(Screen):
                     "mortgage_choice": _("Choose what to do with the inherited mortgages."),
                     "inspect_window": _("Magnifier: inspect the payment or the card, or let it go."),
                     "take_card": _("Take a face-up Imprevisti or leave them."),
+                    "pay_bills": _("Choose the bills you pay with (z)."),
                     }.get(p.kind, _("Your move."))
         if p.actors:
             who = ", ".join(d.names[i] for i in p.actors if i < len(d.names))
@@ -183,8 +191,15 @@ class GameScreen(Screen):
             parts.append({"ask": _("l: magnifier always"),
                           "mine": _("l: magnifier for you only"),
                           "never": _("l: magnifier never")}[d.human.inspect])
+        at = len(parts)
         parts.append(_("a: let the bot play for me (on)") if d.human.autoplay else _("a: let the bot play for me"))
         parts.append(_("q: quit"))
+        if s is not None and s.nx:
+            # How our bills are chosen (v), only where it fits: "q: quit" must stay on screen.
+            bills = {"keep": _("v: keep fakes"), "spend": _("v: spend fakes"),
+                     "ask": _("v: ask for bills")}[d.human.bills]
+            if len(" · ".join(parts)) + 3 + len(bills) <= (self.app.size.width or 80):
+                parts.insert(at, bills)
         return " · ".join(parts)
 
     # -- screen -> driver ------------------------------------------------------------------
@@ -219,6 +234,22 @@ class GameScreen(Screen):
             self.driver.human.cycle_inspect()
             self._redraw()
 
+    def action_bill_policy(self) -> None:
+        """v (niente-e-come-sembra): how our bills are chosen when we pay — keep our known
+        fakes, spend them first, or ask at every payment (HumanSeat.bills); saved in the
+        settings for the next games."""
+        if self.driver.state is None or not self.driver.state.nx:
+            return
+        from ui.hidden import BILL_POLICIES
+
+        human = self.driver.human
+        human.set_bills(BILL_POLICIES[(BILL_POLICIES.index(human.bills) + 1) % len(BILL_POLICIES)])
+        settings = getattr(self.app, "settings", None)
+        if settings is not None:
+            settings.bills = human.bills
+            settings.save()
+        self._redraw()
+
     def action_autoplay(self) -> None:
         self.driver.human.set_autoplay(not self.driver.human.autoplay)
         self._redraw()
@@ -248,7 +279,8 @@ class GameScreen(Screen):
                   "settle": lambda: SettleDialog(s, legal),
                   "inspect": lambda: InspectDialog(s, seat, legal, d.names, d.private_view()),
                   "take": lambda: TakeCardDialog(s, seat, legal, d.private_view()),
-                  "use": lambda: UseCardDialog(s, legal)}[cid]()
+                  "use": lambda: UseCardDialog(s, legal),
+                  "bills": lambda: BillsDialog(s, seat, d.names, d.private_view())}[cid]()
         self.app.push_screen(dialog, self._after_dialog)
 
     def _after_dialog(self, action: Any) -> None:

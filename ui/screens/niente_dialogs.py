@@ -1,5 +1,5 @@
 """Dialogs of niente-e-come-sembra (protocol.md §E8): inspect a bill or a card with
-the magnifier, take a face-up Imprevisti, use a kept card.
+the magnifier, take a face-up Imprevisti, use a kept card, choose the bills of a payment.
 
 Like the other dialogs (ui/screens/dialogs.py) each offers only the actions in
 ``engine.legal_actions`` for our seat and dismisses the chosen engine action, or None when
@@ -9,16 +9,19 @@ the choices — a bill we once held and know to be fake, a card we know — and 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping, NamedTuple
 
+from rich.markup import escape
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Label, OptionList
 from textual.widgets.option_list import Option
 
 from engine import actions as A
-from engine.rules.banknotes import GENUINE, NX_CARD, NX_DEN, NX_FACEUP, NX_HAND, NX_LENS, NX_PUB, NX_WIN
-from ui.i18n import _, format_money
+from engine.rules.banknotes import FAKE, GENUINE, NX_CARD, NX_DEN, NX_FACEUP, NX_HAND, NX_LENS, NX_PUB, NX_WIN
+from engine.rules.bill_choice import choice_error, choosable_bills, due_amount
+from ui.i18n import _, format_money, to_name
 from ui.narrate import card_title
 from ui.screens.dialogs import _Dialog
 from ui.widgets.players import card_known_fake
@@ -157,6 +160,152 @@ class UseCardDialog(_Dialog):
         self.dismiss(None)
 
 
+class BillGroup(NamedTuple):
+    """Bills of one denomination and one known status among those we may pay with:
+    ``den`` (euro), ``status`` ("fake" | "genuine" | "unknown"), ``bills`` (ids, in the order
+    we hand them over: ``engine.bots._niente.bill_order``)."""
+
+    den: int
+    status: str
+    bills: tuple
+
+
+_STATUS_ORDER = {"genuine": 0, "unknown": 1, "fake": 2}
+
+
+def bill_groups(state: Any, seat: int, view: Mapping) -> list[BillGroup]:
+    """Our bills for the payment waiting for its bills, grouped by denomination (largest
+    first) and by what we know of them (public status or our private view): genuine, unknown,
+    fake. Empty when we have no payment we can still choose for."""
+    from engine.bots._niente import bill_order
+
+    mine = choosable_bills(state, seat) or []
+    nx = state.nx
+    den, pub = nx[NX_DEN], nx[NX_PUB]
+    key = bill_order(view)
+    groups: dict[tuple, list] = {}
+    for b in mine:
+        known = True if pub[b] == FAKE else False if pub[b] == GENUINE else view.get(("bill", b))
+        status = "unknown" if known is None else "fake" if known else "genuine"
+        groups.setdefault((den[b], status), []).append(b)
+    return [BillGroup(d, st, tuple(sorted(ids, key=lambda b: key(state, b))))
+            for (d, st), ids in sorted(groups.items(), key=lambda kv: (-kv[0][0], _STATUS_ORDER[kv[0][1]]))]
+
+
+class BillsDialog(_Dialog):
+    """Pay with the bills we choose (niente-e-come-sembra, phase "pay_bills"; rulebook "Se
+    sapete di avere una banconota falsa, cercate di tenerla"). One row per denomination and
+    known status (``bill_groups``): ←/→ (or -/+) change how many of that row we pay with;
+    "keep my fakes" and "spend my fakes first" fill the rows as the standing choices would;
+    Enter pays once the chosen bills cover the amount with none to spare
+    (``engine.rules.bill_choice.choice_error``). The rows start at "keep my fakes". Which of
+    equal bills go is ``bill_order`` (the other players cannot tell which one we kept).
+    Dismisses ``PayBills(bills)`` or None (cancelled: the game still waits for our choice)."""
+
+    BINDINGS = [Binding("escape", "cancel", _("Cancel")),
+                Binding("right,plus,equals_sign", "more", _("One more"), show=False),
+                Binding("left,minus", "fewer", _("One fewer"), show=False),
+                Binding("k", "fill('keep')", _("Keep my fakes"), show=False),
+                Binding("f", "fill('spend')", _("Spend my fakes first"), show=False)]
+
+    def __init__(self, state: Any, seat: int, names: tuple, view: Mapping) -> None:
+        super().__init__()
+        self.state, self.seat, self.names, self.view = state, seat, names, view
+        self.groups = bill_groups(state, seat, view)
+        self.amount, self.payee = due_amount(state, seat) or (0, -1)
+        self.counts = [0] * len(self.groups)
+        self._fill("keep")
+
+    def _fill(self, policy: str) -> None:
+        from engine.bots import _niente
+
+        pick = (_niente.keep_fakes if policy == "keep" else _niente.spend_fakes)(self.state, self.seat, self.view)
+        chosen = set(pick or ())
+        self.counts = [sum(b in chosen for b in g.bills) for g in self.groups]
+
+    def chosen(self) -> tuple:
+        """The bill ids the rows name now, ascending."""
+        return tuple(sorted(b for g, k in zip(self.groups, self.counts) for b in g.bills[:k]))
+
+    def row_text(self, i: int) -> str:
+        g = self.groups[i]
+        what = {"fake": _("fake ✗"), "genuine": _("genuine"), "unknown": _("not checked")}[g.status]
+        return _("{money} {status}: pay {k} of {n}").format(
+            money=format_money(g.den), status=what, k=self.counts[i], n=len(g.bills))
+
+    def summary(self) -> str:
+        """The chosen total and what is wrong with it, or the change it brings."""
+        den = self.state.nx[NX_DEN]
+        total = sum(den[b] for b in self.chosen())
+        err = choice_error(self.state, self.seat, self.chosen())
+        text = _("Chosen: {money}").format(money=format_money(total))
+        if err is None:
+            change = total - self.amount
+            return text + (" · " + _("change from the bank: {money}").format(money=format_money(change))
+                           if change else "")
+        return text + " · " + {"not_enough": _("not enough"),
+                               "overpaid": _("a bill is not needed: leave it out")}.get(err[0], _("not allowed"))
+
+    def compose(self) -> ComposeResult:
+        name = _("the bank") if self.payee < 0 else self.names[self.payee] if self.payee < len(self.names) else "?"
+        to = _("to the bank") if self.payee < 0 else to_name(name)
+        with Vertical(classes="dialog wide"):
+            yield Label(_("Pay {money} to {name}: choose the bills").format(
+                money=format_money(self.amount), name=name, to_name=to), classes="title")
+            yield Label(_("←/→ fewer/more of a row, Enter pays. Only you know which of your bills are fake; "
+                          "the bank gives the change."), classes="note")
+            yield OptionList(*[Option(self.row_text(i), id=str(i)) for i in range(len(self.groups))], id="bills")
+            yield Label(self.summary(), id="bill-summary")
+            with Horizontal(classes="buttons"):
+                yield Button(_("Pay"), id="pay", variant="primary", compact=True)
+                yield Button(escape(_("Keep my fakes [k]")), id="keep", compact=True)
+                yield Button(escape(_("Spend my fakes first [f]")), id="spend", compact=True)
+                yield Button(_("Cancel"), id="cancel", compact=True)
+
+    def _refresh(self) -> None:
+        ol = self.query_one("#bills", OptionList)
+        for i in range(len(self.groups)):
+            ol.replace_option_prompt_at_index(i, self.row_text(i))
+        self.query_one("#bill-summary", Label).update(self.summary())
+
+    def _change(self, by: int) -> None:
+        i = self.query_one("#bills", OptionList).highlighted
+        if i is None:
+            return
+        self.counts[i] = max(0, min(len(self.groups[i].bills), self.counts[i] + by))
+        self._refresh()
+
+    def action_more(self) -> None:
+        self._change(1)
+
+    def action_fewer(self) -> None:
+        self._change(-1)
+
+    def action_fill(self, policy: str) -> None:
+        self._fill(policy)
+        self._refresh()
+
+    def action_pay(self) -> None:
+        """Dismiss with PayBills of the chosen bills if the engine would take them."""
+        bills = self.chosen()
+        if choice_error(self.state, self.seat, bills) is None:
+            self.dismiss(A.PayBills(bills))
+        else:
+            self.app.bell()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.action_pay()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        bid = event.button.id
+        if bid == "pay":
+            self.action_pay()
+        elif bid in ("keep", "spend"):
+            self.action_fill(bid)
+        else:
+            self.dismiss(None)
+
+
 def confirm_question(state: Any, seat: int, action: Any) -> str | None:
     """The question to ask before an irreversible niente choice, or None: selling a property
     back to the bank, taking a face-up card that replaces the Imprevisti we hold."""
@@ -170,4 +319,4 @@ def confirm_question(state: Any, seat: int, action: Any) -> str | None:
     return None
 
 
-__all__ = ["confirm_question", "InspectDialog", "TakeCardDialog", "UseCardDialog", "bill_label", "use_label", "held_imprevisti"]
+__all__ = ["confirm_question", "BillsDialog", "BillGroup", "bill_groups", "InspectDialog", "TakeCardDialog", "UseCardDialog", "bill_label", "use_label", "held_imprevisti"]

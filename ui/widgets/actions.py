@@ -8,8 +8,9 @@ offers legal choices. The ``ActionBar`` shows them as buttons and posts ``Chosen
 
 niente-e-come-sembra (protocol.md §E8): inspect a bill or the card being used
 (dialog) or let the window pass ("nothing" for the step), take a face-up Imprevisti (dialog) or
-decline it, use a kept card (dialog); selling a property back to the bank and buying hotels are
-in the properties dialog.
+decline it, use a kept card (dialog), choose the bills of a payment (dialog, when the player's
+standing choice is "ask"); selling a property back to the bank and buying hotels are in the
+properties dialog.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ KEYS = {
     "roll": "r", "buy": "b", "decline": "n", "bid": "o", "pass": "p", "fine": "f", "card": "c",
     "manage": "m", "trade": "t", "offer": "y", "withdraw": "w", "claim": "g", "bankrupt": "x",
     "settle": "e", "inspect": "i", "skip": "s", "take": "k", "leave_card": "d", "use": "u",
+    "bills": "z",
 }
 
 
@@ -91,6 +93,8 @@ def commands_for(state: Any, seat: int, legal: list) -> list[Command]:
         out.append(Command("leave_card", _("Leave the cards"), A.DeclineCard()))
     if A.UseCard in by_type:
         out.append(Command("use", _("Use a card")))
+    if A.PayBills in by_type:
+        out.append(Command("bills", _("Choose the bills to pay with")))
     if A.ClaimRent in by_type:
         out.append(Command("claim", _("Ask for the rent"), by_type[A.ClaimRent][0]))
     if A.SettleMortgages in by_type:

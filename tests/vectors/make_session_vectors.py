@@ -1,0 +1,95 @@
+"""Generate tests/vectors/session.json: the issue-9 session messages of protocol.md §C8
+(``python tests/vectors/make_session_vectors.py``).
+
+* ``quorum``: Q for 2..8 seats (§C8.3).
+* ``shamir``: a 32-byte secret split for seats [0, 1, 2, 4] with t = 3 and context gid ‖ epoch
+  (§C8.2): the coefficients, every 66-byte share, and the secret recombined from two different
+  subsets.
+* ``escrow``: three demo seats (``vector-escrow-0..2``); seat 2 deals its chain secret to seats
+  0 and 1 in epoch 0 with t = Q(3) = 2: per recipient the share, the X25519 shared secret, the
+  pairwise key, the commitment, the ciphertext; the signed ESCROW envelope.
+* ``drop``: seat 0's DROP vote against seat 2 at step 7 carrying its share.
+* ``abandon``: seat 1's ABANDON at step 9 (§C8.7).
+* ``complaint``: kind 1 (two STEP envelopes of seat 2 for step 7, nil and a reveal) and kind 3
+  (seat 0 publishes its key of seat 2's escrow, which here matches: a false complaint), as
+  signed COMPLAINT envelopes (§C8.8).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from p2p import const as C  # noqa: E402
+from p2p import threshold  # noqa: E402
+from p2p.complaints import BAD_ESCROW, EQUIVOCATION, make_complaint  # noqa: E402
+from p2p.identity import Identity  # noqa: E402
+from p2p.seat_loss import make_escrow, make_shares, pair_key, quorum, share_commit  # noqa: E402
+from p2p.wire import MSG_ABANDON, MSG_DROP, MSG_STEP, seal  # noqa: E402
+
+
+def _h(label: str) -> bytes:
+    return hashlib.sha256(label.encode()).digest()
+
+
+def compute_session() -> dict:
+    """The session.json vectors (module docstring)."""
+    gid = _h("vector session game")[:16]
+    # Shamir alone
+    secret = _h("vector shamir secret")
+    ctx = gid + (1).to_bytes(2, "big")
+    seats = [0, 1, 2, 4]
+    shares = threshold.split(secret, ctx, 3, seats)
+    coef = [int.from_bytes(hashlib.sha512(C.SIG_PREFIX + b"escrow-coef\x00" + secret + ctx + bytes((j,))).digest(),
+                           "big") % threshold.P for j in (1, 2)]
+    shamir = {"secret": secret.hex(), "context": ctx.hex(), "t": 3, "seats": seats,
+              "p": "2^521 - 1", "coefficients": [hex(a) for a in coef],
+              "shares": {str(v): shares[v].hex() for v in seats},
+              "recombined_0_1_2": threshold.combine({v: shares[v] for v in (0, 1, 2)}).hex(),
+              "recombined_1_2_4": threshold.combine({v: shares[v] for v in (1, 2, 4)}).hex()}
+    # An escrow among three demo seats
+    ids = [Identity.from_seed(f"vector-escrow-{i}".encode()) for i in range(3)]
+    xkeys = [i.x25519_public_key for i in ids]
+    chain_secret = _h("vector escrow chain secret")
+    t = quorum(3)
+    dealt = make_shares(chain_secret, gid, 0, [0, 1], t)
+    entries = {}
+    for v in (0, 1):
+        shared = ids[2].x25519_exchange(xkeys[v])
+        key = pair_key(ids[2], xkeys[v], gid, 2, v, 0)
+        entries[str(v)] = {"share": dealt[v].hex(), "x25519_shared": shared.hex(), "key": key.hex(),
+                           "commit": share_commit(dealt[v], gid, 2, v, 0).hex()}
+    escrow = make_escrow(ids[2], chain_secret, gid, 2, 0, [0, 1], xkeys, t)
+    drop = seal(ids[0], MSG_DROP, [gid, 0, 7, 2, 0, dealt[0]])
+    abandon = seal(ids[1], MSG_ABANDON, [gid, 1, 9, _h("vector state hash"), _h("vector digest")])
+    step_a = seal(ids[2], MSG_STEP, [gid, 7, 2, _h("vector state hash"), _h("vector digest"), None])
+    step_b = seal(ids[2], MSG_STEP, [gid, 7, 2, _h("vector state hash"), _h("vector digest"),
+                                     _h("vector reveal")])
+    eq = make_complaint(ids[0], gid, 0, 7, 2, EQUIVOCATION, [step_a, step_b])
+    false_escrow = make_complaint(ids[0], gid, 0, 7, 2, BAD_ESCROW, [escrow], pair_key(ids[0], xkeys[2], gid, 2, 0, 0))
+    return {"spec": "protocol.md §C8.2, §C8.3, §C8.7, §C8.8",
+            "quorum": {str(n): quorum(n) for n in range(2, 9)},
+            "shamir": shamir,
+            "escrow": {"game_id": gid.hex(), "demo_seeds": [f"vector-escrow-{i}" for i in range(3)],
+                       "x25519_public": [x.hex() for x in xkeys], "dealer": 2, "epoch": 0, "t": t,
+                       "chain_secret": chain_secret.hex(), "entries": entries, "envelope": escrow.hex()},
+            "drop": {"voter": 0, "step": 7, "seat": 2, "epoch": 0, "envelope": drop.hex()},
+            "abandon": {"seat": 1, "step": 9, "envelope": abandon.hex()},
+            "complaint": {"equivocation": {"evidence": [step_a.hex(), step_b.hex()], "envelope": eq.hex(),
+                                           "culprit": 2},
+                          "false_escrow": {"envelope": false_escrow.hex(), "guilty": 0}}}
+
+
+def main() -> None:
+    (HERE / "session.json").write_text(json.dumps(compute_session(), indent=1, sort_keys=True) + "\n")
+
+
+if __name__ == "__main__":
+    main()
