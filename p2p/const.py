@@ -92,6 +92,11 @@ LINGER_AFTER_GAME = 5.0
 SETUP_TIMEOUT = 30.0
 #: Lobby: a joiner that got no Status reply within this aborts.
 JOIN_TIMEOUT = 10.0
+#: A host answers at most this many PROBEs (JOIN with a zero game id, protocol.md §N3.1) per
+#: second, burst included: a probe is one small datagram, its answer a signed STATUS.
+PROBE_RATE = 8
+#: The game id of a PROBE: a JOIN with this id asks the host for its STATUS (join by code).
+PROBE_GAME_ID = bytes(16)
 #: REJECT codes (protocol.md §C2.1): the joiner shows its own text for the code, never text
 #: the sender chose.
 REJECT_FULL = 1

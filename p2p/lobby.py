@@ -210,6 +210,13 @@ class Lobby:
         #: The host's (Ed25519, X25519) public keys, from the advert or the first signed STATUS.
         self._host_keys: tuple[bytes, bytes] | None = None
         self._host_fp: str | None = None
+        #: Join by code (protocol.md §N3.1): the code's 50-bit tag while we probe for the game
+        #: id (None once known, or for any other join).
+        self._code_tag: int | None = None
+        self._demo_seed = demo_seed
+        # host only: PROBE answers allowed (token bucket of PROBE_RATE per second)
+        self._probe_tokens = float(C.PROBE_RATE)
+        self._probe_at = now
         #: Counters: ``received``, ``malformed``, ``dropped`` (all drops), and one per drop reason
         #: (``wrong_game``, ``bad_signature``, ``not_host``, ``not_seated``, ``wrong_phase``,
         #: ``key_mismatch``, ``unverifiable``, ``buffer_full``...).
@@ -241,25 +248,37 @@ class Lobby:
         return lob
 
     @classmethod
-    def join(cls, identity: Identity, *, host_addr: Any, game_id: bytes, name: str, bot: bool = False,
+    def join(cls, identity: Identity, *, host_addr: Any, game_id: bytes | None, name: str, bot: bool = False,
              demo_seed: bytes | None = None, now: float = 0.0, chain_length: int = C.CHAIN_LENGTH,
-             host_keys: tuple[bytes, bytes] | None = None, host_fp: str | None = None) -> "Lobby":
+             host_keys: tuple[bytes, bytes] | None = None, host_fp: str | None = None,
+             code_tag: int | None = None) -> "Lobby":
         """Ask the host at ``host_addr`` for a seat in game ``game_id`` (from discovery).
+
+        ``code_tag`` (join by code, ``game_id`` None): first send a PROBE (a JOIN with a zero
+        game id); the host's signed STATUS/REJECT is believed only if its game id and key give
+        this tag (``discovery.join_code_tag``), then the real JOIN follows (protocol.md §N3.1).
 
         ``host_keys``: the host's (Ed25519, X25519) public keys from its advert (TXT ``pk``,
         ``xk``): STATUS, REJECT and PROPOSAL must be signed by that key. Else ``host_fp``
         (TXT ``fp``, 16 hex digits): the first STATUS whose key has that fingerprint names the
         host's keys. With neither (join by address), the first validly signed STATUS from
         ``host_addr`` does (trust on first use). Protocol.md §C2.2."""
-        lob = cls(identity, role="joiner", game_id=game_id, name=name, bot=bot, demo_seed=demo_seed, now=now,
-                  chain_length=chain_length)
+        if game_id is None and code_tag is None:
+            raise LocalProtocolError("a joiner needs the game id or a join code")
+        lob = cls(identity, role="joiner", game_id=game_id or C.PROBE_GAME_ID, name=name, bot=bot,
+                  demo_seed=demo_seed, now=now, chain_length=chain_length)
+        lob._code_tag = code_tag if game_id is None else None
         lob._host_addr = host_addr
         if host_keys is not None:
             lob._host_keys = (bytes(host_keys[0]), bytes(host_keys[1]))
         lob._host_fp = host_fp
         lob._deadline = now + C.JOIN_TIMEOUT
-        lob._out.append((host_addr, seal(identity, MSG_JOIN, [game_id, C.PROTOCOL_VERSION, list(lob.me)])))
+        lob._out.append((host_addr, lob._join_msg()))
         return lob
+
+    def _join_msg(self) -> bytes:
+        # Our JOIN; with the probe game id (zero) while joining by code: a PROBE.
+        return seal(self.identity, MSG_JOIN, [self.game_id, C.PROTOCOL_VERSION, list(self.me)])
 
     # -- outputs / queries --
 
@@ -364,11 +383,58 @@ class Lobby:
             self.stats["malformed"] += 1
             return
         if msg.game_id != self.game_id:
-            self._drop("wrong_game")
+            if env.mtype == MSG_JOIN and msg.game_id == C.PROBE_GAME_ID and self.role == "host":
+                self._on_probe(msg, addr, now)
+            elif self._code_tag is not None and env.mtype in (MSG_STATUS, MSG_REJECT):
+                self._on_probe_answer(env, msg, addr, now, peer_key)
+            else:
+                self._drop("wrong_game")
             return
         _HANDLERS[env.mtype](self, env, msg, addr, now, peer_key)
 
     # -- handlers --
+
+    def _on_probe(self, msg: Any, addr: Any, now: float) -> None:
+        """Host: a PROBE (JOIN with a zero game id) asks who we are: answer our signed STATUS
+        (or REJECT full once the lobby closed), at most PROBE_RATE per second. Unverified: the
+        answer is the same for anyone, and the limit bounds what a spoofed source costs us."""
+        self._probe_tokens = min(float(C.PROBE_RATE), self._probe_tokens + (now - self._probe_at) * C.PROBE_RATE)
+        self._probe_at = now
+        if self._probe_tokens < 1.0:
+            self._drop("probe_limit")
+            return
+        self._probe_tokens -= 1.0
+        self.stats["probes"] = self.stats.get("probes", 0) + 1
+        if self.phase == WAITING:
+            self._out.append((addr, self._status_msg()))
+        else:
+            self._reject(addr, msg.player.public_key, C.REJECT_FULL)
+
+    def _on_probe_answer(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
+        """Joiner by code: the host's STATUS/REJECT names the game id and the host's keys; they
+        must give the code's tag (else ``not_host``: someone else answered), then the usual
+        host checks (address, channel key, signature). Then the real JOIN goes out."""
+        from .discovery import join_code_tag
+
+        if join_code_tag(msg.game_id, msg.host_pk) != self._code_tag:
+            self._drop("not_host")
+            return
+        if env.mtype == MSG_REJECT and msg.joiner_pk != self.identity.public_key:
+            self._drop("not_for_us")
+            return
+        if not self._from_host(env, addr, peer_key, (msg.host_pk, msg.host_xk)):
+            return
+        self._code_tag = None
+        self.game_id = msg.game_id
+        if self._demo_seed is not None:  # demo secrets are derived from the game id
+            self.chain_secret = new_secret(self._demo_seed, b"chain", self.game_id)
+            self.chain = HashChain(self.chain_secret, self.chain.length)
+            self._seed_secret = new_secret(self._demo_seed, b"seed", self.game_id)
+            self.me = self.me._replace(chain_head=self.chain.head, seed_commit=seed_commitment(self._seed_secret))
+        if env.mtype == MSG_REJECT:
+            self._on_reject(env, msg, addr, now, peer_key)
+            return
+        self._out.append((self._host_addr, self._join_msg()))
 
     def _on_join(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
         p = msg.player

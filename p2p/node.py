@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from . import const as C
-from .discovery import LOBBY, RUNNING, Discovery, GameAd
+from .discovery import LOBBY, RUNNING, TXT_NAME_BYTES, Discovery, GameAd, Standings, clip_utf8, printable
 from .errors import LocalProtocolError
 from .gamelog import OwnLog
 from .identity import Identity
@@ -59,6 +59,7 @@ DISCOVERY_TIMEOUT = 30.0  # s a joiner looks for a game
 STALL_LIMIT = 60.0  # s a step may wait for a silent seat before the node gives up (> drop timeout)
 WAIT_NOTICE = 1.0  # s a step waits for another seat before the node reports whom it waits for
 WAIT_REPEAT = 1.0  # s between two ``waiting`` lines
+STANDINGS_INTERVAL = 1.0  # s between two re-announcements of the host's TXT ``sd`` (standings)
 _MAX_EARLY = 256  # session messages buffered before our own session starts
 RESUME_SUFFIX = ".resume"  # <log>.resume: chain secret + endpoints, mode 0600, removed at GameOver
 OWN_SUFFIX = ".own"  # <log>.own: our own signed step messages (protocol.md §C6)
@@ -100,7 +101,9 @@ class PeerConfig:
     ``engine.bots.choose``); ``game_filter``: extra condition on the games a joiner without
     ``game_id`` may pick; ``timeout``: overall limit in s (None: none); ``host_keys``: with
     ``host_addr``, the host's (Ed25519, X25519) public keys if known (its lobby messages are then
-    checked against them and the channel is keyed at once, protocol.md §N2.2, §C2.2).
+    checked against them and the channel is keyed at once, protocol.md §N2.2, §C2.2);
+    ``host_code``: with ``host_addr`` instead of ``game_id``, the 50-bit tag of a join code
+    (``discovery.parse_code_tag``): the host's signed STATUS must match it (protocol.md §N3.1).
 
     Resilience (protocol.md §C7-§10, protocol.md §N5): ``on_drop`` (host only) is the
     rule for a seat silent for ``drop_timeout`` s: "bot" (default) or "bankrupt"; None turns
@@ -135,6 +138,7 @@ class PeerConfig:
     observer: Callable[[Any], None] | None = None
     host_addr: tuple[str, int] | None = None
     host_keys: tuple[bytes, bytes] | None = None
+    host_code: int | None = None
     on_drop: str | None = C.DEFAULT_ON_DROP
     drop_timeout: int = C.DEFAULT_DROP_TIMEOUT
     resume: bool = True
@@ -143,8 +147,8 @@ class PeerConfig:
     def __post_init__(self) -> None:
         if self.role not in ("host", "join"):
             raise ValueError(f"role must be 'host' or 'join', not {self.role!r}")
-        if self.host_addr is not None and (self.role != "join" or self.game_id is None):
-            raise ValueError("host_addr is for a joiner that names its game_id")
+        if self.host_addr is not None and (self.role != "join" or (self.game_id is None) == (self.host_code is None)):
+            raise ValueError("host_addr is for a joiner that names its game_id or a join code's tag")
         if self.host_keys is not None and self.host_addr is None:
             raise ValueError("host_keys go with host_addr")
         if self.bind in ("0.0.0.0", "", "::"):
@@ -236,12 +240,20 @@ def find_resumable(log_dir: str | os.PathLike[str], identity: Identity, game_id:
     """The game log in ``log_dir`` that we can rejoin: ``game-<gid16>-seat<k>.log`` with its
     ``.resume`` file (removed when a game ends), whose signed setup seats ``identity``, of
     ``game_id`` if given. The most recently written one if several; None if there is none."""
+    found = list_resumable(log_dir, identity, game_id)
+    return found[0][0] if found else None
+
+
+def list_resumable(log_dir: str | os.PathLike[str], identity: Identity,
+                   game_id: bytes | None = None) -> list[tuple[Path, Any]]:
+    """Every game of ``log_dir`` we can rejoin (see ``find_resumable``) as ``[(log path, signed
+    Setup)]``, the most recently written first (``lanopoli play`` lists them as "your game")."""
     from .gamelog import KIND_HEADER, LogReader
     from .verify import BadLog, parse_header
 
     d = Path(log_dir)
     if not d.is_dir():
-        return None
+        return []
     prefix = "game-" + (game_id.hex()[:16] if game_id is not None else "")
     found = []
     for res in d.glob(f"{prefix}*.log{RESUME_SUFFIX}"):
@@ -258,8 +270,26 @@ def find_resumable(log_dir: str | os.PathLike[str], identity: Identity, game_id:
         if game_id is not None and setup.game_id != game_id:
             continue
         if any(pl.public_key == identity.public_key for pl in setup.players):
-            found.append((log.stat().st_mtime, str(log), log))
-    return max(found)[2] if found else None
+            found.append((log.stat().st_mtime, str(log), log, setup))
+    return [(f[2], f[3]) for f in sorted(found, key=lambda f: f[:2], reverse=True)]
+
+
+def ad_name(name: str) -> str:
+    """A player name as the TXT record carries it (protocol.md §N3): printable characters,
+    clipped to ``discovery.TXT_NAME_BYTES`` bytes of UTF-8."""
+    return clip_utf8(printable(name), TXT_NAME_BYTES)
+
+
+def live_standings(engine: Any, state: Any) -> Standings | None:
+    """The TXT ``sd`` value of ``state`` (protocol.md §N3): turn, current seat, every seat's net
+    worth (``engine.rules.endgame.net_worth``) or None once it is out; None for an engine
+    without these (test stand-ins)."""
+    standings = getattr(engine, "standings", None)
+    if standings is None or not hasattr(state, "out"):
+        return None
+    worth = dict(standings(state))
+    return Standings(turn=min(int(state.turn), 999999), current=int(state.current),
+                     worth=tuple(None if state.out[i] else worth.get(i, 0) for i in range(state.n)))
 
 
 def _resilience_json(ev: Any) -> dict:
@@ -346,6 +376,8 @@ class Node:
         self._ticker: asyncio.TimerHandle | None = None
         #: Timed game: when our seat votes TimeUp (protocol.md §N8); untimed until a game starts.
         self._clock = TimeKeeper(None, 0.0)
+        self._sd_next = 0.0  # loop time of the next standings re-announcement (host)
+        self._sd_sent: Any = None
 
     # -- queries ------------------------------------------------------------------------
 
@@ -385,7 +417,8 @@ class Node:
                         seats_taken=1, seats_total=cfg.seats, state=LOBBY,
                         fingerprint=self.identity.fingerprint, address=self.link.address[0],
                         port=self.link.address[1], public_key=self.identity.public_key,
-                        x25519_key=self.identity.x25519_public_key)
+                        x25519_key=self.identity.x25519_public_key,
+                        host_name=ad_name(name), players=(ad_name(name),))
             await self.discovery.advertise(ad)
             self._emit({"type": "hosting", "game_id": ad.game_id.hex(), "address": ad.address,
                         "port": ad.port})
@@ -395,7 +428,8 @@ class Node:
                 self.lobby = Lobby.join(self.identity, host_addr=(str(cfg.host_addr[0]), int(cfg.host_addr[1])),
                                         game_id=want, name=name, bot=cfg.local_input is None,
                                         demo_seed=cfg.demo_seed, now=self.loop.time(),
-                                        chain_length=cfg.chain_length, host_keys=cfg.host_keys)
+                                        chain_length=cfg.chain_length, host_keys=cfg.host_keys,
+                                        code_tag=cfg.host_code)
                 self.link.endpoint.accept_plain = cfg.host_keys is None  # as below
                 self._pump_lobby()
                 return
@@ -478,10 +512,11 @@ class Node:
                 observer(ev)
             if isinstance(ev, (PlayerJoined, PlayerLeft, LobbyStatus)):
                 if self.cfg.role == "host" and isinstance(ev, LobbyStatus):
-                    self._update_ad(seats_taken=ev.taken)
+                    self._update_ad(seats_taken=ev.taken, players=tuple(ad_name(n) for n in ev.names))
             elif isinstance(ev, SetupProposed):
                 if self.cfg.role == "host":
-                    self._update_ad(seats_taken=ev.setup.seats, state=RUNNING)
+                    self._update_ad(seats_taken=ev.setup.seats, state=RUNNING,
+                                    players=tuple(ad_name(p.name) for p in ev.setup.players))
             elif isinstance(ev, GameStarted):
                 # From now on only the seats' endpoints may open channels (protocol.md §N2.6).
                 self.link.endpoint.restrict(ev.endpoints)
@@ -703,7 +738,20 @@ class Node:
         if self.phase != "playing" or self.session is None:
             return
         self._report_waiting()
+        self._advertise_standings()
         self._ticker = self.loop.call_later(WAIT_NOTICE / 2, self._tick)
+
+    def _advertise_standings(self) -> None:
+        """Host: re-announce the TXT ``sd`` field (turn, current seat, every seat's net worth,
+        protocol.md §N3) when it changed, at most every STANDINGS_INTERVAL s: what ``lanopoli
+        watch`` lists for every game on the LAN without joining it."""
+        now = self.loop.time()
+        if self.discovery is None or self.discovery.advertised is None or now < self._sd_next:
+            return
+        sd = live_standings(self.engine, self.session.state)
+        if sd is not None and sd != self.discovery.advertised.standings and sd != self._sd_sent:
+            self._sd_sent, self._sd_next = sd, now + STANDINGS_INTERVAL
+            self._update_ad(standings=sd)
 
     def _report_waiting(self, force: bool = False) -> None:
         """Emit a ``waiting`` line (protocol.md part L) when the current step has waited

@@ -183,6 +183,10 @@ class Narrator:
         name = self.who(e.seat)
         if e.change == "lost":
             return _("The others lost contact with you and dropped your seat: you are watching the game now.")
+        if e.change == "back":
+            if e.seat == self.me:
+                return _("You are back at the table (step {step}); catching up with the others.").format(step=e.step)
+            return _("{name} is back at the table").format(name=name)
         if e.change == "silent":
             return _("{name}: nothing heard for too long; voting to let the game go on without them").format(name=name)
         if e.change == "bankrupt":

@@ -47,11 +47,18 @@ def resolve_endpoint(args: argparse.Namespace) -> Endpoint:
 
 
 def describe_game(ad) -> str:
-    """One line for ``join --list``: id, edition, seats, state, where, advertiser fingerprint."""
+    """One line for ``join --list``: id, edition, seats, state (with the turn once running),
+    where, the host's name and fingerprint, the seated players' names (TXT ``n``, ``p0``..,
+    ``sd``: protocol.md §N3)."""
     state = _("waiting for players") if ad.state == LOBBY else _("running")
-    return _("{gid}  {edition}  seats {taken}/{total}  {state}  {address}:{port}  host {fp}").format(
+    if ad.standings is not None:
+        state = _("running, turn {turn}").format(turn=ad.standings.turn)
+    line = _("{gid}  {edition}  seats {taken}/{total}  {state}  {address}:{port}  host {name} {fp}").format(
         gid=ad.game_id.hex(), edition=ad.edition, taken=ad.seats_taken, total=ad.seats_total,
-        state=state, address=ad.address, port=ad.port, fp=ad.fingerprint)
+        state=state, address=ad.address, port=ad.port, name=ad.host_name or "?", fp=ad.fingerprint)
+    if ad.players:
+        line += "  " + _("players: {names}").format(names=", ".join(ad.players))
+    return line
 
 
 #: Seconds ``join`` keeps looking after the first open game shows up, to notice a second one.

@@ -36,7 +36,7 @@ import os
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Protocol
+from typing import Any, Awaitable, Callable, NamedTuple, Protocol
 
 import engine
 from engine import bots
@@ -82,12 +82,26 @@ class SeatChanged:
     lockstep step ``step``. ``change``: "silent" (we voted to drop it: nothing heard for the
     drop timeout, protocol.md §C8), "bot" (the seats agreed: a bot plays it from now on),
     "bankrupt" (the seats agreed: it goes bankrupt), "lost" (our own seat: the others dropped
-    it, we follow the game as a spectator). From ``p2p.lockstep`` SeatDropVoted, SeatDropped
-    and SeatLost."""
+    it, we follow the game as a spectator), "back" (a seat we voted on as silent sends again,
+    or our own seat after ``lanopoli play`` rejoined it from the log). From ``p2p.lockstep``
+    SeatDropVoted, SeatDropped, SeatLost, StepApplied and the node's restart."""
 
     seat: int
     step: int
     change: str
+
+
+@dataclass(frozen=True)
+class MyGame:
+    """An unfinished game of ours that ``lanopoli play`` can rejoin (its log and ``.resume``
+    file are in the log directory, protocol.md §N5): ``game_id`` (16 bytes), ``edition``,
+    ``names`` (seat order), ``seat`` (ours), ``log_path``."""
+
+    game_id: bytes
+    edition: str
+    names: tuple
+    seat: int
+    log_path: Path
 
 
 class HumanSeat:
@@ -449,9 +463,13 @@ class NetGame(_DriverBase):
         node = self.node = Node(cfg)
         try:
             await node.start()
-            if node.link is not None and self.cfg.get("role") == "host":
+            if node.session is not None:  # rejoined our unfinished game from its log (§N5)
+                self._resumed()
+            if node.link is not None and self.cfg.get("role") == "host" and node.lobby is not None:
+                from p2p.discovery import format_code, join_code_tag
+
                 addr, port = node.link.address[:2]
-                self.join_code = f"{addr}:{port}/{node.lobby.game_id.hex()}"
+                self.join_code = format_code(addr, port, join_code_tag(node.lobby.game_id, node.identity.public_key))
             self._notify("lobby")
             self._step_t = loop.time()
             await node.wait()
@@ -471,21 +489,42 @@ class NetGame(_DriverBase):
         finally:
             await node.close()
 
+    def _resumed(self) -> None:
+        """The node rejoined our game from its log instead of a lobby (protocol.md §N5): take
+        seat, names and state from it and tell our log we are back."""
+        node = self.node
+        self.seat = node.seat
+        self.names = tuple(node.names)
+        self.seats_total = len(self.names)
+        self.lobby_names = self.names
+        self.state = node.session.state
+        self.edition = node.session.setup.edition
+        self.can_fill = False
+        self.phase = "playing"
+        self._new_events.append(SeatChanged(self.seat, node.step, "back"))
+        self._notify("lobby")
+        self._notify("step")
+
     def observe(self, ev: Any) -> None:
         """``PeerConfig.observer``: the node's lobby and session events (p2p/lobby.py,
         p2p/lockstep.py). Lobby status, game start and applied steps update what the UI shows;
         a drop vote, a dropped seat and our own lost seat become SeatChanged lines in the log
-        and marks in ``seat_changes``."""
+        and marks in ``seat_changes``; a seat we voted on as silent that sends again (a step
+        applies without it being dropped: every active seat's message was there) is "back"."""
         name = type(ev).__name__
         if name in ("SeatDropVoted", "SeatDropped", "SeatLost"):
             seat = self.seat if name == "SeatLost" else ev.seat
             change = {"SeatDropVoted": "silent", "SeatLost": "lost"}.get(name) or \
                 ("bankrupt" if ev.rule == "bankrupt" else "bot")
-            if change != "silent":
+            if change != "silent" or self.seat_changes.get(seat) is None:
                 self.seat_changes[seat] = change
             self._new_events.append(SeatChanged(seat, ev.step, change))
             self._notify("step")
             return
+        if name == "StepApplied":
+            for seat in [s for s, c in self.seat_changes.items() if c == "silent"]:
+                del self.seat_changes[seat]
+                self._new_events.append(SeatChanged(seat, ev.step, "back"))
         if name == "LobbyStatus":
             self.lobby_names = tuple(ev.names)
             self.seats_total = ev.seats
@@ -501,7 +540,7 @@ class NetGame(_DriverBase):
             # The node builds the session (and the initial state, from the setup options it
             # understands) right after this event: read it then, never rebuild it here.
             asyncio.get_running_loop().call_soon(self._session_started)
-        elif name == "StepApplied":
+        if name == "StepApplied":
             self.state = self.node.session.state
             self._step_t = asyncio.get_running_loop().time()
             self._new_events.extend(ev.engine_events)
@@ -609,22 +648,44 @@ class CreateRequest:
         return {k: v for k, v in self.options.items() if not k.startswith("p2p.")}
 
 
-def parse_join_code(code: str) -> tuple[str, int, bytes]:
-    """"ADDRESS:PORT/GAMEID" (as the host's lobby shows it) -> (address, port, game id).
+class JoinCode(NamedTuple):
+    """A parsed join code: where the host listens and either the ``game_id`` (16 bytes, the
+    long form) or the 50-bit ``tag`` of the short form (protocol.md §N3.1); the other is None."""
+
+    address: str
+    port: int
+    game_id: bytes | None
+    tag: int | None
+
+
+def parse_join_code(code: str) -> JoinCode:
+    """"ADDRESS:PORT/XXXXX-XXXXX" (the short code the host's waiting room shows: Crockford
+    base32 of the tag binding the game id and the host's key, protocol.md §N3.1) or
+    "ADDRESS:PORT/GAMEID" (32 hex digits; no check of the host's key) -> JoinCode.
     Raises ValueError with an English reason for anything else."""
     import ipaddress
 
+    from p2p.discovery import parse_code_tag
+
     try:
-        where, gid = code.strip().split("/", 1)
+        where, rest = code.strip().split("/", 1)
         addr, port_s = where.rsplit(":", 1)
         ipaddress.ip_address(addr)
         port = int(port_s)
-        game_id = bytes.fromhex(gid)
     except ValueError:
-        raise ValueError("expected ADDRESS:PORT/GAMEID, e.g. 192.168.1.20:40000/3f2a…") from None
-    if not 0 < port < 65536 or len(game_id) != 16:
-        raise ValueError("bad port or game id (the id has 32 hex digits)")
-    return addr, port, game_id
+        raise ValueError("expected ADDRESS:PORT/CODE, e.g. 192.168.1.20:40000/7KQ2M-XH3PA") from None
+    if not 0 < port < 65536:
+        raise ValueError("bad port")
+    rest = rest.strip()
+    if len(rest) == 32:
+        try:
+            return JoinCode(addr, port, bytes.fromhex(rest), None)
+        except ValueError:
+            pass
+    try:
+        return JoinCode(addr, port, None, parse_code_tag(rest))
+    except ValueError:
+        raise ValueError("the code after the slash has 10 letters and digits (or a 32-digit game id)") from None
 
 
 class NetLobby:
@@ -658,8 +719,28 @@ class NetLobby:
         return sorted(self._disco.games.values(), key=lambda ad: (ad.state != "lobby", ad.game_id))
 
     def _cfg(self, name: str, **kw: Any) -> dict:
+        # A new game never picks up an old one's ``.resume`` file: only ``rejoin`` resumes.
+        kw.setdefault("resume", False)
         return dict(bind=self.address, interface=self.address, identity=self.identity, name=name,
                     log_dir=self.log_dir, linger=1.0, **kw)
+
+    def mine(self) -> list[MyGame]:
+        """Our unfinished games in the log directory (``p2p.node.list_resumable``), the most
+        recent first; [] without a log directory or keys."""
+        if self.log_dir is None or self.identity is None:
+            return []
+        from p2p.node import list_resumable
+
+        out = []
+        for path, setup in list_resumable(self.log_dir, self.identity):
+            seat = next(i for i, p in enumerate(setup.players) if p.public_key == self.identity.public_key)
+            out.append(MyGame(setup.game_id, setup.edition, tuple(p.name for p in setup.players), seat, path))
+        return out
+
+    def rejoin(self, name: str, game: MyGame) -> NetGame:
+        """A NetGame resuming ``game`` from its log: same seat, same address and port as
+        before, catch-up from the other seats (protocol.md §N5, §C10)."""
+        return NetGame(self._cfg(name, role="join", game_id=game.game_id, resume=True))
 
     def create(self, name: str, req: CreateRequest) -> NetGame:
         """A NetGame hosting ``req`` (run it to open the lobby)."""
@@ -673,9 +754,11 @@ class NetLobby:
                                  host_keys=keys))
 
     def join_code(self, name: str, code: str) -> NetGame:
-        """A NetGame joining by hand (``parse_join_code``; ValueError if malformed)."""
-        addr, port, gid = parse_join_code(code)
-        return NetGame(self._cfg(name, role="join", game_id=gid, host_addr=(addr, port)))
+        """A NetGame joining by hand (``parse_join_code``; ValueError if malformed): the short
+        code's tag checks the host's signed STATUS (protocol.md §N3.1)."""
+        jc = parse_join_code(code)
+        return NetGame(self._cfg(name, role="join", game_id=jc.game_id, host_code=jc.tag,
+                                 host_addr=(jc.address, jc.port)))
 
     async def close(self) -> None:
         """Stop browsing and close zeroconf."""
@@ -689,8 +772,10 @@ class LocalLobby:
     advertised games; creating or joining starts a ``LocalGame`` against bots with pinned
     beacons (``seed``) and step ``delay``."""
 
-    def __init__(self, ads: list | None = None, seed: int = 1, delay: float = 0.0) -> None:
+    def __init__(self, ads: list | None = None, seed: int = 1, delay: float = 0.0,
+                 my_games: list | None = None) -> None:
         self.ads = list(ads or [])
+        self.my_games = list(my_games or [])
         self.seed = seed
         self.delay = delay
         self.listener: Callable[[], None] | None = None
@@ -701,6 +786,16 @@ class LocalLobby:
     def games(self) -> list:
         """The fixed ads."""
         return list(self.ads)
+
+    def mine(self) -> list:
+        """The fixed list ``my_games`` (``MyGame``), for tests."""
+        return list(self.my_games)
+
+    def rejoin(self, name: str, game: Any) -> LocalGame:
+        """A local game standing in for the rejoined one: its names, us at its seat."""
+        names = list(game.names)
+        names[game.seat] = name
+        return LocalGame(names, game.seat, seed=self.seed, edition=game.edition, delay=self.delay)
 
     def create(self, name: str, req: CreateRequest) -> LocalGame:
         """A local game of ``req.seats`` seats (with ``req``'s engine options): us at seat 0,
@@ -768,5 +863,5 @@ class Settings:
             pass
 
 
-__all__ = ["HumanSeat", "OwnInput", "SeatChanged", "GameDriver", "LocalGame", "NetGame", "Fault", "NetLobby", "LocalLobby",
-           "CreateRequest", "Settings", "parse_join_code", "pinned_chance"]
+__all__ = ["HumanSeat", "OwnInput", "SeatChanged", "MyGame", "GameDriver", "LocalGame", "NetGame", "Fault", "NetLobby", "LocalLobby",
+           "CreateRequest", "Settings", "JoinCode", "parse_join_code", "pinned_chance"]

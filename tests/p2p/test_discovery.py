@@ -25,8 +25,8 @@ def test_txt_record_round_trips_through_a_service_info():
     ad = make_ad()
     assert ad.txt() == {"v": "1", "gid": "11" * 16, "ed": "classico", "seats": "1/4",
                         "st": "lobby", "fp": "ab" * 8}
-    assert ad.instance_name == f"lanopoli-{'11' * 8}-{'ab' * 8}.{SERVICE_TYPE}"
-    assert len(ad.label) <= 63
+    assert ad.instance_name == f"lanopoli — classico (11111111).{SERVICE_TYPE}"
+    assert ad.label == f"lanopoli-{'11' * 8}-{'ab' * 8}" and len(ad.label) <= 63
     assert GameAd.from_info(ad.to_info()) == ad
 
 
@@ -173,3 +173,53 @@ def test_pk_without_xk_is_rejected():
     ad = keyed_ad()
     with pytest.raises(DiscoveryError):
         dataclasses.replace(ad, x25519_key=None)
+
+
+def test_names_travel_in_the_txt_record_and_the_instance_name_is_readable():
+    """protocol.md §N3: n, p0.. carry UTF-8 names; the instance name reads "<host> — <edition>
+    (<gid8>)" in standard DNS-SD tools."""
+    import dataclasses
+    ad = dataclasses.replace(make_ad(), host_name="Giulia", players=("Giulia", "Niccolò"))
+    assert ad.txt()["n"] == "Giulia" and ad.txt()["p1"] == "Niccolò"
+    assert ad.instance_name == f"Giulia — classico (11111111).{SERVICE_TYPE}"
+    assert GameAd.from_info(ad.to_info()) == ad
+
+
+def test_long_names_are_clipped_at_a_character_boundary():
+    import dataclasses
+    from p2p.discovery import MAX_LABEL_BYTES, TXT_NAME_BYTES
+    name = "Ðé" * 16  # 64 bytes of UTF-8, 32 characters (a legal lobby name)
+    ad = dataclasses.replace(make_ad(), host_name=name, players=(name,))
+    assert len(ad.title.encode()) <= MAX_LABEL_BYTES
+    assert ad.title.endswith(" — classico (11111111)") and ad.title.startswith("ÐéÐé")
+    txt = ad.txt()
+    assert len(txt["n"].encode()) <= TXT_NAME_BYTES and name.startswith(txt["n"])
+    back = GameAd.from_info(ad.to_info())
+    assert back.host_name == txt["n"] and back.players == (txt["p0"],)
+
+
+@pytest.mark.parametrize("key,value", [
+    ("n", "bell\x07"), ("p0", "x" * 129), ("sd", "1:0:1500"), ("sd", "1:9:1,2,3,4"), ("sd", "a:0:1,2,3,4"),
+])
+def test_malformed_names_and_standings_are_rejected(key, value):
+    with pytest.raises(DiscoveryError):
+        GameAd.from_info(with_txt(make_ad(), key, value))
+
+
+def test_invalid_utf8_name_is_rejected():
+    info = make_ad().to_info()
+    props = {k.encode(): v.encode() for k, v in make_ad().txt().items()} | {b"n": b"\xff\xfe"}
+    bad = type(info)(SERVICE_TYPE, info.name, port=info.port, properties=props,
+                     server=info.server, parsed_addresses=[LO])
+    with pytest.raises(DiscoveryError, match="UTF-8"):
+        GameAd.from_info(bad)
+
+
+def test_standings_round_trip():
+    """TXT sd = turn:current:w0,w1,... with '-' for a seat that is out (protocol.md §N3)."""
+    import dataclasses
+    from p2p.discovery import Standings
+    sd = Standings(turn=12, current=2, worth=(1500, None, 2310, 0))
+    assert sd.txt() == "12:2:1500,-,2310,0" and Standings.parse(sd.txt()) == sd
+    ad = dataclasses.replace(make_ad(state="running", taken=4), standings=sd)
+    assert GameAd.from_info(ad.to_info()).standings == sd

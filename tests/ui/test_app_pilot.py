@@ -208,3 +208,29 @@ async def test_lobby_create_game_and_autoplay_to_the_end(tmp_path):
         await until(pilot, lambda: isinstance(app.screen, EndScreen), seconds=120)
         text = " ".join(str(w.render()) for w in app.screen.query("Label"))
         assert "Final standings" in text and "wins!" in text
+
+
+@sync
+async def test_our_unfinished_game_is_listed_first_and_enter_rejoins_it(tmp_path):
+    """issue 11 "Rejoin from the game itself": restarting play shows our unfinished game first,
+    marked as ours; Enter rejoins it at our seat (LocalLobby stands in for NetLobby.rejoin)."""
+    from ui.play import MyGame
+
+    ad = GameAd(version=1, game_id=bytes(range(16)), edition="classico", seats_taken=1, seats_total=3,
+                state="lobby", fingerprint="ab" * 8, address="127.0.0.1", port=40000, host_name="Giulia",
+                players=("Giulia",))
+    mine = MyGame(bytes(16), "classico", ("Anna", "Marco", "Bruno"), 1, tmp_path / "g.log")
+    settings = Settings(name="Marco", path=tmp_path / "play.json")
+    app = LanopoliApp(backend=LocalLobby([ad], seed=5, my_games=[mine]), settings=settings)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        table = app.screen.query_one("#games")
+        assert table.row_count == 2
+        first = [str(c) for c in table.get_row_at(0)]
+        assert "your game" in first[0] and "Anna, Marco, Bruno" in first[2]
+        assert "Giulia" in str(table.get_row_at(1)[0]) and "Giulia" in str(table.get_row_at(1)[2])
+        table.focus()
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, GameScreen))
+        assert app.driver.seat == 1 and app.driver.names[1] == "Marco"
+        await app.action_quit()

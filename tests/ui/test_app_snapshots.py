@@ -74,11 +74,17 @@ def test_game_screen(snap_compare, size):
 
 @pytest.mark.parametrize("size", [(80, 24), (160, 50)])
 def test_lobby_screen(snap_compare, size, tmp_path):
+    from p2p.discovery import Standings
+    from ui.play import MyGame
+
+    hosts = {1: ("Giulia",), 2: ("Niccolò", "Anna"), 3: ("Prof. Rossi", "Bot 1", "Bot 2", "Bot 3")}
     ads = [GameAd(version=1, game_id=bytes([i]) * 16, edition="classico", seats_taken=i, seats_total=4,
                   state="lobby" if i < 3 else "running", fingerprint="ab" * 8, address="192.168.1.2" + str(i),
-                  port=40000 + i) for i in (1, 2, 3)]
+                  port=40000 + i, host_name=hosts[i][0], players=hosts[i][: i if i < 3 else 4],
+                  standings=Standings(14, 2, (1500, 1320, None, 2210)) if i == 3 else None) for i in (1, 2, 3)]
+    mine = [MyGame(bytes([9]) * 16, "niente-e-come-sembra", ("Marco", "Bruno", "Carla"), 0, tmp_path / "x.log")]
     settings = Settings(name="Marco", path=tmp_path / "play.json")
-    app = LanopoliApp(backend=LocalLobby(ads), settings=settings)
+    app = LanopoliApp(backend=LocalLobby(ads, my_games=mine), settings=settings)
 
     async def run(pilot):
         await pilot.pause(0.2)

@@ -76,3 +76,49 @@ def test_a_peer_that_goes_silent_becomes_a_log_line_and_a_mark(tmp_path):
     assert [(e.seat, e.change) for e in seen if e.change != "silent"] == [(bruno, "bot")]
     assert host.seat_changes == {bruno: "bot"}
     assert host.phase == "over" and host.fault is None
+
+
+def test_restarted_play_lists_our_game_and_rejoins_it(tmp_path):
+    """issue 11 "Rejoin from the game itself": Marco's program stops mid-game; a new NetLobby
+    on the same log directory and keys lists the game as his (``mine``), ``rejoin`` resumes it
+    from the log (protocol.md §N5) and catches up; his log says he is back, and both finish
+    with the same final state."""
+    from p2p.identity import Identity
+    from ui.play import SeatChanged
+
+    marco_id = Identity.generate()
+
+    async def run():
+        lobby = NetLobby("127.0.0.1", log_dir=tmp_path / "marco", identity=marco_id, bot_pace=0)
+        host = lobby.create("Marco", CreateRequest(seats=2))
+        task = asyncio.ensure_future(host.run())
+        for _ in range(100):
+            if host.join_code:
+                break
+            await asyncio.sleep(0.05)
+        anna = NetLobby("127.0.0.1", log_dir=tmp_path / "anna", bot_pace=0).join_code("Anna", host.join_code)
+        anna.human.set_autoplay(True)
+        host.human.set_autoplay(True)
+        anna_task = asyncio.ensure_future(anna.run())
+        for _ in range(400):
+            if host.state is not None and host.node.step > 5:
+                break
+            await asyncio.sleep(0.01)
+        task.cancel()  # Marco's program stops
+        await asyncio.gather(task, return_exceptions=True)
+        again = NetLobby("127.0.0.1", log_dir=tmp_path / "marco", identity=marco_id, bot_pace=0)
+        mine = again.mine()
+        assert [g.game_id for g in mine] == [host.node.lobby.game_id]
+        assert set(mine[0].names) == {"Marco", "Anna"} and mine[0].names[mine[0].seat] == "Marco"
+        back = again.rejoin("Marco", mine[0])
+        back.human.set_autoplay(True)
+        await asyncio.wait_for(asyncio.gather(back.run(), anna_task), 120)
+        return back, anna
+
+    back, anna = asyncio.run(run())
+    assert back.fault is None and anna.fault is None and back.phase == anna.phase == "over"
+    assert back.seat == back.names.index("Marco")
+    events = back.take_events()
+    assert any(isinstance(e, SeatChanged) and e.change == "back" and e.seat == back.seat for e in events)
+    assert back.node.session.state_hash == anna.node.session.state_hash
+    assert verify_log(back.log_path).ok

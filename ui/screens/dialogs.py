@@ -468,14 +468,14 @@ class CreateDialog(_Dialog):
 
 
 class JoinCodeDialog(_Dialog):
-    """Join by address when multicast is blocked: the host's code ADDRESS:PORT/GAMEID.
-    Dismisses the text or None."""
+    """Join by address when multicast is blocked: the host's code ADDRESS:PORT/XXXXX-XXXXX
+    (``ui.play.parse_join_code``). Dismisses the text or None."""
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label(_("Join by address"), classes="title")
-            yield Label(_("Type the code the host's screen shows (ADDRESS:PORT/GAME ID):"))
-            yield Input(placeholder="192.168.1.20:40000/3f2a…", id="code")
+            yield Label(_("Type the code the host's screen shows (ADDRESS:PORT/CODE):"))
+            yield Input(placeholder="192.168.1.20:40000/7KQ2M-XH3PA", id="code")
             yield Label("", id="error", classes="error")
             with Horizontal(classes="buttons"):
                 yield Button(_("Join"), id="join", variant="primary", compact=True)
@@ -497,7 +497,7 @@ class JoinCodeDialog(_Dialog):
         try:
             parse_join_code(code)
         except ValueError:
-            self.query_one("#error", Label).update(_("That is not a join code (ADDRESS:PORT/GAME ID)."))
+            self.query_one("#error", Label).update(_("That is not a join code (ADDRESS:PORT/CODE)."))
             return
         self.dismiss(code)
 

@@ -47,7 +47,7 @@ class LobbyScreen(Screen):
 
     def on_mount(self) -> None:
         table = self.query_one("#games", DataTable)
-        table.add_columns(_("Game"), _("Edition"), _("Players"), _("State"), _("Where"))
+        table.add_columns(_("Host"), _("Edition"), _("Players"), _("State"), _("Where"))
         self.backend.listener = lambda: self.app.call_later(self.refresh_games)
         self.refresh_games()
         self.set_interval(2.0, self.refresh_games)
@@ -56,15 +56,29 @@ class LobbyScreen(Screen):
         else:
             table.focus()
 
+    def rows(self) -> list:
+        """What the list shows, in order: our unfinished games first (``backend.mine()``,
+        ``ui.play.MyGame``: Enter rejoins), then the advertised games (``GameAd``) not ours."""
+        mine = list(getattr(self.backend, "mine", list)())
+        ours = {g.game_id for g in mine}
+        return mine + [ad for ad in self.backend.games() if ad.game_id not in ours]
+
     def refresh_games(self) -> None:
         """Redraw the list of games from the backend (keeps the cursor on the same game)."""
         table = self.query_one("#games", DataTable)
-        ads = self.backend.games()
+        ads = self.rows()
         keep = table.cursor_row
         table.clear()
         for ad in ads:
+            if not hasattr(ad, "state"):  # ui.play.MyGame
+                table.add_row("★ " + _("your game"), ad.edition, players_cell(len(ad.names), len(ad.names), ad.names),
+                              _("Enter: rejoin"), "", key="mine-" + ad.game_id.hex())
+                continue
             state = _("waiting for players") if ad.state == "lobby" else _("playing")
-            table.add_row(ad.game_id.hex()[:8], ad.edition, f"{ad.seats_taken}/{ad.seats_total}", state,
+            if ad.standings is not None:
+                state = _("playing, turn {turn}").format(turn=ad.standings.turn)
+            host = escape(ad.host_name) if ad.host_name else ad.game_id.hex()[:8]
+            table.add_row(host, ad.edition, players_cell(ad.seats_taken, ad.seats_total, ad.players), state,
                           f"{ad.address}:{ad.port}", key=ad.game_id.hex())
         if ads:
             table.move_cursor(row=min(keep, len(ads) - 1))
@@ -119,12 +133,15 @@ class LobbyScreen(Screen):
         name = self.player_name()
         if name is None:
             return
-        ads = self.backend.games()
+        ads = self.rows()
         table = self.query_one("#games", DataTable)
         if not ads:
             self.query_one("#lobby-status", Label).update(_("There is no game to join yet."))
             return
         ad = ads[min(table.cursor_row, len(ads) - 1)]
+        if not hasattr(ad, "state"):  # our unfinished game: rejoin it from the log
+            self.app.start_driver(self.backend.rejoin(name, ad), False)
+            return
         if ad.state != "lobby" or ad.free_seats <= 0:
             self.query_one("#lobby-status", Label).update(_("That game has already started or is full."))
             return
@@ -140,6 +157,18 @@ class LobbyScreen(Screen):
                 self.app.start_driver(self.backend.join_code(name, code), False)
 
         self.app.push_screen(JoinCodeDialog(), joined)
+
+
+#: Characters of the players column's names (the table scrolls sideways beyond that).
+PLAYERS_CELL = 20
+
+
+def players_cell(taken: int, total: int, names: tuple | list) -> str:
+    """``"2/4 Giulia, Marco"`` clipped to PLAYERS_CELL characters (names escaped for markup)."""
+    text = f"{taken}/{total}" + (" " + ", ".join(names) if names else "")
+    if len(text) > PLAYERS_CELL:
+        text = text[: PLAYERS_CELL - 1] + "…"
+    return escape(text)
 
 
 class WaitingScreen(Screen):

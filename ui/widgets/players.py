@@ -70,7 +70,7 @@ def card_known_fake(state: Any, card: int, view: dict) -> bool | None:
 def seat_change_mark(change: str) -> str:
     """The players panel's mark for a seat its person no longer plays (ui.play.SeatChanged)."""
     return {"bot": _("disconnected, a bot plays"), "bankrupt": _("disconnected"),
-            "lost": _("dropped: you are watching")}.get(change, change)
+            "lost": _("dropped: you are watching"), "silent": _("not heard from")}.get(change, change)
 
 
 class PlayersPanel(Widget):
