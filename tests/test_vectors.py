@@ -241,7 +241,8 @@ def test_verify_json_of_the_sample_log():
     assert M.verify_json(VEC / "game.lnplog") == load("verify.json")
 
 
-@pytest.mark.parametrize("name", ["rng.json", "chain.json", "sig.json", "game.json", "verify.json", "hidden.json"])
+@pytest.mark.parametrize("name", ["rng.json", "chain.json", "sig.json", "game.json", "verify.json", "hidden.json",
+                                  "niente.json"])
 def test_vector_files_are_small_and_sorted(name):
     """Vector files are the generator's canonical dump (sorted keys), so a regeneration diff
     shows only real changes."""
@@ -326,3 +327,47 @@ def test_sealed_vectors_match_the_spec_text():
     assert v["open_step_body"] == msgpack.packb(
         [gid, one["step"] + 1, one["seat"], ph, bytes.fromhex(v["open_prev_digest"]),
          [one["input"], bytes.fromhex(one["salt"])]], use_bin_type=True).hex()
+
+
+# --- §E2/§E8/§C12.7 niente: PayBills, card-key trades, bill order, a bill choice replayed ---------
+
+def test_niente_vectors_match_the_code():
+    assert M.compute_niente() == load("niente.json")
+
+
+def test_niente_vectors_match_the_spec_text():
+    """From the text: an action is msgpack [code, fields...] (§E2; PayBills = 46, ProposeTrade
+    card fields hold deck*256+card in niente, §E8); the bill-order secret is
+    SHA-256("lanopoli/1/bill-order\\0" || hs_i) with hs_i of hidden.json, equal bills go in the
+    order of SHA-256(secret || id 4 B BE) (§C12.7); and the engine replays the published steps
+    (beacons and inputs) to the published state hashes around the PayBills."""
+    import msgpack
+
+    v = load("niente.json")
+    for case in v["actions"].values():
+        assert msgpack.packb(case["fields"]).hex() == case["msgpack"]
+    assert v["actions"]["pay_bills"]["fields"][0] == 46
+    trade = v["actions"]["trade_with_cards"]["fields"]
+    assert trade[0] == 12 and trade[6] == [1 * 256 + 20] and trade[7] == [0 * 256 + 3]
+    for seat, row in zip(load("hidden.json")["seats"], v["bill_order"]):
+        secret = sha(b"lanopoli/1/bill-order\x00", bytes.fromhex(seat["hidden_secret"]))
+        assert secret.hex() == row["secret"]
+        assert sorted((9, 10, 11), key=lambda b: sha(secret, b.to_bytes(4, "big"))) == row["tens_order"]
+    g = v["game"]
+    s = E.new_game(g["edition"], g["seats"])
+    for st in g["steps"]:
+        if "beacon" in st:
+            s, _ = E.apply_chance(s, bytes.fromhex(st["beacon"]))
+        else:
+            s, _ = E.apply_step(s, [None if a is None else E.decode_action(a) for a in st["inputs"]])
+    pay = g["pay_step"]
+    assert E.pending(s).kind == "pay_bills" and E.state_hash(s).hex() == pay["state_hash_before"]
+    inputs = [None] * g["seats"]
+    inputs[pay["seat"]] = E.decode_action(pay["input"])
+    s, ev = E.apply_step(s, inputs)
+    assert E.state_hash(s).hex() == pay["state_hash_after"]
+    assert [[e.frm, e.to, list(e.bills)] for e in ev if type(e).__name__ == "BillsMoved"] == pay["bills_moved"]
+    # The choice keeps the bill the payer "knew" fake and has the default's denominations.
+    den = s.nx[0]
+    assert pay["default"][0] not in pay["input"][1]
+    assert sorted(den[b] for b in pay["input"][1]) == sorted(den[b] for b in pay["default"])

@@ -361,6 +361,62 @@ def compute_sealed() -> dict:
             "commit_step_body": commit_body.hex(), "open_step_body": open_body.hex()}
 
 
+def compute_niente() -> dict:
+    """§E2/§E8/§C12.7 vectors (niente.json): the wire form of ``PayBills`` and of a niente
+    ``ProposeTrade`` whose card fields hold card keys (deck*256+card); each hidden.json seat's
+    bill-order secret SHA-256("lanopoli/1/bill-order\\0" || hs_i) and the order in which it hands
+    over the €10 bills 9, 10, 11 (ascending SHA-256(secret || id 4 B BE)); and a 3-seat game run
+    from ``new_game`` (chance steps: beacon SHA-256("vector-niente-<k>"), decision steps: the
+    default bots' inputs) to its first "pay_bills" step whose payer, knowing its default bill
+    is fake, pays with other bills (``keep_choice`` with that seat's bill-order secret): every
+    step's inputs, the PayBills, the state hashes before and after, and the bills that moved."""
+    from engine.actions import PayBills, ProposeTrade
+    from engine.bots import _niente
+    from engine.rules.bill_choice import default_bills
+    from p2p import hidden as H
+
+    ed = "niente-e-come-sembra"
+    acts = {"pay_bills": PayBills((9, 10, 40)),
+            "trade_with_cards": ProposeTrade(1, (1,), (), 0, 50, (256 + 20,), (3,), ())}
+    actions = {k: {"fields": E.encode_action(a), "msgpack": pack(E.encode_action(a)).hex()} for k, a in acts.items()}
+    hs = [H.hidden_secret(_h(f"vector-hidden-{i}")) for i in range(3)]
+    order = []
+    for h in hs:
+        sec = H.bill_order_secret(h)
+        order.append({"secret": sec.hex(),
+                      "tens_order": sorted((9, 10, 11), key=lambda b: hashlib.sha256(sec + b.to_bytes(4, "big")).digest())})
+    s = E.new_game(ed, 3)
+    steps = []
+    for k in range(2000):
+        p = E.pending(s)
+        if p.chance:
+            beacon = _h(f"vector-niente-{k}")
+            s, _ = E.apply_chance(s, beacon)
+            steps.append({"beacon": beacon.hex()})
+            continue
+        if p.kind == "pay_bills":
+            seat = p.actors[0]
+            default = default_bills(s, seat)
+            view = _niente.PrivateView({("bill", default[0]): True}, H.bill_order_secret(hs[seat]))
+            choice = _niente.keep_choice(s, seat, view)
+            if choice is not None:
+                before = E.state_hash(s)
+                inputs = [None] * s.n
+                inputs[seat] = choice
+                s, ev = E.apply_step(s, inputs)
+                return {"spec": "protocol.md §E2, §E8, §C12.7", "actions": actions, "bill_order": order,
+                        "game": {"edition": ed, "seats": 3, "steps": steps,
+                                 "pay_step": {"step": k, "seat": seat, "default": list(default),
+                                              "input": E.encode_action(choice), "state_hash_before": before.hex(),
+                                              "state_hash_after": E.state_hash(s).hex(),
+                                              "bills_moved": [[e.frm, e.to, list(e.bills)] for e in ev
+                                                              if type(e).__name__ == "BillsMoved"]}}}
+        inputs = [E.bots.choose(s, seat, "default") for seat in range(s.n)]
+        s, _ = E.apply_step(s, inputs)
+        steps.append({"inputs": [None if a is None else E.encode_action(a) for a in inputs]})
+    raise RuntimeError("no bill choice within 2000 steps")
+
+
 def main() -> None:
     _dump(HERE / "rng.json", compute_rng())
     _dump(HERE / "chain.json", compute_chain())
@@ -368,6 +424,7 @@ def main() -> None:
     _dump(HERE / "channel.json", compute_channel())
     _dump(HERE / "hidden.json", compute_hidden())
     _dump(HERE / "sealed.json", compute_sealed())
+    _dump(HERE / "niente.json", compute_niente())
     best = None
     with tempfile.TemporaryDirectory() as tmp:
         for i, seeds in enumerate(GAME_CANDIDATES):
