@@ -198,7 +198,7 @@ class GameScreen(Screen):
             # How our bills are chosen (v), only where it fits: "q: quit" must stay on screen.
             bills = {"keep": _("v: keep fakes"), "spend": _("v: spend fakes"),
                      "ask": _("v: ask for bills")}[d.human.bills]
-            if len(" · ".join(parts)) + 3 + len(bills) <= (self.app.size.width or 80):
+            if len(" · ".join(parts)) + 3 + len(bills) <= (self.size.width or 80):
                 parts.insert(at, bills)
         return " · ".join(parts)
 
