@@ -24,7 +24,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 class PeerProc:
     """One peer process. ``seen``: every JSON line so far (dicts, in order); ``stderr``: its
-    stderr lines; ``wait_for(pred, timeout)`` returns the first line (old or new) matching."""
+    stderr lines; ``wait_for(pred, timeout)`` returns the first line (old or new) matching.
+    ``queue_class``: the queue the reader thread puts the lines in (a subclass may stamp them)."""
+
+    queue_class = queue.Queue
 
     def __init__(self, argv: list[str], prefix: list[str] | tuple = (), script: Path | None = None) -> None:
         run = [str(script)] if script is not None else ["-m", "ui.cli", "--lang", "en"]
@@ -33,7 +36,7 @@ class PeerProc:
                                      stdin=subprocess.DEVNULL, text=True)
         self.seen: list[dict] = []
         self.stderr: list[str] = []
-        self._q: queue.Queue = queue.Queue()
+        self._q: queue.Queue = self.queue_class()
         threading.Thread(target=self._read_out, daemon=True).start()
         threading.Thread(target=self._read_err, daemon=True).start()
 

@@ -298,3 +298,27 @@ def test_6_niente_other_leaves_for_one_victim_are_caught_at_setup(spawn, ns, tmp
         (err,) = p.of_type("error")
         assert err["code"] == "lobby" and culprits(err["message"]) == {cheat_seat}, err
         assert not p.of_type("seat_dropped") and not p.of_type("drop_vote")
+
+
+# -- the hostile laptop replays what it captured ------------------------------------------------------
+
+
+def test_replayed_datagrams_of_the_running_game_change_nothing(spawn, ns, tmp_path):
+    """Everything captured on the LAN up to a held step, replayed three times from the same
+    source address:port to the same destination (valid MACs: they are the peers' own datagrams,
+    protocol.md §N2.2 "What holds"), then the game goes on: same final hash as a clean game."""
+    clean = clean_hash(spawn, ns, tmp_path, "rp3", 3)
+    release = tmp_path / "release"
+    with spoof.Sniffer(ns.name) as sniff:
+        t = held_game(spawn, ns, tmp_path, "rp3", 3, release)
+        t.procs[-1].wait_for(lambda m: m["type"] == "holding", WAIT_S)
+        time.sleep(0.3)
+        captured = [(s, d, p) for s, d, p in sniff.captured if 5353 not in (s[1], d[1])]
+    assert len(captured) > 30
+    with spoof.Spoofer(ns.name) as sp:
+        for _ in range(3):
+            for src, dst, payload in captured:
+                sp.send(src, dst, payload)
+    release.touch()
+    assert t.finish() == [0, 0, 0], [p.of_type("error") for p in t.procs]
+    assert {done_of(p)["final_state_hash"] for p in t.procs} == {clean}
