@@ -48,6 +48,7 @@ class CatchUp:
         self.last_request = -1e18
         self._served: dict[int, float] = {}
         self._hinted: dict[int, float] = {}
+        self._pushed: dict[int, float] = {}
 
     def record(self, kind: int, payload: bytes, step: int) -> None:
         """Append a log record (kind 1 STEP, 2 DROP) of ``step`` to the history."""
@@ -95,6 +96,15 @@ class CatchUp:
     def served(self, seat: int, now: float) -> None:
         """We answered ``seat`` at ``now``."""
         self._served[seat] = now
+
+    def may_push(self, seat: int, now: float) -> bool:
+        """True (and noted) if ``seat`` may be sent records it did not ask for now: one push
+        per ``CATCHUP_INTERVAL`` per seat, apart from the answers' limit (a peer that rolls
+        back asks again at once)."""
+        if now - self._pushed.get(seat, -1e18) < C.CATCHUP_INTERVAL:
+            return False
+        self._pushed[seat] = now
+        return True
 
     def hint(self, seat: int, step: int, now: float) -> bytes | None:
         """A signed HINT "I am at ``step``" for ``seat``, or None if hinted less than

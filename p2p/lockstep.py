@@ -59,7 +59,7 @@ from .identity import Identity
 from .seat_loss import RULE_BANKRUPT, UNDECIDED, DropInfo, SeatLoss, default_bot, drop_record
 from .session_events import (BeaconExhausted, CaughtUp, CheaterProven, CheatDetected, Desync, Equivocation,
                              GameAbandoned, GameOver, PeerMisbehaved, PeerStalled, SeatDropped, SeatDropVoted,
-                             SeatLost, StepApplied)
+                             SeatLost, StepApplied, StepOverturned)
 from .step_collect import Held, StepCollector, step_digest
 from .wire import (MSG_ABANDON, MSG_ALIVE, MSG_CATCHUP_REQ, MSG_CATCHUP_RESP, MSG_COMPLAINT, MSG_DROP, MSG_ESCROW,
                    MSG_HINT, MSG_STEP, Abandon, ComplaintMsg, DropVote, Envelope, Escrow, Setup, StepBody,
@@ -69,7 +69,7 @@ from .wire import (MSG_ABANDON, MSG_ALIVE, MSG_CATCHUP_REQ, MSG_CATCHUP_RESP, MS
 
 __all__ = ["ABANDONED", "BeaconExhausted", "CaughtUp", "CheaterProven", "CheatDetected", "Desync", "DropInfo",
            "Equivocation", "FINISHED", "GameAbandoned", "GameOver", "HALTED", "Held", "LockstepSession", "PeerMisbehaved", "PeerStalled", "RUNNING",
-           "SeatDropVoted", "SeatDropped", "SeatLost", "StepApplied", "StepResult", "hidden_bot",
+           "SeatDropVoted", "SeatDropped", "SeatLost", "StepApplied", "StepOverturned", "StepResult", "hidden_bot",
            "resolve_hidden", "resolve_step", "step_digest"]
 
 _sha256 = hashlib.sha256
@@ -276,7 +276,7 @@ class LockstepSession:
             ("received", "accepted", "duplicate", "malformed", "wrong_type", "wrong_game", "bad_seat",
              "bad_signature", "stale", "too_far", "answered", "resent", "escrow", "drop_votes",
              "catchup_requests", "catchup_served", "catchup_records", "hints", "forwarded", "ignored",
-             "alive", "alive_sent", "complaints", "abandons"), 0)
+             "alive", "alive_sent", "complaints", "abandons", "superseded"), 0)
         self._send_escrow()
         self._begin_step()
 
@@ -818,6 +818,14 @@ class LockstepSession:
         self.stats["catchup_requests"] += 1
         self._out.append(self.catchup.request(self.step, self._now))
 
+    def _answer_with_records(self, seat: int) -> None:
+        """Send ``seat`` our records of the last two steps unasked (rate-limited like an
+        answer): it applied the last step otherwise and needs our drop record."""
+        if not self.catchup.may_push(seat, self._now):
+            return
+        self._out.append(self.catchup.build_response(max(0, self.step - 1), self.step, self.step, [],
+                                                     self.seats.escrow_raws()))
+
     def _hint(self, seat: int, now: float) -> None:
         raw = self.catchup.hint(seat, self.step, now)
         if raw is not None:
@@ -951,14 +959,23 @@ class LockstepSession:
         return None
 
     def check_past_drop(self, payload: bytes) -> bool:
-        """A DROP record (catch-up) of a step we already applied: if it drops our own seat with
-        a quorum of votes, our state forked from the others' at that step: halt with
-        ``SeatLost`` (§C8.3). Returns True if so."""
-        s = self.seats.drops_me(payload, self.step)
-        if s is None or self.phase != RUNNING:
+        """A DROP record (catch-up) of a step we already applied with the dropped seat's
+        message, carrying a quorum of votes: our state differs from the others' from that step
+        on (§C8.3). Our own seat: halt with ``SeatLost``; another seat whose message we still
+        hold for that step: halt with ``StepOverturned`` (restart from the log at that step).
+        Returns True if so."""
+        found = self.seats.past_drop(payload, self.step)
+        if found is None or self.phase != RUNNING:
+            return False
+        s, seat = found
+        if seat == self.my_seat:
+            event: Any = SeatLost(s)
+        elif self.steps.keeps(s) and self.steps.held(s, seat) is not None:
+            event = StepOverturned(s, seat)
+        else:
             return False
         self.disputes.clear()
-        self._halt(SeatLost(s))
+        self._halt(event)
         return True
 
     def cross_check(self, step: int, raws: Any) -> bool:
@@ -1241,6 +1258,8 @@ class LockstepSession:
         if env.mtype != MSG_STEP or b.game_id != self.game_id or b.step != self.step or b.seat != self.my_seat \
                 or not env.verify(self.identity.public_key) or self.spectator:
             return False
+        if b.prev_hash != self.state_hash or b.prev_digest != self.steps.prev_digest:
+            return False  # signed over another history (superseded by a drop, §C8.3)
         cur = self.steps.held(self.step, self.my_seat)
         if cur is not None:
             return cur.env.raw == raw
@@ -1262,30 +1281,51 @@ class LockstepSession:
         self._events.append(PeerMisbehaved(b.seat, b.step, "bad signature", env.raw))
 
     def _check_prev(self, h: Held) -> bool:
-        """Check a current-step message's prev hash and digest against ours; halt on Desync."""
+        """Check a current-step message's prev hash and digest against ours (§C3.4). Another
+        digest opens a digest dispute (or, right after we dropped a seat, marks the message
+        superseded); the same digest with another state hash is Desync (halt)."""
         b = h.body
         prev_digest = self.steps.prev_digest
         if b.prev_hash == self.state_hash and b.prev_digest == prev_digest:
             return True
-        fld = "state" if b.prev_hash != self.state_hash else "digest"
-        if fld == "digest" and self.disputes.open is not None:
-            return False  # one dispute at a time decides (its answer names the equivocator)
-        if fld == "digest" and self.steps.keeps(self.step - 1) and not self._replaying:
-            # Same state, different digest: either this seat lies, or a seat sent different
-            # messages of the last step to different peers. Ask for its record of that step
-            # to name the culprit (§3.4); decide at the latest after DISPUTE_TIMEOUT.
-            self.disputes.start(b.seat, h.env.raw, self._now, self.step)
-            self._out.append(self.catchup.request(self.step - 1, self._now, self.step))
+        if any(info.step == self.step - 1 for info in self.dropped.values()) and not self._replaying:
+            # We dropped a seat at the last step; this seat applied it with the dropped seat's
+            # message (it got it, we did not): its message is superseded, not a lie. It learns
+            # of the drop from our records and rolls back (StepOverturned, §C8.3).
+            self.steps.clear(self.step, b.seat)
+            self.stats["superseded"] += 1
+            self._answer_with_records(b.seat)
             return False
-        self._halt(Desync(b.step, b.seat, fld, h.env.raw, self._own_evidence()))
+        if b.prev_digest != prev_digest:
+            if self.disputes.open is not None:
+                return False  # one dispute at a time decides (its answer names the equivocator)
+            if self.steps.keeps(self.step - 1) and not self._replaying:
+                # Other messages of the last step: this seat lies, or a seat sent different
+                # messages of the last step to different peers, or a quorum dropped a seat
+                # whose message we applied. Ask for the records of that step to find out
+                # (§C3.4, §C8.3); decide at the latest after DISPUTE_TIMEOUT.
+                self.disputes.start(b.seat, h.env.raw, self._now, self.step)
+                self._out.append(self.catchup.request(self.step - 1, self._now, self.step))
+                return False
+            self._halt(Desync(b.step, b.seat, "digest", h.env.raw, self._own_evidence()))
+            return False
+        self._halt(Desync(b.step, b.seat, "state", h.env.raw, self._own_evidence()))
         return False
 
     def _settle_dispute(self, from_seat: int | None, head_step: int = 0) -> None:
         """End a digest dispute: no equivocation was found in ``from_seat``'s record made at
-        ``head_step`` (or time ran out), so the disputed seat signed a wrong digest: Desync."""
+        ``head_step``, so the disputed seat signed a wrong digest: Desync. When time ran out
+        (``from_seat`` None) with seat loss able to drop it, we vote it out instead of halting:
+        its answer may be held up by a partition, and if we are the ones who forked, our lone
+        vote drops nobody while the others' records reach us (§C8.3)."""
         d = self.disputes.settle(from_seat, head_step)
-        if d is not None and self.phase == RUNNING:
-            self._halt(Desync(self.step, d.seat, "digest", d.raw, self._own_evidence()))
+        if d is None or self.phase != RUNNING:
+            return
+        if from_seat is None and self.seats.drop_possible() and not self.spectator and self.active[d.seat]:
+            if not self.seats.has_voted(self.step, d.seat):
+                self._vote_drop(d.seat)
+            return
+        self._halt(Desync(self.step, d.seat, "digest", d.raw, self._own_evidence()))
 
     def _own_evidence(self) -> bytes:
         """Our signed message of the current step (made with input None if we had not sent

@@ -48,7 +48,7 @@ from .lobby import (GameStarted, Lobby, LobbyAborted, LobbyPeerMisbehaved, Lobby
                     PlayerLeft, SetupProposed)
 from .lockstep import (FINISHED, BeaconExhausted, CaughtUp, CheaterProven, CheatDetected, Desync, Equivocation,
                        GameAbandoned, GameOver, LockstepSession, PeerMisbehaved, PeerStalled, SeatDropped,
-                       SeatDropVoted, SeatLost, StepApplied)
+                       SeatDropVoted, SeatLost, StepApplied, StepOverturned)
 from .transport import Addr, Link
 from .timed_clock import TimeKeeper
 from .wire import SESSION_TAGS
@@ -610,7 +610,7 @@ class Node:
                     self._emit(_resilience_json(ev))
                 elif isinstance(ev, GameAbandoned):
                     self._game_over(GameOver(None, ev.state_hash, ev.step), abandoned=ev)
-                elif isinstance(ev, SeatLost):
+                elif isinstance(ev, (SeatLost, StepOverturned)):
                     self._become_spectator(ev)
                     return
                 else:
@@ -828,13 +828,18 @@ class Node:
         if self._ticker is None:
             self._tick()
 
-    def _become_spectator(self, ev: SeatLost) -> None:
-        """Our seat was dropped at ``ev.step`` after we had applied that step ourselves: our
-        state forked. Cut our log back to that step and follow the game as a spectator
-        (protocol.md §C8.3, §8.4)."""
+    def _become_spectator(self, ev: Any) -> None:
+        """``SeatLost``: our seat was dropped at ``ev.step`` after we had applied that step
+        ourselves; ``StepOverturned``: a quorum dropped another seat at a step we applied with
+        its message. Either way our state forked at ``ev.step``: cut our log back to that step
+        and resume; the catch-up brings the drop (we follow as a spectator if the seat was
+        ours, else we play on). Protocol.md §C8.3, §C8.4."""
         from .resume import resume_session
 
-        self._emit({"type": "seat_lost", "step": ev.step})
+        if isinstance(ev, SeatLost):
+            self._emit({"type": "seat_lost", "step": ev.step})
+        else:
+            self._emit({"type": "step_overturned", "step": ev.step, "seat": ev.seat})
         old = self.session
         for f in (old.log, old.own_log):
             if f is not None:

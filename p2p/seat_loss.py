@@ -521,14 +521,16 @@ class SeatLoss:
         used = voters[:self.quorum]
         return Decision([votes[i][1] for i in used], esc[1] if esc else None, chain)
 
-    def drops_me(self, payload: bytes, applied: int) -> int | None:
-        """If ``payload`` (a DROP log record from a catch-up) drops **our** seat at a step
-        before ``applied`` (our current step: we applied it with our own message) with Q valid
-        signed votes of distinct other seats, that step; else None (§C8.3, ``SeatLost``)."""
+    def past_drop(self, payload: bytes, applied: int) -> tuple[int, int] | None:
+        """If ``payload`` (a DROP log record from a catch-up) drops a seat at a step before
+        ``applied`` (our current step) with Q valid signed votes of distinct other seats:
+        (step, seat); else None. The caller knows whether it applied that step with that
+        seat's message (§C8.3: ``SeatLost``, ``StepOverturned``)."""
         gid = self.setup.game_id
         try:
             step, seat, votes, _ = unpack(payload)
-            if seat != self.my_seat or type(step) is not int or not 0 <= step < applied or type(votes) is not list:
+            if type(seat) is not int or not 0 <= seat < self.n or type(step) is not int \
+                    or not 0 <= step < applied or type(votes) is not list:
                 return None
             voters = set()
             for raw in votes:
@@ -539,7 +541,7 @@ class SeatLoss:
                     voters.add(v.voter)
         except (WireError, TypeError, ValueError):
             return None
-        return step if len(voters) >= self.quorum else None
+        return (step, seat) if len(voters) >= self.quorum else None
 
     def check_record(self, step: int, payload: bytes) -> tuple:
         """Verify a DROP log record for ``step`` (``check_drop_payload``); raises ValueError."""

@@ -154,3 +154,15 @@ class CheaterProven:
     seat: int
     reason: str
     complaint: bytes
+
+
+@dataclass(frozen=True)
+class StepOverturned:
+    """We applied ``step`` with ``seat``'s message, but a quorum of the others dropped ``seat``
+    at that step (they never got its message in time; protocol.md §C8.3 "asymmetric race"):
+    our state differs from theirs from ``step`` on. The session halts; restart it from our
+    log with ``resume_session(..., truncate_at=step)``: it catches up the drop and goes on
+    as a player."""
+
+    step: int
+    seat: int

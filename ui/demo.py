@@ -35,7 +35,8 @@ STDERR_TAIL_LINES = 8
 #: Loopback address every demo peer binds to and restricts zeroconf to.
 DEMO_ADDRESS = "127.0.0.1"
 #: Child lines about restarts and seat loss (protocol.md part L), kept in ``PeerStatus.notices``.
-NOTICE_TYPES = frozenset(("resumed", "drop_vote", "seat_dropped", "caught_up", "seat_lost", "cheater"))
+NOTICE_TYPES = frozenset(("resumed", "drop_vote", "seat_dropped", "caught_up", "seat_lost", "cheater",
+                          "step_overturned"))
 
 
 @dataclass(frozen=True)

@@ -124,7 +124,8 @@ def _seats_text(msg: dict[str, Any]) -> str:
 
 def resilience_line(msg: dict[str, Any]) -> str:
     """One translated line for a ``waiting``, ``resumed``, ``drop_vote``, ``seat_dropped``,
-    ``caught_up``, ``seat_lost`` or ``cheater`` progress dict (protocol.md part L)."""
+    ``caught_up``, ``seat_lost``, ``step_overturned`` or ``cheater`` progress dict (protocol.md
+    part L)."""
     kind = msg.get("type")
     if kind == "waiting" and msg.get("paused"):
         # No majority can drop them (protocol.md §C8.3): the game waits for them to come back.
@@ -162,6 +163,10 @@ def resilience_line(msg: dict[str, Any]) -> str:
             start=msg.get("from_step"), end=msg.get("to_step"), seat=seat_number(msg.get("source")))
     if kind == "seat_lost":
         return _("step {step}: the others dropped our seat; following the game as a spectator").format(step=msg.get("step"))
+    if kind == "step_overturned":
+        # protocol.md §C8.3: a quorum dropped a seat whose message we had applied: roll back.
+        return _("step {step}: the others dropped {seats} there; replaying from that step").format(
+            step=msg.get("step"), seats=_seats_text({"seats": [msg.get("seat")]}))
     return str(msg)
 
 

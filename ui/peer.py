@@ -164,7 +164,8 @@ class HumanProgress:
             if now >= self._next:
                 self._next = now + HUMAN_PROGRESS_INTERVAL_S
                 print(progress_line(msg), file=sys.stderr)
-        elif kind in ("waiting", "resumed", "drop_vote", "seat_dropped", "caught_up", "seat_lost", "cheater"):
+        elif kind in ("waiting", "resumed", "drop_vote", "seat_dropped", "caught_up", "seat_lost", "cheater",
+                      "step_overturned"):
             print(resilience_line(msg), file=sys.stderr)
 
 

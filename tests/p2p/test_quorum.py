@@ -262,3 +262,56 @@ def test_nil_at_a_chance_step_to_one_peer_gets_the_cheater_dropped_not_the_victi
         rep = verify_log(p, engine=E)
         assert rep.ok and rep.complete, rep.error
         assert rep.cheaters and {c["seat"] for c in rep.cheaters} == {2}
+
+
+def test_asymmetric_race_the_peer_that_applied_the_dropped_seats_message_rolls_back(tmp_path):
+    """protocol.md §C8.3 "asymmetric race": seat 4's step-k message reaches seat 3 only. Seat 3
+    applies step k with it; seats 0, 1, 2 (a quorum of 5) drop seat 4 at k. Seat 3 learns it
+    from their records (its step k+1 message is superseded, not a lie), halts with
+    StepOverturned, restarts from its log cut at k, catches up the drop and finishes with the
+    others: every step record is the same on every peer."""
+    from p2p.lockstep import StepOverturned
+    from p2p.resume import resume_session
+    from p2p.wire import MSG_STEP, decode_step_body, open_envelope
+
+    sessions, paths, secrets, _ = logged_game(tmp_path, 5, {"target": 40, C.OPT_ON_DROP: "bot",
+                                                             C.OPT_DROP_TIMEOUT: 5})
+    cut = {"k": None, "at": None}
+
+    def drop(src, dst, data):
+        if src == 4 and dst != 3:
+            if cut["k"] is None and data[:2] == bytes([0x93, MSG_STEP]):
+                b = decode_step_body(open_envelope(data).body)
+                if b.step >= 6:
+                    cut["k"], cut["at"] = b.step, net.now
+            return cut["k"] is not None  # from then on seat 4 reaches seat 3 only
+        if src == 3 and dst != 4 and cut["k"] is not None and net.now < cut["at"] + 7.0:
+            # For a while seat 3 is slow to reach the others: its step-k message gets through,
+            # nothing later and nothing of seat 4's (no forward, no catch-up answer, no hint).
+            if data[:2] != bytes([0x93, MSG_STEP]):
+                return True
+            b = decode_step_body(open_envelope(data).body)
+            return b.seat != 3 or b.step != cut["k"]
+        return False
+
+    net = Net(list(sessions), random_legal(E, seed=4), drop=drop)
+    state = {"overturned": None}
+
+    def hook(net):
+        s3 = net.s[3]
+        if s3 is not None and s3.phase == "halted" and isinstance(s3.halt_reason, StepOverturned):
+            state["overturned"] = s3.halt_reason
+            s3.log.close()
+            s3.own_log.close()
+            net.s[3], _ = resume_session(paths[3], s3.identity, secrets[3], E, own_log_path=str(paths[3]) + ".own",
+                                         now=net.now, truncate_at=s3.halt_reason.step)
+        return None
+
+    net.run(max_time=1e5, hook=hook)
+    ov = state["overturned"]
+    assert ov is not None and ov.seat == 4 and ov.step == cut["k"]
+    for i in (0, 1, 2):
+        assert [(e.step, e.seat) for e in net.events[i] if isinstance(e, SeatDropped)] == [(cut["k"], 4)]
+    o = overs(net, (0, 1, 2, 3))
+    assert all(len(x) == 1 for x in o) and len({x[0].final_hash for x in o}) == 1
+    assert step_records(paths[3]) == step_records(paths[0]) == step_records(paths[1])
