@@ -31,6 +31,7 @@ DOMAIN_HINT = b"hint"
 DOMAIN_ALIVE = b"alive"
 DOMAIN_ABANDON = b"abandon"
 DOMAIN_COMPLAINT = b"complaint"
+DOMAIN_CHAT = b"chat"  # type 36 (protocol.md §N9)
 #: Hash domains (not signatures): setup hash and per-step digest.
 HASH_SETUP = b"lanopoli/1/setup\x00"
 HASH_DIGEST = b"lanopoli/1/digest\x00"
@@ -152,3 +153,15 @@ CATCHUP_MAX_STEPS = 1 << 20
 LOG_MAGIC = b"LNPLOG1\n"
 #: Largest record accepted by the reader (a step record holds MAX_SEATS step messages).
 MAX_LOG_RECORD = 1 << 20
+
+
+# --- chat (protocol.md §N9, p2p/chat.py) ---------------------------------------------------------
+#: Characters of one chat line.
+MAX_CHAT_TEXT = 200
+#: Largest chat ``seq`` (milliseconds of the author's wall clock fit until the year 10889).
+MAX_CHAT_SEQ = 2**48 - 1
+#: Lines an author may send at once, and seconds per line after that (token bucket, per author).
+CHAT_BURST = 5
+CHAT_REFILL_S = 2.0
+#: Chat signatures a peer checks per second, all authors together (forged lines cost bounded CPU).
+CHAT_VERIFY_RATE = 64

@@ -292,6 +292,17 @@ class Lobby:
         ``SetupProposed``, ``GameStarted``, ``LobbyAborted``, ``LobbyPeerMisbehaved``."""
         return self._events.popleft() if self._events else None
 
+    @property
+    def host_address(self) -> Any:
+        """Joiner: the host's address (None for the host)."""
+        return self._host_addr
+
+    def members(self) -> list[tuple[Player, Any]]:
+        """Host, before the setup: every joined player (ourselves included) with its address,
+        in join order; [] for a joiner (it knows only the host). For the chat's members
+        (protocol.md §N9)."""
+        return list(self._joined.values()) if self.role == "host" else []
+
     def peer_addresses(self) -> list:
         """Addresses of the peers this lobby deals with, for the transport's stranger eviction
         (protocol.md §N2.6): host — every player whose valid JOIN it accepted; joiner — the

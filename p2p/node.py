@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from . import const as C
+from .chat import CHAT_TAG, PLAYER, ChatRoom
 from .discovery import LOBBY, RUNNING, TXT_NAME_BYTES, Discovery, GameAd, Standings, clip_utf8, printable
 from .errors import LocalProtocolError
 from .gamelog import OwnLog
@@ -376,6 +377,8 @@ class Node:
         self._ticker: asyncio.TimerHandle | None = None
         #: Timed game: when our seat votes TimeUp (protocol.md §N8); untimed until a game starts.
         self._clock = TimeKeeper(None, 0.0)
+        #: Chat of this game (protocol.md §N9); created once our lobby or session exists.
+        self.chat: ChatRoom | None = None
         self._sd_next = 0.0  # loop time of the next standings re-announcement (host)
         self._sd_sent: Any = None
 
@@ -465,9 +468,74 @@ class Node:
             elif len(self._early) < _MAX_EARLY:
                 self._early.append(payload)  # a peer started before us: keep for the session
             return
+        if payload[:2] == CHAT_TAG:
+            self._on_chat(addr, payload)
+            return
         if self.lobby is not None:
             self.lobby.receive_message(payload, addr, self.loop.time(), self.link.endpoint.peer_key(addr))
             self._pump_lobby()
+
+    # -- chat (protocol.md §N9) -----------------------------------------------------------
+
+    def _chat_room(self) -> ChatRoom | None:
+        """Our ChatRoom with its members brought up to date: the setup's players once the game
+        runs, the joined players in the host's lobby, nobody for a joiner (the host relays)."""
+        if self.lobby is None and self.session is None:
+            return None
+        if self.chat is None:
+            self.chat = ChatRoom(self.identity, bytes(16), self.cfg.name or f"bot-{self.identity.fingerprint[:4]}",
+                                 self.loop.time())
+        setup = self.session.setup if self.session is not None else self.lobby.setup
+        if setup is not None:
+            self.chat.set_game(setup.game_id)
+            self.chat.set_members({p.public_key: (p.name, PLAYER) for p in setup.players})
+        else:
+            self.chat.set_game(self.lobby.game_id)
+            self.chat.set_members({p.public_key: (p.name, PLAYER) for p, _ in self.lobby.members()})
+        return self.chat
+
+    def _chat_targets(self, exclude: Any = None) -> list:
+        """Where a chat line goes: every other seat once the game runs; in the lobby the host
+        sends to every joined player, a joiner to the host (who relays)."""
+        if self.session is not None or (self.lobby is not None and self.lobby.setup is not None):
+            targets = list(self.peers) or [a for i, a in enumerate(self.lobby.endpoints) if i != self.lobby.my_seat]
+        elif self.cfg.role == "host":
+            targets = [a for p, a in self.lobby.members() if p.public_key != self.identity.public_key]
+        else:
+            targets = [self.lobby.host_address]
+        return [(str(a[0]), int(a[1])) for a in targets if a is not None and tuple(a) != exclude]
+
+    def _on_chat(self, addr: Addr, payload: bytes) -> None:
+        room = self._chat_room()
+        if room is None:
+            return
+        in_lobby = self.session is None and (self.lobby is None or self.lobby.setup is None)
+        relayed = in_lobby and self.cfg.role != "host" and addr == self.lobby.host_address
+        line = room.receive(payload, self.loop.time(), relayed=relayed)
+        if line is None:
+            return
+        if in_lobby and self.cfg.role == "host":  # joiners do not know each other: we relay
+            for a in self._chat_targets(exclude=addr):
+                self._send_chat(a, line.raw)
+        if self.cfg.observer is not None:
+            self.cfg.observer(line)
+
+    def _send_chat(self, addr: Addr, raw: bytes) -> None:
+        try:
+            self.link.send(addr, raw)
+        except Exception:  # noqa: BLE001 - a full send buffer to one peer must not stop the chat
+            self.chat.stats["send_failed"] = self.chat.stats.get("send_failed", 0) + 1
+
+    def say(self, text: str) -> Any:
+        """Send one chat line to the others (protocol.md §N9) and return it as a ChatLine.
+        Raises ``ValueError`` (empty, too long, no lobby yet) or ``chat.ChatLimited``."""
+        room = self._chat_room()
+        if room is None or self.link is None:
+            raise ValueError("no game to chat in yet")
+        raw, line = room.say(text, self.loop.time())
+        for a in self._chat_targets():
+            self._send_chat(a, raw)
+        return line
 
     def _link_failed(self, exc: BaseException) -> None:
         """``Link`` ``on_error``: our own message handler raised (a bug, or a local failure

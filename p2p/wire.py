@@ -43,6 +43,7 @@ MSG_HINT = 21
 MSG_ALIVE = 22
 MSG_ABANDON = 23
 MSG_COMPLAINT = 24
+MSG_CHAT = 36  # protocol.md §N9 (p2p/chat.py); 36-39 are issue 11's (chat, spectators)
 
 #: Signature domain of each message type.
 DOMAINS: dict[int, bytes] = {
@@ -62,12 +63,14 @@ DOMAINS: dict[int, bytes] = {
     MSG_ALIVE: C.DOMAIN_ALIVE,
     MSG_ABANDON: C.DOMAIN_ABANDON,
     MSG_COMPLAINT: C.DOMAIN_COMPLAINT,
+    MSG_CHAT: C.DOMAIN_CHAT,
 }
 #: Largest envelope (bytes) accepted for each type.
 MAX_SIZE: dict[int, int] = {t: C.MAX_LOBBY_MSG for t in DOMAINS}
 for _t in (MSG_STEP, MSG_ESCROW, MSG_DROP, MSG_CATCHUP_REQ, MSG_HINT, MSG_ALIVE, MSG_ABANDON):
     MAX_SIZE[_t] = C.MAX_STEP_MSG
 MAX_SIZE[MSG_CATCHUP_RESP] = C.MAX_CATCHUP_MSG
+MAX_SIZE[MSG_CHAT] = C.MAX_STEP_MSG
 MAX_SIZE[MSG_COMPLAINT] = C.MAX_COMPLAINT_MSG
 
 #: Message types a running ``LockstepSession`` handles (the node routes them to
@@ -403,6 +406,24 @@ def decode_status(body: bytes) -> Status:
     return Status(_bin(gid, C.GAME_ID_LEN, "game_id"), _str(edition, C.MAX_EDITION_LEN, "edition"),
                   seats, _uint(taken, seats, "taken"), tuple(_str(n, C.MAX_NAME_LEN, "name") for n in names),
                   _bin(hpk, C.KEY_LEN, "host_pk"), _bin(hxk, C.KEY_LEN, "host_xk"))
+
+
+class Chat(NamedTuple):
+    """CHAT body ``[gid, pk, seq, name, text]`` (protocol.md §N9), signed by ``pk``."""
+
+    game_id: bytes
+    pk: bytes
+    seq: int
+    name: str
+    text: str
+
+
+def decode_chat(body: bytes) -> Chat:
+    """Validate a CHAT body (protocol.md §N9): gid bin(16), pk bin(32), seq uint ≤ 2^48-1,
+    name str ≤ 32, text str ≤ 200. The signature (by ``pk``) is the chat room's to check."""
+    gid, pk, seq, name, text = _array(unpack(body), 5, "chat")
+    return Chat(_bin(gid, C.GAME_ID_LEN, "game_id"), _bin(pk, C.KEY_LEN, "pk"), _uint(seq, C.MAX_CHAT_SEQ, "seq"),
+                _str(name, C.MAX_NAME_LEN, "name"), _str(text, C.MAX_CHAT_TEXT, "text"))
 
 
 class Reject(NamedTuple):

@@ -371,3 +371,42 @@ def test_niente_vectors_match_the_spec_text():
     den = s.nx[0]
     assert pay["default"][0] not in pay["input"][1]
     assert sorted(den[b] for b in pay["input"][1]) == sorted(den[b] for b in pay["default"])
+
+
+# --- §N3 / §N3.1 join code, TXT names, §N9 chat (issue 11) ------------------------------------
+
+def test_lan_vectors_match_the_code():
+    assert M.compute_lan() == load("lan.json")
+
+
+def test_lan_vectors_match_the_spec_text():
+    """protocol.md §N3.1 (tag = first 50 bits of SHA-256(label ‖ gid ‖ pk), Crockford base32 in
+    two groups of five), §N3 (instance name, TXT names and sd), §N9 (CHAT body, signed bytes,
+    envelope), with hashlib, msgpack and cryptography only."""
+    import msgpack
+
+    v = load("lan.json")
+    alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+    for c in v["join_codes"]:
+        h = sha(b"lanopoli/1/join-code\x00", bytes.fromhex(c["game_id"]), bytes.fromhex(c["host_pk"]))
+        tag = int.from_bytes(h, "big") >> (256 - 50)
+        chars = "".join(alphabet[(tag >> (45 - 5 * i)) & 31] for i in range(10))
+        assert c["tag"] == tag and c["code"] == f"192.168.1.20:40000/{chars[:5]}-{chars[5:]}"
+    rec = v["txt"]["record"]
+    tail = " — " + rec["ed"] + " (" + rec["gid"][:8] + ")"
+    room = 63 - len(tail.encode())
+    host = v["txt"]["host_name"].encode()[:room].decode("utf-8", "ignore").rstrip()
+    assert v["txt"]["instance_name"] == host + tail + "._lanopoli._udp.local."
+    assert rec["n"] == v["txt"]["host_name"].encode()[:32].decode("utf-8", "ignore")
+    assert all(len(rec[k].encode()) <= 32 for k in rec if k == "n" or k[0] == "p" and k[1:].isdigit())
+    assert len(v["txt"]["instance_name"].split("._lanopoli")[0].encode()) <= 63
+    assert rec["sd"] == "14:2:1500,-,2310" and rec["p1"] == "Niccolò"
+    ch = v["chat"]
+    sk = Ed25519PrivateKey.from_private_bytes(sha(b"lanopoli/1/ed25519\x00", ch["demo_seed"].encode()))
+    pk = sk.public_key().public_bytes_raw()
+    assert ch["pk"] == pk.hex()
+    body = msgpack.packb([bytes.fromhex(ch["game_id"]), pk, ch["seq"], ch["name"], ch["text"]], use_bin_type=True)
+    assert ch["body"] == body.hex()
+    signed = b"lanopoli/1/chat\x00" + body
+    assert ch["signed_bytes"] == signed.hex() and ch["signature"] == sk.sign(signed).hex()
+    assert ch["envelope"] == msgpack.packb([36, body, sk.sign(signed)], use_bin_type=True).hex()

@@ -33,6 +33,13 @@ def card_title(edition: Any, deck: int, card: int, width: int = 40) -> str:
     return title if len(title) <= width else title[:width - 1] + "…"
 
 
+def chat_line(line: Any) -> str:
+    """A chat line (``p2p.chat.ChatLine``) as the log shows it: "» Anna: ciao", spectators
+    marked as such. The text is the author's: the screens show log lines without markup."""
+    who = line.name if line.role != "spectator" else _("{name} (spectator)").format(name=line.name)
+    return "» " + who + ": " + line.text
+
+
 class Narrator:
     """Sentences for engine events. ``edition``: ``engine.Edition``; ``names``: player names in
     seat order; ``me``: our seat (refused actions are told only for it; -1: none)."""
@@ -104,6 +111,8 @@ class Narrator:
             return None
         if k == "SeatChanged":
             return self._seat_changed(e)
+        if k == "ChatLine":
+            return chat_line(e)
         if k == "BidPlaced":
             line = _("{name} bids {money}").format(name=self.who(e.seat), money=m(e.amount))
             mine, self._my_bid = self._my_bid, None

@@ -299,6 +299,9 @@ class _DriverBase:
         #: Seats no longer played by their person: seat -> "bot" | "bankrupt" | "lost"
         #: (SeatChanged.change); the players panel marks them.
         self.seat_changes: dict[int, str] = {}
+        #: Chat lines shown so far (``p2p.chat.ChatLine``), the newest last (the waiting room
+        #: lists them; the game's log gets them among the events).
+        self.chat_lines: deque = deque(maxlen=100)
         self.human.view = self.private_view
         self.human.on_input = self._own_input
 
@@ -329,6 +332,23 @@ class _DriverBase:
         """Seconds left before the others vote our seat out if we do not decide (the turn
         time, protocol.md §C8.3), or None when no such limit runs (local games: none)."""
         return None
+
+    def say(self, text: str) -> None:
+        """Send a chat line (protocol.md §N9); it shows in our log like the others' lines.
+        Raises ValueError (empty or too long) or ``p2p.chat.ChatLimited`` (too fast). A local
+        game has nobody to send to: the line only shows."""
+        from p2p.chat import PLAYER, ChatLine, clean_text
+
+        text = clean_text(text)
+        if not text:
+            raise ValueError("empty chat line")
+        name = self.names[self.seat] if 0 <= self.seat < len(self.names) else ""
+        self._chat(ChatLine(b"", name, PLAYER, text[:200], 0, b""))
+
+    def _chat(self, line: Any) -> None:
+        self._new_events.append(line)
+        self.chat_lines.append(line)
+        self._notify("chat")
 
 
 def pinned_chance(seed: int) -> Callable[[Any, int], tuple]:
@@ -505,13 +525,22 @@ class NetGame(_DriverBase):
         self._notify("lobby")
         self._notify("step")
 
+    def say(self, text: str) -> None:
+        """Send a chat line to the others through the node (``Node.say``, protocol.md §N9)."""
+        if self.node is None:
+            raise ValueError("no game to chat in yet")
+        self._chat(self.node.say(text))
+
     def observe(self, ev: Any) -> None:
         """``PeerConfig.observer``: the node's lobby and session events (p2p/lobby.py,
-        p2p/lockstep.py). Lobby status, game start and applied steps update what the UI shows;
+        p2p/lockstep.py), and the chat lines others send (``p2p.chat.ChatLine``). Lobby status, game start and applied steps update what the UI shows;
         a drop vote, a dropped seat and our own lost seat become SeatChanged lines in the log
         and marks in ``seat_changes``; a seat we voted on as silent that sends again (a step
         applies without it being dropped: every active seat's message was there) is "back"."""
         name = type(ev).__name__
+        if name == "ChatLine":
+            self._chat(ev)
+            return
         if name in ("SeatDropVoted", "SeatDropped", "SeatLost"):
             seat = self.seat if name == "SeatLost" else ev.seat
             change = {"SeatDropVoted": "silent", "SeatLost": "lost"}.get(name) or \

@@ -227,10 +227,29 @@ async def test_our_unfinished_game_is_listed_first_and_enter_rejoins_it(tmp_path
         table = app.screen.query_one("#games")
         assert table.row_count == 2
         first = [str(c) for c in table.get_row_at(0)]
-        assert "your game" in first[0] and "Anna, Marco, Bruno" in first[2]
+        assert "your game" in first[0] and first[2].startswith("3/3 Anna, Marco")
         assert "Giulia" in str(table.get_row_at(1)[0]) and "Giulia" in str(table.get_row_at(1)[2])
         table.focus()
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, GameScreen))
         assert app.driver.seat == 1 and app.driver.names[1] == "Marco"
         await app.action_quit()
+
+
+@sync
+async def test_h_opens_the_chat_and_the_line_shows_in_the_log():
+    """protocol.md §N9 / issue 11 "Chat": h asks for a line, Enter sends it, the log shows it
+    with our name; an empty line is refused in the dialog."""
+    from ui.screens.dialogs import ChatDialog
+
+    game = LocalGame(NAMES, 0, state=scenario(2), chance=dice_script((1, 2)), delay=0)
+    app = LanopoliApp(driver=game)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, GameScreen) and "roll" in commands(app))
+        assert "h: chat" in str(app.screen.query_one("#status").render())
+        await pilot.press("h")
+        await until(pilot, lambda: isinstance(app.screen, ChatDialog))
+        await pilot.press("enter")
+        assert isinstance(app.screen, ChatDialog)  # nothing typed: stays open
+        await pilot.press(*"ciao!", "enter")
+        await until(pilot, lambda: isinstance(app.screen, GameScreen) and "» Marco: ciao!" in log_text(app))

@@ -122,3 +122,46 @@ def test_restarted_play_lists_our_game_and_rejoins_it(tmp_path):
     assert any(isinstance(e, SeatChanged) and e.change == "back" and e.seat == back.seat for e in events)
     assert back.node.session.state_hash == anna.node.session.state_hash
     assert verify_log(back.log_path).ok
+
+
+def test_chat_in_the_lobby_and_during_the_game(tmp_path):
+    """protocol.md §N9 over real sockets: in the lobby a joiner's line reaches the host and, relayed
+    by the host, the other joiner; during the game every seat's line reaches every other seat
+    directly. Each line shows once, with the author's name."""
+    from p2p.chat import ChatLine
+
+    async def wait(cond):
+        for _ in range(400):
+            if cond():
+                return
+            await asyncio.sleep(0.02)
+
+    async def run():
+        lobby = NetLobby("127.0.0.1", log_dir=None, bot_pace=0)
+        host = lobby.create("Marco", CreateRequest(seats=4))
+        tasks = [asyncio.ensure_future(host.run())]
+        await wait(lambda: host.join_code)
+        anna, bruno, carla = (lobby.join_code(n, host.join_code) for n in ("Anna", "Bruno", "Carla"))
+        tasks += [asyncio.ensure_future(g.run()) for g in (anna, bruno)]
+        await wait(lambda: len(host.lobby_names) == 3 and len(anna.lobby_names) == 3 and len(bruno.lobby_names) == 3)
+        anna.say("ciao a tutti")
+        await wait(lambda: host.chat_lines and bruno.chat_lines)
+        tasks.append(asyncio.ensure_future(carla.run()))
+        games = (host, anna, bruno, carla)
+        for g in games:
+            g.human.pace = 0.05
+            g.human.set_autoplay(True)
+        await wait(lambda: all(g.phase == "playing" and g.state is not None for g in games))
+        carla.say("buon gioco")
+        await wait(lambda: all(len(g.chat_lines) >= 2 for g in (host, anna, bruno)))
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        return games
+
+    host, anna, bruno, carla = asyncio.run(run())
+    said = lambda g: [(x.name, x.text) for x in g.chat_lines if isinstance(x, ChatLine)]
+    for g in (host, anna, bruno):
+        assert said(g) == [("Anna", "ciao a tutti"), ("Carla", "buon gioco")]
+    assert said(carla) == [("Carla", "buon gioco")]
+    assert host.node.chat.stats["shown"] == 2 and bruno.node.chat.stats["shown"] == 2

@@ -26,6 +26,8 @@ Files (all JSON: bytes as lowercase hex strings, keys sorted):
   authenticated datagram and a pure ack byte for byte; §C12.2 a leaves digest.
 * ``sealed.json`` — §C13: commitments of sealed decisions (nil, bids, a pass, a build request),
   their openings, a commit-step and an open-step STEP body.
+* ``lan.json``    — §N3, §N3.1, §N9: join-code tags and codes, a TXT record with names and
+  standings, a signed CHAT message.
 * ``hidden.json`` — §C12: three demo seats' hidden secrets, openings, shares and leaves of a few
   items, statuses from the summed shares, an inspection's openings field, and one private
   delivery written out (X25519 secret, key, AAD, plaintext, ciphertext).
@@ -417,6 +419,41 @@ def compute_niente() -> dict:
     raise RuntimeError("no bill choice within 2000 steps")
 
 
+def compute_lan() -> dict:
+    """§N3, §N3.1, §N9 vectors (lan.json): join-code tags and codes of three game ids and host
+    keys, a TXT record with names and standings and its instance name, and a CHAT message of
+    the demo identity ``vector-seat-a`` (body, signed bytes, signature, envelope)."""
+    from p2p.discovery import GameAd, Standings, format_code, join_code_tag
+    from p2p.wire import MSG_CHAT
+
+    codes = []
+    for label in ("a", "b", "c"):
+        ident = Identity.from_seed(b"vector-host-" + label.encode())
+        gid = _h("vector game id " + label)[:16]
+        tag = join_code_tag(gid, ident.public_key)
+        codes.append({"game_id": gid.hex(), "host_pk": ident.public_key.hex(), "tag": tag,
+                      "code": format_code("192.168.1.20", 40000, tag)})
+    host = Identity.from_seed(b"vector-host-a")
+    ad = GameAd(version=1, game_id=bytes.fromhex(codes[0]["game_id"]), edition="niente-e-come-sembra",
+                seats_taken=3, seats_total=3, state="running", fingerprint=host.fingerprint,
+                address="192.168.1.20", port=40000, public_key=host.public_key,
+                x25519_key=host.x25519_public_key, host_name="Prof.ssa Niccolò-Žižek di Sant'Eufemia",
+                players=("Anna", "Niccolò", "Prof.ssa Niccolò-Žižek di Sant'Eufemia"),
+                standings=Standings(turn=14, current=2, worth=(1500, None, 2310)))
+    seed = b"vector-seat-a"
+    ident = Identity.from_seed(seed)
+    gid = B.derive_secret(seed, b"game-id", b"")[:16]
+    fields = [gid, ident.public_key, 1_700_000_000_000, "Anna", "Ciao a tutti! È il mio turno?"]
+    body = pack(fields)
+    return {"spec": "protocol.md §N3, §N3.1, §N9", "join_codes": codes,
+            "txt": {"host_name": ad.host_name, "instance_name": ad.instance_name, "record": ad.txt()},
+            "chat": {"demo_seed": seed.decode(), "game_id": gid.hex(), "pk": ident.public_key.hex(),
+                     "seq": fields[2], "name": fields[3], "text": fields[4], "body": body.hex(),
+                     "signed_bytes": signed_bytes(C.DOMAIN_CHAT, body).hex(),
+                     "signature": ident.sign(C.DOMAIN_CHAT, body).hex(),
+                     "envelope": seal(ident, MSG_CHAT, fields).hex()}}
+
+
 def main() -> None:
     _dump(HERE / "rng.json", compute_rng())
     _dump(HERE / "chain.json", compute_chain())
@@ -425,6 +462,7 @@ def main() -> None:
     _dump(HERE / "hidden.json", compute_hidden())
     _dump(HERE / "sealed.json", compute_sealed())
     _dump(HERE / "niente.json", compute_niente())
+    _dump(HERE / "lan.json", compute_lan())
     best = None
     with tempfile.TemporaryDirectory() as tmp:
         for i, seeds in enumerate(GAME_CANDIDATES):

@@ -502,5 +502,39 @@ class JoinCodeDialog(_Dialog):
         self.dismiss(code)
 
 
-__all__ = ["HOUSE_RULES", "ConfirmDialog", "BidDialog", "ManageDialog", "OfferDialog", "TradeDialog", "SettleDialog",
+class ChatDialog(_Dialog):
+    """One chat line (protocol.md §N9): Enter sends it with ``say(text)`` (the driver's), Esc
+    closes. ``say``'s refusals (empty, too long, too fast: ``p2p.chat.ChatLimited``) show in
+    the dialog, which stays open. Dismisses True once a line went out, else None."""
+
+    def __init__(self, say: Any) -> None:
+        super().__init__()
+        self.say = say
+
+    def compose(self) -> ComposeResult:
+        from p2p.const import MAX_CHAT_TEXT
+
+        with Vertical(classes="dialog"):
+            yield Label(_("Say something to the others (Enter sends, Esc closes):"))
+            yield Input(placeholder=_("your message"), id="chat", max_length=MAX_CHAT_TEXT)
+            yield Label("", id="error", classes="error")
+
+    def on_mount(self) -> None:
+        self.query_one("#chat", Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        from p2p.chat import ChatLimited
+
+        try:
+            self.say(event.value)
+        except ChatLimited:
+            self.query_one("#error", Label).update(_("Too many messages: wait a moment."))
+            return
+        except ValueError:
+            self.query_one("#error", Label).update(_("Type a message first."))
+            return
+        self.dismiss(True)
+
+
+__all__ = ["HOUSE_RULES", "ChatDialog", "ConfirmDialog", "BidDialog", "ManageDialog", "OfferDialog", "TradeDialog", "SettleDialog",
            "CreateDialog", "JoinCodeDialog", "describe_offer", "manage_label"]

@@ -53,6 +53,7 @@ def _bindings() -> list[Binding]:
     out.append(Binding("q", "leave", "quit", show=False))
     out.append(Binding("l", "magnifier", "magnifier", show=False))
     out.append(Binding("v", "bill_policy", "bills", show=False))
+    out.append(Binding("h", "chat", "chat", show=False))
     return out
 
 
@@ -200,7 +201,17 @@ class GameScreen(Screen):
                      "ask": _("v: ask for bills")}[d.human.bills]
             if len(" · ".join(parts)) + 3 + len(bills) <= (self.size.width or 80):
                 parts.insert(at, bills)
+        chat = _("h: chat")
+        if len(" · ".join(parts)) + 3 + len(chat) <= self._width():
+            parts.insert(len(parts) - 1, chat)
         return " · ".join(parts)
+
+    def _width(self) -> int:
+        """Columns of the screen; 80 outside a running app (tests build a bare GameScreen)."""
+        try:
+            return self.size.width or 80
+        except RuntimeError:  # textual's NoActiveAppError
+            return 80
 
     # -- screen -> driver ------------------------------------------------------------------
 
@@ -249,6 +260,12 @@ class GameScreen(Screen):
             settings.bills = human.bills
             settings.save()
         self._redraw()
+
+    def action_chat(self) -> None:
+        """h: type a chat line for the others (protocol.md §N9); it shows in the log."""
+        from ui.screens.dialogs import ChatDialog
+
+        self.app.push_screen(ChatDialog(self.driver.say), lambda _sent: self._redraw())
 
     def action_autoplay(self) -> None:
         self.driver.human.set_autoplay(not self.driver.human.autoplay)

@@ -171,6 +171,10 @@ def players_cell(taken: int, total: int, names: tuple | list) -> str:
     return escape(text)
 
 
+#: Chat lines the waiting room shows (the newest).
+CHAT_LINES = 5
+
+
 class WaitingScreen(Screen):
     """The waiting room: who is in, how many seats are free, the join code, and (host with
     bots) the Start button that fills the empty seats with bots."""
@@ -188,6 +192,8 @@ class WaitingScreen(Screen):
             yield Label("", id="seats")
             yield Label("", id="who")
             yield Label("", id="code")
+            yield Label("", id="chat-log")
+            yield Input(placeholder=_("chat: type a message, Enter sends"), id="chat", max_length=200)
             with Horizontal(classes="buttons"):
                 if self.bots:
                     yield Button(escape(_("Start: bots take the empty seats [s]")), id="start", variant="primary", compact=True)
@@ -210,6 +216,24 @@ class WaitingScreen(Screen):
         else:
             self.query_one("#code", Label).update(_("Looking for the game and asking for a seat…")
                                                   if not d.lobby_names or d.seats_total == 0 else "")
+        from ui.narrate import chat_line
+
+        lines = list(getattr(d, "chat_lines", ()))[-CHAT_LINES:]
+        self.query_one("#chat-log", Label).update("\n".join(escape(chat_line(x)) for x in lines))
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Send the chat line typed in the waiting room (protocol.md §N9)."""
+        from p2p.chat import ChatLimited
+
+        try:
+            self.driver.say(event.value)
+        except ChatLimited:
+            self.query_one("#chat-log", Label).update(_("Too many messages: wait a moment."))
+            return
+        except ValueError:
+            return
+        event.input.value = ""
+        self.update_view()
 
     def on_driver_changed(self, message: Any) -> None:
         self.update_view()

@@ -1,0 +1,196 @@
+"""Signed chat lines between the people of one game: sans-I/O (protocol.md §N9 "Chat").
+
+A CHAT message (wire type 36) is one line of text signed by its author::
+
+    body = [gid: bin(16), pk: bin(32), seq: uint ≤ 2^48-1, name: str ≤ 32, text: str ≤ 200]
+
+``pk`` is the author's Ed25519 key (it signs the envelope, domain ``chat``); ``seq`` a number
+the author makes strictly increasing (milliseconds of its wall clock, bumped by one when the
+clock has not moved), so a line is shown once however often it is resent or replayed; ``name``
+the author's name as it says it; ``text`` one printable line.
+
+``ChatRoom`` checks what arrives and says who may speak. The node tells it who is in the game
+(``set_members``: each known key with the name the lobby/setup gives it and a role, "player"
+or "spectator") and which sources relay for others (the host's channel while in the lobby,
+where joiners do not know each other's keys). Checks, in this order, each failure dropped and
+counted in ``stats`` by reason, never shown, never answered:
+
+1. envelope and body schema (``malformed``), type CHAT, game id (``wrong_game``);
+2. the author is a member (``unknown_sender``) — or the message came over a relay channel
+   (``relayed=True``), whose author is then shown with the name it gives;
+3. ``seq`` greater than the last one accepted from that author (``replayed``);
+4. the author's rate: a token bucket of ``CHAT_BURST`` lines refilled one per
+   ``CHAT_REFILL_S`` seconds must hold a token (``flood``): nobody can flood the others'
+   screens, and a flood costs no signature check;
+5. verification budget: at most ``CHAT_VERIFY_RATE`` signature checks per second for all
+   authors together (``busy``): forged lines cost a bounded amount of CPU;
+6. the signature by ``pk`` (``bad_signature``); only now is the author's token taken and its
+   ``seq`` remembered;
+7. the text, without control characters, is not empty (``empty``).
+
+A line passing them all is a ``ChatLine`` event. Our own lines go through the same bucket in
+``say`` (``ChatLimited`` when it is empty), so an honest peer is never counted as a flood.
+Chat is never part of the game log (it is not signed game data: protocol.md §C6).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from . import const as C
+from .errors import WireError
+from .identity import Identity
+from .wire import MSG_CHAT, decode_chat, open_envelope, seal
+
+PLAYER = "player"
+SPECTATOR = "spectator"
+
+
+class ChatLimited(Exception):
+    """``say`` refused: our own rate limit (the others would drop the line as a flood)."""
+
+
+@dataclass(frozen=True)
+class ChatLine:
+    """A chat line that passed every check: ``pk`` (author's Ed25519 key, 32 bytes),
+    ``name`` (the member's name, or the name the line gives when relayed), ``role``
+    ("player" | "spectator"), ``text`` (printable, ≤ 200 characters), ``seq``, ``raw`` (the
+    envelope as received, for relaying)."""
+
+    pk: bytes
+    name: str
+    role: str
+    text: str
+    seq: int
+    raw: bytes
+
+
+class _Bucket:
+    """Token bucket: ``burst`` tokens, one more every ``refill`` seconds."""
+
+    __slots__ = ("tokens", "at")
+
+    def __init__(self, burst: float, now: float) -> None:
+        self.tokens = burst
+        self.at = now
+
+    def ready(self, now: float, burst: float, per_s: float) -> bool:
+        """Refill up to ``now``; True if a token is there (none taken)."""
+        self.tokens = min(burst, self.tokens + max(0.0, now - self.at) * per_s)
+        self.at = now
+        return self.tokens >= 1.0
+
+    def take(self, now: float, burst: float, per_s: float) -> bool:
+        """Take a token if there is one."""
+        if not self.ready(now, burst, per_s):
+            return False
+        self.tokens -= 1.0
+        return True
+
+
+def clean_text(text: str) -> str:
+    """``text`` as one printable line: control characters (newlines included) removed,
+    surrounding spaces stripped."""
+    return "".join(ch for ch in text if ch.isprintable()).strip()
+
+
+class ChatRoom:
+    """Chat of one game for one peer (see the module doc). ``clock_ms``: wall clock in
+    milliseconds for our ``seq`` (tests pass a fake one)."""
+
+    def __init__(self, identity: Identity, game_id: bytes, name: str, now: float = 0.0,
+                 clock_ms: Callable[[], int] | None = None) -> None:
+        self.identity = identity
+        self.game_id = game_id
+        self.name = name[: C.MAX_NAME_LEN]
+        self._clock_ms = clock_ms or (lambda: int(time.time() * 1000))
+        self._seq = 0
+        self._members: dict[bytes, tuple[str, str]] = {}
+        self._last: dict[bytes, int] = {}
+        self._buckets: dict[bytes, _Bucket] = {}
+        self._verify = _Bucket(float(C.CHAT_VERIFY_RATE), now)
+        self._mine = _Bucket(float(C.CHAT_BURST), now)
+        #: Counters: ``received``, ``shown``, ``sent`` and one per drop reason (module doc).
+        self.stats: dict[str, int] = dict.fromkeys(("received", "shown", "sent"), 0)
+
+    def set_game(self, game_id: bytes) -> None:
+        """The game id once known (a joiner by code learns it from the host, protocol.md §N3.1)."""
+        self.game_id = game_id
+
+    def set_members(self, members: dict[bytes, tuple[str, str]]) -> None:
+        """Who may speak: ``{Ed25519 key: (name, role)}`` (replaces the previous set). Lines
+        already shown keep their ``seq`` memory, so a replay stays a replay."""
+        self._members = dict(members)
+
+    def say(self, text: str, now: float) -> tuple[bytes, ChatLine]:
+        """Our line: the CHAT envelope to send and the ChatLine to show ourselves. Raises
+        ``ValueError`` for an empty or too long line, ``ChatLimited`` past our rate."""
+        text = clean_text(text)
+        if not text:
+            raise ValueError("empty chat line")
+        if len(text) > C.MAX_CHAT_TEXT:
+            raise ValueError(f"chat line longer than {C.MAX_CHAT_TEXT} characters")
+        if not self._mine.take(now, float(C.CHAT_BURST), 1.0 / C.CHAT_REFILL_S):
+            raise ChatLimited("too many lines: wait a moment")
+        self._seq = max(self._seq + 1, min(self._clock_ms(), C.MAX_CHAT_SEQ))
+        raw = seal(self.identity, MSG_CHAT, [self.game_id, self.identity.public_key, self._seq, self.name, text])
+        self.stats["sent"] += 1
+        role = self._members.get(self.identity.public_key, (self.name, PLAYER))[1]
+        return raw, ChatLine(self.identity.public_key, self.name, role, text, self._seq, raw)
+
+    def receive(self, data: bytes, now: float, relayed: bool = False) -> ChatLine | None:
+        """Check one CHAT envelope (module doc, checks 1-7). ``relayed``: it came over a relay
+        channel (the host's, in the lobby). Returns the line to show, or None (counted)."""
+        self.stats["received"] += 1
+        try:
+            env = open_envelope(data, C.MAX_STEP_MSG)
+            if env.mtype != MSG_CHAT:
+                raise WireError("not a chat message")
+            msg = decode_chat(env.body)
+        except WireError:
+            return self._drop("malformed")
+        if msg.game_id != self.game_id:
+            return self._drop("wrong_game")
+        member = self._members.get(msg.pk)
+        if msg.pk == self.identity.public_key or (member is None and not relayed):
+            return self._drop("unknown_sender")
+        if msg.seq <= self._last.get(msg.pk, -1):
+            return self._drop("replayed")
+        bucket = self._buckets.get(msg.pk)
+        if bucket is None:
+            bucket = self._buckets[msg.pk] = _Bucket(float(C.CHAT_BURST), now)
+        # An author past its rate costs no signature check (and cannot use up the budget the
+        # others' lines need); its token is taken only once the line is proven its own, so a
+        # forger cannot silence someone by spending their tokens.
+        if not bucket.ready(now, float(C.CHAT_BURST), 1.0 / C.CHAT_REFILL_S):
+            return self._drop("flood")
+        if not self._verify.take(now, float(C.CHAT_VERIFY_RATE), float(C.CHAT_VERIFY_RATE)):
+            return self._drop("busy")
+        if not env.verify(msg.pk):
+            return self._drop("bad_signature")
+        bucket.take(now, float(C.CHAT_BURST), 1.0 / C.CHAT_REFILL_S)
+        self._last[msg.pk] = msg.seq
+        text = clean_text(msg.text)
+        if not text:
+            return self._drop("empty")
+        self.stats["shown"] += 1
+        name, role = member if member is not None else (clean_text(msg.name) or "?", PLAYER)
+        return ChatLine(msg.pk, name, role, text, msg.seq, env.raw)
+
+    def _drop(self, reason: str) -> None:
+        # Dropped unanswered and never shown; only the count says it happened.
+        self.stats[reason] = self.stats.get(reason, 0) + 1
+        return None
+
+
+def is_chat(data: bytes) -> bool:
+    """True if ``data`` looks like a CHAT envelope (first two bytes), for the node's routing."""
+    return data[:2] == CHAT_TAG
+
+
+#: First two bytes of a CHAT envelope: msgpack fixarray(3), then the type 36 (positive fixint).
+CHAT_TAG = bytes([0x93, MSG_CHAT])
+
+__all__ = ["ChatRoom", "ChatLine", "ChatLimited", "PLAYER", "SPECTATOR", "clean_text", "is_chat", "CHAT_TAG"]
