@@ -278,9 +278,9 @@ def test_building_shortage_auction_bids_within_twice_the_cost():
     assert s.houses == 1
     s, _ = step(s, seat0=BuildHouse(VICOLO_CORTO), seat1=BuildHouse(BASTIONI))
     assert s.phase == P_AUCTION
-    for seat in (0, 1):
+    for seat in (0, 1):  # protocol.md part B: up to 2 × building cost × bid_pct %
         a = choose(s, seat)
-        assert isinstance(a, Bid) and 10 <= a.amount <= 2 * 50
+        assert isinstance(a, Bid) and 10 <= a.amount <= 2 * 50 * BOTS["default"].bid_pct // 100
     s.auc_bidder, s.auc_high = 0, 150
     assert choose(s, 1) == PassBid()
 
