@@ -157,6 +157,34 @@ def open_inputs(game_id: bytes, commit_step: int, commits: Sequence[bytes | None
     return Opened(tuple(inputs), tuple(withdrawn), problems, fault)
 
 
+class Resolved(NamedTuple):
+    """What a session (or ``verify``) applies for one step (``SealedDecisions.resolve``):
+    ``engine`` to call (the real one, or ``FrozenEngine`` at a commit step), ``bodies`` with
+    the inputs to apply (commitments blanked, openings replaced by what they open),
+    ``problems`` ``(seat, reason)`` and ``fault`` ``(seat, reason)`` or None."""
+
+    engine: Any
+    bodies: list
+    problems: list
+    fault: tuple | None
+
+
+class FrozenEngine:
+    """The engine as a commit step sees it (§C13.2): ``apply_step`` changes nothing and reports
+    no event; everything else is the wrapped engine's."""
+
+    def __init__(self, engine: Any) -> None:
+        self._engine = engine
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._engine, name)
+
+    @staticmethod
+    def apply_step(state: Any, inputs: Sequence[Any]) -> tuple:
+        """The state unchanged, no events: nothing is decided at a commit step."""
+        return state, ()
+
+
 class SealedDecisions:
     """The sealed-decision part of one session (module docstring).
 
@@ -254,6 +282,39 @@ class SealedDecisions:
         (``open_inputs``). Commitments of another step count as none."""
         commits = self._commits if self._commit_step == step - 1 else (None,) * len(openings)
         return open_inputs(self.game_id, step - 1, commits, openings, present)
+
+    def resolve(self, engine: Any, step: int, bodies: Sequence[Any], raws: Sequence[bytes | None]) -> Resolved:
+        """The current step ``step`` is complete with ``bodies`` (per seat a ``wire.StepBody`` or
+        None for a seat without a message) and ``raws`` (their envelopes): what to apply. PLAIN:
+        everything unchanged. COMMIT: the commitments are kept (``committed``), every input is
+        blanked and the engine frozen (the state does not move). OPEN: the inputs are the
+        openings' (``open``); a seat without a message stays None (the caller fills it)."""
+        if step != self._step:
+            raise LocalProtocolError(f"sealed: resolve step {step} at step {self._step}")
+        if self._phase == PLAIN:
+            return Resolved(engine, list(bodies), [], None)
+        inputs = [None if b is None else b.input for b in bodies]
+        if self._phase == COMMIT:
+            problems = self.committed(step, inputs, raws)
+            return Resolved(FrozenEngine(engine), [None if b is None else b._replace(input=None) for b in bodies],
+                            problems, None)
+        r = self.open(step, inputs, [b is not None for b in bodies])
+        out = [None if b is None else b._replace(input=x) for b, x in zip(bodies, r.inputs)]
+        return Resolved(engine, out, r.problems, r.fault)
+
+    def judge(self, body: Any) -> tuple | None:
+        """A complaint's open-step STEP ``body`` of the current step, judged with the kept
+        commitments: ``(seat, reason)`` if its opening does not match, else None (not an
+        open step, not this step, or a good opening)."""
+        if self._phase != OPEN or body.step != self._step or self._commit_step != self._step - 1:
+            return None
+        n = len(self._commits)
+        if not 0 <= body.seat < n:
+            return None
+        openings = [None] * n
+        openings[body.seat] = body.input
+        present = [i == body.seat for i in range(n)]
+        return open_inputs(self.game_id, self._commit_step, self._commits, openings, present).fault
 
     def evidence(self, seat: int) -> bytes | None:
         """``seat``'s signed commit-step envelope of the kept commit step (with its open-step

@@ -317,3 +317,37 @@ def test_an_input_whose_opening_would_not_fit_a_step_is_refused_at_commit_time()
     with pytest.raises(LocalProtocolError):
         d.seal([1] * 63)  # 63 + the opening's 2 elements > 64
     assert len(d.seal([1] * 62)) == 32
+
+
+def test_resolve_blanks_a_commit_step_and_opens_the_next():
+    """The session's and verify's view of §C13: at a commit step the engine is frozen and the
+    inputs blanked; at the open step the bodies carry the opened inputs."""
+    from p2p.sealed import FrozenEngine
+    from p2p.wire import StepBody
+
+    bid = _P(False, (0, 1), "auction_bid")
+    d = SealedDecisions(GID, 0, _salts())
+    d.begin(0, _Eng, bid)
+    c0 = d.seal([20, 60])
+    c1 = commitment(GID, 0, 1, [20, 70], b"t" * 16)
+
+    def body(k, seat, inp):
+        return StepBody(GID, k, seat, bytes(32), bytes(32), inp)
+    r = d.resolve(E, 0, [body(0, 0, c0), body(0, 1, c1)], [b"r0", b"r1"])
+    assert isinstance(r.engine, FrozenEngine) and r.fault is None and r.problems == []
+    assert [b.input for b in r.bodies] == [None, None]
+    s = E.new_game("classico", 2)
+    assert r.engine.apply_step(s, [None, None]) == (s, ())
+    assert r.engine.state_hash(s) == E.state_hash(s)  # everything else is the real engine's
+    d.begin(1, _Eng, bid)
+    assert d.judge(body(1, 1, [[20, 71], b"t" * 16])) == (1, "opening does not match its commitment")
+    assert d.judge(body(1, 1, [[20, 70], b"t" * 16])) is None
+    r = d.resolve(E, 1, [body(1, 0, d.opening()), None], [b"o0", None])
+    assert r.engine is E and [None if b is None else b.input for b in r.bodies] == [[20, 60], None]
+    bad = d.resolve(E, 1, [body(1, 0, d.opening()), body(1, 1, [[20, 99], b"t" * 16])], [b"o0", b"o1"])
+    assert bad.fault == (1, "opening does not match its commitment") and d.evidence(1) == b"r1"
+    d.begin(2, _Eng, _P(False, (0,), "roll"))
+    r = d.resolve(E, 2, [body(2, 0, [1]), None], [b"x", None])
+    assert r.engine is E and r.bodies[0].input == [1]
+    with pytest.raises(LocalProtocolError):
+        d.resolve(E, 5, [], [])
