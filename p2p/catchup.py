@@ -162,6 +162,12 @@ def ingest_response(sess: Any, r: CatchupResponse, now: float) -> str | None:
             if kind == KIND_DROP and sess.check_past_drop(payload):
                 break  # our seat was dropped at a step we applied: SeatLost
             continue
+        if step == sess.step + 1 and kind == KIND_STEP and len(f) == 2 and type(f[1]) is list:
+            # The next step's messages, signed over our current step: buffered like live ones,
+            # they may be the certificate that lets a voter apply its step (§C8.3).
+            for raw in f[1]:
+                if type(raw) is bytes:
+                    sess.receive_message(raw, now)
         if step > sess.step:
             problem = "records skip a step"
             break

@@ -1342,17 +1342,18 @@ class LockstepSession:
         self._events.append(event)
 
     def _certified(self, k: int) -> bool:
-        """After we voted to drop a seat at step ``k`` we apply ``k`` with all its messages
-        only if no quorum of drop votes can exist (protocol.md §C8.3): at least
-        active - Q seats, other than us and the seats we voted against, signed a step k+1
+        """After we voted to drop seats at step ``k`` we apply ``k`` with all its messages
+        only if no quorum of drop votes can exist (protocol.md §C8.3): for every seat t we
+        voted against, at least active - Q seats other than us and t signed a step k+1
         message whose prev digest covers exactly these messages (an honest seat that applied
         step k never votes at k, and a voter signs such a message only after this check)."""
         slots = self.steps.slots(k)
         digest = step_digest([b"" if h is None else h.env.body for h in slots])
-        signers = sum(1 for i, h in enumerate(self.steps.slots(k + 1))
-                      if h is not None and i != self.my_seat and self.active[i]
-                      and not self.seats.has_voted(k, i) and h.body.prev_digest == digest)
-        return signers >= self.seats.active_count() - self.seats.quorum
+        signed = [i for i, h in enumerate(self.steps.slots(k + 1))
+                  if h is not None and i != self.my_seat and self.active[i] and h.body.prev_digest == digest]
+        need = self.seats.active_count() - self.seats.quorum
+        return all(sum(1 for i in signed if i != t) >= need
+                   for t in range(self.n) if self.active[t] and self.seats.has_voted(k, t))
 
     def _try_advance(self) -> None:
         while self.phase == RUNNING:
