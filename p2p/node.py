@@ -379,6 +379,10 @@ class Node:
         self._clock = TimeKeeper(None, 0.0)
         #: Chat of this game (protocol.md §N9); created once our lobby or session exists.
         self.chat: ChatRoom | None = None
+        #: Host: the socket and state serving spectators (protocol.md §N10), apart from the game's.
+        self.watch_link: Link | None = None
+        self.watch_server: Any = None
+        self._header: bytes | None = None
         self._sd_next = 0.0  # loop time of the next standings re-announcement (host)
         self._sd_sent: Any = None
 
@@ -416,12 +420,14 @@ class Node:
                                     endpoint=self.link.address, options=cfg.host_options(),
                                     bot=cfg.local_input is None,
                                     demo_seed=cfg.demo_seed, now=now, chain_length=cfg.chain_length)
+            await self._open_watch()
             ad = GameAd(version=C.PROTOCOL_VERSION, game_id=self.lobby.game_id, edition=cfg.edition,
                         seats_taken=1, seats_total=cfg.seats, state=LOBBY,
                         fingerprint=self.identity.fingerprint, address=self.link.address[0],
                         port=self.link.address[1], public_key=self.identity.public_key,
                         x25519_key=self.identity.x25519_public_key,
-                        host_name=ad_name(name), players=(ad_name(name),))
+                        host_name=ad_name(name), players=(ad_name(name),),
+                        watch_port=None if self.watch_link is None else self.watch_link.address[1])
             await self.discovery.advertise(ad)
             self._emit({"type": "hosting", "game_id": ad.game_id.hex(), "address": ad.address,
                         "port": ad.port})
@@ -536,6 +542,47 @@ class Node:
         for a in self._chat_targets():
             self._send_chat(a, raw)
         return line
+
+    # -- spectators (protocol.md §N10) -----------------------------------------------------
+
+    async def _open_watch(self) -> None:
+        """Host: bind the spectators' socket (same address, any port; keyed channels only,
+        from the spectators' introductions). A failure only means no spectators."""
+        from .spectate import WatchServer
+
+        try:
+            self.watch_link = await Link.open(self.cfg.bind, 0, self._on_watch, identity=self.identity,
+                                              on_error=self._link_failed)
+        except OSError:
+            return
+        self.watch_link.endpoint.accept_plain = False
+        self.watch_server = WatchServer(self.identity, self.lobby.game_id)
+
+    def _on_watch(self, addr: Addr, payload: bytes) -> None:
+        if self.watch_server is None or self.session is None:
+            return  # nothing to show before the game starts
+        self.watch_server.receive(payload, addr, self.watch_link.endpoint.peer_key(addr), self.loop.time())
+        self._serve_watchers()
+
+    def _serve_watchers(self) -> None:
+        """Send each spectator the log records it lacks: the header, then the session's
+        history (every record we logged), within its byte credit."""
+        ws = self.watch_server
+        if ws is None or not ws.subs or self.session is None or self.lobby is None or self.lobby.setup is None:
+            return
+        from .gamelog import KIND_HEADER
+
+        records = [(KIND_HEADER, self._watch_header())] + [(k, p) for k, p, _ in self.session.history()]
+        for addr, raw in ws.outgoing(records, self.loop.time()):
+            try:
+                self.watch_link.send(addr, raw)
+            except Exception:  # noqa: BLE001 - a spectator's full buffer must not stop the game
+                ws.stats["send_failed"] = ws.stats.get("send_failed", 0) + 1
+
+    def _watch_header(self) -> bytes:
+        if self._header is None:
+            self._header = self.lobby.log_header()
+        return self._header
 
     def _link_failed(self, exc: BaseException) -> None:
         """``Link`` ``on_error``: our own message handler raised (a bug, or a local failure
@@ -807,6 +854,7 @@ class Node:
             return
         self._report_waiting()
         self._advertise_standings()
+        self._serve_watchers()
         self._ticker = self.loop.call_later(WAIT_NOTICE / 2, self._tick)
 
     def _advertise_standings(self) -> None:
@@ -931,6 +979,7 @@ class Node:
         if self._done.done():
             return
         self.phase = "done"
+        self._serve_watchers()  # the last records too (protocol.md §N10)
         if self._resume_file is not None:
             # The game is over: nothing left to resume, and the chain secret has no use left.
             self._resume_file.unlink(missing_ok=True)
@@ -1007,6 +1056,9 @@ class Node:
                     d, self.discovery = self.discovery, None
                     await d.close()
             finally:
+                if self.watch_link is not None:
+                    wl, self.watch_link = self.watch_link, None
+                    await wl.close()
                 if self.link is not None:
                     link, self.link = self.link, None
                     self.transport_totals = link.endpoint.totals()

@@ -44,6 +44,8 @@ MSG_ALIVE = 22
 MSG_ABANDON = 23
 MSG_COMPLAINT = 24
 MSG_CHAT = 36  # protocol.md §N9 (p2p/chat.py); 36-39 are issue 11's (chat, spectators)
+MSG_WATCH = 37  # protocol.md §N10 (p2p/spectate.py)
+MSG_RECORDS = 38  # protocol.md §N10
 
 #: Signature domain of each message type.
 DOMAINS: dict[int, bytes] = {
@@ -64,6 +66,8 @@ DOMAINS: dict[int, bytes] = {
     MSG_ABANDON: C.DOMAIN_ABANDON,
     MSG_COMPLAINT: C.DOMAIN_COMPLAINT,
     MSG_CHAT: C.DOMAIN_CHAT,
+    MSG_WATCH: C.DOMAIN_WATCH,
+    MSG_RECORDS: C.DOMAIN_RECORDS,
 }
 #: Largest envelope (bytes) accepted for each type.
 MAX_SIZE: dict[int, int] = {t: C.MAX_LOBBY_MSG for t in DOMAINS}
@@ -71,6 +75,8 @@ for _t in (MSG_STEP, MSG_ESCROW, MSG_DROP, MSG_CATCHUP_REQ, MSG_HINT, MSG_ALIVE,
     MAX_SIZE[_t] = C.MAX_STEP_MSG
 MAX_SIZE[MSG_CATCHUP_RESP] = C.MAX_CATCHUP_MSG
 MAX_SIZE[MSG_CHAT] = C.MAX_STEP_MSG
+MAX_SIZE[MSG_WATCH] = C.MAX_STEP_MSG
+MAX_SIZE[MSG_RECORDS] = C.MAX_WATCH_MSG
 MAX_SIZE[MSG_COMPLAINT] = C.MAX_COMPLAINT_MSG
 
 #: Message types a running ``LockstepSession`` handles (the node routes them to
@@ -424,6 +430,47 @@ def decode_chat(body: bytes) -> Chat:
     gid, pk, seq, name, text = _array(unpack(body), 5, "chat")
     return Chat(_bin(gid, C.GAME_ID_LEN, "game_id"), _bin(pk, C.KEY_LEN, "pk"), _uint(seq, C.MAX_CHAT_SEQ, "seq"),
                 _str(name, C.MAX_NAME_LEN, "name"), _str(text, C.MAX_CHAT_TEXT, "text"))
+
+
+class Watch(NamedTuple):
+    """WATCH body ``[gid, pk, xk, name, have]`` (protocol.md §N10), signed by ``pk``."""
+
+    game_id: bytes
+    pk: bytes
+    xk: bytes
+    name: str
+    have: int
+
+
+def decode_watch(body: bytes) -> Watch:
+    """Validate a WATCH body (protocol.md §N10): gid bin(16), pk and xk bin(32), name str ≤ 32,
+    have uint ≤ 2^32-1 (records the spectator holds)."""
+    gid, pk, xk, name, have = _array(unpack(body), 5, "watch")
+    return Watch(_bin(gid, C.GAME_ID_LEN, "game_id"), _bin(pk, C.KEY_LEN, "pk"), _bin(xk, C.KEY_LEN, "xk"),
+                 _str(name, C.MAX_NAME_LEN, "name"), _uint(have, 2**32 - 1, "have"))
+
+
+class Records(NamedTuple):
+    """RECORDS body ``[gid, index, [[kind, payload], ...]]`` (protocol.md §N10), signed by the
+    serving seat: its log records from number ``index`` on (the header is record 0)."""
+
+    game_id: bytes
+    index: int
+    records: tuple
+
+
+def decode_records(body: bytes) -> Records:
+    """Validate a RECORDS body: gid bin(16), index uint ≤ 2^32-1, at most 256 records each
+    ``[kind: uint 0..255, payload: bin]``. The records' contents are checked by replaying them
+    (p2p/verify.py), not here."""
+    gid, index, recs = _array(unpack(body, big=True), 3, "records")
+    out = []
+    for r in _array(recs, None, "records"):
+        kind, payload = _array(r, 2, "record")
+        if type(payload) is not bytes:
+            raise WireError("record payload must be bin")
+        out.append((_uint(kind, 255, "kind"), payload))
+    return Records(_bin(gid, C.GAME_ID_LEN, "game_id"), _uint(index, 2**32 - 1, "index"), tuple(out))
 
 
 class Reject(NamedTuple):

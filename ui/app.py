@@ -28,17 +28,25 @@ class LanopoliApp(App):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
     BINDINGS = [Binding("q", "quit", "quit", show=False), Binding("ctrl+c", "quit", "quit", show=False)]
 
-    def __init__(self, backend: Any = None, settings: Settings | None = None, driver: Any = None) -> None:
+    def __init__(self, backend: Any = None, settings: Settings | None = None, driver: Any = None,
+                 watch: bool = False) -> None:
         super().__init__()
         self.backend = backend
         self.settings = settings or Settings()
         self.driver = driver
+        #: ``lanopoli watch``: start at the list of games to watch (ui/screens/watch.py).
+        self.watch = watch
 
     async def on_mount(self) -> None:
         if self.driver is not None:
             self.start_driver(self.driver, False)
             return
         await self.backend.start()
+        if self.watch:
+            from ui.screens.watch import WatchListScreen
+
+            self.push_screen(WatchListScreen(self.backend))
+            return
         self.push_screen(LobbyScreen(self.backend, self.settings))
 
     def start_driver(self, driver: Any, bots: bool) -> None:
@@ -46,10 +54,21 @@ class LanopoliApp(App):
         self.driver = driver
         driver.listener = self._driver_changed
         self.run_worker(driver.run(), name="game", exit_on_error=True)
-        if driver.phase == "playing" or getattr(driver, "role", "") == "local":
+        if driver.phase == "playing" or getattr(driver, "role", "") in ("local", "watch"):
             self.show_game(driver)
         else:
             self.push_screen(WaitingScreen(driver, bots))
+
+    def start_watch(self, ad: Any, status: Any = None) -> None:
+        """Watch the advertised game ``ad`` (``backend.watch``: a ui.watch.WatchDriver); when it
+        cannot be watched, say why in the ``status`` label."""
+        from ui.i18n import _
+
+        if ad.state != "running" or ad.watch_port is None or not hasattr(self.backend, "watch"):
+            if status is not None:
+                status.update(_("That game cannot be watched (not started yet, or it serves no spectators)."))
+            return
+        self.start_driver(self.backend.watch(self.settings.name, ad), False)
 
     def _driver_changed(self, kind: str) -> None:
         self.screen.post_message(DriverChanged(kind))
@@ -100,5 +119,5 @@ def run_play(args: Any) -> int:
     args.seed = None
     log_dir = Path(args.log_dir) if args.log_dir else default_log_dir()
     backend = NetLobby(endpoint.address, log_dir=log_dir, identity=_identity(args))
-    LanopoliApp(backend=backend, settings=settings).run()
+    LanopoliApp(backend=backend, settings=settings, watch=getattr(args, "watch", False)).run()
     return 0

@@ -244,7 +244,17 @@ def build_parser() -> argparse.ArgumentParser:
                       help=_("play in a browser tab instead of the terminal (served on 127.0.0.1 only)"))
     play.add_argument("--port", type=_port, default=None,
                       help=_("with --browser: the local port of the page (default: a free one)"))
-    play.set_defaults(run=_cmd_play)
+    play.set_defaults(run=_cmd_play, watch=False)
+
+    watch = sub.add_parser("watch", parents=[lang], help=_("watch the games on the LAN: live standings, boards read-only"),
+                           description=_("List every game on the network with its players and live standings; "
+                                         "open one to follow its board, every move verified (a teacher's view)."))
+    where = watch.add_mutually_exclusive_group()
+    where.add_argument("--interface", metavar="NAME", help=_("network interface to use, e.g. eth0"))
+    where.add_argument("--bind", metavar="ADDRESS", help=_("IPv4 address to use, e.g. 192.168.1.20"))
+    watch.add_argument("--name", help=_("player name shown to the others"))
+    watch.add_argument("--config-dir", type=Path, help=_("directory of this player's keys"))
+    watch.set_defaults(run=_cmd_watch, watch=True, log_dir=None, browser=False)
     return parser
 
 
@@ -389,6 +399,14 @@ def _cmd_play(args: argparse.Namespace) -> int:
             raise UsageError(_("cannot serve the page on {host}:{port}: {error}").format(
                 host=browser.HOST, port=port, error=exc.strerror or exc)) from exc
         return EXIT_OK
+    from ui.app import run_play
+
+    return run_play(args)
+
+
+def _cmd_watch(args: argparse.Namespace) -> int:
+    """``lanopoli watch``: the list of games with live standings; Enter follows one (ui/app.py,
+    ui/screens/watch.py, protocol.md §N10)."""
     from ui.app import run_play
 
     return run_play(args)

@@ -782,6 +782,12 @@ class NetLobby:
         return NetGame(self._cfg(name, role="join", game_id=ad.game_id, host_addr=(ad.address, ad.port),
                                  host_keys=keys))
 
+    def watch(self, name: str, ad: Any) -> Any:
+        """A ``ui.watch.WatchDriver`` following the advertised game ``ad`` (protocol.md §N10)."""
+        from ui.watch import WatchDriver
+
+        return WatchDriver(ad, self.address, name=name)
+
     def join_code(self, name: str, code: str) -> NetGame:
         """A NetGame joining by hand (``parse_join_code``; ValueError if malformed): the short
         code's tag checks the host's signed STATUS (protocol.md §N3.1)."""

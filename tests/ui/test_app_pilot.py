@@ -253,3 +253,32 @@ async def test_h_opens_the_chat_and_the_line_shows_in_the_log():
         assert isinstance(app.screen, ChatDialog)  # nothing typed: stays open
         await pilot.press(*"ciao!", "enter")
         await until(pilot, lambda: isinstance(app.screen, GameScreen) and "» Marco: ciao!" in log_text(app))
+
+
+@sync
+async def test_watch_lists_every_game_with_live_standings(tmp_path):
+    """issue 11 "teacher's view": lanopoli watch lists the games with edition, players and the
+    standings of the TXT record (the current player marked ▶, a seat out as such); a game still
+    in its lobby cannot be watched yet and the screen says so."""
+    from p2p.discovery import Standings
+
+    running = GameAd(version=1, game_id=bytes([1]) * 16, edition="classico", seats_taken=3, seats_total=3,
+                     state="running", fingerprint="ab" * 8, address="127.0.0.1", port=40000, host_name="Giulia",
+                     players=("Giulia", "Anna", "Bruno"), standings=Standings(7, 1, (1500, 1320, None)),
+                     watch_port=40001)
+    waiting = GameAd(version=1, game_id=bytes([2]) * 16, edition="fabrianopoli", seats_taken=1, seats_total=4,
+                     state="lobby", fingerprint="cd" * 8, address="127.0.0.1", port=40002, host_name="Marco",
+                     players=("Marco",))
+    app = LanopoliApp(backend=LocalLobby([running, waiting]), settings=Settings(name="Prof", path=tmp_path / "p.json"),
+                      watch=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        table = app.screen.query_one("#games")
+        first = [str(c) for c in table.get_row_at(0)]
+        assert first[0] == "Giulia" and first[2] == "7"
+        assert first[3] == "Giulia €1.500 · ▶Anna €1.320 · Bruno out"
+        assert "Marco" in str(table.get_row_at(1)[3])
+        table.move_cursor(row=1)
+        await pilot.press("w")
+        await pilot.pause()
+        assert "cannot be watched" in str(app.screen.query_one("#lobby-status").render())

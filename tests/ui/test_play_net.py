@@ -165,3 +165,44 @@ def test_chat_in_the_lobby_and_during_the_game(tmp_path):
         assert said(g) == [("Anna", "ciao a tutti"), ("Carla", "buon gioco")]
     assert said(carla) == [("Carla", "buon gioco")]
     assert host.node.chat.stats["shown"] == 2 and bruno.node.chat.stats["shown"] == 2
+
+
+def test_a_spectator_follows_a_game_verified_to_its_end(tmp_path):
+    """protocol.md §N10 over real sockets: a spectator subscribes to the host's watch port
+    (TXT wp), receives the log records, verifies them by replay and ends with the same final
+    state as the players; the game does not wait for it, and it joins after the start."""
+    from ui.watch import WatchDriver
+
+    async def run():
+        lobby = NetLobby("127.0.0.1", log_dir=tmp_path, bot_pace=0.002)
+        host = lobby.create("Marco", CreateRequest(seats=2))
+        host.human.pace = 0.002
+        host.human.set_autoplay(True)
+        task = asyncio.ensure_future(host.run())
+        for _ in range(100):
+            if host.join_code:
+                break
+            await asyncio.sleep(0.05)
+        await host.fill_with_bots()
+        for _ in range(400):
+            if host.state is not None and host.node.step > 20:
+                break
+            await asyncio.sleep(0.01)
+        ad = host.node.discovery.advertised
+        assert ad.watch_port is not None and ad.state == "running"
+        watcher = WatchDriver(ad, "127.0.0.1", name="Prof")
+        kinds: list[str] = []
+        watcher.listener = kinds.append
+        await asyncio.wait_for(asyncio.gather(task, watcher.run()), 120)
+        await host.close()
+        return host, watcher, kinds
+
+    host, watcher, kinds = asyncio.run(run())
+    assert host.phase == "over" and host.fault is None
+    assert watcher.fault is None and watcher.phase == "over" and kinds[-1] == "over"
+    import engine
+    assert engine.state_hash(watcher.state) == host.node.session.state_hash
+    assert set(watcher.names) == set(host.names) and watcher.seat == -1
+    assert watcher.take_events() and watcher.private_view() == {}
+    stats = host.node.watch_server.stats
+    assert stats["subscribed"] == 1 and stats["sent"] >= 1

@@ -229,8 +229,8 @@ class GameScreen(Screen):
     def action_leave(self) -> None:
         """q: leave the game, after a question whose default is No (a running network game goes
         on without us: the others drop our seat after their drop timeout)."""
-        if self.driver.phase != "playing":
-            self.app.action_quit_now()
+        if self.driver.phase != "playing" or getattr(self.driver, "spectator", False):
+            self.app.action_quit_now()  # a spectator leaving costs the game nothing: no question
             return
         question = _("Leave the game? The others go on without you: after a while a bot plays your seat, "
                      "or it goes bankrupt, as the game was set up.") if self.driver.log_path is not None \

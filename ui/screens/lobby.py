@@ -22,7 +22,8 @@ class LobbyScreen(Screen):
     reports a change; ``settings`` (ui.play.Settings) remembers the name."""
 
     BINDINGS = [Binding("c", "create", "create"), Binding("j", "join", "join"),
-                Binding("i", "join_code", "address"), Binding("r", "refresh", "refresh", show=False)]
+                Binding("i", "join_code", "address"), Binding("w", "watch", "watch"),
+                Binding("r", "refresh", "refresh", show=False)]
 
     def __init__(self, backend: Any, settings: Any) -> None:
         super().__init__()
@@ -43,6 +44,7 @@ class LobbyScreen(Screen):
                 yield Button(escape(_("Create a game [c]")), id="create", variant="primary", compact=True)
                 yield Button(escape(_("Join [j]")), id="join", compact=True)
                 yield Button(escape(_("Join by address [i]")), id="join_code", compact=True)
+                yield Button(escape(_("Watch [w]")), id="watch", compact=True)
                 yield Button(escape(_("Quit [q]")), id="quit", compact=True)
 
     def on_mount(self) -> None:
@@ -101,7 +103,7 @@ class LobbyScreen(Screen):
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         actions = {"create": self.action_create, "join": self.action_join, "join_code": self.action_join_code,
-                   "quit": self.action_quit}
+                   "watch": self.action_watch, "quit": self.action_quit}
         handler = actions.get(event.button.id or "")
         if handler is not None:
             handler()
@@ -146,6 +148,15 @@ class LobbyScreen(Screen):
             self.query_one("#lobby-status", Label).update(_("That game has already started or is full."))
             return
         self.app.start_driver(self.backend.join(name, ad), False)
+
+    def action_watch(self) -> None:
+        """w: follow the running game under the cursor as a spectator (protocol.md §N10)."""
+        rows = self.rows()
+        if not rows:
+            return
+        ad = rows[min(self.query_one("#games", DataTable).cursor_row, len(rows) - 1)]
+        if hasattr(ad, "state"):  # an advertised game, not one of ours
+            self.app.start_watch(ad, self.query_one("#lobby-status", Label))
 
     def action_join_code(self) -> None:
         name = self.player_name()

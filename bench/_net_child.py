@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""A counting peer process for the network benchmarks (not part of the product).
+
+    python bench/_net_child.py -m ui.cli <lanopoli arguments...>
+
+Runs ``ui.cli`` exactly as ``python -m ui.cli`` would, but first wraps three things so that the
+benchmark can see inside the peer without any change to it:
+
+* ``p2p.transport.Link.send``: every payload the node queues, counted by message type (the
+  first element of the msgpack envelope ``[type, body, sig]``, protocol.md §C1) and by the
+  number of chunks it needs (``MAX_CHUNK``);
+* ``p2p.node.run_peer``: at the end, the transport's counters (``PeerResult.transport``, the
+  sum over every channel, ``Endpoint.totals``) and the session's;
+* ``p2p.node.progress_printer``: each ``progress`` line gains ``rss_kb`` (resident set from
+  ``/proc/self/statm``) so that memory can be followed step by step.
+
+``LANOPOLI_BENCH_VERIFY=cryptography`` puts back the signature check of before issue 14
+(``cryptography``'s Ed25519 verify instead of libsodium's) for an A/B comparison in one run.
+
+When the environment names ``LANOPOLI_BENCH_OUT`` (a directory), the counters go to
+``<dir>/<pid>.json`` as one JSON object: ``transport`` (dict), ``session`` (dict), ``sent_by_type``
+({type: payloads}), ``chunks_by_type`` ({type: chunks}), ``rss`` ([[step, kB], ...]).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+_PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
+
+
+def rss_kb() -> int:
+    """Resident set size of this process now, in kB (``/proc/self/statm``, Linux)."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * _PAGE_KB
+
+
+def _old_verify() -> None:
+    """Swap ``p2p.identity.verify`` (and the name ``p2p.wire`` imported) for the pre-issue-14
+    rule: ``cryptography``'s verify with the parsed key cached."""
+    import functools
+
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    from p2p import identity, wire
+
+    key = functools.lru_cache(maxsize=256)(Ed25519PublicKey.from_public_bytes)
+
+    def verify(public_key: bytes, domain: bytes, body: bytes, sig: bytes) -> bool:
+        if len(public_key) != 32 or len(sig) != 64:
+            return False
+        try:
+            key(bytes(public_key)).verify(sig, identity.SIG_PREFIX + domain + b"\x00" + body)
+        except (InvalidSignature, ValueError):
+            return False
+        return True
+
+    identity.verify = wire.verify = verify
+
+
+def _install(out_dir: str) -> None:
+    import p2p.node as node
+    from p2p import transport
+
+    sent: Counter = Counter()
+    chunks: Counter = Counter()
+    rss: list[list[int]] = []
+    link_send = transport.Link.send
+
+    def send(self, addr, payload):  # noqa: ANN001 - same signature as Link.send
+        mtype = payload[1] if len(payload) > 1 and payload[0] == 0x93 and payload[1] < 0x80 else -1
+        sent[mtype] += 1
+        chunks[mtype] += max(1, -(-len(payload) // transport.MAX_CHUNK))
+        return link_send(self, addr, payload)
+
+    transport.Link.send = send
+
+    printer = node.progress_printer
+
+    def progress_printer(stream=None):  # noqa: ANN001, ANN202
+        emit = printer(stream)
+
+        def wrapped(msg: dict) -> None:
+            if msg.get("type") == "progress":
+                kb = rss_kb()
+                msg = {**msg, "rss_kb": kb}
+                rss.append([int(msg.get("step") or 0), kb])
+            emit(msg)
+        return wrapped
+
+    node.progress_printer = progress_printer
+    run_peer = node.run_peer
+
+    async def counted_run_peer(cfg):  # noqa: ANN001, ANN202
+        try:
+            result = await run_peer(cfg)
+        finally:
+            pass
+        data = {"transport": dict(result.transport), "session": dict(result.session_stats),
+                "sent_by_type": dict(sent), "chunks_by_type": dict(chunks), "rss": rss,
+                "steps": result.steps, "seat": result.seat}
+        Path(out_dir, f"{os.getpid()}.json").write_text(json.dumps(data))
+        return result
+
+    node.run_peer = counted_run_peer
+
+
+def main() -> int:
+    argv = sys.argv[1:]
+    if argv[:2] == ["-m", "ui.cli"]:
+        argv = argv[2:]
+    if os.environ.get("LANOPOLI_BENCH_VERIFY") == "cryptography":
+        _old_verify()
+    out_dir = os.environ.get("LANOPOLI_BENCH_OUT")
+    if out_dir:
+        _install(out_dir)
+    from ui.cli import main as cli_main
+
+    return cli_main(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

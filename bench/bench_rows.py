@@ -1,0 +1,280 @@
+#!/usr/bin/env python3
+"""The network rows of issue 14 in one run, as ratios (prints, asserts nothing).
+
+    python bench/bench_rows.py [--rows steps4,steps8,datagrams,loss,verify,rss] [--games 1]
+
+Rows (each measured in this one process run, so that the machine's load is shared alike):
+
+* ``steps4`` / ``steps8``: lockstep steps/s of a bot game with 4 (8) peer processes on loopback
+  (``ui.demo.run_demo``; steps between the first ``progress`` and the last ``done`` line) next
+  to ``../shared/tools/mesh_round/bench.py --n 4`` (``--n 8``) run right after it: ratio.
+* ``datagrams``: from the same 8-peer game, datagrams sent per step by every peer together,
+  split by kind with the transport's counters (``bench/_net_child.py`` reads them out of each
+  child): first transmissions of data chunks, retransmissions (timeout / fast), pure acks,
+  challenges/responses; next to the floor of one datagram per ordered pair of seats,
+  N·(N−1); and payloads sent per step by message type.
+* ``loss``: the same seeded 4-peer game clean and with 20% of every peer's outgoing datagrams
+  dropped (``--loss 0.2``), interleaved (clean, lossy, clean, lossy...): lossy / clean time.
+* ``verify``: ``p2p.identity.verify`` (the one every signed message goes through) against
+  the raw Ed25519 verify of ``cryptography`` and of PyNaCl (libsodium), interleaved on one
+  message; and ``verify_log`` messages/s on the clean 4-peer game's log.
+* ``rss``: each peer's resident set along the 4-peer and 8-peer games (``rss_kb`` on progress
+  lines): first, last, max, and growth per step (least squares over the second half).
+
+Output: one line per figure, then one JSON line with everything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+MESH_ROUND = ROOT.parent / "shared" / "tools" / "mesh_round" / "bench.py"
+CHILD = ROOT / "bench" / "_net_child.py"
+TYPE_NAMES = {16: "STEP", 17: "ESCROW", 18: "DROP", 19: "CATCHUP_REQ", 20: "CATCHUP_RESP",
+              21: "HINT", 22: "ALIVE", 23: "ABANDON", 24: "COMPLAINT", 36: "CHAT"}
+
+
+def _child_python(tmp: Path) -> str:
+    """An executable standing in for the interpreter, so that the demo's children run
+    ``_net_child.py`` (``DemoOptions.python``; the demo appends ``-m ui.cli ...``)."""
+    script = tmp / "counting-python"
+    script.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{CHILD}" "$@"\n')
+    script.chmod(0o755)
+    return str(script)
+
+
+def play(peers: int, seed: str, tmp: Path, loss: float = 0.0, env: dict | None = None) -> dict:
+    """One demo game with counting children; its figures (steps/s, counters, RSS). ``env``:
+    extra environment variables for the children (``_net_child.py``'s A/B switches)."""
+    from ui.demo import DemoOptions, run_demo
+
+    tag = f"{peers}-{seed}-{loss}-{time.monotonic_ns()}"
+    out = tmp / f"out-{tag}"
+    out.mkdir()
+    keys = tmp / f"keys-{tag}"
+    keys.mkdir()
+    opts = DemoOptions(peers=peers, seed=seed, edition="classico", log_dir=tmp / f"game-{tag}", timeout_s=600,
+                       lang="en", python=_child_python(tmp), loss=loss)
+    extra = {"LANOPOLI_BENCH_OUT": str(out), **(env or {})}
+    os.environ.update(extra)
+    try:
+        outcome = asyncio.run(run_demo(opts, keys, lambda _peers: None))
+    finally:
+        for k in extra:
+            os.environ.pop(k, None)
+    if not outcome.ok:
+        raise SystemExit(f"{peers}-peer game {seed} loss {loss} failed: {outcome.groups} timed out {outcome.timed_out}")
+    ps = outcome.peers
+    t0, s0 = min((p.first_progress_at, p.first_progress_step or 0) for p in ps if p.first_progress_at is not None)
+    t1 = max(p.done_at for p in ps)
+    steps = max(int(p.done["steps"]) for p in ps)
+    children = [json.loads(f.read_text()) for f in out.glob("*.json")]
+    return {"peers": peers, "seed": seed, "loss": loss, "steps": steps, "game_s": t1 - t0,
+            "steps_per_s": (steps - s0) / (t1 - t0), "children": children,
+            "log": ps[0].done["log"], "hash": outcome.agreed_hash}
+
+
+def mesh_round(n: int, rounds: int) -> float | None:
+    """rounds/s of the bare signed all-to-all round (``mesh_round``), or None if missing."""
+    if not MESH_ROUND.exists():
+        print(f"mesh_round not found at {MESH_ROUND}", file=sys.stderr)
+        return None
+    p = subprocess.run([sys.executable, str(MESH_ROUND), "--n", str(n), "--rounds", str(rounds)],
+                       capture_output=True, text=True, timeout=900)
+    if p.returncode != 0:
+        print(f"mesh_round failed: {p.stderr[-400:]}", file=sys.stderr)
+        return None
+    return float(json.loads(p.stdout.strip().splitlines()[-1])["rounds_per_s"])
+
+
+def datagram_kinds(game: dict) -> dict:
+    """Datagrams per step of all peers together, by kind (see the module doc)."""
+    steps = game["steps"]
+    n = game["peers"]
+    tot: dict[str, int] = {}
+    by_type: dict[str, int] = {}
+    chunks: dict[str, int] = {}
+    for c in game["children"]:
+        for k, v in c["transport"].items():
+            tot[k] = tot.get(k, 0) + v
+        for k, v in c["sent_by_type"].items():
+            name = TYPE_NAMES.get(int(k), k)
+            by_type[name] = by_type.get(name, 0) + v
+        for k, v in c["chunks_by_type"].items():
+            name = TYPE_NAMES.get(int(k), k)
+            chunks[name] = chunks.get(name, 0) + v
+    probes = tot.get("challenges_sent", 0) + tot.get("responses_sent", 0)
+    sent = tot["datagrams_sent"]
+    first = sent - tot["pure_acks_sent"] - tot["retransmits"] - probes
+    per = lambda x: round(x / steps, 2)  # noqa: E731
+    return {"per_step": per(sent), "floor": n * (n - 1), "ratio": round(sent / steps / (n * (n - 1)), 3),
+            "data_first": per(first), "retransmits": per(tot["retransmits"]),
+            "fast_retransmits": per(tot["fast_retransmits"]), "timeouts": per(tot["timeouts"]),
+            "pure_acks": per(tot["pure_acks_sent"]), "probes": per(probes),
+            "payloads_by_type": {k: per(v) for k, v in sorted(by_type.items())},
+            "chunks_by_type": {k: per(v) for k, v in sorted(chunks.items())},
+            "duplicates_received": per(tot["duplicates"]), "steps": steps}
+
+
+def rss_figures(game: dict) -> dict:
+    """Per peer RSS along the game: first/last/max MB and growth (kB per step, second half)."""
+    rows = []
+    for c in game["children"]:
+        pts = [(s, kb) for s, kb in c["rss"] if s > 0]
+        if len(pts) < 4:
+            continue
+        half = pts[len(pts) // 2:]
+        xs, ys = [p[0] for p in half], [p[1] for p in half]
+        mx = statistics.fmean(xs)
+        den = sum((x - mx) ** 2 for x in xs)
+        slope = sum((x - mx) * (y - statistics.fmean(ys)) for x, y in zip(xs, ys)) / den if den else 0.0
+        rows.append({"first_mb": round(pts[0][1] / 1024, 1), "last_mb": round(pts[-1][1] / 1024, 1),
+                     "max_mb": round(max(kb for _, kb in pts) / 1024, 1), "kb_per_step": round(slope, 3)})
+    return {"peers": game["peers"], "steps": game["steps"],
+            "max_mb": max(r["max_mb"] for r in rows), "last_mb": max(r["last_mb"] for r in rows),
+            "kb_per_step_median": round(statistics.median(r["kb_per_step"] for r in rows), 3)}
+
+
+def verify_rates(n: int = 3000, rounds: int = 5) -> dict:
+    """Interleaved rates (verifies/s, best of ``rounds``) of p2p.identity.verify and of the
+    raw Ed25519 verify of cryptography and of PyNaCl on one 200-byte message."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from p2p.identity import Identity, signed_bytes, verify
+
+    ident = Identity.from_seed(b"bench-rows")
+    body = bytes(range(200))
+    sig = ident.sign(b"step", body)
+    msg = signed_bytes(b"step", body)
+    pub = Ed25519PrivateKey.from_private_bytes(
+        __import__("hashlib").sha256(b"lanopoli/1/ed25519\x00bench-rows").digest()).public_key()
+    fns = {"identity.verify": lambda: verify(ident.public_key, b"step", body, sig),
+           "cryptography": lambda: pub.verify(sig, msg)}
+    try:
+        from nacl.bindings import crypto_sign_verify_detached
+
+        pk = ident.public_key
+        fns["pynacl"] = lambda: crypto_sign_verify_detached(sig, msg, pk)
+    except ImportError:
+        pass
+    best = dict.fromkeys(fns, float("inf"))
+    for _ in range(rounds):
+        for name, fn in fns.items():
+            t = time.perf_counter()
+            for _ in range(n):
+                fn()
+            best[name] = min(best[name], time.perf_counter() - t)
+    return {k: round(n / v) for k, v in best.items()}
+
+
+def verify_log_rate(log: str, repeat: int = 3) -> dict:
+    """``verify_log`` signed messages/s on one log (best of ``repeat``)."""
+    from p2p.verify import verify_log
+
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        rep = verify_log(log)
+        best = min(best, time.perf_counter() - t)
+    return {"messages": rep.messages, "messages_per_s": round(rep.messages / best), "ok": rep.ok}
+
+
+def ab_verify(pairs: int, seed: str, rounds: int, tmp: Path) -> dict:
+    """4-peer games with the old and the new signature check, interleaved (old, new, old...),
+    each next to a mesh_round run: medians of steps/s and of the ratio to mesh_round."""
+    rows: dict[str, list] = {"old": [], "new": []}
+    for g in range(pairs):
+        for name, env in (("old", {"LANOPOLI_BENCH_VERIFY": "cryptography"}), ("new", {})):
+            game = play(4, f"{seed}-ab-{g}", tmp, env=env)
+            floor = mesh_round(4, rounds)
+            rows[name].append((game["steps_per_s"], floor))
+            print(f"A/B verify {name}: {game['steps_per_s']:.1f} steps/s, mesh_round {floor}", flush=True)
+    out = {}
+    for name, r in rows.items():
+        out[name] = {"steps_per_s": round(statistics.median(x for x, _ in r), 1),
+                     "ratio": round(statistics.median(x / f for x, f in r if f), 3)}
+    print(f"A/B verify: {json.dumps(out)}", flush=True)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rows", default="steps4,steps8,datagrams,loss,verify,rss")
+    ap.add_argument("--games", type=int, default=1, help="games per figure (medians)")
+    ap.add_argument("--seed", default="rows")
+    ap.add_argument("--rounds", type=int, default=2000, help="mesh_round rounds")
+    ap.add_argument("--ab-verify", type=int, default=0, metavar="PAIRS",
+                    help="also play PAIRS of 4-peer games, old (cryptography) and new (libsodium) "
+                         "signature check interleaved, with mesh_round between: steps/s ratio")
+    args = ap.parse_args(argv)
+    rows = set(args.rows.split(","))
+    res: dict = {}
+    with tempfile.TemporaryDirectory(prefix="lanopoli-bench-rows-") as d:
+        tmp = Path(d)
+        games4: list[dict] = []
+        for n in (4, 8):
+            if not rows & {f"steps{n}", "rss"} and not (n == 8 and "datagrams" in rows):
+                continue
+            games = [play(n, f"{args.seed}-{g}", tmp) for g in range(args.games)]
+            rate = statistics.median(g["steps_per_s"] for g in games)
+            floor = mesh_round(n, args.rounds) if f"steps{n}" in rows else None
+            res[f"steps{n}"] = {"steps_per_s": round(rate, 1), "mesh_round": floor,
+                                "ratio": round(rate / floor, 3) if floor else None,
+                                "steps": [g["steps"] for g in games]}
+            print(f"{n} peers: lockstep {rate:.1f} steps/s, mesh_round {floor} rounds/s, "
+                  f"ratio {res[f'steps{n}']['ratio']}", flush=True)
+            if n == 8 and "datagrams" in rows:
+                res["datagrams"] = datagram_kinds(games[0])
+                print(f"8 seats: datagrams per step {json.dumps(res['datagrams'])}", flush=True)
+            if n == 4:
+                games4 = games
+                res["datagrams4"] = datagram_kinds(games[0])
+                print(f"4 seats: datagrams per step {json.dumps(res['datagrams4'])}", flush=True)
+            if "rss" in rows:
+                res[f"rss{n}"] = rss_figures(games[0])
+                print(f"{n} peers RSS: {json.dumps(res[f'rss{n}'])}", flush=True)
+        if "loss" in rows:
+            clean, lossy = [], []
+            for g in range(max(args.games, 2)):
+                seed = f"{args.seed}-loss-{g}"
+                clean.append(play(4, seed, tmp))
+                lossy.append(play(4, seed, tmp, loss=0.2))
+            c = statistics.median(x["game_s"] for x in clean)
+            lo = statistics.median(x["game_s"] for x in lossy)
+            res["loss"] = {"clean_s": round(c, 2), "loss20_s": round(lo, 2), "ratio": round(lo / c, 2),
+                           "steps": [x["steps"] for x in clean], "same_hash": all(
+                               a["hash"] == b["hash"] for a, b in zip(clean, lossy)),
+                           "lossy_datagrams": datagram_kinds(lossy[0])}
+            print(f"20% loss: {lo:.2f} s vs clean {c:.2f} s = {res['loss']['ratio']}x "
+                  f"(same games: {res['loss']['same_hash']}); lossy datagrams/step "
+                  f"{json.dumps(res['loss']['lossy_datagrams'])}", flush=True)
+            games4 = games4 or clean
+        if "verify" in rows:
+            rates = verify_rates()
+            res["verify"] = {**rates, "ratio_vs_cryptography": round(rates["identity.verify"] / rates["cryptography"], 2)}
+            games4 = games4 or [play(4, f"{args.seed}-verify", tmp)]
+            if games4:
+                res["verify_log"] = verify_log_rate(games4[0]["log"])
+                res["verify"]["verify_log_vs_cryptography"] = round(
+                    res["verify_log"]["messages_per_s"] / rates["cryptography"], 2)
+            print(f"verify: {json.dumps(res['verify'])} verify_log {json.dumps(res.get('verify_log'))}", flush=True)
+        if args.ab_verify:
+            res["ab_verify"] = ab_verify(args.ab_verify, args.seed, args.rounds, tmp)
+    print(json.dumps(res))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,198 @@
+"""Spectators: follow a running game, every message verified, at little cost to the seats
+(sans-I/O; protocol.md §N10 "Spectators").
+
+A seat that serves spectators (the host, which advertises ``wp``, its *watch port*, in its TXT
+record, protocol.md §N3) listens on a second UDP socket, apart from the game's: spectators
+never touch the game's channels, so nothing they send can slow or disturb the game.
+
+* **WATCH** (type 37, signed by the spectator): ``[gid, pk, xk, name: str ≤ 32, have: uint]``.
+  ``have``: how many records of the game the spectator already holds (the header is record 0).
+  A subscription is soft state: the spectator repeats WATCH every ``WATCH_RENEW_S`` and the
+  seat forgets it ``WATCH_TTL_S`` after the last one.
+* **RECORDS** (type 38, signed by the seat): ``[gid, index: uint, [[kind: uint, payload: bin],
+  ...]]`` — the seat's own game-log records (protocol.md §C6: the header, then every STEP,
+  DROP, ABANDON, COMPLAINT record, as it logs them) from number ``index`` on. Everything in them
+  is signed by the players; the spectator checks all of it by replaying the records exactly as
+  ``lanopoli verify`` does.
+
+``WatchServer`` is the seat's side: who watches, what to send them next. ``WatchClient`` is the
+spectator's side: the WATCH to send, the records received in order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from . import const as C
+from .errors import WireError
+from .identity import Identity
+from .wire import MSG_RECORDS, MSG_WATCH, decode_records, decode_watch, open_envelope, seal
+
+#: Seconds between two WATCH of a spectator (its renewal).
+WATCH_RENEW_S = 3.0
+#: Seconds a seat keeps a subscription without a renewal.
+WATCH_TTL_S = 10.0
+#: Spectators one seat serves at most; more are dropped (``full``).
+MAX_WATCHERS = 16
+#: WATCH messages a seat checks per second over all sources (``busy`` beyond).
+WATCH_CHECK_RATE = 32
+#: Bytes of records per RECORDS message (the header may exceed it alone).
+RECORDS_BATCH = 32 * 1024
+#: Bytes a seat sends one spectator per second at most (a slow start, never the game's pace).
+WATCH_BYTES_PER_S = 256 * 1024
+
+
+@dataclass
+class Subscription:
+    """One spectator of a seat: ``pk``/``xk``/``name`` from its WATCH, ``sent``: records sent
+    (the next to send), ``expires``: loop time when it lapses, ``credit``: bytes it may still
+    be sent now (refilled at WATCH_BYTES_PER_S)."""
+
+    pk: bytes
+    xk: bytes
+    name: str
+    sent: int
+    expires: float
+    credit: float
+    at: float
+
+
+class WatchServer:
+    """A seat's spectators (see the module doc). ``receive`` takes WATCH envelopes from the
+    watch socket (with the X25519 key of the channel they came over: a spectator must
+    introduce itself with the key it names); ``outgoing(records, now)`` gives the RECORDS
+    envelopes to send, ``records`` being the seat's log records so far as ``[(kind, payload)]``
+    with the header first."""
+
+    def __init__(self, identity: Identity, game_id: bytes) -> None:
+        self.identity = identity
+        self.game_id = game_id
+        self.subs: dict[Any, Subscription] = {}
+        self._checks = float(WATCH_CHECK_RATE)
+        self._checks_at = 0.0
+        #: Counters: ``received``, ``subscribed`` (new spectators), ``renewed``, ``sent``
+        #: (RECORDS messages), ``expired`` and one per drop reason.
+        self.stats: dict[str, int] = dict.fromkeys(("received", "subscribed", "renewed", "sent", "expired"), 0)
+
+    def receive(self, data: bytes, addr: Any, peer_key: bytes | None, now: float) -> None:
+        """Check one WATCH (schema, game, channel key = its ``xk``, room, check budget,
+        signature) and subscribe or renew ``addr``. Failures are dropped and counted."""
+        self.stats["received"] += 1
+        try:
+            env = open_envelope(data, C.MAX_STEP_MSG)
+            if env.mtype != MSG_WATCH:
+                raise WireError("not a WATCH")
+            msg = decode_watch(env.body)
+        except WireError:
+            return self._drop("malformed")
+        if msg.game_id != self.game_id:
+            return self._drop("wrong_game")
+        if peer_key is None or peer_key != msg.xk:
+            return self._drop("key_mismatch")  # the channel must be keyed with the spectator's own key
+        sub = self.subs.get(addr)
+        if sub is None and len(self.subs) >= MAX_WATCHERS:
+            self._expire(now)
+            if len(self.subs) >= MAX_WATCHERS:
+                return self._drop("full")
+        self._checks = min(float(WATCH_CHECK_RATE), self._checks + (now - self._checks_at) * WATCH_CHECK_RATE)
+        self._checks_at = now
+        if self._checks < 1.0:
+            return self._drop("busy")
+        self._checks -= 1.0
+        if not env.verify(msg.pk):
+            return self._drop("bad_signature")
+        if sub is None or sub.pk != msg.pk:
+            self.subs[addr] = Subscription(msg.pk, msg.xk, msg.name, msg.have, now + WATCH_TTL_S,
+                                           float(WATCH_BYTES_PER_S), now)
+            self.stats["subscribed"] += 1
+        else:
+            sub.expires = now + WATCH_TTL_S
+            if msg.have == 0 and sub.sent > 0:
+                sub.sent = 0  # the spectator started afresh (in flight records are just late)
+            self.stats["renewed"] += 1
+
+    def outgoing(self, records: list, now: float) -> list[tuple[Any, bytes]]:
+        """RECORDS envelopes due now, ``[(addr, bytes)]``: to each live spectator the records it
+        lacks, in batches of at most RECORDS_BATCH bytes, within its byte credit."""
+        self._expire(now)
+        out = []
+        for addr, sub in self.subs.items():
+            sub.credit = min(float(WATCH_BYTES_PER_S), sub.credit + (now - sub.at) * WATCH_BYTES_PER_S)
+            sub.at = now
+            while sub.sent < len(records) and sub.credit > 0:
+                batch, size = [], 0
+                for kind, payload in records[sub.sent:]:
+                    if batch and size + len(payload) > RECORDS_BATCH:
+                        break
+                    batch.append([kind, payload])
+                    size += len(payload) + 8
+                raw = seal(self.identity, MSG_RECORDS, [self.game_id, sub.sent, batch])
+                out.append((addr, raw))
+                sub.sent += len(batch)
+                sub.credit -= len(raw)
+                self.stats["sent"] += 1
+        return out
+
+    def _expire(self, now: float) -> None:
+        for addr in [a for a, s in self.subs.items() if s.expires <= now]:
+            del self.subs[addr]
+            self.stats["expired"] += 1
+
+    def _drop(self, reason: str) -> None:
+        # Dropped unanswered: a spectator learns nothing from a refusal.
+        self.stats[reason] = self.stats.get(reason, 0) + 1
+
+
+class WatchClient:
+    """The spectator's side for one game (see the module doc): ``identity`` (any keys: a
+    spectator needs no seat), the game's id and the serving seat's Ed25519 key (``host_pk``,
+    from the advert), our ``name``. ``records``: the game's log records received so far, in
+    order, ``[(kind, payload)]`` (the header first)."""
+
+    def __init__(self, identity: Identity, game_id: bytes, host_pk: bytes, name: str) -> None:
+        self.identity = identity
+        self.game_id = game_id
+        self.host_pk = host_pk
+        self.name = name[: C.MAX_NAME_LEN]
+        self.records: list[tuple[int, bytes]] = []
+        self.stats: dict[str, int] = dict.fromkeys(("received", "records"), 0)
+
+    def watch_message(self) -> bytes:
+        """Our WATCH (subscribe or renew), asking for the records from ``len(records)`` on."""
+        return seal(self.identity, MSG_WATCH, [self.game_id, self.identity.public_key,
+                                               self.identity.x25519_public_key, self.name, len(self.records)])
+
+    def receive(self, data: bytes) -> int:
+        """Take one RECORDS envelope: schema, game, signature by the seat, then the records that
+        extend ours (an overlap is skipped, a gap dropped: the next WATCH asks again). Returns
+        how many records were added."""
+        self.stats["received"] += 1
+        try:
+            env = open_envelope(data, C.MAX_WATCH_MSG)
+            if env.mtype != MSG_RECORDS:
+                raise WireError("not RECORDS")
+            msg = decode_records(env.body)
+        except WireError:
+            return self._drop("malformed")
+        if msg.game_id != self.game_id:
+            return self._drop("wrong_game")
+        if not env.verify(self.host_pk):
+            return self._drop("bad_signature")
+        have = len(self.records)
+        if msg.index > have:
+            return self._drop("gap")
+        new = msg.records[have - msg.index:]
+        if have == 0 and new and new[0][0] != 0:
+            return self._drop("no_header")
+        self.records.extend(new)
+        self.stats["records"] += len(new)
+        return len(new)
+
+    def _drop(self, reason: str) -> int:
+        self.stats[reason] = self.stats.get(reason, 0) + 1
+        return 0
+
+
+__all__ = ["WatchServer", "WatchClient", "Subscription", "WATCH_RENEW_S", "WATCH_TTL_S", "MAX_WATCHERS",
+           "RECORDS_BATCH", "WATCH_BYTES_PER_S"]

@@ -1,0 +1,100 @@
+"""``lanopoli watch``: every game on the LAN with its edition, players and live standings (the
+TXT records, protocol.md §N3), refreshed as the hosts re-announce them; Enter opens one,
+read-only and verified (ui.watch.WatchDriver, protocol.md §N10)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.markup import escape
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Button, DataTable, Label
+
+from ui.i18n import _, format_money
+
+
+def standings_cell(ad: Any) -> str:
+    """``"Anna €1.500 · Bruno out"`` in seat order, the current player marked ▶ (TXT ``sd``
+    and ``p<i>``); the names alone (or the seat count) before the game runs."""
+    sd = ad.standings
+    if sd is None:
+        return ", ".join(ad.players) or f"{ad.seats_taken}/{ad.seats_total}"
+    names = list(ad.players) + [_("seat {seat}").format(seat=i + 1) for i in range(len(ad.players), len(sd.worth))]
+    parts = []
+    for i, w in enumerate(sd.worth):
+        mark = "▶" if i == sd.current else ""
+        parts.append(f"{mark}{names[i]} " + (_("out") if w is None else format_money(w)))
+    return " · ".join(parts)
+
+
+class WatchListScreen(Screen):
+    """Lists ``backend.games()`` (ui.play.NetLobby) with live standings; ``w``/Enter watches
+    the game under the cursor (running games serving spectators), ``q`` quits."""
+
+    BINDINGS = [Binding("w", "watch", "watch"), Binding("r", "refresh", "refresh", show=False)]
+
+    def __init__(self, backend: Any) -> None:
+        super().__init__()
+        self.backend = backend
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="lobby"):
+            yield Label(_("lanopoli — the games on your network"), classes="title")
+            yield Label(_("Standings update by themselves; Enter watches a game (read-only, every move verified)."),
+                        classes="subtitle")
+            yield DataTable(id="games", cursor_type="row", zebra_stripes=True)
+            yield Label("", id="lobby-status", classes="error")
+            with Horizontal(classes="buttons"):
+                yield Button(escape(_("Watch [w]")), id="watch", variant="primary", compact=True)
+                yield Button(escape(_("Quit [q]")), id="quit", compact=True)
+
+    def on_mount(self) -> None:
+        table = self.query_one("#games", DataTable)
+        table.add_columns(_("Host"), _("Edition"), _("Turn"), _("Players and standings"), _("Where"))
+        self.backend.listener = lambda: self.app.call_later(self.refresh_games)
+        self.refresh_games()
+        self.set_interval(1.0, self.refresh_games)
+        table.focus()
+
+    def refresh_games(self) -> None:
+        """Redraw the list from the backend (keeps the cursor row)."""
+        table = self.query_one("#games", DataTable)
+        ads = self.backend.games()
+        keep = table.cursor_row
+        table.clear()
+        for ad in ads:
+            turn = "—" if ad.standings is None else str(ad.standings.turn)
+            if ad.state == "lobby":
+                turn = _("waiting")
+            table.add_row(escape(ad.host_name or ad.game_id.hex()[:8]), ad.edition, turn, escape(standings_cell(ad)),
+                          f"{ad.address}:{ad.port}", key=ad.game_id.hex())
+        if ads:
+            table.move_cursor(row=min(keep, len(ads) - 1))
+            self.query_one("#lobby-status", Label).update("")
+        else:
+            self.query_one("#lobby-status", Label).update(_("No games yet: they appear here by themselves."))
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        self.action_watch()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "watch":
+            self.action_watch()
+        else:
+            self.app.exit()
+
+    def action_refresh(self) -> None:
+        self.refresh_games()
+
+    def action_watch(self) -> None:
+        ads = self.backend.games()
+        if not ads:
+            return
+        ad = ads[min(self.query_one("#games", DataTable).cursor_row, len(ads) - 1)]
+        self.app.start_watch(ad, self.query_one("#lobby-status", Label))
+
+
+__all__ = ["WatchListScreen", "standings_cell"]

@@ -1,0 +1,208 @@
+"""Watching a game: the spectator's driver of the game screen (protocol.md §N10).
+
+``WatchDriver`` is a read-only ``ui.play.GameDriver``: it subscribes to the seat that serves
+spectators (the advertiser's watch port, TXT ``wp``), receives the game's log records
+(``p2p.spectate.WatchClient``), writes them to a private temporary log and checks the whole
+log with ``p2p.verify.verify_log`` — every signature, reveal, digest and engine step, as
+``lanopoli verify`` does — before it shows anything: the board shows the last *verified*
+state, the log the events of the verified steps. A record that fails stops the view with the
+reason (``fault``); nothing a spectator does reaches the game's own sockets.
+
+The replay runs in a worker thread at most every ``VERIFY_INTERVAL_S`` while records arrive,
+so the cost is the spectator's alone (a whole game of ~1,000 steps re-verifies in well under a
+second on one core).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from ui.play import Fault, HumanSeat, _DriverBase
+
+#: Seconds between two verifications of the records received (while new ones arrive).
+VERIFY_INTERVAL_S = 0.5
+
+
+class RecordingEngine:
+    """The engine module as ``verify_log`` sees it, keeping what the replay produced: the
+    state of the last ``state_hash`` call (after the last verified step) and the events of
+    every step applied, in order. Everything else is the real engine's."""
+
+    def __init__(self, engine: Any) -> None:
+        self._engine = engine
+        self.state: Any = None
+        self.events: list = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._engine, name)
+
+    def apply_step(self, state: Any, inputs: Any) -> Any:
+        out = self._engine.apply_step(state, inputs)
+        self.events.extend(out[1])
+        return out
+
+    def apply_chance(self, state: Any, beacon: Any) -> Any:
+        out = self._engine.apply_chance(state, beacon)
+        self.events.extend(out[1])
+        return out
+
+    def state_hash(self, state: Any) -> bytes:
+        self.state = state
+        return self._engine.state_hash(state)
+
+
+def verify_records(path: Path, engine: Any) -> tuple[Any, RecordingEngine]:
+    """``verify_log(path)`` with a RecordingEngine: (report, recorder)."""
+    from p2p.verify import verify_log
+
+    rec = RecordingEngine(engine)
+    return verify_log(path, engine=rec), rec
+
+
+class WatchDriver(_DriverBase):
+    """Follow the advertised game ``ad`` (``p2p.discovery.GameAd`` with a ``watch_port``) from
+    ``bind`` (our address on that network), as ``name``. ``seat`` stays -1: we play nothing.
+    ``spectator`` is True (the game screen asks nothing before leaving)."""
+
+    role = "watch"
+    spectator = True
+
+    def __init__(self, ad: Any, bind: str, name: str = "", identity: Any = None) -> None:
+        super().__init__(HumanSeat())
+        from p2p.identity import Identity
+
+        if ad.watch_port is None or ad.public_key is None:
+            raise ValueError("this game does not serve spectators")
+        self.ad = ad
+        self.bind = bind
+        self.identity = identity or Identity.generate()
+        self.name = name or "spectator"
+        self.seats_total = ad.seats_total
+        self.edition = ad.edition
+        self.steps = 0
+        self._dir = Path(tempfile.mkdtemp(prefix="lanopoli-watch-"))
+        self.log_path = None  # our temporary copy is not a game log of ours
+        self._writer: Any = None
+        self._written = 0
+        self._shown_events = 0
+        self._dirty = asyncio.Event()
+        self.client: Any = None
+        self.link: Any = None
+        self.clock: Callable[[], float] = time.monotonic
+
+    async def run(self) -> None:
+        """Subscribe, receive, verify and show until the game is over, fails, or we are
+        cancelled; never raises for the game's faults (``fault`` set)."""
+        import engine
+        from p2p.spectate import WATCH_RENEW_S, WatchClient
+        from p2p.transport import Link
+
+        self.client = WatchClient(self.identity, self.ad.game_id, self.ad.public_key, self.name)
+        seat_addr = (self.ad.address, int(self.ad.watch_port))
+        try:
+            self.link = await Link.open(self.bind, 0, self._on_message, identity=self.identity)
+        except OSError as e:
+            self._fail(Fault("error", str(e)))
+            return
+        self.link.endpoint.pin(seat_addr, self.ad.x25519_key)  # only the seat's MACed datagrams
+        self.link.endpoint.accept_plain = False
+        renew = asyncio.ensure_future(self._renew(seat_addr, WATCH_RENEW_S))
+        try:
+            while self.phase in ("lobby", "playing"):
+                await self._dirty.wait()
+                self._dirty.clear()
+                self._write_new()
+                report, rec = await asyncio.to_thread(verify_records, self._dir / "game.log", engine)
+                self._show(report, rec)
+                await asyncio.sleep(VERIFY_INTERVAL_S)
+        finally:
+            renew.cancel()
+            await asyncio.gather(renew, return_exceptions=True)
+            await self.close()
+
+    async def _renew(self, addr: tuple, every: float) -> None:
+        while True:
+            self.link.send(addr, self.client.watch_message())
+            await asyncio.sleep(every)
+
+    def _on_message(self, addr: Any, payload: bytes) -> None:
+        if self.client.receive(payload):
+            self._dirty.set()
+
+    def _write_new(self) -> None:
+        """Append the records received since the last call to our temporary log."""
+        from p2p.gamelog import KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_HEADER, KIND_STEP, LogWriter
+        from p2p.wire import unpack
+
+        for kind, payload in self.client.records[self._written:]:
+            if self._writer is None:
+                if kind != KIND_HEADER:
+                    break
+                self._writer = LogWriter(self._dir / "game.log", payload)
+            elif kind == KIND_STEP:
+                step, raws = unpack(payload, big=True)
+                self._writer.append_step(step, raws)
+            elif kind == KIND_DROP:
+                self._writer.append_drop(payload)
+            elif kind == KIND_ABANDON:
+                self._writer.append_abandon(payload)
+            elif kind == KIND_COMPLAINT:
+                self._writer.append_complaint(payload)
+            self._written += 1
+
+    def _show(self, report: Any, rec: RecordingEngine) -> None:
+        """Take the verified state and the new events; a failed check ends the view."""
+        if not self.names and report.seats:
+            self.names = tuple(name for name, _ in report.seats)
+            self.lobby_names = self.names
+        if rec.state is not None:  # the state after the last step that verified
+            self.state = rec.state
+            self._new_events.extend(rec.events[self._shown_events:])
+            self._shown_events = len(rec.events)
+            self.steps = report.steps
+        if not report.ok:
+            self._fail(Fault("cheat" if report.first_bad_step is not None and report.first_bad_step >= 0 else "error",
+                             report.error or "the records do not verify", None, report.first_bad_step))
+            return
+        if self.phase == "lobby" and self.state is not None:
+            self.phase = "playing"
+            self._notify("lobby")
+        if report.complete or report.abandoned is not None:
+            self.phase = "over"
+            self._notify("over")
+            return
+        self._notify("step")
+
+    def _fail(self, fault: Fault) -> None:
+        self.fault = fault
+        self.phase = "failed"
+        self._notify("fault")
+
+    def say(self, text: str) -> None:
+        """Spectators do not chat yet (the seats accept chat only from seats, protocol.md §N9)."""
+        raise ValueError("spectators cannot chat yet")
+
+    def waiting(self) -> None:
+        """A spectator waits for nobody."""
+        return None
+
+    async def fill_with_bots(self) -> None:
+        """Nothing to fill."""
+
+    async def close(self) -> None:
+        """Close our socket and remove the temporary log."""
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+        if self.link is not None:
+            link, self.link = self.link, None
+            await link.close()
+        shutil.rmtree(self._dir, ignore_errors=True)
+
+
+__all__ = ["WatchDriver", "RecordingEngine", "verify_records", "VERIFY_INTERVAL_S"]
