@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from . import const as C
 from .errors import WireError
 from .identity import Identity
-from .wire import MSG_CHAT, decode_chat, open_envelope, seal
+from .wire import MSG_CHAT, decode_chat, open_as, seal
 
 PLAYER = "player"
 SPECTATOR = "spectator"
@@ -145,10 +145,7 @@ class ChatRoom:
         channel (the host's, in the lobby). Returns the line to show, or None (counted)."""
         self.stats["received"] += 1
         try:
-            env = open_envelope(data, C.MAX_STEP_MSG)
-            if env.mtype != MSG_CHAT:
-                raise WireError("not a chat message")
-            msg = decode_chat(env.body)
+            env, msg = open_as(data, MSG_CHAT, decode_chat, C.MAX_STEP_MSG)
         except WireError:
             return self._drop("malformed")
         if msg.game_id != self.game_id:

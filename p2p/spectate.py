@@ -27,7 +27,7 @@ from typing import Any
 from . import const as C
 from .errors import WireError
 from .identity import Identity
-from .wire import MSG_RECORDS, MSG_WATCH, decode_records, decode_watch, open_envelope, seal
+from .wire import MSG_RECORDS, MSG_WATCH, decode_records, decode_watch, open_as, seal
 
 #: Seconds between two WATCH of a spectator (its renewal).
 WATCH_RENEW_S = 3.0
@@ -80,10 +80,7 @@ class WatchServer:
         signature) and subscribe or renew ``addr``. Failures are dropped and counted."""
         self.stats["received"] += 1
         try:
-            env = open_envelope(data, C.MAX_STEP_MSG)
-            if env.mtype != MSG_WATCH:
-                raise WireError("not a WATCH")
-            msg = decode_watch(env.body)
+            env, msg = open_as(data, MSG_WATCH, decode_watch, C.MAX_STEP_MSG)
         except WireError:
             return self._drop("malformed")
         if msg.game_id != self.game_id:
@@ -169,10 +166,7 @@ class WatchClient:
         how many records were added."""
         self.stats["received"] += 1
         try:
-            env = open_envelope(data, C.MAX_WATCH_MSG)
-            if env.mtype != MSG_RECORDS:
-                raise WireError("not RECORDS")
-            msg = decode_records(env.body)
+            env, msg = open_as(data, MSG_RECORDS, decode_records, C.MAX_WATCH_MSG)
         except WireError:
             return self._drop("malformed")
         if msg.game_id != self.game_id:

@@ -232,6 +232,15 @@ def open_envelope(data: bytes, max_size: int = C.MAX_LOBBY_MSG) -> Envelope:
     return Envelope(mtype, body, sig, bytes(data))
 
 
+def open_as(data: bytes, mtype: int, decoder: Any, max_size: int) -> tuple[Envelope, Any]:
+    """``open_envelope`` of a message that must be of type ``mtype``, and its body decoded
+    with ``decoder``: (envelope, body). Raises ``WireError`` otherwise (signature not checked)."""
+    env = open_envelope(data, max_size)
+    if env.mtype != mtype:
+        raise WireError(f"expected message type {mtype}")
+    return env, decoder(env.body)
+
+
 # --- step message (hot path) -----------------------------------------------------------------
 
 class StepBody(NamedTuple):

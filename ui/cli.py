@@ -234,10 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
     play = sub.add_parser("play", parents=[lang], help=_("play in the terminal: find or create a game on the LAN"),
                           description=_("Open the game in the terminal: your name, the games on the network, "
                                         "create or join one, then play it with the keyboard or the mouse."))
-    where = play.add_mutually_exclusive_group()
-    where.add_argument("--interface", metavar="NAME", help=_("network interface to use, e.g. eth0"))
-    where.add_argument("--bind", metavar="ADDRESS", help=_("IPv4 address to use, e.g. 192.168.1.20"))
-    play.add_argument("--name", help=_("player name shown to the others"))
+    _person_flags(play)
     play.add_argument("--log-dir", type=Path, help=_("directory for the game log"))
     play.add_argument("--config-dir", type=Path, help=_("directory of this player's keys"))
     play.add_argument("--browser", action="store_true",
@@ -249,13 +246,19 @@ def build_parser() -> argparse.ArgumentParser:
     watch = sub.add_parser("watch", parents=[lang], help=_("watch the games on the LAN: live standings, boards read-only"),
                            description=_("List every game on the network with its players and live standings; "
                                          "open one to follow its board, every move verified (a teacher's view)."))
-    where = watch.add_mutually_exclusive_group()
-    where.add_argument("--interface", metavar="NAME", help=_("network interface to use, e.g. eth0"))
-    where.add_argument("--bind", metavar="ADDRESS", help=_("IPv4 address to use, e.g. 192.168.1.20"))
-    watch.add_argument("--name", help=_("player name shown to the others"))
+    _person_flags(watch)
     watch.add_argument("--config-dir", type=Path, help=_("directory of this player's keys"))
     watch.set_defaults(run=_cmd_watch, watch=True, log_dir=None, browser=False)
     return parser
+
+
+def _person_flags(p: argparse.ArgumentParser) -> None:
+    """``--interface`` | ``--bind`` and ``--name``: the flags of the commands a person runs
+    (``play``, ``watch``)."""
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--interface", metavar="NAME", help=_("network interface to use, e.g. eth0"))
+    where.add_argument("--bind", metavar="ADDRESS", help=_("IPv4 address to use, e.g. 192.168.1.20"))
+    p.add_argument("--name", help=_("player name shown to the others"))
 
 
 def _language_flag(argv: Sequence[str]) -> str | None:
