@@ -20,6 +20,14 @@ game ended, 1 when the node stopped, after an ``error`` line). On top of that:
     bytes of the right size, protocol.md §C12.2; issue 9 item 6). Needs ``--role host`` (the
     host sees the seats' endpoints in its own PROPOSAL before it signs).
 
+* ``--patient``: the lookahead cheat of issue 10 (protocol.md §C13). At every decision step in
+  which two or more seats bid (an auction round), wait until we hold every other seat's STEP
+  message of the step (at most ``PATIENT_WAIT_S``), then print ``{"type": "patient", "step": k,
+  "others": n, "bids": [amounts held in clear], "commitments": m}`` and bid the best bid held
+  + €1 when the bot would bid and that stays within its ceiling, else what the bot chooses. The
+  messages are seen where the node hands them to the session
+  (``LockstepSession.receive_message``).
+
   When an alteration is first sent we print ``{"type": "attack", "kind": KIND, "victim": seat,
   "victim_addr": [host, port], "step": k or null}``.
 
@@ -46,6 +54,8 @@ from p2p.node import NodeError, PeerConfig, progress_printer, run_peer
 
 #: Seconds between two looks for the release file.
 POLL_S = 0.02
+#: How long a patient peer waits for the others' messages of a step before it chooses anyway.
+PATIENT_WAIT_S = 10.0
 ATTACKS = ("none", "nil-reveal", "junk-leaves")
 
 
@@ -120,6 +130,64 @@ class Tamper:
         return payload
 
 
+class Patience:
+    """What a ``--patient`` peer holds of the other seats' STEP messages: (step, seat) -> input."""
+
+    def __init__(self) -> None:
+        self.held: dict[tuple[int, int], Any] = {}
+
+    def install(self) -> None:
+        """Record every STEP message the node hands to the session (wraps ``receive_message``)."""
+        from p2p import lockstep
+
+        original = lockstep.LockstepSession.receive_message
+        held = self.held
+
+        def receive_message(session: Any, data: bytes, now: float) -> None:
+            if len(data) > 1 and data[0] == 0x93 and data[1] == wire.MSG_STEP:
+                try:
+                    b = wire.decode_step_body(wire.open_envelope(data, 1200).body)
+                    held.setdefault((b.step, b.seat), b.input)
+                except wire.WireError:
+                    pass
+            original(session, data, now)
+
+        lockstep.LockstepSession.receive_message = receive_message
+
+    async def choose(self, state: Any, seat: int, step: int, emit: Any) -> Any:
+        """Wait for the others' messages of ``step``, then bid on what we hold (module docstring)."""
+        from engine import decode_action, pending
+        from engine.actions import Bid
+        from engine.bots._decide import auction_top
+        from engine.bots._profile import scaled
+        from engine.bots._value import static
+
+        others = [i for i in range(state.n) if i != seat]
+        waited = 0.0
+        while any((step, i) not in self.held for i in others) and waited < PATIENT_WAIT_S:
+            await asyncio.sleep(POLL_S)
+            waited += POLL_S
+        held = [self.held.get((step, i)) for i in others]
+        bids = []
+        for x in held:
+            if type(x) is list:
+                try:
+                    a = decode_action(x)
+                except ValueError:
+                    continue
+                if type(a) is Bid:
+                    bids.append(a.amount)
+        emit({"type": "patient", "step": step, "kind": pending(state).kind,
+              "others": sum(x is not None for x in held), "bids": bids,
+              "commitments": sum(type(x) is bytes and len(x) == 32 for x in held)})
+        mine = bots.choose(state, seat, "default")
+        if bids and type(mine) is Bid:
+            top, _ = auction_top(state, static(state), scaled("default", state.ed.go_salary), seat)
+            if max(bids) + 1 <= top:
+                return Bid(max(bids) + 1)
+        return mine
+
+
 def install(tamper: Tamper) -> None:
     """Route every payload the node sends through ``tamper.rewrite`` (wraps ``Link.send``)."""
     original = transport.Link.send
@@ -147,6 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--attack", choices=ATTACKS, default="none")
     p.add_argument("--attack-at", type=int, default=1, help="nil-reveal: first step that may be altered")
     p.add_argument("--victim", type=int, default=None, help="the victim's seat (default: lowest other)")
+    p.add_argument("--patient", action="store_true", help="wait for the others' bids, then outbid them")
     p.add_argument("--timeout", type=float, default=120.0)
     args = p.parse_args(argv)
     emit = progress_printer()
@@ -154,6 +223,9 @@ def main(argv: list[str] | None = None) -> int:
     identity = Identity.from_seed(seed)
     tamper = Tamper(args.attack, identity, args.victim, args.attack_at, emit)
     install(tamper)
+    patience = Patience() if args.patient else None
+    if patience is not None:
+        patience.install()
     step = 0  # the session's current step: one past the last StepApplied
     held = False
 
@@ -173,6 +245,11 @@ def main(argv: list[str] | None = None) -> int:
 
     def local_input(state: Any, seat: int) -> Any:
         nonlocal held
+        if patience is not None:
+            from engine import pending
+
+            if len(pending(state).actors) >= 2:
+                return patience.choose(state, seat, step, emit)
         if args.hold_at is not None and not held and step >= args.hold_at:
             held = True
             return hold(state, seat)
@@ -180,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
 
     common = dict(bind=args.bind, demo_seed=seed, identity=identity, log_dir=args.log_dir, progress=emit,
                   timeout=args.timeout, observer=observe,
-                  local_input=local_input if args.hold_at is not None else None)
+                  local_input=local_input if args.hold_at is not None or args.patient else None)
     if args.role == "host":
         cfg = PeerConfig(role="host", seats=args.seats, edition=args.edition, drop_timeout=args.drop_timeout,
                          **common)
