@@ -28,7 +28,7 @@ _BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(_BENCH.parent))
 sys.path.insert(0, str(_BENCH))
 
-import old_bots  # noqa: E402  (bench/old_bots: the bots as of commit f870e37)
+import old_bots  # noqa: E402  (bench/old_bots: the bots before issue 14, frozen)
 import engine.bots as new_bots  # noqa: E402
 from engine import EDITIONS, chance_inplace, new_game, step_inplace  # noqa: E402
 from engine.bots.play import beacon  # noqa: E402

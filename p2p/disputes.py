@@ -50,14 +50,16 @@ class Disputes:
         """When the open dispute times out, or None."""
         return None if self._open is None else self._open.deadline
 
-    def settle(self, from_seat: int | None, head_step: int = 0) -> Dispute | None:
-        """Close the dispute if ``from_seat`` is the disputed seat and its answer was made at
-        ``head_step`` >= the disputed step (so its records cover the step before: they showed
-        no equivocation), or ``from_seat`` is None (timeout): returns the closed dispute (its
-        seat signed a wrong digest), else None (still open, or none open). An older answer
-        (delayed from before the dispute) proves nothing."""
+    def settle(self, from_seat: int | None, head_step: int = 0, from_step: int = 0) -> Dispute | None:
+        """Close the dispute if ``from_seat`` is the disputed seat and its answer holds its
+        records from ``from_step`` <= the step before the disputed one, made at ``head_step``
+        >= the disputed step (so they cover the step before: they showed no equivocation), or
+        ``from_seat`` is None (timeout): returns the closed dispute (its seat signed a wrong
+        digest), else None (still open, or none open). Any other answer (delayed from before
+        the dispute, or a page that starts later) proves nothing."""
         d = self._open
-        if d is None or (from_seat is not None and (from_seat != d.seat or head_step < d.step)):
+        if d is None or (from_seat is not None and (from_seat != d.seat or head_step < d.step
+                                                     or from_step > d.step - 1)):
             return None
         self._open = None
         return d

@@ -891,7 +891,7 @@ class LockstepSession:
         first = self.step
         problem = ingest_response(self, r, now)
         if self.phase == RUNNING:
-            self._settle_dispute(r.seat, r.head_step)
+            self._settle_dispute(r.seat, r.head_step, r.from_step)
         if problem is not None:
             self._events.append(PeerMisbehaved(r.seat, self.step, f"bad catch-up record: {problem}", env.raw))
         if self.step > first:
@@ -968,7 +968,7 @@ class LockstepSession:
         if found is None or self.phase != RUNNING:
             return False
         s, seat = found
-        if seat == self.my_seat:
+        if seat == self.my_seat and self.active[seat]:
             event: Any = SeatLost(s)
         elif self.steps.keeps(s) and self.steps.held(s, seat) is not None:
             event = StepOverturned(s, seat)
@@ -1054,7 +1054,7 @@ class LockstepSession:
             st["bad_seat"] += 1
             return
         k = self.step
-        if v.step < k and v.seat == self.my_seat and self.seats.verify_vote(env, v):
+        if v.step < k and v.seat == self.my_seat and self.active[self.my_seat] and self.seats.verify_vote(env, v):
             # We applied that step with our own message, but the others are dropping us at it:
             # once a quorum voted, our state has forked from theirs (§8.3).
             self.seats.add_vote(env, v)
@@ -1213,8 +1213,8 @@ class LockstepSession:
 
     def _make_reveal(self) -> None:
         self._reveal_waiting = False
-        if self.steps.has_own(self.step):
-            return  # already adopted from our log or a catch-up
+        if self.steps.has_own(self.step) or self.spectator:
+            return  # already adopted from our log or a catch-up; or our seat was dropped
         j = self.chance_count + 1
         if j > self.chain.length:
             self._halt(BeaconExhausted(self.step))
@@ -1312,13 +1312,13 @@ class LockstepSession:
         self._halt(Desync(b.step, b.seat, "state", h.env.raw, self._own_evidence()))
         return False
 
-    def _settle_dispute(self, from_seat: int | None, head_step: int = 0) -> None:
+    def _settle_dispute(self, from_seat: int | None, head_step: int = 0, from_step: int = 0) -> None:
         """End a digest dispute: no equivocation was found in ``from_seat``'s record made at
         ``head_step``, so the disputed seat signed a wrong digest: Desync. When time ran out
         (``from_seat`` None) with seat loss able to drop it, we vote it out instead of halting:
         its answer may be held up by a partition, and if we are the ones who forked, our lone
         vote drops nobody while the others' records reach us (§C8.3)."""
-        d = self.disputes.settle(from_seat, head_step)
+        d = self.disputes.settle(from_seat, head_step, from_step)
         if d is None or self.phase != RUNNING:
             return
         if from_seat is None and self.seats.drop_possible() and not self.spectator and self.active[d.seat]:

@@ -1,6 +1,7 @@
-"""FROZEN COPY of ``engine/bots`` as of commit f870e37 (before issue 14), for
-``bench/bench_bots.py`` only: the new bots must make the same decisions and be as strong.
-Only the ``..`` imports were rewritten to ``engine.``; do not edit, do not import elsewhere.
+"""FROZEN COPY of ``engine/bots`` as of commit c3787d7 (before issue 14's speed work, with issue
+10's auction rule of 7885500), for ``bench/bench_bots.py`` only: the new bots must make the
+same decisions and be as strong. Only the ``..`` imports were rewritten to ``engine.``; do
+not edit, do not import elsewhere.
 
 Bots: deterministic players that are part of the engine (DESIGN.md §1).
 

@@ -198,25 +198,47 @@ def _auction_ceiling(s, st: Static, prof, seat: int, sq: int, low: int) -> int:
     return min(value, cash - reserve_for(s, st, prof, seat) // 2)
 
 
-def on_auction(s, st: Static, prof, seat: int):
-    """Bid up to the ceiling in a few jumps (each step is one round trip between peers), or
-    pass. A building-shortage lot (rulebook "La Banca non ha edifici a sufficienza?") is worth
-    up to twice the building's printed cost, within the reserve."""
-    low = min_bid(s)
+def auction_top(s, st: Static, prof, seat: int) -> tuple[int, int]:
+    """(top, price) for ``seat`` in the current auction step: ``top`` the highest bid in euro
+    it makes for the lot now (below ``min_bid(s)`` when it will not bid), ``price`` the lot's
+    printed price (the deed's, or the building's cost). A building-shortage lot (rulebook "La
+    Banca non ha edifici a sufficienza?") is worth up to twice the building's printed cost,
+    within the reserve. Also used by bench/bench_auction.py to give its cheating bidders the
+    same valuation as the bot."""
     if s.auc_lot != LOT_PROPERTY:
         price = s.tb.house_cost[s.auc_target[seat]]
-        top = min(2 * price * prof.bid_pct // 100,
-                  s.cash[seat] - reserve_for(s, st, prof, seat))
-    else:
-        price = s.tb.price[s.auc_sq]
-        top = _auction_ceiling(s, st, prof, seat, s.auc_sq, low)
+        return min(2 * price * prof.bid_pct // 100, s.cash[seat] - reserve_for(s, st, prof, seat)), price
+    sq = s.auc_sq
+    return _auction_ceiling(s, st, prof, seat, sq, min_bid(s)), s.tb.price[sq]
+
+
+def on_auction(s, st: Static, prof, seat: int):
+    """Bid what the competition would make the seat pay, at once, or pass.
+
+    ``top`` is the seat's own ceiling (``auction_top``); ``rival`` the highest ceiling of the
+    other seats still in the auction (the high bidder included), computed as if they valued
+    the lot with this bot's profile (a bot's ceiling depends only on the public state). If
+    ``top`` beats ``rival``: bid ``rival`` + the minimum raise (at least the minimum bid), the
+    price at which an ascending auction between them would end; else bid ``top``, so that a
+    winner pays at least what this seat would have paid. Why (issue 10, bench/bench_auction.py):
+    the former opening at half the printed price and raises of a tenth let a seat that always
+    bids the minimum, or one that waited for the others' bids, win for much less than the
+    bot paid; this way both pay about what the bot pays, and a contested auction takes two
+    rounds instead of many."""
+    low = min_bid(s)
+    top, _ = auction_top(s, st, prof, seat)
     if top < low:
         return _PASSBID
-    if s.auc_bidder < 0:
-        want = price // 2
-    else:
-        want = s.auc_high + max(s.ed.auction_min_raise, price // 10)
-    return Bid(min(top, max(low, want)))
+    rival = -1
+    auc_in = s.auc_in
+    for other in range(s.n):
+        if other != seat and auc_in[other]:
+            t = auction_top(s, st, prof, other)[0]
+            if t > rival:
+                rival = t
+    if rival < top:
+        return Bid(min(top, max(low, rival + s.ed.auction_min_raise)))
+    return Bid(top)
 
 
 # ------------------------------------------------------------------------------ money trouble

@@ -1,9 +1,11 @@
 """Bots: deterministic players that are part of the engine (DESIGN.md §1).
 
 ``choose(state, seat, bot)`` is a pure function of the state: no ``random``, no clock, no
-memory between calls, no ``hash()`` or set iteration. Every peer that plays a seat whose
-player left computes the same action without any message, and a replay of a game log gives the
-same bot moves.
+``hash()`` or set iteration, and no memory between calls that could change an answer (the
+memos of ``_value`` only save work: they are keyed on the board's lists compared by value, so
+an answer is the same whatever they hold). Every peer that plays a seat whose player left
+computes the same action without any message, and a replay of a game log gives the same bot
+moves.
 
 What a bot does, in order of priority, at every decision step (one action per step):
 
@@ -128,12 +130,26 @@ def _choose_all(s, bots, profs=None) -> list:
         actor = -1
     else:
         return [choose(s, i, bots[i]) for i in range(n)]
-    if not s.claims and not s.offers and actor >= 0:
+    if not s.offers:
+        # choose()'s branches called directly (most steps): rent claims first, then the one
+        # actor of the phase, or the bidders of an auction.
         inputs = [None] * n
-        if not s.out[actor]:
-            # choose()'s own branch for this phase, called directly.
-            prof = scaled(bots[actor], s.ed.go_salary) if profs is None else profs[actor]
-            inputs[actor] = _ON_PHASE[ph](s, static(s), prof, actor)
+        out = s.out
+        for c in s.claims:
+            if inputs[c[0]] is None and not out[c[0]] and (actor >= 0 or not _bids(s, c[0])):
+                inputs[c[0]] = ClaimRent(c[2], c[1])  # its first open claim
+        if actor >= 0:
+            if not out[actor] and inputs[actor] is None:
+                prof = scaled(bots[actor], s.ed.go_salary) if profs is None else profs[actor]
+                inputs[actor] = _ON_PHASE[ph](s, static(s), prof, actor)
+            return inputs
+        st = static(s)
+        b = s.auc_bidder
+        tops: dict = {}  # the bidders' ceilings, shared by this step's decisions
+        for i, x in enumerate(s.auc_in):
+            if x and i != b and not out[i]:
+                prof = scaled(bots[i], s.ed.go_salary) if profs is None else profs[i]
+                inputs[i] = on_auction(s, st, prof, i, tops)
         return inputs
     ask = [False] * n
     if actor >= 0:
@@ -150,6 +166,12 @@ def _choose_all(s, bots, profs=None) -> list:
     if profs is None:
         return [_choose(s, i, bots[i], None) if ask[i] else None for i in range(n)]
     return [_choose(s, i, bots[i], profs[i]) if ask[i] else None for i in range(n)]
+
+
+def _bids(s, seat: int) -> bool:
+    """True if ``seat`` is asked for a bid in the running auction step (choose's first
+    branch: a bid comes before any rent claim)."""
+    return s.phase == P_AUCTION and bool(s.auc_in[seat]) and s.auc_bidder != seat
 
 
 _ON_PHASE = {P_ROLL: on_roll, P_BUY: on_buy, P_CHOICE: on_card_choice, P_RAISE: on_raise,

@@ -17,11 +17,10 @@ from ..errors import IllegalAction
 from ..rules.bankruptcy import check_declare
 from ..rules.building import liquidation_value, sell_error
 from ..rules.mortgage import mortgage_error
-from ..rules.money import owed_by
 from ..state import LOT_PROPERTY
 from ._trade import offer_is_valid, own_offer, propose
-from ._value import (Static, blocks_set, board, completes_set, reserve_bounds, reserve_for,
-                     worst_rent)
+from ._value import (Static, blocks_set, board, completes_set, owns_mortgaged, reserve_bounds,
+                     reserve_for, worst_rent)
 
 __all__ = ["on_roll", "on_buy", "on_auction", "on_raise", "on_inherit", "on_card_choice"]
 
@@ -50,7 +49,7 @@ def on_roll(s, st: Static, prof, seat: int):
     cash = s.cash[seat]
     reserve = -1
     # Cheap pre-checks (the reserve is at least prof.reserve) keep worst_rent off the hot path.
-    if cash >= 2 * prof.reserve and _owns_mortgaged(s, st, seat):
+    if cash >= 2 * prof.reserve and owns_mortgaged(s, st, seat):
         reserve = reserve_for(s, st, prof, seat)
         a = _lift(s, st, prof, seat, reserve)
         if a is not None:
@@ -70,30 +69,20 @@ def on_roll(s, st: Static, prof, seat: int):
     return _ROLLDICE
 
 
-def _owns_mortgaged(s, st: Static, seat: int) -> bool:
-    mort = s.mort
-    owner = s.owner
-    is_prop = st.is_property
-    # Visit only the mortgaged squares (list.index runs in C).
-    i = -1
-    try:
-        while True:
-            i = mort.index(1, i + 1)
-            if owner[i] == seat and is_prop[i]:
-                return True
-    except ValueError:
-        return False
-
-
 def _lift(s, st: Static, prof, seat: int, reserve: int):
     """Lift one mortgage when rich: streets of complete sets first, then by board order."""
     if s.debts and any(d[0] == seat for d in s.debts):
         return None
     cash = s.cash[seat]
     lift = s.tb.lift
+    mort = s.mort
+    owner = s.owner
+    is_prop = st.is_property
     best = -1
-    for sq in st.properties:
-        if s.mort[sq] and s.owner[sq] == seat and cash - lift[sq] >= 2 * reserve:
+    sq = -1
+    for _ in range(mort.count(1)):  # visit only the mortgaged squares, in board order
+        sq = mort.index(1, sq + 1)
+        if owner[sq] == seat and is_prop[sq] and cash - lift[sq] >= 2 * reserve:
             if best < 0 or (completes_set(s, sq, seat) and not completes_set(s, best, seat)):
                 best = sq
     return LiftMortgage(best) if best >= 0 else None
@@ -212,7 +201,7 @@ def auction_top(s, st: Static, prof, seat: int) -> tuple[int, int]:
     return _auction_ceiling(s, st, prof, seat, sq, min_bid(s)), s.tb.price[sq]
 
 
-def on_auction(s, st: Static, prof, seat: int):
+def on_auction(s, st: Static, prof, seat: int, tops: dict | None = None):
     """Bid what the competition would make the seat pay, at once, or pass.
 
     ``top`` is the seat's own ceiling (``auction_top``); ``rival`` the highest ceiling of the
@@ -224,21 +213,36 @@ def on_auction(s, st: Static, prof, seat: int):
     the former opening at half the printed price and raises of a tenth let a seat that always
     bids the minimum, or one that waited for the others' bids, win for much less than the
     bot paid; this way both pay about what the bot pays, and a contested auction takes two
-    rounds instead of many."""
+    rounds instead of many.
+
+    ``tops``: optional cache ``{(seat, profile): auction_top(...)[0]}`` shared by the bidders of
+    one step (``choose_all``): every bidder weighs every other's ceiling, and a ceiling is a
+    function of the state, the seat and the profile only."""
+    if tops is None:
+        tops = {}
     low = min_bid(s)
-    top, _ = auction_top(s, st, prof, seat)
+    top = _top(s, st, prof, seat, tops)
     if top < low:
         return _PASSBID
     rival = -1
     auc_in = s.auc_in
     for other in range(s.n):
         if other != seat and auc_in[other]:
-            t = auction_top(s, st, prof, other)[0]
+            t = _top(s, st, prof, other, tops)
             if t > rival:
                 rival = t
     if rival < top:
         return Bid(min(top, max(low, rival + s.ed.auction_min_raise)))
     return Bid(top)
+
+
+def _top(s, st: Static, prof, seat: int, tops: dict) -> int:
+    """``auction_top(s, st, prof, seat)[0]``, memoised in ``tops`` (see on_auction)."""
+    key = (seat, prof)
+    t = tops.get(key)
+    if t is None:
+        t = tops[key] = auction_top(s, st, prof, seat)[0]
+    return t
 
 
 # ------------------------------------------------------------------------------ money trouble
@@ -286,23 +290,45 @@ def _legal_for_debtor(s, seat: int, a) -> bool:
 def _raise(s, st: Static, prof, seat: int):
     """Mortgage what earns least, then sell buildings evenly, then mortgage the streets of
     sets; declare bankruptcy only when even that cannot pay."""
-    need = owed_by(s, seat) - s.cash[seat]
-    if s.cash[seat] + liquidation_value(s, seat) < owed_by(s, seat):
-        return DeclareBankruptcy()
+    owed = 0
+    for d in s.debts:  # engine.rules.money.owed_by
+        if d[0] == seat:
+            owed += d[2]
+    cash = s.cash[seat]
+    need = owed - cash
     tb = s.tb
     owner = s.owner
     level = s.level
     mort = s.mort
+    sell_back = tb.sell_back
+    mortgage = tb.mortgage
+    kind = tb.kind
+    is_prop = st.is_property
+    group_levels = st.sq_group_get
+    # One pass over the seat's squares in board order (list.index runs in C): what selling
+    # and mortgaging everything would raise (engine.rules.building.liquidation_value, the
+    # engine's test for bankruptcy), and step 1 below.
     # 1. Mortgage a property outside any complete set with no buildings in its group:
     #    the one whose mortgage covers the need, else the largest.
+    liq = 0
     best = -1
-    for sq in st.properties:
-        if owner[sq] != seat or mort[sq] or _group_built(s, sq):
+    sq = -1
+    for _ in range(owner.count(seat)):
+        sq = owner.index(seat, sq + 1)
+        liq += level[sq] * sell_back[sq]
+        if mort[sq]:
             continue
-        if tb.kind[sq] == K_STREET and completes_set(s, sq, seat):
+        liq += mortgage[sq]
+        if not is_prop[sq] or any(group_levels[sq](level)):
+            continue  # buildings in its group: sell them first
+        if kind[sq] == K_STREET and completes_set(s, sq, seat):
             continue
         if best < 0 or _better_mortgage(tb, sq, best, need):
             best = sq
+    if s.ed.hotels_only:  # niente: the bank buys property back at its price
+        liq = liquidation_value(s, seat)
+    if cash + liq < owed:
+        return DeclareBankruptcy()
     if best >= 0:
         return Mortgage(best)
     # 2. Sell a building: from the set with the cheapest houses, on its highest street.

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ..actions import AcceptTrade, ProposeTrade, RejectTrade
 from ..editions import K_STREET
-from ._value import Static, new_sets, split_sets, unit_value
+from ._value import Static, split_sets
 
 __all__ = ["propose", "answer", "offer_is_valid", "own_offer", "trade_gain"]
 
@@ -25,38 +25,66 @@ JAIL_CARD_VALUE = 30
 
 
 def trade_gain(s, st: Static, prof, me: int, other: int, gets: tuple[int, ...],
-               gives: tuple[int, ...], cash_in: int, before: dict | None = None) -> int:
+               gives: tuple[int, ...], cash_in: int) -> int:
     """Gain in euro for ``me`` of receiving ``gets`` and ``cash_in`` (negative: paying) from
     ``other`` and handing over ``gives``: change of :func:`holdings_value`, less the 10 % fee on
     mortgaged properties received, less ``prof.rival_pct`` of the sets ``other`` completes.
-    ``before``: optional cache ``{(seat, unit): unit_value under s.owner}`` shared by the calls
-    of one decision (the state does not change meanwhile)."""
+
+    Computed from the squares that change hands only (the holdings of the other squares do not
+    change): for each valuation unit touched, the value of the squares ``me`` gains or loses
+    plus the change of the unit's bonus, whose count is the unit's squares ``me`` owns now (one
+    C call) moved by the trade. Equal to valuing the whole ownership list before and after."""
     owner = s.owner
-    after = owner[:]
-    units = []
+    mort = s.mort
+    tb = s.tb
+    price = tb.price
+    lift = tb.lift
     unit_of = st.unit_of
+    after: dict[int, int] = {}  # square -> owner after the trade (gives last, as applied)
     for sq in gets:
         after[sq] = me
-        if unit_of[sq] not in units:
-            units.append(unit_of[sq])
     for sq in gives:
         after[sq] = other
-        if unit_of[sq] not in units:
-            units.append(unit_of[sq])
+    # Per unit touched: [value change for me, change of me's count, change of other's count].
+    delta: dict[int, list[int]] = {}
+    for sq, new in after.items():
+        old = owner[sq]
+        if old == new:
+            continue
+        d = delta.get(unit_of[sq])
+        if d is None:
+            d = delta[unit_of[sq]] = [0, 0, 0]
+        v = price[sq] - lift[sq] if mort[sq] else price[sq]
+        if new == me:
+            d[0] += v
+            d[1] += 1
+        elif old == me:
+            d[0] -= v
+            d[1] -= 1
+        if new == other:
+            d[2] += 1
+        elif old == other:
+            d[2] -= 1
     gain = cash_in
-    for u in units:
-        if before is None:
-            was = unit_value(s, st, owner, me, u)
-        else:
-            was = before.get((me, u))
-            if was is None:
-                was = before[me, u] = unit_value(s, st, owner, me, u)
-        gain += unit_value(s, st, after, me, u) - was
-    fee = s.tb.fee
+    completed = 0
+    ngroups = len(st.groups)
+    for u, (dv, dme, dother) in delta.items():
+        bonus = st.unit_bonus[u]
+        top = len(bonus) - 1
+        holders = st.unit_get[u](owner)
+        was = holders.count(me)
+        now = was + dme
+        gain += dv + bonus[now if now < top else top] - bonus[was if was < top else top]
+        if u < ngroups and dother:
+            size = len(holders)
+            had = holders.count(other)
+            if had + dother == size and had != size:
+                completed += st.set_price[u]
+    fee = tb.fee
     for sq in gets:
-        if s.mort[sq]:
+        if mort[sq]:
             gain -= fee[sq]
-    gain -= new_sets(st, owner, after, other, units) * prof.rival_pct // 100
+    gain -= completed * prof.rival_pct // 100
     return gain
 
 
@@ -142,55 +170,99 @@ def propose(s, st: Static, prof, seat: int) -> ProposeTrade | None:
     the rest, take those; give nothing, or the streets of ``seat`` that complete a set of the
     partner in the same way. Also: sell the partner the streets that complete its set. Ties go
     to the first candidate in board order, so the choice is a function of the state.
+
+    The candidates and both sides' gains come from :func:`_candidates` (no cash involved);
+    the cash split and the fee checks follow.
     """
+    cands = _candidates(s, st, prof, seat)
+    if not cands:
+        return None
     out = s.out
+    cash = s.cash
     best = None
     best_score = 0
-    before: dict = {}  # unit values under s.owner, shared by every candidate (trade_gain)
-    # mine: (set, partner, our streets, partner's streets) for every colour set split between
-    # exactly two players, seat owning at least one street and the partner (still in) all the
-    # rest; the split itself is memoised on the owner list (_value.split_sets).
-    mine = [x for x in split_sets(s, st, seat) if not out[x[1]]]
-    if not mine:
-        return None
-    for gi, q, ours, rest in mine:
-        # rest completes my set gi; options for what I give: nothing, or a set of q's I complete.
-        gives_options: list[tuple[int, ...]] = [()]
-        for gj, q2, ours2, rest2 in mine:
-            if q2 == q and gj != gi:
-                gives_options.append(ours2)
-        for gives in gives_options:
-            best, best_score = _consider(s, st, prof, seat, q, rest, gives, best, best_score,
-                                         before)
-    for gj, q, ours, rest in mine:
-        # Sell q what completes its set (q owns "rest" of set gj, I own "ours").
-        best, best_score = _consider(s, st, prof, seat, q, (), ours, best, best_score, before)
+    for q, gets, gives, g_me, g_q, fee_gets, fee_gives in cands:
+        if out[q]:
+            continue
+        c = _split(s, prof, seat, q, g_me, g_q)
+        if c is None:
+            continue
+        # The receiver of mortgaged streets pays the fee; keep it payable.
+        if cash[seat] - max(c, 0) < fee_gets or cash[q] - max(-c, 0) < fee_gives:
+            continue
+        score = g_me + g_q
+        if score > best_score:
+            best_score = score
+            best = ProposeTrade(q, gives, gets, max(c, 0), max(-c, 0), (), (), ())
     return best
 
 
-def _consider(s, st, prof, seat, q, gets, gives, best, best_score, before):
-    """One candidate of :func:`propose` (``seat`` gets ``gets`` from ``q`` and gives
-    ``gives``): the new ``(best, best_score)``; ``before``: trade_gain's cache."""
-    for sq in gets:
-        if not _tradeable(s, sq, q):
-            return best, best_score
-    for sq in gives:
-        if not _tradeable(s, sq, seat):
-            return best, best_score
-    g_me = trade_gain(s, st, prof, seat, q, gets, gives, 0, before)
-    g_q = trade_gain(s, st, prof, q, seat, gives, gets, 0, before)
-    c = _split(s, prof, seat, q, g_me, g_q)
-    if c is None:
-        return best, best_score
-    # The receiver of mortgaged streets pays the fee; keep it payable.
-    fee = s.tb.fee
-    if s.cash[seat] - max(c, 0) < sum(fee[sq] for sq in gets if s.mort[sq]):
-        return best, best_score
-    if s.cash[q] - max(-c, 0) < sum(fee[sq] for sq in gives if s.mort[sq]):
-        return best, best_score
-    score = g_me + g_q
-    if score > best_score:
-        best_score = score
-        best = ProposeTrade(q, tuple(sorted(gives)), tuple(sorted(gets)), max(c, 0), max(-c, 0),
-                            (), (), ())
-    return best, best_score
+def _candidates(s, st: Static, prof, seat: int) -> list[tuple]:
+    """The candidate trades of :func:`propose`, in its order, that are tradeable now and whose
+    joint gain reaches ``2 * prof.margin``: ``(partner, gets sorted, gives sorted, gain of seat,
+    gain of partner, fee seat pays, fee partner pays)``, euro. A function of the board
+    (owner, level, mort lists) and the edition; bankrupt partners are left in (propose skips
+    them).
+
+    Every candidate moves whole parts of split colour sets (``split_sets``: each street of the
+    set belongs to ``seat`` or to ``q``), so :func:`trade_gain` reduces to sums over those
+    parts: with ``V`` the value of a part (price, less the lift cost when mortgaged), ``F`` its
+    mortgage fees, ``P`` a set's price and ``r = prof.rival_pct``, taking ``rest`` (q's part of
+    set i) and giving ``ours`` (seat's part of set j, q holding the rest of j) is worth
+    ``V(rest) + P_i - F(rest) - V(ours) - P_j*r//100`` to seat and
+    ``V(ours) + P_j - F(ours) - V(rest) - P_i*r//100`` to q (either side may be empty: its
+    terms drop out). tests/engine/test_bots.py checks these against trade_gain."""
+    mine = split_sets(s, st, seat)
+    if not mine:
+        return []
+    mort = s.mort
+    tb = s.tb
+    price = tb.price
+    lift = tb.lift
+    fee = tb.fee
+    r = prof.rival_pct
+    set_price = st.set_price
+    # Per split set: (set, partner, ours, rest, ours ok, rest ok, V(ours), F(ours), V(rest),
+    # F(rest)); "ok": tradeable by its holder now (no buildings in the set).
+    parts = []
+    for gi, q, ours, rest in mine:
+        vo = fo = vr = fr = 0
+        for sq in ours:
+            if mort[sq]:
+                vo += price[sq] - lift[sq]
+                fo += fee[sq]
+            else:
+                vo += price[sq]
+        for sq in rest:
+            if mort[sq]:
+                vr += price[sq] - lift[sq]
+                fr += fee[sq]
+            else:
+                vr += price[sq]
+        parts.append((gi, q, ours, rest, all(_tradeable(s, sq, seat) for sq in ours),
+                      all(_tradeable(s, sq, q) for sq in rest), vo, fo, vr, fr))
+    least = 2 * prof.margin
+    out: list[tuple] = []
+    for gi, q, ours, rest, ok_o, ok_r, vo, fo, vr, fr in parts:
+        # rest completes my set gi; options for what I give: nothing, or a set of q's I complete.
+        if not ok_r:
+            continue
+        g_me = vr + set_price[gi] - fr
+        g_q = -vr - set_price[gi] * r // 100
+        if g_me + g_q >= least:
+            out.append((q, tuple(sorted(rest)), (), g_me, g_q, fr, 0))
+        for gj, q2, ours2, rest2, ok_o2, ok_r2, vo2, fo2, vr2, fr2 in parts:
+            if q2 == q and gj != gi and ok_o2:
+                g_me2 = g_me - vo2 - set_price[gj] * r // 100
+                g_q2 = vo2 + set_price[gj] - fo2 - vr - set_price[gi] * r // 100
+                if g_me2 + g_q2 >= least:
+                    out.append((q, tuple(sorted(rest)), tuple(sorted(ours2)), g_me2, g_q2, fr,
+                                fo2))
+    for gj, q, ours, rest, ok_o, ok_r, vo, fo, vr, fr in parts:
+        # Sell q what completes its set (q owns "rest" of set gj, I own "ours").
+        if ok_o:
+            g_me = -vo - set_price[gj] * r // 100
+            g_q = vo + set_price[gj] - fo
+            if g_me + g_q >= least:
+                out.append((q, (), tuple(sorted(ours)), g_me, g_q, 0, fo))
+    return out

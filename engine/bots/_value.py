@@ -12,12 +12,13 @@ Values, in euro:
 """
 from __future__ import annotations
 
-from operator import itemgetter
+from operator import itemgetter, ne
 
 from ..editions import K_STREET
 
-__all__ = ["Static", "static", "unit_value", "holdings_value", "new_sets", "worst_rent", "reserve_for",
-           "completes_set", "blocks_set", "reserve_bounds", "board", "split_sets"]
+__all__ = ["Static", "static", "unit_value", "holdings_value", "new_sets",
+           "worst_rent", "reserve_for", "completes_set", "blocks_set", "reserve_bounds", "board",
+           "split_sets", "owns_mortgaged"]
 
 # Extra value for owning k stations / utilities (rent 25/50/100/200 and 4x/10x the dice).
 _STATION_BONUS = (0, 0, 50, 150, 300)
@@ -30,8 +31,10 @@ class Static:
     """Per-edition lists the bots read on the hot path (computed once per edition)."""
 
     __slots__ = ("groups", "set_price", "build_order", "properties", "stations", "utilities",
-                 "units", "unit_of", "unit_bonus", "min_house_cost", "max_rent", "streets",
-                 "street_rent", "street_rows", "is_property", "rent_units", "full_memo")
+                 "units", "group_get", "sq_group_get", "unit_get", "unit_of", "unit_bonus", "min_house_cost", "max_rent", "streets",
+                 "street_rent", "street_rows", "streets_get", "street_rent_rows", "is_property",
+                 "rent_units", "full_memo",
+                 "last_board", "worst_memo", "last_mortgaged")
 
     def __init__(self, tb, go_salary: int = 200, ed=None) -> None:
         self.groups = [tuple(g) for g in tb.group_members]
@@ -62,6 +65,13 @@ class Static:
                               tuple(b * k // 200 for b in _UTILITY_BONUS)])
         """unit_bonus[u][k]: euro added for owning k squares of unit u (station and utility
         bonuses are classico euro scaled by the edition's VIA! salary)."""
+        self.group_get = [_getter(g) for g in self.groups]
+        """group_get[gi]: list -> tuple of its entries at the squares of colour set ``gi``."""
+        self.sq_group_get = [_getter(g) for g in tb.group_of]
+        """sq_group_get[sq]: list -> tuple of its entries at ``tb.group_of[sq]`` (the squares
+        whose ownership decides the rent of ``sq``; empty for other squares)."""
+        self.unit_get = [_getter(members) for members in self.units]
+        """unit_get[u]: list -> tuple of its entries at the squares of unit ``u``."""
         self.unit_of = [-1] * tb.nsq
         """unit_of[sq]: index in ``units`` of the unit of property ``sq`` (-1: none)."""
         for u, members in enumerate(self.units):
@@ -76,6 +86,10 @@ class Static:
         0: the complete-set rent)."""
         self.street_rows = tuple((m, self.street_rent[m]) for m in self.streets)
         """(street, street_rent[street]) for every street, in ``streets`` order (hot loop)."""
+        self.streets_get = _getter(self.streets)
+        """list -> tuple of its entries at ``streets`` (one C call)."""
+        self.street_rent_rows = tuple(self.street_rent[m] for m in self.streets)
+        """street_rent[street] for every street, in ``streets`` order."""
         self.rent_units = None if ed is None else _rent_units(self, ed)
         """(squares, owners getter, rents, multiplier) for the stations and the utilities of
         ``ed`` (the edition whose ``tb`` this is), read by worst_rent; None: not given."""
@@ -83,6 +97,14 @@ class Static:
         """Highest printed street rent of the edition (a hotel), euro: bounds worst_rent."""
         self.full_memo: dict = {}
         """board's memo: ``owner`` as a tuple -> (full sets by seat, split sets by seat)."""
+        self.last_mortgaged: tuple = (None, None, [])
+        """owns_mortgaged's memo: (copies of mort and owner, seats owning a mortgaged
+        property)."""
+        self.worst_memo: dict[int, tuple] = {}
+        """worst_rent's memo: seat -> (owner, level, mort copies, worst rent)."""
+        self.last_board: tuple = (None, ({}, {}))
+        """``(copy of the owner list, board's value)`` for the last owner list :func:`board`
+        saw (None equals no list: the first call computes)."""
 
 
 def _getter(squares: tuple[int, ...]):
@@ -191,12 +213,19 @@ def worst_rent(s, st: Static, seat: int) -> int:
     """About the highest rent in euro ``seat`` could owe by landing on one opponent's property
     now. An unbuilt street counts at its complete-set rent (an upper bound: at most €50 over
     the printed rent on the classico board) and a utility at the mean dice total, 7: a cheap
-    bound for the reserve, not a rent computation."""
+    bound for the reserve, not a rent computation.
+
+    Memoised per seat on the board it was computed for (``Static.worst_memo``; the board is
+    compared by value, so the answer is the same whatever the memo holds)."""
     owner = s.owner
-    level = s.level
     mort = s.mort
+    level = s.level
+    memo = st.worst_memo
+    m = memo.get(seat)
+    if m is not None and m[0] == owner and m[1] == level and m[2] == mort:
+        return m[3]
     worst = 0
-    for m, row in st.street_rows:
+    for m, row in st.street_rows:  # plain index loops: the fastest form here
         o = owner[m]
         if o >= 0 and o != seat and not mort[m]:
             r = row[level[m]]
@@ -214,7 +243,41 @@ def worst_rent(s, st: Static, seat: int) -> int:
                 if r > worst:
                     worst = r
             i += 1
+    memo[seat] = (owner[:], level[:], mort[:], worst)
     return worst
+
+
+def _only_own(owner: list[int], old: list[int], new: list[int], seat: int) -> bool:
+    """True if ``old`` and ``new`` (per-square lists) differ only on squares ``seat`` owns."""
+    if old == new:
+        return True
+    diff = list(map(ne, old, new))  # C calls: a bool per square, then the True ones
+    i = -1
+    for _ in range(diff.count(True)):
+        i = diff.index(True, i + 1)
+        if owner[i] != seat:
+            return False
+    return True
+
+
+def owns_mortgaged(s, st: Static, seat: int) -> bool:
+    """True if ``seat`` owns a mortgaged property. The seats that do are memoised on the
+    ``mort`` and ``owner`` lists (compared by value; they change a few dozen times a game)."""
+    mort = s.mort
+    owner = s.owner
+    last = st.last_mortgaged
+    if mort == last[0] and owner == last[1]:
+        return seat in last[2]
+    is_prop = st.is_property
+    seats: list[int] = []
+    i = -1
+    for _ in range(mort.count(1)):  # visit only the mortgaged squares (C calls)
+        i = mort.index(1, i + 1)
+        o = owner[i]
+        if is_prop[i] and o >= 0 and o not in seats:
+            seats.append(o)
+    st.last_mortgaged = (mort[:], owner[:], seats)
+    return seat in seats
 
 
 def board(s, st: Static) -> tuple[dict, dict]:
@@ -222,7 +285,17 @@ def board(s, st: Static) -> tuple[dict, dict]:
     it): ``full[seat]``: the colour sets ``seat`` owns whole, in ``st.build_order``;
     ``split[seat]``: ``(set, partner, seat's streets, partner's streets)`` for every colour set,
     in set order, whose streets are all owned by ``seat`` and one other player."""
-    key = tuple(s.owner)
+    last = st.last_board
+    if s.owner == last[0]:  # the common case: ownership changes a few dozen times a game
+        return last[1]
+    entry = _board_of(st, tuple(s.owner))
+    st.last_board = (s.owner[:], entry)
+    return entry
+
+
+def _board_of(st: Static, key: tuple[int, ...]) -> tuple[dict, dict]:
+    """:func:`board` for the owner list ``key``, memoised in ``st.full_memo`` (a board seen
+    before, e.g. by another game or the state before a failed trade, costs a lookup)."""
     memo = st.full_memo
     entry = memo.get(key)
     if entry is None:
@@ -231,30 +304,28 @@ def board(s, st: Static) -> tuple[dict, dict]:
         full: dict = {}
         split: dict = {}
         groups = st.groups
+        group_get = st.group_get
         for gi in st.build_order:
-            g = groups[gi]
-            o = key[g[0]]
-            if o >= 0:
-                for m in g:
-                    if key[m] != o:
-                        break
-                else:
-                    full[o] = full.get(o, ()) + (gi,)
+            h = group_get[gi](key)  # the owners of the set's streets (one C call)
+            o = h[0]
+            if o >= 0 and h.count(o) == len(h):
+                full[o] = full.get(o, ()) + (gi,)
         for gi, g in enumerate(groups):
-            a = key[g[0]]
-            b = -2
-            for m in g:
-                o = key[m]
-                if o < 0 or (o != a and b != -2 and o != b):
+            h = group_get[gi](key)
+            if min(h) < 0:
+                continue  # a street still with the bank
+            a = h[0]
+            na = h.count(a)
+            if na == len(h):
+                continue  # whole
+            for b in h:
+                if b != a:
                     break
-                if o != a:
-                    b = o
-            else:
-                if b >= 0:
-                    ours_a = tuple(m for m in g if key[m] == a)
-                    ours_b = tuple(m for m in g if key[m] == b)
-                    split.setdefault(a, []).append((gi, b, ours_a, ours_b))
-                    split.setdefault(b, []).append((gi, a, ours_b, ours_a))
+            if na + h.count(b) == len(h):  # exactly two owners
+                ours_a = tuple(m for m in g if key[m] == a)
+                ours_b = tuple(m for m in g if key[m] == b)
+                split.setdefault(a, []).append((gi, b, ours_a, ours_b))
+                split.setdefault(b, []).append((gi, a, ours_b, ours_a))
         entry = memo[key] = (full, split)
     return entry
 

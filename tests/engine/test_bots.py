@@ -316,3 +316,98 @@ def test_profiles_scale_with_the_edition_money():
     big = scaled("default", 500)
     assert big.reserve == BOTS["default"].reserve * 5 // 2
     assert big.margin == BOTS["default"].margin * 5 // 2
+
+
+# ------------------------------------------------------------------ issue 14: speed, same bots
+# The bots' fast paths (closed-form trade gains, memos keyed on the board by value, choose_all's
+# direct branches) must decide exactly as the plain definitions: these properties check them
+# on random boards and in whole games (bench/bench_bots.py checks them against the bots before
+# issue 14).
+
+from hypothesis import given, settings, strategies as hst  # noqa: E402
+
+from engine.bots import _trade, _value, choose_all  # noqa: E402
+from engine.editions import K_STREET  # noqa: E402
+
+_CLASSICO = new_game("classico", 4)
+_PROPS = tuple(_CLASSICO.tb.properties)
+
+
+@settings(max_examples=150, deadline=None)
+@given(owners=hst.lists(hst.integers(-1, 3), min_size=len(_PROPS), max_size=len(_PROPS)),
+       morts=hst.lists(hst.booleans(), min_size=len(_PROPS), max_size=len(_PROPS)),
+       seat=hst.integers(0, 3), bot=hst.sampled_from(sorted(BOTS)))
+def test_trade_candidates_gains_equal_trade_gain(owners, morts, seat, bot):
+    # _trade._candidates computes both sides' gains from the parts of split colour sets; they
+    # must equal trade_gain's valuation of the whole ownership list before and after.
+    s = scenario(4, owners={sq: o for sq, o in zip(_PROPS, owners) if o >= 0},
+                 mortgaged=[sq for sq, o, m in zip(_PROPS, owners, morts) if o >= 0 and m])
+    st = _value.static(s)
+    prof = scaled(bot, s.ed.go_salary)
+    for q, gets, gives, g_me, g_q, fee_gets, fee_gives in _trade._candidates(s, st, prof, seat):
+        assert g_me == _trade.trade_gain(s, st, prof, seat, q, gets, gives, 0)
+        assert g_q == _trade.trade_gain(s, st, prof, q, seat, gives, gets, 0)
+        assert fee_gets == sum(s.tb.fee[sq] for sq in gets if s.mort[sq])
+        assert fee_gives == sum(s.tb.fee[sq] for sq in gives if s.mort[sq])
+        assert g_me + g_q >= 2 * prof.margin
+
+
+def _plain_worst_rent(s, seat):
+    """worst_rent from its definition: every opponent's unmortgaged property, no memo."""
+    st = _value.static(s)
+    worst = 0
+    for sq in st.properties:
+        o = s.owner[sq]
+        if o < 0 or o == seat or s.mort[sq]:
+            continue
+        if s.tb.kind[sq] == K_STREET:  # its rent at its level (0: the whole-set rent)
+            r = st.street_rent[sq][s.level[sq]]
+        else:
+            units = st.rent_units
+            squares, get, rents, mult = units[0] if sq in st.stations else units[1]
+            r = rents[[s.owner[m] for m in squares].count(o) - 1] * mult
+        worst = max(worst, r)
+    return worst
+
+
+@settings(max_examples=100, deadline=None)
+@given(boards=hst.lists(hst.tuples(
+    hst.lists(hst.integers(-1, 3), min_size=len(_PROPS), max_size=len(_PROPS)),
+    hst.lists(hst.booleans(), min_size=len(_PROPS), max_size=len(_PROPS))), min_size=1,
+    max_size=4), seats=hst.lists(hst.integers(0, 3), min_size=1, max_size=6))
+def test_board_memos_give_the_plain_answers(boards, seats):
+    # worst_rent, owns_mortgaged and board are memoised on the board's lists by value: asked
+    # about boards in any order (a board again after another, the same lists in another
+    # state object) they answer as computed afresh.
+    states = [scenario(4, owners={sq: o for sq, o in zip(_PROPS, ow) if o >= 0},
+                       mortgaged=[sq for sq, o, m in zip(_PROPS, ow, mo) if o >= 0 and m])
+              for ow, mo in boards]
+    for s in states + [x.copy() for x in reversed(states)]:
+        st = _value.static(s)
+        for seat in seats:
+            assert _value.worst_rent(s, st, seat) == _plain_worst_rent(s, seat)
+            assert _value.owns_mortgaged(s, st, seat) == any(
+                s.owner[sq] == seat and s.mort[sq] for sq in _PROPS)
+            full = _value.board(s, st)[0].get(seat, ())
+            assert set(full) == {gi for gi, g in enumerate(st.groups)
+                                 if all(s.owner[m] == seat for m in g)}
+
+
+@pytest.mark.parametrize("edition", ["classico", "editrice-giochi", "fabrianopoli"])
+def test_choose_all_is_choose_seat_by_seat(edition):
+    # choose_all's direct branches (claims, one actor, auction bidders) against choose at
+    # every decision step of whole games, with mixed profiles.
+    for seats, seed in ((2, 1), (4, 2), (5, 3)):
+        names = [sorted(BOTS)[(i + seed) % len(BOTS)] for i in range(seats)]
+        s = new_game(edition, seats)
+        ev: list = []
+        k = 0
+        while s.phase != P_OVER and k < 4000:
+            if s.phase in CHANCE_PHASES:
+                chance_inplace(s, BeaconRng(beacon(seed, k)), ev)
+                k += 1
+            else:
+                inputs = choose_all(s, names)
+                assert inputs == [choose(s, i, names[i]) for i in range(seats)]
+                step_inplace(s, inputs, ev)
+            ev.clear()
