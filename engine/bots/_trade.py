@@ -197,6 +197,21 @@ def propose(s, st: Static, prof, seat: int) -> ProposeTrade | None:
     return best
 
 
+def _part_value(s, squares: tuple[int, ...]) -> tuple[int, int]:
+    """``(V, F)`` of ``squares`` (see :func:`_candidates`): their value in euro (price, less
+    the lift cost when mortgaged) and the 10 % fees a receiver of the mortgaged ones pays."""
+    mort = s.mort
+    tb = s.tb
+    v = f = 0
+    for sq in squares:
+        if mort[sq]:
+            v += tb.price[sq] - tb.lift[sq]
+            f += tb.fee[sq]
+        else:
+            v += tb.price[sq]
+    return v, f
+
+
 def _candidates(s, st: Static, prof, seat: int) -> list[tuple]:
     """The candidate trades of :func:`propose`, in its order, that are tradeable now and whose
     joint gain reaches ``2 * prof.margin``: ``(partner, gets sorted, gives sorted, gain of seat,
@@ -215,32 +230,15 @@ def _candidates(s, st: Static, prof, seat: int) -> list[tuple]:
     mine = split_sets(s, st, seat)
     if not mine:
         return []
-    mort = s.mort
-    tb = s.tb
-    price = tb.price
-    lift = tb.lift
-    fee = tb.fee
     r = prof.rival_pct
     set_price = st.set_price
     # Per split set: (set, partner, ours, rest, ours ok, rest ok, V(ours), F(ours), V(rest),
     # F(rest)); "ok": tradeable by its holder now (no buildings in the set).
     parts = []
     for gi, q, ours, rest in mine:
-        vo = fo = vr = fr = 0
-        for sq in ours:
-            if mort[sq]:
-                vo += price[sq] - lift[sq]
-                fo += fee[sq]
-            else:
-                vo += price[sq]
-        for sq in rest:
-            if mort[sq]:
-                vr += price[sq] - lift[sq]
-                fr += fee[sq]
-            else:
-                vr += price[sq]
         parts.append((gi, q, ours, rest, all(_tradeable(s, sq, seat) for sq in ours),
-                      all(_tradeable(s, sq, q) for sq in rest), vo, fo, vr, fr))
+                      all(_tradeable(s, sq, q) for sq in rest))
+                     + _part_value(s, ours) + _part_value(s, rest))
     least = 2 * prof.margin
     out: list[tuple] = []
     for gi, q, ours, rest, ok_o, ok_r, vo, fo, vr, fr in parts:

@@ -12,7 +12,7 @@ Values, in euro:
 """
 from __future__ import annotations
 
-from operator import itemgetter, ne
+from operator import itemgetter
 
 from ..editions import K_STREET
 
@@ -31,10 +31,10 @@ class Static:
     """Per-edition lists the bots read on the hot path (computed once per edition)."""
 
     __slots__ = ("groups", "set_price", "build_order", "properties", "stations", "utilities",
-                 "units", "group_get", "sq_group_get", "unit_get", "unit_of", "unit_bonus", "min_house_cost", "max_rent", "streets",
-                 "street_rent", "street_rows", "streets_get", "street_rent_rows", "is_property",
-                 "rent_units", "full_memo",
-                 "last_board", "worst_memo", "last_mortgaged")
+                 "units", "group_get", "sq_group_get", "unit_get", "unit_of", "unit_bonus",
+                 "min_house_cost", "max_rent", "streets", "street_rent", "street_rows",
+                 "is_property", "rent_units", "full_memo", "last_board", "worst_memo",
+                 "last_mortgaged")
 
     def __init__(self, tb, go_salary: int = 200, ed=None) -> None:
         self.groups = [tuple(g) for g in tb.group_members]
@@ -86,10 +86,6 @@ class Static:
         0: the complete-set rent)."""
         self.street_rows = tuple((m, self.street_rent[m]) for m in self.streets)
         """(street, street_rent[street]) for every street, in ``streets`` order (hot loop)."""
-        self.streets_get = _getter(self.streets)
-        """list -> tuple of its entries at ``streets`` (one C call)."""
-        self.street_rent_rows = tuple(self.street_rent[m] for m in self.streets)
-        """street_rent[street] for every street, in ``streets`` order."""
         self.rent_units = None if ed is None else _rent_units(self, ed)
         """(squares, owners getter, rents, multiplier) for the stations and the utilities of
         ``ed`` (the edition whose ``tb`` this is), read by worst_rent; None: not given."""
@@ -215,8 +211,8 @@ def worst_rent(s, st: Static, seat: int) -> int:
     the printed rent on the classico board) and a utility at the mean dice total, 7: a cheap
     bound for the reserve, not a rent computation.
 
-    Memoised per seat on the board it was computed for (``Static.worst_memo``; the board is
-    compared by value, so the answer is the same whatever the memo holds)."""
+    Memoised per seat with the lists it was computed from (``Static.worst_memo``; compared by
+    value, so the answer is the same whatever the memo holds)."""
     owner = s.owner
     mort = s.mort
     level = s.level
@@ -245,19 +241,6 @@ def worst_rent(s, st: Static, seat: int) -> int:
             i += 1
     memo[seat] = (owner[:], level[:], mort[:], worst)
     return worst
-
-
-def _only_own(owner: list[int], old: list[int], new: list[int], seat: int) -> bool:
-    """True if ``old`` and ``new`` (per-square lists) differ only on squares ``seat`` owns."""
-    if old == new:
-        return True
-    diff = list(map(ne, old, new))  # C calls: a bool per square, then the True ones
-    i = -1
-    for _ in range(diff.count(True)):
-        i = diff.index(True, i + 1)
-        if owner[i] != seat:
-            return False
-    return True
 
 
 def owns_mortgaged(s, st: Static, seat: int) -> bool:
