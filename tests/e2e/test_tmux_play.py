@@ -110,7 +110,7 @@ def test_play_joins_three_bot_peers_and_reaches_the_standings(tmp_path: Path) ->
         _tmux("new-session", "-d", "-s", session, "-x", "80", "-y", "24", "-c", str(repo),
               f"env {pythonpath}LANG=en_US.UTF-8 TERM=xterm-256color {cmd}; sleep 600")
         # The lobby lists the games on the network (other games may be running on loopback too).
-        lobby = _wait_screen(session, hosting["game_id"][:8], 60)
+        lobby = _wait_screen(session, "Giulia", 60)  # the host's name (TXT n, protocol.md §N3)
         assert "Your name" in lobby and "classico" in lobby
         # Join by address with the host's code: exactly this game, mDNS not needed.
         _tmux("send-keys", "-t", session, "i")
@@ -171,7 +171,7 @@ def test_play_at_120x40_shows_the_money_and_q_asks_before_leaving(tmp_path: Path
         pythonpath = f"PYTHONPATH={shlex.quote(os.environ['PYTHONPATH'])} " if os.environ.get("PYTHONPATH") else ""
         _tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "40", "-c", str(repo),
               f"env {pythonpath}LANG=en_US.UTF-8 TERM=xterm-256color {cmd}; echo PLAY-EXITED; sleep 600")
-        _wait_screen(session, hosting["game_id"][:8], 60)
+        _wait_screen(session, "Giulia", 60)
         _tmux("send-keys", "-t", session, "i")
         _wait_screen(session, "Type the code the host's screen shows", 10)
         _tmux("send-keys", "-t", session, "-l", f"{hosting['address']}:{hosting['port']}/{hosting['game_id']}")

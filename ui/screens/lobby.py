@@ -71,6 +71,7 @@ class LobbyScreen(Screen):
         ads = self.rows()
         keep = table.cursor_row
         table.clear()
+        hosts = [ad.host_name for ad in ads if hasattr(ad, "state")]
         for ad in ads:
             if not hasattr(ad, "state"):  # ui.play.MyGame
                 table.add_row("★ " + _("your game"), ad.edition, players_cell(len(ad.names), len(ad.names), ad.names),
@@ -80,6 +81,8 @@ class LobbyScreen(Screen):
             if ad.standings is not None:
                 state = _("playing, turn {turn}").format(turn=ad.standings.turn)
             host = escape(ad.host_name) if ad.host_name else ad.game_id.hex()[:8]
+            if ad.host_name and hosts.count(ad.host_name) > 1:
+                host += " · " + ad.game_id.hex()[:4]  # two hosts of one name: tell them apart
             table.add_row(host, ad.edition, players_cell(ad.seats_taken, ad.seats_total, ad.players), state,
                           f"{ad.address}:{ad.port}", key=ad.game_id.hex())
         if ads:
