@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ..actions import AcceptTrade, ProposeTrade, RejectTrade
 from ..editions import K_STREET
-from ._value import Static, split_sets
+from ._value import Static, new_sets, split_sets, unit_value
 
 __all__ = ["propose", "answer", "offer_is_valid", "own_offer", "trade_gain"]
 
@@ -25,66 +25,38 @@ JAIL_CARD_VALUE = 30
 
 
 def trade_gain(s, st: Static, prof, me: int, other: int, gets: tuple[int, ...],
-               gives: tuple[int, ...], cash_in: int) -> int:
+               gives: tuple[int, ...], cash_in: int, before: dict | None = None) -> int:
     """Gain in euro for ``me`` of receiving ``gets`` and ``cash_in`` (negative: paying) from
     ``other`` and handing over ``gives``: change of :func:`holdings_value`, less the 10 % fee on
     mortgaged properties received, less ``prof.rival_pct`` of the sets ``other`` completes.
-
-    Computed from the squares that change hands only (the holdings of the other squares do not
-    change): for each valuation unit touched, the value of the squares ``me`` gains or loses
-    plus the change of the unit's bonus, whose count is the unit's squares ``me`` owns now (one
-    C call) moved by the trade. Equal to valuing the whole ownership list before and after."""
+    ``before``: optional cache ``{(seat, unit): unit_value under s.owner}`` shared by the calls
+    of one decision (the state does not change meanwhile)."""
     owner = s.owner
-    mort = s.mort
-    tb = s.tb
-    price = tb.price
-    lift = tb.lift
+    after = owner[:]
+    units = []
     unit_of = st.unit_of
-    after: dict[int, int] = {}  # square -> owner after the trade (gives last, as applied)
     for sq in gets:
         after[sq] = me
+        if unit_of[sq] not in units:
+            units.append(unit_of[sq])
     for sq in gives:
         after[sq] = other
-    # Per unit touched: [value change for me, change of me's count, change of other's count].
-    delta: dict[int, list[int]] = {}
-    for sq, new in after.items():
-        old = owner[sq]
-        if old == new:
-            continue
-        d = delta.get(unit_of[sq])
-        if d is None:
-            d = delta[unit_of[sq]] = [0, 0, 0]
-        v = price[sq] - lift[sq] if mort[sq] else price[sq]
-        if new == me:
-            d[0] += v
-            d[1] += 1
-        elif old == me:
-            d[0] -= v
-            d[1] -= 1
-        if new == other:
-            d[2] += 1
-        elif old == other:
-            d[2] -= 1
+        if unit_of[sq] not in units:
+            units.append(unit_of[sq])
     gain = cash_in
-    completed = 0
-    ngroups = len(st.groups)
-    for u, (dv, dme, dother) in delta.items():
-        bonus = st.unit_bonus[u]
-        top = len(bonus) - 1
-        holders = st.unit_get[u](owner)
-        was = holders.count(me)
-        now = was + dme
-        gain += dv + bonus[now if now < top else top] - bonus[was if was < top else top]
-        if u < ngroups and dother:
-            size = len(holders)
-            had = holders.count(other)
-            if had + dother == size and had != size:
-                completed += st.set_price[u]
-    fee = tb.fee
+    for u in units:
+        if before is None:
+            was = unit_value(s, st, owner, me, u)
+        else:
+            was = before.get((me, u))
+            if was is None:
+                was = before[me, u] = unit_value(s, st, owner, me, u)
+        gain += unit_value(s, st, after, me, u) - was
+    fee = s.tb.fee
     for sq in gets:
-        if mort[sq]:
+        if s.mort[sq]:
             gain -= fee[sq]
-    gain -= completed * prof.rival_pct // 100
+    gain -= new_sets(st, owner, after, other, units) * prof.rival_pct // 100
     return gain
 
 
@@ -232,33 +204,40 @@ def _candidates(s, st: Static, prof, seat: int) -> list[tuple]:
         return []
     r = prof.rival_pct
     set_price = st.set_price
-    # Per split set: (set, partner, ours, rest, ours ok, rest ok, V(ours), F(ours), V(rest),
-    # F(rest)); "ok": tradeable by its holder now (no buildings in the set).
+    # Per split set: (set, partner, ours, rest, ok, V(ours), F(ours), V(rest), F(rest)); "ok":
+    # both parts tradeable by their holders now.
+    # Both parts of a split set are tradeable by their holders exactly when the set has no
+    # buildings (_tradeable: each holder owns its part, by construction of split_sets).
+    level = s.level
+    groups = st.groups
     parts = []
     for gi, q, ours, rest in mine:
-        parts.append((gi, q, ours, rest, all(_tradeable(s, sq, seat) for sq in ours),
-                      all(_tradeable(s, sq, q) for sq in rest))
-                     + _part_value(s, ours) + _part_value(s, rest))
+        ok = True
+        for m in groups[gi]:
+            if level[m]:
+                ok = False
+                break
+        parts.append((gi, q, ours, rest, ok) + _part_value(s, ours) + _part_value(s, rest))
     least = 2 * prof.margin
     out: list[tuple] = []
-    for gi, q, ours, rest, ok_o, ok_r, vo, fo, vr, fr in parts:
+    for gi, q, ours, rest, ok, vo, fo, vr, fr in parts:
         # rest completes my set gi; options for what I give: nothing, or a set of q's I complete.
-        if not ok_r:
+        if not ok:
             continue
         g_me = vr + set_price[gi] - fr
         g_q = -vr - set_price[gi] * r // 100
         if g_me + g_q >= least:
             out.append((q, tuple(sorted(rest)), (), g_me, g_q, fr, 0))
-        for gj, q2, ours2, rest2, ok_o2, ok_r2, vo2, fo2, vr2, fr2 in parts:
-            if q2 == q and gj != gi and ok_o2:
+        for gj, q2, ours2, rest2, ok2, vo2, fo2, vr2, fr2 in parts:
+            if q2 == q and gj != gi and ok2:
                 g_me2 = g_me - vo2 - set_price[gj] * r // 100
                 g_q2 = vo2 + set_price[gj] - fo2 - vr - set_price[gi] * r // 100
                 if g_me2 + g_q2 >= least:
                     out.append((q, tuple(sorted(rest)), tuple(sorted(ours2)), g_me2, g_q2, fr,
                                 fo2))
-    for gj, q, ours, rest, ok_o, ok_r, vo, fo, vr, fr in parts:
+    for gj, q, ours, rest, ok, vo, fo, vr, fr in parts:
         # Sell q what completes its set (q owns "rest" of set gj, I own "ours").
-        if ok_o:
+        if ok:
             g_me = -vo - set_price[gj] * r // 100
             g_q = vo + set_price[gj] - fo
             if g_me + g_q >= least:

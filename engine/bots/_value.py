@@ -31,7 +31,7 @@ class Static:
     """Per-edition lists the bots read on the hot path (computed once per edition)."""
 
     __slots__ = ("groups", "set_price", "build_order", "properties", "stations", "utilities",
-                 "units", "group_get", "sq_group_get", "unit_get", "unit_of", "unit_bonus",
+                 "units", "group_get", "sq_group_get", "unit_of", "unit_bonus",
                  "min_house_cost", "max_rent", "streets", "street_rent", "street_rows",
                  "is_property", "rent_units", "full_memo", "last_board", "worst_memo",
                  "last_mortgaged")
@@ -70,8 +70,6 @@ class Static:
         self.sq_group_get = [_getter(g) for g in tb.group_of]
         """sq_group_get[sq]: list -> tuple of its entries at ``tb.group_of[sq]`` (the squares
         whose ownership decides the rent of ``sq``; empty for other squares)."""
-        self.unit_get = [_getter(members) for members in self.units]
-        """unit_get[u]: list -> tuple of its entries at the squares of unit ``u``."""
         self.unit_of = [-1] * tb.nsq
         """unit_of[sq]: index in ``units`` of the unit of property ``sq`` (-1: none)."""
         for u, members in enumerate(self.units):
