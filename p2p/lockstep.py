@@ -350,10 +350,11 @@ class LockstepSession:
         return self.steps.missing(self.step, self.seats.active)
 
     def drop_deadline(self) -> float | None:
-        """When we will vote to drop a seat we still wait for and have not voted against yet
-        (seconds, the caller's clock; ``vote_time``), or None if seat loss is off or no such
-        seat is awaited."""
-        if not self.seats.drop_possible() or self.phase != RUNNING or self.spectator:
+        """When we will cast our vote of this step and epoch against a seat we still wait for
+        (seconds, the caller's clock; ``vote_time``), or None if seat loss is off, a drop is
+        impossible, we already voted in this step and epoch, or no seat is awaited."""
+        if not self.seats.drop_possible() or self.phase != RUNNING or self.spectator \
+                or self.seats.voted_this_epoch(self.step):
             return None
         times = [self.vote_time(i) for i in self.waiting_for()
                  if i != self.my_seat and not self.seats.has_voted(self.step, i)]
@@ -382,14 +383,13 @@ class LockstepSession:
     def paused(self) -> tuple[int, ...]:
         """Seats we wait for with no drop to come from us (protocol.md §C8.3): seat loss on,
         and either no drop is possible (two seats, or fewer than Q others active) or we
-        already voted against them. The game goes on from this step when they come back (or
-        when a quorum of votes arrives); () when we are not paused."""
+        already cast our vote of this step and epoch. The game goes on from this step when
+        they come back (or when a quorum of votes arrives); () when we are not paused."""
         if not self.seat_loss or self.phase != RUNNING or self.spectator:
             return ()
-        k = self.step
-        possible = self.seats.drop_possible()
-        return tuple(i for i in self.waiting_for()
-                     if i != self.my_seat and (not possible or self.seats.has_voted(k, i)))
+        if self.seats.drop_possible() and not self.seats.voted_this_epoch(self.step):
+            return ()
+        return tuple(i for i in self.waiting_for() if i != self.my_seat)
 
     def _keepalive_interval(self) -> float:
         return min(C.KEEPALIVE_INTERVAL, self.drop_timeout / 3)
@@ -577,9 +577,11 @@ class LockstepSession:
             return
         d = self.drop_deadline()
         if d is not None and now >= d:
-            for seat in self.waiting_for():
-                if seat != self.my_seat and not self.seats.has_voted(self.step, seat) and now >= self.vote_time(seat):
-                    self._vote_drop(seat)
+            # One vote per step and epoch: the seat whose vote time came first (lowest seat on
+            # a tie); after its drop the epoch changes and we vote again (§C8.3).
+            due = sorted((self.vote_time(i), i) for i in self.waiting_for() if i != self.my_seat)
+            if due and now >= due[0][0]:
+                self._vote_drop(due[0][1])
         d = self.catchup.due(self._step_started)
         if d is not None and now >= d and self.phase == RUNNING:
             if self.catchup.ahead[1] > self.step:
@@ -683,7 +685,7 @@ class LockstepSession:
             return
         if self.seats.drop_possible() and not self.spectator:
             self._left.add(a.seat)
-            if not self.seats.has_voted(self.step, a.seat) and self.steps.held(self.step, a.seat) is None:
+            if not self.seats.voted_this_epoch(self.step) and self.steps.held(self.step, a.seat) is None:
                 self._vote_drop(a.seat)
             return
         self._end_abandoned(a.seat, env.raw)
@@ -718,15 +720,15 @@ class LockstepSession:
         self._vote_cheaters()
 
     def _vote_cheaters(self) -> None:
-        """Vote out, at the current step, every active seat proven to cheat or that left."""
-        if self.phase != RUNNING or self.spectator or self._replaying or not self.seats.drop_possible():
+        """Cast our vote of the current step and epoch against the lowest active seat proven
+        to cheat, else the lowest that left (if we have not voted in this step and epoch)."""
+        if self.phase != RUNNING or self.spectator or self._replaying or not self.seats.drop_possible() \
+                or self.seats.voted_this_epoch(self.step):
             return
-        k = self.step
         for seat in self.complaints.cheaters() + sorted(self._left):
-            if seat != self.my_seat and self.active[seat] and not self.seats.has_voted(k, seat):
+            if seat != self.my_seat and self.active[seat]:
                 self._vote_drop(seat)
-                if self.step != k or self.phase != RUNNING:
-                    return
+                return
 
     def ingest_record(self, kind: int, payload: bytes) -> str | None:
         """Apply a COMPLAINT or ABANDON log record (from our log or a catch-up) through the
@@ -1132,6 +1134,8 @@ class LockstepSession:
         if self._reveal_waiting and self.seats.escrows_complete():
             self._make_reveal()
         self._try_advance()
+        if self.step == k and self.phase == RUNNING:
+            self._vote_cheaters()  # a new epoch at the same step: our next vote
 
     # -- hidden information (protocol.md §C12) --
 
@@ -1322,7 +1326,7 @@ class LockstepSession:
         if d is None or self.phase != RUNNING:
             return
         if from_seat is None and self.seats.drop_possible() and not self.spectator and self.active[d.seat]:
-            if not self.seats.has_voted(self.step, d.seat):
+            if not self.seats.voted_this_epoch(self.step):
                 self._vote_drop(d.seat)
             return
         self._halt(Desync(self.step, d.seat, "digest", d.raw, self._own_evidence()))

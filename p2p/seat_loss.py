@@ -400,6 +400,11 @@ class SeatLoss:
         """True if we signed DROP(step, seat)."""
         return (step, seat) in self._voted
 
+    def voted_this_epoch(self, step: int) -> bool:
+        """True if we already cast our one vote of ``step`` in the current epoch (§C8.3: one
+        vote per step and epoch, so two quorums of one epoch can never drop different seats)."""
+        return any(s == step for (s, _) in self._voted)
+
     def voted_at(self, step: int) -> bool:
         """True if we voted to drop some active seat at ``step`` (then only the votes or a
         complete record decide that step, §C8.3)."""
@@ -486,12 +491,13 @@ class SeatLoss:
         return env.verify(self._keys[v.voter])
 
     def add_vote(self, env: Any, v: DropVote) -> bytes | None:
-        """Keep a verified vote. Returns the voter's other vote for the same (step, seat) if it
-        differs (equivocation), else None."""
+        """Keep a verified vote (a vote of a later epoch replaces the voter's older one: after
+        a drop at this step everyone votes again, §C8.3). Returns the voter's other vote for
+        the same (step, seat, epoch) if it differs (equivocation), else None."""
         votes = self._votes.setdefault((v.step, v.seat), {})
         old = votes.get(v.voter)
-        if old is not None:
-            return old[1] if old[1] != env.raw else None
+        if old is not None and old[0].epoch >= v.epoch:
+            return old[1] if old[1] != env.raw and old[0].epoch == v.epoch else None
         votes[v.voter] = (v, env.raw)
         return None
 
@@ -571,6 +577,9 @@ class SeatLoss:
         self.active[seat] = False
         self.epoch += 1
         self._escrows, self._shares = {}, {}
+        # Our votes of this step were of the old epoch and no longer count: we vote again (at
+        # once) for seats still missing, so two seats lost at one step are both dropped (§C8.3).
+        self._voted = {(s, t) for (s, t) in self._voted if s != step}
         return info
 
     def fill(self, chance_index: int, chance: bool, inspection: bool, bot: Any, state: Any) -> dict[int, Any]:
