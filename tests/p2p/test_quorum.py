@@ -315,3 +315,42 @@ def test_asymmetric_race_the_peer_that_applied_the_dropped_seats_message_rolls_b
     o = overs(net, (0, 1, 2, 3))
     assert all(len(x) == 1 for x in o) and len({x[0].final_hash for x in o}) == 1
     assert step_records(paths[3]) == step_records(paths[0]) == step_records(paths[1])
+
+
+def test_bad_reveal_to_everyone_drops_the_cheater_with_its_real_reveal(tmp_path):
+    """A seat that signs a wrong reveal at a chance step for everyone is proven by every honest
+    peer (§C8.8 kind 2), voted out by the quorum at that very step, and its reveal is the one
+    recombined from its escrow: the roll is the one it tried to dodge (§C8.1)."""
+    from p2p.lockstep import CheaterProven
+    from p2p.wire import MSG_STEP, decode_step_body, open_envelope, seal
+
+    sessions, paths = logged(tmp_path, 3, {"target": 40, C.OPT_ON_DROP: "bot", C.OPT_DROP_TIMEOUT: 30})
+    bad = {}
+
+    def drop(src, dst, data):
+        if src != 2 or data[:2] != bytes([0x93, MSG_STEP]):
+            return False
+        b = decode_step_body(open_envelope(data).body)
+        if b.step < 6 or type(b.input) is not bytes or bad.get("step", b.step) != b.step:
+            return False
+        if "raw" not in bad:
+            bad["step"] = b.step
+            bad["raw"] = seal(sessions[2].identity, MSG_STEP,
+                              [b.game_id, b.step, 2, b.prev_hash, b.prev_digest, b"\x13" * 32])
+        net.s[dst].receive_message(bad["raw"], net.now)
+        return True
+
+    net = Net(list(sessions), random_legal(E, seed=12), drop=drop)
+    net.run(max_time=1e5)
+    assert "step" in bad
+    for i in (0, 1):
+        assert {e.seat for e in net.events[i] if isinstance(e, CheaterProven)} == {2}
+        (d,) = [e for e in net.events[i] if isinstance(e, SeatDropped)]
+        assert (d.step, d.seat, d.reconstructed) == (bad["step"], 2, True)
+    o = overs(net, (0, 1))
+    assert all(len(x) == 1 for x in o) and o[0][0].final_hash == o[1][0].final_hash
+    for s in sessions[:2]:
+        s.log.close()
+    for p in paths[:2]:
+        rep = verify_log(p, engine=E)
+        assert rep.ok and rep.complete and {c["seat"] for c in rep.cheaters} == {2}, rep.error
