@@ -106,13 +106,13 @@ def test_footer_counts_down_the_turn_time_only_while_it_runs():
 
     local = LocalGame(["Marco", "Bot 1"], 0, delay=0)
     assert local.turn_left() is None
-    assert "left to decide" not in GameScreen(local).footer_text()
+    assert " s left" not in GameScreen(local).footer_text()
 
     class Timed(LocalGame):
         def turn_left(self):
             return 42.4
 
-    assert "42 s left to decide" in GameScreen(Timed(["Marco", "Bot 1"], 0, delay=0)).footer_text()
+    assert "42 s left" in GameScreen(Timed(["Marco", "Bot 1"], 0, delay=0)).footer_text()
 
 
 def test_italian_prepositions_fold_with_the_name(italian):

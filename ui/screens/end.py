@@ -110,7 +110,10 @@ class EndScreen(Screen):
                 for line in standings_lines(d.state, d.names):
                     yield Label("  " + line, classes="standing")
                 yield Label(rule_text(d.state), classes="note", id="rule")
-            if d.log_path is not None:
+            if getattr(d, "spectator", False):
+                yield Label(_("You watched this game: every move was checked as lanopoli verify does."),
+                            classes="note")
+            elif d.log_path is not None:
                 yield Label(_("Game log: {path}").format(path=d.log_path), id="log")
                 yield Label(_("Check it: lanopoli verify {path}").format(path=d.log_path), id="verify")
             else:

@@ -174,6 +174,10 @@ class GameScreen(Screen):
         d = self.driver
         parts = []
         s = d.state
+        if getattr(d, "spectator", False):  # lanopoli watch: nothing to decide, nothing to say
+            if s is not None and 0 <= s.current < len(d.names):
+                parts.append(_("Turn: {name}").format(name=d.names[s.current], to_name=to_name(d.names[s.current])))
+            return " · ".join(parts + [_("watching: read-only, every move verified"), _("q: quit")])
         # Our money and whose turn it is, whatever the terminal size (the players panel may
         # be short of rows, the board's centre of columns).
         if s is not None and 0 <= d.seat < s.n and 0 <= s.current < len(d.names):
@@ -182,7 +186,7 @@ class GameScreen(Screen):
                 name=d.names[s.current], to_name=to_name(d.names[s.current])))
         left = d.turn_left()
         if left is not None:
-            parts.append(_("{seconds:.0f} s left to decide").format(seconds=left))
+            parts.append(_("{seconds:.0f} s left").format(seconds=left))  # short: "q: quit" must fit 80 columns
         w = d.waiting()
         if w is not None:
             seats, seconds = w
@@ -262,12 +266,17 @@ class GameScreen(Screen):
         self._redraw()
 
     def action_chat(self) -> None:
-        """h: type a chat line for the others (protocol.md §N9); it shows in the log."""
+        """h: type a chat line for the others (protocol.md §N9); it shows in the log. Not for
+        spectators (the seats accept chat from seats only)."""
         from ui.screens.dialogs import ChatDialog
 
+        if getattr(self.driver, "spectator", False):
+            return
         self.app.push_screen(ChatDialog(self.driver.say), lambda _sent: self._redraw())
 
     def action_autoplay(self) -> None:
+        if getattr(self.driver, "spectator", False):
+            return
         self.driver.human.set_autoplay(not self.driver.human.autoplay)
         self._redraw()
 

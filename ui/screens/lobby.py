@@ -190,10 +190,13 @@ CHAT_LINES = 5
 
 
 class WaitingScreen(Screen):
-    """The waiting room: who is in, how many seats are free, the join code, and (host with
-    bots) the Start button that fills the empty seats with bots."""
+    """The waiting room: who is in, how many seats are free, the join code, the chat (``c``
+    types a line, Enter sends, Esc goes back to the buttons) and (host with bots) the Start
+    button that fills the empty seats with bots. The buttons have the focus first, so that
+    ``s`` and ``q`` are never typed into the chat by mistake."""
 
-    BINDINGS = [Binding("s", "start", "start")]
+    BINDINGS = [Binding("s", "start", "start"), Binding("c", "chat", "chat"), Binding("escape", "buttons", show=False)]
+    AUTO_FOCUS = "Button"
 
     def __init__(self, driver: Any, bots: bool) -> None:
         super().__init__()
@@ -207,7 +210,7 @@ class WaitingScreen(Screen):
             yield Label("", id="who")
             yield Label("", id="code")
             yield Label("", id="chat-log")
-            yield Input(placeholder=_("chat: type a message, Enter sends"), id="chat", max_length=200)
+            yield Input(placeholder=_("c: chat — type a message, Enter sends, Esc: back"), id="chat", max_length=200)
             with Horizontal(classes="buttons"):
                 if self.bots:
                     yield Button(escape(_("Start: bots take the empty seats [s]")), id="start", variant="primary", compact=True)
@@ -234,6 +237,12 @@ class WaitingScreen(Screen):
 
         lines = list(getattr(d, "chat_lines", ()))[-CHAT_LINES:]
         self.query_one("#chat-log", Label).update("\n".join(escape(chat_line(x)) for x in lines))
+
+    def action_chat(self) -> None:
+        self.query_one("#chat", Input).focus()
+
+    def action_buttons(self) -> None:
+        self.query_one(Button).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         """Send the chat line typed in the waiting room (protocol.md §N9)."""

@@ -43,8 +43,7 @@ class WatchListScreen(Screen):
     def compose(self) -> ComposeResult:
         with Vertical(id="lobby"):
             yield Label(_("lanopoli — the games on your network"), classes="title")
-            yield Label(_("Standings update by themselves; Enter watches a game (read-only, every move verified)."),
-                        classes="subtitle")
+            yield Label(_("Live standings; Enter watches a game (every move verified)."), classes="subtitle")
             yield DataTable(id="games", cursor_type="row", zebra_stripes=True)
             yield Label("", id="lobby-status", classes="error")
             with Horizontal(classes="buttons"):
