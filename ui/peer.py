@@ -329,9 +329,16 @@ def run_headless(args: argparse.Namespace, role: str) -> int:
         seat = getattr(exc, "seat", None)
         if seat is not None:
             print(_("Culprit: seat {seat}, at step {step}.").format(seat=seat_number(seat), step=exc.step), file=sys.stderr)
-        print(_("Technical detail (in English, for a bug report): {message}").format(message=f"{exc.code}: {exc}"),
-              file=sys.stderr)
-        return EXIT_USAGE if exc.code == "not_found" else EXIT_FAILED
+        if exc.code == "not_found":  # a usage error: one line says it all
+            return EXIT_USAGE
+        from ui.i18n import current_language
+
+        if current_language() == "en":
+            print(f"Detail: {exc.code}: {exc}", file=sys.stderr)
+        else:
+            print(_("Technical detail (in English, for a bug report): {message}").format(message=f"{exc.code}: {exc}"),
+                  file=sys.stderr)
+        return EXIT_FAILED
     except Terminated:
         print(_("stopped"), file=sys.stderr)
         return EXIT_TERMINATED

@@ -75,7 +75,7 @@ def test_four_peers_play_to_the_end_and_agree(game, logs):
     final_hash(game)
     assert all(p.is_file() and p.stat().st_size > 0 for p in logs)
     seats = sorted(int(seat) for _i, seat, _p in LOG_LINE.findall(game.stdout))
-    assert seats == [0, 1, 2, 3]
+    assert seats == [1, 2, 3, 4]  # seats are counted from 1 for people (issue 11); JSON stays 0-based
 
 
 def test_same_seed_gives_the_same_game(game, tmp_path):
