@@ -140,9 +140,11 @@ class ChatRoom:
         role = self._members.get(self.identity.public_key, (self.name, PLAYER))[1]
         return raw, ChatLine(self.identity.public_key, self.name, role, text, self._seq, raw)
 
-    def receive(self, data: bytes, now: float, relayed: bool = False) -> ChatLine | None:
+    def receive(self, data: bytes, now: float, relayed: bool = False,
+                relayed_role: str = PLAYER) -> ChatLine | None:
         """Check one CHAT envelope (module doc, checks 1-7). ``relayed``: it came over a relay
-        channel (the host's, in the lobby). Returns the line to show, or None (counted)."""
+        channel (the host's: joiners in the lobby, spectators during the game), whose unknown
+        authors get ``relayed_role``. Returns the line to show, or None (counted)."""
         self.stats["received"] += 1
         try:
             env, msg = open_as(data, MSG_CHAT, decode_chat, C.MAX_STEP_MSG)
@@ -173,7 +175,7 @@ class ChatRoom:
         if not text:
             return self._drop("empty")
         self.stats["shown"] += 1
-        name, role = member if member is not None else (clean_text(msg.name) or "?", PLAYER)
+        name, role = member if member is not None else (clean_text(msg.name) or "?", relayed_role)
         return ChatLine(msg.pk, name, role, text, msg.seq, env.raw)
 
     def _drop(self, reason: str) -> None:

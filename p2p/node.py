@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from . import const as C
-from .chat import CHAT_TAG, PLAYER, ChatRoom
+from .chat import CHAT_TAG, PLAYER, SPECTATOR, ChatRoom
 from .discovery import LOBBY, RUNNING, TXT_NAME_BYTES, Discovery, GameAd, Standings, clip_utf8, printable
 from .errors import LocalProtocolError
 from .gamelog import OwnLog
@@ -494,7 +494,9 @@ class Node:
         setup = self.session.setup if self.session is not None else self.lobby.setup
         if setup is not None:
             self.chat.set_game(setup.game_id)
-            self.chat.set_members({p.public_key: (p.name, PLAYER) for p in setup.players})
+            ws = self.watch_server  # our spectators may speak too, marked as such (§N10)
+            watching = {} if ws is None else {sub.pk: (sub.name, SPECTATOR) for sub in ws.subs.values()}
+            self.chat.set_members(watching | {p.public_key: (p.name, PLAYER) for p in setup.players})
         else:
             self.chat.set_game(self.lobby.game_id)
             self.chat.set_members({p.public_key: (p.name, PLAYER) for p, _ in self.lobby.members()})
@@ -516,15 +518,47 @@ class Node:
         if room is None:
             return
         in_lobby = self.session is None and (self.lobby is None or self.lobby.setup is None)
-        relayed = in_lobby and self.cfg.role != "host" and addr == self.lobby.host_address
-        line = room.receive(payload, self.loop.time(), relayed=relayed)
+        # From the host: in the lobby the joiners' lines, in the game its spectators' (§N10).
+        relayed = self.cfg.role != "host" and self.lobby is not None and addr == self.lobby.host_address
+        line = room.receive(payload, self.loop.time(), relayed=relayed,
+                            relayed_role=PLAYER if in_lobby else SPECTATOR)
         if line is None:
             return
         if in_lobby and self.cfg.role == "host":  # joiners do not know each other: we relay
             for a in self._chat_targets(exclude=addr):
                 self._send_chat(a, line.raw)
+        self._chat_to_watchers(line.raw)
         if self.cfg.observer is not None:
             self.cfg.observer(line)
+
+    def _on_watch_chat(self, addr: Addr, payload: bytes) -> None:
+        """Host: a CHAT from the watch socket. Only a subscribed spectator may speak, with its
+        WATCH key; its line goes to every seat and every other spectator (protocol.md §N10)."""
+        ws = self.watch_server
+        sub = ws.subs.get(addr)
+        room = self._chat_room()
+        if sub is None or room is None:
+            return
+        line = room.receive(payload, self.loop.time())
+        if line is None or line.pk != sub.pk:
+            return
+        for a in self._chat_targets():
+            self._send_chat(a, line.raw)
+        self._chat_to_watchers(line.raw, exclude=addr)
+        if self.cfg.observer is not None:
+            self.cfg.observer(line)
+
+    def _chat_to_watchers(self, raw: bytes, exclude: Any = None) -> None:
+        """Host: every chat line of the game also goes to its spectators."""
+        ws = self.watch_server
+        if ws is None or self.watch_link is None:
+            return
+        for a in list(ws.subs):
+            if a != exclude:
+                try:
+                    self.watch_link.send(a, raw)
+                except Exception:  # noqa: BLE001 - a spectator's full buffer must not stop the chat
+                    ws.stats["send_failed"] = ws.stats.get("send_failed", 0) + 1
 
     def _send_chat(self, addr: Addr, raw: bytes) -> None:
         try:
@@ -541,6 +575,7 @@ class Node:
         raw, line = room.say(text, self.loop.time())
         for a in self._chat_targets():
             self._send_chat(a, raw)
+        self._chat_to_watchers(raw)
         return line
 
     # -- spectators (protocol.md §N10) -----------------------------------------------------
@@ -561,6 +596,9 @@ class Node:
     def _on_watch(self, addr: Addr, payload: bytes) -> None:
         if self.watch_server is None or self.session is None:
             return  # nothing to show before the game starts
+        if payload[:2] == CHAT_TAG:
+            self._on_watch_chat(addr, payload)
+            return
         self.watch_server.receive(payload, addr, self.watch_link.endpoint.peer_key(addr), self.loop.time())
         self._serve_watchers()
 

@@ -93,6 +93,8 @@ class WatchDriver(_DriverBase):
         self._dirty = asyncio.Event()
         self.client: Any = None
         self.link: Any = None
+        self.chat_room: Any = None
+        self._members_known = False
         self.clock: Callable[[], float] = time.monotonic
 
     async def run(self) -> None:
@@ -131,8 +133,33 @@ class WatchDriver(_DriverBase):
             await asyncio.sleep(every)
 
     def _on_message(self, addr: Any, payload: bytes) -> None:
+        from p2p.chat import CHAT_TAG, SPECTATOR
+
+        if payload[:2] == CHAT_TAG:  # the game's chat, relayed by the seat we watch (§N9, §N10)
+            line = self._room().receive(payload, asyncio.get_running_loop().time(), relayed=True,
+                                        relayed_role=SPECTATOR)
+            if line is not None:
+                self._chat(line)
+            return
         if self.client.receive(payload):
             self._dirty.set()
+
+    def _room(self) -> Any:
+        """Our ChatRoom: the seats (from the game's header) are players, anyone else the seat
+        relays is a spectator."""
+        from p2p.chat import PLAYER, ChatRoom
+        from p2p.verify import BadLog, parse_header
+
+        if self.chat_room is None:
+            self.chat_room = ChatRoom(self.identity, self.ad.game_id, self.name)
+        if not self._members_known and self.client.records:
+            try:
+                setup = parse_header(self.client.records[0][1])[0]
+            except BadLog:
+                return self.chat_room
+            self.chat_room.set_members({p.public_key: (p.name, PLAYER) for p in setup.players})
+            self._members_known = True
+        return self.chat_room
 
     def _write_new(self) -> None:
         """Append the records received since the last call to our temporary log."""
@@ -184,8 +211,18 @@ class WatchDriver(_DriverBase):
         self._notify("fault")
 
     def say(self, text: str) -> None:
-        """Spectators do not chat yet (the seats accept chat only from seats, protocol.md §N9)."""
-        raise ValueError("spectators cannot chat yet")
+        """Send a chat line to the seat we watch, which relays it to the seats and the other
+        spectators (protocol.md §N10); it shows as ours, marked as a spectator's. Raises
+        ValueError or ``p2p.chat.ChatLimited`` like a player's."""
+        from dataclasses import replace
+
+        from p2p.chat import SPECTATOR
+
+        if self.link is None:
+            raise ValueError("not watching yet")
+        raw, line = self._room().say(text, asyncio.get_running_loop().time())
+        self.link.send((self.ad.address, int(self.ad.watch_port)), raw)
+        self._chat(replace(line, role=SPECTATOR))
 
     def waiting(self) -> None:
         """A spectator waits for nobody."""

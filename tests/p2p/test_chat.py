@@ -123,3 +123,13 @@ def test_the_largest_line_fits():
     anna = ChatRoom(ANNA, GID, "\U0001F600" * 32)
     raw, _ = anna.say("\U0001F600" * C.MAX_CHAT_TEXT, 0.0)
     assert len(raw) <= C.MAX_STEP_MSG
+
+
+def test_a_line_the_host_relays_during_the_game_is_a_spectators():
+    """protocol.md §N10: in the game the host relays its spectators' lines; a seat shows an
+    author it does not know, relayed by the host, as a spectator; a seat's own key stays a player."""
+    r = room()
+    stranger = Identity.from_seed(b"prof")
+    got = r.receive(line(stranger, 1, "forza!", "Prof"), 0.0, relayed=True, relayed_role=SPECTATOR)
+    assert (got.name, got.role) == ("Prof", SPECTATOR)
+    assert r.receive(line(ANNA, 1, "grazie"), 0.0, relayed=True, relayed_role=SPECTATOR).role == PLAYER

@@ -174,9 +174,9 @@ def test_a_spectator_follows_a_game_verified_to_its_end(tmp_path):
     from ui.watch import WatchDriver
 
     async def run():
-        lobby = NetLobby("127.0.0.1", log_dir=tmp_path, bot_pace=0.002)
+        lobby = NetLobby("127.0.0.1", log_dir=tmp_path, bot_pace=0.01)
         host = lobby.create("Marco", CreateRequest(seats=2))
-        host.human.pace = 0.002
+        host.human.pace = 0.01
         host.human.set_autoplay(True)
         task = asyncio.ensure_future(host.run())
         for _ in range(100):
@@ -193,11 +193,31 @@ def test_a_spectator_follows_a_game_verified_to_its_end(tmp_path):
         watcher = WatchDriver(ad, "127.0.0.1", name="Prof")
         kinds: list[str] = []
         watcher.listener = kinds.append
-        await asyncio.wait_for(asyncio.gather(task, watcher.run()), 120)
+        watching = asyncio.ensure_future(watcher.run())
+        for _ in range(400):
+            if watcher.phase == "playing":
+                break
+            await asyncio.sleep(0.01)
+        # Chat through the watch socket (§N10): the spectator's line reaches the seats marked
+        # as a spectator's, a seat's line reaches the spectator.
+        watcher.say("forza Marco")
+        for _ in range(400):
+            if host.chat_lines:
+                break
+            await asyncio.sleep(0.01)
+        host.say("grazie prof")
+        for _ in range(400):
+            if len(watcher.chat_lines) >= 2:
+                break
+            await asyncio.sleep(0.01)
+        await asyncio.wait_for(asyncio.gather(task, watching), 120)
         await host.close()
         return host, watcher, kinds
 
     host, watcher, kinds = asyncio.run(run())
+    said = lambda g: [(x.name, x.role, x.text) for x in g.chat_lines]
+    assert said(host) == [("Prof", "spectator", "forza Marco"), ("Marco", "player", "grazie prof")]
+    assert said(watcher) == [("Prof", "spectator", "forza Marco"), ("Marco", "player", "grazie prof")]
     assert host.phase == "over" and host.fault is None
     assert watcher.fault is None and watcher.phase == "over" and kinds[-1] == "over"
     import engine

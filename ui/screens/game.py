@@ -177,7 +177,7 @@ class GameScreen(Screen):
         if getattr(d, "spectator", False):  # lanopoli watch: nothing to decide, nothing to say
             if s is not None and 0 <= s.current < len(d.names):
                 parts.append(_("Turn: {name}").format(name=d.names[s.current], to_name=to_name(d.names[s.current])))
-            return " · ".join(parts + [_("watching: read-only, every move verified"), _("q: quit")])
+            return " · ".join(parts + [_("watching: read-only, every move verified"), _("h: chat"), _("q: quit")])
         # Our money and whose turn it is, whatever the terminal size (the players panel may
         # be short of rows, the board's centre of columns).
         if s is not None and 0 <= d.seat < s.n and 0 <= s.current < len(d.names):
@@ -266,12 +266,9 @@ class GameScreen(Screen):
         self._redraw()
 
     def action_chat(self) -> None:
-        """h: type a chat line for the others (protocol.md §N9); it shows in the log. Not for
-        spectators (the seats accept chat from seats only)."""
+        """h: type a chat line for the others (protocol.md §N9; a spectator's goes through the
+        seat it watches, §N10); it shows in the log."""
         from ui.screens.dialogs import ChatDialog
-
-        if getattr(self.driver, "spectator", False):
-            return
         self.app.push_screen(ChatDialog(self.driver.say), lambda _sent: self._redraw())
 
     def action_autoplay(self) -> None:
