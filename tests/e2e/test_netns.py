@@ -113,5 +113,6 @@ def test_an_independent_mdns_client_sees_the_advertised_game(spawn, tmp_path):
         scan = subprocess.run([*v.prefix(1), "timeout", "4", "mdns-scan"], capture_output=True, text=True,
                               timeout=60)
         host.proc.kill()
-    heard = re.findall(r"\+ lanopoli-([0-9a-f]{16})-[0-9a-f]{16}\._lanopoli\._udp\.local", scan.stdout + scan.stderr)
-    assert gid[:16] in heard, scan.stdout[-500:] + scan.stderr[-500:]
+    # The instance name is readable (protocol.md §N3): "<host name> — <edition> (<gid8>)".
+    heard = re.findall(r"\+ .*\(([0-9a-f]{8})\)\._lanopoli\._udp\.local", scan.stdout + scan.stderr)
+    assert gid[:8] in heard, scan.stdout[-500:] + scan.stderr[-500:]
