@@ -1,0 +1,103 @@
+"""A classroom (issue 11, "How it is checked" (c)): four tables of four peers on one virtual LAN
+(network namespaces on a bridge, real multicast mDNS: tests/e2e/netns.py), and the teacher's
+``lanopoli watch`` in a real terminal (tmux, 120×40) in a namespace of its own. The watch list
+shows all four tables with their players and live standings (TXT ``sd``, protocol.md §N3);
+Enter opens one, read-only and verified (protocol.md §N10), and follows it to its end screen;
+every table finishes with agreeing final hashes, spectator or not.
+
+The seconds between the last table starting and the list showing all four with standings are
+printed, never asserted (tests do not assert on timings)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+
+import pytest
+
+import netns
+from conftest import ROOT
+
+AVAILABLE, WHY_NOT = netns.available()
+TABLES = 4
+GAME_S = 240
+
+pytestmark = [pytest.mark.skipif(not AVAILABLE, reason=f"no virtual LAN: {WHY_NOT}"),
+              pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
+
+
+def _tmux(sock: str, *args: str) -> str:
+    return subprocess.run(["tmux", "-L", sock, *args], check=True, capture_output=True, text=True).stdout
+
+
+def _wait(sock: str, pred, seconds: float, what: str) -> str:
+    deadline = time.monotonic() + seconds
+    screen = ""
+    while time.monotonic() < deadline:
+        screen = _tmux(sock, "capture-pane", "-p", "-t", "watch")
+        if pred(screen):
+            return screen
+        time.sleep(0.2)
+    raise AssertionError(f"{what} never appeared; the screen was:\n{screen}")
+
+
+def test_the_teacher_watches_four_tables(spawn, tmp_path):
+    sock = f"lanopoli-class-{uuid.uuid4().hex[:8]}"
+    with netns.VirtualLan(TABLES + 1) as lan:
+        teacher = TABLES
+        pythonpath = f"PYTHONPATH={shlex.quote(os.environ['PYTHONPATH'])} " if os.environ.get("PYTHONPATH") else ""
+        cmd = " ".join([sys.executable, "-m", "ui.cli", "watch", "--lang", "en", "--bind", lan.addresses[teacher],
+                        "--name", "Prof", "--config-dir", str(tmp_path / "prof")])
+        subprocess.run([*lan.prefix(teacher), "tmux", "-L", sock, "new-session", "-d", "-s", "watch", "-x", "120",
+                        "-y", "40", "-c", str(ROOT), f"env {pythonpath}LANG=en_US.UTF-8 TERM=xterm-256color {cmd}; "
+                        "echo WATCH-EXITED; sleep 600"], check=True, timeout=30)
+        try:
+            tables = []
+            for t in range(TABLES):
+                # The watched table (0) loses a few datagrams: retransmissions make it last long
+                # enough to be opened while it runs; the others play at full speed.
+                loss = ["--loss", "0.1"] if t == 0 else []
+                common = ["--bind", lan.addresses[t], "--progress-json", "--timeout", str(GAME_S), *loss]
+                host = spawn("host", "--seats", "4", "--name", f"Table{t + 1}", *common,
+                             "--log-dir", str(tmp_path / f"t{t}-0"), "--config-dir", str(tmp_path / f"k{t}-0"),
+                             prefix=lan.prefix(t))
+                gid = host.wait_for(lambda m: m["type"] == "hosting", 60)["game_id"]
+                peers = [host] + [spawn("join", "--game", gid, "--name", f"T{t + 1}{chr(98 + j)}", *common,
+                                        "--log-dir", str(tmp_path / f"t{t}-{j + 1}"),
+                                        "--config-dir", str(tmp_path / f"k{t}-{j + 1}"), prefix=lan.prefix(t))
+                                  for j in range(3)]
+                tables.append(peers)
+            for peers in tables:
+                peers[0].wait_for(lambda m: m["type"] == "found", 60)
+            started = time.monotonic()
+            listed = re.compile(r"Table(\d)\s+classico\s+(\d+)\s+")
+            screen = _wait(sock, lambda s: len(set(m.group(1) for m in listed.finditer(s))) == TABLES, 60,
+                           "all four tables with a turn number")
+            print(f"\nclassroom: all {TABLES} tables listed with standings "
+                  f"{time.monotonic() - started:.2f} s after the last one started")
+            row = next(m for m in listed.finditer(screen) if m.group(1) == "1")
+            assert "T1b" in screen and "€" in screen
+            # Open table 1: move the cursor to its row, Enter.
+            rows = [m.group(1) for m in listed.finditer(screen)]
+            _tmux(sock, "send-keys", "-t", "watch", "Home")
+            for _ in range(rows.index(row.group(1))):
+                _tmux(sock, "send-keys", "-t", "watch", "Down")
+            _tmux(sock, "send-keys", "-t", "watch", "Enter")
+            _wait(sock, lambda s: "watching: read-only" in s, 60, "the watched board")
+            end = _wait(sock, lambda s: "You watched this game" in s, GAME_S, "the spectator's end screen")
+            for peers in tables:
+                for p in peers:
+                    assert p.finish(GAME_S) == 0, p.stderr[-10:]
+            for t, peers in enumerate(tables):
+                dones = [p.of_type("done")[-1] for p in peers]
+                assert len({d["final_state_hash"] for d in dones}) == 1, f"table {t + 1} disagrees"
+            winner = tables[0][0].of_type("done")[-1]["winner_name"]
+            assert winner is None or winner in end
+        finally:
+            subprocess.run(["tmux", "-L", sock, "kill-server"], capture_output=True, timeout=30)
