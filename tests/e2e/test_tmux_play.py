@@ -198,3 +198,65 @@ def test_play_at_120x40_shows_the_money_and_q_asks_before_leaving(tmp_path: Path
             host.wait(timeout=10)
         except subprocess.TimeoutExpired:
             host.kill()
+
+
+def _play_pid(session: str) -> int:
+    """The pid of the ``lanopoli play`` process in the session's pane (a child of the pane's shell)."""
+    shell = _tmux("display-message", "-p", "-t", session, "#{pane_pid}").strip()
+    out = subprocess.run(["pgrep", "-P", shell, "-f", "ui.cli play"], capture_output=True, text=True).stdout.split()
+    assert out, "no play process in the pane"
+    return int(out[0])
+
+
+def test_killed_play_restarts_lists_our_game_and_enter_rejoins(tmp_path: Path) -> None:
+    """Issue 11 (b): kill the ``play`` process mid-game (SIGKILL, like a crash), start it again
+    with the same config and log dirs: the lobby lists the game first as ours, Enter rejoins
+    it from the log (same seat, catch-up: protocol.md §N5) and the log says we are back; the
+    game then goes on to its end and every peer's log verifies."""
+    import signal
+
+    env = dict(os.environ, LANG="en_US.UTF-8", LANGUAGE="", LC_ALL="", TERM="xterm-256color")
+    repo = Path(__file__).resolve().parents[2]
+    session = f"lanopoli-{uuid.uuid4().hex[:8]}"
+    host = subprocess.Popen([*LANOPOLI, "host", "--seats", "2", "--bind", "127.0.0.1", "--name", "Giulia",
+                             "--log-dir", str(tmp_path / "giulia"), "--config-dir", str(tmp_path / "k0"),
+                             "--progress-json"], cwd=repo, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    try:
+        hosting = json.loads(host.stdout.readline())
+        cmd = " ".join([*LANOPOLI, "play", "--lang", "en", "--bind", "127.0.0.1", "--name", "Marco",
+                        "--log-dir", str(tmp_path / "marco"), "--config-dir", str(tmp_path / "k1")])
+        pythonpath = f"PYTHONPATH={shlex.quote(os.environ['PYTHONPATH'])} " if os.environ.get("PYTHONPATH") else ""
+        run = f"env {pythonpath}LANG=en_US.UTF-8 TERM=xterm-256color {cmd}; echo PLAY-EXITED; sleep 600"
+        _tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "40", "-c", str(repo), run)
+        _wait_screen(session, "Giulia", 60)
+        _tmux("send-keys", "-t", session, "i")
+        _wait_screen(session, "Type the code the host's screen shows", 10)
+        _tmux("send-keys", "-t", session, "-l", f"{hosting['address']}:{hosting['port']}/{hosting['game_id']}")
+        _tmux("send-keys", "-t", session, "Enter")
+        _wait_screen(session, "Roll the dice", 60)
+        _tmux("send-keys", "-t", session, "r")
+        _wait_rolled(tmp_path / "marco", "Marco", 30)
+        os.kill(_play_pid(session), signal.SIGKILL)  # the program dies mid-game
+        _wait_screen(session, "PLAY-EXITED", 30)
+        assert list((tmp_path / "marco").glob("game-*.log.resume"))  # an unfinished game of ours
+        _tmux("respawn-pane", "-k", "-t", session, run)
+        lobby = _wait_screen(session, "your game", 60)
+        assert "Enter: rejoin" in lobby and "Giulia" in lobby
+        _tmux("send-keys", "-t", session, "Enter")
+        back = _wait_screen(session, "You are back at the table", 60)
+        assert "Marco (you)" in back
+        _tmux("send-keys", "-t", session, "a")  # let the bot play for me
+        end = _wait_screen(session, "Check it: lanopoli verify", 240)
+        assert "Final standings" in end
+        assert not list((tmp_path / "marco").glob("game-*.log.resume"))  # finished: nothing to resume
+        for log in [*(tmp_path / "marco").glob("game-*.log"), *(tmp_path / "giulia").glob("game-*.log")]:
+            check = subprocess.run([*LANOPOLI, "verify", str(log)], cwd=repo, env=env, capture_output=True, text=True)
+            assert check.returncode == 0, check.stdout + check.stderr
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+        host.terminate()
+        try:
+            host.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            host.kill()
