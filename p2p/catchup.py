@@ -46,7 +46,7 @@ class CatchUp:
         #: (seat, step) of a peer known to be ahead, or None.
         self.ahead: tuple[int, int] | None = None
         self.last_request = -1e18
-        self._served: dict[int, float] = {}
+        self._served: dict[tuple[int, bool], float] = {}
         self._hinted: dict[int, float] = {}
         self._pushed: dict[int, float] = {}
 
@@ -89,13 +89,15 @@ class CatchUp:
         """Forget the request interval (a resume: the old clock does not apply)."""
         self.last_request = -1e18
 
-    def may_serve(self, seat: int, now: float) -> bool:
-        """True if ``seat`` may be answered now (one answer per ``CATCHUP_INTERVAL``)."""
-        return now - self._served.get(seat, -1e18) >= C.CATCHUP_INTERVAL
+    def may_serve(self, seat: int, now: float, one_step: bool = False) -> bool:
+        """True if ``seat`` may be answered now: one answer per ``CATCHUP_INTERVAL``, counted
+        apart for requests of a single step (``one_step``: a digest dispute asks for the step
+        before its own, and must not be starved by the page it just received)."""
+        return now - self._served.get((seat, one_step), -1e18) >= C.CATCHUP_INTERVAL
 
-    def served(self, seat: int, now: float) -> None:
-        """We answered ``seat`` at ``now``."""
-        self._served[seat] = now
+    def served(self, seat: int, now: float, one_step: bool = False) -> None:
+        """We answered ``seat`` at ``now`` (``one_step``: as in ``may_serve``)."""
+        self._served[(seat, one_step)] = now
 
     def may_push(self, seat: int, now: float) -> bool:
         """True (and noted) if ``seat`` may be sent records it did not ask for now: one push

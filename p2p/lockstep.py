@@ -537,6 +537,8 @@ class LockstepSession:
         if s == k:
             if not self._check_prev(held):
                 return
+            if self._reveal_waiting and self._escrows_ok():
+                self._make_reveal()  # its message stands in for its missing escrow (§C8.2)
             self._try_advance()
         else:
             self.catchup.note_ahead(seat, s)
@@ -556,7 +558,7 @@ class LockstepSession:
             if own is not None:
                 self._out.append(own)
                 self.stats["resent"] += 1
-            if not self.seats.escrows_complete():
+            if not self._escrows_ok():
                 self._send_escrow(resend=True)
             self._resend_interval = min(self._resend_interval * 2, C.RESEND_MAX_INTERVAL)
             self._resend_at = now + self._resend_interval
@@ -642,7 +644,9 @@ class LockstepSession:
         if own is not None:
             self._out.append(own)
         self._send_escrow(resend=True)
-        self.request_catchup(now)
+        # From the step before ours: if the others dropped our seat (or another) at the last
+        # step we applied, that DROP record is in the answer (SeatLost / StepOverturned, §C8.3).
+        self.request_catchup(now, max(0, self.step - 1))
 
     # -- abandon (protocol.md §C8.7) --
 
@@ -811,14 +815,15 @@ class LockstepSession:
 
     # -- catch-up (protocol.md §C9) --
 
-    def request_catchup(self, now: float | None = None) -> None:
-        """Ask every other active seat for the records from our step on (after a restart).
+    def request_catchup(self, now: float | None = None, from_step: int | None = None) -> None:
+        """Ask every other active seat for the records from our step on (or ``from_step``).
         Queues one CATCHUP_REQ (broadcast: whoever is ahead answers); answers arrive as
         CATCHUP_RESP."""
         if now is not None:
             self._now = now
         self.stats["catchup_requests"] += 1
-        self._out.append(self.catchup.request(self.step, self._now))
+        start = self.step if from_step is None else from_step
+        self._out.append(self.catchup.request(start, self._now, start + C.CATCHUP_MAX_STEPS))
 
     def _answer_with_records(self, seat: int) -> None:
         """Send ``seat`` our records of the last two steps unasked (rate-limited like an
@@ -869,12 +874,13 @@ class LockstepSession:
         if r.seat >= self.n or r.seat == self.my_seat:
             self.stats["bad_seat"] += 1
             return
-        if not self.catchup.may_serve(r.seat, now):
+        one = r.to_step == r.from_step + 1
+        if not self.catchup.may_serve(r.seat, now, one):
             self.stats["ignored"] += 1  # rate limit: answering costs us, asking costs nothing
             return
         if not self._verified(env, r.seat, r.from_step):
             return
-        self.catchup.served(r.seat, now)
+        self.catchup.served(r.seat, now, one)
         self.stats["catchup_served"] += 1
         pending = []
         if self.phase == RUNNING:
@@ -1036,9 +1042,15 @@ class LockstepSession:
                         halt=ev)
             if self.phase != RUNNING:
                 return
-        if self._reveal_waiting and self.seats.escrows_complete():
+        if self._reveal_waiting and self._escrows_ok():
             self._make_reveal()
             self._try_advance()
+
+    def _escrows_ok(self) -> bool:
+        """The reveal gate (§C8.2): every active seat's escrow of this epoch held, or its
+        message of this step (a seat that already revealed withholds nothing here)."""
+        k = self.step
+        return self.seats.escrows_complete([i for i in range(self.n) if self.steps.held(k, i) is not None])
 
     def _vote_drop(self, seat: int) -> None:
         k = self.step
@@ -1131,7 +1143,7 @@ class LockstepSession:
             self.hidden.drop(seat, None if chain is None else hidden_secret(chain.value(0)))
         self._events.append(SeatDropped(k, seat, info.rule, chain is not None))
         self._send_escrow()
-        if self._reveal_waiting and self.seats.escrows_complete():
+        if self._reveal_waiting and self._escrows_ok():
             self._make_reveal()
         self._try_advance()
         if self.step == k and self.phase == RUNNING:
@@ -1198,7 +1210,7 @@ class LockstepSession:
             if not self.spectator and not mine:
                 self._send_own(None)
         elif self._pending.chance and not self.spectator:
-            if not self.seats.escrows_complete():
+            if not self._escrows_ok():
                 self._reveal_waiting = True  # §8.2: no reveal before every escrow is held
                 self._resend_at = self._now + self._resend_interval
             else:

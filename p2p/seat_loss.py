@@ -387,10 +387,13 @@ class SeatLoss:
         least Q other active seats can vote; with two seats never, §C8.5)."""
         return self.on and self.active_count() - 1 >= self.quorum
 
-    def escrows_complete(self) -> bool:
+    def escrows_complete(self, revealed: Collection[int] = ()) -> bool:
         """True if no escrow is needed or we hold the current epoch's escrow of every active
-        seat (ours included): the gate before a reveal (§C8.2)."""
-        return not self.escrow_needed() or len(self._escrows) >= self.active_count()
+        seat (ours included), except of the seats in ``revealed`` (whose message of this step
+        we hold: they withhold nothing at this step): the gate before a reveal (§C8.2)."""
+        if not self.escrow_needed():
+            return True
+        return all(i in self._escrows or i in revealed for i in range(self.n) if self.active[i])
 
     def escrow_raws(self) -> list[bytes]:
         """The current epoch's ESCROW envelopes we hold (for a catch-up answer)."""
