@@ -114,6 +114,7 @@ class WatchServer:
         lacks, in batches of at most RECORDS_BATCH bytes, within its byte credit."""
         self._expire(now)
         out = []
+        signed: dict[tuple[int, int], bytes] = {}  # spectators at the same place share one batch
         for addr, sub in self.subs.items():
             sub.credit = min(float(WATCH_BYTES_PER_S), sub.credit + (now - sub.at) * WATCH_BYTES_PER_S)
             sub.at = now
@@ -124,7 +125,11 @@ class WatchServer:
                         break
                     batch.append([kind, payload])
                     size += len(payload) + 8
-                raw = seal(self.identity, MSG_RECORDS, [self.game_id, sub.sent, batch])
+                raw = signed.get((sub.sent, len(batch)))
+                if raw is None:
+                    raw = signed[sub.sent, len(batch)] = seal(self.identity, MSG_RECORDS,
+                                                              [self.game_id, sub.sent, batch])
+                    self.stats["signed"] = self.stats.get("signed", 0) + 1
                 out.append((addr, raw))
                 sub.sent += len(batch)
                 sub.credit -= len(raw)

@@ -1,0 +1,85 @@
+"""What spectators cost the seat that serves them (protocol.md §N10), and what following a
+game costs a spectator. Prints figures; asserts nothing.
+
+Seat side: ``p2p.spectate.WatchServer`` with N subscribed spectators, fed the published sample
+game's log records (tests/vectors/game.lnplog) one at a time as they would appear, one
+``outgoing`` call per new record (the node calls it every 0.5 s, so this is an upper bound),
+each spectator renewing its WATCH every 2 s; spectators at the same place share one signed
+batch:
+microseconds per step for 1, 4 and 16 spectators, and the bytes sent per spectator per step.
+For scale: the seat's own work per step (verify 3 other seats' signatures, apply the step),
+timed by replaying the same log with ``p2p.verify.verify_log``.
+
+Spectator side: one ``verify_log`` of the whole game (what a spectator repeats at most every
+0.5 s while records arrive; the cost grows with the game).
+
+    /work/venv/bin/python bench/bench_watch.py
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from p2p.gamelog import LogReader  # noqa: E402
+from p2p.identity import Identity  # noqa: E402
+from p2p.spectate import WatchClient, WatchServer  # noqa: E402
+from p2p.verify import parse_header, verify_log  # noqa: E402
+
+LOG = ROOT / "tests" / "vectors" / "game.lnplog"
+
+
+def serve(records: list, watchers: int) -> tuple[float, float]:
+    """(µs per step for the seat, bytes per step per spectator) with ``watchers`` spectators."""
+    seat = Identity.from_seed(b"bench-seat")
+    gid = parse_header(records[0][1])[0].game_id
+    server = WatchServer(seat, gid)
+    clients = []
+    for i in range(watchers):
+        ident = Identity.from_seed(b"bench-spectator-%d" % i)
+        client = WatchClient(ident, gid, seat.public_key, f"s{i}")
+        server.receive(client.watch_message(), ("10.0.0.2", 5000 + i), ident.x25519_public_key, 0.0)
+        clients.append(client)
+    now, sent, dt = 0.0, 0, 0.0
+    by_addr = {("10.0.0.2", 5000 + i): c for i, c in enumerate(clients)}
+    for addr, raw in server.outgoing(records[:1], now):  # the header, once
+        by_addr[addr].receive(raw)
+    for k in range(2, len(records) + 1):
+        now += 0.05  # 20 steps a second: the byte credit (12.8 KB per step) never binds
+        t0 = time.perf_counter()
+        if k % 40 == 0:  # every 2 s: each spectator renews (a signature check per WATCH)
+            for addr, client in by_addr.items():
+                server.receive(client.watch_message(), addr, client.identity.x25519_public_key, now)
+        out = server.outgoing(records[:k], now)
+        dt += time.perf_counter() - t0
+        for addr, raw in out:  # the spectators' side, not timed
+            sent += len(raw)
+            by_addr[addr].receive(raw)
+    assert all(len(c.records) == len(records) for c in clients)
+    steps = len(records) - 1
+    return dt / steps * 1e6, sent / steps / watchers
+
+
+def main() -> None:
+    records = [(r.kind, r.payload) for r in LogReader(LOG)]
+    steps = len(records) - 1
+    t0 = time.perf_counter()
+    report = verify_log(LOG)
+    whole = time.perf_counter() - t0
+    assert report.ok
+    print(f"sample game: {steps} steps, {LOG.stat().st_size} bytes of log")
+    print(f"seat's own replay of the game (verify_log): {whole / steps * 1e6:.0f} µs per step")
+    for n in (1, 4, 16):
+        us, per = serve(records, n)
+        print(f"serving {n:2d} spectator(s): {us:6.0f} µs per step for the seat "
+              f"({us / (whole / steps * 1e6):.2f}x its own replay), {per:.0f} bytes per step per spectator")
+    print(f"spectator: one verification of the whole game {whole:.3f} s "
+          f"(repeated at most every 0.5 s while records arrive)")
+
+
+if __name__ == "__main__":
+    main()
