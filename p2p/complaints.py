@@ -70,6 +70,20 @@ def _slot(mtype: int, body: bytes) -> tuple:
     raise WireError("not a STEP, DROP or ESCROW")
 
 
+def signed_step(setup: Setup, raw: bytes) -> Any:
+    """The decoded body of ``raw`` if it is a STEP envelope of this game validly signed by the
+    seat it names (kind-2 evidence), else None."""
+    try:
+        env = open_envelope(raw, C.MAX_STEP_MSG)
+        b = decode_step_body(env.body)
+    except WireError:
+        return None
+    if env.mtype != MSG_STEP or b.game_id != setup.game_id or b.seat >= setup.seats \
+            or not env.verify(setup.players[b.seat].public_key):
+        return None
+    return b
+
+
 def check_equivocation(setup: Setup, first: bytes, second: bytes) -> int | None:
     """The seat that signed two different messages for one slot (module docstring, kind 1),
     or None if ``first``/``second`` prove nothing (malformed, another game, different slots

@@ -50,7 +50,8 @@ from typing import Any, NamedTuple, Sequence
 from . import const as C
 from .beacon import HashChain, beacon as make_beacon
 from .catchup import CatchUp, ingest_response
-from .complaints import BAD_ESCROW, BAD_STEP, EQUIVOCATION, Complaints, Proof, judge, make_complaint
+from .complaints import (BAD_ESCROW, BAD_STEP, EQUIVOCATION, Complaints, Proof, judge, make_complaint,
+                         signed_step)
 from .disputes import Disputes
 from .errors import LocalProtocolError, WireError
 from .gamelog import KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_STEP
@@ -790,16 +791,12 @@ class LockstepSession:
         """Judge a kind-2 complaint's STEP (protocol.md §C8.8) with our state: at its step,
         whether it is a valid chance-step reveal; past it, against the message we applied (a
         different one: equivocation; the same: the ``complainer`` lied)."""
-        try:
-            env = open_envelope(raw, C.MAX_STEP_MSG)
-            b = decode_step_body(env.body)
-        except WireError:
+        b = signed_step(self.setup, raw)
+        if b is None:
             return None
-        if env.mtype != MSG_STEP or b.game_id != self.game_id or b.seat >= self.n \
-                or not env.verify(self._pubkeys[b.seat]):
-            return None
+        body = open_envelope(raw, C.MAX_STEP_MSG).body
         held = self.steps.held(b.step, b.seat) if self.steps.keeps(b.step) else None
-        if held is not None and held.env.body != env.body:
+        if held is not None and held.env.body != body:
             return b.seat, "signed two different messages for one step"
         if held is not None and b.step < self.step:
             return complainer, "false complaint: we applied that very message"

@@ -18,7 +18,7 @@ from typing import Any
 from . import const as C
 from .beacon import game_seed as compute_game_seed, seed_commitment
 from .errors import WireError
-from .complaints import BAD_STEP, judge
+from .complaints import judge, signed_step
 from .gamelog import KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_HEADER, KIND_STEP, LogReader
 from .identity import fingerprint_of
 from .hidden import HiddenLedger, hidden_secret, layout_of_state
@@ -366,17 +366,12 @@ def _complaint(setup: Any, raw: bytes, k: int, active: list, recent: dict, last_
     deferred = []
 
     def bad_step(ev: bytes) -> tuple | None:
-        try:
-            senv = open_envelope(ev, C.MAX_STEP_MSG)
-            b = decode_step_body(senv.body)
-        except WireError:
-            return None
-        if senv.mtype != MSG_STEP or b.game_id != setup.game_id or b.seat >= setup.seats \
-                or not senv.verify(setup.players[b.seat].public_key):
+        b = signed_step(setup, ev)
+        if b is None:
             return None
         if b.step in recent:
             logged = recent[b.step][b.seat]
-            if logged is not None and logged != ev and open_envelope(logged).body != senv.body:
+            if logged is not None and logged != ev and open_envelope(logged).body != open_envelope(ev).body:
                 return b.seat, "signed two different messages for one step"
             if logged is not None:
                 return c.seat, "false complaint: the log applied that very message"

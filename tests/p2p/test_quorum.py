@@ -223,6 +223,19 @@ def test_any_quorum_of_shares_recombines_the_same_chain():
 
 # --- complaints (protocol.md §C8.8) -------------------------------------------------------------------
 
+def honest_seats_agree_and_verify_names(net, sessions, paths, cheater):
+    """Seats 0 and 1 finished with one final hash; their logs verify complete and name
+    ``cheater`` as the only cheater."""
+    o = overs(net, (0, 1))
+    assert all(len(x) == 1 for x in o) and o[0][0].final_hash == o[1][0].final_hash
+    for s in sessions[:2]:
+        s.log.close()
+    for p in paths[:2]:
+        rep = verify_log(p, engine=E)
+        assert rep.ok and rep.complete, rep.error
+        assert {c["seat"] for c in rep.cheaters} == {cheater}
+
+
 def test_nil_at_a_chance_step_to_one_peer_gets_the_cheater_dropped_not_the_victim(tmp_path):
     """Issue 9 item 4: seat 2 sends seat 0 a signed nil at a chance step and the real reveal to
     seat 1. Seat 0 no longer halts alone: its COMPLAINT convinces seat 1 (which compares it
@@ -254,14 +267,7 @@ def test_nil_at_a_chance_step_to_one_peer_gets_the_cheater_dropped_not_the_victi
         assert proven and {e.seat for e in proven} == {2}
         assert [e.seat for e in net.events[i] if isinstance(e, SeatDropped)] == [2]
     assert not any(isinstance(e, SeatDropVoted) and e.seat == 0 for e in net.events[1])
-    o = overs(net, (0, 1))
-    assert all(len(x) == 1 for x in o) and o[0][0].final_hash == o[1][0].final_hash
-    for s in sessions[:2]:
-        s.log.close()
-    for p in paths[:2]:
-        rep = verify_log(p, engine=E)
-        assert rep.ok and rep.complete, rep.error
-        assert rep.cheaters and {c["seat"] for c in rep.cheaters} == {2}
+    honest_seats_agree_and_verify_names(net, sessions, paths, cheater=2)
 
 
 def test_asymmetric_race_the_peer_that_applied_the_dropped_seats_message_rolls_back(tmp_path):
@@ -347,10 +353,4 @@ def test_bad_reveal_to_everyone_drops_the_cheater_with_its_real_reveal(tmp_path)
         assert {e.seat for e in net.events[i] if isinstance(e, CheaterProven)} == {2}
         (d,) = [e for e in net.events[i] if isinstance(e, SeatDropped)]
         assert (d.step, d.seat, d.reconstructed) == (bad["step"], 2, True)
-    o = overs(net, (0, 1))
-    assert all(len(x) == 1 for x in o) and o[0][0].final_hash == o[1][0].final_hash
-    for s in sessions[:2]:
-        s.log.close()
-    for p in paths[:2]:
-        rep = verify_log(p, engine=E)
-        assert rep.ok and rep.complete and {c["seat"] for c in rep.cheaters} == {2}, rep.error
+    honest_seats_agree_and_verify_names(net, sessions, paths, cheater=2)
