@@ -282,3 +282,31 @@ async def test_watch_lists_every_game_with_live_standings(tmp_path):
         await pilot.press("w")
         await pilot.pause()
         assert "cannot be watched" in str(app.screen.query_one("#lobby-status").render())
+
+
+@sync
+async def test_waiting_room_keys_go_to_the_buttons_and_c_types_a_chat_line(tmp_path):
+    """The waiting room of a real (loopback) game: the buttons have the focus, so 's' (and 'q')
+    are never typed into the chat; 'c' goes to the chat input, Enter sends the line (it shows
+    in the room), Esc goes back to the buttons (protocol.md §N9)."""
+    from textual.widgets import Input
+
+    from ui.play import CreateRequest, NetLobby
+    from ui.screens import WaitingScreen
+
+    backend = NetLobby("127.0.0.1", log_dir=None, bot_pace=0)
+    app = LanopoliApp(backend=backend, settings=Settings(name="Giulia", path=tmp_path / "p.json"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.start_driver(backend.create("Giulia", CreateRequest(seats=3, bots=False)), False)
+        await until(pilot, lambda: isinstance(app.screen, WaitingScreen) and app.driver.join_code)
+        chat = app.screen.query_one("#chat", Input)
+        await pilot.press("s")  # Start (nothing to do without bots), not an "s" in the chat
+        assert chat.value == "" and not chat.has_focus
+        await pilot.press("c")
+        assert chat.has_focus
+        await pilot.press(*"ciao", "enter")
+        await until(pilot, lambda: "» Giulia: ciao" in str(app.screen.query_one("#chat-log").render()))
+        await pilot.press("escape")
+        assert not chat.has_focus
+        await app.action_quit()
