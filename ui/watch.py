@@ -8,9 +8,11 @@ log with ``p2p.verify.verify_log`` — every signature, reveal, digest and engin
 state, the log the events of the verified steps. A record that fails stops the view with the
 reason (``fault``); nothing a spectator does reaches the game's own sockets.
 
-The replay runs in a worker thread at most every ``VERIFY_INTERVAL_S`` while records arrive,
-so the cost is the spectator's alone (a whole game of ~1,000 steps re-verifies in well under a
-second on one core).
+The replay runs in a worker thread while records arrive, at most every ``VERIFY_INTERVAL_S``
+and never sooner than twice its own duration after the last one (a third of a core at most):
+the cost is the spectator's alone. ``bench/bench_watch.py``: the 245-step sample game
+re-verifies in 0.15-0.3 s; a long game (2,000 steps) in 1-2 s, so its board then moves every
+few seconds.
 """
 
 from __future__ import annotations
@@ -119,9 +121,12 @@ class WatchDriver(_DriverBase):
                 await self._dirty.wait()
                 self._dirty.clear()
                 self._write_new()
+                t0 = time.monotonic()
                 report, rec = await asyncio.to_thread(verify_records, self._dir / "game.log", engine)
                 self._show(report, rec)
-                await asyncio.sleep(VERIFY_INTERVAL_S)
+                # The replay grows with the game: wait at least twice as long as it took, so
+                # that following a long game costs the spectator at most a third of a core.
+                await asyncio.sleep(max(VERIFY_INTERVAL_S, 2 * (time.monotonic() - t0)))
         finally:
             renew.cancel()
             await asyncio.gather(renew, return_exceptions=True)
