@@ -351,6 +351,10 @@ class _DriverBase:
         self._notify("chat")
 
 
+#: The shared base of the drivers, for drivers defined elsewhere (ui/watch.py).
+DriverBase = _DriverBase
+
+
 def pinned_chance(seed: int) -> Callable[[Any, int], tuple]:
     """Chance steps from pinned beacons: step k uses ``engine.bots.play.beacon(seed, k)``."""
     from engine.bots.play import beacon

@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from ui.play import Fault, HumanSeat, _DriverBase
+from ui.play import DriverBase, Fault, HumanSeat
 
 #: Seconds between two verifications of the records received (while new ones arrive).
 VERIFY_INTERVAL_S = 0.5
@@ -66,7 +66,7 @@ def verify_records(path: Path, engine: Any) -> tuple[Any, RecordingEngine]:
     return verify_log(path, engine=rec), rec
 
 
-class WatchDriver(_DriverBase):
+class WatchDriver(DriverBase):
     """Follow the advertised game ``ad`` (``p2p.discovery.GameAd`` with a ``watch_port``) from
     ``bind`` (our address on that network), as ``name``. ``seat`` stays -1: we play nothing.
     ``spectator`` is True (the game screen asks nothing before leaving)."""
