@@ -190,3 +190,27 @@ def test_a_paced_bot_thinks_before_the_decisions_the_game_waits_for():
     answer = seat.decide(st, 0)
     assert asyncio.iscoroutine(answer)
     assert isinstance(asyncio.run(answer), A.RollDice)
+
+
+def test_a_seat_voted_silent_that_sends_again_is_back_in_the_log_and_the_panel():
+    """issue 11: every seat change is a log line and a panel mark — a seat we voted on as silent
+    is marked "silent"; the next applied step without its drop means its message was there:
+    a "back" line, and the mark goes (protocol.md Part U, §C8.3)."""
+    from types import SimpleNamespace
+
+    from p2p.session_events import SeatDropVoted, StepApplied
+    from ui.play import NetGame, SeatChanged
+
+    import asyncio
+
+    game = NetGame(dict(role="join", name="Marco"))
+    game.node = SimpleNamespace(session=SimpleNamespace(state="s"))
+    game.observe(SeatDropVoted(7, 2))
+    assert game.seat_changes == {2: "silent"}
+
+    async def step() -> None:  # the driver reads the loop clock when a step applies
+        game.observe(StepApplied(7, "decision", (), b"h" * 32))
+
+    asyncio.run(step())
+    assert game.seat_changes == {}
+    assert [(e.seat, e.change) for e in game.take_events() if isinstance(e, SeatChanged)] == [(2, "silent"), (2, "back")]
