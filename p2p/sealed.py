@@ -44,6 +44,9 @@ from .wire import check_action, pack
 
 #: Hash domain of a commitment (protocol.md §C13.2).
 HASH_SEALED = b"lanopoli/1/sealed\x00"
+#: Signature domain and hash domain of the reference peer's salts (``derive_salt``).
+DOMAIN_SALT = b"sealed-salt"
+HASH_SALT = b"lanopoli/1/sealed-salt\x00"
 #: Bytes of the salt of a commitment.
 SALT_LEN = 16
 #: Bytes of a commitment.
@@ -68,6 +71,17 @@ def commitment(game_id: bytes, step: int, seat: int, inp: Any, salt: bytes) -> b
     h.update(pack(inp))
     h.update(salt)
     return h.digest()
+
+
+def derive_salt(identity: Any, game_id: bytes, step: int) -> bytes:
+    """The reference peer's salt for its commitment at commit step ``step`` (protocol.md
+    §C13.2): SHA-256(HASH_SALT ‖ Ed25519 signature of our key over ``"lanopoli/1/sealed-salt\0"
+    ‖ game_id ‖ step (8 B BE)``)[0:16]. Ed25519 signatures are deterministic (RFC 8032) and
+    only we can make them, so the salt is unpredictable to the others (nothing they hold, not
+    even a recombined escrow, gives it), the same after a restart, and a demo game's log is
+    reproducible byte for byte. ``identity``: a ``p2p.identity.Identity``."""
+    sig = identity.sign(DOMAIN_SALT, game_id + step.to_bytes(8, "big"))
+    return hashlib.sha256(HASH_SALT + sig).digest()[:SALT_LEN]
 
 
 def simultaneous(engine: Any, state: Any) -> bool:
@@ -188,17 +202,16 @@ class FrozenEngine:
 class SealedDecisions:
     """The sealed-decision part of one session (module docstring).
 
-    ``game_id``: 16 bytes; ``my_seat``: ours; ``salt_source``: ``n -> n random bytes``
-    (default ``os.urandom``; tests pass a fixed one). Per step the session calls ``begin``
+    ``game_id``: 16 bytes; ``my_seat``: ours; ``salt``: ``commit step -> 16 bytes`` (the
+    session passes ``derive_salt`` with its identity; default: fresh ``os.urandom`` bytes). Per step the session calls ``begin``
     (phase of the new step), at a commit step ``seal`` (our commitment to send), at an open
     step ``opening`` (our opening to send), and once the step is applied ``committed`` (commit
     step) or ``open`` (open step)."""
 
-    def __init__(self, game_id: bytes, my_seat: int,
-                 salt_source: Callable[[int], bytes] = os.urandom) -> None:
+    def __init__(self, game_id: bytes, my_seat: int, salt: Callable[[int], bytes] | None = None) -> None:
         self.game_id = game_id
         self.my_seat = my_seat
-        self._salt = salt_source
+        self._salt = salt if salt is not None else (lambda _step: os.urandom(SALT_LEN))
         self._phase = PLAIN
         self._step = -1
         #: Commit step whose commitments are kept, its commitments and envelopes (evidence).
@@ -240,7 +253,9 @@ class SealedDecisions:
             raise LocalProtocolError("sealed: not a commit step")
         if self._own is not None and self._own[0] == self._step:
             raise LocalProtocolError("sealed: already committed at this step")
-        salt = self._salt(SALT_LEN)
+        salt = self._salt(self._step)
+        if type(salt) is not bytes or len(salt) != SALT_LEN:
+            raise LocalProtocolError("sealed: the salt source must give 16 bytes")
         try:
             check_action([inp, salt])  # the opening must pass §C3.1's input checks
         except WireError as e:

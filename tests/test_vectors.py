@@ -327,6 +327,12 @@ def test_sealed_vectors_match_the_spec_text():
     assert v["open_step_body"] == msgpack.packb(
         [gid, one["step"] + 1, one["seat"], ph, bytes.fromhex(v["open_prev_digest"]),
          [one["input"], bytes.fromhex(one["salt"])]], use_bin_type=True).hex()
+    d = v["salt_derivation"]  # the reference peer's salt: a hash of its own Ed25519 signature
+    sk = Ed25519PrivateKey.from_private_bytes(sha(b"lanopoli/1/ed25519\x00", d["identity_seed"].encode()))
+    signed = b"lanopoli/1/sealed-salt\x00" + gid + d["step"].to_bytes(8, "big")
+    assert d["public_key"] == sk.public_key().public_bytes_raw().hex() and d["signed_bytes"] == signed.hex()
+    assert d["signature"] == sk.sign(signed).hex()
+    assert d["salt"] == sha(b"lanopoli/1/sealed-salt\x00", sk.sign(signed))[:16].hex()
 
 
 # --- §E2/§E8/§C12.7 niente: PayBills, card-key trades, bill order, a bill choice replayed ---------

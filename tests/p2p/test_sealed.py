@@ -23,12 +23,12 @@ GID = bytes(range(16))
 
 
 def _salts():
-    """A deterministic salt source: 16 bytes counting up."""
+    """A deterministic salt source: 16 bytes counting up, whatever the step."""
     n = [0]
 
-    def draw(k: int) -> bytes:
+    def draw(step: int) -> bytes:
         n[0] += 1
-        return n[0].to_bytes(k, "big")
+        return n[0].to_bytes(SALT_LEN, "big")
     return draw
 
 
@@ -351,3 +351,29 @@ def test_resolve_blanks_a_commit_step_and_opens_the_next():
     assert r.engine is E and r.bodies[0].input == [1]
     with pytest.raises(LocalProtocolError):
         d.resolve(E, 5, [], [])
+
+
+def test_the_reference_salt_is_a_hash_of_our_own_deterministic_signature():
+    """§C13.2: SHA-256("lanopoli/1/sealed-salt\\0" ‖ Ed25519 signature over
+    "lanopoli/1/sealed-salt\\0" ‖ gid ‖ step 8 B BE)[0:16]: the same for the same key and step,
+    different for another step or key, verifiable with the public key."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    from p2p.identity import Identity
+    from p2p.sealed import derive_salt
+
+    me, other = Identity.from_seed(b"salt-a"), Identity.from_seed(b"salt-b")
+    salt = derive_salt(me, GID, 9)
+    msg = b"lanopoli/1/sealed-salt\x00" + GID + (9).to_bytes(8, "big")
+    sig = me.sign(b"sealed-salt", GID + (9).to_bytes(8, "big"))
+    Ed25519PublicKey.from_public_bytes(me.public_key).verify(sig, msg)
+    assert salt == hashlib.sha256(b"lanopoli/1/sealed-salt\x00" + sig).digest()[:16]
+    assert salt == derive_salt(me, GID, 9) != derive_salt(me, GID, 10) != derive_salt(other, GID, 10)
+    d = SealedDecisions(GID, 0, lambda k: derive_salt(me, GID, k))
+    d.begin(0, _Eng, _P(False, (0, 1), "auction_bid"))
+    d.seal([20, 5])
+    assert d.own()[2] == derive_salt(me, GID, 0)
+    bad = SealedDecisions(GID, 0, lambda k: b"short")
+    bad.begin(0, _Eng, _P(False, (0, 1), "auction_bid"))
+    with pytest.raises(LocalProtocolError):
+        bad.seal(None)

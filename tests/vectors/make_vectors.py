@@ -25,7 +25,7 @@ Files (all JSON: bytes as lowercase hex strings, keys sorted):
 * ``channel.json`` — §N2.2: pairwise channel keys of two demo identities, an introduction, an
   authenticated datagram and a pure ack byte for byte; §C12.2 a leaves digest.
 * ``sealed.json`` — §C13: commitments of sealed decisions (nil, bids, a pass, a build request),
-  their openings, a commit-step and an open-step STEP body.
+  their openings, a commit-step and an open-step STEP body, the reference salt derivation.
 * ``lan.json``    — §N3, §N3.1, §N9: join-code tags and codes, a TXT record with names and
   standings, a signed CHAT message.
 * ``hidden.json`` — §C12: three demo seats' hidden secrets, openings, shares and leaves of a few
@@ -358,9 +358,17 @@ def compute_sealed() -> dict:
     commit_body = pack(encode_step_body(gid, one["step"], one["seat"], ph, pd, bytes.fromhex(one["commitment"])))
     open_body = pack(encode_step_body(gid, one["step"] + 1, one["seat"], ph, _h("vector-sealed-commit-digest"),
                                  [one["input"], bytes.fromhex(one["salt"])]))
+    from p2p.sealed import DOMAIN_SALT, derive_salt
+
+    ident = Identity.from_seed(b"vector-sealed-seat")
+    body = gid + (41).to_bytes(8, "big")
+    derivation = {"identity_seed": "vector-sealed-seat", "public_key": ident.public_key.hex(), "step": 41,
+                  "signed_bytes": signed_bytes(DOMAIN_SALT, body).hex(),
+                  "signature": ident.sign(DOMAIN_SALT, body).hex(), "salt": derive_salt(ident, gid, 41).hex()}
     return {"game_id": gid.hex(), "cases": cases, "prev_hash": ph.hex(), "prev_digest": pd.hex(),
             "open_prev_digest": _h("vector-sealed-commit-digest").hex(),
-            "commit_step_body": commit_body.hex(), "open_step_body": open_body.hex()}
+            "commit_step_body": commit_body.hex(), "open_step_body": open_body.hex(),
+            "salt_derivation": derivation}
 
 
 def compute_niente() -> dict:
