@@ -97,6 +97,7 @@ class WatchDriver(DriverBase):
         self.link: Any = None
         self.chat_room: Any = None
         self._members_known = False
+        self._drops_seen = 1  # records looked at for DROP lines (the header is record 0)
         self.clock: Callable[[], float] = time.monotonic
 
     async def run(self) -> None:
@@ -197,6 +198,7 @@ class WatchDriver(DriverBase):
             self._new_events.extend(rec.events[self._shown_events:])
             self._shown_events = len(rec.events)
             self.steps = report.steps
+        self._show_drops(report)
         if not report.ok:
             self._fail(Fault("cheat" if report.first_bad_step is not None and report.first_bad_step >= 0 else "error",
                              report.error or "the records do not verify", None, report.first_bad_step))
@@ -209,6 +211,32 @@ class WatchDriver(DriverBase):
             self._notify("over")
             return
         self._notify("step")
+
+    def _show_drops(self, report: Any) -> None:
+        """Seats the others dropped (DROP records that verified): a log line and a panel mark,
+        as the players get them (SeatChanged, protocol.md §C8.4; the rule from the setup)."""
+        from p2p.gamelog import KIND_DROP
+        from p2p.verify import BadLog, parse_header
+        from p2p.wire import unpack
+        from ui.play import SeatChanged
+
+        records = self.client.records
+        for i in range(self._drops_seen, self._written):
+            kind, payload = records[i]
+            if kind != KIND_DROP:
+                continue
+            step, seat = unpack(payload)[:2]
+            if not report.ok and (report.first_bad_step is None or step >= report.first_bad_step):
+                return  # not verified: neither shown nor skipped
+            try:
+                rule = parse_header(records[0][1])[0].options_dict().get("p2p.on_drop", "bot")
+            except BadLog:
+                rule = "bot"
+            change = "bankrupt" if rule == "bankrupt" else "bot"
+            self.seat_changes[seat] = change
+            self._new_events.append(SeatChanged(seat, step, change))
+            self._drops_seen = i + 1
+        self._drops_seen = self._written
 
     def _fail(self, fault: Fault) -> None:
         self.fault = fault

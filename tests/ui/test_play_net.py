@@ -60,6 +60,10 @@ def test_a_peer_that_goes_silent_becomes_a_log_line_and_a_mark(tmp_path):
             if host.state is not None:
                 break
             await asyncio.sleep(0.05)
+        from ui.watch import WatchDriver
+
+        watcher = WatchDriver(host.node.discovery.advertised, "127.0.0.1", name="Prof")
+        watching = asyncio.ensure_future(watcher.run())
         tasks[2].cancel()  # Bruno's program stops: his peer goes silent
         seen: list = []
         for _ in range(400):
@@ -67,14 +71,16 @@ def test_a_peer_that_goes_silent_becomes_a_log_line_and_a_mark(tmp_path):
             if any(e.change == "bot" for e in seen):
                 break
             await asyncio.sleep(0.05)
-        await asyncio.wait_for(asyncio.gather(*tasks[:2]), 120)
+        await asyncio.wait_for(asyncio.gather(*tasks[:2], watching), 120)
         await asyncio.gather(tasks[2], return_exceptions=True)
-        return host, seen
+        return host, seen, watcher
 
-    host, seen = asyncio.run(run())
+    host, seen, watcher = asyncio.run(run())
     bruno = host.names.index("Bruno")
     assert [(e.seat, e.change) for e in seen if e.change != "silent"] == [(bruno, "bot")]
     assert host.seat_changes == {bruno: "bot"}
+    # a spectator sees the same seat change, from the verified DROP record (protocol.md §N10)
+    assert watcher.fault is None and watcher.phase == "over" and watcher.seat_changes == {bruno: "bot"}
     assert host.phase == "over" and host.fault is None
 
 
