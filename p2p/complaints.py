@@ -11,8 +11,9 @@ against the complainer.
 Kinds (``kind`` field):
 
 1. **equivocation**: two envelopes of the culprit, both validly signed, of the same type and
-   the same slot — STEP (gid, step, seat), DROP (gid, voter, step, seat, epoch) or ESCROW
-   (gid, seat, epoch) — with different bodies. Self-contained.
+   the same slot — STEP (gid, step, seat), DROP (gid, voter, step, epoch: one vote per step
+   and epoch, whatever its target) or ESCROW (gid, seat, epoch) — with different bodies.
+   Self-contained.
 2. **bad step message**: one STEP of the culprit at a chance step whose input is not a reveal
    hashing to the culprit's previous reveal. Checked by a peer still at that step against its
    own previous reveals; a peer past it compares with the message it applied (different:
@@ -63,7 +64,7 @@ def _slot(mtype: int, body: bytes) -> tuple:
         return b.seat, (mtype, b.game_id, b.step, b.seat)
     if mtype == MSG_DROP:
         v = decode_drop(body)
-        return v.voter, (mtype, v.game_id, v.step, v.seat, v.epoch)
+        return v.voter, (mtype, v.game_id, v.step, v.epoch)  # one vote per step and epoch
     if mtype == MSG_ESCROW:
         e = decode_escrow(body)
         return e.seat, (mtype, e.game_id, e.seat, e.epoch)

@@ -1095,6 +1095,8 @@ class LockstepSession:
                 self._out.append(held.env.raw)
                 st["forwarded"] += 1
             self._check_drop(v.seat)
+            if self.step == k and self.phase == RUNNING and self.seats.voted_at(k):
+                self._try_advance()  # its vote against another seat may complete our certificate
 
     def _check_drop(self, seat: int) -> None:
         k = self.step
@@ -1355,18 +1357,25 @@ class LockstepSession:
         self._events.append(event)
 
     def _certified(self, k: int) -> bool:
-        """After we voted to drop seats at step ``k`` we apply ``k`` with all its messages
-        only if no quorum of drop votes can exist (protocol.md §C8.3): for every seat t we
-        voted against, at least active - Q seats other than us and t signed a step k+1
-        message whose prev digest covers exactly these messages (an honest seat that applied
-        step k never votes at k, and a voter signs such a message only after this check)."""
+        """After we voted to drop a seat t at step ``k`` we apply ``k`` with all its messages
+        only if no quorum against t can exist (protocol.md §C8.3): at least active - Q seats
+        other than us and t are known never to vote against t at k in this epoch — they
+        signed a step k+1 message whose prev digest covers exactly these messages (an honest
+        seat that applied step k never votes at k; a voter signs one only after this check),
+        or they cast their one vote of this step and epoch against another seat."""
         slots = self.steps.slots(k)
         digest = step_digest([b"" if h is None else h.env.body for h in slots])
-        signed = [i for i, h in enumerate(self.steps.slots(k + 1))
-                  if h is not None and i != self.my_seat and self.active[i] and h.body.prev_digest == digest]
+        signed = {i for i, h in enumerate(self.steps.slots(k + 1)) if h is not None and h.body.prev_digest == digest}
+        targets = self.seats.targets(k)
         need = self.seats.active_count() - self.seats.quorum
-        return all(sum(1 for i in signed if i != t) >= need
-                   for t in range(self.n) if self.active[t] and self.seats.has_voted(k, t))
+        for t in range(self.n):
+            if not (self.active[t] and self.seats.has_voted(k, t)):
+                continue
+            never = sum(1 for i in range(self.n) if i not in (self.my_seat, t) and self.active[i]
+                        and (i in signed or targets.get(i, t) != t))
+            if never < need:
+                return False
+        return True
 
     def _try_advance(self) -> None:
         while self.phase == RUNNING:

@@ -495,14 +495,29 @@ class SeatLoss:
 
     def add_vote(self, env: Any, v: DropVote) -> bytes | None:
         """Keep a verified vote (a vote of a later epoch replaces the voter's older one: after
-        a drop at this step everyone votes again, §C8.3). Returns the voter's other vote for
-        the same (step, seat, epoch) if it differs (equivocation), else None."""
+        a drop at this step everyone votes again, §C8.3). Returns the voter's other vote of the
+        same step and epoch if it differs (equivocation: another target or another share),
+        else None."""
+        for (s, t), held in self._votes.items():
+            other = held.get(v.voter)
+            if s == v.step and t != v.seat and other is not None and other[0].epoch == v.epoch:
+                return other[1]  # one vote per step and epoch: a second target is equivocation
         votes = self._votes.setdefault((v.step, v.seat), {})
         old = votes.get(v.voter)
         if old is not None and old[0].epoch >= v.epoch:
             return old[1] if old[1] != env.raw and old[0].epoch == v.epoch else None
         votes[v.voter] = (v, env.raw)
         return None
+
+    def targets(self, step: int) -> dict[int, int]:
+        """voter -> the seat it voted against at ``step`` in the current epoch (votes held)."""
+        out: dict[int, int] = {}
+        for (s, t), held in self._votes.items():
+            if s == step:
+                for voter, (v, _) in held.items():
+                    if v.epoch == self.epoch:
+                        out[voter] = t
+        return out
 
     def has_quorum(self, step: int, seat: int) -> bool:
         """True if we hold votes DROP(step, seat) of at least Q seats (§C8.3)."""
