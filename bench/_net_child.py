@@ -17,6 +17,9 @@ benchmark can see inside the peer without any change to it:
 ``LANOPOLI_BENCH_VERIFY=cryptography`` puts back the signature check of before issue 14
 (``cryptography``'s Ed25519 verify instead of libsodium's) for an A/B comparison in one run.
 
+``LANOPOLI_BENCH_TRANSPORT=<file>`` runs the peer with that file as ``p2p.transport`` (an
+earlier version, for an A/B comparison in one run).
+
 When the environment names ``LANOPOLI_BENCH_OUT`` (a directory), the counters go to
 ``<dir>/<pid>.json`` as one JSON object: ``transport`` (dict), ``session`` (dict), ``sent_by_type``
 ({type: payloads}), ``chunks_by_type`` ({type: chunks}), ``rss`` ([[step, kB], ...]).
@@ -64,6 +67,20 @@ def _old_verify() -> None:
         return True
 
     identity.verify = wire.verify = verify
+
+
+def _old_transport(path: str) -> None:
+    """Load ``path`` (an earlier p2p/transport.py, e.g. ``git show e1caa4b:p2p/transport.py``)
+    as ``p2p.transport`` before the node imports it: an A/B of the transport in one run."""
+    import importlib.util
+
+    import p2p
+
+    spec = importlib.util.spec_from_file_location("p2p.transport", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["p2p.transport"] = mod
+    spec.loader.exec_module(mod)
+    p2p.transport = mod
 
 
 def _install(out_dir: str) -> None:
@@ -119,6 +136,8 @@ def main() -> int:
         argv = argv[2:]
     if os.environ.get("LANOPOLI_BENCH_VERIFY") == "cryptography":
         _old_verify()
+    if os.environ.get("LANOPOLI_BENCH_TRANSPORT"):
+        _old_transport(os.environ["LANOPOLI_BENCH_TRANSPORT"])
     out_dir = os.environ.get("LANOPOLI_BENCH_OUT")
     if out_dir:
         _install(out_dir)

@@ -209,6 +209,40 @@ def ab_verify(pairs: int, seed: str, rounds: int, tmp: Path) -> dict:
     return out
 
 
+def ab_transport(pairs: int, seed: str, tmp: Path, rev: str) -> dict:
+    """Git revision ``rev``'s p2p/transport.py ("old", ``LANOPOLI_BENCH_TRANSPORT``) and the
+    working tree's ("new"), interleaved: per pair an 8-peer game each, then the same 4-peer game
+    clean and at 20% loss each. Medians."""
+    old = tmp / "old_transport.py"
+    old.write_bytes(subprocess.run(["git", "show", f"{rev}:p2p/transport.py"], cwd=ROOT, check=True,
+                                   capture_output=True).stdout)
+    envs = {"old": {"LANOPOLI_BENCH_TRANSPORT": str(old)}, "new": {}}
+    rows: dict[str, dict[str, list]] = {k: {"rate8": [], "dg8": [], "acks8": [], "clean": [], "lossy": []} for k in envs}
+    for g in range(pairs):
+        for name, env in envs.items():
+            game = play(8, f"{seed}-abt8-{g}", tmp, env=env)
+            kinds = datagram_kinds(game)
+            rows[name]["rate8"].append(game["steps_per_s"])
+            rows[name]["dg8"].append(kinds["per_step"])
+            rows[name]["acks8"].append(kinds["pure_acks"] + kinds["retransmits"])
+            print(f"A/B transport {name}: 8 peers {game['steps_per_s']:.1f} steps/s, datagrams/step "
+                  f"{json.dumps(kinds)}", flush=True)
+        for name, env in envs.items():
+            c = play(4, f"{seed}-abt4-{g}", tmp, env=env)
+            lo = play(4, f"{seed}-abt4-{g}", tmp, loss=0.2, env=env)
+            rows[name]["clean"].append(c["game_s"])
+            rows[name]["lossy"].append(lo["game_s"])
+            print(f"A/B transport {name}: 4 peers clean {c['game_s']:.2f} s, 20% loss {lo['game_s']:.2f} s "
+                  f"= {lo['game_s'] / c['game_s']:.2f}x; lossy datagrams {json.dumps(datagram_kinds(lo))}", flush=True)
+    med = statistics.median
+    out = {name: {"steps_per_s_8": round(med(r["rate8"]), 1), "datagrams_per_step_8": round(med(r["dg8"]), 2),
+                  "datagram_ratio_8": round(med(r["dg8"]) / 56, 3), "acks_and_resends_8": round(med(r["acks8"]), 2),
+                  "loss20_vs_clean": round(med(lo / c for lo, c in zip(r["lossy"], r["clean"])), 2)}
+           for name, r in rows.items()}
+    print(f"A/B transport: {json.dumps(out)}", flush=True)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", default="steps4,steps8,datagrams,loss,verify,rss")
@@ -218,6 +252,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ab-verify", type=int, default=0, metavar="PAIRS",
                     help="also play PAIRS of 4-peer games, old (cryptography) and new (libsodium) "
                          "signature check interleaved, with mesh_round between: steps/s ratio")
+    ap.add_argument("--ab-transport", type=int, default=0, metavar="PAIRS",
+                    help="also play PAIRS of rounds, old and new transport timing interleaved: an "
+                         "8-peer game (steps/s, datagrams/step) and a 4-peer game clean and at 20%% loss")
+    ap.add_argument("--ab-rev", default="HEAD", help="git revision of the 'old' transport")
     args = ap.parse_args(argv)
     rows = set(args.rows.split(","))
     res: dict = {}
@@ -270,6 +308,8 @@ def main(argv: list[str] | None = None) -> int:
                 res["verify"]["verify_log_vs_cryptography"] = round(
                     res["verify_log"]["messages_per_s"] / rates["cryptography"], 2)
             print(f"verify: {json.dumps(res['verify'])} verify_log {json.dumps(res.get('verify_log'))}", flush=True)
+        if args.ab_transport:
+            res["ab_transport"] = ab_transport(args.ab_transport, args.seed, tmp, args.ab_rev)
         if args.ab_verify:
             res["ab_verify"] = ab_verify(args.ab_verify, args.seed, args.rounds, tmp)
     print(json.dumps(res))

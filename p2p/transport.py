@@ -22,11 +22,18 @@ Theory of operation (wire contract: protocol.md part N, "Transport"):
   and delivers whole payloads strictly in order.
 * Acknowledgements ride on data going the other way. A pure ack goes out only when nothing was
   sent for ``MAX_ACK_DELAY`` seconds, after ``ACK_EVERY`` in-order datagrams, or at once when a
-  gap or a duplicate shows that the peer is missing an ack. In lockstep every peer answers each
-  step with its next step message, so the hot path carries one datagram per message, not two.
+  gap or a duplicate shows that the peer is missing an ack, or the datagram asks for it
+  (``FLAG_ACK_NOW``). In lockstep every peer answers each step with its next step message, so
+  the hot path carries one datagram per message, not two.
 * Unacknowledged datagrams are resent after the retransmission timeout (RFC 6298 estimator,
-  ``INITIAL_RTO`` at first, clamped to ``[MIN_RTO, MAX_RTO]``, doubled per consecutive timeout),
-  or at once when the selective ack shows ``PACKET_THRESHOLD`` later datagrams arrived.
+  ``INITIAL_RTO`` at first, floored at ``MIN_RTO``, doubled per consecutive timeout, capped at
+  ``MAX_RTO``), or at once when the selective ack shows a datagram sent after it arrived and
+  either ``PACKET_THRESHOLD`` later ones did or ``TIME_THRESHOLD`` round trips passed.
+* Lossy regime: for ``LOSS_HOLD`` s after a resend, every data datagram carries
+  ``FLAG_ACK_NOW``; the receiver acks those at once, and their RTO follows a second estimator
+  fed only by them (the bare round trip, floor ``PROMPT_MIN_RTO``), so loss costs a few ms per
+  datagram instead of ``MIN_RTO`` (issue 14: a 4-peer game at 20% loss took 5-8x its clean
+  time, now ~2x).
 * Buffers are bounded: at most ``SEND_WINDOW`` datagrams in flight, ``MAX_SEND_BUFFER`` bytes
   queued (``send`` raises ``BufferFull`` beyond it), ``RECV_WINDOW`` datagrams buffered out of
   order, ``MAX_MESSAGE`` bytes per reassembled payload, ``MAX_RECV_BUFFER`` bytes buffered on
@@ -86,19 +93,40 @@ FLAG_CHALLENGE = 0x04
 in a RESPONSE to prove it is alive (a new epoch is believed only then)."""
 FLAG_RESPONSE = 0x08
 """Pure ack only: ``seq`` echoes the nonce of a CHALLENGE addressed to our epoch."""
-_KNOWN_FLAGS = FLAG_DATA | FLAG_MORE | FLAG_CHALLENGE | FLAG_RESPONSE
+FLAG_ACK_NOW = 0x10
+"""Only with FLAG_DATA: acknowledge this datagram at once, not after ``MAX_ACK_DELAY``. The
+sender sets it while it is in its lossy regime (it resent something in the last
+``LOSS_HOLD`` s), so that its RTO can follow the bare round trip (protocol.md §N2.4, §N2.5)."""
+_KNOWN_FLAGS = FLAG_DATA | FLAG_MORE | FLAG_CHALLENGE | FLAG_RESPONSE | FLAG_ACK_NOW
 _PROBE_FLAGS = FLAG_CHALLENGE | FLAG_RESPONSE
 ACK_BITS = 32
 """Bit i of ack_bits acknowledges datagram ``ack + 1 + i``."""
 MAX_SEQ = 0xFFFFFFFF
 
 INITIAL_RTO = 0.050  # seconds, before the first round-trip sample
-MIN_RTO = 0.025  # > MAX_ACK_DELAY, so a delayed ack does not trigger a retransmission
+MIN_RTO = 0.080
+"""Floor of the RTO (s) of a datagram sent without ``FLAG_ACK_NOW``: above ``MAX_ACK_DELAY``
+plus a loaded machine's round trip, so that a delayed ack does not trigger a retransmission."""
+PROMPT_MIN_RTO = 0.005
+"""Floor of the RTO (s) of a datagram sent with ``FLAG_ACK_NOW``: the peer acknowledges it at
+once, so its RTO follows a separate estimator fed only by such datagrams (the bare round trip)
+and a lost datagram is resent after ~srtt + 4·rttvar of that, not after ``MIN_RTO``."""
+LOSS_HOLD = 0.5
+"""Seconds a sender stays in its lossy regime (``FLAG_ACK_NOW`` on every data datagram) after
+it last resent something."""
 MAX_RTO = 1.0  # cap of the exponential backoff
 CLOCK_GRANULARITY = 0.002  # RFC 6298 "G": floor of the variance term
-MAX_ACK_DELAY = 0.010  # a received datagram is acknowledged within this time
+MAX_ACK_DELAY = 0.050
+"""A received datagram is acknowledged within this time (s) — longer than most lockstep steps
+of 8 seats on a loaded 2-core machine (~16 ms on average, tens of ms when a peer process waits
+for a core), so that the next step's message carries the ack instead of a pure ack (issue 14:
+13-25 pure acks per step at 8 seats with 10 ms)."""
 ACK_EVERY = 4  # ...or after this many in-order datagrams, whichever comes first
-PACKET_THRESHOLD = 3  # a datagram is lost once 3 later ones are acknowledged
+PACKET_THRESHOLD = 3  # a datagram is lost once 3 later ones are acknowledged...
+TIME_THRESHOLD = 9 / 8
+"""...or once a later one is acknowledged and it was sent more than 9/8 of max(srtt, latest RTT)
+ago (RFC 9002 §6.1.2): in lockstep a peer sends one datagram per step, so three later ones
+never come while the step waits for the lost one."""
 SEND_WINDOW = 64  # datagrams in flight per peer (~75 KB: below a default socket buffer)
 RECV_WINDOW = 256  # datagrams buffered ahead of the next expected one
 MAX_MESSAGE = 72 * 1024
@@ -189,9 +217,12 @@ class Channel:
         self.peer_epoch: int | None = None
         self._retired: deque[int] = deque(maxlen=RETIRED_EPOCHS)
         self.stats = dict.fromkeys(_STAT_KEYS, 0)
-        self.srtt: float | None = None
+        self.srtt: float | None = None  # from datagrams acknowledged after a delay (the usual)
         self._rttvar = 0.0
         self._rto = INITIAL_RTO
+        self._prompt: list[float] | None = None  # [srtt, rttvar] of FLAG_ACK_NOW datagrams
+        self._latest_rtt = 0.0
+        self._resent_until = -1.0  # lossy regime: FLAG_ACK_NOW on data sent before this time
         self._reset_send()
         self._reset_receive()
 
@@ -213,7 +244,7 @@ class Channel:
         self._next_seq = 0  # sequence number of the next chunk queued
         self._acked_below = 0  # every seq below this is acknowledged
         self._queue: deque[tuple[int, int, bytes]] = deque()  # (seq, flags, chunk) not yet sent
-        self._inflight: dict[int, list[Any]] = {}  # seq -> [flags, chunk, sent_at, retransmitted]
+        self._inflight: dict[int, list[Any]] = {}  # seq -> [flags as sent, chunk, sent_at, retransmitted]
         self._lost: list[int] = []  # seqs to resend at the next datagrams_to_send
         self._buffered = 0  # bytes queued or in flight
         self._backoff = 0
@@ -311,16 +342,20 @@ class Channel:
                 entry = inflight.get(seq)
                 if entry is None:
                     continue  # acknowledged meanwhile
+                entry[0] |= FLAG_ACK_NOW
                 entry[2] = now
                 entry[3] = True
                 out.append((frame(entry[0], dst, seq, ack, bits, entry[1]), addr))
                 self.stats["retransmits"] += 1
+                self._resent_until = now + LOSS_HOLD
             self._lost.clear()
         queue = self._queue
         if queue:
             inflight = self._inflight
+            prompt = FLAG_ACK_NOW if now < self._resent_until else 0
             while queue and len(inflight) < SEND_WINDOW:
                 seq, flags, chunk = queue.popleft()
+                flags |= prompt
                 inflight[seq] = [flags, chunk, now, False]
                 out.append((frame(flags, dst, seq, ack, bits, chunk), addr))
         if out:
@@ -364,8 +399,16 @@ class Channel:
 
     # -- timers -------------------------------------------------------------------------
 
-    def _effective_rto(self) -> float:
-        return min(self._rto * (1 << self._backoff), MAX_RTO)
+    def _rto_of(self, flags: int) -> float:
+        """RTO·2^backoff (s) of a datagram sent with ``flags`` (protocol.md §N2.5): from the
+        estimator of its kind (acknowledged at once or after a delay), floored at
+        ``PROMPT_MIN_RTO`` or ``MIN_RTO``; ``INITIAL_RTO`` before that estimator has a sample."""
+        if flags & FLAG_ACK_NOW:
+            p = self._prompt
+            rto = INITIAL_RTO if p is None else max(p[0] + max(CLOCK_GRANULARITY, 4 * p[1]), PROMPT_MIN_RTO)
+        else:
+            rto = self._rto if self.srtt is None else max(self._rto, MIN_RTO)
+        return min(rto * (1 << self._backoff), MAX_RTO)
 
     def get_timer(self) -> float | None:
         """The next time ``handle_timer`` must run (s), or None when nothing waits.
@@ -378,8 +421,8 @@ class Channel:
         if self._ack_pending and self._ack_deadline is not None:
             when = self._ack_deadline
         if self._inflight:
-            oldest = min(e[2] for e in self._inflight.values())
-            due = oldest + self._effective_rto()
+            rto = self._rto_of
+            due = min(e[2] + rto(e[0]) for e in self._inflight.values())
             if when is None or due < when:
                 when = due
         return when
@@ -389,9 +432,9 @@ class Channel:
         ``datagrams_to_send``) and back the RTO off; a due pure ack is sent there too."""
         if not self._inflight:
             return
-        rto = self._effective_rto()
+        rto = self._rto_of
         lost_set = set(self._lost)
-        expired = [s for s, e in self._inflight.items() if e[2] + rto <= now and s not in lost_set]
+        expired = [s for s, e in self._inflight.items() if e[2] + rto(e[0]) <= now and s not in lost_set]
         if expired:
             self._lost.extend(sorted(expired))
             self._backoff = min(self._backoff + 1, 16)
@@ -444,7 +487,7 @@ class Channel:
             if flags & _PROBE_FLAGS:
                 self.stats["malformed"] += 1
                 return []
-        elif flags & FLAG_MORE or end != body or flags == _PROBE_FLAGS or (flags and not seq):
+        elif flags & (FLAG_MORE | FLAG_ACK_NOW) or end != body or flags == _PROBE_FLAGS or (flags and not seq):
             self.stats["malformed"] += 1
             return []
         me = self._epoch
@@ -511,40 +554,62 @@ class Channel:
             acked.append(ack + low.bit_length())  # bit i (value 1<<i) acknowledges ack + 1 + i
             bits ^= low
         largest = -1
-        sample_at = None
+        largest_sent = 0.0
+        sample = None
         freed = 0
         for seq in acked:
             entry = inflight.pop(seq, None)
             if entry is not None:
                 freed += len(entry[1])
                 largest = seq
+                largest_sent = entry[2]
                 if not entry[3]:  # Karn: no RTT sample from a retransmitted datagram
-                    sample_at = entry[2]
+                    sample = entry
         if largest < 0:
             return
         self._buffered -= freed
         self._backoff = 0
-        if sample_at is not None:
-            self._rtt_sample(now - sample_at)
+        if sample is not None:
+            self._rtt_sample(now - sample[2], bool(sample[0] & FLAG_ACK_NOW))
         if inflight:
             limit = largest - PACKET_THRESHOLD
-            lost = [s for s in inflight if s <= limit and s not in self._lost]
+            # Time threshold per kind of datagram: its estimator's srtt or the latest sample.
+            late = self._latest_rtt
+            delayed = max(TIME_THRESHOLD * max(self.srtt or 0.0, late), 0.001)
+            prompt = max(TIME_THRESHOLD * max(self._prompt[0] if self._prompt else 0.0, late), 0.001)
+            # Only datagrams (last) sent no later than the acknowledged one: a resent datagram is
+            # not declared lost again by acks that were on their way before it was resent
+            # (else every duplicate ack resends every hole again: a storm, seen at 8 seats).
+            lost = [s for s, e in inflight.items()
+                    if s < largest and e[2] <= largest_sent and s not in self._lost
+                    and (s <= limit or now - e[2] >= (prompt if e[0] & FLAG_ACK_NOW else delayed))]
             if lost:
                 self._lost.extend(sorted(lost))
                 self.stats["fast_retransmits"] += len(lost)
 
-    def _rtt_sample(self, rtt: float) -> None:
-        # RFC 6298 section 2, with Karn's rule applied by the caller (no retransmitted samples).
+    def _rtt_sample(self, rtt: float, prompt: bool) -> None:
+        # RFC 6298 section 2, with Karn's rule applied by the caller (no retransmitted samples);
+        # one estimator per kind of datagram (acknowledged at once or after a delay, §N2.5).
         if rtt < 0:
             return
         self.stats["rtt_samples"] += 1
+        self._latest_rtt = rtt
+        if prompt:
+            p = self._prompt
+            if p is None:
+                self._prompt = [rtt, rtt / 2]
+            else:
+                p[1] = 0.75 * p[1] + 0.25 * abs(p[0] - rtt)
+                p[0] = 0.875 * p[0] + 0.125 * rtt
+            return
         if self.srtt is None:
             self.srtt = rtt
             self._rttvar = rtt / 2
         else:
             self._rttvar = 0.75 * self._rttvar + 0.25 * abs(self.srtt - rtt)
             self.srtt = 0.875 * self.srtt + 0.125 * rtt
-        self._rto = min(max(self.srtt + max(CLOCK_GRANULARITY, 4 * self._rttvar), MIN_RTO), MAX_RTO)
+        # Floored when used (_rto_of).
+        self._rto = min(self.srtt + max(CLOCK_GRANULARITY, 4 * self._rttvar), MAX_RTO)
 
     def _on_data(self, seq: int, flags: int, chunk: bytes, now: float) -> list[bytes]:
         expected = self._expected
@@ -582,7 +647,7 @@ class Channel:
             expected += 1
         self._expected = expected
         self._ack_pending += 1
-        if had_gap or self._ack_pending >= ACK_EVERY:
+        if had_gap or self._ack_pending >= ACK_EVERY or flags & FLAG_ACK_NOW:
             self._ack_deadline = now
         elif self._ack_deadline is None:
             self._ack_deadline = now + MAX_ACK_DELAY

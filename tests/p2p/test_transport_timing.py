@@ -1,0 +1,147 @@
+"""Acknowledgement and retransmission timing (protocol.md §N2.4, §N2.5; issue 14): delayed acks
+long enough for a lockstep step of 8 seats, FLAG_ACK_NOW and the lossy regime, time-threshold
+loss detection from selective acks, and no retransmission storm from repeated acks.
+
+Sans-I/O on a hand-driven virtual clock: every datagram is delivered at once unless dropped."""
+
+from __future__ import annotations
+
+import pytest
+
+from p2p import transport as T
+
+A = ("127.0.0.1", 2001)
+B = ("127.0.0.1", 2002)
+
+
+def flags_of(datagram: bytes) -> int:
+    return T.HEADER.unpack_from(datagram)[1]
+
+
+def seq_of(datagram: bytes) -> int:
+    return T.HEADER.unpack_from(datagram)[4]
+
+
+def pair():
+    return T.Channel(B, epoch=11), T.Channel(A, epoch=22)  # a (at A, talks to B), b (at B)
+
+
+def test_data_with_ack_now_is_acknowledged_at_once_and_without_it_after_the_delay():
+    a, b = pair()
+    a.send(b"plain")
+    (d,), = [[x for x, _ in a.datagrams_to_send(0.0)]]
+    assert not flags_of(d) & T.FLAG_ACK_NOW
+    assert b.receive_datagram(d, A, 0.0) == [b"plain"]
+    assert b.datagrams_to_send(0.0) == []  # held for a datagram going the other way
+    assert b.get_timer() == pytest.approx(T.MAX_ACK_DELAY)
+    assert len(b.datagrams_to_send(T.MAX_ACK_DELAY)) == 1
+    # The same with FLAG_ACK_NOW (a forged header on the plain channel: flags are in the header).
+    hdr = T.HEADER.pack(T.MAGIC, T.FLAG_DATA | T.FLAG_ACK_NOW, 11, 22, 1, 0, 0)
+    assert b.receive_datagram(hdr + b"now", A, 1.0) == [b"now"]
+    (ack,) = b.datagrams_to_send(1.0)
+    assert T.HEADER.unpack_from(ack[0])[5] == 2  # cumulative ack covers both
+
+
+def test_ack_now_without_data_is_malformed():
+    _a, b = pair()
+    b.receive_datagram(T.HEADER.pack(T.MAGIC, T.FLAG_DATA, 11, 22, 0, 0, 0) + b"x", A, 0.0)
+    before = b.stats["malformed"]
+    assert b.receive_datagram(T.HEADER.pack(T.MAGIC, T.FLAG_ACK_NOW, 11, 22, 0, 0, 0), A, 0.0) == []
+    assert b.stats["malformed"] == before + 1
+
+
+def test_a_resend_starts_the_lossy_regime_for_loss_hold_seconds():
+    a, b = pair()
+    a.send(b"lost")
+    a.datagrams_to_send(0.0)  # dropped on the way
+    t = a.get_timer()
+    a.handle_timer(t)
+    (r,) = [x for x, _ in a.datagrams_to_send(t)]
+    assert flags_of(r) & T.FLAG_ACK_NOW and a.stats["retransmits"] == 1
+    b.receive_datagram(r, A, t)
+    (ack,) = [x for x, _ in b.datagrams_to_send(t)]  # at once
+    a.receive_datagram(ack, B, t + 0.001)
+    a.send(b"next")
+    (n,) = [x for x, _ in a.datagrams_to_send(t + 0.002)]
+    assert flags_of(n) & T.FLAG_ACK_NOW  # still lossy: the peer acks at once...
+    # ...so its RTO follows the prompt round trip, far below MIN_RTO.
+    assert a.get_timer() - (t + 0.002) < T.MIN_RTO
+    a.receive_datagram(b.receive_datagram(n, A, t + 0.003) and b.datagrams_to_send(t + 0.003)[0][0], B, t + 0.004)
+    a.send(b"calm")
+    (c,) = [x for x, _ in a.datagrams_to_send(t + T.LOSS_HOLD + 0.01)]
+    assert not flags_of(c) & T.FLAG_ACK_NOW  # LOSS_HOLD later: back to delayed acks
+
+
+def test_a_later_datagram_acknowledged_resends_the_lost_one_before_its_rto():
+    """Lockstep: one datagram per step; the next one's selective ack shows the hole."""
+    a, b = pair()
+    a.send(b"step 1")
+    a.datagrams_to_send(0.0)  # lost
+    a.send(b"step 2")
+    (d2,) = [x for x, _ in a.datagrams_to_send(0.012)]
+    assert b.receive_datagram(d2, A, 0.013) == []  # held: a gap
+    (sack,) = [x for x, _ in b.datagrams_to_send(0.013)]
+    a.receive_datagram(sack, B, 0.014)
+    out = [x for x, _ in a.datagrams_to_send(0.014)]
+    assert [seq_of(x) for x in out] == [0] and a.stats["fast_retransmits"] == 1
+    assert 0.014 < T.INITIAL_RTO  # well before the timeout would have fired
+    assert b.receive_datagram(out[0], A, 0.015) == [b"step 1", b"step 2"]
+
+
+def test_repeated_acks_do_not_resend_a_hole_again():
+    """A resent datagram is declared lost again only by the ack of something sent after it."""
+    a, b = pair()
+    for i in range(6):
+        a.send(bytes([i]))
+    sent = [x for x, _ in a.datagrams_to_send(0.0)]
+    acks = []
+    for d in sent[1:]:  # seq 0 lost
+        b.receive_datagram(d, A, 0.001)
+        acks += [x for x, _ in b.datagrams_to_send(0.001)]
+    assert len(acks) >= 2
+    resent = []
+    for ack in acks + acks * 3:  # every ack, then all of them again: all sent before the resend
+        a.receive_datagram(ack, B, 0.003)
+        resent += [seq_of(x) for x, _ in a.datagrams_to_send(0.003)]
+    assert resent == [0]
+    assert a.stats["retransmits"] == 1
+
+
+def test_eight_seat_lockstep_with_spread_steps_needs_no_pure_acks():
+    """8 seats; in each step the seats send 3 ms apart (a 21 ms spread, longer than the old 10 ms
+    ack delay): every ack rides on the next step's message (§N2.4)."""
+    n, steps = 8, 40
+    addrs = [("127.0.0.1", 3000 + i) for i in range(n)]
+    eps = [T.Endpoint(epoch=500 + i) for i in range(n)]
+    now = 0.0
+
+    def settle(t):
+        for ep in eps:
+            timer = ep.get_timer()
+            if timer is not None and timer <= t:
+                ep.handle_timer(t)
+        moving = True
+        while moving:
+            moving = False
+            for i, ep in enumerate(eps):
+                for data, dst in ep.datagrams_to_send(t):
+                    moving = True
+                    eps[addrs.index(dst)].receive_datagram(data, addrs[i], t)
+
+    for k in range(steps):
+        for i in range(n):
+            now = k * 0.030 + i * 0.003
+            settle(now)
+            for j in range(n):
+                if j != i:
+                    eps[i].send(addrs[j], b"step %d" % k)
+            settle(now)
+        for tick in range(1, 9):
+            settle(now + tick * 0.001)
+    tot = [ep.totals() for ep in eps]
+    payloads = sum(t["payloads_sent"] for t in tot)
+    assert payloads == steps * n * (n - 1)
+    assert sum(t["retransmits"] for t in tot) == 0
+    # Only the last step's messages, which no next step answers, cost a pure ack each.
+    assert sum(t["pure_acks_sent"] for t in tot) <= n * (n - 1)
+    assert sum(t["datagrams_sent"] for t in tot) <= payloads + n * (n - 1)
