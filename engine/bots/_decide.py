@@ -208,12 +208,14 @@ def on_auction(s, st: Static, prof, seat: int, tops: dict | None = None):
     other seats still in the auction (the high bidder included), computed as if they valued
     the lot with this bot's profile (a bot's ceiling depends only on the public state). If
     ``top`` beats ``rival``: bid ``rival`` + the minimum raise (at least the minimum bid), the
-    price at which an ascending auction between them would end; else bid ``top``, so that a
-    winner pays at least what this seat would have paid. Why (issue 10, bench/bench_auction.py):
-    the former opening at half the printed price and raises of a tenth let a seat that always
-    bids the minimum, or one that waited for the others' bids, win for much less than the
-    bot paid; this way both pay about what the bot pays, and a contested auction takes two
-    rounds instead of many.
+    price at which an ascending auction between them would end; if ``rival`` beats ``top``:
+    bid ``top``, so that the winner pays more than this seat would have; on a tie: bid one
+    raise below ``top`` (at least the minimum bid), so that a rival who wants the lot pays the
+    whole ceiling for it (whoever wins a tie gains nothing: the price is the ceiling). Why
+    (issue 10, bench/bench_auction.py): the former opening at half the printed price and
+    raises of a tenth let a seat that always bids the minimum, or one that waited for the
+    others' bids, win for much less than the bot paid; now neither pays less than the bot in
+    its place, and a contested auction takes two or three rounds instead of many.
 
     ``tops``: optional cache ``{(seat, profile): auction_top(...)[0]}`` shared by the bidders of
     one step (``choose_all``): every bidder weighs every other's ceiling, and a ceiling is a
@@ -233,6 +235,8 @@ def on_auction(s, st: Static, prof, seat: int, tops: dict | None = None):
                 rival = t
     if rival < top:
         return Bid(min(top, max(low, rival + s.ed.auction_min_raise)))
+    if rival == top:
+        return Bid(max(low, top - s.ed.auction_min_raise))
     return Bid(top)
 
 

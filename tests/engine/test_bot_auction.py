@@ -82,13 +82,16 @@ def test_the_bot_with_the_highest_ceiling_bids_the_next_ceiling_plus_one_at_once
     assert _run(s, {2: "minimum"}) == _run(s, {0: "patient"}) == (1, rival + 1)
 
 
-def test_equal_ceilings_end_at_the_ceiling_in_one_round():
+def test_equal_ceilings_end_at_the_ceiling():
+    """On a tie every bot bids one below the ceiling: whoever gets the lot pays the ceiling."""
     s = _auction({i: 1500 for i in range(4)}, {})
     top = _tops(s)
     assert len(set(top)) == 1
-    assert [choose(s, i) for i in range(4)] == [Bid(top[0])] * 4
+    assert [choose(s, i) for i in range(4)] == [Bid(top[0] - 1)] * 4
     winner, price = _run(s, {})
     assert price == top[0]
+    for cheat in range(4):  # a minimum bidder gets it at the ceiling too, never below
+        assert _run(s, {cheat: "minimum"})[1] == top[0]
 
 
 def test_a_seat_that_cannot_reach_the_minimum_passes():
@@ -103,10 +106,18 @@ def test_a_seat_that_cannot_reach_the_minimum_passes():
        dice=st.sampled_from([(4, 4), (2, 3), (5, 6)]))
 def test_a_minimum_or_patient_bidder_never_wins_for_less_than_the_bot_would_pay(cash, owner, cheat, how, dice):
     """Whatever the cash and the sets (dice: Viale Monterosa, Stazione Sud, Via Accademia), a
-    cheat with the bot's ceiling wins only where the bot in its place would, and then pays at
-    least what the bot would pay."""
+    cheat with the bot's ceiling never wins for less than the fair price: the best rival
+    ceiling + €1 (its own ceiling on a tie, the opening bid at least), where an ascending
+    auction with €1 raises ends; the bot in its place pays exactly that when it wins."""
     s = _auction({i: c for i, c in enumerate(cash)}, owner, dice=dice)
+    top = _tops(s)
+
+    def fair(seat):
+        rival = max((t for i, t in enumerate(top) if i != seat and s.auc_in[i]), default=-1)
+        return max(s.ed.auction_open, min(top[seat], rival + 1))
     honest = _run(s, {})
+    if honest[0] >= 0:
+        assert honest[1] == fair(honest[0])
     cheated = _run(s, {cheat: how})
     if cheated[0] == cheat:
-        assert honest[0] == cheat and cheated[1] >= honest[1]
+        assert cheated[1] >= fair(cheat)
