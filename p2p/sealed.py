@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from typing import Any, Callable, NamedTuple, Sequence
+from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
 
 from .errors import LocalProtocolError, WireError
 from .wire import check_action, pack
@@ -113,6 +113,24 @@ def commit_of(inp: Any) -> bytes | None:
     """The commitment carried by a commit step's input ``inp``, or None (nil, or anything that
     is not 32 bytes: it counts as no commitment)."""
     return inp if type(inp) is bytes and len(inp) == COMMIT_LEN else None
+
+
+def candidates(engine: Any, state: Any, seat: int) -> Iterator[Any]:
+    """The encoded inputs ``seat`` may have committed to at a step with ``state``: nil, every
+    action of ``engine.legal_actions`` and every Bid amount ``engine.bid_limits`` allows (the
+    engine lists one Bid as the family's representative). What a restarted peer tries
+    (``SealedDecisions.recover``); a trade offer or an illegal input is not among them."""
+    yield None
+    bid = None
+    for a in engine.legal_actions(state, seat):
+        yield engine.encode_action(a)
+        if type(a).__name__ == "Bid":
+            bid = type(a)
+    limits = getattr(engine, "bid_limits", None)
+    lim = None if limits is None or bid is None else limits(state, seat)
+    if lim is not None:
+        for amount in range(lim[0], lim[1] + 1):
+            yield engine.encode_action(bid(amount))
 
 
 class Opened(NamedTuple):
@@ -279,6 +297,18 @@ class SealedDecisions:
     def restore(self, commit_step: int, inp: Any, salt: bytes) -> None:
         """Take back our opening of ``commit_step`` after a restart (from the own-message log)."""
         self._own = (commit_step, inp, salt)
+
+    def recover(self, commit_step: int, commit: bytes, candidates: Iterable[Any]) -> bool:
+        """After a restart between our commitment and our opening: derive the salt of
+        ``commit_step`` again and look for our committed input among ``candidates`` (encoded
+        inputs, e.g. ``candidates(engine, state, seat)``); if one opens ``commit`` it becomes our
+        opening. Returns True if found (protocol.md §C13.4)."""
+        salt = self._salt(commit_step)
+        for x in candidates:
+            if commitment(self.game_id, commit_step, self.my_seat, x, salt) == commit:
+                self._own = (commit_step, x, salt)
+                return True
+        return False
 
     def committed(self, step: int, inputs: Sequence[Any], raws: Sequence[bytes | None]) -> list:
         """Commit step ``step`` was applied with ``inputs`` (per seat, the STEP input, None for a

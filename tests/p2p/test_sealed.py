@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import engine as E
+from engine.actions import Bid
 from engine.bots import choose
 from engine.bots.play import beacon
 from engine.editions import K_STREET
@@ -377,3 +378,27 @@ def test_the_reference_salt_is_a_hash_of_our_own_deterministic_signature():
     bad.begin(0, _Eng, _P(False, (0, 1), "auction_bid"))
     with pytest.raises(LocalProtocolError):
         bad.seal(None)
+
+
+def test_a_restarted_peer_recovers_its_committed_bid():
+    """§C13.4: the salt is derived again from our key; our committed input is found among the
+    inputs we could have sent (every Bid amount included), so the restart does not withdraw."""
+    from p2p.identity import Identity
+    from p2p.sealed import candidates, derive_salt
+
+    me = Identity.from_seed(b"restart")
+    s = _auction_state()
+    seat = E.pending(s).actors[0]
+    lo, hi = E.bid_limits(s, seat)
+    amount = min(hi, lo + 37)
+    before = SealedDecisions(GID, seat, lambda k: derive_salt(me, GID, k))
+    before.begin(0, E, s)
+    c = before.seal(E.encode_action(Bid(amount)))
+    before.begin(1, E, s)
+    after = SealedDecisions(GID, seat, lambda k: derive_salt(me, GID, k))  # a fresh process
+    after.begin(0, E, s)
+    after.begin(1, E, s)
+    assert after.opening() is None
+    assert after.recover(0, c, candidates(E, s, seat))
+    assert after.opening() == before.opening() and after.opening()[0] == E.encode_action(Bid(amount))
+    assert not after.recover(0, b"\x00" * 32, candidates(E, s, seat))  # nothing opens a junk commitment
