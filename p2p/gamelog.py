@@ -142,7 +142,7 @@ class OwnLog:
             self._f.flush()
 
     def append_own(self, step: int, envelope: bytes) -> None:
-        """Record our STEP envelope of ``step`` before it is sent."""
+        """Record our STEP envelope (or DROP vote) of ``step`` before it is sent."""
         payload = msgpack.packb([step, envelope], use_bin_type=True)
         kp = bytes((KIND_OWN,)) + payload
         self._f.write(_HEAD.pack(len(payload), KIND_OWN) + payload + _CRC.pack(zlib.crc32(kp)))

@@ -644,6 +644,7 @@ class LockstepSession:
         own = self.steps.own(self.step)
         if own is not None:
             self._out.append(own)
+        self._out.extend(self.seats.own_votes(self.step))  # our vote of this step, as signed
         self._send_escrow(resend=True)
         # From the step before ours: if the others dropped our seat (or another) at the last
         # step we applied, that DROP record is in the answer (SeatLost / StepOverturned, §C8.3).
@@ -1049,9 +1050,28 @@ class LockstepSession:
         k = self.step
         return self.seats.escrows_complete([i for i in range(self.n) if self.steps.held(k, i) is not None])
 
+    def adopt_vote(self, raw: bytes) -> bool:
+        """Take ``raw`` (our own DROP vote of the current step, from our own-message log after
+        a restart) as cast: it is re-sent and we never sign another vote of this step and
+        epoch (one vote per step and epoch, §C8.3). False if it is not such a vote."""
+        try:
+            env = open_envelope(raw, C.MAX_STEP_MSG)
+            v = decode_drop(env.body)
+        except WireError:
+            return False
+        if env.mtype != MSG_DROP or v.game_id != self.game_id or v.step != self.step \
+                or not self.seats.adopt_vote(env, v):
+            return False
+        if not self._replaying:
+            self._out.append(raw)
+        return True
+
     def _vote_drop(self, seat: int) -> None:
         k = self.step
-        self._out.append(self.seats.vote(k, seat))
+        raw = self.seats.vote(k, seat)
+        if self.own_log is not None and not self._replaying:
+            self.own_log.append_own(k, raw)  # write-ahead: a restart never signs another vote
+        self._out.append(raw)
         self._events.append(SeatDropVoted(k, seat))
         self._check_drop(seat)
 

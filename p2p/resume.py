@@ -25,7 +25,7 @@ from .gamelog import (KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_HEADER, KIND
 from .identity import Identity
 from .lockstep import HALTED, LockstepSession
 from .verify import BadLog, hidden_commits_of_header, parse_header
-from .wire import unpack
+from .wire import MSG_DROP, unpack
 
 
 @dataclass(frozen=True)
@@ -126,15 +126,21 @@ def resume_session(log_path: str | os.PathLike[str], identity: Identity, chain_s
     own_resent = False
     if own_log_path is not None and os.path.exists(own_log_path):
         mine = None
+        votes = []
         for rec in LogReader(own_log_path):
             try:
                 step, raw = unpack(rec.payload)
             except (WireError, TypeError, ValueError):
                 break
-            if rec.kind == KIND_OWN and step == sess.step:
-                mine = raw
+            if rec.kind == KIND_OWN and step == sess.step and type(raw) is bytes:
+                if raw[:2] == bytes((0x93, MSG_DROP)):
+                    votes.append(raw)  # our drop votes of this step: never sign another (§C8.3)
+                else:
+                    mine = raw
         if mine is not None:
             own_resent = sess.adopt_own(mine)
+        for raw in votes:
+            sess.adopt_vote(raw)
     log = LogWriter.reopen(log_path, good_end, sess.step, fsync=fsync)
     sess.end_replay(log, None if own_log_path is None else OwnLog(own_log_path, fsync=fsync), now)
     finished = sess.phase != "running"

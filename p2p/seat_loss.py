@@ -489,6 +489,16 @@ class SeatLoss:
                                                                            share), raw)
         return raw
 
+    def adopt_vote(self, env: Any, v: DropVote) -> bool:
+        """Take back our own vote ``v`` (from the own-message log after a restart) if it is of
+        the current epoch: we then never sign another vote of that step and epoch (§C8.3)."""
+        if v.voter != self.my_seat or v.epoch != self.epoch or not env.verify(self._keys[self.my_seat]) \
+                or not self.active[v.seat]:
+            return False
+        self._voted.add((v.step, v.seat))
+        self._votes.setdefault((v.step, v.seat), {})[self.my_seat] = (v, env.raw)
+        return True
+
     def verify_vote(self, env: Any, v: DropVote) -> bool:
         """True if the voter's signature on ``env`` verifies."""
         return env.verify(self._keys[v.voter])
@@ -508,6 +518,11 @@ class SeatLoss:
             return old[1] if old[1] != env.raw and old[0].epoch == v.epoch else None
         votes[v.voter] = (v, env.raw)
         return None
+
+    def own_votes(self, step: int) -> list[bytes]:
+        """Our DROP envelopes of ``step`` in the current epoch (to re-send after a restart)."""
+        return [held[self.my_seat][1] for (s, _), held in self._votes.items()
+                if s == step and self.my_seat in held and held[self.my_seat][0].epoch == self.epoch]
 
     def targets(self, step: int) -> dict[int, int]:
         """voter -> the seat it voted against at ``step`` in the current epoch (votes held)."""

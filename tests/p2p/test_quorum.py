@@ -354,3 +354,31 @@ def test_bad_reveal_to_everyone_drops_the_cheater_with_its_real_reveal(tmp_path)
         (d,) = [e for e in net.events[i] if isinstance(e, SeatDropped)]
         assert (d.step, d.seat, d.reconstructed) == (bad["step"], 2, True)
     honest_seats_agree_and_verify_names(net, sessions, paths, cheater=2)
+
+
+def test_a_restarted_peer_takes_back_its_vote_and_signs_no_other(tmp_path):
+    """One vote per step and epoch survives a crash (§C8.3): the vote is written to the
+    own-message log before it is sent; the restarted session adopts and re-sends the very same
+    envelope and will not vote again at that step."""
+    from p2p.resume import resume_session
+    from p2p.wire import MSG_DROP
+
+    sessions, paths, secrets, _ = logged_game(tmp_path, 3, {"target": 40, C.OPT_ON_DROP: "bot",
+                                                             C.OPT_DROP_TIMEOUT: 5})
+    s0, s1, s2 = sessions
+    net = Net([s0, s1, s2], random_legal(E, seed=2))
+    for _ in range(6):
+        net.inputs()
+        net.deliver()
+    s2.messages_to_send()  # seat 2 falls silent
+    net.s[2] = None
+    s0.handle_timer(s0.vote_time(2))
+    (vote,) = [m for m in s0.messages_to_send() if m[:2] == bytes([0x93, MSG_DROP])]
+    s0.log.close()
+    s0.own_log.close()
+    back, _ = resume_session(paths[0], s0.identity, secrets[0], E, own_log_path=str(paths[0]) + ".own",
+                             now=s0.vote_time(2) + 1.0)
+    assert back.step == s0.step and vote in back.messages_to_send()
+    assert back.drop_deadline() is None  # already voted in this step and epoch
+    back.handle_timer(back.vote_time(2) + 100.0)
+    assert not [m for m in back.messages_to_send() if m[:2] == bytes([0x93, MSG_DROP]) and m != vote]
