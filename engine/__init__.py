@@ -11,6 +11,8 @@ from .game import (Pending, apply_action, apply_chance, apply_step, bid_limits, 
                    legal_actions, new_game, pending, random_playout, shortage_possible,
                    step_inplace)
 from .hashing import decode_state, encode_state, state_hash
+from .observation import (Knowledge, PrivateView, PublicView, apply_reveal, choose, has_hidden, hidden_items,
+                          private_view, public_view)
 from .rules.endgame import is_terminal, standings, winner
 from .state import State
 
@@ -20,4 +22,7 @@ __all__ = [
     "encode_action", "decode_action", "encode_event", "IllegalAction", "EDITIONS", "Edition",
     "Pending", "State", "Action", "action_sort_key", "bid_limits", "step_inplace",
     "chance_inplace", "random_playout", "shortage_possible",
+    # The observation API (engine.observation: the rest of it is imported from there).
+    "PublicView", "PrivateView", "Knowledge", "public_view", "private_view", "has_hidden",
+    "hidden_items", "apply_reveal", "choose",
 ]

@@ -3,7 +3,7 @@
 
 Theory of operation
 -------------------
-*Items.* In an edition with hidden information (the engine state has ``nx``) every bill id
+*Items.* In an edition with hidden information (``engine.has_hidden(state)``) every bill id
 ``b < B`` (the bills that exist at the start; bills the bank prints later are genuine by
 construction) and every Imprevisti *pair* ``p`` (cards 2p and 2p+1) is an item: item ``b`` is
 bill b, item ``B + p`` is pair p.
@@ -21,7 +21,7 @@ which bills are fake.
 
 *Status.* Bill b is fake iff ``sum_i share(i, b) mod M < T(den(b))`` with
 ``T = floor(M * num / den)`` for the edition's fake rate of that denomination
-(``engine.rules.counterfeit.fake_threshold``). In pair p the fake card is ``2p + (S_p mod 2)``.
+(``engine.observation.fake_threshold``). In pair p the fake card is ``2p + (S_p mod 2)``.
 
 *Private delivery.* Whenever a seat gets an item it was never given (its start wallet, a bill
 paid to it, an Imprevisti taken), every other active seat delivers its opening of that item to
@@ -32,9 +32,9 @@ delivery is a public fault; a delivery that decrypts to a wrong opening is prove
 receiver, which publishes that one message key (a *complaint*): everybody decrypts and checks.
 
 *Public reveal.* At an inspection step (engine phase "inspection") every active seat opens its
-share of every item of ``counterfeit.unknown_items`` publicly in its STEP message; every peer
+share of every item of ``engine.hidden_items`` publicly in its STEP message; every peer
 checks each opening against the leaf, sums, and gives the outcomes to the engine with
-``engine.rules.niente_flow.apply_reveal``.
+``engine.apply_reveal``.
 
 This module is pure bookkeeping and crypto (no I/O): ``HiddenLedger`` is the public part every
 peer and ``verify`` compute identically; ``PrivateView`` is what one peer knows about its own
@@ -102,15 +102,13 @@ class Layout(NamedTuple):
 
 def layout_of_state(state: Any) -> Layout | None:
     """The layout of an engine state, or None if its edition has no hidden information."""
-    nx = getattr(state, "nx", None)
-    if not nx:
-        return None
-    from engine.rules.banknotes import NX_CPUB, NX_DEN
-    from engine.rules.counterfeit import fake_threshold
+    from engine import observation as obs
 
-    den = tuple(nx[NX_DEN])
-    th = {d: fake_threshold(state.ed, d, MODULUS) for d in sorted(set(den))}
-    return Layout(len(den), len(nx[NX_CPUB]) // 2, den, th)
+    if not obs.has_hidden(state):
+        return None
+    den = obs.denominations(state)
+    th = {d: obs.fake_threshold(state.ed, d, MODULUS) for d in sorted(set(den))}
+    return Layout(len(den), obs.card_pairs(state), den, th)
 
 
 def layout_for_setup(setup: Any) -> Layout | None:
@@ -172,7 +170,7 @@ def opening_matches(leaves: bytes, gid: bytes, seat: int, item: int, op: bytes) 
 def bill_order_secret(hsecret: bytes) -> bytes:
     """SHA-256("lanopoli/1/bill-order\\0" || hs_i), 32 bytes: the seat's private key for the order
     in which it hands over equal bills when it chooses its bills (protocol.md §C12.7;
-    ``engine.bots._niente.pay_choice``). Derived from the hidden secret, so it is as private
+    ``engine.observation.choose`` pays with it). Derived from the hidden secret, so it is as private
     as the seat's shares, and a separate domain, so it reveals nothing about them."""
     return _sha256(C.SIG_PREFIX + b"bill-order\x00" + hsecret).digest()
 
@@ -257,24 +255,25 @@ class HiddenLedger:
 
     def enqueue(self, state: Any) -> None:
         """Queue, for every active seat, the items it holds now and was never given (bills
-        with an unknown public status, Imprevisti kept in ``nx`` hand or held as the jail card,
-        pair not public), owed by every other active seat (protocol.md §C12.3)."""
-        from engine.rules.banknotes import NX_CPUB, NX_HAND, NX_PUB, NX_WALLET
+        with an unknown public status, Imprevisti kept or held as the jail card, pair not
+        public), owed by every other active seat (protocol.md §C12.3)."""
+        from engine.observation import held_items, public_status
 
-        nx = state.nx
         B = self.layout.bills
-        pub, cpub = nx[NX_PUB], nx[NX_CPUB]
         for r in range(self.n):
             if not self.active[r]:
                 continue
             given = self.given[r]
-            new = [b for b in nx[NX_WALLET][r] if b < B and b not in given and not pub[b]]
-            # Kept cards, and the jail card, which the engine keeps in ``held`` as in classico.
-            for key in list(nx[NX_HAND][r]) + list(state.held[r]):
-                if key >> 8 == 1 and not cpub[key & 255]:
-                    t = B + ((key & 255) >> 1)
-                    if t not in given and t not in new:
-                        new.append(t)
+            new: list[int] = []
+            # engine.observation.held_items: bills in wallet order, then kept Imprevisti, then
+            # the jail card; that order is the delivery order of §C12.3.
+            for item in held_items(state, r):
+                if public_status(state, item):
+                    continue
+                kind, ident = item
+                t = ident if kind == "bill" else B + (ident >> 1)
+                if (kind == "card" or t < B) and t not in given and t not in new:
+                    new.append(t)
             if not new:
                 continue
             given.update(new)
@@ -485,11 +484,11 @@ class PrivateView:
 
     def bot_view(self) -> dict:
         """``status()`` as the engine's private-view mapping, carrying ``secret =
-        bill_order_secret(hs)`` (``engine.bots._niente.PrivateView``), so our bot and our
-        player's bill choices order equal bills as only we can (protocol.md §C12.7). A plain
-        dict with an engine that has no such class."""
+        bill_order_secret(hs)`` (``engine.Knowledge``), so our bot and our player's bill
+        choices order equal bills as only we can (protocol.md §C12.7). A plain dict with an
+        engine that has no such class."""
         try:
-            from engine.bots._niente import PrivateView as EngineView
+            from engine import Knowledge
         except ImportError:
             return self.status()
-        return EngineView(self._status, bill_order_secret(self._hs))
+        return Knowledge(self._status, bill_order_secret(self._hs))

@@ -780,9 +780,9 @@ class Node:
                 continue
             if session.view is not None and choose is _default_choose():
                 # Hidden information (protocol.md §C12.7): our bot sees our own private view.
-                from engine.bots import _niente
+                from engine import choose as choose_seen
 
-                action = _niente.choose(session.state, self.seat, self.cfg.bot, session.private_view())
+                action = choose_seen(session.state, self.seat, self.cfg.bot, session.private_view())
             else:
                 action = choose(session.state, self.seat, self.cfg.bot)
             session.submit_local_input(action, self.loop.time())

@@ -97,3 +97,113 @@ def test_checker_flags_a_forbidden_import(tmp_path: Path) -> None:
     (tmp_path / "engine" / "__init__.py").write_text("")
     (tmp_path / "engine" / "rules" / "rent.py").write_text("x = 1\nfrom ...ui import cli\n")
     assert violations("engine", tmp_path) == ["engine/rules/rent.py:2 imports ui"]
+
+
+# --- p2p/ and ui/ see the engine only through its public names (issue 13) -------------------
+
+#: Engine modules p2p/ and ui/ may import (besides the names in ``engine.__all__``): the
+#: action and event types, the editions' data, the observation API and the public bot entry
+#: points. Everything else (engine.rules.*, engine.state, engine.game, engine.hashing,
+#: engine.bots._*) is the engine's own layout and may change with it.
+PUBLIC_ENGINE_MODULES = {"engine", "engine.actions", "engine.editions", "engine.errors", "engine.events",
+                         "engine.observation", "engine.bots", "engine.bots.play"}
+
+#: Internal imports still present in files whose owners were busy when the seam was built
+#: (issue 13), as (file, imported name). Shrink-only: an entry that no longer matches fails
+#: test_internal_allow_list_has_no_stale_entry, a new internal import anywhere fails
+#: test_p2p_and_ui_use_only_public_engine_names. Each has a public replacement already:
+ALLOWED_INTERNAL = {
+    # apply_reveal -> engine.apply_reveal; _niente.choose -> engine.choose (view=None for a
+    # dropped seat); unknown_items -> engine.hidden_items.
+    ("p2p/lockstep.py", "engine.rules.niente_flow"),
+    ("p2p/lockstep.py", "engine.rules.niente_flow.apply_reveal"),
+    ("p2p/lockstep.py", "engine.bots._niente"),
+    ("p2p/lockstep.py", "engine.rules.counterfeit"),
+    ("p2p/lockstep.py", "engine.rules.counterfeit.unknown_items"),
+    # unknown_items -> engine.hidden_items.
+    ("p2p/verify.py", "engine.rules.counterfeit"),
+    ("p2p/verify.py", "engine.rules.counterfeit.unknown_items"),
+    # absent_vote -> engine.observation.absent_vote.
+    ("p2p/seat_loss.py", "engine.rules.timed"),
+    ("p2p/seat_loss.py", "engine.rules.timed.absent_vote"),
+}
+
+
+def public_engine_names(root: Path = ROOT) -> set[str]:
+    """The dotted names p2p/ and ui/ may import from the engine: PUBLIC_ENGINE_MODULES and
+    ``engine.<name>`` for every name of ``engine.__all__`` (read with ``ast``, nothing run)."""
+    tree = ast.parse((root / "engine" / "__init__.py").read_text(encoding="utf-8"))
+    names = next(ast.literal_eval(node.value) for node in tree.body if isinstance(node, ast.Assign)
+                 and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets))
+    return PUBLIC_ENGINE_MODULES | {f"engine.{n}" for n in names}
+
+
+def is_internal(name: str, public: set[str]) -> bool:
+    """Whether dotted ``name`` reaches inside the engine: a private part (``_x``), or neither
+    a public name nor a public name of a public module other than the package itself
+    ("engine.observation.FAKE" is public, "engine.rules" and "engine.state" are not)."""
+    if name.split(".")[0] != "engine":
+        return False
+    if any(part.startswith("_") for part in name.split(".")):
+        return True
+    parent = name.rsplit(".", 1)[0]
+    return name not in public and not (parent in public and parent != "engine")
+
+
+def raw_layout_uses(source: str) -> list[tuple[int, str]]:
+    """(line, what) for every read of the engine's hidden-information layout: the ``.nx``
+    attribute, an ``NX_*`` name, or ``getattr(x, "nx")``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Attribute) and node.attr == "nx":
+            found.append((node.lineno, ".nx"))
+        elif isinstance(node, ast.Name) and node.id.startswith("NX_"):
+            found.append((node.lineno, node.id))
+        elif isinstance(node, ast.alias) and (node.asname or node.name).startswith("NX_"):
+            found.append((node.lineno, node.name))
+        elif (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "getattr" and len(node.args) > 1
+              and isinstance(node.args[1], ast.Constant) and node.args[1].value == "nx"):
+            found.append((node.lineno, 'getattr "nx"'))
+    return found
+
+
+def engine_seam_uses(root: Path = ROOT) -> list[tuple[str, int, str]]:
+    """(file, line, name) for every internal engine import or raw layout read in p2p/ and ui/."""
+    public = public_engine_names(root)
+    out = []
+    for package in ("p2p", "ui"):
+        for path in sorted((root / package).rglob("*.py")):
+            rel = str(path.relative_to(root))
+            source = path.read_text(encoding="utf-8")
+            imports = imported_modules(source, module_name(path, root), path.name == "__init__.py")
+            out += [(rel, line, name) for line, name in imports if is_internal(name, public)]
+            out += [(rel, line, what) for line, what in raw_layout_uses(source)]
+    return out
+
+
+def test_p2p_and_ui_use_only_public_engine_names() -> None:
+    new = [f"{f}:{line} {name}" for f, line, name in engine_seam_uses() if (f, name) not in ALLOWED_INTERNAL]
+    assert new == [], "use engine's public names (engine.__all__, engine.observation) instead"
+
+
+def test_internal_allow_list_has_no_stale_entry() -> None:
+    present = {(f, name) for f, _line, name in engine_seam_uses()}
+    stale = sorted(ALLOWED_INTERNAL - present)
+    assert stale == [], "these files no longer import it: remove the entries from ALLOWED_INTERNAL"
+
+
+@pytest.mark.parametrize(
+    ("name", "internal"),
+    [("engine", False), ("engine.apply_reveal", False), ("engine.observation", False),
+     ("engine.observation.FAKE", False), ("engine.actions.TimeUp", False), ("engine.bots.play.beacon", False),
+     ("engine.rules", True), ("engine.rules.banknotes.NX_DEN", True), ("engine.state", True),
+     ("engine.bots._niente", True), ("engine.bots._niente.choose", True), ("engine.nx_layout", True),
+     ("p2p.wire", False)],
+)
+def test_checker_tells_public_engine_names_from_internal_ones(name: str, internal: bool) -> None:
+    assert is_internal(name, public_engine_names()) is internal
+
+
+def test_checker_flags_raw_layout_reads() -> None:
+    source = "from engine.rules.banknotes import NX_DEN\nx = s.nx[NX_DEN]\ny = getattr(s, 'nx', None)\n"
+    assert sorted(raw_layout_uses(source)) == [(1, "NX_DEN"), (2, ".nx"), (2, "NX_DEN"), (3, 'getattr "nx"')]

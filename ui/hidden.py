@@ -2,8 +2,7 @@
 
 A network game learns whether a bill or an Imprevisti card is fake from the seats' committed
 shares (protocol.md §C12): the holder knows its own items (``session.private_view()``)
-and everybody learns an item's status when it is inspected (``engine.rules.niente_flow.
-apply_reveal``). :class:`LocalSecrets` plays that part for ``ui.play.LocalGame`` (tests,
+and everybody learns an item's status when it is inspected (``engine.apply_reveal``). :class:`LocalSecrets` plays that part for ``ui.play.LocalGame`` (tests,
 snapshots, games against bots without a network): every status is fixed for the whole game,
 either pinned by the caller or derived from a seed with the edition's rates, and each seat's
 private view is the status of every item it holds or held.
@@ -16,11 +15,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Mapping
 
-from engine.rules.banknotes import FAKE, NX_CPUB, NX_DEN, NX_HAND, NX_PUB, NX_WALLET, UNKNOWN
-from engine.rules.counterfeit import fake_threshold, unknown_items
-
-#: Deck index of the Imprevisti (the only cards that can be fake).
-IMPREVISTI = 1
+from engine import observation as obs
+from engine.observation import FAKE, IMPREVISTI, UNKNOWN
 #: Modulus of the derived statuses, as of the shares of protocol.md §C12.1.
 _M = 1 << 32
 
@@ -53,7 +49,7 @@ class LocalSecrets:
         if item in self.pinned:
             return bool(self.pinned[item])
         kind, ident = item
-        public = state.nx[NX_PUB if kind == "bill" else NX_CPUB][ident]
+        public = obs.public_status(state, item)
         if public != UNKNOWN:  # inspected already, or a genuine bill the bank printed later
             return public == FAKE
         if kind == "card":
@@ -61,46 +57,40 @@ class LocalSecrets:
             if twin in self.pinned:
                 return not self.pinned[twin]
             return ident == 2 * (ident // 2) + (self._word("pair", ident // 2) & 1)
-        den = state.nx[NX_DEN][ident]
-        return self._word("bill", ident) < fake_threshold(state.ed, den, _M)
+        den = obs.bill_value(state, ident)
+        return self._word("bill", ident) < obs.fake_threshold(state.ed, den, _M)
 
     def outcomes(self, state: Any) -> list[bool]:
         """The outcomes the "inspection" phase of ``state`` waits for (one per
-        ``unknown_items`` entry, in order), for ``apply_reveal``."""
-        return [self.is_fake(state, item) for item in unknown_items(state)]
+        ``engine.hidden_items`` entry, in order), for ``engine.apply_reveal``."""
+        return [self.is_fake(state, item) for item in obs.hidden_items(state)]
 
     def observe(self, state: Any) -> None:
         """Remember what each seat holds now (call after every step): a seat knows the status
         of every item it holds or once held (protocol.md §C12.7)."""
-        if not state.nx:
+        if not obs.has_hidden(state):
             return
         while len(self._seen) < state.n:
             self._seen.append(set())
-        nx = state.nx
         for seat in range(state.n):
-            seen = self._seen[seat]
-            seen.update(("bill", b) for b in nx[NX_WALLET][seat])
-            for key in list(nx[NX_HAND][seat]) + list(state.held[seat]):
-                if key >> 8 == IMPREVISTI:
-                    seen.add(("card", key & 255))
+            self._seen[seat].update(obs.held_items(state, seat))
 
     def view(self, state: Any, seat: int) -> dict[Item, bool]:
         """``seat``'s private view: ``{item: fake}`` for the items it holds or held (the shape of
-        ``LockstepSession.private_view()``), an ``engine.bots._niente.PrivateView`` carrying a
-        per-seat secret for the bill-choice order; {} outside niente-e-come-sembra."""
-        if not state.nx or not 0 <= seat < len(self._seen):
+        ``LockstepSession.private_view()``), an ``engine.Knowledge`` carrying a per-seat
+        secret for the bill-choice order; {} outside niente-e-come-sembra."""
+        if not obs.has_hidden(state) or not 0 <= seat < len(self._seen):
             return {}
-        from engine.bots._niente import PrivateView
-        # A per-seat secret for the bill-choice order (engine.bots._niente.pay_choice): in a
-        # local game only this process knows the seed.
+        # A per-seat secret for the bill-choice order (engine.observation.choose pays with it):
+        # in a local game only this process knows the seed.
         secret = hashlib.sha256(b"lanopoli/ui/bill-order\0" + self.seed.to_bytes(8, "big", signed=True)
                                 + seat.to_bytes(1, "big")).digest()
-        return PrivateView({item: self.is_fake(state, item) for item in sorted(self._seen[seat])},
+        return obs.Knowledge({item: self.is_fake(state, item) for item in sorted(self._seen[seat])},
                            secret)
 
 
 #: A player's standing choice of bills for its payments (niente-e-come-sembra, phase
-#: "pay_bills"): "keep" its known fakes (``engine.bots._niente.keep_choice``), "spend" them
+#: "pay_bills"): "keep" its known fakes (``engine.observation.keep_choice``), "spend" them
 #: first (``spend_choice``), or "ask" at every payment (the bills dialog).
 BILL_POLICIES = ("keep", "spend", "ask")
 
@@ -110,11 +100,9 @@ def bills_by_policy(state: Any, seat: int, policy: str, view: Mapping | None) ->
     BILL_POLICIES) from our private ``view``: a ``PayBills`` or None (the default bills, which
     are also what a payment we can no longer choose for keeps). Raises ValueError for "ask"
     or an unknown policy (asking is the UI's business)."""
-    from engine.bots import _niente
-
     if policy not in ("keep", "spend"):
         raise ValueError(f"no standing choice of bills for policy {policy!r}")
-    choose = _niente.keep_choice if policy == "keep" else _niente.spend_choice
+    choose = obs.keep_choice if policy == "keep" else obs.spend_choice
     return choose(state, seat, view if view is not None else {})
 
 

@@ -110,7 +110,7 @@ class HumanSeat:
     ``submit(action)`` queues an engine Action from the UI; ``decide(state, seat)`` is the
     ``PeerConfig.local_input`` contract: an Action/None now, or an awaitable of one when the
     game waits for this seat and nothing is queued. ``autoplay``: the ``bot`` decides
-    (``engine.bots._niente.choose`` with our private view ``view()``, set by the driver:
+    (``engine.choose`` with our private view ``view()``, set by the driver:
     protocol.md §C12.7). ``auto_claim``: claim rent as soon as it is due.
     """
 
@@ -205,9 +205,8 @@ class HumanSeat:
         return action
 
     def _bot(self, state: Any, seat: int) -> Any:
-        from engine.bots import _niente  # the base bot outside niente-e-come-sembra
-
-        return _niente.choose(state, seat, self.bot, self.view() if self.view is not None else None)
+        # engine.choose: the edition's bot with our private knowledge (the base bot in classico).
+        return engine.choose(state, seat, self.bot, self.view() if self.view is not None else None)
 
     async def _wait(self, state: Any, seat: int) -> Any:
         if self._wake is None:
@@ -234,14 +233,14 @@ def inspect_wanted(state: Any, seat: int, policy: str) -> bool:
     """Whether ``seat`` wants to be offered the open magnifier window of ``state`` under
     ``policy`` (HumanSeat.inspect): "ask" always; "never" never; "mine" when a payment in the
     window was made to ``seat`` or a card is being used (niente-e-come-sembra: "inspect_window",
-    ``nx`` window entries ``[payer, taker, bill...]``, engine/rules/counterfeit.py)."""
-    if policy == "ask" or not state.nx:
+    ``engine.observation.window_payments`` / ``card_in_use``)."""
+    if policy == "ask" or not engine.has_hidden(state):
         return True
     if policy == "never":
         return False
-    from engine.rules.banknotes import NX_CARD, NX_WIN
+    from engine.observation import card_in_use, window_payments
 
-    return bool(state.nx[NX_CARD]) or any(p[1] == seat for p in state.nx[NX_WIN])
+    return card_in_use(state) is not None or any(p.taker == seat for p in window_payments(state))
 
 
 class GameDriver(Protocol):
@@ -413,9 +412,7 @@ class LocalGame(_DriverBase):
             self._step_t = loop.time()
             p = engine.pending(self.state)
             if p.kind == "inspection":
-                from engine.rules.niente_flow import apply_reveal
-
-                self.state, events = apply_reveal(self.state, self.secrets.outcomes(self.state))
+                self.state, events = engine.apply_reveal(self.state, self.secrets.outcomes(self.state))
             elif p.chance:
                 self.state, events = self.chance(self.state, k)
                 k += 1
@@ -440,11 +437,9 @@ class LocalGame(_DriverBase):
         self._notify("over")
 
     def _bot(self, seat: int) -> Any:
-        if not self.state.nx:
+        if not engine.has_hidden(self.state):
             return bots.choose(self.state, seat, self.bot)
-        from engine.bots import _niente
-
-        return _niente.choose(self.state, seat, self.bot, self.secrets.view(self.state, seat))
+        return engine.choose(self.state, seat, self.bot, self.secrets.view(self.state, seat))
 
     def waiting(self) -> tuple[tuple[int, ...], float] | None:
         """Local bots never keep anyone waiting."""

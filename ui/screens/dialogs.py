@@ -116,8 +116,8 @@ def manage_label(state: Any, a: Any) -> str:
     back to the bank), with its price."""
     tb = state.tb
     name = state.ed.squares[a.square].name
-    if state.nx:
-        from engine.rules.niente_estate import hotel_half
+    if engine.has_hidden(state):
+        from engine.observation import hotel_sale_price as hotel_half
 
         if isinstance(a, A.BuildHouse):
             return _("Buy a hotel for {square} ({money})").format(square=name, money=format_money(tb.house_cost[a.square]))
@@ -145,7 +145,7 @@ class ManageDialog(_Dialog):
     def __init__(self, state: Any, legal: list) -> None:
         super().__init__()
         self.state = state
-        kinds = (A.BuildHouse, A.SellBuilding, A.SellProperty) if state.nx else \
+        kinds = (A.BuildHouse, A.SellBuilding, A.SellProperty) if engine.has_hidden(state) else \
             (A.BuildHouse, A.SellBuilding, A.Mortgage, A.LiftMortgage)  # niente: Mortgage = SellProperty
         self.choices = [a for a in legal if isinstance(a, kinds)]
 
@@ -164,11 +164,12 @@ class ManageDialog(_Dialog):
 
 
 def describe_offer(state: Any, o: list, names: tuple) -> list[str]:
-    """Plain lines for an open offer ``o`` (engine state ``offers`` entry)."""
-    from engine.rules import trade as T
+    """Plain lines for an open offer ``o`` (engine state ``offers`` entry, read through
+    ``engine.observation.offer``)."""
+    from engine.observation import offer
 
     sq = state.ed.squares
-    proposer, partner = o[T.O_PROPOSER], o[T.O_PARTNER]
+    o = offer(o)
     deck = state.ed.deck_names
 
     def side(squares, cash, cards) -> str:
@@ -178,8 +179,8 @@ def describe_offer(state: Any, o: list, names: tuple) -> list[str]:
         parts += [_("jail card ({deck})").format(deck=deck[d]) for d in cards]
         return ", ".join(parts) or _("nothing")
 
-    return [_("{name} gives: {things}").format(name=names[proposer], things=side(o[T.O_GIVE], o[T.O_GIVE_CASH], o[T.O_GIVE_CARDS])),
-            _("{name} gives: {things}").format(name=names[partner], things=side(o[T.O_GET], o[T.O_GET_CASH], o[T.O_GET_CARDS]))]
+    return [_("{name} gives: {things}").format(name=names[o.proposer], things=side(o.give, o.give_cash, o.give_cards)),
+            _("{name} gives: {things}").format(name=names[o.partner], things=side(o.get, o.get_cash, o.get_cards))]
 
 
 class OfferDialog(_Dialog):
@@ -191,14 +192,14 @@ class OfferDialog(_Dialog):
         self.state, self.seat, self.legal, self.names = state, seat, legal, names
 
     def compose(self) -> ComposeResult:
-        from engine.rules import trade as T
+        from engine.observation import offer
 
         with VerticalScroll(classes="dialog wide"):
             yield Label(_("Trades offered to you"), classes="title")
             for o in self.state.offers:
-                if o[T.O_PARTNER] != self.seat:
+                if offer(o).partner != self.seat:
                     continue
-                p = o[T.O_PROPOSER]
+                p = offer(o).proposer
                 yield Label(_("From {name}:").format(name=self.names[p]), classes="subtitle")
                 for line in describe_offer(self.state, o, self.names):
                     yield Label("  " + line)

@@ -13,7 +13,7 @@ from textual.screen import Screen
 from textual.widgets import Label
 
 import engine
-from engine.rules.timed import expired
+from engine.observation import time_expired as expired
 from ui.display import fault_sentence
 from ui.i18n import _, format_money
 

@@ -106,8 +106,8 @@ class GameScreen(Screen):
         if self._narrator is None and d.names:
             self._narrator = Narrator(s.ed, d.names, d.seat)
         events = d.take_events()
-        if self._narrator is not None and s.nx:
-            self._narrator.denominations = s.nx[0]  # NX_DEN: bill id -> euro
+        if self._narrator is not None and engine.has_hidden(s):
+            self._narrator.denominations = engine.observation.denominations(s)  # bill id -> euro
         if self._narrator is not None and events:
             self.lines.extend(self._narrator.lines(events))
         board = self.query_one(Board)
@@ -192,14 +192,14 @@ class GameScreen(Screen):
             seats, seconds = w
             parts.append(_("Waiting for {names} for {seconds:.0f} s").format(
                 names=", ".join(d.names[i] for i in seats if i < len(d.names)), seconds=seconds))
-        if s is not None and s.nx:
+        if s is not None and engine.has_hidden(s):
             parts.append({"ask": _("l: magnifier always"),
                           "mine": _("l: magnifier for you only"),
                           "never": _("l: magnifier never")}[d.human.inspect])
         at = len(parts)
         parts.append(_("a: let the bot play for me (on)") if d.human.autoplay else _("a: let the bot play for me"))
         parts.append(_("q: quit"))
-        if s is not None and s.nx:
+        if s is not None and engine.has_hidden(s):
             # How our bills are chosen (v), only where it fits: "q: quit" must stay on screen.
             bills = {"keep": _("v: keep fakes"), "spend": _("v: spend fakes"),
                      "ask": _("v: ask for bills")}[d.human.bills]
@@ -245,7 +245,7 @@ class GameScreen(Screen):
     def action_magnifier(self) -> None:
         """l (niente-e-come-sembra): when to offer the magnifier — every payment, only payments
         to us and cards, never (HumanSeat.inspect); an open window we no longer want passes."""
-        if self.driver.state is not None and self.driver.state.nx:
+        if self.driver.state is not None and engine.has_hidden(self.driver.state):
             self.driver.human.cycle_inspect()
             self._redraw()
 
@@ -253,7 +253,7 @@ class GameScreen(Screen):
         """v (niente-e-come-sembra): how our bills are chosen when we pay — keep our known
         fakes, spend them first, or ask at every payment (HumanSeat.bills); saved in the
         settings for the next games."""
-        if self.driver.state is None or not self.driver.state.nx:
+        if self.driver.state is None or not engine.has_hidden(self.driver.state):
             return
         from ui.hidden import BILL_POLICIES
 

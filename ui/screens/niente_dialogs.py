@@ -19,30 +19,24 @@ from textual.widgets import Button, Label, OptionList
 from textual.widgets.option_list import Option
 
 from engine import actions as A
-from engine.rules.banknotes import FAKE, GENUINE, NX_CARD, NX_DEN, NX_FACEUP, NX_HAND, NX_LENS, NX_PUB, NX_WIN
-from engine.rules.bill_choice import choice_error, choosable_bills, due_amount
+from engine import observation as obs
+from engine.observation import choice_error, choosable_bills, due_amount
 from ui.i18n import _, format_money, to_name
 from ui.narrate import card_title
 from ui.screens.dialogs import _Dialog
 from ui.widgets.players import card_known_fake
 
 
-def held_imprevisti(state: Any, seat: int) -> list[int]:
-    """The Imprevisti cards ``seat`` holds (kept ones and the jail card), card indices."""
-    return [k & 255 for k in list(state.nx[NX_HAND][seat]) + list(state.held[seat]) if k >> 8 == 1]
-
-
 def bill_label(state: Any, bill: int, names: tuple, view: dict) -> str:
     """"€50 of Marco (paid to Giulia)" with what we know of it: public status or our view."""
-    nx = state.nx
-    payer, taker = next(((p[0], p[1]) for p in nx[NX_WIN] if bill in p[2:]), (-1, -1))
+    payer, taker = next(((p.payer, p.taker) for p in obs.window_payments(state) if bill in p.bills), (-1, -1))
 
     def who(seat: int) -> str:
         return _("the bank") if seat < 0 else names[seat] if seat < len(names) else "?"
 
     text = _("{money} of {name} (paid to {partner})").format(
-        money=format_money(nx[NX_DEN][bill]), name=who(payer), partner=who(taker))
-    if nx[NX_PUB][bill] == GENUINE:
+        money=format_money(obs.bill_value(state, bill)), name=who(payer), partner=who(taker))
+    if obs.public_status(state, ("bill", bill)) == obs.GENUINE:
         return text + " — " + _("already checked: genuine")
     known = view.get(("bill", bill))
     if known is not None:
@@ -63,14 +57,14 @@ class InspectDialog(_Dialog):
 
     def compose(self) -> ComposeResult:
         s = self.state
-        tokens = s.nx[NX_LENS][self.seat]
+        tokens = obs.green_lenses(s, self.seat)
         with Vertical(classes="dialog wide"):
             yield Label(_("Magnifier: check the money or the card"), classes="title")
             yield Label(_("It uses one of your green tokens (you have {n}); passing VIA! turns them green "
                           "again.").format(n=tokens), classes="note")
             if self.card is not None:
-                using = s.nx[NX_CARD]
-                seat, card = using[0], using[2]
+                using = obs.card_in_use(s)
+                seat, card = using.seat, using.card
                 yield Label(_("{name} is using the Imprevisti “{card}”. One card of each pair is fake: a fake "
                               "one is discarded and the bank pays you {money}.").format(
                     name=self.names[seat], card=card_title(s.ed, 1, card),
@@ -103,7 +97,7 @@ class TakeCardDialog(_Dialog):
 
     def label(self, a: Any) -> str:
         """The card's full text, with what we know of it."""
-        card = self.state.nx[NX_FACEUP][a.slot]
+        card = obs.faceup_cards(self.state)[a.slot]
         text = self.state.ed.decks[1][card].text
         fake = card_known_fake(self.state, card, self.view)
         if fake is not None:
@@ -111,7 +105,7 @@ class TakeCardDialog(_Dialog):
         return text
 
     def compose(self) -> ComposeResult:
-        held = held_imprevisti(self.state, self.seat)
+        held = obs.held_imprevisti(self.state, self.seat)
         with Vertical(classes="dialog wide"):
             yield Label(_("Take a face-up Imprevisti (Enter)"), classes="title")
             if held:
@@ -163,7 +157,7 @@ class UseCardDialog(_Dialog):
 class BillGroup(NamedTuple):
     """Bills of one denomination and one known status among those we may pay with:
     ``den`` (euro), ``status`` ("fake" | "genuine" | "unknown"), ``bills`` (ids, in the order
-    we hand them over: ``engine.bots._niente.bill_order``)."""
+    we hand them over: ``engine.observation.bill_order``)."""
 
     den: int
     status: str
@@ -177,17 +171,11 @@ def bill_groups(state: Any, seat: int, view: Mapping) -> list[BillGroup]:
     """Our bills for the payment waiting for its bills, grouped by denomination (largest
     first) and by what we know of them (public status or our private view): genuine, unknown,
     fake. Empty when we have no payment we can still choose for."""
-    from engine.bots._niente import bill_order
-
     mine = choosable_bills(state, seat) or []
-    nx = state.nx
-    den, pub = nx[NX_DEN], nx[NX_PUB]
-    key = bill_order(view)
+    key = obs.bill_order(view)
     groups: dict[tuple, list] = {}
     for b in mine:
-        known = True if pub[b] == FAKE else False if pub[b] == GENUINE else view.get(("bill", b))
-        status = "unknown" if known is None else "fake" if known else "genuine"
-        groups.setdefault((den[b], status), []).append(b)
+        groups.setdefault((obs.bill_value(state, b), obs.bill_status(state, b, view)), []).append(b)
     return [BillGroup(d, st, tuple(sorted(ids, key=lambda b: key(state, b))))
             for (d, st), ids in sorted(groups.items(), key=lambda kv: (-kv[0][0], _STATUS_ORDER[kv[0][1]]))]
 
@@ -198,7 +186,7 @@ class BillsDialog(_Dialog):
     known status (``bill_groups``): ←/→ (or -/+) change how many of that row we pay with;
     "keep my fakes" and "spend my fakes first" fill the rows as the standing choices would;
     Enter pays once the chosen bills cover the amount with none to spare
-    (``engine.rules.bill_choice.choice_error``). The rows start at "keep my fakes". Which of
+    (``engine.observation.choice_error``). The rows start at "keep my fakes". Which of
     equal bills go is ``bill_order`` (the other players cannot tell which one we kept).
     Dismisses ``PayBills(bills)`` or None (cancelled: the game still waits for our choice)."""
 
@@ -217,9 +205,7 @@ class BillsDialog(_Dialog):
         self._fill("keep")
 
     def _fill(self, policy: str) -> None:
-        from engine.bots import _niente
-
-        pick = (_niente.keep_fakes if policy == "keep" else _niente.spend_fakes)(self.state, self.seat, self.view)
+        pick = (obs.keep_fakes if policy == "keep" else obs.spend_fakes)(self.state, self.seat, self.view)
         chosen = set(pick or ())
         self.counts = [sum(b in chosen for b in g.bills) for g in self.groups]
 
@@ -235,8 +221,7 @@ class BillsDialog(_Dialog):
 
     def summary(self) -> str:
         """The chosen total and what is wrong with it, or the change it brings."""
-        den = self.state.nx[NX_DEN]
-        total = sum(den[b] for b in self.chosen())
+        total = sum(obs.bill_value(self.state, b) for b in self.chosen())
         err = choice_error(self.state, self.seat, self.chosen())
         text = _("Chosen: {money}").format(money=format_money(total))
         if err is None:
@@ -313,10 +298,10 @@ def confirm_question(state: Any, seat: int, action: Any) -> str | None:
         return _("Sell {square} back to the bank for {money}? It cannot be undone.").format(
             square=state.ed.squares[action.square].name, money=format_money(state.tb.price[action.square]))
     if isinstance(action, A.TakeCard):
-        held = held_imprevisti(state, seat)
+        held = obs.held_imprevisti(state, seat)
         if held:
             return _("Take it? Your “{card}” goes under the deck.").format(card=card_title(state.ed, 1, held[0]))
     return None
 
 
-__all__ = ["confirm_question", "BillsDialog", "BillGroup", "bill_groups", "InspectDialog", "TakeCardDialog", "UseCardDialog", "bill_label", "use_label", "held_imprevisti"]
+__all__ = ["confirm_question", "BillsDialog", "BillGroup", "bill_groups", "InspectDialog", "TakeCardDialog", "UseCardDialog", "bill_label", "use_label"]

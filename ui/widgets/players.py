@@ -14,8 +14,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from engine.rules.banknotes import (DENOMINATIONS, FAKE, NX_CPUB, NX_DEN, NX_FACEUP, NX_HAND, NX_LENS, NX_PUB,
-                                    NX_WALLET)
+from engine import observation as obs
 from ui.board_layout import GROUP_COLOURS, SEAT_COLOURS, building_mark, short_name
 from ui.i18n import _, format_money
 from ui.narrate import card_title
@@ -44,27 +43,19 @@ def bill_groups(state: Any, seat: int, view: dict) -> list[tuple[int, int, bool]
     """``seat``'s bills as [(denomination, count, fake)], largest first, the fake ones (known
     from ``view`` or made public by an inspection) in their own entry after the others of the
     same denomination. Empty outside niente-e-come-sembra."""
-    if not state.nx:
+    if not obs.has_hidden(state):
         return []
-    den, pub = state.nx[NX_DEN], state.nx[NX_PUB]
-    counts: dict[tuple[int, bool], int] = {}
-    for b in state.nx[NX_WALLET][seat]:
-        fake = pub[b] == FAKE or bool(view.get(("bill", b)))
-        counts[(den[b], fake)] = counts.get((den[b], fake), 0) + 1
-    dens = sorted(set(DENOMINATIONS) | {d for d, _f in counts}, reverse=True)
-    return [(d, counts[(d, f)], f) for d in dens for f in (False, True) if (d, f) in counts]
+    out = []
+    for den, bills in obs.private_view(state, seat, view).by_denomination():
+        fakes = sum(b.status == "fake" for b in bills)
+        out += [(den, k, fake) for k, fake in ((len(bills) - fakes, False), (fakes, True)) if k]
+    return out
 
 
 def card_known_fake(state: Any, card: int, view: dict) -> bool | None:
     """True/False when the Imprevisti ``card``'s status is known to us (public, its twin's
     public status — one card of each pair is fake — or our view), else None."""
-    cpub = state.nx[NX_CPUB]
-    if cpub[card]:
-        return cpub[card] == FAKE
-    if cpub[card ^ 1]:
-        return cpub[card ^ 1] != FAKE
-    known = view.get(("card", card))
-    return None if known is None else bool(known)
+    return obs.card_status(state, card, view)
 
 
 def seat_change_mark(change: str) -> str:
@@ -96,7 +87,7 @@ class PlayersPanel(Widget):
         if s is None:
             return out
         extra = self._niente_lines(s)
-        need = s.n + sum(len(holdings(s, i)) for i in range(s.n) if not s.out[i]) + len(extra) + 5 * bool(s.nx)
+        need = s.n + sum(len(holdings(s, i)) for i in range(s.n) if not s.out[i]) + len(extra) + 5 * obs.has_hidden(s)
         wide = self.size.width >= WIDE and need <= self.size.height
         for seat in range(s.n):
             if seat:
@@ -106,7 +97,7 @@ class PlayersPanel(Widget):
                 for line in extra:
                     out.append("\n    ")
                     out.append_text(line)
-        if s.nx:
+        if obs.has_hidden(s):
             out.append("\n")
             out.append_text(self._faceup(s))
             legend = Text(_("Magnifiers: "), Style(dim=True))
@@ -120,7 +111,7 @@ class PlayersPanel(Widget):
 
     def _niente_lines(self, s: Any) -> list[Text]:
         """Our bills and our kept cards (niente-e-come-sembra), one line each."""
-        if not s.nx or not 0 <= self.me < s.n:
+        if not obs.has_hidden(s) or not 0 <= self.me < s.n:
             return []
         view = self.view or {}
         bills = Text(_("bills: "))
@@ -130,7 +121,7 @@ class PlayersPanel(Widget):
             label = format_money(den) + (f"×{count}" if count > 1 else "")
             bills.append(label + "✗" if fake else label, Style(color="red", bold=True) if fake else Style())
         lines = [bills]
-        kept = s.nx[NX_HAND][self.me]
+        kept = obs.kept_cards(s, self.me)
         if kept:
             t = Text(_("cards: "))
             for i, key in enumerate(kept):
@@ -146,7 +137,7 @@ class PlayersPanel(Widget):
     def _faceup(self, s: Any) -> Text:
         """The face-up Imprevisti ("prendete una qualsiasi delle carte"), ✗ when known fake."""
         t = Text(_("Face-up Imprevisti: "), Style(bold=True))
-        cards = [c for c in s.nx[NX_FACEUP] if c >= 0]
+        cards = [c for c in obs.faceup_cards(s) if c >= 0]
         view = self.view or {}
         titles = [card_title(s.ed, 1, c) + (" ✗" if card_known_fake(s, c, view) else "") for c in cards]
         # One line when the whole titles fit, else one card per line (a narrow side panel).
@@ -177,12 +168,13 @@ class PlayersPanel(Widget):
             t.append("  " + _("bankrupt"), Style(color="red"))
             return t
         t.append("  " + format_money(s.cash[seat]), Style(color="green", bold=True))
-        if s.nx:
-            green = s.nx[NX_LENS][seat]
+        if obs.has_hidden(s):
+            green = obs.green_lenses(s, seat)
             t.append(" " + "●" * green, Style(color="green"))
             t.append("●" * max(s.ed.decoder.magnifiers - green, 0), Style(color="red"))
-            if seat != self.me and s.nx[NX_HAND][seat]:
-                t.append("  " + _("cards: {n}").format(n=len(s.nx[NX_HAND][seat])), Style(color="cyan"))
+            kept = obs.kept_cards(s, seat)
+            if seat != self.me and kept:
+                t.append("  " + _("cards: {n}").format(n=len(kept)), Style(color="cyan"))
         if s.jail[seat]:
             t.append("  " + _("in jail"), Style(color="red", bold=True))
         cards = len(s.held[seat])
