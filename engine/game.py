@@ -104,10 +104,6 @@ def pending(s: State) -> Pending:
 
 # ---------------------------------------------------------------------------------- actions
 
-def _not_current(s, seat):
-    raise IllegalAction("not your turn", "not_your_turn")
-
-
 def _roll(s, ev, seat, a, in_auction):
     if s.phase != P_ROLL or s.current != seat:
         raise IllegalAction("it is not your roll", "not_your_roll")

@@ -97,11 +97,6 @@ class HashChain:
         #: Number of reveals handed out so far (j of the last reveal).
         self.used = 0
 
-    @classmethod
-    def from_demo_seed(cls, demo_seed: bytes | None, game_id: bytes, length: int = C.CHAIN_LENGTH) -> "HashChain":
-        """Chain from ``new_secret(demo_seed, b"chain", game_id)`` (random without a seed)."""
-        return cls(new_secret(demo_seed, b"chain", game_id), length)
-
     def value(self, i: int) -> bytes:
         """h_i for 0 <= i <= n. Raises ``IndexError`` outside that range."""
         if i == self.length:

@@ -374,7 +374,7 @@ def test_niente_vectors_match_the_spec_text():
     assert E.state_hash(s).hex() == pay["state_hash_after"]
     assert [[e.frm, e.to, list(e.bills)] for e in ev if type(e).__name__ == "BillsMoved"] == pay["bills_moved"]
     # The choice keeps the bill the payer "knew" fake and has the default's denominations.
-    den = s.nx[0]
+    den = E.observation.denominations(s)
     assert pay["default"][0] not in pay["input"][1]
     assert sorted(den[b] for b in pay["input"][1]) == sorted(den[b] for b in pay["default"])
 

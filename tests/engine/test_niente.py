@@ -9,7 +9,7 @@ from engine.rules import banknotes as B
 from engine.rules.niente_events import (BillInspected, BillsMoved, CardInspected,
                                         FinalRentPaid)
 from engine.rules.niente_flow import apply_reveal
-from engine.state import HOTEL, P_RAISE
+from engine.state import HOTEL, P_BUY, P_END_MOVE, P_RAISE
 from engine.testing import forced_chance, roll, scenario, step
 
 ED = "niente-e-come-sembra"
@@ -70,7 +70,7 @@ def test_paying_the_bank_moves_bills_to_the_bottom_of_the_pile():
     with exact bills (50+10)."""
     s = _state()
     s.pos[0] = 1
-    s.phase = 3  # buy_or_auction on Vicolo Corto (60)
+    s.phase = P_BUY  # buy_or_auction on Vicolo Corto (60)
     s2, ev = apply_action(s, 0, A.BuyProperty())
     moved = [e for e in ev if isinstance(e, BillsMoved)]
     assert moved[0].frm == 0 and moved[0].to == -1
@@ -91,7 +91,7 @@ def test_change_comes_from_the_bank():
     s.bank += 500
     s.cash[0] = 1000
     s.pos[0] = 1
-    s.phase = 3
+    s.phase = P_BUY
     s2, ev = apply_action(s, 0, A.BuyProperty())
     assert s2.cash[0] == 940
     assert [e.frm for e in ev if isinstance(e, BillsMoved)] == [0, -1]
@@ -115,7 +115,7 @@ def test_station_with_nothing_free_does_nothing():
     s = _state(owners={sq: 1 for sq in EDITIONS[ED].tables.properties})
     s.pos[0] = 4
     board_train(s, [], 0)
-    assert s.pos[0] == 4 and s.phase == 9  # end_move
+    assert s.pos[0] == 4 and s.phase == P_END_MOVE
 
 
 def test_auction_opens_at_10_raises_of_10_and_no_sale_without_bids():
@@ -123,7 +123,7 @@ def test_auction_opens_at_10_raises_of_10_and_no_sale_without_bids():
     10"; "Se nessun giocatore desidera fare un'offerta ... il contratto resta alla Banca"."""
     s = _state()
     s.pos[0] = 1
-    s.phase = 3
+    s.phase = P_BUY
     s, _ = apply_action(s, 0, A.DeclineProperty())
     assert pending(s).kind == "auction_bid"
     assert legal_actions(s, 0)[0] == A.Bid(10)
@@ -131,7 +131,7 @@ def test_auction_opens_at_10_raises_of_10_and_no_sale_without_bids():
     assert s.auc_high == 20 and s.auc_bidder == 1
     t = _state()
     t.pos[0] = 1
-    t.phase = 3
+    t.phase = P_BUY
     t, _ = apply_action(t, 0, A.DeclineProperty())
     t, _ = step(t)
     assert t.owner[1] == -1 and pending(t).kind == "roll"

@@ -12,7 +12,7 @@ from engine.actions import (Bid, BuildHouse, LiftMortgage, Mortgage, ProposeTrad
 from engine.editions import K_STREET
 from engine.events import ActionRefused
 from engine.rng import BeaconRng
-from engine.state import HOTEL
+from engine.state import HOTEL, P_OVER, P_ROLL
 from engine.rules.banknotes import NX_CARD, NX_FACEUP, NX_HAND, check_bills
 
 
@@ -40,9 +40,9 @@ def check_invariants(s):
         assert not s.out[d[0]] and (d[1] < 0 or not s.out[d[1]])
     for c in s.claims:
         assert not s.out[c[0]] and not s.out[c[1]]
-    if s.phase != 8:
+    if s.phase != P_OVER:
         assert not any(s.out[a] for a in pending(s).actors)
-        if s.phase == 1:
+        if s.phase == P_ROLL:
             assert not s.out[s.current]
     cards = sum(len(d) for d in s.decks) + sum(len(h) for h in s.held)
     if s.nx:  # niente: money conserved as banknotes; face-up, kept and in-use cards

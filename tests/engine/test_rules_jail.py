@@ -1,6 +1,7 @@
 """Jail (monopoly-classico-hasbro.txt, "Come si esce di prigione?")."""
 from engine import legal_actions, pending
 from engine.actions import BuildHouse, PayJailFine, UseJailCard
+from engine.state import P_ROLL
 from engine.testing import roll, scenario, step
 
 
@@ -42,7 +43,7 @@ def test_failed_tries_then_third_pays_and_moves():
     s = _jailed()
     s, _ = roll(s, 1, 2)
     assert s.jail[0] == 2 and s.pos[0] == 10 and s.current == 1
-    s.current, s.phase = 0, 1
+    s.current, s.phase = 0, P_ROLL
     s.jail[0] = 3
     s, _ = roll(s, 1, 3)
     assert s.jail[0] == 0 and s.cash[0] == 1450 and s.pos[0] == 14

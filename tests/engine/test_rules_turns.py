@@ -2,6 +2,7 @@
 from engine import apply_chance, new_game, pending
 from engine.actions import RollDice
 from engine.events import FirstPlayerRolled, TurnStarted
+from engine.state import P_FIRST
 from engine.testing import ScriptedRng, forced_chance, roll, scenario, step
 
 
@@ -22,7 +23,7 @@ def test_first_player_from_one_beacon_is_deterministic():
     s = new_game("classico", 4)
     a, _ = apply_chance(s, b"\x01" * 32)
     b, _ = apply_chance(s, b"\x01" * 32)
-    assert a == b and s.phase == 0  # argument untouched
+    assert a == b and s.phase == P_FIRST  # argument untouched
 
 
 def test_move_and_turn_passes_in_seat_order():
