@@ -49,7 +49,7 @@ from .rules.trade import (O_GET, O_GET_CARDS, O_GET_CASH, O_GIVE, O_GIVE_CARDS, 
 __all__ = [
     "PublicView", "PrivateView", "Bill", "Payment", "CardUse", "Offer", "Knowledge", "Item",
     "public_view", "private_view", "has_hidden", "hidden_items", "apply_reveal", "held_items",
-    "held_imprevisti", "public_status", "card_status", "bill_status", "bill_value", "denominations",
+    "held_imprevisti", "held_unknown", "public_status", "card_status", "bill_status", "bill_value", "denominations",
     "card_pairs", "fake_threshold", "window_payments", "card_in_use", "faceup_cards", "green_lenses",
     "kept_cards", "offer", "time_expired", "absent_vote", "hotel_sale_price", "choose", "keep_choice", "spend_choice",
     "keep_fakes", "spend_fakes", "bill_order", "choosable_bills", "due_amount", "choice_error",
@@ -207,6 +207,18 @@ def held_items(state: Any, seat: int) -> list[Item]:
     out += [("card", key & 255) for key in list(nx[NX_HAND][seat]) + list(state.held[seat])
             if key >> 8 == IMPREVISTI]
     return out
+
+
+def held_unknown(state: Any, seat: int) -> tuple[list[int], list[int]]:
+    """``(bills, cards)``: the items of ``held_items(state, seat)`` whose status is not public,
+    as bill ids (wallet order) and Imprevisti card indices (kept, then jail card) — the hot path
+    of the p2p share delivery (protocol.md §C12.3), one pass over the seat's holdings."""
+    nx = state.nx
+    pub, cpub = nx[NX_PUB], nx[NX_CPUB]
+    bills = [b for b in nx[NX_WALLET][seat] if not pub[b]]
+    cards = [key & 255 for key in list(nx[NX_HAND][seat]) + list(state.held[seat])
+             if key >> 8 == IMPREVISTI and not cpub[key & 255]]
+    return bills, cards
 
 
 def held_imprevisti(state: Any, seat: int) -> list[int]:

@@ -257,22 +257,20 @@ class HiddenLedger:
         """Queue, for every active seat, the items it holds now and was never given (bills
         with an unknown public status, Imprevisti kept or held as the jail card, pair not
         public), owed by every other active seat (protocol.md §C12.3)."""
-        from engine.observation import held_items, public_status
+        from engine.observation import held_unknown
 
         B = self.layout.bills
         for r in range(self.n):
             if not self.active[r]:
                 continue
             given = self.given[r]
-            new: list[int] = []
-            # engine.observation.held_items: bills in wallet order, then kept Imprevisti, then
+            # engine.observation.held_unknown: bills in wallet order, then kept Imprevisti, then
             # the jail card; that order is the delivery order of §C12.3.
-            for item in held_items(state, r):
-                if public_status(state, item):
-                    continue
-                kind, ident = item
-                t = ident if kind == "bill" else B + (ident >> 1)
-                if (kind == "card" or t < B) and t not in given and t not in new:
+            bills, cards = held_unknown(state, r)
+            new = [b for b in bills if b < B and b not in given]
+            for card in cards:
+                t = B + (card >> 1)
+                if t not in given and t not in new:
                     new.append(t)
             if not new:
                 continue

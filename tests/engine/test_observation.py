@@ -60,6 +60,9 @@ def test_views_agree_with_the_layout_they_hide(seats: int, seed: int) -> None:
             held = obs.held_items(s, seat)
             assert held[:len(nx[B.NX_WALLET][seat])] == [("bill", b) for b in nx[B.NX_WALLET][seat]]
             assert tuple(i for k, i in held if k == "card") == me.imprevisti == tuple(obs.held_imprevisti(s, seat))
+            bills, cards = obs.held_unknown(s, seat)
+            unknown = [it for it in held if obs.public_status(s, it) == obs.UNKNOWN]
+            assert [("bill", b) for b in bills] + [("card", c) for c in cards] == unknown
 
 
 def test_a_private_view_shows_what_the_seat_knows_and_public_statuses() -> None:
