@@ -20,6 +20,8 @@ benchmark can see inside the peer without any change to it:
 ``LANOPOLI_BENCH_TRANSPORT=<file>`` runs the peer with that file as ``p2p.transport`` (an
 earlier version, for an A/B comparison in one run).
 
+``LANOPOLI_BENCH_PROFILE=<dir>``: the whole run under cProfile, stats in ``<dir>/<pid>.prof``.
+
 When the environment names ``LANOPOLI_BENCH_OUT`` (a directory), the counters go to
 ``<dir>/<pid>.json`` as one JSON object: ``transport`` (dict), ``session`` (dict), ``sent_by_type``
 ({type: payloads}), ``chunks_by_type`` ({type: chunks}), ``rss`` ([[step, kB], ...]).
@@ -143,7 +145,18 @@ def main() -> int:
         _install(out_dir)
     from ui.cli import main as cli_main
 
-    return cli_main(argv)
+    prof_dir = os.environ.get("LANOPOLI_BENCH_PROFILE")
+    if not prof_dir:
+        return cli_main(argv)
+    import cProfile
+
+    import time
+
+    prof = cProfile.Profile(time.process_time)  # CPU time: waiting for a core is not our cost
+    try:
+        return prof.runcall(cli_main, argv)
+    finally:
+        prof.dump_stats(str(Path(prof_dir, f"{os.getpid()}.prof")))
 
 
 if __name__ == "__main__":

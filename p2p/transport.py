@@ -29,7 +29,8 @@ Theory of operation (wire contract: protocol.md part N, "Transport"):
   ``INITIAL_RTO`` at first, floored at ``MIN_RTO``, doubled per consecutive timeout, capped at
   ``MAX_RTO``), or at once when the selective ack shows a datagram sent after it arrived and
   either ``PACKET_THRESHOLD`` later ones did or ``TIME_THRESHOLD`` round trips passed.
-* Lossy regime: for ``LOSS_HOLD`` s after a resend, every data datagram carries
+* Lossy regime: for ``LOSS_HOLD`` s after a resend that shows loss (a hole in a selective
+  ack, or two resends within ``LOSS_HOLD``), every data datagram carries
   ``FLAG_ACK_NOW``; the receiver acks those at once, and their RTO follows a second estimator
   fed only by them (the bare round trip, floor ``PROMPT_MIN_RTO``), so loss costs a few ms per
   datagram instead of ``MIN_RTO`` (issue 14: a 4-peer game at 20% loss took 5-8x its clean
@@ -112,8 +113,9 @@ PROMPT_MIN_RTO = 0.005
 once, so its RTO follows a separate estimator fed only by such datagrams (the bare round trip)
 and a lost datagram is resent after ~srtt + 4·rttvar of that, not after ``MIN_RTO``."""
 LOSS_HOLD = 0.5
-"""Seconds a sender stays in its lossy regime (``FLAG_ACK_NOW`` on every data datagram) after
-it last resent something."""
+"""Seconds a sender stays in its lossy regime (``FLAG_ACK_NOW`` on every data datagram) after a
+resend that shows loss: one found lost by a selective ack, or a second resend within
+``LOSS_HOLD`` s of the previous one (a lone timeout is most often a late ack, not a loss)."""
 MAX_RTO = 1.0  # cap of the exponential backoff
 CLOCK_GRANULARITY = 0.002  # RFC 6298 "G": floor of the variance term
 MAX_ACK_DELAY = 0.050
@@ -223,6 +225,8 @@ class Channel:
         self._prompt: list[float] | None = None  # [srtt, rttvar] of FLAG_ACK_NOW datagrams
         self._latest_rtt = 0.0
         self._resent_until = -1.0  # lossy regime: FLAG_ACK_NOW on data sent before this time
+        self._last_resend = -1.0  # when we last resent something
+        self._lost_by_ack = False  # the resends due were found lost by a selective ack
         self._reset_send()
         self._reset_receive()
 
@@ -347,7 +351,14 @@ class Channel:
                 entry[3] = True
                 out.append((frame(entry[0], dst, seq, ack, bits, entry[1]), addr))
                 self.stats["retransmits"] += 1
+            # The lossy regime starts on evidence of loss: a hole the peer's selective ack
+            # showed, or a second resend within LOSS_HOLD. A lone timeout is most often a peer
+            # process that waited for a core (spurious): starting the regime for it would cost
+            # a pure ack per datagram for LOSS_HOLD s (seen at 8 seats, issue 14).
+            if self._lost_by_ack or now - self._last_resend < LOSS_HOLD:
                 self._resent_until = now + LOSS_HOLD
+            self._last_resend = now
+            self._lost_by_ack = False
             self._lost.clear()
         queue = self._queue
         if queue:
@@ -586,6 +597,7 @@ class Channel:
             if lost:
                 self._lost.extend(sorted(lost))
                 self.stats["fast_retransmits"] += len(lost)
+                self._lost_by_ack = True
 
     def _rtt_sample(self, rtt: float, prompt: bool) -> None:
         # RFC 6298 section 2, with Karn's rule applied by the caller (no retransmitted samples);

@@ -50,26 +50,53 @@ def test_ack_now_without_data_is_malformed():
     assert b.stats["malformed"] == before + 1
 
 
-def test_a_resend_starts_the_lossy_regime_for_loss_hold_seconds():
+def resend_after_timeout(a, lost_at):
+    """Let ``a``'s RTO fire for a datagram dropped at ``lost_at``; the resent datagram, its time."""
+    t = a.get_timer()
+    assert t > lost_at
+    a.handle_timer(t)
+    (r,) = [x for x, _ in a.datagrams_to_send(t)]
+    return r, t
+
+
+def test_a_lone_timeout_does_not_start_the_lossy_regime_but_a_second_one_does():
     a, b = pair()
     a.send(b"lost")
     a.datagrams_to_send(0.0)  # dropped on the way
-    t = a.get_timer()
-    a.handle_timer(t)
-    (r,) = [x for x, _ in a.datagrams_to_send(t)]
-    assert flags_of(r) & T.FLAG_ACK_NOW and a.stats["retransmits"] == 1
+    r, t = resend_after_timeout(a, 0.0)
+    assert flags_of(r) & T.FLAG_ACK_NOW and a.stats["retransmits"] == 1  # a resend asks at once
     b.receive_datagram(r, A, t)
     (ack,) = [x for x, _ in b.datagrams_to_send(t)]  # at once
     a.receive_datagram(ack, B, t + 0.001)
     a.send(b"next")
     (n,) = [x for x, _ in a.datagrams_to_send(t + 0.002)]
-    assert flags_of(n) & T.FLAG_ACK_NOW  # still lossy: the peer acks at once...
-    # ...so its RTO follows the prompt round trip, far below MIN_RTO.
-    assert a.get_timer() - (t + 0.002) < T.MIN_RTO
-    a.receive_datagram(b.receive_datagram(n, A, t + 0.003) and b.datagrams_to_send(t + 0.003)[0][0], B, t + 0.004)
+    assert not flags_of(n) & T.FLAG_ACK_NOW  # one timeout: most often a late ack, not a loss
+    # "next" is lost too: a second resend within LOSS_HOLD shows loss.
+    r2, t2 = resend_after_timeout(a, t + 0.002)
+    assert t2 - t < T.LOSS_HOLD
+    b.receive_datagram(r2, A, t2)
+    a.receive_datagram(b.datagrams_to_send(t2)[0][0], B, t2 + 0.001)
+    a.send(b"third")
+    (n3,) = [x for x, _ in a.datagrams_to_send(t2 + 0.002)]
+    assert flags_of(n3) & T.FLAG_ACK_NOW  # lossy: the peer acks at once...
+    assert a.get_timer() - (t2 + 0.002) < T.MIN_RTO  # ...so the RTO follows the bare round trip
     a.send(b"calm")
-    (c,) = [x for x, _ in a.datagrams_to_send(t + T.LOSS_HOLD + 0.01)]
+    (c,) = [x for x, _ in a.datagrams_to_send(t2 + T.LOSS_HOLD + 0.01)]
     assert not flags_of(c) & T.FLAG_ACK_NOW  # LOSS_HOLD later: back to delayed acks
+
+
+def test_a_hole_in_a_selective_ack_starts_the_lossy_regime():
+    a, b = pair()
+    a.send(b"step 1")
+    a.datagrams_to_send(0.0)  # lost
+    a.send(b"step 2")
+    (d2,) = [x for x, _ in a.datagrams_to_send(0.012)]
+    b.receive_datagram(d2, A, 0.013)
+    a.receive_datagram(b.datagrams_to_send(0.013)[0][0], B, 0.014)
+    a.datagrams_to_send(0.014)  # the resend of step 1
+    a.send(b"step 3")
+    (d3,) = [x for x, _ in a.datagrams_to_send(0.020)]
+    assert flags_of(d3) & T.FLAG_ACK_NOW
 
 
 def test_a_later_datagram_acknowledged_resends_the_lost_one_before_its_rto():
