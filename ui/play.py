@@ -39,7 +39,6 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable, NamedTuple, Protocol
 
 import engine
-from engine import bots
 
 #: Seconds a local game pauses between steps when a person watches (0 in tests).
 LOCAL_STEP_DELAY_S = 0.05
@@ -437,8 +436,7 @@ class LocalGame(_DriverBase):
         self._notify("over")
 
     def _bot(self, seat: int) -> Any:
-        if not engine.has_hidden(self.state):
-            return bots.choose(self.state, seat, self.bot)
+        # The edition's bot with that seat's private view (engine.bots.choose in classico).
         return engine.choose(self.state, seat, self.bot, self.secrets.view(self.state, seat))
 
     def waiting(self) -> tuple[tuple[int, ...], float] | None:
