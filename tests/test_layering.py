@@ -207,3 +207,111 @@ def test_checker_tells_public_engine_names_from_internal_ones(name: str, interna
 def test_checker_flags_raw_layout_reads() -> None:
     source = "from engine.rules.banknotes import NX_DEN\nx = s.nx[NX_DEN]\ny = getattr(s, 'nx', None)\n"
     assert sorted(raw_layout_uses(source)) == [(1, "NX_DEN"), (2, ".nx"), (2, "NX_DEN"), (3, 'getattr "nx"')]
+
+
+# --- no new import circle (issue 13) -------------------------------------------------------
+
+#: Import circles present when this check was written (issue 13 names them). A circle may
+#: shrink or go (nothing here fails then); any circle not inside one of these fails.
+KNOWN_CIRCLES = [
+    # the shared rules call each other (auction <-> bankruptcy <-> building ...)
+    {"engine.rules.auction", "engine.rules.bankruptcy", "engine.rules.building", "engine.rules.cards",
+     "engine.rules.counterfeit", "engine.rules.faceup_cards", "engine.rules.jail", "engine.rules.movement",
+     "engine.rules.niente_estate", "engine.rules.trade"},
+    {"engine.game", "engine.rules.niente_flow"},
+    {"engine.hashing", "engine.state"},
+    {"engine.rules.banknotes", "engine.rules.money"},
+    # the registry imports each edition, each edition the registry's Edition type
+    {"engine.editions", "engine.editions.classico", "engine.editions.editrice_giochi",
+     "engine.editions.fabrianopoli", "engine.editions.niente"},
+    {"engine.bots", "engine.bots.play"},
+    {"p2p.hidden", "p2p.wire"},
+    # NetLobby.watch builds a WatchDriver, which is a ui.play DriverBase
+    {"ui.play", "ui.watch"},
+]
+
+
+def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
+    """module -> the modules of engine/, p2p/, ui/ it imports (anywhere in the file).
+    ``from pkg import sub`` counts ``pkg.sub`` only when ``sub`` is a module (not ``pkg``)."""
+    files = {module_name(p, root): p for pkg in ("engine", "p2p", "ui") for p in (root / pkg).rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for module, path in files.items():
+        deps: set[str] = set()
+        found = imported_modules(path.read_text(encoding="utf-8"), module, path.name == "__init__.py")
+        by_line: dict[int, list[str]] = {}
+        for line, name in found:
+            by_line.setdefault(line, []).append(name)
+        for names in by_line.values():
+            subs = [n for n in names if n in files and any(n.startswith(o + ".") for o in names)]
+            for name in names:
+                if subs and any(s.startswith(name + ".") for s in subs):
+                    continue  # "from pkg import sub": the submodule, not the package
+                parts = name.split(".")
+                while parts and ".".join(parts) not in files:
+                    parts.pop()
+                if parts and ".".join(parts) != module:
+                    deps.add(".".join(parts))
+        graph[module] = deps
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[set[str]]:
+    """The strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[set[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(graph.get(w, ())))))
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = set()
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.add(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    out.append(comp)
+    return out
+
+
+def test_no_new_import_circle() -> None:
+    new = [sorted(c) for c in circles(import_graph()) if not any(c <= known for known in KNOWN_CIRCLES)]
+    assert new == [], "break the circle (move the shared piece down a layer) rather than list it"
+
+
+def test_checker_finds_circles_and_reads_from_package_imports(tmp_path: Path) -> None:
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [{"a", "b", "c"}]
+    assert circles({"a": {"b"}, "b": set()}) == []
+    (tmp_path / "engine" / "rules").mkdir(parents=True)
+    (tmp_path / "p2p").mkdir()
+    (tmp_path / "ui").mkdir()
+    (tmp_path / "engine" / "__init__.py").write_text("from .rules import rent\n")
+    (tmp_path / "engine" / "rules" / "__init__.py").write_text("")
+    (tmp_path / "engine" / "rules" / "rent.py").write_text("from .. import rules\nfrom ..rules import x\n")
+    graph = import_graph(tmp_path)
+    assert graph["engine"] == {"engine.rules.rent"}
+    assert graph["engine.rules.rent"] == {"engine.rules"}
