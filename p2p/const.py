@@ -63,6 +63,12 @@ MAX_STEP = 2**40
 #: Nesting and element limits for an encoded engine action inside a step message.
 MAX_ACTION_DEPTH = 6
 MAX_ACTION_ITEMS = 64
+#: Hidden information (protocol.md §C12.1/§C12.4): one opening is a share (4 bytes BE) and a
+#: salt (12 bytes); a private delivery ends with a ChaCha20-Poly1305 tag.
+HIDDEN_SHARE_LEN = 4
+HIDDEN_SALT_LEN = 12
+HIDDEN_OPEN_LEN = HIDDEN_SHARE_LEN + HIDDEN_SALT_LEN
+HIDDEN_TAG_LEN = 16
 
 # Hash chain (DESIGN.md §3).
 #: Number of reveals a chain supports: one per chance step. A game that needs more halts with

@@ -54,14 +54,14 @@ from . import const as C
 
 _sha256 = hashlib.sha256
 
-SHARE_LEN = 4
-SALT_LEN = 12
+SHARE_LEN = C.HIDDEN_SHARE_LEN
+SALT_LEN = C.HIDDEN_SALT_LEN
 #: Bytes of one opening: share (4, big-endian) || salt (12).
-OPEN_LEN = SHARE_LEN + SALT_LEN
+OPEN_LEN = C.HIDDEN_OPEN_LEN
 LEAF_LEN = 32
 #: Shares are uniform modulo M.
 MODULUS = 1 << (8 * SHARE_LEN)
-TAG_LEN = 16
+TAG_LEN = C.HIDDEN_TAG_LEN
 #: Most openings one STEP message delivers privately (all receivers together): keeps the
 #: message in one Ethernet frame (MAX_STEP_MSG); what does not fit stays due for the next step.
 MAX_DELIVERY_ITEMS = 36
@@ -199,32 +199,6 @@ def open_delivery(key: bytes, gid: bytes, sender: int, to: int, step: int, ct: b
         return ChaCha20Poly1305(key).decrypt(_NONCE, ct, _aad(gid, sender, to, step))
     except (InvalidTag, ValueError):
         return None
-
-
-# --- the STEP body's hidden field -------------------------------------------------------------
-
-def check_field(obj: Any) -> tuple:
-    """Structural check of a STEP body's 7th field ``[deliveries, openings, complaint]``
-    (protocol.md §C12.4); returns it as a tuple. Raises ``ValueError``."""
-    if type(obj) is not list or len(obj) != 3:
-        raise ValueError("hidden field: expected [deliveries, openings, complaint]")
-    dels, ops, comp = obj
-    if type(dels) is not list or len(dels) > C.MAX_SEATS - 1:
-        raise ValueError("hidden field: deliveries")
-    last = -1
-    for d in dels:
-        if type(d) is not list or len(d) != 2 or type(d[0]) is not int or type(d[1]) is not bytes \
-                or not last < d[0] < C.MAX_SEATS or len(d[1]) < TAG_LEN + OPEN_LEN \
-                or (len(d[1]) - TAG_LEN) % OPEN_LEN:
-            raise ValueError("hidden field: malformed delivery")
-        last = d[0]
-    if type(ops) is not bytes or len(ops) % OPEN_LEN:
-        raise ValueError("hidden field: openings must be bin of 16-byte openings")
-    if comp is not None and (type(comp) is not list or len(comp) != 2 or type(comp[0]) is not int
-                             or not 0 <= comp[0] < C.MAX_SEATS or type(comp[1]) is not bytes
-                             or len(comp[1]) != 32):
-        raise ValueError("hidden field: malformed complaint")
-    return dels, ops, comp
 
 
 class HiddenLedger:

@@ -264,6 +264,31 @@ def encode_step_body(game_id: bytes, step: int, seat: int, prev_hash: bytes, pre
     return [game_id, step, seat, prev_hash, prev_digest, inp]
 
 
+def check_hidden_field(obj: Any) -> tuple:
+    """Structural check of a STEP body's 7th field ``[deliveries, openings, complaint]``
+    (protocol.md §C12.4; the contents are p2p.hidden's business); returns it as a tuple.
+    Raises ``ValueError``."""
+    if type(obj) is not list or len(obj) != 3:
+        raise ValueError("hidden field: expected [deliveries, openings, complaint]")
+    dels, ops, comp = obj
+    if type(dels) is not list or len(dels) > C.MAX_SEATS - 1:
+        raise ValueError("hidden field: deliveries")
+    last = -1
+    for d in dels:
+        if type(d) is not list or len(d) != 2 or type(d[0]) is not int or type(d[1]) is not bytes \
+                or not last < d[0] < C.MAX_SEATS or len(d[1]) < C.HIDDEN_TAG_LEN + C.HIDDEN_OPEN_LEN \
+                or (len(d[1]) - C.HIDDEN_TAG_LEN) % C.HIDDEN_OPEN_LEN:
+            raise ValueError("hidden field: malformed delivery")
+        last = d[0]
+    if type(ops) is not bytes or len(ops) % C.HIDDEN_OPEN_LEN:
+        raise ValueError("hidden field: openings must be bin of 16-byte openings")
+    if comp is not None and (type(comp) is not list or len(comp) != 2 or type(comp[0]) is not int
+                             or not 0 <= comp[0] < C.MAX_SEATS or type(comp[1]) is not bytes
+                             or len(comp[1]) != 32):
+        raise ValueError("hidden field: malformed complaint")
+    return dels, ops, comp
+
+
 def decode_step_body(body: bytes) -> StepBody:
     """Decode and validate a STEP body. Raises ``WireError``."""
     f = unpack(body)
@@ -272,10 +297,8 @@ def decode_step_body(body: bytes) -> StepBody:
     gid, step, seat, ph, pd, inp = f[:6]
     hidden = None
     if len(f) == 7:
-        from .hidden import check_field
-
         try:
-            hidden = check_field(f[6])
+            hidden = check_hidden_field(f[6])
         except ValueError as e:
             raise WireError(str(e)) from None
     _bin(gid, C.GAME_ID_LEN, "game_id")
