@@ -192,6 +192,18 @@ def advance(s: State, ev: list) -> None:
     ph = s.phase
     if ph in _QUIET and not s.debts and not (s.out[s.current] and ph in _TURN_PHASES):
         return  # nothing to run (the common case after an action)
+    if ph == P_END_MOVE and not s.debts:
+        # The end of most moves, unrolled from the loop below (same checks, same order): a
+        # double rolls again, else the next turn starts; either way the state then waits
+        # (phase "roll", no debt queued, the new current player still in: the loop's exit).
+        c = s.current
+        if not s.out[c]:
+            if s.doubles and not s.jail[c]:
+                s.phase = P_ROLL
+                return
+            if not s.time_up:
+                movement.next_turn(s, ev)
+                return
     while True:
         ph = s.phase
         if ph == P_OVER:
@@ -231,17 +243,14 @@ def advance(s: State, ev: list) -> None:
             return
 
 
-def step_inplace(s: State, inputs: Sequence, ev: list) -> None:
+def step_inplace(s: State, inputs: Sequence, ev: list, strict: int = -1) -> None:
     """Decision step in place: apply ``inputs`` (one per seat, Action or None) in seat order,
     appending events to ``ev``. Raises ValueError if the state waits for a chance step or is
-    over, or if ``len(inputs) != s.n``. For simulations; peers use ``apply_step``."""
-    _step(s, inputs, ev, -1)
+    over, or if ``len(inputs) != s.n``. For simulations; peers use ``apply_step``.
 
-
-def _step(s: State, inputs: Sequence, ev: list, strict: int) -> None:
-    """The decision step of ``step_inplace`` and ``apply_action``. ``strict``: -1, or the one
-    seat whose input is applied even when None and whose IllegalAction propagates (state left
-    half-changed: ``apply_action`` runs on a copy) instead of becoming ``ActionRefused``."""
+    ``strict``: leave it at -1 (``apply_action`` passes the one seat whose input is applied
+    even when None and whose IllegalAction propagates, state left half-changed: it runs on a
+    copy, instead of becoming ``ActionRefused``)."""
     ph = s.phase
     if ph in CHANCE_PHASES or ph == P_OVER:
         raise ValueError(f"not a decision step: {PHASE_NAMES[ph]}")
@@ -262,14 +271,25 @@ def _step(s: State, inputs: Sequence, ev: list, strict: int) -> None:
                 builds += 1
         if builds >= 2:
             short = building.shortage(s, inputs)
-    for seat, a in enumerate(inputs):
+    out = s.out
+    seat = -1
+    for a in inputs:
+        seat += 1
         if a is None and seat != strict:
             continue
         if short and type(a) is _BuildHouse and (seat, a.square) in short[1]:
             ev.append(ActionRefused(seat, a.CODE, "shortage_auction"))
             continue
+        # _dispatch, inlined for the common case (an action of a known class, not niente).
+        h = None if out[seat] or s.nx else _BY_TYPE.get(type(a))
         try:
-            _dispatch(s, seat, a, ev, in_auction and s.phase == P_AUCTION)
+            if h is None:
+                _dispatch(s, seat, a, ev, in_auction and s.phase == P_AUCTION)
+                continue
+            h(s, ev, seat, a, in_auction and s.phase == P_AUCTION)
+            ph2 = s.phase
+            if ph2 not in _QUIET or s.debts or (out[s.current] and ph2 in _TURN_PHASES):
+                advance(s, ev)
         except IllegalAction as e:
             if seat == strict:
                 raise
@@ -353,7 +373,7 @@ def apply_action(state: State, seat: int, action) -> tuple[State, tuple]:
     inputs[seat] = action
     s = state.copy()
     ev: list = []
-    _step(s, inputs, ev, seat)
+    step_inplace(s, inputs, ev, seat)
     return s, tuple(ev)
 
 

@@ -49,6 +49,7 @@ HOTEL = 5
 O_POT, O_NO_AUCTIONS, O_DOUBLE_GO, O_TIMED = range(4)
 """Indices in ``State.opts`` (lobby options, engine.rules.house_rules)."""
 NO_OPTIONS = (0, 0, 0, 0)
+_new = object.__new__
 
 _LIST_FIELDS = ("cash", "pos", "jail", "out", "owner", "level", "mort", "undrawn", "resume",
                 "auc_in", "auc_queue", "auc_target", "opts")
@@ -97,21 +98,56 @@ class State:
                  + _NESTED_FIELDS)
 
     def copy(self) -> "State":
-        """An independent copy (lists copied, nested lists copied one level deeper)."""
-        c = State.__new__(State)
-        for f in ("edition", "ed", "tb", "n", "phase", "current", "turn", "doubles", "d1",
-                  "d2", "dice_for", "draw_deck", "mult", "houses", "hotels", "bank", "winner",
-                  "auc_sq", "auc_high", "auc_bidder", "auc_lot", "pot", "time_up"):
-            setattr(c, f, getattr(self, f))
-        for f in _LIST_FIELDS:
-            setattr(c, f, getattr(self, f)[:])
+        """An independent copy (lists copied, nested lists copied one level deeper).
+
+        Written out field by field (every field of ``__slots__``: ``test_copy_covers_every_slot``
+        checks it): plain slot loads and stores, which the interpreter specialises, instead of
+        a ``getattr``/``setattr`` loop over the names; peers copy the state at every step
+        (``apply_step``/``apply_chance``)."""
+        c = _new(State)
+        c.edition = self.edition
+        c.ed = self.ed
+        c.tb = self.tb
+        c.n = self.n
+        c.phase = self.phase
+        c.current = self.current
+        c.turn = self.turn
+        c.doubles = self.doubles
+        c.d1 = self.d1
+        c.d2 = self.d2
+        c.dice_for = self.dice_for
+        c.draw_deck = self.draw_deck
+        c.mult = self.mult
+        c.houses = self.houses
+        c.hotels = self.hotels
+        c.bank = self.bank
+        c.winner = self.winner
+        c.auc_sq = self.auc_sq
+        c.auc_high = self.auc_high
+        c.auc_bidder = self.auc_bidder
+        c.auc_lot = self.auc_lot
+        c.pot = self.pot
+        c.time_up = self.time_up
+        c.cash = self.cash[:]
+        c.pos = self.pos[:]
+        c.jail = self.jail[:]
+        c.out = self.out[:]
+        c.owner = self.owner[:]
+        c.level = self.level[:]
+        c.mort = self.mort[:]
+        c.undrawn = self.undrawn[:]
+        c.resume = self.resume[:]
+        c.auc_in = self.auc_in[:]
+        c.auc_queue = self.auc_queue[:]
+        c.auc_target = self.auc_target[:]
+        c.opts = self.opts[:]
         c.decks = [d[:] for d in self.decks]
         c.held = [h[:] for h in self.held]
-        c.claims = [x[:] for x in self.claims]
-        c.debts = [x[:] for x in self.debts]
+        c.claims = [x[:] for x in self.claims] if self.claims else []
+        c.debts = [x[:] for x in self.debts] if self.debts else []
         c.offers = [[x[:] if isinstance(x, list) else x for x in o] for o in self.offers]
         c.inherit = self.inherit[:]
-        c.step_bids = [x[:] for x in self.step_bids]
+        c.step_bids = [x[:] for x in self.step_bids] if self.step_bids else []
         c.nx = [[y[:] for y in x] if x and type(x[0]) is list else x[:] for x in self.nx]
         return c
 

@@ -26,9 +26,11 @@ from __future__ import annotations
 from ..editions import K_STREET
 from ..errors import IllegalAction
 from ..actions import BuildHouse
-from ..events import BuildingBought, BuildingSold
+from ..events import BuildingBought, BuildingSold, maker
 from ..state import LOT_HOTEL, LOT_HOUSE
 from .money import R_HOUSE, R_SALE, transfer
+
+_BuildingBought = maker(BuildingBought)  # fast constructor (events.maker)
 
 HOTEL = 5
 
@@ -97,7 +99,7 @@ def place(s, ev, seat: int, sq: int, price: int) -> None:
     s.level[sq] = lv
     if price:
         transfer(s, ev, seat, -1, price, R_HOUSE)
-    ev.append(BuildingBought(seat, sq, lv))
+    ev.append(_BuildingBought(seat, sq, lv))
 
 
 def shortage(s, inputs) -> tuple[int, list[tuple[int, int]]] | None:

@@ -7,7 +7,10 @@ declares bankruptcy. The bank (-1) always pays ("la banca non fallisce mai").
 """
 from __future__ import annotations
 
-from ..events import MoneyPaid, PropertyBought
+from ..events import MoneyPaid, PropertyBought, maker
+
+_MoneyPaid = maker(MoneyPaid)  # fast constructors (events.maker): several events per step
+_PropertyBought = maker(PropertyBought)
 
 REASONS = ("salary", "tax", "card", "jail_fine", "rent", "purchase", "auction", "house", "sale",
            "mortgage", "lift", "mortgage_fee", "trade", "bankruptcy", "pot")
@@ -30,7 +33,7 @@ def transfer(s, ev, payer: int, payee: int, amount: int, reason: int) -> None:
             s.pot += amount  # free-parking pot option (engine.rules.house_rules)
     else:
         s.cash[payee] += amount
-    ev.append(MoneyPaid(payer, payee, amount, REASONS[reason]))
+    ev.append(_MoneyPaid(payer, payee, amount, REASONS[reason]))
     if s.nx:  # niente-e-come-sembra: the bills themselves move too
         from .banknotes import on_transfer
         on_transfer(s, ev, payer, payee, amount, reason)
@@ -51,7 +54,7 @@ def charge(s, ev, debtor: int, creditor: int, amount: int, reason: int, square: 
 
 def _give(s, ev, seat: int, square: int, price: int) -> None:
     s.owner[square] = seat
-    ev.append(PropertyBought(seat, square, price))
+    ev.append(_PropertyBought(seat, square, price))
 
 
 def settle(s, ev) -> bool:

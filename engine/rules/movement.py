@@ -13,7 +13,7 @@ doppio?", "VIA!", "LE CASELLE DEL TABELLONE", "Chi inizia per primo?").
 from __future__ import annotations
 
 from ..editions import K_CARD, K_FREE, K_GOTOJAIL, K_STATION, K_STREET, K_TAX, K_UTILITY
-from ..events import DiceRolled, FirstPlayerRolled, LeftJail, Moved, TurnStarted
+from ..events import DiceRolled, FirstPlayerRolled, LeftJail, Moved, TurnStarted, maker
 from ..state import (DICE_JAIL, DICE_MOVE, DICE_UTILITY, P_BUY, P_CARD, P_DICE, P_END_MOVE,
                      P_JAIL_MOVE, P_NEXT_TURN, P_ROLL)
 from .deal import deal_contracts
@@ -21,6 +21,11 @@ from .house_rules import collect_pot, go_salary
 from .jail import send_to_jail
 from .money import R_JAIL, R_RENT, R_SALARY, R_TAX, charge, transfer
 from .rent import lapse_claims, owe_rent, rent_of
+
+# Fast constructors (events.maker) of the events of every turn.
+_TurnStarted = maker(TurnStarted)
+_DiceRolled = maker(DiceRolled)
+_Moved = maker(Moved)
 
 
 def first_player(s, ev, rng) -> None:
@@ -42,7 +47,7 @@ def start_turn(s, ev, seat: int) -> None:
     s.turn += 1
     s.doubles = 0
     s.phase = P_ROLL
-    ev.append(TurnStarted(seat))
+    ev.append(_TurnStarted(seat))
 
 
 def next_turn(s, ev) -> None:
@@ -76,7 +81,7 @@ def apply_dice(s, ev, d1: int, d2: int) -> None:
     c = s.current
     s.d1 = d1
     s.d2 = d2
-    ev.append(DiceRolled(c, d1, d2))
+    ev.append(_DiceRolled(c, d1, d2))
     purpose = s.dice_for
     if purpose == DICE_UTILITY:
         # Card "società più vicina": new dice, pay the owner mult x the dice.
@@ -137,7 +142,7 @@ def advance_by(s, ev, seat: int, steps: int) -> None:
         to -= nsq
         transfer(s, ev, -1, seat, go_salary(s, to == 0), R_SALARY)
     s.pos[seat] = to
-    ev.append(Moved(seat, frm, to))
+    ev.append(_Moved(seat, frm, to))
     land(s, ev, seat)
 
 
@@ -149,7 +154,7 @@ def move_to(s, ev, seat: int, target: int, salary: bool) -> None:
     if salary and frm + steps >= nsq:
         transfer(s, ev, -1, seat, s.ed.go_salary, R_SALARY)
     s.pos[seat] = target
-    ev.append(Moved(seat, frm, target))
+    ev.append(_Moved(seat, frm, target))
     land(s, ev, seat)
 
 
@@ -158,7 +163,7 @@ def move_back(s, ev, seat: int, steps: int) -> None:
     frm = s.pos[seat]
     to = (frm - steps) % s.tb.nsq
     s.pos[seat] = to
-    ev.append(Moved(seat, frm, to))
+    ev.append(_Moved(seat, frm, to))
     land(s, ev, seat)
 
 

@@ -16,8 +16,10 @@ from __future__ import annotations
 
 from ..editions import K_STATION, K_STREET, K_UTILITY
 from ..errors import IllegalAction
-from ..events import RentDue, RentLapsed
+from ..events import RentDue, RentLapsed, maker
 from .money import R_RENT, charge
+
+_RentDue = maker(RentDue)  # fast constructor (events.maker)
 
 
 def rent_of(s, sq: int, dice_total: int) -> int:
@@ -47,7 +49,7 @@ def rent_of(s, sq: int, dice_total: int) -> int:
 
 def owe_rent(s, ev, creditor: int, debtor: int, sq: int, amount: int) -> None:
     """Rent is due: a claim (classico) or an immediate payment (editions without the switch)."""
-    ev.append(RentDue(creditor, debtor, sq, amount))
+    ev.append(_RentDue(creditor, debtor, sq, amount))
     if s.ed.rent_must_be_claimed:
         s.claims.append([creditor, debtor, sq, amount, s.turn])
     else:
