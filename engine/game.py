@@ -264,13 +264,10 @@ def step_inplace(s: State, inputs: Sequence, ev: list, strict: int = -1) -> None
     short = None
     # A shortage needs BuildHouse requests from two seats (building.shortage): never with a
     # single BuildHouse, so the common one-builder step skips the check.
-    if strict < 0 and ph not in _NO_SHORTAGE_PHASES:
-        builds = 0
-        for a in inputs:
-            if type(a) is _BuildHouse:
-                builds += 1
-        if builds >= 2:
-            short = building.shortage(s, inputs)
+    # Counted with C calls only (map(type) and list.count compare classes by identity).
+    if strict < 0 and ph not in _NO_SHORTAGE_PHASES and \
+            list(map(type, inputs)).count(_BuildHouse) >= 2:
+        short = building.shortage(s, inputs)
     out = s.out
     seat = -1
     for a in inputs:
@@ -332,7 +329,9 @@ def chance_inplace(s: State, rng, ev: list) -> None:
         niente_flow.standin_reveal(s, ev, rng)
     else:
         raise ValueError(f"not a chance step: {PHASE_NAMES[ph]}")
-    advance(s, ev)
+    ph = s.phase
+    if ph not in _QUIET or s.debts or (s.out[s.current] and ph in _TURN_PHASES):
+        advance(s, ev)  # (advance's own fast exit, here without the call: "buy", "card")
     if s.nx:
         niente_flow.after_chance(s, ev)
 
