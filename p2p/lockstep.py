@@ -57,6 +57,7 @@ from .errors import LocalProtocolError, WireError
 from .gamelog import KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_STEP
 from .hidden import HiddenLedger, PrivateView, hidden_secret, layout_of_state
 from .identity import Identity
+from .sealed import COMMIT, OPEN, SealedDecisions, candidates, commit_of, derive_salt
 from .seat_loss import RULE_BANKRUPT, UNDECIDED, DropInfo, SeatLoss, default_bot, drop_record
 from .session_events import (BeaconExhausted, CaughtUp, CheaterProven, CheatDetected, Desync, Equivocation,
                              GameAbandoned, GameOver, PeerMisbehaved, PeerStalled, SeatDropped, SeatDropVoted,
@@ -229,6 +230,8 @@ class LockstepSession:
         self.catchup = CatchUp(identity, self.game_id, my_seat)
         self.disputes = Disputes()
         self.complaints = Complaints()
+        #: Sealed simultaneous decisions (protocol.md §C13): the phase of each step, our opening.
+        self.sealed = SealedDecisions(self.game_id, my_seat, lambda k: derive_salt(identity, setup.game_id, k))
         #: Seats that signed ABANDON while a drop could still go on without them: voted out at once.
         self._left: set[int] = set()
         #: Current step: seat -> when its last valid ALIVE of this step arrived (protocol.md §C8.3).
@@ -339,7 +342,7 @@ class LockstepSession:
         halted, or we are a spectator). At chance steps the session makes the reveal itself."""
         if self.phase != RUNNING or self.final_step is not None or self._pending.chance or self.spectator:
             return None
-        if self.steps.has_own(self.step):
+        if self.sealed.phase == OPEN or self.steps.has_own(self.step):
             return None
         return self._pending
 
@@ -452,8 +455,27 @@ class LockstepSession:
             raise LocalProtocolError(f"no local input expected at step {self.step} (phase {self.phase})")
         if now is not None:
             self._now = now
-        self._send_own(None if action is None else self.engine.encode_action(action))
+        inp = None if action is None else self.engine.encode_action(action)
+        if self.sealed.phase == COMMIT:
+            inp = self.sealed.seal(inp)  # §C13.2: the commitment now, the opening next step
+        self._send_own(inp)
         self._try_advance()
+
+    def vote_out(self, seat: int, now: float | None = None) -> bool:
+        """Our player votes, now, to drop ``seat``, which the current step waits for (protocol.md
+        §C13.6: a majority need not wait for the turn time to get rid of a seat that stalls).
+        Signs and sends the same DROP(step, seat) an honest peer sends at the drop timeout or
+        the turn time (§C8.3); the seat is dropped once the quorum voted, and played by the
+        lobby's rule. Returns False (nothing sent) if seat loss is off or cannot drop now, the
+        seat is ours, not active, not awaited, or we already voted on it at this step."""
+        if now is not None:
+            self._now = now
+        if self.phase != RUNNING or self.spectator or self._replaying or not self.seats.drop_possible() \
+                or not 0 <= seat < self.n or seat == self.my_seat or not self.active[seat] \
+                or seat not in self.waiting_for() or self.seats.has_voted(self.step, seat):
+            return False
+        self._vote_drop(seat)
+        return True
 
     def receive_message(self, data: bytes, now: float) -> None:
         """Handle one session envelope from a peer (STEP, ESCROW, DROP, CATCHUP_REQ,
@@ -644,6 +666,14 @@ class LockstepSession:
         own = self.steps.own(self.step)
         if own is not None:
             self._out.append(own)
+        elif self.sealed.phase == OPEN and not self.spectator and self.final_step is None:
+            # §C13.4: our opening died with the process: find our committed input again (the
+            # salt is derived from our key), else send nil (we withdraw).
+            held = self.steps.held(self.step - 1, self.my_seat) if self.steps.keeps(self.step - 1) else None
+            c = None if held is None else commit_of(held.body.input)
+            if c is not None:
+                self.sealed.recover(self.step - 1, c, candidates(self.engine, self.state, self.my_seat))
+            self._send_own(self.sealed.opening())
         self._out.extend(self.seats.own_votes(self.step))  # our vote of this step, as signed
         self._send_escrow(resend=True)
         # From the step before ours: if the others dropped our seat (or another) at the last
@@ -801,6 +831,8 @@ class LockstepSession:
             return b.seat, "signed two different messages for one step"
         if held is not None and b.step < self.step:
             return complainer, "false complaint: we applied that very message"
+        if self.sealed.phase == OPEN and b.step == self.step:
+            return self.sealed.judge(b)  # §C13.3: its opening against the commitment we hold
         if b.step != self.step or not self._pending.chance or self.final_step == self.step \
                 or self._inspection is not None:
             return None
@@ -1179,11 +1211,11 @@ class LockstepSession:
             return {}
         return self.view.bot_view()
 
-    def _resolve_hidden(self, k: int, slots: Sequence, bodies: list, fill: dict) -> StepResult | None:
+    def _resolve_hidden(self, k: int, slots: Sequence, bodies: list, fill: dict, engine: Any) -> StepResult | None:
         """Check the step's hidden fields and apply it (an inspection through
         ``apply_reveal``). A fault halts with CheatDetected naming the culprit, after logging
         the step's messages as evidence; returns None then."""
-        bad, res = resolve_hidden(self.engine, self.hidden, self.state, self._pending.chance, self._inspection,
+        bad, res = resolve_hidden(engine, self.hidden, self.state, self._pending.chance, self._inspection,
                                   self.game_seed, k, bodies, self._last_reveals, fill)
         if bad is None:
             return res
@@ -1208,6 +1240,7 @@ class LockstepSession:
         """Enter step ``self.step``: query the engine, make our reveal at a chance step (once we
         hold every active seat's escrow), and check messages buffered for this step."""
         self._pending = self.engine.pending(self.state)
+        sealed = self.sealed.begin(self.step, self.engine, self.state)
         self._step_started = self._now
         self._stall_at = self._now + C.STALL_TIMEOUT
         self._resend_at = None
@@ -1228,6 +1261,11 @@ class LockstepSession:
             self._inspection = unknown_items(self.state)
             if not self.spectator and not mine:
                 self._send_own(None)
+        elif sealed == OPEN:
+            # §C13.3: we hold every commitment (we applied the commit step): open ours at once.
+            # Not while replaying our log: the record holds the opening we sent.
+            if not self.spectator and not mine and not self._replaying:
+                self._send_own(self.sealed.opening())
         elif self._pending.chance and not self.spectator:
             if not self._escrows_ok():
                 self._reveal_waiting = True  # §8.2: no reveal before every escrow is held
@@ -1412,12 +1450,21 @@ class LockstepSession:
             inspection = self._inspection is not None
             fill = self.seats.fill(self.chance_count + 1, self._pending.chance, inspection, self._bot, self.state)
             bodies = [None if h is None else h.body for h in slots]
+            sealed = self.sealed.resolve(self.engine, k, bodies, [None if h is None else h.env.raw for h in slots])
+            if sealed.fault is not None:
+                seat, reason = sealed.fault
+                # §C13.3: every peer sees it in the same messages; evidence: its commit and open STEPs.
+                self._prove(seat, k, BAD_STEP, reason, [slots[seat].env.raw],
+                            halt=CheatDetected(k, seat, reason,
+                                               pack([self.sealed.evidence(seat) or b"", slots[seat].env.raw])))
+                return
+            bodies = sealed.bodies
             if self.hidden is not None:
-                res = self._resolve_hidden(k, slots, bodies, fill)
+                res = self._resolve_hidden(k, slots, bodies, fill, sealed.engine)
                 if res is None:
                     return
             else:
-                res = resolve_step(self.engine, self.state, self._pending.chance, self.game_seed, k,
+                res = resolve_step(sealed.engine, self.state, self._pending.chance, self.game_seed, k,
                                    bodies, self._last_reveals, fill)
             if res.fatal is not None:
                 seat, reason = res.fatal
@@ -1426,7 +1473,7 @@ class LockstepSession:
                 self._prove(seat, k, BAD_STEP, reason, [slots[seat].env.raw],
                             halt=CheatDetected(k, seat, reason, slots[seat].env.raw))
                 return
-            for seat, reason in res.problems:
+            for seat, reason in sealed.problems + res.problems:
                 self._events.append(PeerMisbehaved(seat, k, reason, slots[seat].env.raw))
             state, events = res.state, res.events
             for seat, info in sorted(self.dropped.items()):
@@ -1445,7 +1492,8 @@ class LockstepSession:
             self.state = state
             self.state_hash = self.engine.state_hash(state)
             self._record_step(k, slots)
-            kind = "inspection" if inspection else "chance" if self._pending.chance else "decision"
+            kind = "inspection" if inspection else "chance" if self._pending.chance else \
+                "sealed" if self.sealed.phase == COMMIT else "decision"
             self._events.append(StepApplied(k, kind, events, self.state_hash))
             self.step = k + 1
             self.seats.forget_votes(k)

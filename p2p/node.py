@@ -566,6 +566,16 @@ class Node:
         except Exception:  # noqa: BLE001 - a full send buffer to one peer must not stop the chat
             self.chat.stats["send_failed"] = self.chat.stats.get("send_failed", 0) + 1
 
+    def vote_out(self, seat: int) -> bool:
+        """Our player votes to drop ``seat``, idle at the current step, without waiting for the
+        turn time (``LockstepSession.vote_out``, protocol.md §C13.6). True if a vote went out."""
+        if self.session is None or self.phase != "playing":
+            return False
+        voted = self.session.vote_out(seat, self.loop.time())
+        if voted:
+            self._pump_session()
+        return voted
+
     def say(self, text: str) -> Any:
         """Send one chat line to the others (protocol.md §N9) and return it as a ChatLine.
         Raises ``ValueError`` (empty, too long, no lobby yet) or ``chat.ChatLimited``."""

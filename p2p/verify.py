@@ -23,6 +23,7 @@ from .gamelog import KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_HEADER, KIND_
 from .identity import fingerprint_of
 from .hidden import HiddenLedger, hidden_secret, layout_of_state
 from .lockstep import hidden_bot, resolve_hidden, resolve_step, step_digest
+from .sealed import SealedDecisions
 from .seat_loss import (RULE_BANKRUPT, RULE_BOT, check_drop_payload, default_bot, drop_rule, dropped_input,
                         dropped_reveal)
 from .wire import (MSG_ABANDON, MSG_COMPLAINT, MSG_SEED, MSG_SETUP_SIG, MSG_STEP, decode_abandon, decode_complaint,
@@ -182,6 +183,7 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
     attested = False
     recent: dict[int, list] = {}  # the last steps' envelopes, for kind-2 complaints (§C8.8)
     pending_complaints: list = []  # kind-2 complaints about a step not read yet
+    sealed = SealedDecisions(gid, -1)  # §C13: the phase of every step, the commitments
     for rec in it:
         if attested:
             raise _Bad(k, "records after the end of the game")
@@ -230,10 +232,11 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
             if not e.verify(pubkeys[i]):
                 raise _Bad(k, f"seat {i}: bad signature")
         _check_prev(k, bodies, h, digest)
+        sealed.begin(k, engine, state)
         rep.messages += sum(e is not None for e in envs)
         recent[k] = [None if e is None else e.raw for e in envs]
         recent.pop(k - C.KEEP_STEPS, None)
-        _settle_complaints(setup, k, bodies, recent, last_reveals, pending_complaints, rep)
+        _settle_complaints(setup, k, bodies, recent, last_reveals, pending_complaints, rep, sealed)
         if engine.is_terminal(state):
             # The attestation round (§C3.5): checked above against the final state hash and
             # the last step's digest; no input, nothing applied.
@@ -258,13 +261,17 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
                 fill[seat] = chain.reveal_at(j) if chain is not None else dropped_reveal(gid, seat, j)
             else:
                 fill[seat] = dropped_input(bot, state, seat, dropped) if rule == RULE_BOT else None
+        opened = sealed.resolve(engine, k, bodies, [None if e is None else e.raw for e in envs])
+        if opened.fault is not None:
+            raise _Bad(k, f"seat {opened.fault[0]}: {opened.fault[1]}")
+        eng, bodies = opened.engine, opened.bodies
         if ledger is not None:
-            bad, res = resolve_hidden(engine, ledger, state, chance, inspection, seed, k, bodies, last_reveals, fill)
+            bad, res = resolve_hidden(eng, ledger, state, chance, inspection, seed, k, bodies, last_reveals, fill)
             if bad is not None:
                 raise _Bad(k, f"seat {bad[0]}: {bad[1]}")
             ledger.after_step(k, [None if b is None else b.hidden for b in bodies], res.state)
         else:
-            res = resolve_step(engine, state, chance, seed, k, bodies, last_reveals, fill)
+            res = resolve_step(eng, state, chance, seed, k, bodies, last_reveals, fill)
         if res.fatal is not None:
             raise _Bad(k, f"seat {res.fatal[0]}: {res.fatal[1]}")
         events = res.events
@@ -390,7 +397,7 @@ def _complaint(setup: Any, raw: bytes, k: int, active: list, recent: dict, last_
 
 
 def _settle_complaints(setup: Any, k: int, bodies: list, recent: dict, last_reveals: list, pending: list,
-                       rep: Report) -> None:
+                       rep: Report, sealed: Any = None) -> None:
     """Judge the kind-2 complaints about step ``k`` now that its record was read: another
     message of the seat in the log proves equivocation; no message (the seat was dropped at k)
     leaves the reveal itself to check against the seat's previous reveal."""
@@ -404,6 +411,8 @@ def _settle_complaints(setup: Any, k: int, bodies: list, recent: dict, last_reve
         if logged is not None and bodies[b.seat] != b:
             rep.cheaters.append({"seat": b.seat, "step": c.step, "reason": "signed two different messages for one step",
                                  "complainer": c.seat})
+        elif logged is None and sealed is not None and sealed.judge(b) is not None:
+            rep.cheaters.append({"seat": b.seat, "step": c.step, "reason": sealed.judge(b)[1], "complainer": c.seat})
         elif logged is None and (type(b.input) is not bytes or hashlib.sha256(b.input).digest() != reveals[b.seat]):
             rep.cheaters.append({"seat": b.seat, "step": c.step, "reason": "reveal does not hash to the previous reveal",
                                  "complainer": c.seat})

@@ -273,6 +273,7 @@ class GameDriver(Protocol):
     def take_events(self) -> list: ...
     def waiting(self) -> tuple[tuple[int, ...], float] | None: ...
     def turn_left(self) -> float | None: ...
+    def vote_out(self) -> tuple[int, ...]: ...
     async def fill_with_bots(self) -> None: ...
     async def close(self) -> None: ...
 
@@ -330,6 +331,11 @@ class _DriverBase:
         """Seconds left before the others vote our seat out if we do not decide (the turn
         time, protocol.md §C8.3), or None when no such limit runs (local games: none)."""
         return None
+
+    def vote_out(self) -> tuple[int, ...]:
+        """j: vote to drop the other seats the game waits for (protocol.md §C13.6); returns the
+        seats voted on. Local games never wait for anyone."""
+        return ()
 
     def say(self, text: str) -> None:
         """Send a chat line (protocol.md §N9); it shows in our log like the others' lines.
@@ -521,6 +527,13 @@ class NetGame(_DriverBase):
         self._new_events.append(SeatChanged(self.seat, node.step, "back"))
         self._notify("lobby")
         self._notify("step")
+
+    def vote_out(self) -> tuple[int, ...]:
+        """j: vote now to drop every other seat this step waits for (``Node.vote_out``,
+        protocol.md §C13.6); the usual SeatDropVoted line shows. Returns the seats voted on."""
+        if self.node is None or self.phase != "playing":
+            return ()
+        return tuple(s for s in self.node.waiting_for if s != self.seat and self.node.vote_out(s))
 
     def say(self, text: str) -> None:
         """Send a chat line to the others through the node (``Node.say``, protocol.md §N9)."""

@@ -54,6 +54,7 @@ def _bindings() -> list[Binding]:
     out.append(Binding("l", "magnifier", "magnifier", show=False))
     out.append(Binding("v", "bill_policy", "bills", show=False))
     out.append(Binding("h", "chat", "chat", show=False))
+    out.append(Binding("j", "vote_out", "vote out", show=False))
     return out
 
 
@@ -270,6 +271,12 @@ class GameScreen(Screen):
         seat it watches, §N10); it shows in the log."""
         from ui.screens.dialogs import ChatDialog
         self.app.push_screen(ChatDialog(self.driver.say), lambda _sent: self._redraw())
+
+    def action_vote_out(self) -> None:
+        """j: vote to drop the seats the game waits for now (protocol.md §C13.6); the vote
+        shows in the log as a SeatChanged line."""
+        if self.driver.vote_out():
+            self._redraw()
 
     def action_autoplay(self) -> None:
         if getattr(self.driver, "spectator", False):
