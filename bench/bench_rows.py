@@ -75,7 +75,16 @@ def play(peers: int, seed: str, tmp: Path, loss: float = 0.0, env: dict | None =
         for k in extra:
             os.environ.pop(k, None)
     if not outcome.ok:
-        raise SystemExit(f"{peers}-peer game {seed} loss {loss} failed: {outcome.groups} timed out {outcome.timed_out}")
+        import shutil
+
+        from ui.demo import stderr_tail
+
+        keep = Path(tempfile.gettempdir()) / f"lanopoli-rows-failed-{tag}"
+        shutil.copytree(tmp, keep, dirs_exist_ok=True)
+        for p in outcome.peers:
+            print(f"peer {p.index}: rc {p.returncode} error {p.error} stderr: {stderr_tail(p)}", file=sys.stderr)
+        raise SystemExit(f"{peers}-peer game {seed} loss {loss} failed: {outcome.groups} timed out "
+                         f"{outcome.timed_out}; logs and stderr kept in {keep}")
     ps = outcome.peers
     t0, s0 = min((p.first_progress_at, p.first_progress_step or 0) for p in ps if p.first_progress_at is not None)
     t1 = max(p.done_at for p in ps)

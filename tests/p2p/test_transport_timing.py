@@ -77,8 +77,9 @@ def test_a_lone_timeout_does_not_start_the_lossy_regime_but_a_second_one_does():
     b.receive_datagram(r2, A, t2)
     a.receive_datagram(b.datagrams_to_send(t2)[0][0], B, t2 + 0.001)
     a.send(b"third")
-    (n3,) = [x for x, _ in a.datagrams_to_send(t2 + 0.002)]
+    n3, copy = [x for x, _ in a.datagrams_to_send(t2 + 0.002)]
     assert flags_of(n3) & T.FLAG_ACK_NOW  # lossy: the peer acks at once...
+    assert copy == n3 and a.stats["copies_sent"] == 1  # ...and gets it twice
     assert a.get_timer() - (t2 + 0.002) < T.MIN_RTO  # ...so the RTO follows the bare round trip
     a.send(b"calm")
     (c,) = [x for x, _ in a.datagrams_to_send(t2 + T.LOSS_HOLD + 0.01)]
@@ -95,8 +96,19 @@ def test_a_hole_in_a_selective_ack_starts_the_lossy_regime():
     a.receive_datagram(b.datagrams_to_send(0.013)[0][0], B, 0.014)
     a.datagrams_to_send(0.014)  # the resend of step 1
     a.send(b"step 3")
-    (d3,) = [x for x, _ in a.datagrams_to_send(0.020)]
-    assert flags_of(d3) & T.FLAG_ACK_NOW
+    d3, copy = [x for x, _ in a.datagrams_to_send(0.020)]
+    assert flags_of(d3) & T.FLAG_ACK_NOW and copy == d3
+
+
+def test_the_lossy_regime_copy_is_dropped_without_an_extra_ack():
+    a, b = pair()
+    a.send(b"x")
+    (d,) = [x for x, _ in a.datagrams_to_send(0.0)]
+    assert b.receive_datagram(d, A, 0.0) == [b"x"]
+    assert b.receive_datagram(d, A, 0.001) == []  # the copy, 1 ms later
+    assert b.stats["duplicates"] == 1 and b.datagrams_to_send(0.001) == []  # no extra ack yet
+    assert b.receive_datagram(d, A, 0.001 + T.COPY_GRACE) == []  # a late duplicate: our ack was lost
+    assert len(b.datagrams_to_send(0.001 + T.COPY_GRACE)) == 1
 
 
 def test_a_later_datagram_acknowledged_resends_the_lost_one_before_its_rto():
