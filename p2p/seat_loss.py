@@ -216,12 +216,12 @@ def dropped_input(bot: Callable[[Any, int], Any], state: Any, seat: int, dropped
     """Decision-step input of dropped ``seat`` played by ``bot`` (protocol.md §C8.4), given the
     seats dropped so far: in a timed game, ``TimeUp`` once a strict majority of the seats
     neither bankrupt nor dropped have voted that the time is up
-    (``engine.rules.timed.absent_vote``, protocol.md part E "TimeUp contract"), so absent players never
+    (``engine.observation.absent_vote``, protocol.md part E "TimeUp contract"), so absent players never
     block the end of the time; otherwise the bot's action. Deterministic: every peer and the
     verifier fill the same input. States without ``time_up`` (test engines) get the bot's."""
     if getattr(state, "time_up", None) is not None:
         from engine.actions import TimeUp
-        from engine.rules.timed import absent_vote
+        from engine.observation import absent_vote
 
         if absent_vote(state, seat, dropped):
             return TimeUp()

@@ -249,9 +249,7 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
         chance = pend.chance
         inspection = None
         if ledger is not None and pend.kind == "inspection":
-            from engine.rules.counterfeit import unknown_items
-
-            inspection = unknown_items(state)
+            inspection = engine.hidden_items(state)  # engine.api.HiddenInformation
         fill = {}
         for seat, (rule, chain, _) in dropped.items():
             if inspection is not None:

@@ -120,12 +120,6 @@ ALLOWED_INTERNAL = {
     ("p2p/lockstep.py", "engine.bots._niente"),
     ("p2p/lockstep.py", "engine.rules.counterfeit"),
     ("p2p/lockstep.py", "engine.rules.counterfeit.unknown_items"),
-    # unknown_items -> engine.hidden_items.
-    ("p2p/verify.py", "engine.rules.counterfeit"),
-    ("p2p/verify.py", "engine.rules.counterfeit.unknown_items"),
-    # absent_vote -> engine.observation.absent_vote.
-    ("p2p/seat_loss.py", "engine.rules.timed"),
-    ("p2p/seat_loss.py", "engine.rules.timed.absent_vote"),
 }
 
 
