@@ -219,8 +219,6 @@ KNOWN_CIRCLES = [
     {"engine.editions", "engine.editions.classico", "engine.editions.editrice_giochi",
      "engine.editions.fabrianopoli", "engine.editions.niente"},
     {"engine.bots", "engine.bots.play"},
-    # NetLobby.watch builds a WatchDriver, which is a ui.play DriverBase
-    {"ui.play", "ui.watch"},
 ]
 
 

@@ -1,6 +1,6 @@
 """The Textual application of ``lanopoli play``: lobby -> waiting room -> game -> end.
 
-``LanopoliApp(backend=..., settings=...)`` starts at the lobby (ui.play.NetLobby on a real
+``LanopoliApp(backend=..., settings=...)`` starts at the lobby (ui.backends.NetLobby on a real
 network, LocalLobby in tests); ``LanopoliApp(driver=...)`` starts straight at the game of a
 driver (tests, snapshots). The app runs the driver as a worker and forwards its notifications
 to the current screen as ``DriverChanged`` messages; screens render from the driver and give
@@ -15,7 +15,7 @@ from typing import Any
 from textual.app import App
 from textual.binding import Binding
 
-from ui.play import Settings
+from ui.backends import Settings
 from ui.screens import DriverChanged, EndScreen, GameScreen, LobbyScreen, WaitingScreen
 
 
@@ -109,7 +109,7 @@ def run_play(args: Any) -> int:
     from pathlib import Path
 
     from ui.peer import _identity, default_log_dir, resolve_endpoint
-    from ui.play import NetLobby
+    from ui.backends import NetLobby
 
     endpoint = resolve_endpoint(args)
     settings = Settings.load(args.config_dir)

@@ -13,7 +13,8 @@ from engine.testing import forced_chance, scenario
 from p2p.discovery import GameAd
 from pilot_support import commands, log_text, sync, until
 from ui.app import LanopoliApp
-from ui.play import LocalGame, LocalLobby, Settings
+from ui.backends import LocalLobby, Settings
+from ui.play import LocalGame
 from ui.screens import EndScreen, GameScreen
 from ui.screens.dialogs import BidDialog, ConfirmDialog, OfferDialog, TradeDialog
 
@@ -291,7 +292,7 @@ async def test_waiting_room_keys_go_to_the_buttons_and_c_types_a_chat_line(tmp_p
     in the room), Esc goes back to the buttons (protocol.md §N9)."""
     from textual.widgets import Input
 
-    from ui.play import CreateRequest, NetLobby
+    from ui.backends import CreateRequest, NetLobby
     from ui.screens import WaitingScreen
 
     backend = NetLobby("127.0.0.1", log_dir=None, bot_pace=0)

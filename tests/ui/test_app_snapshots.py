@@ -15,7 +15,8 @@ from engine.testing import forced_chance, scenario
 from p2p.discovery import GameAd
 from ui.app import LanopoliApp
 from ui.i18n import set_language
-from ui.play import LocalGame, LocalLobby, Settings
+from ui.backends import LocalLobby, Settings
+from ui.play import LocalGame
 
 NAMES = ("Marco", "Giulia", "Anna", "Luca")
 

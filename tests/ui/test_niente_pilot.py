@@ -14,7 +14,8 @@ from engine.testing import forced_chance, scenario
 from pilot_support import commands, log_text, sync, until
 from ui.app import LanopoliApp
 from ui.hidden import LocalSecrets
-from ui.play import CreateRequest, LocalGame, LocalLobby, NetLobby, Settings
+from ui.backends import CreateRequest, LocalLobby, NetLobby, Settings
+from ui.play import LocalGame
 from ui.screens import GameScreen
 from ui.screens.dialogs import ConfirmDialog, CreateDialog
 from ui.screens.niente_dialogs import BillsDialog, InspectDialog, TakeCardDialog

@@ -14,7 +14,8 @@ from engine.testing import scenario
 from ui.board_layout import cell_of, short_name
 from ui.i18n import set_language
 from ui.narrate import Narrator
-from ui.play import HumanSeat, Settings, parse_join_code
+from ui.backends import Settings, parse_join_code
+from ui.play import HumanSeat
 
 
 @pytest.fixture

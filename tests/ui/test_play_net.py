@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from p2p.verify import verify_log
-from ui.play import CreateRequest, NetLobby
+from ui.backends import CreateRequest, NetLobby
 
 
 def test_net_game_with_a_bot_peer_reaches_the_end(tmp_path):

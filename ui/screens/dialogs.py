@@ -16,7 +16,7 @@ from textual.widgets.option_list import Option
 import engine
 from engine import actions as A
 from ui.i18n import _, format_money
-from ui.play import CreateRequest
+from ui.backends import CreateRequest
 
 
 class _Dialog(ModalScreen):
@@ -470,7 +470,7 @@ class CreateDialog(_Dialog):
 
 class JoinCodeDialog(_Dialog):
     """Join by address when multicast is blocked: the host's code ADDRESS:PORT/XXXXX-XXXXX
-    (``ui.play.parse_join_code``). Dismisses the text or None."""
+    (``ui.backends.parse_join_code``). Dismisses the text or None."""
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -492,7 +492,7 @@ class JoinCodeDialog(_Dialog):
             self.dismiss(None)
 
     def _done(self) -> None:
-        from ui.play import parse_join_code
+        from ui.backends import parse_join_code
 
         code = self.query_one("#code", Input).value
         try:

@@ -13,13 +13,13 @@ from textual.screen import Screen
 from textual.widgets import Button, DataTable, Input, Label
 
 from ui.i18n import _
-from ui.play import CreateRequest
+from ui.backends import CreateRequest
 from ui.screens.dialogs import CreateDialog, JoinCodeDialog
 
 
 class LobbyScreen(Screen):
-    """Lists ``backend.games()`` (ui.play.NetLobby or LocalLobby), refreshed when the backend
-    reports a change; ``settings`` (ui.play.Settings) remembers the name."""
+    """Lists ``backend.games()`` (ui.backends.NetLobby or LocalLobby), refreshed when the backend
+    reports a change; ``settings`` (ui.backends.Settings) remembers the name."""
 
     BINDINGS = [Binding("c", "create", "create"), Binding("j", "join", "join"),
                 Binding("i", "join_code", "address"), Binding("w", "watch", "watch"),

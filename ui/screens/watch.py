@@ -31,7 +31,7 @@ def standings_cell(ad: Any) -> str:
 
 
 class WatchListScreen(Screen):
-    """Lists ``backend.games()`` (ui.play.NetLobby) with live standings; ``w``/Enter watches
+    """Lists ``backend.games()`` (ui.backends.NetLobby) with live standings; ``w``/Enter watches
     the game under the cursor (running games serving spectators), ``q`` quits."""
 
     BINDINGS = [Binding("w", "watch", "watch"), Binding("r", "refresh", "refresh", show=False)]

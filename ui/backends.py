@@ -1,0 +1,279 @@
+"""Lobby backends and remembered settings of ``lanopoli play`` (moved out of ui/play.py).
+
+A *lobby backend* lists the advertised games and creates, joins or watches one — the game
+drivers of ui/play.py (``NetGame``, ``LocalGame``) or ui/watch.py (``WatchDriver``):
+
+* :class:`NetLobby` — mDNS on the chosen address (``p2p.discovery``), our unfinished games in
+  the log directory (``mine``/``rejoin``), join by code (:func:`parse_join_code`, protocol.md
+  §N3.1), watch a running game;
+* :class:`LocalLobby` — fixed ads and local games, for tests and snapshots.
+
+:class:`CreateRequest` is what the player asks to create; :class:`Settings` what the UI
+remembers between runs (a JSON file in the platformdirs config dir).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, NamedTuple
+
+import engine
+from ui.play import BOT_PACE_S, LocalGame, MyGame, NetGame
+
+@dataclass(frozen=True)
+class CreateRequest:
+    """A game the player asks to create: ``edition``, ``seats`` (2..8), ``bots``: fill the
+    empty seats with bots when the player presses Start.
+
+    The lobby options, as ``lanopoli host`` sends them (``ui.peer.game_options``): ``options``
+    holds the engine's house rules turned on (``free_parking_pot``, ``no_auctions``,
+    ``double_go_salary``: True) and the timed game (``timed_minutes``, plus ``p2p.timed_ms``
+    for a fraction of a minute: ``p2p.timed_clock.timed_options``); ``on_drop``: the rule for a
+    player silent for ``drop_timeout`` seconds, "bot" (default), "bankrupt" or "off" (the game
+    waits; protocol.md §C7.1). Both are part of the signed setup.
+    """
+
+    edition: str = "classico"
+    seats: int = 4
+    bots: bool = True
+    options: dict = field(default_factory=dict)
+    on_drop: str = "bot"
+    drop_timeout: int = 30
+
+    def peer_options(self) -> dict:
+        """The ``PeerConfig`` keywords of the lobby options: ``options`` (None when empty, so a
+        default game's setup is unchanged), ``on_drop`` (None for "off") and ``drop_timeout``."""
+        return dict(options=dict(self.options) or None,
+                    on_drop=None if self.on_drop == "off" else self.on_drop,
+                    drop_timeout=int(self.drop_timeout))
+
+    def engine_options(self) -> dict:
+        """The options the engine reads (``engine.new_game``): ``options`` without ``p2p.*``."""
+        return {k: v for k, v in self.options.items() if not k.startswith("p2p.")}
+
+
+class JoinCode(NamedTuple):
+    """A parsed join code: where the host listens and either the ``game_id`` (16 bytes, the
+    long form) or the 50-bit ``tag`` of the short form (protocol.md §N3.1); the other is None."""
+
+    address: str
+    port: int
+    game_id: bytes | None
+    tag: int | None
+
+
+def parse_join_code(code: str) -> JoinCode:
+    """"ADDRESS:PORT/XXXXX-XXXXX" (the short code the host's waiting room shows: Crockford
+    base32 of the tag binding the game id and the host's key, protocol.md §N3.1) or
+    "ADDRESS:PORT/GAMEID" (32 hex digits; no check of the host's key) -> JoinCode.
+    Raises ValueError with an English reason for anything else."""
+    import ipaddress
+
+    from p2p.discovery import parse_code_tag
+
+    try:
+        where, rest = code.strip().split("/", 1)
+        addr, port_s = where.rsplit(":", 1)
+        ipaddress.ip_address(addr)
+        port = int(port_s)
+    except ValueError:
+        raise ValueError("expected ADDRESS:PORT/CODE, e.g. 192.168.1.20:40000/7KQ2M-XH3PA") from None
+    if not 0 < port < 65536:
+        raise ValueError("bad port")
+    rest = rest.strip()
+    if len(rest) == 32:
+        try:
+            return JoinCode(addr, port, bytes.fromhex(rest), None)
+        except ValueError:
+            pass
+    try:
+        return JoinCode(addr, port, None, parse_code_tag(rest))
+    except ValueError:
+        raise ValueError("the code after the slash has 10 letters and digits (or a 32-digit game id)") from None
+
+
+class NetLobby:
+    """Lobby backend on a real network: browse ``_lanopoli._udp`` on ``address`` (zeroconf
+    restricted to it), create/join games as ``NetGame``s. ``log_dir``: where game logs go;
+    ``identity``: our keys (``p2p.identity.Identity``; None: fresh keys); ``bot_pace``: seconds
+    the bots of a created game think before each decision (0 in tests)."""
+
+    def __init__(self, address: str, log_dir: Path | None = None, identity: Any = None,
+                 bot_pace: float = BOT_PACE_S) -> None:
+        self.address = address
+        self.bot_pace = bot_pace
+        self.log_dir = log_dir
+        self.identity = identity
+        self.listener: Callable[[], None] | None = None
+        self._disco: Any = None
+
+    async def start(self) -> None:
+        """Start browsing; ``listener()`` is called whenever the list changes."""
+        from p2p.discovery import Discovery
+
+        self._disco = Discovery([self.address])
+        await self._disco.start()
+        self._disco.on_change = lambda name, ad: self.listener() if self.listener else None
+        self._disco.browse()
+
+    def games(self) -> list:
+        """The advertised games (``p2p.discovery.GameAd``), open lobbies first, by game id."""
+        if self._disco is None:
+            return []
+        return sorted(self._disco.games.values(), key=lambda ad: (ad.state != "lobby", ad.game_id))
+
+    def _cfg(self, name: str, **kw: Any) -> dict:
+        # A new game never picks up an old one's ``.resume`` file: only ``rejoin`` resumes.
+        kw.setdefault("resume", False)
+        return dict(bind=self.address, interface=self.address, identity=self.identity, name=name,
+                    log_dir=self.log_dir, linger=1.0, **kw)
+
+    def mine(self) -> list[MyGame]:
+        """Our unfinished games in the log directory (``p2p.node.list_resumable``), the most
+        recent first; [] without a log directory or keys."""
+        if self.log_dir is None or self.identity is None:
+            return []
+        from p2p.node import list_resumable
+
+        out = []
+        for path, setup in list_resumable(self.log_dir, self.identity):
+            seat = next(i for i, p in enumerate(setup.players) if p.public_key == self.identity.public_key)
+            out.append(MyGame(setup.game_id, setup.edition, tuple(p.name for p in setup.players), seat, path))
+        return out
+
+    def rejoin(self, name: str, game: MyGame) -> NetGame:
+        """A NetGame resuming ``game`` from its log: same seat, same address and port as
+        before, catch-up from the other seats (protocol.md §N5, §C10)."""
+        return NetGame(self._cfg(name, role="join", game_id=game.game_id, resume=True))
+
+    def create(self, name: str, req: CreateRequest) -> NetGame:
+        """A NetGame hosting ``req`` (run it to open the lobby)."""
+        return NetGame(self._cfg(name, role="host", edition=req.edition, seats=req.seats, **req.peer_options()),
+                       bot_pace=self.bot_pace)
+
+    def join(self, name: str, ad: Any) -> NetGame:
+        """A NetGame joining the advertised game ``ad``."""
+        keys = None if ad.public_key is None else (ad.public_key, ad.x25519_key)  # protocol.md §N3
+        return NetGame(self._cfg(name, role="join", game_id=ad.game_id, host_addr=(ad.address, ad.port),
+                                 host_keys=keys))
+
+    def watch(self, name: str, ad: Any) -> Any:
+        """A ``ui.watch.WatchDriver`` following the advertised game ``ad`` (protocol.md §N10)."""
+        from ui.watch import WatchDriver
+
+        return WatchDriver(ad, self.address, name=name)
+
+    def join_code(self, name: str, code: str) -> NetGame:
+        """A NetGame joining by hand (``parse_join_code``; ValueError if malformed): the short
+        code's tag checks the host's signed STATUS (protocol.md §N3.1)."""
+        jc = parse_join_code(code)
+        return NetGame(self._cfg(name, role="join", game_id=jc.game_id, host_code=jc.tag,
+                                 host_addr=(jc.address, jc.port)))
+
+    async def close(self) -> None:
+        """Stop browsing and close zeroconf."""
+        if self._disco is not None:
+            d, self._disco = self._disco, None
+            await d.close()
+
+
+class LocalLobby:
+    """Lobby backend without a network, for tests and snapshots: ``ads`` are shown as the
+    advertised games; creating or joining starts a ``LocalGame`` against bots with pinned
+    beacons (``seed``) and step ``delay``."""
+
+    def __init__(self, ads: list | None = None, seed: int = 1, delay: float = 0.0,
+                 my_games: list | None = None) -> None:
+        self.ads = list(ads or [])
+        self.my_games = list(my_games or [])
+        self.seed = seed
+        self.delay = delay
+        self.listener: Callable[[], None] | None = None
+
+    async def start(self) -> None:
+        """Nothing to start."""
+
+    def games(self) -> list:
+        """The fixed ads."""
+        return list(self.ads)
+
+    def mine(self) -> list:
+        """The fixed list ``my_games`` (``MyGame``), for tests."""
+        return list(self.my_games)
+
+    def rejoin(self, name: str, game: Any) -> LocalGame:
+        """A local game standing in for the rejoined one: its names, us at its seat."""
+        names = list(game.names)
+        names[game.seat] = name
+        return LocalGame(names, game.seat, seed=self.seed, edition=game.edition, delay=self.delay)
+
+    def create(self, name: str, req: CreateRequest) -> LocalGame:
+        """A local game of ``req.seats`` seats (with ``req``'s engine options): us at seat 0,
+        bots elsewhere."""
+        names = [name] + [f"Bot {i}" for i in range(1, req.seats)]
+        state = engine.new_game(req.edition, req.seats, req.engine_options() or None)
+        return LocalGame(names, 0, seed=self.seed, edition=req.edition, state=state, delay=self.delay)
+
+    def join(self, name: str, ad: Any) -> LocalGame:
+        """Join a fixed ad: a local game with its seat count, us at the last seat."""
+        names = [f"Bot {i}" for i in range(1, ad.seats_total)] + [name]
+        return LocalGame(names, ad.seats_total - 1, seed=self.seed, edition=ad.edition, delay=self.delay)
+
+    def join_code(self, name: str, code: str) -> LocalGame:
+        """Validate the code like NetLobby, then a 2-seat local game."""
+        parse_join_code(code)
+        return LocalGame(["Bot 1", name], 1, seed=self.seed, delay=self.delay)
+
+    async def close(self) -> None:
+        """Nothing to close."""
+
+
+# --- remembered settings ----------------------------------------------------------------
+
+
+@dataclass
+class Settings:
+    """What the UI remembers between runs: ``name`` (the player's name), ``bills`` (how our
+    bills are chosen when we pay, ui.hidden.BILL_POLICIES). Stored as JSON in
+    ``<config dir>/play.json`` (platformdirs user config dir of "lanopoli" by default)."""
+
+    name: str = ""
+    #: How our bills are chosen when we pay in niente-e-come-sembra (HumanSeat.bills).
+    bills: str = "keep"
+    path: Path | None = field(default=None, repr=False)
+
+    @classmethod
+    def load(cls, config_dir: str | os.PathLike[str] | None = None) -> "Settings":
+        """Read the settings; a missing or unreadable file gives the defaults."""
+        if config_dir is None:
+            import platformdirs
+
+            config_dir = platformdirs.user_config_dir("lanopoli")
+        path = Path(config_dir) / "play.json"
+        try:
+            raw = json.loads(path.read_text("utf-8"))
+            raw = raw if isinstance(raw, dict) else {}
+        except (OSError, ValueError):
+            raw = {}
+        name, bills = raw.get("name", ""), raw.get("bills", "keep")
+        from ui.hidden import BILL_POLICIES
+
+        return cls(name=name if isinstance(name, str) else "",
+                   bills=bills if bills in BILL_POLICIES else "keep", path=path)
+
+    def save(self) -> None:
+        """Write the settings (creating the directory); errors are ignored: forgetting a
+        name is not worth stopping the game for."""
+        if self.path is None:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.write_text(json.dumps({"name": self.name, "bills": self.bills}), "utf-8")
+        except OSError:
+            pass
+
+
+__all__ = ["NetLobby", "LocalLobby", "CreateRequest", "Settings", "JoinCode", "parse_join_code"]
