@@ -127,3 +127,34 @@ def test_inspection_phase_names_what_it_waits_for() -> None:
             return
         assert s.phase != P_INSPECT or engine.hidden_items(s) == []
     pytest.fail("no inspection in 400 steps of this game")
+
+
+def test_the_card_in_use_and_the_inspection_it_waits_for() -> None:
+    """"Quando un giocatore sta per utilizzare una carta Imprevisti, gli altri giocatori
+    possono" inspect it: the public view names the card and its user, then the one hidden item."""
+    from engine import actions as A
+    from engine.editions import EDITIONS
+    from engine.testing import scenario
+
+    s = scenario(3, edition=NIENTE)
+    card = next(c.index for c in EDITIONS[NIENTE].decks[obs.IMPREVISTI] if c.kind == "collect")
+    s.decks[obs.IMPREVISTI].remove(card)
+    s.undrawn[obs.IMPREVISTI] -= 1
+    s.nx[B.NX_HAND][0] = [obs.IMPREVISTI * 256 + card]
+    assert obs.kept_cards(s, 0) == (obs.IMPREVISTI * 256 + card,) and obs.public_view(s).kept == (1, 0, 0)
+    s, _ = engine.apply_action(s, 0, A.UseCard(obs.IMPREVISTI, card, -1))
+    assert obs.card_in_use(s) == obs.CardUse(0, obs.IMPREVISTI, card, -1) == obs.public_view(s).card_in_use
+    s, _ = engine.apply_action(s, 1, A.InspectCard())
+    assert engine.hidden_items(s) == [("card", card)]
+    s, _ = engine.apply_reveal(s, [True])
+    assert obs.card_status(s, card) is True and obs.card_in_use(s) is None
+
+
+def test_an_open_offer_reads_as_an_offer() -> None:
+    """Trades ("COME FARE AFFARI CON GLI ALTRI GIOCATORI"): an open offer as named fields."""
+    from engine import actions as A
+    from engine.testing import scenario
+
+    s = scenario(2, owners={1: 0, 3: 1})
+    s, _ = engine.apply_action(s, 0, A.ProposeTrade(1, (1,), (3,), 20, 0, (), (), ()))
+    assert obs.public_view(s).offers == (obs.Offer(0, 1, (1,), (3,), 20, 0, (), (), ()),)
