@@ -856,11 +856,12 @@ class LockstepSession:
         self._out.append(self.catchup.request(start, self._now, start + C.CATCHUP_MAX_STEPS))
 
     def _answer_with_records(self, seat: int) -> None:
-        """Send ``seat`` our records of the last two steps unasked (rate-limited like an
-        answer): it applied the last step otherwise and needs our drop record."""
+        """Send ``seat`` our records of the last step and of this one so far (a drop decided
+        here) unasked, rate-limited like an answer: it applied the last step otherwise, or
+        missed a drop, and needs our drop record."""
         if not self.catchup.may_push(seat, self._now):
             return
-        self._out.append(self.catchup.build_response(max(0, self.step - 1), self.step, self.step, [],
+        self._out.append(self.catchup.build_response(max(0, self.step - 1), self.step + 1, self.step, [],
                                                      self.seats.escrow_raws()))
 
     def _hint(self, seat: int, now: float) -> None:
@@ -1059,6 +1060,12 @@ class LockstepSession:
             self.stats[outcome] += 1
             if ev is not None:
                 self._events.append(ev)
+            if outcome == "ignored" and e.epoch < self.epoch and e.seat < self.n and self.active[e.seat] \
+                    and e.seat != self.my_seat and env.verify(self._pubkeys[e.seat]):
+                # An active seat still deals an older epoch: it missed a drop (the votes it
+                # lacked were in flight when it crashed) and may wait for ever at its reveal
+                # gate. Our drop records tell it (§C8.2, §C8.3).
+                self._answer_with_records(e.seat)
             return
         if outcome == "halt" and isinstance(ev, Equivocation):
             self._prove(ev.seat, self.step, EQUIVOCATION, "signed two different escrows", [ev.first, ev.second],

@@ -55,6 +55,7 @@ from p2p_harness import drain, make_lobbies, pump_lobbies
 MAX_DELAY = 0.05  # s, largest delivery delay (reordering)
 RETRANSMIT = 1.0  # s, largest extra delay of a lost datagram (the transport resends it, MAX_RTO)
 SETTLE = 400.0  # s of virtual time after the last fault for the game to end
+GIVE_UP_SETTLE = 60.0  # s after the paused peers abandon (an ABANDON, or a vote out, is seconds away)
 HALTS = (Desync, Equivocation, CheatDetected)
 
 
@@ -318,7 +319,7 @@ def check(sc: Scenario) -> None:
             for _ in range(sc.seats):  # each round, the paused peers give up; the others may go on
                 if not w.give_up():
                     break
-                w.run(until=w.now + SETTLE)
+                w.run(until=w.now + GIVE_UP_SETTLE)
             ends = {i: p.session.phase for i, p in enumerate(w.peers) if p.session is not None}
             waits = {i: p.session.paused() for i, p in enumerate(w.peers) if p.session is not None}
         finally:
@@ -412,3 +413,13 @@ def test_a_seat_dropped_while_cut_off_comes_back_without_a_desync():
                    crashes=[Crash(3, 18.09890761568493, 12.254499128025003),
                             Crash(1, 3.1469096968296744, 1.8407984545526708)],
                    seed=9862))
+
+
+def test_a_voter_that_crashed_before_the_others_votes_arrived_learns_of_the_drop():
+    """Found by the property test (3 seats): seat 1 never starts; seats 0 and 2 vote it out at
+    step 0, but seat 2's vote is in flight when seat 0 crashes. Seat 2 drops seat 1 (epoch 1)
+    and waits for seat 0's reveal; seat 0, back in epoch 0, holds no escrow of seat 1 and
+    withholds its reveal (the gate, protocol.md §C8.2) for ever. Seat 0's re-sent escrow of
+    epoch 0 now makes seat 2 push it the drop record (§C8.3)."""
+    check(Scenario(seats=3, drop_timeout=2, loss=0.0, duplicate=0.0, partitions=[],
+                   crashes=[Crash(0, 1.5, 1.0), Crash(1, 0.0, None)], seed=0))
