@@ -68,10 +68,13 @@ def play_game(seats: int, seed: int, bots: Sequence[str] | None = None, *,
             raise KeyError(b)
     profs = [scaled(b, s.ed.go_salary) for b in names]
     ev: list = []
-    steps = dice = decisions = chances = 0
-    while s.phase != P_OVER and steps < max_steps:
-        steps += 1
+    clear = ev.clear
+    steps = dice = chances = 0
+    while steps < max_steps:
         ph = s.phase
+        if ph == P_OVER:
+            break
+        steps += 1
         if ph in CHANCE_PHASES:
             if ph == P_DICE:
                 dice += 1
@@ -79,9 +82,9 @@ def play_game(seats: int, seed: int, bots: Sequence[str] | None = None, *,
             chances += 1
             chance_inplace(s, src, ev)
         else:
-            decisions += 1
             step_inplace(s, _choose_all(s, names, profs), ev)
-        ev.clear()
+        clear()
+    decisions = steps - chances  # every step is a chance step or a decision step
     over = s.phase == P_OVER
     return GameResult(seed, seats, over, s.winner if over else -1, s.turn, steps, dice,
                       decisions)
