@@ -138,13 +138,33 @@ class CatchUp:
                     [self._gid, self._me, from_step, head_step, records, pending, escrows])
 
 
+def _buffer_next(sess: Any, records: list, step: int, now: float) -> None:
+    """Feed ``sess`` the messages of the first STEP record of ``step`` in ``records`` (in page
+    order, after any DROP records of that step) through the live path."""
+    for kind, payload in records:
+        if kind not in (KIND_STEP, KIND_DROP):
+            continue
+        try:
+            f = unpack(payload)
+        except (WireError, TypeError, ValueError):
+            return
+        if type(f) is not list or not f or f[0] != step:
+            return
+        if kind == KIND_STEP:
+            if len(f) == 2 and type(f[1]) is list:
+                for raw in f[1]:
+                    if type(raw) is bytes:
+                        sess.receive_message(raw, now)
+            return
+
+
 def ingest_response(sess: Any, r: CatchupResponse, now: float) -> str | None:
     """Apply a verified-signature CATCHUP_RESP to ``sess`` through its public methods: records
     of steps before ours are cross-checked, the record of our step applied, a gap stops. Then
     its escrows and held step messages go through the live path (our own message is adopted).
     Returns None or why a record was refused (English)."""
     problem = None
-    for kind, payload in r.records:
+    for at, (kind, payload) in enumerate(r.records):
         if sess.phase != "running":
             break
         if kind in (KIND_COMPLAINT, KIND_ABANDON):
@@ -164,12 +184,11 @@ def ingest_response(sess: Any, r: CatchupResponse, now: float) -> str | None:
             if kind == KIND_DROP and sess.check_past_drop(payload):
                 break  # our seat was dropped at a step we applied: SeatLost
             continue
-        if step == sess.step + 1 and kind == KIND_STEP and len(f) == 2 and type(f[1]) is list:
+        if step == sess.step + 1 and kind in (KIND_STEP, KIND_DROP):
             # The next step's messages, signed over our current step: buffered like live ones,
-            # they may be the certificate that lets a voter apply its step (§C8.3).
-            for raw in f[1]:
-                if type(raw) is bytes:
-                    sess.receive_message(raw, now)
+            # they may be the certificate that lets a voter apply its step (§C8.3). A drop at
+            # the next step comes first in the page; its step record follows it.
+            _buffer_next(sess, r.records[at:], step, now)
         if step > sess.step:
             problem = "records skip a step"
             break

@@ -322,10 +322,11 @@ def check(sc: Scenario) -> None:
                 w.run(until=w.now + GIVE_UP_SETTLE)
             ends = {i: p.session.phase for i, p in enumerate(w.peers) if p.session is not None}
             waits = {i: p.session.paused() for i, p in enumerate(w.peers) if p.session is not None}
+            watchers = {i for i, p in enumerate(w.peers) if p.session is not None and p.session.spectator}
         finally:
             w.close()
         check_safety(sc, w)
-        check_liveness(sc, w, stalled, ends, waits, split)
+        check_liveness(sc, w, stalled, ends, waits, split, watchers)
 
 
 def split_votes(w: World) -> dict:
@@ -362,7 +363,8 @@ def check_safety(sc: Scenario, w: World) -> None:
     assert len(overs) <= 1, f"two final hashes: {overs}"
 
 
-def check_liveness(sc: Scenario, w: World, stalled: dict, ends: dict, waits: dict, split: dict) -> None:
+def check_liveness(sc: Scenario, w: World, stalled: dict, ends: dict, waits: dict, split: dict,
+                   watchers: set) -> None:
     """The fault model of protocol.md §C8.3, "live" column, as promised:
 
     * Always: once the faults are over, every peer that is up ends its game, finished or (after
@@ -371,12 +373,17 @@ def check_liveness(sc: Scenario, w: World, stalled: dict, ends: dict, waits: dic
       active (not dropped) once the faults are over, they drop the others and every up peer
       (players and spectators) finishes, with no abandon needed. A dropped seat's peer never
       votes, so when fewer remain the game may pause for good ("crashes" row); that is allowed.
+      A dropped seat's peer (a spectator, §C8.4) follows the game: if any peer finished, so
+      did every spectator that is up (another seat's ABANDON does not end its game).
       Excluded, exactly: the votes of the stalled step are split among several seats
       (``split_votes``), the gap protocol.md §C8.5 "Liveness after split votes" documents.
     """
     up = [i for i in range(sc.seats) if i not in sc.never_back()]
     assert all(ends[i] != RUNNING for i in up), f"peers still running after giving up: {ends}, paused {waits}"
     dropped = {e.seat for p in w.peers for e in p.events if isinstance(e, SeatDropped)}
+    if any(isinstance(e, GameOver) for p in w.peers for e in p.events):
+        for i in watchers:
+            assert ends[i] == "finished", f"spectator {i} ended {ends[i]} while the game finished"
     if len(set(up) - dropped) >= quorum(sc.seats) and not split:
         assert not stalled, f"{len(set(up) - dropped)} up active seats of {sc.seats} stalled at {stalled}"
         for i in up:
@@ -423,3 +430,14 @@ def test_a_voter_that_crashed_before_the_others_votes_arrived_learns_of_the_drop
     epoch 0 now makes seat 2 push it the drop record (§C8.3)."""
     check(Scenario(seats=3, drop_timeout=2, loss=0.0, duplicate=0.0, partitions=[],
                    crashes=[Crash(0, 1.5, 1.0), Crash(1, 0.0, None)], seed=0))
+
+
+def test_a_voter_whose_catch_up_page_starts_the_next_step_with_a_drop_applies_its_step():
+    """Found by the property test (3 seats): seat 0, cut off then crashed, voted against seat 1
+    at step 19 while seats 1 and 2 applied 19 and dropped seat 0 at 20. Seat 0's catch-up page
+    holds step 19, the DROP record of step 20, then the step-20 record (its certificate, §C8.3);
+    the DROP record used to stop the page first ("records skip a step"), so seat 0 asked again
+    for ever. It must become a spectator and see the same end."""
+    check(Scenario(seats=3, drop_timeout=2, loss=0.0, duplicate=0.0,
+                   partitions=[Partition(0.0, 0.25, frozenset({0})), Partition(1.0, 2.0, frozenset({0}))],
+                   crashes=[Crash(0, 3.0, 1.0)], seed=3))
