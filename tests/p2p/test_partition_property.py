@@ -9,9 +9,13 @@ Properties (issue 9 text):
   after a peer lost its seat and became a spectator, protocol.md §C8.3) is read back and each
   step record (kind 1, protocol.md §C6) must be byte-identical on every peer that logged it.
   No peer may halt on Desync/Equivocation/CheatDetected (nobody lies).
-* **Liveness**: every game in which a majority stays connected finishes: once every partition
-  has healed, if the seats that never come back (permanent crashes) are a strict minority, every
-  running peer reaches GameOver with the same final hash.
+* **Liveness**, as protocol.md §C8.3 "Fault model" promises it (``check_liveness``): once the
+  faults are over, every peer that is up ends its game, finished or — after the node's stall
+  limit, modelled by letting every paused peer abandon (§C8.7) — abandoned; and if at least
+  Q = quorum(all setup seats) seats are up and still active (not dropped), every up peer
+  finishes with no abandon. Excluded, exactly: split drop votes at the stalled step (§C8.5
+  "Liveness after split votes"). A dropped seat's peer follows the game as a spectator and
+  ends as the players do.
 
 The network is a heap of deliveries on a virtual clock (nothing real: no sockets, no sleeping),
 modelling what the reliable transport hands to the session (protocol.md §N2): each message to
@@ -23,7 +27,8 @@ different sides of an active partition arrives after the partition heals; everyt
 from or to a crashed peer is lost (its new epoch discards it, §N2.2). A crashed peer's session is thrown
 away (its logs closed as they are) and, unless the crash is permanent, rebuilt after ``down_for``
 s with ``p2p.resume.resume_session`` (what the node does, protocol.md §C10); a peer told
-``SeatLost`` is rebuilt as a spectator with ``truncate_at`` (protocol.md §N5).
+``SeatLost`` is rebuilt as a spectator with ``truncate_at`` (protocol.md §N5), a peer told
+``StepOverturned`` the same way as a player (§C8.3 "asymmetric race").
 
 Engine: the harness's dice race (tests/p2p/fake_engine.py), so one example plays a whole game
 in milliseconds of CPU.
