@@ -108,21 +108,6 @@ def test_checker_flags_a_forbidden_import(tmp_path: Path) -> None:
 PUBLIC_ENGINE_MODULES = {"engine", "engine.actions", "engine.api", "engine.editions", "engine.errors",
                          "engine.events", "engine.observation", "engine.bots", "engine.bots.play"}
 
-#: Internal imports still present in files whose owners were busy when the seam was built
-#: (issue 13), as (file, imported name). Shrink-only: an entry that no longer matches fails
-#: test_internal_allow_list_has_no_stale_entry, a new internal import anywhere fails
-#: test_p2p_and_ui_use_only_public_engine_names. Each has a public replacement already:
-ALLOWED_INTERNAL = {
-    # apply_reveal -> engine.apply_reveal; _niente.choose -> engine.choose (view=None for a
-    # dropped seat); unknown_items -> engine.hidden_items.
-    ("p2p/lockstep.py", "engine.rules.niente_flow"),
-    ("p2p/lockstep.py", "engine.rules.niente_flow.apply_reveal"),
-    ("p2p/lockstep.py", "engine.bots._niente"),
-    ("p2p/lockstep.py", "engine.rules.counterfeit"),
-    ("p2p/lockstep.py", "engine.rules.counterfeit.unknown_items"),
-}
-
-
 def public_engine_names(root: Path = ROOT) -> set[str]:
     """The dotted names p2p/ and ui/ may import from the engine: PUBLIC_ENGINE_MODULES and
     ``engine.<name>`` for every name of ``engine.__all__`` (read with ``ast``, nothing run)."""
@@ -176,14 +161,8 @@ def engine_seam_uses(root: Path = ROOT) -> list[tuple[str, int, str]]:
 
 
 def test_p2p_and_ui_use_only_public_engine_names() -> None:
-    new = [f"{f}:{line} {name}" for f, line, name in engine_seam_uses() if (f, name) not in ALLOWED_INTERNAL]
-    assert new == [], "use engine's public names (engine.__all__, engine.observation) instead"
-
-
-def test_internal_allow_list_has_no_stale_entry() -> None:
-    present = {(f, name) for f, _line, name in engine_seam_uses()}
-    stale = sorted(ALLOWED_INTERNAL - present)
-    assert stale == [], "these files no longer import it: remove the entries from ALLOWED_INTERNAL"
+    found = [f"{f}:{line} {name}" for f, line, name in engine_seam_uses()]
+    assert found == [], "use engine's public names (engine.__all__, engine.observation) instead"
 
 
 @pytest.mark.parametrize(
