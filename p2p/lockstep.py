@@ -233,6 +233,11 @@ class LockstepSession:
         self.sealed = SealedDecisions(self.game_id, my_seat, lambda k: derive_salt(identity, setup.game_id, k))
         #: Seats that signed ABANDON while a drop could still go on without them: voted out at once.
         self._left: set[int] = set()
+        #: Our messages of later steps from the own-message log (resume.py, §C10): a log cut
+        #: by damage comes back by catch-up, and at each of those steps we re-send what we
+        #: signed then, never sign another (step -> STEP envelope; step -> DROP envelopes).
+        self._recorded: dict[int, bytes] = {}
+        self._recorded_votes: dict[int, list[bytes]] = {}
         #: Current step: seat -> when its last valid ALIVE of this step arrived (protocol.md §C8.3).
         self._heard: dict[int, float] = {}
         #: When we send our next ALIVE while our message of this step is not sent; None: never.
@@ -666,18 +671,51 @@ class LockstepSession:
         if own is not None:
             self._out.append(own)
         elif self.sealed.phase == OPEN and not self.spectator and self.final_step is None:
-            # §C13.4: our opening died with the process: find our committed input again (the
-            # salt is derived from our key), else send nil (we withdraw).
-            held = self.steps.held(self.step - 1, self.my_seat) if self.steps.keeps(self.step - 1) else None
-            c = None if held is None else commit_of(held.body.input)
-            if c is not None:
-                self.sealed.recover(self.step - 1, c, candidates(self.engine, self.state, self.my_seat))
+            self._recover_opening()
             self._send_own(self.sealed.opening())
         self._out.extend(self.seats.own_votes(self.step))  # our vote of this step, as signed
         self._send_escrow(resend=True)
         # From the step before ours: if the others dropped our seat (or another) at the last
         # step we applied, that DROP record is in the answer (SeatLost / StepOverturned, §C8.3).
         self.request_catchup(now, max(0, self.step - 1))
+
+    def recorded_own(self, step: int, raw: bytes) -> None:
+        """Keep ``raw``, our own signed STEP or DROP envelope of a step after the current one,
+        from our own-message log (``resume.resume_session``): when a damaged log made us replay
+        fewer steps than we had played, the catch-up brings us to that step again, and there we
+        re-send these bytes instead of signing anything else (§C10: an honest peer never signs
+        two different messages for one step). A message signed over another history (a drop
+        changed the step, §C8.3) is refused then by ``adopt_own``/``adopt_vote``."""
+        if step <= self.step:
+            return
+        if raw[:2] == bytes((0x93, MSG_DROP)):
+            self._recorded_votes.setdefault(step, []).append(raw)
+        else:
+            self._recorded[step] = raw
+
+    def _adopt_recorded(self) -> None:
+        raw = self._recorded.pop(self.step, None)
+        if raw is not None and not self.spectator:
+            self.adopt_own(raw)
+        for raw in self._recorded_votes.pop(self.step, ()):
+            self.adopt_vote(raw)
+        for k in [k for k in self._recorded if k < self.step]:
+            del self._recorded[k]
+        for k in [k for k in self._recorded_votes if k < self.step]:
+            del self._recorded_votes[k]
+
+    def _recover_opening(self) -> None:
+        """§C13.4: our opening of the current open step died with the process (or we reach the
+        step again by catch-up after a restart): find our committed input again among the
+        inputs we could have sent (the salt is derived from our key, Ed25519 is deterministic),
+        so the opening is the same bytes; if not found, ``sealed.opening()`` stays nil."""
+        own = self.sealed.own()
+        if own is not None and own[0] == self.step - 1:
+            return  # we hold our opening of this step
+        held = self.steps.held(self.step - 1, self.my_seat) if self.steps.keeps(self.step - 1) else None
+        c = None if held is None else commit_of(held.body.input)
+        if c is not None:
+            self.sealed.recover(self.step - 1, c, candidates(self.engine, self.state, self.my_seat))
 
     # -- abandon (protocol.md §C8.7) --
 
@@ -1255,6 +1293,8 @@ class LockstepSession:
         self._inspection = None
         self._heard = {}
         self._alive_at = self._now + self._keepalive_interval() if self.seat_loss else None
+        if self._recorded or self._recorded_votes:
+            self._adopt_recorded()  # a step we played before a restart: its bytes, nothing new
         mine = self.steps.has_own(self.step)
         if self.final_step == self.step:
             # The attestation round (§C3.5): input nil, no hidden field, nothing to decide.
@@ -1269,6 +1309,7 @@ class LockstepSession:
             # §C13.3: we hold every commitment (we applied the commit step): open ours at once.
             # Not while replaying our log: the record holds the opening we sent.
             if not self.spectator and not mine and not self._replaying:
+                self._recover_opening()  # reached again by catch-up after a restart
                 self._send_own(self.sealed.opening())
         elif self._pending.chance and not self.spectator:
             if not self._escrows_ok():

@@ -8,7 +8,8 @@ everything valid before it, moves the damaged tail aside (``<log>.damaged-<offse
 signed is thrown away) and continues appending after the last good record. The hash-chain
 position follows from the replayed chance steps; the escrow of the current epoch is re-created
 (it is deterministic); our own message of the current step, if the own-message log has it, is
-re-sent byte for byte (so a restart never signs two different messages for one step). Then the
+re-sent byte for byte (so a restart never signs two different messages for one step); so are
+our messages of later steps (the log was cut by damage), when the catch-up reaches them. Then the
 session asks the other peers for the steps it lacks (CATCHUP_REQ) and carries on.
 """
 
@@ -137,6 +138,10 @@ def resume_session(log_path: str | os.PathLike[str], identity: Identity, chain_s
                     votes.append(raw)  # our drop votes of this step: never sign another (§C8.3)
                 else:
                     mine = raw
+            elif rec.kind == KIND_OWN and type(step) is int and step > sess.step and type(raw) is bytes:
+                # A damaged log replays fewer steps than we played: the catch-up brings us to
+                # these steps again, and there we re-send these bytes, sign nothing else.
+                sess.recorded_own(step, raw)
         if mine is not None:
             own_resent = sess.adopt_own(mine)
         for raw in votes:

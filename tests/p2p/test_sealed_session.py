@@ -5,6 +5,8 @@ its own; a wrong opening names its seat; a withdrawn one counts as a pass; the l
 
 from __future__ import annotations
 
+import pytest
+
 import engine as E
 from engine.actions import Bid
 from p2p.gamelog import LogWriter
@@ -26,6 +28,21 @@ def _sessions(tmp_path, n: int, options=None):
 
 def _bot(s):
     return E.bots.choose(s.state, s.my_seat)
+
+
+def _logged_sessions(tmp_path):
+    """A 3-seat classico game with a game log and an own-message log per seat: (sessions,
+    log paths, seat 1's hash-chain secret h_0)."""
+    from p2p.gamelog import OwnLog
+
+    lobbies = make_lobbies(3, edition="classico")
+    pump_lobbies(lobbies)
+    ordered = sorted(lobbies.values(), key=lambda lob: lob.my_seat)
+    paths = [tmp_path / f"{i}.log" for i in range(3)]
+    sessions = [lob.start_session(E, log=LogWriter(p, lob.log_header())) for lob, p in zip(ordered, paths)]
+    for s, p in zip(sessions, paths):
+        s.own_log = OwnLog(str(p) + ".own")
+    return sessions, paths, ordered[1].chain.value(0)
 
 
 class PatientNet(Net):
@@ -206,18 +223,11 @@ def test_a_peer_restarted_at_an_open_step_sends_the_same_opening_again(tmp_path)
     log lost that record. Restarted from its game log, it derives its salt again, finds its
     committed bid among the inputs it could have sent and signs the very same opening (Ed25519
     is deterministic): no equivocation, and the game ends the same on every peer."""
-    from p2p.gamelog import LogReader, OwnLog
+    from p2p.gamelog import LogReader
     from p2p.resume import resume_session
     from p2p.sealed import OPEN
 
-    lobbies = make_lobbies(3, edition="classico")
-    pump_lobbies(lobbies)
-    ordered = sorted(lobbies.values(), key=lambda lob: lob.my_seat)
-    paths = [tmp_path / f"{i}.log" for i in range(3)]
-    sessions = [lob.start_session(E, log=LogWriter(p, lob.log_header())) for lob, p in zip(ordered, paths)]
-    for s, p in zip(sessions, paths):
-        s.own_log = OwnLog(str(p) + ".own")
-    secret = ordered[1].chain.value(0)
+    sessions, paths, secret = _logged_sessions(tmp_path)
     st: dict = {"opened": None, "restarted": False}
 
     def hook(net):
@@ -252,3 +262,98 @@ def test_a_peer_restarted_at_an_open_step_sends_the_same_opening_again(tmp_path)
     for p in paths:
         rep = verify_log(p, engine=E)
         assert rep.ok and rep.complete, rep.error
+
+
+def _restart_from_a_damaged_log(tmp_path, crash_when, choose_after=None, arm=None):
+    """Seat 1 of a classico game is killed at the step ``crash_when(session, st)`` names (its own message
+    of that step already sent and in its own-message log); a byte of its game log some steps back
+    is flipped, so the replay stops there and the lost steps come back by catch-up (§C9, §C10).
+    ``choose_after``: the bot of the restarted seat 1 (a person may choose differently the
+    second time). ``arm`` (a sealed phase, PLAIN or COMMIT): the crash step is seat 1's first
+    decision after step 12 in that phase that is not nil, and seat 2 never gets that message (only seat 0 holds it: the step stays open).
+    Returns (crash step, its first message, the restarted session's message of
+    that step, net)."""
+    from p2p.gamelog import LogReader
+    from p2p.resume import resume_session
+
+    sessions, paths, secret = _logged_sessions(tmp_path)
+    st: dict = {"crash": None, "restarted": None}
+
+    def choose(s):
+        if st["restarted"] is not None and s is st["restarted"] and choose_after is not None:
+            return choose_after(s)
+        a = _bot(s)
+        if s is sessions[1] and s.sealed.phase == arm and s.step > 12 and a is not None and "arm" not in st:
+            st["arm"] = s.step
+        return a
+
+    def drop(src, dst, raw):
+        return src == 1 and dst == 2 and "arm" in st and st["crash"] is None
+
+    def hook(net):
+        s = net.s[1]
+        k = None if st["crash"] is not None or s is None or s.step <= 12 else crash_when(s, st)
+        if k is not None:
+            st["crash"] = (k, s.steps.own(k))
+            s.log.close()
+            s.own_log.close()
+            recs = list(LogReader(paths[1]))
+            data = bytearray(paths[1].read_bytes())
+            data[recs[-8].offset + 30] ^= 0x40  # a record some steps back: replay stops there
+            paths[1].write_bytes(bytes(data))
+            net.s[1] = None
+            return net.now + 1.0
+        if st["crash"] is not None and st["restarted"] is None:
+            s2, rep = resume_session(paths[1], sessions[1].identity, secret, E,
+                                     own_log_path=str(paths[1]) + ".own", now=net.now)
+            assert rep.damage is not None and s2.step < st["crash"][0]
+            net.s[1] = st["restarted"] = s2
+        if st["restarted"] is not None and "again" not in st and net.s[1].steps.keeps(st["crash"][0]):
+            held = net.s[1].steps.held(st["crash"][0], 1)
+            if held is not None:
+                st["again"] = held.env.raw
+        return None
+
+    net = Net(list(sessions), choose, drop=drop)
+    net.run(max_time=1e6, max_rounds=5_000_000, hook=hook)
+    return st["crash"][0], st["crash"][1], st.get("again"), net
+
+
+def _agreed_and_honest(net):
+    assert not any(isinstance(e, CheaterProven) for evs in net.events for e in evs)
+    assert all(s.halt_reason is None for s in net.s), [s.halt_reason for s in net.s]
+    overs = [[e for e in evs if isinstance(e, GameOver)] for evs in net.events]
+    assert all(len(o) == 1 for o in overs) and len({o[0].final_hash for o in overs}) == 1
+
+
+def test_a_peer_restarted_from_a_damaged_log_at_an_open_step_opens_the_same_again(tmp_path):
+    """Regression (e2e test_restart[flipped] convicted an honest peer of equivocation): seat 1
+    is killed after sending its opening; its game log is cut steps earlier, so it reaches the
+    open step again by catch-up, not by replay. It must send the very same opening (from its
+    own-message log, or recovered from its commitment), never nil: the others hold the first."""
+    from p2p.sealed import OPEN
+
+    k, first, again, net = _restart_from_a_damaged_log(
+        tmp_path, lambda s, st: s.step if s.sealed.phase == OPEN and s.steps.has_own(s.step)
+        and type(s.steps.held(s.step, 1).body.input) is list else None)
+    assert again == first  # byte for byte
+    _agreed_and_honest(net)
+
+
+@pytest.mark.parametrize("phase", ["plain", "commit"])
+def test_a_peer_restarted_from_a_damaged_log_resends_its_recorded_decision(tmp_path, phase):
+    """Same at a plain decision step and at a sealed commit step, with a player who would
+    choose otherwise the second time: the recorded bytes are re-sent (write-ahead own-message
+    log, §C10), no second message is signed for the step."""
+    from p2p.sealed import COMMIT, PLAIN
+
+    def other_choice(s):
+        la = E.legal_actions(s.state, s.my_seat)
+        mine = _bot(s)
+        return next((a for a in la if a != mine), mine)
+
+    k, first, again, net = _restart_from_a_damaged_log(
+        tmp_path, lambda s, st: st.get("arm"), choose_after=other_choice,
+        arm={"plain": PLAIN, "commit": COMMIT}[phase])
+    assert again == first
+    _agreed_and_honest(net)
