@@ -328,10 +328,16 @@ def check(sc: Scenario) -> None:
             ends = {i: p.session.phase for i, p in enumerate(w.peers) if p.session is not None}
             waits = {i: p.session.paused() for i, p in enumerate(w.peers) if p.session is not None}
             watchers = {i for i, p in enumerate(w.peers) if p.session is not None and p.session.spectator}
+            # §C8.5 "Liveness after split votes", last case: a voter that holds every message of
+            # its step but neither a certificate nor a decidable quorum is not paused() and gets
+            # no PeerStalled, so its node never gives up: it waits for ever.
+            stuck = {i for i, p in enumerate(w.peers) if (s := p.session) is not None and s.phase == RUNNING
+                     and not s.spectator and s.seats.voted_this_epoch(s.step)
+                     and not [j for j in s.waiting_for() if j != i]}
         finally:
             w.close()
         check_safety(sc, w)
-        check_liveness(sc, w, stalled, ends, waits, split, watchers)
+        check_liveness(sc, w, stalled, ends, waits, split, watchers, stuck)
 
 
 def split_votes(w: World) -> dict:
@@ -369,7 +375,7 @@ def check_safety(sc: Scenario, w: World) -> None:
 
 
 def check_liveness(sc: Scenario, w: World, stalled: dict, ends: dict, waits: dict, split: dict,
-                   watchers: set) -> None:
+                   watchers: set, stuck: set) -> None:
     """The fault model of protocol.md §C8.3, "live" column, as promised:
 
     * Always: once the faults are over, every peer that is up ends its game, finished or (after
@@ -381,10 +387,13 @@ def check_liveness(sc: Scenario, w: World, stalled: dict, ends: dict, waits: dic
       A dropped seat's peer (a spectator, §C8.4) follows the game: if any peer finished, so
       did every spectator that is up (another seat's ABANDON does not end its game).
       Excluded, exactly: the votes of the stalled step are split among several seats
-      (``split_votes``), the gap protocol.md §C8.5 "Liveness after split votes" documents.
+      (``split_votes``), the gap protocol.md §C8.5 "Liveness after split votes" documents; then
+      the voters that hold every message of their step (``stuck``) may also never give up (same
+      section, last sentence).
     """
     up = [i for i in range(sc.seats) if i not in sc.never_back()]
-    assert all(ends[i] != RUNNING for i in up), f"peers still running after giving up: {ends}, paused {waits}"
+    left = [i for i in up if ends[i] == RUNNING and not (split and i in stuck)]
+    assert not left, f"peers still running after giving up: {ends}, paused {waits}, votes {split}"
     dropped = {e.seat for p in w.peers for e in p.events if isinstance(e, SeatDropped)}
     if any(isinstance(e, GameOver) for p in w.peers for e in p.events):
         for i in watchers:
@@ -446,3 +455,4 @@ def test_a_voter_whose_catch_up_page_starts_the_next_step_with_a_drop_applies_it
     check(Scenario(seats=3, drop_timeout=2, loss=0.0, duplicate=0.0,
                    partitions=[Partition(0.0, 0.25, frozenset({0})), Partition(1.0, 2.0, frozenset({0}))],
                    crashes=[Crash(0, 3.0, 1.0)], seed=3))
+
