@@ -125,10 +125,11 @@ async def discovery_trials(trials: int, gap: float) -> list[dict]:
     python-zeroconf's delayed queue), so trials would measure that rule, not a fresh joiner."""
     import os
 
+    from p2p.const import PROTOCOL_VERSION
     from p2p.discovery import Discovery, GameAd
 
     gid = os.urandom(16)
-    ad = GameAd(version=1, game_id=gid, edition="classico", seats_taken=1, seats_total=2,
+    ad = GameAd(version=PROTOCOL_VERSION, game_id=gid, edition="classico", seats_taken=1, seats_total=2,
                 state="lobby", fingerprint=os.urandom(8).hex(), address="127.0.0.1", port=45999)
     out = []
     async with Discovery(["127.0.0.1"]) as host:

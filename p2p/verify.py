@@ -126,6 +126,11 @@ def _header(payload: bytes) -> tuple:
         setup = decode_setup(sb)
     except (WireError, ValueError, TypeError) as e:
         raise _Bad(-1, f"malformed header: {e}") from None
+    if setup.version != C.PROTOCOL_VERSION:
+        # Another version plays by other rules (protocol.md §E0 "Versioning"): replaying it with
+        # ours would call an honest log invalid, or a bad one valid.
+        raise _Bad(-1, f"the log is of protocol version {setup.version}; "
+                       f"this program checks version {C.PROTOCOL_VERSION}")
     sh = setup_hash(sb)
     if len(sigs) != setup.seats or len(seeds) != setup.seats:
         raise _Bad(-1, "header must hold one setup signature and one seed reveal per seat")

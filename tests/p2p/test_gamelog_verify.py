@@ -141,6 +141,22 @@ def test_tampered_header_is_step_minus_one(played):
     assert not rep.ok and rep.first_bad_step == -1
 
 
+def test_log_of_another_protocol_version_is_refused_at_the_header(played):
+    """protocol.md §E0 "Versioning": another version plays by other rules, so verify names the
+    version instead of replaying it with ours (the setup's first field, §C2.3)."""
+    paths, *_ = played
+    recs = records(paths[0])
+    version, sb, sigs, seeds = msgpack.unpackb(recs[0][1])
+    setup = msgpack.unpackb(sb)
+    assert setup[0] == C.PROTOCOL_VERSION
+    setup[0] = C.PROTOCOL_VERSION - 1
+    recs[0] = (KIND_HEADER, msgpack.packb([version, msgpack.packb(setup), sigs, seeds]))
+    write_records(paths[1], recs)
+    rep = verify_log(paths[1], engine=E)
+    assert not rep.ok and rep.first_bad_step == -1
+    assert f"protocol version {C.PROTOCOL_VERSION - 1}" in rep.error
+
+
 def test_writer_refuses_out_of_order_steps_and_overwrite(tmp_path):
     p = tmp_path / "x.log"
     with LogWriter(p, b"\x90") as w:

@@ -10,6 +10,7 @@ import pytest
 
 from engine import actions as A
 from engine.testing import forced_chance, scenario
+from p2p.const import PROTOCOL_VERSION
 from p2p.discovery import GameAd
 from pilot_support import commands, log_text, sync, until
 from ui.app import LanopoliApp
@@ -191,7 +192,7 @@ async def test_q_asks_before_leaving_a_running_game():
 
 @sync
 async def test_lobby_create_game_and_autoplay_to_the_end(tmp_path):
-    ad = GameAd(version=1, game_id=bytes(range(16)), edition="classico", seats_taken=1, seats_total=3,
+    ad = GameAd(version=PROTOCOL_VERSION, game_id=bytes(range(16)), edition="classico", seats_taken=1, seats_total=3,
                 state="lobby", fingerprint="ab" * 8, address="127.0.0.1", port=40000)
     settings = Settings.load(tmp_path)
     app = LanopoliApp(backend=LocalLobby([ad], seed=5), settings=settings)
@@ -217,7 +218,7 @@ async def test_our_unfinished_game_is_listed_first_and_enter_rejoins_it(tmp_path
     marked as ours; Enter rejoins it at our seat (LocalLobby stands in for NetLobby.rejoin)."""
     from ui.play import MyGame
 
-    ad = GameAd(version=1, game_id=bytes(range(16)), edition="classico", seats_taken=1, seats_total=3,
+    ad = GameAd(version=PROTOCOL_VERSION, game_id=bytes(range(16)), edition="classico", seats_taken=1, seats_total=3,
                 state="lobby", fingerprint="ab" * 8, address="127.0.0.1", port=40000, host_name="Giulia",
                 players=("Giulia",))
     mine = MyGame(bytes(16), "classico", ("Anna", "Marco", "Bruno"), 1, tmp_path / "g.log")
@@ -263,11 +264,11 @@ async def test_watch_lists_every_game_with_live_standings(tmp_path):
     in its lobby cannot be watched yet and the screen says so."""
     from p2p.discovery import Standings
 
-    running = GameAd(version=1, game_id=bytes([1]) * 16, edition="classico", seats_taken=3, seats_total=3,
+    running = GameAd(version=PROTOCOL_VERSION, game_id=bytes([1]) * 16, edition="classico", seats_taken=3, seats_total=3,
                      state="running", fingerprint="ab" * 8, address="127.0.0.1", port=40000, host_name="Giulia",
                      players=("Giulia", "Anna", "Bruno"), standings=Standings(7, 1, (1500, 1320, None)),
                      watch_port=40001)
-    waiting = GameAd(version=1, game_id=bytes([2]) * 16, edition="fabrianopoli", seats_taken=1, seats_total=4,
+    waiting = GameAd(version=PROTOCOL_VERSION, game_id=bytes([2]) * 16, edition="fabrianopoli", seats_taken=1, seats_total=4,
                      state="lobby", fingerprint="cd" * 8, address="127.0.0.1", port=40002, host_name="Marco",
                      players=("Marco",))
     app = LanopoliApp(backend=LocalLobby([running, waiting]), settings=Settings(name="Prof", path=tmp_path / "p.json"),

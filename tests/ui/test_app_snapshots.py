@@ -12,6 +12,7 @@ import pytest
 import engine
 
 from engine.testing import forced_chance, scenario
+from p2p.const import PROTOCOL_VERSION
 from p2p.discovery import GameAd
 from ui.app import LanopoliApp
 from ui.i18n import set_language
@@ -79,7 +80,7 @@ def test_lobby_screen(snap_compare, size, tmp_path):
     from ui.play import MyGame
 
     hosts = {1: ("Giulia",), 2: ("Niccolò", "Anna"), 3: ("Prof. Rossi", "Bot 1", "Bot 2", "Bot 3")}
-    ads = [GameAd(version=1, game_id=bytes([i]) * 16, edition="classico", seats_taken=i, seats_total=4,
+    ads = [GameAd(version=PROTOCOL_VERSION, game_id=bytes([i]) * 16, edition="classico", seats_taken=i, seats_total=4,
                   state="lobby" if i < 3 else "running", fingerprint="ab" * 8, address="192.168.1.2" + str(i),
                   port=40000 + i, host_name=hosts[i][0], players=hosts[i][: i if i < 3 else 4],
                   standings=Standings(14, 2, (1500, 1320, None, 2210)) if i == 3 else None) for i in (1, 2, 3)]

@@ -442,7 +442,7 @@ def compute_lan() -> dict:
         codes.append({"game_id": gid.hex(), "host_pk": ident.public_key.hex(), "tag": tag,
                       "code": format_code("192.168.1.20", 40000, tag)})
     host = Identity.from_seed(b"vector-host-a")
-    ad = GameAd(version=1, game_id=bytes.fromhex(codes[0]["game_id"]), edition="niente-e-come-sembra",
+    ad = GameAd(version=C.PROTOCOL_VERSION, game_id=bytes.fromhex(codes[0]["game_id"]), edition="niente-e-come-sembra",
                 seats_taken=3, seats_total=3, state="running", fingerprint=host.fingerprint,
                 address="192.168.1.20", port=40000, public_key=host.public_key,
                 x25519_key=host.x25519_public_key, host_name="Prof.ssa Niccolò-Žižek di Sant'Eufemia",
