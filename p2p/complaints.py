@@ -11,7 +11,8 @@ against the complainer.
 Kinds (``kind`` field):
 
 1. **equivocation**: two envelopes of the culprit, both validly signed, of the same type and
-   the same slot — STEP (gid, step, seat), DROP (gid, voter, step, epoch: one vote per step
+   the same slot — STEP (gid, step, seat, prev hash, prev digest: two messages over different
+   histories are not equivocation, one of them was overturned by a drop, §C8.3), DROP (gid, voter, step, epoch: one vote per step
    and epoch, whatever its target) or ESCROW (gid, seat, epoch) — with different bodies.
    Self-contained.
 2. **bad step message**: one STEP of the culprit at a chance step whose input is not a reveal
@@ -61,7 +62,9 @@ def _slot(mtype: int, body: bytes) -> tuple:
     """(signer seat, the slot a signer may fill once) of an envelope body; raises WireError."""
     if mtype == MSG_STEP:
         b = decode_step_body(body)
-        return b.seat, (mtype, b.game_id, b.step, b.seat)
+        # Over one history only: a seat overturned by a quorum drop re-signs the next step over
+        # the new history (prev hash/digest differ), which is no equivocation (§C8.3, §C8.8).
+        return b.seat, (mtype, b.game_id, b.step, b.seat, b.prev_hash, b.prev_digest)
     if mtype == MSG_DROP:
         v = decode_drop(body)
         return v.voter, (mtype, v.game_id, v.step, v.epoch)  # one vote per step and epoch
@@ -69,6 +72,12 @@ def _slot(mtype: int, body: bytes) -> tuple:
         e = decode_escrow(body)
         return e.seat, (mtype, e.game_id, e.seat, e.epoch)
     raise WireError("not a STEP, DROP or ESCROW")
+
+
+def same_history(a: Any, b: Any) -> bool:
+    """True if the STEP bodies ``a`` and ``b`` are signed over the same history (equal prev
+    hash and prev digest): only then do two different ones of a seat prove equivocation."""
+    return a.prev_hash == b.prev_hash and a.prev_digest == b.prev_digest
 
 
 def signed_step(setup: Setup, raw: bytes) -> Any:

@@ -51,7 +51,7 @@ from . import const as C
 from .beacon import HashChain, beacon as make_beacon
 from .catchup import CatchUp, ingest_response
 from .complaints import (BAD_ESCROW, BAD_STEP, EQUIVOCATION, Complaints, Proof, judge, make_complaint,
-                         signed_step)
+                         same_history, signed_step)
 from .disputes import Disputes
 from .errors import LocalProtocolError, WireError
 from .gamelog import KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_STEP
@@ -534,7 +534,10 @@ class LockstepSession:
             if not env.verify(self._pubkeys[seat]):
                 self._bad_signature(b, env)
                 return
-            # Two signed messages of one seat for one step: proof for everyone (§C8.8).
+            if not same_history(held.body, b):
+                self._other_history(held, Held(b, env), s)
+                return
+            # Two signed messages of one seat for one step over one history: proof (§C8.8).
             self._prove(seat, s, EQUIVOCATION, "signed two different messages for one step",
                         [held.env.raw, env.raw], halt=Equivocation(s, seat, held.env.raw, env.raw))
             return
@@ -864,6 +867,8 @@ class LockstepSession:
             return None
         body = open_envelope(raw, C.MAX_STEP_MSG).body
         held = self.steps.held(b.step, b.seat) if self.steps.keeps(b.step) else None
+        if (held is not None and not same_history(held.body, b)) or (b.step == self.step and not self._ours(b)):
+            return None  # signed over another history (§C8.3): it proves nothing to us
         if held is not None and held.env.body != body:
             return b.seat, "signed two different messages for one step"
         if held is not None and b.step < self.step:
@@ -1013,7 +1018,13 @@ class LockstepSession:
             if h is None:
                 continue
             cur = self.steps.held(step, i)
-            if cur is not None and cur.env.body != h.env.body and i != self.my_seat:
+            if cur is not None and not same_history(cur.body, h.body):
+                # Signed over another history (§C8.3): no equivocation; we keep the one over ours.
+                self.stats["superseded"] += 1
+                if self._ours(h.body) and not self._ours(cur.body):
+                    self.steps.hold(step, i, h)
+                    cur = h
+            elif cur is not None and cur.env.body != h.env.body and i != self.my_seat:
                 # The record holds another message of seat i than ours: i equivocated (§C8.8).
                 # The record's is the one its holder applied; we follow it only with a
                 # certificate (we vote i out now, ``_certified``).
@@ -1071,7 +1082,7 @@ class LockstepSession:
             except WireError:
                 continue
             if env.body != h.env.body and b.step == step and b.seat == i and b.game_id == self.game_id \
-                    and env.verify(self._pubkeys[i]):
+                    and same_history(b, h.body) and env.verify(self._pubkeys[i]):
                 # We applied one version, others another: our states forked (§C3.4). Tell
                 # everyone who did it, then stop.
                 self.disputes.clear()
@@ -1320,7 +1331,9 @@ class LockstepSession:
                 if self.phase != RUNNING:
                     return
         for i, h in enumerate(self.steps.slots(self.step)):
-            if h is not None and i != self.my_seat and not self._check_prev(h):
+            # Every buffered message, not only up to the first that fails: one superseded
+            # message must not leave a later seat's unchecked (§C8.3).
+            if h is not None and i != self.my_seat and not self._check_prev(h) and self.phase != RUNNING:
                 return
         k = self.step
         for seat in self.seats.vote_targets(k):
@@ -1393,6 +1406,28 @@ class LockstepSession:
         if own is not None:
             self._out.append(own)
             self.stats["answered"] += 1
+
+    def _ours(self, b: StepBody) -> bool:
+        """True if ``b`` (a current-step body) is signed over our history (prev hash, digest)."""
+        return b.prev_hash == self.state_hash and b.prev_digest == self.steps.prev_digest
+
+    def _other_history(self, held: Held, new: Held, s: int) -> None:
+        """A second message of a seat for step ``s`` signed over another history than the one
+        we hold: no equivocation (§C8.3 "asymmetric race": a quorum drop overturned one of the
+        two histories and the seat re-signed over the new one, §C8.8). At our current step we
+        keep the one over our history (the other is superseded); before it we keep the newer
+        (``_begin_step`` checks it when we get there); past it we applied one already."""
+        self.stats["superseded"] += 1
+        if s == self.step and self._ours(new.body) and not self._ours(held.body):
+            self.steps.hold(s, new.body.seat, new)
+            d = self.disputes.open
+            if d is not None and d.seat == new.body.seat and d.step == s:
+                # It signs over our history now: its first message was over an overturned one,
+                # not a lie (a fork elsewhere shows in the digests of those who applied it).
+                self.disputes.clear()
+            self._try_advance()
+        elif s > self.step:
+            self.steps.hold(s, new.body.seat, new)
 
     def _bad_signature(self, b: StepBody, env: Envelope) -> None:
         self.stats["bad_signature"] += 1
@@ -1489,6 +1524,13 @@ class LockstepSession:
             if self.seats.voted_at(k) and not self._certified(k):
                 return  # we voted to drop a seat at k: the votes or a certificate decide
             slots = self.steps.slots(k)
+            if any(h is not None and i != self.my_seat and not self._ours(h.body) for i, h in enumerate(slots)):
+                # Never apply a message signed over another history (§C3.4, §C8.3): judge it first.
+                for i, h in enumerate(slots):
+                    if h is not None and i != self.my_seat and not self._ours(h.body):
+                        self._check_prev(h)
+                        break
+                return
             if k == self.final_step:
                 self._finish(k, slots)
                 return

@@ -160,6 +160,25 @@ def test_equivocation_on_a_buffered_step_is_detected():
     assert s0.step == 0  # halted: nothing more is applied
 
 
+def test_two_messages_over_different_histories_are_no_equivocation():
+    """§C8.3 "asymmetric race", §C8.8: a seat overturned by a drop re-signs a step over another
+    prev digest; that second message is superseded, not equivocation, and a complaint with the
+    pair proves nothing (issue 9)."""
+    from p2p.complaints import check_equivocation
+
+    s0, s1, s2 = started_sessions(3)
+    m1 = s1.messages_to_send()[0]
+    s0.receive_message(m1, 0.0)
+    other = forge(s1, prev_digest=b"\x07" * 32, inp=b"\x05" * 32)  # over another history
+    s0.receive_message(other, 0.0)
+    assert not [e for e in drain(s0) if isinstance(e, (Equivocation, CheatDetected))]
+    assert s0.phase == "running" and s0.stats["superseded"] == 1
+    assert check_equivocation(s0.setup, m1, other) is None
+    assert check_equivocation(s0.setup, m1, forge(s1, inp=b"\x05" * 32)) == 1  # same history: proven
+    s0.receive_message(s2.messages_to_send()[0], 0.0)
+    assert s0.step == 1  # applied with the message over our history
+
+
 def test_wrong_prev_hash_is_a_desync_with_evidence():
     s0, s1 = started_sessions(2)
     s1.messages_to_send()

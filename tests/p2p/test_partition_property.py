@@ -460,14 +460,10 @@ def test_a_voter_whose_catch_up_page_starts_the_next_step_with_a_drop_applies_it
 
 
 
-@pytest.mark.xfail(strict=True, reason="issue 9, open: seat 5 signs two step-18 messages with one prev hash and two "
-                   "prev digests (a roll-back around the drop of seat 0, cut off twice) and seat 0 halts with "
-                   "Equivocation(18, 5): an honest seat is 'proven' an equivocator. Found at a98031e by the random "
-                   "(not derandomized) strategy. Likely root cause: a peer that buffered seat 5's step-18 message (signed over "
-                   "step 17 with seat 0's message) before it dropped seat 0 at 17 keeps it after the drop instead of "
-                   "marking it superseded (§C8.3), then takes seat 5's re-signed step-18 message as a second one")
 def test_a_seat_cut_off_twice_gets_nobody_proven_an_equivocator():
-    """Found by the property test's strategy, randomized (6 seats, 20% loss, seat 0 cut off twice)."""
+    """Found by the property test's strategy, randomized (6 seats, 20% loss, seat 0 cut off twice):
+    seat 5, overturned at step 17, re-signs step 18 over the new history; a message over another
+    history is no equivocation and is never applied (issue 9, protocol.md §C8.3, §C8.8)."""
     check(Scenario(seats=6, drop_timeout=2, loss=0.2, duplicate=0.0,
                    partitions=[Partition(15.461891987946125, 2.0, frozenset({0})),
                                Partition(0.0, 0.5, frozenset({0}))],
