@@ -38,11 +38,23 @@ def start_game(spawn, tmp_path: Path, seed: str, drop_timeout: int) -> tuple[lis
         argvs.append(common)
     argvs[0] = ["host", "--seats", str(SEATS), "--drop-timeout", str(drop_timeout), *argvs[0]]
     host = spawn(*argvs[0])
-    gid = host.wait_for(lambda m: m["type"] == "hosting", 60)["game_id"]
+    hosting = host.wait_for(lambda m: m["type"] == "hosting", 60)
+    gid = hosting["game_id"]
     for i in (1, 2):
         argvs[i] = ["join", "--game", gid, *argvs[i]]
-    procs = [host] + [spawn(*argvs[i]) for i in (1, 2)]
+    # A 3-seat bot game can end in a fraction of a second, before a progress line (at most one
+    # per 0.2 s) shows step 30. So peer 1 holds its input at its first decision step >= HOLD_AT
+    # until the test releases it: in lockstep nobody passes that step without it, so the victim
+    # is provably mid-game when it is killed, whatever the speed of the machine.
+    held = spawn("--host", f"{hosting['address']}:{hosting['port']}", "--game", gid, "--seed", f"{seed}-1",
+                 "--log-dir", str(tmp_path / "peer-1"), "--hold-at", str(HOLD_AT),
+                 "--release", str(tmp_path / "release"), "--timeout", str(GAME_S),
+                 script=Path(__file__).with_name("held_peer.py"))
+    procs = [host, held, spawn(*argvs[2])]
     return procs, argvs
+
+
+HOLD_AT = 31  # peer 1 holds here; every peer is then at step HOLD_AT - 1 or later (>= 30)
 
 
 def kill_mid_game(victim) -> int:
@@ -82,6 +94,7 @@ def test_killed_peer_restarts_catches_up_and_everyone_agrees(spawn, tmp_path, da
     seed = f"restart-{os.getpid()}-{secrets.token_hex(3)}"
     procs, argvs = start_game(spawn, tmp_path, seed, drop_timeout=60)
     seat = kill_mid_game(procs[2])
+    (tmp_path / "release").touch()  # peer 1 answers its held step; the victim is gone
     # The others wait, and say whom they wait for (the killed seat).
     waiting = procs[0].wait_for(lambda m: m["type"] == "waiting" and m["seats"] == [seat], 30)
     assert waiting["deadline_s"] is not None and waiting["names"] == [f"p{2}"]
