@@ -37,6 +37,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--hold-at", type=int, required=True, help="hold the first decision step >= this")
     p.add_argument("--release", type=Path, required=True, help="answer the held step once this file exists")
     p.add_argument("--timeout", type=float, default=120.0)
+    p.add_argument("--bind", default="127.0.0.1", help="our address (default 127.0.0.1)")
+    p.add_argument("--name", default="", help="player name (default: bot-<fingerprint>)")
     args = p.parse_args(argv)
     addr, port = args.host.rsplit(":", 1)
     emit = progress_printer()
@@ -61,9 +63,9 @@ def main(argv: list[str] | None = None) -> int:
             return hold(state, seat)
         return bots.choose(state, seat, "default")
 
-    cfg = PeerConfig(role="join", bind="127.0.0.1", game_id=bytes.fromhex(args.game), host_addr=(addr, int(port)),
+    cfg = PeerConfig(role="join", bind=args.bind, game_id=bytes.fromhex(args.game), host_addr=(addr, int(port)),
                      demo_seed=args.seed.encode("utf-8"), log_dir=args.log_dir, progress=emit,
-                     timeout=args.timeout, local_input=local_input, observer=observe)
+                     timeout=args.timeout, local_input=local_input, observer=observe, name=args.name)
     try:
         asyncio.run(run_peer(cfg))
     except NodeError as exc:

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -47,7 +48,16 @@ def _wait(sock: str, pred, seconds: float, what: str) -> str:
     raise AssertionError(f"{what} never appeared; the screen was:\n{screen}")
 
 
+HOLD_AT = 20  # the held seat of every table waits at its first decision step >= this
+
+
+def hosting_port(host) -> int:
+    """The UDP port from the host's ``hosting`` progress line (protocol.md part L)."""
+    return next(m for m in host.seen if m["type"] == "hosting")["port"]
+
+
 def test_the_teacher_watches_four_tables(spawn, tmp_path):
+    release = tmp_path / "release"
     sock = f"lanopoli-class-{uuid.uuid4().hex[:8]}"
     with netns.VirtualLan(TABLES + 1) as lan:
         teacher = TABLES
@@ -71,7 +81,15 @@ def test_the_teacher_watches_four_tables(spawn, tmp_path):
                 peers = [host] + [spawn("join", "--game", gid, "--name", f"T{t + 1}{chr(98 + j)}", *common,
                                         "--log-dir", str(tmp_path / f"t{t}-{j + 1}"),
                                         "--config-dir", str(tmp_path / f"k{t}-{j + 1}"), prefix=lan.prefix(t))
-                                  for j in range(3)]
+                                  for j in range(2)]
+                # A 4-seat bot game can end in a second or two on a quiet machine, before the
+                # teacher's list shows it: the fourth seat holds its input at step >= HOLD_AT
+                # until the test has opened table 1 (lockstep: nobody passes that step without it).
+                peers.append(spawn("--host", f"{lan.addresses[t]}:{hosting_port(host)}", "--game", gid,
+                                   "--seed", f"classroom-{t}-{os.getpid()}", "--bind", lan.addresses[t], "--name", f"T{t + 1}d",
+                                   "--log-dir", str(tmp_path / f"t{t}-3"), "--hold-at", str(HOLD_AT),
+                                   "--release", str(release), "--timeout", str(GAME_S),
+                                   script=Path(__file__).with_name("held_peer.py"), prefix=lan.prefix(t)))
                 tables.append(peers)
             for peers in tables:
                 peers[0].wait_for(lambda m: m["type"] == "found", 60)
@@ -90,6 +108,7 @@ def test_the_teacher_watches_four_tables(spawn, tmp_path):
                 _tmux(sock, "send-keys", "-t", "watch", "Down")
             _tmux(sock, "send-keys", "-t", "watch", "Enter")
             _wait(sock, lambda s: "watching: read-only" in s, 60, "the watched board")
+            release.touch()  # every table plays on to its end
             end = _wait(sock, lambda s: "You watched this game" in s, GAME_S, "the spectator's end screen")
             for peers in tables:
                 for p in peers:

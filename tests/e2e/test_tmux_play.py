@@ -244,8 +244,12 @@ def test_killed_play_restarts_lists_our_game_and_enter_rejoins(tmp_path: Path) -
         lobby = _wait_screen(session, "your game", 60)
         assert "Enter: rejoin" in lobby and "Giulia" in lobby
         _tmux("send-keys", "-t", session, "Enter")
-        back = _wait_screen(session, "You are back at the table", 60)
-        assert "Marco (you)" in back
+        # Rejoined: our game screen again. The "You are back at the table" line is written
+        # first, but the host's bot plays its turn at once and can scroll it out of the log
+        # area before a capture (it was missed in 1 of 3 runs), so the line is not what we wait
+        # for; what must hold is that we play our seat again and the game ends for both.
+        back = _wait_screen(session, "Marco (you)", 60)
+        assert "your game" not in back
         _tmux("send-keys", "-t", session, "a")  # let the bot play for me
         end = _wait_screen(session, "Check it: lanopoli verify", 240)
         assert "Final standings" in end
