@@ -1,4 +1,4 @@
-"""The bots against the frozen copy of the bots before issue 14 (``bench/old_bots``), on the
+"""The bots against the bots before issue 14 (engine/bots at ``OLD_REV``, read from git), on the
 engine of this tree: same decisions, same strength, and how much faster.
 
 Three figures, in one run:
@@ -28,7 +28,35 @@ _BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(_BENCH.parent))
 sys.path.insert(0, str(_BENCH))
 
-import old_bots  # noqa: E402  (bench/old_bots: the bots before issue 14, frozen)
+OLD_REV = "c3787d7"
+"""The bots compared against: engine/bots as of this commit (before issue 14's speed work, with
+issue 10's auction rule of 7885500)."""
+_BOT_FILES = ("__init__.py", "_decide.py", "_profile.py", "_trade.py", "_value.py", "play.py")
+
+
+def _load_old_bots(rev: str = OLD_REV):
+    """Import engine/bots of commit ``rev`` as the package ``old_bots``, read with ``git show``
+    from this checkout (no copy kept in the tree), its ``..`` imports pointed at today's
+    ``engine``. Raises ``SystemExit`` with the reason when git or the commit is not there."""
+    import importlib
+    import re
+    import subprocess
+    import tempfile
+    root = Path(tempfile.mkdtemp(prefix="lanopoli-old-bots-"))
+    (root / "old_bots").mkdir()
+    for name in _BOT_FILES:
+        try:
+            src = subprocess.run(["git", "show", f"{rev}:engine/bots/{name}"], cwd=_BENCH.parent, check=True,
+                                 capture_output=True, text=True).stdout
+        except (OSError, subprocess.CalledProcessError) as e:
+            raise SystemExit(f"bench_bots needs the git history (commit {rev}): {e}") from None
+        src = re.sub(r"^(\s*)from \.\.(\w)", r"\1from engine.\2", src, flags=re.M)
+        (root / "old_bots" / name).write_text(src)
+    sys.path.insert(0, str(root))
+    return importlib.import_module("old_bots")
+
+
+old_bots = _load_old_bots()
 import engine.bots as new_bots  # noqa: E402
 from engine import EDITIONS, chance_inplace, new_game, step_inplace  # noqa: E402
 from engine.bots.play import beacon  # noqa: E402
@@ -130,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
                                [int(x) for x in args.identity_seats.split(",")],
                                args.identity_seeds)
     print(f"identity: {compared} decision steps compared, {len(diffs)} differ "
-          f"(new bots vs bench/old_bots, same engine, SHA-256 beacons)")
+          f"(new bots vs engine/bots at {OLD_REV}, same engine, SHA-256 beacons)")
     for d in diffs[:5]:
         print("  " + d)
     w = win_rates(args.seeds)
