@@ -31,6 +31,7 @@ DOMAIN_HINT = b"hint"
 DOMAIN_ALIVE = b"alive"
 DOMAIN_ABANDON = b"abandon"
 DOMAIN_COMPLAINT = b"complaint"
+DOMAIN_RESEAT = b"reseat"  # type 25 (protocol.md §C8.9, p2p/reseat.py)
 DOMAIN_CHAT = b"chat"  # type 36 (protocol.md §N9)
 DOMAIN_WATCH = b"watch"  # type 37 (protocol.md §N10)
 DOMAIN_RECORDS = b"records"  # type 38 (protocol.md §N10)
@@ -175,3 +176,15 @@ CHAT_REFILL_S = 2.0
 CHAT_VERIFY_RATE = 64
 #: Largest RECORDS envelope (protocol.md §N10): a batch of log records, or a big log header.
 MAX_WATCH_MSG = 70 * 1024
+
+
+# --- re-seating a returning player (protocol.md §C8.9, p2p/reseat.py) ----------------------------
+#: Largest RESEAT envelope (its body is [gid, seat, dropped_at, chain_head]: about 130 bytes).
+MAX_RESEAT_MSG = 200
+#: RESEAT requests one STEP body carries (its 8th field), at most: 2 x 200 bytes keep a STEP
+#: with a hidden field under MAX_STEP_MSG.
+RESEAT_CARRY = 2
+#: Seconds a carrier keeps carrying a request after it last received it (the returning peer
+#: re-sends it every RESEAT_RESEND s while it waits): a player who left again is not re-seated.
+RESEAT_FRESH = 5.0
+RESEAT_RESEND = 1.0

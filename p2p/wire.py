@@ -43,6 +43,7 @@ MSG_HINT = 21
 MSG_ALIVE = 22
 MSG_ABANDON = 23
 MSG_COMPLAINT = 24
+MSG_RESEAT = 25  # protocol.md §C8.9 (p2p/reseat.py)
 MSG_CHAT = 36  # protocol.md §N9 (p2p/chat.py); 36-39 are issue 11's (chat, spectators)
 MSG_WATCH = 37  # protocol.md §N10 (p2p/spectate.py)
 MSG_RECORDS = 38  # protocol.md §N10
@@ -65,6 +66,7 @@ DOMAINS: dict[int, bytes] = {
     MSG_ALIVE: C.DOMAIN_ALIVE,
     MSG_ABANDON: C.DOMAIN_ABANDON,
     MSG_COMPLAINT: C.DOMAIN_COMPLAINT,
+    MSG_RESEAT: C.DOMAIN_RESEAT,
     MSG_CHAT: C.DOMAIN_CHAT,
     MSG_WATCH: C.DOMAIN_WATCH,
     MSG_RECORDS: C.DOMAIN_RECORDS,
@@ -78,11 +80,12 @@ MAX_SIZE[MSG_CHAT] = C.MAX_STEP_MSG
 MAX_SIZE[MSG_WATCH] = C.MAX_STEP_MSG
 MAX_SIZE[MSG_RECORDS] = C.MAX_WATCH_MSG
 MAX_SIZE[MSG_COMPLAINT] = C.MAX_COMPLAINT_MSG
+MAX_SIZE[MSG_RESEAT] = C.MAX_RESEAT_MSG
 
 #: Message types a running ``LockstepSession`` handles (the node routes them to
 #: ``session.receive_message``; everything else goes to the lobby).
 SESSION_TYPES = frozenset((MSG_STEP, MSG_ESCROW, MSG_DROP, MSG_CATCHUP_REQ, MSG_CATCHUP_RESP, MSG_HINT,
-                           MSG_ALIVE, MSG_ABANDON, MSG_COMPLAINT))
+                           MSG_ALIVE, MSG_ABANDON, MSG_COMPLAINT, MSG_RESEAT))
 #: First two bytes of every session envelope: msgpack fixarray(3) then the fixint type.
 SESSION_TAGS = frozenset(bytes([0x93, t]) for t in SESSION_TYPES)
 
@@ -247,7 +250,9 @@ class StepBody(NamedTuple):
     """Body of a STEP message (protocol.md §C3). ``input`` is None, a 32-byte reveal (chance step)
     or an encoded engine action (a list) (decision step). ``hidden``: in a game with hidden
     information, the checked 7th field ``(deliveries, openings, complaint)`` (protocol.md §C12.4);
-    None when the body has 6 fields."""
+    None when the body has 6 fields (or its 7th is nil). ``reseat``: the 8th field, RESEAT
+    request envelopes the seat carries (protocol.md §C8.9; structure checked here, contents by
+    p2p.reseat), () when absent."""
 
     game_id: bytes
     step: int
@@ -256,6 +261,7 @@ class StepBody(NamedTuple):
     prev_digest: bytes
     input: Any
     hidden: Any = None
+    reseat: tuple = ()
 
 
 def encode_step_body(game_id: bytes, step: int, seat: int, prev_hash: bytes, prev_digest: bytes,
@@ -289,13 +295,33 @@ def check_hidden_field(obj: Any) -> tuple:
     return dels, ops, comp
 
 
+def check_reseat_field(obj: Any) -> tuple:
+    """Structural check of a STEP body's 8th field: 1..``RESEAT_CARRY`` RESEAT envelopes as bin,
+    each at most ``MAX_RESEAT_MSG`` bytes (protocol.md §C8.9; their signatures and contents are
+    p2p.reseat's business, every peer judges them alike). Returns them as a tuple. Raises
+    ``ValueError``; an empty list is refused (the body would have a shorter canonical form)."""
+    if type(obj) is not list or not 1 <= len(obj) <= C.RESEAT_CARRY:
+        raise ValueError("reseat field: expected 1..%d envelopes" % C.RESEAT_CARRY)
+    if any(type(x) is not bytes or len(x) > C.MAX_RESEAT_MSG for x in obj):
+        raise ValueError("reseat field: envelopes must be bin of at most %d bytes" % C.MAX_RESEAT_MSG)
+    return tuple(obj)
+
+
 def decode_step_body(body: bytes) -> StepBody:
     """Decode and validate a STEP body. Raises ``WireError``."""
     f = unpack(body)
-    if type(f) is not list or len(f) not in (6, 7):
-        raise WireError("step: expected 6 or 7 fields")
+    if type(f) is not list or len(f) not in (6, 7, 8):
+        raise WireError("step: expected 6, 7 or 8 fields")
     gid, step, seat, ph, pd, inp = f[:6]
     hidden = None
+    reseat: tuple = ()
+    if len(f) == 8:
+        # [..., input, hidden | nil, reseat] (protocol.md §C8.9)
+        try:
+            reseat = check_reseat_field(f[7])
+        except ValueError as e:
+            raise WireError(str(e)) from None
+        f = f[:7] if f[6] is not None else f[:6]
     if len(f) == 7:
         try:
             hidden = check_hidden_field(f[6])
@@ -314,7 +340,7 @@ def decode_step_body(body: bytes) -> StepBody:
         check_action(inp)
     else:
         raise WireError("step input: expected nil, reveal or action")
-    return StepBody(gid, step, seat, ph, pd, inp, hidden)
+    return StepBody(gid, step, seat, ph, pd, inp, hidden, reseat)
 
 
 # --- setup ----------------------------------------------------------------------------------
@@ -820,6 +846,24 @@ def decode_abandon(body: bytes) -> Abandon:
     return Abandon(_bin(gid, C.GAME_ID_LEN, "game_id"), _uint(seat, C.MAX_SEATS - 1, "seat"),
                    _uint(step, C.MAX_STEP, "step"), _bin(h, C.HASH_LEN, "prev_hash"),
                    _bin(d, C.HASH_LEN, "prev_digest"))
+
+
+class ReseatRequest(NamedTuple):
+    """RESEAT body ``[gid, seat, dropped_at, chain_head]``: the player of dropped ``seat`` (its
+    drop record is at step ``dropped_at``) asks to play it again with a fresh hash chain whose
+    head is ``chain_head`` (protocol.md §C8.9)."""
+
+    game_id: bytes
+    seat: int
+    dropped_at: int
+    chain_head: bytes
+
+
+def decode_reseat(body: bytes) -> ReseatRequest:
+    """Validate a RESEAT body. Raises ``WireError``."""
+    gid, seat, at, head = _array(unpack(body), 4, "reseat")
+    return ReseatRequest(_bin(gid, C.GAME_ID_LEN, "game_id"), _uint(seat, C.MAX_SEATS - 1, "seat"),
+                         _uint(at, C.MAX_STEP, "dropped_at"), _bin(head, C.HASH_LEN, "chain_head"))
 
 
 class ComplaintMsg(NamedTuple):

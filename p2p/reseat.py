@@ -1,0 +1,197 @@
+"""Re-seating a returning player: a dropped seat is played by its player again (protocol.md §C8.9).
+
+Why the agreement rides in the step messages
+--------------------------------------------
+A drop is decided by votes because the dropped seat's message is *missing*; a re-seat is the
+opposite change and cannot be decided the same way: at step k a dropped seat is played by the
+bot, so every active peer can apply step k without waiting for anybody outside the active
+seats. If the re-seat were a separate vote, one peer could apply step k with the bot while
+another, holding the votes a moment earlier, waits for the returning player's message: a fork.
+
+So the agreement travels in the one thing every peer that applies step k holds identically:
+the step-k STEP bodies (their digest covers them, §C3.2). The returning player signs a RESEAT
+request (type 25) with a fresh hash-chain head; every active seat that holds a fresh, valid
+request puts it in the 8th field of its next STEP body; once step k is applied, the seat is
+re-seated from step k + 1 when the step-k bodies of ``needed`` active seats carry the same
+request (``readmissions``). Every peer, the returning player (a spectator until then) and
+``lanopoli verify`` compute the same answer from the same bytes: no race, no vote, no fork.
+
+Why a fresh chain and a new epoch
+---------------------------------
+The dropped seat's chain was recombined from the escrow (§C8.3): Q peers know every future
+reveal of it. The request therefore commits to a new chain (same length as the setup's); its
+first reveal is at the first chance step after the re-seat (``OffsetChain``). The re-seat
+starts a new escrow epoch like a drop: every active seat, the returning one included, deals
+a new escrow (§C8.2), so the seat can be dropped (and its new chain recombined) again.
+
+Only the seat's key can ask (the request is signed with it and names the drop it ends), so a
+stranger cannot take a seat; a replayed request of an earlier drop names another
+``dropped_at`` and counts for nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+from . import const as C
+from .beacon import HashChain
+from .errors import WireError
+from .identity import Identity
+from .wire import MSG_RESEAT, ReseatRequest, Setup, decode_reseat, open_envelope, seal
+
+__all__ = ["ReseatRequest", "make_request", "open_request", "needed", "readmissions", "counts_at",
+           "OffsetChain", "Carrier", "new_chain", "request_for"]
+
+
+def make_request(identity: Identity, game_id: bytes, seat: int, dropped_at: int, chain_head: bytes) -> bytes:
+    """The signed RESEAT envelope ``[gid, seat, dropped_at, chain_head]`` (protocol.md §C8.9):
+    ``dropped_at`` is the step of the DROP record that took ``seat`` away, ``chain_head`` the
+    head h_n of the new chain (n = the setup's chain length). Raises ``ValueError`` if oversize."""
+    return seal(identity, MSG_RESEAT, [game_id, seat, dropped_at, chain_head])
+
+
+def open_request(raw: bytes, setup: Setup) -> ReseatRequest | None:
+    """Decode ``raw`` as a RESEAT envelope of ``setup``'s game signed by the seat it names;
+    None otherwise (malformed, another type or game, bad signature)."""
+    try:
+        env = open_envelope(raw, C.MAX_RESEAT_MSG)
+        if env.mtype != MSG_RESEAT:
+            return None
+        r = decode_reseat(env.body)
+    except WireError:
+        return None
+    if r.game_id != setup.game_id or r.seat >= setup.seats or not env.verify(setup.players[r.seat].public_key):
+        return None
+    return r
+
+
+def needed(seats: int, active: int) -> int:
+    """Carriers needed to re-seat (protocol.md §C8.9): the drop quorum Q = floor(seats/2) + 1,
+    or every active seat when fewer than Q are active."""
+    return min(seats // 2 + 1, active)
+
+
+def counts_at(sealed_commit: bool, terminal: bool, hidden: bool) -> bool:
+    """True if the requests carried by a step's bodies count (protocol.md §C8.9): not at a
+    sealed commit step (the next step opens commitments the returning seat never made, §C13),
+    not when the step ends the game (the next step is the attestation), never in a game with
+    hidden information (the returning player's private shares were not delivered, §C12.6)."""
+    return not (sealed_commit or terminal or hidden)
+
+
+def readmissions(setup: Setup, active: Sequence[bool], drop_steps: Mapping[int, int],
+                 fields: Sequence[Sequence[bytes] | None]) -> dict[int, ReseatRequest]:
+    """Seats re-seated after a step (protocol.md §C8.9), from that step's bodies' 8th fields.
+
+    ``active``: active seats during the step; ``drop_steps``: dropped seat -> step of its drop
+    record (only seats dropped by the ``bot`` rule); ``fields[i]``: the RESEAT envelopes in
+    active seat i's body (None or () when absent; dropped seats' entries are ignored).
+
+    A request counts for carrier i when it is a valid signed RESEAT of this game, of a seat
+    other than i, currently dropped, naming that seat's drop step; a carrier counts once per
+    seat (its first valid request of that seat). A seat is re-seated when ``needed`` carriers
+    carry the same request (same body bytes). At most one request of a seat can reach it (two
+    sets of ``needed`` carriers share a carrier, which counts one request per seat).
+    Returns {seat: request}. Deterministic: every peer and the verifier get the same answer."""
+    need = needed(setup.seats, sum(1 for a in active if a))
+    carriers: dict[tuple[int, bytes], set[int]] = {}
+    found: dict[bytes, ReseatRequest] = {}
+    for i, field in enumerate(fields):
+        if not field or not active[i]:
+            continue
+        seen: set[int] = set()
+        for raw in field:
+            r = open_request(raw, setup)
+            if r is None or r.seat == i or r.seat in seen or active[r.seat] or drop_steps.get(r.seat) != r.dropped_at:
+                continue
+            seen.add(r.seat)
+            key = (r.seat, raw)
+            carriers.setdefault(key, set()).add(i)
+            found[raw] = r
+    out: dict[int, ReseatRequest] = {}
+    for (seat, raw), who in sorted(carriers.items()):
+        if len(who) >= need and seat not in out:
+            out[seat] = found[raw]
+    return out
+
+
+class OffsetChain:
+    """A re-seated seat's hash chain (protocol.md §C8.9): a ``HashChain`` of the setup's length
+    whose first reveal is at the (``base`` + 1)-th chance step of the game (``base`` = chance
+    steps applied before the re-seat). Indexing by the game's chance count j, as the session and
+    the dropped-seat fill do: ``reveal_at(j)`` = inner ``reveal_at(j - base)``; ``length`` is
+    ``base`` + inner length so the exhaustion check stays ``j > length``."""
+
+    def __init__(self, chain: HashChain, base: int) -> None:
+        self.inner = chain
+        self.base = base
+        self.head = chain.head
+        self.length = base + chain.length
+        self.used = base
+
+    def value(self, i: int) -> bytes:
+        """Value h_i of the inner chain (h_0 = the secret, ``value(0)`` as for a ``HashChain``)."""
+        return self.inner.value(i)
+
+    def reveal_at(self, j: int) -> bytes:
+        """Reveal at the game's j-th chance step (j > ``base``). Raises ``ValueError`` before it."""
+        if j <= self.base:
+            raise ValueError("this chain's first reveal is after its re-seat")
+        return self.inner.reveal_at(j - self.base)
+
+
+class Carrier:
+    """The requests an active seat carries in its STEP bodies (protocol.md §C8.9): the latest
+    valid RESEAT of each dropped seat and when it arrived. Soft state: a request is carried
+    while it was received in the last ``RESEAT_FRESH`` s (the returning peer re-sends it every
+    ``RESEAT_RESEND`` s), so a player who asked and left again is not re-seated. Owns nothing
+    else; the session tells it which seats are dropped and at which step."""
+
+    def __init__(self, setup: Setup, my_seat: int) -> None:
+        self._setup = setup
+        self._me = my_seat
+        #: seat -> (request envelope, its dropped_at, arrival time in seconds).
+        self._held: dict[int, tuple[bytes, int, float]] = {}
+        #: Counters for the node's status line.
+        self.stats = {"received": 0, "bad": 0, "ignored": 0, "held": 0}
+
+    def receive(self, raw: bytes, now: float, drop_steps: Mapping[int, int]) -> str:
+        """Take a RESEAT envelope. Returns "bad" (malformed, other game, bad signature: dropped
+        and counted), "ignored" (our own seat, a seat not dropped, or another drop's request) or
+        "held". ``drop_steps``: dropped seat -> its drop step (bot rule only)."""
+        self.stats["received"] += 1
+        r = open_request(raw, self._setup)
+        if r is None:
+            self.stats["bad"] += 1
+            return "bad"
+        if r.seat == self._me or drop_steps.get(r.seat) != r.dropped_at:
+            self.stats["ignored"] += 1
+            return "ignored"
+        self._held[r.seat] = (raw, r.dropped_at, now)
+        self.stats["held"] += 1
+        return "held"
+
+    def field(self, now: float, drop_steps: Mapping[int, int]) -> list[bytes]:
+        """The 8th field of our next STEP body: fresh requests of seats still dropped at the
+        step they name, ascending seat, at most ``RESEAT_CARRY``; [] for none."""
+        out = []
+        for seat in sorted(self._held):
+            raw, at, when = self._held[seat]
+            if drop_steps.get(seat) == at and now - when <= C.RESEAT_FRESH:
+                out.append(raw)
+        return out[:C.RESEAT_CARRY]
+
+    def forget(self, seat: int) -> None:
+        """Stop carrying ``seat``'s request (it was re-seated)."""
+        self._held.pop(seat, None)
+
+
+def new_chain(secret: bytes, setup: Setup) -> HashChain:
+    """The returning player's new chain from a fresh 32-byte ``secret`` (kept by the node like
+    the first one, mode 0600): ``HashChain(secret, setup.chain_length)``."""
+    return HashChain(secret, setup.chain_length)
+
+
+def request_for(identity: Identity, setup: Setup, seat: int, dropped_at: int, secret: bytes) -> bytes:
+    """Our RESEAT envelope for ``seat`` (dropped at ``dropped_at``) with the chain of ``secret``."""
+    return make_request(identity, setup.game_id, seat, dropped_at, new_chain(secret, setup).head)
