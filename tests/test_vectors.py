@@ -242,7 +242,7 @@ def test_verify_json_of_the_sample_log():
 
 
 @pytest.mark.parametrize("name", ["rng.json", "chain.json", "sig.json", "game.json", "verify.json", "hidden.json",
-                                  "niente.json"])
+                                  "niente.json", "reseat.json"])
 def test_vector_files_are_small_and_sorted(name):
     """Vector files are the generator's canonical dump (sorted keys), so a regeneration diff
     shows only real changes."""
@@ -416,3 +416,38 @@ def test_lan_vectors_match_the_spec_text():
     signed = b"lanopoli/1/chat\x00" + body
     assert ch["signed_bytes"] == signed.hex() and ch["signature"] == sk.sign(signed).hex()
     assert ch["envelope"] == msgpack.packb([36, body, sk.sign(signed)], use_bin_type=True).hex()
+
+
+# --- §C8.9 re-seating a returning player --------------------------------------------------------
+
+def test_reseat_vectors_match_the_code():
+    assert M.compute_reseat() == load("reseat.json")
+
+
+def test_reseat_vectors_match_the_spec_text():
+    """protocol.md §C8.9 from the primitives: the RESEAT body, its signature under domain
+    "reseat", the envelope (type 25), the STEP body with the 8th field (7th nil), the chain head
+    SHA-256^n(s') and the reveal h'_{n-(j-b)} at the game's j-th chance step."""
+    import msgpack
+
+    v = load("reseat.json")
+    sk = Ed25519PrivateKey.from_private_bytes(sha(b"lanopoli/1/ed25519\x00", v["demo_seed"].encode()))
+    gid = bytes.fromhex(v["game_id"])
+    h = bytes.fromhex(v["secret"])
+    chain = [h]
+    for _ in range(v["chain_length"]):
+        chain.append(sha(chain[-1]))
+    assert v["chain_head"] == chain[-1].hex()
+    r = v["request"]
+    body = msgpack.packb([gid, r["seat"], r["dropped_at"], chain[-1]], use_bin_type=True)
+    assert v["body"] == body.hex()
+    signed = b"lanopoli/1/reseat\x00" + body
+    assert v["signed_bytes"] == signed.hex() and v["signature"] == sk.sign(signed).hex()
+    env = msgpack.packb([25, body, sk.sign(signed)], use_bin_type=True)
+    assert v["envelope"] == env.hex()
+    step = msgpack.packb([gid, 41, 0, sha(b"vector prev hash"), sha(b"vector prev digest"), None, None, [env]],
+                         use_bin_type=True)
+    assert v["step_body"] == step.hex()
+    n, b = v["chain_length"], v["base"]
+    for j, rev in v["reveals"].items():
+        assert rev == chain[n - (int(j) - b)].hex()

@@ -28,6 +28,8 @@ Files (all JSON: bytes as lowercase hex strings, keys sorted):
   their openings, a commit-step and an open-step STEP body, the reference salt derivation.
 * ``lan.json``    — §N3, §N3.1, §N9: join-code tags and codes, a TXT record with names and
   standings, a signed CHAT message.
+* ``reseat.json`` — §C8.9: a RESEAT request byte for byte, a STEP body carrying it, the new
+  chain's reveals after the re-seat.
 * ``hidden.json`` — §C12: three demo seats' hidden secrets, openings, shares and leaves of a few
   items, statuses from the summed shares, an inspection's openings field, and one private
   delivery written out (X25519 secret, key, AAD, plaintext, ciphertext).
@@ -462,6 +464,34 @@ def compute_lan() -> dict:
                      "envelope": seal(ident, MSG_CHAT, fields).hex()}}
 
 
+def compute_reseat() -> dict:
+    """§C8.9 vectors (reseat.json): demo identity ``vector-seat-a`` (sig.json's) asks for seat 2
+    back after its drop at step 40 with the chain of secret SHA-256("vector reseat secret")
+    (n = 64): the RESEAT body, signed bytes, signature and envelope; a STEP body of seat 0 at
+    step 41 carrying it (8th field, 7th nil); and the new chain's reveals at the game's chance
+    steps b+1 and b+2 for b = 9 chance steps applied before the re-seat."""
+    from p2p.reseat import OffsetChain, make_request
+
+    seed = b"vector-seat-a"
+    ident = Identity.from_seed(seed)
+    gid = B.derive_secret(seed, b"game-id", b"")[:16]
+    secret = _h("vector reseat secret")
+    chain = B.HashChain(secret, 64)
+    fields = [gid, 2, 40, chain.head]
+    body = pack(fields)
+    env = make_request(ident, gid, 2, 40, chain.head)
+    prev_hash, prev_digest = _h("vector prev hash"), _h("vector prev digest")
+    step = pack(encode_step_body(gid, 41, 0, prev_hash, prev_digest, None) + [None, [env]])
+    oc = OffsetChain(chain, 9)
+    return {"spec": "protocol.md §C8.9", "demo_seed": seed.decode(), "game_id": gid.hex(),
+            "secret": secret.hex(), "chain_length": 64, "chain_head": chain.head.hex(),
+            "request": {"seat": 2, "dropped_at": 40}, "body": body.hex(),
+            "signed_bytes": signed_bytes(C.DOMAIN_RESEAT, body).hex(),
+            "signature": ident.sign(C.DOMAIN_RESEAT, body).hex(), "envelope": env.hex(),
+            "step_body": step.hex(), "base": 9,
+            "reveals": {"10": oc.reveal_at(10).hex(), "11": oc.reveal_at(11).hex()}}
+
+
 def main() -> None:
     _dump(HERE / "rng.json", compute_rng())
     _dump(HERE / "chain.json", compute_chain())
@@ -471,6 +501,7 @@ def main() -> None:
     _dump(HERE / "sealed.json", compute_sealed())
     _dump(HERE / "niente.json", compute_niente())
     _dump(HERE / "lan.json", compute_lan())
+    _dump(HERE / "reseat.json", compute_reseat())
     best = None
     with tempfile.TemporaryDirectory() as tmp:
         for i, seeds in enumerate(GAME_CANDIDATES):
