@@ -32,10 +32,11 @@ counted (``stats``), bad signatures also reported as ``PeerMisbehaved``.
 Parts (protocol.md §C3.6, §C8.6, §C9.5), each owning its state, as aioquic builds its
 connection from recovery and stream objects: ``StepCollector`` (held messages, our own, the
 digest; ``step_collect.py``), ``SeatLoss`` (active seats, escrows, votes, epochs;
-``seat_loss.py``), ``CatchUp`` (history, peer ahead, rate limits; ``catchup.py``) and
-``Disputes`` (digest disputes; ``disputes.py``). The session owns the step, the engine state,
-the timers and the phase, routes every message to its part and never touches a part's private
-attributes (nor they the session's).
+``seat_loss.py``), ``CatchUp`` (history, peer ahead, rate limits; ``catchup.py``),
+``Disputes`` (digest disputes; ``disputes.py``), ``Liveness`` (the step's resend, ALIVE, stall
+and silence timers; ``liveness.py``) and, after a resume, ``resume.Restart``. The session owns
+the step, the engine state and the phase, routes every message to its part and never touches
+a part's private attributes (nor they the session's).
 
 Entry points follow aioquic: ``receive_message(data, now)``, ``submit_local_input(action)``,
 ``messages_to_send()``, ``next_event()``, ``get_timer()``, ``handle_timer(now)``.
@@ -57,7 +58,8 @@ from .errors import LocalProtocolError, WireError
 from .gamelog import KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_STEP
 from .hidden import HiddenLedger, PrivateView, hidden_secret, layout_of_state
 from .identity import Identity
-from .sealed import COMMIT, OPEN, SealedDecisions, candidates, commit_of, derive_salt
+from .liveness import Liveness
+from .sealed import COMMIT, OPEN, SealedDecisions, derive_salt
 from .seat_loss import RULE_BANKRUPT, UNDECIDED, DropInfo, SeatLoss, default_bot, drop_record
 from .session_events import (BeaconExhausted, CaughtUp, CheaterProven, CheatDetected, Desync, Equivocation,
                              GameAbandoned, GameOver, PeerMisbehaved, PeerStalled, SeatDropped, SeatDropVoted,
@@ -191,7 +193,9 @@ class LockstepSession:
     ``engine.new_game(edition, seats, engine options)``); ``log``: optional
     ``gamelog.LogWriter``; ``own_log``: optional ``gamelog.OwnLog`` (write-ahead log of our own
     messages, for restarts); ``bot``: ``(state, seat) -> action | None`` that plays dropped
-    seats (default ``engine.bots.choose(state, seat, "default")``).
+    seats (default ``engine.bots.choose(state, seat, "default")``); ``restart``: a
+    ``resume.Restart`` after a resume (our messages of later steps, the recovery of a lost
+    sealed opening), None in a fresh session.
 
     Seat loss (protocol.md §C8) is on when the setup has the ``p2p.on_drop`` option; catch-up and
     hints (§9) always work. Raises ``LocalProtocolError`` if identity or chain do not match the
@@ -201,7 +205,8 @@ class LockstepSession:
     def __init__(self, setup: Setup, my_seat: int, identity: Identity, chain: HashChain, engine: Any,
                  game_seed: bytes, *, state: Any = None, log: Any = None, now: float = 0.0,
                  setup_bytes: bytes | None = None, own_log: Any = None, bot: Any = None,
-                 hidden_commits: Sequence[bytes] | None = None, _resuming: bool = False) -> None:
+                 hidden_commits: Sequence[bytes] | None = None, _resuming: bool = False,
+                 restart: Any = None) -> None:
         if not 0 <= my_seat < setup.seats:
             raise LocalProtocolError("my_seat out of range")
         me = setup.players[my_seat]
@@ -233,15 +238,11 @@ class LockstepSession:
         self.sealed = SealedDecisions(self.game_id, my_seat, lambda k: derive_salt(identity, setup.game_id, k))
         #: Seats that signed ABANDON while a drop could still go on without them: voted out at once.
         self._left: set[int] = set()
-        #: Our messages of later steps from the own-message log (resume.py, §C10): a log cut
-        #: by damage comes back by catch-up, and at each of those steps we re-send what we
-        #: signed then, never sign another (step -> STEP envelope; step -> DROP envelopes).
-        self._recorded: dict[int, bytes] = {}
-        self._recorded_votes: dict[int, list[bytes]] = {}
-        #: Current step: seat -> when its last valid ALIVE of this step arrived (protocol.md §C8.3).
-        self._heard: dict[int, float] = {}
-        #: When we send our next ALIVE while our message of this step is not sent; None: never.
-        self._alive_at: float | None = None
+        #: After a resume (resume.py, §C10): our signed messages of later steps and the
+        #: recovery of a lost sealed opening (``resume.Restart``); None in a fresh session.
+        self._restart = restart
+        #: The current step's timers (liveness.py): resend, ALIVE, stall, silence (§C8.3).
+        self.live = Liveness(min(C.KEEPALIVE_INTERVAL, self.seats.drop_timeout / 3) if self.seats.on else None, now)
         #: Hidden information (protocol.md §C12): the public ledger and our private view, or None.
         self.hidden: HiddenLedger | None = None
         self.view: PrivateView | None = None
@@ -275,10 +276,6 @@ class LockstepSession:
         self._out: list[bytes] = []
         self._events: deque = deque()
         self._now = now
-        self._resend_at: float | None = None
-        self._resend_interval = C.RESEND_INTERVAL
-        self._step_started = now
-        self._stall_at = now + C.STALL_TIMEOUT
         #: Counters of dropped/answered messages, for the node's status line.
         self.stats: dict[str, int] = dict.fromkeys(
             ("received", "accepted", "duplicate", "malformed", "wrong_type", "wrong_game", "bad_seat",
@@ -338,7 +335,7 @@ class LockstepSession:
     @property
     def step_started(self) -> float:
         """When the current step began (the caller's clock, seconds)."""
-        return self._step_started
+        return self.live.step_started
 
     def needs_local_input(self) -> Any:
         """The engine's ``Pending`` if the local seat must submit an input (action or None) for
@@ -374,11 +371,8 @@ class LockstepSession:
         last ALIVE), and at the latest ``turn_time`` s after the step's start (unless
         unlimited)."""
         if seat in self._left or self.complaints.proven(seat) is not None:
-            return self._step_started  # it left, or cheated: no reason to wait (§C8.7, §C8.8)
-        t = max(self._step_started, self._heard.get(seat, self._step_started)) + self.drop_timeout
-        if self.turn_time:
-            t = min(t, self._step_started + self.turn_time)
-        return t
+            return self.live.step_started  # it left, or cheated: no reason to wait (§C8.7, §C8.8)
+        return self.live.vote_time(seat, self.seats.drop_timeout, self.seats.turn_time)
 
     def turn_deadline(self) -> float | None:
         """When the others vote our seat out if we still have not sent our input for this
@@ -386,7 +380,7 @@ class LockstepSession:
         time unlimited or no local input is awaited."""
         if not self.seat_loss or not self.turn_time or self.needs_local_input() is None:
             return None
-        return self._step_started + self.turn_time
+        return self.live.step_started + self.turn_time
 
     def paused(self) -> tuple[int, ...]:
         """Seats we wait for with no drop to come from us (protocol.md §C8.3): seat loss on,
@@ -398,9 +392,6 @@ class LockstepSession:
         if self.seats.drop_possible() and not self.seats.voted_this_epoch(self.step):
             return ()
         return tuple(i for i in self.waiting_for() if i != self.my_seat)
-
-    def _keepalive_interval(self) -> float:
-        return min(C.KEEPALIVE_INTERVAL, self.drop_timeout / 3)
 
     def _owes_alive(self) -> bool:
         """True while we must send ALIVE: seat loss on, running, our message of this step
@@ -430,20 +421,16 @@ class LockstepSession:
         """Earliest time ``handle_timer`` must be called, or None."""
         if self.phase != RUNNING:
             return None
-        t = self._stall_at
-        if self._resend_at is not None:
-            t = min(t, self._resend_at)
+        t = self.live.timer(self._owes_alive)
         d = self.drop_deadline()
         if d is not None:
             t = min(t, d)
         d = self.disputes.deadline()
         if d is not None:
             t = min(t, d)
-        d = self.catchup.due(self._step_started)
+        d = self.catchup.due(self.live.step_started)
         if d is not None:
             t = min(t, d)
-        if self._alive_at is not None and self._owes_alive():
-            t = min(t, self._alive_at)
         return t
 
     # -- inputs --
@@ -583,26 +570,21 @@ class LockstepSession:
         self._now = now
         if self.phase != RUNNING:
             return
-        if self._resend_at is not None and now >= self._resend_at:
+        live = self.live
+        if live.resend_due(now):
             own = self.steps.own(self.step)
             if own is not None:
                 self._out.append(own)
                 self.stats["resent"] += 1
             if not self._escrows_ok():
                 self._send_escrow(resend=True)
-            self._resend_interval = min(self._resend_interval * 2, C.RESEND_MAX_INTERVAL)
-            self._resend_at = now + self._resend_interval
-        if self._alive_at is not None and now >= self._alive_at:
-            if self._owes_alive():
-                self._out.append(seal(self.identity, MSG_ALIVE, [self.game_id, self.my_seat, self.step]))
-                self.stats["alive_sent"] += 1
-            self._alive_at = now + self._keepalive_interval()
-        if now >= self._stall_at:
-            last = {i: self._heard.get(i, self._step_started) for i in self.waiting_for() if i != self.my_seat}
-            silent = tuple(i for i, t in last.items() if now - t >= C.STALL_TIMEOUT)
-            if silent:
-                self._events.append(PeerStalled(self.step, silent, now - max(last[i] for i in silent)))
-            self._stall_at = now + C.STALL_TIMEOUT
+        if live.alive_due(now) and self._owes_alive():
+            self._out.append(seal(self.identity, MSG_ALIVE, [self.game_id, self.my_seat, self.step]))
+            self.stats["alive_sent"] += 1
+        if now >= live.stall_at:
+            stalled = live.stalled(now, [i for i in self.waiting_for() if i != self.my_seat])
+            if stalled is not None:
+                self._events.append(PeerStalled(self.step, *stalled))
         d = self.disputes.deadline()
         if d is not None and now >= d:
             self._settle_dispute(None)
@@ -614,7 +596,7 @@ class LockstepSession:
             due = sorted((self.vote_time(i), i) for i in self.waiting_for() if i != self.my_seat)
             if due and now >= due[0][0]:
                 self._vote_drop(due[0][1])
-        d = self.catchup.due(self._step_started)
+        d = self.catchup.due(live.step_started)
         if d is not None and now >= d and self.phase == RUNNING:
             if self.catchup.ahead[1] > self.step:
                 self.request_catchup()
@@ -646,13 +628,9 @@ class LockstepSession:
     def restart_timers(self, now: float) -> None:
         """Restart the current step's timers at ``now`` (after a resume: the log's steps
         happened in another run, on another clock)."""
-        self._now = self._step_started = now
-        self._stall_at = now + C.STALL_TIMEOUT
-        self._resend_interval = C.RESEND_INTERVAL
-        self._resend_at = now + C.RESEND_INTERVAL
+        self._now = now
+        self.live.restart(now)
         self.catchup.restart()
-        self._heard = {}
-        self._alive_at = now + self._keepalive_interval() if self.seat_loss else None
 
     # -- resume (protocol.md §C10; resume.py drives these) --
 
@@ -674,51 +652,14 @@ class LockstepSession:
         if own is not None:
             self._out.append(own)
         elif self.sealed.phase == OPEN and not self.spectator and self.final_step is None:
-            self._recover_opening()
+            if self._restart is not None:
+                self._restart.recover_opening(self)
             self._send_own(self.sealed.opening())
         self._out.extend(self.seats.own_votes(self.step))  # our vote of this step, as signed
         self._send_escrow(resend=True)
         # From the step before ours: if the others dropped our seat (or another) at the last
         # step we applied, that DROP record is in the answer (SeatLost / StepOverturned, §C8.3).
         self.request_catchup(now, max(0, self.step - 1))
-
-    def recorded_own(self, step: int, raw: bytes) -> None:
-        """Keep ``raw``, our own signed STEP or DROP envelope of a step after the current one,
-        from our own-message log (``resume.resume_session``): when a damaged log made us replay
-        fewer steps than we had played, the catch-up brings us to that step again, and there we
-        re-send these bytes instead of signing anything else (§C10: an honest peer never signs
-        two different messages for one step). A message signed over another history (a drop
-        changed the step, §C8.3) is refused then by ``adopt_own``/``adopt_vote``."""
-        if step <= self.step:
-            return
-        if raw[:2] == bytes((0x93, MSG_DROP)):
-            self._recorded_votes.setdefault(step, []).append(raw)
-        else:
-            self._recorded[step] = raw
-
-    def _adopt_recorded(self) -> None:
-        raw = self._recorded.pop(self.step, None)
-        if raw is not None and not self.spectator:
-            self.adopt_own(raw)
-        for raw in self._recorded_votes.pop(self.step, ()):
-            self.adopt_vote(raw)
-        for k in [k for k in self._recorded if k < self.step]:
-            del self._recorded[k]
-        for k in [k for k in self._recorded_votes if k < self.step]:
-            del self._recorded_votes[k]
-
-    def _recover_opening(self) -> None:
-        """§C13.4: our opening of the current open step died with the process (or we reach the
-        step again by catch-up after a restart): find our committed input again among the
-        inputs we could have sent (the salt is derived from our key, Ed25519 is deterministic),
-        so the opening is the same bytes; if not found, ``sealed.opening()`` stays nil."""
-        own = self.sealed.own()
-        if own is not None and own[0] == self.step - 1:
-            return  # we hold our opening of this step
-        held = self.steps.held(self.step - 1, self.my_seat) if self.steps.keeps(self.step - 1) else None
-        c = None if held is None else commit_of(held.body.input)
-        if c is not None:
-            self.sealed.recover(self.step - 1, c, candidates(self.engine, self.state, self.my_seat))
 
     # -- abandon (protocol.md §C8.7) --
 
@@ -741,7 +682,7 @@ class LockstepSession:
             self.log.append_abandon(raw)
         self.catchup.record(KIND_ABANDON, raw, self.step)
         self.phase = ABANDONED
-        self._resend_at = None
+        self.live.stop_resend()
         self._events.append(GameAbandoned(self.step, seat, self.state_hash))
 
     def _on_abandon(self, env: Envelope, a: Abandon, now: float) -> None:
@@ -850,7 +791,7 @@ class LockstepSession:
         if not self._verified(env, c.seat, c.step):
             return
         if self.active[c.seat]:
-            self._heard[c.seat] = now  # it spoke: not silent, whatever it waits for (§C8.8)
+            self.live.heard(c.seat, now)  # it spoke: not silent, whatever it waits for (§C8.8)
         verdict = judge(self.setup, c, self.active, lambda raw: self._judge_step(raw, c.seat))
         if verdict is None:
             st["ignored"] += 1
@@ -941,7 +882,7 @@ class LockstepSession:
         if not self._verified(env, a.seat, a.step):
             return
         self.stats["alive"] += 1
-        self._heard[a.seat] = now
+        self.live.heard(a.seat, now)
 
     def _on_catchup_req(self, env: Envelope, r: Any, now: float) -> None:
         if r.seat >= self.n or r.seat == self.my_seat:
@@ -1296,16 +1237,11 @@ class LockstepSession:
         hold every active seat's escrow), and check messages buffered for this step."""
         self._pending = self.engine.pending(self.state)
         sealed = self.sealed.begin(self.step, self.engine, self.state)
-        self._step_started = self._now
-        self._stall_at = self._now + C.STALL_TIMEOUT
-        self._resend_at = None
-        self._resend_interval = C.RESEND_INTERVAL
+        self.live.begin(self._now)
         self._reveal_waiting = False
         self._inspection = None
-        self._heard = {}
-        self._alive_at = self._now + self._keepalive_interval() if self.seat_loss else None
-        if self._recorded or self._recorded_votes:
-            self._adopt_recorded()  # a step we played before a restart: its bytes, nothing new
+        if self._restart is not None:
+            self._restart.reached(self)  # a step we played before a restart: its bytes, nothing new
         mine = self.steps.has_own(self.step)
         if self.final_step == self.step:
             # The attestation round (§C3.5): input nil, no hidden field, nothing to decide.
@@ -1320,12 +1256,13 @@ class LockstepSession:
             # §C13.3: we hold every commitment (we applied the commit step): open ours at once.
             # Not while replaying our log: the record holds the opening we sent.
             if not self.spectator and not mine and not self._replaying:
-                self._recover_opening()  # reached again by catch-up after a restart
+                if self._restart is not None:
+                    self._restart.recover_opening(self)  # reached again by catch-up after a restart
                 self._send_own(self.sealed.opening())
         elif self._pending.chance and not self.spectator:
             if not self._escrows_ok():
                 self._reveal_waiting = True  # §8.2: no reveal before every escrow is held
-                self._resend_at = self._now + self._resend_interval
+                self.live.arm_resend(self._now)
             else:
                 self._make_reveal()
                 if self.phase != RUNNING:
@@ -1374,7 +1311,7 @@ class LockstepSession:
         if self.own_log is not None:
             self.own_log.append_own(k, raw)  # write-ahead: a restart re-sends these bytes
         self._out.append(raw)
-        self._resend_at = self._now + self._resend_interval
+        self.live.arm_resend(self._now)
 
     def adopt_own(self, raw: bytes) -> bool:
         """Take ``raw`` (our own STEP envelope of the current step, from our own-message log or
@@ -1398,7 +1335,7 @@ class LockstepSession:
         self._reveal_waiting = False
         if not self._replaying:
             self._out.append(raw)
-            self._resend_at = self._now + self._resend_interval
+            self.live.arm_resend(self._now)
         return True
 
     def _answer(self, seat: int, s: int, now: float) -> None:
@@ -1608,7 +1545,7 @@ class LockstepSession:
         self._record_step(k, slots)
         self.step = k + 1
         self.phase = FINISHED
-        self._resend_at = None
+        self.live.stop_resend()
         self._events.append(GameOver(self.engine.winner(self.state), self.state_hash, k))
 
 

@@ -25,8 +25,76 @@ from .gamelog import (KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_HEADER, KIND
                       LogWriter, OwnLog)
 from .identity import Identity
 from .lockstep import HALTED, LockstepSession
+from .sealed import candidates, commit_of
 from .verify import BadLog, hidden_commits_of_header, parse_header
 from .wire import MSG_DROP, unpack
+
+
+def _is_drop(raw: bytes) -> bool:
+    """True if ``raw`` (an envelope from our own-message log) is a DROP vote, not a STEP: the
+    msgpack array header 0x93 then the message type (protocol.md §C1 envelope)."""
+    return raw[:2] == bytes((0x93, MSG_DROP))
+
+
+class Restart:
+    """What a resumed session still owes to its previous run (protocol.md §C10, §C13.4), owned
+    by that ``LockstepSession`` (``restart=``), which calls ``reached`` when it begins a step
+    and ``recover_opening`` when it must open a sealed decision.
+
+    It holds our signed messages of steps after the replayed ones (a log cut by damage
+    comes back by catch-up, and at each of those steps we re-send what we signed then, never
+    sign another): step -> STEP envelope, step -> DROP envelopes. It reads and calls only the
+    session's public members.
+    """
+
+    __slots__ = ("_steps", "_votes")
+
+    def __init__(self) -> None:
+        self._steps: dict[int, bytes] = {}
+        self._votes: dict[int, list[bytes]] = {}
+
+    def keep(self, step: int, raw: bytes) -> None:
+        """Keep ``raw``, our own signed STEP or DROP envelope of ``step`` (after the session's
+        current step) from our own-message log. A message signed over another history (a
+        drop changed the step, §C8.3) is refused when the step comes by ``adopt_own`` /
+        ``adopt_vote``."""
+        if _is_drop(raw):
+            self._votes.setdefault(step, []).append(raw)
+        else:
+            self._steps[step] = raw
+
+    def reached(self, session: LockstepSession) -> None:
+        """``session`` begins its current step: adopt what we signed for it before the restart
+        (our STEP unless our seat was dropped, our DROP votes), forget older steps."""
+        if not self._steps and not self._votes:
+            return
+        step = session.step
+        raw = self._steps.pop(step, None)
+        if raw is not None and not session.spectator:
+            session.adopt_own(raw)
+        for raw in self._votes.pop(step, ()):
+            session.adopt_vote(raw)
+        for k in [k for k in self._steps if k < step]:
+            del self._steps[k]
+        for k in [k for k in self._votes if k < step]:
+            del self._votes[k]
+
+    @staticmethod
+    def recover_opening(session: LockstepSession) -> None:
+        """§C13.4: our opening of ``session``'s current open step died with the process (or
+        we reach the step again by catch-up after a restart): find our committed input again
+        among the inputs we could have sent (the salt is derived from our key, Ed25519 is
+        deterministic), so the opening is the same bytes; if not found,
+        ``session.sealed.opening()`` stays nil."""
+        step = session.step
+        own = session.sealed.own()
+        if own is not None and own[0] == step - 1:
+            return  # we hold our opening of this step
+        steps = session.steps
+        held = steps.held(step - 1, session.my_seat) if steps.keeps(step - 1) else None
+        c = None if held is None else commit_of(held.body.input)
+        if c is not None:
+            session.sealed.recover(step - 1, c, candidates(session.engine, session.state, session.my_seat))
 
 
 @dataclass(frozen=True)
@@ -70,8 +138,9 @@ def _replay(log_path: str, identity: Identity, chain_secret: bytes, engine: Any,
         commits = hidden_commits_of_header(first.payload)
     except BadLog as e:
         raise LocalProtocolError(f"cannot resume: {e.why}") from None
+    restart = Restart()
     sess = LockstepSession(setup, seat, identity, chain, engine, seed, setup_bytes=sb, now=now, bot=bot,
-                           hidden_commits=commits, _resuming=True)
+                           hidden_commits=commits, _resuming=True, restart=restart)
     good_end = reader.good_end
     damage = None
     count = 0
@@ -105,7 +174,7 @@ def _replay(log_path: str, identity: Identity, chain_secret: bytes, engine: Any,
     else:
         if reader.error is not None:
             damage = LogDamage(sess.step, reader.error_offset, reader.error)
-    return sess, damage, good_end, count
+    return sess, damage, good_end, count, restart
 
 
 def resume_session(log_path: str | os.PathLike[str], identity: Identity, chain_secret: bytes, engine: Any, *,
@@ -121,9 +190,11 @@ def resume_session(log_path: str | os.PathLike[str], identity: Identity, chain_s
     ``LocalProtocolError`` if the header is unreadable or we are not seated in the game.
     """
     log_path = os.fspath(log_path)
-    sess, damage, good_end, count = _replay(log_path, identity, chain_secret, engine, now, bot, None, truncate_at)
+    sess, damage, good_end, count, restart = _replay(log_path, identity, chain_secret, engine, now, bot, None,
+                                                     truncate_at)
     if sess.phase == HALTED:  # a record that passed its checksum but not the checks: replay up to it
-        sess, _, good_end, count = _replay(log_path, identity, chain_secret, engine, now, bot, count, truncate_at)
+        sess, _, good_end, count, restart = _replay(log_path, identity, chain_secret, engine, now, bot, count,
+                                                    truncate_at)
     own_resent = False
     if own_log_path is not None and os.path.exists(own_log_path):
         mine = None
@@ -134,14 +205,14 @@ def resume_session(log_path: str | os.PathLike[str], identity: Identity, chain_s
             except (WireError, TypeError, ValueError):
                 break
             if rec.kind == KIND_OWN and step == sess.step and type(raw) is bytes:
-                if raw[:2] == bytes((0x93, MSG_DROP)):
+                if _is_drop(raw):
                     votes.append(raw)  # our drop votes of this step: never sign another (§C8.3)
                 else:
                     mine = raw
             elif rec.kind == KIND_OWN and type(step) is int and step > sess.step and type(raw) is bytes:
                 # A damaged log replays fewer steps than we played: the catch-up brings us to
                 # these steps again, and there we re-send these bytes, sign nothing else.
-                sess.recorded_own(step, raw)
+                restart.keep(step, raw)
         if mine is not None:
             own_resent = sess.adopt_own(mine)
         for raw in votes:

@@ -111,7 +111,7 @@ def test_forged_or_misplaced_alive_does_not_keep_a_seat():
 
     sessions = game({C.OPT_TURN_TIME: TURN_TIME})
     s0 = sessions[0]
-    started = s0._step_started
+    started = s0.step_started
     forged = seal(Identity.from_seed(b"someone else"), MSG_ALIVE, [s0.game_id, 1, s0.step])
     s0.receive_message(forged, started + 1)
     other_step = seal(sessions[1].identity, MSG_ALIVE, [s0.game_id, 1, s0.step + 1])

@@ -1,0 +1,130 @@
+"""Liveness of one lockstep step: who we heard from, and when to resend, keep alive, report a
+stall, or vote a silent seat out (protocol.md §C3.2 resend, §C8.3 ALIVE, drop timeout and turn
+time, §9 stall report).
+
+A ``Liveness`` object belongs to one ``LockstepSession`` and holds only clock values (the
+caller's clock, seconds) for the step being collected; it is reset when a step begins
+(``begin``) and after a resume (``restart``). It never sends anything and never reads the
+session: the session asks it what is due and acts (sans-I/O, as aioquic's loss-recovery
+timers are apart from its connection).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from . import const as C
+
+__all__ = ["Liveness"]
+
+
+class Liveness:
+    """Timers of the current step.
+
+    ``keepalive``: seconds between two ALIVE messages while our message of the step is not
+    sent (``min(KEEPALIVE_INTERVAL, drop_timeout / 3)``, §C8.3), or None when seat loss is off
+    (no ALIVE is ever due). Public read-only attributes: ``step_started`` (when the step
+    began), ``stall_at``, ``resend_at`` (None: no resend armed), ``alive_at`` (None: never).
+    """
+
+    __slots__ = ("_keepalive", "step_started", "stall_at", "resend_at", "_resend_interval", "_heard",
+                 "alive_at")
+
+    def __init__(self, keepalive: float | None, now: float = 0.0) -> None:
+        self._keepalive = keepalive
+        self.step_started = now
+        self.stall_at = now + C.STALL_TIMEOUT
+        self.resend_at: float | None = None
+        self._resend_interval = C.RESEND_INTERVAL
+        #: seat -> when its last valid ALIVE (or COMPLAINT) of this step arrived.
+        self._heard: dict[int, float] = {}
+        self.alive_at: float | None = None
+
+    def begin(self, now: float) -> None:
+        """A new step begins at ``now``: nothing heard yet, no resend armed (the back-off starts
+        again at RESEND_INTERVAL), the stall report STALL_TIMEOUT s away, the first ALIVE one
+        keep-alive interval away."""
+        self.step_started = now
+        self.stall_at = now + C.STALL_TIMEOUT
+        self.resend_at = None
+        self._resend_interval = C.RESEND_INTERVAL
+        self._heard = {}
+        self.alive_at = now + self._keepalive if self._keepalive is not None else None
+
+    def restart(self, now: float) -> None:
+        """Restart the step's timers at ``now`` after a resume (the log's steps happened on
+        another clock): as ``begin``, with a resend armed RESEND_INTERVAL s away (§C10)."""
+        self.begin(now)
+        self.resend_at = now + C.RESEND_INTERVAL
+
+    # -- resend (§C3.2) --
+
+    def arm_resend(self, now: float) -> None:
+        """We sent (or wait to send) our message of this step: resend it one back-off
+        interval after ``now`` unless the step completes first."""
+        self.resend_at = now + self._resend_interval
+
+    def stop_resend(self) -> None:
+        """The game ended here: nothing more to resend."""
+        self.resend_at = None
+
+    def resend_due(self, now: float) -> bool:
+        """True if the resend time has come; then the back-off interval doubles (up to
+        RESEND_MAX_INTERVAL) and the next resend is armed."""
+        if self.resend_at is None or now < self.resend_at:
+            return False
+        self._resend_interval = min(self._resend_interval * 2, C.RESEND_MAX_INTERVAL)
+        self.resend_at = now + self._resend_interval
+        return True
+
+    # -- keep-alive and silence (§C8.3) --
+
+    def alive_due(self, now: float) -> bool:
+        """True if an ALIVE is due at ``now`` (the caller sends one only if it still owes its
+        message of the step); the next one is then one keep-alive interval away."""
+        if self.alive_at is None or now < self.alive_at:
+            return False
+        self.alive_at = now + self._keepalive
+        return True
+
+    def heard(self, seat: int, now: float) -> None:
+        """``seat`` showed at ``now`` that it is there (a valid ALIVE or COMPLAINT of this step):
+        its silence clock restarts."""
+        self._heard[seat] = now
+
+    def last_heard(self, seat: int) -> float:
+        """When we last heard from ``seat`` in this step (the step's start if never)."""
+        return self._heard.get(seat, self.step_started)
+
+    def vote_time(self, seat: int, drop_timeout: float, turn_time: float) -> float:
+        """When a seat whose message has not come is voted out (§C8.3): ``drop_timeout`` s
+        after we last heard from it, and at the latest ``turn_time`` s after the step's start
+        (0.0 = unlimited)."""
+        started = self.step_started
+        t = max(started, self._heard.get(seat, started)) + drop_timeout
+        if turn_time:
+            t = min(t, started + turn_time)
+        return t
+
+    def stalled(self, now: float, waiting: Iterable[int]) -> tuple[tuple[int, ...], float] | None:
+        """Every STALL_TIMEOUT s: the seats of ``waiting`` silent for STALL_TIMEOUT s or more
+        and how long the least silent of them has been (s), or None (not due, or nobody
+        silent). The next report is then STALL_TIMEOUT s away."""
+        if now < self.stall_at:
+            return None
+        self.stall_at = now + C.STALL_TIMEOUT
+        last = {i: self._heard.get(i, self.step_started) for i in waiting}
+        silent = tuple(i for i, t in last.items() if now - t >= C.STALL_TIMEOUT)
+        if not silent:
+            return None
+        return silent, now - max(last[i] for i in silent)
+
+    def timer(self, owes_alive: Callable[[], bool]) -> float:
+        """Earliest of the stall report, the armed resend and (if ``owes_alive()``) the next
+        ALIVE (s); the session adds its other deadlines (drop votes, disputes, catch-up)."""
+        t = self.stall_at
+        if self.resend_at is not None and self.resend_at < t:
+            t = self.resend_at
+        if self.alive_at is not None and self.alive_at < t and owes_alive():
+            t = self.alive_at
+        return t
