@@ -6,7 +6,7 @@
 Runs ``ui.cli`` exactly as ``python -m ui.cli`` would, but first wraps three things so that the
 benchmark can see inside the peer without any change to it:
 
-* ``p2p.transport.Link.send``: every payload the node queues, counted by message type (the
+* ``p2p.link.Link.send``: every payload the node queues, counted by message type (the
   first element of the msgpack envelope ``[type, body, sig]``, protocol.md §C1) and by the
   number of chunks it needs (``MAX_CHUNK``);
 * ``p2p.node.run_peer``: at the end, the transport's counters (``PeerResult.transport``, the
@@ -87,12 +87,12 @@ def _old_transport(path: str) -> None:
 
 def _install(out_dir: str) -> None:
     import p2p.node as node
-    from p2p import transport
+    from p2p import link, transport
 
     sent: Counter = Counter()
     chunks: Counter = Counter()
     rss: list[list[int]] = []
-    link_send = transport.Link.send
+    link_send = link.Link.send
 
     def send(self, addr, payload):  # noqa: ANN001 - same signature as Link.send
         mtype = payload[1] if len(payload) > 1 and payload[0] == 0x93 and payload[1] < 0x80 else -1
@@ -100,7 +100,7 @@ def _install(out_dir: str) -> None:
         chunks[mtype] += max(1, -(-len(payload) // transport.MAX_CHUNK))
         return link_send(self, addr, payload)
 
-    transport.Link.send = send
+    link.Link.send = send
 
     printer = node.progress_printer
 

@@ -42,7 +42,7 @@ from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from . import const as C
 from .errors import WireError
 from .identity import Identity
-from .seat_loss import _NONCE, _ctx, share_commit
+from .escrow import NONCE as _NONCE, share_commit, share_ctx as _ctx
 from .threshold import SHARE_LEN
 from .wire import (MSG_COMPLAINT, MSG_DROP, MSG_ESCROW, MSG_STEP, ComplaintMsg, Setup, decode_drop, decode_escrow,
                    decode_step_body, open_envelope, seal)

@@ -2,7 +2,7 @@
 
 ``run_peer(cfg)`` is the asyncio glue around the sans-I/O cores (ARCHITECTURE.md section 2):
 
-1. Bind the UDP ``Link`` (p2p/transport.py) to ``cfg.bind``:``cfg.port`` and open zeroconf on
+1. Bind the UDP ``Link`` (p2p/link.py) to ``cfg.bind``:``cfg.port`` and open zeroconf on
    ``cfg.interface`` only (p2p/discovery.py).
 2. Host: open the ``Lobby``, advertise the game (TXT ``st=lobby``), re-announce the seat count
    as players join, ``st=running`` once the setup is proposed. Join: browse for ``cfg.game_id``
@@ -50,7 +50,8 @@ from .lobby import (GameStarted, Lobby, LobbyAborted, LobbyPeerMisbehaved, Lobby
 from .lockstep import (FINISHED, BeaconExhausted, CaughtUp, CheaterProven, CheatDetected, Desync, Equivocation,
                        GameAbandoned, GameOver, LockstepSession, PeerMisbehaved, PeerStalled, SeatDropped,
                        SeatDropVoted, SeatLost, StepApplied, StepOverturned)
-from .transport import Addr, Link
+from .link import Link
+from .transport import Addr
 from .timed_clock import TimeKeeper
 from .wire import SESSION_TAGS
 

@@ -1,4 +1,4 @@
-"""Reliable, ordered datagram channels over UDP: a sans-I/O core and a thin asyncio adapter.
+"""Reliable, ordered datagram channels over UDP: the sans-I/O core.
 
 Theory of operation (wire contract: protocol.md part N, "Transport"):
 
@@ -53,13 +53,12 @@ Theory of operation (wire contract: protocol.md part N, "Transport"):
   with an ack, at most every ``ANSWER_INTERVAL`` s, so the sender learns our epoch).
 
 The core never reads a clock: every entry point takes ``now`` (seconds, monotonic float), in the
-manner of aioquic's ``QuicConnection``. ``Link`` is the asyncio adapter (asyncio-dgram socket
-bound to one address, one receive task that drains the socket promptly, one timer handle).
+manner of aioquic's ``QuicConnection``. The asyncio adapter is ``p2p.link.Link`` (as aioquic
+keeps ``asyncio/protocol.py`` apart from its connection).
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
 import struct
 from collections import deque
@@ -155,7 +154,7 @@ no valid JOIN yet, protocol.md §N2.6) that received nothing is evicted when a n
 shows up."""
 
 
-__all__ = ["Addr", "BufferFull", "Channel", "Endpoint", "Link", "LocalProtocolError", "MAGIC",
+__all__ = ["Addr", "BufferFull", "Channel", "Endpoint", "LocalProtocolError", "MAGIC",
            "MAGIC_AUTH", "MAGIC_INTRO", "HEADER", "HEADER_SIZE", "MAX_DATAGRAM", "MAX_CHUNK",
            "MAX_MESSAGE", "new_epoch"]
 
@@ -946,184 +945,3 @@ class Endpoint:
     def idle(self) -> bool:
         """True when no channel has anything queued, in flight or to acknowledge."""
         return all(ch.idle for ch in self.channels.values())
-
-
-# -- asyncio adapter ----------------------------------------------------------------------
-
-
-class Link:
-    """An ``Endpoint`` driven by an asyncio-dgram socket bound to one address.
-
-    Open with ``await Link.open(host, port, on_message)``; ``port`` 0 picks a free port
-    (``link.address`` tells which). ``on_message(addr, payload)`` is called synchronously, in
-    order per peer, from the receive task; whatever it ``send``s is flushed right after, so
-    acks piggyback on replies. ``faults`` (p2p.faults.FaultPlan) drops/duplicates/delays/
-    reorders outgoing datagrams and, during its partition windows, drops incoming ones too
-    (``partition_dropped``), for tests and demos only. Never connect()s the socket: a connected
-    UDP socket raises on ICMP errors (DESIGN.md section 5).
-
-    An exception raised by ``on_message`` is a bug of the layer above, not bad input (bad
-    datagrams never reach it: the ``Endpoint`` drops and counts them). It is not swallowed:
-    the first one is kept in ``handler_error``, handed to ``on_error(exc)`` if given (the node
-    fails the peer with it), and re-raised by ``drain``; the link keeps running so the owner
-    can still close it cleanly.
-    """
-
-    def __init__(self, sock: Any, endpoint: Endpoint,
-                 on_message: Callable[[Addr, bytes], None], faults: Any = None,
-                 on_error: Callable[[BaseException], None] | None = None) -> None:
-        self._sock = sock
-        self.endpoint = endpoint
-        self._on_message = on_message
-        self._on_error = on_error
-        #: The first exception ``on_message`` raised, or None (re-raised by ``drain``).
-        self.handler_error: BaseException | None = None
-        self._faults = faults
-        self._loop = asyncio.get_running_loop()
-        self._timer: asyncio.TimerHandle | None = None
-        self._timer_at: float | None = None
-        self._in_rx = False
-        self._flush_scheduled = False
-        self.send_errors = 0
-        self.handler_errors = 0
-        self.partition_dropped = 0
-        if faults is not None:
-            faults.set_origin(self._loop.time())
-        self.address: Addr = sock.sockname[:2]
-        self._rx_task = asyncio.ensure_future(self._rx_loop())
-
-    @classmethod
-    async def open(cls, host: str, port: int, on_message: Callable[[Addr, bytes], None], *,
-                   epoch: int | None = None, max_peers: int = 32, faults: Any = None,
-                   on_error: Callable[[BaseException], None] | None = None,
-                   identity: Any = None) -> Link:
-        """Bind a UDP socket to (host, port) and start receiving. Raises OSError if it cannot.
-        ``on_error``: called with an exception ``on_message`` raised (see the class doc).
-        ``identity`` (``p2p.identity.Identity``): our X25519 key, so that channels can be
-        keyed (``Endpoint.pin``, protocol.md §N2.2); None: plain channels only."""
-        import asyncio_dgram
-
-        sock = await asyncio_dgram.bind((host, port))
-        keys = KeyCache(identity) if identity is not None else None
-        return cls(sock, Endpoint(epoch=epoch, max_peers=max_peers, keys=keys), on_message, faults, on_error)
-
-    def send(self, addr: Addr, payload: bytes) -> None:
-        """Queue ``payload`` for ``addr``; it goes out at the next flush (soon, this loop turn)."""
-        self.endpoint.send(addr, payload)
-        if not self._in_rx and not self._flush_scheduled:
-            self._flush_scheduled = True
-            self._loop.call_soon(self._flush)
-
-    def _flush(self) -> None:
-        self._flush_scheduled = False
-        now = self._loop.time()
-        datagrams = self.endpoint.datagrams_to_send(now)
-        if datagrams:
-            transport = self._sock._transport  # sync sendto: DatagramServer.send is a coroutine
-            faults = self._faults
-            for data, addr in datagrams:
-                if faults is not None:
-                    for delay in faults.plan(now):
-                        self._loop.call_later(delay, self._sendto, transport, data, addr)
-                    continue
-                self._sendto(transport, data, addr)
-        self._arm_timer()
-
-    def _sendto(self, transport: Any, data: bytes, addr: Addr) -> None:
-        try:
-            transport.sendto(data, addr)
-        except OSError:
-            self.send_errors += 1  # e.g. an earlier ICMP error surfacing; the RTO recovers
-
-    def _arm_timer(self) -> None:
-        when = self.endpoint.get_timer()
-        if when is None:
-            return
-        if self._timer is not None:
-            if self._timer_at is not None and self._timer_at <= when:
-                return  # the armed handle fires first; it re-arms for the later deadline
-            self._timer.cancel()
-        self._timer_at = when
-        self._timer = self._loop.call_at(when, self._on_timer)
-
-    def _on_timer(self) -> None:
-        self._timer = None
-        self._timer_at = None
-        self.endpoint.handle_timer(self._loop.time())
-        self._flush()
-
-    async def _rx_loop(self) -> None:
-        import asyncio_dgram
-
-        sock = self._sock
-        ep = self.endpoint
-        loop = self._loop
-        while True:
-            try:
-                data, addr = await sock.recv()  # returns without suspending while queued
-            except asyncio_dgram.TransportClosed:
-                return
-            except OSError:
-                self.send_errors += 1  # an ICMP error queued by the protocol; keep reading
-                continue
-            if self._faults is not None and self._faults.partitioned(loop.time()):
-                self.partition_dropped += 1
-                continue
-            delivered = ep.receive_datagram(data, addr[:2], loop.time())
-            if delivered:
-                self._in_rx = True
-                try:
-                    for src, payload in delivered:
-                        try:
-                            self._on_message(src, payload)
-                        except Exception as exc:  # noqa: BLE001 - handed to the owner, below
-                            self._handler_failed(exc)
-                finally:
-                    self._in_rx = False
-            self._flush()
-
-    def _handler_failed(self, exc: Exception) -> None:
-        """``on_message`` raised: keep the first exception, tell the owner (or, without
-        ``on_error``, the loop's exception handler, so it is never silent)."""
-        self.handler_errors += 1
-        if self.handler_error is None:
-            self.handler_error = exc
-        if self._on_error is not None:
-            try:
-                self._on_error(exc)
-            except Exception as exc2:  # noqa: BLE001 - the receive task must go on
-                self._loop.call_exception_handler({
-                    "message": "lanopoli Link: on_error failed", "exception": exc2})
-        else:
-            self._loop.call_exception_handler({
-                "message": "lanopoli Link: on_message failed", "exception": exc})
-
-    async def drain(self, timeout: float) -> bool:
-        """Keep answering retransmissions until every channel is idle or ``timeout`` s pass.
-
-        Returns True if everything was acknowledged. Raises the exception ``on_message`` raised
-        (``handler_error``), if any, before or while draining.
-        """
-        deadline = self._loop.time() + timeout
-        while self._loop.time() < deadline:
-            if self.handler_error is not None:
-                raise self.handler_error
-            if self.endpoint.idle:
-                return True
-            await asyncio.sleep(0.005)
-        if self.handler_error is not None:
-            raise self.handler_error
-        return self.endpoint.idle
-
-    async def close(self) -> None:
-        """Stop the timer and the receive task and close the socket."""
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        self._sock.close()
-        self._rx_task.cancel()
-        try:
-            await self._rx_task
-        except (asyncio.CancelledError, Exception):  # noqa: BLE001 - closing anyway
-            pass
-

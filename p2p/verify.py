@@ -24,7 +24,7 @@ from .identity import fingerprint_of
 from .hidden import HiddenLedger, hidden_secret, layout_of_state
 from .lockstep import hidden_bot, resolve_hidden, resolve_step, step_digest
 from .sealed import SealedDecisions
-from .seat_loss import (RULE_BANKRUPT, RULE_BOT, check_drop_payload, default_bot, drop_rule, dropped_input,
+from .seat_loss import (RULE_BANKRUPT, RULE_BOT, check_drop_record, default_bot, drop_rule, dropped_input,
                         dropped_reveal)
 from .wire import (MSG_ABANDON, MSG_COMPLAINT, MSG_SEED, MSG_SETUP_SIG, MSG_STEP, decode_abandon, decode_complaint,
                    decode_seed, decode_setup, decode_setup_sig, decode_step_body, engine_options, open_envelope,
@@ -64,7 +64,8 @@ class Report:
     where}; no winner. None otherwise."""
     cheaters: list = field(default_factory=list)
     """Proven complaints in the log (protocol.md §C8.8), in log order: [{"seat": the cheater,
-    "step", "reason", "complainer"}]."""
+    "step", "reason", "complainer"}]; a DROP record whose shares prove the dropped seat's
+    escrow bad (§C8.3) adds its seat with "complainer" null."""
 
 
 class BadLog(Exception):
@@ -196,9 +197,11 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
             if on_drop is None:
                 raise _Bad(k, "seat dropped in a game without seat loss")
             try:
-                seat, _, _, chain = check_drop_payload(setup, active, epoch, k, rec.payload)
+                seat, _, _, chain, cheat = check_drop_record(setup, active, epoch, k, rec.payload)
             except ValueError as e:
                 raise _Bad(k, f"drop record: {e}") from None
+            if cheat is not None:  # the record's shares prove the dropped seat's escrow bad (§C8.3)
+                rep.cheaters.append({"seat": seat, "step": k, "reason": cheat, "complainer": None})
             rule = on_drop
             if rule == RULE_BANKRUPT and getattr(engine, "retire_seat", None) is None:
                 rule = RULE_BOT

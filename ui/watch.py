@@ -105,7 +105,7 @@ class WatchDriver(DriverBase):
         cancelled; never raises for the game's faults (``fault`` set)."""
         import engine
         from p2p.spectate import WATCH_RENEW_S, WatchClient
-        from p2p.transport import Link
+        from p2p.link import Link
 
         self.client = WatchClient(self.identity, self.ad.game_id, self.ad.public_key, self.name)
         seat_addr = (self.ad.address, int(self.ad.watch_port))

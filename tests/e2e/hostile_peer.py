@@ -31,7 +31,7 @@ game ended, 1 when the node stopped, after an ``error`` line). On top of that:
   When an alteration is first sent we print ``{"type": "attack", "kind": KIND, "victim": seat,
   "victim_addr": [host, port], "step": k or null}``.
 
-The hook sits at one seam: ``p2p.transport.Link.send(addr, payload)``, through which the node
+The hook sits at one seam: ``p2p.link.Link.send(addr, payload)``, through which the node
 sends every lobby and session payload (protocol.md §N4); the victim's address comes from the
 host's own PROPOSAL (lobby) or the lobby's ``GameStarted.endpoints`` (session).
 """
@@ -48,7 +48,7 @@ from typing import Any
 import msgpack
 
 from engine import bots
-from p2p import transport, wire
+from p2p import link, wire
 from p2p.identity import Identity
 from p2p.node import NodeError, PeerConfig, progress_printer, run_peer
 
@@ -190,12 +190,12 @@ class Patience:
 
 def install(tamper: Tamper) -> None:
     """Route every payload the node sends through ``tamper.rewrite`` (wraps ``Link.send``)."""
-    original = transport.Link.send
+    original = link.Link.send
 
-    def send(self: transport.Link, addr: tuple[str, int], payload: bytes) -> None:
+    def send(self: link.Link, addr: tuple[str, int], payload: bytes) -> None:
         original(self, addr, tamper.rewrite(addr, payload))
 
-    transport.Link.send = send
+    link.Link.send = send
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,5 +1,5 @@
 """End to end, real processes on loopback, through the node's fault-injecting transport
-(p2p/faults.py FaultPlan in p2p/transport.py Link; protocol.md §N6).
+(p2p/faults.py FaultPlan in p2p/link.py Link; protocol.md §N6).
 
 Issue text: "`lanopoli demo --loss 0.2 --duplicate 0.1 --reorder 0.1 --seed S` must finish with
 the SAME final state hash as the same seed without faults (test at several fault rates)"; "A

@@ -7,7 +7,8 @@ import random
 import pytest
 
 from p2p.faults import FaultPlan
-from p2p.transport import MAX_CHUNK, Link
+from p2p.link import Link
+from p2p.transport import MAX_CHUNK
 
 
 async def exchange(faults_a=None, faults_b=None, count=200):

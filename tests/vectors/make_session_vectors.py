@@ -31,7 +31,7 @@ from p2p import const as C  # noqa: E402
 from p2p import threshold  # noqa: E402
 from p2p.complaints import BAD_ESCROW, EQUIVOCATION, make_complaint  # noqa: E402
 from p2p.identity import Identity  # noqa: E402
-from p2p.seat_loss import make_escrow, make_shares, pair_key, quorum, share_commit  # noqa: E402
+from p2p.escrow import make_escrow, make_shares, pair_key, quorum, share_commit  # noqa: E402
 from p2p.wire import MSG_ABANDON, MSG_DROP, MSG_STEP, seal  # noqa: E402
 
 

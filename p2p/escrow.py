@@ -1,0 +1,198 @@
+"""Chain-secret escrow: the stateless crypto of seat loss (protocol.md §C8.2, §C8.3).
+
+Every active seat deals its chain secret h_0 in Shamir shares (``threshold.split``, threshold
+t = Q, the drop quorum) to every other active seat: one ESCROW per seat and epoch, each share
+encrypted to its recipient (X25519 + ChaCha20-Poly1305) and committed in the clear (SHA-256).
+A quorum of drop votes carries the voters' shares; ``recover_chain`` decides from them what
+the dropped seat contributes to the chance steps from then on: its recombined chain (its real
+reveals), or the public stand-in (``dropped_reveal``) when no t shares exist anywhere or when
+the dealer's shares do not open its committed chain (a bad escrow, proven by the signed
+escrow, the signed shares and the chain head of the setup: the dealer loses its seat, the game
+goes on).
+
+What a bad escrow still buys its dealer (protocol.md §C8.5 "RANDAO bias"): the hash
+commitments check each share alone, never that the shares lie on one polynomial whose secret
+opens the chain head, so a dealer can deal shares that cannot be recombined, withhold its reveal
+once it holds everyone else's, and choose between the real outcome and the stand-in outcome,
+both known to it: one bit of choice, at the price of its seat.
+
+Shares are derived from the secret (no randomness to store, context gid || epoch); a restarted
+peer re-creates the same ESCROW bytes (deterministic ChaCha20-Poly1305 with a per-key fixed
+nonce, Ed25519).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import NamedTuple, Sequence
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+
+from . import const as C
+from . import threshold
+from .beacon import HashChain
+from .identity import Identity
+from .wire import MSG_ESCROW, DropVote, Escrow, Setup, seal
+
+_sha256 = hashlib.sha256
+#: Each key encrypts exactly one share (the key is bound to game, seats and epoch).
+NONCE = bytes(12)
+
+#: ``recover_chain`` result while the votes held decide nothing yet (mixed shares, or shares
+#: that cannot be checked without the dropped seat's escrow).
+UNDECIDED = "undecided"
+#: Why a dealer's escrow is proven bad when a quorum's shares do not open its chain.
+BAD_RECOMBINATION = "escrow shares do not open its hash chain"
+#: Why a voter's share is proven false.
+BAD_VOTE_SHARE = "drop vote share does not match the escrow commitment"
+
+
+def share_ctx(gid: bytes, dealer: int, to: int, epoch: int) -> bytes:
+    """The binding of one share: gid (16 B) || dealer (1 B) || to (1 B) || epoch (2 B BE);
+    the AEAD's associated data and part of the key and commitment inputs (§C8.2)."""
+    return gid + bytes((dealer, to)) + epoch.to_bytes(2, "big")
+
+
+def pair_key(identity: Identity, peer_x25519: bytes, gid: bytes, dealer: int, to: int, epoch: int) -> bytes:
+    """32-byte ChaCha20-Poly1305 key for the share ``dealer`` deals to ``to`` in ``epoch``:
+    SHA-256("lanopoli/1/escrow-key\\0" || X25519(our key, peer key) || gid || dealer || to ||
+    epoch as 2 bytes BE). Both ends compute it. Raises ``ValueError`` for a bad peer key."""
+    shared = identity.x25519_exchange(peer_x25519)
+    return _sha256(C.SIG_PREFIX + b"escrow-key\x00" + shared + share_ctx(gid, dealer, to, epoch)).digest()
+
+
+def share_commit(share: bytes, gid: bytes, dealer: int, to: int, epoch: int) -> bytes:
+    """Public commitment to one share: SHA-256("lanopoli/1/escrow-commit\\0" || gid || dealer ||
+    to || epoch (2 bytes) || share). Shares are 256-bit pseudo-random, so this hides them."""
+    return _sha256(C.SIG_PREFIX + b"escrow-commit\x00" + share_ctx(gid, dealer, to, epoch) + share).digest()
+
+
+def quorum(seats: int) -> int:
+    """Votes needed to drop a seat, and the escrow threshold: a strict majority of all the
+    setup's ``seats``, floor(seats / 2) + 1 (protocol.md §C8.3)."""
+    return seats // 2 + 1
+
+
+def make_shares(secret: bytes, gid: bytes, epoch: int, recipients: Sequence[int], t: int) -> dict[int, bytes]:
+    """Shamir shares (threshold ``t``) of ``secret`` (32 bytes) for ``recipients`` (ascending
+    seats): ``{seat: 66-byte share}`` (``threshold.split``, context gid || epoch as 2 bytes BE).
+    Deterministic (module docstring)."""
+    return threshold.split(secret, gid + epoch.to_bytes(2, "big"), t, list(recipients))
+
+
+def make_escrow(identity: Identity, secret: bytes, gid: bytes, dealer: int, epoch: int,
+                recipients: Sequence[int], x25519_keys: Sequence[bytes], t: int) -> bytes:
+    """The signed ESCROW envelope of ``dealer`` for ``epoch``: body ``[gid, dealer, epoch,
+    [[to, commit, ct], ...]]`` with one entry per recipient (ascending), shares of threshold
+    ``t``. ``x25519_keys``: every seat's X25519 public key (setup order)."""
+    shares = make_shares(secret, gid, epoch, recipients, t)
+    entries = []
+    for v in recipients:
+        key = pair_key(identity, x25519_keys[v], gid, dealer, v, epoch)
+        ct = ChaCha20Poly1305(key).encrypt(NONCE, shares[v], share_ctx(gid, dealer, v, epoch))
+        entries.append([v, share_commit(shares[v], gid, dealer, v, epoch), ct])
+    return seal(identity, MSG_ESCROW, [gid, dealer, epoch, entries])
+
+
+def open_share(identity: Identity, escrow: Escrow, me: int, dealer_x25519: bytes) -> bytes | None:
+    """Decrypt our share from ``escrow`` and check it against its commitment. Returns the
+    66-byte share, or None if there is no entry for us, it does not decrypt, or it does not
+    match its commitment (the dealer cheated or the message was damaged)."""
+    entry = next((e for e in escrow.entries if e.to == me), None)
+    if entry is None:
+        return None
+    try:
+        key = pair_key(identity, dealer_x25519, escrow.game_id, escrow.seat, me, escrow.epoch)
+        share = ChaCha20Poly1305(key).decrypt(NONCE, entry.ct, share_ctx(escrow.game_id, escrow.seat, me, escrow.epoch))
+    except (InvalidTag, ValueError):
+        return None
+    if len(share) != threshold.SHARE_LEN or not check_share(escrow, me, share):
+        return None
+    return share
+
+
+def check_share(escrow: Escrow, voter: int, share: bytes) -> bool:
+    """True if ``share`` (published in ``voter``'s DROP vote) matches the commitment the
+    dealer signed for ``voter`` in ``escrow``."""
+    entry = next((e for e in escrow.entries if e.to == voter), None)
+    return entry is not None and share_commit(share, escrow.game_id, escrow.seat, voter, escrow.epoch) == entry.commit
+
+
+def recombine(escrow: Escrow, shares: dict[int, bytes], chain_head: bytes, chain_length: int,
+              t: int) -> HashChain | None:
+    """Recombine the dealer's chain secret from ``t`` shares ``{voter: share}`` of ``escrow``
+    and rebuild its ``HashChain``; None if SHA-256^n(secret) is not the committed
+    ``chain_head`` or the secret does not re-create every committed share (the dealer dealt
+    shares that no single secret explains: whichever t shares a peer holds, it gets None)."""
+    secret = threshold.combine(shares)
+    if secret is None:
+        return None
+    chain = HashChain(secret, chain_length)
+    if chain.head != chain_head:
+        return None
+    recipients = [e.to for e in escrow.entries]
+    again = make_shares(secret, escrow.game_id, escrow.epoch, recipients, t)
+    for e in escrow.entries:
+        if share_commit(again[e.to], escrow.game_id, escrow.seat, e.to, escrow.epoch) != e.commit:
+            return None
+    return chain
+
+
+def dropped_reveal(gid: bytes, seat: int, j: int) -> bytes:
+    """Public stand-in reveal of a dropped seat at the j-th chance step when its chain could not
+    be recombined: SHA-256("lanopoli/1/dropped\\0" || gid || seat || j as 8 bytes BE)."""
+    return _sha256(C.SIG_PREFIX + b"dropped\x00" + gid + bytes((seat,)) + j.to_bytes(8, "big")).digest()
+
+
+class Recovery(NamedTuple):
+    """What a set of drop votes decides about the dropped seat's chain (``recover_chain``).
+
+    ``chain``: its recombined ``HashChain``; None for the public stand-in reveals; or
+    ``UNDECIDED`` (wait for more votes or for its escrow). ``cheat``: ``BAD_RECOMBINATION``
+    when t valid shares do not open its committed chain (the dealer cheated; ``chain`` None),
+    else None. ``used``: the voters (ascending, exactly t = Q of them) whose votes decide, to be
+    logged in the DROP record; () while undecided. ``liars``: voters whose share does not match
+    the dealer's commitment (their votes do not count; proven against them, never the dealer)."""
+
+    chain: HashChain | None | str
+    cheat: str | None
+    used: tuple
+    liars: tuple
+
+
+def recover_chain(setup: Setup, escrow: Escrow | None, votes: Sequence[DropVote], recipients: int) -> Recovery:
+    """The dropped seat's chain from ``votes`` (distinct voters, ascending; protocol.md §C8.3),
+    given the number of ``recipients`` of its escrow (the other active seats), m, and t = Q:
+
+    * with its ``escrow``, a vote whose share does not match its commitment is a lie of the
+      voter (``liars``) and does not count;
+    * fewer than t counted votes: ``UNDECIDED``;
+    * no escrow is dealt in this epoch (m < t): the stand-in;
+    * at least m - t + 1 counted votes carry no share: no t shares exist anywhere (those
+      voters had not revealed), the stand-in;
+    * at least t valid shares: the chain recombined from the first t; if they do not open
+      the chain head, the stand-in with ``cheat`` = ``BAD_RECOMBINATION``. Every t valid
+      shares of an honest escrow give the same secret and no t of a bad one open the chain,
+      so every peer decides the same whichever quorum it holds;
+    * otherwise (mixed, or shares we cannot check without the escrow): ``UNDECIDED``."""
+    t = quorum(setup.seats)
+    liars = ()
+    if escrow is not None:
+        liars = tuple(v.voter for v in votes if v.share is not None and not check_share(escrow, v.voter, v.share))
+    counted = [v for v in votes if v.voter not in liars]
+    if len(counted) < t:
+        return Recovery(UNDECIDED, None, (), liars)
+    if recipients < t:
+        return Recovery(None, None, tuple(v.voter for v in counted[:t]), liars)  # no escrow dealt (§C8.2)
+    bare = [v for v in counted if v.share is None]
+    with_share = [v for v in counted if v.share is not None]
+    if len(bare) >= recipients - t + 1:
+        # The shareless votes first: the record alone must show the rule (m - t + 1 <= t).
+        return Recovery(None, None, tuple(sorted(v.voter for v in (bare + with_share)[:t])), liars)
+    if len(with_share) < t or escrow is None:
+        return Recovery(UNDECIDED, None, (), liars)  # mixed, or shares we cannot check yet
+    used = with_share[:t]
+    chain = recombine(escrow, {v.voter: v.share for v in used}, setup.players[escrow.seat].chain_head,
+                      setup.chain_length, t)
+    return Recovery(chain, None if chain is not None else BAD_RECOMBINATION, tuple(v.voter for v in used), liars)
