@@ -1,0 +1,515 @@
+"""Seat loss: drop votes, the session's escrows and what a dropped seat contributes
+(DESIGN.md §3 "a seat that withholds its reveal has left the game"; protocol.md §C8).
+
+Why an escrow
+-------------
+At a chance step every seat reveals the next pre-image of its hash chain and the beacon is the
+hash of all reveals. Reveals are fixed in advance, so nobody can steer them, but the last seat
+to reveal sees everyone else's reveal first, can compute the outcome and could *withhold* if it
+dislikes it. So a withheld reveal is replaced by **the very reveal the seat would have sent**:
+every seat deals its chain secret in Shamir shares (threshold t = Q, the drop quorum) to all
+other active seats (ESCROW, one per seat and epoch; the stateless crypto is ``escrow.py``); a
+seat reveals at a chance step only once it holds an escrow from every other active seat.
+
+Why a quorum
+------------
+A seat is dropped only with signed DROP votes of a strict majority of **all the seats of the
+setup**, Q = floor(N/2) + 1 (``quorum``), never of the seats still active: two majorities of
+one fixed set always share a seat, so the two sides of a partition can never both drop someone,
+however many seats were dropped before (a side that lost seats does not get a smaller
+quorum). A side without Q seats pauses. The votes carry the voters' shares: any t = Q valid
+shares recombine s, which must satisfy SHA-256^n(s) = the committed chain head and re-create
+every committed share; then the dropped seat's reveals are computed: the outcome is exactly
+what it would have been. Withholding can delay a roll, never change it.
+
+If voters hold no share of the dropped seat, they have not revealed at this chance step
+(reveals wait for all escrows). Its contribution is then the public constant
+``dropped_reveal(gid, seat, j)``, but only when at least m - t + 1 of the m recipients voted
+without a share: then no t shares exist anywhere, so every peer, whichever quorum of votes it
+holds, makes the same choice (recombine or stand-in), and the withholder chooses nothing.
+Mixed votes below both bounds wait for more votes.
+
+A dealer whose shares, each matching its commitment, do not open its chain (a bad escrow) is
+dropped all the same: its contribution is the public stand-in, and it had one bit of choice
+(its real outcome or the stand-in's), paid with its seat (protocol.md §C8.5).
+
+Limits (protocol.md §C8.5): any Q other seats together can recombine a seat's chain (they could
+already vote it out); with two seats nobody is ever dropped (Q = 2), and no escrow is dealt
+while a drop is impossible (active seats - 1 < Q).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Callable, Collection, NamedTuple, Sequence
+
+from . import const as C
+from .beacon import HashChain
+from .errors import WireError
+from .escrow import (BAD_VOTE_SHARE, UNDECIDED, dropped_reveal, make_escrow, open_share, pair_key, quorum,
+                     recover_chain)
+from .identity import Identity
+from .session_events import CheatDetected, Equivocation, PeerMisbehaved
+from .wire import (MSG_DROP, MSG_ESCROW, DropVote, Escrow, Setup, decode_drop, decode_escrow, open_envelope,
+                   pack, seal, unpack)
+
+RULE_BOT = "bot"
+RULE_BANKRUPT = "bankrupt"
+RULES = (RULE_BOT, RULE_BANKRUPT)
+
+
+def drop_rule(options: dict) -> tuple[str | None, float]:
+    """(rule, timeout seconds) from setup options: rule None when seat loss is off (no
+    ``p2p.on_drop`` option). Unknown rules and out-of-range timeouts fall back to the
+    defaults (the lobby validates them; a setup is signed by all, so all peers agree)."""
+    rule = options.get(C.OPT_ON_DROP)
+    if rule is None:
+        return None, float(C.DEFAULT_DROP_TIMEOUT)
+    if rule not in RULES:
+        rule = C.DEFAULT_ON_DROP
+    t = options.get(C.OPT_DROP_TIMEOUT, C.DEFAULT_DROP_TIMEOUT)
+    if type(t) is not int or not C.MIN_DROP_TIMEOUT <= t <= C.MAX_DROP_TIMEOUT:
+        t = C.DEFAULT_DROP_TIMEOUT
+    return rule, float(t)
+
+
+def turn_time(options: dict) -> float:
+    """Seconds an alive seat may take at one step before the others vote it out (protocol.md part C
+    §8.3): ``p2p.turn_time`` (int, 0 = unlimited: returns 0.0), else ``DEFAULT_TURN_TIME``.
+    An out-of-range value falls back to the default (the lobby refuses it; the setup is signed
+    by all, so all peers agree)."""
+    t = options.get(C.OPT_TURN_TIME, C.DEFAULT_TURN_TIME)
+    if type(t) is not int or not 0 <= t <= C.MAX_TURN_TIME:
+        t = C.DEFAULT_TURN_TIME
+    return float(t)
+
+
+def default_bot(engine: Any) -> Callable[[Any, int], Any]:
+    """The deterministic bot that plays a dropped seat: ``engine.bots.choose(state, seat,
+    "default")`` (ARCHITECTURE.md §1); an engine without bots gets "always nothing".
+
+    The bots are the subpackage ``<engine>.bots``, imported here: ``engine`` does not import
+    it, so the attribute exists only once someone did, and a verifier that never had would
+    replay a dropped seat as "always nothing" and call a good log bad. An engine that is a
+    plain module or object (test stand-ins) is only looked at."""
+    bots = getattr(engine, "bots", None)
+    if bots is None and hasattr(engine, "__path__"):  # a package: the rules engine
+        try:
+            bots = importlib.import_module(engine.__name__ + ".bots")
+        except ModuleNotFoundError as exc:
+            if exc.name != engine.__name__ + ".bots":
+                raise  # the bots exist but something they need is missing: say so
+    choose = getattr(bots, "choose", None)
+    if choose is None:
+        return lambda state, seat: None
+    return lambda state, seat: choose(state, seat, "default")
+
+
+def dropped_input(bot: Callable[[Any, int], Any], state: Any, seat: int, dropped: Collection[int]) -> Any:
+    """Decision-step input of dropped ``seat`` played by ``bot`` (protocol.md §C8.4), given the
+    seats dropped so far: in a timed game, ``TimeUp`` once a strict majority of the seats
+    neither bankrupt nor dropped have voted that the time is up
+    (``engine.observation.absent_vote``, protocol.md part E "TimeUp contract"), so absent players never
+    block the end of the time; otherwise the bot's action. Deterministic: every peer and the
+    verifier fill the same input. States without ``time_up`` (test engines) get the bot's."""
+    if getattr(state, "time_up", None) is not None:
+        from engine.actions import TimeUp
+        from engine.observation import absent_vote
+
+        if absent_vote(state, seat, dropped):
+            return TimeUp()
+    return bot(state, seat)
+
+
+def drop_record(step: int, seat: int, votes: Sequence[bytes], escrow: bytes | None) -> bytes:
+    """Payload of a DROP log record (protocol.md §C6): msgpack [step, seat, [DROP envelopes in voter
+    seat order], ESCROW envelope of the dropped seat or nil]."""
+    return pack([step, seat, list(votes), escrow])
+
+
+class DropRecord(NamedTuple):
+    """A checked DROP log record (``check_drop_record``): the dropped ``seat``, the vote
+    envelopes, its ESCROW envelope or None, its recombined ``chain`` or None (stand-in), and
+    ``cheat``: ``BAD_RECOMBINATION`` when the record proves its escrow bad, else None."""
+
+    seat: int
+    votes: list
+    escrow: bytes | None
+    chain: HashChain | None
+    cheat: str | None
+
+
+def check_drop_record(setup: Setup, active: Sequence[bool], epoch: int, step: int, payload: bytes) -> DropRecord:
+    """Verify a DROP log record for ``step`` (protocol.md §C6, §C8.3): valid signed votes for
+    (step, seat, epoch) of at least Q = ``quorum(seats)`` distinct active seats other than
+    ``seat``, in ascending voter order; the dropped seat's signed escrow if present; shares
+    matching their commitments and deciding (``recover_chain``: recombined, stand-in, or
+    stand-in because t valid shares do not open the chain: the dealer's bad escrow, proven by
+    the record alone). Raises ``ValueError`` with the reason."""
+    gid = setup.game_id
+    keys = [p.public_key for p in setup.players]
+    try:
+        rstep, seat, votes, esc_raw = unpack(payload)
+        if rstep != step or type(seat) is not int or not 0 <= seat < setup.seats or not active[seat]:
+            raise ValueError("drop record not for this step or an active seat")
+        esc = None
+        if esc_raw is not None:
+            eenv = open_envelope(esc_raw)
+            esc = decode_escrow(eenv.body)
+            if eenv.mtype != MSG_ESCROW or esc.seat != seat or esc.game_id != gid or esc.epoch != epoch \
+                    or not eenv.verify(keys[seat]):
+                raise ValueError("bad escrow in drop record")
+        if type(votes) is not list or len(votes) < quorum(setup.seats):
+            raise ValueError("drop record without a quorum of votes")
+        decoded = []
+        last = -1
+        for raw in votes:
+            venv = open_envelope(raw)
+            v = decode_drop(venv.body)
+            if venv.mtype != MSG_DROP or v.game_id != gid or v.voter <= last or v.voter == seat \
+                    or not active[v.voter] or v.step != step or v.seat != seat or v.epoch != epoch \
+                    or not venv.verify(keys[v.voter]):
+                raise ValueError(f"bad drop vote of seat {v.voter}")
+            last = v.voter
+            decoded.append(v)
+    except (WireError, TypeError) as e:
+        raise ValueError(f"malformed drop record: {e}") from None
+    r = recover_chain(setup, esc, decoded, sum(active) - 1)
+    if r.liars:
+        raise ValueError(f"seat {r.liars[0]}: {BAD_VOTE_SHARE}")  # an honest peer never logs such a vote
+    if r.chain is UNDECIDED:
+        raise ValueError("drop record whose votes decide no reveal (mixed shares or no escrow)")
+    return DropRecord(seat, votes, esc_raw, r.chain, r.cheat)
+
+
+def check_drop_payload(setup: Setup, active: Sequence[bool], epoch: int, step: int, payload: bytes) -> tuple:
+    """``check_drop_record`` as (seat, votes, escrow raw, recombined chain or None)."""
+    return tuple(check_drop_record(setup, active, epoch, step, payload))[:4]
+
+
+# --- the session's seat-loss part ---------------------------------------------------------------
+
+class DropInfo(NamedTuple):
+    """How a dropped seat is played: from ``step`` on, by ``rule``; ``chain``: its recombined
+    ``HashChain`` (its real reveals) or None (the public stand-in reveals)."""
+
+    step: int
+    rule: str
+    chain: HashChain | None
+
+
+class Decision(NamedTuple):
+    """A drop that can be applied: the votes (envelopes, voter seat order), the dropped seat's
+    ESCROW envelope or None, and its recombined chain or None."""
+
+    votes: list
+    escrow: bytes | None
+    chain: HashChain | None
+    #: ``BAD_RECOMBINATION`` when the votes' shares prove the dropped seat's escrow bad.
+    cheat: str | None = None
+
+
+class SeatLoss:
+    """Seat loss of one session (protocol.md §C8, state machine in §C8.6): which seats are
+    active, the escrows and shares of the current epoch, the drop votes held and cast.
+
+    ``setup``: the signed setup; ``my_seat``; ``identity``: ours; ``secret``: our chain secret
+    h_0 (what we escrow); ``engine``: to know whether the ``bankrupt`` rule can be applied.
+    Signatures of ESCROW and DROP messages are checked here; the session routes messages by
+    step and turns the returned events into its phase.
+    """
+
+    def __init__(self, setup: Setup, my_seat: int, identity: Identity, secret: bytes, engine: Any) -> None:
+        self.setup = setup
+        self.n = setup.seats
+        self.my_seat = my_seat
+        self._identity = identity
+        self._secret = secret
+        self._keys = [p.public_key for p in setup.players]
+        self._xkeys = [p.x25519_key for p in setup.players]
+        opts = setup.options_dict()
+        #: Rule ("bot", "bankrupt") or None when seat loss is off; drop timeout (s).
+        self.rule, self.drop_timeout = drop_rule(opts)
+        #: Seconds an alive seat may think at one step before we vote it out; 0.0 = unlimited.
+        self.turn_time = turn_time(opts)
+        self._can_retire = getattr(engine, "retire_seat", None) is not None
+        #: active[i]: seat i still sends messages (not dropped).
+        self.active = [True] * self.n
+        #: Dropped seats: seat -> DropInfo.
+        self.dropped: dict[int, DropInfo] = {}
+        #: Number of drops so far: the epoch of escrows and votes.
+        self.epoch = 0
+        self._escrows: dict[int, tuple[Escrow, bytes]] = {}
+        self._shares: dict[int, bytes] = {}
+        self._votes: dict[tuple[int, int], dict[int, tuple[DropVote, bytes]]] = {}
+        self._voted: set[tuple[int, int]] = set()
+        #: (step, epoch, voter) whose false share ``decide`` reported.
+        self._liars: set[tuple[int, int, int]] = set()
+
+    # -- queries --
+
+    @property
+    def on(self) -> bool:
+        """True if the setup turned seat loss on (``p2p.on_drop`` option)."""
+        return self.rule is not None
+
+    def active_count(self) -> int:
+        """Seats not dropped."""
+        return sum(self.active)
+
+    @property
+    def quorum(self) -> int:
+        """Votes that drop a seat: a strict majority of all the setup's seats (§C8.3)."""
+        return quorum(self.n)
+
+    def escrow_needed(self) -> bool:
+        """True if the active seats deal escrows: seat loss on and a drop still possible (at
+        least Q other active seats can vote; with two seats never, §C8.5)."""
+        return self.on and self.active_count() - 1 >= self.quorum
+
+    def escrows_complete(self, revealed: Collection[int] = ()) -> bool:
+        """True if no escrow is needed or we hold the current epoch's escrow of every active
+        seat (ours included), except of the seats in ``revealed`` (whose message of this step
+        we hold: they withhold nothing at this step): the gate before a reveal (§C8.2)."""
+        if not self.escrow_needed():
+            return True
+        return all(i in self._escrows or i in revealed for i in range(self.n) if self.active[i])
+
+    def escrow_raws(self) -> list[bytes]:
+        """The current epoch's ESCROW envelopes we hold (for a catch-up answer)."""
+        return [raw for _, raw in self._escrows.values()]
+
+    def has_voted(self, step: int, seat: int) -> bool:
+        """True if we signed DROP(step, seat)."""
+        return (step, seat) in self._voted
+
+    def voted_this_epoch(self, step: int) -> bool:
+        """True if we already cast our one vote of ``step`` in the current epoch (§C8.3: one
+        vote per step and epoch, so two quorums of one epoch can never drop different seats)."""
+        return any(s == step for (s, _) in self._voted)
+
+    def voted_at(self, step: int) -> bool:
+        """True if we voted to drop some active seat at ``step`` (then only the votes or a
+        complete record decide that step, §C8.3)."""
+        return any((step, i) in self._voted for i in range(self.n) if self.active[i])
+
+    def vote_targets(self, step: int) -> list[int]:
+        """Seats for which we hold a vote at ``step`` (in arrival order)."""
+        return [seat for (s, seat) in self._votes if s == step]
+
+    # -- escrow --
+
+    def own_escrow(self, spectator: bool) -> tuple[bytes | None, bool]:
+        """Our ESCROW envelope of the current epoch, or None if none is dealt (not needed, or
+        we are dropped/a spectator); second item True if it was made by this call (made once
+        per epoch, deterministic)."""
+        if not self.escrow_needed() or spectator or not self.active[self.my_seat]:
+            return None, False
+        mine = self._escrows.get(self.my_seat)
+        if mine is not None:
+            return mine[1], False
+        recipients = [i for i in range(self.n) if self.active[i] and i != self.my_seat]
+        raw = make_escrow(self._identity, self._secret, self.setup.game_id, self.my_seat, self.epoch,
+                          recipients, self._xkeys, self.quorum)
+        self._escrows[self.my_seat] = (decode_escrow(open_envelope(raw, C.MAX_STEP_MSG).body), raw)
+        return raw, True
+
+    def receive_escrow(self, env: Any, e: Escrow, step: int, spectator: bool) -> tuple[str, Any]:
+        """Take another seat's ESCROW (§C8.2). Returns (outcome, event): "ignored",
+        "bad_seat", "bad_signature" (event ``PeerMisbehaved``), "known" (a duplicate),
+        "halt" (event ``Equivocation`` or ``CheatDetected``: provable from the signed escrows
+        alone), "bad_share" (held, but our share does not open: ``CheatDetected``), or "held"
+        (event None)."""
+        if not self.on or e.epoch != self.epoch or e.seat >= self.n or not self.active[e.seat]:
+            return "ignored", None
+        if e.seat == self.my_seat:
+            return "bad_seat", None
+        old = self._escrows.get(e.seat)
+        if old is not None:
+            if old[1] != env.raw and env.verify(self._keys[e.seat]):
+                return "halt", Equivocation(-1, e.seat, old[1], env.raw)
+            return "known", None
+        if not env.verify(self._keys[e.seat]):
+            return "bad_signature", PeerMisbehaved(e.seat, step, "bad signature", env.raw)
+        want = [i for i in range(self.n) if self.active[i] and i != e.seat]
+        if [x.to for x in e.entries] != want:
+            return "halt", CheatDetected(step, e.seat, "escrow not dealt to every other active seat", env.raw)
+        bad = None
+        if not spectator:
+            share = open_share(self._identity, e, self.my_seat, self._xkeys[e.seat])
+            if share is None:
+                # Signed by the dealer yet our share does not open: the dealer cheated. The
+                # escrow is still held (the gate must not wait forever for a cheater's); the
+                # session proves it to everyone with our pairwise key (COMPLAINT, §C8.8).
+                bad = CheatDetected(step, e.seat, "escrow share does not match its commitment", env.raw)
+            else:
+                self._shares[e.seat] = share
+        self._escrows[e.seat] = (e, env.raw)
+        return ("bad_share", bad) if bad is not None else ("held", None)
+
+    def share_key(self, dealer: int) -> bytes:
+        """Our pairwise key of ``dealer``'s share to us in the current epoch (``pair_key``),
+        published in a bad-escrow complaint (it opens that one share only)."""
+        return pair_key(self._identity, self._xkeys[dealer], self.setup.game_id, dealer, self.my_seat, self.epoch)
+
+    def drop_possible(self) -> bool:
+        """True if seat loss is on and Q other active seats could still vote a seat out."""
+        return self.escrow_needed()
+
+    # -- votes --
+
+    def vote(self, step: int, seat: int) -> bytes:
+        """Sign our DROP(step, seat) vote (with our share of ``seat`` when escrows are dealt),
+        keep it and return the envelope to broadcast."""
+        self._voted.add((step, seat))
+        share = self._shares.get(seat) if self.escrow_needed() else None
+        gid = self.setup.game_id
+        raw = seal(self._identity, MSG_DROP, [gid, self.my_seat, step, seat, self.epoch, share])
+        self._votes.setdefault((step, seat), {})[self.my_seat] = (DropVote(gid, self.my_seat, step, seat, self.epoch,
+                                                                           share), raw)
+        return raw
+
+    def adopt_vote(self, env: Any, v: DropVote) -> bool:
+        """Take back our own vote ``v`` (from the own-message log after a restart) if it is of
+        the current epoch: we then never sign another vote of that step and epoch (§C8.3)."""
+        if v.voter != self.my_seat or v.epoch != self.epoch or not env.verify(self._keys[self.my_seat]) \
+                or not self.active[v.seat]:
+            return False
+        self._voted.add((v.step, v.seat))
+        self._votes.setdefault((v.step, v.seat), {})[self.my_seat] = (v, env.raw)
+        return True
+
+    def verify_vote(self, env: Any, v: DropVote) -> bool:
+        """True if the voter's signature on ``env`` verifies."""
+        return env.verify(self._keys[v.voter])
+
+    def add_vote(self, env: Any, v: DropVote) -> bytes | None:
+        """Keep a verified vote (a vote of a later epoch replaces the voter's older one: after
+        a drop at this step everyone votes again, §C8.3). Returns the voter's other vote of the
+        same step and epoch if it differs (equivocation: another target or another share),
+        else None."""
+        for (s, t), held in self._votes.items():
+            other = held.get(v.voter)
+            if s == v.step and t != v.seat and other is not None and other[0].epoch == v.epoch:
+                return other[1]  # one vote per step and epoch: a second target is equivocation
+        votes = self._votes.setdefault((v.step, v.seat), {})
+        old = votes.get(v.voter)
+        if old is not None and old[0].epoch >= v.epoch:
+            return old[1] if old[1] != env.raw and old[0].epoch == v.epoch else None
+        votes[v.voter] = (v, env.raw)
+        return None
+
+    def own_votes(self, step: int) -> list[bytes]:
+        """Our DROP envelopes of ``step`` in the current epoch (to re-send after a restart)."""
+        return [held[self.my_seat][1] for (s, _), held in self._votes.items()
+                if s == step and self.my_seat in held and held[self.my_seat][0].epoch == self.epoch]
+
+    def targets(self, step: int) -> dict[int, int]:
+        """voter -> the seat it voted against at ``step`` in the current epoch (votes held)."""
+        out: dict[int, int] = {}
+        for (s, t), held in self._votes.items():
+            if s == step:
+                for voter, (v, _) in held.items():
+                    if v.epoch == self.epoch:
+                        out[voter] = t
+        return out
+
+    def has_quorum(self, step: int, seat: int) -> bool:
+        """True if we hold votes DROP(step, seat) of at least Q seats (§C8.3)."""
+        return len(self._votes.get((step, seat), {})) >= self.quorum
+
+    def decide(self, step: int, seat: int) -> Decision | tuple | str | None:
+        """The drop of ``seat`` at ``step`` if the votes suffice (§C8.3): a ``Decision`` (votes:
+        the Q deciding voters', ``recover_chain``; chain None and ``cheat`` set when the shares
+        prove the seat's escrow bad: it is dropped all the same, with the stand-in reveals);
+        (voter, reason, its vote envelope) once for each voter whose share does not match the
+        commitment (its vote no longer counts);
+        ``UNDECIDED`` when a quorum is held but its shares decide nothing yet; None while
+        fewer than Q votes of this epoch count."""
+        if not self.active[seat]:
+            return None
+        votes = self._votes.get((step, seat), {})
+        voters = sorted(i for i, (v, _) in votes.items() if self.active[i] and i != seat and v.epoch == self.epoch)
+        if len(voters) < self.quorum:
+            return None
+        esc = self._escrows.get(seat)
+        r = recover_chain(self.setup, esc[0] if esc else None, [votes[i][0] for i in voters],
+                          self.active_count() - 1)
+        for liar in r.liars:
+            if (step, self.epoch, liar) not in self._liars:
+                self._liars.add((step, self.epoch, liar))
+                return liar, BAD_VOTE_SHARE, votes[liar][1]
+        if r.chain is UNDECIDED:
+            return None if len(voters) - len(r.liars) < self.quorum else UNDECIDED
+        return Decision([votes[i][1] for i in r.used], esc[1] if esc else None, r.chain, r.cheat)
+
+    def past_drop(self, payload: bytes, applied: int) -> tuple[int, int] | None:
+        """If ``payload`` (a DROP log record from a catch-up) drops a seat at a step before
+        ``applied`` (our current step) with Q valid signed votes of distinct other seats:
+        (step, seat); else None. The caller knows whether it applied that step with that
+        seat's message (§C8.3: ``SeatLost``, ``StepOverturned``)."""
+        gid = self.setup.game_id
+        try:
+            step, seat, votes, _ = unpack(payload)
+            if type(seat) is not int or not 0 <= seat < self.n or type(step) is not int \
+                    or not 0 <= step < applied or type(votes) is not list:
+                return None
+            voters = set()
+            for raw in votes:
+                env = open_envelope(raw)
+                v = decode_drop(env.body)
+                if env.mtype == MSG_DROP and v.game_id == gid and v.step == step and v.seat == seat \
+                        and v.voter != seat and env.verify(self._keys[v.voter]):
+                    voters.add(v.voter)
+        except (WireError, TypeError, ValueError):
+            return None
+        return (step, seat) if len(voters) >= self.quorum else None
+
+    def check_record(self, step: int, payload: bytes) -> tuple:
+        """Verify a DROP log record for ``step`` (``check_drop_payload``); raises ValueError."""
+        return check_drop_payload(self.setup, self.active, self.epoch, step, payload)
+
+    def forget_votes(self, upto: int) -> None:
+        """Forget the votes of steps <= ``upto`` (applied), except those against our own seat
+        (they tell us when our seat was dropped at a step we applied, ``SeatLost``)."""
+        for key in [key for key in self._votes if key[0] <= upto and key[1] != self.my_seat]:
+            del self._votes[key]
+
+    def clear_votes(self) -> None:
+        """Forget every vote held and cast (fuzzing: a fresh start of the vote bookkeeping)."""
+        self._votes.clear()
+        self._voted.clear()
+
+    # -- drop --
+
+    def apply(self, step: int, seat: int, chain: HashChain | None) -> DropInfo:
+        """``seat`` is dropped from ``step`` on: it becomes inactive, the epoch increases and
+        the escrows and shares of the old epoch are forgotten. Returns its DropInfo (the
+        ``bankrupt`` rule falls back to ``bot`` when the engine cannot retire a seat, §C8.4)."""
+        rule = self.rule or RULE_BOT
+        if rule == RULE_BANKRUPT and not self._can_retire:
+            rule = RULE_BOT
+        info = self.dropped[seat] = DropInfo(step, rule, chain)
+        self.active[seat] = False
+        self.epoch += 1
+        self._escrows, self._shares = {}, {}
+        # Our votes of this step were of the old epoch and no longer count: we vote again (at
+        # once) for seats still missing, so two seats lost at one step are both dropped (§C8.3).
+        self._voted = {(s, t) for (s, t) in self._voted if s != step}
+        return info
+
+    def fill(self, chance_index: int, chance: bool, inspection: bool, bot: Any, state: Any) -> dict[int, Any]:
+        """Inputs of the dropped seats for a step (protocol.md §C8.4): ``chance_index`` j of
+        the next chance step, ``chance``/``inspection``: the step's kind."""
+        fill: dict[int, Any] = {}
+        for seat, info in self.dropped.items():
+            if inspection:
+                fill[seat] = None  # its shares come from the ledger (protocol.md §C12.6)
+            elif chance:
+                fill[seat] = info.chain.reveal_at(chance_index) if info.chain is not None \
+                    else dropped_reveal(self.setup.game_id, seat, chance_index)
+            elif info.rule == RULE_BOT:
+                fill[seat] = dropped_input(bot, state, seat, self.dropped)
+            else:
+                fill[seat] = None
+        return fill
