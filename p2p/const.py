@@ -32,6 +32,7 @@ DOMAIN_ALIVE = b"alive"
 DOMAIN_ABANDON = b"abandon"
 DOMAIN_COMPLAINT = b"complaint"
 DOMAIN_RESEAT = b"reseat"  # type 25 (protocol.md §C8.9, p2p/reseat.py)
+DOMAIN_SKIP = b"turn-skip"  # type 26 (protocol.md §C8.10, p2p/turn_skip.py)
 DOMAIN_CHAT = b"chat"  # type 36 (protocol.md §N9)
 DOMAIN_WATCH = b"watch"  # type 37 (protocol.md §N10)
 DOMAIN_RECORDS = b"records"  # type 38 (protocol.md §N10)
