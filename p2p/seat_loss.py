@@ -1,4 +1,4 @@
-"""Seat loss: chain-secret escrow, drop votes and what a dropped seat contributes
+"""Seat loss: drop votes, the session's escrows and what a dropped seat contributes
 (DESIGN.md §3 "a seat that withholds its reveal has left the game"; protocol.md §C8).
 
 Why an escrow
@@ -6,12 +6,10 @@ Why an escrow
 At a chance step every seat reveals the next pre-image of its hash chain and the beacon is the
 hash of all reveals. Reveals are fixed in advance, so nobody can steer them, but the last seat
 to reveal sees everyone else's reveal first, can compute the outcome and could *withhold* if it
-dislikes it. If a withheld reveal were replaced by anything the withholder did not already
-have to accept, withholding would be a free re-roll. So a withheld reveal must be replaced by
-**the very reveal the seat would have sent**: every seat deals its chain secret s (h_0) in
-Shamir shares (threshold t = Q, the drop quorum) to all other active seats (ESCROW, one per
-seat and epoch), each share encrypted to its recipient and committed in the clear; a seat
-reveals at a chance step only once it holds a valid escrow from every other active seat.
+dislikes it. So a withheld reveal is replaced by **the very reveal the seat would have sent**:
+every seat deals its chain secret in Shamir shares (threshold t = Q, the drop quorum) to all
+other active seats (ESCROW, one per seat and epoch; the stateless crypto is ``escrow.py``); a
+seat reveals at a chance step only once it holds an escrow from every other active seat.
 
 Why a quorum
 ------------
@@ -31,138 +29,33 @@ without a share: then no t shares exist anywhere, so every peer, whichever quoru
 holds, makes the same choice (recombine or stand-in), and the withholder chooses nothing.
 Mixed votes below both bounds wait for more votes.
 
+A dealer whose shares, each matching its commitment, do not open its chain (a bad escrow) is
+dropped all the same: its contribution is the public stand-in, and it had one bit of choice
+(its real outcome or the stand-in's), paid with its seat (protocol.md §C8.5).
+
 Limits (protocol.md §C8.5): any Q other seats together can recombine a seat's chain (they could
 already vote it out); with two seats nobody is ever dropped (Q = 2), and no escrow is dealt
 while a drop is impossible (active seats - 1 < Q).
-
-Shares are derived from the secret (no randomness to store, ``threshold.split`` with context
-gid || epoch); a restarted peer re-creates the same ESCROW bytes (deterministic
-ChaCha20-Poly1305 with a per-key fixed nonce, Ed25519).
 """
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 from typing import Any, Callable, Collection, NamedTuple, Sequence
 
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
-
 from . import const as C
-from . import threshold
 from .beacon import HashChain
-from .identity import Identity
 from .errors import WireError
+from .escrow import (BAD_VOTE_SHARE, UNDECIDED, dropped_reveal, make_escrow, open_share, pair_key, quorum,
+                     recover_chain)
+from .identity import Identity
 from .session_events import CheatDetected, Equivocation, PeerMisbehaved
 from .wire import (MSG_DROP, MSG_ESCROW, DropVote, Escrow, Setup, decode_drop, decode_escrow, open_envelope,
                    pack, seal, unpack)
 
-_sha256 = hashlib.sha256
-_NONCE = bytes(12)  # each key encrypts exactly one share (key bound to game, seats, epoch)
-
 RULE_BOT = "bot"
 RULE_BANKRUPT = "bankrupt"
 RULES = (RULE_BOT, RULE_BANKRUPT)
-
-
-def _xor(a: bytes, b: bytes) -> bytes:
-    return bytes(x ^ y for x, y in zip(a, b))
-
-
-def _ctx(gid: bytes, dealer: int, to: int, epoch: int) -> bytes:
-    return gid + bytes((dealer, to)) + epoch.to_bytes(2, "big")
-
-
-def pair_key(identity: Identity, peer_x25519: bytes, gid: bytes, dealer: int, to: int, epoch: int) -> bytes:
-    """32-byte ChaCha20-Poly1305 key for the share ``dealer`` deals to ``to`` in ``epoch``:
-    SHA-256("lanopoli/1/escrow-key\\0" || X25519(our key, peer key) || gid || dealer || to ||
-    epoch as 2 bytes BE). Both ends compute it. Raises ``ValueError`` for a bad peer key."""
-    shared = identity.x25519_exchange(peer_x25519)
-    return _sha256(C.SIG_PREFIX + b"escrow-key\x00" + shared + _ctx(gid, dealer, to, epoch)).digest()
-
-
-def share_commit(share: bytes, gid: bytes, dealer: int, to: int, epoch: int) -> bytes:
-    """Public commitment to one share: SHA-256("lanopoli/1/escrow-commit\\0" || gid || dealer ||
-    to || epoch (2 bytes) || share). Shares are 256-bit pseudo-random, so this hides them."""
-    return _sha256(C.SIG_PREFIX + b"escrow-commit\x00" + _ctx(gid, dealer, to, epoch) + share).digest()
-
-
-def quorum(seats: int) -> int:
-    """Votes needed to drop a seat, and the escrow threshold: a strict majority of all the
-    setup's ``seats``, floor(seats / 2) + 1 (protocol.md §C8.3)."""
-    return seats // 2 + 1
-
-
-def make_shares(secret: bytes, gid: bytes, epoch: int, recipients: Sequence[int], t: int) -> dict[int, bytes]:
-    """Shamir shares (threshold ``t``) of ``secret`` (32 bytes) for ``recipients`` (ascending
-    seats): ``{seat: 66-byte share}`` (``threshold.split``, context gid || epoch as 2 bytes BE).
-    Deterministic (module docstring)."""
-    return threshold.split(secret, gid + epoch.to_bytes(2, "big"), t, list(recipients))
-
-
-def make_escrow(identity: Identity, secret: bytes, gid: bytes, dealer: int, epoch: int,
-                recipients: Sequence[int], x25519_keys: Sequence[bytes], t: int) -> bytes:
-    """The signed ESCROW envelope of ``dealer`` for ``epoch``: body ``[gid, dealer, epoch,
-    [[to, commit, ct], ...]]`` with one entry per recipient (ascending), shares of threshold
-    ``t``. ``x25519_keys``: every seat's X25519 public key (setup order)."""
-    shares = make_shares(secret, gid, epoch, recipients, t)
-    entries = []
-    for v in recipients:
-        key = pair_key(identity, x25519_keys[v], gid, dealer, v, epoch)
-        ct = ChaCha20Poly1305(key).encrypt(_NONCE, shares[v], _ctx(gid, dealer, v, epoch))
-        entries.append([v, share_commit(shares[v], gid, dealer, v, epoch), ct])
-    return seal(identity, MSG_ESCROW, [gid, dealer, epoch, entries])
-
-
-def open_share(identity: Identity, escrow: Escrow, me: int, dealer_x25519: bytes) -> bytes | None:
-    """Decrypt our share from ``escrow`` and check it against its commitment. Returns the
-    66-byte share, or None if there is no entry for us, it does not decrypt, or it does not
-    match its commitment (the dealer cheated or the message was damaged)."""
-    entry = next((e for e in escrow.entries if e.to == me), None)
-    if entry is None:
-        return None
-    try:
-        key = pair_key(identity, dealer_x25519, escrow.game_id, escrow.seat, me, escrow.epoch)
-        share = ChaCha20Poly1305(key).decrypt(_NONCE, entry.ct, _ctx(escrow.game_id, escrow.seat, me, escrow.epoch))
-    except (InvalidTag, ValueError):
-        return None
-    if len(share) != threshold.SHARE_LEN or share_commit(share, escrow.game_id, escrow.seat, me, escrow.epoch) != entry.commit:
-        return None
-    return share
-
-
-def check_share(escrow: Escrow, voter: int, share: bytes) -> bool:
-    """True if ``share`` (published in ``voter``'s DROP vote) matches the commitment the
-    dealer signed for ``voter`` in ``escrow``."""
-    entry = next((e for e in escrow.entries if e.to == voter), None)
-    return entry is not None and share_commit(share, escrow.game_id, escrow.seat, voter, escrow.epoch) == entry.commit
-
-
-def recombine(escrow: Escrow, shares: dict[int, bytes], chain_head: bytes, chain_length: int,
-              t: int) -> HashChain | None:
-    """Recombine the dealer's chain secret from ``t`` shares ``{voter: share}`` of ``escrow``
-    and rebuild its ``HashChain``; None if SHA-256^n(secret) is not the committed
-    ``chain_head`` or the secret does not re-create every committed share (the dealer dealt
-    shares that no single secret explains: whichever t shares a peer holds, it gets None)."""
-    secret = threshold.combine(shares)
-    if secret is None:
-        return None
-    chain = HashChain(secret, chain_length)
-    if chain.head != chain_head:
-        return None
-    recipients = [e.to for e in escrow.entries]
-    again = make_shares(secret, escrow.game_id, escrow.epoch, recipients, t)
-    for e in escrow.entries:
-        if share_commit(again[e.to], escrow.game_id, escrow.seat, e.to, escrow.epoch) != e.commit:
-            return None
-    return chain
-
-
-def dropped_reveal(gid: bytes, seat: int, j: int) -> bytes:
-    """Public stand-in reveal of a dropped seat at the j-th chance step when its chain could not
-    be recombined: SHA-256("lanopoli/1/dropped\\0" || gid || seat || j as 8 bytes BE)."""
-    return _sha256(C.SIG_PREFIX + b"dropped\x00" + gid + bytes((seat,)) + j.to_bytes(8, "big")).digest()
 
 
 def drop_rule(options: dict) -> tuple[str | None, float]:
@@ -234,47 +127,25 @@ def drop_record(step: int, seat: int, votes: Sequence[bytes], escrow: bytes | No
     return pack([step, seat, list(votes), escrow])
 
 
-#: ``recover_chain`` result while the votes held decide nothing yet (mixed shares, or shares
-#: that cannot be checked without the dropped seat's escrow).
-UNDECIDED = "undecided"
+class DropRecord(NamedTuple):
+    """A checked DROP log record (``check_drop_record``): the dropped ``seat``, the vote
+    envelopes, its ESCROW envelope or None, its recombined ``chain`` or None (stand-in), and
+    ``cheat``: ``BAD_RECOMBINATION`` when the record proves its escrow bad, else None."""
+
+    seat: int
+    votes: list
+    escrow: bytes | None
+    chain: HashChain | None
+    cheat: str | None
 
 
-def recover_chain(setup: Setup, escrow: Escrow | None, votes: Sequence[DropVote],
-                  recipients: int) -> tuple[HashChain | None | str, tuple | None]:
-    """The dropped seat's chain from a quorum of ``votes`` (protocol.md §C8.3), given the number
-    of ``recipients`` of its escrow (the other active seats). Returns (chain, None) when
-    t = Q valid shares recombine; (None, None) for the public stand-in when at least
-    recipients - t + 1 votes carry no share (or no escrow is dealt in this epoch);
-    (UNDECIDED, None) to wait for more votes; (None, (culprit seat, reason)) when a share does
-    not match its commitment (that voter lied) or the shares do not open the committed chain
-    (the dealer cheated)."""
-    t = quorum(setup.seats)
-    if recipients < t:
-        return None, None  # no escrow is dealt when no drop is possible (§C8.2)
-    with_share = [v for v in votes if v.share is not None]
-    if len(votes) - len(with_share) >= recipients - t + 1:
-        return None, None
-    if len(with_share) < t:
-        return UNDECIDED, None
-    if escrow is None:
-        return UNDECIDED, None  # shares we cannot check yet: wait for the escrow (catch-up)
-    for v in with_share:
-        if not check_share(escrow, v.voter, v.share):
-            return None, (v.voter, "drop vote share does not match the escrow commitment")
-    seat = escrow.seat
-    chain = recombine(escrow, {v.voter: v.share for v in with_share[:t]}, setup.players[seat].chain_head,
-                      setup.chain_length, t)
-    if chain is None:
-        return None, (seat, "escrow shares do not open its hash chain")
-    return chain, None
-
-
-def check_drop_payload(setup: Setup, active: Sequence[bool], epoch: int, step: int, payload: bytes) -> tuple:
+def check_drop_record(setup: Setup, active: Sequence[bool], epoch: int, step: int, payload: bytes) -> DropRecord:
     """Verify a DROP log record for ``step`` (protocol.md §C6, §C8.3): valid signed votes for
     (step, seat, epoch) of at least Q = ``quorum(seats)`` distinct active seats other than
     ``seat``, in ascending voter order; the dropped seat's signed escrow if present; shares
-    matching their commitments and deciding (``recover_chain``). Returns (seat, votes, escrow
-    raw, recombined chain or None); raises ``ValueError`` with the reason."""
+    matching their commitments and deciding (``recover_chain``: recombined, stand-in, or
+    stand-in because t valid shares do not open the chain: the dealer's bad escrow, proven by
+    the record alone). Raises ``ValueError`` with the reason."""
     gid = setup.game_id
     keys = [p.public_key for p in setup.players]
     try:
@@ -303,12 +174,17 @@ def check_drop_payload(setup: Setup, active: Sequence[bool], epoch: int, step: i
             decoded.append(v)
     except (WireError, TypeError) as e:
         raise ValueError(f"malformed drop record: {e}") from None
-    chain, problem = recover_chain(setup, esc, decoded, sum(active) - 1)
-    if problem is not None:
-        raise ValueError(f"seat {problem[0]}: {problem[1]}")
-    if chain is UNDECIDED:
+    r = recover_chain(setup, esc, decoded, sum(active) - 1)
+    if r.liars:
+        raise ValueError(f"seat {r.liars[0]}: {BAD_VOTE_SHARE}")  # an honest peer never logs such a vote
+    if r.chain is UNDECIDED:
         raise ValueError("drop record whose votes decide no reveal (mixed shares or no escrow)")
-    return seat, votes, esc_raw, chain
+    return DropRecord(seat, votes, esc_raw, r.chain, r.cheat)
+
+
+def check_drop_payload(setup: Setup, active: Sequence[bool], epoch: int, step: int, payload: bytes) -> tuple:
+    """``check_drop_record`` as (seat, votes, escrow raw, recombined chain or None)."""
+    return tuple(check_drop_record(setup, active, epoch, step, payload))[:4]
 
 
 # --- the session's seat-loss part ---------------------------------------------------------------
@@ -329,6 +205,8 @@ class Decision(NamedTuple):
     votes: list
     escrow: bytes | None
     chain: HashChain | None
+    #: ``BAD_RECOMBINATION`` when the votes' shares prove the dropped seat's escrow bad.
+    cheat: str | None = None
 
 
 class SeatLoss:
@@ -365,6 +243,8 @@ class SeatLoss:
         self._shares: dict[int, bytes] = {}
         self._votes: dict[tuple[int, int], dict[int, tuple[DropVote, bytes]]] = {}
         self._voted: set[tuple[int, int]] = set()
+        #: (step, epoch, voter) whose false share ``decide`` reported.
+        self._liars: set[tuple[int, int, int]] = set()
 
     # -- queries --
 
@@ -539,10 +419,13 @@ class SeatLoss:
         return len(self._votes.get((step, seat), {})) >= self.quorum
 
     def decide(self, step: int, seat: int) -> Decision | tuple | str | None:
-        """The drop of ``seat`` at ``step`` if the votes suffice (§C8.3): a ``Decision``
-        (votes: the Q lowest voters); (culprit, reason, evidence envelope) when a share or the
-        escrow is bad; ``UNDECIDED`` when a quorum is held but its shares decide nothing yet;
-        None while fewer than Q votes of this epoch are held."""
+        """The drop of ``seat`` at ``step`` if the votes suffice (§C8.3): a ``Decision`` (votes:
+        the Q deciding voters', ``recover_chain``; chain None and ``cheat`` set when the shares
+        prove the seat's escrow bad: it is dropped all the same, with the stand-in reveals);
+        (voter, reason, its vote envelope) once for each voter whose share does not match the
+        commitment (its vote no longer counts);
+        ``UNDECIDED`` when a quorum is held but its shares decide nothing yet; None while
+        fewer than Q votes of this epoch count."""
         if not self.active[seat]:
             return None
         votes = self._votes.get((step, seat), {})
@@ -550,15 +433,15 @@ class SeatLoss:
         if len(voters) < self.quorum:
             return None
         esc = self._escrows.get(seat)
-        chain, problem = recover_chain(self.setup, esc[0] if esc else None, [votes[i][0] for i in voters],
-                                       self.active_count() - 1)
-        if problem is not None:
-            culprit, why = problem
-            return culprit, why, esc[1] if culprit == seat else votes[culprit][1]
-        if chain is UNDECIDED:
-            return UNDECIDED
-        used = voters[:self.quorum]
-        return Decision([votes[i][1] for i in used], esc[1] if esc else None, chain)
+        r = recover_chain(self.setup, esc[0] if esc else None, [votes[i][0] for i in voters],
+                          self.active_count() - 1)
+        for liar in r.liars:
+            if (step, self.epoch, liar) not in self._liars:
+                self._liars.add((step, self.epoch, liar))
+                return liar, BAD_VOTE_SHARE, votes[liar][1]
+        if r.chain is UNDECIDED:
+            return None if len(voters) - len(r.liars) < self.quorum else UNDECIDED
+        return Decision([votes[i][1] for i in r.used], esc[1] if esc else None, r.chain, r.cheat)
 
     def past_drop(self, payload: bytes, applied: int) -> tuple[int, int] | None:
         """If ``payload`` (a DROP log record from a catch-up) drops a seat at a step before
