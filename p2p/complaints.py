@@ -26,6 +26,15 @@ Kinds (``kind`` field):
    the dealer cheated; ``key`` does not decrypt it, or the share matches: the complainer
    lied. With ``key`` nil: the entries are not one per other active seat (checked against the
    active seats).
+4. **bad hidden-information field** (protocol.md §C12.4, §C12.5): one STEP whose 7th field
+   breaks a public rule of its step (deliveries to other receivers or of other lengths than
+   the public queues say, a missing or wrong opening at an inspection, openings outside one)
+   — the culprit is its signer — or carries a complaint ``[sender, key]`` that settles
+   against someone: the sender, when the key opens its delivery of the previous step to an
+   opening that does not match the sender's leaf; the signer (the holder), when the key does
+   not open it, the openings match, or there was no such delivery. Judged by a peer at that
+   step over the same history with its own ``HiddenLedger`` (``check_hidden``); a peer
+   past it only compares with the message it applied (different: equivocation).
 
 State (``Complaints``)::
 
@@ -50,6 +59,7 @@ from .wire import (MSG_COMPLAINT, MSG_DROP, MSG_ESCROW, MSG_STEP, ComplaintMsg, 
 EQUIVOCATION = 1
 BAD_STEP = 2
 BAD_ESCROW = 3
+BAD_HIDDEN = 4
 
 
 def make_complaint(identity: Identity, gid: bytes, seat: int, step: int, culprit: int, kind: int,
@@ -140,6 +150,42 @@ def check_escrow(setup: Setup, complainer: int, raw: bytes, key: bytes | None, a
     return e.seat, "escrow share does not match its commitment"
 
 
+class HiddenNow(NamedTuple):
+    """What a judge of a kind-4 complaint knows at its current step: ``step``, the history it
+    is over (``prev_hash``, ``prev_digest``: the state hash and step digest every message of
+    the step must carry), the ``ledger`` (``hidden.HiddenLedger``, after the previous step)
+    and ``inspection`` (the ``unknown_items`` list at an inspection step, else None)."""
+
+    step: int
+    prev_hash: bytes
+    prev_digest: bytes
+    ledger: Any
+    inspection: list | None
+
+
+def check_hidden(setup: Setup, raw: bytes, held: bytes | None, now: HiddenNow | None) -> tuple | None:
+    """Judge a kind-4 complaint's STEP ``raw`` (module docstring): (guilty seat, reason), or
+    None if it proves nothing to this judge. ``held``: the body of the message of the same
+    seat and step the judge holds or applied, or None; ``now``: the judge's current step (None
+    in a game without hidden information). A different held body over the same history is
+    equivocation; otherwise only a judge at that very step, over the same history, judges the
+    hidden field (``HiddenLedger.judge_field``). A valid field proves nothing: it is never held
+    against the complainer, whose ledger may have been one drop behind ours (§C12.6)."""
+    b = signed_step(setup, raw)
+    if b is None or b.hidden is None:
+        return None
+    if held is not None:
+        h = decode_step_body(held)
+        if not same_history(h, b):
+            return None  # signed over another history (§C8.3): it proves nothing to us
+        if held != open_envelope(raw, C.MAX_STEP_MSG).body:
+            return b.seat, "signed two different messages for one step"
+    if now is None or b.step != now.step or b.prev_hash != now.prev_hash or b.prev_digest != now.prev_digest:
+        return None
+    fault = now.ledger.judge_field(b.seat, b.hidden, now.inspection)
+    return None if fault is None else (fault.seat, fault.reason)
+
+
 class Proof(NamedTuple):
     """A proven cheat: ``seat`` cheated, seen at ``step``, ``reason`` (English), and the
     COMPLAINT envelope that shows it to others (ours or the one we checked)."""
@@ -180,10 +226,14 @@ class Complaints:
         return True
 
 
-def judge(setup: Setup, c: ComplaintMsg, active: Sequence[bool], bad_step: Any) -> tuple | None:
+def judge(setup: Setup, c: ComplaintMsg, active: Sequence[bool], bad_step: Any,
+          bad_hidden: Any = None) -> tuple | None:
     """(guilty seat, reason) for a COMPLAINT ``c`` whose signature was checked, or None if its
     evidence proves nothing to us. ``bad_step(raw) -> (seat, reason) | None`` judges a kind-2
-    STEP with the caller's state (the session or the verifier)."""
+    STEP with the caller's state (the session or the verifier); ``bad_hidden(raw)`` likewise a
+    kind-4 STEP (``check_hidden``; None: the caller cannot judge one)."""
+    if c.kind == BAD_HIDDEN:
+        return None if bad_hidden is None or len(c.evidence) != 1 else bad_hidden(c.evidence[0])
     if c.kind == EQUIVOCATION:
         if len(c.evidence) != 2:
             return None
@@ -191,5 +241,5 @@ def judge(setup: Setup, c: ComplaintMsg, active: Sequence[bool], bad_step: Any) 
         return None if seat is None else (seat, "signed two different messages for one step")
     if c.kind == BAD_ESCROW:
         return check_escrow(setup, c.seat, c.evidence[0], c.key, active)
-    return bad_step(c.evidence[0])
+    return bad_step(c.evidence[0]) if c.kind == BAD_STEP else None
 

@@ -67,7 +67,7 @@ TAG_LEN = C.HIDDEN_TAG_LEN
 MAX_DELIVERY_ITEMS = 36
 _NONCE = bytes(12)  # every delivery key encrypts exactly one plaintext (bound to the step)
 
-__all__ = ["Layout", "layout_for_setup", "layout_of_state", "hidden_secret", "opening", "leaf",
+__all__ = ["Fault", "Layout", "layout_for_setup", "layout_of_state", "hidden_secret", "opening", "leaf",
            "make_leaves", "opening_matches", "bill_order_secret", "delivery_key", "seal_delivery", "open_delivery",
            "HiddenLedger", "PrivateView", "OPEN_LEN", "MODULUS", "MAX_DELIVERY_ITEMS"]
 
@@ -201,6 +201,17 @@ def open_delivery(key: bytes, gid: bytes, sender: int, to: int, step: int, ct: b
         return None
 
 
+class Fault(NamedTuple):
+    """A hidden-information fault of one step: ``seat`` is guilty for ``reason`` (English), as
+    the signed STEP of seat ``witness`` (of the same step) shows: the culprit's own message for
+    a public fault, the holder's for a settled complaint (the holder itself, or the sender whose
+    delivery of the previous step the holder's published key opens to a wrong opening)."""
+
+    seat: int
+    reason: str
+    witness: int
+
+
 class HiddenLedger:
     """The public bookkeeping of the hidden layer: identical on every peer and in ``verify``.
 
@@ -223,6 +234,7 @@ class HiddenLedger:
         #: Counters for reports: deliveries, items delivered, openings at inspections.
         self.stats = {"deliveries": 0, "items_delivered": 0, "openings": 0, "inspections": 0}
         self._last_step = -1
+        self._leaving: set[int] = set()  # seats dropped in the current step (``drop``)
         self.enqueue(state)
 
     # -- what is due --
@@ -259,7 +271,9 @@ class HiddenLedger:
         out = []
         budget = MAX_DELIVERY_ITEMS
         for r, q in enumerate(self.queues[sender]):
-            if not q or budget == 0 or not self.active[r]:
+            # A receiver dropped in this very step is still owed it (its queue is cleared after
+            # the step, ``drop``); one dropped earlier has an empty queue.
+            if not q or budget == 0:
                 continue
             take = [q[i] for i in range(min(budget, len(q)))]
             budget -= len(take)
@@ -272,32 +286,69 @@ class HiddenLedger:
         """Check the hidden fields of one step (seat order, None for dropped seats): every active
         seat delivers exactly what ``expected`` says (receivers and lengths), opens every
         inspected item correctly at an inspection step and nothing otherwise, and any complaint
-        is settled. Returns ``(culprit seat, reason)`` or None. ``inspection``: the
-        ``unknown_items`` list at an inspection step, else None."""
+        is settled. Returns ``(culprit seat, reason)`` or None (``find_fault`` without the
+        witness). ``inspection``: the ``unknown_items`` list at an inspection step, else None."""
+        fault = self.find_fault(fields, inspection)
+        return None if fault is None else (fault.seat, fault.reason)
+
+    def find_fault(self, fields: Sequence[Any], inspection: list | None) -> Fault | None:
+        """The first fault in one step's hidden fields (protocol.md §C12.4, §C12.5), or None:
+        first the public part of every active seat's field in seat order (``public_fault``),
+        then the complaints in seat order (``complaint_fault``). ``fields``: seat order, None
+        for dropped seats; ``inspection``: the ``unknown_items`` list at an inspection step,
+        else None. A dropped seat's field is never judged, and a complaint that proves a
+        seat already dropped guilty is settled (that seat is out; it proves nothing new)."""
         for seat, f in enumerate(fields):
-            if not self.active[seat]:
-                continue
-            if f is None:
-                return seat, "no hidden-information field in a game with hidden information"
-            dels, ops, _ = f
-            want = self.expected(seat)
-            if [d[0] for d in dels] != [r for r, _ in want] or any(
-                    len(d[1]) != TAG_LEN + OPEN_LEN * len(items) for d, (_, items) in zip(dels, want)):
-                return seat, "private deliveries differ from what it owes (receivers or counts)"
-            if inspection is None:
-                if ops:
-                    return seat, "openings outside an inspection step"
-                continue
-            if len(ops) != OPEN_LEN * len(inspection):
-                return seat, "withheld its openings at an inspection"
-            for i, (kind, ident) in enumerate(inspection):
-                t = self.layout.item_of(kind, ident)
-                if not opening_matches(self.leaves[seat], self.gid, seat, t, ops[OPEN_LEN * i:OPEN_LEN * (i + 1)]):
-                    return seat, f"opening of {kind} {ident} does not match its commitment"
+            if self.active[seat]:
+                why = self.public_fault(seat, f, inspection)
+                if why is not None:
+                    return Fault(seat, why, seat)
         for seat, f in enumerate(fields):
-            if self.active[seat] and f[2] is not None:
-                return self._complaint(seat, f[2])
+            if self.active[seat]:
+                fault = self.complaint_fault(seat, f)
+                if fault is not None:
+                    return fault
         return None
+
+    def judge_field(self, seat: int, field: Any, inspection: list | None) -> Fault | None:
+        """Judge one seat's hidden field of the current step alone (a kind-4 COMPLAINT's STEP,
+        protocol.md §C8.8): its public part, then its complaint. Same verdicts as
+        ``find_fault`` gives for that seat; None if nothing in it is wrong (or ``seat`` was
+        dropped, or the complaint proves a dropped seat guilty)."""
+        if not 0 <= seat < self.n or not self.active[seat]:
+            return None
+        why = self.public_fault(seat, field, inspection)
+        return Fault(seat, why, seat) if why is not None else self.complaint_fault(seat, field)
+
+    def public_fault(self, seat: int, f: Any, inspection: list | None) -> str | None:
+        """Why active ``seat``'s hidden field ``f`` ([deliveries, openings, complaint]) breaks
+        the public rules of the step (English), or None: deliveries to exactly the receivers of
+        ``expected(seat)`` with ``16 + 16 * items`` bytes each (§C12.4); at an inspection every
+        opening present and matching the seat's leaf, else no opening (§C12.5)."""
+        if f is None:
+            return "no hidden-information field in a game with hidden information"
+        dels, ops, _ = f
+        want = self.expected(seat)
+        if [d[0] for d in dels] != [r for r, _ in want] or any(
+                len(d[1]) != TAG_LEN + OPEN_LEN * len(items) for d, (_, items) in zip(dels, want)):
+            return "private deliveries differ from what it owes (receivers or counts)"
+        if inspection is None:
+            return "openings outside an inspection step" if ops else None
+        if len(ops) != OPEN_LEN * len(inspection):
+            return "withheld its openings at an inspection"
+        for i, (kind, ident) in enumerate(inspection):
+            t = self.layout.item_of(kind, ident)
+            if not opening_matches(self.leaves[seat], self.gid, seat, t, ops[OPEN_LEN * i:OPEN_LEN * (i + 1)]):
+                return f"opening of {kind} {ident} does not match its commitment"
+        return None
+
+    def complaint_fault(self, holder: int, f: Any) -> Fault | None:
+        """The verdict on the complaint in ``holder``'s field ``f`` (None: no complaint, or it
+        proves guilty a seat already dropped). Witness: the holder, whose STEP carries the key."""
+        if f is None or f[2] is None:
+            return None
+        seat, why = self._complaint(holder, f[2])
+        return Fault(seat, why, holder) if self.active[seat] else None
 
     def _complaint(self, holder: int, comp: list) -> tuple:
         """Settle ``holder``'s complaint ``[sender, key]`` about the sender's delivery of the
@@ -355,17 +406,23 @@ class HiddenLedger:
                 self.last[(seat, to)] = (items, ct)
                 self.stats["deliveries"] += 1
                 self.stats["items_delivered"] += len(items)
+        for seat in self._leaving:
+            for q in self.queues[seat]:
+                q.clear()
+            for row in self.queues:
+                row[seat].clear()
+        self._leaving.clear()
         self.enqueue(state)
 
     def drop(self, seat: int, hsecret: bytes | None) -> None:
-        """``seat`` was dropped: it delivers and opens nothing any more; its shares are
-        recomputed from ``hsecret`` (its recombined chain) or count as 0."""
+        """``seat`` was dropped at the current step: from now on it delivers and opens nothing
+        and its field is not judged; its shares are recomputed from ``hsecret`` (its recombined
+        chain) or count as 0. What the others owe it is cleared only after this step
+        (``after_step``): their messages of this step may have been signed before the drop,
+        so this step's deliveries stay as ``expected`` said when the step began (§C12.6)."""
         self.active[seat] = False
         self.dropped[seat] = hsecret
-        for q in self.queues[seat]:
-            q.clear()
-        for row in self.queues:
-            row[seat].clear()
+        self._leaving.add(seat)
 
 
 class PrivateView:
@@ -383,6 +440,15 @@ class PrivateView:
         #: A complaint to put into our next message: [sender, key] or None.
         self.complaint: list | None = None
 
+    def message_key(self, sender: int, to: int, step: int) -> bytes:
+        """The key of the delivery ``sender`` -> ``to`` of ``step`` (``delivery_key``), for a pair
+        of seats that includes ours: what a complaint publishes (§C12.4). Raises ValueError for
+        a pair without us."""
+        if self.seat not in (sender, to) or sender == to:
+            raise ValueError("only the key of a delivery from or to our seat")
+        other = to if sender == self.seat else sender
+        return delivery_key(self._shared[other], self.ledger.gid, sender, to, step)
+
     def my_field(self, step: int, inspection: list | None) -> list:
         """Our hidden field for ``step``: deliveries of what we owe, our openings at an
         inspection, and a pending complaint."""
@@ -390,7 +456,7 @@ class PrivateView:
         dels = []
         for to, items in L.expected(self.seat):
             plain = b"".join(opening(self._hs, t) for t in items)
-            key = delivery_key(self._shared[to], L.gid, self.seat, to, step)
+            key = self.message_key(self.seat, to, step)
             dels.append([to, seal_delivery(key, L.gid, self.seat, to, step, plain)])
         ops = b""
         if inspection is not None:
@@ -408,7 +474,7 @@ class PrivateView:
             for (to, items), (_, ct) in zip(L.expected(sender), f[0]):
                 if to != self.seat:
                     continue
-                key = delivery_key(self._shared[sender], L.gid, sender, to, step)
+                key = self.message_key(sender, to, step)
                 plain = open_delivery(key, L.gid, sender, to, step, ct)
                 ok = plain is not None and all(
                     opening_matches(L.leaves[sender], L.gid, sender, t, plain[OPEN_LEN * i:OPEN_LEN * (i + 1)])

@@ -18,12 +18,13 @@ from typing import Any
 from . import const as C
 from .beacon import game_seed as compute_game_seed, seed_commitment
 from .errors import WireError
-from .complaints import judge, signed_step
+from .complaints import HiddenNow, check_hidden, judge, signed_step
 from .gamelog import KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_HEADER, KIND_STEP, LogReader
 from .identity import fingerprint_of
 from .hidden import HiddenLedger, hidden_secret, layout_of_state
 from .lockstep import hidden_bot, resolve_hidden, resolve_step, step_digest
 from .sealed import SealedDecisions
+from .turn_skip import KIND_SKIP, SKIPPED_BODY, check_skip_payload, skippable_step
 from .seat_loss import (RULE_BANKRUPT, RULE_BOT, check_drop_record, default_bot, drop_rule, dropped_input,
                         dropped_reveal)
 from .wire import (MSG_ABANDON, MSG_COMPLAINT, MSG_SEED, MSG_SETUP_SIG, MSG_STEP, decode_abandon, decode_complaint,
@@ -190,10 +191,25 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
     recent: dict[int, list] = {}  # the last steps' envelopes, for kind-2 complaints (§C8.8)
     pending_complaints: list = []  # kind-2 complaints about a step not read yet
     sealed = SealedDecisions(gid, -1)  # §C13: the phase of every step, the commitments
+    skips: set[int] = set()  # seats whose turn at step k a quorum skipped (kind 6, §C8.10)
     for rec in it:
         if attested:
             raise _Bad(k, "records after the end of the game")
+        if rec.kind == KIND_SKIP:
+            pend = engine.pending(state)
+            if not skippable_step(pend, final=engine.is_terminal(state), hidden=ledger is not None):
+                raise _Bad(k, "skip record at a step that is not skippable")
+            try:
+                seat, _ = check_skip_payload(gid, pubkeys, active, epoch, k, rec.payload)
+            except ValueError as e:
+                raise _Bad(k, f"skip record: {e}") from None
+            if seat in skips:
+                raise _Bad(k, f"seat {seat}: two skip records for one step")
+            skips.add(seat)
+            continue
         if rec.kind == KIND_DROP:
+            if skips:
+                raise _Bad(k, "drop record after a skip record of the same step")  # drops come first
             if on_drop is None:
                 raise _Bad(k, "seat dropped in a game without seat loss")
             try:
@@ -216,7 +232,11 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
             attested = True  # nothing may follow
             continue
         if rec.kind == KIND_COMPLAINT:
-            _complaint(setup, rec.payload, k, active, recent, last_reveals, pending_complaints, rep)
+            now = None
+            if ledger is not None and not engine.is_terminal(state):
+                insp = engine.hidden_items(state) if engine.pending(state).kind == "inspection" else None
+                now = HiddenNow(k, h, digest, ledger, insp)
+            _complaint(setup, rec.payload, k, active, recent, last_reveals, pending_complaints, rep, now)
             continue
         if rec.kind != KIND_STEP:
             raise _Bad(k, f"unexpected record kind {rec.kind}")
@@ -230,9 +250,11 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
             raise _Bad(k, f"malformed step record: {e}") from None
         for i, (e, b) in enumerate(zip(envs, bodies)):
             if e is None:
-                if active[i]:
+                if active[i] and i not in skips:
                     raise _Bad(k, f"seat {i}: no message from an active seat")
                 continue
+            if i in skips:
+                raise _Bad(k, f"seat {i}: message of a seat whose turn was skipped")
             if not active[i]:
                 raise _Bad(k, f"seat {i}: message from a dropped seat")
             if e.mtype != MSG_STEP or b.game_id != gid or b.step != k or b.seat != i:
@@ -292,7 +314,9 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
             _count_hidden(rep.hidden, events, inspection is not None)
         chance_count += chance and inspection is None
         h = engine.state_hash(state)
-        digest = step_digest([b"" if e is None else e.body for e in envs])
+        digest = step_digest([SKIPPED_BODY if i in skips else b"" if e is None else e.body
+                              for i, e in enumerate(envs)])
+        skips = set()
         k += 1
         rep.steps = k
         rep.final_state_hash = h.hex()
@@ -364,11 +388,12 @@ def _abandon(setup: Any, raw: bytes, k: int, h: bytes, digest: bytes) -> dict:
 
 
 def _complaint(setup: Any, raw: bytes, k: int, active: list, recent: dict, last_reveals: list,
-               pending: list, rep: Report) -> None:
+               pending: list, rep: Report, now: HiddenNow | None = None) -> None:
     """Check a COMPLAINT record (protocol.md §C8.8) and name the cheater in ``rep.cheaters``.
     Kinds 1 and 3 are self-contained; a kind-2 STEP of a step already read is compared with
-    the logged message, one of a later step waits for that step (``_settle_complaints``).
-    Raises ``BadLog`` for a complaint that proves nothing."""
+    the logged message, one of a later step waits for that step (``_settle_complaints``); a
+    kind-4 STEP is judged by ``complaints.check_hidden`` with ``now`` (our step k, before its
+    record). Raises ``BadLog`` for a complaint that proves nothing."""
     try:
         env = open_envelope(raw, C.MAX_COMPLAINT_MSG)
         c = decode_complaint(env.body)
@@ -393,7 +418,12 @@ def _complaint(setup: Any, raw: bytes, k: int, active: list, recent: dict, last_
             return -1, ""
         return None
 
-    verdict = judge(setup, c, active, bad_step)
+    def bad_hidden(ev: bytes) -> tuple | None:
+        b = signed_step(setup, ev)
+        logged = recent[b.step][b.seat] if b is not None and b.step in recent else None
+        return check_hidden(setup, ev, None if logged is None else open_envelope(logged).body, now)
+
+    verdict = judge(setup, c, active, bad_step, bad_hidden)
     if deferred:
         pending.append((c, deferred[0]))
         return

@@ -1,0 +1,267 @@
+"""Hidden-information faults judged on their own, seat by seat (protocol.md §C12.4, §C12.5,
+§C8.8 kind 4; issue 10 "A proven cheater loses its seat").
+
+``HiddenLedger.find_fault`` names the culprit of a step and the seat whose signed STEP shows it
+(the *witness*: the culprit's own message, or the holder's whose published key opens a wrong
+delivery); ``judge_field`` gives the same verdict from that one message, as a kind-4 COMPLAINT's
+judge does; ``complaints.check_hidden`` is that judge. Checked here without a network, on the
+start deal of a real niente-e-come-sembra game (every seat owes every other its start wallet at
+step 0), and by a property test: whatever single seat lies in its field, in whatever way, the
+culprit named is that seat, never an honest one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import engine as E
+from p2p.complaints import BAD_HIDDEN, HiddenNow, check_hidden, judge
+from p2p.hidden import (OPEN_LEN, TAG_LEN, HiddenLedger, PrivateView, delivery_key, hidden_secret, layout_of_state,
+                        make_leaves, seal_delivery)
+from p2p.identity import Identity
+from p2p.wire import MSG_STEP, ComplaintMsg, decode_step_body, open_envelope, seal
+
+ED = "niente-e-come-sembra"
+N = 4
+GID = bytes(range(16))
+IDS = [Identity.from_seed(bytes([i])) for i in range(N)]
+HS = [hashlib.sha256(b"hidden-faults-test" + bytes([i])).digest() for i in range(N)]
+STATE = E.new_game(ED, N)
+LAYOUT = layout_of_state(STATE)
+LEAVES = [make_leaves(hidden_secret(h), GID, i, LAYOUT.items) for i, h in enumerate(HS)]
+#: Items opened at the inspection steps of these tests: two bills and one Imprevisti.
+INSPECTION = [("bill", 3), ("bill", 200), ("card", 5)]
+
+
+class _Setup:
+    """The few setup fields ``complaints`` reads: game id, seats, every seat's public key."""
+
+    def __init__(self) -> None:
+        self.game_id, self.seats = GID, N
+        self.players = [type("P", (), {"public_key": i.public_key})() for i in IDS]
+
+
+SETUP = _Setup()
+
+
+def table():
+    """A fresh ledger of the start state and every seat's private view of it."""
+    led = HiddenLedger(GID, N, LAYOUT, LEAVES, STATE)
+    xkeys = [i.x25519_public_key for i in IDS]
+    views = [PrivateView(led, s, hidden_secret(HS[s]), IDS[s], xkeys) for s in range(N)]
+    return led, views
+
+
+def honest_fields(views, step, inspection=None):
+    return [v.my_field(step, inspection) for v in views]
+
+
+def step_raw(seat, step, field, prev=(b"\x00" * 32, b"\x00" * 32)):
+    """A STEP envelope of ``seat`` carrying ``field``, signed by the seat."""
+    return seal(IDS[seat], MSG_STEP, [GID, step, seat, prev[0], prev[1], None, field])
+
+
+def wrong_delivery(views, sender, to, step):
+    """``sender``'s field with its delivery to ``to`` replaced by zero openings, sealed under the
+    right key (only the holder can tell)."""
+    f = views[sender].my_field(step, None)
+    for d in f[0]:
+        if d[0] == to:
+            n = (len(d[1]) - TAG_LEN) // OPEN_LEN
+            key = delivery_key(IDS[sender].x25519_exchange(IDS[to].x25519_public_key), GID, sender, to, step)
+            d[1] = seal_delivery(key, GID, sender, to, step, bytes(OPEN_LEN * n))
+    return f
+
+
+def apply(led, views, step, fields):
+    for v in views:
+        v.receive(step, fields)
+    led.after_step(step, fields, STATE)
+
+
+def test_honest_start_deal_and_inspection_have_no_fault():
+    """§C12.3: every seat owes every other its start wallet at step 0; honest fields pass, also
+    at an inspection step."""
+    led, views = table()
+    assert led.find_fault(honest_fields(views, 0), None) is None
+    assert led.find_fault(honest_fields(views, 0, INSPECTION), INSPECTION) is None
+
+
+def test_public_faults_name_the_signer_as_culprit_and_witness():
+    """§C12.4/§C12.5: a wrong opening, withheld openings, openings outside an inspection, a
+    missing delivery: the seat that signed the field is guilty, its own message the evidence."""
+    led, views = table()
+    cases = []
+    f = honest_fields(views, 0, INSPECTION)
+    f[2][1] = bytes([f[2][1][0] ^ 1]) + f[2][1][1:]
+    cases.append((f, INSPECTION, 2, "opening of bill 3 does not match its commitment"))
+    f = honest_fields(views, 0, INSPECTION)
+    f[1][1] = f[1][1][:OPEN_LEN]
+    cases.append((f, INSPECTION, 1, "withheld its openings at an inspection"))
+    f = honest_fields(views, 0)
+    f[3][1] = views[3].my_field(0, INSPECTION)[1]
+    cases.append((f, None, 3, "openings outside an inspection step"))
+    f = honest_fields(views, 0)
+    f[0][0] = f[0][0][1:]
+    cases.append((f, None, 0, "private deliveries differ from what it owes (receivers or counts)"))
+    for fields, insp, culprit, reason in cases:
+        fault = led.find_fault(fields, insp)
+        assert fault == (culprit, reason, culprit)
+        assert led.judge_field(culprit, fields[culprit], insp) == fault
+        assert all(led.judge_field(s, fields[s], insp) is None for s in range(N) if s != culprit)
+
+
+def test_wrong_delivery_is_proven_by_the_holder_and_the_witness_is_the_holder():
+    """§C12.4: seat 1 delivers zeros to seat 2 at step 0; seat 2's view files [1, key] in its
+    step-1 field; the step-1 verdict names the sender, with the holder's message as witness."""
+    led, views = table()
+    fields = honest_fields(views, 0)
+    fields[1] = wrong_delivery(views, 1, 2, 0)
+    assert led.find_fault(fields, None) is None  # the shape is right: only the holder can tell
+    apply(led, views, 0, fields)
+    assert views[2].complaint is not None and views[2].complaint[0] == 1
+    step1 = honest_fields(views, 1)
+    fault = led.find_fault(step1, None)
+    assert fault == (1, "private delivery to seat 2 does not match its commitment (item 0)", 2) or \
+        (fault.seat, fault.witness) == (1, 2) and "private delivery to seat 2" in fault.reason
+    assert led.judge_field(2, step1[2], None) == fault
+
+
+def test_false_complaint_names_the_complainer():
+    """A holder that publishes the key of a correct delivery is the culprit (§C12.4)."""
+    led, views = table()
+    apply(led, views, 0, honest_fields(views, 0))
+    step1 = honest_fields(views, 1)
+    key = delivery_key(IDS[2].x25519_exchange(IDS[0].x25519_public_key), GID, 0, 2, 0)
+    step1[2][2] = [0, key]
+    assert led.find_fault(step1, None) == (2, "false complaint: the delivery matches its commitment", 2)
+    step1[2][2] = [0, bytes(32)]
+    assert led.find_fault(step1, None) == (2, "complaint with a key that does not open the delivery", 2)
+    step1[2][2] = [2, key]
+    assert led.find_fault(step1, None) == (2, "complaint about a delivery that does not exist", 2)
+
+
+def test_a_complaint_against_a_seat_dropped_since_is_settled():
+    """The sender proven by the holder's complaint is dropped at that step: re-judged after the
+    drop, the complaint proves nothing new (the sender is out), so the step goes on (§C12.6)."""
+    led, views = table()
+    fields = honest_fields(views, 0)
+    fields[1] = wrong_delivery(views, 1, 2, 0)
+    apply(led, views, 0, fields)
+    step1 = honest_fields(views, 1)
+    assert led.find_fault(step1, None).seat == 1
+    led.drop(1, hidden_secret(HS[1]))
+    step1[1] = None
+    assert led.find_fault(step1, None) is None
+
+
+def test_a_drop_during_a_step_keeps_that_steps_deliveries():
+    """§C12.6: messages of step k signed before seat 3 was dropped at k owe seat 3 its start
+    wallet; they stay valid, and after the step nothing is owed to or by seat 3."""
+    led, views = table()
+    signed_before = honest_fields(views, 0)
+    led.drop(3, None)
+    assert [d[0] for d in views[0].my_field(0, None)[0]] == [1, 2, 3]
+    signed_before[3] = None
+    assert led.find_fault(signed_before, None) is None
+    led.after_step(0, signed_before, STATE)
+    assert all(not q for q in led.queues[3]) and all(not row[3] for row in led.queues)
+
+
+def test_check_hidden_judges_the_evidence_at_its_step_only():
+    """Kind 4 (§C8.8): at the step, over the same history, the field's verdict; another step or
+    history, or a valid field: nothing proven (never the complainer); a different body of the
+    seat for that step that we hold: equivocation."""
+    led, views = table()
+    fields = honest_fields(views, 0, INSPECTION)
+    honest_raw = step_raw(2, 0, fields[2])
+    fields[2][1] = bytes(OPEN_LEN) + fields[2][1][OPEN_LEN:]
+    raw = step_raw(2, 0, fields[2])
+    zero = (b"\x00" * 32, b"\x00" * 32)
+    now = HiddenNow(0, *zero, led, INSPECTION)
+    assert check_hidden(SETUP, raw, None, now) == (2, "opening of bill 3 does not match its commitment")
+    assert check_hidden(SETUP, honest_raw, None, now) is None
+    assert check_hidden(SETUP, raw, None, now._replace(step=1)) is None
+    assert check_hidden(SETUP, raw, None, now._replace(prev_hash=b"\x01" * 32)) is None
+    assert check_hidden(SETUP, raw, None, None) is None
+    held = open_envelope(honest_raw).body
+    assert check_hidden(SETUP, raw, held, None) == (2, "signed two different messages for one step")
+    other = seal(IDS[2], MSG_STEP, [GID, 0, 2, b"\x01" * 32, b"\x00" * 32, None, fields[2]])
+    assert check_hidden(SETUP, raw, open_envelope(other).body, now) is None
+    forged = bytearray(raw)
+    forged[-1] ^= 1
+    assert check_hidden(SETUP, bytes(forged), None, now) is None
+    # judge() routes kind 4 to the caller's judge, and to nothing without one.
+    c = ComplaintMsg(GID, 0, 0, 2, BAD_HIDDEN, (raw,), None)
+    assert judge(SETUP, c, [True] * N, None, lambda r: check_hidden(SETUP, r, None, now))[0] == 2
+    assert judge(SETUP, c, [True] * N, None) is None
+
+
+# --- property: any single-seat lie convicts that seat, never an honest one -----------------------
+
+LIES = ("flip_opening", "short_openings", "extra_openings", "drop_delivery", "pad_delivery", "extra_receiver",
+        "wrong_delivery", "false_complaint", "junk_key", "no_field")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(liar=st.integers(0, N - 1), lie=st.sampled_from(LIES), pick=st.integers(0, 10 ** 6),
+       inspect=st.booleans())
+def test_any_single_seat_lie_convicts_exactly_the_liar(liar, lie, pick, inspect):
+    """Property (issue 10): one seat alters its hidden field of step 0 or 1 in any of the ways
+    above; every honest field is untouched. The step's verdict (``find_fault``) names the liar,
+    and ``judge_field`` of every honest seat's message is None; a lie in a private delivery is
+    only seen by the holder, whose complaint of step 1 convicts the liar."""
+    led, views = table()
+    insp = INSPECTION if inspect else None
+    fields = honest_fields(views, 0, insp)
+    f = fields[liar]
+    others = [s for s in range(N) if s != liar]
+    to = others[pick % len(others)]
+    later = None  # (step-1 fields) when the lie shows only at the next step
+    if lie == "flip_opening":
+        if not inspect:
+            return
+        i = pick % len(INSPECTION)
+        f[1] = f[1][:OPEN_LEN * i] + bytes([f[1][OPEN_LEN * i + pick % OPEN_LEN] ^ 1 << pick % 8]).join(
+            [f[1][OPEN_LEN * i:OPEN_LEN * i + pick % OPEN_LEN], f[1][OPEN_LEN * i + pick % OPEN_LEN + 1:]])
+    elif lie == "short_openings":
+        if not inspect:
+            return
+        f[1] = f[1][:OPEN_LEN * (pick % len(INSPECTION))]
+    elif lie == "extra_openings":
+        f[1] = f[1] + bytes(OPEN_LEN)
+    elif lie == "drop_delivery":
+        f[0] = [d for d in f[0] if d[0] != to]
+    elif lie == "pad_delivery":
+        for d in f[0]:
+            if d[0] == to:
+                d[1] = d[1] + bytes(OPEN_LEN)
+    elif lie == "extra_receiver":
+        f[0] = sorted(f[0] + [[liar, bytes(TAG_LEN + OPEN_LEN)]], key=lambda d: d[0])
+    elif lie == "no_field":
+        fields[liar] = None
+    else:
+        if lie == "wrong_delivery":
+            fields[liar] = wrong_delivery(views, liar, to, 0)
+            fields[liar][1] = f[1]
+        assert led.find_fault(fields, insp) is None
+        apply(led, views, 0, fields)
+        later = honest_fields(views, 1)
+        if lie != "wrong_delivery":
+            key = delivery_key(IDS[liar].x25519_exchange(IDS[to].x25519_public_key), GID, to, liar, 0)
+            later[liar][2] = [to, key if lie == "false_complaint" else bytes(32)]
+        fields, insp = later, None
+    fault = led.find_fault(fields, insp)
+    assert fault is not None and fault.seat == liar
+    assert fault.witness == (to if lie == "wrong_delivery" else liar)
+    for s in others:
+        if lie != "wrong_delivery" or s != to:
+            assert led.judge_field(s, fields[s], insp) is None
+    assert led.judge_field(fault.witness, fields[fault.witness], insp) == fault
+    if fields[fault.witness] is not None:
+        raw = step_raw(fault.witness, 0 if later is None else 1, fields[fault.witness])
+        now = HiddenNow(0 if later is None else 1, b"\x00" * 32, b"\x00" * 32, led, insp)
+        assert check_hidden(SETUP, raw, None, now) == (fault.seat, fault.reason)
+        assert decode_step_body(open_envelope(raw).body).hidden is not None
