@@ -1,4 +1,4 @@
-"""Wire format: canonical msgpack with a fixed schema per message type, signed envelopes.
+"""Wire format: signed envelopes around canonical msgpack bodies, one schema table per type.
 
 Every message on the wire is an *envelope* (protocol.md §C1)::
 
@@ -9,22 +9,34 @@ Every message on the wire is an *envelope* (protocol.md §C1)::
 Keeping the body as opaque bytes inside the envelope means the signature is checked on the
 bytes received, with no re-encoding, and a peer stores and logs exactly what it verified.
 
+Each body's schema is declared once, as data: a ``Struct`` table of ``(field, wire type)`` rows
+(p2p/schema.py), compiled at import into the decoder (``decode_step_body``, ``decode_drop``...,
+each validating type, length, range, arity and the cross-field rules) and the encoder
+(``seal_message(identity, MSG_X, X(...))``, ``SCHEMAS[MSG_X].encode``). Production and the test
+vectors build every message through these encoders; ``seal(identity, mtype, fields)`` with a
+raw field list is left for tests that forge malformed messages.
+
 Strictness: no maps, no ext types, no floats; every length is bounded by the unpacker options
 and every field's type, length and range is checked here, before anything reaches the engine.
 Encodings must be *canonical*: the decoded value must re-encode to the very same bytes
 (msgpack's shortest forms), so one message has exactly one byte string and the byte-level
 digest of a step is well defined. Any violation raises ``WireError``.
+
+Adding a message type: a ``MSG_X`` number, its domain and size limit below, a NamedTuple for
+the decoded body, one ``Struct`` row list in ``SCHEMAS`` and a ``decode_x`` alias.
 """
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any, NamedTuple
 
-import msgpack
-
 from . import const as C
-from .errors import WireError
+from .errors import LocalProtocolError, WireError
 from .identity import Identity, verify
+from .schema import Array, Bin, Bool, Custom, Nil, Opt, Schema, Str, Struct, UInt, pack, unpack
+
+__all__ = ["pack", "unpack", "WireError"]  # re-exported: callers import the codec from here
 
 # Message types (envelope[0]).
 MSG_JOIN = 1
@@ -44,6 +56,7 @@ MSG_ALIVE = 22
 MSG_ABANDON = 23
 MSG_COMPLAINT = 24
 MSG_RESEAT = 25  # protocol.md §C8.9 (p2p/reseat.py)
+MSG_SKIP = 26  # protocol.md §C8.10 (p2p/turn_skip.py)
 MSG_CHAT = 36  # protocol.md §N9 (p2p/chat.py); 36-39 are issue 11's (chat, spectators)
 MSG_WATCH = 37  # protocol.md §N10 (p2p/spectate.py)
 MSG_RECORDS = 38  # protocol.md §N10
@@ -67,6 +80,7 @@ DOMAINS: dict[int, bytes] = {
     MSG_ABANDON: C.DOMAIN_ABANDON,
     MSG_COMPLAINT: C.DOMAIN_COMPLAINT,
     MSG_RESEAT: C.DOMAIN_RESEAT,
+    MSG_SKIP: C.DOMAIN_SKIP,
     MSG_CHAT: C.DOMAIN_CHAT,
     MSG_WATCH: C.DOMAIN_WATCH,
     MSG_RECORDS: C.DOMAIN_RECORDS,
@@ -81,11 +95,12 @@ MAX_SIZE[MSG_WATCH] = C.MAX_STEP_MSG
 MAX_SIZE[MSG_RECORDS] = C.MAX_WATCH_MSG
 MAX_SIZE[MSG_COMPLAINT] = C.MAX_COMPLAINT_MSG
 MAX_SIZE[MSG_RESEAT] = C.MAX_RESEAT_MSG
+MAX_SIZE[MSG_SKIP] = C.MAX_STEP_MSG
 
 #: Message types a running ``LockstepSession`` handles (the node routes them to
 #: ``session.receive_message``; everything else goes to the lobby).
 SESSION_TYPES = frozenset((MSG_STEP, MSG_ESCROW, MSG_DROP, MSG_CATCHUP_REQ, MSG_CATCHUP_RESP, MSG_HINT,
-                           MSG_ALIVE, MSG_ABANDON, MSG_COMPLAINT, MSG_RESEAT))
+                           MSG_ALIVE, MSG_ABANDON, MSG_COMPLAINT, MSG_RESEAT, MSG_SKIP))
 #: First two bytes of every session envelope: msgpack fixarray(3) then the fixint type.
 SESSION_TAGS = frozenset(bytes([0x93, t]) for t in SESSION_TYPES)
 
@@ -95,78 +110,19 @@ def is_session_message(data: bytes) -> bool:
     still validates everything). Cheap routing test for the node."""
     return data[:2] in SESSION_TAGS
 
-_UNPACK_OPTS = dict(
-    raw=False,
-    strict_map_key=True,
-    use_list=True,
-    max_str_len=C.MAX_LOBBY_MSG,
-    max_bin_len=C.MAX_LOBBY_MSG,
-    max_array_len=256,
-    max_map_len=0,  # maps are never part of a schema
-    max_ext_len=0,
-    ext_hook=None,  # set below
-)
 
+# --- common field types (protocol.md §C1 'Common field types') -----------------------------------
 
-def _reject_ext(code: int, data: bytes) -> Any:
-    raise WireError(f"ext type {code} not allowed")
-
-
-_UNPACK_OPTS["ext_hook"] = _reject_ext
-#: Same, for catch-up responses (their body is one large bin).
-_UNPACK_BIG = dict(_UNPACK_OPTS, max_str_len=C.MAX_CATCHUP_MSG, max_bin_len=C.MAX_CATCHUP_MSG)
-
-
-def pack(obj: Any) -> bytes:
-    """Canonical msgpack encoding of ``obj`` (arrays, bin, str, int, bool, nil only)."""
-    return msgpack.packb(obj, use_bin_type=True)
-
-
-def unpack(data: bytes, big: bool = False) -> Any:
-    """Strictly decode canonical msgpack: raises ``WireError`` for malformed, trailing,
-    ext, map, or non-canonical input. ``big``: allow str/bin up to MAX_CATCHUP_MSG bytes
-    (catch-up responses) instead of MAX_LOBBY_MSG."""
-    try:
-        obj = msgpack.unpackb(data, **(_UNPACK_BIG if big else _UNPACK_OPTS))
-    except WireError:
-        raise
-    except Exception as e:  # msgpack raises ValueError, ExtraData, FormatError, StackError...
-        raise WireError(f"undecodable msgpack: {type(e).__name__}") from None
-    if msgpack.packb(obj, use_bin_type=True) != data:
-        raise WireError("non-canonical msgpack encoding")
-    return obj
-
-
-# --- field checks ---------------------------------------------------------------------------
-
-def _bin(v: Any, n: int, what: str) -> bytes:
-    if type(v) is not bytes or len(v) != n:
-        raise WireError(f"{what}: expected {n} bytes")
-    return v
-
-
-def _uint(v: Any, hi: int, what: str, lo: int = 0) -> int:
-    if type(v) is not int or not lo <= v <= hi:
-        raise WireError(f"{what}: expected int in [{lo}, {hi}]")
-    return v
-
-
-def _str(v: Any, maxlen: int, what: str) -> str:
-    if type(v) is not str or len(v) > maxlen:
-        raise WireError(f"{what}: expected str of at most {maxlen} characters")
-    return v
-
-
-def _bool(v: Any, what: str) -> bool:
-    if type(v) is not bool:
-        raise WireError(f"{what}: expected bool")
-    return v
-
-
-def _array(v: Any, n: int | None, what: str) -> list:
-    if type(v) is not list or (n is not None and len(v) != n):
-        raise WireError(f"{what}: expected array" + (f" of {n}" if n is not None else ""))
-    return v
+GID = Bin(C.GAME_ID_LEN)  # game id, bin(16)
+H32 = Bin(C.HASH_LEN)  # hashes, digests, commitments, secrets
+KEY = Bin(C.KEY_LEN)  # raw Ed25519 or X25519 public key
+SEAT = UInt(C.MAX_SEATS - 1)
+STEP_NO = UInt(C.MAX_STEP)
+EPOCH = UInt(C.MAX_SEATS)
+U32 = UInt(2**32 - 1)
+VERSION = UInt(2**16)
+NAME = Str(C.MAX_NAME_LEN)
+STEP_ENVELOPE = Bin(max=C.MAX_STEP_MSG)  # an envelope carried inside another message
 
 
 def check_action(obj: Any, depth: int = 0, budget: list[int] | None = None) -> None:
@@ -190,6 +146,98 @@ def check_action(obj: Any, depth: int = 0, budget: list[int] | None = None) -> N
         raise WireError(f"action: type {t.__name__} not allowed")
 
 
+def _step_input(inp: Any) -> Any:
+    """A STEP input (§C3.1): nil, a 32-byte reveal or commitment, or an encoded action."""
+    if inp is None:
+        return None
+    if type(inp) is bytes:
+        if len(inp) != C.HASH_LEN:
+            raise WireError("reveal: expected 32 bytes")
+        return inp
+    if type(inp) is list:
+        check_action(inp)
+        return inp
+    raise WireError("step input: expected nil, reveal or action")
+
+
+def check_hidden_field(obj: Any) -> tuple:
+    """Structural check of a STEP body's 7th field ``[deliveries, openings, complaint]``
+    (protocol.md §C12.4; the contents are p2p.hidden's business); returns it as a tuple.
+    Raises ``WireError``."""
+    if type(obj) is not list or len(obj) != 3:
+        raise WireError("hidden field: expected [deliveries, openings, complaint]")
+    dels, ops, comp = obj
+    if type(dels) is not list or len(dels) > C.MAX_SEATS - 1:
+        raise WireError("hidden field: deliveries")
+    last = -1
+    for d in dels:
+        if type(d) is not list or len(d) != 2 or type(d[0]) is not int or type(d[1]) is not bytes \
+                or not last < d[0] < C.MAX_SEATS or len(d[1]) < C.HIDDEN_TAG_LEN + C.HIDDEN_OPEN_LEN \
+                or (len(d[1]) - C.HIDDEN_TAG_LEN) % C.HIDDEN_OPEN_LEN:
+            raise WireError("hidden field: malformed delivery")
+        last = d[0]
+    if type(ops) is not bytes or len(ops) % C.HIDDEN_OPEN_LEN:
+        raise WireError("hidden field: openings must be bin of 16-byte openings")
+    if comp is not None and (type(comp) is not list or len(comp) != 2 or type(comp[0]) is not int
+                             or not 0 <= comp[0] < C.MAX_SEATS or type(comp[1]) is not bytes
+                             or len(comp[1]) != 32):
+        raise WireError("hidden field: malformed complaint")
+    return dels, ops, comp
+
+
+def check_options(options: Any) -> tuple:
+    """Validate and canonicalise setup options: a mapping or pair list of str keys (sorted,
+    unique) to int/str/bool/None values. Returns a tuple of (key, value) pairs. ``WireError``."""
+    if isinstance(options, dict):
+        options = [[k, v] for k, v in options.items()]
+    if type(options) is not list or len(options) > C.MAX_OPTIONS:
+        raise WireError(f"options: expected an array of at most {C.MAX_OPTIONS}")
+    out = []
+    for kv in options:
+        kv = list(kv) if isinstance(kv, tuple) else kv
+        if type(kv) is not list or len(kv) != 2:
+            raise WireError("option: expected [key, value]")
+        k, v = kv
+        if type(k) is not str or len(k) > C.MAX_OPTION_STR:
+            raise WireError(f"option key: expected str of at most {C.MAX_OPTION_STR} characters")
+        if not (v is None or type(v) in (int, bool) or (type(v) is str and len(v) <= C.MAX_OPTION_STR)):
+            raise WireError(f"option {k!r}: value must be int, str, bool or nil")
+        if type(v) is int and not -(2**63) <= v < 2**64:
+            raise WireError(f"option {k!r}: int out of range")
+        out.append((k, v))
+    out.sort(key=lambda kv: kv[0])
+    keys = [k for k, _ in out]
+    if len(set(keys)) != len(keys):
+        raise WireError("duplicate option keys")
+    return tuple(out)
+
+
+def _options_to_wire(opts: tuple) -> list:
+    return [list(kv) for kv in opts]
+
+
+def _wire_options(obj: Any) -> tuple:
+    """Setup options as received: already sorted by key and unique (one canonical form)."""
+    opts = check_options(obj)
+    if _options_to_wire(opts) != obj:
+        raise WireError("options not sorted by key")
+    return opts
+
+
+def _rule(ok: Any, message: str) -> Any:
+    """A cross-field rule of a table: ``ok(value)`` false raises ``WireError(message)``."""
+    def rule(v: Any) -> None:
+        if not ok(v):
+            raise WireError(message)
+    return rule
+
+
+STEP_INPUT = Custom("step_input", _step_input)
+HIDDEN = Custom("hidden", check_hidden_field, list)
+OPTIONS = Custom("options", _wire_options, _options_to_wire)
+RECORD = Struct((("kind", UInt(255)), ("payload", Bin())))  # a log record [kind, payload], §C6
+
+
 # --- envelope -------------------------------------------------------------------------------
 
 class Envelope(NamedTuple):
@@ -206,14 +254,31 @@ class Envelope(NamedTuple):
         return verify(public_key, DOMAINS[self.mtype], self.body, self.sig)
 
 
-def seal(identity: Identity, mtype: int, fields: list) -> bytes:
-    """Encode ``fields`` as the body of a ``mtype`` message, sign it, and return the envelope
-    bytes. Raises ``ValueError`` if the result exceeds the type's size limit (our bug)."""
-    body = pack(fields)
-    raw = pack([mtype, body, identity.sign(DOMAINS[mtype], body)])
+def sign_body(identity: Identity, mtype: int, body: bytes) -> Envelope:
+    """Sign ``body`` (already encoded) as a ``mtype`` message: the envelope (protocol.md §C1).
+    Raises ``LocalProtocolError`` if it exceeds the type's size limit (our bug)."""
+    sig = identity.sign(DOMAINS[mtype], body)
+    raw = pack([mtype, body, sig])
     if len(raw) > MAX_SIZE[mtype]:
-        raise ValueError(f"message type {mtype} is {len(raw)} bytes, over {MAX_SIZE[mtype]}")
-    return raw
+        raise LocalProtocolError(f"message type {mtype} is {len(raw)} bytes, over {MAX_SIZE[mtype]}")
+    return Envelope(mtype, body, sig, raw)
+
+
+def seal_envelope(identity: Identity, mtype: int, msg: Any) -> Envelope:
+    """Encode ``msg`` (the type's NamedTuple) with its schema and sign it. Raises
+    ``LocalProtocolError`` if ``msg`` breaks the schema or the size limit."""
+    return sign_body(identity, mtype, SCHEMAS[mtype].encode(msg))
+
+
+def seal_message(identity: Identity, mtype: int, msg: Any) -> bytes:
+    """The envelope bytes of ``msg`` (``seal_envelope(...).raw``): what production sends."""
+    return sign_body(identity, mtype, SCHEMAS[mtype].encode(msg)).raw
+
+
+def seal(identity: Identity, mtype: int, fields: list) -> bytes:
+    """Sign a raw field list as a ``mtype`` body, unchecked: for tests that forge malformed
+    messages (production uses ``seal_message``). Raises ``LocalProtocolError`` if oversize."""
+    return sign_body(identity, mtype, pack(fields)).raw
 
 
 def open_envelope(data: bytes, max_size: int = C.MAX_LOBBY_MSG) -> Envelope:
@@ -231,7 +296,8 @@ def open_envelope(data: bytes, max_size: int = C.MAX_LOBBY_MSG) -> Envelope:
         raise WireError("message over the size limit of its type")
     if type(body) is not bytes:
         raise WireError("envelope: body must be bin")
-    _bin(sig, C.SIG_LEN, "signature")
+    if type(sig) is not bytes or len(sig) != C.SIG_LEN:
+        raise WireError(f"signature: expected {C.SIG_LEN} bytes")
     return Envelope(mtype, body, sig, bytes(data))
 
 
@@ -244,7 +310,9 @@ def open_as(data: bytes, mtype: int, decoder: Any, max_size: int) -> tuple[Envel
     return env, decoder(env.body)
 
 
-# --- step message (hot path) -----------------------------------------------------------------
+# --- decoded bodies ---------------------------------------------------------------------------
+# One NamedTuple per body (its fields are the table's, in order, plus any derived ones); the
+# tables themselves are in SCHEMAS below.
 
 class StepBody(NamedTuple):
     """Body of a STEP message (protocol.md §C3). ``input`` is None, a 32-byte reveal (chance step)
@@ -263,87 +331,6 @@ class StepBody(NamedTuple):
     hidden: Any = None
     reseat: tuple = ()
 
-
-def encode_step_body(game_id: bytes, step: int, seat: int, prev_hash: bytes, prev_digest: bytes,
-                     inp: Any) -> list:
-    """The field list of a STEP body, for ``seal``."""
-    return [game_id, step, seat, prev_hash, prev_digest, inp]
-
-
-def check_hidden_field(obj: Any) -> tuple:
-    """Structural check of a STEP body's 7th field ``[deliveries, openings, complaint]``
-    (protocol.md §C12.4; the contents are p2p.hidden's business); returns it as a tuple.
-    Raises ``ValueError``."""
-    if type(obj) is not list or len(obj) != 3:
-        raise ValueError("hidden field: expected [deliveries, openings, complaint]")
-    dels, ops, comp = obj
-    if type(dels) is not list or len(dels) > C.MAX_SEATS - 1:
-        raise ValueError("hidden field: deliveries")
-    last = -1
-    for d in dels:
-        if type(d) is not list or len(d) != 2 or type(d[0]) is not int or type(d[1]) is not bytes \
-                or not last < d[0] < C.MAX_SEATS or len(d[1]) < C.HIDDEN_TAG_LEN + C.HIDDEN_OPEN_LEN \
-                or (len(d[1]) - C.HIDDEN_TAG_LEN) % C.HIDDEN_OPEN_LEN:
-            raise ValueError("hidden field: malformed delivery")
-        last = d[0]
-    if type(ops) is not bytes or len(ops) % C.HIDDEN_OPEN_LEN:
-        raise ValueError("hidden field: openings must be bin of 16-byte openings")
-    if comp is not None and (type(comp) is not list or len(comp) != 2 or type(comp[0]) is not int
-                             or not 0 <= comp[0] < C.MAX_SEATS or type(comp[1]) is not bytes
-                             or len(comp[1]) != 32):
-        raise ValueError("hidden field: malformed complaint")
-    return dels, ops, comp
-
-
-def check_reseat_field(obj: Any) -> tuple:
-    """Structural check of a STEP body's 8th field: 1..``RESEAT_CARRY`` RESEAT envelopes as bin,
-    each at most ``MAX_RESEAT_MSG`` bytes (protocol.md §C8.9; their signatures and contents are
-    p2p.reseat's business, every peer judges them alike). Returns them as a tuple. Raises
-    ``ValueError``; an empty list is refused (the body would have a shorter canonical form)."""
-    if type(obj) is not list or not 1 <= len(obj) <= C.RESEAT_CARRY:
-        raise ValueError("reseat field: expected 1..%d envelopes" % C.RESEAT_CARRY)
-    if any(type(x) is not bytes or len(x) > C.MAX_RESEAT_MSG for x in obj):
-        raise ValueError("reseat field: envelopes must be bin of at most %d bytes" % C.MAX_RESEAT_MSG)
-    return tuple(obj)
-
-
-def decode_step_body(body: bytes) -> StepBody:
-    """Decode and validate a STEP body. Raises ``WireError``."""
-    f = unpack(body)
-    if type(f) is not list or len(f) not in (6, 7, 8):
-        raise WireError("step: expected 6, 7 or 8 fields")
-    gid, step, seat, ph, pd, inp = f[:6]
-    hidden = None
-    reseat: tuple = ()
-    if len(f) == 8:
-        # [..., input, hidden | nil, reseat] (protocol.md §C8.9)
-        try:
-            reseat = check_reseat_field(f[7])
-        except ValueError as e:
-            raise WireError(str(e)) from None
-        f = f[:7] if f[6] is not None else f[:6]
-    if len(f) == 7:
-        try:
-            hidden = check_hidden_field(f[6])
-        except ValueError as e:
-            raise WireError(str(e)) from None
-    _bin(gid, C.GAME_ID_LEN, "game_id")
-    _uint(step, C.MAX_STEP, "step")
-    _uint(seat, C.MAX_SEATS - 1, "seat")
-    _bin(ph, C.HASH_LEN, "prev_hash")
-    _bin(pd, C.HASH_LEN, "prev_digest")
-    if inp is None:
-        pass
-    elif type(inp) is bytes:
-        _bin(inp, C.HASH_LEN, "reveal")
-    elif type(inp) is list:
-        check_action(inp)
-    else:
-        raise WireError("step input: expected nil, reveal or action")
-    return StepBody(gid, step, seat, ph, pd, inp, hidden, reseat)
-
-
-# --- setup ----------------------------------------------------------------------------------
 
 class Player(NamedTuple):
     """One seated player in the setup (protocol.md §C2.3)."""
@@ -370,67 +357,14 @@ class Setup(NamedTuple):
     players: tuple
 
     def encode(self) -> bytes:
-        """Canonical bytes of the setup (what ``setup_hash`` hashes)."""
-        return pack([self.version, self.game_id, self.edition, self.seats, self.chain_length,
-                     [list(kv) for kv in self.options], [list(p) for p in self.players]])
+        """Canonical bytes of the setup (what ``setup_hash`` hashes). Raises
+        ``LocalProtocolError`` if the setup breaks its schema."""
+        return SETUP.encode(self)
 
     def options_dict(self) -> dict:
         """Options as a dict, for ``engine.new_game``."""
         return dict(self.options)
 
-
-def check_options(options: Any) -> tuple:
-    """Validate and canonicalise setup options: a mapping or pair list of str keys (sorted,
-    unique) to int/str/bool/None values. Returns a tuple of (key, value) pairs. ``WireError``."""
-    if isinstance(options, dict):
-        options = [[k, v] for k, v in options.items()]
-    _array(options, None, "options")
-    if len(options) > C.MAX_OPTIONS:
-        raise WireError("too many options")
-    out = []
-    for kv in options:
-        k, v = _array(list(kv) if isinstance(kv, tuple) else kv, 2, "option")
-        _str(k, C.MAX_OPTION_STR, "option key")
-        if not (v is None or type(v) in (int, bool) or (type(v) is str and len(v) <= C.MAX_OPTION_STR)):
-            raise WireError(f"option {k!r}: value must be int, str, bool or nil")
-        if type(v) is int and not -(2**63) <= v < 2**64:
-            raise WireError(f"option {k!r}: int out of range")
-        out.append((k, v))
-    out.sort(key=lambda kv: kv[0])
-    keys = [k for k, _ in out]
-    if len(set(keys)) != len(keys):
-        raise WireError("duplicate option keys")
-    return tuple(out)
-
-
-def _player(v: Any) -> Player:
-    pk, xk, name, head, commit, bot = _array(v, 6, "player")
-    return Player(_bin(pk, C.KEY_LEN, "public_key"), _bin(xk, C.KEY_LEN, "x25519_key"),
-                  _str(name, C.MAX_NAME_LEN, "name"), _bin(head, C.HASH_LEN, "chain_head"),
-                  _bin(commit, C.HASH_LEN, "seed_commit"), _bool(bot, "bot"))
-
-
-def decode_setup(data: bytes) -> Setup:
-    """Decode and validate setup bytes: version, seat count, players strictly ascending by
-    public key (hence unique). Raises ``WireError``."""
-    f = _array(unpack(data), 7, "setup")
-    version, gid, edition, seats, chain_length, options, players = f
-    _uint(version, 2**16, "version")
-    _bin(gid, C.GAME_ID_LEN, "game_id")
-    _str(edition, C.MAX_EDITION_LEN, "edition")
-    _uint(seats, C.MAX_SEATS, "seats", C.MIN_SEATS)
-    _uint(chain_length, 2**32, "chain_length", 1)
-    opts = check_options(options)
-    if [list(kv) for kv in opts] != options:
-        raise WireError("options not sorted by key")
-    ps = tuple(_player(p) for p in _array(players, seats, "players"))
-    for a, b in zip(ps, ps[1:]):
-        if not a.public_key < b.public_key:
-            raise WireError("players not strictly ascending by public key")
-    return Setup(version, gid, edition, seats, chain_length, opts, ps)
-
-
-# --- lobby messages -------------------------------------------------------------------------
 
 class Join(NamedTuple):
     """JOIN body: a player asks the host for a seat (protocol.md §C2.1)."""
@@ -438,12 +372,6 @@ class Join(NamedTuple):
     game_id: bytes
     version: int
     player: Player
-
-
-def decode_join(body: bytes) -> Join:
-    """Validate a JOIN body ``[game_id, version, player]``. Raises ``WireError``."""
-    gid, version, player = _array(unpack(body), 3, "join")
-    return Join(_bin(gid, C.GAME_ID_LEN, "game_id"), _uint(version, 2**16, "version"), _player(player))
 
 
 class Status(NamedTuple):
@@ -459,78 +387,6 @@ class Status(NamedTuple):
     host_xk: bytes
 
 
-def decode_status(body: bytes) -> Status:
-    """Validate a STATUS body ``[game_id, edition, seats, taken, [name...], host_pk, host_xk]``
-    (protocol.md §C2.1). The signature (by ``host_pk``) is the lobby's to check."""
-    gid, edition, seats, taken, names, hpk, hxk = _array(unpack(body), 7, "status")
-    _uint(seats, C.MAX_SEATS, "seats", C.MIN_SEATS)
-    names = _array(names, None, "names")
-    if len(names) > seats:
-        raise WireError("more names than seats")
-    return Status(_bin(gid, C.GAME_ID_LEN, "game_id"), _str(edition, C.MAX_EDITION_LEN, "edition"),
-                  seats, _uint(taken, seats, "taken"), tuple(_str(n, C.MAX_NAME_LEN, "name") for n in names),
-                  _bin(hpk, C.KEY_LEN, "host_pk"), _bin(hxk, C.KEY_LEN, "host_xk"))
-
-
-class Chat(NamedTuple):
-    """CHAT body ``[gid, pk, seq, name, text]`` (protocol.md §N9), signed by ``pk``."""
-
-    game_id: bytes
-    pk: bytes
-    seq: int
-    name: str
-    text: str
-
-
-def decode_chat(body: bytes) -> Chat:
-    """Validate a CHAT body (protocol.md §N9): gid bin(16), pk bin(32), seq uint ≤ 2^48-1,
-    name str ≤ 32, text str ≤ 200. The signature (by ``pk``) is the chat room's to check."""
-    gid, pk, seq, name, text = _array(unpack(body), 5, "chat")
-    return Chat(_bin(gid, C.GAME_ID_LEN, "game_id"), _bin(pk, C.KEY_LEN, "pk"), _uint(seq, C.MAX_CHAT_SEQ, "seq"),
-                _str(name, C.MAX_NAME_LEN, "name"), _str(text, C.MAX_CHAT_TEXT, "text"))
-
-
-class Watch(NamedTuple):
-    """WATCH body ``[gid, pk, xk, name, have]`` (protocol.md §N10), signed by ``pk``."""
-
-    game_id: bytes
-    pk: bytes
-    xk: bytes
-    name: str
-    have: int
-
-
-def decode_watch(body: bytes) -> Watch:
-    """Validate a WATCH body (protocol.md §N10): gid bin(16), pk and xk bin(32), name str ≤ 32,
-    have uint ≤ 2^32-1 (records the spectator holds)."""
-    gid, pk, xk, name, have = _array(unpack(body), 5, "watch")
-    return Watch(_bin(gid, C.GAME_ID_LEN, "game_id"), _bin(pk, C.KEY_LEN, "pk"), _bin(xk, C.KEY_LEN, "xk"),
-                 _str(name, C.MAX_NAME_LEN, "name"), _uint(have, 2**32 - 1, "have"))
-
-
-class Records(NamedTuple):
-    """RECORDS body ``[gid, index, [[kind, payload], ...]]`` (protocol.md §N10), signed by the
-    serving seat: its log records from number ``index`` on (the header is record 0)."""
-
-    game_id: bytes
-    index: int
-    records: tuple
-
-
-def decode_records(body: bytes) -> Records:
-    """Validate a RECORDS body: gid bin(16), index uint ≤ 2^32-1, at most 256 records each
-    ``[kind: uint 0..255, payload: bin]``. The records' contents are checked by replaying them
-    (p2p/verify.py), not here."""
-    gid, index, recs = _array(unpack(body, big=True), 3, "records")
-    out = []
-    for r in _array(recs, None, "records"):
-        kind, payload = _array(r, 2, "record")
-        if type(payload) is not bytes:
-            raise WireError("record payload must be bin")
-        out.append((_uint(kind, 255, "kind"), payload))
-    return Records(_bin(gid, C.GAME_ID_LEN, "game_id"), _uint(index, 2**32 - 1, "index"), tuple(out))
-
-
 class Reject(NamedTuple):
     """REJECT body ``[game_id, joiner_pk, code, host_pk, host_xk]``: the host (keys
     ``host_pk``, ``host_xk``, which signed it) refuses the JOIN of ``joiner_pk``; ``code`` is one
@@ -543,59 +399,21 @@ class Reject(NamedTuple):
     host_xk: bytes
 
 
-def decode_reject(body: bytes) -> Reject:
-    """Decode and validate a REJECT body (protocol.md §C2.1): ``game_id`` bin(16),
-    ``joiner_pk`` bin(32), ``code`` uint 0..255 (unknown codes are the lobby's business),
-    ``host_pk``, ``host_xk`` bin(32). Signed by the host; the joiner checks it. Raises
-    ``WireError`` for anything else."""
-    gid, jpk, code, hpk, hxk = _array(unpack(body), 5, "reject")
-    return Reject(_bin(gid, C.GAME_ID_LEN, "game_id"), _bin(jpk, C.KEY_LEN, "joiner_pk"), _uint(code, 255, "code"),
-                  _bin(hpk, C.KEY_LEN, "host_pk"), _bin(hxk, C.KEY_LEN, "host_xk"))
-
-
 class Leave(NamedTuple):
     """LEAVE body ``[game_id]``: a joiner withdraws before the setup is proposed."""
 
     game_id: bytes
 
 
-def decode_leave(body: bytes) -> Leave:
-    """Decode and validate a LEAVE body (protocol.md §C2.1): ``[game_id]``, bin(16). The
-    envelope is signed by the leaving player's own key, which the caller checks. Raises
-    ``WireError`` on a wrong arity or type."""
-    (gid,) = _array(unpack(body), 1, "leave")
-    return Leave(_bin(gid, C.GAME_ID_LEN, "game_id"))
-
-
 class Proposal(NamedTuple):
     """PROPOSAL body ``[game_id, setup_bytes, [[host, port]...]]``: the host's proposed setup and
-    each seat's UDP endpoint (seat order; endpoints are not signed into the setup)."""
+    each seat's UDP endpoint (seat order; endpoints are not signed into the setup). ``setup``
+    is derived: ``setup_bytes`` decoded (not on the wire twice)."""
 
     game_id: bytes
     setup_bytes: bytes
     setup: Setup
     endpoints: tuple
-
-
-def decode_proposal(body: bytes) -> Proposal:
-    """Decode and validate a PROPOSAL body (protocol.md §C2.1, §C2.3): ``game_id`` bin(16),
-    ``setup`` bin holding the canonical setup bytes (decoded with ``decode_setup``; its game
-    id must equal ``game_id``), and exactly one ``[host: str ≤ MAX_HOST_LEN, port: uint16]``
-    per seat, in seat order. ``setup_bytes`` keeps the bytes as received (they are what is
-    hashed and signed). Checking the setup against our own entry and the signer is the
-    lobby's job. Raises ``WireError`` on any malformed field."""
-    gid, sb, eps = _array(unpack(body), 3, "proposal")
-    _bin(gid, C.GAME_ID_LEN, "game_id")
-    if type(sb) is not bytes:
-        raise WireError("setup must be bin")
-    setup = decode_setup(sb)
-    if setup.game_id != gid:
-        raise WireError("proposal game_id differs from the setup's")
-    endpoints = []
-    for ep in _array(eps, setup.seats, "endpoints"):
-        host, port = _array(ep, 2, "endpoint")
-        endpoints.append((_str(host, C.MAX_HOST_LEN, "host"), _uint(port, 65535, "port")))
-    return Proposal(gid, sb, setup, tuple(endpoints))
 
 
 class SetupSig(NamedTuple):
@@ -608,23 +426,6 @@ class SetupSig(NamedTuple):
     seat: int
     setup_hash: bytes
     leaves: bytes | None = None
-
-
-def decode_setup_sig(body: bytes) -> SetupSig:
-    """Decode and validate a SETUP_SIG body (protocol.md §C2.1, §C12.2): ``game_id`` bin(16),
-    ``seat`` 0..7, ``setup_hash`` bin(32), and in an edition with hidden information a 4th
-    field ``leaves``, a non-empty bin whose length is a multiple of 32 (``leaves`` is None
-    with 3 fields). Raises ``WireError`` on any other arity, type or length."""
-    f = unpack(body)
-    if type(f) is list and len(f) == 4:
-        leaves = f.pop()
-        if type(leaves) is not bytes or not leaves or len(leaves) % C.HASH_LEN:
-            raise WireError("setup_sig: leaves must be bin of 32-byte leaves")
-    else:
-        leaves = None
-    gid, seat, sh = _array(f, 3, "setup_sig")
-    return SetupSig(_bin(gid, C.GAME_ID_LEN, "game_id"), _uint(seat, C.MAX_SEATS - 1, "seat"),
-                    _bin(sh, C.HASH_LEN, "setup_hash"), leaves)
 
 
 class SeedReveal(NamedTuple):
@@ -640,51 +441,34 @@ class SeedReveal(NamedTuple):
     commits: tuple | None = None
 
 
-def decode_seed(body: bytes) -> SeedReveal:
-    """Decode and validate a SEED body (protocol.md §C2.1, §C4, §C12.2): ``game_id`` bin(16),
-    ``seat`` 0..7, ``setup_hash`` bin(32), ``secret`` bin(32) and, with 5 fields, an array of
-    2..8 bin(32) digests. Whether SHA-256(secret) equals the seat's seed commitment, and the
-    digests the leaves, is checked by the lobby. Raises ``WireError`` on a wrong arity, type
-    or length."""
-    f = unpack(body)
-    commits = None
-    if type(f) is list and len(f) == 5:
-        digests = _array(f.pop(), None, "commits")
-        if not C.MIN_SEATS <= len(digests) <= C.MAX_SEATS:
-            raise WireError("seed: one commitment digest per seat")
-        commits = tuple(_bin(d, C.HASH_LEN, "commit digest") for d in digests)
-    gid, seat, sh, secret = _array(f, 4, "seed")
-    return SeedReveal(_bin(gid, C.GAME_ID_LEN, "game_id"), _uint(seat, C.MAX_SEATS - 1, "seat"),
-                      _bin(sh, C.HASH_LEN, "setup_hash"), _bin(secret, C.HASH_LEN, "secret"), commits)
+class Chat(NamedTuple):
+    """CHAT body ``[gid, pk, seq, name, text]`` (protocol.md §N9), signed by ``pk``."""
+
+    game_id: bytes
+    pk: bytes
+    seq: int
+    name: str
+    text: str
 
 
-#: Body decoder of each lobby message type.
-LOBBY_DECODERS = {
-    MSG_JOIN: decode_join,
-    MSG_STATUS: decode_status,
-    MSG_REJECT: decode_reject,
-    MSG_LEAVE: decode_leave,
-    MSG_PROPOSAL: decode_proposal,
-    MSG_SETUP_SIG: decode_setup_sig,
-    MSG_SEED: decode_seed,
-}
+class Watch(NamedTuple):
+    """WATCH body ``[gid, pk, xk, name, have]`` (protocol.md §N10), signed by ``pk``."""
+
+    game_id: bytes
+    pk: bytes
+    xk: bytes
+    name: str
+    have: int
 
 
-def setup_hash(setup_bytes: bytes) -> bytes:
-    """Setup hash = SHA-256(b"lanopoli/1/setup\\x00" + setup bytes) (protocol.md §C2.3). It is what
-    every seat signs (SETUP_SIG) and the ``prev_digest`` of step 0."""
-    import hashlib
+class Records(NamedTuple):
+    """RECORDS body ``[gid, index, [[kind, payload], ...]]`` (protocol.md §N10), signed by the
+    serving seat: its log records from number ``index`` on (the header is record 0)."""
 
-    return hashlib.sha256(C.HASH_SETUP + setup_bytes).digest()
+    game_id: bytes
+    index: int
+    records: tuple
 
-
-def engine_options(setup: Setup) -> dict:
-    """The setup options meant for the engine: all but the ``p2p.*`` keys (protocol.md §C7.1),
-    as a dict for ``engine.new_game``."""
-    return {k: v for k, v in setup.options if not k.startswith(C.P2P_OPTION_PREFIX)}
-
-
-# --- resilience messages (protocol.md §C7-§9) ------------------------------------------------------
 
 class EscrowEntry(NamedTuple):
     """One recipient's part of an ESCROW: ``to`` seat, ``commit`` (32 bytes) and the
@@ -704,24 +488,6 @@ class Escrow(NamedTuple):
     entries: tuple
 
 
-def decode_escrow(body: bytes) -> Escrow:
-    """Validate an ESCROW body: entries strictly ascending by recipient, none for the dealer.
-    Raises ``WireError``."""
-    gid, seat, epoch, entries = _array(unpack(body), 4, "escrow")
-    _bin(gid, C.GAME_ID_LEN, "game_id")
-    _uint(seat, C.MAX_SEATS - 1, "seat")
-    _uint(epoch, C.MAX_SEATS, "epoch")
-    out = []
-    for e in _array(entries, None, "entries"):
-        to, commit, ct = _array(e, 3, "entry")
-        out.append(EscrowEntry(_uint(to, C.MAX_SEATS - 1, "to"), _bin(commit, C.HASH_LEN, "commit"),
-                               _bin(ct, C.SHARE_LEN + 16, "ciphertext")))
-    if len(out) > C.MAX_SEATS - 1 or any(a.to >= b.to for a, b in zip(out, out[1:])) \
-            or any(e.to == seat for e in out):
-        raise WireError("escrow entries must be ascending, unique and not for the dealer")
-    return Escrow(gid, seat, epoch, tuple(out))
-
-
 class DropVote(NamedTuple):
     """DROP body ``[gid, voter, step, seat, epoch, share]``: ``voter`` has not received
     ``seat``'s message of ``step`` within the drop timeout; ``share`` is the voter's escrow
@@ -735,16 +501,15 @@ class DropVote(NamedTuple):
     share: bytes | None
 
 
-def decode_drop(body: bytes) -> DropVote:
-    """Validate a DROP body. Raises ``WireError``."""
-    gid, voter, step, seat, epoch, share = _array(unpack(body), 6, "drop")
-    if share is not None:
-        _bin(share, C.SHARE_LEN, "share")
-    if voter == seat:
-        raise WireError("a seat cannot vote to drop itself")
-    return DropVote(_bin(gid, C.GAME_ID_LEN, "game_id"), _uint(voter, C.MAX_SEATS - 1, "voter"),
-                    _uint(step, C.MAX_STEP, "step"), _uint(seat, C.MAX_SEATS - 1, "seat"),
-                    _uint(epoch, C.MAX_SEATS, "epoch"), share)
+class SkipVote(NamedTuple):
+    """SKIP body ``[gid, voter, step, seat, epoch]``: ``voter``'s player asks that ``seat``'s
+    input at ``step`` count as nil, the seat kept (protocol.md §C8.10, p2p/turn_skip.py)."""
+
+    game_id: bytes
+    voter: int
+    step: int
+    seat: int
+    epoch: int
 
 
 class CatchupRequest(NamedTuple):
@@ -755,16 +520,6 @@ class CatchupRequest(NamedTuple):
     seat: int
     from_step: int
     to_step: int
-
-
-def decode_catchup_req(body: bytes) -> CatchupRequest:
-    """Validate a CATCHUP_REQ body (``from_step < to_step``). Raises ``WireError``."""
-    gid, seat, a, b = _array(unpack(body), 4, "catchup_req")
-    _uint(a, C.MAX_STEP, "from_step")
-    _uint(b, C.MAX_STEP, "to_step")
-    if not a < b:
-        raise WireError("catch-up range is empty")
-    return CatchupRequest(_bin(gid, C.GAME_ID_LEN, "game_id"), _uint(seat, C.MAX_SEATS - 1, "seat"), a, b)
 
 
 class CatchupResponse(NamedTuple):
@@ -782,50 +537,14 @@ class CatchupResponse(NamedTuple):
     escrows: tuple
 
 
-def decode_catchup_resp(body: bytes) -> CatchupResponse:
-    """Validate a CATCHUP_RESP body (structure only: the records are verified by the session
-    exactly like live messages). Raises ``WireError``."""
-    f = unpack(body, big=True)
-    gid, seat, a, head, records, pending, escrows = _array(f, 7, "catchup_resp")
-    recs = []
-    for r in _array(records, None, "records"):
-        kind, payload = _array(r, 2, "record")
-        _uint(kind, 255, "kind")
-        if type(payload) is not bytes or len(payload) > C.MAX_CATCHUP_MSG:
-            raise WireError("record payload must be bin")
-        recs.append((kind, payload))
-    if len(recs) > C.CATCHUP_MAX_RECORDS:
-        raise WireError("too many records")
-    lists = []
-    for lst, what in ((pending, "pending"), (escrows, "escrows")):
-        lst = _array(lst, None, what)
-        if len(lst) > C.MAX_SEATS or any(type(x) is not bytes or len(x) > C.MAX_STEP_MSG for x in lst):
-            raise WireError(f"{what}: expected at most {C.MAX_SEATS} envelopes")
-        lists.append(tuple(lst))
-    return CatchupResponse(_bin(gid, C.GAME_ID_LEN, "game_id"), _uint(seat, C.MAX_SEATS - 1, "seat"),
-                           _uint(a, C.MAX_STEP, "from_step"), _uint(head, C.MAX_STEP, "head_step"),
-                           tuple(recs), lists[0], lists[1])
-
-
 class Hint(NamedTuple):
-    """HINT body ``[gid, seat, step]``: ``seat`` is collecting ``step`` (protocol.md §C9.3)."""
+    """HINT (and ALIVE) body ``[gid, seat, step]``: ``seat`` is collecting ``step``
+    (protocol.md §C9.3); ALIVE: ``seat`` is alive and has not sent its message of ``step`` yet
+    (§C8.3)."""
 
     game_id: bytes
     seat: int
     step: int
-
-
-def decode_hint(body: bytes) -> Hint:
-    """Validate a HINT body. Raises ``WireError``."""
-    gid, seat, step = _array(unpack(body), 3, "hint")
-    return Hint(_bin(gid, C.GAME_ID_LEN, "game_id"), _uint(seat, C.MAX_SEATS - 1, "seat"),
-                _uint(step, C.MAX_STEP, "step"))
-
-
-def decode_alive(body: bytes) -> Hint:
-    """Validate an ALIVE body ``[gid, seat, step]``: ``seat`` is alive and has not sent its
-    message of ``step`` yet (protocol.md §C8.3). Same schema as HINT. Raises ``WireError``."""
-    return decode_hint(body)
 
 
 class Abandon(NamedTuple):
@@ -840,14 +559,6 @@ class Abandon(NamedTuple):
     prev_digest: bytes
 
 
-def decode_abandon(body: bytes) -> Abandon:
-    """Validate an ABANDON body. Raises ``WireError``."""
-    gid, seat, step, h, d = _array(unpack(body), 5, "abandon")
-    return Abandon(_bin(gid, C.GAME_ID_LEN, "game_id"), _uint(seat, C.MAX_SEATS - 1, "seat"),
-                   _uint(step, C.MAX_STEP, "step"), _bin(h, C.HASH_LEN, "prev_hash"),
-                   _bin(d, C.HASH_LEN, "prev_digest"))
-
-
 class ReseatRequest(NamedTuple):
     """RESEAT body ``[gid, seat, dropped_at, chain_head]``: the player of dropped ``seat`` (its
     drop record is at step ``dropped_at``) asks to play it again with a fresh hash chain whose
@@ -857,13 +568,6 @@ class ReseatRequest(NamedTuple):
     seat: int
     dropped_at: int
     chain_head: bytes
-
-
-def decode_reseat(body: bytes) -> ReseatRequest:
-    """Validate a RESEAT body. Raises ``WireError``."""
-    gid, seat, at, head = _array(unpack(body), 4, "reseat")
-    return ReseatRequest(_bin(gid, C.GAME_ID_LEN, "game_id"), _uint(seat, C.MAX_SEATS - 1, "seat"),
-                         _uint(at, C.MAX_STEP, "dropped_at"), _bin(head, C.HASH_LEN, "chain_head"))
 
 
 class ComplaintMsg(NamedTuple):
@@ -882,19 +586,147 @@ class ComplaintMsg(NamedTuple):
     key: bytes | None
 
 
-def decode_complaint(body: bytes) -> ComplaintMsg:
-    """Validate a COMPLAINT body (structure only: the evidence is checked by the session and
-    ``p2p.complaints``). Raises ``WireError``."""
-    gid, seat, step, culprit, kind, evidence, key = _array(unpack(body), 7, "complaint")
-    ev = _array(evidence, None, "evidence")
-    if not 1 <= len(ev) <= 2 or any(type(x) is not bytes or len(x) > C.MAX_STEP_MSG for x in ev):
-        raise WireError("evidence: one or two envelopes")
-    if key is not None:
-        _bin(key, C.HASH_LEN, "key")
-    seat = _uint(seat, C.MAX_SEATS - 1, "seat")
-    culprit = _uint(culprit, C.MAX_SEATS - 1, "culprit")
-    if seat == culprit:
-        raise WireError("a seat cannot complain about itself")
-    return ComplaintMsg(_bin(gid, C.GAME_ID_LEN, "game_id"), seat, _uint(step, C.MAX_STEP, "step"), culprit,
-                        _uint(kind, 3, "kind", 1), tuple(ev), key)
+# --- the tables (protocol.md §C1-§C9, §N9, §N10) ------------------------------------------------
 
+PLAYER = Struct((("public_key", KEY), ("x25519_key", KEY), ("name", NAME), ("chain_head", H32),
+                 ("seed_commit", H32), ("bot", Bool())), Player)
+
+#: The setup (§C2.3): what SETUP_SIG signs by hash; not a message type of its own.
+SETUP = Schema("setup", None, Struct(
+    (("version", VERSION), ("game_id", GID), ("edition", Str(C.MAX_EDITION_LEN)),
+     ("seats", UInt(C.MAX_SEATS, C.MIN_SEATS)), ("chain_length", UInt(2**32, 1)), ("options", OPTIONS),
+     ("players", Array(PLAYER, max=C.MAX_SEATS))), Setup,
+    rules=(_rule(lambda s: len(s.players) == s.seats, "setup: one player per seat"),
+           _rule(lambda s: all(a.public_key < b.public_key for a, b in zip(s.players, s.players[1:])),
+                 "players not strictly ascending by public key"))))
+
+
+def _proposal(gid: bytes, sb: bytes, eps: tuple) -> Proposal:
+    return Proposal(gid, sb, SETUP.decode(sb), eps)
+
+
+_SCHEMAS = [
+    # lobby (§C2.1)
+    Schema("join", MSG_JOIN, Struct((("game_id", GID), ("version", VERSION), ("player", PLAYER)), Join)),
+    Schema("status", MSG_STATUS, Struct(
+        (("game_id", GID), ("edition", Str(C.MAX_EDITION_LEN)), ("seats", UInt(C.MAX_SEATS, C.MIN_SEATS)),
+         ("taken", UInt(C.MAX_SEATS)), ("names", Array(NAME, max=C.MAX_SEATS)), ("host_pk", KEY),
+         ("host_xk", KEY)), Status,
+        rules=(_rule(lambda s: s.taken <= s.seats and len(s.names) <= s.seats, "status: more taken than seats"),))),
+    Schema("reject", MSG_REJECT, Struct(
+        (("game_id", GID), ("joiner_pk", KEY), ("code", UInt(255)), ("host_pk", KEY), ("host_xk", KEY)), Reject)),
+    Schema("leave", MSG_LEAVE, Struct((("game_id", GID),), Leave)),
+    Schema("proposal", MSG_PROPOSAL, Struct(
+        (("game_id", GID), ("setup_bytes", Bin()),
+         ("endpoints", Array(Struct((("host", Str(C.MAX_HOST_LEN)), ("port", UInt(65535)))), max=C.MAX_SEATS))),
+        Proposal, make=_proposal,
+        rules=(_rule(lambda p: p.setup.game_id == p.game_id, "proposal game_id differs from the setup's"),
+               _rule(lambda p: len(p.endpoints) == p.setup.seats, "proposal: one endpoint per seat")))),
+    Schema("setup_sig", MSG_SETUP_SIG, Struct(
+        (("game_id", GID), ("seat", SEAT), ("setup_hash", H32),
+         ("leaves", Opt(Bin(min=C.HASH_LEN, multiple=C.HASH_LEN)))), SetupSig)),
+    Schema("seed", MSG_SEED, Struct(
+        (("game_id", GID), ("seat", SEAT), ("setup_hash", H32), ("secret", H32),
+         ("commits", Opt(Array(H32, min=C.MIN_SEATS, max=C.MAX_SEATS)))), SeedReveal)),
+    # session (§C3, §C8, §C9)
+    Schema("step", MSG_STEP, Struct(
+        (("game_id", GID), ("step", STEP_NO), ("seat", SEAT), ("prev_hash", H32), ("prev_digest", H32),
+         ("input", STEP_INPUT), ("hidden", Opt(HIDDEN)),
+         ("reseat", Opt(Array(Bin(max=C.MAX_RESEAT_MSG), min=1, max=C.RESEAT_CARRY), ()))), StepBody)),
+    Schema("escrow", MSG_ESCROW, Struct(
+        (("game_id", GID), ("seat", SEAT), ("epoch", EPOCH),
+         ("entries", Array(Struct((("to", SEAT), ("commit", H32), ("ct", Bin(C.SHARE_LEN + 16))), EscrowEntry),
+                           max=C.MAX_SEATS - 1))), Escrow,
+        rules=(_rule(lambda e: all(a.to < b.to for a, b in zip(e.entries, e.entries[1:]))
+                     and all(x.to != e.seat for x in e.entries),
+                     "escrow entries must be ascending, unique and not for the dealer"),))),
+    Schema("drop", MSG_DROP, Struct(
+        (("game_id", GID), ("voter", SEAT), ("step", STEP_NO), ("seat", SEAT), ("epoch", EPOCH),
+         ("share", Nil(Bin(C.SHARE_LEN)))), DropVote,
+        rules=(_rule(lambda d: d.voter != d.seat, "a seat cannot vote to drop itself"),))),
+    Schema("skip", MSG_SKIP, Struct(
+        (("game_id", GID), ("voter", SEAT), ("step", STEP_NO), ("seat", SEAT), ("epoch", EPOCH)), SkipVote,
+        rules=(_rule(lambda v: v.voter != v.seat, "a seat cannot vote to skip its own turn"),))),
+    Schema("catchup_req", MSG_CATCHUP_REQ, Struct(
+        (("game_id", GID), ("seat", SEAT), ("from_step", STEP_NO), ("to_step", STEP_NO)), CatchupRequest,
+        rules=(_rule(lambda r: r.from_step < r.to_step, "catch-up range is empty"),))),
+    Schema("catchup_resp", MSG_CATCHUP_RESP, Struct(
+        (("game_id", GID), ("seat", SEAT), ("from_step", STEP_NO), ("head_step", STEP_NO),
+         ("records", Array(Struct((("kind", UInt(255)), ("payload", Bin(max=C.MAX_CATCHUP_MSG)))),
+                           max=C.CATCHUP_MAX_RECORDS)),
+         ("pending", Array(STEP_ENVELOPE, max=C.MAX_SEATS)), ("escrows", Array(STEP_ENVELOPE, max=C.MAX_SEATS))),
+        CatchupResponse), big=True),
+    Schema("hint", MSG_HINT, Struct((("game_id", GID), ("seat", SEAT), ("step", STEP_NO)), Hint)),
+    Schema("alive", MSG_ALIVE, Struct((("game_id", GID), ("seat", SEAT), ("step", STEP_NO)), Hint)),
+    Schema("abandon", MSG_ABANDON, Struct(
+        (("game_id", GID), ("seat", SEAT), ("step", STEP_NO), ("prev_hash", H32), ("prev_digest", H32)), Abandon)),
+    Schema("complaint", MSG_COMPLAINT, Struct(
+        (("game_id", GID), ("seat", SEAT), ("step", STEP_NO), ("culprit", SEAT), ("kind", UInt(3, 1)),
+         ("evidence", Array(STEP_ENVELOPE, min=1, max=2)), ("key", Nil(H32))), ComplaintMsg,
+        rules=(_rule(lambda c: c.seat != c.culprit, "a seat cannot complain about itself"),))),
+    Schema("reseat", MSG_RESEAT, Struct(
+        (("game_id", GID), ("seat", SEAT), ("dropped_at", STEP_NO), ("chain_head", H32)), ReseatRequest)),
+    # chat and spectators (§N9, §N10)
+    Schema("chat", MSG_CHAT, Struct(
+        (("game_id", GID), ("pk", KEY), ("seq", UInt(C.MAX_CHAT_SEQ)), ("name", NAME),
+         ("text", Str(C.MAX_CHAT_TEXT))), Chat)),
+    Schema("watch", MSG_WATCH, Struct(
+        (("game_id", GID), ("pk", KEY), ("xk", KEY), ("name", NAME), ("have", U32)), Watch)),
+    Schema("records", MSG_RECORDS, Struct(
+        (("game_id", GID), ("index", U32), ("records", Array(RECORD, max=256))), Records), big=True),
+]
+#: The body schema of every message type.
+SCHEMAS: dict[int, Schema] = {s.mtype: s for s in _SCHEMAS}
+assert set(SCHEMAS) == set(DOMAINS), "every message type has a schema"
+
+# The decoders, by name (each raises ``WireError``; the schema row above is the whole spec).
+decode_setup = SETUP.decode
+decode_join = SCHEMAS[MSG_JOIN].decode
+decode_status = SCHEMAS[MSG_STATUS].decode
+decode_reject = SCHEMAS[MSG_REJECT].decode
+decode_leave = SCHEMAS[MSG_LEAVE].decode
+decode_proposal = SCHEMAS[MSG_PROPOSAL].decode
+decode_setup_sig = SCHEMAS[MSG_SETUP_SIG].decode
+decode_seed = SCHEMAS[MSG_SEED].decode
+decode_step_body = SCHEMAS[MSG_STEP].decode
+decode_escrow = SCHEMAS[MSG_ESCROW].decode
+decode_drop = SCHEMAS[MSG_DROP].decode
+decode_skip = SCHEMAS[MSG_SKIP].decode
+decode_catchup_req = SCHEMAS[MSG_CATCHUP_REQ].decode
+decode_catchup_resp = SCHEMAS[MSG_CATCHUP_RESP].decode
+decode_hint = SCHEMAS[MSG_HINT].decode
+decode_alive = SCHEMAS[MSG_ALIVE].decode
+decode_abandon = SCHEMAS[MSG_ABANDON].decode
+decode_complaint = SCHEMAS[MSG_COMPLAINT].decode
+decode_reseat = SCHEMAS[MSG_RESEAT].decode
+decode_chat = SCHEMAS[MSG_CHAT].decode
+decode_watch = SCHEMAS[MSG_WATCH].decode
+decode_records = SCHEMAS[MSG_RECORDS].decode
+
+#: Body decoder of each lobby message type.
+LOBBY_DECODERS = {t: SCHEMAS[t].decode for t in (MSG_JOIN, MSG_STATUS, MSG_REJECT, MSG_LEAVE, MSG_PROPOSAL,
+                                                 MSG_SETUP_SIG, MSG_SEED)}
+
+
+def encode_step(body: StepBody) -> bytes:
+    """The canonical bytes of a STEP body (what is signed and hashed into the step digest).
+    Raises ``LocalProtocolError`` if ``body`` breaks the STEP schema."""
+    return SCHEMAS[MSG_STEP].encode(body)
+
+
+def encode_step_body(game_id: bytes, step: int, seat: int, prev_hash: bytes, prev_digest: bytes,
+                     inp: Any) -> list:
+    """The wire field list of a 6-field STEP body (``pack`` gives ``encode_step``'s bytes)."""
+    return SCHEMAS[MSG_STEP].to_wire(StepBody(game_id, step, seat, prev_hash, prev_digest, inp))
+
+
+def setup_hash(setup_bytes: bytes) -> bytes:
+    """Setup hash = SHA-256(b"lanopoli/1/setup\\x00" + setup bytes) (protocol.md §C2.3). It is what
+    every seat signs (SETUP_SIG) and the ``prev_digest`` of step 0."""
+    return hashlib.sha256(C.HASH_SETUP + setup_bytes).digest()
+
+
+def engine_options(setup: Setup) -> dict:
+    """The setup options meant for the engine: all but the ``p2p.*`` keys (protocol.md §C7.1),
+    as a dict for ``engine.new_game``."""
+    return {k: v for k, v in setup.options if not k.startswith(C.P2P_OPTION_PREFIX)}
