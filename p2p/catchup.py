@@ -17,15 +17,179 @@ Here: ``CatchUp``, the session's catch-up part (history, the peer ahead, rate li
 
 from __future__ import annotations
 
-from typing import Any
+from array import array
+from typing import Any, Iterator
 
 from . import const as C
 from .errors import WireError
-from .gamelog import KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_STEP
+from .gamelog import KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_HEADER, KIND_SKIP, KIND_STEP, LogReader
 from .wire import MSG_CATCHUP_REQ, MSG_CATCHUP_RESP, MSG_HINT, MSG_STEP, CatchupResponse, open_envelope, seal, unpack
 
 #: Bytes a record adds to the response around its payload (msgpack array and bin headers).
 _RECORD_OVERHEAD = 8
+#: Records whose payload ``History`` keeps in memory once it reads old ones from the log: the
+#: last ones, which pushes (§C8.3) and stragglers' requests ask for most.
+KEEP_RECENT = 64
+#: ``History`` matches records against the log file once this many more are in memory.
+SPILL_EVERY = 64
+#: Bytes of a log record around its payload (length, kind, CRC-32: ``gamelog``).
+_FRAME = 9
+
+
+class History:
+    """Every log record of the game after the header, in log order, as (kind, payload, step):
+    a read-only sequence (``len``, index, iteration) plus ``first(step)`` and ``page(...)``.
+
+    In memory by default. Once ``use_log(path)`` names the game log that holds the same records
+    (the session writes each record to the log before it records it here), every
+    ``SPILL_EVERY`` records the ones older than the last ``KEEP_RECENT`` are matched against the
+    file (kind and payload byte for byte, CRC-checked by ``gamelog.LogReader``) and their
+    payloads are dropped from memory: per record only its kind, step, length and file offset
+    stay (~30 bytes in arrays), so a peer's memory stays flat over a long game (issue 14). A
+    record that does not match stops the matching for good (the rest stays in memory:
+    correct, not flat; counted in ``stats["mismatch"]``); a record that cannot be read back
+    (file gone or damaged) ends a page early (``stats["read_failed"]``)."""
+
+    def __init__(self) -> None:
+        self._kinds = bytearray()
+        self._steps = array("i")
+        self._lens = array("i")
+        #: File offset of records [0, len(_offs)) (matched against the log).
+        self._offs = array("q")
+        #: Payloads still in memory, by index (every record not matched, or recent).
+        self._mem: dict[int, bytes] = {}
+        #: _first[s]: index of the first record of step s (-1: none).
+        self._first = array("i")
+        self._path: str | None = None
+        self._spilling = False
+        self._scan = 0  # file offset where matching goes on (0: file start, header first)
+        self.stats = {"mismatch": 0, "read_failed": 0, "read_back": 0}
+
+    def use_log(self, path: str) -> None:
+        """From now on, old payloads are read back from the log file at ``path``, which holds
+        this history's records in the same order after its header. Ignored if another file
+        was named before (the offsets found there stay valid)."""
+        if self._path is None:
+            self._path, self._spilling = path, True
+            self._spill()
+
+    def append(self, kind: int, payload: bytes, step: int) -> None:
+        """Add the next record (kind 1 STEP, 2 DROP, 4 ABANDON, 5 COMPLAINT) of ``step``."""
+        i = len(self._kinds)
+        self._kinds.append(kind)
+        self._steps.append(step)
+        self._lens.append(len(payload))
+        self._mem[i] = payload
+        first = self._first
+        while len(first) <= step:
+            first.append(i if len(first) == step else -1)
+        if self._spilling and len(self._mem) >= KEEP_RECENT + SPILL_EVERY:
+            self._spill()
+
+    def _spill(self) -> None:
+        """Match the records older than the last ``KEEP_RECENT`` with the log, dropping their
+        payloads from memory."""
+        limit = len(self._kinds) - KEEP_RECENT
+        j = len(self._offs)
+        if limit <= j:
+            return
+        reader = LogReader(self._path, self._scan)
+        try:
+            for rec in reader:
+                if rec.kind == KIND_HEADER and self._scan == 0:
+                    self._scan = reader.good_end
+                    continue
+                if rec.kind != self._kinds[j] or rec.payload != self._mem[j]:
+                    break
+                self._offs.append(rec.offset)
+                del self._mem[j]
+                j += 1
+                self._scan = reader.good_end
+                if j >= limit:
+                    return
+        except OSError:
+            pass
+        self._spilling = False  # the file is not our history (or unreadable): keep the rest here
+        self.stats["mismatch"] += 1
+
+    @property
+    def in_memory(self) -> int:
+        """How many payloads are held in memory (the others are read back from the log)."""
+        return len(self._mem)
+
+    def __len__(self) -> int:
+        return len(self._kinds)
+
+    def __getitem__(self, i: int) -> tuple[int, bytes, int]:
+        if i < 0:
+            i += len(self._kinds)
+        if not 0 <= i < len(self._kinds):
+            raise IndexError(i)
+        got = self.span(i, i + 1)
+        if not got:
+            raise LookupError(f"record {i} cannot be read back from the log")
+        return got[0]
+
+    def __iter__(self) -> Iterator[tuple[int, bytes, int]]:
+        i, n = 0, len(self._kinds)
+        while i < n:
+            chunk = self.span(i, min(n, i + 256))
+            if not chunk:
+                return
+            yield from chunk
+            i += len(chunk)
+
+    def first(self, step: int) -> int | None:
+        """Index of the first record of ``step``, or None if it has none."""
+        if 0 <= step < len(self._first):
+            i = self._first[step]
+            return None if i < 0 else i
+        return None
+
+    def span(self, i: int, j: int) -> list[tuple[int, bytes, int]]:
+        """Records [i, j) as (kind, payload, step), reading the dropped payloads back from the
+        log in one read; shorter if a record cannot be read back."""
+        out: list[tuple[int, bytes, int]] = []
+        kinds, steps, mem = self._kinds, self._steps, self._mem
+        k = i
+        matched = min(j, len(self._offs))
+        if k < matched:  # matched records live in the file only
+            start = self._offs[k]
+            end = self._offs[matched - 1] + self._lens[matched - 1] + _FRAME
+            self.stats["read_back"] += 1
+            try:
+                for rec in LogReader(self._path, start, end):
+                    if k >= matched:
+                        break
+                    if rec.kind != kinds[k] or len(rec.payload) != self._lens[k]:
+                        break
+                    out.append((kinds[k], rec.payload, steps[k]))
+                    k += 1
+            except OSError:
+                pass
+            if k < matched:
+                self.stats["read_failed"] += 1
+                return out
+        while k < j:
+            payload = mem[k]
+            out.append((kinds[k], payload, steps[k]))
+            k += 1
+        return out
+
+    def page(self, i: int, to_step: int, max_records: int, max_bytes: int) -> list[list]:
+        """[[kind, payload], ...]: records from index ``i`` on, stopping before the first of
+        ``to_step`` or later, after ``max_records``, or before the payloads plus
+        ``_RECORD_OVERHEAD`` each would exceed ``max_bytes`` (at least one record)."""
+        n = len(self._kinds)
+        steps, lens = self._steps, self._lens
+        j, size = i, 0
+        while j < n and j - i < max_records and steps[j] < to_step:
+            add = lens[j] + _RECORD_OVERHEAD
+            if j > i and size + add > max_bytes:
+                break
+            size += add
+            j += 1
+        return [[kind, payload] for kind, payload, _ in self.span(i, j)]
 
 
 class CatchUp:
@@ -41,8 +205,7 @@ class CatchUp:
         self._gid = game_id
         self._me = my_seat
         #: Every log record of the game after the header: (kind, payload, step) in log order.
-        self._history: list[tuple[int, bytes, int]] = []
-        self._hist_index: dict[int, int] = {}
+        self.history = History()
         #: (seat, step) of a peer known to be ahead, or None.
         self.ahead: tuple[int, int] | None = None
         self.last_request = -1e18
@@ -51,13 +214,18 @@ class CatchUp:
         self._pushed: dict[int, float] = {}
 
     def record(self, kind: int, payload: bytes, step: int) -> None:
-        """Append a log record (kind 1 STEP, 2 DROP) of ``step`` to the history."""
-        self._history.append((kind, payload, step))
-        self._hist_index.setdefault(step, len(self._history) - 1)
+        """Append a log record (kind 1 STEP, 2 DROP, 4 ABANDON, 5 COMPLAINT) of ``step`` to the
+        history."""
+        self.history.append(kind, payload, step)
 
-    def records(self) -> list[tuple[int, bytes, int]]:
-        """A copy of the history: (kind, payload, step) in log order."""
-        return list(self._history)
+    def use_log(self, path: str) -> None:
+        """The game log at ``path`` holds our records (written before each ``record``): old
+        ones are served from it instead of memory (``History.use_log``)."""
+        self.history.use_log(path)
+
+    def records(self) -> History:
+        """The history: a read-only sequence of (kind, payload, step) in log order."""
+        return self.history
 
     def note_ahead(self, seat: int, step: int) -> None:
         """``seat`` is at ``step``, ahead of us (a later message, a HINT, a head step)."""
@@ -121,19 +289,8 @@ class CatchUp:
         order from the first record of ``from_step``, capped by CATCHUP_MAX_RECORDS and
         CATCHUP_MAX_BYTES (at least one record when there is any), our ``head_step``, the step
         messages held for it and the current epoch's escrows."""
-        records: list = []
-        size = 0
-        i = self._hist_index.get(from_step)
-        hist = self._history
-        while i is not None and i < len(hist):
-            kind, payload, step = hist[i]
-            if step >= to_step or len(records) >= C.CATCHUP_MAX_RECORDS:
-                break
-            if records and size + len(payload) + _RECORD_OVERHEAD > C.CATCHUP_MAX_BYTES:
-                break
-            records.append([kind, payload])
-            size += len(payload) + _RECORD_OVERHEAD
-            i += 1
+        i = self.history.first(from_step)
+        records = [] if i is None else self.history.page(i, to_step, C.CATCHUP_MAX_RECORDS, C.CATCHUP_MAX_BYTES)
         return seal(self._identity, MSG_CATCHUP_RESP,
                     [self._gid, self._me, from_step, head_step, records, pending, escrows])
 
@@ -183,6 +340,8 @@ def ingest_response(sess: Any, r: CatchupResponse, now: float) -> str | None:
                 break  # equivocation found: the session halted
             if kind == KIND_DROP and sess.check_past_drop(payload):
                 break  # our seat was dropped at a step we applied: SeatLost
+            if kind == KIND_SKIP and sess.check_past_skip(payload):
+                break  # a quorum skipped a seat whose message we applied: StepOverturned (§C8.10)
             continue
         if step == sess.step + 1 and kind in (KIND_STEP, KIND_DROP):
             # The next step's messages, signed over our current step: buffered like live ones,
@@ -200,6 +359,8 @@ def ingest_response(sess: Any, r: CatchupResponse, now: float) -> str | None:
             if info is not None and info.step == step:
                 continue  # already applied (pages may repeat the drop of their first step)
             problem = sess.ingest_drop_record(payload)
+        elif kind == KIND_SKIP:
+            problem = sess.ingest_skip_record(payload)  # before the step record it allows (§C8.10)
         else:
             problem = f"unknown record kind {kind}"
         if problem is not None:

@@ -43,6 +43,9 @@ KIND_ABANDON = 4
 #: A proven complaint (protocol.md §C8.8): payload = the signed COMPLAINT envelope, written when
 #: the peer made or accepted it (before the records of the step it belongs to).
 KIND_COMPLAINT = 5
+#: A seat's turn skipped by a quorum (protocol.md §C8.10): msgpack [step, seat, [SKIP envelopes]],
+#: written just before the record of that step (``turn_skip.skip_record``).
+KIND_SKIP = 6
 _HEAD = struct.Struct(">IB")
 _CRC = struct.Struct(">I")
 
@@ -90,6 +93,11 @@ class LogWriter:
     def append_complaint(self, envelope: bytes) -> None:
         """Append a COMPLAINT record (the signed envelope) and flush."""
         self._write(KIND_COMPLAINT, envelope)
+
+    def append_skip(self, payload: bytes) -> None:
+        """Append a SKIP certificate record (``turn_skip.skip_record`` bytes) and flush. It
+        belongs to step ``self.steps`` (the next step record)."""
+        self._write(KIND_SKIP, payload)
 
     @classmethod
     def reopen(cls, path: str | os.PathLike[str], good_end: int, steps: int, *,
@@ -176,10 +184,16 @@ class LogReader:
     """Iterates the records of a log file. Iteration stops at the first broken record; then
     ``error`` says why (English) and ``error_offset`` where (bytes from the file start);
     ``records_read`` counts the good records (header included), so the broken step is
-    ``records_read - 1``. A clean end leaves ``error`` None."""
+    ``records_read - 1``. A clean end leaves ``error`` None.
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    ``start``/``end``: read only the bytes [start, end) of the file (``end`` None: to its end),
+    ``start`` being the offset of a record (0: the file start, whose magic is checked); offsets
+    stay those of the whole file. ``catchup.History`` reads old records back this way."""
+
+    def __init__(self, path: str | os.PathLike[str], start: int = 0, end: int | None = None) -> None:
         self.path = os.fspath(path)
+        self.start = start
+        self.end = end
         self.error: str | None = None
         self.error_offset: int | None = None
         self.records_read = 0
@@ -187,34 +201,37 @@ class LogReader:
         self.good_end = 0
 
     def __iter__(self) -> Iterator[Record]:
+        base = self.start
         with open(self.path, "rb") as f:
-            data = f.read()
-        if not data.startswith(C.LOG_MAGIC):
+            f.seek(base)
+            data = f.read() if self.end is None else f.read(self.end - base)
+        if base == 0 and not data.startswith(C.LOG_MAGIC):
             self._fail("not a lanopoli log (bad magic)", 0)
             return
-        off = len(C.LOG_MAGIC)
-        self.good_end = off
+        # ``off`` indexes ``data``; what is reported is base + off (offsets in the file).
+        off = 0 if base else len(C.LOG_MAGIC)
+        self.good_end = base + off
         n = len(data)
         while off < n:
             if off + _HEAD.size > n:
-                self._fail("truncated record header", off)
+                self._fail("truncated record header", base + off)
                 return
             length, kind = _HEAD.unpack_from(data, off)
             if length > C.MAX_LOG_RECORD:
-                self._fail(f"record length {length} over the limit", off)
+                self._fail(f"record length {length} over the limit", base + off)
                 return
             end = off + _HEAD.size + length
             if end + _CRC.size > n:
-                self._fail("truncated record", off)
+                self._fail("truncated record", base + off)
                 return
             payload = data[off + _HEAD.size:end]
             (crc,) = _CRC.unpack_from(data, end)
             if crc != zlib.crc32(bytes((kind,)) + payload):
-                self._fail("record checksum mismatch (corrupted)", off)
+                self._fail("record checksum mismatch (corrupted)", base + off)
                 return
             self.records_read += 1
-            self.good_end = end + _CRC.size
-            yield Record(off, kind, payload)
+            self.good_end = base + end + _CRC.size
+            yield Record(base + off, kind, payload)
             off = end + _CRC.size
 
     def _fail(self, why: str, offset: int) -> None:
