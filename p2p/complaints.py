@@ -35,6 +35,9 @@ Kinds (``kind`` field):
    not open it, the openings match, or there was no such delivery. Judged by a peer at that
    step over the same history with its own ``HiddenLedger`` (``check_hidden``); a peer
    past it only compares with the message it applied (different: equivocation).
+5. **false drop-vote share**: [the culprit's DROP vote, the ESCROW of the seat it votes
+   against]: the vote's share does not match the dealer's signed commitment for the voter
+   (``check_drop_share``); it matches: the complainer lied.
 
 State (``Complaints``)::
 
@@ -51,7 +54,7 @@ from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from . import const as C
 from .errors import WireError
 from .identity import Identity
-from .escrow import NONCE as _NONCE, share_commit, share_ctx as _ctx
+from .escrow import BAD_VOTE_SHARE, NONCE as _NONCE, check_share, share_commit, share_ctx as _ctx
 from .threshold import SHARE_LEN
 from .wire import (MSG_COMPLAINT, MSG_DROP, MSG_ESCROW, MSG_STEP, ComplaintMsg, Setup, decode_drop, decode_escrow,
                    decode_step_body, open_envelope, seal)
@@ -60,6 +63,7 @@ EQUIVOCATION = 1
 BAD_STEP = 2
 BAD_ESCROW = 3
 BAD_HIDDEN = 4
+BAD_DROP_SHARE = 5
 
 
 def make_complaint(identity: Identity, gid: bytes, seat: int, step: int, culprit: int, kind: int,
@@ -186,6 +190,34 @@ def check_hidden(setup: Setup, raw: bytes, held: bytes | None, now: HiddenNow | 
     return None if fault is None else (fault.seat, fault.reason)
 
 
+# --- kind 5: a false share in a drop vote (H2, issue 10; protocol.md §C8.3, §C8.8) ---------------
+
+def check_drop_share(setup: Setup, complainer: int, evidence: Sequence[bytes]) -> tuple | None:
+    """Judge a false-share complaint (kind 5) of ``complainer``: ``evidence`` = [the culprit's
+    DROP vote, the ESCROW of the seat it votes against], both signed, of this game, same seat
+    and epoch. (voter, reason) if the vote's share does not match the dealer's commitment for
+    the voter (an honest voter only votes the share it checked on receipt, §C8.2);
+    (complainer, reason) if it matches; None if the evidence proves nothing (malformed, other
+    game, seat or epoch, a shareless vote, a bad signature)."""
+    if len(evidence) != 2:
+        return None
+    try:
+        venv, eenv = open_envelope(evidence[0], C.MAX_STEP_MSG), open_envelope(evidence[1], C.MAX_STEP_MSG)
+        if venv.mtype != MSG_DROP or eenv.mtype != MSG_ESCROW:
+            return None
+        v, e = decode_drop(venv.body), decode_escrow(eenv.body)
+    except WireError:
+        return None
+    gid, n = setup.game_id, setup.seats
+    if v.game_id != gid or e.game_id != gid or v.seat != e.seat or v.epoch != e.epoch or v.share is None \
+            or not (0 <= v.voter < n and 0 <= e.seat < n) or not venv.verify(setup.players[v.voter].public_key) \
+            or not eenv.verify(setup.players[e.seat].public_key):
+        return None
+    if check_share(e, v.voter, v.share):
+        return complainer, "false complaint: the drop vote share matches the escrow commitment"
+    return v.voter, BAD_VOTE_SHARE
+
+
 class Proof(NamedTuple):
     """A proven cheat: ``seat`` cheated, seen at ``step``, ``reason`` (English), and the
     COMPLAINT envelope that shows it to others (ours or the one we checked)."""
@@ -241,5 +273,7 @@ def judge(setup: Setup, c: ComplaintMsg, active: Sequence[bool], bad_step: Any,
         return None if seat is None else (seat, "signed two different messages for one step")
     if c.kind == BAD_ESCROW:
         return check_escrow(setup, c.seat, c.evidence[0], c.key, active)
+    if c.kind == BAD_DROP_SHARE:
+        return check_drop_share(setup, c.seat, c.evidence)
     return bad_step(c.evidence[0]) if c.kind == BAD_STEP else None
 

@@ -51,8 +51,9 @@ from typing import Any, NamedTuple, Sequence
 from . import const as C
 from .beacon import HashChain, beacon as make_beacon
 from .catchup import CatchUp, ingest_response
-from .complaints import (BAD_ESCROW, BAD_STEP, EQUIVOCATION, Complaints, Proof, judge, make_complaint,
-                         same_history, signed_step)
+from .complaints import BAD_HIDDEN, HiddenNow, check_hidden
+from .complaints import (BAD_DROP_SHARE, BAD_ESCROW, BAD_STEP, EQUIVOCATION, Complaints, Proof, judge,
+                         make_complaint, same_history, signed_step)
 from .disputes import Disputes
 from .errors import LocalProtocolError, WireError
 from .gamelog import KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_STEP
@@ -1160,8 +1161,11 @@ class LockstepSession:
                 self.request_catchup()
             return
         if type(d) is tuple:
-            culprit, why, evidence = d
-            self._halt(CheatDetected(k, culprit, why, evidence))
+            # A voter's share that does not match the dealer's commitment: its vote no longer
+            # counts; prove it to everyone and decide from the other votes (§C8.3, kind 5).
+            liar, why, evidence = d
+            self._prove(liar, k, BAD_DROP_SHARE, why, evidence)
+            self._check_drop(seat)
             return
         self._apply_drop(k, seat, d.votes, d.escrow, d.chain)
 

@@ -422,8 +422,9 @@ class SeatLoss:
         """The drop of ``seat`` at ``step`` if the votes suffice (§C8.3): a ``Decision`` (votes:
         the Q deciding voters', ``recover_chain``; chain None and ``cheat`` set when the shares
         prove the seat's escrow bad: it is dropped all the same, with the stand-in reveals);
-        (voter, reason, its vote envelope) once for each voter whose share does not match the
-        commitment (its vote no longer counts);
+        (voter, reason, [its DROP envelope, the ESCROW envelope]) once for each voter whose
+        share does not match the commitment (its vote no longer counts; the caller proves it
+        with a kind-5 complaint, §C8.8);
         ``UNDECIDED`` when a quorum is held but its shares decide nothing yet; None while
         fewer than Q votes of this epoch count."""
         if not self.active[seat]:
@@ -438,7 +439,7 @@ class SeatLoss:
         for liar in r.liars:
             if (step, self.epoch, liar) not in self._liars:
                 self._liars.add((step, self.epoch, liar))
-                return liar, BAD_VOTE_SHARE, votes[liar][1]
+                return liar, BAD_VOTE_SHARE, [votes[liar][1], esc[1]]
         if r.chain is UNDECIDED:
             return None if len(voters) - len(r.liars) < self.quorum else UNDECIDED
         return Decision([votes[i][1] for i in r.used], esc[1] if esc else None, r.chain, r.cheat)

@@ -661,7 +661,7 @@ _SCHEMAS = [
     Schema("abandon", MSG_ABANDON, Struct(
         (("game_id", GID), ("seat", SEAT), ("step", STEP_NO), ("prev_hash", H32), ("prev_digest", H32)), Abandon)),
     Schema("complaint", MSG_COMPLAINT, Struct(
-        (("game_id", GID), ("seat", SEAT), ("step", STEP_NO), ("culprit", SEAT), ("kind", UInt(3, 1)),
+        (("game_id", GID), ("seat", SEAT), ("step", STEP_NO), ("culprit", SEAT), ("kind", UInt(5, 1)),
          ("evidence", Array(STEP_ENVELOPE, min=1, max=2)), ("key", Nil(H32))), ComplaintMsg,
         rules=(_rule(lambda c: c.seat != c.culprit, "a seat cannot complain about itself"),))),
     Schema("reseat", MSG_RESEAT, Struct(

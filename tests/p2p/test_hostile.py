@@ -8,9 +8,10 @@ import fake_engine as E
 from p2p import const as C
 from p2p.lockstep import (HALTED, CheaterProven, CheatDetected, Equivocation, GameOver, PeerMisbehaved,
                           SeatDropped, SeatDropVoted, StepApplied)
+from p2p.complaints import BAD_DROP_SHARE
 from p2p.seat_loss import make_escrow, pair_key
-from p2p.wire import (MSG_CATCHUP_RESP, MSG_COMPLAINT, MSG_DROP, MSG_ESCROW, MSG_HINT, MSG_STEP, decode_step_body,
-                      open_envelope, pack, seal)
+from p2p.wire import (MSG_CATCHUP_RESP, MSG_COMPLAINT, MSG_DROP, MSG_ESCROW, MSG_HINT, MSG_STEP, decode_complaint,
+                      decode_step_body, open_envelope, pack, seal)
 
 from p2p_harness import Net, drain, first_legal, random_legal, started_sessions
 
@@ -164,9 +165,31 @@ def test_drop_vote_with_a_wrong_share_names_the_voter():
     # seat 2 votes to drop seat 1 with a share that is not the one seat 1 dealt it
     vote = seal(s2.identity, MSG_DROP, [s2.game_id, 2, s0.step, 1, 0, b"\x09" * C.SHARE_LEN])
     s0.receive_message(vote, 1.0)
-    s0.handle_timer(s0.step_started + 5.0)  # our own timeout vote completes the quorum (2 of 3)
-    (c,) = [e for e in drain(s0) if isinstance(e, CheatDetected)]
-    assert c.seat == 2 and "share" in c.reason and c.evidence == vote and s0.phase == HALTED
+    s0.handle_timer(s0.step_started + 5.0)  # our own timeout vote: with seat 2's, a quorum (2 of 3)
+    # Seat 2's share is its lie (§C8.3): its vote does not count, nobody halts, seat 2 is proven
+    # to everyone with a kind-5 complaint [its vote, seat 1's escrow] and seat 1 is not dropped.
+    evs = drain(s0)
+    (p,) = [e for e in evs if isinstance(e, CheaterProven)]
+    assert p.seat == 2 and "share" in p.reason and s0.phase == "running"
+    assert not any(isinstance(e, (CheatDetected, SeatDropped)) for e in evs)
+    complaint = next(m for m in s0.messages_to_send() if m[:2] == bytes([0x93, MSG_COMPLAINT]))
+    c = decode_complaint(open_envelope(complaint, C.MAX_COMPLAINT_MSG).body)
+    assert (c.culprit, c.kind, c.evidence[0]) == (2, BAD_DROP_SHARE, vote)
+    s1.receive_message(complaint, 1.0)
+    (p1,) = [e for e in drain(s1) if isinstance(e, CheaterProven)]
+    assert p1.seat == 2 and p1.complaint == complaint
+
+
+def test_a_false_share_complaint_names_the_complainer():
+    """Kind 5 about a vote whose share matches the commitment: the complainer lied (§C8.8)."""
+    s0, s1, s2 = started_sessions(3, options=DROP)
+    esc1 = next(m for m in s1.messages_to_send() if m[:2] == bytes([0x93, MSG_ESCROW]))
+    s2.receive_message(esc1, 0.0)
+    vote = s2.seats.vote(0, 1)  # seat 2's honest vote against seat 1, with its true share
+    lie = seal(s0.identity, MSG_COMPLAINT, [s0.game_id, 0, 0, 2, BAD_DROP_SHARE, [vote, esc1], None])
+    s1.receive_message(lie, 0.0)
+    (p,) = [e for e in drain(s1) if isinstance(e, CheaterProven)]
+    assert p.seat == 0 and "false complaint" in p.reason
 
 
 def test_flood_of_datagrams_is_counted_dropped_and_bounded():
