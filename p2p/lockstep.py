@@ -159,10 +159,10 @@ def resolve_hidden(engine: Any, ledger: HiddenLedger, state: Any, chance: bool, 
     """One step of a game with hidden information (protocol.md §C12), shared with verify.py: check
     every active seat's hidden field (``HiddenLedger.check_step``); at an inspection step
     apply the outcomes of the opened shares with ``engine.apply_reveal``, else ``resolve_step``.
-    Returns ``((culprit, reason), None)`` on a fault, else ``(None, result)``; a hash-chain
+    Returns ``(hidden.Fault, None)`` on a fault, else ``(None, result)``; a hash-chain
     fault comes back as ``result.fatal``. The ledger is not advanced (``after_step``)."""
     fields = [None if b is None else b.hidden for b in bodies]
-    bad = ledger.check_step(step, fields, inspection)
+    bad = ledger.find_fault(fields, inspection)
     if bad is not None:
         return bad, None
     if inspection is not None:
@@ -768,7 +768,8 @@ class LockstepSession:
                 return None
             if not env.verify(self._pubkeys[msg.seat]):
                 return "complaint with a bad signature"
-            verdict = judge(self.setup, msg, self.active, lambda raw: self._judge_step(raw, msg.seat))
+            verdict = judge(self.setup, msg, self.active, lambda raw: self._judge_step(raw, msg.seat),
+                            self._judge_hidden)
             if verdict is None:
                 return "complaint that proves nothing"
             self._prove(verdict[0], msg.step, msg.kind, verdict[1], list(msg.evidence), msg.key, complaint=payload)
@@ -793,12 +794,23 @@ class LockstepSession:
             return
         if self.active[c.seat]:
             self.live.heard(c.seat, now)  # it spoke: not silent, whatever it waits for (§C8.8)
-        verdict = judge(self.setup, c, self.active, lambda raw: self._judge_step(raw, c.seat))
+        verdict = judge(self.setup, c, self.active, lambda raw: self._judge_step(raw, c.seat), self._judge_hidden)
         if verdict is None:
             st["ignored"] += 1
             return
         guilty, reason = verdict
         self._prove(guilty, c.step, c.kind, reason, list(c.evidence), c.key, complaint=env.raw)
+
+    def _judge_hidden(self, raw: bytes) -> tuple | None:
+        """Judge a kind-4 complaint's STEP (§C8.8) with our hidden ledger at our current step
+        (``complaints.check_hidden``), or against the message we hold for its step and seat."""
+        b = signed_step(self.setup, raw)
+        if b is None or self.hidden is None:
+            return None
+        held = self.steps.held(b.step, b.seat) if self.steps.keeps(b.step) else None
+        now = HiddenNow(self.step, self.state_hash, self.steps.prev_digest, self.hidden, self._inspection) \
+            if self.phase == RUNNING and self.step != self.final_step else None
+        return check_hidden(self.setup, raw, None if held is None else held.env.body, now)
 
     def _judge_step(self, raw: bytes, complainer: int) -> tuple | None:
         """Judge a kind-2 complaint's STEP (protocol.md §C8.8) with our state: at its step,
@@ -1213,25 +1225,24 @@ class LockstepSession:
 
     def _resolve_hidden(self, k: int, slots: Sequence, bodies: list, fill: dict, engine: Any) -> StepResult | None:
         """Check the step's hidden fields and apply it (an inspection through
-        ``apply_reveal``). A fault halts with CheatDetected naming the culprit, after logging
-        the step's messages as evidence; returns None then."""
+        ``apply_reveal``). A fault is proven like any signed bad message (§C8.8 kind 4, the
+        witness's STEP is the evidence): the culprit is voted out and the step waits for its
+        drop; without a possible drop the session logs the step's messages and halts with
+        CheatDetected. Returns None on a fault."""
         bad, res = resolve_hidden(engine, self.hidden, self.state, self._pending.chance, self._inspection,
                                   self.game_seed, k, bodies, self._last_reveals, fill)
         if bad is None:
             return res
-        seat, reason = bad
-        held = slots[seat]
-        evidence = held.env.raw if held is not None else b""
-        if "private delivery" in reason:
+        seat, reason, witness = bad
+        raw = slots[witness].env.raw
+        evidence = raw
+        if witness != seat:
             prev = self.steps.held(k - 1, seat) if self.steps.keeps(k - 1) else None
-            if prev is not None:
-                # The sender's delivery (step k-1) and the holder's complaint (step k).
-                complainer = next((h for h in slots if h is not None and h.body.hidden is not None
-                                   and h.body.hidden[2] is not None and h.body.hidden[2][0] == seat), None)
-                evidence = pack([prev.env.raw, b"" if complainer is None else complainer.env.raw])
-        if self.log is not None and not self._replaying and held is not None:
+            # The sender's delivery (step k-1) and the holder's complaint (step k).
+            evidence = pack([b"" if prev is None else prev.env.raw, raw])
+        if not self.seats.drop_possible() and self.log is not None and not self._replaying:
             self.log.append_step(k, [None if h is None else h.env.raw for h in slots])
-        self._halt(CheatDetected(k, seat, reason, evidence))
+        self._prove(seat, k, BAD_HIDDEN, reason, [raw], halt=CheatDetected(k, seat, reason, evidence))
         return None
 
     # -- internals --

@@ -212,6 +212,23 @@ def test_hidden_vectors_match_the_spec_text():
     assert d["plaintext"] == plain.hex()
     assert d["ciphertext"] == ChaCha20Poly1305(key).encrypt(bytes(12), plain, aad).hex()
     assert len(bytes.fromhex(d["ciphertext"])) == 16 + 16 * len(d["items"])
+    # §C12.4 / §C8.8 kind 4: the holder's complaint [sender, key], settled from the leaves.
+    leaf = {t: sha(b"lanopoli/1/hidden-leaf\x00", gid, bytes((d["sender"],)), t.to_bytes(2, "big"),
+                   sha(b"lanopoli/1/hidden-open\x00", hs[d["sender"]], t.to_bytes(2, "big"))[:16])
+            for t in d["items"]}
+    assert [c["guilty"] for c in v["complaints"]] == [d["sender"], d["to"], d["to"]]
+    for c in v["complaints"]:
+        try:
+            opened = ChaCha20Poly1305(bytes.fromhex(c["complaint"][1])).decrypt(bytes(12), bytes.fromhex(
+                c["ciphertext"]), aad)
+        except Exception:
+            opened = None
+        bad = None if opened is None else next(
+            (t for i, t in enumerate(d["items"]) if sha(b"lanopoli/1/hidden-leaf\x00", gid, bytes((d["sender"],)),
+                                                         t.to_bytes(2, "big"), opened[16 * i:16 * i + 16]) != leaf[t]),
+            None)
+        assert (c["opens"], c["first_bad_item"]) == (opened is not None, bad)
+        assert c["guilty"] == (d["sender"] if bad is not None else d["to"])
 
 
 # --- a complete game ------------------------------------------------------------------------

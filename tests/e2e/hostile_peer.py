@@ -20,6 +20,15 @@ game ended, 1 when the node stopped, after an ``error`` line). On top of that:
     bytes of the right size, protocol.md §C12.2; issue 9 item 6). Needs ``--role host`` (the
     host sees the seats' endpoints in its own PROPOSAL before it signs).
 
+* ``--attack wrong-opening | wrong-delivery | false-complaint``: the niente lies of issue 10,
+  in the hidden field of our signed STEP (protocol.md §C12.4, §C12.5), the same to every
+  seat: at every inspection one opening with a bit flipped; every delivery to ``--victim``
+  (default: every receiver) from step ``--attack-at`` on sealed over zero openings under the
+  right key; from step ``--attack-at`` on, a complaint with the true key against a correct
+  delivery we got in the previous step (from ``--victim`` if it delivered, else the lowest
+  sender). The first lie prints the ``attack`` line (``victim_addr`` null). The others prove
+  it (§C8.8 kind 4) and drop our seat; we go on as a spectator.
+
 * ``--patient``: the lookahead cheat of issue 10 (protocol.md §C13). At every decision step in
   which two or more seats bid (an auction round), wait until we hold every other seat's STEP
   message of the step (at most ``PATIENT_WAIT_S``), then print ``{"type": "patient", "step": k,
@@ -56,7 +65,9 @@ from p2p.node import NodeError, PeerConfig, progress_printer, run_peer
 POLL_S = 0.02
 #: How long a patient peer waits for the others' messages of a step before it chooses anyway.
 PATIENT_WAIT_S = 10.0
-ATTACKS = ("none", "nil-reveal", "junk-leaves")
+#: Niente lies of issue 10, in the hidden field every seat gets (``install_hidden_lie``).
+HIDDEN_LIES = ("wrong-opening", "wrong-delivery", "false-complaint")
+ATTACKS = ("none", "nil-reveal", "junk-leaves") + HIDDEN_LIES
 
 
 class Tamper:
@@ -188,6 +199,42 @@ class Patience:
         return mine
 
 
+def install_hidden_lie(kind: str, victim: int | None, attack_at: int, emit: Any) -> None:
+    """Lie in our hidden field (module docstring) by wrapping ``p2p.hidden.PrivateView.my_field``,
+    which the session calls once per STEP it signs."""
+    from p2p import hidden
+
+    original = hidden.PrivateView.my_field
+    told = []
+
+    def my_field(view: Any, step: int, inspection: Any) -> list:
+        field = original(view, step, inspection)
+        me, last = view.seat, view.ledger.last
+        lied = False
+        if kind == "wrong-opening" and inspection:
+            field[1] = bytes([field[1][0] ^ 1]) + field[1][1:]
+            lied = True
+        elif kind == "wrong-delivery" and step >= attack_at:
+            for d in field[0]:
+                if victim in (None, d[0]):
+                    n = (len(d[1]) - hidden.TAG_LEN) // hidden.OPEN_LEN
+                    key = view.message_key(me, d[0], step)
+                    d[1] = hidden.seal_delivery(key, view.ledger.gid, me, d[0], step, bytes(hidden.OPEN_LEN * n))
+                    lied = True
+        elif kind == "false-complaint" and step >= attack_at and field[2] is None:
+            senders = sorted(s for s, to in last if to == me)
+            if senders:
+                s = victim if victim in senders else senders[0]
+                field[2] = [s, view.message_key(s, me, step - 1)]
+                lied = True
+        if lied and not told:
+            told.append(step)
+            emit({"type": "attack", "kind": kind, "victim": victim, "victim_addr": None, "step": step})
+        return field
+
+    hidden.PrivateView.my_field = my_field
+
+
 def install(tamper: Tamper) -> None:
     """Route every payload the node sends through ``tamper.rewrite`` (wraps ``Link.send``)."""
     original = link.Link.send
@@ -223,6 +270,8 @@ def main(argv: list[str] | None = None) -> int:
     identity = Identity.from_seed(seed)
     tamper = Tamper(args.attack, identity, args.victim, args.attack_at, emit)
     install(tamper)
+    if args.attack in HIDDEN_LIES:
+        install_hidden_lie(args.attack, args.victim, args.attack_at, emit)
     patience = Patience() if args.patient else None
     if patience is not None:
         patience.install()

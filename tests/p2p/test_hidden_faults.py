@@ -265,3 +265,81 @@ def test_any_single_seat_lie_convicts_exactly_the_liar(liar, lie, pick, inspect)
         now = HiddenNow(0 if later is None else 1, b"\x00" * 32, b"\x00" * 32, led, insp)
         assert check_hidden(SETUP, raw, None, now) == (fault.seat, fault.reason)
         assert decode_step_body(open_envelope(raw).body).hidden is not None
+
+
+# --- the session: the culprit loses its seat, the honest peers finish (issue 10) ------------------
+
+import pytest  # noqa: E402
+
+from p2p.lockstep import CheatDetected, CheaterProven, GameOver, SeatDropped  # noqa: E402
+from p2p.verify import verify_log  # noqa: E402
+
+from p2p_harness import Net  # noqa: E402
+from test_hidden import bot, start  # noqa: E402
+
+DROP = {"p2p.on_drop": "bot", "p2p.drop_timeout": 30}
+
+
+def _wrap(sess, f):
+    orig = sess.view.my_field
+    sess.view.my_field = lambda step, insp: f(sess, step, insp, orig(step, insp))
+
+
+def _flip_opening(s, step, insp, field):
+    if insp:
+        field[1] = bytes([field[1][0] ^ 1]) + field[1][1:]
+    return field
+
+
+def _withhold(s, step, insp, field):
+    if insp:
+        field[1] = b""
+    return field
+
+
+def _wrong_delivery(s, step, insp, field):
+    for d in field[0]:
+        if d[0] == 2 and step >= 3:
+            n = (len(d[1]) - TAG_LEN) // OPEN_LEN
+            key = delivery_key(s.view._shared[2], s.game_id, s.my_seat, 2, step)
+            d[1] = seal_delivery(key, s.game_id, s.my_seat, 2, step, bytes(OPEN_LEN * n))
+    return field
+
+
+def _false_complaint(s, step, insp, field):
+    if (0, s.my_seat) in s.hidden.last and step > 3:  # seat 0 delivered to us last step
+        field[2] = [0, delivery_key(s.view._shared[0], s.game_id, 0, s.my_seat, step - 1)]
+    return field
+
+
+@pytest.mark.parametrize("lie, reason", [
+    (_flip_opening, "does not match its commitment"),
+    (_withhold, "withheld its openings"),
+    (_wrong_delivery, "private delivery to seat 2 does not match"),
+    (_false_complaint, "false complaint"),
+])
+def test_a_liar_loses_its_seat_and_the_honest_peers_finish(tmp_path, lie, reason):
+    """Each hidden-information lie of issue 10 by seat 1 of 4 (the wrong delivery goes to seat
+    2, the false complaint is against seat 0): every honest peer proves it (kind 4), votes it
+    out, the quorum drops it (played by the bot from then on), and the three honest peers end
+    with the same final hash; their logs verify, naming seat 1 and no one else."""
+    sessions, writers, _ = start(tmp_path, options=DROP)
+    _wrap(sessions[1], lie)
+    net = Net(sessions, bot)
+    net.run(max_time=1e6, max_rounds=2_000_000)
+    for w in writers:
+        w.close()
+    finals = set()
+    for i in (0, 2, 3):
+        ev = net.events[i]
+        assert not any(isinstance(e, CheatDetected) for e in ev), i
+        proven = [e for e in ev if isinstance(e, CheaterProven)]
+        assert proven and {p.seat for p in proven} == {1} and reason in proven[0].reason, (i, proven)
+        assert [d.seat for d in ev if isinstance(d, SeatDropped)] == [1]
+        over = [e for e in ev if isinstance(e, GameOver)]
+        assert len(over) == 1
+        finals.add(over[0].final_hash)
+        rep = verify_log(tmp_path / f"{i}.log", engine=E)
+        assert rep.ok and rep.complete, rep.error
+        assert rep.cheaters and {c["seat"] for c in rep.cheaters} == {1}
+    assert len(finals) == 1

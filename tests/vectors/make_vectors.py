@@ -173,7 +173,8 @@ def compute_hidden() -> dict:
     blob (B + P leaves) and, for HIDDEN_ITEMS, opening, share and leaf; per item the sum of the
     shares mod M and the status (bill: fake iff sum < T(den); pair p: which card is fake); the
     openings field of seat 1 at an inspection of bill 24 then card 18; a delivery from seat 0 to
-    seat 2 at step 7 of items 0, 5 and 352 (identities Identity.from_seed("vector-hidden-<i>"))."""
+    seat 2 at step 7 of items 0, 5 and 352 (identities Identity.from_seed("vector-hidden-<i>"));
+    seat 2's complaints about it (``hidden_complaints``)."""
     from p2p import hidden as H
 
     state = E.new_game("niente-e-come-sembra", 3)
@@ -215,7 +216,29 @@ def compute_hidden() -> dict:
                          "x25519_shared": shared.hex(), "key": key.hex(),
                          "aad": (gid + bytes((sender, to)) + step.to_bytes(8, "big")).hex(),
                          "plaintext": plain.hex(),
-                         "ciphertext": H.seal_delivery(key, gid, sender, to, step, plain).hex()}}
+                         "ciphertext": H.seal_delivery(key, gid, sender, to, step, plain).hex()},
+            "complaints": hidden_complaints(H, gid, [H.make_leaves(h, gid, i, lay.items) for i, h in enumerate(hs)],
+                                            sender, to, step, items, key, plain)}
+
+
+def hidden_complaints(H, gid, leaves, sender, to, step, items, key, plain) -> list:
+    """§C12.4 / §C8.8 kind 4: the holder ``to``'s complaint ``[sender, key]`` about the delivery
+    of hidden.json, judged three ways — against a delivery sealed over zero openings (the sender
+    is guilty: the first item's opening does not open its leaf), against the right delivery (a
+    false complaint: the holder is guilty) and with 32 zero bytes as key (it does not open the
+    delivery: the holder is guilty)."""
+    wrong = H.seal_delivery(key, gid, sender, to, step, bytes(len(plain)))
+    right = H.seal_delivery(key, gid, sender, to, step, plain)
+    out = []
+    for ct, k in ((wrong, key), (right, key), (right, bytes(32))):
+        opened = H.open_delivery(k, gid, sender, to, step, ct)
+        bad = None if opened is None else next(
+            (t for i, t in enumerate(items)
+             if not H.opening_matches(leaves[sender], gid, sender, t, opened[16 * i:16 * i + 16])), None)
+        guilty = to if opened is None or bad is None else sender
+        out.append({"ciphertext": ct.hex(), "complaint": [sender, k.hex()], "opens": opened is not None,
+                    "first_bad_item": bad, "guilty": guilty})
+    return out
 
 
 def play_game(seeds: tuple[str, str], log_path: Path) -> dict:
