@@ -29,6 +29,15 @@ game ended, 1 when the node stopped, after an ``error`` line). On top of that:
   sender). The first lie prints the ``attack`` line (``victim_addr`` null). The others prove
   it (§C8.8 kind 4) and drop our seat; we go on as a spectator.
 
+* ``--attack bad-escrow``: the veto of issue 10 (protocol.md §C8.5 "What a withholder can still
+  choose"): every ESCROW we deal carries honest Shamir shares of another secret (each share
+  matches its commitment; together they do not open our chain head), and at the first chance
+  step >= ``--attack-at`` we withhold our reveal and go silent for good (nothing more leaves
+  this peer; printed as the ``attack`` line, ``victim`` null). The others vote us out; the
+  quorum's shares prove the escrow bad; they play on with our seat's stand-in reveal. (A real
+  chooser would first compare the outcome of its reveal with the stand-in's, both known once
+  it holds the others' reveals; bench/escrow_bit.py prices that choice.)
+
 * ``--patient``: the lookahead cheat of issue 10 (protocol.md §C13). At every decision step in
   which two or more seats bid (an auction round), wait until we hold every other seat's STEP
   message of the step (at most ``PATIENT_WAIT_S``), then print ``{"type": "patient", "step": k,
@@ -67,7 +76,7 @@ POLL_S = 0.02
 PATIENT_WAIT_S = 10.0
 #: Niente lies of issue 10, in the hidden field every seat gets (``install_hidden_lie``).
 HIDDEN_LIES = ("wrong-opening", "wrong-delivery", "false-complaint")
-ATTACKS = ("none", "nil-reveal", "junk-leaves") + HIDDEN_LIES
+ATTACKS = ("none", "nil-reveal", "junk-leaves", "bad-escrow") + HIDDEN_LIES
 
 
 class Tamper:
@@ -236,6 +245,46 @@ def install_hidden_lie(kind: str, victim: int | None, attack_at: int, emit: Any)
 
 
 def install(tamper: Tamper) -> None:
+class BadDealer:
+    """``--attack bad-escrow`` (module docstring): deals bad escrows, then withholds at the first
+    chance step >= ``attack_at`` and sends nothing more."""
+
+    def __init__(self, attack_at: int, emit: Any) -> None:
+        self.attack_at, self.emit = attack_at, emit
+        self.silent_from: int | None = None
+
+    def install(self) -> None:
+        """Wrap ``seat_loss.make_escrow`` (the session deals through it) and ``Link.send``."""
+        import hashlib
+
+        from p2p import seat_loss
+
+        honest_escrow = seat_loss.make_escrow
+
+        def make_escrow(identity: Identity, secret: bytes, *rest: Any) -> bytes:
+            return honest_escrow(identity, hashlib.sha256(b"not my chain" + secret).digest(), *rest)
+
+        seat_loss.make_escrow = make_escrow
+        inner = link.Link.send
+        me = self
+
+        def send(self: link.Link, addr: tuple[str, int], payload: bytes) -> None:
+            if me.keeps(payload):
+                inner(self, addr, payload)
+
+        link.Link.send = send
+
+    def keeps(self, payload: bytes) -> bool:
+        """False once we withhold: from our first reveal at a step >= ``attack_at`` on."""
+        if self.silent_from is None and len(payload) > 1 and payload[0] == 0x93 and payload[1] == wire.MSG_STEP:
+            b = wire.decode_step_body(wire.open_envelope(payload, 1200).body)
+            if b.step >= self.attack_at and type(b.input) is bytes and len(b.input) == 32:
+                self.silent_from = b.step
+                self.emit({"type": "attack", "kind": "bad-escrow", "victim": None, "victim_addr": None,
+                           "step": b.step})
+        return self.silent_from is None
+
+
     """Route every payload the node sends through ``tamper.rewrite`` (wraps ``Link.send``)."""
     original = link.Link.send
 
@@ -273,6 +322,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.attack in HIDDEN_LIES:
         install_hidden_lie(args.attack, args.victim, args.attack_at, emit)
     patience = Patience() if args.patient else None
+    if args.attack == "bad-escrow":
+        BadDealer(args.attack_at, emit).install()
     if patience is not None:
         patience.install()
     step = 0  # the session's current step: one past the last StepApplied

@@ -1,0 +1,74 @@
+"""Issue 10, "How it is checked": the spiteful seat that deals a bad escrow and withholds its reveal
+at a chance step loses its seat; the honest peers finish with one final hash and logs that verify
+(protocol.md §C8.3, §C8.5). Real peer processes in a network namespace made by the test
+(tests/e2e/spoof.py ``Netns``); the table and helpers are those of test_attacks.py. The two-seat
+case (nobody can be dropped: pause, then an abandoned game) is tests/p2p/test_escrow.py.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import spoof
+from conftest import PeerProc
+from p2p.escrow import BAD_RECOMBINATION
+from p2p.identity import Identity
+from p2p.verify import verify_log
+from test_attacks import AVAILABLE, WHY_NOT, Table, done_of, seeds, verify_json
+
+pytestmark = pytest.mark.skipif(not AVAILABLE, reason=WHY_NOT)
+
+
+@pytest.fixture(scope="module")
+def bad_escrow_game(tmp_path_factory):
+    """4 seats (Q = 3): the hostile joiner deals bad escrows and withholds its reveal at the first
+    chance step >= 5, then sends nothing. Returns (table, its ``attack`` line, its seat)."""
+    procs: list[PeerProc] = []
+
+    def spawn(*argv, prefix=(), script=None):
+        procs.append(PeerProc(list(argv), prefix, script))
+        return procs[-1]
+
+    with spoof.Netns() as n:
+        try:
+            s = seeds("escrow", 4)
+            t = Table(spawn, n, tmp_path_factory.mktemp("escrow"), "escrow")
+            t.cli_host(s[0], 4, "--drop-timeout", "2")
+            t.cli_join(s[1])
+            t.cli_join(s[2])
+            cheater = t.hostile_join(s[3], "--attack", "bad-escrow", "--attack-at", "5")
+            t.finish()
+            keys = sorted(Identity.from_seed(x.encode()).public_key for x in s)
+            seat = keys.index(Identity.from_seed(s[3].encode()).public_key)  # players by key (§C2.2)
+            yield t, cheater.wait_for(lambda m: m["type"] == "attack", 1), seat
+        finally:
+            for p in procs:
+                if p.proc.poll() is None:
+                    p.proc.kill()
+                p.proc.wait(timeout=30)
+
+
+def test_the_bad_dealer_is_dropped_at_the_withheld_step_and_the_honest_peers_agree(bad_escrow_game):
+    t, attack, cheat_seat = bad_escrow_game
+    k = attack["step"]
+    honest = t.procs[:3]
+    for p in honest:
+        assert done_of(p) is not None, p.of_type("error")  # nobody halted
+        drops = [(m["step"], m["seat"], m["reconstructed"]) for m in p.of_type("seat_dropped")]
+        assert drops == [(k, cheat_seat, False)], drops  # the stand-in: the shares open nothing
+        assert all(v["seat"] == cheat_seat for v in p.of_type("drop_vote"))
+    assert len({done_of(p)["final_state_hash"] for p in honest}) == 1
+
+
+def test_every_honest_log_verifies_and_names_the_bad_escrow(bad_escrow_game):
+    t, attack, cheat_seat = bad_escrow_game
+    for p in t.procs[:3]:
+        log = Path(done_of(p)["log"])
+        rep = verify_log(log)
+        assert rep.ok and rep.complete, rep.error
+        assert rep.cheaters == [{"seat": cheat_seat, "step": attack["step"], "reason": BAD_RECOMBINATION,
+                                 "complainer": None}]
+        v = verify_json(log)
+        assert v["ok"] and v["complete"] and [c["seat"] for c in v["cheaters"]] == [cheat_seat]
