@@ -717,6 +717,8 @@ class LockstepSession:
         no quorum can drop it (seat loss off, two seats), the game cannot go on with a cheater:
         halt with ``halt`` (the event a local check names, e.g. Equivocation), else
         CheatDetected with the complaint as evidence."""
+        if complaint is None and culprit == self.my_seat:
+            return  # our own check names us: a seat cannot complain about itself (§C8.8)
         if complaint is None:
             complaint = make_complaint(self.identity, self.game_id, self.my_seat, step, culprit, kind, evidence, key)
             self.complaints.seen(complaint)
