@@ -147,3 +147,61 @@ def test_complaint_vectors_are_judged_as_documented():
     assert check_equivocation(setup, ev[0], ev[1]) == 2
     guilty, reason = check_escrow(setup, 0, b(e["envelope"]), b(e["entries"]["0"]["key"]), [True] * 3)
     assert guilty == v["complaint"]["false_escrow"]["guilty"] == 0 and "false complaint" in reason
+
+
+def test_dropped_reveal_bad_escrow_and_false_share_vectors_match_the_spec_text():
+    """§C8.4: the stand-in reveal; §C8.3: a bad escrow's shares each match their commitment but
+    recombine to a secret whose SHA-256^n is not the chain head (stand-in, dealer named);
+    §C8.8 kind 5: a vote whose share matches no commitment, the complaint rebuilt byte for byte."""
+    v = load()
+    e, seeds = v["escrow"], v["escrow"]["demo_seeds"]
+    gid = b(e["game_id"])
+    d = v["dropped_reveal"]
+    assert d["reveal"] == hashlib.sha256(b"lanopoli/1/dropped\x00" + b(d["game_id"]) + bytes((d["seat"],))
+                                         + d["j"].to_bytes(8, "big")).hexdigest()
+    x = v["bad_escrow"]
+    _, _, _, rows = msgpack.unpackb(msgpack.unpackb(b(x["envelope"]))[1])
+    shares = {}
+    for raw in x["votes"]:
+        _, voter, step, seat, epoch, share = msgpack.unpackb(msgpack.unpackb(b(raw))[1])
+        aad = gid + bytes((seat, voter)) + epoch.to_bytes(2, "big")
+        assert (step, seat) == (7, 2) and share == _share(b(x["other_secret"]), gid + bytes(2), 2, voter)
+        assert [r[1] for r in rows if r[0] == voter] == [hashlib.sha256(b"lanopoli/1/escrow-commit\x00" + aad
+                                                                         + share).digest()]
+        shares[voter] = share
+    s = _lagrange0(shares)
+    assert s.hex() == x["recombined"] == x["other_secret"]
+    h = s
+    for _ in range(x["chain_length"]):
+        h = hashlib.sha256(h).digest()
+    assert h.hex() != x["chain_head"]  # the escrow is bad: the stand-in reveal, seat 2 named
+    assert msgpack.unpackb(b(x["record"])) == [7, 2, [b(r) for r in x["votes"]], b(x["envelope"])]
+    f = v["complaint"]["false_share"]
+    vote = b(f["vote"])
+    assert f["envelope"] == _envelope(24, b"complaint", [gid, 0, 7, 1, 5, [vote, b(e["envelope"])], None],
+                                      _ed25519(seeds[0])).hex()
+    liar = msgpack.unpackb(msgpack.unpackb(vote)[1])[5]
+    assert liar != b(e["entries"]["1"]["share"])  # not the share seat 2 dealt seat 1
+
+
+def test_bad_escrow_and_false_share_vectors_are_judged_as_documented():
+    """The code agrees: the record decides the stand-in and names the dealer; the kind-5
+    complaint proves seat 1."""
+    from p2p.beacon import HashChain
+    from p2p.complaints import check_drop_share
+    from p2p.identity import Identity
+    from p2p.seat_loss import check_drop_record
+    from p2p.wire import Player, Setup
+
+    v = load()
+    e, x = v["escrow"], v["bad_escrow"]
+    ids = [Identity.from_seed(s.encode()) for s in e["demo_seeds"]]
+    head = HashChain(b(e["chain_secret"]), x["chain_length"]).head
+    assert head.hex() == x["chain_head"]
+    players = tuple(Player(i.public_key, i.x25519_public_key, f"p{n}", head if n == 2 else bytes(32), bytes(32), False)
+                    for n, i in enumerate(ids))
+    setup = Setup(1, b(e["game_id"]), "race", 3, x["chain_length"], (), players)
+    rec = check_drop_record(setup, [True] * 3, 0, 7, b(x["record"]))
+    assert (rec.seat, rec.chain, rec.cheat) == (2, None, "escrow shares do not open its hash chain")
+    guilty, _ = check_drop_share(setup, 0, [b(v["complaint"]["false_share"]["vote"]), b(e["envelope"])])
+    assert guilty == v["complaint"]["false_share"]["guilty"] == 1

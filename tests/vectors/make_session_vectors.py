@@ -12,7 +12,13 @@
 * ``abandon``: seat 1's ABANDON at step 9 (§C8.7).
 * ``complaint``: kind 1 (two STEP envelopes of seat 2 for step 7, nil and a reveal) and kind 3
   (seat 0 publishes its key of seat 2's escrow, which here matches: a false complaint), as
-  signed COMPLAINT envelopes (§C8.8).
+  signed COMPLAINT envelopes (§C8.8); kind 5 (seat 0 shows seat 1's vote against seat 2 whose
+  share is not the one seat 2 dealt it, with seat 2's escrow: seat 1 lied).
+* ``dropped_reveal``: the public stand-in reveal of seat 2 at the 7th chance step (§C8.4).
+* ``bad_escrow``: seat 2 deals honest Shamir shares of another secret (each matches its
+  commitment); seats 0 and 1 vote DROP(7, 2) with them; the DROP record payload
+  [7, 2, [votes], ESCROW]; the secret they recombine, whose SHA-256^16 is not seat 2's chain
+  head (chain length 16): the stand-in, the dealer named (§C8.3).
 """
 
 from __future__ import annotations
@@ -29,10 +35,11 @@ if str(ROOT) not in sys.path:
 
 from p2p import const as C  # noqa: E402
 from p2p import threshold  # noqa: E402
-from p2p.complaints import BAD_ESCROW, EQUIVOCATION, make_complaint  # noqa: E402
+from p2p.beacon import HashChain  # noqa: E402
+from p2p.complaints import BAD_DROP_SHARE, BAD_ESCROW, EQUIVOCATION, make_complaint  # noqa: E402
 from p2p.identity import Identity  # noqa: E402
-from p2p.escrow import make_escrow, make_shares, pair_key, quorum, share_commit  # noqa: E402
-from p2p.wire import MSG_ABANDON, MSG_DROP, MSG_STEP, seal  # noqa: E402
+from p2p.escrow import dropped_reveal, make_escrow, make_shares, pair_key, quorum, share_commit  # noqa: E402
+from p2p.wire import MSG_ABANDON, MSG_DROP, MSG_STEP, pack, seal  # noqa: E402
 
 
 def _h(label: str) -> bytes:
@@ -74,7 +81,21 @@ def compute_session() -> dict:
                                      _h("vector reveal")])
     eq = make_complaint(ids[0], gid, 0, 7, 2, EQUIVOCATION, [step_a, step_b])
     false_escrow = make_complaint(ids[0], gid, 0, 7, 2, BAD_ESCROW, [escrow], pair_key(ids[0], xkeys[2], gid, 2, 0, 0))
-    return {"spec": "protocol.md §C8.2, §C8.3, §C8.7, §C8.8",
+    # A bad escrow (§C8.3, §C8.5) and a false share in a vote (§C8.8 kind 5)
+    other = _h("vector bad escrow secret")
+    bad_dealt = make_shares(other, gid, 0, [0, 1], t)
+    bad_escrow = make_escrow(ids[2], other, gid, 2, 0, [0, 1], xkeys, t)
+    bad_votes = [seal(ids[v], MSG_DROP, [gid, v, 7, 2, 0, bad_dealt[v]]) for v in (0, 1)]
+    liar_vote = seal(ids[1], MSG_DROP, [gid, 1, 7, 2, 0, bytes(C.SHARE_LEN - 1) + b"\x01"])
+    false_share = make_complaint(ids[0], gid, 0, 7, 1, BAD_DROP_SHARE, [liar_vote, escrow])
+    return {"spec": "protocol.md §C8.2, §C8.3, §C8.4, §C8.7, §C8.8",
+            "dropped_reveal": {"game_id": gid.hex(), "seat": 2, "j": 7, "reveal": dropped_reveal(gid, 2, 7).hex()},
+            "bad_escrow": {"other_secret": other.hex(), "chain_length": 16,
+                           "chain_head": HashChain(chain_secret, 16).head.hex(),
+                           "envelope": bad_escrow.hex(), "votes": [x.hex() for x in bad_votes],
+                           "record": pack([7, 2, bad_votes, bad_escrow]).hex(),
+                           "recombined": threshold.combine(bad_dealt).hex(),
+                           "verdict": "stand-in; seat 2: escrow shares do not open its hash chain"},
             "quorum": {str(n): quorum(n) for n in range(2, 9)},
             "shamir": shamir,
             "escrow": {"game_id": gid.hex(), "demo_seeds": [f"vector-escrow-{i}" for i in range(3)],
@@ -84,7 +105,8 @@ def compute_session() -> dict:
             "abandon": {"seat": 1, "step": 9, "envelope": abandon.hex()},
             "complaint": {"equivocation": {"evidence": [step_a.hex(), step_b.hex()], "envelope": eq.hex(),
                                            "culprit": 2},
-                          "false_escrow": {"envelope": false_escrow.hex(), "guilty": 0}}}
+                          "false_escrow": {"envelope": false_escrow.hex(), "guilty": 0},
+                          "false_share": {"vote": liar_vote.hex(), "envelope": false_share.hex(), "guilty": 1}}}
 
 
 def main() -> None:
