@@ -33,6 +33,9 @@ DOMAIN_ABANDON = b"abandon"
 DOMAIN_COMPLAINT = b"complaint"
 DOMAIN_RESEAT = b"reseat"  # type 25 (protocol.md §C8.9, p2p/reseat.py)
 DOMAIN_SKIP = b"turn-skip"  # type 26 (protocol.md §C8.10, p2p/turn_skip.py)
+#: A seat whose turn a quorum skipped counts as this one-byte body in the step digest (§C3.2,
+#: §C8.10): 0xC1 is the one byte msgpack never uses, so it is no STEP body (nor a dropped seat's b"").
+SKIPPED_BODY = b"\xc1"
 DOMAIN_CHAT = b"chat"  # type 36 (protocol.md §N9)
 DOMAIN_WATCH = b"watch"  # type 37 (protocol.md §N10)
 DOMAIN_RECORDS = b"records"  # type 38 (protocol.md §N10)

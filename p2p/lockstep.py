@@ -66,6 +66,10 @@ from .session_events import (BeaconExhausted, CaughtUp, CheaterProven, CheatDete
                              GameAbandoned, GameOver, PeerMisbehaved, PeerStalled, SeatDropped, SeatDropVoted,
                              SeatLost, StepApplied, StepOverturned)
 from .step_collect import Held, StepCollector, step_digest
+from .turn_skip import TurnSkip, message_certified, past_skip, skip_possible, skippable_step
+from .session_events import TurnSkipped
+from .gamelog import KIND_SKIP
+from .wire import MSG_SKIP, SkipVote, decode_skip
 from .wire import (MSG_ABANDON, MSG_ALIVE, MSG_CATCHUP_REQ, MSG_CATCHUP_RESP, MSG_COMPLAINT, MSG_DROP, MSG_ESCROW,
                    MSG_HINT, MSG_STEP, Abandon, ComplaintMsg, DropVote, Envelope, Escrow, Setup, StepBody,
                    decode_abandon, decode_alive, decode_catchup_req, decode_catchup_resp, decode_complaint,
@@ -235,6 +239,8 @@ class LockstepSession:
         self.catchup = CatchUp(identity, self.game_id, my_seat)
         self.disputes = Disputes()
         self.complaints = Complaints()
+        #: Votes to let an idle seat's turn pass, and the turns skipped (protocol.md §C8.10).
+        self.skips = TurnSkip(self.game_id, self._pubkeys, my_seat, identity)
         #: Sealed simultaneous decisions (protocol.md §C13): the phase of each step, our opening.
         self.sealed = SealedDecisions(self.game_id, my_seat, lambda k: derive_salt(identity, setup.game_id, k))
         #: Seats that signed ABANDON while a drop could still go on without them: voted out at once.
@@ -282,7 +288,7 @@ class LockstepSession:
             ("received", "accepted", "duplicate", "malformed", "wrong_type", "wrong_game", "bad_seat",
              "bad_signature", "stale", "too_far", "answered", "resent", "escrow", "drop_votes",
              "catchup_requests", "catchup_served", "catchup_records", "hints", "forwarded", "ignored",
-             "alive", "alive_sent", "complaints", "abandons", "superseded"), 0)
+             "alive", "alive_sent", "complaints", "abandons", "superseded", "skip_votes"), 0)
         self._send_escrow()
         self._begin_step()
 
@@ -350,10 +356,35 @@ class LockstepSession:
 
     def waiting_for(self) -> tuple[int, ...]:
         """Active seats whose message for the current step we do not hold yet (may include
-        ours). Dropped seats are never waited for."""
+        ours). Dropped seats are never waited for, nor seats whose turn a quorum skipped."""
         if self.phase != RUNNING:
             return ()
-        return self.steps.missing(self.step, self.seats.active)
+        return self.steps.missing(self.step, self._awaited(self.step))
+
+    def _awaited(self, k: int) -> list[bool]:
+        """Per seat: its message of step ``k`` is needed (active, turn not skipped, §C8.10)."""
+        skipped = self._skipped_seats(k)
+        return [a and i not in skipped for i, a in enumerate(self.seats.active)]
+
+    def skippable(self) -> bool:
+        """True if a seat's turn at the current step may be skipped by a quorum (protocol.md
+        §C8.10): a decision step (not chance, not an inspection, not the final attestation) of a
+        game without hidden information, while Q other active seats exist."""
+        return self.phase == RUNNING and skip_possible(self.n, self.seats.active_count()) \
+            and skippable_step(self._pending, final=self.final_step == self.step, hidden=self.hidden is not None)
+
+    def _skipped_seats(self, k: int) -> list[int]:
+        """Seats whose turn at step ``k`` (our current step) we hold a certificate to skip."""
+        if k != self.step or not self.skippable():
+            return []
+        return self.skips.certified_seats(k, self.seats.active, self.epoch)
+
+    def skip_tallies(self) -> list:
+        """The votes held to skip a seat's turn at the current step: one ``turn_skip.Tally``
+        (seat, votes, quorum, ours) per seat with at least one vote, for the status line."""
+        if self.phase != RUNNING:
+            return []
+        return self.skips.tallies(self.step, self.seats.active, self.epoch)
 
     def drop_deadline(self) -> float | None:
         """When we will cast our vote of this step and epoch against a seat we still wait for
@@ -469,6 +500,49 @@ class LockstepSession:
         self._vote_drop(seat)
         return True
 
+    def skip_turn(self, seat: int, now: float | None = None) -> bool:
+        """Our player votes, now, to let ``seat``'s turn at the current step pass (protocol.md
+        §C8.10): sign SKIP(step, seat, epoch), write it to the own-message log, send it. Once Q
+        active seats other than ``seat`` voted, its input at this step is nil and it keeps its
+        seat. Returns False (nothing sent) if the step cannot be skipped (``skippable``), the
+        seat is ours, not active, not awaited, or we already voted on it in this epoch."""
+        if now is not None:
+            self._now = now
+        if self.spectator or self._replaying or not self.skippable() \
+                or not self.skips.may_vote(self.step, seat, self.seats.active, self.epoch, self.waiting_for()):
+            return False
+        self._vote_skip(seat)
+        return True
+
+    def _vote_skip(self, seat: int) -> None:
+        k = self.step
+        raw = self.skips.vote(k, seat, self.epoch)
+        if self.own_log is not None and not self._replaying:
+            self.own_log.append_own(k, raw)  # write-ahead: the voter's promise survives a restart
+        self._out.append(raw)
+        self._try_advance()
+
+    def _on_skip(self, env: Envelope, v: SkipVote, now: float) -> None:
+        """A SKIP vote (§C8.10): held, or dropped and counted; a vote of a step we passed hints
+        the voter; if we hold the seat's message and did not vote, we forward it (the voter may
+        still get its certificate)."""
+        st = self.stats
+        st["skip_votes"] += 1
+        outcome, _ = self.skips.receive(env.raw, self.step, self.seats.active, self.epoch)
+        if outcome != "held":
+            st[outcome] += 1
+            if outcome == "stale":
+                self._hint(v.voter, now)
+            elif outcome == "bad_signature":
+                self._events.append(PeerMisbehaved(v.voter, v.step, "bad signature", env.raw))
+            return
+        if v.step == self.step and self.phase == RUNNING:
+            held = self.steps.held(v.step, v.seat)
+            if held is not None and not self.skips.has_voted(v.step, v.seat, self.epoch):
+                self._out.append(held.env.raw)
+                st["forwarded"] += 1
+            self._try_advance()
+
     def receive_message(self, data: bytes, now: float) -> None:
         """Handle one session envelope from a peer (STEP, ESCROW, DROP, CATCHUP_REQ,
         CATCHUP_RESP, HINT: ``wire.SESSION_TYPES``). Never raises for bad input: it is dropped
@@ -560,7 +634,7 @@ class LockstepSession:
             self._try_advance()
         else:
             self.catchup.note_ahead(seat, s)
-            if s == k + 1 and self.seats.voted_at(k):
+            if s == k + 1 and (self.seats.voted_at(k) or self.skips.voted_against(k, self.epoch)):
                 self._try_advance()  # it may complete our certificate (§C8.3)
 
     def handle_timer(self, now: float) -> None:
@@ -577,6 +651,7 @@ class LockstepSession:
             if own is not None:
                 self._out.append(own)
                 self.stats["resent"] += 1
+            self._out.extend(self.skips.own_votes(self.step, self.epoch))  # §C8.10
             if not self._escrows_ok():
                 self._send_escrow(resend=True)
         if live.alive_due(now) and self._owes_alive():
@@ -657,6 +732,7 @@ class LockstepSession:
                 self._restart.recover_opening(self)
             self._send_own(self.sealed.opening())
         self._out.extend(self.seats.own_votes(self.step))  # our vote of this step, as signed
+        self._out.extend(self.skips.own_votes(self.step, self.epoch))  # and our SKIP votes (§C8.10)
         self._send_escrow(resend=True)
         # From the step before ours: if the others dropped our seat (or another) at the last
         # step we applied, that DROP record is in the answer (SeatLost / StepOverturned, §C8.3).
@@ -954,7 +1030,7 @@ class LockstepSession:
         held = []
         for i, raw in enumerate(raws):
             if raw is None:
-                if self.active[i]:
+                if self.active[i] and i not in self._skipped_seats(step):
                     return f"no message of active seat {i}"
                 held.append(None)
                 continue
@@ -1013,13 +1089,41 @@ class LockstepSession:
         s, seat = found
         if seat == self.my_seat and self.active[seat]:
             event: Any = SeatLost(s)
-        elif self.steps.keeps(s) and self.steps.held(s, seat) is not None:
-            event = StepOverturned(s, seat)
+        elif self.steps.keeps(s) and (self.steps.held(s, seat) is not None or seat in self.skips.skipped(s)):
+            event = StepOverturned(s, seat)  # drop > skip > message (§C8.10)
         else:
             return False
         self.disputes.clear()
         self._halt(event)
         return True
+
+    def check_past_skip(self, payload: bytes) -> bool:
+        """A kind-6 record (catch-up) that skips a seat, with Q valid votes, at a step we applied
+        with that seat's message (ours included): our state differs from the others' from that
+        step on; halt with ``StepOverturned`` and restart from the log at that step (§C8.10).
+        Returns True if so."""
+        found = past_skip(self.game_id, self._pubkeys, payload, self.step)
+        if found is None or self.phase != RUNNING:
+            return False
+        s, seat = found
+        if seat in self.skips.skipped(s) or not self.steps.keeps(s) or self.steps.held(s, seat) is None:
+            return False
+        self.disputes.clear()
+        self._halt(StepOverturned(s, seat))
+        return True
+
+    def ingest_skip_record(self, payload: bytes) -> str | None:
+        """Take a kind-6 record of our current step (from our log or a catch-up): its votes
+        are checked and held, so the step record that follows may have nil for that seat
+        (§C8.10). Returns None or why it was refused."""
+        if not self.skippable():
+            return "skip record at a step that cannot be skipped"
+        try:
+            self.skips.ingest_record(self.step, payload, self.seats.active, self.epoch)
+        except ValueError as e:
+            return str(e)
+        self._try_advance()
+        return None
 
     def cross_check(self, step: int, raws: Any) -> bool:
         """Compare a peer's record of an applied ``step`` (still kept) with the messages we
@@ -1096,9 +1200,16 @@ class LockstepSession:
     def adopt_vote(self, raw: bytes) -> bool:
         """Take ``raw`` (our own DROP vote of the current step, from our own-message log after
         a restart) as cast: it is re-sent and we never sign another vote of this step and
-        epoch (one vote per step and epoch, §C8.3). False if it is not such a vote."""
+        epoch (one vote per step and epoch, §C8.3). Our SKIP votes likewise (the voter's
+        promise, §C8.10). False if it is not such a vote."""
         try:
             env = open_envelope(raw, C.MAX_STEP_MSG)
+            if env.mtype == MSG_SKIP:
+                if not self.skips.adopt_vote(raw, self.step, self.epoch):
+                    return False
+                if not self._replaying:
+                    self._out.append(raw)
+                return True
             v = decode_drop(env.body)
         except WireError:
             return False
@@ -1198,6 +1309,7 @@ class LockstepSession:
     def _apply_drop(self, k: int, seat: int, votes: list, esc_raw: bytes | None, chain: HashChain | None) -> None:
         if seat == self.my_seat:
             self.spectator = True
+        resign = self.skips.voted_against(k, self.epoch)  # our SKIP votes: re-signed in the new epoch
         info = self.seats.apply(k, seat, chain)
         self.steps.clear(k, seat)
         payload = drop_record(k, seat, votes, esc_raw)
@@ -1210,6 +1322,10 @@ class LockstepSession:
         self._send_escrow()
         if self._reveal_waiting and self._escrows_ok():
             self._make_reveal()
+        for d in resign:  # the player asked once; the votes of the old epoch no longer count (§C8.10)
+            if self.step == k and self.phase == RUNNING and not self._replaying and self.skippable() \
+                    and self.skips.may_vote(k, d, self.seats.active, self.epoch, self.waiting_for()):
+                self._vote_skip(d)
         self._try_advance()
         if self.step == k and self.phase == RUNNING:
             self._vote_cheaters()  # a new epoch at the same step: our next vote
@@ -1395,7 +1511,9 @@ class LockstepSession:
         prev_digest = self.steps.prev_digest
         if b.prev_hash == self.state_hash and b.prev_digest == prev_digest:
             return True
-        if any(info.step == self.step - 1 for info in self.dropped.values()) and not self._replaying:
+        if (any(info.step == self.step - 1 for info in self.dropped.values()) or self.skips.skipped(self.step - 1)) \
+                and not self._replaying:
+            # (Or we skipped a seat's turn at the last step, §C8.10: the same race, one rung lower.)
             # We dropped a seat at the last step; this seat applied it with the dropped seat's
             # message (it got it, we did not): its message is superseded, not a lie. It learns
             # of the drop from our records and rolls back (StepOverturned, §C8.3).
@@ -1455,9 +1573,7 @@ class LockstepSession:
         signed a step k+1 message whose prev digest covers exactly these messages (an honest
         seat that applied step k never votes at k; a voter signs one only after this check),
         or they cast their one vote of this step and epoch against another seat."""
-        slots = self.steps.slots(k)
-        digest = step_digest([b"" if h is None else h.env.body for h in slots])
-        signed = {i for i, h in enumerate(self.steps.slots(k + 1)) if h is not None and h.body.prev_digest == digest}
+        signed = set(self._signers(k, self._skipped_seats(k)))
         targets = self.seats.targets(k)
         need = self.seats.active_count() - self.seats.quorum
         for t in range(self.n):
@@ -1469,14 +1585,37 @@ class LockstepSession:
                 return False
         return True
 
+    def _signers(self, k: int, skipped: Sequence[int]) -> list[int]:
+        """Seats whose held step-(k+1) message covers exactly the step-``k`` messages we hold
+        (its prev digest = our digest of them, skipped seats as 0xC1): they applied k as we would."""
+        digest = step_digest([C.SKIPPED_BODY if i in skipped else b"" if h is None else h.env.body
+                              for i, h in enumerate(self.steps.slots(k))])
+        return [i for i, h in enumerate(self.steps.slots(k + 1)) if h is not None and h.body.prev_digest == digest]
+
+    def _skip_promise(self, k: int, skipped: Sequence[int]) -> bool:
+        """The voter's promise (§C8.10): for every seat d we voted to skip at ``k`` and whose turn
+        is not skipped, apply k with d's message only if ``turn_skip.message_certified``."""
+        mine = [d for d in self.skips.voted_against(k, self.epoch) if d not in skipped and self.active[d]]
+        if not mine:
+            return True
+        signers = self._signers(k, skipped)
+        return all(message_certified(self.my_seat, d, self.active, self.n, signers) for d in mine)
+
     def _try_advance(self) -> None:
         while self.phase == RUNNING:
             k = self.step
             active = self.active
-            if not self.steps.complete(k, active) or self.disputes.open is not None:
+            skipped = self._skipped_seats(k)
+            for d in skipped:
+                if self.steps.held(k, d) is not None:
+                    self.steps.clear(k, d)  # a quorum skipped its turn: its message is not applied (§C8.10)
+                    self.stats["superseded"] += 1
+            if not self.steps.complete(k, self._awaited(k)) or self.disputes.open is not None:
                 return
             if self.seats.voted_at(k) and not self._certified(k):
                 return  # we voted to drop a seat at k: the votes or a certificate decide
+            if not self._skip_promise(k, skipped):
+                return  # we voted to skip a seat whose message we hold: a certificate decides (§C8.10)
             slots = self.steps.slots(k)
             if any(h is not None and i != self.my_seat and not self._ours(h.body) for i, h in enumerate(slots)):
                 # Never apply a message signed over another history (§C3.4, §C8.3): judge it first.
@@ -1532,23 +1671,32 @@ class LockstepSession:
                     self.view.refresh(state)
             self.state = state
             self.state_hash = self.engine.state_hash(state)
-            self._record_step(k, slots)
+            self._record_step(k, slots, skipped)
             kind = "inspection" if inspection else "chance" if self._pending.chance else \
                 "sealed" if self.sealed.phase == COMMIT else "decision"
             self._events.append(StepApplied(k, kind, events, self.state_hash))
             self.step = k + 1
             self.seats.forget_votes(k)
+            self.skips.forget(k)
             if self.engine.is_terminal(state):
                 self.final_step = k + 1  # one more round: every seat attests the end (§C3.5)
             self._begin_step()
 
-    def _record_step(self, k: int, slots: Sequence) -> None:
-        """Log step ``k``'s messages, keep the record for catch-up, and take its digest."""
+    def _record_step(self, k: int, slots: Sequence, skipped: Sequence[int] = ()) -> None:
+        """Log step ``k``'s messages (after a kind-6 record per seat whose turn was skipped,
+        §C8.10), keep the records for catch-up, and take its digest."""
+        for d in skipped:
+            cert = self.skips.certificate(k, d, self.seats.active, self.epoch) or []
+            payload = self.skips.mark_skipped(k, d, cert)
+            if self.log is not None and not self._replaying:
+                self.log.append_skip(payload)
+            self.catchup.record(KIND_SKIP, payload, k)
+            self._events.append(TurnSkipped(k, d, len(cert), self.skips.quorum))
         raws = [None if h is None else h.env.raw for h in slots]
         if self.log is not None and not self._replaying:
             self.log.append_step(k, raws)
         self.catchup.record(KIND_STEP, pack([k, raws]), k)
-        self.steps.applied(k)
+        self.steps.applied(k, skipped)
 
     def _finish(self, k: int, slots: Sequence) -> None:
         """Every active seat's attestation (step ``k`` = ``final_step``, §C3.5) is held and
@@ -1576,6 +1724,7 @@ _HANDLERS = {
     MSG_ALIVE: (decode_alive, LockstepSession._on_alive),
     MSG_ABANDON: (decode_abandon, LockstepSession._on_abandon),
     MSG_COMPLAINT: (decode_complaint, LockstepSession._on_complaint),
+    MSG_SKIP: (decode_skip, LockstepSession._on_skip),
 }
 
 

@@ -21,19 +21,19 @@ from typing import Any
 
 from .beacon import HashChain
 from .errors import LocalProtocolError, WireError
-from .gamelog import (KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_HEADER, KIND_OWN, KIND_STEP, LogReader,
+from .gamelog import (KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_HEADER, KIND_OWN, KIND_SKIP, KIND_STEP, LogReader,
                       LogWriter, OwnLog)
 from .identity import Identity
 from .lockstep import HALTED, LockstepSession
 from .sealed import candidates, commit_of
 from .verify import BadLog, hidden_commits_of_header, parse_header
-from .wire import MSG_DROP, unpack
+from .wire import MSG_DROP, MSG_SKIP, unpack
 
 
 def _is_drop(raw: bytes) -> bool:
-    """True if ``raw`` (an envelope from our own-message log) is a DROP vote, not a STEP: the
-    msgpack array header 0x93 then the message type (protocol.md §C1 envelope)."""
-    return raw[:2] == bytes((0x93, MSG_DROP))
+    """True if ``raw`` (an envelope from our own-message log) is a DROP or SKIP vote (§C8.10),
+    not a STEP: the msgpack array header 0x93 then the message type (protocol.md §C1 envelope)."""
+    return raw[:2] in (bytes((0x93, MSG_DROP)), bytes((0x93, MSG_SKIP)))
 
 
 class Restart:
@@ -160,6 +160,8 @@ def _replay(log_path: str, identity: Identity, chain_secret: bytes, engine: Any,
                 problem = sess.ingest_step_record(step, f[1] if len(f) == 2 else None)
             elif rec.kind == KIND_DROP:
                 problem = sess.ingest_drop_record(rec.payload)
+            elif rec.kind == KIND_SKIP:
+                problem = sess.ingest_skip_record(rec.payload)
             elif rec.kind in (KIND_COMPLAINT, KIND_ABANDON):
                 problem = sess.ingest_record(rec.kind, rec.payload)
             else:

@@ -115,6 +115,18 @@ class SeatDropped:
 
 
 @dataclass(frozen=True)
+class TurnSkipped:
+    """A quorum voted to let ``seat``'s turn at ``step`` pass (protocol.md §C8.10): its input
+    there counted as nil, the seat keeps playing. ``votes``: the votes of the certificate
+    (Q); ``quorum``: Q."""
+
+    step: int
+    seat: int
+    votes: int
+    quorum: int
+
+
+@dataclass(frozen=True)
 class SeatLost:
     """We applied ``step`` with our own message but the other seats agreed to drop us at that
     step: our state forked from theirs. The session halts; restart it as a spectator from the

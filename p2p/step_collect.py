@@ -114,10 +114,12 @@ class StepCollector:
         if slots is not None:
             slots[seat] = None
 
-    def applied(self, step: int) -> None:
+    def applied(self, step: int, skipped: Sequence[int] = ()) -> None:
         """``step`` was applied: its digest becomes ``prev_digest`` (dropped seats count as an
-        empty body, protocol.md §C8.4) and the step ``KEEP_STEPS`` back is forgotten."""
-        self.prev_digest = step_digest([b"" if h is None else h.env.body for h in self.slots(step)])
+        empty body, protocol.md §C8.4; the seats in ``skipped`` as the byte 0xC1, §C8.10) and
+        the step ``KEEP_STEPS`` back is forgotten."""
+        self.prev_digest = step_digest([C.SKIPPED_BODY if i in skipped else b"" if h is None else h.env.body
+                                        for i, h in enumerate(self.slots(step))])
         old = step + 1 - C.KEEP_STEPS
         self._slots.pop(old, None)
         self._own.pop(old, None)
