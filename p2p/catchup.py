@@ -23,7 +23,8 @@ from typing import Any, Iterator
 from . import const as C
 from .errors import WireError
 from .gamelog import KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_HEADER, KIND_SKIP, KIND_STEP, LogReader
-from .wire import MSG_CATCHUP_REQ, MSG_CATCHUP_RESP, MSG_HINT, MSG_STEP, CatchupResponse, open_envelope, seal, unpack
+from .wire import (MSG_CATCHUP_REQ, MSG_CATCHUP_RESP, MSG_HINT, MSG_STEP, CatchupRequest, CatchupResponse, Hint,
+                   open_envelope, seal_message, unpack)
 
 #: Bytes a record adds to the response around its payload (msgpack array and bin headers).
 _RECORD_OVERHEAD = 8
@@ -246,8 +247,8 @@ class CatchUp:
         """A signed CATCHUP_REQ for [step, to_step) (default: a page ahead); starts the
         request interval."""
         self.last_request = now
-        return seal(self._identity, MSG_CATCHUP_REQ,
-                    [self._gid, self._me, step, step + C.CATCHUP_MAX_STEPS if to_step is None else to_step])
+        return seal_message(self._identity, MSG_CATCHUP_REQ, CatchupRequest(
+            self._gid, self._me, step, step + C.CATCHUP_MAX_STEPS if to_step is None else to_step))
 
     def may_request(self, now: float) -> bool:
         """True if the last request is at least ``CATCHUP_INTERVAL`` s old."""
@@ -282,7 +283,7 @@ class CatchUp:
         if now - self._hinted.get(seat, -1e18) < C.CATCHUP_INTERVAL:
             return None
         self._hinted[seat] = now
-        return seal(self._identity, MSG_HINT, [self._gid, self._me, step])
+        return seal_message(self._identity, MSG_HINT, Hint(self._gid, self._me, step))
 
     def build_response(self, from_step: int, to_step: int, head_step: int, pending: list, escrows: list) -> bytes:
         """The signed CATCHUP_RESP for steps [from_step, to_step): history records in log
@@ -291,8 +292,8 @@ class CatchUp:
         messages held for it and the current epoch's escrows."""
         i = self.history.first(from_step)
         records = [] if i is None else self.history.page(i, to_step, C.CATCHUP_MAX_RECORDS, C.CATCHUP_MAX_BYTES)
-        return seal(self._identity, MSG_CATCHUP_RESP,
-                    [self._gid, self._me, from_step, head_step, records, pending, escrows])
+        return seal_message(self._identity, MSG_CATCHUP_RESP,
+                            CatchupResponse(self._gid, self._me, from_step, head_step, records, pending, escrows))
 
 
 def _buffer_next(sess: Any, records: list, step: int, now: float) -> None:

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from . import const as C
 from .errors import WireError
 from .identity import Identity
-from .wire import MSG_CHAT, decode_chat, open_as, seal
+from .wire import MSG_CHAT, Chat, decode_chat, open_as, seal_message
 
 PLAYER = "player"
 SPECTATOR = "spectator"
@@ -135,7 +135,7 @@ class ChatRoom:
         if not self._mine.take(now, float(C.CHAT_BURST), 1.0 / C.CHAT_REFILL_S):
             raise ChatLimited("too many lines: wait a moment")
         self._seq = max(self._seq + 1, min(self._clock_ms(), C.MAX_CHAT_SEQ))
-        raw = seal(self.identity, MSG_CHAT, [self.game_id, self.identity.public_key, self._seq, self.name, text])
+        raw = seal_message(self.identity, MSG_CHAT, Chat(self.game_id, self.identity.public_key, self._seq, self.name, text))
         self.stats["sent"] += 1
         role = self._members.get(self.identity.public_key, (self.name, PLAYER))[1]
         return raw, ChatLine(self.identity.public_key, self.name, role, text, self._seq, raw)

@@ -33,7 +33,7 @@ from . import const as C
 from . import threshold
 from .beacon import HashChain
 from .identity import Identity
-from .wire import MSG_ESCROW, DropVote, Escrow, Setup, seal
+from .wire import MSG_ESCROW, DropVote, Escrow, EscrowEntry, Setup, seal_message
 
 _sha256 = hashlib.sha256
 #: Each key encrypts exactly one share (the key is bound to game, seats and epoch).
@@ -91,8 +91,8 @@ def make_escrow(identity: Identity, secret: bytes, gid: bytes, dealer: int, epoc
     for v in recipients:
         key = pair_key(identity, x25519_keys[v], gid, dealer, v, epoch)
         ct = ChaCha20Poly1305(key).encrypt(NONCE, shares[v], share_ctx(gid, dealer, v, epoch))
-        entries.append([v, share_commit(shares[v], gid, dealer, v, epoch), ct])
-    return seal(identity, MSG_ESCROW, [gid, dealer, epoch, entries])
+        entries.append(EscrowEntry(v, share_commit(shares[v], gid, dealer, v, epoch), ct))
+    return seal_message(identity, MSG_ESCROW, Escrow(gid, dealer, epoch, tuple(entries)))
 
 
 def open_share(identity: Identity, escrow: Escrow, me: int, dealer_x25519: bytes) -> bytes | None:

@@ -48,7 +48,8 @@ from .identity import Identity, fingerprint_of
 from .lockstep import LockstepSession
 from .timed_clock import check_timed_options
 from .wire import (LOBBY_DECODERS, MSG_JOIN, MSG_LEAVE, MSG_PROPOSAL, MSG_REJECT, MSG_SEED, MSG_SETUP_SIG,
-                   MSG_STATUS, Envelope, Player, Setup, check_options, open_envelope, pack, seal, setup_hash)
+                   MSG_STATUS, Envelope, Join, Leave, Player, Proposal, Reject, SeedReveal, Setup, SetupSig, Status,
+                   check_options, open_envelope, pack, seal_message, setup_hash)
 
 JOINING = "joining"
 WAITING = "waiting"
@@ -278,7 +279,7 @@ class Lobby:
 
     def _join_msg(self) -> bytes:
         # Our JOIN; with the probe game id (zero) while joining by code: a PROBE.
-        return seal(self.identity, MSG_JOIN, [self.game_id, C.PROTOCOL_VERSION, list(self.me)])
+        return seal_message(self.identity, MSG_JOIN, Join(self.game_id, C.PROTOCOL_VERSION, self.me))
 
     # -- outputs / queries --
 
@@ -352,7 +353,7 @@ class Lobby:
         """Joiner: withdraw before the setup is proposed. Raises ``LocalProtocolError`` otherwise."""
         if self.role != "joiner" or self.phase not in (JOINING, WAITING):
             raise LocalProtocolError("only a joiner in the lobby can leave")
-        self._out.append((self._host_addr, seal(self.identity, MSG_LEAVE, [self.game_id])))
+        self._out.append((self._host_addr, seal_message(self.identity, MSG_LEAVE, Leave(self.game_id))))
         self._abort("left the lobby")
 
     def start_session(self, engine: Any, *, log: Any = None, now: float = 0.0) -> LockstepSession:
@@ -616,12 +617,12 @@ class Lobby:
 
     def _status_msg(self) -> bytes:
         names = [p.name for p, _ in self._joined.values()]
-        return seal(self.identity, MSG_STATUS, [self.game_id, self.edition, self.seats, len(names), names,
-                                                self.identity.public_key, self.identity.x25519_public_key])
+        return seal_message(self.identity, MSG_STATUS, Status(self.game_id, self.edition, self.seats, len(names), names,
+                                                              self.identity.public_key, self.identity.x25519_public_key))
 
     def _reject(self, addr: Any, joiner_pk: bytes, code: int) -> None:
-        self._out.append((addr, seal(self.identity, MSG_REJECT, [self.game_id, joiner_pk, code, self.identity.public_key,
-                                                                 self.identity.x25519_public_key])))
+        self._out.append((addr, seal_message(self.identity, MSG_REJECT, Reject(
+            self.game_id, joiner_pk, code, self.identity.public_key, self.identity.x25519_public_key))))
 
     def _broadcast_status(self) -> None:
         raw = self._status_msg()
@@ -637,8 +638,8 @@ class Lobby:
                       self.options, tuple(p for p, _ in entries))
         sb = setup.encode()
         endpoints = tuple(tuple(a) if isinstance(a, (tuple, list)) else a for _, a in entries)
-        wire_eps = [[str(a[0]), int(a[1])] for a in endpoints]
-        raw = seal(self.identity, MSG_PROPOSAL, [self.game_id, sb, wire_eps])
+        wire_eps = tuple((str(a[0]), int(a[1])) for a in endpoints)
+        raw = seal_message(self.identity, MSG_PROPOSAL, Proposal(self.game_id, sb, setup, wire_eps))
         for pk, (p, addr) in self._joined.items():
             if pk != self.identity.public_key:
                 self._out.append((addr, raw))
@@ -665,7 +666,7 @@ class Lobby:
         self.phase = SIGNING
         self._deadline = now + C.SETUP_TIMEOUT
         self._events.append(SetupProposed(setup, self.my_seat))
-        fields = [self.game_id, self.my_seat, self.setup_hash]
+        mine = None
         self._layout = layout_for_setup(setup)
         if self._layout is not None:
             # Hidden information (protocol.md §C12.2): our leaves are committed here, signed before
@@ -673,8 +674,7 @@ class Lobby:
             mine = make_leaves(hidden_secret(self.chain_secret), self.game_id, self.my_seat, self._layout.items)
             self.hidden_commits = [b""] * setup.seats
             self.hidden_commits[self.my_seat] = mine
-            fields.append(mine)
-        raw = seal(self.identity, MSG_SETUP_SIG, fields)
+        raw = seal_message(self.identity, MSG_SETUP_SIG, SetupSig(self.game_id, self.my_seat, self.setup_hash, mine))
         self._sigs[self.my_seat] = raw
         self._send_to_seats(raw)
         buffered, self._buffer = self._buffer, {}
@@ -731,13 +731,12 @@ class Lobby:
     def _maybe_reveal(self) -> None:
         if self.phase == SIGNING and len(self._sigs) == self.seats:
             self.phase = REVEALING
-            fields = [self.game_id, self.my_seat, self.setup_hash, self._seed_secret]
             commits = None
             if self.hidden_commits is not None:
                 # What we hold of every seat's leaves (protocol.md §C12.2): every SEED must agree.
                 commits = tuple(leaves_digest(lv) for lv in self.hidden_commits)
-                fields.append(list(commits))
-            raw = seal(self.identity, MSG_SEED, fields)
+            raw = seal_message(self.identity, MSG_SEED,
+                               SeedReveal(self.game_id, self.my_seat, self.setup_hash, self._seed_secret, commits))
             self._seeds[self.my_seat] = (raw, self._seed_secret, commits)
             self._send_to_seats(raw)
             self._maybe_start()

@@ -37,7 +37,7 @@ from . import const as C
 from .beacon import HashChain
 from .errors import WireError
 from .identity import Identity
-from .wire import MSG_RESEAT, ReseatRequest, Setup, decode_reseat, open_envelope, seal
+from .wire import MSG_RESEAT, ReseatRequest, Setup, decode_reseat, open_envelope, seal_message
 
 __all__ = ["ReseatRequest", "make_request", "open_request", "needed", "readmissions", "counts_at",
            "OffsetChain", "Carrier", "new_chain", "request_for"]
@@ -46,8 +46,9 @@ __all__ = ["ReseatRequest", "make_request", "open_request", "needed", "readmissi
 def make_request(identity: Identity, game_id: bytes, seat: int, dropped_at: int, chain_head: bytes) -> bytes:
     """The signed RESEAT envelope ``[gid, seat, dropped_at, chain_head]`` (protocol.md §C8.9):
     ``dropped_at`` is the step of the DROP record that took ``seat`` away, ``chain_head`` the
-    head h_n of the new chain (n = the setup's chain length). Raises ``ValueError`` if oversize."""
-    return seal(identity, MSG_RESEAT, [game_id, seat, dropped_at, chain_head])
+    head h_n of the new chain (n = the setup's chain length). Raises ``LocalProtocolError`` if a field is
+    out of its range (p2p/wire.py table)."""
+    return seal_message(identity, MSG_RESEAT, ReseatRequest(game_id, seat, dropped_at, chain_head))
 
 
 def open_request(raw: bytes, setup: Setup) -> ReseatRequest | None:

@@ -51,7 +51,7 @@ from .escrow import (BAD_VOTE_SHARE, UNDECIDED, dropped_reveal, make_escrow, ope
 from .identity import Identity
 from .session_events import CheatDetected, Equivocation, PeerMisbehaved
 from .wire import (MSG_DROP, MSG_ESCROW, DropVote, Escrow, Setup, decode_drop, decode_escrow, open_envelope,
-                   pack, seal, unpack)
+                   pack, seal_message, unpack)
 
 RULE_BOT = "bot"
 RULE_BANKRUPT = "bankrupt"
@@ -364,7 +364,7 @@ class SeatLoss:
         self._voted.add((step, seat))
         share = self._shares.get(seat) if self.escrow_needed() else None
         gid = self.setup.game_id
-        raw = seal(self._identity, MSG_DROP, [gid, self.my_seat, step, seat, self.epoch, share])
+        raw = seal_message(self._identity, MSG_DROP, DropVote(gid, self.my_seat, step, seat, self.epoch, share))
         self._votes.setdefault((step, seat), {})[self.my_seat] = (DropVote(gid, self.my_seat, step, seat, self.epoch,
                                                                            share), raw)
         return raw

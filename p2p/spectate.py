@@ -27,7 +27,7 @@ from typing import Any
 from . import const as C
 from .errors import WireError
 from .identity import Identity
-from .wire import MSG_RECORDS, MSG_WATCH, decode_records, decode_watch, open_as, seal
+from .wire import MSG_RECORDS, MSG_WATCH, Records, Watch, decode_records, decode_watch, open_as, seal_message
 
 #: Seconds between two WATCH of a spectator (its renewal).
 WATCH_RENEW_S = 3.0
@@ -127,8 +127,8 @@ class WatchServer:
                     size += len(payload) + 8
                 raw = signed.get((sub.sent, len(batch)))
                 if raw is None:
-                    raw = signed[sub.sent, len(batch)] = seal(self.identity, MSG_RECORDS,
-                                                              [self.game_id, sub.sent, batch])
+                    raw = signed[sub.sent, len(batch)] = seal_message(self.identity, MSG_RECORDS,
+                                                                      Records(self.game_id, sub.sent, batch))
                     self.stats["signed"] = self.stats.get("signed", 0) + 1
                 out.append((addr, raw))
                 sub.sent += len(batch)
@@ -162,8 +162,8 @@ class WatchClient:
 
     def watch_message(self) -> bytes:
         """Our WATCH (subscribe or renew), asking for the records from ``len(records)`` on."""
-        return seal(self.identity, MSG_WATCH, [self.game_id, self.identity.public_key,
-                                               self.identity.x25519_public_key, self.name, len(self.records)])
+        return seal_message(self.identity, MSG_WATCH, Watch(self.game_id, self.identity.public_key,
+                                                            self.identity.x25519_public_key, self.name, len(self.records)))
 
     def receive(self, data: bytes) -> int:
         """Take one RECORDS envelope: schema, game, signature by the seat, then the records that
