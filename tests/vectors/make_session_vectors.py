@@ -39,7 +39,7 @@ from p2p.beacon import HashChain  # noqa: E402
 from p2p.complaints import BAD_DROP_SHARE, BAD_ESCROW, EQUIVOCATION, make_complaint  # noqa: E402
 from p2p.identity import Identity  # noqa: E402
 from p2p.escrow import dropped_reveal, make_escrow, make_shares, pair_key, quorum, share_commit  # noqa: E402
-from p2p.wire import MSG_ABANDON, MSG_DROP, MSG_STEP, pack, seal  # noqa: E402
+from p2p.wire import MSG_ABANDON, MSG_DROP, MSG_STEP, Abandon, DropVote, StepBody, pack, seal_message  # noqa: E402
 
 
 def _h(label: str) -> bytes:
@@ -74,19 +74,19 @@ def compute_session() -> dict:
         entries[str(v)] = {"share": dealt[v].hex(), "x25519_shared": shared.hex(), "key": key.hex(),
                            "commit": share_commit(dealt[v], gid, 2, v, 0).hex()}
     escrow = make_escrow(ids[2], chain_secret, gid, 2, 0, [0, 1], xkeys, t)
-    drop = seal(ids[0], MSG_DROP, [gid, 0, 7, 2, 0, dealt[0]])
-    abandon = seal(ids[1], MSG_ABANDON, [gid, 1, 9, _h("vector state hash"), _h("vector digest")])
-    step_a = seal(ids[2], MSG_STEP, [gid, 7, 2, _h("vector state hash"), _h("vector digest"), None])
-    step_b = seal(ids[2], MSG_STEP, [gid, 7, 2, _h("vector state hash"), _h("vector digest"),
-                                     _h("vector reveal")])
+    drop = seal_message(ids[0], MSG_DROP, DropVote(gid, 0, 7, 2, 0, dealt[0]))
+    abandon = seal_message(ids[1], MSG_ABANDON, Abandon(gid, 1, 9, _h("vector state hash"), _h("vector digest")))
+    step_a = seal_message(ids[2], MSG_STEP, StepBody(gid, 7, 2, _h("vector state hash"), _h("vector digest"), None))
+    step_b = seal_message(ids[2], MSG_STEP, StepBody(gid, 7, 2, _h("vector state hash"), _h("vector digest"),
+                                                     _h("vector reveal")))
     eq = make_complaint(ids[0], gid, 0, 7, 2, EQUIVOCATION, [step_a, step_b])
     false_escrow = make_complaint(ids[0], gid, 0, 7, 2, BAD_ESCROW, [escrow], pair_key(ids[0], xkeys[2], gid, 2, 0, 0))
     # A bad escrow (§C8.3, §C8.5) and a false share in a vote (§C8.8 kind 5)
     other = _h("vector bad escrow secret")
     bad_dealt = make_shares(other, gid, 0, [0, 1], t)
     bad_escrow = make_escrow(ids[2], other, gid, 2, 0, [0, 1], xkeys, t)
-    bad_votes = [seal(ids[v], MSG_DROP, [gid, v, 7, 2, 0, bad_dealt[v]]) for v in (0, 1)]
-    liar_vote = seal(ids[1], MSG_DROP, [gid, 1, 7, 2, 0, bytes(C.SHARE_LEN - 1) + b"\x01"])
+    bad_votes = [seal_message(ids[v], MSG_DROP, DropVote(gid, v, 7, 2, 0, bad_dealt[v])) for v in (0, 1)]
+    liar_vote = seal_message(ids[1], MSG_DROP, DropVote(gid, 1, 7, 2, 0, bytes(C.SHARE_LEN - 1) + b"\x01"))
     false_share = make_complaint(ids[0], gid, 0, 7, 1, BAD_DROP_SHARE, [liar_vote, escrow])
     return {"spec": "protocol.md §C8.2, §C8.3, §C8.4, §C8.7, §C8.8",
             "dropped_reveal": {"game_id": gid.hex(), "seat": 2, "j": 7, "reveal": dropped_reveal(gid, 2, 7).hex()},

@@ -59,7 +59,7 @@ from p2p.gamelog import LogWriter  # noqa: E402
 from p2p.identity import Identity, signed_bytes  # noqa: E402
 from p2p.lobby import Lobby  # noqa: E402
 from p2p.lockstep import GameOver, StepApplied, step_digest  # noqa: E402
-from p2p.wire import MSG_STEP, encode_step_body, pack, seal, setup_hash  # noqa: E402
+from p2p.wire import MSG_STEP, StepBody, encode_step, pack, seal_message, setup_hash  # noqa: E402
 
 #: Demo seed strings of the two seats of the sample game, as given to ``lanopoli host/join
 #: --seed`` (identity = Identity.from_seed(seed), secrets derived from the same bytes).
@@ -143,12 +143,12 @@ def compute_sig() -> dict:
     ident = Identity.from_seed(seed)
     gid = B.derive_secret(seed, b"game-id", b"")[:16]
     prev_hash, prev_digest = _h("vector prev hash"), _h("vector prev digest")
-    body = pack(encode_step_body(gid, 5, 1, prev_hash, prev_digest, [1]))
-    other = pack(encode_step_body(gid, 5, 0, prev_hash, prev_digest, None))
+    body = encode_step(StepBody(gid, 5, 1, prev_hash, prev_digest, [1]))  # the production encoder
+    other = encode_step(StepBody(gid, 5, 0, prev_hash, prev_digest, None))
     domain = C.DOMAIN_STEP
     signed = signed_bytes(domain, body)
     sig = ident.sign(domain, body)
-    env = seal(ident, MSG_STEP, [gid, 5, 1, prev_hash, prev_digest, [1]])
+    env = seal_message(ident, MSG_STEP, StepBody(gid, 5, 1, prev_hash, prev_digest, [1]))
     return {"spec": "protocol.md §C1, §C2, §C3.1, §C3.2", "demo_seed": seed.decode(),
             "ed25519_private": hashlib.sha256(b"lanopoli/1/ed25519\x00" + seed).hexdigest(),
             "x25519_private": hashlib.sha256(b"lanopoli/1/x25519\x00" + seed).hexdigest(),
@@ -380,9 +380,9 @@ def compute_sealed() -> dict:
                       "salt": salt.hex(), "commitment": c.hex(), "opening_msgpack": pack([inp, salt]).hex()})
     one = cases[1]
     ph, pd = _h("vector-sealed-prev-hash"), _h("vector-sealed-prev-digest")
-    commit_body = pack(encode_step_body(gid, one["step"], one["seat"], ph, pd, bytes.fromhex(one["commitment"])))
-    open_body = pack(encode_step_body(gid, one["step"] + 1, one["seat"], ph, _h("vector-sealed-commit-digest"),
-                                 [one["input"], bytes.fromhex(one["salt"])]))
+    commit_body = encode_step(StepBody(gid, one["step"], one["seat"], ph, pd, bytes.fromhex(one["commitment"])))
+    open_body = encode_step(StepBody(gid, one["step"] + 1, one["seat"], ph, _h("vector-sealed-commit-digest"),
+                                     [one["input"], bytes.fromhex(one["salt"])]))
     from p2p.sealed import DOMAIN_SALT, derive_salt
 
     ident = Identity.from_seed(b"vector-sealed-seat")
@@ -457,7 +457,7 @@ def compute_lan() -> dict:
     keys, a TXT record with names and standings and its instance name, and a CHAT message of
     the demo identity ``vector-seat-a`` (body, signed bytes, signature, envelope)."""
     from p2p.discovery import GameAd, Standings, format_code, join_code_tag
-    from p2p.wire import MSG_CHAT
+    from p2p.wire import MSG_CHAT, SCHEMAS, Chat
 
     codes = []
     for label in ("a", "b", "c"):
@@ -477,14 +477,14 @@ def compute_lan() -> dict:
     ident = Identity.from_seed(seed)
     gid = B.derive_secret(seed, b"game-id", b"")[:16]
     fields = [gid, ident.public_key, 1_700_000_000_000, "Anna", "Ciao a tutti! È il mio turno?"]
-    body = pack(fields)
+    body = SCHEMAS[MSG_CHAT].encode(Chat(*fields))
     return {"spec": "protocol.md §N3, §N3.1, §N9", "join_codes": codes,
             "txt": {"host_name": ad.host_name, "instance_name": ad.instance_name, "record": ad.txt()},
             "chat": {"demo_seed": seed.decode(), "game_id": gid.hex(), "pk": ident.public_key.hex(),
                      "seq": fields[2], "name": fields[3], "text": fields[4], "body": body.hex(),
                      "signed_bytes": signed_bytes(C.DOMAIN_CHAT, body).hex(),
                      "signature": ident.sign(C.DOMAIN_CHAT, body).hex(),
-                     "envelope": seal(ident, MSG_CHAT, fields).hex()}}
+                     "envelope": seal_message(ident, MSG_CHAT, Chat(*fields)).hex()}}
 
 
 def compute_reseat() -> dict:
@@ -500,11 +500,13 @@ def compute_reseat() -> dict:
     gid = B.derive_secret(seed, b"game-id", b"")[:16]
     secret = _h("vector reseat secret")
     chain = B.HashChain(secret, 64)
+    from p2p.wire import MSG_RESEAT, SCHEMAS, ReseatRequest
+
     fields = [gid, 2, 40, chain.head]
-    body = pack(fields)
+    body = SCHEMAS[MSG_RESEAT].encode(ReseatRequest(*fields))
     env = make_request(ident, gid, 2, 40, chain.head)
     prev_hash, prev_digest = _h("vector prev hash"), _h("vector prev digest")
-    step = pack(encode_step_body(gid, 41, 0, prev_hash, prev_digest, None) + [None, [env]])
+    step = encode_step(StepBody(gid, 41, 0, prev_hash, prev_digest, None, None, (env,)))
     oc = OffsetChain(chain, 9)
     return {"spec": "protocol.md §C8.9", "demo_seed": seed.decode(), "game_id": gid.hex(),
             "secret": secret.hex(), "chain_length": 64, "chain_head": chain.head.hex(),
