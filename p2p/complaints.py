@@ -46,6 +46,7 @@ State (``Complaints``)::
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any, NamedTuple, Sequence
 
 from cryptography.exceptions import InvalidTag
@@ -167,6 +168,19 @@ class HiddenNow(NamedTuple):
     inspection: list | None
 
 
+def _against_held(raw: bytes, b: Any, held: bytes | None) -> tuple | None:
+    """The verdict a held body gives on a complaint's STEP ``b`` (raw ``raw``): ``("other",)``
+    when ``held`` is signed over another history (§C8.3: nothing proven), the signer's
+    equivocation when it differs over the same history, else None (no held body, or the same)."""
+    if held is None:
+        return None
+    if not same_history(decode_step_body(held), b):
+        return ("other",)
+    if held != open_envelope(raw, C.MAX_STEP_MSG).body:
+        return b.seat, "signed two different messages for one step"
+    return None
+
+
 def check_hidden(setup: Setup, raw: bytes, held: bytes | None, now: HiddenNow | None) -> tuple | None:
     """Judge a kind-4 complaint's STEP ``raw`` (module docstring): (guilty seat, reason), or
     None if it proves nothing to this judge. ``held``: the body of the message of the same
@@ -178,16 +192,59 @@ def check_hidden(setup: Setup, raw: bytes, held: bytes | None, now: HiddenNow | 
     b = signed_step(setup, raw)
     if b is None or b.hidden is None:
         return None
-    if held is not None:
-        h = decode_step_body(held)
-        if not same_history(h, b):
-            return None  # signed over another history (§C8.3): it proves nothing to us
-        if held != open_envelope(raw, C.MAX_STEP_MSG).body:
-            return b.seat, "signed two different messages for one step"
+    v = _against_held(raw, b, held)
+    if v is not None:
+        return None if v == ("other",) else v
     if now is None or b.step != now.step or b.prev_hash != now.prev_hash or b.prev_digest != now.prev_digest:
         return None
     fault = now.ledger.judge_field(b.seat, b.hidden, now.inspection)
     return None if fault is None else (fault.seat, fault.reason)
+
+
+class StepNow(NamedTuple):
+    """What a judge of a kind-2 complaint knows at its current step: ``step``, its history
+    (``prev_hash``, ``prev_digest``), ``sealed``: at a sealed decision's open step the judge
+    of an opening against the commitment held (``sealed.SealedDecisions.judge``, §C13.3),
+    else None; ``reveals``: at a chance step (not an inspection, not the final attestation)
+    every seat's previous hash-chain reveal, else None."""
+
+    step: int
+    prev_hash: bytes
+    prev_digest: bytes
+    sealed: Any
+    reveals: Sequence[bytes] | None
+
+
+def check_bad_step(setup: Setup, raw: bytes, complainer: int, held: bytes | None, now: StepNow) -> tuple | None:
+    """Judge a kind-2 complaint's STEP ``raw`` of ``complainer`` (module docstring, §C8.8):
+    (guilty seat, reason) or None (proves nothing to this judge). ``held``: the body of the
+    judge's message of the same seat and step (held or applied), or None. Past the step, a
+    different body over the same history is equivocation and the very same one a false
+    complaint (the judge applied it); at the step, over the judge's history, a sealed opening
+    is judged against its commitment, and at a chance step the input must be a 32-byte reveal
+    hashing to the seat's previous reveal."""
+    b = signed_step(setup, raw)
+    if b is None:
+        return None
+    at = b.step == now.step
+    if at and (b.prev_hash != now.prev_hash or b.prev_digest != now.prev_digest):
+        return None  # signed over another history (§C8.3): it proves nothing to us
+    v = _against_held(raw, b, held)
+    if v is not None:
+        return None if v == ("other",) else v
+    if held is not None and b.step < now.step:
+        return complainer, "false complaint: we applied that very message"
+    if not at:
+        return None
+    if now.sealed is not None:
+        return now.sealed(b)  # §C13.3: its opening against the commitment we hold
+    if now.reveals is None:
+        return None
+    if type(b.input) is not bytes:
+        return b.seat, "no reveal at a chance step"
+    if hashlib.sha256(b.input).digest() != now.reveals[b.seat]:
+        return b.seat, "reveal does not hash to the previous reveal"
+    return None
 
 
 # --- kind 5: a false share in a drop vote (H2, issue 10; protocol.md §C8.3, §C8.8) ---------------

@@ -51,7 +51,7 @@ from typing import Any, NamedTuple, Sequence
 from . import const as C
 from .beacon import HashChain, beacon as make_beacon
 from .catchup import CatchUp, ingest_response
-from .complaints import BAD_HIDDEN, HiddenNow, check_hidden
+from .complaints import BAD_HIDDEN, HiddenNow, StepNow, check_bad_step, check_hidden
 from .complaints import (BAD_DROP_SHARE, BAD_ESCROW, BAD_STEP, EQUIVOCATION, Complaints, Proof, judge,
                          make_complaint, same_history, signed_step)
 from .disputes import Disputes
@@ -891,31 +891,19 @@ class LockstepSession:
         return check_hidden(self.setup, raw, None if held is None else held.env.body, now)
 
     def _judge_step(self, raw: bytes, complainer: int) -> tuple | None:
-        """Judge a kind-2 complaint's STEP (protocol.md §C8.8) with our state: at its step,
-        whether it is a valid chance-step reveal; past it, against the message we applied (a
-        different one: equivocation; the same: the ``complainer`` lied)."""
+        """Judge a kind-2 complaint's STEP (protocol.md §C8.8) with our state
+        (``complaints.check_bad_step``): at its step, a sealed opening or whether it is a valid
+        chance-step reveal; past it, against the message we applied (a different one:
+        equivocation; the same: the ``complainer`` lied)."""
         b = signed_step(self.setup, raw)
         if b is None:
             return None
-        body = open_envelope(raw, C.MAX_STEP_MSG).body
         held = self.steps.held(b.step, b.seat) if self.steps.keeps(b.step) else None
-        if (held is not None and not same_history(held.body, b)) or (b.step == self.step and not self._ours(b)):
-            return None  # signed over another history (§C8.3): it proves nothing to us
-        if held is not None and held.env.body != body:
-            return b.seat, "signed two different messages for one step"
-        if held is not None and b.step < self.step:
-            return complainer, "false complaint: we applied that very message"
-        if self.sealed.phase == OPEN and b.step == self.step:
-            return self.sealed.judge(b)  # §C13.3: its opening against the commitment we hold
-        if b.step != self.step or not self._pending.chance or self.final_step == self.step \
-                or self._inspection is not None:
-            return None
-        r = b.input
-        if type(r) is not bytes:
-            return b.seat, "no reveal at a chance step"
-        if _sha256(r).digest() != self._last_reveals[b.seat]:
-            return b.seat, "reveal does not hash to the previous reveal"
-        return None
+        chance = self._pending.chance and self.final_step != self.step and self._inspection is None
+        now = StepNow(self.step, self.state_hash, self.steps.prev_digest,
+                      self.sealed.judge if self.sealed.phase == OPEN else None,
+                      self._last_reveals if chance else None)
+        return check_bad_step(self.setup, raw, complainer, None if held is None else held.env.body, now)
 
     # -- catch-up (protocol.md §C9) --
 
@@ -1146,7 +1134,7 @@ class LockstepSession:
                 # We applied one version, others another: our states forked (§C3.4). Tell
                 # everyone who did it, then stop.
                 self.disputes.clear()
-                if not self._replaying:
+                if not self._replaying and i != self.my_seat:  # never a complaint about ourselves
                     self._out.append(make_complaint(self.identity, self.game_id, self.my_seat, self.step, i,
                                                     EQUIVOCATION, [h.env.raw, raw]))
                 self._halt(Equivocation(step, i, h.env.raw, raw))

@@ -17,7 +17,7 @@ import hashlib
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import engine as E
-from p2p.complaints import BAD_HIDDEN, HiddenNow, check_hidden, judge
+from p2p.complaints import BAD_HIDDEN, HiddenNow, StepNow, check_bad_step, check_hidden, judge
 from p2p.hidden import (OPEN_LEN, TAG_LEN, HiddenLedger, PrivateView, delivery_key, hidden_secret, layout_of_state,
                         make_leaves, seal_delivery)
 from p2p.identity import Identity
@@ -198,6 +198,36 @@ def test_check_hidden_judges_the_evidence_at_its_step_only():
     assert judge(SETUP, c, [True] * N, None, lambda r: check_hidden(SETUP, r, None, now))[0] == 2
     assert judge(SETUP, c, [True] * N, None) is None
 
+
+
+def test_check_bad_step_judges_a_reveal_at_its_step_and_a_message_past_it():
+    """Kind 2 (§C8.8), the judging moved out of the session (``complaints.check_bad_step``): at
+    a chance step over the judge's history the input must be a reveal hashing to the seat's
+    previous reveal; at a sealed open step the sealed judge decides; past the step, the held
+    body decides (different: equivocation; the same: the complainer lied); another history or
+    step proves nothing."""
+    zero = (b"\x00" * 32, b"\x00" * 32)
+    prev = hashlib.sha256(b"r" * 32).digest()
+    good = seal(IDS[1], MSG_STEP, [GID, 5, 1, *zero, b"r" * 32])
+    nil = seal(IDS[1], MSG_STEP, [GID, 5, 1, *zero, None])
+    wrong = seal(IDS[1], MSG_STEP, [GID, 5, 1, *zero, b"x" * 32])
+    reveals = [b""] * N
+    reveals[1] = prev
+    now = StepNow(5, *zero, None, reveals)
+    assert check_bad_step(SETUP, good, 0, None, now) is None
+    assert check_bad_step(SETUP, nil, 0, None, now) == (1, "no reveal at a chance step")
+    assert check_bad_step(SETUP, wrong, 0, None, now) == (1, "reveal does not hash to the previous reveal")
+    assert check_bad_step(SETUP, wrong, 0, None, now._replace(reveals=None)) is None  # not a chance step
+    assert check_bad_step(SETUP, wrong, 0, None, now._replace(prev_digest=b"\x01" * 32)) is None
+    assert check_bad_step(SETUP, wrong, 0, None, now._replace(sealed=lambda b: (b.seat, "sealed"))) == (1, "sealed")
+    past = now._replace(step=6)
+    assert check_bad_step(SETUP, nil, 0, open_envelope(good).body, past) == \
+        (1, "signed two different messages for one step")
+    assert check_bad_step(SETUP, nil, 0, open_envelope(nil).body, past) == \
+        (0, "false complaint: we applied that very message")
+    assert check_bad_step(SETUP, nil, 0, None, past) is None
+    other = seal(IDS[1], MSG_STEP, [GID, 5, 1, b"\x02" * 32, zero[1], b"r" * 32])
+    assert check_bad_step(SETUP, nil, 0, open_envelope(other).body, past) is None
 
 # --- property: any single-seat lie convicts that seat, never an honest one -----------------------
 
