@@ -18,10 +18,10 @@ from p2p import const as C
 from p2p.beacon import HashChain
 from p2p.escrow import (BAD_RECOMBINATION, UNDECIDED, dropped_reveal, make_escrow, make_shares, quorum, recover_chain,
                         share_commit)
-from p2p.lockstep import GameAbandoned, GameOver, SeatDropped, SeatDropVoted, SeatLost
+from p2p.lockstep import CheaterProven, GameAbandoned, GameOver, SeatDropped, SeatDropVoted, SeatLost
 from p2p.seat_loss import check_drop_record
 from p2p.verify import verify_log
-from p2p.wire import (MSG_DROP, MSG_ESCROW, MSG_STEP, DropVote, Escrow, EscrowEntry, decode_escrow,
+from p2p.wire import (MSG_DROP, MSG_ESCROW, MSG_STEP, DropVote, Escrow, EscrowEntry, decode_drop, decode_escrow,
                       decode_step_body, open_envelope, seal)
 
 from p2p_harness import Net, make_lobbies, pump_lobbies, random_legal
@@ -203,3 +203,62 @@ def test_every_quorum_decides_the_same_for_good_and_bad_escrows(secret, fake, n,
     assert len(outs) == 1
     (chain_head, cheat), = outs
     assert (chain_head == head and cheat is None) or (chain_head is None and cheat == BAD_RECOMBINATION)
+
+
+class LyingVoter:
+    """Seat ``session.my_seat`` sends every DROP vote with a share it was never dealt (re-signed
+    with its own key: a valid signed lie); everything else it sends is honest."""
+
+    def __init__(self, session) -> None:
+        self.s = session
+        self._send = session.messages_to_send
+        session.messages_to_send = self.rewrite
+
+    def rewrite(self) -> list:
+        out = []
+        for raw in self._send():
+            if raw[:2] == bytes([0x93, MSG_DROP]):
+                gid, voter, step, seat, epoch, share = decode_drop_fields(raw)
+                if share is not None:
+                    raw = seal(self.s.identity, MSG_DROP, [gid, voter, step, seat, epoch, b"\x09" * C.SHARE_LEN])
+            out.append(raw)
+        return out
+
+
+def decode_drop_fields(raw: bytes) -> list:
+    v = decode_drop(open_envelope(raw, C.MAX_STEP_MSG).body)
+    return [v.game_id, v.voter, v.step, v.seat, v.epoch, v.share]
+
+
+def test_a_lying_voter_is_proven_and_the_others_shares_recombine_the_real_chain(tmp_path):
+    """5 seats (Q = 3): seat 4 goes silent for good at step 6 (an honest escrow); seat 0 votes
+    with a false share (the harness delivers its vote first, so every other peer holds it when
+    it reaches a quorum). Seats 1-3 do not count its vote, recombine seat 4's real chain from
+    their own three shares, prove seat 0 (COMPLAINT kind 5) and drop it in the next epoch; they
+    finish together and their logs verify, naming
+    seat 0 only (§C8.3, §C8.8)."""
+    sessions, paths, _, _ = logged_game(tmp_path, 5, DROP)
+    LyingVoter(sessions[0])
+    gone = {"at": None}
+
+    def drop(src, dst, raw):
+        if gone["at"] is None and sessions[4].step >= 6:
+            gone["at"] = sessions[4].step
+        return gone["at"] is not None and 4 in (src, dst)
+
+    net = Net(list(sessions), random_legal(E, seed=6), drop=drop)
+    net.run(max_time=1e4)
+    for i in (1, 2, 3):
+        drops = [(e.seat, e.reconstructed) for e in net.events[i] if isinstance(e, SeatDropped)]
+        # Seat 0 is voted out at once after the epoch change, before its new escrow reached
+        # anyone: shareless votes, so its stand-in reveals (§C8.3); it withheld nothing.
+        assert drops == [(4, True), (0, False)], drops
+        assert {e.seat for e in net.events[i] if isinstance(e, CheaterProven)} == {0}
+    o = [[e for e in net.events[i] if isinstance(e, GameOver)] for i in (1, 2, 3)]
+    assert all(len(x) == 1 for x in o) and len({x[0].final_hash for x in o}) == 1
+    for s in sessions:
+        s.log.close()
+    for p in paths[1:4]:
+        rep = verify_log(p, engine=E)
+        assert rep.ok and rep.complete, rep.error
+        assert {c["seat"] for c in rep.cheaters} == {0}
