@@ -373,3 +373,23 @@ def test_a_liar_loses_its_seat_and_the_honest_peers_finish(tmp_path, lie, reason
         assert rep.ok and rep.complete, rep.error
         assert rep.cheaters and {c["seat"] for c in rep.cheaters} == {1}
     assert len(finals) == 1
+
+
+def test_a_peer_restarted_from_its_log_replays_the_proof_and_the_drop(tmp_path):
+    """§C10/§C12.6: an honest peer's log holds the kind-4 COMPLAINT, the DROP and the steps;
+    replayed by ``resume_session`` (the live path), it ends in the same state, with the liar
+    proven and dropped and the same private view."""
+    from p2p.resume import resume_session
+
+    sessions, writers, _ = start(tmp_path, options=DROP)
+    _wrap(sessions[1], _false_complaint)
+    Net(sessions, bot).run(max_time=1e6, max_rounds=2_000_000)
+    for w in writers:
+        w.close()
+    lobby_identity = sessions[2].identity
+    chain_secret = sessions[2].chain.value(0)
+    sess, rep = resume_session(tmp_path / "2.log", lobby_identity, chain_secret, E)
+    assert rep.damage is None and rep.finished
+    assert sess.state_hash == sessions[2].state_hash
+    assert sess.complaints.cheaters() == [1] and not sess.active[1]
+    assert sess.private_view() == sessions[2].private_view()
