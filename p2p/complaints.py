@@ -58,7 +58,7 @@ from .identity import Identity
 from .escrow import BAD_VOTE_SHARE, NONCE as _NONCE, check_share, share_commit, share_ctx as _ctx
 from .threshold import SHARE_LEN
 from .wire import (MSG_COMPLAINT, MSG_DROP, MSG_ESCROW, MSG_STEP, ComplaintMsg, Setup, decode_drop, decode_escrow,
-                   decode_step_body, open_envelope, seal)
+                   decode_step_body, open_envelope, seal_message)
 
 EQUIVOCATION = 1
 BAD_STEP = 2
@@ -70,7 +70,7 @@ BAD_DROP_SHARE = 5
 def make_complaint(identity: Identity, gid: bytes, seat: int, step: int, culprit: int, kind: int,
                    evidence: Sequence[bytes], key: bytes | None = None) -> bytes:
     """The signed COMPLAINT envelope ``[gid, seat, step, culprit, kind, [evidence...], key]``."""
-    return seal(identity, MSG_COMPLAINT, [gid, seat, step, culprit, kind, list(evidence), key])
+    return seal_message(identity, MSG_COMPLAINT, ComplaintMsg(gid, seat, step, culprit, kind, tuple(evidence), key))
 
 
 def _slot(mtype: int, body: bytes) -> tuple:
