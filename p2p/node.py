@@ -51,6 +51,7 @@ from .lockstep import (FINISHED, BeaconExhausted, CaughtUp, CheaterProven, Cheat
                        GameAbandoned, GameOver, LockstepSession, PeerMisbehaved, PeerStalled, SeatDropped,
                        SeatDropVoted, SeatLost, StepApplied, StepOverturned)
 from .link import Link
+from .session_events import TurnSkipped
 from .transport import Addr
 from .timed_clock import TimeKeeper
 from .wire import SESSION_TAGS
@@ -145,6 +146,9 @@ class PeerConfig:
     drop_timeout: int = C.DEFAULT_DROP_TIMEOUT
     resume: bool = True
     faults: Any = None
+    #: Headless players' patience (protocol.md §C8.10): vote to let the turn of every other seat
+    #: the current step has waited this many seconds for pass (None: never; tests and bots).
+    skip_idle_after: float | None = None
 
     def __post_init__(self) -> None:
         if self.role not in ("host", "join"):
@@ -304,6 +308,8 @@ def _resilience_json(ev: Any) -> dict:
     if isinstance(ev, SeatDropped):
         return {"type": "seat_dropped", "step": ev.step, "seat": ev.seat, "rule": ev.rule,
                 "reconstructed": ev.reconstructed}
+    if isinstance(ev, TurnSkipped):
+        return {"type": "turn_skipped", "step": ev.step, "seat": ev.seat, "votes": ev.votes, "quorum": ev.quorum}
     return {"type": "caught_up", "source": ev.source, "from_step": ev.from_step, "to_step": ev.to_step}
 
 
@@ -567,6 +573,27 @@ class Node:
         except Exception:  # noqa: BLE001 - a full send buffer to one peer must not stop the chat
             self.chat.stats["send_failed"] = self.chat.stats.get("send_failed", 0) + 1
 
+    def skip_turn(self, seat: int) -> bool:
+        """Our player votes to let ``seat``'s turn at the current step pass: its input there
+        counts as nil once a majority voted, and it keeps its seat (``LockstepSession.skip_turn``,
+        protocol.md §C8.10). True if a vote went out."""
+        if self.session is None or self.phase != "playing":
+            return False
+        voted = self.session.skip_turn(seat, self.loop.time())
+        if voted:
+            self._pump_session()
+        return voted
+
+    def _skip_idle(self) -> None:
+        """``PeerConfig.skip_idle_after``: once the current step has waited that long, vote to
+        let the turn of every other seat it still waits for pass (§C8.10)."""
+        after, s = self.cfg.skip_idle_after, self.session
+        if after is None or s is None or not s.skippable() or self.loop.time() - s.step_started < after:
+            return
+        for seat in [i for i in s.waiting_for() if i != self.seat]:
+            if self.phase == "playing" and self.session is s:
+                self.skip_turn(seat)
+
     def vote_out(self, seat: int) -> bool:
         """Our player votes to drop ``seat``, idle at the current step, without waiting for the
         turn time (``LockstepSession.vote_out``, protocol.md §C13.6). True if a vote went out."""
@@ -770,7 +797,7 @@ class Node:
                     self._game_over(ev)
                 elif isinstance(ev, PeerMisbehaved):
                     self.misbehaved += 1
-                elif isinstance(ev, (SeatDropVoted, SeatDropped, CaughtUp, CheaterProven)):
+                elif isinstance(ev, (SeatDropVoted, SeatDropped, CaughtUp, CheaterProven, TurnSkipped)):
                     self._emit(_resilience_json(ev))
                 elif isinstance(ev, GameAbandoned):
                     self._game_over(GameOver(None, ev.state_hash, ev.step), abandoned=ev)
@@ -903,6 +930,7 @@ class Node:
             return
         self._report_waiting()
         self._advertise_standings()
+        self._skip_idle()
         self._serve_watchers()
         self._ticker = self.loop.call_later(WAIT_NOTICE / 2, self._tick)
 

@@ -45,7 +45,7 @@ from .errors import WireError
 from .gamelog import KIND_SKIP  # noqa: F401  (log kind 6, re-exported)
 from .identity import Identity
 from .seat_loss import quorum
-from .wire import MSG_SKIP, SkipVote, decode_skip, open_envelope, pack, seal, unpack
+from .wire import MSG_SKIP, SkipVote, decode_skip, open_envelope, pack, seal_message, unpack
 
 #: What a skipped seat's slot contributes to the step digest (protocol.md §C3.2): the single
 #: byte 0xC1, never the first byte of msgpack, so never a STEP body (a dropped seat's is b"").
@@ -190,9 +190,9 @@ class TurnSkip:
         Raises ``ValueError`` for our own seat."""
         if seat == self.my_seat or not 0 <= seat < self.n:
             raise ValueError("cannot vote to skip our own seat or a seat out of range")
-        raw = seal(self._identity, MSG_SKIP, [self.gid, self.my_seat, step, seat, epoch])
-        self._votes.setdefault((step, seat), {})[self.my_seat] = (SkipVote(self.gid, self.my_seat, step, seat, epoch),
-                                                                  raw)
+        v = SkipVote(self.gid, self.my_seat, step, seat, epoch)
+        raw = seal_message(self._identity, MSG_SKIP, v)
+        self._votes.setdefault((step, seat), {})[self.my_seat] = (v, raw)
         return raw
 
     def may_vote(self, step: int, seat: int, active: Sequence[bool], epoch: int, awaited: Sequence[int]) -> bool:

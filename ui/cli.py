@@ -216,6 +216,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--fault-seed", type=int, default=None,
                        help=_("seed of the simulated network faults (default: from --seed)"))
         add_resilience_flags(p, rules=name == "host")
+        p.add_argument("--skip-idle-after", type=_positive_seconds, metavar="SECONDS",
+                       help=_("vote to let the turn of a player the game has waited SECONDS for pass "
+                              "(a majority of the seats must agree; headless peers and tests)"))
         if name == "host":
             p.add_argument("--seats", type=_peers_count, default=MIN_PEERS,
                            help=_("number of players, {low}-{high} (default {default})").format(

@@ -196,6 +196,11 @@ class Narrator:
             if e.seat == self.me:
                 return _("You are back at the table (step {step}); catching up with the others.").format(step=e.step)
             return _("{name} is back at the table").format(name=name)
+        if e.change == "skipped":
+            if e.seat == self.me:
+                return _("The others let your turn pass (step {step}): you play again at the next one.").format(
+                    step=e.step)
+            return _("{name}'s turn was skipped by a majority vote").format(name=name)
         if e.change == "silent":
             return _("{name}: nothing heard for too long; voting to let the game go on without them").format(name=name)
         if e.change == "bankrupt":

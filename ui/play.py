@@ -78,7 +78,8 @@ class SeatChanged:
     drop timeout, protocol.md §C8), "bot" (the seats agreed: a bot plays it from now on),
     "bankrupt" (the seats agreed: it goes bankrupt), "lost" (our own seat: the others dropped
     it, we follow the game as a spectator), "back" (a seat we voted on as silent sends again,
-    or our own seat after ``lanopoli play`` rejoined it from the log). From ``p2p.lockstep``
+    or our own seat after ``lanopoli play`` rejoined it from the log), "skipped" (a majority let
+    its turn at that step pass, protocol.md §C8.10; it keeps its seat). From ``p2p.lockstep``
     SeatDropVoted, SeatDropped, SeatLost, StepApplied and the node's restart."""
 
     seat: int
@@ -270,6 +271,8 @@ class GameDriver(Protocol):
     def waiting(self) -> tuple[tuple[int, ...], float] | None: ...
     def turn_left(self) -> float | None: ...
     def vote_out(self) -> tuple[int, ...]: ...
+    def skip_turn(self) -> tuple[int, ...]: ...
+    def skip_tallies(self) -> list: ...
     async def fill_with_bots(self) -> None: ...
     async def close(self) -> None: ...
 
@@ -332,6 +335,16 @@ class _DriverBase:
         """j: vote to drop the other seats the game waits for (protocol.md §C13.6); returns the
         seats voted on. Local games never wait for anyone."""
         return ()
+
+    def skip_turn(self) -> tuple[int, ...]:
+        """J: vote to let the turn of the other seats the game waits for pass at this step
+        (protocol.md §C8.10); returns the seats voted on. Local games never wait for anyone."""
+        return ()
+
+    def skip_tallies(self) -> list:
+        """Votes held to skip a seat's turn at this step (``p2p.turn_skip.Tally``: seat, votes,
+        quorum, ours), for the bottom line; none in a local game."""
+        return []
 
     def say(self, text: str) -> None:
         """Send a chat line (protocol.md §N9); it shows in our log like the others' lines.
@@ -531,6 +544,19 @@ class NetGame(_DriverBase):
             return ()
         return tuple(s for s in self.node.waiting_for if s != self.seat and self.node.vote_out(s))
 
+    def skip_turn(self) -> tuple[int, ...]:
+        """J: vote now to let the turn of every other seat this step waits for pass
+        (``Node.skip_turn``, protocol.md §C8.10); once a majority voted, a "skipped" line shows.
+        Returns the seats voted on."""
+        if self.node is None or self.phase != "playing":
+            return ()
+        return tuple(s for s in self.node.waiting_for if s != self.seat and self.node.skip_turn(s))
+
+    def skip_tallies(self) -> list:
+        """The votes held to skip a seat's turn at the current step (``LockstepSession.skip_tallies``)."""
+        session = None if self.node is None or self.phase != "playing" else self.node.session
+        return [] if session is None else session.skip_tallies()
+
     def say(self, text: str) -> None:
         """Send a chat line to the others through the node (``Node.say``, protocol.md §N9)."""
         if self.node is None:
@@ -546,6 +572,10 @@ class NetGame(_DriverBase):
         name = type(ev).__name__
         if name == "ChatLine":
             self._chat(ev)
+            return
+        if name == "TurnSkipped":  # a majority let this seat's turn pass; it keeps its seat (§C8.10)
+            self._new_events.append(SeatChanged(ev.seat, ev.step, "skipped"))
+            self._notify("step")
             return
         if name in ("SeatDropVoted", "SeatDropped", "SeatLost"):
             seat = self.seat if name == "SeatLost" else ev.seat

@@ -55,6 +55,7 @@ def _bindings() -> list[Binding]:
     out.append(Binding("v", "bill_policy", "bills", show=False))
     out.append(Binding("h", "chat", "chat", show=False))
     out.append(Binding("j", "vote_out", "vote out", show=False))
+    out.append(Binding("J", "skip_turn", "skip turn", show=False))
     return out
 
 
@@ -193,6 +194,10 @@ class GameScreen(Screen):
             seats, seconds = w
             parts.append(_("Waiting for {names} for {seconds:.0f} s").format(
                 names=", ".join(d.names[i] for i in seats if i < len(d.names)), seconds=seconds))
+        for t in d.skip_tallies():  # votes to let an idle seat's turn pass (protocol.md §C8.10)
+            if t.seat < len(d.names):
+                parts.append(_("{votes}/{quorum} to skip {name}'s turn").format(
+                    votes=t.votes, quorum=t.quorum, name=d.names[t.seat]))
         if s is not None and engine.has_hidden(s):
             parts.append({"ask": _("l: magnifier always"),
                           "mine": _("l: magnifier for you only"),
@@ -276,6 +281,13 @@ class GameScreen(Screen):
         """j: vote to drop the seats the game waits for now (protocol.md §C13.6); the vote
         shows in the log as a SeatChanged line."""
         if self.driver.vote_out():
+            self._redraw()
+
+    def action_skip_turn(self) -> None:
+        """J: vote to let the turn of the seats the game waits for pass at this step (their
+        input counts as nil, they keep their seats; protocol.md §C8.10). The votes held show in
+        the bottom line, a skipped turn in the log."""
+        if self.driver.skip_turn():
             self._redraw()
 
     def action_autoplay(self) -> None:

@@ -1,0 +1,71 @@
+"""End to end, real processes on loopback: a seat that stalls (its peer keeps sending ALIVE but
+never its input) has its turn passed by a majority vote long before the turn time, keeps its
+seat, and the game goes on to the end with every log verifying (issue 10 "No stalling",
+protocol.md §C8.10).
+
+Peer 1 is a held peer (tests/e2e/held_peer.py) that holds its input at its first decision step
+>= HOLD_AT and is never released: it is alive (ALIVE every 5 s, so the 30 s drop timeout never
+fires) and idle (the turn time is the default 300 s). The two other peers are ``lanopoli host``
+and ``lanopoli join`` bots with ``--skip-idle-after 2``: the players' patience. Nobody votes to
+drop anybody; the two votes are a quorum (Q = 2 of 3), so the held seat's input at that step
+counts as nil, and at the next step its bot plays again.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+
+from p2p.gamelog import KIND_SKIP, LogReader
+
+from conftest import ROOT
+
+GAME_S = 150  # generous budget for one game on a slow machine; nothing asserts on time
+HOLD_AT = 12
+
+
+def verify(log: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "ui.cli", "--lang", "en", "verify", "--json", str(log)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_a_majority_skips_a_stalling_seats_turn_and_the_game_goes_on(spawn, tmp_path):
+    seed = f"skip-{os.getpid()}-{secrets.token_hex(3)}"
+    common = [["--bind", "127.0.0.1", "--progress-json", "--seed", f"{seed}-{i}", "--name", f"p{i}",
+               "--log-dir", str(tmp_path / f"peer-{i}"), "--config-dir", str(tmp_path / f"keys-{i}"),
+               "--timeout", str(GAME_S), "--skip-idle-after", "2"] for i in range(3)]
+    host = spawn("host", "--seats", "3", *common[0])
+    hosting = host.wait_for(lambda m: m["type"] == "hosting", 60)
+    gid = hosting["game_id"]
+    held = spawn("--host", f"{hosting['address']}:{hosting['port']}", "--game", gid, "--seed", f"{seed}-1",
+                 "--log-dir", str(tmp_path / "peer-1"), "--hold-at", str(HOLD_AT),
+                 "--release", str(tmp_path / "never"), "--timeout", str(GAME_S), "--name", "p1",
+                 script=Path(__file__).with_name("held_peer.py"))
+    joiner = spawn("join", "--game", gid, *common[2])
+    holding = held.wait_for(lambda m: m["type"] == "holding", GAME_S)
+    procs = (host, held, joiner)
+    for p in procs:
+        assert p.finish(GAME_S) == 0, p.stderr[-10:]
+    (held_log,) = (tmp_path / "peer-1").glob("game-*-seat*.log")
+    held_seat = int(held_log.name.rsplit("seat", 1)[1].split(".")[0])
+    skips = [p.of_type("turn_skipped") for p in procs]
+    # The same turn skipped on every peer (the idle seat learns it from the same votes), the
+    # held seat's, at the step where it held (or the step after: it holds at its first
+    # decision step >= HOLD_AT, as seen one StepApplied late).
+    assert skips[0] and skips[0] == skips[1] == skips[2], skips
+    assert {s["seat"] for s in skips[0]} == {held_seat}
+    assert holding["step"] <= skips[0][0]["step"] <= holding["step"] + 1
+    assert all(s["votes"] == 2 and s["quorum"] == 2 for s in skips[0])
+    # Long before the turn time (300 s) and the drop timeout (30 s, kept off by ALIVE): no drop vote.
+    for p in procs:
+        assert not p.of_type("drop_vote") and not p.of_type("seat_dropped")
+    dones = [p.of_type("done")[-1] for p in procs]
+    assert len({d["final_state_hash"] for d in dones}) == 1 and len({d["steps"] for d in dones}) == 1
+    for d in dones:
+        proc = verify(Path(d["log"]))
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        kinds = [r.kind for r in LogReader(d["log"])]
+        assert kinds.count(KIND_SKIP) == len(skips[0])
