@@ -64,22 +64,23 @@ from .sealed import COMMIT, OPEN, SealedDecisions, derive_salt
 from .seat_loss import RULE_BANKRUPT, UNDECIDED, DropInfo, SeatLoss, default_bot, drop_record
 from .session_events import (BeaconExhausted, CaughtUp, CheaterProven, CheatDetected, Desync, Equivocation,
                              GameAbandoned, GameOver, PeerMisbehaved, PeerStalled, SeatDropped, SeatDropVoted,
-                             SeatLost, StepApplied, StepOverturned)
+                             SeatLost, SeatReturned, StepApplied, StepOverturned)
+from .reseat import OffsetChain, Reseat
 from .step_collect import Held, StepCollector, step_digest
 from .turn_skip import TurnSkip, message_certified, past_skip, skip_possible, skippable_step
 from .session_events import TurnSkipped
 from .gamelog import KIND_SKIP
 from .wire import MSG_SKIP, SkipVote, decode_skip
 from .wire import (MSG_ABANDON, MSG_ALIVE, MSG_CATCHUP_REQ, MSG_CATCHUP_RESP, MSG_COMPLAINT, MSG_DROP, MSG_ESCROW,
-                   MSG_HINT, MSG_STEP, Abandon, ComplaintMsg, DropVote, Envelope, Escrow, Setup, StepBody,
-                   decode_abandon, decode_alive, decode_catchup_req, decode_catchup_resp, decode_complaint,
+                   MSG_HINT, MSG_RESEAT, MSG_STEP, Abandon, ComplaintMsg, DropVote, Envelope, Escrow, Setup, StepBody,
+                   decode_abandon, decode_reseat, decode_alive, decode_catchup_req, decode_catchup_resp, decode_complaint,
                    decode_drop, decode_escrow, decode_hint, decode_step_body, engine_options, open_envelope, pack,
                    seal, setup_hash as compute_setup_hash)
 
 __all__ = ["ABANDONED", "BeaconExhausted", "CaughtUp", "CheaterProven", "CheatDetected", "Desync", "DropInfo",
            "Equivocation", "FINISHED", "GameAbandoned", "GameOver", "HALTED", "Held", "LockstepSession", "PeerMisbehaved", "PeerStalled", "RUNNING",
-           "SeatDropVoted", "SeatDropped", "SeatLost", "StepApplied", "StepOverturned", "StepResult", "hidden_bot",
-           "resolve_hidden", "resolve_step", "step_digest"]
+           "SeatDropVoted", "SeatDropped", "SeatLost", "SeatReturned", "StepApplied", "StepOverturned", "StepResult",
+           "hidden_bot", "resolve_hidden", "resolve_step", "step_digest"]
 
 _sha256 = hashlib.sha256
 
@@ -262,6 +263,8 @@ class LockstepSession:
             self.view = PrivateView(self.hidden, my_seat, hidden_secret(chain.value(0)), identity,
                                     [p.x25519_key for p in setup.players])
             self.view.refresh(self.state)
+        #: Re-seating returning players (protocol.md §C8.9): requests we carry, our own.
+        self.reseat = Reseat(setup, my_seat, hidden=self.hidden is not None)
         if bot is None:
             bot = hidden_bot(engine) if self.hidden is not None else default_bot(engine)
         self._bot = bot
@@ -463,6 +466,9 @@ class LockstepSession:
         d = self.catchup.due(self.live.step_started)
         if d is not None:
             t = min(t, d)
+        d = self.reseat.timer()
+        if d is not None:
+            t = min(t, d)
         return t
 
     # -- inputs --
@@ -654,6 +660,9 @@ class LockstepSession:
             self._out.extend(self.skips.own_votes(self.step, self.epoch))  # §C8.10
             if not self._escrows_ok():
                 self._send_escrow(resend=True)
+        again = self.reseat.due(now)
+        if again is not None:
+            self._out.append(again)  # our request to play again, until the carriers take it (§C8.9)
         if live.alive_due(now) and self._owes_alive():
             self._out.append(seal(self.identity, MSG_ALIVE, [self.game_id, self.my_seat, self.step]))
             self.stats["alive_sent"] += 1
@@ -1294,9 +1303,56 @@ class LockstepSession:
         self._apply_drop(step, seat, votes, esc_raw, chain)
         return None
 
+    # -- re-seating a returning player (protocol.md §C8.9) --
+
+    def _drop_steps(self) -> dict[int, int]:
+        """Seats dropped by the bot rule -> the step of their drop record (who may come back)."""
+        return {seat: info.step for seat, info in self.dropped.items() if info.rule != RULE_BANKRUPT}
+
+    def request_reseat(self, secret: bytes, now: float | None = None) -> bool:
+        """Ask to play our dropped seat again with a new hash chain of ``secret`` (32 bytes,
+        fresh; the caller keeps it first: a restart needs it, ``restore_reseat_secret``). Sent
+        now and every ``RESEAT_RESEND`` s until the seat is back (``SeatReturned``). Returns
+        False (nothing sent) unless we are a spectator of a running game whose bot plays our
+        seat and re-seating is offered (§C8.9)."""
+        if now is not None:
+            self._now = now
+        at = self._drop_steps().get(self.my_seat)
+        if self.phase != RUNNING or not self.spectator or at is None or not self.reseat.offered:
+            return False
+        self._out.append(self.reseat.ask(self.identity, secret, at, self._now))
+        return True
+
+    def restore_reseat_secret(self, secret: bytes) -> None:
+        """Before a log replay (``resume``): the secret of our last request, so a re-seat found
+        in the log gives us our new chain back."""
+        self.reseat.restore(secret)
+
+    def _on_reseat(self, env: Envelope, r: Any, now: float) -> None:
+        if self.reseat.receive(env.raw, now, self._drop_steps()) == "bad":
+            self.stats["bad_signature"] += 1
+
+    def _readmit(self, seat: int, chain_head: bytes) -> None:
+        """``seat`` is played by its player again from the current step (§C8.9): active, a new
+        epoch with new escrows, its previous reveal is ``chain_head``; if it is ours, we play
+        again with our new chain (offset by the chance steps applied so far)."""
+        base = self.chance_count
+        chain = self.reseat.our_chain(base) if seat == self.my_seat else None
+        self.seats.readmit(seat, chain_head, None if chain is None else chain.value(0))
+        self._last_reveals[seat] = chain_head
+        self.reseat.readmitted(seat, base)
+        if chain is not None:
+            self.chain = chain
+            self.spectator = False
+        self._events.append(SeatReturned(self.step, seat))
+        self._send_escrow()
+
     def _apply_drop(self, k: int, seat: int, votes: list, esc_raw: bytes | None, chain: HashChain | None) -> None:
         if seat == self.my_seat:
             self.spectator = True
+        base = self.reseat.bases.get(seat)
+        if chain is not None and base is not None:
+            chain = OffsetChain(chain, base)  # a re-seated seat's chain starts after b chance steps (§C8.9)
         resign = self.skips.voted_against(k, self.epoch)  # our SKIP votes: re-signed in the new epoch
         info = self.seats.apply(k, seat, chain)
         self.steps.clear(k, seat)
@@ -1420,13 +1476,17 @@ class LockstepSession:
             field = self.view.my_field(k, self._inspection)
             fields.append(field)
             hidden = tuple(field)
+        # Requests of returning players we carry (§C8.9): the 8th field, never in the attestation.
+        carried = () if final or self._replaying else tuple(self.reseat.field(self._now, self._drop_steps()))
+        if carried:
+            fields.extend(([None] if hidden is None else []) + [list(carried)])
         body = pack(fields)
         sig = self.identity.sign(C.DOMAIN_STEP, body)
         raw = pack([MSG_STEP, body, sig])
         if len(raw) > C.MAX_STEP_MSG:
             raise LocalProtocolError(f"step message of {len(raw)} bytes over {C.MAX_STEP_MSG}")
         self.steps.hold(k, self.my_seat, Held(StepBody(self.game_id, k, self.my_seat, self.state_hash, prev_digest,
-                                                       inp, hidden), Envelope(MSG_STEP, body, sig, raw)))
+                                                       inp, hidden, carried), Envelope(MSG_STEP, body, sig, raw)))
         if self._replaying:
             return
         if self.own_log is not None:
@@ -1666,6 +1726,13 @@ class LockstepSession:
             self.step = k + 1
             self.seats.forget_votes(k)
             self.skips.forget(k)
+            # Seats whose players return from step k+1: decided by step k's bodies alone, so
+            # every peer that applied k decides the same (§C8.9).
+            back = self.reseat.after_step(self.active, self._drop_steps(),
+                                          [None if h is None else h.body.reseat for h in slots],
+                                          kind == "sealed", self.engine.is_terminal(state))
+            for seat in sorted(back):
+                self._readmit(seat, back[seat].chain_head)
             if self.engine.is_terminal(state):
                 self.final_step = k + 1  # one more round: every seat attests the end (§C3.5)
             self._begin_step()
@@ -1692,7 +1759,7 @@ class LockstepSession:
         them as the last record, emit ``GameOver``. An attestation with an input or a hidden
         field is CheatDetected (``verify`` says the same)."""
         for i, h in enumerate(slots):
-            if h is not None and (h.body.input is not None or h.body.hidden is not None):
+            if h is not None and (h.body.input is not None or h.body.hidden is not None or h.body.reseat):
                 self._halt(CheatDetected(k, i, "final attestation carries an input", h.env.raw))
                 return
         self._record_step(k, slots)
@@ -1713,6 +1780,7 @@ _HANDLERS = {
     MSG_ABANDON: (decode_abandon, LockstepSession._on_abandon),
     MSG_COMPLAINT: (decode_complaint, LockstepSession._on_complaint),
     MSG_SKIP: (decode_skip, LockstepSession._on_skip),
+    MSG_RESEAT: (decode_reseat, LockstepSession._on_reseat),
 }
 
 

@@ -40,7 +40,7 @@ from .identity import Identity
 from .wire import MSG_RESEAT, ReseatRequest, Setup, decode_reseat, open_envelope, seal_message
 
 __all__ = ["ReseatRequest", "make_request", "open_request", "needed", "readmissions", "counts_at",
-           "OffsetChain", "Carrier", "new_chain", "request_for"]
+           "OffsetChain", "Carrier", "Reseat", "new_chain", "request_for"]
 
 
 def make_request(identity: Identity, game_id: bytes, seat: int, dropped_at: int, chain_head: bytes) -> bytes:
@@ -196,3 +196,104 @@ def new_chain(secret: bytes, setup: Setup) -> HashChain:
 def request_for(identity: Identity, setup: Setup, seat: int, dropped_at: int, secret: bytes) -> bytes:
     """Our RESEAT envelope for ``seat`` (dropped at ``dropped_at``) with the chain of ``secret``."""
     return make_request(identity, setup.game_id, seat, dropped_at, new_chain(secret, setup).head)
+
+
+class Reseat:
+    """The session's re-seat part (protocol.md §C8.9), owning: the requests we carry
+    (``Carrier``), our own request and new chain secret when our seat was dropped and our player
+    returns, and when we re-send it. The session asks it for the 8th field of each body it
+    signs, feeds it RESEAT envelopes, and after each applied step asks which seats come back
+    (``after_step``); it applies them itself (``SeatLoss.readmit``, its reveals, its phase).
+
+    ``hidden``: the game has hidden information (re-seating is not offered, §C8.9)."""
+
+    def __init__(self, setup: Setup, my_seat: int, hidden: bool) -> None:
+        self._setup = setup
+        self._me = my_seat
+        self._hidden = hidden
+        self.carrier = Carrier(setup, my_seat)
+        #: Our new chain secret (32 bytes) and the RESEAT envelope that commits to it, or None.
+        self._secret: bytes | None = None
+        self._request: bytes | None = None
+        self._request_at: int | None = None
+        self._resend_at: float | None = None
+        #: Chance steps applied before each seat's re-seat (seat -> b), for its chain's offset.
+        self.bases: dict[int, int] = {}
+
+    @property
+    def offered(self) -> bool:
+        """False in a game with hidden information (§C8.9)."""
+        return not self._hidden
+
+    # -- carrier side --
+
+    def receive(self, raw: bytes, now: float, drop_steps: Mapping[int, int]) -> str:
+        """A RESEAT envelope arrived: see ``Carrier.receive`` ("ignored" when not offered)."""
+        if self._hidden:
+            return "ignored"
+        return self.carrier.receive(raw, now, drop_steps)
+
+    def field(self, now: float, drop_steps: Mapping[int, int]) -> list[bytes]:
+        """The 8th field of the STEP body we sign now ([] for none)."""
+        return [] if self._hidden else self.carrier.field(now, drop_steps)
+
+    def after_step(self, active: Sequence[bool], drop_steps: Mapping[int, int],
+                   fields: Sequence[Sequence[bytes] | None], sealed_commit: bool,
+                   terminal: bool) -> dict[int, ReseatRequest]:
+        """Seats re-seated from the next step, given the applied step's bodies' 8th fields
+        (``readmissions``, gated by ``counts_at``)."""
+        if not counts_at(sealed_commit, terminal, self._hidden):
+            return {}
+        return readmissions(self._setup, active, drop_steps, fields)
+
+    def readmitted(self, seat: int, base: int) -> None:
+        """``seat`` came back after ``base`` chance steps: stop carrying its request, remember
+        its chain's offset; our own request is done."""
+        self.carrier.forget(seat)
+        self.bases[seat] = base
+        if seat == self._me:
+            self._request = self._resend_at = None
+
+    # -- returning side --
+
+    def ask(self, identity: Identity, secret: bytes, dropped_at: int, now: float) -> bytes:
+        """Sign our request to play seat ``my_seat`` again after its drop at ``dropped_at``,
+        with the chain of ``secret`` (the caller keeps it first, §C8.9). Returns the envelope
+        to broadcast; ``due`` re-sends it every ``RESEAT_RESEND`` s."""
+        if self._request is None or self._secret != secret or self._request_at != dropped_at:
+            self._request = request_for(identity, self._setup, self._me, dropped_at, secret)
+        self._secret, self._request_at = secret, dropped_at
+        self._resend_at = now + C.RESEAT_RESEND
+        return self._request
+
+    @property
+    def asking(self) -> bool:
+        """True while our request waits for the carriers."""
+        return self._request is not None
+
+    def timer(self) -> float | None:
+        """When our request is next re-sent, or None."""
+        return self._resend_at
+
+    def due(self, now: float) -> bytes | None:
+        """Our request if it is time to re-send it, else None."""
+        if self._request is None or self._resend_at is None or now < self._resend_at:
+            return None
+        self._resend_at = now + C.RESEAT_RESEND
+        return self._request
+
+    def our_chain(self, base: int) -> OffsetChain | None:
+        """Our new chain once we are re-seated after ``base`` chance steps (None if we never
+        asked: a replay without the secret)."""
+        if self._secret is None:
+            return None
+        return OffsetChain(new_chain(self._secret, self._setup), base)
+
+    def secret(self) -> bytes | None:
+        """Our new chain secret, if we asked."""
+        return self._secret
+
+    def restore(self, secret: bytes) -> None:
+        """Our new chain secret after a restart (kept by the node before it asked): a log replay
+        that re-seats our seat gives us its chain. Nothing is sent."""
+        self._secret = secret

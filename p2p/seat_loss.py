@@ -499,6 +499,23 @@ class SeatLoss:
         self._voted = {(s, t) for (s, t) in self._voted if s != step}
         return info
 
+    def readmit(self, seat: int, chain_head: bytes, secret: bytes | None = None) -> None:
+        """``seat`` plays again from the next step (re-seated, protocol.md §C8.9): active, no
+        longer dropped, a new epoch (the old epoch's escrows and shares no longer count; every
+        active seat deals again), and ``chain_head`` is its chain head from now on (what a later
+        recombination of its new chain is checked against). ``secret``: our new chain secret
+        when the seat is ours (our next escrows deal it). The caller offsets the new chain's
+        reveals (``reseat.OffsetChain``)."""
+        del self.dropped[seat]
+        self.active[seat] = True
+        self.epoch += 1
+        self._escrows, self._shares = {}, {}
+        players = list(self.setup.players)
+        players[seat] = players[seat]._replace(chain_head=chain_head)
+        self.setup = self.setup._replace(players=tuple(players))
+        if seat == self.my_seat and secret is not None:
+            self._secret = secret
+
     def fill(self, chance_index: int, chance: bool, inspection: bool, bot: Any, state: Any) -> dict[int, Any]:
         """Inputs of the dropped seats for a step (protocol.md §C8.4): ``chance_index`` j of
         the next chance step, ``chance``/``inspection``: the step's kind."""

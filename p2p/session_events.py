@@ -115,6 +115,16 @@ class SeatDropped:
 
 
 @dataclass(frozen=True)
+class SeatReturned:
+    """``seat``, dropped before, is played by its player again from ``step`` on: the bodies of
+    step - 1 of enough active seats carried its signed request (protocol.md §C8.9). If ``seat``
+    is ours the session is no longer a spectator."""
+
+    step: int
+    seat: int
+
+
+@dataclass(frozen=True)
 class TurnSkipped:
     """A quorum voted to let ``seat``'s turn at ``step`` pass (protocol.md §C8.10): its input
     there counted as nil, the seat keeps playing. ``votes``: the votes of the certificate

@@ -23,7 +23,8 @@ from .gamelog import KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_HEADER, KIND_
 from .identity import fingerprint_of
 from .hidden import HiddenLedger, hidden_secret, layout_of_state
 from .lockstep import hidden_bot, resolve_hidden, resolve_step, step_digest
-from .sealed import SealedDecisions
+from .reseat import OffsetChain, counts_at, readmissions
+from .sealed import COMMIT, SealedDecisions
 from .turn_skip import KIND_SKIP, SKIPPED_BODY, check_skip_payload, skippable_step
 from .seat_loss import (RULE_BANKRUPT, RULE_BOT, check_drop_record, default_bot, drop_rule, dropped_input,
                         dropped_reveal)
@@ -179,6 +180,7 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
                       "deliveries": 0, "items_delivered": 0}
     active = [True] * setup.seats
     dropped: dict = {}  # seat -> (rule, recombined chain or None)
+    bases: dict[int, int] = {}  # re-seated seat -> chance steps before its new chain (§C8.9)
     epoch = 0
     chance_count = 0
     h = engine.state_hash(state)
@@ -222,6 +224,8 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
             if rule == RULE_BANKRUPT and getattr(engine, "retire_seat", None) is None:
                 rule = RULE_BOT
             active[seat] = False
+            if chain is not None and seat in bases:
+                chain = OffsetChain(chain, bases[seat])  # its chain since its re-seat (§C8.9)
             dropped[seat] = (rule, chain, k)
             if ledger is not None:
                 ledger.drop(seat, None if chain is None else hidden_secret(chain.value(0)))
@@ -271,7 +275,7 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
             # The attestation round (§C3.5): checked above against the final state hash and
             # the last step's digest; no input, nothing applied.
             for i, b in enumerate(bodies):
-                if b is not None and (b.input is not None or b.hidden is not None):
+                if b is not None and (b.input is not None or b.hidden is not None or b.reseat):
                     raise _Bad(k, f"seat {i}: final attestation carries an input")
             attested = True
             continue
@@ -289,6 +293,7 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
                 fill[seat] = chain.reveal_at(j) if chain is not None else dropped_reveal(gid, seat, j)
             else:
                 fill[seat] = dropped_input(bot, state, seat, dropped) if rule == RULE_BOT else None
+        carried = [None if b is None else b.reseat for b in bodies]  # as signed (§C8.9)
         opened = sealed.resolve(engine, k, bodies, [None if e is None else e.raw for e in envs])
         if opened.fault is not None:
             raise _Bad(k, f"seat {opened.fault[0]}: {opened.fault[1]}")
@@ -313,6 +318,19 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
         if rep.hidden is not None:
             _count_hidden(rep.hidden, events, inspection is not None)
         chance_count += chance and inspection is None
+        if counts_at(sealed.phase == COMMIT, engine.is_terminal(state), ledger is not None):
+            # Returning players re-seated from step k+1 by the requests these bodies carry (§C8.9).
+            back = readmissions(setup, active, {i: at for i, (rule, _, at) in dropped.items() if rule == RULE_BOT},
+                                carried)
+            for seat in sorted(back):
+                del dropped[seat]
+                active[seat] = True
+                epoch += 1
+                last_reveals[seat] = back[seat].chain_head
+                bases[seat] = chance_count
+                players = list(setup.players)
+                players[seat] = players[seat]._replace(chain_head=back[seat].chain_head)
+                setup = setup._replace(players=tuple(players))
         h = engine.state_hash(state)
         digest = step_digest([SKIPPED_BODY if i in skips else b"" if e is None else e.body
                               for i, e in enumerate(envs)])
