@@ -181,6 +181,39 @@ class AuctionEnded:
 
 
 @event
+class BidOffered:
+    """A bid of an auction step that did not become the sole high bid: beaten by a higher
+    bid of the same step, or equal to the highest (AuctionTied follows). Every bid of a step
+    is told: these first (turn order from the current player), then BidPlaced or AuctionTied
+    (engine.rules.auction.end_step; issue 11, defect 9)."""
+    seat: int
+    """Bidder."""
+    amount: int
+    """Euro."""
+
+
+@event
+class AuctionTied:
+    """The highest bid of an auction step was made by two or more seats: nobody holds the
+    high bid; every seat still in bids again, at least ``amount`` + the minimum raise; if
+    nobody raises, the tied seats roll for the lot (AuctionTieRolled)."""
+    seats: tuple[int, ...]
+    """The tied bidders, in seat order."""
+    amount: int
+    """The tied bid in euro."""
+
+
+@event
+class AuctionTieRolled:
+    """One round of the roll between tied bidders that nobody outbid (like the "who starts"
+    roll: the highest two-dice total wins, ties roll again among the tied)."""
+    seats: tuple[int, ...]
+    """Seats that rolled in this round."""
+    totals: tuple[int, ...]
+    """Their two-dice totals, parallel to ``seats``."""
+
+
+@event
 class RentDue:
     """A player landed on another's property: rent can be claimed."""
     creditor: int

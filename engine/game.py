@@ -2,7 +2,7 @@
 
 Theory of operation (DESIGN.md §1-2, ARCHITECTURE.md §1). The state is always in one *phase*:
 
-* chance phases — "first_player", "dice", "card": the next step is ``apply_chance(state,
+* chance phases — "first_player", "dice", "card", "auction_tie": the next step is ``apply_chance(state,
   beacon)``; the beacon is turned into outcomes by ``engine.rng.BeaconRng``;
 * decision phases — "roll"/"jail" (current player), "buy_or_auction" (current player),
   "auction_bid" (bidders), "raise_money" (debtor), "mortgage_choice" (heir): the next step is
@@ -11,7 +11,7 @@ Theory of operation (DESIGN.md §1-2, ARCHITECTURE.md §1). The state is always 
   SellBuilding, Mortgage, LiftMortgage, ProposeTrade, AcceptTrade, RejectTrade, WithdrawTrade,
   ClaimRent) in any decision step; an action illegal when its turn comes is refused
   (``ActionRefused``) and changes nothing; None changes nothing (except in an auction step,
-  where an actor's silence is a pass, engine.rules.auction);
+  where an actor's silence is a pass unless it holds a tied bid, engine.rules.auction);
 * "game_over": terminal.
 
 Between phases the engine runs transient bookkeeping (``advance``): pay queued debts or enter
@@ -34,7 +34,7 @@ from .rules.money import settle
 from .state import (CHANCE_PHASES, O_TIMED, P_AUCTION, P_AUCTION_NEXT, P_BUY, P_CARD,
                     P_CHOICE, P_DICE, P_END_MOVE, P_FIRST, P_INHERIT, P_JAIL_MOVE, P_NEXT_TURN,
                     P_OVER, P_RAISE, P_ROLL, PHASE_NAMES, State, new_state)
-from .state import P_REVEAL
+from .state import P_AUCTION_TIE, P_REVEAL
 
 __all__ = ["Pending", "new_game", "pending", "legal_actions", "apply_step", "apply_chance",
            "apply_action", "step_inplace", "chance_inplace", "advance", "random_playout"]
@@ -70,6 +70,7 @@ def new_game(edition: str, seats: int, options: Mapping[str, object] | None = No
 _PENDING_FIRST = Pending(True, (), "first_player", False)
 _PENDING_DICE = Pending(True, (), "dice", False)
 _PENDING_CARD = Pending(True, (), "card", False)
+_PENDING_TIE = Pending(True, (), "auction_tie", False)
 _PENDING_OVER = Pending(False, (), "game_over", True)
 
 
@@ -99,6 +100,8 @@ def pending(s: State) -> Pending:
         return Pending(chance, actors, kind, False)
     if ph == P_OVER:
         return _PENDING_OVER
+    if ph == P_AUCTION_TIE:
+        return _PENDING_TIE
     raise AssertionError(f"transient phase {PHASE_NAMES[ph]} between steps")
 
 
@@ -327,6 +330,8 @@ def chance_inplace(s: State, rng, ev: list) -> None:
             niente_flow.deal_faceup(s, ev, rng)
     elif ph == P_REVEAL:
         niente_flow.standin_reveal(s, ev, rng)
+    elif ph == P_AUCTION_TIE:
+        auction.roll_tie(s, ev, rng)
     else:
         raise ValueError(f"not a chance step: {PHASE_NAMES[ph]}")
     ph = s.phase

@@ -18,7 +18,7 @@ __all__ = ["State", "new_state", "PHASE_NAMES", "P_FIRST", "P_ROLL", "P_DICE", "
            "P_JAIL_MOVE", "P_AUCTION_NEXT", "P_NEXT_TURN", "AUTO_PHASES", "CHANCE_PHASES",
            "DICE_MOVE", "DICE_JAIL", "DICE_UTILITY", "HOTEL", "LOT_PROPERTY", "LOT_HOUSE",
            "LOT_HOTEL", "P_CHOICE", "O_POT", "O_NO_AUCTIONS", "O_DOUBLE_GO", "O_TIMED",
-           "NO_OPTIONS", "P_INSPECT", "P_REVEAL", "P_TAKE", "P_PAY"]
+           "NO_OPTIONS", "P_INSPECT", "P_REVEAL", "P_TAKE", "P_PAY", "P_AUCTION_TIE"]
 
 # Phases. Decision and chance phases are what `pending` reports; AUTO phases are transient
 # bookkeeping the engine runs through immediately (never visible between steps).
@@ -37,8 +37,12 @@ PHASE_NAMES += ("inspect_window", "inspection", "take_card")
 P_PAY = 17
 """Niente-è-come-sembra (engine.rules.bill_choice): decision "pay_bills", payers choose bills."""
 PHASE_NAMES += ("pay_bills",)
+P_AUCTION_TIE = 18
+"""Chance: tied auction bids that nobody outbid; the tied seats roll for the lot
+(engine.rules.auction.roll_tie)."""
+PHASE_NAMES += ("auction_tie",)
 AUTO_PHASES = frozenset((P_END_MOVE, P_JAIL_MOVE, P_AUCTION_NEXT, P_NEXT_TURN))
-CHANCE_PHASES = frozenset((P_FIRST, P_DICE, P_CARD, P_REVEAL))
+CHANCE_PHASES = frozenset((P_FIRST, P_DICE, P_CARD, P_REVEAL, P_AUCTION_TIE))
 
 # What a pending dice roll is for.
 DICE_MOVE, DICE_JAIL, DICE_UTILITY = 0, 1, 2
@@ -77,7 +81,8 @@ class State:
     * ``resume``: stack of phases to return to after a raise-money / mortgage-choice /
       auction interlude.
     * auction: ``auc_sq`` lot, ``auc_high`` high bid (0: none), ``auc_bidder`` (-1: none),
-      ``auc_in`` per seat 1 = still bidding, ``auc_queue`` lots waiting (bankrupt's estate),
+      ``auc_in`` per seat 1 = still bidding, 2 = still bidding and holds a tied high bid
+      (``auc_bidder`` is then -1 and ``auc_high`` the tied amount), ``auc_queue`` lots waiting (bankrupt's estate),
       ``step_bids`` bids of the running step ``[seat, amount]`` (empty between steps),
       ``auc_lot`` what is sold (LOT_PROPERTY, LOT_HOUSE, LOT_HOTEL: building shortage),
       ``auc_target`` per seat the street a building-auction bidder builds on (-1: none).

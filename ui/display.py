@@ -64,6 +64,8 @@ def event_name(kind: str) -> str:
     return {
         "ActionRefused": _("refused moves"), "AuctionEnded": _("auctions closed"),
         "AuctionStarted": _("auctions opened"), "BidPassed": _("auction exits"), "BidPlaced": _("bids"),
+        "BidOffered": _("bids beaten or tied"), "AuctionTied": _("auction ties"),
+        "AuctionTieRolled": _("tie-break rolls"),
         "BuildingBought": _("buildings bought"), "BuildingSold": _("buildings sold"),
         "CardChoiceOffered": _("card choices"), "CardDrawn": _("cards drawn"), "ContractDealt": _("deeds dealt"),
         "DebtOpened": _("debts"), "DiceRolled": _("dice rolls"), "FirstPlayerRolled": _("first-player rolls"),

@@ -51,8 +51,6 @@ class Narrator:
         #: Denomination of each bill id (niente-e-come-sembra; set by the screen from the state).
         self.denominations: Sequence[int] = ()
         self._rent_square: dict[tuple[int, int], int] = {}
-        #: Our bid sent for the running auction step (OwnInput), until the step's BidPlaced.
-        self._my_bid: int | None = None
         #: The last Moved / CardDrawn / AuctionEnded of each seat: why a debt opens.
         self._context: dict[int, Any] = {}
 
@@ -105,22 +103,20 @@ class Narrator:
                 name=self.who(e.seat), square=self.square(e.square), money=m(e.price))
         if k == "AuctionStarted":
             return _("Auction for {square}").format(square=self.square(e.square))
-        if k == "OwnInput":
-            if type(e.action).__name__ == "Bid":
-                self._my_bid = e.action.amount
+        if k == "OwnInput":  # the engine tells every bid (BidOffered): nothing to add
             return None
         if k == "SeatChanged":
             return self._seat_changed(e)
         if k == "ChatLine":
             return chat_line(e)
-        if k == "BidPlaced":
-            line = _("{name} bids {money}").format(name=self.who(e.seat), money=m(e.amount))
-            mine, self._my_bid = self._my_bid, None
-            if mine is not None and e.seat != self.me:
-                # Our bid of the same step, beaten: the engine tells only the highest.
-                beaten = _("{name} bids {money}, beaten in the same round").format(name=self.who(self.me), money=m(mine))
-                return beaten + "\n" + line
-            return line
+        if k in ("BidPlaced", "BidOffered"):  # every bid of a round, the highest last
+            return _("{name} bids {money}").format(name=self.who(e.seat), money=m(e.amount))
+        if k == "AuctionTied":
+            return _("Tie at {money} between {names}: everybody bids again").format(
+                money=m(e.amount), names=", ".join(self.who(s) for s in e.seats))
+        if k == "AuctionTieRolled":
+            parts = ", ".join(f"{self.who(s)} {t}" for s, t in zip(e.seats, e.totals))
+            return _("Tie-break roll: {rolls}").format(rolls=parts)
         if k == "BidPassed":
             return _("{name} leaves the auction").format(name=self.who(e.seat))
         if k == "AuctionEnded":
@@ -182,7 +178,6 @@ class Narrator:
             return getattr(self, "_" + k)(e)
         if k == "ActionRefused":
             if e.seat == self.me:
-                self._my_bid = None
                 return _("Your move was refused by the rules ({reason})").format(reason=e.reason)
             return None
         return None

@@ -209,9 +209,9 @@ def on_auction(s, st: Static, prof, seat: int, tops: dict | None = None):
     the lot with this bot's profile (a bot's ceiling depends only on the public state). If
     ``top`` beats ``rival``: bid ``rival`` + the minimum raise (at least the minimum bid), the
     price at which an ascending auction between them would end; if ``rival`` beats ``top``:
-    bid ``top``, so that the winner pays more than this seat would have; on a tie: bid one
-    raise below ``top`` (at least the minimum bid), so that a rival who wants the lot pays the
-    whole ceiling for it (whoever wins a tie gains nothing: the price is the ceiling). Why
+    bid ``top``, so that the winner pays more than this seat would have; on a tie: bid ``top``
+    (equal bids tie, nobody can raise, and the tied seats roll for the lot at the ceiling,
+    engine.rules.auction). Why
     (issue 10, bench/bench_auction.py): the former opening at half the printed price and
     raises of a tenth let a seat that always bids the minimum, or one that waited for the
     others' bids, win for much less than the bot paid; now neither pays less than the bot in
@@ -235,8 +235,6 @@ def on_auction(s, st: Static, prof, seat: int, tops: dict | None = None):
                 rival = t
     if rival < top:
         return Bid(min(top, max(low, rival + s.ed.auction_min_raise)))
-    if rival == top:
-        return Bid(max(low, top - s.ed.auction_min_raise))
     return Bid(top)
 
 

@@ -50,12 +50,6 @@ def test_auction_opening_raise_and_winner_pays_bank():
     assert s.current == 1  # the turn went on
 
 
-def test_tie_goes_to_first_in_turn_order_from_current():
-    s, _ = step(_offered(), seat0=DeclineProperty())
-    s, _ = step(s, seat1=Bid(20), seat2=Bid(20), seat0=PassBid())
-    assert s.auc_bidder == 1
-
-
 def test_no_bid_property_stays_with_bank():
     """"Se nessun giocatore è interessato ... il contratto resta in Banca\""""
     s, _ = step(_offered(), seat0=DeclineProperty())

@@ -127,17 +127,21 @@ def test_italian_prepositions_fold_with_the_name(italian):
                      "Bruno va in bancarotta; tutto va alla banca"]
 
 
-def test_our_beaten_bid_stays_in_the_log(italian):
-    """The engine tells only a step's highest bid; our own bid of that step is told from what
-    we sent (ui.play.OwnInput), before the bid that beat it (issue 11, defect 9)."""
-    from engine.events import AuctionStarted, BidPlaced
+def test_every_bid_of_a_round_stays_in_the_log(italian):
+    """The engine tells every bid of an auction step (BidOffered for the beaten or tied ones,
+    then BidPlaced or AuctionTied), so everybody's log shows "Anna offre €120" before "Bruno
+    offre €130" (issue 11, defect 9), and a tie and its roll (engine.rules.auction)."""
+    from engine.events import (AuctionStarted, AuctionTied, AuctionTieRolled, BidOffered,
+                               BidPlaced)
     from ui.play import OwnInput
 
-    n = Narrator(engine.EDITIONS["classico"], ("Anna", "Bruno"), me=0)
-    lines = n.lines([AuctionStarted(3, "property"), OwnInput(0, A.Bid(120)), BidPlaced(1, 130),
-                     OwnInput(0, A.Bid(140)), BidPlaced(0, 140)])
-    assert lines == ["Asta per Vicolo Stretto", "Anna offre €120, superata nello stesso giro", "Bruno offre €130",
-                     "Anna offre €140"]
+    n = Narrator(engine.EDITIONS["classico"], ("Anna", "Bruno"), me=1)
+    lines = n.lines([AuctionStarted(3, "property"), OwnInput(1, A.Bid(130)), BidOffered(0, 120),
+                     BidPlaced(1, 130), BidOffered(0, 140), BidOffered(1, 140), AuctionTied((0, 1), 140),
+                     AuctionTieRolled((0, 1), (8, 5))])
+    assert lines == ["Asta per Vicolo Stretto", "Anna offre €120", "Bruno offre €130", "Anna offre €140",
+                     "Bruno offre €140", "Parità a €140 tra Anna, Bruno: si rilancia",
+                     "Spareggio ai dadi: Anna 8, Bruno 5"]
 
 
 def test_seat_changes_are_a_log_line_and_a_panel_mark(italian):
