@@ -301,11 +301,12 @@ def test_any_single_seat_lie_convicts_exactly_the_liar(liar, lie, pick, inspect)
 
 import pytest  # noqa: E402
 
-from p2p.lockstep import CheatDetected, CheaterProven, GameOver, SeatDropped  # noqa: E402
+from engine.rules.niente_events import BillInspected, CardInspected  # noqa: E402
+from p2p.lockstep import CheatDetected, CheaterProven, GameOver, SeatDropped, StepApplied  # noqa: E402
 from p2p.verify import verify_log  # noqa: E402
 
 from p2p_harness import Net  # noqa: E402
-from test_hidden import bot, start  # noqa: E402
+from test_hidden import bot, start, truth  # noqa: E402
 
 DROP = {"p2p.on_drop": "bot", "p2p.drop_timeout": 30}
 
@@ -353,12 +354,22 @@ def test_a_liar_loses_its_seat_and_the_honest_peers_finish(tmp_path, lie, reason
     2, the false complaint is against seat 0): every honest peer proves it (kind 4), votes it
     out, the quorum drops it (played by the bot from then on), and the three honest peers end
     with the same final hash; their logs verify, naming seat 1 and no one else."""
-    sessions, writers, _ = start(tmp_path, options=DROP)
+    sessions, writers, secrets = start(tmp_path, options=DROP)
     _wrap(sessions[1], lie)
     net = Net(sessions, bot, drop=None if loss is None else (lambda a, b, r: loss.random() < 0.15))
     net.run(max_time=1e6, max_rounds=3_000_000)
     for w in writers:
         w.close()
+    if lie is _flip_opening:
+        # §C12.6: the inspection the liar lied at resolves to the committed truth (its shares
+        # from its recombined secret).
+        at = next(e.step for e in net.events[0] if isinstance(e, SeatDropped))
+        applied = next(e for e in net.events[0] if isinstance(e, StepApplied) and e.step == at)
+        seen = [e for e in applied.engine_events if isinstance(e, (BillInspected, CardInspected))]
+        assert applied.kind == "inspection" and seen
+        for e in seen:
+            kind, ident = ("bill", e.bill) if isinstance(e, BillInspected) else ("card", e.card)
+            assert e.fake == truth(sessions, secrets, kind, ident)
     finals = set()
     for i in (0, 2, 3):
         ev = net.events[i]
