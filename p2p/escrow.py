@@ -1,4 +1,4 @@
-"""Chain-secret escrow: the stateless crypto of seat loss (protocol.md §C8.2, §C8.3).
+"""Chain-secret escrow: the stateless crypto of seat loss and the DROP record (protocol.md §C8.2, §C8.3).
 
 Every active seat deals its chain secret h_0 in Shamir shares (``threshold.split``, threshold
 t = Q, the drop quorum) to every other active seat: one ESCROW per seat and epoch, each share
@@ -15,6 +15,9 @@ commitments check each share alone, never that the shares lie on one polynomial 
 opens the chain head, so a dealer can deal shares that cannot be recombined, withhold its reveal
 once it holds everyone else's, and choose between the real outcome and the stand-in outcome,
 both known to it: one bit of choice, at the price of its seat.
+
+The DROP log record (``drop_record``, ``check_drop_record``) carries the deciding votes and the
+dealer's escrow, so a verifier re-runs ``recover_chain`` on it alone.
 
 Shares are derived from the secret (no randomness to store, context gid || epoch); a restarted
 peer re-creates the same ESCROW bytes (deterministic ChaCha20-Poly1305 with a per-key fixed
@@ -33,7 +36,9 @@ from . import const as C
 from . import threshold
 from .beacon import HashChain
 from .identity import Identity
-from .wire import MSG_ESCROW, DropVote, Escrow, EscrowEntry, Setup, seal_message
+from .errors import WireError
+from .wire import (MSG_DROP, MSG_ESCROW, DropVote, Escrow, EscrowEntry, Setup, decode_drop, decode_escrow,
+                   open_envelope, pack, seal_message, unpack)
 
 _sha256 = hashlib.sha256
 #: Each key encrypts exactly one share (the key is bound to game, seats and epoch).
@@ -196,3 +201,71 @@ def recover_chain(setup: Setup, escrow: Escrow | None, votes: Sequence[DropVote]
     chain = recombine(escrow, {v.voter: v.share for v in used}, setup.players[escrow.seat].chain_head,
                       setup.chain_length, t)
     return Recovery(chain, None if chain is not None else BAD_RECOMBINATION, tuple(v.voter for v in used), liars)
+
+
+# --- the DROP log record: what a quorum decided, checkable alone (§C6, §C8.3) ------------------
+
+def drop_record(step: int, seat: int, votes: Sequence[bytes], escrow: bytes | None) -> bytes:
+    """Payload of a DROP log record (protocol.md §C6): msgpack [step, seat, [DROP envelopes in voter
+    seat order], ESCROW envelope of the dropped seat or nil]."""
+    return pack([step, seat, list(votes), escrow])
+
+
+class DropRecord(NamedTuple):
+    """A checked DROP log record (``check_drop_record``): the dropped ``seat``, the vote
+    envelopes, its ESCROW envelope or None, its recombined ``chain`` or None (stand-in), and
+    ``cheat``: ``BAD_RECOMBINATION`` when the record proves its escrow bad, else None."""
+
+    seat: int
+    votes: list
+    escrow: bytes | None
+    chain: HashChain | None
+    cheat: str | None
+
+
+def check_drop_record(setup: Setup, active: Sequence[bool], epoch: int, step: int, payload: bytes) -> DropRecord:
+    """Verify a DROP log record for ``step`` (protocol.md §C6, §C8.3): valid signed votes for
+    (step, seat, epoch) of at least Q = ``quorum(seats)`` distinct active seats other than
+    ``seat``, in ascending voter order; the dropped seat's signed escrow if present; shares
+    matching their commitments and deciding (``recover_chain``: recombined, stand-in, or
+    stand-in because t valid shares do not open the chain: the dealer's bad escrow, proven by
+    the record alone). Raises ``ValueError`` with the reason."""
+    gid = setup.game_id
+    keys = [p.public_key for p in setup.players]
+    try:
+        rstep, seat, votes, esc_raw = unpack(payload)
+        if rstep != step or type(seat) is not int or not 0 <= seat < setup.seats or not active[seat]:
+            raise ValueError("drop record not for this step or an active seat")
+        esc = None
+        if esc_raw is not None:
+            eenv = open_envelope(esc_raw)
+            esc = decode_escrow(eenv.body)
+            if eenv.mtype != MSG_ESCROW or esc.seat != seat or esc.game_id != gid or esc.epoch != epoch \
+                    or not eenv.verify(keys[seat]):
+                raise ValueError("bad escrow in drop record")
+        if type(votes) is not list or len(votes) < quorum(setup.seats):
+            raise ValueError("drop record without a quorum of votes")
+        decoded = []
+        last = -1
+        for raw in votes:
+            venv = open_envelope(raw)
+            v = decode_drop(venv.body)
+            if venv.mtype != MSG_DROP or v.game_id != gid or v.voter <= last or v.voter == seat \
+                    or not active[v.voter] or v.step != step or v.seat != seat or v.epoch != epoch \
+                    or not venv.verify(keys[v.voter]):
+                raise ValueError(f"bad drop vote of seat {v.voter}")
+            last = v.voter
+            decoded.append(v)
+    except (WireError, TypeError) as e:
+        raise ValueError(f"malformed drop record: {e}") from None
+    r = recover_chain(setup, esc, decoded, sum(active) - 1)
+    if r.liars:
+        raise ValueError(f"seat {r.liars[0]}: {BAD_VOTE_SHARE}")  # an honest peer never logs such a vote
+    if r.chain is UNDECIDED:
+        raise ValueError("drop record whose votes decide no reveal (mixed shares or no escrow)")
+    return DropRecord(seat, votes, esc_raw, r.chain, r.cheat)
+
+
+def check_drop_payload(setup: Setup, active: Sequence[bool], epoch: int, step: int, payload: bytes) -> tuple:
+    """``check_drop_record`` as (seat, votes, escrow raw, recombined chain or None)."""
+    return tuple(check_drop_record(setup, active, epoch, step, payload))[:4]

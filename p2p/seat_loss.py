@@ -41,17 +41,17 @@ while a drop is impossible (active seats - 1 < Q).
 from __future__ import annotations
 
 import importlib
-from typing import Any, Callable, Collection, NamedTuple, Sequence
+from typing import Any, Callable, Collection, NamedTuple
 
 from . import const as C
 from .beacon import HashChain
 from .errors import WireError
-from .escrow import (BAD_VOTE_SHARE, UNDECIDED, dropped_reveal, make_escrow, open_share, pair_key, quorum,
-                     recover_chain)
+# The DROP record is built and checked in escrow.py; lockstep and verify import it from here too.
+from .escrow import (BAD_VOTE_SHARE, UNDECIDED, check_drop_payload, check_drop_record,  # noqa: F401
+                     drop_record, dropped_reveal, make_escrow, open_share, pair_key, quorum, recover_chain)
 from .identity import Identity
 from .session_events import CheatDetected, Equivocation, PeerMisbehaved
-from .wire import (MSG_DROP, MSG_ESCROW, DropVote, Escrow, Setup, decode_drop, decode_escrow, open_envelope,
-                   pack, seal_message, unpack)
+from .wire import MSG_DROP, DropVote, Escrow, Setup, decode_drop, decode_escrow, open_envelope, seal_message, unpack
 
 RULE_BOT = "bot"
 RULE_BANKRUPT = "bankrupt"
@@ -119,72 +119,6 @@ def dropped_input(bot: Callable[[Any, int], Any], state: Any, seat: int, dropped
         if absent_vote(state, seat, dropped):
             return TimeUp()
     return bot(state, seat)
-
-
-def drop_record(step: int, seat: int, votes: Sequence[bytes], escrow: bytes | None) -> bytes:
-    """Payload of a DROP log record (protocol.md §C6): msgpack [step, seat, [DROP envelopes in voter
-    seat order], ESCROW envelope of the dropped seat or nil]."""
-    return pack([step, seat, list(votes), escrow])
-
-
-class DropRecord(NamedTuple):
-    """A checked DROP log record (``check_drop_record``): the dropped ``seat``, the vote
-    envelopes, its ESCROW envelope or None, its recombined ``chain`` or None (stand-in), and
-    ``cheat``: ``BAD_RECOMBINATION`` when the record proves its escrow bad, else None."""
-
-    seat: int
-    votes: list
-    escrow: bytes | None
-    chain: HashChain | None
-    cheat: str | None
-
-
-def check_drop_record(setup: Setup, active: Sequence[bool], epoch: int, step: int, payload: bytes) -> DropRecord:
-    """Verify a DROP log record for ``step`` (protocol.md §C6, §C8.3): valid signed votes for
-    (step, seat, epoch) of at least Q = ``quorum(seats)`` distinct active seats other than
-    ``seat``, in ascending voter order; the dropped seat's signed escrow if present; shares
-    matching their commitments and deciding (``recover_chain``: recombined, stand-in, or
-    stand-in because t valid shares do not open the chain: the dealer's bad escrow, proven by
-    the record alone). Raises ``ValueError`` with the reason."""
-    gid = setup.game_id
-    keys = [p.public_key for p in setup.players]
-    try:
-        rstep, seat, votes, esc_raw = unpack(payload)
-        if rstep != step or type(seat) is not int or not 0 <= seat < setup.seats or not active[seat]:
-            raise ValueError("drop record not for this step or an active seat")
-        esc = None
-        if esc_raw is not None:
-            eenv = open_envelope(esc_raw)
-            esc = decode_escrow(eenv.body)
-            if eenv.mtype != MSG_ESCROW or esc.seat != seat or esc.game_id != gid or esc.epoch != epoch \
-                    or not eenv.verify(keys[seat]):
-                raise ValueError("bad escrow in drop record")
-        if type(votes) is not list or len(votes) < quorum(setup.seats):
-            raise ValueError("drop record without a quorum of votes")
-        decoded = []
-        last = -1
-        for raw in votes:
-            venv = open_envelope(raw)
-            v = decode_drop(venv.body)
-            if venv.mtype != MSG_DROP or v.game_id != gid or v.voter <= last or v.voter == seat \
-                    or not active[v.voter] or v.step != step or v.seat != seat or v.epoch != epoch \
-                    or not venv.verify(keys[v.voter]):
-                raise ValueError(f"bad drop vote of seat {v.voter}")
-            last = v.voter
-            decoded.append(v)
-    except (WireError, TypeError) as e:
-        raise ValueError(f"malformed drop record: {e}") from None
-    r = recover_chain(setup, esc, decoded, sum(active) - 1)
-    if r.liars:
-        raise ValueError(f"seat {r.liars[0]}: {BAD_VOTE_SHARE}")  # an honest peer never logs such a vote
-    if r.chain is UNDECIDED:
-        raise ValueError("drop record whose votes decide no reveal (mixed shares or no escrow)")
-    return DropRecord(seat, votes, esc_raw, r.chain, r.cheat)
-
-
-def check_drop_payload(setup: Setup, active: Sequence[bool], epoch: int, step: int, payload: bytes) -> tuple:
-    """``check_drop_record`` as (seat, votes, escrow raw, recombined chain or None)."""
-    return tuple(check_drop_record(setup, active, epoch, step, payload))[:4]
 
 
 # --- the session's seat-loss part ---------------------------------------------------------------
