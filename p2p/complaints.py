@@ -20,7 +20,7 @@ Kinds (``kind`` field):
    own previous reveals; a peer past it compares with the message it applied (different:
    equivocation; the same: the complaint is false).
 3. **bad escrow**: the culprit's ESCROW and ``key``, the complainer's pairwise share key
-   (``seat_loss.pair_key``; publishing it exposes that one share only). The share decrypts
+   (``escrow.pair_key``; publishing it exposes that one share only). The share decrypts
    under ``key`` (ChaCha20-Poly1305 is not key-committing, but finding another key under which
    the dealer's fixed tag verifies is a PRF pre-image) and does not match its commitment:
    the dealer cheated; ``key`` does not decrypt it, or the share matches: the complainer
