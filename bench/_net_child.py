@@ -11,7 +11,7 @@ benchmark can see inside the peer without any change to it:
   number of chunks it needs (``MAX_CHUNK``);
 * ``p2p.node.run_peer``: at the end, the transport's counters (``PeerResult.transport``, the
   sum over every channel, ``Endpoint.totals``) and the session's;
-* ``p2p.node.progress_printer``: each ``progress`` line gains ``rss_kb`` (resident set from
+* ``ui.progress.progress_printer``: each ``progress`` line gains ``rss_kb`` (resident set from
   ``/proc/self/statm``) so that memory can be followed step by step.
 
 ``LANOPOLI_BENCH_VERIFY=cryptography`` puts back the signature check of before issue 14
@@ -87,6 +87,7 @@ def _old_transport(path: str) -> None:
 
 def _install(out_dir: str) -> None:
     import p2p.node as node
+    import ui.progress
     from p2p import link, transport
 
     sent: Counter = Counter()
@@ -102,7 +103,7 @@ def _install(out_dir: str) -> None:
 
     link.Link.send = send
 
-    printer = node.progress_printer
+    printer = ui.progress.progress_printer
 
     def progress_printer(stream=None):  # noqa: ANN001, ANN202
         emit = printer(stream)
@@ -115,7 +116,7 @@ def _install(out_dir: str) -> None:
             emit(msg)
         return wrapped
 
-    node.progress_printer = progress_printer
+    ui.progress.progress_printer = progress_printer
     run_peer = node.run_peer
 
     async def counted_run_peer(cfg):  # noqa: ANN001, ANN202

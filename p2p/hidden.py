@@ -282,15 +282,6 @@ class HiddenLedger:
 
     # -- checks of one step --
 
-    def check_step(self, step: int, fields: Sequence[Any], inspection: list | None) -> tuple | None:
-        """Check the hidden fields of one step (seat order, None for dropped seats): every active
-        seat delivers exactly what ``expected`` says (receivers and lengths), opens every
-        inspected item correctly at an inspection step and nothing otherwise, and any complaint
-        is settled. Returns ``(culprit seat, reason)`` or None (``find_fault`` without the
-        witness). ``inspection``: the ``unknown_items`` list at an inspection step, else None."""
-        fault = self.find_fault(fields, inspection)
-        return None if fault is None else (fault.seat, fault.reason)
-
     def find_fault(self, fields: Sequence[Any], inspection: list | None) -> Fault | None:
         """The first fault in one step's hidden fields (protocol.md §C12.4, §C12.5), or None:
         first the public part of every active seat's field in seat order (``public_fault``),

@@ -162,7 +162,7 @@ def resolve_hidden(engine: Any, ledger: HiddenLedger, state: Any, chance: bool, 
                    seed: bytes, step: int, bodies: Sequence[StepBody | None], last_reveals: list[bytes],
                    fill: dict[int, Any]) -> tuple[tuple | None, StepResult | None]:
     """One step of a game with hidden information (protocol.md §C12), shared with verify.py: check
-    every active seat's hidden field (``HiddenLedger.check_step``); at an inspection step
+    every active seat's hidden field (``HiddenLedger.find_fault``); at an inspection step
     apply the outcomes of the opened shares with ``engine.apply_reveal``, else ``resolve_step``.
     Returns ``(hidden.Fault, None)`` on a fault, else ``(None, result)``; a hash-chain
     fault comes back as ``result.fatal``. The ledger is not advanced (``after_step``)."""

@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import secrets
 import json
 import os
 import resource
-import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
@@ -49,11 +49,13 @@ from .lobby import (GameStarted, Lobby, LobbyAborted, LobbyPeerMisbehaved, Lobby
                     PlayerLeft, SetupProposed)
 from .lockstep import (FINISHED, BeaconExhausted, CaughtUp, CheaterProven, CheatDetected, Desync, Equivocation,
                        GameAbandoned, GameOver, LockstepSession, PeerMisbehaved, PeerStalled, SeatDropped,
-                       SeatDropVoted, SeatLost, StepApplied, StepOverturned)
+                       SeatDropVoted, SeatLost, SeatReturned, StepApplied, StepOverturned)
 from .link import Link
+from .reseat import SECRET_SUFFIX, read_secret_file, write_secret_file
 from .session_events import TurnSkipped
+from .resume import OWN_SUFFIX, RESUME_SUFFIX, find_resumable, read_resume_file, resume_session, write_resume_file
+from .seat_answer import SeatAnswer
 from .transport import Addr
-from .timed_clock import TimeKeeper
 from .wire import SESSION_TAGS
 
 PROGRESS_INTERVAL = 0.2  # s between progress lines (at most 5 per second)
@@ -64,8 +66,6 @@ WAIT_NOTICE = 1.0  # s a step waits for another seat before the node reports who
 WAIT_REPEAT = 1.0  # s between two ``waiting`` lines
 STANDINGS_INTERVAL = 1.0  # s between two re-announcements of the host's TXT ``sd`` (standings)
 _MAX_EARLY = 256  # session messages buffered before our own session starts
-RESUME_SUFFIX = ".resume"  # <log>.resume: chain secret + endpoints, mode 0600, removed at GameOver
-OWN_SUFFIX = ".own"  # <log>.own: our own signed step messages (protocol.md §C6)
 
 
 class NodeError(Exception):
@@ -209,77 +209,6 @@ class PeerResult:
                 "session_stats": dict(self.session_stats), "abandoned": self.abandoned}
 
 
-def write_resume_file(path: Path, chain_secret: bytes, seat: int, endpoints: list) -> None:
-    """Write ``<log>.resume`` (mode 0600, created private, never world-readable even for an
-    instant): JSON ``{"version": 1, "chain_secret": hex of our 32-byte hash-chain secret h_0,
-    "seat": our seat, "endpoints": [[host, port], ...] every seat's transport address}``. The
-    secret is not in the log (protocol.md §C10) and anyone holding it knows our future reveals;
-    the endpoints are not in the signed setup (protocol.md §N5) but a restarted peer must
-    reach the others, and they still send to our old address."""
-    data = json.dumps({"version": 1, "chain_secret": chain_secret.hex(), "seat": seat,
-                       "endpoints": [[str(h), int(p)] for h, p in endpoints]}).encode()
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        os.fchmod(fd, 0o600)
-        os.write(fd, data)
-    finally:
-        os.close(fd)
-
-
-def read_resume_file(path: Path) -> dict:
-    """Read ``<log>.resume`` (see ``write_resume_file``): ``{"chain_secret": bytes, "seat":
-    int, "endpoints": [(host, port), ...]}``. Raises ``NodeError("resume")`` if it is missing
-    or malformed."""
-    try:
-        d = json.loads(Path(path).read_text())
-        secret = bytes.fromhex(d["chain_secret"])
-        eps = [(str(h), int(p)) for h, p in d["endpoints"]]
-        seat = int(d["seat"])
-        if len(secret) != 32 or not 0 <= seat < len(eps):
-            raise ValueError("bad secret or seat")
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        raise NodeError("resume", f"cannot read {path}: {e}") from None
-    return {"chain_secret": secret, "seat": seat, "endpoints": eps}
-
-
-def find_resumable(log_dir: str | os.PathLike[str], identity: Identity, game_id: bytes | None = None) -> Path | None:
-    """The game log in ``log_dir`` that we can rejoin: ``game-<gid16>-seat<k>.log`` with its
-    ``.resume`` file (removed when a game ends), whose signed setup seats ``identity``, of
-    ``game_id`` if given. The most recently written one if several; None if there is none."""
-    found = list_resumable(log_dir, identity, game_id)
-    return found[0][0] if found else None
-
-
-def list_resumable(log_dir: str | os.PathLike[str], identity: Identity,
-                   game_id: bytes | None = None) -> list[tuple[Path, Any]]:
-    """Every game of ``log_dir`` we can rejoin (see ``find_resumable``) as ``[(log path, signed
-    Setup)]``, the most recently written first (``lanopoli play`` lists them as "your game")."""
-    from .gamelog import KIND_HEADER, LogReader
-    from .verify import BadLog, parse_header
-
-    d = Path(log_dir)
-    if not d.is_dir():
-        return []
-    prefix = "game-" + (game_id.hex()[:16] if game_id is not None else "")
-    found = []
-    for res in d.glob(f"{prefix}*.log{RESUME_SUFFIX}"):
-        log = res.with_name(res.name[: -len(RESUME_SUFFIX)])
-        if not log.is_file():
-            continue
-        first = next(iter(LogReader(log)), None)
-        if first is None or first.kind != KIND_HEADER:
-            continue
-        try:
-            setup = parse_header(first.payload)[0]
-        except BadLog:
-            continue
-        if game_id is not None and setup.game_id != game_id:
-            continue
-        if any(pl.public_key == identity.public_key for pl in setup.players):
-            found.append((log.stat().st_mtime, str(log), log, setup))
-    return [(f[2], f[3]) for f in sorted(found, key=lambda f: f[:2], reverse=True)]
-
-
 def ad_name(name: str) -> str:
     """A player name as the TXT record carries it (protocol.md §N3): printable characters,
     clipped to ``discovery.TXT_NAME_BYTES`` bytes of UTF-8."""
@@ -308,29 +237,19 @@ def _resilience_json(ev: Any) -> dict:
     if isinstance(ev, SeatDropped):
         return {"type": "seat_dropped", "step": ev.step, "seat": ev.seat, "rule": ev.rule,
                 "reconstructed": ev.reconstructed}
+    if isinstance(ev, SeatReturned):
+        return {"type": "seat_returned", "step": ev.step, "seat": ev.seat}
     if isinstance(ev, TurnSkipped):
         return {"type": "turn_skipped", "step": ev.step, "seat": ev.seat, "votes": ev.votes, "quorum": ev.quorum}
     return {"type": "caught_up", "source": ev.source, "from_step": ev.from_step, "to_step": ev.to_step}
 
 
-def _default_choose() -> Any:
-    """``engine.bots.choose`` (the node swaps in the niente bot with our private view only when
-    no other bot function was configured)."""
-    from engine import bots
-
-    return bots.choose
-
-
-def progress_printer(stream: Any = None) -> Callable[[dict], None]:
-    """A progress callback writing each dict as one JSON line to ``stream`` (default stdout),
-    flushed at once (protocol.md part L, "Child progress lines")."""
-
-    def emit(msg: dict) -> None:
-        out = stream if stream is not None else sys.stdout
-        out.write(json.dumps(msg, separators=(",", ":")) + "\n")
-        out.flush()
-
-    return emit
+def _read_resume(path: Path) -> dict:
+    """``resume.read_resume_file``, its failure as ``NodeError("resume")``."""
+    try:
+        return read_resume_file(path)
+    except LocalProtocolError as e:
+        raise NodeError("resume", str(e)) from None
 
 
 class Node:
@@ -345,10 +264,8 @@ class Node:
 
             cfg.engine = engine_module
         self.engine = cfg.engine
-        if cfg.choose is None:
-            from engine import bots
-
-            cfg.choose = bots.choose
+        #: Who answers for our seat: the timed-game vote, the local player, the bot (seat_answer.py).
+        self.answer = SeatAnswer(cfg.bot, cfg.choose)
         self.identity = cfg.identity or (Identity.from_seed(cfg.demo_seed) if cfg.demo_seed
                                          else Identity.generate())
         self.loop = asyncio.get_running_loop()
@@ -382,8 +299,6 @@ class Node:
         self._wait_step = -1  # step whose waiting we last reported
         self._wait_next = 0.0  # loop time of the next ``waiting`` line
         self._ticker: asyncio.TimerHandle | None = None
-        #: Timed game: when our seat votes TimeUp (protocol.md §N8); untimed until a game starts.
-        self._clock = TimeKeeper(None, 0.0)
         #: Chat of this game (protocol.md §N9); created once our lobby or session exists.
         self.chat: ChatRoom | None = None
         #: Host: the socket and state serving spectators (protocol.md §N10), apart from the game's.
@@ -770,7 +685,7 @@ class Node:
         self.session = LockstepSession(lob.setup, lob.my_seat, lob.identity, lob.chain, self.engine,
                                        lob.game_seed, log=self._log, own_log=own, now=now,
                                        setup_bytes=lob.setup_bytes, hidden_commits=lob.hidden_commits)
-        self._clock = TimeKeeper(lob.setup.options_dict(), now)
+        self.answer.start_clock(lob.setup.options_dict(), now)
         self.phase = "playing"
         self._tick()
         self._emit({"type": "found", "peers": ev.setup.seats, "elapsed_s": round(now - self.t0, 3)})
@@ -783,7 +698,7 @@ class Node:
 
     def _pump_session(self) -> None:
         session = self.session
-        choose = self.cfg.choose
+        answer = self.answer
         events = self._events
         observer = self.cfg.observer
         while True:
@@ -797,8 +712,10 @@ class Node:
                     self._game_over(ev)
                 elif isinstance(ev, PeerMisbehaved):
                     self.misbehaved += 1
-                elif isinstance(ev, (SeatDropVoted, SeatDropped, CaughtUp, CheaterProven, TurnSkipped)):
+                elif isinstance(ev, (SeatDropVoted, SeatDropped, CaughtUp, CheaterProven, TurnSkipped, SeatReturned)):
                     self._emit(_resilience_json(ev))
+                    if isinstance(ev, SeatDropped) and ev.seat == self.seat:
+                        self._ask_reseat()  # we are here: take our seat back from the bot (§C8.9)
                 elif isinstance(ev, GameAbandoned):
                     self._game_over(GameOver(None, ev.state_hash, ev.step), abandoned=ev)
                 elif isinstance(ev, (SeatLost, StepOverturned)):
@@ -808,21 +725,18 @@ class Node:
                     self._on_trouble(ev)
             if session.needs_local_input() is None:
                 break
-            if self._clock.due(self.engine, session.state, self.seat, self.loop.time()) and \
-                    self._asked_step != session.step:  # a human deciding this step keeps it
-                session.submit_local_input(self._clock.vote(), self.loop.time())
+            # A human deciding this step keeps it (no timed vote then).
+            vote = answer.timed_vote(self.engine, session.state, self.seat, self.loop.time(),
+                                     self._asked_step == session.step)
+            if vote is not None:
+                session.submit_local_input(vote, self.loop.time())
                 continue
             if self.cfg.local_input is not None:
                 if not self._ask_local():
                     break
                 continue
-            if session.view is not None and choose is _default_choose():
-                # Hidden information (protocol.md §C12.7): our bot sees our own private view.
-                from engine import choose as choose_seen
-
-                action = choose_seen(session.state, self.seat, self.cfg.bot, session.private_view())
-            else:
-                action = choose(session.state, self.seat, self.cfg.bot)
+            # Hidden information (protocol.md §C12.7): our bot sees our own private view.
+            action = answer.bot(session.state, self.seat, None if session.view is None else session.private_view)
             session.submit_local_input(action, self.loop.time())
         for raw in session.messages_to_send():
             self._send_all(raw)
@@ -973,10 +887,8 @@ class Node:
         before (the others still send there; a new transport epoch tells them we restarted),
         replay and check the log, report damage, re-send our current message and ask for
         catch-up."""
-        from .resume import resume_session
-
         cfg = self.cfg
-        info = read_resume_file(Path(str(path) + RESUME_SUFFIX))
+        info = _read_resume(Path(str(path) + RESUME_SUFFIX))
         eps = info["endpoints"]
         seat = info["seat"]
         mine = eps[seat]
@@ -991,7 +903,8 @@ class Node:
         now = self.loop.time()
         try:
             sess, rep = resume_session(path, self.identity, info["chain_secret"], self.engine,
-                                       own_log_path=str(path) + OWN_SUFFIX, now=now)
+                                       own_log_path=str(path) + OWN_SUFFIX, now=now,
+                                       reseat_secret=self._reseat_secret(path))
         except (LocalProtocolError, OSError) as e:
             raise NodeError("resume", f"cannot resume from {path}: {e}") from None
         self._adopt_resumed(path, sess, eps)
@@ -1017,9 +930,34 @@ class Node:
         self._resume_file = Path(str(path) + RESUME_SUFFIX)
         self.phase = "playing" if sess.phase != FINISHED else "done"
         self._asked_step = -1
-        self._clock = TimeKeeper(sess.setup.options_dict(), self.loop.time())
+        self.answer.start_clock(sess.setup.options_dict(), self.loop.time())
         if self._ticker is None:
             self._tick()
+        self._ask_reseat()  # our seat went to the bot while we were away (§C8.9)
+
+    def _ask_reseat(self) -> None:
+        """Our seat is played by the bot and we are here (restarted, or caught up after the
+        drop): ask to play it again (protocol.md §C8.9) with a fresh chain secret, kept first in
+        ``<log>.reseat`` (mode 0600; the same secret again after the same drop, so a restart
+        never makes a second request). The session re-sends it until ``SeatReturned``."""
+        sess = self.session
+        info = sess.dropped.get(sess.my_seat) if sess is not None else None
+        if info is None or not sess.spectator or self.log_path is None:
+            return
+        path = str(self.log_path) + SECRET_SUFFIX
+        kept = read_secret_file(path)
+        if kept is not None and kept[1] == info.step:
+            secret = kept[0]
+        else:
+            secret = secrets.token_bytes(32)
+            write_secret_file(path, secret, info.step)
+        if sess.request_reseat(secret, self.loop.time()):
+            self._emit({"type": "reseat_asked", "step": sess.step, "dropped_at": info.step})
+
+    def _reseat_secret(self, path: Path) -> bytes | None:
+        """The secret of our last request to play our seat again, for a log replay (§C8.9)."""
+        kept = read_secret_file(str(path) + SECRET_SUFFIX)
+        return None if kept is None else kept[0]
 
     def _become_spectator(self, ev: Any) -> None:
         """``SeatLost``: our seat was dropped at ``ev.step`` after we had applied that step
@@ -1027,8 +965,6 @@ class Node:
         its message. Either way our state forked at ``ev.step``: cut our log back to that step
         and resume; the catch-up brings the drop (we follow as a spectator if the seat was
         ours, else we play on). Protocol.md §C8.3, §C8.4."""
-        from .resume import resume_session
-
         if isinstance(ev, SeatLost):
             self._emit({"type": "seat_lost", "step": ev.step})
         else:
@@ -1037,11 +973,11 @@ class Node:
         for f in (old.log, old.own_log):
             if f is not None:
                 f.close()
-        info = read_resume_file(self._resume_file)
+        info = _read_resume(self._resume_file)
         try:
             sess, _ = resume_session(self.log_path, self.identity, info["chain_secret"], self.engine,
                                      own_log_path=str(self.log_path) + OWN_SUFFIX, now=self.loop.time(),
-                                     truncate_at=ev.step)
+                                     truncate_at=ev.step, reseat_secret=self._reseat_secret(self.log_path))
         except (LocalProtocolError, OSError) as e:
             self._fail(NodeError("resume", f"cannot follow the game after losing our seat: {e}", ev.step))
             return
@@ -1060,6 +996,7 @@ class Node:
         if self._resume_file is not None:
             # The game is over: nothing left to resume, and the chain secret has no use left.
             self._resume_file.unlink(missing_ok=True)
+            Path(str(self._resume_file)[:-len(RESUME_SUFFIX)] + SECRET_SUFFIX).unlink(missing_ok=True)
         self._done.set_result(PeerResult(
             final_state_hash=ev.final_hash, winner=ev.winner, steps=ev.steps, log_path=self.log_path,
             seat=self.seat, events_by_type=dict(self._events), names=self.names,

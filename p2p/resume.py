@@ -15,8 +15,10 @@ session asks the other peers for the steps it lacks (CATCHUP_REQ) and carries on
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from .beacon import HashChain
@@ -28,6 +30,10 @@ from .lockstep import HALTED, LockstepSession
 from .sealed import candidates, commit_of
 from .verify import BadLog, hidden_commits_of_header, parse_header
 from .wire import MSG_DROP, MSG_SKIP, unpack
+
+
+RESUME_SUFFIX = ".resume"  # <log>.resume: chain secret + endpoints, mode 0600, removed at GameOver
+OWN_SUFFIX = ".own"  # <log>.own: our own signed step messages (protocol.md §C6)
 
 
 def _is_drop(raw: bytes) -> bool:
@@ -120,7 +126,7 @@ class ResumeReport:
 
 
 def _replay(log_path: str, identity: Identity, chain_secret: bytes, engine: Any, now: float, bot: Any,
-            limit: int | None, truncate_at: int | None) -> tuple:
+            limit: int | None, truncate_at: int | None, reseat_secret: bytes | None = None) -> tuple:
     reader = LogReader(log_path)
     it = iter(reader)
     first = next(it, None)
@@ -141,6 +147,8 @@ def _replay(log_path: str, identity: Identity, chain_secret: bytes, engine: Any,
     restart = Restart()
     sess = LockstepSession(setup, seat, identity, chain, engine, seed, setup_bytes=sb, now=now, bot=bot,
                            hidden_commits=commits, _resuming=True, restart=restart)
+    if reseat_secret is not None:
+        sess.restore_reseat_secret(reseat_secret)  # a re-seat in the log gives us our new chain (§C8.9)
     good_end = reader.good_end
     damage = None
     count = 0
@@ -181,22 +189,25 @@ def _replay(log_path: str, identity: Identity, chain_secret: bytes, engine: Any,
 
 def resume_session(log_path: str | os.PathLike[str], identity: Identity, chain_secret: bytes, engine: Any, *,
                    own_log_path: str | os.PathLike[str] | None = None, now: float = 0.0, bot: Any = None,
-                   truncate_at: int | None = None, fsync: bool = False) -> tuple[LockstepSession, ResumeReport]:
+                   truncate_at: int | None = None, fsync: bool = False,
+                   reseat_secret: bytes | None = None) -> tuple[LockstepSession, ResumeReport]:
     """Rebuild our session from ``log_path`` (protocol.md §C10) and return it with a report.
 
     ``chain_secret``: our hash-chain secret h_0 (32 bytes, ``Lobby.chain_secret``; the node
     keeps it in a private file); ``own_log_path``: our own-message log (``<log>.own``), read
     for the current step's message and then appended to; ``truncate_at``: drop our records
-    from that step on (after ``SeatLost``). The session continues the log after its last good
+    from that step on (after ``SeatLost``); ``reseat_secret``: the secret of our last request
+    to play our dropped seat again (``reseat.write_secret_file``, protocol.md §C8.9), so a
+    re-seat in the log gives us our new chain. The session continues the log after its last good
     record and has a CATCHUP_REQ queued (``messages_to_send``). Raises
     ``LocalProtocolError`` if the header is unreadable or we are not seated in the game.
     """
     log_path = os.fspath(log_path)
     sess, damage, good_end, count, restart = _replay(log_path, identity, chain_secret, engine, now, bot, None,
-                                                     truncate_at)
+                                                     truncate_at, reseat_secret)
     if sess.phase == HALTED:  # a record that passed its checksum but not the checks: replay up to it
         sess, _, good_end, count, restart = _replay(log_path, identity, chain_secret, engine, now, bot, count,
-                                                    truncate_at)
+                                                    truncate_at, reseat_secret)
     own_resent = False
     if own_log_path is not None and os.path.exists(own_log_path):
         mine = None
@@ -223,3 +234,73 @@ def resume_session(log_path: str | os.PathLike[str], identity: Identity, chain_s
     sess.end_replay(log, None if own_log_path is None else OwnLog(own_log_path, fsync=fsync), now)
     finished = sess.phase != "running"
     return sess, ResumeReport(sess.step, damage, own_resent, finished)
+
+
+# -- the resume files of a running game (protocol.md §C10, §N5) --------------------------------
+
+def write_resume_file(path: Path, chain_secret: bytes, seat: int, endpoints: list) -> None:
+    """Write ``<log>.resume`` (mode 0600, created private, never world-readable even for an
+    instant): JSON ``{"version": 1, "chain_secret": hex of our 32-byte hash-chain secret h_0,
+    "seat": our seat, "endpoints": [[host, port], ...] every seat's transport address}``. The
+    secret is not in the log (protocol.md §C10) and anyone holding it knows our future reveals;
+    the endpoints are not in the signed setup (protocol.md §N5) but a restarted peer must
+    reach the others, and they still send to our old address."""
+    data = json.dumps({"version": 1, "chain_secret": chain_secret.hex(), "seat": seat,
+                       "endpoints": [[str(h), int(p)] for h, p in endpoints]}).encode()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
+def read_resume_file(path: Path) -> dict:
+    """Read ``<log>.resume`` (see ``write_resume_file``): ``{"chain_secret": bytes, "seat":
+    int, "endpoints": [(host, port), ...]}``. Raises ``LocalProtocolError`` if it is missing
+    or malformed (the node reports it as ``NodeError("resume")``)."""
+    try:
+        d = json.loads(Path(path).read_text())
+        secret = bytes.fromhex(d["chain_secret"])
+        eps = [(str(h), int(p)) for h, p in d["endpoints"]]
+        seat = int(d["seat"])
+        if len(secret) != 32 or not 0 <= seat < len(eps):
+            raise ValueError("bad secret or seat")
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise LocalProtocolError(f"cannot read {path}: {e}") from None
+    return {"chain_secret": secret, "seat": seat, "endpoints": eps}
+
+
+def find_resumable(log_dir: str | os.PathLike[str], identity: Identity, game_id: bytes | None = None) -> Path | None:
+    """The game log in ``log_dir`` that we can rejoin: ``game-<gid16>-seat<k>.log`` with its
+    ``.resume`` file (removed when a game ends), whose signed setup seats ``identity``, of
+    ``game_id`` if given. The most recently written one if several; None if there is none."""
+    found = list_resumable(log_dir, identity, game_id)
+    return found[0][0] if found else None
+
+
+def list_resumable(log_dir: str | os.PathLike[str], identity: Identity,
+                   game_id: bytes | None = None) -> list[tuple[Path, Any]]:
+    """Every game of ``log_dir`` we can rejoin (see ``find_resumable``) as ``[(log path, signed
+    Setup)]``, the most recently written first (``lanopoli play`` lists them as "your game")."""
+    d = Path(log_dir)
+    if not d.is_dir():
+        return []
+    prefix = "game-" + (game_id.hex()[:16] if game_id is not None else "")
+    found = []
+    for res in d.glob(f"{prefix}*.log{RESUME_SUFFIX}"):
+        log = res.with_name(res.name[: -len(RESUME_SUFFIX)])
+        if not log.is_file():
+            continue
+        first = next(iter(LogReader(log)), None)
+        if first is None or first.kind != KIND_HEADER:
+            continue
+        try:
+            setup = parse_header(first.payload)[0]
+        except BadLog:
+            continue
+        if game_id is not None and setup.game_id != game_id:
+            continue
+        if any(pl.public_key == identity.public_key for pl in setup.players):
+            found.append((log.stat().st_mtime, str(log), log, setup))
+    return [(f[2], f[3]) for f in sorted(found, key=lambda f: f[:2], reverse=True)]

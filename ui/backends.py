@@ -132,11 +132,11 @@ class NetLobby:
                     log_dir=self.log_dir, linger=1.0, **kw)
 
     def mine(self) -> list[MyGame]:
-        """Our unfinished games in the log directory (``p2p.node.list_resumable``), the most
+        """Our unfinished games in the log directory (``p2p.resume.list_resumable``), the most
         recent first; [] without a log directory or keys."""
         if self.log_dir is None or self.identity is None:
             return []
-        from p2p.node import list_resumable
+        from p2p.resume import list_resumable
 
         out = []
         for path, setup in list_resumable(self.log_dir, self.identity):

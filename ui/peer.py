@@ -232,7 +232,7 @@ def _identity(args: argparse.Namespace):
 def _can_resume(log_dir: Path, identity, wanted: str | None) -> bool:
     """True if ``log_dir`` holds an unfinished game of ours (matching the --game id or prefix
     if given) that the node will rejoin from its log instead of looking for a lobby."""
-    from p2p.node import find_resumable
+    from p2p.resume import find_resumable
 
     path = find_resumable(log_dir, identity)
     if path is None:
@@ -288,7 +288,8 @@ def run_headless(args: argparse.Namespace, role: str) -> int:
     0: the game ended (``done`` printed); 1: it stopped (desync, cheat, stall, timeout; an
     ``error`` line with --progress-json); 2: nothing to join or bad options; 143: SIGTERM.
     """
-    from p2p.node import DISCOVERY_TIMEOUT, NodeError, PeerConfig, progress_printer, run_peer
+    from p2p.node import DISCOVERY_TIMEOUT, NodeError, PeerConfig, run_peer
+    from ui.progress import progress_printer
 
     endpoint = resolve_endpoint(args)
     log_dir = args.log_dir or default_log_dir()
@@ -317,8 +318,7 @@ def run_headless(args: argparse.Namespace, role: str) -> int:
                          game_id=game_id, log_dir=log_dir, progress=progress, timeout=args.timeout,
                          discovery_timeout=getattr(args, "wait", None) or DISCOVERY_TIMEOUT,
                          on_drop=None if getattr(args, "on_drop", "bot") == "off" else getattr(args, "on_drop", "bot"),
-                         drop_timeout=getattr(args, "drop_timeout", 30), faults=fault_plan(args),
-                         skip_idle_after=getattr(args, "skip_idle_after", None))
+                         drop_timeout=getattr(args, "drop_timeout", 30), faults=fault_plan(args))
     except ValueError as exc:
         raise UsageError(str(exc)) from exc
     try:

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any, Callable, Protocol
 
 import engine
+from p2p.seat_answer import SeatAnswer
 
 #: Seconds a local game pauses between steps when a person watches (0 in tests).
 LOCAL_STEP_DELAY_S = 0.05
@@ -201,8 +202,9 @@ class HumanSeat:
         return action
 
     def _bot(self, state: Any, seat: int) -> Any:
-        # engine.choose: the edition's bot with our private knowledge (the base bot in classico).
-        return engine.choose(state, seat, self.bot, self.view() if self.view is not None else None)
+        # The node's policy for a bot seat (p2p.seat_answer): the edition's bot with our
+        # private knowledge (engine.choose; the base bot in classico).
+        return SeatAnswer(self.bot).bot(state, seat, self.view)
 
     async def _wait(self, state: Any, seat: int) -> Any:
         if self._wake is None:
@@ -451,8 +453,9 @@ class LocalGame(_DriverBase):
         self._notify("over")
 
     def _bot(self, seat: int) -> Any:
-        # The edition's bot with that seat's private view (engine.bots.choose in classico).
-        return engine.choose(self.state, seat, self.bot, self.secrets.view(self.state, seat))
+        # The node's policy for a bot seat (p2p.seat_answer): the edition's bot with that
+        # seat's private view (engine.bots.choose in classico).
+        return SeatAnswer(self.bot).bot(self.state, seat, lambda: self.secrets.view(self.state, seat))
 
     def waiting(self) -> tuple[tuple[int, ...], float] | None:
         """Local bots never keep anyone waiting."""

@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from engine import bots
-from p2p.node import NodeError, PeerConfig, progress_printer, run_peer
+from p2p.node import NodeError, PeerConfig, run_peer
+from ui.progress import progress_printer
 
 #: Seconds between two looks for the release file.
 POLL_S = 0.02

@@ -68,7 +68,8 @@ import msgpack
 from engine import bots
 from p2p import link, wire
 from p2p.identity import Identity
-from p2p.node import NodeError, PeerConfig, progress_printer, run_peer
+from p2p.node import NodeError, PeerConfig, run_peer
+from ui.progress import progress_printer
 
 #: Seconds between two looks for the release file.
 POLL_S = 0.02

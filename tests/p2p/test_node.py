@@ -8,7 +8,6 @@ plays the real one.
 """
 
 import asyncio
-import json
 import os
 
 import pytest
@@ -16,7 +15,7 @@ import pytest
 import fake_engine
 from p2p.gamelog import LogReader
 from p2p.identity import Identity
-from p2p.node import NodeError, PeerConfig, progress_printer, run_peer
+from p2p.node import NodeError, PeerConfig, run_peer
 
 
 def race_bot(state, seat, bot):
@@ -84,14 +83,6 @@ def test_join_with_no_game_fails_cleanly(tmp_path):
         asyncio.run(run_peer(cfg))
     assert info.value.code == "not_found"
     assert info.value.as_json()["type"] == "error"
-
-
-def test_progress_printer_writes_json_lines(capsys):
-    emit = progress_printer()
-    emit({"type": "found", "peers": 3, "elapsed_s": 0.2})
-    emit({"type": "progress", "step": 5, "turn": 1, "current": 0, "leader": 0})
-    out = capsys.readouterr().out.splitlines()
-    assert [json.loads(line)["type"] for line in out] == ["found", "progress"]
 
 
 def test_config_refuses_wildcard_bind_and_bad_role():
