@@ -190,8 +190,8 @@ def check_hidden(setup: Setup, raw: bytes, held: bytes | None, now: HiddenNow | 
     hidden field (``HiddenLedger.judge_field``). A valid field proves nothing: it is never held
     against the complainer, whose ledger may have been one drop behind ours (§C12.6)."""
     b = signed_step(setup, raw)
-    if b is None or b.hidden is None:
-        return None
+    if b is None:
+        return None  # (a STEP without the 7th field in a hidden game is judged: that is a fault)
     v = _against_held(raw, b, held)
     if v is not None:
         return None if v == ("other",) else v

@@ -190,6 +190,10 @@ def test_check_hidden_judges_the_evidence_at_its_step_only():
     assert check_hidden(SETUP, raw, held, None) == (2, "signed two different messages for one step")
     other = seal(IDS[2], MSG_STEP, [GID, 0, 2, b"\x01" * 32, b"\x00" * 32, None, fields[2]])
     assert check_hidden(SETUP, raw, open_envelope(other).body, now) is None
+    bare = seal(IDS[3], MSG_STEP, [GID, 0, 3, *zero, None])  # no 7th field in a hidden game
+    assert check_hidden(SETUP, bare, None, now) == (3, "no hidden-information field in a game with hidden "
+                                                       "information")
+    assert check_hidden(SETUP, bare, None, None) is None
     forged = bytearray(raw)
     forged[-1] ^= 1
     assert check_hidden(SETUP, bytes(forged), None, now) is None
