@@ -358,6 +358,17 @@ class HiddenLedger:
                 return sender, f"private delivery to seat {holder} does not match its commitment (item {t})"
         return holder, "false complaint: the delivery matches its commitment"
 
+    def resolve(self, engine: Any, state: Any, fields: Sequence[Any], inspection: list | None) -> tuple:
+        """The hidden-information part of one step (§C12.4, §C12.5): ``(fault, None)`` with the
+        first ``Fault`` of the step; else at an inspection ``(None, (new state, events))`` from
+        ``engine.apply_reveal`` with the ``outcomes`` of the checked openings; else ``(None,
+        None)`` (the caller applies the step as any other). Does not advance the ledger
+        (``after_step``)."""
+        fault = self.find_fault(fields, inspection)
+        if fault is not None or inspection is None:
+            return fault, None
+        return None, engine.apply_reveal(state, self.outcomes(fields, inspection))
+
     def outcomes(self, fields: Sequence[Any], inspection: list) -> list[bool]:
         """The fake/genuine outcome of every inspected item from the (checked) openings of the
         active seats and the dropped seats' recombined shares (0 without a recombined chain)."""

@@ -161,18 +161,16 @@ def resolve_step(engine: Any, state: Any, chance: bool, seed: bytes, step: int,
 def resolve_hidden(engine: Any, ledger: HiddenLedger, state: Any, chance: bool, inspection: list | None,
                    seed: bytes, step: int, bodies: Sequence[StepBody | None], last_reveals: list[bytes],
                    fill: dict[int, Any]) -> tuple[tuple | None, StepResult | None]:
-    """One step of a game with hidden information (protocol.md §C12), shared with verify.py: check
-    every active seat's hidden field (``HiddenLedger.find_fault``); at an inspection step
-    apply the outcomes of the opened shares with ``engine.apply_reveal``, else ``resolve_step``.
-    Returns ``(hidden.Fault, None)`` on a fault, else ``(None, result)``; a hash-chain
-    fault comes back as ``result.fatal``. The ledger is not advanced (``after_step``)."""
-    fields = [None if b is None else b.hidden for b in bodies]
-    bad = ledger.find_fault(fields, inspection)
+    """One step of a game with hidden information (protocol.md §C12), shared with verify.py: the
+    hidden part (``HiddenLedger.resolve``: every active seat's field checked; at an inspection
+    step the outcomes of the opened shares applied), else ``resolve_step``. Returns
+    ``(hidden.Fault, None)`` on a fault, else ``(None, result)``; a hash-chain fault comes
+    back as ``result.fatal``. The ledger is not advanced (``after_step``)."""
+    bad, revealed = ledger.resolve(engine, state, [None if b is None else b.hidden for b in bodies], inspection)
     if bad is not None:
         return bad, None
-    if inspection is not None:
-        new_state, events = engine.apply_reveal(state, ledger.outcomes(fields, inspection))
-        return None, StepResult(new_state, tuple(events), [], None)
+    if revealed is not None:
+        return None, StepResult(revealed[0], tuple(revealed[1]), [], None)
     return None, resolve_step(engine, state, chance, seed, step, bodies, last_reveals, fill)
 
 
