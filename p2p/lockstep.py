@@ -737,7 +737,7 @@ class LockstepSession:
         elif self.sealed.phase == OPEN and not self.spectator and self.final_step is None:
             if self._restart is not None:
                 self._restart.recover_opening(self)
-            self._send_own(self.sealed.opening())
+            self._send_own(self._opening())
         self._out.extend(self.seats.own_votes(self.step))  # our vote of this step, as signed
         self._out.extend(self.skips.own_votes(self.step, self.epoch))  # and our SKIP votes (§C8.10)
         self._send_escrow(resend=True)
@@ -1433,7 +1433,7 @@ class LockstepSession:
             if not self.spectator and not mine and not self._replaying:
                 if self._restart is not None:
                     self._restart.recover_opening(self)  # reached again by catch-up after a restart
-                self._send_own(self.sealed.opening())
+                self._send_own(self._opening())
         elif self._pending.chance and not self.spectator:
             if not self._escrows_ok():
                 self._reveal_waiting = True  # §8.2: no reveal before every escrow is held
@@ -1637,6 +1637,11 @@ class LockstepSession:
         digest = step_digest([C.SKIPPED_BODY if i in skipped else b"" if h is None else h.env.body
                               for i, h in enumerate(self.steps.slots(k))])
         return [i for i, h in enumerate(self.steps.slots(k + 1)) if h is not None and h.body.prev_digest == digest]
+
+    def _opening(self) -> Any:
+        """Our input at a sealed open step (§C13.3): our opening, or nil when a quorum skipped
+        our turn at the commit step (we have no commitment there, §C8.10)."""
+        return None if self.my_seat in self.skips.skipped(self.step - 1) else self.sealed.opening()
 
     def _skip_promise(self, k: int, skipped: Sequence[int]) -> bool:
         """The voter's promise (§C8.10): for every seat d we voted to skip at ``k`` and whose turn
