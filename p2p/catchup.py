@@ -210,7 +210,15 @@ class CatchUp:
         #: (seat, step) of a peer known to be ahead, or None.
         self.ahead: tuple[int, int] | None = None
         self.last_request = -1e18
-        self._served: dict[tuple[int, bool], float] = {}
+        #: Answer tokens per (requester, one_step): (tokens, time) of a bucket (§C9.2).
+        self._served: dict[tuple[int, bool], tuple[float, float]] = {}
+        #: Page requests in flight: first step -> (end step, time asked) (§C9.1).
+        self._asked: dict[int, tuple[int, float]] = {}
+        #: Pages that start after our step, verified, held until we reach them: first step ->
+        #: (the decoded response, the responder's envelope bytes).
+        self._held: dict[int, tuple[CatchupResponse, bytes]] = {}
+        #: Steps asked per page: CATCHUP_PAGE_STEPS until a page shows how big a step is.
+        self.pace = C.CATCHUP_PAGE_STEPS
         self._hinted: dict[int, float] = {}
         self._pushed: dict[int, float] = {}
 
@@ -250,6 +258,63 @@ class CatchUp:
         return seal_message(self._identity, MSG_CATCHUP_REQ, CatchupRequest(
             self._gid, self._me, step, step + C.CATCHUP_MAX_STEPS if to_step is None else to_step))
 
+    def requests(self, step: int, now: float) -> list[bytes]:
+        """The CATCHUP_REQs to send now (broadcast) to keep ``CATCHUP_PIPELINE`` page requests
+        in flight from our ``step`` on (protocol.md §C9.1): the range starting at ``step`` if no
+        request in flight or held page covers it (a first request, or a page that came back
+        short), then consecutive ranges of ``pace`` steps after the last one asked, up to the
+        step of the peer known to be ahead. A request unanswered for ``CATCHUP_AFTER`` s is
+        forgotten (asked again). Starts the request interval."""
+        asked = self._asked
+        for f, (t, at) in list(asked.items()):
+            if t <= step or now - at >= C.CATCHUP_AFTER:
+                del asked[f]
+        for f in [f for f in self._held if f < step]:
+            del self._held[f]  # only a page whose first step we reached is applied
+        goal = max(step + 1, self.ahead[1] if self.ahead is not None else 0)
+        out = []
+        if step not in self._held and not any(f <= step < t for f, (t, _) in asked.items()):
+            out.append(self._ask(step, step + self.pace, now))
+        front = max([step] + [t for t, _ in asked.values()] + [f + 1 for f in self._held])
+        while len(asked) < C.CATCHUP_PIPELINE and front < goal:
+            end = front + self.pace
+            out.append(self._ask(front, end, now))
+            front = end
+        self.last_request = now  # even if all is in flight: the timer (``due``) moves on
+        return out
+
+    def _ask(self, start: int, end: int, now: float) -> bytes:
+        self._asked[start] = (end, now)
+        return seal_message(self._identity, MSG_CATCHUP_REQ, CatchupRequest(self._gid, self._me, start, end))
+
+    def hold(self, r: CatchupResponse, raw: bytes, step: int) -> bool:
+        """Note a verified page: it answers its request (not in flight any more) and shows
+        the size of a step (``pace``: as many steps as fill ~90 % of a page). True if it starts
+        after our ``step`` and is held until we reach it (at most ``CATCHUP_HELD`` pages, the
+        earliest kept; a second copy of a held page is dropped): the caller applies it later
+        (``reachable``), not now."""
+        self._asked.pop(r.from_step, None)
+        if r.records:
+            size = sum(len(p) + _RECORD_OVERHEAD for _, p in r.records)
+            steps = _steps_in(r.records, r.from_step)
+            if steps > 0:
+                self.pace = max(1, min(C.CATCHUP_MAX_RECORDS, steps * C.CATCHUP_MAX_BYTES * 9 // (10 * size)))
+        if r.from_step <= step or not r.records:
+            return False
+        if r.from_step not in self._held:
+            self._held[r.from_step] = (r, raw)
+            while len(self._held) > C.CATCHUP_HELD:
+                del self._held[max(self._held)]
+        return True
+
+    def reachable(self, step: int) -> tuple[CatchupResponse, bytes] | None:
+        """A held page whose first step we reached (removed from the held ones), or None."""
+        for f in sorted(self._held):
+            if f <= step:
+                return self._held.pop(f)
+            break
+        return None
+
     def may_request(self, now: float) -> bool:
         """True if the last request is at least ``CATCHUP_INTERVAL`` s old."""
         return now - self.last_request >= C.CATCHUP_INTERVAL
@@ -258,15 +323,21 @@ class CatchUp:
         """Forget the request interval (a resume: the old clock does not apply)."""
         self.last_request = -1e18
 
+    def _tokens(self, key: tuple[int, bool], now: float) -> float:
+        tokens, at = self._served.get(key, (float(C.CATCHUP_BURST), now))
+        return min(float(C.CATCHUP_BURST), tokens + max(0.0, now - at) * C.CATCHUP_RATE)
+
     def may_serve(self, seat: int, now: float, one_step: bool = False) -> bool:
-        """True if ``seat`` may be answered now: one answer per ``CATCHUP_INTERVAL``, counted
+        """True if ``seat`` may be answered now: a token bucket per requester of
+        ``CATCHUP_BURST`` answers refilled at ``CATCHUP_RATE`` per second (§C9.2), counted
         apart for requests of a single step (``one_step``: a digest dispute asks for the step
-        before its own, and must not be starved by the page it just received)."""
-        return now - self._served.get((seat, one_step), -1e18) >= C.CATCHUP_INTERVAL
+        before its own, and must not be starved by the pages it just received)."""
+        return self._tokens((seat, one_step), now) >= 1.0
 
     def served(self, seat: int, now: float, one_step: bool = False) -> None:
-        """We answered ``seat`` at ``now`` (``one_step``: as in ``may_serve``)."""
-        self._served[(seat, one_step)] = now
+        """We answered ``seat`` at ``now`` (``one_step``: as in ``may_serve``): one token."""
+        key = (seat, one_step)
+        self._served[key] = (self._tokens(key, now) - 1.0, now)
 
     def may_push(self, seat: int, now: float) -> bool:
         """True (and noted) if ``seat`` may be sent records it did not ask for now: one push
@@ -294,6 +365,19 @@ class CatchUp:
         records = [] if i is None else self.history.page(i, to_step, C.CATCHUP_MAX_RECORDS, C.CATCHUP_MAX_BYTES)
         return seal_message(self._identity, MSG_CATCHUP_RESP,
                             CatchupResponse(self._gid, self._me, from_step, head_step, records, pending, escrows))
+
+
+def _steps_in(records: list, from_step: int) -> int:
+    """Steps a page's records cover: from ``from_step`` to the step of its last STEP record
+    (0 if it has none or it cannot be read)."""
+    for kind, payload in reversed(records):
+        if kind == KIND_STEP:
+            try:
+                last = unpack(payload, big=True)[0]
+            except (WireError, TypeError, IndexError, KeyError):
+                return 0
+            return last - from_step + 1 if type(last) is int and last >= from_step else 0
+    return 0
 
 
 def _buffer_next(sess: Any, records: list, step: int, now: float) -> None:

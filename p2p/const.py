@@ -155,6 +155,17 @@ DISPUTE_TIMEOUT = 2.0
 #: Caps of one catch-up response: log records and bytes of records (the transport fragments).
 CATCHUP_MAX_RECORDS = 200
 CATCHUP_MAX_BYTES = 40 * 1024
+#: Pipelined catch-up (protocol.md §C9.1, issue 14): page requests a peer that is behind keeps
+#: in flight, each for a range of steps sized to fill one page (CATCHUP_PAGE_STEPS steps until
+#: a first page shows how big a step is); later pages that arrive first are held (at most
+#: CATCHUP_HELD) until the peer reaches them.
+CATCHUP_PIPELINE = 4
+CATCHUP_PAGE_STEPS = 16
+CATCHUP_HELD = 8
+#: A responder answers one requester's page requests from a token bucket (§C9.2): a burst of
+#: CATCHUP_BURST answers, then CATCHUP_RATE answers per second (~2.5 MiB/s of 40 KiB pages).
+CATCHUP_BURST = 8
+CATCHUP_RATE = 64.0
 #: Largest catch-up response envelope accepted.
 MAX_CATCHUP_MSG = 64 * 1024
 #: Largest COMPLAINT envelope: two step-sized evidence envelopes, a key and headers (protocol.md §C8.8).

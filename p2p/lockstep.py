@@ -236,6 +236,8 @@ class LockstepSession:
         self.steps = StepCollector(self.n, my_seat, self.setup_hash)
         self.seats = SeatLoss(setup, my_seat, identity, chain.value(0), engine)
         self.catchup = CatchUp(identity, self.game_id, my_seat)
+        if getattr(log, "path", None) is not None:
+            self.catchup.use_log(log.path)  # old records are served from the log (flat memory)
         self.disputes = Disputes()
         self.complaints = Complaints()
         #: Votes to let an idle seat's turn pass, and the turns skipped (protocol.md §C8.10).
@@ -726,6 +728,8 @@ class LockstepSession:
         self._events.clear()  # replayed steps were reported in the previous run
         self._out = []
         self.log = log
+        if getattr(log, "path", None) is not None:
+            self.catchup.use_log(log.path)
         if own_log is not None:
             self.own_log = own_log
         self.restart_timers(now)
@@ -916,13 +920,14 @@ class LockstepSession:
 
     def request_catchup(self, now: float | None = None, from_step: int | None = None) -> None:
         """Ask every other active seat for the records from our step on (or ``from_step``).
-        Queues one CATCHUP_REQ (broadcast: whoever is ahead answers); answers arrive as
-        CATCHUP_RESP."""
+        Queues the CATCHUP_REQs that keep the page requests in flight (``CatchUp.requests``,
+        broadcast: whoever is ahead answers); answers arrive as CATCHUP_RESP."""
         if now is not None:
             self._now = now
-        self.stats["catchup_requests"] += 1
         start = self.step if from_step is None else from_step
-        self._out.append(self.catchup.request(start, self._now, start + C.CATCHUP_MAX_STEPS))
+        reqs = self.catchup.requests(start, self._now)
+        self.stats["catchup_requests"] += len(reqs)
+        self._out.extend(reqs)
 
     def _answer_with_records(self, seat: int) -> None:
         """Send ``seat`` our records of the last step and of this one so far (a drop decided
@@ -996,18 +1001,28 @@ class LockstepSession:
             return
         if not self._verified(env, r.seat, r.from_step):
             return
+        if self.phase == RUNNING and self.catchup.hold(r, env.raw, self.step):
+            if r.head_step > self.step:
+                self.catchup.note_ahead(r.seat, r.head_step)
+            return  # a later page of the pipeline: applied once we reach its first step
+        self._apply_page(r, env.raw, now)
+        while self.phase == RUNNING and (held := self.catchup.reachable(self.step)) is not None:
+            self._apply_page(*held, now)
+
+    def _apply_page(self, r: Any, raw: bytes, now: float) -> None:
+        """Apply one verified CATCHUP_RESP (``ingest_response``), report a bad record of it,
+        and ask for the next pages while its responder is ahead (§C9.1)."""
         first = self.step
         problem = ingest_response(self, r, now)
         if self.phase == RUNNING:
             self._settle_dispute(r.seat, r.head_step, r.from_step)
         if problem is not None:
-            self._events.append(PeerMisbehaved(r.seat, self.step, f"bad catch-up record: {problem}", env.raw))
+            self._events.append(PeerMisbehaved(r.seat, self.step, f"bad catch-up record: {problem}", raw))
         if self.step > first:
             self._events.append(CaughtUp(r.seat, first, self.step))
         if self.phase == RUNNING and r.head_step > self.step:
             self.catchup.note_ahead(r.seat, r.head_step)
-            if self.step > first or problem is not None:
-                self.request_catchup()  # next page (or another peer)
+            self.request_catchup()  # the next pages: only those not in flight yet
         else:
             self.catchup.settle_ahead(self.step)
 

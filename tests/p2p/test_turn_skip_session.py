@@ -141,10 +141,15 @@ def test_tally_and_one_vote_per_seat(tmp_path):
 def test_a_seat_that_applied_its_late_message_rolls_back(tmp_path):
     """Seat 2's message of step k reaches nobody; it applied k itself (it held everyone's).
     Seats 0 and 1 skip its turn. Its step-(k+1) message carries another digest: the others
-    push their records, it finds the kind-6 record and halts with StepOverturned(k, 2) — the
-    node then resumes it from its log cut at k (§C8.10, §C8.3)."""
-    sessions, _ = game(3, tmp_path)
-    state = {"k": None}
+    push their records, it finds the kind-6 record and halts with StepOverturned(k, 2); resumed
+    from its log cut at k (as the node does, §C8.10, §C8.3) it catches up the skip, keeps its
+    seat and the game ends with one final hash and logs that verify."""
+    from p2p.gamelog import OwnLog
+    from p2p.resume import resume_session
+
+    sessions, paths = game(3, tmp_path)
+    sessions[2].own_log = OwnLog(str(paths[2]) + ".own")
+    state = {"k": None, "resumed": None}
 
     def drop(src, dst, raw):
         k = state["k"]
@@ -163,9 +168,31 @@ def test_a_seat_that_applied_its_late_message_rolls_back(tmp_path):
     assert sessions[2].step == k + 1 and sessions[0].step == k  # seat 2 applied k, the others wait
     for i in (0, 1):
         assert sessions[i].skip_turn(2)
-    net.run(max_time=200)
+
+    def hook(net):
+        s = net.s[2]
+        if state["resumed"] is None and isinstance(s.halt_reason, StepOverturned):
+            s.log.close()
+            s.own_log.close()
+            again, rep = resume_session(paths[2], s.identity, s.chain.value(0), E, own_log_path=str(paths[2]) + ".own",
+                                        now=net.now, truncate_at=s.halt_reason.step)
+            assert again.step == k and rep.damage is not None  # the overturned step is cut off
+            net.s[2] = state["resumed"] = again
+        return None
+
+    net.run(max_time=1e5, hook=hook)
     assert any(isinstance(e, StepOverturned) and (e.step, e.seat) == (k, 2) for e in net.events[2])
     assert [(e.step, e.seat) for e in net.events[0] if isinstance(e, TurnSkipped)] == [(k, 2)]
+    again = state["resumed"]
+    assert again is not None and again.active == [True] * 3  # it kept its seat
+    assert not any(isinstance(e, (SeatDropped, SeatDropVoted)) for evs in net.events for e in evs)
+    overs = [[e for e in evs if isinstance(e, GameOver)] for evs in net.events]
+    assert [len(o) for o in overs] == [1, 1, 1] and len({o[0].final_hash for o in overs}) == 1
+    for s in (sessions[0], sessions[1], again):
+        s.log.close()
+    for p in paths:
+        rep = verify_log(p, engine=E)
+        assert rep.ok and rep.complete, rep.error
 
 
 def _step_of(raw: bytes) -> int | None:

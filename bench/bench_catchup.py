@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""Catch-up of a restarted peer, in memory (issue 14: "≥ 1,000 steps/s"). Prints figures,
+asserts nothing.
+
+    python bench/bench_catchup.py [--peers 4] [--steps 600] [--missed 500] [--profile]
+
+Four lockstep sessions (real engine, classico, random legal inputs; logs on disk) play
+``--steps`` steps; seat ``peers-1`` is then "killed": its log is cut ``--missed`` step records
+before its end and it is restarted with ``resume.resume_session`` (replay, CATCHUP_REQ). Its
+messages reach the others and theirs reach it, in memory, on a virtual clock that jumps to the
+clock that runs with the wall clock and jumps ahead to the next timer when nothing moves (the
+others wait at the step where the victim died). Two rates:
+
+* **steps/s** — missed steps / (wall seconds + seconds jumped): the catch-up with every rule of
+  §C9 (page sizes, pages in flight, the responders' rate limits, timeouts) and zero network
+  latency;
+* **CPU-limited** — missed steps / wall seconds: what one core does (the responders' work is
+  included: all sessions share this process, so it is a lower bound for the requester alone).
+
+The figure of a real restart (processes, loopback) is ``bench/bench_faults.py`` ("catch_up").
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.join(ROOT, "tests", "p2p"))
+
+
+def play(peers: int, steps: int, d: str) -> tuple[list, list, list]:
+    """Sessions at step ``steps`` (or the game's end), their lobbies and log paths."""
+    import engine as E
+    from p2p_harness import make_lobbies, pump_lobbies, random_legal
+
+    from p2p.gamelog import LogWriter
+
+    lobbies = make_lobbies(peers, edition="classico", chain=4096)
+    pump_lobbies(lobbies)
+    ordered = sorted(lobbies.values(), key=lambda lob: lob.my_seat)
+    paths = [os.path.join(d, f"{i}.log") for i in range(peers)]
+    writers = [LogWriter(p, lob.log_header()) for p, lob in zip(paths, ordered)]
+    sess = [lob.start_session(E, log=w) for lob, w in zip(ordered, writers)]
+    choose = random_legal(E, seed=7)
+    now = 0.0
+    while sess[0].phase == "running" and min(s.step for s in sess) < steps:
+        moved = False
+        for s in sess:
+            if s.needs_local_input() is not None:
+                s.submit_local_input(choose(s), now=now)
+                moved = True
+        for i, s in enumerate(sess):
+            for raw in s.messages_to_send():
+                moved = True
+                for j, o in enumerate(sess):
+                    if j != i:
+                        o.receive_message(raw, now)
+            while s.next_event() is not None:
+                pass
+        if not moved:
+            now = _advance(sess, now)
+            if now is None:
+                break
+    return sess, ordered, paths
+
+
+def _advance(sess: list, now: float) -> float | None:
+    timers = [t for s in sess if (t := s.get_timer()) is not None]
+    if not timers:
+        return None
+    now = max(now, min(timers))
+    for s in sess:
+        t = s.get_timer()
+        if t is not None and t <= now:
+            s.handle_timer(now)
+    return now
+
+
+def catch_up(peers: int, steps: int, missed: int, profile: bool) -> dict:
+    import engine as E
+
+    from p2p.gamelog import LogReader
+    from p2p.lockstep import CaughtUp
+    from p2p.resume import resume_session
+
+    d = tempfile.mkdtemp(prefix="lanopoli-bench-catchup-")
+    sess, lobbies, paths = play(peers, steps, d)
+    victim = peers - 1
+    head = sess[0].step
+    sess[victim].log.close()
+    recs = list(LogReader(paths[victim]))
+    cut = recs[max(1, len(recs) - missed)]
+    with open(paths[victim], "r+b") as f:
+        f.truncate(cut.offset)
+    now = 1000.0
+    t0 = time.perf_counter()
+    new, rep = resume_session(paths[victim], lobbies[victim].identity, lobbies[victim].chain_secret, E, now=now)
+    t_replay = time.perf_counter() - t0
+    start = new.step
+    others = [s for i, s in enumerate(sess) if i != victim]
+    pages = caught = 0
+    prof = None
+    if profile:
+        import cProfile
+
+        prof = cProfile.Profile()
+        prof.enable()
+    t0, skipped = time.perf_counter(), 0.0
+    for _ in range(1_000_000):
+        now = 1000.0 + skipped + time.perf_counter() - t0
+        if new.step >= head or new.phase != "running":
+            break
+        moved = False
+        for raw in new.messages_to_send():
+            moved = True
+            for o in others:
+                o.receive_message(raw, now)
+        for o in others:
+            for raw in o.messages_to_send():
+                moved = True
+                pages += raw[:1] != b""  # every envelope counts; CATCHUP_RESP dominate
+                new.receive_message(raw, now)
+            while o.next_event() is not None:
+                pass
+        while (e := new.next_event()) is not None:
+            caught += isinstance(e, CaughtUp)
+        if not moved:
+            later = _advance([new, *others], now)
+            if later is None:
+                break
+            skipped += later - now
+    wall = time.perf_counter() - t0
+    if prof is not None:
+        import pstats
+
+        prof.disable()
+        pstats.Stats(prof).sort_stats("cumulative").print_stats(25)
+    got = new.step - start
+    return {"peers": peers, "head_step": head, "resumed_at": start, "caught_up_to": new.step,
+            "replay_s": round(t_replay, 3), "catch_up_wall_s": round(wall, 3),
+            "waited_for_timers_s": round(skipped, 3), "envelopes_to_requester": pages,
+            "caught_up_events": caught,
+            "steps_per_s_cpu": round(got / wall) if wall else None,
+            "steps_per_s": round(got / (wall + skipped)) if wall + skipped else None,
+            "stats": {k: v for k, v in new.stats.items() if "catchup" in k or k in ("ignored", "malformed")}}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--peers", type=int, default=4)
+    ap.add_argument("--steps", type=int, default=600)
+    ap.add_argument("--missed", type=int, default=500)
+    ap.add_argument("--profile", action="store_true")
+    a = ap.parse_args(argv)
+    r = catch_up(a.peers, a.steps, a.missed, a.profile)
+    print(f"caught up {r['caught_up_to'] - r['resumed_at']} steps ({r['resumed_at']} -> {r['caught_up_to']}): "
+          f"{r['steps_per_s']} steps/s (wall {r['catch_up_wall_s']} s + {r['waited_for_timers_s']} s waiting "
+          f"for timers), {r['steps_per_s_cpu']} steps/s of CPU (all peers in one process)")
+    print(json.dumps(r))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
