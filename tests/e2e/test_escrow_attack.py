@@ -72,3 +72,27 @@ def test_every_honest_log_verifies_and_names_the_bad_escrow(bad_escrow_game):
                                  "complainer": None}]
         v = verify_json(log)
         assert v["ok"] and v["complete"] and [c["seat"] for c in v["cheaters"]] == [cheat_seat]
+
+
+def test_two_seats_the_withholder_turns_the_roll_into_an_abandoned_game(spawn, tmp_path):
+    """§C8.5 "Where nobody can be dropped": 2 seats (Q = 2), no escrow, no drop. The hostile
+    joiner withholds its reveal at the first chance step >= 5; the host pauses naming it, never
+    votes, and after the node's stall limit (``p2p.node.STALL_LIMIT``, 60 s) ends the game as
+    abandoned: no winner, its log valid and not complete. That is all a two-seat withholder
+    gains: no other roll, only a game without a result, as if it had left."""
+    with spoof.Netns() as n:
+        s = seeds("escrow2", 2)
+        t = Table(spawn, n, tmp_path, "escrow2")
+        host = t.cli_host(s[0], 2, "--drop-timeout", "2", "--timeout", "150")
+        cheater = t.hostile_join(s[1], "--attack", "bad-escrow", "--attack-at", "5", "--timeout", "150")
+        host.finish(200)
+        attack = cheater.wait_for(lambda m: m["type"] == "attack", 1)
+        keys = sorted(Identity.from_seed(x.encode()).public_key for x in s)
+        me, other = (keys.index(Identity.from_seed(x.encode()).public_key) for x in s)
+        done = done_of(host)
+        assert done is not None and done["winner"] is None, host.of_type("error")
+        assert done["abandoned"]["seat"] == me and done["abandoned"]["step"] == attack["step"]
+        assert not host.of_type("drop_vote") and not host.of_type("seat_dropped")
+        assert any(w["paused"] and w["seats"] == [other] for w in host.of_type("waiting"))
+        rep = verify_log(Path(done["log"]))
+        assert rep.ok and not rep.complete and rep.abandoned == {"seat": me, "step": attack["step"]}
