@@ -1,8 +1,9 @@
 """Issue 10, "How it is checked": the spiteful seat that deals a bad escrow and withholds its reveal
 at a chance step loses its seat; the honest peers finish with one final hash and logs that verify
 (protocol.md §C8.3, §C8.5). Real peer processes in a network namespace made by the test
-(tests/e2e/spoof.py ``Netns``); the table and helpers are those of test_attacks.py. The two-seat
-case (nobody can be dropped: pause, then an abandoned game) is tests/p2p/test_escrow.py.
+(tests/e2e/spoof.py ``Netns``); the table and helpers are those of test_attacks.py. With two seats
+nobody can be dropped: the withholder only turns the game into an abandoned one (last test; in
+memory also in tests/p2p/test_escrow.py).
 """
 
 from __future__ import annotations
