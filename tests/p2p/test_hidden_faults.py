@@ -364,10 +364,15 @@ def test_a_liar_loses_its_seat_and_the_honest_peers_finish(tmp_path, lie, reason
     net.run(max_time=1e6, max_rounds=3_000_000)
     for w in writers:
         w.close()
-    if lie is _flip_opening:
+    drop = next(e for e in net.events[0] if isinstance(e, SeatDropped))
+    # Without loss every honest voter holds the liar's escrow share: its chain is recombined.
+    # (With loss a voter may vote before the liar's escrow reached it: the stand-in, §C8.4,
+    # and the liar's shares count as 0 from the drop on, §C12.6.)
+    assert drop.reconstructed or loss is not None
+    if lie is _flip_opening and drop.reconstructed:
         # §C12.6: the inspection the liar lied at resolves to the committed truth (its shares
         # from its recombined secret).
-        at = next(e.step for e in net.events[0] if isinstance(e, SeatDropped))
+        at = drop.step
         applied = next(e for e in net.events[0] if isinstance(e, StepApplied) and e.step == at)
         seen = [e for e in applied.engine_events if isinstance(e, (BillInspected, CardInspected))]
         assert applied.kind == "inspection" and seen
@@ -387,6 +392,11 @@ def test_a_liar_loses_its_seat_and_the_honest_peers_finish(tmp_path, lie, reason
         rep = verify_log(tmp_path / f"{i}.log", engine=E)
         assert rep.ok and rep.complete, rep.error
         assert rep.cheaters and {c["seat"] for c in rep.cheaters} == {1}
+        # What each honest player knows privately is the truth, also of the items whose share
+        # the liar sent wrong (they come from its recombined secret after the drop, §C12.6).
+        view = sessions[i].private_view()
+        assert view and (not drop.reconstructed or all(fake == truth(sessions, secrets, *key)
+                                                       for key, fake in view.items()))
     assert len(finals) == 1
 
 
