@@ -26,7 +26,11 @@ Decisions (rulebook passages in quotes):
   of a pair whose fake is public is genuine, and conversely: "una delle due" is fake) — for the
   same reason, never because the bot held the card;
 * face-up Imprevisti ("prendete una qualsiasi delle carte"): take the most useful card, never a
-  card known to be fake; with an Imprevisti in hand, swap only for a clearly better one;
+  card publicly known to be fake; with an Imprevisti in hand, swap only for a clearly better
+  one — by public facts only, like the inspections: a bot that passed over the cards it knew to
+  be fake (it had held them) would tell the table which they are. bench/bench_hidden.py --bots
+  100: this bot won 205 of 400 games against 195 for the bot that used its knowledge both here
+  and in inspections;
 * kept cards: money and lens cards at once, rent cards on an open claim, "Albergo gratis" on its
   dearest street, "Saldi" when offered a property, the train before its roll;
 * hotels ("ALBERGHI"): buys one on a complete set, dearest rent first, keeping a reserve;
@@ -76,6 +80,9 @@ _CARD_VALUE = {"free_hotel": 6, "skip_rent": 5, "double_rent": 4, "half_price": 
                "get_out_of_jail_free": 1, "move_to": 1}
 _HOTEL_RESERVE = 250  # euro kept after buying a hotel
 _MIN_GAIN = (0, 40, 20)  # expected euro an inspection must bring, by green tokens left (0, 1, 2)
+_PUBLIC: dict = {}
+"""The empty view: what everybody knows (statuses made public by inspections). The choices
+everybody sees — inspections, face-up cards — are made with it (module doc)."""
 
 
 def _base():
@@ -97,7 +104,7 @@ def choose(state, seat: int, bot: str = "default", view=None):
     if ph == P_INSPECT:
         return _inspect(s, seat, view)
     if ph == P_TAKE:
-        return _take(s, seat, view) if s.current == seat else None
+        return _take(s, seat) if s.current == seat else None
     if ph == P_PAY:
         return pay_choice(s, seat, view) if seat in pay_actors(s) else None
     if any(c[0] == seat for c in s.claims):
@@ -167,22 +174,21 @@ def _inspect(s, seat: int, view):
     return None
 
 
-_PUBLIC: dict = {}
-"""The empty view: what everybody knows (statuses made public by inspections)."""
 
-
-def _take(s, seat: int, view):
+def _take(s, seat: int):
+    """TakeCard / DeclineCard at a face-up choice (module doc): card worths from public facts
+    only (``card_value`` with the empty view)."""
     faceup = s.nx[NX_FACEUP]
     best_slot, best = -1, 0
     for slot, card in enumerate(faceup):
         if card >= 0:
-            v = card_value(s, card, view)
+            v = card_value(s, card, _PUBLIC)
             if v > best:
                 best_slot, best = slot, v
     if best_slot < 0:
         return DeclineCard()
     held = [k & 255 for k in s.nx[NX_HAND][seat] if k >> 8 == 1]
-    if held and card_value(s, held[0], view) + 2 > best:
+    if held and card_value(s, held[0], _PUBLIC) + 2 > best:
         return DeclineCard()
     return TakeCard(best_slot)
 

@@ -24,9 +24,9 @@ from engine.rules.counterfeit import bill_choices
 
 @lru_cache(maxsize=1)
 def _windows() -> tuple:
-    """Inspection windows of two engine-only 4-seat niente games (bots without a view; an
-    "inspection" outcome from the chance source, engine.rules.niente_flow.standin_reveal):
-    (state, seat) for every seat that may inspect, bills and cards."""
+    """Inspection windows and face-up choices of two engine-only 4-seat niente games (bots
+    without a view; an "inspection" outcome from the chance source,
+    engine.rules.niente_flow.standin_reveal): (state, seat) for every seat that decides."""
     out = []
     for seed in (1, 2):
         s = engine.new_game("niente-e-come-sembra", 4)
@@ -37,7 +37,7 @@ def _windows() -> tuple:
                 s, _ = engine.apply_chance(s, beacon(seed, k))
                 k += 1
                 continue
-            if p.kind == "inspect_window":
+            if p.kind in ("inspect_window", "take_card"):
                 out += [(s, seat) for seat in p.actors]
             s, _ = engine.apply_step(s, [_niente.choose(s, i, "default", None) for i in range(s.n)])
     return tuple(out)
@@ -49,8 +49,11 @@ def _items(s) -> list:
     return bills + [("card", c) for c in range(len(s.ed.decks[1]))]
 
 
-def test_the_windows_cover_bills_and_cards():
+def test_the_windows_cover_bills_cards_and_face_up_choices():
     w = _windows()
+    kinds = {engine.pending(s).kind for s, _ in w}
+    assert kinds == {"inspect_window", "take_card"}
+    w = [(s, seat) for s, seat in w if engine.pending(s).kind == "inspect_window"]
     assert any(s.nx[NX_CARD] for s, _ in w) and any(not s.nx[NX_CARD] for s, _ in w)
     assert any(type(_niente.choose(s, seat, "default", None)) is InspectBill for s, seat in w)
 
@@ -60,7 +63,9 @@ def test_the_windows_cover_bills_and_cards():
        secret=st.binary(min_size=32, max_size=32))
 def test_an_inspection_does_not_depend_on_the_statuses_the_bot_knows(pick, statuses, secret):
     """Whatever the view says of any bill or card (fake, genuine, or nothing), the bot makes the
-    same inspection choice as with an empty view and the same secret."""
+    same inspection choice, and takes the same face-up card, as with an empty view and the same
+    secret ("cercate anche di non far capire agli altri giocatori quali sono le banconote
+    false")."""
     w = _windows()
     s, seat = w[pick % len(w)]
     items = _items(s)
@@ -74,7 +79,7 @@ def test_a_known_fake_is_not_inspected_first_any_more():
     knew nothing: the one its public rule (gain, then its secret order) picks."""
     checked = 0
     for s, seat in _windows():
-        if s.nx[NX_CARD]:
+        if engine.pending(s).kind != "inspect_window" or s.nx[NX_CARD]:
             continue
         blind = _niente.choose(s, seat, "default", _niente.PrivateView({}, b"s" * 32))
         for b in bill_choices(s, seat):
@@ -96,3 +101,22 @@ def test_a_seat_without_a_secret_inspects_the_lowest_id_among_equal_bills():
         assert a.bill == min(b for b in bill_choices(s, seat) if den[b] == den[a.bill] and not s.nx[NX_PUB][b])
         picked += 1
     assert picked
+
+
+def test_a_face_up_card_known_fake_or_genuine_is_chosen_as_if_unknown():
+    """Taking a face-up Imprevisti is seen by everybody: a seat that held one of them and knows
+    it fake (or genuine) chooses exactly as if it knew nothing."""
+    from engine.rules.banknotes import NX_FACEUP
+    checked = 0
+    for s, seat in _windows():
+        if engine.pending(s).kind != "take_card":
+            continue
+        blind = _niente.choose(s, seat, "default", _niente.PrivateView({}, b"s" * 32))
+        for card in s.nx[NX_FACEUP]:
+            if card < 0:
+                continue
+            for fake in (True, False):
+                known = _niente.PrivateView({("card", card): fake}, b"s" * 32)
+                assert _niente.choose(s, seat, "default", known) == blind
+                checked += 1
+    assert checked
