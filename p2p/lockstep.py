@@ -1351,6 +1351,8 @@ class LockstepSession:
         again with our new chain (offset by the chance steps applied so far)."""
         base = self.chance_count
         chain = self.reseat.our_chain(base) if seat == self.my_seat else None
+        if chain is not None and chain.head != chain_head:
+            chain = None  # re-seated on a request whose secret we no longer hold: we cannot play it
         self.seats.readmit(seat, chain_head, None if chain is None else chain.value(0))
         self._last_reveals[seat] = chain_head
         self.reseat.readmitted(seat, base)

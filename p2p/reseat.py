@@ -31,6 +31,8 @@ stranger cannot take a seat; a replayed request of an earlier drop names another
 
 from __future__ import annotations
 
+import json
+import os
 from typing import Mapping, Sequence
 
 from . import const as C
@@ -297,3 +299,35 @@ class Reseat:
         """Our new chain secret after a restart (kept by the node before it asked): a log replay
         that re-seats our seat gives us its chain. Nothing is sent."""
         self._secret = secret
+
+
+# -- the returning player's secret file (the node's; protocol.md §C8.9, §N5) --
+
+SECRET_SUFFIX = ".reseat"
+
+
+def write_secret_file(path: str, secret: bytes, dropped_at: int) -> None:
+    """Keep our new chain secret before we ask (``<log>.reseat``, created with mode 0600 like
+    ``<log>.resume``): JSON ``{"version": 1, "secret": hex (32 bytes), "dropped_at": step}``.
+    A restart asking again after the same drop re-uses it (two requests would split the
+    carriers), and a log replay that re-seats us needs it (``resume_session(reseat_secret=)``)."""
+    data = json.dumps({"version": 1, "secret": secret.hex(), "dropped_at": int(dropped_at)}).encode()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def read_secret_file(path: str) -> tuple[bytes, int] | None:
+    """(secret, dropped_at) from ``write_secret_file``'s file; None if it is missing or
+    malformed (then a fresh secret is drawn)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            d = json.load(f)
+        secret, at = bytes.fromhex(d["secret"]), int(d["dropped_at"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return (secret, at) if len(secret) == 32 and at >= 0 else None
