@@ -264,8 +264,3 @@ def check_drop_record(setup: Setup, active: Sequence[bool], epoch: int, step: in
     if r.chain is UNDECIDED:
         raise ValueError("drop record whose votes decide no reveal (mixed shares or no escrow)")
     return DropRecord(seat, votes, esc_raw, r.chain, r.cheat)
-
-
-def check_drop_payload(setup: Setup, active: Sequence[bool], epoch: int, step: int, payload: bytes) -> tuple:
-    """``check_drop_record`` as (seat, votes, escrow raw, recombined chain or None)."""
-    return tuple(check_drop_record(setup, active, epoch, step, payload))[:4]

@@ -1319,8 +1319,9 @@ class LockstepSession:
     # -- re-seating a returning player (protocol.md §C8.9) --
 
     def _drop_steps(self) -> dict[int, int]:
-        """Seats dropped by the bot rule -> the step of their drop record (who may come back)."""
-        return {seat: info.step for seat, info in self.dropped.items() if info.rule != RULE_BANKRUPT}
+        """Seats dropped by the bot rule -> the step of their drop record (who may come back;
+        never a seat whose drop proved a bad escrow, ``SeatLoss.returnable``)."""
+        return self.seats.returnable()
 
     def request_reseat(self, secret: bytes, now: float | None = None) -> bool:
         """Ask to play our dropped seat again with a new hash chain of ``secret`` (32 bytes,

@@ -47,8 +47,8 @@ from . import const as C
 from .beacon import HashChain
 from .errors import WireError
 # The DROP record is built and checked in escrow.py; lockstep and verify import it from here too.
-from .escrow import (BAD_VOTE_SHARE, UNDECIDED, check_drop_payload, check_drop_record,  # noqa: F401
-                     drop_record, dropped_reveal, make_escrow, open_share, pair_key, quorum, recover_chain)
+from .escrow import (BAD_VOTE_SHARE, UNDECIDED, check_drop_record, drop_record, dropped_reveal,  # noqa: F401
+                     make_escrow, open_share, pair_key, quorum, recover_chain)
 from .identity import Identity
 from .session_events import CheatDetected, Equivocation, PeerMisbehaved
 from .wire import MSG_DROP, DropVote, Escrow, Setup, decode_drop, decode_escrow, open_envelope, seal_message, unpack
@@ -125,11 +125,13 @@ def dropped_input(bot: Callable[[Any, int], Any], state: Any, seat: int, dropped
 
 class DropInfo(NamedTuple):
     """How a dropped seat is played: from ``step`` on, by ``rule``; ``chain``: its recombined
-    ``HashChain`` (its real reveals) or None (the public stand-in reveals)."""
+    ``HashChain`` (its real reveals) or None (the public stand-in reveals); ``cheat``: set when
+    its DROP record proved its escrow bad (then it is never re-seated, §C8.5, §C8.9)."""
 
     step: int
     rule: str
     chain: HashChain | None
+    cheat: str | None = None
 
 
 class Decision(NamedTuple):
@@ -179,6 +181,8 @@ class SeatLoss:
         self._voted: set[tuple[int, int]] = set()
         #: (step, epoch, voter) whose false share ``decide`` reported.
         self._liars: set[tuple[int, int, int]] = set()
+        #: (step, seat) -> why the votes or record deciding that drop prove its escrow bad.
+        self._cheats: dict[tuple[int, int], str] = {}
 
     # -- queries --
 
@@ -376,6 +380,8 @@ class SeatLoss:
                 return liar, BAD_VOTE_SHARE, [votes[liar][1], esc[1]]
         if r.chain is UNDECIDED:
             return None if len(voters) - len(r.liars) < self.quorum else UNDECIDED
+        if r.cheat is not None:
+            self._cheats[(step, seat)] = r.cheat  # for apply(): this drop proves a bad escrow
         return Decision([votes[i][1] for i in r.used], esc[1] if esc else None, r.chain, r.cheat)
 
     def past_drop(self, payload: bytes, applied: int) -> tuple[int, int] | None:
@@ -401,8 +407,12 @@ class SeatLoss:
         return (step, seat) if len(voters) >= self.quorum else None
 
     def check_record(self, step: int, payload: bytes) -> tuple:
-        """Verify a DROP log record for ``step`` (``check_drop_payload``); raises ValueError."""
-        return check_drop_payload(self.setup, self.active, self.epoch, step, payload)
+        """Verify a DROP log record for ``step`` (``check_drop_record``): (seat, votes, escrow
+        raw, chain or None); raises ValueError."""
+        rec = check_drop_record(self.setup, self.active, self.epoch, step, payload)
+        if rec.cheat is not None:
+            self._cheats[(step, rec.seat)] = rec.cheat  # for apply(): this drop proves a bad escrow
+        return rec.seat, rec.votes, rec.escrow, rec.chain
 
     def forget_votes(self, upto: int) -> None:
         """Forget the votes of steps <= ``upto`` (applied), except those against our own seat
@@ -417,6 +427,14 @@ class SeatLoss:
 
     # -- drop --
 
+    def returnable(self) -> dict[int, int]:
+        """Dropped seats that may be re-seated (protocol.md §C8.9) -> the step of their drop:
+        those played by the ``bot`` rule whose drop did not prove a bad escrow (§C8.5: the seat
+        paid for its one bit of choice with its seat for good). Deterministic: every peer and
+        ``verify`` hold the same drop records."""
+        return {seat: info.step for seat, info in self.dropped.items()
+                if info.rule != RULE_BANKRUPT and info.cheat is None}
+
     def apply(self, step: int, seat: int, chain: HashChain | None) -> DropInfo:
         """``seat`` is dropped from ``step`` on: it becomes inactive, the epoch increases and
         the escrows and shares of the old epoch are forgotten. Returns its DropInfo (the
@@ -424,7 +442,7 @@ class SeatLoss:
         rule = self.rule or RULE_BOT
         if rule == RULE_BANKRUPT and not self._can_retire:
             rule = RULE_BOT
-        info = self.dropped[seat] = DropInfo(step, rule, chain)
+        info = self.dropped[seat] = DropInfo(step, rule, chain, self._cheats.pop((step, seat), None))
         self.active[seat] = False
         self.epoch += 1
         self._escrows, self._shares = {}, {}

@@ -180,6 +180,7 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
                       "deliveries": 0, "items_delivered": 0}
     active = [True] * setup.seats
     dropped: dict = {}  # seat -> (rule, recombined chain or None)
+    bad_escrow: set = set()  # seats whose drop record proved a bad escrow (§C8.3, §C8.9)
     bases: dict[int, int] = {}  # re-seated seat -> chance steps before its new chain (§C8.9)
     epoch = 0
     chance_count = 0
@@ -220,6 +221,7 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
                 raise _Bad(k, f"drop record: {e}") from None
             if cheat is not None:  # the record's shares prove the dropped seat's escrow bad (§C8.3)
                 rep.cheaters.append({"seat": seat, "step": k, "reason": cheat, "complainer": None})
+                bad_escrow.add(seat)  # never re-seated (§C8.9)
             rule = on_drop
             if rule == RULE_BANKRUPT and getattr(engine, "retire_seat", None) is None:
                 rule = RULE_BOT
@@ -320,8 +322,8 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
         chance_count += chance and inspection is None
         if counts_at(sealed.phase == COMMIT, engine.is_terminal(state), ledger is not None):
             # Returning players re-seated from step k+1 by the requests these bodies carry (§C8.9).
-            back = readmissions(setup, active, {i: at for i, (rule, _, at) in dropped.items() if rule == RULE_BOT},
-                                carried)
+            back = readmissions(setup, active, {i: at for i, (rule, _, at) in dropped.items()
+                                                if rule == RULE_BOT and i not in bad_escrow}, carried)
             for seat in sorted(back):
                 del dropped[seat]
                 active[seat] = True

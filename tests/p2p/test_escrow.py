@@ -82,6 +82,8 @@ def test_bad_escrow_and_withheld_reveal_cost_the_dealer_its_seat_not_the_game(tm
     o = [[e for e in net.events[i] if isinstance(e, GameOver)] for i in (0, 1, 2)]
     assert all(len(x) == 1 for x in o) and len({x[0].final_hash for x in o}) == 1
     assert any(isinstance(e, SeatLost) for e in net.events[3])  # it applied k with its own reveal
+    for i in (0, 1, 2):  # it paid with its seat for good: never re-seated (§C8.9)
+        assert sessions[i].seats.dropped[3].cheat == BAD_RECOMBINATION and sessions[i].seats.returnable() == {}
     for s in sessions:
         s.log.close()
     for p in paths[:3]:
@@ -253,6 +255,7 @@ def test_a_lying_voter_is_proven_and_the_others_shares_recombine_the_real_chain(
         # Seat 0 is voted out at once after the epoch change, before its new escrow reached
         # anyone: shareless votes, so its stand-in reveals (§C8.3); it withheld nothing.
         assert drops == [(4, True), (0, False)], drops
+        assert set(sessions[i].seats.returnable()) == {0, 4}  # no drop record proves a bad escrow here
         assert {e.seat for e in net.events[i] if isinstance(e, CheaterProven)} == {0}
     o = [[e for e in net.events[i] if isinstance(e, GameOver)] for i in (1, 2, 3)]
     assert all(len(x) == 1 for x in o) and len({x[0].final_hash for x in o}) == 1
