@@ -80,8 +80,10 @@ class SeatChanged:
     "bankrupt" (the seats agreed: it goes bankrupt), "lost" (our own seat: the others dropped
     it, we follow the game as a spectator), "back" (a seat we voted on as silent sends again,
     or our own seat after ``lanopoli play`` rejoined it from the log), "skipped" (a majority let
-    its turn at that step pass, protocol.md §C8.10; it keeps its seat). From ``p2p.lockstep``
-    SeatDropVoted, SeatDropped, SeatLost, StepApplied and the node's restart."""
+    its turn at that step pass, protocol.md §C8.10; it keeps its seat); "back" also when a
+    dropped seat's player takes it back from the bot (``SeatReturned``, protocol.md §C8.9). From
+    ``p2p.lockstep`` SeatDropVoted, SeatDropped, SeatLost, SeatReturned, StepApplied and the
+    node's restart."""
 
     seat: int
     step: int
@@ -304,6 +306,15 @@ class _DriverBase:
         self.chat_lines: deque = deque(maxlen=100)
         self.human.view = self.private_view
         self.human.on_input = self._own_input
+
+    def seat_returned(self, seat: int, step: int) -> None:
+        """``seat``'s player plays it again from lockstep ``step`` (``p2p.lockstep.SeatReturned``:
+        the seats carried its request, protocol.md §C8.9): its mark ("bot plays") goes from the
+        players panel and a "back" line goes to everybody's log ("Bruno is back at the table";
+        for our own seat "You are back at the table")."""
+        self.seat_changes.pop(seat, None)
+        self._new_events.append(SeatChanged(seat, step, "back"))
+        self._notify("step")
 
     def _own_input(self, action: Any) -> None:
         # Only bids need telling apart (OwnInput's docstring); other inputs show in the events.
@@ -579,6 +590,9 @@ class NetGame(_DriverBase):
         if name == "TurnSkipped":  # a majority let this seat's turn pass; it keeps its seat (§C8.10)
             self._new_events.append(SeatChanged(ev.seat, ev.step, "skipped"))
             self._notify("step")
+            return
+        if name == "SeatReturned":
+            self.seat_returned(ev.seat, ev.step)
             return
         if name in ("SeatDropVoted", "SeatDropped", "SeatLost"):
             seat = self.seat if name == "SeatLost" else ev.seat
