@@ -6,7 +6,7 @@ protocol.md §C8.10).
 Peer 1 is a held peer (tests/e2e/held_peer.py) that holds its input at its first decision step
 >= HOLD_AT and is never released: it is alive (ALIVE every 5 s, so the 30 s drop timeout never
 fires) and idle (the turn time is the default 300 s). The two other peers are ``lanopoli host``
-and ``lanopoli join`` bots with ``--skip-idle-after 2``: the players' patience. Nobody votes to
+and ``lanopoli join`` bots with ``--skip-idle-after 5``: the players' patience. Nobody votes to
 drop anybody; the two votes are a quorum (Q = 2 of 3), so the held seat's input at that step
 counts as nil, and at the next step its bot plays again.
 """
@@ -25,6 +25,7 @@ from conftest import ROOT
 
 GAME_S = 150  # generous budget for one game on a slow machine; nothing asserts on time
 HOLD_AT = 12
+PATIENCE_S = 5  # the voters wait this long for an awaited seat (a loaded machine can stall a bot for ~1 s)
 
 
 def verify(log: Path) -> subprocess.CompletedProcess:
@@ -36,7 +37,7 @@ def test_a_majority_skips_a_stalling_seats_turn_and_the_game_goes_on(spawn, tmp_
     seed = f"skip-{os.getpid()}-{secrets.token_hex(3)}"
     common = [["--bind", "127.0.0.1", "--progress-json", "--seed", f"{seed}-{i}", "--name", f"p{i}",
                "--log-dir", str(tmp_path / f"peer-{i}"), "--config-dir", str(tmp_path / f"keys-{i}"),
-               "--timeout", str(GAME_S), "--skip-idle-after", "2"] for i in range(3)]
+               "--timeout", str(GAME_S), "--skip-idle-after", str(PATIENCE_S)] for i in range(3)]
     host = spawn("host", "--seats", "3", *common[0])
     hosting = host.wait_for(lambda m: m["type"] == "hosting", 60)
     gid = hosting["game_id"]
