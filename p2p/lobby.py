@@ -617,8 +617,9 @@ class Lobby:
 
     def _status_msg(self) -> bytes:
         names = [p.name for p, _ in self._joined.values()]
-        return seal_message(self.identity, MSG_STATUS, Status(self.game_id, self.edition, self.seats, len(names), names,
-                                                              self.identity.public_key, self.identity.x25519_public_key))
+        return seal_message(self.identity, MSG_STATUS, Status(self.game_id, self.edition, self.seats, len(names),
+                                                              tuple(names), self.identity.public_key,
+                                                              self.identity.x25519_public_key))
 
     def _reject(self, addr: Any, joiner_pk: bytes, code: int) -> None:
         self._out.append((addr, seal_message(self.identity, MSG_REJECT, Reject(

@@ -72,10 +72,11 @@ from .session_events import TurnSkipped
 from .gamelog import KIND_SKIP
 from .wire import MSG_SKIP, SkipVote, decode_skip
 from .wire import (MSG_ABANDON, MSG_ALIVE, MSG_CATCHUP_REQ, MSG_CATCHUP_RESP, MSG_COMPLAINT, MSG_DROP, MSG_ESCROW,
-                   MSG_HINT, MSG_RESEAT, MSG_STEP, Abandon, ComplaintMsg, DropVote, Envelope, Escrow, Setup, StepBody,
-                   decode_abandon, decode_reseat, decode_alive, decode_catchup_req, decode_catchup_resp, decode_complaint,
+                   MSG_HINT, MSG_RESEAT, MSG_STEP, Abandon, ComplaintMsg, DropVote, Envelope, Escrow, Hint, Setup,
+                   StepBody, decode_abandon, decode_reseat, decode_alive, decode_catchup_req, decode_catchup_resp,
+                   decode_complaint,
                    decode_drop, decode_escrow, decode_hint, decode_step_body, engine_options, open_envelope, pack,
-                   seal, setup_hash as compute_setup_hash)
+                   seal_envelope, seal_message, setup_hash as compute_setup_hash)
 
 __all__ = ["ABANDONED", "BeaconExhausted", "CaughtUp", "CheaterProven", "CheatDetected", "Desync", "DropInfo",
            "Equivocation", "FINISHED", "GameAbandoned", "GameOver", "HALTED", "Held", "LockstepSession", "PeerMisbehaved", "PeerStalled", "RUNNING",
@@ -664,7 +665,7 @@ class LockstepSession:
         if again is not None:
             self._out.append(again)  # our request to play again, until the carriers take it (§C8.9)
         if live.alive_due(now) and self._owes_alive():
-            self._out.append(seal(self.identity, MSG_ALIVE, [self.game_id, self.my_seat, self.step]))
+            self._out.append(seal_message(self.identity, MSG_ALIVE, Hint(self.game_id, self.my_seat, self.step)))
             self.stats["alive_sent"] += 1
         if now >= live.stall_at:
             stalled = live.stalled(now, [i for i in self.waiting_for() if i != self.my_seat])
@@ -760,8 +761,8 @@ class LockstepSession:
             raise LocalProtocolError(f"cannot abandon in phase {self.phase}")
         if now is not None:
             self._now = now
-        raw = seal(self.identity, MSG_ABANDON, [self.game_id, self.my_seat, self.step, self.state_hash,
-                                                self.steps.prev_digest])
+        raw = seal_message(self.identity, MSG_ABANDON, Abandon(self.game_id, self.my_seat, self.step, self.state_hash,
+                                                               self.steps.prev_digest))
         self._out.append(raw)
         self._end_abandoned(self.my_seat, raw)
 
@@ -1485,24 +1486,15 @@ class LockstepSession:
 
     def _send_own(self, inp: Any, final: bool = False) -> None:
         k = self.step
-        prev_digest = self.steps.prev_digest
-        fields = [self.game_id, k, self.my_seat, self.state_hash, prev_digest, inp]
         hidden = None
         if self.view is not None and not final:
-            field = self.view.my_field(k, self._inspection)
-            fields.append(field)
-            hidden = tuple(field)
+            hidden = tuple(self.view.my_field(k, self._inspection))
         # Requests of returning players we carry (§C8.9): the 8th field, never in the attestation.
         carried = () if final or self._replaying else tuple(self.reseat.field(self._now, self._drop_steps()))
-        if carried:
-            fields.extend(([None] if hidden is None else []) + [list(carried)])
-        body = pack(fields)
-        sig = self.identity.sign(C.DOMAIN_STEP, body)
-        raw = pack([MSG_STEP, body, sig])
-        if len(raw) > C.MAX_STEP_MSG:
-            raise LocalProtocolError(f"step message of {len(raw)} bytes over {C.MAX_STEP_MSG}")
-        self.steps.hold(k, self.my_seat, Held(StepBody(self.game_id, k, self.my_seat, self.state_hash, prev_digest,
-                                                       inp, hidden, carried), Envelope(MSG_STEP, body, sig, raw)))
+        body = StepBody(self.game_id, k, self.my_seat, self.state_hash, self.steps.prev_digest, inp, hidden, carried)
+        env = seal_envelope(self.identity, MSG_STEP, body)  # the STEP table's encoder; LocalProtocolError if oversize
+        raw = env.raw
+        self.steps.hold(k, self.my_seat, Held(body, env))
         if self._replaying:
             return
         if self.own_log is not None:
@@ -1621,8 +1613,8 @@ class LockstepSession:
         one yet: it carries our prev hash and digest, which is what the evidence needs)."""
         own = self.steps.own(self.step)
         if own is None:
-            body = pack([self.game_id, self.step, self.my_seat, self.state_hash, self.steps.prev_digest, None])
-            own = pack([MSG_STEP, body, self.identity.sign(C.DOMAIN_STEP, body)])
+            own = seal_message(self.identity, MSG_STEP, StepBody(self.game_id, self.step, self.my_seat, self.state_hash,
+                                                                 self.steps.prev_digest, None))
         return own
 
     def _halt(self, event: Any) -> None:
