@@ -942,8 +942,8 @@ class Node:
         never makes a second request). The session re-sends it until ``SeatReturned``."""
         sess = self.session
         info = sess.dropped.get(sess.my_seat) if sess is not None else None
-        if info is None or not sess.spectator or self.log_path is None:
-            return
+        if info is None or not sess.spectator or self.log_path is None or not sess.reseat.offered:
+            return  # not offered with hidden information (§C8.9): no secret to keep either
         path = str(self.log_path) + SECRET_SUFFIX
         kept = read_secret_file(path)
         if kept is not None and kept[1] == info.step:
