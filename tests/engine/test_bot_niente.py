@@ -120,3 +120,44 @@ def test_a_face_up_card_known_fake_or_genuine_is_chosen_as_if_unknown():
                 assert _niente.choose(s, seat, "default", known) == blind
                 checked += 1
     assert checked
+
+
+def _inspection_from_the_text(s, seat: int, secret: bytes | None):
+    """protocol.md Part B "niente-e-come-sembra inspections", from the text alone."""
+    from hashlib import sha256
+
+    from engine.actions import InspectCard
+    from engine.rules.banknotes import FAKE, GENUINE, NX_CPUB, NX_LENS
+    from engine.rules.counterfeit import fake_rate, window_actors
+    if seat not in window_actors(s):
+        return None
+    nx = s.nx
+    if nx[NX_CARD]:
+        card = nx[NX_CARD][2]
+        known = nx[NX_CPUB][card] or nx[NX_CPUB][card ^ 1]
+        genuine = nx[NX_CPUB][card] == GENUINE or nx[NX_CPUB][card ^ 1] == FAKE
+        return None if known and genuine else InspectCard()
+    best = None
+    for b in bill_choices(s, seat):
+        num, den = (0, 1) if nx[NX_PUB][b] else fake_rate(s.ed, nx[NX_DEN][b])
+        gain = nx[NX_DEN][b] * num * 100 // den
+        key = (-gain, sha256(secret + b.to_bytes(4, "big")).digest() if secret else b"", b)
+        if best is None or key < best[0]:
+            best = (key, b)
+    if best is None:
+        return None
+    need = 2000 if nx[NX_LENS][seat] >= 2 else 4000
+    return InspectBill(best[1]) if -best[0][0] >= need else None
+
+
+def test_the_prose_gives_the_bots_inspection():
+    """Part B's inspection rule, recomputed from its text, with and without a secret."""
+    checked = 0
+    for s, seat in _windows():
+        if engine.pending(s).kind != "inspect_window":
+            continue
+        for secret in (None, b"s" * 32, b"t" * 32):
+            view = _niente.PrivateView({}, secret) if secret else None
+            assert _inspection_from_the_text(s, seat, secret) == _niente.choose(s, seat, "default", view)
+            checked += 1
+    assert checked
