@@ -219,7 +219,7 @@ def _reach_decision_of_one_seat(sessions, min_step: int = 3):
     raise AssertionError("no decision step reached")
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.integers(3, 4), st.data())
 def test_property_real_sessions_never_keep_different_outcomes(tmp_path_factory, n, data):
     """Real LockstepSessions (fake engine): at a decision step k of seat d, the others send
