@@ -11,7 +11,7 @@ timers are apart from its connection).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 from . import const as C
 
@@ -106,6 +106,13 @@ class Liveness:
             t = min(t, started + turn_time)
         return t
 
+    def vote_floor(self, drop_timeout: float, turn_time: float) -> float:
+        """The earliest time ``vote_time`` can give in this step (s): ``step_started`` +
+        ``min(drop_timeout, turn_time)`` (``turn_time`` 0.0 = unlimited). While an earlier
+        deadline is due first, the session skips the per-seat vote times (issue 14: the timer
+        is asked for after every message)."""
+        return self.step_started + (min(drop_timeout, turn_time) if turn_time else drop_timeout)
+
     def stalled(self, now: float, waiting: Iterable[int]) -> tuple[tuple[int, ...], float] | None:
         """Every STALL_TIMEOUT s: the seats of ``waiting`` silent for STALL_TIMEOUT s or more
         and how long the least silent of them has been (s), or None (not due, or nobody
@@ -118,13 +125,3 @@ class Liveness:
         if not silent:
             return None
         return silent, now - max(last[i] for i in silent)
-
-    def timer(self, owes_alive: Callable[[], bool]) -> float:
-        """Earliest of the stall report, the armed resend and (if ``owes_alive()``) the next
-        ALIVE (s); the session adds its other deadlines (drop votes, disputes, catch-up)."""
-        t = self.stall_at
-        if self.resend_at is not None and self.resend_at < t:
-            t = self.resend_at
-        if self.alive_at is not None and self.alive_at < t and owes_alive():
-            t = self.alive_at
-        return t

@@ -457,10 +457,21 @@ class LockstepSession:
         """Earliest time ``handle_timer`` must be called, or None."""
         if self.phase != RUNNING:
             return None
-        t = self.live.timer(self._owes_alive)
-        d = self.drop_deadline()
-        if d is not None:
-            t = min(t, d)
+        live = self.live  # its deadlines inline: this runs once per datagram
+        t = live.stall_at
+        r = live.resend_at
+        if r is not None and r < t:
+            t = r
+        a = live.alive_at
+        if a is not None and a < t and self._owes_alive():
+            t = a
+        # No seat is voted out before the vote floor (unless it left or was proven a cheater):
+        # while an earlier deadline comes first, the per-seat vote times need not be computed.
+        seats = self.seats
+        if t > live.vote_floor(seats.drop_timeout, seats.turn_time) or self._left or self.complaints.cheaters():
+            d = self.drop_deadline()
+            if d is not None and d < t:
+                t = d
         d = self.disputes.deadline()
         if d is not None:
             t = min(t, d)
