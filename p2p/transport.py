@@ -25,7 +25,8 @@ Theory of operation (wire contract: protocol.md part N, "Transport"):
   gap or a duplicate shows that the peer is missing an ack, or the datagram asks for it
   (``FLAG_ACK_NOW``). In lockstep every peer answers each step with its next step message, so
   the hot path carries one datagram per message, not two.
-* Unacknowledged datagrams are resent after the retransmission timeout (RFC 6298 estimator,
+* Unacknowledged datagrams are resent (loss recovery: ``p2p.recovery.Recovery``, one per
+  channel, as aioquic's ``recovery.py``) after the retransmission timeout (RFC 6298 estimator,
   ``INITIAL_RTO`` at first, floored at ``MIN_RTO``, doubled per consecutive timeout, capped at
   ``MAX_RTO``), or at once when the selective ack shows a datagram sent after it arrived and
   either ``PACKET_THRESHOLD`` later ones did or ``TIME_THRESHOLD`` round trips passed.
@@ -67,6 +68,9 @@ from typing import Any
 
 from .channel_auth import TAG_LEN, XKEY_LEN, KeyCache, PairKeys, mac, mac_ok
 from .errors import LocalProtocolError
+# The loss-recovery constants are recovery.py's; named here too, as the transport's (§N2.5).
+from .recovery import (INITIAL_RTO, LOSS_HOLD, MAX_RTO, MIN_RTO, PACKET_THRESHOLD,  # noqa: F401
+                       PROMPT_MIN_RTO, Recovery)
 
 Addr = tuple[str, int]
 """A UDP address: (host, port)."""
@@ -104,20 +108,6 @@ ACK_BITS = 32
 """Bit i of ack_bits acknowledges datagram ``ack + 1 + i``."""
 MAX_SEQ = 0xFFFFFFFF
 
-INITIAL_RTO = 0.050  # seconds, before the first round-trip sample
-MIN_RTO = 0.080
-"""Floor of the RTO (s) of a datagram sent without ``FLAG_ACK_NOW``: above ``MAX_ACK_DELAY``
-plus a loaded machine's round trip, so that a delayed ack does not trigger a retransmission."""
-PROMPT_MIN_RTO = 0.005
-"""Floor of the RTO (s) of a datagram sent with ``FLAG_ACK_NOW``: the peer acknowledges it at
-once, so its RTO follows a separate estimator fed only by such datagrams (the bare round trip)
-and a lost datagram is resent after ~srtt + 4·rttvar of that, not after ``MIN_RTO``."""
-LOSS_HOLD = 0.5
-"""Seconds a sender stays in its lossy regime (``FLAG_ACK_NOW`` on every data datagram) after a
-resend that shows loss: one found lost by a selective ack, or a second resend within
-``LOSS_HOLD`` s of the previous one (a lone timeout is most often a late ack, not a loss)."""
-MAX_RTO = 1.0  # cap of the exponential backoff
-CLOCK_GRANULARITY = 0.002  # RFC 6298 "G": floor of the variance term
 MAX_ACK_DELAY = 0.050
 """A received datagram is acknowledged within this time (s) — longer than most lockstep steps
 of 8 seats on a loaded 2-core machine (~16 ms on average, tens of ms when a peer process waits
@@ -127,11 +117,6 @@ ACK_EVERY = 4  # ...or after this many in-order datagrams, whichever comes first
 COPY_GRACE = 0.005
 """A duplicate of the latest new chunk arriving within this time (s) of it is the sender's
 lossy-regime copy: dropped without an immediate ack (the first one was acknowledged)."""
-PACKET_THRESHOLD = 3  # a datagram is lost once 3 later ones are acknowledged...
-TIME_THRESHOLD = 9 / 8
-"""...or once a later one is acknowledged and it was sent more than 9/8 of max(srtt, latest RTT)
-ago (RFC 9002 §6.1.2): in lockstep a peer sends one datagram per step, so three later ones
-never come while the step waits for the lost one."""
 SEND_WINDOW = 64  # datagrams in flight per peer (~75 KB: below a default socket buffer)
 RECV_WINDOW = 256  # datagrams buffered ahead of the next expected one
 MAX_MESSAGE = 72 * 1024
@@ -222,14 +207,8 @@ class Channel:
         self.peer_epoch: int | None = None
         self._retired: deque[int] = deque(maxlen=RETIRED_EPOCHS)
         self.stats = dict.fromkeys(_STAT_KEYS, 0)
-        self.srtt: float | None = None  # from datagrams acknowledged after a delay (the usual)
-        self._rttvar = 0.0
-        self._rto = INITIAL_RTO
-        self._prompt: list[float] | None = None  # [srtt, rttvar] of FLAG_ACK_NOW datagrams
-        self._latest_rtt = 0.0
-        self._resent_until = -1.0  # lossy regime: FLAG_ACK_NOW on data sent before this time
-        self._last_resend = -1.0  # when we last resent something
-        self._lost_by_ack = False  # the resends due were found lost by a selective ack
+        #: RTT estimators, RTO back-off, lossy regime (recovery.py).
+        self._recovery = Recovery()
         self._reset_send()
         self._reset_receive()
 
@@ -239,6 +218,11 @@ class Channel:
         self.keys = keys
         self._my_xk = my_xk
         self._introduce = introduce
+
+    @property
+    def srtt(self) -> float | None:
+        """Smoothed RTT (s) of datagrams acknowledged after a delay, or None before a sample."""
+        return self._recovery.srtt
 
     @property
     def introducing(self) -> bool:
@@ -254,7 +238,7 @@ class Channel:
         self._inflight: dict[int, list[Any]] = {}  # seq -> [flags as sent, chunk, sent_at, retransmitted]
         self._lost: list[int] = []  # seqs to resend at the next datagrams_to_send
         self._buffered = 0  # bytes queued or in flight
-        self._backoff = 0
+        self._recovery.reset_backoff()
 
     def _reset_receive(self) -> None:
         if hasattr(self, "_ooo"):  # not on the first call, from __init__
@@ -355,19 +339,12 @@ class Channel:
                 entry[3] = True
                 out.append((frame(entry[0], dst, seq, ack, bits, entry[1]), addr))
                 self.stats["retransmits"] += 1
-            # The lossy regime starts on evidence of loss: a hole the peer's selective ack
-            # showed, or a second resend within LOSS_HOLD. A lone timeout is most often a peer
-            # process that waited for a core (spurious): starting the regime for it would cost
-            # a pure ack per datagram for LOSS_HOLD s (seen at 8 seats, issue 14).
-            if self._lost_by_ack or now - self._last_resend < LOSS_HOLD:
-                self._resent_until = now + LOSS_HOLD
-            self._last_resend = now
-            self._lost_by_ack = False
+            self._recovery.on_resend(now)  # may start the lossy regime (recovery.py, §N2.4)
             self._lost.clear()
         queue = self._queue
         if queue:
             inflight = self._inflight
-            prompt = FLAG_ACK_NOW if now < self._resent_until else 0
+            prompt = FLAG_ACK_NOW if now < self._recovery.resent_until else 0
             while queue and len(inflight) < SEND_WINDOW:
                 seq, flags, chunk = queue.popleft()
                 flags |= prompt
@@ -420,17 +397,6 @@ class Channel:
 
     # -- timers -------------------------------------------------------------------------
 
-    def _rto_of(self, flags: int) -> float:
-        """RTO·2^backoff (s) of a datagram sent with ``flags`` (protocol.md §N2.5): from the
-        estimator of its kind (acknowledged at once or after a delay), floored at
-        ``PROMPT_MIN_RTO`` or ``MIN_RTO``; ``INITIAL_RTO`` before that estimator has a sample."""
-        if flags & FLAG_ACK_NOW:
-            p = self._prompt
-            rto = INITIAL_RTO if p is None else max(p[0] + max(CLOCK_GRANULARITY, 4 * p[1]), PROMPT_MIN_RTO)
-        else:
-            rto = self._rto if self.srtt is None else max(self._rto, MIN_RTO)
-        return min(rto * (1 << self._backoff), MAX_RTO)
-
     def get_timer(self) -> float | None:
         """The next time ``handle_timer`` must run (s), or None when nothing waits.
 
@@ -442,8 +408,9 @@ class Channel:
         if self._ack_pending and self._ack_deadline is not None:
             when = self._ack_deadline
         if self._inflight:
-            rto = self._rto_of
-            due = min(e[2] + rto(e[0]) for e in self._inflight.values())
+            # RTO of each datagram by the kind it was sent as (§N2.5, recovery.Recovery.rtos).
+            delayed, prompt = self._recovery.rtos()
+            due = min(e[2] + (prompt if e[0] & FLAG_ACK_NOW else delayed) for e in self._inflight.values())
             if when is None or due < when:
                 when = due
         return when
@@ -453,12 +420,13 @@ class Channel:
         ``datagrams_to_send``) and back the RTO off; a due pure ack is sent there too."""
         if not self._inflight:
             return
-        rto = self._rto_of
+        delayed, prompt = self._recovery.rtos()
         lost_set = set(self._lost)
-        expired = [s for s, e in self._inflight.items() if e[2] + rto(e[0]) <= now and s not in lost_set]
+        expired = [s for s, e in self._inflight.items()
+                   if e[2] + (prompt if e[0] & FLAG_ACK_NOW else delayed) <= now and s not in lost_set]
         if expired:
             self._lost.extend(sorted(expired))
-            self._backoff = min(self._backoff + 1, 16)
+            self._recovery.on_timeout()
             self.stats["timeouts"] += 1
 
     # -- receiving ----------------------------------------------------------------------
@@ -589,15 +557,15 @@ class Channel:
         if largest < 0:
             return
         self._buffered -= freed
-        self._backoff = 0
-        if sample is not None:
-            self._rtt_sample(now - sample[2], bool(sample[0] & FLAG_ACK_NOW))
+        recovery = self._recovery
+        recovery.on_ack()
+        if sample is not None and recovery.sample(now - sample[2], bool(sample[0] & FLAG_ACK_NOW)):
+            # RFC 6298 section 2; Karn's rule: no sample from a retransmitted datagram (above).
+            self.stats["rtt_samples"] += 1
         if inflight:
             limit = largest - PACKET_THRESHOLD
             # Time threshold per kind of datagram: its estimator's srtt or the latest sample.
-            late = self._latest_rtt
-            delayed = max(TIME_THRESHOLD * max(self.srtt or 0.0, late), 0.001)
-            prompt = max(TIME_THRESHOLD * max(self._prompt[0] if self._prompt else 0.0, late), 0.001)
+            delayed, prompt = recovery.time_thresholds()
             # Only datagrams (last) sent no later than the acknowledged one: a resent datagram is
             # not declared lost again by acks that were on their way before it was resent
             # (else every duplicate ack resends every hole again: a storm, seen at 8 seats).
@@ -607,31 +575,7 @@ class Channel:
             if lost:
                 self._lost.extend(sorted(lost))
                 self.stats["fast_retransmits"] += len(lost)
-                self._lost_by_ack = True
-
-    def _rtt_sample(self, rtt: float, prompt: bool) -> None:
-        # RFC 6298 section 2, with Karn's rule applied by the caller (no retransmitted samples);
-        # one estimator per kind of datagram (acknowledged at once or after a delay, §N2.5).
-        if rtt < 0:
-            return
-        self.stats["rtt_samples"] += 1
-        self._latest_rtt = rtt
-        if prompt:
-            p = self._prompt
-            if p is None:
-                self._prompt = [rtt, rtt / 2]
-            else:
-                p[1] = 0.75 * p[1] + 0.25 * abs(p[0] - rtt)
-                p[0] = 0.875 * p[0] + 0.125 * rtt
-            return
-        if self.srtt is None:
-            self.srtt = rtt
-            self._rttvar = rtt / 2
-        else:
-            self._rttvar = 0.75 * self._rttvar + 0.25 * abs(self.srtt - rtt)
-            self.srtt = 0.875 * self.srtt + 0.125 * rtt
-        # Floored when used (_rto_of).
-        self._rto = min(self.srtt + max(CLOCK_GRANULARITY, 4 * self._rttvar), MAX_RTO)
+                recovery.found_lost()
 
     def _on_data(self, seq: int, flags: int, chunk: bytes, now: float) -> list[bytes]:
         expected = self._expected

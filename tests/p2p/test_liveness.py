@@ -92,12 +92,3 @@ def test_stall_report_names_only_seats_silent_for_the_stall_timeout() -> None:
     assert live.stalled(now + 1, [1, 2]) is None  # not due again yet
     live.heard(1, now + 1)
     assert live.stalled(live.stall_at, [1]) is None  # heard since: not silent that long
-
-
-def test_timer_is_the_earliest_due_deadline_and_alive_only_while_owed() -> None:
-    live = Liveness(1.0)
-    live.begin(0.0)
-    assert live.timer(lambda: True) == 1.0
-    assert live.timer(lambda: False) == C.STALL_TIMEOUT
-    live.arm_resend(0.0)
-    assert live.timer(lambda: False) == min(C.RESEND_INTERVAL, C.STALL_TIMEOUT)

@@ -1,0 +1,149 @@
+"""Loss recovery of one transport channel (protocol.md §N2.4, §N2.5), as aioquic keeps its
+``recovery.py`` apart from the connection: the round-trip estimators, the retransmission
+timeout and its back-off, the time threshold of loss detection and the lossy regime.
+
+A ``Recovery`` belongs to one ``transport.Channel`` and holds only numbers (seconds of the
+channel's clock). The channel tells it what happened (an RTT sample, a timeout, an ack, a
+resend, a loss found by a selective ack) and asks it for the RTOs and thresholds it applies
+to its datagrams in flight; it never sees a datagram.
+
+Two estimators (RFC 6298 §2, Karn's rule applied by the caller): one fed by datagrams the peer
+acknowledges after a delay (the usual case, ``srtt``), one by datagrams sent with
+``FLAG_ACK_NOW`` that the peer acknowledges at once (the bare round trip, used in the lossy
+regime).
+"""
+
+from __future__ import annotations
+
+__all__ = ["CLOCK_GRANULARITY", "INITIAL_RTO", "LOSS_HOLD", "MAX_RTO", "MIN_RTO", "PACKET_THRESHOLD",
+           "PROMPT_MIN_RTO", "Recovery", "TIME_THRESHOLD"]
+
+INITIAL_RTO = 0.050  # seconds, before the first round-trip sample
+MIN_RTO = 0.080
+"""Floor of the RTO (s) of a datagram sent without ``FLAG_ACK_NOW``: above ``MAX_ACK_DELAY``
+plus a loaded machine's round trip, so that a delayed ack does not trigger a retransmission."""
+PROMPT_MIN_RTO = 0.005
+"""Floor of the RTO (s) of a datagram sent with ``FLAG_ACK_NOW``: the peer acknowledges it at
+once, so its RTO follows a separate estimator fed only by such datagrams (the bare round trip)
+and a lost datagram is resent after ~srtt + 4·rttvar of that, not after ``MIN_RTO``."""
+LOSS_HOLD = 0.5
+"""Seconds a sender stays in its lossy regime (``FLAG_ACK_NOW`` on every data datagram) after a
+resend that shows loss: one found lost by a selective ack, or a second resend within
+``LOSS_HOLD`` s of the previous one (a lone timeout is most often a late ack, not a loss)."""
+MAX_RTO = 1.0  # cap of the exponential backoff
+CLOCK_GRANULARITY = 0.002  # RFC 6298 "G": floor of the variance term
+PACKET_THRESHOLD = 3  # a datagram is lost once 3 later ones are acknowledged...
+TIME_THRESHOLD = 9 / 8
+"""...or once a later one is acknowledged and it was sent more than 9/8 of max(srtt, latest RTT)
+ago (RFC 9002 §6.1.2): in lockstep a peer sends one datagram per step, so three later ones
+never come while the step waits for the lost one."""
+_MAX_BACKOFF = 16  # doublings of the RTO counted (MAX_RTO caps the result long before)
+
+
+class Recovery:
+    """RTT estimators, RTO back-off and lossy regime of one channel.
+
+    Public read-only: ``srtt`` (s, of the delayed-ack estimator; None before its first
+    sample) and ``resent_until`` (the lossy regime lasts while ``now`` is before it).
+    """
+
+    __slots__ = ("srtt", "_rttvar", "_rto", "_prompt", "_latest_rtt", "_backoff", "resent_until",
+                 "_last_resend", "_lost_by_ack", "_rtos")
+
+    def __init__(self) -> None:
+        self.srtt: float | None = None  # from datagrams acknowledged after a delay (the usual)
+        self._rttvar = 0.0
+        self._rto = INITIAL_RTO
+        self._prompt: list[float] | None = None  # [srtt, rttvar] of FLAG_ACK_NOW datagrams
+        self._latest_rtt = 0.0
+        self._backoff = 0
+        self.resent_until = -1.0  # lossy regime: FLAG_ACK_NOW on data sent before this time
+        self._last_resend = -1.0  # when we last resent something
+        self._lost_by_ack = False  # the resends due were found lost by a selective ack
+        #: ``rtos()`` as last computed; None once a sample or the back-off changed it. The
+        #: channel asks for it at every timer query (the per-datagram hot path).
+        self._rtos: tuple[float, float] | None = None
+
+    # -- RTO (§N2.5) --
+
+    def rtos(self) -> tuple[float, float]:
+        """(RTO of a datagram sent without ``FLAG_ACK_NOW``, RTO of one sent with it), each
+        ·2^backoff and capped at ``MAX_RTO`` (s): from the estimator of its kind, floored at
+        ``MIN_RTO`` or ``PROMPT_MIN_RTO``; ``INITIAL_RTO`` before that estimator has a sample."""
+        r = self._rtos
+        if r is not None:
+            return r
+        scale = 1 << self._backoff
+        delayed = self._rto if self.srtt is None else max(self._rto, MIN_RTO)
+        p = self._prompt
+        prompt = INITIAL_RTO if p is None else max(p[0] + max(CLOCK_GRANULARITY, 4 * p[1]), PROMPT_MIN_RTO)
+        r = self._rtos = (min(delayed * scale, MAX_RTO), min(prompt * scale, MAX_RTO))
+        return r
+
+    def on_timeout(self) -> None:
+        """Datagrams were declared lost by their RTO: the next RTOs are doubled."""
+        self._backoff = min(self._backoff + 1, _MAX_BACKOFF)
+        self._rtos = None
+
+    def on_ack(self) -> None:
+        """The peer acknowledged something new: the back-off ends."""
+        if self._backoff:
+            self._backoff = 0
+            self._rtos = None
+
+    def reset_backoff(self) -> None:
+        """A new instance of the peer (new epoch): nothing of the old stream is in flight."""
+        self.on_ack()
+
+    def sample(self, rtt: float, prompt: bool) -> bool:
+        """Feed one round trip (s) of a datagram that was not retransmitted (Karn) into the
+        estimator of its kind (``prompt``: it was sent with ``FLAG_ACK_NOW``). Returns False
+        (nothing changed) for a negative sample (a clock that went back)."""
+        if rtt < 0:
+            return False
+        self._latest_rtt = rtt
+        self._rtos = None
+        if prompt:
+            p = self._prompt
+            if p is None:
+                self._prompt = [rtt, rtt / 2]
+            else:
+                p[1] = 0.75 * p[1] + 0.25 * abs(p[0] - rtt)
+                p[0] = 0.875 * p[0] + 0.125 * rtt
+            return True
+        if self.srtt is None:
+            self.srtt = rtt
+            self._rttvar = rtt / 2
+        else:
+            self._rttvar = 0.75 * self._rttvar + 0.25 * abs(self.srtt - rtt)
+            self.srtt = 0.875 * self.srtt + 0.125 * rtt
+        # Floored when used (rtos).
+        self._rto = min(self.srtt + max(CLOCK_GRANULARITY, 4 * self._rttvar), MAX_RTO)
+        return True
+
+    # -- loss detection (RFC 9002 §6.1) --
+
+    def time_thresholds(self) -> tuple[float, float]:
+        """(for delayed-ack datagrams, for ``FLAG_ACK_NOW`` ones): how long (s) before a later
+        datagram was acknowledged an earlier one must have been sent to count as lost:
+        ``TIME_THRESHOLD`` × max(that estimator's srtt, the latest sample), at least 1 ms."""
+        late = self._latest_rtt
+        delayed = max(TIME_THRESHOLD * max(self.srtt or 0.0, late), 0.001)
+        prompt = max(TIME_THRESHOLD * max(self._prompt[0] if self._prompt else 0.0, late), 0.001)
+        return delayed, prompt
+
+    def found_lost(self) -> None:
+        """A selective ack showed a hole: the resends it causes are evidence of loss."""
+        self._lost_by_ack = True
+
+    # -- lossy regime (§N2.4) --
+
+    def on_resend(self, now: float) -> None:
+        """Datagrams are resent at ``now``. The lossy regime starts on evidence of loss: a
+        hole the peer's selective ack showed, or a second resend within ``LOSS_HOLD``. A lone
+        timeout is most often a peer process that waited for a core (spurious): starting the
+        regime for it would cost a pure ack per datagram for ``LOSS_HOLD`` s (issue 14)."""
+        if self._lost_by_ack or now - self._last_resend < LOSS_HOLD:
+            self.resent_until = now + LOSS_HOLD
+        self._last_resend = now
+        self._lost_by_ack = False
