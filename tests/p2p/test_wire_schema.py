@@ -47,7 +47,8 @@ CUSTOM = {
 #: Corrupt forms of each custom field (each refused wherever the field stands).
 CUSTOM_BAD = {
     "step_input": [bytes(31), "reveal", 1, True, [[[[[[[1]]]]]]], [1] * (C.MAX_ACTION_ITEMS + 1)],
-    "hidden": [None, [], [[], b""], [[[1, bytes(C.HIDDEN_TAG_LEN)]], b"", None], [[], bytes(C.HIDDEN_OPEN_LEN + 1), None],
+    "hidden": [None, [], [[], b""], [[[1, bytes(C.HIDDEN_TAG_LEN)]], b"", None],
+               [[], bytes(C.HIDDEN_OPEN_LEN + 1), None],
                [[], b"", [C.MAX_SEATS, bytes(32)]]],
     "options": [None, "x", [["b", 1], ["a", 1]], [["a", 1], ["a", 2]], [["a", 1.5]], [["a"]]],
 }
@@ -258,3 +259,17 @@ def test_step_encoders_give_the_bytes_a_peer_signs() -> None:
     assert encode_step(six._replace(hidden=hidden)) == pack([gid, 5, 1, h, h, [1], [[], b"", None]])
     assert encode_step(six._replace(reseat=(b"r",))) == pack([gid, 5, 1, h, h, [1], None, [b"r"]])
     assert SCHEMAS[MSG_STEP].decode(pack([gid, 5, 1, h, h, [1], None, [b"r"]])) == six._replace(reseat=(b"r",))
+
+
+def test_production_builds_no_message_by_hand() -> None:
+    """Every message p2p/ sends is built by its table's encoder (seal_message / seal_envelope),
+    never a positional list through the unchecked ``seal`` (left for tests that forge) nor an
+    envelope packed and signed by hand (issue 13: the schema is written once)."""
+    import re
+    from pathlib import Path
+
+    by_hand = re.compile(r"(?<![\w.])(?<!def )seal\(|pack\(\[MSG_|\.sign\(C\.DOMAIN_")
+    root = Path(__file__).resolve().parents[2] / "p2p"
+    found = [f"{p.name}:{i}" for p in sorted(root.glob("*.py")) if p.name not in ("wire.py", "schema.py")
+             for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if by_hand.search(line)]
+    assert found == []
