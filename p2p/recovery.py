@@ -85,21 +85,23 @@ class Recovery:
         self._backoff = min(self._backoff + 1, _MAX_BACKOFF)
         self._rtos = None
 
-    def on_ack(self) -> None:
-        """The peer acknowledged something new: the back-off ends."""
+    def reset_backoff(self) -> None:
+        """The back-off ends (the peer acknowledged something new, or a new instance of the
+        peer came: nothing of the old stream is in flight)."""
         if self._backoff:
             self._backoff = 0
             self._rtos = None
 
-    def reset_backoff(self) -> None:
-        """A new instance of the peer (new epoch): nothing of the old stream is in flight."""
-        self.on_ack()
-
-    def sample(self, rtt: float, prompt: bool) -> bool:
-        """Feed one round trip (s) of a datagram that was not retransmitted (Karn) into the
-        estimator of its kind (``prompt``: it was sent with ``FLAG_ACK_NOW``). Returns False
-        (nothing changed) for a negative sample (a clock that went back)."""
-        if rtt < 0:
+    def acked(self, rtt: float | None, prompt: bool) -> bool:
+        """The peer acknowledged something new: the back-off ends, and ``rtt`` (s), the round
+        trip of the newest datagram acknowledged that was not retransmitted (Karn's rule; None
+        if all were), feeds the estimator of its kind (``prompt``: it was sent with
+        ``FLAG_ACK_NOW``). Returns True if a sample was taken (not for None, nor for a negative
+        one: a clock that went back). One call per ack: this is the per-datagram hot path."""
+        if self._backoff:
+            self._backoff = 0
+            self._rtos = None
+        if rtt is None or rtt < 0:
             return False
         self._latest_rtt = rtt
         self._rtos = None

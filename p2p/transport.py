@@ -558,9 +558,10 @@ class Channel:
             return
         self._buffered -= freed
         recovery = self._recovery
-        recovery.on_ack()
-        if sample is not None and recovery.sample(now - sample[2], bool(sample[0] & FLAG_ACK_NOW)):
-            # RFC 6298 section 2; Karn's rule: no sample from a retransmitted datagram (above).
+        # RFC 6298 section 2; Karn's rule: no sample from a retransmitted datagram (above).
+        if sample is None:
+            recovery.acked(None, False)
+        elif recovery.acked(now - sample[2], bool(sample[0] & FLAG_ACK_NOW)):
             self.stats["rtt_samples"] += 1
         if inflight:
             limit = largest - PACKET_THRESHOLD

@@ -12,11 +12,11 @@ from p2p import recovery as R
 def test_initial_rto_before_any_sample_then_rfc6298_with_a_floor():
     rec = R.Recovery()
     assert rec.srtt is None and rec.rtos() == (R.INITIAL_RTO, R.INITIAL_RTO)
-    assert rec.sample(0.010, prompt=False)
+    assert rec.acked(0.010, prompt=False)
     assert rec.srtt == 0.010
     # RTO = srtt + max(G, 4 * rttvar) = 0.010 + 4 * 0.005, floored at MIN_RTO (delayed acks).
     assert rec.rtos()[0] == R.MIN_RTO
-    rec.sample(0.200, prompt=False)
+    rec.acked(0.200, prompt=False)
     srtt = 0.875 * 0.010 + 0.125 * 0.200
     rttvar = 0.75 * 0.005 + 0.25 * abs(0.010 - 0.200)
     assert rec.srtt == pytest.approx(srtt)
@@ -26,7 +26,7 @@ def test_initial_rto_before_any_sample_then_rfc6298_with_a_floor():
 def test_the_prompt_estimator_is_apart_and_floored_lower():
     """§N2.5: datagrams acknowledged at once have their own estimator (floor PROMPT_MIN_RTO)."""
     rec = R.Recovery()
-    rec.sample(0.001, prompt=True)
+    rec.acked(0.001, prompt=True)
     assert rec.srtt is None  # the delayed-ack estimator saw nothing
     delayed, prompt = rec.rtos()
     assert delayed == R.INITIAL_RTO
@@ -35,7 +35,7 @@ def test_the_prompt_estimator_is_apart_and_floored_lower():
 
 def test_negative_samples_change_nothing():
     rec = R.Recovery()
-    assert not rec.sample(-0.001, prompt=False)
+    assert not rec.acked(-0.001, prompt=False)
     assert rec.srtt is None and rec.time_thresholds() == (0.001, 0.001)
 
 
@@ -47,14 +47,14 @@ def test_backoff_doubles_per_timeout_up_to_max_rto_and_an_ack_ends_it(timeouts: 
     delayed, prompt = rec.rtos()
     assert delayed == min(R.INITIAL_RTO * 2 ** min(timeouts, 16), R.MAX_RTO)
     assert prompt == delayed
-    rec.on_ack()
+    rec.acked(None, False)
     assert rec.rtos() == (R.INITIAL_RTO, R.INITIAL_RTO)
 
 
 def test_time_threshold_is_nine_eighths_of_the_larger_of_srtt_and_the_latest_sample():
     rec = R.Recovery()
-    rec.sample(0.040, prompt=False)
-    rec.sample(0.008, prompt=True)
+    rec.acked(0.040, prompt=False)
+    rec.acked(0.008, prompt=True)
     delayed, prompt = rec.time_thresholds()
     assert delayed == pytest.approx(R.TIME_THRESHOLD * 0.040)
     assert prompt == pytest.approx(R.TIME_THRESHOLD * 0.008)
