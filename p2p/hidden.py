@@ -232,9 +232,13 @@ class HiddenLedger:
         #: Deliveries of the last applied step: (sender, to) -> (items, ct).
         self.last: dict[tuple[int, int], tuple[list, bytes]] = {}
         #: Counters for reports: deliveries, items delivered, openings at inspections.
-        self.stats = {"deliveries": 0, "items_delivered": 0, "openings": 0, "inspections": 0}
+        self.stats = {"deliveries": 0, "items_delivered": 0, "openings": 0, "inspections": 0, "reopened": 0}
         self._last_step = -1
         self._leaving: set[int] = set()  # seats dropped in the current step (``drop``)
+        #: Public re-openings due in the current step: sender -> [(holder, items)] (§C12.4: the
+        #: holder's published key did not open the sender's delivery, so nobody can tell who
+        #: lied; the sender opens those items in public instead, after its inspection openings).
+        self.reopen: dict[int, list[tuple[int, list]]] = {}
         self.enqueue(state)
 
     # -- what is due --
@@ -323,14 +327,20 @@ class HiddenLedger:
         if [d[0] for d in dels] != [r for r, _ in want] or any(
                 len(d[1]) != TAG_LEN + OPEN_LEN * len(items) for d, (_, items) in zip(dels, want)):
             return "private deliveries differ from what it owes (receivers or counts)"
-        if inspection is None:
+        owed = [(to, t) for to, items in self.reopen.get(seat, ()) for t in items]
+        if inspection is None and not owed:
             return "openings outside an inspection step" if ops else None
-        if len(ops) != OPEN_LEN * len(inspection):
-            return "withheld its openings at an inspection"
-        for i, (kind, ident) in enumerate(inspection):
+        n = 0 if inspection is None else len(inspection)
+        if len(ops) != OPEN_LEN * (n + len(owed)):
+            return "withheld its openings at an inspection" if inspection is not None else \
+                "withheld the public opening it owes"
+        for i, (kind, ident) in enumerate(inspection or ()):
             t = self.layout.item_of(kind, ident)
             if not opening_matches(self.leaves[seat], self.gid, seat, t, ops[OPEN_LEN * i:OPEN_LEN * (i + 1)]):
                 return f"opening of {kind} {ident} does not match its commitment"
+        for i, (to, t) in enumerate(owed, n):
+            if not opening_matches(self.leaves[seat], self.gid, seat, t, ops[OPEN_LEN * i:OPEN_LEN * (i + 1)]):
+                return f"public opening of item {t} owed to seat {to} does not match its commitment"
         return None
 
     def complaint_fault(self, holder: int, f: Any) -> Fault | None:
@@ -338,13 +348,17 @@ class HiddenLedger:
         proves guilty a seat already dropped). Witness: the holder, whose STEP carries the key."""
         if f is None or f[2] is None:
             return None
-        seat, why = self._complaint(holder, f[2])
-        return Fault(seat, why, holder) if self.active[seat] else None
+        verdict = self._complaint(holder, f[2])
+        return Fault(verdict[0], verdict[1], holder) if verdict is not None and self.active[verdict[0]] else None
 
-    def _complaint(self, holder: int, comp: list) -> tuple:
+    def _complaint(self, holder: int, comp: list) -> tuple | None:
         """Settle ``holder``'s complaint ``[sender, key]`` about the sender's delivery of the
         last step: the sender is the culprit if that delivery decrypts with the key to an
-        opening that does not match its leaf; otherwise the holder lied."""
+        opening that does not match its leaf; the holder if there was no such delivery or the
+        openings match. A key that does not decrypt it settles nothing (None): the key is not
+        publicly checkable (X25519), so either the sender sealed under another key or the
+        holder published a wrong one; the sender then opens those items in public at the next
+        step (``reopen``), which tells the holder its shares and nobody else any status."""
         sender, key = comp
         d = self.last.get((sender, holder)) if sender != holder else None
         if d is None:
@@ -352,7 +366,7 @@ class HiddenLedger:
         items, ct = d
         plain = open_delivery(key, self.gid, sender, holder, self._last_step, ct)
         if plain is None:
-            return holder, "complaint with a key that does not open the delivery"
+            return None
         for i, t in enumerate(items):
             if not opening_matches(self.leaves[sender], self.gid, sender, t, plain[OPEN_LEN * i:OPEN_LEN * (i + 1)]):
                 return sender, f"private delivery to seat {holder} does not match its commitment (item {t})"
@@ -395,7 +409,18 @@ class HiddenLedger:
 
     def after_step(self, step: int, fields: Sequence[Any], state: Any) -> None:
         """The step was applied: pop what was delivered, remember it (for a complaint in the
-        next step) and queue what the new state makes due."""
+        next step) and queue what the new state makes due. A complaint of this step whose key
+        does not open the delivery it names makes the sender owe those items in public at the
+        next step (``reopen``)."""
+        reopen: dict[int, list] = {}
+        for holder, f in enumerate(fields):
+            if self.active[holder] and f is not None and f[2] is not None:
+                sender = f[2][0]
+                d = self.last.get((sender, holder)) if sender != holder else None
+                if d is not None and self.active[sender] and self._complaint(holder, f[2]) is None:
+                    reopen.setdefault(sender, []).append((holder, d[0]))
+                    self.stats["reopened"] += len(d[0])
+        self.reopen = reopen
         self.last = {}
         self._last_step = step
         for seat, f in enumerate(fields):
@@ -463,11 +488,13 @@ class PrivateView:
         ops = b""
         if inspection is not None:
             ops = b"".join(opening(self._hs, L.layout.item_of(k, i)) for k, i in inspection)
+        ops += b"".join(opening(self._hs, t) for _, items in L.reopen.get(self.seat, ()) for t in items)
         return [dels, ops, self.complaint]
 
     def receive(self, step: int, fields: Sequence[Any]) -> None:
         """Open the deliveries addressed to us in an applied step (before ``ledger.after_step``
-        pops them). A delivery that does not decrypt or open its leaves sets ``complaint``."""
+        pops them), and take the public re-openings owed to us (``HiddenLedger.reopen``). A
+        delivery that does not decrypt or open its leaves sets ``complaint``."""
         L = self.ledger
         self.complaint = None
         for sender, f in enumerate(fields):
@@ -487,6 +514,14 @@ class PrivateView:
                     continue
                 for i, t in enumerate(items):
                     self._got.setdefault(t, {})[sender] = share_of(plain[OPEN_LEN * i:OPEN_LEN * (i + 1)])
+                    self._dirty.add(t)
+            # Public re-openings (checked against the leaves when the step was): the last
+            # openings of the field, in ``reopen`` order.
+            owed = [(to, t) for to, items in L.reopen.get(sender, ()) for t in items]
+            tail = f[1][len(f[1]) - OPEN_LEN * len(owed):]
+            for i, (to, t) in enumerate(owed):
+                if to == self.seat:
+                    self._got.setdefault(t, {})[sender] = share_of(tail[OPEN_LEN * i:OPEN_LEN * (i + 1)])
                     self._dirty.add(t)
 
     def refresh(self, state: Any) -> None:

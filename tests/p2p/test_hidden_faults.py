@@ -63,16 +63,28 @@ def step_raw(seat, step, field, prev=(b"\x00" * 32, b"\x00" * 32)):
     return seal(IDS[seat], MSG_STEP, [GID, step, seat, prev[0], prev[1], None, field])
 
 
-def wrong_delivery(views, sender, to, step):
+def wrong_delivery(views, sender, to, step, foreign=False):
     """``sender``'s field with its delivery to ``to`` replaced by zero openings, sealed under the
-    right key (only the holder can tell)."""
+    right key (only the holder can tell), or with ``foreign`` its right openings sealed under
+    another key (the holder cannot open it, and nobody can tell whose key is wrong)."""
     f = views[sender].my_field(step, None)
     for d in f[0]:
         if d[0] == to:
             n = (len(d[1]) - TAG_LEN) // OPEN_LEN
             key = delivery_key(IDS[sender].x25519_exchange(IDS[to].x25519_public_key), GID, sender, to, step)
-            d[1] = seal_delivery(key, GID, sender, to, step, bytes(OPEN_LEN * n))
+            plain = bytes(OPEN_LEN * n)
+            if foreign:
+                plain = b"".join(hidden_opening(sender, t) for t in views[sender].ledger.expected(sender)[
+                    [r for r, _ in views[sender].ledger.expected(sender)].index(to)][1])
+                key = hashlib.sha256(b"another key").digest()
+            d[1] = seal_delivery(key, GID, sender, to, step, plain)
     return f
+
+
+def hidden_opening(seat, item):
+    """Seat ``seat``'s opening of ``item`` (from its hidden secret: only a test knows them all)."""
+    from p2p.hidden import opening
+    return opening(hidden_secret(HS[seat]), item)
 
 
 def apply(led, views, step, fields):
@@ -138,9 +150,45 @@ def test_false_complaint_names_the_complainer():
     step1[2][2] = [0, key]
     assert led.find_fault(step1, None) == (2, "false complaint: the delivery matches its commitment", 2)
     step1[2][2] = [0, bytes(32)]
-    assert led.find_fault(step1, None) == (2, "complaint with a key that does not open the delivery", 2)
+    assert led.find_fault(step1, None) is None  # a key that opens nothing: see the re-opening test
     step1[2][2] = [2, key]
     assert led.find_fault(step1, None) == (2, "complaint about a delivery that does not exist", 2)
+
+
+def test_a_key_that_opens_nothing_makes_the_sender_open_in_public():
+    """§C12.4: seat 1 seals its start deal to seat 2 under another key; seat 2's complaint
+    publishes the right key, which opens nothing. Nobody can tell whose key is wrong (X25519
+    is not publicly checkable), so nobody is convicted (a sender cannot frame an honest holder,
+    nor a holder a sender); seat 1 owes those items in public at the next step, after any
+    inspection openings: opened, seat 2 learns its shares; withheld or wrong, seat 1 is
+    proven."""
+    led, views = table()
+    fields = honest_fields(views, 0)
+    fields[1] = wrong_delivery(views, 1, 2, 0, foreign=True)
+    apply(led, views, 0, fields)
+    assert views[2].complaint is not None and views[2].complaint[0] == 1
+    step1 = honest_fields(views, 1)
+    assert led.find_fault(step1, None) is None
+    apply(led, views, 1, step1)
+    owed = led.reopen[1]
+    assert [to for to, _ in owed] == [2] and len(owed[0][1]) == 12  # seat 2's start wallet
+    step2 = honest_fields(views, 2, INSPECTION)
+    assert len(step2[1][1]) == OPEN_LEN * (len(INSPECTION) + 12)
+    assert led.find_fault(step2, INSPECTION) is None
+    withheld = [list(f) for f in step2]
+    withheld[1][1] = withheld[1][1][:OPEN_LEN * len(INSPECTION)]
+    assert led.find_fault(withheld, INSPECTION) == (1, "withheld its openings at an inspection", 1)
+    assert led.find_fault([f if i != 1 else [f[0], f[1][:0], f[2]] for i, f in enumerate(honest_fields(views, 2))],
+                          None) == (1, "withheld the public opening it owes", 1)
+    wrong = [list(f) for f in step2]
+    wrong[1][1] = wrong[1][1][:-1] + bytes([wrong[1][1][-1] ^ 1])
+    assert led.find_fault(wrong, INSPECTION).reason.startswith("public opening of item")
+    items = owed[0][1]
+    assert not any(("bill", t) in views[2].status() for t in items)
+    apply(led, views, 2, step2)
+    views[2].refresh(STATE)
+    assert all(("bill", t) in views[2].status() for t in items)
+    assert led.reopen == {}
 
 
 def test_a_complaint_against_a_seat_dropped_since_is_settled():
@@ -236,7 +284,7 @@ def test_check_bad_step_judges_a_reveal_at_its_step_and_a_message_past_it():
 # --- property: any single-seat lie convicts that seat, never an honest one -----------------------
 
 LIES = ("flip_opening", "short_openings", "extra_openings", "drop_delivery", "pad_delivery", "extra_receiver",
-        "wrong_delivery", "false_complaint", "junk_key", "no_field")
+        "wrong_delivery", "foreign_key", "false_complaint", "junk_key", "no_field")
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -246,7 +294,10 @@ def test_any_single_seat_lie_convicts_exactly_the_liar(liar, lie, pick, inspect)
     """Property (issue 10): one seat alters its hidden field of step 0 or 1 in any of the ways
     above; every honest field is untouched. The step's verdict (``find_fault``) names the liar,
     and ``judge_field`` of every honest seat's message is None; a lie in a private delivery is
-    only seen by the holder, whose complaint of step 1 convicts the liar."""
+    only seen by the holder, whose complaint of step 1 convicts the liar. The one lie nobody
+    can attribute — a key that opens nothing, the holder's junk or the sender's foreign key —
+    convicts nobody and makes the sender open in public at step 2: the liar sender that
+    withholds it is convicted then, the honest one opens and nobody is out."""
     led, views = table()
     insp = INSPECTION if inspect else None
     fields = honest_fields(views, 0, insp)
@@ -277,16 +328,25 @@ def test_any_single_seat_lie_convicts_exactly_the_liar(liar, lie, pick, inspect)
     elif lie == "no_field":
         fields[liar] = None
     else:
-        if lie == "wrong_delivery":
-            fields[liar] = wrong_delivery(views, liar, to, 0)
+        if lie in ("wrong_delivery", "foreign_key"):
+            fields[liar] = wrong_delivery(views, liar, to, 0, foreign=lie == "foreign_key")
             fields[liar][1] = f[1]
         assert led.find_fault(fields, insp) is None
         apply(led, views, 0, fields)
         later = honest_fields(views, 1)
-        if lie != "wrong_delivery":
+        if lie in ("false_complaint", "junk_key"):
             key = delivery_key(IDS[liar].x25519_exchange(IDS[to].x25519_public_key), GID, to, liar, 0)
             later[liar][2] = [to, key if lie == "false_complaint" else bytes(32)]
-        fields, insp = later, None
+        fields, insp, at = later, None, 1
+        if lie in ("junk_key", "foreign_key"):
+            # A key that opens nothing proves nothing; the sender opens in public at step 2.
+            assert led.find_fault(fields, None) is None
+            apply(led, views, 1, fields)
+            fields, at = honest_fields(views, 2), 2
+            if lie == "junk_key":
+                assert led.find_fault(fields, None) is None  # the honest sender opened: nobody is out
+                return
+            fields[liar][1] = b""  # the liar withholds what it owes
     fault = led.find_fault(fields, insp)
     assert fault is not None and fault.seat == liar
     assert fault.witness == (to if lie == "wrong_delivery" else liar)
@@ -295,8 +355,8 @@ def test_any_single_seat_lie_convicts_exactly_the_liar(liar, lie, pick, inspect)
             assert led.judge_field(s, fields[s], insp) is None
     assert led.judge_field(fault.witness, fields[fault.witness], insp) == fault
     if fields[fault.witness] is not None:
-        raw = step_raw(fault.witness, 0 if later is None else 1, fields[fault.witness])
-        now = HiddenNow(0 if later is None else 1, b"\x00" * 32, b"\x00" * 32, led, insp)
+        raw = step_raw(fault.witness, 0 if later is None else at, fields[fault.witness])
+        now = HiddenNow(0 if later is None else at, b"\x00" * 32, b"\x00" * 32, led, insp)
         assert check_hidden(SETUP, raw, None, now) == (fault.seat, fault.reason)
         assert decode_step_body(open_envelope(raw).body).hidden is not None
 
@@ -341,6 +401,27 @@ def _wrong_delivery(s, step, insp, field):
     return field
 
 
+_FOREIGN_AT: dict = {}  # session id -> the step whose delivery to seat 2 went under another key
+
+
+def _foreign_key(s, step, insp, field):
+    """Seal the first delivery to seat 2 from step 3 on under another key (nobody can tell who
+    lied), once."""
+    for d in field[0]:
+        if d[0] == 2 and step >= 3 and _FOREIGN_AT.setdefault(id(s), step) == step:
+            d[1] = seal_delivery(hashlib.sha256(b"another key").digest(), s.game_id, s.my_seat, 2, step,
+                                 bytes(len(d[1]) - TAG_LEN))
+    return field
+
+
+def _foreign_key_then_withhold(s, step, insp, field):
+    """``_foreign_key``, then withhold the public re-opening it owes for it."""
+    owed = sum(len(items) for _, items in s.hidden.reopen.get(s.my_seat, ()))
+    if owed:
+        field[1] = field[1][:len(field[1]) - OPEN_LEN * owed]
+    return _foreign_key(s, step, insp, field)
+
+
 def _false_complaint(s, step, insp, field):
     if (0, s.my_seat) in s.hidden.last and step > 3:  # seat 0 delivered to us last step
         field[2] = [0, delivery_key(s.view._shared[0], s.game_id, 0, s.my_seat, step - 1)]
@@ -352,6 +433,7 @@ def _false_complaint(s, step, insp, field):
     (_withhold, "withheld its openings"),
     (_wrong_delivery, "private delivery to seat 2 does not match"),
     (_false_complaint, "false complaint"),
+    (_foreign_key_then_withhold, "withheld"),
 ])
 def test_a_liar_loses_its_seat_and_the_honest_peers_finish(tmp_path, lie, reason, loss=None):
     """Each hidden-information lie of issue 10 by seat 1 of 4 (the wrong delivery goes to seat
@@ -430,3 +512,38 @@ def test_a_peer_restarted_from_its_log_replays_the_proof_and_the_drop(tmp_path):
     assert sess.state_hash == sessions[2].state_hash
     assert sess.complaints.cheaters() == [1] and not sess.active[1]
     assert sess.private_view() == sessions[2].private_view()
+
+
+def test_a_sender_that_seals_under_a_foreign_key_and_then_opens_in_public_costs_nobody_a_seat(tmp_path):
+    """§C12.4: seat 1 seals one delivery to seat 2 (step k >= 3) under a foreign key (plaintext
+    zeros); seat 2 complains at k+1; nobody can tell who lied, so nobody is voted out; seat 1
+    opens the items in public at k+2 (its own session does that) and seat 2 learns the truth. The game
+    ends in agreement, every log verifies, no cheater named."""
+    sessions, writers, secrets = start(tmp_path, options=DROP)
+    _wrap(sessions[1], _foreign_key)
+    reopened = []
+    after = sessions[0].hidden.after_step
+
+    def spy(step, fields, state):
+        after(step, fields, state)
+        if sessions[0].hidden.reopen:
+            reopened.append((step + 1, dict(sessions[0].hidden.reopen)))
+    sessions[0].hidden.after_step = spy
+    net = Net(sessions, bot)
+    net.run(max_time=1e6, max_rounds=2_000_000)
+    for w in writers:
+        w.close()
+    at = _FOREIGN_AT[id(sessions[1])]
+    assert [(k, list(r)) for k, r in reopened] == [(at + 2, [1])] and reopened[0][1][1][0][0] == 2
+    finals = set()
+    for i in range(4):
+        ev = net.events[i]
+        assert not any(isinstance(e, (CheaterProven, SeatDropped, CheatDetected)) for e in ev), i
+        finals.add(next(e for e in ev if isinstance(e, GameOver)).final_hash)
+        rep = verify_log(tmp_path / f"{i}.log", engine=E)
+        assert rep.ok and rep.complete and rep.cheaters == [], rep.error
+    assert len(finals) == 1
+    view = sessions[2].private_view()
+    assert all(fake == truth(sessions, secrets, *key) for key, fake in view.items())
+    assert all(("bill", t) in sessions[2].view.status() or ("card", 2 * (t - 352)) in sessions[2].view.status()
+               for t in reopened[0][1][1][0][1])

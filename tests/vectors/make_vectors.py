@@ -226,7 +226,7 @@ def hidden_complaints(H, gid, leaves, sender, to, step, items, key, plain) -> li
     of hidden.json, judged three ways — against a delivery sealed over zero openings (the sender
     is guilty: the first item's opening does not open its leaf), against the right delivery (a
     false complaint: the holder is guilty) and with 32 zero bytes as key (it does not open the
-    delivery: the holder is guilty)."""
+    delivery: nobody is guilty, the sender owes those items in public at the next step)."""
     wrong = H.seal_delivery(key, gid, sender, to, step, bytes(len(plain)))
     right = H.seal_delivery(key, gid, sender, to, step, plain)
     out = []
@@ -235,9 +235,9 @@ def hidden_complaints(H, gid, leaves, sender, to, step, items, key, plain) -> li
         bad = None if opened is None else next(
             (t for i, t in enumerate(items)
              if not H.opening_matches(leaves[sender], gid, sender, t, opened[16 * i:16 * i + 16])), None)
-        guilty = to if opened is None or bad is None else sender
+        guilty = None if opened is None else sender if bad is not None else to
         out.append({"ciphertext": ct.hex(), "complaint": [sender, k.hex()], "opens": opened is not None,
-                    "first_bad_item": bad, "guilty": guilty})
+                    "first_bad_item": bad, "guilty": guilty, "public_reopen": items if opened is None else []})
     return out
 
 
