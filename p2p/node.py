@@ -51,6 +51,7 @@ from .lockstep import (FINISHED, BeaconExhausted, CaughtUp, CheaterProven, Cheat
                        GameAbandoned, GameOver, LockstepSession, PeerMisbehaved, PeerStalled, SeatDropped,
                        SeatDropVoted, SeatLost, SeatReturned, StepApplied, StepOverturned)
 from .link import Link
+from .rendezvous import Rendezvous
 from .reseat import SECRET_SUFFIX, read_secret_file, write_secret_file
 from .session_events import TurnSkipped
 from .resume import OWN_SUFFIX, RESUME_SUFFIX, find_resumable, read_resume_file, resume_session, write_resume_file
@@ -273,6 +274,9 @@ class Node:
         self.phase = "lobby"
         self.link: Link | None = None
         self.discovery: Discovery | None = None
+        #: After a resume: our seat's DNS-SD advert and the other seats' new addresses (§N3.2).
+        self.rendezvous: Rendezvous | None = None
+        self._endpoints: list | None = None
         self.lobby: Lobby | None = None
         self.session: Any = None
         self.seat = -1
@@ -909,6 +913,14 @@ class Node:
             raise NodeError("resume", f"cannot resume from {path}: {e}") from None
         self._adopt_resumed(path, sess, eps)
         self.resume_report = rep
+        if rep is not None and not rep.finished:
+            # The others may come back from other addresses: find their seats by key (§N3.2).
+            self.rendezvous = Rendezvous([cfg.interface or cfg.bind], sess.setup, sess.my_seat, self._seat_moved)
+            try:
+                await self.rendezvous.start(*self.link.address)
+            except OSError as e:  # no multicast here: the endpoints of the .resume file only
+                self._emit({"type": "rendezvous_failed", "reason": str(e)})
+                self.rendezvous = None
         dmg = rep.damage
         self._emit({"type": "resumed", "log": str(path), "step": rep.steps, "own_resent": rep.own_resent,
                     "damage": None if dmg is None else {"step": dmg.step, "offset": dmg.offset,
@@ -918,7 +930,28 @@ class Node:
             return
         self._pump_session()
 
+    def _seat_moved(self, seat: int, addr: tuple[str, int]) -> None:
+        """Rendezvous: ``seat`` of our game listens at ``addr`` now (its advert has that seat's
+        setup keys, §N3.2): send there, accept its channel from there (keyed with its X25519
+        key, so the address carries no trust) and remember it in the ``.resume`` file."""
+        sess, eps = self.session, self._endpoints
+        if sess is None or eps is None or self.link is None or eps[seat] == addr:
+            return
+        eps[seat] = (str(addr[0]), int(addr[1]))
+        self.peers = [a for i, a in enumerate(eps) if i != sess.my_seat]
+        self.link.endpoint.restrict(self.peers)
+        self._pin_seats(sess.setup.players, eps, sess.my_seat)
+        try:
+            info = read_resume_file(self._resume_file)
+            write_resume_file(self._resume_file, info["chain_secret"], sess.my_seat, eps)
+        except (LocalProtocolError, OSError):
+            pass  # the game is over (file removed) or the disk failed: the next restart looks again
+        self._emit({"type": "seat_found", "seat": seat, "address": eps[seat][0], "port": eps[seat][1]})
+        self._pump_session()
+
     def _adopt_resumed(self, path: Path, sess: Any, eps: list) -> None:
+        self._endpoints = [(str(a[0]), int(a[1])) for a in eps]
+        eps = self._endpoints
         self.session = sess
         self.seat = sess.my_seat
         self.peers = [tuple(a) for i, a in enumerate(eps) if i != sess.my_seat]
@@ -1066,6 +1099,9 @@ class Node:
             for t in list(self._tasks):
                 t.cancel()
             try:
+                if self.rendezvous is not None:
+                    r, self.rendezvous = self.rendezvous, None
+                    await r.close()
                 if self.discovery is not None:
                     d, self.discovery = self.discovery, None
                     await d.close()

@@ -1,0 +1,189 @@
+"""Finding the seats of an unfinished game again, from new addresses (protocol.md §N3.2).
+
+A table that stops and goes on another day comes back from other addresses (DHCP, another
+room). The ``.resume`` file remembers the endpoints of the last run, which may all be wrong. So
+a peer that resumes a game advertises its seat on DNS-SD — service type
+``_lanopoli-seat._udp.local.``, apart from the games' ``_lanopoli._udp`` so that lobbies and
+watch lists never show it — with the game id, its seat and its setup keys, and browses the same
+type for the other seats of its game. An advert counts only if its keys are exactly that seat's
+keys in the signed setup; the address it gives is then used for that seat, whose channel is keyed
+with the seat's X25519 key (§N2.2): an address carries no trust, so a forged advert can point us
+to a wrong address (a delay, like a lost datagram) but can never speak for the seat.
+
+``SeatAd`` is the record; ``accept`` is the check; ``Rendezvous`` owns one zeroconf instance on
+explicit interfaces (DESIGN.md §5) that advertises our seat and reports the others' endpoints.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import re
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+from zeroconf import IPVersion, ServiceStateChange
+from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
+
+from . import const as C
+from .identity import fingerprint_of
+from .wire import Setup
+
+SEAT_SERVICE = "_lanopoli-seat._udp.local."
+RESOLVE_TIMEOUT_MS = 1500
+_KEY = re.compile(r"^[0-9a-f]{64}$")
+_GID = re.compile(r"^[0-9a-f]{32}$")
+
+
+class SeatAdError(ValueError):
+    """A malformed seat advert (dropped and counted by ``Rendezvous``)."""
+
+
+@dataclass(frozen=True)
+class SeatAd:
+    """One seat of a running game and where its peer listens now. TXT keys: ``v`` protocol
+    version, ``gid`` (32 hex), ``seat`` (0..7), ``pk`` and ``xk`` (the seat's Ed25519 and X25519
+    setup keys, 64 hex each); the SRV/A records give ``address`` and ``port``."""
+
+    version: int
+    game_id: bytes
+    seat: int
+    public_key: bytes
+    x25519_key: bytes
+    address: str
+    port: int
+
+    def __post_init__(self) -> None:
+        if len(self.game_id) != C.GAME_ID_LEN or not 0 <= self.seat < C.MAX_SEATS:
+            raise SeatAdError("bad game id or seat")
+        if len(self.public_key) != 32 or len(self.x25519_key) != 32:
+            raise SeatAdError("keys must be 32 bytes")
+        if not 0 < self.port < 65536:
+            raise SeatAdError(f"bad port {self.port}")
+        ipaddress.ip_address(self.address)
+
+    @property
+    def instance_name(self) -> str:
+        """``lanopoli-<gid16>-seat<k>._lanopoli-seat._udp.local.``: one name per game and seat."""
+        return f"lanopoli-{self.game_id.hex()[:16]}-seat{self.seat}.{SEAT_SERVICE}"
+
+    def txt(self) -> dict[str, str]:
+        """The TXT record (keys in the class docstring)."""
+        return {"v": str(self.version), "gid": self.game_id.hex(), "seat": str(self.seat),
+                "pk": self.public_key.hex(), "xk": self.x25519_key.hex()}
+
+    def to_info(self) -> AsyncServiceInfo:
+        """The zeroconf service record of this advert."""
+        server = f"lanopoli-{self.game_id.hex()[:16]}-s{self.seat}-{fingerprint_of(self.public_key)[:8]}.local."
+        return AsyncServiceInfo(SEAT_SERVICE, self.instance_name, port=self.port, properties=self.txt(),
+                                server=server, parsed_addresses=[self.address])
+
+    @classmethod
+    def from_info(cls, info: AsyncServiceInfo) -> "SeatAd":
+        """Parse a resolved record. Raises ``SeatAdError`` on any malformed field."""
+        try:
+            props = {k.decode("ascii"): v.decode("ascii") for k, v in (info.properties or {}).items()}
+            v, gid, seat, pk, xk = props["v"], props["gid"], props["seat"], props["pk"], props["xk"]
+            if not v.isdigit() or len(v) > 6 or not _GID.match(gid) or not seat.isdigit() or len(seat) > 1 \
+                    or not _KEY.match(pk) or not _KEY.match(xk):
+                raise SeatAdError("malformed TXT")
+            addrs = list(info.parsed_addresses(IPVersion.V4Only)) or list(info.parsed_addresses())
+            if not addrs or info.port is None:
+                raise SeatAdError("no address or port")
+            return cls(int(v), bytes.fromhex(gid), int(seat), bytes.fromhex(pk), bytes.fromhex(xk), addrs[0],
+                       int(info.port))
+        except (KeyError, AttributeError, UnicodeDecodeError, ValueError) as e:
+            raise SeatAdError(str(e)) from None
+
+
+def accept(ad: SeatAd, setup: Setup, my_seat: int) -> bool:
+    """True if ``ad`` names another seat of ``setup``'s game with exactly that seat's setup keys
+    and our protocol version (protocol.md §N3.2)."""
+    if ad.version != C.PROTOCOL_VERSION or ad.game_id != setup.game_id or ad.seat == my_seat \
+            or ad.seat >= setup.seats:
+        return False
+    p = setup.players[ad.seat]
+    return ad.public_key == p.public_key and ad.x25519_key == p.x25519_key
+
+
+class Rendezvous:
+    """Advertise our seat of ``setup``'s game at ``address``:``port`` and report the others'
+    (``on_found(seat, (address, port))``, called again when a seat's address changes), on
+    zeroconf restricted to ``interfaces`` (IP literals). ``start``/``close`` are async;
+    ``found``: seat -> (address, port) of the accepted adverts; ``malformed``/``refused``:
+    counters of dropped adverts."""
+
+    def __init__(self, interfaces: Iterable[str], setup: Setup, my_seat: int,
+                 on_found: Callable[[int, tuple[str, int]], None]) -> None:
+        self.interfaces = list(interfaces)
+        if not self.interfaces:
+            raise ValueError("zeroconf must be given explicit interfaces (DESIGN.md section 5)")
+        for a in self.interfaces:
+            ipaddress.ip_address(a)
+        self._setup = setup
+        self._me = my_seat
+        self._on_found = on_found
+        self.found: dict[int, tuple[str, int]] = {}
+        self.malformed = 0
+        self.refused = 0
+        self._azc: AsyncZeroconf | None = None
+        self._browser: AsyncServiceBrowser | None = None
+        self._info: AsyncServiceInfo | None = None
+        self._tasks: set[asyncio.Task] = set()
+
+    async def start(self, address: str, port: int) -> None:
+        """Advertise our seat at ``address``:``port`` and browse for the others."""
+        me = self._setup.players[self._me]
+        ad = SeatAd(C.PROTOCOL_VERSION, self._setup.game_id, self._me, me.public_key, me.x25519_key, address, port)
+        self._azc = AsyncZeroconf(interfaces=self.interfaces)
+        self._info = ad.to_info()
+        task = await self._azc.async_register_service(self._info, cooperating_responders=True)
+        self._keep(task)
+        self._browser = AsyncServiceBrowser(self._azc.zeroconf, SEAT_SERVICE, handlers=[self._on_change])
+
+    def _keep(self, aw: object) -> None:
+        task = asyncio.ensure_future(aw)  # type: ignore[arg-type]
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _on_change(self, zeroconf: object, service_type: str, name: str, state_change: ServiceStateChange) -> None:
+        if state_change is not ServiceStateChange.Removed and name != self._info.name:
+            self._keep(self._resolve(name))
+
+    async def _resolve(self, name: str) -> None:
+        azc = self._azc
+        if azc is None:
+            return
+        info = AsyncServiceInfo(SEAT_SERVICE, name)
+        if not info.load_from_cache(azc.zeroconf) and not await info.async_request(azc.zeroconf, RESOLVE_TIMEOUT_MS):
+            return
+        try:
+            ad = SeatAd.from_info(info)
+        except SeatAdError:
+            self.malformed += 1
+            return
+        if not accept(ad, self._setup, self._me):
+            self.refused += 1  # another game's seat, or keys that are not that seat's
+            return
+        addr = (ad.address, ad.port)
+        if self.found.get(ad.seat) != addr:
+            self.found[ad.seat] = addr
+            self._on_found(ad.seat, addr)
+
+    async def close(self) -> None:
+        """Withdraw our advert, stop browsing, close zeroconf. Idempotent."""
+        azc, self._azc = self._azc, None
+        if azc is None:
+            return
+        if self._browser is not None:
+            await self._browser.async_cancel()
+            self._browser = None
+        for t in list(self._tasks):
+            t.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._info is not None:
+            try:
+                await (await azc.async_unregister_service(self._info))
+            except Exception:  # noqa: BLE001 - closing anyway; the goodbye is a courtesy
+                pass
+        await azc.async_close()
