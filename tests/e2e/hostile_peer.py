@@ -20,14 +20,16 @@ game ended, 1 when the node stopped, after an ``error`` line). On top of that:
     bytes of the right size, protocol.md §C12.2; issue 9 item 6). Needs ``--role host`` (the
     host sees the seats' endpoints in its own PROPOSAL before it signs).
 
-* ``--attack wrong-opening | wrong-delivery | false-complaint``: the niente lies of issue 10,
+* ``--attack wrong-opening | wrong-delivery | false-complaint | foreign-key``: the niente lies of issue 10,
   in the hidden field of our signed STEP (protocol.md §C12.4, §C12.5), the same to every
   seat: at every inspection one opening with a bit flipped; every delivery to ``--victim``
   (default: every receiver) from step ``--attack-at`` on sealed over zero openings under the
   right key; from step ``--attack-at`` on, a complaint with the true key against a correct
   delivery we got in the previous step (from ``--victim`` if it delivered, else the lowest
-  sender). The first lie prints the ``attack`` line (``victim_addr`` null). The others prove
-  it (§C8.8 kind 4) and drop our seat; we go on as a spectator.
+  sender); ``foreign-key``: our first delivery from step ``--attack-at`` on (to ``--victim``
+  if we owe it one) sealed under another key, then the public re-opening it makes us owe
+  (§C12.4) withheld. The first lie prints the ``attack`` line (``victim_addr`` null). The
+  others prove it (§C8.8 kind 4) and drop our seat; we go on as a spectator.
 
 * ``--attack bad-escrow``: the veto of issue 10 (protocol.md §C8.5 "What a withholder can still
   choose"): every ESCROW we deal carries honest Shamir shares of another secret (each share
@@ -76,7 +78,7 @@ POLL_S = 0.02
 #: How long a patient peer waits for the others' messages of a step before it chooses anyway.
 PATIENT_WAIT_S = 10.0
 #: Niente lies of issue 10, in the hidden field every seat gets (``install_hidden_lie``).
-HIDDEN_LIES = ("wrong-opening", "wrong-delivery", "false-complaint")
+HIDDEN_LIES = ("wrong-opening", "wrong-delivery", "false-complaint", "foreign-key")
 ATTACKS = ("none", "nil-reveal", "junk-leaves", "bad-escrow") + HIDDEN_LIES
 
 
@@ -231,6 +233,17 @@ def install_hidden_lie(kind: str, victim: int | None, attack_at: int, emit: Any)
                     key = view.message_key(me, d[0], step)
                     d[1] = hidden.seal_delivery(key, view.ledger.gid, me, d[0], step, bytes(hidden.OPEN_LEN * n))
                     lied = True
+        elif kind == "foreign-key" and step >= attack_at:
+            owed = sum(len(items) for _, items in view.ledger.reopen.get(me, ()))
+            if owed:
+                field[1] = field[1][:len(field[1]) - hidden.OPEN_LEN * owed]
+            elif not told:
+                for d in field[0]:
+                    if victim in (None, d[0]):
+                        d[1] = hidden.seal_delivery(bytes(32), view.ledger.gid, me, d[0], step,
+                                                    bytes(len(d[1]) - hidden.TAG_LEN))
+                        lied = True
+                        break
         elif kind == "false-complaint" and step >= attack_at and field[2] is None:
             senders = sorted(s for s, to in last if to == me)
             if senders:

@@ -1,11 +1,13 @@
 """Issue 10, "How it is checked": the spiteful niente-e-come-sembra seat of each kind — it lies
-in an inspection's public opening, sends a holder a wrong encrypted share, or files a false
-complaint — loses its seat, and the three honest peers finish with the same final hash and logs
+in an inspection's public opening, sends a holder a wrong encrypted share, files a false
+complaint, or seals a share under a foreign key and then withholds the public re-opening it owes
+— loses its seat, and the three honest peers finish with the same final hash and logs
 that ``lanopoli verify`` accepts (protocol.md §C8.8 kind 4, §C12.4-§C12.6).
 
 Real peer processes: three ``lanopoli host/join --progress-json`` and one
-tests/e2e/hostile_peer.py with ``--attack wrong-opening | wrong-delivery | false-complaint``, in a
-network namespace made by the test (tests/e2e/spoof.py ``Netns``; helpers of test_attacks.py).
+tests/e2e/hostile_peer.py with ``--attack wrong-opening | wrong-delivery | false-complaint |
+foreign-key``, in a network namespace made by the test (tests/e2e/spoof.py ``Netns``; helpers of
+test_attacks.py).
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ pytestmark = pytest.mark.skipif(not AVAILABLE, reason=WHY_NOT)
 ED = "niente-e-come-sembra"
 
 
-@pytest.mark.parametrize("lie, attack_at", [("wrong-opening", 0), ("wrong-delivery", 3), ("false-complaint", 3)])
+@pytest.mark.parametrize("lie, attack_at", [("wrong-opening", 0), ("wrong-delivery", 3), ("false-complaint", 3),
+                                            ("foreign-key", 3)])
 def test_a_spiteful_niente_seat_loses_its_seat_and_the_others_finish(tmp_path, lie, attack_at):
     procs: list[PeerProc] = []
 
