@@ -14,7 +14,8 @@ direction make a datagram reflected back to its sender fail its MAC. The tag of 
 the first 16 bytes of HMAC-SHA256(sending key, every byte of the datagram before the tag).
 
 A restarted peer re-derives the same keys from its static key, so it can prove a new epoch
-without any handshake (the epoch and the challenge nonce are in the MACed header).
+without any handshake (the epoch and the challenge nonce are in the MACed header):
+``EpochProof`` is that challenge/response, one per channel.
 
 Cost: one X25519 + HKDF per new peer key (~40 µs); ``KeyCache`` keeps the result, and keys
 offered by unknown senders (a transport *introduction*, §N2.2) are derived at most
@@ -24,6 +25,7 @@ costs a bounded amount of CPU. Every primitive comes from ``cryptography``.
 
 from __future__ import annotations
 
+import os
 from collections import OrderedDict
 from typing import Any, NamedTuple
 
@@ -44,7 +46,8 @@ INTRO_BURST = 32
 INTRO_RATE = 64.0
 """...and per second after that (a token bucket)."""
 
-__all__ = ["KEY_INFO", "TAG_LEN", "XKEY_LEN", "PairKeys", "KeyCache", "derive_pair_keys", "mac", "mac_ok"]
+__all__ = ["ANSWER_INTERVAL", "EpochProof", "KEY_INFO", "TAG_LEN", "XKEY_LEN", "PairKeys", "KeyCache", "derive_pair_keys",
+           "mac", "mac_ok"]
 
 
 class PairKeys(NamedTuple):
@@ -144,3 +147,95 @@ class KeyCache:
             return None
         self._tokens -= 1.0
         return self._derive(peer_xk)
+
+
+# -- proof of a new epoch (protocol.md §N2.2) ------------------------------------------------------
+
+ANSWER_INTERVAL = 0.010
+"""Least time (s) between two answers of one kind (challenge, response, stale-epoch ack) on one
+channel: a replayed datagram is never answered more often than this."""
+
+
+class EpochProof:
+    """The challenge/response by which one channel believes a new instance (epoch) of its peer
+    only once proven (protocol.md §N2.2), and the rate limit of its unsolicited answers.
+
+    When a datagram shows an unknown epoch, we answer with a CHALLENGE carrying a fresh random
+    non-zero 32-bit nonce (``unproven``); the new instance is believed only when a RESPONSE
+    addressed to our epoch echoes that nonce (``proves``): a replayed datagram of an earlier
+    instance cannot reset anything. A CHALLENGE addressed to us is answered with a RESPONSE
+    (``challenged``). Each kind of answer (``CHALLENGE``, ``RESPONSE``, ``STALE``: the ack that
+    shows our epoch to a sender that addresses an earlier one) goes out at most every
+    ``ANSWER_INTERVAL`` s. On a keyed channel these datagrams are MACed like any other, so only
+    the peer's key can prove its new epoch.
+
+    ``due`` (read-only): a CHALLENGE or RESPONSE waits to be sent (``take``). The channel frames
+    and counts the datagrams; this object holds only epochs, nonces and times (s).
+    """
+
+    CHALLENGE = 0
+    RESPONSE = 1
+    STALE = 2
+
+    __slots__ = ("_challenge", "_challenge_due", "_respond", "_answered", "due")
+
+    def __init__(self) -> None:
+        self._challenge: tuple[int, int] | None = None  # (epoch, nonce) we asked to prove itself
+        self._challenge_due = False
+        self._respond: tuple[int, int] | None = None  # (epoch, nonce) to echo in a RESPONSE
+        self._answered = [-1.0, -1.0, -1.0]  # kind -> when we last answered
+        self.due = False
+
+    def may_answer(self, kind: int, now: float) -> bool:
+        """True (and noted) if an answer of ``kind`` may go out at ``now``; False: the last one
+        was less than ``ANSWER_INTERVAL`` s ago (the caller counts it)."""
+        if now - self._answered[kind] < ANSWER_INTERVAL:
+            return False
+        self._answered[kind] = now
+        return True
+
+    def challenged(self, epoch: int, nonce: int, now: float) -> bool:
+        """A CHALLENGE of the peer's instance ``epoch`` addressed to our epoch: echo ``nonce``
+        in a RESPONSE. False if rate-limited (nothing queued)."""
+        if not self.may_answer(self.RESPONSE, now):
+            return False
+        self._respond = (epoch, nonce)
+        self.due = True
+        return True
+
+    def unproven(self, epoch: int, now: float) -> bool:
+        """A datagram of an unknown instance ``epoch`` of the peer: challenge it (a fresh nonce
+        for a new epoch, the same nonce again for the same one). False if rate-limited."""
+        if self._challenge is None or self._challenge[0] != epoch:
+            self._challenge = (epoch, int.from_bytes(os.urandom(4), "big") or 1)
+        if not self.may_answer(self.CHALLENGE, now):
+            return False
+        self._challenge_due = True
+        self.due = True
+        return True
+
+    def proves(self, epoch: int, nonce: int) -> bool:
+        """True if a RESPONSE from instance ``epoch`` echoing ``nonce`` (addressed to our epoch:
+        the caller checks) answers our challenge."""
+        return self._challenge == (epoch, nonce)
+
+    def proven(self) -> None:
+        """The new instance is believed: no challenge is pending any more."""
+        self._challenge = None
+        self._challenge_due = False
+        self.due = self._respond is not None
+
+    @property
+    def pending(self) -> tuple[tuple[int, int] | None, tuple[int, int] | None]:
+        """(the challenge a RESPONSE must answer, the RESPONSE waiting to go out), each as
+        (epoch, nonce) or None: what a datagram can change here (for tests and dumps)."""
+        return self._challenge, self._respond
+
+    def take(self) -> tuple[tuple[int, int] | None, tuple[int, int] | None]:
+        """(RESPONSE to send as (epoch, nonce) or None, CHALLENGE to send or None), now; both
+        are then no longer due (the challenge's nonce stays the one a RESPONSE must echo)."""
+        respond, self._respond = self._respond, None
+        challenge = self._challenge if self._challenge_due else None
+        self._challenge_due = False
+        self.due = False
+        return respond, challenge

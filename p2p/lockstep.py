@@ -368,6 +368,8 @@ class LockstepSession:
     def _awaited(self, k: int) -> list[bool]:
         """Per seat: its message of step ``k`` is needed (active, turn not skipped, §C8.10)."""
         skipped = self._skipped_seats(k)
+        if not skipped:
+            return self.seats.active  # the usual case: no copy
         return [a and i not in skipped for i, a in enumerate(self.seats.active)]
 
     def skippable(self) -> bool:

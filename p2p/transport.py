@@ -47,7 +47,7 @@ Theory of operation (wire contract: protocol.md part N, "Transport"):
   peer's epoch changes, both directions of the channel start again from sequence 0 and
   whatever was queued for the old instance is discarded (the lockstep layer catches a restarted
   peer up by itself). A new epoch is believed only once *proven*: we answer its first datagram
-  with a CHALLENGE (a pure ack carrying a fresh random 32-bit nonce in ``seq``) and switch only
+  with a CHALLENGE (``channel_auth.EpochProof``; a pure ack carrying a fresh random 32-bit nonce in ``seq``) and switch only
   when a RESPONSE echoing that nonce, addressed to our epoch, arrives (MACed on a keyed
   channel): a replayed datagram of any earlier instance cannot reset anything. Datagrams from
   a retired epoch, or addressed to another epoch than ours, are dropped (the latter answered
@@ -66,7 +66,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from .channel_auth import TAG_LEN, XKEY_LEN, KeyCache, PairKeys, mac, mac_ok
+from .channel_auth import TAG_LEN, XKEY_LEN, EpochProof, KeyCache, PairKeys, mac, mac_ok
 from .errors import LocalProtocolError
 # The loss-recovery constants are recovery.py's; named here too, as the transport's (§N2.5).
 from .recovery import (INITIAL_RTO, LOSS_HOLD, MAX_RTO, MIN_RTO, PACKET_THRESHOLD,  # noqa: F401
@@ -126,9 +126,6 @@ hidden-information leaves of protocol.md §C12.2 is ~11.7 KB). 8 KiB of margin. 
 purpose: every channel, even one opened by an unauthenticated stranger, may buffer this much."""
 MAX_SEND_BUFFER = 8 * 1024 * 1024  # bytes queued or in flight per peer
 RETIRED_EPOCHS = 4  # epochs of earlier instances of a peer remembered to drop their stragglers
-ANSWER_INTERVAL = 0.010
-"""Least time (s) between two answers of one kind (challenge, response, stale-epoch ack) on one
-channel: a replayed datagram is never answered more often than this."""
 MAX_RECV_BUFFER = 4 * 1024 * 1024
 """Bytes buffered on the receive side (out-of-order chunks + partial reassemblies) across all
 channels of one endpoint. Eight busy peers need ~3 MB at most (256 out-of-order chunks + one
@@ -198,10 +195,8 @@ class Channel:
         self.keys = keys
         self._my_xk = my_xk
         self._introduce = introduce and keys is not None
-        self._challenge: tuple[int, int] | None = None  # (epoch, nonce) we asked to prove itself
-        self._challenge_due = False
-        self._respond: tuple[int, int] | None = None  # (epoch, nonce) to echo in a RESPONSE
-        self._answered = {FLAG_CHALLENGE: -1.0, FLAG_RESPONSE: -1.0, 0: -1.0}  # kind -> last time
+        #: Challenge/response of a new peer epoch, answer rate limits (channel_auth.py, §N2.2).
+        self._proof = EpochProof()
         #: Loop time of the last datagram received (for the endpoint's eviction of strangers).
         self.last_rx = 0.0
         self.peer_epoch: int | None = None
@@ -326,7 +321,7 @@ class Channel:
         bits = self._ack_bits()
         dst = self.peer_epoch or 0
         addr = self.addr
-        if self._respond is not None or self._challenge_due:
+        if self._proof.due:
             self._probes(frame, out)
         if self._lost:
             inflight = self._inflight
@@ -370,30 +365,18 @@ class Channel:
     def _probes(self, frame: Callable[..., bytes], out: list[tuple[bytes, Addr]]) -> None:
         # Pure acks with ack = 0 and no bits: they speak for no stream (the epoch they talk to
         # may be an instance we have no stream with yet).
-        if self._respond is not None:
-            epoch, nonce = self._respond
-            out.append((frame(FLAG_RESPONSE, epoch, nonce, 0, 0, b""), self.addr))
-            self._respond = None
+        respond, challenge = self._proof.take()
+        if respond is not None:
+            out.append((frame(FLAG_RESPONSE, respond[0], respond[1], 0, 0, b""), self.addr))
             self.stats["responses_sent"] += 1
-        if self._challenge_due and self._challenge is not None:
-            epoch, nonce = self._challenge
-            out.append((frame(FLAG_CHALLENGE, epoch, nonce, 0, 0, b""), self.addr))
+        if challenge is not None:
+            out.append((frame(FLAG_CHALLENGE, challenge[0], challenge[1], 0, 0, b""), self.addr))
             self.stats["challenges_sent"] += 1
-        self._challenge_due = False
-
-    def _may_answer(self, kind: int, now: float) -> bool:
-        """Rate limit of unsolicited answers (``ANSWER_INTERVAL`` per kind)."""
-        if now - self._answered[kind] < ANSWER_INTERVAL:
-            self.stats["answers_limited"] += 1
-            return False
-        self._answered[kind] = now
-        return True
 
     @property
     def has_output(self) -> bool:
         """True if ``datagrams_to_send`` may return something now (cheap check)."""
-        return bool(self._lost or self._queue or self._ack_pending or self._respond is not None
-                    or self._challenge_due)
+        return bool(self._lost or self._queue or self._ack_pending or self._proof.due)
 
     # -- timers -------------------------------------------------------------------------
 
@@ -402,7 +385,7 @@ class Channel:
 
         A time in the past means "now": datagrams are due.
         """
-        if self._respond is not None or self._challenge_due:
+        if self._proof.due:
             return 0.0  # a CHALLENGE or RESPONSE is due now
         when = None
         if self._ack_pending and self._ack_deadline is not None:
@@ -480,22 +463,26 @@ class Channel:
             self.stats["malformed"] += 1
             return []
         me = self._epoch
+        proof = self._proof
         if flags & FLAG_RESPONSE:
             # The proof a new instance of the peer is alive (§N2.2): the nonce we chose, sent to us.
-            if dst == me and self._challenge == (epoch, seq):
+            if dst == me and proof.proves(epoch, seq):
                 self._new_peer_epoch(epoch)
                 self.last_rx = now
             else:
                 self.stats["stale_epoch"] += 1
             return []
-        if flags & FLAG_CHALLENGE and dst == me and self._may_answer(FLAG_RESPONSE, now):
-            self._respond = (epoch, seq)
+        if flags & FLAG_CHALLENGE and dst == me and not proof.challenged(epoch, seq, now):
+            self.stats["answers_limited"] += 1
         if dst and dst != me:
             # Meant for an earlier instance of us: drop; an ack shows our epoch to the sender.
             self.stats["stale_epoch"] += 1
-            if epoch == self.peer_epoch and self._may_answer(0, now):
-                self._ack_pending += 1
-                self._ack_deadline = now
+            if epoch == self.peer_epoch:
+                if proof.may_answer(EpochProof.STALE, now):
+                    self._ack_pending += 1
+                    self._ack_deadline = now
+                else:
+                    self.stats["answers_limited"] += 1
             return []
         if epoch != self.peer_epoch:
             if self.peer_epoch is None:
@@ -506,10 +493,8 @@ class Channel:
             else:
                 # A restart, or a replay of some earlier instance: believe it only once proven.
                 self.stats["epoch_unproven"] += 1
-                if self._challenge is None or self._challenge[0] != epoch:
-                    self._challenge = (epoch, int.from_bytes(os.urandom(4), "big") or 1)
-                if self._may_answer(FLAG_CHALLENGE, now):
-                    self._challenge_due = True
+                if not proof.unproven(epoch, now):
+                    self.stats["answers_limited"] += 1
                 return []
         if ack > (self._queue[0][0] if self._queue else self._next_seq):
             self.stats["malformed"] += 1  # acknowledges data we never sent
@@ -530,8 +515,7 @@ class Channel:
             self._reset_receive()
             self.stats["peer_restarts"] += 1
         self.peer_epoch = epoch
-        self._challenge = None
-        self._challenge_due = False
+        self._proof.proven()
 
     def _on_ack(self, ack: int, bits: int, now: float) -> None:
         inflight = self._inflight

@@ -181,6 +181,8 @@ class TurnSkip:
     def voted_against(self, step: int, epoch: int) -> list[int]:
         """Seats we voted to skip at ``step`` in ``epoch`` (ascending): the voter's promise
         holds for each (``message_certified``)."""
+        if not self._votes:
+            return []
         return sorted(t for (s, t), held in self._votes.items()
                       if s == step and self.my_seat in held and held[self.my_seat][0].epoch == epoch)
 
@@ -270,7 +272,10 @@ class TurnSkip:
         return [held[i][1] for i in voters[:self.quorum]]
 
     def certified_seats(self, step: int, active: Sequence[bool], epoch: int) -> list[int]:
-        """Seats whose turn at ``step`` we hold a certificate to skip (ascending)."""
+        """Seats whose turn at ``step`` we hold a certificate to skip (ascending). Asked several
+        times per step by the session: with no vote held (the usual case) it costs one test."""
+        if not self._votes:
+            return []
         return sorted(t for (s, t) in self._votes if s == step and self.certificate(step, t, active, epoch))
 
     def ingest_record(self, step: int, payload: bytes, active: Sequence[bool], epoch: int) -> int:
@@ -297,6 +302,8 @@ class TurnSkip:
 
     def forget(self, upto: int) -> None:
         """Forget votes of steps <= ``upto`` (applied) and skips older than ``KEEP_STEPS``."""
+        if not self._votes and not self._skipped:
+            return
         for key in [key for key in self._votes if key[0] <= upto]:
             del self._votes[key]
         for s in [s for s in self._skipped if s <= upto - C.KEEP_STEPS]:

@@ -50,7 +50,7 @@ def state(ch):
     keep = {k: v for k, v in ch.stats.items()
             if k not in ("unauthenticated", "bad_mac", "key_mismatch", "malformed", "answers_limited")}
     return (ch.peer_epoch, ch._expected, ch._acked_below, ch._next_seq, sorted(ch._inflight),
-            ch._ack_pending, ch._ack_deadline, ch.last_rx, ch._challenge, ch._respond, keep)
+            ch._ack_pending, ch._ack_deadline, ch.last_rx, ch._proof.pending, keep)
 
 
 def test_keyed_channels_deliver_and_stop_introducing_once_answered():
