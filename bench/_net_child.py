@@ -32,6 +32,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -93,6 +94,7 @@ def _install(out_dir: str) -> None:
     sent: Counter = Counter()
     chunks: Counter = Counter()
     rss: list[list[int]] = []
+    first: list = []  # (process CPU s, step) at the first progress line: the game's CPU from there
     link_send = link.Link.send
 
     def send(self, addr, payload):  # noqa: ANN001 - same signature as Link.send
@@ -110,6 +112,8 @@ def _install(out_dir: str) -> None:
 
         def wrapped(msg: dict) -> None:
             if msg.get("type") == "progress":
+                if not first:
+                    first.append((time.process_time(), int(msg.get("step") or 0)))
                 kb = rss_kb()
                 msg = {**msg, "rss_kb": kb}
                 rss.append([int(msg.get("step") or 0), kb])
@@ -127,6 +131,9 @@ def _install(out_dir: str) -> None:
         data = {"transport": dict(result.transport), "session": dict(result.session_stats),
                 "sent_by_type": dict(sent), "chunks_by_type": dict(chunks), "rss": rss,
                 "steps": result.steps, "seat": result.seat}
+        if first:
+            data["cpu_game_s"] = time.process_time() - first[0][0]
+            data["cpu_steps"] = result.steps - first[0][1]
         Path(out_dir, f"{os.getpid()}.json").write_text(json.dumps(data))
         return result
 

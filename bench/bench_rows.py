@@ -20,6 +20,11 @@ Rows (each measured in this one process run, so that the machine's load is share
   message; and ``verify_log`` messages/s on the clean 4-peer game's log.
 * ``rss``: each peer's resident set along the 4-peer and 8-peer games (``rss_kb`` on progress
   lines): first, last, max, and growth per step (least squares over the second half).
+* ``memory``: ``bench/bench_memory.py`` — a synthetic 10k-step game of 4 in-memory sessions,
+  RSS slope per step and peer with the catch-up history kept in memory (before issue 14) and
+  served from the log (after), in fresh child processes of this run.
+* ``catchup``: ``bench/bench_catchup.py`` — a restarted peer catching up 500 missed steps in
+  memory (real engine, 4 seats): steps/s next to the target of 1,000.
 
 Output: one line per figure, then one JSON line with everything.
 """
@@ -106,6 +111,12 @@ def mesh_round(n: int, rounds: int) -> float | None:
         print(f"mesh_round failed: {p.stderr[-400:]}", file=sys.stderr)
         return None
     return float(json.loads(p.stdout.strip().splitlines()[-1])["rounds_per_s"])
+
+
+def cpu_ms_per_step(game: dict) -> list[float]:
+    """Each peer's CPU time (user + system, ms) per step from its first progress line to its
+    end: steadier than steps/s on a loaded machine (it does not count waiting for a core)."""
+    return [1000 * c["cpu_game_s"] / c["cpu_steps"] for c in game["children"] if c.get("cpu_steps")]
 
 
 def datagram_kinds(game: dict) -> dict:
@@ -252,9 +263,17 @@ def ab_transport(pairs: int, seed: str, tmp: Path, rev: str) -> dict:
     return out
 
 
+def _sibling_json(script: str, *args: str) -> dict:
+    """Run ``bench/<script>`` in a fresh interpreter; its last output line as JSON."""
+    out = subprocess.run([sys.executable, str(ROOT / "bench" / script), *args], check=True,
+                         capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rows", default="steps4,steps8,datagrams,loss,verify,rss")
+    ap.add_argument("--rows", default="steps4,steps8,datagrams,loss,verify,rss,memory,catchup")
+    ap.add_argument("--memory-steps", type=int, default=10_000, help="steps of the memory row's game")
     ap.add_argument("--games", type=int, default=1, help="games per figure (medians)")
     ap.add_argument("--seed", default="rows")
     ap.add_argument("--rounds", type=int, default=2000, help="mesh_round rounds")
@@ -277,11 +296,12 @@ def main(argv: list[str] | None = None) -> int:
             games = [play(n, f"{args.seed}-{g}", tmp) for g in range(args.games)]
             rate = statistics.median(g["steps_per_s"] for g in games)
             floor = mesh_round(n, args.rounds) if f"steps{n}" in rows else None
+            cpu = statistics.median(c for g in games for c in cpu_ms_per_step(g))
             res[f"steps{n}"] = {"steps_per_s": round(rate, 1), "mesh_round": floor,
                                 "ratio": round(rate / floor, 3) if floor else None,
-                                "steps": [g["steps"] for g in games]}
+                                "steps": [g["steps"] for g in games], "cpu_ms_per_step_per_peer": round(cpu, 3)}
             print(f"{n} peers: lockstep {rate:.1f} steps/s, mesh_round {floor} rounds/s, "
-                  f"ratio {res[f'steps{n}']['ratio']}", flush=True)
+                  f"ratio {res[f'steps{n}']['ratio']}; CPU {cpu:.3f} ms per step per peer", flush=True)
             if n == 8 and "datagrams" in rows:
                 res["datagrams"] = datagram_kinds(games[0])
                 print(f"8 seats: datagrams per step {json.dumps(res['datagrams'])}", flush=True)
@@ -317,6 +337,20 @@ def main(argv: list[str] | None = None) -> int:
                 res["verify"]["verify_log_vs_cryptography"] = round(
                     res["verify_log"]["messages_per_s"] / rates["cryptography"], 2)
             print(f"verify: {json.dumps(res['verify'])} verify_log {json.dumps(res.get('verify_log'))}", flush=True)
+        if "memory" in rows:
+            m = _sibling_json("bench_memory.py", "--steps", str(args.memory_steps))
+            res["memory"] = {k: {f: m[k][f] for f in ("steps", "rss_first_kb", "rss_last_kb", "kb_per_step_per_peer")}
+                             for k in ("before", "after")}
+            print(f"memory over {m['after']['steps']} steps, per peer: {m['before']['kb_per_step_per_peer']:+.3f} kB/step "
+                  f"(history in memory) -> {m['after']['kb_per_step_per_peer']:+.3f} kB/step (served from the log); "
+                  f"4 sessions' RSS at the end {m['before']['rss_last_kb'] / 1024:.1f} -> "
+                  f"{m['after']['rss_last_kb'] / 1024:.1f} MB", flush=True)
+        if "catchup" in rows:
+            c = _sibling_json("bench_catchup.py")
+            res["catchup"] = {**{k: c[k] for k in ("steps_per_s", "steps_per_s_cpu", "waited_for_timers_s")},
+                              "ratio_to_target": round(c["steps_per_s"] / 1000, 2)}
+            print(f"catch-up of a restarted peer (in memory, {c['caught_up_to'] - c['resumed_at']} steps): "
+                  f"{c['steps_per_s']} steps/s = {res['catchup']['ratio_to_target']} x the 1,000 target", flush=True)
         if args.ab_transport:
             res["ab_transport"] = ab_transport(args.ab_transport, args.seed, tmp, args.ab_rev)
         if args.ab_verify:

@@ -132,13 +132,24 @@ class History:
         return got[0]
 
     def __iter__(self) -> Iterator[tuple[int, bytes, int]]:
-        i, n = 0, len(self._kinds)
+        return self.iter_from(0)
+
+    def iter_from(self, i: int) -> Iterator[tuple[int, bytes, int]]:
+        """The records from index ``i`` on, read back from the log 256 at a time as the
+        iteration goes (stops early where a record cannot be read back)."""
+        n = len(self._kinds)
         while i < n:
             chunk = self.span(i, min(n, i + 256))
             if not chunk:
                 return
             yield from chunk
             i += len(chunk)
+
+    def with_head(self, kind: int, payload: bytes) -> "LogRecords":
+        """The whole log as (kind, payload) pairs: the header record (``kind``, ``payload``),
+        then this history — what a spectator is served (protocol.md §N10), without reading
+        the old records before they are sent."""
+        return LogRecords((kind, payload), self)
 
     def first(self, step: int) -> int | None:
         """Index of the first record of ``step``, or None if it has none."""
@@ -191,6 +202,34 @@ class History:
             size += add
             j += 1
         return [[kind, payload] for kind, payload, _ in self.span(i, j)]
+
+
+class LogRecords:
+    """A read-only view of a game log as (kind, payload) pairs: one head record, then a
+    ``History``. ``len`` and ``view[i:]`` (a lazy iterator from ``i``; the only slice form) are
+    what ``spectate.WatchServer.outgoing`` uses."""
+
+    def __init__(self, head: tuple[int, bytes], history: History) -> None:
+        self._head = head
+        self._history = history
+
+    def __len__(self) -> int:
+        return 1 + len(self._history)
+
+    def __getitem__(self, index: slice) -> Iterator[tuple[int, bytes]]:
+        if type(index) is not slice or index.stop is not None or index.step is not None:
+            raise TypeError("LogRecords supports only view[start:]")
+        return self._from(index.start or 0)
+
+    def __iter__(self) -> Iterator[tuple[int, bytes]]:
+        return self._from(0)
+
+    def _from(self, start: int) -> Iterator[tuple[int, bytes]]:
+        if start <= 0:
+            yield self._head
+            start = 1
+        for kind, payload, _ in self._history.iter_from(start - 1):
+            yield kind, payload
 
 
 class CatchUp:

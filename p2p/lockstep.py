@@ -441,8 +441,9 @@ class LockstepSession:
             return False
         return not self.steps.has_own(self.step)
 
-    def history(self) -> list[tuple[int, bytes, int]]:
-        """Every log record of the game after the header so far: (kind, payload, step)."""
+    def history(self) -> Any:
+        """Every log record of the game after the header so far: a read-only sequence of
+        (kind, payload, step) (``catchup.History``: old ones are read back from the log)."""
         return self.catchup.records()
 
     # -- outputs --

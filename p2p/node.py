@@ -567,7 +567,8 @@ class Node:
             return
         from .gamelog import KIND_HEADER
 
-        records = [(KIND_HEADER, self._watch_header())] + [(k, p) for k, p, _ in self.session.history()]
+        # A lazy view: old records are read back from the log only when a spectator lacks them.
+        records = self.session.history().with_head(KIND_HEADER, self._watch_header())
         for addr, raw in ws.outgoing(records, self.loop.time()):
             try:
                 self.watch_link.send(addr, raw)

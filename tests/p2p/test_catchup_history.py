@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -156,3 +157,18 @@ def test_catchup_serves_pages_from_the_log(tmp_path):
     r: CatchupResponse = decode_catchup_resp(env.body)
     assert [list(x) for x in r.records] == _reference_page(recs, 100, 400, C.CATCHUP_MAX_RECORDS, C.CATCHUP_MAX_BYTES)
     assert r.records and r.head_step == 600
+
+
+def test_log_records_view_is_the_header_then_the_history_read_lazily(tmp_path):
+    """What a spectator is served (protocol.md §N10): the header record, then every record."""
+    recs = _records(500)
+    h = _filled(tmp_path, recs)
+    view = h.with_head(0, b"header")
+    want = [(0, b"header")] + [(k, p) for k, p, _ in recs]
+    assert len(view) == len(want)
+    assert list(view) == want
+    assert list(view[0:]) == want and list(view[300:]) == want[300:]
+    it = view[1:]
+    assert next(it) == want[1]  # an iterator: nothing past what is taken is read
+    with pytest.raises(TypeError):
+        view[3]
