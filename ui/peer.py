@@ -318,7 +318,8 @@ def run_headless(args: argparse.Namespace, role: str) -> int:
                          game_id=game_id, log_dir=log_dir, progress=progress, timeout=args.timeout,
                          discovery_timeout=getattr(args, "wait", None) or DISCOVERY_TIMEOUT,
                          on_drop=None if getattr(args, "on_drop", "bot") == "off" else getattr(args, "on_drop", "bot"),
-                         drop_timeout=getattr(args, "drop_timeout", 30), faults=fault_plan(args))
+                         drop_timeout=getattr(args, "drop_timeout", 30), faults=fault_plan(args),
+                         skip_idle_after=getattr(args, "skip_idle_after", None))
     except ValueError as exc:
         raise UsageError(str(exc)) from exc
     try:
