@@ -33,12 +33,14 @@ game ended, 1 when the node stopped, after an ``error`` line). On top of that:
 
 * ``--attack bad-escrow``: the veto of issue 10 (protocol.md §C8.5 "What a withholder can still
   choose"): every ESCROW we deal carries honest Shamir shares of another secret (each share
-  matches its commitment; together they do not open our chain head), and at the first chance
-  step >= ``--attack-at`` we withhold our reveal and go silent for good (nothing more leaves
-  this peer; printed as the ``attack`` line, ``victim`` null). The others vote us out; the
-  quorum's shares prove the escrow bad; they play on with our seat's stand-in reveal. (A real
-  chooser would first compare the outcome of its reveal with the stand-in's, both known once
-  it holds the others' reveals; bench/escrow_bit.py prices that choice.)
+  matches its commitment; together they do not open our chain head). At each chance step
+  >= ``--attack-at`` we hold our reveal back until we hold every other seat's reveal, compute
+  the beacon with our reveal and with our public stand-in, and keep the one we prefer (the
+  larger: one bit, protocol.md §C8.5); to get the stand-in we withhold and go silent for good
+  (nothing more leaves this peer; printed as the ``attack`` line, ``victim`` null, with
+  ``held``: the others' reveals held when choosing, and ``chose``). The others vote us out;
+  the quorum's shares prove the escrow bad; they play on with our stand-in reveal.
+  bench/escrow_bit.py prices that choice.
 
 * ``--patient``: the lookahead cheat of issue 10 (protocol.md §C13). At every decision step in
   which two or more seats bid (an auction round), wait until we hold every other seat's STEP
@@ -258,20 +260,29 @@ def install_hidden_lie(kind: str, victim: int | None, attack_at: int, emit: Any)
     hidden.PrivateView.my_field = my_field
 
 
-def install(tamper: Tamper) -> None:
 class BadDealer:
-    """``--attack bad-escrow`` (module docstring): deals bad escrows, then withholds at the first
-    chance step >= ``attack_at`` and sends nothing more."""
+    """``--attack bad-escrow`` (module docstring): deals bad escrows; at each chance step >=
+    ``attack_at`` holds its reveal back until it holds every other active seat's reveal of the
+    step, computes the beacon with its reveal (A) and with its public stand-in (B, protocol.md
+    §C8.4), and sends its reveal if it prefers A, else goes silent for good. Its preference,
+    arbitrary but fixed: the larger beacon (any preference over outcomes is one bit)."""
 
     def __init__(self, attack_at: int, emit: Any) -> None:
         self.attack_at, self.emit = attack_at, emit
         self.silent_from: int | None = None
+        self.session: Any = None
+        self.waiting: int | None = None  # the chance step whose reveal we hold back
+        self.own: bytes | None = None
+        self.held: list = []  # (send, link, addr, payload) held back while we choose
+        self.reveals: dict[tuple[int, int], bytes] = {}  # (step, seat) -> the others' reveals
+        self.decided: set[int] = set()
 
     def install(self) -> None:
-        """Wrap ``seat_loss.make_escrow`` (the session deals through it) and ``Link.send``."""
+        """Wrap ``seat_loss.make_escrow`` (the session deals through it), ``Link.send`` and
+        ``LockstepSession.receive_message`` (to see the others' reveals and our session)."""
         import hashlib
 
-        from p2p import seat_loss
+        from p2p import lockstep, seat_loss
 
         honest_escrow = seat_loss.make_escrow
 
@@ -280,25 +291,78 @@ class BadDealer:
 
         seat_loss.make_escrow = make_escrow
         inner = link.Link.send
+        original = lockstep.LockstepSession.receive_message
         me = self
 
         def send(self: link.Link, addr: tuple[str, int], payload: bytes) -> None:
-            if me.keeps(payload):
+            if me.silent_from is None and not me.hold_back(inner, self, addr, payload):
                 inner(self, addr, payload)
 
+        def receive_message(session: Any, data: bytes, now: float) -> None:
+            me.session = session
+            step = me._reveal_of(data, mine=False)
+            if step is not None:
+                me.reveals[step] = wire.decode_step_body(wire.open_envelope(data, 1200).body).input
+                me.choose()
+            original(session, data, now)
+
         link.Link.send = send
+        lockstep.LockstepSession.receive_message = receive_message
 
-    def keeps(self, payload: bytes) -> bool:
-        """False once we withhold: from our first reveal at a step >= ``attack_at`` on."""
-        if self.silent_from is None and len(payload) > 1 and payload[0] == 0x93 and payload[1] == wire.MSG_STEP:
+    def _reveal_of(self, payload: bytes, mine: bool) -> Any:
+        """(step, seat) of a STEP carrying a 32-byte reveal, ours (``mine``) or another seat's."""
+        if self.session is None or len(payload) < 2 or payload[0] != 0x93 or payload[1] != wire.MSG_STEP:
+            return None
+        try:
             b = wire.decode_step_body(wire.open_envelope(payload, 1200).body)
-            if b.step >= self.attack_at and type(b.input) is bytes and len(b.input) == 32:
-                self.silent_from = b.step
-                self.emit({"type": "attack", "kind": "bad-escrow", "victim": None, "victim_addr": None,
-                           "step": b.step})
-        return self.silent_from is None
+        except wire.WireError:
+            return None
+        if type(b.input) is not bytes or len(b.input) != 32 or (b.seat == self.session.my_seat) != mine:
+            return None
+        return b.step, b.seat
+
+    def hold_back(self, send: Any, lnk: Any, addr: tuple[str, int], payload: bytes) -> bool:
+        """True if ``payload`` waits: our reveal of a chance step we have not chosen at yet."""
+        got = self._reveal_of(payload, mine=True)
+        if got is None or got[0] < self.attack_at or got[0] in self.decided:
+            return False
+        if self.waiting is None:
+            self.waiting = got[0]
+            self.own = wire.decode_step_body(wire.open_envelope(payload, 1200).body).input
+        self.held.append((send, lnk, addr, payload))
+        self.choose()
+        return True
+
+    def choose(self) -> None:
+        """Once we hold every other active seat's reveal of the step we wait at: A or B."""
+        from p2p.beacon import beacon
+        from p2p.escrow import dropped_reveal
+
+        s, k = self.session, self.waiting
+        if s is None or k is None or s.step != k:
+            return
+        n, me = s.setup.seats, s.my_seat
+        if any((k, i) not in self.reveals for i in range(n) if i != me and s.active[i]):
+            return
+        b = a = b""
+        if all(s.active):  # (this attack acts before any drop: no other stand-in to fill in)
+            reveals = [self.own if i == me else self.reveals[(k, i)] for i in range(n)]
+            a = beacon(s.game_seed, k, reveals)
+            reveals[me] = dropped_reveal(s.game_id, me, s.chance_count + 1)
+            b = beacon(s.game_seed, k, reveals)
+        self.decided.add(k)
+        self.waiting = None
+        held, self.held = self.held, []
+        if b > a:
+            self.silent_from = k
+            self.emit({"type": "attack", "kind": "bad-escrow", "victim": None, "victim_addr": None, "step": k,
+                       "held": n - 1, "chose": "stand-in"})
+            return
+        for send, lnk, addr, payload in held:
+            send(lnk, addr, payload)
 
 
+def install(tamper: Tamper) -> None:
     """Route every payload the node sends through ``tamper.rewrite`` (wraps ``Link.send``)."""
     original = link.Link.send
 
@@ -335,9 +399,9 @@ def main(argv: list[str] | None = None) -> int:
     install(tamper)
     if args.attack in HIDDEN_LIES:
         install_hidden_lie(args.attack, args.victim, args.attack_at, emit)
-    patience = Patience() if args.patient else None
     if args.attack == "bad-escrow":
         BadDealer(args.attack_at, emit).install()
+    patience = Patience() if args.patient else None
     if patience is not None:
         patience.install()
     step = 0  # the session's current step: one past the last StepApplied

@@ -24,8 +24,10 @@ pytestmark = pytest.mark.skipif(not AVAILABLE, reason=WHY_NOT)
 
 @pytest.fixture(scope="module")
 def bad_escrow_game(tmp_path_factory):
-    """4 seats (Q = 3): the hostile joiner deals bad escrows and withholds its reveal at the first
-    chance step >= 5, then sends nothing. Returns (table, its ``attack`` line, its seat)."""
+    """4 seats (Q = 3): the hostile joiner deals bad escrows; at each chance step >= 5 it holds
+    its reveal until it holds the 3 others', compares the beacon of its reveal with that of its
+    stand-in, and withholds (silent for good) at the first step it prefers the stand-in.
+    Returns (table, its ``attack`` line, its seat)."""
     procs: list[PeerProc] = []
 
     def spawn(*argv, prefix=(), script=None):
@@ -54,6 +56,7 @@ def bad_escrow_game(tmp_path_factory):
 def test_the_bad_dealer_is_dropped_at_the_withheld_step_and_the_honest_peers_agree(bad_escrow_game):
     t, attack, cheat_seat = bad_escrow_game
     k = attack["step"]
+    assert attack["held"] == 3 and attack["chose"] == "stand-in"  # it chose after seeing every reveal
     honest = t.procs[:3]
     for p in honest:
         assert done_of(p) is not None, p.of_type("error")  # nobody halted
@@ -77,7 +80,7 @@ def test_every_honest_log_verifies_and_names_the_bad_escrow(bad_escrow_game):
 
 def test_two_seats_the_withholder_turns_the_roll_into_an_abandoned_game(spawn, tmp_path):
     """§C8.5 "Where nobody can be dropped": 2 seats (Q = 2), no escrow, no drop. The hostile
-    joiner withholds its reveal at the first chance step >= 5; the host pauses naming it, never
+    joiner withholds its reveal at a chance step >= 5 whose outcome it dislikes; the host pauses naming it, never
     votes, and after the node's stall limit (``p2p.node.STALL_LIMIT``, 60 s) ends the game as
     abandoned: no winner, its log valid and not complete. That is all a two-seat withholder
     gains: no other roll, only a game without a result, as if it had left."""
@@ -88,6 +91,7 @@ def test_two_seats_the_withholder_turns_the_roll_into_an_abandoned_game(spawn, t
         cheater = t.hostile_join(s[1], "--attack", "bad-escrow", "--attack-at", "5", "--timeout", "150")
         host.finish(200)
         attack = cheater.wait_for(lambda m: m["type"] == "attack", 1)
+        assert attack["held"] == 1  # it held the host's reveal when it chose
         keys = sorted(Identity.from_seed(x.encode()).public_key for x in s)
         me, other = (keys.index(Identity.from_seed(x.encode()).public_key) for x in s)
         done = done_of(host)
