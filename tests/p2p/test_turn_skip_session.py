@@ -457,3 +457,76 @@ def test_verify_refuses_a_skipped_seat_without_its_certificate(tmp_path):
                        + struct.pack(">I", zlib.crc32(body)) + data[end:])
     rep = verify_log(forged, engine=E)
     assert not rep.ok and rep.first_bad_step == step and "quorum" in rep.error
+
+
+def test_a_drop_at_the_same_step_overturns_a_skip(tmp_path):
+    """Precedence drop > skip (§C8.10), 5 seats (Q = 3), seat 4 silent at step k: seats 0, 1, 2
+    vote to skip its turn, seats 1, 2, 3 to drop it. Seat 0 (no drop vote) gets the skip
+    certificate first and applies k with seat 4 skipped; the others drop seat 4 at k (a peer
+    that voted DROP applies a skip only with the §C8.3 certificate, so seats 1 and 2 wait for
+    the drop). Seat 0 learns of the drop from their records, halts with StepOverturned(k, 4),
+    is resumed from its log cut at k, catches up the drop, and the four end the game with one
+    final hash and complete logs."""
+    from p2p.gamelog import OwnLog
+    from p2p.resume import resume_session
+
+    sessions, paths = game(5, tmp_path)
+    sessions[0].own_log = OwnLog(str(paths[0]) + ".own")
+    net = Net(sessions, random_legal(E, seed=4))
+    for _ in range(400):
+        s0 = sessions[0]
+        if s0.step >= 3 and s0.skippable() and all(s.step == s0.step and not s.steps.has_own(s.step) for s in sessions):
+            break
+        if not net.inputs():
+            net.deliver()
+    k = sessions[0].step
+    net.s[4] = None  # seat 4 falls silent for good
+    net.inputs()
+    net.deliver()  # seats 0-3 hold each other's step-k messages
+    assert all(sessions[i].waiting_for() == (4,) for i in range(4))
+    votes = {}
+    for i in (0, 1, 2):
+        assert sessions[i].skip_turn(4)
+    for i in (1, 2, 3):
+        assert sessions[i].vote_out(4)
+    for i in range(4):
+        votes[i] = sessions[i].messages_to_send()
+    skips = {i: [r for r in votes[i] if r[1] == 26] for i in range(4)}
+    drops = {i: [r for r in votes[i] if r[1] == 18] for i in range(4)}
+    for i in (1, 2):
+        for raw in skips[i]:
+            sessions[0].receive_message(raw, net.now)  # seat 0: the skip certificate
+    assert sessions[0].step == k + 1 and 4 in sessions[0].skips.skipped(k)
+    for i in (1, 2):
+        for raw in drops[i]:
+            sessions[3].receive_message(raw, net.now)  # seat 3: the drop quorum
+    assert sessions[3].step == k + 1 and not sessions[3].active[4]
+    for i in range(4):  # then everything else, to everyone
+        for j in range(4):
+            if j != i:
+                for raw in votes[i]:
+                    sessions[j].receive_message(raw, net.now)
+    state = {"resumed": None}
+
+    def hook(net):
+        s = net.s[0]
+        if state["resumed"] is None and isinstance(s.halt_reason, StepOverturned):
+            assert (s.halt_reason.step, s.halt_reason.seat) == (k, 4)
+            s.log.close()
+            s.own_log.close()
+            again, _ = resume_session(paths[0], s.identity, s.chain.value(0), E, own_log_path=str(paths[0]) + ".own",
+                                      now=net.now, truncate_at=k)
+            net.s[0] = state["resumed"] = again
+        return None
+
+    net.run(max_time=1e5, hook=hook)
+    again = state["resumed"]
+    assert again is not None and not again.active[4] and again.dropped[4].step == k
+    assert all(not sessions[i].active[4] and sessions[i].dropped[4].step == k for i in (1, 2, 3))
+    overs = [[e for e in net.events[i] if isinstance(e, GameOver)] for i in range(4)]
+    assert [len(o) for o in overs] == [1] * 4 and len({o[0].final_hash for o in overs}) == 1
+    for s in (again, *sessions[1:4]):
+        s.log.close()
+    for p in paths[:4]:
+        rep = verify_log(p, engine=E)
+        assert rep.ok and rep.complete, rep.error
