@@ -41,11 +41,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import const as C
-from .beacon import HashChain, derive_secret, game_seed as compute_game_seed, new_secret, seed_commitment
+from .beacon import HashChain, derive_secret, new_secret, seed_commitment
 from .errors import LocalProtocolError, WireError
-from .hidden import hidden_secret, layout_for_setup, leaves_digest, make_leaves
 from .identity import Identity, fingerprint_of
 from .lockstep import LockstepSession
+from .setup_signing import DUPLICATE, EQUIVOCATION, MALFORMED, SetupSigning
 from .timed_clock import check_timed_options
 from .wire import (LOBBY_DECODERS, MSG_JOIN, MSG_LEAVE, MSG_PROPOSAL, MSG_REJECT, MSG_SEED, MSG_SETUP_SIG,
                    MSG_STATUS, Envelope, Join, Leave, Player, Proposal, Reject, SeedReveal, Setup, SetupSig, Status,
@@ -190,19 +190,15 @@ class Lobby:
         self.setup: Setup | None = None
         self.setup_bytes = b""
         self.setup_hash = b""
-        #: Hidden information (protocol.md §C12): every seat's leaves in seat order once signed
-        #: (None in editions without hidden information).
-        self.hidden_commits: list[bytes] | None = None
-        self._layout = None
         self.my_seat = -1
         self.endpoints: tuple = ()
         self.game_seed = b""
         self._out: list[tuple[Any, bytes]] = []
         self._events: deque = deque()
         self._deadline: float | None = None
-        self._sigs: dict[int, bytes] = {}  # seat -> raw SETUP_SIG envelope
-        self._seeds: dict[int, tuple] = {}  # seat -> (raw SEED envelope, secret, leaves digests or None)
-        self._buffer: dict[tuple, tuple] = {}  # SETUP_SIG/SEED before PROPOSAL (``_buffer_early``)
+        #: The signing phase (setup_signing.py): every seat's SETUP_SIG and SEED, the early
+        #: ones held until our PROPOSAL, the hidden-information leaves.
+        self.signing = SetupSigning()
         # host only
         self._joined: dict[bytes, tuple[Player, Any]] = {}
         self._endpoint: Any = None
@@ -222,6 +218,12 @@ class Lobby:
         #: (``wrong_game``, ``bad_signature``, ``not_host``, ``not_seated``, ``wrong_phase``,
         #: ``key_mismatch``, ``unverifiable``, ``buffer_full``...).
         self.stats: dict[str, int] = dict.fromkeys(("received", "malformed", "dropped"), 0)
+
+    @property
+    def hidden_commits(self) -> list[bytes] | None:
+        """Hidden information (protocol.md §C12): every seat's leaves in seat order once
+        signed (None in editions without hidden information)."""
+        return self.signing.hidden_commits
 
     @classmethod
     def host(cls, identity: Identity, *, edition: str, seats: int, name: str, endpoint: tuple,
@@ -339,7 +341,7 @@ class Lobby:
             if self.phase == JOINING:
                 self._abort("no answer from the host")
             else:
-                missing = sorted(set(range(self.seats)) - set(self._sigs if self.phase == SIGNING else self._seeds))
+                missing = self.signing.missing(self.seats, self.phase != SIGNING)
                 self._abort(f"setup timed out in phase {self.phase}, waiting for seats {missing}")
 
     def announcement(self) -> dict[str, str]:
@@ -370,8 +372,8 @@ class Lobby:
         [SETUP_SIG envelope per seat], [SEED envelope per seat]]."""
         if self.phase != STARTED:
             raise LocalProtocolError("the game has not started")
-        return pack([LOG_HEADER_VERSION, self.setup_bytes, [self._sigs[i] for i in range(self.seats)],
-                     [self._seeds[i][0] for i in range(self.seats)]])
+        sigs, seeds = self.signing.header_envelopes(self.seats)
+        return pack([LOG_HEADER_VERSION, self.setup_bytes, sigs, seeds])
 
     # -- input --
 
@@ -575,21 +577,18 @@ class Lobby:
             return
         if not self._check_seated(env, msg, addr, peer_key):
             return
-        held = self._sigs.get(msg.seat)
-        if held is not None:
-            if held != env.raw and open_envelope(held).body != env.body:
-                # Two different SETUP_SIGs signed by one seat (e.g. other leaves): equivocation.
-                self._misbehaved(addr, "two different setup signatures", env)
-                self._abort(f"seat {msg.seat} signed two different setup signatures")
-            return  # a duplicate (a buffered copy may repeat)
-        lay = self._layout
-        if (lay is None) != (msg.leaves is None) or (lay is not None and len(msg.leaves) != 32 * lay.items):
+        outcome = self.signing.add_sig(msg.seat, env, msg.leaves)
+        if outcome == EQUIVOCATION:
+            # Two different SETUP_SIGs signed by one seat (e.g. other leaves).
+            self._misbehaved(addr, "two different setup signatures", env)
+            self._abort(f"seat {msg.seat} signed two different setup signatures")
+            return
+        if outcome == MALFORMED:
             self._misbehaved(addr, "hidden-information commitment missing or of the wrong size", env)
             self._abort(f"seat {msg.seat} sent a malformed hidden-information commitment")
             return
-        if lay is not None:
-            self.hidden_commits[msg.seat] = msg.leaves
-        self._sigs[msg.seat] = env.raw
+        if outcome == DUPLICATE:
+            return
         self._maybe_reveal()
 
     def _on_seed(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
@@ -605,12 +604,11 @@ class Lobby:
             self._abort(f"seat {msg.seat} revealed a seed secret that does not match its commitment")
             self._events.append(LobbyPeerMisbehaved(addr, "seed reveal does not match commitment", env.raw))
             return
-        if (self._layout is None) != (msg.commits is None) or (
-                msg.commits is not None and len(msg.commits) != self.seats):
+        if not self.signing.seed_fits(msg.commits, self.seats):
             self._misbehaved(addr, "hidden-information digests missing or of the wrong count", env)
             self._abort(f"seat {msg.seat} sent a malformed seed reveal")
             return
-        self._seeds.setdefault(msg.seat, (env.raw, msg.secret, msg.commits))
+        self.signing.add_seed(msg.seat, env.raw, msg.secret, msg.commits)
         self._maybe_start()
 
     # -- internals --
@@ -667,19 +665,12 @@ class Lobby:
         self.phase = SIGNING
         self._deadline = now + C.SETUP_TIMEOUT
         self._events.append(SetupProposed(setup, self.my_seat))
-        mine = None
-        self._layout = layout_for_setup(setup)
-        if self._layout is not None:
-            # Hidden information (protocol.md §C12.2): our leaves are committed here, signed before
-            # any seed secret is revealed, and kept in the log header.
-            mine = make_leaves(hidden_secret(self.chain_secret), self.game_id, self.my_seat, self._layout.items)
-            self.hidden_commits = [b""] * setup.seats
-            self.hidden_commits[self.my_seat] = mine
+        # Hidden information (protocol.md §C12.2): our leaves, signed before any seed is revealed.
+        mine = self.signing.start(setup, self.my_seat, self.chain_secret, self.game_id)
         raw = seal_message(self.identity, MSG_SETUP_SIG, SetupSig(self.game_id, self.my_seat, self.setup_hash, mine))
-        self._sigs[self.my_seat] = raw
+        self.signing.signed_by_us(self.my_seat, raw)
         self._send_to_seats(raw)
-        buffered, self._buffer = self._buffer, {}
-        for env, msg, addr, peer_key in buffered.values():
+        for env, msg, addr, peer_key in self.signing.take_early():
             if self.phase not in (SIGNING, REVEALING):
                 break  # a buffered message aborted the lobby
             _HANDLERS[env.mtype](self, env, msg, addr, now, peer_key)
@@ -691,22 +682,9 @@ class Lobby:
                 self._out.append((addr, raw))
 
     def _buffer_early(self, env: Envelope, msg: Any, addr: Any, peer_key: bytes | None) -> None:
-        # Other seats may sign before our PROPOSAL arrives (different senders, no global order);
-        # nothing can be checked yet. One entry per (source, type): a source is the X25519 key
-        # of the keyed channel the message came over (the transport rate-limits the keys
-        # strangers introduce, protocol.md §N2.2), or the address of a plain channel. Entries
-        # from plain channels never push out those from keyed ones (EARLY_BUFFER each, the
-        # oldest dropped first), and each costs one signature check when the PROPOSAL comes.
-        keyed = peer_key is not None
-        key = (keyed, peer_key if keyed else addr, env.mtype)
-        buf = self._buffer
-        if buf.pop(key, None) is not None:
-            self._drop("buffer_replaced")
-        same = [k for k in buf if k[0] == keyed]
-        if len(same) >= (C.EARLY_BUFFER if keyed else C.EARLY_BUFFER // 4):
-            del buf[same[0]]
-            self._drop("buffer_full")
-        buf[key] = (env, msg, addr, peer_key)
+        """A SETUP_SIG/SEED before our PROPOSAL: held (``SetupSigning.hold_early``)."""
+        for reason in self.signing.hold_early(env, msg, addr, peer_key):
+            self._drop(reason)
 
     def _check_seated(self, env: Envelope, msg: Any, addr: Any, peer_key: bytes | None) -> bool:
         """A SETUP_SIG/SEED is signed by the seat it names (and came over that seat's channel
@@ -730,31 +708,27 @@ class Lobby:
         return True
 
     def _maybe_reveal(self) -> None:
-        if self.phase == SIGNING and len(self._sigs) == self.seats:
+        if self.phase == SIGNING and self.signing.all_signed(self.seats):
             self.phase = REVEALING
-            commits = None
-            if self.hidden_commits is not None:
-                # What we hold of every seat's leaves (protocol.md §C12.2): every SEED must agree.
-                commits = tuple(leaves_digest(lv) for lv in self.hidden_commits)
+            # What we hold of every seat's leaves (protocol.md §C12.2): every SEED must agree.
+            commits = self.signing.commits_digests()
             raw = seal_message(self.identity, MSG_SEED,
                                SeedReveal(self.game_id, self.my_seat, self.setup_hash, self._seed_secret, commits))
-            self._seeds[self.my_seat] = (raw, self._seed_secret, commits)
+            self.signing.add_seed(self.my_seat, raw, self._seed_secret, commits)
             self._send_to_seats(raw)
             self._maybe_start()
 
     def _maybe_start(self) -> None:
-        if self.phase == REVEALING and len(self._seeds) == self.seats:
-            mine = self._seeds[self.my_seat][2]
-            for i in range(self.seats):
-                theirs = self._seeds[i][2]
-                if theirs != mine:
-                    bad = [j for j in range(self.seats) if theirs[j] != mine[j]]
-                    self._events.append(LobbyPeerMisbehaved(self.endpoints[i], "seats disagree on hidden-information "
-                                                            f"commitments of seats {bad}", self._seeds[i][0]))
-                    self._abort(f"seat {i} holds other hidden-information commitments of seats {bad} than we "
-                                "do: a seat showed different leaves to different peers")
-                    return
-            self.game_seed = compute_game_seed([self._seeds[i][1] for i in range(self.seats)])
+        if self.phase == REVEALING and self.signing.all_revealed(self.seats):
+            differs = self.signing.disagreement(self.my_seat, self.seats)
+            if differs is not None:
+                i, bad, raw = differs
+                self._events.append(LobbyPeerMisbehaved(self.endpoints[i], "seats disagree on hidden-information "
+                                                        f"commitments of seats {bad}", raw))
+                self._abort(f"seat {i} holds other hidden-information commitments of seats {bad} than we "
+                            "do: a seat showed different leaves to different peers")
+                return
+            self.game_seed = self.signing.game_seed(self.seats)
             self.phase = STARTED
             self._deadline = None
             self._events.append(GameStarted(self.setup, self.setup_bytes, self.my_seat, self.game_seed,

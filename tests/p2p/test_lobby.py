@@ -48,7 +48,7 @@ def test_game_seed_is_hash_of_reveals_in_seat_order():
     lobbies = make_lobbies(3)
     pump_lobbies(lobbies)
     lob = lobbies[addr(0)]
-    secrets = [lob._seeds[i][1] for i in range(3)]
+    secrets = [lob.signing.secret(i) for i in range(3)]
     assert lob.game_seed == game_seed(secrets)
 
 
