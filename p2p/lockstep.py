@@ -1396,6 +1396,10 @@ class LockstepSession:
         self.catchup.record(KIND_DROP, payload, k)
         if self.hidden is not None:
             self.hidden.drop(seat, None if chain is None else hidden_secret(chain.value(0)))
+        if info.cheat is not None:
+            # The quorum's shares prove its escrow bad; the DROP record is the evidence (§C8.3).
+            self.complaints.prove(Proof(seat, k, info.cheat, payload))
+            self._events.append(CheaterProven(k, seat, info.cheat, payload))
         self._events.append(SeatDropped(k, seat, info.rule, chain is not None))
         self._send_escrow()
         if self._reveal_waiting and self._escrows_ok():

@@ -169,8 +169,9 @@ class GameAbandoned:
 @dataclass(frozen=True)
 class CheaterProven:
     """Signed evidence proves that ``seat`` cheated (protocol.md §C8.8): seen at ``step``,
-    ``reason`` in English; ``complaint``: the COMPLAINT envelope sent to every seat. The
-    session votes the seat out at once; it does not halt."""
+    ``reason`` in English; ``complaint``: the COMPLAINT envelope sent to every seat, or the
+    DROP record payload whose shares prove the seat's escrow bad (§C8.3; reported with its
+    drop). The session votes the seat out at once; it does not halt."""
 
     step: int
     seat: int

@@ -63,6 +63,8 @@ def test_the_bad_dealer_is_dropped_at_the_withheld_step_and_the_honest_peers_agr
         drops = [(m["step"], m["seat"], m["reconstructed"]) for m in p.of_type("seat_dropped")]
         assert drops == [(k, cheat_seat, False)], drops  # the stand-in: the shares open nothing
         assert all(v["seat"] == cheat_seat for v in p.of_type("drop_vote"))
+        assert [(c["step"], c["seat"], c["reason"]) for c in p.of_type("cheater")] == \
+            [(k, cheat_seat, BAD_RECOMBINATION)]  # the players are told why
     assert len({done_of(p)["final_state_hash"] for p in honest}) == 1
 
 

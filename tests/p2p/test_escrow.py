@@ -82,7 +82,9 @@ def test_bad_escrow_and_withheld_reveal_cost_the_dealer_its_seat_not_the_game(tm
     o = [[e for e in net.events[i] if isinstance(e, GameOver)] for i in (0, 1, 2)]
     assert all(len(x) == 1 for x in o) and len({x[0].final_hash for x in o}) == 1
     assert any(isinstance(e, SeatLost) for e in net.events[3])  # it applied k with its own reveal
-    for i in (0, 1, 2):  # it paid with its seat for good: never re-seated (§C8.9)
+    for i in (0, 1, 2):  # named with the drop; it paid with its seat for good: never re-seated (§C8.9)
+        assert [(e.step, e.seat, e.reason) for e in net.events[i] if isinstance(e, CheaterProven)] == \
+            [(k, 3, BAD_RECOMBINATION)]
         assert sessions[i].seats.dropped[3].cheat == BAD_RECOMBINATION and sessions[i].seats.returnable() == {}
     for s in sessions:
         s.log.close()
