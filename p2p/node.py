@@ -276,6 +276,7 @@ class Node:
         self.discovery: Discovery | None = None
         #: After a resume: our seat's DNS-SD advert and the other seats' new addresses (§N3.2).
         self.rendezvous: Rendezvous | None = None
+        self._rendezvous_asked = False
         self._endpoints: list | None = None
         self.lobby: Lobby | None = None
         self.session: Any = None
@@ -673,6 +674,7 @@ class Node:
         cfg = self.cfg
         self.seat = ev.my_seat
         eps = [(str(a[0]), int(a[1])) for a in ev.endpoints]
+        self._endpoints = list(eps)  # updated when a seat shows up elsewhere (§N3.2)
         self.peers = [a for i, a in enumerate(eps) if i != ev.my_seat]
         self.names = tuple(p.name for p in ev.setup.players)
         if cfg.log_dir is not None:
@@ -721,6 +723,8 @@ class Node:
                     self._emit(_resilience_json(ev))
                     if isinstance(ev, SeatDropped) and ev.seat == self.seat:
                         self._ask_reseat()  # we are here: take our seat back from the bot (§C8.9)
+                    elif isinstance(ev, SeatDropped):
+                        self._want_rendezvous()  # its player may come back from elsewhere (§N3.2)
                 elif isinstance(ev, GameAbandoned):
                     self._game_over(GameOver(None, ev.state_hash, ev.step), abandoned=ev)
                 elif isinstance(ev, (SeatLost, StepOverturned)):
@@ -877,6 +881,7 @@ class Node:
         if not force and (stuck < WAIT_NOTICE or now < self._wait_next):
             return
         self._wait_next = now + WAIT_REPEAT
+        self._want_rendezvous()  # the seats we wait for may be back from other addresses (§N3.2)
         deadline = s.drop_deadline()
         paused = s.paused()
         self._emit({"type": "waiting", "step": s.step, "seats": others,
@@ -915,13 +920,7 @@ class Node:
         self._adopt_resumed(path, sess, eps)
         self.resume_report = rep
         if rep is not None and not rep.finished:
-            # The others may come back from other addresses: find their seats by key (§N3.2).
-            self.rendezvous = Rendezvous([cfg.interface or cfg.bind], sess.setup, sess.my_seat, self._seat_moved)
-            try:
-                await self.rendezvous.start(*self.link.address)
-            except OSError as e:  # no multicast here: the endpoints of the .resume file only
-                self._emit({"type": "rendezvous_failed", "reason": str(e)})
-                self.rendezvous = None
+            await self._open_rendezvous()  # the others may be back from other addresses (§N3.2)
         dmg = rep.damage
         self._emit({"type": "resumed", "log": str(path), "step": rep.steps, "own_resent": rep.own_resent,
                     "damage": None if dmg is None else {"step": dmg.step, "offset": dmg.offset,
@@ -930,6 +929,28 @@ class Node:
             self._game_over(GameOver(self._winner(sess.state), sess.state_hash, sess.step))
             return
         self._pump_session()
+
+    async def _open_rendezvous(self) -> None:
+        """Advertise our seat and find the other seats by their keys wherever they listen now
+        (protocol.md §N3.2). Once per node: after a resume, or in a running game once a step has
+        waited WAIT_NOTICE s or a seat was dropped (its player may come back from elsewhere)."""
+        sess = self.session
+        if self.rendezvous is not None or sess is None or self.link is None:
+            return
+        self.rendezvous = Rendezvous([self.cfg.interface or self.cfg.bind], sess.setup, sess.my_seat,
+                                     self._seat_moved)
+        try:
+            await self.rendezvous.start(*self.link.address)
+        except Exception as e:  # noqa: BLE001 - no DNS-SD here (no multicast, a name clash):
+            self._emit({"type": "rendezvous_failed", "reason": str(e)})  # the endpoints we know only
+
+    def _want_rendezvous(self) -> None:
+        """Start ``_open_rendezvous`` in the background (from a synchronous handler)."""
+        if self.rendezvous is None and not self._rendezvous_asked:
+            self._rendezvous_asked = True
+            task = asyncio.ensure_future(self._open_rendezvous())
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
 
     def _seat_moved(self, seat: int, addr: tuple[str, int]) -> None:
         """Rendezvous: ``seat`` of our game listens at ``addr`` now (its advert has that seat's

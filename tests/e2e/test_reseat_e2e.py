@@ -18,6 +18,8 @@ import secrets
 import signal
 from pathlib import Path
 
+import pytest
+
 from test_restart import GAME_S, log_of, verify
 
 SEATS = 4
@@ -27,11 +29,12 @@ KILL_AT = 20  # the victim holds here and is killed there
 HOLD_AT2 = 45  # peer 1 holds here until the victim has asked for its seat back
 
 
-def _held(spawn, tmp_path: Path, hosting: dict, gid: str, seed: str, i: int, hold_at: int, release: str):
+def _held(spawn, tmp_path: Path, hosting: dict, gid: str, seed: str, i: int, hold_at: int, release: str,
+          bind: str = "127.0.0.1"):
     return spawn("--host", f"{hosting['address']}:{hosting['port']}", "--game", gid, "--seed", f"{seed}-{i}",
                  "--log-dir", str(tmp_path / f"peer-{i}"), "--hold-at", str(hold_at),
                  "--release", str(tmp_path / release), "--timeout", str(GAME_S), "--name", f"p{i}",
-                 script=Path(__file__).with_name("held_peer.py"))
+                 "--bind", bind, script=Path(__file__).with_name("held_peer.py"))
 
 
 def _start(spawn, tmp_path: Path, seed: str) -> tuple[list, dict, str]:
@@ -48,7 +51,10 @@ def _start(spawn, tmp_path: Path, seed: str) -> tuple[list, dict, str]:
     return procs, hosting, gid
 
 
-def test_killed_player_comes_back_and_takes_its_seat_from_the_bot(spawn, tmp_path):
+@pytest.mark.parametrize("moved", [False, True])
+def test_killed_player_comes_back_and_takes_its_seat_from_the_bot(spawn, tmp_path, moved):
+    """``moved``: the player comes back from another address (127.0.0.51): the others, who
+    dropped its seat, find it by its seat's keys (protocol.md §N3.2)."""
     seed = f"reseat-{os.getpid()}-{secrets.token_hex(3)}"
     procs, hosting, gid = _start(spawn, tmp_path, seed)
     victim = procs[3]
@@ -60,7 +66,7 @@ def test_killed_player_comes_back_and_takes_its_seat_from_the_bot(spawn, tmp_pat
     dropped = procs[0].wait_for(lambda m: m["type"] == "seat_dropped", GAME_S)
     assert dropped["seat"] == seat and dropped["rule"] == "bot"
     # Same identity (seed) and log directory; it never holds again.
-    again = _held(spawn, tmp_path, hosting, gid, seed, 3, 10**9, "release-3")
+    again = _held(spawn, tmp_path, hosting, gid, seed, 3, 10**9, "release-3", "127.0.0.51" if moved else "127.0.0.1")
     again.wait_for(lambda m: m["type"] == "resumed", 60)
     asked = again.wait_for(lambda m: m["type"] == "reseat_asked", GAME_S)
     assert asked["dropped_at"] == dropped["step"]
@@ -77,6 +83,8 @@ def test_killed_player_comes_back_and_takes_its_seat_from_the_bot(spawn, tmp_pat
     assert all(len(r) == 1 and r[0]["seat"] == seat for r in returned), returned
     assert len({r[0]["step"] for r in returned}) == 1  # the same step boundary everywhere
     assert returned[0][0]["step"] > dropped["step"]
+    if moved:  # every other peer found it at its new address
+        assert all(any(m["address"] == "127.0.0.51" for m in p.of_type("seat_found")) for p in procs[:3])
     for d in dones:
         proc = verify(Path(d["log"]))
         assert proc.returncode == 0, proc.stdout + proc.stderr
