@@ -38,6 +38,8 @@ class LanopoliApp(App):
         self.watch = watch
 
     async def on_mount(self) -> None:
+        """Start the driver given on the command line, else the backend and its lobby (or the watch
+        list)."""
         if self.driver is not None:
             self.start_driver(self.driver, False)
             return
@@ -92,6 +94,7 @@ class LanopoliApp(App):
         self.run_worker(self.action_quit(), exclusive=True)
 
     async def action_quit(self) -> None:
+        """q: close the driver and the backend, then leave."""
         if self.driver is not None:
             await self.driver.close()
         if self.backend is not None:

@@ -86,6 +86,7 @@ class EndScreen(Screen):
         self.driver = driver
 
     def compose(self) -> ComposeResult:
+        """The winner (or the fault and whom it blames), the final standings, where the log is."""
         d = self.driver
         with VerticalScroll(id="end"):
             if d.fault is None:

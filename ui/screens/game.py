@@ -73,6 +73,7 @@ class GameScreen(Screen):
         self._sent_on: Any = None  # the state our last action was chosen on
 
     def compose(self) -> ComposeResult:
+        """The board and the players panel side by side, the status line, the action bar."""
         with Horizontal(id="top"):
             yield Board(id="board")
             yield PlayersPanel(id="players")
@@ -80,6 +81,7 @@ class GameScreen(Screen):
         yield ActionBar(id="actions")
 
     def on_mount(self) -> None:
+        """Apply the saved bill policy (niente), redraw now and every second."""
         settings = getattr(self.app, "settings", None)
         if settings is not None and settings.path is not None:
             # The standing choice of bills the player saved (niente); without a settings file
@@ -91,6 +93,8 @@ class GameScreen(Screen):
     # -- driver -> screen ------------------------------------------------------------------
 
     def on_driver_changed(self, message: DriverChanged) -> None:
+        """The driver changed: the end screen at the end or on a fault; else one redraw within
+        REDRAW_S."""
         if message.kind in ("over", "fault"):
             self._redraw()
             self.app.game_finished(self.driver)
@@ -226,12 +230,15 @@ class GameScreen(Screen):
     # -- screen -> driver ------------------------------------------------------------------
 
     def on_action_bar_chosen(self, message: ActionBar.Chosen) -> None:
+        """A button of the action bar: run its command."""
         self.run_command(message.command.id)
 
     def action_command(self, cid: str) -> None:
+        """A command key: run that command."""
         self.run_command(cid)
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
+        """Textual: a command key works only while its command is offered."""
         if action == "command":
             return any(c.id == parameters[0] for c in self.query_one(ActionBar).commands)
         return True
@@ -291,6 +298,7 @@ class GameScreen(Screen):
             self._redraw()
 
     def action_autoplay(self) -> None:
+        """a: let the bot play for us, or take the controls back (not for a spectator)."""
         if getattr(self.driver, "spectator", False):
             return
         self.driver.human.set_autoplay(not self.driver.human.autoplay)

@@ -32,6 +32,7 @@ class LobbyScreen(Screen):
         self._had_games = False  # the "no games yet" hint goes away when one appears
 
     def compose(self) -> ComposeResult:
+        """Name field, the live table of games, a status line and the buttons."""
         with Vertical(id="lobby"):
             yield Label(_("lanopoli — Monopoly on your local network"), classes="title")
             with Horizontal(classes="row"):
@@ -48,6 +49,8 @@ class LobbyScreen(Screen):
                 yield Button(escape(_("Quit [q]")), id="quit", compact=True)
 
     def on_mount(self) -> None:
+        """Fill the games table, refresh it when the backend reports a change and every 2 s; focus
+        the name field until a name is known."""
         table = self.query_one("#games", DataTable)
         table.add_columns(_("Host"), _("Edition"), _("Players"), _("State"), _("Where"))
         self.backend.listener = lambda: self.app.call_later(self.refresh_games)
@@ -94,6 +97,8 @@ class LobbyScreen(Screen):
             self.query_one("#lobby-status", Label).update(_("No games yet. Create one, or wait for one to appear."))
 
     def player_name(self) -> str | None:
+        """The typed player name (saved in the settings when it changed), or None after asking for
+        one."""
         name = self.query_one("#name", Input).value.strip()
         if not name:
             self.query_one("#lobby-status", Label).update(_("Type your name first."))
@@ -105,6 +110,7 @@ class LobbyScreen(Screen):
         return name
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
+        """A button runs the action of its key."""
         actions = {"create": self.action_create, "join": self.action_join, "join_code": self.action_join_code,
                    "watch": self.action_watch, "quit": self.action_quit}
         handler = actions.get(event.button.id or "")
@@ -112,29 +118,36 @@ class LobbyScreen(Screen):
             handler()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Enter in the name field: keep the name, go to the games table."""
         if self.player_name():
             self.query_one("#games", DataTable).focus()
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        """Enter on a game: join it."""
         self.action_join()
 
     def action_refresh(self) -> None:
+        """r: read the games again."""
         self.refresh_games()
 
     def action_quit(self) -> None:
+        """q: leave the program."""
         self.app.exit()
 
     def action_create(self) -> None:
+        """c: ask for the new game's settings, then open it (with bots in the free seats if asked)."""
         if self.player_name() is None:
             return
 
         def created(req: CreateRequest | None) -> None:
+            """The create dialog closed: open the game, unless cancelled."""
             if req is not None:
                 self.app.start_driver(self.backend.create(self.settings.name, req), req.bots)
 
         self.app.push_screen(CreateDialog(), created)
 
     def action_join(self) -> None:
+        """j: join the selected game (or rejoin our unfinished one)."""
         name = self.player_name()
         if name is None:
             return
@@ -162,11 +175,13 @@ class LobbyScreen(Screen):
             self.app.start_watch(ad, self.query_one("#lobby-status", Label))
 
     def action_join_code(self) -> None:
+        """i: ask for a join code (address:port/tag), then join by it."""
         name = self.player_name()
         if name is None:
             return
 
         def joined(code: str | None) -> None:
+            """The join-code dialog closed: join by the code, unless cancelled."""
             if code:
                 self.app.start_driver(self.backend.join_code(name, code), False)
 
@@ -204,6 +219,7 @@ class WaitingScreen(Screen):
         self.bots = bots
 
     def compose(self) -> ComposeResult:
+        """Seats, players, the join code to share, the chat and the buttons."""
         with Vertical(id="waiting"):
             yield Label(_("Waiting room"), classes="title")
             yield Label("", id="seats")
@@ -217,6 +233,7 @@ class WaitingScreen(Screen):
                 yield Button(escape(_("Leave [q]")), id="quit", compact=True)
 
     def on_mount(self) -> None:
+        """Show the room now and every 0.5 s."""
         self.update_view()
         self.set_interval(0.5, self.update_view)
 
@@ -239,9 +256,11 @@ class WaitingScreen(Screen):
         self.query_one("#chat-log", Label).update("\n".join(escape(chat_line(x)) for x in lines))
 
     def action_chat(self) -> None:
+        """c: focus the chat field."""
         self.query_one("#chat", Input).focus()
 
     def action_buttons(self) -> None:
+        """Esc: leave the chat field for the buttons."""
         self.query_one(Button).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -259,6 +278,8 @@ class WaitingScreen(Screen):
         self.update_view()
 
     def on_driver_changed(self, message: Any) -> None:
+        """The driver changed: redraw; the game screen once playing, the end screen on a fault or
+        the end."""
         self.update_view()
         if message.kind in ("fault", "over"):
             self.app.game_finished(self.driver)
@@ -266,12 +287,14 @@ class WaitingScreen(Screen):
             self.app.show_game(self.driver)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Start (bots take the free seats) or leave."""
         if event.button.id == "start":
             self.action_start()
         else:
             self.app.exit()
 
     def action_start(self) -> None:
+        """Host: bots take the empty seats, so that the game starts."""
         if self.bots and self.driver.can_fill:
             self.run_worker(self.driver.fill_with_bots())
             self.query_one("#code", Label).update(_("Bots are taking the empty seats…"))

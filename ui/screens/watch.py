@@ -41,6 +41,7 @@ class WatchListScreen(Screen):
         self.backend = backend
 
     def compose(self) -> ComposeResult:
+        """The games on the network with their live standings, a status line, the buttons."""
         with Vertical(id="lobby"):
             yield Label(_("lanopoli — the games on your network"), classes="title")
             yield Label(_("Live standings; Enter watches a game (every move verified)."), classes="subtitle")
@@ -51,6 +52,7 @@ class WatchListScreen(Screen):
                 yield Button(escape(_("Quit [q]")), id="quit", compact=True)
 
     def on_mount(self) -> None:
+        """Fill the table, refresh it when the backend reports a change and every second."""
         table = self.query_one("#games", DataTable)
         table.add_columns(_("Host"), _("Edition"), _("Turn"), _("Players and standings"), _("Where"))
         self.backend.listener = lambda: self.app.call_later(self.refresh_games)
@@ -77,18 +79,22 @@ class WatchListScreen(Screen):
             self.query_one("#lobby-status", Label).update(_("No games yet: they appear here by themselves."))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        """Enter on a game: watch it."""
         self.action_watch()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Watch the selected game, or leave."""
         if event.button.id == "watch":
             self.action_watch()
         else:
             self.app.exit()
 
     def action_refresh(self) -> None:
+        """r: read the games again."""
         self.refresh_games()
 
     def action_watch(self) -> None:
+        """w: watch the selected game (every move verified, protocol.md §N10)."""
         ads = self.backend.games()
         if not ads:
             return

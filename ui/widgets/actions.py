@@ -128,12 +128,14 @@ class ActionBar(Widget):
             self.command = command
 
     def compose(self) -> ComposeResult:
+        """One button per offered command, "[key] label"."""
         self._fit_columns()
         for c in self.commands:
             yield Button(escape(f"[{c.key}] {c.label}"), id=f"cmd-{c.id}", compact=True,
                          variant="error" if c.id == "bankrupt" else "primary" if c.action is not None else "default")
 
     def on_resize(self) -> None:
+        """Refit the columns to the new width."""
         self._fit_columns()
 
     def _fit_columns(self) -> None:
@@ -144,6 +146,7 @@ class ActionBar(Widget):
         self.styles.grid_size_columns = max(1, min(5, (width + 1) // (longest + 3)))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Post ``Chosen`` with the command of the pressed button."""
         event.stop()
         cid = (event.button.id or "")[4:]
         for c in self.commands:

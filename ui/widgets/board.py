@@ -29,6 +29,8 @@ class Board(Widget):
     log: reactive[tuple] = reactive(())
 
     def render(self) -> Text:
+        """The board as a grid of squares scaled to the widget (owners, houses, tokens), or a hint
+        when too narrow."""
         s = self.state
         width, height = self.size.width, self.size.height
         n = len(s.ed.squares) if s is not None else 40

@@ -82,6 +82,8 @@ class PlayersPanel(Widget):
     view: reactive[dict] = reactive(dict, always_update=True)
 
     def render(self) -> Text:
+        """One block per seat: money, holdings and (niente) what our seat knows; compact when the
+        height is short."""
         s = self.state
         out = Text()
         if s is None:
