@@ -135,3 +135,36 @@ def test_every_peer_reseats_at_the_same_step(tmp_path_factory, n, crash_step, se
         assert len(back[i]) == 1
         rep = verify_log(paths[i], engine=E)
         assert rep.ok and rep.complete, rep.error
+
+
+def test_a_stranger_cannot_take_a_dropped_seat(tmp_path):
+    """§C8.9 "only the seat's key can ask": a RESEAT for the dropped seat signed by another key
+    (a stranger's, or another seat's) is dropped and counted by every carrier, never carried;
+    the bot keeps playing the seat."""
+    from p2p.identity import Identity
+    from p2p.reseat import make_request
+
+    opts = {"target": 50, C.OPT_ON_DROP: "bot", C.OPT_DROP_TIMEOUT: 3}
+    sessions, paths, secrets, _ = logged_game(tmp_path, 4, opts)
+    net = Net(list(sessions), random_legal(E, seed=8))
+    hook, st = _returning(sessions, paths, secrets, seat=3, crash_step=5, ask=False)
+    sent = {"done": False}
+
+    def forge(net):
+        wake = hook(net)
+        live = [s for s in net.s[:3] if s is not None]
+        if not sent["done"] and all(3 in s.dropped for s in live):
+            at = live[0].dropped[3].step
+            for who in (Identity.from_seed(b"stranger"), sessions[1].identity):
+                raw = make_request(who, sessions[0].game_id, 3, at, bytes(32))
+                for s in live:
+                    s.receive_message(raw, net.now)
+            sent["done"] = True
+        return wake
+
+    net.run(max_time=1e5, hook=forge)
+    assert sent["done"]
+    assert all(b == [] for b in _events(net, SeatReturned))
+    assert all(s.reseat.carrier.stats["bad"] == 2 for s in net.s[:3])
+    overs = _events(net, GameOver)
+    assert len({(o[0].final_hash, o[0].steps) for o in overs[:3]}) == 1
