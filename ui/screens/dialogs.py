@@ -25,6 +25,7 @@ class _Dialog(ModalScreen):
     BINDINGS = [Binding("escape", "cancel", _("Cancel"))]
 
     def action_cancel(self) -> None:
+        """Esc: close the dialog with no answer (None)."""
         self.dismiss(None)
 
 
@@ -42,6 +43,7 @@ class ConfirmDialog(_Dialog):
         self.yes = yes
 
     def compose(self) -> ComposeResult:
+        """The question and the No / Yes buttons."""
         with Vertical(classes="dialog"):
             yield Label(self.question, classes="question")
             with Horizontal(classes="buttons"):
@@ -49,12 +51,15 @@ class ConfirmDialog(_Dialog):
                 yield Button(escape((self.yes or _("Yes, go ahead")) + " [y]"), id="yes", variant="error", compact=True)
 
     def on_mount(self) -> None:
+        """Focus starts on No: Enter alone never confirms."""
         self.query_one("#no", Button).focus()
 
     def action_confirm(self) -> None:
+        """y: answer yes."""
         self.dismiss(True)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Answer True for Yes, False for No."""
         self.dismiss(event.button.id == "yes")
 
 
@@ -68,6 +73,7 @@ class BidDialog(_Dialog):
         self.limits = engine.bid_limits(state, seat) or (0, 0)
 
     def compose(self) -> ComposeResult:
+        """The lot and its printed price, the highest bid and bidder, the bid field and the buttons."""
         s = self.state
         lot = s.ed.squares[s.auc_sq].name if s.auc_sq >= 0 else "?"
         with Vertical(classes="dialog"):
@@ -88,9 +94,11 @@ class BidDialog(_Dialog):
                 yield Button(_("Cancel"), id="cancel", compact=True)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Enter in the bid field: bid that amount."""
         self._bid()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Bid, pass (PassBid) or close without answering."""
         if event.button.id == "bid":
             self._bid()
         elif event.button.id == "pass":
@@ -150,6 +158,7 @@ class ManageDialog(_Dialog):
         self.choices = [a for a in legal if isinstance(a, kinds)]
 
     def compose(self) -> ComposeResult:
+        """One line per legal build, sale, mortgage or lift of ours, and Cancel."""
         with Vertical(classes="dialog wide"):
             yield Label(_("Your properties: choose what to do (Enter)"), classes="title")
             yield OptionList(*[Option(manage_label(self.state, a), id=str(i)) for i, a in enumerate(self.choices)],
@@ -157,9 +166,11 @@ class ManageDialog(_Dialog):
             yield Button(_("Cancel"), id="cancel", compact=True)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        """Answer the chosen action."""
         self.dismiss(self.choices[int(event.option.id)])
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Cancel: no action."""
         self.dismiss(None)
 
 
@@ -173,6 +184,7 @@ def describe_offer(state: Any, o: list, names: tuple) -> list[str]:
     deck = state.ed.deck_names
 
     def side(squares, cash, cards) -> str:
+        """One side of a trade as text: its properties (mortgaged marked), money and jail cards."""
         parts = [sq[i].name + (" (" + _("mortgaged") + ")" if state.mort[i] else "") for i in squares]
         if cash:
             parts.append(format_money(cash))
@@ -192,6 +204,7 @@ class OfferDialog(_Dialog):
         self.state, self.seat, self.legal, self.names = state, seat, legal, names
 
     def compose(self) -> ComposeResult:
+        """Every trade offered to our seat, each with Accept and Decline."""
         from engine.observation import offer
 
         with VerticalScroll(classes="dialog wide"):
@@ -211,12 +224,14 @@ class OfferDialog(_Dialog):
             yield Button(_("Close"), id="cancel", compact=True)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Accept (after a confirmation: a trade cannot be undone), decline, or close."""
         bid = event.button.id or ""
         if bid.startswith("accept-"):
             # A trade cannot be undone: ask first (the question's focus starts on No).
             action = A.AcceptTrade(int(bid[7:]), ())
 
             def answered(ok: bool | None) -> None:
+                """The confirmation closed: accept the trade only on yes."""
                 if ok:
                     self.dismiss(action)
             self.app.push_screen(ConfirmDialog(_("Accept this trade? It cannot be undone."), yes=_("Yes, accept")),
@@ -246,6 +261,7 @@ class TradeDialog(_Dialog):
         return [(_("jail card ({deck})").format(deck=self.state.ed.deck_names[d]), d) for d in decks]
 
     def compose(self) -> ComposeResult:
+        """The partner, what we give and what we get (properties, cards, money), Propose and Cancel."""
         first = self.partners[0]
         with Vertical(classes="dialog trade"):
             yield Label(_("Propose a trade"), classes="title")
@@ -269,6 +285,7 @@ class TradeDialog(_Dialog):
         return [(label, 100 + d) for label, d in self._cards(who)]
 
     def on_mount(self) -> None:
+        """Hide the error line, highlight the first choice."""
         self.query_one("#error").display = False
         self._highlight_first()
 
@@ -285,6 +302,7 @@ class TradeDialog(_Dialog):
         err.display = True
 
     def on_select_changed(self, event: Select.Changed) -> None:
+        """Another partner: list what that seat can give."""
         get = self.query_one("#get", SelectionList)
         get.clear_options()
         who = int(event.value)
@@ -298,6 +316,7 @@ class TradeDialog(_Dialog):
         get = sorted(self.query_one("#get", SelectionList).selected)
 
         def cash(wid: str) -> int:
+            """The whole euro typed in field ``wid`` (0 when empty); ValueError otherwise."""
             v = self.query_one(wid, Input).value.strip()
             return int(v) if v else 0
 
@@ -306,6 +325,7 @@ class TradeDialog(_Dialog):
                               tuple(x - 100 for x in get if x >= 100), ())
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Propose the trade (errors shown in the dialog), or close."""
         if event.button.id != "propose":
             self.dismiss(None)
             return
@@ -343,11 +363,14 @@ class SettleDialog(_Dialog):
             squares=", ".join(self.state.ed.squares[sq].name for sq in a.lift))
 
     def compose(self) -> ComposeResult:
+        """One line per way to settle the mortgaged properties received (lift some now, or keep them
+        and pay the 10 %)."""
         with Vertical(classes="dialog wide"):
             yield Label(_("You received mortgaged properties"), classes="title")
             yield OptionList(*[Option(self._label(a), id=str(i)) for i, a in enumerate(self.choices)])
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        """Answer the chosen settlement."""
         self.dismiss(self.choices[int(event.option.id)])
 
 
@@ -371,6 +394,8 @@ class CreateDialog(_Dialog):
     an error and keeps the dialog. Dismisses a CreateRequest or None."""
 
     def compose(self) -> ComposeResult:
+        """Edition, players, what happens when a player drops out, house rules, timed game, and
+        Create / Cancel."""
         from p2p.const import MAX_DROP_TIMEOUT, MIN_DROP_TIMEOUT
 
         with VerticalScroll(classes="dialog create"):
@@ -405,15 +430,18 @@ class CreateDialog(_Dialog):
                 yield Button(_("Cancel"), id="cancel", compact=True)
 
     def on_mount(self) -> None:
+        """Hide the error line, show the timed-game field if the edition has one, focus Create."""
         self.query_one("#error").display = False
         self._show_timed()
         # Enter creates at once with what is shown; Shift+Tab walks back to the fields.
         self.query_one("#create-game", Button).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Enter in a field: create the game with what is shown."""
         self._create()
 
     def on_select_changed(self, event: Select.Changed) -> None:
+        """Another edition: show or hide its timed-game field."""
         if event.select.id == "edition":
             self._show_timed()
 
@@ -452,6 +480,7 @@ class CreateDialog(_Dialog):
         return req
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Create the game, or close without one."""
         if event.button.id != "create-game":
             self.dismiss(None)
             return
@@ -473,6 +502,7 @@ class JoinCodeDialog(_Dialog):
     (``ui.backends.parse_join_code``). Dismisses the text or None."""
 
     def compose(self) -> ComposeResult:
+        """The code field (ADDRESS:PORT/CODE), an error line, Join and Cancel."""
         with Vertical(classes="dialog"):
             yield Label(_("Join by address"), classes="title")
             yield Label(_("Type the code the host's screen shows (ADDRESS:PORT/CODE):"))
@@ -483,9 +513,11 @@ class JoinCodeDialog(_Dialog):
                 yield Button(_("Cancel"), id="cancel", compact=True)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Enter: check the code and answer it."""
         self._done()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Join with the code, or close without one."""
         if event.button.id == "join":
             self._done()
         else:
@@ -513,6 +545,7 @@ class ChatDialog(_Dialog):
         self.say = say
 
     def compose(self) -> ComposeResult:
+        """The message field and an error line."""
         from p2p.const import MAX_CHAT_TEXT
 
         with Vertical(classes="dialog"):
@@ -521,9 +554,11 @@ class ChatDialog(_Dialog):
             yield Label("", id="error", classes="error")
 
     def on_mount(self) -> None:
+        """Focus the message field."""
         self.query_one("#chat", Input).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Enter: send the line (protocol.md §N9); a rate limit or a bad line shows an error."""
         from p2p.chat import ChatLimited
 
         try:

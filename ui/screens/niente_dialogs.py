@@ -32,6 +32,7 @@ def bill_label(state: Any, bill: int, names: tuple, view: dict) -> str:
     payer, taker = next(((p.payer, p.taker) for p in obs.window_payments(state) if bill in p.bills), (-1, -1))
 
     def who(seat: int) -> str:
+        """The name of ``seat``, "the bank" for -1."""
         return _("the bank") if seat < 0 else names[seat] if seat < len(names) else "?"
 
     text = _("{money} of {name} (paid to {partner})").format(
@@ -56,6 +57,8 @@ class InspectDialog(_Dialog):
         self.card = next((a for a in legal if isinstance(a, A.InspectCard)), None)
 
     def compose(self) -> ComposeResult:
+        """Our green tokens, the Imprevisti being used or the bills paid in the window, and the
+        buttons."""
         s = self.state
         tokens = obs.green_lenses(s, self.seat)
         with Vertical(classes="dialog wide"):
@@ -79,9 +82,11 @@ class InspectDialog(_Dialog):
             yield Button(_("Cancel"), id="cancel", compact=True)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        """Inspect the chosen bill."""
         self.dismiss(self.bills[int(event.option.id)])
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Inspect the card, or let the window pass (None)."""
         self.dismiss(self.card if event.button.id == "inspect-card" else None)
 
 
@@ -105,6 +110,7 @@ class TakeCardDialog(_Dialog):
         return text
 
     def compose(self) -> ComposeResult:
+        """The face-up Imprevisti we may take (with a note if we already hold one), and Cancel."""
         held = obs.held_imprevisti(self.state, self.seat)
         with Vertical(classes="dialog wide"):
             yield Label(_("Take a face-up Imprevisti (Enter)"), classes="title")
@@ -115,9 +121,11 @@ class TakeCardDialog(_Dialog):
             yield Button(_("Cancel"), id="cancel", compact=True)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        """Take the chosen card."""
         self.dismiss(self.choices[int(event.option.id)])
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Cancel: take nothing."""
         self.dismiss(None)
 
 
@@ -139,6 +147,7 @@ class UseCardDialog(_Dialog):
         self.choices = [a for a in legal if isinstance(a, A.UseCard)]
 
     def compose(self) -> ComposeResult:
+        """The cards we may use now, a note when the others may inspect an Imprevisti, and Cancel."""
         with Vertical(classes="dialog wide"):
             yield Label(_("Use a card (Enter)"), classes="title")
             if any(a.deck == 1 for a in self.choices):
@@ -148,9 +157,11 @@ class UseCardDialog(_Dialog):
             yield Button(_("Cancel"), id="cancel", compact=True)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        """Use the chosen card."""
         self.dismiss(self.choices[int(event.option.id)])
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Cancel: use nothing."""
         self.dismiss(None)
 
 
@@ -214,6 +225,8 @@ class BillsDialog(_Dialog):
         return tuple(sorted(b for g, k in zip(self.groups, self.counts) for b in g.bills[:k]))
 
     def row_text(self, i: int) -> str:
+        """Row ``i``: the denomination, what we know of it (fake, genuine, not checked) and how many
+        we pay."""
         g = self.groups[i]
         what = {"fake": _("fake ✗"), "genuine": _("genuine"), "unknown": _("not checked")}[g.status]
         return _("{money} {status}: pay {k} of {n}").format(
@@ -232,6 +245,8 @@ class BillsDialog(_Dialog):
                                "overpaid": _("a bill is not needed: leave it out")}.get(err[0], _("not allowed"))
 
     def compose(self) -> ComposeResult:
+        """The amount and the payee, one row per denomination and status, the keep / spend fills and
+        Pay."""
         name = _("the bank") if self.payee < 0 else self.names[self.payee] if self.payee < len(self.names) else "?"
         to = _("to the bank") if self.payee < 0 else to_name(name)
         with Vertical(classes="dialog wide"):
@@ -261,12 +276,15 @@ class BillsDialog(_Dialog):
         self._refresh()
 
     def action_more(self) -> None:
+        """Right arrow: pay one more bill of the selected row."""
         self._change(1)
 
     def action_fewer(self) -> None:
+        """Left arrow: pay one fewer bill of the selected row."""
         self._change(-1)
 
     def action_fill(self, policy: str) -> None:
+        """Fill the rows by a standing policy ("keep" our known fakes, "spend" them first)."""
         self._fill(policy)
         self._refresh()
 
@@ -279,9 +297,11 @@ class BillsDialog(_Dialog):
             self.app.bell()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        """Enter on a row: pay what is chosen."""
         self.action_pay()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Pay, fill by a policy, or close without paying."""
         bid = event.button.id
         if bid == "pay":
             self.action_pay()
