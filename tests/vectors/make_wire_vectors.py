@@ -1,0 +1,243 @@
+"""Generate tests/vectors/wire.json: one signed envelope of EVERY message type of protocol.md
+§C1, the complaint kinds no other vector file covers, and one framed log record of every log
+record kind of §C6 (``python tests/vectors/make_wire_vectors.py``).
+
+Three demo seats ``vector-wire-0..2`` (``Identity.from_seed``) sit at a 3-seat classico game
+whose game id is SHA-256("vector wire game")[:16] and whose setup is built from their keys
+(players ascending by public key, §C2.2). Every message is built through the production
+encoders (``wire.seal_message``), so a change of any table of ``p2p/wire.py`` shows here.
+
+* ``messages``: per type (a decimal string key), ``name``, ``domain``, ``signer`` (demo seat
+  index), ``names`` (the body's wire field names, in order), ``fields`` (the body as tagged
+  JSON: ``{"bin": hex}`` for bin, JSON strings for str, ints, booleans, null for nil, lists for
+  arrays), ``body``, ``signed`` (b"lanopoli/1/" + domain + b"\\x00" + body), ``signature``,
+  ``envelope``.
+* ``complaints``: a COMPLAINT of kind 2 (a nil STEP of seat 2 at chance step 7, the signer
+  seat 0; ``complaints.check_bad_step`` at step 7 names seat 2) and two of kind 4 (§C8.8,
+  §C12.4; ``hidden_complaints``), each with the verdict (culprit, reason) the code gives.
+* ``log``: the framed records (``u32 length | u8 kind | payload | u32 CRC-32``) of kinds 0
+  (header), 1 (step), 2 (drop), 3 (own message), 4 (abandon), 5 (complaint), 6 (skip), each
+  with ``kind``, ``payload`` and ``record``; written through ``p2p.gamelog`` (LogWriter, OwnLog).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import msgpack
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from p2p import const as C  # noqa: E402
+from p2p import gamelog  # noqa: E402
+from p2p import wire as W  # noqa: E402
+from p2p.complaints import BAD_HIDDEN, BAD_STEP, StepNow, check_bad_step, make_complaint  # noqa: E402
+from p2p.escrow import make_escrow, make_shares, quorum  # noqa: E402
+from p2p.identity import Identity  # noqa: E402
+from p2p.lobby import LOG_HEADER_VERSION  # noqa: E402
+
+SEEDS = [f"vector-wire-{i}" for i in range(3)]
+
+
+def _h(label: str) -> bytes:
+    return hashlib.sha256(label.encode()).digest()
+
+
+def tagged(obj: Any) -> Any:
+    """A msgpack value as JSON: bin -> {"bin": hex}, str -> JSON string, arrays -> lists."""
+    if isinstance(obj, bytes):
+        return {"bin": obj.hex()}
+    if isinstance(obj, (list, tuple)):
+        return [tagged(x) for x in obj]
+    return obj
+
+
+def _setup(ids: list[Identity], gid: bytes) -> tuple[bytes, list[int]]:
+    """The setup bytes of the demo game and, per setup seat, the demo identity index."""
+    order = sorted(range(len(ids)), key=lambda i: ids[i].public_key)
+    players = tuple(W.Player(ids[i].public_key, ids[i].x25519_public_key, f"wire-{i}", _h(f"head {i}"),
+                             _h(f"commit {i}"), False) for i in order)
+    setup = W.Setup(C.PROTOCOL_VERSION, gid, "classico", 3, 64, (), players)
+    return W.SETUP.encode(setup), order
+
+
+def hidden_complaints(ids: list[Identity]) -> dict:
+    """The two kind-4 COMPLAINT vectors (§C8.8, §C12.4) at a 3-seat niente-e-come-sembra table
+    of the same demo seats (game id SHA-256("vector wire hidden game")[:16], chain secret of
+    seat s SHA-256("vector wire chain <s>"), its hidden secret and leaves as in §C12.1; every
+    STEP over prev_hash SHA-256("vector state hash"), prev_digest SHA-256("vector digest")),
+    each judged by ``complaints.check_hidden`` with the ledger every peer holds at that step:
+
+    * ``hidden_public``: at step 0 seat 0 sends its honest deliveries plus one opening (its item
+      0) outside an inspection; seat 1 complains with seat 0's STEP: seat 0 is proven.
+    * ``hidden_witness``: at step 0 seat 0 seals zero openings to seat 2 under the right key;
+      seat 2's STEP of step 1 carries ``complaint = [0, key]``; seat 1 complains with that STEP
+      (the witness's message): seat 0 is proven."""
+    import engine as E
+    from p2p import hidden as H
+    from p2p.complaints import HiddenNow, check_hidden
+
+    gid = _h("vector wire hidden game")[:16]
+    state = E.new_game("niente-e-come-sembra", 3)
+    layout = H.layout_of_state(state)
+    chains = [_h(f"vector wire chain {s}") for s in range(3)]
+    hs = [H.hidden_secret(c) for c in chains]
+    leaves = [H.make_leaves(hs[s], gid, s, layout.items) for s in range(3)]
+    players = tuple(W.Player(i.public_key, i.x25519_public_key, f"wire-{n}", bytes(32), bytes(32), False)
+                    for n, i in enumerate(ids))
+    setup = W.Setup(C.PROTOCOL_VERSION, gid, "niente-e-come-sembra", 3, 64, (), players)
+    h, dg = _h("vector state hash"), _h("vector digest")
+    xkeys = [i.x25519_public_key for i in ids]
+
+    def table() -> tuple:
+        led = H.HiddenLedger(gid, 3, layout, leaves, state)
+        return led, [H.PrivateView(led, s, hs[s], ids[s], xkeys) for s in range(3)]
+
+    def step(seat: int, k: int, field: list) -> bytes:
+        return W.seal_message(ids[seat], W.MSG_STEP, W.StepBody(gid, k, seat, h, dg, None, field))
+
+    out = {}
+    led, views = table()
+    f0 = views[0].my_field(0, None)
+    f0[1] = H.opening(hs[0], 0)
+    own = step(0, 0, f0)
+    out["hidden_public"] = (own, make_complaint(ids[1], gid, 1, 0, 0, BAD_HIDDEN, [own]),
+                            check_hidden(setup, own, None, HiddenNow(0, h, dg, led, None)))
+    led, views = table()
+    fields = [v.my_field(0, None) for v in views]
+    for d in fields[0][0]:
+        if d[0] == 2:
+            d[1] = H.seal_delivery(views[0].message_key(0, 2, 0), gid, 0, 2, 0, bytes(len(d[1]) - H.TAG_LEN))
+    for v in views:
+        v.receive(0, fields)
+    led.after_step(0, fields, state)
+    holder = step(2, 1, views[2].my_field(1, None))
+    out["hidden_witness"] = (holder, make_complaint(ids[1], gid, 1, 1, 0, BAD_HIDDEN, [holder]),
+                             check_hidden(setup, holder, None, HiddenNow(1, h, dg, led, None)))
+    return {name: {"kind": BAD_HIDDEN, "game_id": gid.hex(), "edition": "niente-e-come-sembra",
+                   "chain_secrets": [c.hex() for c in chains], "evidence": [ev.hex()], "envelope": env.hex(),
+                   "culprit": verdict[0], "reason": verdict[1]}
+            for name, (ev, env, verdict) in out.items()}
+
+
+def compute_wire() -> dict:
+    """The wire.json vectors (module docstring)."""
+    demo = [Identity.from_seed(s.encode()) for s in SEEDS]
+    gid = _h("vector wire game")[:16]
+    setup_bytes, order = _setup(demo, gid)
+    ids = [demo[i] for i in order]  # ids[seat]: the seat's identity
+    sh = W.setup_hash(setup_bytes)
+    h, dg = _h("vector state hash"), _h("vector digest")
+    xkeys = [i.x25519_public_key for i in ids]
+    player0 = W.Player(ids[0].public_key, ids[0].x25519_public_key, "wire-0", _h("head 0"), _h("commit 0"), False)
+    step7 = W.StepBody(gid, 7, 1, h, dg, _h("vector reveal"))
+    step_env = W.seal_message(ids[1], W.MSG_STEP, step7)
+    escrow = make_escrow(ids[2], _h("vector wire chain"), gid, 2, 0, [0, 1], xkeys, quorum(3))
+    shares = make_shares(_h("vector wire chain"), gid, 0, [0, 1], quorum(3))
+    drops = [W.seal_message(ids[v], W.MSG_DROP, W.DropVote(gid, v, 7, 2, 0, shares[v])) for v in (0, 1)]
+    skips = [W.seal_message(ids[v], W.MSG_SKIP, W.SkipVote(gid, v, 7, 2, 0)) for v in (0, 1)]
+    reseat = W.seal_message(ids[2], W.MSG_RESEAT, W.ReseatRequest(gid, 2, 5, _h("vector new head")))
+    abandon = W.seal_message(ids[1], W.MSG_ABANDON, W.Abandon(gid, 1, 9, h, dg))
+    nil_step = W.seal_message(ids[2], W.MSG_STEP, W.StepBody(gid, 7, 2, h, dg, None))
+    bad_step = make_complaint(ids[0], gid, 0, 7, 2, BAD_STEP, [nil_step])
+    # judged by a peer at chance step 7 over the same history (any previous reveals)
+    verdict = check_bad_step(W.SETUP.decode(setup_bytes), nil_step, 0, None,
+                             StepNow(7, h, dg, None, [_h(f"reveal {s}") for s in range(3)]))
+    sigs = [W.seal_message(ids[s], W.MSG_SETUP_SIG, W.SetupSig(gid, s, sh)) for s in range(3)]
+    seeds = [W.seal_message(ids[s], W.MSG_SEED, W.SeedReveal(gid, s, sh, _h(f"seed secret {s}"))) for s in range(3)]
+    bodies = {
+        W.MSG_JOIN: (0, W.Join(gid, C.PROTOCOL_VERSION, player0)),
+        W.MSG_STATUS: (0, W.Status(gid, "classico", 3, 2, ("wire-0", "wire-1"), ids[0].public_key,
+                                   ids[0].x25519_public_key)),
+        W.MSG_REJECT: (0, W.Reject(gid, ids[1].public_key, 1, ids[0].public_key, ids[0].x25519_public_key)),
+        W.MSG_LEAVE: (1, W.Leave(gid)),
+        W.MSG_PROPOSAL: (0, W.Proposal(gid, setup_bytes, None, (("127.0.0.1", 41000), ("127.0.0.2", 41001),
+                                                                 ("127.0.0.3", 41002)))),
+        W.MSG_SETUP_SIG: (1, W.SetupSig(gid, 1, sh)),
+        W.MSG_SEED: (1, W.SeedReveal(gid, 1, sh, _h("seed secret 1"))),
+        W.MSG_STEP: (1, step7),
+        W.MSG_ESCROW: None,
+        W.MSG_DROP: None,
+        W.MSG_CATCHUP_REQ: (0, W.CatchupRequest(gid, 0, 7, 11)),
+        W.MSG_CATCHUP_RESP: (1, W.CatchupResponse(gid, 1, 7, 8, ((gamelog.KIND_STEP, msgpack.packb(
+            [7, [step_env, step_env, step_env]], use_bin_type=True)),), (step_env,), (escrow,))),
+        W.MSG_HINT: (1, W.Hint(gid, 1, 12)),
+        W.MSG_ALIVE: (2, W.Hint(gid, 2, 12)),
+        W.MSG_ABANDON: None,
+        W.MSG_COMPLAINT: None,
+        W.MSG_RESEAT: None,
+        W.MSG_SKIP: None,
+        W.MSG_CHAT: (1, W.Chat(gid, ids[1].public_key, 3, "wire-1", "ciao a tutti, €1.500!")),
+        W.MSG_WATCH: (None, W.Watch(gid, _h("spectator pk"), _h("spectator xk"), "spettatore", 0)),
+        W.MSG_RECORDS: (0, W.Records(gid, 0, ((gamelog.KIND_STEP, msgpack.packb([0, [step_env]],
+                                                                                use_bin_type=True)),))),
+    }
+    sealed = {W.MSG_ESCROW: (2, escrow), W.MSG_DROP: (0, drops[0]), W.MSG_ABANDON: (1, abandon),
+              W.MSG_COMPLAINT: (0, bad_step), W.MSG_RESEAT: (2, reseat), W.MSG_SKIP: (0, skips[0])}
+    spectator = Identity.from_seed(b"vector-wire-spectator")
+    messages = {}
+    for mtype, schema in sorted(W.SCHEMAS.items()):
+        if bodies[mtype] is None:
+            signer, raw = sealed[mtype]
+            who = ids[signer]
+        else:
+            signer, msg = bodies[mtype]
+            who = spectator if signer is None else ids[signer]
+            if mtype == W.MSG_WATCH:
+                msg = msg._replace(pk=who.public_key, xk=who.x25519_public_key)
+            raw = W.seal_message(who, mtype, msg)
+        env = W.open_envelope(raw, 1 << 20)
+        assert env.mtype == mtype
+        domain = W.DOMAINS[mtype]
+        messages[str(mtype)] = {
+            "name": schema.name, "domain": domain.decode(), "names": list(schema.struct.names),
+            "signer": "vector-wire-spectator" if signer is None else SEEDS[order[signer]],
+            "public_key": who.public_key.hex(), "fields": tagged(msgpack.unpackb(env.body, raw=False)),
+            "body": env.body.hex(), "signed": (C.SIG_PREFIX + domain + b"\x00" + env.body).hex(),
+            "signature": env.sig.hex(), "envelope": raw.hex()}
+    complaints = {
+        "bad_step": {"kind": BAD_STEP, "evidence": [nil_step.hex()], "envelope": bad_step.hex(),
+                     "culprit": verdict[0], "reason": verdict[1]},
+        **hidden_complaints(ids)}
+    header = msgpack.packb([LOG_HEADER_VERSION, setup_bytes, sigs, seeds], use_bin_type=True)
+    drop_record = msgpack.packb([7, 2, drops, escrow], use_bin_type=True)
+    skip_record = msgpack.packb([7, 2, skips], use_bin_type=True)
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "wire.lnplog"
+        with gamelog.LogWriter(path, header) as w:
+            w.append_step(0, [step_env, step_env, step_env])
+            w.append_drop(drop_record)
+            w.append_complaint(bad_step)
+            w.append_skip(skip_record)
+            w.append_abandon(abandon)
+        own_log = gamelog.OwnLog(Path(d) / "wire.lnplog.own")
+        own_log.append_own(7, step_env)
+        own_log.close()
+        data = path.read_bytes()[len(C.LOG_MAGIC):] + (Path(d) / "wire.lnplog.own").read_bytes()[len(C.LOG_MAGIC):]
+    records, off = {}, 0
+    while off < len(data):
+        length, kind = int.from_bytes(data[off:off + 4], "big"), data[off + 4]
+        end = off + 5 + length + 4
+        records[str(kind)] = {"kind": kind, "payload": data[off + 5:off + 5 + length].hex(), "record": data[off:end].hex()}
+        off = end
+    return {"spec": "protocol.md §C1, §C2.1, §C3.1, §C6, §C8, §C9, §N9, §N10",
+            "game_id": gid.hex(), "demo_seeds": SEEDS, "setup": setup_bytes.hex(), "setup_hash": sh.hex(),
+            "seat_of_demo": {SEEDS[i]: order.index(i) for i in range(3)},
+            "messages": messages, "complaints": complaints,
+            "log": {"magic": C.LOG_MAGIC.hex(), "records": records}}
+
+
+def main() -> None:
+    (HERE / "wire.json").write_text(json.dumps(compute_wire(), indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+
+
+if __name__ == "__main__":
+    main()
