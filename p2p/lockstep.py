@@ -67,7 +67,7 @@ from .session_events import (BeaconExhausted, CaughtUp, CheaterProven, CheatDete
                              SeatLost, SeatReturned, StepApplied, StepOverturned)
 from .reseat import OffsetChain, Reseat
 from .step_collect import Held, StepCollector, step_digest
-from .turn_skip import TurnSkip, message_certified, past_skip, skip_possible, skippable_step
+from .turn_skip import TurnSkip, message_certified, past_skip, skip_input, skip_possible, skippable_step
 from .session_events import TurnSkipped
 from .gamelog import KIND_SKIP
 from .wire import MSG_SKIP, SkipVote, decode_skip
@@ -1711,6 +1711,8 @@ class LockstepSession:
                 return
             inspection = self._inspection is not None
             fill = self.seats.fill(self.chance_count + 1, self._pending.chance, inspection, self._bot, self.state)
+            for d in skipped:  # nil, or its public default at a decision of its own (§C8.10)
+                fill[d] = skip_input(self.engine, self._bot, self.state, d)
             bodies = [None if h is None else h.body for h in slots]
             sealed = self.sealed.resolve(self.engine, k, bodies, [None if h is None else h.env.raw for h in slots])
             if sealed.fault is not None:

@@ -66,6 +66,40 @@ def skippable_step(pending: Any, *, final: bool, hidden: bool) -> bool:
         and pending.kind != "inspection"
 
 
+#: Decisions of the seat that the engine waits for again after its silence (engine.game:
+#: nil changes nothing there), and what a skipped seat plays instead (§C8.10 "Own decisions"):
+#: (the name of an ``engine.actions`` class, its arguments), or "bot" (the drop rule's default
+#: bot, ``seat_loss.default_bot``). At every other decision nil stays nil.
+OWN_DEFAULTS: dict[str, Any] = {
+    "roll": ("RollDice", ()),  # the roll itself: there is no choice in it
+    "jail": ("RollDice", ()),  # try for doubles: spends nothing; the third miss pays the fine by rule
+    "buy_or_auction": ("DeclineProperty", ()),  # does not buy: the bank auctions it, where silence passes
+    "mortgage_choice": ("SettleMortgages", ((),)),  # lifts nothing, pays only the compulsory 10 %
+    "raise_money": "bot",  # a debt must be paid and no option spends nothing: the bot chooses
+}
+
+
+def skip_input(engine: Any, bot: Any, state: Any, seat: int) -> Any:
+    """The input of ``seat`` at a step where a quorum skipped its turn (§C8.10): None (silence),
+    except at a decision of its own that silence would leave waiting on it (the kinds of
+    ``OWN_DEFAULTS``, ``seat`` among ``engine.pending(state).actors``): there the public default
+    of that table, which every peer and ``verify`` compute from the state alone, so the game
+    moves past the idle seat's turn and the seat plays again afterwards.
+
+    ``engine``: the rules engine (an engine without an ``actions`` module, e.g. a test
+    stand-in, gets None); ``bot``: ``(state, seat) -> action | None``, the session's drop-rule
+    bot; ``state``: the state the step applies to. Returns an action object or None."""
+    pend = engine.pending(state)
+    rule = OWN_DEFAULTS.get(pend.kind) if seat in pend.actors else None
+    if rule is None:
+        return None
+    if rule == "bot":
+        return bot(state, seat)
+    name, args = rule
+    cls = getattr(getattr(engine, "actions", None), name, None)
+    return None if cls is None else cls(*args)
+
+
 def skip_record(step: int, seat: int, votes: Sequence[bytes]) -> bytes:
     """Payload of a kind-6 log record (§C6): msgpack [step, seat, [SKIP envelopes]] with the
     votes in ascending voter order (the caller passes ``TurnSkip.certificate``)."""

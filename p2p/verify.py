@@ -25,7 +25,7 @@ from .hidden import HiddenLedger, hidden_secret, layout_of_state
 from .lockstep import hidden_bot, resolve_hidden, resolve_step, step_digest
 from .reseat import OffsetChain, counts_at, readmissions
 from .sealed import COMMIT, SealedDecisions
-from .turn_skip import KIND_SKIP, SKIPPED_BODY, check_skip_payload, skippable_step
+from .turn_skip import KIND_SKIP, SKIPPED_BODY, check_skip_payload, skip_input, skippable_step
 from .seat_loss import (RULE_BANKRUPT, RULE_BOT, check_drop_record, default_bot, drop_rule, dropped_input,
                         dropped_reveal)
 from .wire import (MSG_ABANDON, MSG_COMPLAINT, MSG_SEED, MSG_SETUP_SIG, MSG_STEP, decode_abandon, decode_complaint,
@@ -295,6 +295,8 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
                 fill[seat] = chain.reveal_at(j) if chain is not None else dropped_reveal(gid, seat, j)
             else:
                 fill[seat] = dropped_input(bot, state, seat, dropped) if rule == RULE_BOT else None
+        for seat in skips:  # nil, or its public default at a decision of its own (§C8.10)
+            fill[seat] = skip_input(engine, bot, state, seat)
         carried = [None if b is None else b.reseat for b in bodies]  # as signed (§C8.9)
         opened = sealed.resolve(engine, k, bodies, [None if e is None else e.raw for e in envs])
         if opened.fault is not None:

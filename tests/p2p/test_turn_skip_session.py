@@ -41,8 +41,8 @@ class IdleSeat(Net):
     never races the votes: those come ``SKIP_AFTER`` s into a step). Every other player presses
     the skip key against any seat the step has waited for ``SKIP_AFTER`` seconds (``skip_turn``)."""
 
-    def __init__(self, sessions, idle: int, from_step: int, to_step: int) -> None:
-        super().__init__(sessions, random_legal(E, seed=3))
+    def __init__(self, sessions, idle: int, from_step: int, to_step: int, choose=None) -> None:
+        super().__init__(sessions, choose or random_legal(E, seed=3))
         self.idle, self.from_step, self.to_step = idle, from_step, to_step
         self.asked_at: dict[int, float] = {}  # step -> when the idle seat was first awaited
 
