@@ -237,7 +237,8 @@ class ComplaintMsg(NamedTuple):
     ``seat`` (the complainer, at ``step``) shows every seat signed evidence that ``culprit``
     broke the protocol; ``kind`` 1 equivocation (two envelopes), 2 bad step message (one
     STEP), 3 bad escrow (one ESCROW; ``key``: the 32-byte pairwise share key, or nil when the
-    entries alone are wrong). Protocol.md §C8.8."""
+    entries alone are wrong), 4 bad hidden field (one STEP), 5 false share in a drop vote (the
+    DROP and the dealer's ESCROW). Protocol.md §C8.8; ``p2p/complaints.py`` judges them."""
 
     game_id: bytes
     seat: int

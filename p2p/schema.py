@@ -1,12 +1,14 @@
-"""Wire schemas as data: canonical msgpack and field types that compile once to closures.
+"""Wire schemas as data: canonical msgpack and field types that compile once to functions.
 
 A message body (protocol.md §C1) is a msgpack array with a fixed schema per type. The schema
 is *declared* once, as a table of ``(field name, wire type)`` rows (``p2p/wire.py`` holds one
-per message type), and ``Struct.compile`` turns it into two closures, built once at import:
+per message type), and ``Struct.compile`` turns it into two functions, built once at import:
 
 * ``check(obj) -> value``: validate the unpacked object (type, length, range, arity, the
   cross-field rules) and build the decoded value (a NamedTuple, tuples for arrays). Any
-  violation raises ``WireError``, so the caller drops and counts the message.
+  violation raises ``WireError``, so the caller drops and counts the message. It is generated
+  Python source with the leaf checks inlined (``Schema.source`` shows it), so a decoder costs
+  what a hand-written one did.
 * ``to_wire(value) -> obj``: the inverse, a plain nested list that ``pack`` encodes.
 
 ``Schema`` joins the two with the codec: ``decode(body)`` = ``check(unpack(body))`` and
@@ -212,7 +214,10 @@ class Struct:
         """``(check, to_wire)`` closures of this table (see the module docstring)."""
         if any(isinstance(t, Opt) for _, t in self.fields[:self.required]):
             raise TypeError(f"{what}: optional fields must come last")
-        return _Compiler().struct(self, what), _to_wire(self)
+        compiler = _Compiler()
+        check = compiler.struct(self, what)
+        check.source = "".join(compiler.sources)  # type: ignore[attr-defined]  # for Schema.source
+        return check, _to_wire(self)
 
 
 # --- compiler -----------------------------------------------------------------------------------
@@ -250,9 +255,10 @@ class _Compiler:
             exp = f"array of {t.min}..{'' if t.max is None else t.max}"
             lines = [f"{ind}if type({v}) is not list or not {t.min} <= len({v}) <= {hi}: {self.raise_(what, exp)}"]
             x = v + "_"
-            item, expr = self.field(t.item, x, what + "[]", ind + "    ")
-            if expr == x:  # leaves: checked in a loop, the list itself becomes the tuple
-                return lines + [f"{ind}for {x} in {v}:"] + item, f"tuple({v})"
+            if not isinstance(t.item, (Struct, Custom)):
+                item, expr = self.field(t.item, x, what + "[]", ind + "    ")
+                if expr == x:  # leaves: checked in a loop, the list itself becomes the tuple
+                    return lines + [f"{ind}for {x} in {v}:"] + item, f"tuple({v})"
             return lines, f"tuple(map({self.const(self.check_of(t.item, what + '[]'))}, {v}))"
         if isinstance(t, Custom):
             return [], f"{self.const(t.check)}({v})"
@@ -361,6 +367,8 @@ class Schema:
     def __init__(self, name: str, mtype: int | None, struct: Struct, big: bool = False) -> None:
         self.name, self.mtype, self.struct, self.big = name, mtype, struct, big
         self.check, self.to_wire = struct.compile(name)
+        #: The generated Python source of ``check`` (nested structs first), for reading.
+        self.source: str = self.check.source
 
     def decode(self, body: bytes) -> Any:
         """Decode and validate a body. Raises ``WireError`` (drop and count the message)."""

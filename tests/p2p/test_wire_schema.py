@@ -208,6 +208,7 @@ def _any_value(t):
 def test_every_message_type_has_a_table() -> None:
     assert set(SCHEMAS) == set(DOMAINS)
     assert all(s.mtype == t for t, s in SCHEMAS.items())
+    assert all(s.source.startswith("def check(v):") for s in ALL)  # readable generated decoders
 
 
 @pytest.mark.parametrize("schema", ALL, ids=lambda s: s.name)
