@@ -6,14 +6,16 @@ Why
 A seat whose peer keeps sending ALIVE (§C8.3) but never sends its step message holds every
 step until the turn time (300 s by default); the only remedy used to be dropping it. A milder
 one: the players of a strict majority of the seats vote (signed SKIP, type 26) that the seat's
-input at this one step counts as nil (silence). The seat keeps its seat and plays at the next
-step.
+input at this one step counts as nil (silence) — or, at a decision of its own where silence
+would leave the engine waiting on it again (its roll, ...), as the public default of
+``OWN_DEFAULTS`` (``skip_input``), so its turn moves on. The seat keeps its seat and plays at
+the next step.
 
 Agreement (mirrors the drop rule of §C8.3, whose proofs carry over)
 ------------------------------------------------------------------
 * **Certificate**: valid SKIP(k, d, epoch) votes of Q = floor(N/2) + 1 (N = the setup's seats,
   ``seat_loss.quorum``) distinct active seats other than d, of the current epoch. With it, d's
-  slot at step k is *skipped*: input nil, its STEP message (if held) not applied, and its body
+  slot at step k is *skipped*: input nil (or ``skip_input``), its STEP message (if held) not applied, and its body
   in the step digest is ``SKIPPED_BODY`` (one byte 0xC1, which no STEP body can be: msgpack
   never uses 0xC1), so a peer that applied another outcome sees another digest at step k+1
   (a dispute and a roll back, never a silent fork or a Desync on the state).

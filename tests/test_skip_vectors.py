@@ -47,3 +47,34 @@ def test_skip_vectors_from_the_text():
     for b in bodies:
         h.update(len(b).to_bytes(4, "big") + b)
     assert h.hexdigest() == v["digest"]
+
+
+def test_own_defaults_from_the_text():
+    """§C8.10 "Own decisions": per vector, the state decoded from its §E4 encoding (its hash as
+    given), the kind and actors as given, the default as the table of §C8.10 says (the bot's
+    choice at raise_money, nil at an auction), nil leaving the same state at the five kinds of
+    the table, and the default leading to the given hash."""
+    import engine as E
+    import engine.bots  # noqa: F401
+
+    table = {"roll": [1], "jail": [1], "buy_or_auction": [3], "mortgage_choice": [18, []]}
+    kinds = set()
+    for o in _vec()["own_defaults"]:
+        s = E.decode_state(bytes.fromhex(o["state"]))
+        assert E.state_hash(s).hex() == o["state_hash"]
+        pend = E.pending(s)
+        assert (pend.kind, list(pend.actors)) == (o["kind"], o["actors"]) and o["seat"] in o["actors"]
+        if o["kind"] in table:
+            assert o["default"] == table[o["kind"]]
+        elif o["kind"] == "raise_money":
+            assert o["default"] == E.encode_action(E.bots.choose(s, o["seat"], "default"))
+        else:
+            assert o["default"] is None  # silence already moves the game on there
+        inputs = [None] * s.n
+        assert E.state_hash(E.apply_step(s, inputs)[0]).hex() == o["hash_after_nil"]
+        if o["default"] is not None:
+            assert o["hash_after_nil"] == o["state_hash"]  # the engine waits on the same seat
+            inputs[o["seat"]] = E.decode_action(o["default"])
+        assert E.state_hash(E.apply_step(s, inputs)[0]).hex() == o["hash_after_default"]
+        kinds.add(o["kind"])
+    assert kinds == set(table) | {"raise_money", "auction_bid"}

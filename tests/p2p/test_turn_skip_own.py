@@ -7,16 +7,18 @@ nil. Real engine (classico / editrice-giochi) states built with ``engine.testing
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 from types import SimpleNamespace
 
 import engine as E
 import pytest
 from engine import actions as A
+from engine.events import DiceRolled, TurnStarted
 from engine.state import P_CHOICE
-from engine.testing import roll, scenario, step
+from engine.testing import scenario, step
 
 import fake_engine as FE
-from engine.events import DiceRolled, TurnStarted
 from p2p import const as C
 from p2p.gamelog import KIND_SKIP, LogReader, LogWriter
 from p2p.lockstep import SeatDropped, SeatDropVoted, StepApplied
@@ -28,41 +30,12 @@ from p2p.verify import verify_log
 from p2p_harness import make_lobbies, pump_lobbies
 from test_turn_skip_session import TURN_TIME, IdleSeat
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "vectors"))
+import make_skip_vectors as M  # noqa: E402
+
 BOT = default_bot(E)
-VICOLO_CORTO, VICOLO_STRETTO, BASTIONI = 1, 3, 6  # classico squares
-
-
-def _roll():
-    return scenario(3, current=1)
-
-
-def _jail():
-    return scenario(3, current=1, jail={1: 1})
-
-
-def _buy():
-    return roll(scenario(3, current=1, pos={1: 0}), 1, 2)[0]  # seat 1 on Vicolo Stretto, unowned
-
-
-def _raise():
-    # seat 1 lands on seat 0's Vicolo Stretto with a house (rent 20) holding 10: a debt it can
-    # pay by mortgaging its Bastioni Gran Sasso
-    s = roll(scenario(3, current=1, pos={1: 0}, cash={1: 10}, owners={VICOLO_STRETTO: 0, BASTIONI: 1},
-                      levels={VICOLO_STRETTO: 1}), 1, 2)[0]
-    return step(s, seat0=A.ClaimRent(VICOLO_STRETTO, 1))[0]
-
-
-def _inherit():
-    # seat 2, penniless with two mortgaged lots, lands on seat 1's hotel and goes bankrupt:
-    # seat 1 inherits the mortgages
-    s = roll(scenario(3, current=2, pos={2: 0}, cash={2: 0}, owners={VICOLO_STRETTO: 1, VICOLO_CORTO: 2, BASTIONI: 2},
-                      levels={VICOLO_STRETTO: 5}, mortgaged=[VICOLO_CORTO, BASTIONI]), 1, 2)[0]
-    s = step(s, seat1=A.ClaimRent(VICOLO_STRETTO, 2))[0]
-    return step(s, seat2=A.DeclareBankruptcy())[0]
-
-
-OWN = {"roll": (_roll, A.RollDice()), "jail": (_jail, A.RollDice()), "buy_or_auction": (_buy, A.DeclineProperty()),
-       "raise_money": (_raise, A.Mortgage(BASTIONI)), "mortgage_choice": (_inherit, A.SettleMortgages(()))}
+# The states (one per decision kind, actor seat 1) are the vectors' (tests/vectors/skip.json).
+OWN = {k: v for k, v in M.OWN_STATES.items() if v[1] is not None}
 
 
 def test_the_table_covers_exactly_the_decisions_silence_leaves_waiting():
@@ -90,14 +63,14 @@ def test_silence_waits_the_default_moves_the_game_past_the_idle_seat(kind):
 
 
 def test_the_raise_money_default_is_the_drop_rules_bot():
-    s = _raise()
+    s = M.raise_state()
     assert skip_input(E, BOT, s, 1) == BOT(s, 1)
     assert skip_input(E, lambda state, seat: "the session's bot", s, 1) == "the session's bot"
 
 
 def test_where_silence_already_moves_on_the_skip_stays_nil():
     # an auction: a silent bidder leaves it (§E6)
-    auction = step(_buy(), seat1=A.DeclineProperty())[0]
+    auction = M.auction_state()
     assert E.pending(auction).kind == "auction_bid"
     assert [skip_input(E, BOT, auction, i) for i in range(3)] == [None] * 3
     # a card choice: silence pays the fine
@@ -106,7 +79,7 @@ def test_where_silence_already_moves_on_the_skip_stays_nil():
     card.draw_deck = 0 * 256 + 15
     assert E.pending(card).kind == "card_choice" and skip_input(E, BOT, card, 0) is None
     # the other seats at somebody's roll: their nil is what they would have sent
-    assert skip_input(E, BOT, _roll(), 0) is None
+    assert skip_input(E, BOT, M.roll_state(), 0) is None
 
 
 def test_an_engine_without_actions_gets_nil():
