@@ -157,3 +157,35 @@ def test_complaint_vectors_from_the_spec_text():
             assert len(sbody) == 7
             deliveries, openings, complaint = sbody[6]
             assert (openings != b"" and sbody[2] == culprit) or (complaint is not None and complaint[0] == culprit)
+
+
+def test_dropped_seat_digest_from_the_spec_text():
+    """§C3.2: digest = SHA-256(b"lanopoli/1/digest\\x00" ‖ per seat u32(len(body)) ‖ body), a
+    seat dropped at or before the step counting as the empty body (§C8.4)."""
+    d = _vec()["digest_dropped"]
+    bodies = [bytes.fromhex(x) for x in d["bodies"]]
+    assert bodies[2] == b""
+    h = hashlib.sha256(b"lanopoli/1/digest\x00")
+    for body in bodies:
+        h.update(len(body).to_bytes(4, "big") + body)
+    assert h.hexdigest() == d["digest"]
+
+
+def test_epoch_challenge_and_response_from_the_spec_text():
+    """§N2 header (`!BBIIIII`), §N2.2: a CHALLENGE (flag bit 2) to the unknown epoch carrying a
+    non-zero nonce in `seq`, the RESPONSE (bit 3) echoing it to the challenger's epoch, ack and
+    ack_bits 0, no chunk; tags = HMAC-SHA256 of every byte before them under the sender's
+    direction key (channel.json, same demo identities)."""
+    import hmac
+
+    v, ch = _vec()["epoch_proof"], json.loads((VEC / "channel.json").read_text())
+    assert v["demo_seeds"] == ch["demo_seeds"]
+    data, c, r = v["data_new_host_to_join"], v["challenge_join_to_host"], v["response_host_to_join"]
+    assert data["magic"] == 0xB3 and data["dst_epoch"] == 0  # the restarted host introduces itself
+    assert (c["flags"], c["dst_epoch"], c["ack"], c["ack_bits"]) == (0x04, data["src_epoch"], 0, 0) and c["seq"]
+    assert (r["flags"], r["dst_epoch"], r["seq"], r["ack"], r["ack_bits"]) == (0x08, c["src_epoch"], c["seq"], 0, 0)
+    for d, key in ((c, ch["join_send"]), (r, ch["host_send"])):
+        header = struct.pack("!BBIIIII", d["magic"], d["flags"], d["src_epoch"], d["dst_epoch"], d["seq"], d["ack"],
+                             d["ack_bits"])
+        assert d["magic"] == 0xB2
+        assert d["datagram"] == (header + hmac.digest(bytes.fromhex(key), header, "sha256")[:16]).hex()

@@ -15,6 +15,8 @@ encoders (``wire.seal_message``), so a change of any table of ``p2p/wire.py`` sh
 * ``complaints``: a COMPLAINT of kind 2 (a nil STEP of seat 2 at chance step 7, the signer
   seat 0; ``complaints.check_bad_step`` at step 7 names seat 2) and two of kind 4 (§C8.8,
   §C12.4; ``hidden_complaints``), each with the verdict (culprit, reason) the code gives.
+* ``digest_dropped``: the §C3.2 digest of a step whose seat 2 was dropped (its body empty).
+* ``epoch_proof``: §N2.2's CHALLENGE and RESPONSE datagrams (``epoch_proof``).
 * ``log``: the framed records (``u32 length | u8 kind | payload | u32 CRC-32``) of kinds 0
   (header), 1 (step), 2 (drop), 3 (own message), 4 (abandon), 5 (complaint), 6 (skip), each
   with ``kind``, ``payload`` and ``record``; written through ``p2p.gamelog`` (LogWriter, OwnLog).
@@ -43,6 +45,7 @@ from p2p.complaints import BAD_HIDDEN, BAD_STEP, StepNow, check_bad_step, make_c
 from p2p.escrow import make_escrow, make_shares, quorum  # noqa: E402
 from p2p.identity import Identity  # noqa: E402
 from p2p.lobby import LOG_HEADER_VERSION  # noqa: E402
+from p2p.step_collect import step_digest  # noqa: E402
 
 SEEDS = [f"vector-wire-{i}" for i in range(3)]
 
@@ -126,6 +129,51 @@ def hidden_complaints(ids: list[Identity]) -> dict:
                    "chain_secrets": [c.hex() for c in chains], "evidence": [ev.hex()], "envelope": env.hex(),
                    "culprit": verdict[0], "reason": verdict[1]}
             for name, (ev, env, verdict) in out.items()}
+
+
+def epoch_proof() -> dict:
+    """§N2.2 epoch challenge/response between the demo identities of channel.json
+    (``vector-host-0``, ``vector-join-0``, so its direction keys apply): the joiner (epoch
+    0x0A0B0C0D) knows the host at epoch 0x01020304; the host restarts at epoch 0x05060708 and
+    sends DATA "again"; the joiner answers with a CHALLENGE (nonce 0x11223344, forced here: the
+    code draws it from os.urandom) and the new host with the RESPONSE echoing it, after which
+    the joiner believes the new epoch and delivers the data."""
+    from unittest import mock
+
+    from p2p import transport as T
+    from p2p.channel_auth import KeyCache
+
+    host, join = (Identity.from_seed(s) for s in (b"vector-host-0", b"vector-join-0"))
+    a, b = ("127.0.0.1", 1), ("127.0.0.1", 2)
+
+    def fields(d: bytes) -> dict:
+        magic, flags, src, dst, seq, ack, bits = T.HEADER.unpack_from(d)
+        return {"magic": magic, "flags": flags, "src_epoch": src, "dst_epoch": dst, "seq": seq, "ack": ack,
+                "ack_bits": bits, "datagram": d.hex()}
+
+    old = T.Endpoint(epoch=0x01020304, keys=KeyCache(host))
+    ep_j = T.Endpoint(epoch=0x0A0B0C0D, keys=KeyCache(join))
+    ep_j.pin(a, host.x25519_public_key)
+    ep_j.send(a, b"JOIN?")
+    old.receive_datagram(ep_j.datagrams_to_send(0.0)[0][0], b, 0.0)
+    old.send(b, b"STATUS!")
+    ep_j.receive_datagram(old.datagrams_to_send(0.0)[0][0], a, 0.0)
+    new = T.Endpoint(epoch=0x05060708, keys=KeyCache(host))
+    new.pin(b, join.x25519_public_key)
+    new.send(b, b"again")
+    data = new.datagrams_to_send(10.0)[0][0]
+    with mock.patch("os.urandom", return_value=bytes.fromhex("11223344")):
+        assert ep_j.receive_datagram(data, a, 10.0) == []  # not believed yet
+    challenge = next(d for d, _ in ep_j.datagrams_to_send(10.0) if d[1] & T.FLAG_CHALLENGE)
+    new.receive_datagram(challenge, b, 10.0)
+    response = next(d for d, _ in new.datagrams_to_send(10.0) if d[1] & T.FLAG_RESPONSE)
+    ep_j.receive_datagram(response, a, 10.0)
+    new.handle_timer(20.0)  # the unacknowledged DATA is sent again
+    resent = new.datagrams_to_send(20.0)
+    delivered = [p for d, _ in resent for _, p in ep_j.receive_datagram(d, a, 20.0)]
+    assert delivered == [b"again"], delivered
+    return {"demo_seeds": ["vector-host-0", "vector-join-0"], "data_new_host_to_join": fields(data),
+            "challenge_join_to_host": fields(challenge), "response_host_to_join": fields(response)}
 
 
 def compute_wire() -> dict:
@@ -228,7 +276,11 @@ def compute_wire() -> dict:
         end = off + 5 + length + 4
         records[str(kind)] = {"kind": kind, "payload": data[off + 5:off + 5 + length].hex(), "record": data[off:end].hex()}
         off = end
-    return {"spec": "protocol.md §C1, §C2.1, §C3.1, §C6, §C8, §C9, §N9, §N10",
+    bodies3 = [W.open_envelope(step_env).body, W.open_envelope(nil_step).body, b""]
+    digest_dropped = {"bodies": [x.hex() for x in bodies3], "digest": step_digest(bodies3).hex(),
+                      "note": "seat 2 dropped at or before the step: its body counts as empty (§C3.2, §C8.4)"}
+    return {"spec": "protocol.md §C1, §C2.1, §C3.1, §C3.2, §C6, §C8, §C9, §N2.2, §N9, §N10",
+            "digest_dropped": digest_dropped, "epoch_proof": epoch_proof(),
             "game_id": gid.hex(), "demo_seeds": SEEDS, "setup": setup_bytes.hex(), "setup_hash": sh.hex(),
             "seat_of_demo": {SEEDS[i]: order.index(i) for i in range(3)},
             "messages": messages, "complaints": complaints,
