@@ -187,3 +187,22 @@ def test_every_cross_reference_resolves():
     bad = [m.group(2) for m in re.finditer(r"(DESIGN\.md\s)?§([A-Z]\d+(?:\.\d+)*)", TEXT)
            if not m.group(1) and m.group(2) not in heads]
     assert bad == []
+
+
+def test_every_pending_phase_is_played_in_some_playthrough():
+    """§E4.1, §E9: every phase a step can be pending in (all but the transient AUTO phases and
+    game_over) is the ``kind`` of some step of the conformance suite, so a port meets each one,
+    the auction tie (phase 18) included, before it meets a real peer. The checklist row
+    'every pending phase' names the files."""
+    import gzip
+
+    from engine import state as S
+    row = next(r for r in checklist() if r["item"].startswith("every pending phase"))
+    assert row["vectors"] == ["playthroughs/"]
+    seen = set()
+    for path in vector_paths("playthroughs/"):
+        with gzip.open(path, "rt") as f:
+            for line in f:
+                seen.update(re.findall(r'"kind":"(\w+)"', line))
+    auto = {S.PHASE_NAMES[p] for p in S.AUTO_PHASES} | {"game_over"}
+    assert set(S.PHASE_NAMES) - auto <= seen, set(S.PHASE_NAMES) - auto - seen
