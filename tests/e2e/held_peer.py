@@ -10,6 +10,12 @@ plays its seat with ``engine.bots.choose(state, seat, "default")`` through
 is at step k or k - 1, never finished. Other progress lines are those of ``lanopoli join
 --progress-json`` (protocol.md part L). Exit code 0 when the game ended, 1 when the node
 stopped (an ``error`` line is printed).
+
+``--hold-kind KIND`` holds only at a decision of our own of that ``engine.pending`` kind (e.g.
+``roll``: a player stalling at its own roll, §C8.10), and ``--holds N`` holds the first N such
+steps >= K (each until FILE exists; a step the others moved past is never answered); the line
+is then ``{"type": "holding", "step": k, "turn": t, "pos": p, "kind": KIND}`` (``state.turn``,
+our ``state.pos``).
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import engine
 from engine import bots
 from p2p.node import NodeError, PeerConfig, run_peer
 from ui.progress import progress_printer
@@ -40,11 +47,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--timeout", type=float, default=120.0)
     p.add_argument("--bind", default="127.0.0.1", help="our address (default 127.0.0.1)")
     p.add_argument("--name", default="", help="player name (default: bot-<fingerprint>)")
+    p.add_argument("--hold-kind", default=None, help="hold only at our own decision of this pending kind")
+    p.add_argument("--holds", type=int, default=1, help="how many steps to hold (default 1)")
     args = p.parse_args(argv)
     addr, port = args.host.rsplit(":", 1)
     emit = progress_printer()
     step = 0  # the step the session is at: one past the last StepApplied
-    held = False
+    held = 0
 
     def observe(ev: Any) -> None:
         nonlocal step
@@ -52,15 +61,22 @@ def main(argv: list[str] | None = None) -> int:
             step = ev.step + 1
 
     async def hold(state: Any, seat: int) -> Any:
-        emit({"type": "holding", "step": step})
+        pos = getattr(state, "pos", None)
+        line = {"type": "holding", "step": step, "turn": getattr(state, "turn", None),
+                "pos": None if pos is None else pos[seat]}
+        if args.hold_kind is not None:
+            line["kind"] = args.hold_kind
+        emit(line)
         while not args.release.exists():
             await asyncio.sleep(POLL_S)
         return bots.choose(state, seat, "default")
 
     def local_input(state: Any, seat: int) -> Any:
         nonlocal held
-        if not held and step >= args.hold_at:
-            held = True
+        pend = engine.pending(state)
+        if held < args.holds and step >= args.hold_at and \
+                (args.hold_kind is None or (pend.kind == args.hold_kind and seat in pend.actors)):
+            held += 1
             return hold(state, seat)
         return bots.choose(state, seat, "default")
 
