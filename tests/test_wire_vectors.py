@@ -189,3 +189,54 @@ def test_epoch_challenge_and_response_from_the_spec_text():
                              d["ack_bits"])
         assert d["magic"] == 0xB2
         assert d["datagram"] == (header + hmac.digest(bytes.fromhex(key), header, "sha256")[:16]).hex()
+
+
+#: Where protocol.md writes each message type's body (a regex whose group 1 is the `[...]` list).
+BODY_TEXT = {
+    1: r"^\| JOIN \| `(\[.*?\])`", 2: r"^\| STATUS \| `(\[.*?\])`", 3: r"^\| REJECT \| `(\[.*?\])`",
+    4: r"^\| LEAVE \| `(\[.*?\])`", 5: r"^\| PROPOSAL \| `(\[.*?\])`", 6: r"SETUP_SIG body = (\[.*?\])`",
+    7: r"^\| SEED \| `(\[.*?\])`", 16: r"^STEP body     = (\[.*\])", 17: r"^ESCROW body = (\[.*\])",
+    18: r"^DROP body = (\[.*\])", 19: r"#### C9\.1\. CATCHUP_REQ.*?\n\n`(\[.*?\])`",
+    20: r"#### C9\.2\. CATCHUP_RESP.*?```\n(\[.*?\])\n```", 21: r"#### C9\.3\. HINT.*?\n\n`(\[.*?\])`",
+    22: r"`ALIVE body = (\[.*?\])`", 23: r"^ABANDON body = (\[.*\])", 24: r"^COMPLAINT body = (\[.*\])",
+    25: r"^RESEAT body   = (\[.*\])", 26: r"^SKIP body = (\[.*\])", 36: r"`body = (\[gid: bin\(16\), pk.*?\])`",
+    37: r"\*\*WATCH\*\*.*?`(\[gid.*?\])`", 38: r"\*\*RECORDS\*\*.*?`(\[gid.*?\])`"}
+#: The document's short names of the tables' fields.
+ALIAS = {"gid": "game_id", "setup": "setup_bytes"}
+
+
+def _doc_fields(text: str) -> list[str]:
+    """Top-level entries of a documented body `[a: t, b, [x, ...], ...]`: a field's name, or
+    the entry itself when it is a bare list (named by position)."""
+    assert text[0] == "["
+    depth, cur, out = 0, "", []
+    for ch in text[1:]:
+        depth += ch in "[("
+        depth -= ch in "])"
+        if depth < 0:
+            break
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    out.append(cur.strip())
+    return [e if e.startswith("[") else re.match(r"[a-z_]+", e).group(0) for e in out]
+
+
+def test_every_body_in_the_text_lists_the_tables_fields_in_order():
+    """protocol.md writes every message type's body field by field (§C1: "the field lists in
+    this document and those tables say the same thing"): the same fields, in the same order, as
+    the type's table in ``p2p/wire.SCHEMAS`` — all of them, or the required ones when the
+    optional tail is described apart (SEED's 5th field, §C12.2)."""
+    from p2p import wire
+    text = (ROOT / "protocol.md").read_text()
+    assert set(BODY_TEXT) == set(wire.SCHEMAS), "a message type whose body the text does not write"
+    for t, rx in BODY_TEXT.items():
+        m = re.search(rx, text, re.M | re.S)
+        assert m, f"type {t}: body not found in protocol.md"
+        doc = _doc_fields(" ".join(m.group(1).split()))
+        struct = wire.SCHEMAS[t].struct
+        assert len(doc) in (len(struct.names), struct.required), (t, doc, struct.names)
+        for d, name in zip(doc, struct.names):
+            assert d.startswith("[") or ALIAS.get(d, d) == name, (t, d, name)
