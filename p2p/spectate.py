@@ -15,6 +15,14 @@ never touch the game's channels, so nothing they send can slow or disturb the ga
   is signed by the players; the spectator checks all of it by replaying the records exactly as
   ``lanopoli verify`` does.
 
+Any seat serves (protocol.md §N10 "Any seat serves"): each advertises its watch socket on
+DNS-SD (``p2p.watch_ads``). A seat answers every renewal with an empty RECORDS when it has
+nothing new, so a spectator hears from a live server at least every ``WATCH_RENEW_S``; after
+``WATCH_SILENCE_S`` without a valid RECORDS it moves to another seat (``WatchClient.switch``)
+and resumes from the last step it holds: the seats' STEP records are byte-identical, but their
+other records (DROP quorums, COMPLAINTs) may differ in number, so the new seat's record numbers
+are found again from the step numbers (``resync``).
+
 ``WatchServer`` is the seat's side: who watches, what to send them next. ``WatchClient`` is the
 spectator's side: the WATCH to send, the records received in order.
 """
@@ -27,7 +35,8 @@ from typing import Any
 from . import const as C
 from .errors import WireError
 from .identity import Identity
-from .wire import MSG_RECORDS, MSG_WATCH, Records, Watch, decode_records, decode_watch, open_as, seal_message
+from .gamelog import KIND_STEP
+from .wire import MSG_RECORDS, MSG_WATCH, Records, Watch, decode_records, decode_watch, open_as, seal_message, unpack
 
 #: Seconds between two WATCH of a spectator (its renewal).
 WATCH_RENEW_S = 3.0
@@ -41,6 +50,13 @@ WATCH_CHECK_RATE = 32
 RECORDS_BATCH = 32 * 1024
 #: Bytes a seat sends one spectator per second at most (a slow start, never the game's pace).
 WATCH_BYTES_PER_S = 256 * 1024
+#: Seconds without a valid RECORDS (records or the empty answer to a renewal) after which a
+#: spectator takes its server for gone and moves to another seat: two renewals unanswered, plus
+#: a second for a slow tick.
+WATCH_SILENCE_S = 2 * WATCH_RENEW_S + 1.0
+#: Records before our last STEP record's number that a spectator asks a new server for: the
+#: seats' logs differ only by their non-step records (a few per drop or complaint).
+RESYNC_MARGIN = 16
 
 
 @dataclass
@@ -56,6 +72,8 @@ class Subscription:
     expires: float
     credit: float
     at: float
+    #: A renewal came in and nothing was sent since: answer it (an empty RECORDS if need be).
+    answer: bool = False
 
 
 class WatchServer:
@@ -101,17 +119,19 @@ class WatchServer:
             return self._drop("bad_signature")
         if sub is None or sub.pk != msg.pk:
             self.subs[addr] = Subscription(msg.pk, msg.xk, msg.name, msg.have, now + WATCH_TTL_S,
-                                           float(WATCH_BYTES_PER_S), now)
+                                           float(WATCH_BYTES_PER_S), now, answer=True)
             self.stats["subscribed"] += 1
         else:
             sub.expires = now + WATCH_TTL_S
+            sub.answer = True
             if msg.have == 0 and sub.sent > 0:
                 sub.sent = 0  # the spectator started afresh (in flight records are just late)
             self.stats["renewed"] += 1
 
     def outgoing(self, records: list, now: float) -> list[tuple[Any, bytes]]:
         """RECORDS envelopes due now, ``[(addr, bytes)]``: to each live spectator the records it
-        lacks, in batches of at most RECORDS_BATCH bytes, within its byte credit."""
+        lacks, in batches of at most RECORDS_BATCH bytes, within its byte credit; to one that
+        renewed and lacks nothing, an empty RECORDS (``[gid, sent, []]``: we are alive)."""
         self._expire(now)
         out = []
         signed: dict[tuple[int, int], bytes] = {}  # spectators at the same place share one batch
@@ -133,7 +153,17 @@ class WatchServer:
                 out.append((addr, raw))
                 sub.sent += len(batch)
                 sub.credit -= len(raw)
+                sub.answer = False
                 self.stats["sent"] += 1
+            if sub.answer:
+                raw = signed.get((sub.sent, 0))
+                if raw is None:
+                    raw = signed[sub.sent, 0] = seal_message(self.identity, MSG_RECORDS,
+                                                             Records(self.game_id, sub.sent, []))
+                    self.stats["signed"] = self.stats.get("signed", 0) + 1
+                out.append((addr, raw))
+                sub.answer = False
+                self.stats["alive"] = self.stats.get("alive", 0) + 1
         return out
 
     def _expire(self, now: float) -> None:
@@ -150,7 +180,11 @@ class WatchClient:
     """The spectator's side for one game (see the module doc): ``identity`` (any keys: a
     spectator needs no seat), the game's id and the serving seat's Ed25519 key (``host_pk``,
     from the advert), our ``name``. ``records``: the game's log records received so far, in
-    order, ``[(kind, payload)]`` (the header first)."""
+    order, ``[(kind, payload)]`` (the header first). ``heard``: valid RECORDS received (an empty
+    one included): the driver's sign that its server lives. ``offset``: the server's record
+    number of our ``records[i]`` is ``i + offset`` (0 until a switch to a seat whose log has
+    more or fewer non-step records before our last step). ``ask_now``: a WATCH should go out at
+    once (set by a resync restart; the driver clears it)."""
 
     def __init__(self, identity: Identity, game_id: bytes, host_pk: bytes, name: str) -> None:
         self.identity = identity
@@ -158,12 +192,47 @@ class WatchClient:
         self.host_pk = host_pk
         self.name = name[: C.MAX_NAME_LEN]
         self.records: list[tuple[int, bytes]] = []
+        self.offset = 0
+        self.heard = 0
+        #: While resyncing after a switch: the step number of our last STEP record, and the
+        #: server's record number we expect next (None before its first batch).
+        self._anchor: int | None = None
+        self._srv_next: int | None = None
+        self._ask = 0
+        self.ask_now = False
         self.stats: dict[str, int] = dict.fromkeys(("received", "records"), 0)
 
+    @property
+    def resyncing(self) -> bool:
+        """True between a ``switch`` and the new server's record of our last step."""
+        return self._anchor is not None
+
     def watch_message(self) -> bytes:
-        """Our WATCH (subscribe or renew), asking for the records from ``len(records)`` on."""
+        """Our WATCH (subscribe or renew), asking for the records we lack: from
+        ``len(records) + offset`` on (while resyncing: from a little before our last step)."""
+        have = self._ask if self._anchor is not None else len(self.records) + self.offset
         return seal_message(self.identity, MSG_WATCH, Watch(self.game_id, self.identity.public_key,
-                                                            self.identity.x25519_public_key, self.name, len(self.records)))
+                                                            self.identity.x25519_public_key, self.name, have))
+
+    def switch(self, host_pk: bytes) -> int:
+        """Follow another seat (key ``host_pk``) from now on. Our records after the last STEP
+        record are dropped (that seat may number or word its DROP/COMPLAINT records otherwise;
+        its own follow); we then take that seat's records after the one of our last step
+        (``resync``). Returns how many of our records were dropped (the caller rewrites its
+        copy of the log if any)."""
+        self.host_pk = host_pk
+        last = max((i for i, (kind, _) in enumerate(self.records) if kind == KIND_STEP), default=None)
+        if last is None:  # the header at most: nothing to align, start after it
+            dropped = max(0, len(self.records) - 1)
+            del self.records[1:]
+            self.offset, self._anchor = 0, None
+            return dropped
+        dropped = len(self.records) - last - 1
+        del self.records[last + 1:]
+        self._anchor = _step_of(self.records[last][1])
+        self._srv_next = None
+        self._ask = max(1, last + self.offset - RESYNC_MARGIN)
+        return dropped
 
     def receive(self, data: bytes) -> int:
         """Take one RECORDS envelope: schema, game, signature by the seat, then the records that
@@ -178,20 +247,67 @@ class WatchClient:
             return self._drop("wrong_game")
         if not env.verify(self.host_pk):
             return self._drop("bad_signature")
-        have = len(self.records)
+        self.heard += 1
+        if self._anchor is not None:
+            return self._resync(msg.index, msg.records)
+        have = len(self.records) + self.offset
         if msg.index > have:
             return self._drop("gap")
         new = msg.records[have - msg.index:]
-        if have == 0 and new and new[0][0] != 0:
+        if not self.records and new and new[0][0] != 0:
             return self._drop("no_header")
         self.records.extend(new)
         self.stats["records"] += len(new)
         return len(new)
+
+    def _resync(self, index: int, batch: Any) -> int:
+        """After a switch: skip the new server's records up to its STEP record of our last step
+        (in order from where we asked), then take the rest as usual. If its first STEP record
+        is already past our step we asked too late: ask again from its header (``have`` 0)."""
+        if self._srv_next is None:
+            if index > self._ask:  # a subscription it still held from before: start it over
+                return self._restart()
+            self._srv_next = index
+        if index > self._srv_next:
+            return self._drop("gap")
+        start = self._srv_next - index
+        for i in range(start, len(batch)):
+            kind, payload = batch[i]
+            if kind != KIND_STEP:
+                continue
+            step = _step_of(payload)
+            if step == self._anchor:  # found: the server's next record is our next one
+                self.offset = index + i + 1 - len(self.records)
+                self._anchor = self._srv_next = None
+                self.stats["resynced"] = self.stats.get("resynced", 0) + 1
+                new = batch[i + 1:]
+                self.records.extend(new)
+                self.stats["records"] += len(new)
+                return len(new)
+            if step is None or step > self._anchor:
+                return self._restart()  # asked too late (or a record that does not parse)
+        self._srv_next = index + len(batch)
+        return 0
+
+    def _restart(self) -> int:
+        """Resync from the new server's header (``have`` 0 restarts a subscription)."""
+        self._ask, self._srv_next, self.ask_now = 0, 0, True
+        return self._drop("resync_restart")
 
     def _drop(self, reason: str) -> int:
         self.stats[reason] = self.stats.get(reason, 0) + 1
         return 0
 
 
+def _step_of(payload: bytes) -> int | None:
+    """The step number of a STEP record's payload (protocol.md §C6: ``[step, [envelope, ...]]``),
+    None if it does not parse."""
+    try:
+        step = unpack(payload, big=True)[0]
+    except (WireError, ValueError, TypeError, IndexError, KeyError):
+        return None
+    return step if isinstance(step, int) else None
+
+
 __all__ = ["WatchServer", "WatchClient", "Subscription", "WATCH_RENEW_S", "WATCH_TTL_S", "MAX_WATCHERS",
-           "RECORDS_BATCH", "WATCH_BYTES_PER_S"]
+           "RECORDS_BATCH", "WATCH_BYTES_PER_S", "WATCH_SILENCE_S", "RESYNC_MARGIN"]

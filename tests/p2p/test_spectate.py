@@ -44,7 +44,12 @@ def test_subscribe_then_receive_every_record_in_order():
         now += 0.25
         server.receive(client.watch_message(), ("10.0.0.9", 5000), ident.x25519_public_key, now)
     assert client.records == records
-    assert server.outgoing(records, now) == []  # nothing new, nothing sent
+    # The last renewal found nothing new: one empty RECORDS answers it (we are alive), then
+    # nothing until the next renewal.
+    (addr, raw), = server.outgoing(records, now)
+    heard = client.heard
+    assert client.receive(raw) == 0 and client.heard == heard + 1 and client.records == records
+    assert server.outgoing(records, now + 1) == []
 
 
 def test_bytes_per_second_are_bounded_per_spectator():
@@ -130,3 +135,115 @@ def test_records_are_verified_by_replay_and_a_forged_one_stops_the_view(tmp_path
     write(tmp_path / "bad.log", forged)
     report, rec = verify_records(tmp_path / "bad.log", engine)
     assert not report.ok and report.first_bad_step == 9 and "signature" in report.error
+
+
+# -- any seat serves: failover and resync (protocol.md §N10 "Any seat serves") ----------------
+
+from p2p.gamelog import KIND_COMPLAINT, KIND_STEP  # noqa: E402
+from p2p.spectate import RESYNC_MARGIN, WATCH_RENEW_S  # noqa: E402
+
+
+def _with_extras(records, every, tag):
+    """``records`` with a non-step record (a COMPLAINT as one seat logged it) after every
+    ``every``-th STEP: the seats' logs differ only by such records."""
+    out, steps = [], 0
+    for rec in records:
+        out.append(rec)
+        if rec[0] == KIND_STEP:
+            steps += 1
+            if steps % every == 0:
+                out.append((KIND_COMPLAINT, tag + b"%d" % steps))
+    return out
+
+
+def _follow(client, ident, server, records, addr=("10.0.0.9", 5000), now=0.0, rounds=400):
+    """Renew, serve, receive until the client holds as many STEP records as ``records``."""
+    want = sum(1 for k, _ in records if k == KIND_STEP)
+    for _ in range(rounds):
+        if sum(1 for k, _ in client.records if k == KIND_STEP) == want and not client.resyncing:
+            break
+        server.receive(client.watch_message(), addr, ident.x25519_public_key, now)
+        client.ask_now = False
+        for _, raw in server.outgoing(records, now):
+            client.receive(raw)
+        now += WATCH_RENEW_S
+    return now
+
+
+def _steps(records):
+    return [p for k, p in records if k == KIND_STEP]
+
+
+def _switch_case(a_every, b_every, held):
+    """The spectator held ``held`` of seat A's records (A's log: a non-step record every
+    ``a_every`` steps), A fell silent, it switches to seat B (every ``b_every``) and follows
+    B to the end: every step once, in order, B's own records after our last step."""
+    base = game_records()
+    a = _with_extras(base, a_every, b"A")
+    b = _with_extras(base, b_every, b"B")
+    seat_a, seat_b = SEAT, Identity.from_seed(b"seat-b")
+    ident, client = spectator()
+    _follow(client, ident, WatchServer(seat_a, GID), a[:held])
+    assert client.records == a[:held]
+    dropped = client.switch(seat_b.public_key)
+    last = max(i for i, (k, _) in enumerate(a[:held]) if k == KIND_STEP)
+    assert dropped == held - last - 1 and client.records == a[:last + 1]
+    _follow(client, ident, WatchServer(seat_b, GID), b)
+    assert _steps(client.records) == _steps(base)
+    k = len(_steps(a[:last + 1]))
+    tail = b[[i for i, (kind, _) in enumerate(b) if kind == KIND_STEP][k - 1] + 1:]
+    assert client.records == a[:last + 1] + tail
+    return client
+
+
+def test_a_spectator_switches_seat_and_resumes_from_the_step_it_holds():
+    # B logged more non-step records before our step (its numbers are ahead of ours)...
+    client = _switch_case(a_every=50, b_every=7, held=120)
+    assert client.offset > 0 and client.stats["resynced"] == 1 and "resync_restart" not in client.stats
+    # ... or fewer (behind ours, within the margin): found without starting over.
+    client = _switch_case(a_every=20, b_every=1000, held=120)
+    assert client.offset < 0 and "resync_restart" not in client.stats
+
+
+def test_a_resync_asked_too_late_starts_over_from_the_header():
+    # A logged many more non-step records than B: asking RESYNC_MARGIN records before our last
+    # step lands after it in B's log; the spectator asks again from B's header.
+    client = _switch_case(a_every=2, b_every=1000, held=150)
+    assert client.stats["resync_restart"] >= 1 and client.stats["resynced"] == 1
+    assert RESYNC_MARGIN < 150 // 3
+
+
+def test_a_switch_with_only_the_header_keeps_it_and_asks_from_record_one():
+    ident, client = spectator()
+    records = game_records()
+    client.records = records[:1] + [(KIND_COMPLAINT, b"x")]
+    assert client.switch(Identity.from_seed(b"seat-b").public_key) == 1
+    assert client.records == records[:1] and not client.resyncing
+    _follow(client, ident, WatchServer(Identity.from_seed(b"seat-b"), GID), records)
+    assert client.records == records
+
+
+def test_records_of_the_old_server_are_dropped_after_a_switch():
+    records = game_records()
+    ident, client = spectator()
+    old = WatchServer(SEAT, GID)
+    _follow(client, ident, old, records[:60])
+    client.switch(Identity.from_seed(b"seat-b").public_key)
+    held = list(client.records)
+    heard = client.heard
+    old.receive(client.watch_message(), "a", ident.x25519_public_key, 100.0)
+    for _, raw in old.outgoing(records, 100.0):  # the old seat comes back: not ours any more
+        assert client.receive(raw) == 0
+    assert client.records == held and client.heard == heard and client.stats["bad_signature"] >= 1
+
+
+def test_a_live_server_answers_every_renewal_even_with_nothing_new():
+    records = game_records()
+    server = WatchServer(SEAT, GID)
+    ident, client = spectator()
+    now = _follow(client, ident, server, records)
+    for k in range(3):  # the game waits (a player thinks): each renewal still gets an answer
+        server.receive(client.watch_message(), ("10.0.0.9", 5000), ident.x25519_public_key, now + k)
+        out = server.outgoing(records, now + k)
+        assert len(out) == 1 and client.receive(out[0][1]) == 0
+    assert client.heard >= 3 and server.stats["alive"] >= 3
