@@ -7,12 +7,15 @@ nil. Real engine (classico / editrice-giochi) states built with ``engine.testing
 
 from __future__ import annotations
 
+import random
 import sys
 from pathlib import Path
 from types import SimpleNamespace
 
 import engine as E
+import engine.bots  # noqa: F401  (the default bot)
 import pytest
+from hypothesis import HealthCheck, event, given, settings, strategies as st
 from engine import actions as A
 from engine.events import DiceRolled, TurnStarted
 from engine.state import P_CHOICE
@@ -147,3 +150,37 @@ def test_a_seat_stalling_at_its_own_roll_has_its_turn_passed_and_plays_again(tmp
         rep = verify_log(p, engine=E)
         assert rep.ok and rep.error is None, rep.error
         assert [r.kind for r in LogReader(p)].count(KIND_SKIP) >= len(skipped[0])
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), seats=st.sampled_from([3, 4]), edition=st.sampled_from(["classico", "editrice-giochi"]))
+def test_property_a_skipped_seat_never_leaves_the_game_waiting_on_itself(seed, seats, edition):
+    """Along bot games of random seeds: at every decision step, for every actor of it, the skip
+    input is nil exactly outside ``OWN_DEFAULTS``; inside, applying it (others silent) never
+    leaves the same seat facing the same decision in the same state — the stall ends — and the
+    engine never refuses it."""
+    rnd = random.Random(seed)
+    s = E.new_game(edition, seats)
+    kinds = set()
+    for _ in range(1500):
+        pend = E.pending(s)
+        if pend.terminal:
+            break
+        if pend.chance:
+            s = E.apply_chance(s, rnd.randbytes(32))[0]
+            continue
+        for d in pend.actors:
+            a = skip_input(E, BOT, s, d)
+            if pend.kind not in OWN_DEFAULTS:
+                assert a is None
+                continue
+            inputs = [None] * seats
+            inputs[d] = a
+            moved, events = E.apply_step(s, inputs)
+            assert not any(type(e).__name__ == "ActionRefused" for e in events), (pend.kind, a, events)
+            after = E.pending(moved)
+            assert (after.kind, after.actors, E.state_hash(moved)) != (pend.kind, pend.actors, E.state_hash(s))
+            kinds.add(pend.kind)
+        s = E.apply_step(s, E.bots.choose_all(s, ["default"] * seats))[0]
+    for kind in sorted(kinds):
+        event(f"checked at {kind}")
