@@ -240,3 +240,19 @@ def test_every_body_in_the_text_lists_the_tables_fields_in_order():
         assert len(doc) in (len(struct.names), struct.required), (t, doc, struct.names)
         for d, name in zip(doc, struct.names):
             assert d.startswith("[") or ALIAS.get(d, d) == name, (t, d, name)
+
+
+def test_seat_advert_from_the_spec_text():
+    """§N3.2: service `_lanopoli-seat._udp.local.`, instance `lanopoli-<gid hex[:16]>-seat<k>`,
+    host `lanopoli-<gid16>-s<k>-<fp8>.local.` (fp8: the first 8 hex digits of the seat's key
+    fingerprint, §C2: SHA-256 of the Ed25519 public key), TXT v, gid, seat, pk, xk — the seat's
+    keys in the signed setup."""
+    v = _vec()
+    a, gid = v["seat_advert"], v["game_id"]
+    pk = bytes.fromhex(a["txt"]["pk"])
+    assert a["service_type"] == "_lanopoli-seat._udp.local."
+    assert a["instance_name"] == f"lanopoli-{gid[:16]}-seat{a['seat']}._lanopoli-seat._udp.local."
+    assert a["host_name"] == f"lanopoli-{gid[:16]}-s{a['seat']}-{hashlib.sha256(pk).hexdigest()[:8]}.local."
+    assert a["txt"] == {"v": "2", "gid": gid, "seat": str(a["seat"]), "pk": pk.hex(), "xk": a["txt"]["xk"]}
+    players = msgpack.unpackb(bytes.fromhex(v["setup"]))[6]
+    assert players[a["seat"]][:2] == [pk, bytes.fromhex(a["txt"]["xk"])]  # [pk, xk, ...] of that seat

@@ -17,6 +17,7 @@ encoders (``wire.seal_message``), so a change of any table of ``p2p/wire.py`` sh
   §C12.4; ``hidden_complaints``), each with the verdict (culprit, reason) the code gives.
 * ``digest_dropped``: the §C3.2 digest of a step whose seat 2 was dropped (its body empty).
 * ``epoch_proof``: §N2.2's CHALLENGE and RESPONSE datagrams (``epoch_proof``).
+* ``seat_advert``: §N3.2's DNS-SD advert of seat 1 (``seat_advert``).
 * ``log``: the framed records (``u32 length | u8 kind | payload | u32 CRC-32``) of kinds 0
   (header), 1 (step), 2 (drop), 3 (own message), 4 (abandon), 5 (complaint), 6 (skip), each
   with ``kind``, ``payload`` and ``record``; written through ``p2p.gamelog`` (LogWriter, OwnLog).
@@ -176,6 +177,17 @@ def epoch_proof() -> dict:
             "challenge_join_to_host": fields(challenge), "response_host_to_join": fields(response)}
 
 
+def seat_advert(ids: list[Identity], gid: bytes) -> dict:
+    """§N3.2: seat 1's DNS-SD advert of the wire game at 127.0.0.31:41001 (TXT record,
+    instance name, host name, as ``rendezvous.SeatAd`` builds them)."""
+    from p2p.rendezvous import SeatAd
+
+    ad = SeatAd(C.PROTOCOL_VERSION, gid, 1, ids[1].public_key, ids[1].x25519_public_key, "127.0.0.31", 41001)
+    info = ad.to_info()
+    return {"seat": 1, "address": "127.0.0.31", "port": 41001, "txt": ad.txt(), "instance_name": ad.instance_name,
+            "host_name": info.server, "service_type": info.type}
+
+
 def compute_wire() -> dict:
     """The wire.json vectors (module docstring)."""
     demo = [Identity.from_seed(s.encode()) for s in SEEDS]
@@ -280,7 +292,7 @@ def compute_wire() -> dict:
     digest_dropped = {"bodies": [x.hex() for x in bodies3], "digest": step_digest(bodies3).hex(),
                       "note": "seat 2 dropped at or before the step: its body counts as empty (§C3.2, §C8.4)"}
     return {"spec": "protocol.md §C1, §C2.1, §C3.1, §C3.2, §C6, §C8, §C9, §N2.2, §N9, §N10",
-            "digest_dropped": digest_dropped, "epoch_proof": epoch_proof(),
+            "digest_dropped": digest_dropped, "epoch_proof": epoch_proof(), "seat_advert": seat_advert(ids, gid),
             "game_id": gid.hex(), "demo_seeds": SEEDS, "setup": setup_bytes.hex(), "setup_hash": sh.hex(),
             "seat_of_demo": {SEEDS[i]: order.index(i) for i in range(3)},
             "messages": messages, "complaints": complaints,
