@@ -44,12 +44,11 @@ Entry points follow aioquic: ``receive_message(data, now)``, ``submit_local_inpu
 
 from __future__ import annotations
 
-import hashlib
 from collections import deque
-from typing import Any, NamedTuple, Sequence
+from typing import Any, Sequence
 
 from . import const as C
-from .beacon import HashChain, beacon as make_beacon
+from .beacon import HashChain
 from .catchup import CatchUp, ingest_response
 from .complaints import BAD_HIDDEN, HiddenNow, StepNow, check_bad_step, check_hidden
 from .complaints import (BAD_DROP_SHARE, BAD_ESCROW, BAD_STEP, EQUIVOCATION, Complaints, Proof, judge,
@@ -67,6 +66,8 @@ from .session_events import (BeaconExhausted, CaughtUp, CheaterProven, CheatDete
                              SeatLost, SeatReturned, StepApplied, StepOverturned)
 from .reseat import OffsetChain, Reseat
 from .step_collect import Held, StepCollector, step_digest
+# Step resolution, shared with verify.py (step_resolve.py); re-exported here.
+from .step_resolve import StepResult, hidden_bot, resolve_hidden, resolve_step
 from .turn_skip import TurnSkip, message_certified, past_skip, skip_input, skip_possible, skippable_step
 from .session_events import TurnSkipped
 from .gamelog import KIND_SKIP
@@ -83,107 +84,10 @@ __all__ = ["ABANDONED", "BeaconExhausted", "CaughtUp", "CheaterProven", "CheatDe
            "SeatDropVoted", "SeatDropped", "SeatLost", "SeatReturned", "StepApplied", "StepOverturned", "StepResult",
            "hidden_bot", "resolve_hidden", "resolve_step", "step_digest"]
 
-_sha256 = hashlib.sha256
-
 RUNNING = "running"
 FINISHED = "finished"
 HALTED = "halted"
 ABANDONED = "abandoned"
-
-
-# --- step resolution (shared with verify.py) --------------------------------------------------
-
-class StepResult(NamedTuple):
-    """Outcome of ``resolve_step``: the new state and engine events, the non-fatal problems
-    ``[(seat, reason)]``, and ``fatal`` = (seat, reason) or None."""
-
-    state: Any
-    events: tuple
-    problems: list
-    fatal: tuple | None
-
-
-def resolve_step(engine: Any, state: Any, chance: bool, seed: bytes, step: int,
-                 bodies: Sequence[StepBody | None], last_reveals: list[bytes],
-                 fill: dict[int, Any] | None = None) -> StepResult:
-    """Apply one step's inputs (in seat order) to ``state``: the deterministic rule every peer
-    and the offline verifier share (protocol.md §C3.3).
-
-    Chance step: every input must be a 32-byte reveal with SHA-256(reveal) == the seat's
-    previous reveal, else ``fatal``; on success ``last_reveals`` is updated in place and the
-    state goes through ``engine.apply_chance(beacon)``. Decision step: None stays None, a list
-    goes through ``engine.decode_action`` (ValueError -> None plus a problem), a reveal is
-    replaced by None (problem); then ``engine.apply_step``.
-
-    ``fill``: inputs of dropped seats (protocol.md §C8.4), whose ``bodies`` entry is None: at a
-    chance step their substitute reveal (not checked), at a decision step their bot's decoded
-    action or None.
-    """
-    fill = fill or {}
-    if chance:
-        reveals = []
-        for seat, b in enumerate(bodies):
-            if seat in fill:
-                reveals.append(fill[seat])
-                continue
-            r = None if b is None else b.input
-            if type(r) is not bytes:
-                return StepResult(state, (), [], (seat, "no reveal at a chance step"))
-            if _sha256(r).digest() != last_reveals[seat]:
-                return StepResult(state, (), [], (seat, "reveal does not hash to the previous reveal"))
-            reveals.append(r)
-        new_state, events = engine.apply_chance(state, make_beacon(seed, step, reveals))
-        for seat, r in enumerate(reveals):
-            if seat not in fill:
-                last_reveals[seat] = r
-        return StepResult(new_state, tuple(events), [], None)
-    inputs: list = []
-    problems = []
-    for seat, b in enumerate(bodies):
-        if seat in fill:
-            inputs.append(fill[seat])
-            continue
-        x = None if b is None else b.input
-        if x is None:
-            inputs.append(None)
-        elif type(x) is list:
-            try:
-                inputs.append(engine.decode_action(x))
-            except (ValueError, TypeError, KeyError, IndexError):
-                problems.append((seat, "undecodable action"))
-                inputs.append(None)
-        else:
-            problems.append((seat, "reveal at a decision step"))
-            inputs.append(None)
-    new_state, events = engine.apply_step(state, inputs)
-    return StepResult(new_state, tuple(events), problems, None)
-
-
-def resolve_hidden(engine: Any, ledger: HiddenLedger, state: Any, chance: bool, inspection: list | None,
-                   seed: bytes, step: int, bodies: Sequence[StepBody | None], last_reveals: list[bytes],
-                   fill: dict[int, Any]) -> tuple[tuple | None, StepResult | None]:
-    """One step of a game with hidden information (protocol.md §C12), shared with verify.py: the
-    hidden part (``HiddenLedger.resolve``: every active seat's field checked; at an inspection
-    step the outcomes of the opened shares applied), else ``resolve_step``. Returns
-    ``(hidden.Fault, None)`` on a fault, else ``(None, result)``; a hash-chain fault comes
-    back as ``result.fatal``. The ledger is not advanced (``after_step``)."""
-    bad, revealed = ledger.resolve(engine, state, [None if b is None else b.hidden for b in bodies], inspection)
-    if bad is not None:
-        return bad, None
-    if revealed is not None:
-        return None, StepResult(revealed[0], tuple(revealed[1]), [], None)
-    return None, resolve_step(engine, state, chance, seed, step, bodies, last_reveals, fill)
-
-
-def hidden_bot(engine: Any) -> Any:
-    """The bot that plays a dropped seat in a game with hidden information: the niente bot
-    with no private knowledge (protocol.md §C12.6), ``(state, seat) -> action | None``:
-    ``engine.choose`` with ``view=None`` (engine.api.HiddenInformation); an engine without it
-    gets the edition's default bot."""
-    choose = getattr(engine, "choose", None)
-    if choose is None:
-        return default_bot(engine)
-    return lambda state, seat: choose(state, seat, "default", None)
 
 
 # --- the session ----------------------------------------------------------------------------
@@ -1766,7 +1670,7 @@ class LockstepSession:
             # every peer that applied k decides the same (§C8.9).
             back = self.reseat.after_step(self.active, self._drop_steps(),
                                           [None if h is None else h.body.reseat for h in slots],
-                                          kind == "sealed", self.engine.is_terminal(state))
+                                          kind == "sealed", self.engine.is_terminal(state), self.epoch)
             for seat in sorted(back):
                 self._readmit(seat, back[seat].chain_head)
             if self.engine.is_terminal(state):

@@ -22,7 +22,8 @@ from .complaints import HiddenNow, check_hidden, judge, signed_step
 from .gamelog import KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_HEADER, KIND_STEP, LogReader
 from .identity import fingerprint_of
 from .hidden import HiddenLedger, hidden_secret, layout_of_state
-from .lockstep import hidden_bot, resolve_hidden, resolve_step, step_digest
+from .step_collect import step_digest
+from .step_resolve import hidden_bot, resolve_hidden, resolve_step
 from .reseat import OffsetChain, counts_at, readmissions
 from .sealed import COMMIT, SealedDecisions
 from .turn_skip import KIND_SKIP, SKIPPED_BODY, check_skip_payload, skip_input, skippable_step
@@ -325,7 +326,7 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
         if counts_at(sealed.phase == COMMIT, engine.is_terminal(state), ledger is not None):
             # Returning players re-seated from step k+1 by the requests these bodies carry (§C8.9).
             back = readmissions(setup, active, {i: at for i, (rule, _, at) in dropped.items()
-                                                if rule == RULE_BOT and i not in bad_escrow}, carried)
+                                                if rule == RULE_BOT and i not in bad_escrow}, carried, epoch)
             for seat in sorted(back):
                 del dropped[seat]
                 active[seat] = True
