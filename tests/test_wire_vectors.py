@@ -256,3 +256,29 @@ def test_seat_advert_from_the_spec_text():
     assert a["txt"] == {"v": "2", "gid": gid, "seat": str(a["seat"]), "pk": pk.hex(), "xk": a["txt"]["xk"]}
     players = msgpack.unpackb(bytes.fromhex(v["setup"]))[6]
     assert players[a["seat"]][:2] == [pk, bytes.fromhex(a["txt"]["xk"])]  # [pk, xk, ...] of that seat
+
+
+def test_kind_4_complaints_settle_from_the_spec_text():
+    """§C12.1/§C12.4: hidden secret = SHA-256("lanopoli/1/hidden-secret\\0" ‖ chain secret),
+    opening of item t = SHA-256("lanopoli/1/hidden-open\\0" ‖ hs ‖ t (2 B))[:16]. The public
+    fault: seat 0's openings field holds its opening of item 0 outside an inspection. The
+    witness form: the key in seat 2's complaint opens seat 0's delivery of step 0 to seat 2
+    (AAD gid ‖ 0 ‖ 2 ‖ step 0 (8 B)), and the openings in it are zeros, not seat 0's."""
+    from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+
+    c = _vec()["complaints"]
+    p = c["hidden_public"]
+    gid = bytes.fromhex(p["game_id"])
+    hs0 = hashlib.sha256(b"lanopoli/1/hidden-secret\x00" + bytes.fromhex(p["chain_secrets"][0])).digest()
+    op0 = hashlib.sha256(b"lanopoli/1/hidden-open\x00" + hs0 + (0).to_bytes(2, "big")).digest()[:16]
+    own = msgpack.unpackb(msgpack.unpackb(bytes.fromhex(p["evidence"][0]))[1])
+    assert own[6][1] == op0 and p["culprit"] == own[2] == 0 and p["reason"] == "openings outside an inspection step"
+    w = c["hidden_witness"]
+    holder = msgpack.unpackb(msgpack.unpackb(bytes.fromhex(w["evidence"][0]))[1])
+    sender = msgpack.unpackb(msgpack.unpackb(bytes.fromhex(w["sender_step"]))[1])
+    (culprit, key), step = holder[6][2], sender[1]
+    assert (holder[2], holder[1], culprit, w["culprit"]) == (2, step + 1, 0, 0)
+    ct = dict((to, x) for to, x in sender[6][0])[2]
+    plain = ChaCha20Poly1305(key).decrypt(bytes(12), ct, gid + bytes((0, 2)) + step.to_bytes(8, "big"))
+    assert plain == bytes(len(plain)) and len(plain) % 16 == 0 and plain
+    assert "private delivery to seat 2 does not match its commitment" in w["reason"]

@@ -84,7 +84,8 @@ def hidden_complaints(ids: list[Identity]) -> dict:
       0) outside an inspection; seat 1 complains with seat 0's STEP: seat 0 is proven.
     * ``hidden_witness``: at step 0 seat 0 seals zero openings to seat 2 under the right key;
       seat 2's STEP of step 1 carries ``complaint = [0, key]``; seat 1 complains with that STEP
-      (the witness's message): seat 0 is proven."""
+      (the witness's message): seat 0 is proven. ``sender_step``: seat 0's STEP of step 0 (the
+      delivery the judge applied)."""
     import engine as E
     from p2p import hidden as H
     from p2p.complaints import HiddenNow, check_hidden
@@ -126,10 +127,13 @@ def hidden_complaints(ids: list[Identity]) -> dict:
     holder = step(2, 1, views[2].my_field(1, None))
     out["hidden_witness"] = (holder, make_complaint(ids[1], gid, 1, 1, 0, BAD_HIDDEN, [holder]),
                              check_hidden(setup, holder, None, HiddenNow(1, h, dg, led, None)))
-    return {name: {"kind": BAD_HIDDEN, "game_id": gid.hex(), "edition": "niente-e-come-sembra",
-                   "chain_secrets": [c.hex() for c in chains], "evidence": [ev.hex()], "envelope": env.hex(),
-                   "culprit": verdict[0], "reason": verdict[1]}
-            for name, (ev, env, verdict) in out.items()}
+    res = {name: {"kind": BAD_HIDDEN, "game_id": gid.hex(), "edition": "niente-e-come-sembra",
+                  "chain_secrets": [c.hex() for c in chains], "evidence": [ev.hex()], "envelope": env.hex(),
+                  "culprit": verdict[0], "reason": verdict[1]}
+           for name, (ev, env, verdict) in out.items()}
+    # what the judge holds besides the evidence: the sender's STEP of step 0 every peer applied
+    res["hidden_witness"]["sender_step"] = step(0, 0, fields[0]).hex()
+    return res
 
 
 def epoch_proof() -> dict:
