@@ -25,6 +25,7 @@ import fake_engine as FE
 from p2p import const as C
 from p2p.gamelog import KIND_SKIP, LogReader, LogWriter
 from p2p.lockstep import SeatDropped, SeatDropVoted, StepApplied
+from p2p.resume import resume_session
 from p2p.seat_loss import default_bot
 from p2p.session_events import TurnSkipped
 from p2p.turn_skip import OWN_DEFAULTS, skip_input
@@ -150,6 +151,10 @@ def test_a_seat_stalling_at_its_own_roll_has_its_turn_passed_and_plays_again(tmp
         rep = verify_log(p, engine=E)
         assert rep.ok and rep.error is None, rep.error
         assert [r.kind for r in LogReader(p)].count(KIND_SKIP) >= len(skipped[0])
+    # a restart replays the defaults from the log: the idle seat and a voter resume where they were
+    for i in (1, 2):
+        again, _ = resume_session(paths[i], sessions[i].identity, sessions[i].chain.value(0), E, now=net.now)
+        assert (again.step, again.state_hash) == (sessions[i].step, sessions[i].state_hash)
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
