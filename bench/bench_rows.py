@@ -296,7 +296,8 @@ def main(argv: list[str] | None = None) -> int:
             games = [play(n, f"{args.seed}-{g}", tmp) for g in range(args.games)]
             rate = statistics.median(g["steps_per_s"] for g in games)
             floor = mesh_round(n, args.rounds) if f"steps{n}" in rows else None
-            cpu = statistics.median(c for g in games for c in cpu_ms_per_step(g))
+            cpus = [c for g in games for c in cpu_ms_per_step(g)]
+            cpu = statistics.median(cpus) if cpus else float("nan")  # nan: children without the counter
             res[f"steps{n}"] = {"steps_per_s": round(rate, 1), "mesh_round": floor,
                                 "ratio": round(rate / floor, 3) if floor else None,
                                 "steps": [g["steps"] for g in games], "cpu_ms_per_step_per_peer": round(cpu, 3)}
