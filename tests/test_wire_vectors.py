@@ -282,3 +282,19 @@ def test_kind_4_complaints_settle_from_the_spec_text():
     plain = ChaCha20Poly1305(key).decrypt(bytes(12), ct, gid + bytes((0, 2)) + step.to_bytes(8, "big"))
     assert plain == bytes(len(plain)) and len(plain) % 16 == 0 and plain
     assert "private delivery to seat 2 does not match its commitment" in w["reason"]
+
+
+def test_setup_with_options_from_the_spec_text():
+    """§C2.3: setup = msgpack [version, gid, edition, seats, chain_length, options sorted by key
+    as [key, value] pairs, players in seat order (ascending pk)], setup_hash = SHA-256(prefix ‖
+    bytes); §C7.1: the engine gets the options without the `p2p.` keys."""
+    v = _vec()
+    w = v["setup_with_options"]
+    version, gid, edition, seats, chain_length, options, players = msgpack.unpackb(bytes.fromhex(w["setup"]))
+    assert options == w["options"] == sorted(w["options"]) and len({k for k, _ in options}) == len(options)
+    assert [p[0] for p in players] == sorted(p[0] for p in players) and len(players) == seats
+    rebuilt = msgpack.packb([version, gid, edition, seats, chain_length, options, players], use_bin_type=True)
+    assert rebuilt.hex() == w["setup"]
+    assert hashlib.sha256(b"lanopoli/1/setup\x00" + rebuilt).hexdigest() == w["setup_hash"]
+    assert w["engine_options"] == [kv for kv in options if not kv[0].startswith("p2p.")]
+    assert {type(x) for _, x in options} == {int, str, bool}

@@ -18,6 +18,7 @@ encoders (``wire.seal_message``), so a change of any table of ``p2p/wire.py`` sh
 * ``digest_dropped``: the §C3.2 digest of a step whose seat 2 was dropped (its body empty).
 * ``epoch_proof``: §N2.2's CHALLENGE and RESPONSE datagrams (``epoch_proof``).
 * ``seat_advert``: §N3.2's DNS-SD advert of seat 1 (``seat_advert``).
+* ``setup_with_options``: §C2.3 setup bytes and hash with options (``setup_with_options``).
 * ``log``: the framed records (``u32 length | u8 kind | payload | u32 CRC-32``) of kinds 0
   (header), 1 (step), 2 (drop), 3 (own message), 4 (abandon), 5 (complaint), 6 (skip), each
   with ``kind``, ``payload`` and ``record``; written through ``p2p.gamelog`` (LogWriter, OwnLog).
@@ -192,6 +193,26 @@ def seat_advert(ids: list[Identity], gid: bytes) -> dict:
             "host_name": info.server, "service_type": info.type}
 
 
+def setup_with_options(ids: list[Identity], gid: bytes) -> dict:
+    """§C2.3, §C7.1: the setup of the wire game's players for a timed editrice-giochi game with
+    options of each value type (str, ints, bools), given unsorted and encoded sorted by key; its
+    hash and the options the engine gets (``wire.engine_options``: the ``p2p.`` keys left out;
+    ``engine.new_game`` accepts them) and the p2p checks pass (``lobby.check_p2p_options``)."""
+    import engine
+    from p2p.lobby import check_p2p_options
+
+    players = tuple(W.Player(i.public_key, i.x25519_public_key, f"wire-{n}", _h(f"head {n}"), _h(f"commit {n}"),
+                             False) for n, i in enumerate(ids))
+    opts = W.check_options({"timed_minutes": 2, "p2p.turn_time": 0, "p2p.on_drop": "bot", "p2p.drop_timeout": 30,
+                            "p2p.timed_ms": 90000, "free_parking_pot": True, "no_auctions": False})
+    setup = W.Setup(C.PROTOCOL_VERSION, gid, "editrice-giochi", 3, 65536, opts, players)
+    raw = W.SETUP.encode(setup)
+    check_p2p_options(opts)
+    engine.new_game(setup.edition, setup.seats, W.engine_options(setup))
+    return {"options": [list(kv) for kv in opts], "setup": raw.hex(), "setup_hash": W.setup_hash(raw).hex(),
+            "engine_options": sorted([list(kv) for kv in W.engine_options(W.SETUP.decode(raw)).items()])}
+
+
 def compute_wire() -> dict:
     """The wire.json vectors (module docstring)."""
     demo = [Identity.from_seed(s.encode()) for s in SEEDS]
@@ -297,6 +318,7 @@ def compute_wire() -> dict:
                       "note": "seat 2 dropped at or before the step: its body counts as empty (§C3.2, §C8.4)"}
     return {"spec": "protocol.md §C1, §C2.1, §C3.1, §C3.2, §C6, §C8, §C9, §N2.2, §N9, §N10",
             "digest_dropped": digest_dropped, "epoch_proof": epoch_proof(), "seat_advert": seat_advert(ids, gid),
+            "setup_with_options": setup_with_options(ids, gid),
             "game_id": gid.hex(), "demo_seeds": SEEDS, "setup": setup_bytes.hex(), "setup_hash": sh.hex(),
             "seat_of_demo": {SEEDS[i]: order.index(i) for i in range(3)},
             "messages": messages, "complaints": complaints,
