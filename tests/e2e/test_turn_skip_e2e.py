@@ -7,9 +7,9 @@ Peer 1 is a held peer (tests/e2e/held_peer.py) that holds its input at its first
 >= HOLD_AT (second test: at its first two own rolls from HOLD_AT on) and is never released:
 it is alive (ALIVE every 5 s, so the 30 s drop timeout never fires) and idle (the turn time is
 the default 300 s). The two other peers are ``lanopoli host`` and ``lanopoli join`` bots with
-``--skip-idle-after 5``: the players' patience. Nobody votes to drop anybody; the two votes are a quorum (Q = 2 of 3), so the held seat's input at that step
-counts as nil — at its own roll, as the roll itself (§C8.10 "Own decisions") — and at the next
-step its bot plays again.
+``--skip-idle-after 5``: the players' patience. Nobody votes to drop anybody; the two votes are
+a quorum (Q = 2 of 3), so the held seat's input at that step counts as nil — at its own roll, as
+the roll itself (§C8.10 "Own decisions") — and at the next step its bot plays again.
 """
 
 from __future__ import annotations

@@ -161,10 +161,10 @@ def test_a_seat_stalling_at_its_own_roll_has_its_turn_passed_and_plays_again(tmp
 @given(seed=st.integers(0, 2**32 - 1), seats=st.sampled_from([3, 4]),
        edition=st.sampled_from(["classico", "editrice-giochi", "fabrianopoli"]))
 def test_property_a_skipped_seat_never_leaves_the_game_waiting_on_itself(seed, seats, edition):
-    """Along bot games of random seeds (every edition without hidden information): at every decision step, for every actor of it, the skip
-    input is nil exactly outside ``OWN_DEFAULTS``; inside, applying it (others silent) never
-    leaves the same seat facing the same decision in the same state — the stall ends — and the
-    engine never refuses it."""
+    """Along bot games of random seeds (every edition without hidden information): at every
+    decision step, for every actor of it, the skip input is nil exactly outside
+    ``OWN_DEFAULTS``; inside, applying it (others silent) never leaves the same seat facing the
+    same decision in the same state — the stall ends — and the engine never refuses it."""
     rnd = random.Random(seed)
     s = E.new_game(edition, seats)
     kinds = set()
