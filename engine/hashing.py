@@ -1,41 +1,22 @@
 """Canonical encoding of the state, its hash, and the event encoding.
 
 ``encode_state``: msgpack (``use_bin_type=True``) of one array, no maps, fields in the order of
-``_SCALARS`` then ``_LISTS`` then ``_NESTED`` below, preceded by the format version (see
+``_SCALARS`` then ``_LISTS`` then ``_NESTED`` (engine.state), preceded by the format version (see
 protocol.md part E "State encoding"). ``state_hash`` = SHA-256 of those bytes.
 ``decode_state`` rebuilds an identical state and raises ValueError on anything malformed.
 """
 from __future__ import annotations
 
 from hashlib import sha256
-from operator import attrgetter
 
 import msgpack
 
 from .editions import EDITIONS
-from .state import State, PHASE_NAMES
+# The field order and encode_state live with the layout they encode (engine.state: State.__eq__
+# compares encodings, and state must not import this module back); re-exported here.
+from .state import _LISTS, _NESTED, _SCALARS, PHASE_NAMES, STATE_FORMAT, State, encode_state
 
 __all__ = ["encode_state", "decode_state", "state_hash", "STATE_FORMAT"]
-
-STATE_FORMAT = 1
-"""Version of the state encoding."""
-
-_SCALARS = ("n", "phase", "current", "turn", "doubles", "d1", "d2", "dice_for", "draw_deck",
-            "mult", "houses", "hotels", "bank", "winner", "auc_sq", "auc_high", "auc_bidder",
-            "auc_lot", "pot", "time_up")
-_LISTS = ("cash", "pos", "jail", "out", "owner", "level", "mort", "undrawn", "resume", "auc_in",
-          "auc_queue", "auc_target", "opts")
-_NESTED = ("decks", "held", "claims", "debts", "offers", "inherit", "step_bids", "nx")
-
-
-_FIELDS = attrgetter(*_SCALARS, *_LISTS, *_NESTED)
-"""Every encoded field in order, read in one C call (peers hash the state at every step)."""
-
-
-def encode_state(s: State) -> bytes:
-    """Canonical msgpack bytes of ``s``."""
-    return msgpack.packb([STATE_FORMAT, s.edition, *_FIELDS(s)], use_bin_type=True)
-
 
 def state_hash(s: State) -> bytes:
     """32 bytes: SHA-256 of ``encode_state(s)``."""

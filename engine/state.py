@@ -11,6 +11,10 @@ constant: ``seats * start_cash``.
 """
 from __future__ import annotations
 
+from operator import attrgetter
+
+import msgpack
+
 from .editions import EDITIONS, Edition
 
 __all__ = ["State", "new_state", "PHASE_NAMES", "P_FIRST", "P_ROLL", "P_DICE", "P_BUY",
@@ -159,7 +163,6 @@ class State:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, State):
             return NotImplemented
-        from .hashing import encode_state
         return encode_state(self) == encode_state(other)
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -229,8 +232,28 @@ def new_state(edition: str | Edition, seats: int, opts: tuple[int, ...] = NO_OPT
     s.opts = list(opts)
     s.pot = 0
     s.time_up = 0
-    s.nx = []
-    if ed.decoder is not None:
-        from .rules.banknotes import new_nx
-        s.nx = new_nx(ed, seats)
+    s.nx = ed.money.new_hidden(ed, seats)  # niente: the bills (engine.rules.banknotes)
     return s
+
+
+# --- canonical encoding (engine.hashing hashes, decodes and re-exports it) -----------------
+
+STATE_FORMAT = 1
+"""Version of the state encoding."""
+
+_SCALARS = ("n", "phase", "current", "turn", "doubles", "d1", "d2", "dice_for", "draw_deck",
+            "mult", "houses", "hotels", "bank", "winner", "auc_sq", "auc_high", "auc_bidder",
+            "auc_lot", "pot", "time_up")
+_LISTS = _LIST_FIELDS  # the slots' own order is the encoding's
+_NESTED = _NESTED_FIELDS
+
+
+_FIELDS = attrgetter(*_SCALARS, *_LISTS, *_NESTED)
+"""Every encoded field in order, read in one C call (peers hash the state at every step)."""
+
+
+def encode_state(s: State) -> bytes:
+    """Canonical msgpack bytes of ``s`` (protocol.md part E "State encoding": one array, the
+    format version, the edition name, then ``_SCALARS``, ``_LISTS``, ``_NESTED`` in order);
+    ``engine.hashing`` hashes and decodes it."""
+    return msgpack.packb([STATE_FORMAT, s.edition, *_FIELDS(s)], use_bin_type=True)

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Mapping
 
+from ..rules.money import EURO, Euro
+
 __all__ = [
     "Edition", "Square", "Card", "Tables", "EDITIONS", "load_board", "load_decks",
     "edition_from_files",
@@ -211,6 +213,11 @@ class Edition:
     decoder: object = None
     """Niente-è-come-sembra: ``engine.editions.niente.DecoderRules`` (banknotes, magnifier tokens,
     face-up Imprevisti); None: money is plain euro (every other edition)."""
+    money: Euro = EURO
+    """Money strategy (``engine.rules.money.Euro``: plain euro; niente-e-come-sembra:
+    ``engine.rules.banknotes.BANKNOTES``, the bills move too): every payment of the shared
+    rules goes through it (``engine.rules.money.transfer``), so the flow never asks which
+    edition it runs."""
     tables: Tables = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
     """Precomputed lists for the hot path (built in __post_init__)."""
 

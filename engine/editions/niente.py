@@ -22,6 +22,7 @@ import json
 from dataclasses import dataclass
 from importlib import resources
 
+from ..rules.banknotes import BANKNOTES
 from . import Card, Edition, load_board
 
 __all__ = ["DecoderRules", "EDITION", "KEPT_KINDS", "IMMEDIATE_KINDS", "EFFECT_KINDS",
@@ -114,6 +115,7 @@ EDITION = Edition(
     hotels_only=True,
     end_when_all_owned=True,
     money_unit=10,
+    money=BANKNOTES,
     decoder=DecoderRules(
         start_bills=(500, 500, 100, 100, 100, 50, 50, 50, 20, 10, 10, 10),
         bank_bills=((500, 20), (100, 60), (50, 60), (20, 60), (10, 80)),

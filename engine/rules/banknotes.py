@@ -31,12 +31,12 @@ from __future__ import annotations
 
 from ..events import MoneyPaid
 from .niente_events import BillsMoved, LensesRestored
-from .money import R_BANKRUPTCY, R_SALARY
+from .money import R_BANKRUPTCY, R_SALARY, Euro
 
 __all__ = ["NX_DEN", "NX_WALLET", "NX_PILE", "NX_PUB", "NX_LENS", "NX_FACEUP", "NX_HAND",
            "NX_CPUB", "NX_PAY", "NX_WIN", "NX_INSP", "NX_CARD", "NX_DUE", "NX_FIELDS", "new_nx",
            "holder_of", "pay_with", "give_bills",
-           "select", "bank_take", "on_transfer", "move_bill", "check_bills", "restore_lenses",
+           "select", "bank_take", "on_transfer", "Banknotes", "BANKNOTES", "move_bill", "check_bills", "restore_lenses",
            "UNKNOWN", "GENUINE", "FAKE", "DENOMINATIONS"]
 
 # Layout of State.nx (one list per entry; see protocol.md §E8 for the wire form).
@@ -189,6 +189,28 @@ def on_transfer(s, ev, payer: int, payee: int, amount: int, reason: int) -> None
                           + [len(got)] + got + [len(change)] + change)
     elif reason != R_BANKRUPTCY:
         nx[NX_PAY].append([payer, taker] + pick)
+
+
+class Banknotes(Euro):
+    """Money strategy of niente-e-come-sembra (``Edition.money``): every euro amount is also a
+    set of bills that moves with it (module doc), and the game hides which bills are fake
+    (``State.nx``, laid out by :func:`new_nx`). One shared instance :data:`BANKNOTES`."""
+
+    __slots__ = ()
+    name = "banknotes"
+
+    def new_hidden(self, ed, seats: int) -> list:
+        """``State.nx`` of a new game (:func:`new_nx`; ``ed.decoder`` gives the bills)."""
+        return new_nx(ed, seats)
+
+    def transfer(self, s, ev, payer: int, payee: int, amount: int, reason: int) -> None:
+        """The euro totals (``Euro.transfer``), then the bills themselves (:func:`on_transfer`)."""
+        Euro.transfer(self, s, ev, payer, payee, amount, reason)
+        on_transfer(s, ev, payer, payee, amount, reason)
+
+
+BANKNOTES = Banknotes()
+"""The banknote money strategy (niente-e-come-sembra's ``Edition.money``)."""
 
 
 def pay_with(s, ev, payer: int, payee: int, amount: int, pick: list[int]) -> tuple:

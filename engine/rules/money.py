@@ -21,22 +21,47 @@ R_COUNTERFEIT = REASONS.index("counterfeit")
 """Niente-è-come-sembra: a fake bill found by an inspector, and the payer paying its value again."""
 
 
+class Euro:
+    """Money strategy of the editions that pay in plain euro (``Edition.money``; every edition
+    but niente-e-come-sembra, whose ``engine.rules.banknotes.Banknotes`` moves the bills too).
+
+    The flow never asks which edition it runs: it calls the edition's money object, chosen
+    once when the edition is declared (engine/editions). Stateless; one shared instance
+    :data:`EURO`."""
+
+    __slots__ = ()
+    name = "euro"
+    """Short name, for messages and tests."""
+
+    def new_hidden(self, ed, seats: int) -> list:
+        """``State.nx`` of a new game: plain euro hides nothing (empty list)."""
+        return []
+
+    def transfer(self, s, ev, payer: int, payee: int, amount: int, reason: int) -> None:
+        """Move ``amount`` euro from payer to payee (-1 = bank) and tell it (MoneyPaid); see
+        :func:`transfer`."""
+        if payer < 0:
+            s.bank -= amount
+        else:
+            s.cash[payer] -= amount
+        if payee < 0:
+            s.bank += amount
+            if s.opts[0] and (reason == R_TAX or reason == R_CARD):
+                s.pot += amount  # free-parking pot option (engine.rules.house_rules)
+        else:
+            s.cash[payee] += amount
+        ev.append(_MoneyPaid(payer, payee, amount, REASONS[reason]))
+
+
+EURO = Euro()
+"""The plain-euro money strategy (``Edition.money``'s default)."""
+
+
 def transfer(s, ev, payer: int, payee: int, amount: int, reason: int) -> None:
-    """Move ``amount`` euro from payer to payee (-1 = bank). No checks: callers check cash."""
-    if payer < 0:
-        s.bank -= amount
-    else:
-        s.cash[payer] -= amount
-    if payee < 0:
-        s.bank += amount
-        if s.opts[0] and (reason == R_TAX or reason == R_CARD):
-            s.pot += amount  # free-parking pot option (engine.rules.house_rules)
-    else:
-        s.cash[payee] += amount
-    ev.append(_MoneyPaid(payer, payee, amount, REASONS[reason]))
-    if s.nx:  # niente-e-come-sembra: the bills themselves move too
-        from .banknotes import on_transfer
-        on_transfer(s, ev, payer, payee, amount, reason)
+    """Move ``amount`` euro from payer to payee (-1 = bank). No checks: callers check cash.
+    Goes through the edition's money strategy (``s.ed.money``: :class:`Euro` or
+    ``engine.rules.banknotes.Banknotes``, which moves the bills too)."""
+    s.ed.money.transfer(s, ev, payer, payee, amount, reason)
 
 
 def charge(s, ev, debtor: int, creditor: int, amount: int, reason: int, square: int = -1) -> None:
