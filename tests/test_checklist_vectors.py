@@ -189,6 +189,36 @@ def test_every_cross_reference_resolves():
     assert bad == []
 
 
+def _playthrough_lines() -> Iterator[dict]:
+    import gzip
+
+    for path in vector_paths("playthroughs/"):
+        with gzip.open(path, "rt") as f:
+            for line in f:
+                yield json.loads(line)
+
+
+def test_every_action_code_is_in_the_e2_table_and_encoded_in_some_playthrough():
+    """§E2: the table's codes are the engine's (``engine.actions.ACTION_TYPES``; 40–45 written
+    as a range), and every code occurs encoded in the conformance suite, as a legal action or
+    an input (ProposeTrade is never listed as legal, §E9, so only as an input). The checklist
+    row 'every action code' names the files."""
+    from engine.actions import ACTION_TYPES
+    row = next(r for r in checklist() if r["item"].startswith("every action code"))
+    assert row["vectors"] == ["playthroughs/"]
+    sec = TEXT[TEXT.index("### E2. Actions on the wire"):TEXT.index("### E3.")]
+    codes = set()
+    for a, b in re.findall(r"^\| (\d+)(?:–(\d+))? \| [A-Z]", sec, re.M):
+        codes |= set(range(int(a), int(b or a) + 1))
+    assert codes == set(ACTION_TYPES)
+    seen = set()
+    for d in _playthrough_lines():
+        for actions in (d.get("legal") or []):
+            seen.update(x[0] for x in actions)
+        seen.update(x[0] for x in (d.get("inputs") or []) if type(x) is list and x)
+    assert set(ACTION_TYPES) <= seen, set(ACTION_TYPES) - seen
+
+
 def test_every_pending_phase_is_played_in_some_playthrough():
     """§E4.1, §E9: every phase a step can be pending in (all but the transient AUTO phases and
     game_over) is the ``kind`` of some step of the conformance suite, so a port meets each one,
