@@ -63,6 +63,10 @@ MAX_OPTION_STR = 64
 MAX_HOST_LEN = 64  # textual IP address in an endpoint
 MIN_SEATS = 2
 MAX_SEATS = 8
+#: Largest escrow epoch on the wire (ESCROW, DROP, SKIP; protocol.md §C8.2). Every drop and every
+#: re-seat starts a new epoch, so re-seats are admitted only while a drop of every active seat but
+#: one still fits (reseat.readmissions): a seat cycling leave/return cannot push it past this.
+MAX_EPOCH = 255
 #: Largest step number accepted on the wire (2**40 steps is far beyond any game).
 MAX_STEP = 2**40
 #: Nesting and element limits for an encoded engine action inside a step message.

@@ -41,7 +41,7 @@ from .errors import WireError
 from .identity import Identity
 from .wire import MSG_RESEAT, ReseatRequest, Setup, decode_reseat, open_envelope, seal_message
 
-__all__ = ["ReseatRequest", "make_request", "open_request", "needed", "readmissions", "counts_at",
+__all__ = ["ReseatRequest", "make_request", "open_request", "needed", "readmissions", "epoch_room", "counts_at",
            "OffsetChain", "Carrier", "Reseat", "new_chain", "request_for"]
 
 
@@ -83,7 +83,7 @@ def counts_at(sealed_commit: bool, terminal: bool, hidden: bool) -> bool:
 
 
 def readmissions(setup: Setup, active: Sequence[bool], drop_steps: Mapping[int, int],
-                 fields: Sequence[Sequence[bytes] | None]) -> dict[int, ReseatRequest]:
+                 fields: Sequence[Sequence[bytes] | None], epoch: int) -> dict[int, ReseatRequest]:
     """Seats re-seated after a step (protocol.md §C8.9), from that step's bodies' 8th fields.
 
     ``active``: active seats during the step; ``drop_steps``: dropped seat -> step of its drop
@@ -95,6 +95,12 @@ def readmissions(setup: Setup, active: Sequence[bool], drop_steps: Mapping[int, 
     seat (its first valid request of that seat). A seat is re-seated when ``needed`` carriers
     carry the same request (same body bytes). At most one request of a seat can reach it (two
     sets of ``needed`` carriers share a carrier, which counts one request per seat).
+
+    ``epoch``: the escrow epoch during the step. Every re-seat starts a new epoch, so seats are
+    re-seated (ascending) only while ``epoch`` + active seats + 1 <= ``MAX_EPOCH`` (``epoch_room``):
+    the re-seat and a later drop of every active seat but one stay within the wire's epoch range.
+    Without it, one seat leaving and returning again and again ran the epoch off the wire and every
+    honest peer failed to seal its next ESCROW (tests/p2p/test_redteam_reseat.py).
     Returns {seat: request}. Deterministic: every peer and the verifier get the same answer."""
     need = needed(setup.seats, sum(1 for a in active if a))
     carriers: dict[tuple[int, bytes], set[int]] = {}
@@ -115,7 +121,20 @@ def readmissions(setup: Setup, active: Sequence[bool], drop_steps: Mapping[int, 
     for (seat, raw), who in sorted(carriers.items()):
         if len(who) >= need and seat not in out:
             out[seat] = found[raw]
+    seated = sum(1 for a in active if a)
+    for seat in sorted(out):
+        if epoch_room(epoch, seated):
+            epoch, seated = epoch + 1, seated + 1
+        else:
+            del out[seat]
     return out
+
+
+def epoch_room(epoch: int, active: int) -> bool:
+    """True if one more seat may be re-seated at ``epoch`` with ``active`` active seats
+    (protocol.md §C8.9): its new epoch plus a drop of every active seat but one afterwards stay
+    within ``MAX_EPOCH``. Drops keep epoch + active constant, re-seats raise it by 2."""
+    return epoch + active + 1 <= C.MAX_EPOCH
 
 
 class OffsetChain:
@@ -241,12 +260,12 @@ class Reseat:
 
     def after_step(self, active: Sequence[bool], drop_steps: Mapping[int, int],
                    fields: Sequence[Sequence[bytes] | None], sealed_commit: bool,
-                   terminal: bool) -> dict[int, ReseatRequest]:
+                   terminal: bool, epoch: int) -> dict[int, ReseatRequest]:
         """Seats re-seated from the next step, given the applied step's bodies' 8th fields
-        (``readmissions``, gated by ``counts_at``)."""
+        and the step's escrow ``epoch`` (``readmissions``, gated by ``counts_at``)."""
         if not counts_at(sealed_commit, terminal, self._hidden):
             return {}
-        return readmissions(self._setup, active, drop_steps, fields)
+        return readmissions(self._setup, active, drop_steps, fields, epoch)
 
     def readmitted(self, seat: int, base: int) -> None:
         """``seat`` came back after ``base`` chance steps: stop carrying its request, remember
