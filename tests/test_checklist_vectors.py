@@ -236,3 +236,22 @@ def test_every_pending_phase_is_played_in_some_playthrough():
                 seen.update(re.findall(r'"kind":"(\w+)"', line))
     auto = {S.PHASE_NAMES[p] for p in S.AUTO_PHASES} | {"game_over"}
     assert set(S.PHASE_NAMES) - auto <= seen, set(S.PHASE_NAMES) - auto - seen
+
+
+def test_every_hash_domain_of_the_code_is_written_out_and_recomputed_from_the_text():
+    """Every domain-separation label the reference code hashes, keys or derives with
+    (``b"lanopoli/1/<label>\\x00"``, ``SIG_PREFIX + b"<label>\\x00"``, the demo secrets'
+    purposes) is written in protocol.md as ``lanopoli/1/<label>``, and some vector test
+    recomputes it from the text with that literal (not through the production code). The
+    signature domains of the message types are §C1's table (tests/test_wire_vectors.py)."""
+    labels = set()
+    for path in [*(ROOT / "p2p").glob("*.py"), *(ROOT / "engine").rglob("*.py")]:
+        src = path.read_text()
+        labels |= set(re.findall(r'SIG_PREFIX \+ b"([a-z0-9-]+)\\x00"', src))
+        labels |= set(re.findall(r'b"lanopoli/1/([a-z0-9-]+)\\x00"', src))
+        labels |= set(re.findall(r'(?:new_secret|derive_secret)\([^,()]+, b"([a-z-]+)"', src))
+    assert {"setup", "digest", "escrow-key", "hidden-key", "sealed", "dropped"} <= labels  # the scan works
+    tests = "".join(p.read_text() for p in (ROOT / "tests").glob("test_*vectors*.py"))
+    missing_text = sorted(x for x in labels if f"lanopoli/1/{x}" not in TEXT)
+    missing_test = sorted(x for x in labels if f"lanopoli/1/{x}" not in tests)
+    assert missing_text == [] and missing_test == []
