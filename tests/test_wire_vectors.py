@@ -96,6 +96,16 @@ def test_lobby_and_session_fields_follow_the_spec_text():
     assert f[5][1] == setup and f[6][2] == sh and f[7][2] == sh
     assert msgpack.unpackb(setup)[1] == gid and len(f[5][2]) == msgpack.unpackb(setup)[3]
     assert len(f[16]) == 6 and f[19][2] < f[19][3]
+    # §C9.2: a page of the STEP record of step 7 (every seat's message), the responder's held
+    # message of its head step and its escrow; §N10: RECORDS from index 0 start with the header
+    gid_, seat, from_step, head, records, pending, escrows = f[20]
+    (kind, payload), = records
+    step, msgs = msgpack.unpackb(payload)
+    assert (kind, step, from_step, head) == (1, 7, 7, 8)
+    assert [msgpack.unpackb(msgpack.unpackb(m)[1])[1:3] for m in msgs] == [[7, 0], [7, 1], [7, 2]]
+    assert msgpack.unpackb(msgpack.unpackb(pending[0])[1])[1:3] == [head, seat] and _env_type(escrows[0]) == 17
+    assert f[38][1] == 0 and [k for k, _ in f[38][2]] == [0, 1]
+    assert msgpack.unpackb(f[38][2][0][1])[1] == setup
 
 
 def _record(kind: int, payload: bytes) -> bytes:
@@ -123,6 +133,8 @@ def test_log_records_from_the_spec_text():
     assert [_env_type(x) for x in sigs] == [6, 6, 6] and [_env_type(x) for x in seeds] == [7, 7, 7]
     step, msgs = msgpack.unpackb(p[1])
     assert step == 0 and [_env_type(x) for x in msgs] == [16, 16, 16]
+    assert [msgpack.unpackb(msgpack.unpackb(x)[1])[1:3] for x in msgs] == [[0, 0], [0, 1], [0, 2]]
+    assert msgpack.unpackb(msgpack.unpackb(msgs[0])[1])[4].hex() == v["setup_hash"]  # prev_digest of step 0
     step, seat, votes, escrow = msgpack.unpackb(p[2])
     assert (step, seat) == (7, 2) and [_env_type(x) for x in votes] == [18, 18] and _env_type(escrow) == 17
     voters = [msgpack.unpackb(msgpack.unpackb(x)[1])[1] for x in votes]

@@ -223,8 +223,14 @@ def compute_wire() -> dict:
     h, dg = _h("vector state hash"), _h("vector digest")
     xkeys = [i.x25519_public_key for i in ids]
     player0 = W.Player(ids[0].public_key, ids[0].x25519_public_key, "wire-0", _h("head 0"), _h("commit 0"), False)
-    step7 = W.StepBody(gid, 7, 1, h, dg, _h("vector reveal"))
-    step_env = W.seal_message(ids[1], W.MSG_STEP, step7)
+    # every seat's STEP of step 0 (over the setup hash) and of chance step 7 (labelled reveals)
+    steps0 = [W.seal_message(ids[s], W.MSG_STEP, W.StepBody(gid, 0, s, h, sh, _h(f"vector reveal 0 {s}")))
+              for s in range(3)]
+    steps7 = [W.seal_message(ids[s], W.MSG_STEP, W.StepBody(gid, 7, s, h, dg, _h(f"vector reveal 7 {s}")))
+              for s in range(3)]
+    step7 = W.decode_step_body(W.open_envelope(steps7[1]).body)
+    step8 = W.seal_message(ids[1], W.MSG_STEP, W.StepBody(gid, 8, 1, _h("vector state hash 8"), _h("vector digest 8"),
+                                                           None))
     escrow = make_escrow(ids[2], _h("vector wire chain"), gid, 2, 0, [0, 1], xkeys, quorum(3))
     shares = make_shares(_h("vector wire chain"), gid, 0, [0, 1], quorum(3))
     drops = [W.seal_message(ids[v], W.MSG_DROP, W.DropVote(gid, v, 7, 2, 0, shares[v])) for v in (0, 1)]
@@ -238,6 +244,7 @@ def compute_wire() -> dict:
                              StepNow(7, h, dg, None, [_h(f"reveal {s}") for s in range(3)]))
     sigs = [W.seal_message(ids[s], W.MSG_SETUP_SIG, W.SetupSig(gid, s, sh)) for s in range(3)]
     seeds = [W.seal_message(ids[s], W.MSG_SEED, W.SeedReveal(gid, s, sh, _h(f"seed secret {s}"))) for s in range(3)]
+    header = msgpack.packb([LOG_HEADER_VERSION, setup_bytes, sigs, seeds], use_bin_type=True)
     bodies = {
         W.MSG_JOIN: (0, W.Join(gid, C.PROTOCOL_VERSION, player0)),
         W.MSG_STATUS: (0, W.Status(gid, "classico", 3, 2, ("wire-0", "wire-1"), ids[0].public_key,
@@ -253,7 +260,7 @@ def compute_wire() -> dict:
         W.MSG_DROP: None,
         W.MSG_CATCHUP_REQ: (0, W.CatchupRequest(gid, 0, 7, 11)),
         W.MSG_CATCHUP_RESP: (1, W.CatchupResponse(gid, 1, 7, 8, ((gamelog.KIND_STEP, msgpack.packb(
-            [7, [step_env, step_env, step_env]], use_bin_type=True)),), (step_env,), (escrow,))),
+            [7, steps7], use_bin_type=True)),), (step8,), (escrow,))),
         W.MSG_HINT: (1, W.Hint(gid, 1, 12)),
         W.MSG_ALIVE: (2, W.Hint(gid, 2, 12)),
         W.MSG_ABANDON: None,
@@ -262,8 +269,8 @@ def compute_wire() -> dict:
         W.MSG_SKIP: None,
         W.MSG_CHAT: (1, W.Chat(gid, ids[1].public_key, 3, "wire-1", "ciao a tutti, €1.500!")),
         W.MSG_WATCH: (None, W.Watch(gid, _h("spectator pk"), _h("spectator xk"), "spettatore", 0)),
-        W.MSG_RECORDS: (0, W.Records(gid, 0, ((gamelog.KIND_STEP, msgpack.packb([0, [step_env]],
-                                                                                use_bin_type=True)),))),
+        W.MSG_RECORDS: (0, W.Records(gid, 0, ((gamelog.KIND_HEADER, header),
+                                              (gamelog.KIND_STEP, msgpack.packb([0, steps0], use_bin_type=True))))),
     }
     sealed = {W.MSG_ESCROW: (2, escrow), W.MSG_DROP: (0, drops[0]), W.MSG_ABANDON: (1, abandon),
               W.MSG_COMPLAINT: (0, bad_step), W.MSG_RESEAT: (2, reseat), W.MSG_SKIP: (0, skips[0])}
@@ -292,19 +299,18 @@ def compute_wire() -> dict:
         "bad_step": {"kind": BAD_STEP, "evidence": [nil_step.hex()], "envelope": bad_step.hex(),
                      "culprit": verdict[0], "reason": verdict[1]},
         **hidden_complaints(ids)}
-    header = msgpack.packb([LOG_HEADER_VERSION, setup_bytes, sigs, seeds], use_bin_type=True)
     drop_record = msgpack.packb([7, 2, drops, escrow], use_bin_type=True)
     skip_record = msgpack.packb([7, 2, skips], use_bin_type=True)
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "wire.lnplog"
         with gamelog.LogWriter(path, header) as w:
-            w.append_step(0, [step_env, step_env, step_env])
+            w.append_step(0, steps0)
             w.append_drop(drop_record)
             w.append_complaint(bad_step)
             w.append_skip(skip_record)
             w.append_abandon(abandon)
         own_log = gamelog.OwnLog(Path(d) / "wire.lnplog.own")
-        own_log.append_own(7, step_env)
+        own_log.append_own(7, steps7[0])
         own_log.close()
         data = path.read_bytes()[len(C.LOG_MAGIC):] + (Path(d) / "wire.lnplog.own").read_bytes()[len(C.LOG_MAGIC):]
     records, off = {}, 0
@@ -313,7 +319,7 @@ def compute_wire() -> dict:
         end = off + 5 + length + 4
         records[str(kind)] = {"kind": kind, "payload": data[off + 5:off + 5 + length].hex(), "record": data[off:end].hex()}
         off = end
-    bodies3 = [W.open_envelope(step_env).body, W.open_envelope(nil_step).body, b""]
+    bodies3 = [W.open_envelope(steps7[0]).body, W.open_envelope(steps7[1]).body, b""]
     digest_dropped = {"bodies": [x.hex() for x in bodies3], "digest": step_digest(bodies3).hex(),
                       "note": "seat 2 dropped at or before the step: its body counts as empty (§C3.2, §C8.4)"}
     return {"spec": "protocol.md §C1, §C2.1, §C3.1, §C3.2, §C6, §C8, §C9, §N2.2, §N9, §N10",
