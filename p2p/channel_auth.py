@@ -33,6 +33,8 @@ from cryptography.hazmat.primitives import constant_time, hashes, hmac
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PublicKey
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
+from .ratelimit import TokenBucket
+
 KEY_INFO = b"lanopoli/1/channel\x00"
 """HKDF ``info`` prefix; the two X25519 public keys (ascending) follow."""
 TAG_LEN = 16
@@ -103,10 +105,8 @@ class KeyCache:
         self.my_xk: bytes = identity.x25519_public_key
         self._cache: OrderedDict[bytes, PairKeys] = OrderedDict()
         self._size = size
-        self._burst = float(burst)
-        self._rate = rate
-        self._tokens = float(burst)
-        self._refilled: float | None = None
+        #: Keys derived for introductions (``introduced``): INTRO_BURST, then INTRO_RATE/s.
+        self._intros = TokenBucket(burst, rate)
         self.stats = {"derived": 0, "intro_limited": 0, "bad_key": 0}
 
     def _derive(self, peer_xk: bytes) -> PairKeys | None:
@@ -139,13 +139,9 @@ class KeyCache:
         if keys is not None:
             self._cache.move_to_end(peer_xk)
             return keys
-        if self._refilled is not None:
-            self._tokens = min(self._burst, self._tokens + (now - self._refilled) * self._rate)
-        self._refilled = now
-        if self._tokens < 1.0:
+        if not self._intros.take(now):
             self.stats["intro_limited"] += 1
             return None
-        self._tokens -= 1.0
         return self._derive(peer_xk)
 
 

@@ -45,6 +45,7 @@ from .beacon import HashChain, derive_secret, new_secret, seed_commitment
 from .errors import LocalProtocolError, WireError
 from .identity import Identity, fingerprint_of
 from .lockstep import LockstepSession
+from .ratelimit import TokenBucket
 from .setup_signing import DUPLICATE, EQUIVOCATION, MALFORMED, SetupSigning
 from .timed_clock import check_timed_options
 from .wire import (LOBBY_DECODERS, MSG_JOIN, MSG_LEAVE, MSG_PROPOSAL, MSG_REJECT, MSG_SEED, MSG_SETUP_SIG,
@@ -211,9 +212,8 @@ class Lobby:
         #: id (None once known, or for any other join).
         self._code_tag: int | None = None
         self._demo_seed = demo_seed
-        # host only: PROBE answers allowed (token bucket of PROBE_RATE per second)
-        self._probe_tokens = float(C.PROBE_RATE)
-        self._probe_at = now
+        # host only: PROBE answers allowed (PROBE_RATE per second, as many in a burst)
+        self._probes = TokenBucket(C.PROBE_RATE, C.PROBE_RATE, now)
         #: Counters: ``received``, ``malformed``, ``dropped`` (all drops), and one per drop reason
         #: (``wrong_game``, ``bad_signature``, ``not_host``, ``not_seated``, ``wrong_phase``,
         #: ``key_mismatch``, ``unverifiable``, ``buffer_full``...).
@@ -412,12 +412,9 @@ class Lobby:
         """Host: a PROBE (JOIN with a zero game id) asks who we are: answer our signed STATUS
         (or REJECT full once the lobby closed), at most PROBE_RATE per second. Unverified: the
         answer is the same for anyone, and the limit bounds what a spoofed source costs us."""
-        self._probe_tokens = min(float(C.PROBE_RATE), self._probe_tokens + (now - self._probe_at) * C.PROBE_RATE)
-        self._probe_at = now
-        if self._probe_tokens < 1.0:
+        if not self._probes.take(now):
             self._drop("probe_limit")
             return
-        self._probe_tokens -= 1.0
         self.stats["probes"] = self.stats.get("probes", 0) + 1
         if self.phase == WAITING:
             self._out.append((addr, self._status_msg()))

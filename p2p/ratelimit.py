@@ -1,0 +1,36 @@
+"""A token bucket: the one rate limit of what strangers can make us do (answer a join-code
+PROBE, derive the keys of a transport introduction; protocol.md §N2.2, §N3.1).
+
+``burst`` tokens to start with, ``per_s`` more every second up to ``burst``; each allowed act
+takes one. Times are seconds of the caller's clock (sans-I/O); nothing is clamped, so the
+caller's clock must not go back.
+"""
+
+from __future__ import annotations
+
+__all__ = ["TokenBucket"]
+
+
+class TokenBucket:
+    """``take(now)`` is True (a token taken) or False (empty: the act is refused).
+
+    ``now`` given at construction starts the refill clock there; None starts it at the first
+    ``take`` (no refill before it)."""
+
+    __slots__ = ("burst", "per_s", "tokens", "at")
+
+    def __init__(self, burst: float, per_s: float, now: float | None = None) -> None:
+        self.burst = float(burst)
+        self.per_s = per_s
+        self.tokens = float(burst)
+        self.at = now
+
+    def take(self, now: float) -> bool:
+        """Refill up to ``now``, then take a token if there is one."""
+        if self.at is not None:
+            self.tokens = min(self.burst, self.tokens + (now - self.at) * self.per_s)
+        self.at = now
+        if self.tokens < 1.0:
+            return False
+        self.tokens -= 1.0
+        return True
