@@ -255,3 +255,14 @@ def test_every_hash_domain_of_the_code_is_written_out_and_recomputed_from_the_te
     missing_text = sorted(x for x in labels if f"lanopoli/1/{x}" not in TEXT)
     missing_test = sorted(x for x in labels if f"lanopoli/1/{x}" not in tests)
     assert missing_text == [] and missing_test == []
+
+
+def test_every_vector_file_is_in_the_test_vectors_table_and_the_checklist():
+    """Every data file under tests/vectors/ (JSON, the sample log, the playthroughs folder) has
+    a row in protocol.md's "Test vectors" table and is named by some checklist row."""
+    table = TEXT[TEXT.index("## Test vectors"):]
+    files = {p.name for p in VEC.iterdir() if p.suffix in (".json", ".lnplog")} | {"playthroughs/"}
+    named = {v for r in checklist() for v in r["vectors"]}
+    listed = set(re.findall(r"^\| `([^`]+)` \|", table, re.M))
+    assert files - {x.replace("*.jsonl.gz", "") for x in listed} == set()
+    assert files - named == set()
