@@ -306,9 +306,11 @@ class Node:
         self._ticker: asyncio.TimerHandle | None = None
         #: Chat of this game (protocol.md §N9); created once our lobby or session exists.
         self.chat: ChatRoom | None = None
-        #: Host: the socket and state serving spectators (protocol.md §N10), apart from the game's.
+        #: Every seat: the socket and state serving spectators (protocol.md §N10), apart from
+        #: the game's, and its DNS-SD advert (``_lanopoli-watch._udp``) once the game runs.
         self.watch_link: Link | None = None
         self.watch_server: Any = None
+        self.watch_ad: Rendezvous | None = None
         self._header: bytes | None = None
         self._sd_next = 0.0  # loop time of the next standings re-announcement (host)
         self._sd_sent: Any = None
@@ -359,6 +361,7 @@ class Node:
             self._emit({"type": "hosting", "game_id": ad.game_id.hex(), "address": ad.address,
                         "port": ad.port})
         else:
+            await self._open_watch()  # any seat serves spectators once the game runs (§N10)
             want = cfg.game_id
             if cfg.host_addr is not None:
                 self.lobby = Lobby.join(self.identity, host_addr=(str(cfg.host_addr[0]), int(cfg.host_addr[1])),
@@ -459,8 +462,9 @@ class Node:
             self.cfg.observer(line)
 
     def _on_watch_chat(self, addr: Addr, payload: bytes) -> None:
-        """Host: a CHAT from the watch socket. Only a subscribed spectator may speak, with its
-        WATCH key; its line goes to every seat and every other spectator (protocol.md §N10)."""
+        """A CHAT from our watch socket. Only a subscribed spectator may speak, with its WATCH
+        key; its line goes to our other spectators and, from the host only, to every seat (the
+        seats take a spectator's line from the host alone, protocol.md §N9/§N10)."""
         ws = self.watch_server
         sub = ws.subs.get(addr)
         room = self._chat_room()
@@ -469,14 +473,15 @@ class Node:
         line = room.receive(payload, self.loop.time())
         if line is None or line.pk != sub.pk:
             return
-        for a in self._chat_targets():
-            self._send_chat(a, line.raw)
+        if self.cfg.role == "host":  # the seats take a spectator's line from the host only
+            for a in self._chat_targets():
+                self._send_chat(a, line.raw)
         self._chat_to_watchers(line.raw, exclude=addr)
         if self.cfg.observer is not None:
             self.cfg.observer(line)
 
     def _chat_to_watchers(self, raw: bytes, exclude: Any = None) -> None:
-        """Host: every chat line of the game also goes to its spectators."""
+        """Every chat line of the game also goes to our spectators."""
         ws = self.watch_server
         if ws is None or self.watch_link is None:
             return
@@ -539,17 +544,38 @@ class Node:
     # -- spectators (protocol.md §N10) -----------------------------------------------------
 
     async def _open_watch(self) -> None:
-        """Host: bind the spectators' socket (same address, any port; keyed channels only,
-        from the spectators' introductions). A failure only means no spectators."""
-        from .spectate import WatchServer
-
+        """Bind the spectators' socket (same address, any port; keyed channels only, from the
+        spectators' introductions). A failure only means no spectators."""
         try:
             self.watch_link = await Link.open(self.cfg.bind, 0, self._on_watch, identity=self.identity,
                                               on_error=self._link_failed)
         except OSError:
             return
         self.watch_link.endpoint.accept_plain = False
-        self.watch_server = WatchServer(self.identity, self.lobby.game_id)
+
+    def _serve_spectators(self, setup: Any, seat: int) -> None:
+        """The game runs (or resumed): serve spectators from our watch socket and advertise it
+        as our seat's on DNS-SD (``_lanopoli-watch._udp``, the seat's setup keys, protocol.md
+        §N10 "Any seat serves"), so that a spectator whose server went silent finds us. A
+        DNS-SD failure is a ``watch_ad_failed`` line: the host's TXT ``wp`` still works."""
+        from .rendezvous import WATCH_SERVICE
+        from .spectate import WatchServer
+
+        if self.watch_link is None or self.watch_server is not None:
+            return
+        self.watch_server = WatchServer(self.identity, setup.game_id)
+        self.watch_ad = Rendezvous([self.cfg.interface or self.cfg.bind], setup, seat, lambda *_: None,
+                                   service=WATCH_SERVICE, browse=False)
+
+        async def advertise() -> None:
+            try:
+                await self.watch_ad.start(*self.watch_link.address)
+            except Exception as e:  # noqa: BLE001 - no DNS-SD here: only the host's wp serves
+                self._emit({"type": "watch_ad_failed", "reason": str(e)})
+
+        task = asyncio.ensure_future(advertise())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     def _on_watch(self, addr: Addr, payload: bytes) -> None:
         if self.watch_server is None or self.session is None:
@@ -564,7 +590,7 @@ class Node:
         """Send each spectator the log records it lacks: the header, then the session's
         history (every record we logged), within its byte credit."""
         ws = self.watch_server
-        if ws is None or not ws.subs or self.session is None or self.lobby is None or self.lobby.setup is None:
+        if ws is None or not ws.subs or self.session is None:
             return
         from .gamelog import KIND_HEADER
 
@@ -578,7 +604,12 @@ class Node:
 
     def _watch_header(self) -> bytes:
         if self._header is None:
-            self._header = self.lobby.log_header()
+            if self.lobby is not None and self.lobby.setup is not None:
+                self._header = self.lobby.log_header()
+            else:  # resumed: the header is our log's record 0
+                from .gamelog import LogReader
+
+                self._header = next(iter(LogReader(self.log_path))).payload
         return self._header
 
     def _link_failed(self, exc: BaseException) -> None:
@@ -699,6 +730,7 @@ class Node:
         early, self._early = self._early, []
         for raw in early:
             self.session.receive_message(raw, now)
+        self._serve_spectators(ev.setup, ev.my_seat)
         self._pump_session()
 
     # -- lockstep -----------------------------------------------------------------------
@@ -918,6 +950,8 @@ class Node:
         except (LocalProtocolError, OSError) as e:
             raise NodeError("resume", f"cannot resume from {path}: {e}") from None
         self._adopt_resumed(path, sess, eps)
+        await self._open_watch()  # a resumed seat serves spectators too (§N10)
+        self._serve_spectators(sess.setup, sess.my_seat)
         self.resume_report = rep
         if rep is not None and not rep.finished:
             await self._open_rendezvous()  # the others may be back from other addresses (§N3.2)
@@ -1124,6 +1158,9 @@ class Node:
                 if self.rendezvous is not None:
                     r, self.rendezvous = self.rendezvous, None
                     await r.close()
+                if self.watch_ad is not None:
+                    w, self.watch_ad = self.watch_ad, None
+                    await w.close()
                 if self.discovery is not None:
                     d, self.discovery = self.discovery, None
                     await d.close()

@@ -30,6 +30,8 @@ from .identity import fingerprint_of
 from .wire import Setup
 
 SEAT_SERVICE = "_lanopoli-seat._udp.local."
+#: Every seat's watch socket (protocol.md §N10 "Any seat serves"): same record, SRV = watch port.
+WATCH_SERVICE = "_lanopoli-watch._udp.local."
 RESOLVE_TIMEOUT_MS = 1500
 _KEY = re.compile(r"^[0-9a-f]{64}$")
 _GID = re.compile(r"^[0-9a-f]{32}$")
@@ -52,6 +54,8 @@ class SeatAd:
     x25519_key: bytes
     address: str
     port: int
+    #: The DNS-SD service type: the seat itself (here) or its watch socket (``p2p.watch_ads``).
+    service: str = SEAT_SERVICE
 
     def __post_init__(self) -> None:
         if len(self.game_id) != C.GAME_ID_LEN or not 0 <= self.seat < C.MAX_SEATS:
@@ -64,8 +68,8 @@ class SeatAd:
 
     @property
     def instance_name(self) -> str:
-        """``lanopoli-<gid16>-seat<k>._lanopoli-seat._udp.local.``: one name per game and seat."""
-        return f"lanopoli-{self.game_id.hex()[:16]}-seat{self.seat}.{SEAT_SERVICE}"
+        """``lanopoli-<gid16>-seat<k>.<service>``: one name per game, seat and service."""
+        return f"lanopoli-{self.game_id.hex()[:16]}-seat{self.seat}.{self.service}"
 
     def txt(self) -> dict[str, str]:
         """The TXT record (keys in the class docstring)."""
@@ -74,13 +78,14 @@ class SeatAd:
 
     def to_info(self) -> AsyncServiceInfo:
         """The zeroconf service record of this advert."""
-        server = f"lanopoli-{self.game_id.hex()[:16]}-s{self.seat}-{fingerprint_of(self.public_key)[:8]}.local."
-        return AsyncServiceInfo(SEAT_SERVICE, self.instance_name, port=self.port, properties=self.txt(),
+        tag = "s" if self.service == SEAT_SERVICE else "w"  # one host name per record: never a clash
+        server = f"lanopoli-{self.game_id.hex()[:16]}-{tag}{self.seat}-{fingerprint_of(self.public_key)[:8]}.local."
+        return AsyncServiceInfo(self.service, self.instance_name, port=self.port, properties=self.txt(),
                                 server=server, parsed_addresses=[self.address])
 
     @classmethod
-    def from_info(cls, info: AsyncServiceInfo) -> "SeatAd":
-        """Parse a resolved record. Raises ``SeatAdError`` on any malformed field."""
+    def from_info(cls, info: AsyncServiceInfo, service: str = SEAT_SERVICE) -> "SeatAd":
+        """Parse a resolved record of ``service``. Raises ``SeatAdError`` on any malformed field."""
         try:
             props = {k.decode("ascii"): v.decode("ascii") for k, v in (info.properties or {}).items()}
             v, gid, seat, pk, xk = props["v"], props["gid"], props["seat"], props["pk"], props["xk"]
@@ -91,7 +96,7 @@ class SeatAd:
             if not addrs or info.port is None:
                 raise SeatAdError("no address or port")
             return cls(int(v), bytes.fromhex(gid), int(seat), bytes.fromhex(pk), bytes.fromhex(xk), addrs[0],
-                       int(info.port))
+                       int(info.port), service)
         except (KeyError, AttributeError, UnicodeDecodeError, ValueError) as e:
             raise SeatAdError(str(e)) from None
 
@@ -111,10 +116,13 @@ class Rendezvous:
     (``on_found(seat, (address, port))``, called again when a seat's address changes), on
     zeroconf restricted to ``interfaces`` (IP literals). ``start``/``close`` are async;
     ``found``: seat -> (address, port) of the accepted adverts; ``malformed``/``refused``:
-    counters of dropped adverts."""
+    counters of dropped adverts. ``service``: WATCH_SERVICE for the seats' watch sockets
+    (a spectator browses with ``my_seat`` -1 and no address; a seat advertises with
+    ``browse`` False)."""
 
     def __init__(self, interfaces: Iterable[str], setup: Setup, my_seat: int,
-                 on_found: Callable[[int, tuple[str, int]], None]) -> None:
+                 on_found: Callable[[int, tuple[str, int]], None], service: str = SEAT_SERVICE,
+                 browse: bool = True) -> None:
         self.interfaces = list(interfaces)
         if not self.interfaces:
             raise ValueError("zeroconf must be given explicit interfaces (DESIGN.md section 5)")
@@ -123,6 +131,8 @@ class Rendezvous:
         self._setup = setup
         self._me = my_seat
         self._on_found = on_found
+        self._service = service
+        self._browse = browse
         self.found: dict[int, tuple[str, int]] = {}
         self.malformed = 0
         self.refused = 0
@@ -131,15 +141,19 @@ class Rendezvous:
         self._info: AsyncServiceInfo | None = None
         self._tasks: set[asyncio.Task] = set()
 
-    async def start(self, address: str, port: int) -> None:
-        """Advertise our seat at ``address``:``port`` and browse for the others."""
-        me = self._setup.players[self._me]
-        ad = SeatAd(C.PROTOCOL_VERSION, self._setup.game_id, self._me, me.public_key, me.x25519_key, address, port)
+    async def start(self, address: str | None = None, port: int | None = None) -> None:
+        """Advertise our seat at ``address``:``port`` (None: nothing) and browse for the others
+        (if ``browse``)."""
         self._azc = AsyncZeroconf(interfaces=self.interfaces)
-        self._info = ad.to_info()
-        task = await self._azc.async_register_service(self._info, cooperating_responders=True)
-        self._keep(task)
-        self._browser = AsyncServiceBrowser(self._azc.zeroconf, SEAT_SERVICE, handlers=[self._on_change])
+        if address is not None and port is not None:
+            me = self._setup.players[self._me]
+            ad = SeatAd(C.PROTOCOL_VERSION, self._setup.game_id, self._me, me.public_key, me.x25519_key, address,
+                        port, self._service)
+            self._info = ad.to_info()
+            task = await self._azc.async_register_service(self._info, cooperating_responders=True)
+            self._keep(task)
+        if self._browse:
+            self._browser = AsyncServiceBrowser(self._azc.zeroconf, self._service, handlers=[self._on_change])
 
     def _keep(self, aw: object) -> None:
         task = asyncio.ensure_future(aw)  # type: ignore[arg-type]
@@ -147,18 +161,18 @@ class Rendezvous:
         task.add_done_callback(self._tasks.discard)
 
     def _on_change(self, zeroconf: object, service_type: str, name: str, state_change: ServiceStateChange) -> None:
-        if state_change is not ServiceStateChange.Removed and name != self._info.name:
+        if state_change is not ServiceStateChange.Removed and (self._info is None or name != self._info.name):
             self._keep(self._resolve(name))
 
     async def _resolve(self, name: str) -> None:
         azc = self._azc
         if azc is None:
             return
-        info = AsyncServiceInfo(SEAT_SERVICE, name)
+        info = AsyncServiceInfo(self._service, name)
         if not info.load_from_cache(azc.zeroconf) and not await info.async_request(azc.zeroconf, RESOLVE_TIMEOUT_MS):
             return
         try:
-            ad = SeatAd.from_info(info)
+            ad = SeatAd.from_info(info, self._service)
         except SeatAdError:
             self.malformed += 1
             return

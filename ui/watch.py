@@ -8,6 +8,12 @@ log with ``p2p.verify.verify_log`` — every signature, reveal, digest and engin
 state, the log the events of the verified steps. A record that fails stops the view with the
 reason (``fault``); nothing a spectator does reaches the game's own sockets.
 
+Any seat serves (protocol.md §N10 "Any seat serves"): once the header is in, the driver browses
+the seats' watch adverts (``_lanopoli-watch._udp``, ``p2p.rendezvous`` with ``WATCH_SERVICE``),
+accepting only adverts with a seat's setup keys; when its server sends nothing valid for
+``WATCH_SILENCE_S`` (a live one answers every renewal) it moves to the next seat found and
+resumes from the last step it holds (``WatchClient.switch``).
+
 The replay runs in a worker thread while records arrive, at most every ``VERIFY_INTERVAL_S``
 and never sooner than twice its own duration after the last one (a third of a core at most):
 the cost is the spectator's alone. ``bench/bench_watch.py``: the 245-step sample game
@@ -74,7 +80,8 @@ class WatchDriver(DriverBase):
     role = "watch"
     spectator = True
 
-    def __init__(self, ad: Any, bind: str, name: str = "", identity: Any = None) -> None:
+    def __init__(self, ad: Any, bind: str, name: str = "", identity: Any = None,
+                 silence_s: float | None = None) -> None:
         super().__init__(HumanSeat())
         from p2p.identity import Identity
 
@@ -98,30 +105,49 @@ class WatchDriver(DriverBase):
         self.chat_room: Any = None
         self._members_known = False
         self._drops_seen = 1  # records looked at for DROP lines (the header is record 0)
+        self._drops_shown: set[tuple[int, int]] = set()  # (step, seat): once, whoever serves
         self.clock: Callable[[], float] = time.monotonic
+        #: Where we watch now: (address, port), and the seats' watch sockets found on DNS-SD.
+        self.server: tuple[str, int] = (ad.address, int(ad.watch_port))
+        self.browser: Any = None
+        self.silence_s = silence_s
+        self.switches = 0  # servers we moved to after one went silent
+        self.server_seat: int | None = None  # the seat we follow after a switch (None: the advertiser)
+        self._tried: list[bytes] = []  # keys of the servers we followed, oldest first
+        self._last_heard = 0.0
+        self._heard = 0
 
     async def run(self) -> None:
         """Subscribe, receive, verify and show until the game is over, fails, or we are
         cancelled; never raises for the game's faults (``fault`` set)."""
         import engine
-        from p2p.spectate import WATCH_RENEW_S, WatchClient
+        from p2p.spectate import WATCH_RENEW_S, WATCH_SILENCE_S, WatchClient
         from p2p.link import Link
 
+        if self.silence_s is None:
+            self.silence_s = WATCH_SILENCE_S
         self.client = WatchClient(self.identity, self.ad.game_id, self.ad.public_key, self.name)
-        seat_addr = (self.ad.address, int(self.ad.watch_port))
+        self._tried.append(self.ad.public_key)
         try:
             self.link = await Link.open(self.bind, 0, self._on_message, identity=self.identity)
         except OSError as e:
             self._fail(Fault("error", str(e)))
             return
-        self.link.endpoint.pin(seat_addr, self.ad.x25519_key)  # only the seat's MACed datagrams
+        self.link.endpoint.pin(self.server, self.ad.x25519_key)  # only the seat's MACed datagrams
         self.link.endpoint.accept_plain = False
-        renew = asyncio.ensure_future(self._renew(seat_addr, WATCH_RENEW_S))
+        self._last_heard = self.clock()
+        renew = asyncio.ensure_future(self._renew(WATCH_RENEW_S))
         try:
             while self.phase in ("lobby", "playing"):
-                await self._dirty.wait()
+                try:
+                    await asyncio.wait_for(self._dirty.wait(), min(1.0, self.silence_s / 2))
+                except asyncio.TimeoutError:
+                    self._failover()
+                    continue
                 self._dirty.clear()
                 self._write_new()
+                if self.browser is None and self._writer is not None:
+                    await self._browse()
                 t0 = time.monotonic()
                 report, rec = await asyncio.to_thread(verify_records, self._dir / "game.log", engine)
                 self._show(report, rec)
@@ -133,10 +159,64 @@ class WatchDriver(DriverBase):
             await asyncio.gather(renew, return_exceptions=True)
             await self.close()
 
-    async def _renew(self, addr: tuple, every: float) -> None:
+    async def _renew(self, every: float) -> None:
         while True:
-            self.link.send(addr, self.client.watch_message())
+            self.link.send(self.server, self.client.watch_message())
             await asyncio.sleep(every)
+
+    async def _browse(self) -> None:
+        """Find the seats' watch sockets (protocol.md §N10 "Any seat serves"): adverts with a
+        seat's setup keys only, on our own interface. No DNS-SD: we keep the server we have."""
+        from p2p.rendezvous import WATCH_SERVICE, Rendezvous
+
+        setup = self._setup()
+        if setup is None:
+            return
+        self.browser = Rendezvous([self.bind], setup, -1, lambda *_: None, service=WATCH_SERVICE)
+        try:
+            await self.browser.start()
+        except Exception:  # noqa: BLE001 - no multicast here: the advertised server is all we have
+            self.browser.found.clear()
+
+    def _setup(self) -> Any:
+        """The game's setup from the header record (None before it or if it does not parse)."""
+        from p2p.verify import BadLog, parse_header
+
+        if not self.client.records:
+            return None
+        try:
+            return parse_header(self.client.records[0][1])[0]
+        except BadLog:
+            return None
+
+    def _failover(self) -> None:
+        """Our server sent nothing valid for ``silence_s`` (a live one answers every renewal):
+        follow the seat found on DNS-SD that we followed least recently, from the step we hold
+        (``WatchClient.switch``); its channel is keyed with that seat's setup X25519 key."""
+        now = self.clock()
+        if now - self._last_heard < self.silence_s or self.browser is None or self.phase not in ("lobby", "playing"):
+            return
+        setup = self._setup()
+        self._last_heard = now  # try again after another silence if nobody answers
+        if setup is None:
+            return
+        found = dict(self.browser.found)
+        cands = [s for s in sorted(found) if setup.players[s].public_key != self.client.host_pk]
+        if not cands:
+            return
+        order = {pk: i for i, pk in enumerate(self._tried)}
+        seat = min(cands, key=lambda s: (order.get(setup.players[s].public_key, -1), s))
+        player = setup.players[seat]
+        if player.public_key in self._tried:
+            self._tried.remove(player.public_key)
+        self._tried.append(player.public_key)
+        if self.client.switch(player.public_key):
+            self._restart_copy()  # our records after the last step were dropped
+        self.server = found[seat]
+        self.server_seat = seat
+        self.switches += 1
+        self.link.endpoint.pin(self.server, player.x25519_key)
+        self.link.send(self.server, self.client.watch_message())
 
     def _on_message(self, addr: Any, payload: bytes) -> None:
         from p2p.chat import CHAT_TAG, SPECTATOR
@@ -149,6 +229,12 @@ class WatchDriver(DriverBase):
             return
         if self.client.receive(payload):
             self._dirty.set()
+        if self.client.heard != self._heard:  # a valid RECORDS: our server lives
+            self._heard = self.client.heard
+            self._last_heard = self.clock()
+        if self.client.ask_now:  # a resync starts over: ask at once, not at the next renewal
+            self.client.ask_now = False
+            self.link.send(self.server, self.client.watch_message())
 
     def _room(self) -> Any:
         """Our ChatRoom: the seats (from the game's header) are players, anyone else the seat
@@ -166,6 +252,15 @@ class WatchDriver(DriverBase):
             self.chat_room.set_members({p.public_key: (p.name, PLAYER) for p in setup.players})
             self._members_known = True
         return self.chat_room
+
+    def _restart_copy(self) -> None:
+        """Our records were cut back (a switch): rewrite the temporary log from them."""
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+        (self._dir / "game.log").unlink(missing_ok=True)
+        self._written = 0
+        self._drops_seen = min(self._drops_seen, len(self.client.records))
 
     def _write_new(self) -> None:
         """Append the records received since the last call to our temporary log."""
@@ -233,8 +328,10 @@ class WatchDriver(DriverBase):
             except BadLog:
                 rule = "bot"
             change = "bankrupt" if rule == "bankrupt" else "bot"
-            self.seat_changes[seat] = change
-            self._new_events.append(SeatChanged(seat, step, change))
+            if (step, seat) not in self._drops_shown:  # the next server logged it too
+                self._drops_shown.add((step, seat))
+                self.seat_changes[seat] = change
+                self._new_events.append(SeatChanged(seat, step, change))
             self._drops_seen = i + 1
         self._drops_seen = self._written
 
@@ -254,7 +351,7 @@ class WatchDriver(DriverBase):
         if self.link is None:
             raise ValueError("not watching yet")
         raw, line = self._room().say(text, asyncio.get_running_loop().time())
-        self.link.send((self.ad.address, int(self.ad.watch_port)), raw)
+        self.link.send(self.server, raw)
         self._chat(replace(line, role=SPECTATOR))
 
     def waiting(self) -> None:
@@ -265,7 +362,10 @@ class WatchDriver(DriverBase):
         """Nothing to fill."""
 
     async def close(self) -> None:
-        """Close our socket and remove the temporary log."""
+        """Close our socket and DNS-SD browser and remove the temporary log."""
+        if self.browser is not None:
+            browser, self.browser = self.browser, None
+            await browser.close()
         if self._writer is not None:
             self._writer.close()
             self._writer = None
