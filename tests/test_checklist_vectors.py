@@ -266,3 +266,35 @@ def test_every_vector_file_is_in_the_test_vectors_table_and_the_checklist():
     listed = set(re.findall(r"^\| `([^`]+)` \|", table, re.M))
     assert files - {x.replace("*.jsonl.gz", "") for x in listed} == set()
     assert files - named == set()
+
+
+def test_constants_written_in_the_text_are_the_codes():
+    """Every "`NAME` = number" of protocol.md (and every one-name row of §C5's timer table)
+    whose NAME is a numeric constant of a p2p module has that module's value (KiB, MiB, ms
+    converted), so a port that takes its numbers from the text gets the reference's."""
+    import importlib
+    import pkgutil
+
+    import p2p
+    mods = [importlib.import_module(f"p2p.{m.name}") for m in pkgutil.iter_modules(p2p.__path__)]
+
+    def value(name: str) -> float | None:
+        vals = {getattr(m, name) for m in mods if type(getattr(m, name, None)) in (int, float)}
+        assert len(vals) <= 1, name
+        return vals.pop() if vals else None
+
+    found = []
+    c5 = TEXT[TEXT.index("### C5. Timers"):TEXT.index("### C6. Log file")]
+    pairs = [(n, v, u) for n, v, u in re.findall(r"`([A-Z][A-Z0-9_]{2,})`\s*=\s*([0-9][0-9,]*(?:\.[0-9]+)?)(?![0-9.,])\s*"
+                                                 r"(KiB|MiB|ms|s\b)?(?!\s*[−\-+×*/])", TEXT)]
+    pairs += [(n, v, u) for n, v, u in re.findall(r"^\| `([A-Z][A-Z0-9_]+)` \| ([0-9.]+) (s)?", c5, re.M)]
+    for name, text, unit in pairs:
+        want = value(name)
+        if want is None:
+            continue
+        got = float(text.replace(",", "")) * {"KiB": 1024, "MiB": 1 << 20}.get(unit, 1)
+        if unit == "ms" and abs(got - want) > 1e-9:
+            got /= 1000
+        assert abs(got - want) < 1e-9, (name, text, unit, want)
+        found.append(name)
+    assert len(set(found)) >= 30  # the scan works
