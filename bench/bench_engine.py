@@ -15,8 +15,18 @@ as the peers do. ``--profile`` adds a cProfile summary (top functions, and time 
     /work/venv/bin/python bench/bench_engine.py --editions classico --seats 4 --games 500 --profile
     # beside gamescomputersplay/monopoly (its source unpacked in /tmp/peer; not committed here)
     /work/venv/bin/python bench/bench_engine.py --editions classico --seats 4 --peer /tmp/peer
+    # the compiled engine (setup.py) beside the pure one, in the same run
+    /work/venv/bin/python bench/bench_engine.py --editions classico --seats 4 --vs-pure
+
+Every run says whether the engine it measured is compiled (setup.py, engine/_accel.py) and how
+many of its modules; ``LANOPOLI_PURE=1`` measures the pure-Python engine of the same install.
+``--vs-pure`` runs the same figures again in a ``LANOPOLI_PURE=1`` child right after, and prints
+this run / pure.
 
 ``--profile`` names files relative to where ``engine`` was imported from (any checkout path).
+cProfile sees no Python frames inside compiled modules (their functions are C functions to it:
+a compiled engine's own time shows as "python builtins/stdlib"); profile with
+``LANOPOLI_PURE=1`` to see where the engine's time goes.
 """
 from __future__ import annotations
 
@@ -34,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from engine import EDITIONS, chance_inplace, new_game, step_inplace  # noqa: E402
 from engine.bots import BOTS, choose, play_game  # noqa: E402
 from engine.state import CHANCE_PHASES, P_OVER  # noqa: E402
+from engine._accel import compiled_modules, pure_forced  # noqa: E402
 
 _MASK = (1 << 64) - 1
 
@@ -229,6 +240,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--peer-games", type=int, default=100)
     ap.add_argument("--peer-runner", default=str(_PEER_RUNNER),
                     help="the runner that counts the peer's dice rolls")
+    ap.add_argument("--vs-pure", action="store_true",
+                    help="also run the same figures with LANOPOLI_PURE=1 (a child) and print the ratio")
     args = ap.parse_args(argv)
     peer_runs = [run_peer(args.peer_runner, args.peer, args.peer_games)] if args.peer else []
     bot_cycle = args.bots.split(",")
@@ -239,7 +252,8 @@ def main(argv: list[str] | None = None) -> int:
     for e in editions:
         if e not in EDITIONS:
             ap.error(f"unknown edition {e!r}")
-    out: dict = {"bench": "engine", "per_seats": [], "per_edition": []}
+    out: dict = {"bench": "engine", "per_seats": [], "per_edition": [], "engine": _engine_kind()}
+    print(f"engine: {out['engine']['kind']}")
     all_dice = all_wall = all_games = 0
     for edition in editions:
         ed = EDITIONS[edition]
@@ -264,11 +278,50 @@ def main(argv: list[str] | None = None) -> int:
     for pe in out["per_edition"]:
         print(f"  {pe['edition']:<22} {pe['games_per_s']:>8} games/s  {pe['dice_per_s']:>7} dice/s  "
               f"({pe['games']} games, seats {','.join(map(str, pe['seats']))})")
+    if args.vs_pure:
+        _vs_pure(args, out)
     if args.peer:
         peer_runs.append(run_peer(args.peer_runner, args.peer, args.peer_games))
         _peer_ratios(out, peer_runs)
     _finish(args, bot_cycle, out, all_dice, all_wall, all_games)
     return 0
+
+
+def _engine_kind() -> dict:
+    """Whether the engine measured here runs compiled: ``{"kind", "compiled_modules"}``."""
+    n = len(compiled_modules())
+    if n:
+        kind = f"compiled ({n} modules, Cython; setup.py)"
+    elif pure_forced():
+        kind = "pure Python (LANOPOLI_PURE is set)"
+    else:
+        kind = "pure Python (not compiled in this install)"
+    return {"kind": kind, "compiled_modules": n}
+
+
+def _vs_pure(args, out: dict) -> None:
+    """Run the same figures in a ``LANOPOLI_PURE=1`` child (no peer, no profile); record its
+    JSON under ``out["pure"]`` and print this run / pure for each seat count and overall."""
+    import subprocess
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--editions", args.editions,
+           "--seats", args.seats, "--games", str(args.games), "--bots", args.bots,
+           "--dice", args.dice, "--max-steps", str(args.max_steps), "--repeat", str(args.repeat)]
+    p = subprocess.run(cmd, env=dict(os.environ, LANOPOLI_PURE="1"), capture_output=True,
+                       text=True, check=False)
+    if p.returncode:
+        raise RuntimeError(f"pure child failed ({p.returncode}): {p.stderr.strip()[-400:]}")
+    pure = json.loads(p.stdout.strip().splitlines()[-1])
+    out["pure"] = {"engine": pure["engine"], "per_seats": pure["per_seats"],
+                   "overall": pure["overall"]}
+    print(f"same figures, {pure['engine']['kind']} (a child, right after):")
+    for mine, theirs in zip(out["per_seats"], pure["per_seats"]):
+        print(f"  {mine['edition']} {mine['seats']} seats: {theirs['dice_per_s']} dice/s, "
+              f"{theirs['games_per_s']} games/s -> this run / pure: dice "
+              f"{mine['dice_per_s'] / theirs['dice_per_s']:.2f}x, games "
+              f"{mine['games_per_s'] / theirs['games_per_s']:.2f}x")
+    ratio = out["overall_dice_per_s"] / pure["overall"]["dice_per_s"]
+    out["vs_pure_dice_ratio"] = round(ratio, 3)
+    print(f"  overall: this run / pure {ratio:.2f}x dice/s")
 
 
 _PEER_RUNNER = (Path(__file__).resolve().parent.parent.parent / "shared" / "tools" / "peer_engines"
@@ -308,8 +361,16 @@ def _peer_ratios(out: dict, runs: list[dict]) -> None:
     print(f"peer gamescomputersplay/monopoly (best of {len(runs)} runs, {peer['games']} games, "
           f"{peer['rolls'] // peer['games']} rolls/game): {peer['rolls_per_s']:.0f} rolls/s, "
           f"{peer['games_per_s']} games/s")
-    print(f"lanopoli {label} / peer: dice rolls/s {out['peer']['dice_ratio']}x (target >= 1.0), "
-          f"games/s {out['peer']['games_ratio']}x (target >= 3)")
+    print(f"lanopoli {label} ({out['engine']['kind']}) / peer: dice rolls/s "
+          f"{out['peer']['dice_ratio']}x (target >= 1.0), games/s {out['peer']['games_ratio']}x "
+          f"(target >= 3)")
+    pure = next((r for r in out.get("pure", {}).get("per_seats", ())
+                 if (r["edition"], r["seats"]) == ("classico", 4)), None)
+    if pure is not None:
+        out["peer"]["pure_dice_ratio"] = round(pure["dice_per_s"] / peer["rolls_per_s"], 2)
+        out["peer"]["pure_games_ratio"] = round(pure["games_per_s"] / peer["games_per_s"], 2)
+        print(f"lanopoli classico 4 seats (pure Python) / peer: dice rolls/s "
+              f"{out['peer']['pure_dice_ratio']}x, games/s {out['peer']['pure_games_ratio']}x")
 
 
 def _bench_one(args, bot_cycle: list[str], edition: str, seats: int, out: dict) -> dict:

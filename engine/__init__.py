@@ -3,6 +3,12 @@
 Public surface re-exported here; see protocol.md part E for the wire-level contracts
 (action encoding, PRNG, state encoding and hash, chance-step kinds, rule choices).
 """
+# First: the guard that keeps a stale compiled build (setup.py) from shadowing an edited .py,
+# and honours LANOPOLI_PURE=1 (engine/_accel.py). It must run before any other engine import.
+from . import _accel
+
+_accel.install()
+
 from .actions import Action, action_sort_key, decode_action, encode_action
 from .editions import EDITIONS, Edition
 from .errors import IllegalAction
