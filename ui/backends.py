@@ -145,8 +145,9 @@ class NetLobby:
         return out
 
     def rejoin(self, name: str, game: MyGame) -> NetGame:
-        """A NetGame resuming ``game`` from its log: same seat, same address and port as
-        before, catch-up from the other seats (protocol.md §N5, §C10)."""
+        """A NetGame resuming ``game`` from its log: same seat, from the address we have now
+        (the old port if free, else any: the seats find each other again by their keys on
+        DNS-SD, protocol.md §N3.2), catch-up from the other seats (protocol.md §N5, §C10)."""
         return NetGame(self._cfg(name, role="join", game_id=game.game_id, resume=True))
 
     def create(self, name: str, req: CreateRequest) -> NetGame:

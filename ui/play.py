@@ -64,9 +64,10 @@ class Fault:
 @dataclass(frozen=True)
 class OwnInput:
     """A UI-only event, queued among the engine events: the action ``action`` our seat
-    ``seat`` handed to the game for a decision step, just before that step's events. The
-    narrator uses it to tell our auction bid even when another bid beat it in the same step
-    (the engine's BidPlaced names only the step's highest bid)."""
+    ``seat`` handed to the game for a decision step (a bid), just before that step's events.
+    The engine tells every bid of a step itself (BidOffered for those that did not become the
+    high bid, then BidPlaced or AuctionTied: engine.events), so the narrator shows nothing for
+    it (ui/narrate.py); it stays for listeners that want our own inputs apart."""
 
     seat: int
     action: Any
@@ -214,7 +215,7 @@ class _DriverBase:
         self._notify("step")
 
     def _own_input(self, action: Any) -> None:
-        # Only bids need telling apart (OwnInput's docstring); other inputs show in the events.
+        # Only bids are queued (OwnInput's docstring); every input shows in the engine's events.
         if type(action).__name__ == "Bid":
             self._new_events.append(OwnInput(self.seat, action))
 

@@ -79,9 +79,14 @@ class BidDialog(_Dialog):
         with Vertical(classes="dialog"):
             yield Label(_("Auction for {square} (printed price {money})").format(
                 square=lot, money=format_money(s.tb.price[s.auc_sq] if s.auc_sq >= 0 else 0)), classes="title")
+            tied = self._tied()
             if s.auc_bidder >= 0:
                 yield Label(_("Highest bid: {money} by {name}").format(money=format_money(s.auc_high),
                                                                      name=self.names[s.auc_bidder]))
+            elif tied:  # AuctionTied: nobody holds the high bid, everybody bids again
+                yield Label(_("Tie at {money} ({names}): raise").format(
+                    money=format_money(s.auc_high), names=", ".join(self.names[i] for i in tied)))
+                yield Label(_("If nobody raises, the tied bidders roll the dice for it."))
             else:
                 yield Label(_("No bid yet."))
             lo, hi = self.limits
@@ -90,8 +95,18 @@ class BidDialog(_Dialog):
             yield Label("", id="error", classes="error")
             with Horizontal(classes="buttons"):
                 yield Button(_("Bid"), id="bid", variant="primary", compact=True)
-                yield Button(_("Leave the auction"), id="pass", compact=True)
+                # A tied seat that does not raise keeps its tied bid (engine.rules.auction).
+                yield Button(_("Don't raise") if self.seat in tied else _("Leave the auction"), id="pass",
+                             compact=True)
                 yield Button(_("Cancel"), id="cancel", compact=True)
+
+    def _tied(self) -> list[int]:
+        """The seats holding a tied highest bid (engine.rules.auction: ``auc_bidder`` -1, the
+        tied amount in ``auc_high``, the tied seats marked 2 in ``auc_in``), else []."""
+        s = self.state
+        if s.auc_bidder >= 0 or s.auc_high <= 0:
+            return []
+        return [i for i, a in enumerate(s.auc_in) if a > 1]
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         """Enter in the bid field: bid that amount."""
