@@ -170,6 +170,9 @@ CATCHUP_HELD = 8
 #: CATCHUP_BURST answers, then CATCHUP_RATE answers per second (~2.5 MiB/s of 40 KiB pages).
 CATCHUP_BURST = 8
 CATCHUP_RATE = 64.0
+#: A page request is answered by one designated responder; the same request again within
+#: this many seconds is answered by every seat (§C9.2).
+CATCHUP_REPEAT = 10.0
 #: Largest catch-up response envelope accepted.
 MAX_CATCHUP_MSG = 64 * 1024
 #: Largest COMPLAINT envelope: two step-sized evidence envelopes, a key and headers (protocol.md §C8.8).

@@ -907,6 +907,9 @@ class LockstepSession:
             return
         if not self._verified(env, r.seat, r.from_step):
             return
+        if not one and not self.catchup.designated(r.seat, r.from_step, self.active, now):
+            self.stats["ignored"] += 1  # another seat answers this range first (§C9.2)
+            return
         self.catchup.served(r.seat, now, one)
         self.stats["catchup_served"] += 1
         pending = []
@@ -914,7 +917,7 @@ class LockstepSession:
             pending = [h.env.raw for h in self.steps.slots(self.step) if h is not None]
         self._out.append(self.catchup.build_response(r.from_step, r.to_step, self.step, pending,
                                                      self.seats.escrow_raws()))
-        if self.seat_loss and self.active[self.my_seat]:
+        if self.seat_loss and self.active[self.my_seat] and self.catchup.escrow_due(now):
             self._send_escrow(resend=True)
 
     def _on_catchup_resp(self, env: Envelope, r: Any, now: float) -> None:
