@@ -64,3 +64,25 @@ def test_a_seat_outside_the_tie_may_leave_the_auction():
     texts = sync(lambda: _open(2))()
     assert "Tie at €20 (Marco, Giulia): raise" in texts and "Leave the auction" in texts
     assert "Don't raise" not in texts
+
+
+def test_typing_clears_the_refusal_of_the_previous_amount():
+    async def run():
+        game = LocalGame(NAMES, 0, state=_tied_state(), delay=0)
+        app = LanopoliApp(driver=game)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: "bid" in commands(app))
+            await pilot.press("o")
+            await until(pilot, lambda: isinstance(app.screen, BidDialog))
+            field = app.screen.query_one("#amount")
+            field.value = "5"
+            await pilot.press("enter")  # below the minimum: refused, the dialog stays
+            await pilot.pause(0.1)
+            refused = str(app.screen.query_one("#error").render())
+            await pilot.press("0")  # €50 is a valid amount now: the refusal goes
+            await pilot.pause(0.1)
+            return refused, str(app.screen.query_one("#error").render()), isinstance(app.screen, BidDialog)
+
+    set_language("en")
+    refused, after, still = sync(run)()
+    assert "between" in refused and after.strip() == "" and still

@@ -112,6 +112,10 @@ class BidDialog(_Dialog):
         """Enter in the bid field: bid that amount."""
         self._bid()
 
+    def on_input_changed(self, event: Input.Changed) -> None:
+        """Typing clears the refusal of the previous amount (it stayed under a valid one)."""
+        self.query_one("#error", Label).update("")
+
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """Bid, pass (PassBid) or close without answering."""
         if event.button.id == "bid":
@@ -413,7 +417,9 @@ class CreateDialog(_Dialog):
         Create / Cancel."""
         from p2p.const import MAX_DROP_TIMEOUT, MIN_DROP_TIMEOUT
 
-        with VerticalScroll(classes="dialog create"):
+        # Not a Tab stop itself (an invisible one between Cancel and Edition); it still scrolls
+        # to the focused field when the screen is short.
+        with VerticalScroll(classes="dialog create", can_focus=False):
             yield Label(_("New game"), classes="title")
             with Horizontal(classes="row"):
                 yield Label(_("Edition"), classes="prompt")

@@ -1,0 +1,31 @@
+"""Keyboard path through the create dialog (issue 11, tried as a new user would): Create has
+the focus (Enter creates), and Tab from Cancel goes straight to Edition — the scrolling
+container is not an invisible Tab stop in between."""
+
+from __future__ import annotations
+
+from textual.app import App
+
+from pilot_support import sync
+from ui.screens.dialogs import CreateDialog
+
+
+class _Host(App):
+    def on_mount(self) -> None:
+        self.push_screen(CreateDialog())
+
+
+@sync
+async def test_tab_walks_the_create_dialog_without_an_invisible_stop():
+    app = _Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause(0.1)
+        seen = [app.focused.id]
+        for _ in range(11):
+            await pilot.press("tab")
+            seen.append(app.focused.id)
+        assert seen == ["create-game", "cancel", "edition", "seats", "bots", "on_drop", "drop_timeout", "pot",
+                        "no-auctions", "double-go", "create-game", "cancel"]
+        await pilot.press("tab", "enter", "down", "enter")  # Edition: open, the next one, chosen
+        await pilot.pause(0.2)
+        assert app.screen.query_one("#edition").value != "classico"
