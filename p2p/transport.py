@@ -727,6 +727,13 @@ class Endpoint:
         self.stats["evicted"] += 1
         return True
 
+    def last_heard(self, addr: Addr) -> float:
+        """Time (the clock passed to ``receive_datagram``) of the last datagram from ``addr``
+        that its channel accepted (on a pinned channel: MACed with the peer's key, so only that
+        peer), 0.0 if none or no channel."""
+        ch = self.channels.get(addr)
+        return 0.0 if ch is None else ch.last_rx
+
     def channel(self, addr: Addr) -> Channel:
         """The channel to ``addr``, created (plain) if needed; raises LocalProtocolError past
         max_peers once no stranger can be evicted."""
