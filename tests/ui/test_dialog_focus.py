@@ -29,3 +29,20 @@ async def test_tab_walks_the_create_dialog_without_an_invisible_stop():
         await pilot.press("tab", "enter", "down", "enter")  # Edition: open, the next one, chosen
         await pilot.pause(0.2)
         assert app.screen.query_one("#edition").value != "classico"
+
+
+def test_an_offer_to_us_says_you_give_for_our_side():
+    from engine.testing import scenario
+    from ui.i18n import set_language
+    from ui.screens.dialogs import describe_offer
+
+    st = scenario(2, owners={1: 0, 3: 1})
+    o = [1, 0, [], [1], 100, 0, [], [], []]  # Giulia offers €100 for our Vicolo Corto
+    set_language("it")
+    try:
+        ours = describe_offer(st, o, ("Marco", "Giulia"), me=0)
+        theirs = describe_offer(st, o, ("Marco", "Giulia"))
+    finally:
+        set_language("en")
+    assert ours == ["Giulia dà: €100", "Tu dai: Vicolo Corto"]
+    assert theirs[1] == "Marco dà: Vicolo Corto"

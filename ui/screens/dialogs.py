@@ -193,9 +193,9 @@ class ManageDialog(_Dialog):
         self.dismiss(None)
 
 
-def describe_offer(state: Any, o: list, names: tuple) -> list[str]:
+def describe_offer(state: Any, o: list, names: tuple, me: int = -1) -> list[str]:
     """Plain lines for an open offer ``o`` (engine state ``offers`` entry, read through
-    ``engine.observation.offer``)."""
+    ``engine.observation.offer``), the proposer's side first; our seat ``me`` reads "You give"."""
     from engine.observation import offer
 
     sq = state.ed.squares
@@ -210,8 +210,13 @@ def describe_offer(state: Any, o: list, names: tuple) -> list[str]:
         parts += [_("jail card ({deck})").format(deck=deck[d]) for d in cards]
         return ", ".join(parts) or _("nothing")
 
-    return [_("{name} gives: {things}").format(name=names[o.proposer], things=side(o.give, o.give_cash, o.give_cards)),
-            _("{name} gives: {things}").format(name=names[o.partner], things=side(o.get, o.get_cash, o.get_cards))]
+    def gives(seat: int, things: str) -> str:
+        if seat == me:
+            return _("You give: {things}").format(things=things)
+        return _("{name} gives: {things}").format(name=names[seat], things=things)
+
+    return [gives(o.proposer, side(o.give, o.give_cash, o.give_cards)),
+            gives(o.partner, side(o.get, o.get_cash, o.get_cards))]
 
 
 class OfferDialog(_Dialog):
@@ -233,7 +238,7 @@ class OfferDialog(_Dialog):
                     continue
                 p = offer(o).proposer
                 yield Label(_("From {name}:").format(name=self.names[p]), classes="subtitle")
-                for line in describe_offer(self.state, o, self.names):
+                for line in describe_offer(self.state, o, self.names, self.seat):
                     yield Label("  " + line)
                 with Horizontal(classes="buttons"):
                     if A.AcceptTrade(p, ()) in self.legal:
