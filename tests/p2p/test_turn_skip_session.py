@@ -35,6 +35,34 @@ def game(n: int, tmp_path, options: dict | None = None):
     return [l.start_session(E, log=LogWriter(p, l.log_header())) for l, p in zip(ordered, paths)], paths
 
 
+def _classico_table(tmp_path):
+    """3 seats of the real engine (classico, drop rule ``bot``), each logging to
+    ``tmp_path/<seat>.log``: (log writers, sessions), seat order."""
+    import engine as RE
+
+    lobbies = make_lobbies(3, edition="classico", options={C.OPT_ON_DROP: "bot"})
+    pump_lobbies(lobbies)
+    ordered = sorted(lobbies.values(), key=lambda lob: lob.my_seat)
+    writers = [LogWriter(tmp_path / f"{i}.log", lob.log_header()) for i, lob in enumerate(ordered)]
+    return writers, [lob.start_session(RE, log=w) for lob, w in zip(ordered, writers)]
+
+
+def _assert_clean_finish(net, writers, tmp_path):
+    """After ``net.run`` of a ``_classico_table``: nobody misbehaved, every peer ended the game
+    once with the same final hash, and every log verifies complete (§C6)."""
+    import engine as RE
+    from p2p.lockstep import PeerMisbehaved
+
+    for w in writers:
+        w.close()
+    assert not [e for evs in net.events for e in evs if isinstance(e, PeerMisbehaved)]
+    overs = [[e for e in evs if isinstance(e, GameOver)] for evs in net.events]
+    assert all(len(o) == 1 for o in overs) and len({o[0].final_hash for o in overs}) == 1
+    for i in range(len(writers)):
+        rep = verify_log(tmp_path / f"{i}.log", engine=RE)
+        assert rep.ok and rep.complete, rep.error
+
+
 class IdleSeat(Net):
     """Seat ``idle`` keeps its peer alive (ALIVE, timers) but takes no decision at steps
     ``from_step`` <= k < ``to_step``; from ``to_step`` on it decides at once (so its comeback
@@ -348,28 +376,14 @@ def test_a_skip_at_a_sealed_commit_step_is_a_withdrawal_at_the_open_step(tmp_pat
     """§C8.10 with §C13: seat 2's turn is skipped at an auction's commit step, so it has no
     commitment; at the open step it sends nil (no 'opening without a commitment'), the
     auction goes on without its bid, the game ends the same on every peer and the logs verify."""
-    import engine as RE
-    from p2p.lockstep import PeerMisbehaved
-
-    lobbies = make_lobbies(3, edition="classico", options={C.OPT_ON_DROP: "bot"})
-    pump_lobbies(lobbies)
-    ordered = sorted(lobbies.values(), key=lambda lob: lob.my_seat)
-    writers = [LogWriter(tmp_path / f"{i}.log", lob.log_header()) for i, lob in enumerate(ordered)]
-    sessions = [lob.start_session(RE, log=w) for lob, w in zip(ordered, writers)]
+    writers, sessions = _classico_table(tmp_path)
     net = CommitIdleNet(sessions, idle=2)
     net.run(max_time=1e6, max_rounds=5_000_000)
-    for w in writers:
-        w.close()
     k = net.commit_step
     assert k is not None
     skipped = [[(e.step, e.seat) for e in evs if isinstance(e, TurnSkipped)] for evs in net.events]
     assert skipped == [[(k, 2)]] * 3
-    assert not [e for evs in net.events for e in evs if isinstance(e, PeerMisbehaved)]
-    overs = [[e for e in evs if isinstance(e, GameOver)] for evs in net.events]
-    assert all(len(o) == 1 for o in overs) and len({o[0].final_hash for o in overs}) == 1
-    for i in range(3):
-        rep = verify_log(tmp_path / f"{i}.log", engine=RE)
-        assert rep.ok and rep.complete, rep.error
+    _assert_clean_finish(net, writers, tmp_path)
 
 
 def test_a_seat_whose_late_commitment_was_skipped_does_not_open_it(tmp_path):
@@ -378,14 +392,9 @@ def test_a_seat_whose_late_commitment_was_skipped_does_not_open_it(tmp_path):
     applies k with its own turn skipped, so it has no commitment there: at the open step it
     sends nil, not its opening (which the others would call 'an opening without a commitment')."""
     import engine as RE
-    from p2p.lockstep import PeerMisbehaved
     from p2p.sealed import COMMIT
 
-    lobbies = make_lobbies(3, edition="classico", options={C.OPT_ON_DROP: "bot"})
-    pump_lobbies(lobbies)
-    ordered = sorted(lobbies.values(), key=lambda lob: lob.my_seat)
-    writers = [LogWriter(tmp_path / f"{i}.log", lob.log_header()) for i, lob in enumerate(ordered)]
-    ss = [lob.start_session(RE, log=w) for lob, w in zip(ordered, writers)]
+    writers, ss = _classico_table(tmp_path)
     bot = lambda s: RE.bots.choose(s.state, s.my_seat)  # noqa: E731
     net = Net(ss, bot)
     for _ in range(100_000):
@@ -419,14 +428,7 @@ def test_a_seat_whose_late_commitment_was_skipped_does_not_open_it(tmp_path):
     assert mine is not None and decode_step_body(open_envelope(mine, C.MAX_STEP_MSG).body).input is None
     send(2, (0, 1), c2)  # its superseded commitment, late: stale
     net.run(max_time=1e6, max_rounds=5_000_000)
-    for w in writers:
-        w.close()
-    assert not [e for evs in net.events for e in evs if isinstance(e, PeerMisbehaved)]
-    overs = [[e for e in evs if isinstance(e, GameOver)] for evs in net.events]
-    assert all(len(o) == 1 for o in overs) and len({o[0].final_hash for o in overs}) == 1
-    for i in range(3):
-        rep = verify_log(tmp_path / f"{i}.log", engine=RE)
-        assert rep.ok and rep.complete, rep.error
+    _assert_clean_finish(net, writers, tmp_path)
 
 
 def test_verify_refuses_a_skipped_seat_without_its_certificate(tmp_path):
