@@ -54,7 +54,8 @@ class SeatAd:
     x25519_key: bytes
     address: str
     port: int
-    #: The DNS-SD service type: the seat itself (here) or its watch socket (``p2p.watch_ads``).
+    #: The DNS-SD service type: the seat itself (here) or its watch socket (``WATCH_SERVICE``,
+    #: advertised by ``node.Node._serve_spectators``, browsed by ``ui.watch``).
     service: str = SEAT_SERVICE
 
     def __post_init__(self) -> None:
