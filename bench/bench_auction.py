@@ -10,15 +10,26 @@ bot would, never above the bot's ceiling):
 * ``minimum``: always the minimum bid (``engine.rules.auction.min_bid``);
 * ``patient``: waits until it holds the other seats' messages of the round, then bids the best
   of their bids + the minimum raise (or the minimum if nobody bid; the minimum, to stay in, when
-  it cannot beat them). Without sealing it holds their inputs; with sealing (``--sealed``, the
-  default prints both) it holds their §C13 commitments (``p2p.sealed.SealedDecisions``: 32
+  it cannot beat them). Without sealing it holds their inputs; with sealing (the rows marked
+  "sealed"; every cheat is run both ways) it holds their §C13 commitments (``p2p.sealed.SealedDecisions``: 32
   salted bytes), so it finds no bid to beat, and the engine applies the opened inputs.
 
-Per mode: the price paid as a share of the printed price, averaged over the property auctions
-(not debtor sales, not buildings) won by the cheating seat and over those won by the honest
-seats of the same games, with the standard error, and the auction rounds per game (each a
-lockstep step; two when sealed). Target (issue 10): neither cheat pays less than the honest
-bot, within noise, when sealed.
+What it prints (issue 10, "How it is checked": does cheating buy the same property cheaper?):
+
+1. Plain share: per strategy, the price paid as a share of the printed price over the property
+   auctions (not debtor sales, not buildings) won by the swapped seat and by the other seats,
+   with the standard error. Each side's own lots: a cheat that wins only the lots nobody else
+   wanted shows a lower share without paying less for anything, so this is not the verdict.
+2. Same lot (the counterfactual): at every property auction the swapped seat takes part in, the
+   state is copied (``State.copy``) and that auction alone is played to its end with the seat's
+   strategy swapped (cheat <-> honest bot), same opponents, same dice (a tie roll-off draws the
+   beacon the real game would draw next). Side (a): the cheats' games, side (b): the honest
+   bot's games. Lots both strategies win: cheat share, honest share, paired difference;
+   lots only one of them wins, with what it paid.
+3. Per game, paired by seed: property lots the seat won at auction and games it won, each
+   strategy against the honest bot in the same seat.
+4. The verdict line: "neither cheat pays less than the honest bot, within noise" holds when on
+   both sides the paired difference cheat − honest has mean + 2 standard errors >= 0.
 
     /work/venv/bin/python bench/bench_auction.py                 # 3 and 4 seats, 100 seeds each
     /work/venv/bin/python bench/bench_auction.py --seeds 100 --seats 3 4
@@ -81,8 +92,58 @@ def cheat(s, seat: int, mode: str, held: list, prof) -> object:
     return Bid(low)
 
 
-def play(seats: int, seed: int, mode: str, sealed: bool) -> dict:
-    """One game; returns the auction figures of the cheating seat and the honest seats."""
+def _round(s, names: list, me: int, mode: str, parts: list | None, k: int, prof) -> tuple[list, int, bool]:
+    """The inputs of one auction step with seat ``me`` bidding by ``mode`` (the others: the
+    bot). ``parts``: the seats' ``SealedDecisions`` when sealed (§C13), else None; ``k`` the
+    next sealed step number. Returns (inputs the engine applies, next k, whether the seat held
+    another seat's bid when it chose)."""
+    inputs = choose_all(s, names)
+    if mode == "honest" or not (s.auc_in[me] and s.auc_bidder != me):
+        return inputs, k, False
+    enc = [None if a is None else encode_action(a) for a in inputs]
+    two = len(pending(s).actors) >= 2  # a sealed round (§C13.1)
+    if parts is None or not two:
+        held = enc  # plain lockstep: the patient seat waits for the others' STEPs
+    else:
+        held = _commit_round(parts, k, s, enc, me)
+    peeked = mode == "patient" and bool(_bids_seen(held, me))
+    inputs[me] = cheat(s, me, mode, held, prof)
+    if parts is not None and two:
+        inputs = _open_round(parts, k, inputs, me, s)
+        k += 2
+    return inputs, k, peeked
+
+
+def _fork(s, seed: int, chances: int, me: int, mode: str, sealed: bool, k: int, prof) -> tuple[int, int]:
+    """The counterfactual of one lot: a copy of the state at the opening of a property auction,
+    played to that auction's end with seat ``me`` bidding by ``mode`` instead, the other seats
+    the same bots, the same dice (the beacon numbering goes on from the real game's, so a tie
+    roll-off throws what the real game would throw). Returns (winner, price); winner −1 when
+    nobody bid."""
+    s = s.copy()
+    names = ["default"] * s.n
+    parts = [SealedDecisions(GID, i) for i in range(s.n)] if sealed else None
+    sq = s.auc_sq
+    ev: list = []
+    for _ in range(MAX_STEPS):
+        if s.phase in CHANCE_PHASES:
+            chance_inplace(s, BeaconRng(beacon(seed, chances)), ev)
+            chances += 1
+        else:
+            inputs, k, _ = _round(s, names, me, mode, parts, k, prof)
+            step_inplace(s, inputs, ev)
+        for e in ev:
+            if type(e) is AuctionEnded and e.square == sq:
+                return e.winner, e.amount
+        ev.clear()
+    raise RuntimeError("auction fork did not end")
+
+
+def play(seats: int, seed: int, mode: str, sealed: bool, alts: tuple = ()) -> dict:
+    """One game with seat ``seed % seats`` bidding by ``mode``; returns the auction figures of
+    that seat and of the honest seats, the game's winner, and per ``alts`` entry
+    ``(mode, sealed)`` the counterfactual of every property auction the seat took part in:
+    ``[price, (winner, paid) here, (winner, paid) with the seat bidding by the alt]``."""
     s = new_game("classico", seats)
     prof = scaled("default", s.ed.go_salary)
     names = ["default"] * seats
@@ -92,6 +153,8 @@ def play(seats: int, seed: int, mode: str, sealed: bool) -> dict:
     won: dict[str, list[float]] = {"cheat": [], "honest": []}
     over: dict[str, list[float]] = {"cheat": [], "honest": []}
     clear: dict[str, list[float]] = {"cheat": [], "honest": []}
+    lots: dict[tuple, list] = {a: [] for a in alts}
+    open_lots: dict[tuple, tuple] = {}
     tops = None
     steps = chances = rounds = peeks = k = 0
     while s.phase != P_OVER and steps < MAX_STEPS:
@@ -100,27 +163,17 @@ def play(seats: int, seed: int, mode: str, sealed: bool) -> dict:
             chance_inplace(s, BeaconRng(beacon(seed, chances)), ev)
             chances += 1
         else:
-            inputs = choose_all(s, names)
             if s.phase == P_AUCTION:
                 rounds += 1
-                bidding = s.auc_in[me] and s.auc_bidder != me
-                if mode != "honest" and bidding:
-                    enc = [None if a is None else encode_action(a) for a in inputs]
-                    two = len(pending(s).actors) >= 2  # a sealed round (§C13.1)
-                    if parts is None or not two:
-                        held = enc  # plain lockstep: the patient seat waits for the others' STEPs
-                    else:
-                        held = _commit_round(parts, k, s, enc, me)
-                    if _bids_seen(held, me):
-                        peeks += 1
-                    inputs[me] = cheat(s, me, mode, held, prof)
-                    if parts is not None and two:
-                        inputs = _open_round(parts, k, inputs, me, s)
-                        k += 2
+            inputs, k, peeked = _round(s, names, me, mode, parts, k, prof)
+            peeks += peeked
             step_inplace(s, inputs, ev)
         for e in ev:
             if type(e) is AuctionStarted:
                 tops = _ceilings(s, prof) if e.square >= 0 and e.kind == "property" else None
+                if (tops is not None and s.phase == P_AUCTION and s.auc_sq == e.square
+                        and s.owner[e.square] < 0 and s.auc_in[me]):
+                    open_lots = {a: _fork(s, seed, chances, me, a[0], a[1], k, prof) for a in alts}
             elif type(e) is AuctionEnded and tops is not None and e.winner >= 0 and e.square >= 0:
                 price = s.tb.price[e.square]
                 who = "cheat" if e.winner == me else "honest"
@@ -131,9 +184,14 @@ def play(seats: int, seed: int, mode: str, sealed: bool) -> dict:
                 over[who].append((e.amount - fair) / price)
                 if not rest or tops[e.winner] > rest[0]:
                     clear[who].append(e.amount / price)
+            if type(e) is AuctionEnded and e.square >= 0 and open_lots:
+                for a, alt in open_lots.items():
+                    lots[a].append([s.tb.price[e.square], (e.winner, e.amount), alt])
+                open_lots = {}
         ev.clear()
     return {"won": won, "over": over, "clear": clear, "rounds": rounds, "peeks": peeks,
-            "finished": s.phase == P_OVER}
+            "finished": s.phase == P_OVER, "me": me, "winner": s.winner if s.phase == P_OVER else -1,
+            "lots": lots}
 
 
 def _ceilings(s, prof) -> list[int]:
@@ -180,45 +238,137 @@ def _mean_se(xs: list[float]) -> tuple[float, float]:
     return m, math.sqrt(var / len(xs))
 
 
+CHEATS = tuple((m, sealed) for m in MODES[1:] for sealed in (False, True))
+"""The cheating strategies compared with the honest bot: (mode, sealed)."""
+
+
+def _name(m: tuple) -> str:
+    return m[0] + (" sealed" if m[1] else "")
+
+
+def _fmt(xs: list[float]) -> str:
+    m, se = _mean_se(xs)
+    return f"{m:>7.1%} ±{se:>5.1%}" if xs else f"{'-':>14}"
+
+
+def _same_lot(lots: list, me: int, cheat_first: bool) -> dict[str, list]:
+    """Per-lot pairs of one game's counterfactuals (``play``'s ``lots``) for the seat ``me``.
+    With ``cheat_first`` the real game is the cheat's and the alt the honest bot, else the
+    reverse. Returns ``both``: (cheat share, honest share) of the printed price for the lots
+    both strategies win; ``cheat``/``honest``: the share paid on the lots only that strategy
+    wins (the other loses it to a rival or nobody bids)."""
+    out: dict[str, list] = {"both": [], "cheat": [], "honest": []}
+    for price, (w, paid), (aw, apaid) in lots:
+        c, h = ((w, paid), (aw, apaid)) if cheat_first else ((aw, apaid), (w, paid))
+        if c[0] == me and h[0] == me:
+            out["both"].append((c[1] / price, h[1] / price))
+        elif c[0] == me:
+            out["cheat"].append(c[1] / price)
+        elif h[0] == me:
+            out["honest"].append(h[1] / price)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seeds", type=int, default=100, help="seeded games per seat count and mode")
     ap.add_argument("--seats", type=int, nargs="+", default=[3, 4])
     args = ap.parse_args()
-    print(f"classico, seats {args.seats}, {args.seeds} seeds each, one cheating seat per game. Per side: "
-          "'paid' = price / printed price over the property auctions it won (mean ± standard error, "
-          "count); 'clear' = the same over the auctions its ceiling was strictly the highest (no tie "
-          "decided by turn order); 'over' = mean (price - fair) / printed, fair = best rival ceiling "
-          "+ €1 (where an ascending auction with €1 raises ends); 'peeks' = rounds in which the "
-          "cheating seat held another seat's bid before it chose")
+    t0 = time.perf_counter()
+    honest: list[dict] = []
+    games: dict[tuple, list[dict]] = {m: [] for m in CHEATS}
+    for seats in args.seats:
+        for seed in range(args.seeds):
+            honest.append(play(seats, seed, "honest", False, CHEATS))
+            for m in CHEATS:
+                games[m].append(play(seats, seed, m[0], m[1], (("honest", False),)))
+    n = len(honest)
+    unfinished = sum(not r["finished"] for rows in [honest, *games.values()] for r in rows)
+    print(f"classico, seats {args.seats}, {args.seeds} seeds each ({n} games per strategy), one "
+          f"strategy-swapped seat per game (seed mod seats), the other seats the default bot; "
+          f"{unfinished} games unfinished after {MAX_STEPS} steps; {time.perf_counter() - t0:.0f} s")
+    _plain(honest, games)
+    bad = _same_lots(honest, games)
+    _per_game(honest, games)
+    print("\nneither cheat pays less than the honest bot, within noise (same lots, cheat − honest "
+          "mean + 2 SE >= 0 on sides a and b, every cheat): " + ("yes" if not bad else "NO: " + ", ".join(bad)))
+
+
+def _plain(honest: list[dict], games: dict) -> None:
+    """Section 1 (module docstring)."""
+    n = len(honest)
+    print("\n1. PLAIN SHARE (what each side paid over the lots IT won — different lots per side, "
+          "so not a like-for-like comparison): 'paid' = price / printed price (mean ± standard error, "
+          "count); 'clear' = the same over the lots its ceiling was strictly the highest; 'over' = "
+          "mean (price − fair) / printed, fair = best rival ceiling + €1; 'peeks' = rounds in which "
+          "the swapped seat held another seat's bid before it chose")
     head = f"{'paid':>16}{'(n)':>7}{'clear':>15}{'(n)':>7}{'over':>7}"
-    print(f"{'':<16}{'cheating seat':^52}{'honest seats':^52}")
-    print(f"{'mode':<16}{head}{head}{'rounds/game':>12}{'peeks':>7}")
-    for mode in MODES:
-        for sealed in ((False,) if mode == "honest" else (False, True)):
-            t0 = time.perf_counter()
-            acc: dict[str, list[float]] = {f"{w}{x}": [] for w in ("cheat", "honest") for x in ("", "_over", "_clear")}
-            rounds = peeks = games = 0
-            for seats in args.seats:
-                for seed in range(args.seeds):
-                    r = play(seats, seed, mode, sealed)
-                    for who in ("cheat", "honest"):
-                        acc[who] += r["won"][who]
-                        acc[who + "_over"] += r["over"][who]
-                        acc[who + "_clear"] += r["clear"][who]
-                    rounds += r["rounds"]
-                    peeks += r["peeks"]
-                    games += 1
-            cols = []
-            for who in ("cheat", "honest"):
-                m, se = _mean_se(acc[who])
-                o, _ = _mean_se(acc[who + "_over"])
-                c, cse = _mean_se(acc[who + "_clear"])
-                cols.append(f"{m:>7.1%} ±{se:>5.1%} ({len(acc[who]):>4}) {c:>6.1%} ±{cse:>5.1%} ({len(acc[who + '_clear']):>4})"
-                            f"{o:>+7.1%}")
-            name = mode + (" sealed" if sealed else "")
-            print(f"{name:<16}{cols[0]}{cols[1]}{rounds / games:>12.1f}{peeks:>7}"
-                  f"   [{time.perf_counter() - t0:.1f} s]")
+    print(f"{'':<16}{'swapped seat':^52}{'other seats':^52}")
+    print(f"{'strategy':<16}{head}{head}{'rounds/game':>12}{'peeks':>7}")
+    for name, rows in [("honest", honest)] + [(_name(m), games[m]) for m in CHEATS]:
+        cols = []
+        for who in ("cheat", "honest"):
+            won = [x for r in rows for x in r["won"][who]]
+            clear = [x for r in rows for x in r["clear"][who]]
+            o, _ = _mean_se([x for r in rows for x in r["over"][who]])
+            cols.append(f"{_fmt(won)} ({len(won):>4}) {_fmt(clear)[1:]} ({len(clear):>4}){o:>+7.1%}")
+        print(f"{name:<16}{cols[0]}{cols[1]}{sum(r['rounds'] for r in rows) / n:>12.1f}"
+              f"{sum(r['peeks'] for r in rows):>7}")
+
+
+def _same_lots(honest: list[dict], games: dict) -> list[str]:
+    """Section 2 (module docstring); returns the cheats that pay less than the honest bot on
+    the same lots beyond noise (paired difference mean + 2 SE < 0 on side a or b)."""
+    print("\n2. SAME LOT (counterfactual): at every property auction the swapped seat takes part in, "
+          "the state is copied and the auction alone is replayed with that seat's strategy swapped "
+          "(honest <-> cheat; same seat, same opponents, same dice). (a) lots the cheat won in its "
+          "games, (b) lots the honest bot won in its games. 'both' = lots both strategies win: "
+          "cheat share, honest share, and the paired difference cheat − honest (share of printed "
+          "price, mean ± SE); 'cheat only' / 'honest only' = lots one strategy wins and the other "
+          "does not (count, share paid by the one that wins)")
+    print(f"{'cheat':<16}{'side':<4}{'both':>6}{'cheat paid':>16}{'honest paid':>16}{'cheat − honest':>16}"
+          f"{'cheat only':>20}{'honest only':>20}")
+    bad = []
+    for m in CHEATS:
+        diffs = []
+        for side, rows, first in (("a", games[m], True), ("b", honest, False)):
+            x: dict[str, list] = {"both": [], "cheat": [], "honest": []}
+            for r in rows:
+                for k, v in _same_lot(r["lots"][("honest", False) if first else m], r["me"], first).items():
+                    x[k] += v
+            both = x["both"]
+            d = [c - h for c, h in both]
+            diffs.append(_mean_se(d))
+            print(f"{_name(m) if first else '':<16}{side:<4}{len(both):>6}{_fmt([c for c, _ in both]):>16}"
+                  f"{_fmt([h for _, h in both]):>16}{_fmt(d):>16}"
+                  f"{len(x['cheat']):>5} {_fmt(x['cheat'])}{len(x['honest']):>5} {_fmt(x['honest'])}")
+        if any(dm + 2 * (se if se == se else 0) < 0 for dm, se in diffs):  # se is NaN below 2 lots
+            bad.append(_name(m))
+    return bad
+
+
+def _wins(rows: list[dict]) -> tuple[list[int], list[float]]:
+    """Per game: property lots the swapped seat won at auction, and 1.0 if it won the game."""
+    return [len(r["won"]["cheat"]) for r in rows], [float(r["winner"] == r["me"]) for r in rows]
+
+
+def _per_game(honest: list[dict], games: dict) -> None:
+    """Section 3 (module docstring)."""
+    print("\n3. LOTS AND WINS PER GAME (whole games: the swapped seat's strategy, everything else equal; "
+          "paired by seed): property lots the seat won at auction per game and games it won (mean ± SE; "
+          "difference cheat − honest, paired by seed)")
+    h_lots, h_wins = _wins(honest)
+    print(f"{'strategy':<16}{'lots/game':>16}{'− honest':>16}{'win rate':>16}{'− honest':>16}")
+    print(f"{'honest':<16}{_fmt1(h_lots):>16}{'':>16}{_fmt(h_wins):>16}{'':>16}")
+    for m in CHEATS:
+        lots, wins = _wins(games[m])
+        print(f"{_name(m):<16}{_fmt1(lots):>16}{_fmt1([a - b for a, b in zip(lots, h_lots)], '+'):>16}"
+              f"{_fmt(wins):>16}{_fmt([a - b for a, b in zip(wins, h_wins)]):>16}")
+
+
+def _fmt1(xs: list[float], sign: str = "") -> str:
+    m, se = _mean_se(xs)
+    return f"{m:>{sign}6.2f} ±{se:>4.2f}"
 
 
 if __name__ == "__main__":
