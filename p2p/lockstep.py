@@ -1248,6 +1248,15 @@ class LockstepSession:
         never a seat whose drop proved a bad escrow, ``SeatLoss.returnable``)."""
         return self.seats.returnable()
 
+    def _carried_drops(self) -> dict[int, int]:
+        """The dropped seats whose RESEAT requests we carry (§C8.9 'Carrying'): ``_drop_steps``
+        but the seats we hold proven cheaters (``Complaints.cheaters``). A COMPLAINT proof is
+        not in every peer's records, so it cannot be a rule of ``readmissions``; an honest
+        quorum that refuses to carry keeps the cheater out all the same."""
+        drops = self._drop_steps()
+        cheaters = self.complaints.cheaters()
+        return {s: k for s, k in drops.items() if s not in cheaters} if cheaters else drops
+
     def request_reseat(self, secret: bytes, now: float | None = None) -> bool:
         """Ask to play our dropped seat again with a new hash chain of ``secret`` (32 bytes,
         fresh; the caller keeps it first: a restart needs it, ``restore_reseat_secret``). Sent
@@ -1268,7 +1277,7 @@ class LockstepSession:
         self.reseat.restore(secret)
 
     def _on_reseat(self, env: Envelope, r: Any, now: float) -> None:
-        if self.reseat.receive(env.raw, now, self._drop_steps()) == "bad":
+        if self.reseat.receive(env.raw, now, self._carried_drops()) == "bad":
             self.stats["bad_signature"] += 1
 
     def _readmit(self, seat: int, chain_head: bytes) -> None:
@@ -1418,7 +1427,7 @@ class LockstepSession:
         if self.view is not None and not final:
             hidden = tuple(self.view.my_field(k, self._inspection))
         # Requests of returning players we carry (§C8.9): the 8th field, never in the attestation.
-        carried = () if final or self._replaying else tuple(self.reseat.field(self._now, self._drop_steps()))
+        carried = () if final or self._replaying else tuple(self.reseat.field(self._now, self._carried_drops()))
         body = StepBody(self.game_id, k, self.my_seat, self.state_hash, self.steps.prev_digest, inp, hidden, carried)
         env = seal_envelope(self.identity, MSG_STEP, body)  # the STEP table's encoder; LocalProtocolError if oversize
         raw = env.raw

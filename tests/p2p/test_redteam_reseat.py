@@ -187,3 +187,60 @@ def test_replayed_request_reseats_a_player_who_left_again_once(tmp_path):
     for p in paths[:seat]:
         rep = verify_log(p, engine=E)
         assert rep.ok and rep.complete, rep.error
+
+
+def test_a_proven_cheater_is_not_carried_back(tmp_path):
+    """H2's open point (§C8.9 'Carrying'): a seat proven to cheat by a COMPLAINT (here kind 2, a
+    reveal that does not hash to its chain, sent to everyone) is voted out at once; its player
+    then asks for the seat back with a fresh chain, re-sent every second. The honest carriers
+    hold proven cheaters' requests as "ignored" and never carry them, so with an honest quorum
+    it never returns (before: it was re-seated, re-dropped at once by the cheater votes, and
+    could loop, two epochs and a new escrow round of every seat per cycle)."""
+    from p2p.lockstep import CheaterProven
+    from p2p.wire import MSG_STEP, decode_step_body, open_envelope, seal
+
+    sessions, paths, _, _ = logged_game(tmp_path, 4, {"target": 60, C.OPT_ON_DROP: "bot", C.OPT_DROP_TIMEOUT: 30})
+    bad = {}
+
+    def drop(src, dst, data):
+        if src != 3 or data[:2] != bytes([0x93, MSG_STEP]) or net.s[dst] is None:
+            return False
+        b = decode_step_body(open_envelope(data).body)
+        if b.step < 6 or type(b.input) is not bytes or bad.get("step", b.step) != b.step:
+            return False
+        if "raw" not in bad:
+            bad["step"] = b.step
+            bad["raw"] = seal(sessions[3].identity, MSG_STEP,
+                              [b.game_id, b.step, 3, b.prev_hash, b.prev_digest, b"\x13" * 32])
+        net.s[dst].receive_message(bad["raw"], net.now)
+        return True
+
+    st_ = {"req": None, "sent": 0}
+
+    def hook(net):
+        honest = net.s[:3]
+        if st_["req"] is None and all(3 in s.dropped for s in honest):
+            net.s[3] = None  # the cheater's peer leaves; its player asks to come back
+            st_["req"] = request_for(sessions[3].identity, sessions[0].setup, 3, honest[0].dropped[3].step,
+                                     bytes(range(32)))
+            st_["at"] = net.now
+        if st_["req"] is not None and all(s.phase == "running" for s in honest) \
+                and net.now >= st_["at"] + st_["sent"] * C.RESEAT_RESEND:
+            for s in honest:
+                s.receive_message(st_["req"], net.now)
+            st_["sent"] += 1
+            return st_["at"] + st_["sent"] * C.RESEAT_RESEND
+        return None
+
+    net = Net(list(sessions), random_legal(E, seed=12), drop=drop)
+    net.run(max_time=1e5, hook=hook)
+    assert st_["sent"] >= 1
+    for i in range(3):
+        assert {e.seat for e in net.events[i] if isinstance(e, CheaterProven)} == {3}
+        assert not [e for e in net.events[i] if isinstance(e, SeatReturned)]
+        assert net.s[i].reseat.carrier.stats["held"] == 0
+    overs = _events(net, GameOver)[:3]
+    assert len({(o[-1].final_hash, o[-1].steps) for o in overs}) == 1
+    for p in paths[:3]:
+        rep = verify_log(p, engine=E)
+        assert rep.ok and rep.complete, rep.error
