@@ -46,3 +46,23 @@ def test_an_offer_to_us_says_you_give_for_our_side():
         set_language("en")
     assert ours == ["Giulia dà: €100", "Tu dai: Vicolo Corto"]
     assert theirs[1] == "Marco dà: Vicolo Corto"
+
+
+def test_a_bill_paid_to_the_bank_reads_alla_banca(monkeypatch):
+    """Issue 11 defect 6 in the inspection dialog: "pagata alla banca" / "pagata ad Anna"."""
+    from types import SimpleNamespace
+
+    from ui.i18n import set_language
+    from ui.screens import niente_dialogs as nd
+
+    pays = [SimpleNamespace(payer=1, taker=-1, bills=(7,)), SimpleNamespace(payer=1, taker=0, bills=(8,))]
+    monkeypatch.setattr(nd.obs, "window_payments", lambda state: pays)
+    monkeypatch.setattr(nd.obs, "bill_value", lambda state, bill: 50)
+    monkeypatch.setattr(nd.obs, "public_status", lambda state, item: None)
+    set_language("it")
+    try:
+        texts = [nd.bill_label(None, b, ("Anna", "Bruno"), {}) for b in (7, 8)]
+    finally:
+        set_language("en")
+    assert texts == ["€50 di Bruno (pagata alla banca)", "€50 di Bruno (pagata ad Anna)"]
+    assert nd.bill_label(None, 7, ("Anna", "Bruno"), {}) == "€50 of Bruno (paid to the bank)"

@@ -35,8 +35,10 @@ def bill_label(state: Any, bill: int, names: tuple, view: dict) -> str:
         """The name of ``seat``, "the bank" for -1."""
         return _("the bank") if seat < 0 else names[seat] if seat < len(names) else "?"
 
+    # {to_name}: "alla banca", "ad Anna" (the Italian catalog folds the preposition, ui.narrate).
     text = _("{money} of {name} (paid to {partner})").format(
-        money=format_money(obs.bill_value(state, bill)), name=who(payer), partner=who(taker))
+        money=format_money(obs.bill_value(state, bill)), name=who(payer), partner=who(taker),
+        to_name=_("to the bank") if taker < 0 else to_name(who(taker)))
     if obs.public_status(state, ("bill", bill)) == obs.GENUINE:
         return text + " — " + _("already checked: genuine")
     known = view.get(("bill", bill))
