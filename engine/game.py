@@ -304,7 +304,7 @@ def step_inplace(s: State, inputs: Sequence, ev: list, strict: int = -1) -> None
     elif ph == P_CHOICE and s.phase == P_CHOICE:
         _choice_silence(s, ev)
     if s.nx:
-        niente_flow.after_step(s, ev, inputs, ph, ev0)
+        niente_flow.after_step(s, ev, inputs, ph, ev0, advance)
 
 
 def _choice_silence(s: State, ev: list) -> None:
@@ -338,7 +338,7 @@ def chance_inplace(s: State, rng, ev: list) -> None:
     if ph not in _QUIET or s.debts or (s.out[s.current] and ph in _TURN_PHASES):
         advance(s, ev)  # (advance's own fast exit, here without the call: "buy", "card")
     if s.nx:
-        niente_flow.after_chance(s, ev)
+        niente_flow.after_chance(s, ev, advance)
 
 
 def apply_step(state: State, inputs: Sequence) -> tuple[State, tuple]:
@@ -372,12 +372,26 @@ def apply_action(state: State, seat: int, action) -> tuple[State, tuple]:
     if not 0 <= seat < state.n:
         raise ValueError("no such seat")
     if state.nx:  # niente: windows and silence rules run at the end of every step
-        return niente_flow.apply_action(state, seat, action)
+        return niente_flow.apply_action(state, seat, action, step_inplace)
     inputs: list = [None] * state.n
     inputs[seat] = action
     s = state.copy()
     ev: list = []
     step_inplace(s, inputs, ev, seat)
+    return s, tuple(ev)
+
+
+def apply_reveal(state: State, fakes: Sequence) -> tuple[State, tuple]:
+    """Phase "inspection" (niente-e-come-sembra): apply the fake/genuine outcomes (one bool per
+    item of ``engine.hidden_items(state)``, in order) on a copy: ``(new_state, events)``. The
+    p2p layer computes them from every seat's opened share (protocol.md §C12.5). Raises
+    ValueError if the state is not in that phase or the count is wrong."""
+    if state.phase != P_REVEAL:
+        raise ValueError("the state does not wait for inspection outcomes")
+    fakes = [bool(f) for f in fakes]
+    s = state.copy()
+    ev: list = []
+    niente_flow.reveal_inplace(s, ev, fakes, advance)
     return s, tuple(ev)
 
 
@@ -435,14 +449,15 @@ def legal_actions(s: State, seat: int) -> list:
     # Out-of-turn actions, generated in code order so that no sort is needed.
     mine = [sq for sq in tb.properties if s.owner[sq] == seat]
     if mine:
+        estate = s.ed.estate  # the edition's estate strategy (engine.rules.estate)
         out += [A.BuildHouse(sq) for sq in mine if tb.kind[sq] == K_STREET
-                and building.build_error(s, seat, sq) is None]
+                and estate.build_error(s, seat, sq) is None]
         out += [A.SellBuilding(sq) for sq in mine if s.level[sq]
-                and building.sell_error(s, seat, sq) is None]
+                and estate.sell_error(s, seat, sq) is None]
         out += [A.Mortgage(sq) for sq in mine if not s.mort[sq]
-                and mortgage.mortgage_error(s, seat, sq) is None]
+                and estate.mortgage_error(s, seat, sq) is None]
         out += [A.LiftMortgage(sq) for sq in mine if s.mort[sq]
-                and mortgage.lift_error(s, seat, sq) is None]
+                and estate.lift_error(s, seat, sq) is None]
     if s.offers:
         rejects = []
         for o in s.offers:

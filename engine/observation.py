@@ -32,6 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, NamedTuple
 
+from .game import apply_reveal
 from .bots._niente import PrivateView as Knowledge
 from .bots._niente import bill_order, choose, keep_choice, keep_fakes, spend_choice, spend_fakes
 from .rules.banknotes import (DENOMINATIONS, FAKE, GENUINE, NX_CARD, NX_CPUB, NX_DEN, NX_FACEUP, NX_HAND,
@@ -39,8 +40,7 @@ from .rules.banknotes import (DENOMINATIONS, FAKE, GENUINE, NX_CARD, NX_CPUB, NX
 from .rules.bill_choice import choice_error, choosable_bills, due_amount
 from .rules.counterfeit import fake_threshold
 from .rules.counterfeit import unknown_items as hidden_items
-from .rules.niente_estate import hotel_half as hotel_sale_price
-from .rules.niente_flow import apply_reveal
+from .rules.estate import hotel_half as hotel_sale_price
 from .rules.timed import absent_vote
 from .rules.timed import expired as time_expired
 from .rules.trade import (O_GET, O_GET_CARDS, O_GET_CASH, O_GIVE, O_GIVE_CARDS, O_GIVE_CASH, O_LIFT,

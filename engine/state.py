@@ -15,6 +15,7 @@ from operator import attrgetter
 
 import msgpack
 
+from .board import HOTEL, LOT_HOTEL, LOT_HOUSE, LOT_PROPERTY
 from .editions import EDITIONS, Edition
 
 __all__ = ["State", "new_state", "PHASE_NAMES", "P_FIRST", "P_ROLL", "P_DICE", "P_BUY",
@@ -50,10 +51,8 @@ CHANCE_PHASES = frozenset((P_FIRST, P_DICE, P_CARD, P_REVEAL, P_AUCTION_TIE))
 
 # What a pending dice roll is for.
 DICE_MOVE, DICE_JAIL, DICE_UTILITY = 0, 1, 2
-LOT_PROPERTY, LOT_HOUSE, LOT_HOTEL = 0, 1, 2
-"""What an auction sells: the deed ``auc_sq``, or one house / hotel in a building shortage."""
-HOTEL = 5
-"""Building level of a hotel (levels 0..4 are houses)."""
+# LOT_PROPERTY, LOT_HOUSE, LOT_HOTEL (what an auction sells) and HOTEL (the building level of a
+# hotel): engine.board, imported above and re-exported here.
 O_POT, O_NO_AUCTIONS, O_DOUBLE_GO, O_TIMED = range(4)
 """Indices in ``State.opts`` (lobby options, engine.rules.house_rules)."""
 NO_OPTIONS = (0, 0, 0, 0)

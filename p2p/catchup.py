@@ -260,6 +260,8 @@ class CatchUp:
         self.pace = C.CATCHUP_PAGE_STEPS
         #: (requester, from_step) -> when we last saw that page request (§C9.2 designation).
         self._seen: dict[tuple[int, int], float] = {}
+        #: Request envelope bytes -> when we last answered them (§C9.2 'Replayed requests').
+        self._answered: dict[bytes, float] = {}
         self._escrow_sent = -1e18
         self._hinted: dict[int, float] = {}
         self._pushed: dict[int, float] = {}
@@ -380,6 +382,21 @@ class CatchUp:
         """We answered ``seat`` at ``now`` (``one_step``: as in ``may_serve``): one token."""
         key = (seat, one_step)
         self._served[key] = (self._tokens(key, now) - 1.0, now)
+
+    def answered_lately(self, raw: bytes, now: float) -> bool:
+        """True if we answered these very request bytes less than ``CATCHUP_SAME_REQ`` s ago
+        (protocol.md §C9.2 'Replayed requests'): a request carries no time and any seat that
+        received it can send it again, so a replay must not spend the requester's bucket. The
+        requester itself repeats a request only after ``CATCHUP_AFTER`` > ``CATCHUP_SAME_REQ``."""
+        at = self._answered.get(raw)
+        return at is not None and now - at < C.CATCHUP_SAME_REQ
+
+    def note_answered(self, raw: bytes, now: float) -> None:
+        """We answered the request ``raw`` at ``now`` (see ``answered_lately``); old entries
+        are forgotten once more than 64 are kept."""
+        self._answered[raw] = now
+        if len(self._answered) > 64:
+            self._answered = {r: t for r, t in self._answered.items() if now - t < C.CATCHUP_SAME_REQ}
 
     def designated(self, requester: int, from_step: int, active: Any, now: float) -> bool:
         """True if we answer this page request (protocol.md §C9.2): one designated responder

@@ -173,6 +173,9 @@ CATCHUP_RATE = 64.0
 #: A page request is answered by one designated responder; the same request again within
 #: this many seconds is answered by every seat (§C9.2).
 CATCHUP_REPEAT = 10.0
+#: The same CATCHUP_REQ bytes are answered at most once per this many seconds (a replay by
+#: another seat must not spend the requester's bucket, protocol.md §C9.2); < CATCHUP_AFTER.
+CATCHUP_SAME_REQ = CATCHUP_AFTER / 2
 #: Largest catch-up response envelope accepted.
 MAX_CATCHUP_MSG = 64 * 1024
 #: Largest COMPLAINT envelope: two step-sized evidence envelopes, a key and headers (protocol.md §C8.8).

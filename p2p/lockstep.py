@@ -902,6 +902,9 @@ class LockstepSession:
             self.stats["bad_seat"] += 1
             return
         one = r.to_step == r.from_step + 1
+        if self.catchup.answered_lately(env.raw, now):
+            self.stats["ignored"] += 1  # the same bytes again so soon: a replay, not the requester
+            return
         if not self.catchup.may_serve(r.seat, now, one):
             self.stats["ignored"] += 1  # rate limit: answering costs us, asking costs nothing
             return
@@ -911,6 +914,7 @@ class LockstepSession:
             self.stats["ignored"] += 1  # another seat answers this range first (§C9.2)
             return
         self.catchup.served(r.seat, now, one)
+        self.catchup.note_answered(env.raw, now)
         self.stats["catchup_served"] += 1
         pending = []
         if self.phase == RUNNING:

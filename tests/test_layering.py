@@ -187,11 +187,11 @@ def test_checker_flags_raw_layout_reads() -> None:
 #: Import circles present when this check was written (issue 13 names them). A circle may
 #: shrink or go (nothing here fails then); any circle not inside one of these fails.
 KNOWN_CIRCLES = [
-    # the shared rules call each other (auction <-> bankruptcy <-> building ...)
-    {"engine.rules.auction", "engine.rules.bankruptcy", "engine.rules.building", "engine.rules.cards",
-     "engine.rules.counterfeit", "engine.rules.faceup_cards", "engine.rules.jail", "engine.rules.movement",
+    # the shared rules call each other (bankruptcy <-> niente_estate, cards <-> movement ...);
+    # auction and building left it when the estate became the edition's strategy (issue 13)
+    {"engine.rules.bankruptcy", "engine.rules.cards", "engine.rules.counterfeit",
+     "engine.rules.faceup_cards", "engine.rules.jail", "engine.rules.movement",
      "engine.rules.niente_estate", "engine.rules.trade"},
-    {"engine.game", "engine.rules.niente_flow"},
     # the registry imports each edition, each edition the registry's Edition type
     {"engine.editions", "engine.editions.classico", "engine.editions.editrice_giochi",
      "engine.editions.fabrianopoli", "engine.editions.niente"},

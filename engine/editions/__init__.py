@@ -12,6 +12,9 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Mapping
 
+from ..board import (CARD_KINDS, K_CARD, K_FREE, K_GO, K_GOTOJAIL, K_JAIL, K_STATION, K_STREET,
+                     K_TAX, K_UTILITY, SQUARE_KINDS)
+from ..rules.estate import HOUSES, Houses
 from ..rules.money import EURO, Euro
 
 __all__ = [
@@ -21,14 +24,7 @@ __all__ = [
     "K_GOTOJAIL", "SQUARE_KINDS", "CARD_KINDS",
 ]
 
-# Square kinds (ints on the hot path; the names are the data-file spelling).
-K_GO, K_STREET, K_STATION, K_UTILITY, K_TAX, K_CARD, K_JAIL, K_FREE, K_GOTOJAIL = range(9)
-SQUARE_KINDS = ("go", "street", "station", "utility", "tax", "card", "jail", "free_parking",
-                "go_to_jail")
-# Card effect kinds (cards_it_classic.json effect_schema).
-CARD_KINDS = ("move_to", "move_to_nearest", "move_relative", "collect", "pay",
-              "collect_from_each_player", "pay_each_player", "repairs", "go_to_jail",
-              "get_out_of_jail_free", "pay_or_draw")
+# Square and card kinds: engine.board (re-exported here, their historical home).
 
 
 @dataclass(frozen=True)
@@ -218,6 +214,10 @@ class Edition:
     ``engine.rules.banknotes.BANKNOTES``, the bills move too): every payment of the shared
     rules goes through it (``engine.rules.money.transfer``), so the flow never asks which
     edition it runs."""
+    estate: Houses = HOUSES
+    """Estate strategy (``engine.rules.estate.Houses``: houses, hotels, mortgages;
+    niente-e-come-sembra: ``HOTELS_ONLY``): what can be built, sold and mortgaged and for how
+    much (engine.rules.building, engine.rules.mortgage call it)."""
     tables: Tables = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
     """Precomputed lists for the hot path (built in __post_init__)."""
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 from ..rules.banknotes import BANKNOTES
+from ..rules.estate import HOTELS_ONLY
 from . import Card, Edition, load_board
 
 __all__ = ["DecoderRules", "EDITION", "KEPT_KINDS", "IMMEDIATE_KINDS", "EFFECT_KINDS",
@@ -116,6 +117,7 @@ EDITION = Edition(
     end_when_all_owned=True,
     money_unit=10,
     money=BANKNOTES,
+    estate=HOTELS_ONLY,
     decoder=DecoderRules(
         start_bills=(500, 500, 100, 100, 100, 50, 50, 50, 20, 10, 10, 10),
         bank_bills=((500, 20), (100, 60), (50, 60), (20, 60), (10, 80)),

@@ -42,7 +42,9 @@ from ..events import (AuctionEnded, AuctionStarted, AuctionTied, AuctionTieRolle
                       BidPassed, BidPlaced)
 from ..state import (LOT_HOTEL, LOT_HOUSE, LOT_PROPERTY, O_NO_AUCTIONS, P_AUCTION,
                      P_AUCTION_NEXT, P_AUCTION_TIE, P_BUY, P_END_MOVE)
+from .building import build_error, place
 from .money import R_AUCTION, R_PURCHASE, charge, transfer
+from .sale import close_sale
 from ..events import PropertyBought
 
 TIED = 2
@@ -229,7 +231,6 @@ def start_building(s, ev, lot: int, requests: list[tuple[int, int]]) -> None:
 
 
 def _close_building(s, ev, w: int, amount: int) -> None:
-    from .building import build_error, place
     sq = s.auc_target[w] if w >= 0 else -1
     s.auc_lot = LOT_PROPERTY
     s.auc_target = [-1] * s.n
@@ -256,7 +257,6 @@ def close(s, ev) -> None:
         _close_building(s, ev, w, amount)
         return
     if s.owner[sq] >= 0:  # a debtor's sale (engine.rules.sale)
-        from .sale import close_sale
         close_sale(s, ev, sq, w, amount)
         return
     ev.append(AuctionEnded(sq, w, amount))

@@ -224,7 +224,7 @@ def standin_outcomes(s, rng) -> list[bool]:
     opposite of its pair's public status, else fake when ``rng.below(2) == 0``.
 
     A network game never uses this: the lockstep layer opens the seats' committed shares and
-    calls ``niente_flow.apply_reveal`` (protocol.md §C12), so the holder of a bill
+    calls ``engine.apply_reveal`` (protocol.md §C12), so the holder of a bill
     knows its status in advance and nobody can choose it."""
     cpub = s.nx[NX_CPUB]
     den_of = s.nx[NX_DEN]

@@ -30,17 +30,12 @@ from ..errors import IllegalAction
 from ..events import BuildingBought, CardDrawn, JailCardUsed, LeftJail, PropertyBought
 from ..state import HOTEL, P_BUY, P_CARD, P_END_MOVE, P_ROLL, P_TAKE
 from .banknotes import NX_FACEUP, NX_HAND, NX_LENS, restore_lenses
-from .money import R_CARD, R_PURCHASE, charge, transfer
+from .money import R_CARD, R_PURCHASE, charge, round10, transfer
 from .niente_events import CardKept, CardPlayed, CardReturned, FaceUpDealt, FaceUpTaken
 
 __all__ = ["deal", "land_on_imprevisti", "take", "decline", "draw", "use", "use_jail_card",
            "use_error", "apply_used", "apply_effect", "imprevisti_held", "round10",
            "next_free_property", "use_targets"]
-
-
-def round10(x: int) -> int:
-    """Round up to a multiple of 10 (the smallest bill; rulebook "arrotondate per eccesso")."""
-    return -(-x // 10) * 10
 
 
 def _pop_undrawn(s, d: int, rng) -> int:

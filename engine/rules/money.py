@@ -64,6 +64,11 @@ def transfer(s, ev, payer: int, payee: int, amount: int, reason: int) -> None:
     s.ed.money.transfer(s, ev, payer, payee, amount, reason)
 
 
+def round10(x: int) -> int:
+    """Round up to a multiple of 10 (the smallest bill; rulebook "arrotondate per eccesso")."""
+    return -(-x // 10) * 10
+
+
 def charge(s, ev, debtor: int, creditor: int, amount: int, reason: int, square: int = -1) -> None:
     """``debtor`` must pay ``amount`` to ``creditor`` (-1 = bank): now if the cash is there and no
     earlier debt waits, else queued in ``s.debts``. ``square`` >= 0 marks an auction price."""

@@ -24,127 +24,16 @@ Rulebook passages:
 """
 from __future__ import annotations
 
-from ..editions import K_STREET
-from ..errors import IllegalAction
-from ..events import BuildingBought, BuildingSold
-from ..state import HOTEL, P_END_MOVE, P_RAISE, P_ROLL
+from ..state import P_END_MOVE, P_RAISE, P_ROLL
 from .banknotes import NX_HAND
-from .faceup_cards import imprevisti_held, next_free_property, round10
-from .money import R_HOUSE, R_RENT, R_SALE, transfer
-from .niente_events import CardReturned, FinalRentPaid, PropertySoldToBank
+# Hotels, selling back and their prices are the edition's estate strategy (engine.rules.estate).
+from .estate import hotel_half, sell_deed, sell_property, sell_property_error
+from .faceup_cards import imprevisti_held, next_free_property
+from .money import R_RENT, transfer
+from .niente_events import CardReturned, FinalRentPaid
 
-__all__ = ["build_error", "place", "sell_error", "sell", "sell_all", "liquidation_value",
-           "sell_property", "sell_property_error", "default_raise", "board_train",
+__all__ = ["sell_property", "sell_property_error", "default_raise", "board_train",
            "before_bankruptcy", "final_rent", "maybe_end", "hotel_half"]
-
-
-def hotel_half(s, sq: int) -> int:
-    """Euro the bank pays for the hotel of ``sq``: half its price, rounded up to 10."""
-    return round10((s.tb.house_cost[sq] + 1) // 2)
-
-
-def build_error(s, seat: int, sq: int) -> tuple[str, str] | None:
-    """(code, reason) why ``seat`` may not buy a hotel for ``sq`` now, or None."""
-    tb = s.tb
-    if not 0 <= sq < tb.nsq or tb.kind[sq] != K_STREET:
-        return ("not_a_street", "not a street")
-    if s.owner[sq] != seat:
-        return ("not_owner", "you do not own that street")
-    for m in tb.group_of[sq]:
-        if s.owner[m] != seat:
-            return ("set_incomplete", "you do not own the whole colour set")
-    if s.level[sq]:
-        return ("max_buildings", "the street already has a hotel")
-    if s.hotels <= 0:
-        return ("no_stock", "the bank has no hotels")
-    if s.cash[seat] < tb.house_cost[sq]:
-        return ("insufficient_cash", "not enough cash")
-    for d in s.debts:
-        if d[0] == seat:
-            return ("in_debt", "pay your debt first")
-    return None
-
-
-def place(s, ev, seat: int, sq: int, price: int) -> None:
-    """Put the hotel on ``sq`` (checked by the caller) for ``price`` euro."""
-    s.level[sq] = HOTEL
-    s.hotels -= 1
-    if price:
-        transfer(s, ev, seat, -1, price, R_HOUSE)
-    ev.append(BuildingBought(seat, sq, HOTEL))
-
-
-def sell_error(s, seat: int, sq: int) -> tuple[str, str] | None:
-    """(code, reason) why ``seat`` may not sell the hotel of ``sq`` now, or None."""
-    tb = s.tb
-    if not 0 <= sq < tb.nsq or tb.kind[sq] != K_STREET:
-        return ("not_a_street", "not a street")
-    if s.owner[sq] != seat:
-        return ("not_owner", "you do not own that street")
-    if not s.level[sq]:
-        return ("no_building", "no hotel on that street")
-    return None
-
-
-def _sell_hotel(s, ev, seat: int, sq: int) -> None:
-    s.level[sq] = 0
-    s.hotels += 1
-    transfer(s, ev, -1, seat, hotel_half(s, sq), R_SALE)
-    ev.append(BuildingSold(seat, sq, 0))
-
-
-def sell(s, ev, seat: int, sq: int) -> None:
-    """SellBuilding: the hotel goes back to the bank at half price (rounded up to 10)."""
-    err = sell_error(s, seat, sq)
-    if err:
-        raise IllegalAction(err[1], err[0])
-    _sell_hotel(s, ev, seat, sq)
-
-
-def sell_all(s, ev, seat: int) -> None:
-    """Every hotel of ``seat`` back to the bank at half price."""
-    for sq, o in enumerate(s.owner):
-        if o == seat and s.level[sq]:
-            _sell_hotel(s, ev, seat, sq)
-
-
-def liquidation_value(s, seat: int) -> int:
-    """Euro ``seat`` could still raise from the bank: printed prices plus half hotels."""
-    tb = s.tb
-    total = 0
-    for sq in tb.properties:
-        if s.owner[sq] == seat:
-            total += tb.price[sq] + (hotel_half(s, sq) if s.level[sq] else 0)
-    return total
-
-
-def sell_property_error(s, seat: int, sq: int) -> tuple[str, str] | None:
-    """(code, reason) why ``seat`` may not sell ``sq`` back to the bank now, or None."""
-    tb = s.tb
-    if not 0 <= sq < tb.nsq or tb.price[sq] <= 0:
-        return ("not_a_property", "not a property")
-    if s.owner[sq] != seat:
-        return ("not_owner", "you do not own that property")
-    if not any(d[0] == seat for d in s.debts):
-        return ("not_in_debt", "only to raise money for a debt")
-    return None
-
-
-def _sell_deed(s, ev, seat: int, sq: int) -> None:
-    if s.level[sq]:
-        _sell_hotel(s, ev, seat, sq)
-    price = s.tb.price[sq]
-    s.owner[sq] = -1
-    transfer(s, ev, -1, seat, price, R_SALE)
-    ev.append(PropertySoldToBank(seat, sq, price))
-
-
-def sell_property(s, ev, seat: int, sq: int) -> None:
-    """SellProperty: the bank buys ``sq`` back at its printed price (and its hotel at half)."""
-    err = sell_property_error(s, seat, sq)
-    if err:
-        raise IllegalAction(err[1], err[0])
-    _sell_deed(s, ev, seat, sq)
 
 
 def default_raise(s, ev, seat: int) -> None:
@@ -161,7 +50,7 @@ def default_raise(s, ev, seat: int) -> None:
             if best is None or key < best:
                 best = key
     if best is not None:
-        _sell_deed(s, ev, seat, best[2])
+        sell_deed(s, ev, seat, best[2])
         return
     from .bankruptcy import declare
     if s.phase == P_RAISE:
@@ -185,7 +74,7 @@ def before_bankruptcy(s, ev, seat: int, creditor: int) -> None:
     creditor (an Imprevisti only if it holds none, else under the deck) or under their decks."""
     for sq in s.tb.properties:
         if s.owner[sq] == seat:
-            _sell_deed(s, ev, seat, sq)
+            sell_deed(s, ev, seat, sq)
     if creditor >= 0 and s.out[creditor]:
         creditor = -1
     hand = s.nx[NX_HAND][seat]

@@ -40,8 +40,7 @@ def pending_parts(s) -> tuple[bool, tuple[int, ...], str]:
     return False, (s.current,), "take_card"
 
 
-def _settle(s, ev) -> None:
-    from ..game import advance
+def _settle(s, ev, advance) -> None:
     advance(s, ev)
     if s.phase in (P_OVER, P_INSPECT, P_REVEAL, P_PAY):
         return
@@ -52,8 +51,9 @@ def _settle(s, ev) -> None:
     niente_estate.maybe_end(s, ev)
 
 
-def after_step(s, ev, inputs, ph0: int, ev0: int) -> None:
-    """End of a decision step that started in phase ``ph0``; ``ev[ev0:]`` are its events."""
+def after_step(s, ev, inputs, ph0: int, ev0: int, advance) -> None:
+    """End of a decision step that started in phase ``ph0``; ``ev[ev0:]`` are its events.
+    ``advance`` is engine.game.advance (passed in: engine.game imports this module)."""
     ph = s.phase
     if ph0 == P_TAKE and ph == P_TAKE:
         faceup_cards.decline(s, ev, s.current)
@@ -66,18 +66,18 @@ def after_step(s, ev, inputs, ph0: int, ev0: int) -> None:
         counterfeit.end_window_step(s, ev)
     elif ph0 == P_PAY and ph == P_PAY:
         bill_choice.end_pay_step(s, ev, inputs, ev0)
-    _settle(s, ev)
+    _settle(s, ev, advance)
 
 
-def after_chance(s, ev) -> None:
-    """End of a chance step."""
-    _settle(s, ev)
+def after_chance(s, ev, advance) -> None:
+    """End of a chance step (``advance``: engine.game.advance)."""
+    _settle(s, ev, advance)
 
 
-def reveal_step(s, ev, fakes) -> None:
+def reveal_step(s, ev, fakes, advance) -> None:
     """Phase "inspection": apply the outcomes (see engine.rules.counterfeit.reveal)."""
     counterfeit.reveal(s, ev, fakes)
-    _settle(s, ev)
+    _settle(s, ev, advance)
 
 
 def check_action(s, a) -> None:
@@ -160,28 +160,21 @@ def standin_reveal(s, ev, rng) -> None:
     counterfeit.reveal(s, ev, counterfeit.standin_outcomes(s, rng))
 
 
-def apply_reveal(state, fakes) -> tuple:
-    """Phase "inspection": apply the fake/genuine outcomes (one bool per item of
-    ``counterfeit.unknown_items(state)``, in order) on a copy: ``(new_state, events)``. The
-    p2p layer computes them from every seat's opened share (protocol.md §C12.5).
-    Raises ValueError if the state is not in that phase or the count is wrong."""
-    if state.phase != P_REVEAL:
-        raise ValueError("the state does not wait for inspection outcomes")
-    fakes = [bool(f) for f in fakes]
-    s = state.copy()
-    ev: list = []
+def reveal_inplace(s, ev, fakes, advance) -> None:
+    """Phase "inspection" (checked by the caller, engine.game.apply_reveal): apply the
+    fake/genuine outcomes (one bool per item of ``counterfeit.unknown_items(s)``, in order) to
+    ``s`` in place, then run the flow on (``advance``: engine.game.advance). Raises ValueError
+    if the count is wrong."""
     counterfeit.reveal(s, ev, fakes)
-    from ..game import advance
     advance(s, ev)
-    _settle(s, ev)
-    return s, tuple(ev)
+    _settle(s, ev, advance)
 
 
-def apply_action(state, seat: int, action) -> tuple:
+def apply_action(state, seat: int, action, step_inplace) -> tuple:
     """engine.apply_action for this edition: a decision step in which every other seat sends
-    None, run through ``step_inplace`` (so windows and silence rules apply); raises
-    IllegalAction (nothing changed) if the action is refused."""
-    from ..game import step_inplace
+    None, run through ``step_inplace`` (engine.game.step_inplace, passed in: engine.game
+    imports this module; so windows and silence rules apply); raises IllegalAction (nothing
+    changed) if the action is refused."""
     inputs = [None] * state.n
     inputs[seat] = action
     s = state.copy()

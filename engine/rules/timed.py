@@ -33,6 +33,7 @@ from typing import Collection
 from ..errors import IllegalAction
 from ..events import TimeExpired, TimeVoted
 from ..state import O_TIMED
+from .bankruptcy import _game_over
 from .endgame import net_worth
 
 __all__ = ["EXPIRED", "time_up", "votes", "needed", "expired", "check_expired",
@@ -108,5 +109,4 @@ def timed_winner(s) -> int:
 
 def finish(s, ev) -> None:
     """The turn is over after the time expired: the game ends (phase game_over)."""
-    from .bankruptcy import _game_over  # the same ending as the last bankruptcy
-    _game_over(s, ev, timed_winner(s))
+    _game_over(s, ev, timed_winner(s))  # the same ending as the last bankruptcy

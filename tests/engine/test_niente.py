@@ -8,7 +8,7 @@ from engine import actions as A
 from engine.rules import banknotes as B
 from engine.rules.niente_events import (BillInspected, BillsMoved, CardInspected,
                                         FinalRentPaid)
-from engine.rules.niente_flow import apply_reveal
+from engine import apply_reveal
 from engine.state import HOTEL, P_BUY, P_END_MOVE, P_RAISE
 from engine.testing import forced_chance, roll, scenario, step
 

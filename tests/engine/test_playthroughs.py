@@ -23,7 +23,7 @@ VEC = Path(__file__).resolve().parent.parent / "vectors"
 sys.path.insert(0, str(VEC))
 
 import engine as E  # noqa: E402
-from engine.rules.niente_flow import apply_reveal  # noqa: E402
+from engine import apply_reveal  # noqa: E402
 
 import make_playthroughs as P  # noqa: E402
 

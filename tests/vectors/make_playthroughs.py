@@ -27,7 +27,7 @@ it derives from that label:
   §C12.1 status of each item of ``engine.rules.counterfeit.unknown_items(state)`` from the
   shares of every seat, seat i's hash-chain secret being ``SHA-256(label || 0x00 || "seat" ||
   i (1 byte))`` (hidden secret and openings as §C12.1, ``p2p.hidden``); given to
-  ``engine.rules.niente_flow.apply_reveal``.
+  ``engine.apply_reveal``.
 
 **Inputs of a decision step**: seat i sends ``engine.bots.choose(state, i, "default")``; in
 niente-e-come-sembra ``engine.bots._niente.choose(state, i, "default", None)``, the bot with no
@@ -70,7 +70,7 @@ if str(ROOT) not in sys.path:
 import engine as E  # noqa: E402
 import engine.bots  # noqa: E402,F401  (E.bots)
 from engine.bots import _niente  # noqa: E402
-from engine.rules import counterfeit, niente_flow  # noqa: E402
+from engine.rules import counterfeit  # noqa: E402
 from p2p import hidden as H  # noqa: E402
 
 FORMAT = 1
@@ -196,7 +196,7 @@ def play(game: Game) -> Iterator[dict]:
         rec: dict = {"k": k, "kind": p.kind, "chance": p.chance, "actors": list(p.actors)}
         if p.kind == "inspection":
             rec["items"], rec["fakes"] = inspection_outcomes(s, secrets)
-            s, ev = niente_flow.apply_reveal(s, rec["fakes"])
+            s, ev = E.apply_reveal(s, rec["fakes"])
         elif p.chance:
             b = beacon(game.label, k)
             rec["beacon"] = b.hex()
