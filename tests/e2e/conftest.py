@@ -9,6 +9,7 @@ fixture is killed (SIGKILL) and reaped at teardown, pass or fail.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import queue
 import subprocess
@@ -98,9 +99,11 @@ class PeerProc:
         return code
 
 
-@pytest.fixture
-def spawn():
-    """Factory of ``PeerProc``; kills and reaps every one at teardown."""
+@contextlib.contextmanager
+def spawner():
+    """Context manager giving a factory of ``PeerProc`` (arguments as ``spawn``); on exit, pass
+    or fail, every process it started is killed (SIGKILL) and reaped. For a module-scoped
+    fixture, which cannot use the function-scoped ``spawn``."""
     procs: list[PeerProc] = []
 
     def start(*argv: str, prefix: list[str] | tuple = (), script: Path | None = None) -> PeerProc:
@@ -108,8 +111,17 @@ def spawn():
         procs.append(p)
         return p
 
-    yield start
-    for p in procs:
-        if p.proc.poll() is None:
-            p.proc.kill()
-        p.proc.wait(timeout=30)
+    try:
+        yield start
+    finally:
+        for p in procs:
+            if p.proc.poll() is None:
+                p.proc.kill()
+            p.proc.wait(timeout=30)
+
+
+@pytest.fixture
+def spawn():
+    """Factory of ``PeerProc``; kills and reaps every one at teardown."""
+    with spawner() as start:
+        yield start

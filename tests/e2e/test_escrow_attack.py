@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import spoof
-from conftest import PeerProc
+from conftest import spawner
 from p2p.escrow import BAD_RECOMBINATION
 from p2p.identity import Identity
 from p2p.verify import verify_log
@@ -28,29 +28,17 @@ def bad_escrow_game(tmp_path_factory):
     its reveal until it holds the 3 others', compares the beacon of its reveal with that of its
     stand-in, and withholds (silent for good) at the first step it prefers the stand-in.
     Returns (table, its ``attack`` line, its seat)."""
-    procs: list[PeerProc] = []
-
-    def spawn(*argv, prefix=(), script=None):
-        procs.append(PeerProc(list(argv), prefix, script))
-        return procs[-1]
-
-    with spoof.Netns() as n:
-        try:
-            s = seeds("escrow", 4)
-            t = Table(spawn, n, tmp_path_factory.mktemp("escrow"), "escrow")
-            t.cli_host(s[0], 4, "--drop-timeout", "2")
-            t.cli_join(s[1])
-            t.cli_join(s[2])
-            cheater = t.hostile_join(s[3], "--attack", "bad-escrow", "--attack-at", "5")
-            t.finish()
-            keys = sorted(Identity.from_seed(x.encode()).public_key for x in s)
-            seat = keys.index(Identity.from_seed(s[3].encode()).public_key)  # players by key (§C2.2)
-            yield t, cheater.wait_for(lambda m: m["type"] == "attack", 1), seat
-        finally:
-            for p in procs:
-                if p.proc.poll() is None:
-                    p.proc.kill()
-                p.proc.wait(timeout=30)
+    with spoof.Netns() as n, spawner() as spawn:  # the peers are killed before the namespace goes
+        s = seeds("escrow", 4)
+        t = Table(spawn, n, tmp_path_factory.mktemp("escrow"), "escrow")
+        t.cli_host(s[0], 4, "--drop-timeout", "2")
+        t.cli_join(s[1])
+        t.cli_join(s[2])
+        cheater = t.hostile_join(s[3], "--attack", "bad-escrow", "--attack-at", "5")
+        t.finish()
+        keys = sorted(Identity.from_seed(x.encode()).public_key for x in s)
+        seat = keys.index(Identity.from_seed(s[3].encode()).public_key)  # players by key (§C2.2)
+        yield t, cheater.wait_for(lambda m: m["type"] == "attack", 1), seat
 
 
 def test_the_bad_dealer_is_dropped_at_the_withheld_step_and_the_honest_peers_agree(bad_escrow_game):

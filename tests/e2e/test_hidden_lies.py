@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import spoof
-from conftest import PeerProc
+from conftest import spawner
 from p2p.verify import verify_log
 from test_attacks import AVAILABLE, WHY_NOT, Table, done_of, seeds, verify_json
 from test_attacks_session import blamed_seats, seats_of
@@ -30,26 +30,14 @@ ED = "niente-e-come-sembra"
 @pytest.mark.parametrize("lie, attack_at", [("wrong-opening", 0), ("wrong-delivery", 3), ("false-complaint", 3),
                                             ("foreign-key", 3)])
 def test_a_spiteful_niente_seat_loses_its_seat_and_the_others_finish(tmp_path, lie, attack_at):
-    procs: list[PeerProc] = []
-
-    def spawn(*argv, prefix=(), script=None):
-        procs.append(PeerProc(list(argv), prefix, script))
-        return procs[-1]
-
-    with spoof.Netns() as ns:
-        try:
-            s = seeds(f"niente-{lie}", 4)
-            t = Table(spawn, ns, tmp_path, lie)
-            t.cli_host(s[0], 4, "--edition", ED, "--on-drop", "bot", "--drop-timeout", "20")
-            t.cli_join(s[1])
-            t.cli_join(s[2])
-            liar = t.hostile_join(s[3], "--attack", lie, "--attack-at", str(attack_at))
-            t.finish()
-        finally:
-            for p in procs:
-                if p.proc.poll() is None:
-                    p.proc.kill()
-                p.proc.wait(timeout=30)
+    with spoof.Netns() as ns, spawner() as spawn:  # the peers are killed before the namespace goes
+        s = seeds(f"niente-{lie}", 4)
+        t = Table(spawn, ns, tmp_path, lie)
+        t.cli_host(s[0], 4, "--edition", ED, "--on-drop", "bot", "--drop-timeout", "20")
+        t.cli_join(s[1])
+        t.cli_join(s[2])
+        liar = t.hostile_join(s[3], "--attack", lie, "--attack-at", str(attack_at))
+        t.finish()
     attack = liar.of_type("attack")
     assert attack and attack[0]["kind"] == lie, liar.stderr[-5:]
     cheat_seat = seats_of(t)[3]
