@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import spoof
-from conftest import ROOT, PeerProc
+from conftest import ROOT, spawner
 from p2p.identity import Identity
 from p2p.verify import verify_log
 from test_attacks import AVAILABLE, WHY_NOT, Table, culprits, done_of, ns, seeds, verify_json  # noqa: F401
@@ -34,27 +34,15 @@ def nil_game(tmp_path_factory):
     """Item 4, played once: 4 seats, the hostile joiner sends input nil instead of its reveal to
     one victim at a chance step >= 5, the real reveal to the others (re-signed with its key).
     Returns (table, the cheater's process, its ``attack`` line)."""
-    procs: list[PeerProc] = []
-
-    def spawn(*argv, prefix=(), script=None):
-        procs.append(PeerProc(list(argv), prefix, script))
-        return procs[-1]
-
-    with spoof.Netns() as n:
-        try:
-            s = seeds("nil", 4)
-            t = Table(spawn, n, tmp_path_factory.mktemp("nil"), "nil")
-            t.cli_host(s[0], 4, "--drop-timeout", "2")
-            t.cli_join(s[1])
-            t.cli_join(s[2])
-            cheater = t.hostile_join(s[3], "--attack", "nil-reveal", "--attack-at", "5")
-            t.finish()
-            yield t, cheater, cheater.wait_for(lambda m: m["type"] == "attack", 1)
-        finally:
-            for p in procs:
-                if p.proc.poll() is None:
-                    p.proc.kill()
-                p.proc.wait(timeout=30)
+    with spoof.Netns() as n, spawner() as spawn:  # the peers are killed before the namespace goes
+        s = seeds("nil", 4)
+        t = Table(spawn, n, tmp_path_factory.mktemp("nil"), "nil")
+        t.cli_host(s[0], 4, "--drop-timeout", "2")
+        t.cli_join(s[1])
+        t.cli_join(s[2])
+        cheater = t.hostile_join(s[3], "--attack", "nil-reveal", "--attack-at", "5")
+        t.finish()
+        yield t, cheater, cheater.wait_for(lambda m: m["type"] == "attack", 1)
 
 
 def seats_of(t: Table) -> list[int]:
