@@ -244,15 +244,30 @@ def write_resume_file(path: Path, chain_secret: bytes, seat: int, endpoints: lis
     "seat": our seat, "endpoints": [[host, port], ...] every seat's transport address}``. The
     secret is not in the log (protocol.md §C10) and anyone holding it knows our future reveals;
     the endpoints are not in the signed setup (protocol.md §N5) but a restarted peer must
-    reach the others, and they still send to our old address."""
+    reach the others, and they still send to our old address.
+
+    The file is rewritten during a game (a seat found at a new address, §N3.2), so it is
+    replaced atomically: written whole to ``<path>.tmp`` (mode 0600), synced, then renamed over
+    ``path``. A crash or an error while writing leaves the previous file as it was: truncating
+    it in place could lose the chain secret, and with it our seat. Raises ``OSError``."""
     data = json.dumps({"version": 1, "chain_secret": chain_secret.hex(), "seat": seat,
                        "endpoints": [[str(h), int(p)] for h, p in endpoints]}).encode()
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    tmp = f"{path}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
         os.fchmod(fd, 0o600)
-        os.write(fd, data)
-    finally:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
         os.close(fd)
+        fd = -1
+        os.replace(tmp, path)
+    except BaseException:
+        if fd >= 0:
+            os.close(fd)
+        os.unlink(tmp)
+        raise
 
 
 def read_resume_file(path: Path) -> dict:
