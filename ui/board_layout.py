@@ -30,7 +30,12 @@ GROUP_TEXT = ("white", "black", "white", "black", "white", "black", "white", "wh
 #: Token colour of each seat (8 seats at most).
 SEAT_COLOURS = ("#ff5555", "#50fa7b", "#8be9fd", "#f1fa8c", "#ff79c6", "#bd93f9", "#ffb86c", "#ffffff")
 
-_STOP_WORDS = frozenset(("della", "dei", "del", "di", "de", "delle", "/"))
+#: Small words that say nothing in an abbreviation: Italian articles and prepositions of the
+#: editions' square names ("Da Pesci", "Tassa sugli affitti", "El Marchigiano").
+_STOP_WORDS = frozenset(("della", "dei", "del", "di", "de", "delle", "degli", "da", "sugli", "e", "il", "la",
+                         "el", "/"))
+#: Fewest letters of the last word kept when initials go before it ("B.Sass", not "B.G.Sa").
+_LAST_WORD_MIN = 4
 
 
 def grid_size(n: int = 40) -> int:
@@ -74,20 +79,35 @@ def short_name(name: str, width: int, kind: int = -1) -> str:
     """``name`` in at most ``width`` characters: whole if it fits; in tiny cells (≤ 5) the
     start of its last significant word ("Viale Vesuvio", 4 -> "Vesu") or a fixed text for the
     corners; else the initials of its first words and the start of the last ("Viale Vesuvio",
-    7 -> "V.Vesuv")."""
+    7 -> "V.Vesuv"), dropping middle initials so that the last word keeps ``_LAST_WORD_MIN``
+    letters ("Bastioni Gran Sasso", 6 -> "B.Sass").
+
+    Names no rule above keeps recognisable (issue 11, every edition at 80x24..160x50): a last
+    word without letters takes the first word's initial ("Borgo 2000", 5 -> "B2000", not
+    "2000", which "Vicolo del Borgo" would not tell apart either); small words never stand for
+    the name ("Da Pesci", 4 -> "Pesc"); brackets are dropped ("Riva (VIA!)"); the jail corner
+    is named by the part before "/" ("Commissariato / Transito", 7 -> "Commiss")."""
     if len(name) <= width:
         return name
-    words = [w for w in name.replace("!", "").split() if w.lower() not in _STOP_WORDS]
+    if kind == 6 and width > 5 and "/" in name:
+        return short_name(name.split("/")[0].strip(), width)
+    words = [w.strip("()") for w in name.replace("!", "").split() if w.lower() not in _STOP_WORDS]
+    words = [w for w in words if w] or [name]
+    if not any(c.isalpha() for c in words[-1]) and len(words) > 1:
+        words = [words[0][0] + ".", words[-1]] if width > 5 else [words[0][0] + words[-1]]
     if width <= 5:
         if kind in _TINY:
             return _TINY[kind][:width]
         if kind in (4, 5):  # tax and card squares: the first word says it
             return words[0][:width]
-        return words[-1][:width] if words else name[:width]
+        return words[-1][:width]
     if len(words) <= 1:
-        return name[:width]
-    head = "".join(w[0] + "." for w in words[:-1])
-    return (head + words[-1])[:width]
+        return words[0][:width]
+    initials = [w[0] + "." if not w.endswith(".") else w for w in words[:-1]]
+    last = words[-1]
+    while len(initials) > 1 and len("".join(initials)) + min(len(last), _LAST_WORD_MIN) > width:
+        del initials[1]  # the first initial says the kind of place (Via, Piazza); the middle ones least
+    return ("".join(initials) + last)[:width]
 
 
 def seat_marker(seat: int) -> str:
@@ -147,7 +167,7 @@ def draw_cell(state: Any, square: int, width: int, height: int) -> list[Text]:
         return [line]
     first = Text()
     first.append(bar, bar_style)
-    first.append(short_name(sq.name, width - 1).ljust(width - 1),
+    first.append(short_name(sq.name, width - 1, sq.kind).ljust(width - 1),
                  Style(bold=True) if group >= 0 else Style())
     first.truncate(width, pad=True)
     second = Text()

@@ -289,6 +289,9 @@ class GameScreen(Screen):
         shows in the log as a SeatChanged line."""
         if self.driver.vote_out():
             self._redraw()
+            return
+        self._no_vote(_("Nobody to vote out: the game is not waiting for anyone."),
+                      _("No vote sent: you already voted, or nobody can be voted out now."))
 
     def action_skip_turn(self) -> None:
         """J: vote to let the turn of the seats the game waits for pass at this step (their
@@ -296,6 +299,15 @@ class GameScreen(Screen):
         the bottom line, a skipped turn in the log."""
         if self.driver.skip_turn():
             self._redraw()
+            return
+        self._no_vote(_("Nobody to skip: the game is not waiting for anyone."),
+                      _("No vote sent: you already voted, or this turn cannot be skipped now."))
+
+    def _no_vote(self, nobody: str, refused: str) -> None:
+        """j/J sent no vote: say why in the log (the driver reports no waiting before
+        WAIT_NOTICE_S, so a key pressed then reads as "nobody waited for")."""
+        self.lines.append(nobody if self.driver.waiting() is None else refused)
+        self._redraw()
 
     def action_autoplay(self) -> None:
         """a: let the bot play for us, or take the controls back (not for a spectator)."""

@@ -11,7 +11,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from ui.board_layout import SEAT_COLOURS, cell_of, draw_cell, grid_size
-from ui.i18n import _
+from ui.i18n import _, to_name
 
 
 class Board(Widget):
@@ -67,9 +67,12 @@ class Board(Widget):
                              Style(bold=True)))
         cur = s.current
         if 0 <= cur < len(self.names):
-            t = Text(_("Turn: "))
+            # "Turn 20 · Dario to play [4]": the turn counter first, the seat's token after the
+            # name (the token beside "Turn" read as a turn number).
+            t = Text(_("Turn {turn} · {name} to play").format(
+                turn=s.turn, name=self.names[cur], to_name=to_name(self.names[cur])), Style(bold=True))
+            t.append(" ")
             t.append(f" {cur + 1} ", Style(color="black", bgcolor=SEAT_COLOURS[cur], bold=True))
-            t.append(" " + self.names[cur], Style(bold=True))
             head.append(t)
         if self.status:
             head.append(Text(self.status, Style(color="yellow", bold=True)))
