@@ -258,8 +258,6 @@ class CatchUp:
         self._held: dict[int, tuple[CatchupResponse, bytes]] = {}
         #: Steps asked per page: CATCHUP_PAGE_STEPS until a page shows how big a step is.
         self.pace = C.CATCHUP_PAGE_STEPS
-        #: (requester, from_step) -> when we last saw that page request (§C9.2 designation).
-        self._seen: dict[tuple[int, int], float] = {}
         #: Request envelope bytes -> when we last answered them (§C9.2 'Replayed requests').
         self._answered: dict[bytes, float] = {}
         self._escrow_sent = -1e18
@@ -397,24 +395,6 @@ class CatchUp:
         self._answered[raw] = now
         if len(self._answered) > 64:
             self._answered = {r: t for r, t in self._answered.items() if now - t < C.CATCHUP_SAME_REQ}
-
-    def designated(self, requester: int, from_step: int, active: Any, now: float) -> bool:
-        """True if we answer this page request (protocol.md §C9.2): one designated responder
-        per range — the active seats other than the requester, in seat order, the one at
-        index ``from_step`` mod their count — or anyone when the same request (requester,
-        ``from_step``) comes again within ``CATCHUP_REPEAT`` s (the designated seat did not
-        answer: it is behind, gone or cut off). Notes the request."""
-        key = (requester, from_step)
-        seen = self._seen.get(key)
-        self._seen[key] = now
-        if len(self._seen) > 4 * C.CATCHUP_HELD * C.CATCHUP_PIPELINE:
-            for k, t in list(self._seen.items()):
-                if now - t > C.CATCHUP_REPEAT:
-                    del self._seen[k]
-        if seen is not None and now - seen <= C.CATCHUP_REPEAT:
-            return True
-        others = [i for i, a in enumerate(active) if a and i != requester]
-        return not others or others[from_step % len(others)] == self._me
 
     def escrow_due(self, now: float) -> bool:
         """True (and noted) if answering a request should re-send our escrow now: at most once

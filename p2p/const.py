@@ -170,9 +170,6 @@ CATCHUP_HELD = 8
 #: CATCHUP_BURST answers, then CATCHUP_RATE answers per second (~2.5 MiB/s of 40 KiB pages).
 CATCHUP_BURST = 8
 CATCHUP_RATE = 64.0
-#: A page request is answered by one designated responder; the same request again within
-#: this many seconds is answered by every seat (§C9.2).
-CATCHUP_REPEAT = 10.0
 #: The same CATCHUP_REQ bytes are answered at most once per this many seconds (a replay by
 #: another seat must not spend the requester's bucket, protocol.md §C9.2); < CATCHUP_AFTER.
 CATCHUP_SAME_REQ = CATCHUP_AFTER / 2

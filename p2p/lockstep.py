@@ -910,9 +910,6 @@ class LockstepSession:
             return
         if not self._verified(env, r.seat, r.from_step):
             return
-        if not one and not self.catchup.designated(r.seat, r.from_step, self.active, now):
-            self.stats["ignored"] += 1  # another seat answers this range first (§C9.2)
-            return
         self.catchup.served(r.seat, now, one)
         self.catchup.note_answered(env.raw, now)
         self.stats["catchup_served"] += 1

@@ -164,22 +164,6 @@ def test_a_restarted_peer_catches_up_hundreds_of_steps_through_the_pipeline(tmp_
     assert all(len(x) == 1 for x in ends) and len({x[0].final_hash for x in ends}) == 1
 
 
-@given(n=st.integers(2, 8), requester=st.integers(0, 7), frm=st.integers(0, 10_000),
-       dropped=st.sets(st.integers(0, 7), max_size=3))
-def test_exactly_one_active_seat_answers_a_first_page_request_and_every_seat_a_repeat(n, requester, frm, dropped):
-    """§C9.2: one designated responder per range; the same request again is answered by all."""
-    requester %= n
-    active = [i not in dropped or i == requester for i in range(n)]
-    cus = {i: CatchUp(Identity.from_seed(bytes([i])), GID, i) for i in range(n) if i != requester}
-    first = [i for i, cu in cus.items() if active[i] and cu.designated(requester, frm, active, 0.0)]
-    others = [i for i in range(n) if active[i] and i != requester]
-    assert first == ([others[frm % len(others)]] if others else [])
-    again = [i for i, cu in cus.items() if active[i] and cu.designated(requester, frm, active, 1.0)]
-    assert again == others
-    late = [i for i, cu in cus.items() if active[i] and cu.designated(requester, frm, active, 1.0 + 2 * C.CATCHUP_REPEAT)]
-    assert late == first  # long after: a new request, designated again
-
-
 def test_answers_resend_our_escrow_at_most_once_per_interval():
     cu = _cu()
     assert cu.escrow_due(0.0) and not cu.escrow_due(C.CATCHUP_INTERVAL / 2)
