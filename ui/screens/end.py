@@ -40,10 +40,13 @@ def ending(state: Any) -> str:
 def standings_lines(state: Any, names: tuple) -> list[str]:
     """One line per seat in the order of ``engine.standings`` (best first; the engine decides
     the order, bankrupt players included): place, name and the figures the edition's rule ranks
-    by — cash alone where most money wins (niente-e-come-sembra), else net worth and what it
-    is made of."""
+    by — cash alone where most money wins (niente-e-come-sembra, whichever way its game ended),
+    else net worth and what it is made of."""
     out = []
-    cash_only = ending(state) == "all_owned"
+    # niente-e-come-sembra counts money alone once over, whichever way it ended
+    # (engine.rules.endgame.net_worth): a last player left shows cash too, never a "properties
+    # €0" sum that its properties contradict.
+    cash_only = state.ed.end_when_all_owned and engine.is_terminal(state)
     for place, (seat, worth) in enumerate(engine.standings(state), 1):
         name = names[seat] if seat < len(names) else str(seat + 1)
         if state.out[seat]:
