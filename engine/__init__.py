@@ -14,11 +14,11 @@ from .editions import EDITIONS, Edition
 from .errors import IllegalAction
 from .events import encode_event
 from .game import (Pending, apply_action, apply_chance, apply_step, bid_limits, chance_inplace,
-                   legal_actions, new_game, pending, random_playout, shortage_possible,
-                   step_inplace)
+                   legal_actions, new_game, pending, shortage_possible, step_inplace)
 from .hashing import decode_state, encode_state, state_hash
 from .observation import (Knowledge, PrivateView, PublicView, apply_reveal, choose, has_hidden, hidden_items,
                           private_view, public_view)
+from .playout import random_playout
 from .rules.endgame import is_terminal, standings, winner
 from .state import State
 

@@ -192,9 +192,6 @@ KNOWN_CIRCLES = [
     {"engine.rules.bankruptcy", "engine.rules.cards", "engine.rules.counterfeit",
      "engine.rules.faceup_cards", "engine.rules.jail", "engine.rules.movement",
      "engine.rules.niente_estate", "engine.rules.trade"},
-    # the registry imports each edition, each edition the registry's Edition type
-    {"engine.editions", "engine.editions.classico", "engine.editions.editrice_giochi",
-     "engine.editions.fabrianopoli", "engine.editions.niente"},
     {"engine.bots", "engine.bots.play"},
 ]
 

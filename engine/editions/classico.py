@@ -9,7 +9,7 @@ says where every value comes from).
 """
 from __future__ import annotations
 
-from . import edition_from_files
+from .base import edition_from_files
 
 EDITION = edition_from_files(
     name="classico",

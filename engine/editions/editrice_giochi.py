@@ -16,7 +16,7 @@ Board (classic × 2.5) and the old Editrice Giochi decks: data/editrice_giochi_*
 """
 from __future__ import annotations
 
-from . import edition_from_files
+from .base import edition_from_files
 
 EDITION = edition_from_files(
     name="editrice-giochi",

@@ -16,7 +16,7 @@ value ("aggiungendo i valori dei terreni, stazioni, imprese, delle case e degli 
 """
 from __future__ import annotations
 
-from . import edition_from_files
+from .base import edition_from_files
 
 EDITION = edition_from_files(
     name="fabrianopoli",

@@ -24,7 +24,7 @@ from importlib import resources
 
 from ..rules.banknotes import BANKNOTES
 from ..rules.estate import HOTELS_ONLY
-from . import Card, Edition, load_board
+from .base import Card, Edition, load_board
 
 __all__ = ["DecoderRules", "EDITION", "KEPT_KINDS", "IMMEDIATE_KINDS", "EFFECT_KINDS",
            "PROBABILITA", "IMPREVISTI"]
