@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 import engine
+from engine.rules.timed import EXPIRED
 from engine.state import P_OVER
 from engine.testing import scenario
 from ui.screens.end import ending, rule_text, standings_lines
@@ -38,3 +39,25 @@ def test_classico_last_player_left_shows_net_worth_and_its_parts():
     assert worth == 1500 + 60 + 60  # Vicolo Corto and Vicolo Stretto at their price
     assert standings_lines(s, NAMES)[0] == "1. Anna — €1.620 (cash €1.500 + properties and buildings €120)"
     assert standings_lines(s, NAMES)[1:] == ["2. Bruno — bankrupt", "3. Carla — bankrupt"]
+
+
+def _time_ran_out(edition: str):
+    """Nobody bankrupt; the agreed time ran out (engine.rules.timed: EXPIRED set) with Anna
+    owning Vicolo Corto with two houses."""
+    s = scenario(3, edition=edition, cash={0: 1000, 1: 900, 2: 800}, owners={1: 0}, levels={1: 2},
+                 options={"timed_minutes": 1})
+    s.time_up |= EXPIRED
+    s.phase, s.winner = P_OVER, 0
+    return s
+
+
+@pytest.mark.parametrize("edition,buildings", [
+    ("editrice-giochi", "the buildings at 50% of their cost"),  # "alla metà del loro valore di acquisto"
+    ("fabrianopoli", "what the buildings cost"),  # "delle case e degli alberghi", at full value
+])
+def test_a_timed_game_says_how_its_edition_counts_buildings(edition, buildings):
+    s = _time_ran_out(edition)
+    assert ending(s) == "timed"
+    text = rule_text(s)
+    assert "the agreed time ran out" in text and buildings in text
+    assert standings_lines(s, NAMES)[0].startswith("1. Anna — €")

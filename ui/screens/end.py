@@ -68,8 +68,10 @@ def rule_text(state: Any) -> str:
         return _("How: every property was owned, so the game ended; the bank paid each player the rent of "
                  "their properties, and the player with the most money wins (a tie goes to the earlier seat). "
                  "Properties and buildings do not count.")
-    worth = _("net worth = cash + price of each property (half if mortgaged) + the buildings at {pct} % of "
-              "their cost").format(pct=state.ed.worth_building_pct)
+    pct = state.ed.worth_building_pct
+    worth = _("net worth = cash + price of each property (half if mortgaged) + what the buildings cost") \
+        if pct == 100 else _("net worth = cash + price of each property (half if mortgaged) + the buildings at "
+                             "{pct}% of their cost").format(pct=pct)
     if how == "timed":
         return _("How: the agreed time ran out, and the richest player wins; {worth}.").format(worth=worth)
     if how == "last":
