@@ -83,8 +83,9 @@ def short_name(name: str, width: int, kind: int = -1) -> str:
     letters ("Bastioni Gran Sasso", 6 -> "B.Sass").
 
     Names no rule above keeps recognisable (issue 11, every edition at 80x24..160x50): a last
-    word without letters takes the first word's initial ("Borgo 2000", 5 -> "B2000", not
-    "2000", which "Vicolo del Borgo" would not tell apart either); small words never stand for
+    word without letters keeps the first word's start ("Borgo 2000", 4 -> "Bo2k", 7 ->
+    "B.2000", not "2000"; thousands as "k" so that the owner's number drawn after the label
+    does not read as one more digit); small words never stand for
     the name ("Da Pesci", 4 -> "Pesc"); brackets are dropped ("Riva (VIA!)"); the jail corner
     is named by the part before "/" ("Commissariato / Transito", 7 -> "Commiss")."""
     if len(name) <= width:
@@ -94,7 +95,11 @@ def short_name(name: str, width: int, kind: int = -1) -> str:
     words = [w.strip("()") for w in name.replace("!", "").split() if w.lower() not in _STOP_WORDS]
     words = [w for w in words if w] or [name]
     if not any(c.isalpha() for c in words[-1]) and len(words) > 1:
-        words = [words[0][0] + ".", words[-1]] if width > 5 else [words[0][0] + words[-1]]
+        if width > 5:
+            words = [words[0][0] + ".", words[-1]]
+        else:  # "Bo2k": ends in a letter, so the owner's number after it does not read as a digit of it
+            num = words[-1][:-3] + "k" if words[-1].endswith("000") else words[-1]
+            words = [words[0][:max(width - len(num), 1)] + num]
     if width <= 5:
         if kind in _TINY:
             return _TINY[kind][:width]
