@@ -60,4 +60,5 @@ def test_a_timed_game_says_how_its_edition_counts_buildings(edition, buildings):
     assert ending(s) == "timed"
     text = rule_text(s)
     assert "the agreed time ran out" in text and buildings in text
+    assert "a tie goes to more cash, then to the first in turn order" in text  # engine.rules.timed.timed_winner
     assert standings_lines(s, NAMES)[0].startswith("1. Anna — €")

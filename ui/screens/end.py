@@ -73,7 +73,9 @@ def rule_text(state: Any) -> str:
         if pct == 100 else _("net worth = cash + price of each property (half if mortgaged) + the buildings at "
                              "{pct}% of their cost").format(pct=pct)
     if how == "timed":
-        return _("How: the agreed time ran out, and the richest player wins; {worth}.").format(worth=worth)
+        # Ties as engine.rules.timed.timed_winner breaks them.
+        return _("How: the agreed time ran out, and the richest player wins (a tie goes to more cash, then to the "
+                 "first in turn order after the last turn); {worth}.").format(worth=worth)
     if how == "last":
         return _("How: the last player left in the game wins; the others follow in the order they went "
                  "bankrupt, the last one out first.")
