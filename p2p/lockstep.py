@@ -579,6 +579,9 @@ class LockstepSession:
             if own is not None:
                 self._out.append(own)
                 self.stats["resent"] += 1
+            # Our DROP vote of this step and epoch too: a vote lost on the way was never sent
+            # again, and three peers that had each lost the others' votes waited for ever (§C8.3).
+            self._out.extend(self.seats.own_votes(self.step))
             self._out.extend(self.skips.own_votes(self.step, self.epoch))  # §C8.10
             if not self._escrows_ok():
                 self._send_escrow(resend=True)
