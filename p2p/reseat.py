@@ -39,7 +39,7 @@ from . import const as C
 from .beacon import HashChain
 from .errors import WireError
 from .identity import Identity
-from .wire import MSG_RESEAT, ReseatRequest, Setup, decode_reseat, open_envelope, seal_message
+from .wire import MSG_RESEAT, Envelope, ReseatRequest, Setup, decode_reseat, open_envelope, seal_message
 
 __all__ = ["ReseatRequest", "make_request", "open_request", "needed", "readmissions", "epoch_room", "counts_at",
            "OffsetChain", "Carrier", "Reseat", "new_chain", "request_for"]
@@ -53,9 +53,9 @@ def make_request(identity: Identity, game_id: bytes, seat: int, dropped_at: int,
     return seal_message(identity, MSG_RESEAT, ReseatRequest(game_id, seat, dropped_at, chain_head))
 
 
-def open_request(raw: bytes, setup: Setup) -> ReseatRequest | None:
-    """Decode ``raw`` as a RESEAT envelope of ``setup``'s game signed by the seat it names;
-    None otherwise (malformed, another type or game, bad signature)."""
+def _decode_request(raw: bytes, setup: Setup) -> tuple[Envelope, ReseatRequest] | None:
+    """``raw`` as a RESEAT envelope of ``setup``'s game naming one of its seats, signature not
+    checked yet; None otherwise (malformed, another type or game, seat out of range)."""
     try:
         env = open_envelope(raw, C.MAX_RESEAT_MSG)
         if env.mtype != MSG_RESEAT:
@@ -63,9 +63,18 @@ def open_request(raw: bytes, setup: Setup) -> ReseatRequest | None:
         r = decode_reseat(env.body)
     except WireError:
         return None
-    if r.game_id != setup.game_id or r.seat >= setup.seats or not env.verify(setup.players[r.seat].public_key):
+    if r.game_id != setup.game_id or r.seat >= setup.seats:
         return None
-    return r
+    return env, r
+
+
+def open_request(raw: bytes, setup: Setup) -> ReseatRequest | None:
+    """Decode ``raw`` as a RESEAT envelope of ``setup``'s game signed by the seat it names;
+    None otherwise (malformed, another type or game, bad signature)."""
+    got = _decode_request(raw, setup)
+    if got is None or not got[0].verify(setup.players[got[1].seat].public_key):
+        return None
+    return got[1]
 
 
 def needed(seats: int, active: int) -> int:
@@ -180,15 +189,21 @@ class Carrier:
     def receive(self, raw: bytes, now: float, drop_steps: Mapping[int, int]) -> str:
         """Take a RESEAT envelope. Returns "bad" (malformed, other game, bad signature: dropped
         and counted), "ignored" (our own seat, a seat not dropped, or another drop's request) or
-        "held". ``drop_steps``: dropped seat -> its drop step (bot rule only)."""
+        "held". ``drop_steps``: dropped seat -> its drop step (bot rule only). The signature is
+        checked last (as §C3.4 orders a step message's checks): a request we would not carry
+        costs no Ed25519 verification, whoever sends it."""
         self.stats["received"] += 1
-        r = open_request(raw, self._setup)
-        if r is None:
+        got = _decode_request(raw, self._setup)
+        if got is None:
             self.stats["bad"] += 1
             return "bad"
+        env, r = got
         if r.seat == self._me or drop_steps.get(r.seat) != r.dropped_at:
             self.stats["ignored"] += 1
             return "ignored"
+        if not env.verify(self._setup.players[r.seat].public_key):
+            self.stats["bad"] += 1
+            return "bad"
         self._held[r.seat] = (raw, r.dropped_at, now)
         self.stats["held"] += 1
         return "held"

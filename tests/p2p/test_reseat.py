@@ -159,3 +159,22 @@ def test_request_is_small_enough_for_two_in_a_step(game):
     raw = _req(setup, ids, 3, at=C.MAX_STEP - 1)
     assert len(raw) <= C.MAX_RESEAT_MSG
     assert msgpack.unpackb(raw)[0] == 25
+
+
+def test_carrier_checks_the_signature_last(game, monkeypatch):
+    """§C8.9 carrying, §C3.4's order: a request the carrier would not carry (a seat not dropped,
+    another drop) is ignored before any Ed25519 check, so a flood of them costs no verification;
+    a forged request for the dropped seat at its drop step is still refused as bad."""
+    from p2p import wire
+
+    setup, ids = game
+    c = Carrier(setup, 0)
+    checks = []
+    real = wire.Envelope.verify
+    monkeypatch.setattr(wire.Envelope, "verify", lambda env, key: checks.append(key) or real(env, key))
+    forged = make_request(ids[1], setup.game_id, 2, 7, b"\x02" * 32)  # seat 2's request, seat 1's key
+    assert c.receive(forged, 0.0, {3: 7}) == "ignored" and checks == []  # seat 2 is not dropped
+    assert c.receive(_req(setup, ids, 3, at=2), 0.0, {3: 7}) == "ignored" and checks == []  # another drop
+    assert c.receive(forged, 0.0, {2: 7}) == "bad" and len(checks) == 1  # dropped: checked, refused
+    assert c.receive(_req(setup, ids, 3), 0.0, {3: 7}) == "held"
+    assert c.stats == {"received": 4, "bad": 1, "ignored": 2, "held": 1}
