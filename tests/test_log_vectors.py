@@ -20,6 +20,12 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 VEC = Path(__file__).resolve().parent / "vectors"
 
 
+def _spec_version() -> int:
+    """The protocol version protocol.md's title states ("# lanopoli protocol, version N", §C2)."""
+    title = (Path(__file__).resolve().parents[1] / "protocol.md").read_text(encoding="utf-8").splitlines()[0]
+    return int(title.rsplit(" ", 1)[1])
+
+
 def sha(*parts: bytes) -> bytes:
     return hashlib.sha256(b"".join(parts)).digest()
 
@@ -64,7 +70,7 @@ def test_game_log_checks_out_from_the_spec_text():
     sh = sha(b"lanopoli/1/setup\x00", setup)
     assert sh.hex() == game["setup_hash"]
     version, gid, edition, n, chain_length, options, players = msgpack.unpackb(setup)
-    assert (version, gid.hex(), edition, n, options) == (2, game["game_id"], game["edition"], game["seats"], [])
+    assert (version, gid.hex(), edition, n, options) == (_spec_version(), game["game_id"], game["edition"], game["seats"], [])
     pks = [p[0] for p in players]
     assert pks == sorted(pks) and len(set(pks)) == n  # §C2.2: seat i = i-th smallest key
     secrets = []

@@ -265,8 +265,10 @@ def test_seat_advert_from_the_spec_text():
     assert a["service_type"] == "_lanopoli-seat._udp.local."
     assert a["instance_name"] == f"lanopoli-{gid[:16]}-seat{a['seat']}._lanopoli-seat._udp.local."
     assert a["host_name"] == f"lanopoli-{gid[:16]}-s{a['seat']}-{hashlib.sha256(pk).hexdigest()[:8]}.local."
-    assert a["txt"] == {"v": "2", "gid": gid, "seat": str(a["seat"]), "pk": pk.hex(), "xk": a["txt"]["xk"]}
-    players = msgpack.unpackb(bytes.fromhex(v["setup"]))[6]
+    setup = msgpack.unpackb(bytes.fromhex(v["setup"]))
+    # TXT v is the protocol version, the setup's first field (§C2.3)
+    assert a["txt"] == {"v": str(setup[0]), "gid": gid, "seat": str(a["seat"]), "pk": pk.hex(), "xk": a["txt"]["xk"]}
+    players = setup[6]
     assert players[a["seat"]][:2] == [pk, bytes.fromhex(a["txt"]["xk"])]  # [pk, xk, ...] of that seat
 
 
