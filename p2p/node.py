@@ -57,6 +57,7 @@ from .session_events import TurnSkipped
 from .resume import OWN_SUFFIX, RESUME_SUFFIX, find_resumable, read_resume_file, resume_session, write_resume_file
 from .seat_answer import SeatAnswer
 from .transport import Addr
+from .watch_service import WatchService
 from .wire import SESSION_TAGS
 
 PROGRESS_INTERVAL = 0.2  # s between progress lines (at most 5 per second)
@@ -317,10 +318,9 @@ class Node:
         self.chat: ChatRoom | None = None
         #: Every seat: the socket and state serving spectators (protocol.md §N10), apart from
         #: the game's, and its DNS-SD advert (``_lanopoli-watch._udp``) once the game runs.
-        self.watch_link: Link | None = None
-        self.watch_server: Any = None
-        self.watch_ad: Rendezvous | None = None
-        self._header: bytes | None = None
+        self.watch = WatchService(self.identity, cfg.bind, [cfg.interface or cfg.bind],
+                                  lambda: None if self.session is None else self.session.history(),
+                                  self._on_watch_chat, self._emit, self._link_failed)
         self._sd_next = 0.0  # loop time of the next standings re-announcement (host)
         self._sd_sent: Any = None
 
@@ -358,19 +358,19 @@ class Node:
                                     endpoint=self.link.address, options=cfg.host_options(),
                                     bot=cfg.local_input is None,
                                     demo_seed=cfg.demo_seed, now=now, chain_length=cfg.chain_length)
-            await self._open_watch()
+            await self.watch.open()
             ad = GameAd(version=C.PROTOCOL_VERSION, game_id=self.lobby.game_id, edition=cfg.edition,
                         seats_taken=1, seats_total=cfg.seats, state=LOBBY,
                         fingerprint=self.identity.fingerprint, address=self.link.address[0],
                         port=self.link.address[1], public_key=self.identity.public_key,
                         x25519_key=self.identity.x25519_public_key,
                         host_name=ad_name(name), players=(ad_name(name),),
-                        watch_port=None if self.watch_link is None else self.watch_link.address[1])
+                        watch_port=self.watch.port)
             await self.discovery.advertise(ad)
             self._emit({"type": "hosting", "game_id": ad.game_id.hex(), "address": ad.address,
                         "port": ad.port})
         else:
-            await self._open_watch()  # any seat serves spectators once the game runs (§N10)
+            await self.watch.open()  # any seat serves spectators once the game runs (§N10)
             want = cfg.game_id
             if cfg.host_addr is not None:
                 self.lobby = Lobby.join(self.identity, host_addr=(str(cfg.host_addr[0]), int(cfg.host_addr[1])),
@@ -435,8 +435,8 @@ class Node:
         setup = self.session.setup if self.session is not None else self.lobby.setup
         if setup is not None:
             self.chat.set_game(setup.game_id)
-            ws = self.watch_server  # our spectators may speak too, marked as such (§N10)
-            watching = {} if ws is None else {sub.pk: (sub.name, SPECTATOR) for sub in ws.subs.values()}
+            # Our spectators may speak too, marked as such (§N10).
+            watching = {pk: (name, SPECTATOR) for pk, name in self.watch.spectators().items()}
             self.chat.set_members(watching | {p.public_key: (p.name, PLAYER) for p in setup.players})
         else:
             self.chat.set_game(self.lobby.game_id)
@@ -468,7 +468,7 @@ class Node:
         if in_lobby and self.cfg.role == "host":  # joiners do not know each other: we relay
             for a in self._chat_targets(exclude=addr):
                 self._send_chat(a, line.raw)
-        self._chat_to_watchers(line.raw)
+        self.watch.send_all(line.raw)
         if self.cfg.observer is not None:
             self.cfg.observer(line)
 
@@ -476,8 +476,7 @@ class Node:
         """A CHAT from our watch socket. Only a subscribed spectator may speak, with its WATCH
         key; its line goes to our other spectators and, from the host only, to every seat (the
         seats take a spectator's line from the host alone, protocol.md §N9/§N10)."""
-        ws = self.watch_server
-        sub = ws.subs.get(addr)
+        sub = self.watch.subscriber(addr)
         room = self._chat_room()
         if sub is None or room is None:
             return
@@ -487,21 +486,9 @@ class Node:
         if self.cfg.role == "host":  # the seats take a spectator's line from the host only
             for a in self._chat_targets():
                 self._send_chat(a, line.raw)
-        self._chat_to_watchers(line.raw, exclude=addr)
+        self.watch.send_all(line.raw, exclude=addr)
         if self.cfg.observer is not None:
             self.cfg.observer(line)
-
-    def _chat_to_watchers(self, raw: bytes, exclude: Any = None) -> None:
-        """Every chat line of the game also goes to our spectators."""
-        ws = self.watch_server
-        if ws is None or self.watch_link is None:
-            return
-        for a in list(ws.subs):
-            if a != exclude:
-                try:
-                    self.watch_link.send(a, raw)
-                except Exception:  # noqa: BLE001 - a spectator's full buffer must not stop the chat
-                    ws.stats["send_failed"] = ws.stats.get("send_failed", 0) + 1
 
     def _send_chat(self, addr: Addr, raw: bytes) -> None:
         try:
@@ -549,79 +536,23 @@ class Node:
         raw, line = room.say(text, self.loop.time())
         for a in self._chat_targets():
             self._send_chat(a, raw)
-        self._chat_to_watchers(raw)
+        self.watch.send_all(raw)
         return line
 
     # -- spectators (protocol.md §N10) -----------------------------------------------------
 
-    async def _open_watch(self) -> None:
-        """Bind the spectators' socket (same address, any port; keyed channels only, from the
-        spectators' introductions). A failure only means no spectators."""
-        try:
-            self.watch_link = await Link.open(self.cfg.bind, 0, self._on_watch, identity=self.identity,
-                                              on_error=self._link_failed)
-        except OSError:
-            return
-        self.watch_link.endpoint.accept_plain = False
-
     def _serve_spectators(self, setup: Any, seat: int) -> None:
         """The game runs (or resumed): serve spectators from our watch socket and advertise it
-        as our seat's on DNS-SD (``_lanopoli-watch._udp``, the seat's setup keys, protocol.md
-        §N10 "Any seat serves"), so that a spectator whose server went silent finds us. A
-        DNS-SD failure is a ``watch_ad_failed`` line: the host's TXT ``wp`` still works."""
-        from .rendezvous import WATCH_SERVICE
-        from .spectate import WatchServer
-
-        if self.watch_link is None or self.watch_server is not None:
-            return
-        self.watch_server = WatchServer(self.identity, setup.game_id)
-        self.watch_ad = Rendezvous([self.cfg.interface or self.cfg.bind], setup, seat, lambda *_: None,
-                                   service=WATCH_SERVICE, browse=False)
-
-        async def advertise() -> None:
-            try:
-                await self.watch_ad.start(*self.watch_link.address)
-            except Exception as e:  # noqa: BLE001 - no DNS-SD here: only the host's wp serves
-                self._emit({"type": "watch_ad_failed", "reason": str(e)})
-
-        task = asyncio.ensure_future(advertise())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    def _on_watch(self, addr: Addr, payload: bytes) -> None:
-        if self.watch_server is None or self.session is None:
-            return  # nothing to show before the game starts
-        if payload[:2] == CHAT_TAG:
-            self._on_watch_chat(addr, payload)
-            return
-        self.watch_server.receive(payload, addr, self.watch_link.endpoint.peer_key(addr), self.loop.time())
-        self._serve_watchers()
-
-    def _serve_watchers(self) -> None:
-        """Send each spectator the log records it lacks: the header, then the session's
-        history (every record we logged), within its byte credit."""
-        ws = self.watch_server
-        if ws is None or not ws.subs or self.session is None:
-            return
-        from .gamelog import KIND_HEADER
-
-        # A lazy view: old records are read back from the log only when a spectator lacks them.
-        records = self.session.history().with_head(KIND_HEADER, self._watch_header())
-        for addr, raw in ws.outgoing(records, self.loop.time()):
-            try:
-                self.watch_link.send(addr, raw)
-            except Exception:  # noqa: BLE001 - a spectator's full buffer must not stop the game
-                ws.stats["send_failed"] = ws.stats.get("send_failed", 0) + 1
+        as our seat's (``WatchService.serve``, protocol.md §N10 "Any seat serves")."""
+        self.watch.serve(setup, seat, self._watch_header)
 
     def _watch_header(self) -> bytes:
-        if self._header is None:
-            if self.lobby is not None and self.lobby.setup is not None:
-                self._header = self.lobby.log_header()
-            else:  # resumed: the header is our log's record 0
-                from .gamelog import LogReader
+        """The game log's header record: the lobby's, or after a resume our log's record 0."""
+        if self.lobby is not None and self.lobby.setup is not None:
+            return self.lobby.log_header()
+        from .gamelog import LogReader
 
-                self._header = next(iter(LogReader(self.log_path))).payload
-        return self._header
+        return next(iter(LogReader(self.log_path))).payload
 
     def _link_failed(self, exc: BaseException) -> None:
         """``Link`` ``on_error``: our own message handler raised (a bug, or a local failure
@@ -897,7 +828,7 @@ class Node:
         self._report_waiting()
         self._advertise_standings()
         self._skip_idle()
-        self._serve_watchers()
+        self.watch.flush()
         for seat, addr in list(self._advert_pending.items()):
             self._seat_moved(seat, addr)
         self._ticker = self.loop.call_later(WAIT_NOTICE / 2, self._tick)
@@ -963,7 +894,7 @@ class Node:
         except (LocalProtocolError, OSError) as e:
             raise NodeError("resume", f"cannot resume from {path}: {e}") from None
         self._adopt_resumed(path, sess, eps)
-        await self._open_watch()  # a resumed seat serves spectators too (§N10)
+        await self.watch.open()  # a resumed seat serves spectators too (§N10)
         self._serve_spectators(sess.setup, sess.my_seat)
         self.resume_report = rep
         if rep is not None and not rep.finished:
@@ -1117,7 +1048,7 @@ class Node:
         if self._done.done():
             return
         self.phase = "done"
-        self._serve_watchers()  # the last records too (protocol.md §N10)
+        self.watch.flush()  # the last records too (protocol.md §N10)
         if self._resume_file is not None:
             # The game is over: nothing left to resume, and the chain secret has no use left.
             self._resume_file.unlink(missing_ok=True)
@@ -1194,16 +1125,11 @@ class Node:
                 if self.rendezvous is not None:
                     r, self.rendezvous = self.rendezvous, None
                     await r.close()
-                if self.watch_ad is not None:
-                    w, self.watch_ad = self.watch_ad, None
-                    await w.close()
                 if self.discovery is not None:
                     d, self.discovery = self.discovery, None
                     await d.close()
             finally:
-                if self.watch_link is not None:
-                    wl, self.watch_link = self.watch_link, None
-                    await wl.close()
+                await self.watch.close()
                 if self.link is not None:
                     link, self.link = self.link, None
                     self.transport_totals = link.endpoint.totals()

@@ -17,7 +17,7 @@ never touch the game's channels, so nothing they send can slow or disturb the ga
 
 Any seat serves (protocol.md §N10 "Any seat serves"): each advertises its watch socket on
 DNS-SD (``_lanopoli-watch._udp``: ``p2p.rendezvous.WATCH_SERVICE``, advertised by
-``p2p.node.Node._serve_spectators``). A seat answers every renewal with an empty RECORDS when it has
+``p2p.watch_service.WatchService``). A seat answers every renewal with an empty RECORDS when it has
 nothing new, so a spectator hears from a live server at least every ``WATCH_RENEW_S``; after
 ``WATCH_SILENCE_S`` without a valid RECORDS it moves to another seat (``WatchClient.switch``)
 and resumes from the last step it holds: the seats' STEP records are byte-identical, but their

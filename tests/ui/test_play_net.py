@@ -230,5 +230,5 @@ def test_a_spectator_follows_a_game_verified_to_its_end(tmp_path):
     assert engine.state_hash(watcher.state) == host.node.session.state_hash
     assert set(watcher.names) == set(host.names) and watcher.seat == -1
     assert watcher.take_events() and watcher.private_view() == {}
-    stats = host.node.watch_server.stats
+    stats = host.node.watch.server.stats
     assert stats["subscribed"] == 1 and stats["sent"] >= 1

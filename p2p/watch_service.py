@@ -1,0 +1,152 @@
+"""A seat serving spectators on asyncio: the watch socket, its ``WatchServer`` and its DNS-SD
+advert (protocol.md §N10 "Spectators", "Any seat serves").
+
+``p2p/spectate.py`` is the sans-I/O side (who watches, what to send them next); this module is
+its asyncio adapter, owned by ``p2p.node.Node``: a second UDP ``Link`` on the game's address (any
+port, keyed channels only, from the spectators' introductions, so nothing a spectator sends
+touches the game's channels), the ``WatchServer`` once the game runs, and the seat's
+``_lanopoli-watch._udp`` advert (``p2p.rendezvous.WATCH_SERVICE``) so that a spectator whose
+server went silent finds another seat. Every failure here only means fewer spectators: a bind
+failure leaves ``link`` None, a DNS-SD failure is reported through ``emit`` as a
+``watch_ad_failed`` line (the host's TXT ``wp`` still works), a full send buffer is counted in
+``server.stats["send_failed"]``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from .chat import CHAT_TAG
+from .identity import Identity
+from .link import Link
+from .rendezvous import WATCH_SERVICE, Rendezvous
+from .spectate import WatchServer
+from .transport import Addr
+
+__all__ = ["WatchService"]
+
+
+class WatchService:
+    """Our seat's spectator serving. ``link``: the watch socket (None until ``open``, or if it
+    could not be bound); ``server``: the ``WatchServer`` (None until ``serve``); ``ad``: the
+    DNS-SD advert of the watch socket.
+
+    ``records``: returns the game's records to serve — a lazy sequence like
+    ``LockstepSession.history()`` — or None while there is no game; ``on_chat(addr, payload)``:
+    a CHAT datagram from the watch socket (the node's chat relay judges it); ``emit``: a progress
+    callback (protocol.md part L); ``on_error``: the ``Link`` handler-failure callback."""
+
+    def __init__(self, identity: Identity, bind: str, interfaces: list[str],
+                 records: Callable[[], Any], on_chat: Callable[[Addr, bytes], None],
+                 emit: Callable[[dict], None], on_error: Callable[[BaseException], None]) -> None:
+        self.identity = identity
+        self.bind = bind
+        self.interfaces = interfaces
+        self._records = records
+        self._on_chat = on_chat
+        self._emit = emit
+        self._on_error = on_error
+        self.link: Link | None = None
+        self.server: WatchServer | None = None
+        self.ad: Rendezvous | None = None
+        self._header: bytes | None = None
+        self._header_of: Callable[[], bytes] | None = None
+        self._advertising: asyncio.Task | None = None
+
+    @property
+    def port(self) -> int | None:
+        """The watch socket's UDP port (the host's TXT ``wp``), None without one."""
+        return None if self.link is None else self.link.address[1]
+
+    async def open(self) -> None:
+        """Bind the spectators' socket (same address as the game's, any port; keyed channels
+        only). A failure only means no spectators."""
+        try:
+            self.link = await Link.open(self.bind, 0, self._on_datagram, identity=self.identity,
+                                        on_error=self._on_error)
+        except OSError:
+            return
+        self.link.endpoint.accept_plain = False
+
+    def serve(self, setup: Any, seat: int, header: Callable[[], bytes]) -> None:
+        """The game runs (or resumed): serve spectators and advertise our watch socket as seat
+        ``seat``'s on DNS-SD (with the seat's setup keys). ``header``: returns the game log's
+        header record (record 0), asked once, when a spectator first needs it."""
+        if self.link is None or self.server is not None:
+            return
+        self.server = WatchServer(self.identity, setup.game_id)
+        self._header_of = header
+        self.ad = Rendezvous(self.interfaces, setup, seat, lambda *_: None, service=WATCH_SERVICE, browse=False)
+        self._advertising = asyncio.ensure_future(self._advertise())
+
+    async def _advertise(self) -> None:
+        try:
+            await self.ad.start(*self.link.address)
+        except Exception as e:  # noqa: BLE001 - no DNS-SD here: only the host's wp serves
+            self._emit({"type": "watch_ad_failed", "reason": str(e)})
+
+    def subscriber(self, addr: Addr) -> Any:
+        """The ``spectate.Subscription`` of the spectator at ``addr``, or None."""
+        return None if self.server is None else self.server.subs.get(addr)
+
+    def spectators(self) -> dict[bytes, str]:
+        """Public key -> name of every subscribed spectator (they may chat, §N10)."""
+        return {} if self.server is None else {sub.pk: sub.name for sub in self.server.subs.values()}
+
+    def _on_datagram(self, addr: Addr, payload: bytes) -> None:
+        if self.server is None or self._records() is None:
+            return  # nothing to show before the game starts
+        if payload[:2] == CHAT_TAG:
+            self._on_chat(addr, payload)
+            return
+        self.server.receive(payload, addr, self.link.endpoint.peer_key(addr), asyncio.get_running_loop().time())
+        self.flush()
+
+    def flush(self) -> None:
+        """Send each spectator the log records it lacks: the header, then the game's records
+        (every record we logged), within its byte credit."""
+        ws = self.server
+        if ws is None or not ws.subs:
+            return
+        history = self._records()
+        if history is None:
+            return
+        from .gamelog import KIND_HEADER
+
+        if self._header is None:
+            self._header = self._header_of()
+        # A lazy view: old records are read back from the log only when a spectator lacks them.
+        records = history.with_head(KIND_HEADER, self._header)
+        for addr, raw in ws.outgoing(records, asyncio.get_running_loop().time()):
+            self._send(addr, raw)
+
+    def send_all(self, raw: bytes, exclude: Any = None) -> None:
+        """Send ``raw`` (a chat line of the game) to every spectator but ``exclude``."""
+        if self.server is None or self.link is None:
+            return
+        for a in list(self.server.subs):
+            if a != exclude:
+                self._send(a, raw)
+
+    def _send(self, addr: Addr, raw: bytes) -> None:
+        try:
+            self.link.send(addr, raw)
+        except Exception:  # noqa: BLE001 - a spectator's full buffer must not stop the game
+            self.server.stats["send_failed"] = self.server.stats.get("send_failed", 0) + 1
+
+    async def close(self) -> None:
+        """Withdraw the advert and close the socket; the socket is closed even if withdrawing
+        fails or is cancelled. Idempotent."""
+        if self._advertising is not None:
+            self._advertising.cancel()
+            self._advertising = None
+        try:
+            if self.ad is not None:
+                ad, self.ad = self.ad, None
+                await ad.close()
+        finally:
+            if self.link is not None:
+                link, self.link = self.link, None
+                await link.close()
