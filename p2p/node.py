@@ -51,7 +51,7 @@ from .lockstep import (FINISHED, BeaconExhausted, CaughtUp, CheaterProven, Cheat
                        GameAbandoned, GameOver, LockstepSession, PeerMisbehaved, PeerStalled, SeatDropped,
                        SeatDropVoted, SeatLost, SeatReturned, StepApplied, StepOverturned)
 from .link import Link
-from .rendezvous import Rendezvous
+from .rendezvous import Rendezvous, SeatAddresses
 from .reseat import SECRET_SUFFIX, read_secret_file, write_secret_file
 from .session_events import TurnSkipped
 from .resume import OWN_SUFFIX, RESUME_SUFFIX, find_resumable, read_resume_file, resume_session, write_resume_file
@@ -65,9 +65,6 @@ LINGER = 1.0  # s to keep answering after GameOver (ends early once every channe
 DISCOVERY_TIMEOUT = 30.0  # s a joiner looks for a game
 STALL_LIMIT = 60.0  # s a step may wait for a silent seat before the node gives up (> drop timeout)
 WAIT_NOTICE = 1.0  # s a step waits for another seat before the node reports whom it waits for
-#: A seat heard (authenticated) at its address this recently is there: an advert elsewhere is
-#: ignored (protocol.md §N3.2; anyone can copy an advert, the keys are public).
-ADVERT_HEARD_S = C.KEEPALIVE_INTERVAL
 WAIT_REPEAT = 1.0  # s between two ``waiting`` lines
 STANDINGS_INTERVAL = 1.0  # s between two re-announcements of the host's TXT ``sd`` (standings)
 _MAX_EARLY = 256  # session messages buffered before our own session starts
@@ -281,13 +278,8 @@ class Node:
         #: After a resume: our seat's DNS-SD advert and the other seats' new addresses (§N3.2).
         self.rendezvous: Rendezvous | None = None
         self._rendezvous_asked = False
-        #: Addresses a seat was moved away from by an advert after it had been heard there
-        #: (address -> seat): still allowed, and the seat moves back if it speaks from one (§N3.2).
-        self._left_from: dict[Addr, int] = {}
-        #: Adverts ignored because the seat was heard at its address lately (seat -> address):
-        #: looked at again every tick, adopted once the seat has been quiet there ADVERT_HEARD_S.
-        self._advert_pending: dict[int, tuple[str, int]] = {}
-        self._endpoints: list | None = None
+        #: Where each seat is once the game runs, moved by the seats' adverts (§N3.2).
+        self.seats = SeatAddresses()
         self.lobby: Lobby | None = None
         self.session: Any = None
         self.seat = -1
@@ -406,7 +398,7 @@ class Node:
 
     def _on_message(self, addr: Addr, payload: bytes) -> None:
         session = self.session
-        if self._left_from and addr in self._left_from:  # a seat an advert moved speaks from here
+        if self.seats.left_from and addr in self.seats.left_from:  # a seat an advert moved speaks from here
             self._seat_spoke(addr)
         if payload[:2] in SESSION_TAGS:  # wire.is_session_message, inlined: the hot path
             if session is not None:
@@ -647,8 +639,8 @@ class Node:
         cfg = self.cfg
         self.seat = ev.my_seat
         eps = [(str(a[0]), int(a[1])) for a in ev.endpoints]
-        self._endpoints = list(eps)  # updated when a seat shows up elsewhere (§N3.2)
-        self.peers = [a for i, a in enumerate(eps) if i != ev.my_seat]
+        self.seats.set_endpoints(eps, ev.my_seat)  # updated when a seat shows up elsewhere (§N3.2)
+        self.peers = self.seats.peers()
         self.names = tuple(p.name for p in ev.setup.players)
         if cfg.log_dir is not None:
             from .gamelog import LogWriter
@@ -829,7 +821,7 @@ class Node:
         self._advertise_standings()
         self._skip_idle()
         self.watch.flush()
-        for seat, addr in list(self._advert_pending.items()):
+        for seat, addr in list(self.seats.pending.items()):
             self._seat_moved(seat, addr)
         self._ticker = self.loop.call_later(WAIT_NOTICE / 2, self._tick)
 
@@ -932,37 +924,30 @@ class Node:
 
     def _seat_moved(self, seat: int, addr: tuple[str, int]) -> None:
         """Rendezvous: ``seat`` of our game listens at ``addr`` now (its advert has that seat's
-        setup keys, §N3.2): send there, accept its channel from there (keyed with its X25519
-        key, so the address carries no trust) and remember it in the ``.resume`` file."""
-        sess, eps = self.session, self._endpoints
-        was = self._advert_pending.pop(seat, None)
-        if sess is None or eps is None or self.link is None or eps[seat] == addr:
+        setup keys, §N3.2): unless the seat was heard at its address lately
+        (``SeatAddresses.advert``), send there, accept its channel from there (keyed with its
+        X25519 key, so the address carries no trust) and remember it in the ``.resume`` file."""
+        if self.session is None or not self.seats.endpoints or self.link is None:
+            self.seats.pending.pop(seat, None)
             return
-        # Keys are public, so anyone can copy a seat's advert (tests/e2e/test_redteam_rendezvous_e2e.py):
-        # a seat heard at its address lately is there, whatever an advert says; a seat heard
-        # there once stays allowed there and moves back when it speaks from it (_seat_spoke).
-        heard = self.link.endpoint.last_heard(eps[seat])
-        if heard and self.loop.time() - heard < ADVERT_HEARD_S:
-            self._advert_pending[seat] = addr  # a peer restarted elsewhere goes quiet here: see _tick
-            if was != addr:
-                self._emit({"type": "seat_advert_ignored", "seat": seat, "address": str(addr[0]),
-                            "port": int(addr[1])})
-            return
-        if heard:
-            self._left_from[eps[seat]] = seat
-        self._set_seat_address(seat, addr)
+        heard = self.link.endpoint.last_heard(self.seats.endpoints[seat])
+        verdict = self.seats.advert(seat, addr, heard, self.loop.time())
+        if verdict == "ignored":
+            self._emit({"type": "seat_advert_ignored", "seat": seat, "address": str(addr[0]),
+                        "port": int(addr[1])})
+        elif verdict == "moved":
+            self._seat_found(seat)
 
     def _seat_spoke(self, addr: Addr) -> None:
         """A seat an advert had moved sent an authenticated datagram from ``addr``, an address
         we had heard it at (its channel is keyed with the seat's key): it is there."""
-        self._set_seat_address(self._left_from.pop(addr), addr)
+        self._seat_found(self.seats.spoke(addr))
 
-    def _set_seat_address(self, seat: int, addr: tuple[str, int]) -> None:
-        sess, eps = self.session, self._endpoints
-        eps[seat] = (str(addr[0]), int(addr[1]))
-        self._left_from = {a: s for a, s in self._left_from.items() if a != eps[seat]}
-        self.peers = [a for i, a in enumerate(eps) if i != sess.my_seat]
-        self.link.endpoint.restrict(self.peers + list(self._left_from))
+    def _seat_found(self, seat: int) -> None:
+        """``seat`` moved in ``self.seats``: send there, key its channel, rewrite ``.resume``."""
+        sess, eps = self.session, self.seats.endpoints
+        self.peers = self.seats.peers()
+        self.link.endpoint.restrict(self.peers + list(self.seats.left_from))
         self._pin_seats(sess.setup.players, eps, sess.my_seat)
         try:
             info = read_resume_file(self._resume_file)
@@ -973,11 +958,11 @@ class Node:
         self._pump_session()
 
     def _adopt_resumed(self, path: Path, sess: Any, eps: list) -> None:
-        self._endpoints = [(str(a[0]), int(a[1])) for a in eps]
-        eps = self._endpoints
+        self.seats.set_endpoints(eps, sess.my_seat)
+        eps = self.seats.endpoints
         self.session = sess
         self.seat = sess.my_seat
-        self.peers = [tuple(a) for i, a in enumerate(eps) if i != sess.my_seat]
+        self.peers = self.seats.peers()
         self.link.endpoint.restrict(self.peers)  # only the seats may talk to us (§N2.6)
         self._pin_seats(sess.setup.players, eps, sess.my_seat)
         self.names = tuple(p.name for p in sess.setup.players)

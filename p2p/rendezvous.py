@@ -202,3 +202,66 @@ class Rendezvous:
             except Exception:  # noqa: BLE001 - closing anyway; the goodbye is a courtesy
                 pass
         await azc.async_close()
+
+
+#: A seat heard (authenticated) at its address this recently is there: an advert elsewhere is
+#: ignored (protocol.md §N3.2; anyone can copy an advert, the keys are public).
+ADVERT_HEARD_S = C.KEEPALIVE_INTERVAL
+
+
+class SeatAddresses:
+    """Where each seat of our running game is (protocol.md §N3.2), and what an advert does to it
+    (sans-I/O; ``p2p.node.Node`` does the sending, keying and the ``.resume`` file).
+
+    ``endpoints``: seat -> (address, port), ours included; ``left_from``: addresses a seat was
+    moved away from by an advert after it had been heard there (address -> seat): still
+    allowed, and the seat moves back if it speaks from one; ``pending``: adverts ignored because
+    the seat was heard at its address lately (seat -> address), looked at again every tick
+    (``Node._tick``) and adopted once the seat has been quiet there ``ADVERT_HEARD_S``.
+    Keys are public, so anyone can copy a seat's advert (tests/e2e/test_redteam_rendezvous_e2e.py):
+    a seat heard at its address lately is there, whatever an advert says."""
+
+    def __init__(self) -> None:
+        self.endpoints: list[tuple[str, int]] = []
+        self.my_seat = -1
+        self.left_from: dict[tuple[str, int], int] = {}
+        self.pending: dict[int, tuple[str, int]] = {}
+
+    def set_endpoints(self, endpoints: Iterable, my_seat: int) -> None:
+        """The seats' endpoints from the lobby or the ``.resume`` file (``left_from`` and
+        ``pending`` are kept)."""
+        self.endpoints = [(str(a[0]), int(a[1])) for a in endpoints]
+        self.my_seat = my_seat
+
+    def peers(self) -> list[tuple[str, int]]:
+        """Every other seat's endpoint, in seat order."""
+        return [a for i, a in enumerate(self.endpoints) if i != self.my_seat]
+
+    def advert(self, seat: int, addr: tuple[str, int], heard: float | None, now: float) -> str:
+        """An accepted advert says ``seat`` listens at ``addr``; ``heard``: loop time we last
+        heard the seat at its current address (None/0: never). Returns "same" (nothing to do),
+        "ignored" (heard there lately: kept in ``pending``), "ignored_again" (the same advert
+        ignored before: no new line) or "moved" (``endpoints[seat]`` is ``addr`` now)."""
+        was = self.pending.pop(seat, None)
+        if self.endpoints[seat] == addr:
+            return "same"
+        if heard and now - heard < ADVERT_HEARD_S:
+            self.pending[seat] = addr  # a peer restarted elsewhere goes quiet here: asked again
+            return "ignored" if was != addr else "ignored_again"
+        if heard:
+            self.left_from[self.endpoints[seat]] = seat
+        self.move(seat, addr)
+        return "moved"
+
+    def spoke(self, addr: tuple[str, int]) -> int | None:
+        """An authenticated datagram came from ``addr``: if a seat was moved away from it, the
+        seat is there again (moved back, its seat returned); else None."""
+        seat = self.left_from.pop(addr, None)
+        if seat is not None:
+            self.move(seat, addr)
+        return seat
+
+    def move(self, seat: int, addr: tuple[str, int]) -> None:
+        """``seat`` is at ``addr`` now; that address is no longer one it left."""
+        self.endpoints[seat] = (str(addr[0]), int(addr[1]))
+        self.left_from = {a: s for a, s in self.left_from.items() if a != self.endpoints[seat]}

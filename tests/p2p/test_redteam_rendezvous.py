@@ -8,7 +8,7 @@ What this shows (§N3.2): ``Rendezvous`` alone cannot tell a copied advert from 
 advert does not change, so nothing re-resolves it. Before the fix the node adopted it, sent that
 seat's messages to the forger and restricted channels to the forged address, so the live seat
 was cut off and dropped after the drop timeout. The defence is the node's
-(``Node._seat_moved``: a seat heard lately keeps its address; one moved goes back when it speaks
+(``rendezvous.SeatAddresses``: a seat heard lately keeps its address; one moved goes back when it speaks
 from where it was heard), tested with real processes in
 tests/e2e/test_redteam_rendezvous_e2e.py. The channel stays keyed with the seat's X25519 key
 either way, so the forger can never speak for the seat."""
@@ -20,7 +20,7 @@ import asyncio
 from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
 
 from p2p import const as C
-from p2p.rendezvous import SEAT_SERVICE, Rendezvous, SeatAd
+from p2p.rendezvous import ADVERT_HEARD_S, SEAT_SERVICE, Rendezvous, SeatAd, SeatAddresses
 
 from p2p_harness import started_sessions
 
@@ -67,3 +67,35 @@ def test_a_copied_advert_redirects_a_seat_while_its_own_advert_is_live():
     # Rendezvous reports the forged address and keeps it while the honest advert lives: the
     # node, not the advert check, must refuse to act on it for a live seat.
     assert now == FORGER and (1, FORGER) in seen, seen
+
+
+# -- the node's defence, sans-I/O (rendezvous.SeatAddresses, §N3.2) ------------------------------
+
+def _three_seats() -> SeatAddresses:
+    seats = SeatAddresses()
+    seats.set_endpoints([("127.0.0.61", 41000), HONEST, ("127.0.0.64", 44000)], 0)
+    return seats
+
+
+def test_an_advert_for_a_seat_heard_lately_is_ignored_once_and_kept_pending():
+    seats = _three_seats()
+    assert seats.advert(1, FORGER, heard=100.0, now=100.0 + ADVERT_HEARD_S / 2) == "ignored"
+    assert seats.advert(1, FORGER, heard=100.0, now=100.0 + ADVERT_HEARD_S / 2) == "ignored_again"
+    assert seats.endpoints[1] == HONEST and seats.pending == {1: FORGER}
+    assert seats.peers() == [HONEST, ("127.0.0.64", 44000)]
+
+
+def test_a_quiet_seat_moves_and_moves_back_when_it_speaks_from_where_it_was_heard():
+    seats = _three_seats()
+    assert seats.advert(1, FORGER, heard=100.0, now=100.0 + ADVERT_HEARD_S + 1) == "moved"
+    assert seats.endpoints[1] == FORGER and seats.left_from == {HONEST: 1} and seats.pending == {}
+    assert seats.spoke(("127.0.0.99", 1)) is None
+    assert seats.spoke(HONEST) == 1
+    assert seats.endpoints[1] == HONEST and seats.left_from == {}
+
+
+def test_a_never_heard_seat_moves_without_being_remembered_and_the_same_address_is_nothing():
+    seats = _three_seats()
+    assert seats.advert(2, ("127.0.0.64", 44000), heard=None, now=5.0) == "same"
+    assert seats.advert(2, FORGER, heard=None, now=5.0) == "moved"
+    assert seats.endpoints[2] == FORGER and seats.left_from == {}
