@@ -184,6 +184,117 @@ class ChatRoom:
         return None
 
 
+class ChatRelay:
+    """Our game's chat on a running node (protocol.md §N9, §N10): who is a member, where a line
+    goes, what we relay. Sans-I/O: ``send(addr, raw)`` sends one datagram (a failure, such as a
+    full buffer, is counted in ``room.stats["send_failed"]``, never raised).
+
+    ``game``: the node, read through its public attributes only — ``lobby`` (``Lobby`` or None),
+    ``session`` (``LockstepSession`` or None), ``peers`` (the other seats' endpoints once the
+    game runs) and ``watch`` (``WatchService``: ``spectators()``, ``subscriber(addr)``,
+    ``send_all(raw, exclude)``). ``host``: we opened the lobby (we relay the joiners' lines in
+    the lobby and our spectators' lines to the seats). ``observer``: gets every ``ChatLine``
+    shown. ``room``: the ``ChatRoom``, created once a lobby or session exists."""
+
+    def __init__(self, identity: Identity, name: str, host: bool, game: object,
+                 send: Callable[[tuple[str, int], bytes], None],
+                 observer: Callable[[ChatLine], None] | None = None) -> None:
+        self.identity = identity
+        self.name = name
+        self.host = host
+        self.game = game
+        self._send_raw = send
+        self.observer = observer
+        self.room: ChatRoom | None = None
+
+    def current(self, now: float) -> ChatRoom | None:
+        """Our ChatRoom with its members brought up to date: the setup's players (and our
+        spectators, marked as such) once the game runs, the joined players in the host's lobby,
+        nobody for a joiner (the host relays); None before any lobby or session."""
+        lobby, session = self.game.lobby, self.game.session
+        if lobby is None and session is None:
+            return None
+        if self.room is None:
+            self.room = ChatRoom(self.identity, bytes(16), self.name, now)
+        setup = session.setup if session is not None else lobby.setup
+        if setup is not None:
+            self.room.set_game(setup.game_id)
+            watching = {pk: (name, SPECTATOR) for pk, name in self.game.watch.spectators().items()}
+            self.room.set_members(watching | {p.public_key: (p.name, PLAYER) for p in setup.players})
+        else:
+            self.room.set_game(lobby.game_id)
+            self.room.set_members({p.public_key: (p.name, PLAYER) for p, _ in lobby.members()})
+        return self.room
+
+    def targets(self, exclude: object = None) -> list[tuple[str, int]]:
+        """Where a chat line goes: every other seat once the game runs; in the lobby the host
+        sends to every joined player, a joiner to the host (who relays)."""
+        lobby, session = self.game.lobby, self.game.session
+        if session is not None or (lobby is not None and lobby.setup is not None):
+            targets = list(self.game.peers) or [a for i, a in enumerate(lobby.endpoints) if i != lobby.my_seat]
+        elif self.host:
+            targets = [a for p, a in lobby.members() if p.public_key != self.identity.public_key]
+        else:
+            targets = [lobby.host_address]
+        return [(str(a[0]), int(a[1])) for a in targets if a is not None and tuple(a) != exclude]
+
+    def receive(self, addr: tuple[str, int], payload: bytes, now: float) -> None:
+        """A CHAT from the game's socket: show it; the host relays a joiner's lobby line to the
+        other joiners; every line goes to our spectators too."""
+        room = self.current(now)
+        if room is None:
+            return
+        lobby = self.game.lobby
+        in_lobby = self.game.session is None and (lobby is None or lobby.setup is None)
+        # From the host: in the lobby the joiners' lines, in the game its spectators' (§N10).
+        relayed = not self.host and lobby is not None and addr == lobby.host_address
+        line = room.receive(payload, now, relayed=relayed, relayed_role=PLAYER if in_lobby else SPECTATOR)
+        if line is None:
+            return
+        if in_lobby and self.host:  # joiners do not know each other: we relay
+            for a in self.targets(exclude=addr):
+                self._send(a, line.raw)
+        self.game.watch.send_all(line.raw)
+        if self.observer is not None:
+            self.observer(line)
+
+    def receive_spectator(self, addr: tuple[str, int], payload: bytes, now: float) -> None:
+        """A CHAT from our watch socket. Only a subscribed spectator may speak, with its WATCH
+        key; its line goes to our other spectators and, from the host only, to every seat (the
+        seats take a spectator's line from the host alone, protocol.md §N9/§N10)."""
+        sub = self.game.watch.subscriber(addr)
+        room = self.current(now)
+        if sub is None or room is None:
+            return
+        line = room.receive(payload, now)
+        if line is None or line.pk != sub.pk:
+            return
+        if self.host:  # the seats take a spectator's line from the host only
+            for a in self.targets():
+                self._send(a, line.raw)
+        self.game.watch.send_all(line.raw, exclude=addr)
+        if self.observer is not None:
+            self.observer(line)
+
+    def say(self, text: str, now: float) -> ChatLine:
+        """Send one line of ours to the others and our spectators (protocol.md §N9). Raises
+        ``ValueError`` (empty, too long, no lobby yet) or ``ChatLimited``."""
+        room = self.current(now)
+        if room is None:
+            raise ValueError("no game to chat in yet")
+        raw, line = room.say(text, now)
+        for a in self.targets():
+            self._send(a, raw)
+        self.game.watch.send_all(raw)
+        return line
+
+    def _send(self, addr: tuple[str, int], raw: bytes) -> None:
+        try:
+            self._send_raw(addr, raw)
+        except Exception:  # noqa: BLE001 - a full send buffer to one peer must not stop the chat
+            self.room.stats["send_failed"] = self.room.stats.get("send_failed", 0) + 1
+
+
 def is_chat(data: bytes) -> bool:
     """True if ``data`` looks like a CHAT envelope (first two bytes), for the node's routing."""
     return data[:2] == CHAT_TAG
@@ -192,4 +303,4 @@ def is_chat(data: bytes) -> bool:
 #: First two bytes of a CHAT envelope: msgpack fixarray(3), then the type 36 (positive fixint).
 CHAT_TAG = bytes([0x93, MSG_CHAT])
 
-__all__ = ["ChatRoom", "ChatLine", "ChatLimited", "PLAYER", "SPECTATOR", "clean_text", "is_chat", "CHAT_TAG"]
+__all__ = ["ChatRoom", "ChatRelay", "ChatLine", "ChatLimited", "PLAYER", "SPECTATOR", "clean_text", "is_chat", "CHAT_TAG"]

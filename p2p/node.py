@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from . import const as C
-from .chat import CHAT_TAG, PLAYER, SPECTATOR, ChatRoom
+from .chat import CHAT_TAG, ChatRelay, ChatRoom
 from .discovery import LOBBY, RUNNING, TXT_NAME_BYTES, Discovery, GameAd, Standings, clip_utf8, printable
 from .errors import LocalProtocolError
 from .gamelog import OwnLog
@@ -306,8 +306,9 @@ class Node:
         self._wait_step = -1  # step whose waiting we last reported
         self._wait_next = 0.0  # loop time of the next ``waiting`` line
         self._ticker: asyncio.TimerHandle | None = None
-        #: Chat of this game (protocol.md §N9); created once our lobby or session exists.
-        self.chat: ChatRoom | None = None
+        #: Chat of this game (protocol.md §N9): members, relaying; its room once our lobby or session exists.
+        self.chat_relay = ChatRelay(self.identity, cfg.name or f"bot-{self.identity.fingerprint[:4]}",
+                                    cfg.role == "host", self, self._send_chat, cfg.observer)
         #: Every seat: the socket and state serving spectators (protocol.md §N10), apart from
         #: the game's, and its DNS-SD advert (``_lanopoli-watch._udp``) once the game runs.
         self.watch = WatchService(self.identity, cfg.bind, [cfg.interface or cfg.bind],
@@ -416,77 +417,19 @@ class Node:
 
     # -- chat (protocol.md §N9) -----------------------------------------------------------
 
-    def _chat_room(self) -> ChatRoom | None:
-        """Our ChatRoom with its members brought up to date: the setup's players once the game
-        runs, the joined players in the host's lobby, nobody for a joiner (the host relays)."""
-        if self.lobby is None and self.session is None:
-            return None
-        if self.chat is None:
-            self.chat = ChatRoom(self.identity, bytes(16), self.cfg.name or f"bot-{self.identity.fingerprint[:4]}",
-                                 self.loop.time())
-        setup = self.session.setup if self.session is not None else self.lobby.setup
-        if setup is not None:
-            self.chat.set_game(setup.game_id)
-            # Our spectators may speak too, marked as such (§N10).
-            watching = {pk: (name, SPECTATOR) for pk, name in self.watch.spectators().items()}
-            self.chat.set_members(watching | {p.public_key: (p.name, PLAYER) for p in setup.players})
-        else:
-            self.chat.set_game(self.lobby.game_id)
-            self.chat.set_members({p.public_key: (p.name, PLAYER) for p, _ in self.lobby.members()})
-        return self.chat
-
-    def _chat_targets(self, exclude: Any = None) -> list:
-        """Where a chat line goes: every other seat once the game runs; in the lobby the host
-        sends to every joined player, a joiner to the host (who relays)."""
-        if self.session is not None or (self.lobby is not None and self.lobby.setup is not None):
-            targets = list(self.peers) or [a for i, a in enumerate(self.lobby.endpoints) if i != self.lobby.my_seat]
-        elif self.cfg.role == "host":
-            targets = [a for p, a in self.lobby.members() if p.public_key != self.identity.public_key]
-        else:
-            targets = [self.lobby.host_address]
-        return [(str(a[0]), int(a[1])) for a in targets if a is not None and tuple(a) != exclude]
+    @property
+    def chat(self) -> ChatRoom | None:
+        """Our game's ``ChatRoom`` (None before any lobby or session): ``ChatRelay.room``."""
+        return self.chat_relay.room
 
     def _on_chat(self, addr: Addr, payload: bytes) -> None:
-        room = self._chat_room()
-        if room is None:
-            return
-        in_lobby = self.session is None and (self.lobby is None or self.lobby.setup is None)
-        # From the host: in the lobby the joiners' lines, in the game its spectators' (§N10).
-        relayed = self.cfg.role != "host" and self.lobby is not None and addr == self.lobby.host_address
-        line = room.receive(payload, self.loop.time(), relayed=relayed,
-                            relayed_role=PLAYER if in_lobby else SPECTATOR)
-        if line is None:
-            return
-        if in_lobby and self.cfg.role == "host":  # joiners do not know each other: we relay
-            for a in self._chat_targets(exclude=addr):
-                self._send_chat(a, line.raw)
-        self.watch.send_all(line.raw)
-        if self.cfg.observer is not None:
-            self.cfg.observer(line)
+        self.chat_relay.receive(addr, payload, self.loop.time())
 
     def _on_watch_chat(self, addr: Addr, payload: bytes) -> None:
-        """A CHAT from our watch socket. Only a subscribed spectator may speak, with its WATCH
-        key; its line goes to our other spectators and, from the host only, to every seat (the
-        seats take a spectator's line from the host alone, protocol.md §N9/§N10)."""
-        sub = self.watch.subscriber(addr)
-        room = self._chat_room()
-        if sub is None or room is None:
-            return
-        line = room.receive(payload, self.loop.time())
-        if line is None or line.pk != sub.pk:
-            return
-        if self.cfg.role == "host":  # the seats take a spectator's line from the host only
-            for a in self._chat_targets():
-                self._send_chat(a, line.raw)
-        self.watch.send_all(line.raw, exclude=addr)
-        if self.cfg.observer is not None:
-            self.cfg.observer(line)
+        self.chat_relay.receive_spectator(addr, payload, self.loop.time())
 
     def _send_chat(self, addr: Addr, raw: bytes) -> None:
-        try:
-            self.link.send(addr, raw)
-        except Exception:  # noqa: BLE001 - a full send buffer to one peer must not stop the chat
-            self.chat.stats["send_failed"] = self.chat.stats.get("send_failed", 0) + 1
+        self.link.send(addr, raw)
 
     def skip_turn(self, seat: int) -> bool:
         """Our player votes to let ``seat``'s turn at the current step pass: its input there
@@ -522,14 +465,9 @@ class Node:
     def say(self, text: str) -> Any:
         """Send one chat line to the others (protocol.md §N9) and return it as a ChatLine.
         Raises ``ValueError`` (empty, too long, no lobby yet) or ``chat.ChatLimited``."""
-        room = self._chat_room()
-        if room is None or self.link is None:
+        if self.link is None:
             raise ValueError("no game to chat in yet")
-        raw, line = room.say(text, self.loop.time())
-        for a in self._chat_targets():
-            self._send_chat(a, raw)
-        self.watch.send_all(raw)
-        return line
+        return self.chat_relay.say(text, self.loop.time())
 
     # -- spectators (protocol.md §N10) -----------------------------------------------------
 
