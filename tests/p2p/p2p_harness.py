@@ -142,4 +142,18 @@ class Net:
                     t = s.get_timer()
                     if t is not None and t <= self.now:
                         s.handle_timer(self.now)
-        raise AssertionError("network did not settle")
+        raise AssertionError("network did not settle: " + self.describe())
+
+    def describe(self) -> str:
+        """One line per live peer (phase, step, epoch, seats it waits for, seats it is paused on,
+        voter -> target of the current step's DROP votes it holds), so that a run that did not
+        settle says why: e.g. split votes (§C8.3 'Liveness after split votes'), a documented
+        limit, show as targets naming two seats, none with a quorum."""
+        out = []
+        for i, s in enumerate(self.s):
+            if s is None:
+                out.append(f"{i}: crashed")
+                continue
+            out.append(f"{i}: {s.phase} step {s.step} epoch {s.seats.epoch} waiting {s.waiting_for()} "
+                       f"paused {s.paused()} votes {s.seats.targets(s.step)}")
+        return f"t={self.now:.1f} s; " + "; ".join(out)
