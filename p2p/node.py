@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import secrets
 import json
 import os
 import resource
@@ -52,7 +51,7 @@ from .lockstep import (FINISHED, BeaconExhausted, CaughtUp, CheaterProven, Cheat
                        SeatDropVoted, SeatLost, SeatReturned, StepApplied, StepOverturned)
 from .link import Link
 from .rendezvous import Rendezvous, SeatAddresses
-from .reseat import SECRET_SUFFIX, read_secret_file, write_secret_file
+from .reseat import SECRET_SUFFIX, read_secret_file, secret_for
 from .session_events import TurnSkipped
 from .resume import OWN_SUFFIX, RESUME_SUFFIX, find_resumable, read_resume_file, resume_session, write_resume_file
 from .seat_answer import SeatAnswer
@@ -923,13 +922,7 @@ class Node:
         info = sess.dropped.get(sess.my_seat) if sess is not None else None
         if info is None or not sess.spectator or self.log_path is None or not sess.reseat.offered:
             return  # not offered with hidden information (§C8.9): no secret to keep either
-        path = str(self.log_path) + SECRET_SUFFIX
-        kept = read_secret_file(path)
-        if kept is not None and kept[1] == info.step:
-            secret = kept[0]
-        else:
-            secret = secrets.token_bytes(32)
-            write_secret_file(path, secret, info.step)
+        secret = secret_for(str(self.log_path) + SECRET_SUFFIX, info.step)
         if sess.request_reseat(secret, self.loop.time()):
             self._emit({"type": "reseat_asked", "step": sess.step, "dropped_at": info.step})
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 from typing import Mapping, Sequence
 
 from . import const as C
@@ -365,3 +366,15 @@ def read_secret_file(path: str) -> tuple[bytes, int] | None:
     except (OSError, ValueError, KeyError, TypeError):
         return None
     return (secret, at) if len(secret) == 32 and at >= 0 else None
+
+
+def secret_for(path: str, dropped_at: int) -> bytes:
+    """The chain secret of our request to play our seat again after the drop at ``dropped_at``:
+    the one kept in ``path`` for that same drop (a restart never makes a second request), else
+    a fresh one, kept first (``write_secret_file``)."""
+    kept = read_secret_file(path)
+    if kept is not None and kept[1] == dropped_at:
+        return kept[0]
+    secret = secrets.token_bytes(32)
+    write_secret_file(path, secret, dropped_at)
+    return secret

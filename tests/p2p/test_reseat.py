@@ -4,6 +4,8 @@ chain of a re-seated seat. The session-level behaviour is in test_reseat_session
 
 from __future__ import annotations
 
+import os
+
 import msgpack
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -178,3 +180,17 @@ def test_carrier_checks_the_signature_last(game, monkeypatch):
     assert c.receive(forged, 0.0, {2: 7}) == "bad" and len(checks) == 1  # dropped: checked, refused
     assert c.receive(_req(setup, ids, 3), 0.0, {3: 7}) == "held"
     assert c.stats == {"received": 4, "bad": 1, "ignored": 2, "held": 1}
+
+
+def test_secret_for_keeps_one_secret_per_drop(tmp_path):
+    """§C8.9: a restart after the same drop asks with the same secret (two requests would split
+    the carriers); a later drop gets a fresh one; the file is created with mode 0600."""
+    from p2p.reseat import read_secret_file, secret_for
+
+    path = str(tmp_path / "game.log.reseat")
+    first = secret_for(path, 7)
+    assert len(first) == 32 and read_secret_file(path) == (first, 7)
+    assert (os.stat(path).st_mode & 0o777) == 0o600
+    assert secret_for(path, 7) == first
+    later = secret_for(path, 9)
+    assert later != first and read_secret_file(path) == (later, 9)
