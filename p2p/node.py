@@ -40,7 +40,8 @@ from typing import Any
 
 from . import const as C
 from .chat import CHAT_TAG, ChatRelay, ChatRoom
-from .discovery import LOBBY, RUNNING, TXT_NAME_BYTES, Discovery, GameAd, Standings, clip_utf8, printable
+from .discovery import LOBBY, RUNNING, Discovery, GameAd
+from .game_ad import AdUpdates, ad_name
 from .errors import LocalProtocolError
 from .gamelog import OwnLog
 from .identity import Identity
@@ -65,7 +66,6 @@ DISCOVERY_TIMEOUT = 30.0  # s a joiner looks for a game
 STALL_LIMIT = 60.0  # s a step may wait for a silent seat before the node gives up (> drop timeout)
 WAIT_NOTICE = 1.0  # s a step waits for another seat before the node reports whom it waits for
 WAIT_REPEAT = 1.0  # s between two ``waiting`` lines
-STANDINGS_INTERVAL = 1.0  # s between two re-announcements of the host's TXT ``sd`` (standings)
 _MAX_EARLY = 256  # session messages buffered before our own session starts
 
 
@@ -210,41 +210,6 @@ class PeerResult:
                 "session_stats": dict(self.session_stats), "abandoned": self.abandoned}
 
 
-def ad_name(name: str) -> str:
-    """A player name as the TXT record carries it (protocol.md §N3): printable characters,
-    clipped to ``discovery.TXT_NAME_BYTES`` bytes of UTF-8."""
-    return clip_utf8(printable(name), TXT_NAME_BYTES)
-
-
-def live_standings(engine: Any, state: Any) -> Standings | None:
-    """The TXT ``sd`` value of ``state`` (protocol.md §N3): turn, current seat, every seat's net
-    worth (``engine.rules.endgame.net_worth``) or None once it is out; None for an engine
-    without these (test stand-ins)."""
-    standings = getattr(engine, "standings", None)
-    if standings is None or not hasattr(state, "out"):
-        return None
-    worth = dict(standings(state))
-    return Standings(turn=min(int(state.turn), 999999), current=int(state.current),
-                     worth=tuple(None if state.out[i] else worth.get(i, 0) for i in range(state.n)))
-
-
-def _resilience_json(ev: Any) -> dict:
-    """Progress line (protocol.md part L) for SeatDropVoted, SeatDropped, CaughtUp and
-    CheaterProven."""
-    if isinstance(ev, CheaterProven):
-        return {"type": "cheater", "step": ev.step, "seat": ev.seat, "reason": ev.reason}
-    if isinstance(ev, SeatDropVoted):
-        return {"type": "drop_vote", "step": ev.step, "seat": ev.seat}
-    if isinstance(ev, SeatDropped):
-        return {"type": "seat_dropped", "step": ev.step, "seat": ev.seat, "rule": ev.rule,
-                "reconstructed": ev.reconstructed}
-    if isinstance(ev, SeatReturned):
-        return {"type": "seat_returned", "step": ev.step, "seat": ev.seat}
-    if isinstance(ev, TurnSkipped):
-        return {"type": "turn_skipped", "step": ev.step, "seat": ev.seat, "votes": ev.votes, "quorum": ev.quorum}
-    return {"type": "caught_up", "source": ev.source, "from_step": ev.from_step, "to_step": ev.to_step}
-
-
 def _read_resume(path: Path) -> dict:
     """``resume.read_resume_file``, its failure as ``NodeError("resume")``."""
     try:
@@ -274,6 +239,8 @@ class Node:
         self.phase = "lobby"
         self.link: Link | None = None
         self.discovery: Discovery | None = None
+        #: The host's advert kept current: seats, players, st=running, standings (§N3).
+        self.ad_updates: AdUpdates | None = None
         #: After a resume: our seat's DNS-SD advert and the other seats' new addresses (§N3.2).
         self.rendezvous: Rendezvous | None = None
         self._rendezvous_asked = False
@@ -292,7 +259,6 @@ class Node:
         self._next_progress = 0.0
         self._done: asyncio.Future = self.loop.create_future()
         self._tasks: set[asyncio.Task] = set()
-        self._txt_update: tuple | None = None
         self.misbehaved = 0
         self.names: tuple[str, ...] = ()
         self.transport_totals: dict[str, int] = {}
@@ -313,8 +279,6 @@ class Node:
         self.watch = WatchService(self.identity, cfg.bind, [cfg.interface or cfg.bind],
                                   lambda: None if self.session is None else self.session.history(),
                                   self._on_watch_chat, self._emit, self._link_failed)
-        self._sd_next = 0.0  # loop time of the next standings re-announcement (host)
-        self._sd_sent: Any = None
 
     # -- queries ------------------------------------------------------------------------
 
@@ -343,6 +307,7 @@ class Node:
                                     on_error=self._link_failed, identity=self.identity)
         self.discovery = Discovery([cfg.interface or cfg.bind])
         await self.discovery.start()
+        self.ad_updates = AdUpdates(self.discovery)
         now = self.loop.time()
         name = cfg.name or f"bot-{self.identity.fingerprint[:4]}"
         if cfg.role == "host":
@@ -526,11 +491,11 @@ class Node:
                 observer(ev)
             if isinstance(ev, (PlayerJoined, PlayerLeft, LobbyStatus)):
                 if self.cfg.role == "host" and isinstance(ev, LobbyStatus):
-                    self._update_ad(seats_taken=ev.taken, players=tuple(ad_name(n) for n in ev.names))
+                    self.ad_updates.update(seats_taken=ev.taken, players=tuple(ad_name(n) for n in ev.names))
             elif isinstance(ev, SetupProposed):
                 if self.cfg.role == "host":
-                    self._update_ad(seats_taken=ev.setup.seats, state=RUNNING,
-                                    players=tuple(ad_name(p.name) for p in ev.setup.players))
+                    self.ad_updates.update(seats_taken=ev.setup.seats, state=RUNNING,
+                                           players=tuple(ad_name(p.name) for p in ev.setup.players))
             elif isinstance(ev, GameStarted):
                 # From now on only the seats' endpoints may open channels (protocol.md §N2.6).
                 self.link.endpoint.restrict(ev.endpoints)
@@ -543,20 +508,6 @@ class Node:
             elif isinstance(ev, LobbyPeerMisbehaved):
                 self.misbehaved += 1
         self._arm_timer()
-
-    def _update_ad(self, **changes: Any) -> None:
-        # Discovery calls are coroutines; run them in order, never blocking the hot path.
-        prev = self._txt_update
-        task = asyncio.ensure_future(self._do_update(prev, changes))
-        self._txt_update = (task,)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    async def _do_update(self, prev: tuple | None, changes: dict) -> None:
-        if prev is not None:
-            await asyncio.gather(prev[0], return_exceptions=True)
-        if self.discovery is not None and self.discovery.advertised is not None:
-            await self.discovery.update(**changes)
 
     def _start_game(self, ev: GameStarted) -> None:
         """Open the log and start the session; a failure ends ``run_peer`` at once with a
@@ -755,24 +706,13 @@ class Node:
         if self.phase != "playing" or self.session is None:
             return
         self._report_waiting()
-        self._advertise_standings()
+        if self.ad_updates is not None:  # host: what ``lanopoli watch`` lists (§N3)
+            self.ad_updates.standings(self.engine, self.session.state, self.loop.time())
         self._skip_idle()
         self.watch.flush()
         for seat, addr in list(self.seats.pending.items()):
             self._seat_moved(seat, addr)
         self._ticker = self.loop.call_later(WAIT_NOTICE / 2, self._tick)
-
-    def _advertise_standings(self) -> None:
-        """Host: re-announce the TXT ``sd`` field (turn, current seat, every seat's net worth,
-        protocol.md §N3) when it changed, at most every STANDINGS_INTERVAL s: what ``lanopoli
-        watch`` lists for every game on the LAN without joining it."""
-        now = self.loop.time()
-        if self.discovery is None or self.discovery.advertised is None or now < self._sd_next:
-            return
-        sd = live_standings(self.engine, self.session.state)
-        if sd is not None and sd != self.discovery.advertised.standings and sd != self._sd_sent:
-            self._sd_sent, self._sd_next = sd, now + STANDINGS_INTERVAL
-            self._update_ad(standings=sd)
 
     def _report_waiting(self, force: bool = False) -> None:
         """Emit a ``waiting`` line (protocol.md part L) when the current step has waited
@@ -1037,6 +977,8 @@ class Node:
         finally:
             for t in list(self._tasks):
                 t.cancel()
+            if self.ad_updates is not None:
+                self.ad_updates.cancel()
             try:
                 if self.rendezvous is not None:
                     r, self.rendezvous = self.rendezvous, None
