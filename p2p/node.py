@@ -210,6 +210,23 @@ class PeerResult:
                 "session_stats": dict(self.session_stats), "abandoned": self.abandoned}
 
 
+def _resilience_json(ev: Any) -> dict:
+    """Progress line (protocol.md part L) for SeatDropVoted, SeatDropped, CaughtUp and
+    CheaterProven."""
+    if isinstance(ev, CheaterProven):
+        return {"type": "cheater", "step": ev.step, "seat": ev.seat, "reason": ev.reason}
+    if isinstance(ev, SeatDropVoted):
+        return {"type": "drop_vote", "step": ev.step, "seat": ev.seat}
+    if isinstance(ev, SeatDropped):
+        return {"type": "seat_dropped", "step": ev.step, "seat": ev.seat, "rule": ev.rule,
+                "reconstructed": ev.reconstructed}
+    if isinstance(ev, SeatReturned):
+        return {"type": "seat_returned", "step": ev.step, "seat": ev.seat}
+    if isinstance(ev, TurnSkipped):
+        return {"type": "turn_skipped", "step": ev.step, "seat": ev.seat, "votes": ev.votes, "quorum": ev.quorum}
+    return {"type": "caught_up", "source": ev.source, "from_step": ev.from_step, "to_step": ev.to_step}
+
+
 def _read_resume(path: Path) -> dict:
     """``resume.read_resume_file``, its failure as ``NodeError("resume")``."""
     try:
