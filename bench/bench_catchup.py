@@ -31,7 +31,9 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "p2p"))
+from bench_memory import exchange  # noqa: E402 - the same in-memory round as the memory bench
 
 
 def play(peers: int, steps: int, d: str) -> tuple[list, list, list]:
@@ -50,19 +52,7 @@ def play(peers: int, steps: int, d: str) -> tuple[list, list, list]:
     choose = random_legal(E, seed=7)
     now = 0.0
     while sess[0].phase == "running" and min(s.step for s in sess) < steps:
-        moved = False
-        for s in sess:
-            if s.needs_local_input() is not None:
-                s.submit_local_input(choose(s), now=now)
-                moved = True
-        for i, s in enumerate(sess):
-            for raw in s.messages_to_send():
-                moved = True
-                for j, o in enumerate(sess):
-                    if j != i:
-                        o.receive_message(raw, now)
-            while s.next_event() is not None:
-                pass
+        moved = exchange(sess, choose, now)
         if not moved:
             now = _advance(sess, now)
             if now is None:

@@ -49,6 +49,26 @@ def slope(points: list[tuple[int, int]]) -> float:
     return sum((s - mx) * (k - my) for s, k in points) / den if den else 0.0
 
 
+def exchange(sess: list, choose, now: float) -> bool:
+    """One in-memory lockstep round for the benches: every session that waits for local input
+    gets ``choose(session)``, every queued message reaches every other session at ``now`` (s),
+    events are drained. Returns whether anything moved (else the caller advances time)."""
+    moved = False
+    for s in sess:
+        if s.needs_local_input() is not None:
+            s.submit_local_input(choose(s), now=now)
+            moved = True
+    for i, s in enumerate(sess):
+        for raw in s.messages_to_send():
+            moved = True
+            for j, o in enumerate(sess):
+                if j != i:
+                    o.receive_message(raw, now)
+        while s.next_event() is not None:
+            pass
+    return moved
+
+
 def run_game(steps: int, peers: int, history_in_memory: bool, trace: bool) -> dict:
     """One synthetic game of at least ``steps`` steps; RSS samples and figures."""
     import fake_engine as E
@@ -73,19 +93,7 @@ def run_game(steps: int, peers: int, history_in_memory: bool, trace: bool) -> di
     now, next_sample = 0.0, 0
     t0 = time.perf_counter()
     while sess[0].phase == "running" and sess[0].step < steps:
-        moved = False
-        for s in sess:
-            if s.needs_local_input() is not None:
-                s.submit_local_input(choose(s), now=now)
-                moved = True
-        for i, s in enumerate(sess):
-            for raw in s.messages_to_send():
-                moved = True
-                for j, o in enumerate(sess):
-                    if j != i:
-                        o.receive_message(raw, now)
-            while s.next_event() is not None:
-                pass
+        moved = exchange(sess, choose, now)
         if not moved:
             timers = [t for s in sess if (t := s.get_timer()) is not None]
             if not timers:
