@@ -34,26 +34,24 @@ whatever the node uses for the transport, normally ``(host: str, port: int)``.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
 from . import const as C
+from .admission import (JOINING, REJECT_TEXT, WAITING, Admission, LobbyStatus, PlayerJoined,  # noqa: F401 (re-exported)
+                        PlayerLeft)
 from .beacon import HashChain, derive_secret, new_secret, seed_commitment
 from .errors import LocalProtocolError, WireError
 from .identity import Identity, fingerprint_of
 from .lockstep import LockstepSession
-from .ratelimit import TokenBucket
 from .setup_signing import DUPLICATE, EQUIVOCATION, MALFORMED, SetupSigning
 from .timed_clock import check_timed_options
 from .wire import (LOBBY_DECODERS, MSG_JOIN, MSG_LEAVE, MSG_PROPOSAL, MSG_REJECT, MSG_SEED, MSG_SETUP_SIG,
-                   MSG_STATUS, Envelope, Join, Leave, Player, Proposal, Reject, SeedReveal, Setup, SetupSig, Status,
-                   check_options, open_envelope, pack, seal_message, setup_hash)
+                   MSG_STATUS, Envelope, Leave, Player, SeedReveal, Setup, SetupSig, check_options, open_envelope,
+                   pack, seal_message, setup_hash)
 
-JOINING = "joining"
-WAITING = "waiting"
 SIGNING = "signing"
 REVEALING = "revealing"
 STARTED = "started"
@@ -89,32 +87,7 @@ def check_p2p_options(opts: tuple) -> None:
         raise LocalProtocolError(f"{C.OPT_TURN_TIME} must be an int of seconds in [0, {C.MAX_TURN_TIME}] (0: unlimited)")
 
 
-# --- events ---------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class LobbyStatus:
-    """Seats taken so far (``taken`` of ``seats``), with the players' names."""
-
-    edition: str
-    seats: int
-    taken: int
-    names: tuple
-
-
-@dataclass(frozen=True)
-class PlayerJoined:
-    """Host only: a player joined (``fingerprint`` = 16 hex digits)."""
-
-    name: str
-    fingerprint: str
-
-
-@dataclass(frozen=True)
-class PlayerLeft:
-    """Host only: a player left before the setup was proposed."""
-
-    name: str
-    fingerprint: str
+# --- events (``LobbyStatus``, ``PlayerJoined``, ``PlayerLeft``: admission.py) ---------------
 
 
 @dataclass(frozen=True)
@@ -147,14 +120,6 @@ class LobbyAborted:
     reject_code: int | None = None
 
 
-#: English text of each REJECT code (protocol.md §C2.1); ui translates it.
-REJECT_TEXT = {
-    C.REJECT_FULL: "the lobby is full",
-    C.REJECT_VERSION: "protocol version mismatch",
-    C.REJECT_OTHER_KEYS: "already joined with other keys",
-}
-
-
 @dataclass(frozen=True)
 class LobbyPeerMisbehaved:
     """A message from ``addr`` was dropped: bad signature, wrong game, bad reveal..."""
@@ -164,8 +129,9 @@ class LobbyPeerMisbehaved:
     evidence: bytes
 
 
-class Lobby:
-    """One peer's lobby/setup state machine. Build with ``Lobby.host`` or ``Lobby.join``."""
+class Lobby(Admission):
+    """One peer's lobby/setup state machine. Build with ``Lobby.host`` or ``Lobby.join``. Who may
+    join and the seat order: ``Admission`` (admission.py); the signing phase: ``SetupSigning``."""
 
     def __init__(self, identity: Identity, *, role: str, game_id: bytes, name: str, bot: bool,
                  demo_seed: bytes | None, now: float, chain_length: int) -> None:
@@ -200,20 +166,8 @@ class Lobby:
         #: The signing phase (setup_signing.py): every seat's SETUP_SIG and SEED, the early
         #: ones held until our PROPOSAL, the hidden-information leaves.
         self.signing = SetupSigning()
-        # host only
-        self._joined: dict[bytes, tuple[Player, Any]] = {}
-        self._endpoint: Any = None
-        # joiner only
-        self._host_addr: Any = None
-        #: The host's (Ed25519, X25519) public keys, from the advert or the first signed STATUS.
-        self._host_keys: tuple[bytes, bytes] | None = None
-        self._host_fp: str | None = None
-        #: Join by code (protocol.md §N3.1): the code's 50-bit tag while we probe for the game
-        #: id (None once known, or for any other join).
-        self._code_tag: int | None = None
-        self._demo_seed = demo_seed
-        # host only: PROBE answers allowed (PROBE_RATE per second, as many in a burst)
-        self._probes = TokenBucket(C.PROBE_RATE, C.PROBE_RATE, now)
+        # Who joined, the host's keys, the probe budget (admission.py).
+        self._init_admission(now, demo_seed)
         #: Counters: ``received``, ``malformed``, ``dropped`` (all drops), and one per drop reason
         #: (``wrong_game``, ``bad_signature``, ``not_host``, ``not_seated``, ``wrong_phase``,
         #: ``key_mismatch``, ``unverifiable``, ``buffer_full``...).
@@ -278,10 +232,6 @@ class Lobby:
         lob._deadline = now + C.JOIN_TIMEOUT
         lob._out.append((host_addr, lob._join_msg()))
         return lob
-
-    def _join_msg(self) -> bytes:
-        # Our JOIN; with the probe game id (zero) while joining by code: a PROBE.
-        return seal_message(self.identity, MSG_JOIN, Join(self.game_id, C.PROTOCOL_VERSION, self.me))
 
     # -- outputs / queries --
 
@@ -408,142 +358,6 @@ class Lobby:
 
     # -- handlers --
 
-    def _on_probe(self, msg: Any, addr: Any, now: float) -> None:
-        """Host: a PROBE (JOIN with a zero game id) asks who we are: answer our signed STATUS
-        (or REJECT full once the lobby closed), at most PROBE_RATE per second. Unverified: the
-        answer is the same for anyone, and the limit bounds what a spoofed source costs us."""
-        if not self._probes.take(now):
-            self._drop("probe_limit")
-            return
-        self.stats["probes"] = self.stats.get("probes", 0) + 1
-        if self.phase == WAITING:
-            self._out.append((addr, self._status_msg()))
-        else:
-            self._reject(addr, msg.player.public_key, C.REJECT_FULL)
-
-    def _on_probe_answer(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
-        """Joiner by code: the host's STATUS/REJECT names the game id and the host's keys; they
-        must give the code's tag (else ``not_host``: someone else answered), then the usual
-        host checks (address, channel key, signature). Then the real JOIN goes out."""
-        from .discovery import join_code_tag
-
-        if join_code_tag(msg.game_id, msg.host_pk) != self._code_tag:
-            self._drop("not_host")
-            return
-        if env.mtype == MSG_REJECT and msg.joiner_pk != self.identity.public_key:
-            self._drop("not_for_us")
-            return
-        if not self._from_host(env, addr, peer_key, (msg.host_pk, msg.host_xk)):
-            return
-        self._code_tag = None
-        self.game_id = msg.game_id
-        if self._demo_seed is not None:  # demo secrets are derived from the game id
-            self.chain_secret = new_secret(self._demo_seed, b"chain", self.game_id)
-            self.chain = HashChain(self.chain_secret, self.chain.length)
-            self._seed_secret = new_secret(self._demo_seed, b"seed", self.game_id)
-            self.me = self.me._replace(chain_head=self.chain.head, seed_commit=seed_commitment(self._seed_secret))
-        if env.mtype == MSG_REJECT:
-            self._on_reject(env, msg, addr, now, peer_key)
-            return
-        self._out.append((self._host_addr, self._join_msg()))
-
-    def _on_join(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
-        p = msg.player
-        if self.role != "host":
-            self._drop("not_host")
-            return
-        if peer_key is not None and peer_key != p.x25519_key:
-            self._drop("key_mismatch")  # the channel's key must be the one the player asks to be seated with
-            return
-        if not env.verify(p.public_key):
-            self._drop("bad_signature")
-            return
-        if msg.version != C.PROTOCOL_VERSION:
-            self._reject(addr, p.public_key, C.REJECT_VERSION)
-            return
-        known = self._joined.get(p.public_key)
-        if known is not None and known[0] == p:
-            if addr != known[1] and peer_key != p.x25519_key:
-                # A replayed JOIN from elsewhere would move the player's address (and cut it off):
-                # only a channel keyed with the player's own X25519 key may do that.
-                self._drop("moved_unproven")
-                return
-            if self.phase == WAITING:  # a repeated join: refresh its address, answer again
-                self._joined[p.public_key] = (p, addr)
-                self._out.append((addr, self._status_msg()))
-            return
-        if self.phase != WAITING or known is not None:
-            self._reject(addr, p.public_key, C.REJECT_FULL if known is None else C.REJECT_OTHER_KEYS)
-            return
-        self._joined[p.public_key] = (p, addr)
-        self._events.append(PlayerJoined(p.name, fingerprint_of(p.public_key)))
-        self._broadcast_status()
-        if len(self._joined) == self.seats:
-            self._propose(now)
-
-    def _on_leave(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
-        if self.role != "host" or self.phase != WAITING:
-            self._drop("wrong_phase")
-            return
-        # Only the player joined from this address may leave, with its own key: one signature
-        # check per LEAVE, whoever sends it.
-        pk = next((k for k, (p, a) in self._joined.items() if a == addr and k != self.identity.public_key), None)
-        if pk is None:
-            self._drop("not_joined")
-            return
-        p = self._joined[pk][0]
-        if (peer_key is not None and peer_key != p.x25519_key) or not env.verify(pk):
-            self._drop("bad_signature")
-            return
-        del self._joined[pk]
-        self._events.append(PlayerLeft(p.name, fingerprint_of(pk)))
-        self._broadcast_status()
-
-    def _from_host(self, env: Envelope, addr: Any, peer_key: bytes | None, claimed: tuple | None = None) -> bool:
-        """Joiner: is this message from the host (address, channel key, signature by the
-        host's key)? ``claimed``: the (pk, xk) a STATUS names, adopted if we knew no key yet and
-        it matches the advert's fingerprint (or nothing was advertised)."""
-        if self.role != "joiner" or addr != self._host_addr:
-            self._drop("not_host")
-            return False
-        if self.phase not in (JOINING, WAITING):
-            self._drop("wrong_phase")
-            return False
-        keys = self._host_keys
-        if keys is None:
-            if claimed is None:
-                self._drop("unverifiable")  # no key to check it with: a hint at most, ignored
-                return False
-            if self._host_fp is not None and fingerprint_of(claimed[0]) != self._host_fp:
-                self._drop("not_host")
-                return False
-            keys = claimed
-        elif claimed is not None and claimed != keys:
-            self._drop("not_host")
-            return False
-        if (peer_key is not None and peer_key != keys[1]) or not env.verify(keys[0]):
-            self._drop("bad_signature")
-            return False
-        self._host_keys = keys
-        return True
-
-    def _on_status(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
-        if not self._from_host(env, addr, peer_key, (msg.host_pk, msg.host_xk)):
-            return
-        self.phase = WAITING
-        self.edition, self.seats = msg.edition, msg.seats
-        self._deadline = None
-        self._events.append(LobbyStatus(msg.edition, msg.seats, msg.taken, msg.names))
-
-    def _on_reject(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
-        if msg.joiner_pk != self.identity.public_key:
-            self._drop("not_for_us")  # a REJECT the host sent someone else, replayed
-            return
-        if not self._from_host(env, addr, peer_key, (msg.host_pk, msg.host_xk)):
-            return
-        text = REJECT_TEXT.get(msg.code, f"refused (code {msg.code})")
-        self._abort(f"rejected by the host: {text}", reject_code=msg.code)
-
     def _on_proposal(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
         setup = msg.setup
         claimed = None
@@ -609,37 +423,6 @@ class Lobby:
         self._maybe_start()
 
     # -- internals --
-
-    def _status_msg(self) -> bytes:
-        names = [p.name for p, _ in self._joined.values()]
-        return seal_message(self.identity, MSG_STATUS, Status(self.game_id, self.edition, self.seats, len(names),
-                                                              tuple(names), self.identity.public_key,
-                                                              self.identity.x25519_public_key))
-
-    def _reject(self, addr: Any, joiner_pk: bytes, code: int) -> None:
-        self._out.append((addr, seal_message(self.identity, MSG_REJECT, Reject(
-            self.game_id, joiner_pk, code, self.identity.public_key, self.identity.x25519_public_key))))
-
-    def _broadcast_status(self) -> None:
-        raw = self._status_msg()
-        for pk, (p, addr) in self._joined.items():
-            if pk != self.identity.public_key:
-                self._out.append((addr, raw))
-        names = tuple(p.name for p, _ in self._joined.values())
-        self._events.append(LobbyStatus(self.edition, self.seats, len(names), names))
-
-    def _propose(self, now: float) -> None:
-        entries = sorted(self._joined.values(), key=lambda e: e[0].public_key)
-        setup = Setup(C.PROTOCOL_VERSION, self.game_id, self.edition, self.seats, self.chain.length,
-                      self.options, tuple(p for p, _ in entries))
-        sb = setup.encode()
-        endpoints = tuple(tuple(a) if isinstance(a, (tuple, list)) else a for _, a in entries)
-        wire_eps = tuple((str(a[0]), int(a[1])) for a in endpoints)
-        raw = seal_message(self.identity, MSG_PROPOSAL, Proposal(self.game_id, sb, setup, wire_eps))
-        for pk, (p, addr) in self._joined.items():
-            if pk != self.identity.public_key:
-                self._out.append((addr, raw))
-        self._enter_signing(sb, setup, endpoints, now)
 
     def _enter_signing(self, sb: bytes, setup: Setup, endpoints: tuple, now: float) -> None:
         """Role-agnostic: check the setup, sign it, send SETUP_SIG to every other seat."""
