@@ -14,6 +14,7 @@ The inner ``side - 1`` × ``side - 1`` cells are the centre (dice, turn, log).
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from rich.style import Style
@@ -47,6 +48,24 @@ def grid_size(n: int = 40) -> int:
     return n // 4 + 1
 
 
+def cell_size(width: int, height: int, n: int = 40) -> tuple[int, int] | None:
+    """(columns, rows) of one square's cell on a board widget of ``width`` x ``height``
+    character cells showing a ring of ``n`` squares: columns ``width // grid`` (at least 5),
+    rows 1..3; None when ``width`` is under 5 columns a cell (the widget then asks for a wider
+    window)."""
+    grid = grid_size(n)
+    if width < grid * 5:
+        return None
+    return max(5, width // grid), max(1, min(3, height // grid))
+
+
+def label_width(columns: int, rows: int) -> int:
+    """Characters a square's name gets in a cell of ``columns`` x ``rows`` (draw_cell): one
+    row leaves room for the owner, building and token marks after it (3), taller cells only
+    for the colour bar before it (1)."""
+    return max(columns - 3, 1) if rows <= 1 else columns - 1
+
+
 def cell_of(square: int, n: int = 40) -> tuple[int, int]:
     """(column, row) of ``square`` (0..n-1) in the grid of a ring of ``n`` squares (module
     doc; ``grid_size(n)`` cells per side). ValueError if ``square`` is out of range or ``n`` is
@@ -75,6 +94,13 @@ def corner_squares(n: int = 40) -> tuple[int, int, int, int]:
 _TINY = {0: "VIA!", 6: "Prig", 7: "Parc", 8: "→Pri"}
 
 
+def _words(name: str) -> list[str]:
+    """The significant words of a square's name: no small words, brackets or "!" (at least one
+    word: the name itself)."""
+    words = [w.strip("()") for w in name.replace("!", "").split() if w.lower() not in _STOP_WORDS]
+    return [w for w in words if w] or [name]
+
+
 def short_name(name: str, width: int, kind: int = -1) -> str:
     """``name`` in at most ``width`` characters: whole if it fits; in tiny cells (≤ 5) the
     start of its last significant word ("Viale Vesuvio", 4 -> "Vesu") or a fixed text for the
@@ -92,8 +118,7 @@ def short_name(name: str, width: int, kind: int = -1) -> str:
         return name
     if kind == 6 and width > 5 and "/" in name:
         return short_name(name.split("/")[0].strip(), width)
-    words = [w.strip("()") for w in name.replace("!", "").split() if w.lower() not in _STOP_WORDS]
-    words = [w for w in words if w] or [name]
+    words = _words(name)
     if not any(c.isalpha() for c in words[-1]) and len(words) > 1:
         if width > 5:
             words = [words[0][0] + ".", words[-1]]
@@ -113,6 +138,60 @@ def short_name(name: str, width: int, kind: int = -1) -> str:
     while len(initials) > 1 and len("".join(initials)) + min(len(last), _LAST_WORD_MIN) > width:
         del initials[1]  # the first initial says the kind of place (Via, Piazza); the middle ones least
     return ("".join(initials) + last)[:width]
+
+
+def _alternatives(name: str, width: int, kind: int) -> list[str]:
+    """Other labels for ``name`` in ``width`` characters, most readable first, for when
+    :func:`short_name` gives two squares the same one: the start of the last word ("Tassa di
+    lusso" -> "Luss"), of the first ("Melano Marischio" -> "Mela"), then ever more of the first
+    word before the last ("M.Mar", "Me.Ma" ...). None ends in a digit unless the name does."""
+    words = [w[:1].upper() + w[1:] for w in _words(name)]  # "Tassa di lusso" -> "Luss", not "luss"
+    first, last = words[0], words[-1]
+    out = [short_name(name, width, kind), last[:width], first[:width]]
+    dot = "." if width > 5 else ""
+    for k in range(1, min(len(first), width - 1) + 1):
+        room = width - k - len(dot)
+        if room >= 1 and len(words) > 1:
+            out.append(first[:k] + dot + last[:room])
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def _unique_labels(names: tuple[str, ...], kinds: tuple[int, ...], width: int) -> tuple[str, ...]:
+    labels = [short_name(n, width, k) for n, k in zip(names, kinds)]
+    by_label: dict[str, list[int]] = {}
+    for i, label in enumerate(labels):
+        by_label.setdefault(label, []).append(i)
+    for label, squares in sorted(by_label.items()):
+        distinct = sorted({names[i] for i in squares})
+        if len(distinct) < 2:
+            continue  # the same name on several squares (Probabilità) is the same square kind
+        kind_of = {names[i]: kinds[i] for i in squares}
+        taken = {lab for lab in labels if lab != label}
+        options = [_alternatives(n, width, kind_of[n]) for n in distinct]
+        chosen = None
+        for choice in zip(*options):  # one scheme for the whole group, so the labels read alike
+            if len(set(choice)) == len(choice) and not taken & set(choice):
+                chosen = dict(zip(distinct, choice))
+                break
+        if chosen is None:  # no scheme tells them apart: a free letter in the last place (a, b, c...)
+            chosen = {}
+            free = (label[:max(width - 1, 1)] + c for c in "abcdefghijklmnopqrstuvwxyz")
+            for n in distinct:
+                chosen[n] = next(lab for lab in free if lab not in taken)
+        for i in squares:
+            labels[i] = chosen[names[i]]
+    return tuple(labels)
+
+
+def cell_labels(squares: Any, width: int) -> tuple[str, ...]:
+    """The label of every square of a board (``squares``: the edition's Square list) in cells
+    of ``width`` characters: :func:`short_name`, except where two different names would read
+    the same ("Tassa patrimoniale" and "Tassa di lusso" are both "Tass" in 4 characters, issue
+    11): then the first scheme of :func:`_alternatives` that tells all of them apart from each
+    other and from every other label ("Patr", "Luss"). Squares with the same name (the three
+    Probabilità) keep one label. Cached per (names, width)."""
+    return _unique_labels(tuple(sq.name for sq in squares), tuple(sq.kind for sq in squares), width)
 
 
 def seat_marker(seat: int) -> str:
@@ -160,11 +239,11 @@ def draw_cell(state: Any, square: int, width: int, height: int) -> list[Text]:
 
     if height <= 1:
         # Tiny cell: the name on the group's colour, then owner, building, token.
-        name_w = max(width - 3, 1)
+        name_w = label_width(width, height)
         line = Text()
         name_style = (Style(color=GROUP_TEXT[group], bgcolor=GROUP_COLOURS[group]) if group >= 0
                       else Style(dim=True) if not sq.price else Style())
-        line.append(short_name(sq.name, name_w, sq.kind).ljust(name_w), name_style)
+        line.append(cell_labels(ed.squares, name_w)[square].ljust(name_w), name_style)
         line.append(own, own_style)
         line.append(mark, Style(color="red", bold=True) if mark == "×" else Style(color="green", bold=True))
         line.append_text(token_text(1) if tokens else Text(" "))
@@ -172,7 +251,7 @@ def draw_cell(state: Any, square: int, width: int, height: int) -> list[Text]:
         return [line]
     first = Text()
     first.append(bar, bar_style)
-    first.append(short_name(sq.name, width - 1, sq.kind).ljust(width - 1),
+    first.append(cell_labels(ed.squares, label_width(width, height))[square].ljust(width - 1),
                  Style(bold=True) if group >= 0 else Style())
     first.truncate(width, pad=True)
     second = Text()
@@ -189,5 +268,5 @@ def draw_cell(state: Any, square: int, width: int, height: int) -> list[Text]:
     return lines[:height]
 
 
-__all__ = ["GRID", "GROUP_COLOURS", "GROUP_TEXT", "SEAT_COLOURS", "grid_size", "cell_of", "corner_squares",
-           "short_name", "seat_marker", "building_mark", "draw_cell"]
+__all__ = ["GRID", "GROUP_COLOURS", "GROUP_TEXT", "SEAT_COLOURS", "grid_size", "cell_size", "label_width", "cell_of", "corner_squares",
+           "short_name", "cell_labels", "seat_marker", "building_mark", "draw_cell"]

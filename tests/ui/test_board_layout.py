@@ -36,3 +36,54 @@ def test_sizes_of_the_two_boards():
     assert grid_size(36) == 10 and corner_squares(36) == (0, 9, 18, 27)
     with pytest.raises(ValueError):
         grid_size(38)
+
+
+# --- labels: one per name (issue 11, session 3 leftover) -------------------------------------
+
+from ui.board_layout import cell_labels, cell_size, label_width, short_name  # noqa: E402
+
+
+@pytest.mark.parametrize("edition", sorted(engine.EDITIONS))
+@pytest.mark.parametrize("width", range(2, 17))
+def test_two_different_squares_never_share_a_label(edition, width):
+    """Every label width a cell can give (2..16; the layouts use 4..10): two squares with
+    different names get different labels, squares with the same name (the three Probabilità)
+    the same one; every label fits, and one-row cells (width <= 5 at 80 columns) never end in
+    a digit, which would run into the owner's number drawn after it."""
+    squares = engine.EDITIONS[edition].squares
+    labels = cell_labels(squares, width)
+    by_label: dict[str, set[str]] = {}
+    for sq, label in zip(squares, labels):
+        by_label.setdefault(label, set()).add(sq.name)
+        assert 0 < len(label) <= width, (sq.name, label)
+        if 4 <= width <= 5:
+            assert not label[-1].isdigit(), (sq.name, label)
+    assert {k: v for k, v in by_label.items() if len(v) > 1} == {}
+
+
+@pytest.mark.parametrize("edition,width,names,before,after", [
+    ("classico", 4, ("Tassa patrimoniale", "Tassa di lusso"), "Tass", ("Patr", "Luss")),
+    ("classico", 5, ("Tassa patrimoniale", "Tassa di lusso"), "Tassa", ("Patri", "Lusso")),
+    ("fabrianopoli", 4, ("Melano Marischio", "Mastro Marino"), "Mari", ("Mela", "Mast")),
+    ("fabrianopoli", 6, ("Melano Marischio", "Mastro Marino"), "M.Mari", ("Marisc", "Marino")),
+])
+def test_the_colliding_labels_of_session_3_now_differ(edition, width, names, before, after):
+    """The defect as found: both taxes read "Tass" at 80x24, two Fabriano streets "Mari"
+    (80x24) and "M.Mari" (120x40). short_name alone still gives the shared label; the board's
+    labels tell them apart, and the other squares keep short_name's label."""
+    squares = engine.EDITIONS[edition].squares
+    labels = dict(zip((sq.name for sq in squares), cell_labels(squares, width)))
+    old = {sq.name: short_name(sq.name, width, sq.kind) for sq in squares}
+    assert [old[n] for n in names] == [before, before]
+    assert tuple(labels[n] for n in names) == after
+    assert {n: lab for n, lab in labels.items() if n not in names} == {n: lab for n, lab in old.items()
+                                                                        if n not in names}
+
+
+def test_cell_size_and_label_width_at_the_three_layouts():
+    """The widths the board widget gets at 80x24 (11 rows, full width), 120x40 and 160x50
+    (tests/ui/test_layout.py), and the label widths that follow."""
+    assert cell_size(80, 11) == (7, 1) and label_width(7, 1) == 4
+    assert cell_size(80, 11, 36) == (8, 1) and label_width(8, 1) == 5
+    assert cell_size(121, 44) == (11, 3) and label_width(11, 3) == 10
+    assert cell_size(54, 11) is None  # under 5 columns a cell: "needs a wider window"

@@ -10,7 +10,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ui.board_layout import SEAT_COLOURS, cell_of, draw_cell, grid_size
+from ui.board_layout import SEAT_COLOURS, cell_of, cell_size, draw_cell, grid_size
 from ui.i18n import _, to_name
 
 
@@ -35,10 +35,10 @@ class Board(Widget):
         width, height = self.size.width, self.size.height
         n = len(s.ed.squares) if s is not None else 40
         grid = grid_size(n)
-        if s is None or width < grid * 5:
+        size = cell_size(width, height, n)
+        if s is None or size is None:
             return Text(_("The board needs a wider window."))
-        cw = max(5, width // grid)
-        ch = max(1, min(3, height // grid))
+        cw, ch = size
         cells: dict[tuple[int, int], list[Text]] = {}
         for sq in range(n):
             cells[cell_of(sq, n)] = draw_cell(s, sq, cw, ch)
