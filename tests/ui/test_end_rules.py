@@ -62,3 +62,21 @@ def test_a_timed_game_says_how_its_edition_counts_buildings(edition, buildings):
     assert "the agreed time ran out" in text and buildings in text
     assert "a tie goes to more cash, then to the first in turn order" in text  # engine.rules.timed.timed_winner
     assert standings_lines(s, NAMES)[0].startswith("1. Anna — €")
+
+
+def test_a_mortgaged_company_of_editrice_giochi_counts_its_price_less_its_mortgage_value():
+    """editrice-giochi's companies cost €375 and mortgage for €188 (the printed value, half
+    rounded up); a mortgaged one counts 375 - 188 = €187 (engine.rules.endgame.net_worth). The
+    end screen used to call that "half", which is €187,50: it now names the mortgage value, and
+    its figures add up to the engine's."""
+    ed = engine.EDITIONS["editrice-giochi"]
+    company = next(i for i, sq in enumerate(ed.squares) if sq.price == 375)
+    assert (ed.squares[company].price, ed.squares[company].mortgage) == (375, 188)
+    s = scenario(3, edition="editrice-giochi", cash={0: 1000, 1: 900, 2: 800}, owners={company: 0},
+                 mortgaged=[company], options={"timed_minutes": 1})
+    s.time_up |= EXPIRED
+    s.phase, s.winner = P_OVER, 0
+    assert engine.standings(s)[0] == (0, 1187)
+    assert standings_lines(s, NAMES)[0] == "1. Anna — €1.187 (cash €1.000 + properties and buildings €187)"
+    text = rule_text(s)
+    assert "less its mortgage value if mortgaged" in text and "half if mortgaged" not in text

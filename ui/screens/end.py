@@ -69,9 +69,13 @@ def rule_text(state: Any) -> str:
                  "their properties, and the player with the most money wins (a tie goes to the earlier seat). "
                  "Properties and buildings do not count.")
     pct = state.ed.worth_building_pct
-    worth = _("net worth = cash + price of each property (half if mortgaged) + what the buildings cost") \
-        if pct == 100 else _("net worth = cash + price of each property (half if mortgaged) + the buildings at "
-                             "{pct}% of their cost").format(pct=pct)
+    # A mortgaged property counts its price less its printed mortgage value (engine.rules.endgame
+    # .net_worth), not "half": editrice-giochi's companies cost €375 and mortgage for €188, so
+    # they count €187 (issue 11: "half" read as €187,50 or €188).
+    worth = _("net worth = cash + price of each property (less its mortgage value if mortgaged) + what the "
+              "buildings cost") \
+        if pct == 100 else _("net worth = cash + price of each property (less its mortgage value if mortgaged) + "
+                             "the buildings at {pct}% of their cost").format(pct=pct)
     if how == "timed":
         # Ties as engine.rules.timed.timed_winner breaks them.
         return _("How: the agreed time ran out, and the richest player wins (a tie goes to more cash, then to the "
