@@ -1,0 +1,58 @@
+"""The base of every modal dialog (Esc cancels) and the yes/no confirmation, which the other
+dialogs ask before something that cannot be undone. The dialogs themselves: ``ui/screens/dialogs.py``
+(and the files it gathers), ``ui/screens/niente_dialogs.py``."""
+
+from __future__ import annotations
+
+from rich.markup import escape
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Label
+
+from ui.i18n import _
+
+
+class _Dialog(ModalScreen):
+    """Escape cancels (dismiss None)."""
+
+    BINDINGS = [Binding("escape", "cancel", _("Cancel"))]
+
+    def action_cancel(self) -> None:
+        """Esc: close the dialog with no answer (None)."""
+        self.dismiss(None)
+
+
+class ConfirmDialog(_Dialog):
+    """Asks ``question``; dismisses True (confirmed) or False/None. The focus starts on No, so
+    that Enter after a stray key never confirms something that cannot be undone; ``y``/``n``
+    answer too. ``yes``: the confirming button's text (default "Yes, go ahead")."""
+
+    BINDINGS = [Binding("escape", "cancel", _("Cancel")), Binding("n", "cancel", _("No")),
+                Binding("y", "confirm", _("Yes"))]
+
+    def __init__(self, question: str, yes: str | None = None) -> None:
+        super().__init__()
+        self.question = question
+        self.yes = yes
+
+    def compose(self) -> ComposeResult:
+        """The question and the No / Yes buttons."""
+        with Vertical(classes="dialog"):
+            yield Label(self.question, classes="question")
+            with Horizontal(classes="buttons"):
+                yield Button(escape(_("No [n]")), id="no", variant="primary", compact=True)
+                yield Button(escape((self.yes or _("Yes, go ahead")) + " [y]"), id="yes", variant="error", compact=True)
+
+    def on_mount(self) -> None:
+        """Focus starts on No: Enter alone never confirms."""
+        self.query_one("#no", Button).focus()
+
+    def action_confirm(self) -> None:
+        """y: answer yes."""
+        self.dismiss(True)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Answer True for Yes, False for No."""
+        self.dismiss(event.button.id == "yes")
