@@ -382,8 +382,7 @@ class NetGame(_DriverBase):
 
     ``cfg``: keyword arguments for ``p2p.node.PeerConfig`` (role, bind, game_id, seats,
     log_dir, identity, name, host_addr...); ``local_input``/``observer`` are set here.
-    ``bot_identity_dir``: unused keys for the bot peers ``fill_with_bots`` starts (fresh keys
-    each time when None).
+    The bot peers ``fill_with_bots`` starts get fresh keys each time (``bot_names``).
     """
 
     def __init__(self, cfg: dict, human: HumanSeat | None = None, bot_pace: float = 0.0) -> None:
@@ -564,13 +563,19 @@ class NetGame(_DriverBase):
         autoplay (protocol.md §C12.7)."""
         if not self.can_fill or self.node is None or self.node.lobby is None:
             return
+        from p2p.identity import Identity
+
         self.can_fill = False
         free = self.seats_total - len(self.lobby_names)
         addr = self.node.link.address
-        for i in range(free):
+        # Keys first: the setup seats players by public key (protocol.md §C2.3), so the names
+        # can follow the seats the bots will get ("Bot 1" sits before "Bot 2", issue 11).
+        identities = [Identity.generate() for _ in range(free)]
+        names = bot_names([ident.public_key for ident in identities])
+        for ident, name in zip(identities, names):
             bot = NetGame(dict(role="join", bind=self.cfg.get("bind", "127.0.0.1"),
                                interface=self.cfg.get("interface"), game_id=self.node.lobby.game_id,
-                               host_addr=(str(addr[0]), int(addr[1])), name=f"Bot {i + 1}",
+                               host_addr=(str(addr[0]), int(addr[1])), name=name, identity=ident,
                                host_keys=(self.node.identity.public_key, self.node.identity.x25519_public_key),
                                log_dir=None, linger=0.2), HumanSeat(pace=self.bot_pace))
             bot.human.set_autoplay(True)
@@ -586,6 +591,16 @@ class NetGame(_DriverBase):
             await asyncio.gather(*self._bot_tasks, return_exceptions=True)
 
 
+def bot_names(keys: list[bytes]) -> list[str]:
+    """Names of bot peers with Ed25519 public ``keys`` (32 bytes each), in the order given:
+    "Bot 1" for the smallest key, "Bot 2" for the next... The setup orders the seats by
+    public key, ascending (protocol.md §C2.3), so the bots' numbers rise with their seats
+    wherever the humans sit, as in a local game (ui/backends.py); numbered in start order they
+    came out shuffled ("Bot 3" at seat 2, "Bot 1" at seat 4)."""
+    order = sorted(keys)
+    return [f"Bot {order.index(k) + 1}" for k in keys]
+
+
 def _swallow(task: asyncio.Task) -> None:
     """A bot peer's failure shows up in our own node (it stops waiting for it); mark the
     exception retrieved so asyncio does not log it twice."""
@@ -594,4 +609,4 @@ def _swallow(task: asyncio.Task) -> None:
 
 
 __all__ = ["HumanSeat", "OwnInput", "SeatChanged", "MyGame", "GameDriver", "LocalGame", "NetGame", "Fault",
-           "DriverBase", "pinned_chance", "inspect_wanted"]
+           "DriverBase", "pinned_chance", "inspect_wanted", "bot_names"]
