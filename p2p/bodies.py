@@ -16,7 +16,8 @@ class StepBody(NamedTuple):
     information, the checked 7th field ``(deliveries, openings, complaint)`` (protocol.md §C12.4);
     None when the body has 6 fields (or its 7th is nil). ``reseat``: the 8th field, RESEAT
     request envelopes the seat carries (protocol.md §C8.9; structure checked here, contents by
-    p2p.reseat), () when absent."""
+    p2p.reseat), () when absent. ``acks``: the 9th field, ``EscrowAck`` entries (protocol.md
+    §C8.2, p2p.escrow_acks), () when absent."""
 
     game_id: bytes
     step: int
@@ -26,6 +27,16 @@ class StepBody(NamedTuple):
     input: Any
     hidden: Any = None
     reseat: tuple = ()
+    acks: tuple = ()
+
+
+class EscrowAck(NamedTuple):
+    """One entry of a STEP's 9th field (protocol.md §C8.2): the sender holds ``dealer``'s ESCROW
+    of ``epoch`` whose envelope hashes (SHA-256) to ``hash`` (32 bytes)."""
+
+    dealer: int
+    epoch: int
+    hash: bytes
 
 
 class Join(NamedTuple):

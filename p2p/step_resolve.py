@@ -33,7 +33,7 @@ class StepResult(NamedTuple):
 
 def resolve_step(engine: Any, state: Any, chance: bool, seed: bytes, step: int,
                  bodies: Sequence[StepBody | None], last_reveals: list[bytes],
-                 fill: dict[int, Any] | None = None) -> StepResult:
+                 fill: dict[int, Any] | None = None, escrow_round: bool = False) -> StepResult:
     """Apply one step's inputs (in seat order) to ``state``: the deterministic rule every peer
     and the offline verifier share (protocol.md §C3.3).
 
@@ -46,8 +46,16 @@ def resolve_step(engine: Any, state: Any, chance: bool, seed: bytes, step: int,
     ``fill``: inputs of dropped seats (protocol.md §C8.4), whose ``bodies`` entry is None: at a
     chance step their substitute reveal (not checked), at a decision step their bot's decoded
     action or None.
+
+    ``escrow_round``: the step is an escrow round (protocol.md §C8.2, ``escrow_acks.escrow_round``):
+    no engine transition, the state comes back unchanged; an input other than nil is a problem
+    and ignored (its acknowledgements are the step's content, applied by the caller).
     """
     fill = fill or {}
+    if escrow_round:
+        problems = [(seat, "input at an escrow round") for seat, b in enumerate(bodies)
+                    if b is not None and seat not in fill and b.input is not None]
+        return StepResult(state, (), problems, None)
     if chance:
         reveals = []
         for seat, b in enumerate(bodies):
@@ -89,7 +97,7 @@ def resolve_step(engine: Any, state: Any, chance: bool, seed: bytes, step: int,
 
 def resolve_hidden(engine: Any, ledger: HiddenLedger, state: Any, chance: bool, inspection: list | None,
                    seed: bytes, step: int, bodies: Sequence[StepBody | None], last_reveals: list[bytes],
-                   fill: dict[int, Any]) -> tuple[tuple | None, StepResult | None]:
+                   fill: dict[int, Any], escrow_round: bool = False) -> tuple[tuple | None, StepResult | None]:
     """One step of a game with hidden information (protocol.md §C12), shared with verify.py: the
     hidden part (``HiddenLedger.resolve``: every active seat's field checked; at an inspection
     step the outcomes of the opened shares applied), else ``resolve_step``. Returns
@@ -100,7 +108,7 @@ def resolve_hidden(engine: Any, ledger: HiddenLedger, state: Any, chance: bool, 
         return bad, None
     if revealed is not None:
         return None, StepResult(revealed[0], tuple(revealed[1]), [], None)
-    return None, resolve_step(engine, state, chance, seed, step, bodies, last_reveals, fill)
+    return None, resolve_step(engine, state, chance, seed, step, bodies, last_reveals, fill, escrow_round)
 
 
 def hidden_bot(engine: Any) -> Any:

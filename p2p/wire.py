@@ -33,7 +33,7 @@ from typing import Any, NamedTuple
 
 from . import const as C
 from .bodies import (Abandon, CatchupRequest, CatchupResponse, Chat, ComplaintMsg, DropVote, Escrow,  # noqa: F401
-                     EscrowEntry, Hint, Join, Leave, Proposal, Records, Reject, ReseatRequest, SeedReveal,
+                     EscrowAck, EscrowEntry, Hint, Join, Leave, Proposal, Records, Reject, ReseatRequest, SeedReveal,
                      SetupSig, SkipVote, Status, StepBody, Watch)  # the decoded bodies, re-exported from here
 from .errors import LocalProtocolError, WireError
 from .identity import Identity, verify
@@ -395,7 +395,11 @@ _SCHEMAS = [
     Schema("step", MSG_STEP, Struct(
         (("game_id", GID), ("step", STEP_NO), ("seat", SEAT), ("prev_hash", H32), ("prev_digest", H32),
          ("input", STEP_INPUT), ("hidden", Opt(HIDDEN)),
-         ("reseat", Opt(Array(Bin(max=C.MAX_RESEAT_MSG), min=1, max=C.RESEAT_CARRY), ()))), StepBody)),
+         ("reseat", Opt(Array(Bin(max=C.MAX_RESEAT_MSG), min=1, max=C.RESEAT_CARRY), ())),
+         ("acks", Opt(Array(Struct((("dealer", SEAT), ("epoch", EPOCH), ("hash", H32)), EscrowAck),
+                            min=1, max=C.MAX_SEATS - 1), ()))), StepBody,
+        rules=(_rule(lambda b: all(x.dealer < y.dealer for x, y in zip(b.acks, b.acks[1:])),
+                     "step acks must be in ascending dealer order"),))),
     Schema("escrow", MSG_ESCROW, Struct(
         (("game_id", GID), ("seat", SEAT), ("epoch", EPOCH),
          ("entries", Array(Struct((("to", SEAT), ("commit", H32), ("ct", Bin(C.SHARE_LEN + 16))), EscrowEntry),

@@ -312,3 +312,17 @@ def test_setup_with_options_from_the_spec_text():
     assert hashlib.sha256(b"lanopoli/1/setup\x00" + rebuilt).hexdigest() == w["setup_hash"]
     assert w["engine_options"] == [kv for kv in options if not kv[0].startswith("p2p.")]
     assert {type(x) for _, x in options} == {int, str, bool}
+
+
+def test_escrow_ack_vector_from_the_text():
+    """§C8.2 / §C3.1: a STEP's 9th field acknowledges an escrow by SHA-256 of its whole envelope;
+    the 7th (hidden) and 8th (reseat) fields are nil when absent before it. Rebuilt with msgpack
+    and hashlib alone."""
+    v = _vec()["escrow_ack"]
+    escrow = bytes.fromhex(v["escrow"])
+    assert hashlib.sha256(escrow).hexdigest() == v["hash"]
+    body = msgpack.unpackb(bytes.fromhex(v["body"]), raw=False)
+    assert len(body) == 9 and body[5] is None and body[6] is None and body[7] is None
+    dealer, epoch, h = body[8][0]
+    assert (dealer, epoch, h.hex()) == (2, 0, v["hash"])
+    assert msgpack.packb(body, use_bin_type=True).hex() == v["body"]

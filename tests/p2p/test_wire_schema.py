@@ -114,6 +114,8 @@ def _fix(name: str, f: list, draw) -> list:
             st.tuples(st.text(max_size=8), st.integers(0, 65535)).map(list), min_size=setup[3], max_size=setup[3]))
     elif name == "escrow":
         f[3] = sorted({e[0]: e for e in f[3] if e[0] != f[1]}.values())
+    elif name == "step" and len(f) > 8:
+        f[8] = sorted({e[0]: e for e in f[8]}.values())  # acks: ascending dealers (§C3.1)
     elif name in ("drop", "skip"):
         assume(f[1] != f[3])
     elif name == "catchup_req":
@@ -190,6 +192,8 @@ def rule_breakers(name: str, f: list) -> list:
         if len(f[3]) > 1:
             out.append(with_(f3=f[3][::-1]))  # not ascending
         return out
+    if name == "step":
+        return [with_(f8=[f[8][0], f[8][0]] + f[8][1:])] if len(f) > 8 else []  # a dealer acknowledged twice
     if name == "status":
         return [with_(f3=f[2] + 1)] if f[2] < C.MAX_SEATS else []  # more taken than seats
     if name == "setup":

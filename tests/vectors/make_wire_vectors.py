@@ -319,11 +319,18 @@ def compute_wire() -> dict:
         end = off + 5 + length + 4
         records[str(kind)] = {"kind": kind, "payload": data[off + 5:off + 5 + length].hex(), "record": data[off:end].hex()}
         off = end
+    # §C8.2: seat 0's STEP of an escrow round (step 0, input nil) acknowledging seat 2's escrow
+    ack = W.EscrowAck(2, 0, hashlib.sha256(escrow).digest())
+    ack_step = W.seal_message(ids[0], W.MSG_STEP, W.StepBody(gid, 0, 0, h, sh, None, None, (), (ack,)))
+    escrow_ack = {"escrow": escrow.hex(), "hash": ack.hash.hex(), "step": ack_step.hex(),
+                  "body": W.open_envelope(ack_step).body.hex(),
+                  "fields": tagged(msgpack.unpackb(W.open_envelope(ack_step).body, raw=False)),
+                  "note": "9th STEP field [[dealer, epoch, SHA-256(ESCROW envelope)]]; 7th nil, 8th nil (§C8.2)"}
     bodies3 = [W.open_envelope(steps7[0]).body, W.open_envelope(steps7[1]).body, b""]
     digest_dropped = {"bodies": [x.hex() for x in bodies3], "digest": step_digest(bodies3).hex(),
                       "note": "seat 2 dropped at or before the step: its body counts as empty (§C3.2, §C8.4)"}
     return {"spec": "protocol.md §C1, §C2.1, §C3.1, §C3.2, §C6, §C8, §C9, §N2.2, §N9, §N10",
-            "digest_dropped": digest_dropped, "epoch_proof": epoch_proof(), "seat_advert": seat_advert(ids, gid),
+            "digest_dropped": digest_dropped, "escrow_ack": escrow_ack, "epoch_proof": epoch_proof(), "seat_advert": seat_advert(ids, gid),
             "setup_with_options": setup_with_options(ids, gid),
             "game_id": gid.hex(), "demo_seeds": SEEDS, "setup": setup_bytes.hex(), "setup_hash": sh.hex(),
             "seat_of_demo": {SEEDS[i]: order.index(i) for i in range(3)},

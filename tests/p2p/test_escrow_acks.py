@@ -1,0 +1,114 @@
+"""The escrow confirmation rule (p2p/escrow_acks.py; protocol.md §C8.2; the
+'equivocating dealer' row): confirmed only when every recipient acknowledged one hash, never
+after two different hashes, and the same answer whatever order the acknowledgements arrive in."""
+
+from __future__ import annotations
+
+from hypothesis import given, strategies as st
+
+from p2p.escrow_acks import EQUIVOCATED, AckLedger, EscrowAck as Ack, escrow_hash, escrow_round
+
+E1, E2 = b"escrow one", b"escrow two"
+
+
+def _ledger(n=4, active=None):
+    led = AckLedger(n)
+    led.open_epoch(0, active or [True] * n)
+    return led
+
+
+def test_confirmed_once_every_recipient_acknowledged_the_same_hash():
+    led = _ledger()
+    h = escrow_hash(E1)
+    led.add(0, [Ack(3, 0, h)])
+    led.add(1, [Ack(3, 0, h)])
+    assert led.status(3, 0) is None and not led.confirmed(3, 0, E1)
+    led.add(2, [Ack(3, 0, h)])
+    assert led.status(3, 0) == h
+    assert led.confirmed(3, 0, E1) and not led.confirmed(3, 0, E2) and not led.confirmed(3, 0, None)
+
+
+def test_two_hashes_are_an_equivocation_for_good():
+    led = _ledger()
+    assert led.add(0, [Ack(3, 0, escrow_hash(E1))]) == []
+    assert led.add(1, [Ack(3, 0, escrow_hash(E2))]) == [(3, 0)]
+    assert led.add(2, [Ack(3, 0, escrow_hash(E2))]) == []  # reported once
+    assert led.status(3, 0) == EQUIVOCATED
+    assert not led.confirmed(3, 0, E1) and not led.confirmed(3, 0, E2)
+
+
+def test_dealer_non_recipients_unknown_epochs_and_second_acks_are_ignored():
+    led = _ledger(4, [True, True, True, False])  # seat 3 dropped before epoch 0 began (test setup)
+    h = escrow_hash(E1)
+    led.add(0, [Ack(0, 0, escrow_hash(E2))])  # the dealer acknowledging itself
+    led.add(3, [Ack(0, 0, escrow_hash(E2))])  # not a recipient
+    led.add(1, [Ack(0, 5, escrow_hash(E2))])  # an epoch never opened
+    led.add(1, [Ack(0, 0, h)])
+    led.add(1, [Ack(0, 0, escrow_hash(E2))])  # its first acknowledgement stands
+    assert led.status(0, 0) is None
+    led.add(2, [Ack(0, 0, h)])
+    assert led.status(0, 0) == h
+    assert led.recipients(3, 0) == [] and led.status(3, 0) is None  # an inactive dealer: nothing
+
+
+def test_recipients_are_fixed_when_the_epoch_opens():
+    led = AckLedger(5)
+    led.open_epoch(1, [True, True, False, True, True])
+    led.open_epoch(1, [True] * 5)  # a replay opening it again changes nothing
+    assert led.recipients(0, 1) == [1, 3, 4]
+
+
+@st.composite
+def _deals(draw):
+    n = draw(st.integers(3, 8))
+    dealer = draw(st.integers(0, n - 1))
+    copies = {i: draw(st.sampled_from([E1, E2])) for i in range(n) if i != dealer}
+    acks = [(i, Ack(dealer, 0, escrow_hash(c))) for i, c in copies.items()]
+    acks += draw(st.lists(st.tuples(st.just(dealer), st.just(Ack(dealer, 0, escrow_hash(E2)))), max_size=2))
+    order = draw(st.permutations(acks))
+    silent = draw(st.sets(st.sampled_from(sorted(copies)), max_size=2))
+    return n, dealer, copies, order, silent
+
+
+@given(_deals(), st.randoms())
+def test_every_delivery_order_gives_the_same_verdict(deal, rnd):
+    n, dealer, copies, order, silent = deal
+    verdicts = []
+    for acks in (order, rnd.sample(order, len(order))):
+        led = _ledger(n)
+        for seat, a in acks:
+            if seat not in silent:
+                led.add(seat, [a])
+        verdicts.append(led.status(dealer, 0))
+    assert verdicts[0] == verdicts[1]
+    heard = {copies[i] for i in copies if i not in silent}
+    if len(heard) > 1:
+        assert verdicts[0] == EQUIVOCATED
+    elif silent:
+        assert verdicts[0] is None  # one silent recipient: never confirmed (§C8.5: the stand-in)
+    else:
+        assert verdicts[0] == escrow_hash(heard.pop())
+    # An honest voter is only ever judged against the confirmed copy, which is its own.
+    for i, c in copies.items():
+        led = _ledger(n)
+        for seat, a in order:
+            if seat not in silent:
+                led.add(seat, [a])
+        if led.confirmed(dealer, 0, c):
+            assert all(copies[j] == c for j in copies)
+
+
+def test_unacked_and_the_escrow_round_rule():
+    led = _ledger(3)
+    active = [True] * 3
+    assert escrow_round(led, 0, active, needed=True, chance=True)
+    assert not escrow_round(led, 0, active, needed=False, chance=True)  # no escrow dealt
+    assert not escrow_round(led, 0, active, needed=True, chance=False)  # a decision step
+    assert led.unacked(1, 0, active) == [0, 2]
+    for seat in range(3):
+        led.add(seat, [Ack(d, 0, escrow_hash(bytes([d]))) for d in range(3) if d != seat])
+    assert led.unacked(1, 0, active) == []
+    assert led.all_confirmed(0, active) and not escrow_round(led, 0, active, needed=True, chance=True)
+    led.end_round(0)
+    assert led.rounds(0) == 1 and led.rounds(1) == 0
+
