@@ -12,7 +12,8 @@ the author's name as it says it; ``text`` one printable line.
 ``ChatRoom`` checks what arrives and says who may speak. The node tells it who is in the game
 (``set_members``: each known key with the name the lobby/setup gives it and a role, "player"
 or "spectator") and which sources relay for others (the host's channel while in the lobby,
-where joiners do not know each other's keys). Checks, in this order, each failure dropped and
+where joiners do not know each other's keys; every seat's channel during the game, for the
+spectators each seat serves). Checks, in this order, each failure dropped and
 counted in ``stats`` by reason, never shown, never answered:
 
 1. envelope and body schema (``malformed``), type CHAT, game id (``wrong_game``);
@@ -143,7 +144,7 @@ class ChatRoom:
     def receive(self, data: bytes, now: float, relayed: bool = False,
                 relayed_role: str = PLAYER) -> ChatLine | None:
         """Check one CHAT envelope (module doc, checks 1-7). ``relayed``: it came over a relay
-        channel (the host's: joiners in the lobby, spectators during the game), whose unknown
+        channel (the host's: joiners in the lobby; any seat's: spectators during the game), whose unknown
         authors get ``relayed_role``. Returns the line to show, or None (counted)."""
         self.stats["received"] += 1
         try:
@@ -193,7 +194,7 @@ class ChatRelay:
     ``session`` (``LockstepSession`` or None), ``peers`` (the other seats' endpoints once the
     game runs) and ``watch`` (``WatchService``: ``spectators()``, ``subscriber(addr)``,
     ``send_all(raw, exclude)``). ``host``: we opened the lobby (we relay the joiners' lines in
-    the lobby and our spectators' lines to the seats). ``observer``: gets every ``ChatLine``
+    the lobby); every seat relays its own spectators' lines to the seats. ``observer``: gets every ``ChatLine``
     shown. ``room``: the ``ChatRoom``, created once a lobby or session exists."""
 
     def __init__(self, identity: Identity, name: str, host: bool, game: object,
@@ -246,8 +247,10 @@ class ChatRelay:
             return
         lobby = self.game.lobby
         in_lobby = self.game.session is None and (lobby is None or lobby.setup is None)
-        # From the host: in the lobby the joiners' lines, in the game its spectators' (§N10).
-        relayed = not self.host and lobby is not None and addr == lobby.host_address
+        # In the lobby the host relays the joiners' lines. In the game any seat relays its own
+        # spectators' lines (§N10): only the seats' keyed channels reach this socket then
+        # (§N2.6), and an author who is not a seat is shown as a spectator.
+        relayed = (not self.host and lobby is not None and addr == lobby.host_address) if in_lobby else True
         line = room.receive(payload, now, relayed=relayed, relayed_role=PLAYER if in_lobby else SPECTATOR)
         if line is None:
             return
@@ -260,8 +263,8 @@ class ChatRelay:
 
     def receive_spectator(self, addr: tuple[str, int], payload: bytes, now: float) -> None:
         """A CHAT from our watch socket. Only a subscribed spectator may speak, with its WATCH
-        key; its line goes to our other spectators and, from the host only, to every seat (the
-        seats take a spectator's line from the host alone, protocol.md §N9/§N10)."""
+        key; its line goes to every seat and our other spectators, whichever seat we are (the
+        others pass it to their own spectators, protocol.md §N9/§N10)."""
         sub = self.game.watch.subscriber(addr)
         room = self.current(now)
         if sub is None or room is None:
@@ -269,9 +272,8 @@ class ChatRelay:
         line = room.receive(payload, now)
         if line is None or line.pk != sub.pk:
             return
-        if self.host:  # the seats take a spectator's line from the host only
-            for a in self.targets():
-                self._send(a, line.raw)
+        for a in self.targets():  # any serving seat, not the host only (issue 11): a spectator
+            self._send(a, line.raw)  # may be following whichever seat it found or failed over to
         self.game.watch.send_all(line.raw, exclude=addr)
         if self.observer is not None:
             self.observer(line)

@@ -1,0 +1,83 @@
+"""The spectators' chat reaches the table through whichever seat they follow (issue 11,
+session 3 leftover; protocol.md §N9 "Who hears whom", §N10 "Any seat serves"): before, only the
+host passed a spectator's line to the seats, so a spectator following another seat (after a
+failover, or one it reached by itself) talked to that seat's other spectators alone."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from p2p.chat import PLAYER, SPECTATOR, ChatRelay, ChatRoom
+from p2p.identity import Identity
+
+GID = bytes(range(16))
+KEYS = [Identity.from_seed(f"seat{i}".encode()) for i in range(3)]
+NAMES = ("Anna", "Bruno", "Carla")
+ADDRS = [("127.0.0.1", 4000 + i) for i in range(3)]
+PROF = Identity.from_seed(b"prof")
+PROF_ADDR = ("127.0.0.1", 5000)
+
+
+class FakeWatch:
+    """The WatchService a ChatRelay reads: our subscribed spectators and what we send them."""
+
+    def __init__(self, subscribers: dict) -> None:
+        self.subscribers = subscribers  # addr -> (pk, name)
+        self.sent: list[tuple[bytes, object]] = []
+
+    def spectators(self) -> dict:
+        return {pk: name for pk, name in self.subscribers.values()}
+
+    def subscriber(self, addr):
+        sub = self.subscribers.get(addr)
+        return None if sub is None else SimpleNamespace(pk=sub[0])
+
+    def send_all(self, raw: bytes, exclude=None) -> None:
+        self.sent.append((raw, exclude))
+
+
+def seat(i: int, subscribers: dict | None = None):
+    """Seat ``i`` of a running 3-seat game (seat 0 opened the lobby): its relay, what it sent
+    to which address, and the lines it showed."""
+    players = [SimpleNamespace(public_key=k.public_key, name=n) for k, n in zip(KEYS, NAMES)]
+    setup = SimpleNamespace(game_id=GID, players=players)
+    game = SimpleNamespace(lobby=None, session=SimpleNamespace(setup=setup),
+                           peers=[a for j, a in enumerate(ADDRS) if j != i], watch=FakeWatch(subscribers or {}))
+    sent: list[tuple[tuple, bytes]] = []
+    shown: list = []
+    relay = ChatRelay(KEYS[i], NAMES[i], i == 0, game, lambda addr, raw: sent.append((addr, raw)), shown.append)
+    return relay, sent, shown
+
+
+def test_a_spectator_of_a_seat_other_than_the_host_reaches_every_seat():
+    bruno, sent, shown = seat(1, {PROF_ADDR: (PROF.public_key, "Prof")})
+    raw, _ = ChatRoom(PROF, GID, "Prof").say("forza Carla", 0.0)
+    bruno.receive_spectator(PROF_ADDR, raw, 0.0)
+    assert [(line.name, line.role, line.text) for line in shown] == [("Prof", SPECTATOR, "forza Carla")]
+    assert sorted(addr for addr, _ in sent) == [ADDRS[0], ADDRS[2]]  # the host too, and Carla
+    assert bruno.game.watch.sent == [(raw, PROF_ADDR)]  # Bruno's other spectators, not Prof again
+    for i in (0, 2):  # the host and a joiner both show it, marked as a spectator's
+        other, _, other_shown = seat(i)
+        other.receive(ADDRS[1], raw, 0.0)
+        assert [(line.name, line.role) for line in other_shown] == [("Prof", SPECTATOR)]
+        assert other.game.watch.sent == [(raw, None)]  # and pass it on to their own spectators
+
+
+def test_a_seats_own_line_through_another_seat_stays_a_players_and_shows_once():
+    """A relayed line whose author is a seat keeps the setup's name and role; the same line
+    again (resent, or relayed twice) is a replay."""
+    carla, _, shown = seat(2)
+    raw, _ = ChatRoom(KEYS[0], GID, "whoever").say("ciao", 0.0)
+    carla.receive(ADDRS[1], raw, 0.0)
+    carla.receive(ADDRS[0], raw, 0.0)
+    assert [(line.name, line.role) for line in shown] == [("Anna", PLAYER)]
+    assert carla.room.stats["replayed"] == 1
+
+
+def test_a_line_on_the_watch_socket_from_a_non_subscriber_goes_nowhere():
+    bruno, sent, shown = seat(1, {PROF_ADDR: (PROF.public_key, "Prof")})
+    intruder = Identity.from_seed(b"intruder")
+    raw, _ = ChatRoom(intruder, GID, "Prof").say("spam", 0.0)
+    bruno.receive_spectator(("127.0.0.1", 5001), raw, 0.0)  # not subscribed
+    bruno.receive_spectator(PROF_ADDR, raw, 0.0)  # subscribed address, another key
+    assert shown == [] and sent == [] and bruno.game.watch.sent == []
