@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import json
 import os
 import resource
 import time
@@ -43,7 +42,6 @@ from .chat import CHAT_TAG, ChatRelay, ChatRoom
 from .discovery import LOBBY, RUNNING, Discovery, GameAd
 from .game_ad import AdUpdates, ad_name
 from .errors import LocalProtocolError
-from .gamelog import OwnLog
 from .identity import Identity
 from .lobby import (GameStarted, Lobby, LobbyAborted, LobbyPeerMisbehaved, LobbyStatus, PlayerJoined,
                     PlayerLeft, SetupProposed)
@@ -52,9 +50,9 @@ from .lockstep import (FINISHED, BeaconExhausted, CaughtUp, CheaterProven, Cheat
                        SeatDropVoted, SeatLost, SeatReturned, StepApplied, StepOverturned)
 from .link import Link
 from .rendezvous import Rendezvous, SeatAddresses
-from .reseat import SECRET_SUFFIX, read_secret_file, secret_for
 from .session_events import TurnSkipped
-from .resume import OWN_SUFFIX, RESUME_SUFFIX, find_resumable, read_resume_file, resume_session, write_resume_file
+from .node_resume import GameFiles, write_evidence
+from .resume import find_resumable
 from .seat_answer import SeatAnswer
 from .transport import Addr
 from .watch_service import WatchService
@@ -227,10 +225,13 @@ def _resilience_json(ev: Any) -> dict:
     return {"type": "caught_up", "source": ev.source, "from_step": ev.from_step, "to_step": ev.to_step}
 
 
-def _read_resume(path: Path) -> dict:
-    """``resume.read_resume_file``, its failure as ``NodeError("resume")``."""
+def _read_resume(files: GameFiles | None) -> dict:
+    """``GameFiles.read_resume``, its failure (or no files: a game without a log) as
+    ``NodeError("resume")``."""
+    if files is None:
+        raise NodeError("resume", "no resume file: the game runs without a log")
     try:
-        return read_resume_file(path)
+        return files.read_resume()
     except LocalProtocolError as e:
         raise NodeError("resume", str(e)) from None
 
@@ -284,7 +285,8 @@ class Node:
         self.evidence_path: Path | None = None
         #: After a restart from our log: what ``resume_session`` found (``ResumeReport``).
         self.resume_report: Any = None
-        self._resume_file: Path | None = None
+        #: Our game log and its side files once the game runs with a log (node_resume.py).
+        self.files: GameFiles | None = None
         self._wait_step = -1  # step whose waiting we last reported
         self._wait_next = 0.0  # loop time of the next ``waiting`` line
         self._ticker: asyncio.TimerHandle | None = None
@@ -548,17 +550,13 @@ class Node:
         self.peers = self.seats.peers()
         self.names = tuple(p.name for p in ev.setup.players)
         if cfg.log_dir is not None:
-            from .gamelog import LogWriter
-
-            d = Path(cfg.log_dir)
-            d.mkdir(parents=True, exist_ok=True)
-            self.log_path = d / f"game-{ev.setup.game_id.hex()[:16]}-seat{ev.my_seat}.log"
-            self._log = LogWriter(self.log_path, self.lobby.log_header())
-            self._resume_file = Path(str(self.log_path) + RESUME_SUFFIX)
-            write_resume_file(self._resume_file, self.lobby.chain_secret, ev.my_seat, eps)
+            files = GameFiles.new_game(cfg.log_dir, ev.setup.game_id, ev.my_seat)
+            self.log_path = files.log_path
+            self._log = files.create(self.lobby.log_header(), self.lobby.chain_secret, ev.my_seat, eps)
+            self.files = files
         now = self.loop.time()
         lob = self.lobby
-        own = None if self.log_path is None else OwnLog(str(self.log_path) + OWN_SUFFIX)
+        own = None if self.files is None else self.files.own_log()
         self.session = LockstepSession(lob.setup, lob.my_seat, lob.identity, lob.chain, self.engine,
                                        lob.game_seed, log=self._log, own_log=own, now=now,
                                        setup_bytes=lob.setup_bytes, hidden_commits=lob.hidden_commits)
@@ -710,10 +708,8 @@ class Node:
     def _write_evidence(self) -> Path | None:
         if self.cfg.log_dir is None or self.session is None:
             return None
-        path = Path(self.cfg.log_dir) / f"evidence-seat{self.seat}.json"
-        path.write_text(json.dumps(self.session.dump(), indent=1))
-        self.evidence_path = path
-        return path
+        self.evidence_path = write_evidence(self.cfg.log_dir, self.seat, self.session.dump())
+        return self.evidence_path
 
     # -- waiting, restart, spectator -------------------------------------------------------
 
@@ -760,7 +756,8 @@ class Node:
         replay and check the log, report damage, re-send our current message and ask for
         catch-up."""
         cfg = self.cfg
-        info = _read_resume(Path(str(path) + RESUME_SUFFIX))
+        files = GameFiles(path)
+        info = _read_resume(files)
         eps = info["endpoints"]
         seat = info["seat"]
         mine = eps[seat]
@@ -774,12 +771,10 @@ class Node:
                                         on_error=self._link_failed, identity=self.identity)
         now = self.loop.time()
         try:
-            sess, rep = resume_session(path, self.identity, info["chain_secret"], self.engine,
-                                       own_log_path=str(path) + OWN_SUFFIX, now=now,
-                                       reseat_secret=self._reseat_secret(path))
+            sess, rep = files.replay(self.identity, info["chain_secret"], self.engine, now)
         except (LocalProtocolError, OSError) as e:
             raise NodeError("resume", f"cannot resume from {path}: {e}") from None
-        self._adopt_resumed(path, sess, eps)
+        self._adopt_resumed(files, sess, eps)
         await self.watch.open()  # a resumed seat serves spectators too (§N10)
         self._serve_spectators(sess.setup, sess.my_seat)
         self.resume_report = rep
@@ -843,15 +838,12 @@ class Node:
         self.peers = self.seats.peers()
         self.link.endpoint.restrict(self.peers + list(self.seats.left_from))
         self._pin_seats(sess.setup.players, eps, sess.my_seat)
-        try:
-            info = read_resume_file(self._resume_file)
-            write_resume_file(self._resume_file, info["chain_secret"], sess.my_seat, eps)
-        except (LocalProtocolError, OSError):
-            pass  # the game is over (file removed) or the disk failed: the next restart looks again
+        if self.files is not None:
+            self.files.remember_endpoints(sess.my_seat, eps)
         self._emit({"type": "seat_found", "seat": seat, "address": eps[seat][0], "port": eps[seat][1]})
         self._pump_session()
 
-    def _adopt_resumed(self, path: Path, sess: Any, eps: list) -> None:
+    def _adopt_resumed(self, files: GameFiles, sess: Any, eps: list) -> None:
         self.seats.set_endpoints(eps, sess.my_seat)
         eps = self.seats.endpoints
         self.session = sess
@@ -860,9 +852,9 @@ class Node:
         self.link.endpoint.restrict(self.peers)  # only the seats may talk to us (§N2.6)
         self._pin_seats(sess.setup.players, eps, sess.my_seat)
         self.names = tuple(p.name for p in sess.setup.players)
-        self.log_path = path
+        self.log_path = files.log_path
         self._log = sess.log
-        self._resume_file = Path(str(path) + RESUME_SUFFIX)
+        self.files = files
         self.phase = "playing" if sess.phase != FINISHED else "done"
         self._asked_step = -1
         self.answer.start_clock(sess.setup.options_dict(), self.loop.time())
@@ -877,16 +869,11 @@ class Node:
         never makes a second request). The session re-sends it until ``SeatReturned``."""
         sess = self.session
         info = sess.dropped.get(sess.my_seat) if sess is not None else None
-        if info is None or not sess.spectator or self.log_path is None or not sess.reseat.offered:
+        if info is None or not sess.spectator or self.files is None or not sess.reseat.offered:
             return  # not offered with hidden information (§C8.9): no secret to keep either
-        secret = secret_for(str(self.log_path) + SECRET_SUFFIX, info.step)
+        secret = self.files.reseat_secret_for(info.step)
         if sess.request_reseat(secret, self.loop.time()):
             self._emit({"type": "reseat_asked", "step": sess.step, "dropped_at": info.step})
-
-    def _reseat_secret(self, path: Path) -> bytes | None:
-        """The secret of our last request to play our seat again, for a log replay (§C8.9)."""
-        kept = read_secret_file(str(path) + SECRET_SUFFIX)
-        return None if kept is None else kept[0]
 
     def _become_spectator(self, ev: Any) -> None:
         """``SeatLost``: our seat was dropped at ``ev.step`` after we had applied that step
@@ -902,15 +889,14 @@ class Node:
         for f in (old.log, old.own_log):
             if f is not None:
                 f.close()
-        info = _read_resume(self._resume_file)
+        info = _read_resume(self.files)
         try:
-            sess, _ = resume_session(self.log_path, self.identity, info["chain_secret"], self.engine,
-                                     own_log_path=str(self.log_path) + OWN_SUFFIX, now=self.loop.time(),
-                                     truncate_at=ev.step, reseat_secret=self._reseat_secret(self.log_path))
+            sess, _ = self.files.replay(self.identity, info["chain_secret"], self.engine, self.loop.time(),
+                                        truncate_at=ev.step)
         except (LocalProtocolError, OSError) as e:
             self._fail(NodeError("resume", f"cannot follow the game after losing our seat: {e}", ev.step))
             return
-        self._adopt_resumed(self.log_path, sess, info["endpoints"])
+        self._adopt_resumed(self.files, sess, info["endpoints"])
         self._pump_session()
 
     def _winner(self, state: Any) -> int | None:
@@ -922,10 +908,8 @@ class Node:
             return
         self.phase = "done"
         self.watch.flush()  # the last records too (protocol.md §N10)
-        if self._resume_file is not None:
-            # The game is over: nothing left to resume, and the chain secret has no use left.
-            self._resume_file.unlink(missing_ok=True)
-            Path(str(self._resume_file)[:-len(RESUME_SUFFIX)] + SECRET_SUFFIX).unlink(missing_ok=True)
+        if self.files is not None:
+            self.files.finished()  # nothing left to resume: the chain secrets have no use left
         self._done.set_result(PeerResult(
             final_state_hash=ev.final_hash, winner=ev.winner, steps=ev.steps, log_path=self.log_path,
             seat=self.seat, events_by_type=dict(self._events), names=self.names,
