@@ -113,12 +113,18 @@ def short_name(name: str, width: int, kind: int = -1) -> str:
     "B.2000", not "2000"; thousands as "k" so that the owner's number drawn after the label
     does not read as one more digit); small words never stand for
     the name ("Da Pesci", 4 -> "Pesc"); brackets are dropped ("Riva (VIA!)"); the jail corner
-    is named by the part before "/" ("Commissariato / Transito", 7 -> "Commiss")."""
+    is named by the part before "/" ("Commissariato / Transito", 7 -> "Commiss"), the parking
+    corner by its first word ("Parcheggio gratuito", 9 -> "Parcheggi"), the go-to-jail corner
+    by an arrow and its last word ("In prigione!", 9 -> "→Prigione", 4 -> "→Pri")."""
     if len(name) <= width:
         return name
     if kind == 6 and width > 5 and "/" in name:
         return short_name(name.split("/")[0].strip(), width)
     words = _words(name)
+    if kind == 7 and width > 5:  # "Parcheggi", not "P.gratuit": the first word is the place
+        return words[0][:width]
+    if kind == 8 and width > 5:  # "→Prigione", as "→Pri" in tiny cells, not "I.prigion"
+        return ("→" + words[-1][:1].upper() + words[-1][1:])[:width]
     if not any(c.isalpha() for c in words[-1]) and len(words) > 1:
         if width > 5:
             words = [words[0][0] + ".", words[-1]]

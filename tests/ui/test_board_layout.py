@@ -87,3 +87,18 @@ def test_cell_size_and_label_width_at_the_three_layouts():
     assert cell_size(80, 11, 36) == (8, 1) and label_width(8, 1) == 5
     assert cell_size(121, 44) == (11, 3) and label_width(11, 3) == 10
     assert cell_size(54, 11) is None  # under 5 columns a cell: "needs a wider window"
+
+
+@pytest.mark.parametrize("name,width,kind,expected", [
+    ("In prigione!", 9, 8, "→Prigione"),  # was "I.prigion" at 160x50, "I.prig" at 120x40
+    ("In prigione!", 6, 8, "→Prigi"),
+    ("In prigione!", 4, 8, "→Pri"),  # tiny cells, as before
+    ("La Vigliessa", 9, 8, "→Vigliess"),
+    ("Parcheggio gratuito", 9, 7, "Parcheggi"),  # was "P.gratuit"
+    ("Parcheggio gratuito", 6, 7, "Parche"),  # was "P.grat"
+    ("Porcheggio dei Monticelli", 9, 7, "Porcheggi"),
+])
+def test_the_corners_read_as_their_place(name, width, kind, expected):
+    """Seen at 120x40 and 160x50 (issue 11 newcomer walk): "I.prigion" and "P.gratuit" are
+    initials a newcomer cannot read back; the corners read as they do in tiny cells."""
+    assert short_name(name, width, kind) == expected

@@ -54,6 +54,7 @@ def _bindings() -> list[Binding]:
     out.append(Binding("l", "magnifier", "magnifier", show=False))
     out.append(Binding("v", "bill_policy", "bills", show=False))
     out.append(Binding("h", "chat", "chat", show=False))
+    out.append(Binding("question_mark", "legend", "legend", show=False))
     out.append(Binding("j", "vote_out", "vote out", show=False))
     out.append(Binding("J", "skip_turn", "skip turn", show=False))
     return out
@@ -283,6 +284,11 @@ class GameScreen(Screen):
         seat it watches, §N10); it shows in the log."""
         from ui.screens.dialogs import ChatDialog
         self.app.push_screen(ChatDialog(self.driver.say), lambda _sent: self._redraw())
+
+    def action_legend(self) -> None:
+        """?: what the marks on the board mean (ui/screens/legend.py)."""
+        from ui.screens.legend import LegendDialog
+        self.app.push_screen(LegendDialog(self.driver.state))
 
     def action_vote_out(self) -> None:
         """j: vote to drop the seats the game waits for now (protocol.md §C13.6); the vote

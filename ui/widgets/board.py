@@ -76,7 +76,16 @@ class Board(Widget):
             head.append(t)
         if self.status:
             head.append(Text(self.status, Style(color="yellow", bold=True)))
-        head.append(Text("─" * width, Style(dim=True)))
+        # The rule under the head says where the marks are explained (the legend, "?"): the
+        # footer has no room left at 80 columns.
+        hint = " " + _("?: legend") + " ─"
+        rule = Text("─" * max(width - len(hint), 0), Style(dim=True))
+        if width >= 3 * len(hint):
+            rule.append(hint[:-1], Style(dim=True, italic=True))
+            rule.append("─", Style(dim=True))
+        else:
+            rule = Text("─" * width, Style(dim=True))
+        head.append(rule)
         room = max(height - len(head), 0)
         wrapped: list[Text] = []
         for line in reversed(self.log):

@@ -1,0 +1,68 @@
+"""The board's legend (``?`` on the game screen): what the marks in a square mean. A newcomer
+walking the UI at 80x24..160x50 (issue 11) met "·", "×", "H", "+" and digits that are owners
+in one place and tokens in the next with nothing on screen to say which."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.style import Style
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.widgets import Label
+
+import engine
+from ui.board_layout import GROUP_COLOURS, SEAT_COLOURS
+from ui.i18n import _
+from ui.screens.modal import _Dialog
+
+
+def legend_lines(state: Any) -> list[Text]:
+    """One line per mark of the board (ui/board_layout.draw_cell), translated: the mark in
+    its own colours, then what it means; niente-e-come-sembra adds its magnifiers (players
+    panel). ``state``: the engine state shown (for the edition), or None."""
+    token = Style(color="black", bgcolor=SEAT_COLOURS[1], bold=True)
+    rows: list[tuple[str, Style, str]] = [
+        ("█", Style(color=GROUP_COLOURS[0]), _("the colour group of a street, before its name")),
+        ("·", Style(dim=True), _("for sale: nobody owns it (tall squares show its price)")),
+        ("2", Style(color=SEAT_COLOURS[1], bold=True), _("owner: the seat number of its owner, after the name")),
+        ("1-4", Style(color="green", bold=True), _("houses on it")),
+        ("H", Style(color="green", bold=True), _("a hotel")),
+        ("×", Style(color="red", bold=True), _("mortgaged: no rent until the mortgage is lifted")),
+        ("2", token, _("a player's token standing there (seat number on the player's colour)")),
+        ("+", Style(bold=True), _("more tokens there than the square has room for")),
+    ]
+    if state is not None and engine.has_hidden(state):
+        rows.append(("●", Style(color="green"), _("players panel: a magnifier left (red: used)")))
+    out = []
+    for mark, style, meaning in rows:
+        t = Text(" ")
+        t.append(mark.center(3), style)
+        t.append("  " + meaning)
+        out.append(t)
+    return out
+
+
+class LegendDialog(_Dialog):
+    """Read-only: the legend of ``state``'s board; Esc or ``?`` closes it (dismisses None)."""
+
+    BINDINGS = [Binding("escape", "cancel", _("Close")), Binding("question_mark", "cancel", _("Close"))]
+
+    def __init__(self, state: Any) -> None:
+        super().__init__()
+        self.state = state
+
+    def compose(self) -> ComposeResult:
+        """The title, one line per mark, how to close."""
+        with Vertical(classes="dialog wide", id="legend"):
+            yield Label(_("How to read the board"), classes="title")
+            yield Label(_("Each square: its name, the owner, the buildings, the tokens on it. The seat numbers "
+                          "are the ones of the players panel."))
+            for line in legend_lines(self.state):
+                yield Label(line)
+            yield Label(_("Esc or ?: close"))
+
+
+__all__ = ["LegendDialog", "legend_lines"]
