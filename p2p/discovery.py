@@ -37,6 +37,12 @@ browsing uses ``DNSQuestionType.QM`` because several processes share port 5353 o
 unicast answer would reach only one of them; the task returned by ``async_unregister_service``
 is awaited, or the goodbye is never sent. A crashed peer's record lingers for minutes, so
 liveness is the protocol's business, not discovery's.
+
+Closing sends each advert's goodbye once, at once (``say_goodbye``), not python-zeroconf's three
+goodbyes 125 ms apart: those repeats made every closing node wait 0.25 s per advert (a seat has
+two, the host three: ~0.3-0.6 s at the end of every game, issue 14). One goodbye is what RFC 6762
+§10.1 asks for; if it is lost the record only lingers until its TTL expires, as a crashed peer's
+does, which every reader already tolerates (see above).
 """
 
 from __future__ import annotations
@@ -320,6 +326,19 @@ def parse_code_tag(text: str) -> int:
     return tag
 
 
+async def say_goodbye(azc: AsyncZeroconf, info: AsyncServiceInfo) -> None:
+    """Withdraw ``info`` from ``azc`` and send its goodbye (its records with TTL 0, RFC 6762
+    §10.1) once, now; returns without waiting for python-zeroconf's two repeats (125 ms apart),
+    which are cancelled. For a zeroconf instance about to be closed: the caller closes it next.
+    Errors of the unregistration propagate (callers closing anyway catch them)."""
+    task = await azc.async_unregister_service(info)
+    # The broadcast task's first step sends the first goodbye; it was scheduled before this
+    # coroutine's resumption, so one pass of the loop sends it.
+    await asyncio.sleep(0)
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+
+
 class Discovery:
     """One zeroconf instance restricted to ``interfaces`` (IP literals, e.g. ["127.0.0.1"]).
 
@@ -404,15 +423,20 @@ class Discovery:
         return self._ad
 
     async def withdraw(self) -> None:
-        """Unpublish the ad and wait until the goodbye packets are sent."""
+        """Unpublish the ad and wait until the goodbye packets (all three) are sent."""
+        async def all_goodbyes(azc: AsyncZeroconf, info: AsyncServiceInfo) -> None:
+            await (await azc.async_unregister_service(info))
+
+        await self._withdraw(all_goodbyes)
+
+    async def _withdraw(self, goodbye: Callable) -> None:
         if self._info is not None:
             pending = list(self._announcing)
             for t in pending:  # pending announcements of the ad being withdrawn
                 t.cancel()
             await asyncio.gather(*pending, return_exceptions=True)
             info, self._info, self._ad = self._info, None, None
-            task = await self.zeroconf.async_unregister_service(info)
-            await task
+            await goodbye(self.zeroconf, info)
 
     # -- browsing --------------------------------------------------------------------------
 
@@ -479,11 +503,12 @@ class Discovery:
                 pass
 
     async def close(self) -> None:
-        """Withdraw our ad (goodbye sent), stop browsing and close zeroconf. Idempotent."""
+        """Withdraw our ad (one goodbye sent, ``say_goodbye``), stop browsing and close zeroconf.
+        Idempotent."""
         if self._azc is None:
             return
         try:
-            await self.withdraw()
+            await self._withdraw(say_goodbye)
         finally:
             if self._browser is not None:
                 await self._browser.async_cancel()

@@ -26,6 +26,7 @@ from zeroconf import IPVersion, ServiceStateChange
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
 from . import const as C
+from .discovery import say_goodbye
 from .identity import fingerprint_of
 from .wire import Setup
 
@@ -198,7 +199,7 @@ class Rendezvous:
         await asyncio.gather(*self._tasks, return_exceptions=True)
         if self._info is not None:
             try:
-                await (await azc.async_unregister_service(self._info))
+                await say_goodbye(azc, self._info)  # one goodbye, not 0.25 s of repeats (issue 14)
             except Exception:  # noqa: BLE001 - closing anyway; the goodbye is a courtesy
                 pass
         await azc.async_close()

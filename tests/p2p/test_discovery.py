@@ -72,7 +72,11 @@ def test_zeroconf_needs_explicit_interfaces():
         Discovery([])
 
 
-def test_two_instances_find_each_other_and_see_updates():
+@pytest.mark.parametrize("leave", ["withdraw", "close"])
+def test_two_instances_find_each_other_and_see_updates(leave):
+    """... and the ad's goodbye removes it: ``withdraw`` waits for python-zeroconf's three
+    goodbyes; ``close`` sends one and does not wait 0.25 s for the repeats (issue 14) — its
+    zeroconf is closed when it returns, so the removal came from that single goodbye."""
     async def main():
         host, joiner = Discovery([LO]), Discovery([LO])
         try:
@@ -86,17 +90,22 @@ def test_two_instances_find_each_other_and_see_updates():
             running = await joiner.wait_for(
                 lambda a: a.game_id == ad.game_id and a.state == "running", timeout=10)
             assert (running.seats_taken, running.seats_total) == (4, 4)
-            await host.withdraw()
-            for _ in range(200):  # the goodbye removes it
-                if ad.instance_name not in joiner.games:
-                    break
-                await asyncio.sleep(0.02)
-            assert ad.instance_name not in joiner.games
+            await (host.withdraw() if leave == "withdraw" else host.close())
+            assert await _gone(joiner, ad.instance_name)
         finally:
             await host.close()
             await joiner.close()
 
     asyncio.run(main())
+
+
+async def _gone(browser, name, within=4.0):
+    """True once ``name`` left ``browser.games`` (a goodbye arrived), False after ``within`` s."""
+    for _ in range(int(within / 0.02)):
+        if name not in browser.games:
+            return True
+        await asyncio.sleep(0.02)
+    return name not in browser.games
 
 
 CHILD = textwrap.dedent("""
