@@ -139,6 +139,8 @@ class Narrator:
         if k == "JailCardUsed":
             return _("{name} uses the card to get out of jail free").format(name=self.who(e.seat))
         if k == "SentToJail":
+            if e.why == "doubles":  # the move itself looks ordinary (6 and 6): say why
+                return _("{name} goes to jail: three doubles in a row").format(name=self.who(e.seat))
             return _("{name} goes to jail").format(name=self.who(e.seat))
         if k == "LeftJail":
             how = {"fine": _("paying the fine"), "card": _("with the card"), "doubles": _("with a double"),
