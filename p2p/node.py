@@ -960,7 +960,19 @@ class Node:
 
     async def close(self) -> None:
         """Linger for stragglers (see LINGER), withdraw the ad, close everything. Idempotent;
-        the socket, zeroconf and log are closed even if this is cancelled midway."""
+        the socket, zeroconf and log are closed even if this is cancelled midway or called
+        from a cancelled task (a UI stopping our game, Ctrl-C)."""
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            # python-zeroconf's close re-raises a cancellation pending on the calling task
+            # (0.154: "outer-task cancellation must propagate"), which stopped this close before
+            # the game socket: the session played on from its datagrams, a peer whose program
+            # had stopped (issue 11). Close in a task of its own, unaffected by that request.
+            await asyncio.shield(asyncio.ensure_future(self._close()))
+        else:
+            await self._close()
+
+    async def _close(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
@@ -988,17 +1000,19 @@ class Node:
                     d, self.discovery = self.discovery, None
                     await d.close()
             finally:
-                await self.watch.close()
-                if self.link is not None:
-                    link, self.link = self.link, None
-                    self.transport_totals = link.endpoint.totals()
-                    await link.close()
-                if self._log is not None:
-                    log, self._log = self._log, None
-                    log.close()
-                own = getattr(self.session, "own_log", None)
-                if own is not None:
-                    own.close()
+                try:
+                    await self.watch.close()
+                finally:  # the game socket and the logs, whatever zeroconf or spectators raised
+                    if self.link is not None:
+                        link, self.link = self.link, None
+                        self.transport_totals = link.endpoint.totals()
+                        await link.close()
+                    if self._log is not None:
+                        log, self._log = self._log, None
+                        log.close()
+                    own = getattr(self.session, "own_log", None)
+                    if own is not None:
+                        own.close()
 
 
 async def run_peer(cfg: PeerConfig) -> PeerResult:

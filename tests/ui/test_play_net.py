@@ -4,8 +4,6 @@ the UI sees the lobby, the steps and the end, and the log it is given verifies."
 
 from __future__ import annotations
 
-import pytest
-
 import asyncio
 
 from p2p.verify import verify_log
@@ -38,10 +36,6 @@ def test_net_game_with_a_bot_peer_reaches_the_end(tmp_path):
     assert verify_log(game.log_path).ok
 
 
-@pytest.mark.skip(reason="KNOWN FAILURE, open (session 3 closing note, 'Things to know'): since this session's "
-                         "last commits it times out (CancelledError/TimeoutError) in the clean-clone run, and pytest "
-                         "then crashes rendering its traceback (CPython 3.11 'AST constructor recursion depth mismatch'), "
-                         "taking the whole run down; passed at 03e1342 and 3459851. Bisect and mend, then remove this")
 def test_a_peer_that_goes_silent_becomes_a_log_line_and_a_mark(tmp_path):
     """A player who leaves does not become a bot silently: three players (each a NetGame
     on autoplay, joined by address), one of them stops; once the drop timeout passes the
@@ -79,9 +73,13 @@ def test_a_peer_that_goes_silent_becomes_a_log_line_and_a_mark(tmp_path):
             await asyncio.sleep(0.05)
         await asyncio.wait_for(asyncio.gather(*tasks[:2], watching), 120)
         await asyncio.gather(tasks[2], return_exceptions=True)
-        return host, seen, watcher
+        return host, seen, watcher, games[2]
 
-    host, seen, watcher = asyncio.run(run())
+    host, seen, watcher, stopped = asyncio.run(run())
+    # Stopping the program closed its peer: the game socket too, though zeroconf's close re-raises
+    # the cancellation (Node.close); else the session played on from its datagrams and the seat
+    # was never silent (the cause of this test's failures in sessions 3 and 4)
+    assert stopped.node.link is None
     bruno = host.names.index("Bruno")
     assert [(e.seat, e.change) for e in seen if e.change != "silent"] == [(bruno, "bot")]
     assert host.seat_changes == {bruno: "bot"}
