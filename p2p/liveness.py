@@ -28,7 +28,7 @@ class Liveness:
     """
 
     __slots__ = ("_keepalive", "step_started", "stall_at", "resend_at", "_resend_interval", "_heard",
-                 "alive_at")
+                 "_behind", "alive_at", "_resend_cap")
 
     def __init__(self, keepalive: float | None, now: float = 0.0) -> None:
         self._keepalive = keepalive
@@ -38,7 +38,13 @@ class Liveness:
         self._resend_interval = C.RESEND_INTERVAL
         #: seat -> when its last valid ALIVE (or COMPLAINT) of this step arrived.
         self._heard: dict[int, float] = {}
+        #: seat -> when its last indirect sign of life arrived (``heard_behind``).
+        self._behind: dict[int, float] = {}
         self.alive_at: float | None = None
+        # A waiting seat's re-sends are its keep-alives (it sends no ALIVE once its message is
+        # out): never further apart than the keep-alive period, so that a receiver that lost its
+        # message hears it several times per drop timeout (§C8.3; issue 10, H22).
+        self._resend_cap = C.RESEND_MAX_INTERVAL if keepalive is None else min(C.RESEND_MAX_INTERVAL, keepalive)
 
     def begin(self, now: float) -> None:
         """A new step begins at ``now``: nothing heard yet, no resend armed (the back-off starts
@@ -49,6 +55,7 @@ class Liveness:
         self.resend_at = None
         self._resend_interval = C.RESEND_INTERVAL
         self._heard = {}
+        self._behind = {}
         self.alive_at = now + self._keepalive if self._keepalive is not None else None
 
     def restart(self, now: float) -> None:
@@ -70,10 +77,11 @@ class Liveness:
 
     def resend_due(self, now: float) -> bool:
         """True if the resend time has come; then the back-off interval doubles (up to
-        RESEND_MAX_INTERVAL) and the next resend is armed."""
+        RESEND_MAX_INTERVAL, or the keep-alive period if shorter: a waiting seat's re-sends are
+        what tells the others it is alive, §C8.3) and the next resend is armed."""
         if self.resend_at is None or now < self.resend_at:
             return False
-        self._resend_interval = min(self._resend_interval * 2, C.RESEND_MAX_INTERVAL)
+        self._resend_interval = min(self._resend_interval * 2, self._resend_cap)
         self.resend_at = now + self._resend_interval
         return True
 
@@ -92,16 +100,27 @@ class Liveness:
         its silence clock restarts."""
         self._heard[seat] = now
 
+    def heard_behind(self, seat: int, now: float) -> None:
+        """An indirect sign that ``seat`` is alive at ``now``: a re-send of its message of the
+        step before ours (it is one step behind, waiting for a message it lacks), its signed
+        catch-up request, or its DROP/SKIP vote of this step. Unlike ALIVE it may be a replay by
+        another seat (the re-sent bytes are old), so it delays the seat's vote time by at most
+        one more drop timeout (``vote_time``): a seat that is really behind has caught up by
+        then, and a replay of a crashed seat's old messages cannot hold the step longer."""
+        self._behind[seat] = now
+
     def last_heard(self, seat: int) -> float:
         """When we last heard from ``seat`` in this step (the step's start if never)."""
         return self._heard.get(seat, self.step_started)
 
     def vote_time(self, seat: int, drop_timeout: float, turn_time: float) -> float:
         """When a seat whose message has not come is voted out (§C8.3): ``drop_timeout`` s
-        after we last heard from it, and at the latest ``turn_time`` s after the step's start
-        (0.0 = unlimited)."""
+        after we last heard from it (its ALIVE; an indirect sign, ``heard_behind``, counts only
+        up to ``drop_timeout`` s after the step's start), and at the latest ``turn_time`` s
+        after the step's start (0.0 = unlimited)."""
         started = self.step_started
-        t = max(started, self._heard.get(seat, started)) + drop_timeout
+        behind = min(self._behind.get(seat, started), started + drop_timeout)
+        t = max(started, self._heard.get(seat, started), behind) + drop_timeout
         if turn_time:
             t = min(t, started + turn_time)
         return t

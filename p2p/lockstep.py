@@ -465,6 +465,7 @@ class LockstepSession:
                 self._events.append(PeerMisbehaved(v.voter, v.step, "bad signature", env.raw))
             return
         if v.step == self.step and self.phase == RUNNING:
+            self.live.heard_behind(v.voter, now)  # a signed vote of this step: the voter is there
             held = self.steps.held(v.step, v.seat)
             if held is not None and not self.skips.has_voted(v.step, v.seat, self.epoch):
                 self._out.append(held.env.raw)
@@ -520,6 +521,10 @@ class LockstepSession:
                 st["duplicate"] += 1
                 if s <= k:  # the sender re-sends: it is stuck at step s, maybe lacking ours
                     self._answer(seat, s, now)
+                    if s == k - 1 and env.raw == held.env.raw:
+                        # It is alive, one step behind, waiting for a message it lacks: not
+                        # silent at our step (bounded, it may be a replay: Liveness.heard_behind).
+                        self.live.heard_behind(seat, now)
                 return
             if not env.verify(self._pubkeys[seat]):
                 self._bad_signature(b, env)
@@ -601,17 +606,32 @@ class LockstepSession:
             return
         d = self.drop_deadline()
         if d is not None and now >= d:
-            # One vote per step and epoch: the seat whose vote time came first (lowest seat on
-            # a tie); after its drop the epoch changes and we vote again (§C8.3).
-            due = sorted((self.vote_time(i), i) for i in self.waiting_for() if i != self.my_seat)
-            if due and now >= due[0][0]:
-                self._vote_drop(due[0][1])
+            # One vote per step and epoch (§C8.3): among the seats whose vote time has come, the
+            # one the most voters already voted against (votes that split can never reach a
+            # quorum), then the one whose time came first, then the lowest; after its drop the
+            # epoch changes and we vote again.
+            seat = self._vote_choice(now)
+            if seat is not None:
+                self._vote_drop(seat)
         d = self.catchup.due(live.step_started)
         if d is not None and now >= d and self.phase == RUNNING:
             if self.catchup.ahead[1] > self.step:
                 self.request_catchup()
             else:
                 self.catchup.settle_ahead(self.step)
+
+    def _vote_choice(self, now: float) -> int | None:
+        """The seat we vote against now (protocol.md §C8.3 "When an honest peer votes"), or None
+        if no awaited seat's vote time has come. Joining the others' target among our own due
+        seats only changes which of them we name, never whether we vote: any choice is safe
+        (one vote per step and epoch); this one keeps the votes from splitting."""
+        due = [(t, i) for i in self.waiting_for() if i != self.my_seat and now >= (t := self.vote_time(i))]
+        if not due:
+            return None
+        counts: dict[int, int] = {}
+        for target in self.seats.targets(self.step).values():
+            counts[target] = counts.get(target, 0) + 1
+        return min(due, key=lambda ti: (-counts.get(ti[1], 0), ti[0], ti[1]))[1]
 
     def dump(self) -> dict:
         """A JSON-able report of the session for a bug report or evidence file: step, phase,
@@ -915,6 +935,7 @@ class LockstepSession:
             return
         self.catchup.served(r.seat, now, one)
         self.catchup.note_answered(env.raw, now)
+        self.live.heard_behind(r.seat, now)  # it is there, catching up: not silent (§C8.3)
         self.stats["catchup_served"] += 1
         pending = []
         if self.phase == RUNNING:
@@ -1202,6 +1223,7 @@ class LockstepSession:
                         halt=Equivocation(v.step, v.voter, other, env.raw))
             return
         if v.step == k:
+            self.live.heard_behind(v.voter, now)  # a signed vote of this step: the voter is there
             held = self.steps.held(k, v.seat)
             if held is not None and not self.seats.has_voted(k, v.seat):
                 # We hold the message the voter misses: pass it on (it is signed by its seat).
