@@ -11,6 +11,12 @@ Record kinds: ``KIND_HEADER`` (0) exactly once, first: the payload is ``Lobby.lo
 applied step, in step order: msgpack ``[step, [STEP envelope of seat 0, seat 1, ...]]`` — the
 raw signed bytes as received, never re-encoded.
 
+The msgpack payloads are declared once, as tables like the wire messages (p2p/schema.py):
+``HEADER_RECORD``, ``STEP_RECORD``, ``DROP_RECORD``, ``OWN_RECORD``, ``SKIP_RECORD``; their
+``encode`` writes a payload and their ``decode`` checks the types and shape of one (raising
+``WireError``), before the reader checks what the fields say (signatures, steps, seats). The
+ABANDON and COMPLAINT payloads are signed envelopes (``wire.open_envelope``).
+
 The writer flushes after every record (to the OS; ``fsync=True`` also forces it to disk), so a
 crash loses at most the record being written; the reader detects that truncated tail (and any
 corrupted record by its CRC) and reports the byte offset and step where the log breaks.
@@ -22,12 +28,11 @@ import os
 import struct
 import zlib
 from dataclasses import dataclass
-from typing import Iterator
-
-import msgpack
+from typing import Iterator, NamedTuple
 
 from . import const as C
 from .errors import LocalProtocolError
+from .schema import Array, Bin, Nil, Schema, Struct, UInt
 
 KIND_HEADER = 0
 KIND_STEP = 1
@@ -47,6 +52,66 @@ KIND_COMPLAINT = 5
 #: written just before the record of that step (``turn_skip.skip_record``).
 KIND_SKIP = 6
 _HEAD = struct.Struct(">IB")
+
+#: Log header format version (the header record's first field, protocol.md §C6).
+LOG_HEADER_VERSION = 1
+
+
+# --- record payloads, declared once (protocol.md §C6) --------------------------------------------
+# Only types and shape: the reader checks what the fields say (and the unpacker bounds each bin).
+
+class HeaderRecord(NamedTuple):
+    """``KIND_HEADER``: format version, the signed setup bytes, every seat's SETUP_SIG and SEED
+    envelope in seat order."""
+
+    version: int
+    setup: bytes
+    sigs: tuple
+    seeds: tuple
+
+
+class StepRecord(NamedTuple):
+    """``KIND_STEP``: the step and one STEP envelope per seat (None: a dropped or skipped seat)."""
+
+    step: int
+    messages: tuple
+
+
+class DropRecord(NamedTuple):
+    """``KIND_DROP`` (``escrow.drop_record``): the dropped seat, the DROP vote envelopes in voter
+    order, its ESCROW envelope or None."""
+
+    step: int
+    seat: int
+    votes: tuple
+    escrow: bytes | None
+
+
+class OwnRecord(NamedTuple):
+    """``KIND_OWN`` (own-message log): one STEP envelope or DROP/SKIP vote of ours."""
+
+    step: int
+    envelope: bytes
+
+
+class SkipRecord(NamedTuple):
+    """``KIND_SKIP`` (``turn_skip.skip_record``): the skipped seat, the SKIP vote envelopes."""
+
+    step: int
+    seat: int
+    votes: tuple
+
+
+_STEP = UInt(2**64 - 1)  # a step number; whether it is the right one is the reader's check
+_SEAT = UInt(2**64 - 1)  # likewise a seat: range checked against the setup by the reader
+HEADER_RECORD = Schema("log header", None, Struct(
+    (("version", UInt(2**32 - 1)), ("setup", Bin()), ("sigs", Array(Bin())), ("seeds", Array(Bin()))), HeaderRecord))
+STEP_RECORD = Schema("step record", None, Struct((("step", _STEP), ("messages", Array(Nil(Bin())))), StepRecord))
+DROP_RECORD = Schema("drop record", None, Struct(
+    (("step", _STEP), ("seat", _SEAT), ("votes", Array(Bin())), ("escrow", Nil(Bin()))), DropRecord))
+OWN_RECORD = Schema("own record", None, Struct((("step", _STEP), ("envelope", Bin())), OwnRecord))
+SKIP_RECORD = Schema("skip record", None, Struct((("step", _STEP), ("seat", _SEAT), ("votes", Array(Bin()))),
+                                                 SkipRecord))
 _CRC = struct.Struct(">I")
 
 
@@ -78,7 +143,7 @@ class LogWriter:
         Raises ``LocalProtocolError`` if ``step`` is not the next step."""
         if step != self.steps:
             raise LocalProtocolError(f"log expects step {self.steps}, got {step}")
-        self._write(KIND_STEP, msgpack.packb([step, messages], use_bin_type=True))
+        self._write(KIND_STEP, STEP_RECORD.encode(StepRecord(step, messages)))
         self.steps += 1
 
     def append_drop(self, payload: bytes) -> None:
@@ -151,7 +216,7 @@ class OwnLog:
 
     def append_own(self, step: int, envelope: bytes) -> None:
         """Record our STEP envelope (or DROP vote) of ``step`` before it is sent."""
-        payload = msgpack.packb([step, envelope], use_bin_type=True)
+        payload = OWN_RECORD.encode(OwnRecord(step, envelope))
         kp = bytes((KIND_OWN,)) + payload
         self._f.write(_HEAD.pack(len(payload), KIND_OWN) + payload + _CRC.pack(zlib.crc32(kp)))
         self._f.flush()

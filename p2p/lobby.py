@@ -44,21 +44,20 @@ from .admission import (JOINING, REJECT_TEXT, WAITING, Admission, LobbyStatus, P
                         PlayerLeft)
 from .beacon import HashChain, derive_secret, new_secret, seed_commitment
 from .errors import LocalProtocolError, WireError
+from .gamelog import HEADER_RECORD, LOG_HEADER_VERSION, HeaderRecord
 from .identity import Identity, fingerprint_of
 from .lockstep import LockstepSession
 from .setup_signing import DUPLICATE, EQUIVOCATION, MALFORMED, SetupSigning
 from .timed_clock import check_timed_options
 from .wire import (LOBBY_DECODERS, MSG_JOIN, MSG_LEAVE, MSG_PROPOSAL, MSG_REJECT, MSG_SEED, MSG_SETUP_SIG,
                    MSG_STATUS, Envelope, Leave, Player, SeedReveal, Setup, SetupSig, check_options, open_envelope,
-                   pack, seal_message, setup_hash)
+                   seal_message, setup_hash)
 
 SIGNING = "signing"
 REVEALING = "revealing"
 STARTED = "started"
 ABORTED = "aborted"
 
-#: Log header format version (gamelog header record, protocol.md §C6).
-LOG_HEADER_VERSION = 1
 
 #: Setup options that turn seat loss on with its defaults (protocol.md §C8.1): a silent seat is
 #: played by the engine's bot after 30 s. Merge into ``Lobby.host(options=...)``.
@@ -323,7 +322,7 @@ class Lobby(Admission):
         if self.phase != STARTED:
             raise LocalProtocolError("the game has not started")
         sigs, seeds = self.signing.header_envelopes(self.seats)
-        return pack([LOG_HEADER_VERSION, self.setup_bytes, sigs, seeds])
+        return HEADER_RECORD.encode(HeaderRecord(LOG_HEADER_VERSION, self.setup_bytes, sigs, seeds))
 
     # -- input --
 

@@ -23,17 +23,22 @@ from typing import Any
 
 from .beacon import HashChain
 from .errors import LocalProtocolError, WireError
-from .gamelog import (KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_HEADER, KIND_OWN, KIND_SKIP, KIND_STEP, LogReader,
-                      LogWriter, OwnLog)
+from .gamelog import (DROP_RECORD, KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_HEADER, KIND_OWN, KIND_SKIP, KIND_STEP,
+                      OWN_RECORD, SKIP_RECORD, STEP_RECORD, LogReader, LogWriter, OwnLog)
 from .identity import Identity
 from .lockstep import HALTED, LockstepSession
 from .sealed import candidates, commit_of
 from .verify import BadLog, hidden_commits_of_header, parse_header
-from .wire import MSG_DROP, MSG_SKIP, unpack
+from .wire import MSG_DROP, MSG_SKIP
 
 
 RESUME_SUFFIX = ".resume"  # <log>.resume: chain secret + endpoints, mode 0600, removed at GameOver
 OWN_SUFFIX = ".own"  # <log>.own: our own signed step messages (protocol.md §C6)
+
+
+#: The records of the game log that belong to a step, by kind: their tables (gamelog.py) give
+#: the step. ABANDON and COMPLAINT records are signed envelopes, of the current step.
+_STEP_RECORDS = {KIND_STEP: STEP_RECORD, KIND_DROP: DROP_RECORD, KIND_SKIP: SKIP_RECORD}
 
 
 def _is_drop(raw: bytes) -> bool:
@@ -153,19 +158,21 @@ def _replay(log_path: str, identity: Identity, chain_secret: bytes, engine: Any,
     damage = None
     count = 0
     for rec in it:
-        problem = None
-        try:
-            f = unpack(rec.payload)
-            step = sess.step if rec.kind in (KIND_COMPLAINT, KIND_ABANDON) else f[0]
-        except (WireError, TypeError, IndexError, KeyError) as e:
-            problem, step = f"malformed record: {e}", sess.step
+        problem, f, step = None, None, sess.step
+        table = _STEP_RECORDS.get(rec.kind)
+        if table is not None:
+            try:
+                f = table.decode(rec.payload)
+                step = f.step
+            except WireError as e:
+                problem = f"malformed record: {e}"
         if problem is None and ((limit is not None and count >= limit) or (truncate_at is not None and step >= truncate_at)):
             damage = LogDamage(sess.step, rec.offset, "record after the point where our history forked"
                                if truncate_at is not None else "record rejected on a previous pass")
             break
         if problem is None:
             if rec.kind == KIND_STEP:
-                problem = sess.ingest_step_record(step, f[1] if len(f) == 2 else None)
+                problem = sess.ingest_step_record(step, list(f.messages))
             elif rec.kind == KIND_DROP:
                 problem = sess.ingest_drop_record(rec.payload)
             elif rec.kind == KIND_SKIP:
@@ -214,15 +221,15 @@ def resume_session(log_path: str | os.PathLike[str], identity: Identity, chain_s
         votes = []
         for rec in LogReader(own_log_path):
             try:
-                step, raw = unpack(rec.payload)
-            except (WireError, TypeError, ValueError):
+                step, raw = OWN_RECORD.decode(rec.payload)
+            except WireError:
                 break
-            if rec.kind == KIND_OWN and step == sess.step and type(raw) is bytes:
+            if rec.kind == KIND_OWN and step == sess.step:
                 if _is_drop(raw):
                     votes.append(raw)  # our drop votes of this step: never sign another (§C8.3)
                 else:
                     mine = raw
-            elif rec.kind == KIND_OWN and type(step) is int and step > sess.step and type(raw) is bytes:
+            elif rec.kind == KIND_OWN and step > sess.step:
                 # A damaged log replays fewer steps than we played: the catch-up brings us to
                 # these steps again, and there we re-send these bytes, sign nothing else.
                 restart.keep(step, raw)
