@@ -278,8 +278,8 @@ async def test_watch_lists_every_game_with_live_standings(tmp_path):
         table = app.screen.query_one("#games")
         first = [str(c) for c in table.get_row_at(0)]
         assert first[0] == "Giulia" and first[2] == "7"
-        assert first[3] == "Giulia €1.500 · ▶Anna €1.320 · Bruno out"
-        assert "Marco" in str(table.get_row_at(1)[3])
+        assert first[3] == "127.0.0.1:40000" and first[4] == "Giulia €1.500 · ▶Anna €1.320 · Bruno out"
+        assert "Marco" in str(table.get_row_at(1)[4])
         table.move_cursor(row=1)
         await pilot.press("w")
         await pilot.pause()

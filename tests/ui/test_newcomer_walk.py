@@ -27,3 +27,37 @@ def test_three_doubles_say_why_the_player_goes_to_jail(lang):
     lines = n.lines([SentToJail(1, "doubles"), SentToJail(0, "square")])
     assert lines == {"it": ["Bruno va in prigione: tre doppi di fila", "Anna va in prigione"],
                      "en": ["Bruno goes to jail: three doubles in a row", "Anna goes to jail"]}[lang]
+
+
+@pytest.mark.parametrize("screen", ["lobby", "watch"])
+def test_a_classico_row_shows_its_address_whole_at_80_columns(screen, tmp_path, lang):
+    """Seen in the lobby at 80x24: "Giulia classico 4/4 Bot 1, Bot 2, G… in corso, turno 5
+    127.0.0.1:3434" — the port cut by one digit, so a wrong address. The lobby's state is short
+    now ("turno 5"); the watch list puts the address before the long standings. Checked: the
+    columns up to the address fit the table's width."""
+    import asyncio
+
+    from p2p.const import PROTOCOL_VERSION
+    from p2p.discovery import GameAd, Standings
+    from ui.app import LanopoliApp
+    from ui.backends import LocalLobby, Settings
+
+    ad = GameAd(version=PROTOCOL_VERSION, game_id=bytes([3]) * 16, edition="classico", seats_taken=4, seats_total=4,
+                state="running", fingerprint="ab" * 8, address="192.168.100.200", port=34346, host_name="Giulia",
+                players=("Bot 1", "Bot 2", "Giulia", "Bot 3"), standings=Standings(5, 2, (1500, 1525, 1500, 1550)),
+                watch_port=34347)
+    app = LanopoliApp(backend=LocalLobby([ad]), settings=Settings(name="Anna", path=tmp_path / "p.json"),
+                      watch=screen == "watch")
+
+    async def run():
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause(0.2)
+            table = app.screen.query_one("#games")
+            labels = [str(c.label) for c in table.columns.values()]
+            where = labels.index({"it": "Dove", "en": "Where"}[lang])
+            widths = [c.get_render_width(table) for c in table.columns.values()]
+            row = [str(c) for c in table.get_row_at(0)]
+            return row[where], sum(widths[: where + 1]), table.size.width
+
+    address, used, room = asyncio.run(run())
+    assert address == "192.168.100.200:34346" and used <= room, (used, room)

@@ -80,9 +80,12 @@ class LobbyScreen(Screen):
                 table.add_row("★ " + _("your game"), ad.edition, players_cell(len(ad.names), len(ad.names), ad.names),
                               _("Enter: rejoin"), "", key="mine-" + ad.game_id.hex())
                 continue
-            state = _("waiting for players") if ad.state == "lobby" else _("playing")
+            # Short, so that a row of a classico game fits 80 columns with its address whole
+            # ("1/4" already says seats are free; "in corso, turno 5" cut "127.0.0.1:34346" to
+            # "127.0.0.1:3434"): the names stay before it, they matter more.
+            state = _("waiting") if ad.state == "lobby" else _("playing")
             if ad.standings is not None:
-                state = _("playing, turn {turn}").format(turn=ad.standings.turn)
+                state = _("turn {turn}").format(turn=ad.standings.turn)
             host = escape(ad.host_name) if ad.host_name else ad.game_id.hex()[:8]
             if ad.host_name and hosts.count(ad.host_name) > 1:
                 host += " · " + ad.game_id.hex()[:4]  # two hosts of one name: tell them apart

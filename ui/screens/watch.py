@@ -44,7 +44,7 @@ class WatchListScreen(Screen):
         """The games on the network with their live standings, a status line, the buttons."""
         with Vertical(id="lobby"):
             yield Label(_("lanopoli — the games on your network"), classes="title")
-            yield Label(_("Live standings; Enter watches a game (every move verified)."), classes="subtitle")
+            yield Label(_("Live standings, ▶ whose turn it is; Enter watches a game (every move verified)."), classes="subtitle")
             yield DataTable(id="games", cursor_type="row", zebra_stripes=True)
             yield Label("", id="lobby-status", classes="error")
             with Horizontal(classes="buttons"):
@@ -54,7 +54,8 @@ class WatchListScreen(Screen):
     def on_mount(self) -> None:
         """Fill the table, refresh it when the backend reports a change and every second."""
         table = self.query_one("#games", DataTable)
-        table.add_columns(_("Host"), _("Edition"), _("Turn"), _("Players and standings"), _("Where"))
+        # The standings last: the long cell is cut at its end, never the address (80 columns).
+        table.add_columns(_("Host"), _("Edition"), _("Turn"), _("Where"), _("Players and standings"))
         self.backend.listener = lambda: self.app.call_later(self.refresh_games)
         self.refresh_games()
         self.set_interval(1.0, self.refresh_games)
@@ -70,8 +71,8 @@ class WatchListScreen(Screen):
             turn = "—" if ad.standings is None else str(ad.standings.turn)
             if ad.state == "lobby":
                 turn = _("waiting")
-            table.add_row(escape(ad.host_name or ad.game_id.hex()[:8]), ad.edition, turn, escape(standings_cell(ad)),
-                          f"{ad.address}:{ad.port}", key=ad.game_id.hex())
+            table.add_row(escape(ad.host_name or ad.game_id.hex()[:8]), ad.edition, turn, f"{ad.address}:{ad.port}",
+                          escape(standings_cell(ad)), key=ad.game_id.hex())
         if ads:
             table.move_cursor(row=min(keep, len(ads) - 1))
             self.query_one("#lobby-status", Label).update("")
