@@ -47,7 +47,7 @@ def test_every_mark_of_the_board_is_explained_and_niente_adds_its_magnifiers():
     assert {"█", "·", "1-4", building_mark(5, False), building_mark(0, True), "+"} <= marks
     assert not any("●" in line for line in classico)
     niente = [line.plain for line in legend_lines(scenario(3, edition="niente-e-come-sembra"))]
-    assert len(niente) == len(classico) + 1 and "●" in niente[-1]
+    assert len(niente) == len(classico) + 2 and "●" in niente[-2] and niente[-1].split()[0] == "l"
 
 
 def test_the_legend_is_italian_by_default():

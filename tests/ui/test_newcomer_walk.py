@@ -61,3 +61,38 @@ def test_a_classico_row_shows_its_address_whole_at_80_columns(screen, tmp_path, 
 
     address, used, room = asyncio.run(run())
     assert address == "192.168.100.200:34346" and used <= room, (used, room)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_niente_keeps_quit_on_the_bottom_line_and_the_magnifier_legend_whole(size, lang):
+    """Seen in niente-e-come-sembra at 80x24: "Tu: €1.500 · Tocca a Bot 3 · ancora 298 s · l:
+    lente sempre · a: gioca il bot" — "q: esci" cut off, and the players panel's "Lenti: ● può
+    ispezionare … (torna verde al" cut too. The magnifier setting leaves the bottom line when it
+    does not fit (the legend, "?", names the l key) and the panel's legend takes a short form."""
+    import asyncio
+
+    from engine.testing import scenario
+    from ui.app import LanopoliApp
+    from ui.play import LocalGame
+    from ui.widgets import PlayersPanel
+
+    game = LocalGame(("Carla", "Bot 1", "Bot 2", "Bot 3"), 0, state=scenario(4, edition="niente-e-come-sembra",
+                                                                            current=3), delay=0)
+    app = LanopoliApp(driver=game)
+
+    async def run():
+        async with app.run_test(size=size) as pilot:
+            for _ in range(100):
+                if type(app.screen).__name__ == "GameScreen":
+                    break
+                await pilot.pause(0.05)
+            await pilot.pause(0.2)
+            panel = app.screen.query_one(PlayersPanel)
+            lines = panel.render().plain.split("\n")
+            return app.screen.footer_text(), lines, panel.size.width
+
+    footer, panel_lines, panel_width = asyncio.run(run())
+    quit_key = {"it": "q: esci", "en": "q: quit"}[lang]
+    assert footer.endswith(quit_key) and len(footer) <= size[0]
+    legend = next(line for line in panel_lines if "●" in line and "·" in line)
+    assert len(legend) <= panel_width

@@ -203,13 +203,20 @@ class GameScreen(Screen):
             if t.seat < len(d.names):
                 parts.append(_("{votes}/{quorum} to skip {name}'s turn").format(
                     votes=t.votes, quorum=t.quorum, name=d.names[t.seat]))
+        magnifier = None
         if s is not None and engine.has_hidden(s):
-            parts.append({"ask": _("l: magnifier always"),
-                          "mine": _("l: magnifier for you only"),
-                          "never": _("l: magnifier never")}[d.human.inspect])
+            magnifier = {"ask": _("l: magnifier always"),
+                         "mine": _("l: magnifier for you only"),
+                         "never": _("l: magnifier never")}[d.human.inspect]
+            parts.append(magnifier)
         at = len(parts)
         parts.append(_("a: let the bot play for me (on)") if d.human.autoplay else _("a: let the bot play for me"))
         parts.append(_("q: quit"))
+        if magnifier is not None and len(" · ".join(parts)) > self._width():
+            # "q: quit" must stay on screen (niente at 80 columns cut it off): the magnifier
+            # setting goes first; the legend ("?") names the l key.
+            parts.remove(magnifier)
+            at -= 1
         if s is not None and engine.has_hidden(s):
             # How our bills are chosen (v), only where it fits: "q: quit" must stay on screen.
             bills = {"keep": _("v: keep fakes"), "spend": _("v: spend fakes"),

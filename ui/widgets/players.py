@@ -107,6 +107,12 @@ class PlayersPanel(Widget):
             legend.append(" " + _("can inspect a bill or a card") + " · ", Style(dim=True))
             legend.append("●", Style(color="red"))
             legend.append(" " + _("used (green again on VIA!)"), Style(dim=True))
+            if legend.cell_len > self.size.width:  # 80 columns cut it: the short form
+                legend = Text(_("Magnifiers: "), Style(dim=True))
+                legend.append("●", Style(color="green"))
+                legend.append(" " + _("left") + " · ", Style(dim=True))
+                legend.append("●", Style(color="red"))
+                legend.append(" " + _("used") + " (?)", Style(dim=True))
             out.append("\n")
             out.append_text(legend)
         return out
