@@ -302,35 +302,28 @@ def _raise(s, st: Static, prof, seat: int):
     owner = s.owner
     level = s.level
     mort = s.mort
-    sell_back = tb.sell_back
-    mortgage = tb.mortgage
     kind = tb.kind
     is_prop = st.is_property
     group_levels = st.sq_group_get
-    # One pass over the seat's squares in board order (list.index runs in C): what selling
-    # and mortgaging everything would raise (engine.rules.building.liquidation_value, the
-    # engine's test for bankruptcy), and step 1 below.
+    # What selling and mortgaging everything would raise: the engine's own test for
+    # bankruptcy (the edition's estate; niente: the bank buys property back at its price).
+    if cash + liquidation_value(s, seat) < owed:
+        return DeclareBankruptcy()
     # 1. Mortgage a property outside any complete set with no buildings in its group:
-    #    the one whose mortgage covers the need, else the largest.
-    liq = 0
+    #    the one whose mortgage covers the need, else the largest. One pass over the seat's
+    #    squares in board order (list.index runs in C).
     best = -1
     sq = -1
     for _ in range(owner.count(seat)):
         sq = owner.index(seat, sq + 1)
-        liq += level[sq] * sell_back[sq]
         if mort[sq]:
             continue
-        liq += mortgage[sq]
         if not is_prop[sq] or any(group_levels[sq](level)):
             continue  # buildings in its group: sell them first
         if kind[sq] == K_STREET and completes_set(s, sq, seat):
             continue
         if best < 0 or _better_mortgage(tb, sq, best, need):
             best = sq
-    if s.ed.hotels_only:  # niente: the bank buys property back at its price
-        liq = liquidation_value(s, seat)
-    if cash + liq < owed:
-        return DeclareBankruptcy()
     if best >= 0:
         return Mortgage(best)
     # 2. Sell a building: from the set with the cheapest houses, on its highest street.
