@@ -77,6 +77,38 @@ def random_legal(engine: Any, seed: int) -> Callable:
     return choose
 
 
+class BadReveal:
+    """A ``Net`` drop hook that makes seat ``seat`` cheat once (protocol.md §C8.8 kind 2): from
+    step ``from_step`` on, its first STEP message whose input is a reveal (bytes) is replaced, for
+    every peer, by one it signs (``identity``) with the reveal 32 bytes of 0x13, which does not
+    hash to its chain. Its re-sends of that step deliver the same bad message; other messages
+    pass. Attach the network after building it (``cheat.net = net``). After the run ``step`` is
+    the step it cheated at (None if it never did) and ``raw`` the bad envelope."""
+
+    def __init__(self, identity: Identity, seat: int, from_step: int = 6) -> None:
+        self.identity, self.seat, self.from_step = identity, seat, from_step
+        self.net: Net | None = None
+        self.step: int | None = None
+        self.raw: bytes | None = None
+
+    def __call__(self, src: int, dst: int, data: bytes) -> bool:
+        """True (dropped) for the cheater's message of that step, which goes out as the bad one."""
+        from p2p.wire import MSG_STEP, decode_step_body, open_envelope, seal
+
+        net = self.net
+        if src != self.seat or data[:2] != bytes([0x93, MSG_STEP]) or net.s[dst] is None:
+            return False
+        b = decode_step_body(open_envelope(data).body)
+        if b.step < self.from_step or type(b.input) is not bytes or self.step not in (None, b.step):
+            return False
+        if self.raw is None:
+            self.step = b.step
+            self.raw = seal(self.identity, MSG_STEP,
+                            [b.game_id, b.step, self.seat, b.prev_hash, b.prev_digest, b"\x13" * 32])
+        net.s[dst].receive_message(self.raw, net.now)
+        return True
+
+
 class Net:
     """In-memory broadcast network for lockstep sessions with a virtual clock.
 

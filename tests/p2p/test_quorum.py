@@ -17,7 +17,7 @@ from p2p.seat_loss import UNDECIDED, quorum, recover_chain
 from p2p.verify import verify_log
 from p2p.wire import DropVote, Escrow, EscrowEntry
 
-from p2p_harness import Net, make_lobbies, pump_lobbies, random_legal
+from p2p_harness import BadReveal, Net, make_lobbies, pump_lobbies, random_legal
 from test_resilience import logged_game
 
 
@@ -328,31 +328,16 @@ def test_bad_reveal_to_everyone_drops_the_cheater_with_its_real_reveal(tmp_path)
     peer (§C8.8 kind 2), voted out by the quorum at that very step, and its reveal is the one
     recombined from its escrow: the roll is the one it tried to dodge (§C8.1)."""
     from p2p.lockstep import CheaterProven
-    from p2p.wire import MSG_STEP, decode_step_body, open_envelope, seal
 
     sessions, paths = logged(tmp_path, 3, {"target": 40, C.OPT_ON_DROP: "bot", C.OPT_DROP_TIMEOUT: 30})
-    bad = {}
-
-    def drop(src, dst, data):
-        if src != 2 or data[:2] != bytes([0x93, MSG_STEP]):
-            return False
-        b = decode_step_body(open_envelope(data).body)
-        if b.step < 6 or type(b.input) is not bytes or bad.get("step", b.step) != b.step:
-            return False
-        if "raw" not in bad:
-            bad["step"] = b.step
-            bad["raw"] = seal(sessions[2].identity, MSG_STEP,
-                              [b.game_id, b.step, 2, b.prev_hash, b.prev_digest, b"\x13" * 32])
-        net.s[dst].receive_message(bad["raw"], net.now)
-        return True
-
-    net = Net(list(sessions), random_legal(E, seed=12), drop=drop)
+    cheat = BadReveal(sessions[2].identity, 2)
+    net = cheat.net = Net(list(sessions), random_legal(E, seed=12), drop=cheat)
     net.run(max_time=1e5)
-    assert "step" in bad
+    assert cheat.step is not None
     for i in (0, 1):
         assert {e.seat for e in net.events[i] if isinstance(e, CheaterProven)} == {2}
         (d,) = [e for e in net.events[i] if isinstance(e, SeatDropped)]
-        assert (d.step, d.seat, d.reconstructed) == (bad["step"], 2, True)
+        assert (d.step, d.seat, d.reconstructed) == (cheat.step, 2, True)
     honest_seats_agree_and_verify_names(net, sessions, paths, cheater=2)
 
 

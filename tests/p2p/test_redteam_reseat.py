@@ -26,7 +26,7 @@ from p2p.reseat import epoch_room, readmissions, request_for
 from p2p.resume import resume_session
 from p2p.verify import verify_log
 
-from p2p_harness import Net, random_legal, started_sessions
+from p2p_harness import BadReveal, Net, random_legal, started_sessions
 from test_resilience import logged_game
 
 OPTS = {C.OPT_ON_DROP: "bot", C.OPT_DROP_TIMEOUT: 3}
@@ -197,23 +197,9 @@ def test_a_proven_cheater_is_not_carried_back(tmp_path):
     it never returns (before: it was re-seated, re-dropped at once by the cheater votes, and
     could loop, two epochs and a new escrow round of every seat per cycle)."""
     from p2p.lockstep import CheaterProven
-    from p2p.wire import MSG_STEP, decode_step_body, open_envelope, seal
 
     sessions, paths, _, _ = logged_game(tmp_path, 4, {"target": 60, C.OPT_ON_DROP: "bot", C.OPT_DROP_TIMEOUT: 30})
-    bad = {}
-
-    def drop(src, dst, data):
-        if src != 3 or data[:2] != bytes([0x93, MSG_STEP]) or net.s[dst] is None:
-            return False
-        b = decode_step_body(open_envelope(data).body)
-        if b.step < 6 or type(b.input) is not bytes or bad.get("step", b.step) != b.step:
-            return False
-        if "raw" not in bad:
-            bad["step"] = b.step
-            bad["raw"] = seal(sessions[3].identity, MSG_STEP,
-                              [b.game_id, b.step, 3, b.prev_hash, b.prev_digest, b"\x13" * 32])
-        net.s[dst].receive_message(bad["raw"], net.now)
-        return True
+    cheat = BadReveal(sessions[3].identity, 3)
 
     st_ = {"req": None, "sent": 0}
 
@@ -232,7 +218,7 @@ def test_a_proven_cheater_is_not_carried_back(tmp_path):
             return st_["at"] + st_["sent"] * C.RESEAT_RESEND
         return None
 
-    net = Net(list(sessions), random_legal(E, seed=12), drop=drop)
+    net = cheat.net = Net(list(sessions), random_legal(E, seed=12), drop=cheat)
     net.run(max_time=1e5, hook=hook)
     assert st_["sent"] >= 1
     for i in range(3):
