@@ -379,12 +379,6 @@ class Lobby(Admission):
         self._enter_signing(msg.setup_bytes, setup, tuple(endpoints), now)
 
     def _on_setup_sig(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
-        if self.phase in (JOINING, WAITING):
-            self._buffer_early(env, msg, addr, peer_key)
-            return
-        if self.phase not in (SIGNING, REVEALING):
-            self._drop("wrong_phase")
-            return
         if not self._check_seated(env, msg, addr, peer_key):
             return
         outcome = self.signing.add_sig(msg.seat, env, msg.leaves)
@@ -402,12 +396,6 @@ class Lobby(Admission):
         self._maybe_reveal()
 
     def _on_seed(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
-        if self.phase in (JOINING, WAITING):
-            self._buffer_early(env, msg, addr, peer_key)
-            return
-        if self.phase not in (SIGNING, REVEALING):
-            self._drop("wrong_phase")
-            return
         if not self._check_seated(env, msg, addr, peer_key):
             return
         if seed_commitment(msg.secret) != self.setup.players[msg.seat].seed_commit:
@@ -460,15 +448,19 @@ class Lobby(Admission):
             if i != self.my_seat:
                 self._out.append((addr, raw))
 
-    def _buffer_early(self, env: Envelope, msg: Any, addr: Any, peer_key: bytes | None) -> None:
-        """A SETUP_SIG/SEED before our PROPOSAL: held (``SetupSigning.hold_early``)."""
-        for reason in self.signing.hold_early(env, msg, addr, peer_key):
-            self._drop(reason)
-
     def _check_seated(self, env: Envelope, msg: Any, addr: Any, peer_key: bytes | None) -> bool:
-        """A SETUP_SIG/SEED is signed by the seat it names (and came over that seat's channel
-        when the channel is keyed) before anything in it is compared: only then may a setup
-        hash that differs from ours abort the lobby."""
+        """May this SETUP_SIG/SEED be used now? One before our PROPOSAL is held
+        (``SetupSigning.hold_early``), one after the signing phases dropped. Else it must be
+        signed by the seat it names (and have come over that seat's channel when the channel is
+        keyed) before anything in it is compared: only then may a setup hash that differs from
+        ours abort the lobby."""
+        if self.phase in (JOINING, WAITING):
+            for reason in self.signing.hold_early(env, msg, addr, peer_key):
+                self._drop(reason)
+            return False
+        if self.phase not in (SIGNING, REVEALING):
+            self._drop("wrong_phase")
+            return False
         if msg.seat >= self.seats:
             self._drop("not_seated")
             return False
