@@ -171,6 +171,11 @@ class Link:
         (``handler_error``), if any, before or while draining.
         """
         deadline = self._loop.time() + timeout
+        # Our acks go out now, not after the delay meant to let a next message carry them; the
+        # other peers do the same when they drain, so everyone is idle ~1 round trip after the
+        # last of them finished instead of MAX_ACK_DELAY later.
+        self.endpoint.hurry_acks(self._loop.time())
+        self._flush()
         while self._loop.time() < deadline:
             if self.handler_error is not None:
                 raise self.handler_error

@@ -204,6 +204,8 @@ class Channel:
         self.stats = dict.fromkeys(_STAT_KEYS, 0)
         #: RTT estimators, RTO back-off, lossy regime (recovery.py).
         self._recovery = Recovery()
+        #: How long (s) a received datagram may wait for its ack (0 once ``hurry_acks``).
+        self.ack_delay = MAX_ACK_DELAY
         self._reset_send()
         self._reset_receive()
 
@@ -604,7 +606,7 @@ class Channel:
         if had_gap or self._ack_pending >= ACK_EVERY or flags & FLAG_ACK_NOW:
             self._ack_deadline = now
         elif self._ack_deadline is None:
-            self._ack_deadline = now + MAX_ACK_DELAY
+            self._ack_deadline = now + self.ack_delay
         self.stats["payloads_delivered"] += len(out)
         return out
 
@@ -633,6 +635,15 @@ class Channel:
             self._frag_size = 0
         else:
             out.append(chunk)
+
+    def hurry_acks(self, now: float) -> None:
+        """Acknowledge what we hold now and every datagram at once from now on: there is no
+        next message left to carry the ack (the game is over, the owner drains before closing;
+        protocol.md §N2.4). Without it each peer's close waits ``MAX_ACK_DELAY`` for the
+        others' delayed acks of its last messages."""
+        self.ack_delay = 0.0
+        if self._ack_pending:
+            self._ack_deadline = now
 
     @property
     def idle(self) -> bool:
@@ -876,6 +887,11 @@ class Endpoint:
         if self.keys is not None:
             out.update(self.keys.stats)
         return out
+
+    def hurry_acks(self, now: float) -> None:
+        """``Channel.hurry_acks`` on every channel (the owner is draining before it closes)."""
+        for ch in self.channels.values():
+            ch.hurry_acks(now)
 
     @property
     def idle(self) -> bool:

@@ -18,6 +18,7 @@ import os
 import secrets
 import signal
 import threading
+import time
 from pathlib import Path
 
 from test_restart import GAME_S
@@ -68,6 +69,14 @@ def test_a_spectator_follows_the_game_to_its_end_after_its_server_is_killed(spaw
     assert watcher.switches == 0 and watcher.phase == "playing"
     host.proc.send_signal(signal.SIGKILL)  # the spectator's server, mid-game
     host.proc.wait(timeout=30)
+    # Release the game only once the spectator moved to another seat, so that the game is still
+    # running when it switches: a seat closes a few ms after the game ends (protocol.md §N4),
+    # and a spectator whose server died less than its silence time before the end cannot
+    # switch to a seat that has closed (after the issue-14 close fix, releasing at once lost
+    # this race about one run in five under load).
+    deadline = time.monotonic() + GAME_S
+    while watcher.switches == 0 and t.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.05)
     (tmp_path / "release").touch()
     dones = []
     for p in (p1, p2):

@@ -42,6 +42,23 @@ def test_data_with_ack_now_is_acknowledged_at_once_and_without_it_after_the_dela
     assert T.HEADER.unpack_from(ack[0])[5] == 2  # cumulative ack covers both
 
 
+def test_a_draining_peer_acknowledges_at_once():
+    """After the game (Link.drain) no next message will carry an ack: ``hurry_acks`` sends the
+    held ack now and acks every later datagram at once, instead of after MAX_ACK_DELAY."""
+    a, b = pair()
+    a.send(b"last step")
+    (d,), = [[x for x, _ in a.datagrams_to_send(0.0)]]
+    assert b.receive_datagram(d, A, 0.0) == [b"last step"]
+    assert b.datagrams_to_send(0.001) == []  # held, as in the game
+    b.hurry_acks(0.002)
+    assert b.get_timer() == pytest.approx(0.002)
+    (ack,) = b.datagrams_to_send(0.002)
+    assert a.receive_datagram(ack[0], B, 0.003) == [] and a.idle
+    a.send(b"straggler")
+    (d2,), = [[x for x, _ in a.datagrams_to_send(0.004)]]
+    assert b.receive_datagram(d2, A, 0.004) == [b"straggler"]
+    assert len(b.datagrams_to_send(0.004)) == 1 and b.idle
+
 def test_ack_now_without_data_is_malformed():
     _a, b = pair()
     b.receive_datagram(T.HEADER.pack(T.MAGIC, T.FLAG_DATA, 11, 22, 0, 0, 0) + b"x", A, 0.0)
