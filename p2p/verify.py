@@ -19,7 +19,8 @@ from . import const as C
 from .beacon import game_seed as compute_game_seed, seed_commitment
 from .errors import WireError
 from .complaints import HiddenNow, check_hidden, judge, signed_step
-from .gamelog import KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_HEADER, KIND_STEP, LogReader
+from .gamelog import (HEADER_RECORD, KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_HEADER, KIND_STEP, STEP_RECORD,
+                      LogReader)
 from .identity import fingerprint_of
 from .hidden import HiddenLedger, hidden_secret, layout_of_state
 from .step_collect import step_digest
@@ -31,7 +32,7 @@ from .seat_loss import (RULE_BANKRUPT, RULE_BOT, check_drop_record, default_bot,
                         dropped_reveal)
 from .wire import (MSG_ABANDON, MSG_COMPLAINT, MSG_SEED, MSG_SETUP_SIG, MSG_STEP, decode_abandon, decode_complaint,
                    decode_seed, decode_setup, decode_setup_sig, decode_step_body, engine_options, open_envelope,
-                   setup_hash, unpack)
+                   setup_hash)
 
 
 @dataclass
@@ -113,7 +114,7 @@ def hidden_commits_of_header(payload: bytes) -> list | None:
     already checked by ``parse_header``, in seat order; None if the setup signatures carry
     none (an edition without hidden information)."""
     try:
-        sigs = unpack(payload)[2]
+        sigs = HEADER_RECORD.decode(payload).sigs
         leaves = [decode_setup_sig(open_envelope(raw).body).leaves for raw in sigs]
     except (WireError, TypeError, ValueError, IndexError) as e:
         raise _Bad(-1, f"malformed header: {e}") from None
@@ -126,7 +127,7 @@ def hidden_commits_of_header(payload: bytes) -> list | None:
 
 def _header(payload: bytes) -> tuple:
     try:
-        version, sb, sigs, seeds = unpack(payload)
+        version, sb, sigs, seeds = HEADER_RECORD.decode(payload)
         setup = decode_setup(sb)
     except (WireError, ValueError, TypeError) as e:
         raise _Bad(-1, f"malformed header: {e}") from None
@@ -248,8 +249,8 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
         if rec.kind != KIND_STEP:
             raise _Bad(k, f"unexpected record kind {rec.kind}")
         try:
-            step, raws = unpack(rec.payload)
-            if step != k or type(raws) is not list or len(raws) != n:
+            step, raws = STEP_RECORD.decode(rec.payload)
+            if step != k or len(raws) != n:
                 raise _Bad(k, f"step record {step!r} out of order or without one message per seat")
             envs = [None if r is None else open_envelope(r, C.MAX_STEP_MSG) for r in raws]
             bodies = [None if e is None else decode_step_body(e.body) for e in envs]
