@@ -72,7 +72,14 @@ REJECT_TEXT = {
 
 
 class Admission:
-    """The lobby's admission handlers and state (mixed into ``p2p.lobby.Lobby``)."""
+    """The lobby's admission handlers and state (mixed into ``p2p.lobby.Lobby``).
+
+    Its own state: ``_joined`` (host: public key -> (Player, address), join order), ``_endpoint``,
+    ``_probes`` (host); ``_host_addr``, ``_host_keys``, ``_host_fp``, ``_code_tag``,
+    ``_demo_seed`` (joiner). What it uses of the lobby: ``identity``, ``role``, ``me``,
+    ``game_id``, ``phase``, ``_deadline``, ``edition``/``seats``/``options``,
+    ``chain``/``chain_secret``/``_seed_secret`` (re-derived for a demo join by code), the queues
+    ``_out``/``_events``, ``stats``, and ``_drop``, ``_abort``, ``_enter_signing``."""
 
     def _init_admission(self, now: float, demo_seed: bytes | None) -> None:
         # host only
@@ -111,7 +118,7 @@ class Admission:
         """Joiner by code: the host's STATUS/REJECT names the game id and the host's keys; they
         must give the code's tag (else ``not_host``: someone else answered), then the usual
         host checks (address, channel key, signature). Then the real JOIN goes out."""
-        from .discovery import join_code_tag
+        from .discovery import join_code_tag  # here only: p2p.discovery imports zeroconf
 
         if join_code_tag(msg.game_id, msg.host_pk) != self._code_tag:
             self._drop("not_host")
