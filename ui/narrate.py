@@ -51,6 +51,9 @@ class Narrator:
         #: Denomination of each bill id (niente-e-come-sembra; set by the screen from the state).
         self.denominations: Sequence[int] = ()
         self._rent_square: dict[tuple[int, int], int] = {}
+        #: Rents (creditor, debtor) still open when the next turn began: the owner claims them
+        #: under the next player's "— X's turn —" line (the rule lets him until the next roll).
+        self._late_rents: set[tuple[int, int]] = set()
         #: The last Moved / CardDrawn / AuctionEnded of each seat: why a debt opens.
         self._context: dict[int, Any] = {}
 
@@ -89,6 +92,7 @@ class Narrator:
             parts = ", ".join(f"{self.who(s)} {t}" for s, t in zip(e.seats, e.totals))
             return _("Who starts: {rolls}").format(rolls=parts)
         if k == "TurnStarted":
+            self._late_rents = set(self._rent_square)
             return _("— {name}'s turn —").format(name=self.who(e.seat), to_name=self.to(e.seat))
         if k == "DiceRolled":
             return _("{name} rolls {d1} and {d2}").format(name=self.who(e.seat), d1=e.d1, d2=e.d2)
@@ -126,8 +130,11 @@ class Narrator:
                 name=self.who(e.winner), square=self.square(e.square), money=m(e.amount))
         if k == "RentDue":
             self._rent_square[(e.creditor, e.debtor)] = e.square
+            self._late_rents.discard((e.creditor, e.debtor))  # a new claim, of this turn
             return None
         if k == "RentLapsed":
+            self._rent_square.pop((e.creditor, e.debtor), None)
+            self._late_rents.discard((e.creditor, e.debtor))
             return _("{name} did not ask for the rent of {square} in time").format(
                 name=self.who(e.creditor), square=self.square(e.square))
         if k == "DebtOpened":
@@ -290,6 +297,12 @@ class Narrator:
             return _("{name} pays {money} of tax").format(name=payer, money=m)
         if r == "rent":
             sq = self._rent_square.pop((e.payee, e.payer), None)
+            if sq is not None and (e.payee, e.payer) in self._late_rents:
+                # Under the next player's turn line it read as a payment of that turn (issue 11
+                # newcomer walk): say it is the owner claiming the last turn's rent.
+                self._late_rents.discard((e.payee, e.payer))
+                return _("{partner} claims the rent: {name} pays {money} for {square}").format(
+                    name=payer, money=m, partner=payee, square=self.square(sq))
             if sq is not None:
                 return _("{name} pays {money} rent to {partner} for {square}").format(
                     name=payer, money=m, partner=payee, square=self.square(sq), to_partner=to)

@@ -96,3 +96,27 @@ def test_niente_keeps_quit_on_the_bottom_line_and_the_magnifier_legend_whole(siz
     assert footer.endswith(quit_key) and len(footer) <= size[0]
     legend = next(line for line in panel_lines if "●" in line and "·" in line)
     assert len(legend) <= panel_width
+
+
+def test_a_rent_claimed_after_the_turn_passed_says_the_owner_claims_it(lang):
+    """Seen at every size: "— Tocca a Bot 3 —" then "Bot 2 paga €6 di affitto a Bot 1 per Viale
+    Monterosa", read as a payment of Bot 3's turn. The owner may claim until the next roll
+    (engine.rules.rent, "prima che il giocatore successivo abbia lanciato i dadi"), so a claim
+    under the next turn's line says so; a rent paid within its own turn reads as before."""
+    from engine.events import MoneyPaid, RentDue, RentLapsed, TurnStarted
+
+    n = Narrator(engine.EDITIONS["classico"], ("Anna", "Bruno", "Carla"))
+    lines = n.lines([RentDue(0, 1, 9, 6), TurnStarted(2), MoneyPaid(1, 0, 6, "rent"),
+                     RentDue(0, 2, 9, 6), MoneyPaid(2, 0, 6, "rent"),
+                     RentDue(1, 2, 6, 6), TurnStarted(0), RentLapsed(1, 2, 6), TurnStarted(1),
+                     RentDue(1, 2, 6, 6), MoneyPaid(2, 1, 6, "rent")])
+    assert lines == {
+        "it": ["— Tocca a Carla —", "Anna riscuote l'affitto: Bruno paga €6 per Viale Vesuvio",
+               "Carla paga €6 di affitto ad Anna per Viale Vesuvio", "— Tocca ad Anna —",
+               "Bruno non ha chiesto in tempo l'affitto di Bastioni Gran Sasso", "— Tocca a Bruno —",
+               "Carla paga €6 di affitto a Bruno per Bastioni Gran Sasso"],
+        "en": ["— Carla's turn —", "Anna claims the rent: Bruno pays €6 for Viale Vesuvio",
+               "Carla pays €6 rent to Anna for Viale Vesuvio", "— Anna's turn —",
+               "Bruno did not ask for the rent of Bastioni Gran Sasso in time", "— Bruno's turn —",
+               "Carla pays €6 rent to Bruno for Bastioni Gran Sasso"],
+    }[lang]

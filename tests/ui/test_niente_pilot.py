@@ -197,7 +197,7 @@ async def test_keep_my_fakes_is_the_default_and_asks_nothing():
         assert "v: keep fakes" in app.screen.footer_text()
         await pilot.press("r")
         await until(pilot, lambda: "Giulia buys Vicolo Stretto" in log_text(app))  # her turn went on
-        assert "Marco pays €10 rent to Giulia for Vicolo Corto" in log_text(app)
+        assert "Giulia claims the rent: Marco pays €10 for Vicolo Corto" in log_text(app)  # after her turn line
         assert not isinstance(app.screen, BillsDialog)
         assert fake in game.state.nx[B.NX_WALLET][0]  # we still hold our fake
 
