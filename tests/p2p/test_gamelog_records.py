@@ -75,3 +75,42 @@ def test_a_payload_of_the_wrong_shape_is_refused(table, obj):
 def test_an_invalid_record_of_ours_is_never_written():
     with pytest.raises(LocalProtocolError):
         STEP_RECORD.encode(StepRecord(-1, [b"x"]))
+
+
+def _rewrite(path, index, payload):
+    """Replace record ``index`` of the log at ``path`` by ``payload`` (same kind), framed with
+    a valid checksum (protocol.md §C6 framing): only the tables can refuse it."""
+    import struct
+    import zlib
+
+    from p2p import const as C
+    from p2p.gamelog import LogReader
+
+    out = bytearray(C.LOG_MAGIC)
+    for i, rec in enumerate(LogReader(path)):
+        body = payload if i == index else rec.payload
+        out += struct.pack(">IB", len(body), rec.kind) + body + struct.pack(">I", zlib.crc32(bytes((rec.kind,)) + body))
+    path.write_bytes(bytes(out))
+
+
+def test_a_step_record_of_the_wrong_shape_is_damage_for_resume_and_verify(tmp_path):
+    """A record whose checksum holds but whose payload breaks STEP_RECORD (three fields): resume
+    keeps the steps before it and reports the damage there; verify names the step (§C6, §C10)."""
+    import fake_engine as E
+    from p2p.resume import resume_session
+    from p2p.verify import verify_log
+    from p2p_harness import Net, random_legal
+    from test_resilience import logged_game
+
+    sessions, paths, secrets, _ = logged_game(tmp_path, 3, {"target": 20})
+    Net(list(sessions), random_legal(E, seed=4)).run(max_time=1e5)
+    for s in sessions:
+        s.log.close()
+        s.own_log.close()
+    _rewrite(paths[0], 6, pack([5, [b"x", b"y", b"z"], 1]))  # record 6: step 5
+    report = verify_log(paths[0], engine=E)
+    assert not report.ok and report.first_bad_step == 5 and report.error.startswith("malformed step record")
+    sess, rep = resume_session(paths[0], sessions[0].identity, secrets[0], E)  # sets the bad tail aside
+    assert rep.damage.step == 5 and rep.steps == 5
+    assert rep.damage.reason.startswith("malformed record: step record")
+    sess.log.close()
