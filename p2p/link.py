@@ -1,29 +1,45 @@
-"""The asyncio adapter of the transport (protocol.md part N): an ``Endpoint`` driven by an
-asyncio-dgram UDP socket bound to one address, one receive task that drains the socket promptly,
-one timer handle. The sans-I/O core (channels, acks, retransmission, authentication) is
-``p2p.transport``; this module only moves bytes and time between it and the event loop, as
-aioquic keeps ``asyncio/protocol.py`` apart from ``QuicConnection``.
+"""The asyncio adapter of the transport (protocol.md part N): an ``Endpoint`` driven by a
+non-blocking UDP socket bound to one address, read by an event-loop reader callback that drains
+the socket, and one timer handle. The sans-I/O core (channels, acks, retransmission,
+authentication) is ``p2p.transport``; this module only moves bytes and time between it and the
+event loop, as aioquic keeps ``asyncio/protocol.py`` apart from ``QuicConnection``.
+
+Why a bare socket and ``loop.add_reader`` rather than a receive task on asyncio-dgram (issue 14):
+the task cost two loop passes per datagram (the protocol callback queues it, the task wakes on
+the next pass) and a flush per datagram; the reader takes every datagram queued in the kernel
+in one pass (up to ``RX_BATCH``), hands each to the endpoint, and flushes once, so the replies
+and acks of a burst (a lockstep step: one message from every other seat) leave together.
 """
 
 from __future__ import annotations
 
 import asyncio
+import socket
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
 from .channel_auth import KeyCache
 from .transport import Addr, Endpoint
 
-__all__ = ["Link"]
+__all__ = ["Link", "RX_BATCH"]
+
+RX_BATCH = 64
+"""Datagrams read per readiness callback at most, so that a flood cannot hold the loop."""
+_RX_SIZE = 65535  # read whole datagrams, even oversized ones (the endpoint drops them, counted)
+_TX_QUEUE = 4096
+"""Datagrams kept while the kernel's send buffer is full (EAGAIN), sent when it drains; beyond
+that they are dropped and counted in ``send_errors`` (the RTO resends)."""
+
 
 
 class Link:
-    """An ``Endpoint`` driven by an asyncio-dgram socket bound to one address.
+    """An ``Endpoint`` driven by a non-blocking UDP socket bound to one address.
 
     Open with ``await Link.open(host, port, on_message)``; ``port`` 0 picks a free port
     (``link.address`` tells which). ``on_message(addr, payload)`` is called synchronously, in
-    order per peer, from the receive task; whatever it ``send``s is flushed right after, so
-    acks piggyback on replies. ``faults`` (p2p.faults.FaultPlan) drops/duplicates/delays/
+    order per peer, from the reader callback; whatever it ``send``s is flushed once the
+    datagrams waiting in the socket are handled, so acks piggyback on replies. ``faults`` (p2p.faults.FaultPlan) drops/duplicates/delays/
     reorders outgoing datagrams and, during its partition windows, drops incoming ones too
     (``partition_dropped``), for tests and demos only. Never connect()s the socket: a connected
     UDP socket raises on ICMP errors (DESIGN.md section 5).
@@ -35,7 +51,7 @@ class Link:
     can still close it cleanly.
     """
 
-    def __init__(self, sock: Any, endpoint: Endpoint,
+    def __init__(self, sock: socket.socket, endpoint: Endpoint,
                  on_message: Callable[[Addr, bytes], None], faults: Any = None,
                  on_error: Callable[[BaseException], None] | None = None) -> None:
         self._sock = sock
@@ -55,8 +71,11 @@ class Link:
         self.partition_dropped = 0
         if faults is not None:
             faults.set_origin(self._loop.time())
-        self.address: Addr = sock.sockname[:2]
-        self._rx_task = asyncio.ensure_future(self._rx_loop())
+        self.address: Addr = sock.getsockname()[:2]
+        self._tx_queue: deque[tuple[bytes, Addr]] = deque()
+        self._closed = False
+        sock.setblocking(False)
+        self._loop.add_reader(sock.fileno(), self._on_readable)
 
     @classmethod
     async def open(cls, host: str, port: int, on_message: Callable[[Addr, bytes], None], *,
@@ -67,9 +86,16 @@ class Link:
         ``on_error``: called with an exception ``on_message`` raised (see the class doc).
         ``identity`` (``p2p.identity.Identity``): our X25519 key, so that channels can be
         keyed (``Endpoint.pin``, protocol.md §N2.2); None: plain channels only."""
-        import asyncio_dgram
-
-        sock = await asyncio_dgram.bind((host, port))
+        loop = asyncio.get_running_loop()
+        family, kind, proto, _, addr = (await loop.getaddrinfo(host, port, type=socket.SOCK_DGRAM,
+                                                               flags=socket.AI_PASSIVE))[0]
+        sock = socket.socket(family, kind, proto)
+        try:
+            sock.setblocking(False)
+            sock.bind(addr)
+        except OSError:
+            sock.close()
+            raise
         keys = KeyCache(identity) if identity is not None else None
         return cls(sock, Endpoint(epoch=epoch, max_peers=max_peers, keys=keys), on_message, faults, on_error)
 
@@ -82,24 +108,52 @@ class Link:
 
     def _flush(self) -> None:
         self._flush_scheduled = False
+        if self._closed:
+            return
         now = self._loop.time()
         datagrams = self.endpoint.datagrams_to_send(now)
         if datagrams:
-            transport = self._sock._transport  # sync sendto: DatagramServer.send is a coroutine
             faults = self._faults
             for data, addr in datagrams:
                 if faults is not None:
                     for delay in faults.plan(now):
-                        self._loop.call_later(delay, self._sendto, transport, data, addr)
+                        self._loop.call_later(delay, self._sendto, data, addr)
                     continue
-                self._sendto(transport, data, addr)
+                self._sendto(data, addr)
         self._arm_timer()
 
-    def _sendto(self, transport: Any, data: bytes, addr: Addr) -> None:
+    def _sendto(self, data: bytes, addr: Addr) -> None:
+        if self._closed:
+            return
+        if self._tx_queue:  # keep the order behind what waits for room
+            self._queue_tx(data, addr)
+            return
         try:
-            transport.sendto(data, addr)
+            self._sock.sendto(data, addr)
+        except (BlockingIOError, InterruptedError):
+            self._queue_tx(data, addr)
+            self._loop.add_writer(self._sock.fileno(), self._on_writable)
         except OSError:
             self.send_errors += 1  # e.g. an earlier ICMP error surfacing; the RTO recovers
+
+    def _queue_tx(self, data: bytes, addr: Addr) -> None:
+        if len(self._tx_queue) >= _TX_QUEUE:
+            self.send_errors += 1
+        else:
+            self._tx_queue.append((data, addr))
+
+    def _on_writable(self) -> None:
+        q = self._tx_queue
+        while q:
+            data, addr = q[0]
+            try:
+                self._sock.sendto(data, addr)
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError:
+                self.send_errors += 1
+            q.popleft()
+        self._loop.remove_writer(self._sock.fileno())
 
     def _arm_timer(self) -> None:
         when = self.endpoint.get_timer()
@@ -118,34 +172,34 @@ class Link:
         self.endpoint.handle_timer(self._loop.time())
         self._flush()
 
-    async def _rx_loop(self) -> None:
-        import asyncio_dgram
-
+    def _on_readable(self) -> None:
+        """Every datagram waiting in the socket (at most ``RX_BATCH``) to the endpoint, the
+        payloads completed to ``on_message``; then one flush."""
         sock = self._sock
         ep = self.endpoint
         loop = self._loop
-        while True:
-            try:
-                data, addr = await sock.recv()  # returns without suspending while queued
-            except asyncio_dgram.TransportClosed:
-                return
-            except OSError:
-                self.send_errors += 1  # an ICMP error queued by the protocol; keep reading
-                continue
-            if self._faults is not None and self._faults.partitioned(loop.time()):
-                self.partition_dropped += 1
-                continue
-            delivered = ep.receive_datagram(data, addr[:2], loop.time())
-            if delivered:
-                self._in_rx = True
+        faults = self._faults
+        self._in_rx = True
+        try:
+            for _ in range(RX_BATCH):
                 try:
-                    for src, payload in delivered:
-                        try:
-                            self._on_message(src, payload)
-                        except Exception as exc:  # noqa: BLE001 - handed to the owner, below
-                            self._handler_failed(exc)
-                finally:
-                    self._in_rx = False
+                    data, addr = sock.recvfrom(_RX_SIZE)
+                except (BlockingIOError, InterruptedError):
+                    break
+                except OSError:
+                    self.send_errors += 1  # an ICMP error surfacing on the socket; keep reading
+                    continue
+                if faults is not None and faults.partitioned(loop.time()):
+                    self.partition_dropped += 1
+                    continue
+                for src, payload in ep.receive_datagram(data, addr[:2], loop.time()):
+                    try:
+                        self._on_message(src, payload)
+                    except Exception as exc:  # noqa: BLE001 - handed to the owner, below
+                        self._handler_failed(exc)
+        finally:
+            self._in_rx = False
+        if not self._closed:
             self._flush()
 
     def _handler_failed(self, exc: Exception) -> None:
@@ -187,14 +241,18 @@ class Link:
         return self.endpoint.idle
 
     async def close(self) -> None:
-        """Stop the timer and the receive task and close the socket."""
+        """Stop the timer and the reader and close the socket (datagrams still waiting for
+        room in the send buffer are dropped). Idempotent."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+        if self._closed:
+            return
+        self._closed = True
+        fd = self._sock.fileno()
+        self._loop.remove_reader(fd)
+        if self._tx_queue:
+            self._loop.remove_writer(fd)
+            self._tx_queue.clear()
         self._sock.close()
-        self._rx_task.cancel()
-        try:
-            await self._rx_task
-        except (asyncio.CancelledError, Exception):  # noqa: BLE001 - closing anyway
-            pass
 
