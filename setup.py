@@ -30,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -56,6 +57,28 @@ def _engine_modules() -> list[tuple[str, str]]:
             continue
         out.append((rel[:-3].replace("/", "."), rel))
     return out
+
+
+_CIMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(engine(?:\.\w+)*)[ \t]+cimport[ \t]+(\([^)]*\)|[^\n]*)"
+                      r"|cimport[ \t]+(engine(?:\.\w+)*))", re.M)
+
+
+def _cimports(name: str) -> list[str]:
+    """Engine modules that module ``name``'s ``.pxd`` cimports (``from engine.x cimport T``,
+    ``from engine.rules cimport movement``, ``cimport engine.x``), sorted; [] without a .pxd.
+    Its extension imports them at load time, so it may load only if they load compiled too
+    (``engine/_accel.py``)."""
+    pxd = ROOT / (name.replace(".", "/") + ".pxd")
+    if not pxd.exists():
+        return []
+    found = set()
+    for m in _CIMPORT.finditer(pxd.read_text(encoding="utf-8")):
+        mod = m.group(1) or m.group(3)
+        found.add(mod)
+        for leaf in re.findall(r"\w+", m.group(2) or ""):
+            if (ROOT / (mod.replace(".", "/") + "/" + leaf + ".py")).exists():
+                found.add(f"{mod}.{leaf}")  # a module cimported from its package
+    return sorted(f for f in found if (ROOT / (f.replace(".", "/") + ".py")).exists())
 
 
 def _sha256(path: Path) -> str:
@@ -137,8 +160,9 @@ class BuildCompiledEngine(build_ext):
             if built.exists():
                 modules[ext.name] = _sha256(ROOT / (ext.name.replace(".", "/") + ".py"))
         import Cython
+        needs = {name: deps for name in modules if (deps := _cimports(name))}
         data = {"format": 1, "cython": Cython.__version__, "directives": DIRECTIVES,
-                "modules": modules}
+                "modules": modules, "needs": needs}
         outdirs = [ROOT / "engine"] if self.inplace else [Path(self.build_lib) / "engine"]
         for d in outdirs:
             d.mkdir(parents=True, exist_ok=True)

@@ -16,7 +16,7 @@ from operator import attrgetter
 import msgpack
 
 from .board import HOTEL, LOT_HOTEL, LOT_HOUSE, LOT_PROPERTY
-from .editions import EDITIONS, Edition
+from . import editions as _editions  # read at call time: see new_state
 
 __all__ = ["State", "new_state", "PHASE_NAMES", "P_FIRST", "P_ROLL", "P_DICE", "P_BUY",
            "P_AUCTION", "P_CARD", "P_RAISE", "P_INHERIT", "P_OVER", "P_END_MOVE",
@@ -56,7 +56,6 @@ DICE_MOVE, DICE_JAIL, DICE_UTILITY = 0, 1, 2
 O_POT, O_NO_AUCTIONS, O_DOUBLE_GO, O_TIMED = range(4)
 """Indices in ``State.opts`` (lobby options, engine.rules.house_rules)."""
 NO_OPTIONS = (0, 0, 0, 0)
-_new = object.__new__
 
 _LIST_FIELDS = ("cash", "pos", "jail", "out", "owner", "level", "mort", "undrawn", "resume",
                 "auc_in", "auc_queue", "auc_target", "opts")
@@ -112,7 +111,7 @@ class State:
         checks it): plain slot loads and stores, which the interpreter specialises, instead of
         a ``getattr``/``setattr`` loop over the names; peers copy the state at every step
         (``apply_step``/``apply_chance``)."""
-        c = _new(State)
+        c = _new(State)  # State.__new__: also right when State is compiled (state.pxd)
         c.edition = self.edition
         c.ed = self.ed
         c.tb = self.tb
@@ -171,14 +170,23 @@ class State:
                 f" turn={self.turn}, cash={self.cash})")
 
 
-def new_state(edition: str | Edition, seats: int, opts: tuple[int, ...] = NO_OPTIONS) -> State:
+_new = State.__new__
+"""``object.__new__`` for the pure class; the extension type's own constructor when state.pxd
+compiles State (``object.__new__`` refuses extension types)."""
+
+
+def new_state(edition: "str | _editions.Edition", seats: int,
+              opts: tuple[int, ...] = NO_OPTIONS) -> State:
     """A fresh game waiting for the "first_player" chance step; ``opts`` as ``State.opts``
     (checked by engine.rules.house_rules.parse_options).
 
     Raises ValueError for an unknown edition, a seat count outside the edition's range, or an
     edition switch whose rules are not implemented yet.
     """
-    ed = edition if isinstance(edition, Edition) else EDITIONS.get(edition)
+    # engine.editions through its module, not names imported at load: compiled, the engine's
+    # money module cimports State (engine/state.pxd), so engine.state loads while
+    # engine.editions is still being initialised.
+    ed = edition if isinstance(edition, _editions.Edition) else _editions.EDITIONS.get(edition)
     if ed is None:
         raise ValueError(f"unknown edition {edition!r}")
     if type(seats) is not int or not ed.min_players <= seats <= ed.max_players:

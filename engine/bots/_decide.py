@@ -71,7 +71,7 @@ def on_roll(s, st: Static, prof, seat: int):
 
 def _lift(s, st: Static, prof, seat: int, reserve: int):
     """Lift one mortgage when rich: streets of complete sets first, then by board order."""
-    if s.debts and any(d[0] == seat for d in s.debts):
+    if s.debts and _owes(s, seat):
         return None
     cash = s.cash[seat]
     lift = s.tb.lift
@@ -88,11 +88,30 @@ def _lift(s, st: Static, prof, seat: int, reserve: int):
     return LiftMortgage(best) if best >= 0 else None
 
 
+def _owes(s, seat: int) -> bool:
+    """True if ``seat`` is a debtor in ``s.debts``. A loop, not ``any(generator)``: a
+    generator is a closure, which Cython does not allow in the typed functions of
+    _decide.pxd."""
+    for d in s.debts:
+        if d[0] == seat:
+            return True
+    return False
+
+
+def _count_owned(squares, owner: list, seat: int) -> int:
+    """How many of ``squares`` ``seat`` owns under ``owner`` (a loop: see :func:`_owes`)."""
+    n = 0
+    for m in squares:
+        if owner[m] == seat:
+            n += 1
+    return n
+
+
 def _build(s, st: Static, prof, seat: int, reserve: int, sets: tuple[int, ...]):
     """One building on a colour set ``seat`` owns whole, the set with the best return per euro
     first, evenly (lowest street first). ``reserve``: the seat's reserve in euro, or -1 if not
     computed yet; ``sets``: the colour sets ``seat`` owns whole, in build order (board)."""
-    if s.debts and any(d[0] == seat for d in s.debts):
+    if s.debts and _owes(s, seat):
         return None
     tb = s.tb
     level = s.level
@@ -176,7 +195,7 @@ def _auction_ceiling(s, st: Static, prof, seat: int, sq: int, low: int) -> int:
     elif blocks_set(s, sq, seat):
         value += price // 2
     elif tb.kind[sq] in (K_STATION, K_UTILITY):
-        owned = sum(1 for m in tb.group_of[sq] if s.owner[m] == seat)
+        owned = _count_owned(tb.group_of[sq], s.owner, seat)
         value += owned * price // 4
     cash = s.cash[seat]
     lo, hi = reserve_bounds(st, prof)

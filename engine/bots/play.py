@@ -17,8 +17,8 @@ from typing import Callable, Sequence
 from ..game import chance_inplace, new_game, step_inplace
 from ..rng import BeaconRng
 from ..state import CHANCE_PHASES, P_DICE, P_OVER
-from . import BOTS, _choose_all
-from ._profile import scaled
+from ._choose import _choose_all
+from ._profile import BOTS, scaled
 
 __all__ = ["GameResult", "beacon", "play_game"]
 
@@ -67,6 +67,17 @@ def play_game(seats: int, seed: int, bots: Sequence[str] | None = None, *,
         if b not in BOTS:
             raise KeyError(b)
     profs = [scaled(b, s.ed.go_salary) for b in names]
+    steps, dice, chances = _run(s, names, profs, seed, max_steps, rng)
+    decisions = steps - chances  # every step is a chance step or a decision step
+    over = s.phase == P_OVER
+    return GameResult(seed, seats, over, s.winner if over else -1, s.turn, steps, dice,
+                      decisions)
+
+
+def _run(s, names: list, profs: list, seed: int, max_steps: int, rng) -> tuple[int, int, int]:
+    """play_game's loop: steps ``s`` in place until it is over or ``max_steps`` steps were
+    applied; returns (steps, dice rolls, chance steps). A function of its own so that
+    play.pxd can type ``s`` (compiled, its fields are then read directly)."""
     ev: list = []
     clear = ev.clear
     steps = dice = chances = 0
@@ -84,7 +95,4 @@ def play_game(seats: int, seed: int, bots: Sequence[str] | None = None, *,
         else:
             step_inplace(s, _choose_all(s, names, profs), ev)
         clear()
-    decisions = steps - chances  # every step is a chance step or a decision step
-    over = s.phase == P_OVER
-    return GameResult(seed, seats, over, s.winner if over else -1, s.turn, steps, dice,
-                      decisions)
+    return steps, dice, chances

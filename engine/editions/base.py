@@ -13,7 +13,7 @@ from importlib import resources
 from typing import Mapping
 
 from ..board import (CARD_KINDS, K_CARD, K_FREE, K_GO, K_GOTOJAIL, K_JAIL, K_STATION, K_STREET,
-                     K_TAX, K_UTILITY, SQUARE_KINDS)
+                     K_TAX, K_UTILITY, SQUARE_KINDS, Tables)
 from ..rules.estate import HOUSES, Houses
 from ..rules.money import EURO, Euro
 
@@ -82,50 +82,6 @@ class Card:
     """move_to_nearest utility: roll new dice, pay the owner this multiple (0: normal rent)."""
     alt_deck: int = -1
     """pay_or_draw: the deck the player may draw from instead of paying ``amount``."""
-
-
-class Tables:
-    """Flat lists precomputed from an edition's squares for the hot path (read-only by habit)."""
-
-    __slots__ = ("kind", "price", "group", "rent", "house_cost", "sell_back", "mortgage", "lift",
-                 "fee",
-                 "amount", "deck", "group_members", "group_of", "properties", "stations",
-                 "utilities", "nsq")
-
-    def __init__(self, squares: tuple[Square, ...], groups: tuple[tuple[int, ...], ...],
-                 interest_pct: int = 10) -> None:
-        self.nsq = len(squares)
-        self.kind = [s.kind for s in squares]
-        self.price = [s.price for s in squares]
-        self.group = [s.group for s in squares]
-        self.rent = [s.rent for s in squares]
-        self.house_cost = [s.house_cost for s in squares]
-        # A building goes back to the bank at half its cost, rounded up to the euro
-        # (editrice-giochi: "a metà prezzo", "arrotondando sempre per eccesso": 125 -> 63;
-        # the classic costs are even, so nothing changes there).
-        self.sell_back = [(c + 1) // 2 for c in self.house_cost]
-        self.mortgage = [s.mortgage for s in squares]
-        # Lifting a mortgage costs the mortgage plus 10 %, rounded up to the euro
-        # (Hasbro: "valore ipotecario aumentato del 10%"; rounding not printed, see protocol.md part E).
-        self.fee = [(m * interest_pct + 99) // 100 for m in self.mortgage]
-        self.lift = [m + f for m, f in zip(self.mortgage, self.fee)]
-        self.amount = [s.amount for s in squares]
-        self.deck = [s.deck for s in squares]
-        self.group_members = [list(g) for g in groups]
-        self.properties = [s.index for s in squares if s.price > 0]
-        self.stations = [s.index for s in squares if s.kind == K_STATION]
-        self.utilities = [s.index for s in squares if s.kind == K_UTILITY]
-        # group_of[sq]: the squares whose ownership decides the rent of sq (colour set,
-        # all stations, all utilities).
-        go: list[tuple[int, ...]] = [() for _ in squares]
-        for g in groups:
-            for m in g:
-                go[m] = tuple(g)
-        for m in self.stations:
-            go[m] = tuple(self.stations)
-        for m in self.utilities:
-            go[m] = tuple(self.utilities)
-        self.group_of = go
 
 
 @dataclass(frozen=True)

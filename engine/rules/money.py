@@ -61,7 +61,8 @@ def transfer(s, ev, payer: int, payee: int, amount: int, reason: int) -> None:
     """Move ``amount`` euro from payer to payee (-1 = bank). No checks: callers check cash.
     Goes through the edition's money strategy (``s.ed.money``: :class:`Euro` or
     ``engine.rules.banknotes.Banknotes``, which moves the bills too)."""
-    s.ed.money.transfer(s, ev, payer, payee, amount, reason)
+    m = s.ed.money  # a local: money.pxd types it, so compiled, the call is a C method call
+    m.transfer(s, ev, payer, payee, amount, reason)
 
 
 def round10(x: int) -> int:

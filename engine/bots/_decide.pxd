@@ -1,0 +1,26 @@
+# Cython declarations for engine/bots/_decide.py (see engine/state.pxd): a bot's per-phase
+# decisions take a State and the edition's Static lists.
+cimport cython
+from engine.state cimport State
+from engine.board cimport Tables
+from engine.bots._value cimport (Static, blocks_set, board, completes_set, owns_mortgaged,
+                                 reserve_bounds, reserve_for, worst_rent)
+from engine.bots._trade cimport own_offer
+
+cpdef on_roll(State s, Static st, prof, seat)
+@cython.locals(mort=list, owner=list, is_prop=list, lift=list)
+cpdef _lift(State s, Static st, prof, seat, reserve)
+@cython.locals(tb=Tables, level=list, mort=list, groups=list)
+cpdef _build(State s, Static st, prof, seat, reserve, sets)
+cpdef _jail(State s, Static st, prof, seat)
+cpdef on_buy(State s, Static st, prof, seat)
+@cython.locals(tb=Tables)
+cpdef _auction_ceiling(State s, Static st, prof, seat, sq, low)
+cpdef auction_top(State s, Static st, prof, seat)
+@cython.locals(auc_in=list)
+cpdef on_auction(State s, Static st, prof, seat, tops=*)
+cpdef _top(State s, Static st, prof, seat, dict tops)
+cpdef on_raise(State s, Static st, prof, seat)
+@cython.locals(tb=Tables, owner=list, level=list, mort=list, kind=list, is_prop=list,
+               group_levels=list)
+cpdef _raise(State s, Static st, prof, seat)
