@@ -249,13 +249,16 @@ def check_bad_step(setup: Setup, raw: bytes, complainer: int, held: bytes | None
 
 # --- kind 5: a false share in a drop vote (H2, issue 10; protocol.md §C8.3, §C8.8) ---------------
 
-def check_drop_share(setup: Setup, complainer: int, evidence: Sequence[bytes]) -> tuple | None:
+def check_drop_share(setup: Setup, complainer: int, evidence: Sequence[bytes], escrow_ok: Any = None) -> tuple | None:
     """Judge a false-share complaint (kind 5) of ``complainer``: ``evidence`` = [the culprit's
     DROP vote, the ESCROW of the seat it votes against], both signed, of this game, same seat
     and epoch. (voter, reason) if the vote's share does not match the dealer's commitment for
     the voter (an honest voter only votes the share it checked on receipt, §C8.2);
     (complainer, reason) if it matches; None if the evidence proves nothing (malformed, other
-    game, seat or epoch, a shareless vote, a bad signature)."""
+    game, seat or epoch, a shareless vote, a bad signature). ``escrow_ok(dealer, epoch, raw) ->
+    bool``: the judge's agreed acknowledgements (``escrow_acks.AckLedger.confirmed``); an escrow
+    that is not the CONFIRMED one proves nothing (a dealer that signed two escrows must not frame
+    the honest voters that checked their share against the other one, §C8.2)."""
     if len(evidence) != 2:
         return None
     try:
@@ -269,6 +272,8 @@ def check_drop_share(setup: Setup, complainer: int, evidence: Sequence[bytes]) -
     if v.game_id != gid or e.game_id != gid or v.seat != e.seat or v.epoch != e.epoch or v.share is None \
             or not (0 <= v.voter < n and 0 <= e.seat < n) or not venv.verify(setup.players[v.voter].public_key) \
             or not eenv.verify(setup.players[e.seat].public_key):
+        return None
+    if escrow_ok is not None and not escrow_ok(e.seat, e.epoch, evidence[1]):
         return None
     if check_share(e, v.voter, v.share):
         return complainer, "false complaint: the drop vote share matches the escrow commitment"
@@ -316,11 +321,12 @@ class Complaints:
 
 
 def judge(setup: Setup, c: ComplaintMsg, active: Sequence[bool], bad_step: Any,
-          bad_hidden: Any = None) -> tuple | None:
+          bad_hidden: Any = None, escrow_ok: Any = None) -> tuple | None:
     """(guilty seat, reason) for a COMPLAINT ``c`` whose signature was checked, or None if its
     evidence proves nothing to us. ``bad_step(raw) -> (seat, reason) | None`` judges a kind-2
     STEP with the caller's state (the session or the verifier); ``bad_hidden(raw)`` likewise a
-    kind-4 STEP (``check_hidden``; None: the caller cannot judge one)."""
+    kind-4 STEP (``check_hidden``; None: the caller cannot judge one); ``escrow_ok`` the escrow
+    of a kind-5 complaint (``check_drop_share``)."""
     if c.kind == BAD_HIDDEN:
         return None if bad_hidden is None or len(c.evidence) != 1 else bad_hidden(c.evidence[0])
     if c.kind == EQUIVOCATION:
@@ -331,6 +337,6 @@ def judge(setup: Setup, c: ComplaintMsg, active: Sequence[bool], bad_step: Any,
     if c.kind == BAD_ESCROW:
         return check_escrow(setup, c.seat, c.evidence[0], c.key, active)
     if c.kind == BAD_DROP_SHARE:
-        return check_drop_share(setup, c.seat, c.evidence)
+        return check_drop_share(setup, c.seat, c.evidence, escrow_ok)
     return bad_step(c.evidence[0]) if c.kind == BAD_STEP else None
 

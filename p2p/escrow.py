@@ -35,6 +35,7 @@ from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from . import const as C
 from . import threshold
 from .beacon import HashChain
+from .escrow_acks import AckLedger, escrow_hash
 from .identity import Identity
 from .errors import WireError
 from .wire import (MSG_DROP, MSG_ESCROW, DropVote, Escrow, EscrowEntry, Setup, decode_drop, decode_escrow,
@@ -166,9 +167,16 @@ class Recovery(NamedTuple):
     liars: tuple
 
 
-def recover_chain(setup: Setup, escrow: Escrow | None, votes: Sequence[DropVote], recipients: int) -> Recovery:
+def recover_chain(setup: Setup, escrow: Escrow | None, votes: Sequence[DropVote], recipients: int,
+                  confirmed: bool = True) -> Recovery:
     """The dropped seat's chain from ``votes`` (distinct voters, ascending; protocol.md §C8.3),
     given the number of ``recipients`` of its escrow (the other active seats), m, and t = Q:
+
+    * ``confirmed`` False: its escrow of the epoch is not CONFIRMED in the agreed history
+      (``escrow_acks``; never acknowledged by every recipient, or acknowledged with two hashes):
+      nobody has revealed at a chance step since it was dealt, so the stand-in gives no choice;
+      the first t votes decide it, their shares are not looked at (an honest voter may hold
+      another copy than ours: judging it would frame it, §C8.2);
 
     * with its ``escrow``, a vote whose share does not match its commitment is a lie of the
       voter (``liars``) and does not count;
@@ -182,6 +190,10 @@ def recover_chain(setup: Setup, escrow: Escrow | None, votes: Sequence[DropVote]
       so every peer decides the same whichever quorum it holds;
     * otherwise (mixed, or shares we cannot check without the escrow): ``UNDECIDED``."""
     t = quorum(setup.seats)
+    if not confirmed:
+        escrow = None
+        if len(votes) >= t:
+            return Recovery(None, None, tuple(v.voter for v in votes[:t]), ())
     liars = ()
     if escrow is not None:
         liars = tuple(v.voter for v in votes if v.share is not None and not check_share(escrow, v.voter, v.share))
@@ -223,13 +235,16 @@ class DropRecord(NamedTuple):
     cheat: str | None
 
 
-def check_drop_record(setup: Setup, active: Sequence[bool], epoch: int, step: int, payload: bytes) -> DropRecord:
+def check_drop_record(setup: Setup, active: Sequence[bool], epoch: int, step: int, payload: bytes,
+                      acks: AckLedger | None = None) -> DropRecord:
     """Verify a DROP log record for ``step`` (protocol.md §C6, §C8.3): valid signed votes for
     (step, seat, epoch) of at least Q = ``quorum(seats)`` distinct active seats other than
     ``seat``, in ascending voter order; the dropped seat's signed escrow if present; shares
     matching their commitments and deciding (``recover_chain``: recombined, stand-in, or
     stand-in because t valid shares do not open the chain: the dealer's bad escrow, proven by
-    the record alone). Raises ``ValueError`` with the reason."""
+    the record alone). With ``acks`` (the agreed acknowledgements, §C8.2): the record's escrow
+    must be the CONFIRMED one (nil when none is: then the stand-in, shares not looked at).
+    Raises ``ValueError`` with the reason."""
     gid = setup.game_id
     keys = [p.public_key for p in setup.players]
     try:
@@ -258,7 +273,13 @@ def check_drop_record(setup: Setup, active: Sequence[bool], epoch: int, step: in
             decoded.append(v)
     except (WireError, TypeError) as e:
         raise ValueError(f"malformed drop record: {e}") from None
-    r = recover_chain(setup, esc, decoded, sum(active) - 1)
+    confirmed = True
+    if acks is not None:
+        status = acks.status(seat, epoch)
+        confirmed = isinstance(status, bytes)
+        if esc_raw is not None and (not confirmed or escrow_hash(esc_raw) != status):
+            raise ValueError("drop record with an escrow that is not the confirmed one")
+    r = recover_chain(setup, esc, decoded, sum(active) - 1, confirmed)
     if r.liars:
         raise ValueError(f"seat {r.liars[0]}: {BAD_VOTE_SHARE}")  # an honest peer never logs such a vote
     if r.chain is UNDECIDED:

@@ -68,6 +68,7 @@ from .reseat import OffsetChain, Reseat
 from .step_collect import Held, StepCollector, step_digest
 # Step resolution, shared with verify.py (step_resolve.py); re-exported here.
 from .step_resolve import StepResult, hidden_bot, resolve_hidden, resolve_step
+from .escrow_acks import escrow_round
 from .turn_skip import TurnSkip, message_certified, past_skip, skip_input, skip_possible, skippable_step
 from .session_events import TurnSkipped
 from .gamelog import KIND_SKIP
@@ -187,6 +188,9 @@ class LockstepSession:
         #: True once our own seat was dropped: we follow the game, never send step messages.
         self.spectator = False
         self._reveal_waiting = False
+        #: The current step is an escrow round (§C8.2), decided when it began, in that epoch.
+        self._escrow_round = False
+        self._round_epoch = 0
         self._replaying = _resuming  # resume.py replays our log: no sends, no log writes
         self._out: list[bytes] = []
         self._events: deque = deque()
@@ -331,10 +335,17 @@ class LockstepSession:
         """Seats we wait for with no drop to come from us (protocol.md §C8.3): seat loss on,
         and either no drop is possible (two seats, or fewer than Q others active) or we
         already cast our vote of this step and epoch. The game goes on from this step when
-        they come back (or when a quorum of votes arrives); () when we are not paused."""
+        they come back (or when a quorum of votes arrives); () when we are not paused.
+        Also paused: a voter that holds every message of the step but neither a certificate
+        nor a quorum (the votes split, §C8.3 "Split votes"): it names the seats it voted
+        against, which it may not apply without one, so that its node reports the stall and
+        gives up after its stall limit like any paused peer instead of waiting for ever."""
         if not self.seat_loss or self.phase != RUNNING or self.spectator:
             return ()
-        if self.seats.drop_possible() and not self.seats.voted_this_epoch(self.step):
+        k = self.step
+        if not self.waiting_for() and self.seats.voted_at(k) and not self._certified(k):
+            return tuple(i for i in range(self.n) if self.active[i] and self.seats.has_voted(k, i))
+        if self.seats.drop_possible() and not self.seats.voted_this_epoch(k):
             return ()
         return tuple(i for i in self.waiting_for() if i != self.my_seat)
 
@@ -383,6 +394,9 @@ class LockstepSession:
             if d is not None and d < t:
                 t = d
         d = self.disputes.deadline()
+        if d is not None:
+            t = min(t, d)
+        d = self._undealt_deadline()
         if d is not None:
             t = min(t, d)
         d = self.catchup.due(self.live.step_started)
@@ -588,7 +602,9 @@ class LockstepSession:
             # again, and three peers that had each lost the others' votes waited for ever (§C8.3).
             self._out.extend(self.seats.own_votes(self.step))
             self._out.extend(self.skips.own_votes(self.step, self.epoch))  # §C8.10
-            if not self._escrows_ok():
+            if self._escrow_round and not self.spectator:
+                self._out.extend(self.seats.escrow_raws())  # ours and the ones we forward (§C8.2)
+            elif not self._escrows_ok():
                 self._send_escrow(resend=True)
         again = self.reseat.due(now)
         if again is not None:
@@ -613,6 +629,9 @@ class LockstepSession:
             seat = self._vote_choice(now)
             if seat is not None:
                 self._vote_drop(seat)
+        d = self._undealt_deadline()
+        if d is not None and now >= d and self.phase == RUNNING:
+            self._vote_drop(self._undealt()[0])  # §C8.2: it dealt to no honest seat
         d = self.catchup.due(live.step_started)
         if d is not None and now >= d and self.phase == RUNNING:
             if self.catchup.ahead[1] > self.step:
@@ -687,6 +706,10 @@ class LockstepSession:
             if self._restart is not None:
                 self._restart.recover_opening(self)
             self._send_own(self._opening())
+        elif self._escrow_round and not self.spectator:
+            self._reveal_waiting = True  # not made while replaying (§C8.2): made now, past the gate
+            if self._escrows_ok():
+                self._make_reveal()
         self._out.extend(self.seats.own_votes(self.step))  # our vote of this step, as signed
         self._out.extend(self.skips.own_votes(self.step, self.epoch))  # and our SKIP votes (§C8.10)
         self._send_escrow(resend=True)
@@ -803,7 +826,7 @@ class LockstepSession:
             if not env.verify(self._pubkeys[msg.seat]):
                 return "complaint with a bad signature"
             verdict = judge(self.setup, msg, self.active, lambda raw: self._judge_step(raw, msg.seat),
-                            self._judge_hidden)
+                            self._judge_hidden, self.seats.acks.confirmed)
             if verdict is None:
                 return "complaint that proves nothing"
             self._prove(verdict[0], msg.step, msg.kind, verdict[1], list(msg.evidence), msg.key, complaint=payload)
@@ -828,7 +851,8 @@ class LockstepSession:
             return
         if self.active[c.seat]:
             self.live.heard(c.seat, now)  # it spoke: not silent, whatever it waits for (§C8.8)
-        verdict = judge(self.setup, c, self.active, lambda raw: self._judge_step(raw, c.seat), self._judge_hidden)
+        verdict = judge(self.setup, c, self.active, lambda raw: self._judge_step(raw, c.seat), self._judge_hidden,
+                        self.seats.acks.confirmed)
         if verdict is None:
             st["ignored"] += 1
             return
@@ -855,7 +879,8 @@ class LockstepSession:
         if b is None:
             return None
         held = self.steps.held(b.step, b.seat) if self.steps.keeps(b.step) else None
-        chance = self._pending.chance and self.final_step != self.step and self._inspection is None
+        chance = self._pending.chance and self.final_step != self.step and self._inspection is None \
+            and not self._escrow_round  # nil is the input of an escrow round (§C8.2)
         now = StepNow(self.step, self.state_hash, self.steps.prev_digest,
                       self.sealed.judge if self.sealed.phase == OPEN else None,
                       self._last_reveals if chance else None)
@@ -1026,6 +1051,11 @@ class LockstepSession:
                     return None
                 self.steps.hold(step, i, h)
                 cur = h
+            elif cur is not None and cur.env.body != h.env.body and self._replaying:
+                # Our own logged message, replayed (resume.py): that is what we sent; the one we
+                # rebuilt lacks what the live step had (escrow acks, carried requests, §C8.2).
+                self.steps.hold(step, i, h)
+                cur = h
             elif cur is not None and cur.env.body != h.env.body:
                 self._halt(Equivocation(step, i, cur.env.raw, h.env.raw))
                 return None
@@ -1151,10 +1181,27 @@ class LockstepSession:
             self._make_reveal()
             self._try_advance()
 
+    def _undealt(self) -> list[int]:
+        """At an escrow round that is not the epoch's first (§C8.2): the active seats whose
+        escrow we still lack although every seat forwards the ones it holds; else []."""
+        if not self._escrow_round or self.seats.acks.rounds(self.epoch) == 0 or self.spectator:
+            return []
+        return [d for d in range(self.n) if self.active[d] and d != self.my_seat and self.seats.escrow_of(d) is None]
+
+    def _undealt_deadline(self) -> float | None:
+        """When we vote out a seat that dealt its escrow to nobody who forwards it (§C8.2): the
+        drop timeout after the strict escrow round began; None if there is none or we voted."""
+        if not self.seats.drop_possible() or self.seats.voted_this_epoch(self.step) or not self._undealt():
+            return None
+        return self.live.step_started + self.seats.drop_timeout
+
     def _escrows_ok(self) -> bool:
         """The reveal gate (§C8.2): every active seat's escrow of this epoch held, or its
-        message of this step (a seat that already revealed withholds nothing here)."""
+        message of this step (a seat that already revealed withholds nothing here). At an escrow
+        round that is not the epoch's first: every escrow itself (the others forwarded theirs)."""
         k = self.step
+        if self._escrow_round and self.seats.acks.rounds(self.epoch) > 0:
+            return self.seats.escrows_complete()
         return self.seats.escrows_complete([i for i in range(self.n) if self.steps.held(k, i) is not None])
 
     def adopt_vote(self, raw: bytes) -> bool:
@@ -1372,7 +1419,7 @@ class LockstepSession:
         drop; without a possible drop the session logs the step's messages and halts with
         CheatDetected. Returns None on a fault."""
         bad, res = resolve_hidden(engine, self.hidden, self.state, self._pending.chance, self._inspection,
-                                  self.game_seed, k, bodies, self._last_reveals, fill)
+                                  self.game_seed, k, bodies, self._last_reveals, fill, self._escrow_round)
         if bad is None:
             return res
         seat, reason, witness = bad
@@ -1397,6 +1444,12 @@ class LockstepSession:
         self.live.begin(self._now)
         self._reveal_waiting = False
         self._inspection = None
+        # An escrow round (§C8.2): a chance step whose escrows the agreed history has not all
+        # confirmed; decided now, from steps < k, before any drop at k (``verify`` does the same).
+        self._escrow_round = self.final_step != self.step and escrow_round(
+            self.seats.acks, self.epoch, self.active, self.seats.escrow_needed(),
+            self._pending.chance and not (self.hidden is not None and self._pending.kind == "inspection"))
+        self._round_epoch = self.epoch
         if self._restart is not None:
             self._restart.reached(self)  # a step we played before a restart: its bytes, nothing new
         mine = self.steps.has_own(self.step)
@@ -1440,6 +1493,14 @@ class LockstepSession:
         self._reveal_waiting = False
         if self.steps.has_own(self.step) or self.spectator:
             return  # already adopted from our log or a catch-up; or our seat was dropped
+        if self._escrow_round:
+            # Input nil, our acknowledgements; every escrow we hold goes along, so a seat that
+            # lacks one (lost, or never dealt to it) gets it from us (§C8.2). Not while replaying
+            # our log: the record holds the message we sent (with the acks we held then).
+            if not self._replaying:
+                self._out.extend(self.seats.escrow_raws())
+                self._send_own(None)
+            return
         j = self.chance_count + 1
         if j > self.chain.length:
             self._halt(BeaconExhausted(self.step))
@@ -1454,7 +1515,10 @@ class LockstepSession:
             hidden = tuple(self.view.my_field(k, self._inspection))
         # Requests of returning players we carry (§C8.9): the 8th field, never in the attestation.
         carried = () if final or self._replaying else tuple(self.reseat.field(self._now, self._carried_drops()))
-        body = StepBody(self.game_id, k, self.my_seat, self.state_hash, self.steps.prev_digest, inp, hidden, carried)
+        # The escrows we hold and have not acknowledged in an applied STEP (§C8.2): the 9th field.
+        acks = () if final or self._replaying else self.seats.owed_acks()
+        body = StepBody(self.game_id, k, self.my_seat, self.state_hash, self.steps.prev_digest, inp, hidden, carried,
+                        acks)
         env = seal_envelope(self.identity, MSG_STEP, body)  # the STEP table's encoder; LocalProtocolError if oversize
         raw = env.raw
         self.steps.hold(k, self.my_seat, Held(body, env))
@@ -1671,7 +1735,7 @@ class LockstepSession:
                     return
             else:
                 res = resolve_step(sealed.engine, self.state, self._pending.chance, self.game_seed, k,
-                                   bodies, self._last_reveals, fill)
+                                   bodies, self._last_reveals, fill, self._escrow_round)
             if res.fatal is not None:
                 seat, reason = res.fatal
                 # Its signed message proves it (§C8.8): tell everyone, vote it out, wait for the
@@ -1686,7 +1750,8 @@ class LockstepSession:
                 if info.step == k and info.rule == RULE_BANKRUPT:
                     state, more = self.engine.retire_seat(state, seat)
                     events = events + tuple(more)
-            if self._pending.chance and not inspection:
+            self._apply_acks(k, slots)
+            if self._pending.chance and not inspection and not self._escrow_round:
                 self.chance_count += 1
             if self.hidden is not None:
                 fields = [None if b is None else b.hidden for b in bodies]
@@ -1698,7 +1763,8 @@ class LockstepSession:
             self.state = state
             self.state_hash = self.engine.state_hash(state)
             self._record_step(k, slots, skipped)
-            kind = "inspection" if inspection else "chance" if self._pending.chance else \
+            kind = "inspection" if inspection else "escrow" if self._escrow_round else \
+                "chance" if self._pending.chance else \
                 "sealed" if self.sealed.phase == COMMIT else "decision"
             self._events.append(StepApplied(k, kind, events, self.state_hash))
             self.step = k + 1
@@ -1714,6 +1780,32 @@ class LockstepSession:
             if self.engine.is_terminal(state):
                 self.final_step = k + 1  # one more round: every seat attests the end (§C3.5)
             self._begin_step()
+
+    def _apply_acks(self, k: int, slots: Sequence) -> None:
+        """Apply step ``k``'s escrow acknowledgements (§C8.2), in seat order, as every peer and
+        ``verify`` do. A dealer acknowledged with two hashes signed two escrows: proven by the
+        agreed history alone, voted out at once. At an escrow round that is not the epoch's
+        first, an active seat whose STEP still leaves an escrow unacknowledged is proven too:
+        an honest seat sends that STEP only once it holds every escrow (``_escrows_ok``)."""
+        acks, epoch = self.seats.acks, self.epoch
+        for seat, h in enumerate(slots):
+            if h is not None and h.body.acks:
+                for dealer, e in acks.add(seat, h.body.acks):
+                    if e == epoch and self.active[dealer]:
+                        self._history_proof(k, dealer, "signed two escrows, acknowledged with two hashes")
+        if not self._escrow_round or epoch != self._round_epoch:
+            return  # a drop at k began a new epoch: this round says nothing about its escrows
+        if acks.rounds(epoch) > 0:
+            for seat, h in enumerate(slots):
+                if h is not None and self.active[seat] and acks.unacked(seat, epoch, self.active):
+                    self._history_proof(k, seat, "left an escrow unacknowledged at a repeated escrow round")
+        acks.end_round(epoch)
+
+    def _history_proof(self, k: int, seat: int, reason: str) -> None:
+        """``seat`` is proven to cheat by the applied STEPs (§C8.2): every peer sees the same, so
+        no COMPLAINT is sent; we vote it out from the next step on (``_vote_cheaters``)."""
+        if seat != self.my_seat and self.complaints.prove(Proof(seat, k, reason, b"")):
+            self._events.append(CheaterProven(k, seat, reason, b""))
 
     def _record_step(self, k: int, slots: Sequence, skipped: Sequence[int] = ()) -> None:
         """Log step ``k``'s messages (after a kind-6 record per seat whose turn was skipped,
@@ -1737,7 +1829,8 @@ class LockstepSession:
         them as the last record, emit ``GameOver``. An attestation with an input or a hidden
         field is CheatDetected (``verify`` says the same)."""
         for i, h in enumerate(slots):
-            if h is not None and (h.body.input is not None or h.body.hidden is not None or h.body.reseat):
+            if h is not None and (h.body.input is not None or h.body.hidden is not None or h.body.reseat
+                                  or h.body.acks):
                 self._halt(CheatDetected(k, i, "final attestation carries an input", h.env.raw))
                 return
         self._record_step(k, slots)

@@ -45,6 +45,7 @@ from typing import Any, Callable, Collection, NamedTuple
 
 from . import const as C
 from .beacon import HashChain
+from .escrow_acks import AckLedger, EscrowAck, escrow_hash
 from .errors import WireError
 # The DROP record is built and checked in escrow.py; lockstep and verify import it from here too.
 from .escrow import (BAD_VOTE_SHARE, UNDECIDED, check_drop_record, drop_record, dropped_reveal,  # noqa: F401
@@ -183,6 +184,9 @@ class SeatLoss:
         self._liars: set[tuple[int, int, int]] = set()
         #: (step, seat) -> why the votes or record deciding that drop prove its escrow bad.
         self._cheats: dict[tuple[int, int], str] = {}
+        #: The escrow acknowledgements of the applied STEPs (§C8.2): which escrow is CONFIRMED.
+        self.acks = AckLedger(self.n)
+        self.acks.open_epoch(0, self.active)
 
     # -- queries --
 
@@ -212,6 +216,21 @@ class SeatLoss:
         if not self.escrow_needed():
             return True
         return all(i in self._escrows or i in revealed for i in range(self.n) if self.active[i])
+
+    def escrow_of(self, dealer: int) -> bytes | None:
+        """``dealer``'s ESCROW envelope of the current epoch that we hold, or None."""
+        held = self._escrows.get(dealer)
+        return None if held is None else held[1]
+
+    def owed_acks(self) -> tuple:
+        """Our STEP's 9th field (§C8.2): an ``EscrowAck`` for each escrow of the current epoch we
+        hold and have not acknowledged in an applied STEP yet, ascending by dealer."""
+        out = []
+        for d in self.acks.unacked(self.my_seat, self.epoch, self.active):
+            raw = self.escrow_of(d)
+            if raw is not None:
+                out.append(EscrowAck(d, self.epoch, escrow_hash(raw)))
+        return tuple(out)
 
     def escrow_raws(self) -> list[bytes]:
         """The current epoch's ESCROW envelopes we hold (for a catch-up answer)."""
@@ -371,9 +390,15 @@ class SeatLoss:
         voters = sorted(i for i, (v, _) in votes.items() if self.active[i] and i != seat and v.epoch == self.epoch)
         if len(voters) < self.quorum:
             return None
+        # Only the CONFIRMED escrow counts (§C8.2): another copy (an equivocating dealer's) or
+        # none at all is never used to judge a voter's share.
+        status = self.acks.status(seat, self.epoch)
+        confirmed = isinstance(status, bytes)
         esc = self._escrows.get(seat)
+        if esc is not None and (not confirmed or escrow_hash(esc[1]) != status):
+            esc = None
         r = recover_chain(self.setup, esc[0] if esc else None, [votes[i][0] for i in voters],
-                          self.active_count() - 1)
+                          self.active_count() - 1, confirmed)
         for liar in r.liars:
             if (step, self.epoch, liar) not in self._liars:
                 self._liars.add((step, self.epoch, liar))
@@ -409,7 +434,7 @@ class SeatLoss:
     def check_record(self, step: int, payload: bytes) -> tuple:
         """Verify a DROP log record for ``step`` (``check_drop_record``): (seat, votes, escrow
         raw, chain or None); raises ValueError."""
-        rec = check_drop_record(self.setup, self.active, self.epoch, step, payload)
+        rec = check_drop_record(self.setup, self.active, self.epoch, step, payload, self.acks)
         if rec.cheat is not None:
             self._cheats[(step, rec.seat)] = rec.cheat  # for apply(): this drop proves a bad escrow
         return rec.seat, rec.votes, rec.escrow, rec.chain
@@ -445,6 +470,7 @@ class SeatLoss:
         info = self.dropped[seat] = DropInfo(step, rule, chain, self._cheats.pop((step, seat), None))
         self.active[seat] = False
         self.epoch += 1
+        self.acks.open_epoch(self.epoch, self.active)
         self._escrows, self._shares = {}, {}
         # Our votes of this step were of the old epoch and no longer count: we vote again (at
         # once) for seats still missing, so two seats lost at one step are both dropped (§C8.3).
@@ -461,6 +487,7 @@ class SeatLoss:
         del self.dropped[seat]
         self.active[seat] = True
         self.epoch += 1
+        self.acks.open_epoch(self.epoch, self.active)
         self._escrows, self._shares = {}, {}
         players = list(self.setup.players)
         players[seat] = players[seat]._replace(chain_head=chain_head)

@@ -29,7 +29,8 @@ from .reseat import OffsetChain, counts_at, readmissions
 from .sealed import COMMIT, SealedDecisions
 from .turn_skip import KIND_SKIP, SKIPPED_BODY, check_skip_payload, skip_input, skippable_step
 from .seat_loss import (RULE_BANKRUPT, RULE_BOT, check_drop_record, default_bot, drop_rule, dropped_input,
-                        dropped_reveal)
+                        dropped_reveal, quorum)
+from .escrow_acks import AckLedger, escrow_round
 from .wire import (MSG_ABANDON, MSG_COMPLAINT, MSG_SEED, MSG_SETUP_SIG, MSG_STEP, decode_abandon, decode_complaint,
                    decode_seed, decode_setup, decode_setup_sig, decode_step_body, engine_options, open_envelope,
                    setup_hash)
@@ -197,6 +198,18 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
     pending_complaints: list = []  # kind-2 complaints about a step not read yet
     sealed = SealedDecisions(gid, -1)  # §C13: the phase of every step, the commitments
     skips: set[int] = set()  # seats whose turn at step k a quorum skipped (kind 6, §C8.10)
+    acks = AckLedger(n)  # the escrow acknowledgements of the applied STEPs (§C8.2)
+    acks.open_epoch(0, active)
+
+    def next_round() -> tuple[bool, int]:
+        """Is the next step an escrow round (§C8.2)? Decided after the previous step and its
+        re-seats, before the next step's drops, as the session does; with its epoch."""
+        pend = engine.pending(state)
+        needed = on_drop is not None and sum(active) - 1 >= quorum(n)
+        chance = pend.chance and not engine.is_terminal(state) and not (ledger is not None and pend.kind == "inspection")
+        return escrow_round(acks, epoch, active, needed, chance), epoch
+
+    er, round_epoch = next_round()
     for rec in it:
         if attested:
             raise _Bad(k, "records after the end of the game")
@@ -218,7 +231,7 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
             if on_drop is None:
                 raise _Bad(k, "seat dropped in a game without seat loss")
             try:
-                seat, _, _, chain, cheat = check_drop_record(setup, active, epoch, k, rec.payload)
+                seat, _, _, chain, cheat = check_drop_record(setup, active, epoch, k, rec.payload, acks)
             except ValueError as e:
                 raise _Bad(k, f"drop record: {e}") from None
             if cheat is not None:  # the record's shares prove the dropped seat's escrow bad (§C8.3)
@@ -234,6 +247,7 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
             if ledger is not None:
                 ledger.drop(seat, None if chain is None else hidden_secret(chain.value(0)))
             epoch += 1
+            acks.open_epoch(epoch, active)
             continue
         if rec.kind == KIND_ABANDON:
             rep.abandoned = _abandon(setup, rec.payload, k, h, digest)
@@ -244,7 +258,8 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
             if ledger is not None and not engine.is_terminal(state):
                 insp = engine.hidden_items(state) if engine.pending(state).kind == "inspection" else None
                 now = HiddenNow(k, h, digest, ledger, insp)
-            _complaint(setup, rec.payload, k, active, recent, last_reveals, pending_complaints, rep, now)
+            _complaint(setup, rec.payload, k, active, recent, last_reveals, pending_complaints, rep, now,
+                       acks.confirmed)
             continue
         if rec.kind != KIND_STEP:
             raise _Bad(k, f"unexpected record kind {rec.kind}")
@@ -279,7 +294,7 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
             # The attestation round (§C3.5): checked above against the final state hash and
             # the last step's digest; no input, nothing applied.
             for i, b in enumerate(bodies):
-                if b is not None and (b.input is not None or b.hidden is not None or b.reseat):
+                if b is not None and (b.input is not None or b.hidden is not None or b.reseat or b.acks):
                     raise _Bad(k, f"seat {i}: final attestation carries an input")
             attested = True
             continue
@@ -300,17 +315,18 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
         for seat in skips:  # nil, or its public default at a decision of its own (§C8.10)
             fill[seat] = skip_input(engine, bot, state, seat)
         carried = [None if b is None else b.reseat for b in bodies]  # as signed (§C8.9)
+        signed = list(bodies)  # the acknowledgements as signed (§C8.2)
         opened = sealed.resolve(engine, k, bodies, [None if e is None else e.raw for e in envs])
         if opened.fault is not None:
             raise _Bad(k, f"seat {opened.fault[0]}: {opened.fault[1]}")
         eng, bodies = opened.engine, opened.bodies
         if ledger is not None:
-            bad, res = resolve_hidden(eng, ledger, state, chance, inspection, seed, k, bodies, last_reveals, fill)
+            bad, res = resolve_hidden(eng, ledger, state, chance, inspection, seed, k, bodies, last_reveals, fill, er)
             if bad is not None:
                 raise _Bad(k, f"seat {bad[0]}: {bad[1]}")
             ledger.after_step(k, [None if b is None else b.hidden for b in bodies], res.state)
         else:
-            res = resolve_step(eng, state, chance, seed, k, bodies, last_reveals, fill)
+            res = resolve_step(eng, state, chance, seed, k, bodies, last_reveals, fill, er)
         if res.fatal is not None:
             raise _Bad(k, f"seat {res.fatal[0]}: {res.fatal[1]}")
         events = res.events
@@ -323,7 +339,8 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
             counts[type(ev).__name__] += 1
         if rep.hidden is not None:
             _count_hidden(rep.hidden, events, inspection is not None)
-        chance_count += chance and inspection is None
+        chance_count += chance and inspection is None and not er
+        _apply_acks(acks, k, signed, active, epoch, er and epoch == round_epoch, rep)
         if counts_at(sealed.phase == COMMIT, engine.is_terminal(state), ledger is not None):
             # Returning players re-seated from step k+1 by the requests these bodies carry (§C8.9).
             back = readmissions(setup, active, {i: at for i, (rule, _, at) in dropped.items()
@@ -332,6 +349,7 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
                 del dropped[seat]
                 active[seat] = True
                 epoch += 1
+                acks.open_epoch(epoch, active)
                 last_reveals[seat] = back[seat].chain_head
                 bases[seat] = chance_count
                 players = list(setup.players)
@@ -343,6 +361,7 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
         skips = set()
         k += 1
         rep.steps = k
+        er, round_epoch = next_round()
         rep.final_state_hash = h.hex()
     rep.events_by_type = dict(sorted(counts.items()))
     if ledger is not None:
@@ -358,6 +377,27 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
     rep.complete = engine.is_terminal(state) and attested
     if engine.is_terminal(state):
         rep.winner = engine.winner(state)
+
+
+def _apply_acks(acks: AckLedger, k: int, bodies: list, active: list, epoch: int, round_counts: bool,
+                rep: Report) -> None:
+    """Step ``k``'s escrow acknowledgements, in seat order (§C8.2), as ``lockstep._apply_acks``:
+    a dealer acknowledged with two hashes, and (``round_counts``: an escrow round of the epoch
+    it began in) at a repeated round a seat leaving one unacknowledged, are named cheaters."""
+    for seat, b in enumerate(bodies):
+        if b is not None and b.acks:
+            for dealer, e in acks.add(seat, b.acks):
+                if e == epoch and active[dealer]:
+                    rep.cheaters.append({"seat": dealer, "step": k, "complainer": None,
+                                         "reason": "signed two escrows, acknowledged with two hashes"})
+    if not round_counts:
+        return
+    if acks.rounds(epoch) > 0:
+        for seat, b in enumerate(bodies):
+            if b is not None and active[seat] and acks.unacked(seat, epoch, active):
+                rep.cheaters.append({"seat": seat, "step": k, "complainer": None,
+                                     "reason": "left an escrow unacknowledged at a repeated escrow round"})
+    acks.end_round(epoch)
 
 
 def _count_hidden(h: dict, events: Any, reveal: bool) -> None:
@@ -412,7 +452,7 @@ def _abandon(setup: Any, raw: bytes, k: int, h: bytes, digest: bytes) -> dict:
 
 
 def _complaint(setup: Any, raw: bytes, k: int, active: list, recent: dict, last_reveals: list,
-               pending: list, rep: Report, now: HiddenNow | None = None) -> None:
+               pending: list, rep: Report, now: HiddenNow | None = None, escrow_ok: Any = None) -> None:
     """Check a COMPLAINT record (protocol.md §C8.8) and name the cheater in ``rep.cheaters``.
     Kinds 1 and 3 are self-contained; a kind-2 STEP of a step already read is compared with
     the logged message, one of a later step waits for that step (``_settle_complaints``); a
@@ -447,7 +487,7 @@ def _complaint(setup: Any, raw: bytes, k: int, active: list, recent: dict, last_
         logged = recent[b.step][b.seat] if b is not None and b.step in recent else None
         return check_hidden(setup, ev, None if logged is None else open_envelope(logged).body, now)
 
-    verdict = judge(setup, c, active, bad_step, bad_hidden)
+    verdict = judge(setup, c, active, bad_step, bad_hidden, escrow_ok)
     if deferred:
         pending.append((c, deferred[0]))
         return

@@ -205,3 +205,32 @@ def test_bad_escrow_and_false_share_vectors_are_judged_as_documented():
     assert (rec.seat, rec.chain, rec.cheat) == (2, None, "escrow shares do not open its hash chain")
     guilty, _ = check_drop_share(setup, 0, [b(v["complaint"]["false_share"]["vote"]), b(e["envelope"])])
     assert guilty == v["complaint"]["false_share"]["guilty"] == 1
+
+
+def test_escrow_round_vector_from_the_spec_text():
+    """§C8.2 acknowledgements, rebuilt with msgpack and hashlib alone: each escrow-round STEP has
+    input nil and a 9th field acknowledging the other dealers (ascending) by SHA-256 of the
+    whole ESCROW envelope; a dealer is CONFIRMED when every recipient acknowledged one hash (that
+    hash), EQUIVOCATED when two recipients acknowledged different ones; the §C3.2 digest; and a
+    kind-5 complaint proves something only with the confirmed escrow as its evidence."""
+    v = load()["escrow_round"]
+    hashes = [hashlib.sha256(b(e)).hexdigest() for e in v["escrows"]]
+    assert hashes == v["hashes"]
+    acked: dict[int, dict[int, str]] = {d: {} for d in range(3)}
+    bodies = []
+    for i, raw in enumerate(v["steps"]):
+        env = msgpack.unpackb(b(raw), raw=False)  # [type, body, signature] (§C1)
+        body = msgpack.unpackb(env[1], raw=False)
+        bodies.append(env[1])
+        assert body[1:3] == [0, i] and body[5] is None and body[6] is None and body[7] is None
+        assert [a[0] for a in body[8]] == [d for d in range(3) if d != i]
+        for dealer, epoch, h in body[8]:
+            assert epoch == 0
+            acked[dealer][i] = h.hex()
+    for d in range(3):
+        assert set(acked[d].values()) == {hashes[d]} and v["confirmed"][d] == hashes[d]
+    digest = hashlib.sha256(b"lanopoli/1/digest\x00" + b"".join(len(x).to_bytes(4, "big") + x for x in bodies))
+    assert digest.hexdigest() == v["digest"]
+    eq = v["equivocated"]
+    assert eq["acks"]["0"] != eq["acks"]["1"] and eq["status"] == "equivocated"
+    assert v["false_share_judged_unconfirmed"] is None and v["false_share_judged_confirmed"][0] == 1

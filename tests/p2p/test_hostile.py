@@ -180,16 +180,50 @@ def test_drop_vote_with_a_wrong_share_names_the_voter():
     assert p1.seat == 2 and p1.complaint == complaint
 
 
+def _past_the_escrow_round():
+    """Three sessions past step 0, the escrow round that confirms every escrow (§C8.2); seat 1's
+    ESCROW envelope."""
+    sessions = started_sessions(3, options=DROP)
+    esc1 = next(m for m in sessions[1].messages_to_send() if m[:2] == bytes([0x93, MSG_ESCROW]))
+    sessions[1]._out.insert(0, esc1)
+    net = Net(sessions, first_legal(E))
+    while sessions[1].step < 1:
+        net.inputs()
+        net.deliver()
+    assert all(s.seats.acks.confirmed(1, 0, esc1) for s in sessions)
+    return sessions, esc1
+
+
 def test_a_false_share_complaint_names_the_complainer():
-    """Kind 5 about a vote whose share matches the commitment: the complainer lied (§C8.8)."""
-    s0, s1, s2 = started_sessions(3, options=DROP)
-    esc1 = next(m for m in s1.messages_to_send() if m[:2] == bytes([0x93, MSG_ESCROW]))
-    s2.receive_message(esc1, 0.0)
-    vote = s2.seats.vote(0, 1)  # seat 2's honest vote against seat 1, with its true share
-    lie = seal(s0.identity, MSG_COMPLAINT, [s0.game_id, 0, 0, 2, BAD_DROP_SHARE, [vote, esc1], None])
+    """Kind 5 about a vote whose share matches the CONFIRMED commitment: the complainer lied (§C8.8)."""
+    (s0, s1, s2), esc1 = _past_the_escrow_round()
+    k = s2.step
+    vote = s2.seats.vote(k, 1)  # seat 2's honest vote against seat 1, with its true share
+    lie = seal(s0.identity, MSG_COMPLAINT, [s0.game_id, 0, k, 2, BAD_DROP_SHARE, [vote, esc1], None])
     s1.receive_message(lie, 0.0)
     (p,) = [e for e in drain(s1) if isinstance(e, CheaterProven)]
     assert p.seat == 0 and "false complaint" in p.reason
+
+
+def test_a_kind_5_complaint_proves_nothing_without_the_confirmed_escrow():
+    """§C8.2: a kind-5 complaint is judged only with the escrow every recipient acknowledged. The
+    same evidence before the escrow round confirmed it, or with another escrow of the dealer
+    (validly signed, another secret), proves nothing: neither the voter nor the complainer."""
+    s0, s1, s2 = started_sessions(3, options=DROP)
+    esc1 = next(m for m in s1.messages_to_send() if m[:2] == bytes([0x93, MSG_ESCROW]))
+    s2.receive_message(esc1, 0.0)
+    vote = s2.seats.vote(0, 1)
+    early = seal(s0.identity, MSG_COMPLAINT, [s0.game_id, 0, 0, 2, BAD_DROP_SHARE, [vote, esc1], None])
+    s1.receive_message(early, 0.0)
+    assert not [e for e in drain(s1) if isinstance(e, CheaterProven)]
+    (s0, s1, s2), esc1 = _past_the_escrow_round()
+    other = make_escrow(s1.identity, b"\x55" * 32, s1.game_id, 1, 0, [0, 2],
+                        [p.x25519_key for p in s1.setup.players], 2)
+    k = s2.step
+    vote = s2.seats.vote(k, 1)
+    framed = seal(s0.identity, MSG_COMPLAINT, [s0.game_id, 0, k, 2, BAD_DROP_SHARE, [vote, other], None])
+    s2.receive_message(framed, 0.0)
+    assert not [e for e in drain(s2) if isinstance(e, CheaterProven)]
 
 
 def test_flood_of_datagrams_is_counted_dropped_and_bounded():

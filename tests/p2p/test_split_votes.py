@@ -86,7 +86,7 @@ def test_a_live_seat_one_step_behind_is_not_voted_out(tmp_path) -> None:
     began, seat 1 voted against the lowest, the live seat 0, while seat 0 voted against seat
     2: no quorum, both waited for ever. Now seat 0's re-sends are heard: seat 1 votes against
     seat 2, seat 0 catches up and does too, seat 2 is dropped and the game ends."""
-    K = 6
+    K = 7  # step 0 of a seat-loss game is an escrow round (§C8.2): the game's steps from 1
     sessions, paths, _, _ = logged_game(tmp_path, 3, DROP3)
     st = {"crash": None}
 
@@ -164,7 +164,7 @@ def test_a_voter_names_the_seat_the_others_named(tmp_path) -> None:
     """Seats 3 and 4 of 5 both go silent at step K for seat 0, which holds a vote against 4 when
     its vote time comes for both: it votes against 4 (the lowest would have been 3), so the
     votes gather on one seat."""
-    K = 4
+    K = 5  # one more than before the escrow round at step 0 (§C8.2)
     sessions, paths, _, _ = logged_game(tmp_path, 5, DROP3)
     s0 = sessions[0]
     net = Net(list(sessions), random_legal(E, seed=2), drop=lambda src, dst, raw: False)

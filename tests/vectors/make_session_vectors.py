@@ -15,6 +15,11 @@
   signed COMPLAINT envelopes (§C8.8); kind 5 (seat 0 shows seat 1's vote against seat 2 whose
   share is not the one seat 2 dealt it, with seat 2's escrow: seat 1 lied).
 * ``dropped_reveal``: the public stand-in reveal of seat 2 at the 7th chance step (§C8.4).
+* ``escrow_round``: step 0 of a 3-seat game with seat loss is an escrow round (§C8.2): every seat's
+  escrow of epoch 0, every seat's STEP (input nil, 9th field acknowledging the two other
+  escrows by SHA-256 of the envelope), the step digest, each dealer's CONFIRMED hash; then
+  seat 1 acknowledging ``bad_escrow`` instead: seat 2's escrow EQUIVOCATED, and the kind-5
+  complaint ``false_share`` judged without a confirmed escrow proves nothing.
 * ``bad_escrow``: seat 2 deals honest Shamir shares of another secret (each matches its
   commitment); seats 0 and 1 vote DROP(7, 2) with them; the DROP record payload
   [7, 2, [votes], ESCROW]; the secret they recombine, whose SHA-256^16 is not seat 2's chain
@@ -40,6 +45,10 @@ from p2p.complaints import BAD_DROP_SHARE, BAD_ESCROW, EQUIVOCATION, make_compla
 from p2p.identity import Identity  # noqa: E402
 from p2p.escrow import dropped_reveal, make_escrow, make_shares, pair_key, quorum, share_commit  # noqa: E402
 from p2p.wire import MSG_ABANDON, MSG_DROP, MSG_STEP, Abandon, DropVote, StepBody, pack, seal_message  # noqa: E402
+from p2p.complaints import judge  # noqa: E402
+from p2p.escrow_acks import AckLedger, EscrowAck, escrow_hash  # noqa: E402
+from p2p.step_collect import step_digest  # noqa: E402
+from p2p.wire import Player, Setup, decode_complaint, decode_step_body, open_envelope  # noqa: E402
 
 
 def _h(label: str) -> bytes:
@@ -88,7 +97,9 @@ def compute_session() -> dict:
     bad_votes = [seal_message(ids[v], MSG_DROP, DropVote(gid, v, 7, 2, 0, bad_dealt[v])) for v in (0, 1)]
     liar_vote = seal_message(ids[1], MSG_DROP, DropVote(gid, 1, 7, 2, 0, bytes(C.SHARE_LEN - 1) + b"\x01"))
     false_share = make_complaint(ids[0], gid, 0, 7, 1, BAD_DROP_SHARE, [liar_vote, escrow])
+    escrow_round = _escrow_round(gid, ids, xkeys, escrow, bad_escrow, false_share)
     return {"spec": "protocol.md §C8.2, §C8.3, §C8.4, §C8.7, §C8.8",
+            "escrow_round": escrow_round,
             "dropped_reveal": {"game_id": gid.hex(), "seat": 2, "j": 7, "reveal": dropped_reveal(gid, 2, 7).hex()},
             "bad_escrow": {"other_secret": other.hex(), "chain_length": 16,
                            "chain_head": HashChain(chain_secret, 16).head.hex(),
@@ -107,6 +118,38 @@ def compute_session() -> dict:
                                            "culprit": 2},
                           "false_escrow": {"envelope": false_escrow.hex(), "guilty": 0},
                           "false_share": {"vote": liar_vote.hex(), "envelope": false_share.hex(), "guilty": 1}}}
+
+
+def _escrow_round(gid: bytes, ids: list, xkeys: list, escrow: bytes, bad_escrow: bytes, false_share: bytes) -> dict:
+    """The ``escrow_round`` vector (module docstring)."""
+    t = quorum(3)
+    escrows = [make_escrow(ids[d], _h(f"vector round secret {d}"), gid, d, 0, [i for i in range(3) if i != d], xkeys, t)
+               for d in (0, 1)] + [escrow]
+    h, sh = _h("vector initial state hash"), _h("vector setup hash")
+    steps = [seal_message(ids[i], MSG_STEP, StepBody(gid, 0, i, h, sh, None, None, (), tuple(
+        EscrowAck(d, 0, escrow_hash(escrows[d])) for d in range(3) if d != i))) for i in range(3)]
+    led = AckLedger(3)
+    led.open_epoch(0, [True] * 3)
+    for i, raw in enumerate(steps):
+        led.add(i, decode_step_body(open_envelope(raw).body).acks)
+    bodies = [open_envelope(raw).body for raw in steps]
+    split = AckLedger(3)
+    split.open_epoch(0, [True] * 3)
+    split.add(0, [EscrowAck(2, 0, escrow_hash(escrow))])
+    split.add(1, [EscrowAck(2, 0, escrow_hash(bad_escrow))])
+    players = tuple(Player(i.public_key, i.x25519_public_key, f"p{k}", bytes(32), bytes(32), False)
+                    for k, i in enumerate(ids))
+    setup = Setup(C.PROTOCOL_VERSION, gid, "classico", 3, 16, (), players)
+    c = decode_complaint(open_envelope(false_share).body)
+    return {"escrows": [e.hex() for e in escrows], "hashes": [escrow_hash(e).hex() for e in escrows],
+            "steps": [raw.hex() for raw in steps], "digest": step_digest(bodies).hex(),
+            "confirmed": [led.status(d, 0).hex() for d in range(3)],
+            "equivocated": {"acks": {"0": escrow_hash(escrow).hex(), "1": escrow_hash(bad_escrow).hex()},
+                            "status": split.status(2, 0)},
+            "false_share_judged_unconfirmed": judge(setup, c, [True] * 3, lambda raw: None, None,
+                                                    split.confirmed),
+            "false_share_judged_confirmed": list(judge(setup, c, [True] * 3, lambda raw: None, None,
+                                                       led.confirmed))}
 
 
 def main() -> None:
