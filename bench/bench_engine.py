@@ -15,6 +15,10 @@ as the peers do. ``--profile`` adds a cProfile summary (top functions, and time 
     /work/venv/bin/python bench/bench_engine.py --editions classico --seats 4 --games 500 --profile
     # beside gamescomputersplay/monopoly (its source unpacked in /tmp/peer; not committed here)
     /work/venv/bin/python bench/bench_engine.py --editions classico --seats 4 --peer /tmp/peer
+    # and beside the USC/ISI GNOME simulator (GNOME-p3 tree in /tmp/gnome; its runner needs an
+    # interpreter with numpy: bench/README.md, "Peer engines")
+    /work/venv/bin/python bench/bench_engine.py --editions classico --seats 4 --peer /tmp/peer \
+        --peer-gnome /tmp/gnome --peer-gnome-python /tmp/gnome-venv/bin/python
     # the compiled engine (setup.py) beside the pure one, in the same run
     /work/venv/bin/python bench/bench_engine.py --editions classico --seats 4 --vs-pure
 
@@ -240,10 +244,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--peer-games", type=int, default=100)
     ap.add_argument("--peer-runner", default=str(_PEER_RUNNER),
                     help="the runner that counts the peer's dice rolls")
+    ap.add_argument("--peer-gnome", metavar="TREE",
+                    help="source tree of the USC/ISI GNOME simulator (GNOME-p3): run "
+                         "bench/peer_gnome_run.py before and after lanopoli (best kept) and print "
+                         "the ratio (target >= 10)")
+    ap.add_argument("--peer-gnome-games", type=int, default=100)
+    ap.add_argument("--peer-gnome-python", default=sys.executable,
+                    help="interpreter for the GNOME runner (needs numpy; default: this one)")
     ap.add_argument("--vs-pure", action="store_true",
                     help="also run the same figures with LANOPOLI_PURE=1 (a child) and print the ratio")
     args = ap.parse_args(argv)
     peer_runs = [run_peer(args.peer_runner, args.peer, args.peer_games)] if args.peer else []
+    gnome_runs = [_run_gnome(args)] if args.peer_gnome else []
     bot_cycle = args.bots.split(",")
     for b in bot_cycle:
         if b not in BOTS:
@@ -283,6 +295,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.peer:
         peer_runs.append(run_peer(args.peer_runner, args.peer, args.peer_games))
         _peer_ratios(out, peer_runs)
+    if args.peer_gnome:
+        gnome_runs.append(_run_gnome(args))
+        _peer_ratios(out, gnome_runs, "peer_gnome", "USC/ISI GNOME simulator", 10.0, None)
     _finish(args, bot_cycle, out, all_dice, all_wall, all_games)
     return 0
 
@@ -329,13 +344,14 @@ _PEER_RUNNER = (Path(__file__).resolve().parent.parent.parent / "shared" / "tool
 """``../shared/tools/peer_engines/gamescomputersplay_run.py`` beside the clone."""
 
 
-def run_peer(runner: str, tree: str, games: int) -> dict:
-    """Run ``games`` games of gamescomputersplay/monopoly (source ``tree``) with ``runner`` in a
-    child interpreter (CPU time of its games only, counted like ours: one roll of two dice is
-    one roll). Returns ``{"games", "rolls", "cpu_s", "games_per_s", "rolls_per_s"}``; raises
+def run_peer(runner: str, tree: str, games: int, python: str = sys.executable) -> dict:
+    """Run ``games`` games of a peer engine (source ``tree``: gamescomputersplay/monopoly with
+    the default ``runner``, the GNOME simulator with ``bench/peer_gnome_run.py``) in a child
+    interpreter ``python`` (CPU time of its games only, counted like ours: one roll of two dice
+    is one roll). Returns ``{"games", "rolls", "cpu_s", "games_per_s", "rolls_per_s"}``; raises
     RuntimeError if the runner fails or prints no figures."""
     import subprocess
-    p = subprocess.run([sys.executable, runner, tree, str(games)], capture_output=True,
+    p = subprocess.run([python, runner, tree, str(games)], capture_output=True,
                        text=True, check=False)
     line = next((x for x in p.stdout.splitlines() if x.startswith("peer games=")), None)
     if p.returncode or line is None:
@@ -345,9 +361,18 @@ def run_peer(runner: str, tree: str, games: int) -> dict:
             "games_per_s": float(f["games/s"]), "rolls_per_s": float(f["rolls/s"])}
 
 
-def _peer_ratios(out: dict, runs: list[dict]) -> None:
-    """Print and record lanopoli / peer for dice rolls/s and games/s: the peer's best run
-    against classico at 4 seats (the peer's game), else every game benched."""
+def _run_gnome(args) -> dict:
+    """One run of the GNOME simulator by ``bench/peer_gnome_run.py`` (see ``run_peer``)."""
+    return run_peer(str(Path(__file__).resolve().parent / "peer_gnome_run.py"), args.peer_gnome,
+                    args.peer_gnome_games, args.peer_gnome_python)
+
+
+def _peer_ratios(out: dict, runs: list[dict], key: str = "peer",
+                 name: str = "gamescomputersplay/monopoly", dice_target: float = 1.0,
+                 games_target: float | None = 3) -> None:
+    """Print and record (under ``out[key]``) lanopoli / peer ``name`` for dice rolls/s and
+    games/s: the peer's best run against classico at 4 seats (the peer's game), else every game
+    benched."""
     peer = max(runs, key=lambda r: r["rolls_per_s"])
     ours = next((r for r in out["per_seats"] if r["edition"] == "classico" and r["seats"] == 4),
                 None)
@@ -355,22 +380,24 @@ def _peer_ratios(out: dict, runs: list[dict]) -> None:
     if ours is None:
         ours = {"dice_per_s": out["overall_dice_per_s"], "games_per_s": out["overall_games_per_s"]}
         label = "all games benched"
-    out["peer"] = {"name": "gamescomputersplay/monopoly", "runs": runs,
-                   "dice_ratio": round(ours["dice_per_s"] / peer["rolls_per_s"], 2),
-                   "games_ratio": round(ours["games_per_s"] / peer["games_per_s"], 2)}
-    print(f"peer gamescomputersplay/monopoly (best of {len(runs)} runs, {peer['games']} games, "
+    rec = out[key] = {"name": name, "runs": runs,
+                      "dice_ratio": round(ours["dice_per_s"] / peer["rolls_per_s"], 2),
+                      "games_ratio": round(ours["games_per_s"] / peer["games_per_s"], 2)}
+    each = ", ".join(f"{r['rolls_per_s']:.0f}" for r in runs)
+    print(f"peer {name} (best of {len(runs)} runs: {each} rolls/s; {peer['games']} games, "
           f"{peer['rolls'] // peer['games']} rolls/game): {peer['rolls_per_s']:.0f} rolls/s, "
           f"{peer['games_per_s']} games/s")
-    print(f"lanopoli {label} ({out['engine']['kind']}) / peer: dice rolls/s "
-          f"{out['peer']['dice_ratio']}x (target >= 1.0), games/s {out['peer']['games_ratio']}x "
-          f"(target >= 3)")
+    games_t = f" (target >= {games_target:g})" if games_target else ""
+    print(f"lanopoli {label} ({out['engine']['kind']}) / {name}: dice rolls/s "
+          f"{rec['dice_ratio']}x (target >= {dice_target:g}), games/s {rec['games_ratio']}x"
+          f"{games_t}")
     pure = next((r for r in out.get("pure", {}).get("per_seats", ())
                  if (r["edition"], r["seats"]) == ("classico", 4)), None)
     if pure is not None:
-        out["peer"]["pure_dice_ratio"] = round(pure["dice_per_s"] / peer["rolls_per_s"], 2)
-        out["peer"]["pure_games_ratio"] = round(pure["games_per_s"] / peer["games_per_s"], 2)
-        print(f"lanopoli classico 4 seats (pure Python) / peer: dice rolls/s "
-              f"{out['peer']['pure_dice_ratio']}x, games/s {out['peer']['pure_games_ratio']}x")
+        rec["pure_dice_ratio"] = round(pure["dice_per_s"] / peer["rolls_per_s"], 2)
+        rec["pure_games_ratio"] = round(pure["games_per_s"] / peer["games_per_s"], 2)
+        print(f"lanopoli classico 4 seats (pure Python) / {name}: dice rolls/s "
+              f"{rec['pure_dice_ratio']}x, games/s {rec['pure_games_ratio']}x")
 
 
 def _bench_one(args, bot_cycle: list[str], edition: str, seats: int, out: dict) -> dict:
