@@ -1517,9 +1517,16 @@ class LockstepSession:
         carried = () if final or self._replaying else tuple(self.reseat.field(self._now, self._carried_drops()))
         # The escrows we hold and have not acknowledged in an applied STEP (§C8.2): the 9th field.
         acks = () if final or self._replaying else self.seats.owed_acks()
-        body = StepBody(self.game_id, k, self.my_seat, self.state_hash, self.steps.prev_digest, inp, hidden, carried,
-                        acks)
-        env = seal_envelope(self.identity, MSG_STEP, body)  # the STEP table's encoder; LocalProtocolError if oversize
+        while True:
+            body = StepBody(self.game_id, k, self.my_seat, self.state_hash, self.steps.prev_digest, inp, hidden,
+                            carried, acks)
+            try:
+                env = seal_envelope(self.identity, MSG_STEP, body)  # the STEP table's encoder
+                break
+            except LocalProtocolError:  # oversize: the last acks wait for our next STEP (§C8.2)
+                if not acks:
+                    raise
+                acks = acks[:-1]
         raw = env.raw
         self.steps.hold(k, self.my_seat, Held(body, env))
         if self._replaying:
