@@ -87,3 +87,47 @@ def test_handler_exception_reaches_the_owner_and_bad_datagrams_do_not():
             await b.close()
 
     asyncio.run(run())
+
+
+class _FullBuffer:
+    """A socket whose first ``refuse`` sends fail with EAGAIN (a full send buffer)."""
+
+    def __init__(self, sock, refuse):
+        self._sock, self.refuse = sock, refuse
+
+    def sendto(self, data, addr):
+        if self.refuse:
+            self.refuse -= 1
+            raise BlockingIOError
+        return self._sock.sendto(data, addr)
+
+    def __getattr__(self, name):
+        return getattr(self._sock, name)
+
+
+def test_a_full_send_buffer_delays_datagrams_in_order_without_loss():
+    """EAGAIN on send (the kernel's buffer is full): the link keeps the datagrams, in order,
+    and sends them when the socket is writable again; nothing is counted lost."""
+    async def run():
+        got, done = [], asyncio.Event()
+
+        def on_b(addr, payload):
+            got.append(payload)
+            if len(got) == 5:
+                done.set()
+
+        a = await Link.open("127.0.0.1", 0, lambda addr, p: None)
+        b = await Link.open("127.0.0.1", 0, on_b)
+        a._sock = _FullBuffer(a._sock, refuse=3)
+        try:
+            for i in range(5):
+                a.send(b.address, b"m%d" % i)
+            await asyncio.wait_for(done.wait(), 10)
+            assert got == [b"m0", b"m1", b"m2", b"m3", b"m4"]
+            assert a.send_errors == 0 and a._sock.refuse == 0
+            assert a.endpoint.totals()["retransmits"] == 0  # delayed, not lost and resent
+        finally:
+            await a.close()
+            await b.close()
+
+    asyncio.run(run())
