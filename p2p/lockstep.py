@@ -1792,9 +1792,11 @@ class LockstepSession:
         """Apply step ``k``'s escrow acknowledgements (§C8.2), in seat order, as every peer and
         ``verify`` do. A dealer acknowledged with two hashes signed two escrows: proven by the
         agreed history alone, voted out at once. At an escrow round that is not the epoch's
-        first, an active seat whose STEP still leaves an escrow unacknowledged is proven too:
-        an honest seat sends that STEP only once it holds every escrow (``_escrows_ok``)."""
+        first, an active seat whose STEP acknowledges none of the escrows it still owes is
+        proven too: an honest seat sends that STEP only once it holds every escrow
+        (``_escrows_ok``) and acknowledges at least the first that fits (``_send_own``)."""
         acks, epoch = self.seats.acks, self.epoch
+        owed = [len(acks.unacked(seat, epoch, self.active)) for seat in range(self.n)]
         for seat, h in enumerate(slots):
             if h is not None and h.body.acks:
                 for dealer, e in acks.add(seat, h.body.acks):
@@ -1804,8 +1806,9 @@ class LockstepSession:
             return  # a drop at k began a new epoch: this round says nothing about its escrows
         if acks.rounds(epoch) > 0:
             for seat, h in enumerate(slots):
-                if h is not None and self.active[seat] and acks.unacked(seat, epoch, self.active):
-                    self._history_proof(k, seat, "left an escrow unacknowledged at a repeated escrow round")
+                left = len(acks.unacked(seat, epoch, self.active))
+                if h is not None and self.active[seat] and left and left == owed[seat]:
+                    self._history_proof(k, seat, "acknowledged no escrow it owed at a repeated escrow round")
         acks.end_round(epoch)
 
     def _history_proof(self, k: int, seat: int, reason: str) -> None:

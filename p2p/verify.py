@@ -383,7 +383,8 @@ def _apply_acks(acks: AckLedger, k: int, bodies: list, active: list, epoch: int,
                 rep: Report) -> None:
     """Step ``k``'s escrow acknowledgements, in seat order (§C8.2), as ``lockstep._apply_acks``:
     a dealer acknowledged with two hashes, and (``round_counts``: an escrow round of the epoch
-    it began in) at a repeated round a seat leaving one unacknowledged, are named cheaters."""
+    it began in) at a repeated round a seat acknowledging none it still owes, are named cheaters."""
+    owed = [len(acks.unacked(seat, epoch, active)) for seat in range(len(bodies))]
     for seat, b in enumerate(bodies):
         if b is not None and b.acks:
             for dealer, e in acks.add(seat, b.acks):
@@ -394,9 +395,10 @@ def _apply_acks(acks: AckLedger, k: int, bodies: list, active: list, epoch: int,
         return
     if acks.rounds(epoch) > 0:
         for seat, b in enumerate(bodies):
-            if b is not None and active[seat] and acks.unacked(seat, epoch, active):
+            left = len(acks.unacked(seat, epoch, active))
+            if b is not None and active[seat] and left and left == owed[seat]:
                 rep.cheaters.append({"seat": seat, "step": k, "complainer": None,
-                                     "reason": "left an escrow unacknowledged at a repeated escrow round"})
+                                     "reason": "acknowledged no escrow it owed at a repeated escrow round"})
     acks.end_round(epoch)
 
 

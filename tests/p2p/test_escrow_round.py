@@ -82,3 +82,27 @@ def test_a_recipient_that_never_acknowledges_is_proven_by_history(tmp_path):
     _finish_together(net, paths, (0, 1, 3))
     for i in (0, 1, 3):
         assert {c["seat"] for c in verify_log(paths[i], engine=E).cheaters} == {mute}
+
+
+def test_acks_that_do_not_fit_wait_for_the_next_step(tmp_path, monkeypatch):
+    """§C8.2: a STEP that would pass MAX_STEP_MSG with all its acks carries the first ones that
+    fit; the others stay owed and ride in the sender's next STEP (here: one ack per message)."""
+    import p2p.lockstep as L
+    real = L.seal_envelope
+
+    def small(identity, mtype, body):
+        if mtype == MSG_STEP and len(body.acks) > 1:
+            raise L.LocalProtocolError("oversize")
+        return real(identity, mtype, body)
+    monkeypatch.setattr(L, "seal_envelope", small)
+    sessions, paths, _, _ = logged_game(tmp_path, 4, OPTS)
+    net = Net(list(sessions), random_legal(E, seed=1))
+    net.run(max_time=1e4)
+    sent = [decode_step_body(open_envelope(raw, C.MAX_STEP_MSG).body) for src, raw in net.sent_log
+            if src == 0 and open_envelope(raw, C.MAX_STEP_MSG).mtype == MSG_STEP]
+    first = {}
+    for b in sent:
+        for a in b.acks:
+            first.setdefault(a.dealer, b.step)
+    assert sorted(first) == [1, 2, 3] and len(set(first.values())) == 3  # one per step
+    _finish_together(net, paths, range(4))
