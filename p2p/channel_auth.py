@@ -25,11 +25,12 @@ costs a bounded amount of CPU. Every primitive comes from ``cryptography``.
 
 from __future__ import annotations
 
+import hmac
 import os
 from collections import OrderedDict
 from typing import Any, NamedTuple
 
-from cryptography.hazmat.primitives import constant_time, hashes, hmac
+from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PublicKey
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
@@ -77,15 +78,16 @@ def derive_pair_keys(shared: bytes, my_xk: bytes, peer_xk: bytes) -> PairKeys:
 
 
 def mac(key: bytes, data: bytes) -> bytes:
-    """The 16-byte tag: HMAC-SHA256(key, data) truncated to its first 16 bytes."""
-    h = hmac.HMAC(key, hashes.SHA256())
-    h.update(data)
-    return h.finalize()[:TAG_LEN]
+    """The 16-byte tag: HMAC-SHA256(key, data) truncated to its first 16 bytes.
+
+    The standard library's one-shot ``hmac.digest`` (OpenSSL's HMAC, the same bytes as
+    cryptography's ``hmac.HMAC``): no object built per datagram, ~20 % less per tag (issue 14)."""
+    return hmac.digest(key, data, "sha256")[:TAG_LEN]
 
 
 def mac_ok(key: bytes, data: bytes, tag: bytes) -> bool:
     """True if ``tag`` is ``mac(key, data)`` (constant-time comparison)."""
-    return constant_time.bytes_eq(mac(key, data), bytes(tag))
+    return hmac.compare_digest(mac(key, data), bytes(tag))
 
 
 class KeyCache:
