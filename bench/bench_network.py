@@ -10,7 +10,10 @@ children's JSON lines (protocol.md part L) as the parent receives them:
 
 * lockstep steps per second: (last ``done`` step count − first ``progress`` step) / (time of
   the last ``done`` − time of the first ``progress``), so process start, discovery and the
-  lobby are not counted;
+  lobby are not counted. The last ``done`` follows each node's close: the linger (idle
+  ~1 round trip after the game, protocol.md §N2.4 "Draining") and one mDNS goodbye per advert
+  (§N3), ~10 ms in all; before issue 14 the close waited 0.3 s (joiner) to 0.6 s (host) for
+  python-zeroconf's repeated goodbyes and the peers' delayed acks, which this figure counted;
 * end-to-end "found": each child's ``found.elapsed_s``, from the start of its node to holding
   every seat's signed setup and seed reveal — browse, resolve *and* the whole lobby handshake
   (JOIN, STATUS, PROPOSAL, SETUP_SIG, SEED), and for the host the joiners' start-up too;
