@@ -7,13 +7,16 @@ from engine.bots._value cimport (Static, blocks_set, board, completes_set, owns_
                                  reserve_bounds, reserve_for, worst_rent)
 from engine.bots._trade cimport own_offer
 
-cpdef on_roll(State s, Static st, prof, seat)
+@cython.locals(cash=Py_ssize_t)
+cpdef on_roll(State s, Static st, prof, Py_ssize_t seat)
 @cython.locals(mort=list, owner=list, is_prop=list, lift=list)
 cpdef _lift(State s, Static st, prof, seat, reserve)
-@cython.locals(tb=Tables, level=list, mort=list, groups=list)
-cpdef _build(State s, Static st, prof, seat, reserve, sets)
+@cython.locals(tb=Tables, level=list, mort=list, groups=list, low=Py_ssize_t, m=Py_ssize_t,
+               cash=Py_ssize_t, left=Py_ssize_t, keep=Py_ssize_t)
+cpdef _build(State s, Static st, prof, Py_ssize_t seat, reserve, sets)
 cpdef _jail(State s, Static st, prof, seat)
-cpdef on_buy(State s, Static st, prof, seat)
+@cython.locals(sq=Py_ssize_t)
+cpdef on_buy(State s, Static st, prof, Py_ssize_t seat)
 @cython.locals(tb=Tables)
 cpdef _auction_ceiling(State s, Static st, prof, seat, sq, low)
 cpdef auction_top(State s, Static st, prof, seat)

@@ -94,8 +94,8 @@ class Static:
         self.last_mortgaged: tuple = (None, None, [])
         """owns_mortgaged's memo: (copies of mort and owner, seats owning a mortgaged
         property)."""
-        self.worst_memo: dict[int, tuple] = {}
-        """worst_rent's memo: seat -> (owner, level, mort copies, worst rent)."""
+        self.worst_memo: tuple = (None, None, None, [])
+        """worst_rent's memo: (owner, level, mort copies, each owner's highest rent)."""
         self.last_board: tuple = (None, ({}, {}))
         """``(copy of the owner list, board's value)`` for the last owner list :func:`board`
         saw (None equals no list: the first call computes)."""
@@ -209,22 +209,37 @@ def worst_rent(s, st: Static, seat: int) -> int:
     the printed rent on the classico board) and a utility at the mean dice total, 7: a cheap
     bound for the reserve, not a rent computation.
 
-    Memoised per seat with the lists it was computed from (``Static.worst_memo``; compared by
-    value, so the answer is the same whatever the memo holds)."""
+    The highest rent of every owner is computed once per board for all seats
+    (:func:`_owner_tops`) and memoised in ``Static.worst_memo`` with copies of the lists it was
+    computed from (compared by value, so the answer is the same whatever the memo holds)."""
     owner = s.owner
     mort = s.mort
     level = s.level
     memo = st.worst_memo
-    m = memo.get(seat)
-    if m is not None and m[0] == owner and m[1] == level and m[2] == mort:
-        return m[3]
+    if memo[0] == owner and memo[1] == level and memo[2] == mort:
+        tops = memo[3]
+    else:
+        tops = _owner_tops(s, st, owner, level, mort)
+        st.worst_memo = (owner[:], level[:], mort[:], tops)
     worst = 0
+    o = 0
+    for r in tops:
+        if o != seat and r > worst:
+            worst = r
+        o += 1
+    return worst
+
+
+def _owner_tops(s, st: Static, owner: list[int], level: list[int], mort: list[int]) -> list[int]:
+    """``tops[o]``: the highest rent (as :func:`worst_rent` counts it) of owner ``o``'s
+    unmortgaged properties, 0 if none, for ``o`` in ``0..max(owner)``."""
+    tops = [0] * (max(owner) + 1)
     for m, row in st.street_rows:  # plain index loops: the fastest form here
         o = owner[m]
-        if o >= 0 and o != seat and not mort[m]:
+        if o >= 0 and not mort[m]:
             r = row[level[m]]
-            if r > worst:
-                worst = r
+            if r > tops[o]:
+                tops[o] = r
     units = st.rent_units
     if units is None:
         units = _rent_units(st, s.ed)
@@ -232,13 +247,12 @@ def worst_rent(s, st: Static, seat: int) -> int:
         holders = get(owner)
         i = 0
         for o in holders:
-            if o >= 0 and o != seat and not mort[squares[i]]:
+            if o >= 0 and not mort[squares[i]]:
                 r = rents[holders.count(o) - 1] * mult
-                if r > worst:
-                    worst = r
+                if r > tops[o]:
+                    tops[o] = r
             i += 1
-    memo[seat] = (owner[:], level[:], mort[:], worst)
-    return worst
+    return tops
 
 
 def owns_mortgaged(s, st: Static, seat: int) -> bool:
@@ -303,10 +317,17 @@ def _board_of(st: Static, key: tuple[int, ...]) -> tuple[dict, dict]:
                 if b != a:
                     break
             if na + h.count(b) == len(h):  # exactly two owners
-                ours_a = tuple(m for m in g if key[m] == a)
-                ours_b = tuple(m for m in g if key[m] == b)
-                split.setdefault(a, []).append((gi, b, ours_a, ours_b))
-                split.setdefault(b, []).append((gi, a, ours_b, ours_a))
+                # Loops, not generators: _value.pxd compiles this function as cpdef, which
+                # allows no closure. Every street of the set is a's or b's.
+                ours_a = []
+                ours_b = []
+                for m in g:
+                    if key[m] == a:
+                        ours_a.append(m)
+                    else:
+                        ours_b.append(m)
+                split.setdefault(a, []).append((gi, b, tuple(ours_a), tuple(ours_b)))
+                split.setdefault(b, []).append((gi, a, tuple(ours_b), tuple(ours_a)))
         entry = memo[key] = (full, split)
     return entry
 

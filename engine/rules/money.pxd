@@ -4,11 +4,11 @@ cimport cython
 from engine.state cimport State
 
 cdef class Euro:
-    cpdef transfer(self, State s, list ev, payer, payee, amount, reason)
+    cpdef transfer(self, State s, list ev, Py_ssize_t payer, Py_ssize_t payee, amount, reason)
 
 @cython.locals(m=Euro)
-cpdef transfer(State s, list ev, payer, payee, amount, reason)
-cpdef charge(State s, list ev, debtor, creditor, amount, reason, square=*)
+cpdef transfer(State s, list ev, Py_ssize_t payer, Py_ssize_t payee, amount, reason)
+cpdef charge(State s, list ev, Py_ssize_t debtor, creditor, amount, reason, square=*)
 cpdef _give(State s, list ev, seat, square, price)
 @cython.locals(debts=list)
 cpdef settle(State s, list ev)
