@@ -613,7 +613,9 @@ class LockstepSession:
             self._out.append(seal_message(self.identity, MSG_ALIVE, Hint(self.game_id, self.my_seat, self.step)))
             self.stats["alive_sent"] += 1
         if now >= live.stall_at:
-            stalled = live.stalled(now, [i for i in self.waiting_for() if i != self.my_seat])
+            # Seats we wait for; with none, those we voted against and hold but may not apply
+            # yet (``paused``): a split vote is reported as a stall too (§C8.3).
+            stalled = live.stalled(now, [i for i in (self.waiting_for() or self.paused()) if i != self.my_seat])
             if stalled is not None:
                 self._events.append(PeerStalled(self.step, *stalled))
         d = self.disputes.deadline()

@@ -13,9 +13,9 @@ Properties (issue 9 text):
   faults are over, every peer that is up ends its game, finished or — after the node's stall
   limit, modelled by letting every paused peer abandon (§C8.7) — abandoned; and if at least
   Q = quorum(all setup seats) seats are up and still active (not dropped), every up peer
-  finishes with no abandon. Excluded, exactly: split drop votes at the stalled step (§C8.5
-  "Liveness after split votes"). A dropped seat's peer follows the game as a spectator and
-  ends as the players do.
+  finishes with no abandon. Excluded from that last clause, exactly: split drop votes at the
+  stalled step (§C8.5 "Liveness after split votes"); a peer stuck on split votes still
+  ends. A dropped seat's peer follows the game as a spectator and ends as the players do.
 
 The network is a heap of deliveries on a virtual clock (nothing real: no sockets, no sleeping),
 modelling what the reliable transport hands to the session (protocol.md §N2): each message to
@@ -330,16 +330,10 @@ def check(sc: Scenario) -> None:
             ends = {i: p.session.phase for i, p in enumerate(w.peers) if p.session is not None}
             waits = {i: p.session.paused() for i, p in enumerate(w.peers) if p.session is not None}
             watchers = {i for i, p in enumerate(w.peers) if p.session is not None and p.session.spectator}
-            # §C8.5 "Liveness after split votes", last case: a voter that holds every message of
-            # its step but neither a certificate nor a decidable quorum is not paused() and gets
-            # no PeerStalled, so its node never gives up: it waits for ever.
-            stuck = {i for i, p in enumerate(w.peers) if (s := p.session) is not None and s.phase == RUNNING
-                     and not s.spectator and s.seats.voted_this_epoch(s.step)
-                     and not [j for j in s.waiting_for() if j != i]}
         finally:
             w.close()
         check_safety(sc, w)
-        check_liveness(sc, w, stalled, ends, waits, split, watchers, stuck)
+        check_liveness(sc, w, stalled, ends, waits, split, watchers)
 
 
 def split_votes(w: World) -> dict:
@@ -377,7 +371,7 @@ def check_safety(sc: Scenario, w: World) -> None:
 
 
 def check_liveness(sc: Scenario, w: World, stalled: dict, ends: dict, waits: dict, split: dict,
-                   watchers: set, stuck: set) -> None:
+                   watchers: set) -> None:
     """The fault model of protocol.md §C8.3, "live" column, as promised:
 
     * Always: once the faults are over, every peer that is up ends its game, finished or (after
@@ -388,13 +382,14 @@ def check_liveness(sc: Scenario, w: World, stalled: dict, ends: dict, waits: dic
       votes, so when fewer remain the game may pause for good ("crashes" row); that is allowed.
       A dropped seat's peer (a spectator, §C8.4) follows the game: if any peer finished, so
       did every spectator that is up (another seat's ABANDON does not end its game).
-      Excluded, exactly: the votes of the stalled step are split among several seats
-      (``split_votes``), the gap protocol.md §C8.5 "Liveness after split votes" documents; then
-      the voters that hold every message of their step (``stuck``) may also never give up (same
-      section, last sentence).
+      Excluded from the second point only, exactly: the votes of the stalled step are split
+      among several seats (``split_votes``), the gap protocol.md §C8.5 "Liveness after split
+      votes" documents. Even then every up peer ends its game: a voter that holds every message
+      of its step but neither a certificate nor a quorum is ``paused()`` and gives up like the
+      others (§C8.3 "Split votes"; before, it waited for ever and was excluded as ``stuck``).
     """
     up = [i for i in range(sc.seats) if i not in sc.never_back()]
-    left = [i for i in up if ends[i] == RUNNING and not (split and i in stuck)]
+    left = [i for i in up if ends[i] == RUNNING]
     assert not left, f"peers still running after giving up: {ends}, paused {waits}, votes {split}"
     dropped = {e.seat for p in w.peers for e in p.events if isinstance(e, SeatDropped)}
     if any(isinstance(e, GameOver) for p in w.peers for e in p.events):

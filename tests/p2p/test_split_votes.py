@@ -190,3 +190,32 @@ def test_a_voter_names_the_seat_the_others_named(tmp_path) -> None:
     s0.handle_timer(t)
     assert s0.seats.has_voted(K, 4) and not s0.seats.has_voted(K, 3)
     assert any(_mtype(raw) == MSG_DROP for raw in s0.messages_to_send())
+
+
+def test_a_voter_that_may_not_apply_its_step_is_paused_and_reports_the_stall(tmp_path) -> None:
+    """§C8.3 "Split votes": seat 0 of 5 voted against seat 4 (its message came late), then got
+    it, but holds no certificate (no step-(K+1) message and no catch-up reaches it) and no
+    quorum: it may not apply step K. Before, it was not paused() and reported no stall (no seat
+    was silent), so its node waited for ever; now it names seat 4, reports PeerStalled for it
+    every STALL_TIMEOUT, and its node abandons after its stall limit like any paused peer."""
+    from p2p.lockstep import PeerStalled
+
+    K = 4
+    sessions, _, _, _ = logged_game(tmp_path, 5, DROP3)
+    s0 = sessions[0]
+
+    def drop(src: int, dst: int, raw: bytes) -> bool:
+        if dst != 0:
+            return False
+        ss = _step_of(raw)
+        if ss == (4, K):
+            return not s0.seats.voted_at(K)  # seat 4's message arrives once seat 0 voted
+        return (ss is not None and ss[1] > K) or _mtype(raw) in (MSG_CATCHUP_RESP, MSG_HINT)
+
+    net = Net(list(sessions), random_legal(E, seed=3), drop=drop)
+    net.run(max_time=60.0)
+    assert s0.step == K and s0.phase == "running" and s0.seats.has_voted(K, 4)
+    assert s0.waiting_for() == ()
+    assert s0.paused() == (4,)
+    stalls = [e for e in net.events[0] if isinstance(e, PeerStalled)]
+    assert stalls and all(e.seats == (4,) and e.step == K for e in stalls)
