@@ -225,3 +225,45 @@ def test_a_spiteful_vote_does_not_steer_a_voter_that_lost_a_live_seat(tmp_path, 
     if spite:  # the spiteful vote made the holders of seat 3's message forward it
         assert sum(sessions[i].stats["forwarded"] for i in (0, 2)) > 0
     _finish_together(net, sessions, paths, honest)
+
+
+@pytest.mark.xfail(strict=True, reason="protocol.md §C8.3 fault table ('equivocation and bad messages are proven "
+                   "and voted out', §C8.8) / issue 10 'the table goes on without the cheater': an unsolicited "
+                   "CATCHUP_RESP whose record holds a second signed version of the sender's own message of an "
+                   "applied step halts every honest peer (LockstepSession.cross_check -> Equivocation)")
+def test_an_unsolicited_catch_up_with_a_second_version_does_not_veto_the_game(tmp_path):
+    """Attack: at step 12 of a 4-seat game (seat loss on: a drop is possible), seat 3 signs a
+    second version of its own step-11 message (same history, another input) and pushes the three
+    others, unasked, a CATCHUP_RESP whose record of step 11 holds it beside their real messages.
+    Every honest peer applied the same version of step 11, so voting seat 3 out (it is proven:
+    two signed messages of one step) and finishing would do. Seen (09:05): seats 0-2 halt with
+    Equivocation at step 12, no GameOver: one datagram vetoes the game at any moment."""
+    from p2p.bodies import CatchupResponse
+    from p2p.gamelog import KIND_STEP
+    from p2p.wire import MSG_CATCHUP_RESP, pack, seal_message
+
+    sessions, paths, _, _ = logged_game(tmp_path, 4, DROP3)
+    pushed: dict[str, int] = {}
+
+    def hook(net: Net) -> None:
+        s0 = net.s[0]
+        if pushed or s0.step < 12:
+            return None
+        k = s0.step - 1
+        raws: list = [None] * 4
+        for _, raw in net.sent_log:
+            if _mtype(raw) == MSG_STEP and _step_of(raw) == k:
+                raws[decode_step_body(open_envelope(raw, C.MAX_STEP_MSG).body).seat] = raw
+        mine = decode_step_body(open_envelope(raws[3], C.MAX_STEP_MSG).body)
+        raws[3] = seal_message(sessions[3].identity, MSG_STEP, mine._replace(input=None if mine.input is not None
+                                                                             else [0]))
+        resp = seal_message(sessions[3].identity, MSG_CATCHUP_RESP,
+                            CatchupResponse(s0.game_id, 3, k, k + 1, ((KIND_STEP, pack([k, raws])),), (), ()))
+        for j in range(3):
+            net.s[j].receive_message(resp, net.now)
+        pushed["step"] = k
+        return None
+    net = Net(list(sessions), random_legal(E, seed=1))
+    net.run(max_time=1e4, hook=hook)
+    assert pushed
+    _finish_together(net, sessions, paths, range(3))
