@@ -618,6 +618,11 @@ class LockstepSession:
             stalled = live.stalled(now, [i for i in (self.waiting_for() or self.paused()) if i != self.my_seat])
             if stalled is not None:
                 self._events.append(PeerStalled(self.step, *stalled))
+                if self.spectator:
+                    # A spectator sends no step message whose re-send would make the others
+                    # answer: it asks (a finished peer answers from its log). Else a lost message
+                    # of the last step left it waiting for ever, nobody being ahead (§C9.1).
+                    self.request_catchup()
         d = self.disputes.deadline()
         if d is not None and now >= d:
             self._settle_dispute(None)

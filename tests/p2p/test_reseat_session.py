@@ -107,6 +107,7 @@ def test_request_refused_unless_we_are_a_dropped_spectator(tmp_path):
 @given(n=st.sampled_from([3, 4, 5]), crash_step=st.integers(2, 12), seed=st.integers(0, 10**6),
        loss=st.sampled_from([0.0, 0.05, 0.1]))
 @example(n=4, crash_step=2, seed=102406, loss=0.1)  # each survivor lost the others' DROP votes: none re-sent
+@example(n=4, crash_step=8, seed=33600, loss=0.05)  # the spectator lost the last step's message: nobody re-sent
 @example(n=3, crash_step=9, seed=424, loss=0.1)  # a live seat one step behind was voted out: votes split
 def test_every_peer_reseats_at_the_same_step(tmp_path_factory, n, crash_step, seed, loss):
     """Property (§C8.9 "never fork"): with message loss, whatever the crash step, every peer
