@@ -15,6 +15,11 @@ Findings (09:00 UTC, session 4):
 * LIMIT: a replay of a crashed seat's ALIVE of the current step (byte-identical, nothing in it
   changes) keeps it "alive" until ``p2p.turn_time`` (300 s by default instead of the drop
   timeout), and for ever with an unlimited turn time (strict xfail).
+* BREAK (strict xfail): a spiteful vote against a live, thinking seat whose ALIVEs one honest
+  voter lost for a drop timeout makes that voter name it ("the seat the most others named"):
+  the votes split and the table stalls, where alone the voter would have named the crashed seat.
+* BREAK (strict xfail): one unsolicited CATCHUP_RESP holding a second signed version of the
+  sender's own applied message halts every honest peer (Equivocation): a veto at any moment.
 """
 
 from __future__ import annotations
@@ -267,3 +272,74 @@ def test_an_unsolicited_catch_up_with_a_second_version_does_not_veto_the_game(tm
     net.run(max_time=1e4, hook=hook)
     assert pushed
     _finish_together(net, sessions, paths, range(3))
+
+
+class _SlowSeat(Net):
+    """A Net where seat ``thinker`` holds its input for ``think`` s at its first decision step
+    from step 8 (its player thinks: its peer sends ALIVE, no message); when that step begins,
+    seat ``crashed`` crashes. ``k``/``t0``: that step and when it began (virtual s)."""
+
+    def __init__(self, sessions, *, thinker: int, crashed: int, think: float) -> None:
+        super().__init__(sessions, random_legal(E, seed=1))
+        self.thinker, self.crashed, self.think = thinker, crashed, think
+        self.k: int | None = None
+        self.t0: float | None = None
+
+    def inputs(self) -> bool:
+        moved = False
+        for i, s in enumerate(self.s):
+            if s is None or s.needs_local_input() is None:
+                continue
+            if i == self.thinker and s.step >= 8 and self.k in (None, s.step) \
+                    and (self.t0 is None or self.now < self.t0 + self.think):
+                if self.k is None:
+                    self.k, self.t0 = s.step, self.now
+                    self.s[self.crashed] = None
+                continue
+            s.submit_local_input(self.choose(s), now=self.now)
+            moved = True
+        return moved
+
+
+@pytest.mark.parametrize("spite", [
+    False,
+    pytest.param(True, marks=pytest.mark.xfail(
+        strict=True, reason="protocol.md §C8.3 'Split votes' (a voter names the seat the most others named): a "
+        "spiteful vote against a live, thinking seat whose ALIVEs one honest voter lost steers that voter's "
+        "choice and splits the votes (H22; the message-forwarding rule does not help: nobody holds the "
+        "thinking seat's message yet)")),
+])
+def test_a_spiteful_vote_does_not_steer_a_voter_that_lost_a_thinking_seats_alives(tmp_path, spite):
+    """6 seats (Q = 4). At step K seat 1 crashes and honest seat 3's player thinks for 6 s (its
+    peer sends ALIVE); honest seat 4 loses everything from seat 3 for 3.5 s, so at its vote time
+    both 1 and 3 are due for it. Alone (``spite`` False) it names the lowest, 1: seats 0, 2, 3, 4
+    drop seat 1 and the game ends. Attack: spiteful seat 5 votes DROP(K, 3) at once. Wanted: the
+    same end. Seen (09:05): seat 4 names seat 3 (one vote against it already), the votes split
+    ({0, 2, 3} against 1, {4, 5} against 3, Q = 4), every seat pauses at K and its node would
+    abandon after its stall limit: the spiteful seat turned a recoverable loss into a game
+    without a result, at no cost (its vote is not provably false)."""
+    sessions, paths, _, _ = logged_game(tmp_path, 6, DROP3)
+    net = _SlowSeat(list(sessions), thinker=3, crashed=1, think=6.0)
+    cast: list[int] = []
+
+    def drop(src: int, dst: int, raw: bytes) -> bool:
+        if src == 1 and net.k is not None:
+            return True
+        return (src, dst) == (3, 4) and net.t0 is not None and net.now < net.t0 + 3.5
+    net.drop = drop
+
+    def hook(n: Net) -> None:
+        if spite and net.k is not None and not cast and n.s[5].step == net.k:
+            cast.append(net.k)
+            vote = n.s[5].seats.vote(net.k, 3)  # signed by seat 5 itself
+            for j, o in enumerate(n.s):
+                if o is not None and j != 5:
+                    o.receive_message(vote, n.now)
+        return None
+    net.run(max_time=400.0, hook=hook)
+    assert net.k is not None and bool(cast) == spite
+    honest = (0, 2, 3, 4)
+    for i in honest:
+        assert [(e.step, e.seat) for e in net.events[i] if isinstance(e, SeatDropped)] == [(net.k, 1)], \
+            net.describe()
+    _finish_together(net, sessions, paths, honest)
