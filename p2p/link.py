@@ -27,6 +27,12 @@ __all__ = ["Link", "RX_BATCH"]
 RX_BATCH = 64
 """Datagrams read per readiness callback at most, so that a flood cannot hold the loop."""
 _RX_SIZE = 65535  # read whole datagrams, even oversized ones (the endpoint drops them, counted)
+RCVBUF = 1 << 20
+"""Receive buffer asked for each socket (bytes; the kernel caps it at ``net.core.rmem_max`` and
+doubles it). A catch-up answer is a page of ~40 KB (§C9) from each of up to 7 seats, 4 pages
+in flight: with Linux's default 208 KB the burst overflowed the buffer, the responders saw loss
+and went to their lossy regime (every chunk sent twice) — a restarted peer's catch-up ran at
+~220 steps/s with 1,000 duplicate datagrams received (issue 14)."""
 _TX_QUEUE = 4096
 """Datagrams kept while the kernel's send buffer is full (EAGAIN), sent when it drains; beyond
 that they are dropped and counted in ``send_errors`` (the RTO resends)."""
@@ -92,6 +98,10 @@ class Link:
         sock = socket.socket(family, kind, proto)
         try:
             sock.setblocking(False)
+            try:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RCVBUF)
+            except OSError:
+                pass  # the default buffer: only bursts suffer (losses the transport repairs)
             sock.bind(addr)
         except OSError:
             sock.close()
