@@ -75,6 +75,10 @@ class Subscription:
     at: float
     #: A renewal came in and nothing was sent since: answer it (an empty RECORDS if need be).
     answer: bool = False
+    #: ``have`` of its last WATCH and our ``sent`` then: a spectator whose ``have`` did not move
+    #: for a whole renewal while it lacks records we had sent before it lost them (``receive``).
+    last_have: int = 0
+    mark: int = 0
 
 
 class WatchServer:
@@ -120,13 +124,22 @@ class WatchServer:
             return self._drop("bad_signature")
         if sub is None or sub.pk != msg.pk:
             self.subs[addr] = Subscription(msg.pk, msg.xk, msg.name, msg.have, now + WATCH_TTL_S,
-                                           float(WATCH_BYTES_PER_S), now, answer=True)
+                                           float(WATCH_BYTES_PER_S), now, answer=True,
+                                           last_have=msg.have, mark=msg.have)
             self.stats["subscribed"] += 1
         else:
             sub.expires = now + WATCH_TTL_S
             sub.answer = True
             if msg.have == 0 and sub.sent > 0:
                 sub.sent = 0  # the spectator started afresh (in flight records are just late)
+            elif msg.have == sub.last_have < sub.mark:
+                # No progress over a whole renewal while it lacks records sent before the last
+                # one: they were lost (a send that failed; the channel is reliable otherwise) and
+                # it drops every later batch as a gap. Send again from what it holds; an
+                # overlap is skipped. A slow spectator that progresses is never sent twice.
+                sub.sent = msg.have
+                self.stats["resent"] = self.stats.get("resent", 0) + 1
+            sub.last_have, sub.mark = msg.have, sub.sent
             self.stats["renewed"] += 1
 
     def outgoing(self, records: list, now: float) -> list[tuple[Any, bytes]]:

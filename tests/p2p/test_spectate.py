@@ -247,3 +247,46 @@ def test_a_live_server_answers_every_renewal_even_with_nothing_new():
         out = server.outgoing(records, now + k)
         assert len(out) == 1 and client.receive(out[0][1]) == 0
     assert client.heard >= 3 and server.stats["alive"] >= 3
+
+
+def test_records_lost_on_the_way_are_sent_again_after_a_renewal_without_progress():
+    """A batch that never left the seat (WatchService counts a failed send and goes on) made the
+    spectator drop every later batch as a gap, for ever: its renewals still got answers, so it
+    never moved to another seat either. A renewal whose ``have`` did not move since the last
+    one, below what had been sent then, makes the seat send again from ``have`` (§N10)."""
+    records = game_records()
+    server = WatchServer(SEAT, GID)
+    ident, client = spectator()
+    addr = ("10.0.0.9", 5000)
+    server.receive(client.watch_message(), addr, ident.x25519_public_key, 0.0)
+    first = server.outgoing(records, 0.0)
+    assert len(first) >= 3
+    client.receive(first[0][1])  # the second batch is lost, the next ones arrive after a gap
+    for _, raw in first[2:]:
+        client.receive(raw)
+    held = len(client.records)
+    assert 0 < held < len(records) and client.stats["gap"] >= 1
+    now = 0.0
+    for _ in range(3):  # renewals: the first shows no loss yet, the second no progress
+        now += WATCH_RENEW_S
+        server.receive(client.watch_message(), addr, ident.x25519_public_key, now)
+        for _, raw in server.outgoing(records, now):
+            client.receive(raw)
+    assert client.records == records and server.stats["resent"] == 1
+
+
+def test_a_slow_spectator_that_progresses_is_never_sent_a_record_twice():
+    records = game_records()
+    server = WatchServer(SEAT, GID)
+    ident, client = spectator()
+    addr = ("10.0.0.9", 5000)
+    server.receive(client.watch_message(), addr, ident.x25519_public_key, 0.0)
+    queue = list(server.outgoing(records, 0.0))  # in flight: one batch arrives per renewal
+    now = 0.0
+    while queue:
+        client.receive(queue.pop(0)[1])
+        now += WATCH_RENEW_S
+        server.receive(client.watch_message(), addr, ident.x25519_public_key, now)
+        for _, raw in server.outgoing(records, now):
+            assert client.receive(raw) == 0  # the empty answer only: nothing sent twice
+    assert client.records == records and server.stats.get("resent", 0) == 0
