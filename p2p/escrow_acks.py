@@ -100,6 +100,10 @@ class AckLedger:
                 newly.append(key)
         return newly
 
+    def acks_of(self, dealer: int, epoch: int) -> dict[int, bytes]:
+        """recipient -> the hash it acknowledged for ``dealer``'s escrow of ``epoch`` (a copy)."""
+        return dict(self._acks.get((dealer, epoch), {}))
+
     def acked(self, seat: int, dealer: int, epoch: int) -> bool:
         """True if ``seat``'s acknowledgement of ``dealer``'s escrow of ``epoch`` was applied."""
         return seat in self._acks.get((dealer, epoch), {})

@@ -68,7 +68,7 @@ from .reseat import OffsetChain, Reseat
 from .step_collect import Held, StepCollector, step_digest
 # Step resolution, shared with verify.py (step_resolve.py); re-exported here.
 from .step_resolve import StepResult, hidden_bot, resolve_hidden, resolve_step
-from .escrow_acks import escrow_round
+from .escrow_acks import EQUIVOCATED, escrow_hash, escrow_round
 from .turn_skip import TurnSkip, message_certified, past_skip, skip_input, skip_possible, skippable_step
 from .session_events import TurnSkipped
 from .gamelog import KIND_SKIP
@@ -638,7 +638,7 @@ class LockstepSession:
                 self._vote_drop(seat)
         d = self._undealt_deadline()
         if d is not None and now >= d and self.phase == RUNNING:
-            self._vote_drop(self._undealt()[0])  # §C8.2: it dealt to no honest seat
+            self._vote_drop(self._undealt()[0])  # §C8.2: no escrow from it, or a false ack
         d = self.catchup.due(live.step_started)
         if d is not None and now >= d and self.phase == RUNNING:
             if self.catchup.ahead[1] > self.step:
@@ -1189,15 +1189,27 @@ class LockstepSession:
             self._try_advance()
 
     def _undealt(self) -> list[int]:
-        """At an escrow round that is not the epoch's first (§C8.2): the active seats whose
-        escrow we still lack although every seat forwards the ones it holds; else []."""
+        """At an escrow round that is not the epoch's first (§C8.2), the seats we vote out once
+        the drop timeout has passed, in this order: the active seats whose escrow we still lack
+        although every seat forwards the ones it holds; then, for an EQUIVOCATED escrow that we
+        hold and whose dealer nobody proved to have signed two (no forwarded second copy came in
+        that time), the recipients that acknowledged another hash than our copy's; else []."""
         if not self._escrow_round or self.seats.acks.rounds(self.epoch) == 0 or self.spectator:
             return []
-        return [d for d in range(self.n) if self.active[d] and d != self.my_seat and self.seats.escrow_of(d) is None]
+        seats, acks = self.seats, self.seats.acks
+        out = [d for d in range(self.n) if self.active[d] and d != self.my_seat and seats.escrow_of(d) is None]
+        for d in range(self.n):
+            raw = seats.escrow_of(d)
+            if self.active[d] and raw is not None and acks.status(d, self.epoch) == EQUIVOCATED \
+                    and self.complaints.proven(d) is None:
+                mine = escrow_hash(raw)
+                out += [r for r, h in acks.acks_of(d, self.epoch).items() if h != mine and self.active[r]
+                        and r != self.my_seat and r not in out]
+        return out
 
     def _undealt_deadline(self) -> float | None:
-        """When we vote out a seat that dealt its escrow to nobody who forwards it (§C8.2): the
-        drop timeout after the strict escrow round began; None if there is none or we voted."""
+        """When we vote out a seat of ``_undealt`` (§C8.2): the drop timeout after the strict
+        escrow round began; None if there is none or we voted."""
         if not self.seats.drop_possible() or self.seats.voted_this_epoch(self.step) or not self._undealt():
             return None
         return self.live.step_started + self.seats.drop_timeout
@@ -1208,7 +1220,11 @@ class LockstepSession:
         round that is not the epoch's first: every escrow itself (the others forwarded theirs)."""
         k = self.step
         if self._escrow_round and self.seats.acks.rounds(self.epoch) > 0:
-            return self.seats.escrows_complete()
+            # And no escrow acknowledged with two hashes: another round cannot confirm it; the
+            # second signed copy (forwarded) or the drop timeout (``_undealt``) settles it first.
+            acks = self.seats.acks
+            return self.seats.escrows_complete() and not any(
+                self.active[d] and acks.status(d, self.epoch) == EQUIVOCATED for d in range(self.n))
         return self.seats.escrows_complete([i for i in range(self.n) if self.steps.held(k, i) is not None])
 
     def adopt_vote(self, raw: bytes) -> bool:
@@ -1797,18 +1813,17 @@ class LockstepSession:
 
     def _apply_acks(self, k: int, slots: Sequence) -> None:
         """Apply step ``k``'s escrow acknowledgements (§C8.2), in seat order, as every peer and
-        ``verify`` do. A dealer acknowledged with two hashes signed two escrows: proven by the
-        agreed history alone, voted out at once. At an escrow round that is not the epoch's
-        first, an active seat whose STEP acknowledges none of the escrows it still owes is
-        proven too: an honest seat sends that STEP only once it holds every escrow
-        (``_escrows_ok``) and acknowledges at least the first that fits (``_send_own``)."""
+        ``verify`` do. Two acknowledged hashes prove nothing against the dealer (any recipient
+        may ack any hash): the escrow is never confirmed, the repeated round settles it
+        (``_escrows_ok``, ``_undealt``). At an escrow round that is not the epoch's first, an
+        active seat whose STEP acknowledges none of the escrows it still owes is proven: an
+        honest seat sends that STEP only once it holds every escrow (``_escrows_ok``) and
+        acknowledges at least the first that fits (``_send_own``)."""
         acks, epoch = self.seats.acks, self.epoch
         owed = [len(acks.unacked(seat, epoch, self.active)) for seat in range(self.n)]
         for seat, h in enumerate(slots):
             if h is not None and h.body.acks:
-                for dealer, e in acks.add(seat, h.body.acks):
-                    if e == epoch and self.active[dealer]:
-                        self._history_proof(k, dealer, "signed two escrows, acknowledged with two hashes")
+                acks.add(seat, h.body.acks)
         if not self._escrow_round or epoch != self._round_epoch:
             return  # a drop at k began a new epoch: this round says nothing about its escrows
         if acks.rounds(epoch) > 0:
@@ -1846,8 +1861,11 @@ class LockstepSession:
         them as the last record, emit ``GameOver``. An attestation with an input or a hidden
         field is CheatDetected (``verify`` says the same)."""
         for i, h in enumerate(slots):
-            if h is not None and (h.body.input is not None or h.body.hidden is not None or h.body.reseat
-                                  or h.body.acks):
+            if h is not None and h.body.acks:
+                # Signed by it, seen by every peer and verify alike: named, but it vetoes nothing
+                # (the acks of the attestation are not applied, §C3.5, §C8.2).
+                self._history_proof(k, i, "acknowledged escrows in its final attestation")
+            if h is not None and (h.body.input is not None or h.body.hidden is not None or h.body.reseat):
                 self._halt(CheatDetected(k, i, "final attestation carries an input", h.env.raw))
                 return
         self._record_step(k, slots)

@@ -294,7 +294,10 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
             # The attestation round (§C3.5): checked above against the final state hash and
             # the last step's digest; no input, nothing applied.
             for i, b in enumerate(bodies):
-                if b is not None and (b.input is not None or b.hidden is not None or b.reseat or b.acks):
+                if b is not None and b.acks:  # named, vetoes nothing (§C3.5, §C8.2)
+                    rep.cheaters.append({"seat": i, "step": k, "complainer": None,
+                                         "reason": "acknowledged escrows in its final attestation"})
+                if b is not None and (b.input is not None or b.hidden is not None or b.reseat):
                     raise _Bad(k, f"seat {i}: final attestation carries an input")
             attested = True
             continue
@@ -382,15 +385,12 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
 def _apply_acks(acks: AckLedger, k: int, bodies: list, active: list, epoch: int, round_counts: bool,
                 rep: Report) -> None:
     """Step ``k``'s escrow acknowledgements, in seat order (§C8.2), as ``lockstep._apply_acks``:
-    a dealer acknowledged with two hashes, and (``round_counts``: an escrow round of the epoch
-    it began in) at a repeated round a seat acknowledging none it still owes, are named cheaters."""
+    (``round_counts``: an escrow round of the epoch it began in) at a repeated round a seat
+    acknowledging none it still owes is named a cheater."""
     owed = [len(acks.unacked(seat, epoch, active)) for seat in range(len(bodies))]
     for seat, b in enumerate(bodies):
         if b is not None and b.acks:
-            for dealer, e in acks.add(seat, b.acks):
-                if e == epoch and active[dealer]:
-                    rep.cheaters.append({"seat": dealer, "step": k, "complainer": None,
-                                         "reason": "signed two escrows, acknowledged with two hashes"})
+            acks.add(seat, b.acks)  # two hashes prove nothing against the dealer (§C8.2)
     if not round_counts:
         return
     if acks.rounds(epoch) > 0:

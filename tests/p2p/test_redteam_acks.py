@@ -8,14 +8,20 @@ protocol.md section it contradicts (it turns into a failure the day it is fixed:
 then). In memory, virtual clock, fake engine (tests/p2p/p2p_harness.py): seconds each.
 
 Findings (09:00 UTC, session 4):
-* BREAK: one recipient that acknowledges an honest dealer's escrow with a made-up hash gets the
-  dealer proven ("signed two escrows, acknowledged with two hashes") and dropped, at no cost.
-* BREAK: a seat whose final attestation carries an ack halts every honest peer (no GameOver).
-* Hold: a recipient that never acknowledges one dealer, or acknowledges with old-epoch acks, is
-  proven by history at the repeated round and dropped (the dealer keeps its seat); a dealer that
-  deals to one seat only is forwarded by the others; two seats (and 3 after a drop) never hold an
-  escrow round; a restart inside an escrow round resumes; a seat dropped at the escrow round gets
-  the stand-in and its spectator agrees on the end.
+* BREAK, fixed by H23 (09:20): one recipient that acknowledges an honest dealer's escrow with a
+  made-up hash got the dealer proven ("signed two escrows, acknowledged with two hashes") and
+  dropped, at no cost. Now two hashes prove nothing; the liar is voted out at the repeated round.
+* BREAK, fixed by H23 (09:20): a seat whose final attestation carried an ack halted every honest
+  peer (no GameOver). Now those acks are not applied, the seat is named, the game ends.
+* OPEN (strict xfail): an input in the final attestation still halts every honest peer.
+* Hold: Q - 1 liars forging ack hashes are dropped one per epoch, the dealer kept (the fix
+  above); a recipient that acknowledges one escrow per STEP delays the first roll by n - 2
+  escrow rounds, no more (§C8.5 (c)); a recipient that never acknowledges one dealer, or
+  acknowledges with old-epoch acks, or stops acknowledging after a re-seat, is proven by
+  history at the repeated round and dropped (the dealer keeps its seat); a dealer that deals to
+  one seat only is forwarded by the others; two seats (and 3 after a drop) never hold an escrow
+  round; a restart inside an escrow round resumes; a seat dropped at the escrow round gets the
+  stand-in and its spectator agrees on the end.
 """
 
 from __future__ import annotations
@@ -72,9 +78,6 @@ def _lying_acks(session, lie) -> None:
 
 # -- acknowledgements that lie --------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="protocol.md §C8.2 'Proven by history': two acknowledged hashes are "
-                   "taken as proof that the dealer signed two escrows, but a recipient can ack any hash: one "
-                   "liar gets an honest dealer voted out (H23, issue 10)")
 @pytest.mark.parametrize("n", [4, 5])
 def test_a_forged_ack_hash_does_not_convict_an_honest_dealer(tmp_path, n):
     """Attack: the last seat acknowledges honest dealer 0's escrow with 32 bytes of 0xee (an escrow
@@ -92,6 +95,30 @@ def test_a_forged_ack_hash_does_not_convict_an_honest_dealer(tmp_path, n):
     _finish_together(net, sessions, paths, range(n - 1), cheaters=None)
     for i in range(n - 1):
         assert 0 not in {c["seat"] for c in verify_log(paths[i], engine=E).cheaters}
+
+
+@pytest.mark.parametrize("n,liars,same", [(5, (3, 4), True), (6, (4, 5), False), (7, (5, 6), True)])
+def test_q_minus_1_liars_forging_ack_hashes_lose_their_seats_not_the_dealer(tmp_path, n, liars, same):
+    """Attack on the fix of the forged-ack break (§C8.2 'Two acknowledged hashes prove nothing'):
+    Q - 1 lying recipients acknowledge honest dealer 0's escrow with made-up hashes (one shared
+    lie, ``same``, or one each), hoping the honest voters, who vote out "the recipients whose hash
+    is not our copy's", split or turn on an honest seat. Holds: every honest holder of dealer 0's
+    one signed escrow names the same lowest liar; it is dropped, the next epoch's escrows are
+    dealt, the other liar lies again and is dropped too; dealer 0 keeps its seat and the game
+    ends together (the liars are dropped, not named: nothing they signed proves which copy they
+    were dealt)."""
+    sessions, paths, _, _ = logged_game(tmp_path, n, OPTS)
+    for h in liars:
+        lie = (b"\xee" if same else bytes([h])) * 32
+        _lying_acks(sessions[h], lambda acks, lie=lie: [EscrowAck(a.dealer, a.epoch, lie) if a.dealer == 0 else a
+                                                        for a in acks])
+    net = Net(list(sessions), random_legal(E, seed=1))
+    net.run(max_time=1e4)
+    honest = [i for i in range(n) if i not in liars]
+    for i in honest:
+        assert [seat for _, seat in _dropped(net, i)] == list(liars), net.describe()
+        assert _proven(net, i) == set()
+    _finish_together(net, sessions, paths, honest)
 
 
 def test_a_seat_that_never_acks_one_honest_dealer_loses_its_seat_not_the_dealer(tmp_path):
@@ -139,15 +166,38 @@ def test_acks_replayed_from_an_older_epoch_do_not_count(tmp_path):
     _finish_together(net, sessions, paths, range(3), cheaters={3})
 
 
-@pytest.mark.xfail(strict=True, reason="protocol.md §C8.2 'Ack' (none in the final attestation) / issue 10 "
-                   "'a proven cheater loses its seat; the honest players finish': an ack (or an input) in the "
-                   "final attestation halts every honest peer with no GameOver (H23)")
-def test_an_ack_in_the_final_attestation_does_not_veto_the_finished_game(tmp_path):
+@pytest.mark.parametrize("n", [4, 5, 6])
+def test_a_seat_that_acks_one_escrow_per_round_delays_the_first_roll_by_n_minus_2_rounds(tmp_path, n):
+    """Attack: the last seat acknowledges only the first escrow it owes in each STEP (the least
+    that is not proven at a repeated round), to stretch the escrow rounds. Holds as §C8.5 (c)
+    says: it owes n - 1 acks, so the first chance step waits n - 1 escrow rounds (n - 2 more than
+    an honest table), nobody is dropped or named, the game ends together; later chance steps are
+    not delayed (no new epoch)."""
+    sessions, paths, _, _ = logged_game(tmp_path, n, OPTS)
+    _lying_acks(sessions[n - 1], lambda acks: acks[:1])
+    net = Net(list(sessions), random_legal(E, seed=1))
+    net.run(max_time=1e4)
+    for i in range(n):
+        kinds = [e.kind for e in net.events[i] if isinstance(e, StepApplied)]
+        assert kinds[:n - 1] == ["escrow"] * (n - 1) and kinds.count("escrow") == n - 1
+        assert _dropped(net, i) == [] and _proven(net, i) == set()
+    _finish_together(net, sessions, paths, range(n))
+
+
+@pytest.mark.parametrize("field", [
+    "acks",
+    pytest.param("input", marks=pytest.mark.xfail(
+        strict=True, reason="protocol.md §C3.5 / issue 10 'a proven cheater loses its seat; the honest players "
+        "finish': an input in the final attestation still halts every honest peer (CheatDetected), no GameOver "
+        "(pre-existing rule, same veto as the ack case fixed by H23)")),
+])
+def test_a_field_in_the_final_attestation_does_not_veto_the_finished_game(tmp_path, field):
     """Attack: the game is over (terminal state, one attestation round left, §C3.5); seat 3, which
-    lost, signs its attestation with an ack in the 9th field. Wanted: the honest seats end the
-    game (GameOver, complete logs), seat 3 named. Seen (09:00): seats 0-2 halt with
-    CheatDetected 'final attestation carries an input' at the last step, no GameOver, logs
-    verify but are not complete: the loser vetoed the result."""
+    lost, signs its attestation with an ack in the 9th field (``acks``) or an input (``input``).
+    Wanted: the honest seats end the game (GameOver, complete logs), seat 3 named. Seen (09:00,
+    both): seats 0-2 halt with CheatDetected 'final attestation carries an input' at the last
+    step, no GameOver, logs verify but are not complete: the loser vetoed the result. The ack
+    case is fixed (H23: named by history, the attestation's acks not applied)."""
     sessions, paths, _, _ = logged_game(tmp_path, 4, OPTS)
     forged: dict[int, bytes] = {}
 
@@ -158,14 +208,40 @@ def test_an_ack_in_the_final_attestation_does_not_veto_the_finished_game(tmp_pat
         if b.step != sessions[3].final_step:
             return False
         if b.step not in forged:
-            forged[b.step] = seal_message(sessions[3].identity, MSG_STEP,
-                                          b._replace(acks=(EscrowAck(0, 0, b"\x01" * 32),)))
+            lie = {"acks": (EscrowAck(0, 0, b"\x01" * 32),)} if field == "acks" else {"input": b"\x01" * 32}
+            forged[b.step] = seal_message(sessions[3].identity, MSG_STEP, b._replace(**lie))
         net.s[dst].receive_message(forged[b.step], net.now)
         return True
     net = Net(list(sessions), random_legal(E, seed=1), drop=drop)
     net.run(max_time=1e4)
     assert forged
-    _finish_together(net, sessions, paths, range(3), cheaters={3})
+    _finish_together(net, sessions, paths, range(3), cheaters={3} if field == "acks" else None)
+
+
+def test_a_seat_that_stops_acking_after_a_re_seat_loses_its_seat(tmp_path):
+    """Escrow rounds after a drop and a re-seat: seat 4 of 5 crashes at step 8, is dropped,
+    restarts, follows as a spectator and is re-seated (a new epoch, new escrows: an escrow round
+    before the next chance step); from that epoch on seat 3 acknowledges nothing. Holds: seat 3
+    is proven by history at the repeated round and dropped, the re-seated seat keeps playing, and
+    every peer (seat 3's too) ends with one final hash and a complete log naming only seat 3."""
+    from p2p.lockstep import SeatReturned
+    from test_reseat_session import _returning
+
+    sessions, paths, secrets, _ = logged_game(tmp_path, 5, dict(OPTS, target=60))
+    real = sessions[3].seats.owed_acks
+    sessions[3].seats.owed_acks = lambda: () if sessions[3].epoch >= 2 else real()  # epoch 2: after the re-seat
+    hook, st = _returning(sessions, paths, secrets, 4, 8)
+    net = Net(list(sessions), random_legal(E, seed=3))
+    net.run(max_time=1e5, hook=hook)
+    assert st["asked"]
+    back = [(e.step, e.seat) for e in net.events[0] if isinstance(e, SeatReturned)]
+    assert [seat for _, seat in back] == [4]
+    for i in (0, 1, 2, 4):
+        assert _proven(net, i) == {3}, net.describe()
+        drops = _dropped(net, i)
+        assert [seat for _, seat in drops] == [4, 3] and drops[1][0] > back[0][0]
+    sessions[4] = net.s[4]
+    _finish_together(net, sessions, paths, range(5), cheaters={3})
 
 
 # -- dealers that do not deal ----------------------------------------------------------------------
