@@ -21,7 +21,8 @@ Findings (09:00 UTC, session 4):
   history at the repeated round and dropped (the dealer keeps its seat); a dealer that deals to
   one seat only is forwarded by the others; two seats (and 3 after a drop) never hold an escrow
   round; a restart inside an escrow round resumes; a seat dropped at the escrow round gets the
-  stand-in and its spectator agrees on the end.
+  stand-in and its spectator agrees on the end; an input at an escrow round is ignored by every
+  peer and verify; acks signed for the next epoch before it began count as lies (dropped).
 """
 
 from __future__ import annotations
@@ -242,6 +243,64 @@ def test_a_seat_that_stops_acking_after_a_re_seat_loses_its_seat(tmp_path):
         assert [seat for _, seat in drops] == [4, 3] and drops[1][0] > back[0][0]
     sessions[4] = net.s[4]
     _finish_together(net, sessions, paths, range(5), cheaters={3})
+
+
+@pytest.mark.parametrize("what", ["reveal", "action"])
+def test_an_input_at_an_escrow_round_is_ignored_by_every_peer_and_verify(tmp_path, monkeypatch, what):
+    """Attack: seat 3 of 4 signs its game-start escrow-round STEP with an input (its real next
+    reveal, or an action) instead of nil, the same bytes to everyone, hoping some peer or
+    ``verify`` applies it (an engine transition at an escrow round, a fork). Holds (§C8.2 'Escrow
+    round': an input other than nil is a PeerMisbehaved problem and ignored): every other peer
+    reports it, nobody applies it, every peer (seat 3 too) ends with one final hash and a log
+    that verifies."""
+    import p2p.lockstep as L
+    from p2p.lockstep import PeerMisbehaved
+
+    sessions, paths, _, _ = logged_game(tmp_path, 4, OPTS)
+    real, hostile = L.seal_envelope, sessions[3]
+
+    def forged(identity, mtype, body):
+        if mtype == MSG_STEP and identity is hostile.identity and body.step == 0:
+            body = body._replace(input=hostile.chain.reveal_at(1) if what == "reveal" else [0])
+        return real(identity, mtype, body)
+    monkeypatch.setattr(L, "seal_envelope", forged)
+    net = Net(list(sessions), random_legal(E, seed=1))
+    net.run(max_time=1e4)
+    for i in range(3):
+        assert [(e.step, e.seat, e.reason) for e in net.events[i] if isinstance(e, PeerMisbehaved)] \
+            == [(0, 3, "input at an escrow round")]
+        assert _escrow_rounds(net, i) == 1 and _dropped(net, i) == []
+    _finish_together(net, sessions, paths, range(4))
+
+
+def test_an_ack_signed_for_the_next_epoch_before_it_began_counts_as_a_lie(tmp_path):
+    """Attack: seat 3 of 5, once its epoch-0 acks are applied, puts in every STEP acks of the
+    NEXT epoch (made-up hashes: that epoch's escrows do not exist yet), hoping that when a drop
+    opens that epoch at the very step its message is applied, peers and ``verify`` disagree on
+    whether the acks count. Seat 4 crashes at step 8 (epoch 1 from its drop). Holds: every peer
+    and ``verify`` apply the same acks in the same order (the drop opens the epoch before the
+    step's acks are applied, everywhere): the made-up hashes are a lie against the real escrows,
+    seat 3 is voted out at the repeated round; the honest seats end together, logs verify."""
+    sessions, paths, _, _ = logged_game(tmp_path, 5, OPTS)
+    hostile = sessions[3]
+    real = hostile.seats.owed_acks
+
+    def predict():
+        acks = real()
+        if acks or hostile.epoch > 0:
+            return acks
+        return tuple(EscrowAck(d, hostile.epoch + 1, b"\xab" * 32) for d in (0, 1, 2))
+    hostile.seats.owed_acks = predict
+
+    def hook(net):
+        if net.s[4] is not None and net.s[4].step >= 8:
+            net.s[4] = None
+    net = Net(list(sessions), random_legal(E, seed=2))
+    net.run(max_time=1e4, hook=hook)
+    for i in range(3):
+        assert [seat for _, seat in _dropped(net, i)] == [4, 3], net.describe()
+        assert 0 not in _proven(net, i)
+    _finish_together(net, sessions, paths, range(3))
 
 
 # -- dealers that do not deal ----------------------------------------------------------------------
