@@ -236,8 +236,8 @@ def on_auction(s, st: Static, prof, seat: int, tops: dict | None = None):
     others' bids, win for much less than the bot paid; now neither pays less than the bot in
     its place, and a contested auction takes two or three rounds instead of many.
 
-    ``tops``: optional cache ``{(seat, profile): auction_top(...)[0]}`` shared by the bidders of
-    one step (``choose_all``): every bidder weighs every other's ceiling, and a ceiling is a
+    ``tops``: optional cache ``{(seat, id(profile)): auction_top(...)[0]}`` shared by the
+    bidders of one step (``choose_all``): every bidder weighs every other's ceiling, and a ceiling is a
     function of the state, the seat and the profile only."""
     if tops is None:
         tops = {}
@@ -258,8 +258,11 @@ def on_auction(s, st: Static, prof, seat: int, tops: dict | None = None):
 
 
 def _top(s, st: Static, prof, seat: int, tops: dict) -> int:
-    """``auction_top(s, st, prof, seat)[0]``, memoised in ``tops`` (see on_auction)."""
-    key = (seat, prof)
+    """``auction_top(s, st, prof, seat)[0]``, memoised in ``tops`` (see on_auction). Keyed by
+    the profile's identity: hashing a frozen dataclass hashes all its fields (a generated
+    ``__hash__``, interpreted even compiled); the profiles outlive the step, and two equal
+    profiles would only compute the same ceiling twice."""
+    key = (seat, id(prof))
     t = tops.get(key)
     if t is None:
         t = tops[key] = auction_top(s, st, prof, seat)[0]
