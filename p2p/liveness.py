@@ -71,6 +71,12 @@ class Liveness:
         interval after ``now`` unless the step completes first."""
         self.resend_at = now + self._resend_interval
 
+    @property
+    def resend_period(self) -> float:
+        """Seconds between two re-sends once the back-off is at its cap: what another seat
+        waits at most for a re-sent vote of ours (and we for its)."""
+        return self._resend_cap
+
     def stop_resend(self) -> None:
         """The game ended here: nothing more to resend."""
         self.resend_at = None

@@ -306,13 +306,23 @@ class LockstepSession:
     def drop_deadline(self) -> float | None:
         """When we will cast our vote of this step and epoch against a seat we still wait for
         (seconds, the caller's clock; ``vote_time``), or None if seat loss is off, a drop is
-        impossible, we already voted in this step and epoch, or no seat is awaited."""
+        impossible, we already voted in this step and epoch, or no seat is awaited. When the
+        times of several seats come within one re-send period of the first, one re-send period
+        after the first, so that the others' votes (re-sent within that period), which may name
+        the seat they all miss, come first (§C8.3 "When an honest peer votes"; ``_vote_choice``
+        then names the seat most named: one spiteful vote is outweighed by two honest ones).
+        Never earlier for a seat one voter named: that would let a lone spiteful vote choose."""
         if not self.seats.drop_possible() or self.phase != RUNNING or self.spectator \
                 or self.seats.voted_this_epoch(self.step):
             return None
-        times = [self.vote_time(i) for i in self.waiting_for()
+        times = [(self.vote_time(i), i) for i in self.waiting_for()
                  if i != self.my_seat and not self.seats.has_voted(self.step, i)]
-        return min(times) if times else None
+        if not times:
+            return None
+        first = min(times)[0]
+        grace = self.live.resend_period
+        close = sum(1 for t, _ in times if t < first + grace)
+        return first + grace if close > 1 else first
 
     def vote_time(self, seat: int) -> float:
         """When we vote to drop ``seat`` at the current step if its message has not come

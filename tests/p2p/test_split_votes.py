@@ -34,6 +34,17 @@ def _mtype(raw: bytes) -> int:
     return open_envelope(raw, C.MAX_CATCHUP_MSG).mtype
 
 
+def _crashed(st: dict, src: int, raw: bytes, seat: int, k: int) -> bool:
+    """True if ``raw`` from ``src`` is lost because ``seat`` crashed as it sent its message of
+    step ``k`` (from then on nothing of it arrives; ``st["crash"]`` notes it)."""
+    if src != seat:
+        return False
+    ss = _step_of(raw)
+    if ss is not None and ss[1] >= k:
+        st["crash"] = True
+    return st["crash"]
+
+
 # -- the timers (p2p/liveness.py) ----------------------------------------------------------------
 
 def test_an_indirect_sign_of_life_delays_a_vote_by_one_drop_timeout_at_most() -> None:
@@ -131,12 +142,7 @@ def test_a_spiteful_voter_cannot_split_the_honest_votes(tmp_path) -> None:
     st = {"crash": False, "spite": False}
 
     def drop(src: int, dst: int, raw: bytes) -> bool:
-        ss = _step_of(raw)
-        if src == 4 and ss is not None and ss[1] >= K:
-            st["crash"] = True  # seat 4 is gone from its message of step K on
-        if src == 4 and st["crash"]:
-            return True
-        return src == 1 and dst == 2 and ss == (1, K)
+        return _crashed(st, src, raw, 4, K) or (src == 1 and dst == 2 and _step_of(raw) == (1, K))
 
     def hook(net: Net) -> None:
         s1 = net.s[1]
@@ -185,8 +191,8 @@ def test_a_voter_names_the_seat_the_others_named(tmp_path) -> None:
     assert set(s0.waiting_for()) == {3, 4}
     vote = sessions[2].seats.vote(K, 4)
     s0.receive_message(vote, net.now)
-    t = s0.drop_deadline()
-    assert t == pytest.approx(s0.step_started + 3.0)
+    t = s0.drop_deadline()  # two seats due at once: one re-send period later (drop timeout 3 s / 3)
+    assert t == pytest.approx(s0.step_started + 3.0 + 1.0)
     s0.handle_timer(t)
     assert s0.seats.has_voted(K, 4) and not s0.seats.has_voted(K, 3)
     assert any(_mtype(raw) == MSG_DROP for raw in s0.messages_to_send())
@@ -219,3 +225,38 @@ def test_a_voter_that_may_not_apply_its_step_is_paused_and_reports_the_stall(tmp
     assert s0.paused() == (4,)
     stalls = [e for e in net.events[0] if isinstance(e, PeerStalled)]
     assert stalls and all(e.seats == (4,) and e.step == K for e in stalls)
+
+
+def test_a_seat_silent_to_one_peer_only_does_not_split_the_votes(tmp_path) -> None:
+    """5 seats (Q = 3). Seat 4 crashes at step K; seat 1 (spiteful) sends seat 2 nothing at all
+    at step K — no message, no vote — and votes against the honest seat 0 to the others. For
+    seat 2 both 1 and 4 fell silent when the step began, while 0 and 3 miss only 4. Before,
+    seat 2 named the lowest, 1: {0, 3} against 4, {2} against 1, {1} against 0, no quorum, a
+    stall. Now seat 2, whose vote times of two seats coincide, waits one re-send period for
+    the others' votes and names 4 with them: 4 is dropped; in the new epoch seat 2 names 1,
+    whose message the others then forward to it (§C8.3), and the game ends."""
+    K = 5
+    sessions, paths, _, _ = logged_game(tmp_path, 5, DROP3)
+    st = {"crash": False, "spite": False}
+
+    def drop(src: int, dst: int, raw: bytes) -> bool:
+        return _crashed(st, src, raw, 4, K) or (src == 1 and dst == 2 and net.s[1].step == K)
+
+    def hook(net: Net) -> None:
+        s1 = net.s[1]
+        if not st["spite"] and s1.step == K and s1.steps.has_own(K):
+            s1._out.append(s1.seats.vote(K, 0))  # noqa: SLF001 (signed by seat 1: its one vote of K)
+            st["spite"] = True
+        return None
+
+    net = Net(list(sessions), random_legal(E, seed=4), drop=drop)
+    net.run(max_time=1e3, hook=hook)  # the game takes ~100 s; a split would wait for ever
+    assert st["crash"] and st["spite"]
+    for i in (0, 2, 3):
+        assert [e.seat for e in net.events[i] if isinstance(e, SeatDropped)][:1] == [4], net.describe()
+    o = [[e for e in net.events[i] if isinstance(e, GameOver)] for i in (0, 2, 3)]
+    assert all(len(x) == 1 for x in o) and len({x[0].final_hash for x in o}) == 1, net.describe()
+    for i in (0, 2, 3):
+        sessions[i].log.close()
+        rep = verify_log(paths[i], engine=E)
+        assert rep.ok and rep.complete, rep.error
