@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from ..actions import ClaimRent
 from ..state import P_AUCTION, P_BUY, P_CHOICE, P_INHERIT, P_OVER, P_RAISE, P_ROLL
-from ._decide import on_auction, on_buy, on_card_choice, on_inherit, on_raise, on_roll
+from ._decide import (on_auction, on_buy, on_card_choice, on_inherit, on_raise, on_roll,
+                      shared_action)
 from ._profile import BOTS, scaled
 from ._trade import answer, own_offer
 from ._value import static
@@ -43,7 +44,7 @@ def _choose(s, seat: int, bot: str, prof):
     if s.claims:
         for c in s.claims:
             if c[0] == seat:
-                return ClaimRent(c[2], c[1])
+                return shared_action(ClaimRent, c[2], c[1])
     if s.offers:
         # Before its roll, a seat whose own offer is open rolls first (on_roll): answering
         # could let its offer be rejected meanwhile and tempt it to propose again this turn.
@@ -109,7 +110,7 @@ def _choose_all(s, bots, profs=None) -> list:
         out = s.out
         for c in s.claims:
             if inputs[c[0]] is None and not out[c[0]] and (actor >= 0 or not _bids(s, c[0])):
-                inputs[c[0]] = ClaimRent(c[2], c[1])  # its first open claim
+                inputs[c[0]] = shared_action(ClaimRent, c[2], c[1])  # its first open claim
         if actor >= 0:
             if not out[actor] and inputs[actor] is None:
                 prof = scaled(bots[actor], s.ed.go_salary) if profs is None else profs[actor]

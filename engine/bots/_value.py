@@ -233,7 +233,11 @@ def worst_rent(s, st: Static, seat: int) -> int:
 def _owner_tops(s, st: Static, owner: list[int], level: list[int], mort: list[int]) -> list[int]:
     """``tops[o]``: the highest rent (as :func:`worst_rent` counts it) of owner ``o``'s
     unmortgaged properties, 0 if none, for ``o`` in ``0..max(owner)``."""
-    tops = [0] * (max(owner) + 1)
+    top = -1
+    for o in owner:  # max(owner), a loop: compiled, C compares (max() compares objects)
+        if o > top:
+            top = o
+    tops = [0] * (top + 1)
     for m, row in st.street_rows:  # plain index loops: the fastest form here
         o = owner[m]
         if o >= 0 and not mort[m]:
@@ -307,7 +311,11 @@ def _board_of(st: Static, key: tuple[int, ...]) -> tuple[dict, dict]:
                 full[o] = full.get(o, ()) + (gi,)
         for gi, g in enumerate(groups):
             h = group_get[gi](key)
-            if min(h) < 0:
+            a = 0
+            for b in h:  # min(h), a loop: compiled, C compares (min() compares objects)
+                if b < a:
+                    a = b
+            if a < 0:
                 continue  # a street still with the bank
             a = h[0]
             na = h.count(a)
