@@ -2,7 +2,7 @@
 # points take a State and call the typed decisions as C functions.
 cimport cython
 from engine.state cimport State
-from engine.bots._decide cimport on_auction, on_buy, on_roll
+from engine.bots._decide cimport on_auction, on_buy, on_roll, shared_action
 from engine.bots._trade cimport own_offer
 from engine.bots._value cimport Static, static
 

@@ -7,6 +7,7 @@ from engine.bots._value cimport (Static, blocks_set, board, completes_set, owns_
                                  reserve_bounds, reserve_for, worst_rent)
 from engine.bots._trade cimport own_offer
 
+cpdef shared_action(cls, a, b=*)
 @cython.locals(cash=Py_ssize_t)
 cpdef on_roll(State s, Static st, prof, Py_ssize_t seat)
 @cython.locals(mort=list, owner=list, is_prop=list, lift=list)

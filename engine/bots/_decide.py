@@ -34,16 +34,17 @@ _PAYJAILFINE = PayJailFine()
 _SHARED: dict = {}
 
 
-def shared_action(cls, *fields):
-    """``cls(*fields)``, built once per ``(cls, fields)`` and then shared, for fields from a
-    small set (squares, seats; never amounts): actions are frozen values, and a frozen
-    dataclass's ``__init__`` stores each field with ``object.__setattr__``, interpreted even in
-    the compiled engine (ClaimRent alone was ~1% of a compiled bot game). Never emptied."""
-    key = (cls, fields)
-    a = _SHARED.get(key)
-    if a is None:
-        a = _SHARED[key] = cls(*fields)
-    return a
+def shared_action(cls, a, b=None):
+    """``cls(a)``, or ``cls(a, b)`` if ``b`` is not None, built once per ``(cls, a, b)`` and
+    then shared, for fields from a small set (squares, seats; never amounts): actions are
+    frozen values, and a frozen dataclass's ``__init__`` stores each field with
+    ``object.__setattr__``, interpreted even in the compiled engine (ClaimRent alone was ~1% of
+    a compiled bot game). Never emptied. Fixed arity: compiled, a C call (_decide.pxd)."""
+    key = (cls, a, b)
+    x = _SHARED.get(key)
+    if x is None:
+        x = _SHARED[key] = cls(a) if b is None else cls(a, b)
+    return x
 
 
 # ------------------------------------------------------------------------------ own turn
