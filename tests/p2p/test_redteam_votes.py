@@ -19,6 +19,10 @@ Findings (09:00 UTC, session 4):
   voter lost for a drop timeout made that voter name it ("the seat the most others named"):
   the votes split. Now a voter for which several seats are due at once waits one re-send
   period and names the seat most named: the honest votes outnumber the spiteful one.
+* BREAK (strict xfail, 09:25): the grace is bypassed when the spiteful seat is also silent to
+  two honest voters (they see it due and wait the grace too, their votes come late) and sends
+  its vote to the third only: a tie at the third's grace end, the lowest (the thinking seat)
+  is named, the votes split.
 * BREAK (strict xfail): one unsolicited CATCHUP_RESP holding a second signed version of the
   sender's own applied message halts every honest peer (Equivocation): a veto at any moment.
 """
@@ -338,5 +342,45 @@ def test_a_spiteful_vote_does_not_steer_a_voter_that_lost_a_thinking_seats_alive
     honest = (0, 2, 3, 4)
     for i in honest:
         assert [(e.step, e.seat) for e in net.events[i] if isinstance(e, SeatDropped)] == [(net.k, 1)], \
+            net.describe()
+    _finish_together(net, sessions, paths, honest)
+
+
+@pytest.mark.xfail(strict=True, reason="protocol.md §C8.3 'Split votes' (a voter names the seat the most others "
+                   "named, after a grace of one re-send period): a spiteful seat silent to two voters delays "
+                   "their votes past the grace of a third, whose tie it breaks with one vote: the votes split (H22)")
+def test_a_spiteful_seat_that_delays_honest_votes_does_not_steer_a_voter(tmp_path):
+    """The lever of ``test_a_spiteful_vote_does_not_steer_a_voter_that_lost_a_thinking_seats_alives``
+    against the vote grace (a voter with several due seats waits one re-send period for the
+    others' votes). 6 seats (Q = 4): at step K seat 4 crashes and honest seat 1's player thinks
+    (ALIVE, no message); honest voter 3 loses seat 1's ALIVEs for 3.5 s, so 1 and 4 are due for
+    it. Spiteful seat 5 stays silent at step K to voters 0 and 2 only (for them 4 and 5 are due:
+    they wait the grace too) and sends DROP(K, 1) to voter 3 only. When voter 3's grace ends it
+    holds one vote against 1 (seat 5's) and one against 4 (seat 1's, which had no grace): a tie,
+    the lowest, 1. Wanted: seat 4 dropped at K, the game ends. Seen (09:25, H22's grace in the
+    working tree): votes {0, 1, 2} against 4, {3, 5} against 1, no quorum, every seat paused at
+    K (its node abandons after the stall limit)."""
+    sessions, paths, _, _ = logged_game(tmp_path, 6, DROP3)
+    net = _SlowSeat(list(sessions), thinker=1, crashed=4, think=8.0)
+    cast: list[int] = []
+
+    def drop(src: int, dst: int, raw: bytes) -> bool:
+        if net.k is None:
+            return False
+        if src == 4 or ((src, dst) == (1, 3) and net.now < net.t0 + 3.5):
+            return True
+        return src == 5 and dst in (0, 2) and net.s[0] is not None and net.s[0].step == net.k
+
+    def hook(n: Net) -> None:
+        if net.k is not None and not cast and n.s[5].step == net.k:
+            cast.append(net.k)
+            n.s[3].receive_message(n.s[5].seats.vote(net.k, 1), n.now)  # signed by seat 5, to seat 3 only
+        return None
+    net.drop = drop
+    net.run(max_time=400.0, hook=hook)
+    assert cast
+    honest = (0, 1, 2, 3)
+    for i in honest:
+        assert [(e.step, e.seat) for e in net.events[i] if isinstance(e, SeatDropped)] == [(net.k, 4)], \
             net.describe()
     _finish_together(net, sessions, paths, honest)
