@@ -122,6 +122,32 @@ def test_q_minus_1_liars_forging_ack_hashes_lose_their_seats_not_the_dealer(tmp_
     _finish_together(net, sessions, paths, honest)
 
 
+@pytest.mark.parametrize("crash_step,target", [(0, 0), (1, 0), (5, 0), (0, 3), (1, 3)])
+def test_a_forged_ack_with_a_crash_drops_the_crashed_seat_and_the_liar_only(tmp_path, crash_step, target):
+    """The forged-ack attack while seat 3 of 6 (Q = 4) crashes at the game-start escrow round (0),
+    at the repeated round (1) or later (5); the liar (seat 5) forges dealer ``target``'s ack: an
+    honest dealer (0) or the crashed seat itself (3). Holds: silence is voted first, then the
+    liar (one vote per step and epoch, every honest voter in the same order); the crashed seat
+    gets the stand-in where its escrow was not confirmed; no honest seat is dropped or named; the
+    honest seats end together with logs that verify. A lie about the crashed seat's escrow dies
+    with its drop (the liar keeps its seat: nothing left to settle)."""
+    sessions, paths, _, _ = logged_game(tmp_path, 6, OPTS)
+    _lying_acks(sessions[5], lambda acks: [EscrowAck(a.dealer, a.epoch, b"\xee" * 32) if a.dealer == target else a
+                                           for a in acks])
+
+    def hook(net):
+        if net.s[3] is not None and net.s[3].step >= crash_step:
+            net.s[3] = None
+    net = Net(list(sessions), random_legal(E, seed=1))
+    net.run(max_time=1e4, hook=hook)
+    honest = (0, 1, 2, 4)
+    for i in honest:
+        dropped = {seat for _, seat in _dropped(net, i)}
+        assert 3 in dropped and dropped <= {3, 5} and (target == 3 or 5 in dropped), net.describe()
+        assert _proven(net, i) == set()
+    _finish_together(net, sessions, paths, honest)
+
+
 def test_a_seat_that_never_acks_one_honest_dealer_loses_its_seat_not_the_dealer(tmp_path):
     """Attack: seat 3 of 4 acknowledges every escrow but honest dealer 0's, hoping every chance
     step becomes an escrow round for ever or that the dealer is blamed. Holds: at the second
