@@ -6,6 +6,6 @@ from engine.rules cimport movement
 from engine.rules.money cimport settle
 
 cpdef advance(State s, list ev)
-@cython.locals(out=list, builds=Py_ssize_t)
+@cython.locals(out=list, builds=Py_ssize_t, by_type=dict)
 cpdef step_inplace(State s, inputs, list ev, strict=*)
 cpdef chance_inplace(State s, rng, list ev)

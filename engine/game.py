@@ -277,6 +277,7 @@ def step_inplace(s: State, inputs: Sequence, ev: list, strict: int = -1) -> None
         if builds >= 2:
             short = building.shortage(s, inputs)
     out = s.out
+    by_type = _BY_TYPE  # a local: game.pxd types it dict, so compiled .get is a C call
     seat = -1
     for a in inputs:
         seat += 1
@@ -286,7 +287,7 @@ def step_inplace(s: State, inputs: Sequence, ev: list, strict: int = -1) -> None
             ev.append(ActionRefused(seat, a.CODE, "shortage_auction"))
             continue
         # _dispatch, inlined for the common case (an action of a known class, not niente).
-        h = None if out[seat] or s.nx else _BY_TYPE.get(type(a))
+        h = None if out[seat] or s.nx else by_type.get(type(a))
         try:
             if h is None:
                 _dispatch(s, seat, a, ev, in_auction and s.phase == P_AUCTION)
