@@ -1868,16 +1868,18 @@ class LockstepSession:
     def _finish(self, k: int, slots: Sequence) -> None:
         """Every active seat's attestation (step ``k`` = ``final_step``, §C3.5) is held and
         checked (prev hash = the final state hash, prev digest = the last step's digest): log
-        them as the last record, emit ``GameOver``. An attestation with an input or a hidden
-        field is CheatDetected (``verify`` says the same)."""
+        them as the last record, emit ``GameOver``. An attestation with acks, an input, a hidden
+        field or a re-seat field names its signer (``verify`` says the same) and is not applied:
+        nothing is applied after the terminal state, so it vetoes nothing (§C3.5)."""
         for i, h in enumerate(slots):
             if h is not None and h.body.acks:
                 # Signed by it, seen by every peer and verify alike: named, but it vetoes nothing
                 # (the acks of the attestation are not applied, §C3.5, §C8.2).
                 self._history_proof(k, i, "acknowledged escrows in its final attestation")
             if h is not None and (h.body.input is not None or h.body.hidden is not None or h.body.reseat):
-                self._halt(CheatDetected(k, i, "final attestation carries an input", h.env.raw))
-                return
+                # Same: the signer is named, the field ignored (it was a halt: one loser's
+                # datagram vetoed the result of a finished game, issue 10).
+                self._history_proof(k, i, "final attestation carries an input")
         self._record_step(k, slots)
         self.step = k + 1
         self.phase = FINISHED

@@ -298,7 +298,8 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
                     rep.cheaters.append({"seat": i, "step": k, "complainer": None,
                                          "reason": "acknowledged escrows in its final attestation"})
                 if b is not None and (b.input is not None or b.hidden is not None or b.reseat):
-                    raise _Bad(k, f"seat {i}: final attestation carries an input")
+                    rep.cheaters.append({"seat": i, "step": k, "complainer": None,  # as lockstep._finish
+                                         "reason": "final attestation carries an input"})
             attested = True
             continue
         pend = engine.pending(state)

@@ -13,7 +13,8 @@ Findings (09:00 UTC, session 4):
   dropped, at no cost. Now two hashes prove nothing; the liar is voted out at the repeated round.
 * BREAK, fixed by H23 (09:20): a seat whose final attestation carried an ack halted every honest
   peer (no GameOver). Now those acks are not applied, the seat is named, the game ends.
-* OPEN (strict xfail): an input in the final attestation still halts every honest peer.
+* FIXED (H31, 09:55): an input in the final attestation halted every honest peer; now it is
+  not applied, the signer is named (session and verify), the game ends.
 * Hold: Q - 1 liars forging ack hashes are dropped one per epoch, the dealer kept (the fix
   above); a recipient that acknowledges one escrow per STEP delays the first roll by n - 2
   escrow rounds, no more (§C8.5 (c)); a recipient that never acknowledges one dealer, or
@@ -213,10 +214,7 @@ def test_a_seat_that_acks_one_escrow_per_round_delays_the_first_roll_by_n_minus_
 
 @pytest.mark.parametrize("field", [
     "acks",
-    pytest.param("input", marks=pytest.mark.xfail(
-        strict=True, reason="protocol.md §C3.5 / issue 10 'a proven cheater loses its seat; the honest players "
-        "finish': an input in the final attestation still halts every honest peer (CheatDetected), no GameOver "
-        "(pre-existing rule, same veto as the ack case fixed by H23)")),
+    "input",  # a strict xfail until H31 (09:55): it halted every honest peer (CheatDetected)
 ])
 def test_a_field_in_the_final_attestation_does_not_veto_the_finished_game(tmp_path, field):
     """Attack: the game is over (terminal state, one attestation round left, §C3.5); seat 3, which
@@ -242,7 +240,7 @@ def test_a_field_in_the_final_attestation_does_not_veto_the_finished_game(tmp_pa
     net = Net(list(sessions), random_legal(E, seed=1), drop=drop)
     net.run(max_time=1e4)
     assert forged
-    _finish_together(net, sessions, paths, range(3), cheaters={3} if field == "acks" else None)
+    _finish_together(net, sessions, paths, range(3), cheaters={3})
 
 
 def test_a_seat_that_stops_acking_after_a_re_seat_loses_its_seat(tmp_path):
