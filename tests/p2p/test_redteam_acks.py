@@ -29,6 +29,7 @@ Findings (09:00 UTC, session 4):
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import fake_engine as E
 from p2p import const as C
@@ -408,3 +409,55 @@ def test_a_seat_dropped_at_the_escrow_round_gets_the_stand_in_and_its_spectator_
             == [(0, 4, False)], net.describe()
     sessions[4] = net.s[4]
     _finish_together(net, sessions, paths, range(5))
+
+
+# -- one hostile recipient, any mix of lies (property) -----------------------------------------------
+
+_LIES = ("true", "forge", "omit", "old_epoch", "next_epoch")
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(n=st.sampled_from([4, 5, 6]), lies=st.lists(st.sampled_from(_LIES), min_size=6, max_size=6),
+       crash=st.sampled_from([None, 0, 1, 6]), seed=st.integers(0, 2**16))
+def test_any_mix_of_ack_lies_by_one_seat_never_costs_an_honest_seat(tmp_path_factory, n, lies, crash, seed):
+    """Property: the last seat lies in its acks, per dealer (``lies[dealer]``): truly, with a
+    made-up hash, not at all, with the hash under the previous epoch, or under the next one;
+    seat 1 may crash (at the escrow round, the repeated round, or later). Invariant: no honest
+    seat is dropped or named a cheater; every honest seat that is up ends the game with one final
+    hash and a complete log that verifies (the liar and the crashed seat are dropped or not,
+    whatever the rules say). With 4 seats (Q = 3) no crash: after the liar's drop nobody more
+    can be dropped, and a crash then pauses the table by design (§C8.5 'Where nobody can be
+    dropped')."""
+    if n == 4:
+        crash = None
+    tmp = tmp_path_factory.mktemp("lies")
+    sessions, paths, _, _ = logged_game(tmp, n, OPTS)
+    liar = n - 1
+
+    def lie(acks):
+        out = []
+        for a in acks:
+            how = lies[a.dealer]
+            if how == "forge":
+                out.append(EscrowAck(a.dealer, a.epoch, b"\xee" * 32))
+            elif how == "old_epoch" and a.epoch > 0:
+                out.append(EscrowAck(a.dealer, a.epoch - 1, a.hash))
+            elif how == "next_epoch":
+                out.append(EscrowAck(a.dealer, a.epoch + 1, a.hash))
+            elif how != "omit":
+                out.append(a)
+        return out
+    _lying_acks(sessions[liar], lie)
+
+    def hook(net):
+        if crash is not None and net.s[1] is not None and net.s[1].step >= crash:
+            net.s[1] = None
+    net = Net(list(sessions), random_legal(E, seed=seed))
+    net.run(max_time=1e5, hook=hook)
+    honest = [i for i in range(n) if i not in (liar, 1 if crash is not None else -1)]
+    for i in honest:
+        assert not {seat for _, seat in _dropped(net, i)} & set(honest), net.describe()
+        assert not _proven(net, i) & set(honest)
+    _finish_together(net, sessions, paths, honest, cheaters=None)
+    for i in honest:
+        assert not {c["seat"] for c in verify_log(paths[i], engine=E).cheaters} & set(honest)
