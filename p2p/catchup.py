@@ -486,7 +486,7 @@ def ingest_response(sess: Any, r: CatchupResponse, now: float) -> str | None:
             problem = f"malformed record: {e}"
             break
         if step < sess.step:
-            if kind == KIND_STEP and len(f) == 2 and sess.cross_check(step, f[1]):
+            if kind == KIND_STEP and len(f) == 2 and sess.cross_check(step, f[1], r.seat):
                 break  # equivocation found: the session halted
             if kind == KIND_DROP and sess.check_past_drop(payload):
                 break  # our seat was dropped at a step we applied: SeatLost

@@ -1132,10 +1132,15 @@ class LockstepSession:
         self._try_advance()
         return None
 
-    def cross_check(self, step: int, raws: Any) -> bool:
+    def cross_check(self, step: int, raws: Any, sender: int | None = None) -> bool:
         """Compare a peer's record of an applied ``step`` (still kept) with the messages we
-        applied: a different, validly signed message of a seat is equivocation (halt). Returns
-        True if an equivocation was found."""
+        applied: a different, validly signed message of a seat over the same history is
+        equivocation. ``sender``: the seat whose CATCHUP_RESP holds the record (None: unknown).
+        If the second version is the sender's own message and no fork is in sight
+        (``_fork_in_sight``), it is that seat's word only, as if it had sent it live: proven
+        and voted out (§C3.4 'Second version in a record', §C8.8), we go on with ours.
+        Otherwise the record is what another seat applied: our states may have forked, halt.
+        Returns True if the session halted."""
         if not self.steps.keeps(step) or type(raws) is not list or len(raws) != self.n:
             return False
         held = self.steps.slots(step)
@@ -1150,6 +1155,15 @@ class LockstepSession:
                 continue
             if env.body != h.env.body and b.step == step and b.seat == i and b.game_id == self.game_id \
                     and same_history(b, h.body) and env.verify(self._pubkeys[i]):
+                if i == sender and i != self.my_seat and not self._fork_in_sight(step, i):
+                    # Its own slot in its own record: nobody but it vouches that it applied that
+                    # version. Same as a live second message (§C3.4): complaint, vote, ours kept;
+                    # a halt only when no quorum can drop it (``_prove``). Was a one-datagram veto.
+                    self._prove(i, step, EQUIVOCATION, "signed two different messages for one step",
+                                [h.env.raw, raw], halt=Equivocation(step, i, h.env.raw, raw))
+                    if self.phase != RUNNING:
+                        return True
+                    continue
                 # We applied one version, others another: our states forked (§C3.4). Tell
                 # everyone who did it, then stop.
                 self.disputes.clear()
@@ -1159,6 +1173,19 @@ class LockstepSession:
                 self._halt(Equivocation(step, i, h.env.raw, raw))
                 return True
         return False
+
+    def _fork_in_sight(self, step: int, seat: int) -> bool:
+        """True if some seat other than ``seat`` may have applied another version of ``step``
+        (applied by us, §C3.4 'Second version in a record'): a digest dispute is open, or
+        ``step`` is our last applied step and a message of our current step from a seat other
+        than ``seat`` carries another prev digest than ours. (Once we applied step + 1, every
+        message of it was checked against our digest of ``step``, §C3.4.)"""
+        if self.disputes.open is not None:
+            return True
+        if step + 1 != self.step:
+            return False
+        return any(h is not None and j != seat and h.body.prev_digest != self.steps.prev_digest
+                   for j, h in enumerate(self.steps.slots(self.step)))
 
     # -- seat loss (protocol.md §C8) --
 

@@ -23,8 +23,10 @@ Findings (09:00 UTC, session 4):
   two honest voters (they see it due and wait the grace too, their votes come late) and sends
   its vote to the third only: a tie at the third's grace end, the lowest (the thinking seat)
   is named, the votes split.
-* BREAK (strict xfail): one unsolicited CATCHUP_RESP holding a second signed version of the
-  sender's own applied message halts every honest peer (Equivocation): a veto at any moment.
+* FIXED (H31, 10:00): one unsolicited CATCHUP_RESP holding a second signed version of the
+  sender's own applied message halted every honest peer (Equivocation): a veto at any moment.
+  Now, with no fork in sight, it is proven and voted out (tests/p2p/test_record_equivocation.py:
+  where it still halts).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ import pytest
 
 import fake_engine as E
 from p2p import const as C
-from p2p.lockstep import GameOver, SeatDropped, SeatDropVoted
+from p2p.lockstep import CheaterProven, GameOver, SeatDropped, SeatDropVoted
 from p2p.verify import verify_log
 from p2p.wire import MSG_ALIVE, MSG_STEP, decode_step_body, open_envelope
 
@@ -239,10 +241,7 @@ def test_a_spiteful_vote_does_not_steer_a_voter_that_lost_a_live_seat(tmp_path, 
     _finish_together(net, sessions, paths, honest)
 
 
-@pytest.mark.xfail(strict=True, reason="protocol.md §C8.3 fault table ('equivocation and bad messages are proven "
-                   "and voted out', §C8.8) / issue 10 'the table goes on without the cheater': an unsolicited "
-                   "CATCHUP_RESP whose record holds a second signed version of the sender's own message of an "
-                   "applied step halts every honest peer (LockstepSession.cross_check -> Equivocation)")
+# A strict xfail until H31 (10:00): every honest peer halted (LockstepSession.cross_check -> Equivocation).
 def test_an_unsolicited_catch_up_with_a_second_version_does_not_veto_the_game(tmp_path):
     """Attack: at step 12 of a 4-seat game (seat loss on: a drop is possible), seat 3 signs a
     second version of its own step-11 message (same history, another input) and pushes the three
@@ -278,6 +277,9 @@ def test_an_unsolicited_catch_up_with_a_second_version_does_not_veto_the_game(tm
     net = Net(list(sessions), random_legal(E, seed=1))
     net.run(max_time=1e4, hook=hook)
     assert pushed
+    for i in range(3):  # proven (kind 1, both versions) and voted out; nobody halted (H31)
+        assert {e.seat for e in net.events[i] if isinstance(e, CheaterProven)} == {3}, net.describe()
+        assert [e.seat for e in net.events[i] if isinstance(e, SeatDropped)] == [3]
     _finish_together(net, sessions, paths, range(3))
 
 
