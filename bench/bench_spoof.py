@@ -100,7 +100,7 @@ def forged_message(kind: int, gid: bytes, step: int, seats: int, rng: random.Ran
         wire.MSG_CATCHUP_REQ: [gid, seat, max(0, step - 5), step + 1],
         wire.MSG_CATCHUP_RESP: [gid, seat, max(0, step - 1), step + 1, [], [], []],
         wire.MSG_HINT: [gid, seat, step + rng.randrange(1, 50)],
-        wire.MSG_ALIVE: [gid, seat, step],
+        wire.MSG_ALIVE: [gid, seat, step, 0],
     }[kind]
     return env_bytes(kind, fields, rng)
 

@@ -60,7 +60,7 @@ def samples() -> dict[str, tuple[str, list]]:
         "catchup_resp": ("decode_catchup_resp", [GID, 1, 10, 42, [[1, bytes(200)]] * 32, [bytes(200)] * 3,
                                                  [bytes(300)] * 3]),
         "hint": ("decode_hint", [GID, 1, 77]),
-        "alive": ("decode_alive", [GID, 1, 77]),
+        "alive": ("decode_alive", [GID, 1, 77, 5]),
         "abandon": ("decode_abandon", [GID, 1, 77, H, H]),
         "complaint": ("decode_complaint", [GID, 1, 77, 2, 1, [bytes(200), bytes(200)], None]),
         "chat": ("decode_chat", [GID, K, 7, "anna", "ciao a tutti"]),

@@ -211,13 +211,23 @@ class CatchupResponse(NamedTuple):
 
 
 class Hint(NamedTuple):
-    """HINT (and ALIVE) body ``[gid, seat, step]``: ``seat`` is collecting ``step``
-    (protocol.md §C9.3); ALIVE: ``seat`` is alive and has not sent its message of ``step`` yet
-    (§C8.3)."""
+    """HINT body ``[gid, seat, step]``: ``seat`` is collecting ``step`` (protocol.md §C9.3)."""
 
     game_id: bytes
     seat: int
     step: int
+
+
+class Alive(NamedTuple):
+    """ALIVE body ``[gid, seat, step, n]``: ``seat`` is alive and has not sent its message of
+    ``step`` yet (protocol.md §C8.3). ``n`` (uint32) strictly increases over the ALIVEs the
+    seat sends at ``step`` (its count of them); a receiver restarts the seat's silence clock
+    only for an ``n`` above the largest it accepted for (seat, step), so a replay is ignored."""
+
+    game_id: bytes
+    seat: int
+    step: int
+    n: int
 
 
 class Abandon(NamedTuple):

@@ -28,7 +28,7 @@ class Liveness:
     """
 
     __slots__ = ("_keepalive", "step_started", "stall_at", "resend_at", "_resend_interval", "_heard",
-                 "_behind", "alive_at", "_resend_cap")
+                 "_behind", "alive_at", "_resend_cap", "_alive_n", "_alive_seen", "_alive_raw")
 
     def __init__(self, keepalive: float | None, now: float = 0.0) -> None:
         self._keepalive = keepalive
@@ -41,6 +41,12 @@ class Liveness:
         #: seat -> when its last indirect sign of life arrived (``heard_behind``).
         self._behind: dict[int, float] = {}
         self.alive_at: float | None = None
+        #: How many ALIVEs we sent at this step: the ``n`` of our next one (§C8.3).
+        self._alive_n = 0
+        #: seat -> the largest ALIVE ``n`` we accepted from it at this step (§C8.3).
+        self._alive_seen: dict[int, int] = {}
+        #: seat -> the envelope of the ALIVE with that largest ``n`` (forwarded on a vote, §C8.3).
+        self._alive_raw: dict[int, bytes] = {}
         # A waiting seat's re-sends are its keep-alives (it sends no ALIVE once its message is
         # out): never further apart than the keep-alive period, so that a receiver that lost its
         # message hears it several times per drop timeout (§C8.3; issue 10, H22).
@@ -56,6 +62,9 @@ class Liveness:
         self._resend_interval = C.RESEND_INTERVAL
         self._heard = {}
         self._behind = {}
+        self._alive_n = 0
+        self._alive_seen = {}
+        self._alive_raw = {}
         self.alive_at = now + self._keepalive if self._keepalive is not None else None
 
     def restart(self, now: float) -> None:
@@ -100,6 +109,31 @@ class Liveness:
             return False
         self.alive_at = now + self._keepalive
         return True
+
+    def next_alive_n(self) -> int:
+        """The counter ``n`` of the ALIVE we send now (§C8.3): 0, 1, 2... over this step's
+        ALIVEs, so that each one differs from every earlier one and a replay is recognised."""
+        n = self._alive_n
+        self._alive_n += 1
+        return n
+
+    def heard_alive(self, seat: int, n: int, now: float, raw: bytes = b"") -> bool:
+        """A valid ALIVE of this step from ``seat`` with counter ``n`` arrived at ``now``: if
+        ``n`` is above the largest we accepted from it at this step, its silence clock restarts
+        and True is returned; otherwise it is a replay (or reordered) and changes nothing
+        (False). A replayed ALIVE thus counts at most once per receiver, so a crashed seat's
+        ALIVEs hold it at most one drop timeout after the last one it really sent (§C8.3)."""
+        if n <= self._alive_seen.get(seat, -1):
+            return False
+        self._alive_seen[seat] = n
+        self._alive_raw[seat] = raw
+        self._heard[seat] = now
+        return True
+
+    def latest_alive(self, seat: int) -> bytes | None:
+        """The envelope of ``seat``'s latest accepted ALIVE of this step (the one with the
+        largest ``n``), or None: what we forward when a DROP vote against it arrives (§C8.3)."""
+        return self._alive_raw.get(seat) or None
 
     def heard(self, seat: int, now: float) -> None:
         """``seat`` showed at ``now`` that it is there (a valid ALIVE or COMPLAINT of this step):

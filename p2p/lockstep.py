@@ -74,7 +74,7 @@ from .session_events import TurnSkipped
 from .gamelog import KIND_SKIP
 from .wire import MSG_SKIP, SkipVote, decode_skip
 from .wire import (MSG_ABANDON, MSG_ALIVE, MSG_CATCHUP_REQ, MSG_CATCHUP_RESP, MSG_COMPLAINT, MSG_DROP, MSG_ESCROW,
-                   MSG_HINT, MSG_RESEAT, MSG_STEP, Abandon, ComplaintMsg, DropVote, Envelope, Escrow, Hint, Setup,
+                   MSG_HINT, MSG_RESEAT, MSG_STEP, Abandon, Alive, ComplaintMsg, DropVote, Envelope, Escrow, Setup,
                    StepBody, decode_abandon, decode_reseat, decode_alive, decode_catchup_req, decode_catchup_resp,
                    decode_complaint,
                    decode_drop, decode_escrow, decode_hint, decode_step_body, engine_options, open_envelope, pack,
@@ -322,7 +322,25 @@ class LockstepSession:
         first = min(times)[0]
         grace = self.live.resend_period
         close = sum(1 for t, _ in times if t < first + grace)
-        return first + grace if close > 1 else first
+        if close <= 1:
+            return first
+        # Due seats between which the others' votes do not settle it (the most named leads by
+        # one vote at most: that one may be a spiteful seat's): the honest votes may still be
+        # on their way (a seat silent to the other voters delays them), so one more re-send
+        # period before today's rule names the most named, earliest, lowest (§C8.3).
+        return first + (2 * grace if self._vote_in_doubt(first + grace) else grace)
+
+    def _vote_in_doubt(self, at: float) -> bool:
+        """True if two or more awaited seats have their vote time at ``at`` or earlier, one of
+        them was named by another voter of this step and epoch, and the most named leads the
+        next by one vote or none (``drop_deadline``; one hostile seat's vote is never what
+        decides whom an honest voter names)."""
+        counts: dict[int, int] = {}
+        for target in self.seats.targets(self.step).values():
+            counts[target] = counts.get(target, 0) + 1
+        due = sorted((counts.get(i, 0) for i in self.waiting_for()
+                      if i != self.my_seat and self.vote_time(i) <= at), reverse=True)
+        return len(due) > 1 and due[0] > 0 and due[0] - due[1] <= 1
 
     def vote_time(self, seat: int) -> float:
         """When we vote to drop ``seat`` at the current step if its message has not come
@@ -620,7 +638,8 @@ class LockstepSession:
         if again is not None:
             self._out.append(again)  # our request to play again, until the carriers take it (§C8.9)
         if live.alive_due(now) and self._owes_alive():
-            self._out.append(seal_message(self.identity, MSG_ALIVE, Hint(self.game_id, self.my_seat, self.step)))
+            self._out.append(seal_message(self.identity, MSG_ALIVE,
+                                          Alive(self.game_id, self.my_seat, self.step, live.next_alive_n())))
             self.stats["alive_sent"] += 1
         if now >= live.stall_at:
             # Seats we wait for; with none, those we voted against and hold but may not apply
@@ -951,16 +970,19 @@ class LockstepSession:
 
     def _on_alive(self, env: Envelope, a: Any, now: float) -> None:
         """ALIVE (protocol.md §C8.3): an active seat whose message of our current step we lack is
-        still there; its silence clock restarts. Anything else is ignored (never verified:
-        a flood costs one comparison per message)."""
+        still there; its silence clock restarts if the counter ``n`` is above every one we
+        accepted from it at this step (a replay is ignored). Anything else is ignored (never
+        verified: a flood costs one comparison per message)."""
         if a.seat >= self.n or a.seat == self.my_seat or a.step != self.step or self.phase != RUNNING \
                 or not self.active[a.seat] or self.steps.held(self.step, a.seat) is not None:
             self.stats["ignored"] += 1
             return
         if not self._verified(env, a.seat, a.step):
             return
+        if not self.live.heard_alive(a.seat, a.n, now, env.raw):
+            self.stats["ignored"] += 1  # a replay (or a late one): not a new sign of life
+            return
         self.stats["alive"] += 1
-        self.live.heard(a.seat, now)
 
     def _on_catchup_req(self, env: Envelope, r: Any, now: float) -> None:
         if r.seat >= self.n or r.seat == self.my_seat:
@@ -1336,6 +1358,13 @@ class LockstepSession:
                 # We hold the message the voter misses: pass it on (it is signed by its seat).
                 self._out.append(held.env.raw)
                 st["forwarded"] += 1
+            elif held is None and not self.seats.has_voted(k, v.seat):
+                # The seat is still deciding: its latest ALIVE tells a voter that lost its
+                # ALIVEs that it is there (signed by it; its counter makes a copy count once).
+                alive = self.live.latest_alive(v.seat)
+                if alive is not None:
+                    self._out.append(alive)
+                    st["forwarded"] += 1
             self._check_drop(v.seat)
             if self.step == k and self.phase == RUNNING and self.seats.voted_at(k):
                 self._try_advance()  # its vote against another seat may complete our certificate

@@ -32,7 +32,7 @@ import hashlib
 from typing import Any, NamedTuple
 
 from . import const as C
-from .bodies import (Abandon, CatchupRequest, CatchupResponse, Chat, ComplaintMsg, DropVote, Escrow,  # noqa: F401
+from .bodies import (Abandon, Alive, CatchupRequest, CatchupResponse, Chat, ComplaintMsg, DropVote, Escrow,  # noqa: F401
                      EscrowAck, EscrowEntry, Hint, Join, Leave, Proposal, Records, Reject, ReseatRequest, SeedReveal,
                      SetupSig, SkipVote, Status, StepBody, Watch)  # the decoded bodies, re-exported from here
 from .errors import LocalProtocolError, WireError
@@ -424,7 +424,7 @@ _SCHEMAS = [
          ("pending", Array(STEP_ENVELOPE, max=C.MAX_SEATS)), ("escrows", Array(STEP_ENVELOPE, max=C.MAX_SEATS))),
         CatchupResponse), big=True),
     Schema("hint", MSG_HINT, Struct((("game_id", GID), ("seat", SEAT), ("step", STEP_NO)), Hint)),
-    Schema("alive", MSG_ALIVE, Struct((("game_id", GID), ("seat", SEAT), ("step", STEP_NO)), Hint)),
+    Schema("alive", MSG_ALIVE, Struct((("game_id", GID), ("seat", SEAT), ("step", STEP_NO), ("n", U32)), Alive)),
     Schema("abandon", MSG_ABANDON, Struct(
         (("game_id", GID), ("seat", SEAT), ("step", STEP_NO), ("prev_hash", H32), ("prev_digest", H32)), Abandon)),
     Schema("complaint", MSG_COMPLAINT, Struct(

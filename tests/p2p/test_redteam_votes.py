@@ -12,17 +12,20 @@ Findings (09:00 UTC, session 4):
   a spiteful seat voting against an honest seat at every step and epoch never drops it; a
   spiteful vote against a seat one honest voter cannot hear does not steer that voter's choice
   (the others forward the seat's message on seeing the vote).
-* LIMIT: a replay of a crashed seat's ALIVE of the current step (byte-identical, nothing in it
-  changes) keeps it "alive" until ``p2p.turn_time`` (300 s by default instead of the drop
-  timeout), and for ever with an unlimited turn time (strict xfail).
+* FIXED (10:00, H33): a replay of a crashed seat's ALIVE of the current step (byte-identical,
+  nothing in it changed) kept it "alive" until ``p2p.turn_time`` (300 s by default instead of
+  the drop timeout), and for ever with an unlimited turn time. Now ALIVE carries a counter and
+  a replay is ignored: voted out one drop timeout after its last real ALIVE.
 * FIXED (09:30, H22): a spiteful vote against a live, thinking seat whose ALIVEs one honest
   voter lost for a drop timeout made that voter name it ("the seat the most others named"):
   the votes split. Now a voter for which several seats are due at once waits one re-send
   period and names the seat most named: the honest votes outnumber the spiteful one.
-* BREAK (strict xfail, 09:25): the grace is bypassed when the spiteful seat is also silent to
-  two honest voters (they see it due and wait the grace too, their votes come late) and sends
-  its vote to the third only: a tie at the third's grace end, the lowest (the thinking seat)
-  is named, the votes split.
+* FIXED (10:05, H33; was a strict xfail of 09:25): the grace was bypassed when the spiteful seat
+  is also silent to two honest voters (they see it due and wait the grace too, their votes come
+  late) and sends its vote to the third only: at the third's grace end its lone vote decided,
+  the thinking seat was named, the votes split. Now a voter whose due seats are one vote apart
+  or tied waits one more re-send period (and a vote against a deciding seat makes the peers
+  that hold its latest ALIVE forward it, tests/p2p/test_alive_counter.py).
 * FIXED (H31, 10:00): one unsolicited CATCHUP_RESP holding a second signed version of the
   sender's own applied message halted every honest peer (Equivocation): a veto at any moment.
   Now, with no fork in sight, it is proven and voted out (tests/p2p/test_record_equivocation.py:
@@ -145,30 +148,22 @@ def test_a_replayed_re_send_keeps_a_crashed_seat_alive_one_drop_timeout_at_most(
     _finish_together(net, sessions, paths, range(3))
 
 
-def test_a_replayed_alive_holds_a_crashed_seat_until_the_turn_time(tmp_path):
+@pytest.mark.parametrize("turn_time", [60, 0])
+def test_a_replayed_alive_does_not_hold_a_crashed_seat_for_ever(tmp_path, turn_time):
     """Attack: seat 4's player thinks at step K (its peer sends ALIVE, §C8.3), then the laptop
-    crashes; hostile seat 3 replays its ALIVE of step K every 0.5 s. The ALIVE of one seat and
-    step carries nothing that changes, so a replay is the real thing (``Liveness.heard`` is not
-    bounded as ``heard_behind`` is). What holds: the turn time still ends it — seat 4 is dropped
-    60 s after the step began (the option), not 3 s; the game goes on."""
-    net, sessions, paths, after = _replay_run(tmp_path, MSG_ALIVE, 60)
+    crashes right after an ALIVE; hostile seat 3 replays that ALIVE of step K every 0.5 s. Holds
+    (H33): ALIVE carries a counter ``n`` and a receiver takes only an ``n`` above the largest it
+    accepted for (seat, step), so the replay is a duplicate: seat 4 is voted out one drop timeout
+    after its last real ALIVE (not at the turn time of 60 s, and not never with an unlimited
+    turn time, which was the strict xfail), dropped at step K, and the honest seats finish
+    together."""
+    net, sessions, paths, after = _replay_run(tmp_path, MSG_ALIVE, turn_time)
     assert net.replayed is not None
     for i in range(3):
         assert [(e.step, e.seat) for e in net.events[i] if isinstance(e, SeatDropped)] == [(net.k, 4)], net.describe()
-    assert after is not None and 50.0 <= after <= 61.0  # the turn time, not the drop timeout
+        assert sessions[i].stats["ignored"] > 0  # the replays were seen and ignored
+    assert after is not None and after <= DROP3[C.OPT_DROP_TIMEOUT] + 1.0, net.describe()
     _finish_together(net, sessions, paths, range(3))
-
-
-@pytest.mark.xfail(strict=True, reason="protocol.md §C8.3 'a vanished peer still is [replaced after the drop "
-                   "timeout]': a replayed ALIVE (no counter in it) keeps a crashed seat alive for ever when "
-                   "p2p.turn_time is 0 (unlimited); closing it needs a changing field in ALIVE (wire change; H22)")
-def test_a_replayed_alive_does_not_hold_a_crashed_seat_for_ever(tmp_path):
-    """The same attack with an unlimited turn time: seat 4 is never dropped, the honest seats wait
-    at step K while seat 3 replays (here for 600 virtual s; their node abandons after its stall
-    limit). Wanted: dropped within a bounded time after its last real ALIVE."""
-    net, sessions, paths, after = _replay_run(tmp_path, MSG_ALIVE, 0, max_time=600.0)
-    assert net.replayed is not None
-    assert after is not None, net.describe()
 
 
 def test_a_spiteful_voter_against_an_honest_seat_at_every_step_drops_nobody_honest(tmp_path):
@@ -348,9 +343,6 @@ def test_a_spiteful_vote_does_not_steer_a_voter_that_lost_a_thinking_seats_alive
     _finish_together(net, sessions, paths, honest)
 
 
-@pytest.mark.xfail(strict=True, reason="protocol.md §C8.3 'Split votes' (a voter names the seat the most others "
-                   "named, after a grace of one re-send period): a spiteful seat silent to two voters delays "
-                   "their votes past the grace of a third, whose tie it breaks with one vote: the votes split (H22)")
 def test_a_spiteful_seat_that_delays_honest_votes_does_not_steer_a_voter(tmp_path):
     """The lever of ``test_a_spiteful_vote_does_not_steer_a_voter_that_lost_a_thinking_seats_alives``
     against the vote grace (a voter with several due seats waits one re-send period for the
@@ -361,7 +353,9 @@ def test_a_spiteful_seat_that_delays_honest_votes_does_not_steer_a_voter(tmp_pat
     holds one vote against 1 (seat 5's) and one against 4 (seat 1's, which had no grace): a tie,
     the lowest, 1. Wanted: seat 4 dropped at K, the game ends. Seen (09:25, H22's grace in the
     working tree): votes {0, 1, 2} against 4, {3, 5} against 1, no quorum, every seat paused at
-    K (its node abandons after the stall limit)."""
+    K (its node abandons after the stall limit). Fixed (10:05, H33): a voter whose due seats are
+    separated by one vote or none (the one may be spite) waits one more re-send period; voter 3
+    then hears seat 1 again and names 4."""
     sessions, paths, _, _ = logged_game(tmp_path, 6, DROP3)
     net = _SlowSeat(list(sessions), thinker=1, crashed=4, think=8.0)
     cast: list[int] = []

@@ -112,13 +112,13 @@ def test_forged_or_misplaced_alive_does_not_keep_a_seat():
     sessions = game({C.OPT_TURN_TIME: TURN_TIME})
     s0 = sessions[0]
     started = s0.step_started
-    forged = seal(Identity.from_seed(b"someone else"), MSG_ALIVE, [s0.game_id, 1, s0.step])
+    forged = seal(Identity.from_seed(b"someone else"), MSG_ALIVE, [s0.game_id, 1, s0.step, 0])
     s0.receive_message(forged, started + 1)
-    other_step = seal(sessions[1].identity, MSG_ALIVE, [s0.game_id, 1, s0.step + 1])
+    other_step = seal(sessions[1].identity, MSG_ALIVE, [s0.game_id, 1, s0.step + 1, 0])
     s0.receive_message(other_step, started + 2)
     assert s0.stats["bad_signature"] == 1 and s0.stats["alive"] == 0
     assert s0.vote_time(1) == started + DROP_TIMEOUT
-    good = seal(sessions[1].identity, MSG_ALIVE, [s0.game_id, 1, s0.step])
+    good = seal(sessions[1].identity, MSG_ALIVE, [s0.game_id, 1, s0.step, 0])
     s0.receive_message(good, started + 3)
     assert s0.stats["alive"] == 1 and s0.vote_time(1) == started + 3 + DROP_TIMEOUT
 

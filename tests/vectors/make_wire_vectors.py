@@ -262,7 +262,7 @@ def compute_wire() -> dict:
         W.MSG_CATCHUP_RESP: (1, W.CatchupResponse(gid, 1, 7, 8, ((gamelog.KIND_STEP, msgpack.packb(
             [7, steps7], use_bin_type=True)),), (step8,), (escrow,))),
         W.MSG_HINT: (1, W.Hint(gid, 1, 12)),
-        W.MSG_ALIVE: (2, W.Hint(gid, 2, 12)),
+        W.MSG_ALIVE: (2, W.Alive(gid, 2, 12, 3)),
         W.MSG_ABANDON: None,
         W.MSG_COMPLAINT: None,
         W.MSG_RESEAT: None,
