@@ -27,6 +27,16 @@ _TurnStarted = maker(TurnStarted)
 _DiceRolled = maker(DiceRolled)
 _Moved = maker(Moved)
 
+_SHARED_SEATS = 16
+"""Seats with prebuilt TurnStarted/DiceRolled events (every edition allows at most 8)."""
+_TURN_STARTED = tuple([TurnStarted(seat) for seat in range(_SHARED_SEATS)])
+"""``_TURN_STARTED[seat] == TurnStarted(seat)``. Events are frozen and compared by value, so
+one instance serves every turn: a tuple read, where building one runs events.maker's code,
+interpreted even in the compiled engine (issue 14)."""
+_DICE_ROLLED = tuple([DiceRolled(seat, d1, d2) for seat in range(_SHARED_SEATS)
+                      for d1 in range(1, 7) for d2 in range(1, 7)])
+"""``_DICE_ROLLED[seat * 36 + d1 * 6 + d2 - 7] == DiceRolled(seat, d1, d2)`` for dice 1..6."""
+
 
 def first_player(s, ev, rng) -> None:
     """Chance "first_player": deal the contracts (editions that deal them, engine.rules.deal),
@@ -47,7 +57,7 @@ def start_turn(s, ev, seat: int) -> None:
     s.turn += 1
     s.doubles = 0
     s.phase = P_ROLL
-    ev.append(_TurnStarted(seat))
+    ev.append(_TURN_STARTED[seat] if 0 <= seat < _SHARED_SEATS else _TurnStarted(seat))
 
 
 def next_turn(s, ev) -> None:
@@ -81,7 +91,13 @@ def apply_dice(s, ev, d1: int, d2: int) -> None:
     c = s.current
     s.d1 = d1
     s.d2 = d2
-    ev.append(_DiceRolled(c, d1, d2))
+    # A prebuilt event for the usual dice (exact ints 1..6: a bool or another int type keeps
+    # its own event, as before); movement.pxd types i as a C integer.
+    if type(d1) is int and type(d2) is int and 1 <= d1 <= 6 and 1 <= d2 <= 6 and c < _SHARED_SEATS:
+        i = c * 36 + d1 * 6 + d2 - 7
+        ev.append(_DICE_ROLLED[i])
+    else:
+        ev.append(_DiceRolled(c, d1, d2))
     purpose = s.dice_for
     if purpose == DICE_UTILITY:
         # Card "società più vicina": new dice, pay the owner mult x the dice.
