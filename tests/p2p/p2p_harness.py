@@ -189,3 +189,33 @@ class Net:
             out.append(f"{i}: {s.phase} step {s.step} epoch {s.seats.epoch} waiting {s.waiting_for()} "
                        f"paused {s.paused()} votes {s.seats.targets(s.step)}")
         return f"t={self.now:.1f} s; " + "; ".join(out)
+
+
+def crash_at(seat: int, step: int) -> Callable[["Net"], None]:
+    """A ``Net.run`` hook: ``seat``'s peer stops for good (no message, no log close) once it
+    reached ``step``."""
+    def hook(net: "Net") -> None:
+        if net.s[seat] is not None and net.s[seat].step >= step:
+            net.s[seat] = None
+    return hook
+
+
+def finish_together(net: "Net", sessions: list, paths: list, honest: Any, cheaters: Any = None,
+                    engine: Any = fake_engine) -> None:
+    """Assert that every honest peer ended with one GameOver and one final hash, and that its log
+    verifies complete (``p2p.verify.verify_log``) and names exactly ``cheaters`` as cheaters
+    (None: not checked). Closes the honest peers' logs."""
+    from p2p.lockstep import GameOver
+    from p2p.verify import verify_log
+
+    finals = []
+    for i in honest:
+        overs = [e for e in net.events[i] if isinstance(e, GameOver)]
+        assert len(overs) == 1, (i, net.describe())
+        finals.append(overs[0].final_hash)
+    assert len(set(finals)) == 1
+    for i in honest:
+        sessions[i].log.close()
+        rep = verify_log(paths[i], engine=engine)
+        assert rep.ok and rep.complete, (i, rep.error)
+        assert cheaters is None or {c["seat"] for c in rep.cheaters} == set(cheaters), (i, rep.cheaters)

@@ -38,7 +38,7 @@ from p2p.lockstep import CheaterProven, GameOver, SeatDropped, StepApplied
 from p2p.verify import verify_log
 from p2p.wire import MSG_ESCROW, MSG_STEP, decode_escrow, decode_step_body, open_envelope, seal_message
 
-from p2p_harness import Net, random_legal
+from p2p_harness import Net, crash_at, finish_together, random_legal
 from test_resilience import crash_and_restart, logged_game
 
 OPTS = {"target": 40, C.OPT_ON_DROP: "bot", C.OPT_DROP_TIMEOUT: 3}
@@ -54,22 +54,6 @@ def _proven(net: Net, i: int) -> set[int]:
 
 def _escrow_rounds(net: Net, i: int) -> int:
     return [e.kind for e in net.events[i] if isinstance(e, StepApplied)].count("escrow")
-
-
-def _finish_together(net: Net, sessions: list, paths: list, honest, cheaters=()) -> None:
-    """Every honest peer ended with one GameOver and one final hash; its log verifies complete and
-    names exactly ``cheaters`` (None: not checked)."""
-    finals = []
-    for i in honest:
-        overs = [e for e in net.events[i] if isinstance(e, GameOver)]
-        assert len(overs) == 1, (i, net.describe())
-        finals.append(overs[0].final_hash)
-    assert len(set(finals)) == 1
-    for i in honest:
-        sessions[i].log.close()
-        rep = verify_log(paths[i], engine=E)
-        assert rep.ok and rep.complete, (i, rep.error)
-        assert cheaters is None or {c["seat"] for c in rep.cheaters} == set(cheaters), (i, rep.cheaters)
 
 
 def _lying_acks(session, lie) -> None:
@@ -95,7 +79,7 @@ def test_a_forged_ack_hash_does_not_convict_an_honest_dealer(tmp_path, n):
     net.run(max_time=1e4)
     for i in range(n):
         assert 0 not in _proven(net, i) and all(seat != 0 for _, seat in _dropped(net, i)), (i, net.describe())
-    _finish_together(net, sessions, paths, range(n - 1), cheaters=None)
+    finish_together(net, sessions, paths, range(n - 1), cheaters=None)
     for i in range(n - 1):
         assert 0 not in {c["seat"] for c in verify_log(paths[i], engine=E).cheaters}
 
@@ -121,7 +105,7 @@ def test_q_minus_1_liars_forging_ack_hashes_lose_their_seats_not_the_dealer(tmp_
     for i in honest:
         assert [seat for _, seat in _dropped(net, i)] == list(liars), net.describe()
         assert _proven(net, i) == set()
-    _finish_together(net, sessions, paths, honest)
+    finish_together(net, sessions, paths, honest)
 
 
 @pytest.mark.parametrize("crash_step,target", [(0, 0), (1, 0), (5, 0), (0, 3), (1, 3)])
@@ -147,7 +131,7 @@ def test_a_forged_ack_with_a_crash_drops_the_crashed_seat_and_the_liar_only(tmp_
         dropped = {seat for _, seat in _dropped(net, i)}
         assert 3 in dropped and dropped <= {3, 5} and (target == 3 or 5 in dropped), net.describe()
         assert _proven(net, i) == set()
-    _finish_together(net, sessions, paths, honest)
+    finish_together(net, sessions, paths, honest)
 
 
 def test_a_seat_that_never_acks_one_honest_dealer_loses_its_seat_not_the_dealer(tmp_path):
@@ -163,7 +147,7 @@ def test_a_seat_that_never_acks_one_honest_dealer_loses_its_seat_not_the_dealer(
     for i in range(3):
         assert _proven(net, i) == {3} and _dropped(net, i) == [(2, 3)], net.describe()
         assert _escrow_rounds(net, i) == 3
-    _finish_together(net, sessions, paths, range(3), cheaters={3})
+    finish_together(net, sessions, paths, range(3), cheaters={3})
 
 
 def test_acks_replayed_from_an_older_epoch_do_not_count(tmp_path):
@@ -184,15 +168,12 @@ def test_acks_replayed_from_an_older_epoch_do_not_count(tmp_path):
         return out
     _lying_acks(sessions[3], replay)
 
-    def hook(net):
-        if net.s[4] is not None and net.s[4].step >= 8:
-            net.s[4] = None
     net = Net(list(sessions), random_legal(E, seed=2))
-    net.run(max_time=1e4, hook=hook)
+    net.run(max_time=1e4, hook=crash_at(4, 8))
     for i in range(3):
         assert _proven(net, i) == {3}, net.describe()
         assert [seat for _, seat in _dropped(net, i)] == [4, 3]
-    _finish_together(net, sessions, paths, range(3), cheaters={3})
+    finish_together(net, sessions, paths, range(3), cheaters={3})
 
 
 @pytest.mark.parametrize("n", [4, 5, 6])
@@ -210,7 +191,7 @@ def test_a_seat_that_acks_one_escrow_per_round_delays_the_first_roll_by_n_minus_
         kinds = [e.kind for e in net.events[i] if isinstance(e, StepApplied)]
         assert kinds[:n - 1] == ["escrow"] * (n - 1) and kinds.count("escrow") == n - 1
         assert _dropped(net, i) == [] and _proven(net, i) == set()
-    _finish_together(net, sessions, paths, range(n))
+    finish_together(net, sessions, paths, range(n))
 
 
 @pytest.mark.parametrize("field", [
@@ -241,7 +222,7 @@ def test_a_field_in_the_final_attestation_does_not_veto_the_finished_game(tmp_pa
     net = Net(list(sessions), random_legal(E, seed=1), drop=drop)
     net.run(max_time=1e4)
     assert forged
-    _finish_together(net, sessions, paths, range(3), cheaters={3})
+    finish_together(net, sessions, paths, range(3), cheaters={3})
 
 
 def test_a_seat_that_stops_acking_after_a_re_seat_loses_its_seat(tmp_path):
@@ -267,7 +248,7 @@ def test_a_seat_that_stops_acking_after_a_re_seat_loses_its_seat(tmp_path):
         drops = _dropped(net, i)
         assert [seat for _, seat in drops] == [4, 3] and drops[1][0] > back[0][0]
     sessions[4] = net.s[4]
-    _finish_together(net, sessions, paths, range(5), cheaters={3})
+    finish_together(net, sessions, paths, range(5), cheaters={3})
 
 
 @pytest.mark.parametrize("what", ["reveal", "action"])
@@ -295,7 +276,7 @@ def test_an_input_at_an_escrow_round_is_ignored_by_every_peer_and_verify(tmp_pat
         assert [(e.step, e.seat, e.reason) for e in net.events[i] if isinstance(e, PeerMisbehaved)] \
             == [(0, 3, "input at an escrow round")]
         assert _escrow_rounds(net, i) == 1 and _dropped(net, i) == []
-    _finish_together(net, sessions, paths, range(4))
+    finish_together(net, sessions, paths, range(4))
 
 
 def test_an_ack_signed_for_the_next_epoch_before_it_began_counts_as_a_lie(tmp_path):
@@ -317,15 +298,12 @@ def test_an_ack_signed_for_the_next_epoch_before_it_began_counts_as_a_lie(tmp_pa
         return tuple(EscrowAck(d, hostile.epoch + 1, b"\xab" * 32) for d in (0, 1, 2))
     hostile.seats.owed_acks = predict
 
-    def hook(net):
-        if net.s[4] is not None and net.s[4].step >= 8:
-            net.s[4] = None
     net = Net(list(sessions), random_legal(E, seed=2))
-    net.run(max_time=1e4, hook=hook)
+    net.run(max_time=1e4, hook=crash_at(4, 8))
     for i in range(3):
         assert [seat for _, seat in _dropped(net, i)] == [4, 3], net.describe()
         assert 0 not in _proven(net, i)
-    _finish_together(net, sessions, paths, range(3))
+    finish_together(net, sessions, paths, range(3))
 
 
 # -- dealers that do not deal ----------------------------------------------------------------------
@@ -346,7 +324,7 @@ def test_a_dealer_that_deals_to_one_seat_only_is_forwarded_and_keeps_its_seat(tm
     for i in range(4):
         assert _dropped(net, i) == [] and _proven(net, i) == set(), net.describe()
         assert _escrow_rounds(net, i) == 2
-    _finish_together(net, sessions, paths, range(4))
+    finish_together(net, sessions, paths, range(4))
 
 
 # -- where no escrow is dealt ---------------------------------------------------------------------
@@ -367,7 +345,7 @@ def test_no_escrow_round_where_nobody_can_be_dropped(tmp_path, n):
     for i in honest:
         assert _escrow_rounds(net, i) == (0 if n == 2 else 1)
         assert [seat for _, seat in _dropped(net, i)] == ([] if n == 2 else [2])
-    _finish_together(net, sessions, paths, honest)
+    finish_together(net, sessions, paths, honest)
 
 
 # -- restarts, drops and spectators across an escrow round ----------------------------------------
@@ -391,7 +369,7 @@ def test_a_seat_restarting_inside_an_escrow_round_resumes(tmp_path, mute, crash_
     for i in honest:
         assert _proven(net, i) == cheaters and {seat for _, seat in _dropped(net, i)} == cheaters
     sessions[1] = net.s[1]
-    _finish_together(net, sessions, paths, honest, cheaters)
+    finish_together(net, sessions, paths, honest, cheaters)
 
 
 def test_a_seat_dropped_at_the_escrow_round_gets_the_stand_in_and_its_spectator_agrees(tmp_path):
@@ -408,7 +386,7 @@ def test_a_seat_dropped_at_the_escrow_round_gets_the_stand_in_and_its_spectator_
         assert [(e.step, e.seat, e.reconstructed) for e in net.events[i] if isinstance(e, SeatDropped)] \
             == [(0, 4, False)], net.describe()
     sessions[4] = net.s[4]
-    _finish_together(net, sessions, paths, range(5))
+    finish_together(net, sessions, paths, range(5))
 
 
 # -- one hostile recipient, any mix of lies (property) -----------------------------------------------
@@ -458,6 +436,6 @@ def test_any_mix_of_ack_lies_by_one_seat_never_costs_an_honest_seat(tmp_path_fac
     for i in honest:
         assert not {seat for _, seat in _dropped(net, i)} & set(honest), net.describe()
         assert not _proven(net, i) & set(honest)
-    _finish_together(net, sessions, paths, honest, cheaters=None)
+    finish_together(net, sessions, paths, honest, cheaters=None)
     for i in honest:
         assert not {c["seat"] for c in verify_log(paths[i], engine=E).cheaters} & set(honest)

@@ -38,11 +38,10 @@ import pytest
 
 import fake_engine as E
 from p2p import const as C
-from p2p.lockstep import CheaterProven, GameOver, SeatDropped, SeatDropVoted
-from p2p.verify import verify_log
+from p2p.lockstep import CheaterProven, SeatDropped, SeatDropVoted
 from p2p.wire import MSG_ALIVE, MSG_STEP, decode_step_body, open_envelope
 
-from p2p_harness import Net, random_legal
+from p2p_harness import Net, finish_together, random_legal
 from test_resilience import logged_game
 
 DROP3 = {"target": 40, C.OPT_ON_DROP: "bot", C.OPT_DROP_TIMEOUT: 3}
@@ -55,20 +54,6 @@ def _mtype(raw: bytes) -> int:
 def _step_of(raw: bytes) -> int | None:
     env = open_envelope(raw, C.MAX_CATCHUP_MSG)
     return decode_step_body(env.body).step if env.mtype == MSG_STEP else None
-
-
-def _finish_together(net: Net, sessions: list, paths: list, honest) -> None:
-    """Every honest peer ended with one GameOver and one final hash; its log verifies complete."""
-    finals = []
-    for i in honest:
-        overs = [e for e in net.events[i] if isinstance(e, GameOver)]
-        assert len(overs) == 1, (i, net.describe())
-        finals.append(overs[0].final_hash)
-    assert len(set(finals)) == 1
-    for i in honest:
-        sessions[i].log.close()
-        rep = verify_log(paths[i], engine=E)
-        assert rep.ok and rep.complete, (i, rep.error)
 
 
 class _Thinker(Net):
@@ -145,7 +130,7 @@ def test_a_replayed_re_send_keeps_a_crashed_seat_alive_one_drop_timeout_at_most(
         assert [(e.step, e.seat) for e in net.events[i] if isinstance(e, SeatDropped)] == [(net.k, 4)], net.describe()
     # Later than one drop timeout (the replay was heard), never later than two (the bound).
     assert after is not None and DROP3[C.OPT_DROP_TIMEOUT] < after <= 2 * DROP3[C.OPT_DROP_TIMEOUT] + 1.0
-    _finish_together(net, sessions, paths, range(3))
+    finish_together(net, sessions, paths, range(3))
 
 
 @pytest.mark.parametrize("turn_time", [60, 0])
@@ -163,7 +148,7 @@ def test_a_replayed_alive_does_not_hold_a_crashed_seat_for_ever(tmp_path, turn_t
         assert [(e.step, e.seat) for e in net.events[i] if isinstance(e, SeatDropped)] == [(net.k, 4)], net.describe()
         assert sessions[i].stats["ignored"] > 0  # the replays were seen and ignored
     assert after is not None and after <= DROP3[C.OPT_DROP_TIMEOUT] + 1.0, net.describe()
-    _finish_together(net, sessions, paths, range(3))
+    finish_together(net, sessions, paths, range(3))
 
 
 def test_a_spiteful_voter_against_an_honest_seat_at_every_step_drops_nobody_honest(tmp_path):
@@ -191,7 +176,7 @@ def test_a_spiteful_voter_against_an_honest_seat_at_every_step_drops_nobody_hone
     assert len(voted) > 50
     for i in range(4):
         assert [e.seat for e in net.events[i] if isinstance(e, SeatDropped)] == [4], net.describe()
-    _finish_together(net, sessions, paths, range(3))
+    finish_together(net, sessions, paths, range(3))
 
 
 @pytest.mark.parametrize("spite", [False, True])
@@ -233,7 +218,7 @@ def test_a_spiteful_vote_does_not_steer_a_voter_that_lost_a_live_seat(tmp_path, 
     assert 3 not in [e.seat for e in net.events[4] if isinstance(e, SeatDropVoted) and e.step == st["k"]]
     if spite:  # the spiteful vote made the holders of seat 3's message forward it
         assert sum(sessions[i].stats["forwarded"] for i in (0, 2)) > 0
-    _finish_together(net, sessions, paths, honest)
+    finish_together(net, sessions, paths, honest)
 
 
 # A strict xfail until H31 (10:00): every honest peer halted (LockstepSession.cross_check -> Equivocation).
@@ -275,7 +260,7 @@ def test_an_unsolicited_catch_up_with_a_second_version_does_not_veto_the_game(tm
     for i in range(3):  # proven (kind 1, both versions) and voted out; nobody halted (H31)
         assert {e.seat for e in net.events[i] if isinstance(e, CheaterProven)} == {3}, net.describe()
         assert [e.seat for e in net.events[i] if isinstance(e, SeatDropped)] == [3]
-    _finish_together(net, sessions, paths, range(3))
+    finish_together(net, sessions, paths, range(3))
 
 
 class _SlowSeat(Net):
@@ -340,7 +325,7 @@ def test_a_spiteful_vote_does_not_steer_a_voter_that_lost_a_thinking_seats_alive
     for i in honest:
         assert [(e.step, e.seat) for e in net.events[i] if isinstance(e, SeatDropped)] == [(net.k, 1)], \
             net.describe()
-    _finish_together(net, sessions, paths, honest)
+    finish_together(net, sessions, paths, honest)
 
 
 def test_a_spiteful_seat_that_delays_honest_votes_does_not_steer_a_voter(tmp_path):
@@ -379,4 +364,4 @@ def test_a_spiteful_seat_that_delays_honest_votes_does_not_steer_a_voter(tmp_pat
     for i in honest:
         assert [(e.step, e.seat) for e in net.events[i] if isinstance(e, SeatDropped)] == [(net.k, 4)], \
             net.describe()
-    _finish_together(net, sessions, paths, honest)
+    finish_together(net, sessions, paths, honest)
