@@ -99,6 +99,9 @@ KEEP_STEPS = 4
 RESEND_INTERVAL = 0.2
 #: Exponential back-off cap for re-sends.
 RESEND_MAX_INTERVAL = 2.0
+#: Forwards one voter's DROP/SKIP votes may trigger at once (then one per RESEND_INTERVAL):
+#: a replayed vote cannot make a peer multiply its sends (§C8.3 "Forwarding").
+FORWARD_BURST = 2
 #: Minimum gap between two answers to the same seat's old-step message.
 ANSWER_MIN_INTERVAL = 0.05
 #: A step that has not completed for this long produces a ``PeerStalled`` event (repeated

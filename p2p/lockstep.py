@@ -59,6 +59,7 @@ from .gamelog import KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_STEP
 from .hidden import HiddenLedger, PrivateView, hidden_secret, layout_of_state
 from .identity import Identity
 from .liveness import Liveness
+from .ratelimit import TokenBucket
 from .sealed import COMMIT, OPEN, SealedDecisions, derive_salt
 from .seat_loss import RULE_BANKRUPT, UNDECIDED, DropInfo, SeatLoss, default_bot, drop_record
 from .session_events import (BeaconExhausted, CaughtUp, CheaterProven, CheatDetected, Desync, Equivocation,
@@ -157,6 +158,10 @@ class LockstepSession:
         self._restart = restart
         #: The current step's timers (liveness.py): resend, ALIVE, stall, silence (§C8.3).
         self.live = Liveness(min(C.KEEPALIVE_INTERVAL, self.seats.drop_timeout / 3) if self.seats.on else None, now)
+        #: Per voter: how often one of its votes may make us forward a message it lacks (§C8.3
+        #: "Forwarding"). An honest voter re-sends its vote at most every RESEND_INTERVAL; a
+        #: replayed vote is a duplicate whose forward would multiply it by N-1 (amplification).
+        self._forward_budget: dict[int, TokenBucket] = {}
         #: Hidden information (protocol.md §C12): the public ledger and our private view, or None.
         self.hidden: HiddenLedger | None = None
         self.view: PrivateView | None = None
@@ -199,7 +204,7 @@ class LockstepSession:
         self.stats: dict[str, int] = dict.fromkeys(
             ("received", "accepted", "duplicate", "malformed", "wrong_type", "wrong_game", "bad_seat",
              "bad_signature", "stale", "too_far", "answered", "resent", "escrow", "drop_votes",
-             "catchup_requests", "catchup_served", "catchup_records", "hints", "forwarded", "ignored",
+             "catchup_requests", "catchup_served", "catchup_records", "hints", "forwarded", "forward_limited", "ignored",
              "alive", "alive_sent", "complaints", "abandons", "superseded", "skip_votes"), 0)
         self._send_escrow()
         self._begin_step()
@@ -510,8 +515,7 @@ class LockstepSession:
             self.live.heard_behind(v.voter, now)  # a signed vote of this step: the voter is there
             held = self.steps.held(v.step, v.seat)
             if held is not None and not self.skips.has_voted(v.step, v.seat, self.epoch):
-                self._out.append(held.env.raw)
-                st["forwarded"] += 1
+                self._forward(v.voter, held.env.raw, now)
             self._try_advance()
 
     def receive_message(self, data: bytes, now: float) -> None:
@@ -1356,18 +1360,30 @@ class LockstepSession:
             held = self.steps.held(k, v.seat)
             if held is not None and not self.seats.has_voted(k, v.seat):
                 # We hold the message the voter misses: pass it on (it is signed by its seat).
-                self._out.append(held.env.raw)
-                st["forwarded"] += 1
+                self._forward(v.voter, held.env.raw, now)
             elif held is None and not self.seats.has_voted(k, v.seat):
                 # The seat is still deciding: its latest ALIVE tells a voter that lost its
                 # ALIVEs that it is there (signed by it; its counter makes a copy count once).
                 alive = self.live.latest_alive(v.seat)
                 if alive is not None:
-                    self._out.append(alive)
-                    st["forwarded"] += 1
+                    self._forward(v.voter, alive, now)
             self._check_drop(v.seat)
             if self.step == k and self.phase == RUNNING and self.seats.voted_at(k):
                 self._try_advance()  # its vote against another seat may complete our certificate
+
+    def _forward(self, voter: int, raw: bytes, now: float) -> None:
+        """Pass on ``raw`` (a seat's signed message or ALIVE) because ``voter``'s DROP or SKIP
+        vote shows it lacks it (§C8.3 "Forwarding"), at most FORWARD_BURST at once and one per
+        RESEND_INTERVAL s per voter: the voter's own re-sends still get their forward, a replay of
+        its vote does not multiply our sends (``stats['forward_limited']``)."""
+        bucket = self._forward_budget.get(voter)
+        if bucket is None:
+            bucket = self._forward_budget[voter] = TokenBucket(C.FORWARD_BURST, 1 / C.RESEND_INTERVAL, now)
+        if bucket.take(now):
+            self._out.append(raw)
+            self.stats["forwarded"] += 1
+        else:
+            self.stats["forward_limited"] += 1
 
     def _check_drop(self, seat: int) -> None:
         k = self.step
