@@ -38,8 +38,10 @@ from .beacon import HashChain
 from .escrow_acks import AckLedger, escrow_hash
 from .identity import Identity
 from .errors import WireError
+from .gamelog import DROP_RECORD
+from .gamelog import DropRecord as DropPayload
 from .wire import (MSG_DROP, MSG_ESCROW, DropVote, Escrow, EscrowEntry, Setup, decode_drop, decode_escrow,
-                   open_envelope, pack, seal_message, unpack)
+                   open_envelope, seal_message)
 
 _sha256 = hashlib.sha256
 #: Each key encrypts exactly one share (the key is bound to game, seats and epoch).
@@ -219,8 +221,8 @@ def recover_chain(setup: Setup, escrow: Escrow | None, votes: Sequence[DropVote]
 
 def drop_record(step: int, seat: int, votes: Sequence[bytes], escrow: bytes | None) -> bytes:
     """Payload of a DROP log record (protocol.md §C6): msgpack [step, seat, [DROP envelopes in voter
-    seat order], ESCROW envelope of the dropped seat or nil]."""
-    return pack([step, seat, list(votes), escrow])
+    seat order], ESCROW envelope of the dropped seat or nil] (the table ``gamelog.DROP_RECORD``)."""
+    return DROP_RECORD.encode(DropPayload(step, seat, list(votes), escrow))
 
 
 class DropRecord(NamedTuple):
@@ -248,8 +250,9 @@ def check_drop_record(setup: Setup, active: Sequence[bool], epoch: int, step: in
     gid = setup.game_id
     keys = [p.public_key for p in setup.players]
     try:
-        rstep, seat, votes, esc_raw = unpack(payload)
-        if rstep != step or type(seat) is not int or not 0 <= seat < setup.seats or not active[seat]:
+        rstep, seat, votes, esc_raw = DROP_RECORD.decode(payload)  # types and shape (WireError)
+        votes = list(votes)
+        if rstep != step or not 0 <= seat < setup.seats or not active[seat]:
             raise ValueError("drop record not for this step or an active seat")
         esc = None
         if esc_raw is not None:
@@ -258,7 +261,7 @@ def check_drop_record(setup: Setup, active: Sequence[bool], epoch: int, step: in
             if eenv.mtype != MSG_ESCROW or esc.seat != seat or esc.game_id != gid or esc.epoch != epoch \
                     or not eenv.verify(keys[seat]):
                 raise ValueError("bad escrow in drop record")
-        if type(votes) is not list or len(votes) < quorum(setup.seats):
+        if len(votes) < quorum(setup.seats):
             raise ValueError("drop record without a quorum of votes")
         decoded = []
         last = -1

@@ -36,8 +36,8 @@ from typing import Any
 from . import const as C
 from .errors import WireError
 from .identity import Identity
-from .gamelog import KIND_STEP
-from .wire import MSG_RECORDS, MSG_WATCH, Records, Watch, decode_records, decode_watch, open_as, seal_message, unpack
+from .gamelog import KIND_STEP, STEP_RECORD
+from .wire import MSG_RECORDS, MSG_WATCH, Records, Watch, decode_records, decode_watch, open_as, seal_message
 
 #: Seconds between two WATCH of a spectator (its renewal).
 WATCH_RENEW_S = 3.0
@@ -314,13 +314,12 @@ class WatchClient:
 
 
 def _step_of(payload: bytes) -> int | None:
-    """The step number of a STEP record's payload (protocol.md §C6: ``[step, [envelope, ...]]``),
-    None if it does not parse."""
+    """The step number of a STEP record's payload (protocol.md §C6: ``[step, [envelope, ...]]``,
+    the table ``gamelog.STEP_RECORD``), None if it does not parse."""
     try:
-        step = unpack(payload, big=True)[0]
-    except (WireError, ValueError, TypeError, IndexError, KeyError):
+        return STEP_RECORD.decode(payload).step
+    except WireError:
         return None
-    return step if isinstance(step, int) else None
 
 
 __all__ = ["WatchServer", "WatchClient", "Subscription", "WATCH_RENEW_S", "WATCH_TTL_S", "MAX_WATCHERS",

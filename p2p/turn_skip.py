@@ -45,9 +45,10 @@ from typing import Any, NamedTuple, Sequence
 from . import const as C
 from .errors import WireError
 from .gamelog import KIND_SKIP  # noqa: F401  (log kind 6, re-exported)
+from .gamelog import SKIP_RECORD, SkipRecord
 from .identity import Identity
 from .seat_loss import quorum
-from .wire import MSG_SKIP, SkipVote, decode_skip, open_envelope, pack, seal_message, unpack
+from .wire import MSG_SKIP, SkipVote, decode_skip, open_envelope, seal_message
 
 #: What a skipped seat's slot contributes to the step digest (protocol.md §C3.2): the single
 #: byte 0xC1, never the first byte of msgpack, so never a STEP body (a dropped seat's is b"").
@@ -104,8 +105,9 @@ def skip_input(engine: Any, bot: Any, state: Any, seat: int) -> Any:
 
 def skip_record(step: int, seat: int, votes: Sequence[bytes]) -> bytes:
     """Payload of a kind-6 log record (§C6): msgpack [step, seat, [SKIP envelopes]] with the
-    votes in ascending voter order (the caller passes ``TurnSkip.certificate``)."""
-    return pack([step, seat, list(votes)])
+    votes in ascending voter order (the caller passes ``TurnSkip.certificate``); the table
+    ``gamelog.SKIP_RECORD``."""
+    return SKIP_RECORD.encode(SkipRecord(step, seat, list(votes)))
 
 
 def _decode(raw: Any) -> tuple[Any, SkipVote]:
@@ -125,10 +127,11 @@ def check_skip_payload(gid: bytes, keys: Sequence[bytes], active: Sequence[bool]
     Returns (seat, vote envelopes); raises ``ValueError`` with the reason. Whether the step is
     skippable is the caller's check (it knows the state)."""
     try:
-        rstep, seat, votes = unpack(payload)
-        if rstep != step or type(seat) is not int or not 0 <= seat < len(keys) or not active[seat]:
+        rstep, seat, votes = SKIP_RECORD.decode(payload)  # types and shape (WireError)
+        votes = list(votes)
+        if rstep != step or not 0 <= seat < len(keys) or not active[seat]:
             raise ValueError("skip record not for this step or an active seat")
-        if type(votes) is not list or len(votes) < quorum(len(keys)):
+        if len(votes) < quorum(len(keys)):
             raise ValueError("skip record without a quorum of votes")
         last = -1
         for raw in votes:
@@ -150,9 +153,8 @@ def past_skip(gid: bytes, keys: Sequence[bytes], payload: bytes, applied: int) -
     (step, seat); else None. The caller knows whether it applied that step with that seat's
     message (then ``StepOverturned``, §C8.10)."""
     try:
-        step, seat, votes = unpack(payload)
-        if type(seat) is not int or not 0 <= seat < len(keys) or type(step) is not int \
-                or not 0 <= step < applied or type(votes) is not list:
+        step, seat, votes = SKIP_RECORD.decode(payload)  # types and shape (WireError)
+        if not 0 <= seat < len(keys) or not 0 <= step < applied:
             return None
         voters: dict[int, set[int]] = {}  # epoch -> voters: a certificate is of one epoch
         for raw in votes:
