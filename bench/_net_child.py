@@ -84,6 +84,12 @@ def _old_transport(path: str) -> None:
     sys.modules["p2p.transport"] = mod
     spec.loader.exec_module(mod)
     p2p.transport = mod
+    if hasattr(mod, "Endpoint"):  # from before the Endpoint moved to p2p/endpoint.py (issue 13)
+        import types
+
+        shim = types.ModuleType("p2p.endpoint")
+        shim.Endpoint = mod.Endpoint
+        sys.modules["p2p.endpoint"] = p2p.endpoint = shim
 
 
 def _install(out_dir: str) -> None:

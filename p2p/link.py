@@ -20,7 +20,8 @@ from collections.abc import Callable
 from typing import Any
 
 from .channel_auth import KeyCache
-from .transport import Addr, Endpoint
+from .endpoint import Endpoint
+from .transport import Addr
 
 __all__ = ["Link", "RX_BATCH"]
 

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from p2p.endpoint import UNTRUSTED_IDLE, Endpoint
 from p2p import transport as T
 from p2p.faults import FaultPlan, SimNetwork
 
@@ -24,7 +25,7 @@ def make_net(plan=None, n=2):
     net = SimNetwork(plan, on_deliver=lambda dst, out: got.setdefault(dst, []).extend(out))
     eps = {}
     for i, addr in enumerate((A, B, C)[:n]):
-        eps[addr] = T.Endpoint(epoch=100 + i)
+        eps[addr] = Endpoint(epoch=100 + i)
         net.attach(addr, eps[addr])
     return net, eps, got
 
@@ -145,7 +146,7 @@ def test_malformed_datagrams_are_dropped_and_counted(data):
 
 
 def test_datagram_from_unknown_address_with_bad_magic_opens_no_channel():
-    ep = T.Endpoint(epoch=7, max_peers=1)
+    ep = Endpoint(epoch=7, max_peers=1)
     assert ep.receive_datagram(b"junk" * 10, A, 0.0) == []
     assert ep.channels == {} and ep.stats["unknown_dropped"] == 1
     good = struct.pack("!BBIIIII", T.MAGIC, 1, 5, 0, 0, 0, 0) + b"x"
@@ -232,7 +233,7 @@ def test_peer_restart_resets_the_channel_and_drops_stragglers():
     old_datagram = T.HEADER.pack(T.MAGIC, T.FLAG_DATA, 101, 100, 7, 0, 0) + b"stale"
     # B restarts: a new endpoint with a new epoch at the same address. A does not know yet and
     # sends "two" to the old instance at the same moment as the new B says hello.
-    eps[B] = T.Endpoint(epoch=555)
+    eps[B] = Endpoint(epoch=555)
     net.attach(B, eps[B])
     got[B] = []
     eps[B].send(A, b"hello again")
@@ -261,7 +262,7 @@ def test_flood_from_spoofed_sources_stays_bounded_and_lets_a_joiner_in():
     ``max_peers`` channels and ``MAX_RECV_BUFFER`` buffered bytes (counted chunk by chunk); a
     real joiner's JOIN still opens a channel and is delivered, and once the game started only
     the setup's endpoints are kept."""
-    ep = T.Endpoint(epoch=7, max_peers=32)
+    ep = Endpoint(epoch=7, max_peers=32)
     chunk = b"z" * T.MAX_CHUNK
     now = 0.0
     for i in range(500):
@@ -299,11 +300,11 @@ def test_flood_from_spoofed_sources_stays_bounded_and_lets_a_joiner_in():
 def test_idle_strangers_are_evicted_when_a_new_source_arrives():
     """An untrusted channel silent for UNTRUSTED_IDLE s is forgotten (with its buffers) when
     another source shows up; a trusted one is kept however long it is silent."""
-    ep = T.Endpoint(epoch=7)
+    ep = Endpoint(epoch=7)
     ep.receive_datagram(_dg(1, T.FLAG_DATA, b"early"), A, 0.0)  # buffered out of order
     ep.receive_datagram(_dg(0, T.FLAG_DATA, b"hi"), B, 0.0)
     ep.trust([B])
     assert ep.budget.used == len(b"early")
-    ep.receive_datagram(_dg(0, T.FLAG_DATA, b"new"), ("127.0.0.5", 9), T.UNTRUSTED_IDLE + 0.1)
+    ep.receive_datagram(_dg(0, T.FLAG_DATA, b"new"), ("127.0.0.5", 9), UNTRUSTED_IDLE + 0.1)
     assert A not in ep.channels and B in ep.channels
     assert ep.stats["evicted"] == 1 and ep.budget.used == 0

@@ -11,6 +11,7 @@ import struct
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from p2p.endpoint import Endpoint
 from p2p import transport as T
 from p2p.channel_auth import TAG_LEN, KeyCache, mac
 from p2p.faults import SimNetwork
@@ -27,8 +28,8 @@ def keyed_pair(*, pin_both=False, epoch_a=100, epoch_b=200):
     got = {}
     sent = []  # every datagram (src, dst, bytes) put on the wire, for replays
     net = SimNetwork(on_deliver=lambda dst, out: got.setdefault(dst, []).extend(out))
-    eps = {A: T.Endpoint(epoch=epoch_a, keys=KeyCache(IA), accept_plain=False),
-           B: T.Endpoint(epoch=epoch_b, keys=KeyCache(IB), accept_plain=False)}
+    eps = {A: Endpoint(epoch=epoch_a, keys=KeyCache(IA), accept_plain=False),
+           B: Endpoint(epoch=epoch_b, keys=KeyCache(IB), accept_plain=False)}
     for addr, ep in eps.items():
         net.attach(addr, ep)
         orig = ep.datagrams_to_send
@@ -119,7 +120,7 @@ def test_replays_of_current_and_retired_epochs_reset_nothing():
     net.run()
     first_instance = [(src, dst, d) for src, dst, d in sent if src == A]
     # A restarts: same identity and address, new epoch; it pins B again and speaks first.
-    eps[A] = T.Endpoint(epoch=101, keys=KeyCache(IA), accept_plain=False)
+    eps[A] = Endpoint(epoch=101, keys=KeyCache(IA), accept_plain=False)
     net.attach(A, eps[A])
     eps[A].pin(B, IB.x25519_public_key)
     got[B] = []
@@ -154,7 +155,7 @@ def test_replayed_first_contact_of_a_dead_instance_cannot_retire_the_live_one():
     first = next(d for src, _, d in sent if src == A)
     # Forge "another instance": only the holder of the key can, so take A's real key path:
     # a second endpoint of A (epoch 999) whose datagrams never reached B, captured.
-    ghost = T.Endpoint(epoch=999, keys=KeyCache(IA))
+    ghost = Endpoint(epoch=999, keys=KeyCache(IA))
     ghost.pin(B, IB.x25519_public_key)
     ghost.send(B, b"ghost")
     ghost_dg = ghost.datagrams_to_send(0.0)[0][0]
@@ -196,7 +197,7 @@ def test_introduction_flood_is_rate_limited_and_bounded():
 def test_pinned_address_refuses_another_key_and_plain_datagrams():
     net, eps, got, sent = keyed_pair(pin_both=True)
     mallory = Identity.from_seed(b"mallory")
-    fake = T.Endpoint(epoch=5, keys=KeyCache(mallory))
+    fake = Endpoint(epoch=5, keys=KeyCache(mallory))
     fake.pin(B, IB.x25519_public_key)
     fake.send(B, b"I am A")
     d = fake.datagrams_to_send(0.0)[0][0]
@@ -215,8 +216,8 @@ def test_plain_lobby_channel_is_keyed_in_place_without_losing_its_stream():
     endpoint takes the host's introduction (trust on first use) and the stream goes on."""
     got = {}
     net = SimNetwork(on_deliver=lambda dst, out: got.setdefault(dst, []).extend(out))
-    host = T.Endpoint(epoch=1, keys=KeyCache(IA))
-    joiner = T.Endpoint(epoch=2, keys=KeyCache(IB))
+    host = Endpoint(epoch=1, keys=KeyCache(IA))
+    joiner = Endpoint(epoch=2, keys=KeyCache(IB))
     net.attach(A, host)
     net.attach(B, joiner)
     joiner.send(A, b"JOIN")

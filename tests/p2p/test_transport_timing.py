@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from p2p.endpoint import Endpoint
 from p2p import transport as T
 
 A = ("127.0.0.1", 2001)
@@ -168,7 +169,7 @@ def test_eight_seat_lockstep_with_spread_steps_needs_no_pure_acks():
     ack delay): every ack rides on the next step's message (§N2.4)."""
     n, steps = 8, 40
     addrs = [("127.0.0.1", 3000 + i) for i in range(n)]
-    eps = [T.Endpoint(epoch=500 + i) for i in range(n)]
+    eps = [Endpoint(epoch=500 + i) for i in range(n)]
     now = 0.0
 
     def settle(t):

@@ -317,6 +317,7 @@ def compute_channel() -> dict:
     ``vector-host-0`` and ``vector-join-0`` (X25519 private keys as in §C2), an authenticated
     DATA datagram from the host, an introduction from the joiner and its pure ack, and (§C12.2)
     the leaves digest of 64 bytes of leaves."""
+    from p2p.endpoint import Endpoint
     from p2p import transport as T
     from p2p.channel_auth import KeyCache
     from p2p.hidden import leaves_digest
@@ -328,8 +329,8 @@ def compute_channel() -> dict:
     shared = host.x25519_exchange(join.x25519_public_key)
     hk, jk = KeyCache(host).pinned(join.x25519_public_key), KeyCache(join).pinned(host.x25519_public_key)
     a, b = ("127.0.0.1", 1), ("127.0.0.1", 2)
-    ep_h = T.Endpoint(epoch=0x01020304, keys=KeyCache(host))
-    ep_j = T.Endpoint(epoch=0x0A0B0C0D, keys=KeyCache(join))
+    ep_h = Endpoint(epoch=0x01020304, keys=KeyCache(host))
+    ep_j = Endpoint(epoch=0x0A0B0C0D, keys=KeyCache(join))
     ep_j.pin(a, host.x25519_public_key)
     ep_j.send(a, b"JOIN?")
     intro = ep_j.datagrams_to_send(0.0)[0][0]

@@ -146,6 +146,7 @@ def epoch_proof() -> dict:
     the joiner believes the new epoch and delivers the data."""
     from unittest import mock
 
+    from p2p.endpoint import Endpoint
     from p2p import transport as T
     from p2p.channel_auth import KeyCache
 
@@ -157,14 +158,14 @@ def epoch_proof() -> dict:
         return {"magic": magic, "flags": flags, "src_epoch": src, "dst_epoch": dst, "seq": seq, "ack": ack,
                 "ack_bits": bits, "datagram": d.hex()}
 
-    old = T.Endpoint(epoch=0x01020304, keys=KeyCache(host))
-    ep_j = T.Endpoint(epoch=0x0A0B0C0D, keys=KeyCache(join))
+    old = Endpoint(epoch=0x01020304, keys=KeyCache(host))
+    ep_j = Endpoint(epoch=0x0A0B0C0D, keys=KeyCache(join))
     ep_j.pin(a, host.x25519_public_key)
     ep_j.send(a, b"JOIN?")
     old.receive_datagram(ep_j.datagrams_to_send(0.0)[0][0], b, 0.0)
     old.send(b, b"STATUS!")
     ep_j.receive_datagram(old.datagrams_to_send(0.0)[0][0], a, 0.0)
-    new = T.Endpoint(epoch=0x05060708, keys=KeyCache(host))
+    new = Endpoint(epoch=0x05060708, keys=KeyCache(host))
     new.pin(b, join.x25519_public_key)
     new.send(b, b"again")
     data = new.datagrams_to_send(10.0)[0][0]

@@ -1,0 +1,263 @@
+"""All channels of one UDP socket, keyed by peer address: the sans-I/O endpoint of the
+transport (protocol.md part N, §N2.2 authentication, §N2.6 strangers).
+
+``p2p.transport`` is one ``Channel`` (sequence numbers, acks, retransmission, MACs of one peer);
+this module routes datagrams to channels, opens and keys them (``pin``, introductions), evicts
+strangers and shares the receive budget. Like the channel it never reads a clock nor touches a
+socket: every entry point takes ``now``. The asyncio adapter that drives it from a UDP socket is
+``p2p.link.Link`` (aioquic keeps ``asyncio/protocol.py`` apart the same way).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .channel_auth import TAG_LEN, XKEY_LEN, KeyCache, PairKeys, mac_ok
+from .errors import LocalProtocolError
+from .transport import HEADER_SIZE, MAGIC, MAGIC_INTRO, STAT_KEYS, Addr, Channel, RecvBudget, new_epoch
+
+__all__ = ["Endpoint", "UNTRUSTED_IDLE"]
+
+UNTRUSTED_IDLE = 5.0
+"""Seconds after which an *untrusted* channel (one whose peer the node has not vouched for:
+no valid JOIN yet, protocol.md §N2.6) that received nothing is evicted when a new source
+shows up."""
+
+_INTRO_BYTE = bytes([MAGIC_INTRO])
+_PLAIN_BYTE = bytes([MAGIC])
+
+
+class Endpoint:
+    """All channels of one UDP socket, keyed by peer address (sans-I/O).
+
+    ``epoch`` defaults to a random one (``new_epoch``); pass a fixed one in tests.
+
+    Strangers (protocol.md §N2.6): anyone on the LAN can send datagrams from any source
+    address without signing anything, so a channel opened by an unknown address is
+    *untrusted* until the owner vouches for its address (``trust``: the lobby accepted a
+    valid JOIN from it, or it is the host we joined). When a datagram from a new address
+    arrives, untrusted channels silent for ``UNTRUSTED_IDLE`` s are evicted, and if
+    ``max_peers`` channels still exist the least recently heard untrusted one is evicted
+    (``evicted``); with none to evict the datagram is dropped (``unknown_dropped``). Once the
+    game started the owner calls ``restrict(addresses)``: only those addresses (the setup's
+    endpoints, where a restarted peer comes back, §N5) may open channels, the rest are
+    forgotten, and datagrams from other sources are dropped (``unknown_dropped``). Receive
+    buffers of all channels share one ``RecvBudget`` of ``MAX_RECV_BUFFER`` bytes.
+
+    Authentication (protocol.md §N2.2): ``keys`` (``channel_auth.KeyCache`` of our identity;
+    None: plain channels only, for tests of the bare transport) lets the owner ``pin`` an
+    address to a peer's X25519 key: that channel is keyed, and from then on only datagrams
+    MACed with the pairwise key reach it. An *introduction* (a MACed datagram carrying the
+    sender's X25519 key) from an unknown address opens a keyed channel (the key derivation is
+    rate-limited, ``KeyCache.introduced``); on an address with a plain channel it keys the
+    channel in place (trust on first use: lobby-time peers without a key); it replaces a
+    keyed channel only if the address is untrusted. Plain datagrams open channels only while
+    ``accept_plain`` is true and never reach a keyed channel.
+    """
+
+    def __init__(self, *, epoch: int | None = None, max_peers: int = 32, keys: KeyCache | None = None,
+                 accept_plain: bool = True) -> None:
+        self.epoch = epoch if epoch is not None else new_epoch()
+        self.max_peers = max_peers
+        self.channels: dict[Addr, Channel] = {}
+        self.keys = keys
+        #: Whether a plain datagram from an unknown address may open a (plain) channel.
+        self.accept_plain = accept_plain
+        self.stats = {"unknown_dropped": 0, "evicted": 0, "intro_dropped": 0}
+        self.budget = RecvBudget()
+        #: Addresses the owner vouched for: never evicted.
+        self.trusted: set[Addr] = set()
+        #: None (lobby: anyone may open a channel) or the only addresses allowed (game started).
+        self.allowed: frozenset[Addr] | None = None
+
+    def trust(self, addrs: Any) -> None:
+        """Vouch for these addresses (iterable of (host, port)): their channels are never
+        evicted as strangers. Replaces the previous set."""
+        self.trusted = {(str(a[0]), int(a[1])) for a in addrs}
+
+    def restrict(self, addrs: Any) -> None:
+        """From now on only ``addrs`` (iterable of (host, port): the setup's endpoints) may open
+        channels; every other channel is forgotten. They are trusted too."""
+        allowed = frozenset((str(a[0]), int(a[1])) for a in addrs)
+        self.allowed = allowed
+        self.trusted = set(allowed)
+        for addr in [a for a in self.channels if a not in allowed]:
+            self.forget(addr)
+
+    def _make_room(self, now: float) -> bool:
+        """Before opening a channel for a new source: evict idle strangers, then the least
+        recently heard stranger if still full. True if a channel may be opened."""
+        trusted = self.trusted
+        stale = [a for a, ch in self.channels.items()
+                 if a not in trusted and now - ch.last_rx >= UNTRUSTED_IDLE]
+        for a in stale:
+            self.forget(a)
+        self.stats["evicted"] += len(stale)
+        if len(self.channels) < self.max_peers:
+            return True
+        strangers = [(ch.last_rx, a) for a, ch in self.channels.items() if a not in trusted]
+        if not strangers:
+            return False
+        self.forget(min(strangers)[1])
+        self.stats["evicted"] += 1
+        return True
+
+    def last_heard(self, addr: Addr) -> float:
+        """Time (the clock passed to ``receive_datagram``) of the last datagram from ``addr``
+        that its channel accepted (on a pinned channel: MACed with the peer's key, so only that
+        peer), 0.0 if none or no channel."""
+        ch = self.channels.get(addr)
+        return 0.0 if ch is None else ch.last_rx
+
+    def channel(self, addr: Addr) -> Channel:
+        """The channel to ``addr``, created (plain) if needed; raises LocalProtocolError past
+        max_peers once no stranger can be evicted."""
+        ch = self.channels.get(addr)
+        if ch is None:
+            ch = self._open(addr, None, False, 0.0)
+            self.trusted.add(addr)  # we chose to talk to it (the owner may revise: ``trust``)
+        return ch
+
+    def _open(self, addr: Addr, keys: PairKeys | None, introduce: bool, now: float) -> Channel:
+        if len(self.channels) >= self.max_peers and not self._make_room(now):
+            raise LocalProtocolError(f"more than max_peers={self.max_peers} peers")
+        ch = self.channels[addr] = Channel(addr, epoch=self.epoch, budget=self.budget, keys=keys,
+                                           my_xk=self.keys.my_xk if self.keys is not None else b"",
+                                           introduce=introduce)
+        return ch
+
+    def pin(self, addr: Addr, peer_xk: bytes) -> bool:
+        """Expect ``peer_xk`` (the peer's raw X25519 public key, 32 bytes) at ``addr``: its
+        channel is keyed with the pairwise key (created if needed; a plain channel is keyed in
+        place, its stream goes on; one keyed with another key is replaced) and we introduce
+        ourselves until the peer answers. The address becomes trusted. Returns False (and
+        changes nothing) for an unusable key. Raises LocalProtocolError without ``keys``.
+        Cheap when nothing changes (the node calls it on every lobby event)."""
+        if self.keys is None:
+            raise LocalProtocolError("this endpoint has no identity to key channels with")
+        addr = (str(addr[0]), int(addr[1]))
+        ch = self.channels.get(addr)
+        if ch is not None and ch.keys is not None and ch.keys.peer_xk == peer_xk:
+            self.trusted.add(addr)
+            return True
+        keys = self.keys.pinned(peer_xk)
+        if keys is None:
+            return False
+        if ch is None:
+            self._open(addr, keys, True, 0.0)
+        elif ch.keys is None:
+            ch.upgrade(keys, self.keys.my_xk, True)
+        else:
+            self.forget(addr)
+            self._open(addr, keys, True, 0.0)
+        self.trusted.add(addr)
+        return True
+
+    def peer_key(self, addr: Addr) -> bytes | None:
+        """The X25519 key the channel to ``addr`` is keyed with: every payload delivered from
+        it was MACed by the holder of that key. None for a plain or unknown channel."""
+        ch = self.channels.get(addr)
+        return None if ch is None or ch.keys is None else ch.keys.peer_xk
+
+    def _introduction(self, data: bytes, addr: Addr, now: float, old: Channel | None) -> Channel | None:
+        """A MAGIC_INTRO datagram that no keyed channel of its key takes: derive the offered
+        key (rate-limited), check the MAC, then open or key the channel (see the class doc).
+        None if dropped (``intro_dropped``)."""
+        keys = None
+        if self.keys is not None and len(data) >= HEADER_SIZE + XKEY_LEN + TAG_LEN:
+            keys = self.keys.introduced(data[HEADER_SIZE:HEADER_SIZE + XKEY_LEN], now)
+        if keys is None or not mac_ok(keys.recv, data[:-TAG_LEN], data[-TAG_LEN:]):
+            self.stats["intro_dropped"] += 1
+            return None
+        if old is not None and old.keys is None:
+            old.upgrade(keys, self.keys.my_xk, False)  # trust on first use (class doc)
+            return old
+        if old is not None:
+            self.forget(addr)
+        try:
+            ch = self._open(addr, keys, False, now)
+        except LocalProtocolError:
+            self.stats["unknown_dropped"] += 1
+            return None
+        ch.last_rx = now
+        return ch
+
+    def send(self, addr: Addr, payload: bytes) -> None:
+        """Queue ``payload`` for ``addr`` (see ``Channel.send`` for limits and errors)."""
+        self.channel(addr).send(payload)
+
+    def receive_datagram(self, data: bytes, addr: Addr, now: float) -> list[tuple[Addr, bytes]]:
+        """Route one datagram; return [(peer address, payload), ...] completed, in order."""
+        ch = self.channels.get(addr)
+        if ch is not None:
+            if data[:1] == _INTRO_BYTE and (ch.keys is None or (
+                    ch.keys.peer_xk != data[HEADER_SIZE:HEADER_SIZE + XKEY_LEN] and addr not in self.trusted)):
+                ch = self._introduction(data, addr, now, ch)
+                if ch is None:
+                    return []
+            return [(addr, p) for p in ch.receive_datagram(data, addr, now)]
+        if self.allowed is not None and addr not in self.allowed:
+            self.stats["unknown_dropped"] += 1
+            return []
+        first = data[:1]
+        if first == _INTRO_BYTE:
+            ch = self._introduction(data, addr, now, None)
+            if ch is None:
+                return []
+        elif (first == _PLAIN_BYTE and len(data) >= HEADER_SIZE and self.accept_plain
+              and self._make_room(now)):
+            ch = self.channels[addr] = Channel(addr, epoch=self.epoch, budget=self.budget)
+            ch.last_rx = now
+        else:
+            self.stats["unknown_dropped"] += 1
+            return []
+        return [(addr, p) for p in ch.receive_datagram(data, addr, now)]
+
+    def datagrams_to_send(self, now: float) -> list[tuple[bytes, Addr]]:
+        """Every channel's due datagrams: [(bytes, address), ...]."""
+        out: list[tuple[bytes, Addr]] = []
+        for ch in self.channels.values():
+            if ch.has_output:
+                out.extend(ch.datagrams_to_send(now))
+        return out
+
+    def get_timer(self) -> float | None:
+        """Earliest timer of any channel (s), or None."""
+        when = None
+        for ch in self.channels.values():
+            t = ch.get_timer()
+            if t is not None and (when is None or t < when):
+                when = t
+        return when
+
+    def handle_timer(self, now: float) -> None:
+        """Run every channel's timer (cheap for channels with nothing due)."""
+        for ch in self.channels.values():
+            ch.handle_timer(now)
+
+    def forget(self, addr: Addr) -> None:
+        """Drop the channel to ``addr`` and everything queued or buffered for it."""
+        ch = self.channels.pop(addr, None)
+        if ch is not None:
+            ch.release()
+
+    def totals(self) -> dict[str, int]:
+        """Sum of every channel's counters plus the endpoint's own."""
+        out = dict.fromkeys(STAT_KEYS, 0)
+        for ch in self.channels.values():
+            for k, v in ch.stats.items():
+                out[k] += v
+        out.update(self.stats)
+        if self.keys is not None:
+            out.update(self.keys.stats)
+        return out
+
+    def hurry_acks(self, now: float) -> None:
+        """``Channel.hurry_acks`` on every channel (the owner is draining before it closes)."""
+        for ch in self.channels.values():
+            ch.hurry_acks(now)
+
+    @property
+    def idle(self) -> bool:
+        """True when no channel has anything queued, in flight or to acknowledge."""
+        return all(ch.idle for ch in self.channels.values())
