@@ -33,7 +33,8 @@ Parts (protocol.md §C3.6, §C8.6, §C9.5), each owning its state, as aioquic bu
 connection from recovery and stream objects: ``StepCollector`` (held messages, our own, the
 digest; ``step_collect.py``), ``SeatLoss`` (active seats, escrows, votes, epochs;
 ``seat_loss.py``), ``CatchUp`` (history, peer ahead, rate limits; ``catchup.py``),
-``Disputes`` (digest disputes; ``disputes.py``), ``Liveness`` (the step's resend, ALIVE, stall
+``Referee`` (complaints and digest disputes; ``referee.py``), ``EscrowGate`` (the
+escrow glue; ``escrow_gate.py``), ``Liveness`` (the step's resend, ALIVE, stall
 and silence timers; ``liveness.py``) and, after a resume, ``resume.Restart``. The session owns
 the step, the engine state and the phase, routes every message to its part and never touches
 a part's private attributes (nor they the session's).
@@ -50,12 +51,10 @@ from typing import Any, Sequence
 from . import const as C
 from .beacon import HashChain
 from .catchup import CatchUp, ingest_response
-from .complaints import BAD_HIDDEN, HiddenNow, StepNow, check_bad_step, check_hidden
-from .complaints import (BAD_DROP_SHARE, BAD_ESCROW, BAD_STEP, EQUIVOCATION, Complaints, Proof, judge,
-                         make_complaint, same_history, signed_step)
-from .disputes import Disputes
+from .complaints import (BAD_DROP_SHARE, BAD_HIDDEN, BAD_STEP, EQUIVOCATION, Proof, make_complaint,
+                         same_history)
 from .errors import LocalProtocolError, WireError
-from .gamelog import KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_STEP
+from .gamelog import KIND_ABANDON, KIND_DROP, KIND_SKIP, KIND_STEP
 from .hidden import HiddenLedger, PrivateView, hidden_secret, layout_of_state
 from .identity import Identity
 from .liveness import Liveness
@@ -64,21 +63,21 @@ from .sealed import COMMIT, OPEN, SealedDecisions, derive_salt
 from .seat_loss import RULE_BANKRUPT, UNDECIDED, DropInfo, SeatLoss, default_bot, drop_record
 from .session_events import (BeaconExhausted, CaughtUp, CheaterProven, CheatDetected, Desync, Equivocation,
                              GameAbandoned, GameOver, PeerMisbehaved, PeerStalled, SeatDropped, SeatDropVoted,
-                             SeatLost, SeatReturned, StepApplied, StepOverturned)
+                             SeatLost, SeatReturned, StepApplied, StepOverturned, TurnSkipped)
+from .referee import Referee
 from .reseat import OffsetChain, Reseat
+from .session_port import Effects
 from .step_collect import Held, StepCollector, step_digest
 # Step resolution, shared with verify.py (step_resolve.py); re-exported here.
 from .step_resolve import StepResult, hidden_bot, resolve_hidden, resolve_step
-from .escrow_acks import EQUIVOCATED, escrow_hash, escrow_round
+from .escrow_acks import escrow_round
+from .escrow_gate import EscrowGate
 from .turn_skip import TurnSkip, message_certified, past_skip, skip_input, skip_possible, skippable_step
-from .session_events import TurnSkipped
-from .gamelog import KIND_SKIP
-from .wire import MSG_SKIP, SkipVote, decode_skip
 from .wire import (MSG_ABANDON, MSG_ALIVE, MSG_CATCHUP_REQ, MSG_CATCHUP_RESP, MSG_COMPLAINT, MSG_DROP, MSG_ESCROW,
-                   MSG_HINT, MSG_RESEAT, MSG_STEP, Abandon, Alive, ComplaintMsg, DropVote, Envelope, Escrow, Setup,
-                   StepBody, decode_abandon, decode_reseat, decode_alive, decode_catchup_req, decode_catchup_resp,
-                   decode_complaint,
-                   decode_drop, decode_escrow, decode_hint, decode_step_body, engine_options, open_envelope, pack,
+                   MSG_HINT, MSG_RESEAT, MSG_SKIP, MSG_STEP, Abandon, Alive, ComplaintMsg, DropVote, Envelope, Escrow,
+                   Setup, SkipVote, StepBody, decode_abandon, decode_alive, decode_catchup_req, decode_catchup_resp,
+                   decode_complaint, decode_drop, decode_escrow, decode_hint, decode_reseat, decode_skip,
+                   decode_step_body, engine_options, open_envelope, pack,
                    seal_envelope, seal_message, setup_hash as compute_setup_hash)
 
 __all__ = ["ABANDONED", "BeaconExhausted", "CaughtUp", "CheaterProven", "CheatDetected", "Desync", "DropInfo",
@@ -145,8 +144,6 @@ class LockstepSession:
         self.catchup = CatchUp(identity, self.game_id, my_seat)
         if getattr(log, "path", None) is not None:
             self.catchup.use_log(log.path)  # old records are served from the log (flat memory)
-        self.disputes = Disputes()
-        self.complaints = Complaints()
         #: Votes to let an idle seat's turn pass, and the turns skipped (protocol.md §C8.10).
         self.skips = TurnSkip(self.game_id, self._pubkeys, my_seat, identity)
         #: Sealed simultaneous decisions (protocol.md §C13): the phase of each step, our opening.
@@ -206,6 +203,17 @@ class LockstepSession:
              "bad_signature", "stale", "too_far", "answered", "resent", "escrow", "drop_votes",
              "catchup_requests", "catchup_served", "catchup_records", "hints", "forwarded", "forward_limited", "ignored",
              "alive", "alive_sent", "complaints", "abandons", "superseded", "skip_votes"), 0)
+        #: The parts that act for the session through ``Effects`` (session_port.py): complaints
+        #: and digest disputes (referee.py, whose ledgers the other parts read), the escrow glue.
+        fx = Effects(send=self._send, emit=self._events.append, halt=self._halt, vote=self._vote_drop,
+                     vote_cheaters=self._vote_cheaters, advance=self._try_advance,
+                     push_records=self._answer_with_records, verified=self._verified,
+                     end_abandoned=self._end_abandoned, prove=self._prove, history_proof=self._history_proof,
+                     reveal=self._make_reveal)
+        self.referee = Referee(setup, identity, self, fx)
+        self.complaints = self.referee.complaints
+        self.disputes = self.referee.disputes
+        self.escrows = EscrowGate(self, fx, self._pubkeys)
         self._send_escrow()
         self._begin_step()
 
@@ -260,6 +268,49 @@ class LockstepSession:
     def step_started(self) -> float:
         """When the current step began (the caller's clock, seconds)."""
         return self.live.step_started
+
+    @property
+    def running(self) -> bool:
+        """True while the game runs (phase ``running``)."""
+        return self.phase == RUNNING
+
+    @property
+    def replaying(self) -> bool:
+        """True while resume.py replays our log (no sends, no log writes)."""
+        return self._replaying
+
+    @property
+    def now(self) -> float:
+        """The caller's clock at the last input or timer (seconds)."""
+        return self._now
+
+    @property
+    def inspection(self) -> Any:
+        """The current step's inspection (hidden information, §C12), or None."""
+        return self._inspection
+
+    @property
+    def escrow_round(self) -> bool:
+        """True if the current step is an escrow round (§C8.2)."""
+        return self._escrow_round
+
+    @property
+    def round_epoch(self) -> int:
+        """The epoch in which the current step's escrow round was decided (§C8.2)."""
+        return self._round_epoch
+
+    @property
+    def reveal_waiting(self) -> bool:
+        """True while our reveal of this step waits for escrows (the reveal gate, §C8.2)."""
+        return self._reveal_waiting
+
+    @property
+    def last_reveals(self) -> list:
+        """Per seat, its last hash-chain reveal (its committed head before any). Read only."""
+        return self._last_reveals
+
+    def _send(self, raw: bytes) -> None:
+        self._out.append(raw)
 
     def needs_local_input(self) -> Any:
         """The engine's ``Pending`` if the local seat must submit an input (action or None) for
@@ -807,32 +858,8 @@ class LockstepSession:
 
     def _prove(self, culprit: int, step: int, kind: int, reason: str, evidence: list, key: bytes | None = None,
                complaint: bytes | None = None, halt: Any = None) -> None:
-        """``culprit`` is proven to cheat: send the COMPLAINT (ours, unless we checked
-        ``complaint`` from another seat), log it, report ``CheaterProven`` and vote it out. If
-        no quorum can drop it (seat loss off, two seats), the game cannot go on with a cheater:
-        halt with ``halt`` (the event a local check names, e.g. Equivocation), else
-        CheatDetected with the complaint as evidence."""
-        if complaint is None and culprit == self.my_seat:
-            return  # our own check names us: a seat cannot complain about itself (§C8.8)
-        if complaint is None:
-            complaint = make_complaint(self.identity, self.game_id, self.my_seat, step, culprit, kind, evidence, key)
-            self.complaints.seen(complaint)
-            if not self._replaying:
-                self._out.append(complaint)
-        if not self.complaints.prove(Proof(culprit, step, reason, complaint)):
-            return
-        self.stats["complaints"] += 1
-        if self.log is not None and not self._replaying:
-            self.log.append_complaint(complaint)
-        self.catchup.record(KIND_COMPLAINT, complaint, self.step)
-        self._events.append(CheaterProven(step, culprit, reason, complaint))
-        if culprit == self.my_seat:
-            return  # a false complaint of ours was refuted: nothing we can do but go on
-        if not self.seats.drop_possible() or not self.active[culprit]:
-            if self.active[culprit]:
-                self._halt(halt if halt is not None else CheatDetected(step, culprit, reason, complaint))
-            return
-        self._vote_cheaters()
+        """``culprit`` is proven to cheat (``Referee.prove``): COMPLAINT, vote, or halt."""
+        self.referee.prove(culprit, step, kind, reason, evidence, key, complaint, halt)
 
     def _vote_cheaters(self) -> None:
         """Cast our vote of the current step and epoch against the lowest active seat proven
@@ -847,84 +874,11 @@ class LockstepSession:
 
     def ingest_record(self, kind: int, payload: bytes) -> str | None:
         """Apply a COMPLAINT or ABANDON log record (from our log or a catch-up) through the
-        live checks (ours included). Returns None, or why it was refused (English)."""
-        try:
-            env = open_envelope(payload, C.MAX_COMPLAINT_MSG)
-            if kind == KIND_COMPLAINT and env.mtype == MSG_COMPLAINT:
-                msg = decode_complaint(env.body)
-            elif kind == KIND_ABANDON and env.mtype == MSG_ABANDON:
-                msg = decode_abandon(env.body)
-            else:
-                return f"record kind {kind} does not hold its message type"
-        except WireError as e:
-            return f"malformed record: {e}"
-        if msg.game_id != self.game_id:
-            return "record of another game"
-        if kind == KIND_COMPLAINT:
-            if self.complaints.seen(payload):
-                return None
-            if not env.verify(self._pubkeys[msg.seat]):
-                return "complaint with a bad signature"
-            verdict = judge(self.setup, msg, self.active, lambda raw: self._judge_step(raw, msg.seat),
-                            self._judge_hidden, self.seats.acks.confirmed)
-            if verdict is None:
-                return "complaint that proves nothing"
-            self._prove(verdict[0], msg.step, msg.kind, verdict[1], list(msg.evidence), msg.key, complaint=payload)
-            return None
-        if not env.verify(self._pubkeys[msg.seat]) or not self.step - 1 <= msg.step <= self.step + 1:
-            return "abandon record that does not fit"
-        if self.phase == RUNNING:
-            self._end_abandoned(msg.seat, payload)
-        return None
+        live checks (``Referee.ingest_record``). Returns None, or why it was refused (English)."""
+        return self.referee.ingest_record(kind, payload)
 
     def _on_complaint(self, env: Envelope, c: ComplaintMsg, now: float) -> None:
-        """A COMPLAINT: check its signature, then its evidence ourselves (``complaints.judge``);
-        act against whoever it proves guilty: the culprit, or the complainer if it lied."""
-        st = self.stats
-        if c.seat >= self.n or c.seat == self.my_seat or c.culprit >= self.n or self.phase != RUNNING:
-            st["ignored"] += 1
-            return
-        if self.complaints.seen(env.raw):
-            st["duplicate"] += 1
-            return
-        if not self._verified(env, c.seat, c.step):
-            return
-        if self.active[c.seat]:
-            self.live.heard(c.seat, now)  # it spoke: not silent, whatever it waits for (§C8.8)
-        verdict = judge(self.setup, c, self.active, lambda raw: self._judge_step(raw, c.seat), self._judge_hidden,
-                        self.seats.acks.confirmed)
-        if verdict is None:
-            st["ignored"] += 1
-            return
-        guilty, reason = verdict
-        self._prove(guilty, c.step, c.kind, reason, list(c.evidence), c.key, complaint=env.raw)
-
-    def _judge_hidden(self, raw: bytes) -> tuple | None:
-        """Judge a kind-4 complaint's STEP (§C8.8) with our hidden ledger at our current step
-        (``complaints.check_hidden``), or against the message we hold for its step and seat."""
-        b = signed_step(self.setup, raw)
-        if b is None or self.hidden is None:
-            return None
-        held = self.steps.held(b.step, b.seat) if self.steps.keeps(b.step) else None
-        now = HiddenNow(self.step, self.state_hash, self.steps.prev_digest, self.hidden, self._inspection) \
-            if self.phase == RUNNING and self.step != self.final_step else None
-        return check_hidden(self.setup, raw, None if held is None else held.env.body, now)
-
-    def _judge_step(self, raw: bytes, complainer: int) -> tuple | None:
-        """Judge a kind-2 complaint's STEP (protocol.md §C8.8) with our state
-        (``complaints.check_bad_step``): at its step, a sealed opening or whether it is a valid
-        chance-step reveal; past it, against the message we applied (a different one:
-        equivocation; the same: the ``complainer`` lied)."""
-        b = signed_step(self.setup, raw)
-        if b is None:
-            return None
-        held = self.steps.held(b.step, b.seat) if self.steps.keeps(b.step) else None
-        chance = self._pending.chance and self.final_step != self.step and self._inspection is None \
-            and not self._escrow_round  # nil is the input of an escrow round (§C8.2)
-        now = StepNow(self.step, self.state_hash, self.steps.prev_digest,
-                      self.sealed.judge if self.sealed.phase == OPEN else None,
-                      self._last_reveals if chance else None)
-        return check_bad_step(self.setup, raw, complainer, None if held is None else held.env.body, now)
+        self.referee.on_complaint(env, c, now)
 
     # -- catch-up (protocol.md §C9) --
 
@@ -1216,79 +1170,19 @@ class LockstepSession:
     # -- seat loss (protocol.md §C8) --
 
     def _send_escrow(self, resend: bool = False) -> None:
-        """Queue our escrow of the current epoch when it is made, and again with ``resend``."""
-        raw, new = self.seats.own_escrow(self.spectator)
-        if raw is not None and (new or resend) and not self._replaying:
-            self._out.append(raw)
+        self.escrows.send(resend)  # our escrow of the epoch when made, and on a re-send (§C8.2)
 
     def _on_escrow(self, env: Envelope, e: Escrow, now: float) -> None:
-        self.stats["escrow"] += 1
-        outcome, ev = self.seats.receive_escrow(env, e, self.step, self.spectator)
-        if outcome in ("ignored", "bad_seat", "bad_signature"):
-            self.stats[outcome] += 1
-            if ev is not None:
-                self._events.append(ev)
-            if outcome == "ignored" and e.epoch < self.epoch and e.seat < self.n and self.active[e.seat] \
-                    and e.seat != self.my_seat and env.verify(self._pubkeys[e.seat]):
-                # An active seat still deals an older epoch: it missed a drop (the votes it
-                # lacked were in flight when it crashed) and may wait for ever at its reveal
-                # gate. Our drop records tell it (§C8.2, §C8.3).
-                self._answer_with_records(e.seat)
-            return
-        if outcome == "halt" and isinstance(ev, Equivocation):
-            self._prove(ev.seat, self.step, EQUIVOCATION, "signed two different escrows", [ev.first, ev.second],
-                        halt=ev)
-            return
-        if outcome == "halt":
-            self._prove(ev.seat, self.step, BAD_ESCROW, ev.reason, [ev.evidence], halt=ev)
-            return
-        if outcome == "bad_share":
-            self._prove(ev.seat, self.step, BAD_ESCROW, ev.reason, [ev.evidence], self.seats.share_key(ev.seat),
-                        halt=ev)
-            if self.phase != RUNNING:
-                return
-        if self._reveal_waiting and self._escrows_ok():
-            self._make_reveal()
-            self._try_advance()
+        self.escrows.receive(env, e, now)
 
     def _undealt(self) -> list[int]:
-        """At an escrow round that is not the epoch's first (§C8.2), the seats we vote out once
-        the drop timeout has passed, in this order: the active seats whose escrow we still lack
-        although every seat forwards the ones it holds; then, for an EQUIVOCATED escrow that we
-        hold and whose dealer nobody proved to have signed two (no forwarded second copy came in
-        that time), the recipients that acknowledged another hash than our copy's; else []."""
-        if not self._escrow_round or self.seats.acks.rounds(self.epoch) == 0 or self.spectator:
-            return []
-        seats, acks = self.seats, self.seats.acks
-        out = [d for d in range(self.n) if self.active[d] and d != self.my_seat and seats.escrow_of(d) is None]
-        for d in range(self.n):
-            raw = seats.escrow_of(d)
-            if self.active[d] and raw is not None and acks.status(d, self.epoch) == EQUIVOCATED \
-                    and self.complaints.proven(d) is None:
-                mine = escrow_hash(raw)
-                out += [r for r, h in acks.acks_of(d, self.epoch).items() if h != mine and self.active[r]
-                        and r != self.my_seat and r not in out]
-        return out
+        return self.escrows.undealt()  # the seats a repeated escrow round votes out (§C8.2)
 
     def _undealt_deadline(self) -> float | None:
-        """When we vote out a seat of ``_undealt`` (§C8.2): the drop timeout after the strict
-        escrow round began; None if there is none or we voted."""
-        if not self.seats.drop_possible() or self.seats.voted_this_epoch(self.step) or not self._undealt():
-            return None
-        return self.live.step_started + self.seats.drop_timeout
+        return self.escrows.undealt_deadline()
 
     def _escrows_ok(self) -> bool:
-        """The reveal gate (§C8.2): every active seat's escrow of this epoch held, or its
-        message of this step (a seat that already revealed withholds nothing here). At an escrow
-        round that is not the epoch's first: every escrow itself (the others forwarded theirs)."""
-        k = self.step
-        if self._escrow_round and self.seats.acks.rounds(self.epoch) > 0:
-            # And no escrow acknowledged with two hashes: another round cannot confirm it; the
-            # second signed copy (forwarded) or the drop timeout (``_undealt``) settles it first.
-            acks = self.seats.acks
-            return self.seats.escrows_complete() and not any(
-                self.active[d] and acks.status(d, self.epoch) == EQUIVOCATED for d in range(self.n))
-        return self.seats.escrows_complete([i for i in range(self.n) if self.steps.held(k, i) is not None])
+        return self.escrows.gate_open()  # the reveal gate (§C8.2)
 
     def adopt_vote(self, raw: bytes) -> bool:
         """Take ``raw`` (our own DROP vote of the current step, from our own-message log after
@@ -1677,84 +1571,18 @@ class LockstepSession:
         return b.prev_hash == self.state_hash and b.prev_digest == self.steps.prev_digest
 
     def _other_history(self, held: Held, new: Held, s: int) -> None:
-        """A second message of a seat for step ``s`` signed over another history than the one
-        we hold: no equivocation (§C8.3 "asymmetric race": a quorum drop overturned one of the
-        two histories and the seat re-signed over the new one, §C8.8). At our current step we
-        keep the one over our history (the other is superseded); before it we keep the newer
-        (``_begin_step`` checks it when we get there); past it we applied one already."""
-        self.stats["superseded"] += 1
-        if s == self.step and self._ours(new.body) and not self._ours(held.body):
-            self.steps.hold(s, new.body.seat, new)
-            d = self.disputes.open
-            if d is not None and d.seat == new.body.seat and d.step == s:
-                # It signs over our history now: its first message was over an overturned one,
-                # not a lie (a fork elsewhere shows in the digests of those who applied it).
-                self.disputes.clear()
-            self._try_advance()
-        elif s > self.step:
-            self.steps.hold(s, new.body.seat, new)
+        self.referee.other_history(held, new, s)  # a second message over another history (§C8.3)
 
     def _bad_signature(self, b: StepBody, env: Envelope) -> None:
-        self.stats["bad_signature"] += 1
-        self._events.append(PeerMisbehaved(b.seat, b.step, "bad signature", env.raw))
+        self.referee.bad_signature(b, env)
 
     def _check_prev(self, h: Held) -> bool:
-        """Check a current-step message's prev hash and digest against ours (§C3.4). Another
-        digest opens a digest dispute (or, right after we dropped a seat, marks the message
-        superseded); the same digest with another state hash is Desync (halt)."""
-        b = h.body
-        prev_digest = self.steps.prev_digest
-        if b.prev_hash == self.state_hash and b.prev_digest == prev_digest:
-            return True
-        if (any(info.step == self.step - 1 for info in self.dropped.values()) or self.skips.skipped(self.step - 1)) \
-                and not self._replaying:
-            # (Or we skipped a seat's turn at the last step, §C8.10: the same race, one rung lower.)
-            # We dropped a seat at the last step; this seat applied it with the dropped seat's
-            # message (it got it, we did not): its message is superseded, not a lie. It learns
-            # of the drop from our records and rolls back (StepOverturned, §C8.3).
-            self.steps.clear(self.step, b.seat)
-            self.stats["superseded"] += 1
-            self._answer_with_records(b.seat)
-            return False
-        if b.prev_digest != prev_digest:
-            if self.disputes.open is not None:
-                return False  # one dispute at a time decides (its answer names the equivocator)
-            if self.steps.keeps(self.step - 1) and not self._replaying:
-                # Other messages of the last step: this seat lies, or a seat sent different
-                # messages of the last step to different peers, or a quorum dropped a seat
-                # whose message we applied. Ask for the records of that step to find out
-                # (§C3.4, §C8.3); decide at the latest after DISPUTE_TIMEOUT.
-                self.disputes.start(b.seat, h.env.raw, self._now, self.step)
-                self._out.append(self.catchup.request(self.step - 1, self._now, self.step))
-                return False
-            self._halt(Desync(b.step, b.seat, "digest", h.env.raw, self._own_evidence()))
-            return False
-        self._halt(Desync(b.step, b.seat, "state", h.env.raw, self._own_evidence()))
-        return False
+        """Check a current-step message's prev hash and digest against ours (§C3.4,
+        ``Referee.check_prev``): False if it may not be applied now."""
+        return self.referee.check_prev(h)
 
     def _settle_dispute(self, from_seat: int | None, head_step: int = 0, from_step: int = 0) -> None:
-        """End a digest dispute: no equivocation was found in ``from_seat``'s record made at
-        ``head_step``, so the disputed seat signed a wrong digest: Desync. When time ran out
-        (``from_seat`` None) with seat loss able to drop it, we vote it out instead of halting:
-        its answer may be held up by a partition, and if we are the ones who forked, our lone
-        vote drops nobody while the others' records reach us (§C8.3)."""
-        d = self.disputes.settle(from_seat, head_step, from_step)
-        if d is None or self.phase != RUNNING:
-            return
-        if from_seat is None and self.seats.drop_possible() and not self.spectator and self.active[d.seat]:
-            if not self.seats.voted_this_epoch(self.step):
-                self._vote_drop(d.seat)
-            return
-        self._halt(Desync(self.step, d.seat, "digest", d.raw, self._own_evidence()))
-
-    def _own_evidence(self) -> bytes:
-        """Our signed message of the current step (made with input None if we had not sent
-        one yet: it carries our prev hash and digest, which is what the evidence needs)."""
-        own = self.steps.own(self.step)
-        if own is None:
-            own = seal_message(self.identity, MSG_STEP, StepBody(self.game_id, self.step, self.my_seat, self.state_hash,
-                                                                 self.steps.prev_digest, None))
-        return own
+        self.referee.settle_dispute(from_seat, head_step, from_step)  # §C3.4 (``Referee.settle_dispute``)
 
     def _halt(self, event: Any) -> None:
         self.phase = HALTED
@@ -1894,32 +1722,10 @@ class LockstepSession:
             self._begin_step()
 
     def _apply_acks(self, k: int, slots: Sequence) -> None:
-        """Apply step ``k``'s escrow acknowledgements (§C8.2), in seat order, as every peer and
-        ``verify`` do. Two acknowledged hashes prove nothing against the dealer (any recipient
-        may ack any hash): the escrow is never confirmed, the repeated round settles it
-        (``_escrows_ok``, ``_undealt``). At an escrow round that is not the epoch's first, an
-        active seat whose STEP acknowledges none of the escrows it still owes is proven: an
-        honest seat sends that STEP only once it holds every escrow (``_escrows_ok``) and
-        acknowledges at least the first that fits (``_send_own``)."""
-        acks, epoch = self.seats.acks, self.epoch
-        owed = [len(acks.unacked(seat, epoch, self.active)) for seat in range(self.n)]
-        for seat, h in enumerate(slots):
-            if h is not None and h.body.acks:
-                acks.add(seat, h.body.acks)
-        if not self._escrow_round or epoch != self._round_epoch:
-            return  # a drop at k began a new epoch: this round says nothing about its escrows
-        if acks.rounds(epoch) > 0:
-            for seat, h in enumerate(slots):
-                left = len(acks.unacked(seat, epoch, self.active))
-                if h is not None and self.active[seat] and left and left == owed[seat]:
-                    self._history_proof(k, seat, "acknowledged no escrow it owed at a repeated escrow round")
-        acks.end_round(epoch)
+        self.escrows.apply_acks(k, slots)  # step k's escrow acknowledgements (§C8.2)
 
     def _history_proof(self, k: int, seat: int, reason: str) -> None:
-        """``seat`` is proven to cheat by the applied STEPs (§C8.2): every peer sees the same, so
-        no COMPLAINT is sent; we vote it out from the next step on (``_vote_cheaters``)."""
-        if seat != self.my_seat and self.complaints.prove(Proof(seat, k, reason, b"")):
-            self._events.append(CheaterProven(k, seat, reason, b""))
+        self.referee.history_proof(k, seat, reason)  # proven by the applied STEPs (§C8.2)
 
     def _record_step(self, k: int, slots: Sequence, skipped: Sequence[int] = ()) -> None:
         """Log step ``k``'s messages (after a kind-6 record per seat whose turn was skipped,

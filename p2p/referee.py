@@ -1,0 +1,284 @@
+"""The session's referee: complaints and digest disputes (protocol.md §C3.4, §C8.8).
+
+A lockstep session meets two kinds of wrong messages that it must not simply drop:
+
+* **a signed message that proves its seat cheated** (two messages for one step over one
+  history, a bad reveal, a bad escrow, a false drop-vote share, a bad hidden field): the
+  evidence goes to every seat in a COMPLAINT, every seat judges it itself
+  (``complaints.judge``) and the culprit is voted out; with no drop possible the session halts
+  (``prove``, ``on_complaint``, ``ingest_record``);
+* **a current-step message over another prev digest** (§C3.4): its seat lies, or some seat
+  sent different messages of the last step to different peers, or a quorum dropped a seat
+  whose message we applied. The referee opens a digest dispute (``disputes.Disputes``, one at
+  a time), asks for the records of the last step and settles it from the answer or at its
+  deadline (``check_prev``, ``settle_dispute``, ``other_history``).
+
+It owns the ``Complaints`` ledger and the open ``Disputes`` (the session reads them). What it
+judges is the session's current step (its state hash, digest, held messages, the engine's
+pending decision): it reads those through the session's public attributes, listed in
+``session_port.SessionView``; what it does to the session goes through
+``session_port.Effects``, a handful of callables the session hands over (send, report, halt,
+vote...). It never writes a session attribute.
+
+Why a view of the session and not only arguments: a complaint may arrive at any moment and
+its judges need most of the current step's context (``StepNow``, ``HiddenNow``); building that
+context on every message would cost the hot path what only a complaint needs. The view is
+read only and ``session_port.SessionView`` names every attribute read, so the seam stays
+visible.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import const as C
+from .complaints import (Complaints, HiddenNow, Proof, StepNow, check_bad_step, check_hidden, judge,
+                         make_complaint, signed_step)
+from .disputes import Disputes
+from .errors import WireError
+from .gamelog import KIND_ABANDON, KIND_COMPLAINT
+from .identity import Identity
+from .sealed import OPEN
+from .session_port import Effects, SessionView
+from .session_events import CheaterProven, CheatDetected, Desync, PeerMisbehaved
+from .step_collect import Held
+from .wire import (MSG_ABANDON, MSG_COMPLAINT, MSG_STEP, ComplaintMsg, Envelope, Setup, StepBody, decode_abandon,
+                   decode_complaint, open_envelope, seal_message)
+
+__all__ = ["Referee"]
+
+
+class Referee:
+    """Complaints and digest disputes of one session (module docstring).
+
+    ``setup``: the signed setup (the judges check signatures against its keys); ``identity``:
+    ours (our complaints are signed with it); ``session``: the session, read only
+    (``SessionView``); ``effects``: what we do to it (``Effects``)."""
+
+    def __init__(self, setup: Setup, identity: Identity, session: SessionView, effects: Effects) -> None:
+        self.setup = setup
+        self._identity = identity
+        self._s = session
+        self._fx = effects
+        self._pubkeys = [p.public_key for p in setup.players]
+        #: Seats proven to cheat and the complaints seen (complaints.py).
+        self.complaints = Complaints()
+        #: The open digest dispute, if any (disputes.py).
+        self.disputes = Disputes()
+
+    # -- complaints (§C8.8) --
+
+    def prove(self, culprit: int, step: int, kind: int, reason: str, evidence: list, key: bytes | None = None,
+              complaint: bytes | None = None, halt: Any = None) -> None:
+        """``culprit`` is proven to cheat: send the COMPLAINT (ours, unless we checked
+        ``complaint`` from another seat), log it, report ``CheaterProven`` and vote it out. If
+        no quorum can drop it (seat loss off, two seats), the game cannot go on with a cheater:
+        halt with ``halt`` (the event a local check names, e.g. Equivocation), else
+        CheatDetected with the complaint as evidence."""
+        s = self._s
+        if complaint is None and culprit == s.my_seat:
+            return  # our own check names us: a seat cannot complain about itself (§C8.8)
+        if complaint is None:
+            complaint = make_complaint(self._identity, self.setup.game_id, s.my_seat, step, culprit, kind, evidence,
+                                       key)
+            self.complaints.seen(complaint)
+            if not s.replaying:
+                self._fx.send(complaint)
+        if not self.complaints.prove(Proof(culprit, step, reason, complaint)):
+            return
+        s.stats["complaints"] += 1
+        if s.log is not None and not s.replaying:
+            s.log.append_complaint(complaint)
+        s.catchup.record(KIND_COMPLAINT, complaint, s.step)
+        self._fx.emit(CheaterProven(step, culprit, reason, complaint))
+        if culprit == s.my_seat:
+            return  # a false complaint of ours was refuted: nothing we can do but go on
+        active = s.active
+        if not s.seats.drop_possible() or not active[culprit]:
+            if active[culprit]:
+                self._fx.halt(halt if halt is not None else CheatDetected(step, culprit, reason, complaint))
+            return
+        self._fx.vote_cheaters()
+
+    def history_proof(self, k: int, seat: int, reason: str) -> None:
+        """``seat`` is proven to cheat by the applied STEPs (§C8.2): every peer sees the same, so
+        no COMPLAINT is sent; we vote it out from the next step on (``Effects.vote_cheaters``)."""
+        if seat != self._s.my_seat and self.complaints.prove(Proof(seat, k, reason, b"")):
+            self._fx.emit(CheaterProven(k, seat, reason, b""))
+
+    def on_complaint(self, env: Envelope, c: ComplaintMsg, now: float) -> None:
+        """A COMPLAINT: check its signature, then its evidence ourselves (``complaints.judge``);
+        act against whoever it proves guilty: the culprit, or the complainer if it lied."""
+        s = self._s
+        st = s.stats
+        if c.seat >= s.n or c.seat == s.my_seat or c.culprit >= s.n or not s.running:
+            st["ignored"] += 1
+            return
+        if self.complaints.seen(env.raw):
+            st["duplicate"] += 1
+            return
+        if not self._fx.verified(env, c.seat, c.step):
+            return
+        if s.active[c.seat]:
+            s.live.heard(c.seat, now)  # it spoke: not silent, whatever it waits for (§C8.8)
+        verdict = judge(self.setup, c, s.active, lambda raw: self._judge_step(raw, c.seat), self._judge_hidden,
+                        s.seats.acks.confirmed)
+        if verdict is None:
+            st["ignored"] += 1
+            return
+        guilty, reason = verdict
+        self.prove(guilty, c.step, c.kind, reason, list(c.evidence), c.key, complaint=env.raw)
+
+    def ingest_record(self, kind: int, payload: bytes) -> str | None:
+        """Apply a COMPLAINT or ABANDON log record (from our log or a catch-up) through the
+        live checks (ours included). Returns None, or why it was refused (English)."""
+        s = self._s
+        try:
+            env = open_envelope(payload, C.MAX_COMPLAINT_MSG)
+            if kind == KIND_COMPLAINT and env.mtype == MSG_COMPLAINT:
+                msg = decode_complaint(env.body)
+            elif kind == KIND_ABANDON and env.mtype == MSG_ABANDON:
+                msg = decode_abandon(env.body)
+            else:
+                return f"record kind {kind} does not hold its message type"
+        except WireError as e:
+            return f"malformed record: {e}"
+        if msg.game_id != self.setup.game_id:
+            return "record of another game"
+        if kind == KIND_COMPLAINT:
+            if self.complaints.seen(payload):
+                return None
+            if not env.verify(self._pubkeys[msg.seat]):
+                return "complaint with a bad signature"
+            verdict = judge(self.setup, msg, s.active, lambda raw: self._judge_step(raw, msg.seat),
+                            self._judge_hidden, s.seats.acks.confirmed)
+            if verdict is None:
+                return "complaint that proves nothing"
+            self.prove(verdict[0], msg.step, msg.kind, verdict[1], list(msg.evidence), msg.key, complaint=payload)
+            return None
+        if not env.verify(self._pubkeys[msg.seat]) or not s.step - 1 <= msg.step <= s.step + 1:
+            return "abandon record that does not fit"
+        if s.running:
+            self._fx.end_abandoned(msg.seat, payload)
+        return None
+
+    def _judge_hidden(self, raw: bytes) -> tuple | None:
+        """Judge a kind-4 complaint's STEP (§C8.8) with our hidden ledger at our current step
+        (``complaints.check_hidden``), or against the message we hold for its step and seat."""
+        s = self._s
+        b = signed_step(self.setup, raw)
+        if b is None or s.hidden is None:
+            return None
+        held = s.steps.held(b.step, b.seat) if s.steps.keeps(b.step) else None
+        now = HiddenNow(s.step, s.state_hash, s.steps.prev_digest, s.hidden, s.inspection) \
+            if s.running and s.step != s.final_step else None
+        return check_hidden(self.setup, raw, None if held is None else held.env.body, now)
+
+    def _judge_step(self, raw: bytes, complainer: int) -> tuple | None:
+        """Judge a kind-2 complaint's STEP (protocol.md §C8.8) with our state
+        (``complaints.check_bad_step``): at its step, a sealed opening or whether it is a valid
+        chance-step reveal; past it, against the message we applied (a different one:
+        equivocation; the same: the ``complainer`` lied)."""
+        s = self._s
+        b = signed_step(self.setup, raw)
+        if b is None:
+            return None
+        held = s.steps.held(b.step, b.seat) if s.steps.keeps(b.step) else None
+        chance = s.pending.chance and s.final_step != s.step and s.inspection is None \
+            and not s.escrow_round  # nil is the input of an escrow round (§C8.2)
+        now = StepNow(s.step, s.state_hash, s.steps.prev_digest,
+                      s.sealed.judge if s.sealed.phase == OPEN else None,
+                      s.last_reveals if chance else None)
+        return check_bad_step(self.setup, raw, complainer, None if held is None else held.env.body, now)
+
+    # -- digest disputes (§C3.4) --
+
+    def bad_signature(self, b: StepBody, env: Envelope) -> None:
+        """A STEP whose signature does not verify: counted and reported, nothing else."""
+        self._s.stats["bad_signature"] += 1
+        self._fx.emit(PeerMisbehaved(b.seat, b.step, "bad signature", env.raw))
+
+    def other_history(self, held: Held, new: Held, step: int) -> None:
+        """A second message of a seat for step ``step`` signed over another history than the one
+        we hold: no equivocation (§C8.3 "asymmetric race": a quorum drop overturned one of the
+        two histories and the seat re-signed over the new one, §C8.8). At our current step we
+        keep the one over our history (the other is superseded); before it we keep the newer
+        (the session checks it when it gets there); past it we applied one already."""
+        s = self._s
+        s.stats["superseded"] += 1
+        if step == s.step and self._ours(new.body) and not self._ours(held.body):
+            s.steps.hold(step, new.body.seat, new)
+            d = self.disputes.open
+            if d is not None and d.seat == new.body.seat and d.step == step:
+                # It signs over our history now: its first message was over an overturned one,
+                # not a lie (a fork elsewhere shows in the digests of those who applied it).
+                self.disputes.clear()
+            self._fx.advance()
+        elif step > s.step:
+            s.steps.hold(step, new.body.seat, new)
+
+    def _ours(self, b: StepBody) -> bool:
+        s = self._s
+        return b.prev_hash == s.state_hash and b.prev_digest == s.steps.prev_digest
+
+    def check_prev(self, h: Held) -> bool:
+        """Check a current-step message's prev hash and digest against ours (§C3.4). Another
+        digest opens a digest dispute (or, right after we dropped a seat, marks the message
+        superseded); the same digest with another state hash is Desync (halt)."""
+        s = self._s
+        b = h.body
+        prev_digest = s.steps.prev_digest
+        if b.prev_hash == s.state_hash and b.prev_digest == prev_digest:
+            return True
+        if (any(info.step == s.step - 1 for info in s.dropped.values()) or s.skips.skipped(s.step - 1)) \
+                and not s.replaying:
+            # (Or we skipped a seat's turn at the last step, §C8.10: the same race, one rung lower.)
+            # We dropped a seat at the last step; this seat applied it with the dropped seat's
+            # message (it got it, we did not): its message is superseded, not a lie. It learns
+            # of the drop from our records and rolls back (StepOverturned, §C8.3).
+            s.steps.clear(s.step, b.seat)
+            s.stats["superseded"] += 1
+            self._fx.push_records(b.seat)
+            return False
+        if b.prev_digest != prev_digest:
+            if self.disputes.open is not None:
+                return False  # one dispute at a time decides (its answer names the equivocator)
+            if s.steps.keeps(s.step - 1) and not s.replaying:
+                # Other messages of the last step: this seat lies, or a seat sent different
+                # messages of the last step to different peers, or a quorum dropped a seat
+                # whose message we applied. Ask for the records of that step to find out
+                # (§C3.4, §C8.3); decide at the latest after DISPUTE_TIMEOUT.
+                self.disputes.start(b.seat, h.env.raw, s.now, s.step)
+                self._fx.send(s.catchup.request(s.step - 1, s.now, s.step))
+                return False
+            self._fx.halt(Desync(b.step, b.seat, "digest", h.env.raw, self.own_evidence()))
+            return False
+        self._fx.halt(Desync(b.step, b.seat, "state", h.env.raw, self.own_evidence()))
+        return False
+
+    def settle_dispute(self, from_seat: int | None, head_step: int = 0, from_step: int = 0) -> None:
+        """End a digest dispute: no equivocation was found in ``from_seat``'s record made at
+        ``head_step``, so the disputed seat signed a wrong digest: Desync. When time ran out
+        (``from_seat`` None) with seat loss able to drop it, we vote it out instead of halting:
+        its answer may be held up by a partition, and if we are the ones who forked, our lone
+        vote drops nobody while the others' records reach us (§C8.3)."""
+        s = self._s
+        d = self.disputes.settle(from_seat, head_step, from_step)
+        if d is None or not s.running:
+            return
+        if from_seat is None and s.seats.drop_possible() and not s.spectator and s.active[d.seat]:
+            if not s.seats.voted_this_epoch(s.step):
+                self._fx.vote(d.seat)
+            return
+        self._fx.halt(Desync(s.step, d.seat, "digest", d.raw, self.own_evidence()))
+
+    def own_evidence(self) -> bytes:
+        """Our signed message of the current step (made with input None if we had not sent
+        one yet: it carries our prev hash and digest, which is what the evidence needs)."""
+        s = self._s
+        own = s.steps.own(s.step)
+        if own is None:
+            own = seal_message(self._identity, MSG_STEP, StepBody(self.setup.game_id, s.step, s.my_seat, s.state_hash,
+                                                                  s.steps.prev_digest, None))
+        return own
+

@@ -1,0 +1,99 @@
+"""The seam between ``LockstepSession`` and the parts that act for it (referee, escrow gate).
+
+A part such as ``referee.Referee`` or ``escrow_gate.EscrowGate`` owns its own state (the
+complaints ledger, the open dispute...) and judges messages in the context of the session's
+current step. It reads that context through ``SessionView`` (the session's public,
+read-only attributes; the session itself satisfies it) and changes the session only through
+``Effects``, the few callables the session hands over when it builds the part. A part never
+writes a session attribute, and the session never touches a part's private attributes: each
+side's state stays with its owner, as aioquic's streams and recovery report to the connection
+instead of writing into it.
+
+This module imports nothing of the session, so the parts need not import ``lockstep``
+(no import circle).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, NamedTuple, Protocol
+
+from .wire import Envelope
+
+__all__ = ["Effects", "SessionView"]
+
+
+class SessionView(Protocol):
+    """What the parts read of the session (``lockstep.LockstepSession``), read only."""
+
+    n: int
+    my_seat: int
+    phase: str
+    step: int
+    state_hash: bytes
+    final_step: int | None
+    spectator: bool
+    stats: dict
+    log: Any
+    steps: Any        # step_collect.StepCollector
+    seats: Any        # seat_loss.SeatLoss
+    skips: Any        # turn_skip.TurnSkip
+    sealed: Any       # sealed.SealedDecisions
+    catchup: Any      # catchup.CatchUp
+    live: Any         # liveness.Liveness
+    hidden: Any       # hidden.HiddenLedger | None
+    complaints: Any   # complaints.Complaints (the referee's)
+
+    @property
+    def running(self) -> bool: ...
+    @property
+    def replaying(self) -> bool: ...
+    @property
+    def now(self) -> float: ...
+    @property
+    def pending(self) -> Any: ...
+    @property
+    def inspection(self) -> Any: ...
+    @property
+    def escrow_round(self) -> bool: ...
+    @property
+    def round_epoch(self) -> int: ...
+    @property
+    def reveal_waiting(self) -> bool: ...
+    @property
+    def last_reveals(self) -> list: ...
+    @property
+    def active(self) -> list: ...
+    @property
+    def dropped(self) -> dict: ...
+    @property
+    def epoch(self) -> int: ...
+
+
+class Effects(NamedTuple):
+    """What a part may do to the session: each a callable of the session."""
+
+    #: Queue an envelope (bytes) for every other seat.
+    send: Callable[[bytes], None]
+    #: Report an event (``session_events``).
+    emit: Callable[[Any], None]
+    #: Stop the session with this event (phase halted).
+    halt: Callable[[Any], None]
+    #: Sign and send our DROP vote of the current step and epoch against a seat.
+    vote: Callable[[int], None]
+    #: Vote against the lowest proven cheater (or seat that left), if we have not voted.
+    vote_cheaters: Callable[[], None]
+    #: Apply the current step if it is complete.
+    advance: Callable[[], None]
+    #: Send a seat our records of the last step and this one, unasked (rate-limited).
+    push_records: Callable[[int], None]
+    #: Check a seat's signature on a non-STEP envelope (a bad one is counted and reported).
+    verified: Callable[[Envelope, int, int], bool]
+    #: End the game as abandoned by ``seat`` with its signed ABANDON.
+    end_abandoned: Callable[[int, bytes], None]
+    #: A seat proven to cheat: (culprit, step, kind, reason, evidence, key, complaint, halt) as
+    #: ``referee.Referee.prove``.
+    prove: Callable[..., None]
+    #: A seat proven to cheat by the applied STEPs: (step, seat, reason).
+    history_proof: Callable[[int, int, str], None]
+    #: Make our reveal of the current chance step (or escrow-round message) now.
+    reveal: Callable[[], None]
