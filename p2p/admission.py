@@ -4,7 +4,8 @@ The first half of the lobby (``p2p/lobby.py``), before the setup is fixed:
 
 * host — JOIN checks (channel key, signature, version, one seat per key, a repeated JOIN may
   move the player's address only over a channel keyed with its own key), LEAVE, answering a
-  PROBE (join by code, at most ``PROBE_RATE`` per second), STATUS to everyone in the lobby,
+  PROBE (join by code, at most ``PROBE_RATE`` per second, once per ``PROBE_REPEAT_S`` per
+  joiner key), STATUS to everyone in the lobby,
   REJECT with a code; and, when all seats are taken, the seat assignment: players ordered by
   Ed25519 public key bytes ascending, sent as the PROPOSAL.
 * joiner — which STATUS, REJECT and PROPOSAL come from the host (address, channel key, a
@@ -96,18 +97,36 @@ class Admission:
         self._demo_seed = demo_seed
         # host only: PROBE answers allowed (PROBE_RATE per second, as many in a burst)
         self._probes = TokenBucket(C.PROBE_RATE, C.PROBE_RATE, now)
+        # host only: joiner key -> when we last answered its PROBE (PROBE_REPEAT_S; at most
+        # PROBE_MEMORY keys, the oldest forgotten first)
+        self._probed: dict[bytes, float] = {}
 
     def _join_msg(self) -> bytes:
         # Our JOIN; with the probe game id (zero) while joining by code: a PROBE.
         return seal_message(self.identity, MSG_JOIN, Join(self.game_id, C.PROTOCOL_VERSION, self.me))
 
-    def _on_probe(self, msg: Any, addr: Any, now: float) -> None:
+    def _on_probe(self, env: Envelope, msg: Any, addr: Any, now: float) -> None:
         """Host: a PROBE (JOIN with a zero game id) asks who we are: answer our signed STATUS
-        (or REJECT full once the lobby closed), at most PROBE_RATE per second. Unverified: the
-        answer is the same for anyone, and the limit bounds what a spoofed source costs us."""
+        (or REJECT full once the lobby closed), at most PROBE_RATE per second over all sources
+        (that bounds what spoofed sources make us send), and at most once per PROBE_REPEAT_S
+        per joiner key, checked first and for free: a PROBE replayed at any rate from spoofed
+        sources then takes one answer a second, not the whole budget that honest joiners by
+        code need (H37). The key is remembered only once the PROBE's signature holds, so a
+        forged PROBE naming someone else's key cannot silence it."""
+        pk = msg.player.public_key
+        if now - self._probed.get(pk, -C.PROBE_REPEAT_S) < C.PROBE_REPEAT_S:
+            self._drop("probe_repeat")
+            return
         if not self._probes.take(now):
             self._drop("probe_limit")
             return
+        if not env.verify(pk):
+            self._drop("bad_signature")
+            return
+        self._probed.pop(pk, None)
+        self._probed[pk] = now
+        if len(self._probed) > C.PROBE_MEMORY:
+            del self._probed[next(iter(self._probed))]
         self.stats["probes"] = self.stats.get("probes", 0) + 1
         if self.phase == WAITING:
             self._out.append((addr, self._status_msg()))

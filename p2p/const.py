@@ -116,6 +116,10 @@ JOIN_TIMEOUT = 10.0
 #: A host answers at most this many PROBEs (JOIN with a zero game id, protocol.md §N3.1) per
 #: second, burst included: a probe is one small datagram, its answer a signed STATUS.
 PROBE_RATE = 8
+#: ...and answers one joiner key at most once per this many seconds (a replayed PROBE takes
+#: one answer a second, not the whole budget), remembering at most PROBE_MEMORY keys.
+PROBE_REPEAT_S = 1.0
+PROBE_MEMORY = 256
 #: The game id of a PROBE: a JOIN with this id asks the host for its STATUS (join by code).
 PROBE_GAME_ID = bytes(16)
 #: REJECT codes (protocol.md §C2.1): the joiner shows its own text for the code, never text

@@ -347,7 +347,7 @@ class Lobby(Admission):
             return
         if msg.game_id != self.game_id:
             if env.mtype == MSG_JOIN and msg.game_id == C.PROBE_GAME_ID and self.role == "host":
-                self._on_probe(msg, addr, now)
+                self._on_probe(env, msg, addr, now)
             elif self._code_tag is not None and env.mtype in (MSG_STATUS, MSG_REJECT):
                 self._on_probe_answer(env, msg, addr, now, peer_key)
             else:

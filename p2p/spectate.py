@@ -30,6 +30,7 @@ spectator's side: the WATCH to send, the records received in order.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,6 +56,13 @@ WATCH_BYTES_PER_S = 256 * 1024
 #: spectator takes its server for gone and moves to another seat: two renewals unanswered, plus
 #: a second for a slow tick.
 WATCH_SILENCE_S = 2 * WATCH_RENEW_S + 1.0
+#: Bytes a seat sends one spectator while its channel still holds unacknowledged data: beyond
+#: it nothing more is queued for that spectator until the transport says everything arrived
+#: (``outgoing``'s ``settled``). Twice a second's credit: an honest spectator acknowledges within
+#: ~50 ms (§N2.4), so it never meets the bound; one that never acknowledges (and renews with
+#: ``have`` = 0 to restart the log again and again) costs the seat this much, not up to the
+#: transport's 8 MiB send buffer (H37, issue 10).
+UNSETTLED_BYTES = 2 * WATCH_BYTES_PER_S
 #: Records before our last STEP record's number that a spectator asks a new server for: the
 #: seats' logs differ only by their non-step records (a few per drop or complaint).
 RESYNC_MARGIN = 16
@@ -79,6 +87,8 @@ class Subscription:
     #: for a whole renewal while it lacks records we had sent before it lost them (``receive``).
     last_have: int = 0
     mark: int = 0
+    #: Bytes sent since its channel last held nothing unacknowledged (``UNSETTLED_BYTES``).
+    unsettled: int = 0
 
 
 class WatchServer:
@@ -142,17 +152,26 @@ class WatchServer:
             sub.last_have, sub.mark = msg.have, sub.sent
             self.stats["renewed"] += 1
 
-    def outgoing(self, records: list, now: float) -> list[tuple[Any, bytes]]:
+    def outgoing(self, records: list, now: float,
+                 settled: Callable[[Any], bool] | None = None) -> list[tuple[Any, bytes]]:
         """RECORDS envelopes due now, ``[(addr, bytes)]``: to each live spectator the records it
         lacks, in batches of at most RECORDS_BATCH bytes, within its byte credit; to one that
-        renewed and lacks nothing, an empty RECORDS (``[gid, sent, []]``: we are alive)."""
+        renewed and lacks nothing, an empty RECORDS (``[gid, sent, []]``: we are alive).
+        ``settled(addr)``: True when everything sent to ``addr`` was acknowledged by its
+        transport channel (None: always); while it is not, at most ``UNSETTLED_BYTES`` go to
+        that spectator (``unsettled_limited`` counts the waits)."""
         self._expire(now)
         out = []
         signed: dict[tuple[int, int], bytes] = {}  # spectators at the same place share one batch
         for addr, sub in self.subs.items():
             sub.credit = min(float(WATCH_BYTES_PER_S), sub.credit + (now - sub.at) * WATCH_BYTES_PER_S)
             sub.at = now
-            while sub.sent < len(records) and sub.credit > 0:
+            if settled is None or settled(addr):
+                sub.unsettled = 0
+            elif sub.unsettled >= UNSETTLED_BYTES:
+                self.stats["unsettled_limited"] = self.stats.get("unsettled_limited", 0) + 1
+                continue  # it acknowledged nothing of the last UNSETTLED_BYTES: queue no more
+            while sub.sent < len(records) and sub.credit > 0 and sub.unsettled < UNSETTLED_BYTES:
                 batch, size = [], 0
                 for kind, payload in records[sub.sent:]:
                     if batch and size + len(payload) > RECORDS_BATCH:
@@ -167,6 +186,7 @@ class WatchServer:
                 out.append((addr, raw))
                 sub.sent += len(batch)
                 sub.credit -= len(raw)
+                sub.unsettled += len(raw)
                 sub.answer = False
                 self.stats["sent"] += 1
             if sub.answer:
@@ -176,6 +196,7 @@ class WatchServer:
                                                              Records(self.game_id, sub.sent, []))
                     self.stats["signed"] = self.stats.get("signed", 0) + 1
                 out.append((addr, raw))
+                sub.unsettled += len(raw)
                 sub.answer = False
                 self.stats["alive"] = self.stats.get("alive", 0) + 1
         return out
@@ -323,4 +344,4 @@ def _step_of(payload: bytes) -> int | None:
 
 
 __all__ = ["WatchServer", "WatchClient", "Subscription", "WATCH_RENEW_S", "WATCH_TTL_S", "MAX_WATCHERS",
-           "RECORDS_BATCH", "WATCH_BYTES_PER_S", "WATCH_SILENCE_S", "RESYNC_MARGIN"]
+           "RECORDS_BATCH", "WATCH_BYTES_PER_S", "UNSETTLED_BYTES", "WATCH_SILENCE_S", "RESYNC_MARGIN"]

@@ -119,8 +119,14 @@ class WatchService:
             self._header = self._header_of()
         # A lazy view: old records are read back from the log only when a spectator lacks them.
         records = history.with_head(KIND_HEADER, self._header)
-        for addr, raw in ws.outgoing(records, asyncio.get_running_loop().time()):
+        for addr, raw in ws.outgoing(records, asyncio.get_running_loop().time(), self._settled):
             self._send(addr, raw)
+
+    def _settled(self, addr: Addr) -> bool:
+        """Everything we sent the spectator at ``addr`` was acknowledged (``spectate.UNSETTLED_BYTES``):
+        its channel is idle, or gone."""
+        ch = self.link.endpoint.channels.get(addr) if self.link is not None else None
+        return ch is None or ch.idle
 
     def send_all(self, raw: bytes, exclude: Any = None) -> None:
         """Send ``raw`` (a chat line of the game) to every spectator but ``exclude``."""

@@ -1,0 +1,405 @@
+"""Red team: the hostile laptop on the LAN (issue 10, H37; protocol.md parts N and C).
+
+The attacker is on the same LAN: it can send datagrams from any source address, replay anything
+it saw, hold keys of its own (so it can MAC introductions and sign lobby messages), and join a
+lobby. Every attack below is a test on real sans-I/O objects (endpoints, lobbies, watch servers)
+on a virtual clock: a rule that holds is a plain test; a break is a strict xfail naming the exact
+consequence and the owner of the fix (the board line "H37 BREAK ..." says the same).
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from p2p import const as C
+from p2p import transport as T
+from p2p.channel_auth import KeyCache
+from p2p.chat import ChatRoom
+from p2p.discovery import DiscoveryError, GameAd, join_code_tag
+from p2p.endpoint import Endpoint
+from p2p.identity import Identity
+from p2p.lobby import ABORTED, WAITING, Lobby
+from p2p.reseat import open_request, request_for
+from p2p.spectate import RECORDS_BATCH, UNSETTLED_BYTES, WATCH_RENEW_S, WatchClient, WatchServer
+from p2p.turn_skip import TurnSkip, check_skip_payload, skip_record
+from p2p.wire import Player, Setup
+
+
+HOST = ("127.0.0.2", 41000)
+VICTIM = ("127.0.0.9", 7777)  # a machine that never asked for anything
+HOST_ID = Identity.from_seed(b"h37-host")
+MALLORY = Identity.from_seed(b"h37-mallory")
+TICK = 0.05
+
+
+def forge_intro(attacker: Identity, target: tuple, target_xk: bytes, payload: bytes, epoch: int = 77) -> list[bytes]:
+    """The datagrams the holder of ``attacker``'s keys sends ``target`` to deliver ``payload``
+    as its first contact: MACed introductions it can build from any source address."""
+    ep = Endpoint(epoch=epoch, keys=KeyCache(attacker), accept_plain=False)
+    ep.pin(target, target_xk)
+    ep.send(target, payload)
+    return [d for d, _ in ep.datagrams_to_send(0.0)]
+
+
+def bytes_to(ep: Endpoint, victim: tuple, seconds: float, drive=None) -> int:
+    """Bytes ``ep`` sends to ``victim`` over ``seconds`` of virtual time (nothing ever comes
+    back from the victim); ``drive(now)`` runs before each tick (the owner's own sends)."""
+    sent, now = 0, 0.0
+    while now <= seconds:
+        if drive is not None:
+            drive(now)
+        ep.handle_timer(now)
+        sent += sum(len(d) for d, a in ep.datagrams_to_send(now) if a == victim)
+        now += TICK
+    return sent
+
+
+# --- transport: reflection with a spoofed source ------------------------------------------------
+
+def _watch_server(records_bytes: int):
+    """A seat's watch socket (keyed channels only) serving a game log of ``records_bytes``."""
+    ep = Endpoint(epoch=5, keys=KeyCache(HOST_ID), accept_plain=False)
+    ws = WatchServer(HOST_ID, GID)
+    records = [(0, bytes(1500))] + [(1, bytes(400)) for _ in range(records_bytes // 400)]
+
+    def deliver(raw_datagrams, src, now):
+        for d in raw_datagrams:
+            for addr, p in ep.receive_datagram(d, src, now):
+                ws.receive(p, addr, ep.peer_key(addr), now)
+
+    def settled(addr):  # as WatchService._settled: the channel holds nothing unacknowledged
+        ch = ep.channels.get(addr)
+        return ch is None or ch.idle
+
+    def drive(now):
+        for addr, raw in ws.outgoing(records, now, settled):
+            try:
+                ep.send(addr, raw)
+            except T.BufferFull:
+                pass
+
+    return ep, ws, records, deliver, drive
+
+
+GID = bytes(range(16))
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "H37 BREAK (owner H43 transport.py, then spectate.py): ONE spoofed 230 B introduction carrying "
+    "a WATCH makes a seat send 2.5 MB to the spoofed victim in 30 s (~11,000x, ~84 KB/s: the "
+    "64-datagram window re-sent every MAX_RTO, never given up, after the subscription lapsed): no "
+    "return-routability proof before a channel opened by a stranger sends more than it received"))
+def test_one_spoofed_watch_reflects_at_most_three_times_its_size():
+    ep, ws, _records, deliver, drive = _watch_server(120_000)
+    watch = WatchClient(MALLORY, GID, HOST_ID.public_key, "m").watch_message()
+    dgrams = forge_intro(MALLORY, HOST, HOST_ID.x25519_public_key, watch)
+    deliver(dgrams, VICTIM, 0.0)
+    assert ws.stats["subscribed"] == 1  # the forged WATCH was taken (a valid one, MALLORY's keys)
+    sent = bytes_to(ep, VICTIM, 30.0, drive)
+    asked = sum(len(d) for d in dgrams)
+    assert sent <= 3 * asked, f"{asked} B spoofed -> {sent} B to the victim ({sent / asked:.0f}x)"
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "H37 BREAK (owner H43 transport.py): ONE spoofed JOIN introduction (~0.4 KB, a fresh key) "
+    "makes the host seat the victim's address and re-send STATUS to it every MAX_RTO for as "
+    "long as the lobby lasts: 332 B -> 8.4 KB in 30 s (25x), unbounded in time"))
+def test_one_spoofed_join_reflects_at_most_three_times_its_size():
+    ep = Endpoint(epoch=6, keys=KeyCache(HOST_ID))  # a host accepts plain datagrams (accept_plain)
+    lobby = Lobby.host(HOST_ID, edition="classico", seats=4, name="host", endpoint=HOST, demo_seed=b"h37")
+    lobby.messages_to_send()
+    joiner = Lobby.join(MALLORY, host_addr=HOST, game_id=lobby.game_id, name="x" * C.MAX_NAME_LEN,
+                        host_keys=(HOST_ID.public_key, HOST_ID.x25519_public_key))
+    join = joiner.messages_to_send()[0][1]
+    dgrams = forge_intro(MALLORY, HOST, HOST_ID.x25519_public_key, join)
+    for d in dgrams:
+        for addr, p in ep.receive_datagram(d, VICTIM, 0.0):
+            lobby.receive_message(p, addr, 0.0, ep.peer_key(addr))
+    for addr, xk in lobby.peer_keys():
+        ep.pin(addr, xk)
+    for addr, raw in lobby.messages_to_send():
+        ep.send(addr, raw)
+    ep.trust(lobby.peer_addresses())
+    assert VICTIM in lobby.peer_addresses()  # the ghost is seated at the victim's address
+    sent = bytes_to(ep, VICTIM, 30.0)
+    asked = sum(len(d) for d in dgrams)
+    assert sent <= 3 * asked, f"{asked} B spoofed -> {sent} B to the victim ({sent / asked:.0f}x)"
+
+
+def test_a_spoofed_pure_datagram_to_a_host_gets_no_bigger_answer():
+    """Holds: a plain datagram without a lobby message from a spoofed source is answered with at
+    most one pure ack of header size (no amplification by the transport alone)."""
+    ep = Endpoint(epoch=6, keys=KeyCache(HOST_ID))
+    d = T.HEADER.pack(T.MAGIC, T.FLAG_DATA, 99, 0, 0, 0, 0) + b"\x00" * 40
+    assert ep.receive_datagram(d, VICTIM, 0.0) == [(VICTIM, b"\x00" * 40)]
+    assert bytes_to(ep, VICTIM, 30.0) <= len(d)
+
+
+# --- transport: the shared receive budget --------------------------------------------------------
+
+@pytest.mark.xfail(strict=True, reason=(
+    "H37 BREAK (owner H43 transport.py): strangers from 16 spoofed sources fill the endpoint's "
+    "shared MAX_RECV_BUFFER with out-of-order chunks that never complete; from then on every "
+    "multi-chunk payload of an honest trusted peer (PROPOSAL at 8 seats, niente SETUP_SIG, "
+    "CATCHUP_RESP) is dropped (recv_budget_dropped) and never delivered: lobby killed at setup"))
+def test_strangers_cannot_starve_a_trusted_peers_multi_chunk_payload():
+    host = Endpoint(epoch=6)
+    peer_addr = ("127.0.0.5", 41005)
+    peer = Endpoint(epoch=7)
+    host.channel(peer_addr)  # we talk to it: trusted (the lobby accepted its JOIN)
+    chunk = bytes(T.MAX_CHUNK)
+    strangers = [("127.0.0.%d" % (20 + i), 9000 + i) for i in range(T.MAX_RECV_BUFFER // (T.RECV_WINDOW * T.MAX_CHUNK) + 2)]
+    for i, src in enumerate(strangers):
+        for seq in range(1, T.RECV_WINDOW):  # seq 0 never comes: nothing completes
+            host.receive_datagram(T.HEADER.pack(T.MAGIC, T.FLAG_DATA | T.FLAG_MORE, 1000 + i, 0, seq, 0, 0) + chunk,
+                                  src, 0.0)
+    payload = bytes(range(256)) * 12  # 3 chunks
+    peer.send(HOST, payload)
+    got, now = [], 0.0
+    while now < 10.0 and not got:
+        for d, _ in peer.datagrams_to_send(now):
+            got += [p for _, p in host.receive_datagram(d, peer_addr, now)]
+        for d, a in host.datagrams_to_send(now):
+            if a == peer_addr:
+                peer.receive_datagram(d, HOST, now)
+        for i, src in enumerate(strangers):  # each stranger stays "heard" (a duplicate a second)
+            if int(now / TICK) % 20 == 0:
+                host.receive_datagram(T.HEADER.pack(T.MAGIC, T.FLAG_DATA | T.FLAG_MORE, 1000 + i, 0, 1, 0, 0) + chunk,
+                                      src, now)
+        peer.handle_timer(now)
+        host.handle_timer(now)
+        now += TICK
+    assert got == [payload]
+
+
+# --- lobby and admission ----------------------------------------------------------------------
+
+def _host(seats: int) -> Lobby:
+    lob = Lobby.host(HOST_ID, edition="classico", seats=seats, name="host", endpoint=HOST, demo_seed=b"h37")
+    lob.messages_to_send()
+    return lob
+
+
+def _join_raw(identity: Identity, lob: Lobby, **kw) -> bytes:
+    j = Lobby.join(identity, host_addr=HOST, name="ghost", host_keys=(HOST_ID.public_key, HOST_ID.x25519_public_key),
+                   **({"game_id": lob.game_id} | kw))
+    return j.messages_to_send()[0][1]
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "H37 BREAK (owner lobby.py/admission.py, design: coordinator): a JOIN from a fresh key that "
+    "then never signs takes a seat; when it fills the lobby (1 datagram at 2 seats, N-1 at N) "
+    "the setup is proposed, nobody can sign it and at SETUP_TIMEOUT every honest seat aborts "
+    "('setup timed out in phase signing'); the host cannot drop the ghost and go on"))
+@pytest.mark.parametrize("seats", [2, 4])
+def test_ghost_joiners_that_never_sign_do_not_kill_the_lobby(seats):
+    lob = _host(seats)
+    ghosts = [Identity.from_seed(b"ghost%d" % i) for i in range(seats - 1)]
+    for i, g in enumerate(ghosts):
+        lob.receive_message(_join_raw(g, lob), ("127.0.0.%d" % (30 + i), 5000), 0.0, g.x25519_public_key)
+    lob.handle_timer(C.SETUP_TIMEOUT + 1.0)
+    assert lob.phase != ABORTED
+
+
+@pytest.mark.parametrize("keys", [
+    1,
+    pytest.param(20, marks=pytest.mark.xfail(strict=True, reason=(
+        "H37 BREAK, open (owner admission.py, design: coordinator; §N3.1 'What does not'): PROBEs "
+        "of 20 fresh keys cycled at 100/s from spoofed sources still take every answer of the "
+        "host's PROBE_RATE budget: an honest join by code ends 'no answer from the host'"))),
+])
+def test_a_probe_flood_does_not_starve_a_join_by_code(keys):
+    """Fixed (H37) for one replayed PROBE: PROBEs were answered at most PROBE_RATE per second
+    for all sources together and a joiner sends its PROBE once, so one PROBE replayed at 100/s
+    from spoofed sources made every honest join by code end 'no answer from the host'. Now one
+    key is answered once per PROBE_REPEAT_S (admission.py, §N3.1)."""
+    lob = _host(4)
+    floods = [Lobby.join(Identity.from_seed(b"h37-probe%d" % k), host_addr=HOST, game_id=None, name="m",
+                         code_tag=1).messages_to_send()[0][1] for k in range(keys)]
+    honest_id = Identity.from_seed(b"h37-honest")
+    tag = join_code_tag(lob.game_id, HOST_ID.public_key)
+    honest = Lobby.join(honest_id, host_addr=HOST, game_id=None, name="h", code_tag=tag, now=1.0)
+    now, answered = 0.0, False
+    while now < 1.0 + C.JOIN_TIMEOUT and honest.phase != ABORTED and not answered:
+        for i in range(5):  # 100 spoofed probes a second, from 1 s before the honest joiner
+            lob.receive_message(floods[(int(now / TICK) * 5 + i) % keys], ("127.0.0.%d" % (50 + i), 6000), now, None)
+        for addr, raw in (honest.messages_to_send() if now >= 1.0 else ()):
+            lob.receive_message(raw, ("127.0.0.7", 41007), now, honest_id.x25519_public_key)
+        for addr, raw in lob.messages_to_send():
+            if addr == ("127.0.0.7", 41007):
+                honest.receive_message(raw, HOST, now, HOST_ID.x25519_public_key)
+                answered = True
+        honest.handle_timer(now)
+        now += TICK
+    assert answered and honest.phase != ABORTED
+
+
+def test_a_join_flood_past_the_seats_is_refused_and_seats_no_one_twice():
+    """Holds: JOINs beyond the seats get REJECT full; a replayed JOIN of a seated player from
+    another source does not move it (its channel is not keyed with the player's key)."""
+    lob = _host(3)
+    a, b = Identity.from_seed(b"ja"), Identity.from_seed(b"jb")
+    ra = _join_raw(a, lob)
+    lob.receive_message(ra, ("127.0.0.31", 5000), 0.0, a.x25519_public_key)
+    lob.receive_message(ra, VICTIM, 0.0, None)  # replay from a spoofed source
+    assert ("127.0.0.31", 5000) in lob.peer_addresses() and VICTIM not in lob.peer_addresses()
+    lob.receive_message(_join_raw(b, lob), ("127.0.0.32", 5000), 0.0, b.x25519_public_key)
+    assert lob.phase != WAITING  # full: proposed
+    lob.messages_to_send()
+    for i in range(20):
+        x = Identity.from_seed(b"late%d" % i)
+        lob.receive_message(_join_raw(x, lob), ("127.0.0.%d" % (60 + i), 5000), 0.0, x.x25519_public_key)
+    assert len(lob.messages_to_send()) == 20  # one REJECT each, nothing else
+    assert len(lob.setup.players) == 3
+
+
+def test_a_spoofed_status_or_proposal_from_the_host_address_is_not_believed():
+    """Holds: a STATUS/PROPOSAL-shaped message signed by another key, even from the host's
+    address and over a channel keyed with the signer's key, is dropped by a joiner that knows
+    the host's keys from the advert."""
+    real = _host(2)
+    fake = Lobby.host(MALLORY, edition="classico", seats=2, name="host", endpoint=HOST, demo_seed=b"h37")
+    joiner_id = Identity.from_seed(b"h37-j")
+    j = Lobby.join(joiner_id, host_addr=HOST, game_id=real.game_id, name="j",
+                   host_keys=(HOST_ID.public_key, HOST_ID.x25519_public_key))
+    raw = j.messages_to_send()[0][1]
+    fake.game_id = real.game_id  # the clone answers for the real game id
+    fake.receive_message(raw, ("127.0.0.8", 41008), 0.0, joiner_id.x25519_public_key)
+    for _addr, m in fake.messages_to_send():  # STATUS, then PROPOSAL (2 seats: full)
+        j.receive_message(m, HOST, 0.0, MALLORY.x25519_public_key)
+    assert j.phase not in (WAITING, "signing") and j.stats.get("not_host", 0) + j.stats.get("bad_signature", 0) >= 1
+
+
+# --- discovery --------------------------------------------------------------------------------
+
+class _Info:
+    """What ``GameAd.from_info`` reads of a resolved zeroconf record."""
+
+    def __init__(self, properties, port=41000, addresses=("127.0.0.2",)):
+        self.properties, self.port, self._addresses = properties, port, list(addresses)
+
+    def parsed_addresses(self, *_):
+        return self._addresses
+
+
+_AD = GameAd(version=C.PROTOCOL_VERSION, game_id=GID, edition="classico", seats_taken=1, seats_total=4,
+             state="lobby", fingerprint=HOST_ID.fingerprint, address="127.0.0.2", port=41000,
+             public_key=HOST_ID.public_key, x25519_key=HOST_ID.x25519_public_key, host_name="h", players=("h",),
+             watch_port=41001)
+_TXT = {k.encode(): v.encode() for k, v in _AD.txt().items()}
+
+
+@settings(max_examples=300, deadline=None)
+@given(edits=st.dictionaries(st.sampled_from(sorted(_TXT) + [b"p1", b"p9", b"sd", b"zz", b""]),
+                             st.one_of(st.none(), st.binary(max_size=80),
+                                       st.sampled_from([b"99/1", b"1/99", b"0:9:1", b"ff" * 40, b"\xff\xfe", b"0",
+                                                        b"65536", b"-1", b"\xd9\xa3", b"1" * 7]))),
+       port=st.sampled_from([41000, 0, 65535, None]))
+def test_any_txt_record_parses_or_is_refused_never_crashes(edits, port):
+    """Holds: a hostile TXT record (any key, any bytes, missing values) gives a GameAd or a
+    DiscoveryError: it cannot crash the browser or the list."""
+    props = dict(_TXT)
+    props.update(edits)
+    try:
+        ad = GameAd.from_info(_Info(props, port=port))
+    except DiscoveryError:
+        return
+    assert ad.public_key is None or ad.fingerprint == HOST_ID.fingerprint or ad.fingerprint == props[b"fp"].decode()
+
+
+def test_a_cloned_ad_with_another_key_cannot_claim_the_hosts_fingerprint():
+    """Holds: an ad that copies the game id and fingerprint but carries the attacker's key is
+    refused (fp must be the fingerprint of pk); one with its own fingerprint is a different,
+    visible game, and a joiner from the list keys its channel with the key of the ad it picked."""
+    txt = dict(_TXT)
+    txt[b"pk"] = MALLORY.public_key.hex().encode()
+    txt[b"xk"] = MALLORY.x25519_public_key.hex().encode()
+    with pytest.raises(DiscoveryError):
+        GameAd.from_info(_Info(txt))
+    txt[b"fp"] = MALLORY.fingerprint.encode()
+    clone = GameAd.from_info(_Info(txt))
+    assert clone.game_id == _AD.game_id and clone.fingerprint != _AD.fingerprint
+
+
+# --- chat, spectators, re-seat, turn skip ------------------------------------------------------
+
+def test_a_replayed_or_respoofed_chat_line_is_shown_once():
+    """Holds: a chat line replayed (from any source, relayed or not) is shown once; a line
+    naming a member but signed by another key is dropped."""
+    alice = Identity.from_seed(b"h37-alice")
+    members = {alice.public_key: ("alice", "player"), MALLORY.public_key: ("m", "player")}
+    speaker = ChatRoom(alice, GID, "alice", clock_ms=lambda: 1000)
+    listener = ChatRoom(HOST_ID, GID, "host", clock_ms=lambda: 1000)
+    listener.set_members(members)
+    raw, _ = speaker.say("ciao", 0.0)
+    assert listener.receive(raw, 0.0) is not None
+    assert all(listener.receive(raw, 0.1 * i, relayed=bool(i % 2)) is None for i in range(1, 20))
+    assert listener.stats["replayed"] == 19 and listener.stats["shown"] == 1
+    forged = bytearray(raw)
+    forged[-1] ^= 1  # the signature no longer holds
+    assert listener.receive(bytes(forged), 5.0) is None
+
+
+def test_watch_renewals_of_a_spectator_that_never_acks_do_not_queue_the_log_again_and_again():
+    """Fixed (H37): a spectator that renews with have=0 at every renewal and never acknowledges
+    anything made each renewal queue the whole log again (1.25 MB for a 60 KB log in 60 s, up
+    to the transport's 8 MiB send buffer per spectator, 16 spectators); now at most
+    ``UNSETTLED_BYTES`` + one batch is queued for it while its channel holds unacknowledged data."""
+    ep, ws, records, deliver, drive = _watch_server(300_000)
+    client = WatchClient(MALLORY, GID, HOST_ID.public_key, "m")
+    src = ("127.0.0.40", 7000)
+    att = Endpoint(epoch=77, keys=KeyCache(MALLORY), accept_plain=False)
+    att.pin(HOST, HOST_ID.x25519_public_key)
+    queued, now, next_watch = 0, 0.0, 0.0
+    orig_send = ep.send
+
+    def counting_send(addr, raw):
+        nonlocal queued
+        if addr == src:
+            queued += len(raw)
+        orig_send(addr, raw)
+
+    ep.send = counting_send
+    while now < 60.0:
+        if now >= next_watch:
+            att.send(HOST, client.watch_message())  # have = 0: it never keeps anything
+            next_watch += WATCH_RENEW_S
+        deliver([d for d, _ in att.datagrams_to_send(now)], src, now)
+        drive(now)
+        ep.handle_timer(now)
+        ep.datagrams_to_send(now)  # lost on the way back: the spectator never acks
+        now += TICK
+    log = sum(len(p) for _, p in records)
+    assert queued <= UNSETTLED_BYTES + RECORDS_BATCH + 4096 < 3 * log, f"{queued} B queued for a {log} B log"
+    assert ws.stats["unsettled_limited"] > 0
+
+
+def _setup(n: int) -> tuple[Setup, list[Identity]]:
+    ids = [Identity.from_seed(b"h37-seat%d" % i) for i in range(n)]
+    players = tuple(sorted((Player(i.public_key, i.x25519_public_key, f"p{k}", bytes(32), bytes(32), False)
+                            for k, i in enumerate(ids)), key=lambda p: p.public_key))
+    ids = sorted(ids, key=lambda i: i.public_key)
+    return Setup(C.PROTOCOL_VERSION, GID, "classico", n, 64, (), players), ids
+
+
+def test_nobody_can_reseat_a_seat_that_is_not_theirs():
+    """Holds: a RESEAT for seat 1 signed by any key but seat 1's (another seat's, a stranger's)
+    is refused by ``open_request``; the real one is taken."""
+    setup, ids = _setup(3)
+    assert open_request(request_for(ids[1], setup, 1, 5, b"s" * 32), setup) is not None
+    for who in (ids[0], ids[2], MALLORY):
+        assert open_request(request_for(who, setup, 1, 5, b"s" * 32), setup) is None
+
+
+def test_skip_votes_of_another_step_or_seat_do_not_certify_a_skip():
+    """Holds: Q valid SKIP votes replayed into a record of another step, or for another seat,
+    are refused by ``check_skip_payload`` (what a peer applies and what verify checks)."""
+    ids = [Identity.from_seed(bytes([40 + i]) * 32) for i in range(4)]
+    keys = [i.public_key for i in ids]
+    votes = [TurnSkip(GID, keys, i, ids[i]).vote(5, 3, 0) for i in range(3)]
+    assert check_skip_payload(GID, keys, [True] * 4, 0, 5, skip_record(5, 3, votes))[0] == 3
+    for step, seat in ((6, 3), (4, 3), (5, 2)):
+        with pytest.raises(ValueError):
+            check_skip_payload(GID, keys, [True] * 4, 0, step, skip_record(step, seat, votes))
