@@ -16,6 +16,12 @@ game ended, 1 when the node stopped, after an ``error`` line). On top of that:
     carries input nil instead of our hash-chain reveal (protocol.md §C3.3: CheatDetected at the
     victim; issue 9 item 4). Every copy of that step to the victim (re-sends, answers) is the
     same altered message.
+  - ``equivocate``: at the first decision step >= ``--attack-at`` where we act (our input is
+    an encoded action), the victim's copy of our STEP carries input nil (silence) instead: two
+    valid signed messages of ours for one step over one history, one to the victim, the other
+    to everyone else (protocol.md §C3.4, §C8.8 kind 1; issue 10 "equivocation";
+    tests/e2e/test_issue10_checks.py). Every copy of that step to the victim is the same
+    altered message.
   - ``junk-leaves``: our SETUP_SIG to the victim carries other hidden-information leaves (random
     bytes of the right size, protocol.md §C12.2; issue 9 item 6). Needs ``--role host`` (the
     host sees the seats' endpoints in its own PROPOSAL before it signs).
@@ -81,7 +87,7 @@ POLL_S = 0.02
 PATIENT_WAIT_S = 10.0
 #: Niente lies of issue 10, in the hidden field every seat gets (``install_hidden_lie``).
 HIDDEN_LIES = ("wrong-opening", "wrong-delivery", "false-complaint", "foreign-key")
-ATTACKS = ("none", "nil-reveal", "junk-leaves", "bad-escrow") + HIDDEN_LIES
+ATTACKS = ("none", "nil-reveal", "equivocate", "junk-leaves", "bad-escrow") + HIDDEN_LIES
 
 
 class Tamper:
@@ -97,7 +103,7 @@ class Tamper:
         self.endpoints: list[tuple[str, int]] | None = None
         self.my_seat: int | None = None
         self._altered: dict[int, bytes] = {}  # step -> the victim's copy of our STEP of that step
-        self._done_step: int | None = None  # the chance step we lied at (one lie is enough)
+        self._done_step: int | None = None  # the step we lied at (one lie is enough)
         self._announced = False
 
     def learn(self, endpoints: Any, my_seat: int) -> None:
@@ -139,14 +145,16 @@ class Tamper:
             fields[3] = os.urandom(len(fields[3]))
             self._announce(None)
             return wire.seal(self.identity, wire.MSG_SETUP_SIG, fields)
-        if mtype == wire.MSG_STEP and self.kind == "nil-reveal":
+        if mtype == wire.MSG_STEP and self.kind in ("nil-reveal", "equivocate"):
             env = wire.open_envelope(payload, 1200)
             fields = msgpack.unpackb(env.body, raw=False)
             step = fields[1]
             if step in self._altered:
                 return self._altered[step]
             is_reveal = isinstance(fields[5], bytes) and len(fields[5]) == 32
-            if self._done_step is None and is_reveal and step >= self.attack_at:
+            # equivocate: a decision step where we act (an encoded action is a list)
+            target = is_reveal if self.kind == "nil-reveal" else isinstance(fields[5], list)
+            if self._done_step is None and target and step >= self.attack_at:
                 fields[5] = None
                 self._altered[step] = wire.seal(self.identity, wire.MSG_STEP, fields)
                 self._done_step = step
