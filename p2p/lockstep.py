@@ -71,6 +71,7 @@ from .step_collect import Held, StepCollector, step_digest
 # Step resolution, shared with verify.py (step_resolve.py); re-exported here.
 from .step_resolve import StepResult, hidden_bot, resolve_hidden, resolve_step
 from .escrow_acks import escrow_round
+from .abandon import Abandons
 from .escrow_gate import EscrowGate
 from .turn_skip import TurnSkip, message_certified, past_skip, skip_input, skip_possible, skippable_step
 from .wire import (MSG_ABANDON, MSG_ALIVE, MSG_CATCHUP_REQ, MSG_CATCHUP_RESP, MSG_COMPLAINT, MSG_DROP, MSG_ESCROW,
@@ -148,8 +149,6 @@ class LockstepSession:
         self.skips = TurnSkip(self.game_id, self._pubkeys, my_seat, identity)
         #: Sealed simultaneous decisions (protocol.md §C13): the phase of each step, our opening.
         self.sealed = SealedDecisions(self.game_id, my_seat, lambda k: derive_salt(identity, setup.game_id, k))
-        #: Seats that signed ABANDON while a drop could still go on without them: voted out at once.
-        self._left: set[int] = set()
         #: After a resume (resume.py, §C10): our signed messages of later steps and the
         #: recovery of a lost sealed opening (``resume.Restart``); None in a fresh session.
         self._restart = restart
@@ -214,6 +213,9 @@ class LockstepSession:
         self.complaints = self.referee.complaints
         self.disputes = self.referee.disputes
         self.escrows = EscrowGate(self, fx, self._pubkeys)
+        self.abandons = Abandons(identity, self.game_id, self, fx)
+        #: Seats that signed ABANDON while a drop could still go on without them (abandon.py).
+        self._left = self.abandons.left
         self._send_escrow()
         self._begin_step()
 
@@ -814,15 +816,10 @@ class LockstepSession:
         """End the game here as abandoned: sign ABANDON [gid, our seat, step, state hash,
         digest], broadcast it, log it as the last record and emit ``GameAbandoned``. For a
         player who does not want to wait any longer for a seat that no quorum can drop.
-        Raises ``LocalProtocolError`` unless running and seated."""
-        if self.phase != RUNNING or self.spectator:
-            raise LocalProtocolError(f"cannot abandon in phase {self.phase}")
+        Raises ``LocalProtocolError`` unless running and seated (abandon.py)."""
+        self.abandons.abandon()
         if now is not None:
             self._now = now
-        raw = seal_message(self.identity, MSG_ABANDON, Abandon(self.game_id, self.my_seat, self.step, self.state_hash,
-                                                               self.steps.prev_digest))
-        self._out.append(raw)
-        self._end_abandoned(self.my_seat, raw)
 
     def _end_abandoned(self, seat: int, raw: bytes) -> None:
         if self.log is not None and not self._replaying:
@@ -833,26 +830,7 @@ class LockstepSession:
         self._events.append(GameAbandoned(self.step, seat, self.state_hash))
 
     def _on_abandon(self, env: Envelope, a: Abandon, now: float) -> None:
-        """ABANDON of another seat: if Q other active seats could still drop it, it is voted
-        out at once; otherwise nobody can go on without it and the game ends as abandoned
-        here (its envelope logged). Only from an active seat at our step or the next (it may
-        have applied our step without us holding its message)."""
-        self.stats["abandons"] += 1
-        if a.seat >= self.n or a.seat == self.my_seat or not self.active[a.seat] or self.phase != RUNNING \
-                or not self.step - 1 <= a.step <= self.step + 1:
-            self.stats["ignored"] += 1
-            return
-        if a.step == self.step and (a.prev_hash != self.state_hash or a.prev_digest != self.steps.prev_digest):
-            self.stats["ignored"] += 1  # not our history: it changes nothing here
-            return
-        if not self._verified(env, a.seat, a.step):
-            return
-        if self.seats.drop_possible() and not self.spectator:
-            self._left.add(a.seat)
-            if not self.seats.voted_this_epoch(self.step) and self.steps.held(self.step, a.seat) is None:
-                self._vote_drop(a.seat)
-            return
-        self._end_abandoned(a.seat, env.raw)
+        self.abandons.receive(env, a, now)  # §C8.7: voted out at once, or the game ends here
 
     # -- complaints (protocol.md §C8.8) --
 
