@@ -24,7 +24,7 @@ from p2p.lobby import ABORTED, WAITING, Lobby
 from p2p.reseat import open_request, request_for
 from p2p.spectate import RECORDS_BATCH, UNSETTLED_BYTES, WATCH_RENEW_S, WatchClient, WatchServer
 from p2p.turn_skip import TurnSkip, check_skip_payload, skip_record
-from p2p.wire import Player, Setup
+from p2p.wire import MSG_SEED, Player, Setup, open_envelope
 
 
 HOST = ("127.0.0.2", 41000)
@@ -199,6 +199,28 @@ def test_ghost_joiners_that_never_sign_do_not_kill_the_lobby(seats):
     ghosts = [Identity.from_seed(b"ghost%d" % i) for i in range(seats - 1)]
     for i, g in enumerate(ghosts):
         lob.receive_message(_join_raw(g, lob), ("127.0.0.%d" % (30 + i), 5000), 0.0, g.x25519_public_key)
+    lob.handle_timer(C.SETUP_TIMEOUT + 1.0)
+    assert lob.phase != ABORTED
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "H37 BREAK (same class, §C11.1 c; owner lobby.py, design: coordinator): a joiner that signs "
+    "the setup, receives every SEED and then never sends its own (it alone learns the game seed "
+    "first) makes every honest seat abort at SETUP_TIMEOUT ('waiting for seats [k]'): it names "
+    "itself in the reason but nobody can go on without it"))
+def test_a_joiner_that_signs_then_vanishes_does_not_kill_the_lobby():
+    lob = _host(2)
+    gid = Identity.from_seed(b"h37-signer")
+    ghost = Lobby.join(gid, host_addr=HOST, game_id=lob.game_id, name="g",
+                       host_keys=(HOST_ID.public_key, HOST_ID.x25519_public_key))
+    gaddr = ("127.0.0.33", 5000)
+    for _ in range(4):  # until quiet; the ghost's SEED never leaves
+        for _addr, raw in ghost.messages_to_send():
+            if open_envelope(raw, C.MAX_LOBBY_MSG).mtype != MSG_SEED:
+                lob.receive_message(raw, gaddr, 0.0, gid.x25519_public_key)
+        for _addr, raw in lob.messages_to_send():
+            ghost.receive_message(raw, HOST, 0.0, HOST_ID.x25519_public_key)
+    assert lob.phase == "revealing" and ghost.game_seed  # the ghost knows the seed, we do not
     lob.handle_timer(C.SETUP_TIMEOUT + 1.0)
     assert lob.phase != ABORTED
 
@@ -403,3 +425,72 @@ def test_skip_votes_of_another_step_or_seat_do_not_certify_a_skip():
     for step, seat in ((6, 3), (4, 3), (5, 2)):
         with pytest.raises(ValueError):
             check_skip_payload(GID, keys, [True] * 4, 0, step, skip_record(step, seat, votes))
+
+
+# --- transport: challenge floods and replays ---------------------------------------------------
+
+def test_a_spoofed_epoch_flood_gets_answers_no_bigger_and_changes_nothing():
+    """Holds (§N2.2): 1,000 spoofed 22-byte datagrams with fresh epochs from a lobby-time plain
+    joiner's address (plain: no key yet) make the host send that address at most as many bytes
+    (one CHALLENGE per ``ANSWER_INTERVAL``, 22 bytes each), and its stream is not reset."""
+    host = Endpoint(epoch=6)
+    joiner_addr = ("127.0.0.5", 41005)
+    joiner = Endpoint(epoch=7)
+    joiner.send(HOST, b"join")
+    for d, _ in joiner.datagrams_to_send(0.0):
+        assert host.receive_datagram(d, joiner_addr, 0.0) == [(joiner_addr, b"join")]
+    host.datagrams_to_send(1.0)  # its ack
+    spoofed, answered, now = 0, 0, 1.0
+    for i in range(1000):
+        d = T.HEADER.pack(T.MAGIC, 0, 5000 + i, 6, 0, 0, 0)
+        spoofed += len(d)
+        assert host.receive_datagram(d, joiner_addr, now) == []
+        answered += sum(len(x) for x, a in host.datagrams_to_send(now) if a == joiner_addr)
+        now += 0.001
+    assert 0 < answered <= spoofed
+    assert host.channels[joiner_addr].peer_epoch == 7 and host.channels[joiner_addr].stats["peer_restarts"] == 0
+
+
+def test_a_replayed_leave_datagram_does_not_evict_a_player_who_joined_again():
+    """Holds (§C2.2 LEAVE, §N2.3): a player joins, leaves and joins again from the same node;
+    the attacker replays the LEAVE datagrams it captured, from the player's address: the
+    transport drops them as duplicates (their sequence numbers were delivered) and the player
+    keeps its seat."""
+    pid = Identity.from_seed(b"h37-p")
+    paddr = ("127.0.0.6", 41006)
+    host_ep = Endpoint(epoch=6, keys=KeyCache(HOST_ID))
+    p_ep = Endpoint(epoch=8, keys=KeyCache(pid), accept_plain=False)
+    p_ep.pin(HOST, HOST_ID.x25519_public_key)
+    lob = _host(4)
+    wire: list[bytes] = []
+
+    def send(lobby_msgs, now):
+        for _addr, raw in lobby_msgs:
+            p_ep.send(HOST, raw)
+        for d, _ in p_ep.datagrams_to_send(now):
+            wire.append(d)
+            for addr, p in host_ep.receive_datagram(d, paddr, now):
+                lob.receive_message(p, addr, now, host_ep.peer_key(addr))
+        for addr, xk in lob.peer_keys():
+            host_ep.pin(addr, xk)
+        for addr, raw in lob.messages_to_send():
+            host_ep.send(addr, raw)
+        for d, a in host_ep.datagrams_to_send(now):
+            if a == paddr:
+                p_ep.receive_datagram(d, HOST, now)
+
+    hk = (HOST_ID.public_key, HOST_ID.x25519_public_key)
+    first = Lobby.join(pid, host_addr=HOST, game_id=lob.game_id, name="p", host_keys=hk)
+    send(first.messages_to_send(), 0.0)
+    first.leave()
+    mark = len(wire)
+    send(first.messages_to_send(), 0.1)
+    leave_datagrams = wire[mark:]
+    assert leave_datagrams and paddr not in lob.peer_addresses()
+    again = Lobby.join(pid, host_addr=HOST, game_id=lob.game_id, name="p", host_keys=hk)
+    send(again.messages_to_send(), 0.2)
+    assert paddr in lob.peer_addresses()
+    for d in leave_datagrams * 3:
+        for addr, p in host_ep.receive_datagram(d, paddr, 0.3):
+            lob.receive_message(p, addr, 0.3, host_ep.peer_key(addr))
+    assert paddr in lob.peer_addresses()
