@@ -73,7 +73,7 @@ from .step_resolve import StepResult, hidden_bot, resolve_hidden, resolve_step
 from .escrow_acks import escrow_round
 from .abandon import Abandons
 from .escrow_gate import EscrowGate
-from .turn_skip import TurnSkip, message_certified, past_skip, skip_input, skip_possible, skippable_step
+from .turn_skip import SessionSkips, TurnSkip, past_skip, skip_input
 from .wire import (MSG_ABANDON, MSG_ALIVE, MSG_CATCHUP_REQ, MSG_CATCHUP_RESP, MSG_COMPLAINT, MSG_DROP, MSG_ESCROW,
                    MSG_HINT, MSG_RESEAT, MSG_SKIP, MSG_STEP, Abandon, Alive, ComplaintMsg, DropVote, Envelope, Escrow,
                    Setup, SkipVote, StepBody, decode_abandon, decode_alive, decode_catchup_req, decode_catchup_resp,
@@ -208,12 +208,14 @@ class LockstepSession:
                      vote_cheaters=self._vote_cheaters, advance=self._try_advance,
                      push_records=self._answer_with_records, verified=self._verified,
                      end_abandoned=self._end_abandoned, prove=self._prove, history_proof=self._history_proof,
-                     reveal=self._make_reveal)
+                     reveal=self._make_reveal, hint=self._hint, forward=self._forward)
         self.referee = Referee(setup, identity, self, fx)
         self.complaints = self.referee.complaints
         self.disputes = self.referee.disputes
         self.escrows = EscrowGate(self, fx, self._pubkeys)
         self.abandons = Abandons(identity, self.game_id, self, fx)
+        #: The session's side of turn skips (turn_skip.SessionSkips; the votes stay in ``skips``).
+        self.skipping = SessionSkips(self, fx)
         #: Seats that signed ABANDON while a drop could still go on without them (abandon.py).
         self._left = self.abandons.left
         self._send_escrow()
@@ -340,26 +342,16 @@ class LockstepSession:
 
     def skippable(self) -> bool:
         """True if a seat's turn at the current step may be skipped by a quorum (protocol.md
-        §C8.10): a decision step (not chance, not an inspection, not the final attestation) of a
-        game without hidden information, while Q other active seats exist."""
-        return self.phase == RUNNING and skip_possible(self.n, self.seats.active_count()) \
-            and skippable_step(self._pending, final=self.final_step == self.step, hidden=self.hidden is not None)
+        §C8.10; ``turn_skip.SessionSkips.skippable``)."""
+        return self.skipping.skippable()
 
     def _skipped_seats(self, k: int) -> list[int]:
-        """Seats whose turn at step ``k`` (our current step) we hold a certificate to skip."""
-        if k != self.step:
-            return []
-        # Certificates first: almost always none (a cheap look), and then ``skippable`` (the
-        # costlier test, ~12 calls per step) is not needed (issue 14 profile).
-        seats = self.skips.certified_seats(k, self.seats.active, self.epoch)
-        return seats if seats and self.skippable() else []
+        return self.skipping.skipped_seats(k)  # certified skips of our current step (§C8.10)
 
     def skip_tallies(self) -> list:
         """The votes held to skip a seat's turn at the current step: one ``turn_skip.Tally``
         (seat, votes, quorum, ours) per seat with at least one vote, for the status line."""
-        if self.phase != RUNNING:
-            return []
-        return self.skips.tallies(self.step, self.seats.active, self.epoch)
+        return self.skipping.tallies()
 
     def drop_deadline(self) -> float | None:
         """When we will cast our vote of this step and epoch against a seat we still wait for
@@ -536,40 +528,16 @@ class LockstepSession:
         seat is ours, not active, not awaited, or we already voted on it in this epoch."""
         if now is not None:
             self._now = now
-        if self.spectator or self._replaying or not self.skippable() \
-                or not self.skips.may_vote(self.step, seat, self.seats.active, self.epoch, self.waiting_for()):
+        if not self.skipping.may_skip(seat, self.waiting_for()):
             return False
         self._vote_skip(seat)
         return True
 
     def _vote_skip(self, seat: int) -> None:
-        k = self.step
-        raw = self.skips.vote(k, seat, self.epoch)
-        if self.own_log is not None and not self._replaying:
-            self.own_log.append_own(k, raw)  # write-ahead: the voter's promise survives a restart
-        self._out.append(raw)
-        self._try_advance()
+        self.skipping.vote(seat)
 
     def _on_skip(self, env: Envelope, v: SkipVote, now: float) -> None:
-        """A SKIP vote (§C8.10): held, or dropped and counted; a vote of a step we passed hints
-        the voter; if we hold the seat's message and did not vote, we forward it (the voter may
-        still get its certificate)."""
-        st = self.stats
-        st["skip_votes"] += 1
-        outcome, _ = self.skips.receive(env.raw, self.step, self.seats.active, self.epoch)
-        if outcome != "held":
-            st[outcome] += 1
-            if outcome == "stale":
-                self._hint(v.voter, now)
-            elif outcome == "bad_signature":
-                self._events.append(PeerMisbehaved(v.voter, v.step, "bad signature", env.raw))
-            return
-        if v.step == self.step and self.phase == RUNNING:
-            self.live.heard_behind(v.voter, now)  # a signed vote of this step: the voter is there
-            held = self.steps.held(v.step, v.seat)
-            if held is not None and not self.skips.has_voted(v.step, v.seat, self.epoch):
-                self._forward(v.voter, held.env.raw, now)
-            self._try_advance()
+        self.skipping.receive(env, v, now)
 
     def receive_message(self, data: bytes, now: float) -> None:
         """Handle one session envelope from a peer (STEP, ESCROW, DROP, CATCHUP_REQ,
@@ -1587,11 +1555,7 @@ class LockstepSession:
         return True
 
     def _signers(self, k: int, skipped: Sequence[int]) -> list[int]:
-        """Seats whose held step-(k+1) message covers exactly the step-``k`` messages we hold
-        (its prev digest = our digest of them, skipped seats as 0xC1): they applied k as we would."""
-        digest = step_digest([C.SKIPPED_BODY if i in skipped else b"" if h is None else h.env.body
-                              for i, h in enumerate(self.steps.slots(k))])
-        return [i for i, h in enumerate(self.steps.slots(k + 1)) if h is not None and h.body.prev_digest == digest]
+        return self.steps.signers(k, skipped)  # they applied k as we would (step_collect.py)
 
     def _opening(self) -> Any:
         """Our input at a sealed open step (§C13.3): our opening, or nil when a quorum skipped
@@ -1599,13 +1563,7 @@ class LockstepSession:
         return None if self.my_seat in self.skips.skipped(self.step - 1) else self.sealed.opening()
 
     def _skip_promise(self, k: int, skipped: Sequence[int]) -> bool:
-        """The voter's promise (§C8.10): for every seat d we voted to skip at ``k`` and whose turn
-        is not skipped, apply k with d's message only if ``turn_skip.message_certified``."""
-        mine = [d for d in self.skips.voted_against(k, self.epoch) if d not in skipped and self.active[d]]
-        if not mine:
-            return True
-        signers = self._signers(k, skipped)
-        return all(message_certified(self.my_seat, d, self.active, self.n, signers) for d in mine)
+        return self.skipping.promise_kept(k, skipped)  # the voter's promise (§C8.10)
 
     def _try_advance(self) -> None:
         while self.phase == RUNNING:

@@ -1,13 +1,15 @@
-"""The seam between ``LockstepSession`` and the parts that act for it (referee, escrow gate).
+"""The seam between ``LockstepSession`` and the parts that act for it (``referee.Referee``,
+``escrow_gate.EscrowGate``, ``abandon.Abandons``, ``turn_skip.SessionSkips``).
 
-A part such as ``referee.Referee`` or ``escrow_gate.EscrowGate`` owns its own state (the
-complaints ledger, the open dispute...) and judges messages in the context of the session's
-current step. It reads that context through ``SessionView`` (the session's public,
-read-only attributes; the session itself satisfies it) and changes the session only through
-``Effects``, the few callables the session hands over when it builds the part. A part never
-writes a session attribute, and the session never touches a part's private attributes: each
-side's state stays with its owner, as aioquic's streams and recovery report to the connection
-instead of writing into it.
+Such a part owns its own state (the complaints ledger, the open dispute, the seats that
+left...) and judges messages in the context of the session's current step. It reads that
+context through ``SessionView`` (the session's public, read-only attributes; the session
+itself satisfies it) and changes the session only through ``Effects``, the few callables the
+session hands over when it builds the part. A part never writes a session attribute (it may
+count in ``stats`` and call the public methods of the other parts it reads, e.g.
+``steps.hold``), and the session never touches a part's private attributes: each side's
+state stays with its owner, as aioquic's streams and recovery report to the connection
+instead of writing into it (tests/p2p/test_session_parts.py checks the parts' side).
 
 This module imports nothing of the session, so the parts need not import ``lockstep``
 (no import circle).
@@ -32,8 +34,9 @@ class SessionView(Protocol):
     state_hash: bytes
     final_step: int | None
     spectator: bool
-    stats: dict
+    stats: dict       # the session's counters: a part counts here what it drops or does
     log: Any
+    own_log: Any      # gamelog.OwnLog | None (write-ahead log of our own messages)
     steps: Any        # step_collect.StepCollector
     seats: Any        # seat_loss.SeatLoss
     skips: Any        # turn_skip.TurnSkip
@@ -97,3 +100,8 @@ class Effects(NamedTuple):
     history_proof: Callable[[int, int, str], None]
     #: Make our reveal of the current chance step (or escrow-round message) now.
     reveal: Callable[[], None]
+    #: Tell a seat that is behind where we are (a HINT, rate-limited): (seat, now).
+    hint: Callable[[int, float], None]
+    #: Forward a signed message to every other seat for a voter that lacks it, within that
+    #: voter's forwarding budget: (voter, raw, now).
+    forward: Callable[[int, bytes, float], None]

@@ -83,6 +83,14 @@ class StepCollector:
         slots = self._slots.get(step)
         return slots is not None and all(slots[i] is not None for i in range(self.n) if active[i])
 
+    def signers(self, step: int, skipped: Sequence[int] = ()) -> list[int]:
+        """Seats whose held step-(``step`` + 1) message covers exactly the step-``step`` messages
+        held (its prev digest = their digest, the seats in ``skipped`` as 0xC1): they applied
+        ``step`` as we would (protocol.md §C8.3 certificates, §C8.10 the voter's promise)."""
+        digest = step_digest([C.SKIPPED_BODY if i in skipped else b"" if h is None else h.env.body
+                              for i, h in enumerate(self.slots(step))])
+        return [i for i, h in enumerate(self.slots(step + 1)) if h is not None and h.body.prev_digest == digest]
+
     def own(self, step: int) -> bytes | None:
         """Our signed envelope of ``step`` if kept."""
         return self._own.get(step)

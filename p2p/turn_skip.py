@@ -36,6 +36,9 @@ Agreement (mirrors the drop rule of §C8.3, whose proofs carry over)
 This module owns the votes held and cast and the certificates applied; it never applies a
 step. The session asks it, routes SKIP envelopes to ``TurnSkip.receive`` and logs
 ``skip_record`` payloads (log kind ``KIND_SKIP`` = 6); ``verify`` uses ``check_skip_payload``.
+``SessionSkips`` is the session's side of it (skippable step, certified seats, our votes
+written ahead and sent, votes received and forwarded, the voter's promise): it reads the
+session through ``session_port.SessionView`` and acts through ``session_port.Effects``.
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ from .gamelog import KIND_SKIP  # noqa: F401  (log kind 6, re-exported)
 from .gamelog import SKIP_RECORD, SkipRecord
 from .identity import Identity
 from .seat_loss import quorum
+from .session_events import PeerMisbehaved
 from .wire import MSG_SKIP, SkipVote, decode_skip, open_envelope, seal_message
 
 #: What a skipped seat's slot contributes to the step digest (protocol.md §C3.2): the single
@@ -350,3 +354,95 @@ class TurnSkip:
             del self._votes[key]
         for s in [s for s in self._skipped if s <= upto - C.KEEP_STEPS]:
             del self._skipped[s]
+
+
+class SessionSkips:
+    """The session's side of turn skips (§C8.10): whether the current step is skippable, the
+    seats a certificate skips, our SKIP votes (signed by ``TurnSkip``, written ahead to our
+    own-message log, sent), SKIP envelopes received (held, forwarded, counted) and the voter's
+    promise. The votes themselves stay in the session's ``TurnSkip`` (``session.skips``).
+
+    ``session``: the session, read only (``session_port.SessionView``); ``effects``: what we do
+    to it (``session_port.Effects``: send, emit, advance, hint, forward)."""
+
+    def __init__(self, session: Any, effects: Any) -> None:
+        self._s = session
+        self._fx = effects
+
+    def skippable(self) -> bool:
+        """True if a seat's turn at the current step may be skipped by a quorum: a decision
+        step (not chance, not an inspection, not the final attestation) of a game without
+        hidden information, while Q other active seats exist."""
+        s = self._s
+        return s.running and skip_possible(s.n, s.seats.active_count()) \
+            and skippable_step(s.pending, final=s.final_step == s.step, hidden=s.hidden is not None)
+
+    def skipped_seats(self, k: int) -> list[int]:
+        """Seats whose turn at step ``k`` (our current step) we hold a certificate to skip."""
+        s = self._s
+        if k != s.step:
+            return []
+        # Certificates first: almost always none (a cheap look), and then ``skippable`` (the
+        # costlier test, ~12 calls per step) is not needed (issue 14 profile).
+        seats = s.skips.certified_seats(k, s.seats.active, s.epoch)
+        return seats if seats and self.skippable() else []
+
+    def tallies(self) -> list[Tally]:
+        """The votes held to skip a seat's turn at the current step: one ``Tally`` per seat
+        with at least one vote, for the status line; [] unless running."""
+        s = self._s
+        if not s.running:
+            return []
+        return s.skips.tallies(s.step, s.seats.active, s.epoch)
+
+    def may_skip(self, seat: int, awaited: Sequence[int]) -> bool:
+        """True if we may vote now to skip ``seat``'s turn (``LockstepSession.skip_turn``):
+        seated, not replaying, the step skippable, ``seat`` another active seat among
+        ``awaited`` that we have not voted on in this epoch."""
+        s = self._s
+        return not s.spectator and not s.replaying and self.skippable() \
+            and s.skips.may_vote(s.step, seat, s.seats.active, s.epoch, awaited)
+
+    def vote(self, seat: int) -> None:
+        """Sign SKIP(step, ``seat``, epoch), write it ahead to our own-message log (the voter's
+        promise survives a restart), send it, and try to apply the step."""
+        s = self._s
+        k = s.step
+        raw = s.skips.vote(k, seat, s.epoch)
+        if s.own_log is not None and not s.replaying:
+            s.own_log.append_own(k, raw)  # write-ahead: the voter's promise survives a restart
+        self._fx.send(raw)
+        self._fx.advance()
+
+    def receive(self, env: Any, v: SkipVote, now: float) -> None:
+        """A SKIP vote: held, or dropped and counted; a vote of a step we passed hints the
+        voter; if we hold the seat's message and did not vote, we forward it (the voter may
+        still get its certificate)."""
+        s, fx = self._s, self._fx
+        st = s.stats
+        st["skip_votes"] += 1
+        outcome, _ = s.skips.receive(env.raw, s.step, s.seats.active, s.epoch)
+        if outcome != "held":
+            st[outcome] += 1
+            if outcome == "stale":
+                fx.hint(v.voter, now)
+            elif outcome == "bad_signature":
+                fx.emit(PeerMisbehaved(v.voter, v.step, "bad signature", env.raw))
+            return
+        if v.step == s.step and s.running:
+            s.live.heard_behind(v.voter, now)  # a signed vote of this step: the voter is there
+            held = s.steps.held(v.step, v.seat)
+            if held is not None and not s.skips.has_voted(v.step, v.seat, s.epoch):
+                fx.forward(v.voter, held.env.raw, now)
+            fx.advance()
+
+    def promise_kept(self, k: int, skipped: Sequence[int]) -> bool:
+        """The voter's promise: for every seat d we voted to skip at ``k`` and whose turn is
+        not skipped, apply k with d's message only if ``message_certified``."""
+        s = self._s
+        active = s.active
+        mine = [d for d in s.skips.voted_against(k, s.epoch) if d not in skipped and active[d]]
+        if not mine:
+            return True
+        signers = s.steps.signers(k, skipped)
+        return all(message_certified(s.my_seat, d, active, s.n, signers) for d in mine)

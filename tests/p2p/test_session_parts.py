@@ -1,0 +1,80 @@
+"""The parts that act for the lockstep session keep to their seam (issue 13; p2p/session_port.py).
+
+``referee.Referee``, ``escrow_gate.EscrowGate``, ``abandon.Abandons`` and
+``turn_skip.SessionSkips`` read the session through ``SessionView`` (``self._s``, bound to a
+local ``s``) and change it only through ``Effects`` callables. Checked on the source with
+``ast`` (nothing is run): no assignment to an attribute of the session, no read of a private
+attribute of it, and every session attribute they read is declared in ``SessionView``.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import re
+from pathlib import Path
+
+import pytest
+
+from p2p import session_port
+from p2p.lockstep import LockstepSession
+
+ROOT = Path(__file__).resolve().parents[2]
+PARTS = {"p2p/referee.py": "Referee", "p2p/escrow_gate.py": "EscrowGate", "p2p/abandon.py": "Abandons",
+         "p2p/turn_skip.py": "SessionSkips"}
+
+
+def _session_refs(cls: ast.ClassDef) -> list[tuple[ast.Attribute, bool]]:
+    """(attribute node, is a store) for every ``s.x`` / ``self._s.x`` in ``cls``, where ``s`` is a
+    local bound to ``self._s`` (``s = self._s`` or ``s, fx = self._s, self._fx``)."""
+    out = []
+    for fn in (n for n in cls.body if isinstance(n, ast.FunctionDef)):
+        local = set()
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Assign):
+                targets = node.targets[0].elts if isinstance(node.targets[0], ast.Tuple) else node.targets
+                values = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
+                for t, v in zip(targets, values):
+                    if isinstance(t, ast.Name) and ast.unparse(v) == "self._s":
+                        local.add(t.id)
+        for node in ast.walk(fn):
+            if not isinstance(node, ast.Attribute):
+                continue
+            base = node.value
+            if (isinstance(base, ast.Name) and base.id in local) or ast.unparse(base) == "self._s":
+                out.append((node, isinstance(node.ctx, (ast.Store, ast.Del))))
+    return out
+
+
+def _class(path: str, name: str) -> ast.ClassDef:
+    tree = ast.parse((ROOT / path).read_text())
+    return next(n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == name)
+
+
+@pytest.mark.parametrize("path", sorted(PARTS))
+def test_a_part_never_writes_a_session_attribute_nor_reads_a_private_one(path: str) -> None:
+    refs = _session_refs(_class(path, PARTS[path]))
+    assert refs, "the checker found no session reads: it would pass vacuously"
+    writes = [f"{path}:{n.lineno} {ast.unparse(n)}" for n, store in refs if store]
+    private = [f"{path}:{n.lineno} {ast.unparse(n)}" for n, _ in refs if n.attr.startswith("_")]
+    assert writes == [] and private == []
+
+
+@pytest.mark.parametrize("path", sorted(PARTS))
+def test_every_session_attribute_a_part_reads_is_declared_in_the_view(path: str) -> None:
+    declared = set(session_port.SessionView.__annotations__) | {
+        name for name, _ in inspect.getmembers(session_port.SessionView) if not name.startswith("_")}
+    read = {n.attr for n, _ in _session_refs(_class(path, PARTS[path]))}
+    assert read - declared == set()
+
+
+def test_the_session_offers_all_of_the_view_and_the_effects_are_its_methods() -> None:
+    view = set(session_port.SessionView.__annotations__) | {
+        name for name, _ in inspect.getmembers(session_port.SessionView) if not name.startswith("_")}
+    init = inspect.getsource(LockstepSession.__init__)
+    # Attributes set in __init__ or declared on the class (properties).
+    offered = {name for name in view if f"self.{name} =" in init or f"self.{name}:" in init
+               or hasattr(LockstepSession, name)}
+    assert view - offered == set()
+    # Every effect is handed over by name, as one of the session's own callables.
+    assert set(session_port.Effects._fields) <= set(re.findall(r"(\w+)=self\.[\w.]+[,)]", init))
