@@ -23,10 +23,15 @@ counted in ``stats`` by reason, never shown, never answered:
 4. the author's rate: a token bucket of ``CHAT_BURST`` lines refilled one per
    ``CHAT_REFILL_S`` seconds must hold a token (``flood``): nobody can flood the others'
    screens, and a flood costs no signature check;
-5. verification budget: at most ``CHAT_VERIFY_RATE`` signature checks per second for all
-   authors together (``busy``): forged lines cost a bounded amount of CPU;
+5. verification budget: at most ``CHAT_SOURCE_VERIFY_RATE`` signature checks per second for
+   the lines of one source (``via``: the address they came from), and ``CHAT_VERIFY_RATE`` for
+   all together (``busy``): forged lines cost a bounded amount of CPU, and one source's
+   forgeries cannot use up the checks the other sources' lines need;
 6. the signature by ``pk`` (``bad_signature``); only now is the author's token taken and its
-   ``seq`` remembered;
+   ``seq`` remembered — except from a source that can only be the author (``author``: a
+   spectator on the watch socket, whose channel is keyed with its own key): its line must name
+   that key (``not_author``, checked first) and its token is taken before the signature check,
+   so its own forgeries spend its own tokens;
 7. the text, without control characters, is not empty (``empty``).
 
 A line passing them all is a ``ChatLine`` event. Our own lines go through the same bucket in
@@ -112,6 +117,7 @@ class ChatRoom:
         self._last: dict[bytes, int] = {}
         self._buckets: dict[bytes, _Bucket] = {}
         self._verify = _Bucket(float(C.CHAT_VERIFY_RATE), now)
+        self._verify_by: dict[object, _Bucket] = {}  # source -> its share of the checks
         self._mine = _Bucket(float(C.CHAT_BURST), now)
         #: Counters: ``received``, ``shown``, ``sent`` and one per drop reason (module doc).
         self.stats: dict[str, int] = dict.fromkeys(("received", "shown", "sent"), 0)
@@ -142,10 +148,14 @@ class ChatRoom:
         return raw, ChatLine(self.identity.public_key, self.name, role, text, self._seq, raw)
 
     def receive(self, data: bytes, now: float, relayed: bool = False,
-                relayed_role: str = PLAYER) -> ChatLine | None:
+                relayed_role: str = PLAYER, *, via: object = None,
+                author: bytes | None = None) -> ChatLine | None:
         """Check one CHAT envelope (module doc, checks 1-7). ``relayed``: it came over a relay
         channel (the host's: joiners in the lobby; any seat's: spectators during the game), whose unknown
-        authors get ``relayed_role``. Returns the line to show, or None (counted)."""
+        authors get ``relayed_role``. ``via``: the source (address) it came from, for its share
+        of the verification budget (None: the shared budget only). ``author``: the only key
+        this source may speak with (a spectator's WATCH key), charged before the signature
+        check. Returns the line to show, or None (counted)."""
         self.stats["received"] += 1
         try:
             env, msg = open_as(data, MSG_CHAT, decode_chat, C.MAX_STEP_MSG)
@@ -153,6 +163,8 @@ class ChatRoom:
             return self._drop("malformed")
         if msg.game_id != self.game_id:
             return self._drop("wrong_game")
+        if author is not None and msg.pk != author:
+            return self._drop("not_author")
         member = self._members.get(msg.pk)
         if msg.pk == self.identity.public_key or (member is None and not relayed):
             return self._drop("unknown_sender")
@@ -166,11 +178,16 @@ class ChatRoom:
         # forger cannot silence someone by spending their tokens.
         if not bucket.ready(now, float(C.CHAT_BURST), 1.0 / C.CHAT_REFILL_S):
             return self._drop("flood")
+        if author is not None:  # the source is the author: its forgeries are its own lines
+            bucket.take(now, float(C.CHAT_BURST), 1.0 / C.CHAT_REFILL_S)
+        if via is not None and not self._source_budget(via, now):
+            return self._drop("busy")
         if not self._verify.take(now, float(C.CHAT_VERIFY_RATE), float(C.CHAT_VERIFY_RATE)):
             return self._drop("busy")
         if not env.verify(msg.pk):
             return self._drop("bad_signature")
-        bucket.take(now, float(C.CHAT_BURST), 1.0 / C.CHAT_REFILL_S)
+        if author is None:
+            bucket.take(now, float(C.CHAT_BURST), 1.0 / C.CHAT_REFILL_S)
         self._last[msg.pk] = msg.seq
         text = clean_text(msg.text)
         if not text:
@@ -178,6 +195,17 @@ class ChatRoom:
         self.stats["shown"] += 1
         name, role = member if member is not None else (clean_text(msg.name) or "?", relayed_role)
         return ChatLine(msg.pk, name, role, text, msg.seq, env.raw)
+
+    def _source_budget(self, via: object, now: float) -> bool:
+        """Take one of ``via``'s ``CHAT_SOURCE_VERIFY_RATE`` signature checks of this second.
+        Sources are the transport's channels (at most a few dozen); the oldest is forgotten
+        past 64."""
+        b = self._verify_by.get(via)
+        if b is None:
+            if len(self._verify_by) >= 64:
+                del self._verify_by[next(iter(self._verify_by))]
+            b = self._verify_by[via] = _Bucket(float(C.CHAT_SOURCE_VERIFY_RATE), now)
+        return b.take(now, float(C.CHAT_SOURCE_VERIFY_RATE), float(C.CHAT_SOURCE_VERIFY_RATE))
 
     def _drop(self, reason: str) -> None:
         # Dropped unanswered and never shown; only the count says it happened.
@@ -251,7 +279,8 @@ class ChatRelay:
         # spectators' lines (§N10): only the seats' keyed channels reach this socket then
         # (§N2.6), and an author who is not a seat is shown as a spectator.
         relayed = (not self.host and lobby is not None and addr == lobby.host_address) if in_lobby else True
-        line = room.receive(payload, now, relayed=relayed, relayed_role=PLAYER if in_lobby else SPECTATOR)
+        line = room.receive(payload, now, relayed=relayed, relayed_role=PLAYER if in_lobby else SPECTATOR,
+                            via=addr)
         if line is None:
             return
         if in_lobby and self.host:  # joiners do not know each other: we relay
@@ -269,8 +298,10 @@ class ChatRelay:
         room = self.current(now)
         if sub is None or room is None:
             return
-        line = room.receive(payload, now)
-        if line is None or line.pk != sub.pk:
+        # Its WATCH key only, checked before anything else, and charged before the signature
+        # check: a spectator's forged lines spend its own tokens, not everyone's checks (H37).
+        line = room.receive(payload, now, via=addr, author=sub.pk)
+        if line is None:
             return
         for a in self.targets():  # any serving seat, not the host only (issue 11): a spectator
             self._send(a, line.raw)  # may be following whichever seat it found or failed over to

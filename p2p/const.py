@@ -203,6 +203,9 @@ CHAT_BURST = 5
 CHAT_REFILL_S = 2.0
 #: Chat signatures a peer checks per second, all authors together (forged lines cost bounded CPU).
 CHAT_VERIFY_RATE = 64
+#: ...and at most this many for the lines of one source (address): one source's forgeries
+#: cannot use up the checks the others' lines need (protocol.md §N9).
+CHAT_SOURCE_VERIFY_RATE = 16
 #: Largest RECORDS envelope (protocol.md §N10): a batch of log records, or a big log header.
 MAX_WATCH_MSG = 70 * 1024
 

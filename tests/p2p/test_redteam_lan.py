@@ -9,6 +9,9 @@ consequence and the owner of the fix (the board line "H37 BREAK ..." says the sa
 
 from __future__ import annotations
 
+import os
+from types import SimpleNamespace
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -16,7 +19,7 @@ from hypothesis import strategies as st
 from p2p import const as C
 from p2p import transport as T
 from p2p.channel_auth import KeyCache
-from p2p.chat import ChatRoom
+from p2p.chat import ChatRelay, ChatRoom
 from p2p.discovery import DiscoveryError, GameAd, join_code_tag
 from p2p.endpoint import Endpoint
 from p2p.identity import Identity
@@ -24,7 +27,7 @@ from p2p.lobby import ABORTED, WAITING, Lobby
 from p2p.reseat import open_request, request_for
 from p2p.spectate import RECORDS_BATCH, UNSETTLED_BYTES, WATCH_RENEW_S, WatchClient, WatchServer
 from p2p.turn_skip import TurnSkip, check_skip_payload, skip_record
-from p2p.wire import MSG_SEED, Player, Setup, open_envelope
+from p2p.wire import MSG_CHAT, MSG_SEED, Chat, Player, Setup, open_envelope, seal_message
 
 
 HOST = ("127.0.0.2", 41000)
@@ -494,3 +497,50 @@ def test_a_replayed_leave_datagram_does_not_evict_a_player_who_joined_again():
         for addr, p in host_ep.receive_datagram(d, paddr, 0.3):
             lob.receive_message(p, addr, 0.3, host_ep.peer_key(addr))
     assert paddr in lob.peer_addresses()
+
+
+# --- chat: forged lines against the verification budget ------------------------------------------
+
+def _chat_seat(subscribers, peers):
+    """Seat 0's ChatRelay of a running 3-seat game (the setup's players are members; our
+    spectators ``{addr: pk}``) and the lines it showed."""
+    setup, ids = _setup(3)
+    watch = SimpleNamespace(spectators=lambda: {pk: "spett" for pk in subscribers.values()},
+                            subscriber=lambda a: None if a not in subscribers else SimpleNamespace(pk=subscribers[a]),
+                            send_all=lambda raw, exclude=None: None)
+    game = SimpleNamespace(lobby=None, session=SimpleNamespace(setup=setup), peers=peers, watch=watch)
+    shown: list = []
+    relay = ChatRelay(ids[0], "p0", True, game, lambda addr, raw: None, shown.append)
+    return relay, ids, shown
+
+
+def _garbage_line(signer: Identity, pk: bytes, seq: int) -> bytes:
+    """A CHAT naming ``pk`` but signed by ``signer``: its signature check fails."""
+    return seal_message(signer, MSG_CHAT, Chat(GID, pk, seq, "x", "spam"))
+
+
+@pytest.mark.parametrize("source", ["spectator", "seat"])
+def test_forged_chat_lines_from_one_source_do_not_silence_the_players(source):
+    """Fixed (H37): the 64 chat signature checks a second were shared by every source and a
+    forged line spends one without costing its sender anything, so ANY spectator on the LAN
+    (subscribed to a seat's watch socket) sending 300 lines a second naming a player, or a
+    seat relaying lines of fresh keys, made every real line 'busy' (dropped, not delayed):
+    the chat of the whole table silenced. Now a spectator may only name its WATCH key and is
+    charged before the check, and each source has its own CHAT_SOURCE_VERIFY_RATE share."""
+    spec, spec_addr, seat1_addr, seat2_addr = Identity.from_seed(b"h37-spec"), ("127.0.0.50", 7000), \
+        ("127.0.0.61", 41001), ("127.0.0.62", 41002)
+    relay, ids, shown = _chat_seat({spec_addr: spec.public_key}, [seat1_addr, seat2_addr])
+    now = 0.0
+    for i in range(300):  # 3 s of forgeries at 300 a second
+        for j in range(3):
+            if source == "spectator":
+                forged = _garbage_line(MALLORY, ids[1].public_key if j % 2 else spec.public_key, 1000 + 3 * i + j)
+                relay.receive_spectator(spec_addr, forged, now)
+            else:
+                relay.receive(seat1_addr, _garbage_line(ids[1], os.urandom(32), 1000 + i), now)
+        if i % 100 == 50:  # the other player speaks, each second, amid the flood
+            relay.receive(seat2_addr, ChatRoom(ids[2], GID, "p2", clock_ms=lambda i=i: 5000 + i).say("ciao", now)[0], now)
+        now += 0.01
+    assert [line.text for line in shown] == ["ciao"] * 3
+    # and the forgeries cost at most the source's share of signature checks (burst + 3 s)
+    assert relay.room.stats.get("bad_signature", 0) <= 4 * C.CHAT_SOURCE_VERIFY_RATE
