@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping
 
+from .actions import RollDice
 from .game import advance, chance_inplace, new_game, step_inplace
 from .state import P_ROLL, State
 
@@ -95,7 +96,6 @@ def step(state: State, **by_seat) -> tuple[State, tuple]:
 
 def roll(state: State, d1: int, d2: int) -> tuple[State, tuple]:
     """The current player sends RollDice, then the dice come out as (d1, d2)."""
-    from .actions import RollDice
     s, ev1 = step(state, **{f"seat{state.current}": RollDice()})
     s, ev2 = forced_chance(s, dice=(d1, d2))
     return s, ev1 + ev2

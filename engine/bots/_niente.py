@@ -58,6 +58,7 @@ from ..rules.counterfeit import bill_choices, fake_rate, window_actors
 from ..rules.banknotes import select
 from ..rules.bill_choice import D_AMOUNT, choosable_bills, default_bills, oldest_due, pay_actors
 from ..state import P_BUY, P_INSPECT, P_OVER, P_PAY, P_ROLL, P_TAKE
+from ._choose import choose as _classic_choose
 
 __all__ = ["choose", "card_value", "bill_fake_chance", "pay_choice", "keep_choice", "spend_choice", "keep_fakes",
            "spend_fakes", "bill_order", "PrivateView"]
@@ -85,17 +86,12 @@ _PUBLIC: dict = {}
 everybody sees — inspections, face-up cards — are made with it (module doc)."""
 
 
-def _base():
-    from . import choose as base
-    return base
-
-
 def choose(state, seat: int, bot: str = "default", view=None):
     """The action of ``seat`` for the next decision step, or None. ``view``: the seat's private
     statuses (module docstring) or None. Pure; raises KeyError for an unknown bot name (as
     ``engine.bots.choose``)."""
     s = state
-    base = _base()
+    base = _classic_choose
     if not s.nx or s.out[seat] or s.phase == P_OVER:
         return base(s, seat, bot)
     if view is None:

@@ -29,8 +29,10 @@ choose for it: the choice is an input. Lockstep form (protocol.md §E8):
 """
 from __future__ import annotations
 
+from ..actions import PayBills
 from ..errors import IllegalAction
 from ..events import ActionRefused
+from ..state import P_PAY
 from .banknotes import (NX_DEN, NX_DUE, NX_INSP, NX_PAY, NX_PILE, NX_WALLET, BillsMoved,
                         give_bills, pay_with, select)
 from .niente_events import BillChoiceOpened, BillsChosen
@@ -80,7 +82,6 @@ def open_pay_step(s, ev) -> bool:
         return False
     for d in dues:
         d[D_OFFERED] = 1
-    from ..state import P_PAY
     s.resume.append(s.phase)
     s.phase = P_PAY
     ev.append(BillChoiceOpened(pay_actors(s)))
@@ -149,7 +150,6 @@ def default_bills(s, seat: int) -> tuple[int, ...] | None:
 def choice_error(s, seat: int, bills) -> tuple[str, str] | None:
     """(code, reason) why ``seat`` may not pay its oldest offered due payment with ``bills``
     now, or None."""
-    from ..state import P_PAY
     if s.phase != P_PAY:
         return ("not_paying", "no payment is waiting for its bills")
     d = oldest_due(s, seat)
@@ -216,7 +216,6 @@ def end_pay_step(s, ev, inputs, ev0: int) -> None:
     """End of a "pay_bills" step: a payer that did not send an accepted PayBills keeps the
     default bills of all its offered payments; when none is left offered, the phase closes
     (back to the interrupted one; new due payments open the next "pay_bills")."""
-    from ..actions import PayBills
     refused = {e.seat for e in ev[ev0:] if type(e) is ActionRefused}
     answered = {seat for seat, a in enumerate(inputs)
                 if type(a) is PayBills and seat not in refused}

@@ -36,8 +36,10 @@ Lockstep form (protocol.md §E8):
 from __future__ import annotations
 
 from ..errors import IllegalAction
+from ..state import P_INSPECT, P_REVEAL
 from .banknotes import (FAKE, GENUINE, NX_CARD, NX_CPUB, NX_DEN, NX_INSP, NX_LENS, NX_PAY,
                         NX_PILE, NX_PUB, NX_WALLET, NX_WIN, UNKNOWN, move_bill)
+from .money import R_CARD, R_COUNTERFEIT, charge, transfer
 from .niente_events import BillInspected, CardInspected, CardReturned, InspectionOpened
 
 __all__ = ["can_inspect", "window_actors", "open_bill_window", "open_card_window",
@@ -77,7 +79,6 @@ def _open(s, ev, kind: str) -> bool:
     actors = window_actors(s)
     if not actors:
         return False
-    from ..state import P_INSPECT
     s.resume.append(s.phase)
     s.phase = P_INSPECT
     ev.append(InspectionOpened(kind, actors))
@@ -118,7 +119,6 @@ def open_card_window(s, ev, seat: int, deck: int, card: int, target: int) -> boo
 
 
 def _check_window(s, seat: int) -> None:
-    from ..state import P_INSPECT
     if s.phase != P_INSPECT:
         raise IllegalAction("no inspection window is open", "no_window")
     if not can_inspect(s, seat):
@@ -194,7 +194,6 @@ def end_window_step(s, ev) -> None:
         _close(s, ev, resolved=False)
         return
     if unknown_items(s):
-        from ..state import P_REVEAL
         s.phase = P_REVEAL
         return
     reveal(s, ev, [])
@@ -262,7 +261,6 @@ def reveal(s, ev, fakes) -> None:
             if fake and not s.out[inspector] and _still_there(s, taker, ident):
                 move_bill(s, ev, ident, taker, inspector)
                 if not s.out[payer]:
-                    from .money import R_COUNTERFEIT, charge
                     charge(s, ev, payer, taker, nx[NX_DEN][ident], R_COUNTERFEIT)
         else:
             fake = nx[NX_CPUB][ident] == FAKE
@@ -274,7 +272,6 @@ def reveal(s, ev, fakes) -> None:
                 ev.append(CardReturned(card[0], card[1], card[2]))
                 reward = s.ed.decoder.inspect_reward
                 if not s.out[inspector]:
-                    from .money import R_CARD, transfer
                     transfer(s, ev, -1, inspector, reward, R_CARD)
         resolved = True
     _close(s, ev, resolved)
@@ -291,6 +288,7 @@ def _close(s, ev, resolved: bool) -> None:
     card = nx[NX_CARD]
     if card:
         nx[NX_CARD] = []
+        # Deferred: faceup_cards imports this module (its magnifier card opens our window).
         from .faceup_cards import apply_used
         apply_used(s, ev, card[0], card[1], card[2], card[3])
 

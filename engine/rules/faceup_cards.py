@@ -27,10 +27,13 @@ from __future__ import annotations
 from ..editions import K_STREET
 from ..editions.niente import IMPREVISTI, KEPT_KINDS, PROBABILITA
 from ..errors import IllegalAction
-from ..events import BuildingBought, CardDrawn, JailCardUsed, LeftJail, PropertyBought
+from ..events import BuildingBought, CardDrawn, JailCardUsed, LeftJail, PropertyBought, RentLapsed
 from ..state import HOTEL, P_BUY, P_CARD, P_END_MOVE, P_ROLL, P_TAKE
 from .banknotes import NX_FACEUP, NX_HAND, NX_LENS, restore_lenses
+from .cards import apply_card
+from .counterfeit import open_card_window
 from .money import R_CARD, R_PURCHASE, charge, round10, transfer
+from .movement import move_to
 from .niente_events import CardKept, CardPlayed, CardReturned, FaceUpDealt, FaceUpTaken
 
 __all__ = ["deal", "land_on_imprevisti", "take", "decline", "draw", "use", "use_jail_card",
@@ -141,7 +144,6 @@ def draw(s, ev, rng) -> None:
         ev.append(CardKept(seat, d, card))
         return
     s.decks[d].append(card)
-    from .cards import apply_card
     apply_card(s, ev, seat, c)
 
 
@@ -228,7 +230,6 @@ def use(s, ev, seat: int, deck: int, card: int, target: int) -> None:
     _drop(s, seat, key)
     ev.append(CardPlayed(seat, deck, card, target))
     if deck == IMPREVISTI:
-        from .counterfeit import open_card_window
         if open_card_window(s, ev, seat, deck, card, target):
             return
     apply_used(s, ev, seat, deck, card, target)
@@ -271,7 +272,6 @@ def apply_effect(s, ev, seat: int, c, target: int) -> None:
             if cl[col] == seat and cl[2] == target:
                 break
         if k == "skip_rent":
-            from ..events import RentLapsed
             del s.claims[i]
             ev.append(RentLapsed(cl[0], cl[1], cl[2]))
         elif k == "half_rent":
@@ -290,10 +290,8 @@ def apply_effect(s, ev, seat: int, c, target: int) -> None:
         ev.append(PropertyBought(seat, sq, price))
         s.phase = P_END_MOVE
     elif k == "next_free":
-        from .movement import move_to
         move_to(s, ev, seat, next_free_property(s, seat), True)
     elif k == "move_to":
-        from .movement import move_to
         move_to(s, ev, seat, c.target, c.go_salary)
     elif k == "get_out_of_jail_free":
         s.jail[seat] = 0

@@ -47,7 +47,7 @@ def pay_fine(s, ev, seat: int) -> None:
 def use_card(s, ev, seat: int, deck: int) -> None:
     """UseJailCard: the held card goes to the bottom of its deck; leave jail, roll normally."""
     if s.nx:  # niente: an Imprevisti may be inspected first (engine.rules.faceup_cards)
-        from .faceup_cards import use_jail_card
+        from .faceup_cards import use_jail_card  # here, not at the top: it imports this module
         use_jail_card(s, ev, seat, deck)
         return
     _check_before_roll(s, seat)

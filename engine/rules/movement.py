@@ -196,7 +196,7 @@ def land(s, ev, seat: int) -> None:
             # would be multiplied (issue 12, item 1).
             s.mult = 1
             if k == K_STATION and s.ed.stations_move_to_next_free:
-                from .niente_estate import board_train
+                from .niente_estate import board_train  # here, not at the top: it imports this module
                 board_train(s, ev, seat)
                 return
             s.phase = P_BUY
@@ -217,7 +217,7 @@ def land(s, ev, seat: int) -> None:
         s.draw_deck = tb.deck[sq]
         s.phase = P_CARD
         if s.nx and s.draw_deck == 1:  # niente: choose a face-up Imprevisti instead
-            from .faceup_cards import land_on_imprevisti
+            from .faceup_cards import land_on_imprevisti  # here, not at the top: it imports this module
             land_on_imprevisti(s, ev, seat)
         return
     elif k == K_GOTOJAIL:

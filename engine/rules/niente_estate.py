@@ -26,10 +26,12 @@ from __future__ import annotations
 
 from ..state import P_END_MOVE, P_RAISE, P_ROLL
 from .banknotes import NX_HAND
+from .bankruptcy import _game_over, declare
 # Hotels, selling back and their prices are the edition's estate strategy (engine.rules.estate).
 from .estate import hotel_half, sell_deed, sell_property, sell_property_error
 from .faceup_cards import imprevisti_held, next_free_property
 from .money import R_RENT, transfer
+from .movement import move_to
 from .niente_events import CardReturned, FinalRentPaid
 
 __all__ = ["sell_property", "sell_property_error", "default_raise", "board_train",
@@ -52,7 +54,6 @@ def default_raise(s, ev, seat: int) -> None:
     if best is not None:
         sell_deed(s, ev, seat, best[2])
         return
-    from .bankruptcy import declare
     if s.phase == P_RAISE:
         declare(s, ev, seat)
 
@@ -64,7 +65,6 @@ def board_train(s, ev, seat: int) -> None:
     if sq < 0:
         s.phase = P_END_MOVE
         return
-    from .movement import move_to
     move_to(s, ev, seat, sq, True)
 
 
@@ -131,7 +131,6 @@ def maybe_end(s, ev) -> bool:
                 transfer(s, ev, -1, seat, amount, R_RENT)
                 ev.append(FinalRentPaid(seat, amount))
     best = max((i for i in range(s.n) if not s.out[i]), key=lambda i: (s.cash[i], -i))
-    from .bankruptcy import _game_over
     _game_over(s, ev, best)
     return True
 

@@ -21,8 +21,10 @@ is checked again when accepted (ownership, buildings, cash may have changed).
 from __future__ import annotations
 
 from ..errors import IllegalAction
+from ..editions.niente import IMPREVISTI
 from ..events import PropertyTransferred, TradeClosed, TradeProposed
 from .banknotes import NX_HAND
+from .faceup_cards import imprevisti_held
 from .money import R_FEE, R_LIFT, R_TRADE, transfer
 
 # Offer layout in s.offers.
@@ -160,8 +162,6 @@ def _move_squares(s, ev, squares, frm: int, to: int, lift) -> None:
 
 def _check_imprevisti_limit(s, seat: int, gives, gets) -> None:
     """niente: "Potete avere una sola carta Imprevisti alla volta" holds after the trade too."""
-    from ..editions.niente import IMPREVISTI
-    from .faceup_cards import imprevisti_held
     after = len(imprevisti_held(s, seat)) - sum(1 for k in gives if k >> 8 == IMPREVISTI) \
         + sum(1 for k in gets if k >> 8 == IMPREVISTI)
     if after > s.ed.decoder.imprevisti_limit:

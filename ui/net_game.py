@@ -1,0 +1,260 @@
+"""``NetGame``: the game driver (ui/driver.py's ``GameDriver``) of a real peer.
+
+It runs a ``p2p.node.Node`` whose local input is the human's ``HumanSeat``
+(``PeerConfig.local_input``) and whose events feed the UI (``PeerConfig.observer``): lobby
+status, applied steps, drop and skip votes, seats lost and returned, chat lines. The host can
+fill the free seats with in-process bot peers (:meth:`NetGame.fill_with_bots`, named by
+:func:`bot_names`).
+
+The network stack (``p2p.node``, ``p2p.discovery``, ``p2p.identity``: zeroconf, cryptography,
+~0.8 s to import) is imported when a game starts, not with this module: the app and a local
+game start without it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from ui.driver import DriverBase, Fault, SeatChanged
+from ui.human_seat import HumanSeat
+
+#: Seconds a bot seat of ``lanopoli play`` thinks before a decision the game waits for: its
+#: turns go by slowly enough to follow (a bot decides in microseconds).
+BOT_PACE_S = 0.6
+#: Seconds a step must wait before the UI names the peers it waits for.
+WAIT_NOTICE_S = 2.0
+
+
+class NetGame(DriverBase):
+    """A real peer of the game (``p2p.node.Node``) with the human at our seat.
+
+    ``cfg``: keyword arguments for ``p2p.node.PeerConfig`` (role, bind, game_id, seats,
+    log_dir, identity, name, host_addr...); ``local_input``/``observer`` are set here.
+    The bot peers ``fill_with_bots`` starts get fresh keys each time (``bot_names``).
+    """
+
+    def __init__(self, cfg: dict, human: HumanSeat | None = None, bot_pace: float = 0.0) -> None:
+        super().__init__(human)
+        self.cfg = dict(cfg)
+        self.bot_pace = bot_pace
+        self.seats_total = int(self.cfg.get("seats", 0)) if self.cfg.get("role") == "host" else 0
+        self.lobby_names = (self.cfg.get("name", ""),)
+        self.node: Any = None
+        self.can_fill = self.cfg.get("role") == "host"
+        self._bot_tasks: list[asyncio.Task] = []
+        self._step_t = 0.0
+        self.edition = self.cfg.get("edition", "classico")
+
+    async def run(self) -> None:
+        """Run the peer until the game ends or fails (``fault`` set; never raises NodeError)."""
+        from p2p.node import Node, NodeError, PeerConfig
+
+        loop = asyncio.get_running_loop()
+        cfg = PeerConfig(**self.cfg, local_input=self.human.decide, observer=self.observe)
+        node = self.node = Node(cfg)
+        try:
+            await node.start()
+            if node.session is not None:  # rejoined our unfinished game from its log (§N5)
+                self._resumed()
+            if node.link is not None and self.cfg.get("role") == "host" and node.lobby is not None:
+                from p2p.discovery import format_code, join_code_tag
+
+                addr, port = node.link.address[:2]
+                self.join_code = format_code(addr, port, join_code_tag(node.lobby.game_id, node.identity.public_key))
+            self._notify("lobby")
+            self._step_t = loop.time()
+            await node.wait()
+            self.state = node.session.state
+            self.log_path = node.log_path
+            self.phase = "over"
+            self._notify("over")
+        except NodeError as e:
+            self.log_path = node.log_path
+            self.fault = Fault(e.code, str(e), getattr(e, "seat", None), e.step, getattr(e, "evidence", None))
+            self.phase = "failed"
+            self._notify("fault")
+        except OSError as e:
+            self.fault = Fault("error", str(e))
+            self.phase = "failed"
+            self._notify("fault")
+        finally:
+            await node.close()
+
+    def _resumed(self) -> None:
+        """The node rejoined our game from its log instead of a lobby (protocol.md §N5): take
+        seat, names and state from it and tell our log we are back."""
+        node = self.node
+        self.seat = node.seat
+        self.names = tuple(node.names)
+        self.seats_total = len(self.names)
+        self.lobby_names = self.names
+        self.state = node.session.state
+        self.edition = node.session.setup.edition
+        self.can_fill = False
+        self.phase = "playing"
+        self._new_events.append(SeatChanged(self.seat, node.step, "back"))
+        self._notify("lobby")
+        self._notify("step")
+
+    def vote_out(self) -> tuple[int, ...]:
+        """j: vote now to drop every other seat this step waits for (``Node.vote_out``,
+        protocol.md §C13.6); the usual SeatDropVoted line shows. Returns the seats voted on."""
+        if self.node is None or self.phase != "playing":
+            return ()
+        return tuple(s for s in self.node.waiting_for if s != self.seat and self.node.vote_out(s))
+
+    def skip_turn(self) -> tuple[int, ...]:
+        """J: vote now to let the turn of every other seat this step waits for pass
+        (``Node.skip_turn``, protocol.md §C8.10); once a majority voted, a "skipped" line shows.
+        Returns the seats voted on."""
+        if self.node is None or self.phase != "playing":
+            return ()
+        return tuple(s for s in self.node.waiting_for if s != self.seat and self.node.skip_turn(s))
+
+    def skip_tallies(self) -> list:
+        """The votes held to skip a seat's turn at the current step (``LockstepSession.skip_tallies``)."""
+        session = None if self.node is None or self.phase != "playing" else self.node.session
+        return [] if session is None else session.skip_tallies()
+
+    def say(self, text: str) -> None:
+        """Send a chat line to the others through the node (``Node.say``, protocol.md §N9)."""
+        if self.node is None:
+            raise ValueError("no game to chat in yet")
+        self._chat(self.node.say(text))
+
+    def observe(self, ev: Any) -> None:
+        """``PeerConfig.observer``: the node's lobby and session events (p2p/lobby.py,
+        p2p/lockstep.py), and the chat lines others send (``p2p.chat.ChatLine``). Lobby status, game start and applied steps update what the UI shows;
+        a drop vote, a dropped seat and our own lost seat become SeatChanged lines in the log
+        and marks in ``seat_changes``; a seat we voted on as silent that sends again (a step
+        applies without it being dropped: every active seat's message was there) is "back"."""
+        name = type(ev).__name__
+        if name == "ChatLine":
+            self._chat(ev)
+            return
+        if name == "TurnSkipped":  # a majority let this seat's turn pass; it keeps its seat (§C8.10)
+            self._new_events.append(SeatChanged(ev.seat, ev.step, "skipped"))
+            self._notify("step")
+            return
+        if name == "SeatReturned":
+            self.seat_returned(ev.seat, ev.step)
+            return
+        if name in ("SeatDropVoted", "SeatDropped", "SeatLost"):
+            seat = self.seat if name == "SeatLost" else ev.seat
+            change = {"SeatDropVoted": "silent", "SeatLost": "lost"}.get(name) or \
+                ("bankrupt" if ev.rule == "bankrupt" else "bot")
+            if change != "silent" or self.seat_changes.get(seat) is None:
+                self.seat_changes[seat] = change
+            self._new_events.append(SeatChanged(seat, ev.step, change))
+            self._notify("step")
+            return
+        if name == "StepApplied":
+            for seat in [s for s, c in self.seat_changes.items() if c == "silent"]:
+                del self.seat_changes[seat]
+                self._new_events.append(SeatChanged(seat, ev.step, "back"))
+        if name == "LobbyStatus":
+            self.lobby_names = tuple(ev.names)
+            self.seats_total = ev.seats
+            self.edition = ev.edition
+            self._notify("lobby")
+        elif name == "GameStarted":
+            self.seat = ev.my_seat
+            self.names = tuple(p.name for p in ev.setup.players)
+            self.seats_total = ev.setup.seats
+            self.lobby_names = self.names
+            self.phase = "playing"
+            self.can_fill = False
+            # The node builds the session (and the initial state, from the setup options it
+            # understands) right after this event: read it then, never rebuild it here.
+            asyncio.get_running_loop().call_soon(self._session_started)
+        if name == "StepApplied":
+            self.state = self.node.session.state
+            self._step_t = asyncio.get_running_loop().time()
+            self._new_events.extend(ev.engine_events)
+            self._notify("step")
+
+    def private_view(self) -> dict:
+        """Our seat's view from the lockstep session (``LockstepSession.private_view``)."""
+        session = getattr(self.node, "session", None)
+        return session.private_view() if session is not None else {}
+
+    def _session_started(self) -> None:
+        if self.node is not None and self.node.session is not None and self.state is None:
+            self.state = self.node.session.state
+        self._notify("lobby")
+
+    def turn_left(self) -> float | None:
+        """Seconds left of our turn time while the game waits for our decision
+        (``LockstepSession.turn_deadline``), else None."""
+        session = None if self.node is None or self.phase != "playing" else self.node.session
+        deadline = None if session is None else session.turn_deadline()
+        if deadline is None:
+            return None
+        return max(0.0, deadline - asyncio.get_running_loop().time())
+
+    def waiting(self) -> tuple[tuple[int, ...], float] | None:
+        """(other seats whose message we lack, seconds the step has waited) once a step has
+        waited WAIT_NOTICE_S, else None."""
+        if self.node is None or self.phase != "playing":
+            return None
+        waited = asyncio.get_running_loop().time() - self._step_t
+        seats = tuple(s for s in self.node.waiting_for if s != self.seat)
+        if not seats or waited < WAIT_NOTICE_S:
+            return None
+        return seats, waited
+
+    async def fill_with_bots(self) -> None:
+        """Host: start one in-process bot peer per free seat; they join by address (no mDNS
+        needed). The game starts when the last one is seated. Each bot is a NetGame on
+        autoplay that thinks ``bot_pace`` seconds before each decision the game waits for, so
+        that people can follow the bots' turns; it sees its own private view like a player's
+        autoplay (protocol.md §C12.7)."""
+        if not self.can_fill or self.node is None or self.node.lobby is None:
+            return
+        from p2p.identity import Identity
+
+        self.can_fill = False
+        free = self.seats_total - len(self.lobby_names)
+        addr = self.node.link.address
+        # Keys first: the setup seats players by public key (protocol.md §C2.3), so the names
+        # can follow the seats the bots will get ("Bot 1" sits before "Bot 2", issue 11).
+        identities = [Identity.generate() for _ in range(free)]
+        names = bot_names([ident.public_key for ident in identities])
+        for ident, name in zip(identities, names):
+            bot = NetGame(dict(role="join", bind=self.cfg.get("bind", "127.0.0.1"),
+                               interface=self.cfg.get("interface"), game_id=self.node.lobby.game_id,
+                               host_addr=(str(addr[0]), int(addr[1])), name=name, identity=ident,
+                               host_keys=(self.node.identity.public_key, self.node.identity.x25519_public_key),
+                               log_dir=None, linger=0.2), HumanSeat(pace=self.bot_pace))
+            bot.human.set_autoplay(True)
+            task = asyncio.ensure_future(bot.run())
+            task.add_done_callback(_swallow)
+            self._bot_tasks.append(task)
+
+    async def close(self) -> None:
+        """Stop the bot peers we started (the node closes itself when ``run`` ends)."""
+        for t in self._bot_tasks:
+            t.cancel()
+        if self._bot_tasks:
+            await asyncio.gather(*self._bot_tasks, return_exceptions=True)
+
+
+def bot_names(keys: list[bytes]) -> list[str]:
+    """Names of bot peers with Ed25519 public ``keys`` (32 bytes each), in the order given:
+    "Bot 1" for the smallest key, "Bot 2" for the next... The setup orders the seats by
+    public key, ascending (protocol.md §C2.3), so the bots' numbers rise with their seats
+    wherever the humans sit, as in a local game (ui/backends.py); numbered in start order they
+    came out shuffled ("Bot 3" at seat 2, "Bot 1" at seat 4)."""
+    order = sorted(keys)
+    return [f"Bot {order.index(k) + 1}" for k in keys]
+
+
+def _swallow(task: asyncio.Task) -> None:
+    """A bot peer's failure shows up in our own node (it stops waiting for it); mark the
+    exception retrieved so asyncio does not log it twice."""
+    if not task.cancelled():
+        task.exception()
+
+
+__all__ = ["NetGame", "bot_names", "BOT_PACE_S", "WAIT_NOTICE_S"]
