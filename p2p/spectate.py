@@ -110,7 +110,8 @@ class WatchServer:
 
     def receive(self, data: bytes, addr: Any, peer_key: bytes | None, now: float) -> None:
         """Check one WATCH (schema, game, channel key = its ``xk``, room, check budget,
-        signature) and subscribe or renew ``addr``. Failures are dropped and counted."""
+        signature — a renewal by the subscriber's own channel needs neither of the last two)
+        and subscribe or renew ``addr``. Failures are dropped and counted."""
         self.stats["received"] += 1
         try:
             env, msg = open_as(data, MSG_WATCH, decode_watch, C.MAX_STEP_MSG)
@@ -125,14 +126,19 @@ class WatchServer:
             self._expire(now)
             if len(self.subs) >= MAX_WATCHERS:
                 return self._drop("full")
-        self._checks = min(float(WATCH_CHECK_RATE), self._checks + (now - self._checks_at) * WATCH_CHECK_RATE)
-        self._checks_at = now
-        if self._checks < 1.0:
-            return self._drop("busy")
-        self._checks -= 1.0
-        if not env.verify(msg.pk):
-            return self._drop("bad_signature")
-        if sub is None or sub.pk != msg.pk:
+        # A renewal (same address, pk and xk) came over the channel keyed with that xk: the MAC
+        # proves the subscriber sent it, so it needs no signature check and none of the shared
+        # budget, which a flood of forged WATCHes can use up (H37: it made every renewal 'busy'
+        # and every spectator lapse after WATCH_TTL_S).
+        if sub is None or sub.pk != msg.pk or sub.xk != msg.xk:
+            self._checks = min(float(WATCH_CHECK_RATE), self._checks + (now - self._checks_at) * WATCH_CHECK_RATE)
+            self._checks_at = now
+            if self._checks < 1.0:
+                return self._drop("busy")
+            self._checks -= 1.0
+            if not env.verify(msg.pk):
+                return self._drop("bad_signature")
+        if sub is None or sub.pk != msg.pk or sub.xk != msg.xk:
             self.subs[addr] = Subscription(msg.pk, msg.xk, msg.name, msg.have, now + WATCH_TTL_S,
                                            float(WATCH_BYTES_PER_S), now, answer=True,
                                            last_have=msg.have, mark=msg.have)

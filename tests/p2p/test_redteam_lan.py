@@ -25,7 +25,8 @@ from p2p.endpoint import Endpoint
 from p2p.identity import Identity
 from p2p.lobby import ABORTED, WAITING, Lobby
 from p2p.reseat import open_request, request_for
-from p2p.spectate import RECORDS_BATCH, UNSETTLED_BYTES, WATCH_RENEW_S, WatchClient, WatchServer
+from p2p.spectate import (RECORDS_BATCH, UNSETTLED_BYTES, WATCH_CHECK_RATE, WATCH_RENEW_S, WatchClient,
+                          WatchServer)
 from p2p.turn_skip import TurnSkip, check_skip_payload, skip_record
 from p2p.wire import MSG_CHAT, MSG_SEED, Chat, Player, Setup, open_envelope, seal_message
 
@@ -544,3 +545,29 @@ def test_forged_chat_lines_from_one_source_do_not_silence_the_players(source):
     assert [line.text for line in shown] == ["ciao"] * 3
     # and the forgeries cost at most the source's share of signature checks (burst + 3 s)
     assert relay.room.stats.get("bad_signature", 0) <= 4 * C.CHAT_SOURCE_VERIFY_RATE
+
+
+def test_a_forged_watch_flood_does_not_lapse_a_spectators_subscription():
+    """Fixed (H37): forged WATCHes (fresh keys, bad signatures, spoofed sources) at 100/s used
+    up the seat's 32 checks a second; every renewal of a real spectator was then 'busy' and its
+    subscription lapsed after WATCH_TTL_S (10 s). A renewal over the subscriber's own keyed
+    channel needs no signature check now."""
+    ws = WatchServer(HOST_ID, GID)
+    spec = Identity.from_seed(b"h37-watcher")
+    client = WatchClient(spec, GID, HOST_ID.public_key, "s")
+    ws.receive(client.watch_message(), ("127.0.0.70", 7000), spec.x25519_public_key, 0.0)
+    assert ws.stats["subscribed"] == 1
+    fakes = [Identity.from_seed(b"h37-fake%d" % i) for i in range(4)]
+    forged = [bytearray(WatchClient(f, GID, HOST_ID.public_key, "f").watch_message()) for f in fakes]
+    for raw in forged:
+        raw[-1] ^= 1  # a bad signature: costs a check, subscribes nobody
+    now = 0.0
+    while now < 30.0:
+        for i, raw in enumerate(forged):
+            ws.receive(bytes(raw), ("127.0.0.%d" % (80 + i), 7000), fakes[i].x25519_public_key, now)
+        if int(now / TICK) % int(WATCH_RENEW_S / TICK) == 0:
+            ws.receive(client.watch_message(), ("127.0.0.70", 7000), spec.x25519_public_key, now)
+        ws.outgoing([(0, b"header")], now)
+        now += TICK / 2  # 4 forged WATCHes per 25 ms: 160 a second
+    assert ("127.0.0.70", 7000) in ws.subs and ws.stats["renewed"] >= 9
+    assert ws.stats["bad_signature"] <= 31 * WATCH_CHECK_RATE + WATCH_CHECK_RATE  # the budget still bounds the forgeries
