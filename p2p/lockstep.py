@@ -51,7 +51,7 @@ from typing import Any, Sequence
 from . import const as C
 from .beacon import HashChain
 from .catchup import CatchUp, ingest_response
-from .complaints import (BAD_DROP_SHARE, BAD_HIDDEN, BAD_STEP, EQUIVOCATION, Proof, make_complaint,
+from .complaints import (BAD_DROP_SHARE, BAD_STEP, EQUIVOCATION, Proof, make_complaint,
                          same_history)
 from .errors import LocalProtocolError, WireError
 from .gamelog import KIND_ABANDON, KIND_DROP, KIND_SKIP, KIND_STEP
@@ -1367,16 +1367,7 @@ class LockstepSession:
                                   self.game_seed, k, bodies, self._last_reveals, fill, self._escrow_round)
         if bad is None:
             return res
-        seat, reason, witness = bad
-        raw = slots[witness].env.raw
-        evidence = raw
-        if witness != seat:
-            prev = self.steps.held(k - 1, seat) if self.steps.keeps(k - 1) else None
-            # The sender's delivery (step k-1) and the holder's complaint (step k).
-            evidence = pack([b"" if prev is None else prev.env.raw, raw])
-        if not self.seats.drop_possible() and self.log is not None and not self._replaying:
-            self.log.append_step(k, [None if h is None else h.env.raw for h in slots])
-        self._prove(seat, k, BAD_HIDDEN, reason, [raw], halt=CheatDetected(k, seat, reason, evidence))
+        self.referee.hidden_fault(k, slots, bad)
         return None
 
     # -- internals --

@@ -6,7 +6,7 @@ A lockstep session meets two kinds of wrong messages that it must not simply dro
   history, a bad reveal, a bad escrow, a false drop-vote share, a bad hidden field): the
   evidence goes to every seat in a COMPLAINT, every seat judges it itself
   (``complaints.judge``) and the culprit is voted out; with no drop possible the session halts
-  (``prove``, ``on_complaint``, ``ingest_record``);
+  (``prove``, ``on_complaint``, ``ingest_record``, ``hidden_fault`` for a step's hidden fields);
 * **a current-step message over another prev digest** (§C3.4): its seat lies, or some seat
   sent different messages of the last step to different peers, or a quorum dropped a seat
   whose message we applied. The referee opens a digest dispute (``disputes.Disputes``, one at
@@ -29,10 +29,10 @@ visible.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from . import const as C
-from .complaints import (Complaints, HiddenNow, Proof, StepNow, check_bad_step, check_hidden, judge,
+from .complaints import (BAD_HIDDEN, Complaints, HiddenNow, Proof, StepNow, check_bad_step, check_hidden, judge,
                          make_complaint, signed_step)
 from .disputes import Disputes
 from .errors import WireError
@@ -43,7 +43,7 @@ from .session_port import Effects, SessionView
 from .session_events import CheaterProven, CheatDetected, Desync, PeerMisbehaved
 from .step_collect import Held
 from .wire import (MSG_ABANDON, MSG_COMPLAINT, MSG_STEP, ComplaintMsg, Envelope, Setup, StepBody, decode_abandon,
-                   decode_complaint, open_envelope, seal_message)
+                   decode_complaint, open_envelope, pack, seal_message)
 
 __all__ = ["Referee"]
 
@@ -190,6 +190,25 @@ class Referee:
                       s.sealed.judge if s.sealed.phase == OPEN else None,
                       s.last_reveals if chance else None)
         return check_bad_step(self.setup, raw, complainer, None if held is None else held.env.body, now)
+
+    def hidden_fault(self, k: int, slots: Sequence, bad: tuple) -> None:
+        """Step ``k``'s hidden fields hold a fault (``step_resolve.resolve_hidden``: culprit,
+        reason, witness seat): proven like any signed bad message (§C8.8 kind 4, the witness's
+        STEP is the evidence), the culprit voted out and the step waits for its drop; without a
+        possible drop the step's messages (``slots``) are logged and the session halts with
+        CheatDetected, whose evidence is the witness's STEP, or the sender's delivery (step
+        k-1) and the holder's STEP (step k) when the witness is another seat (§C12)."""
+        s = self._s
+        seat, reason, witness = bad
+        raw = slots[witness].env.raw
+        evidence = raw
+        if witness != seat:
+            prev = s.steps.held(k - 1, seat) if s.steps.keeps(k - 1) else None
+            # The sender's delivery (step k-1) and the holder's complaint (step k).
+            evidence = pack([b"" if prev is None else prev.env.raw, raw])
+        if not s.seats.drop_possible() and s.log is not None and not s.replaying:
+            s.log.append_step(k, [None if h is None else h.env.raw for h in slots])
+        self.prove(seat, k, BAD_HIDDEN, reason, [raw], halt=CheatDetected(k, seat, reason, evidence))
 
     # -- digest disputes (§C3.4) --
 

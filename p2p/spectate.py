@@ -89,6 +89,9 @@ class Subscription:
     mark: int = 0
     #: Bytes sent since its channel last held nothing unacknowledged (``UNSETTLED_BYTES``).
     unsettled: int = 0
+    #: Loop time when its channel last held nothing unacknowledged (subscription time at first):
+    #: one silent past WATCH_SILENCE_S gives its place to a newcomer when the seat is full.
+    settled_at: float = 0.0
 
 
 class WatchServer:
@@ -122,10 +125,15 @@ class WatchServer:
         if peer_key is None or peer_key != msg.xk:
             return self._drop("key_mismatch")  # the channel must be keyed with the spectator's own key
         sub = self.subs.get(addr)
+        stale = None
         if sub is None and len(self.subs) >= MAX_WATCHERS:
             self._expire(now)
             if len(self.subs) >= MAX_WATCHERS:
-                return self._drop("full")
+                # Full: a subscriber that acknowledged nothing for WATCH_SILENCE_S (a spoofed
+                # address, H37) gives its place, once the newcomer's signature holds.
+                stale = min(self.subs, key=lambda a: self.subs[a].settled_at)
+                if now - self.subs[stale].settled_at <= WATCH_SILENCE_S:
+                    return self._drop("full")
         # A renewal (same address, pk and xk) came over the channel keyed with that xk: the MAC
         # proves the subscriber sent it, so it needs no signature check and none of the shared
         # budget, which a flood of forged WATCHes can use up (H37: it made every renewal 'busy'
@@ -139,9 +147,12 @@ class WatchServer:
             if not env.verify(msg.pk):
                 return self._drop("bad_signature")
         if sub is None or sub.pk != msg.pk or sub.xk != msg.xk:
+            if stale is not None:
+                del self.subs[stale]
+                self.stats["evicted"] = self.stats.get("evicted", 0) + 1
             self.subs[addr] = Subscription(msg.pk, msg.xk, msg.name, msg.have, now + WATCH_TTL_S,
                                            float(WATCH_BYTES_PER_S), now, answer=True,
-                                           last_have=msg.have, mark=msg.have)
+                                           last_have=msg.have, mark=msg.have, settled_at=now)
             self.stats["subscribed"] += 1
         else:
             sub.expires = now + WATCH_TTL_S
@@ -174,6 +185,7 @@ class WatchServer:
             sub.at = now
             if settled is None or settled(addr):
                 sub.unsettled = 0
+                sub.settled_at = now
             elif sub.unsettled >= UNSETTLED_BYTES:
                 self.stats["unsettled_limited"] = self.stats.get("unsettled_limited", 0) + 1
                 continue  # it acknowledged nothing of the last UNSETTLED_BYTES: queue no more

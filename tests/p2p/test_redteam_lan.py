@@ -25,8 +25,8 @@ from p2p.endpoint import Endpoint
 from p2p.identity import Identity
 from p2p.lobby import ABORTED, WAITING, Lobby
 from p2p.reseat import open_request, request_for
-from p2p.spectate import (RECORDS_BATCH, UNSETTLED_BYTES, WATCH_CHECK_RATE, WATCH_RENEW_S, WatchClient,
-                          WatchServer)
+from p2p.spectate import (MAX_WATCHERS, RECORDS_BATCH, UNSETTLED_BYTES, WATCH_CHECK_RATE, WATCH_RENEW_S,
+                          WATCH_SILENCE_S, WatchClient, WatchServer)
 from p2p.turn_skip import TurnSkip, check_skip_payload, skip_record
 from p2p.wire import MSG_CHAT, MSG_SEED, Chat, Player, Setup, open_envelope, seal_message
 
@@ -571,3 +571,41 @@ def test_a_forged_watch_flood_does_not_lapse_a_spectators_subscription():
         now += TICK / 2  # 4 forged WATCHes per 25 ms: 160 a second
     assert ("127.0.0.70", 7000) in ws.subs and ws.stats["renewed"] >= 9
     assert ws.stats["bad_signature"] <= 31 * WATCH_CHECK_RATE + WATCH_CHECK_RATE  # the budget still bounds the forgeries
+
+
+def test_spectators_at_spoofed_addresses_cannot_keep_a_real_one_out():
+    """Fixed (H37): MAX_WATCHERS = 16 subscriptions at spoofed addresses (the attacker's own
+    keys, renewed every 3 s, never acknowledging anything) kept every real spectator out
+    ('full') for as long as the attacker renewed. Now, when full, a subscriber whose channel
+    acknowledged nothing for WATCH_SILENCE_S gives its place to a newcomer whose signature
+    holds; subscribers that acknowledge are never displaced."""
+    ws = WatchServer(HOST_ID, GID)
+    fakes = [Identity.from_seed(b"h37-squat%d" % i) for i in range(MAX_WATCHERS)]
+    fake_at = {("127.0.0.%d" % (100 + i), 7000): f for i, f in enumerate(fakes)}
+    honest = [Identity.from_seed(b"h37-real%d" % i) for i in range(MAX_WATCHERS + 1)]
+    honest_at = {("127.0.0.%d" % (150 + i), 7000): h for i, h in enumerate(honest)}
+
+    def watch(at, now):
+        for addr, ident in at.items():
+            ws.receive(WatchClient(ident, GID, HOST_ID.public_key, "x").watch_message(), addr,
+                       ident.x25519_public_key, now)
+
+    settled_ok = set(honest_at)
+    now = 0.0
+    while now < 12.0:
+        if int(now / TICK) % int(WATCH_RENEW_S / TICK) == 0:
+            watch(fake_at, now)
+        ws.outgoing([(0, b"header")], now, lambda a: a in settled_ok)
+        now += TICK
+    assert set(ws.subs) == set(fake_at)
+    first = dict(list(honest_at.items())[:1])
+    watch(first, now)
+    assert set(first) <= set(ws.subs), "a real spectator is kept out by squatters"
+    # Honest subscribers that acknowledge keep their places: fill up with them, then one more.
+    for addr, ident in list(honest_at.items())[1:]:
+        ws.outgoing([(0, b"header")], now, lambda a: a in settled_ok)
+        watch({addr: ident}, now)
+        now += WATCH_SILENCE_S + 1.0
+        watch(first | {a: i for a, i in honest_at.items() if a in ws.subs}, now)  # renewals
+    assert set(ws.subs) <= set(honest_at) and len(ws.subs) == MAX_WATCHERS
+    assert ws.stats["full"] >= 1
