@@ -2,7 +2,7 @@
 """Catch-up of a restarted peer, in memory (issue 14: "≥ 1,000 steps/s"). Prints figures,
 asserts nothing.
 
-    python bench/bench_catchup.py [--peers 4] [--steps 600] [--missed 500] [--profile]
+    python bench/bench_catchup.py [--peers 4] [--steps 600] [--missed 500] [--profile] [--net N]
 
 Four lockstep sessions (real engine, classico, random legal inputs; logs on disk) play
 ``--steps`` steps; seat ``peers-1`` is then "killed": its log is cut ``--missed`` step records
@@ -17,7 +17,12 @@ others wait at the step where the victim died). Two rates:
 * **CPU-limited** — missed steps / wall seconds: what one core does (the responders' work is
   included: all sessions share this process, so it is a lower bound for the requester alone).
 
-The figure of a real restart (processes, loopback) is ``bench/bench_faults.py`` ("catch_up").
+With ``--net N`` the same run also measures the real thing N times: 4 peer processes on
+127.0.0.1 play a bot game, one is SIGKILLed past step ``missed`` + 20, its log cut back by
+``missed`` step records (as if it had died ``missed`` steps ago while the others waited at
+their step) and restarted; steps/s = ``missed`` / (first ``caught_up`` progress line at the
+others' step − its ``resumed`` line) (``bench/bench_faults.py``'s "catch_up" figure, run as a
+subprocess). Printed beside the in-memory figure: min, median and max of the N runs.
 """
 
 from __future__ import annotations
@@ -141,17 +146,49 @@ def catch_up(peers: int, steps: int, missed: int, profile: bool) -> dict:
             "stats": {k: v for k, v in new.stats.items() if "catchup" in k or k in ("ignored", "malformed")}}
 
 
+def net_runs(runs: int, missed: int) -> list[dict]:
+    """``runs`` loopback restarts (``bench_faults.py --skip loss,fuzz``), one seed each: their
+    "catch_up" figures (a run whose game ended too soon is retried there with another seed)."""
+    import subprocess
+
+    out = []
+    for i in range(runs):
+        p = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "bench_faults.py"), "--skip", "loss,fuzz",
+                            "--missed", str(missed), "--seed", f"catchup-net-{i}"],
+                           cwd=ROOT, capture_output=True, text=True, timeout=900)
+        for line in p.stdout.splitlines():
+            try:
+                fig = json.loads(line)
+            except ValueError:
+                continue
+            if fig.get("figure") == "catch_up" and "steps_per_s" in fig:
+                out.append(fig)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--peers", type=int, default=4)
     ap.add_argument("--steps", type=int, default=600)
     ap.add_argument("--missed", type=int, default=500)
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--net", type=int, default=0, metavar="N", help="also N restarts of real peer processes")
     a = ap.parse_args(argv)
     r = catch_up(a.peers, a.steps, a.missed, a.profile)
-    print(f"caught up {r['caught_up_to'] - r['resumed_at']} steps ({r['resumed_at']} -> {r['caught_up_to']}): "
-          f"{r['steps_per_s']} steps/s (wall {r['catch_up_wall_s']} s + {r['waited_for_timers_s']} s waiting "
-          f"for timers), {r['steps_per_s_cpu']} steps/s of CPU (all peers in one process)")
+    print(f"in memory: caught up {r['caught_up_to'] - r['resumed_at']} steps ({r['resumed_at']} -> "
+          f"{r['caught_up_to']}): {r['steps_per_s']} steps/s (wall {r['catch_up_wall_s']} s + "
+          f"{r['waited_for_timers_s']} s waiting for timers), {r['steps_per_s_cpu']} steps/s of CPU "
+          f"(all peers in one process)")
+    if a.net:
+        figs = net_runs(a.net, a.missed)
+        rates = sorted(f["steps_per_s"] for f in figs)
+        r["net"] = {"runs": figs, "steps_per_s": rates}
+        if rates:
+            print(f"loopback, 4 processes: {len(rates)} restarts caught up {a.missed} steps at "
+                  f"{rates[0]} / {rates[len(rates) // 2]} / {rates[-1]} steps/s (min / median / max); "
+                  f"median = {rates[len(rates) // 2] / r['steps_per_s']:.2f} x in memory")
+        else:
+            print("loopback: no run finished")
     print(json.dumps(r))
     return 0
 

@@ -35,6 +35,12 @@ KEEP_RECENT = 64
 SPILL_EVERY = 64
 #: Bytes of a log record around its payload (length, kind, CRC-32: ``gamelog``).
 _FRAME = 9
+#: A page request that starts more than this many steps before the responder's step is first
+#: left to one designated responder (protocol.md §C9.2 'One responder per range'); nearer
+#: ones (a live game's lost message, a dispute) are answered by every seat as before.
+DESIGNATE_BEYOND = C.CATCHUP_PAGE_STEPS
+#: Deferred requests remembered (``CatchUp.defers``) before the old ones are forgotten.
+_DEFERRED_KEPT = 256
 
 
 class History:
@@ -263,6 +269,10 @@ class CatchUp:
         self._escrow_sent = -1e18
         self._hinted: dict[int, float] = {}
         self._pushed: dict[int, float] = {}
+        #: (requester, from_step) of far page requests left to another responder -> when.
+        self._deferred: dict[tuple[int, int], float] = {}
+        #: How many requests ``defers`` left to their designated responder.
+        self.deferred = 0
 
     def record(self, kind: int, payload: bytes, step: int) -> None:
         """Append a log record (kind 1 STEP, 2 DROP, 4 ABANDON, 5 COMPLAINT) of ``step`` to the
@@ -395,6 +405,32 @@ class CatchUp:
         self._answered[raw] = now
         if len(self._answered) > 64:
             self._answered = {r: t for r, t in self._answered.items() if now - t < C.CATCHUP_SAME_REQ}
+
+    def defers(self, seat: int, from_step: int, to_step: int, my_step: int, responders: list[int],
+               now: float) -> bool:
+        """True if we leave ``seat``'s request for [from_step, to_step) to its designated
+        responder (protocol.md §C9.2 'One responder per range'): a range request (not a single
+        step) starting more than ``DESIGNATE_BEYOND`` steps before ``my_step``, seen for the
+        first time from ``seat`` at ``from_step``, whose designated responder
+        ``responders[from_step % len(responders)]`` is not us. ``responders``: the active seats
+        other than the requester, ascending. A second request of ``seat`` from the same
+        ``from_step`` is answered by everyone: the designated answer was lost, late, short of
+        that step or bad, and the requester asks again only then (after ``CATCHUP_AFTER``, or
+        at once after a bad record)."""
+        if to_step - from_step <= 1 or my_step - from_step <= DESIGNATE_BEYOND or not responders \
+                or responders[from_step % len(responders)] == self._me:
+            return False
+        key = (seat, from_step)
+        if key in self._deferred:
+            return False  # a repeat: everyone answers
+        if len(self._deferred) >= _DEFERRED_KEPT:
+            old = now - 8 * C.CATCHUP_AFTER
+            self._deferred = {k: t for k, t in self._deferred.items() if t >= old}
+            while len(self._deferred) >= _DEFERRED_KEPT:  # all recent: forget the oldest
+                del self._deferred[min(self._deferred, key=self._deferred.__getitem__)]
+        self._deferred[key] = now
+        self.deferred += 1
+        return True
 
     def escrow_due(self, now: float) -> bool:
         """True (and noted) if answering a request should re-send our escrow now: at most once

@@ -901,9 +901,12 @@ class LockstepSession:
             return
         if not self._verified(env, r.seat, r.from_step):
             return
+        self.live.heard_behind(r.seat, now)  # it is there, catching up: not silent (§C8.3)
+        if self.catchup.defers(r.seat, r.from_step, r.to_step, self.step,
+                               [s for s in range(self.n) if s != r.seat and self.active[s]], now):
+            return  # another seat answers first; a repeat of this request is answered (§C9.2)
         self.catchup.served(r.seat, now, one)
         self.catchup.note_answered(env.raw, now)
-        self.live.heard_behind(r.seat, now)  # it is there, catching up: not silent (§C8.3)
         self.stats["catchup_served"] += 1
         pending = []
         if self.phase == RUNNING:
