@@ -7,8 +7,10 @@ event loop, as aioquic keeps ``asyncio/protocol.py`` apart from ``QuicConnection
 Why a bare socket and ``loop.add_reader`` rather than a receive task on asyncio-dgram (issue 14):
 the task cost two loop passes per datagram (the protocol callback queues it, the task wakes on
 the next pass) and a flush per datagram; the reader takes every datagram queued in the kernel
-in one pass (up to ``RX_BATCH``), hands each to the endpoint, and flushes once, so the replies
-and acks of a burst (a lockstep step: one message from every other seat) leave together.
+in one pass (up to ``RX_BATCH``), hands each to the endpoint, and flushes once at the end, so
+the acks of a burst (a lockstep step: one message from every other seat) leave together; a
+payload the owner sends while the batch is read (our next step message) is flushed at once,
+before the rest of the batch is handled, because the other peers wait for it.
 """
 
 from __future__ import annotations
@@ -45,8 +47,9 @@ class Link:
 
     Open with ``await Link.open(host, port, on_message)``; ``port`` 0 picks a free port
     (``link.address`` tells which). ``on_message(addr, payload)`` is called synchronously, in
-    order per peer, from the reader callback; whatever it ``send``s is flushed once the
-    datagrams waiting in the socket are handled, so acks piggyback on replies. ``faults`` (p2p.faults.FaultPlan) drops/duplicates/delays/
+    order per peer, from the reader callback; whatever it ``send``s is flushed as soon as that
+    datagram is handled (with the acks due so far riding on it), the remaining acks once the
+    datagrams waiting in the socket are handled. ``faults`` (p2p.faults.FaultPlan) drops/duplicates/delays/
     reorders outgoing datagrams and, during its partition windows, drops incoming ones too
     (``partition_dropped``), for tests and demos only. Never connect()s the socket: a connected
     UDP socket raises on ICMP errors (DESIGN.md section 5).
@@ -72,6 +75,7 @@ class Link:
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at: float | None = None
         self._in_rx = False
+        self._rx_sent = False  # on_message queued a payload during the current read batch
         self._flush_scheduled = False
         self.send_errors = 0
         self.handler_errors = 0
@@ -113,7 +117,9 @@ class Link:
     def send(self, addr: Addr, payload: bytes) -> None:
         """Queue ``payload`` for ``addr``; it goes out at the next flush (soon, this loop turn)."""
         self.endpoint.send(addr, payload)
-        if not self._in_rx and not self._flush_scheduled:
+        if self._in_rx:
+            self._rx_sent = True
+        elif not self._flush_scheduled:
             self._flush_scheduled = True
             self._loop.call_soon(self._flush)
 
@@ -208,6 +214,12 @@ class Link:
                         self._on_message(src, payload)
                     except Exception as exc:  # noqa: BLE001 - handed to the owner, below
                         self._handler_failed(exc)
+                if self._rx_sent:
+                    # A reply (our next step message): out now, before the rest of the batch is
+                    # read, verified and applied — the other peers wait for it (issue 14: latency
+                    # per round). The acks due for what was read so far ride on it.
+                    self._rx_sent = False
+                    self._flush()
         finally:
             self._in_rx = False
         if not self._closed:

@@ -242,6 +242,7 @@ class Channel:
         self._ack_pending = 0  # datagrams received since we last sent an ack
         self._ack_deadline: float | None = None
         self._last_seq, self._last_seq_at = -1, 0.0  # latest new chunk received, when
+        self._last_dg: bytes | None = None  # ...and the datagram that carried it
 
     # -- sending ------------------------------------------------------------------------
 
@@ -319,34 +320,44 @@ class Channel:
         addr = self.addr
         if self._proof.due:
             self._probes(frame, out)
+        recovery = self._recovery
+        queue = self._queue
+        if queue and self._inflight and now < recovery.resent_until:
+            self._overdue(now)
+        stats = self.stats
         if self._lost:
             inflight = self._inflight
-            for seq in self._lost:
-                entry = inflight.get(seq)
-                if entry is None:
-                    continue  # acknowledged meanwhile
+            resend = [(seq, e) for seq in self._lost if (e := inflight.get(seq)) is not None]  # not acked meanwhile
+            # May start the lossy regime, or heavy loss (a datagram sent with ACK_NOW was lost).
+            recovery.on_resend(now, any(e[0] & FLAG_ACK_NOW for _, e in resend))
+            extra = recovery.copies(now) - 1
+            for seq, entry in resend:
                 entry[0] |= FLAG_ACK_NOW
                 entry[2] = now
                 entry[3] = True
-                out.append((frame(entry[0], dst, seq, ack, bits, entry[1]), addr))
-                self.stats["retransmits"] += 1
-            self._recovery.on_resend(now)  # may start the lossy regime (recovery.py, §N2.4)
+                datagram = frame(entry[0], dst, seq, ack, bits, entry[1])
+                out.append((datagram, addr))
+                for _ in range(extra):  # the lossy regime's copies (§N2.4): resends are lost too
+                    out.append((datagram, addr))
+                stats["copies_sent"] += extra
+            stats["retransmits"] += len(resend)
             self._lost.clear()
-        queue = self._queue
         if queue:
             inflight = self._inflight
-            prompt = FLAG_ACK_NOW if now < self._recovery.resent_until else 0
+            extra = recovery.copies(now) - 1
+            prompt = FLAG_ACK_NOW if extra else 0
             while queue and len(inflight) < SEND_WINDOW:
                 seq, flags, chunk = queue.popleft()
                 flags |= prompt
                 inflight[seq] = [flags, chunk, now, False]
                 datagram = frame(flags, dst, seq, ack, bits, chunk)
                 out.append((datagram, addr))
-                if prompt:
-                    # Lossy regime: a second copy, so that a loss costs a timeout only when
-                    # both are lost (p² instead of p); the receiver drops it as a duplicate.
-                    out.append((datagram, addr))
-                    self.stats["copies_sent"] += 1
+                if extra:
+                    # Lossy regime: copies, so that a loss costs a timeout only when all of
+                    # them are lost (p² or p³ instead of p); the receiver drops them unread.
+                    for _ in range(extra):
+                        out.append((datagram, addr))
+                    stats["copies_sent"] += extra
         if out:
             self._ack_pending = 0
             self._ack_deadline = None
@@ -355,8 +366,23 @@ class Channel:
             self._ack_pending = 0
             self._ack_deadline = None
             self.stats["pure_acks_sent"] += 1
-        self.stats["datagrams_sent"] += len(out)
+        stats["datagrams_sent"] += len(out)
         return out
+
+    def _overdue(self, now: float) -> None:
+        """Lossy regime, new data about to go: every datagram in flight that was sent with
+        ``FLAG_ACK_NOW`` more than the time threshold ago (9/8 of the bare round trip, §N2.5)
+        and is still unacknowledged is resent with it. Its ack should have come already, so it
+        (or its ack) was most likely lost; in lockstep the receiver is stuck on it, and resending
+        it beside the next step's datagram costs one datagram instead of waiting for the RTO
+        (RFC 8985's tail loss probe, sent when there is new data anyway)."""
+        threshold = self._recovery.time_thresholds()[1]
+        lost = self._lost
+        found = [s for s, e in self._inflight.items()
+                 if e[0] & FLAG_ACK_NOW and now - e[2] >= threshold and s not in lost]
+        if found:
+            lost.extend(found)
+            self.stats["fast_retransmits"] += len(found)
 
     def _probes(self, frame: Callable[..., bytes], out: list[tuple[bytes, Addr]]) -> None:
         # Pure acks with ack = 0 and no bits: they speak for no stream (the epoch they talk to
@@ -419,6 +445,11 @@ class Channel:
         an ack of data never sent) are dropped and counted in ``stats["malformed"]``; epochs
         are checked (protocol.md §N2.2). This never raises on peer input.
         """
+        if data == self._last_dg and now - self._last_seq_at < COPY_GRACE:
+            # The lossy regime's copy of the datagram just accepted (§N2.4): the same bytes,
+            # already authenticated and acknowledged; dropped before the MAC and the header.
+            self.stats["duplicates"] += 1
+            return []
         keys = self.keys
         n = len(data)
         if keys is None:
@@ -500,7 +531,10 @@ class Channel:
         if ack > self._acked_below or bits:
             self._on_ack(ack, bits, now)
         if flags & FLAG_DATA:
-            return self._on_data(seq, flags, data[body:end], now)
+            out = self._on_data(seq, flags, data[body:end], now)
+            if self._last_seq == seq and self._last_seq_at == now:
+                self._last_dg = data  # a new chunk: its copies are dropped unread (above)
+            return out
         return []
 
     def _new_peer_epoch(self, epoch: int) -> None:

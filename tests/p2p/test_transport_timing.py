@@ -73,8 +73,9 @@ def resend_after_timeout(a, lost_at):
     t = a.get_timer()
     assert t > lost_at
     a.handle_timer(t)
-    (r,) = [x for x, _ in a.datagrams_to_send(t)]
-    return r, t
+    out = [x for x, _ in a.datagrams_to_send(t)]
+    assert out and all(x == out[0] for x in out)  # in the lossy regime a resend has its copy too
+    return out[0], t
 
 
 def test_a_lone_timeout_does_not_start_the_lossy_regime_but_a_second_one_does():
@@ -97,14 +98,16 @@ def test_a_lone_timeout_does_not_start_the_lossy_regime_but_a_second_one_does():
     a.send(b"third")
     n3, copy = [x for x, _ in a.datagrams_to_send(t2 + 0.002)]
     assert flags_of(n3) & T.FLAG_ACK_NOW  # lossy: the peer acks at once...
-    assert copy == n3 and a.stats["copies_sent"] == 1  # ...and gets it twice
+    assert copy == n3 and a.stats["copies_sent"] == 2  # ...and gets it twice (the resend had its copy too)
     assert a.get_timer() - (t2 + 0.002) < T.MIN_RTO  # ...so the RTO follows the bare round trip
     a.send(b"calm")
     (c,) = [x for x, _ in a.datagrams_to_send(t2 + T.LOSS_HOLD + 0.01)]
     assert not flags_of(c) & T.FLAG_ACK_NOW  # LOSS_HOLD later: back to delayed acks
 
 
-def test_a_hole_in_a_selective_ack_starts_the_lossy_regime():
+def resend_a_hole():
+    """"step 1" lost, "step 2" arrives, its selective ack shows the hole at 0.014: the channel
+    pair and the datagrams of step 1's resend."""
     a, b = pair()
     a.send(b"step 1")
     a.datagrams_to_send(0.0)  # lost
@@ -112,10 +115,20 @@ def test_a_hole_in_a_selective_ack_starts_the_lossy_regime():
     (d2,) = [x for x, _ in a.datagrams_to_send(0.012)]
     b.receive_datagram(d2, A, 0.013)
     a.receive_datagram(b.datagrams_to_send(0.013)[0][0], B, 0.014)
-    a.datagrams_to_send(0.014)  # the resend of step 1
+    return a, b, [x for x, _ in a.datagrams_to_send(0.014)]
+
+
+def test_a_hole_in_a_selective_ack_starts_the_lossy_regime():
+    a, _b, _resend = resend_a_hole()
     a.send(b"step 3")
-    d3, copy = [x for x, _ in a.datagrams_to_send(0.020)]
-    assert flags_of(d3) & T.FLAG_ACK_NOW and copy == d3
+    # Step 1's resend (sent with ACK_NOW) is still unacknowledged 6 ms later (the bare round
+    # trip is 2 ms): it goes again beside step 3 (``Channel._overdue``), and a datagram sent
+    # with ACK_NOW lost again means heavy loss: three copies of each (``Recovery.copies``).
+    out = [x for x, _ in a.datagrams_to_send(0.020)]
+    assert len(out) == 6 and out[0].endswith(b"step 1") and out[:3] == [out[0]] * 3
+    assert a.stats["fast_retransmits"] == 2
+    d3 = out[3]
+    assert flags_of(d3) & T.FLAG_ACK_NOW and out[3:] == [d3] * 3
 
 
 def test_the_lossy_regime_copy_is_dropped_without_an_extra_ack():
@@ -140,7 +153,7 @@ def test_a_later_datagram_acknowledged_resends_the_lost_one_before_its_rto():
     (sack,) = [x for x, _ in b.datagrams_to_send(0.013)]
     a.receive_datagram(sack, B, 0.014)
     out = [x for x, _ in a.datagrams_to_send(0.014)]
-    assert [seq_of(x) for x in out] == [0] and a.stats["fast_retransmits"] == 1
+    assert [seq_of(x) for x in out] == [0, 0] and a.stats["fast_retransmits"] == 1  # a hole: lossy, with its copy
     assert 0.014 < T.INITIAL_RTO  # well before the timeout would have fired
     assert b.receive_datagram(out[0], A, 0.015) == [b"step 1", b"step 2"]
 
@@ -160,7 +173,7 @@ def test_repeated_acks_do_not_resend_a_hole_again():
     for ack in acks + acks * 3:  # every ack, then all of them again: all sent before the resend
         a.receive_datagram(ack, B, 0.003)
         resent += [seq_of(x) for x, _ in a.datagrams_to_send(0.003)]
-    assert resent == [0]
+    assert resent == [0, 0]  # once (with the lossy regime's copy)
     assert a.stats["retransmits"] == 1
 
 
@@ -202,3 +215,31 @@ def test_eight_seat_lockstep_with_spread_steps_needs_no_pure_acks():
     # Only the last step's messages, which no next step answers, cost a pure ack each.
     assert sum(t["pure_acks_sent"] for t in tot) <= n * (n - 1)
     assert sum(t["datagrams_sent"] for t in tot) <= payloads + n * (n - 1)
+
+
+def test_a_copy_is_dropped_before_its_mac_and_a_changed_one_is_not():
+    """Keyed channel: the lossy regime's copy (the same bytes within COPY_GRACE of the
+    original) is dropped unread, as a duplicate, without an ack; a datagram that differs from
+    it in one byte is checked (bad MAC) and changes nothing."""
+    from p2p.channel_auth import KeyCache
+    from p2p.identity import Identity
+
+    ia, ib = Identity.from_seed(b"copy-a"), Identity.from_seed(b"copy-b")
+    ea, eb = Endpoint(epoch=11, keys=KeyCache(ia)), Endpoint(epoch=22, keys=KeyCache(ib))
+    ea.pin(B, ib.x25519_public_key)
+    eb.pin(A, ia.x25519_public_key)
+    ea.send(B, b"x")
+    (d,) = [x for x, _ in ea.datagrams_to_send(0.0)]
+    assert eb.receive_datagram(d, A, 0.0) == [(A, b"x")]
+    ch = eb.channels[A]
+    assert eb.receive_datagram(d, A, 0.001) == [] and ch.stats["duplicates"] == 1
+    assert ch.stats["bad_mac"] == 0 and ch.datagrams_to_send(0.001) == []  # its ack is not due yet
+    forged = d[:-1] + bytes([d[-1] ^ 1])
+    assert eb.receive_datagram(forged, A, 0.002) == [] and ch.stats["bad_mac"] == 1
+
+
+def test_a_resend_after_the_rto_has_its_copies_in_the_lossy_regime():
+    """§N2.4: in the regime a resent datagram goes out with the same copies as new data."""
+    a, _b, first = resend_a_hole()  # the hole starts the lossy regime
+    assert [seq_of(x) for x in first] == [0, 0] and first[0] == first[1]
+    assert a.stats["retransmits"] == 1 and a.stats["copies_sent"] == 1
