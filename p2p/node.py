@@ -14,10 +14,14 @@
 4. At ``GameOver``: keep the socket open until every channel is idle (our last messages
    acknowledged) or ``cfg.linger`` s passed, withdraw the ad, close, return a ``PeerResult``.
 
-Progress goes to ``cfg.progress`` as dicts, the child-process contract of protocol.md part L:
-``hosting`` (host), ``found``, ``progress`` (at most every ``PROGRESS_INTERVAL`` s plus the
-first step), ``done``. Errors (lobby aborted, desync, detected cheat, stall, timeout) raise
-``NodeError`` carrying the ``code`` and ``step`` for the ``error`` line.
+Reports go to ``cfg.progress`` as typed records (p2p/node_reports.py; ``ui/progress.py`` writes
+them as the JSON lines of protocol.md part L): ``Hosting`` (host), ``Found``, ``Progress`` (at
+most every ``PROGRESS_INTERVAL`` s plus the first step), ``Waiting``, the seat-loss events, the
+``PeerResult``. Errors (lobby aborted, desync, detected cheat, stall, timeout) raise
+``NodeError`` carrying the ``code`` and ``step`` for the ``error`` line. The restart and
+seat-address part (the game's files, rendezvous, a restart from our log) is
+``node_restart.NodeRestart``; ``PeerConfig``, ``PeerResult`` and ``NodeError`` live in
+p2p/node_config.py and are re-exported here.
 
 Hot path (one step): the socket delivers a step message -> ``Endpoint.receive_datagram`` ->
 ``LockstepSession.receive_message`` (one signature check) -> maybe apply the step, ask the bot,
@@ -28,212 +32,36 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import os
-import resource
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import const as C
 from .chat import CHAT_TAG, ChatRelay, ChatRoom
-from .discovery import LOBBY, RUNNING, Discovery, GameAd
-from .game_ad import AdUpdates, ad_name
-from .errors import LocalProtocolError
 from .identity import Identity
-from .lobby import (GameStarted, Lobby, LobbyAborted, LobbyPeerMisbehaved, LobbyStatus, PlayerJoined,
-                    PlayerLeft, SetupProposed)
-from .lockstep import (FINISHED, BeaconExhausted, CaughtUp, CheaterProven, CheatDetected, Desync, Equivocation,
-                       GameAbandoned, GameOver, LockstepSession, PeerMisbehaved, PeerStalled, SeatDropped,
-                       SeatDropVoted, SeatLost, SeatReturned, StepApplied, StepOverturned)
+from .lobby import GameStarted, Lobby
+from .lockstep import (FINISHED, CaughtUp, CheaterProven, GameAbandoned, GameOver, LockstepSession,
+                       PeerMisbehaved, PeerStalled, SeatDropped, SeatDropVoted, SeatLost, SeatReturned,
+                       StepApplied, StepOverturned)
 from .link import Link
-from .rendezvous import Rendezvous, SeatAddresses
-from .session_events import TurnSkipped
-from .node_resume import GameFiles, write_evidence
+from .node_config import DISCOVERY_TIMEOUT, LINGER, NodeError, PeerConfig, PeerResult
+from .node_lobby import NodeLobby, pin_seats
+from .node_reports import Found, progress_of
+from .node_restart import NodeRestart
+from .node_watchdog import STALL_LIMIT, WAIT_NOTICE, WaitReports, fault_error, stall_limit
+from .node_resume import write_evidence
 from .resume import find_resumable
 from .seat_answer import SeatAnswer
+from .session_events import TurnSkipped
 from .transport import Addr
 from .watch_service import WatchService
 from .wire import SESSION_TAGS
 
+__all__ = ["DISCOVERY_TIMEOUT", "LINGER", "PROGRESS_INTERVAL", "STALL_LIMIT", "Node", "NodeError",
+           "PeerConfig", "PeerResult", "run_peer"]
+
 PROGRESS_INTERVAL = 0.2  # s between progress lines (at most 5 per second)
-LINGER = 1.0  # s to keep answering after GameOver (ends early once every channel is idle)
-DISCOVERY_TIMEOUT = 30.0  # s a joiner looks for a game
-STALL_LIMIT = 60.0  # s a step may wait for a silent seat before the node gives up (> drop timeout)
-WAIT_NOTICE = 1.0  # s a step waits for another seat before the node reports whom it waits for
-WAIT_REPEAT = 1.0  # s between two ``waiting`` lines
 _MAX_EARLY = 256  # session messages buffered before our own session starts
-
-
-class NodeError(Exception):
-    """The peer stopped without finishing the game. ``code``: "lobby" | "desync" |
-    "equivocation" | "cheat" | "beacon" | "stalled" | "timeout" | "not_found" | "local_input" |
-    "resume" | "internal" (our own handler failed) | "log" | "start" (opening the log or starting
-    the game failed, ``Node._start_game``); ``step``: the lockstep step (or None); the
-    message is English."""
-
-    def __init__(self, code: str, message: str, step: int | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.step = step
-        #: Desync/equivocation/cheat: the file the evidence was written to (None: not saved).
-        self.evidence: Path | None = None
-        #: The seat the fault is blamed on, when there is one.
-        self.seat: int | None = None
-
-    def as_json(self) -> dict:
-        """The ``error`` progress line of protocol.md part L."""
-        return {"type": "error", "code": self.code, "message": str(self), "step": self.step}
-
-
-@dataclass
-class PeerConfig:
-    """Everything one peer needs. Seats/edition/options matter for the host only.
-
-    ``bind``: IPv4 address of the UDP socket (never 0.0.0.0 in tests/demos); ``interface``: the
-    address zeroconf may use (default: ``bind``); ``port``: 0 = any free port; ``identity``:
-    our keys (default: from ``demo_seed`` if given, else fresh); ``bot``: name for
-    ``engine.bots.choose``; ``demo_seed``: makes secrets (and the host's game id) deterministic
-    — demos and tests only; ``game_id``: the game to join (None = first open game found);
-    ``log_dir``: where ``game-<gid>-seat<k>.log`` goes (None: no log); ``progress``: callback
-    receiving the dicts of protocol.md part L; ``engine``: the engine module (default
-    ``engine``; tests may pass a stand-in); ``choose``: the bot function (default
-    ``engine.bots.choose``); ``game_filter``: extra condition on the games a joiner without
-    ``game_id`` may pick; ``timeout``: overall limit in s (None: none); ``host_keys``: with
-    ``host_addr``, the host's (Ed25519, X25519) public keys if known (its lobby messages are then
-    checked against them and the channel is keyed at once, protocol.md §N2.2, §C2.2);
-    ``host_code``: with ``host_addr`` instead of ``game_id``, the 50-bit tag of a join code
-    (``discovery.parse_code_tag``): the host's signed STATUS must match it (protocol.md §N3.1).
-
-    Resilience (protocol.md §C7-§10, protocol.md §N5): ``on_drop`` (host only) is the
-    rule for a seat silent for ``drop_timeout`` s: "bot" (default) or "bankrupt"; None turns
-    seat loss off (the game then waits up to STALL_LIMIT). ``resume``: if ``log_dir`` holds an
-    unfinished game of ours (``<log>.resume`` present, matching ``game_id`` if given), rejoin
-    it from the log instead of opening or joining a lobby. ``faults``: a
-    ``p2p.faults.FaultPlan`` applied to our datagrams (tests and demos only).
-    """
-
-    role: str
-    bind: str = "127.0.0.1"
-    interface: str | None = None
-    port: int = 0
-    edition: str = "classico"
-    seats: int = 2
-    options: Mapping[str, Any] | None = None
-    identity: Identity | None = None
-    name: str = ""
-    bot: str = "default"
-    demo_seed: bytes | None = None
-    game_id: bytes | None = None
-    log_dir: str | os.PathLike[str] | None = None
-    progress: Callable[[dict], None] | None = None
-    engine: Any = None
-    choose: Callable[[Any, int, str], Any] | None = None
-    game_filter: Callable[[GameAd], bool] | None = None
-    timeout: float | None = None
-    discovery_timeout: float = DISCOVERY_TIMEOUT
-    linger: float = LINGER
-    chain_length: int = C.CHAIN_LENGTH
-    local_input: Callable[[Any, int], Any] | None = None
-    observer: Callable[[Any], None] | None = None
-    host_addr: tuple[str, int] | None = None
-    host_keys: tuple[bytes, bytes] | None = None
-    host_code: int | None = None
-    on_drop: str | None = C.DEFAULT_ON_DROP
-    drop_timeout: int = C.DEFAULT_DROP_TIMEOUT
-    resume: bool = True
-    faults: Any = None
-    #: Headless players' patience (protocol.md §C8.10): vote to let the turn of every other seat
-    #: the current step has waited this many seconds for pass (None: never; tests and bots).
-    skip_idle_after: float | None = None
-
-    def __post_init__(self) -> None:
-        if self.role not in ("host", "join"):
-            raise ValueError(f"role must be 'host' or 'join', not {self.role!r}")
-        if self.host_addr is not None and (self.role != "join" or (self.game_id is None) == (self.host_code is None)):
-            raise ValueError("host_addr is for a joiner that names its game_id or a join code's tag")
-        if self.host_keys is not None and self.host_addr is None:
-            raise ValueError("host_keys go with host_addr")
-        if self.bind in ("0.0.0.0", "", "::"):
-            raise ValueError("bind to the address you mean, not a wildcard")
-        if self.on_drop is not None and self.on_drop not in ("bot", "bankrupt"):
-            raise ValueError(f"on_drop must be 'bot', 'bankrupt' or None, not {self.on_drop!r}")
-        if not C.MIN_DROP_TIMEOUT <= int(self.drop_timeout) <= C.MAX_DROP_TIMEOUT:
-            raise ValueError(f"drop_timeout must be {C.MIN_DROP_TIMEOUT}..{C.MAX_DROP_TIMEOUT} s")
-
-    def host_options(self) -> dict[str, Any]:
-        """The setup options the host proposes: ``options`` plus the p2p seat-loss keys
-        (protocol.md §C7.1), unless ``on_drop`` is None."""
-        opts = dict(self.options or {})
-        if self.on_drop is not None:
-            opts[C.OPT_ON_DROP] = self.on_drop
-            opts[C.OPT_DROP_TIMEOUT] = int(self.drop_timeout)
-        return opts
-
-
-@dataclass
-class PeerResult:
-    """Outcome of one finished game. ``final_state_hash``: 32 bytes; ``winner``: seat or None;
-    ``steps``: lockstep steps applied; ``log_path``: the game log (None without log_dir);
-    ``seat``: our seat; ``events_by_type``: engine event class name -> count;
-    ``names``: player names in seat order; ``transport``: transport counters;
-    ``session_stats``: the session's counters of received, accepted and rejected messages
-    (``wrong_game``, ``stale``, ``duplicate``, ... see ``LockstepSession.stats``)."""
-
-    final_state_hash: bytes
-    winner: int | None
-    steps: int
-    log_path: Path | None
-    seat: int
-    events_by_type: dict[str, int]
-    names: tuple[str, ...] = ()
-    transport: dict[str, int] = field(default_factory=dict)
-    session_stats: dict[str, int] = field(default_factory=dict)
-    #: The game ended as abandoned (protocol.md §C8.7): {"seat": who signed ABANDON, "step"}.
-    abandoned: dict | None = None
-
-    @property
-    def winner_name(self) -> str | None:
-        """Name of the winning seat, or None."""
-        return None if self.winner is None else self.names[self.winner]
-
-    def done_json(self) -> dict:
-        """The ``done`` progress line of protocol.md part L."""
-        return {"type": "done", "final_state_hash": self.final_state_hash.hex(),
-                "winner": self.winner, "winner_name": self.winner_name, "steps": self.steps,
-                "log": None if self.log_path is None else str(self.log_path), "seat": self.seat,
-                "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
-                "session_stats": dict(self.session_stats), "abandoned": self.abandoned}
-
-
-def _resilience_json(ev: Any) -> dict:
-    """Progress line (protocol.md part L) for SeatDropVoted, SeatDropped, CaughtUp and
-    CheaterProven."""
-    if isinstance(ev, CheaterProven):
-        return {"type": "cheater", "step": ev.step, "seat": ev.seat, "reason": ev.reason}
-    if isinstance(ev, SeatDropVoted):
-        return {"type": "drop_vote", "step": ev.step, "seat": ev.seat}
-    if isinstance(ev, SeatDropped):
-        return {"type": "seat_dropped", "step": ev.step, "seat": ev.seat, "rule": ev.rule,
-                "reconstructed": ev.reconstructed}
-    if isinstance(ev, SeatReturned):
-        return {"type": "seat_returned", "step": ev.step, "seat": ev.seat}
-    if isinstance(ev, TurnSkipped):
-        return {"type": "turn_skipped", "step": ev.step, "seat": ev.seat, "votes": ev.votes, "quorum": ev.quorum}
-    return {"type": "caught_up", "source": ev.source, "from_step": ev.from_step, "to_step": ev.to_step}
-
-
-def _read_resume(files: GameFiles | None) -> dict:
-    """``GameFiles.read_resume``, its failure (or no files: a game without a log) as
-    ``NodeError("resume")``."""
-    if files is None:
-        raise NodeError("resume", "no resume file: the game runs without a log")
-    try:
-        return files.read_resume()
-    except LocalProtocolError as e:
-        raise NodeError("resume", str(e)) from None
 
 
 class Node:
@@ -256,15 +84,12 @@ class Node:
         self.t0 = self.loop.time()
         self.phase = "lobby"
         self.link: Link | None = None
-        self.discovery: Discovery | None = None
-        #: The host's advert kept current: seats, players, st=running, standings (§N3).
-        self.ad_updates: AdUpdates | None = None
-        #: After a resume: our seat's DNS-SD advert and the other seats' new addresses (§N3.2).
-        self.rendezvous: Rendezvous | None = None
-        self._rendezvous_asked = False
-        #: Where each seat is once the game runs, moved by the seats' adverts (§N3.2).
-        self.seats = SeatAddresses()
-        self.lobby: Lobby | None = None
+        #: The lobby phase: zeroconf, the host's advert, the ``Lobby`` (node_lobby.py).
+        self.lobbying = NodeLobby(self)
+        #: The restart and seat-address part: seat endpoints, rendezvous, game files (node_restart.py).
+        self.restart = NodeRestart(self)
+        #: Where each seat is once the game runs (``restart.seats``, read on the hot path).
+        self.seats = self.restart.seats
         self.session: Any = None
         self.seat = -1
         self.peers: list[Addr] = []
@@ -277,18 +102,13 @@ class Node:
         self._next_progress = 0.0
         self._done: asyncio.Future = self.loop.create_future()
         self._tasks: set[asyncio.Task] = set()
-        self.misbehaved = 0
+        self._misbehaved = 0  # session peers caught misbehaving (``PeerMisbehaved``)
         self.names: tuple[str, ...] = ()
         self.transport_totals: dict[str, int] = {}
         self._asked_step = -1  # step whose input local_input is deciding (human seat)
         #: Where the evidence of a detected fault was written, if any.
         self.evidence_path: Path | None = None
-        #: After a restart from our log: what ``resume_session`` found (``ResumeReport``).
-        self.resume_report: Any = None
-        #: Our game log and its side files once the game runs with a log (node_resume.py).
-        self.files: GameFiles | None = None
-        self._wait_step = -1  # step whose waiting we last reported
-        self._wait_next = 0.0  # loop time of the next ``waiting`` line
+        self._waits = WaitReports()  # when a ``waiting`` report is due (node_watchdog.py)
         self._ticker: asyncio.TimerHandle | None = None
         #: Chat of this game (protocol.md §N9): members, relaying; its room once our lobby or session exists.
         self.chat_relay = ChatRelay(self.identity, cfg.name or f"bot-{self.identity.fingerprint[:4]}",
@@ -297,9 +117,24 @@ class Node:
         #: the game's, and its DNS-SD advert (``_lanopoli-watch._udp``) once the game runs.
         self.watch = WatchService(self.identity, cfg.bind, [cfg.interface or cfg.bind],
                                   lambda: None if self.session is None else self.session.history(),
-                                  self._on_watch_chat, self._emit, self._link_failed)
+                                  self._on_watch_chat, self.report, self._link_failed)
 
     # -- queries ------------------------------------------------------------------------
+
+    @property
+    def lobby(self) -> Lobby | None:
+        """The game's ``Lobby`` (None before it is opened or joined): ``NodeLobby.lobby``."""
+        return self.lobbying.lobby
+
+    @property
+    def discovery(self) -> Any:
+        """Our zeroconf ``Discovery`` (None after a restart or once closed)."""
+        return self.lobbying.discovery
+
+    @property
+    def misbehaved(self) -> int:
+        """Peers caught misbehaving, in the lobby and in the session."""
+        return self.lobbying.misbehaved + self._misbehaved
 
     @property
     def step(self) -> int:
@@ -320,62 +155,10 @@ class Node:
         if cfg.resume and cfg.log_dir is not None:
             found = find_resumable(cfg.log_dir, self.identity, cfg.game_id)
             if found is not None:
-                await self._resume(found)
+                await self.restart.resume(found)
                 return
-        self.link = await Link.open(cfg.bind, cfg.port, self._on_message, faults=cfg.faults,
-                                    on_error=self._link_failed, identity=self.identity)
-        self.discovery = Discovery([cfg.interface or cfg.bind])
-        await self.discovery.start()
-        self.ad_updates = AdUpdates(self.discovery)
-        now = self.loop.time()
-        name = cfg.name or f"bot-{self.identity.fingerprint[:4]}"
-        if cfg.role == "host":
-            self.lobby = Lobby.host(self.identity, edition=cfg.edition, seats=cfg.seats, name=name,
-                                    endpoint=self.link.address, options=cfg.host_options(),
-                                    bot=cfg.local_input is None,
-                                    demo_seed=cfg.demo_seed, now=now, chain_length=cfg.chain_length)
-            await self.watch.open()
-            ad = GameAd(version=C.PROTOCOL_VERSION, game_id=self.lobby.game_id, edition=cfg.edition,
-                        seats_taken=1, seats_total=cfg.seats, state=LOBBY,
-                        fingerprint=self.identity.fingerprint, address=self.link.address[0],
-                        port=self.link.address[1], public_key=self.identity.public_key,
-                        x25519_key=self.identity.x25519_public_key,
-                        host_name=ad_name(name), players=(ad_name(name),),
-                        watch_port=self.watch.port)
-            await self.discovery.advertise(ad)
-            self._emit({"type": "hosting", "game_id": ad.game_id.hex(), "address": ad.address,
-                        "port": ad.port})
-        else:
-            await self.watch.open()  # any seat serves spectators once the game runs (§N10)
-            want = cfg.game_id
-            if cfg.host_addr is not None:
-                self.lobby = Lobby.join(self.identity, host_addr=(str(cfg.host_addr[0]), int(cfg.host_addr[1])),
-                                        game_id=want, name=name, bot=cfg.local_input is None,
-                                        demo_seed=cfg.demo_seed, now=self.loop.time(),
-                                        chain_length=cfg.chain_length, host_keys=cfg.host_keys,
-                                        code_tag=cfg.host_code)
-                self.link.endpoint.accept_plain = cfg.host_keys is None  # as below
-                self._pump_lobby()
-                return
-
-            def fits(ad: GameAd) -> bool:
-                if want is not None:
-                    return ad.game_id == want
-                return (ad.state == LOBBY and ad.free_seats > 0 and ad.version == C.PROTOCOL_VERSION
-                        and (cfg.game_filter is None or cfg.game_filter(ad)))
-
-            try:
-                ad = await self.discovery.wait_for(fits, cfg.discovery_timeout)
-            except TimeoutError:
-                raise NodeError("not_found", "no lanopoli game found") from None
-            keys = None if ad.public_key is None else (ad.public_key, ad.x25519_key)
-            self.lobby = Lobby.join(self.identity, host_addr=(ad.address, ad.port), game_id=ad.game_id,
-                                    name=name, bot=cfg.local_input is None, demo_seed=cfg.demo_seed,
-                                    now=self.loop.time(),
-                                    chain_length=cfg.chain_length, host_keys=keys, host_fp=ad.fingerprint)
-            # The host's key is known from the advert: every channel we accept is keyed from the
-            # first datagram (protocol.md §N2.2); plain datagrams are strangers'.
-            self.link.endpoint.accept_plain = keys is None
+        await self.open_link(cfg.port)
+        await self.lobbying.open()
         self._pump_lobby()
 
     # -- message dispatch (hot path) ----------------------------------------------------
@@ -383,7 +166,7 @@ class Node:
     def _on_message(self, addr: Addr, payload: bytes) -> None:
         session = self.session
         if self.seats.left_from and addr in self.seats.left_from:  # a seat an advert moved speaks from here
-            self._seat_spoke(addr)
+            self.restart.seat_spoke(addr)
         if payload[:2] in SESSION_TAGS:  # wire.is_session_message, inlined: the hot path
             if session is not None:
                 session.receive_message(payload, self.loop.time())
@@ -454,7 +237,7 @@ class Node:
 
     # -- spectators (protocol.md §N10) -----------------------------------------------------
 
-    def _serve_spectators(self, setup: Any, seat: int) -> None:
+    def serve_spectators(self, setup: Any, seat: int) -> None:
         """The game runs (or resumed): serve spectators from our watch socket and advertise it
         as our seat's (``WatchService.serve``, protocol.md §N10 "Any seat serves")."""
         self.watch.serve(setup, seat, self._watch_header)
@@ -472,11 +255,11 @@ class Node:
         such as a log that cannot be written). Fail the peer with it at once instead of
         hanging until the timeout: a ``NodeError`` as is, anything else as code "internal"."""
         if isinstance(exc, NodeError):
-            self._fail(exc)
+            self.fail(exc)
             return
         err = NodeError("internal", f"handling a message failed: {exc!r}", self.step)
         err.__cause__ = exc
-        self._fail(err)
+        self.fail(err)
 
     def _send_all(self, raw: bytes) -> None:
         send = self.link.send
@@ -485,51 +268,12 @@ class Node:
 
     # -- lobby --------------------------------------------------------------------------
 
-    def _pin_seats(self, players: Any, endpoints: Any, my_seat: int) -> None:
-        """Key the channel to every other seat with its X25519 key from the signed setup
-        (protocol.md §N2.2): from now on only that seat's MACed datagrams reach it."""
-        ep = self.link.endpoint
-        for i, (p, a) in enumerate(zip(players, endpoints)):
-            if i != my_seat:
-                ep.pin((str(a[0]), int(a[1])), p.x25519_key)
-        ep.accept_plain = False
-
     def _pump_lobby(self) -> None:
-        lobby = self.lobby
-        ep = self.link.endpoint
-        # Key the channels of the peers whose X25519 key the lobby knows before anything is sent
-        # to them (protocol.md §N2.2); then they are trusted, never evicted (§N2.6).
-        for addr, xk in lobby.peer_keys():
-            ep.pin((str(addr[0]), int(addr[1])), xk)
-        for addr, raw in lobby.messages_to_send():
-            self.link.send((str(addr[0]), int(addr[1])), raw)
-        ep.trust(lobby.peer_addresses())
-        observer = self.cfg.observer
-        while (ev := lobby.next_event()) is not None:
-            if observer is not None:
-                observer(ev)
-            if isinstance(ev, (PlayerJoined, PlayerLeft, LobbyStatus)):
-                if self.cfg.role == "host" and isinstance(ev, LobbyStatus):
-                    self.ad_updates.update(seats_taken=ev.taken, players=tuple(ad_name(n) for n in ev.names))
-            elif isinstance(ev, SetupProposed):
-                if self.cfg.role == "host":
-                    self.ad_updates.update(seats_taken=ev.setup.seats, state=RUNNING,
-                                           players=tuple(ad_name(p.name) for p in ev.setup.players))
-            elif isinstance(ev, GameStarted):
-                # From now on only the seats' endpoints may open channels (protocol.md §N2.6).
-                self.link.endpoint.restrict(ev.endpoints)
-                self._pin_seats(ev.setup.players, ev.endpoints, ev.my_seat)
-                self._start_game(ev)
-                return
-            elif isinstance(ev, LobbyAborted):
-                self._fail(NodeError("lobby", ev.reason))
-                return
-            elif isinstance(ev, LobbyPeerMisbehaved):
-                self.misbehaved += 1
-        self._arm_timer()
+        if self.lobbying.pump():
+            self._arm_timer()
 
-    def _start_game(self, ev: GameStarted) -> None:
-        """Open the log and start the session; a failure ends ``run_peer`` at once with a
+    def start_game(self, ev: GameStarted) -> None:
+        """``GameStarted`` (``NodeLobby.pump``): open the log and start the session; a failure ends ``run_peer`` at once with a
         ``NodeError`` ("log": the game log or its side files cannot be created, e.g. a finished
         game's log already there; "start": anything else) instead of being lost in the
         transport's receive loop while every peer waits for the timeout."""
@@ -537,37 +281,38 @@ class Node:
             self._begin_game(ev)
         except OSError as e:
             self.phase = "failed"
-            self._fail(NodeError("log", f"cannot write the game log {self.log_path or self.cfg.log_dir}: {e}"))
+            files = self.restart.files
+            where = self.cfg.log_dir if files is None else files.log_path
+            self.fail(NodeError("log", f"cannot write the game log {where}: {e}"))
         except Exception as e:  # a bug here must stop the peer visibly, not hang it
             self.phase = "failed"
-            self._fail(NodeError("start", f"cannot start the game: {e!r}"))
+            self.fail(NodeError("start", f"cannot start the game: {e!r}"))
 
     def _begin_game(self, ev: GameStarted) -> None:
         cfg = self.cfg
         self.seat = ev.my_seat
         eps = [(str(a[0]), int(a[1])) for a in ev.endpoints]
-        self.seats.set_endpoints(eps, ev.my_seat)  # updated when a seat shows up elsewhere (§N3.2)
-        self.peers = self.seats.peers()
-        self.names = tuple(p.name for p in ev.setup.players)
-        if cfg.log_dir is not None:
-            files = GameFiles.new_game(cfg.log_dir, ev.setup.game_id, ev.my_seat)
-            self.log_path = files.log_path
-            self._log = files.create(self.lobby.log_header(), self.lobby.chain_secret, ev.my_seat, eps)
-            self.files = files
-        now = self.loop.time()
         lob = self.lobby
-        own = None if self.files is None else self.files.own_log()
+        self.names = tuple(p.name for p in ev.setup.players)
+        # The seats' endpoints (moved when a seat shows up elsewhere, §N3.2) and our log.
+        self._log = self.restart.new_game(eps, ev.my_seat, cfg.log_dir, ev.setup.game_id,
+                                          lob.log_header(), lob.chain_secret)
+        self.peers = self.seats.peers()
+        files = self.restart.files
+        self.log_path = None if files is None else files.log_path
+        now = self.loop.time()
+        own = None if files is None else files.own_log()
         self.session = LockstepSession(lob.setup, lob.my_seat, lob.identity, lob.chain, self.engine,
                                        lob.game_seed, log=self._log, own_log=own, now=now,
                                        setup_bytes=lob.setup_bytes, hidden_commits=lob.hidden_commits)
         self.answer.start_clock(lob.setup.options_dict(), now)
         self.phase = "playing"
         self._tick()
-        self._emit({"type": "found", "peers": ev.setup.seats, "elapsed_s": round(now - self.t0, 3)})
+        self.report(Found(ev.setup.seats, now - self.t0))
         early, self._early = self._early, []
         for raw in early:
             self.session.receive_message(raw, now)
-        self._serve_spectators(ev.setup, ev.my_seat)
+        self.serve_spectators(ev.setup, ev.my_seat)
         self._pump_session()
 
     # -- lockstep -----------------------------------------------------------------------
@@ -585,19 +330,19 @@ class Node:
                     for e in ev.engine_events:
                         events[type(e).__name__] += 1
                 elif isinstance(ev, GameOver):
-                    self._game_over(ev)
+                    self.finish(ev)
                 elif isinstance(ev, PeerMisbehaved):
-                    self.misbehaved += 1
+                    self._misbehaved += 1
                 elif isinstance(ev, (SeatDropVoted, SeatDropped, CaughtUp, CheaterProven, TurnSkipped, SeatReturned)):
-                    self._emit(_resilience_json(ev))
+                    self.report(ev)
                     if isinstance(ev, SeatDropped) and ev.seat == self.seat:
-                        self._ask_reseat()  # we are here: take our seat back from the bot (§C8.9)
+                        self.restart.ask_reseat()  # we are here: take our seat back from the bot (§C8.9)
                     elif isinstance(ev, SeatDropped):
-                        self._want_rendezvous()  # its player may come back from elsewhere (§N3.2)
+                        self.restart.want_rendezvous()  # its player may come back from elsewhere (§N3.2)
                 elif isinstance(ev, GameAbandoned):
-                    self._game_over(GameOver(None, ev.state_hash, ev.step), abandoned=ev)
+                    self.finish(GameOver(None, ev.state_hash, ev.step), abandoned=ev)
                 elif isinstance(ev, (SeatLost, StepOverturned)):
-                    self._become_spectator(ev)
+                    self.restart.become_spectator(ev)
                     return
                 else:
                     self._on_trouble(ev)
@@ -622,7 +367,7 @@ class Node:
             now = self.loop.time()
             if now >= self._next_progress:
                 self._next_progress = now + PROGRESS_INTERVAL
-                self._emit(self._progress())
+                self.report(progress_of(self.engine, session))
         self._arm_timer()
 
     def _ask_local(self) -> bool:
@@ -648,62 +393,29 @@ class Node:
             return
         exc = task.exception()
         if exc is not None:
-            self._fail(NodeError("local_input", f"the local player's input failed: {exc!r}", step))
+            self.fail(NodeError("local_input", f"the local player's input failed: {exc!r}", step))
             return
         if self.session.step == step and self.session.needs_local_input() is not None:
             self.session.submit_local_input(task.result(), self.loop.time())
             self._pump_session()
 
-    def _progress(self) -> dict:
-        state = self.session.state
-        msg: dict[str, Any] = {"type": "progress", "step": self.session.step,
-                               "turn": getattr(state, "turn", None),
-                               "current": getattr(state, "current", None)}
-        standings = getattr(self.engine, "standings", None)
-        if standings is not None:
-            msg["leader"] = standings(state)[0][0]
-        cash = getattr(state, "cash", None)
-        if cash is not None:
-            msg["cash"] = list(cash)
-        msg["waiting_for"] = list(self.session.waiting_for())
-        return msg
-
-    def _stall_limit(self) -> float:
-        """Seconds a step may wait before we give up: STALL_LIMIT, and at least twice the drop
-        timeout when seat loss is on, so that a drop (which needs every other seat's vote)
-        always gets its chance first."""
-        s = self.session
-        if s is None or not s.seat_loss:
-            return STALL_LIMIT
-        return max(STALL_LIMIT, 2.0 * s.drop_timeout)
-
     def _on_trouble(self, ev: Any) -> None:
+        """A stalled step or a session fault (node_watchdog.py): give up or stop the peer."""
         if isinstance(ev, PeerStalled):
             self._report_waiting(force=True)
-            if ev.waited >= self._stall_limit():
+            if ev.waited >= stall_limit(self.session):
                 if self.session.paused():
                     # No drop can come (two seats, or no majority on our side): end the game
                     # as abandoned, signed, rather than fail (protocol.md §C8.7, §N5).
                     self.session.abandon(self.loop.time())
                     return
-                self._fail(NodeError("stalled", f"no message from seats {list(ev.seats)} for "
-                                                f"{ev.waited:.0f} s", ev.step))
+                self.fail(NodeError("stalled", f"no message from seats {list(ev.seats)} for "
+                                               f"{ev.waited:.0f} s", ev.step))
             return
-        if isinstance(ev, Desync):
-            err = NodeError("desync", f"seat {ev.seat} sent a different {ev.field} hash at step "
-                                      f"{ev.step}", ev.step)
-        elif isinstance(ev, Equivocation):
-            err = NodeError("equivocation", f"seat {ev.seat} signed two messages for step {ev.step}",
-                            ev.step)
-        elif isinstance(ev, CheatDetected):
-            err = NodeError("cheat", f"seat {ev.seat} at step {ev.step}: {ev.reason}", ev.step)
-        elif isinstance(ev, BeaconExhausted):
-            err = NodeError("beacon", f"hash chain exhausted at step {ev.step}", ev.step)
-        else:
-            return
-        err.evidence = self._write_evidence()
-        err.seat = getattr(ev, "seat", None)
-        self._fail(err)
+        err = fault_error(ev)
+        if err is not None:
+            err.evidence = self._write_evidence()
+            self.fail(err)
 
     def _write_evidence(self) -> Path | None:
         if self.cfg.log_dir is None or self.session is None:
@@ -711,7 +423,7 @@ class Node:
         self.evidence_path = write_evidence(self.cfg.log_dir, self.seat, self.session.dump())
         return self.evidence_path
 
-    # -- waiting, restart, spectator -------------------------------------------------------
+    # -- waiting ------------------------------------------------------------------------------
 
     def _tick(self) -> None:
         """Every WAIT_NOTICE/2 s while playing: report whom we wait for (``_report_waiting``)."""
@@ -719,206 +431,99 @@ class Node:
         if self.phase != "playing" or self.session is None:
             return
         self._report_waiting()
-        if self.ad_updates is not None:  # host: what ``lanopoli watch`` lists (§N3)
-            self.ad_updates.standings(self.engine, self.session.state, self.loop.time())
+        updates = self.lobbying.ad_updates
+        if updates is not None:  # host: what ``lanopoli watch`` lists (§N3)
+            updates.standings(self.engine, self.session.state, self.loop.time())
         self._skip_idle()
         self.watch.flush()
-        for seat, addr in list(self.seats.pending.items()):
-            self._seat_moved(seat, addr)
+        self.restart.tick()
         self._ticker = self.loop.call_later(WAIT_NOTICE / 2, self._tick)
 
     def _report_waiting(self, force: bool = False) -> None:
-        """Emit a ``waiting`` line (protocol.md part L) when the current step has waited
-        WAIT_NOTICE s or more for other seats, at most every WAIT_REPEAT s; ``force``: now."""
-        s = self.session
-        others = [i for i in s.waiting_for() if i != self.seat]
-        now = self.loop.time()
-        if not others:
-            return
-        stuck = now - s.step_started
-        if not force and (stuck < WAIT_NOTICE or now < self._wait_next):
-            return
-        self._wait_next = now + WAIT_REPEAT
-        self._want_rendezvous()  # the seats we wait for may be back from other addresses (§N3.2)
-        deadline = s.drop_deadline()
-        paused = s.paused()
-        self._emit({"type": "waiting", "step": s.step, "seats": others,
-                    "names": [self.names[i] for i in others if i < len(self.names)],
-                    "waited_s": round(stuck, 1),
-                    "deadline_s": None if deadline is None else round(max(0.0, deadline - now), 1),
-                    # No majority can drop them (protocol.md §C8.3): we wait for them to come back.
-                    "paused": bool(paused), "abandon_s": round(max(0.0, self._stall_limit() - stuck), 1)
-                    if paused else None})
+        """Report whom the current step waits for when it is due (``WaitReports.waiting``)."""
+        line = self._waits.waiting(self.session, self.seat, self.names, self.loop.time(), force)
+        if line is not None:
+            self.restart.want_rendezvous()  # the seats we wait for may be back from elsewhere (§N3.2)
+            self.report(line)
 
-    async def _resume(self, path: Path) -> None:
-        """Rejoin the game of ``path`` from our log (protocol.md §C10): same socket address as
-        before (the others still send there; a new transport epoch tells them we restarted),
-        replay and check the log, report damage, re-send our current message and ask for
-        catch-up."""
+    # -- the calls of the restart part (node_restart.NodeHost) --------------------------------
+
+    async def open_link(self, port: int, fallback: bool = False) -> None:
+        """Bind our game socket (``Link``) to ``cfg.bind``:``port``; ``fallback``: if that port
+        is taken (``OSError``), any free port (a restart: the others cannot reach us until they
+        hear from us)."""
         cfg = self.cfg
-        files = GameFiles(path)
-        info = _read_resume(files)
-        eps = info["endpoints"]
-        seat = info["seat"]
-        mine = eps[seat]
-        port = cfg.port or mine[1]
         try:
             self.link = await Link.open(cfg.bind, port, self._on_message, faults=cfg.faults,
                                         on_error=self._link_failed, identity=self.identity)
         except OSError:
-            # Our old port is taken: the others cannot reach us until they hear from us.
+            if not fallback:
+                raise
             self.link = await Link.open(cfg.bind, 0, self._on_message, faults=cfg.faults,
                                         on_error=self._link_failed, identity=self.identity)
-        now = self.loop.time()
-        try:
-            sess, rep = files.replay(self.identity, info["chain_secret"], self.engine, now)
-        except (LocalProtocolError, OSError) as e:
-            raise NodeError("resume", f"cannot resume from {path}: {e}") from None
-        self._adopt_resumed(files, sess, eps)
-        await self.watch.open()  # a resumed seat serves spectators too (§N10)
-        self._serve_spectators(sess.setup, sess.my_seat)
-        self.resume_report = rep
-        if rep is not None and not rep.finished:
-            await self._open_rendezvous()  # the others may be back from other addresses (§N3.2)
-        dmg = rep.damage
-        self._emit({"type": "resumed", "log": str(path), "step": rep.steps, "own_resent": rep.own_resent,
-                    "damage": None if dmg is None else {"step": dmg.step, "offset": dmg.offset,
-                                                         "reason": dmg.reason}})
-        if rep.finished:
-            self._game_over(GameOver(self._winner(sess.state), sess.state_hash, sess.step))
-            return
-        self._pump_session()
 
-    async def _open_rendezvous(self) -> None:
-        """Advertise our seat and find the other seats by their keys wherever they listen now
-        (protocol.md §N3.2). Once per node: after a resume, or in a running game once a step has
-        waited WAIT_NOTICE s or a seat was dropped (its player may come back from elsewhere)."""
-        sess = self.session
-        if self.rendezvous is not None or sess is None or self.link is None:
-            return
-        self.rendezvous = Rendezvous([self.cfg.interface or self.cfg.bind], sess.setup, sess.my_seat,
-                                     self._seat_moved)
-        try:
-            await self.rendezvous.start(*self.link.address)
-        except Exception as e:  # noqa: BLE001 - no DNS-SD here (no multicast, a name clash):
-            self._emit({"type": "rendezvous_failed", "reason": str(e)})  # the endpoints we know only
-
-    def _want_rendezvous(self) -> None:
-        """Start ``_open_rendezvous`` in the background (from a synchronous handler)."""
-        if self.rendezvous is None and not self._rendezvous_asked:
-            self._rendezvous_asked = True
-            task = asyncio.ensure_future(self._open_rendezvous())
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
-
-    def _seat_moved(self, seat: int, addr: tuple[str, int]) -> None:
-        """Rendezvous: ``seat`` of our game listens at ``addr`` now (its advert has that seat's
-        setup keys, §N3.2): unless the seat was heard at its address lately
-        (``SeatAddresses.advert``), send there, accept its channel from there (keyed with its
-        X25519 key, so the address carries no trust) and remember it in the ``.resume`` file."""
-        if self.session is None or not self.seats.endpoints or self.link is None:
-            self.seats.pending.pop(seat, None)
-            return
-        heard = self.link.endpoint.last_heard(self.seats.endpoints[seat])
-        verdict = self.seats.advert(seat, addr, heard, self.loop.time())
-        if verdict == "ignored":
-            self._emit({"type": "seat_advert_ignored", "seat": seat, "address": str(addr[0]),
-                        "port": int(addr[1])})
-        elif verdict == "moved":
-            self._seat_found(seat)
-
-    def _seat_spoke(self, addr: Addr) -> None:
-        """A seat an advert had moved sent an authenticated datagram from ``addr``, an address
-        we had heard it at (its channel is keyed with the seat's key): it is there."""
-        self._seat_found(self.seats.spoke(addr))
-
-    def _seat_found(self, seat: int) -> None:
-        """``seat`` moved in ``self.seats``: send there, key its channel, rewrite ``.resume``."""
-        sess, eps = self.session, self.seats.endpoints
-        self.peers = self.seats.peers()
-        self.link.endpoint.restrict(self.peers + list(self.seats.left_from))
-        self._pin_seats(sess.setup.players, eps, sess.my_seat)
-        if self.files is not None:
-            self.files.remember_endpoints(sess.my_seat, eps)
-        self._emit({"type": "seat_found", "seat": seat, "address": eps[seat][0], "port": eps[seat][1]})
-        self._pump_session()
-
-    def _adopt_resumed(self, files: GameFiles, sess: Any, eps: list) -> None:
-        self.seats.set_endpoints(eps, sess.my_seat)
-        eps = self.seats.endpoints
-        self.session = sess
-        self.seat = sess.my_seat
-        self.peers = self.seats.peers()
-        self.link.endpoint.restrict(self.peers)  # only the seats may talk to us (§N2.6)
-        self._pin_seats(sess.setup.players, eps, sess.my_seat)
-        self.names = tuple(p.name for p in sess.setup.players)
-        self.log_path = files.log_path
-        self._log = sess.log
-        self.files = files
-        self.phase = "playing" if sess.phase != FINISHED else "done"
+    def adopt(self, session: Any, log_path: Path) -> None:
+        """Run ``session``, replayed from our log at ``log_path`` (a restart, or our state
+        forked at a step), with the seats at ``restart.seats``."""
+        self.session = session
+        self.seat = session.my_seat
+        self.route_seats()
+        self.names = tuple(p.name for p in session.setup.players)
+        self.log_path = log_path
+        self._log = session.log
+        self.phase = "playing" if session.phase != FINISHED else "done"
         self._asked_step = -1
-        self.answer.start_clock(sess.setup.options_dict(), self.loop.time())
+        self.answer.start_clock(session.setup.options_dict(), self.loop.time())
         if self._ticker is None:
             self._tick()
-        self._ask_reseat()  # our seat went to the bot while we were away (§C8.9)
 
-    def _ask_reseat(self) -> None:
-        """Our seat is played by the bot and we are here (restarted, or caught up after the
-        drop): ask to play it again (protocol.md §C8.9) with a fresh chain secret, kept first in
-        ``<log>.reseat`` (mode 0600; the same secret again after the same drop, so a restart
-        never makes a second request). The session re-sends it until ``SeatReturned``."""
+    def route_seats(self, extra: Any = ()) -> None:
+        """Send to the seats where ``restart.seats`` has them, accept datagrams only from them
+        and from the ``extra`` addresses (a moved seat's old ones, §N3.2; protocol.md §N2.6),
+        each channel keyed with its seat's X25519 key."""
         sess = self.session
-        info = sess.dropped.get(sess.my_seat) if sess is not None else None
-        if info is None or not sess.spectator or self.files is None or not sess.reseat.offered:
-            return  # not offered with hidden information (§C8.9): no secret to keep either
-        secret = self.files.reseat_secret_for(info.step)
-        if sess.request_reseat(secret, self.loop.time()):
-            self._emit({"type": "reseat_asked", "step": sess.step, "dropped_at": info.step})
+        self.peers = self.seats.peers()
+        self.link.endpoint.restrict(self.peers + list(extra))
+        pin_seats(self.link.endpoint, sess.setup.players, self.seats.endpoints, sess.my_seat)
 
-    def _become_spectator(self, ev: Any) -> None:
-        """``SeatLost``: our seat was dropped at ``ev.step`` after we had applied that step
-        ourselves; ``StepOverturned``: a quorum dropped another seat at a step we applied with
-        its message. Either way our state forked at ``ev.step``: cut our log back to that step
-        and resume; the catch-up brings the drop (we follow as a spectator if the seat was
-        ours, else we play on). Protocol.md §C8.3, §C8.4."""
-        if isinstance(ev, SeatLost):
-            self._emit({"type": "seat_lost", "step": ev.step})
-        else:
-            self._emit({"type": "step_overturned", "step": ev.step, "seat": ev.seat})
-        old = self.session
-        for f in (old.log, old.own_log):
-            if f is not None:
-                f.close()
-        info = _read_resume(self.files)
-        try:
-            sess, _ = self.files.replay(self.identity, info["chain_secret"], self.engine, self.loop.time(),
-                                        truncate_at=ev.step)
-        except (LocalProtocolError, OSError) as e:
-            self._fail(NodeError("resume", f"cannot follow the game after losing our seat: {e}", ev.step))
-            return
-        self._adopt_resumed(self.files, sess, info["endpoints"])
+    def pump(self) -> None:
+        """Handle the session's events and send what it produced (after a restart or a move)."""
         self._pump_session()
 
-    def _winner(self, state: Any) -> int | None:
+    def spawn(self, coro: Any) -> None:
+        """Run ``coro`` in a task of ours (cancelled by ``close``)."""
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def winner(self, state: Any) -> int | None:
+        """The engine's winner of ``state`` (None: none, or an engine without ``winner``)."""
         w = getattr(self.engine, "winner", None)
         return None if w is None else w(state)
 
-    def _game_over(self, ev: GameOver, abandoned: Any = None) -> None:
+    def finish(self, ev: GameOver, abandoned: Any = None) -> None:
+        """The game is over (``abandoned``: the ``GameAbandoned`` event if it ended so):
+        ``wait`` returns the ``PeerResult``."""
         if self._done.done():
             return
         self.phase = "done"
         self.watch.flush()  # the last records too (protocol.md §N10)
-        if self.files is not None:
-            self.files.finished()  # nothing left to resume: the chain secrets have no use left
+        self.restart.game_over()
         self._done.set_result(PeerResult(
             final_state_hash=ev.final_hash, winner=ev.winner, steps=ev.steps, log_path=self.log_path,
             seat=self.seat, events_by_type=dict(self._events), names=self.names,
             session_stats=self.session.stats,
             abandoned=None if abandoned is None else {"seat": abandoned.seat, "step": abandoned.step}))
 
-    def _fail(self, err: NodeError) -> None:
+    def fail(self, err: NodeError) -> None:
+        """The peer stops: ``wait`` raises ``err``."""
         if not self._done.done():
             self._done.set_exception(err)
+
+    def report(self, msg: Any) -> None:
+        """Hand one report (p2p/node_reports.py) to ``cfg.progress``."""
+        if self.cfg.progress is not None:
+            self.cfg.progress(msg)
 
     # -- timers -------------------------------------------------------------------------
 
@@ -947,10 +552,6 @@ class Node:
                 self._pump_lobby()
         except Exception as exc:  # noqa: BLE001 - a timer callback's error would only be logged
             self._link_failed(exc)
-
-    def _emit(self, msg: dict) -> None:
-        if self.cfg.progress is not None:
-            self.cfg.progress(msg)
 
     # -- run / close ----------------------------------------------------------------------
 
@@ -990,15 +591,10 @@ class Node:
         finally:
             for t in list(self._tasks):
                 t.cancel()
-            if self.ad_updates is not None:
-                self.ad_updates.cancel()
+            self.lobbying.stop_updates()
             try:
-                if self.rendezvous is not None:
-                    r, self.rendezvous = self.rendezvous, None
-                    await r.close()
-                if self.discovery is not None:
-                    d, self.discovery = self.discovery, None
-                    await d.close()
+                await self.restart.close()
+                await self.lobbying.close()
             finally:
                 try:
                     await self.watch.close()
@@ -1036,5 +632,5 @@ async def run_peer(cfg: PeerConfig) -> PeerResult:
     finally:
         await node.close()
     result.transport = node.transport_totals
-    node._emit(result.done_json())
+    node.report(result)
     return result

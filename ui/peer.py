@@ -289,7 +289,7 @@ def run_headless(args: argparse.Namespace, role: str) -> int:
     ``error`` line with --progress-json); 2: nothing to join or bad options; 143: SIGTERM.
     """
     from p2p.node import DISCOVERY_TIMEOUT, NodeError, PeerConfig, run_peer
-    from ui.progress import progress_printer
+    from ui.progress import progress_json, progress_printer
 
     endpoint = resolve_endpoint(args)
     log_dir = args.log_dir or default_log_dir()
@@ -307,7 +307,11 @@ def run_headless(args: argparse.Namespace, role: str) -> int:
         log_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UsageError(_("cannot create {path}: {error}").format(path=log_dir, error=exc.strerror or exc)) from exc
-    progress = progress_printer() if args.progress_json else HumanProgress(getattr(args, "seats", None))
+    sink = progress_printer() if args.progress_json else HumanProgress(getattr(args, "seats", None))
+
+    def progress(report: object) -> None:  # the node's reports, as the lines of protocol.md part L
+        sink(progress_json(report))
+
     options = game_options(args) if role == "host" else None
     try:
         cfg = PeerConfig(role=role, bind=endpoint.address, interface=endpoint.address,
@@ -326,7 +330,7 @@ def run_headless(args: argparse.Namespace, role: str) -> int:
         result = run_until_signalled(run_peer(cfg))
     except NodeError as exc:
         if args.progress_json:
-            progress(exc.as_json())
+            progress(exc)
         print(_("The game stopped: {reason}").format(reason=fault_sentence(exc.code)), file=sys.stderr)
         seat = getattr(exc, "seat", None)
         if seat is not None:

@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         asyncio.run(run_peer(cfg))
     except NodeError as exc:
-        emit(exc.as_json())
+        emit(exc)  # the error line (ui.progress.progress_json)
         return 1
     return 0
 

@@ -79,7 +79,7 @@ from engine import bots
 from p2p import link, wire
 from p2p.identity import Identity
 from p2p.node import NodeError, PeerConfig, run_peer
-from ui.progress import progress_printer
+from ui.progress import progress_json, progress_printer
 
 #: Seconds between two looks for the release file.
 POLL_S = 0.02
@@ -453,7 +453,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         asyncio.run(run_peer(cfg))
     except NodeError as exc:
-        line = exc.as_json()
+        line = progress_json(exc)
         line["seat"] = exc.seat
         emit(line)
         return 1

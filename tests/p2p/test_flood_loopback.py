@@ -17,6 +17,7 @@ import socket
 from p2p.node import PeerConfig, run_peer
 from p2p.transport import HEADER, MAGIC, MAGIC_AUTH, MAGIC_INTRO
 from p2p.wire import MSG_JOIN, MSG_LEAVE, MSG_PROPOSAL, MSG_REJECT, MSG_SEED, MSG_SETUP_SIG, MSG_STATUS, pack
+from ui.progress import progress_json
 
 SEED = b"flood-loopback"
 
@@ -38,7 +39,8 @@ async def game(flood: bool) -> tuple:
     loop = asyncio.get_running_loop()
     hosting = loop.create_future()
 
-    def on_progress(m: dict) -> None:
+    def on_progress(report: object) -> None:
+        m = progress_json(report)  # the node reports records; ui writes them as lines
         if m["type"] == "hosting" and not hosting.done():
             hosting.set_result(m)
 

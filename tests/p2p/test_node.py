@@ -16,6 +16,7 @@ import fake_engine
 from p2p.gamelog import LogReader
 from p2p.identity import Identity
 from p2p.node import NodeError, PeerConfig, run_peer
+from ui.progress import progress_json
 
 
 def race_bot(state, seat, bot):
@@ -28,7 +29,8 @@ async def play(n, tmp_path, *, seed=None, join_game_id=True, timeout=60):
     lines = {i: [] for i in range(n)}
 
     def recorder(i):
-        def cb(msg):
+        def cb(report):
+            msg = progress_json(report)  # the node reports records; ui writes them as lines
             lines[i].append(msg)
             if msg["type"] == "hosting" and not gid_known.done():
                 gid_known.set_result(bytes.fromhex(msg["game_id"]))
@@ -82,7 +84,7 @@ def test_join_with_no_game_fails_cleanly(tmp_path):
     with pytest.raises(NodeError) as info:
         asyncio.run(run_peer(cfg))
     assert info.value.code == "not_found"
-    assert info.value.as_json()["type"] == "error"
+    assert progress_json(info.value)["type"] == "error"
 
 
 def test_config_refuses_wildcard_bind_and_bad_role():
@@ -108,7 +110,8 @@ def test_a_failing_message_handler_fails_the_peer_at_once(tmp_path):
     async def run():
         gid_known = asyncio.get_running_loop().create_future()
 
-        def on_host(msg):
+        def on_host(report):
+            msg = progress_json(report)
             if msg["type"] == "hosting" and not gid_known.done():
                 gid_known.set_result(bytes.fromhex(msg["game_id"]))
 

@@ -8,13 +8,15 @@ import os
 
 from p2p.node import PeerConfig, run_peer
 from p2p.verify import verify_log
+from ui.progress import progress_json
 
 
 async def play(n, tmp_path):
     hosting = asyncio.get_running_loop().create_future()
     run = os.urandom(4).hex().encode()  # concurrent runs on this host advertise distinct games
 
-    def on_host(msg):
+    def on_host(report):
+        msg = progress_json(report)  # the node reports records; ui writes them as lines
         if msg["type"] == "hosting" and not hosting.done():
             hosting.set_result(bytes.fromhex(msg["game_id"]))
 

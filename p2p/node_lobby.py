@@ -1,0 +1,174 @@
+"""A peer's lobby phase: find or open the game, relay the lobby's messages, keep the host's advert.
+
+``NodeLobby`` is owned by ``p2p.node.Node`` and owns the state of the phase before the game runs
+(protocol.md §N3, §N4):
+
+* ``discovery`` (``Discovery`` on ``cfg.interface`` only) and, for the host, ``ad_updates`` (the
+  advert kept current: seats, players, ``st=running``, later the standings);
+* ``lobby`` (``Lobby``): the host's, or the joiner's once it found its game — by ``game_id``, by
+  a join code's address and tag, or the first open game of our protocol version that
+  ``cfg.game_filter`` accepts;
+* ``misbehaved``: lobby peers caught misbehaving (``LobbyPeerMisbehaved``).
+
+``pump`` keys the channels the lobby knows, sends what it produced and handles its events; at
+``GameStarted`` it pins every seat's channel (protocol.md §N2.2, §N2.6) and hands the event to
+``Node.start_game``. The node's socket and spectator service are the node's (``NodeHost``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from . import const as C
+from .discovery import LOBBY, RUNNING, Discovery, GameAd
+from .game_ad import AdUpdates, ad_name
+from .lobby import (GameStarted, Lobby, LobbyAborted, LobbyPeerMisbehaved, LobbyStatus, PlayerJoined,
+                    PlayerLeft, SetupProposed)
+from .node_config import NodeError
+from .node_reports import Hosting
+
+__all__ = ["NodeHost", "NodeLobby", "pin_seats"]
+
+
+class NodeHost(Protocol):
+    """What ``NodeLobby`` uses of its node (``p2p.node.Node``)."""
+
+    cfg: Any
+    identity: Any
+    loop: Any
+    link: Any
+    watch: Any
+
+    def report(self, report: Any) -> None: ...
+    def start_game(self, ev: GameStarted) -> None: ...
+    def fail(self, err: NodeError) -> None: ...
+
+
+def pin_seats(endpoint: Any, players: Any, endpoints: Any, my_seat: int) -> None:
+    """Key the channel to every other seat with its X25519 key from the signed setup
+    (protocol.md §N2.2) on ``endpoint`` (the link's ``Endpoint``): from now on only that seat's
+    MACed datagrams reach it. ``players``: the setup's, ``endpoints``: ``[(host, port)]`` in
+    seat order."""
+    for i, (p, a) in enumerate(zip(players, endpoints)):
+        if i != my_seat:
+            endpoint.pin((str(a[0]), int(a[1])), p.x25519_key)
+    endpoint.accept_plain = False
+
+
+class NodeLobby:
+    """The node's lobby phase (see the module docstring)."""
+
+    def __init__(self, node: NodeHost) -> None:
+        self.node = node
+        self.discovery: Discovery | None = None
+        #: The host's advert kept current: seats, players, st=running, standings (§N3).
+        self.ad_updates: AdUpdates | None = None
+        self.lobby: Lobby | None = None
+        self.misbehaved = 0
+
+    async def open(self) -> None:
+        """Open zeroconf; host: open and advertise the lobby; join: find the game and send
+        Join. Needs the node's socket open. Raises NodeError("not_found") if no game shows up
+        within ``cfg.discovery_timeout`` s."""
+        node = self.node
+        cfg, identity, link = node.cfg, node.identity, node.link
+        self.discovery = Discovery([cfg.interface or cfg.bind])
+        await self.discovery.start()
+        self.ad_updates = AdUpdates(self.discovery)
+        now = node.loop.time()
+        name = cfg.name or f"bot-{identity.fingerprint[:4]}"
+        if cfg.role == "host":
+            self.lobby = Lobby.host(identity, edition=cfg.edition, seats=cfg.seats, name=name,
+                                    endpoint=link.address, options=cfg.host_options(),
+                                    bot=cfg.local_input is None,
+                                    demo_seed=cfg.demo_seed, now=now, chain_length=cfg.chain_length)
+            await node.watch.open()
+            ad = GameAd(version=C.PROTOCOL_VERSION, game_id=self.lobby.game_id, edition=cfg.edition,
+                        seats_taken=1, seats_total=cfg.seats, state=LOBBY,
+                        fingerprint=identity.fingerprint, address=link.address[0],
+                        port=link.address[1], public_key=identity.public_key,
+                        x25519_key=identity.x25519_public_key,
+                        host_name=ad_name(name), players=(ad_name(name),),
+                        watch_port=node.watch.port)
+            await self.discovery.advertise(ad)
+            node.report(Hosting(ad.game_id, ad.address, ad.port))
+            return
+        await node.watch.open()  # any seat serves spectators once the game runs (§N10)
+        want = cfg.game_id
+        if cfg.host_addr is not None:
+            self.lobby = Lobby.join(identity, host_addr=(str(cfg.host_addr[0]), int(cfg.host_addr[1])),
+                                    game_id=want, name=name, bot=cfg.local_input is None,
+                                    demo_seed=cfg.demo_seed, now=node.loop.time(),
+                                    chain_length=cfg.chain_length, host_keys=cfg.host_keys,
+                                    code_tag=cfg.host_code)
+            link.endpoint.accept_plain = cfg.host_keys is None  # as below
+            return
+
+        def fits(ad: GameAd) -> bool:
+            if want is not None:
+                return ad.game_id == want
+            return (ad.state == LOBBY and ad.free_seats > 0 and ad.version == C.PROTOCOL_VERSION
+                    and (cfg.game_filter is None or cfg.game_filter(ad)))
+
+        try:
+            ad = await self.discovery.wait_for(fits, cfg.discovery_timeout)
+        except TimeoutError:
+            raise NodeError("not_found", "no lanopoli game found") from None
+        keys = None if ad.public_key is None else (ad.public_key, ad.x25519_key)
+        self.lobby = Lobby.join(identity, host_addr=(ad.address, ad.port), game_id=ad.game_id,
+                                name=name, bot=cfg.local_input is None, demo_seed=cfg.demo_seed,
+                                now=node.loop.time(),
+                                chain_length=cfg.chain_length, host_keys=keys, host_fp=ad.fingerprint)
+        # The host's key is known from the advert: every channel we accept is keyed from the
+        # first datagram (protocol.md §N2.2); plain datagrams are strangers'.
+        link.endpoint.accept_plain = keys is None
+
+    def pump(self) -> bool:
+        """Send what the lobby produced and handle its events (see the module docstring).
+        True while the lobby goes on (the node re-arms its timer); False once the game
+        started or the lobby aborted (``NodeError("lobby")``)."""
+        node, lobby = self.node, self.lobby
+        link = node.link
+        ep = link.endpoint
+        # Key the channels of the peers whose X25519 key the lobby knows before anything is sent
+        # to them (protocol.md §N2.2); then they are trusted, never evicted (§N2.6).
+        for addr, xk in lobby.peer_keys():
+            ep.pin((str(addr[0]), int(addr[1])), xk)
+        for addr, raw in lobby.messages_to_send():
+            link.send((str(addr[0]), int(addr[1])), raw)
+        ep.trust(lobby.peer_addresses())
+        host = node.cfg.role == "host"
+        observer = node.cfg.observer
+        while (ev := lobby.next_event()) is not None:
+            if observer is not None:
+                observer(ev)
+            if isinstance(ev, (PlayerJoined, PlayerLeft, LobbyStatus)):
+                if host and isinstance(ev, LobbyStatus):
+                    self.ad_updates.update(seats_taken=ev.taken, players=tuple(ad_name(n) for n in ev.names))
+            elif isinstance(ev, SetupProposed):
+                if host:
+                    self.ad_updates.update(seats_taken=ev.setup.seats, state=RUNNING,
+                                           players=tuple(ad_name(p.name) for p in ev.setup.players))
+            elif isinstance(ev, GameStarted):
+                # From now on only the seats' endpoints may open channels (protocol.md §N2.6).
+                ep.restrict(ev.endpoints)
+                pin_seats(ep, ev.setup.players, ev.endpoints, ev.my_seat)
+                node.start_game(ev)
+                return False
+            elif isinstance(ev, LobbyAborted):
+                node.fail(NodeError("lobby", ev.reason))
+                return False
+            elif isinstance(ev, LobbyPeerMisbehaved):
+                self.misbehaved += 1
+        return True
+
+    def stop_updates(self) -> None:
+        """Stop updating the host's advert (closing)."""
+        if self.ad_updates is not None:
+            self.ad_updates.cancel()
+
+    async def close(self) -> None:
+        """Withdraw the advert, close zeroconf."""
+        if self.discovery is not None:
+            d, self.discovery = self.discovery, None
+            await d.close()

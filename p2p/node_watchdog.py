@@ -1,0 +1,79 @@
+"""How long a peer waits for the other seats, what it reports meanwhile, and the faults that stop it.
+
+Policy of ``p2p.node.Node`` kept apart from its I/O (protocol.md §C8.3, §C8.7, §N5, part L):
+
+* ``WaitReports.waiting``: whether the current step has waited long enough for other seats to
+  report it (a ``Waiting`` record: after ``WAIT_NOTICE`` s, then at most every ``WAIT_REPEAT``
+  s, or at once when forced by ``PeerStalled``);
+* ``stall_limit``: how long a step may wait before the node gives up (ends the game as
+  abandoned when no drop can come, else fails with ``NodeError("stalled")``);
+* ``fault_error``: the ``NodeError`` a session fault (desync, equivocation, detected cheat,
+  exhausted beacon) stops the node with.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .lockstep import BeaconExhausted, CheatDetected, Desync, Equivocation
+from .node_config import NodeError
+from .node_reports import Waiting
+
+__all__ = ["STALL_LIMIT", "WAIT_NOTICE", "WAIT_REPEAT", "WaitReports", "fault_error", "stall_limit"]
+
+STALL_LIMIT = 60.0  # s a step may wait for a silent seat before the node gives up (> drop timeout)
+WAIT_NOTICE = 1.0  # s a step waits for another seat before the node reports whom it waits for
+WAIT_REPEAT = 1.0  # s between two ``waiting`` lines
+
+
+def stall_limit(session: Any) -> float:
+    """Seconds a step may wait before we give up: STALL_LIMIT, and at least twice the drop
+    timeout when seat loss is on, so that a drop (which needs every other seat's vote)
+    always gets its chance first. ``session``: a ``LockstepSession`` or None."""
+    if session is None or not session.seat_loss:
+        return STALL_LIMIT
+    return max(STALL_LIMIT, 2.0 * session.drop_timeout)
+
+
+class WaitReports:
+    """When to report whom the current step waits for (one per node; owns the repeat time)."""
+
+    def __init__(self) -> None:
+        self._next = 0.0  # loop time of the next ``waiting`` report
+
+    def waiting(self, session: Any, my_seat: int, names: tuple[str, ...], now: float,
+                force: bool = False) -> Waiting | None:
+        """The ``Waiting`` report of ``session`` at loop time ``now`` (s) if one is due: other
+        seats than ``my_seat`` owe their message and the step has waited WAIT_NOTICE s or more,
+        at most every WAIT_REPEAT s; ``force``: due now. None otherwise."""
+        others = tuple(i for i in session.waiting_for() if i != my_seat)
+        if not others:
+            return None
+        stuck = now - session.step_started
+        if not force and (stuck < WAIT_NOTICE or now < self._next):
+            return None
+        self._next = now + WAIT_REPEAT
+        deadline = session.drop_deadline()
+        # No majority can drop them (protocol.md §C8.3): we wait for them to come back.
+        paused = bool(session.paused())
+        return Waiting(session.step, others, tuple(names[i] for i in others if i < len(names)), stuck,
+                       None if deadline is None else deadline - now, paused,
+                       stall_limit(session) - stuck if paused else None)
+
+
+def fault_error(ev: Any) -> NodeError | None:
+    """The ``NodeError`` (code "desync", "equivocation", "cheat" or "beacon", ``seat`` set when
+    the event names one) a session fault event stops the node with; None for any other event."""
+    if isinstance(ev, Desync):
+        err = NodeError("desync", f"seat {ev.seat} sent a different {ev.field} hash at step "
+                                  f"{ev.step}", ev.step)
+    elif isinstance(ev, Equivocation):
+        err = NodeError("equivocation", f"seat {ev.seat} signed two messages for step {ev.step}", ev.step)
+    elif isinstance(ev, CheatDetected):
+        err = NodeError("cheat", f"seat {ev.seat} at step {ev.step}: {ev.reason}", ev.step)
+    elif isinstance(ev, BeaconExhausted):
+        err = NodeError("beacon", f"hash chain exhausted at step {ev.step}", ev.step)
+    else:
+        return None
+    err.seat = getattr(ev, "seat", None)
+    return err
