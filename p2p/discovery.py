@@ -481,8 +481,18 @@ class Discovery:
         if self.on_change is not None:
             self.on_change(name, ad)
 
+    def contested(self, ad: GameAd) -> bool:
+        """True if another found advert names ``ad``'s game id with another key (``pk``, else
+        ``fp``): mDNS is not authenticated, so one of them is a clone and nothing here tells
+        which (protocol.md §N3 "Contested game ids")."""
+        key = ad.public_key or ad.fingerprint
+        return any(o.game_id == ad.game_id and (o.public_key or o.fingerprint) != key for o in self.games.values())
+
     async def wait_for(self, predicate: Callable[[GameAd], bool], timeout: float) -> GameAd:
-        """The first found game with ``predicate(ad)`` true (starts browsing if needed).
+        """The first found game with ``predicate(ad)`` true that is not ``contested`` (starts
+        browsing if needed): a join by game id alone never picks one of two adverts of that id
+        with different keys (H37: the clone could win the race and take the joiner into the
+        attacker's lobby); it waits, and times out while the clone stays.
 
         Raises ``TimeoutError`` if none appears within ``timeout`` seconds.
         """
@@ -491,7 +501,7 @@ class Discovery:
         deadline = loop.time() + timeout
         while True:
             for ad in list(self.games.values()):
-                if predicate(ad):
+                if predicate(ad) and not self.contested(ad):
                     return ad
             self._changed.clear()
             left = deadline - loop.time()

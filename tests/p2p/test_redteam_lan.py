@@ -9,6 +9,7 @@ consequence and the owner of the fix (the board line "H37 BREAK ..." says the sa
 
 from __future__ import annotations
 
+import asyncio
 import os
 from types import SimpleNamespace
 
@@ -609,3 +610,30 @@ def test_spectators_at_spoofed_addresses_cannot_keep_a_real_one_out():
         watch(first | {a: i for a, i in honest_at.items() if a in ws.subs}, now)  # renewals
     assert set(ws.subs) <= set(honest_at) and len(ws.subs) == MAX_WATCHERS
     assert ws.stats["full"] >= 1
+
+
+def test_a_join_by_game_id_never_picks_one_of_two_adverts_with_different_keys(monkeypatch):
+    """Fixed (H37): a join by game id alone (``lanopoli join --game <32 hex>``, the node's
+    ``wait_for(ad.game_id == want)``) took the first advert of that id: a clone (same gid,
+    the attacker's own keys and address) could win the race and the joiner joined the
+    attacker's lobby. Now ``Discovery.wait_for`` skips a contested game id (two adverts, two
+    keys) and times out while the clone stays; the same host's updated advert is no clone."""
+    from p2p.discovery import Discovery
+
+    monkeypatch.setattr(Discovery, "browse", lambda self: None)  # no zeroconf: adverts as found
+    clone = GameAd.from_info(_Info({**_TXT, b"pk": MALLORY.public_key.hex().encode(),
+                                    b"xk": MALLORY.x25519_public_key.hex().encode(),
+                                    b"fp": MALLORY.fingerprint.encode()}, port=6666))
+
+    async def pick(ads):
+        d = Discovery(["127.0.0.1"])
+        d.games.update({f"ad{i}": ad for i, ad in enumerate(ads)})
+        try:
+            return await d.wait_for(lambda ad: ad.game_id == GID, 0.05)
+        except TimeoutError:
+            return None
+
+    assert asyncio.run(pick([clone, _AD])) is None and asyncio.run(pick([_AD, clone])) is None
+    assert asyncio.run(pick([_AD])) == _AD
+    later = GameAd.from_info(_Info({**_TXT, b"seats": b"2/4"}))  # the host's own update
+    assert asyncio.run(pick([_AD, later])) in (_AD, later)
