@@ -92,9 +92,11 @@ GID = bytes(range(16))
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "H37 BREAK (owner H43 transport.py, then spectate.py): ONE spoofed 230 B introduction carrying "
-    "a WATCH makes a seat send 2.5 MB to the spoofed victim in 30 s (~11,000x, ~84 KB/s: the "
-    "64-datagram window re-sent every MAX_RTO, never given up, after the subscription lapsed): no "
+    "H37 BREAK (owner H43 transport.py): ONE spoofed 230 B introduction carrying a WATCH makes a "
+    "seat send the spoofed victim 44 MB in 30 s (~190,000x) at HEAD f565d47: with data queued "
+    "beyond the window, every datagrams_to_send (each 50 ms here; each flush of the watch link in "
+    "a game) re-sends the whole 64-datagram window with copies (_overdue, the lossy regime never "
+    "ends for a peer that never acks); 2.5 MB (74 KB/s, once per MAX_RTO) before it. Root: no "
     "return-routability proof before a channel opened by a stranger sends more than it received"))
 def test_one_spoofed_watch_reflects_at_most_three_times_its_size():
     ep, ws, _records, deliver, drive = _watch_server(120_000)
