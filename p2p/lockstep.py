@@ -50,7 +50,8 @@ from typing import Any, Sequence
 
 from . import const as C
 from .beacon import HashChain
-from .catchup import CatchUp, ingest_response
+from .catchup import CatchUp
+from .catchup_session import SessionCatchUp
 from .complaints import (BAD_DROP_SHARE, BAD_STEP, EQUIVOCATION, Proof, make_complaint,
                          same_history)
 from .errors import LocalProtocolError, WireError
@@ -216,6 +217,8 @@ class LockstepSession:
         self.abandons = Abandons(identity, self.game_id, self, fx)
         #: The session's side of turn skips (turn_skip.SessionSkips; the votes stay in ``skips``).
         self.skipping = SessionSkips(self, fx)
+        #: The session's side of catch-up (catchup_session.py; its state is ``catchup``).
+        self.catching = SessionCatchUp(self, fx, self, self._settle_dispute, lambda: self._send_escrow(resend=True))
         #: Seats that signed ABANDON while a drop could still go on without them (abandon.py).
         self._left = self.abandons.left
         self._send_escrow()
@@ -829,30 +832,17 @@ class LockstepSession:
     # -- catch-up (protocol.md §C9) --
 
     def request_catchup(self, now: float | None = None, from_step: int | None = None) -> None:
-        """Ask every other active seat for the records from our step on (or ``from_step``).
-        Queues the CATCHUP_REQs that keep the page requests in flight (``CatchUp.requests``,
-        broadcast: whoever is ahead answers); answers arrive as CATCHUP_RESP."""
+        """Ask every other active seat for the records from our step on (or ``from_step``):
+        ``catchup_session.SessionCatchUp.request`` (§C9.1)."""
         if now is not None:
             self._now = now
-        start = self.step if from_step is None else from_step
-        reqs = self.catchup.requests(start, self._now)
-        self.stats["catchup_requests"] += len(reqs)
-        self._out.extend(reqs)
+        self.catching.request(from_step)
 
     def _answer_with_records(self, seat: int) -> None:
-        """Send ``seat`` our records of the last step and of this one so far (a drop decided
-        here) unasked, rate-limited like an answer: it applied the last step otherwise, or
-        missed a drop, and needs our drop record."""
-        if not self.catchup.may_push(seat, self._now):
-            return
-        self._out.append(self.catchup.build_response(max(0, self.step - 1), self.step + 1, self.step, [],
-                                                     self.seats.escrow_raws()))
+        self.catching.push_records(seat)  # our last records to a seat that needs them, unasked
 
     def _hint(self, seat: int, now: float) -> None:
-        raw = self.catchup.hint(seat, self.step, now)
-        if raw is not None:
-            self.stats["hints"] += 1
-            self._out.append(raw)
+        self.catching.hint(seat, now)  # HINT to a seat that is behind (§C9.3)
 
     def _verified(self, env: Envelope, seat: int, step: int) -> bool:
         """Check ``seat``'s signature on a non-STEP message; a bad one is counted and reported."""
@@ -863,14 +853,7 @@ class LockstepSession:
         return False
 
     def _on_hint(self, env: Envelope, h: Any, now: float) -> None:
-        if h.seat >= self.n or h.seat == self.my_seat or h.step <= self.step:
-            self.stats["ignored"] += 1
-            return
-        if not self._verified(env, h.seat, h.step):
-            return
-        self.catchup.note_ahead(h.seat, h.step)
-        if self.catchup.may_request(now):
-            self.request_catchup()
+        self.catching.on_hint(env, h, now)
 
     def _on_alive(self, env: Envelope, a: Any, now: float) -> None:
         """ALIVE (protocol.md §C8.3): an active seat whose message of our current step we lack is
@@ -889,63 +872,10 @@ class LockstepSession:
         self.stats["alive"] += 1
 
     def _on_catchup_req(self, env: Envelope, r: Any, now: float) -> None:
-        if r.seat >= self.n or r.seat == self.my_seat:
-            self.stats["bad_seat"] += 1
-            return
-        one = r.to_step == r.from_step + 1
-        if self.catchup.answered_lately(env.raw, now):
-            self.stats["ignored"] += 1  # the same bytes again so soon: a replay, not the requester
-            return
-        if not self.catchup.may_serve(r.seat, now, one):
-            self.stats["ignored"] += 1  # rate limit: answering costs us, asking costs nothing
-            return
-        if not self._verified(env, r.seat, r.from_step):
-            return
-        self.live.heard_behind(r.seat, now)  # it is there, catching up: not silent (§C8.3)
-        if self.catchup.defers(r.seat, r.from_step, r.to_step, self.step,
-                               [s for s in range(self.n) if s != r.seat and self.active[s]], now):
-            return  # another seat answers first; a repeat of this request is answered (§C9.2)
-        self.catchup.served(r.seat, now, one)
-        self.catchup.note_answered(env.raw, now)
-        self.stats["catchup_served"] += 1
-        pending = []
-        if self.phase == RUNNING:
-            pending = [h.env.raw for h in self.steps.slots(self.step) if h is not None]
-        self._out.append(self.catchup.build_response(r.from_step, r.to_step, self.step, pending,
-                                                     self.seats.escrow_raws()))
-        if self.seat_loss and self.active[self.my_seat] and self.catchup.escrow_due(now):
-            self._send_escrow(resend=True)
+        self.catching.on_request(env, r, now)  # §C9.2
 
     def _on_catchup_resp(self, env: Envelope, r: Any, now: float) -> None:
-        if r.seat >= self.n or r.seat == self.my_seat:
-            self.stats["bad_seat"] += 1
-            return
-        if not self._verified(env, r.seat, r.from_step):
-            return
-        if self.phase == RUNNING and self.catchup.hold(r, env.raw, self.step):
-            if r.head_step > self.step:
-                self.catchup.note_ahead(r.seat, r.head_step)
-            return  # a later page of the pipeline: applied once we reach its first step
-        self._apply_page(r, env.raw, now)
-        while self.phase == RUNNING and (held := self.catchup.reachable(self.step)) is not None:
-            self._apply_page(*held, now)
-
-    def _apply_page(self, r: Any, raw: bytes, now: float) -> None:
-        """Apply one verified CATCHUP_RESP (``ingest_response``), report a bad record of it,
-        and ask for the next pages while its responder is ahead (§C9.1)."""
-        first = self.step
-        problem = ingest_response(self, r, now)
-        if self.phase == RUNNING:
-            self._settle_dispute(r.seat, r.head_step, r.from_step)
-        if problem is not None:
-            self._events.append(PeerMisbehaved(r.seat, self.step, f"bad catch-up record: {problem}", raw))
-        if self.step > first:
-            self._events.append(CaughtUp(r.seat, first, self.step))
-        if self.phase == RUNNING and r.head_step > self.step:
-            self.catchup.note_ahead(r.seat, r.head_step)
-            self.request_catchup()  # the next pages: only those not in flight yet
-        else:
-            self.catchup.settle_ahead(self.step)
+        self.catching.on_response(env, r, now)  # §C9.1, §C9.2
 
     def ingest_step_record(self, step: int, raws: Any) -> str | None:
         """Apply the complete record of ``step`` (our current step): one STEP envelope per

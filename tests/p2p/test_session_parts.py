@@ -21,7 +21,7 @@ from p2p.lockstep import LockstepSession
 
 ROOT = Path(__file__).resolve().parents[2]
 PARTS = {"p2p/referee.py": "Referee", "p2p/escrow_gate.py": "EscrowGate", "p2p/abandon.py": "Abandons",
-         "p2p/turn_skip.py": "SessionSkips"}
+         "p2p/turn_skip.py": "SessionSkips", "p2p/catchup_session.py": "SessionCatchUp"}
 
 
 def _session_refs(cls: ast.ClassDef) -> list[tuple[ast.Attribute, bool]]:
