@@ -92,6 +92,11 @@ class Subscription:
     #: Loop time when its channel last held nothing unacknowledged (subscription time at first):
     #: one silent past WATCH_SILENCE_S gives its place to a newcomer when the seat is full.
     settled_at: float = 0.0
+    #: Its channel acknowledged something we sent it since it subscribed: the address is the
+    #: spectator's, not a spoofed one. Until then it gets only the empty answer (``outgoing``).
+    reached: bool = False
+    #: We sent it something since it subscribed (the empty answer at least).
+    probed: bool = False
 
 
 class WatchServer:
@@ -176,7 +181,9 @@ class WatchServer:
         renewed and lacks nothing, an empty RECORDS (``[gid, sent, []]``: we are alive).
         ``settled(addr)``: True when everything sent to ``addr`` was acknowledged by its
         transport channel (None: always); while it is not, at most ``UNSETTLED_BYTES`` go to
-        that spectator (``unsettled_limited`` counts the waits)."""
+        that spectator (``unsettled_limited`` counts the waits), and a new subscriber gets no
+        records before its channel has acknowledged our first answer (``reached``): a WATCH
+        from a spoofed address costs its victim one small datagram, not the game log."""
         self._expire(now)
         out = []
         signed: dict[tuple[int, int], bytes] = {}  # spectators at the same place share one batch
@@ -186,10 +193,13 @@ class WatchServer:
             if settled is None or settled(addr):
                 sub.unsettled = 0
                 sub.settled_at = now
+                sub.reached = sub.reached or settled is None or sub.probed
             elif sub.unsettled >= UNSETTLED_BYTES:
                 self.stats["unsettled_limited"] = self.stats.get("unsettled_limited", 0) + 1
                 continue  # it acknowledged nothing of the last UNSETTLED_BYTES: queue no more
-            while sub.sent < len(records) and sub.credit > 0 and sub.unsettled < UNSETTLED_BYTES:
+            if not sub.reached and not sub.probed:
+                sub.answer = True  # the first answer is the probe of its address
+            while sub.reached and sub.sent < len(records) and sub.credit > 0 and sub.unsettled < UNSETTLED_BYTES:
                 batch, size = [], 0
                 for kind, payload in records[sub.sent:]:
                     if batch and size + len(payload) > RECORDS_BATCH:
@@ -216,6 +226,7 @@ class WatchServer:
                 out.append((addr, raw))
                 sub.unsettled += len(raw)
                 sub.answer = False
+                sub.probed = True
                 self.stats["alive"] = self.stats.get("alive", 0) + 1
         return out
 
