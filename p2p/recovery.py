@@ -90,6 +90,11 @@ class Recovery:
         self._backoff = min(self._backoff + 1, _MAX_BACKOFF)
         self._rtos = None
 
+    @property
+    def backed_off(self) -> bool:
+        """True after a timeout until the peer acknowledges something new: it may be gone."""
+        return self._backoff > 0
+
     def reset_backoff(self) -> None:
         """The back-off ends (the peer acknowledged something new, or a new instance of the
         peer came: nothing of the old stream is in flight)."""

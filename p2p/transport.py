@@ -322,7 +322,8 @@ class Channel:
             self._probes(frame, out)
         recovery = self._recovery
         queue = self._queue
-        if queue and self._inflight and now < recovery.resent_until:
+        if queue and 0 < len(self._inflight) < SEND_WINDOW and now < recovery.resent_until \
+                and not recovery.backed_off:
             self._overdue(now)
         stats = self.stats
         if self._lost:
@@ -370,16 +371,19 @@ class Channel:
         return out
 
     def _overdue(self, now: float) -> None:
-        """Lossy regime, new data about to go: every datagram in flight that was sent with
-        ``FLAG_ACK_NOW`` more than the time threshold ago (9/8 of the bare round trip, §N2.5)
-        and is still unacknowledged is resent with it. Its ack should have come already, so it
-        (or its ack) was most likely lost; in lockstep the receiver is stuck on it, and resending
-        it beside the next step's datagram costs one datagram instead of waiting for the RTO
-        (RFC 8985's tail loss probe, sent when there is new data anyway)."""
+        """Lossy regime, new data about to go (the window has room) to a peer that answers (no
+        timeout since its last new ack): every datagram in flight sent once, with
+        ``FLAG_ACK_NOW``, more than the time threshold ago (9/8 of the bare round trip, §N2.5)
+        and still unacknowledged is resent with it. Its ack should have come already, so it (or
+        its ack) was most likely lost; in lockstep the receiver is stuck on it, and resending it
+        beside the next step's datagram costs one datagram instead of waiting for the RTO
+        (RFC 8985's tail loss probe, sent when there is new data anyway). Once per datagram:
+        a resent one waits for its RTO, so a peer that never acknowledges (a spoofed address,
+        tests/p2p/test_redteam_lan.py) gets nothing beyond the RTO's resends."""
         threshold = self._recovery.time_thresholds()[1]
         lost = self._lost
         found = [s for s, e in self._inflight.items()
-                 if e[0] & FLAG_ACK_NOW and now - e[2] >= threshold and s not in lost]
+                 if e[0] & FLAG_ACK_NOW and not e[3] and now - e[2] >= threshold and s not in lost]
         if found:
             lost.extend(found)
             self.stats["fast_retransmits"] += len(found)

@@ -121,14 +121,40 @@ def resend_a_hole():
 def test_a_hole_in_a_selective_ack_starts_the_lossy_regime():
     a, _b, _resend = resend_a_hole()
     a.send(b"step 3")
-    # Step 1's resend (sent with ACK_NOW) is still unacknowledged 6 ms later (the bare round
-    # trip is 2 ms): it goes again beside step 3 (``Channel._overdue``), and a datagram sent
-    # with ACK_NOW lost again means heavy loss: three copies of each (``Recovery.copies``).
-    out = [x for x, _ in a.datagrams_to_send(0.020)]
-    assert len(out) == 6 and out[0].endswith(b"step 1") and out[:3] == [out[0]] * 3
-    assert a.stats["fast_retransmits"] == 2
-    d3 = out[3]
-    assert flags_of(d3) & T.FLAG_ACK_NOW and out[3:] == [d3] * 3
+    # Step 1's resend is still unacknowledged 6 ms later, but a resent datagram waits for its
+    # RTO (``Channel._overdue`` probes a datagram once): step 3 goes alone, with its copy.
+    d3, copy = [x for x, _ in a.datagrams_to_send(0.020)]
+    assert flags_of(d3) & T.FLAG_ACK_NOW and copy == d3
+
+
+def test_an_overdue_datagram_goes_again_beside_new_data_then_heavy_loss_copies():
+    """§N2.4 overdue chunks: in the lossy regime a datagram sent once with ACK_NOW and not
+    acknowledged within 9/8 of the bare round trip is resent beside the next new one; a
+    datagram sent with ACK_NOW that had to be resent means heavy loss: three copies each."""
+    a, b, _resend = resend_a_hole()  # lossy regime from 0.014
+    b.receive_datagram(_resend[0], A, 0.015)
+    a.receive_datagram(b.datagrams_to_send(0.015)[0][0], B, 0.016)  # prompt sample: 2 ms
+    a.send(b"step 3")
+    (d3, _copy) = [x for x, _ in a.datagrams_to_send(0.017)]  # lost, both copies
+    a.send(b"step 4")
+    out = [x for x, _ in a.datagrams_to_send(0.030)]
+    assert [seq_of(x) for x in out] == [2, 2, 2, 3, 3, 3] and flags_of(out[0]) & T.FLAG_ACK_NOW
+    assert a.stats["fast_retransmits"] == 2  # one for the hole, one overdue
+
+
+def test_a_peer_that_never_acknowledges_gets_no_overdue_resends_nor_copies():
+    """A full window to a silent peer (e.g. a spoofed address): only the RTO's resends, backed
+    off, one copy each — never the whole window again at every call (tests/p2p/test_redteam_lan.py)."""
+    a, _b = pair()
+    for i in range(100):
+        a.send(bytes([i]) * 1000)
+    now = 0.0
+    while now < 30.0:
+        a.handle_timer(now)
+        a.datagrams_to_send(now)
+        now += 0.05
+    assert a.stats["fast_retransmits"] == 0 and a.stats["copies_sent"] == 0
+    assert a.stats["retransmits"] <= T.SEND_WINDOW * 36  # ~one window per MAX_RTO
 
 
 def test_the_lossy_regime_copy_is_dropped_without_an_extra_ack():
