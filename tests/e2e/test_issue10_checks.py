@@ -20,11 +20,16 @@ victim and its real action to the two other honest peers, both validly signed ov
 history. The victim applies another step than the others (a real fork of one step); the next
 step's digests differ and the digest dispute shows both versions (§C3.4).
 
-What holds (asserted): no two honest peers end with different outcomes, and every honest peer
-that names a culprit names only the equivocator. What the issue asks and does NOT hold today
-(strict xfail, the open case): the equivocator loses its seat and the three honest peers finish
-with one final hash and logs that verify — every honest peer halts with ``Equivocation``
-instead (§C3.4 "Digest dispute": another seat's record of a step we applied halts).
+What holds (asserted): no two honest peers end with different outcomes, every honest peer
+names the equivocator and nobody else, and no honest peer votes against anybody else. What the
+issue asks and does NOT hold today (strict xfail, the open case): the equivocator loses its seat
+and the three honest peers finish with one final hash and logs that verify. Two outcomes were
+seen, by timing (16 runs at HEAD 66d7b91 / d322de2): (A, 10 of 16) every peer halts with
+``Equivocation`` at the step (§C3.4 "Digest dispute": another seat's record of a step we applied
+halts); (B, 6 of 16) only the victim halts so; the two other honest peers get its complaint
+(kind 1), name the equivocator and vote it out, but with the victim gone they are 2 votes of
+Q = 3 (the equivocator votes against the victim): a stall, until the peers' timeout (here 40 s;
+the node abandons at its stall limit).
 """
 
 from __future__ import annotations
@@ -64,10 +69,10 @@ def test_an_equivocation_at_a_decision_step_forks_no_honest_peer(equivocation_ga
     finals = {done_of(p)["final_state_hash"] for p in honest if done_of(p) is not None}
     assert len(finals) <= 1, finals  # never two outcomes
     for p in honest:
-        assert blamed_seats(p) <= {cheat_seat}, (p.of_type("seat_dropped"), p.of_type("error"))
+        # named in its error line, or proven ("cheater" line: a complaint it sent or judged)
+        named = blamed_seats(p) | {c["seat"] for c in p.of_type("cheater")}
+        assert named == {cheat_seat}, (p.of_type("cheater"), p.of_type("error"), p.stderr[-5:])
         assert all(v["seat"] == cheat_seat for v in p.of_type("drop_vote"))
-        # whoever stopped without finishing names the equivocator: a halt with evidence
-        assert done_of(p) is not None or blamed_seats(p) == {cheat_seat}, (p.of_type("error"), p.stderr[-5:])
 
 
 @pytest.mark.xfail(strict=True, reason="OPEN (issue 10): a decision-step equivocation split between honest "
