@@ -1,16 +1,19 @@
 """One peer, end to end: transport + discovery + lobby + lockstep session + a bot for our seat.
 
-``run_peer(cfg)`` is the asyncio glue around the sans-I/O cores (ARCHITECTURE.md section 2):
+``run_peer(cfg)`` is the asyncio glue around the sans-I/O cores (ARCHITECTURE.md section 2);
+the node relays, its parts decide:
 
-1. Bind the UDP ``Link`` (p2p/link.py) to ``cfg.bind``:``cfg.port`` and open zeroconf on
-   ``cfg.interface`` only (p2p/discovery.py).
-2. Host: open the ``Lobby``, advertise the game (TXT ``st=lobby``), re-announce the seat count
-   as players join, ``st=running`` once the setup is proposed. Join: browse for ``cfg.game_id``
-   (or the first game in the lobby with a free seat and our protocol version) and send Join.
-3. When the lobby says ``GameStarted``, build the ``LockstepSession``; every delivered step
+1. Bind the UDP ``Link`` (p2p/link.py) to ``cfg.bind``:``cfg.port``; the lobby phase
+   (``node_lobby.NodeLobby``) opens zeroconf on ``cfg.interface`` only. Host: open the
+   ``Lobby``, advertise the game, keep the advert current. Join: find ``cfg.game_id`` (or a
+   join code's host, or the first open game of our protocol version) and send Join.
+2. When the lobby says ``GameStarted``, build the ``LockstepSession``; every delivered step
    message goes to it, every message it produces goes to every other seat; when it needs our
-   input, ``bots.choose(state, seat, bot)`` decides. Each accepted step is written to the game
-   log by the session (p2p/gamelog.py).
+   input, ``node_input.NodeInput`` answers (``SeatAnswer``: timed vote, local player, bot).
+   Each accepted step is written to the game log by the session (p2p/gamelog.py).
+3. Seats found elsewhere, a restart from our log, a fork at a lost seat or an overturned step:
+   ``node_restart.NodeRestart`` (with ``node_resume.GameFiles``). Waiting, stalls and faults:
+   ``node_watchdog``.
 4. At ``GameOver``: keep the socket open until every channel is idle (our last messages
    acknowledged) or ``cfg.linger`` s passed, withdraw the ad, close, return a ``PeerResult``.
 
@@ -18,10 +21,8 @@ Reports go to ``cfg.progress`` as typed records (p2p/node_reports.py; ``ui/progr
 them as the JSON lines of protocol.md part L): ``Hosting`` (host), ``Found``, ``Progress`` (at
 most every ``PROGRESS_INTERVAL`` s plus the first step), ``Waiting``, the seat-loss events, the
 ``PeerResult``. Errors (lobby aborted, desync, detected cheat, stall, timeout) raise
-``NodeError`` carrying the ``code`` and ``step`` for the ``error`` line. The restart and
-seat-address part (the game's files, rendezvous, a restart from our log) is
-``node_restart.NodeRestart``; ``PeerConfig``, ``PeerResult`` and ``NodeError`` live in
-p2p/node_config.py and are re-exported here.
+``NodeError`` carrying the ``code`` and ``step`` for the ``error`` line. ``PeerConfig``,
+``PeerResult`` and ``NodeError`` live in p2p/node_config.py and are re-exported here.
 
 Hot path (one step): the socket delivers a step message -> ``Endpoint.receive_datagram`` ->
 ``LockstepSession.receive_message`` (one signature check) -> maybe apply the step, ask the bot,
@@ -31,7 +32,6 @@ sign our next message -> ``Link.send`` to each peer -> one flush; acks ride on t
 from __future__ import annotations
 
 import asyncio
-import inspect
 import time
 from collections import Counter
 from pathlib import Path
@@ -45,10 +45,12 @@ from .lockstep import (FINISHED, CaughtUp, CheaterProven, GameAbandoned, GameOve
                        StepApplied, StepOverturned)
 from .link import Link
 from .node_config import DISCOVERY_TIMEOUT, LINGER, NodeError, PeerConfig, PeerResult
+from .node_input import NodeInput
 from .node_lobby import NodeLobby, pin_seats
 from .node_reports import Found, progress_of
 from .node_restart import NodeRestart
-from .node_watchdog import STALL_LIMIT, WAIT_NOTICE, WaitReports, fault_error, stall_limit
+from .node_watchdog import (ABANDON, STALL_LIMIT, WAIT_NOTICE, WaitReports, fault_error, idle_seats,
+                            stall_verdict)
 from .node_resume import write_evidence
 from .resume import find_resumable
 from .seat_answer import SeatAnswer
@@ -76,8 +78,8 @@ class Node:
 
             cfg.engine = engine_module
         self.engine = cfg.engine
-        #: Who answers for our seat: the timed-game vote, the local player, the bot (seat_answer.py).
-        self.answer = SeatAnswer(cfg.bot, cfg.choose)
+        #: Our seat's input: the timed-game vote, the local player, the bot (node_input.py).
+        self.input = NodeInput(self, SeatAnswer(cfg.bot, cfg.choose), cfg.local_input)
         self.identity = cfg.identity or (Identity.from_seed(cfg.demo_seed) if cfg.demo_seed
                                          else Identity.generate())
         self.loop = asyncio.get_running_loop()
@@ -105,7 +107,6 @@ class Node:
         self._misbehaved = 0  # session peers caught misbehaving (``PeerMisbehaved``)
         self.names: tuple[str, ...] = ()
         self.transport_totals: dict[str, int] = {}
-        self._asked_step = -1  # step whose input local_input is deciding (human seat)
         #: Where the evidence of a detected fault was written, if any.
         self.evidence_path: Path | None = None
         self._waits = WaitReports()  # when a ``waiting`` report is due (node_watchdog.py)
@@ -211,10 +212,8 @@ class Node:
     def _skip_idle(self) -> None:
         """``PeerConfig.skip_idle_after``: once the current step has waited that long, vote to
         let the turn of every other seat it still waits for pass (§C8.10)."""
-        after, s = self.cfg.skip_idle_after, self.session
-        if after is None or s is None or not s.skippable() or self.loop.time() - s.step_started < after:
-            return
-        for seat in [i for i in s.waiting_for() if i != self.seat]:
+        s = self.session
+        for seat in idle_seats(s, self.seat, self.cfg.skip_idle_after, self.loop.time()):
             if self.phase == "playing" and self.session is s:
                 self.skip_turn(seat)
 
@@ -305,7 +304,7 @@ class Node:
         self.session = LockstepSession(lob.setup, lob.my_seat, lob.identity, lob.chain, self.engine,
                                        lob.game_seed, log=self._log, own_log=own, now=now,
                                        setup_bytes=lob.setup_bytes, hidden_commits=lob.hidden_commits)
-        self.answer.start_clock(lob.setup.options_dict(), now)
+        self.input.restart(lob.setup.options_dict(), now)
         self.phase = "playing"
         self._tick()
         self.report(Found(ev.setup.seats, now - self.t0))
@@ -319,7 +318,7 @@ class Node:
 
     def _pump_session(self) -> None:
         session = self.session
-        answer = self.answer
+        give = self.input.give
         events = self._events
         observer = self.cfg.observer
         while True:
@@ -346,21 +345,9 @@ class Node:
                     return
                 else:
                     self._on_trouble(ev)
-            if session.needs_local_input() is None:
+            # Our seat's input (node_input.py): the timed vote, the local player, the bot.
+            if session.needs_local_input() is None or not give(session):
                 break
-            # A human deciding this step keeps it (no timed vote then).
-            vote = answer.timed_vote(self.engine, session.state, self.seat, self.loop.time(),
-                                     self._asked_step == session.step)
-            if vote is not None:
-                session.submit_local_input(vote, self.loop.time())
-                continue
-            if self.cfg.local_input is not None:
-                if not self._ask_local():
-                    break
-                continue
-            # Hidden information (protocol.md §C12.7): our bot sees our own private view.
-            action = answer.bot(session.state, self.seat, None if session.view is None else session.private_view)
-            session.submit_local_input(action, self.loop.time())
         for raw in session.messages_to_send():
             self._send_all(raw)
         if self.cfg.progress is not None and self.phase == "playing":
@@ -370,47 +357,15 @@ class Node:
                 self.report(progress_of(self.engine, session))
         self._arm_timer()
 
-    def _ask_local(self) -> bool:
-        """Ask ``cfg.local_input`` for this step's input. True if it answered at once (the
-        input is submitted); False if it is deciding (a task submits it later)."""
-        session = self.session
-        step = session.step
-        if self._asked_step == step:
-            return False
-        self._asked_step = step
-        answer = self.cfg.local_input(session.state, self.seat)
-        if not inspect.isawaitable(answer):
-            session.submit_local_input(answer, self.loop.time())
-            return True
-        task = asyncio.ensure_future(answer)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        task.add_done_callback(lambda t: self._local_answered(t, step))
-        return False
-
-    def _local_answered(self, task: asyncio.Task, step: int) -> None:
-        if task.cancelled() or self.session is None:
-            return
-        exc = task.exception()
-        if exc is not None:
-            self.fail(NodeError("local_input", f"the local player's input failed: {exc!r}", step))
-            return
-        if self.session.step == step and self.session.needs_local_input() is not None:
-            self.session.submit_local_input(task.result(), self.loop.time())
-            self._pump_session()
-
     def _on_trouble(self, ev: Any) -> None:
         """A stalled step or a session fault (node_watchdog.py): give up or stop the peer."""
         if isinstance(ev, PeerStalled):
             self._report_waiting(force=True)
-            if ev.waited >= stall_limit(self.session):
-                if self.session.paused():
-                    # No drop can come (two seats, or no majority on our side): end the game
-                    # as abandoned, signed, rather than fail (protocol.md §C8.7, §N5).
-                    self.session.abandon(self.loop.time())
-                    return
-                self.fail(NodeError("stalled", f"no message from seats {list(ev.seats)} for "
-                                               f"{ev.waited:.0f} s", ev.step))
+            verdict = stall_verdict(self.session, ev)
+            if verdict == ABANDON:  # no drop can come: end the game as abandoned, signed (§C8.7)
+                self.session.abandon(self.loop.time())
+            elif verdict is not None:
+                self.fail(verdict)
             return
         err = fault_error(ev)
         if err is not None:
@@ -472,8 +427,7 @@ class Node:
         self.log_path = log_path
         self._log = session.log
         self.phase = "playing" if session.phase != FINISHED else "done"
-        self._asked_step = -1
-        self.answer.start_clock(session.setup.options_dict(), self.loop.time())
+        self.input.restart(session.setup.options_dict(), self.loop.time())
         if self._ticker is None:
             self._tick()
 
@@ -490,11 +444,12 @@ class Node:
         """Handle the session's events and send what it produced (after a restart or a move)."""
         self._pump_session()
 
-    def spawn(self, coro: Any) -> None:
-        """Run ``coro`` in a task of ours (cancelled by ``close``)."""
+    def spawn(self, coro: Any) -> asyncio.Task:
+        """Run ``coro`` (or an awaitable) in a task of ours (cancelled by ``close``)."""
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return task
 
     def winner(self, state: Any) -> int | None:
         """The engine's winner of ``state`` (None: none, or an engine without ``winner``)."""

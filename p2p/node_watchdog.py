@@ -7,6 +7,9 @@ Policy of ``p2p.node.Node`` kept apart from its I/O (protocol.md §C8.3, §C8.7,
   s, or at once when forced by ``PeerStalled``);
 * ``stall_limit``: how long a step may wait before the node gives up (ends the game as
   abandoned when no drop can come, else fails with ``NodeError("stalled")``);
+* ``stall_verdict``: what a ``PeerStalled`` past that limit means (abandon, or fail);
+* ``idle_seats``: whose turn a headless player's patience (``PeerConfig.skip_idle_after``)
+  votes to let pass (§C8.10);
 * ``fault_error``: the ``NodeError`` a session fault (desync, equivocation, detected cheat,
   exhausted beacon) stops the node with.
 """
@@ -19,11 +22,13 @@ from .lockstep import BeaconExhausted, CheatDetected, Desync, Equivocation
 from .node_config import NodeError
 from .node_reports import Waiting
 
-__all__ = ["STALL_LIMIT", "WAIT_NOTICE", "WAIT_REPEAT", "WaitReports", "fault_error", "stall_limit"]
+__all__ = ["ABANDON", "STALL_LIMIT", "WAIT_NOTICE", "WAIT_REPEAT", "WaitReports", "fault_error", "idle_seats",
+           "stall_limit", "stall_verdict"]
 
 STALL_LIMIT = 60.0  # s a step may wait for a silent seat before the node gives up (> drop timeout)
 WAIT_NOTICE = 1.0  # s a step waits for another seat before the node reports whom it waits for
 WAIT_REPEAT = 1.0  # s between two ``waiting`` lines
+ABANDON = "abandon"  # ``stall_verdict``: end the game as abandoned, signed
 
 
 def stall_limit(session: Any) -> float:
@@ -33,6 +38,27 @@ def stall_limit(session: Any) -> float:
     if session is None or not session.seat_loss:
         return STALL_LIMIT
     return max(STALL_LIMIT, 2.0 * session.drop_timeout)
+
+
+def stall_verdict(session: Any, ev: Any) -> str | NodeError | None:
+    """What the node does about ``ev`` (``PeerStalled``: ``step``, ``seats``, ``waited`` s):
+    None while ``waited`` is under ``stall_limit``; past it ``ABANDON`` when no drop can come
+    (two seats, or no majority on our side: protocol.md §C8.7, §N5), else
+    ``NodeError("stalled")``."""
+    if ev.waited < stall_limit(session):
+        return None
+    if session.paused():
+        return ABANDON
+    return NodeError("stalled", f"no message from seats {list(ev.seats)} for {ev.waited:.0f} s", ev.step)
+
+
+def idle_seats(session: Any, my_seat: int, after: float | None, now: float) -> tuple[int, ...]:
+    """The other seats whose turn our player's patience votes to let pass (protocol.md §C8.10):
+    those the current step still waits for once it has waited ``after`` s (None: never) and a
+    skip is possible there (``session.skippable()``); ``now``: the session's clock, s."""
+    if after is None or session is None or not session.skippable() or now - session.step_started < after:
+        return ()
+    return tuple(i for i in session.waiting_for() if i != my_seat)
 
 
 class WaitReports:

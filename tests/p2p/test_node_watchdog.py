@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from p2p.lockstep import BeaconExhausted, CheatDetected, Desync, Equivocation, PeerStalled
-from p2p.node_watchdog import STALL_LIMIT, WAIT_NOTICE, WAIT_REPEAT, WaitReports, fault_error, stall_limit
+from p2p.node_watchdog import (ABANDON, STALL_LIMIT, WAIT_NOTICE, WAIT_REPEAT, WaitReports, fault_error, idle_seats,
+                               stall_limit, stall_verdict)
 
 
 @dataclass
@@ -74,3 +75,33 @@ def test_session_faults_become_node_errors_naming_the_seat():
         err = fault_error(ev)
         assert (err.code, err.step, err.seat) == (code, 4, seat)
     assert fault_error(PeerStalled(4, (1,), 3.0)) is None
+
+
+def test_a_stall_past_the_limit_abandons_when_no_drop_can_come_else_fails():
+    """§C8.7, §N5: under the stall limit nothing; past it a paused table is abandoned (signed),
+    any other stops the node with NodeError("stalled")."""
+    s = Session()
+    limit = stall_limit(s)
+    assert stall_verdict(s, PeerStalled(4, (1,), limit - 1)) is None
+    err = stall_verdict(s, PeerStalled(4, (1,), limit))
+    assert (err.code, err.step) == ("stalled", 4)
+    assert stall_verdict(Session(is_paused=True), PeerStalled(4, (1,), limit)) == ABANDON
+
+
+@dataclass
+class Skippable(Session):
+    can_skip: bool = True
+
+    def skippable(self) -> bool:
+        return self.can_skip
+
+
+def test_idle_seats_after_the_players_patience():
+    """§C8.10 ``skip_idle_after``: the other seats still owed, once the step waited that long
+    and a skip is possible; never our own seat, never without patience."""
+    s = Skippable()
+    assert idle_seats(s, 0, None, s.step_started + 999) == ()
+    assert idle_seats(s, 0, 10.0, s.step_started + 9.9) == ()
+    assert idle_seats(s, 0, 10.0, s.step_started + 10.0) == (2,)
+    assert idle_seats(Skippable(can_skip=False), 0, 10.0, s.step_started + 99) == ()
+    assert idle_seats(None, 0, 10.0, 0.0) == ()
