@@ -131,6 +131,10 @@ REJECT_CODES = (REJECT_FULL, REJECT_VERSION, REJECT_OTHER_KEYS)
 #: Lobby: SETUP_SIG/SEED messages kept before our PROPOSAL arrives (one per source, type, seat;
 #: the oldest is dropped beyond it).
 EARLY_BUFFER = 64
+#: Lobby: seconds between two re-sends of our SETUP_SIG (and SEED once revealing) to every
+#: other seat until the game starts: a copy lost (e.g. pushed out of a peer's early buffer by
+#: junk, protocol.md §C2.2) comes again instead of aborting everyone at SETUP_TIMEOUT.
+SETUP_RESEND_S = 2.0
 
 # Resilience (protocol.md §C7-§9).
 #: Setup option keys read by the p2p layer (never passed to the engine: every key that starts

@@ -162,6 +162,8 @@ class Lobby(Admission):
         self._out: list[tuple[Any, bytes]] = []
         self._events: deque = deque()
         self._deadline: float | None = None
+        #: Signing and revealing: when our SETUP_SIG/SEED go to every other seat again.
+        self._resend_at: float | None = None
         #: The signing phase (setup_signing.py): every seat's SETUP_SIG and SEED, the early
         #: ones held until our PROPOSAL, the hidden-information leaves.
         self.signing = SetupSigning()
@@ -280,12 +282,22 @@ class Lobby(Admission):
         return []
 
     def get_timer(self) -> float | None:
-        """When ``handle_timer`` must run (join or setup deadline), or None."""
+        """When ``handle_timer`` must run (join or setup deadline, the next re-send of our
+        SETUP_SIG/SEED), or None."""
+        if self.phase in (SIGNING, REVEALING) and self._resend_at is not None:
+            return self._resend_at if self._deadline is None else min(self._deadline, self._resend_at)
         return self._deadline if self.phase in (JOINING, SIGNING, REVEALING) else None
 
     def handle_timer(self, now: float) -> None:
-        """Abort if the join or the setup phase passed its deadline (JOIN_TIMEOUT,
-        SETUP_TIMEOUT)."""
+        """Signing and revealing: send our SETUP_SIG (and our SEED once revealing) to every
+        other seat again every SETUP_RESEND_S — lobby messages are not re-sent otherwise, and a
+        copy a peer lost (pushed out of its early buffer by junk, H37) would abort everyone at
+        SETUP_TIMEOUT; a peer takes the copy as a duplicate. Abort if the join or the setup
+        phase passed its deadline (JOIN_TIMEOUT, SETUP_TIMEOUT)."""
+        if self.phase in (SIGNING, REVEALING) and self._resend_at is not None and now >= self._resend_at:
+            for raw in self.signing.own(self.my_seat):
+                self._send_to_seats(raw)
+            self._resend_at = now + C.SETUP_RESEND_S
         if self._deadline is not None and now >= self._deadline and self.phase in (JOINING, SIGNING, REVEALING):
             if self.phase == JOINING:
                 self._abort("no answer from the host")
@@ -431,6 +443,7 @@ class Lobby(Admission):
         self.endpoints = endpoints
         self.phase = SIGNING
         self._deadline = now + C.SETUP_TIMEOUT
+        self._resend_at = now + C.SETUP_RESEND_S
         self._events.append(SetupProposed(setup, self.my_seat))
         # Hidden information (protocol.md §C12.2): our leaves, signed before any seed is revealed.
         mine = self.signing.start(setup, self.my_seat, self.chain_secret, self.game_id)

@@ -155,6 +155,14 @@ class SetupSigning:
         """The seed secret ``seat`` revealed."""
         return self._seeds[seat][1]
 
+    def own(self, seat: int) -> list[bytes]:
+        """Our SETUP_SIG envelope, then our SEED envelope once revealed (``seat``: ours), for
+        the lobby's re-sends (``const.SETUP_RESEND_S``)."""
+        out = [self._sigs[seat]] if seat in self._sigs else []
+        if seat in self._seeds:
+            out.append(self._seeds[seat][0])
+        return out
+
     def header_envelopes(self, seats: int) -> tuple[list[bytes], list[bytes]]:
         """([SETUP_SIG envelope per seat], [SEED envelope per seat]) for the log header."""
         return [self._sigs[i] for i in range(seats)], [self._seeds[i][0] for i in range(seats)]

@@ -29,7 +29,8 @@ from p2p.reseat import open_request, request_for
 from p2p.spectate import (MAX_WATCHERS, RECORDS_BATCH, UNSETTLED_BYTES, WATCH_CHECK_RATE, WATCH_RENEW_S,
                           WATCH_SILENCE_S, WatchClient, WatchServer)
 from p2p.turn_skip import TurnSkip, check_skip_payload, skip_record
-from p2p.wire import MSG_CHAT, MSG_SEED, Chat, Player, Setup, open_envelope, seal_message
+from p2p.wire import (MSG_CHAT, MSG_PROPOSAL, MSG_SEED, MSG_SETUP_SIG, Chat, Player, Setup, SetupSig, open_envelope,
+                      seal_message)
 
 
 HOST = ("127.0.0.2", 41000)
@@ -642,3 +643,53 @@ def test_a_join_by_game_id_never_picks_one_of_two_adverts_with_different_keys(mo
     assert asyncio.run(pick([_AD])) == _AD
     later = GameAd.from_info(_Info({**_TXT, b"seats": b"2/4"}))  # the host's own update
     assert asyncio.run(pick([_AD, later])) in (_AD, later)
+
+
+# --- lobby: the early buffer -----------------------------------------------------------------
+
+def test_an_early_setup_sig_pushed_out_by_junk_does_not_kill_the_lobby():
+    """Fixed (H37): a joiner that gets another seat's SETUP_SIG before the host's PROPOSAL keeps
+    it in the early buffer (64 keyed sources, the oldest dropped first); EARLY_BUFFER junk
+    SETUP_SIGs over channels keyed with fresh keys (an attacker's cached keys: no derivation
+    limit) pushed it out, and lobby messages were never sent again: that seat's signature never
+    came, every seat aborted at SETUP_TIMEOUT. Now every seat re-sends its SETUP_SIG (and its
+    SEED once revealing) every SETUP_RESEND_S until the game starts."""
+    ids = {i: Identity.from_seed(b"h37-early%d" % i) for i in range(3)}
+    at = {i: ("127.0.0.%d" % (90 + i), 41090 + i) for i in range(3)}
+    host = Lobby.host(ids[0], edition="classico", seats=3, name="h", endpoint=at[0], demo_seed=b"h37e")
+    hk = (ids[0].public_key, ids[0].x25519_public_key)
+    lobbies = {0: host} | {i: Lobby.join(ids[i], host_addr=at[0], game_id=host.game_id, name=f"j{i}",
+                                         demo_seed=b"h37e", host_keys=hk) for i in (1, 2)}
+    by_addr = {a: i for i, a in at.items()}
+    junk = seal_message(MALLORY, MSG_SETUP_SIG, SetupSig(host.game_id, 0, bytes(32), None))
+    held_back: list = []  # the host's PROPOSAL to the victim, delivered late
+
+    def deliver(now, victim_waits):
+        moved = False
+        for i, lob in lobbies.items():
+            for dst, raw in lob.messages_to_send():
+                j = by_addr[tuple(dst)]
+                mtype = open_envelope(raw, C.MAX_LOBBY_MSG).mtype
+                if victim_waits and i == 0 and j == 2 and mtype == MSG_PROPOSAL:
+                    held_back.append(raw)
+                    continue
+                lobbies[j].receive_message(raw, at[i], now, ids[i].x25519_public_key)
+                moved = True
+        return moved
+
+    now = 0.0
+    while deliver(now, True):  # seat 1 signs and its SETUP_SIG reaches seat 2 early
+        pass
+    assert lobbies[2].phase == WAITING and held_back
+    for k in range(C.EARLY_BUFFER):  # the junk flood, each over a channel with its own key
+        lobbies[2].receive_message(junk, ("127.0.0.%d" % (200 + k % 50), 9000 + k), now, os.urandom(32))
+    assert lobbies[2].stats["buffer_full"] == 2  # the host's and seat 1's SETUP_SIGs were pushed out
+    lobbies[2].receive_message(held_back.pop(), at[0], now, ids[0].x25519_public_key)
+    while now < C.SETUP_TIMEOUT and any(lob.phase != "started" for lob in lobbies.values()):
+        while deliver(now, False):
+            pass
+        now += 0.5
+        for lob in lobbies.values():
+            if lob.get_timer() is not None and now >= lob.get_timer():
+                lob.handle_timer(now)
+    assert [lob.phase for lob in lobbies.values()] == ["started"] * 3
