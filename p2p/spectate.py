@@ -217,7 +217,7 @@ class WatchServer:
                 sub.unsettled += len(raw)
                 sub.answer = False
                 self.stats["sent"] += 1
-            if sub.answer:
+            if sub.answer and (sub.reached or not sub.probed):  # one probe until reached
                 raw = signed.get((sub.sent, 0))
                 if raw is None:
                     raw = signed[sub.sent, 0] = seal_message(self.identity, MSG_RECORDS,
