@@ -18,10 +18,10 @@ There is none left, so there is no allow-list: a circle fails. Counting the impo
 functions too, the rules still call each other in one circle (``tests/test_layering.py``
 ``KNOWN_CIRCLES``): the classic rules call the niente-e-come-sembra ones at run time
 (movement -> faceup_cards / niente_estate, cards / jail -> faceup_cards, bankruptcy ->
-niente_estate) while those import the classic rules at import time; and counterfeit calls back
-faceup_cards, whose magnifier card opens counterfeit's window. Those deferred imports are the
-only ones the engine keeps inside functions (``test_engine_defers_an_import_only_to_avoid_a_circle``);
-cutting them needs the editions' card and estate rules as strategies on the edition.
+niente_estate) while those import the classic rules at import time. Those deferred imports are
+the only ones the engine keeps inside functions
+(``test_engine_defers_an_import_only_to_avoid_a_circle``); cutting them needs the editions' card
+rules as a strategy on the edition, as money and estate already are.
 """
 
 from __future__ import annotations

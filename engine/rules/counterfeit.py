@@ -186,17 +186,17 @@ def unknown_items(s) -> list[tuple[str, int]]:
     return out
 
 
-def end_window_step(s, ev) -> None:
+def end_window_step(s, ev) -> list | None:
     """After a window decision step: no inspection closes the window; inspections with public
-    outcomes resolve now; others wait in phase "inspection" (chance-like)."""
+    outcomes resolve now; others wait in phase "inspection" (chance-like). Returns the card in
+    use that the closed window lets take effect (``_close``), else None."""
     nx = s.nx
     if not nx[NX_INSP]:
-        _close(s, ev, resolved=False)
-        return
+        return _close(s, ev, resolved=False)
     if unknown_items(s):
         s.phase = P_REVEAL
-        return
-    reveal(s, ev, [])
+        return None
+    return reveal(s, ev, [])
 
 
 def fake_rate(ed, denomination: int) -> tuple[int, int]:
@@ -239,9 +239,10 @@ def standin_outcomes(s, rng) -> list[bool]:
     return out
 
 
-def reveal(s, ev, fakes) -> None:
+def reveal(s, ev, fakes) -> list | None:
     """Apply the outcomes (``fakes``: one bool per ``unknown_items`` entry, in order), then close
-    the window. Raises ValueError on a wrong count (state unchanged)."""
+    the window; returns the card in use that now takes effect (``_close``), else None. Raises
+    ValueError on a wrong count (state unchanged)."""
     nx = s.nx
     items = unknown_items(s)
     if len(fakes) != len(items):
@@ -274,23 +275,25 @@ def reveal(s, ev, fakes) -> None:
                 if not s.out[inspector]:
                     transfer(s, ev, -1, inspector, reward, R_CARD)
         resolved = True
-    _close(s, ev, resolved)
+    return _close(s, ev, resolved)
 
 
-def _close(s, ev, resolved: bool) -> None:
-    """Close the window: back to the interrupted phase; a card still in use takes effect; after
-    an inspection round the rest of the payment may be inspected again (next window)."""
+def _close(s, ev, resolved: bool) -> list | None:
+    """Close the window: back to the interrupted phase; after an inspection round the rest of
+    the payment may be inspected again (next window). A card still in use (not found fake) is
+    returned as [seat, deck, card, target] for the caller to apply at once
+    (``niente_flow``: ``faceup_cards.apply_used``; faceup_cards, whose magnifier opens this
+    window, is above this module), else None."""
     nx = s.nx
     if resolved:
         nx[NX_PAY] = [p for p in nx[NX_WIN] if len(p) > 2] + nx[NX_PAY]
     nx[NX_WIN] = []
     s.phase = s.resume.pop()
     card = nx[NX_CARD]
-    if card:
-        nx[NX_CARD] = []
-        # Deferred: faceup_cards imports this module (its magnifier card opens our window).
-        from .faceup_cards import apply_used
-        apply_used(s, ev, card[0], card[1], card[2], card[3])
+    if not card:
+        return None
+    nx[NX_CARD] = []
+    return card
 
 
 __all__ += ["K_BILL", "K_CARD"]

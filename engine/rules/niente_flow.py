@@ -51,6 +51,14 @@ def _settle(s, ev, advance) -> None:
     niente_estate.maybe_end(s, ev)
 
 
+def _use_card(s, ev, card) -> None:
+    """A card that an inspection window held and did not find fake (``counterfeit.reveal`` /
+    ``end_window_step`` return it: [seat, deck, card, target]) takes effect now, as the window
+    closes; None: no card was in use."""
+    if card:
+        faceup_cards.apply_used(s, ev, card[0], card[1], card[2], card[3])
+
+
 def after_step(s, ev, inputs, ph0: int, ev0: int, advance) -> None:
     """End of a decision step that started in phase ``ph0``; ``ev[ev0:]`` are its events.
     ``advance`` is engine.game.advance (passed in: engine.game imports this module)."""
@@ -63,7 +71,7 @@ def after_step(s, ev, inputs, ph0: int, ev0: int, advance) -> None:
         if a is None or any(type(e) is ActionRefused and e.seat == debtor for e in ev[ev0:]):
             niente_estate.default_raise(s, ev, debtor)
     elif ph0 == P_INSPECT and ph == P_INSPECT:
-        counterfeit.end_window_step(s, ev)
+        _use_card(s, ev, counterfeit.end_window_step(s, ev))
     elif ph0 == P_PAY and ph == P_PAY:
         bill_choice.end_pay_step(s, ev, inputs, ev0)
     _settle(s, ev, advance)
@@ -76,7 +84,7 @@ def after_chance(s, ev, advance) -> None:
 
 def reveal_step(s, ev, fakes, advance) -> None:
     """Phase "inspection": apply the outcomes (see engine.rules.counterfeit.reveal)."""
-    counterfeit.reveal(s, ev, fakes)
+    _use_card(s, ev, counterfeit.reveal(s, ev, fakes))
     _settle(s, ev, advance)
 
 
@@ -157,7 +165,7 @@ def standin_reveal(s, ev, rng) -> None:
     draws the outcomes from the beacon (engine.rules.counterfeit.standin_outcomes). Network
     games never take this path: the lockstep layer supplies the outcomes of the opened shares
     through ``apply_reveal`` (protocol.md §C12)."""
-    counterfeit.reveal(s, ev, counterfeit.standin_outcomes(s, rng))
+    _use_card(s, ev, counterfeit.reveal(s, ev, counterfeit.standin_outcomes(s, rng)))
 
 
 def reveal_inplace(s, ev, fakes, advance) -> None:
@@ -165,7 +173,7 @@ def reveal_inplace(s, ev, fakes, advance) -> None:
     fake/genuine outcomes (one bool per item of ``counterfeit.unknown_items(s)``, in order) to
     ``s`` in place, then run the flow on (``advance``: engine.game.advance). Raises ValueError
     if the count is wrong."""
-    counterfeit.reveal(s, ev, fakes)
+    _use_card(s, ev, counterfeit.reveal(s, ev, fakes))
     advance(s, ev)
     _settle(s, ev, advance)
 
