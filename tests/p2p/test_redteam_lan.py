@@ -38,6 +38,7 @@ VICTIM = ("127.0.0.9", 7777)  # a machine that never asked for anything
 HOST_ID = Identity.from_seed(b"h37-host")
 MALLORY = Identity.from_seed(b"h37-mallory")
 TICK = 0.05
+GID = bytes(range(16))
 
 
 def forge_intro(attacker: Identity, target: tuple, target_xk: bytes, payload: bytes, epoch: int = 77) -> list[bytes]:
@@ -87,9 +88,6 @@ def _watch_server(records_bytes: int):
                 pass
 
     return ep, ws, records, deliver, drive
-
-
-GID = bytes(range(16))
 
 
 @pytest.mark.xfail(strict=True, reason=(
@@ -198,7 +196,8 @@ def _join_raw(identity: Identity, lob: Lobby, **kw) -> bytes:
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "H37 BREAK (owner lobby.py/admission.py, design: coordinator): a JOIN from a fresh key that "
+    "H37 BREAK, the known limit §C11.1 (c) (owner lobby.py/admission.py, design: coordinator): a "
+    "JOIN from a fresh key that "
     "then never signs takes a seat; when it fills the lobby (1 datagram at 2 seats, N-1 at N) "
     "the setup is proposed, nobody can sign it and at SETUP_TIMEOUT every honest seat aborts "
     "('setup timed out in phase signing'); the host cannot drop the ghost and go on"))
