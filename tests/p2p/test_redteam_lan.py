@@ -93,7 +93,8 @@ def _watch_server(records_bytes: int):
 @pytest.mark.xfail(strict=True, reason=(
     "H37 BREAK, mitigated (owner H43 transport.py): ONE spoofed 230 B introduction carrying a "
     "WATCH made a seat send the spoofed victim 44 MB in 30 s at HEAD f565d47 (the whole window "
-    "re-sent with copies at every flush, _overdue) and 2.5 MB before it; spectate.py now sends a "
+    "re-sent with copies at every flush, _overdue; 0173ad0 went back to once per MAX_RTO) and 2.5 MB "
+    "before it; spectate.py now sends a "
     "new subscriber no records before its channel acknowledged the first answer: 4.4 KB in 30 s "
     "(19x), the one answer re-sent every MAX_RTO for ever. Left: the transport never gives up on "
     "an address that never acked, and an attacker holding its keys can forge that first ack "
