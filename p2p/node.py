@@ -298,15 +298,12 @@ class Node:
                                           lob.log_header(), lob.chain_secret)
         self.peers = self.seats.peers()
         files = self.restart.files
-        self.log_path = None if files is None else files.log_path
         now = self.loop.time()
         own = None if files is None else files.own_log()
-        self.session = LockstepSession(lob.setup, lob.my_seat, lob.identity, lob.chain, self.engine,
-                                       lob.game_seed, log=self._log, own_log=own, now=now,
-                                       setup_bytes=lob.setup_bytes, hidden_commits=lob.hidden_commits)
-        self.input.restart(lob.setup.options_dict(), now)
-        self.phase = "playing"
-        self._tick()
+        self._run(LockstepSession(lob.setup, lob.my_seat, lob.identity, lob.chain, self.engine,
+                                  lob.game_seed, log=self._log, own_log=own, now=now,
+                                  setup_bytes=lob.setup_bytes, hidden_commits=lob.hidden_commits),
+                  None if files is None else files.log_path, now)
         self.report(Found(ev.setup.seats, now - self.t0))
         early, self._early = self._early, []
         for raw in early:
@@ -421,13 +418,20 @@ class Node:
         """Run ``session``, replayed from our log at ``log_path`` (a restart, or our state
         forked at a step), with the seats at ``restart.seats``."""
         self.session = session
+        self.route_seats()  # before the first tick may send
+        self._run(session, log_path, self.loop.time())
+
+    def _run(self, session: Any, log_path: Path | None, now: float) -> None:
+        """From now on the node relays for ``session`` (new, or replayed from our log at
+        ``log_path``), its own log (``session.log``): our seat, the names, the phase, a fresh
+        input and timed-game clock, the tick."""
+        self.session = session
         self.seat = session.my_seat
-        self.route_seats()
         self.names = tuple(p.name for p in session.setup.players)
         self.log_path = log_path
         self._log = session.log
         self.phase = "playing" if session.phase != FINISHED else "done"
-        self.input.restart(session.setup.options_dict(), self.loop.time())
+        self.input.restart(session.setup.options_dict(), now)
         if self._ticker is None:
             self._tick()
 
