@@ -51,13 +51,22 @@ def test_backoff_doubles_per_timeout_up_to_max_rto_and_an_ack_ends_it(timeouts: 
     assert rec.rtos() == (R.INITIAL_RTO, R.INITIAL_RTO)
 
 
-def test_time_threshold_is_nine_eighths_of_the_larger_of_srtt_and_the_latest_sample():
+def test_time_threshold_is_nine_eighths_of_the_bare_round_trip():
+    """§N2.5: prompt datagrams: 9/8 of the larger of their srtt and the latest sample; delayed-ack
+    ones: 9/8 of the bare round trip (the prompt srtt, else the smallest sample): the peer's ack
+    delay in their srtt says nothing about reordering on the path."""
     rec = R.Recovery()
     rec.acked(0.040, prompt=False)
+    rec.acked(0.050, prompt=False)
+    assert rec.time_thresholds()[0] == pytest.approx(R.TIME_THRESHOLD * 0.040)  # the smallest sample
     rec.acked(0.008, prompt=True)
     delayed, prompt = rec.time_thresholds()
-    assert delayed == pytest.approx(R.TIME_THRESHOLD * 0.040)
+    assert delayed == pytest.approx(R.TIME_THRESHOLD * 0.008)
     assert prompt == pytest.approx(R.TIME_THRESHOLD * 0.008)
+    rec.acked(0.016, prompt=True)
+    delayed, prompt = rec.time_thresholds()
+    assert prompt == pytest.approx(R.TIME_THRESHOLD * 0.016)  # the latest sample is larger
+    assert delayed == pytest.approx(R.TIME_THRESHOLD * (0.875 * 0.008 + 0.125 * 0.016))
 
 
 def test_lossy_regime_needs_evidence_of_loss():

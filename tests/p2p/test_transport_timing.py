@@ -269,3 +269,25 @@ def test_a_resend_after_the_rto_has_its_copies_in_the_lossy_regime():
     a, _b, first = resend_a_hole()  # the hole starts the lossy regime
     assert [seq_of(x) for x in first] == [0, 0] and first[0] == first[1]
     assert a.stats["retransmits"] == 1 and a.stats["copies_sent"] == 1
+
+
+def test_a_hole_shown_by_the_next_datagram_is_resent_at_once_though_acks_were_delayed():
+    """§N2.5 time threshold: for datagrams acknowledged after a delay it is 9/8 of the bare
+    round trip, not of their srtt (which holds the peer's ack delay, ~50 ms): a lockstep
+    datagram lost outside the lossy regime is resent when the next one's selective ack shows
+    the hole, not 80 ms later by its RTO."""
+    a, b = pair()
+    a.send(b"d0")
+    (d0,) = [x for x, _ in a.datagrams_to_send(0.0)]
+    b.receive_datagram(d0, A, 0.0003)
+    (ack,) = [x for x, _ in b.datagrams_to_send(T.MAX_ACK_DELAY + 0.0003)]  # a delayed ack
+    a.receive_datagram(ack, B, T.MAX_ACK_DELAY + 0.0006)  # srtt ~50 ms
+    a.send(b"d1")
+    a.datagrams_to_send(1.0)  # lost
+    a.send(b"d2")
+    (d2,) = [x for x, _ in a.datagrams_to_send(1.0015)]
+    b.receive_datagram(d2, A, 1.0018)
+    (sack,) = [x for x, _ in b.datagrams_to_send(1.0018)]  # a gap: at once
+    a.receive_datagram(sack, B, 1.0021)
+    out = [x for x, _ in a.datagrams_to_send(1.0021)]
+    assert seq_of(out[0]) == 1 and out[0].endswith(b"d1") and a.stats["fast_retransmits"] == 1
