@@ -68,7 +68,7 @@ from .session_events import (BeaconExhausted, CaughtUp, CheaterProven, CheatDete
 from .referee import Referee
 from .reseat import OffsetChain, Reseat
 from .session_port import Effects
-from .step_collect import Held, StepCollector, step_digest
+from .step_collect import Held, StepCollector, kept_version, step_digest
 # Step resolution, shared with verify.py (step_resolve.py); re-exported here.
 from .step_resolve import StepResult, hidden_bot, resolve_hidden, resolve_step
 from .escrow_acks import escrow_round
@@ -1023,8 +1023,15 @@ class LockstepSession:
                     if self.phase != RUNNING:
                         return True
                     continue
-                # We applied one version, others another: our states forked (§C3.4). Tell
-                # everyone who did it, then stop.
+                # We applied one version, others (maybe) another: our states may have forked
+                # (§C3.4 "Two versions applied"). Both are i's own signed choices: the table
+                # converges on the one ``kept_version`` picks, i is voted out.
+                if i != self.my_seat and not self._replaying and self.seats.drop_possible() \
+                        and self.active[i]:
+                    if self._two_versions(step, i, h, env):
+                        return True
+                    continue
+                # Without a drop (seat loss off, two seats) a proven cheater ends the game anyway.
                 self.disputes.clear()
                 if not self._replaying and i != self.my_seat:  # never a complaint about ourselves
                     self._out.append(make_complaint(self.identity, self.game_id, self.my_seat, self.step, i,
@@ -1032,6 +1039,58 @@ class LockstepSession:
                 self._halt(Equivocation(step, i, h.env.raw, raw))
                 return True
         return False
+
+    def _two_versions(self, step: int, seat: int, ours: Held, env: Envelope) -> bool:
+        """``seat`` signed ``ours`` (applied by us at ``step``) and ``env`` (found in a record)
+        over one history (§C3.4 "Two versions applied"). If ``kept_version`` keeps ours: prove
+        ``seat`` (COMPLAINT kind 1, vote) and forget the current-step messages signed over the
+        other version's digest (their senders roll back and sign again over ours), ending a
+        digest dispute they opened. Else: send the complaint and halt with
+        ``StepOverturned(step, seat, chosen, ours)``; the node restarts us from our log cut at
+        ``step`` and hands both to ``adopt_equivocation``. Returns True if we halted."""
+        evidence = [ours.env.raw, env.raw]
+        if kept_version(ours.env.body, env.body) == env.body:
+            self.disputes.clear()
+            self._out.append(make_complaint(self.identity, self.game_id, self.my_seat, self.step, seat,
+                                            EQUIVOCATION, evidence))
+            self._halt(StepOverturned(step, seat, env.raw, ours.env.raw))
+            return True
+        self._prove(seat, step, EQUIVOCATION, "signed two different messages for one step", evidence,
+                    halt=Equivocation(step, seat, ours.env.raw, env.raw))
+        if self.phase != RUNNING:
+            return True
+        self.referee.overturn(step, seat, env.body)  # messages over the other version: superseded
+        return False
+
+    def adopt_equivocation(self, step: int, seat: int, chosen: bytes, other: bytes) -> bool:
+        """After ``StepOverturned(step, seat, chosen, other)`` and a restart from our log cut at
+        ``step`` (our current step now): hold ``chosen`` as ``seat``'s message of ``step`` and
+        prove ``seat`` with both (COMPLAINT kind 1, vote), so that a re-sent ``other`` is no
+        longer applied (§C3.4 "Two versions applied"). Both must be ``seat``'s validly signed
+        STEP envelopes of ``step`` over one history, different, ``chosen`` the one
+        ``kept_version`` keeps. Returns False (nothing done) otherwise."""
+        if step != self.step or self.phase != RUNNING or not 0 <= seat < self.n or seat == self.my_seat:
+            return False
+        found = []
+        for raw in (chosen, other):
+            try:
+                env = open_envelope(raw, C.MAX_STEP_MSG)
+                b = decode_step_body(env.body)
+            except (WireError, TypeError):
+                return False
+            if env.mtype != MSG_STEP or b.game_id != self.game_id or b.step != step or b.seat != seat \
+                    or not env.verify(self._pubkeys[seat]):
+                return False
+            found.append(Held(b, env))
+        a, o = found
+        if a.env.body == o.env.body or not same_history(a.body, o.body) \
+                or kept_version(a.env.body, o.env.body) != a.env.body:
+            return False
+        self.steps.hold(step, seat, a)
+        self.referee.overturn(step, seat, o.env.body)
+        self._prove(seat, step, EQUIVOCATION, "signed two different messages for one step", [a.env.raw, o.env.raw],
+                    halt=Equivocation(step, seat, a.env.raw, o.env.raw))
+        return True
 
     def _fork_in_sight(self, step: int, seat: int) -> bool:
         """True if some seat other than ``seat`` may have applied another version of ``step``

@@ -154,9 +154,10 @@ class NodeRestart:
     def become_spectator(self, ev: Any) -> None:
         """``SeatLost``: our seat was dropped at ``ev.step`` after we had applied that step
         ourselves; ``StepOverturned``: a quorum dropped another seat at a step we applied with
-        its message. Either way our state forked at ``ev.step``: cut our log back to that step
-        and resume; the catch-up brings the drop (we follow as a spectator if the seat was
-        ours, else we play on). Protocol.md §C8.3, §C8.4. Raises ``NodeError("resume")``
+        its message, or (``ev.chosen`` set) the table keeps another version of a seat's message
+        than the one we applied. Either way our state forked at ``ev.step``: cut our log back to
+        that step and resume (holding ``ev.chosen`` for its seat); the catch-up brings the drop
+        or the kept version (we follow as a spectator if the seat was ours, else we play on). Protocol.md §C8.3, §C8.4. Raises ``NodeError("resume")``
         without a readable ``.resume`` file."""
         node = self.node
         node.report(ev)  # the seat_lost / step_overturned line
@@ -171,6 +172,8 @@ class NodeRestart:
         except (LocalProtocolError, OSError) as e:
             node.fail(NodeError("resume", f"cannot follow the game after losing our seat: {e}", ev.step))
             return
+        if getattr(ev, "chosen", None) is not None:  # the version the table keeps (§C3.4 "Two versions applied")
+            sess.adopt_equivocation(ev.step, ev.seat, ev.chosen, ev.other)
         self._adopt(self.files, sess, info["endpoints"])
         node.pump()
 

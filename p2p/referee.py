@@ -41,7 +41,7 @@ from .identity import Identity
 from .sealed import OPEN
 from .session_port import Effects, SessionView
 from .session_events import CheaterProven, CheatDetected, Desync, PeerMisbehaved
-from .step_collect import Held
+from .step_collect import Held, step_digest
 from .wire import (MSG_ABANDON, MSG_COMPLAINT, MSG_STEP, ComplaintMsg, Envelope, Setup, StepBody, decode_abandon,
                    decode_complaint, open_envelope, pack, seal_message)
 
@@ -65,6 +65,9 @@ class Referee:
         self.complaints = Complaints()
         #: The open digest dispute, if any (disputes.py).
         self.disputes = Disputes()
+        #: Step -> (seat, STEP body) versions of that step the table did not keep (§C3.4 "Two
+        #: versions applied"): messages of the next step signed over them are superseded.
+        self._overturned: dict[int, list[tuple[int, bytes]]] = {}
 
     # -- complaints (§C8.8) --
 
@@ -236,6 +239,38 @@ class Referee:
         elif step > s.step:
             s.steps.hold(step, new.body.seat, new)
 
+    def overturn(self, step: int, seat: int, body: bytes) -> None:
+        """``body`` is ``seat``'s version of its step-``step`` message that the table does not
+        keep (§C3.4 "Two versions applied"); we applied, or will apply, the kept one. A message
+        of step ``step`` + 1 signed over the digest step ``step`` has with ``body`` is
+        superseded, like one over a step a drop overturned (§C8.3): its sender rolls back and
+        signs again over ours. The ones held are forgotten and a digest dispute one of them
+        opened ends."""
+        s = self._s
+        self._overturned = {k: v for k, v in self._overturned.items() if k >= s.step - C.KEEP_STEPS}
+        self._overturned.setdefault(step, []).append((seat, body))
+        if step + 1 != s.step:
+            return
+        for j, h in enumerate(s.steps.slots(s.step)):
+            if h is not None and j != s.my_seat and self._superseded(h.body):
+                s.steps.clear(s.step, j)
+                s.stats["superseded"] += 1
+        d = self.disputes.open
+        if d is not None and d.step == s.step and s.steps.held(s.step, d.seat) is None:
+            self.disputes.clear()  # it was one of them
+
+    def _superseded(self, b: StepBody) -> bool:
+        """True if ``b`` (a message of our current step) is signed over a digest of the last
+        step with a version the table did not keep (``overturn``)."""
+        s = self._s
+        k = s.step - 1
+        for seat, body in self._overturned.get(k, ()):
+            skipped = s.skips.skipped(k)
+            if b.prev_digest == step_digest([C.SKIPPED_BODY if j in skipped else body if j == seat else b"" if h is None
+                                             else h.env.body for j, h in enumerate(s.steps.slots(k))]):
+                return True
+        return False
+
     def _ours(self, b: StepBody) -> bool:
         s = self._s
         return b.prev_hash == s.state_hash and b.prev_digest == s.steps.prev_digest
@@ -255,6 +290,13 @@ class Referee:
             # We dropped a seat at the last step; this seat applied it with the dropped seat's
             # message (it got it, we did not): its message is superseded, not a lie. It learns
             # of the drop from our records and rolls back (StepOverturned, §C8.3).
+            s.steps.clear(s.step, b.seat)
+            s.stats["superseded"] += 1
+            self._fx.push_records(b.seat)
+            return False
+        if s.step - 1 in self._overturned and self._superseded(b):
+            # Over a version of the last step the table did not keep (§C3.4 "Two versions
+            # applied"): superseded; our records tell its sender which one we kept.
             s.steps.clear(s.step, b.seat)
             s.stats["superseded"] += 1
             self._fx.push_records(b.seat)

@@ -185,7 +185,14 @@ class StepOverturned:
     at that step (they never got its message in time; protocol.md §C8.3 "asymmetric race"):
     our state differs from theirs from ``step`` on. The session halts; restart it from our
     log with ``resume_session(..., truncate_at=step)``: it catches up the drop and goes on
-    as a player."""
+    as a player.
+
+    ``chosen`` / ``other`` (None unless so): ``seat`` signed two versions of its ``step``
+    message over one history, we applied ``other`` and the table converges on ``chosen``
+    (protocol.md §C3.4 "Two versions applied"): after the restart, hand both to the session's
+    ``adopt_equivocation`` so that it applies ``chosen`` (signed STEP envelopes)."""
 
     step: int
     seat: int
+    chosen: bytes | None = None
+    other: bytes | None = None

@@ -43,6 +43,14 @@ def step_digest(bodies: Sequence[bytes]) -> bytes:
     return h.digest()
 
 
+def kept_version(a: bytes, b: bytes) -> bytes:
+    """Of two different signed STEP bodies ``a``, ``b`` of one seat for one step over one
+    history (an equivocation both halves of which were applied, each by some peers), the one
+    the whole table keeps: the body with the smaller SHA-256 (plain, 32 bytes compared as
+    unsigned big-endian), ``a`` if equal (protocol.md §C3.4 "Two versions applied")."""
+    return b if _sha256(b).digest() < _sha256(a).digest() else a
+
+
 class StepCollector:
     """Held step messages of one session (module docstring). ``n``: seats; ``my_seat``: ours;
     ``setup_hash``: 32 bytes, the digest that step 0 messages carry."""

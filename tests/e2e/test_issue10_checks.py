@@ -21,15 +21,13 @@ history. The victim applies another step than the others (a real fork of one ste
 step's digests differ and the digest dispute shows both versions (§C3.4).
 
 What holds (asserted): no two honest peers end with different outcomes, every honest peer
-names the equivocator and nobody else, and no honest peer votes against anybody else. What the
-issue asks and does NOT hold today (strict xfail, the open case): the equivocator loses its seat
-and the three honest peers finish with one final hash and logs that verify. Two outcomes were
-seen, by timing (16 runs at HEAD 66d7b91 / d322de2): (A, 10 of 16) every peer halts with
-``Equivocation`` at the step (§C3.4 "Digest dispute": another seat's record of a step we applied
-halts); (B, 6 of 16) only the victim halts so; the two other honest peers get its complaint
-(kind 1), name the equivocator and vote it out, but with the victim gone they are 2 votes of
-Q = 3 (the equivocator votes against the victim): a stall, until the peers' timeout (here 40 s;
-the node abandons at its stall limit).
+names the equivocator and nobody else, and no honest peer votes against anybody else; the
+equivocator loses its seat and the three honest peers finish with one final hash and logs that
+verify (§C3.4 "Two versions applied": the table keeps the version with the smaller SHA-256,
+the peers that applied the other roll back to the step, StepOverturned, and replay it with the
+kept one). Before (16 runs at HEAD 66d7b91 / d322de2, a strict xfail): (A, 10 of 16) every peer
+halted with ``Equivocation`` at the step; (B, 6 of 16) only the victim halted so and the two
+other honest peers stalled at 2 votes of Q = 3 (the equivocator votes against the victim).
 """
 
 from __future__ import annotations
@@ -75,9 +73,6 @@ def test_an_equivocation_at_a_decision_step_forks_no_honest_peer(equivocation_ga
         assert all(v["seat"] == cheat_seat for v in p.of_type("drop_vote"))
 
 
-@pytest.mark.xfail(strict=True, reason="OPEN (issue 10): a decision-step equivocation split between honest "
-                   "peers halts every peer with Equivocation (digest dispute, protocol.md §C3.4) instead of "
-                   "dropping the equivocator")
 def test_the_equivocator_loses_its_seat_and_the_honest_peers_finish(equivocation_game):
     t, _attack, cheat_seat = equivocation_game
     honest = t.procs[:3]
