@@ -136,7 +136,8 @@ _HANDLERS = {
     A.Bid.CODE: _bid,
     A.PassBid.CODE: _pass_bid,
     A.PayJailFine.CODE: lambda s, ev, seat, a, x: jail.pay_fine(s, ev, seat),
-    A.UseJailCard.CODE: lambda s, ev, seat, a, x: jail.use_card(s, ev, seat, a.deck),
+    A.UseJailCard.CODE: lambda s, ev, seat, a, x: (niente_flow.use_jail_card if s.nx else jail.use_card)(
+        s, ev, seat, a.deck),
     A.BuildHouse.CODE: lambda s, ev, seat, a, x: building.build(s, ev, seat, a.square),
     A.SellBuilding.CODE: lambda s, ev, seat, a, x: building.sell(s, ev, seat, a.square),
     A.Mortgage.CODE: _mortgage_action,
@@ -329,7 +330,10 @@ def chance_inplace(s: State, rng, ev: list) -> None:
         d1 = rng.die()
         movement.apply_dice(s, ev, d1, rng.die())
     elif ph == P_CARD:
-        cards.draw(s, ev, rng)
+        if s.nx:  # niente-e-come-sembra: kept cards, face-up Imprevisti
+            niente_flow.draw_card(s, ev, rng)
+        else:
+            cards.draw(s, ev, rng)
     elif ph == P_FIRST:
         movement.first_player(s, ev, rng)
         if s.nx:

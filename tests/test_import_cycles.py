@@ -16,9 +16,9 @@ every package that re-exports it).
 
 There is none left, so there is no allow-list: a circle fails. Counting the imports inside
 functions too, the rules still call each other in one circle (``tests/test_layering.py``
-``KNOWN_CIRCLES``): the classic rules call the niente-e-come-sembra ones at run time
-(movement -> faceup_cards / niente_estate, cards / jail -> faceup_cards, bankruptcy ->
-niente_estate) while those import the classic rules at import time. Those deferred imports are
+``KNOWN_CIRCLES``): two classic rules call the niente-e-come-sembra ones at run time
+(movement -> faceup_cards / niente_estate on landing, bankruptcy -> niente_estate) while those
+import the classic rules at import time. Those deferred imports are
 the only ones the engine keeps inside functions
 (``test_engine_defers_an_import_only_to_avoid_a_circle``); cutting them needs the editions' card
 rules as a strategy on the edition, as money and estate already are.

@@ -190,8 +190,9 @@ def test_checker_flags_raw_layout_reads() -> None:
 KNOWN_CIRCLES = [
     # the shared rules call each other (bankruptcy <-> niente_estate, cards <-> movement ...);
     # auction and building left it when the estate became the edition's strategy, counterfeit
-    # when its window hands the card in use back to niente_flow (issue 13)
-    {"engine.rules.bankruptcy", "engine.rules.cards", "engine.rules.faceup_cards", "engine.rules.jail",
+    # when its window handed the card in use back to niente_flow, jail when engine.game routed
+    # niente's card draw and jail card to niente_flow (issue 13)
+    {"engine.rules.bankruptcy", "engine.rules.cards", "engine.rules.faceup_cards",
      "engine.rules.movement", "engine.rules.niente_estate", "engine.rules.trade"},
 ]
 

@@ -18,11 +18,9 @@ from .movement import move_back, move_to
 
 
 def draw(s, ev, rng) -> None:
-    """Chance "card": draw from ``s.draw_deck`` for the current player and apply the effect."""
-    if s.nx:  # niente-e-come-sembra: kept cards, face-up Imprevisti
-        from .faceup_cards import draw as niente_draw  # here, not at the top: it imports this module
-        niente_draw(s, ev, rng)
-        return
+    """Chance "card": draw from ``s.draw_deck`` for the current player and apply the effect.
+    niente-e-come-sembra draws with ``faceup_cards.draw`` instead (kept cards, face-up
+    Imprevisti): engine.game routes it there (``niente_flow.draw_card``)."""
     d = s.draw_deck
     deck = s.decks[d]
     if s.undrawn[d] <= 0:

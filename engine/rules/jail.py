@@ -45,11 +45,9 @@ def pay_fine(s, ev, seat: int) -> None:
 
 
 def use_card(s, ev, seat: int, deck: int) -> None:
-    """UseJailCard: the held card goes to the bottom of its deck; leave jail, roll normally."""
-    if s.nx:  # niente: an Imprevisti may be inspected first (engine.rules.faceup_cards)
-        from .faceup_cards import use_jail_card  # here, not at the top: it imports this module
-        use_jail_card(s, ev, seat, deck)
-        return
+    """UseJailCard: the held card goes to the bottom of its deck; leave jail, roll normally.
+    niente-e-come-sembra plays it with ``faceup_cards.use_jail_card`` instead (an Imprevisti may
+    be inspected first): engine.game routes it there (``niente_flow.use_jail_card``)."""
     _check_before_roll(s, seat)
     for key in s.held[seat]:
         if key >> 8 == deck:

@@ -155,6 +155,18 @@ HANDLERS = {
 
 
 
+def draw_card(s, ev, rng) -> None:
+    """Chance "card" (engine.game, instead of ``cards.draw``): draw with this edition's kept
+    cards and face-up Imprevisti (``faceup_cards.draw``)."""
+    faceup_cards.draw(s, ev, rng)
+
+
+def use_jail_card(s, ev, seat: int, deck: int) -> None:
+    """UseJailCard (engine.game, instead of ``jail.use_card``): an Imprevisti jail card may be
+    inspected before it frees ``seat`` (``faceup_cards.use_jail_card``)."""
+    faceup_cards.use_jail_card(s, ev, seat, deck)
+
+
 def deal_faceup(s, ev, rng) -> None:
     """"first_player" chance step, after the rolls: lay the face-up Imprevisti."""
     faceup_cards.deal(s, ev, rng)
