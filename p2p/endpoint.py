@@ -14,6 +14,7 @@ from typing import Any
 
 from .channel_auth import TAG_LEN, XKEY_LEN, KeyCache, PairKeys, mac_ok
 from .errors import LocalProtocolError
+from .recovery import LossClock
 from .transport import HEADER_SIZE, MAGIC, MAGIC_INTRO, STAT_KEYS, Addr, Channel, RecvBudget, new_epoch
 
 __all__ = ["Endpoint", "UNTRUSTED_IDLE"]
@@ -65,6 +66,8 @@ class Endpoint:
         self.accept_plain = accept_plain
         self.stats = {"unknown_dropped": 0, "evicted": 0, "intro_dropped": 0}
         self.budget = RecvBudget()
+        #: The lossy regime shared by every channel (recovery.LossClock, §N2.4).
+        self.loss_clock = LossClock()
         #: Addresses the owner vouched for: never evicted.
         self.trusted: set[Addr] = set()
         #: None (lobby: anyone may open a channel) or the only addresses allowed (game started).
@@ -122,6 +125,7 @@ class Endpoint:
         if len(self.channels) >= self.max_peers and not self._make_room(now):
             raise LocalProtocolError(f"more than max_peers={self.max_peers} peers")
         ch = self.channels[addr] = Channel(addr, epoch=self.epoch, budget=self.budget, keys=keys,
+                                           loss_clock=self.loss_clock,
                                            my_xk=self.keys.my_xk if self.keys is not None else b"",
                                            introduce=introduce)
         return ch
@@ -206,7 +210,7 @@ class Endpoint:
                 return []
         elif (first == _PLAIN_BYTE and len(data) >= HEADER_SIZE and self.accept_plain
               and self._make_room(now)):
-            ch = self.channels[addr] = Channel(addr, epoch=self.epoch, budget=self.budget)
+            ch = self.channels[addr] = Channel(addr, epoch=self.epoch, budget=self.budget, loss_clock=self.loss_clock)
             ch.last_rx = now
         else:
             self.stats["unknown_dropped"] += 1

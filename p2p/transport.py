@@ -72,7 +72,7 @@ from .channel_auth import TAG_LEN, XKEY_LEN, EpochProof, PairKeys, mac, mac_ok
 from .errors import LocalProtocolError
 # The loss-recovery constants are recovery.py's; named here too, as the transport's (§N2.5).
 from .recovery import (INITIAL_RTO, LOSS_HOLD, MAX_RTO, MIN_RTO, PACKET_THRESHOLD,  # noqa: F401
-                       PROMPT_MIN_RTO, Recovery)
+                       PROMPT_MIN_RTO, LossClock, Recovery)
 
 Addr = tuple[str, int]
 """A UDP address: (host, port)."""
@@ -178,11 +178,13 @@ class Channel:
     ``keys`` (``channel_auth.PairKeys``) makes the channel *keyed*: everything sent is MACed,
     everything received must be (protocol.md §N2.2); ``my_xk`` (our X25519 public key) is
     sent in introductions while ``introduce`` is true, i.e. until the peer has shown, by a
-    valid MAC, that it knows our key. Without keys the channel is plain.
+    valid MAC, that it knows our key. Without keys the channel is plain. ``loss_clock``
+    (``recovery.LossClock``): the lossy regime shared with the endpoint's other channels.
     """
 
     def __init__(self, addr: Addr, *, epoch: int, budget: RecvBudget | None = None,
-                 keys: PairKeys | None = None, my_xk: bytes = b"", introduce: bool = False) -> None:
+                 keys: PairKeys | None = None, my_xk: bytes = b"", introduce: bool = False,
+                 loss_clock: LossClock | None = None) -> None:
         self.addr = addr
         self._epoch = epoch
         self._budget = budget if budget is not None else RecvBudget()
@@ -197,7 +199,7 @@ class Channel:
         self._retired: deque[int] = deque(maxlen=RETIRED_EPOCHS)
         self.stats = dict.fromkeys(STAT_KEYS, 0)
         #: RTT estimators, RTO back-off, lossy regime (recovery.py).
-        self._recovery = Recovery()
+        self._recovery = Recovery(loss_clock)
         #: How long (s) a received datagram may wait for its ack (0 once ``hurry_acks``).
         self.ack_delay = MAX_ACK_DELAY
         self._reset_send()
@@ -322,15 +324,14 @@ class Channel:
             self._probes(frame, out)
         recovery = self._recovery
         queue = self._queue
-        if queue and 0 < len(self._inflight) < SEND_WINDOW and now < recovery.resent_until \
+        if queue and 0 < len(self._inflight) < SEND_WINDOW and recovery.lossy(now) \
                 and not recovery.backed_off:
             self._overdue(now)
         stats = self.stats
         if self._lost:
             inflight = self._inflight
             resend = [(seq, e) for seq in self._lost if (e := inflight.get(seq)) is not None]  # not acked meanwhile
-            # May start the lossy regime, or heavy loss (a datagram sent with ACK_NOW was lost).
-            recovery.on_resend(now, any(e[0] & FLAG_ACK_NOW for _, e in resend))
+            recovery.on_resend(now)  # may start the lossy regime (§N2.4)
             extra = recovery.copies(now) - 1
             for seq, entry in resend:
                 entry[0] |= FLAG_ACK_NOW
@@ -354,8 +355,8 @@ class Channel:
                 datagram = frame(flags, dst, seq, ack, bits, chunk)
                 out.append((datagram, addr))
                 if extra:
-                    # Lossy regime: copies, so that a loss costs a timeout only when all of
-                    # them are lost (p² or p³ instead of p); the receiver drops them unread.
+                    # Lossy regime: a copy, so that a loss costs a timeout only when both are
+                    # lost (p² instead of p); the receiver drops it unread.
                     for _ in range(extra):
                         out.append((datagram, addr))
                     stats["copies_sent"] += extra

@@ -85,28 +85,31 @@ def test_lossy_regime_needs_evidence_of_loss():
     assert later.resent_until == 50.0 + R.LOSS_HOLD
 
 
-def test_copies_one_outside_the_lossy_regime_two_in_it_three_under_heavy_loss():
-    """§N2.4: copies of each data datagram: 1; 2 once a resend showed loss; 3 while a datagram
-    sent with ACK_NOW (already with its copy) had to be resent; 1 again for a silent peer
-    (two RTOs in a row unanswered) and after LOSS_HOLD."""
+def test_copies_one_outside_the_lossy_regime_two_in_it():
+    """§N2.4: copies of each data datagram: 1; 2 once a resend showed loss; 1 again for a silent
+    peer (two RTOs in a row unanswered) and after LOSS_HOLD."""
     rec = R.Recovery()
     assert rec.copies(1.0) == 1
     rec.found_lost()
     rec.on_resend(1.0)  # a hole in a selective ack: the lossy regime
-    assert rec.copies(1.0) == 2
-    rec.on_resend(1.1, prompt_lost=True)  # a datagram sent with its copy was lost again
-    assert rec.copies(1.1) == 3 and rec.copies(1.1 + R.LOSS_HOLD - 0.01) == 3
-    assert rec.copies(1.1 + R.LOSS_HOLD) == 1  # the regime ended too (no resend since)
-    rec.on_resend(1.2, prompt_lost=True)
+    assert rec.copies(1.0) == 2 and rec.copies(1.0 + R.LOSS_HOLD - 0.01) == 2
+    assert rec.copies(1.0 + R.LOSS_HOLD) == 1
+    rec.on_resend(1.2)  # a second resend within LOSS_HOLD: the regime again
     rec.on_timeout()
     rec.on_timeout()  # the peer answered nothing for two RTOs: copies do not help
     assert rec.copies(1.2) == 1
     rec.acked(None, prompt=True)  # it answered: the back-off ends
-    assert rec.copies(1.2) == 3
+    assert rec.copies(1.2) == 2
 
 
-def test_a_prompt_loss_outside_the_regime_is_not_heavy():
-    """A lone timeout does not start the regime (§N2.4), so it cannot mean heavy loss either."""
-    rec = R.Recovery()
-    rec.on_resend(5.0, prompt_lost=True)
-    assert rec.copies(5.0) == 1
+def test_the_lossy_regime_is_shared_with_the_endpoints_peers_that_answered():
+    """§N2.4: one channel's regime is every channel's (LossClock), but only for a peer that has
+    acknowledged something: never for an address that never answered (a spoofed one)."""
+    clock = R.LossClock()
+    lossy, answered, silent = R.Recovery(clock), R.Recovery(clock), R.Recovery(clock)
+    answered.acked(0.001, prompt=False)
+    lossy.found_lost()
+    lossy.on_resend(3.0)
+    assert lossy.copies(3.0) == answered.copies(3.0) == 2 and answered.lossy(3.0)
+    assert silent.copies(3.0) == 1 and not silent.lossy(3.0)
+    assert answered.copies(3.0 + R.LOSS_HOLD) == 1
