@@ -34,10 +34,13 @@ connection from recovery and stream objects: ``StepCollector`` (held messages, o
 digest; ``step_collect.py``), ``SeatLoss`` (active seats, escrows, votes, epochs;
 ``seat_loss.py``), ``CatchUp`` (history, peer ahead, rate limits; ``catchup.py``),
 ``Referee`` (complaints and digest disputes; ``referee.py``), ``EscrowGate`` (the
-escrow glue; ``escrow_gate.py``), ``Liveness`` (the step's resend, ALIVE, stall
-and silence timers; ``liveness.py``) and, after a resume, ``resume.Restart``. The session owns
-the step, the engine state and the phase, routes every message to its part and never touches
-a part's private attributes (nor they the session's).
+escrow glue; ``escrow_gate.py``), ``SessionVotes`` (drop votes: when, whom, cast, received,
+decided; ``session_votes.py``), ``SessionSkips`` (``turn_skip.py``), ``SessionCatchUp``
+(``catchup_session.py``), ``Abandons`` (``abandon.py``), ``Liveness`` (the step's resend, ALIVE,
+stall and silence timers; ``liveness.py``) and, after a resume, ``resume.Restart``. The session
+owns the step, the engine state and the phase, routes every message to its part and never
+touches a part's private attributes (nor they the session's): the parts that act for it read
+it through ``session_port.SessionView`` and act through ``session_port.Effects``.
 
 Entry points follow aioquic: ``receive_message(data, now)``, ``submit_local_input(action)``,
 ``messages_to_send()``, ``next_event()``, ``get_timer()``, ``handle_timer(now)``.
@@ -52,16 +55,14 @@ from . import const as C
 from .beacon import HashChain
 from .catchup import CatchUp
 from .catchup_session import SessionCatchUp
-from .complaints import (BAD_DROP_SHARE, BAD_STEP, EQUIVOCATION, Proof, make_complaint,
-                         same_history)
+from .complaints import BAD_STEP, EQUIVOCATION, Proof, make_complaint, same_history
 from .errors import LocalProtocolError, WireError
 from .gamelog import KIND_ABANDON, KIND_DROP, KIND_SKIP, KIND_STEP
 from .hidden import HiddenLedger, PrivateView, hidden_secret, layout_of_state
 from .identity import Identity
 from .liveness import Liveness
-from .ratelimit import TokenBucket
 from .sealed import COMMIT, OPEN, SealedDecisions, derive_salt
-from .seat_loss import RULE_BANKRUPT, UNDECIDED, DropInfo, SeatLoss, default_bot, drop_record
+from .seat_loss import RULE_BANKRUPT, DropInfo, SeatLoss, default_bot, drop_record
 from .session_events import (BeaconExhausted, CaughtUp, CheaterProven, CheatDetected, Desync, Equivocation,
                              GameAbandoned, GameOver, PeerMisbehaved, PeerStalled, SeatDropped, SeatDropVoted,
                              SeatLost, SeatReturned, StepApplied, StepOverturned, TurnSkipped)
@@ -73,6 +74,7 @@ from .step_collect import Held, StepCollector, kept_version, step_digest
 from .step_resolve import StepResult, hidden_bot, resolve_hidden, resolve_step
 from .escrow_acks import escrow_round
 from .abandon import Abandons
+from .session_votes import SessionVotes
 from .escrow_gate import EscrowGate
 from .turn_skip import SessionSkips, TurnSkip, past_skip, skip_input
 from .wire import (MSG_ABANDON, MSG_ALIVE, MSG_CATCHUP_REQ, MSG_CATCHUP_RESP, MSG_COMPLAINT, MSG_DROP, MSG_ESCROW,
@@ -155,10 +157,6 @@ class LockstepSession:
         self._restart = restart
         #: The current step's timers (liveness.py): resend, ALIVE, stall, silence (§C8.3).
         self.live = Liveness(min(C.KEEPALIVE_INTERVAL, self.seats.drop_timeout / 3) if self.seats.on else None, now)
-        #: Per voter: how often one of its votes may make us forward a message it lacks (§C8.3
-        #: "Forwarding"). An honest voter re-sends its vote at most every RESEND_INTERVAL; a
-        #: replayed vote is a duplicate whose forward would multiply it by N-1 (amplification).
-        self._forward_budget: dict[int, TokenBucket] = {}
         #: Hidden information (protocol.md §C12): the public ledger and our private view, or None.
         self.hidden: HiddenLedger | None = None
         self.view: PrivateView | None = None
@@ -209,7 +207,8 @@ class LockstepSession:
                      vote_cheaters=self._vote_cheaters, advance=self._try_advance,
                      push_records=self._answer_with_records, verified=self._verified,
                      end_abandoned=self._end_abandoned, prove=self._prove, history_proof=self._history_proof,
-                     reveal=self._make_reveal, hint=self._hint, forward=self._forward)
+                     reveal=self._make_reveal, hint=self._hint, forward=self._forward,
+                     request_catchup=self.request_catchup, apply_drop=self._apply_drop)
         self.referee = Referee(setup, identity, self, fx)
         self.complaints = self.referee.complaints
         self.disputes = self.referee.disputes
@@ -221,6 +220,8 @@ class LockstepSession:
         self.catching = SessionCatchUp(self, fx, self, self._settle_dispute, lambda: self._send_escrow(resend=True))
         #: Seats that signed ABANDON while a drop could still go on without them (abandon.py).
         self._left = self.abandons.left
+        #: The session's side of the drop votes (session_votes.py; the votes are ``seats``').
+        self.votes = SessionVotes(self, fx, self.abandons.left)
         self._send_escrow()
         self._begin_step()
 
@@ -358,51 +359,13 @@ class LockstepSession:
 
     def drop_deadline(self) -> float | None:
         """When we will cast our vote of this step and epoch against a seat we still wait for
-        (seconds, the caller's clock; ``vote_time``), or None if seat loss is off, a drop is
-        impossible, we already voted in this step and epoch, or no seat is awaited. When the
-        times of several seats come within one re-send period of the first, one re-send period
-        after the first, so that the others' votes (re-sent within that period), which may name
-        the seat they all miss, come first (§C8.3 "When an honest peer votes"; ``_vote_choice``
-        then names the seat most named: one spiteful vote is outweighed by two honest ones).
-        Never earlier for a seat one voter named: that would let a lone spiteful vote choose."""
-        if not self.seats.drop_possible() or self.phase != RUNNING or self.spectator \
-                or self.seats.voted_this_epoch(self.step):
-            return None
-        times = [(self.vote_time(i), i) for i in self.waiting_for()
-                 if i != self.my_seat and not self.seats.has_voted(self.step, i)]
-        if not times:
-            return None
-        first = min(times)[0]
-        grace = self.live.resend_period
-        close = sum(1 for t, _ in times if t < first + grace)
-        if close <= 1:
-            return first
-        # Due seats between which the others' votes do not settle it (the most named leads by
-        # one vote at most: that one may be a spiteful seat's): the honest votes may still be
-        # on their way (a seat silent to the other voters delays them), so one more re-send
-        # period before today's rule names the most named, earliest, lowest (§C8.3).
-        return first + (2 * grace if self._vote_in_doubt(first + grace) else grace)
-
-    def _vote_in_doubt(self, at: float) -> bool:
-        """True if two or more awaited seats have their vote time at ``at`` or earlier, one of
-        them was named by another voter of this step and epoch, and the most named leads the
-        next by one vote or none (``drop_deadline``; one hostile seat's vote is never what
-        decides whom an honest voter names)."""
-        counts: dict[int, int] = {}
-        for target in self.seats.targets(self.step).values():
-            counts[target] = counts.get(target, 0) + 1
-        due = sorted((counts.get(i, 0) for i in self.waiting_for()
-                      if i != self.my_seat and self.vote_time(i) <= at), reverse=True)
-        return len(due) > 1 and due[0] > 0 and due[0] - due[1] <= 1
+        (seconds, the caller's clock), or None (``session_votes.SessionVotes.drop_deadline``)."""
+        return self.votes.drop_deadline()
 
     def vote_time(self, seat: int) -> float:
         """When we vote to drop ``seat`` at the current step if its message has not come
-        (protocol.md §C8.3): ``drop_timeout`` s after we last heard from it (the step's start or its
-        last ALIVE), and at the latest ``turn_time`` s after the step's start (unless
-        unlimited)."""
-        if seat in self._left or self.complaints.proven(seat) is not None:
-            return self.live.step_started  # it left, or cheated: no reason to wait (§C8.7, §C8.8)
-        return self.live.vote_time(seat, self.seats.drop_timeout, self.seats.turn_time)
+        (protocol.md §C8.3; ``session_votes.SessionVotes.vote_time``)."""
+        return self.votes.vote_time(seat)
 
     def turn_deadline(self) -> float | None:
         """When the others vote our seat out if we still have not sent our input for this
@@ -704,17 +667,7 @@ class LockstepSession:
                 self.catchup.settle_ahead(self.step)
 
     def _vote_choice(self, now: float) -> int | None:
-        """The seat we vote against now (protocol.md §C8.3 "When an honest peer votes"), or None
-        if no awaited seat's vote time has come. Joining the others' target among our own due
-        seats only changes which of them we name, never whether we vote: any choice is safe
-        (one vote per step and epoch); this one keeps the votes from splitting."""
-        due = [(t, i) for i in self.waiting_for() if i != self.my_seat and now >= (t := self.vote_time(i))]
-        if not due:
-            return None
-        counts: dict[int, int] = {}
-        for target in self.seats.targets(self.step).values():
-            counts[target] = counts.get(target, 0) + 1
-        return min(due, key=lambda ti: (-counts.get(ti[1], 0), ti[0], ti[1]))[1]
+        return self.votes.vote_choice(now)  # whom we vote against now (§C8.3)
 
     def dump(self) -> dict:
         """A JSON-able report of the session for a bug report or evidence file: step, phase,
@@ -811,15 +764,7 @@ class LockstepSession:
         self.referee.prove(culprit, step, kind, reason, evidence, key, complaint, halt)
 
     def _vote_cheaters(self) -> None:
-        """Cast our vote of the current step and epoch against the lowest active seat proven
-        to cheat, else the lowest that left (if we have not voted in this step and epoch)."""
-        if self.phase != RUNNING or self.spectator or self._replaying or not self.seats.drop_possible() \
-                or self.seats.voted_this_epoch(self.step):
-            return
-        for seat in self.complaints.cheaters() + sorted(self._left):
-            if seat != self.my_seat and self.active[seat]:
-                self._vote_drop(seat)
-                return
+        self.votes.vote_cheaters()  # against a proven cheater or a seat that left (§C8.7, §C8.8)
 
     def ingest_record(self, kind: int, payload: bytes) -> str | None:
         """Apply a COMPLAINT or ABANDON log record (from our log or a catch-up) through the
@@ -1123,133 +1068,27 @@ class LockstepSession:
         return self.escrows.gate_open()  # the reveal gate (§C8.2)
 
     def adopt_vote(self, raw: bytes) -> bool:
-        """Take ``raw`` (our own DROP vote of the current step, from our own-message log after
-        a restart) as cast: it is re-sent and we never sign another vote of this step and
-        epoch (one vote per step and epoch, §C8.3). Our SKIP votes likewise (the voter's
-        promise, §C8.10). False if it is not such a vote."""
-        try:
-            env = open_envelope(raw, C.MAX_STEP_MSG)
-            if env.mtype == MSG_SKIP:
-                if not self.skips.adopt_vote(raw, self.step, self.epoch):
-                    return False
-                if not self._replaying:
-                    self._out.append(raw)
-                return True
-            v = decode_drop(env.body)
-        except WireError:
-            return False
-        if env.mtype != MSG_DROP or v.game_id != self.game_id or v.step != self.step \
-                or not self.seats.adopt_vote(env, v):
-            return False
-        if not self._replaying:
-            self._out.append(raw)
-        return True
+        """Take ``raw`` (our own DROP or SKIP vote of the current step, from our own-message log
+        after a restart) as cast (``session_votes.SessionVotes.adopt``). False if it is not
+        such a vote."""
+        return self.votes.adopt(raw)
 
     def _vote_drop(self, seat: int) -> None:
-        k = self.step
-        raw = self.seats.vote(k, seat)
-        if self.own_log is not None and not self._replaying:
-            self.own_log.append_own(k, raw)  # write-ahead: a restart never signs another vote
-        self._out.append(raw)
-        self._events.append(SeatDropVoted(k, seat))
-        self._check_drop(seat)
+        self.votes.vote(seat)  # our one DROP vote of this step and epoch (§C8.3)
 
     def _on_drop(self, env: Envelope, v: DropVote, now: float) -> None:
-        st = self.stats
-        st["drop_votes"] += 1
-        if not self.seat_loss or v.voter >= self.n or v.seat >= self.n:
-            st["ignored"] += 1
-            return
-        if v.voter == self.my_seat:
-            st["bad_seat"] += 1
-            return
-        k = self.step
-        if v.step < k and v.seat == self.my_seat and self.active[self.my_seat] and self.seats.verify_vote(env, v):
-            # We applied that step with our own message, but the others are dropping us at it:
-            # once a quorum voted, our state has forked from theirs (§8.3).
-            self.seats.add_vote(env, v)
-            if self.seats.has_quorum(v.step, v.seat):
-                self._halt(SeatLost(v.step))
-            return
-        if v.step < k:
-            st["stale"] += 1
-            self._hint(v.voter, now)  # the voter is behind: we completed that step
-            return
-        if v.step >= k + C.STEP_WINDOW:
-            st["too_far"] += 1
-            return
-        if not self.seats.verify_vote(env, v):
-            st["bad_signature"] += 1
-            self._events.append(PeerMisbehaved(v.voter, v.step, "bad signature", env.raw))
-            return
-        other = self.seats.add_vote(env, v)
-        if other is not None:
-            self._prove(v.voter, v.step, EQUIVOCATION, "signed two different drop votes", [other, env.raw],
-                        halt=Equivocation(v.step, v.voter, other, env.raw))
-            return
-        if v.step == k:
-            self.live.heard_behind(v.voter, now)  # a signed vote of this step: the voter is there
-            held = self.steps.held(k, v.seat)
-            if held is not None and not self.seats.has_voted(k, v.seat):
-                # We hold the message the voter misses: pass it on (it is signed by its seat).
-                self._forward(v.voter, held.env.raw, now)
-            elif held is None and not self.seats.has_voted(k, v.seat):
-                # The seat is still deciding: its latest ALIVE tells a voter that lost its
-                # ALIVEs that it is there (signed by it; its counter makes a copy count once).
-                alive = self.live.latest_alive(v.seat)
-                if alive is not None:
-                    self._forward(v.voter, alive, now)
-            self._check_drop(v.seat)
-            if self.step == k and self.phase == RUNNING and self.seats.voted_at(k):
-                self._try_advance()  # its vote against another seat may complete our certificate
+        self.votes.receive(env, v, now)
 
     def _forward(self, voter: int, raw: bytes, now: float) -> None:
-        """Pass on ``raw`` (a seat's signed message or ALIVE) because ``voter``'s DROP or SKIP
-        vote shows it lacks it (§C8.3 "Forwarding"), at most FORWARD_BURST at once and one per
-        RESEND_INTERVAL s per voter: the voter's own re-sends still get their forward, a replay of
-        its vote does not multiply our sends (``stats['forward_limited']``)."""
-        bucket = self._forward_budget.get(voter)
-        if bucket is None:
-            bucket = self._forward_budget[voter] = TokenBucket(C.FORWARD_BURST, 1 / C.RESEND_INTERVAL, now)
-        if bucket.take(now):
-            self._out.append(raw)
-            self.stats["forwarded"] += 1
-        else:
-            self.stats["forward_limited"] += 1
+        self.votes.forward(voter, raw, now)  # within the voter's forwarding budget (§C8.3)
 
     def _check_drop(self, seat: int) -> None:
-        k = self.step
-        if self.phase != RUNNING:
-            return
-        d = self.seats.decide(k, seat)
-        if d is None:
-            return
-        if d == UNDECIDED:
-            # A quorum whose shares we cannot use yet: the dealer's escrow may come with a
-            # catch-up answer, more votes with the others' timeouts (§C8.3).
-            if self.catchup.may_request(self._now) and not self._replaying:
-                self.request_catchup()
-            return
-        if type(d) is tuple:
-            # A voter's share that does not match the dealer's commitment: its vote no longer
-            # counts; prove it to everyone and decide from the other votes (§C8.3, kind 5).
-            liar, why, evidence = d
-            self._prove(liar, k, BAD_DROP_SHARE, why, evidence)
-            self._check_drop(seat)
-            return
-        self._apply_drop(k, seat, d.votes, d.escrow, d.chain)
+        self.votes.check(seat)
 
     def ingest_drop_record(self, payload: bytes) -> str | None:
-        """Apply a DROP log record (from our log or a catch-up) for our current step: every
-        vote verified (signature, game, step, seat, epoch, share vs. escrow commitment).
-        Returns None or why it was refused."""
-        try:
-            step = self.step
-            seat, votes, esc_raw, chain = self.seats.check_record(step, payload)
-        except ValueError as e:
-            return str(e)
-        self._apply_drop(step, seat, votes, esc_raw, chain)
-        return None
+        """Apply a DROP log record (from our log or a catch-up) for our current step
+        (``session_votes.SessionVotes.ingest_record``). Returns None or why it was refused."""
+        return self.votes.ingest_record(payload)
 
     # -- re-seating a returning player (protocol.md §C8.9) --
 
@@ -1519,23 +1358,7 @@ class LockstepSession:
         self._events.append(event)
 
     def _certified(self, k: int) -> bool:
-        """After we voted to drop a seat t at step ``k`` we apply ``k`` with all its messages
-        only if no quorum against t can exist (protocol.md §C8.3): at least active - Q seats
-        other than us and t are known never to vote against t at k in this epoch — they
-        signed a step k+1 message whose prev digest covers exactly these messages (an honest
-        seat that applied step k never votes at k; a voter signs one only after this check),
-        or they cast their one vote of this step and epoch against another seat."""
-        signed = set(self._signers(k, self._skipped_seats(k)))
-        targets = self.seats.targets(k)
-        need = self.seats.active_count() - self.seats.quorum
-        for t in range(self.n):
-            if not (self.active[t] and self.seats.has_voted(k, t)):
-                continue
-            never = sum(1 for i in range(self.n) if i not in (self.my_seat, t) and self.active[i]
-                        and (i in signed or targets.get(i, t) != t))
-            if never < need:
-                return False
-        return True
+        return self.votes.certified(k)  # no quorum against the seat we voted on can exist (§C8.3)
 
     def _signers(self, k: int, skipped: Sequence[int]) -> list[int]:
         return self.steps.signers(k, skipped)  # they applied k as we would (step_collect.py)

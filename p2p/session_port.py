@@ -1,5 +1,6 @@
 """The seam between ``LockstepSession`` and the parts that act for it (``referee.Referee``,
-``escrow_gate.EscrowGate``, ``abandon.Abandons``, ``turn_skip.SessionSkips``).
+``escrow_gate.EscrowGate``, ``abandon.Abandons``, ``turn_skip.SessionSkips``,
+``session_votes.SessionVotes``, ``catchup_session.SessionCatchUp``).
 
 Such a part owns its own state (the complaints ledger, the open dispute, the seats that
 left...) and judges messages in the context of the session's current step. It reads that
@@ -29,6 +30,7 @@ class SessionView(Protocol):
 
     n: int
     my_seat: int
+    game_id: bytes
     phase: str
     step: int
     state_hash: bytes
@@ -45,7 +47,9 @@ class SessionView(Protocol):
     live: Any         # liveness.Liveness
     hidden: Any       # hidden.HiddenLedger | None
     complaints: Any   # complaints.Complaints (the referee's)
+    skipping: Any     # turn_skip.SessionSkips
 
+    def waiting_for(self) -> tuple[int, ...]: ...
     @property
     def running(self) -> bool: ...
     @property
@@ -105,3 +109,7 @@ class Effects(NamedTuple):
     #: Forward a signed message to every other seat for a voter that lacks it, within that
     #: voter's forwarding budget: (voter, raw, now).
     forward: Callable[[int, bytes, float], None]
+    #: Ask the other seats for the records from our step on (CATCHUP_REQ).
+    request_catchup: Callable[[], None]
+    #: Apply a decided drop: (step, seat, votes, the dealer's escrow or None, its chain or None).
+    apply_drop: Callable[..., None]
