@@ -256,6 +256,10 @@ class WatchClient:
         self.host_pk = host_pk
         self.name = name[: C.MAX_NAME_LEN]
         self.records: list[tuple[int, bytes]] = []
+        #: ``sources[i]``: (seat key, RECORDS envelope) that brought ``records[i]`` — the seat's
+        #: signature over the record, kept as evidence should the record not verify (``source``).
+        #: One tuple per envelope, shared by its records: no copy.
+        self.sources: list[tuple[bytes, bytes] | None] = []
         self.offset = 0
         self.heard = 0
         #: While resyncing after a switch: the step number of our last STEP record, and the
@@ -278,25 +282,58 @@ class WatchClient:
         return seal_message(self.identity, MSG_WATCH, Watch(self.game_id, self.identity.public_key,
                                                             self.identity.x25519_public_key, self.name, have))
 
-    def switch(self, host_pk: bytes) -> int:
-        """Follow another seat (key ``host_pk``) from now on. Our records after the last STEP
-        record are dropped (that seat may number or word its DROP/COMPLAINT records otherwise;
-        its own follow); we then take that seat's records after the one of our last step
-        (``resync``). Returns how many of our records were dropped (the caller rewrites its
-        copy of the log if any)."""
+    def switch(self, host_pk: bytes, cut: int | None = None) -> int:
+        """Follow another seat (key ``host_pk``) from now on. Our records from number ``cut`` on
+        (a record that does not verify and what came after it: ``cut_before``) and after the
+        last STEP record left are dropped (that seat may number or word its DROP/COMPLAINT
+        records otherwise; its own follow); we then take that seat's records after the one of
+        our last step (``resync``). Returns how many of our records were dropped (the caller
+        rewrites its copy of the log if any)."""
         self.host_pk = host_pk
+        held = len(self.records)
+        if cut is not None:
+            self._truncate(max(1, cut))
         last = max((i for i, (kind, _) in enumerate(self.records) if kind == KIND_STEP), default=None)
         if last is None:  # the header at most: nothing to align, start after it
-            dropped = max(0, len(self.records) - 1)
-            del self.records[1:]
+            self._truncate(1)
             self.offset, self._anchor = 0, None
-            return dropped
-        dropped = len(self.records) - last - 1
-        del self.records[last + 1:]
+            return max(0, held - 1)
+        dropped = held - last - 1
+        self._truncate(last + 1)
         self._anchor = _step_of(self.records[last][1])
         self._srv_next = None
         self._ask = max(1, last + self.offset - RESYNC_MARGIN)
         return dropped
+
+    def cut_before(self, step: int) -> int:
+        """The number of our first record that may belong to step ``step`` or later: the one
+        after our last STEP record of an earlier step (1 if none). ``verify_log`` names the step
+        of a record that fails (``Report.first_bad_step``, the records after STEP ``step``−1
+        up to STEP ``step``); every record from there on came from one seat (a ``switch`` cuts
+        after a STEP record), so ``source(cut_before(step))`` is the seat that sent it."""
+        last = 0
+        for i, (kind, payload) in enumerate(self.records):
+            if kind == KIND_STEP:
+                k = _step_of(payload)
+                if k is None or k >= step:
+                    break
+                last = i
+        return last + 1
+
+    def source(self, i: int) -> tuple[bytes, bytes] | None:
+        """(seat key, signed RECORDS envelope) that brought our record ``i``; None if unknown."""
+        return self.sources[i] if 0 <= i < len(self.sources) else None
+
+    def _truncate(self, n: int) -> None:
+        del self.records[n:]
+        del self.sources[n:]
+
+    def _take(self, new: list, data: bytes) -> int:
+        self.sources += [None] * (len(self.records) - len(self.sources))  # records set from outside
+        self.sources += [(self.host_pk, data)] * len(new)
+        self.records.extend(new)
+        self.stats["records"] += len(new)
+        return len(new)
 
     def receive(self, data: bytes) -> int:
         """Take one RECORDS envelope: schema, game, signature by the seat, then the records that
@@ -313,18 +350,16 @@ class WatchClient:
             return self._drop("bad_signature")
         self.heard += 1
         if self._anchor is not None:
-            return self._resync(msg.index, msg.records)
+            return self._resync(msg.index, msg.records, data)
         have = len(self.records) + self.offset
         if msg.index > have:
             return self._drop("gap")
         new = msg.records[have - msg.index:]
         if not self.records and new and new[0][0] != 0:
             return self._drop("no_header")
-        self.records.extend(new)
-        self.stats["records"] += len(new)
-        return len(new)
+        return self._take(new, data)
 
-    def _resync(self, index: int, batch: Any) -> int:
+    def _resync(self, index: int, batch: Any, data: bytes) -> int:
         """After a switch: skip the new server's records up to its STEP record of our last step
         (in order from where we asked), then take the rest as usual. If its first STEP record
         is already past our step we asked too late: ask again from its header (``have`` 0)."""
@@ -344,10 +379,7 @@ class WatchClient:
                 self.offset = index + i + 1 - len(self.records)
                 self._anchor = self._srv_next = None
                 self.stats["resynced"] = self.stats.get("resynced", 0) + 1
-                new = batch[i + 1:]
-                self.records.extend(new)
-                self.stats["records"] += len(new)
-                return len(new)
+                return self._take(batch[i + 1:], data)
             if step is None or step > self._anchor:
                 return self._restart()  # asked too late (or a record that does not parse)
         self._srv_next = index + len(batch)

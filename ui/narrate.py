@@ -111,6 +111,9 @@ class Narrator:
             return None
         if k == "SeatChanged":
             return self._seat_changed(e)
+        if k == "BadRecords":  # a spectator's server lied (ui.watch, protocol.md §N10)
+            return _("{name} sent a record that does not verify (step {step}): following another player").format(
+                name=self.who(e.seat), step=e.step)
         if k == "ChatLine":
             return chat_line(e)
         if k in ("BidPlaced", "BidOffered"):  # every bid of a round, the highest last

@@ -5,8 +5,15 @@ spectators (the advertiser's watch port, TXT ``wp``), receives the game's log re
 (``p2p.spectate.WatchClient``), writes them to a private temporary log and checks the whole
 log with ``p2p.verify.verify_log`` — every signature, reveal, digest and engine step, as
 ``lanopoli verify`` does — before it shows anything: the board shows the last *verified*
-state, the log the events of the verified steps. A record that fails stops the view with the
-reason (``fault``); nothing a spectator does reaches the game's own sockets.
+state, the log the events of the verified steps. Nothing a spectator does reaches the game's
+own sockets.
+
+A record that fails names the seat that sent it (its signed RECORDS envelope is kept as
+evidence, ``bad``; the log shows a ``BadRecords`` line): the spectator stops following that
+seat (no more renewals: its subscription lapses) and follows another seat of the table from
+its last verified step, as when a server goes silent (protocol.md §N10 "A seat that lies").
+Only when every seat sent a record that does not verify, or the header itself fails, does the
+view end with the reason (``fault``).
 
 Any seat serves (protocol.md §N10 "Any seat serves"): once the header is in, the driver browses
 the seats' watch adverts (``_lanopoli-watch._udp``, ``p2p.rendezvous`` with ``WATCH_SERVICE``),
@@ -27,6 +34,7 @@ import asyncio
 import shutil
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
@@ -34,6 +42,20 @@ from ui.play import DriverBase, Fault, HumanSeat
 
 #: Seconds between two verifications of the records received (while new ones arrive).
 VERIFY_INTERVAL_S = 0.5
+
+
+@dataclass(frozen=True)
+class BadRecords:
+    """A UI-only event (queued among the engine events) and the evidence kept: seat ``seat``,
+    which we followed, sent a record of step ``step`` that does not verify (``reason``, English,
+    from ``verify_log``); ``evidence``: its signed RECORDS envelope that carried the record
+    (wire type 38, protocol.md §N10: anyone can check the seat's signature). We follow
+    another seat."""
+
+    seat: int
+    step: int
+    reason: str
+    evidence: bytes = field(default=b"", repr=False)
 
 
 class RecordingEngine:
@@ -114,6 +136,8 @@ class WatchDriver(DriverBase):
         self.switches = 0  # servers we moved to after one went silent
         self.server_seat: int | None = None  # the seat we follow after a switch (None: the advertiser)
         self._tried: list[bytes] = []  # keys of the servers we followed, oldest first
+        #: Seats that sent us a record that does not verify: seat -> BadRecords (never again).
+        self.bad: dict[int, BadRecords] = {}
         self._last_heard = 0.0
         self._heard = 0
 
@@ -145,7 +169,8 @@ class WatchDriver(DriverBase):
                     self._failover()
                     continue
                 self._dirty.clear()
-                self._write_new()
+                if not self._write_new():
+                    break
                 if self.browser is None and self._writer is not None:
                     await self._browse()
                 t0 = time.monotonic()
@@ -161,7 +186,8 @@ class WatchDriver(DriverBase):
 
     async def _renew(self, every: float) -> None:
         while True:
-            self.link.send(self.server, self.client.watch_message())
+            if self.server is not None:  # None: the seat we followed lied, no other found yet
+                self.link.send(self.server, self.client.watch_message())
             await asyncio.sleep(every)
 
     async def _browse(self) -> None:
@@ -190,37 +216,76 @@ class WatchDriver(DriverBase):
             return None
 
     def _failover(self) -> None:
-        """Our server sent nothing valid for ``silence_s`` (a live one answers every renewal):
-        follow the seat found on DNS-SD that we followed least recently, from the step we hold
-        (``WatchClient.switch``); its channel is keyed with that seat's setup X25519 key."""
+        """Our server sent nothing valid for ``silence_s`` (a live one answers every renewal),
+        or we left one that lied and found no other yet (``server`` None): follow another seat."""
         now = self.clock()
-        if now - self._last_heard < self.silence_s or self.browser is None or self.phase not in ("lobby", "playing"):
+        if self.browser is None or self.phase not in ("lobby", "playing"):
             return
-        setup = self._setup()
+        if self.server is not None and now - self._last_heard < self.silence_s:
+            return
         self._last_heard = now  # try again after another silence if nobody answers
-        if setup is None:
-            return
-        found = dict(self.browser.found)
-        cands = [s for s in sorted(found) if setup.players[s].public_key != self.client.host_pk]
+        setup = self._setup()
+        if setup is not None:
+            self._follow_next(setup)
+
+    def _follow_next(self, setup: Any, cut: int | None = None) -> bool:
+        """Follow the seat found on DNS-SD that we followed least recently, among those that
+        never lied to us and (unless ``cut``) other than our server, from the step we hold —
+        before record ``cut`` if given (``WatchClient.switch``); its channel is keyed with that
+        seat's setup X25519 key. False if no such seat is found (yet)."""
+        found = dict(self.browser.found) if self.browser is not None else {}
+        cands = [s for s in sorted(found) if 0 <= s < len(setup.players) and s not in self.bad
+                 and (cut is not None or setup.players[s].public_key != self.client.host_pk)]
         if not cands:
-            return
+            return False
         order = {pk: i for i, pk in enumerate(self._tried)}
         seat = min(cands, key=lambda s: (order.get(setup.players[s].public_key, -1), s))
         player = setup.players[seat]
         if player.public_key in self._tried:
             self._tried.remove(player.public_key)
         self._tried.append(player.public_key)
-        if self.client.switch(player.public_key):
+        if self.client.switch(player.public_key, cut):
             self._restart_copy()  # our records after the last step were dropped
         self.server = found[seat]
         self.server_seat = seat
         self.switches += 1
+        self._last_heard = self.clock()
         self.link.endpoint.pin(self.server, player.x25519_key)
         self.link.send(self.server, self.client.watch_message())
+        return True
+
+    def _reject(self, step: int, reason: str, at: int | None = None) -> bool:
+        """A record of step ``step`` (our record number ``at`` if known, else the first that may
+        belong to that step) does not verify: name the seat that sent it (``bad``, a
+        ``BadRecords`` line), drop it and what followed, and follow another seat that never
+        lied to us from our last verified step (protocol.md §N10 "A seat that lies"); with none
+        found yet, stop following (``server`` None: no renewal, its records are ignored) and let
+        ``_failover`` look again. False when the view must end: no setup to find the seats by,
+        a sender that is no seat, or every seat lied."""
+        setup = self._setup()
+        if setup is None:
+            return False
+        cut = self.client.cut_before(step) if at is None else at
+        pk, evidence = self.client.source(cut) or (self.client.host_pk, b"")
+        seat = next((i for i, p in enumerate(setup.players) if p.public_key == pk), None)
+        if seat is None:
+            return False
+        if seat not in self.bad:
+            self.bad[seat] = BadRecords(seat, step, reason, evidence)
+            self._new_events.append(self.bad[seat])
+        if len(self.bad) == len(setup.players):
+            return False
+        if not self._follow_next(setup, cut):
+            self.client.switch(self.client.host_pk, cut)
+            self._restart_copy()
+            self.server = self.server_seat = None
+        return True
 
     def _on_message(self, addr: Any, payload: bytes) -> None:
         from p2p.chat import CHAT_TAG, SPECTATOR
 
+        if self.server is None:
+            return  # we left a seat that lied and follow nobody yet
         if payload[:2] == CHAT_TAG:  # the game's chat, relayed by the seat we watch (§N9, §N10)
             line = self._room().receive(payload, asyncio.get_running_loop().time(), relayed=True,
                                         relayed_role=SPECTATOR)
@@ -262,10 +327,13 @@ class WatchDriver(DriverBase):
         self._written = 0
         self._drops_seen = min(self._drops_seen, len(self.client.records))
 
-    def _write_new(self) -> None:
-        """Append the records received since the last call to our temporary log."""
-        from p2p.gamelog import KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_HEADER, KIND_STEP, LogWriter
-        from p2p.wire import unpack
+    def _write_new(self) -> bool:
+        """Append the records received since the last call to our temporary log. A STEP record
+        that does not parse or is not the next step is the sender's lie, like one that fails
+        the replay (``_reject``); False when the view must end for it."""
+        from p2p.errors import WireError
+        from p2p.gamelog import (KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_HEADER, KIND_STEP, STEP_RECORD,
+                                 LogWriter)
 
         for kind, payload in self.client.records[self._written:]:
             if self._writer is None:
@@ -273,8 +341,19 @@ class WatchDriver(DriverBase):
                     break
                 self._writer = LogWriter(self._dir / "game.log", payload)
             elif kind == KIND_STEP:
-                step, raws = unpack(payload, big=True)
-                self._writer.append_step(step, raws)
+                k = self._writer.steps
+                try:
+                    record = STEP_RECORD.decode(payload)
+                except WireError:
+                    record = None
+                if record is None or record.step != k:
+                    why = "a step record that does not parse" if record is None else \
+                        f"step record {record.step} where step {k} was due"
+                    if self._reject(k, why, self._written):
+                        return self._write_new()  # our copy again, up to the last good step
+                    self._fail(Fault("cheat", why, None, k))
+                    return False
+                self._writer.append_step(k, record.messages)
             elif kind == KIND_DROP:
                 self._writer.append_drop(payload)
             elif kind == KIND_ABANDON:
@@ -282,6 +361,7 @@ class WatchDriver(DriverBase):
             elif kind == KIND_COMPLAINT:
                 self._writer.append_complaint(payload)
             self._written += 1
+        return True
 
     def _show(self, report: Any, rec: RecordingEngine) -> None:
         """Take the verified state and the new events; a failed check ends the view."""
@@ -295,8 +375,16 @@ class WatchDriver(DriverBase):
             self.steps = report.steps
         self._show_drops(report)
         if not report.ok:
-            self._fail(Fault("cheat" if report.first_bad_step is not None and report.first_bad_step >= 0 else "error",
-                             report.error or "the records do not verify", None, report.first_bad_step))
+            bad_step = report.first_bad_step
+            reason = report.error or "the records do not verify"
+            if bad_step is not None and bad_step >= 0 and self._reject(bad_step, reason):
+                self._notify("step")
+                return
+            setup = self._setup() if self.bad else None
+            if setup is not None and len(self.bad) == len(setup.players):
+                reason = "every seat sent a record that does not verify; last: " + reason
+            self._fail(Fault("cheat" if bad_step is not None and bad_step >= 0 else "error",
+                             reason, None, bad_step))
             return
         if self.phase == "lobby" and self.state is not None:
             self.phase = "playing"
@@ -348,7 +436,7 @@ class WatchDriver(DriverBase):
 
         from p2p.chat import SPECTATOR
 
-        if self.link is None:
+        if self.link is None or self.server is None:
             raise ValueError("not watching yet")
         raw, line = self._room().say(text, asyncio.get_running_loop().time())
         self.link.send(self.server, raw)
@@ -375,4 +463,4 @@ class WatchDriver(DriverBase):
         shutil.rmtree(self._dir, ignore_errors=True)
 
 
-__all__ = ["WatchDriver", "RecordingEngine", "verify_records", "VERIFY_INTERVAL_S"]
+__all__ = ["WatchDriver", "BadRecords", "RecordingEngine", "verify_records", "VERIFY_INTERVAL_S"]

@@ -290,3 +290,29 @@ def test_a_slow_spectator_that_progresses_is_never_sent_a_record_twice():
         for _, raw in server.outgoing(records, now):
             assert client.receive(raw) == 0  # the empty answer only: nothing sent twice
     assert client.records == records and server.stats.get("resent", 0) == 0
+
+
+def test_each_record_keeps_the_signed_envelope_of_the_seat_that_sent_it_and_a_switch_can_cut_before_it():
+    """§N10 "A seat that lies": the spectator knows which seat sent each record (its signed
+    RECORDS, kept as evidence), also across a switch, finds the first record that may belong to
+    a step that failed (``cut_before``) and resumes from before it with another seat."""
+    from p2p.wire import decode_records, open_as
+
+    records = game_records()  # the header, then one STEP record per step: step k is record k + 1
+    ident, client = spectator()
+    seat_b = Identity.from_seed(b"seat-b")
+    _follow(client, ident, WatchServer(SEAT, GID), records[:60])
+    client.switch(seat_b.public_key)
+    _follow(client, ident, WatchServer(seat_b, GID), records[:120])
+    assert client.records == records[:120] and len(client.sources) == 120
+    assert client.source(30)[0] == SEAT.public_key and client.source(100)[0] == seat_b.public_key
+    assert client.source(120) is None
+    env, msg = open_as(client.source(30)[1], MSG_RECORDS, decode_records, C.MAX_WATCH_MSG)
+    assert env.verify(SEAT.public_key) and list(records[30]) in [list(r) for r in msg.records]
+    cut = client.cut_before(29)
+    assert cut == 30 and client.source(cut)[0] == SEAT.public_key  # step 29 came from the first seat
+    assert client.cut_before(0) == 1 and client.cut_before(10_000) == 120
+    assert client.switch(seat_b.public_key, cut) == 120 - 30
+    assert client.records == records[:30] and len(client.sources) == 30 and client.resyncing
+    _follow(client, ident, WatchServer(seat_b, GID), records)
+    assert client.records == records and client.source(30)[0] == seat_b.public_key
