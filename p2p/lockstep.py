@@ -864,14 +864,19 @@ class LockstepSession:
                     cur = h
             elif cur is not None and cur.env.body != h.env.body and i != self.my_seat:
                 # The record holds another message of seat i than ours: i equivocated (§C8.8).
-                # The record's is the one its holder applied; we follow it only with a
-                # certificate (we vote i out now, ``_certified``).
+                # The record's is the one its holder applied; we hold the one the table keeps
+                # (§C3.4 "Two versions applied": its holder rolls back if it is not that one)
+                # and apply it only with a certificate (we vote i out now, ``_certified``).
                 self._prove(i, step, EQUIVOCATION, "signed two different messages for one step",
                             [cur.env.raw, h.env.raw], halt=Equivocation(step, i, cur.env.raw, h.env.raw))
                 if self.phase != RUNNING:
                     return None
-                self.steps.hold(step, i, h)
-                cur = h
+                if kept_version(cur.env.body, h.env.body) == h.env.body:
+                    self.referee.overturn(step, i, cur.env.body)
+                    self.steps.hold(step, i, h)
+                    cur = h
+                else:
+                    self.referee.overturn(step, i, h.env.body)
             elif cur is not None and cur.env.body != h.env.body and self._replaying:
                 # Our own logged message, replayed (resume.py): that is what we sent; the one we
                 # rebuilt lacks what the live step had (escrow acks, carried requests, §C8.2).
@@ -971,12 +976,12 @@ class LockstepSession:
                 # We applied one version, others (maybe) another: our states may have forked
                 # (§C3.4 "Two versions applied"). Both are i's own signed choices: the table
                 # converges on the one ``kept_version`` picks, i is voted out.
-                if i != self.my_seat and not self._replaying and self.seats.drop_possible() \
-                        and self.active[i]:
+                if i != self.my_seat and not self._replaying and (self.seats.drop_possible() or not self.active[i]):
                     if self._two_versions(step, i, h, env):
                         return True
                     continue
-                # Without a drop (seat loss off, two seats) a proven cheater ends the game anyway.
+                # Without a drop (seat loss off, two seats) a proven cheater ends the game anyway
+                # (i still active: once dropped, it no longer needs one).
                 self.disputes.clear()
                 if not self._replaying and i != self.my_seat:  # never a complaint about ourselves
                     self._out.append(make_complaint(self.identity, self.game_id, self.my_seat, self.step, i,
