@@ -35,6 +35,14 @@ from .wire import (MSG_JOIN, MSG_PROPOSAL, MSG_REJECT, MSG_STATUS, Envelope, Joi
 JOINING = "joining"
 WAITING = "waiting"
 
+#: Host: at most this many members joined from one source address (host, port) that never
+#: signed a setup of this lobby (protocol.md §C2.2 step 7). An honest peer has one socket and one
+#: key; two leave room for a player who restarted with a fresh key.
+MAX_UNCONFIRMED_PER_ADDR = 2
+
+#: The signing phases (``p2p.lobby``): a STATUS or REJECT of the host may end them (§C2.2 step 7).
+_SETUP_PHASES = ("signing", "revealing")
+
 # --- events ---------------------------------------------------------------------------------
 
 
@@ -62,6 +70,12 @@ class PlayerJoined(_PlayerEvent):
 
 class PlayerLeft(_PlayerEvent):
     """Host only: a player left before the setup was proposed."""
+
+
+class PlayerRemoved(_PlayerEvent):
+    """Host only: a player did not confirm the setup in time (its SETUP_SIG or SEED missing at
+    ``SETUP_TIMEOUT``, or no fresh JOIN after a new round): removed and banned from this lobby
+    (protocol.md §C2.2 step 7). The waiting room shows "<name> removed: did not confirm"."""
 
 
 #: English text of each REJECT code (protocol.md §C2.1); ui translates it.
@@ -100,6 +114,13 @@ class Admission:
         # host only: joiner key -> when we last answered its PROBE (PROBE_REPEAT_S; at most
         # PROBE_MEMORY keys, the oldest forgotten first)
         self._probed: dict[bytes, float] = {}
+        # host only (protocol.md §C2.2 step 7): keys removed for not confirming a setup (never
+        # seated again in this lobby), members whose entry predates the current round (they
+        # must JOIN again with a fresh seed commitment before the next PROPOSAL), and members
+        # that signed a setup at least once (not counted by the per-address cap)
+        self._banned: set[bytes] = set()
+        self._stale: set[bytes] = set()
+        self._confirmed: set[bytes] = set()
 
     def _join_msg(self) -> bytes:
         # Our JOIN; with the probe game id (zero) while joining by code: a PROBE.
@@ -173,7 +194,20 @@ class Admission:
         if msg.version != C.PROTOCOL_VERSION:
             self._reject(addr, p.public_key, C.REJECT_VERSION)
             return
+        if p.public_key in self._banned:
+            self._drop("banned")
+            self._reject(addr, p.public_key, C.REJECT_FULL)
+            return
         known = self._joined.get(p.public_key)
+        if (known is not None and p.public_key in self._stale and self.phase == WAITING
+                and peer_key == p.x25519_key == known[0].x25519_key):
+            # A member's fresh entry for the new round (§C2.2 step 7), over its own keyed channel:
+            # a replayed JOIN of an older round cannot come that way (the transport deduplicates).
+            self._stale.discard(p.public_key)
+            self._joined[p.public_key] = (p, addr)
+            self._broadcast_status()
+            self._maybe_propose(now)
+            return
         if known is not None and known[0] == p:
             if addr != known[1] and peer_key != p.x25519_key:
                 # A replayed JOIN from elsewhere would move the player's address (and cut it off):
@@ -187,11 +221,31 @@ class Admission:
         if self.phase != WAITING or known is not None:
             self._reject(addr, p.public_key, C.REJECT_FULL if known is None else C.REJECT_OTHER_KEYS)
             return
+        if sum(1 for k, (_, a) in self._joined.items() if a == addr and k not in self._confirmed) \
+                >= MAX_UNCONFIRMED_PER_ADDR:
+            self._drop("address_cap")  # one socket, many fresh keys: ghosts (§C2.2 step 7)
+            self._reject(addr, p.public_key, C.REJECT_FULL)
+            return
         self._joined[p.public_key] = (p, addr)
         self._events.append(PlayerJoined(p.name, fingerprint_of(p.public_key)))
         self._broadcast_status()
-        if len(self._joined) == self.seats:
+        self._maybe_propose(now)
+
+    def _maybe_propose(self, now: float) -> None:
+        # Every seat taken, every member's entry of the current round (none stale).
+        if self.phase == WAITING and len(self._joined) == self.seats and not self._stale:
             self._propose(now)
+
+    def _remove(self, pks: list[bytes]) -> None:
+        """Host: remove and ban the members ``pks`` (they did not confirm in time, §C2.2 step
+        7): REJECT (code 1) to each, ``PlayerRemoved`` for each, counted in ``removed``."""
+        for pk in pks:
+            p, addr = self._joined.pop(pk)
+            self._banned.add(pk)
+            self._stale.discard(pk)
+            self._reject(addr, pk, C.REJECT_FULL)
+            self._events.append(PlayerRemoved(p.name, fingerprint_of(pk)))
+            self.stats["removed"] = self.stats.get("removed", 0) + 1
 
     def _on_leave(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
         if self.role != "host" or self.phase != WAITING:
@@ -208,17 +262,24 @@ class Admission:
             self._drop("bad_signature")
             return
         del self._joined[pk]
+        self._stale.discard(pk)
         self._events.append(PlayerLeft(p.name, fingerprint_of(pk)))
         self._broadcast_status()
+        self._maybe_propose(now)
 
-    def _from_host(self, env: Envelope, addr: Any, peer_key: bytes | None, claimed: tuple | None = None) -> bool:
+    def _from_host(self, env: Envelope, addr: Any, peer_key: bytes | None, claimed: tuple | None = None,
+                   round_end: bool = False) -> bool:
         """Joiner: is this message from the host (address, channel key, signature by the
         host's key)? ``claimed``: the (pk, xk) a STATUS names, adopted if we knew no key yet and
-        it matches the advert's fingerprint (or nothing was advertised)."""
+        it matches the advert's fingerprint (or nothing was advertised). ``round_end``: a
+        STATUS/REJECT that may end the signing phases (§C2.2 step 7): only over the host's
+        keyed channel, whose transport drops replays and delivers in order."""
         if self.role != "joiner" or addr != self._host_addr:
             self._drop("not_host")
             return False
-        if self.phase not in (JOINING, WAITING):
+        if self.phase not in (JOINING, WAITING) and not (
+                round_end and self.phase in _SETUP_PHASES and self._host_keys is not None
+                and peer_key == self._host_keys[1]):
             self._drop("wrong_phase")
             return False
         keys = self._host_keys
@@ -240,8 +301,14 @@ class Admission:
         return True
 
     def _on_status(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
-        if not self._from_host(env, addr, peer_key, (msg.host_pk, msg.host_xk)):
+        # A STATUS with a free seat during our signing phases is the host's new round (§C2.2
+        # step 7); the last STATUS before a PROPOSAL had every seat taken and came before it.
+        new_round = msg.taken < msg.seats
+        if not self._from_host(env, addr, peer_key, (msg.host_pk, msg.host_xk), round_end=new_round):
             return
+        if self.phase in _SETUP_PHASES:
+            self._new_round(now)
+            self._out.append((self._host_addr, self._join_msg()))  # our fresh entry
         self.phase = WAITING
         self.edition, self.seats = msg.edition, msg.seats
         self._deadline = None
@@ -251,7 +318,10 @@ class Admission:
         if msg.joiner_pk != self.identity.public_key:
             self._drop("not_for_us")  # a REJECT the host sent someone else, replayed
             return
-        if not self._from_host(env, addr, peer_key, (msg.host_pk, msg.host_xk)):
+        if not self._from_host(env, addr, peer_key, (msg.host_pk, msg.host_xk), round_end=True):
+            return
+        if self.phase in _SETUP_PHASES:
+            self._abort("removed by the host: we did not confirm the setup in time", reject_code=msg.code)
             return
         text = REJECT_TEXT.get(msg.code, f"refused (code {msg.code})")
         self._abort(f"rejected by the host: {text}", reject_code=msg.code)

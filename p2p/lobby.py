@@ -25,7 +25,9 @@ Theory of operation
    ``start_session`` builds the ``LockstepSession`` and ``log_header`` the game log header.
 
 Phases: ``joining`` (joiner, before STATUS) -> ``waiting`` -> ``signing`` -> ``revealing`` ->
-``started``; any phase -> ``aborted`` (rejected, left, timeout, conflicting setup).
+``started``; any phase -> ``aborted`` (rejected, left, timeout, conflicting setup). At
+``SETUP_TIMEOUT`` the host removes the seats that did not sign (or reveal) and goes back to
+``waiting`` (a new round, fresh seeds); so does a joiner on the host's STATUS (§C2.2 step 7).
 
 Lobby messages travel over the reliable transport, so this machine never re-sends; it only
 says which bytes go to which address: ``messages_to_send() -> [(addr, bytes)]``. Addresses are
@@ -41,7 +43,7 @@ from typing import Any
 
 from . import const as C
 from .admission import (JOINING, REJECT_TEXT, WAITING, Admission, LobbyStatus, PlayerJoined,  # noqa: F401 (re-exported)
-                        PlayerLeft)
+                        PlayerLeft, PlayerRemoved)
 from .beacon import HashChain, derive_secret, new_secret, seed_commitment
 from .errors import LocalProtocolError, WireError
 from .gamelog import HEADER_RECORD, LOG_HEADER_VERSION, HeaderRecord
@@ -57,6 +59,11 @@ SIGNING = "signing"
 REVEALING = "revealing"
 STARTED = "started"
 ABORTED = "aborted"
+
+#: Joiner: seconds past ``SETUP_TIMEOUT`` it waits in the signing phases for the host's word (a
+#: new round's STATUS, or REJECT) before it aborts on its own (protocol.md §C2.2 step 7): the host
+#: entered the phase first and removes the silent seats at its own ``SETUP_TIMEOUT``.
+SETUP_HOST_GRACE = 10.0
 
 
 #: Setup options that turn seat loss on with its defaults (protocol.md §C8.1): a silent seat is
@@ -95,6 +102,14 @@ class SetupProposed:
 
     setup: Setup
     my_seat: int
+
+
+@dataclass(frozen=True)
+class SetupRestarted:
+    """The setup of round ``round`` - 1 was given up (seats that did not confirm it were
+    removed, protocol.md §C2.2 step 7): back to waiting, with fresh seed commitments."""
+
+    round: int
 
 
 @dataclass(frozen=True)
@@ -162,6 +177,10 @@ class Lobby(Admission):
         self._out: list[tuple[Any, bytes]] = []
         self._events: deque = deque()
         self._deadline: float | None = None
+        #: Setup rounds given up so far (protocol.md §C2.2 step 7) and their setup hashes: a
+        #: late SETUP_SIG/SEED of an old round is dropped (``old_round``), never a disagreement.
+        self.round = 0
+        self._old_setups: set[bytes] = set()
         #: Signing and revealing: when our SETUP_SIG/SEED go to every other seat again.
         self._resend_at: float | None = None
         #: The signing phase (setup_signing.py): every seat's SETUP_SIG and SEED, the early
@@ -286,18 +305,36 @@ class Lobby(Admission):
         SETUP_SIG/SEED), or None."""
         if self.phase in (SIGNING, REVEALING) and self._resend_at is not None:
             return self._resend_at if self._deadline is None else min(self._deadline, self._resend_at)
-        return self._deadline if self.phase in (JOINING, SIGNING, REVEALING) else None
+        return self._deadline if self.phase in (JOINING, WAITING, SIGNING, REVEALING) else None
 
     def handle_timer(self, now: float) -> None:
         """Signing and revealing: send our SETUP_SIG (and our SEED once revealing) to every
         other seat again every SETUP_RESEND_S — lobby messages are not re-sent otherwise, and a
         copy a peer lost (pushed out of its early buffer by junk, H37) would abort everyone at
         SETUP_TIMEOUT; a peer takes the copy as a duplicate. Abort if the join or the setup
-        phase passed its deadline (JOIN_TIMEOUT, SETUP_TIMEOUT)."""
+        phase passed its deadline (JOIN_TIMEOUT; joiner: SETUP_TIMEOUT + SETUP_HOST_GRACE) —
+        except the host: at SETUP_TIMEOUT it removes the seats that did not sign (or reveal)
+        and opens a new round, and after JOIN_TIMEOUT of a round's waiting it removes the
+        members that did not send their fresh entry (protocol.md §C2.2 step 7)."""
         if self.phase in (SIGNING, REVEALING) and self._resend_at is not None and now >= self._resend_at:
             for raw in self.signing.own(self.my_seat):
                 self._send_to_seats(raw)
             self._resend_at = now + C.SETUP_RESEND_S
+        if self._deadline is not None and now >= self._deadline and self.role == "host":
+            if self.phase in (SIGNING, REVEALING):
+                missing = self.signing.missing(self.seats, self.phase != SIGNING)
+                self._remove([p.public_key for i, p in enumerate(self.setup.players)
+                              if i in missing and p.public_key != self.identity.public_key])
+                self._new_round(now)
+                self._deadline = now + C.JOIN_TIMEOUT if self._stale else None
+                self._broadcast_status()
+                self._maybe_propose(now)
+            elif self.phase == WAITING:
+                self._remove(sorted(self._stale))
+                self._deadline = None
+                self._broadcast_status()
+                self._maybe_propose(now)
+            return
         if self._deadline is not None and now >= self._deadline and self.phase in (JOINING, SIGNING, REVEALING):
             if self.phase == JOINING:
                 self._abort("no answer from the host")
@@ -405,6 +442,7 @@ class Lobby(Admission):
             return
         if outcome == DUPLICATE:
             return
+        self._confirmed.add(self.setup.players[msg.seat].public_key)  # host: per-address cap
         self._maybe_reveal()
 
     def _on_seed(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
@@ -422,6 +460,24 @@ class Lobby(Admission):
         self._maybe_start()
 
     # -- internals --
+
+    def _new_round(self, now: float) -> None:
+        """Give up the current setup (protocol.md §C2.2 step 7): back to waiting with a fresh
+        seed secret (our old one may have been revealed to a seat that then vanished) and a
+        fresh signing state; the host's other members must JOIN again with theirs (stale)."""
+        self._old_setups.add(self.setup_hash)
+        self.round += 1
+        self.setup, self.setup_bytes, self.setup_hash = None, b"", b""
+        self.my_seat, self.endpoints = -1, ()
+        self.phase = WAITING
+        self._deadline = self._resend_at = None
+        self.signing = SetupSigning()
+        self._seed_secret = new_secret(self._demo_seed, b"seed-round-%d" % self.round, self.game_id)
+        self.me = self.me._replace(seed_commit=seed_commitment(self._seed_secret))
+        if self.role == "host":
+            self._joined[self.identity.public_key] = (self.me, self._endpoint)
+            self._stale = {pk for pk in self._joined if pk != self.identity.public_key}
+        self._events.append(SetupRestarted(self.round))
 
     def _enter_signing(self, sb: bytes, setup: Setup, endpoints: tuple, now: float) -> None:
         """Role-agnostic: check the setup, sign it, send SETUP_SIG to every other seat."""
@@ -442,7 +498,7 @@ class Lobby(Admission):
         self.my_seat = setup.players.index(self.me)
         self.endpoints = endpoints
         self.phase = SIGNING
-        self._deadline = now + C.SETUP_TIMEOUT
+        self._deadline = now + C.SETUP_TIMEOUT + (SETUP_HOST_GRACE if self.role == "joiner" else 0.0)
         self._resend_at = now + C.SETUP_RESEND_S
         self._events.append(SetupProposed(setup, self.my_seat))
         # Hidden information (protocol.md §C12.2): our leaves, signed before any seed is revealed.
@@ -483,6 +539,9 @@ class Lobby(Admission):
             return False
         if not env.verify(p.public_key):
             self._drop("bad_signature")
+            return False
+        if msg.setup_hash in self._old_setups:
+            self._drop("old_round")  # a late copy of a setup given up (§C2.2 step 7)
             return False
         if msg.setup_hash != self.setup_hash:
             # A seat signed another setup: the host proposed different setups to different seats.

@@ -23,7 +23,7 @@ from . import const as C
 from .discovery import LOBBY, RUNNING, Discovery, GameAd
 from .game_ad import AdUpdates, ad_name
 from .lobby import (GameStarted, Lobby, LobbyAborted, LobbyPeerMisbehaved, LobbyStatus, PlayerJoined,
-                    PlayerLeft, SetupProposed)
+                    PlayerLeft, SetupProposed, SetupRestarted)
 from .node_config import NodeError
 from .node_reports import Hosting
 
@@ -149,6 +149,9 @@ class NodeLobby:
                 if host:
                     self.ad_updates.update(seats_taken=ev.setup.seats, state=RUNNING,
                                            players=tuple(ad_name(p.name) for p in ev.setup.players))
+            elif isinstance(ev, SetupRestarted):
+                if host:  # seats that did not confirm were removed: open again (§C2.2 step 7)
+                    self.ad_updates.update(state=LOBBY)
             elif isinstance(ev, GameStarted):
                 # From now on only the seats' endpoints may open channels (protocol.md §N2.6).
                 ep.restrict(ev.endpoints)

@@ -196,12 +196,6 @@ def _join_raw(identity: Identity, lob: Lobby, **kw) -> bytes:
     return j.messages_to_send()[0][1]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "H37 BREAK, the known limit §C11.1 (c) (owner lobby.py/admission.py, design: coordinator): a "
-    "JOIN from a fresh key that "
-    "then never signs takes a seat; when it fills the lobby (1 datagram at 2 seats, N-1 at N) "
-    "the setup is proposed, nobody can sign it and at SETUP_TIMEOUT every honest seat aborts "
-    "('setup timed out in phase signing'); the host cannot drop the ghost and go on"))
 @pytest.mark.parametrize("seats", [2, 4])
 def test_ghost_joiners_that_never_sign_do_not_kill_the_lobby(seats):
     lob = _host(seats)
@@ -210,13 +204,14 @@ def test_ghost_joiners_that_never_sign_do_not_kill_the_lobby(seats):
         lob.receive_message(_join_raw(g, lob), ("127.0.0.%d" % (30 + i), 5000), 0.0, g.x25519_public_key)
     lob.handle_timer(C.SETUP_TIMEOUT + 1.0)
     assert lob.phase != ABORTED
+    # Fixed (H46, §C2.2 step 7): the ghosts were removed and banned; the lobby waits again
+    assert lob.phase == WAITING and [p.name for p, _ in lob.members()] == ["host"]
+    assert lob.stats["removed"] == seats - 1
+    lob.messages_to_send()
+    lob.receive_message(_join_raw(ghosts[0], lob), ("127.0.0.99", 5000), 40.0, ghosts[0].x25519_public_key)
+    assert lob.stats["banned"] == 1 and len(lob.members()) == 1
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "H37 BREAK (same class, §C11.1 c; owner lobby.py, design: coordinator): a joiner that signs "
-    "the setup, receives every SEED and then never sends its own (it alone learns the game seed "
-    "first) makes every honest seat abort at SETUP_TIMEOUT ('waiting for seats [k]'): it names "
-    "itself in the reason but nobody can go on without it"))
 def test_a_joiner_that_signs_then_vanishes_does_not_kill_the_lobby():
     lob = _host(2)
     gid = Identity.from_seed(b"h37-signer")
@@ -232,6 +227,9 @@ def test_a_joiner_that_signs_then_vanishes_does_not_kill_the_lobby():
     assert lob.phase == "revealing" and ghost.game_seed  # the ghost knows the seed, we do not
     lob.handle_timer(C.SETUP_TIMEOUT + 1.0)
     assert lob.phase != ABORTED
+    # Fixed (H46, §C2.2 step 7): removed, and the next round draws fresh seeds (nobody's old reveal
+    # is reused: what the ghost saw says nothing about the next game seed)
+    assert lob.phase == WAITING and lob.stats["removed"] == 1 and lob.round == 1
 
 
 @pytest.mark.parametrize("keys", [
