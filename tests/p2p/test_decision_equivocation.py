@@ -15,7 +15,11 @@ names only d, and d was dropped. In memory, virtual clock, fake engine (from H38
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import fake_engine as E
 from p2p import const as C
@@ -38,20 +42,20 @@ def _split_game(tmp_path, n: int, victims: set, alt: int):
     sessions, paths, secrets, _ = logged_game(tmp_path, n, DROP)
     cheat = n - 1
     net = Net(list(sessions), first_legal(E))
-    st: dict = {"step": None}
+    state: dict = {"step": None}
 
     def drop(src, dst, raw):
         if src != cheat or raw[:2] != STEP_TAG:
             return False
         b = decode_step_body(open_envelope(raw).body)
-        if st["step"] is None:
+        if state["step"] is None:
             if b.step < 10 or b.input is not None:
                 return False
-            st.update(step=b.step, real=raw, second=seal(sessions[cheat].identity, MSG_STEP,
+            state.update(step=b.step, real=raw, second=seal(sessions[cheat].identity, MSG_STEP,
                                                          [b.game_id, b.step, cheat, b.prev_hash, b.prev_digest,
                                                           ["adv", alt]]))
-        if b.step == st["step"] and dst in victims:
-            net.s[dst].receive_message(st["second"], net.now)
+        if b.step == state["step"] and dst in victims:
+            net.s[dst].receive_message(state["second"], net.now)
             return True
         return False
 
@@ -73,8 +77,8 @@ def _split_game(tmp_path, n: int, victims: set, alt: int):
 
     net.drop = drop
     net.run(max_time=1e4, hook=hook)
-    assert st["step"] is not None
-    return net, paths, (st["real"], st["second"]), restarts
+    assert state["step"] is not None
+    return net, paths, (state["real"], state["second"]), restarts
 
 
 @pytest.mark.parametrize("n, victims", [(4, {0}), (4, {0, 1}), (5, {0, 1}), (5, {0})])
@@ -93,12 +97,11 @@ def test_the_honest_peers_converge_and_the_equivocator_loses_its_seat(tmp_path, 
         assert [e.seat for e in net.events[i] if isinstance(e, SeatDropped)] == [cheat], i
 
 
-def test_kept_version_is_the_smaller_sha256_and_symmetric():
+@given(st.binary(max_size=64), st.binary(max_size=64))
+def test_kept_version_is_the_smaller_sha256_and_symmetric(a, b):
     """The rule every peer applies alone (§C3.4 "Two versions applied"): the body with the
-    smaller SHA-256, whatever the order it is given in."""
-    import hashlib
-    a, b = b"\x96one", b"\x96two"
-    small = min(a, b, key=lambda x: hashlib.sha256(x).digest())
+    smaller SHA-256 (unsigned big-endian), whatever the order it is given in."""
+    small = min(a, b, key=lambda x: int.from_bytes(hashlib.sha256(x).digest(), "big"))
     assert kept_version(a, b) == kept_version(b, a) == small
 
 
@@ -123,3 +126,23 @@ def test_adopt_equivocation_refuses_what_is_not_two_versions(tmp_path):
     assert s0.steps.held(k, 3) is None and not s0.complaints.cheaters()
     assert s0.adopt_equivocation(k, 3, kept, other)
     assert s0.steps.held(k, 3).env.raw == kept and s0.complaints.cheaters() == [3]
+
+
+def test_a_current_step_record_with_the_other_version_keeps_the_kept_one(tmp_path):
+    """A peer that holds the kept version of seat 3's current-step message (handed over after
+    its roll back) gets a catch-up record of that step with the other version, from a peer
+    that has not rolled back yet: it holds the kept one still (it followed the record before,
+    applied the other version and had to roll back again: seen in the e2e, §C3.4)."""
+    sessions, _, _, _ = logged_game(tmp_path, 4, DROP)
+    s0 = sessions[0]
+    k = s0.step
+    body = [s0.game_id, k, 3, s0.state_hash, s0.steps.prev_digest]
+    a, b = seal(sessions[3].identity, MSG_STEP, body + [["adv", 1]]), seal(sessions[3].identity, MSG_STEP,
+                                                                            body + [["adv", 2]])
+    kept, other = (a, b) if kept_version(open_envelope(a).body, open_envelope(b).body) == open_envelope(a).body \
+        else (b, a)
+    assert s0.adopt_equivocation(k, 3, kept, other)
+    raws = [seal(sessions[i].identity, MSG_STEP, [s0.game_id, k, i, s0.state_hash, s0.steps.prev_digest, None])
+            for i in range(3)] + [other]
+    assert s0.ingest_step_record(k, raws) is None
+    assert s0.phase != HALTED and s0.steps.held(k, 3).env.raw == kept
