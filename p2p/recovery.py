@@ -180,11 +180,14 @@ class Recovery:
         """Datagrams are resent at ``now``. The lossy regime starts on evidence of loss: a
         hole the peer's selective ack showed, or a second resend within ``LOSS_HOLD``. A lone
         timeout is most often a peer process that waited for a core (spurious): starting the
-        regime for it would cost a pure ack per datagram for ``LOSS_HOLD`` s (issue 14). It
-        extends the endpoint's shared regime (``LossClock``)."""
+        regime for it would cost a pure ack per datagram for ``LOSS_HOLD`` s (issue 14). A hole
+        extends the endpoint's shared regime (``LossClock``) too."""
         if self._lost_by_ack or now - self._last_resend < LOSS_HOLD:
             self.resent_until = now + LOSS_HOLD
-            if self.resent_until > self._clock.until:
+            if self._lost_by_ack and self.resent_until > self._clock.until:
+                # Only a hole the peer showed spreads to the other channels: timeouts on a loaded
+                # machine are mostly late acks, and at 8 seats they put every channel in the
+                # regime (a pure ack per datagram and copies: 1.2-1.7x the floor's datagrams).
                 self._clock.until = self.resent_until
         self._last_resend = now
         self._lost_by_ack = False

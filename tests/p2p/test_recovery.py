@@ -103,8 +103,9 @@ def test_copies_one_outside_the_lossy_regime_two_in_it():
 
 
 def test_the_lossy_regime_is_shared_with_the_endpoints_peers_that_answered():
-    """§N2.4: one channel's regime is every channel's (LossClock), but only for a peer that has
-    acknowledged something: never for an address that never answered (a spoofed one)."""
+    """§N2.4: a regime a hole started is every channel's (LossClock), but only for a peer that
+    has acknowledged something (never for an address that never answered, a spoofed one); one
+    that timeouts started is the channel's own."""
     clock = R.LossClock()
     lossy, answered, silent = R.Recovery(clock), R.Recovery(clock), R.Recovery(clock)
     answered.acked(0.001, prompt=False)
@@ -113,3 +114,7 @@ def test_the_lossy_regime_is_shared_with_the_endpoints_peers_that_answered():
     assert lossy.copies(3.0) == answered.copies(3.0) == 2 and answered.lossy(3.0)
     assert silent.copies(3.0) == 1 and not silent.lossy(3.0)
     assert answered.copies(3.0 + R.LOSS_HOLD) == 1
+    timed_out = R.Recovery(clock)
+    timed_out.on_resend(9.0)
+    timed_out.on_resend(9.1)  # two timeouts: its own regime, but no hole was shown
+    assert timed_out.lossy(9.1) and not answered.lossy(9.1)  # late acks on a loaded machine do not spread
