@@ -40,6 +40,8 @@ class NetGame(DriverBase):
         self.bot_pace = bot_pace
         self.seats_total = int(self.cfg.get("seats", 0)) if self.cfg.get("role") == "host" else 0
         self.lobby_names = (self.cfg.get("name", ""),)
+        #: Host: players removed for not confirming the setup (protocol.md §C2.2 step 7).
+        self.lobby_removed: tuple = ()
         self.node: Any = None
         self.can_fill = self.cfg.get("role") == "host"
         self._bot_tasks: list[asyncio.Task] = []
@@ -153,6 +155,8 @@ class NetGame(DriverBase):
             for seat in [s for s, c in self.seat_changes.items() if c == "silent"]:
                 del self.seat_changes[seat]
                 self._new_events.append(SeatChanged(seat, ev.step, "back"))
+        if name == "PlayerRemoved":
+            self.lobby_removed = (*self.lobby_removed, ev.name)
         if name == "LobbyStatus":
             self.lobby_names = tuple(ev.names)
             self.seats_total = ev.seats

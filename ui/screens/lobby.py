@@ -246,7 +246,10 @@ class WaitingScreen(Screen):
         total = d.seats_total or "?"
         self.query_one("#seats", Label).update(_("Players: {taken} of {total}. The game starts when every seat is taken.")
                                                .format(taken=len(d.lobby_names), total=total))
-        self.query_one("#who", Label).update("\n".join(f"  ✔ {n} — " + _("ready") for n in d.lobby_names))
+        # Host: who was removed for not confirming the setup (protocol.md §C2.2 step 7).
+        removed = [f"  ✘ {n} — " + _("removed: did not confirm") for n in getattr(d, "lobby_removed", ())]
+        self.query_one("#who", Label).update("\n".join([f"  ✔ {n} — " + _("ready") for n in d.lobby_names]
+                                                       + removed))
         if d.join_code:
             self.query_one("#code", Label).update(
                 _("Others can join from the list, or by address with the code: {code}").format(code=d.join_code))

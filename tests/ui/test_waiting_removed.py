@@ -1,0 +1,51 @@
+"""The waiting room shows who the host removed for not confirming the setup (protocol.md §C2.2
+step 7, issue 10): Italian by default, English on request."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from textual.app import App
+from textual.widgets import Label
+
+from p2p.admission import PlayerRemoved
+from pilot_support import sync
+from ui import i18n
+from ui.net_game import NetGame
+from ui.screens import WaitingScreen
+
+
+def _driver_after_removal() -> NetGame:
+    """A host's driver that saw the lobby's PlayerRemoved event for "Fantasma"."""
+    d = NetGame({"role": "host", "name": "Giulia", "seats": 3})
+    d.observe(PlayerRemoved("Fantasma", "00" * 8))
+    return d
+
+
+def test_the_driver_keeps_the_names_of_removed_players():
+    assert _driver_after_removal().lobby_removed == ("Fantasma",)
+
+
+async def _who(driver) -> str:
+    class Room(App):
+        def on_mount(self) -> None:
+            self.push_screen(WaitingScreen(driver, bots=False))
+
+    app = Room()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        return str(app.screen.query_one("#who", Label).render())
+
+
+@sync
+async def test_the_waiting_room_shows_a_removed_player_in_italian_and_english():
+    driver = SimpleNamespace(seats_total=3, lobby_names=("Giulia",), lobby_removed=("Fantasma",), join_code="",
+                             chat_lines=())
+    before = i18n.current_language()
+    try:
+        i18n.set_language("it")
+        assert "Fantasma — rimosso: non ha confermato" in await _who(driver)
+        i18n.set_language("en")
+        assert "Fantasma — removed: did not confirm" in await _who(driver)
+    finally:
+        i18n.set_language(before)
