@@ -15,13 +15,12 @@ an edge of its own (else a module that imports its own package's name would clos
 every package that re-exports it).
 
 There is none left, so there is no allow-list: a circle fails. Counting the imports inside
-functions too, the rules still call each other in one circle (``tests/test_layering.py``
-``KNOWN_CIRCLES``): two classic rules call the niente-e-come-sembra ones at run time
-(movement -> faceup_cards / niente_estate on landing, bankruptcy -> niente_estate) while those
-import the classic rules at import time. Those deferred imports are
-the only ones the engine keeps inside functions
-(``test_engine_defers_an_import_only_to_avoid_a_circle``); cutting them needs the editions' card
-rules as a strategy on the edition, as money and estate already are.
+functions too there is none either (``tests/test_layering.py``, ``KNOWN_CIRCLES`` empty since
+issue 13: the classic rules no longer call the niente-e-come-sembra ones through imports inside
+functions; ``engine.game`` and ``niente_flow`` route niente's card draw, jail card, window card,
+raise and end, and the trains and face-up landings live with the moves). An import inside an
+engine function would only ever hide a circle, so the engine keeps none
+(``test_engine_defers_an_import_only_to_avoid_a_circle``).
 """
 
 from __future__ import annotations

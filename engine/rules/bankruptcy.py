@@ -26,6 +26,7 @@ from ..state import O_NO_AUCTIONS, P_INHERIT, P_OVER, P_RAISE
 from .auction import drop_bidder, start_auctions
 from .building import liquidation_value, sell_all
 from .money import R_BANKRUPTCY, R_FEE, R_LIFT, charge, owed_by, transfer
+from .niente_estate import before_bankruptcy
 from .trade import void_offers
 
 
@@ -48,7 +49,6 @@ def declare(s, ev, seat: int) -> None:
 def go_bankrupt(s, ev, seat: int, creditor: int) -> None:
     """Eliminate ``seat``; its estate goes to ``creditor`` (-1 = bank). Sets the next phase."""
     if s.nx:  # niente: the bank buys everything back first; kept cards (engine.rules.niente_estate)
-        from .niente_estate import before_bankruptcy  # here, not at the top: it imports this module
         before_bankruptcy(s, ev, seat, creditor)
     if s.ed.bankruptcy_to_bank_only:
         # Editrice Giochi / Fabrianopoli: "tutto ciò che egli possiede passa alla Banca che paga

@@ -33,7 +33,8 @@ from .banknotes import NX_FACEUP, NX_HAND, NX_LENS, restore_lenses
 from .cards import apply_card
 from .counterfeit import open_card_window
 from .money import R_CARD, R_PURCHASE, charge, round10, transfer
-from .movement import move_to
+# land_on_imprevisti: where a move ends, so it lives with the moves (re-exported).
+from .movement import land_on_imprevisti, move_to, next_free_property
 from .niente_events import CardKept, CardPlayed, CardReturned, FaceUpDealt, FaceUpTaken
 
 __all__ = ["deal", "land_on_imprevisti", "take", "decline", "draw", "use", "use_jail_card",
@@ -61,14 +62,6 @@ def deal(s, ev, rng) -> None:
         row[slot] = card
         if card >= 0:
             ev.append(FaceUpDealt(slot, card))
-
-
-def land_on_imprevisti(s, ev, seat: int) -> None:
-    """Landing on Imprevisti: choose a face-up card (phase "take_card"), if any lies there."""
-    if any(c >= 0 for c in s.nx[NX_FACEUP]):
-        s.phase = P_TAKE
-    else:
-        s.phase = P_END_MOVE
 
 
 def imprevisti_held(s, seat: int) -> list[int]:
@@ -148,18 +141,6 @@ def draw(s, ev, rng) -> None:
 
 
 # ------------------------------------------------------------------------------- using cards
-
-def next_free_property(s, seat: int) -> int:
-    """The first unowned property ahead of ``seat`` (board order, wrapping), or -1."""
-    tb = s.tb
-    p = s.pos[seat]
-    nsq = tb.nsq
-    for step in range(1, nsq):
-        sq = (p + step) % nsq
-        if tb.price[sq] > 0 and s.owner[sq] < 0:
-            return sq
-    return -1
-
 
 def _own_turn(s, seat: int) -> bool:
     return s.phase == P_ROLL and s.current == seat

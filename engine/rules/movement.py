@@ -9,13 +9,17 @@ doppio?", "VIA!", "LE CASELLE DEL TABELLONE", "Chi inizia per primo?").
   prigione").
 * Passing or landing on VIA! pays the salary ("Se con la vostra pedina superate o andate a
   fermarvi sulla casella del VIA!, ritirate a200").
+* Where a move ends in niente-e-come-sembra (engine.rules.niente_estate, faceup_cards quote the
+  rulebook): an unowned station moves the player on to the next free property
+  (``board_train``), Imprevisti offers the face-up cards (``land_on_imprevisti``).
 """
 from __future__ import annotations
 
 from ..editions import K_CARD, K_FREE, K_GOTOJAIL, K_STATION, K_STREET, K_TAX, K_UTILITY
 from ..events import DiceRolled, FirstPlayerRolled, LeftJail, Moved, TurnStarted, maker
 from ..state import (DICE_JAIL, DICE_MOVE, DICE_UTILITY, P_BUY, P_CARD, P_DICE, P_END_MOVE,
-                     P_JAIL_MOVE, P_NEXT_TURN, P_ROLL)
+                     P_JAIL_MOVE, P_NEXT_TURN, P_ROLL, P_TAKE)
+from .banknotes import NX_FACEUP
 from .deal import deal_contracts
 from .house_rules import collect_pot, go_salary
 from .jail import send_to_jail
@@ -196,7 +200,6 @@ def land(s, ev, seat: int) -> None:
             # would be multiplied (issue 12, item 1).
             s.mult = 1
             if k == K_STATION and s.ed.stations_move_to_next_free:
-                from .niente_estate import board_train  # here, not at the top: it imports this module
                 board_train(s, ev, seat)
                 return
             s.phase = P_BUY
@@ -217,7 +220,6 @@ def land(s, ev, seat: int) -> None:
         s.draw_deck = tb.deck[sq]
         s.phase = P_CARD
         if s.nx and s.draw_deck == 1:  # niente: choose a face-up Imprevisti instead
-            from .faceup_cards import land_on_imprevisti  # here, not at the top: it imports this module
             land_on_imprevisti(s, ev, seat)
         return
     elif k == K_GOTOJAIL:
@@ -227,5 +229,40 @@ def land(s, ev, seat: int) -> None:
     s.phase = P_END_MOVE
 
 
+def land_on_imprevisti(s, ev, seat: int) -> None:
+    """niente-e-come-sembra, landing on Imprevisti: choose a face-up card (phase "take_card",
+    engine.rules.faceup_cards.take), if any lies there; else the move ends."""
+    if any(c >= 0 for c in s.nx[NX_FACEUP]):
+        s.phase = P_TAKE
+    else:
+        s.phase = P_END_MOVE
+
+
+def next_free_property(s, seat: int) -> int:
+    """The first unowned property ahead of ``seat`` (board order, wrapping), or -1: where an
+    unowned station sends a player when the edition's trains move on (``board_train``), and
+    niente-e-come-sembra's "next free property" card (engine.rules.faceup_cards)."""
+    tb = s.tb
+    p = s.pos[seat]
+    nsq = tb.nsq
+    for step in range(1, nsq):
+        sq = (p + step) % nsq
+        if tb.price[sq] > 0 and s.owner[sq] < 0:
+            return sq
+    return -1
+
+
+def board_train(s, ev, seat: int) -> None:
+    """Landing on an unowned station in an edition whose trains move on
+    (``Edition.stations_move_to_next_free``, niente-e-come-sembra): move on to the next unowned
+    property and resolve it (buy or auction); with none left nothing happens."""
+    sq = next_free_property(s, seat)
+    if sq < 0:
+        s.phase = P_END_MOVE
+        return
+    move_to(s, ev, seat, sq, True)
+
+
 __all__ = ["first_player", "start_turn", "next_turn", "end_move", "roll_dice", "apply_dice",
-           "jail_move", "advance_by", "move_to", "move_back", "land", "R_RENT"]
+           "jail_move", "advance_by", "move_to", "move_back", "land", "R_RENT", "next_free_property",
+           "board_train", "land_on_imprevisti"]

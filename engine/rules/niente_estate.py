@@ -9,7 +9,8 @@ Rulebook passages:
   disponibile, il banchiere deve metterlo all'asta. La base di partenza è di 10 ... minimo di
   10") is engine.rules.building.shortage with every request counted as a hotel.
 * Trains: "Quando vi fermate su una Stazione, avanzate fino alla proprietà libera successiva.
-  Dovete acquistarla o metterla all'asta." (passing VIA! pays as usual; none left: nothing).
+  Dovete acquistarla o metterla all'asta." (passing VIA! pays as usual; none left: nothing):
+  ``board_train``, which lives with the moves (engine.rules.movement) and is re-exported here.
 * Raising money: "rivendendo le vostre proprietà alla Banca al costo indicato sulla relativa
   casella. Se sulla proprietà si trova un albergo, vendetelo alla Banca alla metà del suo prezzo
   di acquisto. Se necessario, arrotondate per eccesso." No mortgages exist in this edition.
@@ -24,25 +25,26 @@ Rulebook passages:
 """
 from __future__ import annotations
 
-from ..state import P_END_MOVE, P_RAISE, P_ROLL
+from ..state import P_ROLL
 from .banknotes import NX_HAND
-from .bankruptcy import _game_over, declare
 # Hotels, selling back and their prices are the edition's estate strategy (engine.rules.estate).
 from .estate import hotel_half, sell_deed, sell_property, sell_property_error
-from .faceup_cards import imprevisti_held, next_free_property
+from .faceup_cards import imprevisti_held
 from .money import R_RENT, transfer
-from .movement import move_to
+# board_train: the trains' rule lives with the moves now (engine.rules.movement); re-exported.
+from .movement import board_train
 from .niente_events import CardReturned, FinalRentPaid
 
 __all__ = ["sell_property", "sell_property_error", "default_raise", "board_train",
            "before_bankruptcy", "final_rent", "maybe_end", "hotel_half"]
 
 
-def default_raise(s, ev, seat: int) -> None:
+def default_raise(s, ev, seat: int) -> bool:
     """The head debtor sent nothing usable in a "raise_money" step: the bank buys back its
     cheapest property outside a complete set (else its cheapest; ties: board order); with
-    nothing left to sell it goes bankrupt. As with silence in an auction, a vanished peer (or a
-    bot that does not know this edition) cannot block the game."""
+    nothing left to sell it goes bankrupt: returns True then, and the caller
+    (engine.rules.niente_flow) declares it (``bankruptcy.declare``). As with silence in an
+    auction, a vanished peer (or a bot that does not know this edition) cannot block the game."""
     tb = s.tb
     best = None
     for sq in tb.properties:
@@ -53,19 +55,8 @@ def default_raise(s, ev, seat: int) -> None:
                 best = key
     if best is not None:
         sell_deed(s, ev, seat, best[2])
-        return
-    if s.phase == P_RAISE:
-        declare(s, ev, seat)
-
-
-def board_train(s, ev, seat: int) -> None:
-    """Landing on a station: move on to the next unowned property and resolve it (buy or
-    auction); with none left nothing happens."""
-    sq = next_free_property(s, seat)
-    if sq < 0:
-        s.phase = P_END_MOVE
-        return
-    move_to(s, ev, seat, sq, True)
+        return False
+    return True
 
 
 def before_bankruptcy(s, ev, seat: int, creditor: int) -> None:
@@ -115,22 +106,22 @@ def final_rent(s, seat: int) -> int:
     return total
 
 
-def maybe_end(s, ev) -> bool:
-    """End the game if every property is owned and the play is at a turn's roll with no debt
-    open: pay the final rents, the most money wins (ties: lowest seat). True if it ended."""
+def maybe_end(s, ev) -> int:
+    """The game ends if every property is owned and the play is at a turn's roll with no debt
+    open: pay the final rents and return the winner, the most money (ties: lowest seat), whom
+    the caller (engine.rules.niente_flow) declares (``bankruptcy._game_over``, the same ending as
+    the last bankruptcy); -1 if the game goes on."""
     if s.phase != P_ROLL or s.debts:
-        return False
+        return -1
     owner = s.owner
     for sq in s.tb.properties:
         if owner[sq] < 0:
-            return False
+            return -1
     for seat in range(s.n):
         if not s.out[seat]:
             amount = final_rent(s, seat)
             if amount:
                 transfer(s, ev, -1, seat, amount, R_RENT)
                 ev.append(FinalRentPaid(seat, amount))
-    best = max((i for i in range(s.n) if not s.out[i]), key=lambda i: (s.cash[i], -i))
-    _game_over(s, ev, best)
-    return True
+    return max((i for i in range(s.n) if not s.out[i]), key=lambda i: (s.cash[i], -i))
 

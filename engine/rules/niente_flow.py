@@ -18,7 +18,7 @@ from .. import actions as A
 from ..errors import IllegalAction
 from ..events import ActionRefused
 from ..state import P_INSPECT, P_OVER, P_PAY, P_RAISE, P_REVEAL, P_TAKE
-from . import bill_choice, counterfeit, faceup_cards, niente_estate
+from . import bankruptcy, bill_choice, counterfeit, faceup_cards, niente_estate
 from .banknotes import NX_DUE, NX_FACEUP, NX_HAND, NX_PAY
 
 __all__ = ["NIENTE_PHASES", "pending_parts", "after_step", "after_chance", "reveal_step",
@@ -48,7 +48,9 @@ def _settle(s, ev, advance) -> None:
         return
     if s.nx[NX_PAY] and counterfeit.open_bill_window(s, ev):
         return
-    niente_estate.maybe_end(s, ev)
+    winner = niente_estate.maybe_end(s, ev)
+    if winner >= 0:
+        bankruptcy._game_over(s, ev, winner)
 
 
 def _use_card(s, ev, card) -> None:
@@ -69,7 +71,8 @@ def after_step(s, ev, inputs, ph0: int, ev0: int, advance) -> None:
         debtor = s.debts[0][0]
         a = inputs[debtor]
         if a is None or any(type(e) is ActionRefused and e.seat == debtor for e in ev[ev0:]):
-            niente_estate.default_raise(s, ev, debtor)
+            if niente_estate.default_raise(s, ev, debtor) and s.phase == P_RAISE:
+                bankruptcy.declare(s, ev, debtor)
     elif ph0 == P_INSPECT and ph == P_INSPECT:
         _use_card(s, ev, counterfeit.end_window_step(s, ev))
     elif ph0 == P_PAY and ph == P_PAY:
