@@ -183,3 +183,28 @@ def test_a_stale_member_that_never_sends_its_fresh_entry_is_removed():
     host.handle_timer(C.SETUP_TIMEOUT + C.JOIN_TIMEOUT)
     assert [p.name for p, _ in host.members()] == ["p0"] and host.phase == WAITING
     assert host.stats["removed"] == 2 and host.get_timer() is None
+
+
+def test_the_hosts_advert_opens_again_when_a_round_is_given_up():
+    """p2p/node_lobby.py: SetupProposed put the advert to st=running; SetupRestarted puts it back
+    to st=lobby, so that players (and bots) can find the free seats."""
+    from types import SimpleNamespace
+
+    from p2p.discovery import LOBBY, RUNNING
+    from p2p.node_lobby import NodeLobby
+
+    updates: list[dict] = []
+    endpoint = SimpleNamespace(pin=lambda *a: None, trust=lambda *a: None, accept_plain=True)
+    node = SimpleNamespace(cfg=SimpleNamespace(role="host", observer=None),
+                           link=SimpleNamespace(endpoint=endpoint, send=lambda *a: None))
+    nl = NodeLobby(node)
+    nl.ad_updates = SimpleNamespace(update=lambda **kw: updates.append(kw))
+    lobbies = make_lobbies(2)
+    nl.lobby = host = lobbies[addr(0)]
+    ghost = lobbies[addr(1)]
+    for dst, raw in ghost.messages_to_send():
+        host.receive_message(raw, addr(1), 0.0, ghost.identity.x25519_public_key)
+    assert nl.pump() and updates[-1]["state"] == RUNNING
+    host.handle_timer(C.SETUP_TIMEOUT)
+    assert nl.pump() and host.phase == WAITING
+    assert any(u.get("state") == LOBBY for u in updates) and updates[-1] == {"seats_taken": 1, "players": ("p0",)}
