@@ -204,6 +204,8 @@ class Admission:
             # A member's fresh entry for the new round (§C2.2 step 7), over its own keyed channel:
             # a replayed JOIN of an older round cannot come that way (the transport deduplicates).
             self._stale.discard(p.public_key)
+            if not self._stale:
+                self._deadline = None  # nobody left to wait for (the stale members' JOIN_TIMEOUT)
             self._joined[p.public_key] = (p, addr)
             self._broadcast_status()
             self._maybe_propose(now)

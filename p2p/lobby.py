@@ -330,10 +330,10 @@ class Lobby(Admission):
                 self._broadcast_status()
                 self._maybe_propose(now)
             elif self.phase == WAITING:
-                self._remove(sorted(self._stale))
                 self._deadline = None
-                self._broadcast_status()
-                self._maybe_propose(now)
+                if self._stale:
+                    self._remove(sorted(self._stale))
+                    self._broadcast_status()
             return
         if self._deadline is not None and now >= self._deadline and self.phase in (JOINING, SIGNING, REVEALING):
             if self.phase == JOINING:

@@ -5,6 +5,9 @@ setup. Keyed channels are simulated: each message carries its sender's X25519 ke
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from p2p import const as C
 from p2p.admission import MAX_UNCONFIRMED_PER_ADDR
 from p2p.identity import Identity
@@ -61,7 +64,7 @@ def test_a_seat_that_never_signs_is_removed_and_the_honest_seats_wait_again():
     assert any(isinstance(e, SetupRestarted) for e in host_events)
     assert host.stats["removed"] == 1
     assert {p.name for p, _ in host.members()} == {"p0", "p1"}  # p1 sent its fresh entry
-    assert not host._stale
+    assert host.get_timer() is None  # nobody stale left to wait for
     ghost = lobbies[GHOST]
     assert ghost.phase == ABORTED  # the REJECT reached it: removed
     assert any(isinstance(e, LobbyAborted) and "did not confirm" in e.reason for e in drain(ghost))
@@ -208,3 +211,35 @@ def test_the_hosts_advert_opens_again_when_a_round_is_given_up():
     host.handle_timer(C.SETUP_TIMEOUT)
     assert nl.pump() and host.phase == WAITING
     assert any(u.get("state") == LOBBY for u in updates) and updates[-1] == {"seats_taken": 1, "players": ("p0",)}
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.sampled_from(["honest", "never_signs", "never_reveals"]), min_size=1, max_size=4)
+       .filter(lambda kinds: any(k != "honest" for k in kinds)))
+def test_whatever_the_ghosts_do_the_honest_seats_never_lose_the_lobby(kinds):
+    """Property (§C2.2 step 7): joiners that never sign or never reveal, in any mix with honest
+    ones, are removed (a ghost that signed goes back to waiting with the others and is removed in
+    the next round it does not reveal); no honest seat ever aborts; with fresh players taking
+    the free seats, every honest seat starts the same game (one setup, one seed) without a ghost."""
+    n = len(kinds) + 1
+    lobbies = make_lobbies(n)
+    mute = {addr(i + 1): {"never_signs": (MSG_SETUP_SIG, MSG_SEED), "never_reveals": (MSG_SEED,)}.get(k, ())
+            for i, k in enumerate(kinds)}
+    honest = [addr(0)] + [addr(i + 1) for i, k in enumerate(kinds) if k == "honest"]
+    ghosts = {lobbies[addr(i + 1)].identity.public_key for i, k in enumerate(kinds) if k != "honest"}
+    host = lobbies[addr(0)]
+    now, fresh = 0.0, 0
+    for _ in range(len(kinds) + 1):
+        pump(lobbies, now, mute)
+        if all(lobbies[a].phase == STARTED for a in honest):
+            break
+        now = run_timers(lobbies, now + C.SETUP_TIMEOUT + C.JOIN_TIMEOUT, mute)
+        assert all(lobbies[a].phase != ABORTED for a in honest)
+        for _k in range(n - len(host.members())):  # fresh players take the free seats
+            lobbies[addr(20 + fresh)] = Lobby.join(Identity.from_seed(b"fresh%d" % fresh), host_addr=addr(0),
+                                                   game_id=host.game_id, name=f"f{fresh}", chain_length=CHAIN)
+            honest.append(addr(20 + fresh))
+            fresh += 1
+    assert all(lobbies[a].phase == STARTED for a in honest)
+    assert len({(lobbies[a].setup_bytes, lobbies[a].game_seed) for a in honest}) == 1
+    assert not ghosts & {p.public_key for p in host.setup.players}
