@@ -505,7 +505,25 @@ def ingest_response(sess: Any, r: CatchupResponse, now: float) -> str | None:
     """Apply a verified-signature CATCHUP_RESP to ``sess`` through its public methods: records
     of steps before ours are cross-checked, the record of our step applied, a gap stops. Then
     its escrows and held step messages go through the live path (our own message is adopted).
-    Returns None or why a record was refused (English)."""
+    Returns None or why a record was refused (English). While the records are applied the
+    session signs nothing for the steps they hold (``records_coming``)."""
+    last = -1
+    for kind, payload in r.records:
+        if kind == KIND_STEP:
+            try:
+                step = unpack(payload)[0]
+            except (WireError, TypeError, IndexError, KeyError):
+                continue
+            if type(step) is int:
+                last = max(last, step)
+    sess.records_coming(last)
+    try:
+        return _ingest(sess, r, now)
+    finally:
+        sess.records_coming(None)
+
+
+def _ingest(sess: Any, r: CatchupResponse, now: float) -> str | None:
     problem = None
     for at, (kind, payload) in enumerate(r.records):
         if sess.phase != "running":

@@ -188,6 +188,10 @@ class LockstepSession:
         #: True once our own seat was dropped: we follow the game, never send step messages.
         self.spectator = False
         self._reveal_waiting = False
+        #: A catch-up page being applied holds the step records up to this step, each with our
+        #: own message (``records_coming``); and the step we entered without making ours for it.
+        self._records_until = -1
+        self._own_deferred = -1
         #: The current step is an escrow round (§C8.2), decided when it began, in that epoch.
         self._escrow_round = False
         self._round_epoch = 0
@@ -1210,9 +1214,10 @@ class LockstepSession:
 
     def _begin_step(self) -> None:
         """Enter step ``self.step``: query the engine, make our reveal at a chance step (once we
-        hold every active seat's escrow), and check messages buffered for this step."""
+        hold every active seat's escrow; not if the catch-up page being applied brings it,
+        ``records_coming``), and check messages buffered for this step."""
         self._pending = self.engine.pending(self.state)
-        sealed = self.sealed.begin(self.step, self.engine, self.state)
+        self.sealed.begin(self.step, self.engine, self.state)
         self.live.begin(self._now)
         self._reveal_waiting = False
         self._inspection = None
@@ -1224,6 +1229,45 @@ class LockstepSession:
         self._round_epoch = self.epoch
         if self._restart is not None:
             self._restart.reached(self)  # a step we played before a restart: its bytes, nothing new
+        if self.final_step != self.step and self.hidden is not None and self._pending.kind == "inspection":
+            self._inspection = self.engine.hidden_items(self.state)  # what the step opens (§C12.5)
+        self._own_deferred = -1
+        if self.step <= self._records_until:
+            self._own_deferred = self.step  # the page's record of this step brings ours (§C9)
+        elif not self._own_message():
+            return
+        for i, h in enumerate(self.steps.slots(self.step)):
+            # Every buffered message, not only up to the first that fails: one superseded
+            # message must not leave a later seat's unchecked (§C8.3).
+            if h is not None and i != self.my_seat and not self._check_prev(h) and self.phase != RUNNING:
+                return
+        k = self.step
+        for seat in self.seats.vote_targets(k):
+            self._check_drop(seat)  # votes that arrived before we reached this step
+            if self.step != k or self.phase != RUNNING:
+                return
+        self._vote_cheaters()
+
+    def records_coming(self, last: int | None) -> None:
+        """Catch-up (``catchup.ingest_response``): the page being applied holds the step
+        records up to step ``last``. Every step we enter up to it has a record with our own
+        message in it (the others applied those steps: they held our message, signed before a
+        restart, or nil for a seat dropped or skipped), so entering such a step we sign and send
+        nothing: the record brings it (H42: a peer catching up signed and broadcast a reveal at
+        every chance step it passed, 84 per 500 steps, stale for every other seat). ``None``:
+        the page is applied; if it stopped at a step we entered without our message (a record
+        refused), we make it now, as entering the step would have."""
+        if last is not None:
+            self._records_until = last
+            return
+        self._records_until = -1
+        if self._own_deferred == self.step and self.phase == RUNNING:
+            self._own_deferred = -1
+            self._own_message()
+
+    def _own_message(self) -> bool:
+        """Our message of the step we enter, as the step asks (``_begin_step``); False if we
+        halted making it."""
         mine = self.steps.has_own(self.step)
         if self.final_step == self.step:
             # The attestation round (§C3.5): input nil, no hidden field, nothing to decide.
@@ -1231,10 +1275,9 @@ class LockstepSession:
                 self._send_own(None, final=True)
         elif self.hidden is not None and self._pending.kind == "inspection":
             # Not a chance step for the hash chains: every seat opens its shares (§12.5).
-            self._inspection = self.engine.hidden_items(self.state)
             if not self.spectator and not mine:
                 self._send_own(None)
-        elif sealed == OPEN:
+        elif self.sealed.phase == OPEN:  # the phase ``sealed.begin`` gave this step
             # §C13.3: we hold every commitment (we applied the commit step): open ours at once.
             # Not while replaying our log: the record holds the opening we sent.
             if not self.spectator and not mine and not self._replaying:
@@ -1247,19 +1290,7 @@ class LockstepSession:
                 self.live.arm_resend(self._now)
             else:
                 self._make_reveal()
-                if self.phase != RUNNING:
-                    return
-        for i, h in enumerate(self.steps.slots(self.step)):
-            # Every buffered message, not only up to the first that fails: one superseded
-            # message must not leave a later seat's unchecked (§C8.3).
-            if h is not None and i != self.my_seat and not self._check_prev(h) and self.phase != RUNNING:
-                return
-        k = self.step
-        for seat in self.seats.vote_targets(k):
-            self._check_drop(seat)  # votes that arrived before we reached this step
-            if self.step != k or self.phase != RUNNING:
-                return
-        self._vote_cheaters()
+        return self.phase == RUNNING
 
     def _make_reveal(self) -> None:
         self._reveal_waiting = False

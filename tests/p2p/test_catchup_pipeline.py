@@ -127,7 +127,10 @@ def test_answers_never_exceed_burst_plus_rate_times_elapsed(times):
 
 def test_a_restarted_peer_catches_up_hundreds_of_steps_through_the_pipeline(tmp_path):
     """A peer whose log lost its last 150 step records resumes, catches up in several pages
-    (several in flight, later ones held), with no record refused, and the game ends agreed."""
+    (several in flight, later ones held), with no record refused, and the game ends agreed.
+    It signs nothing for the steps a page brings (§C9.2 "Nothing signed for a step a page
+    brings"; H42's finding: before, a reveal at every chance step it passed, stale for the
+    others: 73 STEP envelopes here); entering the first step past a page it does."""
     import fake_engine as E
     from p2p_harness import Net, make_lobbies, pump_lobbies, random_legal
 
@@ -141,7 +144,7 @@ def test_a_restarted_peer_catches_up_hundreds_of_steps_through_the_pipeline(tmp_
     paths = [str(tmp_path / f"{i}.log") for i in range(3)]
     sessions = [lob.start_session(E, log=LogWriter(p, lob.log_header())) for p, lob in zip(paths, ordered)]
     net = Net(sessions, random_legal(E, seed=3))
-    state = {"done": False}
+    state: dict = {"done": False, "sent": []}
 
     def crash(n: Net):
         if not state["done"] and n.s[2].step >= 200:
@@ -151,6 +154,7 @@ def test_a_restarted_peer_catches_up_hundreds_of_steps_through_the_pipeline(tmp_
             with open(paths[2], "r+b") as f:
                 f.truncate(recs[len(recs) - 150].offset)
             n.s[2], _ = resume_session(paths[2], ordered[2].identity, ordered[2].chain_secret, E, now=n.now)
+            n.s[2].messages_to_send = _counting(n.s[2].messages_to_send, state["sent"])
             n.events[2].clear()
         return None
 
@@ -160,8 +164,28 @@ def test_a_restarted_peer_catches_up_hundreds_of_steps_through_the_pipeline(tmp_
     assert state["done"] and len(ups) >= 2  # several pages
     assert sum(e.to_step - e.from_step for e in ups) >= 140
     assert not [e for e in ev if isinstance(e, PeerMisbehaved)]
+    # A page applied from step f up to step t brought the records of f..t-1: entering f+1..t-1
+    # it signed nothing; at t, past the page, it did (and it plays on).
+    assert not [k for k in state["sent"] if any(e.from_step < k < e.to_step for e in ups)]
+    assert max(state["sent"]) > ups[-1].to_step
     ends = [[e for e in evs if isinstance(e, GameOver)] for evs in net.events]
     assert all(len(x) == 1 for x in ends) and len({x[0].final_hash for x in ends}) == 1
+
+
+def _counting(send, steps: list):
+    """``send`` (a session's ``messages_to_send``) that also notes the step of each STEP
+    envelope it gives in ``steps``."""
+    from p2p.wire import MSG_STEP, decode_step_body
+
+    def counted() -> list[bytes]:
+        out = send()
+        for raw in out:
+            env = open_envelope(raw, C.MAX_CATCHUP_MSG)
+            if env.mtype == MSG_STEP:
+                steps.append(decode_step_body(env.body).step)
+        return out
+
+    return counted
 
 
 def test_answers_resend_our_escrow_at_most_once_per_interval():
