@@ -5,7 +5,7 @@ from engine.state cimport State
 from engine.board cimport Tables
 from engine.bots._value cimport (Static, blocks_set, board, completes_set, owns_mortgaged,
                                  reserve_bounds, reserve_for, worst_rent)
-from engine.bots._trade cimport own_offer
+from engine.bots._trade cimport own_offer, propose
 
 cpdef shared_action(cls, a, b=*)
 @cython.locals(cash=Py_ssize_t)
@@ -28,3 +28,4 @@ cpdef on_raise(State s, Static st, prof, seat)
 @cython.locals(tb=Tables, owner=list, level=list, mort=list, kind=list, is_prop=list,
                group_levels=list)
 cpdef _raise(State s, Static st, prof, seat)
+cpdef bint _any_built(tuple levels)

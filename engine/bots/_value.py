@@ -33,7 +33,7 @@ class Static:
     __slots__ = ("groups", "set_price", "build_order", "properties", "stations", "utilities",
                  "units", "group_get", "sq_group_get", "unit_of", "unit_bonus",
                  "min_house_cost", "max_rent", "streets", "street_rent", "street_rows",
-                 "is_property", "rent_units", "full_memo", "last_board", "worst_memo",
+                 "is_property", "rent_units", "last_board", "worst_memo",
                  "last_mortgaged")
 
     def __init__(self, tb, go_salary: int = 200, ed=None) -> None:
@@ -89,8 +89,6 @@ class Static:
         ``ed`` (the edition whose ``tb`` this is), read by worst_rent; None: not given."""
         self.max_rent = max([max(r) for r in tb.rent if r] + [0])
         """Highest printed street rent of the edition (a hotel), euro: bounds worst_rent."""
-        self.full_memo: dict = {}
-        """board's memo: ``owner`` as a tuple -> (full sets by seat, split sets by seat)."""
         self.last_mortgaged: tuple = (None, None, [])
         """owns_mortgaged's memo: (copies of mort and owner, seats owning a mortgaged
         property)."""
@@ -198,11 +196,6 @@ def blocks_set(s, sq: int, seat: int) -> bool:
     return rival >= 0
 
 
-_MEMO_MAX = 4096
-"""Entries board's memo keeps before it is emptied (bounds memory; the values are a
-function of the key, so emptying changes no result)."""
-
-
 def worst_rent(s, st: Static, seat: int) -> int:
     """About the highest rent in euro ``seat`` could owe by landing on one opponent's property
     now. An unbuilt street counts at its complete-set rent (an upper bound: at most €50 over
@@ -241,7 +234,8 @@ def _owner_tops(s, st: Static, owner: list[int], level: list[int], mort: list[in
     for m, row in st.street_rows:  # plain index loops: the fastest form here
         o = owner[m]
         if o >= 0 and not mort[m]:
-            r = row[level[m]]
+            lv = level[m]  # compiled: a C index into the tuple row (_value.pxd)
+            r = row[lv]
             if r > tops[o]:
                 tops[o] = r
     units = st.rent_units
@@ -283,61 +277,64 @@ def board(s, st: Static) -> tuple[dict, dict]:
     """``(full, split)`` for the ``owner`` list of ``s``, memoised on it (a pure function of
     it): ``full[seat]``: the colour sets ``seat`` owns whole, in ``st.build_order``;
     ``split[seat]``: ``(set, partner, seat's streets, partner's streets)`` for every colour set,
-    in set order, whose streets are all owned by ``seat`` and one other player."""
+    in set order, whose streets are all owned by ``seat`` and one other player.
+
+    One entry (the last owner list seen, compared by value): a board keyed by a tuple of the
+    owner list, kept across games, was found again on 5% of the computations only (200
+    classico games), and its tuple, hash and thousands of kept dicts (garbage-collector
+    passes) cost more than the computations it saved (issue 14, perf)."""
+    owner = s.owner
     last = st.last_board
-    if s.owner == last[0]:  # the common case: ownership changes a few dozen times a game
+    if owner == last[0]:  # the common case: ownership changes a few dozen times a game
         return last[1]
-    entry = _board_of(st, tuple(s.owner))
-    st.last_board = (s.owner[:], entry)
+    key = owner[:]
+    entry = _board_of(st, key)
+    st.last_board = (key, entry)
     return entry
 
 
-def _board_of(st: Static, key: tuple[int, ...]) -> tuple[dict, dict]:
-    """:func:`board` for the owner list ``key``, memoised in ``st.full_memo`` (a board seen
-    before, e.g. by another game or the state before a failed trade, costs a lookup)."""
-    memo = st.full_memo
-    entry = memo.get(key)
-    if entry is None:
-        if len(memo) >= _MEMO_MAX:
-            memo.clear()
-        full: dict = {}
-        split: dict = {}
-        groups = st.groups
-        group_get = st.group_get
-        for gi in st.build_order:
-            h = group_get[gi](key)  # the owners of the set's streets (one C call)
-            o = h[0]
-            if o >= 0 and h.count(o) == len(h):
-                full[o] = full.get(o, ()) + (gi,)
-        for gi, g in enumerate(groups):
-            h = group_get[gi](key)
-            a = 0
-            for b in h:  # min(h), a loop: compiled, C compares (min() compares objects)
-                if b < a:
-                    a = b
-            if a < 0:
-                continue  # a street still with the bank
-            a = h[0]
-            na = h.count(a)
-            if na == len(h):
-                continue  # whole
-            for b in h:
-                if b != a:
-                    break
-            if na + h.count(b) == len(h):  # exactly two owners
-                # Loops, not generators: _value.pxd compiles this function as cpdef, which
-                # allows no closure. Every street of the set is a's or b's.
-                ours_a = []
-                ours_b = []
-                for m in g:
-                    if key[m] == a:
-                        ours_a.append(m)
-                    else:
-                        ours_b.append(m)
-                split.setdefault(a, []).append((gi, b, tuple(ours_a), tuple(ours_b)))
-                split.setdefault(b, []).append((gi, a, tuple(ours_b), tuple(ours_a)))
-        entry = memo[key] = (full, split)
-    return entry
+def _board_of(st: Static, key: list[int]) -> tuple[dict, dict]:
+    """:func:`board`'s value for the owner list ``key`` (not changed)."""
+    full: dict = {}
+    split: dict = {}
+    groups = st.groups
+    group_get = st.group_get
+    owners = []  # owners[gi]: the owners of colour set gi's streets (one C call each)
+    for get in group_get:
+        owners.append(get(key))
+    for gi in st.build_order:
+        h = owners[gi]
+        o = h[0]
+        if o >= 0 and h.count(o) == len(h):
+            full[o] = full.get(o, ()) + (gi,)
+    for gi in range(len(groups)):
+        h = owners[gi]
+        a = 0
+        for b in h:  # min(h), a loop: compiled, C compares (min() compares objects)
+            if b < a:
+                a = b
+        if a < 0:
+            continue  # a street still with the bank
+        a = h[0]
+        na = h.count(a)
+        if na == len(h):
+            continue  # whole
+        for b in h:
+            if b != a:
+                break
+        if na + h.count(b) == len(h):  # exactly two owners
+            # Loops, not generators: _value.pxd compiles this function as cpdef, which
+            # allows no closure. Every street of the set is a's or b's.
+            ours_a = []
+            ours_b = []
+            for m in groups[gi]:
+                if key[m] == a:
+                    ours_a.append(m)
+                else:
+                    ours_b.append(m)
+            split.setdefault(a, []).append((gi, b, tuple(ours_a), tuple(ours_b)))
+            split.setdefault(b, []).append((gi, a, tuple(ours_b), tuple(ours_a)))
+    return full, split
 
 
 def split_sets(s, st: Static, seat: int) -> list[tuple[int, int, tuple[int, ...], tuple[int, ...]]]:
