@@ -364,7 +364,8 @@ class WatchDriver(DriverBase):
         return True
 
     def _show(self, report: Any, rec: RecordingEngine) -> None:
-        """Take the verified state and the new events; a failed check ends the view."""
+        """Take the verified state and the new events; a failed check moves us to another
+        seat (``_reject``) or, when none is left, ends the view."""
         if not self.names and report.seats:
             self.names = tuple(name for name, _ in report.seats)
             self.lobby_names = self.names
