@@ -15,7 +15,8 @@ from typing import Any
 from .channel_auth import TAG_LEN, XKEY_LEN, KeyCache, PairKeys, mac_ok
 from .errors import LocalProtocolError
 from .recovery import LossClock
-from .transport import HEADER_SIZE, MAGIC, MAGIC_INTRO, STAT_KEYS, Addr, Channel, RecvBudget, new_epoch
+from .transport import (HEADER_SIZE, MAGIC, MAGIC_INTRO, MAX_MESSAGE, STAT_KEYS, STRANGER_RECV_CAP, Addr, Channel,
+                        RecvBudget, new_epoch)
 
 __all__ = ["Endpoint", "UNTRUSTED_IDLE"]
 
@@ -43,7 +44,13 @@ class Endpoint:
     game started the owner calls ``restrict(addresses)``: only those addresses (the setup's
     endpoints, where a restarted peer comes back, §N5) may open channels, the rest are
     forgotten, and datagrams from other sources are dropped (``unknown_dropped``). Receive
-    buffers of all channels share one ``RecvBudget`` of ``MAX_RECV_BUFFER`` bytes.
+    buffers of trusted channels share one ``RecvBudget`` of ``MAX_RECV_BUFFER`` bytes
+    (``budget``); an untrusted channel holds at most ``STRANGER_RECV_CAP`` bytes of out-of-order
+    chunks and its one reassembly, counted in ``stranger_budget`` (sized never to fill), so strangers cannot
+    starve a trusted peer's multi-chunk payload. A channel the owner opens (``channel``, ``pin``:
+    it chose the address) sends freely; one opened by the peer's datagram is *unconfirmed* and
+    sends at most ``UNCONFIRMED_FACTOR`` x what it received until the peer acknowledges
+    something (``transport.Channel``, §N2.6 reflection).
 
     Authentication (protocol.md §N2.2): ``keys`` (``channel_auth.KeyCache`` of our identity;
     None: plain channels only, for tests of the bare transport) lets the owner ``pin`` an
@@ -65,7 +72,9 @@ class Endpoint:
         #: Whether a plain datagram from an unknown address may open a (plain) channel.
         self.accept_plain = accept_plain
         self.stats = {"unknown_dropped": 0, "evicted": 0, "intro_dropped": 0}
+        #: Receive bytes of trusted channels; strangers' (capped each) are counted apart.
         self.budget = RecvBudget()
+        self.stranger_budget = RecvBudget(max_peers * (STRANGER_RECV_CAP + MAX_MESSAGE))
         #: The lossy regime shared by every channel (recovery.LossClock, §N2.4).
         self.loss_clock = LossClock()
         #: Addresses the owner vouched for: never evicted.
@@ -77,6 +86,8 @@ class Endpoint:
         """Vouch for these addresses (iterable of (host, port)): their channels are never
         evicted as strangers. Replaces the previous set."""
         self.trusted = {(str(a[0]), int(a[1])) for a in addrs}
+        for addr, ch in self.channels.items():
+            self._place(addr, ch)
 
     def restrict(self, addrs: Any) -> None:
         """From now on only ``addrs`` (iterable of (host, port): the setup's endpoints) may open
@@ -86,6 +97,15 @@ class Endpoint:
         self.trusted = set(allowed)
         for addr in [a for a in self.channels if a not in allowed]:
             self.forget(addr)
+        for addr, ch in self.channels.items():
+            self._place(addr, ch)
+
+    def _place(self, addr: Addr, ch: Channel) -> None:
+        """Make ``ch`` draw on the receive budget of its address's trust (class doc)."""
+        if addr in self.trusted:
+            ch.rebudget(self.budget, None)
+        else:
+            ch.rebudget(self.stranger_budget, STRANGER_RECV_CAP)
 
     def _make_room(self, now: float) -> bool:
         """Before opening a channel for a new source: evict idle strangers, then the least
@@ -117,17 +137,20 @@ class Endpoint:
         max_peers once no stranger can be evicted."""
         ch = self.channels.get(addr)
         if ch is None:
-            ch = self._open(addr, None, False, 0.0)
             self.trusted.add(addr)  # we chose to talk to it (the owner may revise: ``trust``)
+            ch = self._open(addr, None, False, 0.0, True)
         return ch
 
-    def _open(self, addr: Addr, keys: PairKeys | None, introduce: bool, now: float) -> Channel:
+    def _open(self, addr: Addr, keys: PairKeys | None, introduce: bool, now: float, chosen: bool) -> Channel:
+        """A new channel to ``addr``; ``chosen``: the owner opened it (not the peer's datagram)."""
         if len(self.channels) >= self.max_peers and not self._make_room(now):
             raise LocalProtocolError(f"more than max_peers={self.max_peers} peers")
-        ch = self.channels[addr] = Channel(addr, epoch=self.epoch, budget=self.budget, keys=keys,
-                                           loss_clock=self.loss_clock,
+        trusted = addr in self.trusted
+        ch = self.channels[addr] = Channel(addr, epoch=self.epoch, keys=keys, loss_clock=self.loss_clock,
+                                           budget=self.budget if trusted else self.stranger_budget,
+                                           recv_cap=None if trusted else STRANGER_RECV_CAP,
                                            my_xk=self.keys.my_xk if self.keys is not None else b"",
-                                           introduce=introduce)
+                                           introduce=introduce, confirmed=chosen)
         return ch
 
     def pin(self, addr: Addr, peer_xk: bytes) -> bool:
@@ -142,19 +165,22 @@ class Endpoint:
         addr = (str(addr[0]), int(addr[1]))
         ch = self.channels.get(addr)
         if ch is not None and ch.keys is not None and ch.keys.peer_xk == peer_xk:
-            self.trusted.add(addr)
+            if addr not in self.trusted:
+                self.trusted.add(addr)
+                self._place(addr, ch)
             return True
         keys = self.keys.pinned(peer_xk)
         if keys is None:
             return False
+        self.trusted.add(addr)
         if ch is None:
-            self._open(addr, keys, True, 0.0)
+            self._open(addr, keys, True, 0.0, True)
         elif ch.keys is None:
             ch.upgrade(keys, self.keys.my_xk, True)
+            self._place(addr, ch)
         else:
             self.forget(addr)
-            self._open(addr, keys, True, 0.0)
-        self.trusted.add(addr)
+            self._open(addr, keys, True, 0.0, True)
         return True
 
     def peer_key(self, addr: Addr) -> bytes | None:
@@ -179,7 +205,7 @@ class Endpoint:
         if old is not None:
             self.forget(addr)
         try:
-            ch = self._open(addr, keys, False, now)
+            ch = self._open(addr, keys, False, now, False)
         except LocalProtocolError:
             self.stats["unknown_dropped"] += 1
             return None
@@ -210,7 +236,7 @@ class Endpoint:
                 return []
         elif (first == _PLAIN_BYTE and len(data) >= HEADER_SIZE and self.accept_plain
               and self._make_room(now)):
-            ch = self.channels[addr] = Channel(addr, epoch=self.epoch, budget=self.budget, loss_clock=self.loss_clock)
+            ch = self._open(addr, None, False, now, False)
             ch.last_rx = now
         else:
             self.stats["unknown_dropped"] += 1

@@ -131,12 +131,27 @@ RETIRED_EPOCHS = 4  # epochs of earlier instances of a peer remembered to drop t
 MAX_RECV_BUFFER = 4 * 1024 * 1024
 """Bytes buffered on the receive side (out-of-order chunks + partial reassemblies) across all
 channels of one endpoint. Eight busy peers need ~3 MB at most (256 out-of-order chunks + one
-reassembly each); beyond it a chunk is dropped (``recv_budget_dropped``) and retransmitted."""
+reassembly each); beyond it a chunk is dropped (``recv_budget_dropped``) and retransmitted.
+Only trusted channels draw on it (``p2p.endpoint``: strangers have ``STRANGER_RECV_CAP`` each)."""
+STRANGER_RECV_CAP = 20 * 1024
+"""Bytes of out-of-order chunks an *untrusted* channel (a stranger's, protocol.md §N2.6) may
+hold, beside its one in-order reassembly (≤ ``MAX_MESSAGE``): a lobby message (≤ 16 KiB) and
+margin. Strangers do not draw on ``MAX_RECV_BUFFER``: with at most ``max_peers`` channels they
+hold at most 32 x (20 + 72) KiB ≈ 2.9 MiB together, and out-of-order chunks that never complete
+cannot starve a trusted peer's multi-chunk payload (red team, H37)."""
+UNCONFIRMED_FACTOR = 3
+"""A channel opened by the peer's datagram sends at most this many times the bytes it received
+from that address until the peer acknowledged something we sent (protocol.md §N2.6: a spoofed
+source cannot turn the channel into a reflector)."""
+UNCONFIRMED_RESENDS = 3
+"""Retransmission timeouts after which such an unconfirmed channel stops re-sending
+(``unconfirmed_gaveup``) until the address sends again."""
 
 
 __all__ = ["Addr", "BufferFull", "Channel", "LocalProtocolError", "MAGIC",
            "MAGIC_AUTH", "MAGIC_INTRO", "HEADER", "HEADER_SIZE", "MAX_DATAGRAM", "MAX_CHUNK",
-           "MAX_MESSAGE", "RecvBudget", "STAT_KEYS", "new_epoch"]
+           "MAX_MESSAGE", "RecvBudget", "STAT_KEYS", "STRANGER_RECV_CAP", "UNCONFIRMED_FACTOR",
+           "UNCONFIRMED_RESENDS", "new_epoch"]
 
 
 class BufferFull(LocalProtocolError):
@@ -154,12 +169,13 @@ STAT_KEYS = (
     "out_of_window", "malformed", "stale_epoch", "peer_restarts", "oversize_dropped",
     "rtt_samples", "recv_budget_dropped", "unauthenticated", "bad_mac", "key_mismatch",
     "epoch_unproven", "challenges_sent", "responses_sent", "answers_limited", "copies_sent",
+    "unconfirmed_withheld", "unconfirmed_gaveup",
 )
 
 
 class RecvBudget:
-    """Receive-side bytes shared by the channels of one endpoint (``MAX_RECV_BUFFER``):
-    ``used`` and ``limit`` in bytes."""
+    """Receive-side bytes shared by some channels of one endpoint: ``used`` and ``limit`` in
+    bytes (``MAX_RECV_BUFFER`` for trusted channels; ``p2p.endpoint`` gives strangers another)."""
 
     __slots__ = ("used", "limit")
 
@@ -180,14 +196,29 @@ class Channel:
     sent in introductions while ``introduce`` is true, i.e. until the peer has shown, by a
     valid MAC, that it knows our key. Without keys the channel is plain. ``loss_clock``
     (``recovery.LossClock``): the lossy regime shared with the endpoint's other channels.
+
+    Receive side (protocol.md §N2.6): buffered chunks draw on ``budget`` and, if ``recv_cap``
+    (bytes) is given, out-of-order chunks on this channel's own cap (a stranger's). Send side: ``confirmed`` False
+    (a channel opened by the peer's datagram) bounds what is sent to ``UNCONFIRMED_FACTOR`` x
+    the bytes received until the peer acknowledges one of our datagrams (``confirmed``).
     """
 
     def __init__(self, addr: Addr, *, epoch: int, budget: RecvBudget | None = None,
                  keys: PairKeys | None = None, my_xk: bytes = b"", introduce: bool = False,
-                 loss_clock: LossClock | None = None) -> None:
+                 loss_clock: LossClock | None = None, recv_cap: int | None = None,
+                 confirmed: bool = True) -> None:
         self.addr = addr
         self._epoch = epoch
         self._budget = budget if budget is not None else RecvBudget()
+        self._recv_cap = recv_cap
+        self._held = 0  # bytes this channel holds on the receive side (recv_buffered)
+        #: Whether the peer proved it receives at this address (it acknowledged a datagram of
+        #: ours, or answered a CHALLENGE); until then ``_rx``/``_tx`` bound what we send.
+        self.confirmed = confirmed
+        self._rx = 0  # bytes received from the address while unconfirmed
+        self._tx = 0  # bytes sent to it while unconfirmed
+        self._dormant = False  # unconfirmed and gave up re-sending (UNCONFIRMED_RESENDS)
+        self._void_timeouts = 0  # RTO timeouts while unconfirmed since the address last spoke
         self.keys = keys
         self._my_xk = my_xk
         self._introduce = introduce and keys is not None
@@ -204,6 +235,15 @@ class Channel:
         self.ack_delay = MAX_ACK_DELAY
         self._reset_send()
         self._reset_receive()
+
+    def rebudget(self, budget: RecvBudget, recv_cap: int | None) -> None:
+        """Draw on ``budget`` (and this channel's ``recv_cap``, None: no cap of its own) from now
+        on; what is held moves with it (the endpoint's trust in the address changed, §N2.6)."""
+        if budget is not self._budget:
+            self._budget.used -= self._held
+            budget.used += self._held
+            self._budget = budget
+        self._recv_cap = recv_cap
 
     def upgrade(self, keys: PairKeys, my_xk: bytes, introduce: bool) -> None:
         """Key a plain channel in place (its sequence state goes on): from now on it sends
@@ -235,7 +275,8 @@ class Channel:
 
     def _reset_receive(self) -> None:
         if hasattr(self, "_ooo"):  # not on the first call, from __init__
-            self._budget.used -= self.recv_buffered
+            self._budget.used -= self._held
+        self._held = 0
         self._expected = 0  # next in-order seq
         self._ooo: dict[int, tuple[int, bytes]] = {}  # seq -> (flags, chunk), arrived early
         self._frags: list[bytes] = []
@@ -612,13 +653,18 @@ class Channel:
             self.stats["out_of_window"] += 1
             return []
         budget = self._budget
-        if budget.used + len(chunk) > budget.limit and (seq != expected or flags & FLAG_MORE):
-            # Every channel's buffers together are full (a flood): drop, the sender resends.
+        size = len(chunk)
+        cap = self._recv_cap
+        if (budget.used + size > budget.limit and (seq != expected or flags & FLAG_MORE)) \
+                or (cap is not None and seq != expected and self._held - self._frag_size + size > cap):
+            # The shared buffers (or a stranger's own cap of out-of-order chunks) are full (a
+            # flood): drop, the sender resends.
             self.stats["recv_budget_dropped"] += 1
             return []
         if seq != expected:
             self._ooo[seq] = (flags, chunk)
-            budget.used += len(chunk)
+            budget.used += size
+            self._held += size
             self._ack_pending += 1
             self._ack_deadline = now  # a gap: tell the sender what arrived, at once
             return []
@@ -632,6 +678,7 @@ class Channel:
             if nxt is None:
                 break
             budget.used -= len(nxt[1])
+            self._held -= len(nxt[1])
             self._take(nxt[0], nxt[1], out)
             expected += 1
         self._expected = expected
@@ -652,18 +699,21 @@ class Channel:
             self._frag_size += len(chunk)
             if self._frag_size > MAX_MESSAGE:
                 self._budget.used -= self._frag_size - len(chunk)
+                self._held -= self._frag_size - len(chunk)
                 self._frags = []
                 self._frag_size = 0
                 self._discarding = True
                 self.stats["oversize_dropped"] += 1
                 return
             self._budget.used += len(chunk)
+            self._held += len(chunk)
             self._frags.append(chunk)
             return
         if self._frags:
             self._frags.append(chunk)
             out.append(b"".join(self._frags))
             self._budget.used -= self._frag_size
+            self._held -= self._frag_size
             self._frags = []
             self._frag_size = 0
         else:
@@ -686,11 +736,12 @@ class Channel:
     @property
     def recv_buffered(self) -> int:
         """Bytes held on the receive side: out-of-order chunks plus the partial reassembly."""
-        return sum(len(c) for _, c in self._ooo.values()) + self._frag_size
+        return self._held
 
     def release(self) -> None:
         """Give this channel's receive buffers back to the shared budget (it is forgotten)."""
-        self._budget.used -= self.recv_buffered
+        self._budget.used -= self._held
+        self._held = 0
         self._ooo = {}
         self._frags = []
         self._frag_size = 0

@@ -147,12 +147,11 @@ def test_a_spoofed_pure_datagram_to_a_host_gets_no_bigger_answer():
 
 # --- transport: the shared receive budget --------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason=(
-    "H37 BREAK (owner H43 transport.py): strangers from 16 spoofed sources fill the endpoint's "
-    "shared MAX_RECV_BUFFER with out-of-order chunks that never complete; from then on every "
-    "multi-chunk payload of an honest trusted peer (PROPOSAL at 8 seats, niente SETUP_SIG, "
-    "CATCHUP_RESP) is dropped (recv_budget_dropped) and never delivered: lobby killed at setup"))
 def test_strangers_cannot_starve_a_trusted_peers_multi_chunk_payload():
+    """Fixed (H48, §N2.6): strangers from 16 spoofed sources filled the endpoint's shared
+    MAX_RECV_BUFFER with out-of-order chunks that never complete, and every multi-chunk payload
+    of a trusted peer was then dropped (recv_budget_dropped) for ever. Now only trusted channels
+    draw on MAX_RECV_BUFFER; a stranger holds at most STRANGER_RECV_CAP of its own."""
     host = Endpoint(epoch=6)
     peer_addr = ("127.0.0.5", 41005)
     peer = Endpoint(epoch=7)

@@ -272,7 +272,10 @@ def test_flood_from_spoofed_sources_stays_bounded_and_lets_a_joiner_in():
         for seq in range(41, 41 + 200):  # a gap, then out-of-order chunks
             ep.receive_datagram(_dg(seq, T.FLAG_DATA | T.FLAG_MORE, chunk), src, now)
         buffered = sum(ch.recv_buffered for ch in ep.channels.values())
-        assert buffered == ep.budget.used <= T.MAX_RECV_BUFFER
+        # Strangers draw on their own budget, each at most its cap of out-of-order chunks plus
+        # one reassembly (H48): the trusted peers' MAX_RECV_BUFFER stays whole.
+        assert buffered == ep.stranger_budget.used <= ep.stranger_budget.limit and ep.budget.used == 0
+        assert all(ch.recv_buffered <= T.STRANGER_RECV_CAP + T.MAX_MESSAGE for ch in ep.channels.values())
         assert len(ep.channels) <= ep.max_peers
         now += 0.001
     totals = ep.totals()
@@ -284,7 +287,7 @@ def test_flood_from_spoofed_sources_stays_bounded_and_lets_a_joiner_in():
         ep.receive_datagram(_dg(0, T.FLAG_DATA | T.FLAG_MORE, chunk), ("10.1.0.%d" % (i + 1), 4000), now)
     assert joiner in ep.channels
     ep.restrict([joiner, ("127.0.0.1", 6000)])  # game started: the setup's endpoints only
-    assert list(ep.channels) == [joiner] and ep.budget.used == 0
+    assert list(ep.channels) == [joiner] and ep.budget.used == 0 == ep.stranger_budget.used
     assert ep.receive_datagram(_dg(0, T.FLAG_DATA, b"x"), ("10.2.0.1", 4000), now) == []
     assert list(ep.channels) == [joiner]
     # The largest legitimate payload (a 64 KiB catch-up) still fits one reassembly.
@@ -297,6 +300,27 @@ def test_flood_from_spoofed_sources_stays_bounded_and_lets_a_joiner_in():
     assert out == [(joiner, big)] and ep.budget.used == 0
 
 
+def test_a_strangers_out_of_order_chunks_are_capped_and_move_with_trust():
+    """§N2.6 (H48): an untrusted channel buffers at most STRANGER_RECV_CAP bytes of out-of-order
+    chunks, on the strangers' budget; once the owner trusts the address what it holds moves to
+    the trusted budget, and the cap is lifted."""
+    ep = Endpoint(epoch=7)
+    chunk = b"s" * T.MAX_CHUNK
+    for seq in range(1, 60):
+        ep.receive_datagram(_dg(seq, T.FLAG_DATA | T.FLAG_MORE, chunk), A, 0.0)
+    held = ep.channels[A].recv_buffered
+    assert T.STRANGER_RECV_CAP - T.MAX_CHUNK < held <= T.STRANGER_RECV_CAP
+    assert ep.stranger_budget.used == held and ep.budget.used == 0
+    assert ep.totals()["recv_budget_dropped"] == 59 - held // T.MAX_CHUNK
+    ep.trust([A])
+    assert ep.budget.used == held and ep.stranger_budget.used == 0
+    for seq in range(60, 80):
+        ep.receive_datagram(_dg(seq, T.FLAG_DATA | T.FLAG_MORE, chunk), A, 0.0)
+    assert ep.budget.used == held + 20 * T.MAX_CHUNK
+    ep.forget(A)
+    assert ep.budget.used == 0 == ep.stranger_budget.used
+
+
 def test_idle_strangers_are_evicted_when_a_new_source_arrives():
     """An untrusted channel silent for UNTRUSTED_IDLE s is forgotten (with its buffers) when
     another source shows up; a trusted one is kept however long it is silent."""
@@ -304,7 +328,7 @@ def test_idle_strangers_are_evicted_when_a_new_source_arrives():
     ep.receive_datagram(_dg(1, T.FLAG_DATA, b"early"), A, 0.0)  # buffered out of order
     ep.receive_datagram(_dg(0, T.FLAG_DATA, b"hi"), B, 0.0)
     ep.trust([B])
-    assert ep.budget.used == len(b"early")
+    assert ep.stranger_budget.used == len(b"early")  # A is a stranger: not the trusted budget (H48)
     ep.receive_datagram(_dg(0, T.FLAG_DATA, b"new"), ("127.0.0.5", 9), UNTRUSTED_IDLE + 0.1)
     assert A not in ep.channels and B in ep.channels
-    assert ep.stats["evicted"] == 1 and ep.budget.used == 0
+    assert ep.stats["evicted"] == 1 and ep.stranger_budget.used == 0
