@@ -20,7 +20,7 @@ cpdef blocks_set(State s, Py_ssize_t sq, Py_ssize_t seat)
                r=Py_ssize_t, o=Py_ssize_t)
 cpdef worst_rent(State s, Static st, Py_ssize_t seat)
 @cython.locals(tops=list, r=Py_ssize_t, m=Py_ssize_t, o=Py_ssize_t, i=Py_ssize_t,
-               top=Py_ssize_t, row=tuple, lv=Py_ssize_t)
+               top=Py_ssize_t, row=tuple, lv=Py_ssize_t, t=Py_ssize_t)
 cpdef list _owner_tops(State s, Static st, list owner, list level, list mort)
 @cython.locals(mort=list, owner=list, seats=list, last=tuple, is_prop=list, i=Py_ssize_t)
 cpdef owns_mortgaged(State s, Static st, seat)

@@ -236,7 +236,8 @@ def _owner_tops(s, st: Static, owner: list[int], level: list[int], mort: list[in
         if o >= 0 and not mort[m]:
             lv = level[m]  # compiled: a C index into the tuple row (_value.pxd)
             r = row[lv]
-            if r > tops[o]:
+            t = tops[o]  # compiled: compared as C ints (r is not boxed unless stored)
+            if r > t:
                 tops[o] = r
     units = st.rent_units
     if units is None:
@@ -247,7 +248,8 @@ def _owner_tops(s, st: Static, owner: list[int], level: list[int], mort: list[in
         for o in holders:
             if o >= 0 and not mort[squares[i]]:
                 r = rents[holders.count(o) - 1] * mult
-                if r > tops[o]:
+                t = tops[o]
+                if r > t:
                     tops[o] = r
             i += 1
     return tops
