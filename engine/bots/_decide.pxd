@@ -29,3 +29,9 @@ cpdef on_raise(State s, Static st, prof, seat)
                group_levels=list)
 cpdef _raise(State s, Static st, prof, seat)
 cpdef bint _any_built(tuple levels)
+# _raise's helpers and on_raise's check: C calls (one a raise-money step each, or more), the
+# board tables read as struct fields.
+cpdef _legal_for_debtor(State s, seat, a)
+cpdef _group_built(State s, sq)
+@cython.locals(a=Py_ssize_t, b=Py_ssize_t)
+cpdef _better_mortgage(Tables tb, Py_ssize_t sq, Py_ssize_t best, Py_ssize_t need)
