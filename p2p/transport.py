@@ -42,7 +42,10 @@ Theory of operation (wire contract: protocol.md part N, "Transport"):
   order, ``MAX_MESSAGE`` bytes per reassembled payload, ``MAX_RECV_BUFFER`` bytes buffered on
   the receive side across all channels, ``max_peers`` channels per endpoint; channels opened by
   strangers are evicted when idle or when room is needed, and once the game started only the
-  setup's endpoints may open channels (``Endpoint.trust``/``restrict``).
+  setup's endpoints may open channels (``Endpoint.trust``/``restrict``). Strangers do not draw
+  on ``MAX_RECV_BUFFER`` (``STRANGER_RECV_CAP`` each), and a channel opened by the peer's
+  datagram sends at most ``UNCONFIRMED_FACTOR`` x what it received until the peer acknowledges
+  something, giving up after ``UNCONFIRMED_RESENDS`` resends (reflection, protocol.md §N2.6).
 * The epoch (random per endpoint instance) tells a restarted peer from a late datagram: when a
   peer's epoch changes, both directions of the channel start again from sequence 0 and
   whatever was queued for the old instance is discarded (the lockstep layer catches a restarted
@@ -409,8 +412,32 @@ class Channel:
             self._ack_pending = 0
             self._ack_deadline = None
             self.stats["pure_acks_sent"] += 1
+        if not self.confirmed:
+            out = self._within_bound(out)
         stats["datagrams_sent"] += len(out)
         return out
+
+    def _within_bound(self, out: list[tuple[bytes, Addr]]) -> list[tuple[bytes, Addr]]:
+        """Unconfirmed channel (protocol.md §N2.6, reflection): keep, in order, the datagrams
+        that fit in ``UNCONFIRMED_FACTOR`` x the bytes received from the address minus the bytes
+        already sent to it; the others are withheld (``unconfirmed_withheld``) as if lost on
+        the way: in flight, they time out and are resent within the bound. While data is in
+        flight no pure ack is sent: the peer, if real, re-sends, which raises the bound."""
+        room = UNCONFIRMED_FACTOR * self._rx - self._tx
+        kept = []
+        # No pure ack while our data waits for its first ack: a real peer that hears nothing
+        # re-sends, raising the bound, until a data datagram (carrying the ack) fits.
+        waiting = bool(self._inflight)
+        for item in out:
+            size = len(item[0])
+            if waiting and item[0][1] & FLAG_DATA == 0:
+                continue
+            if size <= room:
+                kept.append(item)
+                room -= size
+                self._tx += size
+        self.stats["unconfirmed_withheld"] += len(out) - len(kept)
+        return kept
 
     def _overdue(self, now: float) -> None:
         """Lossy regime, new data about to go (the window has room) to a peer that answers (no
@@ -444,15 +471,18 @@ class Channel:
     @property
     def has_output(self) -> bool:
         """True if ``datagrams_to_send`` may return something now (cheap check)."""
-        return bool(self._lost or self._queue or self._ack_pending or self._proof.due)
+        return not self._dormant and bool(self._lost or self._queue or self._ack_pending or self._proof.due)
 
     # -- timers -------------------------------------------------------------------------
 
     def get_timer(self) -> float | None:
         """The next time ``handle_timer`` must run (s), or None when nothing waits.
 
-        A time in the past means "now": datagrams are due.
+        A time in the past means "now": datagrams are due. None while an unconfirmed channel
+        gave up (``unconfirmed_gaveup``) until the address sends again.
         """
+        if self._dormant:
+            return None
         if self._proof.due:
             return 0.0  # a CHALLENGE or RESPONSE is due now
         when = None
@@ -468,13 +498,22 @@ class Channel:
 
     def handle_timer(self, now: float) -> None:
         """Mark datagrams unacknowledged for longer than the RTO as lost (resent by the next
-        ``datagrams_to_send``) and back the RTO off; a due pure ack is sent there too."""
-        if not self._inflight:
+        ``datagrams_to_send``) and back the RTO off; a due pure ack is sent there too. An
+        unconfirmed channel gives up (``unconfirmed_gaveup``: sends nothing, no timer) at the
+        timeout after ``UNCONFIRMED_RESENDS`` resends since the address last sent anything
+        (protocol.md §N2.6); its queue and window are kept, and resent once the address speaks."""
+        if not self._inflight or self._dormant:
             return
         delayed, prompt = self._recovery.rtos()
         lost_set = set(self._lost)
         expired = [s for s, e in self._inflight.items()
                    if e[2] + (prompt if e[0] & FLAG_ACK_NOW else delayed) <= now and s not in lost_set]
+        if expired and not self.confirmed:
+            self._void_timeouts += 1
+            if self._void_timeouts > UNCONFIRMED_RESENDS:
+                self._dormant = True
+                self.stats["unconfirmed_gaveup"] += 1
+                return
         if expired:
             self._lost.extend(sorted(expired))
             self._recovery.on_timeout()
@@ -542,6 +581,8 @@ class Channel:
             if dst == me and proof.proves(epoch, seq):
                 self._new_peer_epoch(epoch)
                 self.last_rx = now
+                self.confirmed = True  # it echoed a random nonce sent to this address
+                self._dormant = False
             else:
                 self.stats["stale_epoch"] += 1
             return []
@@ -574,6 +615,8 @@ class Channel:
             return []
         self.stats["datagrams_received"] += 1
         self.last_rx = now
+        if not self.confirmed:
+            self._heard(n)
         if ack > self._acked_below or bits:
             self._on_ack(ack, bits, now)
         if flags & FLAG_DATA:
@@ -582,6 +625,16 @@ class Channel:
                 self._last_dg = data  # a new chunk: its copies are dropped unread (above)
             return out
         return []
+
+    def _heard(self, size: int) -> None:
+        """An unconfirmed channel accepted a datagram of ``size`` bytes: it raises the send
+        bound, and a channel that gave up resends its window (the address is there again)."""
+        self._rx += size
+        self._void_timeouts = 0
+        if self._dormant:
+            self._dormant = False
+            lost = set(self._lost)
+            self._lost.extend(s for s in sorted(self._inflight) if s not in lost)
 
     def _new_peer_epoch(self, epoch: int) -> None:
         """The peer proved a new instance: both directions start again from seq 0."""
@@ -616,6 +669,9 @@ class Channel:
                     sample = entry
         if largest < 0:
             return
+        # The peer acknowledged a datagram of ours: it receives at this address (§N2.6; the
+        # numbers are predictable, so this is proof only against a one-shot spoof).
+        self.confirmed = True
         self._buffered -= freed
         recovery = self._recovery
         # RFC 6298 section 2; Karn's rule: no sample from a retransmitted datagram (above).

@@ -90,16 +90,13 @@ def _watch_server(records_bytes: int):
     return ep, ws, records, deliver, drive
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "H37 BREAK, mitigated (owner H43 transport.py): ONE spoofed 230 B introduction carrying a "
-    "WATCH made a seat send the spoofed victim 44 MB in 30 s at HEAD f565d47 (the whole window "
-    "re-sent with copies at every flush, _overdue; 0173ad0 went back to once per MAX_RTO) and 2.5 MB "
-    "before it; spectate.py now sends a "
-    "new subscriber no records before its channel acknowledged the first answer: 4.4 KB in 30 s "
-    "(19x), the one answer re-sent every MAX_RTO for ever. Left: the transport never gives up on "
-    "an address that never acked, and an attacker holding its keys can forge that first ack "
-    "blindly (predictable numbers): no return-routability proof on a stranger's channel"))
 def test_one_spoofed_watch_reflects_at_most_three_times_its_size():
+    """Fixed (H48, §N2.6 reflection): ONE spoofed 230 B introduction carrying a WATCH made a seat
+    send the victim 2.5 MB in 30 s (44 MB at f565d47), then, with spectate.py's first-answer rule
+    (H37), 4.4 KB in 30 s, the one answer re-sent every MAX_RTO for ever. Now a channel opened by
+    the peer's datagram sends at most 3x what it received until the peer acknowledges something,
+    and gives up after UNCONFIRMED_RESENDS resends. Holds against a one-shot spoof only: an
+    attacker holding its keys can still forge that first ack blindly (predictable numbers)."""
     ep, ws, _records, deliver, drive = _watch_server(120_000)
     watch = WatchClient(MALLORY, GID, HOST_ID.public_key, "m").watch_message()
     dgrams = forge_intro(MALLORY, HOST, HOST_ID.x25519_public_key, watch)
@@ -110,11 +107,11 @@ def test_one_spoofed_watch_reflects_at_most_three_times_its_size():
     assert sent <= 3 * asked, f"{asked} B spoofed -> {sent} B to the victim ({sent / asked:.0f}x)"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "H37 BREAK (owner H43 transport.py): ONE spoofed JOIN introduction (~0.4 KB, a fresh key) "
-    "makes the host seat the victim's address and re-send STATUS to it every MAX_RTO for as "
-    "long as the lobby lasts: 332 B -> 8.4 KB in 30 s (25x), unbounded in time"))
 def test_one_spoofed_join_reflects_at_most_three_times_its_size():
+    """Fixed (H48, §N2.6 reflection): ONE spoofed JOIN introduction (~0.4 KB, a fresh key) made
+    the host seat the victim's address and re-send STATUS to it every MAX_RTO for as long as
+    the lobby lasted (332 B -> 8.4 KB in 30 s, 25x). Now the host's channel, opened by the
+    spoofed datagram and never acknowledged, sends at most 3x what it received, then gives up."""
     ep = Endpoint(epoch=6, keys=KeyCache(HOST_ID))  # a host accepts plain datagrams (accept_plain)
     lobby = Lobby.host(HOST_ID, edition="classico", seats=4, name="host", endpoint=HOST, demo_seed=b"h37")
     lobby.messages_to_send()
@@ -143,6 +140,82 @@ def test_a_spoofed_pure_datagram_to_a_host_gets_no_bigger_answer():
     d = T.HEADER.pack(T.MAGIC, T.FLAG_DATA, 99, 0, 0, 0, 0) + b"\x00" * 40
     assert ep.receive_datagram(d, VICTIM, 0.0) == [(VICTIM, b"\x00" * 40)]
     assert bytes_to(ep, VICTIM, 30.0) <= len(d)
+
+
+def _spoofed(seq: int, body: bytes) -> bytes:
+    return T.HEADER.pack(T.MAGIC, T.FLAG_DATA, 99, 0, seq, 0, 0) + body
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 1100), st.integers(0, 40), st.integers(0, 30_000)), min_size=1, max_size=6))
+def test_an_unconfirmed_channel_never_sends_more_than_three_times_what_it_received(script):
+    """§N2.6 reflection (H48), property: whatever a spoofed source sends (request sizes, when)
+    and whatever the owner answers, a channel whose peer never acknowledged anything sends that
+    address at most UNCONFIRMED_FACTOR x the bytes it received, at every moment, and stops
+    re-sending (unconfirmed_gaveup) UNCONFIRMED_RESENDS timeouts after the address went quiet."""
+    ep = Endpoint(epoch=6)
+    received = sent = 0
+    now, seq = 0.0, 0
+    for size, ticks, answer in script:
+        d = _spoofed(seq, bytes(size))
+        seq += 1
+        received += len(d)
+        for addr, _p in ep.receive_datagram(d, VICTIM, now):
+            if answer:
+                ep.send(addr, bytes(answer))
+        for _ in range(ticks):
+            ep.handle_timer(now)
+            sent += sum(len(x) for x, a in ep.datagrams_to_send(now) if a == VICTIM)
+            assert sent <= T.UNCONFIRMED_FACTOR * received
+            now += TICK
+    sent += bytes_to(ep, VICTIM, 120.0) if VICTIM in ep.channels else 0
+    assert sent <= T.UNCONFIRMED_FACTOR * received
+    ch = ep.channels[VICTIM]
+    assert ch.idle or (ch.get_timer() is None and ch.stats["unconfirmed_gaveup"] >= 1)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_real_peer_that_asks_little_still_gets_a_big_answer(seed):
+    """§N2.6 reflection (H48): the bound costs an honest peer only time. A asks B with 40 bytes;
+    B answers 12 KB (more than 3x): B withholds what does not fit (its ack too), A re-sends its
+    request, the first chunk goes, A's ack proves its address and the rest flows; under loss."""
+    from p2p.faults import FaultPlan, SimNetwork
+    A, B = ("127.0.0.1", 1001), ("127.0.0.1", 1002)
+    answer = os.urandom(12_000)
+    got: dict = {}
+    eps: dict = {}
+
+    def on_deliver(dst, out):
+        got.setdefault(dst, []).extend(out)
+        if dst == B:
+            for src, _p in out:
+                eps[B].send(src, answer)
+
+    net = SimNetwork(FaultPlan(seed=seed, loss=0.2, reorder=0.2), on_deliver=on_deliver)
+    for i, addr in enumerate((A, B)):
+        eps[addr] = Endpoint(epoch=100 + i)
+        net.attach(addr, eps[addr])
+    eps[A].send(B, b"?" * 40)
+    net.run(until=120)
+    assert got.get(A) == [(B, answer)]
+    assert eps[B].channels[A].confirmed and eps[B].channels[A].stats["unconfirmed_withheld"] > 0
+
+
+def test_a_channel_that_gave_up_resends_once_the_address_speaks_again():
+    """§N2.6 (H48): a channel that gave up keeps its queue; a new datagram from the address
+    raises the bound and wakes it: the window is resent, within the bound."""
+    ep = Endpoint(epoch=6)
+    d = _spoofed(0, bytes(300))
+    for addr, _p in ep.receive_datagram(d, VICTIM, 0.0):
+        ep.send(addr, bytes(600))
+    first = bytes_to(ep, VICTIM, 30.0)
+    ch = ep.channels[VICTIM]
+    assert ch.stats["unconfirmed_gaveup"] == 1 and ch.get_timer() is None and not ch.idle
+    d2 = _spoofed(1, bytes(300))
+    ep.receive_datagram(d2, VICTIM, 31.0)
+    assert ch.get_timer() is not None
+    again = sum(len(x) for x, a in ep.datagrams_to_send(31.0) if a == VICTIM)
+    assert again > 0 and first + again <= T.UNCONFIRMED_FACTOR * (len(d) + len(d2))
 
 
 # --- transport: the shared receive budget --------------------------------------------------------
