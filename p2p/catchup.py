@@ -22,9 +22,10 @@ from typing import Any, Iterator
 
 from . import const as C
 from .errors import WireError
-from .gamelog import KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_HEADER, KIND_SKIP, KIND_STEP, LogReader
+from .gamelog import (KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_HEADER, KIND_SKIP, KIND_STEP, STEP_BOUND_RECORDS,
+                      STEP_RECORD, LogReader)
 from .wire import (MSG_CATCHUP_REQ, MSG_CATCHUP_RESP, MSG_HINT, MSG_STEP, CatchupRequest, CatchupResponse, Hint,
-                   open_envelope, seal_message, unpack)
+                   open_envelope, seal_message)
 
 #: Bytes a record adds to the response around its payload (msgpack array and bin headers).
 _RECORD_OVERHEAD = 8
@@ -474,10 +475,10 @@ def _steps_in(records: list, from_step: int) -> int:
     for kind, payload in reversed(records):
         if kind == KIND_STEP:
             try:
-                last = unpack(payload, big=True)[0]
-            except (WireError, TypeError, IndexError, KeyError):
+                last = STEP_RECORD.decode(payload).step
+            except WireError:
                 return 0
-            return last - from_step + 1 if type(last) is int and last >= from_step else 0
+            return last - from_step + 1 if last >= from_step else 0
     return 0
 
 
@@ -488,16 +489,15 @@ def _buffer_next(sess: Any, records: list, step: int, now: float) -> None:
         if kind not in (KIND_STEP, KIND_DROP):
             continue
         try:
-            f = unpack(payload)
-        except (WireError, TypeError, ValueError):
+            rec = STEP_BOUND_RECORDS[kind].decode(payload)
+        except WireError:
             return
-        if type(f) is not list or not f or f[0] != step:
+        if rec.step != step:
             return
         if kind == KIND_STEP:
-            if len(f) == 2 and type(f[1]) is list:
-                for raw in f[1]:
-                    if type(raw) is bytes:
-                        sess.receive_message(raw, now)
+            for raw in rec.messages:
+                if raw is not None:  # a dropped or skipped seat
+                    sess.receive_message(raw, now)
             return
 
 
@@ -511,11 +511,9 @@ def ingest_response(sess: Any, r: CatchupResponse, now: float) -> str | None:
     for kind, payload in r.records:
         if kind == KIND_STEP:
             try:
-                step = unpack(payload)[0]
-            except (WireError, TypeError, IndexError, KeyError):
+                last = max(last, STEP_RECORD.decode(payload).step)
+            except WireError:
                 continue
-            if type(step) is int:
-                last = max(last, step)
     sess.records_coming(last)
     try:
         return _ingest(sess, r, now)
@@ -531,16 +529,18 @@ def _ingest(sess: Any, r: CatchupResponse, now: float) -> str | None:
         if kind in (KIND_COMPLAINT, KIND_ABANDON):
             sess.receive_message(payload, now)  # a signed message of its own: the live checks
             continue
+        table = STEP_BOUND_RECORDS.get(kind)
+        if table is None:
+            problem = f"unknown record kind {kind}"
+            break
         try:
-            f = unpack(payload)
-            step = f[0]
-            if type(step) is not int:
-                raise WireError("record without a step")
-        except (WireError, TypeError, IndexError, KeyError) as e:
+            rec = table.decode(payload)  # types and shape; the session checks what it says
+        except WireError as e:
             problem = f"malformed record: {e}"
             break
+        step = rec.step
         if step < sess.step:
-            if kind == KIND_STEP and len(f) == 2 and sess.cross_check(step, f[1], r.seat):
+            if kind == KIND_STEP and sess.cross_check(step, list(rec.messages), r.seat):
                 break  # equivocation found: the session halted
             if kind == KIND_DROP and sess.check_past_drop(payload):
                 break  # our seat was dropped at a step we applied: SeatLost
@@ -556,17 +556,14 @@ def _ingest(sess: Any, r: CatchupResponse, now: float) -> str | None:
             problem = "records skip a step"
             break
         if kind == KIND_STEP:
-            problem = sess.ingest_step_record(step, f[1] if len(f) == 2 else None)
+            problem = sess.ingest_step_record(step, list(rec.messages))
         elif kind == KIND_DROP:
-            seat = f[1] if len(f) == 4 else None
-            info = sess.dropped.get(seat) if type(seat) is int else None
+            info = sess.dropped.get(rec.seat)
             if info is not None and info.step == step:
                 continue  # already applied (pages may repeat the drop of their first step)
             problem = sess.ingest_drop_record(payload)
-        elif kind == KIND_SKIP:
+        else:  # KIND_SKIP
             problem = sess.ingest_skip_record(payload)  # before the step record it allows (§C8.10)
-        else:
-            problem = f"unknown record kind {kind}"
         if problem is not None:
             break
     for raw in r.escrows:

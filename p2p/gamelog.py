@@ -112,6 +112,9 @@ DROP_RECORD = Schema("drop record", None, Struct(
 OWN_RECORD = Schema("own record", None, Struct((("step", _STEP), ("envelope", Bin())), OwnRecord))
 SKIP_RECORD = Schema("skip record", None, Struct((("step", _STEP), ("seat", _SEAT), ("votes", Array(Bin()))),
                                                  SkipRecord))
+#: The table of each record kind that belongs to a step (its payload starts with the step):
+#: what a catch-up page or a replay decodes before dispatching on the kind.
+STEP_BOUND_RECORDS = {KIND_STEP: STEP_RECORD, KIND_DROP: DROP_RECORD, KIND_SKIP: SKIP_RECORD}
 _CRC = struct.Struct(">I")
 
 

@@ -47,12 +47,13 @@ from . import const as C
 from .beacon import HashChain
 from .escrow_acks import AckLedger, EscrowAck, escrow_hash
 from .errors import WireError
+from .gamelog import DROP_RECORD
 # The DROP record is built and checked in escrow.py; lockstep and verify import it from here too.
 from .escrow import (BAD_VOTE_SHARE, UNDECIDED, check_drop_record, drop_record, dropped_reveal,  # noqa: F401
                      make_escrow, open_share, pair_key, quorum, recover_chain)
 from .identity import Identity
 from .session_events import CheatDetected, Equivocation, PeerMisbehaved
-from .wire import MSG_DROP, DropVote, Escrow, Setup, decode_drop, decode_escrow, open_envelope, seal_message, unpack
+from .wire import MSG_DROP, DropVote, Escrow, Setup, decode_drop, decode_escrow, open_envelope, seal_message
 
 RULE_BOT = "bot"
 RULE_BANKRUPT = "bankrupt"
@@ -416,18 +417,18 @@ class SeatLoss:
         seat's message (§C8.3: ``SeatLost``, ``StepOverturned``)."""
         gid = self.setup.game_id
         try:
-            step, seat, votes, _ = unpack(payload)
-            if type(seat) is not int or not 0 <= seat < self.n or type(step) is not int \
-                    or not 0 <= step < applied or type(votes) is not list:
+            step, seat, votes, _ = DROP_RECORD.decode(payload)  # types and shape (WireError)
+            if seat >= self.n or step >= applied:
                 return None
             voters = set()
             for raw in votes:
                 env = open_envelope(raw)
                 v = decode_drop(env.body)
+                # voter < n before indexing the keys: the table bounds it by MAX_SEATS only.
                 if env.mtype == MSG_DROP and v.game_id == gid and v.step == step and v.seat == seat \
-                        and v.voter != seat and env.verify(self._keys[v.voter]):
+                        and v.voter != seat and v.voter < self.n and env.verify(self._keys[v.voter]):
                     voters.add(v.voter)
-        except (WireError, TypeError, ValueError):
+        except WireError:
             return None
         return (step, seat) if len(voters) >= self.quorum else None
 
