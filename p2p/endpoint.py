@@ -49,8 +49,8 @@ class Endpoint:
     chunks and its one reassembly, counted in ``stranger_budget`` (sized never to fill), so strangers cannot
     starve a trusted peer's multi-chunk payload. A channel the owner opens (``channel``, ``pin``:
     it chose the address) sends freely; one opened by the peer's datagram is *unconfirmed* and
-    sends at most ``UNCONFIRMED_FACTOR`` x what it received until the peer acknowledges
-    something (``transport.Channel``, §N2.6 reflection).
+    sends at most ``UNCONFIRMED_FACTOR`` x what it received until the peer answers a CHALLENGE
+    sent to its address (``transport.Channel``, §N2.6 reflection).
 
     Authentication (protocol.md §N2.2): ``keys`` (``channel_auth.KeyCache`` of our identity;
     None: plain channels only, for tests of the bare transport) lets the owner ``pin`` an

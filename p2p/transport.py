@@ -44,8 +44,8 @@ Theory of operation (wire contract: protocol.md part N, "Transport"):
   strangers are evicted when idle or when room is needed, and once the game started only the
   setup's endpoints may open channels (``Endpoint.trust``/``restrict``). Strangers do not draw
   on ``MAX_RECV_BUFFER`` (``STRANGER_RECV_CAP`` each), and a channel opened by the peer's
-  datagram sends at most ``UNCONFIRMED_FACTOR`` x what it received until the peer acknowledges
-  something, giving up after ``UNCONFIRMED_RESENDS`` resends (reflection, protocol.md §N2.6).
+  datagram sends at most ``UNCONFIRMED_FACTOR`` x what it received until the peer answers a
+  CHALLENGE sent to its address (return routability), giving up after ``UNCONFIRMED_RESENDS`` resends (reflection, protocol.md §N2.6).
 * The epoch (random per endpoint instance) tells a restarted peer from a late datagram: when a
   peer's epoch changes, both directions of the channel start again from sequence 0 and
   whatever was queued for the old instance is discarded (the lockstep layer catches a restarted
@@ -144,7 +144,7 @@ hold at most 32 x (20 + 72) KiB ≈ 2.9 MiB together, and out-of-order chunks th
 cannot starve a trusted peer's multi-chunk payload (red team, H37)."""
 UNCONFIRMED_FACTOR = 3
 """A channel opened by the peer's datagram sends at most this many times the bytes it received
-from that address until the peer acknowledged something we sent (protocol.md §N2.6: a spoofed
+from that address until the peer echoed the nonce of a CHALLENGE sent there (protocol.md §N2.6: a spoofed
 source cannot turn the channel into a reflector)."""
 UNCONFIRMED_RESENDS = 3
 """Retransmission timeouts after which such an unconfirmed channel stops re-sending
@@ -203,7 +203,8 @@ class Channel:
     Receive side (protocol.md §N2.6): buffered chunks draw on ``budget`` and, if ``recv_cap``
     (bytes) is given, out-of-order chunks on this channel's own cap (a stranger's). Send side: ``confirmed`` False
     (a channel opened by the peer's datagram) bounds what is sent to ``UNCONFIRMED_FACTOR`` x
-    the bytes received until the peer acknowledges one of our datagrams (``confirmed``).
+    the bytes received until the peer answers the CHALLENGE each of its datagrams earns with a
+    RESPONSE (``confirmed``; an ack does not confirm: the numbers are predictable).
     """
 
     def __init__(self, addr: Addr, *, epoch: int, budget: RecvBudget | None = None,
@@ -364,7 +365,7 @@ class Channel:
         bits = self._ack_bits()
         dst = self.peer_epoch or 0
         addr = self.addr
-        if self._proof.due:
+        if self._proof.due and self.confirmed:
             self._probes(frame, out)
         recovery = self._recovery
         queue = self._queue
@@ -404,6 +405,8 @@ class Channel:
                     for _ in range(extra):
                         out.append((datagram, addr))
                     stats["copies_sent"] += extra
+        if self._proof.due and not self.confirmed:
+            self._probes(frame, out)  # after the data: the first datagram answers the request
         if out:
             self._ack_pending = 0
             self._ack_deadline = None
@@ -430,7 +433,7 @@ class Channel:
         waiting = bool(self._inflight)
         for item in out:
             size = len(item[0])
-            if waiting and item[0][1] & FLAG_DATA == 0:
+            if waiting and item[0][1] == 0:
                 continue
             if size <= room:
                 kept.append(item)
@@ -579,10 +582,14 @@ class Channel:
         if flags & FLAG_RESPONSE:
             # The proof a new instance of the peer is alive (§N2.2): the nonce we chose, sent to us.
             if dst == me and proof.proves(epoch, seq):
-                self._new_peer_epoch(epoch)
+                if epoch == self.peer_epoch:
+                    proof.proven()  # the return-routability challenge of an unconfirmed channel
+                else:
+                    self._new_peer_epoch(epoch)
                 self.last_rx = now
                 self.confirmed = True  # it echoed a random nonce sent to this address
-                self._dormant = False
+                if self._dormant:
+                    self._heard(0)
             else:
                 self.stats["stale_epoch"] += 1
             return []
@@ -617,6 +624,11 @@ class Channel:
         self.last_rx = now
         if not self.confirmed:
             self._heard(n)
+            pending = proof.pending[0]
+            if pending is None or pending[0] == epoch:
+                # Return routability (§N2.6): a fresh nonce to this address; only the RESPONSE
+                # that echoes it confirms the channel (rate-limited like every answer).
+                proof.unproven(epoch, now)
         if ack > self._acked_below or bits:
             self._on_ack(ack, bits, now)
         if flags & FLAG_DATA:
@@ -669,9 +681,6 @@ class Channel:
                     sample = entry
         if largest < 0:
             return
-        # The peer acknowledged a datagram of ours: it receives at this address (§N2.6; the
-        # numbers are predictable, so this is proof only against a one-shot spoof).
-        self.confirmed = True
         self._buffered -= freed
         recovery = self._recovery
         # RFC 6298 section 2; Karn's rule: no sample from a retransmitted datagram (above).

@@ -94,9 +94,8 @@ def test_one_spoofed_watch_reflects_at_most_three_times_its_size():
     """Fixed (H48, §N2.6 reflection): ONE spoofed 230 B introduction carrying a WATCH made a seat
     send the victim 2.5 MB in 30 s (44 MB at f565d47), then, with spectate.py's first-answer rule
     (H37), 4.4 KB in 30 s, the one answer re-sent every MAX_RTO for ever. Now a channel opened by
-    the peer's datagram sends at most 3x what it received until the peer acknowledges something,
-    and gives up after UNCONFIRMED_RESENDS resends. Holds against a one-shot spoof only: an
-    attacker holding its keys can still forge that first ack blindly (predictable numbers)."""
+    the peer's datagram sends at most 3x what it received until the peer echoes the nonce of a
+    CHALLENGE sent to that address, and gives up after UNCONFIRMED_RESENDS resends."""
     ep, ws, _records, deliver, drive = _watch_server(120_000)
     watch = WatchClient(MALLORY, GID, HOST_ID.public_key, "m").watch_message()
     dgrams = forge_intro(MALLORY, HOST, HOST_ID.x25519_public_key, watch)
@@ -107,14 +106,12 @@ def test_one_spoofed_watch_reflects_at_most_three_times_its_size():
     assert sent <= 3 * asked, f"{asked} B spoofed -> {sent} B to the victim ({sent / asked:.0f}x)"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "H48 BREAK, open (design: coordinator, wire-visible; protocol.md §N2.6 'Reflection', What does "
-    "not): sequence numbers start at 0 and an ack may name dst_epoch 0, so the "
-    "holder of its own keys forges, blindly from the victim's address, the ack of the seat's "
-    "first answer: the channel is confirmed and the seat streams the game log to the victim, "
-    "its window re-sent every MAX_RTO: 268 B -> 2.5 MB in 30 s (9,399x, one 38 B ack). Needs an "
-    "unpredictable value to echo"))
 def test_one_forged_ack_does_not_confirm_a_spoofed_watch():
+    """Fixed (H48, §N2.6 'Reflection'): sequence numbers start at 0 and an ack may name
+    dst_epoch 0, so the holder of its own keys forged, blindly from the victim's address, the
+    ack of the seat's first answer; when an ack confirmed the channel, the seat then streamed
+    the game log to the victim (268 B -> 2.5 MB in 30 s, one 38 B ack). Now only a RESPONSE
+    echoing the random nonce of the CHALLENGE sent to that address confirms it."""
     from p2p.channel_auth import mac
     ep, ws, _records, deliver, drive = _watch_server(120_000)
     watch = WatchClient(MALLORY, GID, HOST_ID.public_key, "m").watch_message()
@@ -135,7 +132,7 @@ def test_one_spoofed_join_reflects_at_most_three_times_its_size():
     """Fixed (H48, §N2.6 reflection): ONE spoofed JOIN introduction (~0.4 KB, a fresh key) made
     the host seat the victim's address and re-send STATUS to it every MAX_RTO for as long as
     the lobby lasted (332 B -> 8.4 KB in 30 s, 25x). Now the host's channel, opened by the
-    spoofed datagram and never acknowledged, sends at most 3x what it received, then gives up."""
+    spoofed datagram and never confirmed, sends at most 3x what it received, then gives up."""
     ep = Endpoint(epoch=6, keys=KeyCache(HOST_ID))  # a host accepts plain datagrams (accept_plain)
     lobby = Lobby.host(HOST_ID, edition="classico", seats=4, name="host", endpoint=HOST, demo_seed=b"h37")
     lobby.messages_to_send()
@@ -201,8 +198,9 @@ def test_an_unconfirmed_channel_never_sends_more_than_three_times_what_it_receiv
 @pytest.mark.parametrize("seed", range(4))
 def test_a_real_peer_that_asks_little_still_gets_a_big_answer(seed):
     """§N2.6 reflection (H48): the bound costs an honest peer only time. A asks B with 40 bytes;
-    B answers 12 KB (more than 3x): B withholds what does not fit (its ack too), A re-sends its
-    request, the first chunk goes, A's ack proves its address and the rest flows; under loss."""
+    B answers 12 KB (more than 3x): B withholds what does not fit (its ack too) and challenges
+    A's address; A's RESPONSE confirms the channel and the rest flows (if the CHALLENGE or the
+    RESPONSE is lost, A re-sends its unacknowledged request, which earns another); under loss."""
     from p2p.faults import FaultPlan, SimNetwork
     A, B = ("127.0.0.1", 1001), ("127.0.0.1", 1002)
     answer = os.urandom(12_000)
@@ -222,7 +220,9 @@ def test_a_real_peer_that_asks_little_still_gets_a_big_answer(seed):
     eps[A].send(B, b"?" * 40)
     net.run(until=120)
     assert got.get(A) == [(B, answer)]
-    assert eps[B].channels[A].confirmed and eps[B].channels[A].stats["unconfirmed_withheld"] > 0
+    ch = eps[B].channels[A]
+    assert ch.confirmed and ch.stats["unconfirmed_withheld"] > 0 and ch.stats["challenges_sent"] >= 1
+    assert ch.stats["peer_restarts"] == 0  # a RESPONSE for the current epoch only confirms
 
 
 def test_a_channel_that_gave_up_resends_once_the_address_speaks_again():
@@ -494,9 +494,10 @@ def test_watch_renewals_of_a_spectator_that_never_acks_do_not_queue_the_log_agai
         deliver([d for d, _ in att.datagrams_to_send(now)], src, now)
         drive(now)
         ep.handle_timer(now)
-        for d, _a in ep.datagrams_to_send(now):
-            if not heard:  # it acknowledges our first answer (so its address is proven)...
-                heard.append(att.receive_datagram(d, HOST, now))
+        flush = ep.datagrams_to_send(now)
+        if flush and not heard:  # it answers the first flush (the return-routability CHALLENGE
+            # and the first answer: its address is proven, H48) and acknowledges it...
+            heard.extend(att.receive_datagram(d, HOST, now) for d, _a in flush)
         now += TICK  # ...and nothing after that
     log = sum(len(p) for _, p in records)
     assert queued <= UNSETTLED_BYTES + RECORDS_BATCH + 4096 < 3 * log, f"{queued} B queued for a {log} B log"
