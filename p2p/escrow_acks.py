@@ -70,6 +70,11 @@ class AckLedger:
         self._split: set[tuple[int, int]] = set()
         #: epoch -> escrow rounds applied in it.
         self._rounds: dict[int, int] = {}
+        # Derived, kept so the per-step questions cost a dict look-up (an epoch's active seats
+        # never change once opened): (seat, epoch) -> the dealers whose escrow it receives, and
+        # (seat, epoch) -> the dealers it acknowledged (a subset of those).
+        self._dealers_of: dict[tuple[int, int], tuple[int, ...]] = {}
+        self._acked_by: dict[tuple[int, int], set[int]] = {}
 
     def open_epoch(self, epoch: int, active: Sequence[bool]) -> None:
         """Epoch ``epoch`` begins with ``active`` seats (len = seats); idempotent for a replay."""
@@ -78,23 +83,23 @@ class AckLedger:
     def recipients(self, dealer: int, epoch: int) -> list[int]:
         """The seats that must acknowledge ``dealer``'s escrow of ``epoch`` ([] for an unknown
         epoch or an inactive dealer: nothing can be confirmed)."""
-        act = self._active.get(epoch)
-        if act is None or not 0 <= dealer < self.n or not act[dealer]:
+        if not 0 <= dealer < self.n:
             return []
-        return [i for i in range(self.n) if act[i] and i != dealer]
+        return list(self._dealers(dealer, epoch))  # the same set: the others active at the start
 
     def add(self, seat: int, acks: Iterable[EscrowAck]) -> list[tuple[int, int]]:
         """Apply ``seat``'s acknowledgements (one applied STEP body). Returns the (dealer, epoch)
         pairs that became EQUIVOCATED by this call (for the session's events)."""
         newly = []
         for a in acks:
-            if seat not in self.recipients(a.dealer, a.epoch):
+            if not 0 <= a.dealer < self.n or seat not in self._dealers(a.dealer, a.epoch):
                 continue  # the dealer itself, a non-recipient, or an epoch we never opened
             key = (a.dealer, a.epoch)
             held = self._acks.setdefault(key, {})
             if seat in held:
                 continue  # its first acknowledgement stands
             held[seat] = a.hash
+            self._acked_by.setdefault((seat, a.epoch), set()).add(a.dealer)
             if key not in self._split and len(set(held.values())) > 1:
                 self._split.add(key)
                 newly.append(key)
@@ -114,7 +119,7 @@ class AckLedger:
         key = (dealer, epoch)
         if key in self._split:
             return EQUIVOCATED
-        want = self.recipients(dealer, epoch)
+        want = self._dealers(dealer, epoch) if 0 <= dealer < self.n else ()
         held = self._acks.get(key, {})
         if not want or any(i not in held for i in want):
             return None
@@ -132,14 +137,31 @@ class AckLedger:
 
     def unacked(self, seat: int, epoch: int, active: Sequence[bool]) -> list[int]:
         """Dealers active now whose escrow of ``epoch`` ``seat`` must still acknowledge."""
-        return [d for d in self.recipients_of(seat, epoch) if active[d] and not self.acked(seat, d, epoch)]
+        dealers = self._dealers(seat, epoch)
+        done = self._acked_by.get((seat, epoch))
+        if done is None:
+            return [d for d in dealers if active[d]]
+        if len(done) == len(dealers):
+            return []  # the usual case once the epoch's escrows are acknowledged
+        return [d for d in dealers if active[d] and d not in done]
 
     def recipients_of(self, seat: int, epoch: int) -> list[int]:
         """The dealers of ``epoch`` whose escrow ``seat`` receives (ascending)."""
+        return list(self._dealers(seat, epoch))
+
+    def _dealers(self, seat: int, epoch: int) -> tuple[int, ...]:
+        """``recipients_of`` as a tuple, cached once the epoch is opened. Also ``recipients``
+        of ``seat`` as a dealer: both are the other seats active when the epoch began."""
+        key = (seat, epoch)
+        got = self._dealers_of.get(key)
+        if got is not None:
+            return got
         act = self._active.get(epoch)
-        if act is None or not act[seat]:
-            return []
-        return [d for d in range(self.n) if act[d] and d != seat]
+        if act is None:
+            return ()  # not cached: the epoch may be opened later
+        got = tuple(d for d in range(self.n) if act[d] and d != seat) if act[seat] else ()
+        self._dealers_of[key] = got
+        return got
 
     def end_round(self, epoch: int) -> None:
         """An escrow round of ``epoch`` was applied."""

@@ -138,13 +138,18 @@ class EscrowGate:
         acknowledges at least the first that fits (the session's own message)."""
         s = self._s
         acks, epoch, active = s.seats.acks, s.epoch, s.active
-        owed = [len(acks.unacked(seat, epoch, active)) for seat in range(s.n)]
+        # Adding acks changes neither the round flag, its epoch nor the rounds counted: whether
+        # this step is a repeated round of the epoch is known before, and only then do we need
+        # what each seat owed before its acks (most steps are chance steps: nothing to count).
+        round_here = s.escrow_round and epoch == s.round_epoch
+        repeated = round_here and acks.rounds(epoch) > 0
+        owed = [len(acks.unacked(seat, epoch, active)) for seat in range(s.n)] if repeated else None
         for seat, h in enumerate(slots):
             if h is not None and h.body.acks:
                 acks.add(seat, h.body.acks)
-        if not s.escrow_round or epoch != s.round_epoch:
+        if not round_here:
             return  # a drop at k began a new epoch: this round says nothing about its escrows
-        if acks.rounds(epoch) > 0:
+        if repeated:
             for seat, h in enumerate(slots):
                 left = len(acks.unacked(seat, epoch, active))
                 if h is not None and active[seat] and left and left == owed[seat]:

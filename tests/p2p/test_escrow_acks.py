@@ -112,3 +112,39 @@ def test_unacked_and_the_escrow_round_rule():
     led.end_round(0)
     assert led.rounds(0) == 1 and led.rounds(1) == 0
 
+
+
+@given(st.integers(2, 6).flatmap(lambda n: st.tuples(
+    st.just(n),
+    st.lists(st.lists(st.booleans(), min_size=n, max_size=n), min_size=1, max_size=3),
+    st.lists(st.tuples(st.integers(-1, n), st.integers(-1, n), st.integers(0, 3), st.booleans()), max_size=30),
+    st.lists(st.booleans(), min_size=n, max_size=n))))
+def test_the_ledgers_kept_answers_match_their_definitions(case):
+    """``recipients``, ``recipients_of``, ``unacked`` and ``status`` (kept per seat and epoch so a
+    step costs a look-up) give what their definitions say from the epochs opened and the acks
+    applied, whatever is asked before an epoch opens or after it (epoch 3 is asked, never opened)."""
+    n, epochs, adds, now = case
+    led = AckLedger(n)
+    opened: dict[int, list[bool]] = {}
+
+    def check():
+        for e in range(4):
+            act = opened.get(e)
+            for s in range(n):
+                rec = [d for d in range(n) if d != s and act[d]] if act and act[s] else []
+                assert led.recipients_of(s, e) == rec and led.recipients(s, e) == rec
+                assert led.unacked(s, e, now) == [d for d in rec if now[d] and not led.acked(s, d, e)]
+                want, held = led.recipients(s, e), led.acks_of(s, e)
+                if led.status(s, e) != EQUIVOCATED:
+                    assert led.status(s, e) == (held[want[0]] if want and all(r in held for r in want) else None)
+            assert led.recipients(-1, e) == [] and led.recipients(n, e) == []
+
+    check()
+    for e, act in enumerate(epochs):
+        led.open_epoch(e, act)
+        opened[e] = act
+        check()
+        for seat, dealer, epoch, one in adds:
+            if 0 <= seat < n:
+                led.add(seat, [Ack(dealer, epoch, escrow_hash(E1 if one else E2))])
+        check()
