@@ -104,6 +104,7 @@ class Endpoint:
         """Make ``ch`` draw on the receive budget of its address's trust (class doc)."""
         if addr in self.trusted:
             ch.rebudget(self.budget, None)
+            ch.confirm()  # the owner vouched for it (a valid JOIN, the setup): no send bound
         else:
             ch.rebudget(self.stranger_budget, STRANGER_RECV_CAP)
 

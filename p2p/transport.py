@@ -249,6 +249,14 @@ class Channel:
             self._budget = budget
         self._recv_cap = recv_cap
 
+    def confirm(self) -> None:
+        """The owner vouches for the address (``Endpoint.trust``): lift the send bound of an
+        unconfirmed channel (protocol.md §N2.6 'Reflection')."""
+        if not self.confirmed:
+            self.confirmed = True
+            if self._dormant:
+                self._heard(0)
+
     def upgrade(self, keys: PairKeys, my_xk: bytes, introduce: bool) -> None:
         """Key a plain channel in place (its sequence state goes on): from now on it sends
         only MACed datagrams and accepts only datagrams MACed with ``keys``."""
