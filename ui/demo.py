@@ -349,10 +349,14 @@ async def run_demo(
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return False
+            # asyncio.wait, not wait_for: Python 3.11's wait_for returns the inner result when a
+            # cancellation (Ctrl-C, SIGTERM) arrives as the event is set, swallowing it, and the
+            # demo then played on to the end and exited 0 (tests/e2e/test_host_join.py).
+            waiter = asyncio.ensure_future(changed.wait())
             try:
-                await asyncio.wait_for(changed.wait(), remaining)
-            except asyncio.TimeoutError:
-                pass
+                await asyncio.wait({waiter}, timeout=remaining)
+            finally:
+                waiter.cancel()
         return True
 
     def any_failed() -> bool:

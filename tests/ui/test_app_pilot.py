@@ -121,6 +121,7 @@ async def test_trade_offered_to_us_is_answered_after_confirmation():
         await pilot.press("enter")  # the focus starts on No: Enter keeps the offer open
         await until(pilot, lambda: isinstance(app.screen, OfferDialog))
         assert game.state.owner[1] == 0
+        await pilot.pause()  # let the dialog that is back on top lay out before clicking it
         await pilot.click("#accept-1")
         await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         await pilot.press("y")
