@@ -441,7 +441,7 @@ class Channel:
         waiting = bool(self._inflight)
         for item in out:
             size = len(item[0])
-            if waiting and item[0][1] == 0:
+            if waiting and item[0][1] == 0:  # HEADER's flags byte (offset 1): 0 = a pure ack
                 continue
             if size <= room:
                 kept.append(item)
