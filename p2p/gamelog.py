@@ -256,7 +256,7 @@ class LogReader:
 
     ``start``/``end``: read only the bytes [start, end) of the file (``end`` None: to its end),
     ``start`` being the offset of a record (0: the file start, whose magic is checked); offsets
-    stay those of the whole file. ``catchup.History`` reads old records back this way."""
+    stay those of the whole file. ``history.History`` reads old records back this way."""
 
     def __init__(self, path: str | os.PathLike[str], start: int = 0, end: int | None = None) -> None:
         self.path = os.fspath(path)

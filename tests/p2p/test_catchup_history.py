@@ -1,4 +1,4 @@
-"""catchup.History: the session's log records, old payloads read back from the game log
+"""history.History: the session's log records, old payloads read back from the game log
 (protocol.md §C9.6, issue 14 "a peer's memory flat over a long game").
 
 Reference for every figure: the plain list of (kind, payload, step) that the history held in
@@ -13,12 +13,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from p2p import const as C
-from p2p.catchup import KEEP_RECENT, SPILL_EVERY, CatchUp, History
+from p2p.catchup import CatchUp
 from p2p.gamelog import KIND_COMPLAINT, KIND_DROP, KIND_STEP, LogReader, LogWriter
+from p2p.history import KEEP_RECENT, SPILL_EVERY, History
 from p2p.identity import Identity
 from p2p.wire import CatchupResponse, decode_catchup_resp, open_envelope, pack
 
-_OVERHEAD = 8  # catchup._RECORD_OVERHEAD, restated: part of the §C9.2 byte cap
+_OVERHEAD = 8  # history.RECORD_OVERHEAD, restated: part of the §C9.2 byte cap
 
 
 def _reference_page(recs: list, from_step: int, to_step: int, max_records: int, max_bytes: int) -> list:
