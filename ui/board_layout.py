@@ -20,6 +20,8 @@ from typing import Any
 from rich.style import Style
 from rich.text import Text
 
+from engine.editions import K_CARD, K_FREE, K_GO, K_GOTOJAIL, K_JAIL, K_TAX
+
 #: Cells per side of the board grid of the 40-square editions (see grid_size for any board).
 GRID = 11
 
@@ -89,9 +91,9 @@ def corner_squares(n: int = 40) -> tuple[int, int, int, int]:
     return 0, side, 2 * side, 3 * side
 
 
-#: Names of the special squares in tiny cells (kind index -> text), where the printed name's
+#: Names of the special squares in tiny cells (square kind -> text), where the printed name's
 #: last word would say nothing ("Transito", "prigione!").
-_TINY = {0: "VIA!", 6: "Prig", 7: "Parc", 8: "→Pri"}
+_TINY = {K_GO: "VIA!", K_JAIL: "Prig", K_FREE: "Parc", K_GOTOJAIL: "→Pri"}
 
 
 def _words(name: str) -> list[str]:
@@ -118,12 +120,12 @@ def short_name(name: str, width: int, kind: int = -1) -> str:
     by an arrow and its last word ("In prigione!", 9 -> "→Prigione", 4 -> "→Pri")."""
     if len(name) <= width:
         return name
-    if kind == 6 and width > 5 and "/" in name:
+    if kind == K_JAIL and width > 5 and "/" in name:
         return short_name(name.split("/")[0].strip(), width)
     words = _words(name)
-    if kind == 7 and width > 5:  # "Parcheggi", not "P.gratuit": the first word is the place
+    if kind == K_FREE and width > 5:  # "Parcheggi", not "P.gratuit": the first word is the place
         return words[0][:width]
-    if kind == 8 and width > 5:  # "→Prigione", as "→Pri" in tiny cells, not "I.prigion"
+    if kind == K_GOTOJAIL and width > 5:  # "→Prigione", as "→Pri" in tiny cells, not "I.prigion"
         return ("→" + words[-1][:1].upper() + words[-1][1:])[:width]
     if not any(c.isalpha() for c in words[-1]) and len(words) > 1:
         if width > 5:
@@ -134,7 +136,7 @@ def short_name(name: str, width: int, kind: int = -1) -> str:
     if width <= 5:
         if kind in _TINY:
             return _TINY[kind][:width]
-        if kind in (4, 5):  # tax and card squares: the first word says it
+        if kind in (K_TAX, K_CARD):  # tax and card squares: the first word says it
             return words[0][:width]
         return words[-1][:width]
     if len(words) <= 1:

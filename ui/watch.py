@@ -399,9 +399,9 @@ class WatchDriver(DriverBase):
     def _show_drops(self, report: Any) -> None:
         """Seats the others dropped (DROP records that verified): a log line and a panel mark,
         as the players get them (SeatChanged, protocol.md §C8.4; the rule from the setup)."""
-        from p2p.gamelog import KIND_DROP
+        from p2p.errors import WireError
+        from p2p.gamelog import DROP_RECORD, KIND_DROP
         from p2p.verify import BadLog, parse_header
-        from p2p.wire import unpack
         from ui.play import SeatChanged
 
         records = self.client.records
@@ -409,7 +409,10 @@ class WatchDriver(DriverBase):
             kind, payload = records[i]
             if kind != KIND_DROP:
                 continue
-            step, seat = unpack(payload)[:2]
+            try:
+                step, seat = DROP_RECORD.decode(payload)[:2]  # the log's table (§C6), as verify reads it
+            except WireError:
+                return  # malformed: the check found it bad (or will), so neither shown nor skipped
             if not report.ok and (report.first_bad_step is None or step >= report.first_bad_step):
                 return  # not verified: neither shown nor skipped
             try:

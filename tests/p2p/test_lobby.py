@@ -113,7 +113,7 @@ def test_wrong_game_and_malformed_bytes_are_dropped_and_counted():
     other = Lobby.join(Identity.from_seed(b"o"), host_addr=addr(0), game_id=b"\x01" * 16, name="o", chain_length=16)
     host.receive_message(other.messages_to_send()[0][1], addr(5), 0.0)
     host.receive_message(b"\x93garbage", addr(5), 0.0)
-    host.receive_message(pack([1, b"\x90", b"\x00" * 64]), addr(5), 0.0)  # JOIN body of wrong shape
+    host.receive_message(pack([MSG_JOIN, b"\x90", b"\x00" * 64]), addr(5), 0.0)  # JOIN body of wrong shape
     assert host.stats["malformed"] == 2
     # Unsigned by anyone we know: counted by reason, nobody blamed (no LobbyPeerMisbehaved).
     assert host.stats["wrong_game"] == 1

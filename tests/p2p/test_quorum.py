@@ -11,7 +11,7 @@ import pytest
 import fake_engine as E
 from p2p import const as C
 from p2p.beacon import HashChain
-from p2p.gamelog import LogReader
+from p2p.gamelog import KIND_STEP, LogReader
 from p2p.lockstep import (ABANDONED, GameAbandoned, GameOver, SeatDropped, SeatDropVoted, SeatLost)
 from p2p.seat_loss import UNDECIDED, quorum, recover_chain
 from p2p.verify import verify_log
@@ -70,7 +70,7 @@ def overs(net, seats):
 
 
 def step_records(path):
-    return [r.payload for r in LogReader(path) if r.kind == 1]
+    return [r.payload for r in LogReader(path) if r.kind == KIND_STEP]
 
 
 def test_quorum_is_a_strict_majority_of_all_seats():

@@ -30,7 +30,7 @@ def parts(n: int) -> list[TurnSkip]:
 def test_skip_body_roundtrip_and_checks():
     raw = seal(IDS[0], MSG_SKIP, [GID, 0, 7, 2, 1])
     env = open_envelope(raw)
-    assert env.mtype == 26 and env.verify(KEYS[0])
+    assert env.mtype == MSG_SKIP and env.verify(KEYS[0])
     v = decode_skip(env.body)
     assert (v.game_id, v.voter, v.step, v.seat, v.epoch) == (GID, 0, 7, 2, 1)
     for bad in ([GID, 1, 7, 1, 0], [GID, 0, 7, 2], [GID, 0, 7, 2, 0, None], [GID[:15], 0, 7, 2, 0],

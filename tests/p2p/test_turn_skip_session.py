@@ -12,7 +12,7 @@ import msgpack
 import pytest
 from hypothesis import HealthCheck, event, given, settings, strategies as st
 from p2p import const as C
-from p2p.gamelog import KIND_SKIP, LogReader, LogWriter
+from p2p.gamelog import KIND_SKIP, KIND_STEP, LogReader, LogWriter
 from p2p.lockstep import GameOver, SeatDropped, SeatDropVoted, StepOverturned
 from p2p.session_events import TurnSkipped
 from p2p.verify import verify_log
@@ -334,9 +334,9 @@ def test_property_real_sessions_never_keep_different_outcomes(tmp_path_factory, 
     for i, p in enumerate(paths):
         if i in halts:
             continue
-        recs = [r for r in LogReader(p) if r.kind in (1, KIND_SKIP)]
+        recs = [r for r in LogReader(p) if r.kind in (KIND_STEP, KIND_SKIP)]
         at_k = [(r.kind, r.payload) for r in recs if msgpack.unpackb(r.payload)[0] == k]
-        if any(kind == 1 for kind, _ in at_k):
+        if any(kind == KIND_STEP for kind, _ in at_k):
             records[i] = at_k
     assert len({tuple(v) for v in records.values()}) <= 1, {i: [x[0] for x in v] for i, v in records.items()}
     outcome = "none" if not records else "skip" if any(kind == KIND_SKIP for kind, _ in next(iter(records.values()))) \

@@ -9,6 +9,7 @@ import pytest
 
 import engine
 from engine import actions as A
+from engine.editions import K_JAIL
 from engine.events import MoneyPaid, RentDue, TurnStarted
 from engine.testing import scenario
 from ui.board_layout import cell_of, short_name
@@ -49,7 +50,7 @@ def test_short_names_fit_their_cell():
     assert short_name("Viale Vesuvio", 7) == "V.Vesuv"
     assert short_name("Parco della Vittoria", 4) == "Vitt"
     assert short_name("VIA!", 4) == "VIA!"
-    assert short_name("Prigione / Transito", 4, kind=6) == "Prig"
+    assert short_name("Prigione / Transito", 4, kind=K_JAIL) == "Prig"
 
 
 def test_human_seat_waits_only_when_the_game_waits_for_it():
