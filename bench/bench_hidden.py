@@ -40,8 +40,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "p2p"))
 
 import engine as E  # noqa: E402
-from engine.bots import _niente  # noqa: E402
-from engine.rules.banknotes import NX_WIN  # noqa: E402
 from p2p.hidden import hidden_secret, layout_for_setup, make_leaves  # noqa: E402
 from p2p.lockstep import StepApplied  # noqa: E402
 from p2p.wire import pack  # noqa: E402
@@ -79,7 +77,7 @@ def per_step(games: int) -> None:
         pump_lobbies(lob)
         ordered = sorted(lob.values(), key=lambda l: l.my_seat)
         sessions = [l.start_session(E) for l in ordered]
-        net = Net(sessions, lambda s: _niente.choose(s.state, s.my_seat, "default", s.private_view()))
+        net = Net(sessions, lambda s: E.choose(s.state, s.my_seat, "default", s.private_view()))
         net.run(max_time=1e6, max_rounds=5_000_000)
         for _, raw in net.sent_log:
             from p2p.wire import open_envelope, decode_step_body
@@ -110,7 +108,7 @@ def in_memory(games: int) -> None:
             lob = make_lobbies(4, edition=ed, demo_seed=b"mem-%d" % g)
             pump_lobbies(lob)
             sessions = [l.start_session(E) for l in sorted(lob.values(), key=lambda l: l.my_seat)]
-            ch = ((lambda s: _niente.choose(s.state, s.my_seat, "default", s.private_view()))
+            ch = ((lambda s: E.choose(s.state, s.my_seat, "default", s.private_view()))
                   if ed != "classico" else (lambda s: bots.choose(s.state, s.my_seat)))
             net = Net(sessions, ch)
             t = time.perf_counter()
@@ -215,7 +213,7 @@ def _niente_game(seed: int, seats: int, players: list, stats: dict, max_steps: i
                     by[0 if held == "held" else 2] += 1
                     by[1 if held == "held" else 3] += fake
                     # Control: did a third seat (neither the inspector nor the payer) hold it?
-                    payer = next(w[0] for w in s.nx[NX_WIN] if a.bill in w[2:])
+                    payer = next(w.payer for w in obs.window_payments(s) if a.bill in w.bills)
                     third = any(("bill", a.bill) in seen[j] for j in range(seats) if j not in (i, payer))
                     ctl = st.setdefault("third", [0, 0, 0, 0])
                     ctl[0 if third else 2] += 1
@@ -226,7 +224,7 @@ def _niente_game(seed: int, seats: int, players: list, stats: dict, max_steps: i
                 elif type(a).__name__ == "InspectCard":
                     st = stats[players[i][0]]
                     st["cards"] += 1
-                    st["card_hits"] += secrets.is_fake(s, ("card", s.nx[obs.NX_CARD][2]))
+                    st["card_hits"] += secrets.is_fake(s, ("card", obs.card_in_use(s).card))
                 inputs.append(a)
             s, _ = engine.apply_step(s, inputs)
         secrets.observe(s)
@@ -238,7 +236,7 @@ def _niente_game(seed: int, seats: int, players: list, stats: dict, max_steps: i
 def bots(games: int) -> None:
     """Section 4 of the module doc."""
     old = ("old", _old_niente())
-    new = ("new", _niente)
+    new = ("new", E)  # engine.choose: the edition's bot as it is now
     keys = ("bill_held", "hit_held", "bill_not", "hit_not", "cards", "card_hits", "wins", "seats")
     stats = {lab: dict.fromkeys(keys, 0) for lab in ("old", "new")}
     unfinished = played = 0
