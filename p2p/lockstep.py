@@ -58,9 +58,10 @@ from .catchup_session import SessionCatchUp
 from .complaints import BAD_STEP, EQUIVOCATION, Proof, make_complaint, same_history
 from .errors import LocalProtocolError, WireError
 from .gamelog import KIND_ABANDON, KIND_DROP, KIND_SKIP, KIND_STEP
-from .hidden import HiddenLedger, PrivateView, hidden_secret, layout_of_state
+from .hidden import HiddenLedger, hidden_secret, layout_of_state
 from .identity import Identity
 from .liveness import Liveness
+from .private_view import PrivateView
 from .sealed import COMMIT, OPEN, SealedDecisions, derive_salt
 from .seat_loss import RULE_BANKRUPT, DropInfo, SeatLoss, default_bot, drop_record
 from .session_events import (BeaconExhausted, CaughtUp, CheaterProven, CheatDetected, Desync, Equivocation,

@@ -222,11 +222,12 @@ class Patience:
 
 
 def install_hidden_lie(kind: str, victim: int | None, attack_at: int, emit: Any) -> None:
-    """Lie in our hidden field (module docstring) by wrapping ``p2p.hidden.PrivateView.my_field``,
+    """Lie in our hidden field (module docstring) by wrapping ``p2p.private_view.PrivateView.my_field``,
     which the session calls once per STEP it signs."""
     from p2p import hidden
+    from p2p.private_view import PrivateView
 
-    original = hidden.PrivateView.my_field
+    original = PrivateView.my_field
     told = []
 
     def my_field(view: Any, step: int, inspection: Any) -> list:
@@ -265,7 +266,7 @@ def install_hidden_lie(kind: str, victim: int | None, attack_at: int, emit: Any)
             emit({"type": "attack", "kind": kind, "victim": victim, "victim_addr": None, "step": step})
         return field
 
-    hidden.PrivateView.my_field = my_field
+    PrivateView.my_field = my_field
 
 
 class BadDealer:

@@ -18,9 +18,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import engine as E
 from p2p.complaints import BAD_HIDDEN, HiddenNow, StepNow, check_bad_step, check_hidden, judge
-from p2p.hidden import (OPEN_LEN, TAG_LEN, HiddenLedger, PrivateView, delivery_key, hidden_secret, layout_of_state,
-                        make_leaves, seal_delivery)
+from p2p.hidden import (OPEN_LEN, TAG_LEN, HiddenLedger, delivery_key, hidden_secret, layout_of_state, make_leaves,
+                        seal_delivery)
 from p2p.identity import Identity
+from p2p.private_view import PrivateView
 from p2p.wire import MSG_STEP, ComplaintMsg, decode_step_body, open_envelope, seal
 
 ED = "niente-e-come-sembra"

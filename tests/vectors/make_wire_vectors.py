@@ -90,6 +90,7 @@ def hidden_complaints(ids: list[Identity]) -> dict:
     import engine as E
     from p2p import hidden as H
     from p2p.complaints import HiddenNow, check_hidden
+    from p2p.private_view import PrivateView
 
     gid = _h("vector wire hidden game")[:16]
     state = E.new_game("niente-e-come-sembra", 3)
@@ -105,7 +106,7 @@ def hidden_complaints(ids: list[Identity]) -> dict:
 
     def table() -> tuple:
         led = H.HiddenLedger(gid, 3, layout, leaves, state)
-        return led, [H.PrivateView(led, s, hs[s], ids[s], xkeys) for s in range(3)]
+        return led, [PrivateView(led, s, hs[s], ids[s], xkeys) for s in range(3)]
 
     def step(seat: int, k: int, field: list) -> bytes:
         return W.seal_message(ids[seat], W.MSG_STEP, W.StepBody(gid, k, seat, h, dg, None, field))
