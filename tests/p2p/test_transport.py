@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from p2p.endpoint import UNTRUSTED_IDLE, Endpoint
+from p2p import recv_stream, send_stream
 from p2p import transport as T
 from p2p.faults import FaultPlan, SimNetwork
 
@@ -175,12 +176,12 @@ def test_flood_cannot_grow_receive_buffers():
     ch = T.Channel(A, epoch=9)
     for seq in range(1, 10 * T.RECV_WINDOW):
         ch.receive_datagram(struct.pack("!BBIIIII", T.MAGIC, 1, 5, 0, seq, 0, 0) + b"z" * 1000, A, 0.0)
-    assert len(ch._ooo) == T.RECV_WINDOW - 1
+    assert len(ch.receiver.ooo) == T.RECV_WINDOW - 1
     assert ch.stats["out_of_window"] == 10 * T.RECV_WINDOW - T.RECV_WINDOW
 
 
 def test_oversized_reassembly_is_discarded_and_stream_continues(monkeypatch):
-    monkeypatch.setattr(T, "MAX_MESSAGE", 2 * T.MAX_CHUNK)
+    monkeypatch.setattr(recv_stream, "MAX_MESSAGE", 2 * T.MAX_CHUNK)  # the reassembly's limit
     ch = T.Channel(A, epoch=9)
     hdr = struct.Struct("!BBIIIII")
     more = T.FLAG_DATA | T.FLAG_MORE
@@ -197,11 +198,11 @@ def test_send_limits_raise_and_queue_nothing(monkeypatch):
     ch = T.Channel(A, epoch=9)
     with pytest.raises(T.LocalProtocolError):
         ch.send(b"x" * (T.MAX_MESSAGE + 1))
-    monkeypatch.setattr(T, "MAX_SEND_BUFFER", 5000)
+    monkeypatch.setattr(send_stream, "MAX_SEND_BUFFER", 5000)
     ch.send(b"x" * 4000)
     with pytest.raises(T.BufferFull):
         ch.send(b"x" * 2000)
-    assert ch.stats["payloads_sent"] == 1 and len(ch._queue) == 4
+    assert ch.stats["payloads_sent"] == 1 and len(ch.sender.queue) == 4
 
 
 def test_retransmission_backs_off_up_to_the_cap():

@@ -50,8 +50,9 @@ def state(ch):
     """Everything a datagram could change in a channel, minus the drop counters."""
     keep = {k: v for k, v in ch.stats.items()
             if k not in ("unauthenticated", "bad_mac", "key_mismatch", "malformed", "answers_limited")}
-    return (ch.peer_epoch, ch._expected, ch._acked_below, ch._next_seq, sorted(ch._inflight),
-            ch._ack_pending, ch._ack_deadline, ch.last_rx, ch._proof.pending, keep)
+    tx, rx = ch.sender, ch.receiver
+    return (ch.peer_epoch, rx.expected, tx.acked_below, tx.next_seq, sorted(tx.inflight),
+            rx.ack_pending, rx.ack_deadline, ch.last_rx, ch._proof.pending, keep)
 
 
 def test_keyed_channels_deliver_and_stop_introducing_once_answered():
