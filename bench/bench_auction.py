@@ -46,18 +46,17 @@ from pathlib import Path
 sys.path.insert(0, os.environ.get("LANOPOLI_ROOT") or str(Path(__file__).resolve().parent.parent))
 
 import engine  # noqa: E402
-from engine import chance_inplace, decode_action, encode_action, new_game, pending, step_inplace  # noqa: E402
+from engine import decode_action, encode_action, new_game, pending  # noqa: E402
 from engine.actions import Bid, PassBid  # noqa: E402
 from engine.bots import choose_all  # noqa: E402
 from engine.bots._decide import auction_top  # noqa: E402
 from engine.bots._profile import scaled  # noqa: E402
 from engine.bots._value import static  # noqa: E402
-from engine.bots.play import beacon  # noqa: E402
 from engine.events import AuctionEnded, AuctionStarted  # noqa: E402
-from engine.rng import BeaconRng  # noqa: E402
 from engine.rules.auction import min_bid  # noqa: E402
-from engine.state import CHANCE_PHASES, LOT_PROPERTY, P_AUCTION, P_OVER  # noqa: E402
+from engine.state import LOT_PROPERTY, P_AUCTION, P_OVER  # noqa: E402
 from p2p.sealed import COMMIT, OPEN, SealedDecisions, commitment  # noqa: E402
+from _inplace import play_inplace  # noqa: E402 - bench/, the script's own folder
 
 MODES = ("honest", "minimum", "patient")
 MAX_STEPS = 60_000
@@ -124,18 +123,16 @@ def _fork(s, seed: int, chances: int, me: int, mode: str, sealed: bool, k: int, 
     names = ["default"] * s.n
     parts = [SealedDecisions(GID, i) for i in range(s.n)] if sealed else None
     sq = s.auc_sq
-    ev: list = []
-    for _ in range(MAX_STEPS):
-        if s.phase in CHANCE_PHASES:
-            chance_inplace(s, BeaconRng(beacon(seed, chances)), ev)
-            chances += 1
-        else:
-            inputs, k, _ = _round(s, names, me, mode, parts, k, prof)
-            step_inplace(s, inputs, ev)
+
+    def decide(s) -> list:
+        nonlocal k
+        inputs, k, _ = _round(s, names, me, mode, parts, k, prof)
+        return inputs
+
+    for _, ev in play_inplace(s, seed, decide, MAX_STEPS, first_chance=chances):
         for e in ev:
             if type(e) is AuctionEnded and e.square == sq:
                 return e.winner, e.amount
-        ev.clear()
     raise RuntimeError("auction fork did not end")
 
 
@@ -149,25 +146,23 @@ def play(seats: int, seed: int, mode: str, sealed: bool, alts: tuple = ()) -> di
     names = ["default"] * seats
     me = seed % seats
     parts = [SealedDecisions(GID, i) for i in range(seats)] if sealed else None
-    ev: list = []
     won: dict[str, list[float]] = {"cheat": [], "honest": []}
     over: dict[str, list[float]] = {"cheat": [], "honest": []}
     clear: dict[str, list[float]] = {"cheat": [], "honest": []}
     lots: dict[tuple, list] = {a: [] for a in alts}
     open_lots: dict[tuple, tuple] = {}
     tops = None
-    steps = chances = rounds = peeks = k = 0
-    while s.phase != P_OVER and steps < MAX_STEPS:
-        steps += 1
-        if s.phase in CHANCE_PHASES:
-            chance_inplace(s, BeaconRng(beacon(seed, chances)), ev)
-            chances += 1
-        else:
-            if s.phase == P_AUCTION:
-                rounds += 1
-            inputs, k, peeked = _round(s, names, me, mode, parts, k, prof)
-            peeks += peeked
-            step_inplace(s, inputs, ev)
+    rounds = peeks = k = 0
+
+    def decide(s) -> list:
+        nonlocal rounds, peeks, k
+        if s.phase == P_AUCTION:
+            rounds += 1
+        inputs, k, peeked = _round(s, names, me, mode, parts, k, prof)
+        peeks += peeked
+        return inputs
+
+    for chances, ev in play_inplace(s, seed, decide, MAX_STEPS):
         for e in ev:
             if type(e) is AuctionStarted:
                 tops = _ceilings(s, prof) if e.square >= 0 and e.kind == "property" else None
@@ -188,7 +183,6 @@ def play(seats: int, seed: int, mode: str, sealed: bool, alts: tuple = ()) -> di
                 for a, alt in open_lots.items():
                     lots[a].append([s.tb.price[e.square], (e.winner, e.amount), alt])
                 open_lots = {}
-        ev.clear()
     return {"won": won, "over": over, "clear": clear, "rounds": rounds, "peeks": peeks,
             "finished": s.phase == P_OVER, "me": me, "winner": s.winner if s.phase == P_OVER else -1,
             "lots": lots}

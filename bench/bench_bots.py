@@ -58,10 +58,9 @@ def _load_old_bots(rev: str = OLD_REV):
 
 old_bots = _load_old_bots()
 import engine.bots as new_bots  # noqa: E402
-from engine import EDITIONS, chance_inplace, new_game, step_inplace  # noqa: E402
-from engine.bots.play import beacon  # noqa: E402
-from engine.rng import BeaconRng  # noqa: E402
-from engine.state import CHANCE_PHASES, P_OVER  # noqa: E402
+from engine import EDITIONS, new_game  # noqa: E402
+from engine.state import P_OVER  # noqa: E402
+from _inplace import play_inplace  # noqa: E402 - bench/, the script's own folder
 from bench_engine import _rng_factory  # noqa: E402
 
 MAX_STEPS = 100_000
@@ -71,17 +70,15 @@ def _run(edition: str, seats: int, seed: int, decide) -> tuple[int, int]:
     """One game with beacons; ``decide(s)`` gives each decision step's inputs. Returns
     ``(winner or -1, decision steps)``."""
     s = new_game(edition, seats)
-    ev: list = []
-    steps = chances = decisions = 0
-    while s.phase != P_OVER and steps < MAX_STEPS:
-        steps += 1
-        if s.phase in CHANCE_PHASES:
-            chance_inplace(s, BeaconRng(beacon(seed, chances)), ev)
-            chances += 1
-        else:
-            decisions += 1
-            step_inplace(s, decide(s), ev)
-        ev.clear()
+    decisions = 0
+
+    def counted(s) -> list:
+        nonlocal decisions
+        decisions += 1
+        return decide(s)
+
+    for _ in play_inplace(s, seed, counted, MAX_STEPS):
+        pass
     return (s.winner if s.phase == P_OVER else -1), decisions
 
 

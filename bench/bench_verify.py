@@ -9,6 +9,13 @@ messages verified per second (``Report.messages`` / seconds; the replay with the
 the hash checks are included, so this is the whole cost of ``lanopoli verify``), then times
 ``cryptography``'s Ed25519 ``verify`` alone on a 200-byte message, the floor any verifier pays
 per message. Target: verify_log ≥ 0.5 × the raw rate.
+
+    python bench/bench_verify.py --bulk [--sizes 1,2,4,8,16,32,200] [--rounds 5]
+
+``--bulk`` times ``p2p.identity.verify_many`` against ``verify`` one by one on batches of each
+size (fresh signatures every time, so nothing is remembered; interleaved, best of ``--rounds``):
+signatures/s of each and their ratio. Where the ratio crosses 1 is ``identity.BULK_MIN``. On a
+loaded machine the second core is busy and the ratio stays near 1.
 """
 
 from __future__ import annotations
@@ -47,6 +54,37 @@ def raw_ed25519_rate(n: int = 5000, size: int = 200) -> float:
     return n / best
 
 
+def bulk_rates(sizes: list[int], rounds: int, per: int = 800) -> list[dict]:
+    """verify_many vs one-by-one verify, signatures/s per batch size (module docstring)."""
+    from p2p.identity import BULK_MIN, Identity, verify, verify_many
+
+    ids = [Identity.from_seed(bytes([i])) for i in range(4)]
+    serial = lambda batch: [verify(*it) for it in batch]  # noqa: E731
+    out = []
+    for size in sizes:
+        n = max(size, per // size * size)
+        best = {"one by one": float("inf"), "verify_many": float("inf")}
+        for r in range(rounds):
+            for name, fn in (("one by one", serial), ("verify_many", verify_many)):
+                items = []
+                for j in range(n):  # fresh bodies: never answered from verify_many's memo
+                    body = f"{size}/{r}/{name}/{j}".encode().ljust(200, b".")
+                    ident = ids[j % 4]
+                    items.append((ident.public_key, b"step", body, ident.sign(b"step", body)))
+                batches = [items[i:i + size] for i in range(0, n, size)]
+                t0 = time.perf_counter()
+                for b in batches:
+                    fn(b)
+                best[name] = min(best[name], time.perf_counter() - t0)
+        fig = {"size": size, "one_by_one_per_s": round(n / best["one by one"]),
+               "verify_many_per_s": round(n / best["verify_many"]),
+               "ratio": round(best["one by one"] / best["verify_many"], 3), "bulk_min": BULK_MIN}
+        print(f"batch {size:4d}: one by one {fig['one_by_one_per_s']:,}/s, verify_many "
+              f"{fig['verify_many_per_s']:,}/s, ratio {fig['ratio']:.2f}", flush=True)
+        out.append(fig)
+    return out
+
+
 def play_one(seed: str, peers: int, tmp: Path) -> Path:
     """Play one seeded demo game and return peer 0's log path."""
     opts = DemoOptions(peers=peers, seed=seed, edition="classico", log_dir=tmp / "game", timeout_s=600, lang="en")
@@ -63,7 +101,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--seed", default="bench-verify")
     parser.add_argument("--peers", type=int, default=4)
+    parser.add_argument("--bulk", action="store_true", help="verify_many vs verify per batch size")
+    parser.add_argument("--sizes", default="1,2,4,8,16,32,200")
+    parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args(argv)
+    if args.bulk:
+        figs = bulk_rates([int(x) for x in args.sizes.split(",")], args.rounds)
+        print(json.dumps({"bulk": figs}))
+        return 0
 
     with tempfile.TemporaryDirectory(prefix="lanopoli-bench-verify-") as tmp:
         log = args.log or play_one(args.seed, args.peers, Path(tmp))

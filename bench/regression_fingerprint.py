@@ -34,13 +34,11 @@ from pathlib import Path
 
 sys.path.insert(0, os.environ.get("LANOPOLI_ROOT") or str(Path(__file__).resolve().parent.parent))
 
-from engine import EDITIONS, chance_inplace, encode_action, encode_event, new_game  # noqa: E402
-from engine import state_hash, step_inplace  # noqa: E402
+from engine import EDITIONS, encode_action, encode_event, new_game, state_hash  # noqa: E402
 import engine.bots  # noqa: E402
 from engine.bots import choose, play_game  # noqa: E402
-from engine.bots.play import beacon  # noqa: E402
-from engine.rng import BeaconRng  # noqa: E402
-from engine.state import CHANCE_PHASES, P_OVER  # noqa: E402
+from engine.state import P_OVER  # noqa: E402
+from _inplace import play_inplace  # noqa: E402 - bench/, the script's own folder
 
 MAX_STEPS = 100_000
 MIXED = ("cautious", "aggressive", "default")
@@ -49,24 +47,21 @@ MIXED = ("cautious", "aggressive", "default")
 def play(edition: str, seats: int, seed: int, names: tuple[str, ...]) -> str:
     """One game; returns its fingerprint line (module docstring)."""
     s = new_game(edition, seats)
-    ev: list = []
     h = sha256()
-    steps = chances = 0
+    steps = 0
     rs = range(seats)
     choose_all = getattr(engine.bots, "choose_all", None)
-    while s.phase != P_OVER and steps < MAX_STEPS:
+
+    def decide(s) -> list:
+        inputs = [choose(s, i, names[i]) for i in rs]
+        if choose_all is not None and choose_all(s, names) != inputs:
+            raise AssertionError(f"choose_all differs: {edition} {seats} {seed} {steps + 1}")
+        h.update(repr([None if a is None else encode_action(a) for a in inputs]).encode())
+        return inputs
+
+    for _, ev in play_inplace(s, seed, decide, MAX_STEPS):
         steps += 1
-        if s.phase in CHANCE_PHASES:
-            chance_inplace(s, BeaconRng(beacon(seed, chances)), ev)
-            chances += 1
-        else:
-            inputs = [choose(s, i, names[i]) for i in rs]
-            if choose_all is not None and choose_all(s, names) != inputs:
-                raise AssertionError(f"choose_all differs: {edition} {seats} {seed} {steps}")
-            h.update(repr([None if a is None else encode_action(a) for a in inputs]).encode())
-            step_inplace(s, inputs, ev)
         h.update(repr([encode_event(e) for e in ev]).encode())
-        ev.clear()
     winner = s.winner if s.phase == P_OVER else -1
     r = play_game(seats, seed, names, edition=edition, max_steps=MAX_STEPS)
     if (r.turns, r.steps, r.winner) != (s.turn, steps, winner):

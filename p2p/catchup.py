@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import const as C
+from .bulk_verify import check_records
 from .errors import WireError
 from .gamelog import KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_SKIP, KIND_STEP, STEP_BOUND_RECORDS, STEP_RECORD
 from .history import RECORD_OVERHEAD, History
@@ -311,6 +312,9 @@ def ingest_response(sess: Any, r: CatchupResponse, now: float) -> str | None:
             except WireError:
                 continue
     sess.records_coming(last)
+    # The signatures the one-by-one checks below will meet, checked first on every core (§C9.2
+    # 'Bulk signature check'): the checks then find them remembered; errors and order unchanged.
+    check_records(r.records, [p.public_key for p in sess.setup.players], sess.step)
     try:
         return _ingest(sess, r, now)
     finally:

@@ -95,18 +95,25 @@ def same_history(a: Any, b: Any) -> bool:
     return a.prev_hash == b.prev_hash and a.prev_digest == b.prev_digest
 
 
-def signed_step(setup: Setup, raw: bytes) -> Any:
-    """The decoded body of ``raw`` if it is a STEP envelope of this game validly signed by the
-    seat it names (kind-2 evidence), else None."""
+def _signed(setup: Setup, raw: bytes, mtype: int, decode: Any) -> Any:
+    """The body of ``raw`` decoded by ``decode`` if it is an ``mtype`` envelope of this game
+    validly signed by the seat it names (the body's ``seat``), else None (malformed, another
+    type or game, a seat out of range, a bad signature)."""
     try:
         env = open_envelope(raw, C.MAX_STEP_MSG)
-        b = decode_step_body(env.body)
+        b = decode(env.body)
     except WireError:
         return None
-    if env.mtype != MSG_STEP or b.game_id != setup.game_id or b.seat >= setup.seats \
+    if env.mtype != mtype or b.game_id != setup.game_id or b.seat >= setup.seats \
             or not env.verify(setup.players[b.seat].public_key):
         return None
     return b
+
+
+def signed_step(setup: Setup, raw: bytes) -> Any:
+    """The decoded body of ``raw`` if it is a STEP envelope of this game validly signed by the
+    seat it names (kind-2 evidence), else None."""
+    return _signed(setup, raw, MSG_STEP, decode_step_body)
 
 
 def check_equivocation(setup: Setup, first: bytes, second: bytes) -> int | None:
@@ -130,13 +137,8 @@ def check_equivocation(setup: Setup, first: bytes, second: bytes) -> int | None:
 def check_escrow(setup: Setup, complainer: int, raw: bytes, key: bytes | None, active: Sequence[bool]) -> tuple | None:
     """Judge a bad-escrow complaint (kind 3) of ``complainer`` about the ESCROW ``raw``:
     (guilty seat, reason), or None if the evidence is not a signed ESCROW of this game."""
-    try:
-        env = open_envelope(raw, C.MAX_STEP_MSG)
-        e = decode_escrow(env.body)
-    except WireError:
-        return None
-    if env.mtype != MSG_ESCROW or e.game_id != setup.game_id or e.seat >= setup.seats \
-            or not env.verify(setup.players[e.seat].public_key):
+    e = _signed(setup, raw, MSG_ESCROW, decode_escrow)
+    if e is None:
         return None
     if key is None:
         want = [i for i in range(setup.seats) if active[i] and i != e.seat]

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .beacon import HashChain
+from .bulk_verify import LogAhead
 from .errors import LocalProtocolError, WireError
 from .gamelog import (DROP_RECORD, KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_HEADER, KIND_OWN, KIND_SKIP, KIND_STEP,
                       OWN_RECORD, SKIP_RECORD, STEP_RECORD, LogReader, LogWriter, OwnLog)
@@ -157,7 +158,9 @@ def _replay(log_path: str, identity: Identity, chain_secret: bytes, engine: Any,
     good_end = reader.good_end
     damage = None
     count = 0
+    ahead = LogAhead(log_path, [p.public_key for p in setup.players])  # signatures in bulk (§C9.2)
     for rec in it:
+        ahead.reach(rec.offset)
         problem, f, step = None, None, sess.step
         table = _STEP_RECORDS.get(rec.kind)
         if table is not None:

@@ -17,12 +17,8 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 
 VEC = Path(__file__).resolve().parent / "vectors"
-ROOT = VEC.parent.parent
-sys.path.insert(0, str(ROOT))
-for _name in ("engine", "p2p"):
-    if _name in sys.modules and getattr(sys.modules[_name], "__file__", None) is None:
-        del sys.modules[_name]
 sys.path.insert(0, str(VEC))
+import repo_first  # noqa: E402,F401  (the repository's engine/p2p, not tests/engine, tests/p2p)
 
 import make_session_vectors as M  # noqa: E402
 

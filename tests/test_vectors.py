@@ -19,14 +19,8 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 VEC = Path(__file__).resolve().parent / "vectors"
-ROOT = VEC.parent.parent
-# This file sits in tests/, whose engine/ and p2p/ test folders (no __init__.py) would be found
-# as namespace packages named "engine"/"p2p" ahead of the real ones: put the repo first.
-sys.path.insert(0, str(ROOT))
-for _name in ("engine", "p2p"):
-    if _name in sys.modules and getattr(sys.modules[_name], "__file__", None) is None:
-        del sys.modules[_name]
 sys.path.insert(0, str(VEC))
+import repo_first  # noqa: E402,F401  (the repository's engine/p2p, not tests/engine, tests/p2p)
 
 import engine as E  # noqa: E402
 import make_vectors as M  # noqa: E402

@@ -11,6 +11,7 @@ often before a capture-pane poll sees it."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
@@ -20,6 +21,7 @@ import sys
 import time
 import uuid
 from pathlib import Path
+from typing import Iterator, NamedTuple
 
 import msgpack
 import pytest
@@ -153,68 +155,22 @@ def test_play_joins_three_bot_peers_and_reaches_the_standings(tmp_path: Path) ->
                 p.kill()
 
 
-def test_play_at_120x40_shows_the_money_and_q_asks_before_leaving(tmp_path: Path) -> None:
-    """Issue 11 (a): at 120×40 — the smallest wide layout, where the players panel used to be
-    off-screen — join a game hosted by a bot peer, see our money and whose turn it is; ``q``
-    asks first and ``n`` keeps us in the game; ``q`` then ``y`` leaves."""
-    env = dict(os.environ, LANG="en_US.UTF-8", LANGUAGE="", LC_ALL="", TERM="xterm-256color")
-    repo = Path(__file__).resolve().parents[2]
-    session = f"lanopoli-{uuid.uuid4().hex[:8]}"
-    host = subprocess.Popen([*LANOPOLI, "host", "--seats", "2", "--bind", "127.0.0.1", "--name", "Giulia",
-                             "--log-dir", str(tmp_path / "giulia"), "--config-dir", str(tmp_path / "k0"),
-                             "--progress-json"], cwd=repo, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True)
-    try:
-        hosting = json.loads(host.stdout.readline())
-        cmd = " ".join([*LANOPOLI, "play", "--lang", "en", "--bind", "127.0.0.1", "--name", "Marco",
-                        "--log-dir", str(tmp_path / "marco"), "--config-dir", str(tmp_path / "k1")])
-        pythonpath = f"PYTHONPATH={shlex.quote(os.environ['PYTHONPATH'])} " if os.environ.get("PYTHONPATH") else ""
-        _tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "40", "-c", str(repo),
-              f"env {pythonpath}LANG=en_US.UTF-8 TERM=xterm-256color {cmd}; echo PLAY-EXITED; sleep 600")
-        _wait_screen(session, "Giulia", 60)
-        _tmux("send-keys", "-t", session, "i")
-        _wait_screen(session, "Type the code the host's screen shows", 10)
-        _tmux("send-keys", "-t", session, "-l", f"{hosting['address']}:{hosting['port']}/{hosting['game_id']}")
-        _tmux("send-keys", "-t", session, "Enter")
-        game = _wait_screen(session, "You: €", 60)
-        assert "Marco (you)" in game and "Giulia" in game
-        assert "Your turn" in game or "Turn: Giulia" in game
-        _tmux("send-keys", "-t", session, "q")
-        _wait_screen(session, "Leave the game?", 10)
-        _tmux("send-keys", "-t", session, "n")
-        deadline = time.monotonic() + 10
-        while "Leave the game?" in _screen(session) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        still = _screen(session)
-        assert "Leave the game?" not in still and "You: €" in still and "PLAY-EXITED" not in still
-        _tmux("send-keys", "-t", session, "q")
-        _wait_screen(session, "Leave the game?", 10)
-        _tmux("send-keys", "-t", session, "y")
-        _wait_screen(session, "PLAY-EXITED", 30)
-    finally:
-        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
-        host.terminate()
-        try:
-            host.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            host.kill()
+class _Table(NamedTuple):
+    """Marco's ``lanopoli play`` in a 120×40 tmux ``session``, joined to the 2-seat game that
+    the bot peer Giulia hosts; ``run``: the pane's command (to start it again), ``env`` and
+    ``repo``: what the processes run with."""
+
+    session: str
+    run: str
+    env: dict
+    repo: Path
 
 
-def _play_pid(session: str) -> int:
-    """The pid of the ``lanopoli play`` process in the session's pane (a child of the pane's shell)."""
-    shell = _tmux("display-message", "-p", "-t", session, "#{pane_pid}").strip()
-    out = subprocess.run(["pgrep", "-P", shell, "-f", "ui.cli play"], capture_output=True, text=True).stdout.split()
-    assert out, "no play process in the pane"
-    return int(out[0])
-
-
-def test_killed_play_restarts_lists_our_game_and_enter_rejoins(tmp_path: Path) -> None:
-    """Issue 11 (b): kill the ``play`` process mid-game (SIGKILL, like a crash), start it again
-    with the same config and log dirs: the lobby lists the game first as ours, Enter rejoins
-    it from the log (same seat, catch-up: protocol.md §N5) and the log says we are back; the
-    game then goes on to its end and every peer's log verifies."""
-    import signal
-
+@contextlib.contextmanager
+def _marco_joins_giulia(tmp_path: Path) -> Iterator[_Table]:
+    """Giulia (``lanopoli host``, a bot peer) hosts a 2-seat game; Marco's ``lanopoli play``
+    starts in a 120×40 tmux session, sees the game listed and joins it by its code (``i``).
+    Yields once the code is sent; the session and the host are ended on the way out."""
     env = dict(os.environ, LANG="en_US.UTF-8", LANGUAGE="", LC_ALL="", TERM="xterm-256color")
     repo = Path(__file__).resolve().parents[2]
     session = f"lanopoli-{uuid.uuid4().hex[:8]}"
@@ -234,13 +190,63 @@ def test_killed_play_restarts_lists_our_game_and_enter_rejoins(tmp_path: Path) -
         _wait_screen(session, "Type the code the host's screen shows", 10)
         _tmux("send-keys", "-t", session, "-l", f"{hosting['address']}:{hosting['port']}/{hosting['game_id']}")
         _tmux("send-keys", "-t", session, "Enter")
+        yield _Table(session, run, env, repo)
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+        host.terminate()
+        try:
+            host.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            host.kill()
+
+
+def test_play_at_120x40_shows_the_money_and_q_asks_before_leaving(tmp_path: Path) -> None:
+    """Issue 11 (a): at 120×40 — the smallest wide layout, where the players panel used to be
+    off-screen — join a game hosted by a bot peer, see our money and whose turn it is; ``q``
+    asks first and ``n`` keeps us in the game; ``q`` then ``y`` leaves."""
+    with _marco_joins_giulia(tmp_path) as table:
+        session = table.session
+        game = _wait_screen(session, "You: €", 60)
+        assert "Marco (you)" in game and "Giulia" in game
+        assert "Your turn" in game or "Turn: Giulia" in game
+        _tmux("send-keys", "-t", session, "q")
+        _wait_screen(session, "Leave the game?", 10)
+        _tmux("send-keys", "-t", session, "n")
+        deadline = time.monotonic() + 10
+        while "Leave the game?" in _screen(session) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        still = _screen(session)
+        assert "Leave the game?" not in still and "You: €" in still and "PLAY-EXITED" not in still
+        _tmux("send-keys", "-t", session, "q")
+        _wait_screen(session, "Leave the game?", 10)
+        _tmux("send-keys", "-t", session, "y")
+        _wait_screen(session, "PLAY-EXITED", 30)
+
+
+def _play_pid(session: str) -> int:
+    """The pid of the ``lanopoli play`` process in the session's pane (a child of the pane's shell)."""
+    shell = _tmux("display-message", "-p", "-t", session, "#{pane_pid}").strip()
+    out = subprocess.run(["pgrep", "-P", shell, "-f", "ui.cli play"], capture_output=True, text=True).stdout.split()
+    assert out, "no play process in the pane"
+    return int(out[0])
+
+
+def test_killed_play_restarts_lists_our_game_and_enter_rejoins(tmp_path: Path) -> None:
+    """Issue 11 (b): kill the ``play`` process mid-game (SIGKILL, like a crash), start it again
+    with the same config and log dirs: the lobby lists the game first as ours, Enter rejoins
+    it from the log (same seat, catch-up: protocol.md §N5) and the log says we are back; the
+    game then goes on to its end and every peer's log verifies."""
+    import signal
+
+    with _marco_joins_giulia(tmp_path) as table:
+        session, env, repo = table.session, table.env, table.repo
         _wait_screen(session, "Roll the dice", 60)
         _tmux("send-keys", "-t", session, "r")
         _wait_rolled(tmp_path / "marco", "Marco", 30)
         os.kill(_play_pid(session), signal.SIGKILL)  # the program dies mid-game
         _wait_screen(session, "PLAY-EXITED", 30)
         assert list((tmp_path / "marco").glob("game-*.log.resume"))  # an unfinished game of ours
-        _tmux("respawn-pane", "-k", "-t", session, run)
+        _tmux("respawn-pane", "-k", "-t", session, table.run)
         lobby = _wait_screen(session, "your game", 60)
         assert "Enter: rejoin" in lobby and "Giulia" in lobby
         _tmux("send-keys", "-t", session, "Enter")
@@ -257,10 +263,3 @@ def test_killed_play_restarts_lists_our_game_and_enter_rejoins(tmp_path: Path) -
         for log in [*(tmp_path / "marco").glob("game-*.log"), *(tmp_path / "giulia").glob("game-*.log")]:
             check = subprocess.run([*LANOPOLI, "verify", str(log)], cwd=repo, env=env, capture_output=True, text=True)
             assert check.returncode == 0, check.stdout + check.stderr
-    finally:
-        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
-        host.terminate()
-        try:
-            host.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            host.kill()

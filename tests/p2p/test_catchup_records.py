@@ -17,6 +17,7 @@ class FakeSession:
 
     def __init__(self, step: int) -> None:
         self.phase, self.step, self.dropped, self.calls = "running", step, {}, []
+        self.setup = SimpleNamespace(players=[])  # the seats' keys (bulk signature check): none here
 
     def records_coming(self, last):
         self.calls.append(("coming", last))
