@@ -276,3 +276,83 @@ def test_checker_finds_circles_and_reads_from_package_imports(tmp_path: Path) ->
     graph = import_graph(tmp_path)
     assert graph["engine"] == {"engine.rules.rent"}
     assert graph["engine.rules.rent"] == {"engine.rules"}
+
+
+# --- no module reads another module's private attributes (issue 13) -------------------------
+
+#: The namedtuple API: public despite the underscore.
+NAMEDTUPLE_API = {"_replace", "_asdict", "_fields", "_make", "_field_defaults"}
+
+
+def private_names(tree: ast.Module) -> set[str]:
+    """The private names (``_x``, not dunder) a module defines: functions, classes, module or
+    class variables, ``__slots__`` entries and attributes it assigns (``self._x = ...``)."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            out.add(node.attr)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            out.add(node.id)
+        elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__slots__" for t in node.targets):
+            if isinstance(node.value, (ast.Tuple, ast.List)):
+                out |= {e.value for e in node.value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
+    return {n for n in out if n.startswith("_") and not n.startswith("__")}
+
+
+def base_modules(tree: ast.Module, module: str, is_package: bool, files: dict[str, Path]) -> set[str]:
+    """The modules (of ``files``) that the base classes of ``tree``'s classes are imported from:
+    a subclass may use what its base class defines (``Lobby(Admission)``)."""
+    bases = {b.id for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
+             for b in node.bases if isinstance(b, ast.Name)}
+    package = module.split(".") if is_package else module.split(".")[:-1]
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and any((a.asname or a.name) in bases for a in node.names):
+            if node.level:
+                base = package[: len(package) - (node.level - 1)]
+                name = ".".join(base + ([node.module] if node.module else []))
+            else:
+                name = node.module or ""
+            if name in files:
+                out.add(name)
+    return out
+
+
+def private_reaches(root: Path = ROOT) -> list[str]:
+    """"file:line expr" for every read or write of ``x._name`` in p2p/ and ui/ where ``x`` is
+    not ``self``/``cls`` and ``_name`` is defined neither in that module nor in the module of
+    one of its base classes: another module's private state, which that module may change
+    (the node used to read the lockstep session's ``_step_started``)."""
+    files = {module_name(p, root): p for pkg in ("p2p", "ui") for p in (root / pkg).rglob("*.py")
+             if "__pycache__" not in p.parts}
+    trees = {m: ast.parse(p.read_text(encoding="utf-8")) for m, p in files.items()}
+    bad = []
+    for module, path in sorted(files.items()):
+        tree = trees[module]
+        mine = private_names(tree)
+        for other in base_modules(tree, module, path.name == "__init__.py", files):
+            mine |= private_names(trees[other])
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
+                    and node.attr not in NAMEDTUPLE_API and node.attr not in mine
+                    and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))):
+                bad.append(f"{path.relative_to(root)}:{node.lineno} {ast.unparse(node)}")
+    return bad
+
+
+def test_p2p_and_ui_read_no_other_modules_private_attributes() -> None:
+    assert private_reaches() == [], "ask the owning module for it (a public method or property)"
+
+
+def test_checker_flags_a_private_read_of_another_module(tmp_path: Path) -> None:
+    (tmp_path / "p2p").mkdir()
+    (tmp_path / "ui").mkdir()
+    (tmp_path / "p2p" / "base.py").write_text("class Base:\n    def __init__(self):\n        self._kept = 1\n")
+    (tmp_path / "p2p" / "sub.py").write_text(
+        "from .base import Base\nclass Sub(Base):\n    def f(self, other):\n        return other._kept\n")
+    (tmp_path / "p2p" / "node.py").write_text(
+        "from collections import namedtuple\nP = namedtuple('P', 'a')\n"
+        "def g(session, p):\n    return session._step_started, p._replace(a=1), session.public\n")
+    assert private_reaches(tmp_path) == ["p2p/node.py:4 session._step_started"]
