@@ -129,7 +129,8 @@ async def discovery_trials(trials: int, gap: float) -> list[dict]:
     import os
 
     from p2p.const import PROTOCOL_VERSION
-    from p2p.discovery import Discovery, GameAd
+    from p2p.ad_record import GameAd
+    from p2p.discovery import Discovery
 
     gid = os.urandom(16)
     ad = GameAd(version=PROTOCOL_VERSION, game_id=gid, edition="classico", seats_taken=1, seats_total=2,

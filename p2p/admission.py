@@ -26,6 +26,7 @@ from typing import Any
 from . import const as C
 from .beacon import HashChain, new_secret, seed_commitment
 from .identity import fingerprint_of
+from .join_code import join_code_tag
 from .ratelimit import TokenBucket
 from .wire import (MSG_JOIN, MSG_PROPOSAL, MSG_REJECT, MSG_STATUS, Envelope, Join, Player, Proposal, Reject,
                    Setup, Status, seal_message)
@@ -158,8 +159,6 @@ class Admission:
         """Joiner by code: the host's STATUS/REJECT names the game id and the host's keys; they
         must give the code's tag (else ``not_host``: someone else answered), then the usual
         host checks (address, channel key, signature). Then the real JOIN goes out."""
-        from .discovery import join_code_tag  # here only: p2p.discovery imports zeroconf
-
         if join_code_tag(msg.game_id, msg.host_pk) != self._code_tag:
             self._drop("not_host")
             return

@@ -14,7 +14,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from .discovery import TXT_NAME_BYTES, Discovery, Standings, clip_utf8, printable
+from .ad_record import TXT_NAME_BYTES, Standings, clip_utf8, printable
+from .discovery import Discovery
 
 __all__ = ["AdUpdates", "STANDINGS_INTERVAL", "ad_name", "live_standings"]
 
@@ -23,7 +24,7 @@ STANDINGS_INTERVAL = 1.0  # s between two re-announcements of the host's TXT ``s
 
 def ad_name(name: str) -> str:
     """A player name as the TXT record carries it (protocol.md §N3): printable characters,
-    clipped to ``discovery.TXT_NAME_BYTES`` bytes of UTF-8."""
+    clipped to ``ad_record.TXT_NAME_BYTES`` bytes of UTF-8."""
     return clip_utf8(printable(name), TXT_NAME_BYTES)
 
 

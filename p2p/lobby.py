@@ -233,7 +233,7 @@ class Lobby(Admission):
 
         ``code_tag`` (join by code, ``game_id`` None): first send a PROBE (a JOIN with a zero
         game id); the host's signed STATUS/REJECT is believed only if its game id and key give
-        this tag (``discovery.join_code_tag``), then the real JOIN follows (protocol.md §N3.1).
+        this tag (``join_code.join_code_tag``), then the real JOIN follows (protocol.md §N3.1).
 
         ``host_keys``: the host's (Ed25519, X25519) public keys from its advert (TXT ``pk``,
         ``xk``): STATUS, REJECT and PROPOSAL must be signed by that key. Else ``host_fp``

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from . import const as C
-from .discovery import GameAd
+from .ad_record import GameAd
 from .identity import Identity
 
 __all__ = ["DISCOVERY_TIMEOUT", "LINGER", "NodeError", "PeerConfig", "PeerResult"]
@@ -61,7 +61,7 @@ class PeerConfig:
     ``host_addr``, the host's (Ed25519, X25519) public keys if known (its lobby messages are then
     checked against them and the channel is keyed at once, protocol.md §N2.2, §C2.2);
     ``host_code``: with ``host_addr`` instead of ``game_id``, the 50-bit tag of a join code
-    (``discovery.parse_code_tag``): the host's signed STATUS must match it (protocol.md §N3.1).
+    (``join_code.parse_code_tag``): the host's signed STATUS must match it (protocol.md §N3.1).
 
     Resilience (protocol.md §C7-§10, protocol.md §N5): ``on_drop`` (host only) is the
     rule for a seat silent for ``drop_timeout`` s: "bot" (default) or "bankrupt"; None turns

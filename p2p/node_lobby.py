@@ -20,7 +20,8 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from . import const as C
-from .discovery import LOBBY, RUNNING, Discovery, GameAd
+from .ad_record import LOBBY, RUNNING, GameAd
+from .discovery import Discovery
 from .game_ad import AdUpdates, ad_name
 from .lobby import (GameStarted, Lobby, LobbyAborted, LobbyPeerMisbehaved, LobbyStatus, PlayerJoined,
                     PlayerLeft, SetupProposed, SetupRestarted)

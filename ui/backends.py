@@ -72,7 +72,7 @@ def parse_join_code(code: str) -> JoinCode:
     Raises ValueError with an English reason for anything else."""
     import ipaddress
 
-    from p2p.discovery import parse_code_tag
+    from p2p.join_code import parse_code_tag
 
     try:
         where, rest = code.strip().split("/", 1)
@@ -120,7 +120,7 @@ class NetLobby:
         self._disco.browse()
 
     def games(self) -> list:
-        """The advertised games (``p2p.discovery.GameAd``), open lobbies first, by game id."""
+        """The advertised games (``p2p.ad_record.GameAd``), open lobbies first, by game id."""
         if self._disco is None:
             return []
         return sorted(self._disco.games.values(), key=lambda ad: (ad.state != "lobby", ad.game_id))

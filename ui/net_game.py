@@ -60,7 +60,7 @@ class NetGame(DriverBase):
             if node.session is not None:  # rejoined our unfinished game from its log (§N5)
                 self._resumed()
             if node.link is not None and self.cfg.get("role") == "host" and node.lobby is not None:
-                from p2p.discovery import format_code, join_code_tag
+                from p2p.join_code import format_code, join_code_tag
 
                 addr, port = node.link.address[:2]
                 self.join_code = format_code(addr, port, join_code_tag(node.lobby.game_id, node.identity.public_key))

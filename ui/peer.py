@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from p2p.const import GAME_ID_LEN
-from p2p.discovery import LOBBY
+from p2p.ad_record import LOBBY
 from ui.display import fault_sentence, final_hash_line, progress_line, resilience_line, seat_number, winner_text
 from ui.errors import EXIT_FAILED, EXIT_OK, EXIT_TERMINATED, EXIT_USAGE, UsageError
 from ui.i18n import _

@@ -95,7 +95,7 @@ def verify_records(path: Path, engine: Any) -> tuple[Any, RecordingEngine]:
 
 
 class WatchDriver(DriverBase):
-    """Follow the advertised game ``ad`` (``p2p.discovery.GameAd`` with a ``watch_port``) from
+    """Follow the advertised game ``ad`` (``p2p.ad_record.GameAd`` with a ``watch_port``) from
     ``bind`` (our address on that network), as ``name``. ``seat`` stays -1: we play nothing.
     ``spectator`` is True (the game screen asks nothing before leaving)."""
 

@@ -11,7 +11,8 @@ import textwrap
 
 import pytest
 
-from p2p.discovery import SERVICE_TYPE, Discovery, DiscoveryError, GameAd
+from p2p.ad_record import SERVICE_TYPE, DiscoveryError, GameAd
+from p2p.discovery import Discovery
 
 LO = "127.0.0.1"
 
@@ -110,7 +111,8 @@ async def _gone(browser, name, within=4.0):
 
 CHILD = textwrap.dedent("""
     import asyncio, sys
-    from p2p.discovery import Discovery, GameAd
+    from p2p.ad_record import GameAd
+    from p2p.discovery import Discovery
 
     async def main():
         d = Discovery(["127.0.0.1"])
@@ -196,7 +198,7 @@ def test_names_travel_in_the_txt_record_and_the_instance_name_is_readable():
 
 def test_long_names_are_clipped_at_a_character_boundary():
     import dataclasses
-    from p2p.discovery import MAX_LABEL_BYTES, TXT_NAME_BYTES
+    from p2p.ad_record import MAX_LABEL_BYTES, TXT_NAME_BYTES
     name = "Ðé" * 16  # 64 bytes of UTF-8, 32 characters (a legal lobby name)
     ad = dataclasses.replace(make_ad(), host_name=name, players=(name,))
     assert len(ad.title.encode()) <= MAX_LABEL_BYTES
@@ -227,7 +229,7 @@ def test_invalid_utf8_name_is_rejected():
 def test_standings_round_trip():
     """TXT sd = turn:current:w0,w1,... with '-' for a seat that is out (protocol.md §N3)."""
     import dataclasses
-    from p2p.discovery import Standings
+    from p2p.ad_record import Standings
     sd = Standings(turn=12, current=2, worth=(1500, None, 2310, 0))
     assert sd.txt() == "12:2:1500,-,2310,0" and Standings.parse(sd.txt()) == sd
     ad = dataclasses.replace(make_ad(state="running", taken=4), standings=sd)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from types import SimpleNamespace
 
-from p2p.discovery import TXT_NAME_BYTES
+from p2p.ad_record import TXT_NAME_BYTES
 from p2p.game_ad import STANDINGS_INTERVAL, AdUpdates, ad_name, live_standings
 
 

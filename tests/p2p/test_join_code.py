@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from p2p import const as C
-from p2p.discovery import CODE_BITS, format_code, join_code_tag, parse_code_tag
+from p2p.join_code import CODE_BITS, format_code, join_code_tag, parse_code_tag
 from p2p.identity import Identity
 from p2p.lobby import ABORTED, STARTED, Lobby, LobbyAborted
 from p2p.wire import MSG_STATUS, seal

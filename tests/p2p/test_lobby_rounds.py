@@ -193,7 +193,7 @@ def test_the_hosts_advert_opens_again_when_a_round_is_given_up():
     to st=lobby, so that players (and bots) can find the free seats."""
     from types import SimpleNamespace
 
-    from p2p.discovery import LOBBY, RUNNING
+    from p2p.ad_record import LOBBY, RUNNING
     from p2p.node_lobby import NodeLobby
 
     updates: list[dict] = []

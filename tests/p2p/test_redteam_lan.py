@@ -21,9 +21,10 @@ from p2p import const as C
 from p2p import transport as T
 from p2p.channel_auth import KeyCache
 from p2p.chat import ChatRelay, ChatRoom
-from p2p.discovery import DiscoveryError, GameAd, join_code_tag
+from p2p.ad_record import DiscoveryError, GameAd
 from p2p.endpoint import Endpoint
 from p2p.identity import Identity
+from p2p.join_code import join_code_tag
 from p2p.lobby import ABORTED, WAITING, Lobby
 from p2p.reseat import open_request, request_for
 from p2p.spectate import (MAX_WATCHERS, RECORDS_BATCH, UNSETTLED_BYTES, WATCH_CHECK_RATE, WATCH_RENEW_S,

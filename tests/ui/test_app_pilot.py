@@ -11,7 +11,7 @@ import pytest
 from engine import actions as A
 from engine.testing import forced_chance, scenario
 from p2p.const import PROTOCOL_VERSION
-from p2p.discovery import GameAd
+from p2p.ad_record import GameAd
 from pilot_support import commands, log_text, sync, until
 from ui.app import LanopoliApp
 from ui.backends import LocalLobby, Settings
@@ -263,7 +263,7 @@ async def test_watch_lists_every_game_with_live_standings(tmp_path):
     """issue 11 "teacher's view": lanopoli watch lists the games with edition, players and the
     standings of the TXT record (the current player marked ▶, a seat out as such); a game still
     in its lobby cannot be watched yet and the screen says so."""
-    from p2p.discovery import Standings
+    from p2p.ad_record import Standings
 
     running = GameAd(version=PROTOCOL_VERSION, game_id=bytes([1]) * 16, edition="classico", seats_taken=3, seats_total=3,
                      state="running", fingerprint="ab" * 8, address="127.0.0.1", port=40000, host_name="Giulia",

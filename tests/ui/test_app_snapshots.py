@@ -13,7 +13,7 @@ import engine
 
 from engine.testing import forced_chance, scenario
 from p2p.const import PROTOCOL_VERSION
-from p2p.discovery import GameAd
+from p2p.ad_record import GameAd
 from ui.app import LanopoliApp
 from ui.i18n import set_language
 from ui.backends import LocalLobby, Settings
@@ -76,7 +76,7 @@ def test_game_screen(snap_compare, size):
 
 @pytest.mark.parametrize("size", [(80, 24), (160, 50)])
 def test_lobby_screen(snap_compare, size, tmp_path):
-    from p2p.discovery import Standings
+    from p2p.ad_record import Standings
     from ui.play import MyGame
 
     hosts = {1: ("Giulia",), 2: ("Niccolò", "Anna"), 3: ("Prof. Rossi", "Bot 1", "Bot 2", "Bot 3")}

@@ -38,7 +38,7 @@ def test_a_classico_row_shows_its_address_whole_at_80_columns(screen, tmp_path, 
     import asyncio
 
     from p2p.const import PROTOCOL_VERSION
-    from p2p.discovery import GameAd, Standings
+    from p2p.ad_record import GameAd, Standings
     from ui.app import LanopoliApp
     from ui.backends import LocalLobby, Settings
 

@@ -82,7 +82,7 @@ def test_human_seat_claims_rent_by_itself():
 def test_join_codes():
     assert parse_join_code("127.0.0.1:4000/" + "ab" * 16) == ("127.0.0.1", 4000, bytes([0xab]) * 16, None)
     # the short code (protocol.md §N3.1): 10 Crockford base32 characters of the tag
-    from p2p.discovery import format_code
+    from p2p.join_code import format_code
     assert parse_join_code(format_code("10.0.0.7", 40000, 12345)) == ("10.0.0.7", 40000, None, 12345)
     assert parse_join_code(" 10.0.0.7:40000/OOOOO oOcls ").tag == 12345  # read out loud, typed loosely
     for bad in ("127.0.0.1:4000", "nohost:1/" + "ab" * 16, "127.0.0.1:0/" + "ab" * 16, "127.0.0.1:9/abcd"):

@@ -457,7 +457,8 @@ def compute_lan() -> dict:
     """§N3, §N3.1, §N9 vectors (lan.json): join-code tags and codes of three game ids and host
     keys, a TXT record with names and standings and its instance name, and a CHAT message of
     the demo identity ``vector-seat-a`` (body, signed bytes, signature, envelope)."""
-    from p2p.discovery import GameAd, Standings, format_code, join_code_tag
+    from p2p.ad_record import GameAd, Standings
+    from p2p.join_code import format_code, join_code_tag
     from p2p.wire import MSG_CHAT, SCHEMAS, Chat
 
     codes = []
