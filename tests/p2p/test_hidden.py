@@ -17,8 +17,7 @@ import pytest
 
 import engine as E
 from engine import actions as A
-from engine.bots import _niente
-from engine.rules.banknotes import NX_WALLET
+from engine import observation as obs
 from engine.rules.niente_events import BillInspected, BillsChosen, BillsMoved, CardInspected
 from p2p.gamelog import LogWriter
 from p2p.hidden import MAX_DELIVERY_ITEMS, OPEN_LEN, delivery_key, hidden_secret, opening, seal_delivery, share_of
@@ -31,7 +30,7 @@ ED = "niente-e-come-sembra"
 
 
 def bot(s):
-    return _niente.choose(s.state, s.my_seat, "default", s.private_view())
+    return E.choose(s.state, s.my_seat, "default", s.private_view())
 
 
 def start(tmp_path, n=4, options=None, seed=b"demo"):
@@ -55,15 +54,8 @@ def _unknown_held(state, seat):
     """Items ``seat`` holds in ``state`` with no public status, as view keys: bills that are
     items (ids < B) and Imprevisti kept in hand or held as the jail card (pair not public):
     what §C12.3 makes due to it if it was never given them."""
-    from engine.rules.banknotes import NX_CPUB, NX_DEN, NX_HAND, NX_PUB
-    nx = state.nx
-    B, pub, cpub = len(nx[NX_DEN]), nx[NX_PUB], nx[NX_CPUB]
-    out = {("bill", b) for b in nx[NX_WALLET][seat] if b < B and not pub[b]}
-    for key in list(nx[NX_HAND][seat]) + list(state.held[seat]):
-        c = key & 255
-        if key >> 8 == 1 and not cpub[c] and not cpub[c ^ 1]:
-            out.add(("card", c))
-    return out
+    out = {("bill", b) for b in obs.held_unknown(state, seat)[0]}
+    return out | {("card", c) for c in obs.held_imprevisti(state, seat) if obs.card_status(state, c) is None}
 
 
 @pytest.fixture(scope="module")
@@ -203,7 +195,7 @@ def test_new_holder_learns_within_the_next_step(honest):
     assert passing > 0  # the game did move bills through a seat within one step
     # The start wallets are known after step 0 (4 seats: 36 openings per sender fit one frame).
     for i, s in enumerate(sessions):
-        w = E.new_game(ED, 4).nx[NX_WALLET][i]
+        w = [b for kind, b in obs.held_items(E.new_game(ED, 4), i) if kind == "bill"]
         assert {("bill", b) for b in w} <= snaps[i][1]
 
 
@@ -338,8 +330,7 @@ def test_refused_inspections_are_refused_by_every_engine(tmp_path):
     def hostile(s):
         st = s.state
         if s.my_seat == 1 and E.pending(st).kind == "inspect_window":
-            from engine.rules.banknotes import NX_WIN
-            own = [b for p in st.nx[NX_WIN] if p[0] == 1 for b in p[2:]]
+            own = [b for p in obs.window_payments(st) if p.payer == 1 for b in p.bills]
             if own:
                 return A.InspectBill(own[0])
         return bot(s)
