@@ -20,6 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from engine.api import Engine
+
 __all__ = ["Found", "Hosting", "Progress", "RendezvousFailed", "ReseatAsked", "Resumed",
            "SeatAdvertIgnored", "SeatFound", "Waiting", "progress_of"]
 
@@ -117,7 +119,7 @@ class ReseatAsked:
     dropped_at: int
 
 
-def progress_of(engine: Any, session: Any) -> Progress:
+def progress_of(engine: Engine, session: Any) -> Progress:
     """The ``Progress`` report of ``session`` (a ``LockstepSession``) now; ``engine``: the
     node's engine module (its ``standings``, if it has one, names the leader)."""
     state = session.state

@@ -11,6 +11,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any, NamedTuple, Sequence
 
+from engine.api import Engine
+
 from .beacon import beacon as make_beacon
 from .hidden import HiddenLedger
 from .seat_loss import default_bot
@@ -31,7 +33,7 @@ class StepResult(NamedTuple):
     fatal: tuple | None
 
 
-def resolve_step(engine: Any, state: Any, chance: bool, seed: bytes, step: int,
+def resolve_step(engine: Engine, state: Any, chance: bool, seed: bytes, step: int,
                  bodies: Sequence[StepBody | None], last_reveals: list[bytes],
                  fill: dict[int, Any] | None = None, escrow_round: bool = False) -> StepResult:
     """Apply one step's inputs (in seat order) to ``state``: the deterministic rule every peer
@@ -95,14 +97,15 @@ def resolve_step(engine: Any, state: Any, chance: bool, seed: bytes, step: int,
     return StepResult(new_state, tuple(events), problems, None)
 
 
-def resolve_hidden(engine: Any, ledger: HiddenLedger, state: Any, chance: bool, inspection: list | None,
+def resolve_hidden(engine: Engine, ledger: HiddenLedger, state: Any, chance: bool, inspection: list | None,
                    seed: bytes, step: int, bodies: Sequence[StepBody | None], last_reveals: list[bytes],
                    fill: dict[int, Any], escrow_round: bool = False) -> tuple[tuple | None, StepResult | None]:
     """One step of a game with hidden information (protocol.md §C12), shared with verify.py: the
     hidden part (``HiddenLedger.resolve``: every active seat's field checked; at an inspection
     step the outcomes of the opened shares applied), else ``resolve_step``. Returns
     ``(hidden.Fault, None)`` on a fault, else ``(None, result)``; a hash-chain fault comes
-    back as ``result.fatal``. The ledger is not advanced (``after_step``)."""
+    back as ``result.fatal``. The ledger is not advanced (``after_step``). ``engine`` is also
+    an ``engine.api.HiddenInformation`` (the ledger applies the outcomes with it)."""
     bad, revealed = ledger.resolve(engine, state, [None if b is None else b.hidden for b in bodies], inspection)
     if bad is not None:
         return bad, None
@@ -111,7 +114,7 @@ def resolve_hidden(engine: Any, ledger: HiddenLedger, state: Any, chance: bool, 
     return None, resolve_step(engine, state, chance, seed, step, bodies, last_reveals, fill, escrow_round)
 
 
-def hidden_bot(engine: Any) -> Any:
+def hidden_bot(engine: Engine) -> Any:
     """The bot that plays a dropped seat in a game with hidden information: the niente bot
     with no private knowledge (protocol.md §C12.6), ``(state, seat) -> action | None``:
     ``engine.choose`` with ``view=None`` (engine.api.HiddenInformation); an engine without it
