@@ -29,7 +29,6 @@ from .events import ActionRefused, DebtOpened
 from .rng import BeaconRng
 from .rules import auction, bankruptcy, building, cards, jail, mortgage, movement, rent, trade
 from .rules import house_rules, sale, timed
-from .rules import niente_flow
 from .rules.money import settle
 from .state import (CHANCE_PHASES, O_TIMED, P_AUCTION, P_AUCTION_NEXT, P_BUY, P_CARD,
                     P_CHOICE, P_DICE, P_END_MOVE, P_FIRST, P_INHERIT, P_JAIL_MOVE, P_NEXT_TURN,
@@ -95,14 +94,13 @@ def pending(s: State) -> Pending:
         return _PENDING_FIRST
     if ph == P_CHOICE:
         return Pending(False, (s.current,), "card_choice", False)
-    if ph in niente_flow.NIENTE_PHASES:
-        chance, actors, kind = niente_flow.pending_parts(s)
-        return Pending(chance, actors, kind, False)
     if ph == P_OVER:
         return _PENDING_OVER
     if ph == P_AUCTION_TIE:
         return _PENDING_TIE
-    raise AssertionError(f"transient phase {PHASE_NAMES[ph]} between steps")
+    # A phase of the edition's own flow (engine.rules.flow; AssertionError for a transient one).
+    chance, actors, kind = s.ed.flow.pending(s)
+    return Pending(chance, actors, kind, False)
 
 
 # ---------------------------------------------------------------------------------- actions
@@ -136,8 +134,7 @@ _HANDLERS = {
     A.Bid.CODE: _bid,
     A.PassBid.CODE: _pass_bid,
     A.PayJailFine.CODE: lambda s, ev, seat, a, x: jail.pay_fine(s, ev, seat),
-    A.UseJailCard.CODE: lambda s, ev, seat, a, x: (niente_flow.use_jail_card if s.nx else jail.use_card)(
-        s, ev, seat, a.deck),
+    A.UseJailCard.CODE: lambda s, ev, seat, a, x: s.ed.cards.use_jail_card(s, ev, seat, a.deck),
     A.BuildHouse.CODE: lambda s, ev, seat, a, x: building.build(s, ev, seat, a.square),
     A.SellBuilding.CODE: lambda s, ev, seat, a, x: building.sell(s, ev, seat, a.square),
     A.Mortgage.CODE: _mortgage_action,
@@ -155,7 +152,6 @@ _HANDLERS = {
     A.DrawCardInstead.CODE: lambda s, ev, seat, a, x: cards.choose(s, ev, seat, True),
     A.AuctionProperty.CODE: lambda s, ev, seat, a, x: sale.start_sale(s, ev, seat, a.square),
 }
-_HANDLERS.update(niente_flow.HANDLERS)  # codes 40-46 (niente-e-come-sembra)
 # The same handlers keyed by the exact action class: one dict lookup replaces the code lookup
 # and the type check (an object of another class takes the slow path in _dispatch).
 _BY_TYPE = {A.ACTION_TYPES[code]: h for code, h in _HANDLERS.items()}
@@ -169,11 +165,12 @@ def _dispatch(s: State, seat: int, a, ev: list, in_auction: bool) -> None:
         raise IllegalAction("you are out of the game", "bankrupt")
     h = _BY_TYPE.get(t)
     if h is None:
-        h = _HANDLERS.get(getattr(a, "CODE", None))
-        if h is None or t is not A.ACTION_TYPES[a.CODE]:
+        code = getattr(a, "CODE", None)
+        if A.ACTION_TYPES.get(code) is not t:
             raise IllegalAction("not an action", "not_an_action")
-    if s.nx:
-        niente_flow.check_action(s, a)
+        h = s.ed.flow.handlers.get(code)  # the actions of the edition's own flow
+        if h is None:
+            raise IllegalAction("not an action of this edition", "not_in_edition")
     h(s, ev, seat, a, in_auction)
     ph = s.phase
     if ph in _QUIET and not s.debts and not (s.out[s.current] and ph in _TURN_PHASES):
@@ -287,8 +284,8 @@ def step_inplace(s: State, inputs: Sequence, ev: list, strict: int = -1) -> None
         if short and type(a) is _BuildHouse and (seat, a.square) in short[1]:
             ev.append(ActionRefused(seat, a.CODE, "shortage_auction"))
             continue
-        # _dispatch, inlined for the common case (an action of a known class, not niente).
-        h = None if out[seat] or s.nx else by_type.get(type(a))
+        # _dispatch, inlined for the common case (an action of the shared rules).
+        h = None if out[seat] else by_type.get(type(a))
         try:
             if h is None:
                 _dispatch(s, seat, a, ev, in_auction and s.phase == P_AUCTION)
@@ -310,8 +307,7 @@ def step_inplace(s: State, inputs: Sequence, ev: list, strict: int = -1) -> None
         s.step_bids = []
     elif ph == P_CHOICE and s.phase == P_CHOICE:
         _choice_silence(s, ev)
-    if s.nx:
-        niente_flow.after_step(s, ev, inputs, ph, ev0, advance)
+    s.ed.flow.after_step(s, ev, inputs, ph, ev0, advance)
 
 
 def _choice_silence(s: State, ev: list) -> None:
@@ -330,25 +326,18 @@ def chance_inplace(s: State, rng, ev: list) -> None:
         d1 = rng.die()
         movement.apply_dice(s, ev, d1, rng.die())
     elif ph == P_CARD:
-        if s.nx:  # niente-e-come-sembra: kept cards, face-up Imprevisti
-            niente_flow.draw_card(s, ev, rng)
-        else:
-            cards.draw(s, ev, rng)
+        s.ed.cards.draw(s, ev, rng)  # the edition's card strategy (engine.rules.cards)
     elif ph == P_FIRST:
         movement.first_player(s, ev, rng)
-        if s.nx:
-            niente_flow.deal_faceup(s, ev, rng)
-    elif ph == P_REVEAL:
-        niente_flow.standin_reveal(s, ev, rng)
+        s.ed.cards.deal(s, ev, rng)
     elif ph == P_AUCTION_TIE:
         auction.roll_tie(s, ev, rng)
-    else:
-        raise ValueError(f"not a chance step: {PHASE_NAMES[ph]}")
+    else:  # a chance phase of the edition's own flow, else ValueError (engine.rules.flow)
+        s.ed.flow.chance(s, ev, rng)
     ph = s.phase
     if ph not in _QUIET or s.debts or (s.out[s.current] and ph in _TURN_PHASES):
         advance(s, ev)  # (advance's own fast exit, here without the call: "buy", "card")
-    if s.nx:
-        niente_flow.after_chance(s, ev, advance)
+    s.ed.flow.after_chance(s, ev, advance)
 
 
 def apply_step(state: State, inputs: Sequence) -> tuple[State, tuple]:
@@ -381,14 +370,7 @@ def apply_action(state: State, seat: int, action) -> tuple[State, tuple]:
         raise ValueError(f"not a decision step: {PHASE_NAMES[ph]}")
     if not 0 <= seat < state.n:
         raise ValueError("no such seat")
-    if state.nx:  # niente: windows and silence rules run at the end of every step
-        return niente_flow.apply_action(state, seat, action, step_inplace)
-    inputs: list = [None] * state.n
-    inputs[seat] = action
-    s = state.copy()
-    ev: list = []
-    step_inplace(s, inputs, ev, seat)
-    return s, tuple(ev)
+    return state.ed.flow.apply_action(state, seat, action, step_inplace)  # engine.rules.flow
 
 
 def apply_reveal(state: State, fakes: Sequence) -> tuple[State, tuple]:
@@ -401,7 +383,7 @@ def apply_reveal(state: State, fakes: Sequence) -> tuple[State, tuple]:
     fakes = [bool(f) for f in fakes]
     s = state.copy()
     ev: list = []
-    niente_flow.reveal_inplace(s, ev, fakes, advance)
+    s.ed.flow.reveal(s, ev, fakes, advance)
     return s, tuple(ev)
 
 
@@ -494,8 +476,7 @@ def legal_actions(s: State, seat: int) -> list:
         out += [A.PayCardFine(), A.DrawCardInstead()]
     if ph == P_RAISE and s.ed.debtor_auction and s.debts[0][0] == seat:
         out += [A.AuctionProperty(sq) for sq in mine if sale.sale_error(s, seat, sq) is None]
-    if s.nx:
-        niente_flow.extend_legal(s, seat, out)
+    s.ed.flow.extend_legal(s, seat, out)  # the edition's own actions (engine.rules.flow)
     return out
 
 

@@ -16,7 +16,6 @@ from operator import attrgetter
 import msgpack
 
 from .board import HOTEL, LOT_HOTEL, LOT_HOUSE, LOT_PROPERTY
-from . import editions as _editions  # read at call time: see new_state
 
 __all__ = ["State", "new_state", "PHASE_NAMES", "P_FIRST", "P_ROLL", "P_DICE", "P_BUY",
            "P_AUCTION", "P_CARD", "P_RAISE", "P_INHERIT", "P_OVER", "P_END_MOVE",
@@ -175,25 +174,16 @@ _new = State.__new__
 compiles State (``object.__new__`` refuses extension types)."""
 
 
-def new_state(edition: "str | _editions.Edition", seats: int,
-              opts: tuple[int, ...] = NO_OPTIONS) -> State:
-    """A fresh game waiting for the "first_player" chance step; ``opts`` as ``State.opts``
+def new_state(ed, seats: int, opts: tuple[int, ...] = NO_OPTIONS) -> State:
+    """A fresh game of edition ``ed`` (an ``engine.editions.Edition``; engine.game.new_game
+    looks names up) waiting for the "first_player" chance step; ``opts`` as ``State.opts``
     (checked by engine.rules.house_rules.parse_options).
 
-    Raises ValueError for an unknown edition, a seat count outside the edition's range, or an
-    edition switch whose rules are not implemented yet.
+    Raises ValueError for a seat count outside the edition's range (an edition whose switches
+    are not implemented cannot be built: ``Edition.__post_init__``).
     """
-    # engine.editions through its module, not names imported at load: compiled, the engine's
-    # money module cimports State (engine/state.pxd), so engine.state loads while
-    # engine.editions is still being initialised.
-    ed = edition if isinstance(edition, _editions.Edition) else _editions.EDITIONS.get(edition)
-    if ed is None:
-        raise ValueError(f"unknown edition {edition!r}")
     if type(seats) is not int or not ed.min_players <= seats <= ed.max_players:
         raise ValueError(f"seats must be {ed.min_players}..{ed.max_players}")
-    if (ed.stations_move_to_next_free or ed.hotels_only or ed.end_when_all_owned) and \
-            ed.decoder is None:
-        raise ValueError(f"edition {ed.name}: rule switches not implemented yet")
     s = State.__new__(State)
     s.edition = ed.name
     s.ed = ed

@@ -91,7 +91,7 @@ def _choose_all(s, bots, profs=None) -> list:
     by play_game (the same Profile objects choose would look up)."""
     n = s.n
     ph = s.phase
-    if s.nx:  # niente-e-come-sembra: bots may act in its own phases; ask everybody
+    if s.ed.flow.extends_legal:  # the edition's own actions (niente): any seat may act; ask all
         return [choose(s, i, bots[i]) for i in range(n)]
     if ph == P_ROLL or ph == P_BUY or ph == P_CHOICE:
         actor = s.current

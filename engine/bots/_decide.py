@@ -290,7 +290,7 @@ def on_raise(s, st: Static, prof, seat: int):
     edition without mortgages (niente-e-come-sembra sells to the bank instead) the first legal
     SellProperty / SellBuilding is used, else None (the engine's default sale then applies)."""
     a = _raise(s, st, prof, seat)
-    if not s.nx and _legal_for_debtor(s, seat, a):
+    if not s.ed.flow.extends_legal and _legal_for_debtor(s, seat, a):
         return a  # the common case, without listing every legal action
     legal = legal_actions(s, seat)
     if a in legal:
@@ -304,8 +304,8 @@ def on_raise(s, st: Static, prof, seat: int):
 
 def _legal_for_debtor(s, seat: int, a) -> bool:
     """True only if ``a`` (a Mortgage, SellBuilding or DeclareBankruptcy of :func:`_raise`) is
-    in ``legal_actions(s, seat)`` for the head debtor ``seat`` of a state without
-    niente-e-come-sembra data: the same tests as engine.game.legal_actions for that seat. False
+    in ``legal_actions(s, seat)`` for the head debtor ``seat`` of an edition whose flow adds no
+    actions (``Edition.flow.extends_legal`` False): the same tests as legal_actions for that seat. False
     means "ask legal_actions" (never a wrong True)."""
     t = type(a)
     if t is Mortgage:

@@ -1,5 +1,5 @@
-"""The edition's types and data loading: :class:`Edition` (data, switches and the money and
-estate strategies), :class:`Square`, :class:`Card`, :class:`Tables`, the data-file readers.
+"""The edition's types and data loading: :class:`Edition` (data, switches and the money,
+estate, cards and flow strategies), :class:`Square`, :class:`Card`, :class:`Tables`, the data-file readers.
 
 Apart from the registry (``engine.editions``, which imports every edition module) so that the
 edition modules import these from here and not from the package that imports them (issue 13:
@@ -14,7 +14,9 @@ from typing import Mapping
 
 from ..board import (CARD_KINDS, K_CARD, K_FREE, K_GO, K_GOTOJAIL, K_JAIL, K_STATION, K_STREET,
                      K_TAX, K_UTILITY, SQUARE_KINDS, Tables)
+from ..rules.cards import DECK, Deck
 from ..rules.estate import HOUSES, Houses
+from ..rules.flow import PLAIN_FLOW, PlainFlow
 from ..rules.money import EURO, Euro
 
 __all__ = [
@@ -173,10 +175,23 @@ class Edition:
     """Estate strategy (``engine.rules.estate.Houses``: houses, hotels, mortgages;
     niente-e-come-sembra: ``HOTELS_ONLY``): what can be built, sold and mortgaged and for how
     much (engine.rules.building, engine.rules.mortgage call it)."""
+    cards: Deck = DECK
+    """Card strategy (``engine.rules.cards.Deck``: face-down decks, jail cards named by deck;
+    niente-e-come-sembra: ``engine.rules.faceup_cards.FACE_UP``, face-up Imprevisti and kept
+    cards): the draw, a card square, UseJailCard, cards in trades and in a bankruptcy."""
+    flow: PlainFlow = PLAIN_FLOW
+    """Step flow strategy (``engine.rules.flow.PlainFlow``: the shared state machine alone;
+    niente-e-come-sembra: ``engine.rules.niente_flow.NIENTE_FLOW``): the phases, actions and
+    end-of-step rules an edition adds (engine.game calls it at fixed points)."""
     tables: Tables = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
     """Precomputed lists for the hot path (built in __post_init__)."""
 
     def __post_init__(self) -> None:
+        """Builds ``tables``; raises ValueError for rule switches without their rules (the
+        niente-e-come-sembra switches need its ``decoder`` record)."""
+        if (self.stations_move_to_next_free or self.hotels_only or self.end_when_all_owned) \
+                and self.decoder is None:
+            raise ValueError(f"edition {self.name}: rule switches not implemented yet")
         object.__setattr__(self, "tables", Tables(self.squares, self.groups,
                                                       self.mortgage_interest_pct))
         if self.jail_third_fine < 0:

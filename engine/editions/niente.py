@@ -15,6 +15,9 @@ Data (docs/RULES.md, "niente-e-come-sembra", lists every designed value):
 
 Rule switches: ``stations_move_to_next_free``, ``hotels_only``, ``end_when_all_owned`` and the
 ``decoder`` record (:class:`DecoderRules`): banknotes, magnifier tokens, face-up Imprevisti.
+Strategies (issue 13): money ``BANKNOTES`` (engine.rules.banknotes), estate ``HOTELS_ONLY``
+(engine.rules.estate), cards ``FACE_UP`` (engine.rules.faceup_cards), flow ``NIENTE_FLOW``
+(engine.rules.niente_flow).
 """
 from __future__ import annotations
 
@@ -24,20 +27,14 @@ from importlib import resources
 
 from ..rules.banknotes import BANKNOTES
 from ..rules.estate import HOTELS_ONLY
+# The deck indices and card kinds belong to the face-up card rules (re-exported here).
+from ..rules.faceup_cards import (EFFECT_KINDS, FACE_UP, IMMEDIATE_KINDS, IMPREVISTI, KEPT_KINDS,
+                                  PROBABILITA)
+from ..rules.niente_flow import NIENTE_FLOW
 from .base import Card, Edition, load_board
 
 __all__ = ["DecoderRules", "EDITION", "KEPT_KINDS", "IMMEDIATE_KINDS", "EFFECT_KINDS",
            "PROBABILITA", "IMPREVISTI"]
-
-PROBABILITA, IMPREVISTI = 0, 1
-"""Deck indices (the order in which the board names the decks)."""
-
-IMMEDIATE_KINDS = ("collect", "pay", "move_to", "go_to_jail", "collect_from_each_player")
-"""Probabilità kinds applied at once ("Se la carta vi impone di fare qualcosa immediatamente")."""
-KEPT_KINDS = ("get_out_of_jail_free", "skip_rent", "half_rent", "double_rent", "free_hotel",
-              "half_price", "next_free", "green_lenses")
-"""Kinds that only make sense kept and used later (both decks)."""
-EFFECT_KINDS = IMMEDIATE_KINDS + KEPT_KINDS
 
 
 @dataclass(frozen=True)
@@ -118,6 +115,8 @@ EDITION = Edition(
     money_unit=10,
     money=BANKNOTES,
     estate=HOTELS_ONLY,
+    cards=FACE_UP,
+    flow=NIENTE_FLOW,
     decoder=DecoderRules(
         start_bills=(500, 500, 100, 100, 100, 50, 50, 50, 20, 10, 10, 10),
         bank_bills=((500, 20), (100, 60), (50, 60), (20, 60), (10, 80)),

@@ -26,7 +26,6 @@ from ..state import O_NO_AUCTIONS, P_INHERIT, P_OVER, P_RAISE
 from .auction import drop_bidder, start_auctions
 from .building import liquidation_value, sell_all
 from .money import R_BANKRUPTCY, R_FEE, R_LIFT, charge, owed_by, transfer
-from .niente_estate import before_bankruptcy
 from .trade import void_offers
 
 
@@ -48,8 +47,10 @@ def declare(s, ev, seat: int) -> None:
 
 def go_bankrupt(s, ev, seat: int, creditor: int) -> None:
     """Eliminate ``seat``; its estate goes to ``creditor`` (-1 = bank). Sets the next phase."""
-    if s.nx:  # niente: the bank buys everything back first; kept cards (engine.rules.niente_estate)
-        before_bankruptcy(s, ev, seat, creditor)
+    # The edition's estate and cards first (niente-e-come-sembra: the bank buys every deed
+    # back, kept cards go to the creditor; engine.rules.estate.HotelsOnly, faceup_cards.FaceUp).
+    s.ed.estate.before_bankruptcy(s, ev, seat)
+    s.ed.cards.give_up(s, ev, seat, creditor)
     if s.ed.bankruptcy_to_bank_only:
         # Editrice Giochi / Fabrianopoli: "tutto ciò che egli possiede passa alla Banca che paga
         # integralmente il creditore" — every player it owed money is paid in full.

@@ -6,21 +6,26 @@ to the bottom ("rimettete la carta in fondo al mazzo"). When every card of the p
 drawn a new pass starts with the whole deck. "Uscite gratis di prigione" is kept by the player
 ("Potete conservare questa carta fino al momento di servirvene"), may be traded, and goes back
 under its deck when used (engine.rules.jail) or when its holder goes bankrupt to the bank.
+
+The edition's *card strategy* (``Edition.cards``, issue 13) is how the flow reaches these rules:
+:class:`Deck` (:data:`DECK`) for the face-down decks above; niente-e-come-sembra's face-up
+Imprevisti and kept cards are ``engine.rules.faceup_cards.FaceUp``. The flow (engine.game,
+engine.rules.movement, trade, bankruptcy) calls the strategy and never asks which edition runs.
 """
 from __future__ import annotations
 
 from ..errors import IllegalAction
 from ..events import CardChoiceOffered, CardDrawn
 from ..state import P_CARD, P_CHOICE, P_END_MOVE
-from .jail import send_to_jail
+from .jail import send_to_jail, use_card
 from .money import R_CARD, charge, transfer
 from .movement import move_back, move_to
 
 
 def draw(s, ev, rng) -> None:
     """Chance "card": draw from ``s.draw_deck`` for the current player and apply the effect.
-    niente-e-come-sembra draws with ``faceup_cards.draw`` instead (kept cards, face-up
-    Imprevisti): engine.game routes it there (``niente_flow.draw_card``)."""
+    (:meth:`Deck.draw`; niente-e-come-sembra's ``FaceUp.draw`` keeps cards and refills the
+    face-up Imprevisti instead.)"""
     d = s.draw_deck
     deck = s.decks[d]
     if s.undrawn[d] <= 0:
@@ -114,3 +119,56 @@ def _others(s, seat: int) -> list[int]:
     """Other seats still in the game, in turn order after ``seat``."""
     n = s.n
     return [(seat + i) % n for i in range(1, n) if not s.out[(seat + i) % n]]
+
+
+class Deck:
+    """Card strategy of the editions with face-down decks (``Edition.cards``; every edition but
+    niente-e-come-sembra, whose ``engine.rules.faceup_cards.FaceUp`` subclasses this one).
+    Jail cards are named by their deck in UseJailCard and in trades. Stateless; one shared
+    instance :data:`DECK`."""
+
+    __slots__ = ()
+    name = "deck"
+    """Short name, for messages and tests."""
+
+    def deal(self, s, ev, rng) -> None:
+        """"first_player" chance step, after the rolls: nothing lies face up here."""
+
+    def land(self, s, ev, seat: int, deck: int) -> None:
+        """``seat`` ended its move on a card square of ``deck``: the "card" chance step draws."""
+        s.draw_deck = deck
+        s.phase = P_CARD
+
+    def draw(self, s, ev, rng) -> None:
+        """Chance "card": :func:`draw`."""
+        draw(s, ev, rng)
+
+    def use_jail_card(self, s, ev, seat: int, deck: int) -> None:
+        """UseJailCard: engine.rules.jail.use_card."""
+        use_card(s, ev, seat, deck)
+
+    def check_trade(self, s, proposer: int, partner: int, give, get) -> None:
+        """Raise IllegalAction unless each side holds the jail cards it gives (``give``,
+        ``get``: sorted deck numbers, ``engine.actions.ProposeTrade``); "no_jail_card"."""
+        for holder, decks in ((proposer, give), (partner, get)):
+            held = [k >> 8 for k in s.held[holder]]
+            for d in decks:
+                if d not in held:
+                    raise IllegalAction("jail card not held by the giving side", "no_jail_card")
+
+    def give(self, s, ev, deck: int, frm: int, to: int) -> None:
+        """An accepted trade hands ``frm``'s jail card of ``deck`` to ``to`` (checked)."""
+        for k in s.held[frm]:
+            if k >> 8 == deck:
+                s.held[frm].remove(k)
+                s.held[to].append(k)
+                s.held[to].sort()
+                return
+
+    def give_up(self, s, ev, seat: int, creditor: int) -> None:
+        """``seat`` goes bankrupt: its held jail cards follow the estate
+        (engine.rules.bankruptcy), nothing else to hand over here."""
+
+
+DECK = Deck()
+"""The face-down decks card strategy (``Edition.cards``'s default)."""

@@ -243,6 +243,10 @@ class Houses:
                 return ("in_debt", "pay your debt first")
         return None
 
+    def before_bankruptcy(self, s, ev, seat: int) -> None:
+        """``seat`` goes bankrupt (engine.rules.bankruptcy.go_bankrupt, first): nothing to do
+        here, its buildings are sold by :meth:`sell_all` and its deeds follow the estate."""
+
 
 HOUSES = Houses()
 """Houses and hotels with mortgages (``Edition.estate``'s default)."""
@@ -361,6 +365,13 @@ class HotelsOnly(Houses):
     def lift_error(self, s, seat: int, sq: int) -> tuple[str, str] | None:
         """There is nothing to lift."""
         return ("no_mortgages", "there are no mortgages in this edition")
+
+    def before_bankruptcy(self, s, ev, seat: int) -> None:
+        """The bank buys back every property and hotel of ``seat`` first, so its whole cash
+        goes to the creditor (rulebook passage: engine.rules.niente_estate)."""
+        for sq in s.tb.properties:
+            if s.owner[sq] == seat:
+                sell_deed(s, ev, seat, sq)
 
 
 HOTELS_ONLY = HotelsOnly()

@@ -21,25 +21,39 @@ Lockstep form:
   so trades and UseJailCard work unchanged) are used with ``UseCard(deck, card, target)``; an
   Imprevisti first goes through an inspection window (engine.rules.counterfeit).
 * When each effect may be used (``use_error``) and what it does (``apply_effect``): docs/RULES.md.
+
+The edition's card strategy (``Edition.cards``, issue 13) for these rules is :class:`FaceUp`
+(:data:`FACE_UP`): engine.game, engine.rules.movement, trade and bankruptcy call it, and the
+face-down :class:`engine.rules.cards.Deck` it subclasses, without asking which edition runs.
 """
 from __future__ import annotations
 
-from ..editions import K_STREET
-from ..editions.niente import IMPREVISTI, KEPT_KINDS, PROBABILITA
+from ..board import K_STREET
 from ..errors import IllegalAction
 from ..events import BuildingBought, CardDrawn, JailCardUsed, LeftJail, PropertyBought, RentLapsed
 from ..state import HOTEL, P_BUY, P_CARD, P_END_MOVE, P_ROLL, P_TAKE
 from .banknotes import NX_FACEUP, NX_HAND, NX_LENS, restore_lenses
-from .cards import apply_card
+from .cards import Deck, apply_card
 from .counterfeit import open_card_window
 from .money import R_CARD, R_PURCHASE, charge, round10, transfer
-# land_on_imprevisti: where a move ends, so it lives with the moves (re-exported).
-from .movement import land_on_imprevisti, move_to, next_free_property
+from .movement import move_to, next_free_property
 from .niente_events import CardKept, CardPlayed, CardReturned, FaceUpDealt, FaceUpTaken
 
-__all__ = ["deal", "land_on_imprevisti", "take", "decline", "draw", "use", "use_jail_card",
+__all__ = ["FaceUp", "FACE_UP", "PROBABILITA", "IMPREVISTI", "IMMEDIATE_KINDS", "KEPT_KINDS",
+           "EFFECT_KINDS", "deal", "land_on_imprevisti", "take", "decline", "draw", "use", "use_jail_card",
            "use_error", "apply_used", "apply_effect", "imprevisti_held", "round10",
            "next_free_property", "use_targets"]
+
+PROBABILITA, IMPREVISTI = 0, 1
+"""Deck indices (the order in which the board names the decks; engine.editions.niente checks
+its data file against them and re-exports them)."""
+
+IMMEDIATE_KINDS = ("collect", "pay", "move_to", "go_to_jail", "collect_from_each_player")
+"""Probabilità kinds applied at once ("Se la carta vi impone di fare qualcosa immediatamente")."""
+KEPT_KINDS = ("get_out_of_jail_free", "skip_rent", "half_rent", "double_rent", "free_hotel",
+              "half_price", "next_free", "green_lenses")
+"""Kinds that only make sense kept and used later (both decks)."""
+EFFECT_KINDS = IMMEDIATE_KINDS + KEPT_KINDS
 
 
 def _pop_undrawn(s, d: int, rng) -> int:
@@ -62,6 +76,15 @@ def deal(s, ev, rng) -> None:
         row[slot] = card
         if card >= 0:
             ev.append(FaceUpDealt(slot, card))
+
+
+def land_on_imprevisti(s, ev, seat: int) -> None:
+    """Landing on Imprevisti: choose a face-up card (phase "take_card", :func:`take`), if any
+    lies there; else the move ends."""
+    if any(c >= 0 for c in s.nx[NX_FACEUP]):
+        s.phase = P_TAKE
+    else:
+        s.phase = P_END_MOVE
 
 
 def imprevisti_held(s, seat: int) -> list[int]:
@@ -299,3 +322,92 @@ def use_targets(s, seat: int, kind: str) -> list[int]:
                 and use_error(s, seat, kind, sq) is None]
     return [-1] if use_error(s, seat, kind, -1) is None else []
 
+
+
+# ------------------------------------------------------------------------- the card strategy
+
+def _check_limit(s, seat: int, gives, gets) -> None:
+    """"Potete avere una sola carta Imprevisti alla volta" holds after a trade too."""
+    after = len(imprevisti_held(s, seat)) - sum(1 for k in gives if k >> 8 == IMPREVISTI) \
+        + sum(1 for k in gets if k >> 8 == IMPREVISTI)
+    if after > s.ed.decoder.imprevisti_limit:
+        raise IllegalAction("a player may hold one Imprevisti at a time", "imprevisti_limit")
+
+
+class FaceUp(Deck):
+    """Card strategy of niente-e-come-sembra (``Edition.cards``): face-up Imprevisti, kept
+    cards (named by their key ``deck*256+card`` in trades), jail cards that may be inspected.
+    Stateless; one shared instance :data:`FACE_UP`."""
+
+    __slots__ = ()
+    name = "face_up"
+
+    def deal(self, s, ev, rng) -> None:
+        """:func:`deal`: lay the face-up Imprevisti."""
+        deal(s, ev, rng)
+
+    def land(self, s, ev, seat: int, deck: int) -> None:
+        """Probabilità is drawn; Imprevisti offers the face-up cards (:func:`land_on_imprevisti`)."""
+        s.draw_deck = deck
+        s.phase = P_CARD
+        if deck == IMPREVISTI:
+            land_on_imprevisti(s, ev, seat)
+
+    def draw(self, s, ev, rng) -> None:
+        """Chance "card": :func:`draw` (refill a face-up slot, or keep / apply a Probabilità)."""
+        draw(s, ev, rng)
+
+    def use_jail_card(self, s, ev, seat: int, deck: int) -> None:
+        """:func:`use_jail_card` (an Imprevisti may be inspected before it frees ``seat``)."""
+        use_jail_card(s, ev, seat, deck)
+
+    def check_trade(self, s, proposer: int, partner: int, give, get) -> None:
+        """Any kept card may change hands, named by its key (``give``, ``get``): each side must
+        hold what it gives ("no_such_card"), and neither may end with more Imprevisti than the
+        limit ("imprevisti_limit")."""
+        for holder, keys in ((proposer, give), (partner, get)):
+            mine = s.held[holder] + s.nx[NX_HAND][holder]
+            for k in keys:
+                if k not in mine:
+                    raise IllegalAction("card not held by the giving side", "no_such_card")
+        _check_limit(s, proposer, give, get)
+        _check_limit(s, partner, get, give)
+
+    def give(self, s, ev, key: int, frm: int, to: int) -> None:
+        """An accepted trade hands the card ``key`` to ``to``; it keeps its place (held jail
+        cards or the hand of kept cards)."""
+        lst = s.held if key in s.held[frm] else s.nx[NX_HAND]
+        lst[frm].remove(key)
+        lst[to].append(key)
+        lst[to].sort()
+
+    def give_up(self, s, ev, seat: int, creditor: int) -> None:
+        """``seat`` goes bankrupt (after ``HotelsOnly.before_bankruptcy``): kept cards go to a
+        player creditor (an Imprevisti only if it has room, else under the deck) or under their
+        decks (rulebook passage: engine.rules.niente_estate)."""
+        if creditor >= 0 and s.out[creditor]:
+            creditor = -1
+        hand = s.nx[NX_HAND][seat]
+        s.nx[NX_HAND][seat] = []
+        room = s.ed.decoder.imprevisti_limit - (len(imprevisti_held(s, creditor))
+                                                if creditor >= 0 else 0)
+        for key in hand:
+            if creditor >= 0 and (key >> 8 != IMPREVISTI or room > 0):
+                if key >> 8 == IMPREVISTI:
+                    room -= 1
+                s.nx[NX_HAND][creditor].append(key)
+                s.nx[NX_HAND][creditor].sort()
+            else:
+                s.decks[key >> 8].append(key & 255)
+                ev.append(CardReturned(seat, key >> 8, key & 255))
+        for key in [k for k in s.held[seat] if k >> 8 == IMPREVISTI]:
+            if creditor >= 0 and room > 0:
+                room -= 1
+            else:
+                s.held[seat].remove(key)
+                s.decks[IMPREVISTI].append(key & 255)
+                ev.append(CardReturned(seat, IMPREVISTI, key & 255))
+
+
+FACE_UP = FaceUp()
+"""niente-e-come-sembra's card strategy (``Edition.cards``)."""

@@ -46,8 +46,8 @@ def pay_fine(s, ev, seat: int) -> None:
 
 def use_card(s, ev, seat: int, deck: int) -> None:
     """UseJailCard: the held card goes to the bottom of its deck; leave jail, roll normally.
-    niente-e-come-sembra plays it with ``faceup_cards.use_jail_card`` instead (an Imprevisti may
-    be inspected first): engine.game routes it there (``niente_flow.use_jail_card``)."""
+    (``engine.rules.cards.Deck.use_jail_card``; niente-e-come-sembra's card strategy plays it
+    with ``faceup_cards.use_jail_card`` instead, an Imprevisti may be inspected first.)"""
     _check_before_roll(s, seat)
     for key in s.held[seat]:
         if key >> 8 == deck:

@@ -9,17 +9,17 @@ doppio?", "VIA!", "LE CASELLE DEL TABELLONE", "Chi inizia per primo?").
   prigione").
 * Passing or landing on VIA! pays the salary ("Se con la vostra pedina superate o andate a
   fermarvi sulla casella del VIA!, ritirate a200").
-* Where a move ends in niente-e-come-sembra (engine.rules.niente_estate, faceup_cards quote the
-  rulebook): an unowned station moves the player on to the next free property
-  (``board_train``), Imprevisti offers the face-up cards (``land_on_imprevisti``).
+* Where a move ends in niente-e-come-sembra (engine.rules.niente_estate quotes the rulebook):
+  an unowned station moves the player on to the next free property (``board_train``). A card
+  square is the edition's card strategy (``Edition.cards.land``: engine.rules.cards.Deck waits
+  for the draw; niente's face-up Imprevisti are offered, engine.rules.faceup_cards).
 """
 from __future__ import annotations
 
-from ..editions import K_CARD, K_FREE, K_GOTOJAIL, K_STATION, K_STREET, K_TAX, K_UTILITY
+from ..board import K_CARD, K_FREE, K_GOTOJAIL, K_STATION, K_STREET, K_TAX, K_UTILITY
 from ..events import DiceRolled, FirstPlayerRolled, LeftJail, Moved, TurnStarted, maker
-from ..state import (DICE_JAIL, DICE_MOVE, DICE_UTILITY, P_BUY, P_CARD, P_DICE, P_END_MOVE,
-                     P_JAIL_MOVE, P_NEXT_TURN, P_ROLL, P_TAKE)
-from .banknotes import NX_FACEUP
+from ..state import (DICE_JAIL, DICE_MOVE, DICE_UTILITY, P_BUY, P_DICE, P_END_MOVE,
+                     P_JAIL_MOVE, P_NEXT_TURN, P_ROLL)
 from .deal import deal_contracts
 from .house_rules import collect_pot, go_salary
 from .jail import send_to_jail
@@ -217,25 +217,13 @@ def land(s, ev, seat: int) -> None:
     if k == K_TAX:
         charge(s, ev, seat, -1, tb.amount[sq], R_TAX)
     elif k == K_CARD:
-        s.draw_deck = tb.deck[sq]
-        s.phase = P_CARD
-        if s.nx and s.draw_deck == 1:  # niente: choose a face-up Imprevisti instead
-            land_on_imprevisti(s, ev, seat)
+        s.ed.cards.land(s, ev, seat, tb.deck[sq])  # draw, or face-up cards (Edition.cards)
         return
     elif k == K_GOTOJAIL:
         send_to_jail(s, ev, seat, "square")
     elif k == K_FREE and s.pot:
         collect_pot(s, ev, seat)
     s.phase = P_END_MOVE
-
-
-def land_on_imprevisti(s, ev, seat: int) -> None:
-    """niente-e-come-sembra, landing on Imprevisti: choose a face-up card (phase "take_card",
-    engine.rules.faceup_cards.take), if any lies there; else the move ends."""
-    if any(c >= 0 for c in s.nx[NX_FACEUP]):
-        s.phase = P_TAKE
-    else:
-        s.phase = P_END_MOVE
 
 
 def next_free_property(s, seat: int) -> int:
@@ -265,4 +253,4 @@ def board_train(s, ev, seat: int) -> None:
 
 __all__ = ["first_player", "start_turn", "next_turn", "end_move", "roll_dice", "apply_dice",
            "jail_move", "advance_by", "move_to", "move_back", "land", "R_RENT", "next_free_property",
-           "board_train", "land_on_imprevisti"]
+           "board_train"]

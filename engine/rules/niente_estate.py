@@ -16,7 +16,9 @@ Rulebook passages:
   di acquisto. Se necessario, arrotondate per eccesso." No mortgages exist in this edition.
 * Bankruptcy: "Dovete ancora del denaro a qualche giocatore? Consegnategli eventuali carte
   Imprevisti e Probabilità in vostro possesso. Dovete del denaro alla Banca? Rimettete eventuali
-  carte ... in fondo ai mazzi corrispondenti."
+  carte ... in fondo ai mazzi corrispondenti." The bank first buys back every deed
+  (``HotelsOnly.before_bankruptcy``, engine.rules.estate); the kept cards are the card
+  strategy's (``FaceUp.give_up``, engine.rules.faceup_cards).
 * End: "La partita termina quando tutte le proprietà sono state acquistate. A questo punto, tutti
   i giocatori incassano dalla Banca l'affitto che spetta loro per ogni proprietà. Per le proprietà
   in una serie, incassate il doppio dell'affitto. Per le proprietà con un albergo, incassate
@@ -26,17 +28,15 @@ Rulebook passages:
 from __future__ import annotations
 
 from ..state import P_ROLL
-from .banknotes import NX_HAND
 # Hotels, selling back and their prices are the edition's estate strategy (engine.rules.estate).
 from .estate import hotel_half, sell_deed, sell_property, sell_property_error
-from .faceup_cards import imprevisti_held
 from .money import R_RENT, transfer
 # board_train: the trains' rule lives with the moves now (engine.rules.movement); re-exported.
 from .movement import board_train
-from .niente_events import CardReturned, FinalRentPaid
+from .niente_events import FinalRentPaid
 
 __all__ = ["sell_property", "sell_property_error", "default_raise", "board_train",
-           "before_bankruptcy", "final_rent", "maybe_end", "hotel_half"]
+           "final_rent", "maybe_end", "hotel_half"]
 
 
 def default_raise(s, ev, seat: int) -> bool:
@@ -57,37 +57,6 @@ def default_raise(s, ev, seat: int) -> bool:
         sell_deed(s, ev, seat, best[2])
         return False
     return True
-
-
-def before_bankruptcy(s, ev, seat: int, creditor: int) -> None:
-    """Called by engine.rules.bankruptcy.go_bankrupt first: the bank buys back every property
-    and hotel of ``seat`` (so its whole cash goes to the creditor); kept cards go to a player
-    creditor (an Imprevisti only if it holds none, else under the deck) or under their decks."""
-    for sq in s.tb.properties:
-        if s.owner[sq] == seat:
-            sell_deed(s, ev, seat, sq)
-    if creditor >= 0 and s.out[creditor]:
-        creditor = -1
-    hand = s.nx[NX_HAND][seat]
-    s.nx[NX_HAND][seat] = []
-    room = s.ed.decoder.imprevisti_limit - (len(imprevisti_held(s, creditor)) if creditor >= 0
-                                            else 0)
-    for key in hand:
-        if creditor >= 0 and (key >> 8 != 1 or room > 0):
-            if key >> 8 == 1:
-                room -= 1
-            s.nx[NX_HAND][creditor].append(key)
-            s.nx[NX_HAND][creditor].sort()
-        else:
-            s.decks[key >> 8].append(key & 255)
-            ev.append(CardReturned(seat, key >> 8, key & 255))
-    for key in [k for k in s.held[seat] if k >> 8 == 1]:
-        if creditor >= 0 and room > 0:
-            room -= 1
-        else:
-            s.held[seat].remove(key)
-            s.decks[1].append(key & 255)
-            ev.append(CardReturned(seat, 1, key & 255))
 
 
 def final_rent(s, seat: int) -> int:

@@ -1,5 +1,6 @@
-"""How the niente-e-come-sembra rules plug into the engine's steps (engine.game calls these
-only when ``state.nx`` is non-empty, so classico's hot path pays one truth test).
+"""How the niente-e-come-sembra rules plug into the engine's steps: :class:`NienteFlow`
+(:data:`NIENTE_FLOW`), this edition's flow strategy (``Edition.flow``; the hooks and where
+engine.game calls them: engine.rules.flow).
 
 * ``after_step`` / ``after_chance`` run once a step's inputs (or its chance outcome) have been
   applied: silence in "take_card" declines; silence in "pay_bills" keeps the default bills
@@ -10,7 +11,8 @@ only when ``state.nx`` is non-empty, so classico's hot path pays one truth test)
   may inspect; then the end of the game is checked.
 * ``pending_parts``, ``window_legal``, ``extend_legal``: what the new phases wait for and the
   new actions a seat may send.
-* ``HANDLERS``: the handlers of the new actions (engine.game._HANDLERS).
+* ``HANDLERS``: the handlers of the new actions (``NienteFlow.handlers``; engine.game refuses
+  them as "not_in_edition" in the other editions).
 """
 from __future__ import annotations
 
@@ -20,9 +22,11 @@ from ..events import ActionRefused
 from ..state import P_INSPECT, P_OVER, P_PAY, P_RAISE, P_REVEAL, P_TAKE
 from . import bankruptcy, bill_choice, counterfeit, faceup_cards, niente_estate
 from .banknotes import NX_DUE, NX_FACEUP, NX_HAND, NX_PAY
+from .flow import PlainFlow
 
-__all__ = ["NIENTE_PHASES", "pending_parts", "after_step", "after_chance", "reveal_step",
-           "window_legal", "extend_legal", "check_action", "HANDLERS", "WINDOW_CODES"]
+__all__ = ["NienteFlow", "NIENTE_FLOW", "NIENTE_PHASES", "pending_parts", "after_step",
+           "after_chance", "window_legal", "extend_legal", "check_action", "HANDLERS",
+           "WINDOW_CODES"]
 
 NIENTE_PHASES = frozenset((P_INSPECT, P_REVEAL, P_TAKE, P_PAY))
 WINDOW_CODES = frozenset((A.InspectBill.CODE, A.InspectCard.CODE))
@@ -85,12 +89,6 @@ def after_chance(s, ev, advance) -> None:
     _settle(s, ev, advance)
 
 
-def reveal_step(s, ev, fakes, advance) -> None:
-    """Phase "inspection": apply the outcomes (see engine.rules.counterfeit.reveal)."""
-    _use_card(s, ev, counterfeit.reveal(s, ev, fakes))
-    _settle(s, ev, advance)
-
-
 def check_action(s, a) -> None:
     """No card may be played while a payment or a card is being checked ("inspection_window");
     every other out-of-turn action stays legal (bills under inspection do not move meanwhile,
@@ -132,47 +130,24 @@ def extend_legal(s, seat: int, out: list) -> None:
         out.append(A.PayBills(bill_choice.default_bills(s, seat)))
 
 
-def _only_niente(f):
-    def h(s, ev, seat, a, in_auction):
-        if not s.nx:
-            raise IllegalAction("not an action of this edition", "not_in_edition")
-        f(s, ev, seat, a)
-    return h
+def _use_card_action(s, ev, seat, a, in_auction) -> None:
+    check_action(s, a)
+    faceup_cards.use(s, ev, seat, a.deck, a.card, a.target)
 
 
 HANDLERS = {
-    A.InspectBill.CODE: _only_niente(lambda s, ev, seat, a: counterfeit.inspect_bill(
-        s, ev, seat, a.bill)),
-    A.InspectCard.CODE: _only_niente(lambda s, ev, seat, a: counterfeit.inspect_card(
-        s, ev, seat)),
-    A.TakeCard.CODE: _only_niente(lambda s, ev, seat, a: faceup_cards.take(s, ev, seat, a.slot)),
-    A.DeclineCard.CODE: _only_niente(lambda s, ev, seat, a: faceup_cards.decline(s, ev, seat)),
-    A.UseCard.CODE: _only_niente(lambda s, ev, seat, a: faceup_cards.use(
-        s, ev, seat, a.deck, a.card, a.target)),
-    A.SellProperty.CODE: _only_niente(lambda s, ev, seat, a: niente_estate.sell_property(
-        s, ev, seat, a.square)),
-    A.PayBills.CODE: _only_niente(lambda s, ev, seat, a: bill_choice.pay_bills(
-        s, ev, seat, a.bills)),
+    A.InspectBill.CODE: lambda s, ev, seat, a, x: counterfeit.inspect_bill(s, ev, seat, a.bill),
+    A.InspectCard.CODE: lambda s, ev, seat, a, x: counterfeit.inspect_card(s, ev, seat),
+    A.TakeCard.CODE: lambda s, ev, seat, a, x: faceup_cards.take(s, ev, seat, a.slot),
+    A.DeclineCard.CODE: lambda s, ev, seat, a, x: faceup_cards.decline(s, ev, seat),
+    A.UseCard.CODE: _use_card_action,
+    A.SellProperty.CODE: lambda s, ev, seat, a, x: niente_estate.sell_property(
+        s, ev, seat, a.square),
+    A.PayBills.CODE: lambda s, ev, seat, a, x: bill_choice.pay_bills(s, ev, seat, a.bills),
 }
-"""Handlers of the niente actions, with engine.game's handler signature."""
+"""Handlers of the niente actions, with engine.game's handler signature (``NienteFlow.handlers``;
+UseCard checks the window first, :func:`check_action`)."""
 
-
-
-def draw_card(s, ev, rng) -> None:
-    """Chance "card" (engine.game, instead of ``cards.draw``): draw with this edition's kept
-    cards and face-up Imprevisti (``faceup_cards.draw``)."""
-    faceup_cards.draw(s, ev, rng)
-
-
-def use_jail_card(s, ev, seat: int, deck: int) -> None:
-    """UseJailCard (engine.game, instead of ``jail.use_card``): an Imprevisti jail card may be
-    inspected before it frees ``seat`` (``faceup_cards.use_jail_card``)."""
-    faceup_cards.use_jail_card(s, ev, seat, deck)
-
-
-def deal_faceup(s, ev, rng) -> None:
-    """"first_player" chance step, after the rolls: lay the face-up Imprevisti."""
-    faceup_cards.deal(s, ev, rng)
 
 
 def standin_reveal(s, ev, rng) -> None:
@@ -194,7 +169,7 @@ def reveal_inplace(s, ev, fakes, advance) -> None:
 
 
 def apply_action(state, seat: int, action, step_inplace) -> tuple:
-    """engine.apply_action for this edition: a decision step in which every other seat sends
+    """``engine.apply_action`` for this edition: a decision step in which every other seat sends
     None, run through ``step_inplace`` (engine.game.step_inplace, passed in: engine.game
     imports this module; so windows and silence rules apply); raises IllegalAction (nothing
     changed) if the action is refused."""
@@ -207,3 +182,51 @@ def apply_action(state, seat: int, action, step_inplace) -> tuple:
         if type(e) is ActionRefused and e.seat == seat:
             raise IllegalAction(e.reason, e.reason)
     return s, tuple(ev)
+
+
+class NienteFlow(PlainFlow):
+    """niente-e-come-sembra's flow strategy (``Edition.flow``; the hooks: engine.rules.flow):
+    its phases "inspect_window", "inspection", "take_card", "pay_bills", its actions
+    (:data:`HANDLERS`), the end-of-step rules (:func:`after_step`) and its ending."""
+
+    __slots__ = ()
+    name = "niente"
+    extends_legal = True
+    handlers = HANDLERS
+
+    def pending(self, s) -> tuple[bool, tuple[int, ...], str]:
+        """:func:`pending_parts` for this edition's phases (else as PlainFlow: AssertionError)."""
+        if s.phase in NIENTE_PHASES:
+            return pending_parts(s)
+        return PlainFlow.pending(self, s)
+
+    def chance(self, s, ev, rng) -> None:
+        """Chance step "inspection" outside a network game: :func:`standin_reveal`."""
+        if s.phase == P_REVEAL:
+            standin_reveal(s, ev, rng)
+        else:
+            PlainFlow.chance(self, s, ev, rng)
+
+    def after_step(self, s, ev, inputs, ph0: int, ev0: int, advance) -> None:
+        """:func:`after_step`."""
+        after_step(s, ev, inputs, ph0, ev0, advance)
+
+    def after_chance(self, s, ev, advance) -> None:
+        """:func:`after_chance`."""
+        _settle(s, ev, advance)
+
+    def reveal(self, s, ev, fakes, advance) -> None:
+        """:func:`reveal_inplace`."""
+        reveal_inplace(s, ev, fakes, advance)
+
+    def extend_legal(self, s, seat: int, out: list) -> None:
+        """:func:`extend_legal`."""
+        extend_legal(s, seat, out)
+
+    def apply_action(self, state, seat: int, action, step_inplace) -> tuple:
+        """:func:`apply_action`: the whole step runs (windows and silence rules apply)."""
+        return apply_action(state, seat, action, step_inplace)
+
+
+NIENTE_FLOW = NienteFlow()
+"""niente-e-come-sembra's flow strategy (``Edition.flow``)."""

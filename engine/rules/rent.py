@@ -14,7 +14,7 @@ complete", contracts; stations and utilities: regole-monopoly-guida-web.txt).
 """
 from __future__ import annotations
 
-from ..editions import K_STATION, K_STREET, K_UTILITY
+from ..board import K_STATION, K_STREET, K_UTILITY
 from ..errors import IllegalAction
 from ..events import RentDue, RentLapsed, maker
 from .money import R_RENT, charge

@@ -5,7 +5,9 @@
   gratis di prigione"). Classico-like editions name the jail cards by deck; niente-e-come-sembra
   names any kept card by its key ``deck*256+card`` ("riuscite a comprarla da un altro
   giocatore"), the receiver still holding at most one Imprevisti ("una sola carta Imprevisti
-  alla volta"); a traded card is not being used, so it is not inspected.
+  alla volta"); a traded card is not being used, so it is not inspected. Which cards may be
+  traded and how they move is the edition's card strategy (``Edition.cards``:
+  engine.rules.cards.Deck, engine.rules.faceup_cards.FaceUp).
 * No street may change hands while its colour set has buildings ("è obbligatorio vendere alla
   Banca tutte le case o gli alberghi ... edificati sulle altre strade dello stesso colore").
 * A mortgaged property received: the new owner at once either lifts it (mortgage + 10 %) or
@@ -21,10 +23,7 @@ is checked again when accepted (ownership, buildings, cash may have changed).
 from __future__ import annotations
 
 from ..errors import IllegalAction
-from ..editions.niente import IMPREVISTI
 from ..events import PropertyTransferred, TradeClosed, TradeProposed
-from .banknotes import NX_HAND
-from .faceup_cards import imprevisti_held
 from .money import R_FEE, R_LIFT, R_TRADE, transfer
 
 # Offer layout in s.offers.
@@ -42,19 +41,6 @@ def _check_squares(s, squares, holder: int) -> None:
         for m in tb.group_of[sq]:
             if s.level[m]:
                 raise IllegalAction("sell the buildings of the set first", "has_buildings")
-
-
-def _check_cards(s, decks, holder: int) -> None:
-    if s.nx:  # niente: any kept card, named by its key deck*256+card
-        mine = s.held[holder] + s.nx[NX_HAND][holder]
-        for k in decks:
-            if k not in mine:
-                raise IllegalAction("card not held by the giving side", "no_such_card")
-        return
-    held = [k >> 8 for k in s.held[holder]]
-    for d in decks:
-        if d not in held:
-            raise IllegalAction("jail card not held by the giving side", "no_jail_card")
 
 
 def _costs(s, received, lift) -> int:
@@ -80,11 +66,8 @@ def check_offer(s, o) -> tuple[int, int]:
         raise IllegalAction("negative money", "bad_amount")
     _check_squares(s, o[O_GIVE], p)
     _check_squares(s, o[O_GET], q)
-    _check_cards(s, o[O_GIVE_CARDS], p)
-    _check_cards(s, o[O_GET_CARDS], q)
-    if s.nx:
-        _check_imprevisti_limit(s, p, o[O_GIVE_CARDS], o[O_GET_CARDS])
-        _check_imprevisti_limit(s, q, o[O_GET_CARDS], o[O_GIVE_CARDS])
+    # Which cards may change hands, and how they are named: the edition's card strategy.
+    s.ed.cards.check_trade(s, p, q, o[O_GIVE_CARDS], o[O_GET_CARDS])
     for sq in o[O_LIFT]:
         if sq not in o[O_GET] or not s.mort[sq]:
             raise IllegalAction("can only lift a mortgaged property you receive", "bad_lift")
@@ -139,10 +122,11 @@ def accept(s, ev, seat: int, proposer: int, lift) -> None:
         transfer(s, ev, q, p, o[O_GET_CASH], R_TRADE)
     _move_squares(s, ev, o[O_GIVE], p, q, lift)
     _move_squares(s, ev, o[O_GET], q, p, o[O_LIFT])
+    cards = s.ed.cards  # engine.rules.cards.Deck (jail cards by deck) or FaceUp (card keys)
     for d in o[O_GIVE_CARDS]:
-        _move_card(s, d, p, q)
+        cards.give(s, ev, d, p, q)
     for d in o[O_GET_CARDS]:
-        _move_card(s, d, q, p)
+        cards.give(s, ev, d, q, p)
     ev.append(TradeClosed(p, q, "accepted"))
     void_offers(s, ev)
 
@@ -158,29 +142,6 @@ def _move_squares(s, ev, squares, frm: int, to: int, lift) -> None:
                 transfer(s, ev, to, -1, tb.lift[sq], R_LIFT)
             else:
                 transfer(s, ev, to, -1, tb.fee[sq], R_FEE)
-
-
-def _check_imprevisti_limit(s, seat: int, gives, gets) -> None:
-    """niente: "Potete avere una sola carta Imprevisti alla volta" holds after the trade too."""
-    after = len(imprevisti_held(s, seat)) - sum(1 for k in gives if k >> 8 == IMPREVISTI) \
-        + sum(1 for k in gets if k >> 8 == IMPREVISTI)
-    if after > s.ed.decoder.imprevisti_limit:
-        raise IllegalAction("a player may hold one Imprevisti at a time", "imprevisti_limit")
-
-
-def _move_card(s, deck: int, frm: int, to: int) -> None:
-    if s.nx:  # niente: ``deck`` is the card's key; it keeps its place (held or hand)
-        lst = s.held if deck in s.held[frm] else s.nx[NX_HAND]
-        lst[frm].remove(deck)
-        lst[to].append(deck)
-        lst[to].sort()
-        return
-    for k in s.held[frm]:
-        if k >> 8 == deck:
-            s.held[frm].remove(k)
-            s.held[to].append(k)
-            s.held[to].sort()
-            return
 
 
 def reject(s, ev, seat: int, proposer: int) -> None:
