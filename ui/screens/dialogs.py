@@ -21,7 +21,7 @@ from engine import actions as A
 from ui.i18n import _, format_money
 from ui.screens.bid_dialog import BidDialog
 from ui.screens.create_dialog import HOUSE_RULES, CreateDialog, house_rule_label
-from ui.screens.modal import ConfirmDialog, _Dialog
+from ui.screens.modal import ChoiceDialog, ConfirmDialog, _Dialog
 from ui.screens.trade_dialogs import OfferDialog, TradeDialog, describe_offer
 
 
@@ -52,7 +52,7 @@ def manage_label(state: Any, a: Any) -> str:
     return _("Lift the mortgage on {square} ({money})").format(square=name, money=format_money(tb.lift[a.square]))
 
 
-class ManageDialog(_Dialog):
+class ManageDialog(ChoiceDialog):
     """Build evenly, sell, mortgage, lift: the legal ones for our seat, one line each;
     dismisses the chosen action or None."""
 
@@ -71,17 +71,8 @@ class ManageDialog(_Dialog):
                              id="choices")
             yield Button(_("Cancel"), id="cancel", compact=True)
 
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        """Answer the chosen action."""
-        self.dismiss(self.choices[int(event.option.id)])
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        """Cancel: no action."""
-        self.dismiss(None)
-
-
-
-class SettleDialog(_Dialog):
+class SettleDialog(ChoiceDialog):
     """Mortgaged properties inherited from a bankrupt: lift some now or pay the 10 % on them.
     Dismisses the chosen ``SettleMortgages`` or None."""
 
@@ -102,10 +93,6 @@ class SettleDialog(_Dialog):
         with Vertical(classes="dialog wide"):
             yield Label(_("You received mortgaged properties"), classes="title")
             yield OptionList(*[Option(self._label(a), id=str(i)) for i, a in enumerate(self.choices)])
-
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        """Answer the chosen settlement."""
-        self.dismiss(self.choices[int(event.option.id)])
 
 
 class JoinCodeDialog(_Dialog):

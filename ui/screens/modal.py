@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Label
+from textual.widgets import Button, Label, OptionList
 
 from ui.i18n import _
 
@@ -21,6 +21,22 @@ class _Dialog(ModalScreen):
 
     def action_cancel(self) -> None:
         """Esc: close the dialog with no answer (None)."""
+        self.dismiss(None)
+
+
+class ChoiceDialog(_Dialog):
+    """One of ``self.choices`` (the legal actions of one kind, set by the subclass) from an
+    ``OptionList`` whose option ids are their indices: Enter dismisses the chosen action; the
+    Cancel button, like Esc, dismisses None."""
+
+    choices: list
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        """Answer the chosen action."""
+        self.dismiss(self.choices[int(event.option.id)])
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Cancel: no action."""
         self.dismiss(None)
 
 

@@ -24,6 +24,7 @@ from engine.observation import choice_error, choosable_bills, due_amount
 from ui.i18n import _, format_money, to_name
 from ui.narrate import card_title
 from ui.screens.dialogs import _Dialog
+from ui.screens.modal import ChoiceDialog
 from ui.widgets.players import card_known_fake
 
 
@@ -92,7 +93,7 @@ class InspectDialog(_Dialog):
         self.dismiss(self.card if event.button.id == "inspect-card" else None)
 
 
-class TakeCardDialog(_Dialog):
+class TakeCardDialog(ChoiceDialog):
     """On Imprevisti: take one of the face-up cards ("prendete una qualsiasi delle carte").
     Dismisses ``TakeCard(slot)`` or None; with an Imprevisti already in hand the game screen
     asks before the swap."""
@@ -122,14 +123,6 @@ class TakeCardDialog(_Dialog):
             yield OptionList(*[Option(self.label(a), id=str(i)) for i, a in enumerate(self.choices)], id="cards")
             yield Button(_("Cancel"), id="cancel", compact=True)
 
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        """Take the chosen card."""
-        self.dismiss(self.choices[int(event.option.id)])
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        """Cancel: take nothing."""
-        self.dismiss(None)
-
 
 def use_label(state: Any, a: Any) -> str:
     """"“Albergo gratis!” on Via Roma" for a UseCard action."""
@@ -139,7 +132,7 @@ def use_label(state: Any, a: Any) -> str:
     return f"“{title}”"
 
 
-class UseCardDialog(_Dialog):
+class UseCardDialog(ChoiceDialog):
     """Use a kept card now: the legal UseCard actions (card and target), one line each.
     Dismisses the chosen ``UseCard`` or None."""
 
@@ -157,14 +150,6 @@ class UseCardDialog(_Dialog):
             yield OptionList(*[Option(use_label(self.state, a), id=str(i)) for i, a in enumerate(self.choices)],
                              id="uses")
             yield Button(_("Cancel"), id="cancel", compact=True)
-
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        """Use the chosen card."""
-        self.dismiss(self.choices[int(event.option.id)])
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        """Cancel: use nothing."""
-        self.dismiss(None)
 
 
 class BillGroup(NamedTuple):
