@@ -34,7 +34,8 @@ sys.path.insert(0, str(ROOT))
 from p2p.gamelog import LogReader  # noqa: E402
 from p2p.identity import Identity  # noqa: E402
 from p2p.spectate import WATCH_RENEW_S, WatchClient, WatchServer  # noqa: E402
-from p2p.verify import parse_header, verify_log  # noqa: E402
+from p2p.log_checks import parse_header  # noqa: E402
+from p2p.verify import verify_log  # noqa: E402
 
 LOG = ROOT / "tests" / "vectors" / "game.lnplog"
 REPEAT = 3

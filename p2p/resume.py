@@ -28,8 +28,8 @@ from .gamelog import (DROP_RECORD, KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND
                       OWN_RECORD, SKIP_RECORD, STEP_RECORD, LogReader, LogWriter, OwnLog)
 from .identity import Identity
 from .lockstep import HALTED, LockstepSession
+from .log_checks import BadLog, hidden_commits_of_header, parse_header
 from .sealed import candidates, commit_of
-from .verify import BadLog, hidden_commits_of_header, parse_header
 from .wire import MSG_DROP, MSG_SKIP
 
 

@@ -5,6 +5,12 @@ live peer checks: the setup signatures of every seat, every seed reveal against 
 every STEP signature, game id, step number and seat, every ``prev_hash`` and ``prev_digest``,
 every hash-chain reveal, and the engine's application of every step. It reports the first step
 where anything fails.
+
+Here: the driver (``verify_log``, the replay of the records in log order with the state every
+check needs: active and dropped seats, epochs, the hidden ledger, the escrow acknowledgements,
+the sealed phases) and its ``Report``. The checks of one record each (header, a step's prev
+hash and digest, ABANDON, COMPLAINT) are ``log_checks``; a step's resolution is
+``step_resolve``, shared with the live session.
 """
 
 from __future__ import annotations
@@ -16,24 +22,24 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import const as C
-from .beacon import game_seed as compute_game_seed, seed_commitment
+from .complaints import HiddenNow
 from .errors import WireError
-from .complaints import HiddenNow, check_hidden, judge, signed_step
-from .gamelog import (HEADER_RECORD, KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_HEADER, KIND_STEP, STEP_RECORD,
-                      LogReader)
-from .identity import fingerprint_of
+from .escrow_acks import AckLedger, escrow_round
+from .gamelog import KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_HEADER, KIND_STEP, STEP_RECORD, LogReader
 from .hidden import HiddenLedger, hidden_secret, layout_of_state
-from .step_collect import step_digest
-from .step_resolve import hidden_bot, resolve_hidden, resolve_step
+from .identity import fingerprint_of
+from .log_checks import (BadLog, check_abandon, check_complaint, check_prev, hidden_commits_of_header, parse_header,
+                         settle_complaints)
 from .reseat import OffsetChain, counts_at, readmissions
 from .sealed import COMMIT, SealedDecisions
-from .turn_skip import KIND_SKIP, SKIPPED_BODY, check_skip_payload, skip_input, skippable_step
 from .seat_loss import (RULE_BANKRUPT, RULE_BOT, check_drop_record, default_bot, drop_rule, dropped_input,
                         dropped_reveal, quorum)
-from .escrow_acks import AckLedger, escrow_round
-from .wire import (MSG_ABANDON, MSG_COMPLAINT, MSG_SEED, MSG_SETUP_SIG, MSG_STEP, decode_abandon, decode_complaint,
-                   decode_seed, decode_setup, decode_setup_sig, decode_step_body, engine_options, open_envelope,
-                   setup_hash)
+from .step_collect import step_digest
+from .step_resolve import hidden_bot, resolve_hidden, resolve_step
+from .turn_skip import KIND_SKIP, SKIPPED_BODY, check_skip_payload, skip_input, skippable_step
+from .wire import MSG_STEP, decode_step_body, engine_options, open_envelope
+
+__all__ = ["Report", "verify_log"]
 
 
 @dataclass
@@ -73,17 +79,6 @@ class Report:
     escrow bad (§C8.3) adds its seat with "complainer" null."""
 
 
-class BadLog(Exception):
-    """A log check failed at ``step`` (-1 = header) for reason ``why`` (English)."""
-
-    def __init__(self, step: int, why: str) -> None:
-        super().__init__(why)
-        self.step, self.why = step, why
-
-
-_Bad = BadLog
-
-
 def verify_log(path: str | os.PathLike[str], engine: Any = None) -> Report:
     """Verify the log at ``path`` by replay with ``engine`` (default: the ``engine`` package).
     Never raises for a bad log: the report names the first bad step and why."""
@@ -98,72 +93,17 @@ def verify_log(path: str | os.PathLike[str], engine: Any = None) -> Report:
     try:
         _replay(engine, reader, it, rep)
         rep.ok = True
-    except _Bad as b:
+    except BadLog as b:
         rep.first_bad_step, rep.error = b.step, b.why
     rep.seconds = time.perf_counter() - t0
     return rep
 
 
-def parse_header(payload: bytes) -> tuple:
-    """Check a log header record (protocol.md §C6): every seat's setup signature and seed reveal.
-    Returns (setup, setup bytes, setup hash, game seed); raises ``BadLog`` (step -1)."""
-    return _header(payload)
-
-
-def hidden_commits_of_header(payload: bytes) -> list | None:
-    """Every seat's hidden-information commitment (leaves, protocol.md §C12.2) from a log header
-    already checked by ``parse_header``, in seat order; None if the setup signatures carry
-    none (an edition without hidden information)."""
-    try:
-        sigs = HEADER_RECORD.decode(payload).sigs
-        leaves = [decode_setup_sig(open_envelope(raw).body).leaves for raw in sigs]
-    except (WireError, TypeError, ValueError, IndexError) as e:
-        raise _Bad(-1, f"malformed header: {e}") from None
-    if all(x is None for x in leaves):
-        return None
-    if any(x is None for x in leaves):
-        raise _Bad(-1, "some seats committed hidden information and others did not")
-    return leaves
-
-
-def _header(payload: bytes) -> tuple:
-    try:
-        version, sb, sigs, seeds = HEADER_RECORD.decode(payload)
-        setup = decode_setup(sb)
-    except (WireError, ValueError, TypeError) as e:
-        raise _Bad(-1, f"malformed header: {e}") from None
-    if setup.version != C.PROTOCOL_VERSION:
-        # Another version plays by other rules (protocol.md §E0 "Versioning"): replaying it with
-        # ours would call an honest log invalid, or a bad one valid.
-        raise _Bad(-1, f"the log is of protocol version {setup.version}; "
-                       f"this program checks version {C.PROTOCOL_VERSION}")
-    sh = setup_hash(sb)
-    if len(sigs) != setup.seats or len(seeds) != setup.seats:
-        raise _Bad(-1, "header must hold one setup signature and one seed reveal per seat")
-    secrets = []
-    for i, p in enumerate(setup.players):
-        try:
-            env = open_envelope(sigs[i])
-            s = decode_setup_sig(env.body)
-            env2 = open_envelope(seeds[i])
-            r = decode_seed(env2.body)
-        except (WireError, TypeError) as e:
-            raise _Bad(-1, f"malformed setup signature or seed of seat {i}: {e}") from None
-        if env.mtype != MSG_SETUP_SIG or s.seat != i or s.setup_hash != sh or s.game_id != setup.game_id \
-                or not env.verify(p.public_key):
-            raise _Bad(-1, f"bad setup signature of seat {i}")
-        if env2.mtype != MSG_SEED or r.seat != i or r.setup_hash != sh or r.game_id != setup.game_id \
-                or not env2.verify(p.public_key) or seed_commitment(r.secret) != p.seed_commit:
-            raise _Bad(-1, f"bad seed reveal of seat {i}")
-        secrets.append(r.secret)
-    return setup, sb, sh, compute_game_seed(secrets)
-
-
 def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
     first = next(it, None)
     if first is None or first.kind != KIND_HEADER:
-        raise _Bad(-1, reader.error or "log does not start with a header record")
-    setup, sb, sh, seed = _header(first.payload)
+        raise BadLog(-1, reader.error or "log does not start with a header record")
+    setup, sb, sh, seed = parse_header(first.payload)
     rep.edition = setup.edition
     rep.seats = [(p.name, fingerprint_of(p.public_key)) for p in setup.players]
     pubkeys = [p.public_key for p in setup.players]
@@ -176,7 +116,7 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
     if layout is not None:
         commits = hidden_commits_of_header(first.payload)
         if commits is None or any(len(c) != 32 * layout.items for c in commits):
-            raise _Bad(-1, "hidden-information commitments missing or of the wrong size")
+            raise BadLog(-1, "hidden-information commitments missing or of the wrong size")
         ledger = HiddenLedger(setup.game_id, setup.seats, layout, commits, state)
         bot = hidden_bot(engine)
         rep.hidden = {"inspections": 0, "fakes_found": 0, "fake_cards_caught": 0, "reveals": 0,
@@ -212,28 +152,28 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
     er, round_epoch = next_round()
     for rec in it:
         if attested:
-            raise _Bad(k, "records after the end of the game")
+            raise BadLog(k, "records after the end of the game")
         if rec.kind == KIND_SKIP:
             pend = engine.pending(state)
             if not skippable_step(pend, final=engine.is_terminal(state), hidden=ledger is not None):
-                raise _Bad(k, "skip record at a step that is not skippable")
+                raise BadLog(k, "skip record at a step that is not skippable")
             try:
                 seat, _ = check_skip_payload(gid, pubkeys, active, epoch, k, rec.payload)
             except ValueError as e:
-                raise _Bad(k, f"skip record: {e}") from None
+                raise BadLog(k, f"skip record: {e}") from None
             if seat in skips:
-                raise _Bad(k, f"seat {seat}: two skip records for one step")
+                raise BadLog(k, f"seat {seat}: two skip records for one step")
             skips.add(seat)
             continue
         if rec.kind == KIND_DROP:
             if skips:
-                raise _Bad(k, "drop record after a skip record of the same step")  # drops come first
+                raise BadLog(k, "drop record after a skip record of the same step")  # drops come first
             if on_drop is None:
-                raise _Bad(k, "seat dropped in a game without seat loss")
+                raise BadLog(k, "seat dropped in a game without seat loss")
             try:
                 seat, _, _, chain, cheat = check_drop_record(setup, active, epoch, k, rec.payload, acks)
             except ValueError as e:
-                raise _Bad(k, f"drop record: {e}") from None
+                raise BadLog(k, f"drop record: {e}") from None
             if cheat is not None:  # the record's shares prove the dropped seat's escrow bad (§C8.3)
                 rep.cheaters.append({"seat": seat, "step": k, "reason": cheat, "complainer": None})
                 bad_escrow.add(seat)  # never re-seated (§C8.9)
@@ -250,7 +190,7 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
             acks.open_epoch(epoch, active)
             continue
         if rec.kind == KIND_ABANDON:
-            rep.abandoned = _abandon(setup, rec.payload, k, h, digest)
+            rep.abandoned = check_abandon(setup, rec.payload, k, h, digest)
             attested = True  # nothing may follow
             continue
         if rec.kind == KIND_COMPLAINT:
@@ -258,38 +198,38 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
             if ledger is not None and not engine.is_terminal(state):
                 insp = engine.hidden_items(state) if engine.pending(state).kind == "inspection" else None
                 now = HiddenNow(k, h, digest, ledger, insp)
-            _complaint(setup, rec.payload, k, active, recent, last_reveals, pending_complaints, rep, now,
-                       acks.confirmed)
+            check_complaint(setup, rec.payload, k, active, recent, last_reveals, pending_complaints, rep.cheaters,
+                            now, acks.confirmed)
             continue
         if rec.kind != KIND_STEP:
-            raise _Bad(k, f"unexpected record kind {rec.kind}")
+            raise BadLog(k, f"unexpected record kind {rec.kind}")
         try:
             step, raws = STEP_RECORD.decode(rec.payload)
             if step != k or len(raws) != n:
-                raise _Bad(k, f"step record {step!r} out of order or without one message per seat")
+                raise BadLog(k, f"step record {step!r} out of order or without one message per seat")
             envs = [None if r is None else open_envelope(r, C.MAX_STEP_MSG) for r in raws]
             bodies = [None if e is None else decode_step_body(e.body) for e in envs]
         except (WireError, TypeError, ValueError) as e:
-            raise _Bad(k, f"malformed step record: {e}") from None
+            raise BadLog(k, f"malformed step record: {e}") from None
         for i, (e, b) in enumerate(zip(envs, bodies)):
             if e is None:
                 if active[i] and i not in skips:
-                    raise _Bad(k, f"seat {i}: no message from an active seat")
+                    raise BadLog(k, f"seat {i}: no message from an active seat")
                 continue
             if i in skips:
-                raise _Bad(k, f"seat {i}: message of a seat whose turn was skipped")
+                raise BadLog(k, f"seat {i}: message of a seat whose turn was skipped")
             if not active[i]:
-                raise _Bad(k, f"seat {i}: message from a dropped seat")
+                raise BadLog(k, f"seat {i}: message from a dropped seat")
             if e.mtype != MSG_STEP or b.game_id != gid or b.step != k or b.seat != i:
-                raise _Bad(k, f"seat {i}: message of another game, step or seat")
+                raise BadLog(k, f"seat {i}: message of another game, step or seat")
             if not e.verify(pubkeys[i]):
-                raise _Bad(k, f"seat {i}: bad signature")
-        _check_prev(k, bodies, h, digest)
+                raise BadLog(k, f"seat {i}: bad signature")
+        check_prev(k, bodies, h, digest)
         sealed.begin(k, engine, state)
         rep.messages += sum(e is not None for e in envs)
         recent[k] = [None if e is None else e.raw for e in envs]
         recent.pop(k - C.KEEP_STEPS, None)
-        _settle_complaints(setup, k, bodies, recent, last_reveals, pending_complaints, rep, sealed)
+        settle_complaints(setup, k, bodies, recent, last_reveals, pending_complaints, rep.cheaters, sealed)
         if engine.is_terminal(state):
             # The attestation round (§C3.5): checked above against the final state hash and
             # the last step's digest; no input, nothing applied.
@@ -322,17 +262,17 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
         signed = list(bodies)  # the acknowledgements as signed (§C8.2)
         opened = sealed.resolve(engine, k, bodies, [None if e is None else e.raw for e in envs])
         if opened.fault is not None:
-            raise _Bad(k, f"seat {opened.fault[0]}: {opened.fault[1]}")
+            raise BadLog(k, f"seat {opened.fault[0]}: {opened.fault[1]}")
         eng, bodies = opened.engine, opened.bodies
         if ledger is not None:
             bad, res = resolve_hidden(eng, ledger, state, chance, inspection, seed, k, bodies, last_reveals, fill, er)
             if bad is not None:
-                raise _Bad(k, f"seat {bad[0]}: {bad[1]}")
+                raise BadLog(k, f"seat {bad[0]}: {bad[1]}")
             ledger.after_step(k, [None if b is None else b.hidden for b in bodies], res.state)
         else:
             res = resolve_step(eng, state, chance, seed, k, bodies, last_reveals, fill, er)
         if res.fatal is not None:
-            raise _Bad(k, f"seat {res.fatal[0]}: {res.fatal[1]}")
+            raise BadLog(k, f"seat {res.fatal[0]}: {res.fatal[1]}")
         events = res.events
         state = res.state
         for seat, (rule, _, at) in sorted(dropped.items()):
@@ -372,10 +312,10 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
         rep.hidden["deliveries"] = ledger.stats["deliveries"]
         rep.hidden["items_delivered"] = ledger.stats["items_delivered"]
     if reader.error is not None:
-        raise _Bad(k, f"{reader.error} at byte {reader.error_offset}")
+        raise BadLog(k, f"{reader.error} at byte {reader.error_offset}")
     if pending_complaints:
         c = pending_complaints[0][0]
-        raise _Bad(c.step, f"complaint of seat {c.seat} about a step the log does not reach")
+        raise BadLog(c.step, f"complaint of seat {c.seat} about a step the log does not reach")
     if rep.abandoned is not None:
         return  # no winner, not complete
     rep.complete = engine.is_terminal(state) and attested
@@ -414,113 +354,3 @@ def _count_hidden(h: dict, events: Any, reveal: bool) -> None:
         elif name == "CardInspected":
             h["inspections"] += 1
             h["fake_cards_caught"] += bool(ev.fake)
-
-
-def _check_prev(k: int, bodies: list, h: bytes, digest: bytes) -> None:
-    """Every message of step ``k`` must carry the replayed state hash and digest of step k-1.
-    When **no** seat's message does, step k-1 itself is what changed (an input altered and
-    re-signed, a message swapped): every seat signed over other messages or another state,
-    so the failure is reported at step k-1 (protocol.md part L, verify). Otherwise the seats
-    that differ signed a wrong hash at step k. Raises ``BadLog``."""
-    present = [(i, b) for i, b in enumerate(bodies) if b is not None]
-    bad_hash = [i for i, b in present if b.prev_hash != h]
-    bad_digest = [i for i, b in present if b.prev_digest != digest]
-    if not bad_hash and not bad_digest:
-        return
-    if k > 0 and len(bad_digest) == len(present):
-        raise _Bad(k - 1, "the messages of this step are not the ones every seat signed over at the next step "
-                          "(their prev digest): a message of this step was altered")
-    if k > 0 and len(bad_hash) == len(present):
-        raise _Bad(k - 1, "the state after this step differs from the one every seat signed at the next step")
-    if bad_hash:
-        raise _Bad(k, f"seat {bad_hash[0]}: prev state hash differs from the replayed state")
-    raise _Bad(k, f"seat {bad_digest[0]}: prev digest differs from the replayed step digest")
-
-
-def _abandon(setup: Any, raw: bytes, k: int, h: bytes, digest: bytes) -> dict:
-    """Check an ABANDON record (protocol.md §C8.7): signed by a seat of this game, for step k-1
-    .. k+1 (its signer may have applied one step more or less than the log's writer), with
-    our state and digest when it is for step k. Returns {"seat", "step"}."""
-    try:
-        env = open_envelope(raw)
-        a = decode_abandon(env.body)
-    except WireError as e:
-        raise _Bad(k, f"malformed abandon record: {e}") from None
-    if env.mtype != MSG_ABANDON or a.game_id != setup.game_id or a.seat >= setup.seats \
-            or not env.verify(setup.players[a.seat].public_key):
-        raise _Bad(k, "abandon record not signed by a seat of this game")
-    if not k - 1 <= a.step <= k + 1 or (a.step == k and (a.prev_hash != h or a.prev_digest != digest)):
-        raise _Bad(k, f"abandon record of seat {a.seat} for step {a.step} does not fit the log")
-    return {"seat": a.seat, "step": a.step}
-
-
-def _complaint(setup: Any, raw: bytes, k: int, active: list, recent: dict, last_reveals: list,
-               pending: list, rep: Report, now: HiddenNow | None = None, escrow_ok: Any = None) -> None:
-    """Check a COMPLAINT record (protocol.md §C8.8) and name the cheater in ``rep.cheaters``.
-    Kinds 1 and 3 are self-contained; a kind-2 STEP of a step already read is compared with
-    the logged message, one of a later step waits for that step (``_settle_complaints``); a
-    kind-4 STEP is judged by ``complaints.check_hidden`` with ``now`` (our step k, before its
-    record). Raises ``BadLog`` for a complaint that proves nothing."""
-    try:
-        env = open_envelope(raw, C.MAX_COMPLAINT_MSG)
-        c = decode_complaint(env.body)
-    except WireError as e:
-        raise _Bad(k, f"malformed complaint record: {e}") from None
-    if env.mtype != MSG_COMPLAINT or c.game_id != setup.game_id or not env.verify(setup.players[c.seat].public_key):
-        raise _Bad(k, "complaint record not signed by a seat of this game")
-    deferred = []
-
-    def bad_step(ev: bytes) -> tuple | None:
-        b = signed_step(setup, ev)
-        if b is None:
-            return None
-        if b.step in recent:
-            logged = recent[b.step][b.seat]
-            if logged is not None and logged != ev and open_envelope(logged).body != open_envelope(ev).body:
-                return b.seat, "signed two different messages for one step"
-            if logged is not None:
-                return c.seat, "false complaint: the log applied that very message"
-        if b.step >= k:
-            deferred.append(b)
-            return -1, ""
-        return None
-
-    def bad_hidden(ev: bytes) -> tuple | None:
-        b = signed_step(setup, ev)
-        logged = recent[b.step][b.seat] if b is not None and b.step in recent else None
-        return check_hidden(setup, ev, None if logged is None else open_envelope(logged).body, now)
-
-    verdict = judge(setup, c, active, bad_step, bad_hidden, escrow_ok)
-    if deferred:
-        pending.append((c, deferred[0]))
-        return
-    if verdict is None:
-        raise _Bad(k, f"complaint of seat {c.seat} proves nothing")
-    rep.cheaters.append({"seat": verdict[0], "step": c.step, "reason": verdict[1], "complainer": c.seat})
-
-
-def _settle_complaints(setup: Any, k: int, bodies: list, recent: dict, last_reveals: list, pending: list,
-                       rep: Report, sealed: Any = None) -> None:
-    """Judge the kind-2 complaints about step ``k`` now that its record was read: another
-    message of the seat in the log proves equivocation; no message (the seat was dropped at k)
-    leaves the reveal itself to check against the seat's previous reveal."""
-    import hashlib
-
-    for item in [p for p in pending if p[1].step == k]:
-        pending.remove(item)
-        c, b = item
-        reveals = last_reveals  # before step k is applied: what the seat's reveal must hash to
-        logged = recent[k][b.seat]
-        if logged is not None and bodies[b.seat] != b:
-            rep.cheaters.append({"seat": b.seat, "step": c.step, "reason": "signed two different messages for one step",
-                                 "complainer": c.seat})
-        elif logged is None and sealed is not None and sealed.judge(b) is not None:
-            rep.cheaters.append({"seat": b.seat, "step": c.step, "reason": sealed.judge(b)[1], "complainer": c.seat})
-        elif logged is None and (type(b.input) is not bytes or hashlib.sha256(b.input).digest() != reveals[b.seat]):
-            rep.cheaters.append({"seat": b.seat, "step": c.step, "reason": "reveal does not hash to the previous reveal",
-                                 "complainer": c.seat})
-        elif logged is None:
-            raise _Bad(k, f"complaint of seat {c.seat} about a valid reveal")
-        else:
-            rep.cheaters.append({"seat": c.seat, "step": c.step, "reason": "false complaint: the log applied that "
-                                 "very message", "complainer": c.seat})

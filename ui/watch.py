@@ -206,7 +206,7 @@ class WatchDriver(DriverBase):
 
     def _setup(self) -> Any:
         """The game's setup from the header record (None before it or if it does not parse)."""
-        from p2p.verify import BadLog, parse_header
+        from p2p.log_checks import BadLog, parse_header
 
         if not self.client.records:
             return None
@@ -305,7 +305,7 @@ class WatchDriver(DriverBase):
         """Our ChatRoom: the seats (from the game's header) are players, anyone else the seat
         relays is a spectator."""
         from p2p.chat import PLAYER, ChatRoom
-        from p2p.verify import BadLog, parse_header
+        from p2p.log_checks import BadLog, parse_header
 
         if self.chat_room is None:
             self.chat_room = ChatRoom(self.identity, self.ad.game_id, self.name)
@@ -401,7 +401,7 @@ class WatchDriver(DriverBase):
         as the players get them (SeatChanged, protocol.md §C8.4; the rule from the setup)."""
         from p2p.errors import WireError
         from p2p.gamelog import DROP_RECORD, KIND_DROP
-        from p2p.verify import BadLog, parse_header
+        from p2p.log_checks import BadLog, parse_header
         from ui.play import SeatChanged
 
         records = self.client.records

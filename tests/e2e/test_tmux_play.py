@@ -29,7 +29,7 @@ import pytest
 import engine
 from engine import actions as A
 from p2p.gamelog import KIND_HEADER, KIND_STEP, LogReader
-from p2p.verify import parse_header
+from p2p.log_checks import parse_header
 from p2p.wire import decode_step_body, open_envelope
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None,

@@ -37,7 +37,7 @@ def records():
 
 def _seats() -> list[Identity]:
     """The sample game's seat identities in seat order (the setup's, not the seeds')."""
-    from p2p.verify import parse_header
+    from p2p.log_checks import parse_header
 
     ids = {i.public_key: i for i in (Identity.from_seed(s.encode()) for s in FACTS["seeds"])}
     return [ids[p.public_key] for p in parse_header(records()[0][1])[0].players]

@@ -1,0 +1,189 @@
+"""Checks of one game-log record each, shared by ``verify`` and the peers that read a log
+(``resume``, ``ui/watch``): the header (protocol.md §C6: every seat's setup signature and seed
+reveal, the protocol version, the hidden-information commitments of §C12.2), a step's
+``prev_hash``/``prev_digest`` (§C3, Part L: which step a failure is reported at), an ABANDON
+record (§C8.7) and a COMPLAINT record with the kind-2 complaints it defers until the step it
+names is read (§C8.8). Each raises ``BadLog`` (step, reason) for a record that fails; the
+complaint checks name the cheater in the ``cheaters`` list they are given (``verify.Report``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from . import const as C
+from .beacon import game_seed as compute_game_seed, seed_commitment
+from .complaints import HiddenNow, check_hidden, judge, signed_step
+from .errors import WireError
+from .gamelog import HEADER_RECORD
+from .wire import (MSG_ABANDON, MSG_COMPLAINT, MSG_SEED, MSG_SETUP_SIG, decode_abandon, decode_complaint, decode_seed,
+                   decode_setup, decode_setup_sig, open_envelope, setup_hash)
+
+
+class BadLog(Exception):
+    """A log check failed at ``step`` (-1 = header) for reason ``why`` (English)."""
+
+    def __init__(self, step: int, why: str) -> None:
+        super().__init__(why)
+        self.step, self.why = step, why
+
+
+def parse_header(payload: bytes) -> tuple:
+    """Check a log header record (protocol.md §C6): every seat's setup signature and seed reveal.
+    Returns (setup, setup bytes, setup hash, game seed); raises ``BadLog`` (step -1)."""
+    try:
+        version, sb, sigs, seeds = HEADER_RECORD.decode(payload)
+        setup = decode_setup(sb)
+    except (WireError, ValueError, TypeError) as e:
+        raise BadLog(-1, f"malformed header: {e}") from None
+    if setup.version != C.PROTOCOL_VERSION:
+        # Another version plays by other rules (protocol.md §E0 "Versioning"): replaying it with
+        # ours would call an honest log invalid, or a bad one valid.
+        raise BadLog(-1, f"the log is of protocol version {setup.version}; "
+                         f"this program checks version {C.PROTOCOL_VERSION}")
+    sh = setup_hash(sb)
+    if len(sigs) != setup.seats or len(seeds) != setup.seats:
+        raise BadLog(-1, "header must hold one setup signature and one seed reveal per seat")
+    secrets = []
+    for i, p in enumerate(setup.players):
+        try:
+            env = open_envelope(sigs[i])
+            s = decode_setup_sig(env.body)
+            env2 = open_envelope(seeds[i])
+            r = decode_seed(env2.body)
+        except (WireError, TypeError) as e:
+            raise BadLog(-1, f"malformed setup signature or seed of seat {i}: {e}") from None
+        if env.mtype != MSG_SETUP_SIG or s.seat != i or s.setup_hash != sh or s.game_id != setup.game_id \
+                or not env.verify(p.public_key):
+            raise BadLog(-1, f"bad setup signature of seat {i}")
+        if env2.mtype != MSG_SEED or r.seat != i or r.setup_hash != sh or r.game_id != setup.game_id \
+                or not env2.verify(p.public_key) or seed_commitment(r.secret) != p.seed_commit:
+            raise BadLog(-1, f"bad seed reveal of seat {i}")
+        secrets.append(r.secret)
+    return setup, sb, sh, compute_game_seed(secrets)
+
+
+def hidden_commits_of_header(payload: bytes) -> list | None:
+    """Every seat's hidden-information commitment (leaves, protocol.md §C12.2) from a log header
+    already checked by ``parse_header``, in seat order; None if the setup signatures carry
+    none (an edition without hidden information)."""
+    try:
+        sigs = HEADER_RECORD.decode(payload).sigs
+        leaves = [decode_setup_sig(open_envelope(raw).body).leaves for raw in sigs]
+    except (WireError, TypeError, ValueError, IndexError) as e:
+        raise BadLog(-1, f"malformed header: {e}") from None
+    if all(x is None for x in leaves):
+        return None
+    if any(x is None for x in leaves):
+        raise BadLog(-1, "some seats committed hidden information and others did not")
+    return leaves
+
+
+def check_prev(k: int, bodies: list, h: bytes, digest: bytes) -> None:
+    """Every message of step ``k`` must carry the replayed state hash and digest of step k-1.
+    When **no** seat's message does, step k-1 itself is what changed (an input altered and
+    re-signed, a message swapped): every seat signed over other messages or another state,
+    so the failure is reported at step k-1 (protocol.md part L, verify). Otherwise the seats
+    that differ signed a wrong hash at step k. Raises ``BadLog``."""
+    present = [(i, b) for i, b in enumerate(bodies) if b is not None]
+    bad_hash = [i for i, b in present if b.prev_hash != h]
+    bad_digest = [i for i, b in present if b.prev_digest != digest]
+    if not bad_hash and not bad_digest:
+        return
+    if k > 0 and len(bad_digest) == len(present):
+        raise BadLog(k - 1, "the messages of this step are not the ones every seat signed over at the next step "
+                            "(their prev digest): a message of this step was altered")
+    if k > 0 and len(bad_hash) == len(present):
+        raise BadLog(k - 1, "the state after this step differs from the one every seat signed at the next step")
+    if bad_hash:
+        raise BadLog(k, f"seat {bad_hash[0]}: prev state hash differs from the replayed state")
+    raise BadLog(k, f"seat {bad_digest[0]}: prev digest differs from the replayed step digest")
+
+
+def check_abandon(setup: Any, raw: bytes, k: int, h: bytes, digest: bytes) -> dict:
+    """Check an ABANDON record (protocol.md §C8.7): signed by a seat of this game, for step k-1
+    .. k+1 (its signer may have applied one step more or less than the log's writer), with
+    our state and digest when it is for step k. Returns {"seat", "step"}."""
+    try:
+        env = open_envelope(raw)
+        a = decode_abandon(env.body)
+    except WireError as e:
+        raise BadLog(k, f"malformed abandon record: {e}") from None
+    if env.mtype != MSG_ABANDON or a.game_id != setup.game_id or a.seat >= setup.seats \
+            or not env.verify(setup.players[a.seat].public_key):
+        raise BadLog(k, "abandon record not signed by a seat of this game")
+    if not k - 1 <= a.step <= k + 1 or (a.step == k and (a.prev_hash != h or a.prev_digest != digest)):
+        raise BadLog(k, f"abandon record of seat {a.seat} for step {a.step} does not fit the log")
+    return {"seat": a.seat, "step": a.step}
+
+
+def check_complaint(setup: Any, raw: bytes, k: int, active: list, recent: dict, last_reveals: list,
+                    pending: list, cheaters: list, now: HiddenNow | None = None, escrow_ok: Any = None) -> None:
+    """Check a COMPLAINT record (protocol.md §C8.8) and name the cheater in ``cheaters``
+    (``verify.Report.cheaters``). Kinds 1 and 3 are self-contained; a kind-2 STEP of a step
+    already read is compared with the logged message, one of a later step waits for that step
+    (``settle_complaints``); a kind-4 STEP is judged by ``complaints.check_hidden`` with
+    ``now`` (our step k, before its record). Raises ``BadLog`` for a complaint that proves
+    nothing."""
+    try:
+        env = open_envelope(raw, C.MAX_COMPLAINT_MSG)
+        c = decode_complaint(env.body)
+    except WireError as e:
+        raise BadLog(k, f"malformed complaint record: {e}") from None
+    if env.mtype != MSG_COMPLAINT or c.game_id != setup.game_id or not env.verify(setup.players[c.seat].public_key):
+        raise BadLog(k, "complaint record not signed by a seat of this game")
+    deferred = []
+
+    def bad_step(ev: bytes) -> tuple | None:
+        b = signed_step(setup, ev)
+        if b is None:
+            return None
+        if b.step in recent:
+            logged = recent[b.step][b.seat]
+            if logged is not None and logged != ev and open_envelope(logged).body != open_envelope(ev).body:
+                return b.seat, "signed two different messages for one step"
+            if logged is not None:
+                return c.seat, "false complaint: the log applied that very message"
+        if b.step >= k:
+            deferred.append(b)
+            return -1, ""
+        return None
+
+    def bad_hidden(ev: bytes) -> tuple | None:
+        b = signed_step(setup, ev)
+        logged = recent[b.step][b.seat] if b is not None and b.step in recent else None
+        return check_hidden(setup, ev, None if logged is None else open_envelope(logged).body, now)
+
+    verdict = judge(setup, c, active, bad_step, bad_hidden, escrow_ok)
+    if deferred:
+        pending.append((c, deferred[0]))
+        return
+    if verdict is None:
+        raise BadLog(k, f"complaint of seat {c.seat} proves nothing")
+    cheaters.append({"seat": verdict[0], "step": c.step, "reason": verdict[1], "complainer": c.seat})
+
+
+def settle_complaints(setup: Any, k: int, bodies: list, recent: dict, last_reveals: list, pending: list,
+                      cheaters: list, sealed: Any = None) -> None:
+    """Judge the kind-2 complaints about step ``k`` now that its record was read: another
+    message of the seat in the log proves equivocation; no message (the seat was dropped at k)
+    leaves the reveal itself to check against the seat's previous reveal."""
+    for item in [p for p in pending if p[1].step == k]:
+        pending.remove(item)
+        c, b = item
+        reveals = last_reveals  # before step k is applied: what the seat's reveal must hash to
+        logged = recent[k][b.seat]
+        if logged is not None and bodies[b.seat] != b:
+            cheaters.append({"seat": b.seat, "step": c.step, "reason": "signed two different messages for one step",
+                             "complainer": c.seat})
+        elif logged is None and sealed is not None and sealed.judge(b) is not None:
+            cheaters.append({"seat": b.seat, "step": c.step, "reason": sealed.judge(b)[1], "complainer": c.seat})
+        elif logged is None and (type(b.input) is not bytes or hashlib.sha256(b.input).digest() != reveals[b.seat]):
+            cheaters.append({"seat": b.seat, "step": c.step, "reason": "reveal does not hash to the previous reveal",
+                             "complainer": c.seat})
+        elif logged is None:
+            raise BadLog(k, f"complaint of seat {c.seat} about a valid reveal")
+        else:
+            cheaters.append({"seat": c.seat, "step": c.step, "reason": "false complaint: the log applied that "
+                             "very message", "complainer": c.seat})
