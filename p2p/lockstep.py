@@ -70,6 +70,7 @@ from .session_events import (BeaconExhausted, CaughtUp, CheaterProven, CheatDete
 from .referee import Referee
 from .reseat import OffsetChain, Reseat
 from .session_port import Effects
+from .step_auth import HistoryUpTo, StepAuth
 from .step_collect import Held, StepCollector, kept_version, step_digest
 # Step resolution, shared with verify.py (step_resolve.py); re-exported here.
 from .step_resolve import StepResult, hidden_bot, resolve_hidden, resolve_step
@@ -145,6 +146,8 @@ class LockstepSession:
         self.state = state if state is not None else engine.new_game(setup.edition, setup.seats, engine_options(setup))
         #: The parts (module docstring).
         self.steps = StepCollector(self.n, my_seat, self.setup_hash)
+        #: STEPs applied on their seat's channel MAC, signatures checked when used (§C3.7).
+        self.auth = StepAuth(self._pubkeys, [p.x25519_key for p in setup.players], my_seat)
         self.seats = SeatLoss(setup, my_seat, identity, chain.value(0), engine)
         self.catchup = CatchUp(identity, self.game_id, my_seat)
         if getattr(log, "path", None) is not None:
@@ -205,7 +208,7 @@ class LockstepSession:
             ("received", "accepted", "duplicate", "malformed", "wrong_type", "wrong_game", "bad_seat",
              "bad_signature", "stale", "too_far", "answered", "resent", "escrow", "drop_votes",
              "catchup_requests", "catchup_served", "catchup_records", "hints", "forwarded", "forward_limited", "ignored",
-             "alive", "alive_sent", "complaints", "abandons", "superseded", "skip_votes"), 0)
+             "alive", "alive_sent", "complaints", "abandons", "superseded", "skip_votes", "deferred"), 0)
         #: The parts that act for the session through ``Effects`` (session_port.py): complaints
         #: and digest disputes (referee.py, whose ledgers the other parts read), the escrow glue.
         fx = Effects(send=self._send, emit=self._events.append, halt=self._halt, vote=self._vote_drop,
@@ -407,8 +410,12 @@ class LockstepSession:
 
     def history(self) -> Any:
         """Every log record of the game after the header so far: a read-only sequence of
-        (kind, payload, step) (``catchup.History``: old ones are read back from the log)."""
-        return self.catchup.records()
+        (kind, payload, step) (``catchup.History``: old ones are read back from the log).
+        What spectators are served: every deferred signature is checked first, and the view
+        ends before a record found with a bad one (§C3.7)."""
+        self.settle_signatures()
+        bad = self.auth.first_bad()
+        return self.catchup.records() if bad is None else HistoryUpTo(self.catchup.records(), bad)
 
     # -- outputs --
 
@@ -510,10 +517,13 @@ class LockstepSession:
     def _on_skip(self, env: Envelope, v: SkipVote, now: float) -> None:
         self.skipping.receive(env, v, now)
 
-    def receive_message(self, data: bytes, now: float) -> None:
+    def receive_message(self, data: bytes, now: float, via: bytes | None = None) -> None:
         """Handle one session envelope from a peer (STEP, ESCROW, DROP, CATCHUP_REQ,
         CATCHUP_RESP, HINT: ``wire.SESSION_TYPES``). Never raises for bad input: it is dropped
-        and counted in ``stats``; protocol violations become events."""
+        and counted in ``stats``; protocol violations become events. ``via``: the X25519 key
+        of the keyed channel the datagram came on (``Endpoint.peer_key``), None if unknown: a
+        STEP of the seat whose setup key it is is applied with its signature checked when
+        used (``step_auth``, §C3.7); anything else is verified at once."""
         self._now = now
         st = self.stats
         st["received"] += 1
@@ -543,9 +553,9 @@ class LockstepSession:
         if b.game_id != self.game_id:
             st["wrong_game"] += 1
             return
-        self._on_step(b, env, now)
+        self._on_step(b, env, now, via)
 
-    def _on_step(self, b: StepBody, env: Envelope, now: float) -> None:
+    def _on_step(self, b: StepBody, env: Envelope, now: float, via: bytes | None = None) -> None:
         st = self.stats
         seat, s = b.seat, b.step
         if seat >= self.n or seat == self.my_seat:
@@ -566,6 +576,13 @@ class LockstepSession:
                 return
             if not env.verify(self._pubkeys[seat]):
                 self._bad_signature(b, env)
+                return
+            if not self._sound(s, seat, held):
+                # Ours was deferred and its signature is bad (§C3.7): it loses to this signed one.
+                if s >= k:
+                    self._on_step(b, env, now)  # cleared: this one is the first we hold
+                elif same_history(held.body, b):
+                    self._halt(StepOverturned(s, seat, env.raw, held.env.raw))
                 return
             if not same_history(held.body, b):
                 self._other_history(held, Held(b, env), s)
@@ -588,7 +605,10 @@ class LockstepSession:
         if not self.active[seat] and self.dropped[seat].step <= s:
             st["ignored"] += 1  # a dropped seat's late messages change nothing
             return
-        if not env.verify(self._pubkeys[seat]):
+        # Over its seat's own keyed channel the MAC authenticates it: the signature is checked
+        # when the message is first used as evidence or sent on (step_auth.py, §C3.7).
+        lazy = via is not None and self.auth.may_defer(seat, via)
+        if not lazy and not env.verify(self._pubkeys[seat]):
             self._bad_signature(b, env)
             return
         if self.phase != RUNNING:  # finished: nothing more to apply
@@ -597,6 +617,12 @@ class LockstepSession:
         st["accepted"] += 1
         held = Held(b, env)
         self.steps.hold(s, seat, held)
+        if lazy:
+            st["deferred"] += 1
+            for bad in self.auth.defer(s, seat, env):  # past MAX_DEFERRED the oldest are checked
+                self._unsound(*bad)
+            if self.steps.held(s, seat) is not held:
+                return
         if s == k:
             if not self._check_prev(held):
                 return
@@ -765,7 +791,13 @@ class LockstepSession:
 
     def _prove(self, culprit: int, step: int, kind: int, reason: str, evidence: list, key: bytes | None = None,
                complaint: bytes | None = None, halt: Any = None) -> None:
-        """``culprit`` is proven to cheat (``Referee.prove``): COMPLAINT, vote, or halt."""
+        """``culprit`` is proven to cheat (``Referee.prove``): COMPLAINT, vote, or halt. A STEP
+        of the evidence whose signature was deferred is checked first: a bad one proves
+        nothing, it is handled as a bad signature instead (§C3.7)."""
+        for raw in evidence:
+            held = self._deferred_held(raw)
+            if held is not None and not self._sound(held.body.step, held.body.seat, held):
+                return
         self.referee.prove(culprit, step, kind, reason, evidence, key, complaint, halt)
 
     def _vote_cheaters(self) -> None:
@@ -789,7 +821,8 @@ class LockstepSession:
         self.catching.request(from_step)
 
     def _answer_with_records(self, seat: int) -> None:
-        self.catching.push_records(seat)  # our last records to a seat that needs them, unasked
+        if self._serves(max(0, self.step - 1), self.step + 1):
+            self.catching.push_records(seat)  # our last records to a seat that needs them, unasked
 
     def _hint(self, seat: int, now: float) -> None:
         self.catching.hint(seat, now)  # HINT to a seat that is behind (§C9.3)
@@ -822,7 +855,20 @@ class LockstepSession:
         self.stats["alive"] += 1
 
     def _on_catchup_req(self, env: Envelope, r: Any, now: float) -> None:
-        self.catching.on_request(env, r, now)  # §C9.2
+        if self._serves(r.from_step, r.to_step):
+            self.catching.on_request(env, r, now)  # §C9.2
+
+    def _serves(self, from_step: int, to_step: int) -> bool:
+        """Before records of steps [``from_step``, ``to_step``) and the current step's messages
+        leave us, every deferred signature is checked (§C3.7); False (nothing served, counted
+        ``ignored``: the other seats answer) if one of those records has a bad one."""
+        if self.auth.pending():
+            self.settle_signatures()
+        bad = self.auth.first_bad()
+        if bad is None or not from_step <= bad < max(to_step, self.step + 1):
+            return True
+        self.stats["ignored"] += 1
+        return False
 
     def _on_catchup_resp(self, env: Envelope, r: Any, now: float) -> None:
         self.catching.on_response(env, r, now)  # §C9.1, §C9.2
@@ -1208,6 +1254,8 @@ class LockstepSession:
                                   self.game_seed, k, bodies, self._last_reveals, fill, self._escrow_round)
         if bad is None:
             return res
+        if not self._step_sound(k):
+            return None  # the evidence must be validly signed (§C3.7)
         self.referee.hidden_fault(k, slots, bad)
         return None
 
@@ -1232,6 +1280,8 @@ class LockstepSession:
             self._restart.reached(self)  # a step we played before a restart: its bytes, nothing new
         if self.final_step != self.step and self.hidden is not None and self._pending.kind == "inspection":
             self._inspection = self.engine.hidden_items(self.state)  # what the step opens (§C12.5)
+        if self.step == self.final_step:
+            self.settle_signatures()  # the log we attest holds no unchecked signature (§C3.7)
         self._own_deferred = -1
         if self.step <= self._records_until:
             self._own_deferred = self.step  # the page's record of this step brings ours (§C9)
@@ -1383,8 +1433,62 @@ class LockstepSession:
 
     def _check_prev(self, h: Held) -> bool:
         """Check a current-step message's prev hash and digest against ours (§C3.4,
-        ``Referee.check_prev``): False if it may not be applied now."""
+        ``Referee.check_prev``): False if it may not be applied now. One over another history
+        may become evidence (a dispute, Desync): its signature is checked first (§C3.7)."""
+        if not self._ours(h.body) and not self._sound(h.body.step, h.body.seat, h):
+            return False
         return self.referee.check_prev(h)
+
+    # -- signatures checked when used (step_auth.py, §C3.7) --
+
+    def _sound(self, step: int, seat: int, held: Held) -> bool:
+        """True if ``held`` (``seat``'s message of ``step`` we hold) is validly signed: a
+        deferred one is checked now. A bad one is handled (``_unsound``) and False returned."""
+        if self.auth.check(step, seat, held.env):
+            return seat not in self.auth.bad.get(step, ())  # an applied one found bad before
+        self._unsound(step, seat, held.env)
+        return False
+
+    def _step_sound(self, k: int) -> bool:
+        """Check the deferred messages of step ``k`` (not applied yet) before one of them is
+        used as evidence: False if one had a bad signature (it is no longer held)."""
+        return all(h is None or self._sound(k, i, h) for i, h in enumerate(self.steps.slots(k)))
+
+    def _unsound(self, step: int, seat: int, env: Envelope) -> None:
+        """``seat``'s deferred message of ``step`` has a bad signature under a valid MAC (§C3.7):
+        counted and reported; the seat is verified at once from now on. Not applied yet: no
+        longer held, as if dropped on receipt (the seat's resend is verified). Applied: our
+        record of that step is never served (catch-up, spectators) and the final sweep names it."""
+        self.stats["bad_signature"] += 1
+        self._events.append(PeerMisbehaved(seat, step, "bad signature", env.raw))
+        h = self.steps.held(step, seat)
+        if step >= self.step and self.phase == RUNNING:
+            if h is not None and h.env.raw == env.raw:
+                self.steps.clear(step, seat)
+            return
+        self.auth.mark_bad(step, seat)
+
+    def _deferred_held(self, raw: Any) -> Held | None:
+        """``raw`` as a held STEP whose signature is deferred, else None."""
+        if type(raw) is not bytes or not self.auth.pending():
+            return None
+        try:
+            env = open_envelope(raw, C.MAX_STEP_MSG)
+            b = decode_step_body(env.body) if env.mtype == MSG_STEP else None
+        except WireError:
+            return None
+        if b is None or b.seat >= self.n or self.auth.deferred(b.step, b.seat) != env:
+            return None
+        return Held(b, env)
+
+    def settle_signatures(self, upto: int | None = None, limit: int | None = None) -> int:
+        """Check the deferred STEP signatures of steps ``<= upto`` (all by default), at most
+        ``limit`` (the node calls it while idle; the session before its final attestation and
+        before it serves records). Returns how many were bad."""
+        bad = self.auth.sweep(upto, limit)
+        for b in bad:
+            self._unsound(*b)
+        return len(bad)
 
     def _settle_dispute(self, from_seat: int | None, head_step: int = 0, from_step: int = 0) -> None:
         self.referee.settle_dispute(from_seat, head_step, from_step)  # §C3.4 (``Referee.settle_dispute``)
@@ -1441,6 +1545,8 @@ class LockstepSession:
             bodies = [None if h is None else h.body for h in slots]
             sealed = self.sealed.resolve(self.engine, k, bodies, [None if h is None else h.env.raw for h in slots])
             if sealed.fault is not None:
+                if not self._step_sound(k):
+                    return  # a deferred message of it was badly signed: no longer held (§C3.7)
                 seat, reason = sealed.fault
                 # §C13.3: every peer sees it in the same messages; evidence: its commit and open STEPs.
                 self._prove(seat, k, BAD_STEP, reason, [slots[seat].env.raw],
@@ -1456,6 +1562,8 @@ class LockstepSession:
                 res = resolve_step(sealed.engine, self.state, self._pending.chance, self.game_seed, k,
                                    bodies, self._last_reveals, fill, self._escrow_round)
             if res.fatal is not None:
+                if not self._step_sound(k):
+                    return
                 seat, reason = res.fatal
                 # Its signed message proves it (§C8.8): tell everyone, vote it out, wait for the
                 # drop (or for a record with another, valid message of it: equivocation).
@@ -1527,7 +1635,11 @@ class LockstepSession:
         checked (prev hash = the final state hash, prev digest = the last step's digest): log
         them as the last record, emit ``GameOver``. An attestation with acks, an input, a hidden
         field or a re-seat field names its signer (``verify`` says the same) and is not applied:
-        nothing is applied after the terminal state, so it vetoes nothing (§C3.5)."""
+        nothing is applied after the terminal state, so it vetoes nothing (§C3.5). Every
+        deferred signature is checked first (§C3.7): a bad attestation is no longer held, its
+        seat's resend is verified."""
+        if not self._step_sound(k):
+            return
         for i, h in enumerate(slots):
             if h is not None and h.body.acks:
                 # Signed by it, seen by every peer and verify alike: named, but it vetoes nothing

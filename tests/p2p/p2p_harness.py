@@ -143,13 +143,17 @@ class Net:
                 self.sent_log.append((i, raw))
                 for j, o in enumerate(self.s):
                     if j != i and o is not None and not self.drop(i, j, raw):
-                        o.receive_message(raw, self.now)
+                        self.send_to(i, o, raw)
                         self.delivered += 1
                 moved = True
         for i, s in enumerate(self.s):
             if s is not None:
                 self.events[i].extend(drain(s))
         return moved
+
+    def send_to(self, src: int, dst: LockstepSession, raw: bytes) -> None:
+        """Deliver ``raw`` from seat ``src`` to the session ``dst`` (subclasses add the channel)."""
+        dst.receive_message(raw, self.now)
 
     def run(self, max_time: float = 120.0, max_rounds: int = 200000,
             hook: Callable[["Net"], Any] | None = None) -> None:

@@ -1,0 +1,215 @@
+"""Signatures checked when used (protocol.md §C3.7, ``p2p/step_auth.py``): a STEP that arrives on
+its seat's own keyed channel is applied without an Ed25519 verify; its signature is checked
+before the message is used as evidence or sent to anyone, and every deferred one before the
+final attestation. In memory (``ChannelNet``: every delivery names the sender's setup X25519
+key as the channel key, as ``Node._on_message`` does with ``Endpoint.peer_key``), fake engine,
+virtual clock.
+
+A *garbler* seat sends some STEP messages with a garbage signature (the body unchanged, as if
+its MAC-keyed endpoint signed badly): the honest peers' game is unaffected, no honest peer
+ever sends such a record on, and the final sweep names it."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import fake_engine as E
+from p2p import const as C
+from p2p.lockstep import HALTED, GameOver, PeerMisbehaved, StepOverturned
+from p2p.resume import resume_session
+from p2p.step_auth import MAX_DEFERRED, StepAuth
+from p2p.verify import verify_log
+from p2p.wire import (MSG_CATCHUP_RESP, MSG_RECORDS, MSG_STEP, decode_catchup_resp, decode_step_body,
+                      open_envelope, seal)
+from p2p.gamelog import KIND_STEP, STEP_RECORD
+
+from p2p_harness import Net, first_legal, started_sessions
+from test_resilience import logged_game
+
+STEP_TAG = bytes([0x93, MSG_STEP])
+DROP = {C.OPT_ON_DROP: "bot", C.OPT_DROP_TIMEOUT: 5, "target": 30}
+
+
+def garbled(raw: bytes) -> bytes:
+    """``raw`` (a STEP envelope) with the same body and a signature that does not verify."""
+    env = open_envelope(raw, C.MAX_STEP_MSG)
+    bad = bytes(b ^ 0x5A for b in env.sig)
+    return raw[:len(raw) - len(env.sig)] + bad
+
+
+class ChannelNet(Net):
+    """``Net`` whose deliveries come over keyed channels: the receiver is told the sender's setup
+    X25519 key (``via``). ``garble(src, dst, raw) -> bool`` picks the deliveries whose signature
+    is replaced by garbage (same body, same channel)."""
+
+    def __init__(self, sessions, choose, garble=None, **kw):
+        super().__init__(sessions, choose, **kw)
+        self.xkeys = [p.x25519_key for p in next(s for s in sessions if s is not None).setup.players]
+        self.garble = garble or (lambda src, dst, raw: False)
+        self.garbled: list[tuple[int, int, bytes]] = []
+
+    def send_to(self, src, dst, raw):
+        j = self.s.index(dst)
+        if raw[:2] == STEP_TAG and self.garble(src, j, raw):
+            raw = garbled(raw)
+            self.garbled.append((src, j, raw))
+        dst.receive_message(raw, self.now, self.xkeys[src])
+
+
+def _steps_of(raw: bytes):
+    return decode_step_body(open_envelope(raw, C.MAX_STEP_MSG).body)
+
+
+def _sent_records(net: ChannelNet, honest) -> list[bytes]:
+    """Every STEP envelope an honest peer sent: its own, and those inside its catch-up answers."""
+    out = []
+    for i, raw in net.sent_log:
+        if i not in honest:
+            continue
+        env = open_envelope(raw, C.MAX_CATCHUP_MSG)
+        if env.mtype == MSG_STEP:
+            out.append(raw)
+        elif env.mtype == MSG_CATCHUP_RESP:
+            r = decode_catchup_resp(env.body)
+            out += list(r.pending)
+            for kind, payload in r.records:
+                if kind == KIND_STEP:
+                    out += [x for x in STEP_RECORD.decode(payload)[1] if x is not None]
+    return out
+
+
+def _verifies(raw: bytes, sessions) -> bool:
+    env = open_envelope(raw, C.MAX_STEP_MSG)
+    b = decode_step_body(env.body)
+    return env.verify(sessions[0].setup.players[b.seat].public_key)
+
+
+# -- the part alone --
+
+def test_only_the_seats_own_setup_key_defers():
+    keys = [bytes([i]) * 32 for i in range(4)]
+    x = [bytes([0x40 + i]) * 32 for i in range(3)] + [bytes([0x40]) * 32]  # seat 3 shares seat 0's key
+    auth = StepAuth(keys, x, my_seat=1)
+    assert auth.may_defer(2, x[2])
+    assert not auth.may_defer(2, x[0])       # another seat's channel
+    assert not auth.may_defer(2, None)       # no keyed channel (plain, early buffer, catch-up page)
+    assert not auth.may_defer(2, b"\x99" * 32)  # a stranger's introduction key
+    assert not auth.may_defer(1, x[1])       # our own key: nobody else speaks for us
+    assert not auth.may_defer(0, x[0]) and not auth.may_defer(3, x[0])  # a shared key proves no seat
+    auth.suspect.add(2)
+    assert not auth.may_defer(2, x[2])       # caught once: verified at once from then on
+
+
+def test_the_deferred_backlog_stays_bounded():
+    sessions = started_sessions(2, E)
+    a, b = sessions
+    env = open_envelope(seal(b.identity, MSG_STEP, [a.game_id, 0, 1, b"\0" * 32, b"\0" * 32, None]))
+    for k in range(MAX_DEFERRED + 1):
+        assert a.auth.defer(k, 1, env) == []
+    assert a.auth.pending() == MAX_DEFERRED // 2  # the oldest were checked at once
+
+
+# -- whole games --
+
+def test_an_honest_game_verifies_nothing_on_receipt_and_everything_before_the_end(tmp_path):
+    sessions, paths, _, _ = logged_game(tmp_path, 4, None)
+    net = ChannelNet(sessions, first_legal(E))
+    net.run(max_time=1e4)
+    finals = {e.final_hash for evs in net.events for e in evs if isinstance(e, GameOver)}
+    assert len(finals) == 1
+    for s, p in zip(sessions, paths):
+        assert s.auth.stats["deferred"] > 0 and s.auth.pending() == 0
+        assert s.auth.stats["bad_later"] == 0 and s.stats["bad_signature"] == 0
+        s.log.close()
+        rep = verify_log(p, engine=E)
+        assert rep.ok and rep.complete, rep.error
+
+
+def test_garbage_signatures_under_a_valid_mac_change_nothing_and_the_sweep_names_them(tmp_path):
+    sessions, paths, _, _ = logged_game(tmp_path, 4, None)
+    clean = ChannelNet(started_sessions(4, E), first_legal(E))
+    clean.run(max_time=1e4)
+    clean_final = {e.final_hash for evs in clean.events for e in evs if isinstance(e, GameOver)}
+    g = 3
+    net = ChannelNet(sessions, first_legal(E), garble=lambda src, dst, raw: src == g and _steps_of(raw).step in (5, 9))
+    net.run(max_time=1e4)
+    assert net.garbled
+    honest = range(3)
+    finals = {e.final_hash for i in honest for e in net.events[i] if isinstance(e, GameOver)}
+    assert finals == clean_final  # the game state is unaffected
+    for i in honest:
+        named = {(e.seat, e.step) for e in net.events[i] if isinstance(e, PeerMisbehaved)}
+        assert named == {(g, 5), (g, 9)}, named
+        assert sessions[i].auth.first_bad() == 5 and g in sessions[i].auth.suspect
+        # Spectators are served the records before the first bad one (§C3.7), header first.
+        view = sessions[i].history()
+        cut = sessions[i].catchup.records().first(5)
+        assert len(view) == cut > 0
+        served = list(view.with_head(0, b"header"))
+        assert len(served) == cut + 1 and served[0] == (0, b"header")
+        steps = [STEP_RECORD.decode(p)[1] for k, p in served[1:] if k == KIND_STEP]
+        assert all(_verifies(r, sessions) for rec in steps for r in rec if r is not None)
+        sessions[i].log.close()
+        rep = verify_log(paths[i], engine=E)
+        # What `lanopoli verify` says of that log: the first record with the seat's bad signature.
+        assert not rep.ok and rep.first_bad_step == 5 and f"seat {g}: bad signature" in rep.error
+    assert all(_verifies(raw, sessions) for raw in _sent_records(net, honest))
+
+
+def test_a_badly_signed_message_used_as_evidence_is_dropped_not_proven(tmp_path):
+    """The garbler's bad-signature message of a step is also an equivocation (another input to
+    one peer): the proof would need its signature; it is checked first, found bad, and the
+    message is handled as a bad signature (no complaint with it goes out)."""
+    sessions, paths, _, _ = logged_game(tmp_path, 4, DROP)
+    g = 3
+    state = {}
+
+    def garble(src, dst, raw):
+        b = _steps_of(raw)
+        return src == g and dst == 0 and b.step == 12
+
+    net = ChannelNet(sessions, first_legal(E), garble=garble)
+    net.run(max_time=1e4)
+    assert net.garbled
+    assert all(_verifies(raw, sessions) for raw in _sent_records(net, range(3)))
+    assert sessions[0].stats["bad_signature"] >= 1 or sessions[0].auth.stats["bad_later"] >= 1
+    finals = {e.final_hash for i in range(3) for e in net.events[i] if isinstance(e, GameOver)}
+    assert len(finals) == 1
+
+
+def test_forwarded_or_catchup_records_with_a_bad_signature_are_dropped_at_once():
+    """Not over the seat's own channel (another seat's channel, no channel, a catch-up page):
+    verified on receipt as before, dropped and counted."""
+    sessions = started_sessions(3, E)
+    net = ChannelNet(sessions, first_legal(E))
+    net.inputs()
+    raws = {i: [r for r in s.messages_to_send() if r[:2] == STEP_TAG] for i, s in enumerate(sessions)}
+    raw = garbled(raws[1][0])
+    a = sessions[0]
+    xk = [p.x25519_key for p in a.setup.players]
+    before = a.stats["bad_signature"]
+    a.receive_message(raw, 0.0, xk[2])   # seat 1's message over seat 2's channel: forwarded
+    a.receive_message(raw, 0.0)          # no keyed channel
+    assert a.stats["bad_signature"] == before + 2
+    assert a.steps.held(0, 1) is None and a.auth.pending() == 0
+    a.receive_message(raw, 0.0, xk[1])   # its own channel: deferred, held
+    assert a.steps.held(0, 1) is not None and a.auth.pending() == 1
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.sets(st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(0, 40)), max_size=12))
+def test_no_honest_peer_ever_sends_a_record_that_fails_verify(bad):
+    """For any set of (sender, receiver, step) deliveries garbled by their sender, no peer sends
+    a STEP, or a catch-up page with one, whose signature fails — the garbled ones are checked
+    before anything leaves the peer; and the game still ends with one final hash."""
+    sessions = started_sessions(4, E)
+    net = ChannelNet(sessions, first_legal(E),
+                     garble=lambda src, dst, raw: (src, dst, _steps_of(raw).step) in bad)
+    net.run(max_time=1e4)
+    assert all(_verifies(raw, sessions) for raw in _sent_records(net, range(4)))
+    finals = {e.final_hash for evs in net.events for e in evs if isinstance(e, GameOver)}
+    assert len(finals) == 1
+    for s in sessions:
+        assert s.auth.pending() == 0
