@@ -16,8 +16,8 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Label, OptionList
 from textual.widgets.option_list import Option
 
-import engine
 from engine import actions as A
+from engine.observation import hotel_sale_price
 from ui.i18n import _, format_money
 from ui.screens.bid_dialog import BidDialog
 from ui.screens.create_dialog import HOUSE_RULES, CreateDialog, house_rule_label
@@ -26,18 +26,16 @@ from ui.screens.trade_dialogs import OfferDialog, TradeDialog, describe_offer
 
 
 def manage_label(state: Any, a: Any) -> str:
-    """Plain words for a build/sell/mortgage/lift action (niente-e-come-sembra: hotel, sell
-    back to the bank), with its price."""
+    """Plain words for a build/sell/mortgage/lift action (an edition with hotels only, as
+    niente-e-come-sembra: a hotel, a deed sold back to the bank), with its price."""
     tb = state.tb
     name = state.ed.squares[a.square].name
-    if engine.has_hidden(state):
-        from engine.observation import hotel_sale_price as hotel_half
-
+    if state.ed.hotels_only:
         if isinstance(a, A.BuildHouse):
             return _("Buy a hotel for {square} ({money})").format(square=name, money=format_money(tb.house_cost[a.square]))
         if isinstance(a, A.SellBuilding):
             return _("Sell the hotel of {square} to the bank (+{money})").format(
-                square=name, money=format_money(hotel_half(state, a.square)))
+                square=name, money=format_money(hotel_sale_price(state, a.square)))
         if isinstance(a, A.SellProperty):
             return _("Sell {square} back to the bank (+{money})").format(square=name, money=format_money(tb.price[a.square]))
     if isinstance(a, A.BuildHouse):
@@ -59,8 +57,8 @@ class ManageDialog(ChoiceDialog):
     def __init__(self, state: Any, legal: list) -> None:
         super().__init__()
         self.state = state
-        kinds = (A.BuildHouse, A.SellBuilding, A.SellProperty) if engine.has_hidden(state) else \
-            (A.BuildHouse, A.SellBuilding, A.Mortgage, A.LiftMortgage)  # niente: Mortgage = SellProperty
+        kinds = (A.BuildHouse, A.SellBuilding, A.SellProperty) if state.ed.hotels_only else \
+            (A.BuildHouse, A.SellBuilding, A.Mortgage, A.LiftMortgage)  # hotels only: no mortgages, deeds sold back
         self.choices = [a for a in legal if isinstance(a, kinds)]
 
     def compose(self) -> ComposeResult:

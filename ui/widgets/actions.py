@@ -25,7 +25,6 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Button
 
-import engine
 from engine import actions as A
 from ui.i18n import _, format_money
 
@@ -101,7 +100,7 @@ def commands_for(state: Any, seat: int, legal: list) -> list[Command]:
     if A.SettleMortgages in by_type:
         out.append(Command("settle", _("Inherited mortgages")))
     if any(t in by_type for t in (A.BuildHouse, A.SellBuilding, A.Mortgage, A.LiftMortgage, A.SellProperty)):
-        label = _("Hotels / sell to the bank") if engine.has_hidden(state) else _("Build / sell / mortgage")
+        label = _("Hotels / sell to the bank") if state.ed.hotels_only else _("Build / sell / mortgage")
         out.append(Command("manage", label))
     if A.AcceptTrade in by_type or A.RejectTrade in by_type:
         out.append(Command("offer", _("Answer the offer")))
