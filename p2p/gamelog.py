@@ -17,13 +17,16 @@ The msgpack payloads are declared once, as tables like the wire messages (p2p/sc
 ``WireError``), before the reader checks what the fields say (signatures, steps, seats). The
 ABANDON and COMPLAINT payloads are signed envelopes (``wire.open_envelope``).
 
-The writer flushes after every record (to the OS; ``fsync=True`` also forces it to disk), so a
-crash loses at most the record being written; the reader detects that truncated tail (and any
-corrupted record by its CRC) and reports the byte offset and step where the log breaks.
+The writer hands every record to the OS as it is appended, in one ``write`` of the whole
+framed record (the files are unbuffered: no copy into a buffer, no separate flush; ``fsync=True``
+also forces it to disk), so a crash loses at most the record being written; the reader detects
+that truncated tail (and any corrupted record by its CRC) and reports the byte offset and step
+where the log breaks.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import struct
 import zlib
@@ -32,7 +35,7 @@ from typing import Iterator, NamedTuple
 
 from . import const as C
 from .errors import LocalProtocolError
-from .schema import Array, Bin, Nil, Schema, Struct, UInt
+from .schema import Array, Bin, Nil, Schema, Struct, UInt, pack
 
 KIND_HEADER = 0
 KIND_STEP = 1
@@ -116,6 +119,40 @@ SKIP_RECORD = Schema("skip record", None, Struct((("step", _STEP), ("seat", _SEA
 #: what a catch-up page or a replay decodes before dispatching on the kind.
 STEP_BOUND_RECORDS = {KIND_STEP: STEP_RECORD, KIND_DROP: DROP_RECORD, KIND_SKIP: SKIP_RECORD}
 _CRC = struct.Struct(">I")
+#: CRC-32 of each one-byte kind: a record's CRC continues from it over the payload, the same
+#: value as ``zlib.crc32(kind + payload)`` without building that concatenation.
+_KIND_CRC = tuple(zlib.crc32(bytes((k,))) for k in range(256))
+
+
+def record_crc(kind: int, payload: bytes) -> int:
+    """The CRC-32 of a record: ``zlib.crc32`` over the kind byte then the payload (§C6)."""
+    return zlib.crc32(payload, _KIND_CRC[kind])
+
+
+def frame(kind: int, payload: bytes) -> bytes:
+    """One whole record as it is in the file: length, kind, payload, CRC-32 (§C6)."""
+    return _HEAD.pack(len(payload), kind) + payload + _CRC.pack(zlib.crc32(payload, _KIND_CRC[kind]))
+
+
+def step_payload(step: int, messages: list) -> bytes:
+    """The payload of a ``KIND_STEP`` record: the same bytes as
+    ``STEP_RECORD.encode(StepRecord(step, messages))``, built with one type check per element
+    instead of the table's generic encoder (it runs once per step, and the session hands the
+    same bytes to the log and to the catch-up history). Raises ``LocalProtocolError`` where
+    the table's encoder would: ``step`` not a u64, a message neither bytes nor None (our bug:
+    the reader would refuse the record)."""
+    messages = list(messages)
+    if type(step) is not int or not 0 <= step < 2**64 or not all(m is None or type(m) is bytes for m in messages):
+        raise LocalProtocolError(f"refusing to encode an invalid step record (step {step!r})")
+    return pack([step, messages])
+
+
+def _write_all(f: io.RawIOBase, data: bytes) -> None:
+    """``data`` to the unbuffered file ``f``: one ``write`` call, more only after a short write
+    (a signal, a full disk), so a record is never half handed to the OS by us."""
+    done = f.write(data)
+    while done is not None and done < len(data):
+        done += f.write(memoryview(data)[done:])
 
 
 class LogWriter:
@@ -127,26 +164,25 @@ class LogWriter:
 
     def __init__(self, path: str | os.PathLike[str], header: bytes, *, fsync: bool = False) -> None:
         self.path = os.fspath(path)
-        self._f = open(self.path, "xb")
+        self._f = open(self.path, "xb", buffering=0)
         self._fsync = fsync
-        self._f.write(C.LOG_MAGIC)
+        _write_all(self._f, C.LOG_MAGIC)
         self._write(KIND_HEADER, header)
         #: Number of step records written.
         self.steps = 0
 
     def _write(self, kind: int, payload: bytes) -> None:
-        kp = bytes((kind,)) + payload
-        self._f.write(_HEAD.pack(len(payload), kind) + payload + _CRC.pack(zlib.crc32(kp)))
-        self._f.flush()
+        _write_all(self._f, frame(kind, payload))
         if self._fsync:
             os.fsync(self._f.fileno())
 
-    def append_step(self, step: int, messages: list[bytes]) -> None:
+    def append_step(self, step: int, messages: list[bytes], payload: bytes | None = None) -> None:
         """Append the accepted STEP envelopes of ``step`` (seat order) and flush.
-        Raises ``LocalProtocolError`` if ``step`` is not the next step."""
+        ``payload``: ``step_payload(step, messages)`` when the caller already built it (it is
+        written as given). Raises ``LocalProtocolError`` if ``step`` is not the next step."""
         if step != self.steps:
             raise LocalProtocolError(f"log expects step {self.steps}, got {step}")
-        self._write(KIND_STEP, STEP_RECORD.encode(StepRecord(step, messages)))
+        self._write(KIND_STEP, step_payload(step, messages) if payload is None else payload)
         self.steps += 1
 
     def append_drop(self, payload: bytes) -> None:
@@ -184,7 +220,7 @@ class LogWriter:
                 f.write(tail)
         w = cls.__new__(cls)
         w.path = path
-        w._f = open(path, "r+b")
+        w._f = open(path, "r+b", buffering=0)
         w._f.truncate(good_end)
         w._f.seek(good_end)
         w._fsync = fsync
@@ -211,18 +247,14 @@ class OwnLog:
     def __init__(self, path: str | os.PathLike[str], *, fsync: bool = False) -> None:
         self.path = os.fspath(path)
         new = not os.path.exists(self.path) or os.path.getsize(self.path) == 0
-        self._f = open(self.path, "ab")
+        self._f = open(self.path, "ab", buffering=0)
         self._fsync = fsync
         if new:
-            self._f.write(C.LOG_MAGIC)
-            self._f.flush()
+            _write_all(self._f, C.LOG_MAGIC)
 
     def append_own(self, step: int, envelope: bytes) -> None:
         """Record our STEP envelope (or DROP vote) of ``step`` before it is sent."""
-        payload = OWN_RECORD.encode(OwnRecord(step, envelope))
-        kp = bytes((KIND_OWN,)) + payload
-        self._f.write(_HEAD.pack(len(payload), KIND_OWN) + payload + _CRC.pack(zlib.crc32(kp)))
-        self._f.flush()
+        _write_all(self._f, frame(KIND_OWN, OWN_RECORD.encode(OwnRecord(step, envelope))))
         if self._fsync:
             os.fsync(self._f.fileno())
 
@@ -294,7 +326,7 @@ class LogReader:
                 return
             payload = data[off + _HEAD.size:end]
             (crc,) = _CRC.unpack_from(data, end)
-            if crc != zlib.crc32(bytes((kind,)) + payload):
+            if crc != zlib.crc32(payload, _KIND_CRC[kind]):
                 self._fail("record checksum mismatch (corrupted)", base + off)
                 return
             self.records_read += 1

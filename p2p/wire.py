@@ -37,7 +37,7 @@ from .bodies import (Abandon, Alive, CatchupRequest, CatchupResponse, Chat, Comp
                      SetupSig, SkipVote, Status, StepBody, Watch)  # the decoded bodies, re-exported from here
 from .errors import LocalProtocolError, WireError
 from .identity import Identity, verify
-from .schema import Array, Bin, Bool, Custom, Nil, Opt, Schema, Str, Struct, UInt, pack, unpack
+from .schema import Array, Bin, Bool, Custom, Nil, Opt, Rule, Schema, Str, Struct, UInt, pack, unpack
 
 # ``pack``/``unpack`` (p2p/schema.py) and the body classes (p2p/bodies.py) are imported from here.
 
@@ -227,12 +227,9 @@ def _wire_options(obj: Any) -> tuple:
     return opts
 
 
-def _rule(ok: Any, message: str) -> Any:
+def _rule(ok: Any, message: str) -> Rule:
     """A cross-field rule of a table: ``ok(value)`` false raises ``WireError(message)``."""
-    def rule(v: Any) -> None:
-        if not ok(v):
-            raise WireError(message)
-    return rule
+    return Rule(ok, message)
 
 
 STEP_INPUT = Custom("step_input", _step_input)
@@ -284,11 +281,44 @@ def seal(identity: Identity, mtype: int, fields: list) -> bytes:
     return sign_body(identity, mtype, pack(fields)).raw
 
 
+_SIG_TAIL = 2 + C.SIG_LEN  # bytes of the signature field, header included
+
+
 def open_envelope(data: bytes, max_size: int = C.MAX_LOBBY_MSG) -> Envelope:
     """Decode and check the envelope structure (not the signature). Raises ``WireError``
-    for oversize, malformed, non-canonical input or an unknown type."""
-    if len(data) > max_size:
-        raise WireError(f"message of {len(data)} bytes over the {max_size} limit")
+    for oversize, malformed, non-canonical input or an unknown type.
+
+    Every message on the hot path goes through here, so the one canonical form of an envelope
+    is recognised by its bytes first (issue 14): ``0x93`` (array of 3), the type as a positive
+    fixint (every type is < 128), the body as bin8 (< 256 bytes) or bin16 (256..65535 bytes),
+    then ``0xc4 0x40`` and the 64 signature bytes, and nothing after. That is exactly what
+    msgpack's shortest encoding of ``[type, body, sig]`` is, so this path accepts what the
+    general one below (unpack, re-encode, compare) accepts, with the same result; anything
+    else takes the general path, which gives the precise error (tests/p2p/test_wire_envelope.py
+    checks both paths agree)."""
+    n = len(data)
+    if n > max_size:
+        raise WireError(f"message of {n} bytes over the {max_size} limit")
+    if type(data) is not bytes:
+        data = bytes(data)
+    if n > _SIG_TAIL + 4 and data[0] == 0x93 and data[1] in DOMAINS:
+        head = data[2]
+        if head == 0xC4:
+            start, end = 4, 4 + data[3]
+        elif head == 0xC5 and data[3]:  # bin16 of >= 256 bytes (shorter: not the shortest form)
+            start, end = 5, 5 + ((data[3] << 8) | data[4])
+        else:
+            start = end = 0  # another form: the general path decides
+        if start and n == end + _SIG_TAIL and data[end] == 0xC4 and data[end + 1] == C.SIG_LEN:
+            mtype = data[1]
+            if n > MAX_SIZE[mtype]:
+                raise WireError("message over the size limit of its type")
+            return Envelope(mtype, data[start:end], data[end + 2:], data)
+    return _open_general(data, max_size)
+
+
+def _open_general(data: bytes, max_size: int) -> Envelope:
+    """``open_envelope`` by the general rule: unpack, check, re-encode and compare."""
     outer = unpack(data, big=max_size > C.MAX_LOBBY_MSG)
     if type(outer) is not list or len(outer) != 3:
         raise WireError("envelope: expected [type, body, sig]")

@@ -1,10 +1,13 @@
 """Pairwise channel keys (protocol.md §N2.2): symmetric derivation, one key per direction,
 refused keys, the cache and the rate limit of keys offered by strangers."""
 
+import hmac
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import p2p.channel_auth as ca
 from p2p.channel_auth import INTRO_BURST, INTRO_RATE, KeyCache, derive_pair_keys, mac, mac_ok
 from p2p.identity import Identity
 
@@ -47,3 +50,20 @@ def test_mac_is_truncated_hmac_and_checked_in_constant_time():
     tag = mac(key, b"datagram")
     assert len(tag) == 16 and mac_ok(key, b"datagram", tag)
     assert not mac_ok(key, b"datagrap", tag) and not mac_ok(bytes(32), b"datagram", tag)
+
+
+@given(st.lists(st.tuples(st.binary(min_size=32, max_size=32), st.binary(max_size=1300)), min_size=1, max_size=8))
+def test_mac_is_the_standard_hmac_sha256_with_any_key_order(pairs):
+    """The per-key prepared contexts (issue 14) give the tag of a fresh HMAC-SHA256 every time,
+    whatever the keys used before (RFC 2104, truncated to 16 bytes: protocol.md §N2.2)."""
+    import hmac
+
+    for key, data in pairs + pairs[::-1]:
+        assert mac(key, data) == hmac.digest(key, data, "sha256")[:16]
+
+
+def test_the_prepared_contexts_are_bounded():
+    for i in range(ca._KEYED_MAX + 10):
+        mac(i.to_bytes(32, "big"), b"x")
+    assert len(ca._KEYED) <= ca._KEYED_MAX
+    assert mac(bytes(32), b"x") == hmac.digest(bytes(32), b"x", "sha256")[:16]

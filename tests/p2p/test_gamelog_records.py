@@ -11,7 +11,7 @@ from hypothesis import given, strategies as st
 from p2p.errors import LocalProtocolError, WireError
 from p2p.escrow import drop_record
 from p2p.gamelog import (DROP_RECORD, HEADER_RECORD, OWN_RECORD, SKIP_RECORD, STEP_RECORD, DropRecord, HeaderRecord,
-                         OwnRecord, SkipRecord, StepRecord)
+                         OwnRecord, SkipRecord, StepRecord, frame, record_crc, step_payload)
 from p2p.schema import pack
 from p2p.turn_skip import skip_record
 
@@ -25,6 +25,27 @@ def test_step_record_round_trip(step, messages):
     payload = STEP_RECORD.encode(StepRecord(step, messages))
     assert payload == pack([step, messages])  # the bytes the log always had
     assert STEP_RECORD.decode(payload) == (step, tuple(messages))
+    assert step_payload(step, messages) == payload == step_payload(step, tuple(messages))
+
+
+@pytest.mark.parametrize("step, messages", [(-1, []), (2**64, []), (True, []), (1, ["str"]), (1, [b"x", 3])])
+def test_step_payload_refuses_what_the_table_refuses(step, messages):
+    """The fast step-record encoder (issue 14) refuses exactly like ``STEP_RECORD.encode``."""
+    with pytest.raises(LocalProtocolError):
+        step_payload(step, messages)
+    with pytest.raises((LocalProtocolError, ValueError)):
+        STEP_RECORD.encode(StepRecord(step, messages))
+
+
+@given(st.integers(0, 255), st.binary(max_size=300))
+def test_a_frame_is_length_kind_payload_crc(kind, payload):
+    """§C6 framing: u32 length | u8 kind | payload | u32 CRC-32 of kind + payload."""
+    import struct
+    import zlib
+
+    crc = zlib.crc32(bytes((kind,)) + payload)
+    assert record_crc(kind, payload) == crc
+    assert frame(kind, payload) == struct.pack(">IB", len(payload), kind) + payload + struct.pack(">I", crc)
 
 
 @given(steps, seats, envs, st.none() | st.binary(min_size=1, max_size=64))
