@@ -18,9 +18,10 @@ Times are seconds as measured (floats); ``ui/progress.py`` rounds them for the l
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from engine.api import Engine
+if TYPE_CHECKING:  # annotations only: no engine import at run time
+    from engine.api import Engine
 
 __all__ = ["Found", "Hosting", "Progress", "RendezvousFailed", "ReseatAsked", "Resumed",
            "SeatAdvertIgnored", "SeatFound", "Waiting", "progress_of"]

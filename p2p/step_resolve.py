@@ -9,14 +9,15 @@ previous reveals); no session state, no I/O.
 from __future__ import annotations
 
 import hashlib
-from typing import Any, NamedTuple, Sequence
-
-from engine.api import Engine
+from typing import TYPE_CHECKING, Any, NamedTuple, Sequence
 
 from .beacon import beacon as make_beacon
 from .hidden import HiddenLedger
 from .seat_loss import default_bot
 from .wire import StepBody
+
+if TYPE_CHECKING:  # annotations only: importing the engine here would load its bots (test_verify_dropped_seat)
+    from engine.api import Engine
 
 __all__ = ["StepResult", "hidden_bot", "resolve_hidden", "resolve_step"]
 
