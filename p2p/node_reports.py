@@ -4,13 +4,12 @@ The node (p2p/node.py, p2p/node_restart.py) hands each report to the ``progress`
 it happens; ``ui/progress.py`` (``progress_json``) turns it into one line of protocol.md part L
 ("Child progress lines"), so the line format lives in ui and p2p never imports ui. A report is
 
-* one of the records below (``Hosting`` ... ``ReseatAsked``), field names as in the line;
+* one of the records below (``Hosting`` ... ``WatchAdFailed``), field names as in the line;
 * a session event the node passes on unchanged (``SeatDropVoted``, ``SeatDropped``,
   ``SeatReturned``, ``TurnSkipped``, ``CaughtUp``, ``CheaterProven``, ``SeatLost``,
   ``StepOverturned``: p2p/session_events.py);
 * the ``PeerResult`` at the end (the ``done`` line) or the ``NodeError`` a caller caught
-  (the ``error`` line; p2p/node_config.py);
-* a plain dict from ``WatchService`` (its ``watch_ad_failed`` line, passed through as is).
+  (the ``error`` line; p2p/node_config.py).
 
 Times are seconds as measured (floats); ``ui/progress.py`` rounds them for the line.
 """
@@ -24,7 +23,7 @@ if TYPE_CHECKING:  # annotations only: no engine import at run time
     from engine.api import Engine
 
 __all__ = ["Found", "Hosting", "Progress", "RendezvousFailed", "ReseatAsked", "Resumed",
-           "SeatAdvertIgnored", "SeatFound", "Waiting", "progress_of"]
+           "SeatAdvertIgnored", "SeatFound", "Waiting", "WatchAdFailed", "progress_of"]
 
 
 @dataclass(frozen=True)
@@ -118,6 +117,14 @@ class ReseatAsked:
 
     step: int
     dropped_at: int
+
+
+@dataclass(frozen=True)
+class WatchAdFailed:
+    """Our seat's ``_lanopoli-watch._udp`` advert could not start (``reason``): spectators find
+    the watch socket through the host's TXT ``wp`` only (protocol.md §N10; ``WatchService``)."""
+
+    reason: str
 
 
 def progress_of(engine: Engine, session: Any) -> Progress:

@@ -21,6 +21,7 @@ from typing import Any
 from .chat import CHAT_TAG
 from .identity import Identity
 from .link import Link
+from .node_reports import WatchAdFailed
 from .rendezvous import WATCH_SERVICE, Rendezvous
 from .spectate import WatchServer
 from .transport import Addr
@@ -40,7 +41,7 @@ class WatchService:
 
     def __init__(self, identity: Identity, bind: str, interfaces: list[str],
                  records: Callable[[], Any], on_chat: Callable[[Addr, bytes], None],
-                 emit: Callable[[dict], None], on_error: Callable[[BaseException], None]) -> None:
+                 emit: Callable[[Any], None], on_error: Callable[[BaseException], None]) -> None:
         self.identity = identity
         self.bind = bind
         self.interfaces = interfaces
@@ -85,7 +86,7 @@ class WatchService:
         try:
             await self.ad.start(*self.link.address)
         except Exception as e:  # noqa: BLE001 - no DNS-SD here: only the host's wp serves
-            self._emit({"type": "watch_ad_failed", "reason": str(e)})
+            self._emit(WatchAdFailed(str(e)))
 
     def subscriber(self, addr: Addr) -> Any:
         """The ``spectate.Subscription`` of the spectator at ``addr``, or None."""

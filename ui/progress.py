@@ -19,7 +19,7 @@ from typing import Any
 
 from p2p.node_config import NodeError, PeerResult
 from p2p.node_reports import (Found, Hosting, Progress, RendezvousFailed, ReseatAsked, Resumed,
-                              SeatAdvertIgnored, SeatFound, Waiting)
+                              SeatAdvertIgnored, SeatFound, Waiting, WatchAdFailed)
 from p2p.session_events import (CaughtUp, CheaterProven, SeatDropped, SeatDropVoted, SeatLost,
                                 SeatReturned, StepOverturned, TurnSkipped)
 
@@ -81,6 +81,7 @@ _LINES: dict[type, Callable[[Any], dict]] = {
     TurnSkipped: lambda r: {"type": "turn_skipped", "step": r.step, "seat": r.seat, "votes": r.votes,
                             "quorum": r.quorum},
     CaughtUp: lambda r: {"type": "caught_up", "source": r.source, "from_step": r.from_step, "to_step": r.to_step},
+    WatchAdFailed: lambda r: {"type": "watch_ad_failed", "reason": r.reason},
     PeerResult: _done,
 }
 
@@ -88,8 +89,8 @@ _LINES: dict[type, Callable[[Any], dict]] = {
 def progress_json(report: Any) -> dict:
     """The line of protocol.md part L for one of the node's reports (p2p/node_reports.py); a
     ``NodeError`` gives the ``error`` line, a ``PeerResult`` the ``done`` line (with this
-    process's peak resident set, ``maxrss_kb``, read now); a dict (a line a caller or
-    ``WatchService`` wrote itself) is returned as is. Raises ``TypeError`` for anything else."""
+    process's peak resident set, ``maxrss_kb``, read now); a dict (a line a caller wrote
+    itself) is returned as is. Raises ``TypeError`` for anything else."""
     if isinstance(report, dict):
         return report
     if isinstance(report, NodeError):

@@ -11,7 +11,7 @@ import pytest
 
 from p2p.node_config import NodeError, PeerResult
 from p2p.node_reports import (Found, Hosting, Progress, RendezvousFailed, ReseatAsked, Resumed,
-                              SeatAdvertIgnored, SeatFound, Waiting)
+                              SeatAdvertIgnored, SeatFound, Waiting, WatchAdFailed)
 from p2p.resume import LogDamage
 from p2p.session_events import (CaughtUp, CheaterProven, SeatDropped, SeatDropVoted, SeatLost,
                                 SeatReturned, StepOverturned, TurnSkipped)
@@ -65,6 +65,7 @@ LINES = [
     (SeatReturned(9, 1), '{"type":"seat_returned","step":9,"seat":1}'),
     (TurnSkipped(5, 2, 3, 3), '{"type":"turn_skipped","step":5,"seat":2,"votes":3,"quorum":3}'),
     (CaughtUp(1, 10, 20), '{"type":"caught_up","source":1,"from_step":10,"to_step":20}'),
+    (WatchAdFailed("no multicast"), '{"type":"watch_ad_failed","reason":"no multicast"}'),  # WatchService's
 ]
 
 
@@ -90,7 +91,7 @@ def test_done_and_error_lines():
 
 
 def test_dicts_pass_through_and_other_objects_are_refused():
-    """A line a caller wrote itself (hostile_peer's ``attack``, WatchService's) is written as is."""
+    """A line a caller wrote itself (hostile_peer's ``attack``) is written as is."""
     line = {"type": "attack", "kind": "x"}
     assert progress_json(line) is line
     with pytest.raises(TypeError):
