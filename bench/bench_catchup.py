@@ -15,7 +15,10 @@ others wait at the step where the victim died). Two rates:
   §C9 (page sizes, pages in flight, the responders' rate limits, timeouts) and zero network
   latency;
 * **CPU-limited** — missed steps / wall seconds: what one core does (the responders' work is
-  included: all sessions share this process, so it is a lower bound for the requester alone).
+  included: all sessions share this process, so it is a lower bound for the requester alone);
+  ``catch_up_cpu_s`` is the CPU time of all the process's threads meanwhile (the page
+  signatures are checked on both cores, ``identity.verify_many``: CPU time above wall time is
+  the second core at work; far below it, the machine's other load).
 
 With ``--net N`` the same run also measures the real thing N times: 4 peer processes on
 127.0.0.1 play a bot game, one is SIGKILLed past step ``missed`` + 20, its log cut back by
@@ -106,7 +109,7 @@ def catch_up(peers: int, steps: int, missed: int, profile: bool) -> dict:
 
         prof = cProfile.Profile()
         prof.enable()
-    t0, skipped = time.perf_counter(), 0.0
+    t0, skipped, c0 = time.perf_counter(), 0.0, time.process_time()
     for _ in range(1_000_000):
         now = 1000.0 + skipped + time.perf_counter() - t0
         if new.step >= head or new.phase != "running":
@@ -131,6 +134,7 @@ def catch_up(peers: int, steps: int, missed: int, profile: bool) -> dict:
                 break
             skipped += later - now
     wall = time.perf_counter() - t0
+    cpu = time.process_time() - c0  # every thread's: the verify pool's too (identity.verify_many)
     if prof is not None:
         import pstats
 
@@ -138,7 +142,7 @@ def catch_up(peers: int, steps: int, missed: int, profile: bool) -> dict:
         pstats.Stats(prof).sort_stats("cumulative").print_stats(25)
     got = new.step - start
     return {"peers": peers, "head_step": head, "resumed_at": start, "caught_up_to": new.step,
-            "replay_s": round(t_replay, 3), "catch_up_wall_s": round(wall, 3),
+            "replay_s": round(t_replay, 3), "catch_up_wall_s": round(wall, 3), "catch_up_cpu_s": round(cpu, 3),
             "waited_for_timers_s": round(skipped, 3), "envelopes_to_requester": pages,
             "caught_up_events": caught,
             "steps_per_s_cpu": round(got / wall) if wall else None,

@@ -92,7 +92,7 @@ def _check(public_key: bytes, domain: bytes, body: bytes, sig: bytes) -> bool:
 
 #: Below this many signatures ``verify_many`` checks them in the calling thread: handing a part
 #: to a worker thread and waking it costs more than it saves (bench/bench_verify.py --bulk).
-BULK_MIN = 8
+BULK_MIN = 16
 #: Good signatures remembered from ``verify_many`` (key (public_key, domain, body, sig)), oldest
 #: forgotten first: a catch-up page holds at most CATCHUP_MAX_RECORDS records of <= 8 messages.
 GOOD_KEPT = 4096
@@ -102,6 +102,12 @@ _good_lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
 _parts = 1  # parts a batch is cut into: the pool's workers + the caller
 _pool_lock = threading.Lock()
+
+
+def forget() -> None:
+    """Forget every signature ``verify_many`` remembered (benchmarks timing a first check)."""
+    with _good_lock:
+        _good.clear()
 
 
 def _cores() -> int:

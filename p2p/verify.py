@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import const as C
+from .bulk_verify import LogAhead
 from .complaints import HiddenNow
 from .errors import WireError
 from .escrow_acks import AckLedger, escrow_round
@@ -150,7 +151,9 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
         return escrow_round(acks, epoch, active, needed, chance), epoch
 
     er, round_epoch = next_round()
+    ahead = LogAhead(reader.path, pubkeys)  # STEP signatures in bulk, on every core (§C9.2)
     for rec in it:
+        ahead.reach(rec.offset)
         if attested:
             raise BadLog(k, "records after the end of the game")
         if rec.kind == KIND_SKIP:

@@ -132,3 +132,13 @@ def test_two_threads_calling_at_once_get_their_own_answers():
     expected = [[verify(*it) for it in b] for b in batches]
     with ThreadPoolExecutor(4) as ex:
         assert list(ex.map(verify_many, batches)) == expected
+
+
+def test_forget_changes_no_answer():
+    ident = IDS[2]
+    batch = [(ident.public_key, b"step", b"forget %d" % j, ident.sign(b"step", b"forget %d" % j)) for j in range(BULK_MIN)]
+    assert verify_many(batch) == [True] * BULK_MIN
+    assert all(it in identity._good for it in batch)
+    identity.forget()
+    assert not identity._good
+    assert [verify(*it) for it in batch] == [True] * BULK_MIN
