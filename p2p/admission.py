@@ -12,21 +12,20 @@ The first half of the lobby (``p2p/lobby.py``), before the setup is fixed:
   signature by the advertised key, or the advertised fingerprint, or trust on first use), and
   the join-by-code probe (protocol.md §N3.1).
 
-``Admission`` is a mixin of ``Lobby``: its handlers read and change the lobby's phase, queue
-and counters and call the lobby's ``_drop``, ``_abort``, ``_misbehaved`` and
-``_enter_signing``; the admission state (who joined, the host's keys, the probe budget) is
-its own, set up by ``_init_admission``. Sans-I/O like the lobby: ``now`` is an argument.
+An ``Admission`` is held by its ``Lobby`` (not a mixin): it owns who joined, the host's keys
+and the probe budget, reads the lobby's public state and acts only through the calls of
+``LobbyHost`` (send, emit, drop, abort, enter_signing...). Sans-I/O like the lobby: ``now`` is
+an argument.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from . import const as C
-from .beacon import HashChain, new_secret, seed_commitment
 from .identity import fingerprint_of
 from .join_code import join_code_tag
+from .lobby_events import LobbyStatus, PlayerJoined, PlayerLeft, PlayerRemoved
 from .ratelimit import TokenBucket
 from .wire import (MSG_JOIN, MSG_PROPOSAL, MSG_REJECT, MSG_STATUS, Envelope, Join, Player, Proposal, Reject,
                    Setup, Status, seal_message)
@@ -44,41 +43,6 @@ MAX_UNCONFIRMED_PER_ADDR = 2
 #: The signing phases (``p2p.lobby``): a STATUS or REJECT of the host may end them (§C2.2 step 7).
 _SETUP_PHASES = ("signing", "revealing")
 
-# --- events ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class LobbyStatus:
-    """Seats taken so far (``taken`` of ``seats``), with the players' names."""
-
-    edition: str
-    seats: int
-    taken: int
-    names: tuple
-
-
-@dataclass(frozen=True)
-class _PlayerEvent:
-    """A player, by its name and its key's ``fingerprint`` (16 hex digits)."""
-
-    name: str
-    fingerprint: str
-
-
-class PlayerJoined(_PlayerEvent):
-    """Host only: a player joined."""
-
-
-class PlayerLeft(_PlayerEvent):
-    """Host only: a player left before the setup was proposed."""
-
-
-class PlayerRemoved(_PlayerEvent):
-    """Host only: a player did not confirm the setup in time (its SETUP_SIG or SEED missing at
-    ``SETUP_TIMEOUT``, or no fresh JOIN after a new round): removed and banned from this lobby
-    (protocol.md §C2.2 step 7). The waiting room shows "<name> removed: did not confirm"."""
-
-
 #: English text of each REJECT code (protocol.md §C2.1); ui translates it.
 REJECT_TEXT = {
     C.REJECT_FULL: "the lobby is full",
@@ -87,29 +51,54 @@ REJECT_TEXT = {
 }
 
 
+class LobbyHost(Protocol):
+    """What ``Admission`` uses of its lobby (``p2p.lobby.Lobby``): public state, read only, and
+    the calls that change the lobby."""
+
+    identity: Any
+    role: str
+    game_id: bytes
+    me: Player
+    phase: str
+    edition: str
+    seats: int
+    options: tuple
+    chain: Any
+    stats: dict[str, int]
+
+    def send(self, addr: Any, raw: bytes) -> None: ...
+    def emit(self, event: Any) -> None: ...
+    def drop(self, reason: str) -> None: ...
+    def count(self, key: str) -> None: ...
+    def misbehaved(self, addr: Any, reason: str, env: Envelope) -> None: ...
+    def abort(self, reason: str, reject_code: int | None = None) -> None: ...
+    def clear_deadline(self) -> None: ...
+    def to_waiting(self, edition: str, seats: int) -> None: ...
+    def adopt_game_id(self, game_id: bytes) -> None: ...
+    def new_round(self, now: float) -> None: ...
+    def enter_signing(self, sb: bytes, setup: Setup, endpoints: tuple, now: float) -> None: ...
+
+
 class Admission:
-    """The lobby's admission handlers and state (mixed into ``p2p.lobby.Lobby``).
+    """Who may take a seat in one lobby, and which lobby messages come from the host.
 
-    Its own state: ``_joined`` (host: public key -> (Player, address), join order), ``_endpoint``,
-    ``_probes`` (host); ``_host_addr``, ``_host_keys``, ``_host_fp``, ``_code_tag``,
-    ``_demo_seed`` (joiner). What it uses of the lobby: ``identity``, ``role``, ``me``,
-    ``game_id``, ``phase``, ``_deadline``, ``edition``/``seats``/``options``,
-    ``chain``/``chain_secret``/``_seed_secret`` (re-derived for a demo join by code), the queues
-    ``_out``/``_events``, ``stats``, and ``_drop``, ``_abort``, ``_enter_signing``."""
+    Its state: ``joined`` (host: public key -> (Player, address), join order, ourselves
+    included), ``endpoint`` (host: our address), the probe budget, the banned, stale and
+    confirmed keys (host); ``host_addr``, ``host_keys``, ``host_fp``, ``code_tag`` (joiner)."""
 
-    def _init_admission(self, now: float, demo_seed: bytes | None) -> None:
+    def __init__(self, lobby: LobbyHost, now: float) -> None:
+        self._lobby = lobby
         # host only
-        self._joined: dict[bytes, tuple[Player, Any]] = {}
-        self._endpoint: Any = None
+        self.joined: dict[bytes, tuple[Player, Any]] = {}
+        self.endpoint: Any = None
         # joiner only
-        self._host_addr: Any = None
+        self.host_addr: Any = None
         #: The host's (Ed25519, X25519) public keys, from the advert or the first signed STATUS.
-        self._host_keys: tuple[bytes, bytes] | None = None
-        self._host_fp: str | None = None
+        self.host_keys: tuple[bytes, bytes] | None = None
+        self.host_fp: str | None = None
         #: Join by code (protocol.md §N3.1): the code's 50-bit tag while we probe for the game
         #: id (None once known, or for any other join).
-        self._code_tag: int | None = None
-        self._demo_seed = demo_seed
+        self.code_tag: int | None = None
         # host only: PROBE answers allowed (PROBE_RATE per second, as many in a burst)
         self._probes = TokenBucket(C.PROBE_RATE, C.PROBE_RATE, now)
         # host only: joiner key -> when we last answered its PROBE (PROBE_REPEAT_S; at most
@@ -120,14 +109,46 @@ class Admission:
         # must JOIN again with a fresh seed commitment before the next PROPOSAL), and members
         # that signed a setup at least once (not counted by the per-address cap)
         self._banned: set[bytes] = set()
-        self._stale: set[bytes] = set()
+        self.stale: set[bytes] = set()
         self._confirmed: set[bytes] = set()
 
-    def _join_msg(self) -> bytes:
-        # Our JOIN; with the probe game id (zero) while joining by code: a PROBE.
-        return seal_message(self.identity, MSG_JOIN, Join(self.game_id, C.PROTOCOL_VERSION, self.me))
+    # -- the lobby's calls ------------------------------------------------------------------
 
-    def _on_probe(self, env: Envelope, msg: Any, addr: Any, now: float) -> None:
+    def seat_host(self, me: Player, endpoint: Any) -> None:
+        """Host: seat ourselves (``me``, reachable at ``endpoint``)."""
+        self.endpoint = tuple(endpoint)
+        self.joined[self._lobby.identity.public_key] = (me, self.endpoint)
+
+    def expect_host(self, host_addr: Any, host_keys: tuple[bytes, bytes] | None, host_fp: str | None,
+                    code_tag: int | None) -> None:
+        """Joiner: the host is at ``host_addr``; its advertised keys or fingerprint, and the
+        tag of the join code we probe with (None: we know the game id)."""
+        self.host_addr = host_addr
+        if host_keys is not None:
+            self.host_keys = (bytes(host_keys[0]), bytes(host_keys[1]))
+        self.host_fp = host_fp
+        self.code_tag = code_tag
+
+    def confirmed(self, pk: bytes) -> None:
+        """The member ``pk`` signed a setup of this lobby (host: off the per-address cap)."""
+        self._confirmed.add(pk)
+
+    def new_round(self, me: Player) -> None:
+        """Host, a new round (§C2.2 step 7): our fresh entry; every other member is stale
+        until it JOINs again with its fresh seed commitment."""
+        pk = self._lobby.identity.public_key
+        if self._lobby.role == "host":
+            self.joined[pk] = (me, self.endpoint)
+            self.stale = {k for k in self.joined if k != pk}
+
+    def join_msg(self) -> bytes:
+        """Our JOIN; with the probe game id (zero) while joining by code: a PROBE."""
+        lob = self._lobby
+        return seal_message(lob.identity, MSG_JOIN, Join(lob.game_id, C.PROTOCOL_VERSION, lob.me))
+
+    # -- handlers ---------------------------------------------------------------------------
+
+    def on_probe(self, env: Envelope, msg: Any, addr: Any, now: float) -> None:
         """Host: a PROBE (JOIN with a zero game id) asks who we are: answer our signed STATUS
         (or REJECT full once the lobby closed), at most PROBE_RATE per second over all sources
         (that bounds what spoofed sources make us send), and at most once per PROBE_REPEAT_S
@@ -135,138 +156,139 @@ class Admission:
         sources then takes one answer a second, not the whole budget that honest joiners by
         code need (H37). The key is remembered only once the PROBE's signature holds, so a
         forged PROBE naming someone else's key cannot silence it."""
+        lob = self._lobby
         pk = msg.player.public_key
         if now - self._probed.get(pk, -C.PROBE_REPEAT_S) < C.PROBE_REPEAT_S:
-            self._drop("probe_repeat")
+            lob.drop("probe_repeat")
             return
         if not self._probes.take(now):
-            self._drop("probe_limit")
+            lob.drop("probe_limit")
             return
         if not env.verify(pk):
-            self._drop("bad_signature")
+            lob.drop("bad_signature")
             return
         self._probed.pop(pk, None)
         self._probed[pk] = now
         if len(self._probed) > C.PROBE_MEMORY:
             del self._probed[next(iter(self._probed))]
-        self.stats["probes"] = self.stats.get("probes", 0) + 1
-        if self.phase == WAITING:
-            self._out.append((addr, self._status_msg()))
+        lob.count("probes")
+        if lob.phase == WAITING:
+            lob.send(addr, self.status_msg())
         else:
             self._reject(addr, msg.player.public_key, C.REJECT_FULL)
 
-    def _on_probe_answer(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
+    def on_probe_answer(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
         """Joiner by code: the host's STATUS/REJECT names the game id and the host's keys; they
         must give the code's tag (else ``not_host``: someone else answered), then the usual
         host checks (address, channel key, signature). Then the real JOIN goes out."""
-        if join_code_tag(msg.game_id, msg.host_pk) != self._code_tag:
-            self._drop("not_host")
+        lob = self._lobby
+        if join_code_tag(msg.game_id, msg.host_pk) != self.code_tag:
+            lob.drop("not_host")
             return
-        if env.mtype == MSG_REJECT and msg.joiner_pk != self.identity.public_key:
-            self._drop("not_for_us")
+        if env.mtype == MSG_REJECT and msg.joiner_pk != lob.identity.public_key:
+            lob.drop("not_for_us")
             return
         if not self._from_host(env, addr, peer_key, (msg.host_pk, msg.host_xk)):
             return
-        self._code_tag = None
-        self.game_id = msg.game_id
-        if self._demo_seed is not None:  # demo secrets are derived from the game id
-            self.chain_secret = new_secret(self._demo_seed, b"chain", self.game_id)
-            self.chain = HashChain(self.chain_secret, self.chain.length)
-            self._seed_secret = new_secret(self._demo_seed, b"seed", self.game_id)
-            self.me = self.me._replace(chain_head=self.chain.head, seed_commit=seed_commitment(self._seed_secret))
+        self.code_tag = None
+        lob.adopt_game_id(msg.game_id)
         if env.mtype == MSG_REJECT:
-            self._on_reject(env, msg, addr, now, peer_key)
+            self.on_reject(env, msg, addr, now, peer_key)
             return
-        self._out.append((self._host_addr, self._join_msg()))
+        lob.send(self.host_addr, self.join_msg())
 
-    def _on_join(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
+    def on_join(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
+        lob = self._lobby
         p = msg.player
-        if self.role != "host":
-            self._drop("not_host")
+        if lob.role != "host":
+            lob.drop("not_host")
             return
         if peer_key is not None and peer_key != p.x25519_key:
-            self._drop("key_mismatch")  # the channel's key must be the one the player asks to be seated with
+            lob.drop("key_mismatch")  # the channel's key must be the one the player asks to be seated with
             return
         if not env.verify(p.public_key):
-            self._drop("bad_signature")
+            lob.drop("bad_signature")
             return
         if msg.version != C.PROTOCOL_VERSION:
             self._reject(addr, p.public_key, C.REJECT_VERSION)
             return
         if p.public_key in self._banned:
-            self._drop("banned")
+            lob.drop("banned")
             self._reject(addr, p.public_key, C.REJECT_FULL)
             return
-        known = self._joined.get(p.public_key)
-        if (known is not None and p.public_key in self._stale and self.phase == WAITING
+        known = self.joined.get(p.public_key)
+        if (known is not None and p.public_key in self.stale and lob.phase == WAITING
                 and peer_key == p.x25519_key == known[0].x25519_key):
             # A member's fresh entry for the new round (§C2.2 step 7), over its own keyed channel:
             # a replayed JOIN of an older round cannot come that way (the transport deduplicates).
-            self._stale.discard(p.public_key)
-            if not self._stale:
-                self._deadline = None  # nobody left to wait for (the stale members' JOIN_TIMEOUT)
-            self._joined[p.public_key] = (p, addr)
-            self._broadcast_status()
-            self._maybe_propose(now)
+            self.stale.discard(p.public_key)
+            if not self.stale:
+                lob.clear_deadline()  # nobody left to wait for (the stale members' JOIN_TIMEOUT)
+            self.joined[p.public_key] = (p, addr)
+            self.broadcast_status()
+            self.maybe_propose(now)
             return
         if known is not None and known[0] == p:
             if addr != known[1] and peer_key != p.x25519_key:
                 # A replayed JOIN from elsewhere would move the player's address (and cut it off):
                 # only a channel keyed with the player's own X25519 key may do that.
-                self._drop("moved_unproven")
+                lob.drop("moved_unproven")
                 return
-            if self.phase == WAITING:  # a repeated join: refresh its address, answer again
-                self._joined[p.public_key] = (p, addr)
-                self._out.append((addr, self._status_msg()))
+            if lob.phase == WAITING:  # a repeated join: refresh its address, answer again
+                self.joined[p.public_key] = (p, addr)
+                lob.send(addr, self.status_msg())
             return
-        if self.phase != WAITING or known is not None:
+        if lob.phase != WAITING or known is not None:
             self._reject(addr, p.public_key, C.REJECT_FULL if known is None else C.REJECT_OTHER_KEYS)
             return
-        if sum(1 for k, (_, a) in self._joined.items() if a == addr and k not in self._confirmed) \
+        if sum(1 for k, (_, a) in self.joined.items() if a == addr and k not in self._confirmed) \
                 >= MAX_UNCONFIRMED_PER_ADDR:
-            self._drop("address_cap")  # one socket, many fresh keys: ghosts (§C2.2 step 7)
+            lob.drop("address_cap")  # one socket, many fresh keys: ghosts (§C2.2 step 7)
             self._reject(addr, p.public_key, C.REJECT_FULL)
             return
-        self._joined[p.public_key] = (p, addr)
-        self._events.append(PlayerJoined(p.name, fingerprint_of(p.public_key)))
-        self._broadcast_status()
-        self._maybe_propose(now)
+        self.joined[p.public_key] = (p, addr)
+        lob.emit(PlayerJoined(p.name, fingerprint_of(p.public_key)))
+        self.broadcast_status()
+        self.maybe_propose(now)
 
-    def _maybe_propose(self, now: float) -> None:
-        # Every seat taken, every member's entry of the current round (none stale).
-        if self.phase == WAITING and len(self._joined) == self.seats and not self._stale:
+    def maybe_propose(self, now: float) -> None:
+        """Host: every seat taken, every member's entry of the current round (none stale):
+        send the PROPOSAL."""
+        lob = self._lobby
+        if lob.phase == WAITING and len(self.joined) == lob.seats and not self.stale:
             self._propose(now)
 
-    def _remove(self, pks: list[bytes]) -> None:
+    def remove(self, pks: list[bytes]) -> None:
         """Host: remove and ban the members ``pks`` (they did not confirm in time, §C2.2 step
         7): REJECT (code 1) to each, ``PlayerRemoved`` for each, counted in ``removed``."""
         for pk in pks:
-            p, addr = self._joined.pop(pk)
+            p, addr = self.joined.pop(pk)
             self._banned.add(pk)
-            self._stale.discard(pk)
+            self.stale.discard(pk)
             self._reject(addr, pk, C.REJECT_FULL)
-            self._events.append(PlayerRemoved(p.name, fingerprint_of(pk)))
-            self.stats["removed"] = self.stats.get("removed", 0) + 1
+            self._lobby.emit(PlayerRemoved(p.name, fingerprint_of(pk)))
+            self._lobby.count("removed")
 
-    def _on_leave(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
-        if self.role != "host" or self.phase != WAITING:
-            self._drop("wrong_phase")
+    def on_leave(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
+        lob = self._lobby
+        if lob.role != "host" or lob.phase != WAITING:
+            lob.drop("wrong_phase")
             return
         # Only the player joined from this address may leave, with its own key: one signature
         # check per LEAVE, whoever sends it.
-        pk = next((k for k, (p, a) in self._joined.items() if a == addr and k != self.identity.public_key), None)
+        pk = next((k for k, (p, a) in self.joined.items() if a == addr and k != lob.identity.public_key), None)
         if pk is None:
-            self._drop("not_joined")
+            lob.drop("not_joined")
             return
-        p = self._joined[pk][0]
+        p = self.joined[pk][0]
         if (peer_key is not None and peer_key != p.x25519_key) or not env.verify(pk):
-            self._drop("bad_signature")
+            lob.drop("bad_signature")
             return
-        del self._joined[pk]
-        self._stale.discard(pk)
-        self._events.append(PlayerLeft(p.name, fingerprint_of(pk)))
-        self._broadcast_status()
-        self._maybe_propose(now)
+        del self.joined[pk]
+        self.stale.discard(pk)
+        lob.emit(PlayerLeft(p.name, fingerprint_of(pk)))
+        self.broadcast_status()
+        self.maybe_propose(now)
 
     def _from_host(self, env: Envelope, addr: Any, peer_key: bytes | None, claimed: tuple | None = None,
                    round_end: bool = False) -> bool:
@@ -275,85 +297,119 @@ class Admission:
         it matches the advert's fingerprint (or nothing was advertised). ``round_end``: a
         STATUS/REJECT that may end the signing phases (§C2.2 step 7): only over the host's
         keyed channel, whose transport drops replays and delivers in order."""
-        if self.role != "joiner" or addr != self._host_addr:
-            self._drop("not_host")
+        lob = self._lobby
+        if lob.role != "joiner" or addr != self.host_addr:
+            lob.drop("not_host")
             return False
-        if self.phase not in (JOINING, WAITING) and not (
-                round_end and self.phase in _SETUP_PHASES and self._host_keys is not None
-                and peer_key == self._host_keys[1]):
-            self._drop("wrong_phase")
+        if lob.phase not in (JOINING, WAITING) and not (
+                round_end and lob.phase in _SETUP_PHASES and self.host_keys is not None
+                and peer_key == self.host_keys[1]):
+            lob.drop("wrong_phase")
             return False
-        keys = self._host_keys
+        keys = self.host_keys
         if keys is None:
             if claimed is None:
-                self._drop("unverifiable")  # no key to check it with: a hint at most, ignored
+                lob.drop("unverifiable")  # no key to check it with: a hint at most, ignored
                 return False
-            if self._host_fp is not None and fingerprint_of(claimed[0]) != self._host_fp:
-                self._drop("not_host")
+            if self.host_fp is not None and fingerprint_of(claimed[0]) != self.host_fp:
+                lob.drop("not_host")
                 return False
             keys = claimed
         elif claimed is not None and claimed != keys:
-            self._drop("not_host")
+            lob.drop("not_host")
             return False
         if (peer_key is not None and peer_key != keys[1]) or not env.verify(keys[0]):
-            self._drop("bad_signature")
+            lob.drop("bad_signature")
             return False
-        self._host_keys = keys
+        self.host_keys = keys
         return True
 
-    def _on_status(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
+    def on_status(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
+        lob = self._lobby
         # A STATUS with a free seat during our signing phases is the host's new round (§C2.2
         # step 7); the last STATUS before a PROPOSAL had every seat taken and came before it.
         new_round = msg.taken < msg.seats
         if not self._from_host(env, addr, peer_key, (msg.host_pk, msg.host_xk), round_end=new_round):
             return
-        if self.phase in _SETUP_PHASES:
-            self._new_round(now)
-            self._out.append((self._host_addr, self._join_msg()))  # our fresh entry
-        self.phase = WAITING
-        self.edition, self.seats = msg.edition, msg.seats
-        self._deadline = None
-        self._events.append(LobbyStatus(msg.edition, msg.seats, msg.taken, msg.names))
+        if lob.phase in _SETUP_PHASES:
+            lob.new_round(now)
+            lob.send(self.host_addr, self.join_msg())  # our fresh entry
+        lob.to_waiting(msg.edition, msg.seats)
+        lob.emit(LobbyStatus(msg.edition, msg.seats, msg.taken, msg.names))
 
-    def _on_reject(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
-        if msg.joiner_pk != self.identity.public_key:
-            self._drop("not_for_us")  # a REJECT the host sent someone else, replayed
+    def on_reject(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
+        lob = self._lobby
+        if msg.joiner_pk != lob.identity.public_key:
+            lob.drop("not_for_us")  # a REJECT the host sent someone else, replayed
             return
         if not self._from_host(env, addr, peer_key, (msg.host_pk, msg.host_xk), round_end=True):
             return
-        if self.phase in _SETUP_PHASES:
-            self._abort("removed by the host: we did not confirm the setup in time", reject_code=msg.code)
+        if lob.phase in _SETUP_PHASES:
+            lob.abort("removed by the host: we did not confirm the setup in time", reject_code=msg.code)
             return
         text = REJECT_TEXT.get(msg.code, f"refused (code {msg.code})")
-        self._abort(f"rejected by the host: {text}", reject_code=msg.code)
+        lob.abort(f"rejected by the host: {text}", reject_code=msg.code)
 
-    def _status_msg(self) -> bytes:
-        names = [p.name for p, _ in self._joined.values()]
-        return seal_message(self.identity, MSG_STATUS, Status(self.game_id, self.edition, self.seats, len(names),
-                                                              tuple(names), self.identity.public_key,
-                                                              self.identity.x25519_public_key))
+    def on_proposal(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
+        """Joiner: a PROPOSAL from the host (a seated player who signed it, when no STATUS told
+        us its keys yet) starts the signing phase; the host must be seated in it."""
+        lob = self._lobby
+        setup = msg.setup
+        claimed = None
+        if self.host_keys is None and lob.role == "joiner" and addr == self.host_addr:
+            # No STATUS yet (its datagram may still be on its way): the host is the seated player
+            # who signed this, with the advertised fingerprint if there is one.
+            claimed = next(((p.public_key, p.x25519_key) for p in setup.players
+                            if (self.host_fp is None or fingerprint_of(p.public_key) == self.host_fp)
+                            and env.verify(p.public_key)), None)
+        if not self._from_host(env, addr, peer_key, claimed):
+            return
+        host_seat = next((i for i, p in enumerate(setup.players)
+                          if (p.public_key, p.x25519_key) == self.host_keys), None)
+        if host_seat is None:
+            lob.misbehaved(addr, "the host is not seated in its proposal", env)
+            lob.abort("refusing the setup: the host is not seated in it")
+            return
+        endpoints = list(msg.endpoints)
+        endpoints[host_seat] = addr  # we reach the host where it answered us
+        lob.enter_signing(msg.setup_bytes, setup, tuple(endpoints), now)
+
+    # -- messages -----------------------------------------------------------------------------
+
+    def status_msg(self) -> bytes:
+        """Host: our signed STATUS (seats taken, names, our keys)."""
+        lob = self._lobby
+        ident = lob.identity
+        names = [p.name for p, _ in self.joined.values()]
+        return seal_message(ident, MSG_STATUS, Status(lob.game_id, lob.edition, lob.seats, len(names),
+                                                      tuple(names), ident.public_key, ident.x25519_public_key))
 
     def _reject(self, addr: Any, joiner_pk: bytes, code: int) -> None:
-        self._out.append((addr, seal_message(self.identity, MSG_REJECT, Reject(
-            self.game_id, joiner_pk, code, self.identity.public_key, self.identity.x25519_public_key))))
+        lob = self._lobby
+        ident = lob.identity
+        lob.send(addr, seal_message(ident, MSG_REJECT, Reject(
+            lob.game_id, joiner_pk, code, ident.public_key, ident.x25519_public_key)))
 
-    def _broadcast_status(self) -> None:
-        raw = self._status_msg()
-        for pk, (p, addr) in self._joined.items():
-            if pk != self.identity.public_key:
-                self._out.append((addr, raw))
-        names = tuple(p.name for p, _ in self._joined.values())
-        self._events.append(LobbyStatus(self.edition, self.seats, len(names), names))
+    def broadcast_status(self) -> None:
+        """Host: STATUS to every other member, and ``LobbyStatus`` for us."""
+        lob = self._lobby
+        raw = self.status_msg()
+        for pk, (p, addr) in self.joined.items():
+            if pk != lob.identity.public_key:
+                lob.send(addr, raw)
+        names = tuple(p.name for p, _ in self.joined.values())
+        lob.emit(LobbyStatus(lob.edition, lob.seats, len(names), names))
 
     def _propose(self, now: float) -> None:
-        entries = sorted(self._joined.values(), key=lambda e: e[0].public_key)
-        setup = Setup(C.PROTOCOL_VERSION, self.game_id, self.edition, self.seats, self.chain.length,
-                      self.options, tuple(p for p, _ in entries))
+        lob = self._lobby
+        entries = sorted(self.joined.values(), key=lambda e: e[0].public_key)
+        setup = Setup(C.PROTOCOL_VERSION, lob.game_id, lob.edition, lob.seats, lob.chain.length,
+                      lob.options, tuple(p for p, _ in entries))
         sb = setup.encode()
         endpoints = tuple(tuple(a) if isinstance(a, (tuple, list)) else a for _, a in entries)
         wire_eps = tuple((str(a[0]), int(a[1])) for a in endpoints)
-        raw = seal_message(self.identity, MSG_PROPOSAL, Proposal(self.game_id, sb, setup, wire_eps))
-        for pk, (p, addr) in self._joined.items():
-            if pk != self.identity.public_key:
-                self._out.append((addr, raw))
-        self._enter_signing(sb, setup, endpoints, now)
+        raw = seal_message(lob.identity, MSG_PROPOSAL, Proposal(lob.game_id, sb, setup, wire_eps))
+        for pk, (p, addr) in self.joined.items():
+            if pk != lob.identity.public_key:
+                lob.send(addr, raw)
+        lob.enter_signing(sb, setup, endpoints, now)

@@ -38,27 +38,22 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from dataclasses import dataclass
 from typing import Any
 
 from . import const as C
-from .admission import (JOINING, REJECT_TEXT, WAITING, Admission, LobbyStatus, PlayerJoined,  # noqa: F401 (re-exported)
-                        PlayerLeft, PlayerRemoved)
-from .beacon import HashChain, derive_secret, new_secret, seed_commitment
+from .admission import JOINING, REJECT_TEXT, WAITING, Admission  # noqa: F401 (re-exported)
+from .beacon import HashChain, derive_secret, new_secret
 from .errors import LocalProtocolError, WireError
 from .gamelog import HEADER_RECORD, LOG_HEADER_VERSION, HeaderRecord
-from .identity import Identity, fingerprint_of
+from .identity import Identity
+from .lobby_events import (GameStarted, LobbyAborted, LobbyPeerMisbehaved, LobbyStatus,  # noqa: F401 (re-exported)
+                           PlayerJoined, PlayerLeft, PlayerRemoved, SetupProposed, SetupRestarted)
 from .lockstep import LockstepSession
-from .setup_signing import DUPLICATE, EQUIVOCATION, MALFORMED, SetupSigning
+from .setup_round import ABORTED, REVEALING, SIGNING, STARTED, SetupRound  # noqa: F401 (re-exported)
+from .setup_signing import SetupSigning
 from .timed_clock import check_timed_options
 from .wire import (LOBBY_DECODERS, MSG_JOIN, MSG_LEAVE, MSG_PROPOSAL, MSG_REJECT, MSG_SEED, MSG_SETUP_SIG,
-                   MSG_STATUS, Envelope, Leave, Player, SeedReveal, Setup, SetupSig, check_options, open_envelope,
-                   seal_message, setup_hash)
-
-SIGNING = "signing"
-REVEALING = "revealing"
-STARTED = "started"
-ABORTED = "aborted"
+                   MSG_STATUS, Envelope, Leave, Player, Setup, check_options, open_envelope, seal_message)
 
 #: Joiner: seconds past ``SETUP_TIMEOUT`` it waits in the signing phases for the host's word (a
 #: new round's STATUS, or REJECT) before it aborts on its own (protocol.md §C2.2 step 7): the host
@@ -93,59 +88,12 @@ def check_p2p_options(opts: tuple) -> None:
         raise LocalProtocolError(f"{C.OPT_TURN_TIME} must be an int of seconds in [0, {C.MAX_TURN_TIME}] (0: unlimited)")
 
 
-# --- events (``LobbyStatus``, ``PlayerJoined``, ``PlayerLeft``: admission.py) ---------------
-
-
-@dataclass(frozen=True)
-class SetupProposed:
-    """The setup is fixed; we signed it and wait for the other seats' signatures."""
-
-    setup: Setup
-    my_seat: int
-
-
-@dataclass(frozen=True)
-class SetupRestarted:
-    """The setup of round ``round`` - 1 was given up (seats that did not confirm it were
-    removed, protocol.md §C2.2 step 7): back to waiting, with fresh seed commitments."""
-
-    round: int
-
-
-@dataclass(frozen=True)
-class GameStarted:
-    """All seats signed the setup and revealed their seeds. ``endpoints``: each seat's
-    address in seat order; ``game_seed``: 32 bytes."""
-
-    setup: Setup
-    setup_bytes: bytes
-    my_seat: int
-    game_seed: bytes
-    endpoints: tuple
-
-
-@dataclass(frozen=True)
-class LobbyAborted:
-    """The lobby ended without a game: ``reason`` in English (fixed texts only: never text a
-    peer chose); ``reject_code``: the host's REJECT code (``const.REJECT_CODES``) if it
-    refused our JOIN, else None."""
-
-    reason: str
-    reject_code: int | None = None
-
-
-@dataclass(frozen=True)
-class LobbyPeerMisbehaved:
-    """A message from ``addr`` was dropped: bad signature, wrong game, bad reveal..."""
-
-    addr: Any
-    reason: str
-    evidence: bytes
-
-
-class Lobby(Admission):
+class Lobby:
     """One peer's lobby/setup state machine. Build with ``Lobby.host`` or ``Lobby.join``. Who may
-    join and the seat order: ``Admission`` (admission.py); the signing phase: ``SetupSigning``."""
+    join and the seat order: its ``admission`` (admission.py); the current setup round, from the
+    PROPOSAL to the start: its ``setup_round`` (setup_round.py). The lobby owns the phase, the
+    deadline, the output queues and the counters; its parts act through the calls below
+    ("the calls of the parts")."""
 
     def __init__(self, identity: Identity, *, role: str, game_id: bytes, name: str, bot: bool,
                  demo_seed: bytes | None, now: float, chain_length: int) -> None:
@@ -156,48 +104,83 @@ class Lobby(Admission):
         self.identity = identity
         self.role = role
         self.game_id = game_id
+        self._demo_seed = demo_seed
         #: Our hash-chain secret h_0 (32 bytes). Keep it private (0600) for ``resume_session``.
         self.chain_secret = new_secret(demo_seed, b"chain", game_id)
         #: Our hash chain (its head goes into our Join).
         self.chain = HashChain(self.chain_secret, chain_length)
-        self._seed_secret = new_secret(demo_seed, b"seed", game_id)
+        #: The current setup round (protocol.md §C2.2 step 7 starts a new one): our seed secret
+        #: of it, the setup once proposed, every seat's SETUP_SIG and SEED.
+        self.setup_round = SetupRound(self, 0, new_secret(demo_seed, b"seed", game_id))
         #: Our own setup entry.
         self.me = Player(identity.public_key, identity.x25519_public_key, name, self.chain.head,
-                         seed_commitment(self._seed_secret), bot)
+                         self.setup_round.seed_commit, bot)
         self.phase = JOINING
         self.edition = ""
         self.seats = 0
         self.options: tuple = ()
-        self.setup: Setup | None = None
-        self.setup_bytes = b""
-        self.setup_hash = b""
-        self.my_seat = -1
-        self.endpoints: tuple = ()
-        self.game_seed = b""
         self._out: list[tuple[Any, bytes]] = []
         self._events: deque = deque()
         self._deadline: float | None = None
-        #: Setup rounds given up so far (protocol.md §C2.2 step 7) and their setup hashes: a
-        #: late SETUP_SIG/SEED of an old round is dropped (``old_round``), never a disagreement.
-        self.round = 0
+        #: Setup hashes of the rounds given up (protocol.md §C2.2 step 7): a late SETUP_SIG/SEED
+        #: of an old round is dropped (``old_round``), never a disagreement.
         self._old_setups: set[bytes] = set()
-        #: Signing and revealing: when our SETUP_SIG/SEED go to every other seat again.
-        self._resend_at: float | None = None
-        #: The signing phase (setup_signing.py): every seat's SETUP_SIG and SEED, the early
-        #: ones held until our PROPOSAL, the hidden-information leaves.
-        self.signing = SetupSigning()
-        # Who joined, the host's keys, the probe budget (admission.py).
-        self._init_admission(now, demo_seed)
+        #: Who joined, the host's keys, the probe budget (admission.py).
+        self.admission = Admission(self, now)
         #: Counters: ``received``, ``malformed``, ``dropped`` (all drops), and one per drop reason
         #: (``wrong_game``, ``bad_signature``, ``not_host``, ``not_seated``, ``wrong_phase``,
         #: ``key_mismatch``, ``unverifiable``, ``buffer_full``...).
         self.stats: dict[str, int] = dict.fromkeys(("received", "malformed", "dropped"), 0)
+        adm = self.admission
+        self._handlers = {MSG_JOIN: adm.on_join, MSG_LEAVE: adm.on_leave, MSG_STATUS: adm.on_status,
+                          MSG_REJECT: adm.on_reject, MSG_PROPOSAL: adm.on_proposal,
+                          MSG_SETUP_SIG: self._on_setup_sig, MSG_SEED: self._on_seed}
+
+    # -- the current round's figures (setup_round.py) --
+
+    @property
+    def round(self) -> int:
+        """Setup rounds given up so far (protocol.md §C2.2 step 7)."""
+        return self.setup_round.number
+
+    @property
+    def setup(self) -> Setup | None:
+        """The setup once proposed (None before)."""
+        return self.setup_round.setup
+
+    @property
+    def setup_bytes(self) -> bytes:
+        return self.setup_round.setup_bytes
+
+    @property
+    def setup_hash(self) -> bytes:
+        return self.setup_round.setup_hash
+
+    @property
+    def my_seat(self) -> int:
+        """Our seat once the setup is proposed (-1 before)."""
+        return self.setup_round.my_seat
+
+    @property
+    def endpoints(self) -> tuple:
+        """Each seat's address, in seat order, once the setup is proposed (() before)."""
+        return self.setup_round.endpoints
+
+    @property
+    def game_seed(self) -> bytes:
+        """The game seed (32 bytes) once every seat revealed (b"" before)."""
+        return self.setup_round.game_seed
+
+    @property
+    def signing(self) -> SetupSigning:
+        """The current round's signatures and reveals (setup_signing.py)."""
+        return self.setup_round.signing
 
     @property
     def hidden_commits(self) -> list[bytes] | None:
         """Hidden information (protocol.md §C12): every seat's leaves in seat order once
         signed (None in editions without hidden information)."""
-        return self.signing.hidden_commits
+        return self.setup_round.signing.hidden_commits
 
     @classmethod
     def host(cls, identity: Identity, *, edition: str, seats: int, name: str, endpoint: tuple,
@@ -219,8 +202,7 @@ class Lobby(Admission):
         lob = cls(identity, role="host", game_id=gid, name=name, bot=bot, demo_seed=demo_seed, now=now,
                   chain_length=chain_length)
         lob.phase, lob.edition, lob.seats, lob.options = WAITING, edition, seats, opts
-        lob._endpoint = tuple(endpoint)
-        lob._joined[identity.public_key] = (lob.me, lob._endpoint)
+        lob.admission.seat_host(lob.me, endpoint)
         lob._events.append(PlayerJoined(name, identity.fingerprint))
         return lob
 
@@ -244,13 +226,9 @@ class Lobby(Admission):
             raise LocalProtocolError("a joiner needs the game id or a join code")
         lob = cls(identity, role="joiner", game_id=game_id or C.PROBE_GAME_ID, name=name, bot=bot,
                   demo_seed=demo_seed, now=now, chain_length=chain_length)
-        lob._code_tag = code_tag if game_id is None else None
-        lob._host_addr = host_addr
-        if host_keys is not None:
-            lob._host_keys = (bytes(host_keys[0]), bytes(host_keys[1]))
-        lob._host_fp = host_fp
+        lob.admission.expect_host(host_addr, host_keys, host_fp, code_tag if game_id is None else None)
         lob._deadline = now + C.JOIN_TIMEOUT
-        lob._out.append((host_addr, lob._join_msg()))
+        lob._out.append((host_addr, lob.admission.join_msg()))
         return lob
 
     # -- outputs / queries --
@@ -268,43 +246,45 @@ class Lobby(Admission):
     @property
     def host_address(self) -> Any:
         """Joiner: the host's address (None for the host)."""
-        return self._host_addr
+        return self.admission.host_addr
 
     def members(self) -> list[tuple[Player, Any]]:
         """Host, before the setup: every joined player (ourselves included) with its address,
         in join order; [] for a joiner (it knows only the host). For the chat's members
         (protocol.md §N9)."""
-        return list(self._joined.values()) if self.role == "host" else []
+        return list(self.admission.joined.values()) if self.role == "host" else []
 
     def peer_addresses(self) -> list:
         """Addresses of the peers this lobby deals with, for the transport's stranger eviction
         (protocol.md §N2.6): host — every player whose valid JOIN it accepted; joiner — the
         host; both — every seat's endpoint once the setup is proposed."""
-        addrs = [a for _, a in self._joined.values()] + list(self.endpoints)
-        if self._host_addr is not None:
-            addrs.append(self._host_addr)
+        adm = self.admission
+        addrs = [a for _, a in adm.joined.values()] + list(self.endpoints)
+        if adm.host_addr is not None:
+            addrs.append(adm.host_addr)
         return [tuple(a) for a in addrs if a is not None]
 
     def peer_keys(self) -> list[tuple[Any, bytes]]:
         """``[(address, X25519 public key)]`` of the peers whose key we know, for keying their
         transport channels (protocol.md §N2.2): once the setup is proposed every other seat
-        (setup key, endpoint); before that, host — every player whose valid JOIN it accepted;
-        joiner — the host, if its key is known (advert or signed STATUS)."""
+        (from the signed setup); before, the host's members, or a joiner's host."""
+        adm = self.admission
         if self.setup is not None:
             return [(a, p.x25519_key) for i, (p, a) in enumerate(zip(self.setup.players, self.endpoints))
                     if i != self.my_seat and a is not None]
         if self.role == "host":
-            return [(a, p.x25519_key) for pk, (p, a) in self._joined.items()
+            return [(a, p.x25519_key) for pk, (p, a) in adm.joined.items()
                     if pk != self.identity.public_key and a is not None]
-        if self._host_keys is not None and self._host_addr is not None:
-            return [(self._host_addr, self._host_keys[1])]
+        if adm.host_keys is not None and adm.host_addr is not None:
+            return [(adm.host_addr, adm.host_keys[1])]
         return []
 
     def get_timer(self) -> float | None:
         """When ``handle_timer`` must run (join or setup deadline, the next re-send of our
         SETUP_SIG/SEED), or None."""
-        if self.phase in (SIGNING, REVEALING) and self._resend_at is not None:
-            return self._resend_at if self._deadline is None else min(self._deadline, self._resend_at)
+        resend_at = self.setup_round.resend_at
+        if self.phase in (SIGNING, REVEALING) and resend_at is not None:
+            return resend_at if self._deadline is None else min(self._deadline, resend_at)
         return self._deadline if self.phase in (JOINING, WAITING, SIGNING, REVEALING) else None
 
     def handle_timer(self, now: float) -> None:
@@ -316,53 +296,53 @@ class Lobby(Admission):
         except the host: at SETUP_TIMEOUT it removes the seats that did not sign (or reveal)
         and opens a new round, and after JOIN_TIMEOUT of a round's waiting it removes the
         members that did not send their fresh entry (protocol.md §C2.2 step 7)."""
-        if self.phase in (SIGNING, REVEALING) and self._resend_at is not None and now >= self._resend_at:
-            for raw in self.signing.own(self.my_seat):
-                self._send_to_seats(raw)
-            self._resend_at = now + C.SETUP_RESEND_S
+        if self.phase in (SIGNING, REVEALING):
+            self.setup_round.resend(now)
+        adm = self.admission
         if self._deadline is not None and now >= self._deadline and self.role == "host":
             if self.phase in (SIGNING, REVEALING):
-                missing = self.signing.missing(self.seats, self.phase != SIGNING)
-                self._remove([p.public_key for i, p in enumerate(self.setup.players)
-                              if i in missing and p.public_key != self.identity.public_key])
-                self._new_round(now)
-                self._deadline = now + C.JOIN_TIMEOUT if self._stale else None
-                self._broadcast_status()
-                self._maybe_propose(now)
+                missing = self.setup_round.missing(self.phase != SIGNING)
+                adm.remove([p.public_key for i, p in enumerate(self.setup.players)
+                            if i in missing and p.public_key != self.identity.public_key])
+                self.new_round(now)
+                self._deadline = now + C.JOIN_TIMEOUT if adm.stale else None
+                adm.broadcast_status()
+                adm.maybe_propose(now)
             elif self.phase == WAITING:
                 self._deadline = None
-                if self._stale:
-                    self._remove(sorted(self._stale))
-                    self._broadcast_status()
+                if adm.stale:
+                    adm.remove(sorted(adm.stale))
+                    adm.broadcast_status()
             return
         if self._deadline is not None and now >= self._deadline and self.phase in (JOINING, SIGNING, REVEALING):
             if self.phase == JOINING:
-                self._abort("no answer from the host")
+                self.abort("no answer from the host")
             else:
-                missing = self.signing.missing(self.seats, self.phase != SIGNING)
-                self._abort(f"setup timed out in phase {self.phase}, waiting for seats {missing}")
+                missing = self.setup_round.missing(self.phase != SIGNING)
+                self.abort(f"setup timed out in phase {self.phase}, waiting for seats {missing}")
 
     def announcement(self) -> dict[str, str]:
         """Discovery TXT fields (strings): version, game id (hex), edition, taken, total, phase
         ("lobby" or "running")."""
+        taken = len(self.admission.joined) if self.setup is None else self.seats
         return {"v": str(C.PROTOCOL_VERSION), "game": self.game_id.hex(), "edition": self.edition,
-                "taken": str(len(self._joined) if self.setup is None else self.seats), "total": str(self.seats),
+                "taken": str(taken), "total": str(self.seats),
                 "phase": "lobby" if self.phase in (JOINING, WAITING) else "running"}
 
     def leave(self) -> None:
         """Joiner: withdraw before the setup is proposed. Raises ``LocalProtocolError`` otherwise."""
         if self.role != "joiner" or self.phase not in (JOINING, WAITING):
             raise LocalProtocolError("only a joiner in the lobby can leave")
-        self._out.append((self._host_addr, seal_message(self.identity, MSG_LEAVE, Leave(self.game_id))))
-        self._abort("left the lobby")
+        self._out.append((self.admission.host_addr, seal_message(self.identity, MSG_LEAVE, Leave(self.game_id))))
+        self.abort("left the lobby")
 
-    def start_session(self, engine: Any, *, log: Any = None, now: float = 0.0) -> LockstepSession:
-        """Build the ``LockstepSession`` once the game started. Raises ``LocalProtocolError``
-        before that."""
+    def start_session(self, engine: Any, *, log: Any = None, own_log: Any = None, now: float = 0.0) -> LockstepSession:
+        """Build the ``LockstepSession`` once the game started (``log``, ``own_log``: its
+        ``gamelog`` writers, or None). Raises ``LocalProtocolError`` before that."""
         if self.phase != STARTED or self.setup is None:
             raise LocalProtocolError("the game has not started")
         return LockstepSession(self.setup, self.my_seat, self.identity, self.chain, engine, self.game_seed,
-                               log=log, now=now, setup_bytes=self.setup_bytes,
+                               log=log, own_log=own_log, now=now, setup_bytes=self.setup_bytes,
                                hidden_commits=self.hidden_commits)
 
     def log_header(self) -> bytes:
@@ -396,90 +376,109 @@ class Lobby(Admission):
             return
         if msg.game_id != self.game_id:
             if env.mtype == MSG_JOIN and msg.game_id == C.PROBE_GAME_ID and self.role == "host":
-                self._on_probe(env, msg, addr, now)
-            elif self._code_tag is not None and env.mtype in (MSG_STATUS, MSG_REJECT):
-                self._on_probe_answer(env, msg, addr, now, peer_key)
+                self.admission.on_probe(env, msg, addr, now)
+            elif self.admission.code_tag is not None and env.mtype in (MSG_STATUS, MSG_REJECT):
+                self.admission.on_probe_answer(env, msg, addr, now, peer_key)
             else:
-                self._drop("wrong_game")
+                self.drop("wrong_game")
             return
-        _HANDLERS[env.mtype](self, env, msg, addr, now, peer_key)
-
-    # -- handlers --
-
-    def _on_proposal(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
-        setup = msg.setup
-        claimed = None
-        if self._host_keys is None and self.role == "joiner" and addr == self._host_addr:
-            # No STATUS yet (its datagram may still be on its way): the host is the seated player
-            # who signed this, with the advertised fingerprint if there is one.
-            claimed = next(((p.public_key, p.x25519_key) for p in setup.players
-                            if (self._host_fp is None or fingerprint_of(p.public_key) == self._host_fp)
-                            and env.verify(p.public_key)), None)
-        if not self._from_host(env, addr, peer_key, claimed):
-            return
-        host_seat = next((i for i, p in enumerate(setup.players)
-                          if (p.public_key, p.x25519_key) == self._host_keys), None)
-        if host_seat is None:
-            self._misbehaved(addr, "the host is not seated in its proposal", env)
-            self._abort("refusing the setup: the host is not seated in it")
-            return
-        endpoints = list(msg.endpoints)
-        endpoints[host_seat] = addr  # we reach the host where it answered us
-        self._enter_signing(msg.setup_bytes, setup, tuple(endpoints), now)
+        self._handlers[env.mtype](env, msg, addr, now, peer_key)
 
     def _on_setup_sig(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
-        if not self._check_seated(env, msg, addr, peer_key):
-            return
-        outcome = self.signing.add_sig(msg.seat, env, msg.leaves)
-        if outcome == EQUIVOCATION:
-            # Two different SETUP_SIGs signed by one seat (e.g. other leaves).
-            self._misbehaved(addr, "two different setup signatures", env)
-            self._abort(f"seat {msg.seat} signed two different setup signatures")
-            return
-        if outcome == MALFORMED:
-            self._misbehaved(addr, "hidden-information commitment missing or of the wrong size", env)
-            self._abort(f"seat {msg.seat} sent a malformed hidden-information commitment")
-            return
-        if outcome == DUPLICATE:
-            return
-        self._confirmed.add(self.setup.players[msg.seat].public_key)  # host: per-address cap
-        self._maybe_reveal()
+        self.setup_round.on_setup_sig(env, msg, addr, now, peer_key)
 
     def _on_seed(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
-        if not self._check_seated(env, msg, addr, peer_key):
-            return
-        if seed_commitment(msg.secret) != self.setup.players[msg.seat].seed_commit:
-            self._abort(f"seat {msg.seat} revealed a seed secret that does not match its commitment")
-            self._events.append(LobbyPeerMisbehaved(addr, "seed reveal does not match commitment", env.raw))
-            return
-        if not self.signing.seed_fits(msg.commits, self.seats):
-            self._misbehaved(addr, "hidden-information digests missing or of the wrong count", env)
-            self._abort(f"seat {msg.seat} sent a malformed seed reveal")
-            return
-        self.signing.add_seed(msg.seat, env.raw, msg.secret, msg.commits)
-        self._maybe_start()
+        self.setup_round.on_seed(env, msg, addr, now, peer_key)
 
-    # -- internals --
+    # -- the calls of the parts (admission.LobbyHost, setup_round.RoundHost) --
 
-    def _new_round(self, now: float) -> None:
+    def send(self, addr: Any, raw: bytes) -> None:
+        """Queue the envelope ``raw`` for ``addr`` (``messages_to_send``)."""
+        self._out.append((addr, raw))
+
+    def emit(self, event: Any) -> None:
+        """Queue ``event`` (``next_event``)."""
+        self._events.append(event)
+
+    def count(self, key: str) -> None:
+        """One more ``key`` in ``stats``."""
+        self.stats[key] = self.stats.get(key, 0) + 1
+
+    def drop(self, reason: str) -> None:
+        """An unchecked or unauthenticated message: counted, nothing else (no event: nobody
+        can be blamed for it)."""
+        self.stats["dropped"] += 1
+        self.count(reason)
+
+    def misbehaved(self, addr: Any, reason: str, env: Envelope) -> None:
+        """Only for messages signed by a seated player (or the host): evidence that names it."""
+        self.stats["dropped"] += 1
+        self.emit_misbehaved(addr, reason, env.raw)
+
+    def emit_misbehaved(self, addr: Any, reason: str, raw: bytes) -> None:
+        """``LobbyPeerMisbehaved`` with the evidence ``raw`` (not counted as a drop)."""
+        self._events.append(LobbyPeerMisbehaved(addr, reason, raw))
+
+    def abort(self, reason: str, reject_code: int | None = None) -> None:
+        """End the lobby without a game (once): ``LobbyAborted``."""
+        if self.phase not in (STARTED, ABORTED):
+            self.phase = ABORTED
+            self._deadline = None
+            self._events.append(LobbyAborted(reason, reject_code))
+
+    def clear_deadline(self) -> None:
+        """Host: no stale member left to wait for."""
+        self._deadline = None
+
+    def to_waiting(self, edition: str, seats: int) -> None:
+        """Joiner: the host's STATUS seated us (or opened a new round)."""
+        self.phase = WAITING
+        self.edition, self.seats = edition, seats
+        self._deadline = None
+
+    def adopt_game_id(self, game_id: bytes) -> None:
+        """Joiner by code: the host's answer named the game id; demo secrets are derived from
+        it, so they are derived again (protocol.md §N3.1)."""
+        self.game_id = game_id
+        if self._demo_seed is not None:
+            self.chain_secret = new_secret(self._demo_seed, b"chain", game_id)
+            self.chain = HashChain(self.chain_secret, self.chain.length)
+            self.setup_round = SetupRound(self, self.round, new_secret(self._demo_seed, b"seed", game_id))
+            self.me = self.me._replace(chain_head=self.chain.head, seed_commit=self.setup_round.seed_commit)
+
+    def old_setup(self, setup_hash: bytes) -> bool:
+        """Whether ``setup_hash`` is a setup of a round given up."""
+        return setup_hash in self._old_setups
+
+    def seat_confirmed(self, pk: bytes) -> None:
+        """The seat ``pk`` signed our setup (admission: off the per-address cap)."""
+        self.admission.confirmed(pk)
+
+    def revealing(self) -> None:
+        """Every seat signed: the round reveals."""
+        self.phase = REVEALING
+
+    def started(self) -> None:
+        """Every seat signed and revealed: the game starts (``GameStarted``)."""
+        self.phase = STARTED
+        self._deadline = None
+        self._events.append(GameStarted(self.setup, self.setup_bytes, self.my_seat, self.game_seed,
+                                        self.endpoints))
+
+    def new_round(self, now: float) -> None:
         """Give up the current setup (protocol.md §C2.2 step 7): back to waiting with a fresh
         seed secret (our old one may have been revealed to a seat that then vanished) and a
         fresh signing state; the host's other members must JOIN again with theirs (stale)."""
         self._old_setups.add(self.setup_hash)
-        self.round += 1
-        self.setup, self.setup_bytes, self.setup_hash = None, b"", b""
-        self.my_seat, self.endpoints = -1, ()
+        n = self.round + 1
+        self.setup_round = SetupRound(self, n, new_secret(self._demo_seed, b"seed-round-%d" % n, self.game_id))
         self.phase = WAITING
-        self._deadline = self._resend_at = None
-        self.signing = SetupSigning()
-        self._seed_secret = new_secret(self._demo_seed, b"seed-round-%d" % self.round, self.game_id)
-        self.me = self.me._replace(seed_commit=seed_commitment(self._seed_secret))
-        if self.role == "host":
-            self._joined[self.identity.public_key] = (self.me, self._endpoint)
-            self._stale = {pk for pk in self._joined if pk != self.identity.public_key}
-        self._events.append(SetupRestarted(self.round))
+        self._deadline = None
+        self.me = self.me._replace(seed_commit=self.setup_round.seed_commit)
+        self.admission.new_round(self.me)
+        self._events.append(SetupRestarted(n))
 
-    def _enter_signing(self, sb: bytes, setup: Setup, endpoints: tuple, now: float) -> None:
+    def enter_signing(self, sb: bytes, setup: Setup, endpoints: tuple, now: float) -> None:
         """Role-agnostic: check the setup, sign it, send SETUP_SIG to every other seat."""
         problem = None
         if setup.version != C.PROTOCOL_VERSION:
@@ -491,116 +490,9 @@ class Lobby(Admission):
         elif self.role == "joiner" and self.edition and setup.edition != self.edition:
             problem = "edition differs from the lobby's"
         if problem:
-            self._abort(f"refusing the setup: {problem}")
+            self.abort(f"refusing the setup: {problem}")
             return
-        self.setup, self.setup_bytes, self.setup_hash = setup, sb, setup_hash(sb)
         self.edition, self.seats, self.options = setup.edition, setup.seats, setup.options
-        self.my_seat = setup.players.index(self.me)
-        self.endpoints = endpoints
         self.phase = SIGNING
         self._deadline = now + C.SETUP_TIMEOUT + (SETUP_HOST_GRACE if self.role == "joiner" else 0.0)
-        self._resend_at = now + C.SETUP_RESEND_S
-        self._events.append(SetupProposed(setup, self.my_seat))
-        # Hidden information (protocol.md §C12.2): our leaves, signed before any seed is revealed.
-        mine = self.signing.start(setup, self.my_seat, self.chain_secret, self.game_id)
-        raw = seal_message(self.identity, MSG_SETUP_SIG, SetupSig(self.game_id, self.my_seat, self.setup_hash, mine))
-        self.signing.signed_by_us(self.my_seat, raw)
-        self._send_to_seats(raw)
-        for env, msg, addr, peer_key in self.signing.take_early():
-            if self.phase not in (SIGNING, REVEALING):
-                break  # a buffered message aborted the lobby
-            _HANDLERS[env.mtype](self, env, msg, addr, now, peer_key)
-        self._maybe_reveal()
-
-    def _send_to_seats(self, raw: bytes) -> None:
-        for i, addr in enumerate(self.endpoints):
-            if i != self.my_seat:
-                self._out.append((addr, raw))
-
-    def _check_seated(self, env: Envelope, msg: Any, addr: Any, peer_key: bytes | None) -> bool:
-        """May this SETUP_SIG/SEED be used now? One before our PROPOSAL is held
-        (``SetupSigning.hold_early``), one after the signing phases dropped. Else it must be
-        signed by the seat it names (and have come over that seat's channel when the channel is
-        keyed) before anything in it is compared: only then may a setup hash that differs from
-        ours abort the lobby."""
-        if self.phase in (JOINING, WAITING):
-            for reason in self.signing.hold_early(env, msg, addr, peer_key):
-                self._drop(reason)
-            return False
-        if self.phase not in (SIGNING, REVEALING):
-            self._drop("wrong_phase")
-            return False
-        if msg.seat >= self.seats:
-            self._drop("not_seated")
-            return False
-        p = self.setup.players[msg.seat]
-        if peer_key is not None and peer_key != p.x25519_key:
-            self._drop("key_mismatch")
-            return False
-        if not env.verify(p.public_key):
-            self._drop("bad_signature")
-            return False
-        if msg.setup_hash in self._old_setups:
-            self._drop("old_round")  # a late copy of a setup given up (§C2.2 step 7)
-            return False
-        if msg.setup_hash != self.setup_hash:
-            # A seat signed another setup: the host proposed different setups to different seats.
-            self._misbehaved(addr, "setup hash differs from ours", env)
-            self._abort("seats disagree on the setup")
-            return False
-        return True
-
-    def _maybe_reveal(self) -> None:
-        if self.phase == SIGNING and self.signing.all_signed(self.seats):
-            self.phase = REVEALING
-            # What we hold of every seat's leaves (protocol.md §C12.2): every SEED must agree.
-            commits = self.signing.commits_digests()
-            raw = seal_message(self.identity, MSG_SEED,
-                               SeedReveal(self.game_id, self.my_seat, self.setup_hash, self._seed_secret, commits))
-            self.signing.add_seed(self.my_seat, raw, self._seed_secret, commits)
-            self._send_to_seats(raw)
-            self._maybe_start()
-
-    def _maybe_start(self) -> None:
-        if self.phase == REVEALING and self.signing.all_revealed(self.seats):
-            differs = self.signing.disagreement(self.my_seat, self.seats)
-            if differs is not None:
-                i, bad, raw = differs
-                self._events.append(LobbyPeerMisbehaved(self.endpoints[i], "seats disagree on hidden-information "
-                                                        f"commitments of seats {bad}", raw))
-                self._abort(f"seat {i} holds other hidden-information commitments of seats {bad} than we "
-                            "do: a seat showed different leaves to different peers")
-                return
-            self.game_seed = self.signing.game_seed(self.seats)
-            self.phase = STARTED
-            self._deadline = None
-            self._events.append(GameStarted(self.setup, self.setup_bytes, self.my_seat, self.game_seed,
-                                            self.endpoints))
-
-    def _drop(self, reason: str) -> None:
-        """An unchecked or unauthenticated message: counted, nothing else (no event: nobody
-        can be blamed for it)."""
-        self.stats["dropped"] += 1
-        self.stats[reason] = self.stats.get(reason, 0) + 1
-
-    def _misbehaved(self, addr: Any, reason: str, env: Envelope) -> None:
-        # Only for messages signed by a seated player (or the host): evidence that names it.
-        self.stats["dropped"] += 1
-        self._events.append(LobbyPeerMisbehaved(addr, reason, env.raw))
-
-    def _abort(self, reason: str, reject_code: int | None = None) -> None:
-        if self.phase not in (STARTED, ABORTED):
-            self.phase = ABORTED
-            self._deadline = None
-            self._events.append(LobbyAborted(reason, reject_code))
-
-
-_HANDLERS = {
-    MSG_JOIN: Lobby._on_join,
-    MSG_LEAVE: Lobby._on_leave,
-    MSG_STATUS: Lobby._on_status,
-    MSG_REJECT: Lobby._on_reject,
-    MSG_PROPOSAL: Lobby._on_proposal,
-    MSG_SETUP_SIG: Lobby._on_setup_sig,
-    MSG_SEED: Lobby._on_seed,
-}
+        self.setup_round.start(sb, setup, endpoints, now)

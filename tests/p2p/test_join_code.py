@@ -83,7 +83,7 @@ def test_a_matching_status_with_a_bad_signature_is_dropped():
     host, tag = _host()
     joiner = Lobby.join(Identity.from_seed(b"\x01"), host_addr=addr(0), game_id=None, name="Marco",
                         chain_length=16, code_tag=tag)
-    raw = bytearray(host._status_msg())
+    raw = bytearray(host.admission.status_msg())
     raw[-1] ^= 1
     joiner.receive_message(bytes(raw), addr(0), 0.0)
     assert joiner.stats["bad_signature"] == 1 and joiner.game_id == C.PROBE_GAME_ID
