@@ -56,6 +56,7 @@ from .beacon import HashChain
 from .catchup import CatchUp
 from .catchup_session import SessionCatchUp
 from .complaints import BAD_STEP, EQUIVOCATION, Proof, make_complaint, same_history
+from .drop_rules import RULE_BANKRUPT, default_bot
 from .errors import LocalProtocolError, WireError
 from .gamelog import KIND_ABANDON, KIND_DROP, KIND_SKIP, KIND_STEP
 from .hidden import HiddenLedger, hidden_secret, layout_of_state
@@ -63,7 +64,7 @@ from .identity import Identity
 from .liveness import Liveness
 from .private_view import PrivateView
 from .sealed import COMMIT, OPEN, SealedDecisions, derive_salt
-from .seat_loss import RULE_BANKRUPT, DropInfo, SeatLoss, default_bot, drop_record
+from .seat_loss import DropInfo, SeatLoss, drop_record
 from .session_events import (BeaconExhausted, CaughtUp, CheaterProven, CheatDetected, Desync, Equivocation,
                              GameAbandoned, GameOver, PeerMisbehaved, PeerStalled, SeatDropped, SeatDropVoted,
                              SeatLost, SeatReturned, StepApplied, StepOverturned, TurnSkipped)

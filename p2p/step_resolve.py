@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Sequence
 
 from .beacon import beacon as make_beacon
 from .hidden import HiddenLedger
-from .seat_loss import default_bot
+from .drop_rules import default_bot
 from .wire import StepBody
 
 if TYPE_CHECKING:  # annotations only: importing the engine here would load its bots (test_verify_dropped_seat)

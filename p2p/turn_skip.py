@@ -76,7 +76,7 @@ def skippable_step(pending: Any, *, final: bool, hidden: bool) -> bool:
 #: Decisions of the seat that the engine waits for again after its silence (engine.game:
 #: nil changes nothing there), and what a skipped seat plays instead (§C8.10 "Own decisions"):
 #: (the name of an ``engine.actions`` class, its arguments), or "bot" (the drop rule's default
-#: bot, ``seat_loss.default_bot``). At every other decision nil stays nil.
+#: bot, ``drop_rules.default_bot``). At every other decision nil stays nil.
 OWN_DEFAULTS: dict[str, Any] = {
     "roll": ("RollDice", ()),  # the roll itself: there is no choice in it
     "jail": ("RollDice", ()),  # try for doubles: spends nothing; the third miss pays the fine by rule

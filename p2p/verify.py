@@ -24,7 +24,9 @@ from typing import Any
 from . import const as C
 from .bulk_verify import LogAhead
 from .complaints import HiddenNow
+from .drop_rules import RULE_BANKRUPT, RULE_BOT, default_bot, drop_rule, dropped_input
 from .errors import WireError
+from .escrow import check_drop_record, dropped_reveal, quorum
 from .escrow_acks import AckLedger, escrow_round
 from .gamelog import KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_HEADER, KIND_STEP, STEP_RECORD, LogReader
 from .hidden import HiddenLedger, hidden_secret, layout_of_state
@@ -33,8 +35,6 @@ from .log_checks import (BadLog, check_abandon, check_complaint, check_prev, hid
                          settle_complaints)
 from .reseat import OffsetChain, counts_at, readmissions
 from .sealed import COMMIT, SealedDecisions
-from .seat_loss import (RULE_BANKRUPT, RULE_BOT, check_drop_record, default_bot, drop_rule, dropped_input,
-                        dropped_reveal, quorum)
 from .step_collect import step_digest
 from .step_resolve import hidden_bot, resolve_hidden, resolve_step
 from .turn_skip import KIND_SKIP, SKIPPED_BODY, check_skip_payload, skip_input, skippable_step

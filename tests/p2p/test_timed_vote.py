@@ -3,7 +3,7 @@ of a dropped seat is TimeUp once a strict majority of the present seats voted, e
 from engine import new_game
 from engine.actions import TimeUp
 from engine.testing import scenario, step
-from p2p.seat_loss import dropped_input
+from p2p.drop_rules import dropped_input
 
 
 def _bot(state, seat):

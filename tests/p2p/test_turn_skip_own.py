@@ -26,7 +26,7 @@ from p2p import const as C
 from p2p.gamelog import KIND_SKIP, LogReader, LogWriter
 from p2p.lockstep import SeatDropped, SeatDropVoted, StepApplied
 from p2p.resume import resume_session
-from p2p.seat_loss import default_bot
+from p2p.drop_rules import default_bot
 from p2p.session_events import TurnSkipped
 from p2p.turn_skip import OWN_DEFAULTS, skip_input
 from p2p.verify import verify_log

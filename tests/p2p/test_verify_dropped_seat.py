@@ -2,7 +2,7 @@
 imported ``engine.bots`` (protocol.md §C8.4: "Decision step, rule `bot`: engine.bots.choose(state,
 seat, "default")"; §6: verify_log replays "dropped seats played as in §8.4").
 
-``engine`` does not import its bots subpackage, so ``p2p.seat_loss.default_bot`` must import it
+``engine`` does not import its bots subpackage, so ``p2p.drop_rules.default_bot`` must import it
 itself: a verifier that looked only for the attribute ``engine.bots`` would replay the dropped
 seat as "always nothing" in a fresh ``lanopoli verify`` process and call a good log bad.
 """

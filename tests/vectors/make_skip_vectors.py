@@ -33,7 +33,7 @@ from engine.testing import roll, scenario, step  # noqa: E402
 from p2p import const as C  # noqa: E402
 from p2p.identity import Identity, signed_bytes  # noqa: E402
 from p2p.step_collect import step_digest  # noqa: E402
-from p2p.seat_loss import default_bot  # noqa: E402
+from p2p.drop_rules import default_bot  # noqa: E402
 from p2p.turn_skip import KIND_SKIP, SKIPPED_BODY, TurnSkip, skip_input, skip_record  # noqa: E402
 from p2p.wire import open_envelope, pack  # noqa: E402
 
