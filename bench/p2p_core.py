@@ -16,6 +16,9 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# This checkout's packages first (not the editable install's), so that a worktree of another
+# commit measures its own code (A/B runs), then the test harness.
+sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "p2p"))
 
 from p2p.gamelog import LogWriter  # noqa: E402

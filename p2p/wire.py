@@ -282,6 +282,7 @@ def seal(identity: Identity, mtype: int, fields: list) -> bytes:
 
 
 _SIG_TAIL = 2 + C.SIG_LEN  # bytes of the signature field, header included
+_tuple_new = tuple.__new__  # builds an Envelope as its NamedTuple __new__ does, one frame less
 
 
 def open_envelope(data: bytes, max_size: int = C.MAX_LOBBY_MSG) -> Envelope:
@@ -313,7 +314,7 @@ def open_envelope(data: bytes, max_size: int = C.MAX_LOBBY_MSG) -> Envelope:
             mtype = data[1]
             if n > MAX_SIZE[mtype]:
                 raise WireError("message over the size limit of its type")
-            return Envelope(mtype, data[start:end], data[end + 2:], data)
+            return _tuple_new(Envelope, (mtype, data[start:end], data[end + 2:], data))  # no __new__ frame
     return _open_general(data, max_size)
 
 
@@ -428,7 +429,7 @@ _SCHEMAS = [
          ("reseat", Opt(Array(Bin(max=C.MAX_RESEAT_MSG), min=1, max=C.RESEAT_CARRY), ())),
          ("acks", Opt(Array(Struct((("dealer", SEAT), ("epoch", EPOCH), ("hash", H32)), EscrowAck),
                             min=1, max=C.MAX_SEATS - 1), ()))), StepBody,
-        rules=(_rule(lambda b: all(x.dealer < y.dealer for x, y in zip(b.acks, b.acks[1:])),
+        rules=(_rule(lambda b: len(b.acks) < 2 or all(x.dealer < y.dealer for x, y in zip(b.acks, b.acks[1:])),
                      "step acks must be in ascending dealer order"),))),
     Schema("escrow", MSG_ESCROW, Struct(
         (("game_id", GID), ("seat", SEAT), ("epoch", EPOCH),
