@@ -33,7 +33,7 @@ from .wire import (MSG_CATCHUP_REQ, MSG_CATCHUP_RESP, MSG_HINT, MSG_STEP, Catchu
 #: ones (a live game's lost message, a dispute) are answered by every seat as before.
 DESIGNATE_BEYOND = C.CATCHUP_PAGE_STEPS
 #: Deferred requests remembered (``CatchUp.defers``) before the old ones are forgotten.
-_DEFERRED_KEPT = 256
+DEFERRED_KEPT = 256
 
 
 class CatchUp:
@@ -165,6 +165,12 @@ class CatchUp:
             break
         return None
 
+    @property
+    def deferrals_kept(self) -> int:
+        """How many (requester, first step) deferrals ``defers`` remembers now (at most
+        ``DEFERRED_KEPT``)."""
+        return len(self._deferred)
+
     def may_request(self, now: float) -> bool:
         """True if the last request is at least ``CATCHUP_INTERVAL`` s old."""
         return now - self.last_request >= C.CATCHUP_INTERVAL
@@ -221,10 +227,10 @@ class CatchUp:
         key = (seat, from_step)
         if key in self._deferred:
             return False  # a repeat: everyone answers
-        if len(self._deferred) >= _DEFERRED_KEPT:
+        if len(self._deferred) >= DEFERRED_KEPT:
             old = now - 8 * C.CATCHUP_AFTER
             self._deferred = {k: t for k, t in self._deferred.items() if t >= old}
-            while len(self._deferred) >= _DEFERRED_KEPT:  # all recent: forget the oldest
+            while len(self._deferred) >= DEFERRED_KEPT:  # all recent: forget the oldest
                 del self._deferred[min(self._deferred, key=self._deferred.__getitem__)]
         self._deferred[key] = now
         self.deferred += 1

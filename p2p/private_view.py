@@ -120,6 +120,12 @@ class PrivateView:
                     self._status[("card", 2 * p)] = lay.is_fake("card", 2 * p, total)
                     self._status[("card", 2 * p + 1)] = lay.is_fake("card", 2 * p + 1, total)
 
+    def shares_received(self) -> dict[int, frozenset]:
+        """{item: the seats whose share of it we hold} for every item another seat delivered or
+        re-opened to us (a copy). Only items we were given appear, and never our own seat as a
+        sender: our own shares are derived, not stored."""
+        return {t: frozenset(got) for t, got in self._got.items()}
+
     def status(self) -> dict:
         """{("bill", id) | ("card", index): fake} for every item we know (a copy)."""
         return dict(self._status)

@@ -52,7 +52,7 @@ def test_deferred_requests_kept_are_bounded(asks):
     cu = _cu(0)
     for seat, start, t in sorted(asks, key=lambda a: a[2]):
         cu.defers(seat, start, start + 16, start + FAR, [1, 2, 3], t)
-        assert len(cu._deferred) <= CU._DEFERRED_KEPT
+        assert cu.deferrals_kept <= CU.DEFERRED_KEPT
 
 
 def _restart_game(tmp_path, *, drop=None, rewrite=None, seats: int = 4):

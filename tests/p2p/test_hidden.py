@@ -20,7 +20,7 @@ from engine import actions as A
 from engine import observation as obs
 from engine.rules.niente_events import BillInspected, BillsChosen, BillsMoved, CardInspected
 from p2p.gamelog import LogWriter
-from p2p.hidden import MAX_DELIVERY_ITEMS, OPEN_LEN, delivery_key, hidden_secret, opening, seal_delivery, share_of
+from p2p.hidden import MAX_DELIVERY_ITEMS, OPEN_LEN, hidden_secret, opening, seal_delivery, share_of
 from p2p.lockstep import CheatDetected, GameOver, SeatDropped, StepApplied
 from p2p.verify import verify_log
 
@@ -132,9 +132,10 @@ def test_each_view_is_right_and_only_about_its_own_items(honest):
         # The bot's view carries the seat's bill-order secret (§C12.7), from its hidden secret.
         assert view.secret == hashlib.sha256(b"lanopoli/1/bill-order\x00" + secrets[i]).digest()
         # Memory side: only shares delivered to us are stored, never another seat's items.
-        assert set(s.view._got) <= given
-        for t, got in s.view._got.items():
-            assert i not in got
+        received = s.view.shares_received()
+        assert set(received) <= given
+        for t, senders in received.items():
+            assert i not in senders
 
 
 def test_no_opening_leaves_its_owner_except_encrypted_or_at_an_inspection(honest):
@@ -267,7 +268,7 @@ def test_wrong_private_delivery_is_proven_by_the_holder(tmp_path):
                 if d[0] == 2 and step >= 3:
                     n = (len(d[1]) - 16) // OPEN_LEN
                     wrong = bytes(OPEN_LEN * n)
-                    key = delivery_key(s1.view._shared[2], s1.game_id, 1, 2, step)
+                    key = s1.view.message_key(1, 2, step)
                     d[1] = seal_delivery(key, s1.game_id, 1, 2, step, wrong)
             return field
         _wrap_field(s1, bad)
@@ -286,7 +287,7 @@ def test_false_complaint_names_the_complainer(tmp_path):
 
         def bad(step, insp, field):
             if (0, 2) in s2.hidden.last and step > 3:  # seat 0 delivered to us last step
-                key = delivery_key(s2.view._shared[0], s2.game_id, 0, 2, step - 1)
+                key = s2.view.message_key(0, 2, step - 1)
                 field[2] = [0, key]
             return field
         _wrap_field(s2, bad)

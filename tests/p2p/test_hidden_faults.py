@@ -397,7 +397,7 @@ def _wrong_delivery(s, step, insp, field):
     for d in field[0]:
         if d[0] == 2 and step >= 3:
             n = (len(d[1]) - TAG_LEN) // OPEN_LEN
-            key = delivery_key(s.view._shared[2], s.game_id, s.my_seat, 2, step)
+            key = s.view.message_key(s.my_seat, 2, step)
             d[1] = seal_delivery(key, s.game_id, s.my_seat, 2, step, bytes(OPEN_LEN * n))
     return field
 
@@ -425,7 +425,7 @@ def _foreign_key_then_withhold(s, step, insp, field):
 
 def _false_complaint(s, step, insp, field):
     if (0, s.my_seat) in s.hidden.last and step > 3:  # seat 0 delivered to us last step
-        field[2] = [0, delivery_key(s.view._shared[0], s.game_id, 0, s.my_seat, step - 1)]
+        field[2] = [0, s.view.message_key(0, s.my_seat, step - 1)]
     return field
 
 
