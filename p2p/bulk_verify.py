@@ -56,15 +56,16 @@ def step_record_sigs(payload: bytes, pubkeys: list, from_step: int = 0) -> list[
     return out
 
 
-def check_records(records: Iterable[tuple[int, bytes]], pubkeys: list, from_step: int = 0) -> int:
+def check_records(records: Iterable[tuple[int, bytes]], pubkeys: list, from_step: int = 0, keep: bool = False) -> int:
     """Check in one ``verify_many`` call the STEP messages' signatures of ``records``
     ((kind, payload) pairs, e.g. a CATCHUP_RESP's) of steps ≥ ``from_step``. Returns how many
-    signatures were checked; the answers are only remembered (module docstring)."""
+    signatures were checked; the answers are only remembered (module docstring), until the
+    check that uses them unless ``keep`` (``identity.verify_many``)."""
     items = []
     for kind, payload in records:
         if kind == KIND_STEP:
             items += step_record_sigs(payload, pubkeys, from_step)
-    verify_many(items)
+    verify_many(items, keep)
     return len(items)
 
 
@@ -72,12 +73,14 @@ class LogAhead:
     """Checks the STEP signatures of the log at ``path`` a chunk of ``AHEAD_RECORDS`` records
     ahead of a replay that reads the same log with its own ``LogReader`` (so the replay's reader,
     its offsets and errors, stay exactly as they were). ``pubkeys``: the seats' keys, in seat
-    order (the log header's setup). Reads the file once more; a broken record ends the
+    order (the log header's setup); ``keep``: the answers stay remembered after their use (a log
+    checked again, ``verify_log``). Reads the file once more; a broken record ends the
     look-ahead silently (the replay finds and reports it)."""
 
-    def __init__(self, path: str, pubkeys: list) -> None:
+    def __init__(self, path: str, pubkeys: list, keep: bool = False) -> None:
         self._records = iter(LogReader(path))
         self._pubkeys = pubkeys
+        self._keep = keep
         self._upto = -1  # offset of the last record checked
         self._done = False
 
@@ -94,4 +97,4 @@ class LogAhead:
                 break
         else:
             self._done = True
-        check_records(chunk, self._pubkeys)
+        check_records(chunk, self._pubkeys, keep=self._keep)

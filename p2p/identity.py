@@ -71,11 +71,16 @@ def verify(public_key: bytes, domain: bytes, body: bytes, sig: bytes) -> bool:
     (tests/p2p/test_identity_strict.py). Cost: ~90 µs here vs ~150 µs with ``cryptography``.
     """
     if _good:
+        key = (public_key, domain, body, sig)
         try:
-            if (public_key, domain, body, sig) in _good:
-                return True  # verified in a batch (``verify_many``): same bytes, same answer
+            kept = _good.get(key)
         except TypeError:  # an unhashable argument (bytearray): check it below
-            pass
+            kept = None
+        if kept is not None:  # verified in a batch (``verify_many``): same bytes, same answer
+            if not kept:
+                with _good_lock:
+                    _good.pop(key, None)  # used once: memory stays flat (``verify_many``)
+            return True
     return _check(public_key, domain, body, sig)
 
 
@@ -95,9 +100,11 @@ def _check(public_key: bytes, domain: bytes, body: bytes, sig: bytes) -> bool:
 BULK_MIN = 16
 #: Good signatures remembered from ``verify_many`` (key (public_key, domain, body, sig)), oldest
 #: forgotten first: a catch-up page holds at most CATCHUP_MAX_RECORDS records of <= 8 messages.
+#: ~340 bytes each (the body is kept alive): at most ~1.4 MB.
 GOOD_KEPT = 4096
 
-_good: dict[tuple, None] = {}
+#: (public_key, domain, body, sig) -> kept after ``verify`` used it (``verify_many``'s ``keep``).
+_good: dict[tuple, bool] = {}
 _good_lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
 _parts = 1  # parts a batch is cut into: the pool's workers + the caller
@@ -157,7 +164,7 @@ def _drain(parts: list, out: list, taken: Iterator[int]) -> None:
             out[k] = e
 
 
-def verify_many(items: Iterable[tuple[bytes, bytes, bytes, bytes]]) -> list[bool]:
+def verify_many(items: Iterable[tuple[bytes, bytes, bytes, bytes]], keep: bool = False) -> list[bool]:
     """``[verify(*it) for it in items]``, computed on every core: ``items`` are
     ``(public_key, domain, body, sig)`` tuples, the answers come in their order, each exactly
     ``verify``'s (the same rule, protocol.md §C2); where ``verify`` raises on an item, this
@@ -169,7 +176,9 @@ def verify_many(items: Iterable[tuple[bytes, bytes, bytes, bytes]]) -> list[bool
     far as callers can tell: no I/O, no clock, no answer depends on an earlier call, so the
     sans-I/O cores may call it. Side effect: the signatures found good are remembered (the last
     ``GOOD_KEPT``), so that ``verify`` then answers them at once: a batch checked here before the
-    one-by-one checks that apply it costs one verification per signature, not two.
+    one-by-one checks that apply it costs one verification per signature, not two. ``verify``
+    forgets one when it used it, unless ``keep`` (a log checked again and again, as a spectator
+    does: ``verify_log``), so a peer's memory stays flat.
 
     Only batches gain: a worker thread needs the GIL between two verifications, which a thread
     running Python code holds for up to ``sys.getswitchinterval()`` (5 ms), so checking in the
@@ -200,11 +209,11 @@ def verify_many(items: Iterable[tuple[bytes, bytes, bytes, bytes]]) -> list[bool
         for it, ok in zip(items, out):
             if ok:
                 try:
-                    _good[it] = None
+                    _good[it] = keep or _good.get(it, False)
                 except TypeError:  # unhashable (bytearray): not remembered
                     continue
         while len(_good) > GOOD_KEPT:
-            del _good[next(iter(_good))]
+            _good.pop(next(iter(_good)), None)
     return out
 
 

@@ -151,7 +151,7 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
         return escrow_round(acks, epoch, active, needed, chance), epoch
 
     er, round_epoch = next_round()
-    ahead = LogAhead(reader.path, pubkeys)  # STEP signatures in bulk, on every core (§C9.2)
+    ahead = LogAhead(reader.path, pubkeys, keep=True)  # STEP signatures in bulk, on every core (§C9.2)
     for rec in it:
         ahead.reach(rec.offset)
         if attested:

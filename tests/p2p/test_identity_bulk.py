@@ -88,6 +88,7 @@ def test_remembers_only_good_signatures_and_a_bounded_number(monkeypatch):
     assert all(it in identity._good for it in good[-5:])  # the newest are kept
     assert [verify(*it) for it in bad] == [False] * 12
     assert [verify(*it) for it in good] == [True] * 12  # remembered or checked again: the same
+    assert not identity._good  # each used once
 
 
 def test_a_mutable_argument_is_checked_not_remembered():
@@ -136,9 +137,26 @@ def test_two_threads_calling_at_once_get_their_own_answers():
 
 def test_forget_changes_no_answer():
     ident = IDS[2]
-    batch = [(ident.public_key, b"step", b"forget %d" % j, ident.sign(b"step", b"forget %d" % j)) for j in range(BULK_MIN)]
+    batch = [(ident.public_key, b"step", b"forget %d" % j, ident.sign(b"step", b"forget %d" % j))
+             for j in range(BULK_MIN)]
     assert verify_many(batch) == [True] * BULK_MIN
     assert all(it in identity._good for it in batch)
     identity.forget()
     assert not identity._good
     assert [verify(*it) for it in batch] == [True] * BULK_MIN
+
+
+@pytest.mark.parametrize("keep", [False, True])
+def test_an_answer_is_used_once_unless_kept(keep, monkeypatch):
+    monkeypatch.setattr(identity, "_good", {})
+    ident = IDS[0]
+    batch = [(ident.public_key, b"step", b"once %d" % j, ident.sign(b"step", b"once %d" % j))
+             for j in range(BULK_MIN)]
+    assert verify_many(batch, keep=keep) == [True] * BULK_MIN
+    assert len(identity._good) == BULK_MIN
+    assert [verify(*it) for it in batch] == [True] * BULK_MIN
+    assert len(identity._good) == (BULK_MIN if keep else 0)  # a peer's memory stays flat
+    assert [verify(*it) for it in batch] == [True] * BULK_MIN  # checked again, or still kept
+    verify_many(batch)  # a later batch without keep does not take the keep away
+    assert len(identity._good) == BULK_MIN
+    assert all(identity._good[it] is keep for it in batch)
