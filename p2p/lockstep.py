@@ -55,7 +55,7 @@ from . import const as C
 from .beacon import HashChain
 from .catchup import CatchUp
 from .catchup_session import SessionCatchUp
-from .complaints import BAD_STEP, EQUIVOCATION, Proof, make_complaint, same_history
+from .complaints import BAD_STEP, EQUIVOCATION, Proof, same_history
 from .drop_rules import RULE_BANKRUPT, default_bot
 from .errors import LocalProtocolError, WireError
 from .gamelog import KIND_ABANDON, KIND_DROP, KIND_SKIP, KIND_STEP
@@ -69,17 +69,18 @@ from .session_events import (BeaconExhausted, CaughtUp, CheaterProven, CheatDete
                              GameAbandoned, GameOver, PeerMisbehaved, PeerStalled, SeatDropped, SeatDropVoted,
                              SeatLost, SeatReturned, StepApplied, StepOverturned, TurnSkipped)
 from .referee import Referee
+from .record_ingest import RecordIngest
 from .reseat import OffsetChain, Reseat
 from .session_port import Effects
 from .step_auth import HistoryUpTo, StepAuth
-from .step_collect import Held, StepCollector, kept_version, step_digest
+from .step_collect import Held, StepCollector, step_digest
 # Step resolution, shared with verify.py (step_resolve.py); re-exported here.
 from .step_resolve import StepResult, hidden_bot, resolve_hidden, resolve_step
 from .escrow_acks import escrow_round
 from .abandon import Abandons
 from .session_votes import SessionVotes
 from .escrow_gate import EscrowGate
-from .turn_skip import SessionSkips, TurnSkip, past_skip, skip_input
+from .turn_skip import SessionSkips, TurnSkip, skip_input
 from .wire import (MSG_ABANDON, MSG_ALIVE, MSG_CATCHUP_REQ, MSG_CATCHUP_RESP, MSG_COMPLAINT, MSG_DROP, MSG_ESCROW,
                    MSG_HINT, MSG_RESEAT, MSG_SKIP, MSG_STEP, Abandon, Alive, ComplaintMsg, DropVote, Envelope, Escrow,
                    Setup, SkipVote, StepBody, decode_abandon, decode_alive, decode_catchup_req, decode_catchup_resp,
@@ -221,6 +222,8 @@ class LockstepSession:
         self.referee = Referee(setup, identity, self, fx)
         self.complaints = self.referee.complaints
         self.disputes = self.referee.disputes
+        #: Step, skip and past-drop records from our log or a catch-up (record_ingest.py).
+        self.ingest = RecordIngest(setup, identity, self, fx)
         self.escrows = EscrowGate(self, fx, self._pubkeys)
         self.abandons = Abandons(identity, self.game_id, self, fx)
         #: The session's side of turn skips (turn_skip.SessionSkips; the votes stay in ``skips``).
@@ -874,238 +877,37 @@ class LockstepSession:
     def _on_catchup_resp(self, env: Envelope, r: Any, now: float) -> None:
         self.catching.on_response(env, r, now)  # §C9.1, §C9.2
 
+    # -- records from our log or a catch-up (record_ingest.py, §C3.4, §C8.3, §C8.10, §C9) --
+
     def ingest_step_record(self, step: int, raws: Any) -> str | None:
-        """Apply the complete record of ``step`` (our current step): one STEP envelope per
-        active seat (None for seats dropped by then), verified exactly like live messages
-        (signature, game, step, seat, prev hash and digest, reveals). If we voted to drop one
-        of its seats, it is applied only with a certificate (``_certified``, protocol.md
-        §C8.3). Returns None, or
-        why the record was refused (English); equivocation and desync halt as live."""
-        if step != self.step or self.phase != RUNNING:
-            return "not our current step"
-        if type(raws) is not list or len(raws) != self.n:
-            return "record without one entry per seat"
-        held = []
-        for i, raw in enumerate(raws):
-            if raw is None:
-                if self.active[i] and i not in self._skipped_seats(step):
-                    return f"no message of active seat {i}"
-                held.append(None)
-                continue
-            if not self.active[i] or type(raw) is not bytes:
-                return f"message of dropped seat {i}"
-            try:
-                env = open_envelope(raw, C.MAX_STEP_MSG)
-                b = decode_step_body(env.body)
-            except WireError as e:
-                return f"seat {i}: {e}"
-            if env.mtype != MSG_STEP or b.game_id != self.game_id or b.step != step or b.seat != i:
-                return f"seat {i}: message of another game, step or seat"
-            if not env.verify(self._pubkeys[i]):
-                return f"seat {i}: bad signature"
-            held.append(Held(b, env))
-        for i, h in enumerate(held):
-            if h is None:
-                continue
-            cur = self.steps.held(step, i)
-            if cur is not None and not same_history(cur.body, h.body):
-                # Signed over another history (§C8.3): no equivocation; we keep the one over ours.
-                self.stats["superseded"] += 1
-                if self._ours(h.body) and not self._ours(cur.body):
-                    self.steps.hold(step, i, h)
-                    cur = h
-            elif cur is not None and cur.env.body != h.env.body and i != self.my_seat:
-                # The record holds another message of seat i than ours: i equivocated (§C8.8).
-                # The record's is the one its holder applied; we hold the one the table keeps
-                # (§C3.4 "Two versions applied": its holder rolls back if it is not that one)
-                # and apply it only with a certificate (we vote i out now, ``_certified``).
-                self._prove(i, step, EQUIVOCATION, "signed two different messages for one step",
-                            [cur.env.raw, h.env.raw], halt=Equivocation(step, i, cur.env.raw, h.env.raw))
-                if self.phase != RUNNING:
-                    return None
-                if kept_version(cur.env.body, h.env.body) == h.env.body:
-                    self.referee.overturn(step, i, cur.env.body)
-                    self.steps.hold(step, i, h)
-                    cur = h
-                else:
-                    self.referee.overturn(step, i, h.env.body)
-            elif cur is not None and cur.env.body != h.env.body and self._replaying:
-                # Our own logged message, replayed (resume.py): that is what we sent; the one we
-                # rebuilt lacks what the live step had (escrow acks, carried requests, §C8.2).
-                self.steps.hold(step, i, h)
-                cur = h
-            elif cur is not None and cur.env.body != h.env.body:
-                self._halt(Equivocation(step, i, cur.env.raw, h.env.raw))
-                return None
-            if cur is None:
-                self.steps.hold(step, i, h)
-                cur = h
-            if not self._check_prev(cur):
-                return None
-        self._try_advance()
-        return None
+        """Apply the complete record of our current ``step`` (``RecordIngest.ingest_step_record``).
+        Returns None, or why the record was refused (English)."""
+        return self.ingest.ingest_step_record(step, raws)
 
     def check_past_drop(self, payload: bytes) -> bool:
-        """A DROP record (catch-up) of a step we already applied with the dropped seat's
-        message, carrying a quorum of votes: our state differs from the others' from that step
-        on (§C8.3). Our own seat: halt with ``SeatLost``; another seat whose message we still
-        hold for that step: halt with ``StepOverturned`` (restart from the log at that step).
-        Returns True if so."""
-        found = self.seats.past_drop(payload, self.step)
-        if found is None or self.phase != RUNNING:
-            return False
-        s, seat = found
-        if seat == self.my_seat and self.active[seat]:
-            event: Any = SeatLost(s)
-        elif self.steps.keeps(s) and (self.steps.held(s, seat) is not None or seat in self.skips.skipped(s)):
-            event = StepOverturned(s, seat)  # drop > skip > message (§C8.10)
-        else:
-            return False
-        self.disputes.clear()
-        self._halt(event)
-        return True
+        """A DROP record of a step we applied with that seat's message: halt, True
+        (``RecordIngest.check_past_drop``)."""
+        return self.ingest.check_past_drop(payload)
 
     def check_past_skip(self, payload: bytes) -> bool:
-        """A kind-6 record (catch-up) that skips a seat, with Q valid votes, at a step we applied
-        with that seat's message (ours included): our state differs from the others' from that
-        step on; halt with ``StepOverturned`` and restart from the log at that step (§C8.10).
-        Returns True if so."""
-        found = past_skip(self.game_id, self._pubkeys, payload, self.step)
-        if found is None or self.phase != RUNNING:
-            return False
-        s, seat = found
-        if seat in self.skips.skipped(s) or not self.steps.keeps(s) or self.steps.held(s, seat) is None:
-            return False
-        self.disputes.clear()
-        self._halt(StepOverturned(s, seat))
-        return True
+        """A kind-6 record of a step we applied with that seat's message: halt, True
+        (``RecordIngest.check_past_skip``)."""
+        return self.ingest.check_past_skip(payload)
 
     def ingest_skip_record(self, payload: bytes) -> str | None:
-        """Take a kind-6 record of our current step (from our log or a catch-up): its votes
-        are checked and held, so the step record that follows may have nil for that seat
-        (§C8.10). Returns None or why it was refused."""
-        if not self.skippable():
-            return "skip record at a step that cannot be skipped"
-        try:
-            self.skips.ingest_record(self.step, payload, self.seats.active, self.epoch)
-        except ValueError as e:
-            return str(e)
-        self._try_advance()
-        return None
+        """Take a kind-6 record of our current step (``RecordIngest.ingest_skip_record``).
+        Returns None or why it was refused."""
+        return self.ingest.ingest_skip_record(payload)
 
     def cross_check(self, step: int, raws: Any, sender: int | None = None) -> bool:
-        """Compare a peer's record of an applied ``step`` (still kept) with the messages we
-        applied: a different, validly signed message of a seat over the same history is
-        equivocation. ``sender``: the seat whose CATCHUP_RESP holds the record (None: unknown).
-        If the second version is the sender's own message and no fork is in sight
-        (``_fork_in_sight``), it is that seat's word only, as if it had sent it live: proven
-        and voted out (§C3.4 'Second version in a record', §C8.8), we go on with ours.
-        Otherwise the record is what another seat applied: our states may have forked, halt.
+        """Compare a peer's record of an applied ``step`` with ours (``RecordIngest.cross_check``).
         Returns True if the session halted."""
-        if not self.steps.keeps(step) or type(raws) is not list or len(raws) != self.n:
-            return False
-        held = self.steps.slots(step)
-        for i, raw in enumerate(raws):
-            h = held[i]
-            if h is None or type(raw) is not bytes or raw == h.env.raw:
-                continue
-            try:
-                env = open_envelope(raw, C.MAX_STEP_MSG)
-                b = decode_step_body(env.body)
-            except WireError:
-                continue
-            if env.body != h.env.body and b.step == step and b.seat == i and b.game_id == self.game_id \
-                    and same_history(b, h.body) and env.verify(self._pubkeys[i]):
-                if i == sender and i != self.my_seat and not self._fork_in_sight(step, i):
-                    # Its own slot in its own record: nobody but it vouches that it applied that
-                    # version. Same as a live second message (§C3.4): complaint, vote, ours kept;
-                    # a halt only when no quorum can drop it (``_prove``). Was a one-datagram veto.
-                    self._prove(i, step, EQUIVOCATION, "signed two different messages for one step",
-                                [h.env.raw, raw], halt=Equivocation(step, i, h.env.raw, raw))
-                    if self.phase != RUNNING:
-                        return True
-                    continue
-                # We applied one version, others (maybe) another: our states may have forked
-                # (§C3.4 "Two versions applied"). Both are i's own signed choices: the table
-                # converges on the one ``kept_version`` picks, i is voted out.
-                if i != self.my_seat and not self._replaying and (self.seats.drop_possible() or not self.active[i]):
-                    if self._two_versions(step, i, h, env):
-                        return True
-                    continue
-                # Without a drop (seat loss off, two seats) a proven cheater ends the game anyway
-                # (i still active: once dropped, it no longer needs one).
-                self.disputes.clear()
-                if not self._replaying and i != self.my_seat:  # never a complaint about ourselves
-                    self._out.append(make_complaint(self.identity, self.game_id, self.my_seat, self.step, i,
-                                                    EQUIVOCATION, [h.env.raw, raw]))
-                self._halt(Equivocation(step, i, h.env.raw, raw))
-                return True
-        return False
-
-    def _two_versions(self, step: int, seat: int, ours: Held, env: Envelope) -> bool:
-        """``seat`` signed ``ours`` (applied by us at ``step``) and ``env`` (found in a record)
-        over one history (§C3.4 "Two versions applied"). If ``kept_version`` keeps ours: prove
-        ``seat`` (COMPLAINT kind 1, vote) and forget the current-step messages signed over the
-        other version's digest (their senders roll back and sign again over ours), ending a
-        digest dispute they opened. Else: send the complaint and halt with
-        ``StepOverturned(step, seat, chosen, ours)``; the node restarts us from our log cut at
-        ``step`` and hands both to ``adopt_equivocation``. Returns True if we halted."""
-        evidence = [ours.env.raw, env.raw]
-        if kept_version(ours.env.body, env.body) == env.body:
-            self.disputes.clear()
-            self._out.append(make_complaint(self.identity, self.game_id, self.my_seat, self.step, seat,
-                                            EQUIVOCATION, evidence))
-            self._halt(StepOverturned(step, seat, env.raw, ours.env.raw))
-            return True
-        self._prove(seat, step, EQUIVOCATION, "signed two different messages for one step", evidence,
-                    halt=Equivocation(step, seat, ours.env.raw, env.raw))
-        if self.phase != RUNNING:
-            return True
-        self.referee.overturn(step, seat, env.body)  # messages over the other version: superseded
-        return False
+        return self.ingest.cross_check(step, raws, sender)
 
     def adopt_equivocation(self, step: int, seat: int, chosen: bytes, other: bytes) -> bool:
-        """After ``StepOverturned(step, seat, chosen, other)`` and a restart from our log cut at
-        ``step`` (our current step now): hold ``chosen`` as ``seat``'s message of ``step`` and
-        prove ``seat`` with both (COMPLAINT kind 1, vote), so that a re-sent ``other`` is no
-        longer applied (§C3.4 "Two versions applied"). Both must be ``seat``'s validly signed
-        STEP envelopes of ``step`` over one history, different, ``chosen`` the one
-        ``kept_version`` keeps. Returns False (nothing done) otherwise."""
-        if step != self.step or self.phase != RUNNING or not 0 <= seat < self.n or seat == self.my_seat:
-            return False
-        found = []
-        for raw in (chosen, other):
-            try:
-                env = open_envelope(raw, C.MAX_STEP_MSG)
-                b = decode_step_body(env.body)
-            except (WireError, TypeError):
-                return False
-            if env.mtype != MSG_STEP or b.game_id != self.game_id or b.step != step or b.seat != seat \
-                    or not env.verify(self._pubkeys[seat]):
-                return False
-            found.append(Held(b, env))
-        a, o = found
-        if a.env.body == o.env.body or not same_history(a.body, o.body) \
-                or kept_version(a.env.body, o.env.body) != a.env.body:
-            return False
-        self.steps.hold(step, seat, a)
-        self.referee.overturn(step, seat, o.env.body)
-        self._prove(seat, step, EQUIVOCATION, "signed two different messages for one step", [a.env.raw, o.env.raw],
-                    halt=Equivocation(step, seat, a.env.raw, o.env.raw))
-        return True
-
-    def _fork_in_sight(self, step: int, seat: int) -> bool:
-        """True if some seat other than ``seat`` may have applied another version of ``step``
-        (applied by us, §C3.4 'Second version in a record'): a digest dispute is open, or
-        ``step`` is our last applied step and a message of our current step from a seat other
-        than ``seat`` carries another prev digest than ours. (Once we applied step + 1, every
-        message of it was checked against our digest of ``step``, §C3.4.)"""
-        if self.disputes.open is not None:
-            return True
-        if step + 1 != self.step:
-            return False
-        return any(h is not None and j != seat and h.body.prev_digest != self.steps.prev_digest
-                   for j, h in enumerate(self.steps.slots(self.step)))
+        """Hold ``chosen`` after ``StepOverturned(step, seat, chosen, other)`` and a restart
+        (``RecordIngest.adopt_equivocation``). Returns False (nothing done) if refused."""
+        return self.ingest.adopt_equivocation(step, seat, chosen, other)
 
     # -- seat loss (protocol.md §C8) --
 

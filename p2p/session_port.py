@@ -1,6 +1,6 @@
 """The seam between ``LockstepSession`` and the parts that act for it (``referee.Referee``,
 ``escrow_gate.EscrowGate``, ``abandon.Abandons``, ``turn_skip.SessionSkips``,
-``session_votes.SessionVotes``, ``catchup_session.SessionCatchUp``).
+``session_votes.SessionVotes``, ``catchup_session.SessionCatchUp``, ``record_ingest.RecordIngest``).
 
 Such a part owns its own state (the complaints ledger, the open dispute, the seats that
 left...) and judges messages in the context of the session's current step. It reads that
@@ -47,6 +47,7 @@ class SessionView(Protocol):
     live: Any         # liveness.Liveness
     hidden: Any       # hidden.HiddenLedger | None
     complaints: Any   # complaints.Complaints (the referee's)
+    referee: Any      # referee.Referee (its public methods: overturn, check_prev, disputes)
     skipping: Any     # turn_skip.SessionSkips
 
     def waiting_for(self) -> tuple[int, ...]: ...

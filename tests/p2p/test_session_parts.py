@@ -1,8 +1,9 @@
 """The parts that act for the lockstep session keep to their seam (issue 13; p2p/session_port.py).
 
 ``referee.Referee``, ``escrow_gate.EscrowGate``, ``abandon.Abandons``, ``turn_skip.SessionSkips``,
-``catchup_session.SessionCatchUp`` and ``session_votes.SessionVotes`` read the session through ``SessionView`` (``self._s``, bound to a
-local ``s``) and change it only through ``Effects`` callables. Checked on the source with
+``catchup_session.SessionCatchUp``, ``session_votes.SessionVotes`` and ``record_ingest.RecordIngest``
+read the session through ``SessionView`` (``self._s``, bound to a local ``s``) and change it only
+through ``Effects`` callables. Checked on the source with
 ``ast`` (nothing is run): no assignment to an attribute of the session, no read of a private
 attribute of it, and every session attribute they read is declared in ``SessionView``.
 """
@@ -22,7 +23,7 @@ from p2p.lockstep import LockstepSession
 ROOT = Path(__file__).resolve().parents[2]
 PARTS = {"p2p/referee.py": "Referee", "p2p/escrow_gate.py": "EscrowGate", "p2p/abandon.py": "Abandons",
          "p2p/turn_skip.py": "SessionSkips", "p2p/catchup_session.py": "SessionCatchUp",
-         "p2p/session_votes.py": "SessionVotes"}
+         "p2p/session_votes.py": "SessionVotes", "p2p/record_ingest.py": "RecordIngest"}
 
 
 def _session_refs(cls: ast.ClassDef) -> list[tuple[ast.Attribute, bool]]:
