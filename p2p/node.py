@@ -13,7 +13,7 @@ the node relays, its parts decide:
    Each accepted step is written to the game log by the session (p2p/gamelog.py).
 3. Seats found elsewhere, a restart from our log, a fork at a lost seat or an overturned step:
    ``node_restart.NodeRestart`` (with ``node_resume.GameFiles``). Waiting, stalls and faults:
-   ``node_watchdog``.
+   ``node_watchdog.NodeWatchdog``. Our player's chat and votes: ``node_player.NodePlayer``.
 4. At ``GameOver``: keep the socket open until every channel is idle (our last messages
    acknowledged) or ``cfg.linger`` s passed, withdraw the ad, close, return a ``PeerResult``.
 
@@ -37,21 +37,20 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from .chat import CHAT_TAG, ChatRelay, ChatRoom
+from .chat import CHAT_TAG
 from .identity import Identity
 from .lobby import GameStarted, Lobby
-from .lockstep import (FINISHED, CaughtUp, CheaterProven, GameAbandoned, GameOver, LockstepSession,
+from .lockstep import (FINISHED, CaughtUp, CheaterProven, GameAbandoned, GameOver,
                        PeerMisbehaved, PeerStalled, SeatDropped, SeatDropVoted, SeatLost, SeatReturned,
                        StepApplied, StepOverturned)
 from .link import Link
 from .node_config import DISCOVERY_TIMEOUT, LINGER, NodeError, PeerConfig, PeerResult
 from .node_input import NodeInput
 from .node_lobby import NodeLobby, pin_seats
+from .node_player import NodePlayer
 from .node_reports import Found, progress_of
 from .node_restart import NodeRestart
-from .node_watchdog import (ABANDON, STALL_LIMIT, WAIT_NOTICE, WaitReports, fault_error, idle_seats,
-                            stall_verdict)
-from .node_resume import write_evidence
+from .node_watchdog import STALL_LIMIT, WAIT_NOTICE, NodeWatchdog
 from .resume import find_resumable
 from .seat_answer import SeatAnswer
 from .session_events import TurnSkipped
@@ -107,18 +106,16 @@ class Node:
         self._misbehaved = 0  # session peers caught misbehaving (``PeerMisbehaved``)
         self.names: tuple[str, ...] = ()
         self.transport_totals: dict[str, int] = {}
-        #: Where the evidence of a detected fault was written, if any.
-        self.evidence_path: Path | None = None
-        self._waits = WaitReports()  # when a ``waiting`` report is due (node_watchdog.py)
+        #: Waiting reports, stalls, faults and their evidence (node_watchdog.py).
+        self.watchdog = NodeWatchdog(self)
         self._ticker: asyncio.TimerHandle | None = None
-        #: Chat of this game (protocol.md §N9): members, relaying; its room once our lobby or session exists.
-        self.chat_relay = ChatRelay(self.identity, cfg.name or f"bot-{self.identity.fingerprint[:4]}",
-                                    cfg.role == "host", self, self._send_chat, cfg.observer)
+        #: Our player's chat and votes (node_player.py).
+        self.player = NodePlayer(self)
         #: Every seat: the socket and state serving spectators (protocol.md §N10), apart from
         #: the game's, and its DNS-SD advert (``_lanopoli-watch._udp``) once the game runs.
         self.watch = WatchService(self.identity, cfg.bind, [cfg.interface or cfg.bind],
                                   lambda: None if self.session is None else self.session.history(),
-                                  self._on_watch_chat, self.report, self._link_failed)
+                                  self.player.on_watch_chat, self.report, self.watchdog.handler_failed)
 
     # -- queries ------------------------------------------------------------------------
 
@@ -177,63 +174,11 @@ class Node:
                 self._early.append(payload)  # a peer started before us: keep for the session
             return
         if payload[:2] == CHAT_TAG:
-            self._on_chat(addr, payload)
+            self.player.on_chat(addr, payload)
             return
         if self.lobby is not None:
             self.lobby.receive_message(payload, addr, self.loop.time(), self.link.endpoint.peer_key(addr))
             self._pump_lobby()
-
-    # -- chat (protocol.md §N9) -----------------------------------------------------------
-
-    @property
-    def chat(self) -> ChatRoom | None:
-        """Our game's ``ChatRoom`` (None before any lobby or session): ``ChatRelay.room``."""
-        return self.chat_relay.room
-
-    def _on_chat(self, addr: Addr, payload: bytes) -> None:
-        self.chat_relay.receive(addr, payload, self.loop.time())
-
-    def _on_watch_chat(self, addr: Addr, payload: bytes) -> None:
-        self.chat_relay.receive_spectator(addr, payload, self.loop.time())
-
-    def _send_chat(self, addr: Addr, raw: bytes) -> None:
-        self.link.send(addr, raw)
-
-    def skip_turn(self, seat: int) -> bool:
-        """Our player votes to let ``seat``'s turn at the current step pass: its input there
-        counts as nil once a majority voted, and it keeps its seat (``LockstepSession.skip_turn``,
-        protocol.md §C8.10). True if a vote went out."""
-        if self.session is None or self.phase != "playing":
-            return False
-        voted = self.session.skip_turn(seat, self.loop.time())
-        if voted:
-            self._pump_session()
-        return voted
-
-    def _skip_idle(self) -> None:
-        """``PeerConfig.skip_idle_after``: once the current step has waited that long, vote to
-        let the turn of every other seat it still waits for pass (§C8.10)."""
-        s = self.session
-        for seat in idle_seats(s, self.seat, self.cfg.skip_idle_after, self.loop.time()):
-            if self.phase == "playing" and self.session is s:
-                self.skip_turn(seat)
-
-    def vote_out(self, seat: int) -> bool:
-        """Our player votes to drop ``seat``, idle at the current step, without waiting for the
-        turn time (``LockstepSession.vote_out``, protocol.md §C13.6). True if a vote went out."""
-        if self.session is None or self.phase != "playing":
-            return False
-        voted = self.session.vote_out(seat, self.loop.time())
-        if voted:
-            self._pump_session()
-        return voted
-
-    def say(self, text: str) -> Any:
-        """Send one chat line to the others (protocol.md §N9) and return it as a ChatLine.
-        Raises ``ValueError`` (empty, too long, no lobby yet) or ``chat.ChatLimited``."""
-        if self.link is None:
-            raise ValueError("no game to chat in yet")
-        return self.chat_relay.say(text, self.loop.time())
 
     # -- spectators (protocol.md §N10) -----------------------------------------------------
 
@@ -249,17 +194,6 @@ class Node:
         from .gamelog import LogReader
 
         return next(iter(LogReader(self.log_path))).payload
-
-    def _link_failed(self, exc: BaseException) -> None:
-        """``Link`` ``on_error``: our own message handler raised (a bug, or a local failure
-        such as a log that cannot be written). Fail the peer with it at once instead of
-        hanging until the timeout: a ``NodeError`` as is, anything else as code "internal"."""
-        if isinstance(exc, NodeError):
-            self.fail(exc)
-            return
-        err = NodeError("internal", f"handling a message failed: {exc!r}", self.step)
-        err.__cause__ = exc
-        self.fail(err)
 
     def _send_all(self, raw: bytes) -> None:
         send = self.link.send
@@ -293,7 +227,6 @@ class Node:
         self.seat = ev.my_seat
         eps = [(str(a[0]), int(a[1])) for a in ev.endpoints]
         lob = self.lobby
-        self.names = tuple(p.name for p in ev.setup.players)
         # The seats' endpoints (moved when a seat shows up elsewhere, §N3.2) and our log.
         self._log = self.restart.new_game(eps, ev.my_seat, cfg.log_dir, ev.setup.game_id,
                                           lob.log_header(), lob.chain_secret)
@@ -301,9 +234,7 @@ class Node:
         files = self.restart.files
         now = self.loop.time()
         own = None if files is None else files.own_log()
-        self._run(LockstepSession(lob.setup, lob.my_seat, lob.identity, lob.chain, self.engine,
-                                  lob.game_seed, log=self._log, own_log=own, now=now,
-                                  setup_bytes=lob.setup_bytes, hidden_commits=lob.hidden_commits),
+        self._run(lob.start_session(self.engine, log=self._log, own_log=own, now=now),
                   None if files is None else files.log_path, now)
         self.report(Found(ev.setup.seats, now - self.t0))
         early, self._early = self._early, []
@@ -342,7 +273,7 @@ class Node:
                     self.restart.become_spectator(ev)
                     return
                 else:
-                    self._on_trouble(ev)
+                    self.watchdog.on_trouble(ev)  # a stall or a fault (node_watchdog.py)
             # Our seat's input (node_input.py): the timed vote, the local player, the bot.
             if session.needs_local_input() is None or not give(session):
                 break
@@ -355,51 +286,23 @@ class Node:
                 self.report(progress_of(self.engine, session))
         self._arm_timer()
 
-    def _on_trouble(self, ev: Any) -> None:
-        """A stalled step or a session fault (node_watchdog.py): give up or stop the peer."""
-        if isinstance(ev, PeerStalled):
-            self._report_waiting(force=True)
-            verdict = stall_verdict(self.session, ev)
-            if verdict == ABANDON:  # no drop can come: end the game as abandoned, signed (§C8.7)
-                self.session.abandon(self.loop.time())
-            elif verdict is not None:
-                self.fail(verdict)
-            return
-        err = fault_error(ev)
-        if err is not None:
-            err.evidence = self._write_evidence()
-            self.fail(err)
-
-    def _write_evidence(self) -> Path | None:
-        if self.cfg.log_dir is None or self.session is None:
-            return None
-        self.evidence_path = write_evidence(self.cfg.log_dir, self.seat, self.session.dump())
-        return self.evidence_path
-
     # -- waiting ------------------------------------------------------------------------------
 
     def _tick(self) -> None:
-        """Every WAIT_NOTICE/2 s while playing: report whom we wait for (``_report_waiting``)."""
+        """Every WAIT_NOTICE/2 s while playing: report whom we wait for (``NodeWatchdog``)."""
         self._ticker = None
         if self.phase != "playing" or self.session is None:
             return
-        self._report_waiting()
+        self.watchdog.report_waiting()
         if self.session.settle_signatures():  # the deferred STEP signatures, checked while idle (§C3.7)
             self._pump_session()
         updates = self.lobbying.ad_updates
         if updates is not None:  # host: what ``lanopoli watch`` lists (§N3)
             updates.standings(self.engine, self.session.state, self.loop.time())
-        self._skip_idle()
+        self.player.skip_idle()
         self.watch.flush()
         self.restart.tick()
         self._ticker = self.loop.call_later(WAIT_NOTICE / 2, self._tick)
-
-    def _report_waiting(self, force: bool = False) -> None:
-        """Report whom the current step waits for when it is due (``WaitReports.waiting``)."""
-        line = self._waits.waiting(self.session, self.seat, self.names, self.loop.time(), force)
-        if line is not None:
-            self.restart.want_rendezvous()  # the seats we wait for may be back from elsewhere (§N3.2)
-            self.report(line)
 
     # -- the calls of the restart part (node_restart.NodeHost) --------------------------------
 
@@ -410,12 +313,12 @@ class Node:
         cfg = self.cfg
         try:
             self.link = await Link.open(cfg.bind, port, self._on_message, faults=cfg.faults,
-                                        on_error=self._link_failed, identity=self.identity)
+                                        on_error=self.watchdog.handler_failed, identity=self.identity)
         except OSError:
             if not fallback:
                 raise
             self.link = await Link.open(cfg.bind, 0, self._on_message, faults=cfg.faults,
-                                        on_error=self._link_failed, identity=self.identity)
+                                        on_error=self.watchdog.handler_failed, identity=self.identity)
 
     def adopt(self, session: Any, log_path: Path) -> None:
         """Run ``session``, replayed from our log at ``log_path`` (a restart, or our state
@@ -457,11 +360,6 @@ class Node:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task
-
-    def winner(self, state: Any) -> int | None:
-        """The engine's winner of ``state`` (None: none, or an engine without ``winner``)."""
-        w = getattr(self.engine, "winner", None)
-        return None if w is None else w(state)
 
     def finish(self, ev: GameOver, abandoned: Any = None) -> None:
         """The game is over (``abandoned``: the ``GameAbandoned`` event if it ended so):
@@ -513,7 +411,7 @@ class Node:
                 self.lobby.handle_timer(now)
                 self._pump_lobby()
         except Exception as exc:  # noqa: BLE001 - a timer callback's error would only be logged
-            self._link_failed(exc)
+            self.watchdog.handler_failed(exc)
 
     # -- run / close ----------------------------------------------------------------------
 

@@ -54,7 +54,6 @@ class NodeHost(Protocol):
     def serve_spectators(self, setup: Any, seat: int) -> None: ...
     def finish(self, ev: GameOver) -> None: ...
     def fail(self, err: NodeError) -> None: ...
-    def winner(self, state: Any) -> int | None: ...
     def spawn(self, coro: Any) -> Any: ...
 
 
@@ -67,6 +66,12 @@ def read_resume(files: GameFiles | None) -> dict:
         return files.read_resume()
     except LocalProtocolError as e:
         raise NodeError("resume", str(e)) from None
+
+
+def _winner(engine: Any, state: Any) -> int | None:
+    """The engine's winner of ``state`` (None: none, or an engine without ``winner``)."""
+    w = getattr(engine, "winner", None)
+    return None if w is None else w(state)
 
 
 class NodeRestart:
@@ -127,7 +132,7 @@ class NodeRestart:
             await self.open_rendezvous()  # the others may be back from other addresses (§N3.2)
         node.report(Resumed(str(path), rep.steps, rep.own_resent, rep.damage))
         if rep.finished:
-            node.finish(GameOver(node.winner(sess.state), sess.state_hash, sess.step))
+            node.finish(GameOver(_winner(node.engine, sess.state), sess.state_hash, sess.step))
             return
         node.pump()
 

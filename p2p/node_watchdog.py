@@ -11,19 +11,23 @@ Policy of ``p2p.node.Node`` kept apart from its I/O (protocol.md §C8.3, §C8.7,
 * ``idle_seats``: whose turn a headless player's patience (``PeerConfig.skip_idle_after``)
   votes to let pass (§C8.10);
 * ``fault_error``: the ``NodeError`` a session fault (desync, equivocation, detected cheat,
-  exhausted beacon) stops the node with.
+  exhausted beacon) stops the node with;
+* ``NodeWatchdog``: the node's part that applies them (one per node; owns ``WaitReports`` and
+  the evidence path), acting through ``WatchdogHost``'s calls.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
+from typing import Any, Protocol
 
-from .lockstep import BeaconExhausted, CheatDetected, Desync, Equivocation
+from .lockstep import BeaconExhausted, CheatDetected, Desync, Equivocation, PeerStalled
 from .node_config import NodeError
 from .node_reports import Waiting
+from .node_resume import write_evidence
 
-__all__ = ["ABANDON", "STALL_LIMIT", "WAIT_NOTICE", "WAIT_REPEAT", "WaitReports", "fault_error", "idle_seats",
-           "stall_limit", "stall_verdict"]
+__all__ = ["ABANDON", "NodeWatchdog", "STALL_LIMIT", "WAIT_NOTICE", "WAIT_REPEAT", "WaitReports", "WatchdogHost",
+           "fault_error", "idle_seats", "stall_limit", "stall_verdict"]
 
 STALL_LIMIT = 60.0  # s a step may wait for a silent seat before the node gives up (> drop timeout)
 WAIT_NOTICE = 1.0  # s a step waits for another seat before the node reports whom it waits for
@@ -103,3 +107,73 @@ def fault_error(ev: Any) -> NodeError | None:
         return None
     err.seat = getattr(ev, "seat", None)
     return err
+
+
+class WatchdogHost(Protocol):
+    """What ``NodeWatchdog`` uses of its node (``p2p.node.Node``)."""
+
+    cfg: Any
+    loop: Any
+    session: Any
+    seat: int
+    step: int
+    names: tuple[str, ...]
+    restart: Any
+
+    def report(self, report: Any) -> None: ...
+    def fail(self, err: NodeError) -> None: ...
+
+
+class NodeWatchdog:
+    """Whom the current step waits for, and what a stall or a session fault does to the node.
+    ``evidence_path``: where the evidence of a detected fault was written, if any."""
+
+    def __init__(self, node: WatchdogHost) -> None:
+        self._node = node
+        self._waits = WaitReports()
+        self.evidence_path: Path | None = None
+
+    def report_waiting(self, force: bool = False) -> None:
+        """Report whom the current step waits for when it is due (``WaitReports.waiting``)."""
+        node = self._node
+        line = self._waits.waiting(node.session, node.seat, node.names, node.loop.time(), force)
+        if line is not None:
+            node.restart.want_rendezvous()  # the seats we wait for may be back from elsewhere (§N3.2)
+            node.report(line)
+
+    def on_trouble(self, ev: Any) -> None:
+        """A stalled step (``PeerStalled``) or a session fault: give up (the game ends as
+        abandoned, signed: §C8.7) or stop the peer, with the evidence written."""
+        node = self._node
+        if isinstance(ev, PeerStalled):
+            self.report_waiting(force=True)
+            verdict = stall_verdict(node.session, ev)
+            if verdict == ABANDON:  # no drop can come: end the game as abandoned, signed (§C8.7)
+                node.session.abandon(node.loop.time())
+            elif verdict is not None:
+                node.fail(verdict)
+            return
+        err = fault_error(ev)
+        if err is not None:
+            err.evidence = self._write_evidence()
+            node.fail(err)
+
+    def handler_failed(self, exc: BaseException) -> None:
+        """``Link``/``WatchService`` ``on_error``, and the node's timer: our own handler raised (a
+        bug, or a local failure such as a log that cannot be written). Fail the peer with it at
+        once instead of hanging until the timeout: a ``NodeError`` as is, anything else as code
+        "internal"."""
+        node = self._node
+        if isinstance(exc, NodeError):
+            node.fail(exc)
+            return
+        err = NodeError("internal", f"handling a message failed: {exc!r}", node.step)
+        err.__cause__ = exc
+        node.fail(err)
+
+    def _write_evidence(self) -> Path | None:
+        node = self._node
+        if node.cfg.log_dir is None or node.session is None:
+            return None
+        self.evidence_path = write_evidence(node.cfg.log_dir, node.seat, node.session.dump())
+        return self.evidence_path

@@ -104,7 +104,7 @@ class NetGame(DriverBase):
         protocol.md §C13.6); the usual SeatDropVoted line shows. Returns the seats voted on."""
         if self.node is None or self.phase != "playing":
             return ()
-        return tuple(s for s in self.node.waiting_for if s != self.seat and self.node.vote_out(s))
+        return tuple(s for s in self.node.waiting_for if s != self.seat and self.node.player.vote_out(s))
 
     def skip_turn(self) -> tuple[int, ...]:
         """J: vote now to let the turn of every other seat this step waits for pass
@@ -112,7 +112,7 @@ class NetGame(DriverBase):
         Returns the seats voted on."""
         if self.node is None or self.phase != "playing":
             return ()
-        return tuple(s for s in self.node.waiting_for if s != self.seat and self.node.skip_turn(s))
+        return tuple(s for s in self.node.waiting_for if s != self.seat and self.node.player.skip_turn(s))
 
     def skip_tallies(self) -> list:
         """The votes held to skip a seat's turn at the current step (``LockstepSession.skip_tallies``)."""
@@ -123,7 +123,7 @@ class NetGame(DriverBase):
         """Send a chat line to the others through the node (``Node.say``, protocol.md §N9)."""
         if self.node is None:
             raise ValueError("no game to chat in yet")
-        self._chat(self.node.say(text))
+        self._chat(self.node.player.say(text))
 
     def observe(self, ev: Any) -> None:
         """``PeerConfig.observer``: the node's lobby and session events (p2p/lobby.py,

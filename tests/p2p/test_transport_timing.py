@@ -122,7 +122,7 @@ def test_a_hole_in_a_selective_ack_starts_the_lossy_regime():
     a, _b, _resend = resend_a_hole()
     a.send(b"step 3")
     # Step 1's resend is still unacknowledged 6 ms later, but a resent datagram waits for its
-    # RTO (``Channel._overdue`` probes a datagram once): step 3 goes alone, with its copy.
+    # RTO (``SendStream._overdue`` probes a datagram once): step 3 goes alone, with its copy.
     d3, copy = [x for x, _ in a.datagrams_to_send(0.020)]
     assert flags_of(d3) & T.FLAG_ACK_NOW and copy == d3
 

@@ -174,7 +174,7 @@ def test_chat_in_the_lobby_and_during_the_game(tmp_path):
     for g in (host, anna, bruno):
         assert said(g) == [("Anna", "ciao a tutti"), ("Carla", "buon gioco")]
     assert said(carla) == [("Carla", "buon gioco")]
-    assert host.node.chat.stats["shown"] == 2 and bruno.node.chat.stats["shown"] == 2
+    assert host.node.player.chat.stats["shown"] == 2 and bruno.node.player.chat.stats["shown"] == 2
 
 
 def test_a_spectator_follows_a_game_verified_to_its_end(tmp_path):
