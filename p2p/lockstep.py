@@ -414,7 +414,7 @@ class LockstepSession:
 
     def history(self) -> Any:
         """Every log record of the game after the header so far: a read-only sequence of
-        (kind, payload, step) (``catchup.History``: old ones are read back from the log).
+        (kind, payload, step) (``history.History``: old ones are read back from the log).
         What spectators are served: every deferred signature is checked first, and the view
         ends before a record found with a bad one (§C3.7)."""
         self.settle_signatures()
