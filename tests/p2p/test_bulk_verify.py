@@ -5,6 +5,7 @@ errors they give without it — on honest records and on records with a spoiled 
 
 from __future__ import annotations
 
+import atexit
 import shutil
 import tempfile
 from pathlib import Path
@@ -44,6 +45,7 @@ def game() -> dict:
     records, its header payload, the seats' keys, seat 3's identity and chain secret."""
     if not _GAME:
         d = Path(tempfile.mkdtemp(prefix="lanopoli-test-bulk-"))
+        atexit.register(shutil.rmtree, d, True)
         sessions, paths, _, ordered = logged_game(d, 4, {"target": 400})
         net = Net(list(sessions), random_legal(E, seed=1))
         try:
