@@ -13,8 +13,9 @@ from .actions import Action, action_sort_key, decode_action, encode_action
 from .editions import EDITIONS, Edition
 from .errors import IllegalAction
 from .events import encode_event
-from .game import (Pending, apply_action, apply_chance, apply_step, bid_limits, chance_inplace,
-                   legal_actions, new_game, pending, shortage_possible, step_inplace)
+from .game import (Pending, apply_action, apply_chance, apply_step, chance_inplace, new_game,
+                   pending, shortage_possible, step_inplace)
+from .legal import bid_limits, legal_actions
 from .hashing import decode_state, encode_state, state_hash
 from .observation import (Knowledge, PrivateView, PublicView, apply_reveal, choose, has_hidden, hidden_items,
                           private_view, public_view)

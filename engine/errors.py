@@ -1,7 +1,7 @@
 """The engine's error type (h11 style: raise, change nothing)."""
 from __future__ import annotations
 
-__all__ = ["IllegalAction"]
+__all__ = ["IllegalAction", "refuse"]
 
 
 class IllegalAction(Exception):
@@ -15,3 +15,11 @@ class IllegalAction(Exception):
         super().__init__(f"{code}: {reason}")
         self.code = code
         self.reason = reason
+
+
+def refuse(err: "tuple[str, str] | None") -> None:
+    """Raise ``IllegalAction(reason, code)`` for ``err`` = ``(code, reason)``, the answer of the
+    rules' ``*_error`` checks (engine.rules.estate, building, mortgage, sale, ...); None (the
+    action is legal) does nothing. One place for what every ``check_*`` did by hand."""
+    if err:
+        raise IllegalAction(err[1], err[0])

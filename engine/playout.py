@@ -11,7 +11,8 @@ from hashlib import sha256
 
 from . import actions as A
 from .board import K_STREET
-from .game import bid_limits, chance_inplace, legal_actions, new_game, step_inplace
+from .game import chance_inplace, new_game, step_inplace
+from .legal import bid_limits, legal_actions
 from .rng import BeaconRng
 from .state import CHANCE_PHASES, P_AUCTION, P_BUY, P_DICE, P_INHERIT, P_OVER, P_RAISE, P_ROLL, State
 

@@ -11,7 +11,7 @@ from ..actions import (Bid, BuildHouse, BuyProperty, DeclareBankruptcy, DeclineP
                        LiftMortgage, Mortgage, PassBid, PayJailFine, RollDice, SellBuilding,
                        SettleMortgages, UseJailCard, WithdrawTrade)
 from ..editions import K_STATION, K_STREET, K_UTILITY
-from ..game import legal_actions
+from ..legal import legal_actions
 from ..rules.auction import min_bid
 from ..errors import IllegalAction
 from ..rules.bankruptcy import check_declare

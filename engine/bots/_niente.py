@@ -52,7 +52,7 @@ from hashlib import sha256
 
 from ..actions import (BuildHouse, DeclineCard, InspectBill, InspectCard, PayBills, TakeCard,
                        UseCard)
-from ..game import legal_actions
+from ..legal import legal_actions
 from ..rules.banknotes import FAKE, GENUINE, NX_CARD, NX_CPUB, NX_DEN, NX_FACEUP, NX_HAND, NX_LENS, NX_PUB
 from ..rules.counterfeit import bill_choices, fake_rate, window_actors
 from ..rules.banknotes import select

@@ -236,10 +236,12 @@ def load_board(filename: str) -> tuple[tuple[Square, ...], tuple[tuple[int, ...]
             tuple(raw["station_rents"]), tuple(raw["utility_multipliers"]), decks)
 
 
-def load_decks(filename: str, deck_ids: Mapping[str, int]) -> tuple[
+def load_decks(filename: str, deck_ids: Mapping[str, int],
+               kinds: tuple[str, ...] = CARD_KINDS) -> tuple[
         tuple[tuple[Card, ...], ...], tuple[str, ...]]:
     """Read ``engine/editions/data/<filename>``; decks are ordered by ``deck_ids`` (the order
-    in which the board names them). Raises ValueError on an unknown effect kind."""
+    in which the board names them). ``kinds``: the effect kinds the edition's rules know
+    (``CARD_KINDS``; niente-e-come-sembra: its own). Raises ValueError on an unknown kind."""
     raw = json.loads(resources.files(__package__).joinpath("data", filename).read_text("utf-8"))
     by_id = {d["id"]: d for d in raw["decks"]}
     decks = []
@@ -249,7 +251,7 @@ def load_decks(filename: str, deck_ids: Mapping[str, int]) -> tuple[
         names.append(d["name"])
         cards = []
         for ci, c in enumerate(d["cards"]):
-            if c["kind"] not in CARD_KINDS:
+            if c["kind"] not in kinds:
                 raise ValueError(f"{filename}: unknown card kind {c['kind']}")
             tk = -1
             if c["kind"] == "move_to_nearest":
@@ -267,13 +269,14 @@ def load_decks(filename: str, deck_ids: Mapping[str, int]) -> tuple[
 
 
 def edition_from_files(name: str, title: str, board_file: str, cards_file: str,
-                       **switches: object) -> Edition:
+                       card_kinds: tuple[str, ...] = CARD_KINDS, **switches: object) -> Edition:
     """Build an :class:`Edition` from ``data/<board_file>`` (:func:`load_board`) and
-    ``data/<cards_file>`` (:func:`load_decks`); ``switches`` are the remaining :class:`Edition`
-    fields (money in euro, rule switches), each citing its rulebook in the edition's module.
-    Raises ValueError on an inconsistent data file, TypeError on an unknown switch."""
+    ``data/<cards_file>`` (:func:`load_decks` with ``card_kinds``); ``switches`` are the
+    remaining :class:`Edition` fields (money in euro, rule switches, strategies), each citing
+    its rulebook in the edition's module. Raises ValueError on an inconsistent data file,
+    TypeError on an unknown switch."""
     squares, groups, gnames, srents, umult, deck_ids = load_board(board_file)
-    decks, dnames = load_decks(cards_file, deck_ids)
+    decks, dnames = load_decks(cards_file, deck_ids, card_kinds)
     return Edition(name=name, title=title, squares=squares, groups=groups, group_names=gnames,
                    decks=decks, deck_names=dnames, station_rents=srents,
                    utility_multipliers=umult, **switches)  # type: ignore[arg-type]

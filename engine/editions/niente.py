@@ -21,9 +21,7 @@ Strategies (issue 13): money ``BANKNOTES`` (engine.rules.banknotes), estate ``HO
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from importlib import resources
 
 from ..rules.banknotes import BANKNOTES
 from ..rules.estate import HOTELS_ONLY
@@ -31,7 +29,7 @@ from ..rules.estate import HOTELS_ONLY
 from ..rules.faceup_cards import (EFFECT_KINDS, FACE_UP, IMMEDIATE_KINDS, IMPREVISTI, KEPT_KINDS,
                                   PROBABILITA)
 from ..rules.niente_flow import NIENTE_FLOW
-from .base import Card, Edition, load_board
+from .base import edition_from_files
 
 __all__ = ["DecoderRules", "EDITION", "KEPT_KINDS", "IMMEDIATE_KINDS", "EFFECT_KINDS",
            "PROBABILITA", "IMPREVISTI"]
@@ -63,51 +61,19 @@ class DecoderRules:
     pair exactly one card is fake (rate 1/2 per card, fixed by the pairs)."""
 
 
-def _load_decks(filename: str, deck_ids: dict[str, int]):
-    raw = json.loads(resources.files(__package__).joinpath("data", filename).read_text("utf-8"))
-    by_id = {d["id"]: d for d in raw["decks"]}
-    decks, names = [], []
-    for did, di in sorted(deck_ids.items(), key=lambda kv: kv[1]):
-        d = by_id[did]
-        names.append(d["name"])
-        cards = []
-        for ci, c in enumerate(d["cards"]):
-            if c["kind"] not in EFFECT_KINDS:
-                raise ValueError(f"{filename}: unknown card kind {c['kind']}")
-            cards.append(Card(deck=di, index=ci, text=c["text"], kind=c["kind"],
-                              target=c.get("target", -1), amount=c.get("amount", 0),
-                              go_salary=c.get("collect_go_if_passed", False)))
-        decks.append(tuple(cards))
-    return tuple(decks), tuple(names)
-
-
-_squares, _groups, _gnames, _srents, _umult, _deck_ids = load_board("niente_board.json")
-if _deck_ids != {"probabilita": PROBABILITA, "imprevisti": IMPREVISTI}:
-    raise ValueError("niente_board.json: Probabilità must come before Imprevisti")
-_decks, _dnames = _load_decks("niente_cards.json", _deck_ids)
-
-EDITION = Edition(
+EDITION = edition_from_files(
     name="niente-e-come-sembra",
     title="Monopoly: Niente è come sembra",
-    squares=_squares,
-    groups=_groups,
-    group_names=_gnames,
-    decks=_decks,
-    deck_names=_dnames,
-    station_rents=(),
-    utility_multipliers=(),
-    start_cash=1500,
-    go_salary=200,
-    jail_fine=50,
-    jail_max_turns=3,
+    board_file="niente_board.json",
+    cards_file="niente_cards.json",
+    card_kinds=EFFECT_KINDS,
+    # Every field not given here has its classic value (``Edition``'s defaults,
+    # engine/editions/base.py): €1500, VIA! €200, jail €50 after 3 tries, auctions open at €10,
+    # 12 hotels, rent must be claimed, from 2 players (module doc: the rulebook's values).
     jail_third_try_rerolls=True,
     jail_square=9,
-    auction_open=10,
     auction_min_raise=10,
     houses=0,
-    hotels=12,
-    rent_must_be_claimed=True,
-    min_players=2,
     max_players=6,
     stations_move_to_next_free=True,
     hotels_only=True,
@@ -129,3 +95,5 @@ EDITION = Edition(
         fake_rates=((500, 1, 10), (100, 1, 5), (50, 1, 5), (20, 1, 5), (10, 1, 5)),
     ),
 )
+if EDITION.deck_names != ("Probabilità", "Imprevisti"):  # PROBABILITA, IMPREVISTI
+    raise ValueError("niente_board.json: Probabilità must come before Imprevisti")

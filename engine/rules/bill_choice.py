@@ -30,7 +30,7 @@ choose for it: the choice is an input. Lockstep form (protocol.md §E8):
 from __future__ import annotations
 
 from ..actions import PayBills
-from ..errors import IllegalAction
+from ..errors import refuse
 from ..events import ActionRefused
 from ..state import P_PAY
 from .banknotes import (NX_DEN, NX_DUE, NX_INSP, NX_PAY, NX_PILE, NX_WALLET, BillsMoved,
@@ -177,9 +177,7 @@ def choice_error(s, seat: int, bills) -> tuple[str, str] | None:
 def pay_bills(s, ev, seat: int, bills) -> None:
     """PayBills: undo ``seat``'s oldest offered due payment and make it again with ``bills``
     (module doc); the payment is then final. Raises IllegalAction (nothing changed)."""
-    err = choice_error(s, seat, bills)
-    if err:
-        raise IllegalAction(err[1], err[0])
+    refuse(choice_error(s, seat, bills))
     d = oldest_due(s, seat)
     pick, got, change = due_parts(d)
     bills = sorted(bills)

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from ..actions import BuildHouse
 from ..board import HOTEL, K_STREET, LOT_HOTEL, LOT_HOUSE
-from ..errors import IllegalAction
+from ..errors import refuse
 
 __all__ = ["HOTEL", "build_error", "check_build", "build", "place", "shortage", "shortage_possible",
            "sell_error", "check_sell", "sell", "sell_all", "liquidation_value"]
@@ -42,9 +42,7 @@ def build_error(s, seat: int, sq: int) -> tuple[str, str] | None:
 
 def check_build(s, seat: int, sq: int) -> None:
     """Raise IllegalAction unless ``seat`` may build one level on ``sq`` now."""
-    err = s.ed.estate.build_error(s, seat, sq)
-    if err:
-        raise IllegalAction(err[1], err[0])
+    refuse(s.ed.estate.build_error(s, seat, sq))
 
 
 def build(s, ev, seat: int, sq: int) -> None:
@@ -108,9 +106,7 @@ def sell_error(s, seat: int, sq: int) -> tuple[str, str] | None:
 
 def check_sell(s, seat: int, sq: int) -> None:
     """Raise IllegalAction unless ``seat`` may sell a building of ``sq`` now."""
-    err = s.ed.estate.sell_error(s, seat, sq)
-    if err:
-        raise IllegalAction(err[1], err[0])
+    refuse(s.ed.estate.sell_error(s, seat, sq))
 
 
 def sell(s, ev, seat: int, sq: int) -> None:

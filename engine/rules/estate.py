@@ -18,7 +18,7 @@ below ``engine.editions`` (which imports it).
 from __future__ import annotations
 
 from ..board import HOTEL, K_STREET, LOT_HOTEL, LOT_HOUSE
-from ..errors import IllegalAction
+from ..errors import refuse
 from ..events import BuildingBought, BuildingSold, PropertyMortgaged, maker
 from .money import R_HOUSE, R_MORTGAGE, R_SALE, round10, transfer
 from .niente_events import PropertySoldToBank
@@ -47,11 +47,6 @@ def _houses_liquidation(s, seat: int) -> int:
         if not mort[sq]:
             total += mortgage[sq]
     return total
-
-
-def _raise(err: tuple[str, str] | None) -> None:
-    if err:
-        raise IllegalAction(err[1], err[0])
 
 
 def _owner_error(s, seat: int, sq: int) -> tuple[str, str] | None:
@@ -153,7 +148,7 @@ class Houses:
     def sell(self, s, ev, seat: int, sq: int) -> None:
         """SellBuilding: one level back to the bank at half price; a hotel the bank cannot
         break into 4 houses sells the set down evenly (engine.rules.building module doc)."""
-        _raise(self.sell_error(s, seat, sq))
+        refuse(self.sell_error(s, seat, sq))
         tb = s.tb
         half = tb.sell_back[sq]
         lv = s.level[sq]
@@ -224,7 +219,7 @@ class Houses:
 
     def mortgage(self, s, ev, seat: int, sq: int) -> None:
         """Mortgage: the bank pays the mortgage value."""
-        _raise(self.mortgage_error(s, seat, sq))
+        refuse(self.mortgage_error(s, seat, sq))
         s.mort[sq] = 1
         transfer(s, ev, -1, seat, s.tb.mortgage[sq], R_MORTGAGE)
         ev.append(PropertyMortgaged(seat, sq))
@@ -290,7 +285,7 @@ def sell_deed(s, ev, seat: int, sq: int) -> None:
 
 def sell_property(s, ev, seat: int, sq: int) -> None:
     """SellProperty: the bank buys ``sq`` back at its printed price (and its hotel at half)."""
-    _raise(sell_property_error(s, seat, sq))
+    refuse(sell_property_error(s, seat, sq))
     sell_deed(s, ev, seat, sq)
 
 
@@ -336,7 +331,7 @@ class HotelsOnly(Houses):
 
     def sell(self, s, ev, seat: int, sq: int) -> None:
         """SellBuilding: the hotel goes back to the bank at half price (rounded up to 10)."""
-        _raise(self.sell_error(s, seat, sq))
+        refuse(self.sell_error(s, seat, sq))
         _sell_hotel(s, ev, seat, sq)
 
     def sell_all(self, s, ev, seat: int) -> None:

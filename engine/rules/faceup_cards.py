@@ -29,7 +29,7 @@ face-down :class:`engine.rules.cards.Deck` it subclasses, without asking which e
 from __future__ import annotations
 
 from ..board import K_STREET
-from ..errors import IllegalAction
+from ..errors import IllegalAction, refuse
 from ..events import BuildingBought, CardDrawn, JailCardUsed, LeftJail, PropertyBought, RentLapsed
 from ..state import HOTEL, P_BUY, P_CARD, P_END_MOVE, P_ROLL, P_TAKE
 from .banknotes import NX_FACEUP, NX_HAND, NX_LENS, restore_lenses
@@ -228,9 +228,7 @@ def use(s, ev, seat: int, deck: int, card: int, target: int) -> None:
         raise IllegalAction("you do not hold that card", "no_such_card")
     key = _held_key(s, seat, deck, card)
     c = s.ed.decks[deck][card]
-    err = use_error(s, seat, c.kind, target)
-    if err:
-        raise IllegalAction(err[1], err[0])
+    refuse(use_error(s, seat, c.kind, target))
     _drop(s, seat, key)
     ev.append(CardPlayed(seat, deck, card, target))
     if deck == IMPREVISTI:

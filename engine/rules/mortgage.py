@@ -8,7 +8,7 @@
 """
 from __future__ import annotations
 
-from ..errors import IllegalAction
+from ..errors import refuse
 from ..events import MortgageLifted
 from .money import R_LIFT, transfer
 
@@ -21,9 +21,7 @@ def mortgage_error(s, seat: int, sq: int) -> tuple[str, str] | None:
 
 def check_mortgage(s, seat: int, sq: int) -> None:
     """Raise IllegalAction unless ``seat`` may mortgage ``sq``."""
-    err = s.ed.estate.mortgage_error(s, seat, sq)
-    if err:
-        raise IllegalAction(err[1], err[0])
+    refuse(s.ed.estate.mortgage_error(s, seat, sq))
 
 
 def mortgage(s, ev, seat: int, sq: int) -> None:
@@ -38,9 +36,7 @@ def lift_error(s, seat: int, sq: int) -> tuple[str, str] | None:
 
 def check_lift(s, seat: int, sq: int) -> None:
     """Raise IllegalAction unless ``seat`` may lift the mortgage of ``sq``."""
-    err = lift_error(s, seat, sq)
-    if err:
-        raise IllegalAction(err[1], err[0])
+    refuse(lift_error(s, seat, sq))
 
 
 def lift(s, ev, seat: int, sq: int) -> None:

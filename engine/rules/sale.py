@@ -16,7 +16,7 @@ covers it, else the debtor goes on raising money.
 """
 from __future__ import annotations
 
-from ..errors import IllegalAction
+from ..errors import refuse
 from ..events import AuctionEnded, AuctionStarted, PropertyTransferred
 from ..state import LOT_PROPERTY, O_NO_AUCTIONS, P_AUCTION, P_RAISE
 from .money import R_AUCTION, transfer
@@ -47,9 +47,7 @@ def sale_error(s, seat: int, sq: int) -> tuple[str, str] | None:
 
 def start_sale(s, ev, seat: int, sq: int) -> None:
     """AuctionProperty: open the auction of ``sq`` among the other players still in."""
-    err = sale_error(s, seat, sq)
-    if err:
-        raise IllegalAction(err[1], err[0])
+    refuse(sale_error(s, seat, sq))
     s.resume.append(P_RAISE)
     s.auc_sq = sq
     s.auc_lot = LOT_PROPERTY
