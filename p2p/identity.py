@@ -138,9 +138,12 @@ def _workers() -> ThreadPoolExecutor | None:
 
 
 def _after_fork() -> None:
-    # A forked child has none of its parent's threads: a new pool on its first batch.
-    global _pool
+    # A forked child has none of its parent's threads: a new pool on its first batch, and new
+    # locks (one may have been held by a thread of the parent at the fork).
+    global _pool, _pool_lock, _good_lock
     _pool = None
+    _pool_lock = threading.Lock()
+    _good_lock = threading.Lock()
 
 
 if hasattr(os, "register_at_fork"):

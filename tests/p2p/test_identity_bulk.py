@@ -160,3 +160,25 @@ def test_an_answer_is_used_once_unless_kept(keep, monkeypatch):
     verify_many(batch)  # a later batch without keep does not take the keep away
     assert len(identity._good) == BULK_MIN
     assert all(identity._good[it] is keep for it in batch)
+
+
+def test_a_forked_child_checks_batches_with_a_pool_of_its_own():
+    import os
+
+    if not hasattr(os, "fork"):
+        pytest.skip("no fork on this platform")
+    ident = IDS[1]
+    batch = [(ident.public_key, b"step", b"fork %d" % j, ident.sign(b"step", b"fork %d" % j))
+             for j in range(BULK_MIN)]
+    assert verify_many(batch) == [True] * BULK_MIN  # the parent's pool exists now
+    with identity._good_lock:  # held by the parent at the fork: the child must not inherit it held
+        pid = os.fork()
+    if pid == 0:  # the child: exit code 0 only if its batch checks out
+        import signal
+
+        signal.signal(signal.SIGALRM, lambda *_: os._exit(2))  # a lock inherited held: exit 2
+        signal.alarm(30)
+        ok = verify_many(batch + [(ident.public_key, b"step", b"fork", b"\0" * 64)]) == [True] * BULK_MIN + [False]
+        os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
