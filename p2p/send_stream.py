@@ -195,18 +195,14 @@ class SendStream:
 
     # -- retransmission timeout -------------------------------------------------------------
 
-    def next_due(self) -> float | None:
-        """When the earliest datagram in flight times out (s), or None when none is."""
-        if not self.inflight:
-            return None
+    def next_due(self) -> float:
+        """When the earliest datagram in flight times out (s); call only with some in flight."""
         # RTO of each datagram by the kind it was sent as (§N2.5, recovery.Recovery.rtos).
         delayed, prompt = self.recovery.rtos()
         return min(e[2] + (prompt if e[0] & FLAG_ACK_NOW else delayed) for e in self.inflight.values())
 
     def expired(self, now: float) -> list[int]:
         """Seqs in flight unacknowledged for longer than their RTO and not yet marked lost."""
-        if not self.inflight:
-            return []
         delayed, prompt = self.recovery.rtos()
         lost_set = set(self.lost)
         return [s for s, e in self.inflight.items()

@@ -256,9 +256,11 @@ class Channel:
             return 0.0  # a CHALLENGE or RESPONSE is due now
         rx = self.receiver
         when = rx.ack_deadline if rx.ack_pending else None
-        due = self.sender.next_due()
-        if due is not None and (when is None or due < when):
-            when = due
+        tx = self.sender
+        if tx.inflight:  # checked here: this runs for every channel after every flush
+            due = tx.next_due()
+            if when is None or due < when:
+                when = due
         return when
 
     def handle_timer(self, now: float) -> None:
@@ -268,13 +270,14 @@ class Channel:
         ``UNCONFIRMED_RESENDS`` resends since the address last sent anything (protocol.md
         §N2.6); its queue and window are kept, and resent once the address speaks."""
         route = self.route
-        if route.dormant:
+        tx = self.sender
+        if route.dormant or not tx.inflight:
             return
-        expired = self.sender.expired(now)
+        expired = tx.expired(now)
         if expired:
             if not route.confirmed and route.timed_out():
                 return
-            self.sender.timeout(expired)
+            tx.timeout(expired)
 
     # -- receiving ----------------------------------------------------------------------
 
