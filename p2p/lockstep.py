@@ -581,7 +581,7 @@ class LockstepSession:
             if not env.verify(self._pubkeys[seat]):
                 self._bad_signature(b, env)
                 return
-            if not self._sound(s, seat, held):
+            if not self.signature_ok(s, seat, held):
                 # Ours was deferred and its signature is bad (§C3.7): it loses to this signed one.
                 if s >= k:
                     self._on_step(b, env, now)  # cleared: this one is the first we hold
@@ -800,7 +800,7 @@ class LockstepSession:
         nothing, it is handled as a bad signature instead (§C3.7)."""
         for raw in evidence:
             held = self._deferred_held(raw)
-            if held is not None and not self._sound(held.body.step, held.body.seat, held):
+            if held is not None and not self.signature_ok(held.body.step, held.body.seat, held):
                 return
         self.referee.prove(culprit, step, kind, reason, evidence, key, complaint, halt)
 
@@ -1238,15 +1238,16 @@ class LockstepSession:
         """Check a current-step message's prev hash and digest against ours (§C3.4,
         ``Referee.check_prev``): False if it may not be applied now. One over another history
         may become evidence (a dispute, Desync): its signature is checked first (§C3.7)."""
-        if not self._ours(h.body) and not self._sound(h.body.step, h.body.seat, h):
+        if not self._ours(h.body) and not self.signature_ok(h.body.step, h.body.seat, h):
             return False
         return self.referee.check_prev(h)
 
     # -- signatures checked when used (step_auth.py, §C3.7) --
 
-    def _sound(self, step: int, seat: int, held: Held) -> bool:
+    def signature_ok(self, step: int, seat: int, held: Held) -> bool:
         """True if ``held`` (``seat``'s message of ``step`` we hold) is validly signed: a
-        deferred one is checked now. A bad one is handled (``_unsound``) and False returned."""
+        deferred one is checked now. A bad one is handled (``_unsound``) and False returned.
+        Every part calls it before it uses a held message as evidence (§C3.7)."""
         if self.auth.check(step, seat, held.env):
             return seat not in self.auth.bad.get(step, ())  # an applied one found bad before
         self._unsound(step, seat, held.env)
@@ -1255,7 +1256,7 @@ class LockstepSession:
     def _step_sound(self, k: int) -> bool:
         """Check the deferred messages of step ``k`` (not applied yet) before one of them is
         used as evidence: False if one had a bad signature (it is no longer held)."""
-        return all(h is None or self._sound(k, i, h) for i, h in enumerate(self.steps.slots(k)))
+        return all(h is None or self.signature_ok(k, i, h) for i, h in enumerate(self.steps.slots(k)))
 
     def _unsound(self, step: int, seat: int, env: Envelope) -> None:
         """``seat``'s deferred message of ``step`` has a bad signature under a valid MAC (§C3.7):

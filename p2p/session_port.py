@@ -51,6 +51,7 @@ class SessionView(Protocol):
     skipping: Any     # turn_skip.SessionSkips
 
     def waiting_for(self) -> tuple[int, ...]: ...
+    def signature_ok(self, step: int, seat: int, held: Any) -> bool: ...  # a deferred STEP signature, checked (§C3.7)
     @property
     def running(self) -> bool: ...
     @property

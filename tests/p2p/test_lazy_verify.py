@@ -156,6 +156,12 @@ def test_garbage_signatures_under_a_valid_mac_change_nothing_and_the_sweep_names
         # What `lanopoli verify` says of that log: the first record with the seat's bad signature.
         assert not rep.ok and rep.first_bad_step == 5 and f"seat {g}: bad signature" in rep.error
     assert all(_verifies(raw, sessions) for raw in _sent_records(net, honest))
+    # A catch-up request whose range holds that record is not answered (the others answer).
+    a, asker = sessions[0], sessions[1]
+    ignored = a.stats["ignored"]
+    a.messages_to_send()
+    a.receive_message(asker.catchup.request(0, net.now + 100.0), net.now + 100.0, net.xkeys[1])
+    assert a.stats["ignored"] == ignored + 1 and a.messages_to_send() == []
 
 
 def test_a_badly_signed_message_used_as_evidence_is_dropped_not_proven(tmp_path):
@@ -196,6 +202,73 @@ def test_forwarded_or_catchup_records_with_a_bad_signature_are_dropped_at_once()
     assert a.steps.held(0, 1) is None and a.auth.pending() == 0
     a.receive_message(raw, 0.0, xk[1])   # its own channel: deferred, held
     assert a.steps.held(0, 1) is not None and a.auth.pending() == 1
+
+
+def test_an_applied_bad_version_loses_to_a_signed_one(tmp_path):
+    """Seat d sends its real message of a step to some peers and, to the victim, another input
+    under a garbage signature (over its valid MAC). The victim applies it; the digests split; the
+    records the others send carry the validly signed version: the victim's applied version (bad
+    signature) loses whatever ``kept_version`` would say, it rolls back (StepOverturned) and
+    adopts the signed one; every honest peer finishes with one final hash."""
+    n = 4
+    sessions, paths, secrets, _ = logged_game(tmp_path, n, DROP)
+    d, victim = n - 1, 0
+    state: dict = {"step": None}
+
+    def drop(src, dst, raw):
+        if src != d or raw[:2] != STEP_TAG:
+            return False
+        b = decode_step_body(open_envelope(raw).body)
+        if state["step"] is None:
+            if b.step < 10 or b.input is not None:
+                return False
+            second = seal(sessions[d].identity, MSG_STEP, [b.game_id, b.step, d, b.prev_hash, b.prev_digest,
+                                                           ["adv", 7]])
+            state.update(step=b.step, real=raw, second=garbled(second))
+        if b.step == state["step"] and dst == victim:
+            net.s[dst].receive_message(state["second"], net.now, net.xkeys[d])
+            return True
+        return False
+
+    restarts = []
+
+    def hook(net):
+        for i, s in enumerate(net.s):
+            if s is not None and s.phase == HALTED and isinstance(s.halt_reason, StepOverturned):
+                ev = s.halt_reason
+                s.log.close()
+                s.own_log.close()
+                again, _ = resume_session(paths[i], s.identity, secrets[i], E, own_log_path=str(paths[i]) + ".own",
+                                          now=net.now, truncate_at=ev.step)
+                assert again.adopt_equivocation(ev.step, ev.seat, ev.chosen, ev.other)
+                net.s[i] = again
+                restarts.append((i, ev.step))
+        return None
+
+    net = ChannelNet(list(sessions), first_legal(E), drop=drop)
+    net.run(max_time=1e4, hook=hook)
+    assert state["step"] is not None
+    assert restarts == [(victim, state["step"])]
+    finals = {e.final_hash for i in range(n - 1) for e in net.events[i] if isinstance(e, GameOver)}
+    assert len(finals) == 1
+    for i in range(n - 1):
+        net.s[i].log.close()
+        rep = verify_log(paths[i], engine=E)
+        assert rep.ok and rep.complete, (i, rep.error)
+
+
+def test_adopt_takes_the_signed_version_over_a_badly_signed_one_and_proves_nothing(tmp_path):
+    """After the restart ``StepOverturned(k, s, chosen, other)`` caused, ``other`` may be the
+    version we applied on its channel MAC whose signature is bad: ``chosen`` is held, no proof."""
+    sessions, _, _, _ = logged_game(tmp_path, 4, DROP)
+    s0, d = sessions[0], sessions[3]
+    k = s0.step
+    body = [s0.game_id, k, 3, s0.state_hash, s0.steps.prev_digest]
+    signed = seal(d.identity, MSG_STEP, body + [["adv", 1]])
+    unsigned = garbled(seal(d.identity, MSG_STEP, body + [["adv", 2]]))
+    assert not s0.adopt_equivocation(k, 3, unsigned, signed)  # the chosen one must verify
+    assert s0.adopt_equivocation(k, 3, signed, unsigned)
+    assert s0.steps.held(k, 3).env.raw == signed and s0.complaints.cheaters() == []
 
 
 @settings(max_examples=12, deadline=None)
