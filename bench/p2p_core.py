@@ -57,7 +57,9 @@ def game(n: int, engine_name: str) -> dict:
     sessions = [l.start_session(E, log=w) for l, w in zip(ordered, writers)]
     net = Net(sessions, random_legal(E, seed=1))
     t = time.perf_counter()
+    cpu = time.process_time()
     net.run(max_time=1e9, max_rounds=10_000_000)
+    cpu = time.process_time() - cpu
     wall = time.perf_counter() - t
     for w in writers:
         w.close()
@@ -68,6 +70,8 @@ def game(n: int, engine_name: str) -> dict:
         "wall_s": round(wall, 3),
         "steps_per_s_all_peers_in_one_process": round(steps / wall, 1),
         "steps_per_s_per_peer_cpu": round(steps * n / wall, 1),
+        # Process CPU (not wall) per step and peer: steadier on a loaded machine (A/B runs).
+        "cpu_ms_per_step_per_peer": round(1000 * cpu / (steps * n), 4),
         "verify_log_ok": rep.ok, "verify_log_msgs_per_s": round(rep.messages / rep.seconds),
         "verify_log_s": round(rep.seconds, 3),
     }

@@ -191,11 +191,14 @@ class Link:
 
     def _on_readable(self) -> None:
         """Every datagram waiting in the socket (at most ``RX_BATCH``) to the endpoint, the
-        payloads completed to ``on_message``; then one flush."""
+        payloads completed to ``on_message``; then one flush, unless nothing reached the
+        endpoint since the last flush (then nothing is due that was not sent: the flush would
+        only scan every channel again, issue 14)."""
         sock = self._sock
         ep = self.endpoint
         loop = self._loop
         faults = self._faults
+        fresh = False  # a datagram reached the endpoint since the last flush
         self._in_rx = True
         try:
             for _ in range(RX_BATCH):
@@ -209,6 +212,7 @@ class Link:
                 if faults is not None and faults.partitioned(loop.time()):
                     self.partition_dropped += 1
                     continue
+                fresh = True
                 for src, payload in ep.receive_datagram(data, addr[:2], loop.time()):
                     try:
                         self._on_message(src, payload)
@@ -220,9 +224,10 @@ class Link:
                     # per round). The acks due for what was read so far ride on it.
                     self._rx_sent = False
                     self._flush()
+                    fresh = False
         finally:
             self._in_rx = False
-        if not self._closed:
+        if fresh and not self._closed:
             self._flush()
 
     def _handler_failed(self, exc: Exception) -> None:
