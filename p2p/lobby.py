@@ -301,9 +301,7 @@ class Lobby:
         adm = self.admission
         if self._deadline is not None and now >= self._deadline and self.role == "host":
             if self.phase in (SIGNING, REVEALING):
-                missing = self.setup_round.missing(self.phase != SIGNING)
-                adm.remove([p.public_key for i, p in enumerate(self.setup.players)
-                            if i in missing and p.public_key != self.identity.public_key])
+                adm.remove(self.setup_round.silent(self.phase != SIGNING))
                 self.new_round(now)
                 self._deadline = now + C.JOIN_TIMEOUT if adm.stale else None
                 adm.broadcast_status()

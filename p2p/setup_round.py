@@ -113,6 +113,13 @@ class SetupRound:
         """Seats whose SETUP_SIG (``revealing``: or SEED) we lack."""
         return self.signing.missing(self._lobby.seats, revealing)
 
+    def silent(self, revealing: bool) -> list[bytes]:
+        """Host at ``SETUP_TIMEOUT`` (§C2.2 step 7): the public keys of the other seats that did
+        not confirm this round (``missing``), to remove and ban."""
+        missing = self.missing(revealing)
+        me = self._lobby.identity.public_key
+        return [p.public_key for i, p in enumerate(self.setup.players) if i in missing and p.public_key != me]
+
     # -- handlers -------------------------------------------------------------------------------
 
     def on_setup_sig(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
