@@ -1,0 +1,399 @@
+"""Red team of session 6's authentication and fast-path changes (issue 14 levers must not reopen
+issue 10's holes): protocol.md §C3.7 'Signatures checked when used' (``p2p/step_auth.py``),
+identity's bulk check and its memo of good signatures (``identity.verify_many``,
+``p2p/bulk_verify.py``, §C9.2), and the per-key HMAC of ``channel_auth.mac``.
+
+One test per attack, each asserting what the protocol promises (a strict xfail names the hole
+when it does not hold; the §N2.6 attack table and §C3.7 list each). The attacker is a lying seat
+(it holds its setup keys, so its channel MAC is valid: it can send anything under it, garbage
+signatures included) or a hostile laptop on the LAN (no seat's keys: it can only replay, forward
+or spoof). In memory: ``KeyedNet`` tells each receiver the X25519 key of the channel a delivery
+came on, as ``Node._on_message`` does with ``Endpoint.peer_key``; fake engine, virtual clock."""
+
+from __future__ import annotations
+
+import hmac as std_hmac
+import threading
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import fake_engine as E
+from p2p import const as C
+from p2p import identity
+from p2p.channel_auth import TAG_LEN, mac, mac_ok
+from p2p.identity import Identity
+from p2p.bodies import CatchupResponse
+from p2p.lockstep import HALTED, GameOver, PeerMisbehaved, StepOverturned
+from p2p.resume import resume_session
+from p2p.verify import verify_log
+from p2p.wire import MSG_CATCHUP_RESP, MSG_STEP, decode_step_body, open_envelope, seal, seal_message
+
+from p2p_harness import Net, first_legal, random_legal, started_sessions
+from test_resilience import crash_and_restart, finals, logged_game
+
+DOMAIN_STEP, DOMAIN_OTHER = C.DOMAIN_STEP, C.DOMAIN_ALIVE
+STEP_TAG = bytes([0x93, MSG_STEP])
+CATCHUP_RESP_TAG = bytes([0x93, MSG_CATCHUP_RESP])
+DROP = {C.OPT_ON_DROP: "bot", C.OPT_DROP_TIMEOUT: 5, "target": 30}
+
+
+def garbled(raw: bytes) -> bytes:
+    """``raw`` (an envelope) with the same body and a signature that does not verify."""
+    env = open_envelope(raw, C.MAX_CATCHUP_MSG)
+    return raw[:len(raw) - len(env.sig)] + bytes(b ^ 0x5A for b in env.sig)
+
+
+def step_of(raw: bytes):
+    return decode_step_body(open_envelope(raw, C.MAX_STEP_MSG).body)
+
+
+class KeyedNet(Net):
+    """``Net`` over keyed channels: each delivery names the sender's setup X25519 key (``via``).
+    ``lie(src, dst, raw)`` returns what the lying seat puts on that channel instead of ``raw``
+    (its MAC is valid whatever it sends), or None to send ``raw`` unchanged. ``tick`` > 0: every
+    peer checks its deferred signatures every ``tick`` seconds, as the node's idle tick does."""
+
+    def __init__(self, sessions, choose, lie=None, tick: float = 0.0, **kw):
+        super().__init__(sessions, choose, **kw)
+        self.xkeys = [p.x25519_key for p in next(s for s in sessions if s is not None).setup.players]
+        self.lie = lie or (lambda src, dst, raw: None)
+        self.lies: list[tuple[int, int, bytes]] = []
+        self.tick = tick
+        self._next_tick = tick
+
+    def send_to(self, src, dst, raw):
+        j = self.s.index(dst)
+        out = self.lie(src, j, raw) if raw[:2] == STEP_TAG else None
+        if out is not None:
+            self.lies.append((src, j, out))
+            raw = out
+        dst.receive_message(raw, self.now, self.xkeys[src])
+
+    def deliver(self) -> bool:
+        if self.tick and self.now >= self._next_tick:
+            self._next_tick = self.now + self.tick
+            for s in self.s:
+                if s is not None and s.phase == "running":
+                    s.settle_signatures()
+        return super().deliver()
+
+
+def final_hashes(net, seats):
+    return {e.final_hash for i in seats for e in net.events[i] if isinstance(e, GameOver)}
+
+
+# -- a griefer's bad records in every honest log ------------------------------------------------
+
+@pytest.mark.xfail(strict=True, reason="OPEN (H59 -> H51, §C3.7): every honest peer refuses to serve a page "
+                   "holding the record it found bad, and a restarted peer's replay stops at that record: "
+                   "nobody can give it that step but the griefer (which does not): stuck for good")
+def test_a_restarted_honest_peer_catches_up_past_a_griefers_bad_record(tmp_path):
+    """Seat 3 sends the first copy of its step-5 message to everyone with a garbage signature
+    (valid MAC), its re-sends valid (before §C3.7 the first was dropped on receipt and a re-send
+    applied: this game finished, tests/p2p/test_redteam_auth.py history). Every honest peer
+    applies the first, finds it bad later, and never serves that record. Honest seat 1
+    then crashes and restarts from its log (which holds the bad record: the replay stops there,
+    §C10): it must still catch up and finish with the others (§C3.7: 'the other seats answer'), even when the griefer itself
+    never answers a catch-up request."""
+    sessions, paths, secrets, _ = logged_game(tmp_path, 4, {"target": 40})
+    g = 3
+    first = set()
+
+    def lie(src, dst, raw):
+        """The first copy of its step-5 message to each peer is garbage, re-sends are valid."""
+        if src != g or step_of(raw).step != 5 or dst in first:
+            return None
+        first.add(dst)
+        return garbled(raw)
+
+    net = KeyedNet(list(sessions), random_legal(E, seed=5), tick=0.5, lie=lie)
+    net.drop = lambda src, dst, raw: src == g and raw[:2] == CATCHUP_RESP_TAG  # it never serves a page
+    hook, st = crash_and_restart(net, sessions, paths, secrets, seat=1, crash_step=9, down_for=3.0)
+    net.run(max_time=300.0, hook=hook)
+    assert net.lies and st["report"] is not None and st["report"].damage.step == 5
+    overs = finals(net)
+    assert all(len(overs[i]) == 1 for i in range(3)), net.describe()
+    assert len(final_hashes(net, range(4))) == 1
+
+
+# -- equivocation with unsigned versions --------------------------------------------------------
+
+def _equivocating_game(tmp_path, n: int, victims: set, alt: int, bad_real: bool, bad_second: bool):
+    """Seat n - 1 equivocates at its first nil-input step >= 10 (as tests/p2p/test_decision_
+    equivocation.py, but over keyed channels): the ``victims`` get a second version (input
+    ``["adv", alt]``), the others the real one; ``bad_real``/``bad_second``: that version goes
+    out with a garbage signature (valid MAC). A peer halted with ``StepOverturned`` restarts from
+    its log cut at that step, as the node does. Returns (net, paths, restarts, step)."""
+    sessions, paths, secrets, _ = logged_game(tmp_path, n, DROP)
+    cheat = n - 1
+    state: dict = {"step": None}
+
+    def lie(src, dst, raw):
+        if src != cheat:
+            return None
+        b = step_of(raw)
+        if state["step"] is None:
+            if b.step < 10 or b.input is not None:
+                return None
+            second = seal(sessions[cheat].identity, MSG_STEP,
+                          [b.game_id, b.step, cheat, b.prev_hash, b.prev_digest, ["adv", alt]])
+            state.update(step=b.step, real=garbled(raw) if bad_real else raw,
+                         second=garbled(second) if bad_second else second)
+        if b.step != state["step"]:
+            return None
+        return state["second"] if dst in victims else state["real"]
+
+    net = KeyedNet(list(sessions), first_legal(E), lie=lie, tick=0.5)
+    restarts = []
+
+    def hook(net):
+        for i, s in enumerate(net.s):
+            if s is not None and s.phase == HALTED and isinstance(s.halt_reason, StepOverturned):
+                ev = s.halt_reason
+                s.log.close()
+                s.own_log.close()
+                again, _ = resume_session(paths[i], s.identity, secrets[i], E, own_log_path=str(paths[i]) + ".own",
+                                          now=net.now, truncate_at=ev.step)
+                if ev.chosen is not None:
+                    again.adopt_equivocation(ev.step, ev.seat, ev.chosen, ev.other)
+                net.s[i] = again
+                restarts.append((i, ev.step, ev.chosen is not None))
+        return None
+
+    net.run(max_time=300.0, hook=hook)
+    assert state["step"] is not None
+    return net, paths, restarts, state["step"]
+
+
+@pytest.mark.parametrize("victims", [{0}, {0, 1}])
+def test_an_unsigned_second_version_to_some_peers_loses_to_the_signed_one(tmp_path, victims):
+    """The equivocator sends its real, signed message to some honest peers and a second version
+    with a garbage signature to the ``victims``: the victims apply it (deferred), meet the signed
+    one in the digest dispute, roll back to it (§C3.7 'ours loses, whatever kept_version says';
+    'a bad signature proves nothing about s'), and every honest peer finishes the same game with a
+    log that verifies complete. Broken at 78f2f91 (the victim, once its sweep had found the
+    version bad, sent a COMPLAINT with it as evidence and the others voted the honest victim
+    out); fixed by 5007f08 (H51)."""
+    n = 4
+    net, paths, restarts, k = _equivocating_game(tmp_path, n, victims, 7, bad_real=False, bad_second=True)
+    honest = range(n - 1)
+    assert {i for i, step, chosen in restarts if step == k} <= victims, restarts
+    overs = finals(net)
+    assert all(len(overs[i]) == 1 for i in honest), net.describe()
+    assert len(final_hashes(net, honest)) == 1
+    for i in honest:
+        net.s[i].log.close()
+        rep = verify_log(paths[i], engine=E)
+        assert rep.ok and rep.complete, (i, rep.error)
+
+
+def test_two_unsigned_versions_split_no_honest_peer_for_good(tmp_path):
+    """Both versions carry a garbage signature (one to seat 0, the other to seats 1 and 2):
+    before §C3.7 both were dropped on receipt and the seat, silent, was voted out. Now every
+    honest peer applies its version; no version can be shown to anyone. The honest peers must
+    still finish one game (one final hash), none halted for good."""
+    n = 4
+    net, paths, restarts, k = _equivocating_game(tmp_path, n, {0}, 7, bad_real=True, bad_second=True)
+    honest = range(n - 1)
+    overs = finals(net)
+    assert all(len(overs[i]) == 1 for i in honest), net.describe()
+    assert len(final_hashes(net, honest)) == 1
+
+
+# -- making a peer defer a STEP it must verify ---------------------------------------------------
+
+def _first_steps(n: int = 4):
+    """``n`` started sessions and each seat's step-0 STEP envelope (not delivered)."""
+    sessions = started_sessions(n, E)
+    net = KeyedNet(sessions, first_legal(E))
+    net.inputs()
+    raws = {i: next(r for r in s.messages_to_send() if r[:2] == STEP_TAG) for i, s in enumerate(sessions)}
+    return sessions, net.xkeys, raws
+
+
+@pytest.mark.parametrize("how", ["another_seats_channel", "plain_channel", "stranger_key", "our_own_key",
+                                 "a_key_of_the_wrong_length"])
+def test_a_garbage_signed_step_off_its_seats_own_channel_is_verified_at_once(how):
+    """Seat 1's step-0 message with a garbage signature reaches seat 0 on a channel that is not
+    seat 1's own (forwarded by seat 2, a plain channel, a stranger's introduction key, a channel
+    claiming our own key, a malformed key): verified on receipt, dropped, counted, never held
+    (§C3.7 'Deferred': only ``setup.players[s].x25519_key``, no other seat's, not ours)."""
+    sessions, xk, raws = _first_steps()
+    a = sessions[0]
+    via = {"another_seats_channel": xk[2], "plain_channel": None, "stranger_key": b"\x77" * 32,
+           "our_own_key": xk[0], "a_key_of_the_wrong_length": xk[1][:31]}[how]
+    a.receive_message(garbled(raws[1]), 0.0, via)
+    assert a.stats["bad_signature"] == 1 and a.steps.held(0, 1) is None and a.auth.pending() == 0
+
+
+def test_our_own_seat_claimed_on_any_channel_is_refused():
+    """A STEP claiming our seat, even on the channel keyed with our own setup key (a reflected
+    datagram): refused before any signature question (``bad_seat``), never held."""
+    sessions, xk, raws = _first_steps()
+    a = sessions[0]
+    for via in (xk[0], xk[1], None):
+        a.receive_message(garbled(raws[0]), 0.0, via)
+    assert a.stats["bad_seat"] == 3 and a.auth.pending() == 0
+
+
+def test_a_catchup_page_on_its_seats_own_channel_does_not_defer_its_steps():
+    """Seat 2 pushes a CATCHUP_RESP (validly signed by it) over its own keyed channel whose
+    pending STEP messages are its own step-0 message and seat 1's, both with garbage
+    signatures: a page's messages are verified on receipt whatever channel brought the page
+    (§C3.7: 'inside a catch-up page (§C9.2)'): dropped, nothing deferred."""
+    sessions, xk, raws = _first_steps()
+    a, liar = sessions[0], sessions[2]
+    page = seal_message(liar.identity, MSG_CATCHUP_RESP, CatchupResponse(
+        a.game_id, 2, 0, 0, (), (garbled(raws[2]), garbled(raws[1])), ()))
+    a.request_catchup(0.0)
+    a.messages_to_send()
+    a.receive_message(page, 0.0, xk[2])
+    assert a.steps.held(0, 2) is None and a.steps.held(0, 1) is None
+    assert a.auth.pending() == 0 and a.stats["bad_signature"] == 2
+
+
+def test_a_dropped_seats_own_channel_defers_nothing():
+    """After a quorum dropped seat 3, its late STEP messages on its own channel are ignored
+    before any signature question (§C3.4 row 'dropped seat'): nothing deferred, nothing held."""
+    sessions = started_sessions(4, E, options=DROP)
+    net = KeyedNet(sessions, first_legal(E))
+    net.drop = lambda src, dst, raw: src == 3  # seat 3 is silent: voted out
+    net.run(max_time=30.0)
+    a = sessions[0]
+    assert not a.active[3], net.describe()
+    b = a.step
+    late = seal(sessions[3].identity, MSG_STEP, [a.game_id, b, 3, b"\0" * 32, b"\0" * 32, None])
+    before = a.stats["ignored"]
+    a.receive_message(garbled(late), net.now, net.xkeys[3])
+    assert a.stats["ignored"] == before + 1 and a.auth.pending() == 0 and a.steps.held(b, 3) is None
+
+
+# -- a griefer signing garbage on every message -------------------------------------------------
+
+def test_a_seat_signing_garbage_on_every_message_changes_no_honest_state(tmp_path):
+    """Seat 3 puts a garbage signature on every STEP it sends (valid MAC). Before §C3.7 each was
+    dropped on receipt and the silent seat voted out; now the honest peers apply them until a
+    check finds one bad (the node's idle check: every 0.5 s here), then verify seat 3 at once
+    (``suspect``), drop its messages and vote it out as before. Promise (§C3.7 (1), (4)): the
+    honest peers finish one game together; each names seat 3 and only seat 3; every record an
+    honest peer sent anyone verifies."""
+    sessions, paths, _, _ = logged_game(tmp_path, 4, DROP)
+    g = 3
+    net = KeyedNet(list(sessions), first_legal(E), tick=0.5, lie=lambda src, dst, raw: garbled(raw) if src == g else None)
+    net.run(max_time=300.0)
+    honest = range(3)
+    overs = finals(net)
+    assert all(len(overs[i]) == 1 for i in honest), net.describe()
+    assert len(final_hashes(net, honest)) == 1
+    for i in honest:
+        named = {e.seat for e in net.events[i] if isinstance(e, PeerMisbehaved)}
+        assert named == {g}, (i, named)
+        assert g in sessions[i].auth.suspect
+    for i, raw in net.sent_log:
+        if i in honest and raw[:2] == STEP_TAG:
+            env, b = open_envelope(raw, C.MAX_STEP_MSG), step_of(raw)
+            assert env.verify(sessions[0].setup.players[b.seat].public_key)
+
+
+# -- the memo of good signatures (identity.verify_many) -----------------------------------------
+
+_IDS = [Identity.from_seed(bytes([0xA0 + i])) for i in range(3)]
+
+
+def _sig_items(draw_ops):
+    """(public_key, domain, body, sig) tuples: signed ones and their one-byte mutations."""
+    out = []
+    for who, body, flip in draw_ops:
+        ident = _IDS[who]
+        sig = ident.sign(DOMAIN_STEP, body)
+        item = (ident.public_key, DOMAIN_STEP, body, sig)
+        out.append(item)
+        if flip is not None:
+            field, pos = flip
+            mutated = list(item)
+            if field == 0:
+                mutated[0] = _IDS[(who + 1) % 3].public_key  # another seat's key
+            elif field == 1:
+                mutated[1] = DOMAIN_OTHER  # another message type's domain
+            else:
+                b = bytearray(mutated[field] or b"\0")
+                b[pos % len(b)] ^= 1
+                mutated[field] = bytes(b)
+            out.append(tuple(mutated))
+    return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2), st.binary(max_size=40),
+                          st.one_of(st.none(), st.tuples(st.integers(0, 3), st.integers(0, 99)))),
+                min_size=1, max_size=24), st.booleans())
+def test_a_remembered_good_signature_answers_only_its_own_bytes(ops, keep):
+    """verify_many remembers the good (key, domain, body, sig) it checked; a later ``verify`` of
+    any other tuple (another key, domain, body or signature: a different seat, message type,
+    input or a spliced signature) must still get the rule's own answer, never the memo's
+    (§C9.2 'Bulk signature check'); and the memo answers its own tuple True."""
+    identity.forget()
+    items = _sig_items(ops)
+    got = identity.verify_many(items, keep=keep)
+    truth = [identity._check(*it) for it in items]
+    assert got == truth
+    for it, ok in zip(items, truth):
+        assert identity.verify(*it) == ok
+    other = [(it[0], it[1], it[2] + b"x", it[3]) for it in items]
+    assert [identity.verify(*it) for it in other] == [identity._check(*it) for it in other] == [False] * len(other)
+    identity.forget()
+
+
+def test_two_sessions_checking_in_bulk_at_once_get_their_own_answers():
+    """Two threads (two sessions of one process: a peer and its spectator view, or two games)
+    call verify_many at once on overlapping batches with good and bad signatures: every answer
+    is the rule's, and nothing one batch remembered makes the other answer a bad one True."""
+    identity.forget()
+    good = [(i.public_key, DOMAIN_STEP, bytes([k]) * 20, i.sign(DOMAIN_STEP, bytes([k]) * 20))
+            for i in _IDS for k in range(30)]
+    bad = [(pk, d, b, bytes(64) if k % 2 else s[:-1] + bytes([s[-1] ^ 1]))
+           for k, (pk, d, b, s) in enumerate(good)]
+    batches = [good + bad, bad[::-1] + good[::-1]]
+    answers: list = [None, None]
+
+    def run(j):
+        for _ in range(5):
+            answers[j] = identity.verify_many(batches[j], keep=bool(j))
+
+    threads = [threading.Thread(target=run, args=(j,)) for j in (0, 1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert answers[0] == [True] * len(good) + [False] * len(bad)
+    assert answers[1] == [False] * len(bad) + [True] * len(good)
+    assert not any(identity.verify(*it) for it in bad)
+    identity.forget()
+
+
+# -- the per-key HMAC of channel_auth.mac --------------------------------------------------------
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.binary(min_size=32, max_size=32), st.binary(max_size=1300)), min_size=1, max_size=8))
+def test_the_per_key_hmac_tag_is_the_standard_one_for_every_key(pairs):
+    """``mac`` keeps one prepared HMAC per key: its tag must be HMAC-SHA256(key, data)[:16] for
+    every key and data, whatever keys were used before (a stranger's key never answers for a
+    seat's), and ``mac_ok`` refuses the tag of another key or one flipped bit (§N2.2)."""
+    for key, data in pairs:
+        want = std_hmac.digest(key, data, "sha256")[:TAG_LEN]
+        assert mac(key, data) == want and mac_ok(key, data, want)
+        other = bytes([key[0] ^ 1]) + key[1:]
+        assert not mac_ok(other, data, want)
+        assert not mac_ok(key, data, bytes([want[0] ^ 1]) + want[1:])
+
+
+def test_the_hmac_cache_starting_over_changes_no_tag():
+    """Past ``_KEYED_MAX`` keys (a flood of strangers' introductions) the cache starts over: a
+    seat's tags before and after are the same bytes."""
+    seat_key = b"\x42" * 32
+    before = mac(seat_key, b"step")
+    for i in range(1100):
+        mac(i.to_bytes(32, "big"), b"x")
+    assert mac(seat_key, b"step") == before == std_hmac.digest(seat_key, b"step", "sha256")[:TAG_LEN]
