@@ -55,10 +55,10 @@ from . import const as C
 from .beacon import HashChain
 from .catchup import CatchUp
 from .catchup_session import SessionCatchUp
-from .complaints import BAD_STEP, EQUIVOCATION, Proof, same_history
-from .drop_rules import RULE_BANKRUPT, default_bot
+from .complaints import EQUIVOCATION, Proof, same_history
+from .drop_rules import default_bot
 from .errors import LocalProtocolError, WireError
-from .gamelog import KIND_ABANDON, KIND_DROP, KIND_SKIP, KIND_STEP
+from .gamelog import KIND_ABANDON, KIND_DROP
 from .hidden import HiddenLedger, hidden_secret, layout_of_state
 from .identity import Identity
 from .liveness import Liveness
@@ -67,26 +67,27 @@ from .sealed import COMMIT, OPEN, SealedDecisions, derive_salt
 from .seat_loss import DropInfo, SeatLoss, drop_record
 from .session_events import (BeaconExhausted, CaughtUp, CheaterProven, CheatDetected, Desync, Equivocation,
                              GameAbandoned, GameOver, PeerMisbehaved, PeerStalled, SeatDropped, SeatDropVoted,
-                             SeatLost, SeatReturned, StepApplied, StepOverturned, TurnSkipped)
+                             SeatLost, SeatReturned, StepApplied, StepOverturned)
 from .referee import Referee
+from .own_step import OwnStep
 from .record_ingest import RecordIngest
 from .reseat import OffsetChain, Reseat
+from .reseat_session import SessionReseat
 from .session_port import Effects
+from .step_advance import StepAdvance
 from .step_auth import HistoryUpTo, StepAuth
 from .step_collect import Held, StepCollector, step_digest
 # Step resolution, shared with verify.py (step_resolve.py); re-exported here.
 from .step_resolve import StepResult, hidden_bot, resolve_hidden, resolve_step
-from .escrow_acks import escrow_round
 from .abandon import Abandons
 from .session_votes import SessionVotes
 from .escrow_gate import EscrowGate
-from .turn_skip import SessionSkips, TurnSkip, skip_input
+from .turn_skip import SessionSkips, TurnSkip
 from .wire import (MSG_ABANDON, MSG_ALIVE, MSG_CATCHUP_REQ, MSG_CATCHUP_RESP, MSG_COMPLAINT, MSG_DROP, MSG_ESCROW,
                    MSG_HINT, MSG_RESEAT, MSG_SKIP, MSG_STEP, Abandon, Alive, ComplaintMsg, DropVote, Envelope, Escrow,
                    Setup, SkipVote, StepBody, decode_abandon, decode_alive, decode_catchup_req, decode_catchup_resp,
                    decode_complaint, decode_drop, decode_escrow, decode_hint, decode_reseat, decode_skip,
-                   decode_step_body, engine_options, open_envelope, pack,
-                   seal_envelope, seal_message, setup_hash as compute_setup_hash)
+                   decode_step_body, engine_options, open_envelope, seal_message, setup_hash as compute_setup_hash)
 
 __all__ = ["ABANDONED", "BeaconExhausted", "CaughtUp", "CheaterProven", "CheatDetected", "Desync", "DropInfo",
            "Equivocation", "FINISHED", "GameAbandoned", "GameOver", "HALTED", "Held", "LockstepSession", "PeerMisbehaved", "PeerStalled", "RUNNING",
@@ -137,14 +138,12 @@ class LockstepSession:
         self.my_seat = my_seat
         self.n = setup.seats
         self.identity = identity
-        self.chain = chain
         self.engine = engine
         self.game_seed = game_seed
         self.log = log
         self.own_log = own_log
         self.setup_hash = compute_setup_hash(setup_bytes if setup_bytes is not None else setup.encode())
         self._pubkeys = [p.public_key for p in setup.players]
-        self._last_reveals = [p.chain_head for p in setup.players]
         self.state = state if state is not None else engine.new_game(setup.edition, setup.seats, engine_options(setup))
         #: The parts (module docstring).
         self.steps = StepCollector(self.n, my_seat, self.setup_hash)
@@ -158,15 +157,11 @@ class LockstepSession:
         self.skips = TurnSkip(self.game_id, self._pubkeys, my_seat, identity)
         #: Sealed simultaneous decisions (protocol.md §C13): the phase of each step, our opening.
         self.sealed = SealedDecisions(self.game_id, my_seat, lambda k: derive_salt(identity, setup.game_id, k))
-        #: After a resume (resume.py, §C10): our signed messages of later steps and the
-        #: recovery of a lost sealed opening (``resume.Restart``); None in a fresh session.
-        self._restart = restart
         #: The current step's timers (liveness.py): resend, ALIVE, stall, silence (§C8.3).
         self.live = Liveness(min(C.KEEPALIVE_INTERVAL, self.seats.drop_timeout / 3) if self.seats.on else None, now)
         #: Hidden information (protocol.md §C12): the public ledger and our private view, or None.
         self.hidden: HiddenLedger | None = None
         self.view: PrivateView | None = None
-        self._inspection: list | None = None
         layout = layout_of_state(self.state)
         if layout is not None:
             if hidden_commits is None or any(not c for c in hidden_commits):
@@ -179,7 +174,6 @@ class LockstepSession:
         self.reseat = Reseat(setup, my_seat, hidden=self.hidden is not None)
         if bot is None:
             bot = hidden_bot(engine) if self.hidden is not None else default_bot(engine)
-        self._bot = bot
         #: Step we are collecting messages for.
         self.step = 0
         #: The attestation step (protocol.md §C3.5) once the engine is terminal, else None.
@@ -193,14 +187,6 @@ class LockstepSession:
         self.halt_reason: Any = None
         #: True once our own seat was dropped: we follow the game, never send step messages.
         self.spectator = False
-        self._reveal_waiting = False
-        #: A catch-up page being applied holds the step records up to this step, each with our
-        #: own message (``records_coming``); and the step we entered without making ours for it.
-        self._records_until = -1
-        self._own_deferred = -1
-        #: The current step is an escrow round (§C8.2), decided when it began, in that epoch.
-        self._escrow_round = False
-        self._round_epoch = 0
         self._replaying = _resuming  # resume.py replays our log: no sends, no log writes
         self._out: list[bytes] = []
         self._events: deque = deque()
@@ -224,6 +210,14 @@ class LockstepSession:
         self.disputes = self.referee.disputes
         #: Step, skip and past-drop records from our log or a catch-up (record_ingest.py).
         self.ingest = RecordIngest(setup, identity, self, fx)
+        #: The step we enter and our message of it, our hash chain (own_step.py; after a resume
+        #: it holds ``resume.Restart``: our messages signed before, a lost sealed opening).
+        self.own = OwnStep(identity, chain, self, fx, restart)
+        #: The session's side of re-seating (reseat_session.py; the requests are ``reseat``'s).
+        self.reseating = SessionReseat(identity, self, fx)
+        #: A complete step resolved and recorded (step_advance.py); it owns the bot that plays
+        #: dropped and skipped seats and every seat's last reveal.
+        self.advance = StepAdvance(setup, game_seed, bot, self, fx, self._step_sound)
         self.escrows = EscrowGate(self, fx, self._pubkeys)
         self.abandons = Abandons(identity, self.game_id, self, fx)
         #: The session's side of turn skips (turn_skip.SessionSkips; the votes stay in ``skips``).
@@ -242,7 +236,12 @@ class LockstepSession:
     @property
     def pending(self) -> Any:
         """``engine.pending(state)`` for the current step."""
-        return self._pending
+        return self.own.pending
+
+    @property
+    def chain(self) -> HashChain:
+        """Our hash chain (a re-seat gives a new one, §C8.9)."""
+        return self.own.chain
 
     @property
     def seat_loss(self) -> bool:
@@ -307,27 +306,27 @@ class LockstepSession:
     @property
     def inspection(self) -> Any:
         """The current step's inspection (hidden information, §C12), or None."""
-        return self._inspection
+        return self.own.inspection
 
     @property
     def escrow_round(self) -> bool:
         """True if the current step is an escrow round (§C8.2)."""
-        return self._escrow_round
+        return self.own.escrow_round
 
     @property
     def round_epoch(self) -> int:
         """The epoch in which the current step's escrow round was decided (§C8.2)."""
-        return self._round_epoch
+        return self.own.round_epoch
 
     @property
     def reveal_waiting(self) -> bool:
         """True while our reveal of this step waits for escrows (the reveal gate, §C8.2)."""
-        return self._reveal_waiting
+        return self.own.reveal_waiting
 
     @property
     def last_reveals(self) -> list:
         """Per seat, its last hash-chain reveal (its committed head before any). Read only."""
-        return self._last_reveals
+        return self.advance.last_reveals
 
     def _send(self, raw: bytes) -> None:
         self._out.append(raw)
@@ -336,11 +335,11 @@ class LockstepSession:
         """The engine's ``Pending`` if the local seat must submit an input (action or None) for
         the current decision step, else None (already submitted, chance step, finished,
         halted, or we are a spectator). At chance steps the session makes the reveal itself."""
-        if self.phase != RUNNING or self.final_step is not None or self._pending.chance or self.spectator:
+        if self.phase != RUNNING or self.final_step is not None or self.own.pending.chance or self.spectator:
             return None
         if self.sealed.phase == OPEN or self.steps.has_own(self.step):
             return None
-        return self._pending
+        return self.own.pending
 
     def waiting_for(self) -> tuple[int, ...]:
         """Active seats whose message for the current step we do not hold yet (may include
@@ -483,7 +482,7 @@ class LockstepSession:
         inp = None if action is None else self.engine.encode_action(action)
         if self.sealed.phase == COMMIT:
             inp = self.sealed.seal(inp)  # §C13.2: the commitment now, the opening next step
-        self._send_own(inp)
+        self.own.send_own(inp)
         self._try_advance()
 
     def vote_out(self, seat: int, now: float | None = None) -> bool:
@@ -630,7 +629,7 @@ class LockstepSession:
         if s == k:
             if not self._check_prev(held):
                 return
-            if self._reveal_waiting and self._escrows_ok():
+            if self.own.reveal_waiting and self._escrows_ok():
                 self._make_reveal()  # its message stands in for its missing escrow (§C8.2)
             self._try_advance()
         else:
@@ -656,7 +655,7 @@ class LockstepSession:
             # again, and three peers that had each lost the others' votes waited for ever (§C8.3).
             self._out.extend(self.seats.own_votes(self.step))
             self._out.extend(self.skips.own_votes(self.step, self.epoch))  # §C8.10
-            if self._escrow_round and not self.spectator:
+            if self.own.escrow_round and not self.spectator:
                 self._out.extend(self.seats.escrow_raws())  # ours and the ones we forward (§C8.2)
             elif not self._escrows_ok():
                 self._send_escrow(resend=True)
@@ -751,17 +750,7 @@ class LockstepSession:
         self.restart_timers(now)
         if self.phase != RUNNING:
             return
-        own = self.steps.own(self.step)
-        if own is not None:
-            self._out.append(own)
-        elif self.sealed.phase == OPEN and not self.spectator and self.final_step is None:
-            if self._restart is not None:
-                self._restart.recover_opening(self)
-            self._send_own(self._opening())
-        elif self._escrow_round and not self.spectator:
-            self._reveal_waiting = True  # not made while replaying (§C8.2): made now, past the gate
-            if self._escrows_ok():
-                self._make_reveal()
+        self.own.after_replay()  # our message of this step, as signed or made now
         self._out.extend(self.seats.own_votes(self.step))  # our vote of this step, as signed
         self._out.extend(self.skips.own_votes(self.step, self.epoch))  # and our SKIP votes (§C8.10)
         self._send_escrow(resend=True)
@@ -949,35 +938,17 @@ class LockstepSession:
         (``session_votes.SessionVotes.ingest_record``). Returns None or why it was refused."""
         return self.votes.ingest_record(payload)
 
-    # -- re-seating a returning player (protocol.md §C8.9) --
-
-    def _drop_steps(self) -> dict[int, int]:
-        """Seats dropped by the bot rule -> the step of their drop record (who may come back;
-        never a seat whose drop proved a bad escrow, ``SeatLoss.returnable``)."""
-        return self.seats.returnable()
-
-    def _carried_drops(self) -> dict[int, int]:
-        """The dropped seats whose RESEAT requests we carry (§C8.9 'Carrying'): ``_drop_steps``
-        but the seats we hold proven cheaters (``Complaints.cheaters``). A COMPLAINT proof is
-        not in every peer's records, so it cannot be a rule of ``readmissions``; an honest
-        quorum that refuses to carry keeps the cheater out all the same."""
-        drops = self._drop_steps()
-        cheaters = self.complaints.cheaters()
-        return {s: k for s, k in drops.items() if s not in cheaters} if cheaters else drops
+    # -- re-seating a returning player (protocol.md §C8.9; reseat_session.py) --
 
     def request_reseat(self, secret: bytes, now: float | None = None) -> bool:
         """Ask to play our dropped seat again with a new hash chain of ``secret`` (32 bytes,
         fresh; the caller keeps it first: a restart needs it, ``restore_reseat_secret``). Sent
         now and every ``RESEAT_RESEND`` s until the seat is back (``SeatReturned``). Returns
         False (nothing sent) unless we are a spectator of a running game whose bot plays our
-        seat and re-seating is offered (§C8.9)."""
+        seat and re-seating is offered (``SessionReseat.request``)."""
         if now is not None:
             self._now = now
-        at = self._drop_steps().get(self.my_seat)
-        if self.phase != RUNNING or not self.spectator or at is None or not self.reseat.offered:
-            return False
-        self._out.append(self.reseat.ask(self.identity, secret, at, self._now))
-        return True
+        return self.reseating.request(secret)
 
     def restore_reseat_secret(self, secret: bytes) -> None:
         """Before a log replay (``resume``): the secret of our last request, so a re-seat found
@@ -985,22 +956,16 @@ class LockstepSession:
         self.reseat.restore(secret)
 
     def _on_reseat(self, env: Envelope, r: Any, now: float) -> None:
-        if self.reseat.receive(env.raw, now, self._carried_drops()) == "bad":
-            self.stats["bad_signature"] += 1
+        self.reseating.receive(env, r, now)
 
     def _readmit(self, seat: int, chain_head: bytes) -> None:
-        """``seat`` is played by its player again from the current step (§C8.9): active, a new
-        epoch with new escrows, its previous reveal is ``chain_head``; if it is ours, we play
-        again with our new chain (offset by the chance steps applied so far)."""
-        base = self.chance_count
-        chain = self.reseat.our_chain(base) if seat == self.my_seat else None
-        if chain is not None and chain.head != chain_head:
-            chain = None  # re-seated on a request whose secret we no longer hold: we cannot play it
-        self.seats.readmit(seat, chain_head, None if chain is None else chain.value(0))
-        self._last_reveals[seat] = chain_head
-        self.reseat.readmitted(seat, base)
+        """``seat`` is played by its player again from the current step (§C8.9,
+        ``SessionReseat.readmit``): its previous reveal is ``chain_head``; if it is ours, we
+        play again with our new chain. Then our escrow of the new epoch."""
+        chain = self.reseating.readmit(seat, chain_head)
+        self.advance.new_head(seat, chain_head)
         if chain is not None:
-            self.chain = chain
+            self.own.use_chain(chain)
             self.spectator = False
         self._events.append(SeatReturned(self.step, seat))
         self._send_escrow()
@@ -1026,7 +991,7 @@ class LockstepSession:
             self._events.append(CheaterProven(k, seat, info.cheat, payload))
         self._events.append(SeatDropped(k, seat, info.rule, chain is not None))
         self._send_escrow()
-        if self._reveal_waiting and self._escrows_ok():
+        if self.own.reveal_waiting and self._escrows_ok():
             self._make_reveal()
         for d in resign:  # the player asked once; the votes of the old epoch no longer count (§C8.10)
             if self.step == k and self.phase == RUNNING and not self._replaying and self.skippable() \
@@ -1047,48 +1012,14 @@ class LockstepSession:
             return {}
         return self.view.bot_view()
 
-    def _resolve_hidden(self, k: int, slots: Sequence, bodies: list, fill: dict, engine: Any) -> StepResult | None:
-        """Check the step's hidden fields and apply it (an inspection through
-        ``apply_reveal``). A fault is proven like any signed bad message (§C8.8 kind 4, the
-        witness's STEP is the evidence): the culprit is voted out and the step waits for its
-        drop; without a possible drop the session logs the step's messages and halts with
-        CheatDetected. Returns None on a fault."""
-        bad, res = resolve_hidden(engine, self.hidden, self.state, self._pending.chance, self._inspection,
-                                  self.game_seed, k, bodies, self._last_reveals, fill, self._escrow_round)
-        if bad is None:
-            return res
-        if not self._step_sound(k):
-            return None  # the evidence must be validly signed (§C3.7)
-        self.referee.hidden_fault(k, slots, bad)
-        return None
-
     # -- internals --
 
     def _begin_step(self) -> None:
-        """Enter step ``self.step``: query the engine, make our reveal at a chance step (once we
-        hold every active seat's escrow; not if the catch-up page being applied brings it,
-        ``records_coming``), and check messages buffered for this step."""
-        self._pending = self.engine.pending(self.state)
-        self.sealed.begin(self.step, self.engine, self.state)
-        self.live.begin(self._now)
-        self._reveal_waiting = False
-        self._inspection = None
-        # An escrow round (§C8.2): a chance step whose escrows the agreed history has not all
-        # confirmed; decided now, from steps < k, before any drop at k (``verify`` does the same).
-        self._escrow_round = self.final_step != self.step and escrow_round(
-            self.seats.acks, self.epoch, self.active, self.seats.escrow_needed(),
-            self._pending.chance and not (self.hidden is not None and self._pending.kind == "inspection"))
-        self._round_epoch = self.epoch
-        if self._restart is not None:
-            self._restart.reached(self)  # a step we played before a restart: its bytes, nothing new
-        if self.final_step != self.step and self.hidden is not None and self._pending.kind == "inspection":
-            self._inspection = self.engine.hidden_items(self.state)  # what the step opens (§C12.5)
+        """Enter step ``self.step``: the step's context and our message of it
+        (``OwnStep.begin``), then check the messages and votes buffered for this step."""
         if self.step == self.final_step:
             self.settle_signatures()  # the log we attest holds no unchecked signature (§C3.7)
-        self._own_deferred = -1
-        if self.step <= self._records_until:
-            self._own_deferred = self.step  # the page's record of this step brings ours (§C9)
-        elif not self._own_message():
+        if not self.own.begin(self._now):
             return
         for i, h in enumerate(self.steps.slots(self.step)):
             # Every buffered message, not only up to the first that fails: one superseded
@@ -1103,126 +1034,20 @@ class LockstepSession:
         self._vote_cheaters()
 
     def records_coming(self, last: int | None) -> None:
-        """Catch-up (``catchup.ingest_response``): the page being applied holds the step
-        records up to step ``last``. Every step we enter up to it has a record with our own
-        message in it (the others applied those steps: they held our message, signed before a
-        restart, or nil for a seat dropped or skipped), so entering such a step we sign and send
-        nothing: the record brings it (H42: a peer catching up signed and broadcast a reveal at
-        every chance step it passed, 84 per 500 steps, stale for every other seat). ``None``:
-        the page is applied; if it stopped at a step we entered without our message (a record
-        refused), we make it now, as entering the step would have."""
-        if last is not None:
-            self._records_until = last
-            return
-        self._records_until = -1
-        if self._own_deferred == self.step and self.phase == RUNNING:
-            self._own_deferred = -1
-            self._own_message()
-
-    def _own_message(self) -> bool:
-        """Our message of the step we enter, as the step asks (``_begin_step``); False if we
-        halted making it."""
-        mine = self.steps.has_own(self.step)
-        if self.final_step == self.step:
-            # The attestation round (§C3.5): input nil, no hidden field, nothing to decide.
-            if not self.spectator and not mine:
-                self._send_own(None, final=True)
-        elif self.hidden is not None and self._pending.kind == "inspection":
-            # Not a chance step for the hash chains: every seat opens its shares (§12.5).
-            if not self.spectator and not mine:
-                self._send_own(None)
-        elif self.sealed.phase == OPEN:  # the phase ``sealed.begin`` gave this step
-            # §C13.3: we hold every commitment (we applied the commit step): open ours at once.
-            # Not while replaying our log: the record holds the opening we sent.
-            if not self.spectator and not mine and not self._replaying:
-                if self._restart is not None:
-                    self._restart.recover_opening(self)  # reached again by catch-up after a restart
-                self._send_own(self._opening())
-        elif self._pending.chance and not self.spectator:
-            if not self._escrows_ok():
-                self._reveal_waiting = True  # §8.2: no reveal before every escrow is held
-                self.live.arm_resend(self._now)
-            else:
-                self._make_reveal()
-        return self.phase == RUNNING
+        """Catch-up (``catchup.ingest_response``): the page being applied holds the step records
+        up to step ``last`` (None: the page is applied); ``OwnStep.records_coming``."""
+        self.own.records_coming(last)
 
     def _make_reveal(self) -> None:
-        self._reveal_waiting = False
-        if self.steps.has_own(self.step) or self.spectator:
-            return  # already adopted from our log or a catch-up; or our seat was dropped
-        if self._escrow_round:
-            # Input nil, our acknowledgements; every escrow we hold goes along, so a seat that
-            # lacks one (lost, or never dealt to it) gets it from us (§C8.2). Not while replaying
-            # our log: the record holds the message we sent (with the acks we held then).
-            if not self._replaying:
-                self._out.extend(self.seats.escrow_raws())
-                self._send_own(None)
-            return
-        j = self.chance_count + 1
-        if j > self.chain.length:
-            self._halt(BeaconExhausted(self.step))
-            return
-        self.chain.used = max(self.chain.used, j)
-        self._send_own(self.chain.reveal_at(j))
-
-    def _send_own(self, inp: Any, final: bool = False) -> None:
-        k = self.step
-        hidden = None
-        if self.view is not None and not final:
-            hidden = tuple(self.view.my_field(k, self._inspection))
-        # Requests of returning players we carry (§C8.9): the 8th field, never in the attestation.
-        carried = () if final or self._replaying else tuple(self.reseat.field(self._now, self._carried_drops()))
-        # The escrows we hold and have not acknowledged in an applied STEP (§C8.2): the 9th field.
-        acks = () if final or self._replaying else self.seats.owed_acks()
-        while True:
-            body = StepBody(self.game_id, k, self.my_seat, self.state_hash, self.steps.prev_digest, inp, hidden,
-                            carried, acks)
-            try:
-                env = seal_envelope(self.identity, MSG_STEP, body)  # the STEP table's encoder
-                break
-            except LocalProtocolError:  # oversize: the last acks wait for our next STEP (§C8.2)
-                if not acks:
-                    raise
-                acks = acks[:-1]
-        raw = env.raw
-        self.steps.hold(k, self.my_seat, Held(body, env))
-        if self._replaying:
-            return
-        if self.own_log is not None:
-            self.own_log.append_own(k, raw)  # write-ahead: a restart re-sends these bytes
-        self._out.append(raw)
-        self.live.arm_resend(self._now)
+        self.own.make_reveal()  # our reveal of this chance step, past the gate (§C8.2)
 
     def adopt_own(self, raw: bytes) -> bool:
-        """Take ``raw`` (our own STEP envelope of the current step, from our own-message log or
-        a catch-up) as our message of this step, so a restart never signs a second, different
-        one. Returns False (nothing changed) if it is not a valid message of ours for this
-        step or we already hold a different one."""
-        try:
-            env = open_envelope(raw, C.MAX_STEP_MSG)
-            b = decode_step_body(env.body)
-        except WireError:
-            return False
-        if env.mtype != MSG_STEP or b.game_id != self.game_id or b.step != self.step or b.seat != self.my_seat \
-                or not env.verify(self.identity.public_key) or self.spectator:
-            return False
-        if b.prev_hash != self.state_hash or b.prev_digest != self.steps.prev_digest:
-            return False  # signed over another history (superseded by a drop, §C8.3)
-        cur = self.steps.held(self.step, self.my_seat)
-        if cur is not None:
-            return cur.env.raw == raw
-        self.steps.hold(self.step, self.my_seat, Held(b, env))
-        self._reveal_waiting = False
-        if not self._replaying:
-            self._out.append(raw)
-            self.live.arm_resend(self._now)
-        return True
+        """Take ``raw`` (our own STEP of the current step, from our own-message log or a
+        catch-up) as our message of this step (``OwnStep.adopt_own``). False if refused."""
+        return self.own.adopt_own(raw)
 
     def _answer(self, seat: int, s: int, now: float) -> None:
-        own = self.steps.answer(seat, s, now)
-        if own is not None:
-            self._out.append(own)
-            self.stats["answered"] += 1
+        self.own.answer(seat, s, now)  # ours again, to a seat stuck at step s
 
     def _ours(self, b: StepBody) -> bool:
         """True if ``b`` (a current-step body) is signed over our history (prev hash, digest)."""
@@ -1308,18 +1133,12 @@ class LockstepSession:
     def _signers(self, k: int, skipped: Sequence[int]) -> list[int]:
         return self.steps.signers(k, skipped)  # they applied k as we would (step_collect.py)
 
-    def _opening(self) -> Any:
-        """Our input at a sealed open step (§C13.3): our opening, or nil when a quorum skipped
-        our turn at the commit step (we have no commitment there, §C8.10)."""
-        return None if self.my_seat in self.skips.skipped(self.step - 1) else self.sealed.opening()
-
     def _skip_promise(self, k: int, skipped: Sequence[int]) -> bool:
         return self.skipping.promise_kept(k, skipped)  # the voter's promise (§C8.10)
 
     def _try_advance(self) -> None:
         while self.phase == RUNNING:
             k = self.step
-            active = self.active
             skipped = self._skipped_seats(k)
             for d in skipped:
                 if self.steps.held(k, d) is not None:
@@ -1342,50 +1161,15 @@ class LockstepSession:
             if k == self.final_step:
                 self._finish(k, slots)
                 return
-            inspection = self._inspection is not None
-            fill = self.seats.fill(self.chance_count + 1, self._pending.chance, inspection, self._bot, self.state)
-            for d in skipped:  # nil, or its public default at a decision of its own (§C8.10)
-                fill[d] = skip_input(self.engine, self._bot, self.state, d)
-            bodies = [None if h is None else h.body for h in slots]
-            sealed = self.sealed.resolve(self.engine, k, bodies, [None if h is None else h.env.raw for h in slots])
-            if sealed.fault is not None:
-                if not self._step_sound(k):
-                    return  # a deferred message of it was badly signed: no longer held (§C3.7)
-                seat, reason = sealed.fault
-                # §C13.3: every peer sees it in the same messages; evidence: its commit and open STEPs.
-                self._prove(seat, k, BAD_STEP, reason, [slots[seat].env.raw],
-                            halt=CheatDetected(k, seat, reason,
-                                               pack([self.sealed.evidence(seat) or b"", slots[seat].env.raw])))
+            done = self.advance.resolve(k, slots, skipped)
+            if done is None:
                 return
-            bodies = sealed.bodies
-            if self.hidden is not None:
-                res = self._resolve_hidden(k, slots, bodies, fill, sealed.engine)
-                if res is None:
-                    return
-            else:
-                res = resolve_step(sealed.engine, self.state, self._pending.chance, self.game_seed, k,
-                                   bodies, self._last_reveals, fill, self._escrow_round)
-            if res.fatal is not None:
-                if not self._step_sound(k):
-                    return
-                seat, reason = res.fatal
-                # Its signed message proves it (§C8.8): tell everyone, vote it out, wait for the
-                # drop (or for a record with another, valid message of it: equivocation).
-                self._prove(seat, k, BAD_STEP, reason, [slots[seat].env.raw],
-                            halt=CheatDetected(k, seat, reason, slots[seat].env.raw))
-                return
-            for seat, reason in sealed.problems + res.problems:
-                self._events.append(PeerMisbehaved(seat, k, reason, slots[seat].env.raw))
-            state, events = res.state, res.events
-            for seat, info in sorted(self.dropped.items()):
-                if info.step == k and info.rule == RULE_BANKRUPT:
-                    state, more = self.engine.retire_seat(state, seat)
-                    events = events + tuple(more)
-            self._apply_acks(k, slots)
-            if self._pending.chance and not inspection and not self._escrow_round:
+            state = done.state
+            self.escrows.apply_acks(k, slots)  # step k's escrow acknowledgements (§C8.2)
+            if done.kind == "chance":
                 self.chance_count += 1
             if self.hidden is not None:
-                fields = [None if b is None else b.hidden for b in bodies]
+                fields = [None if b is None else b.hidden for b in done.bodies]
                 if self.view is not None and not self.spectator:
                     self.view.receive(k, fields)
                 self.hidden.after_step(k, fields, state)
@@ -1393,46 +1177,23 @@ class LockstepSession:
                     self.view.refresh(state)
             self.state = state
             self.state_hash = self.engine.state_hash(state)
-            self._record_step(k, slots, skipped)
-            kind = "inspection" if inspection else "escrow" if self._escrow_round else \
-                "chance" if self._pending.chance else \
-                "sealed" if self.sealed.phase == COMMIT else "decision"
-            self._events.append(StepApplied(k, kind, events, self.state_hash))
+            self.advance.record(k, slots, skipped)
+            self._events.append(StepApplied(k, done.kind, done.events, self.state_hash))
             self.step = k + 1
             self.seats.forget_votes(k)
             self.skips.forget(k)
             # Seats whose players return from step k+1: decided by step k's bodies alone, so
             # every peer that applied k decides the same (§C8.9).
-            back = self.reseat.after_step(self.active, self._drop_steps(),
-                                          [None if h is None else h.body.reseat for h in slots],
-                                          kind == "sealed", self.engine.is_terminal(state), self.epoch)
+            terminal = self.engine.is_terminal(state)
+            back = self.reseating.after_step(slots, done.kind == "sealed", terminal)
             for seat in sorted(back):
                 self._readmit(seat, back[seat].chain_head)
-            if self.engine.is_terminal(state):
+            if terminal:
                 self.final_step = k + 1  # one more round: every seat attests the end (§C3.5)
             self._begin_step()
 
-    def _apply_acks(self, k: int, slots: Sequence) -> None:
-        self.escrows.apply_acks(k, slots)  # step k's escrow acknowledgements (§C8.2)
-
     def _history_proof(self, k: int, seat: int, reason: str) -> None:
         self.referee.history_proof(k, seat, reason)  # proven by the applied STEPs (§C8.2)
-
-    def _record_step(self, k: int, slots: Sequence, skipped: Sequence[int] = ()) -> None:
-        """Log step ``k``'s messages (after a kind-6 record per seat whose turn was skipped,
-        §C8.10), keep the records for catch-up, and take its digest."""
-        for d in skipped:
-            cert = self.skips.certificate(k, d, self.seats.active, self.epoch) or []
-            payload = self.skips.mark_skipped(k, d, cert)
-            if self.log is not None and not self._replaying:
-                self.log.append_skip(payload)
-            self.catchup.record(KIND_SKIP, payload, k)
-            self._events.append(TurnSkipped(k, d, len(cert), self.skips.quorum))
-        raws = [None if h is None else h.env.raw for h in slots]
-        if self.log is not None and not self._replaying:
-            self.log.append_step(k, raws)
-        self.catchup.record(KIND_STEP, pack([k, raws]), k)
-        self.steps.applied(k, skipped)
 
     def _finish(self, k: int, slots: Sequence) -> None:
         """Every active seat's attestation (step ``k`` = ``final_step``, §C3.5) is held and
@@ -1444,16 +1205,8 @@ class LockstepSession:
         seat's resend is verified."""
         if not self._step_sound(k):
             return
-        for i, h in enumerate(slots):
-            if h is not None and h.body.acks:
-                # Signed by it, seen by every peer and verify alike: named, but it vetoes nothing
-                # (the acks of the attestation are not applied, §C3.5, §C8.2).
-                self._history_proof(k, i, "acknowledged escrows in its final attestation")
-            if h is not None and (h.body.input is not None or h.body.hidden is not None or h.body.reseat):
-                # Same: the signer is named, the field ignored (it was a halt: one loser's
-                # datagram vetoed the result of a finished game, issue 10).
-                self._history_proof(k, i, "final attestation carries an input")
-        self._record_step(k, slots)
+        self.advance.attest(k, slots)
+        self.advance.record(k, slots)
         self.step = k + 1
         self.phase = FINISHED
         self.live.stop_resend()

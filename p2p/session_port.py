@@ -1,6 +1,7 @@
 """The seam between ``LockstepSession`` and the parts that act for it (``referee.Referee``,
 ``escrow_gate.EscrowGate``, ``abandon.Abandons``, ``turn_skip.SessionSkips``,
-``session_votes.SessionVotes``, ``catchup_session.SessionCatchUp``, ``record_ingest.RecordIngest``).
+``session_votes.SessionVotes``, ``catchup_session.SessionCatchUp``, ``record_ingest.RecordIngest``,
+``own_step.OwnStep``, ``reseat_session.SessionReseat``, ``step_advance.StepAdvance``).
 
 Such a part owns its own state (the complaints ledger, the open dispute, the seats that
 left...) and judges messages in the context of the session's current step. It reads that
@@ -48,6 +49,14 @@ class SessionView(Protocol):
     hidden: Any       # hidden.HiddenLedger | None
     complaints: Any   # complaints.Complaints (the referee's)
     referee: Any      # referee.Referee (its public methods: overturn, check_prev, disputes)
+    escrows: Any      # escrow_gate.EscrowGate (gate_open)
+    reseat: Any       # reseat.Reseat
+    reseating: Any    # reseat_session.SessionReseat (carried_drops)
+    own: Any          # own_step.OwnStep (the current step's pending, inspection, escrow round)
+    view: Any         # private_view.PrivateView | None (our seat's hidden knowledge)
+    engine: Any       # the engine module (engine.api.Engine)
+    state: Any        # the engine state before the current step
+    chance_count: int  # chance steps applied so far
     skipping: Any     # turn_skip.SessionSkips
 
     def waiting_for(self) -> tuple[int, ...]: ...

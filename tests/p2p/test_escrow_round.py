@@ -87,7 +87,7 @@ def test_a_recipient_that_never_acknowledges_is_proven_by_history(tmp_path):
 def test_acks_that_do_not_fit_wait_for_the_next_step(tmp_path, monkeypatch):
     """§C8.2: a STEP that would pass MAX_STEP_MSG with all its acks carries the first ones that
     fit; the others stay owed and ride in the sender's next STEP (here: one ack per message)."""
-    import p2p.lockstep as L
+    import p2p.own_step as L  # our STEP is sealed there (OwnStep.send_own)
     real = L.seal_envelope
 
     def small(identity, mtype, body):

@@ -304,7 +304,7 @@ def test_silence_at_an_inspection_drops_the_seat_and_the_truth_still_comes_out(t
 
     def drop(sessions, src, dst, raw):
         s = sessions[1]
-        if gone["at"] is None and s._inspection and s.phase == "running":
+        if gone["at"] is None and s.inspection and s.phase == "running":
             gone["at"] = s.step
         return src == 1 and gone["at"] is not None
 

@@ -259,7 +259,7 @@ def test_an_input_at_an_escrow_round_is_ignored_by_every_peer_and_verify(tmp_pat
     round': an input other than nil is a PeerMisbehaved problem and ignored): every other peer
     reports it, nobody applies it, every peer (seat 3 too) ends with one final hash and a log
     that verifies."""
-    import p2p.lockstep as L
+    import p2p.own_step as L  # our STEP is sealed there (OwnStep.send_own)
     from p2p.lockstep import PeerMisbehaved
 
     sessions, paths, _, _ = logged_game(tmp_path, 4, OPTS)

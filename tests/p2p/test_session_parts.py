@@ -1,11 +1,12 @@
 """The parts that act for the lockstep session keep to their seam (issue 13; p2p/session_port.py).
 
 ``referee.Referee``, ``escrow_gate.EscrowGate``, ``abandon.Abandons``, ``turn_skip.SessionSkips``,
-``catchup_session.SessionCatchUp``, ``session_votes.SessionVotes`` and ``record_ingest.RecordIngest``
-read the session through ``SessionView`` (``self._s``, bound to a local ``s``) and change it only
-through ``Effects`` callables. Checked on the source with
-``ast`` (nothing is run): no assignment to an attribute of the session, no read of a private
-attribute of it, and every session attribute they read is declared in ``SessionView``.
+``catchup_session.SessionCatchUp``, ``session_votes.SessionVotes``, ``record_ingest.RecordIngest``,
+``own_step.OwnStep``, ``reseat_session.SessionReseat`` and ``step_advance.StepAdvance`` read the
+session through ``SessionView`` (``self._s``, bound to a local ``s``) and change it only through
+``Effects`` callables. Checked on the source with ``ast`` (nothing is run): no assignment to an
+attribute of the session, no read of a private attribute of it, and every session attribute they
+read is declared in ``SessionView``.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ from p2p.lockstep import LockstepSession
 ROOT = Path(__file__).resolve().parents[2]
 PARTS = {"p2p/referee.py": "Referee", "p2p/escrow_gate.py": "EscrowGate", "p2p/abandon.py": "Abandons",
          "p2p/turn_skip.py": "SessionSkips", "p2p/catchup_session.py": "SessionCatchUp",
-         "p2p/session_votes.py": "SessionVotes", "p2p/record_ingest.py": "RecordIngest"}
+         "p2p/session_votes.py": "SessionVotes", "p2p/record_ingest.py": "RecordIngest",
+         "p2p/own_step.py": "OwnStep", "p2p/reseat_session.py": "SessionReseat",
+         "p2p/step_advance.py": "StepAdvance"}
 
 
 def _session_refs(cls: ast.ClassDef) -> list[tuple[ast.Attribute, bool]]:
