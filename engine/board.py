@@ -35,11 +35,15 @@ class Tables:
     __slots__ = ("kind", "price", "group", "rent", "house_cost", "sell_back", "mortgage", "lift",
                  "fee",
                  "amount", "deck", "group_members", "group_of", "properties", "stations",
-                 "utilities", "nsq")
+                 "utilities", "nsq", "step_rules")
 
     def __init__(self, squares: tuple, groups: tuple[tuple[int, ...], ...],
-                 interest_pct: int = 10) -> None:
+                 interest_pct: int = 10, step_rules: object = None) -> None:
         self.nsq = len(squares)
+        # The edition's flow strategy if it runs rules at the end of every step
+        # (``Edition.flow.step_rules``, engine.rules.flow), else None: engine.game's one test
+        # per step (a typed field; calling the plain flow's empty hooks cost ~4% compiled, perf).
+        self.step_rules = step_rules
         self.kind = [s.kind for s in squares]
         self.price = [s.price for s in squares]
         self.group = [s.group for s in squares]

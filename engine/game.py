@@ -308,7 +308,9 @@ def step_inplace(s: State, inputs: Sequence, ev: list, strict: int = -1) -> None
         s.step_bids = []
     elif ph == P_CHOICE and s.phase == P_CHOICE:
         _choice_silence(s, ev)
-    s.ed.flow.after_step(s, ev, inputs, ph, ev0, advance)
+    rules = s.tb.step_rules  # the edition's flow if it has end-of-step rules, else None
+    if rules is not None:
+        rules.after_step(s, ev, inputs, ph, ev0, advance)
 
 
 def _choice_silence(s: State, ev: list) -> None:
@@ -338,7 +340,9 @@ def chance_inplace(s: State, rng, ev: list) -> None:
     ph = s.phase
     if ph not in _QUIET or s.debts or (s.out[s.current] and ph in _TURN_PHASES):
         advance(s, ev)  # (advance's own fast exit, here without the call: "buy", "card")
-    s.ed.flow.after_chance(s, ev, advance)
+    rules = s.tb.step_rules  # (as at the end of step_inplace)
+    if rules is not None:
+        rules.after_chance(s, ev, advance)
 
 
 def apply_step(state: State, inputs: Sequence) -> tuple[State, tuple]:

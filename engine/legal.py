@@ -11,7 +11,8 @@ from . import actions as A
 from .board import K_STREET
 from .errors import IllegalAction
 from .rules import auction, bankruptcy, rent, sale, timed, trade
-from .state import CHANCE_PHASES, O_TIMED, P_AUCTION, P_BUY, P_CHOICE, P_INHERIT, P_OVER, P_RAISE, P_ROLL
+from .state import (CHANCE_PHASES, O_TIMED, P_AUCTION, P_BUY, P_CHOICE, P_INHERIT, P_OVER,
+                    P_RAISE, P_ROLL)
 
 __all__ = ["legal_actions", "bid_limits"]
 

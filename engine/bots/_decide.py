@@ -305,8 +305,8 @@ def on_raise(s, st: Static, prof, seat: int):
 def _legal_for_debtor(s, seat: int, a) -> bool:
     """True only if ``a`` (a Mortgage, SellBuilding or DeclareBankruptcy of :func:`_raise`) is
     in ``legal_actions(s, seat)`` for the head debtor ``seat`` of an edition whose flow adds no
-    actions (``Edition.flow.extends_legal`` False): the same tests as legal_actions for that seat. False
-    means "ask legal_actions" (never a wrong True)."""
+    actions (``Edition.flow.extends_legal`` False): the same tests as legal_actions for that
+    seat. False means "ask legal_actions" (never a wrong True)."""
     t = type(a)
     if t is Mortgage:
         sq = a.square

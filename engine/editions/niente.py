@@ -68,8 +68,8 @@ EDITION = edition_from_files(
     cards_file="niente_cards.json",
     card_kinds=EFFECT_KINDS,
     # Every field not given here has its classic value (``Edition``'s defaults,
-    # engine/editions/base.py): €1500, VIA! €200, jail €50 after 3 tries, auctions open at €10,
-    # 12 hotels, rent must be claimed, from 2 players (module doc: the rulebook's values).
+    # engine/editions/base.py): €1500, VIA! €200, jail €50 after 3 tries, auctions open at
+    # €10, 12 hotels, rent must be claimed, from 2 players (module doc: the rulebook's values).
     jail_third_try_rerolls=True,
     jail_square=9,
     auction_min_raise=10,

@@ -40,9 +40,9 @@ from .movement import move_to, next_free_property
 from .niente_events import CardKept, CardPlayed, CardReturned, FaceUpDealt, FaceUpTaken
 
 __all__ = ["FaceUp", "FACE_UP", "PROBABILITA", "IMPREVISTI", "IMMEDIATE_KINDS", "KEPT_KINDS",
-           "EFFECT_KINDS", "deal", "land_on_imprevisti", "take", "decline", "draw", "use", "use_jail_card",
-           "use_error", "apply_used", "apply_effect", "imprevisti_held", "round10",
-           "next_free_property", "use_targets"]
+           "EFFECT_KINDS", "deal", "land_on_imprevisti", "take", "decline", "draw", "use",
+           "use_jail_card", "use_error", "apply_used", "apply_effect", "imprevisti_held",
+           "round10", "next_free_property", "use_targets"]
 
 PROBABILITA, IMPREVISTI = 0, 1
 """Deck indices (the order in which the board names the decks; engine.editions.niente checks
@@ -345,7 +345,8 @@ class FaceUp(Deck):
         deal(s, ev, rng)
 
     def land(self, s, ev, seat: int, deck: int) -> None:
-        """Probabilità is drawn; Imprevisti offers the face-up cards (:func:`land_on_imprevisti`)."""
+        """Probabilità is drawn; Imprevisti offers the face-up cards
+        (:func:`land_on_imprevisti`)."""
         s.draw_deck = deck
         s.phase = P_CARD
         if deck == IMPREVISTI:

@@ -192,6 +192,7 @@ class NienteFlow(PlainFlow):
     __slots__ = ()
     name = "niente"
     extends_legal = True
+    step_rules = True
     handlers = HANDLERS
 
     def pending(self, s) -> tuple[bool, tuple[int, ...], str]:
