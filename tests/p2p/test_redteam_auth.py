@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 import fake_engine as E
 from p2p import const as C
 from p2p import identity
-from p2p.channel_auth import TAG_LEN, mac, mac_ok
+from p2p.channel_auth import TAG_LEN, KeyCache, mac, mac_ok
+from p2p.endpoint import Endpoint
 from p2p.identity import Identity
 from p2p.bodies import CatchupResponse
 from p2p.lockstep import HALTED, GameOver, PeerMisbehaved, StepOverturned
@@ -397,3 +398,35 @@ def test_the_hmac_cache_starting_over_changes_no_tag():
     for i in range(1100):
         mac(i.to_bytes(32, "big"), b"x")
     assert mac(seat_key, b"step") == before == std_hmac.digest(seat_key, b"step", "sha256")[:TAG_LEN]
+
+
+# -- the channel key the node passes as ``via`` (Endpoint.peer_key) -----------------------------
+
+def test_only_the_seats_own_bytes_ever_arrive_under_its_channel_key():
+    """The hostile laptop replays seat A's first datagrams (its introduction, MACed by A) from a
+    spoofed address C, and introduces its own key from A's address and from D with a payload
+    claiming to be A's. Every payload the victim's endpoint delivers with ``peer_key`` = A's
+    X25519 key (what the node passes as ``via``, §C3.7) must be bytes A itself sent: a stranger's
+    payload never arrives under a seat's key, whatever the source address."""
+    ia, iv, im = (Identity.from_seed(s) for s in (b"redteam-a", b"redteam-victim", b"redteam-mallory"))
+    A, V, Cc, D = (("127.0.0.1", p) for p in (3001, 3002, 3003, 3004))
+    seat = Endpoint(epoch=11, keys=KeyCache(ia), accept_plain=False)
+    victim = Endpoint(epoch=22, keys=KeyCache(iv), accept_plain=False)
+    mallory = Endpoint(epoch=33, keys=KeyCache(im), accept_plain=False)
+    seat.pin(V, iv.x25519_public_key)
+    victim.pin(A, ia.x25519_public_key)
+    sent_by_a = [b"STEP of A #%d" % i for i in range(3)]
+    for p in sent_by_a:
+        seat.send(V, p)
+    wire = [d for d, dst in seat.datagrams_to_send(0.0) if dst == V]
+    mallory.pin(V, iv.x25519_public_key)
+    mallory.send(V, b"STEP of A, forged")
+    forged = [d for d, dst in mallory.datagrams_to_send(0.0) if dst == V]
+    got = []
+    for src, batch in ((A, wire), (Cc, wire), (A, forged), (D, forged), (Cc, forged)):
+        for d in batch:
+            for addr, payload in victim.receive_datagram(d, src, 1.0):
+                got.append((victim.peer_key(addr), payload))
+    assert any(p in sent_by_a for _, p in got)
+    assert all(p in sent_by_a for key, p in got if key == ia.x25519_public_key), got
+    assert all(key != ia.x25519_public_key for key, p in got if p not in sent_by_a)
