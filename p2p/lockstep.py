@@ -857,11 +857,20 @@ class LockstepSession:
         ``ignored``: the other seats answer) if one of those records has a bad one."""
         if self.auth.pending():
             self.settle_signatures()
-        bad = self.auth.first_bad()
-        if bad is None or not from_step <= bad < max(to_step, self.step + 1):
+        hi = max(to_step, self.step + 1)
+        if not any(from_step <= k < hi for k in self.auth.bad):
             return True
         self.stats["ignored"] += 1
         return False
+
+    def keep_unsigned(self, step: int, seat: int, env: Envelope) -> None:
+        """Replaying our own log (``resume``, §C10): ``seat``'s message of ``step`` in it has a
+        bad signature, so we applied it on its channel MAC before the restart (§C3.7; every
+        other record of our log was verified): it is applied again, never served, named."""
+        self.stats["bad_signature"] += 1
+        self._events.append(PeerMisbehaved(seat, step, "bad signature", env.raw))
+        self.auth.mark_bad(step, seat)
+        self.auth.suspect.add(seat)
 
     def _on_catchup_resp(self, env: Envelope, r: Any, now: float) -> None:
         self.catching.on_response(env, r, now)  # §C9.1, §C9.2

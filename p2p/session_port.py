@@ -61,6 +61,7 @@ class SessionView(Protocol):
 
     def waiting_for(self) -> tuple[int, ...]: ...
     def signature_ok(self, step: int, seat: int, held: Any) -> bool: ...  # a deferred STEP signature, checked (§C3.7)
+    def keep_unsigned(self, step: int, seat: int, env: Any) -> None: ...  # our log's MAC-applied record (§C3.7)
     @property
     def running(self) -> bool: ...
     @property

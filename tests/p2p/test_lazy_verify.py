@@ -164,6 +164,30 @@ def test_garbage_signatures_under_a_valid_mac_change_nothing_and_the_sweep_names
     assert a.stats["ignored"] == ignored + 1 and a.messages_to_send() == []
 
 
+def test_a_restart_replays_its_own_logs_mac_applied_record_and_never_serves_it(tmp_path):
+    """Our own log holds the garbler's record with its bad signature (we applied it on its
+    channel MAC): a restart replays through it (no damage, §C10), names it again and never
+    serves it; a catch-up from a later step is served."""
+    sessions, paths, secrets, _ = logged_game(tmp_path, 4, None)
+    g = 3
+    net = ChannelNet(sessions, first_legal(E), garble=lambda src, dst, raw: src == g and _steps_of(raw).step == 5)
+    net.run(max_time=1e4)
+    s0 = sessions[0]
+    s0.log.close()
+    s0.own_log.close()
+    again, rep = resume_session(paths[0], s0.identity, secrets[0], E, own_log_path=str(paths[0]) + ".own",
+                                now=net.now)
+    assert rep.damage is None and again.step == s0.step
+    assert again.auth.bad == {5: {g}} and g in again.auth.suspect
+    assert again.stats["bad_signature"] == 1
+    asker, now = sessions[1], net.now + 100.0
+    for start, answered in ((0, False), (6, True)):
+        again.messages_to_send()
+        again.receive_message(asker.catchup.request(start, now), now, net.xkeys[1])
+        assert bool(again.messages_to_send()) == answered, start
+        now += 100.0
+
+
 def test_a_badly_signed_message_used_as_evidence_is_dropped_not_proven(tmp_path):
     """The garbler's bad-signature message of a step is also an equivocation (another input to
     one peer): the proof would need its signature; it is checked first, found bad, and the
