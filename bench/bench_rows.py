@@ -30,6 +30,10 @@ Rows (each measured in this one process run, so that the machine's load is share
   memory (real engine, 4 seats) and, in the same run, three restarts of a real peer process
   among 4 on loopback (median): steps/s next to the target of 1,000.
 
+``--ab-checkout DIR`` (with ``--ab-pairs``, ``--ab-peers``): games alternated between another
+checkout (``git worktree add DIR <commit>``: its peers run its own code) and this one, same seeds:
+CPU ms per step per peer of each and the new/base ratio per pair (``--rows none`` for only that).
+
 Output: one line per figure, then one JSON line with everything.
 """
 
@@ -55,18 +59,21 @@ TYPE_NAMES = {16: "STEP", 17: "ESCROW", 18: "DROP", 19: "CATCHUP_REQ", 20: "CATC
               21: "HINT", 22: "ALIVE", 23: "ABANDON", 24: "COMPLAINT", 36: "CHAT"}
 
 
-def _child_python(tmp: Path) -> str:
+def _child_python(tmp: Path, child: Path = CHILD) -> str:
     """An executable standing in for the interpreter, so that the demo's children run
-    ``_net_child.py`` (``DemoOptions.python``; the demo appends ``-m ui.cli ...``)."""
-    script = tmp / "counting-python"
-    script.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{CHILD}" "$@"\n')
+    ``child`` (``_net_child.py`` of this checkout or another one; ``DemoOptions.python``; the
+    demo appends ``-m ui.cli ...``)."""
+    script = tmp / ("counting-python" + str(child.parent.parent).replace("/", "_"))
+    script.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{child}" "$@"\n')
     script.chmod(0o755)
     return str(script)
 
 
-def play(peers: int, seed: str, tmp: Path, loss: float = 0.0, env: dict | None = None) -> dict:
+def play(peers: int, seed: str, tmp: Path, loss: float = 0.0, env: dict | None = None,
+         child: Path = CHILD) -> dict:
     """One demo game with counting children; its figures (steps/s, counters, RSS). ``env``:
-    extra environment variables for the children (``_net_child.py``'s A/B switches)."""
+    extra environment variables for the children (``_net_child.py``'s A/B switches);
+    ``child``: the ``_net_child.py`` the peers run (another checkout's runs that checkout's code)."""
     from ui.demo import DemoOptions, run_demo
 
     tag = f"{peers}-{seed}-{loss}-{time.monotonic_ns()}"
@@ -75,7 +82,7 @@ def play(peers: int, seed: str, tmp: Path, loss: float = 0.0, env: dict | None =
     keys = tmp / f"keys-{tag}"
     keys.mkdir()
     opts = DemoOptions(peers=peers, seed=seed, edition="classico", log_dir=tmp / f"game-{tag}", timeout_s=600,
-                       lang="en", python=_child_python(tmp), loss=loss)
+                       lang="en", python=_child_python(tmp, child), loss=loss)
     extra = {"LANOPOLI_BENCH_OUT": str(out), **(env or {})}
     os.environ.update(extra)
     try:
@@ -271,6 +278,28 @@ def ab_transport(pairs: int, seed: str, tmp: Path, rev: str) -> dict:
     return out
 
 
+def ab_checkout(peers: int, pairs: int, seed: str, tmp: Path, base_root: str) -> dict:
+    """Games alternated between the checkout ``base_root`` ("base": its peers run
+    ``<base_root>/bench/_net_child.py``, which puts that checkout first on ``sys.path``, e.g. a
+    ``git worktree add`` of the commit before a change) and this one ("new"), the same seed per
+    pair: CPU ms per step per peer (median of the game's peers) and steps/s of each game, and
+    the new/base CPU ratio of each pair, the figure the machine's load disturbs least."""
+    children = {"base": Path(base_root).resolve() / "bench" / "_net_child.py", "new": CHILD}
+    rows: dict[str, dict[str, list]] = {k: {"cpu": [], "rate": []} for k in children}
+    for g in range(pairs):
+        for name, child in children.items():
+            game = play(peers, f"{seed}-ab-{g}", tmp, child=child)
+            cpu = statistics.median(cpu_ms_per_step(game))
+            rows[name]["cpu"].append(round(cpu, 3))
+            rows[name]["rate"].append(round(game["steps_per_s"], 1))
+            print(f"A/B checkout {name} ({child.parent.parent}): {peers} peers, {game['steps']} steps, "
+                  f"CPU {cpu:.3f} ms per step per peer, {game['steps_per_s']:.1f} steps/s", flush=True)
+    ratios = [round(b / a, 3) for a, b in zip(rows["base"]["cpu"], rows["new"]["cpu"])]
+    out = {"peers": peers, **rows, "cpu_ratios": ratios, "cpu_ratio_median": statistics.median(ratios)}
+    print(f"A/B checkout: {json.dumps(out)}", flush=True)
+    return out
+
+
 def loss_simulation(loss: float = 0.2, seeds: int = 15, steps: int = 400, n: int = 4,
                     latency: float = 0.0003, work: float = 0.0012) -> dict:
     """The transport's loss recovery alone, without the machine's noise: ``n`` sans-I/O
@@ -370,6 +399,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="also play PAIRS of rounds, old and new transport timing interleaved: an "
                          "8-peer game (steps/s, datagrams/step) and a 4-peer game clean and at 20%% loss")
     ap.add_argument("--ab-rev", default="HEAD", help="git revision of the 'old' transport")
+    ap.add_argument("--ab-checkout", metavar="DIR", help="also play --ab-pairs pairs of games alternated "
+                    "between the checkout DIR (base) and this one (new), for each of --ab-peers: CPU ratio")
+    ap.add_argument("--ab-pairs", type=int, default=3)
+    ap.add_argument("--ab-peers", default="4,8")
     args = ap.parse_args(argv)
     rows = set(args.rows.split(","))
     res: dict = {}
@@ -448,6 +481,9 @@ def main(argv: list[str] | None = None) -> int:
                   f"{res['catchup']['loopback_ratio_to_target']} x", flush=True)
         if args.ab_transport:
             res["ab_transport"] = ab_transport(args.ab_transport, args.seed, tmp, args.ab_rev)
+        if args.ab_checkout:
+            res["ab_checkout"] = [ab_checkout(int(n), args.ab_pairs, args.seed, tmp, args.ab_checkout)
+                                  for n in args.ab_peers.split(",")]
         if args.ab_verify:
             res["ab_verify"] = ab_verify(args.ab_verify, args.seed, args.rounds, tmp)
     print(json.dumps(res))
