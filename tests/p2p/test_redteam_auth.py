@@ -24,6 +24,7 @@ from p2p import const as C
 from p2p import identity
 from p2p.channel_auth import TAG_LEN, KeyCache, mac, mac_ok
 from p2p.endpoint import Endpoint
+from p2p.gamelog import KIND_STEP, STEP_RECORD, LogReader
 from p2p.identity import Identity
 from p2p.bodies import CatchupResponse
 from p2p.lockstep import HALTED, CheaterProven, GameOver, PeerMisbehaved, SeatDropped, StepOverturned
@@ -87,6 +88,20 @@ def final_hashes(net, seats):
 
 # -- a griefer's bad records in every honest log ------------------------------------------------
 
+def first_copy_garbled(g: int, step: int):
+    """A ``KeyedNet`` lie: seat ``g``'s first copy of its ``step`` message to each peer carries a
+    garbage signature, its re-sends are valid."""
+    first = set()
+
+    def lie(src, dst, raw):
+        if src != g or step_of(raw).step != step or dst in first:
+            return None
+        first.add(dst)
+        return garbled(raw)
+
+    return lie
+
+
 def test_a_restarted_honest_peer_catches_up_past_a_griefers_bad_record(tmp_path):
     """Seat 3 sends the first copy of its step-5 message to everyone with a garbage signature
     (valid MAC), its re-sends valid (before §C3.7 the first was dropped on receipt and a re-send
@@ -98,16 +113,7 @@ def test_a_restarted_honest_peer_catches_up_past_a_griefers_bad_record(tmp_path)
     never answers a catch-up request."""
     sessions, paths, secrets, _ = logged_game(tmp_path, 4, {"target": 40})
     g = 3
-    first = set()
-
-    def lie(src, dst, raw):
-        """The first copy of its step-5 message to each peer is garbage, re-sends are valid."""
-        if src != g or step_of(raw).step != 5 or dst in first:
-            return None
-        first.add(dst)
-        return garbled(raw)
-
-    net = KeyedNet(list(sessions), random_legal(E, seed=5), tick=0.5, lie=lie)
+    net = KeyedNet(list(sessions), random_legal(E, seed=5), tick=0.5, lie=first_copy_garbled(g, 5))
     net.drop = lambda src, dst, raw: src == g and raw[:2] == CATCHUP_RESP_TAG  # it never serves a page
     hook, st = crash_and_restart(net, sessions, paths, secrets, seat=1, crash_step=9, down_for=3.0)
     net.run(max_time=300.0, hook=hook)
@@ -115,6 +121,33 @@ def test_a_restarted_honest_peer_catches_up_past_a_griefers_bad_record(tmp_path)
     overs = finals(net)
     assert all(len(overs[i]) == 1 for i in range(3)), net.describe()
     assert len(final_hashes(net, range(4))) == 1
+
+
+def test_a_peer_without_its_own_copy_of_the_griefers_step_is_voted_out_and_the_game_goes_on(tmp_path):
+    """The documented limit (§C8.5, §C3.7): as above, but honest seat 1's log lost every record
+    from step 5 on (a damaged disk): it has no copy of the griefer's step 5, nobody but the
+    griefer (which answers no catch-up) may serve it, so seat 1 waits and is voted out as silent;
+    the other honest peers finish one game without it and name nobody but the griefer."""
+    sessions, paths, secrets, _ = logged_game(tmp_path, 4, DROP)
+    g = 3
+
+    def lose_from_step_5(path):
+        cut = next(r.offset for r in LogReader(path) if r.kind == KIND_STEP and STEP_RECORD.decode(r.payload).step >= 5)
+        with open(path, "r+b") as f:
+            f.truncate(cut)
+
+    net = KeyedNet(list(sessions), random_legal(E, seed=5), tick=0.5, lie=first_copy_garbled(g, 5))
+    net.drop = lambda src, dst, raw: src == g and raw[:2] == CATCHUP_RESP_TAG
+    hook, st = crash_and_restart(net, sessions, paths, secrets, seat=1, crash_step=9, down_for=1.0,
+                                 mutate_log=lose_from_step_5)
+    net.run(max_time=300.0, hook=hook)
+    assert st["report"] is not None and st["report"].steps <= 5
+    overs = finals(net)
+    assert all(len(overs[i]) == 1 for i in (0, 2)), net.describe()
+    assert len(final_hashes(net, (0, 2, 3))) == 1
+    for i in (0, 2):
+        assert [e.seat for e in net.events[i] if isinstance(e, SeatDropped)] == [1]
+        assert {e.seat for e in net.events[i] if isinstance(e, PeerMisbehaved)} <= {g}
 
 
 # -- equivocation with unsigned versions --------------------------------------------------------
