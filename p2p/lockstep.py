@@ -74,6 +74,7 @@ from .record_ingest import RecordIngest
 from .reseat import OffsetChain, Reseat
 from .reseat_session import SessionReseat
 from .session_port import Effects
+from .session_timers import SessionTimers
 from .step_advance import StepAdvance
 from .step_auth import HistoryUpTo, StepAuth
 from .step_collect import Held, StepCollector, step_digest
@@ -84,10 +85,10 @@ from .session_votes import SessionVotes
 from .escrow_gate import EscrowGate
 from .turn_skip import SessionSkips, TurnSkip
 from .wire import (MSG_ABANDON, MSG_ALIVE, MSG_CATCHUP_REQ, MSG_CATCHUP_RESP, MSG_COMPLAINT, MSG_DROP, MSG_ESCROW,
-                   MSG_HINT, MSG_RESEAT, MSG_SKIP, MSG_STEP, Abandon, Alive, ComplaintMsg, DropVote, Envelope, Escrow,
-                   Setup, SkipVote, StepBody, decode_abandon, decode_alive, decode_catchup_req, decode_catchup_resp,
-                   decode_complaint, decode_drop, decode_escrow, decode_hint, decode_reseat, decode_skip,
-                   decode_step_body, engine_options, open_envelope, seal_message, setup_hash as compute_setup_hash)
+                   MSG_HINT, MSG_RESEAT, MSG_SKIP, MSG_STEP, Envelope, Setup, StepBody, decode_abandon, decode_alive,
+                   decode_catchup_req, decode_catchup_resp, decode_complaint, decode_drop, decode_escrow, decode_hint,
+                   decode_reseat, decode_skip, decode_step_body, engine_options, open_envelope,
+                   setup_hash as compute_setup_hash)
 
 __all__ = ["ABANDONED", "BeaconExhausted", "CaughtUp", "CheaterProven", "CheatDetected", "Desync", "DropInfo",
            "Equivocation", "FINISHED", "GameAbandoned", "GameOver", "HALTED", "Held", "LockstepSession", "PeerMisbehaved", "PeerStalled", "RUNNING",
@@ -223,11 +224,21 @@ class LockstepSession:
         #: The session's side of turn skips (turn_skip.SessionSkips; the votes stay in ``skips``).
         self.skipping = SessionSkips(self, fx)
         #: The session's side of catch-up (catchup_session.py; its state is ``catchup``).
-        self.catching = SessionCatchUp(self, fx, self, self._settle_dispute, lambda: self._send_escrow(resend=True))
-        #: Seats that signed ABANDON while a drop could still go on without them (abandon.py).
-        self._left = self.abandons.left
+        self.catching = SessionCatchUp(self, fx, self, self.referee.settle_dispute,
+                                       lambda: self._send_escrow(resend=True))
         #: The session's side of the drop votes (session_votes.py; the votes are ``seats``').
         self.votes = SessionVotes(self, fx, self.abandons.left)
+        #: The step's deadlines and what each does when it comes (session_timers.py).
+        self.timers = SessionTimers(identity, self, fx, self.abandons.left)
+        #: Decoder and handler of each non-STEP session message type: the part that owns it.
+        self._handlers = {
+            MSG_ESCROW: (decode_escrow, self.escrows.receive), MSG_DROP: (decode_drop, self.votes.receive),
+            MSG_CATCHUP_REQ: (decode_catchup_req, self._on_catchup_req),
+            MSG_CATCHUP_RESP: (decode_catchup_resp, self.catching.on_response),
+            MSG_HINT: (decode_hint, self.catching.on_hint), MSG_ALIVE: (decode_alive, self._on_alive),
+            MSG_ABANDON: (decode_abandon, self.abandons.receive),
+            MSG_COMPLAINT: (decode_complaint, self.referee.on_complaint),
+            MSG_SKIP: (decode_skip, self.skipping.receive), MSG_RESEAT: (decode_reseat, self.reseating.receive)}
         self._send_escrow()
         self._begin_step()
 
@@ -350,7 +361,7 @@ class LockstepSession:
 
     def _awaited(self, k: int) -> list[bool]:
         """Per seat: its message of step ``k`` is needed (active, turn not skipped, §C8.10)."""
-        skipped = self._skipped_seats(k)
+        skipped = self.skipping.skipped_seats(k)
         if not skipped:
             return self.seats.active  # the usual case: no copy
         return [a and i not in skipped for i, a in enumerate(self.seats.active)]
@@ -359,9 +370,6 @@ class LockstepSession:
         """True if a seat's turn at the current step may be skipped by a quorum (protocol.md
         §C8.10; ``turn_skip.SessionSkips.skippable``)."""
         return self.skipping.skippable()
-
-    def _skipped_seats(self, k: int) -> list[int]:
-        return self.skipping.skipped_seats(k)  # certified skips of our current step (§C8.10)
 
     def skip_tallies(self) -> list:
         """The votes held to skip a seat's turn at the current step: one ``turn_skip.Tally``
@@ -398,18 +406,11 @@ class LockstepSession:
         if not self.seat_loss or self.phase != RUNNING or self.spectator:
             return ()
         k = self.step
-        if not self.waiting_for() and self.seats.voted_at(k) and not self._certified(k):
+        if not self.waiting_for() and self.seats.voted_at(k) and not self.votes.certified(k):
             return tuple(i for i in range(self.n) if self.active[i] and self.seats.has_voted(k, i))
         if self.seats.drop_possible() and not self.seats.voted_this_epoch(k):
             return ()
         return tuple(i for i in self.waiting_for() if i != self.my_seat)
-
-    def _owes_alive(self) -> bool:
-        """True while we must send ALIVE: seat loss on, running, our message of this step
-        not sent yet (we wait for our player, or for escrows before a reveal)."""
-        if not self.seat_loss or self.phase != RUNNING or self.spectator or self._replaying:
-            return False
-        return not self.steps.has_own(self.step)
 
     def history(self) -> Any:
         """Every log record of the game after the header so far: a read-only sequence of
@@ -434,37 +435,8 @@ class LockstepSession:
         return self._events.popleft() if self._events else None
 
     def get_timer(self) -> float | None:
-        """Earliest time ``handle_timer`` must be called, or None."""
-        if self.phase != RUNNING:
-            return None
-        live = self.live  # its deadlines inline: this runs once per datagram
-        t = live.stall_at
-        r = live.resend_at
-        if r is not None and r < t:
-            t = r
-        a = live.alive_at
-        if a is not None and a < t and self._owes_alive():
-            t = a
-        # No seat is voted out before the vote floor (unless it left or was proven a cheater):
-        # while an earlier deadline comes first, the per-seat vote times need not be computed.
-        seats = self.seats
-        if t > live.vote_floor(seats.drop_timeout, seats.turn_time) or self._left or self.complaints.cheaters():
-            d = self.drop_deadline()
-            if d is not None and d < t:
-                t = d
-        d = self.disputes.deadline()
-        if d is not None:
-            t = min(t, d)
-        d = self._undealt_deadline()
-        if d is not None:
-            t = min(t, d)
-        d = self.catchup.due(self.live.step_started)
-        if d is not None:
-            t = min(t, d)
-        d = self.reseat.timer()
-        if d is not None:
-            t = min(t, d)
-        return t
+        """Earliest time ``handle_timer`` must be called, or None (``SessionTimers.next``)."""
+        return self.timers.next()
 
     # -- inputs --
 
@@ -511,14 +483,8 @@ class LockstepSession:
             self._now = now
         if not self.skipping.may_skip(seat, self.waiting_for()):
             return False
-        self._vote_skip(seat)
-        return True
-
-    def _vote_skip(self, seat: int) -> None:
         self.skipping.vote(seat)
-
-    def _on_skip(self, env: Envelope, v: SkipVote, now: float) -> None:
-        self.skipping.receive(env, v, now)
+        return True
 
     def receive_message(self, data: bytes, now: float, via: bytes | None = None) -> None:
         """Handle one session envelope from a peer (STEP, ESCROW, DROP, CATCHUP_REQ,
@@ -535,7 +501,7 @@ class LockstepSession:
         try:
             env = open_envelope(data, C.MAX_CATCHUP_MSG)
             if env.mtype != MSG_STEP:
-                handler = _HANDLERS.get(env.mtype)
+                handler = self._handlers.get(env.mtype)
                 if handler is None:
                     st["wrong_type"] += 1
                     return
@@ -551,7 +517,7 @@ class LockstepSession:
             if msg.game_id != self.game_id:
                 st["wrong_game"] += 1
                 return
-            handler[1](self, env, msg, now)
+            handler[1](env, msg, now)
             return
         if b.game_id != self.game_id:
             st["wrong_game"] += 1
@@ -629,7 +595,7 @@ class LockstepSession:
         if s == k:
             if not self._check_prev(held):
                 return
-            if self.own.reveal_waiting and self._escrows_ok():
+            if self.own.reveal_waiting and self.escrows.gate_open():
                 self._make_reveal()  # its message stands in for its missing escrow (§C8.2)
             self._try_advance()
         else:
@@ -641,67 +607,9 @@ class LockstepSession:
         """Re-send our current step message if the step is stuck (exponential back-off from
         RESEND_INTERVAL to RESEND_MAX_INTERVAL), report ``PeerStalled`` every STALL_TIMEOUT,
         vote to drop seats silent for the drop timeout, and ask a peer that is ahead for a
-        catch-up."""
+        catch-up (``SessionTimers.fire``)."""
         self._now = now
-        if self.phase != RUNNING:
-            return
-        live = self.live
-        if live.resend_due(now):
-            own = self.steps.own(self.step)
-            if own is not None:
-                self._out.append(own)
-                self.stats["resent"] += 1
-            # Our DROP vote of this step and epoch too: a vote lost on the way was never sent
-            # again, and three peers that had each lost the others' votes waited for ever (§C8.3).
-            self._out.extend(self.seats.own_votes(self.step))
-            self._out.extend(self.skips.own_votes(self.step, self.epoch))  # §C8.10
-            if self.own.escrow_round and not self.spectator:
-                self._out.extend(self.seats.escrow_raws())  # ours and the ones we forward (§C8.2)
-            elif not self._escrows_ok():
-                self._send_escrow(resend=True)
-        again = self.reseat.due(now)
-        if again is not None:
-            self._out.append(again)  # our request to play again, until the carriers take it (§C8.9)
-        if live.alive_due(now) and self._owes_alive():
-            self._out.append(seal_message(self.identity, MSG_ALIVE,
-                                          Alive(self.game_id, self.my_seat, self.step, live.next_alive_n())))
-            self.stats["alive_sent"] += 1
-        if now >= live.stall_at:
-            # Seats we wait for; with none, those we voted against and hold but may not apply
-            # yet (``paused``): a split vote is reported as a stall too (§C8.3).
-            stalled = live.stalled(now, [i for i in (self.waiting_for() or self.paused()) if i != self.my_seat])
-            if stalled is not None:
-                self._events.append(PeerStalled(self.step, *stalled))
-                if self.spectator:
-                    # A spectator sends no step message whose re-send would make the others
-                    # answer: it asks (a finished peer answers from its log). Else a lost message
-                    # of the last step left it waiting for ever, nobody being ahead (§C9.1).
-                    self.request_catchup()
-        d = self.disputes.deadline()
-        if d is not None and now >= d:
-            self._settle_dispute(None)
-            return
-        d = self.drop_deadline()
-        if d is not None and now >= d:
-            # One vote per step and epoch (§C8.3): among the seats whose vote time has come, the
-            # one the most voters already voted against (votes that split can never reach a
-            # quorum), then the one whose time came first, then the lowest; after its drop the
-            # epoch changes and we vote again.
-            seat = self._vote_choice(now)
-            if seat is not None:
-                self._vote_drop(seat)
-        d = self._undealt_deadline()
-        if d is not None and now >= d and self.phase == RUNNING:
-            self._vote_drop(self._undealt()[0])  # §C8.2: no escrow from it, or a false ack
-        d = self.catchup.due(live.step_started)
-        if d is not None and now >= d and self.phase == RUNNING:
-            if self.catchup.ahead[1] > self.step:
-                self.request_catchup()
-            else:
-                self.catchup.settle_ahead(self.step)
-
-    def _vote_choice(self, now: float) -> int | None:
-        return self.votes.vote_choice(now)  # whom we vote against now (§C8.3)
+        self.timers.fire(now)
 
     def dump(self) -> dict:
         """A JSON-able report of the session for a bug report or evidence file: step, phase,
@@ -777,9 +685,6 @@ class LockstepSession:
         self.live.stop_resend()
         self._events.append(GameAbandoned(self.step, seat, self.state_hash))
 
-    def _on_abandon(self, env: Envelope, a: Abandon, now: float) -> None:
-        self.abandons.receive(env, a, now)  # §C8.7: voted out at once, or the game ends here
-
     # -- complaints (protocol.md §C8.8) --
 
     def _prove(self, culprit: int, step: int, kind: int, reason: str, evidence: list, key: bytes | None = None,
@@ -800,9 +705,6 @@ class LockstepSession:
         """Apply a COMPLAINT or ABANDON log record (from our log or a catch-up) through the
         live checks (``Referee.ingest_record``). Returns None, or why it was refused (English)."""
         return self.referee.ingest_record(kind, payload)
-
-    def _on_complaint(self, env: Envelope, c: ComplaintMsg, now: float) -> None:
-        self.referee.on_complaint(env, c, now)
 
     # -- catch-up (protocol.md §C9) --
 
@@ -827,9 +729,6 @@ class LockstepSession:
         self.stats["bad_signature"] += 1
         self._events.append(PeerMisbehaved(seat, step, "bad signature", env.raw))
         return False
-
-    def _on_hint(self, env: Envelope, h: Any, now: float) -> None:
-        self.catching.on_hint(env, h, now)
 
     def _on_alive(self, env: Envelope, a: Any, now: float) -> None:
         """ALIVE (protocol.md §C8.3): an active seat whose message of our current step we lack is
@@ -872,9 +771,6 @@ class LockstepSession:
         self.auth.mark_bad(step, seat)
         self.auth.suspect.add(seat)
 
-    def _on_catchup_resp(self, env: Envelope, r: Any, now: float) -> None:
-        self.catching.on_response(env, r, now)  # §C9.1, §C9.2
-
     # -- records from our log or a catch-up (record_ingest.py, §C3.4, §C8.3, §C8.10, §C9) --
 
     def ingest_step_record(self, step: int, raws: Any) -> str | None:
@@ -912,18 +808,6 @@ class LockstepSession:
     def _send_escrow(self, resend: bool = False) -> None:
         self.escrows.send(resend)  # our escrow of the epoch when made, and on a re-send (§C8.2)
 
-    def _on_escrow(self, env: Envelope, e: Escrow, now: float) -> None:
-        self.escrows.receive(env, e, now)
-
-    def _undealt(self) -> list[int]:
-        return self.escrows.undealt()  # the seats a repeated escrow round votes out (§C8.2)
-
-    def _undealt_deadline(self) -> float | None:
-        return self.escrows.undealt_deadline()
-
-    def _escrows_ok(self) -> bool:
-        return self.escrows.gate_open()  # the reveal gate (§C8.2)
-
     def adopt_vote(self, raw: bytes) -> bool:
         """Take ``raw`` (our own DROP or SKIP vote of the current step, from our own-message log
         after a restart) as cast (``session_votes.SessionVotes.adopt``). False if it is not
@@ -933,14 +817,8 @@ class LockstepSession:
     def _vote_drop(self, seat: int) -> None:
         self.votes.vote(seat)  # our one DROP vote of this step and epoch (§C8.3)
 
-    def _on_drop(self, env: Envelope, v: DropVote, now: float) -> None:
-        self.votes.receive(env, v, now)
-
     def _forward(self, voter: int, raw: bytes, now: float) -> None:
         self.votes.forward(voter, raw, now)  # within the voter's forwarding budget (§C8.3)
-
-    def _check_drop(self, seat: int) -> None:
-        self.votes.check(seat)
 
     def ingest_drop_record(self, payload: bytes) -> str | None:
         """Apply a DROP log record (from our log or a catch-up) for our current step
@@ -963,9 +841,6 @@ class LockstepSession:
         """Before a log replay (``resume``): the secret of our last request, so a re-seat found
         in the log gives us our new chain back."""
         self.reseat.restore(secret)
-
-    def _on_reseat(self, env: Envelope, r: Any, now: float) -> None:
-        self.reseating.receive(env, r, now)
 
     def _readmit(self, seat: int, chain_head: bytes) -> None:
         """``seat`` is played by its player again from the current step (§C8.9,
@@ -1000,12 +875,12 @@ class LockstepSession:
             self._events.append(CheaterProven(k, seat, info.cheat, payload))
         self._events.append(SeatDropped(k, seat, info.rule, chain is not None))
         self._send_escrow()
-        if self.own.reveal_waiting and self._escrows_ok():
+        if self.own.reveal_waiting and self.escrows.gate_open():
             self._make_reveal()
         for d in resign:  # the player asked once; the votes of the old epoch no longer count (§C8.10)
             if self.step == k and self.phase == RUNNING and not self._replaying and self.skippable() \
                     and self.skips.may_vote(k, d, self.seats.active, self.epoch, self.waiting_for()):
-                self._vote_skip(d)
+                self.skipping.vote(d)
         self._try_advance()
         if self.step == k and self.phase == RUNNING:
             self._vote_cheaters()  # a new epoch at the same step: our next vote
@@ -1037,7 +912,7 @@ class LockstepSession:
                 return
         k = self.step
         for seat in self.seats.vote_targets(k):
-            self._check_drop(seat)  # votes that arrived before we reached this step
+            self.votes.check(seat)  # votes that arrived before we reached this step
             if self.step != k or self.phase != RUNNING:
                 return
         self._vote_cheaters()
@@ -1128,36 +1003,24 @@ class LockstepSession:
             self._unsound(*b)
         return len(bad)
 
-    def _settle_dispute(self, from_seat: int | None, head_step: int = 0, from_step: int = 0) -> None:
-        self.referee.settle_dispute(from_seat, head_step, from_step)  # §C3.4 (``Referee.settle_dispute``)
-
     def _halt(self, event: Any) -> None:
         self.phase = HALTED
         self.halt_reason = event
         self._events.append(event)
 
-    def _certified(self, k: int) -> bool:
-        return self.votes.certified(k)  # no quorum against the seat we voted on can exist (§C8.3)
-
-    def _signers(self, k: int, skipped: Sequence[int]) -> list[int]:
-        return self.steps.signers(k, skipped)  # they applied k as we would (step_collect.py)
-
-    def _skip_promise(self, k: int, skipped: Sequence[int]) -> bool:
-        return self.skipping.promise_kept(k, skipped)  # the voter's promise (§C8.10)
-
     def _try_advance(self) -> None:
         while self.phase == RUNNING:
             k = self.step
-            skipped = self._skipped_seats(k)
+            skipped = self.skipping.skipped_seats(k)
             for d in skipped:
                 if self.steps.held(k, d) is not None:
                     self.steps.clear(k, d)  # a quorum skipped its turn: its message is not applied (§C8.10)
                     self.stats["superseded"] += 1
             if not self.steps.complete(k, self._awaited(k)) or self.disputes.open is not None:
                 return
-            if self.seats.voted_at(k) and not self._certified(k):
+            if self.seats.voted_at(k) and not self.votes.certified(k):
                 return  # we voted to drop a seat at k: the votes or a certificate decide
-            if not self._skip_promise(k, skipped):
+            if not self.skipping.promise_kept(k, skipped):
                 return  # we voted to skip a seat whose message we hold: a certificate decides (§C8.10)
             slots = self.steps.slots(k)
             if any(h is not None and i != self.my_seat and not self._ours(h.body) for i, h in enumerate(slots)):
@@ -1220,21 +1083,6 @@ class LockstepSession:
         self.phase = FINISHED
         self.live.stop_resend()
         self._events.append(GameOver(self.engine.winner(self.state), self.state_hash, k))
-
-
-#: Decoder and handler of each non-STEP session message type.
-_HANDLERS = {
-    MSG_ESCROW: (decode_escrow, LockstepSession._on_escrow),
-    MSG_DROP: (decode_drop, LockstepSession._on_drop),
-    MSG_CATCHUP_REQ: (decode_catchup_req, LockstepSession._on_catchup_req),
-    MSG_CATCHUP_RESP: (decode_catchup_resp, LockstepSession._on_catchup_resp),
-    MSG_HINT: (decode_hint, LockstepSession._on_hint),
-    MSG_ALIVE: (decode_alive, LockstepSession._on_alive),
-    MSG_ABANDON: (decode_abandon, LockstepSession._on_abandon),
-    MSG_COMPLAINT: (decode_complaint, LockstepSession._on_complaint),
-    MSG_SKIP: (decode_skip, LockstepSession._on_skip),
-    MSG_RESEAT: (decode_reseat, LockstepSession._on_reseat),
-}
 
 
 def _event_json(ev: Any) -> dict:

@@ -1,7 +1,8 @@
 """The seam between ``LockstepSession`` and the parts that act for it (``referee.Referee``,
 ``escrow_gate.EscrowGate``, ``abandon.Abandons``, ``turn_skip.SessionSkips``,
 ``session_votes.SessionVotes``, ``catchup_session.SessionCatchUp``, ``record_ingest.RecordIngest``,
-``own_step.OwnStep``, ``reseat_session.SessionReseat``, ``step_advance.StepAdvance``).
+``own_step.OwnStep``, ``reseat_session.SessionReseat``, ``step_advance.StepAdvance``,
+``session_timers.SessionTimers``).
 
 Such a part owns its own state (the complaints ledger, the open dispute, the seats that
 left...) and judges messages in the context of the session's current step. It reads that
@@ -53,6 +54,7 @@ class SessionView(Protocol):
     reseat: Any       # reseat.Reseat
     reseating: Any    # reseat_session.SessionReseat (carried_drops)
     own: Any          # own_step.OwnStep (the current step's pending, inspection, escrow round)
+    votes: Any        # session_votes.SessionVotes (drop_deadline, vote_choice)
     view: Any         # private_view.PrivateView | None (our seat's hidden knowledge)
     engine: Any       # the engine module (engine.api.Engine)
     state: Any        # the engine state before the current step
@@ -62,6 +64,7 @@ class SessionView(Protocol):
     def waiting_for(self) -> tuple[int, ...]: ...
     def signature_ok(self, step: int, seat: int, held: Any) -> bool: ...  # a deferred STEP signature, checked (§C3.7)
     def keep_unsigned(self, step: int, seat: int, env: Any) -> None: ...  # our log's MAC-applied record (§C3.7)
+    def paused(self) -> tuple[int, ...]: ...
     @property
     def running(self) -> bool: ...
     @property

@@ -2,11 +2,11 @@
 
 ``referee.Referee``, ``escrow_gate.EscrowGate``, ``abandon.Abandons``, ``turn_skip.SessionSkips``,
 ``catchup_session.SessionCatchUp``, ``session_votes.SessionVotes``, ``record_ingest.RecordIngest``,
-``own_step.OwnStep``, ``reseat_session.SessionReseat`` and ``step_advance.StepAdvance`` read the
-session through ``SessionView`` (``self._s``, bound to a local ``s``) and change it only through
-``Effects`` callables. Checked on the source with ``ast`` (nothing is run): no assignment to an
-attribute of the session, no read of a private attribute of it, and every session attribute they
-read is declared in ``SessionView``.
+``own_step.OwnStep``, ``reseat_session.SessionReseat``, ``step_advance.StepAdvance`` and
+``session_timers.SessionTimers`` read the session through ``SessionView`` (``self._s``, bound to a
+local ``s``) and change it only through ``Effects`` callables. Checked on the source with ``ast``
+(nothing is run): no assignment to an attribute of the session, no read of a private attribute of
+it, and every session attribute they read is declared in ``SessionView``.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ PARTS = {"p2p/referee.py": "Referee", "p2p/escrow_gate.py": "EscrowGate", "p2p/a
          "p2p/turn_skip.py": "SessionSkips", "p2p/catchup_session.py": "SessionCatchUp",
          "p2p/session_votes.py": "SessionVotes", "p2p/record_ingest.py": "RecordIngest",
          "p2p/own_step.py": "OwnStep", "p2p/reseat_session.py": "SessionReseat",
-         "p2p/step_advance.py": "StepAdvance"}
+         "p2p/step_advance.py": "StepAdvance", "p2p/session_timers.py": "SessionTimers"}
 
 
 def _session_refs(cls: ast.ClassDef) -> list[tuple[ast.Attribute, bool]]:
