@@ -511,3 +511,34 @@ def test_no_mix_of_one_seats_lies_gets_an_honest_seat_proven_or_dropped(tmp_path
             if isinstance(e, CheaterProven):
                 assert e.seat == g, (i, e, net.describe())
     assert len(final_hashes(net, honest)) <= 1
+
+
+# -- any bytes over a seat's own channel ----------------------------------------------------------
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 400), st.sampled_from(["set", "cut", "add"]), st.integers(0, 255)),
+                min_size=1, max_size=4), st.integers(1, 3))
+def test_any_bytes_on_a_seats_own_channel_are_dropped_or_held_as_deferred(edits, sender):
+    """A lying seat may put any bytes under its valid MAC (§C3.7). Damaged copies of its real
+    step-0 message (flips, cuts, insertions) delivered on its own channel never raise; each is
+    dropped and counted, or held — and a held message whose signature does not verify is one
+    the peer still holds as deferred (checked before any use), never one taken as checked."""
+    sessions, xk, raws = _first_steps()
+    a = sessions[0]
+    data = bytearray(raws[sender])
+    for pos, how, val in edits:
+        i = pos % max(1, len(data))
+        if how == "set" and data:
+            data[i] = val
+        elif how == "cut" and data:
+            del data[i]
+        else:
+            data.insert(i, val)
+    a.receive_message(bytes(data), 0.0, xk[sender])
+    pks = [p.public_key for p in a.setup.players]
+    for seat in range(1, 4):
+        for step in (0, 1):
+            h = a.steps.held(step, seat)
+            if h is not None and not h.env.verify(pks[seat]):
+                assert a.auth.deferred(step, seat) == h.env
+                assert seat == sender  # only the channel's own seat can be deferred
