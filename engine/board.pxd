@@ -4,4 +4,4 @@
 cdef class Tables:
     cdef public list kind, price, group, rent, house_cost, sell_back, mortgage, lift, fee
     cdef public list amount, deck, group_members, group_of, properties, stations, utilities
-    cdef public object nsq, step_rules
+    cdef public object nsq, flow_rules

@@ -35,15 +35,16 @@ class Tables:
     __slots__ = ("kind", "price", "group", "rent", "house_cost", "sell_back", "mortgage", "lift",
                  "fee",
                  "amount", "deck", "group_members", "group_of", "properties", "stations",
-                 "utilities", "nsq", "step_rules")
+                 "utilities", "nsq", "flow_rules")
 
     def __init__(self, squares: tuple, groups: tuple[tuple[int, ...], ...],
-                 interest_pct: int = 10, step_rules: object = None) -> None:
+                 interest_pct: int = 10, flow_rules: object = None) -> None:
         self.nsq = len(squares)
-        # The edition's flow strategy if it runs rules at the end of every step
-        # (``Edition.flow.step_rules``, engine.rules.flow), else None: engine.game's one test
-        # per step (a typed field; calling the plain flow's empty hooks cost ~4% compiled, perf).
-        self.step_rules = step_rules
+        # The edition's flow strategy if it adds rules to the shared state machine (end-of-step
+        # rules or actions of its own: ``step_rules``/``extends_legal``, engine.rules.flow),
+        # else None: the hot path's one typed test per step (engine.game, engine.bots), instead
+        # of calling the plain flow's empty hooks or reading s.ed.flow (perf, compiled).
+        self.flow_rules = flow_rules
         self.kind = [s.kind for s in squares]
         self.price = [s.price for s in squares]
         self.group = [s.group for s in squares]

@@ -16,6 +16,11 @@ Theory of operation (DESIGN.md §1-2, ARCHITECTURE.md §1). The state is always 
 
 Between phases the engine runs transient bookkeeping (``advance``): pay queued debts or enter
 "raise_money", end of move (roll again on a double), next turn, next queued auction.
+
+What an edition adds comes from its strategies, never from a test of which edition runs
+(ARCHITECTURE.md §1.4): its phases, actions, chance steps and end-of-step rules from
+``Edition.flow`` (engine.rules.flow), the card draw, the face-up deal and UseJailCard from
+``Edition.cards`` (engine.rules.cards). What a seat may send next: engine.legal.
 """
 from __future__ import annotations
 
@@ -308,7 +313,7 @@ def step_inplace(s: State, inputs: Sequence, ev: list, strict: int = -1) -> None
         s.step_bids = []
     elif ph == P_CHOICE and s.phase == P_CHOICE:
         _choice_silence(s, ev)
-    rules = s.tb.step_rules  # the edition's flow if it has end-of-step rules, else None
+    rules = s.tb.flow_rules  # the edition's flow if it adds rules (engine.board.Tables), or None
     if rules is not None:
         rules.after_step(s, ev, inputs, ph, ev0, advance)
 
@@ -340,7 +345,7 @@ def chance_inplace(s: State, rng, ev: list) -> None:
     ph = s.phase
     if ph not in _QUIET or s.debts or (s.out[s.current] and ph in _TURN_PHASES):
         advance(s, ev)  # (advance's own fast exit, here without the call: "buy", "card")
-    rules = s.tb.step_rules  # (as at the end of step_inplace)
+    rules = s.tb.flow_rules  # (as at the end of step_inplace)
     if rules is not None:
         rules.after_chance(s, ev, advance)
 

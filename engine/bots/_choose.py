@@ -91,7 +91,8 @@ def _choose_all(s, bots, profs=None) -> list:
     by play_game (the same Profile objects choose would look up)."""
     n = s.n
     ph = s.phase
-    if s.ed.flow.extends_legal:  # the edition's own actions (niente): any seat may act; ask all
+    fr = s.tb.flow_rules  # the edition's flow if it adds rules (engine.board.Tables), or None
+    if fr is not None and fr.extends_legal:  # its own actions (niente): any seat may act; ask all
         return [choose(s, i, bots[i]) for i in range(n)]
     if ph == P_ROLL or ph == P_BUY or ph == P_CHOICE:
         actor = s.current

@@ -290,7 +290,8 @@ def on_raise(s, st: Static, prof, seat: int):
     edition without mortgages (niente-e-come-sembra sells to the bank instead) the first legal
     SellProperty / SellBuilding is used, else None (the engine's default sale then applies)."""
     a = _raise(s, st, prof, seat)
-    if not s.ed.flow.extends_legal and _legal_for_debtor(s, seat, a):
+    fr = s.tb.flow_rules  # the edition's flow if it adds rules (engine.board.Tables), or None
+    if (fr is None or not fr.extends_legal) and _legal_for_debtor(s, seat, a):
         return a  # the common case, without listing every legal action
     legal = legal_actions(s, seat)
     if a in legal:

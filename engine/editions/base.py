@@ -194,7 +194,8 @@ class Edition:
             raise ValueError(f"edition {self.name}: rule switches not implemented yet")
         object.__setattr__(self, "tables", Tables(self.squares, self.groups,
                                                       self.mortgage_interest_pct,
-                                                      self.flow if self.flow.step_rules else None))
+                                                      self.flow if self.flow.step_rules
+                                                      or self.flow.extends_legal else None))
         if self.jail_third_fine < 0:
             object.__setattr__(self, "jail_third_fine", self.jail_fine)
 

@@ -14,8 +14,11 @@ engine.game calls the edition's flow object at fixed points and never asks which
 * ``apply_action``: ``engine.apply_action`` (one seat's action as a decision step);
 * ``extends_legal``: True when ``extend_legal`` may add anything (the bots then ask
   ``legal_actions`` and every seat, engine.bots);
-* ``step_rules``: True when ``after_step`` / ``after_chance`` run anything (else engine.game
-  does not call them: ``Edition.tables.step_rules`` holds the flow or None).
+* ``step_rules``: True when ``after_step`` / ``after_chance`` run anything.
+
+A flow with neither ``step_rules`` nor ``extends_legal`` adds nothing:
+``Edition.tables.flow_rules`` (engine.board.Tables, a typed field) is then None, and engine.game
+and the bots skip the hooks with one test per step.
 
 :class:`PlainFlow` (:data:`PLAIN_FLOW`) adds nothing: every edition but niente-e-come-sembra,
 whose ``engine.rules.niente_flow.NienteFlow`` adds the inspection windows, bill choices, face-up
@@ -39,8 +42,7 @@ class PlainFlow:
     extends_legal = False
     """:meth:`extend_legal` adds nothing."""
     step_rules = False
-    """:meth:`after_step` and :meth:`after_chance` do nothing, so engine.game skips them
-    (``Tables.step_rules`` is None: one typed test per step on the hot path)."""
+    """:meth:`after_step` and :meth:`after_chance` do nothing."""
     handlers: dict = {}
     """No action of its own (engine.game refuses the others as "not_in_edition")."""
 

@@ -40,8 +40,8 @@ def test_each_edition_has_its_money_and_estate():
         assert ed.cards is (FACE_UP if niente else DECK)
         assert ed.flow is (NIENTE_FLOW if niente else PLAIN_FLOW)
         assert ed.flow.extends_legal is niente
-        # engine.game's one typed test per step: the flow only when it has end-of-step rules
-        assert ed.tables.step_rules is (NIENTE_FLOW if niente else None)
+        # the hot path's one typed test per step: the flow only when it adds rules
+        assert ed.tables.flow_rules is (NIENTE_FLOW if niente else None)
         # the data switches still say the same thing (new_state validates them)
         assert ed.hotels_only is niente
         assert (ed.decoder is not None) is niente
