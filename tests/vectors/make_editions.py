@@ -12,8 +12,9 @@ Format: a JSON object (sorted keys, 1-space indent) ``{"format": 1, "kinds": {ki
 "editions": {edition id: edition}}``; an edition is every field of ``engine.editions.Edition``
 except ``tables`` (``squares``: one object per square with every field of ``Square``; ``decks``:
 per deck, one object per card with every field of ``Card``; ``decoder``: every field of the
-niente ``DecoderRules`` or null; ``money``/``estate``: the strategy's name, ``"euro"`` or
-``"banknotes"``, ``"houses"`` or ``"hotels_only"``, protocol.md §E5; tuples as arrays), plus
+niente ``DecoderRules`` or null; ``money``/``estate``/``cards``/``flow``: the strategy's name,
+``"euro"`` or ``"banknotes"``, ``"houses"`` or ``"hotels_only"``, ``"deck"`` or ``"face_up"``,
+``"plain"`` or ``"niente"``, protocol.md §E5; tuples as arrays), plus
 ``tables``: the derived per-square lists ``sell_back`` (half the building cost rounded up), ``fee`` (ceil(mortgage × interest %
 / 100)), ``lift`` (mortgage + fee), ``group_of`` (the squares whose ownership decides the
 square's rent: colour set, all stations, all utilities).
@@ -37,8 +38,8 @@ TABLES = ("sell_back", "fee", "lift", "group_of")
 
 def _plain(v):
     """Dataclasses as objects of their fields, tuples as lists, recursively; an edition's
-    strategy object (``Edition.money``, ``Edition.estate``: stateless, code not data) as its
-    ``name``."""
+    strategy object (``Edition.money``, ``estate``, ``cards``, ``flow``: stateless, code not
+    data) as its ``name``."""
     if dataclasses.is_dataclass(v) and not isinstance(v, type):
         return {f.name: _plain(getattr(v, f.name)) for f in dataclasses.fields(v)}
     if isinstance(v, (tuple, list)):
