@@ -19,7 +19,7 @@ from p2p.const import GAME_ID_LEN
 from p2p.ad_record import LOBBY
 from ui.display import fault_sentence, final_hash_line, progress_line, resilience_line, seat_number, winner_text
 from ui.errors import EXIT_FAILED, EXIT_OK, EXIT_TERMINATED, EXIT_USAGE, UsageError
-from ui.i18n import _
+from ui.i18n import _, format_seconds
 from ui.netif import Endpoint, InterfaceError, choose_endpoint
 from ui.signals import Terminated, run_until_signalled
 
@@ -158,7 +158,7 @@ class HumanProgress:
                 file=sys.stderr)
         elif kind == "found":
             print(_("All {peers} players are here ({seconds} s): the game starts.").format(
-                peers=msg.get("peers"), seconds=msg.get("elapsed_s")), file=sys.stderr)
+                peers=msg.get("peers"), seconds=format_seconds(msg.get("elapsed_s") or 0.0)), file=sys.stderr)
         elif kind == "progress":
             now = time.monotonic()
             if now >= self._next:
@@ -244,7 +244,8 @@ def game_options(args: argparse.Namespace) -> dict:
     """The setup options of ``host``/``demo`` flags (--timed, --free-parking-pot, --no-auctions,
     --double-go): engine lobby options (``engine.rules.house_rules``; only the ones turned on,
     so a default game's setup is unchanged) plus ``p2p.timed_ms`` for a fraction of a minute
-    (``p2p.timed_clock.timed_options``). Raises UsageError for an edition without a timed game
+    (``p2p.timed_clock.timed_options``). Raises UsageError for a seat count outside the edition's
+    range (``Edition.min_players``..``max_players``), an edition without a timed game
     or options the engine refuses."""
     import engine
     from p2p.timed_clock import timed_options
@@ -258,13 +259,17 @@ def game_options(args: argparse.Namespace) -> dict:
     if edition not in engine.EDITIONS:  # checked here so that the message is translated
         raise UsageError(_("unknown edition {edition}; the editions are: {editions}").format(
             edition=edition, editions=", ".join(sorted(engine.EDITIONS))))
+    ed = engine.EDITIONS[edition]
     if getattr(args, "timed", None) is not None:
-        ed = engine.EDITIONS.get(edition)
-        if ed is not None and not ed.timed_game:
+        if not ed.timed_game:
             raise UsageError(_("the edition {edition} has no timed game").format(edition=edition))
         opts.update(timed_options(args.timed))
+    seats = getattr(args, "seats", None) or getattr(args, "peers", 2)
+    if not ed.min_players <= seats <= ed.max_players:  # the engine's own message is English
+        raise UsageError(_("the edition {edition} is for {low} to {high} players, not {seats}").format(
+            edition=edition, low=ed.min_players, high=ed.max_players, seats=seats))
     try:
-        engine.new_game(edition, max(2, getattr(args, "seats", None) or getattr(args, "peers", 2)),
+        engine.new_game(edition, max(2, seats),
                         {k: v for k, v in opts.items() if not k.startswith("p2p.")})
     except ValueError as exc:
         raise UsageError(str(exc)) from exc

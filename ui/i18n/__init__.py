@@ -127,3 +127,13 @@ def format_money(euro: int) -> str:
         raise TypeError(f"euro must be an int, not {type(euro).__name__}")
     sign = "-" if euro < 0 else ""
     return f"{sign}€{abs(euro):,}".replace(",", ".")
+
+
+def format_seconds(seconds: float) -> str:
+    """A duration for a message, to a tenth of a second: 3.765 -> "3,8" in Italian, "3.8" in English.
+
+    Italian writes the decimal comma; a dot there would read as the thousands separator of
+    ``format_money`` ("3.765 s" looks like an hour). ``seconds`` is an int or float (negative
+    values are shown as they are); the caller adds the unit ("{seconds} s")."""
+    text = f"{float(seconds):.1f}"
+    return text.replace(".", ",") if _language == "it" else text

@@ -1,0 +1,66 @@
+"""What a newcomer reads on the command line (H60's fresh-clone walk, session 6).
+
+* ``lanopoli demo --peers 8 --edition niente-e-come-sembra`` (an edition for 2-6 players) used to
+  end with the engine's English ``seats must be 2..6`` inside an Italian usage error; the check
+  is now in ``ui.peer.game_options`` and says the edition's range in the user's language.
+* Durations in messages: Italian writes the decimal comma, so "3.765 s" (the dot is the
+  thousands separator of ``format_money``) read like an hour; ``ui.i18n.format_seconds``.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+import engine
+from ui.errors import UsageError
+from ui.i18n import format_seconds, set_language
+from ui.peer import HumanProgress, game_options
+
+
+@pytest.fixture(autouse=True)
+def _english_after():
+    yield
+    set_language("en")
+
+
+def _demo_args(peers: int, edition: str) -> argparse.Namespace:
+    return argparse.Namespace(peers=peers, edition=edition, free_parking_pot=False, no_auctions=False,
+                              double_go=False, timed=None)
+
+
+@pytest.mark.parametrize("edition", sorted(engine.EDITIONS))
+def test_every_seat_count_of_an_edition_is_accepted_and_one_more_is_refused_in_italian(edition):
+    ed = engine.EDITIONS[edition]
+    for seats in range(ed.min_players, ed.max_players + 1):
+        assert game_options(_demo_args(seats, edition)) == {}
+    if ed.max_players < 8:  # the CLI's own limit is 8 (``--peers 2-8``)
+        set_language("it")
+        with pytest.raises(UsageError) as err:
+            game_options(_demo_args(ed.max_players + 1, edition))
+        text = str(err.value)
+        assert f"l'edizione {edition} è per {ed.min_players}–{ed.max_players} giocatori" in text
+        assert "seats must be" not in text
+
+
+def test_the_seat_range_message_in_english():
+    ed = engine.EDITIONS["niente-e-come-sembra"]
+    with pytest.raises(UsageError, match=f"is for {ed.min_players} to {ed.max_players} players, not 8"):
+        game_options(_demo_args(8, "niente-e-come-sembra"))
+
+
+@pytest.mark.parametrize("lang, seconds, text", [
+    ("it", 3.765, "3,8"), ("it", 0, "0,0"), ("it", 1234.56, "1234,6"),
+    ("en", 3.765, "3.8"), ("en", 0.04, "0.0"),
+])
+def test_format_seconds_uses_the_language_s_decimal_mark(lang, seconds, text):
+    set_language(lang)
+    assert format_seconds(seconds) == text
+
+
+def test_the_found_line_shows_seconds_with_a_decimal_comma_in_italian(capsys):
+    set_language("it")
+    HumanProgress(seats=4)({"type": "found", "peers": 4, "elapsed_s": 3.765})
+    err = capsys.readouterr().err
+    assert "(4, in 3,8 s)" in err, err
