@@ -20,7 +20,7 @@ from rich.spinner import Spinner
 
 from ui.demo import DemoOptions, DemoOutcome, PeerStatus, stderr_tail
 from ui.errors import EXIT_FAILED, EXIT_OK
-from ui.i18n import _, format_money, ngettext
+from ui.i18n import _, format_money, format_seconds, ngettext
 
 
 
@@ -124,6 +124,12 @@ def _seats_text(msg: dict[str, Any]) -> str:
     return ", ".join(_("seat {seat}").format(seat=seat_number(s)) for s in seats)
 
 
+def _secs(value: Any) -> str:
+    """Seconds of a progress line in the user's language ("1,3" in Italian: a dot would read as
+    the thousands separator of the money, "€1.500"); "?" when the line has none."""
+    return "?" if value is None else format_seconds(value)
+
+
 def resilience_line(msg: dict[str, Any]) -> str:
     """One translated line for a ``waiting``, ``resumed``, ``drop_vote``, ``seat_dropped``,
     ``caught_up``, ``seat_lost``, ``step_overturned`` or ``cheater`` progress dict (protocol.md
@@ -132,18 +138,18 @@ def resilience_line(msg: dict[str, Any]) -> str:
     if kind == "waiting" and msg.get("paused"):
         # No majority can drop them (protocol.md §C8.3): the game waits for them to come back.
         line = _("step {step}: waiting for {seats} to reconnect ({waited} s)").format(
-            step=msg.get("step"), seats=_seats_text(msg), waited=msg.get("waited_s"))
+            step=msg.get("step"), seats=_seats_text(msg), waited=_secs(msg.get("waited_s")))
         if msg.get("abandon_s") is not None:
-            line += " " + _("· the game ends as abandoned in {seconds} s").format(seconds=msg["abandon_s"])
+            line += " " + _("· the game ends as abandoned in {seconds} s").format(seconds=_secs(msg["abandon_s"]))
         return line
     if kind == "cheater":
         return _("step {step}: {seats} cheated ({reason}) and is voted out").format(
             step=msg.get("step"), seats=_seats_text({"seats": [msg.get("seat")]}), reason=msg.get("reason"))
     if kind == "waiting":
         line = _("step {step}: waiting for {seats} ({waited} s)").format(
-            step=msg.get("step"), seats=_seats_text(msg), waited=msg.get("waited_s"))
+            step=msg.get("step"), seats=_seats_text(msg), waited=_secs(msg.get("waited_s")))
         if msg.get("deadline_s") is not None:
-            line += " " + _("· dropped in {seconds} s if still silent").format(seconds=msg["deadline_s"])
+            line += " " + _("· dropped in {seconds} s if still silent").format(seconds=_secs(msg["deadline_s"]))
         return line
     if kind == "resumed":
         dmg = msg.get("damage")

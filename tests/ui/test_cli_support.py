@@ -35,6 +35,21 @@ def _english():
     set_language("en")
 
 
+# --- resilience lines ---------------------------------------------------------------------
+
+
+def test_waiting_lines_show_seconds_in_the_users_language():
+    """A dot in an Italian number reads as the thousands separator ("€1.500"): the seconds of a
+    waiting line take the decimal comma in Italian, the dot in English (ui.i18n.format_seconds)."""
+    line = {"type": "waiting", "step": 418, "seats": [2], "names": ["bot-2"], "waited_s": 3.5,
+            "deadline_s": 26.54, "paused": False, "abandon_s": None}
+    paused = dict(line, waited_s=4.4, deadline_s=0.0, paused=True, abandon_s=55.6)
+    assert "(3.5 s)" in display.resilience_line(line) and "26.5 s" in display.resilience_line(line)
+    set_language("it")
+    assert "(3,5 s)" in display.resilience_line(line) and "26,5 s" in display.resilience_line(line)
+    assert "(4,4 s)" in display.resilience_line(paused) and "55,6 s" in display.resilience_line(paused)
+
+
 # --- gettext catalog ---------------------------------------------------------------------
 
 
