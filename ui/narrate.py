@@ -103,6 +103,9 @@ class Narrator:
         if k == "MoneyPaid":
             return self._money(e)
         if k == "PropertyBought":
+            won = self._context.get(e.seat)
+            if type(won).__name__ == "AuctionEnded" and won.square == e.square:
+                return None  # "X wins Y at auction for €n" said it already (the engine tells both)
             return _("{name} buys {square} for {money}").format(
                 name=self.who(e.seat), square=self.square(e.square), money=m(e.price))
         if k == "AuctionStarted":

@@ -64,3 +64,22 @@ def test_the_found_line_shows_seconds_with_a_decimal_comma_in_italian(capsys):
     HumanProgress(seats=4)({"type": "found", "peers": 4, "elapsed_s": 3.765})
     err = capsys.readouterr().err
     assert "(4, in 3,8 s)" in err, err
+
+
+@pytest.mark.parametrize("lang", ["it", "en"])
+def test_an_auction_won_is_told_once_not_again_as_a_purchase(lang):
+    """Seen at 80x24: "Bot 2 si aggiudica Società Elettrica all'asta per €165" and on the next
+    line "Bot 2 compra Società Elettrica per €165" (the engine emits AuctionEnded and
+    PropertyBought): one line now. A purchase after landing is still told, also by the seat that
+    won an auction earlier."""
+    from engine.events import AuctionEnded, Moved, PropertyBought
+    from ui.narrate import Narrator
+
+    set_language(lang)
+    n = Narrator(engine.EDITIONS["classico"], ("Anna", "Bruno"))
+    won = n.lines([AuctionEnded(12, 1, 165), PropertyBought(1, 12, 165)])
+    assert won == {"it": ["Bruno si aggiudica Società Elettrica all'asta per €165"],
+                   "en": ["Bruno wins Società Elettrica at auction for €165"]}[lang]
+    later = n.lines([Moved(1, 12, 15), PropertyBought(1, 15, 200)])
+    assert len(later) == 2 and later[1] == {"it": "Bruno compra Stazione Ovest per €200",
+                                            "en": "Bruno buys Stazione Ovest for €200"}[lang]
