@@ -235,7 +235,7 @@ class LockstepSession:
             MSG_ESCROW: (decode_escrow, self.escrows.receive), MSG_DROP: (decode_drop, self.votes.receive),
             MSG_CATCHUP_REQ: (decode_catchup_req, self._on_catchup_req),
             MSG_CATCHUP_RESP: (decode_catchup_resp, self.catching.on_response),
-            MSG_HINT: (decode_hint, self.catching.on_hint), MSG_ALIVE: (decode_alive, self._on_alive),
+            MSG_HINT: (decode_hint, self.catching.on_hint), MSG_ALIVE: (decode_alive, self.timers.on_alive),
             MSG_ABANDON: (decode_abandon, self.abandons.receive),
             MSG_COMPLAINT: (decode_complaint, self.referee.on_complaint),
             MSG_SKIP: (decode_skip, self.skipping.receive), MSG_RESEAT: (decode_reseat, self.reseating.receive)}
@@ -729,22 +729,6 @@ class LockstepSession:
         self.stats["bad_signature"] += 1
         self._events.append(PeerMisbehaved(seat, step, "bad signature", env.raw))
         return False
-
-    def _on_alive(self, env: Envelope, a: Any, now: float) -> None:
-        """ALIVE (protocol.md §C8.3): an active seat whose message of our current step we lack is
-        still there; its silence clock restarts if the counter ``n`` is above every one we
-        accepted from it at this step (a replay is ignored). Anything else is ignored (never
-        verified: a flood costs one comparison per message)."""
-        if a.seat >= self.n or a.seat == self.my_seat or a.step != self.step or self.phase != RUNNING \
-                or not self.active[a.seat] or self.steps.held(self.step, a.seat) is not None:
-            self.stats["ignored"] += 1
-            return
-        if not self._verified(env, a.seat, a.step):
-            return
-        if not self.live.heard_alive(a.seat, a.n, now, env.raw):
-            self.stats["ignored"] += 1  # a replay (or a late one): not a new sign of life
-            return
-        self.stats["alive"] += 1
 
     def _on_catchup_req(self, env: Envelope, r: Any, now: float) -> None:
         if self._serves(r.from_step, r.to_step):

@@ -15,6 +15,8 @@ is ahead, our re-seat request). ``fire`` is ``handle_timer``: whatever came due 
   escrow at a repeated escrow round (§C8.2);
 * a catch-up from the peer that is ahead, or forget it.
 
+``on_alive`` takes another seat's ALIVE (§C8.3): the other half of the liveness message.
+
 It owns no state of its own (the timers are ``Liveness``'s). It reads the session through
 ``session_port.SessionView`` and acts through ``session_port.Effects``. Moved out of
 ``lockstep.py`` (issue 13).
@@ -27,7 +29,7 @@ from typing import Collection
 from .identity import Identity
 from .session_events import PeerStalled
 from .session_port import Effects, SessionView
-from .wire import MSG_ALIVE, Alive, seal_message
+from .wire import MSG_ALIVE, Alive, Envelope, seal_message
 
 __all__ = ["SessionTimers"]
 
@@ -85,6 +87,24 @@ class SessionTimers:
         if d is not None:
             t = min(t, d)
         return t
+
+    def on_alive(self, env: Envelope, a: Alive, now: float) -> None:
+        """ALIVE (protocol.md §C8.3): an active seat whose message of our current step we lack is
+        still there; its silence clock restarts if the counter ``n`` is above every one we
+        accepted from it at this step (a replay is ignored). Anything else is ignored (never
+        verified: a flood costs one comparison per message)."""
+        s = self._s
+        st = s.stats
+        if a.seat >= s.n or a.seat == s.my_seat or a.step != s.step or not s.running \
+                or not s.active[a.seat] or s.steps.held(s.step, a.seat) is not None:
+            st["ignored"] += 1
+            return
+        if not self._fx.verified(env, a.seat, a.step):
+            return
+        if not s.live.heard_alive(a.seat, a.n, now, env.raw):
+            st["ignored"] += 1  # a replay (or a late one): not a new sign of life
+            return
+        st["alive"] += 1
 
     def fire(self, now: float) -> None:
         """Do what came due at ``now`` (module docstring)."""
