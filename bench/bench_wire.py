@@ -101,7 +101,7 @@ def wire_at(rev: str):
 
 
 def send_step_rows(n: int) -> list[dict]:
-    """The session's STEP send path (lockstep._send_own) as built before the tables (positional
+    """The session's STEP send path (now own_step.OwnStep.send_own) as built before the tables (positional
     list, pack, sign, pack the envelope, the held StepBody and Envelope) and now
     (``seal_envelope`` of a StepBody: to_wire, table check, pack, sign), interleaved, µs per
     message. Signing (~40 µs) is in both."""

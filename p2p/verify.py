@@ -328,7 +328,7 @@ def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
 
 def _apply_acks(acks: AckLedger, k: int, bodies: list, active: list, epoch: int, round_counts: bool,
                 rep: Report) -> None:
-    """Step ``k``'s escrow acknowledgements, in seat order (§C8.2), as ``lockstep._apply_acks``:
+    """Step ``k``'s escrow acknowledgements, in seat order (§C8.2), as ``escrow_gate.EscrowGate.apply_acks``:
     (``round_counts``: an escrow round of the epoch it began in) at a repeated round a seat
     acknowledging none it still owes is named a cheater."""
     owed = [len(acks.unacked(seat, epoch, active)) for seat in range(len(bodies))]

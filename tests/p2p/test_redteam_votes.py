@@ -1,6 +1,6 @@
 """Red team of the drop-vote rules of issue 10 (protocol.md §C8.3 "When an honest peer votes",
 "Split votes", §C8.5 "Liveness after split votes"; p2p/liveness.py ``heard_behind``,
-``LockstepSession._vote_choice``).
+``session_votes.SessionVotes.vote_choice``).
 
 One laptop is hostile: it replays any bytes it ever saw (a crashed seat's re-sends, its ALIVE),
 and it votes as it likes with its own key. Each test names the attack. A rule that holds is
@@ -181,7 +181,7 @@ def test_a_spiteful_voter_against_an_honest_seat_at_every_step_drops_nobody_hone
 
 @pytest.mark.parametrize("spite", [False, True])
 def test_a_spiteful_vote_does_not_steer_a_voter_that_lost_a_live_seat(tmp_path, spite):
-    """Attack on "name the seat the others named" (``_vote_choice``): 6 seats (Q = 4), seat 1
+    """Attack on "name the seat the others named" (``SessionVotes.vote_choice``): 6 seats (Q = 4), seat 1
     crashes at step K; honest seat 4 loses every message of honest seat 3 for 3.5 s, so at its vote
     time both 1 and 3 are due for it. Alone it names the lowest, 1. The spiteful seat 5 votes at
     once against seat 3, to make seat 4 name 3 (then 1 would have votes from 0, 2, 3 only: no
