@@ -33,6 +33,9 @@ from multiprocessing import Pool
 from pathlib import Path
 
 sys.path.insert(0, os.environ.get("LANOPOLI_ROOT") or str(Path(__file__).resolve().parent.parent))
+# bench/ itself, for _inplace: run with runpy.run_path (tests/test_compiled_engine.py) the script's
+# folder is not on sys.path as it is for `python bench/regression_fingerprint.py`.
+sys.path.insert(1, str(Path(__file__).resolve().parent))
 
 from engine import EDITIONS, encode_action, encode_event, new_game, state_hash  # noqa: E402
 import engine.bots  # noqa: E402
