@@ -14,6 +14,7 @@ import asyncio
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from p2p.const import GAME_ID_LEN
 from p2p.ad_record import LOBBY
@@ -22,6 +23,9 @@ from ui.errors import EXIT_FAILED, EXIT_OK, EXIT_TERMINATED, EXIT_USAGE, UsageEr
 from ui.i18n import _, format_seconds
 from ui.netif import Endpoint, InterfaceError, choose_endpoint
 from ui.signals import Terminated, run_until_signalled
+
+if TYPE_CHECKING:
+    from p2p.node_config import PeerResult
 
 
 def resolve_endpoint(args: argparse.Namespace) -> Endpoint:
@@ -356,9 +360,20 @@ def run_headless(args: argparse.Namespace, role: str) -> int:
     except OSError as exc:  # the socket or zeroconf refused the address (run_peer closed both)
         raise network_error(endpoint.address, exc) from exc
     if not args.progress_json:
-        print(_("Winner: {who}").format(who=winner_text(result.winner, result.winner_name)))
-        print(_("Steps: {steps}").format(steps=result.steps))
-        print(final_hash_line(result.final_state_hash.hex(), sys.stdout))
-        if result.log_path is not None:
-            print(_("To check a log: lanopoli verify {path}").format(path=result.log_path))
+        print_result(result)
     return EXIT_OK
+
+
+def print_result(result: PeerResult) -> None:
+    """The end of a ``host``/``join`` game on stdout: winner, why there is none when the game
+    was abandoned (``PeerResult.abandoned``, protocol.md §C8.7, the sentence verify prints),
+    steps, the final state hash and the command that verifies our log."""
+    print(_("Winner: {who}").format(who=winner_text(result.winner, result.winner_name)))
+    if result.abandoned:
+        seat, names = result.abandoned["seat"], result.names or ()
+        print(_("The game was abandoned at step {step} by {who}: no winner.").format(
+            step=result.abandoned["step"], who=winner_text(seat, names[seat] if 0 <= seat < len(names) else None)))
+    print(_("Steps: {steps}").format(steps=result.steps))
+    print(final_hash_line(result.final_state_hash.hex(), sys.stdout))
+    if result.log_path is not None:
+        print(_("To check a log: lanopoli verify {path}").format(path=result.log_path))

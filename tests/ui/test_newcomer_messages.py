@@ -83,3 +83,33 @@ def test_an_auction_won_is_told_once_not_again_as_a_purchase(lang):
     later = n.lines([Moved(1, 12, 15), PropertyBought(1, 15, 200)])
     assert len(later) == 2 and later[1] == {"it": "Bruno compra Stazione Ovest per €200",
                                             "en": "Bruno buys Stazione Ovest for €200"}[lang]
+
+
+@pytest.mark.parametrize("lang", ["it", "en"])
+def test_a_joiner_s_end_lines_say_the_game_was_abandoned(lang, capsys):
+    """Seen with `join` after the host's process died with its two bots: the game ended
+    abandoned and the peer printed only "Vincitore: nessuno"; now also the reason, in the words
+    `lanopoli verify` uses (protocol.md §C8.7)."""
+    from p2p.node_config import PeerResult
+    from ui.peer import print_result
+
+    set_language(lang)
+    names = ("Carla", "Dario", "Bot 1", "Bot 2")
+    print_result(PeerResult(final_state_hash=bytes(32), winner=None, steps=14, log_path=None, seat=1,
+                            events_by_type={}, names=names, abandoned={"seat": 1, "step": 14}))
+    out = capsys.readouterr().out
+    assert {"it": "La partita è stata abbandonata al passo 14 da Dario (posto 2): nessun vincitore.",
+            "en": "The game was abandoned at step 14 by Dario (seat 2): no winner."}[lang] in out, out
+    print_result(PeerResult(final_state_hash=bytes(32), winner=0, steps=300, log_path=None, seat=1,
+                            events_by_type={}, names=names))
+    assert "abbandonata" not in capsys.readouterr().out
+
+
+def test_the_reconnect_wait_line_reads_for_several_seats_in_italian():
+    """'in attesa che Bot 1 (posto 3), Bot 2 (posto 4) si riconnetta': a singular verb for two
+    seats; the Italian line names the reconnection instead (one wording for one or many)."""
+    from ui.i18n import _
+
+    set_language("it")
+    text = _("step {step}: waiting for {seats} to reconnect ({waited} s)")
+    assert text == "passo {step}: in attesa della riconnessione di {seats} ({waited} s)"
