@@ -588,7 +588,7 @@ class LockstepSession:
         self.steps.hold(s, seat, held)
         if lazy:
             st["deferred"] += 1
-            for bad in self.auth.defer(s, seat, env):  # past MAX_DEFERRED the oldest are checked
+            for bad in self.auth.defer(s, seat, env):  # past MAX_DEFERRED the two oldest are checked
                 self._unsound(*bad)
             if self.steps.held(s, seat) is not held:
                 return

@@ -294,7 +294,7 @@ class Node:
         if self.phase != "playing" or self.session is None:
             return
         self.watchdog.report_waiting()
-        if self.session.settle_signatures():  # the deferred STEP signatures, checked while idle (§C3.7)
+        if self.session.settle_signatures(limit=64):  # deferred STEP signatures, a few while idle (§C3.7)
             self._pump_session()
         updates = self.lobbying.ad_updates
         if updates is not None:  # host: what ``lanopoli watch`` lists (§N3)
