@@ -358,3 +358,23 @@ def test_create_request_off_turns_seat_loss_off():
     """``--on-drop off`` is PeerConfig(on_drop=None): no p2p seat-loss options in the setup."""
     kw = CreateRequest(on_drop="off").peer_options()
     assert kw == {"options": None, "on_drop": None, "drop_timeout": 30}
+
+
+@sync
+async def test_create_dialog_says_which_seat_counts_the_edition_takes(tmp_path):
+    """niente-e-come-sembra is for 2 to 6 players: 8 seats give a translated line naming the
+    edition's range (not the engine's English 'seats must be 2..6') and keep the dialog open."""
+    backend = RecordingLobby(seed=5)
+    app = LanopoliApp(backend=backend, settings=Settings.load(tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_create(pilot, app)
+        dialog = app.screen
+        dialog.query_one("#edition").value = "niente-e-come-sembra"
+        dialog.query_one("#seats").value = 8
+        await pilot.pause()
+        await pilot.click("#create-game")
+        await pilot.pause()
+        error = str(dialog.query_one("#error").render())
+        assert app.screen is dialog and dialog.query_one("#error").display
+        assert "niente-e-come-sembra is for 2 to 6 players, not 8" in error
+    assert not hasattr(backend, "req")
