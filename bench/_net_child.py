@@ -12,7 +12,8 @@ benchmark can see inside the peer without any change to it:
 * ``p2p.node.run_peer``: at the end, the transport's counters (``PeerResult.transport``, the
   sum over every channel, ``Endpoint.totals``) and the session's;
 * ``ui.progress.progress_printer``: each ``progress`` line gains ``rss_kb`` (resident set from
-  ``/proc/self/statm``) so that memory can be followed step by step.
+  ``/proc/self/statm``) so that memory can be followed step by step, and ``sent`` (the payloads
+  sent so far by message type, as ``sent_by_type``) so that a storm shows when it happens.
 
 ``LANOPOLI_BENCH_VERIFY=cryptography`` puts back the signature check of before issue 14
 (``cryptography``'s Ed25519 verify instead of libsodium's) for an A/B comparison in one run.
@@ -135,7 +136,8 @@ def _install(out_dir: str) -> None:
                     if sampler is not None:
                         sampler.start()
                 kb = rss_kb()
-                msg = {**msg, "rss_kb": kb}
+                # Payloads sent so far by type: a run can see them step by step (issue 14's storm).
+                msg = {**msg, "rss_kb": kb, "sent": dict(sent)}
                 rss.append([int(msg.get("step") or 0), kb])
             emit(msg)
         return wrapped

@@ -253,9 +253,20 @@ class OwnStep:
         return True
 
     def answer(self, seat: int, step: int, now: float) -> None:
-        """``seat`` re-sent its message of ``step`` (<= ours): it is stuck there, maybe lacking
-        ours; send ours again (``StepCollector.answer`` rate-limits)."""
-        own = self._s.steps.answer(seat, step, now)
+        """``seat`` re-sent its message of ``step`` (<= ours): if it may be stuck there
+        lacking ours, send ours again (``StepCollector.answer`` rate-limits; §C3.4).
+
+        Not answered (counted ``answer_needless``): a message of our own step (we wait there
+        too and our resend timer re-sends ours, §C3.2), nor one of a seat whose message of
+        ``step + 1`` we hold (it applied ``step``, so it holds ours). Our answer goes to every
+        seat, so each one is a duplicate at all the others: answering those made every answer
+        beget N-2 more, a storm that fed itself whenever a wave took longer than
+        ``ANSWER_MIN_INTERVAL`` (a loaded machine) and crawled at ~1 step/s (issue 14)."""
+        s = self._s
+        if step >= s.step or s.steps.held(step + 1, seat) is not None:
+            s.stats["answer_needless"] = s.stats.get("answer_needless", 0) + 1  # not in every session's keys
+            return
+        own = s.steps.answer(seat, step, now)
         if own is not None:
             self._fx.send(own)
-            self._s.stats["answered"] += 1
+            s.stats["answered"] += 1
