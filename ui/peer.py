@@ -150,8 +150,11 @@ class HumanProgress:
     """Progress callback for people: a few translated lines on stderr (the JSON lines of
     protocol.md part L are the machine form, ``--progress-json``)."""
 
-    def __init__(self, seats: int | None) -> None:
+    def __init__(self, seats: int | None, host_key: bytes | None = None) -> None:
         self.seats = seats
+        #: The host's Ed25519 public key (32 bytes): the hosting line then also shows the join
+        #: code that ``lanopoli play`` takes with "Indirizzo" (protocol.md §N3.1).
+        self.host_key = host_key
         self._next = 0.0
 
     def __call__(self, msg: dict) -> None:
@@ -160,6 +163,12 @@ class HumanProgress:
             print(_("Game {gid} advertised on {address}:{port}; waiting for {seats} players.").format(
                 gid=msg.get("game_id"), address=msg.get("address"), port=msg.get("port"), seats=self.seats),
                 file=sys.stderr)
+            if self.host_key is not None:
+                from p2p.join_code import format_code, join_code_tag
+
+                code = format_code(msg["address"], msg["port"], join_code_tag(bytes.fromhex(msg["game_id"]), self.host_key))
+                print(_("Others can join from the list, or by address with the code: {code}").format(code=code),
+                      file=sys.stderr)
         elif kind == "found":
             print(_("All {peers} players are here ({seconds} s): the game starts.").format(
                 peers=msg.get("peers"), seconds=format_seconds(msg.get("elapsed_s") or 0.0)), file=sys.stderr)
@@ -316,7 +325,8 @@ def run_headless(args: argparse.Namespace, role: str) -> int:
         log_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UsageError(_("cannot create {path}: {error}").format(path=log_dir, error=exc.strerror or exc)) from exc
-    sink = progress_printer() if args.progress_json else HumanProgress(getattr(args, "seats", None))
+    sink = progress_printer() if args.progress_json else HumanProgress(
+        getattr(args, "seats", None), identity.public_key if role == "host" else None)
 
     def progress(report: object) -> None:  # the node's reports, as the lines of protocol.md part L
         sink(progress_json(report))

@@ -113,3 +113,23 @@ def test_the_reconnect_wait_line_reads_for_several_seats_in_italian():
     set_language("it")
     text = _("step {step}: waiting for {seats} to reconnect ({waited} s)")
     assert text == "passo {step}: in attesa della riconnessione di {seats} ({waited} s)"
+
+
+def test_a_headless_host_prints_the_join_code_play_takes(capsys):
+    """`lanopoli host` printed only 'Game <id> advertised on ADDR:PORT': without mDNS a player
+    of `lanopoli play` had no code to type under "Indirizzo" (the waiting room of `play` shows
+    one). The hosting line is followed by the same code (protocol.md §N3.1), and the code reads
+    back to the host's address, port and tag."""
+    from p2p.identity import Identity
+    from p2p.join_code import join_code_tag, parse_code_tag
+
+    ident = Identity.generate()
+    gid = bytes(range(16))
+    HumanProgress(seats=3, host_key=ident.public_key)(
+        {"type": "hosting", "game_id": gid.hex(), "address": "192.168.1.20", "port": 40000})
+    err = capsys.readouterr().err
+    code = err.strip().splitlines()[-1].rsplit(" ", 1)[-1]
+    assert code.startswith("192.168.1.20:40000/"), err
+    assert parse_code_tag(code.split("/", 1)[1]) == join_code_tag(gid, ident.public_key)
+    HumanProgress(seats=3)({"type": "hosting", "game_id": gid.hex(), "address": "192.168.1.20", "port": 40000})
+    assert "/" not in capsys.readouterr().err.split("40000", 1)[1]  # a joiner has no code to show
