@@ -21,6 +21,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Protocol
 
+from .const import STALL_TIMEOUT
 from .lockstep import BeaconExhausted, CheatDetected, Desync, Equivocation, PeerStalled
 from .node_config import NodeError
 from .node_reports import Waiting
@@ -85,10 +86,17 @@ class WaitReports:
         self._next = now + WAIT_REPEAT
         deadline = session.drop_deadline()
         # No majority can drop them (protocol.md §C8.3): we wait for them to come back.
-        paused = bool(session.paused())
+        paused, abandon = bool(session.paused()), None
+        if paused:
+            # A seat that keeps sending ALIVE is thinking, not gone: the node abandons only after
+            # stall_limit s of silence (PeerStalled, stall_verdict), so only seats silent for
+            # STALL_TIMEOUT s are "awaited back", and the countdown runs from their last sign of life.
+            silence = [now - session.live.last_heard(i) for i in others]
+            silent = [t for t in silence if t >= STALL_TIMEOUT]
+            paused = bool(silent)
+            abandon = stall_limit(session) - min(silent) if silent else None
         return Waiting(session.step, others, tuple(names[i] for i in others if i < len(names)), stuck,
-                       None if deadline is None else deadline - now, paused,
-                       stall_limit(session) - stuck if paused else None)
+                       None if deadline is None else deadline - now, paused, abandon)
 
 
 def fault_error(ev: Any) -> NodeError | None:

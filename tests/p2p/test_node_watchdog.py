@@ -3,8 +3,9 @@ which session faults stop it (protocol.md §C8.3, §C8.7, §N5, part L ``waiting
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from p2p.const import STALL_TIMEOUT
 from p2p.lockstep import BeaconExhausted, CheatDetected, Desync, Equivocation, PeerStalled
 from p2p.node_watchdog import (ABANDON, STALL_LIMIT, WAIT_NOTICE, WAIT_REPEAT, WaitReports, fault_error, idle_seats,
                                stall_limit, stall_verdict)
@@ -21,6 +22,7 @@ class Session:
     is_paused: bool = False
     seat_loss: bool = True
     drop_timeout: int = 30
+    heard: dict = field(default_factory=dict)
 
     def waiting_for(self) -> tuple:
         return self.waiting
@@ -30,6 +32,14 @@ class Session:
 
     def paused(self) -> bool:
         return self.is_paused
+
+    @property
+    def live(self) -> "Session":
+        return self
+
+    def last_heard(self, seat: int) -> float:
+        """When we last heard from ``seat`` (its ALIVE): ``heard``, else the step's start."""
+        return self.heard.get(seat, self.step_started)
 
 
 def test_waiting_is_reported_after_the_notice_then_at_most_every_repeat():
@@ -52,10 +62,21 @@ def test_nothing_to_report_when_only_our_own_message_is_missing():
 
 
 def test_a_paused_step_reports_when_the_game_will_be_abandoned():
-    """§C8.3: no majority can drop the silent seats; ``abandon`` counts down the stall limit."""
-    s = Session(is_paused=True, deadline=None)
-    r = WaitReports().waiting(s, 1, ("a", "b", "c"), s.step_started + 5.0)
-    assert r.paused and r.deadline is None and r.abandon == stall_limit(s) - 5.0
+    """§C8.3: no majority can drop the silent seats; ``abandon`` counts down the stall limit
+    from the last sign of life of the seats silent for STALL_TIMEOUT s (as PeerStalled does)."""
+    s = Session(is_paused=True, deadline=None, heard={2: 103.0})
+    r = WaitReports().waiting(s, 1, ("a", "b", "c"), s.step_started + 20.0)
+    assert r.paused and r.deadline is None and r.abandon == stall_limit(s) - 17.0
+
+
+def test_a_seat_thinking_alive_on_a_paused_step_is_not_awaited_back():
+    """H60's finding (2 seats: ``paused`` whenever the step waits): a seat whose ALIVE keeps
+    coming is thinking, not gone: no "reconnect / abandoned in 0 s" line, whatever the step's age."""
+    s = Session(is_paused=True, deadline=None, waiting=(0,), heard={0: 160.0})
+    r = WaitReports().waiting(s, 1, ("a", "b"), s.step_started + 64.0)
+    assert r is not None and r.waited == 64.0 and not r.paused and r.abandon is None
+    r = WaitReports().waiting(s, 1, ("a", "b"), 160.0 + STALL_TIMEOUT)
+    assert r.paused and r.abandon == stall_limit(s) - STALL_TIMEOUT
 
 
 def test_stall_limit_leaves_room_for_a_drop():
