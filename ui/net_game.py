@@ -47,6 +47,9 @@ class NetGame(DriverBase):
         self._bot_tasks: list[asyncio.Task] = []
         self._step_t = 0.0
         self.edition = self.cfg.get("edition", "classico")
+        #: The game ended as abandoned (protocol.md §C8.7): {"seat": who signed ABANDON, "step"}
+        #: (``PeerResult.abandoned``); the end screen says so. None otherwise.
+        self.abandoned: dict | None = None
 
     async def run(self) -> None:
         """Run the peer until the game ends or fails (``fault`` set; never raises NodeError)."""
@@ -66,7 +69,8 @@ class NetGame(DriverBase):
                 self.join_code = format_code(addr, port, join_code_tag(node.lobby.game_id, node.identity.public_key))
             self._notify("lobby")
             self._step_t = loop.time()
-            await node.wait()
+            result = await node.wait()
+            self.abandoned = result.abandoned
             self.state = node.session.state
             self.log_path = node.log_path
             self.phase = "over"

@@ -1,6 +1,6 @@
-"""The end: final standings and how they were computed, or why the game stopped (a fault or a
-detected cheat, with the culprit and the evidence file); where the game log is and the command
-that verifies it."""
+"""The end: final standings and how they were computed, why there is no winner when the game was
+abandoned (protocol.md §C8.7), or why the game stopped (a fault or a detected cheat, with the
+culprit and the evidence file); where the game log is and the command that verifies it."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from textual.widgets import Label
 
 import engine
 from engine.observation import time_expired as expired
-from ui.display import fault_sentence
+from ui.display import fault_sentence, winner_text
 from ui.i18n import _, format_money
 
 #: Plain words for the fault codes of ui.play.Fault (NodeError codes): ui.display.fault_sentence.
@@ -87,6 +87,15 @@ def rule_text(state: Any) -> str:
              "out first.").format(worth=worth)
 
 
+def abandoned_text(abandoned: dict, names: tuple) -> str:
+    """The line of a game that ended as abandoned (``PeerResult.abandoned``: {"seat": who signed
+    ABANDON, "step"}, protocol.md §C8.7): "The game was abandoned at step N by X (seat S): no
+    winner", the sentence ``lanopoli host``/``join`` print (ui.peer.print_result)."""
+    seat = abandoned["seat"]
+    who = winner_text(seat, names[seat] if 0 <= seat < len(names) else None)
+    return _("The game was abandoned at step {step} by {who}: no winner.").format(step=abandoned["step"], who=who)
+
+
 class EndScreen(Screen):
     """Shown once the driver is "over" or "failed"; q quits."""
 
@@ -102,8 +111,11 @@ class EndScreen(Screen):
         with VerticalScroll(id="end"):
             if d.fault is None:
                 yield Label(_("Game over"), classes="title", id="end-title")
+                abandoned = getattr(d, "abandoned", None)
                 winner = engine.winner(d.state) if d.state is not None else None
-                if winner is not None:
+                if abandoned:
+                    yield Label(abandoned_text(abandoned, d.names), classes="subtitle", id="abandoned")
+                elif winner is not None:
                     yield Label(_("{name} wins!").format(name=d.names[winner]), classes="subtitle", id="winner")
             else:
                 f = d.fault
@@ -117,7 +129,8 @@ class EndScreen(Screen):
                 yield Label(_("Technical detail (in English, for a bug report): {message}").format(message=f.message),
                             classes="note")
             if d.state is not None and d.names:
-                yield Label(_("Final standings:") if d.fault is None else _("Standings when the game stopped:"),
+                stopped = d.fault is not None or getattr(d, "abandoned", None)
+                yield Label(_("Standings when the game stopped:") if stopped else _("Final standings:"),
                             classes="subtitle")
                 for line in standings_lines(d.state, d.names):
                     yield Label("  " + line, classes="standing")
@@ -133,4 +146,4 @@ class EndScreen(Screen):
             yield Label(_("Press q to quit."))
 
 
-__all__ = ["EndScreen", "ending", "fault_text", "rule_text", "standings_lines"]
+__all__ = ["EndScreen", "abandoned_text", "ending", "fault_text", "rule_text", "standings_lines"]

@@ -1,0 +1,58 @@
+"""The end screen of a game that ended as abandoned (protocol.md §C8.7) says so, with the step
+and who signed ABANDON, in the words ``lanopoli host``/``join`` print (ui/peer.py print_result);
+a game that ended normally names its winner and no abandonment."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+from textual.app import App
+
+import engine
+from pilot_support import sync, until
+from ui.i18n import set_language
+from ui.screens import EndScreen
+
+NAMES = ("Carla", "Bot 1", "Bot 2", "Dario")
+
+
+def driver(abandoned):
+    return SimpleNamespace(fault=None, state=engine.new_game("classico", 4), names=NAMES, abandoned=abandoned,
+                           spectator=False, log_path=None)
+
+
+async def end_text(d) -> str:
+    app = App()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.push_screen(EndScreen(d))
+        await until(pilot, lambda: isinstance(app.screen, EndScreen))
+        return " ".join(str(w.render()) for w in app.screen.query("Label"))
+
+
+@pytest.mark.parametrize("lang, line", [
+    ("en", "The game was abandoned at step 14 by Dario (seat 4): no winner."),
+    ("it", "La partita è stata abbandonata al passo 14 da Dario (posto 4): nessun vincitore."),
+])
+@sync
+async def test_the_end_screen_of_an_abandoned_game_says_so(lang, line):
+    set_language(lang)
+    try:
+        text = await end_text(driver({"seat": 3, "step": 14}))
+    finally:
+        set_language("en")
+    assert line in text
+    assert "wins!" not in text
+    assert ("Standings when the game stopped:" if lang == "en" else "Classifica al momento dello stop:") in text
+
+
+@sync
+async def test_a_game_not_abandoned_says_nothing_about_abandonment():
+    set_language("en")
+    d = driver(None)
+    d.state = engine.new_game("classico", 2)
+    d.state.out[1] = 1  # one player left: seat 0 wins
+    d.names = NAMES[:2]
+    text = await end_text(d)
+    assert "abandoned" not in text
+    assert "Final standings:" in text
