@@ -7,7 +7,8 @@
 A demo game (``ui.demo.run_demo``, counting children ``bench/_net_child.py``, loopback only)
 runs ``--at`` s; then for ``--chaos`` s random peers are stopped (SIGSTOP) for 20 ms to
 ``--stop-max`` s each, one every 0-0.2 s (``random.Random(--rseed)``: the same schedule each
-run), then every peer continues (SIGCONT). It prints, per second from the first stop on, the
+run), then every peer continues (SIGCONT); or, with ``--hogs N``, N busy-looping processes run
+for ``--chaos`` s instead (no peer stopped, all of them wait for a core). It prints, per second from the first stop on, the
 slowest peer's step, steps/s and the payloads sent by all peers (from the children's progress
 lines, ``sent``) per step, then the run's transport and session counters (summed over peers).
 A clean 8-peer step is 56 STEP payloads.
@@ -21,7 +22,8 @@ Measured (2 cores shared, load 12-27; base 9c1a98a, after = OwnStep.answer's rul
 during the 8 s of stops 2,000-2,800 payloads/s before, 400-1,000 after; session answers
 2,395 / 2,113 per game before, 280 / 235 after; STEP payloads per 800-step game 62.7k /
 60.7k before, 47.9k / 47.6k after (44.8k without a stop). Once (load 27) the game before
-crawled at 1 step per 4-5 s with ~2,000 payloads/s for the 80 s it had left.
+crawled at 1 step per 4-5 s with ~2,000 payloads/s for the 80 s it had left. With ``--hogs 8``
+/ ``--hogs 12``: 13 / 9 re-sends became 591 / 480 answers before, 0 / 15 after (bench/README.md).
 """
 
 from __future__ import annotations
@@ -62,6 +64,12 @@ def run(args: argparse.Namespace, child: Path) -> dict:
 
     def starve(peers: list) -> None:
         loop = asyncio.get_running_loop()
+        if args.hogs:  # CPU hogs instead of stops: every peer waits for a core, none is stopped
+            import subprocess
+
+            hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.hogs)]
+            loop.call_later(args.chaos, lambda: [h.kill() for h in hogs])
+            return
         rng = random.Random(args.rseed)
         t = 0.0
         while t < args.chaos:
@@ -133,6 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--chaos", type=float, default=8.0, help="s of random stops")
     ap.add_argument("--stop-max", type=float, default=0.6, help="longest stop of one peer (s)")
     ap.add_argument("--rseed", type=int, default=1)
+    ap.add_argument("--hogs", type=int, default=0, help="instead of stops: this many busy processes")
     ap.add_argument("--timeout", type=float, default=60.0, help="s before the demo gives up")
     ap.add_argument("--base-root", help="another checkout: its peers first, same schedule")
     args = ap.parse_args(argv)
