@@ -67,7 +67,8 @@ def run(args: argparse.Namespace, child: Path) -> dict:
         if args.hogs:  # CPU hogs instead of stops: every peer waits for a core, none is stopped
             import subprocess
 
-            hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.hogs)]
+            hogs = state["hogs"] = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+                                    for _ in range(args.hogs)]
             loop.call_later(args.chaos, lambda: [h.kill() for h in hogs])
             return
         rng = random.Random(args.rseed)
@@ -99,6 +100,9 @@ def run(args: argparse.Namespace, child: Path) -> dict:
         outcome = asyncio.run(run_demo(opts, keys, update))
     finally:
         os.environ.pop("LANOPOLI_BENCH_OUT", None)
+        for h in state.get("hogs", ()):  # the game may end before the hogs' time is up
+            h.kill()
+            h.wait()
     rows = []
     stop = state.get("stop", 0.0)
     t = stop - 2.0
