@@ -14,6 +14,7 @@ game start without it.
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 from ui.driver import DriverBase, Fault, SeatChanged
@@ -31,7 +32,8 @@ class NetGame(DriverBase):
 
     ``cfg``: keyword arguments for ``p2p.node.PeerConfig`` (role, bind, game_id, seats,
     log_dir, identity, name, host_addr...); ``local_input``/``observer`` are set here.
-    The bot peers ``fill_with_bots`` starts get fresh keys each time (``bot_names``).
+    The bot peers ``fill_with_bots`` starts get fresh keys (``bot_names``), kept with their logs
+    under our log directory (``bot_dir_of``) so that a rejoin resumes them with us.
     """
 
     def __init__(self, cfg: dict, human: HumanSeat | None = None, bot_pace: float = 0.0) -> None:
@@ -62,6 +64,7 @@ class NetGame(DriverBase):
             await node.start()
             if node.session is not None:  # rejoined our unfinished game from its log (§N5)
                 self._resumed()
+                self._resume_bots()
             if node.link is not None and self.cfg.get("role") == "host" and node.lobby is not None:
                 from p2p.join_code import format_code, join_code_tag
 
@@ -229,16 +232,51 @@ class NetGame(DriverBase):
         # can follow the seats the bots will get ("Bot 1" sits before "Bot 2", issue 11).
         identities = [Identity.generate() for _ in range(free)]
         names = bot_names([ident.public_key for ident in identities])
+        game_id = self.node.lobby.game_id
         for ident, name in zip(identities, names):
-            bot = NetGame(dict(role="join", bind=self.cfg.get("bind", "127.0.0.1"),
-                               interface=self.cfg.get("interface"), game_id=self.node.lobby.game_id,
-                               host_addr=(str(addr[0]), int(addr[1])), name=name, identity=ident,
-                               host_keys=(self.node.identity.public_key, self.node.identity.x25519_public_key),
-                               log_dir=None, linger=0.2), HumanSeat(pace=self.bot_pace))
-            bot.human.set_autoplay(True)
-            task = asyncio.ensure_future(bot.run())
-            task.add_done_callback(_swallow)
-            self._bot_tasks.append(task)
+            # With our log directory, each bot keeps its keys and its own game log there, so
+            # that our rejoin after a crash resumes it too (``_resume_bots``): bots that cannot
+            # come back are half the table in a 4-seat game with 2 bots, no majority to drop
+            # them (§C8.3), and the game would end as abandoned.
+            bot_dir = None if self.cfg.get("log_dir") is None else \
+                bot_dir_of(self.cfg["log_dir"], game_id, ident.public_key)
+            if bot_dir is not None:
+                ident.save(bot_dir)
+            self._start_bot(dict(game_id=game_id, host_addr=(str(addr[0]), int(addr[1])), name=name, identity=ident,
+                                 host_keys=(self.node.identity.public_key, self.node.identity.x25519_public_key),
+                                 log_dir=bot_dir))
+
+    def _start_bot(self, cfg: dict) -> None:
+        """Run one bot peer (a joining NetGame on autoplay, ``cfg``: its PeerConfig keywords
+        beyond role/bind/interface/linger) in a task ``close`` cancels."""
+        bot = NetGame(dict(role="join", bind=self.cfg.get("bind", "127.0.0.1"), interface=self.cfg.get("interface"),
+                           linger=0.2, **cfg), HumanSeat(pace=self.bot_pace))
+        bot.human.set_autoplay(True)
+        task = asyncio.ensure_future(bot.run())
+        task.add_done_callback(_swallow)
+        self._bot_tasks.append(task)
+
+    def _resume_bots(self) -> None:
+        """We rejoined our game (protocol.md §N5): resume the bots ``fill_with_bots`` seated
+        in it, each a peer resuming from its own log with its own keys (§N5, §C10: it replays
+        its log, catches up from the other seats and plays on). A bot directory without keys or
+        without an unfinished log of this game (a finished game removed its ``.resume``) is
+        left alone."""
+        from p2p.identity import ED25519_FILE, Identity
+        from p2p.resume import find_resumable
+
+        log_dir, game_id = self.cfg.get("log_dir"), self.node.session.setup.game_id
+        if log_dir is None:
+            return
+        for bot_dir in bot_dirs_of(log_dir, game_id):
+            try:
+                ident = Identity.load_or_create(bot_dir) if (bot_dir / ED25519_FILE).is_file() else None
+            except (OSError, ValueError):
+                continue
+            if ident is None or find_resumable(bot_dir, ident, game_id) is None:
+                continue
+            name = next((p.name for p in self.node.session.setup.players if p.public_key == ident.public_key), "Bot")
+            self._start_bot(dict(game_id=game_id, name=name, identity=ident, log_dir=bot_dir, resume=True))
 
     async def close(self) -> None:
         """Stop the bot peers we started (the node closes itself when ``run`` ends)."""
@@ -258,6 +296,23 @@ def bot_names(keys: list[bytes]) -> list[str]:
     return [f"Bot {order.index(k) + 1}" for k in keys]
 
 
+#: Sub-directory of the host's log directory holding its fill-in bots' keys and logs:
+#: ``<log dir>/bots/<first 16 hex digits of the game id>/<first 16 hex digits of the bot's key>/``.
+BOTS_DIR = "bots"
+
+
+def bot_dir_of(log_dir: Any, game_id: bytes, public_key: bytes) -> Path:
+    """Where the fill-in bot with Ed25519 ``public_key`` (32 bytes) of game ``game_id`` (16
+    bytes) keeps its keys (``Identity.save``) and game log, under the host's ``log_dir``."""
+    return Path(log_dir) / BOTS_DIR / game_id.hex()[:16] / public_key.hex()[:16]
+
+
+def bot_dirs_of(log_dir: Any, game_id: bytes) -> list[Path]:
+    """The bot directories (``bot_dir_of``) of game ``game_id`` under ``log_dir``, sorted."""
+    d = Path(log_dir) / BOTS_DIR / game_id.hex()[:16]
+    return sorted(p for p in d.iterdir() if p.is_dir()) if d.is_dir() else []
+
+
 def _swallow(task: asyncio.Task) -> None:
     """A bot peer's failure shows up in our own node (it stops waiting for it); mark the
     exception retrieved so asyncio does not log it twice."""
@@ -265,4 +320,4 @@ def _swallow(task: asyncio.Task) -> None:
         task.exception()
 
 
-__all__ = ["NetGame", "bot_names", "BOT_PACE_S", "WAIT_NOTICE_S"]
+__all__ = ["NetGame", "bot_dir_of", "bot_dirs_of", "bot_names", "BOT_PACE_S", "WAIT_NOTICE_S"]
