@@ -24,7 +24,7 @@ import hashlib
 import itertools
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -150,6 +150,9 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork)
 
 
+#: Seconds the caller waits, once it took the last part, for the workers' parts (about two
+#: parts' work); a part still unfinished then (its thread was descheduled) it checks itself.
+STRAGGLER_S = 0.001
 #: Signatures per part of a batch: the threads take parts one after the other until none is
 #: left, so a thread slowed by another process's load takes fewer (about 0.4 ms of work each).
 PART = 8
@@ -161,10 +164,14 @@ def _drain(parts: list, out: list, taken: Iterator[int]) -> None:
     for k in taken:
         if k >= len(parts):
             return
-        try:
-            out[k] = [verify(*it) for it in parts[k]]
-        except Exception as e:  # noqa: BLE001 - re-raised in the caller, in batch order
-            out[k] = e
+        _check_one(parts, out, k)
+
+
+def _check_one(parts: list, out: list, k: int) -> None:
+    try:
+        out[k] = [verify(*it) for it in parts[k]]
+    except Exception as e:  # noqa: BLE001 - re-raised in the caller, in batch order
+        out[k] = e
 
 
 def verify_many(items: Iterable[tuple[bytes, bytes, bytes, bytes]], keep: bool = False) -> list[bool]:
@@ -182,6 +189,10 @@ def verify_many(items: Iterable[tuple[bytes, bytes, bytes, bytes]], keep: bool =
     one-by-one checks that apply it costs one verification per signature, not two. ``verify``
     forgets one when it used it, unless ``keep`` (a log checked again and again, as a spectator
     does: ``verify_log``), so a peer's memory stays flat.
+
+    The caller never waits long for a worker: a part a worker took but has not finished
+    ``STRAGGLER_S`` after the caller ran out of parts (its thread lost the core to another
+    process) is checked by the caller too, so a busy second core costs at most that delay.
 
     Only batches gain: a worker thread needs the GIL between two verifications, which a thread
     running Python code holds for up to ``sys.getswitchinterval()`` (5 ms), so checking in the
@@ -201,8 +212,11 @@ def verify_many(items: Iterable[tuple[bytes, bytes, bytes, bytes]], keep: bool =
         except RuntimeError:  # the interpreter is shutting down: no new threads
             futures = []
         _drain(parts, answers, taken)
-        for f in futures:
-            f.result()
+        if futures and None in answers:  # a part still being checked by a worker
+            wait(futures, timeout=STRAGGLER_S)
+        for k, a in enumerate(answers):
+            if a is None:  # a worker's part, unfinished: its thread is not running now (another
+                _check_one(parts, answers, k)  # process has the core): checked here, not waited for
         out = []
         for a in answers:
             if isinstance(a, BaseException):

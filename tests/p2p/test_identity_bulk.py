@@ -182,3 +182,24 @@ def test_a_forked_child_checks_batches_with_a_pool_of_its_own():
         os._exit(0 if ok else 1)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_a_busy_worker_is_not_waited_for():
+    """Every worker thread stuck elsewhere (here: blocked on an event): the caller checks the
+    whole batch itself and returns; nothing waits for the stuck threads."""
+    import threading
+
+    ident = IDS[2]
+    batch = [(ident.public_key, b"step", b"busy %d" % j, ident.sign(b"step", b"busy %d" % j))
+             for j in range(4 * BULK_MIN)]
+    batch[5] = batch[5][:3] + (bytes(64),)
+    pool = identity._workers()
+    if pool is None:
+        pytest.skip("one core: no worker threads")
+    release = threading.Event()
+    stuck = [pool.submit(release.wait, 30) for _ in range(identity._parts - 1)]
+    try:
+        assert verify_many(batch) == [j != 5 for j in range(4 * BULK_MIN)]
+    finally:
+        release.set()
+    assert all(f.result() for f in stuck)
