@@ -252,7 +252,7 @@ class NetGame(DriverBase):
         bot = NetGame(dict(role="join", bind=self.cfg.get("bind", "127.0.0.1"), interface=self.cfg.get("interface"),
                            linger=0.2, **cfg), HumanSeat(pace=self.bot_pace))
         bot.human.set_autoplay(True)
-        task = asyncio.ensure_future(bot.run())
+        task = asyncio.ensure_future(_run_bot(bot, cfg.get("log_dir")))
         task.add_done_callback(_swallow)
         self._bot_tasks.append(task)
 
@@ -311,6 +311,23 @@ def bot_dirs_of(log_dir: Any, game_id: bytes) -> list[Path]:
     """The bot directories (``bot_dir_of``) of game ``game_id`` under ``log_dir``, sorted."""
     d = Path(log_dir) / BOTS_DIR / game_id.hex()[:16]
     return sorted(p for p in d.iterdir() if p.is_dir()) if d.is_dir() else []
+
+
+async def _run_bot(bot: NetGame, bot_dir: Path | None) -> None:
+    """Run a bot peer; once its game is over (its log in ``bot_dir`` lost its ``.resume`` file,
+    p2p/node_resume.py ``GameFiles.finished``) its keys have no use left (nothing to resume; the
+    log verifies with the public keys of the setup): remove them. Checked on cancellation too:
+    the host's ``close`` may cancel a bot lingering after the game."""
+    from p2p.identity import ED25519_FILE, X25519_FILE
+    from p2p.resume import RESUME_SUFFIX
+
+    try:
+        await bot.run()
+    finally:
+        logs = [] if bot_dir is None else list(Path(bot_dir).glob("game-*.log"))
+        if logs and not any(Path(str(log) + RESUME_SUFFIX).exists() for log in logs):
+            for name in (ED25519_FILE, X25519_FILE):
+                (Path(bot_dir) / name).unlink(missing_ok=True)
 
 
 def _swallow(task: asyncio.Task) -> None:

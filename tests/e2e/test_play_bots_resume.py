@@ -80,7 +80,9 @@ def test_a_crashed_host_rejoins_with_its_bots_and_the_game_ends_with_a_winner(tm
     assert dario.returncode == 0, dario_err
     done = lines(dario_out)[-1]
     assert done["type"] == "done" and done["abandoned"] is None and done["winner"] == end["winner"]
-    # The bots played to the end too: a finished game removes each seat's .resume file.
+    # The bots played to the end too: a finished game removes each seat's .resume file, and
+    # the bots' keys, of no use left.
     for d in bot_dirs:
         logs = list(d.glob("game-*.log"))
         assert len(logs) == 1 and not Path(str(logs[0]) + ".resume").exists()
+        assert not list(d.glob("*.key"))
