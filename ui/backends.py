@@ -147,8 +147,10 @@ class NetLobby:
     def rejoin(self, name: str, game: MyGame) -> NetGame:
         """A NetGame resuming ``game`` from its log: same seat, from the address we have now
         (the old port if free, else any: the seats find each other again by their keys on
-        DNS-SD, protocol.md §N3.2), catch-up from the other seats (protocol.md §N5, §C10)."""
-        return NetGame(self._cfg(name, role="join", game_id=game.game_id, resume=True))
+        DNS-SD, protocol.md §N3.2), catch-up from the other seats (protocol.md §N5, §C10). The
+        bots we seated in it, if we hosted it, are resumed with it at our bot pace
+        (``NetGame._resume_bots``)."""
+        return NetGame(self._cfg(name, role="join", game_id=game.game_id, resume=True), bot_pace=self.bot_pace)
 
     def create(self, name: str, req: CreateRequest) -> NetGame:
         """A NetGame hosting ``req`` (run it to open the lobby)."""
