@@ -486,13 +486,11 @@ class LockstepSession:
         self.skipping.vote(seat)
         return True
 
-    def receive_message(self, data: bytes, now: float, via: bytes | None = None) -> None:
+    def receive_message(self, data: bytes, now: float) -> None:
         """Handle one session envelope from a peer (STEP, ESCROW, DROP, CATCHUP_REQ,
         CATCHUP_RESP, HINT: ``wire.SESSION_TYPES``). Never raises for bad input: it is dropped
-        and counted in ``stats``; protocol violations become events. ``via``: the X25519 key
-        of the keyed channel the datagram came on (``Endpoint.peer_key``), None if unknown: a
-        STEP of the seat whose setup key it is is applied with its signature checked when
-        used (``step_auth``, §C3.7); anything else is verified at once."""
+        and counted in ``stats``; protocol violations become events. Every signature is
+        verified on receipt, whatever channel brought the message (§C3.4)."""
         self._now = now
         st = self.stats
         st["received"] += 1
@@ -522,9 +520,9 @@ class LockstepSession:
         if b.game_id != self.game_id:
             st["wrong_game"] += 1
             return
-        self._on_step(b, env, now, via)
+        self._on_step(b, env, now)
 
-    def _on_step(self, b: StepBody, env: Envelope, now: float, via: bytes | None = None) -> None:
+    def _on_step(self, b: StepBody, env: Envelope, now: float) -> None:
         st = self.stats
         seat, s = b.seat, b.step
         if seat >= self.n or seat == self.my_seat:
@@ -574,10 +572,9 @@ class LockstepSession:
         if not self.active[seat] and self.dropped[seat].step <= s:
             st["ignored"] += 1  # a dropped seat's late messages change nothing
             return
-        # Over its seat's own keyed channel the MAC authenticates it: the signature is checked
-        # when the message is first used as evidence or sent on (step_auth.py, §C3.7).
-        lazy = via is not None and self.auth.may_defer(seat, via)
-        if not lazy and not env.verify(self._pubkeys[seat]):
+        # Every STEP is verified on receipt, whatever channel brought it (§C3.4; §C3.7 says why
+        # deferring this check was not taken).
+        if not env.verify(self._pubkeys[seat]):
             self._bad_signature(b, env)
             return
         if self.phase != RUNNING:  # finished: nothing more to apply
@@ -586,12 +583,6 @@ class LockstepSession:
         st["accepted"] += 1
         held = Held(b, env)
         self.steps.hold(s, seat, held)
-        if lazy:
-            st["deferred"] += 1
-            for bad in self.auth.defer(s, seat, env):  # past MAX_DEFERRED the two oldest are checked
-                self._unsound(*bad)
-            if self.steps.held(s, seat) is not held:
-                return
         if s == k:
             if not self._check_prev(held):
                 return

@@ -167,8 +167,7 @@ class Node:
             self.restart.seat_spoke(addr)
         if payload[:2] in SESSION_TAGS:  # wire.is_session_message, inlined: the hot path
             if session is not None:
-                # The channel's key: a STEP of the seat it belongs to needs no signature check now (§C3.7).
-                session.receive_message(payload, self.loop.time(), self.link.endpoint.peer_key(addr))
+                session.receive_message(payload, self.loop.time())
                 self._pump_session()
             elif len(self._early) < _MAX_EARLY:
                 self._early.append(payload)  # a peer started before us: keep for the session
@@ -294,8 +293,6 @@ class Node:
         if self.phase != "playing" or self.session is None:
             return
         self.watchdog.report_waiting()
-        if self.session.settle_signatures(limit=64):  # deferred STEP signatures, a few while idle (§C3.7)
-            self._pump_session()
         updates = self.lobbying.ad_updates
         if updates is not None:  # host: what ``lanopoli watch`` lists (§N3)
             updates.standings(self.engine, self.session.state, self.loop.time())
