@@ -76,7 +76,6 @@ from .reseat_session import SessionReseat
 from .session_port import Effects
 from .session_timers import SessionTimers
 from .step_advance import StepAdvance
-from .step_auth import HistoryUpTo, StepAuth
 from .step_collect import Held, StepCollector, step_digest
 # Step resolution, shared with verify.py (step_resolve.py); re-exported here.
 from .step_resolve import StepResult, hidden_bot, resolve_hidden, resolve_step
@@ -148,8 +147,6 @@ class LockstepSession:
         self.state = state if state is not None else engine.new_game(setup.edition, setup.seats, engine_options(setup))
         #: The parts (module docstring).
         self.steps = StepCollector(self.n, my_seat, self.setup_hash)
-        #: STEPs applied on their seat's channel MAC, signatures checked when used (§C3.7).
-        self.auth = StepAuth(self._pubkeys, [p.x25519_key for p in setup.players], my_seat)
         self.seats = SeatLoss(setup, my_seat, identity, chain.value(0), engine)
         self.catchup = CatchUp(identity, self.game_id, my_seat)
         if getattr(log, "path", None) is not None:
@@ -197,7 +194,7 @@ class LockstepSession:
             ("received", "accepted", "duplicate", "malformed", "wrong_type", "wrong_game", "bad_seat",
              "bad_signature", "stale", "too_far", "answered", "resent", "escrow", "drop_votes",
              "catchup_requests", "catchup_served", "catchup_records", "hints", "forwarded", "forward_limited", "ignored",
-             "alive", "alive_sent", "complaints", "abandons", "superseded", "skip_votes", "deferred"), 0)
+             "alive", "alive_sent", "complaints", "abandons", "superseded", "skip_votes"), 0)
         #: The parts that act for the session through ``Effects`` (session_port.py): complaints
         #: and digest disputes (referee.py, whose ledgers the other parts read), the escrow glue.
         fx = Effects(send=self._send, emit=self._events.append, halt=self._halt, vote=self._vote_drop,
@@ -218,7 +215,7 @@ class LockstepSession:
         self.reseating = SessionReseat(identity, self, fx)
         #: A complete step resolved and recorded (step_advance.py); it owns the bot that plays
         #: dropped and skipped seats and every seat's last reveal.
-        self.advance = StepAdvance(setup, game_seed, bot, self, fx, self._step_sound)
+        self.advance = StepAdvance(setup, game_seed, bot, self, fx)
         self.escrows = EscrowGate(self, fx, self._pubkeys)
         self.abandons = Abandons(identity, self.game_id, self, fx)
         #: The session's side of turn skips (turn_skip.SessionSkips; the votes stay in ``skips``).
@@ -233,7 +230,7 @@ class LockstepSession:
         #: Decoder and handler of each non-STEP session message type: the part that owns it.
         self._handlers = {
             MSG_ESCROW: (decode_escrow, self.escrows.receive), MSG_DROP: (decode_drop, self.votes.receive),
-            MSG_CATCHUP_REQ: (decode_catchup_req, self._on_catchup_req),
+            MSG_CATCHUP_REQ: (decode_catchup_req, self.catching.on_request),
             MSG_CATCHUP_RESP: (decode_catchup_resp, self.catching.on_response),
             MSG_HINT: (decode_hint, self.catching.on_hint), MSG_ALIVE: (decode_alive, self.timers.on_alive),
             MSG_ABANDON: (decode_abandon, self.abandons.receive),
@@ -415,11 +412,8 @@ class LockstepSession:
     def history(self) -> Any:
         """Every log record of the game after the header so far: a read-only sequence of
         (kind, payload, step) (``history.History``: old ones are read back from the log).
-        What spectators are served: every deferred signature is checked first, and the view
-        ends before a record found with a bad one (§C3.7)."""
-        self.settle_signatures()
-        bad = self.auth.first_bad()
-        return self.catchup.records() if bad is None else HistoryUpTo(self.catchup.records(), bad)
+        What spectators are served (§N10)."""
+        return self.catchup.records()
 
     # -- outputs --
 
@@ -543,13 +537,6 @@ class LockstepSession:
                 return
             if not env.verify(self._pubkeys[seat]):
                 self._bad_signature(b, env)
-                return
-            if not self.signature_ok(s, seat, held):
-                # Ours was deferred and its signature is bad (§C3.7): it loses to this signed one.
-                if s >= k:
-                    self._on_step(b, env, now)  # cleared: this one is the first we hold
-                elif same_history(held.body, b):
-                    self._halt(StepOverturned(s, seat, env.raw, held.env.raw))
                 return
             if not same_history(held.body, b):
                 self._other_history(held, Held(b, env), s)
@@ -680,13 +667,7 @@ class LockstepSession:
 
     def _prove(self, culprit: int, step: int, kind: int, reason: str, evidence: list, key: bytes | None = None,
                complaint: bytes | None = None, halt: Any = None) -> None:
-        """``culprit`` is proven to cheat (``Referee.prove``): COMPLAINT, vote, or halt. A STEP
-        of the evidence whose signature was deferred is checked first: a bad one proves
-        nothing, it is handled as a bad signature instead (§C3.7)."""
-        for raw in evidence:
-            held = self._deferred_held(raw)
-            if held is not None and not self.signature_ok(held.body.step, held.body.seat, held):
-                return
+        """``culprit`` is proven to cheat (``Referee.prove``): COMPLAINT, vote, or halt."""
         self.referee.prove(culprit, step, kind, reason, evidence, key, complaint, halt)
 
     def _vote_cheaters(self) -> None:
@@ -707,8 +688,7 @@ class LockstepSession:
         self.catching.request(from_step)
 
     def _answer_with_records(self, seat: int) -> None:
-        if self._serves(max(0, self.step - 1), self.step + 1):
-            self.catching.push_records(seat)  # our last records to a seat that needs them, unasked
+        self.catching.push_records(seat)  # our last records to a seat that needs them, unasked
 
     def _hint(self, seat: int, now: float) -> None:
         self.catching.hint(seat, now)  # HINT to a seat that is behind (§C9.3)
@@ -720,31 +700,6 @@ class LockstepSession:
         self.stats["bad_signature"] += 1
         self._events.append(PeerMisbehaved(seat, step, "bad signature", env.raw))
         return False
-
-    def _on_catchup_req(self, env: Envelope, r: Any, now: float) -> None:
-        if self._serves(r.from_step, r.to_step):
-            self.catching.on_request(env, r, now)  # §C9.2
-
-    def _serves(self, from_step: int, to_step: int) -> bool:
-        """Before records of steps [``from_step``, ``to_step``) and the current step's messages
-        leave us, every deferred signature is checked (§C3.7); False (nothing served, counted
-        ``ignored``: the other seats answer) if one of those records has a bad one."""
-        if self.auth.pending():
-            self.settle_signatures()
-        hi = max(to_step, self.step + 1)
-        if not any(from_step <= k < hi for k in self.auth.bad):
-            return True
-        self.stats["ignored"] += 1
-        return False
-
-    def keep_unsigned(self, step: int, seat: int, env: Envelope) -> None:
-        """Replaying our own log (``resume``, §C10): ``seat``'s message of ``step`` in it has a
-        bad signature, so we applied it on its channel MAC before the restart (§C3.7; every
-        other record of our log was verified): it is applied again, never served, named."""
-        self.stats["bad_signature"] += 1
-        self._events.append(PeerMisbehaved(seat, step, "bad signature", env.raw))
-        self.auth.mark_bad(step, seat)
-        self.auth.suspect.add(seat)
 
     # -- records from our log or a catch-up (record_ingest.py, §C3.4, §C8.3, §C8.10, §C9) --
 
@@ -876,8 +831,6 @@ class LockstepSession:
     def _begin_step(self) -> None:
         """Enter step ``self.step``: the step's context and our message of it
         (``OwnStep.begin``), then check the messages and votes buffered for this step."""
-        if self.step == self.final_step:
-            self.settle_signatures()  # the log we attest holds no unchecked signature (§C3.7)
         if not self.own.begin(self._now):
             return
         for i, h in enumerate(self.steps.slots(self.step)):
@@ -920,63 +873,8 @@ class LockstepSession:
 
     def _check_prev(self, h: Held) -> bool:
         """Check a current-step message's prev hash and digest against ours (§C3.4,
-        ``Referee.check_prev``): False if it may not be applied now. One over another history
-        may become evidence (a dispute, Desync): its signature is checked first (§C3.7)."""
-        if not self._ours(h.body) and not self.signature_ok(h.body.step, h.body.seat, h):
-            return False
+        ``Referee.check_prev``): False if it may not be applied now."""
         return self.referee.check_prev(h)
-
-    # -- signatures checked when used (step_auth.py, §C3.7) --
-
-    def signature_ok(self, step: int, seat: int, held: Held) -> bool:
-        """True if ``held`` (``seat``'s message of ``step`` we hold) is validly signed: a
-        deferred one is checked now. A bad one is handled (``_unsound``) and False returned.
-        Every part calls it before it uses a held message as evidence (§C3.7)."""
-        if self.auth.check(step, seat, held.env):
-            return seat not in self.auth.bad.get(step, ())  # an applied one found bad before
-        self._unsound(step, seat, held.env)
-        return False
-
-    def _step_sound(self, k: int) -> bool:
-        """Check the deferred messages of step ``k`` (not applied yet) before one of them is
-        used as evidence: False if one had a bad signature (it is no longer held)."""
-        return all(h is None or self.signature_ok(k, i, h) for i, h in enumerate(self.steps.slots(k)))
-
-    def _unsound(self, step: int, seat: int, env: Envelope) -> None:
-        """``seat``'s deferred message of ``step`` has a bad signature under a valid MAC (§C3.7):
-        counted and reported; the seat is verified at once from now on. Not applied yet: no
-        longer held, as if dropped on receipt (the seat's resend is verified). Applied: our
-        record of that step is never served (catch-up, spectators) and the final sweep names it."""
-        self.stats["bad_signature"] += 1
-        self._events.append(PeerMisbehaved(seat, step, "bad signature", env.raw))
-        h = self.steps.held(step, seat)
-        if step >= self.step and self.phase == RUNNING:
-            if h is not None and h.env.raw == env.raw:
-                self.steps.clear(step, seat)
-            return
-        self.auth.mark_bad(step, seat)
-
-    def _deferred_held(self, raw: Any) -> Held | None:
-        """``raw`` as a held STEP whose signature is deferred, else None."""
-        if type(raw) is not bytes or not self.auth.pending():
-            return None
-        try:
-            env = open_envelope(raw, C.MAX_STEP_MSG)
-            b = decode_step_body(env.body) if env.mtype == MSG_STEP else None
-        except WireError:
-            return None
-        if b is None or b.seat >= self.n or self.auth.deferred(b.step, b.seat) != env:
-            return None
-        return Held(b, env)
-
-    def settle_signatures(self, upto: int | None = None, limit: int | None = None) -> int:
-        """Check the deferred STEP signatures of steps ``<= upto`` (all by default), at most
-        ``limit`` (the node calls it while idle; the session before its final attestation and
-        before it serves records). Returns how many were bad."""
-        bad = self.auth.sweep(upto, limit)
-        for b in bad:
-            self._unsound(*b)
-        return len(bad)
 
     def _halt(self, event: Any) -> None:
         self.phase = HALTED
@@ -1047,11 +945,7 @@ class LockstepSession:
         checked (prev hash = the final state hash, prev digest = the last step's digest): log
         them as the last record, emit ``GameOver``. An attestation with acks, an input, a hidden
         field or a re-seat field names its signer (``verify`` says the same) and is not applied:
-        nothing is applied after the terminal state, so it vetoes nothing (§C3.5). Every
-        deferred signature is checked first (§C3.7): a bad attestation is no longer held, its
-        seat's resend is verified."""
-        if not self._step_sound(k):
-            return
+        nothing is applied after the terminal state, so it vetoes nothing (§C3.5)."""
         self.advance.attest(k, slots)
         self.advance.record(k, slots)
         self.step = k + 1

@@ -59,16 +59,15 @@ class RecordIngest:
         s = self._s
         return b.prev_hash == s.state_hash and b.prev_digest == s.steps.prev_digest
 
-    def _opened(self, raw: Any, step: int, seat: int, signed: bool = True) -> Held | None:
-        """``raw`` as ``seat``'s validly signed STEP envelope of ``step`` in this game, or None
-        (``signed`` False: its signature is not checked)."""
+    def _opened(self, raw: Any, step: int, seat: int) -> Held | None:
+        """``raw`` as ``seat``'s validly signed STEP envelope of ``step`` in this game, or None."""
         try:
             env = open_envelope(raw, C.MAX_STEP_MSG)
             b = decode_step_body(env.body)
         except (WireError, TypeError):
             return None
         if env.mtype != MSG_STEP or b.game_id != self._s.game_id or b.step != step or b.seat != seat \
-                or (signed and not env.verify(self._pubkeys[seat])):
+                or not env.verify(self._pubkeys[seat]):
             return None
         return Held(b, env)
 
@@ -101,18 +100,12 @@ class RecordIngest:
             if env.mtype != MSG_STEP or b.game_id != s.game_id or b.step != step or b.seat != i:
                 return f"seat {i}: message of another game, step or seat"
             if not env.verify(self._pubkeys[i]):
-                if not s.replaying or i == s.my_seat:
-                    return f"seat {i}: bad signature"
-                # Our own log (resume): we applied it on its channel MAC (§C3.7). Applied again,
-                # so a restart does not stop at it; never served (``keep_unsigned``).
-                s.keep_unsigned(step, i, env)
+                return f"seat {i}: bad signature"
             held.append(Held(b, env))
         for i, h in enumerate(held):
             if h is None:
                 continue
             cur = s.steps.held(step, i)
-            if cur is not None and cur.env.raw != h.env.raw and not s.signature_ok(step, i, cur):
-                cur = None  # ours was deferred and badly signed: no longer held, the record's is (§C3.7)
             if cur is not None and not same_history(cur.body, h.body):
                 # Signed over another history (§C8.3): no equivocation; we keep the one over ours.
                 s.stats["superseded"] += 1
@@ -225,12 +218,6 @@ class RecordIngest:
                 continue
             if env.body != h.env.body and b.step == step and b.seat == i and b.game_id == s.game_id \
                     and same_history(b, h.body) and env.verify(self._pubkeys[i]):
-                if i != s.my_seat and not s.replaying and not s.signature_ok(step, i, h):
-                    # We applied a version whose deferred signature is bad: it proves nothing and
-                    # loses to the signed one, whatever ``kept_version`` says (§C3.7).
-                    s.referee.disputes.clear()
-                    fx.halt(StepOverturned(step, i, raw, h.env.raw))
-                    return True
                 if i == sender and i != s.my_seat and not self._fork_in_sight(step, i):
                     # Its own slot in its own record: nobody but it vouches that it applied that
                     # version. Same as a live second message (§C3.4): complaint, vote, ours kept;
@@ -284,22 +271,17 @@ class RecordIngest:
         prove ``seat`` with both (COMPLAINT kind 1, vote), so that a re-sent ``other`` is no
         longer applied (§C3.4 "Two versions applied"). Both must be ``seat``'s validly signed
         STEP envelopes of ``step`` over one history, different, ``chosen`` the one
-        ``kept_version`` keeps; or ``other`` is the version we applied on its channel MAC whose
-        deferred signature is bad (§C3.7): then ``chosen`` is held and nothing is proven.
-        Returns False (nothing done) otherwise."""
+        ``kept_version`` keeps. Returns False (nothing done) otherwise."""
         s = self._s
         if step != s.step or not s.running or not 0 <= seat < s.n or seat == s.my_seat:
             return False
         a = self._opened(chosen, step, seat)
         o = self._opened(other, step, seat)
-        unsigned = o is None and (o := self._opened(other, step, seat, signed=False)) is not None
         if a is None or o is None or a.env.body == o.env.body or not same_history(a.body, o.body) \
-                or (not unsigned and kept_version(a.env.body, o.env.body) != a.env.body):
+                or kept_version(a.env.body, o.env.body) != a.env.body:
             return False
         s.steps.hold(step, seat, a)
         s.referee.overturn(step, seat, o.env.body)
-        if unsigned:
-            return True  # ours had a bad signature (§C3.7): it loses, but proves nothing against the seat
         self._fx.prove(seat, step, EQUIVOCATION, _TWO, [a.env.raw, o.env.raw],
                        halt=Equivocation(step, seat, a.env.raw, o.env.raw))
         return True

@@ -16,14 +16,13 @@ gate stays in ``LockstepSession._try_advance``), this part:
 
 It owns the bot that plays dropped and skipped seats and every seat's last hash-chain reveal
 (``last_reveals``, updated in place by ``step_resolve``). It reads the session through
-``session_port.SessionView`` and acts through ``session_port.Effects``; ``sound(k)`` checks the
-deferred signatures of step k before one of its messages becomes evidence (§C3.7). Moved out
-of ``lockstep.py`` (issue 13).
+``session_port.SessionView`` and acts through ``session_port.Effects``. Moved out of
+``lockstep.py`` (issue 13).
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, NamedTuple, Sequence
+from typing import Any, NamedTuple, Sequence
 
 from .complaints import BAD_STEP
 from .drop_rules import RULE_BANKRUPT
@@ -54,16 +53,13 @@ class StepAdvance:
 
     ``setup``: the signed setup (the seats' committed chain heads); ``game_seed``: 32 bytes;
     ``bot``: ``(state, seat) -> action | None`` for dropped and skipped seats; ``session``: read
-    only; ``effects``: what we do to it; ``sound(k)``: False if a deferred signature of step k's
-    messages was bad (that message is no longer held)."""
+    only; ``effects``: what we do to it."""
 
-    def __init__(self, setup: Setup, game_seed: bytes, bot: Any, session: SessionView, effects: Effects,
-                 sound: Callable[[int], bool]) -> None:
+    def __init__(self, setup: Setup, game_seed: bytes, bot: Any, session: SessionView, effects: Effects) -> None:
         self._seed = game_seed
         self._bot = bot
         self._s = session
         self._fx = effects
-        self._sound = sound
         #: Per seat, its last hash-chain reveal (its committed head before any), 32 bytes.
         self.last_reveals = [p.chain_head for p in setup.players]
 
@@ -84,8 +80,6 @@ class StepAdvance:
         bodies = [None if h is None else h.body for h in slots]
         sealed = s.sealed.resolve(engine, k, bodies, [None if h is None else h.env.raw for h in slots])
         if sealed.fault is not None:
-            if not self._sound(k):
-                return None  # a deferred message of it was badly signed: no longer held (§C3.7)
             seat, reason = sealed.fault
             # §C13.3: every peer sees it in the same messages; evidence: its commit and open STEPs.
             fx.prove(seat, k, BAD_STEP, reason, [slots[seat].env.raw],
@@ -99,15 +93,12 @@ class StepAdvance:
                 # Proven like any signed bad message (§C8.8 kind 4, the witness's STEP is the
                 # evidence): voted out, the step waits for its drop; without a possible drop the
                 # session logs the step's messages and halts with CheatDetected.
-                if self._sound(k):  # the evidence must be validly signed (§C3.7)
-                    s.referee.hidden_fault(k, slots, bad)
+                s.referee.hidden_fault(k, slots, bad)
                 return None
         else:
             res = resolve_step(sealed.engine, state, pending.chance, self._seed, k, bodies, self.last_reveals, fill,
                                escrow)
         if res.fatal is not None:
-            if not self._sound(k):
-                return None
             seat, reason = res.fatal
             # Its signed message proves it (§C8.8): tell everyone, vote it out, wait for the
             # drop (or for a record with another, valid message of it: equivocation).

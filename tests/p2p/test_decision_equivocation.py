@@ -119,8 +119,7 @@ def test_adopt_equivocation_refuses_what_is_not_two_versions(tmp_path):
     other_history = seal(cheat.identity, MSG_STEP, [s0.game_id, k, 3, s0.state_hash, b"\x5a" * 32, ["adv", 2]])
     assert not s0.adopt_equivocation(k, 3, other, kept)  # not the kept one
     assert not s0.adopt_equivocation(k, 3, kept, kept)  # one version
-    # (A badly signed ``other``, ``forged`` here, is the version applied on its channel MAC alone:
-    # adopted without proof, tests/p2p/test_lazy_verify.py, protocol.md §C3.7.)
+    assert not s0.adopt_equivocation(k, 3, kept, forged)  # bad signature
     assert not s0.adopt_equivocation(k, 3, forged, other)  # the chosen one must be signed by the seat
     assert not s0.adopt_equivocation(k, 3, kept, other_history)  # another history: no equivocation
     assert not s0.adopt_equivocation(k + 1, 3, kept, other)  # not our step
