@@ -59,7 +59,6 @@ class KeyedNet(Net):
 
     def __init__(self, sessions, choose, lie=None, **kw):
         super().__init__(sessions, choose, **kw)
-        self.xkeys = [p.x25519_key for p in next(s for s in sessions if s is not None).setup.players]
         self.lie = lie or (lambda src, dst, raw: None)
         self.lies: list[tuple[int, int, bytes]] = []
 
@@ -238,14 +237,14 @@ def _first_steps(n: int = 4):
     net = KeyedNet(sessions, first_legal(E))
     net.inputs()
     raws = {i: next(r for r in s.messages_to_send() if r[:2] == STEP_TAG) for i, s in enumerate(sessions)}
-    return sessions, net.xkeys, raws
+    return sessions, raws
 
 
 def test_a_garbage_signed_step_is_dropped_on_receipt():
     """Seat 1's step-0 message with a garbage signature (whatever channel brought it: the
     session is not told, §C3.4 'bad signature'): dropped, counted, never held; the same
     message validly signed is then held."""
-    sessions, _, raws = _first_steps()
+    sessions, raws = _first_steps()
     a = sessions[0]
     a.receive_message(garbled(raws[1]), 0.0)
     assert a.stats["bad_signature"] == 1 and a.steps.held(0, 1) is None
@@ -256,7 +255,7 @@ def test_a_garbage_signed_step_is_dropped_on_receipt():
 def test_our_own_seat_claimed_is_refused():
     """A STEP claiming our seat (a reflected datagram, signed or not): refused before any
     signature question (``bad_seat``), never held."""
-    sessions, _, raws = _first_steps()
+    sessions, raws = _first_steps()
     a = sessions[0]
     a.receive_message(garbled(raws[0]), 0.0)
     a.receive_message(raws[0], 0.0)
@@ -267,7 +266,7 @@ def test_a_catchup_pages_garbage_signed_steps_are_dropped():
     """Seat 2 pushes a CATCHUP_RESP (validly signed by it) whose pending STEP messages are its
     own step-0 message and seat 1's, both with garbage signatures: a page's messages are
     verified on receipt (§C9.2): dropped, counted, nothing held."""
-    sessions, _, raws = _first_steps()
+    sessions, raws = _first_steps()
     a, liar = sessions[0], sessions[2]
     page = seal_message(liar.identity, MSG_CATCHUP_RESP, CatchupResponse(
         a.game_id, 2, 0, 0, (), (garbled(raws[2]), garbled(raws[1])), ()))
@@ -503,7 +502,7 @@ def test_any_bytes_on_a_seats_own_channel_are_dropped_or_held_validly_signed(edi
     """A lying seat may put any bytes under its valid MAC. Damaged copies of its real step-0
     message (flips, cuts, insertions) never raise; each is dropped and counted, or held, and a
     held message always verifies (§C3.4: checked on receipt)."""
-    sessions, _, raws = _first_steps()
+    sessions, raws = _first_steps()
     a = sessions[0]
     data = bytearray(raws[sender])
     for pos, how, val in edits:
