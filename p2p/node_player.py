@@ -70,13 +70,7 @@ class NodePlayer:
         """Our player votes to let ``seat``'s turn at the current step pass: its input there
         counts as nil once a majority voted, and it keeps its seat (``LockstepSession.skip_turn``,
         protocol.md §C8.10). True if a vote went out."""
-        node = self._node
-        if node.session is None or node.phase != "playing":
-            return False
-        voted = node.session.skip_turn(seat, node.loop.time())
-        if voted:
-            node.pump()
-        return voted
+        return self._vote("skip_turn", seat)
 
     def skip_idle(self) -> None:
         """``PeerConfig.skip_idle_after``: once the current step has waited that long, vote to
@@ -90,10 +84,15 @@ class NodePlayer:
     def vote_out(self, seat: int) -> bool:
         """Our player votes to drop ``seat``, idle at the current step, without waiting for the
         turn time (``LockstepSession.vote_out``, protocol.md §C13.6). True if a vote went out."""
+        return self._vote("vote_out", seat)
+
+    def _vote(self, kind: str, seat: int) -> bool:
+        """Cast our vote ``kind`` ("skip_turn" or "vote_out", the session's method of that name)
+        against ``seat`` while a game is being played, and send it at once. True if it went out."""
         node = self._node
         if node.session is None or node.phase != "playing":
             return False
-        voted = node.session.vote_out(seat, node.loop.time())
+        voted = getattr(node.session, kind)(seat, node.loop.time())
         if voted:
             node.pump()
         return voted
