@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import socket
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from .channel_auth import KeyCache
@@ -267,6 +267,41 @@ class Link:
         if self.handler_error is not None:
             raise self.handler_error
         return self.endpoint.idle
+
+    def idle_to(self, addrs: Iterable[Addr]) -> bool:
+        """True when the channel to each of ``addrs`` (one we have none with counts as idle)
+        has nothing queued, in flight or to acknowledge."""
+        channels = self.endpoint.channels
+        return all(channels[a].idle for a in addrs if a in channels)
+
+    async def linger(self, addrs: Iterable[Addr], timeout: float, owed: Callable[[], bool],
+                     serve: Callable[[], None], every: float = 0.5, quiet: float = 0.0) -> bool:
+        """After ``drain``: up to ``timeout`` s more while the channel to one of ``addrs`` is not
+        idle (a seat has not acknowledged our last messages) or ``owed()`` (a spectator lacks
+        records), calling ``serve()`` every ``every`` s while it is; once nothing is owed, stay
+        ``quiet`` s more, acknowledging at once (a seat whose acknowledgement of our last
+        message was lost sends it again, and hears our ack before we close: TCP's TIME-WAIT).
+        protocol.md §N4 "Draining". True if nothing was left owed. Raises like ``drain``."""
+        addrs = list(addrs)
+        loop = self._loop
+        deadline = loop.time() + timeout
+        serve_at = 0.0
+        settled_at = None
+        while (now := loop.time()) < deadline:
+            if self.handler_error is not None:
+                raise self.handler_error
+            due = owed()
+            if not due and self.idle_to(addrs):
+                settled_at = now if settled_at is None else settled_at
+                if now - settled_at >= quiet:
+                    return True
+            else:
+                settled_at = None
+                if due and now >= serve_at:
+                    serve()
+                    serve_at = now + every
+            await asyncio.sleep(0.02)
+        return settled_at is not None
 
     async def close(self) -> None:
         """Stop the timer and the reader and close the socket (datagrams still waiting for

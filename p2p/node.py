@@ -44,7 +44,7 @@ from .lockstep import (FINISHED, CaughtUp, CheaterProven, GameAbandoned, GameOve
                        PeerMisbehaved, PeerStalled, SeatDropped, SeatDropVoted, SeatLost, SeatReturned,
                        StepApplied, StepOverturned)
 from .link import Link
-from .node_config import DISCOVERY_TIMEOUT, LINGER, NodeError, PeerConfig, PeerResult
+from .node_config import DISCOVERY_TIMEOUT, LINGER, QUIET_S, NodeError, PeerConfig, PeerResult
 from .node_input import NodeInput
 from .node_lobby import NodeLobby, pin_seats
 from .node_player import NodePlayer
@@ -430,6 +430,12 @@ class Node:
         else:
             await self._close()
 
+    async def _serve_stragglers(self) -> None:
+        """Past the linger, while an active seat or a spectator still lacks what we sent (§N4)."""
+        s = self.session
+        active = [a for i, a in enumerate(self.seats.endpoints) if s is not None and i != s.my_seat and s.active[i]]
+        await self.link.linger(active, self.cfg.straggler_s, self.watch.owed, self.watch.flush, quiet=QUIET_S)
+
     async def _close(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
@@ -441,6 +447,7 @@ class Node:
             if self.link is not None and self.phase == "done":
                 try:
                     await self.link.drain(self.cfg.linger)
+                    await self._serve_stragglers()
                 except Exception as exc:  # noqa: BLE001 - our handler failed while lingering
                     if isinstance(exc, NodeError):
                         raise

@@ -230,6 +230,16 @@ class WatchServer:
                 self.stats["alive"] = self.stats.get("alive", 0) + 1
         return out
 
+    def owed(self, n_records: int, now: float, settled: Callable[[Any], bool] | None = None) -> bool:
+        """True while a live spectator whose address answered us (``reached``) lacks some of the
+        ``n_records`` records or has not acknowledged all we sent it (``settled``, as in
+        ``outgoing``): a seat whose game ended keeps serving until it is False, at most
+        ``node_config.STRAGGLER_S`` (protocol.md §N4 "Draining", §N10). A subscription from a
+        spoofed address never reaches us, so it cannot hold the seat back."""
+        self._expire(now)
+        return any(sub.reached and (sub.sent < n_records or (settled is not None and not settled(addr)))
+                   for addr, sub in self.subs.items())
+
     def _expire(self, now: float) -> None:
         for addr in [a for a, s in self.subs.items() if s.expires <= now]:
             del self.subs[addr]

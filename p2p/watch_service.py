@@ -123,6 +123,15 @@ class WatchService:
         for addr, raw in ws.outgoing(records, asyncio.get_running_loop().time(), self._settled):
             self._send(addr, raw)
 
+    def owed(self) -> bool:
+        """A spectator we reached still lacks records or acknowledgements (``WatchServer.owed``):
+        the finished node keeps serving (§N4 "Draining")."""
+        if self.server is None or self.link is None:
+            return False
+        history = self._records()
+        n = 0 if history is None else len(history) + 1  # + the header, record 0
+        return self.server.owed(n, asyncio.get_running_loop().time(), self._settled)
+
     def _settled(self, addr: Addr) -> bool:
         """Everything we sent the spectator at ``addr`` was acknowledged (``spectate.UNSETTLED_BYTES``):
         its channel is idle, or gone."""

@@ -72,14 +72,6 @@ def peers_state(peers) -> str:
 
 
 @pytest.mark.timeout(GAME_S + 300)
-@pytest.mark.xfail(strict=False, reason=(
-    "OPEN DEFECT (session 6, coordinator): in the final clean-clone CI run at 1acee8f the spectator's board "
-    "stopped at turn 202 (~step 670) of table 1 (the 10%-loss table) while its four peers played on to step 761 "
-    "and exited with one final hash: the end screen never came (600 s). Alone it hung the same way in 2 of 11 "
-    "runs (clean clone compiled, dev tree pure) and again in the next clean-clone CI run (board at turn 129 when "
-    "table 1's peers had exited): the spectator falls behind the lossy table and is left there. Suspects: the server->spectator channel under loss after this session's "
-    "transport split (return_route dormancy / get_timer only with data in flight, 059b33d), the spectator's "
-    "bulk re-check (H58). Non-strict so that it still runs and reports; see the closing note of session 6"))
 def test_the_teacher_watches_four_tables(spawn, tmp_path):
     release = tmp_path / "release"
     sock = f"lanopoli-class-{uuid.uuid4().hex[:8]}"

@@ -316,3 +316,35 @@ def test_each_record_keeps_the_signed_envelope_of_the_seat_that_sent_it_and_a_sw
     assert client.records == records[:30] and len(client.sources) == 30 and client.resyncing
     _follow(client, ident, WatchServer(seat_b, GID), records)
     assert client.records == records and client.source(30)[0] == seat_b.public_key
+
+
+def test_a_finished_seat_owes_records_only_to_spectators_that_answered_it():
+    """§N4 "Draining", §N10: ``owed`` holds a finished seat back while a spectator whose address
+    acknowledged us lacks records or acknowledgements; a subscription from a spoofed address
+    (never acknowledged: not ``reached``) owes nothing, so it cannot keep the seat open."""
+    records = game_records()
+    server = WatchServer(SEAT, GID)
+    ident, client = spectator()
+    acked = {"real": False, "spoofed": False}  # the spoofed address never acknowledges
+    settled = acked.get
+    server.receive(client.watch_message(), "real", ident.x25519_public_key, 0.0)
+    spoof_ident, spoof = spectator(b"spoofed")
+    server.receive(spoof.watch_message(), "spoofed", spoof_ident.x25519_public_key, 0.0)
+    server.outgoing(records, 0.0, settled)  # the probe answers: nothing reached yet
+    assert not server.owed(len(records), 0.0, settled)  # nobody answered: nothing owed
+    acked["real"] = True
+    first = records[:10]
+    for addr, raw in server.outgoing(first, 0.1, settled):  # "real" acknowledged its probe: records
+        if addr == "real":
+            client.receive(raw)
+    assert server.subs["real"].reached and not server.subs["spoofed"].reached
+    acked["real"] = False  # the records are in flight
+    assert server.owed(len(first), 0.1, settled)
+    acked["real"] = True  # acknowledged: nothing owed, until the game logs more
+    assert client.records == first and not server.owed(len(first), 0.1, settled)
+    assert server.owed(len(records), 0.2, settled)
+    for addr, raw in server.outgoing(records, 0.2, settled):
+        if addr == "real":
+            client.receive(raw)
+    assert client.records == records and not server.owed(len(records), 0.2, settled)
+    assert not server.owed(len(records), WATCH_TTL_S + 1, settled)  # lapsed: forgotten

@@ -131,3 +131,32 @@ def test_a_full_send_buffer_delays_datagrams_in_order_without_loss():
             await b.close()
 
     asyncio.run(run())
+
+
+def test_linger_waits_for_a_seat_cut_off_at_the_end_and_serves_until_nothing_is_owed():
+    """protocol.md §N4 "Draining": past ``drain``, a finished node stays while a seat has not
+    acknowledged its last message (a seat cut off by a 1.5 s partition gets it when the cut
+    heals, instead of never ending the game), and while ``owed()`` (a spectator lacking
+    records), calling ``serve()``; with nothing owed it returns at once; bounded by its timeout."""
+
+    async def run():
+        got = []
+        a = await Link.open("127.0.0.1", 0, lambda addr, p: None)
+        b = await Link.open("127.0.0.1", 0, lambda addr, p: got.append(p),
+                            faults=FaultPlan(seed=3, loss=0.0, partitions=((0.0, 1.5),)))
+        try:
+            a.send(b.address, b"final attestation")
+            assert not await a.drain(0.3)  # the cut-off seat has not acknowledged it
+            assert await a.linger([b.address], 10.0, owed=lambda: False, serve=lambda: None)
+            assert got == [b"final attestation"] and a.idle_to([b.address])
+            served = []
+            left = iter([True, True, False])
+            assert await a.linger([b.address], 10.0, owed=lambda: next(left), serve=lambda: served.append(1),
+                                  every=0.0)
+            assert served == [1, 1]  # served while owed, not after
+            assert not await a.linger([], 0.2, owed=lambda: True, serve=lambda: None)  # bounded: gives up
+        finally:
+            await a.close()
+            await b.close()
+
+    asyncio.run(run())
