@@ -10,9 +10,12 @@ The live state machine that drops seats (escrows, votes, quorum) is ``seat_loss.
 from __future__ import annotations
 
 import importlib
-from typing import Any, Callable, Collection
+from typing import TYPE_CHECKING, Any, Callable, Collection
 
 from . import const as C
+
+if TYPE_CHECKING:  # annotations only (engine/api.py: the seam p2p sees; the caller passes the engine)
+    from engine.api import Engine
 
 RULE_BOT = "bot"
 RULE_BANKRUPT = "bankrupt"
@@ -45,7 +48,7 @@ def turn_time(options: dict) -> float:
     return float(t)
 
 
-def default_bot(engine: Any) -> Callable[[Any, int], Any]:
+def default_bot(engine: Engine) -> Callable[[Any, int], Any]:
     """The deterministic bot that plays a dropped seat: ``engine.bots.choose(state, seat,
     "default")`` (ARCHITECTURE.md §1); an engine without bots gets "always nothing".
 

@@ -12,10 +12,13 @@ one.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .ad_record import TXT_NAME_BYTES, Standings, clip_utf8, printable
 from .discovery import Discovery
+
+if TYPE_CHECKING:  # annotations only (engine/api.py: the seam p2p sees; the caller passes the engine)
+    from engine.api import Engine
 
 __all__ = ["AdUpdates", "STANDINGS_INTERVAL", "ad_name", "live_standings"]
 
@@ -28,7 +31,7 @@ def ad_name(name: str) -> str:
     return clip_utf8(printable(name), TXT_NAME_BYTES)
 
 
-def live_standings(engine: Any, state: Any) -> Standings | None:
+def live_standings(engine: Engine, state: Any) -> Standings | None:
     """The TXT ``sd`` value of ``state`` (protocol.md §N3): turn, current seat, every seat's net
     worth (``engine.rules.endgame.net_worth``) or None once it is out; None for an engine
     without these (test stand-ins)."""
@@ -64,7 +67,7 @@ class AdUpdates:
         if self.discovery.advertised is not None:
             await self.discovery.update(**changes)
 
-    def standings(self, engine: Any, state: Any, now: float) -> None:
+    def standings(self, engine: Engine, state: Any, now: float) -> None:
         """Re-announce TXT ``sd`` for ``state`` when it changed, at most every
         STANDINGS_INTERVAL s (``now``: loop time)."""
         advertised = self.discovery.advertised

@@ -45,12 +45,15 @@ from __future__ import annotations
 
 import hashlib
 from collections import deque
-from typing import Any, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, Sequence
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 
 from . import const as C
+
+if TYPE_CHECKING:  # annotations only (engine/api.py: the seam p2p sees; the caller passes the engine)
+    from engine.api import HiddenInformation
 
 _sha256 = hashlib.sha256
 
@@ -372,7 +375,7 @@ class HiddenLedger:
                 return sender, f"private delivery to seat {holder} does not match its commitment (item {t})"
         return holder, "false complaint: the delivery matches its commitment"
 
-    def resolve(self, engine: Any, state: Any, fields: Sequence[Any], inspection: list | None) -> tuple:
+    def resolve(self, engine: HiddenInformation, state: Any, fields: Sequence[Any], inspection: list | None) -> tuple:
         """The hidden-information part of one step (§C12.4, §C12.5): ``(fault, None)`` with the
         first ``Fault`` of the step; else at an inspection ``(None, (new state, events))`` from
         ``engine.apply_reveal`` with the ``outcomes`` of the checked openings; else ``(None,

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import const as C
 from .admission import JOINING, REJECT_TEXT, WAITING, Admission  # noqa: F401 (re-exported)
@@ -54,6 +54,9 @@ from .setup_signing import SetupSigning
 from .timed_clock import check_timed_options
 from .wire import (LOBBY_DECODERS, MSG_JOIN, MSG_LEAVE, MSG_PROPOSAL, MSG_REJECT, MSG_SEED, MSG_SETUP_SIG,
                    MSG_STATUS, Envelope, Leave, Player, Setup, check_options, open_envelope, seal_message)
+
+if TYPE_CHECKING:  # annotations only (engine/api.py: the seam p2p sees; the caller passes the engine)
+    from engine.api import Engine
 
 #: Joiner: seconds past ``SETUP_TIMEOUT`` it waits in the signing phases for the host's word (a
 #: new round's STATUS, or REJECT) before it aborts on its own (protocol.md §C2.2 step 7): the host
@@ -334,7 +337,7 @@ class Lobby:
         self._out.append((self.admission.host_addr, seal_message(self.identity, MSG_LEAVE, Leave(self.game_id))))
         self.abort("left the lobby")
 
-    def start_session(self, engine: Any, *, log: Any = None, own_log: Any = None, now: float = 0.0) -> LockstepSession:
+    def start_session(self, engine: Engine, *, log: Any = None, own_log: Any = None, now: float = 0.0) -> LockstepSession:
         """Build the ``LockstepSession`` once the game started (``log``, ``own_log``: its
         ``gamelog`` writers, or None). Raises ``LocalProtocolError`` before that."""
         if self.phase != STARTED or self.setup is None:

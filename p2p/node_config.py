@@ -12,11 +12,14 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import const as C
 from .ad_record import GameAd
 from .identity import Identity
+
+if TYPE_CHECKING:  # annotations only (engine/api.py: the seam p2p sees; the caller passes the engine)
+    from engine.api import Engine
 
 __all__ = ["DISCOVERY_TIMEOUT", "LINGER", "QUIET_S", "STRAGGLER_S", "NodeError", "PeerConfig", "PeerResult"]
 
@@ -94,7 +97,7 @@ class PeerConfig:
     game_id: bytes | None = None
     log_dir: str | os.PathLike[str] | None = None
     progress: Callable[[Any], None] | None = None
-    engine: Any = None
+    engine: Engine | None = None
     choose: Callable[[Any, int, str], Any] | None = None
     game_filter: Callable[[GameAd], bool] | None = None
     timeout: float | None = None

@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .node_config import NodeError
 from .seat_answer import SeatAnswer
+
+if TYPE_CHECKING:  # annotations only (engine/api.py: the seam p2p sees; the caller passes the engine)
+    from engine.api import Engine
 
 __all__ = ["NodeHost", "NodeInput"]
 
@@ -25,7 +28,7 @@ __all__ = ["NodeHost", "NodeInput"]
 class NodeHost(Protocol):
     """What ``NodeInput`` uses of its node (``p2p.node.Node``)."""
 
-    engine: Any
+    engine: Engine
     loop: Any
     session: Any
     seat: int

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import LocalProtocolError
 from .lockstep import GameOver
@@ -29,6 +29,9 @@ from .node_reports import RendezvousFailed, ReseatAsked, Resumed, SeatAdvertIgno
 from .node_resume import GameFiles
 from .rendezvous import Rendezvous, SeatAddresses
 from .transport import Addr
+
+if TYPE_CHECKING:  # annotations only (engine/api.py: the seam p2p sees; the caller passes the engine)
+    from engine.api import Engine
 
 __all__ = ["NodeHost", "NodeRestart", "read_resume"]
 
@@ -40,7 +43,7 @@ class NodeHost(Protocol):
 
     cfg: Any
     identity: Any
-    engine: Any
+    engine: Engine
     loop: Any
     link: Any
     session: Any
@@ -68,7 +71,7 @@ def read_resume(files: GameFiles | None) -> dict:
         raise NodeError("resume", str(e)) from None
 
 
-def _winner(engine: Any, state: Any) -> int | None:
+def _winner(engine: Engine, state: Any) -> int | None:
     """The engine's winner of ``state`` (None: none, or an engine without ``winner``)."""
     w = getattr(engine, "winner", None)
     return None if w is None else w(state)

@@ -23,13 +23,16 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import LocalProtocolError
 from .gamelog import LogWriter, OwnLog
 from .identity import Identity
 from .reseat import SECRET_SUFFIX, read_secret_file, secret_for
 from .resume import OWN_SUFFIX, RESUME_SUFFIX, read_resume_file, resume_session, write_resume_file
+
+if TYPE_CHECKING:  # annotations only (engine/api.py: the seam p2p sees; the caller passes the engine)
+    from engine.api import Engine
 
 
 class GameFiles:
@@ -87,7 +90,7 @@ class GameFiles:
         (``reseat.secret_for``: the kept one for that drop, else a fresh one written first)."""
         return secret_for(self.secret_path, dropped_at)
 
-    def replay(self, identity: Identity, chain_secret: bytes, engine: Any, now: float,
+    def replay(self, identity: Identity, chain_secret: bytes, engine: Engine, now: float,
                truncate_at: int | None = None) -> tuple[Any, Any]:
         """``resume.resume_session`` on this log with its own-message log and re-seat secret:
         ``(LockstepSession, ResumeReport)``; ``truncate_at``: cut the log back to that step

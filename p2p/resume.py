@@ -19,7 +19,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .beacon import HashChain
 from .bulk_verify import LogAhead
@@ -31,6 +31,9 @@ from .lockstep import HALTED, LockstepSession
 from .log_checks import BadLog, hidden_commits_of_header, parse_header
 from .sealed import candidates, commit_of
 from .wire import MSG_DROP, MSG_SKIP
+
+if TYPE_CHECKING:  # annotations only (engine/api.py: the seam p2p sees; the caller passes the engine)
+    from engine.api import Engine
 
 
 RESUME_SUFFIX = ".resume"  # <log>.resume: chain secret + endpoints, mode 0600, removed at GameOver
@@ -131,7 +134,7 @@ class ResumeReport:
     finished: bool
 
 
-def _replay(log_path: str, identity: Identity, chain_secret: bytes, engine: Any, now: float, bot: Any,
+def _replay(log_path: str, identity: Identity, chain_secret: bytes, engine: Engine, now: float, bot: Any,
             limit: int | None, truncate_at: int | None, reseat_secret: bytes | None = None) -> tuple:
     reader = LogReader(log_path)
     it = iter(reader)
@@ -197,7 +200,7 @@ def _replay(log_path: str, identity: Identity, chain_secret: bytes, engine: Any,
     return sess, damage, good_end, count, restart
 
 
-def resume_session(log_path: str | os.PathLike[str], identity: Identity, chain_secret: bytes, engine: Any, *,
+def resume_session(log_path: str | os.PathLike[str], identity: Identity, chain_secret: bytes, engine: Engine, *,
                    own_log_path: str | os.PathLike[str] | None = None, now: float = 0.0, bot: Any = None,
                    truncate_at: int | None = None, fsync: bool = False,
                    reseat_secret: bytes | None = None) -> tuple[LockstepSession, ResumeReport]:

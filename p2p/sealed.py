@@ -37,10 +37,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NamedTuple, Sequence
 
 from .errors import LocalProtocolError, WireError
 from .wire import check_action, pack
+
+if TYPE_CHECKING:  # annotations only (engine/api.py: the seam p2p sees; the caller passes the engine)
+    from engine.api import Engine
 
 #: Hash domain of a commitment (protocol.md §C13.2).
 HASH_SEALED = b"lanopoli/1/sealed\x00"
@@ -84,7 +87,7 @@ def derive_salt(identity: Any, game_id: bytes, step: int) -> bytes:
     return hashlib.sha256(HASH_SALT + sig).digest()[:SALT_LEN]
 
 
-def simultaneous(engine: Any, state: Any) -> bool:
+def simultaneous(engine: Engine, state: Any) -> bool:
     """True if the decision of ``state``'s next step is sealed (protocol.md §C13.1): a decision
     step (not chance, not over) whose ``engine.pending`` names two or more actors, or in which
     two seats' BuildHouse requests could make a building shortage
@@ -98,7 +101,7 @@ def simultaneous(engine: Any, state: Any) -> bool:
     return bool(short is not None and short(state))
 
 
-def next_phase(prev: str, engine: Any, state: Any) -> str:
+def next_phase(prev: str, engine: Engine, state: Any) -> str:
     """Phase of a step given ``prev`` (the phase of the step before it, PLAIN before step 0) and
     ``state`` (the state before it): OPEN after a COMMIT while the state still waits for a
     decision, else COMMIT if ``simultaneous``, else PLAIN (protocol.md §C13.1)."""
@@ -115,7 +118,7 @@ def commit_of(inp: Any) -> bytes | None:
     return inp if type(inp) is bytes and len(inp) == COMMIT_LEN else None
 
 
-def candidates(engine: Any, state: Any, seat: int) -> Iterator[Any]:
+def candidates(engine: Engine, state: Any, seat: int) -> Iterator[Any]:
     """The encoded inputs ``seat`` may have committed to at a step with ``state``: nil, every
     action of ``engine.legal_actions`` and every Bid amount ``engine.bid_limits`` allows (the
     engine lists one Bid as the family's representative). What a restarted peer tries
@@ -195,7 +198,7 @@ class Resolved(NamedTuple):
     the inputs to apply (commitments blanked, openings replaced by what they open),
     ``problems`` ``(seat, reason)`` and ``fault`` ``(seat, reason)`` or None."""
 
-    engine: Any
+    engine: Engine | FrozenEngine
     bodies: list
     problems: list
     fault: tuple | None
@@ -205,7 +208,7 @@ class FrozenEngine:
     """The engine as a commit step sees it (§C13.2): ``apply_step`` changes nothing and reports
     no event; everything else is the wrapped engine's."""
 
-    def __init__(self, engine: Any) -> None:
+    def __init__(self, engine: Engine) -> None:
         self._engine = engine
 
     def __getattr__(self, name: str) -> Any:
@@ -249,7 +252,7 @@ class SealedDecisions:
         """The current step (−1 before ``begin``)."""
         return self._step
 
-    def begin(self, step: int, engine: Any, state: Any) -> str:
+    def begin(self, step: int, engine: Engine, state: Any) -> str:
         """Enter ``step`` (the next one after the last ``begin``, or the first) with ``state``
         the state before it; returns its phase. Raises LocalProtocolError if steps are
         skipped (the phase depends on the step before)."""
@@ -328,7 +331,7 @@ class SealedDecisions:
         commits = self._commits if self._commit_step == step - 1 else (None,) * len(openings)
         return open_inputs(self.game_id, step - 1, commits, openings, present)
 
-    def resolve(self, engine: Any, step: int, bodies: Sequence[Any], raws: Sequence[bytes | None]) -> Resolved:
+    def resolve(self, engine: Engine, step: int, bodies: Sequence[Any], raws: Sequence[bytes | None]) -> Resolved:
         """The current step ``step`` is complete with ``bodies`` (per seat a ``wire.StepBody`` or
         None for a seat without a message) and ``raws`` (their envelopes): what to apply. PLAIN:
         everything unchanged. COMMIT: the commitments are kept (``committed``), every input is

@@ -19,11 +19,14 @@ Pure policy: no I/O, no clock of its own (times are passed in, seconds of the ca
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine import choose as edition_choose
 
 from .timed_clock import TimeKeeper
+
+if TYPE_CHECKING:  # annotations only (engine/api.py: the seam p2p sees; the caller passes the engine)
+    from engine.api import Engine
 
 __all__ = ["SeatAnswer"]
 
@@ -54,7 +57,7 @@ class SeatAnswer:
         clock counts from here (protocol.md §N8: a restarted peer counts again, never early)."""
         self._clock = TimeKeeper(options, now)
 
-    def timed_vote(self, engine: Any, state: Any, seat: int, now: float, local_deciding: bool) -> Any:
+    def timed_vote(self, engine: Engine, state: Any, seat: int, now: float, local_deciding: bool) -> Any:
         """The ``TimeUp`` action if our seat should vote now (rule 1), else None.
         ``local_deciding``: a local player is deciding this step (then None: it keeps it)."""
         if self._clock.due(engine, state, seat, now) and not local_deciding:

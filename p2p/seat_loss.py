@@ -43,7 +43,7 @@ while a drop is impossible (active seats - 1 < Q).
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import const as C
 from .beacon import HashChain
@@ -57,6 +57,9 @@ from .escrow import (BAD_VOTE_SHARE, UNDECIDED, check_drop_record, drop_record, 
 from .identity import Identity
 from .session_events import CheatDetected, Equivocation, PeerMisbehaved
 from .wire import MSG_DROP, DropVote, Escrow, Setup, decode_drop, decode_escrow, open_envelope, seal_message
+
+if TYPE_CHECKING:  # annotations only (engine/api.py: the seam p2p sees; the caller passes the engine)
+    from engine.api import Engine
 
 
 class DropInfo(NamedTuple):
@@ -91,7 +94,7 @@ class SeatLoss:
     step and turns the returned events into its phase.
     """
 
-    def __init__(self, setup: Setup, my_seat: int, identity: Identity, secret: bytes, engine: Any) -> None:
+    def __init__(self, setup: Setup, my_seat: int, identity: Identity, secret: bytes, engine: Engine) -> None:
         self.setup = setup
         self.n = setup.seats
         self.my_seat = my_seat

@@ -20,9 +20,12 @@ This module imports nothing of the session, so the parts need not import ``locks
 
 from __future__ import annotations
 
-from typing import Any, Callable, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Protocol
 
 from .wire import Envelope
+
+if TYPE_CHECKING:  # annotations only (engine/api.py: the seam p2p sees; the caller passes the engine)
+    from engine.api import Engine
 
 __all__ = ["Effects", "SessionView"]
 
@@ -56,7 +59,7 @@ class SessionView(Protocol):
     own: Any          # own_step.OwnStep (the current step's pending, inspection, escrow round)
     votes: Any        # session_votes.SessionVotes (drop_deadline, vote_choice)
     view: Any         # private_view.PrivateView | None (our seat's hidden knowledge)
-    engine: Any       # the engine module (engine.api.Engine)
+    engine: Engine    # the engine module, or a stand-in
     state: Any        # the engine state before the current step
     chance_count: int  # chance steps applied so far
     skipping: Any     # turn_skip.SessionSkips

@@ -15,9 +15,12 @@ time when a strict majority of the seats still in have voted.
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from . import const as C
+
+if TYPE_CHECKING:  # annotations only (engine/api.py: the seam p2p sees; the caller passes the engine)
+    from engine.api import Engine
 
 __all__ = ["time_limit_s", "timed_options", "check_timed_options", "TimeKeeper"]
 
@@ -75,7 +78,7 @@ class TimeKeeper:
         #: True once there is nothing more to do (we voted, or cannot vote).
         self.done = limit is None
 
-    def due(self, engine: Any, state: Any, seat: int, now: float) -> bool:
+    def due(self, engine: Engine, state: Any, seat: int, now: float) -> bool:
         """True when our input of this step should be ``TimeUp``: the time has passed on our
         clock, ``TimeUp`` is legal for our seat (still in, not voted, time not yet up) and
         our silence costs nothing this step (see the module doc)."""

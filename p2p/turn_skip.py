@@ -43,7 +43,7 @@ session through ``session_port.SessionView`` and acts through ``session_port.Eff
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, Sequence
 
 from . import const as C
 from .errors import WireError
@@ -53,6 +53,9 @@ from .identity import Identity
 from .seat_loss import quorum
 from .session_events import PeerMisbehaved
 from .wire import MSG_SKIP, SkipVote, decode_skip, open_envelope, seal_message
+
+if TYPE_CHECKING:  # annotations only (engine/api.py: the seam p2p sees; the caller passes the engine)
+    from engine.api import Engine
 
 #: What a skipped seat's slot contributes to the step digest (protocol.md §C3.2): the single
 #: byte 0xC1, never the first byte of msgpack, so never a STEP body (a dropped seat's is b"").
@@ -86,7 +89,7 @@ OWN_DEFAULTS: dict[str, Any] = {
 }
 
 
-def skip_input(engine: Any, bot: Any, state: Any, seat: int) -> Any:
+def skip_input(engine: Engine, bot: Any, state: Any, seat: int) -> Any:
     """The input of ``seat`` at a step where a quorum skipped its turn (§C8.10): None (silence),
     except at a decision of its own that silence would leave waiting on it (the kinds of
     ``OWN_DEFAULTS``, ``seat`` among ``engine.pending(state).actors``): there the public default

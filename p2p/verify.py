@@ -19,7 +19,7 @@ import os
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import const as C
 from .bulk_verify import LogAhead
@@ -39,6 +39,9 @@ from .step_collect import step_digest
 from .step_resolve import hidden_bot, resolve_hidden, resolve_step
 from .turn_skip import KIND_SKIP, SKIPPED_BODY, check_skip_payload, skip_input, skippable_step
 from .wire import MSG_STEP, decode_step_body, engine_options, open_envelope
+
+if TYPE_CHECKING:  # annotations only (engine/api.py: the seam p2p sees; the caller passes the engine)
+    from engine.api import Engine
 
 __all__ = ["Report", "verify_log"]
 
@@ -80,7 +83,7 @@ class Report:
     escrow bad (§C8.3) adds its seat with "complainer" null."""
 
 
-def verify_log(path: str | os.PathLike[str], engine: Any = None) -> Report:
+def verify_log(path: str | os.PathLike[str], engine: Engine | None = None) -> Report:
     """Verify the log at ``path`` by replay with ``engine`` (default: the ``engine`` package).
     Never raises for a bad log: the report names the first bad step and why."""
     if engine is None:
@@ -100,7 +103,7 @@ def verify_log(path: str | os.PathLike[str], engine: Any = None) -> Report:
     return rep
 
 
-def _replay(engine: Any, reader: LogReader, it: Any, rep: Report) -> None:
+def _replay(engine: Engine, reader: LogReader, it: Any, rep: Report) -> None:
     first = next(it, None)
     if first is None or first.kind != KIND_HEADER:
         raise BadLog(-1, reader.error or "log does not start with a header record")

@@ -1,0 +1,56 @@
+"""Issue 13: p2p sees the engine through the seam of engine/api.py, nowhere as ``Any``.
+
+Every parameter or attribute named ``engine`` in a p2p module is annotated with the
+``engine.api`` protocols (``Engine``, ``HiddenInformation``, or a union with them), so a reader
+finds in one place what p2p may call on an engine, and a type checker can hold p2p to it. That
+the real engine and the p2p tests' stand-in satisfy the protocols is tests/engine/test_api.py.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SEAM = {"Engine", "HiddenInformation"}
+#: Being split this session (H64); annotate when the split lands, then empty this set.
+NOT_YET = {"lockstep.py"}
+
+
+def engine_annotations(tree: ast.AST):
+    """``(line, annotation node or None)`` for every parameter and class attribute named engine."""
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            a = node.args
+            for arg in a.posonlyargs + a.args + a.kwonlyargs:
+                if arg.arg == "engine":
+                    yield arg.lineno, arg.annotation
+        elif isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name) and item.target.id == "engine":
+                    yield item.lineno, item.annotation
+
+
+def names_in(annotation: ast.AST | None) -> set:
+    if annotation is None:
+        return set()
+    return {n.id for n in ast.walk(annotation) if isinstance(n, ast.Name)} | {
+        n.attr for n in ast.walk(annotation) if isinstance(n, ast.Attribute)}
+
+
+def test_p2p_annotates_every_engine_with_the_seam() -> None:
+    bad = []
+    seen = 0
+    for path in sorted((ROOT / "p2p").glob("*.py")):
+        if path.name in NOT_YET:
+            continue
+        for line, ann in engine_annotations(ast.parse(path.read_text(), str(path))):
+            seen += 1
+            if not names_in(ann) & SEAM:
+                bad.append(f"p2p/{path.name}:{line} engine: {ast.unparse(ann) if ann else '(none)'}")
+    assert seen >= 20  # the scan finds the engine where it is passed around
+    assert not bad, "annotate with engine.api.Engine (or HiddenInformation):\n" + "\n".join(bad)
+
+
+def test_the_scan_sees_a_parameter_typed_any() -> None:
+    tree = ast.parse("def f(engine: Any, state): pass\nclass C:\n    engine: Any\n")
+    assert [names_in(a) & SEAM for _, a in engine_annotations(tree)] == [set(), set()]
