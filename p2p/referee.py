@@ -38,12 +38,13 @@ from .disputes import Disputes
 from .errors import WireError
 from .gamelog import KIND_ABANDON, KIND_COMPLAINT
 from .identity import Identity
+from .schema import EVIDENCE_PAIR, EvidencePair
 from .sealed import OPEN
 from .session_port import Effects, SessionView
 from .session_events import CheaterProven, CheatDetected, Desync, PeerMisbehaved
 from .step_collect import Held, step_digest
 from .wire import (MSG_ABANDON, MSG_COMPLAINT, MSG_STEP, ComplaintMsg, Envelope, Setup, StepBody, decode_abandon,
-                   decode_complaint, open_envelope, pack, seal_message)
+                   decode_complaint, open_envelope, seal_message)
 
 __all__ = ["Referee"]
 
@@ -208,7 +209,7 @@ class Referee:
         if witness != seat:
             prev = s.steps.held(k - 1, seat) if s.steps.keeps(k - 1) else None
             # The sender's delivery (step k-1) and the holder's complaint (step k).
-            evidence = pack([b"" if prev is None else prev.env.raw, raw])
+            evidence = EVIDENCE_PAIR.encode(EvidencePair(b"" if prev is None else prev.env.raw, raw))
         if not s.seats.drop_possible() and s.log is not None and not s.replaying:
             s.log.append_step(k, [None if h is None else h.env.raw for h in slots])
         self.prove(seat, k, BAD_HIDDEN, reason, [raw], halt=CheatDetected(k, seat, reason, evidence))

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from operator import attrgetter
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import msgpack
 
@@ -427,3 +427,24 @@ class Schema:
 
     def __repr__(self) -> str:
         return f"Schema({self.name!r}, {self.mtype})"
+
+
+# --- the evidence pair (a local file's record, never on the wire) ------------------------------
+
+
+class EvidencePair(NamedTuple):
+    """``CheatDetected.evidence`` when one signed message does not prove the fault alone: the
+    culprit's earlier STEP envelope (``b""`` if this peer does not hold it) and the STEP
+    envelope of the step that shows the fault. Two sites make it, both through
+    ``EVIDENCE_PAIR``: a wrong sealed opening (§C13.3: the commit-step and the open-step STEP
+    of the culprit) and a settled hidden-delivery complaint (§C12.4: the sender's STEP of step
+    k-1 and the complainer's STEP of step k). It goes to the node's evidence file
+    (``session.dump()``, hex), not to any peer."""
+
+    earlier: bytes
+    message: bytes
+
+
+#: msgpack ``[earlier: bin, message: bin]``: the same bytes as the hand-built
+#: ``pack([earlier, message])`` it replaces (tests/p2p/test_evidence_pair.py).
+EVIDENCE_PAIR = Schema("evidence pair", None, Struct((("earlier", Bin()), ("message", Bin())), EvidencePair))

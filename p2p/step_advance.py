@@ -27,12 +27,13 @@ from typing import Any, NamedTuple, Sequence
 from .complaints import BAD_STEP
 from .drop_rules import RULE_BANKRUPT
 from .gamelog import KIND_SKIP, KIND_STEP, step_payload
+from .schema import EVIDENCE_PAIR, EvidencePair
 from .sealed import COMMIT
 from .session_events import CheatDetected, PeerMisbehaved, TurnSkipped
 from .session_port import Effects, SessionView
 from .step_resolve import resolve_hidden, resolve_step
 from .turn_skip import skip_input
-from .wire import Setup, pack
+from .wire import Setup
 
 __all__ = ["Applied", "StepAdvance"]
 
@@ -82,8 +83,9 @@ class StepAdvance:
         if sealed.fault is not None:
             seat, reason = sealed.fault
             # §C13.3: every peer sees it in the same messages; evidence: its commit and open STEPs.
+            pair = EvidencePair(s.sealed.evidence(seat) or b"", slots[seat].env.raw)
             fx.prove(seat, k, BAD_STEP, reason, [slots[seat].env.raw],
-                     halt=CheatDetected(k, seat, reason, pack([s.sealed.evidence(seat) or b"", slots[seat].env.raw])))
+                     halt=CheatDetected(k, seat, reason, EVIDENCE_PAIR.encode(pair)))
             return None
         bodies = sealed.bodies
         if s.hidden is not None:
