@@ -204,6 +204,33 @@ def crash_at(seat: int, step: int) -> Callable[["Net"], None]:
     return hook
 
 
+def restart_overturned(paths: list, secrets: list, restarts: list | None = None,
+                       engine: Any = fake_engine) -> Callable[["Net"], None]:
+    """A ``Net.run`` hook: a peer halted with ``StepOverturned`` restarts from its log
+    (``paths[i]``, own-message log beside it) cut at that step, with its chain secret
+    ``secrets[i]``, and is handed the kept version (``adopt_equivocation``, which must take
+    it), as the node does (``node_restart``, protocol.md §C3.4 "Two versions applied"). Each
+    restart is noted in ``restarts`` as (seat, step, whether a kept version was handed)."""
+    from p2p.lockstep import HALTED, StepOverturned
+    from p2p.resume import resume_session
+
+    def hook(net: "Net") -> None:
+        for i, s in enumerate(net.s):
+            if s is None or s.phase != HALTED or not isinstance(s.halt_reason, StepOverturned):
+                continue
+            ev = s.halt_reason
+            s.log.close()
+            s.own_log.close()
+            again, _ = resume_session(paths[i], s.identity, secrets[i], engine, own_log_path=str(paths[i]) + ".own",
+                                      now=net.now, truncate_at=ev.step)
+            if ev.chosen is not None:
+                assert again.adopt_equivocation(ev.step, ev.seat, ev.chosen, ev.other)
+            net.s[i] = again
+            if restarts is not None:
+                restarts.append((i, ev.step, ev.chosen is not None))
+    return hook
+
+
 def finish_together(net: "Net", sessions: list, paths: list, honest: Any, cheaters: Any = None,
                     engine: Any = fake_engine) -> None:
     """Assert that every honest peer ended with one GameOver and one final hash, and that its log

@@ -23,12 +23,11 @@ from hypothesis import strategies as st
 
 import fake_engine as E
 from p2p import const as C
-from p2p.lockstep import HALTED, SeatDropped, StepOverturned
-from p2p.resume import resume_session
+from p2p.lockstep import HALTED, SeatDropped
 from p2p.step_collect import kept_version
 from p2p.wire import MSG_STEP, decode_step_body, open_envelope, seal
 
-from p2p_harness import Net, finish_together, first_legal
+from p2p_harness import Net, finish_together, first_legal, restart_overturned
 from test_resilience import logged_game
 
 STEP_TAG = bytes([0x93, MSG_STEP])
@@ -59,24 +58,9 @@ def _split_game(tmp_path, n: int, victims: set, alt: int):
             return True
         return False
 
-    restarts = []
-
-    def hook(net):
-        for i, s in enumerate(net.s):
-            if s is not None and s.phase == HALTED and isinstance(s.halt_reason, StepOverturned):
-                ev = s.halt_reason
-                s.log.close()
-                s.own_log.close()
-                again, _ = resume_session(paths[i], s.identity, secrets[i], E, own_log_path=str(paths[i]) + ".own",
-                                          now=net.now, truncate_at=ev.step)
-                if ev.chosen is not None:
-                    assert again.adopt_equivocation(ev.step, ev.seat, ev.chosen, ev.other)
-                net.s[i] = again
-                restarts.append((i, ev.step, ev.chosen is not None))
-        return None
-
+    restarts: list = []
     net.drop = drop
-    net.run(max_time=1e4, hook=hook)
+    net.run(max_time=1e4, hook=restart_overturned(paths, secrets, restarts))
     assert state["step"] is not None
     return net, paths, (state["real"], state["second"]), restarts
 

@@ -28,12 +28,11 @@ from p2p.endpoint import Endpoint
 from p2p.gamelog import KIND_STEP, STEP_RECORD, LogReader
 from p2p.identity import Identity
 from p2p.bodies import CatchupResponse
-from p2p.lockstep import HALTED, CheaterProven, GameOver, PeerMisbehaved, SeatDropped, StepOverturned
-from p2p.resume import resume_session
+from p2p.lockstep import CheaterProven, GameOver, PeerMisbehaved, SeatDropped
 from p2p.verify import verify_log
 from p2p.wire import MSG_CATCHUP_RESP, MSG_STEP, decode_step_body, open_envelope, seal, seal_message
 
-from p2p_harness import Net, first_legal, random_legal, started_sessions
+from p2p_harness import Net, first_legal, random_legal, restart_overturned, started_sessions
 from test_resilience import crash_and_restart, finals, logged_game
 
 DOMAIN_STEP, DOMAIN_OTHER = C.DOMAIN_STEP, C.DOMAIN_ALIVE
@@ -168,32 +167,9 @@ def _equivocating_game(tmp_path, n: int, victims: set, alt: int, bad_real: bool,
 
     net = KeyedNet(list(sessions), first_legal(E), lie=lie)
     restarts: list = []
-    net.run(max_time=300.0, hook=_restart_overturned(paths, secrets, restarts))
+    net.run(max_time=300.0, hook=restart_overturned(paths, secrets, restarts))
     assert state["step"] is not None
     return net, paths, restarts, state["step"]
-
-
-def _restart_overturned(paths, secrets, restarts: list | None = None):
-    """A ``Net.run`` hook: a peer halted with ``StepOverturned`` restarts from its log cut at
-    that step and is handed the kept version, as the node does (``node_restart``); each
-    restart is noted in ``restarts`` as (seat, step, chosen given)."""
-    def hook(net):
-        for i, s in enumerate(net.s):
-            if s is None or s.phase != HALTED or not isinstance(s.halt_reason, StepOverturned):
-                continue
-            ev = s.halt_reason
-            s.log.close()
-            s.own_log.close()
-            again, _ = resume_session(paths[i], s.identity, secrets[i], E, own_log_path=str(paths[i]) + ".own",
-                                      now=net.now, truncate_at=ev.step)
-            if ev.chosen is not None:
-                again.adopt_equivocation(ev.step, ev.seat, ev.chosen, ev.other)
-            net.s[i] = again
-            if restarts is not None:
-                restarts.append((i, ev.step, ev.chosen is not None))
-        return None
-
-    return hook
 
 
 @pytest.mark.parametrize("victims", [{0}, {0, 1}])
@@ -482,7 +458,7 @@ def test_no_mix_of_one_seats_lies_gets_an_honest_seat_proven_or_dropped(tmp_path
         return garbled(other) if how == "unsigned_other_input" else other
 
     net = KeyedNet(list(sessions), first_legal(E), lie=lie)
-    net.run(max_time=300.0, hook=_restart_overturned(paths, secrets))
+    net.run(max_time=300.0, hook=restart_overturned(paths, secrets))
     honest = range(n - 1)
     for i in honest:
         for e in net.events[i]:
