@@ -248,9 +248,22 @@ class Endpoint:
         """Every channel's due datagrams: [(bytes, address), ...]."""
         out: list[tuple[bytes, Addr]] = []
         for ch in self.channels.values():
-            if ch.has_output:
+            if ch.due(now):
                 out.extend(ch.datagrams_to_send(now))
         return out
+
+    def flush(self, now: float) -> tuple[list[tuple[bytes, Addr]], float | None]:
+        """``(datagrams_to_send(now), get_timer())`` in one pass over the channels: what the
+        link does after every batch of datagrams (issue 14: one scan per wake-up, not two)."""
+        out: list[tuple[bytes, Addr]] = []
+        when = None
+        for ch in self.channels.values():
+            if ch.due(now):
+                out.extend(ch.datagrams_to_send(now))
+            t = ch.get_timer()
+            if t is not None and (when is None or t < when):
+                when = t
+        return out, when
 
     def get_timer(self) -> float | None:
         """Earliest timer of any channel (s), or None."""

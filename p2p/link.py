@@ -54,6 +54,11 @@ class Link:
     (``partition_dropped``), for tests and demos only. Never connect()s the socket: a connected
     UDP socket raises on ICMP errors (DESIGN.md section 5).
 
+    ``on_batch_end()`` (optional) is called once after each read batch in which a datagram
+    reached the endpoint (after its last ``on_message``), before its closing flush: the owner's per-wake-up work (its own timer, reports) done once
+    per batch instead of once per payload (issue 14); ``receiving`` tells the owner it will be
+    called. ``now`` is the loop time at which the datagram being handed over was read.
+
     An exception raised by ``on_message`` is a bug of the layer above, not bad input (bad
     datagrams never reach it: the ``Endpoint`` drops and counts them). It is not swallowed:
     the first one is kept in ``handler_error``, handed to ``on_error(exc)`` if given (the node
@@ -63,11 +68,15 @@ class Link:
 
     def __init__(self, sock: socket.socket, endpoint: Endpoint,
                  on_message: Callable[[Addr, bytes], None], faults: Any = None,
-                 on_error: Callable[[BaseException], None] | None = None) -> None:
+                 on_error: Callable[[BaseException], None] | None = None,
+                 on_batch_end: Callable[[], None] | None = None) -> None:
         self._sock = sock
         self.endpoint = endpoint
         self._on_message = on_message
         self._on_error = on_error
+        self._on_batch_end = on_batch_end
+        #: Loop time (s) at which the datagram being handed to ``on_message`` was read.
+        self.now = 0.0
         #: The first exception ``on_message`` raised, or None (re-raised by ``drain``).
         self.handler_error: BaseException | None = None
         self._faults = faults
@@ -92,9 +101,10 @@ class Link:
     async def open(cls, host: str, port: int, on_message: Callable[[Addr, bytes], None], *,
                    epoch: int | None = None, max_peers: int = 32, faults: Any = None,
                    on_error: Callable[[BaseException], None] | None = None,
-                   identity: Any = None) -> Link:
+                   identity: Any = None, on_batch_end: Callable[[], None] | None = None) -> Link:
         """Bind a UDP socket to (host, port) and start receiving. Raises OSError if it cannot.
-        ``on_error``: called with an exception ``on_message`` raised (see the class doc).
+        ``on_error``: called with an exception ``on_message`` raised; ``on_batch_end``: called
+        after each read batch (see the class doc).
         ``identity`` (``p2p.identity.Identity``): our X25519 key, so that channels can be
         keyed (``Endpoint.pin``, protocol.md §N2.2); None: plain channels only."""
         loop = asyncio.get_running_loop()
@@ -112,7 +122,14 @@ class Link:
             sock.close()
             raise
         keys = KeyCache(identity) if identity is not None else None
-        return cls(sock, Endpoint(epoch=epoch, max_peers=max_peers, keys=keys), on_message, faults, on_error)
+        return cls(sock, Endpoint(epoch=epoch, max_peers=max_peers, keys=keys), on_message, faults, on_error,
+                   on_batch_end)
+
+    @property
+    def receiving(self) -> bool:
+        """True while the reader callback hands a batch of datagrams to ``on_message``
+        (``on_batch_end`` follows, and whatever is ``send``-queued goes out with the batch)."""
+        return self._in_rx
 
     def send(self, addr: Addr, payload: bytes) -> None:
         """Queue ``payload`` for ``addr``; it goes out at the next flush (soon, this loop turn)."""
@@ -128,7 +145,7 @@ class Link:
         if self._closed:
             return
         now = self._loop.time()
-        datagrams = self.endpoint.datagrams_to_send(now)
+        datagrams, when = self.endpoint.flush(now)  # and the next timer, in the same pass
         if datagrams:
             faults = self._faults
             for data, addr in datagrams:
@@ -137,7 +154,7 @@ class Link:
                         self._loop.call_later(delay, self._sendto, data, addr)
                     continue
                 self._sendto(data, addr)
-        self._arm_timer()
+        self._arm_timer(when)
 
     def _sendto(self, data: bytes, addr: Addr) -> None:
         if self._closed:
@@ -172,8 +189,8 @@ class Link:
             q.popleft()
         self._loop.remove_writer(self._sock.fileno())
 
-    def _arm_timer(self) -> None:
-        when = self.endpoint.get_timer()
+    def _arm_timer(self, when: float | None) -> None:
+        """Have ``_on_timer`` run at ``when`` (the endpoint's next timer, s; None: none)."""
         if when is None:
             return
         if self._timer is not None:
@@ -191,14 +208,15 @@ class Link:
 
     def _on_readable(self) -> None:
         """Every datagram waiting in the socket (at most ``RX_BATCH``) to the endpoint, the
-        payloads completed to ``on_message``; then one flush, unless nothing reached the
-        endpoint since the last flush (then nothing is due that was not sent: the flush would
-        only scan every channel again, issue 14)."""
+        payloads completed to ``on_message``; then ``on_batch_end``, and one flush, unless
+        nothing reached the endpoint since the last flush (then nothing is due that was not
+        sent: the flush would only scan every channel again, issue 14)."""
         sock = self._sock
         ep = self.endpoint
         loop = self._loop
         faults = self._faults
         fresh = False  # a datagram reached the endpoint since the last flush
+        read = False  # a datagram reached the endpoint in this batch
         self._in_rx = True
         try:
             for _ in range(RX_BATCH):
@@ -212,8 +230,9 @@ class Link:
                 if faults is not None and faults.partitioned(loop.time()):
                     self.partition_dropped += 1
                     continue
-                fresh = True
-                for src, payload in ep.receive_datagram(data, addr[:2], loop.time()):
+                fresh = read = True
+                self.now = now = loop.time()
+                for src, payload in ep.receive_datagram(data, addr[:2], now):
                     try:
                         self._on_message(src, payload)
                     except Exception as exc:  # noqa: BLE001 - handed to the owner, below
@@ -225,6 +244,14 @@ class Link:
                     self._rx_sent = False
                     self._flush()
                     fresh = False
+            if read and self._on_batch_end is not None:
+                try:
+                    self._on_batch_end()
+                except Exception as exc:  # noqa: BLE001 - handed to the owner, as on_message's
+                    self._handler_failed(exc)
+                if self._rx_sent:
+                    self._rx_sent = False
+                    fresh = True
         finally:
             self._in_rx = False
         if fresh and not self._closed:

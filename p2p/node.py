@@ -27,6 +27,8 @@ most every ``PROGRESS_INTERVAL`` s plus the first step), ``Waiting``, the seat-l
 Hot path (one step): the socket delivers a step message -> ``Endpoint.receive_datagram`` ->
 ``LockstepSession.receive_message`` (one signature check) -> maybe apply the step, ask the bot,
 sign our next message -> ``Link.send`` to each peer -> one flush; acks ride on those datagrams.
+The session's timer and the progress report are looked at once per batch of datagrams the link
+read in one wake-up (``_after_batch``), not once per message (issue 14).
 """
 
 from __future__ import annotations
@@ -100,6 +102,7 @@ class Node:
         self._early: list[bytes] = []
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at: float | None = None
+        self._batch_due = False  # a pump ran during the link's read batch: _after_batch owes its tail
         self._next_progress = 0.0
         self._done: asyncio.Future = self.loop.create_future()
         self._tasks: set[asyncio.Task] = set()
@@ -167,7 +170,7 @@ class Node:
             self.restart.seat_spoke(addr)
         if payload[:2] in SESSION_TAGS:  # wire.is_session_message, inlined: the hot path
             if session is not None:
-                session.receive_message(payload, self.loop.time())
+                session.receive_message(payload, self.link.now)
                 self._pump_session()
             elif len(self._early) < _MAX_EARLY:
                 self._early.append(payload)  # a peer started before us: keep for the session
@@ -176,7 +179,7 @@ class Node:
             self.player.on_chat(addr, payload)
             return
         if self.lobby is not None:
-            self.lobby.receive_message(payload, addr, self.loop.time(), self.link.endpoint.peer_key(addr))
+            self.lobby.receive_message(payload, addr, self.link.now, self.link.endpoint.peer_key(addr))
             self._pump_lobby()
 
     # -- spectators (protocol.md §N10) -----------------------------------------------------
@@ -278,12 +281,33 @@ class Node:
                 break
         for raw in session.messages_to_send():
             self._send_all(raw)
+        link = self.link
+        if link is not None and link.receiving:
+            # More datagrams of this wake-up may follow: the report and the timer once, after
+            # the batch (``_after_batch``, called by the link before its flush), not per message.
+            self._batch_due = True
+            return
+        self._pump_tail()
+
+    def _pump_tail(self) -> None:
+        """After the session's output was sent: the progress report (at most every
+        ``PROGRESS_INTERVAL`` s) and the session's timer."""
+        session = self.session
         if self.cfg.progress is not None and self.phase == "playing":
             now = self.loop.time()
             if now >= self._next_progress:
                 self._next_progress = now + PROGRESS_INTERVAL
                 self.report(progress_of(self.engine, session))
         self._arm_timer()
+
+    def _after_batch(self) -> None:
+        """The link handed over every datagram of one wake-up (``Link`` ``on_batch_end``): the
+        tail of the pumps that ran meanwhile, once (timers fire at the same protocol times:
+        ``get_timer``'s deadlines are absolute, armed before the loop sleeps again)."""
+        if self._batch_due:
+            self._batch_due = False
+            if self.session is not None:
+                self._pump_tail()
 
     # -- waiting ------------------------------------------------------------------------------
 
@@ -310,12 +334,14 @@ class Node:
         cfg = self.cfg
         try:
             self.link = await Link.open(cfg.bind, port, self._on_message, faults=cfg.faults,
-                                        on_error=self.watchdog.handler_failed, identity=self.identity)
+                                        on_error=self.watchdog.handler_failed, identity=self.identity,
+                                        on_batch_end=self._after_batch)
         except OSError:
             if not fallback:
                 raise
             self.link = await Link.open(cfg.bind, 0, self._on_message, faults=cfg.faults,
-                                        on_error=self.watchdog.handler_failed, identity=self.identity)
+                                        on_error=self.watchdog.handler_failed, identity=self.identity,
+                                        on_batch_end=self._after_batch)
 
     def adopt(self, session: Any, log_path: Path) -> None:
         """Run ``session``, replayed from our log at ``log_path`` (a restart, or our state

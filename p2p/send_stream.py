@@ -39,7 +39,8 @@ class SendStream:
     to resend at the next ``emit``), ``recovery``. ``stats`` is the channel's counter dict.
     """
 
-    __slots__ = ("stats", "recovery", "next_seq", "acked_below", "queue", "inflight", "lost", "buffered")
+    __slots__ = ("stats", "recovery", "next_seq", "acked_below", "queue", "inflight", "lost", "buffered",
+                 "_due_at", "_due_rtos")
 
     def __init__(self, stats: dict[str, int], loss_clock: LossClock | None) -> None:
         self.stats = stats
@@ -56,6 +57,10 @@ class SendStream:
         self.inflight: dict[int, list[Any]] = {}
         self.lost: list[int] = []
         self.buffered = 0  # bytes queued or in flight
+        # ``next_due``'s answer and the ``recovery.rtos()`` tuple it was computed with; None
+        # once ``inflight`` changed (issue 14: the link asks after every flush).
+        self._due_at: float | None = None
+        self._due_rtos: tuple[float, float] | None = None
         self.recovery.reset_backoff()
 
     def send(self, payload: bytes, addr: Addr) -> None:
@@ -96,6 +101,7 @@ class SendStream:
             self._overdue(now)
         stats = self.stats
         if self.lost:
+            self._due_at = None
             inflight = self.inflight
             resend = [(seq, e) for seq in self.lost if (e := inflight.get(seq)) is not None]  # not acked meanwhile
             recovery.on_resend(now)  # may start the lossy regime (§N2.4)
@@ -112,6 +118,7 @@ class SendStream:
             stats["retransmits"] += len(resend)
             self.lost.clear()
         if queue:
+            self._due_at = None
             inflight = self.inflight
             extra = recovery.copies(now) - 1
             prompt = FLAG_ACK_NOW if extra else 0
@@ -171,6 +178,7 @@ class SendStream:
                     sample = entry
         if largest < 0:
             return
+        self._due_at = None
         self.buffered -= freed
         recovery = self.recovery
         # RFC 6298 section 2; Karn's rule: no sample from a retransmitted datagram (above).
@@ -178,7 +186,10 @@ class SendStream:
             recovery.acked(None, False)
         elif recovery.acked(now - sample[2], bool(sample[0] & FLAG_ACK_NOW)):
             self.stats["rtt_samples"] += 1
-        if inflight:
+        # ``inflight`` is in seq order (inserted only by ``emit``, in order): when its first seq
+        # is above the largest acknowledged, nothing in it can be lost (the lockstep case: the
+        # ack of our previous message while the next one is in flight), and the scan is skipped.
+        if inflight and next(iter(inflight)) < largest:
             limit = largest - PACKET_THRESHOLD
             # Time threshold per kind of datagram: its estimator's srtt or the latest sample.
             delayed, prompt = recovery.time_thresholds()
@@ -198,8 +209,13 @@ class SendStream:
     def next_due(self) -> float:
         """When the earliest datagram in flight times out (s); call only with some in flight."""
         # RTO of each datagram by the kind it was sent as (§N2.5, recovery.Recovery.rtos).
-        delayed, prompt = self.recovery.rtos()
-        return min(e[2] + (prompt if e[0] & FLAG_ACK_NOW else delayed) for e in self.inflight.values())
+        rtos = self.recovery.rtos()  # the same tuple until the RTOs change
+        if self._due_at is not None and rtos is self._due_rtos:
+            return self._due_at
+        delayed, prompt = rtos
+        due = self._due_at = min(e[2] + (prompt if e[0] & FLAG_ACK_NOW else delayed) for e in self.inflight.values())
+        self._due_rtos = rtos
+        return due
 
     def expired(self, now: float) -> list[int]:
         """Seqs in flight unacknowledged for longer than their RTO and not yet marked lost."""

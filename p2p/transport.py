@@ -138,6 +138,7 @@ class Channel:
         self.keys = keys
         self._my_xk = my_xk
         self._introduce = introduce and keys is not None
+        self._frame: Frame | None = None  # framer() of the above, built when first needed
         #: Challenge/response of a new peer epoch, answer rate limits (channel_auth.py, §N2.2).
         self._proof = EpochProof()
         #: Loop time of the last datagram received (for the endpoint's eviction of strangers).
@@ -172,6 +173,7 @@ class Channel:
         self.keys = keys
         self._my_xk = my_xk
         self._introduce = introduce
+        self._frame = None
 
     @property
     def srtt(self) -> float | None:
@@ -202,7 +204,9 @@ class Channel:
         current acknowledgement state.
         """
         out: list[tuple[bytes, Addr]] = []
-        frame = framer(self._epoch, self.keys, self._my_xk, self._introduce)
+        frame = self._frame
+        if frame is None:  # built once per key and form, not per flush (issue 14)
+            frame = self._frame = framer(self._epoch, self.keys, self._my_xk, self._introduce)
         rx = self.receiver
         ack = rx.expected
         bits = rx.ack_bits()
@@ -241,6 +245,19 @@ class Channel:
         tx = self.sender
         return not self.route.dormant and bool(tx.lost or tx.queue or self.receiver.ack_pending
                                                or self._proof.due)
+
+    def due(self, now: float) -> bool:
+        """``has_output`` less an ack whose delay has not run out: False means
+        ``datagrams_to_send(now)`` would return nothing and change nothing, so the endpoint
+        skips it (issue 14: the flush that ends a batch of received datagrams found only
+        delayed acks on most channels)."""
+        tx = self.sender
+        if self.route.dormant:
+            return False
+        if tx.lost or tx.queue or self._proof.due:
+            return True
+        rx = self.receiver
+        return bool(rx.ack_pending) and rx.ack_deadline is not None and now >= rx.ack_deadline
 
     # -- timers -------------------------------------------------------------------------
 
@@ -323,7 +340,9 @@ class Channel:
                 self.stats["bad_mac"] += 1
                 return []
             # Only our peer can MAC with this key: it knows ours, no need to introduce us.
-            self._introduce = False
+            if self._introduce:
+                self._introduce = False
+                self._frame = None
         _magic, flags, epoch, dst, seq, ack, bits = HEADER.unpack_from(data)
         if flags & ~KNOWN_FLAGS or epoch == 0:
             self.stats["malformed"] += 1
