@@ -17,8 +17,8 @@ from .game import (Pending, apply_action, apply_chance, apply_step, chance_inpla
                    pending, shortage_possible, step_inplace)
 from .legal import bid_limits, legal_actions
 from .hashing import decode_state, encode_state, state_hash
-from .observation import (Knowledge, PrivateView, PublicView, apply_reveal, choose, has_hidden, hidden_items,
-                          private_view, public_view)
+from .observation import (Knowledge, PrivateView, PublicView, apply_reveal, card_pairs, choose, denominations,
+                          fake_thresholds, has_hidden, held_unknown, hidden_items, private_view, public_view)
 from .playout import random_playout
 from .rules.endgame import is_terminal, standings, winner
 from .state import State
@@ -32,4 +32,6 @@ __all__ = [
     # The observation API (engine.observation: the rest of it is imported from there).
     "PublicView", "PrivateView", "Knowledge", "public_view", "private_view", "has_hidden",
     "hidden_items", "apply_reveal", "choose",
+    # ... and what p2p's hidden layer asks of it (engine.api.HiddenInformation, protocol.md §C12).
+    "denominations", "card_pairs", "fake_thresholds", "held_unknown",
 ]

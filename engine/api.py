@@ -10,8 +10,11 @@ signatures; tests/engine/test_api.py checks the real engine and the stand-in).
   for the encodings and the hash): build a game, ask what it waits for, apply decision and
   chance steps, hash and encode.
 * :class:`HiddenInformation` — what an edition with hidden information adds
-  (engine.observation; protocol.md §C12): whether a state has it, the items an inspection
-  waits for, applying their outcomes, the bot that plays with a seat's private knowledge.
+  (engine.observation; protocol.md §C12): whether a state has it, its items (bills by
+  denomination, Imprevisti pairs, the fake thresholds), the items a seat holds whose status is
+  not public, the items an inspection waits for, applying their outcomes, the bot that plays
+  with a seat's private knowledge. p2p/hidden.py reaches the engine only through these, so a
+  stand-in engine can drive the hidden layer (tests/p2p/test_hidden_seam.py).
 
 Optional names a caller looks up with ``getattr`` and does without: ``standings``,
 ``bid_limits``, ``shortage_possible`` (sealed auctions, protocol.md §C13), ``retire_seat`` (a
@@ -68,6 +71,20 @@ class HiddenInformation(Protocol):
 
     def has_hidden(self, state: Any) -> bool:
         """True if ``state``'s edition has hidden items (bills, fake cards)."""
+
+    def denominations(self, state: Any) -> tuple:
+        """Euro by bill id, a tuple of ints (() without hidden information): the bills are items
+        0..B-1 of protocol.md §C12.1."""
+
+    def card_pairs(self, state: Any) -> int:
+        """How many Imprevisti pairs (one card of each is fake): items B..B+pairs-1; 0 without."""
+
+    def fake_thresholds(self, state: Any, modulus: int) -> dict:
+        """``{denomination: T}``: a bill is fake iff its shares' sum mod ``modulus`` < T (§C12.1)."""
+
+    def held_unknown(self, state: Any, seat: int) -> tuple:
+        """``(bills, cards)``: the bill ids (wallet order) and Imprevisti card indices (kept, then
+        the jail card) ``seat`` holds whose status is not public: what §C12.3 makes due to it."""
 
     def hidden_items(self, state: Any) -> list:
         """The items the "inspection" phase waits for, in order."""

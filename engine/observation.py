@@ -50,7 +50,7 @@ __all__ = [
     "PublicView", "PrivateView", "Bill", "Payment", "CardUse", "Offer", "Knowledge", "Item",
     "public_view", "private_view", "has_hidden", "hidden_items", "apply_reveal", "held_items",
     "held_imprevisti", "held_unknown", "public_status", "card_status", "bill_status", "bill_value", "denominations",
-    "card_pairs", "fake_threshold", "window_payments", "card_in_use", "faceup_cards", "green_lenses",
+    "card_pairs", "fake_threshold", "fake_thresholds", "window_payments", "card_in_use", "faceup_cards", "green_lenses",
     "kept_cards", "offer", "time_expired", "absent_vote", "hotel_sale_price", "choose", "keep_choice", "spend_choice",
     "keep_fakes", "spend_fakes", "bill_order", "choosable_bills", "due_amount", "choice_error",
     "UNKNOWN", "GENUINE", "FAKE", "DENOMINATIONS", "IMPREVISTI",
@@ -167,6 +167,14 @@ def bill_value(state: Any, bill: int) -> int:
 def card_pairs(state: Any) -> int:
     """Number of Imprevisti pairs (one card of each is fake); 0 without hidden information."""
     return len(state.nx[NX_CPUB]) // 2 if has_hidden(state) else 0
+
+
+def fake_thresholds(state: Any, modulus: int) -> dict[int, int]:
+    """``{denomination: T}`` for the denominations of ``state``'s bills, ascending: a bill is
+    fake iff the sum of all seats' shares modulo ``modulus`` is below its T (``fake_threshold``,
+    protocol.md §C12.1); ``{}`` without hidden information. What the p2p hidden layer asks the
+    engine seam (engine.api.HiddenInformation) instead of reading the edition."""
+    return {d: fake_threshold(state.ed, d, modulus) for d in sorted(set(denominations(state)))}
 
 
 def public_status(state: Any, item: Item) -> int:

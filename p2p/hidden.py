@@ -21,7 +21,7 @@ which bills are fake.
 
 *Status.* Bill b is fake iff ``sum_i share(i, b) mod M < T(den(b))`` with
 ``T = floor(M * num / den)`` for the edition's fake rate of that denomination
-(``engine.observation.fake_threshold``). In pair p the fake card is ``2p + (S_p mod 2)``.
+(the engine's ``fake_thresholds``). In pair p the fake card is ``2p + (S_p mod 2)``.
 
 *Private delivery.* Whenever a seat gets an item it was never given (its start wallet, a bill
 paid to it, an Imprevisti taken), every other active seat delivers its opening of that item to
@@ -53,7 +53,7 @@ from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from . import const as C
 
 if TYPE_CHECKING:  # annotations only (engine/api.py: the seam p2p sees; the caller passes the engine)
-    from engine.api import HiddenInformation
+    from engine.api import Engine, HiddenInformation
 
 _sha256 = hashlib.sha256
 
@@ -103,28 +103,38 @@ class Layout(NamedTuple):
         return (total & 1) == (ident & 1)
 
 
-def layout_of_state(state: Any) -> Layout | None:
-    """The layout of an engine state, or None if its edition has no hidden information."""
-    from engine import observation as obs
+def _real_engine() -> HiddenInformation:
+    """The engine package, for a caller that passes none (imported on use, as before: importing
+    a p2p module does not load the engine and its bots)."""
+    import engine
 
-    if not obs.has_hidden(state):
+    return engine
+
+
+def layout_of_state(state: Any, engine: Engine | HiddenInformation | None = None) -> Layout | None:
+    """The layout of an engine state, or None if its edition has no hidden information.
+    ``engine``: the engine seam (engine.api.HiddenInformation; None: the real engine); an
+    engine without hidden information (``has_hidden`` missing, e.g. the race stand-in) gives None."""
+    engine = _real_engine() if engine is None else engine
+    has_hidden = getattr(engine, "has_hidden", None)
+    if has_hidden is None or not has_hidden(state):
         return None
-    den = obs.denominations(state)
-    th = {d: obs.fake_threshold(state.ed, d, MODULUS) for d in sorted(set(den))}
-    return Layout(len(den), obs.card_pairs(state), den, th)
+    den = tuple(engine.denominations(state))
+    return Layout(len(den), engine.card_pairs(state), den, engine.fake_thresholds(state, MODULUS))
 
 
-def layout_for_setup(setup: Any) -> Layout | None:
+def layout_for_setup(setup: Any, engine: Engine | None = None) -> Layout | None:
     """Layout of the game a ``wire.Setup`` describes (None: no hidden information, or an
-    edition the engine does not know, e.g. a test stand-in)."""
+    edition the engine does not know, e.g. a test stand-in). ``engine``: the engine seam
+    (engine.api; None: the real engine)."""
+    engine = _real_engine() if engine is None else engine
     try:
-        import engine
         from .wire import engine_options
 
         state = engine.new_game(setup.edition, setup.seats, engine_options(setup))
     except Exception:  # unknown edition or options: the lobby reports those itself
         return None
-    return layout_of_state(state)
+    return layout_of_state(state, engine)
 
 
 # --- commitments ------------------------------------------------------------------------------
@@ -220,12 +230,16 @@ class HiddenLedger:
 
     ``gid``: game id; ``n``: seats; ``layout``: ``Layout``; ``leaves``: every seat's
     commitment (bytes, ``layout.items`` * 32), seat order. ``queues[s][r]``: items ``s`` still
-    owes ``r`` (in order); ``given[r]``: items ever queued for ``r``.
+    owes ``r`` (in order); ``given[r]``: items ever queued for ``r``. ``engine``: the engine
+    seam that says what each seat holds (engine.api.HiddenInformation; None: the real engine).
     """
 
-    def __init__(self, gid: bytes, n: int, layout: Layout, leaves: Sequence[bytes], state: Any) -> None:
+    def __init__(self, gid: bytes, n: int, layout: Layout, leaves: Sequence[bytes], state: Any,
+                 engine: HiddenInformation | None = None) -> None:
         if len(leaves) != n or any(len(x) != LEAF_LEN * layout.items for x in leaves):
             raise ValueError("one commitment of layout.items leaves per seat")
+        #: What a seat holds of unknown status (engine.api.HiddenInformation.held_unknown).
+        self._held_unknown = (_real_engine() if engine is None else engine).held_unknown
         self.gid, self.n, self.layout, self.leaves = gid, n, layout, list(leaves)
         self.active = [True] * n
         #: Dropped seat -> its hidden secret (recombined from the escrow) or None (shares 0).
@@ -250,14 +264,13 @@ class HiddenLedger:
         """Queue, for every active seat, the items it holds now and was never given (bills
         with an unknown public status, Imprevisti kept or held as the jail card, pair not
         public), owed by every other active seat (protocol.md §C12.3)."""
-        from engine.observation import held_unknown
-
         B = self.layout.bills
+        held_unknown = self._held_unknown
         for r in range(self.n):
             if not self.active[r]:
                 continue
             given = self.given[r]
-            # engine.observation.held_unknown: bills in wallet order, then kept Imprevisti, then
+            # The engine's held_unknown: bills in wallet order, then kept Imprevisti, then
             # the jail card; that order is the delivery order of §C12.3.
             bills, cards = held_unknown(state, r)
             new = [b for b in bills if b < B and b not in given]

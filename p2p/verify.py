@@ -116,12 +116,12 @@ def _replay(engine: Engine, reader: LogReader, it: Any, rep: Report) -> None:
     on_drop, _ = drop_rule(setup.options_dict())
     bot = default_bot(engine)
     ledger = None
-    layout = layout_of_state(state)
+    layout = layout_of_state(state, engine)
     if layout is not None:
         commits = hidden_commits_of_header(first.payload)
         if commits is None or any(len(c) != 32 * layout.items for c in commits):
             raise BadLog(-1, "hidden-information commitments missing or of the wrong size")
-        ledger = HiddenLedger(setup.game_id, setup.seats, layout, commits, state)
+        ledger = HiddenLedger(setup.game_id, setup.seats, layout, commits, state, engine)
         bot = hidden_bot(engine)
         rep.hidden = {"inspections": 0, "fakes_found": 0, "fake_cards_caught": 0, "reveals": 0,
                       "deliveries": 0, "items_delivered": 0}
