@@ -6,10 +6,12 @@ Peers never use this module: real chance steps go through ``apply_chance(state, 
 """
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, Sequence
 
 from .actions import RollDice
 from .game import advance, chance_inplace, new_game, step_inplace
+from .observation import IMPREVISTI
+from .rules.banknotes import NX_CARD, NX_FACEUP, NX_HAND, NX_LENS, NX_WIN
 from .state import P_ROLL, State
 
 __all__ = ["ScriptedRng", "forced_chance", "scenario", "roll", "step", "draw_index"]
@@ -54,12 +56,25 @@ def scenario(seats: int = 2, *, current: int = 0, cash: Mapping[int, int] | None
              owners: Mapping[int, int] | None = None, levels: Mapping[int, int] | None = None,
              mortgaged: Iterable[int] = (), pos: Mapping[int, int] | None = None,
              jail: Mapping[int, int] | None = None, edition: str = "classico",
-             options: Mapping[str, object] | None = None) -> State:
+             options: Mapping[str, object] | None = None, faceup: Sequence[int] | None = None,
+             kept: Mapping[int, Iterable[int]] | None = None, magnifiers: Mapping[int, int] | None = None,
+             window: Iterable[Sequence[int]] = (), card_in_use: Sequence[int] | None = None) -> State:
     """A state of ``edition`` (new_game ``options``) at the start of ``current``'s turn (phase
     "roll"), with no contracts dealt, with the given cash,
     owners {square: seat}, building levels {square: 0..5}, mortgaged squares, positions and
     jail tries. Money conservation is kept: cash set here is taken from / given to the bank;
-    buildings are taken from the bank's stock."""
+    buildings are taken from the bank's stock.
+
+    An edition with hidden information (niente-e-come-sembra) also takes, so that tests build
+    its scenarios without knowing how the state stores them (``engine.observation`` reads them
+    back): ``faceup``, the Imprevisti card indices of the face-up row in slot order (the slots
+    left over stay empty);
+    ``kept`` {seat: Imprevisti card indices} the seat keeps (a "get out of jail free" card is
+    held as in classico, the others in its hand), both taken out of the Imprevisti deck;
+    ``magnifiers`` {seat: green magnifier tokens}; ``window``, the payments open to inspection
+    as ``(payer, payee, bill ids...)``, and ``card_in_use`` ``(seat, deck, card, target)``, the
+    kept card being used (``observation.window_payments``, ``card_in_use``: only these are set,
+    the phase stays "roll")."""
     s = new_game(edition, seats, options)
     s.phase = P_ROLL
     s.current = current
@@ -81,8 +96,39 @@ def scenario(seats: int = 2, *, current: int = 0, cash: Mapping[int, int] | None
         s.pos[seat] = p
     for seat, j in (jail or {}).items():
         s.jail[seat] = j
+    window = [list(p) for p in window]
+    if faceup is not None or kept or magnifiers or window or card_in_use is not None:
+        _hidden_scenario(s, faceup, kept or {}, magnifiers or {}, window, card_in_use)
     advance(s, [])
     return s
+
+
+def _hidden_scenario(s: State, faceup: Sequence[int] | None, kept: Mapping[int, Iterable[int]],
+                     magnifiers: Mapping[int, int], window: list[list[int]],
+                     card_in_use: Sequence[int] | None) -> None:
+    """``scenario``'s niente parameters; ValueError for an edition without hidden information."""
+    if not s.nx:
+        raise ValueError(f"{s.ed.name}: no face-up cards, kept cards, magnifiers or windows")
+    deck = s.decks[IMPREVISTI]
+    if faceup is not None:
+        slots = len(s.nx[NX_FACEUP])
+        if len(faceup) > slots:
+            raise ValueError(f"{len(faceup)} face-up cards for {slots} slots")
+        for c in faceup:
+            deck.remove(c)
+            s.undrawn[IMPREVISTI] -= 1
+        s.nx[NX_FACEUP] = list(faceup) + [-1] * (slots - len(faceup))
+    for seat, cards in kept.items():
+        for c in cards:
+            deck.remove(c)
+            s.undrawn[IMPREVISTI] -= 1
+            jail_card = s.ed.decks[IMPREVISTI][c].kind == "get_out_of_jail_free"
+            (s.held[seat] if jail_card else s.nx[NX_HAND][seat]).append(IMPREVISTI * 256 + c)
+    for seat, n in magnifiers.items():
+        s.nx[NX_LENS][seat] = n
+    s.nx[NX_WIN] = window
+    if card_in_use is not None:
+        s.nx[NX_CARD] = list(card_in_use)
 
 
 def step(state: State, **by_seat) -> tuple[State, tuple]:

@@ -128,20 +128,17 @@ def niente_app():
     """niente-e-come-sembra (36 squares): Giulia paid Marco's rent and Marco may inspect her
     bill; Marco's bills (one €50 pinned fake: ✗), his kept Imprevisti, everyone's magnifier
     tokens (Anna has one red) and the face-up row. Returns (game, app, run_before)."""
-    from engine.rules import banknotes as B
+    from engine import observation as obs
 
-    st = scenario(4, edition="niente-e-come-sembra", owners={1: 0, 5: 2}, current=1, pos={1: 34, 2: 7, 3: 12})
-    imp = st.ed.decks[1]
+    imp = engine.EDITIONS["niente-e-come-sembra"].decks[1]
     hotel = next(c.index for c in imp if c.kind == "free_hotel")
     row = [next(c.index for c in imp if c.kind == k) for k in ("half_price", "collect_from_each_player", "green_lenses")]
-    for c in row + [hotel]:
-        st.decks[1].remove(c)
-    st.undrawn[1] -= 4
-    st.nx[B.NX_FACEUP] = row
-    st.nx[B.NX_HAND][0] = [256 + hotel]
-    st.nx[B.NX_LENS][2] = 1
-    fifty = next(b for b in st.nx[B.NX_WALLET][0] if st.nx[B.NX_DEN][b] == 50)
-    statuses = {("bill", b): b == fifty for b in st.nx[B.NX_WALLET][0]}
+    st = scenario(4, edition="niente-e-come-sembra", owners={1: 0, 5: 2}, current=1, pos={1: 34, 2: 7, 3: 12},
+                  faceup=row, kept={0: [hotel]}, magnifiers={2: 1})
+    den = obs.denominations(st)
+    wallet = [b for kind, b in obs.held_items(st, 0) if kind == "bill"]
+    fifty = next(b for b in wallet if den[b] == 50)
+    statuses = {("bill", b): b == fifty for b in wallet}
     statuses[("card", hotel)] = False
     game = LocalGame(NAMES, 0, state=st, chance=dice((1, 2)), delay=0, statuses=statuses)
     app = LanopoliApp(driver=game)

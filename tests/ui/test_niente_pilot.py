@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 import engine
-from engine.rules import banknotes as B
+from engine import observation as obs
 from engine.testing import forced_chance, scenario
 from pilot_support import commands, log_text, sync, until
 from ui.app import LanopoliApp
@@ -28,6 +28,11 @@ NAMES = ("Marco", "Giulia")
 pytestmark = pytest.mark.usefixtures("english")
 
 
+def wallet(state, seat):
+    """``seat``'s bill ids, wallet order (engine.observation)."""
+    return [b for kind, b in obs.held_items(state, seat) if kind == "bill"]
+
+
 def script(*pairs):
     """chance(state, k): dice from ``pairs`` in order, the top card for a card step."""
     seq = list(pairs)
@@ -44,8 +49,8 @@ def rent_window_game(fake: bool):
     claims it and may inspect her payment. Every bill of Giulia is pinned ``fake``, Marco's
     are genuine."""
     st = scenario(2, edition=ED, owners={1: 0}, current=1, pos={1: 34})
-    statuses = {("bill", b): fake for b in st.nx[B.NX_WALLET][1]}
-    statuses.update({("bill", b): False for b in st.nx[B.NX_WALLET][0]})
+    statuses = {("bill", b): fake for b in wallet(st, 1)}
+    statuses.update({("bill", b): False for b in wallet(st, 0)})
     return LocalGame(NAMES, 0, state=st, chance=script((1, 2)), delay=0, statuses=statuses)
 
 
@@ -58,7 +63,7 @@ async def test_inspecting_a_fake_bill_of_a_bot_keeps_it():
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: "inspect" in commands(app))
         assert "skip" in commands(app)
-        paid = [b for p in game.state.nx[B.NX_WIN] for b in p[2:]]
+        paid = [b for p in obs.window_payments(game.state) for b in p.bills]
         await pilot.press("i")
         await until(pilot, lambda: isinstance(app.screen, InspectDialog))
         await pilot.press("enter")  # the first bill of the payment
@@ -67,8 +72,8 @@ async def test_inspecting_a_fake_bill_of_a_bot_keeps_it():
         assert "Marco inspects a €10 bill of Giulia: it is fake!" in log_text(app)
         assert "Giulia pays €10 again to Marco in place of the fake bill" in log_text(app)
         s = game.state
-        assert bill in s.nx[B.NX_WALLET][0] and s.nx[B.NX_PUB][bill] == B.FAKE
-        assert s.nx[B.NX_LENS][0] == 1
+        assert bill in wallet(s, 0) and obs.public_status(s, ("bill", bill)) == obs.FAKE
+        assert obs.green_lenses(s, 0) == 1
         assert s.cash[:2] == [1520, 1680]  # Marco: rent 10 (the fake, kept) + 10 again; Giulia: VIA! 200 − 20
         panel = app.screen.query_one(PlayersPanel)
         # Our three €10 and the two of Giulia: the fake rent bill, kept, and the €10 she paid
@@ -90,7 +95,7 @@ async def test_inspecting_a_genuine_bill_changes_nothing():
         await until(pilot, lambda: "it is genuine." in log_text(app))
         assert "Marco inspects a €10 bill of Giulia: it is genuine." in log_text(app)
         s = game.state
-        assert s.cash[:2] == [1510, 1690] and s.nx[B.NX_LENS][0] == 1
+        assert s.cash[:2] == [1510, 1690] and obs.green_lenses(s, 0) == 1
         assert "✗" not in app.screen.query_one(PlayersPanel).render().plain
 
 
@@ -102,26 +107,26 @@ async def test_letting_the_window_pass_spends_nothing():
         await until(pilot, lambda: "skip" in commands(app))
         await pilot.press("s")
         await until(pilot, lambda: engine.pending(game.state).kind != "inspect_window")
-        assert game.state.nx[B.NX_LENS][0] == 2 and "inspects" not in log_text(app)
+        assert obs.green_lenses(game.state, 0) == 2 and "inspects" not in log_text(app)
 
 
-def faceup_game():
-    """Marco on square 3 rolls 1+2 onto Imprevisti (6); the face-up row is pinned."""
-    st = scenario(2, edition=ED, pos={0: 3})
+def faceup_game(keep_top=False):
+    """Marco on square 3 rolls 1+2 onto Imprevisti (6); the face-up row is pinned: the lottery
+    card and the first two others of the deck. ``keep_top``: Marco also keeps the next card of
+    the deck. Returns (game, the lottery card, the card kept or None)."""
+    st = scenario(2, edition=ED)
     lottery = next(c.index for c in st.ed.decks[IMP] if c.kind == "collect" and c.amount == 150)
-    row = [lottery] + [c for c in st.decks[IMP] if c != lottery][:2]
-    for c in row:
-        st.decks[IMP].remove(c)
-    st.undrawn[IMP] -= 3
-    st.nx[B.NX_FACEUP] = row
-    return LocalGame(NAMES, 0, state=st, chance=script((1, 2)), delay=0), lottery
+    rest = [c for c in st.decks[IMP] if c != lottery]
+    row, mine = [lottery] + rest[:2], rest[2] if keep_top else None
+    st = scenario(2, edition=ED, pos={0: 3}, faceup=row, kept={0: [mine]} if keep_top else None)
+    return LocalGame(NAMES, 0, state=st, chance=script((1, 2)), delay=0), lottery, mine
 
 
 @sync
 async def test_taking_a_face_up_card():
     """Rulebook "prendete una qualsiasi delle carte Imprevisti al centro del tabellone": the
     dialog lists the face-up cards; the chosen one is kept (shown in our panel)."""
-    game, lottery = faceup_game()
+    game, lottery, _ = faceup_game()
     app = LanopoliApp(driver=game)
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: "roll" in commands(app))
@@ -133,7 +138,7 @@ async def test_taking_a_face_up_card():
         await pilot.press("k")
         await until(pilot, lambda: isinstance(app.screen, TakeCardDialog))
         await pilot.press("enter")  # slot 0: the lottery card
-        await until(pilot, lambda: IMP * 256 + lottery in game.state.nx[B.NX_HAND][0])
+        await until(pilot, lambda: ("card", lottery) in obs.held_items(game.state, 0))
         assert "Marco takes the face-up Imprevisti “Avete vinto alla lotteria”" in log_text(app)
         await until(pilot, lambda: "cards: Avete vinto alla lotteria" in panel.render().plain)
 
@@ -142,12 +147,7 @@ async def test_taking_a_face_up_card():
 async def test_swapping_the_held_imprevisti_asks_first():
     """"Potete avere una sola carta Imprevisti alla volta": taking another one discards ours,
     so the screen asks; "No" keeps the choice open."""
-    game, lottery = faceup_game()
-    st = game.state
-    mine = st.decks[IMP].pop(0)
-    st.undrawn[IMP] -= 1
-    st.nx[B.NX_HAND][0] = [IMP * 256 + mine] if st.ed.decks[IMP][mine].kind != "get_out_of_jail_free" else []
-    st.nx[B.NX_HAND][0] or st.held[0].append(IMP * 256 + mine)
+    game, _, mine = faceup_game(keep_top=True)
     app = LanopoliApp(driver=game)
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: "roll" in commands(app))
@@ -162,7 +162,7 @@ async def test_swapping_the_held_imprevisti_asks_first():
         assert engine.pending(game.state).kind == "take_card"
         await pilot.press("d")  # leave the cards
         await until(pilot, lambda: engine.pending(game.state).kind != "take_card")
-        assert IMP * 256 + mine in game.state.nx[B.NX_HAND][0] + game.state.held[0]
+        assert ("card", mine) in obs.held_items(game.state, 0)
 
 
 # --- paying with the bills we choose (issue 12, item 3) --------------------------------------
@@ -176,9 +176,8 @@ def rent_to_pay_game(policy, settings=None):
     claims it and Marco pays. Marco knows his first €10 (the one the engine would hand over)
     is fake; every other bill of the game is genuine. ``policy``: Marco's standing choice of bills."""
     st = scenario(2, edition=ED, owners={1: 1}, current=0, pos={0: 34})
-    den = st.nx[B.NX_DEN]
-    wallet = st.nx[B.NX_WALLET][0]
-    fake = min(b for b in wallet if den[b] == 10)
+    den = obs.denominations(st)
+    fake = min(b for b in wallet(st, 0) if den[b] == 10)
     statuses = {("bill", b): b == fake for b in range(len(den))}
     game = LocalGame(NAMES, 0, state=st, chance=script((1, 2)), delay=0, statuses=statuses)
     game.human.set_bills(policy)
@@ -199,7 +198,7 @@ async def test_keep_my_fakes_is_the_default_and_asks_nothing():
         await until(pilot, lambda: "Giulia buys Vicolo Stretto" in log_text(app))  # her turn went on
         assert "Giulia claims the rent: Marco pays €10 for Vicolo Corto" in log_text(app)  # after her turn line
         assert not isinstance(app.screen, BillsDialog)
-        assert fake in game.state.nx[B.NX_WALLET][0]  # we still hold our fake
+        assert fake in wallet(game.state, 0)  # we still hold our fake
 
 
 @sync
@@ -211,9 +210,9 @@ async def test_spend_my_fakes_first_hands_over_the_fake():
         await until(pilot, lambda: "roll" in commands(app))
         assert "v: spend fakes" in app.screen.footer_text()
         await pilot.press("r")
-        await until(pilot, lambda: fake not in game.state.nx[B.NX_WALLET][0])
+        await until(pilot, lambda: fake not in wallet(game.state, 0))
         assert not isinstance(app.screen, BillsDialog)
-        assert fake in game.state.nx[B.NX_WALLET][1] or any(fake in p[2:] for p in game.state.nx[B.NX_WIN])
+        assert fake in wallet(game.state, 1) or any(fake in p.bills for p in obs.window_payments(game.state))
 
 
 @sync
@@ -242,7 +241,7 @@ async def test_ask_opens_the_bills_dialog_by_denomination():
         await pilot.press("enter")
         assert app.screen is dialog  # refused on the spot
         await pilot.press("left", "enter")
-        await until(pilot, lambda: fake not in game.state.nx[B.NX_WALLET][0])
+        await until(pilot, lambda: fake not in wallet(game.state, 0))
         assert isinstance(app.screen, GameScreen)
 
 
@@ -274,7 +273,7 @@ def test_local_secrets_one_fake_per_pair_and_own_items_only():
     assert sec.is_fake(st, ("card", 5)) is False
     sec.observe(st)
     view = sec.view(st, 1)
-    assert {ident for kind, ident in view} == set(st.nx[B.NX_WALLET][1])
+    assert {ident for kind, ident in view} == set(wallet(st, 1))
     fakes = sum(LocalSecrets(seed=s).is_fake(st, ("bill", 0)) for s in range(400))  # a €500: 1/10
     assert 15 < fakes < 70
 

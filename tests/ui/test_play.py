@@ -175,14 +175,12 @@ def test_seat_changes_are_a_log_line_and_a_panel_mark(italian):
 def test_magnifier_setting_decides_which_windows_are_offered():
     """niente-e-come-sembra: "ask" offers every window, "mine" only payments made to us (and
     cards), "never" none — the window then passes with "nothing" at once (issue 11)."""
-    from engine.rules.banknotes import NX_CARD, NX_WIN
     from ui.play import inspect_wanted
 
-    st = scenario(3, edition="niente-e-come-sembra")
-    st.nx[NX_WIN] = [[1, 2, 7]]  # seat 1 paid seat 2 with bill 7
+    st = scenario(3, edition="niente-e-come-sembra", window=[(1, 2, 7)])  # seat 1 paid seat 2 with bill 7
     assert inspect_wanted(st, 0, "ask") and inspect_wanted(st, 2, "mine")
     assert not inspect_wanted(st, 0, "mine") and not inspect_wanted(st, 2, "never")
-    st.nx[NX_WIN], st.nx[NX_CARD] = [], [1, 1, 5, -1]  # a card being used
+    st = scenario(3, edition="niente-e-come-sembra", card_in_use=(1, 1, 5, -1))  # a card being used
     assert inspect_wanted(st, 0, "mine")
     seat = HumanSeat()
     assert [seat.cycle_inspect() for _ in range(3)] == ["mine", "never", "ask"]
