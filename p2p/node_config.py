@@ -21,17 +21,17 @@ from .identity import Identity
 if TYPE_CHECKING:  # annotations only (engine/api.py: the seam p2p sees; the caller passes the engine)
     from engine.api import Engine
 
-__all__ = ["DISCOVERY_TIMEOUT", "LINGER", "QUIET_S", "STRAGGLER_S", "NodeError", "PeerConfig", "PeerResult"]
+__all__ = ["DISCOVERY_TIMEOUT", "LINGER", "QUIET_S", "STRAGGLER_WAIT_S", "NodeError", "PeerConfig", "PeerResult"]
 
 LINGER = 1.0  # s to keep answering after GameOver (ends early once every channel is idle)
 #: s more, after LINGER, while an active seat has not acknowledged what we sent it (our final
 #: attestation: without it that seat cannot end the game) or a spectator we reached lacks
 #: records (protocol.md §N4 "Draining"): a peer cut off for up to ~10 s at the end still ends
 #: the game with it, and a spectator a few seconds behind still sees the end.
-STRAGGLER_S = 12.0
+STRAGGLER_WAIT_S = 12.0
 #: s a finished node stays once nothing is owed any more, acknowledging at once: a seat whose
 #: acknowledgement of our last message was lost re-sends it and hears our ack (else it waits
-#: STRAGGLER_S for us, gone), §N4 "Draining".
+#: STRAGGLER_WAIT_S for us, gone), §N4 "Draining".
 QUIET_S = 0.5
 DISCOVERY_TIMEOUT = 30.0  # s a joiner looks for a game
 
@@ -103,7 +103,7 @@ class PeerConfig:
     timeout: float | None = None
     discovery_timeout: float = DISCOVERY_TIMEOUT
     linger: float = LINGER
-    straggler_s: float = STRAGGLER_S
+    straggler_s: float = STRAGGLER_WAIT_S
     chain_length: int = C.CHAIN_LENGTH
     local_input: Callable[[Any, int], Any] | None = None
     observer: Callable[[Any], None] | None = None
