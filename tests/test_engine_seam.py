@@ -54,3 +54,15 @@ def test_p2p_annotates_every_engine_with_the_seam() -> None:
 def test_the_scan_sees_a_parameter_typed_any() -> None:
     tree = ast.parse("def f(engine: Any, state): pass\nclass C:\n    engine: Any\n")
     assert [names_in(a) & SEAM for _, a in engine_annotations(tree)] == [set(), set()]
+
+
+def test_ui_tests_build_niente_scenarios_without_the_state_layout() -> None:
+    """tests/ui set niente's face-up row, kept cards, magnifiers and windows with
+    engine.testing.scenario and read them with engine.observation, so a change of the state's
+    layout (State.nx) breaks no UI test (tests/engine is the engine's own white-box suite)."""
+    from test_layering import raw_layout_uses
+
+    found = [f"{path.relative_to(ROOT)}:{line} {what}"
+             for path in sorted((ROOT / "tests" / "ui").rglob("*.py"))
+             for line, what in raw_layout_uses(path.read_text(encoding="utf-8"))]
+    assert not found, "\n".join(found)
