@@ -1,6 +1,6 @@
-"""Issue 13: p2p sees the engine through the seam of engine/api.py, nowhere as ``Any``.
+"""Issue 13: p2p and ui see the engine through the seam of engine/api.py, nowhere as ``Any``.
 
-Every parameter or attribute named ``engine`` in a p2p module is annotated with the
+Every parameter or attribute named ``engine`` in a p2p or ui module is annotated with the
 ``engine.api`` protocols (``Engine``, ``HiddenInformation``, or a union with them), so a reader
 finds in one place what p2p may call on an engine, and a type checker can hold p2p to it. That
 the real engine and the p2p tests' stand-in satisfy the protocols is tests/engine/test_api.py.
@@ -37,16 +37,16 @@ def names_in(annotation: ast.AST | None) -> set:
         n.attr for n in ast.walk(annotation) if isinstance(n, ast.Attribute)}
 
 
-def test_p2p_annotates_every_engine_with_the_seam() -> None:
+def test_p2p_and_ui_annotate_every_engine_with_the_seam() -> None:
     bad = []
     seen = 0
-    for path in sorted((ROOT / "p2p").glob("*.py")):
+    for path in sorted((ROOT / "p2p").glob("*.py")) + sorted((ROOT / "ui").rglob("*.py")):
         if path.name in NOT_YET:
             continue
         for line, ann in engine_annotations(ast.parse(path.read_text(), str(path))):
             seen += 1
             if not names_in(ann) & SEAM:
-                bad.append(f"p2p/{path.name}:{line} engine: {ast.unparse(ann) if ann else '(none)'}")
+                bad.append(f"{path.relative_to(ROOT)}:{line} engine: {ast.unparse(ann) if ann else '(none)'}")
     assert seen >= 20  # the scan finds the engine where it is passed around
     assert not bad, "annotate with engine.api.Engine (or HiddenInformation):\n" + "\n".join(bad)
 

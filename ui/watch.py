@@ -36,9 +36,12 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from ui.play import DriverBase, Fault, HumanSeat
+
+if TYPE_CHECKING:  # annotations only (engine/api.py: the seam ui sees)
+    from engine.api import Engine
 
 #: Seconds between two verifications of the records received (while new ones arrive).
 VERIFY_INTERVAL_S = 0.5
@@ -63,7 +66,7 @@ class RecordingEngine:
     state of the last ``state_hash`` call (after the last verified step) and the events of
     every step applied, in order. Everything else is the real engine's."""
 
-    def __init__(self, engine: Any) -> None:
+    def __init__(self, engine: Engine) -> None:
         self._engine = engine
         self.state: Any = None
         self.events: list = []
@@ -86,7 +89,7 @@ class RecordingEngine:
         return self._engine.state_hash(state)
 
 
-def verify_records(path: Path, engine: Any) -> tuple[Any, RecordingEngine]:
+def verify_records(path: Path, engine: Engine) -> tuple[Any, RecordingEngine]:
     """``verify_log(path)`` with a RecordingEngine: (report, recorder)."""
     from p2p.verify import verify_log
 
