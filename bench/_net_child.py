@@ -56,14 +56,15 @@ def rss_kb() -> int:
 
 
 def _old_verify() -> None:
-    """Swap ``p2p.identity.verify`` (and the name ``p2p.wire`` imported) for the pre-issue-14
-    rule: ``cryptography``'s verify with the parsed key cached."""
+    """Swap ``p2p.identity.verify`` (and the name ``p2p.envelope`` imported, which
+    ``Envelope.verify`` calls) for the pre-issue-14 rule: ``cryptography``'s verify with the
+    parsed key cached."""
     import functools
 
     from cryptography.exceptions import InvalidSignature
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-    from p2p import identity, wire
+    from p2p import envelope, identity
 
     key = functools.lru_cache(maxsize=256)(Ed25519PublicKey.from_public_bytes)
 
@@ -76,7 +77,7 @@ def _old_verify() -> None:
             return False
         return True
 
-    identity.verify = wire.verify = verify
+    identity.verify = envelope.verify = verify  # Envelope.verify calls p2p/envelope.py's verify
 
 
 def _old_transport(path: str) -> None:

@@ -2,7 +2,8 @@
 ``escrow_gate.EscrowGate``, ``abandon.Abandons``, ``turn_skip.SessionSkips``,
 ``session_votes.SessionVotes``, ``catchup_session.SessionCatchUp``, ``record_ingest.RecordIngest``,
 ``own_step.OwnStep``, ``reseat_session.SessionReseat``, ``step_advance.StepAdvance``,
-``session_timers.SessionTimers``).
+``session_timers.SessionTimers``, ``step_gate.StepGate``, ``session_inbox.SessionInbox``,
+``local_seat.LocalSeat``).
 
 Such a part owns its own state (the complaints ledger, the open dispute, the seats that
 left...) and judges messages in the context of the session's current step. It reads that
@@ -57,6 +58,7 @@ class SessionView(Protocol):
     reseat: Any       # reseat.Reseat
     reseating: Any    # reseat_session.SessionReseat (carried_drops)
     own: Any          # own_step.OwnStep (the current step's pending, inspection, escrow round)
+    advance: Any      # step_advance.StepAdvance (resolve, record, attest, new_head)
     votes: Any        # session_votes.SessionVotes (drop_deadline, vote_choice)
     view: Any         # private_view.PrivateView | None (our seat's hidden knowledge)
     engine: Engine    # the engine module, or a stand-in

@@ -2,7 +2,7 @@
 §C8.8, §C8.10, §C12, §C13.3): ``StepAdvance``.
 
 Once the session holds every awaited message of its current step k over its own history (the
-gate stays in ``LockstepSession._try_advance``), this part:
+gate is ``step_gate.StepGate.advance``), this part:
 
 * ``resolve``: fills the seats that send nothing (a dropped seat's bot or stand-in reveal, a
   skipped seat's nil or public default), opens sealed decisions (§C13.3), checks the reveals

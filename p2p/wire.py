@@ -1,20 +1,15 @@
-"""Wire format: signed envelopes around canonical msgpack bodies, one schema table per type.
+"""Wire format: canonical msgpack bodies, one schema table per message type (protocol.md §C1).
 
-Every message on the wire is an *envelope* (protocol.md §C1)::
-
-    envelope = msgpack [type: uint, body: bin, sig: bin(64)]
-    body     = msgpack array, fixed schema per type (below)
-    sig      = Ed25519 over SIG_PREFIX + DOMAIN[type] + b"\\x00" + body
-
-Keeping the body as opaque bytes inside the envelope means the signature is checked on the
-bytes received, with no re-encoding, and a peer stores and logs exactly what it verified.
-
-Each body's schema is declared once, as data: a ``Struct`` table of ``(field, wire type)`` rows
-(p2p/schema.py), compiled at import into the decoder (``decode_step_body``, ``decode_drop``...,
-each validating type, length, range, arity and the cross-field rules) and the encoder
-(``seal_message(identity, MSG_X, X(...))``, ``SCHEMAS[MSG_X].encode``). Production and the test
-vectors build every message through these encoders; ``seal(identity, mtype, fields)`` with a
-raw field list is left for tests that forge malformed messages.
+Every message travels in a signed *envelope* (``[type, body: bin, sig: bin(64)]``): the message
+types, their signature domains and size limits, signing and opening the envelope are
+p2p/envelope.py's, re-exported here (``from p2p.wire import Envelope, MSG_STEP, open_envelope``
+keeps working). This module declares what is inside: each body's schema, once, as data: a
+``Struct`` table of ``(field, wire type)`` rows (p2p/schema.py), compiled at import into the
+decoder (``decode_step_body``, ``decode_drop``..., each validating type, length, range, arity
+and the cross-field rules) and the encoder (``seal_message(identity, MSG_X, X(...))``,
+``SCHEMAS[MSG_X].encode``). Production and the test vectors build every message through these
+encoders; ``seal(identity, mtype, fields)`` with a raw field list is left for tests that forge
+malformed messages.
 
 Strictness: no maps, no ext types, no floats; every length is bounded by the unpacker options
 and every field's type, length and range is checked here, before anything reaches the engine.
@@ -22,8 +17,9 @@ Encodings must be *canonical*: the decoded value must re-encode to the very same
 (msgpack's shortest forms), so one message has exactly one byte string and the byte-level
 digest of a step is well defined. Any violation raises ``WireError``.
 
-Adding a message type: a ``MSG_X`` number, its domain and size limit below, a NamedTuple for
-the decoded body in p2p/bodies.py, one ``Schema`` row in ``_SCHEMAS`` and a ``decode_x`` alias.
+Adding a message type: a ``MSG_X`` number, its domain and size limit in p2p/envelope.py, a
+NamedTuple for the decoded body in p2p/bodies.py, one ``Schema`` row in ``_SCHEMAS`` and a
+``decode_x`` alias.
 """
 
 from __future__ import annotations
@@ -35,84 +31,17 @@ from . import const as C
 from .bodies import (Abandon, Alive, CatchupRequest, CatchupResponse, Chat, ComplaintMsg, DropVote, Escrow,  # noqa: F401
                      EscrowAck, EscrowEntry, Hint, Join, Leave, Proposal, Records, Reject, ReseatRequest, SeedReveal,
                      SetupSig, SkipVote, Status, StepBody, Watch)  # the decoded bodies, re-exported from here
-from .errors import LocalProtocolError, WireError
-from .identity import Identity, verify
-from .schema import Array, Bin, Bool, Custom, Nil, Opt, Rule, Schema, Str, Struct, UInt, pack, unpack
+from .envelope import (DOMAINS, MAX_SIZE, MSG_ABANDON, MSG_ALIVE, MSG_CATCHUP_REQ, MSG_CATCHUP_RESP,  # noqa: F401
+                       MSG_CHAT, MSG_COMPLAINT, MSG_DROP, MSG_ESCROW, MSG_HINT, MSG_JOIN, MSG_LEAVE, MSG_PROPOSAL,
+                       MSG_RECORDS, MSG_REJECT, MSG_RESEAT, MSG_SEED, MSG_SETUP_SIG, MSG_SKIP, MSG_STATUS, MSG_STEP,
+                       MSG_WATCH, SESSION_TAGS, SESSION_TYPES, Envelope, is_session_message, open_as, open_envelope,
+                       seal, sign_body)  # the envelope (p2p/envelope.py), re-exported from here
+from .errors import WireError
+from .identity import Identity
+from .schema import Array, Bin, Bool, Custom, Nil, Opt, Rule, Schema, Str, Struct, UInt, pack, unpack  # noqa: F401
 
-# ``pack``/``unpack`` (p2p/schema.py) and the body classes (p2p/bodies.py) are imported from here.
-
-# Message types (envelope[0]).
-MSG_JOIN = 1
-MSG_STATUS = 2
-MSG_REJECT = 3
-MSG_LEAVE = 4
-MSG_PROPOSAL = 5
-MSG_SETUP_SIG = 6
-MSG_SEED = 7
-MSG_STEP = 16
-MSG_ESCROW = 17
-MSG_DROP = 18
-MSG_CATCHUP_REQ = 19
-MSG_CATCHUP_RESP = 20
-MSG_HINT = 21
-MSG_ALIVE = 22
-MSG_ABANDON = 23
-MSG_COMPLAINT = 24
-MSG_RESEAT = 25  # protocol.md §C8.9 (p2p/reseat.py)
-MSG_SKIP = 26  # protocol.md §C8.10 (p2p/turn_skip.py)
-MSG_CHAT = 36  # protocol.md §N9 (p2p/chat.py); 36-39 are issue 11's (chat, spectators)
-MSG_WATCH = 37  # protocol.md §N10 (p2p/spectate.py)
-MSG_RECORDS = 38  # protocol.md §N10
-
-#: Signature domain of each message type.
-DOMAINS: dict[int, bytes] = {
-    MSG_JOIN: C.DOMAIN_JOIN,
-    MSG_STATUS: C.DOMAIN_STATUS,
-    MSG_REJECT: C.DOMAIN_REJECT,
-    MSG_LEAVE: C.DOMAIN_LEAVE,
-    MSG_PROPOSAL: C.DOMAIN_PROPOSAL,
-    MSG_SETUP_SIG: C.DOMAIN_SETUP_SIG,
-    MSG_SEED: C.DOMAIN_SEED,
-    MSG_STEP: C.DOMAIN_STEP,
-    MSG_ESCROW: C.DOMAIN_ESCROW,
-    MSG_DROP: C.DOMAIN_DROP,
-    MSG_CATCHUP_REQ: C.DOMAIN_CATCHUP_REQ,
-    MSG_CATCHUP_RESP: C.DOMAIN_CATCHUP_RESP,
-    MSG_HINT: C.DOMAIN_HINT,
-    MSG_ALIVE: C.DOMAIN_ALIVE,
-    MSG_ABANDON: C.DOMAIN_ABANDON,
-    MSG_COMPLAINT: C.DOMAIN_COMPLAINT,
-    MSG_RESEAT: C.DOMAIN_RESEAT,
-    MSG_SKIP: C.DOMAIN_SKIP,
-    MSG_CHAT: C.DOMAIN_CHAT,
-    MSG_WATCH: C.DOMAIN_WATCH,
-    MSG_RECORDS: C.DOMAIN_RECORDS,
-}
-#: Largest envelope (bytes) accepted for each type.
-MAX_SIZE: dict[int, int] = {t: C.MAX_LOBBY_MSG for t in DOMAINS}
-for _t in (MSG_STEP, MSG_ESCROW, MSG_DROP, MSG_CATCHUP_REQ, MSG_HINT, MSG_ALIVE, MSG_ABANDON):
-    MAX_SIZE[_t] = C.MAX_STEP_MSG
-MAX_SIZE[MSG_CATCHUP_RESP] = C.MAX_CATCHUP_MSG
-MAX_SIZE[MSG_CHAT] = C.MAX_STEP_MSG
-MAX_SIZE[MSG_WATCH] = C.MAX_STEP_MSG
-MAX_SIZE[MSG_RECORDS] = C.MAX_WATCH_MSG
-MAX_SIZE[MSG_COMPLAINT] = C.MAX_COMPLAINT_MSG
-MAX_SIZE[MSG_RESEAT] = C.MAX_RESEAT_MSG
-MAX_SIZE[MSG_SKIP] = C.MAX_STEP_MSG
-
-#: Message types a running ``LockstepSession`` handles (the node routes them to
-#: ``session.receive_message``; everything else goes to the lobby).
-SESSION_TYPES = frozenset((MSG_STEP, MSG_ESCROW, MSG_DROP, MSG_CATCHUP_REQ, MSG_CATCHUP_RESP, MSG_HINT,
-                           MSG_ALIVE, MSG_ABANDON, MSG_COMPLAINT, MSG_RESEAT, MSG_SKIP))
-#: First two bytes of every session envelope: msgpack fixarray(3) then the fixint type.
-SESSION_TAGS = frozenset(bytes([0x93, t]) for t in SESSION_TYPES)
-
-
-def is_session_message(data: bytes) -> bool:
-    """True if ``data`` looks like a session envelope (by its first two bytes; the session
-    still validates everything). Cheap routing test for the node."""
-    return data[:2] in SESSION_TAGS
-
+# ``pack``/``unpack`` (p2p/schema.py), the body classes (p2p/bodies.py) and the envelope
+# (p2p/envelope.py) are imported from here.
 
 # --- common field types (protocol.md §C1 'Common field types') -----------------------------------
 
@@ -238,31 +167,7 @@ OPTIONS = Custom("options", _wire_options, _options_to_wire)
 RECORD = Struct((("kind", UInt(255)), ("payload", Bin())))  # a log record [kind, payload], §C6
 
 
-# --- envelope -------------------------------------------------------------------------------
-
-class Envelope(NamedTuple):
-    """A decoded envelope: ``mtype`` (int), ``body`` (bytes, as received), ``sig`` (64 bytes),
-    ``raw`` (the whole envelope bytes, as received)."""
-
-    mtype: int
-    body: bytes
-    sig: bytes
-    raw: bytes
-
-    def verify(self, public_key: bytes) -> bool:
-        """True if ``sig`` is ``public_key``'s signature of ``body`` under this type's domain."""
-        return verify(public_key, DOMAINS[self.mtype], self.body, self.sig)
-
-
-def sign_body(identity: Identity, mtype: int, body: bytes) -> Envelope:
-    """Sign ``body`` (already encoded) as a ``mtype`` message: the envelope (protocol.md §C1).
-    Raises ``LocalProtocolError`` if it exceeds the type's size limit (our bug)."""
-    sig = identity.sign(DOMAINS[mtype], body)
-    raw = pack([mtype, body, sig])
-    if len(raw) > MAX_SIZE[mtype]:
-        raise LocalProtocolError(f"message type {mtype} is {len(raw)} bytes, over {MAX_SIZE[mtype]}")
-    return Envelope(mtype, body, sig, raw)
-
+# --- sealing a body with its schema (the envelope itself is p2p/envelope.py) ---------------
 
 def seal_envelope(identity: Identity, mtype: int, msg: Any) -> Envelope:
     """Encode ``msg`` (the type's NamedTuple) with its schema and sign it. Raises
@@ -273,75 +178,6 @@ def seal_envelope(identity: Identity, mtype: int, msg: Any) -> Envelope:
 def seal_message(identity: Identity, mtype: int, msg: Any) -> bytes:
     """The envelope bytes of ``msg`` (``seal_envelope(...).raw``): what production sends."""
     return sign_body(identity, mtype, SCHEMAS[mtype].encode(msg)).raw
-
-
-def seal(identity: Identity, mtype: int, fields: list) -> bytes:
-    """Sign a raw field list as a ``mtype`` body, unchecked: for tests that forge malformed
-    messages (production uses ``seal_message``). Raises ``LocalProtocolError`` if oversize."""
-    return sign_body(identity, mtype, pack(fields)).raw
-
-
-_SIG_TAIL = 2 + C.SIG_LEN  # bytes of the signature field, header included
-_tuple_new = tuple.__new__  # builds an Envelope as its NamedTuple __new__ does, one frame less
-
-
-def open_envelope(data: bytes, max_size: int = C.MAX_LOBBY_MSG) -> Envelope:
-    """Decode and check the envelope structure (not the signature). Raises ``WireError``
-    for oversize, malformed, non-canonical input or an unknown type.
-
-    Every message on the hot path goes through here, so the one canonical form of an envelope
-    is recognised by its bytes first (issue 14): ``0x93`` (array of 3), the type as a positive
-    fixint (every type is < 128), the body as bin8 (< 256 bytes) or bin16 (256..65535 bytes),
-    then ``0xc4 0x40`` and the 64 signature bytes, and nothing after. That is exactly what
-    msgpack's shortest encoding of ``[type, body, sig]`` is, so this path accepts what the
-    general one below (unpack, re-encode, compare) accepts, with the same result; anything
-    else takes the general path, which gives the precise error (tests/p2p/test_wire_envelope.py
-    checks both paths agree)."""
-    n = len(data)
-    if n > max_size:
-        raise WireError(f"message of {n} bytes over the {max_size} limit")
-    if type(data) is not bytes:
-        data = bytes(data)
-    if n > _SIG_TAIL + 4 and data[0] == 0x93 and data[1] in DOMAINS:
-        head = data[2]
-        if head == 0xC4:
-            start, end = 4, 4 + data[3]
-        elif head == 0xC5 and data[3]:  # bin16 of >= 256 bytes (shorter: not the shortest form)
-            start, end = 5, 5 + ((data[3] << 8) | data[4])
-        else:
-            start = end = 0  # another form: the general path decides
-        if start and n == end + _SIG_TAIL and data[end] == 0xC4 and data[end + 1] == C.SIG_LEN:
-            mtype = data[1]
-            if n > MAX_SIZE[mtype]:
-                raise WireError("message over the size limit of its type")
-            return _tuple_new(Envelope, (mtype, data[start:end], data[end + 2:], data))  # no __new__ frame
-    return _open_general(data, max_size)
-
-
-def _open_general(data: bytes, max_size: int) -> Envelope:
-    """``open_envelope`` by the general rule: unpack, check, re-encode and compare."""
-    outer = unpack(data, big=max_size > C.MAX_LOBBY_MSG)
-    if type(outer) is not list or len(outer) != 3:
-        raise WireError("envelope: expected [type, body, sig]")
-    mtype, body, sig = outer
-    if type(mtype) is not int or mtype not in DOMAINS:
-        raise WireError("envelope: unknown message type")
-    if len(data) > MAX_SIZE[mtype]:
-        raise WireError("message over the size limit of its type")
-    if type(body) is not bytes:
-        raise WireError("envelope: body must be bin")
-    if type(sig) is not bytes or len(sig) != C.SIG_LEN:
-        raise WireError(f"signature: expected {C.SIG_LEN} bytes")
-    return Envelope(mtype, body, sig, bytes(data))
-
-
-def open_as(data: bytes, mtype: int, decoder: Any, max_size: int) -> tuple[Envelope, Any]:
-    """``open_envelope`` of a message that must be of type ``mtype``, and its body decoded
-    with ``decoder``: (envelope, body). Raises ``WireError`` otherwise (signature not checked)."""
-    env = open_envelope(data, max_size)
-    if env.mtype != mtype:
-        raise WireError(f"expected message type {mtype}")
-    return env, decoder(env.body)
 
 
 # --- the setup (§C2.3); the message bodies are in p2p/bodies.py ---------------------------------

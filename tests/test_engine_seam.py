@@ -12,8 +12,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SEAM = {"Engine", "HiddenInformation"}
-#: Being split this session (H64); annotate when the split lands, then empty this set.
-NOT_YET = {"lockstep.py"}
+#: Modules not yet annotated (lockstep.py was, once split by H64).
+NOT_YET: set[str] = set()
 
 
 def engine_annotations(tree: ast.AST):

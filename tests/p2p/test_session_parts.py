@@ -2,8 +2,9 @@
 
 ``referee.Referee``, ``escrow_gate.EscrowGate``, ``abandon.Abandons``, ``turn_skip.SessionSkips``,
 ``catchup_session.SessionCatchUp``, ``session_votes.SessionVotes``, ``record_ingest.RecordIngest``,
-``own_step.OwnStep``, ``reseat_session.SessionReseat``, ``step_advance.StepAdvance`` and
-``session_timers.SessionTimers`` read the session through ``SessionView`` (``self._s``, bound to a
+``own_step.OwnStep``, ``reseat_session.SessionReseat``, ``step_advance.StepAdvance``,
+``session_timers.SessionTimers``, ``step_gate.StepGate``, ``session_inbox.SessionInbox`` and
+``local_seat.LocalSeat`` read the session through ``SessionView`` (``self._s``, bound to a
 local ``s``) and change it only through ``Effects`` callables. Checked on the source with ``ast``
 (nothing is run): no assignment to an attribute of the session, no read of a private attribute of
 it, and every session attribute they read is declared in ``SessionView``.
@@ -26,7 +27,10 @@ PARTS = {"p2p/referee.py": "Referee", "p2p/escrow_gate.py": "EscrowGate", "p2p/a
          "p2p/turn_skip.py": "SessionSkips", "p2p/catchup_session.py": "SessionCatchUp",
          "p2p/session_votes.py": "SessionVotes", "p2p/record_ingest.py": "RecordIngest",
          "p2p/own_step.py": "OwnStep", "p2p/reseat_session.py": "SessionReseat",
-         "p2p/step_advance.py": "StepAdvance", "p2p/session_timers.py": "SessionTimers"}
+         "p2p/step_advance.py": "StepAdvance", "p2p/session_timers.py": "SessionTimers",
+         "p2p/step_gate.py": "StepGate", "p2p/session_inbox.py": "SessionInbox", "p2p/local_seat.py": "LocalSeat"}
+#: The session's position in the game: owned by ``step_gate.StepGate``, read-only on the session.
+POSITION = ("step", "final_step", "chance_count", "state", "state_hash", "phase", "halt_reason", "spectator")
 
 
 def _session_refs(cls: ast.ClassDef) -> list[tuple[ast.Attribute, bool]]:
@@ -83,3 +87,23 @@ def test_the_session_offers_all_of_the_view_and_the_effects_are_its_methods() ->
     assert view - offered == set()
     # Every effect is handed over by name, as one of the session's own callables.
     assert set(session_port.Effects._fields) <= set(re.findall(r"(\w+)=self\.[\w.]+[,)]", init))
+
+
+def test_the_position_is_the_gates_and_read_only_on_the_session() -> None:
+    """Where the step advances is one place (p2p/step_gate.py): the session shows the position
+    through properties without a setter, and no p2p module assigns through ``...gate.x``."""
+    for name in POSITION:
+        prop = getattr(LockstepSession, name)
+        assert isinstance(prop, property) and prop.fset is None, name
+    writes = []
+    for path in sorted((ROOT / "p2p").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)) \
+                    and "gate" in ast.unparse(node.value).split("."):
+                writes.append(f"p2p/{path.name}:{node.lineno} {ast.unparse(node)}")
+    assert writes == []
+    gate = _class("p2p/step_gate.py", "StepGate")
+    owned = {n.target.attr if isinstance(n, ast.AnnAssign) else n.targets[0].attr
+             for n in ast.walk(gate) if isinstance(n, (ast.Assign, ast.AnnAssign))
+             and isinstance(n.target if isinstance(n, ast.AnnAssign) else n.targets[0], ast.Attribute)}
+    assert set(POSITION) <= owned

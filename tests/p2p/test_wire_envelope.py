@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from p2p import const as C
 from p2p.errors import WireError
-from p2p.wire import DOMAINS, MAX_SIZE, MSG_CATCHUP_RESP, MSG_STEP, _open_general, open_envelope
+from p2p.envelope import DOMAINS, MAX_SIZE, MSG_CATCHUP_RESP, MSG_STEP, _open_general, open_envelope
 
 TYPES = sorted(DOMAINS)
 

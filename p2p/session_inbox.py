@@ -1,0 +1,164 @@
+"""The lockstep session's inbox (protocol.md §C1, §C3.4, §C8.8, §C9.3): ``SessionInbox``.
+
+Every envelope a peer sends the session comes through ``receive``: opened and decoded
+(``wire.open_envelope`` and the type's schema), checked to be of this game, then handed to
+the part that owns its type (the routing table the session builds: ESCROW to
+``escrow_gate``, DROP to ``session_votes``, CATCHUP_* and HINT to ``catchup_session``, ALIVE
+to ``session_timers``, ABANDON to ``abandon``, COMPLAINT to ``referee``, SKIP to
+``turn_skip``, RESEAT to ``reseat_session``). STEP messages are admitted here
+(``_on_step``): a duplicate is answered with ours (the sender is stuck), a message of an old
+step gets ours or a HINT, one too far ahead notes that seat ahead (a catch-up trigger), a
+dropped seat's late one is ignored; every other one has its signature verified on receipt,
+whatever channel brought it (§C3.4), is held (``step_collect``), checked against our
+history (``referee.Referee.check_prev``) and may complete the step (``step_gate``). Two
+signed messages of one seat for one step over one history are proof of equivocation
+(§C8.8).
+
+Bad bytes and bad signatures never change anything: they are dropped and counted in the
+session's ``stats`` (bad signatures also reported as ``PeerMisbehaved``). The inbox owns the
+routing table and the seats' public keys; it reads the session through
+``session_port.SessionView`` and acts through ``session_port.Effects``. Moved out of
+``lockstep.py`` (issue 13).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping, Sequence
+
+from . import const as C
+from .complaints import EQUIVOCATION, same_history
+from .errors import WireError
+from .session_events import Equivocation, PeerMisbehaved
+from .session_port import Effects, SessionView
+from .step_collect import Held
+from .step_gate import HALTED, RUNNING
+from .wire import MSG_STEP, Envelope, StepBody, decode_step_body, open_envelope
+
+__all__ = ["SessionInbox"]
+
+#: A non-STEP message type's (body decoder, handler(envelope, body, now)).
+Route = tuple[Callable[[bytes], Any], Callable[[Envelope, Any, float], None]]
+
+
+class SessionInbox:
+    """Open, check and route the session's incoming envelopes; admit STEP messages (module
+    docstring).
+
+    ``pubkeys``: the seats' Ed25519 public keys (32 bytes each, seat order); ``routes``: per
+    non-STEP session message type, its ``Route``; ``session``: read only; ``effects``: what we
+    do to it."""
+
+    def __init__(self, pubkeys: Sequence[bytes], routes: Mapping[int, Route], session: SessionView,
+                 effects: Effects) -> None:
+        self._pubkeys = list(pubkeys)
+        self._routes = dict(routes)
+        self._s = session
+        self._fx = effects
+
+    def verified(self, env: Envelope, seat: int, step: int) -> bool:
+        """Check ``seat``'s signature on a non-STEP message; a bad one is counted and reported."""
+        if env.verify(self._pubkeys[seat]):
+            return True
+        self._s.stats["bad_signature"] += 1
+        self._fx.emit(PeerMisbehaved(seat, step, "bad signature", env.raw))
+        return False
+
+    def receive(self, data: bytes, now: float) -> None:
+        """Handle one session envelope from a peer (``wire.SESSION_TYPES``). Never raises for
+        bad input: it is dropped and counted; protocol violations become events."""
+        s = self._s
+        st = s.stats
+        st["received"] += 1
+        if s.phase == HALTED:
+            return
+        try:
+            env = open_envelope(data, C.MAX_CATCHUP_MSG)
+            if env.mtype != MSG_STEP:
+                route = self._routes.get(env.mtype)
+                if route is None:
+                    st["wrong_type"] += 1
+                    return
+                msg = route[0](env.body)
+            else:
+                if len(data) > C.MAX_STEP_MSG:
+                    raise WireError("step message too long")
+                b = decode_step_body(env.body)
+        except WireError:
+            st["malformed"] += 1
+            return
+        if env.mtype != MSG_STEP:
+            if msg.game_id != s.game_id:
+                st["wrong_game"] += 1
+                return
+            route[1](env, msg, now)
+            return
+        if b.game_id != s.game_id:
+            st["wrong_game"] += 1
+            return
+        self._on_step(b, env, now)
+
+    def _on_step(self, b: StepBody, env: Envelope, now: float) -> None:
+        s, fx = self._s, self._fx
+        st = s.stats
+        seat, step = b.seat, b.step
+        if seat >= s.n or seat == s.my_seat:
+            # Nobody else may speak for our seat; a valid one would mean our key leaked.
+            st["bad_seat"] += 1
+            return
+        k = s.step
+        held = s.steps.held(step, seat)
+        if held is not None:
+            if held.env.body == env.body:
+                st["duplicate"] += 1
+                if step <= k:  # the sender re-sends: it is stuck at that step, maybe lacking ours
+                    s.own.answer(seat, step, now)
+                    if step == k - 1 and env.raw == held.env.raw:
+                        # It is alive, one step behind, waiting for a message it lacks: not
+                        # silent at our step (bounded, it may be a replay: Liveness.heard_behind).
+                        s.live.heard_behind(seat, now)
+                return
+            if not env.verify(self._pubkeys[seat]):
+                s.referee.bad_signature(b, env)
+                return
+            if not same_history(held.body, b):
+                s.referee.other_history(held, Held(b, env), step)  # another history (§C8.3)
+                return
+            # Two signed messages of one seat for one step over one history: proof (§C8.8).
+            fx.prove(seat, step, EQUIVOCATION, "signed two different messages for one step",
+                     [held.env.raw, env.raw], halt=Equivocation(step, seat, held.env.raw, env.raw))
+            return
+        if step < k:
+            st["stale"] += 1
+            if step + 1 < k or s.steps.own(step) is None:
+                fx.hint(seat, now)  # more than one step behind: it needs a catch-up
+            else:
+                s.own.answer(seat, step, now)
+            return
+        if step >= k + C.STEP_WINDOW:
+            st["too_far"] += 1
+            s.catchup.note_ahead(seat, step)  # only a trigger to ask that seat; records are verified
+            return
+        if not s.active[seat] and s.dropped[seat].step <= step:
+            st["ignored"] += 1  # a dropped seat's late messages change nothing
+            return
+        # Every STEP is verified on receipt, whatever channel brought it (§C3.4; §C3.7 says why
+        # deferring this check was not taken).
+        if not env.verify(self._pubkeys[seat]):
+            s.referee.bad_signature(b, env)
+            return
+        if s.phase != RUNNING:  # finished: nothing more to apply
+            st["stale"] += 1
+            return
+        st["accepted"] += 1
+        held = Held(b, env)
+        s.steps.hold(step, seat, held)
+        if step == k:
+            if not s.referee.check_prev(held):
+                return
+            if s.own.reveal_waiting and s.escrows.gate_open():
+                fx.reveal()  # its message stands in for its missing escrow (§C8.2)
+            fx.advance()
+        else:
+            s.catchup.note_ahead(seat, step)
+            if step == k + 1 and (s.seats.voted_at(k) or s.skips.voted_against(k, s.epoch)):
+                fx.advance()  # it may complete our certificate (§C8.3)
