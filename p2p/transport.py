@@ -239,18 +239,11 @@ class Channel:
             out.append((frame(FLAG_CHALLENGE, challenge[0], challenge[1], 0, 0, b""), self.addr))
             self.stats["challenges_sent"] += 1
 
-    @property
-    def has_output(self) -> bool:
-        """True if ``datagrams_to_send`` may return something now (cheap check)."""
-        tx = self.sender
-        return not self.route.dormant and bool(tx.lost or tx.queue or self.receiver.ack_pending
-                                               or self._proof.due)
-
     def due(self, now: float) -> bool:
-        """``has_output`` less an ack whose delay has not run out: False means
-        ``datagrams_to_send(now)`` would return nothing and change nothing, so the endpoint
-        skips it (issue 14: the flush that ends a batch of received datagrams found only
-        delayed acks on most channels)."""
+        """Cheap check: False means ``datagrams_to_send(now)`` would return nothing and change
+        nothing (no loss to resend, no queue, no CHALLENGE/RESPONSE, no ack whose delay ran
+        out; or the channel is dormant), so the endpoint skips it. Issue 14: the flush that
+        ends a batch of received datagrams found only delayed acks on most channels."""
         tx = self.sender
         if self.route.dormant:
             return False
