@@ -202,11 +202,18 @@ def test_new_holder_learns_within_the_next_step(honest):
 
 # --- hostile peers ------------------------------------------------------------------------------
 
+#: Virtual seconds a hostile game is simulated. The honest peers halt (or finish) long before;
+#: the liar alone never stops (nobody is left to agree with it) and would otherwise be simulated,
+#: resend timer after resend timer, up to the harness's horizon: ~9 s of CPU per test for events
+#: no test reads (only the honest seats' events and logs are checked).
+HOSTILE_HORIZON_S = 3600.0
+
+
 def _hostile_run(tmp_path, patch, options=None, drop=None):
     sessions, writers, secrets = start(tmp_path, options=options)
     patch(sessions, secrets)
     net = Net(sessions, bot, drop=(lambda a, b, r: drop(sessions, a, b, r)) if drop else None)
-    net.run(max_time=1e6, max_rounds=2_000_000)
+    net.run(max_time=HOSTILE_HORIZON_S, max_rounds=2_000_000)
     for w in writers:
         w.close()
     _hostile_run.secrets = secrets
