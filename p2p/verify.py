@@ -244,7 +244,7 @@ def _replay(engine: Engine, reader: LogReader, it: Any, rep: Report) -> None:
                     rep.cheaters.append({"seat": i, "step": k, "complainer": None,
                                          "reason": "acknowledged escrows in its final attestation"})
                 if b is not None and (b.input is not None or b.hidden is not None or b.reseat):
-                    rep.cheaters.append({"seat": i, "step": k, "complainer": None,  # as lockstep._finish
+                    rep.cheaters.append({"seat": i, "step": k, "complainer": None,  # as step_gate.StepGate.finish
                                          "reason": "final attestation carries an input"})
             attested = True
             continue
