@@ -23,11 +23,26 @@ pytestmark = pytest.mark.skipif(not AVAILABLE, reason=WHY_NOT)
 
 
 @pytest.fixture(scope="module")
-def bad_escrow_game(tmp_path_factory):
+def withholder_table(tmp_path_factory):
+    """The two-seat game of the last test, started (not awaited) before the four-seat game: its
+    host then waits out the node's stall limit (60 s, a product timer) idle while the four-seat
+    game plays, instead of after it. Yields (host, hostile joiner, their seeds); the peers are
+    killed and the namespace deleted at the end of the module."""
+    with spoof.Netns() as n, spawner() as spawn:
+        s = seeds("escrow2", 2)
+        t = Table(spawn, n, tmp_path_factory.mktemp("escrow2"), "escrow2")
+        host = t.cli_host(s[0], 2, "--drop-timeout", "2", "--timeout", "150")
+        cheater = t.hostile_join(s[1], "--attack", "bad-escrow", "--attack-at", "5", "--timeout", "150")
+        yield host, cheater, s
+
+
+@pytest.fixture(scope="module")
+def bad_escrow_game(tmp_path_factory, withholder_table):
     """4 seats (Q = 3): the hostile joiner deals bad escrows; at each chance step >= 5 it holds
     its reveal until it holds the 3 others', compares the beacon of its reveal with that of its
     stand-in, and withholds (silent for good) at the first step it prefers the stand-in.
-    Returns (table, its ``attack`` line, its seat)."""
+    Returns (table, its ``attack`` line, its seat). Requests ``withholder_table`` only so that
+    the two-seat game's idle stall overlaps this one."""
     with spoof.Netns() as n, spawner() as spawn:  # the peers are killed before the namespace goes
         s = seeds("escrow", 4)
         t = Table(spawn, n, tmp_path_factory.mktemp("escrow"), "escrow")
@@ -68,26 +83,22 @@ def test_every_honest_log_verifies_and_names_the_bad_escrow(bad_escrow_game):
         assert v["ok"] and v["complete"] and [c["seat"] for c in v["cheaters"]] == [cheat_seat]
 
 
-def test_two_seats_the_withholder_turns_the_roll_into_an_abandoned_game(spawn, tmp_path):
+def test_two_seats_the_withholder_turns_the_roll_into_an_abandoned_game(withholder_table):
     """§C8.5 "Where nobody can be dropped": 2 seats (Q = 2), no escrow, no drop. The hostile
     joiner withholds its reveal at a chance step >= 5 whose outcome it dislikes; the host pauses naming it, never
     votes, and after the node's stall limit (``p2p.node.STALL_LIMIT``, 60 s) ends the game as
     abandoned: no winner, its log valid and not complete. That is all a two-seat withholder
     gains: no other roll, only a game without a result, as if it had left."""
-    with spoof.Netns() as n:
-        s = seeds("escrow2", 2)
-        t = Table(spawn, n, tmp_path, "escrow2")
-        host = t.cli_host(s[0], 2, "--drop-timeout", "2", "--timeout", "150")
-        cheater = t.hostile_join(s[1], "--attack", "bad-escrow", "--attack-at", "5", "--timeout", "150")
-        host.finish(200)
-        attack = cheater.wait_for(lambda m: m["type"] == "attack", 1)
-        assert attack["held"] == 1  # it held the host's reveal when it chose
-        keys = sorted(Identity.from_seed(x.encode()).public_key for x in s)
-        me, other = (keys.index(Identity.from_seed(x.encode()).public_key) for x in s)
-        done = done_of(host)
-        assert done is not None and done["winner"] is None, host.of_type("error")
-        assert done["abandoned"]["seat"] == me and done["abandoned"]["step"] == attack["step"]
-        assert not host.of_type("drop_vote") and not host.of_type("seat_dropped")
-        assert any(w["paused"] and w["seats"] == [other] for w in host.of_type("waiting"))
-        rep = verify_log(Path(done["log"]))
-        assert rep.ok and not rep.complete and rep.abandoned == {"seat": me, "step": attack["step"]}
+    host, cheater, s = withholder_table
+    host.finish(200)
+    attack = cheater.wait_for(lambda m: m["type"] == "attack", 1)
+    assert attack["held"] == 1  # it held the host's reveal when it chose
+    keys = sorted(Identity.from_seed(x.encode()).public_key for x in s)
+    me, other = (keys.index(Identity.from_seed(x.encode()).public_key) for x in s)
+    done = done_of(host)
+    assert done is not None and done["winner"] is None, host.of_type("error")
+    assert done["abandoned"]["seat"] == me and done["abandoned"]["step"] == attack["step"]
+    assert not host.of_type("drop_vote") and not host.of_type("seat_dropped")
+    assert any(w["paused"] and w["seats"] == [other] for w in host.of_type("waiting"))
+    rep = verify_log(Path(done["log"]))
+    assert rep.ok and not rep.complete and rep.abandoned == {"seat": me, "step": attack["step"]}
