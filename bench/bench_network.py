@@ -79,13 +79,15 @@ def game_figures(outcome) -> dict:
     }
 
 
-def mesh_round(n: int, rounds: int) -> dict | None:
-    """Run the mesh_round floor benchmark; its JSON line, or None if the tool is missing."""
+def mesh_round(n: int, rounds: int, timeout: float = 600) -> dict | None:
+    """Run the mesh_round floor benchmark (``n`` peers, ``rounds`` rounds, at most ``timeout``
+    seconds); its JSON line, or None if the tool is missing or failed (said on stderr).
+    bench_rows.py uses it too."""
     if not MESH_ROUND.exists():
         print(f"mesh_round not found at {MESH_ROUND}; skipping the floor figure", file=sys.stderr)
         return None
     proc = subprocess.run([sys.executable, str(MESH_ROUND), "--n", str(n), "--rounds", str(rounds)],
-                          capture_output=True, text=True, timeout=600)
+                          capture_output=True, text=True, timeout=timeout)
     if proc.returncode != 0:
         print(f"mesh_round failed ({proc.returncode}): {proc.stderr.strip()[-500:]}", file=sys.stderr)
         return None

@@ -53,7 +53,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-MESH_ROUND = ROOT.parent / "shared" / "tools" / "mesh_round" / "bench.py"
+import bench_network  # noqa: E402 - bench/, the script's own folder (mesh_round)
+
 CHILD = ROOT / "bench" / "_net_child.py"
 TYPE_NAMES = {16: "STEP", 17: "ESCROW", 18: "DROP", 19: "CATCHUP_REQ", 20: "CATCHUP_RESP",
               21: "HINT", 22: "ALIVE", 23: "ABANDON", 24: "COMPLAINT", 36: "CHAT"}
@@ -112,16 +113,10 @@ def play(peers: int, seed: str, tmp: Path, loss: float = 0.0, env: dict | None =
 
 
 def mesh_round(n: int, rounds: int) -> float | None:
-    """rounds/s of the bare signed all-to-all round (``mesh_round``), or None if missing."""
-    if not MESH_ROUND.exists():
-        print(f"mesh_round not found at {MESH_ROUND}", file=sys.stderr)
-        return None
-    p = subprocess.run([sys.executable, str(MESH_ROUND), "--n", str(n), "--rounds", str(rounds)],
-                       capture_output=True, text=True, timeout=900)
-    if p.returncode != 0:
-        print(f"mesh_round failed: {p.stderr[-400:]}", file=sys.stderr)
-        return None
-    return float(json.loads(p.stdout.strip().splitlines()[-1])["rounds_per_s"])
+    """rounds/s of the bare signed all-to-all round (``bench_network.mesh_round``, up to 15 min
+    for the 8-peer runs under load), or None if the tool is missing or failed."""
+    line = bench_network.mesh_round(n, rounds, timeout=900)
+    return None if line is None else float(line["rounds_per_s"])
 
 
 def cpu_ms_per_step(game: dict) -> list[float]:

@@ -46,9 +46,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import const as C
-from .errors import WireError
 from .identity import Identity
-from .wire import MSG_CHAT, Chat, decode_chat, open_as, seal_message
+from .wire import MSG_CHAT, Chat, decode_chat, open_for_game, seal_message
 
 PLAYER = "player"
 SPECTATOR = "spectator"
@@ -157,12 +156,9 @@ class ChatRoom:
         this source may speak with (a spectator's WATCH key), charged before the signature
         check. Returns the line to show, or None (counted)."""
         self.stats["received"] += 1
-        try:
-            env, msg = open_as(data, MSG_CHAT, decode_chat, C.MAX_STEP_MSG)
-        except WireError:
-            return self._drop("malformed")
-        if msg.game_id != self.game_id:
-            return self._drop("wrong_game")
+        env, msg, bad = open_for_game(data, MSG_CHAT, decode_chat, C.MAX_STEP_MSG, self.game_id)
+        if bad:
+            return self._drop(bad)
         if author is not None and msg.pk != author:
             return self._drop("not_author")
         member = self._members.get(msg.pk)

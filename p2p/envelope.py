@@ -26,7 +26,7 @@ __all__ = ["DOMAINS", "Envelope", "MAX_SIZE", "MSG_ABANDON", "MSG_ALIVE", "MSG_C
            "MSG_CHAT", "MSG_COMPLAINT", "MSG_DROP", "MSG_ESCROW", "MSG_HINT", "MSG_JOIN", "MSG_LEAVE",
            "MSG_PROPOSAL", "MSG_RECORDS", "MSG_REJECT", "MSG_RESEAT", "MSG_SEED", "MSG_SETUP_SIG", "MSG_SKIP",
            "MSG_STATUS", "MSG_STEP", "MSG_WATCH", "SESSION_TAGS", "SESSION_TYPES", "is_session_message", "open_as",
-           "open_envelope", "seal", "sign_body"]
+           "open_envelope", "open_for_game", "seal", "sign_body"]
 
 # Message types (envelope[0]).
 MSG_JOIN = 1
@@ -194,3 +194,18 @@ def open_as(data: bytes, mtype: int, decoder: Any, max_size: int) -> tuple[Envel
     if env.mtype != mtype:
         raise WireError(f"expected message type {mtype}")
     return env, decoder(env.body)
+
+
+def open_for_game(data: bytes, mtype: int, decoder: Any, max_size: int,
+                  game_id: bytes) -> tuple[Envelope | None, Any, str | None]:
+    """``open_as``, then the body's ``game_id`` must be ``game_id``: (envelope, body, None),
+    or (None, None, reason) with reason ``"malformed"`` (a ``WireError``) or ``"wrong_game"``.
+    The first two checks of the receivers that count their drops by reason: CHAT (protocol.md
+    §N9), WATCH and RECORDS (§N10). The signature is not checked."""
+    try:
+        env, body = open_as(data, mtype, decoder, max_size)
+    except WireError:
+        return None, None, "malformed"
+    if body.game_id != game_id:
+        return None, None, "wrong_game"
+    return env, body, None

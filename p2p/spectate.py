@@ -38,7 +38,7 @@ from . import const as C
 from .errors import WireError
 from .identity import Identity
 from .gamelog import KIND_STEP, STEP_RECORD
-from .wire import MSG_RECORDS, MSG_WATCH, Records, Watch, decode_records, decode_watch, open_as, seal_message
+from .wire import MSG_RECORDS, MSG_WATCH, Records, Watch, decode_records, decode_watch, open_for_game, seal_message
 
 #: Seconds between two WATCH of a spectator (its renewal).
 WATCH_RENEW_S = 3.0
@@ -121,12 +121,9 @@ class WatchServer:
         signature — a renewal by the subscriber's own channel needs neither of the last two)
         and subscribe or renew ``addr``. Failures are dropped and counted."""
         self.stats["received"] += 1
-        try:
-            env, msg = open_as(data, MSG_WATCH, decode_watch, C.MAX_STEP_MSG)
-        except WireError:
-            return self._drop("malformed")
-        if msg.game_id != self.game_id:
-            return self._drop("wrong_game")
+        env, msg, bad = open_for_game(data, MSG_WATCH, decode_watch, C.MAX_STEP_MSG, self.game_id)
+        if bad:
+            return self._drop(bad)
         if peer_key is None or peer_key != msg.xk:
             return self._drop("key_mismatch")  # the channel must be keyed with the spectator's own key
         sub = self.subs.get(addr)
@@ -351,12 +348,9 @@ class WatchClient:
         extend ours (an overlap is skipped, a gap dropped: the next WATCH asks again). Returns
         how many records were added."""
         self.stats["received"] += 1
-        try:
-            env, msg = open_as(data, MSG_RECORDS, decode_records, C.MAX_WATCH_MSG)
-        except WireError:
-            return self._drop("malformed")
-        if msg.game_id != self.game_id:
-            return self._drop("wrong_game")
+        env, msg, bad = open_for_game(data, MSG_RECORDS, decode_records, C.MAX_WATCH_MSG, self.game_id)
+        if bad:
+            return self._drop(bad)
         if not env.verify(self.host_pk):
             return self._drop("bad_signature")
         self.heard += 1

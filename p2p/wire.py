@@ -35,7 +35,7 @@ from .envelope import (DOMAINS, MAX_SIZE, MSG_ABANDON, MSG_ALIVE, MSG_CATCHUP_RE
                        MSG_CHAT, MSG_COMPLAINT, MSG_DROP, MSG_ESCROW, MSG_HINT, MSG_JOIN, MSG_LEAVE, MSG_PROPOSAL,
                        MSG_RECORDS, MSG_REJECT, MSG_RESEAT, MSG_SEED, MSG_SETUP_SIG, MSG_SKIP, MSG_STATUS, MSG_STEP,
                        MSG_WATCH, SESSION_TAGS, SESSION_TYPES, Envelope, is_session_message, open_as, open_envelope,
-                       seal, sign_body)  # the envelope (p2p/envelope.py), re-exported from here
+                       open_for_game, seal, sign_body)  # the envelope (p2p/envelope.py), re-exported from here
 from .errors import WireError
 from .identity import Identity
 from .schema import Array, Bin, Bool, Custom, Nil, Opt, Rule, Schema, Str, Struct, UInt, pack, unpack  # noqa: F401

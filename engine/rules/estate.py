@@ -24,7 +24,7 @@ from .money import R_HOUSE, R_MORTGAGE, R_SALE, round10, transfer
 from .niente_events import PropertySoldToBank
 
 __all__ = ["Houses", "HotelsOnly", "HOUSES", "HOTELS_ONLY", "hotel_half", "sell_deed",
-           "sell_property_error", "sell_property"]
+           "sell_property_error", "sell_property", "street_error", "hotel_room_error"]
 
 _BuildingBought = maker(BuildingBought)  # fast constructor (events.maker)
 
@@ -57,12 +57,26 @@ def _owner_error(s, seat: int, sq: int) -> tuple[str, str] | None:
     return None
 
 
-def _street_error(tb, s, seat: int, sq: int) -> tuple[str, str] | None:
-    """Building or selling a building: ``sq`` must be a street ``seat`` owns."""
+def street_error(tb, s, seat: int, sq: int) -> tuple[str, str] | None:
+    """Building or selling a building (and the free-hotel card, faceup_cards.use_error):
+    (code, reason) unless ``sq`` is a street ``seat`` owns, else None."""
     if not 0 <= sq < tb.nsq or tb.kind[sq] != K_STREET:
         return ("not_a_street", "not a street")
     if s.owner[sq] != seat:
         return ("not_owner", "you do not own that street")
+    return None
+
+
+def hotel_room_error(s, sq: int) -> tuple[str, str] | None:
+    """Hotels only: (code, reason) why no hotel can go on street ``sq`` now, or None: it has
+    its hotel already, or the bank has none left. The one statement of that rule for buying a
+    hotel (``HotelsOnly.build_error``) and for the free-hotel card (``faceup_cards.use_error``);
+    niente-e-come-sembra rulebook, ALBERGHI: "Potete avere solo un albergo per ogni strada"
+    (cards may put one on a street outside a complete set) and "Gli alberghi sono finiti?"."""
+    if s.level[sq]:
+        return ("max_buildings", "the street already has a hotel")
+    if s.hotels <= 0:
+        return ("no_stock", "the bank has no hotels")
     return None
 
 
@@ -85,7 +99,7 @@ class Houses:
 
     def build_error(self, s, seat: int, sq: int) -> tuple[str, str] | None:
         """(code, reason) why ``seat`` may not build one level on ``sq`` now, or None."""
-        # _street_error inlined: legal_actions and the bots call this for every street of
+        # street_error inlined: legal_actions and the bots call this for every street of
         # every seat at every decision.
         tb = s.tb
         if not 0 <= sq < tb.nsq or tb.kind[sq] != K_STREET:
@@ -134,7 +148,7 @@ class Houses:
     def sell_error(self, s, seat: int, sq: int) -> tuple[str, str] | None:
         """(code, reason) why ``seat`` may not sell a building of ``sq`` now, or None."""
         tb = s.tb
-        err = _street_error(tb, s, seat, sq)
+        err = street_error(tb, s, seat, sq)
         if err:
             return err
         lv = s.level[sq]
@@ -298,17 +312,13 @@ class HotelsOnly(Houses):
     def build_error(self, s, seat: int, sq: int) -> tuple[str, str] | None:
         """(code, reason) why ``seat`` may not buy a hotel for ``sq`` now, or None."""
         tb = s.tb
-        err = _street_error(tb, s, seat, sq)
+        err = street_error(tb, s, seat, sq)
         if err:
             return err
         for m in tb.group_of[sq]:
             if s.owner[m] != seat:
                 return ("set_incomplete", "you do not own the whole colour set")
-        if s.level[sq]:
-            return ("max_buildings", "the street already has a hotel")
-        if s.hotels <= 0:
-            return ("no_stock", "the bank has no hotels")
-        return _payer_error(tb, s, seat, sq)
+        return hotel_room_error(s, sq) or _payer_error(tb, s, seat, sq)
 
     def lot(self, s, sq: int) -> int:
         """Every building is a hotel (the shortage auction counts hotels only)."""
@@ -324,7 +334,7 @@ class HotelsOnly(Houses):
 
     def sell_error(self, s, seat: int, sq: int) -> tuple[str, str] | None:
         """(code, reason) why ``seat`` may not sell the hotel of ``sq`` now, or None."""
-        err = _street_error(s.tb, s, seat, sq)
+        err = street_error(s.tb, s, seat, sq)
         if err:
             return err
         return None if s.level[sq] else ("no_building", "no hotel on that street")

@@ -28,13 +28,13 @@ face-down :class:`engine.rules.cards.Deck` it subclasses, without asking which e
 """
 from __future__ import annotations
 
-from ..board import K_STREET
 from ..errors import IllegalAction, refuse
 from ..events import BuildingBought, CardDrawn, JailCardUsed, LeftJail, PropertyBought, RentLapsed
 from ..state import HOTEL, P_BUY, P_CARD, P_END_MOVE, P_ROLL, P_TAKE
 from .banknotes import NX_FACEUP, NX_HAND, NX_LENS, restore_lenses
 from .cards import Deck, apply_card
 from .counterfeit import open_card_window
+from .estate import hotel_room_error, street_error
 from .money import R_CARD, R_PURCHASE, charge, round10, transfer
 from .movement import move_to, next_free_property
 from .niente_events import CardKept, CardPlayed, CardReturned, FaceUpDealt, FaceUpTaken
@@ -177,17 +177,8 @@ def use_error(s, seat: int, kind: str, target: int) -> tuple[str, str] | None:
             if c[col] == seat and c[2] == target:
                 return None
         return ("no_such_claim", "no open rent claim on that square")
-    if kind == "free_hotel":
-        tb = s.tb
-        if not 0 <= target < tb.nsq or tb.kind[target] != K_STREET:
-            return ("not_a_street", "not a street")
-        if s.owner[target] != seat:
-            return ("not_owner", "you do not own that street")
-        if s.level[target]:
-            return ("max_buildings", "the street already has a hotel")
-        if s.hotels <= 0:
-            return ("no_stock", "the bank has no hotels")
-        return None
+    if kind == "free_hotel":  # any street we own, complete set or not (estate.hotel_room_error)
+        return street_error(s.tb, s, seat, target) or hotel_room_error(s, target)
     if kind == "half_price":
         if s.phase != P_BUY or s.current != seat:
             return ("not_offered", "only when you may buy the property you landed on")
