@@ -17,7 +17,7 @@ from conftest import spawner
 from p2p.escrow import BAD_RECOMBINATION
 from p2p.identity import Identity
 from p2p.verify import verify_log
-from test_attacks import AVAILABLE, WHY_NOT, Table, done_of, seeds, verify_json
+from test_attacks import AVAILABLE, PEER_S, WHY_NOT, Table, done_of, seeds, verify_json
 
 pytestmark = pytest.mark.skipif(not AVAILABLE, reason=WHY_NOT)
 
@@ -50,7 +50,10 @@ def bad_escrow_game(tmp_path_factory, withholder_table):
         t.cli_join(s[1])
         t.cli_join(s[2])
         cheater = t.hostile_join(s[3], "--attack", "bad-escrow", "--attack-at", "5")
-        t.finish()
+        # The honest peers' ends only: the withholder, silent for good, would run on to its
+        # --timeout (40 s) and nothing is checked on its exit (killed with the namespace).
+        for p in t.procs[:3]:
+            p.finish(PEER_S + 30)
         keys = sorted(Identity.from_seed(x.encode()).public_key for x in s)
         seat = keys.index(Identity.from_seed(s[3].encode()).public_key)  # players by key (§C2.2)
         yield t, cheater.wait_for(lambda m: m["type"] == "attack", 1), seat
