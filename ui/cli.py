@@ -50,25 +50,37 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: {_('error')}: {message}\n" + _("(try: {prog} --help)").format(prog=self.prog) + "\n")
 
 
-def _peers_count(text: str) -> int:
-    """argparse type for --peers/--seats: an int in MIN_PEERS..MAX_PEERS."""
+def _whole_number(text: str, low: int, high: int) -> int:
+    """``text`` as an int in ``low``..``high``, else ``argparse.ArgumentTypeError`` (a translated
+    line): the check of every whole-number flag below."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(_("{value!r} is not a whole number").format(value=text)) from None
-    if not MIN_PEERS <= value <= MAX_PEERS:
+    if not low <= value <= high:
         raise argparse.ArgumentTypeError(
-            _("must be between {low} and {high}, not {value}").format(low=MIN_PEERS, high=MAX_PEERS, value=value)
+            _("must be between {low} and {high}, not {value}").format(low=low, high=high, value=value)
         )
     return value
 
 
+def _number(text: str, not_a_number: str) -> float:
+    """``text`` as a float, else ``argparse.ArgumentTypeError(not_a_number)`` (a translated line
+    with ``{value!r}``, the text): the first check of every number flag below."""
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(not_a_number.format(value=text)) from None
+
+
+def _peers_count(text: str) -> int:
+    """argparse type for --peers/--seats: an int in MIN_PEERS..MAX_PEERS."""
+    return _whole_number(text, MIN_PEERS, MAX_PEERS)
+
+
 def _positive_seconds(text: str) -> float:
     """argparse type for --timeout: seconds, a number > 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(_("{value!r} is not a number of seconds").format(value=text)) from None
+    value = _number(text, _("{value!r} is not a number of seconds"))
     if not value > 0:
         raise argparse.ArgumentTypeError(_("must be more than 0 seconds"))
     return value
@@ -76,10 +88,7 @@ def _positive_seconds(text: str) -> float:
 
 def _probability(text: str) -> float:
     """argparse type for --loss/--duplicate/--reorder: a number in [0, 1)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(_("{value!r} is not a number").format(value=text)) from None
+    value = _number(text, _("{value!r} is not a number"))
     if not 0.0 <= value < 1.0:
         raise argparse.ArgumentTypeError(_("must be at least 0 and less than 1, not {value}").format(value=text))
     return value
@@ -100,34 +109,17 @@ def _drop_timeout(text: str) -> int:
     """argparse type for --drop-timeout: whole seconds in the range of protocol.md §C7.1."""
     from p2p.const import MAX_DROP_TIMEOUT, MIN_DROP_TIMEOUT
 
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(_("{value!r} is not a whole number").format(value=text)) from None
-    if not MIN_DROP_TIMEOUT <= value <= MAX_DROP_TIMEOUT:
-        raise argparse.ArgumentTypeError(_("must be between {low} and {high}, not {value}").format(
-            low=MIN_DROP_TIMEOUT, high=MAX_DROP_TIMEOUT, value=value))
-    return value
+    return _whole_number(text, MIN_DROP_TIMEOUT, MAX_DROP_TIMEOUT)
 
 
 def _port(text: str) -> int:
     """argparse type for --port: a TCP port, 1..65535."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(_("{value!r} is not a whole number").format(value=text)) from None
-    if not 0 < value < 65536:
-        raise argparse.ArgumentTypeError(_("must be between {low} and {high}, not {value}").format(
-            low=1, high=65535, value=value))
-    return value
+    return _whole_number(text, 1, 65535)
 
 
 def _minutes(text: str) -> float:
     """argparse type for --timed: minutes, more than 0 and at most 1440 (fractions allowed)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(_("{value!r} is not a number").format(value=text)) from None
+    value = _number(text, _("{value!r} is not a number"))
     if not 0 < value <= 1440:
         raise argparse.ArgumentTypeError(_("must be more than 0 and at most 1440 minutes, not {value}").format(value=text))
     return value
