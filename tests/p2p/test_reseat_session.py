@@ -13,11 +13,10 @@ from hypothesis import HealthCheck, example, given, settings, strategies as st
 import fake_engine as E
 from p2p import const as C
 from p2p.lockstep import GameOver, SeatDropped, SeatReturned
-from p2p.resume import resume_session
 from p2p.verify import verify_log
 
 from p2p_harness import Net, random_legal
-from test_resilience import logged_game
+from test_resilience import crash_at_step, logged_game, restart_from_log
 
 NEW_SECRET = bytes(range(32))
 
@@ -29,11 +28,7 @@ def _returning(sessions, paths, secrets, seat, crash_step, ask=True, extra_steps
     st = {"crashed": None, "back": None, "asked": None, "spectator_seen": False}
 
     def hook(net):
-        s = net.s[seat]
-        if st["crashed"] is None and s is not None and s.step >= crash_step:
-            s.log.close()
-            s.own_log.close()
-            net.s[seat] = None
+        if st["crashed"] is None and crash_at_step(net, seat, crash_step):
             st["crashed"] = net.now
             return None
         if st["crashed"] is not None and st["back"] is None:
@@ -41,9 +36,7 @@ def _returning(sessions, paths, secrets, seat, crash_step, ask=True, extra_steps
             if any(seat not in x.dropped or x.step < x.dropped[seat].step + extra_steps for x in others) \
                     and all(x.phase == "running" for x in others):
                 return None
-            s2, _ = resume_session(paths[seat], sessions[seat].identity, secrets[seat], E,
-                                   own_log_path=str(paths[seat]) + ".own", now=net.now)
-            net.s[seat] = s2
+            restart_from_log(net, sessions, paths, secrets, seat)
             st["back"] = net.now
             return None
         if st["back"] is not None and st["asked"] is None and ask:

@@ -38,17 +38,34 @@ def finals(net):
     return [[e for e in evs if isinstance(e, GameOver)] for evs in net.events]
 
 
+def crash_at_step(net, seat, crash_step) -> bool:
+    """Kill ``seat`` once its session reached ``crash_step``: its logs keep what they wrote (no
+    flush beyond), the net runs it no more. True if it was killed now."""
+    s = net.s[seat]
+    if s is None or s.step < crash_step:
+        return False
+    s.log.close()
+    s.own_log.close()
+    net.s[seat] = None
+    return True
+
+
+def restart_from_log(net, sessions, paths, secrets, seat):
+    """Restart ``seat`` from its game log and own-message log (``resume_session``, protocol.md
+    §C10) into the net: resume_session's report."""
+    s2, rep = resume_session(paths[seat], sessions[seat].identity, secrets[seat], E,
+                             own_log_path=str(paths[seat]) + ".own", now=net.now)
+    net.s[seat] = s2
+    return rep
+
+
 def crash_and_restart(net, sessions, paths, secrets, seat, crash_step, down_for, mutate_log=None):
     """Hook: kill ``seat`` (no flush beyond what the log wrote) when it reaches ``crash_step``;
     restart it ``down_for`` seconds later with resume_session."""
     st = {"crashed_at": None, "report": None, "waiting": None}
 
     def hook(net):
-        s = net.s[seat]
-        if st["crashed_at"] is None and s is not None and s.step >= crash_step:
-            s.log.close()
-            s.own_log.close()
-            net.s[seat] = None
+        if st["crashed_at"] is None and crash_at_step(net, seat, crash_step):
             st["crashed_at"] = net.now
         if st["crashed_at"] is not None and st["report"] is None:
             if net.now < st["crashed_at"] + down_for:
@@ -57,11 +74,7 @@ def crash_and_restart(net, sessions, paths, secrets, seat, crash_step, down_for,
                 return st["crashed_at"] + down_for
             if mutate_log is not None:
                 mutate_log(paths[seat])
-            ident = sessions[seat].identity
-            s2, rep = resume_session(paths[seat], ident, secrets[seat], E, own_log_path=str(paths[seat]) + ".own",
-                                     now=net.now)
-            net.s[seat] = s2
-            st["report"] = rep
+            st["report"] = restart_from_log(net, sessions, paths, secrets, seat)
         return None
 
     return hook, st
