@@ -64,6 +64,13 @@ def test_logs_round_trip_and_are_identical_on_every_peer(played):
     assert paths[0].with_suffix(".copy").read_bytes() == blobs[0]
 
 
+def _verify_written(path, recs):
+    """``verify_log`` of ``recs`` (``(kind, payload)`` pairs) written to ``path`` in the log format:
+    how each test below checks the log it tampered with."""
+    write_records(path, recs)
+    return verify_log(path, engine=E)
+
+
 def test_verify_passes_on_a_good_log(played):
     paths, over, *_ = played
     rep = verify_log(paths[0], engine=E)
@@ -104,8 +111,7 @@ def test_reordered_messages_name_the_step(played):
     recs = records(paths[0])
     step, msgs = msgpack.unpackb(recs[6][1])
     recs[6] = (KIND_STEP, msgpack.packb([step, [msgs[1], msgs[0], msgs[2]]]))
-    write_records(paths[1], recs)
-    rep = verify_log(paths[1], engine=E)
+    rep = _verify_written(paths[1], recs)
     assert not rep.ok and rep.first_bad_step == 5 and "seat" in rep.error
 
 
@@ -113,8 +119,7 @@ def test_swapped_step_records_name_the_step(played):
     paths, *_ = played
     recs = records(paths[0])
     recs[4], recs[5] = recs[5], recs[4]
-    write_records(paths[1], recs)
-    rep = verify_log(paths[1], engine=E)
+    rep = _verify_written(paths[1], recs)
     assert not rep.ok and rep.first_bad_step == 3
 
 
@@ -125,8 +130,7 @@ def test_forged_signature_names_the_step(played):
     env = open_envelope(msgs[2])
     msgs[2] = pack([env.mtype, env.body, bytes(64)])
     recs[10] = (KIND_STEP, msgpack.packb([step, msgs]))
-    write_records(paths[1], recs)
-    rep = verify_log(paths[1], engine=E)
+    rep = _verify_written(paths[1], recs)
     assert not rep.ok and rep.first_bad_step == 9 and "signature" in rep.error
 
 
@@ -136,8 +140,7 @@ def test_tampered_header_is_step_minus_one(played):
     version, sb, sigs, seeds = msgpack.unpackb(recs[0][1])
     seeds[0], seeds[1] = seeds[1], seeds[0]
     recs[0] = (KIND_HEADER, msgpack.packb([version, sb, sigs, seeds]))
-    write_records(paths[1], recs)
-    rep = verify_log(paths[1], engine=E)
+    rep = _verify_written(paths[1], recs)
     assert not rep.ok and rep.first_bad_step == -1
 
 
@@ -151,8 +154,7 @@ def test_log_of_another_protocol_version_is_refused_at_the_header(played):
     assert setup[0] == C.PROTOCOL_VERSION
     setup[0] = C.PROTOCOL_VERSION - 1
     recs[0] = (KIND_HEADER, msgpack.packb([version, msgpack.packb(setup), sigs, seeds]))
-    write_records(paths[1], recs)
-    rep = verify_log(paths[1], engine=E)
+    rep = _verify_written(paths[1], recs)
     assert not rep.ok and rep.first_bad_step == -1
     assert f"protocol version {C.PROTOCOL_VERSION - 1}" in rep.error
 
@@ -208,8 +210,7 @@ def test_last_step_replaced_and_resigned_by_its_own_seat_fails_at_the_attestatio
     new_body = pack(body)
     raws[seat] = pack([MSG_STEP, new_body, ids[seat].sign(C.DOMAIN_STEP, new_body)])
     recs[-2] = (KIND_STEP, pack([step, raws]))
-    write_records(paths[1], recs)
-    rep = verify_log(paths[1], engine=E)
+    rep = _verify_written(paths[1], recs)
     assert not rep.ok and rep.first_bad_step == last and "altered" in rep.error
 
 
@@ -232,6 +233,5 @@ def test_input_changed_and_resigned_mid_game_names_the_changed_step(played, seat
     new_body = pack(body)
     raws[seat] = pack([MSG_STEP, new_body, ids[seat].sign(C.DOMAIN_STEP, new_body)])
     recs[idx] = (KIND_STEP, pack([step, raws]))
-    write_records(paths[1], recs)
-    rep = verify_log(paths[1], engine=E)
+    rep = _verify_written(paths[1], recs)
     assert not rep.ok and rep.first_bad_step == k, (rep.first_bad_step, k, rep.error)
