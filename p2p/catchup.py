@@ -6,13 +6,13 @@ CATCHUP_RESP: up to ``CATCHUP_MAX_RECORDS`` records / ``CATCHUP_MAX_BYTES`` byte
 history (exactly the game-log records: STEP and DROP), its current step (``head_step``), the
 step messages it holds for that step, and the escrows of the current epoch it holds. The
 requester applies the records through the same checks as live messages
-(``LockstepSession.ingest_step_record`` / ``ingest_drop_record``) and asks again from its new
-step while ``head_step`` is ahead (pagination). The response is signed by the responder, but
+(``record_ingest.RecordIngest.ingest_step_record``, ``session_votes.SessionVotes.ingest_record``)
+and asks again from its new step while ``head_step`` is ahead (pagination). The response is signed by the responder, but
 its authority comes from the signed messages inside: a bad record only costs the responder a
 ``PeerMisbehaved`` report and the requester asks again.
 
 Here: ``CatchUp``, the session's catch-up part (history, the peer ahead, rate limits), and
-``ingest_response``, which feeds a response into a session through its public methods. The
+``ingest_response``, which feeds a response into a session through its public parts. The
 history itself (records kept, read back from the log, cut into pages) is ``history.History``.
 """
 
@@ -305,11 +305,12 @@ def _buffer_next(sess: Any, records: list, step: int, now: float) -> None:
 
 
 def ingest_response(sess: Any, r: CatchupResponse, now: float) -> str | None:
-    """Apply a verified-signature CATCHUP_RESP to ``sess`` through its public methods: records
+    """Apply a verified-signature CATCHUP_RESP to ``sess`` through the public parts that own each
+    record (``sess.ingest``: ``record_ingest.RecordIngest``; ``sess.votes``; ``sess.own``): records
     of steps before ours are cross-checked, the record of our step applied, a gap stops. Then
     its escrows and held step messages go through the live path (our own message is adopted).
     Returns None or why a record was refused (English). While the records are applied the
-    session signs nothing for the steps they hold (``records_coming``)."""
+    session signs nothing for the steps they hold (``own_step.OwnStep.records_coming``)."""
     last = -1
     for kind, payload in r.records:
         if kind == KIND_STEP:
@@ -317,14 +318,14 @@ def ingest_response(sess: Any, r: CatchupResponse, now: float) -> str | None:
                 last = max(last, STEP_RECORD.decode(payload).step)
             except WireError:
                 continue
-    sess.records_coming(last)
+    sess.own.records_coming(last)
     # The signatures the one-by-one checks below will meet, checked first on every core (§C9.2
     # 'Bulk signature check'): the checks then find them remembered; errors and order unchanged.
     check_records(r.records, [p.public_key for p in sess.setup.players], sess.step)
     try:
         return _ingest(sess, r, now)
     finally:
-        sess.records_coming(None)
+        sess.own.records_coming(None)
 
 
 def _ingest(sess: Any, r: CatchupResponse, now: float) -> str | None:
@@ -346,11 +347,11 @@ def _ingest(sess: Any, r: CatchupResponse, now: float) -> str | None:
             break
         step = rec.step
         if step < sess.step:
-            if kind == KIND_STEP and sess.cross_check(step, list(rec.messages), r.seat):
+            if kind == KIND_STEP and sess.ingest.cross_check(step, list(rec.messages), r.seat):
                 break  # equivocation found: the session halted
-            if kind == KIND_DROP and sess.check_past_drop(payload):
+            if kind == KIND_DROP and sess.ingest.check_past_drop(payload):
                 break  # our seat was dropped at a step we applied: SeatLost
-            if kind == KIND_SKIP and sess.check_past_skip(payload):
+            if kind == KIND_SKIP and sess.ingest.check_past_skip(payload):
                 break  # a quorum skipped a seat whose message we applied: StepOverturned (§C8.10)
             continue
         if step == sess.step + 1 and kind in (KIND_STEP, KIND_DROP):
@@ -362,14 +363,14 @@ def _ingest(sess: Any, r: CatchupResponse, now: float) -> str | None:
             problem = "records skip a step"
             break
         if kind == KIND_STEP:
-            problem = sess.ingest_step_record(step, list(rec.messages))
+            problem = sess.ingest.ingest_step_record(step, list(rec.messages))
         elif kind == KIND_DROP:
             info = sess.dropped.get(rec.seat)
             if info is not None and info.step == step:
                 continue  # already applied (pages may repeat the drop of their first step)
-            problem = sess.ingest_drop_record(payload)
+            problem = sess.votes.ingest_record(payload)
         else:  # KIND_SKIP
-            problem = sess.ingest_skip_record(payload)  # before the step record it allows (§C8.10)
+            problem = sess.ingest.ingest_skip_record(payload)  # before the step record it allows (§C8.10)
         if problem is not None:
             break
     for raw in r.escrows:
@@ -380,7 +381,7 @@ def _ingest(sess: Any, r: CatchupResponse, now: float) -> str | None:
         except WireError:
             continue
         if env.mtype == MSG_STEP and env.verify(sess.identity.public_key):
-            sess.adopt_own(raw)  # we signed it before a crash: never sign another
+            sess.own.adopt_own(raw)  # we signed it before a crash: never sign another
         else:
             sess.receive_message(raw, now)
     return problem

@@ -4,8 +4,8 @@ others' requests, pushes records, hints a seat that is behind and applies the pa
 It acts on the session's ``catchup.CatchUp`` (history, peer ahead, pages in flight and held,
 rate limits: the catch-up state) and on nothing else of its own. It reads the session through
 ``session_port.SessionView`` and changes it only through ``session_port.Effects`` and three
-callables handed over at construction: the session's record-ingest methods (``records``, what
-``catchup.ingest_response`` feeds), the referee's dispute settling and the escrow gate's
+callables handed over at construction: the session whose parts take a page's records (``records``,
+what ``catchup.ingest_response`` feeds), the referee's dispute settling and the escrow gate's
 re-send. Moved out of ``lockstep.py`` (issue 13); the session keeps thin delegates for the
 names others call (``request_catchup``, ``_hint``, ``_answer_with_records``).
 """
@@ -26,9 +26,8 @@ class SessionCatchUp:
     """Catch-up requests, answers, pushes and hints of one session (protocol.md §C9.1-§C9.3).
 
     ``s``: the session (read only, ``SessionView``); ``fx``: its effects (``send``, ``emit``,
-    ``verified``); ``records``: the session's record-ingest API (``ingest_step_record``,
-    ``ingest_drop_record``, ``ingest_skip_record``, ``cross_check``, ``check_past_drop``,
-    ``check_past_skip``, ``receive_message``, ``adopt_own``; see ``catchup.ingest_response``);
+    ``verified``); ``records``: the session whose parts take a page's records (``ingest``,
+    ``votes``, ``own``, and ``receive_message``; see ``catchup.ingest_response``);
     ``settle_dispute(seat, head_step, from_step)``: the referee's (§C3.4);
     ``resend_escrow()``: queue our escrow of the epoch again (§C9.2)."""
 

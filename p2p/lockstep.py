@@ -44,7 +44,11 @@ properties and never touches a part's private attributes (nor they the session's
 read it through ``session_port.SessionView`` and act through ``session_port.Effects``.
 
 Entry points follow aioquic: ``receive_message(data, now)``, ``submit_local_input(action)``,
-``messages_to_send()``, ``next_event()``, ``get_timer()``, ``handle_timer(now)``.
+``messages_to_send()``, ``next_event()``, ``get_timer()``, ``handle_timer(now)``. A log replay
+(``resume``) and a catch-up page (``catchup.ingest_response``) hand each record to the part that
+owns it, a public attribute: ``ingest`` (step and skip records, past drops, cross-checks, two
+versions), ``votes`` (DROP records, our votes), ``referee`` (COMPLAINT, ABANDON), ``own`` (our
+message), ``reseat``; then ``end_replay``.
 """
 
 from __future__ import annotations
@@ -75,9 +79,9 @@ from .sealed import SealedDecisions, derive_salt
 from .seat_loss import DropInfo, SeatLoss
 from .session_events import (BeaconExhausted, CaughtUp, CheaterProven, CheatDetected, Desync, Equivocation,
                              GameAbandoned, GameOver, PeerMisbehaved, PeerStalled, SeatDropped, SeatDropVoted,
-                             SeatLost, SeatReturned, StepApplied, StepOverturned)
+                             SeatLost, SeatReturned, StepApplied, StepOverturned, event_json)
 from .session_inbox import SessionInbox
-from .session_port import Effects
+from .session_port import COUNTERS, Effects
 from .session_timers import SessionTimers
 from .session_votes import SessionVotes
 from .step_advance import StepAdvance
@@ -86,10 +90,7 @@ from .step_gate import ABANDONED, FINISHED, HALTED, RUNNING, StepGate
 # Step resolution, shared with verify.py (step_resolve.py); re-exported here.
 from .step_resolve import StepResult, hidden_bot, resolve_hidden, resolve_step
 from .turn_skip import SessionSkips, TurnSkip
-from .wire import (MSG_ABANDON, MSG_ALIVE, MSG_CATCHUP_REQ, MSG_CATCHUP_RESP, MSG_COMPLAINT, MSG_DROP, MSG_ESCROW,
-                   MSG_HINT, MSG_RESEAT, MSG_SKIP, Envelope, Setup, decode_abandon, decode_alive, decode_catchup_req,
-                   decode_catchup_resp, decode_complaint, decode_drop, decode_escrow, decode_hint, decode_reseat,
-                   decode_skip, engine_options, setup_hash as compute_setup_hash)
+from .wire import Envelope, Setup, engine_options, setup_hash as compute_setup_hash
 
 if TYPE_CHECKING:  # annotations only (engine/api.py: the seam p2p sees; the caller passes the engine)
     from engine.api import Engine
@@ -157,11 +158,7 @@ class LockstepSession:
         self._events: deque = deque()
         self._now = now
         #: Counters of dropped/answered messages, for the node's status line.
-        self.stats: dict[str, int] = dict.fromkeys(
-            ("received", "accepted", "duplicate", "malformed", "wrong_type", "wrong_game", "bad_seat",
-             "bad_signature", "stale", "too_far", "answered", "resent", "escrow", "drop_votes",
-             "catchup_requests", "catchup_served", "catchup_records", "hints", "forwarded", "forward_limited", "ignored",
-             "alive", "alive_sent", "complaints", "abandons", "superseded", "skip_votes"), 0)
+        self.stats: dict[str, int] = dict.fromkeys(COUNTERS, 0)
         if state is None:
             state = engine.new_game(setup.edition, setup.seats, engine_options(setup))
         #: Our position in the game (step, engine state and hash, phase, spectator) and the gate
@@ -189,11 +186,11 @@ class LockstepSession:
         #: Hidden information (protocol.md §C12): the public ledger and our private view, or None.
         self.hidden: HiddenLedger | None = None
         self.view: PrivateView | None = None
-        layout = layout_of_state(state)
+        layout = layout_of_state(state, engine)
         if layout is not None:
             if hidden_commits is None or any(not c for c in hidden_commits):
                 raise LocalProtocolError("a game with hidden information needs every seat's commitment")
-            self.hidden = HiddenLedger(self.game_id, self.n, layout, hidden_commits, state)
+            self.hidden = HiddenLedger(self.game_id, self.n, layout, hidden_commits, state, engine)
             self.view = PrivateView(self.hidden, my_seat, hidden_secret(chain.value(0)), identity,
                                     [p.x25519_key for p in setup.players])
             self.view.refresh(state)
@@ -229,17 +226,9 @@ class LockstepSession:
         self.timers = SessionTimers(identity, self, fx, self.abandons.left)
         #: Our player's side of the step: its input, countdown and votes (local_seat.py).
         self.local = LocalSeat(self, fx)
-        #: Every incoming envelope, routed by type to the part that owns it; STEPs admitted
-        #: there (session_inbox.py).
-        self.inbox = SessionInbox(self._pubkeys, {
-            MSG_ESCROW: (decode_escrow, self.escrows.receive), MSG_DROP: (decode_drop, self.votes.receive),
-            MSG_CATCHUP_REQ: (decode_catchup_req, self.catching.on_request),
-            MSG_CATCHUP_RESP: (decode_catchup_resp, self.catching.on_response),
-            MSG_HINT: (decode_hint, self.catching.on_hint), MSG_ALIVE: (decode_alive, self.timers.on_alive),
-            MSG_ABANDON: (decode_abandon, self.abandons.receive),
-            MSG_COMPLAINT: (decode_complaint, self.referee.on_complaint),
-            MSG_SKIP: (decode_skip, self.skipping.receive), MSG_RESEAT: (decode_reseat, self.reseating.receive)},
-            self, fx)
+        #: Every incoming envelope, routed by type to the part that owns it (the inbox builds
+        #: its routing table from the parts above: last); STEPs admitted there (session_inbox.py).
+        self.inbox = SessionInbox(self._pubkeys, self, fx)
         self._send_escrow()
         self.gate.begin()
 
@@ -284,9 +273,6 @@ class LockstepSession:
     def running(self) -> bool:
         """True while the game runs (phase ``running``)."""
         return self.gate.phase == RUNNING
-
-    def _send(self, raw: bytes) -> None:
-        self._out.append(raw)
 
     def needs_local_input(self) -> Any:
         """The engine's ``Pending`` if the local seat must submit an input (action or None) for
@@ -401,7 +387,7 @@ class LockstepSession:
         d = {"game_id": self.game_id.hex(), "my_seat": self.my_seat, "step": self.step, "phase": self.phase,
              "state_hash": self.state_hash.hex(), "prev_digest": self.prev_digest.hex(),
              "setup_hash": self.setup_hash.hex(), "stats": dict(self.stats),
-             "halt_reason": None if self.halt_reason is None else _event_json(self.halt_reason),
+             "halt_reason": None if self.halt_reason is None else event_json(self.halt_reason),
              "held": self.steps.dump(),
              "dropped": {str(k): [v.step, v.rule, v.chain is not None] for k, v in sorted(self.dropped.items())}}
         enc = getattr(self.engine, "encode_state", None)
@@ -409,20 +395,13 @@ class LockstepSession:
             d["state"] = enc(self.state).hex()
         return d
 
-    def restart_timers(self, now: float) -> None:
-        """Restart the current step's timers at ``now`` (after a resume: the log's steps
-        happened in another run, on another clock)."""
-        self._now = now
-        self.live.restart(now)
-        self.catchup.restart()
-
     # -- resume (protocol.md §C10; resume.py drives these) --
 
     def end_replay(self, log: Any, own_log: Any, now: float) -> None:
         """The log replay is over (``resume.resume_session``): forget the replayed steps'
         events and queued sends, write to ``log``/``own_log`` from now on, restart the timers,
-        and (if the game goes on) queue our own message of the current step, our escrow and a
-        CATCHUP_REQ."""
+        (the log's steps happened in another run, on another clock) and, if the game goes on,
+        queue our own message of the current step, our votes, our escrow and a CATCHUP_REQ."""
         self._replaying = False
         self._events.clear()  # replayed steps were reported in the previous run
         self._out = []
@@ -431,7 +410,9 @@ class LockstepSession:
             self.catchup.use_log(log.path)
         if own_log is not None:
             self.own_log = own_log
-        self.restart_timers(now)
+        self._now = now
+        self.live.restart(now)
+        self.catchup.restart()
         if self.phase != RUNNING:
             return
         self.own.after_replay()  # our message of this step, as signed or made now
@@ -442,7 +423,7 @@ class LockstepSession:
         # step we applied, that DROP record is in the answer (SeatLost / StepOverturned, §C8.3).
         self.request_catchup(now, max(0, self.step - 1))
 
-    # -- abandon (protocol.md §C8.7) --
+    # -- our player's other calls (protocol.md §C8.7, §C9, §C8.9, §C12) --
 
     def abandon(self, now: float | None = None) -> None:
         """End the game here as abandoned: sign ABANDON [gid, our seat, step, state hash,
@@ -453,23 +434,6 @@ class LockstepSession:
         if now is not None:
             self._now = now
 
-    # -- complaints (protocol.md §C8.8) --
-
-    def _prove(self, culprit: int, step: int, kind: int, reason: str, evidence: list, key: bytes | None = None,
-               complaint: bytes | None = None, halt: Any = None) -> None:
-        """``culprit`` is proven to cheat (``Referee.prove``): COMPLAINT, vote, or halt."""
-        self.referee.prove(culprit, step, kind, reason, evidence, key, complaint, halt)
-
-    def _vote_cheaters(self) -> None:
-        self.votes.vote_cheaters()  # against a proven cheater or a seat that left (§C8.7, §C8.8)
-
-    def ingest_record(self, kind: int, payload: bytes) -> str | None:
-        """Apply a COMPLAINT or ABANDON log record (from our log or a catch-up) through the
-        live checks (``Referee.ingest_record``). Returns None, or why it was refused (English)."""
-        return self.referee.ingest_record(kind, payload)
-
-    # -- catch-up (protocol.md §C9) --
-
     def request_catchup(self, now: float | None = None, from_step: int | None = None) -> None:
         """Ask every other active seat for the records from our step on (or ``from_step``):
         ``catchup_session.SessionCatchUp.request`` (§C9.1)."""
@@ -477,82 +441,15 @@ class LockstepSession:
             self._now = now
         self.catching.request(from_step)
 
-    def _answer_with_records(self, seat: int) -> None:
-        self.catching.push_records(seat)  # our last records to a seat that needs them, unasked
-
-    def _hint(self, seat: int, now: float) -> None:
-        self.catching.hint(seat, now)  # HINT to a seat that is behind (§C9.3)
-
-    def _verified(self, env: Envelope, seat: int, step: int) -> bool:
-        return self.inbox.verified(env, seat, step)  # a bad signature is counted and reported
-
-    # -- records from our log or a catch-up (record_ingest.py, §C3.4, §C8.3, §C8.10, §C9) --
-
-    def ingest_step_record(self, step: int, raws: Any) -> str | None:
-        """Apply the complete record of our current ``step``: None or why refused (``RecordIngest``)."""
-        return self.ingest.ingest_step_record(step, raws)
-
-    def check_past_drop(self, payload: bytes) -> bool:
-        """A DROP record of a step we applied with that seat's message: halt, True (``RecordIngest``)."""
-        return self.ingest.check_past_drop(payload)
-
-    def check_past_skip(self, payload: bytes) -> bool:
-        """A kind-6 record of a step we applied with that seat's message: halt, True (``RecordIngest``)."""
-        return self.ingest.check_past_skip(payload)
-
-    def ingest_skip_record(self, payload: bytes) -> str | None:
-        """Take a kind-6 record of our current step: None or why refused (``RecordIngest``)."""
-        return self.ingest.ingest_skip_record(payload)
-
-    def cross_check(self, step: int, raws: Any, sender: int | None = None) -> bool:
-        """Compare a peer's record of an applied ``step`` with ours: True if we halted (``RecordIngest``)."""
-        return self.ingest.cross_check(step, raws, sender)
-
-    def adopt_equivocation(self, step: int, seat: int, chosen: bytes, other: bytes) -> bool:
-        """Hold ``chosen`` after ``StepOverturned(step, seat, chosen, other)`` and a restart
-        (``RecordIngest.adopt_equivocation``). Returns False (nothing done) if refused."""
-        return self.ingest.adopt_equivocation(step, seat, chosen, other)
-
-    # -- seat loss (protocol.md §C8) --
-
-    def _send_escrow(self, resend: bool = False) -> None:
-        self.escrows.send(resend)  # our escrow of the epoch when made, and on a re-send (§C8.2)
-
-    def adopt_vote(self, raw: bytes) -> bool:
-        """Take ``raw`` (our own DROP or SKIP vote of the current step, from our own-message log
-        after a restart) as cast (``session_votes.SessionVotes.adopt``). False if it is not
-        such a vote."""
-        return self.votes.adopt(raw)
-
-    def _vote_drop(self, seat: int) -> None:
-        self.votes.vote(seat)  # our one DROP vote of this step and epoch (§C8.3)
-
-    def _forward(self, voter: int, raw: bytes, now: float) -> None:
-        self.votes.forward(voter, raw, now)  # within the voter's forwarding budget (§C8.3)
-
-    def ingest_drop_record(self, payload: bytes) -> str | None:
-        """Apply a DROP log record (from our log or a catch-up) for our current step
-        (``session_votes.SessionVotes.ingest_record``). Returns None or why it was refused."""
-        return self.votes.ingest_record(payload)
-
-    # -- re-seating a returning player (protocol.md §C8.9; reseat_session.py) --
-
     def request_reseat(self, secret: bytes, now: float | None = None) -> bool:
         """Ask to play our dropped seat again with a new hash chain of ``secret`` (32 bytes,
-        fresh; the caller keeps it first: a restart needs it, ``restore_reseat_secret``). Sent
+        fresh; the caller keeps it first: a restart needs it, ``reseat.restore``). Sent
         now and every ``RESEAT_RESEND`` s until the seat is back (``SeatReturned``). Returns
         False (nothing sent) unless we are a spectator of a running game whose bot plays our
         seat and re-seating is offered (``SessionReseat.request``)."""
         if now is not None:
             self._now = now
         return self.reseating.request(secret)
-
-    def restore_reseat_secret(self, secret: bytes) -> None:
-        """Before a log replay (``resume``): the secret of our last request, so a re-seat found
-        in the log gives us our new chain back."""
-        self.reseat.restore(secret)
-
-    # -- hidden information (protocol.md §C12) --
 
     def private_view(self) -> dict:
         """What our player may know privately: {("bill", id) | ("card", index): fake} for
@@ -563,27 +460,40 @@ class LockstepSession:
             return {}
         return self.view.bot_view()
 
-    # -- internals --
+    # -- the effects that reach a part (session_port.Effects): the parts are built after the
+    # -- Effects they are handed, so these look the part up when called --
 
-    def records_coming(self, last: int | None) -> None:
-        """Catch-up (``catchup.ingest_response``): the page being applied holds the step records
-        up to step ``last`` (None: the page is applied); ``OwnStep.records_coming``."""
-        self.own.records_coming(last)
+    def _send(self, raw: bytes) -> None:
+        self._out.append(raw)
 
-    def _make_reveal(self) -> None:
-        self.own.make_reveal()  # our reveal of this chance step, past the gate (§C8.2)
-
-    def adopt_own(self, raw: bytes) -> bool:
-        """Take ``raw`` (our own STEP of the current step, from our own-message log or a
-        catch-up) as our message of this step (``OwnStep.adopt_own``). False if refused."""
-        return self.own.adopt_own(raw)
+    def _prove(self, culprit: int, step: int, kind: int, reason: str, evidence: list, key: bytes | None = None,
+               complaint: bytes | None = None, halt: Any = None) -> None:
+        """``culprit`` is proven to cheat (``Referee.prove``): COMPLAINT, vote, or halt (§C8.8)."""
+        self.referee.prove(culprit, step, kind, reason, evidence, key, complaint, halt)
 
     def _history_proof(self, k: int, seat: int, reason: str) -> None:
         self.referee.history_proof(k, seat, reason)  # proven by the applied STEPs (§C8.2)
 
+    def _vote_cheaters(self) -> None:
+        self.votes.vote_cheaters()  # against a proven cheater or a seat that left (§C8.7, §C8.8)
 
-def _event_json(ev: Any) -> dict:
-    d: dict = {"type": type(ev).__name__}
-    for k, v in ev.__dict__.items():
-        d[k] = v.hex() if isinstance(v, bytes) else v if isinstance(v, (int, str, type(None))) else repr(v)
-    return d
+    def _vote_drop(self, seat: int) -> None:
+        self.votes.vote(seat)  # our one DROP vote of this step and epoch (§C8.3)
+
+    def _forward(self, voter: int, raw: bytes, now: float) -> None:
+        self.votes.forward(voter, raw, now)  # within the voter's forwarding budget (§C8.3)
+
+    def _answer_with_records(self, seat: int) -> None:
+        self.catching.push_records(seat)  # our last records to a seat that needs them, unasked
+
+    def _hint(self, seat: int, now: float) -> None:
+        self.catching.hint(seat, now)  # HINT to a seat that is behind (§C9.3)
+
+    def _verified(self, env: Envelope, seat: int, step: int) -> bool:
+        return self.inbox.verified(env, seat, step)  # a bad signature is counted and reported
+
+    def _send_escrow(self, resend: bool = False) -> None:
+        self.escrows.send(resend)  # our escrow of the epoch when made, and on a re-send (§C8.2)
+
+    def _make_reveal(self) -> None:
+        self.own.make_reveal()  # our reveal of this chance step, past the gate (§C8.2)

@@ -181,7 +181,7 @@ class NodeRestart:
             node.fail(NodeError("resume", f"cannot follow the game after losing our seat: {e}", ev.step))
             return
         if getattr(ev, "chosen", None) is not None:  # the version the table keeps (§C3.4 "Two versions applied")
-            sess.adopt_equivocation(ev.step, ev.seat, ev.chosen, ev.other)
+            sess.ingest.adopt_equivocation(ev.step, ev.seat, ev.chosen, ev.other)
         self._adopt(self.files, sess, info["endpoints"])
         node.pump()
 

@@ -17,9 +17,8 @@ checked exactly like live messages before they touch the session.
 The part owns no state of its own (what it learns goes to the parts that own it: the held
 messages to ``StepCollector``, the versions not kept to ``Referee.overturn``, the skip votes to
 ``TurnSkip``). It reads the session through ``session_port.SessionView`` and acts through
-``session_port.Effects``. Moved out of ``lockstep.py`` (issue 13); the session keeps the public
-names (``LockstepSession.ingest_step_record`` ...) as delegates, which ``catchup``, ``resume``
-and ``node_restart`` call.
+``session_port.Effects``. Moved out of ``lockstep.py`` (issue 13); ``catchup``, ``resume`` and
+``node_restart`` call it as the session's public ``ingest`` part (``session.ingest.cross_check``...).
 """
 
 from __future__ import annotations

@@ -71,8 +71,8 @@ class Restart:
     def keep(self, step: int, raw: bytes) -> None:
         """Keep ``raw``, our own signed STEP or DROP envelope of ``step`` (after the session's
         current step) from our own-message log. A message signed over another history (a
-        drop changed the step, §C8.3) is refused when the step comes by ``adopt_own`` /
-        ``adopt_vote``."""
+        drop changed the step, §C8.3) is refused when the step comes by ``OwnStep.adopt_own`` /
+        ``SessionVotes.adopt``."""
         if _is_drop(raw):
             self._votes.setdefault(step, []).append(raw)
         else:
@@ -86,9 +86,9 @@ class Restart:
         step = session.step
         raw = self._steps.pop(step, None)
         if raw is not None and not session.spectator:
-            session.adopt_own(raw)
+            session.own.adopt_own(raw)
         for raw in self._votes.pop(step, ()):
-            session.adopt_vote(raw)
+            session.votes.adopt(raw)
         for k in [k for k in self._steps if k < step]:
             del self._steps[k]
         for k in [k for k in self._votes if k < step]:
@@ -157,7 +157,7 @@ def _replay(log_path: str, identity: Identity, chain_secret: bytes, engine: Engi
     sess = LockstepSession(setup, seat, identity, chain, engine, seed, setup_bytes=sb, now=now, bot=bot,
                            hidden_commits=commits, _resuming=True, restart=restart)
     if reseat_secret is not None:
-        sess.restore_reseat_secret(reseat_secret)  # a re-seat in the log gives us our new chain (§C8.9)
+        sess.reseat.restore(reseat_secret)  # a re-seat in the log gives us our new chain (§C8.9)
     good_end = reader.good_end
     damage = None
     count = 0
@@ -178,13 +178,13 @@ def _replay(log_path: str, identity: Identity, chain_secret: bytes, engine: Engi
             break
         if problem is None:
             if rec.kind == KIND_STEP:
-                problem = sess.ingest_step_record(step, list(f.messages))
+                problem = sess.ingest.ingest_step_record(step, list(f.messages))
             elif rec.kind == KIND_DROP:
-                problem = sess.ingest_drop_record(rec.payload)
+                problem = sess.votes.ingest_record(rec.payload)
             elif rec.kind == KIND_SKIP:
-                problem = sess.ingest_skip_record(rec.payload)
+                problem = sess.ingest.ingest_skip_record(rec.payload)
             elif rec.kind in (KIND_COMPLAINT, KIND_ABANDON):
-                problem = sess.ingest_record(rec.kind, rec.payload)
+                problem = sess.referee.ingest_record(rec.kind, rec.payload)
             else:
                 problem = f"unexpected record kind {rec.kind}"
         if problem is None and sess.phase == HALTED:
@@ -240,9 +240,9 @@ def resume_session(log_path: str | os.PathLike[str], identity: Identity, chain_s
                 # these steps again, and there we re-send these bytes, sign nothing else.
                 restart.keep(step, raw)
         if mine is not None:
-            own_resent = sess.adopt_own(mine)
+            own_resent = sess.own.adopt_own(mine)
         for raw in votes:
-            sess.adopt_vote(raw)
+            sess.votes.adopt(raw)
     log = LogWriter.reopen(log_path, good_end, sess.step, fsync=fsync)
     sess.end_replay(log, None if own_log_path is None else OwnLog(own_log_path, fsync=fsync), now)
     finished = sess.phase != "running"

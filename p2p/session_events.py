@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -196,3 +197,13 @@ class StepOverturned:
     seat: int
     chosen: bytes | None = None
     other: bytes | None = None
+
+
+def event_json(ev: Any) -> dict:
+    """A JSON-able copy of an event for a bug report or an evidence file
+    (``LockstepSession.dump``): ``{"type": class name, field: value}``, bytes as hex, ints,
+    strings and None as they are, anything else as its ``repr``."""
+    d: dict = {"type": type(ev).__name__}
+    for k, v in ev.__dict__.items():
+        d[k] = v.hex() if isinstance(v, bytes) else v if isinstance(v, (int, str, type(None))) else repr(v)
+    return d

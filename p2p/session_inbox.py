@@ -2,10 +2,10 @@
 
 Every envelope a peer sends the session comes through ``receive``: opened and decoded
 (``wire.open_envelope`` and the type's schema), checked to be of this game, then handed to
-the part that owns its type (the routing table the session builds: ESCROW to
-``escrow_gate``, DROP to ``session_votes``, CATCHUP_* and HINT to ``catchup_session``, ALIVE
-to ``session_timers``, ABANDON to ``abandon``, COMPLAINT to ``referee``, SKIP to
-``turn_skip``, RESEAT to ``reseat_session``). STEP messages are admitted here
+the part that owns its type (the routing table, built from the session's parts when the
+inbox is made, after them: ESCROW to ``escrow_gate``, DROP to ``session_votes``, CATCHUP_* and
+HINT to ``catchup_session``, ALIVE to ``session_timers``, ABANDON to ``abandon``, COMPLAINT to
+``referee``, SKIP to ``turn_skip``, RESEAT to ``reseat_session``). STEP messages are admitted here
 (``_on_step``): a duplicate is answered with ours (the sender is stuck), a message of an old
 step gets ours or a HINT, one too far ahead notes that seat ahead (a catch-up trigger), a
 dropped seat's late one is ignored; every other one has its signature verified on receipt,
@@ -23,7 +23,7 @@ routing table and the seats' public keys; it reads the session through
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Sequence
 
 from . import const as C
 from .complaints import EQUIVOCATION, same_history
@@ -32,7 +32,10 @@ from .session_events import Equivocation, PeerMisbehaved
 from .session_port import Effects, SessionView
 from .step_collect import Held
 from .step_gate import HALTED, RUNNING
-from .wire import MSG_STEP, Envelope, StepBody, decode_step_body, open_envelope
+from .wire import (MSG_ABANDON, MSG_ALIVE, MSG_CATCHUP_REQ, MSG_CATCHUP_RESP, MSG_COMPLAINT, MSG_DROP, MSG_ESCROW,
+                   MSG_HINT, MSG_RESEAT, MSG_SKIP, MSG_STEP, Envelope, StepBody, decode_abandon, decode_alive,
+                   decode_catchup_req, decode_catchup_resp, decode_complaint, decode_drop, decode_escrow, decode_hint,
+                   decode_reseat, decode_skip, decode_step_body, open_envelope)
 
 __all__ = ["SessionInbox"]
 
@@ -44,16 +47,23 @@ class SessionInbox:
     """Open, check and route the session's incoming envelopes; admit STEP messages (module
     docstring).
 
-    ``pubkeys``: the seats' Ed25519 public keys (32 bytes each, seat order); ``routes``: per
-    non-STEP session message type, its ``Route``; ``session``: read only; ``effects``: what we
-    do to it."""
+    ``pubkeys``: the seats' Ed25519 public keys (32 bytes each, seat order); ``session``: read
+    only, with every part the routing table names already built; ``effects``: what we do to it."""
 
-    def __init__(self, pubkeys: Sequence[bytes], routes: Mapping[int, Route], session: SessionView,
-                 effects: Effects) -> None:
+    def __init__(self, pubkeys: Sequence[bytes], session: SessionView, effects: Effects) -> None:
         self._pubkeys = list(pubkeys)
-        self._routes = dict(routes)
         self._s = session
         self._fx = effects
+        s = self._s
+        #: Per non-STEP session message type (``wire.SESSION_TYPES``), its ``Route``.
+        self._routes: dict[int, Route] = {
+            MSG_ESCROW: (decode_escrow, s.escrows.receive), MSG_DROP: (decode_drop, s.votes.receive),
+            MSG_CATCHUP_REQ: (decode_catchup_req, s.catching.on_request),
+            MSG_CATCHUP_RESP: (decode_catchup_resp, s.catching.on_response),
+            MSG_HINT: (decode_hint, s.catching.on_hint), MSG_ALIVE: (decode_alive, s.timers.on_alive),
+            MSG_ABANDON: (decode_abandon, s.abandons.receive),
+            MSG_COMPLAINT: (decode_complaint, s.referee.on_complaint),
+            MSG_SKIP: (decode_skip, s.skipping.receive), MSG_RESEAT: (decode_reseat, s.reseating.receive)}
 
     def verified(self, env: Envelope, seat: int, step: int) -> bool:
         """Check ``seat``'s signature on a non-STEP message; a bad one is counted and reported."""

@@ -28,7 +28,14 @@ from .wire import Envelope
 if TYPE_CHECKING:  # annotations only (engine/api.py: the seam p2p sees; the caller passes the engine)
     from engine.api import Engine
 
-__all__ = ["Effects", "SessionView"]
+__all__ = ["COUNTERS", "Effects", "SessionView"]
+
+#: The session's counters (``SessionView.stats``, all from 0): what the inbox and the parts
+#: dropped, answered or did, for the node's status line and ``LockstepSession.dump``.
+COUNTERS = ("received", "accepted", "duplicate", "malformed", "wrong_type", "wrong_game", "bad_seat",
+            "bad_signature", "stale", "too_far", "answered", "resent", "escrow", "drop_votes", "catchup_requests",
+            "catchup_served", "catchup_records", "hints", "forwarded", "forward_limited", "ignored", "alive",
+            "alive_sent", "complaints", "abandons", "superseded", "skip_votes")
 
 
 class SessionView(Protocol):
@@ -65,6 +72,9 @@ class SessionView(Protocol):
     state: Any        # the engine state before the current step
     chance_count: int  # chance steps applied so far
     skipping: Any     # turn_skip.SessionSkips
+    catching: Any     # catchup_session.SessionCatchUp (the inbox routes CATCHUP_* and HINT to it)
+    timers: Any       # session_timers.SessionTimers (the inbox routes ALIVE to it)
+    abandons: Any     # abandon.Abandons (the inbox routes ABANDON to it)
 
     def waiting_for(self) -> tuple[int, ...]: ...
     def paused(self) -> tuple[int, ...]: ...

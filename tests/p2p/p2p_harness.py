@@ -224,7 +224,7 @@ def restart_overturned(paths: list, secrets: list, restarts: list | None = None,
             again, _ = resume_session(paths[i], s.identity, secrets[i], engine, own_log_path=str(paths[i]) + ".own",
                                       now=net.now, truncate_at=ev.step)
             if ev.chosen is not None:
-                assert again.adopt_equivocation(ev.step, ev.seat, ev.chosen, ev.other)
+                assert again.ingest.adopt_equivocation(ev.step, ev.seat, ev.chosen, ev.other)
             net.s[i] = again
             if restarts is not None:
                 restarts.append((i, ev.step, ev.chosen is not None))

@@ -13,10 +13,12 @@ from p2p.schema import pack
 
 
 class FakeSession:
-    """The public methods ``ingest_response`` calls, recording what reached them."""
+    """The public methods ``ingest_response`` calls, recording what reached them (the session's
+    parts it reaches, ``ingest``, ``votes`` and ``own``, are this object)."""
 
     def __init__(self, step: int) -> None:
         self.phase, self.step, self.dropped, self.calls = "running", step, {}, []
+        self.ingest = self.votes = self.own = self
         self.setup = SimpleNamespace(players=[])  # the seats' keys (bulk signature check): none here
 
     def records_coming(self, last):
@@ -34,7 +36,7 @@ class FakeSession:
         self.calls.append(("step", step, raws))
         self.step += 1
 
-    def ingest_drop_record(self, payload):
+    def ingest_record(self, payload):  # SessionVotes.ingest_record: a DROP record
         self.calls.append(("drop", payload))
 
     def receive_message(self, raw, now):

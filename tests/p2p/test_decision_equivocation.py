@@ -101,15 +101,15 @@ def test_adopt_equivocation_refuses_what_is_not_two_versions(tmp_path):
         else (b, a)
     forged = seal(sessions[1].identity, MSG_STEP, body + [["adv", 3]])  # seat 1's key, seat 3's slot
     other_history = seal(cheat.identity, MSG_STEP, [s0.game_id, k, 3, s0.state_hash, b"\x5a" * 32, ["adv", 2]])
-    assert not s0.adopt_equivocation(k, 3, other, kept)  # not the kept one
-    assert not s0.adopt_equivocation(k, 3, kept, kept)  # one version
-    assert not s0.adopt_equivocation(k, 3, kept, forged)  # bad signature
-    assert not s0.adopt_equivocation(k, 3, forged, other)  # the chosen one must be signed by the seat
-    assert not s0.adopt_equivocation(k, 3, kept, other_history)  # another history: no equivocation
-    assert not s0.adopt_equivocation(k + 1, 3, kept, other)  # not our step
-    assert not s0.adopt_equivocation(k, 3, kept, b"\x00junk")
+    assert not s0.ingest.adopt_equivocation(k, 3, other, kept)  # not the kept one
+    assert not s0.ingest.adopt_equivocation(k, 3, kept, kept)  # one version
+    assert not s0.ingest.adopt_equivocation(k, 3, kept, forged)  # bad signature
+    assert not s0.ingest.adopt_equivocation(k, 3, forged, other)  # the chosen one must be signed by the seat
+    assert not s0.ingest.adopt_equivocation(k, 3, kept, other_history)  # another history: no equivocation
+    assert not s0.ingest.adopt_equivocation(k + 1, 3, kept, other)  # not our step
+    assert not s0.ingest.adopt_equivocation(k, 3, kept, b"\x00junk")
     assert s0.steps.held(k, 3) is None and not s0.complaints.cheaters()
-    assert s0.adopt_equivocation(k, 3, kept, other)
+    assert s0.ingest.adopt_equivocation(k, 3, kept, other)
     assert s0.steps.held(k, 3).env.raw == kept and s0.complaints.cheaters() == [3]
 
 
@@ -126,8 +126,8 @@ def test_a_current_step_record_with_the_other_version_keeps_the_kept_one(tmp_pat
                                                                             body + [["adv", 2]])
     kept, other = (a, b) if kept_version(open_envelope(a).body, open_envelope(b).body) == open_envelope(a).body \
         else (b, a)
-    assert s0.adopt_equivocation(k, 3, kept, other)
+    assert s0.ingest.adopt_equivocation(k, 3, kept, other)
     raws = [seal(sessions[i].identity, MSG_STEP, [s0.game_id, k, i, s0.state_hash, s0.steps.prev_digest, None])
             for i in range(3)] + [other]
-    assert s0.ingest_step_record(k, raws) is None
+    assert s0.ingest.ingest_step_record(k, raws) is None
     assert s0.phase != HALTED and s0.steps.held(k, 3).env.raw == kept

@@ -1,5 +1,5 @@
 """A second signed version of an applied step message inside a catch-up record (protocol.md
-§C3.4 'Second version in a record', ``LockstepSession.cross_check``): where the rule stops.
+§C3.4 'Second version in a record', ``RecordIngest.cross_check``, ``session.ingest``): where the rule stops.
 
 The red-team case (tests/p2p/test_redteam_votes.py::test_an_unsolicited_catch_up_with_a_second_
 version_does_not_veto_the_game) covers the sender's own slot with no fork in sight: proven, voted

@@ -7,7 +7,9 @@
 ``local_seat.LocalSeat`` read the session through ``SessionView`` (``self._s``, bound to a
 local ``s``) and change it only through ``Effects`` callables. Checked on the source with ``ast``
 (nothing is run): no assignment to an attribute of the session, no read of a private attribute of
-it, and every session attribute they read is declared in ``SessionView``.
+it, and every session attribute they read is declared in ``SessionView``. The inbox routes every
+session message type but STEP to a part; a log replay and a catch-up page hand their records to the
+parts that own them, not to the session (issue 13: the session is the node's front, not a relay).
 """
 
 from __future__ import annotations
@@ -107,3 +109,44 @@ def test_the_position_is_the_gates_and_read_only_on_the_session() -> None:
              for n in ast.walk(gate) if isinstance(n, (ast.Assign, ast.AnnAssign))
              and isinstance(n.target if isinstance(n, ast.AnnAssign) else n.targets[0], ast.Attribute)}
     assert set(POSITION) <= owned
+
+
+def test_the_inbox_routes_every_session_type_but_step_to_a_part() -> None:
+    """Every non-STEP session message type (``envelope.SESSION_TYPES``) has one route in the
+    table ``SessionInbox`` builds from the session's parts, to a handler of a part it reads
+    through ``SessionView`` (the view test above checks those reads)."""
+    from p2p import envelope
+
+    init = next(n for n in _class("p2p/session_inbox.py", "SessionInbox").body
+                if isinstance(n, ast.FunctionDef) and n.name == "__init__")
+    table = next(n.value for n in ast.walk(init) if isinstance(n, ast.AnnAssign)
+                 and ast.unparse(n.target) == "self._routes")
+    routed = {getattr(envelope, ast.unparse(k)) for k in table.keys}
+    assert routed == set(envelope.SESSION_TYPES) - {envelope.MSG_STEP}
+    handlers = [ast.unparse(v.elts[1]) for v in table.values]
+    assert all(h.startswith("s.") and h.count(".") == 2 for h in handlers), handlers
+
+
+#: What a log replay and a catch-up page do with a record: the part of the session that owns it.
+RECORD_CALLS = {"ingest": {"ingest_step_record", "ingest_skip_record", "check_past_drop", "check_past_skip",
+                           "cross_check", "adopt_equivocation"},
+                "votes": {"ingest_record", "adopt"}, "referee": {"ingest_record"},
+                "own": {"adopt_own", "records_coming"}, "reseat": {"restore"}}
+
+
+@pytest.mark.parametrize("path", ["p2p/catchup.py", "p2p/resume.py", "p2p/node_restart.py"])
+def test_records_go_to_the_part_that_owns_them(path: str) -> None:
+    """``catchup``, ``resume`` and ``node_restart`` call the record and replay entry points on the
+    session's parts (``sess.ingest.cross_check``...), which the session exposes as public
+    attributes; the session has no delegate of those names."""
+    calls = [n.func for n in ast.walk(ast.parse((ROOT / path).read_text()))
+             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)]
+    via_part = [f"{ast.unparse(f.value)}.{f.attr}" for f in calls if isinstance(f.value, ast.Attribute)
+                and f.attr in RECORD_CALLS.get(f.value.attr, ())]
+    assert via_part, "no record call found: the check would pass vacuously"
+    # The session's former delegates (up to session 7): none left, and nobody calls them.
+    gone = set().union(*RECORD_CALLS.values()) - {"adopt", "restore"} | {
+        "ingest_drop_record", "adopt_vote", "restore_reseat_secret"}
+    direct = [ast.unparse(f) for f in calls if f.attr in gone and ast.unparse(f.value) in ("sess", "session")]
+    assert direct == []
+    assert [name for name in gone if hasattr(LockstepSession, name)] == []
