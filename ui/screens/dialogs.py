@@ -54,12 +54,11 @@ class ManageDialog(ChoiceDialog):
     """Build evenly, sell, mortgage, lift: the legal ones for our seat, one line each;
     dismisses the chosen action or None."""
 
-    def __init__(self, state: Any, legal: list) -> None:
-        super().__init__()
-        self.state = state
-        kinds = (A.BuildHouse, A.SellBuilding, A.SellProperty) if state.ed.hotels_only else \
-            (A.BuildHouse, A.SellBuilding, A.Mortgage, A.LiftMortgage)  # hotels only: no mortgages, deeds sold back
-        self.choices = [a for a in legal if isinstance(a, kinds)]
+    def offered(self, state: Any) -> tuple[type, ...]:
+        """Hotels only: no mortgages, deeds sold back to the bank."""
+        if state.ed.hotels_only:
+            return (A.BuildHouse, A.SellBuilding, A.SellProperty)
+        return (A.BuildHouse, A.SellBuilding, A.Mortgage, A.LiftMortgage)
 
     def compose(self) -> ComposeResult:
         """One line per legal build, sale, mortgage or lift of ours, and Cancel."""
@@ -74,10 +73,7 @@ class SettleDialog(ChoiceDialog):
     """Mortgaged properties inherited from a bankrupt: lift some now or pay the 10 % on them.
     Dismisses the chosen ``SettleMortgages`` or None."""
 
-    def __init__(self, state: Any, legal: list) -> None:
-        super().__init__()
-        self.state = state
-        self.choices = [a for a in legal if isinstance(a, A.SettleMortgages)]
+    kinds = (A.SettleMortgages,)
 
     def _label(self, a: Any) -> str:
         if not a.lift:

@@ -4,6 +4,8 @@ dialogs ask before something that cannot be undone. The dialogs themselves: ``ui
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -25,11 +27,21 @@ class _Dialog(ModalScreen):
 
 
 class ChoiceDialog(_Dialog):
-    """One of ``self.choices`` (the legal actions of one kind, set by the subclass) from an
+    """One of ``self.choices`` (the actions of ``legal`` of the kinds the subclass offers) from an
     ``OptionList`` whose option ids are their indices: Enter dismisses the chosen action; the
-    Cancel button, like Esc, dismisses None."""
+    Cancel button, like Esc, dismisses None. ``state``: the engine state the labels read."""
 
-    choices: list
+    #: The action classes offered (a subclass sets them, or overrides ``offered``).
+    kinds: tuple[type, ...] = ()
+
+    def __init__(self, state: Any, legal: list) -> None:
+        super().__init__()
+        self.state = state
+        self.choices: list = [a for a in legal if isinstance(a, self.offered(state))]
+
+    def offered(self, state: Any) -> tuple[type, ...]:
+        """The action classes this dialog offers in ``state`` (default: ``kinds``)."""
+        return self.kinds
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         """Answer the chosen action."""

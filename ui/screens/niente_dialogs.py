@@ -98,10 +98,11 @@ class TakeCardDialog(ChoiceDialog):
     Dismisses ``TakeCard(slot)`` or None; with an Imprevisti already in hand the game screen
     asks before the swap."""
 
+    kinds = (A.TakeCard,)
+
     def __init__(self, state: Any, seat: int, legal: list, view: dict) -> None:
-        super().__init__()
-        self.state, self.seat, self.view = state, seat, view
-        self.choices = [a for a in legal if isinstance(a, A.TakeCard)]
+        super().__init__(state, legal)
+        self.seat, self.view = seat, view
 
     def label(self, a: Any) -> str:
         """The card's full text, with what we know of it."""
@@ -136,10 +137,7 @@ class UseCardDialog(ChoiceDialog):
     """Use a kept card now: the legal UseCard actions (card and target), one line each.
     Dismisses the chosen ``UseCard`` or None."""
 
-    def __init__(self, state: Any, legal: list) -> None:
-        super().__init__()
-        self.state = state
-        self.choices = [a for a in legal if isinstance(a, A.UseCard)]
+    kinds = (A.UseCard,)
 
     def compose(self) -> ComposeResult:
         """The cards we may use now, a note when the others may inspect an Imprevisti, and Cancel."""
