@@ -26,7 +26,19 @@ from .rendezvous import WATCH_SERVICE, Rendezvous
 from .spectate import WatchServer
 from .transport import Addr
 
-__all__ = ["WatchService"]
+__all__ = ["WatchService", "channel_settled"]
+
+
+def channel_settled(endpoint: Any, addr: Addr) -> bool:
+    """Everything we sent ``addr`` was acknowledged, and it did acknowledge: its channel exists,
+    is idle and has heard an ack (``Channel.acknowledged_any``). A channel that is gone
+    (evicted to make room) or that a datagram from ``addr`` re-opened since is NOT settled: it
+    proves nothing about who is at ``addr``, so a spoofed subscription whose victim's channel
+    was evicted is never "reached" and gets no records (protocol.md §N10; it was: one spoofed
+    230 B WATCH and 40 introductions from other spoofed sources made a seat send the victim
+    2 MB, tests/p2p/test_redteam_lan.py)."""
+    ch = endpoint.channels.get(addr)
+    return ch is not None and ch.idle and ch.acknowledged_any
 
 
 class WatchService:
@@ -133,10 +145,8 @@ class WatchService:
         return self.server.owed(n, asyncio.get_running_loop().time(), self._settled)
 
     def _settled(self, addr: Addr) -> bool:
-        """Everything we sent the spectator at ``addr`` was acknowledged (``spectate.UNSETTLED_BYTES``):
-        its channel is idle, or gone."""
-        ch = self.link.endpoint.channels.get(addr) if self.link is not None else None
-        return ch is None or ch.idle
+        """``channel_settled`` on the watch socket (``spectate.UNSETTLED_BYTES``, ``reached``)."""
+        return self.link is not None and channel_settled(self.link.endpoint, addr)
 
     def send_all(self, raw: bytes, exclude: Any = None) -> None:
         """Send ``raw`` (a chat line of the game) to every spectator but ``exclude``."""

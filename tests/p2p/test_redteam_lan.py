@@ -30,6 +30,7 @@ from p2p.reseat import open_request, request_for
 from p2p.spectate import (MAX_WATCHERS, RECORDS_BATCH, UNSETTLED_BYTES, WATCH_CHECK_RATE, WATCH_RENEW_S,
                           WATCH_SILENCE_S, WatchClient, WatchServer)
 from p2p.turn_skip import TurnSkip, check_skip_payload, skip_record
+from p2p.watch_service import channel_settled
 from p2p.wire import (MSG_CHAT, MSG_PROPOSAL, MSG_SEED, MSG_SETUP_SIG, Chat, Player, Setup, SetupSig, open_envelope,
                       seal_message)
 
@@ -77,9 +78,8 @@ def _watch_server(records_bytes: int):
             for addr, p in ep.receive_datagram(d, src, now):
                 ws.receive(p, addr, ep.peer_key(addr), now)
 
-    def settled(addr):  # as WatchService._settled: the channel holds nothing unacknowledged
-        ch = ep.channels.get(addr)
-        return ch is None or ch.idle
+    def settled(addr):  # what WatchService passes: the channel exists, is idle and heard an ack
+        return channel_settled(ep, addr)
 
     def drive(now):
         for addr, raw in ws.outgoing(records, now, settled):
@@ -105,6 +105,38 @@ def test_one_spoofed_watch_reflects_at_most_three_times_its_size():
     sent = bytes_to(ep, VICTIM, 30.0, drive)
     asked = sum(len(d) for d in dgrams)
     assert sent <= 3 * asked, f"{asked} B spoofed -> {sent} B to the victim ({sent / asked:.0f}x)"
+
+
+def test_a_spoofed_watch_gets_no_records_after_its_victims_channel_is_evicted():
+    """Fixed (coordinator, session 7; §N10 "reached"): ONE spoofed 230 B WATCH, then at 6 s
+    introductions from 40 other spoofed sources (Mallory's own keys) fill the watch socket's
+    channel table, so the victim's channel (unacknowledged, never heard since) is evicted. The
+    seat took a missing channel for "everything acknowledged": the subscription became
+    "reached" and the seat sent the victim 2 MB of game log in the 4 s left of it (8,900x).
+    A channel that is gone, or re-opened by a datagram from that address, is not settled."""
+    ep, ws, _records, deliver, drive = _watch_server(120_000)
+    watch = WatchClient(MALLORY, GID, HOST_ID.public_key, "m").watch_message()
+    dgrams = forge_intro(MALLORY, HOST, HOST_ID.x25519_public_key, watch)
+    asked = sum(len(d) for d in dgrams)
+    deliver(dgrams, VICTIM, 0.0)
+    state = {"flooded": False, "renewed": False}
+
+    def attack(now):
+        if now >= 6.0 and not state["flooded"]:
+            state["flooded"] = True
+            for k in range(40):
+                deliver(forge_intro(MALLORY, HOST, HOST_ID.x25519_public_key, b"x" * 20, epoch=100 + k),
+                        ("127.0.1.%d" % k, 5), now)
+            assert VICTIM not in ep.channels  # evicted: room was needed
+        if now >= 8.0 and not state["renewed"]:  # a renewal re-opens the victim's channel
+            state["renewed"] = True
+            deliver(forge_intro(MALLORY, HOST, HOST_ID.x25519_public_key, watch, epoch=99), VICTIM, now)
+        drive(now)
+
+    sent = bytes_to(ep, VICTIM, 30.0, attack)
+    assert state["flooded"] and ep.stats["evicted"] >= 1
+    assert not ws.stats.get("sent")  # not one RECORDS batch went out
+    assert sent <= 3 * 2 * asked, f"{2 * asked} B spoofed -> {sent} B to the victim"
 
 
 def test_one_forged_ack_does_not_confirm_a_spoofed_watch():
