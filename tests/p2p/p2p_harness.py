@@ -127,12 +127,19 @@ class Net:
         self.sent_log: list[tuple[int, bytes]] = []
 
     def inputs(self) -> bool:
+        """Every session that awaits a local decision gets ``choose``'s, unless its player
+        ``thinks``. True if any decided."""
         moved = False
-        for s in self.s:
-            if s is not None and s.needs_local_input() is not None:
+        for i, s in enumerate(self.s):
+            if s is not None and s.needs_local_input() is not None and not self.thinks(i, s):
                 s.submit_local_input(self.choose(s), now=self.now)
                 moved = True
         return moved
+
+    def thinks(self, seat: int, s: LockstepSession) -> bool:
+        """True: ``seat``'s player takes no decision now although its session ``s`` awaits one
+        (its peer still receives, runs its timers and sends). A subclass says when; never here."""
+        return False
 
     def deliver(self) -> bool:
         moved = False

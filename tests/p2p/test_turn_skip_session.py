@@ -74,16 +74,11 @@ class IdleSeat(Net):
         self.idle, self.from_step, self.to_step = idle, from_step, to_step
         self.asked_at: dict[int, float] = {}  # step -> when the idle seat was first awaited
 
-    def inputs(self) -> bool:
-        s = self.s[self.idle]
-        if self.from_step <= s.step < self.to_step and s.needs_local_input() is not None:
-            self.asked_at.setdefault(s.step, self.now)
-            hidden, self.s[self.idle] = s, None
-            try:
-                return super().inputs()
-            finally:
-                self.s[self.idle] = hidden
-        return super().inputs()
+    def thinks(self, seat: int, s) -> bool:
+        if seat != self.idle or not self.from_step <= s.step < self.to_step:
+            return False
+        self.asked_at.setdefault(s.step, self.now)
+        return True
 
     def hook(self) -> float | None:
         wake = []

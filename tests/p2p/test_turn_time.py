@@ -25,17 +25,12 @@ class ThinkingSeat(Net):
         self.slow, self.from_step, self.until = slow, from_step, until
         self.thinking_since: float | None = None
 
-    def inputs(self) -> bool:
-        s = self.s[self.slow]
-        if s.step >= self.from_step and self.now < self.until and s.needs_local_input() is not None:
-            if self.thinking_since is None:
-                self.thinking_since = self.now
-            hidden, self.s[self.slow] = s, None
-            try:
-                return super().inputs()
-            finally:
-                self.s[self.slow] = hidden
-        return super().inputs()
+    def thinks(self, seat: int, s) -> bool:
+        if seat != self.slow or s.step < self.from_step or self.now >= self.until:
+            return False
+        if self.thinking_since is None:
+            self.thinking_since = self.now
+        return True
 
 
 def game(options: dict, n: int = 3):
