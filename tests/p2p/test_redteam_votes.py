@@ -70,17 +70,11 @@ class _Thinker(Net):
         self.replayed: bytes | None = None
         self._next = 0.0
 
-    def inputs(self) -> bool:
-        moved = False
-        for i, s in enumerate(self.s):
-            if s is None or s.needs_local_input() is None:
-                continue
-            if i == self.slow and s.step >= 6 and self.k in (None, s.step):
-                self.k = s.step  # its player thinks: no input
-                continue
-            s.submit_local_input(self.choose(s), now=self.now)
-            moved = True
-        return moved
+    def thinks(self, seat: int, s) -> bool:
+        if seat != self.slow or s.step < 6 or self.k not in (None, s.step):
+            return False
+        self.k = s.step  # its player thinks: no input
+        return True
 
     def hook(self, net: Net) -> float | None:
         s = self.s[self.slow]
@@ -274,20 +268,14 @@ class _SlowSeat(Net):
         self.k: int | None = None
         self.t0: float | None = None
 
-    def inputs(self) -> bool:
-        moved = False
-        for i, s in enumerate(self.s):
-            if s is None or s.needs_local_input() is None:
-                continue
-            if i == self.thinker and s.step >= 8 and self.k in (None, s.step) \
-                    and (self.t0 is None or self.now < self.t0 + self.think):
-                if self.k is None:
-                    self.k, self.t0 = s.step, self.now
-                    self.s[self.crashed] = None
-                continue
-            s.submit_local_input(self.choose(s), now=self.now)
-            moved = True
-        return moved
+    def thinks(self, seat: int, s) -> bool:
+        if seat != self.thinker or s.step < 8 or self.k not in (None, s.step) \
+                or (self.t0 is not None and self.now >= self.t0 + self.think):
+            return False
+        if self.k is None:
+            self.k, self.t0 = s.step, self.now
+            self.s[self.crashed] = None
+        return True
 
 
 @pytest.mark.parametrize("spite", [False, True])  # [True] was a strict xfail until H22's vote grace (09:30)

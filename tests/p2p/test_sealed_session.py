@@ -179,15 +179,11 @@ class IdleNet(Net):
         self.voted_at: float | None = None
         self.dropped_at: float | None = None
 
+    def thinks(self, seat: int, s) -> bool:
+        return s.my_seat == self.idle and s.step >= self.at
+
     def inputs(self) -> bool:
-        moved = False
-        for s in self.s:
-            if s is None or s.needs_local_input() is None:
-                continue
-            if s.my_seat == self.idle and s.step >= self.at:
-                continue
-            s.submit_local_input(self.choose(s), now=self.now)
-            moved = True
+        moved = super().inputs()
         for s in self.s:
             if s.my_seat != self.idle and s.step >= self.at and self.idle in s.waiting_for():
                 if s.vote_out(self.idle, self.now):
