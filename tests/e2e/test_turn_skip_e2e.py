@@ -20,9 +20,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from p2p.gamelog import KIND_SKIP, LogReader
 
-from conftest import ROOT
+from conftest import ROOT, spawner
 
 GAME_S = 150  # generous budget for one game on a slow machine; nothing asserts on time
 HOLD_AT = 12
@@ -34,11 +36,10 @@ def verify(log: Path) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=120)
 
 
-def play(spawn, tmp_path, *hold: str) -> tuple:
-    """One 3-seat game: host and joiner bots voting to skip after ``PATIENCE_S``, peer 1 the held
-    peer with ``hold`` (its holding options, never released). Returns (procs, holding lines,
-    held seat, turn_skipped lines per peer, done lines); asserts every peer ended, the same
-    final hash, no drop vote, and every log verifies with its kind-6 records."""
+def start(spawn, tmp_path, *hold: str) -> tuple:
+    """Start one 3-seat game: host and joiner bots voting to skip after ``PATIENCE_S``, peer 1
+    the held peer with ``hold`` (its holding options, never released). Returns (procs, tmp_path)
+    for ``play``."""
     seed = f"skip-{os.getpid()}-{secrets.token_hex(3)}"
     common = [["--bind", "127.0.0.1", "--progress-json", "--seed", f"{seed}-{i}", "--name", f"p{i}",
                "--log-dir", str(tmp_path / f"peer-{i}"), "--config-dir", str(tmp_path / f"keys-{i}"),
@@ -51,8 +52,15 @@ def play(spawn, tmp_path, *hold: str) -> tuple:
                  "--release", str(tmp_path / "never"), "--timeout", str(GAME_S), "--name", "p1",
                  script=Path(__file__).with_name("held_peer.py"))
     joiner = spawn("join", "--game", gid, *common[2])
+    return (host, held, joiner), tmp_path
+
+
+def play(procs, tmp_path) -> tuple:
+    """The game ``start`` started, to its end. Returns (procs, holding lines, held seat,
+    turn_skipped lines per peer, done lines); asserts every peer ended, the same final hash, no
+    drop vote, and every log verifies with its kind-6 records."""
+    host, held, joiner = procs
     held.wait_for(lambda m: m["type"] == "holding", GAME_S)
-    procs = (host, held, joiner)
     for p in procs:
         assert p.finish(GAME_S) == 0, p.stderr[-10:]
     (held_log,) = (tmp_path / "peer-1").glob("game-*-seat*.log")
@@ -76,19 +84,29 @@ def play(spawn, tmp_path, *hold: str) -> tuple:
     return procs, held.of_type("holding"), held_seat, skips, dones
 
 
-def test_a_majority_skips_a_stalling_seats_turn_and_the_game_goes_on(spawn, tmp_path):
-    _, holding, _, skips, _ = play(spawn, tmp_path, "--hold-at", str(HOLD_AT))
+@pytest.fixture(scope="module")
+def games(tmp_path_factory):
+    """Both games of this module, started together: each spends most of its time idle (its
+    voters wait out PATIENCE_S for the held seat, once or twice), so the waits overlap instead of
+    queueing. {"once": hold once, "roll": hold at its own roll twice} -> ``start``'s result."""
+    with spawner() as spawn:
+        yield {"once": start(spawn, tmp_path_factory.mktemp("once"), "--hold-at", str(HOLD_AT)),
+               "roll": start(spawn, tmp_path_factory.mktemp("roll"), "--hold-at", str(HOLD_AT),
+                             "--hold-kind", "roll", "--holds", "2")}
+
+
+def test_a_majority_skips_a_stalling_seats_turn_and_the_game_goes_on(games):
+    _, holding, _, skips, _ = play(*games["once"])
     # at the step where it held (or the step after: it holds at its first decision step >=
     # HOLD_AT, as seen one StepApplied late)
     assert holding[0]["step"] <= skips[0][0]["step"] <= holding[0]["step"] + 1
 
 
-def test_a_seat_stalling_at_its_own_roll_has_its_turn_passed(spawn, tmp_path):
+def test_a_seat_stalling_at_its_own_roll_has_its_turn_passed(games):
     """The seat stalls where stalling hurts: at its OWN roll, twice (``--hold-kind roll --holds
     2``, never released). A majority skips it; its input there is the roll itself (§C8.10 "Own
     decisions"), so its turn goes on and the game with it."""
-    _, holding, _, skips, _ = play(spawn, tmp_path, "--hold-at", str(HOLD_AT), "--hold-kind", "roll",
-                                   "--holds", "2")
+    _, holding, _, skips, _ = play(*games["roll"])
     assert [h["kind"] for h in holding] == ["roll", "roll"]
     skipped = {s["step"] for s in skips[0]}
     assert all(h["step"] in skipped or h["step"] + 1 in skipped for h in holding)
