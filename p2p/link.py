@@ -23,6 +23,7 @@ from typing import Any
 
 from .channel_auth import KeyCache
 from .endpoint import Endpoint
+from .loop_timer import LoopTimer
 from .transport import Addr
 
 __all__ = ["Link", "RX_BATCH"]
@@ -81,8 +82,8 @@ class Link:
         self.handler_error: BaseException | None = None
         self._faults = faults
         self._loop = asyncio.get_running_loop()
-        self._timer: asyncio.TimerHandle | None = None
-        self._timer_at: float | None = None
+        #: The endpoint's next timer (``Endpoint.flush``): ``_on_timer`` at that time.
+        self._timer = LoopTimer(self._loop, self._on_timer)
         self._in_rx = False
         self._rx_sent = False  # on_message queued a payload during the current read batch
         self._flush_scheduled = False
@@ -154,7 +155,7 @@ class Link:
                         self._loop.call_later(delay, self._sendto, data, addr)
                     continue
                 self._sendto(data, addr)
-        self._arm_timer(when)
+        self._timer.arm(when)
 
     def _sendto(self, data: bytes, addr: Addr) -> None:
         if self._closed:
@@ -189,20 +190,7 @@ class Link:
             q.popleft()
         self._loop.remove_writer(self._sock.fileno())
 
-    def _arm_timer(self, when: float | None) -> None:
-        """Have ``_on_timer`` run at ``when`` (the endpoint's next timer, s; None: none)."""
-        if when is None:
-            return
-        if self._timer is not None:
-            if self._timer_at is not None and self._timer_at <= when:
-                return  # the armed handle fires first; it re-arms for the later deadline
-            self._timer.cancel()
-        self._timer_at = when
-        self._timer = self._loop.call_at(when, self._on_timer)
-
     def _on_timer(self) -> None:
-        self._timer = None
-        self._timer_at = None
         self.endpoint.handle_timer(self._loop.time())
         self._flush()
 
@@ -333,9 +321,7 @@ class Link:
     async def close(self) -> None:
         """Stop the timer and the reader and close the socket (datagrams still waiting for
         room in the send buffer are dropped). Idempotent."""
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
+        self._timer.cancel()
         if self._closed:
             return
         self._closed = True

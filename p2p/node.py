@@ -14,6 +14,8 @@ the node relays, its parts decide:
 3. Seats found elsewhere, a restart from our log, a fork at a lost seat or an overturned step:
    ``node_restart.NodeRestart`` (with ``node_resume.GameFiles``). Waiting, stalls and faults:
    ``node_watchdog.NodeWatchdog``. Our player's chat and votes: ``node_player.NodePlayer``.
+   What each session event means to us (counted, reported, the end, a restart):
+   ``node_events.NodeEvents``. The session's or lobby's next deadline: ``loop_timer.LoopTimer``.
 4. At ``GameOver``: keep the socket open until every channel is idle (our last messages
    acknowledged) or ``cfg.linger`` s passed, withdraw the ad, close, return a ``PeerResult``.
 
@@ -35,18 +37,17 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from .chat import CHAT_TAG
 from .identity import Identity
 from .lobby import GameStarted, Lobby
-from .lockstep import (FINISHED, CaughtUp, CheaterProven, GameAbandoned, GameOver,
-                       PeerMisbehaved, PeerStalled, SeatDropped, SeatDropVoted, SeatLost, SeatReturned,
-                       StepApplied, StepOverturned)
+from .lockstep import FINISHED, GameOver
 from .link import Link
+from .loop_timer import LoopTimer
 from .node_config import DISCOVERY_TIMEOUT, LINGER, QUIET_S, NodeError, PeerConfig, PeerResult
+from .node_events import NodeEvents
 from .node_input import NodeInput
 from .node_lobby import NodeLobby, pin_seats
 from .node_player import NodePlayer
@@ -55,7 +56,6 @@ from .node_restart import NodeRestart
 from .node_watchdog import STALL_LIMIT, WAIT_NOTICE, NodeWatchdog
 from .resume import find_resumable
 from .seat_answer import SeatAnswer
-from .session_events import TurnSkipped
 from .transport import Addr
 from .watch_service import WatchService
 from .wire import SESSION_TAGS
@@ -98,15 +98,15 @@ class Node:
         self.peers: list[Addr] = []
         self.log_path: Path | None = None
         self._log: Any = None
-        self._events: Counter[str] = Counter()
         self._early: list[bytes] = []
-        self._timer: asyncio.TimerHandle | None = None
-        self._timer_at: float | None = None
+        #: The running core's next deadline (the session's, else the lobby's ``get_timer``).
+        self._timer = LoopTimer(self.loop, self._on_timer)
         self._batch_due = False  # a pump ran during the link's read batch: _after_batch owes its tail
         self._next_progress = 0.0
         self._done: asyncio.Future = self.loop.create_future()
         self._tasks: set[asyncio.Task] = set()
-        self._misbehaved = 0  # session peers caught misbehaving (``PeerMisbehaved``)
+        #: What each session event means to us: counted, reported, the end, a restart (node_events.py).
+        self.events = NodeEvents(self)
         self.names: tuple[str, ...] = ()
         self.transport_totals: dict[str, int] = {}
         #: Waiting reports, stalls, faults and their evidence (node_watchdog.py).
@@ -135,7 +135,7 @@ class Node:
     @property
     def misbehaved(self) -> int:
         """Peers caught misbehaving, in the lobby and in the session."""
-        return self.lobbying.misbehaved + self._misbehaved
+        return self.lobbying.misbehaved + self.events.misbehaved
 
     @property
     def step(self) -> int:
@@ -250,32 +250,14 @@ class Node:
     def _pump_session(self) -> None:
         session = self.session
         give = self.input.give
-        events = self._events
+        on_event = self.events.on
         observer = self.cfg.observer
         while True:
             while (ev := session.next_event()) is not None:
                 if observer is not None:
                     observer(ev)
-                if type(ev) is StepApplied:
-                    for e in ev.engine_events:
-                        events[type(e).__name__] += 1
-                elif isinstance(ev, GameOver):
-                    self.finish(ev)
-                elif isinstance(ev, PeerMisbehaved):
-                    self._misbehaved += 1
-                elif isinstance(ev, (SeatDropVoted, SeatDropped, CaughtUp, CheaterProven, TurnSkipped, SeatReturned)):
-                    self.report(ev)
-                    if isinstance(ev, SeatDropped) and ev.seat == self.seat:
-                        self.restart.ask_reseat()  # we are here: take our seat back from the bot (§C8.9)
-                    elif isinstance(ev, SeatDropped):
-                        self.restart.want_rendezvous()  # its player may come back from elsewhere (§N3.2)
-                elif isinstance(ev, GameAbandoned):
-                    self.finish(GameOver(None, ev.state_hash, ev.step), abandoned=ev)
-                elif isinstance(ev, (SeatLost, StepOverturned)):
-                    self.restart.become_spectator(ev)
-                    return
-                else:
-                    self.watchdog.on_trouble(ev)  # a stall or a fault (node_watchdog.py)
+                if not on_event(ev):  # what it means to us: node_events.py
+                    return  # our seat lost or a step overturned: the restart part took over
             # Our seat's input (node_input.py): the timed vote, the local player, the bot.
             if session.needs_local_input() is None or not give(session):
                 break
@@ -332,16 +314,14 @@ class Node:
         is taken (``OSError``), any free port (a restart: the others cannot reach us until they
         hear from us)."""
         cfg = self.cfg
+        opts = dict(faults=cfg.faults, on_error=self.watchdog.handler_failed, identity=self.identity,
+                    on_batch_end=self._after_batch)
         try:
-            self.link = await Link.open(cfg.bind, port, self._on_message, faults=cfg.faults,
-                                        on_error=self.watchdog.handler_failed, identity=self.identity,
-                                        on_batch_end=self._after_batch)
+            self.link = await Link.open(cfg.bind, port, self._on_message, **opts)
         except OSError:
             if not fallback:
                 raise
-            self.link = await Link.open(cfg.bind, 0, self._on_message, faults=cfg.faults,
-                                        on_error=self.watchdog.handler_failed, identity=self.identity,
-                                        on_batch_end=self._after_batch)
+            self.link = await Link.open(cfg.bind, 0, self._on_message, **opts)
 
     def adopt(self, session: Any, log_path: Path) -> None:
         """Run ``session``, replayed from our log at ``log_path`` (a restart, or our state
@@ -394,7 +374,7 @@ class Node:
         self.restart.game_over()
         self._done.set_result(PeerResult(
             final_state_hash=ev.final_hash, winner=ev.winner, steps=ev.steps, log_path=self.log_path,
-            seat=self.seat, events_by_type=dict(self._events), names=self.names,
+            seat=self.seat, events_by_type=dict(self.events.by_type), names=self.names,
             session_stats=self.session.stats,
             abandoned=None if abandoned is None else {"seat": abandoned.seat, "step": abandoned.step}))
 
@@ -412,19 +392,10 @@ class Node:
 
     def _arm_timer(self) -> None:
         core = self.session if self.session is not None else self.lobby
-        when = core.get_timer() if core is not None else None
-        if when is None:
-            return
-        if self._timer is not None:
-            if self._timer_at is not None and self._timer_at <= when:
-                return  # fires first and re-arms; saves a cancel per step on the hot path
-            self._timer.cancel()
-        self._timer_at = when
-        self._timer = self.loop.call_at(when, self._on_timer)
+        if core is not None:
+            self._timer.arm(core.get_timer())
 
     def _on_timer(self) -> None:
-        self._timer = None
-        self._timer_at = None
         now = self.loop.time()
         try:
             if self.session is not None:
@@ -463,9 +434,7 @@ class Node:
         await self.link.linger(active, self.cfg.straggler_s, self.watch.owed, self.watch.flush, quiet=QUIET_S)
 
     async def _close(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
+        self._timer.cancel()
         if self._ticker is not None:
             self._ticker.cancel()
             self._ticker = None
