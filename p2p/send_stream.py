@@ -144,7 +144,7 @@ class SendStream:
         beside the next step's datagram costs one datagram instead of waiting for the RTO
         (RFC 8985's tail loss probe, sent when there is new data anyway). Once per datagram:
         a resent one waits for its RTO, so a peer that never acknowledges (a spoofed address,
-        tests/p2p/test_redteam_lan.py) gets nothing beyond the RTO's resends."""
+        tests/p2p/test_redteam_lan_transport.py) gets nothing beyond the RTO's resends."""
         threshold = self.recovery.time_thresholds()[1]
         lost = self.lost
         found = [s for s, e in self.inflight.items()

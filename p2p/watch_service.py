@@ -36,7 +36,7 @@ def channel_settled(endpoint: Any, addr: Addr) -> bool:
     proves nothing about who is at ``addr``, so a spoofed subscription whose victim's channel
     was evicted is never "reached" and gets no records (protocol.md §N10; it was: one spoofed
     230 B WATCH and 40 introductions from other spoofed sources made a seat send the victim
-    2 MB, tests/p2p/test_redteam_lan.py)."""
+    2 MB, tests/p2p/test_redteam_lan_watch.py)."""
     ch = endpoint.channels.get(addr)
     return ch is not None and ch.idle and ch.acknowledged_any
 

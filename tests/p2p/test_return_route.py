@@ -1,6 +1,6 @@
 """The return-routability bound of an unconfirmed channel on its own (p2p/return_route.py,
 protocol.md §N2.6 'Reflection'); the channel-level cases are in tests/p2p/test_transport.py and
-tests/p2p/test_redteam_lan.py."""
+tests/p2p/test_redteam_lan_transport.py."""
 
 from __future__ import annotations
 

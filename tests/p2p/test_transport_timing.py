@@ -143,7 +143,7 @@ def test_an_overdue_datagram_goes_again_beside_new_data():
 
 def test_a_peer_that_never_acknowledges_gets_no_overdue_resends_nor_copies():
     """A full window to a silent peer (e.g. a spoofed address): only the RTO's resends, backed
-    off, one copy each — never the whole window again at every call (tests/p2p/test_redteam_lan.py)."""
+    off, one copy each — never the whole window again at every call (tests/p2p/test_redteam_lan_transport.py)."""
     a, _b = pair()
     for i in range(100):
         a.send(bytes([i]) * 1000)
