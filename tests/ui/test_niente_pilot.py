@@ -1,6 +1,6 @@
 """Pilot tests of niente-e-come-sembra in ``lanopoli play`` against in-process bots
 (ui.play.LocalGame with pinned fake/genuine statuses, ui.hidden.LocalSecrets), and of the
-create dialog's lobby options. Rules: tests/engine/test_niente.py; here: that the UI offers
+create dialog's lobby options. Rules: tests/engine/test_niente_*.py; here: that the UI offers
 the magnifier and the face-up cards, sends the chosen action, shows the outcome in plain words
 and passes the lobby options on exactly as ``lanopoli host`` does (ui/peer.py)."""
 
