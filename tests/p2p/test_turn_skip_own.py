@@ -32,7 +32,7 @@ from p2p.turn_skip import OWN_DEFAULTS, skip_input
 from p2p.verify import verify_log
 
 from p2p_harness import make_lobbies, pump_lobbies
-from test_turn_skip_session import TURN_TIME, IdleSeat
+from turn_skip_kit import TURN_TIME, IdleSeat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "vectors"))
 import make_skip_vectors as M  # noqa: E402
