@@ -125,3 +125,27 @@ def spawn():
     """Factory of ``PeerProc``; kills and reaps every one at teardown."""
     with spawner() as start:
         yield start
+
+
+#: The two-seat partition scenario of issue 9 item 7 / issue 10 attack 7 (protocol.md §C8.3
+#: quorum, §N5 pause): cut off for 8 s, longer than the 3 s drop timeout, with seed 5.
+PARTITION_DEMO = ["demo", "--peers", "2", "--seed", "5", "--partition", "0.3:8", "--drop-timeout", "3"]
+
+
+@pytest.fixture(scope="session")
+def partition_demo(tmp_path_factory) -> tuple[subprocess.CompletedProcess, Path]:
+    """``lanopoli demo PARTITION_DEMO`` played once for the tests that check it
+    (test_partition_quorum.py, test_attacks_session.py test 7), each with its own assertions:
+    (the finished process, its --log-dir). In a network namespace of its own when this machine
+    can make one (the fixed seed's game id then meets no other test session's), else on
+    loopback."""
+    import spoof  # tests/e2e/spoof.py: only this fixture needs it
+
+    log_dir = tmp_path_factory.mktemp("partition-demo") / "demo"
+    made, _why = spoof.available()
+    with (spoof.Netns() if made else contextlib.nullcontext()) as ns:
+        prefix = ns.prefix() if ns is not None else []
+        proc = subprocess.run([*prefix, sys.executable, "-m", "ui.cli", "--lang", "en", *PARTITION_DEMO,
+                               "--log-dir", str(log_dir), "--timeout", "240"],
+                              cwd=ROOT, capture_output=True, text=True, timeout=270)
+    return proc, log_dir

@@ -6,17 +6,15 @@ helpers are those of test_attacks.py.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 import spoof
-from conftest import ROOT, spawner
+from conftest import spawner
 from p2p.identity import Identity
 from p2p.verify import verify_log
-from test_attacks import AVAILABLE, WHY_NOT, Table, culprits, done_of, ns, seeds, verify_json  # noqa: F401
+from test_attacks import AVAILABLE, WHY_NOT, Table, culprits, done_of, seeds, verify_json  # noqa: F401
 
 pytestmark = pytest.mark.skipif(not AVAILABLE, reason=WHY_NOT)
 
@@ -77,17 +75,15 @@ def test_4_lanopoli_verify_names_the_cheater(nil_game):
         assert [c["seat"] for c in v["cheaters"]] == [cheat_seat], v
 
 
-def test_7_a_partition_longer_than_the_drop_timeout_does_not_fork_two_seats(ns, tmp_path):
-    proc = subprocess.run([*ns.prefix(), sys.executable, "-m", "ui.cli", "--lang", "en", "demo", "--peers", "2",
-                           "--seed", "5", "--partition", "0.3:8", "--drop-timeout", "3", "--log-dir",
-                           str(tmp_path / "demo"), "--timeout", "60"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+def test_7_a_partition_longer_than_the_drop_timeout_does_not_fork_two_seats(partition_demo):
+    proc, log_dir = partition_demo  # conftest.PARTITION_DEMO in a namespace, played once for this and
+    # test_partition_quorum.py
     assert "DISAGREE" not in proc.stdout + proc.stderr, proc.stdout + proc.stderr
     # The cut-off side waits (no seat is dropped by a minority) and the game goes on from the
     # same step when the partition heals: both finish, agreeing.
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "All 2 peers finished with the same final state." in proc.stdout
-    logs = sorted((tmp_path / "demo").glob("peer-*/game-*.log"))
+    logs = sorted(log_dir.glob("peer-*/game-*.log"))
     assert len(logs) == 2
     reports = [verify_json(log) for log in logs]
     assert all(v["ok"] and v["complete"] for v in reports), reports

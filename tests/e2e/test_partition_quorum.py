@@ -1,5 +1,7 @@
-"""End to end, real processes on loopback: a two-seat game cut in two for longer than the drop
-timeout no longer forks (issue 9 item 7; protocol.md §C8.3 quorum, §N5 pause).
+"""End to end, real processes (on the loopback of a network namespace of their own when the
+machine can make one, else on the machine's: conftest.partition_demo): a two-seat game cut in
+two for longer than the drop timeout no longer forks (issue 9 item 7; protocol.md §C8.3 quorum,
+§N5 pause).
 
 ``lanopoli demo --peers 2 --seed 5 --partition 0.3:8 --drop-timeout 3`` used to end "DISAGREE":
 each peer voted the other out with its own vote, played on with a bot and both logs verified.
@@ -11,26 +13,18 @@ step record byte-identical on both peers, both logs complete with the same final
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 
 from p2p.gamelog import KIND_DROP, KIND_STEP, LogReader
 from p2p.verify import verify_log
 
-from conftest import ROOT
-
 HASH_LINE = re.compile(r"^final state hash: ([0-9a-f]{64})$", re.M)
-DEMO_TIMEOUT_S = 240
 
 
-def test_two_seat_partition_longer_than_the_drop_timeout_pauses_and_agrees(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "ui.cli", "--lang", "en", "demo", "--peers", "2", "--seed", "5",
-                           "--partition", "0.3:8", "--drop-timeout", "3", "--log-dir", str(tmp_path),
-                           "--timeout", str(DEMO_TIMEOUT_S)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=DEMO_TIMEOUT_S + 30)
+def test_two_seat_partition_longer_than_the_drop_timeout_pauses_and_agrees(partition_demo):
+    proc, log_dir = partition_demo  # conftest.PARTITION_DEMO, played once for this and attack 7
     assert proc.returncode == 0, f"{proc.stdout}\n{proc.stderr}"
     assert "All 2 peers finished with the same final state." in proc.stdout
-    logs = sorted(tmp_path.glob("peer-*/game-*-seat*.log"))
+    logs = sorted(log_dir.glob("peer-*/game-*-seat*.log"))
     assert len(logs) == 2
     kinds = [[r.kind for r in LogReader(p)] for p in logs]
     assert all(KIND_DROP not in k for k in kinds), "a seat was dropped: the two sides could fork"
