@@ -25,7 +25,8 @@ class FaultPlan:
     jitter in [0, ``jitter``]; with ``reorder`` it is held back by an extra ``reorder_delay``
     (so later datagrams overtake it); with ``dup`` a second copy arrives independently.
     ``partitions``: windows ``(start, duration)`` in seconds after the plan's origin (the first
-    ``plan(now)``/``partitioned(now)`` call, or ``set_origin``) during which every datagram,
+    ``plan(now)``/``partitioned(now)`` call, or the last ``set_origin``: the link's opening, then
+    the node's game start, protocol.md §N6) during which every datagram,
     in and out, is lost; the link heals afterwards. ``random.Random`` is fine here: the plan
     is a test fixture, not a wire contract.
     """
@@ -53,6 +54,7 @@ class FaultPlan:
         if any(a < 0 or d <= 0 for a, d in self.partitions):
             raise ValueError("a partition is (start >= 0, duration > 0) seconds")
         self._rng = random.Random(self.seed)
+        self._held = False
 
     @property
     def active(self) -> bool:
@@ -60,12 +62,18 @@ class FaultPlan:
         return bool(self.loss or self.dup or self.reorder or self.delay or self.jitter or self.partitions)
 
     def set_origin(self, now: float) -> None:
-        """Start the partition clock at ``now`` (s, the caller's monotonic clock)."""
+        """Start the partition clock at ``now`` (s, the caller's monotonic clock); ends a ``hold``."""
         self._origin = now
+        self._held = False
+
+    def hold(self) -> None:
+        """No partition until the next ``set_origin``: the node holds them through its lobby and
+        starts them at its game's start (protocol.md §N6)."""
+        self._held = True
 
     def partitioned(self, now: float | None) -> bool:
         """True while ``now`` falls in a partition window (always False for ``now`` None)."""
-        if now is None or not self.partitions:
+        if now is None or not self.partitions or self._held:
             return False
         if self._origin is None:
             self._origin = now

@@ -159,6 +159,8 @@ class Node:
                 await self.restart.resume(found)
                 return
         await self.open_link(cfg.port)
+        if cfg.faults is not None:
+            cfg.faults.hold()  # simulated partitions start with the game (_begin_game), §N6
         await self.lobbying.open()
         self._pump_lobby()
 
@@ -226,6 +228,8 @@ class Node:
 
     def _begin_game(self, ev: GameStarted) -> None:
         cfg = self.cfg
+        if cfg.faults is not None:  # simulated partitions count from the game's start (§N6)
+            cfg.faults.set_origin(self.loop.time())
         self.seat = ev.my_seat
         eps = [(str(a[0]), int(a[1])) for a in ev.endpoints]
         lob = self.lobby

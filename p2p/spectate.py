@@ -232,7 +232,8 @@ class WatchServer:
         ``n_records`` records or has not acknowledged all we sent it (``settled``, as in
         ``outgoing``): a seat whose game ended keeps serving until it is False, at most
         ``node_config.STRAGGLER_WAIT_S`` (protocol.md §N4 "Draining", §N10). A subscription from a
-        spoofed address never reaches us, so it cannot hold the seat back."""
+        spoofed address never answers our CHALLENGE (``watch_service.channel_settled``), so it is
+        never reached and cannot hold the seat back."""
         self._expire(now)
         return any(sub.reached and (sub.sent < n_records or (settled is not None and not settled(addr)))
                    for addr, sub in self.subs.items())

@@ -425,12 +425,6 @@ class Channel:
         self.receiver.hurry(now)
 
     @property
-    def acknowledged_any(self) -> bool:
-        """True once the peer acknowledged a datagram we sent on this channel: it receives at
-        its address (a spoofed source never acknowledges; protocol.md §N10 "reached")."""
-        return self.sender.acked_below > 0
-
-    @property
     def idle(self) -> bool:
         """True when nothing is queued, in flight, or waiting to be acknowledged."""
         tx = self.sender

@@ -30,15 +30,16 @@ __all__ = ["WatchService", "channel_settled"]
 
 
 def channel_settled(endpoint: Any, addr: Addr) -> bool:
-    """Everything we sent ``addr`` was acknowledged, and it did acknowledge: its channel exists,
-    is idle and has heard an ack (``Channel.acknowledged_any``). A channel that is gone
-    (evicted to make room) or that a datagram from ``addr`` re-opened since is NOT settled: it
-    proves nothing about who is at ``addr``, so a spoofed subscription whose victim's channel
-    was evicted is never "reached" and gets no records (protocol.md §N10; it was: one spoofed
-    230 B WATCH and 40 introductions from other spoofed sources made a seat send the victim
-    2 MB, tests/p2p/test_redteam_lan_watch.py)."""
+    """Everything we sent ``addr`` was acknowledged, by a peer that proved it receives there:
+    its channel exists, is ``confirmed`` (it echoed the nonce of a CHALLENGE sent to that
+    address, §N2.6: acks alone prove nothing, their numbers are predictable) and is idle. A
+    channel that is gone (evicted to make room) or that a datagram from ``addr`` re-opened since
+    is NOT settled, so a spoofed subscription is never "reached" and gets no records
+    (protocol.md §N10). It was: a missing channel counted as settled (one spoofed 230 B WATCH
+    and 40 introductions from other spoofed sources made a seat send the victim 2 MB), then
+    one forged ack did (H71: 3.9 KB spoofed -> 2.3 MB): tests/p2p/test_redteam_lan_watch.py."""
     ch = endpoint.channels.get(addr)
-    return ch is not None and ch.idle and ch.acknowledged_any
+    return ch is not None and ch.confirmed and ch.idle
 
 
 class WatchService:
@@ -157,6 +158,11 @@ class WatchService:
                 self._send(a, raw)
 
     def _send(self, addr: Addr, raw: bytes) -> None:
+        if addr not in self.link.endpoint.channels:
+            # Never open a channel to a spectator: one we open is ours, confirmed and unbounded
+            # (§N2.6), and its address was only ever claimed. Its next WATCH re-opens it keyed.
+            self.server.stats["no_channel"] = self.server.stats.get("no_channel", 0) + 1
+            return
         try:
             self.link.send(addr, raw)
         except Exception:  # noqa: BLE001 - a spectator's full buffer must not stop the game

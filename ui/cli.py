@@ -153,7 +153,7 @@ def add_resilience_flags(p: argparse.ArgumentParser, *, rules: bool) -> None:
     faults.add_argument("--reorder", type=_probability, default=0.0,
                         help=_("fraction of datagrams held back so that later ones overtake them"))
     faults.add_argument("--partition", type=_partition, action="append", default=[], metavar="START:SECONDS",
-                        help=_("cut this peer off the network for SECONDS, START seconds after it starts (repeatable)"))
+                        help=_("cut this peer off the network for SECONDS, START seconds after the game starts (repeatable)"))
 
 
 def build_parser() -> argparse.ArgumentParser:

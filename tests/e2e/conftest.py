@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import queue
+import re
 import subprocess
 import sys
 import threading
@@ -128,8 +129,12 @@ def spawn():
 
 
 #: The two-seat partition scenario of issue 9 item 7 / issue 10 attack 7 (protocol.md §C8.3
-#: quorum, §N5 pause): cut off for 8 s, longer than the 3 s drop timeout, with seed 5.
-PARTITION_DEMO = ["demo", "--peers", "2", "--seed", "5", "--partition", "0.3:8", "--drop-timeout", "3"]
+#: quorum, §N5 pause): cut off for 8 s, longer than the 3 s drop timeout, with seed 5, 0.05 s
+#: after the game starts (§N6: partitions count from the game's start, so the cut always falls
+#: inside the game, however fast the engine).
+PARTITION_DEMO = ["demo", "--peers", "2", "--seed", "5", "--partition", "0.05:8", "--drop-timeout", "3"]
+#: What the demo prints (its live lines, on stderr) while a peer waits for the other: proof the cut happened.
+WAITING_LINE = re.compile(r"step \d+: waiting for bot-\d \(seat \d\)")
 
 
 @pytest.fixture(scope="session")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import spoof
-from conftest import spawner
+from conftest import WAITING_LINE, spawner
 from p2p.identity import Identity
 from p2p.verify import verify_log
 from test_attacks import AVAILABLE, WHY_NOT, Table, culprits, done_of, seeds, verify_json  # noqa: F401
@@ -83,6 +83,7 @@ def test_7_a_partition_longer_than_the_drop_timeout_does_not_fork_two_seats(part
     # same step when the partition heals: both finish, agreeing.
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "All 2 peers finished with the same final state." in proc.stdout
+    assert WAITING_LINE.search(proc.stderr), proc.stderr  # the cut fell inside the game (§N6)
     logs = sorted(log_dir.glob("peer-*/game-*.log"))
     assert len(logs) == 2
     reports = [verify_json(log) for log in logs]

@@ -9,8 +9,10 @@ a real one out. Shared addresses, keys and tools: tests/p2p/redteam_lan_kit.py.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from p2p import transport as T
-from p2p.channel_auth import KeyCache
+from p2p.channel_auth import KeyCache, mac
 from p2p.endpoint import Endpoint
 from p2p.identity import Identity
 from p2p.spectate import (MAX_WATCHERS, RECORDS_BATCH, UNSETTLED_BYTES, WATCH_CHECK_RATE, WATCH_RENEW_S,
@@ -31,11 +33,13 @@ def _watch_server(records_bytes: int):
             for addr, p in ep.receive_datagram(d, src, now):
                 ws.receive(p, addr, ep.peer_key(addr), now)
 
-    def settled(addr):  # what WatchService passes: the channel exists, is idle and heard an ack
+    def settled(addr):  # what WatchService passes: the channel exists, is confirmed and idle
         return channel_settled(ep, addr)
 
     def drive(now):
         for addr, raw in ws.outgoing(records, now, settled):
+            if addr not in ep.channels:  # as WatchService._send: never open a spectator's channel
+                continue
             try:
                 ep.send(addr, raw)
             except T.BufferFull:
@@ -90,6 +94,43 @@ def test_a_spoofed_watch_gets_no_records_after_its_victims_channel_is_evicted():
     assert state["flooded"] and ep.stats["evicted"] >= 1
     assert not ws.stats.get("sent")  # not one RECORDS batch went out
     assert sent <= 3 * 2 * asked, f"{2 * asked} B spoofed -> {sent} B to the victim"
+
+
+def test_a_forged_ack_then_an_eviction_does_not_make_a_spoofed_watch_a_reflector():
+    """Fixed (H71's review, session 7; §N10 "reached", §N2.6): ONE spoofed WATCH, ONE forged
+    ack (MAC'd with the attacker's own pair key, acknowledging our first datagram: its numbers
+    are predictable), then introductions from 40 other spoofed sources to evict the victim's
+    channel. The ack made the subscription "reached" (the channel had "acknowledged" something)
+    and the seat's next send opened a new plain channel to the victim, ours, confirmed and
+    unbounded: 3.9 KB spoofed -> 2.3 MB in 30 s. Now only a channel whose address answered a
+    CHALLENGE is settled, and the seat never opens a channel to a spectator."""
+    ep, ws, _records, deliver, drive = _watch_server(3_000_000)
+    watch = WatchClient(MALLORY, GID, HOST_ID.public_key, "m").watch_message()
+    intro = forge_intro(MALLORY, HOST, HOST_ID.x25519_public_key, watch)
+    spoofed = sum(map(len, intro))
+    deliver(intro, VICTIM, 0.0)
+    pair = KeyCache(MALLORY).pinned(HOST_ID.x25519_public_key)
+    state = {}
+
+    def attack(now):
+        if now >= 0.05 and "ack" not in state:
+            state["ack"] = True
+            head = T.HEADER.pack(T.MAGIC_AUTH, 0, 77, 0, 0, 1, 0)  # acknowledges our seq 0
+            deliver([head + mac(pair.send, head)], VICTIM, now)
+            state["reached"] = ws.subs[VICTIM].reached
+        if now >= 0.15 and "evict" not in state:
+            state["evict"] = True
+            for k in range(40):
+                d = forge_intro(MALLORY, HOST, HOST_ID.x25519_public_key, b"x" * 20, epoch=100 + k)
+                deliver(d, ("127.0.1.%d" % k, 5), now)
+            state["gone"] = VICTIM not in ep.channels
+        drive(now)
+
+    sent = bytes_to(ep, VICTIM, 30.0, attack)
+    spoofed += 38
+    assert state["gone"] and not state["reached"] and not ws.subs.get(VICTIM, SimpleNamespace(reached=False)).reached
+    assert not ws.stats.get("sent")  # not one RECORDS batch
+    assert sent <= 3 * spoofed, f"{spoofed} B spoofed -> {sent} B to the victim"
 
 
 def test_one_forged_ack_does_not_confirm_a_spoofed_watch():
