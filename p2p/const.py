@@ -107,8 +107,6 @@ ANSWER_MIN_INTERVAL = 0.05
 #: A step that has not completed for this long produces a ``PeerStalled`` event (repeated
 #: every STALL_TIMEOUT); the node decides whether the seat has left (protocol.md §C7).
 STALL_TIMEOUT = 15.0
-#: After GameOver a node keeps answering stragglers for this long before closing.
-LINGER_AFTER_GAME = 5.0
 #: Lobby: the whole setup phase (proposal -> all signatures -> all reveals) must finish in this.
 SETUP_TIMEOUT = 30.0
 #: Lobby: a joiner that got no Status reply within this aborts.

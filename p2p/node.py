@@ -17,7 +17,9 @@ the node relays, its parts decide:
    What each session event means to us (counted, reported, the end, a restart):
    ``node_events.NodeEvents``. The session's or lobby's next deadline: ``loop_timer.LoopTimer``.
 4. At ``GameOver``: keep the socket open until every channel is idle (our last messages
-   acknowledged) or ``cfg.linger`` s passed, withdraw the ad, close, return a ``PeerResult``.
+   acknowledged) or ``cfg.linger`` s passed, then up to ``cfg.straggler_s`` s while an active
+   seat or a proven spectator still lacks what we sent, then ``QUIET_S`` (§N4 "Draining");
+   withdraw the ad, close, return a ``PeerResult``.
 
 Reports go to ``cfg.progress`` as typed records (p2p/node_reports.py; ``ui/progress.py`` writes
 them as the JSON lines of protocol.md part L): ``Hosting`` (host), ``Found``, ``Progress`` (at
