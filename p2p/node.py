@@ -16,10 +16,8 @@ the node relays, its parts decide:
    ``node_watchdog.NodeWatchdog``. Our player's chat and votes: ``node_player.NodePlayer``.
    What each session event means to us (counted, reported, the end, a restart):
    ``node_events.NodeEvents``. The session's or lobby's next deadline: ``loop_timer.LoopTimer``.
-4. At ``GameOver``: keep the socket open until every channel is idle (our last messages
-   acknowledged) or ``cfg.linger`` s passed, then up to ``cfg.straggler_s`` s while an active
-   seat or a proven spectator still lacks what we sent, then ``QUIET_S`` (§N4 "Draining");
-   withdraw the ad, close, return a ``PeerResult``.
+4. At ``GameOver``: stay while a seat or a spectator lacks what we sent (``cfg.linger``, then
+   ``cfg.straggler_s``, then ``QUIET_S``: §N4 "Draining"); withdraw the ad, close, return a ``PeerResult``.
 
 Reports go to ``cfg.progress`` as typed records (p2p/node_reports.py; ``ui/progress.py`` writes
 them as the JSON lines of protocol.md part L): ``Hosting`` (host), ``Found``, ``Progress`` (at
