@@ -289,6 +289,13 @@ class Link:
         channels = self.endpoint.channels
         return all(channels[a].idle for a in addrs if a in channels)
 
+    @property
+    def saw_loss(self) -> bool:
+        """A datagram was lost on this link: we re-sent one (timeout or fast retransmit) or a peer
+        re-sent one we held (our ack was lost). Only then is ``linger``'s quiet time worth it."""
+        t = self.endpoint.totals()
+        return bool(t["retransmits"] or t["timeouts"] or t["duplicates"])
+
     async def linger(self, addrs: Iterable[Addr], timeout: float, owed: Callable[[], bool],
                      serve: Callable[[], None], every: float = 0.5, quiet: float = 0.0) -> bool:
         """After ``drain``: up to ``timeout`` s more while the channel to one of ``addrs`` is not

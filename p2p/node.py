@@ -433,9 +433,9 @@ class Node:
 
     async def _serve_stragglers(self) -> None:
         """Past the linger, while an active seat or a spectator still lacks what we sent (§N4)."""
-        s = self.session
-        active = [a for i, a in enumerate(self.seats.endpoints) if s is not None and i != s.my_seat and s.active[i]]
-        await self.link.linger(active, self.cfg.straggler_s, self.watch.owed, self.watch.flush, quiet=QUIET_S)
+        active = [a for i, a in enumerate(self.seats.endpoints) if i != self.seat and self.session.active[i]]
+        quiet = QUIET_S if self.link.saw_loss else 0.0  # TIME-WAIT only where an ack can have been lost
+        await self.link.linger(active, self.cfg.straggler_s, self.watch.owed, self.watch.flush, quiet=quiet)
 
     async def _close(self) -> None:
         self._timer.cancel()

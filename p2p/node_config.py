@@ -29,7 +29,8 @@ LINGER = 1.0  # s to keep answering after GameOver (ends early once every channe
 #: records (protocol.md §N4 "Draining"): a peer cut off for up to ~10 s at the end still ends
 #: the game with it, and a spectator a few seconds behind still sees the end.
 STRAGGLER_WAIT_S = 12.0
-#: s a finished node stays once nothing is owed any more, acknowledging at once: a seat whose
+#: s a finished node stays once nothing is owed any more, on a link that lost a datagram
+#: (``Link.saw_loss``), acknowledging at once: a seat whose
 #: acknowledgement of our last message was lost re-sends it and hears our ack (else it waits
 #: STRAGGLER_WAIT_S for us, gone), §N4 "Draining".
 QUIET_S = 0.5

@@ -149,6 +149,7 @@ def test_linger_waits_for_a_seat_cut_off_at_the_end_and_serves_until_nothing_is_
             assert not await a.drain(0.3)  # the cut-off seat has not acknowledged it
             assert await a.linger([b.address], 10.0, owed=lambda: False, serve=lambda: None)
             assert got == [b"final attestation"] and a.idle_to([b.address])
+            assert a.saw_loss  # the cut cost retransmissions: the node's quiet time applies
             served = []
             left = iter([True, True, False])
             assert await a.linger([b.address], 10.0, owed=lambda: next(left), serve=lambda: served.append(1),
