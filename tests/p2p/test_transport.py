@@ -333,3 +333,20 @@ def test_idle_strangers_are_evicted_when_a_new_source_arrives():
     ep.receive_datagram(_dg(0, T.FLAG_DATA, b"new"), ("127.0.0.5", 9), UNTRUSTED_IDLE + 0.1)
     assert A not in ep.channels and B in ep.channels
     assert ep.stats["evicted"] == 1 and ep.stranger_budget.used == 0
+
+
+@given(start=st.floats(0.0, 50.0), length=st.floats(0.01, 20.0), lobby=st.floats(0.0, 100.0),
+       t=st.floats(0.0, 200.0))
+def test_partitions_are_held_through_the_lobby_and_count_from_the_game_start(start, length, lobby, t):
+    """protocol.md §N6: the node holds its simulated partitions while the lobby runs
+    (``FaultPlan.hold`` after opening its link) and starts their clock at ``GameStarted``
+    (``set_origin``): nothing is cut before the game, and the window is [start, start + length)
+    seconds after the game's start, whatever the lobby took."""
+    plan = FaultPlan(seed=1, loss=0.0, partitions=((start, length),))
+    plan.set_origin(0.0)  # the link opens
+    plan.hold()
+    assert not plan.partitioned(t)  # the lobby: never cut
+    plan.set_origin(lobby)  # the game starts
+    now = lobby + t
+    since = now - lobby  # seconds since the game's start, as the plan computes them (float rounding)
+    assert plan.partitioned(now) == (start <= since < start + length)
