@@ -245,16 +245,14 @@ class Endpoint:
         return [(addr, p) for p in ch.receive_datagram(data, addr, now)]
 
     def datagrams_to_send(self, now: float) -> list[tuple[bytes, Addr]]:
-        """Every channel's due datagrams: [(bytes, address), ...]."""
-        out: list[tuple[bytes, Addr]] = []
-        for ch in self.channels.values():
-            if ch.due(now):
-                out.extend(ch.datagrams_to_send(now))
-        return out
+        """Every channel's due datagrams: [(bytes, address), ...] (``now``: the caller's clock, s);
+        the first half of ``flush``, for callers that read the timer apart (the simulator)."""
+        return self.flush(now)[0]
 
     def flush(self, now: float) -> tuple[list[tuple[bytes, Addr]], float | None]:
         """``(datagrams_to_send(now), get_timer())`` in one pass over the channels: what the
-        link does after every batch of datagrams (issue 14: one scan per wake-up, not two)."""
+        link does after every batch of datagrams (issue 14: one scan per wake-up, not two).
+        ``now``: the caller's clock (s); the timer is an absolute time on that clock, or None."""
         out: list[tuple[bytes, Addr]] = []
         when = None
         for ch in self.channels.values():

@@ -152,7 +152,7 @@ if hasattr(os, "register_at_fork"):
 
 #: Seconds the caller waits, once it took the last part, for the workers' parts (about two
 #: parts' work); a part still unfinished then (its thread was descheduled) it checks itself.
-STRAGGLER_S = 0.001
+WORKER_WAIT_S = 0.001
 #: Signatures per part of a batch: the threads take parts one after the other until none is
 #: left, so a thread slowed by another process's load takes fewer (about 0.4 ms of work each).
 PART = 8
@@ -191,7 +191,7 @@ def verify_many(items: Iterable[tuple[bytes, bytes, bytes, bytes]], keep: bool =
     does: ``verify_log``), so a peer's memory stays flat.
 
     The caller never waits long for a worker: a part a worker took but has not finished
-    ``STRAGGLER_S`` after the caller ran out of parts (its thread lost the core to another
+    ``WORKER_WAIT_S`` after the caller ran out of parts (its thread lost the core to another
     process) is checked by the caller too, so a busy second core costs at most that delay.
 
     Only batches gain: a worker thread needs the GIL between two verifications, which a thread
@@ -213,7 +213,7 @@ def verify_many(items: Iterable[tuple[bytes, bytes, bytes, bytes]], keep: bool =
             futures = []
         _drain(parts, answers, taken)
         if futures and None in answers:  # a part still being checked by a worker
-            wait(futures, timeout=STRAGGLER_S)
+            wait(futures, timeout=WORKER_WAIT_S)
         for k, a in enumerate(answers):
             if a is None:  # a worker's part, unfinished: its thread is not running now (another
                 _check_one(parts, answers, k)  # process has the core): checked here, not waited for

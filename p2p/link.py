@@ -56,8 +56,9 @@ class Link:
     UDP socket raises on ICMP errors (DESIGN.md section 5).
 
     ``on_batch_end()`` (optional) is called once after each read batch in which a datagram
-    reached the endpoint (after its last ``on_message``), before its closing flush: the owner's per-wake-up work (its own timer, reports) done once
-    per batch instead of once per payload (issue 14); ``receiving`` tells the owner it will be
+    reached the endpoint (after its last ``on_message``), before its closing flush: the
+    owner's per-wake-up work (its own timer, reports) done once per batch instead of once per
+    payload (issue 14); ``receiving`` tells the owner it will be
     called. ``now`` is the loop time at which the datagram being handed over was read.
 
     An exception raised by ``on_message`` is a bug of the layer above, not bad input (bad
@@ -303,7 +304,8 @@ class Link:
         records), calling ``serve()`` every ``every`` s while it is; once nothing is owed, stay
         ``quiet`` s more, acknowledging at once (a seat whose acknowledgement of our last
         message was lost sends it again, and hears our ack before we close: TCP's TIME-WAIT).
-        protocol.md §N4 "Draining". True if nothing was left owed. Raises like ``drain``."""
+        protocol.md §N4 "Draining". ``timeout``, ``every``, ``quiet``: seconds (loop clock). True
+        if nothing was left owed. Raises like ``drain``."""
         addrs = list(addrs)
         loop = self._loop
         deadline = loop.time() + timeout

@@ -34,7 +34,8 @@ class LoopTimer:
 
     @property
     def at(self) -> float | None:
-        """When the armed handle fires (loop clock, s), or None when nothing is armed."""
+        """When the armed handle fires (loop clock, s), or None when nothing is armed (the
+        tests read it; the owners only ``arm``)."""
         return self._at
 
     def arm(self, when: float | None) -> None:

@@ -160,7 +160,7 @@ class Node:
                 return
         await self.open_link(cfg.port)
         if cfg.faults is not None:
-            cfg.faults.hold()  # simulated partitions start with the game (_begin_game), §N6
+            cfg.faults.hold()  # after open_link (its set_origin ends a hold): partitions wait for the game
         await self.lobbying.open()
         self._pump_lobby()
 

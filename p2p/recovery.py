@@ -90,7 +90,9 @@ class Recovery:
     def rtos(self) -> tuple[float, float]:
         """(RTO of a datagram sent without ``FLAG_ACK_NOW``, RTO of one sent with it), each
         ·2^backoff and capped at ``MAX_RTO`` (s): from the estimator of its kind, floored at
-        ``MIN_RTO`` or ``PROMPT_MIN_RTO``; ``INITIAL_RTO`` before that estimator has a sample."""
+        ``MIN_RTO`` or ``PROMPT_MIN_RTO``; ``INITIAL_RTO`` before that estimator has a sample.
+        Returns the same tuple object until an RTO changes (never mutated in place):
+        ``SendStream.next_due`` keys its cache on that identity."""
         r = self._rtos
         if r is not None:
             return r

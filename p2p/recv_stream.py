@@ -129,6 +129,12 @@ class RecvStream:
         self.ack_pending = 0
         self.ack_deadline = None
 
+    def ack_due(self, now: float) -> bool:
+        """A pure ack is owed and its delay ran out (``now``: the caller's clock, s). The
+        deadline is set exactly while ``ack_pending`` (``acks_sent`` clears both)."""
+        d = self.ack_deadline
+        return d is not None and now >= d
+
     def hurry(self, now: float) -> None:
         """Acknowledge what we hold now and every datagram at once from now on (§N2.4)."""
         self.ack_delay = 0.0

@@ -59,7 +59,7 @@ class SessionTimers:
         s = self._s
         if not s.running:
             return None
-        live = s.live  # its deadlines inline: this runs once per datagram
+        live = s.live  # its deadlines inline: this runs once per read batch and per timer
         t = live.stall_at
         r = live.resend_at
         if r is not None and r < t:

@@ -77,11 +77,8 @@ class StepGate:
         #: True once our own seat was dropped: we follow the game, never send step messages.
         self.spectator = False
 
-    def awaited(self, k: int) -> list[bool]:
-        """Per seat: its message of step ``k`` is needed (active, turn not skipped, §C8.10)."""
-        return self._awaited(self._s.skipping.skipped_seats(k))
-
     def _awaited(self, skipped: Sequence[int]) -> list[bool]:
+        """Per seat: its message is needed (active, its turn not skipped by a quorum, §C8.10)."""
         active = self._s.seats.active
         if not skipped:
             return active  # the usual case: no copy
@@ -92,7 +89,7 @@ class StepGate:
         ours). Dropped seats are never waited for, nor seats whose turn a quorum skipped."""
         if self.phase != RUNNING:
             return ()
-        return self._s.steps.missing(self.step, self.awaited(self.step))
+        return self._s.steps.missing(self.step, self._awaited(self._s.skipping.skipped_seats(self.step)))
 
     def halt(self, event: Any) -> None:
         """Stop the session with ``event`` (phase halted; it ignores all input from now on)."""

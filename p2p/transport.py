@@ -219,7 +219,7 @@ class Channel:
             self._probes(frame, out)  # after the data: the first datagram answers the request
         if out:
             rx.acks_sent()
-        elif rx.ack_pending and rx.ack_deadline is not None and now >= rx.ack_deadline:
+        elif rx.ack_due(now):
             out.append((frame(0, dst, 0, ack, bits, b""), self.addr))
             rx.acks_sent()
             self.stats["pure_acks_sent"] += 1
@@ -249,8 +249,7 @@ class Channel:
             return False
         if tx.lost or tx.queue or self._proof.due:
             return True
-        rx = self.receiver
-        return bool(rx.ack_pending) and rx.ack_deadline is not None and now >= rx.ack_deadline
+        return self.receiver.ack_due(now)
 
     # -- timers -------------------------------------------------------------------------
 
