@@ -32,6 +32,12 @@ def format_code(address: str, port: int, tag: int) -> str:
     return f"{address}:{port}/{chars[:5]}-{chars[5:]}"
 
 
+def join_code(address: str, port: int, game_id: bytes, host_pk: bytes) -> str:
+    """The join code a host shows: ``format_code(address, port, join_code_tag(game_id, host_pk))``
+    (``game_id``: 16 bytes; ``host_pk``: the host's Ed25519 key, 32 bytes; protocol.md §N3.1)."""
+    return format_code(address, port, join_code_tag(game_id, host_pk))
+
+
 def parse_code_tag(text: str) -> int:
     """Inverse of the tag part of ``format_code``: 10 Crockford base32 characters, any case,
     dashes and spaces ignored, O read as 0 and I/L as 1. Raises ValueError otherwise."""

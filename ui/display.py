@@ -237,6 +237,26 @@ class DemoDisplay:
             print(text, file=self.console.file, flush=True)
 
 
+def abandoned_text(abandoned: dict, names: tuple) -> str:
+    """The line of a game that ended as abandoned (``PeerResult.abandoned``: {"seat": who signed
+    ABANDON, "step"}, protocol.md §C8.7): "The game was abandoned at step N by X (seat S): no
+    winner", the sentence ``lanopoli host``/``join`` print (ui.peer.print_result) and the end screen
+    shows."""
+    seat = abandoned["seat"]
+    who = winner_text(seat, names[seat] if 0 <= seat < len(names) else None)
+    return _("The game was abandoned at step {step} by {who}: no winner.").format(step=abandoned["step"], who=who)
+
+
+def seats_error(edition: str, ed, seats: int) -> str | None:
+    """The message for ``seats`` players outside edition ``ed``'s range (``ed.min_players`` ..
+    ``ed.max_players``), translated (the engine's own is English), or None when it fits: the
+    CLI's and the create dialog's check (rulebook of each edition, ``engine.editions``)."""
+    if ed.min_players <= seats <= ed.max_players:
+        return None
+    return _("the edition {edition} is for {low} to {high} players, not {seats}").format(
+        edition=edition, low=ed.min_players, high=ed.max_players, seats=seats)
+
+
 def print_demo_outcome(outcome: DemoOutcome, opts: DemoOptions, out=None, err=None) -> int:
     """Print the demo's result; return 0 if every peer agreed on the final state, else 1.
 

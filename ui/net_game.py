@@ -66,10 +66,10 @@ class NetGame(DriverBase):
                 self._resumed()
                 self._resume_bots()
             if node.link is not None and self.cfg.get("role") == "host" and node.lobby is not None:
-                from p2p.join_code import format_code, join_code_tag
+                from p2p.join_code import join_code
 
                 addr, port = node.link.address[:2]
-                self.join_code = format_code(addr, port, join_code_tag(node.lobby.game_id, node.identity.public_key))
+                self.join_code = join_code(addr, port, node.lobby.game_id, node.identity.public_key)
             self._notify("lobby")
             self._step_t = loop.time()
             result = await node.wait()

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from p2p.const import GAME_ID_LEN
 from p2p.ad_record import LOBBY
-from ui.display import fault_sentence, final_hash_line, progress_line, resilience_line, seat_number, winner_text
+from ui.display import abandoned_text, fault_sentence, final_hash_line, progress_line, resilience_line, seat_number, seats_error, winner_text
 from ui.errors import EXIT_FAILED, EXIT_OK, EXIT_TERMINATED, EXIT_USAGE, UsageError
 from ui.i18n import _, format_seconds
 from ui.netif import Endpoint, InterfaceError, choose_endpoint
@@ -164,9 +164,9 @@ class HumanProgress:
                 gid=msg.get("game_id"), address=msg.get("address"), port=msg.get("port"), seats=self.seats),
                 file=sys.stderr)
             if self.host_key is not None:
-                from p2p.join_code import format_code, join_code_tag
+                from p2p.join_code import join_code
 
-                code = format_code(msg["address"], msg["port"], join_code_tag(bytes.fromhex(msg["game_id"]), self.host_key))
+                code = join_code(msg["address"], msg["port"], bytes.fromhex(msg["game_id"]), self.host_key)
                 print(_("Others can join from the list, or by address with the code: {code}").format(code=code),
                       file=sys.stderr)
         elif kind == "found":
@@ -278,11 +278,10 @@ def game_options(args: argparse.Namespace) -> dict:
             raise UsageError(_("the edition {edition} has no timed game").format(edition=edition))
         opts.update(timed_options(args.timed))
     seats = getattr(args, "seats", None) or getattr(args, "peers", 2)
-    if not ed.min_players <= seats <= ed.max_players:  # the engine's own message is English
-        raise UsageError(_("the edition {edition} is for {low} to {high} players, not {seats}").format(
-            edition=edition, low=ed.min_players, high=ed.max_players, seats=seats))
+    if (wrong := seats_error(edition, ed, seats)) is not None:
+        raise UsageError(wrong)
     try:
-        engine.new_game(edition, max(2, seats),
+        engine.new_game(edition, seats,
                         {k: v for k, v in opts.items() if not k.startswith("p2p.")})
     except ValueError as exc:
         raise UsageError(str(exc)) from exc
@@ -380,9 +379,7 @@ def print_result(result: PeerResult) -> None:
     steps, the final state hash and the command that verifies our log."""
     print(_("Winner: {who}").format(who=winner_text(result.winner, result.winner_name)))
     if result.abandoned:
-        seat, names = result.abandoned["seat"], result.names or ()
-        print(_("The game was abandoned at step {step} by {who}: no winner.").format(
-            step=result.abandoned["step"], who=winner_text(seat, names[seat] if 0 <= seat < len(names) else None)))
+        print(abandoned_text(result.abandoned, result.names or ()))
     print(_("Steps: {steps}").format(steps=result.steps))
     print(final_hash_line(result.final_state_hash.hex(), sys.stdout))
     if result.log_path is not None:

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from p2p import const as C
-from p2p.join_code import CODE_BITS, format_code, join_code_tag, parse_code_tag
+from p2p.join_code import CODE_BITS, format_code, join_code, join_code_tag, parse_code_tag
 from p2p.identity import Identity
 from p2p.lobby import ABORTED, STARTED, Lobby, LobbyAborted
 from p2p.wire import MSG_STATUS, seal
@@ -124,3 +124,11 @@ def test_a_replayed_probe_is_answered_once_per_repeat_interval():
     assert len(host.messages_to_send()) == 1 and host.stats["probe_repeat"] == 99
     host.receive_message(probe, addr(5), C.PROBE_REPEAT_S)
     assert len(host.messages_to_send()) == 1
+
+
+def test_the_hosts_join_code_is_its_address_and_the_tag_of_its_game_and_key():
+    """protocol.md §N3.1: the code a host shows = ADDRESS:PORT/ + the tag of (game id, host key)."""
+    gid, pk = bytes(range(16)), bytes(range(32, 64))
+    code = join_code("10.0.0.2", 4242, gid, pk)
+    assert code == format_code("10.0.0.2", 4242, join_code_tag(gid, pk))
+    assert parse_code_tag(code.split("/", 1)[1]) == join_code_tag(gid, pk)

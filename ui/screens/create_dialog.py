@@ -9,6 +9,7 @@ from textual.widgets import Button, Checkbox, Input, Label, Select
 
 import engine
 from ui.backends import CreateRequest
+from ui.display import seats_error
 from ui.i18n import _
 from ui.screens.modal import _Dialog
 
@@ -113,9 +114,8 @@ class CreateDialog(_Dialog):
             except ValueError:
                 raise ValueError(_("The timed game takes more than 0 and at most 1440 minutes.")) from None
         ed = engine.EDITIONS[edition]
-        if not ed.min_players <= seats <= ed.max_players:  # the engine's own message is English
-            raise ValueError(_("the edition {edition} is for {low} to {high} players, not {seats}").format(
-                edition=edition, low=ed.min_players, high=ed.max_players, seats=seats))
+        if (wrong := seats_error(edition, ed, seats)) is not None:
+            raise ValueError(wrong)
         req = CreateRequest(edition=edition, seats=seats, bots=self.query_one("#bots", Checkbox).value,
                             options=options, on_drop=str(self.query_one("#on_drop", Select).value), drop_timeout=drop)
         try:

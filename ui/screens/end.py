@@ -14,7 +14,7 @@ from textual.widgets import Label
 
 import engine
 from engine.observation import time_expired as expired
-from ui.display import fault_sentence, winner_text
+from ui.display import abandoned_text, fault_sentence, winner_text
 from ui.i18n import _, format_money
 
 #: Plain words for the fault codes of ui.play.Fault (NodeError codes): ui.display.fault_sentence.
@@ -87,15 +87,6 @@ def rule_text(state: Any) -> str:
              "out first.").format(worth=worth)
 
 
-def abandoned_text(abandoned: dict, names: tuple) -> str:
-    """The line of a game that ended as abandoned (``PeerResult.abandoned``: {"seat": who signed
-    ABANDON, "step"}, protocol.md §C8.7): "The game was abandoned at step N by X (seat S): no
-    winner", the sentence ``lanopoli host``/``join`` print (ui.peer.print_result)."""
-    seat = abandoned["seat"]
-    who = winner_text(seat, names[seat] if 0 <= seat < len(names) else None)
-    return _("The game was abandoned at step {step} by {who}: no winner.").format(step=abandoned["step"], who=who)
-
-
 class EndScreen(Screen):
     """Shown once the driver is "over" or "failed"; q quits."""
 
@@ -146,4 +137,4 @@ class EndScreen(Screen):
             yield Label(_("Press q to quit."))
 
 
-__all__ = ["EndScreen", "abandoned_text", "ending", "fault_text", "rule_text", "standings_lines"]
+__all__ = ["EndScreen", "ending", "fault_text", "rule_text", "standings_lines"]
