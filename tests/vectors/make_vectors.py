@@ -30,13 +30,15 @@ Files (all JSON: bytes as lowercase hex strings, keys sorted):
   standings, a signed CHAT message.
 * ``reseat.json`` — §C8.9: a RESEAT request byte for byte, a STEP body carrying it, the new
   chain's reveals after the re-seat.
+* ``forced.json`` — §C3.8 (version 4): forced bodies of a plain chance step (with a valid and a
+  zero signature, both accepted) and bodies over the same history that are not forced.
 * ``hidden.json`` — §C12: three demo seats' hidden secrets, openings, shares and leaves of a few
   items, statuses from the summed shares, an inspection's openings field, and one private
   delivery written out (X25519 secret, key, AAD, plaintext, ciphertext).
 
 The derivations live in one module per part, imported here: vec_chain.py (rng, chain, sig),
 vec_hidden.py (hidden, niente), vec_lan.py (channel, lan), vec_decisions.py (sealed, reseat),
-vec_game.py (the sample game, verify), vec_labels.py (``label_hash``). Each puts the
+vec_game.py (the sample game, verify), vec_forced.py (forced), vec_labels.py (``label_hash``). Each puts the
 repository's engine/ and p2p/ first on ``sys.path`` (tests/vectors/repo_first.py).
 """
 
@@ -48,6 +50,7 @@ from pathlib import Path
 
 from vec_chain import compute_chain, compute_rng, compute_sig
 from vec_decisions import compute_reseat, compute_sealed
+from vec_forced import compute_forced
 from vec_game import play_game, verify_json
 from vec_hidden import compute_hidden, compute_niente
 from vec_lan import compute_channel, compute_lan
@@ -75,6 +78,7 @@ def main() -> None:
     _dump(HERE / "niente.json", compute_niente())
     _dump(HERE / "lan.json", compute_lan())
     _dump(HERE / "reseat.json", compute_reseat())
+    _dump(HERE / "forced.json", compute_forced())
     best = None
     with tempfile.TemporaryDirectory() as tmp:
         for i, seeds in enumerate(GAME_CANDIDATES):
