@@ -14,7 +14,8 @@ from __future__ import annotations
 from array import array
 from typing import Iterator
 
-from .gamelog import KIND_HEADER, LogReader
+from . import const as C
+from .gamelog import KIND_HEADER, LogReader, frame
 
 #: Bytes a record adds to a CATCHUP_RESP around its payload (msgpack array and bin headers):
 #: part of the §C9.2 byte cap (``History.page``, ``catchup.CatchUp.hold``).
@@ -85,6 +86,8 @@ class History:
         j = len(self._offs)
         if limit <= j:
             return
+        if self._scan and self._match_bytes(j, limit):
+            return
         reader = LogReader(self._path, self._scan)
         try:
             for rec in reader:
@@ -103,6 +106,36 @@ class History:
             pass
         self._spilling = False  # the file is not our history (or unreadable): keep the rest here
         self.stats["mismatch"] += 1
+
+    def _match_bytes(self, j: int, limit: int) -> bool:
+        """Records [j, limit) matched in one read (issue 14: ``_spill`` parsed each record
+        back through ``LogReader``, ~1 % of a lockstep step): the file's bytes from ``_scan``
+        are compared with the records framed as ``gamelog`` writes them (length, kind,
+        payload, CRC-32). Equal bytes are exactly what ``LogReader`` would accept as these
+        records (frames delimit themselves, every CRC is right, no length over the cap), so the
+        offsets and ``_scan`` end up as its matching leaves them. False (nothing changed):
+        not equal, a length over the cap, or unreadable; the record-by-record path decides."""
+        kinds, mem, lens = self._kinds, self._mem, self._lens
+        if max(lens[j:limit]) > C.MAX_LOG_RECORD:
+            return False
+        want = b"".join([frame(kinds[i], mem[i]) for i in range(j, limit)])
+        start = self._scan
+        try:
+            with open(self._path, "rb") as f:
+                f.seek(start)
+                got = f.read(len(want))
+        except OSError:
+            return False
+        if got != want:
+            return False
+        offs = self._offs
+        off = start
+        for i in range(j, limit):
+            offs.append(off)
+            off += lens[i] + _FRAME
+            del mem[i]
+        self._scan = off
+        return True
 
     @property
     def in_memory(self) -> int:

@@ -112,6 +112,8 @@ def readmissions(setup: Setup, active: Sequence[bool], drop_steps: Mapping[int, 
     Without it, one seat leaving and returning again and again ran the epoch off the wire and every
     honest peer failed to seal its next ESCROW (tests/p2p/test_redteam_reseat.py).
     Returns {seat: request}. Deterministic: every peer and the verifier get the same answer."""
+    if not any(fields):
+        return {}  # no body carries a request (every step but a re-seat's): nothing to count
     need = needed(setup.seats, sum(1 for a in active if a))
     carriers: dict[tuple[int, bytes], set[int]] = {}
     found: dict[bytes, ReseatRequest] = {}

@@ -125,6 +125,9 @@ class SeatLoss:
         #: The escrow acknowledgements of the applied STEPs (§C8.2): which escrow is CONFIRMED.
         self.acks = AckLedger(self.n)
         self.acks.open_epoch(0, self.active)
+        # Q depends on the setup's seat count alone: computed once, not at every query (the
+        # escrow and vote gates ask several times per step and message, issue 14).
+        self._quorum = quorum(self.n)
 
     # -- queries --
 
@@ -140,12 +143,12 @@ class SeatLoss:
     @property
     def quorum(self) -> int:
         """Votes that drop a seat: a strict majority of all the setup's seats (§C8.3)."""
-        return quorum(self.n)
+        return self._quorum
 
     def escrow_needed(self) -> bool:
         """True if the active seats deal escrows: seat loss on and a drop still possible (at
         least Q other active seats can vote; with two seats never, §C8.5)."""
-        return self.on and self.active_count() - 1 >= self.quorum
+        return self.rule is not None and sum(self.active) - 1 >= self._quorum
 
     def escrows_complete(self, revealed: Collection[int] = ()) -> bool:
         """True if no escrow is needed or we hold the current epoch's escrow of every active
@@ -181,16 +184,19 @@ class SeatLoss:
     def voted_this_epoch(self, step: int) -> bool:
         """True if we already cast our one vote of ``step`` in the current epoch (§C8.3: one
         vote per step and epoch, so two quorums of one epoch can never drop different seats)."""
-        return any(s == step for (s, _) in self._voted)
+        voted = self._voted
+        return bool(voted) and any(s == step for (s, _) in voted)  # usually none: no scan
 
     def voted_at(self, step: int) -> bool:
         """True if we voted to drop some active seat at ``step`` (then only the votes or a
         complete record decide that step, §C8.3)."""
-        return any((step, i) in self._voted for i in range(self.n) if self.active[i])
+        voted = self._voted
+        return bool(voted) and any((step, i) in voted for i, a in enumerate(self.active) if a)
 
     def vote_targets(self, step: int) -> list[int]:
         """Seats for which we hold a vote at ``step`` (in arrival order)."""
-        return [seat for (s, seat) in self._votes if s == step]
+        votes = self._votes
+        return [seat for (s, seat) in votes if s == step] if votes else []
 
     # -- escrow --
 
@@ -395,7 +401,10 @@ class SeatLoss:
         those played by the ``bot`` rule whose drop did not prove a bad escrow (§C8.5: the seat
         paid for its one bit of choice with its seat for good). Deterministic: every peer and
         ``verify`` hold the same drop records."""
-        return {seat: info.step for seat, info in self.dropped.items()
+        dropped = self.dropped
+        if not dropped:
+            return {}  # the usual case (asked at every step): a new empty dict, as below
+        return {seat: info.step for seat, info in dropped.items()
                 if info.rule != RULE_BANKRUPT and info.cheat is None}
 
     def apply(self, step: int, seat: int, chain: HashChain | None) -> DropInfo:

@@ -213,7 +213,14 @@ class SendStream:
         if self._due_at is not None and rtos is self._due_rtos:
             return self._due_at
         delayed, prompt = rtos
-        due = self._due_at = min(e[2] + (prompt if e[0] & FLAG_ACK_NOW else delayed) for e in self.inflight.values())
+        # A plain loop, not min(genexpr): in lockstep one or two datagrams are in flight, and
+        # this runs for every channel after every flush (issue 14).
+        due = None
+        for e in self.inflight.values():
+            t = e[2] + (prompt if e[0] & FLAG_ACK_NOW else delayed)
+            if due is None or t < due:
+                due = t
+        self._due_at = due
         self._due_rtos = rtos
         return due
 

@@ -84,12 +84,20 @@ class StepCollector:
     def missing(self, step: int, active: Sequence[bool]) -> tuple[int, ...]:
         """Active seats whose message of ``step`` is not held (may include ours)."""
         slots = self._slots.get(step)
-        return tuple(i for i in range(self.n) if active[i] and (slots is None or slots[i] is None))
+        if slots is None:
+            return tuple(i for i, a in enumerate(active) if a)
+        return tuple(i for i, (a, h) in enumerate(zip(active, slots)) if a and h is None)
 
     def complete(self, step: int, active: Sequence[bool]) -> bool:
         """True if every active seat's message of ``step`` is held."""
         slots = self._slots.get(step)
-        return slots is not None and all(slots[i] is not None for i in range(self.n) if active[i])
+        if slots is None:
+            return False
+        # A plain loop, not all(genexpr): asked at every message received (issue 14).
+        for a, h in zip(active, slots):
+            if a and h is None:
+                return False
+        return True
 
     def signers(self, step: int, skipped: Sequence[int] = ()) -> list[int]:
         """Seats whose held step-(``step`` + 1) message covers exactly the step-``step`` messages

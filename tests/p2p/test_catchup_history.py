@@ -127,6 +127,25 @@ def test_a_log_that_differs_keeps_the_history_in_memory(tmp_path):
     assert list(h) == recs
 
 
+def test_a_log_that_differs_later_keeps_what_matched_and_the_rest_in_memory(tmp_path):
+    """After the first spills (matched in one read of the framed bytes, ``History._spill``) the
+    log stops being ours at record 300: the records before it are read back from the file,
+    every later one stays in memory (counted once), and every answer is right: the one-read
+    match decides nothing the record-by-record match would not (issue 14)."""
+    recs = _records(600)
+    path = str(tmp_path / "game.log")
+    other = _records(600, seed=9)
+    _write(path, recs[:300] + [r for r in other if r[2] >= recs[300][2]])
+    h = History()
+    h.use_log(path)
+    for r in recs:
+        h.append(*r)
+    assert h.stats["mismatch"] == 1
+    assert len(recs) - 300 <= h.in_memory < len(recs)  # the matched prefix left memory
+    assert list(h) == recs
+    assert h.page(h.first(0), 10**6, 10**6, 10**9) == [[k, p] for k, p, _ in recs]
+
+
 def test_a_damaged_log_ends_pages_early_and_is_counted(tmp_path):
     recs = _records(400)
     h = _filled(tmp_path, recs)
