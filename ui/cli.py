@@ -220,7 +220,10 @@ def build_parser() -> argparse.ArgumentParser:
             p.set_defaults(run=_cmd_host)
         else:
             p.add_argument("--list", action="store_true", help=_("list the advertised games and exit"))
-            p.add_argument("--game", metavar="ID", help=_("the game to join: its id, or the start of it (see --list)"))
+            which = p.add_mutually_exclusive_group()
+            which.add_argument("--game", metavar="ID", help=_("the game to join: its id, or the start of it (see --list)"))
+            which.add_argument("--code", metavar="ADDRESS:PORT/CODE",
+                               help=_("join the host at this address by its join code (no multicast needed)"))
             p.add_argument("--wait", type=_positive_seconds, default=None,
                            help=_("seconds to look for games (default: {listing:g} with --list, {joining:g} to join)").format(
                                listing=LIST_WAIT_S, joining=JOIN_WAIT_S))

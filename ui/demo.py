@@ -1,10 +1,16 @@
 """``lanopoli demo``: run N bot peers as separate OS processes on loopback and check they agree.
 
 Theory of operation: the demo is only an orchestrator. Peer 0 is started as
-``python -m ui.cli host --seats N ...``; once it reports the game id it advertises (its
-``hosting`` line), peers 1..N-1 are started as ``python -m ui.cli join --game <id> ...``, all
-with ``--bind 127.0.0.1 --bot default --progress-json``. Each child finds the others by mDNS,
-plays the game over UDP, and reports on stdout one JSON object per line (the contract is in
+``python -m ui.cli host --seats N ...``; once it reports where its lobby listens (its
+``hosting`` line: game id, address, port), peers 1..N-1 are started as
+``python -m ui.cli join --code ADDRESS:PORT/XXXXX-XXXXX ...``: the host's join code
+(protocol.md §N3.1), whose tag binds the game id to the host's key, which the demo knows
+(``host_public_key``). All run with ``--bind 127.0.0.1 --bot default --progress-json``.
+Joiners go to that address, never pick a game by its id on mDNS: two demos started with the
+same ``--seed`` have the same game id and the same keys, and their joiners used to join
+whichever host answered first (tests/e2e/test_demo_same_seed.py). Each child then learns the
+others' addresses from the signed setup, plays the game over UDP, and reports on stdout one
+JSON object per line (the contract is in
 protocol.md part L): ``hosting`` (host only), ``found``, ``progress`` (many), ``done``. The demo reads those lines,
 keeps one ``PeerStatus`` per child, calls ``on_update`` so a display can redraw, and when every
 child has said ``done`` compares their final state hashes. It never decides anything about the
@@ -158,9 +164,35 @@ def fault_args(opts: DemoOptions, index: int) -> list[str]:
     return out
 
 
-def child_command(opts: DemoOptions, index: int, game_id: str, config_root: Path) -> list[str]:
-    """The argv of child ``index``: 0 hosts; the others join game ``game_id`` (hex, from the
-    host's ``hosting`` line, so that two demos on one machine never join each other's game)."""
+def host_public_key(opts: DemoOptions, config_root: Path) -> bytes:
+    """The Ed25519 public key (32 bytes) child 0 will host with: with a demo seed the key
+    ``Identity.from_seed`` derives from ``peer_seed(seed, 0)`` (what ``host --seed`` uses),
+    else the identity stored in ``config_root/peer-0``, created here before the host starts
+    (``host --config-dir`` then loads it). Raises ``OSError``/``ValueError`` as
+    ``Identity.load_or_create``."""
+    from p2p.identity import Identity
+
+    if opts.seed is not None:
+        return Identity.from_seed(peer_seed(opts.seed, 0).encode("utf-8")).public_key
+    return Identity.load_or_create(config_root / "peer-0").public_key
+
+
+def host_join_code(hosting: dict, host_key: bytes) -> str:
+    """The join code of the host's ``hosting`` line (``address``, ``port``, ``game_id`` hex) and
+    its key: ``ADDRESS:PORT/XXXXX-XXXXX`` (p2p.join_code, protocol.md §N3.1). Raises
+    ``ValueError``/``KeyError``/``TypeError`` on a malformed line."""
+    from p2p.join_code import join_code
+
+    game_id = bytes.fromhex(str(hosting["game_id"]))
+    if len(game_id) != 16:
+        raise ValueError("a game id is 16 bytes")
+    return join_code(str(hosting["address"]), int(hosting["port"]), game_id, host_key)
+
+
+def child_command(opts: DemoOptions, index: int, code: str, config_root: Path) -> list[str]:
+    """The argv of child ``index``: 0 hosts; the others join by ``code``, the host's join code
+    (``host_join_code``): they go to its address and accept only its key, so that two demos
+    on one machine, even with the same seed, never join each other's game."""
     peer_dir = opts.log_dir / f"peer-{index}"
     common = [
         "--bind", DEMO_ADDRESS,
@@ -183,7 +215,7 @@ def child_command(opts: DemoOptions, index: int, game_id: str, config_root: Path
         role += [flag for flag, on in (("--free-parking-pot", opts.free_parking_pot),
                                        ("--no-auctions", opts.no_auctions), ("--double-go", opts.double_go)) if on]
     else:
-        role = ["join", "--game", game_id]
+        role = ["join", "--code", code]
     return [opts.python, "-m", "ui.cli", *role, *common]
 
 
@@ -285,7 +317,7 @@ async def _stop(procs: list[asyncio.subprocess.Process]) -> None:
         fut.cancel()
 
 
-#: (options, peer index, host's game id hex or "" for the host, config root) -> argv.
+#: (options, peer index, host's join code or "" for the host, config root) -> argv.
 CommandFactory = Callable[[DemoOptions, int, str, Path], list[str]]
 
 
@@ -299,9 +331,11 @@ async def run_demo(
 
     ``config_root``: a private directory for the children's identities (one subdirectory
     each). ``on_update(peers)`` is called after every state change (the display redraws).
-    ``command(opts, index, game_id, config_root)`` gives each child's argv (tests replace it).
-    Raises ``OSError`` if a child cannot be started; ``CancelledError`` (Ctrl-C) propagates
-    after every child has been reaped.
+    ``command(opts, index, code, config_root)`` gives each child's argv (tests replace it);
+    ``code`` is the host's join code for the joiners. Raises ``OSError`` if a child cannot be
+    started or the host's key cannot be stored; ``CancelledError`` (Ctrl-C) propagates after
+    every child has been reaped. A ``hosting`` line the join code cannot be made of fails the
+    host (``PeerStatus.error``, code ``hosting``) and ends the demo.
     """
     opts.log_dir.mkdir(parents=True, exist_ok=True)
     peers = [PeerStatus(index=i) for i in range(opts.peers)]
@@ -321,14 +355,14 @@ async def run_demo(
         changed.set()
         on_update(peers)
 
-    async def start(i: int, game_id: str) -> None:
+    async def start(i: int, code: str) -> None:
         status = peers[i]
         (opts.log_dir / f"peer-{i}").mkdir(parents=True, exist_ok=True)
         status.stderr_path = opts.log_dir / f"peer-{i}" / "stderr.log"
         err = open(status.stderr_path, "wb")
         stderr_files.append(err)
         proc = await asyncio.create_subprocess_exec(
-            *command(opts, i, game_id, config_root),
+            *command(opts, i, code, config_root),
             stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=err,
             env=env, limit=MAX_LINE,
         )
@@ -362,18 +396,24 @@ async def run_demo(
     def any_failed() -> bool:
         return any(p.failed for p in peers)
 
+    host_key = host_public_key(opts, config_root)
     try:
         await start(0, "")
         notify()
-        # Joiners need the host's game id; a host that dies first ends the demo.
+        # Joiners need the host's address; a host that dies first ends the demo.
         if not await wait_until(lambda: peers[0].hosting is not None or any_failed()):
             timed_out = True
         elif not any_failed():
-            game_id = str(peers[0].hosting.get("game_id", ""))
-            for i in range(1, opts.peers):
-                await start(i, game_id)
-            if not await wait_until(lambda: all(p.returncode is not None for p in peers) or any_failed()):
-                timed_out = True
+            try:
+                code = host_join_code(peers[0].hosting, host_key)
+            except (ValueError, KeyError, TypeError) as exc:
+                code = None
+                peers[0].error = {"type": "error", "code": "hosting", "message": f"bad hosting line: {exc}"}
+            if code is not None:
+                for i in range(1, opts.peers):
+                    await start(i, code)
+                if not await wait_until(lambda: all(p.returncode is not None for p in peers) or any_failed()):
+                    timed_out = True
         # On a failure the game cannot finish with everyone: stop the rest at once.
     finally:
         await asyncio.shield(_stop(procs))

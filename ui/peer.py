@@ -228,6 +228,19 @@ def _join_target(args: argparse.Namespace, address: str) -> bytes | None:
     return pick_game(games, wanted).game_id
 
 
+def join_code_target(code: str):
+    """``join --code``: the host's join code, ``ADDRESS:PORT/XXXXX-XXXXX`` (the tag checks the
+    host's key) or ``ADDRESS:PORT/<32 hex digits of the game id>`` (no key check), protocol.md
+    §N3.1 -> ``ui.backends.JoinCode``. Raises a translated ``UsageError`` if malformed."""
+    from ui.backends import parse_join_code
+
+    try:
+        return parse_join_code(code)
+    except ValueError:
+        raise UsageError(_("--code takes the host's join code, e.g. 192.168.1.20:40000/7KQ2M-XH3PA, not {code}").format(
+            code=code)) from None
+
+
 def _identity(args: argparse.Namespace):
     """Our keys: None with --seed (the node derives them from it), else stored in --config-dir
     (default: the user config dir), created on first use."""
@@ -315,8 +328,12 @@ def run_headless(args: argparse.Namespace, role: str) -> int:
         from p2p.identity import Identity
 
         identity = Identity.from_seed(args.seed.encode("utf-8"))
-    game_id = None
-    if role == "join" and not _can_resume(log_dir, identity, args.game):
+    game_id = host_addr = host_code = None
+    code = getattr(args, "code", None) if role == "join" else None
+    if code is not None:  # the host's address: no browsing (the node still resumes a game of ours)
+        where = join_code_target(code)
+        game_id, host_code, host_addr = where.game_id, where.tag, (where.address, where.port)
+    elif role == "join" and not _can_resume(log_dir, identity, args.game):
         game_id = _join_target(args, endpoint.address)
     elif role == "join" and args.game is not None and len(args.game) == 2 * GAME_ID_LEN:
         game_id = bytes.fromhex(args.game)
@@ -337,7 +354,8 @@ def run_headless(args: argparse.Namespace, role: str) -> int:
                          options=options,
                          identity=identity, name=args.name or "", bot=args.bot,
                          demo_seed=None if args.seed is None else args.seed.encode("utf-8"),
-                         game_id=game_id, log_dir=log_dir, progress=progress, timeout=args.timeout,
+                         game_id=game_id, host_addr=host_addr, host_code=host_code,
+                         log_dir=log_dir, progress=progress, timeout=args.timeout,
                          discovery_timeout=getattr(args, "wait", None) or DISCOVERY_TIMEOUT,
                          on_drop=None if getattr(args, "on_drop", "bot") == "off" else getattr(args, "on_drop", "bot"),
                          drop_timeout=getattr(args, "drop_timeout", 30), faults=fault_plan(args),

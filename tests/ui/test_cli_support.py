@@ -153,9 +153,10 @@ def test_peer_seeds_are_distinct_and_reproducible():
 def test_child_commands_host_then_join_on_loopback(tmp_path):
     o = opts(tmp_path, peers=4)
     host = demo.child_command(o, 0, "", tmp_path)
-    join = demo.child_command(o, 2, "ab" * 16, tmp_path)
+    join = demo.child_command(o, 2, "127.0.0.1:40211/7KQ2M-XH3PA", tmp_path)
     assert host[1:4] == ["-m", "ui.cli", "host"] and host[host.index("--seats") + 1] == "4"
-    assert join[1:4] == ["-m", "ui.cli", "join"] and join[join.index("--game") + 1] == "ab" * 16
+    assert join[1:4] == ["-m", "ui.cli", "join"] and join[join.index("--code") + 1] == "127.0.0.1:40211/7KQ2M-XH3PA"
+    assert "--game" not in join  # never picked by game id on mDNS (tests/e2e/test_demo_same_seed.py)
     for argv in (host, join):
         assert argv[argv.index("--bind") + 1] == "127.0.0.1"
         assert "--progress-json" in argv
@@ -234,16 +235,35 @@ def test_a_host_that_dies_before_hosting_ends_the_demo(tmp_path):
     assert "peer-1 was not started" in err.getvalue()
 
 
-def test_joiners_are_given_the_hosts_game_id(tmp_path):
-    seen = []
+def test_joiners_are_given_the_hosts_join_code(tmp_path):
+    """The joiners get the join code of the host's address, game id and key (protocol.md
+    §N3.1): with a seed the key of ``host --seed peer_seed(seed, 0)``, without one the key the
+    demo stored in the host's config dir before starting it."""
+    from p2p.identity import Identity
+    from p2p.join_code import join_code
 
-    def command(o, index, game_id, config_root):
-        seen.append((index, game_id))
-        return [sys.executable, "-c", "import json\nHASH='ef'*32\n" + DONE.replace("{index}", str(index))]
+    for seed in ("7", None):
+        seen = []
 
-    outcome = asyncio.run(demo.run_demo(opts(tmp_path), tmp_path, lambda peers: None, command))
-    assert outcome.ok
-    assert seen == [(0, ""), (1, "00" * 16), (2, "00" * 16)]
+        def command(o, index, code, config_root):
+            seen.append((index, code))
+            return [sys.executable, "-c", "import json\nHASH='ef'*32\n" + DONE.replace("{index}", str(index))]
+
+        root = tmp_path / f"seed-{seed}"
+        outcome = asyncio.run(demo.run_demo(opts(root, seed=seed), root, lambda peers: None, command))
+        assert outcome.ok
+        key = (Identity.from_seed(demo.peer_seed(seed, 0).encode()) if seed else
+               Identity.load_or_create(root / "peer-0")).public_key
+        code = join_code("127.0.0.1", 1, bytes(16), key)
+        assert seen == [(0, ""), (1, code), (2, code)]
+
+
+def test_a_hosting_line_without_an_address_ends_the_demo(tmp_path):
+    script = "import json\nprint(json.dumps({'type':'hosting','game_id':'00'*16}))\nimport time\ntime.sleep(60)\n"
+    outcome, _ = run_fake(tmp_path, script)
+    assert not outcome.ok and not outcome.timed_out
+    assert outcome.peers[0].error["code"] == "hosting"
+    assert [p.pid for p in outcome.peers[1:]] == [None, None]  # joiners never started
 
 
 def test_timeout_kills_every_child(tmp_path):

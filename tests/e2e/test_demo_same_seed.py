@@ -1,0 +1,76 @@
+"""End to end: two ``lanopoli demo`` runs with the same ``--seed`` at once on one machine.
+
+The same demo seed gives the same game id and the same keys for every peer (that is what makes
+a demo reproducible), so a joiner that picks its game by id on mDNS cannot tell the two hosts
+apart: before the demo gave its joiners the host's join code (ui/demo.py, protocol.md §N3.1),
+one demo's peers joined the other's game and both demos failed ("no answer from the host").
+Two terminals, two CI jobs or a teacher running two rooms with the same seed must each play
+their own game. Real processes, real mDNS and UDP, loopback only.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+#: Unique per test session (another engineer's run of this file must not share it); the two
+#: demos of one test share it, which is the point.
+SEED = f"same-seed-{os.getpid()}-{secrets.token_hex(4)}"
+HASH_LINE = re.compile(r"^final state hash: ([0-9a-f]{64})$", re.M)
+LOG_LINE = re.compile(r"^  peer-(\d+) \(seat \d+\): (.+)$", re.M)
+#: Whole-game budget per demo on a slow, shared 2-core machine (nothing is asserted on time).
+DEMO_TIMEOUT_S = 240
+PEERS = 3
+
+
+def start_demo(log_dir: Path, *flags: str) -> subprocess.Popen:
+    argv = [sys.executable, "-m", "ui.cli", "--lang", "en", "demo", "--peers", str(PEERS), "--seed", SEED,
+            "--log-dir", str(log_dir), "--timeout", str(DEMO_TIMEOUT_S), *flags]
+    return subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            stdin=subprocess.DEVNULL)
+
+
+def run_both(tmp_path: Path, flags_a: tuple = (), flags_b: tuple = ()) -> list[tuple[int, str, str]]:
+    """Start demo A and demo B at once (same seed, own log dirs); [(exit code, stdout, stderr)]."""
+    procs = [start_demo(tmp_path / "a", *flags_a), start_demo(tmp_path / "b", *flags_b)]
+    try:
+        outputs = [p.communicate(timeout=DEMO_TIMEOUT_S + 60) for p in procs]
+        return [(p.returncode, out, err) for p, (out, err) in zip(procs, outputs)]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+
+
+def finished(result: tuple[int, str, str]) -> tuple[str, list[str]]:
+    """A demo that passed: (its final state hash, its peers' log file names by peer index)."""
+    code, out, err = result
+    assert code == 0, f"demo failed\nstdout:\n{out}\nstderr:\n{err}"
+    assert f"All {PEERS} peers finished with the same final state." in out
+    logs = sorted((int(i), Path(p)) for i, p in LOG_LINE.findall(out))
+    assert [i for i, _ in logs] == list(range(PEERS)), out
+    assert all(p.is_file() for _, p in logs)
+    return HASH_LINE.search(out).group(1), [p.name for _, p in logs]
+
+
+def test_two_demos_with_the_same_seed_at_once_each_finish_their_game(tmp_path):
+    a, b = (finished(r) for r in run_both(tmp_path))
+    # Same seed, same game: the same game id (log names) and the same final state, each
+    # demo with all of its own peers (a crossed joiner left its own host one seat short).
+    assert a == b
+    assert all(name.startswith("game-") for name in a[1])
+
+
+def test_two_demos_with_the_same_seed_but_other_rules_never_cross(tmp_path):
+    """Same seed, hence the same game id and keys, but demo B doubles the GO salary: the games
+    end in different states. Each demo passes only if all its peers report its host's final
+    hash, so a joiner that played in the other demo's game would fail its own demo."""
+    (hash_a, logs_a), (hash_b, logs_b) = (finished(r) for r in run_both(tmp_path, (), ("--double-go",)))
+    assert logs_a == logs_b  # the same game id: nothing on mDNS tells the two hosts apart
+    assert hash_a != hash_b
