@@ -50,7 +50,8 @@ class Endpoint:
     starve a trusted peer's multi-chunk payload. A channel the owner opens (``channel``, ``pin``:
     it chose the address) sends freely; one opened by the peer's datagram is *unconfirmed* and
     sends at most ``UNCONFIRMED_FACTOR`` x what it received until the peer answers a CHALLENGE
-    sent to its address (``transport.Channel``, §N2.6 reflection).
+    sent to its address (``transport.Channel``, §N2.6 reflection), or the game starts
+    (``restrict``); ``trust`` does not lift the bound (a spoofed JOIN is valid, H77).
 
     Authentication (protocol.md §N2.2): ``keys`` (``channel_auth.KeyCache`` of our identity;
     None: plain channels only, for tests of the bare transport) lets the owner ``pin`` an
@@ -84,7 +85,9 @@ class Endpoint:
 
     def trust(self, addrs: Any) -> None:
         """Vouch for these addresses (iterable of (host, port)): their channels are never
-        evicted as strangers. Replaces the previous set."""
+        evicted as strangers. Replaces the previous set. Trust does not lift the send bound of
+        an unconfirmed channel (protocol.md §N2.6 'Reflection'): a valid JOIN proves who signed
+        it, not that its source address is theirs (H77)."""
         self.trusted = {(str(a[0]), int(a[1])) for a in addrs}
         for addr, ch in self.channels.items():
             self._place(addr, ch)
@@ -99,12 +102,15 @@ class Endpoint:
             self.forget(addr)
         for addr, ch in self.channels.items():
             self._place(addr, ch)
+            # The game started: every seat signed the setup, whose bytes went only to these
+            # addresses (a blind spoofer cannot sign them), so each proved it receives there
+            # (protocol.md §N2.6 'Reflection', "Game started").
+            ch.confirm()
 
     def _place(self, addr: Addr, ch: Channel) -> None:
         """Make ``ch`` draw on the receive budget of its address's trust (class doc)."""
         if addr in self.trusted:
             ch.rebudget(self.budget, None)
-            ch.confirm()  # the owner vouched for it (a valid JOIN, the setup): no send bound
         else:
             ch.rebudget(self.stranger_budget, STRANGER_RECV_CAP)
 

@@ -63,6 +63,19 @@ if TYPE_CHECKING:  # annotations only (engine/api.py: the seam p2p sees; the cal
 #: entered the phase first and removes the silent seats at its own ``SETUP_TIMEOUT``.
 SETUP_HOST_GRACE = 10.0
 
+#: Joiner: seconds between two copies of our JOIN (the same bytes) while we have no PROPOSAL
+#: (phases ``joining`` and ``waiting``; protocol.md §C2.2 step 2, "Lobby re-sends"). The host's channel to
+#: us is unconfirmed until we answer one of its CHALLENGEs (§N2.6 "Reflection"): it sends us at
+#: most 3x what we sent, so a STATUS or PROPOSAL that does not fit waits for our next datagram;
+#: each copy raises that bound, wakes a channel that gave up and earns a new CHALLENGE (H77).
+JOIN_RESEND_S = 2.0
+
+#: Joiner without a PROPOSAL: least seconds between two early copies of our JOIN, each called
+#: for by a SETUP_SIG or SEED of our game (another seat got the PROPOSAL we lack: the host's
+#: channel to us may be holding it under the bound; §C2.2 step 2). Unchecked bytes can
+#: ask for them, hence the limit: at most 1/JOIN_HINT_S more JOINs a second, to the host only.
+JOIN_HINT_S = 0.25
+
 
 #: Setup options that turn seat loss on with its defaults (protocol.md §C8.1): a silent seat is
 #: played by the engine's bot after 30 s. Merge into ``Lobby.host(options=...)``.
@@ -125,6 +138,10 @@ class Lobby:
         self._out: list[tuple[Any, bytes]] = []
         self._events: deque = deque()
         self._deadline: float | None = None
+        #: Joiner: when our JOIN goes out again (``JOIN_RESEND_S``), None for the host; when
+        #: the last early copy was called for (``JOIN_HINT_S``).
+        self._join_at: float | None = None
+        self._join_hint = -JOIN_HINT_S
         #: Setup hashes of the rounds given up (protocol.md §C2.2 step 7): a late SETUP_SIG/SEED
         #: of an old round is dropped (``old_round``), never a disagreement.
         self._old_setups: set[bytes] = set()
@@ -231,6 +248,7 @@ class Lobby:
                   demo_seed=demo_seed, now=now, chain_length=chain_length)
         lob.admission.expect_host(host_addr, host_keys, host_fp, code_tag if game_id is None else None)
         lob._deadline = now + C.JOIN_TIMEOUT
+        lob._join_at = now + JOIN_RESEND_S
         lob._out.append((host_addr, lob.admission.join_msg()))
         return lob
 
@@ -284,11 +302,15 @@ class Lobby:
 
     def get_timer(self) -> float | None:
         """When ``handle_timer`` must run (join or setup deadline, the next re-send of our
-        SETUP_SIG/SEED), or None."""
-        resend_at = self.setup_round.resend_at
-        if self.phase in (SIGNING, REVEALING) and resend_at is not None:
-            return resend_at if self._deadline is None else min(self._deadline, resend_at)
-        return self._deadline if self.phase in (JOINING, WAITING, SIGNING, REVEALING) else None
+        JOIN or of our SETUP_SIG/SEED), or None."""
+        phase = self.phase
+        if phase in (SIGNING, REVEALING):
+            resend_at = self.setup_round.resend_at
+        elif phase in (JOINING, WAITING):
+            resend_at = self._join_at
+        else:
+            return None
+        return min((t for t in (resend_at, self._deadline) if t is not None), default=None)
 
     def handle_timer(self, now: float) -> None:
         """Signing and revealing: send our SETUP_SIG (and our SEED once revealing) to every
@@ -298,9 +320,15 @@ class Lobby:
         phase passed its deadline (JOIN_TIMEOUT; joiner: SETUP_TIMEOUT + SETUP_HOST_GRACE) —
         except the host: at SETUP_TIMEOUT it removes the seats that did not sign (or reveal)
         and opens a new round, and after JOIN_TIMEOUT of a round's waiting it removes the
-        members that did not send their fresh entry (protocol.md §C2.2 step 7)."""
+        members that did not send their fresh entry (protocol.md §C2.2 step 7). Joiner, joining
+        or waiting: send our JOIN again (the same bytes) every ``JOIN_RESEND_S`` (§C2.2 step 2,
+        "Lobby re-sends")."""
         if self.phase in (SIGNING, REVEALING):
             self.setup_round.resend(now)
+        elif (self._join_at is not None and now >= self._join_at and self.phase in (JOINING, WAITING)
+              and (self._deadline is None or now < self._deadline)):
+            self._join_at = now + JOIN_RESEND_S
+            self._out.append((self.admission.host_addr, self.admission.join_msg()))
         adm = self.admission
         if self._deadline is not None and now >= self._deadline and self.role == "host":
             if self.phase in (SIGNING, REVEALING):
@@ -383,6 +411,10 @@ class Lobby:
             else:
                 self.drop("wrong_game")
             return
+        if (env.mtype in (MSG_SETUP_SIG, MSG_SEED) and self._join_at is not None
+                and self.phase in (JOINING, WAITING) and now - self._join_hint >= JOIN_HINT_S):
+            self._join_hint = now
+            self._join_at = min(self._join_at, now)  # the host proposed: our JOIN at once (handle_timer)
         self._handlers[env.mtype](env, msg, addr, now, peer_key)
 
     def _on_setup_sig(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
@@ -476,6 +508,8 @@ class Lobby:
         self.phase = WAITING
         self._deadline = None
         self.me = self.me._replace(seed_commit=self.setup_round.seed_commit)
+        if self._join_at is not None:
+            self._join_at = now + JOIN_RESEND_S  # the caller sends our fresh JOIN now
         self.admission.new_round(self.me)
         self._events.append(SetupRestarted(n))
 

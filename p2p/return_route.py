@@ -30,7 +30,7 @@ class ReturnRoute:
     address (or we chose it); ``dormant``: unconfirmed and gave up re-sending. Bytes received
     (``rx``) and sent (``tx``) count only while unconfirmed. ``stats``: the channel's counters."""
 
-    __slots__ = ("stats", "confirmed", "dormant", "rx", "tx", "void_timeouts")
+    __slots__ = ("stats", "confirmed", "dormant", "rx", "tx", "void_timeouts", "withheld")
 
     def __init__(self, stats: dict[str, int], confirmed: bool) -> None:
         self.stats = stats
@@ -39,6 +39,7 @@ class ReturnRoute:
         self.rx = 0
         self.tx = 0
         self.void_timeouts = 0  # RTO timeouts while unconfirmed since the address last spoke
+        self.withheld = False  # a datagram did not fit: resent at once when confirmed (H77)
 
     def heard(self, size: int) -> bool:
         """The unconfirmed address sent an accepted datagram of ``size`` bytes: the bound
@@ -52,9 +53,11 @@ class ReturnRoute:
 
     def confirm(self) -> bool:
         """The peer echoed our nonce, or the owner vouches for the address: lift the bound.
-        True if the channel was dormant (the caller resends its window)."""
+        True if the channel was dormant or withheld a datagram (the caller resends its window
+        now rather than at the withheld datagram's timeout)."""
         self.confirmed = True
-        return self.heard(0) if self.dormant else False
+        withheld, self.withheld = self.withheld, False
+        return self.heard(0) if self.dormant else withheld
 
     def timed_out(self) -> bool:
         """Datagrams of an unconfirmed channel timed out: True if it gives up now
@@ -83,5 +86,7 @@ class ReturnRoute:
                 kept.append(item)
                 room -= size
                 self.tx += size
-        self.stats["unconfirmed_withheld"] += len(out) - len(kept)
+        if len(kept) < len(out):
+            self.stats["unconfirmed_withheld"] += len(out) - len(kept)
+            self.withheld = True
         return kept

@@ -22,14 +22,11 @@ from p2p.lobby import Lobby
 from redteam_lan_kit import HOST, HOST_ID, MALLORY, TICK, VICTIM, bytes_to, forge_intro
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "H37 BREAK, open (H48, transport.py/endpoint.py): ONE spoofed JOIN introduction (~0.4 KB, a "
-    "fresh key) makes the host seat the victim's address and re-send STATUS to it every MAX_RTO "
-    "for as long as the lobby lasts (332 B -> 8.4 KB in 30 s, 25x). The unconfirmed-channel bound "
-    "(3x, CHALLENGE) is lifted when the owner trusts the address (Endpoint.trust after a valid "
-    "JOIN): applying it to trusted channels too stalled 3 of 5 3-peer demos at 20% loss (H48, "
-    "not diagnosed). Fix: keep the bound through trust, find the stall"))
 def test_one_spoofed_join_reflects_at_most_three_times_its_size():
+    """§N2.6 reflection, fixed (H77): ONE spoofed JOIN introduction (a fresh key, the victim's
+    source address) is valid, so the host seats the ghost and trusts its address; trust no longer
+    lifts the unconfirmed-channel bound, so the host sends the victim at most 3x the request
+    (was: STATUS re-sent every MAX_RTO while the lobby lasted, 332 B -> 8.4 KB in 30 s)."""
     ep = Endpoint(epoch=6, keys=KeyCache(HOST_ID))  # a host accepts plain datagrams (accept_plain)
     lobby = Lobby.host(HOST_ID, edition="classico", seats=4, name="host", endpoint=HOST, demo_seed=b"h37")
     lobby.messages_to_send()
@@ -92,13 +89,10 @@ def test_an_unconfirmed_channel_never_sends_more_than_three_times_what_it_receiv
     assert ch.idle or (ch.get_timer() is None and ch.stats["unconfirmed_gaveup"] >= 1)
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_a_real_peer_that_asks_little_still_gets_a_big_answer(seed):
-    """§N2.6 reflection (H48): the bound costs an honest peer only time. A asks B with 40 bytes;
-    B answers 12 KB (more than 3x): B withholds what does not fit (its ack too) and challenges
-    A's address; A's RESPONSE confirms the channel and the rest flows (if the CHALLENGE or the
-    RESPONSE is lost, A re-sends its unacknowledged request, which earns another); under loss."""
-    from p2p.faults import FaultPlan, SimNetwork
+def _ask_little_answer_much(plan, until: float):
+    """A asks B with 40 bytes over ``plan`` (``faults.FaultPlan``); B answers 12 KB. Checks that A
+    got the answer; returns B's channel to A."""
+    from p2p.faults import SimNetwork
     A, B = ("127.0.0.1", 1001), ("127.0.0.1", 1002)
     answer = os.urandom(12_000)
     got: dict = {}
@@ -110,14 +104,24 @@ def test_a_real_peer_that_asks_little_still_gets_a_big_answer(seed):
             for src, _p in out:
                 eps[B].send(src, answer)
 
-    net = SimNetwork(FaultPlan(seed=seed, loss=0.2, reorder=0.2), on_deliver=on_deliver)
+    net = SimNetwork(plan, on_deliver=on_deliver)
     for i, addr in enumerate((A, B)):
         eps[addr] = Endpoint(epoch=100 + i)
         net.attach(addr, eps[addr])
     eps[A].send(B, b"?" * 40)
-    net.run(until=120)
+    net.run(until=until)
     assert got.get(A) == [(B, answer)]
-    ch = eps[B].channels[A]
+    return eps[B].channels[A]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_real_peer_that_asks_little_still_gets_a_big_answer(seed):
+    """§N2.6 reflection (H48): the bound costs an honest peer only time. A asks B with 40 bytes;
+    B answers 12 KB (more than 3x): B withholds what does not fit (its ack too) and challenges
+    A's address; A's RESPONSE confirms the channel and the rest flows (if the CHALLENGE or the
+    RESPONSE is lost, A re-sends its unacknowledged request, which earns another); under loss."""
+    from p2p.faults import FaultPlan
+    ch = _ask_little_answer_much(FaultPlan(seed=seed, loss=0.2, reorder=0.2), until=120)
     assert ch.confirmed and ch.stats["unconfirmed_withheld"] > 0 and ch.stats["challenges_sent"] >= 1
     assert ch.stats["peer_restarts"] == 0  # a RESPONSE for the current epoch only confirms
 
@@ -194,3 +198,13 @@ def test_a_spoofed_epoch_flood_gets_answers_no_bigger_and_changes_nothing():
         now += 0.001
     assert 0 < answered <= spoofed
     assert host.channels[joiner_addr].peer_epoch == 7 and host.channels[joiner_addr].stats["peer_restarts"] == 0
+
+
+def test_a_confirmation_resends_what_the_bound_withheld_at_once():
+    """§N2.6 reflection (H77): when the peer's RESPONSE confirms the channel, the datagrams the
+    bound withheld go out at once, not at their retransmission timeout (without loss: no
+    timeout at all; before, every lobby whose PROPOSAL met the bound waited one RTO)."""
+    from p2p.faults import FaultPlan
+    ch = _ask_little_answer_much(FaultPlan(seed=0), until=10)
+    assert ch.confirmed and ch.stats["unconfirmed_withheld"] > 0
+    assert ch.stats["timeouts"] == 0
