@@ -75,6 +75,13 @@ class AckLedger:
         # (seat, epoch) -> the dealers it acknowledged (a subset of those).
         self._dealers_of: dict[tuple[int, int], tuple[int, ...]] = {}
         self._acked_by: dict[tuple[int, int], set[int]] = {}
+        # (dealer, epoch) -> its CONFIRMED hash, once ``status`` found it: final, so the escrow
+        # round's question (``all_confirmed``, asked before every step) is a look-up per dealer
+        # (issue 14). Why final: every recipient acknowledged, and a recipient's later
+        # acknowledgements are ignored (its first stands) as are a non-recipient's, so the
+        # held hashes never change and no split can come; the recipients of an opened epoch
+        # never change either (``open_epoch`` keeps the first ``active``).
+        self._confirmed: dict[tuple[int, int], bytes] = {}
 
     def open_epoch(self, epoch: int, active: Sequence[bool]) -> None:
         """Epoch ``epoch`` begins with ``active`` seats (len = seats); idempotent for a replay."""
@@ -117,13 +124,17 @@ class AckLedger:
         """The confirmed hash of ``dealer``'s escrow of ``epoch``; ``EQUIVOCATED``; or None
         (some recipient has not acknowledged yet, or nothing to confirm)."""
         key = (dealer, epoch)
+        done = self._confirmed.get(key)
+        if done is not None:
+            return done
         if key in self._split:
             return EQUIVOCATED
         want = self._dealers(dealer, epoch) if 0 <= dealer < self.n else ()
         held = self._acks.get(key, {})
         if not want or any(i not in held for i in want):
             return None
-        return held[want[0]]
+        done = self._confirmed[key] = held[want[0]]
+        return done
 
     def confirmed(self, dealer: int, epoch: int, raw: bytes | None) -> bool:
         """True if ``raw`` (an ESCROW envelope we hold, or None) is ``dealer``'s CONFIRMED escrow of

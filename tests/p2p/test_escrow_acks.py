@@ -148,3 +148,31 @@ def test_the_ledgers_kept_answers_match_their_definitions(case):
             if 0 <= seat < n:
                 led.add(seat, [Ack(dealer, epoch, escrow_hash(E1 if one else E2))])
         check()
+
+
+@given(st.integers(2, 5).flatmap(lambda n: st.tuples(
+    st.just(n),
+    st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1), st.integers(0, 1), st.booleans()),
+             max_size=25))))
+def test_a_confirmed_status_is_final_so_the_kept_answer_is_a_fresh_ledgers(case):
+    """``status`` keeps a CONFIRMED answer (asked before every step): asked after every ack, it
+    is what a fresh ledger given the same epochs and acks answers (nothing asked before), so
+    no later ack (a second one, a different hash, a non-recipient's) changes a confirmed one."""
+    n, adds = case
+    act = [True] * n
+    led = AckLedger(n)
+    led.open_epoch(0, act)
+    led.open_epoch(1, act[:-1] + [False])
+    done = []
+    for seat, dealer, epoch, one in adds:
+        led.add(seat, [Ack(dealer, epoch, escrow_hash(E1 if one else E2))])
+        done.append((seat, dealer, epoch, one))
+        fresh = AckLedger(n)
+        fresh.open_epoch(0, act)
+        fresh.open_epoch(1, act[:-1] + [False])
+        for s, d, e, o in done:
+            fresh.add(s, [Ack(d, e, escrow_hash(E1 if o else E2))])
+        for d in range(n):
+            for e in (0, 1):
+                assert led.status(d, e) == fresh.status(d, e)
+        assert led.all_confirmed(0, act) == fresh.all_confirmed(0, act)
