@@ -7,7 +7,8 @@ proves it receives at that address, a ``ReturnRoute`` bounds what the channel se
 (*dormant*: sends nothing, no timer) at the timeout after ``UNCONFIRMED_RESENDS`` resends since
 the address last sent anything. The proof is a RESPONSE echoing the random nonce of a CHALLENGE
 sent to the address (an ack does not confirm: its numbers are predictable); the owner may also
-vouch for the address (``Endpoint.trust``). The channel asks and tells; this object only counts.
+confirm it once the game started (``Endpoint.restrict``; trust in a lobby peer does not, H77).
+The channel asks and tells; this object only counts.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ class ReturnRoute:
         return woke
 
     def confirm(self) -> bool:
-        """The peer echoed our nonce, or the owner vouches for the address: lift the bound.
+        """The peer echoed our nonce, or the game started (``Endpoint.restrict``): lift the bound.
         True if the channel was dormant or withheld a datagram (the caller resends its window
         now rather than at the withheld datagram's timeout)."""
         self.confirmed = True

@@ -158,11 +158,11 @@ class Channel:
     @property
     def confirmed(self) -> bool:
         """Whether the peer proved it receives at this address (it answered a CHALLENGE sent
-        there), or we chose the address, or the owner vouches for it (§N2.6)."""
+        there), or we chose the address, or the game started (``Endpoint.restrict``, §N2.6)."""
         return self.route.confirmed
 
     def confirm(self) -> None:
-        """The owner vouches for the address (``Endpoint.trust``): lift the send bound of an
+        """The game started (``Endpoint.restrict``: the seats' addresses): lift the send bound of an
         unconfirmed channel (protocol.md §N2.6 'Reflection')."""
         if not self.route.confirmed and self.route.confirm():
             self.sender.resend_all()
