@@ -208,3 +208,38 @@ def test_a_confirmation_resends_what_the_bound_withheld_at_once():
     ch = _ask_little_answer_much(FaultPlan(seed=0), until=10)
     assert ch.confirmed and ch.stats["unconfirmed_withheld"] > 0
     assert ch.stats["timeouts"] == 0
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(0, 200), min_size=1, max_size=5))
+def test_a_spoofed_join_and_its_replays_never_earn_more_than_three_times_their_size(gaps):
+    """§N2.6 reflection (H77), property: a spoofed JOIN introduction then replays of it from the
+    victim's address at any times (``gaps``: ticks between them), the host's lobby and endpoint
+    driven as the node does (keys pinned, trust renewed, timers run every tick): at every moment
+    the victim got at most 3x the bytes spoofed, although the host seats and trusts the ghost."""
+    ep = Endpoint(epoch=6, keys=KeyCache(HOST_ID))
+    lobby = Lobby.host(HOST_ID, edition="classico", seats=4, name="host", endpoint=HOST, demo_seed=b"h77")
+    lobby.messages_to_send()
+    joiner = Lobby.join(MALLORY, host_addr=HOST, game_id=lobby.game_id, name="m",
+                        host_keys=(HOST_ID.public_key, HOST_ID.x25519_public_key))
+    dgrams = forge_intro(MALLORY, HOST, HOST_ID.x25519_public_key, joiner.messages_to_send()[0][1])
+    spoofed = sent = 0
+    now = 0.0
+    for gap in [0, *gaps, 600]:
+        for _ in range(gap):
+            ep.handle_timer(now)
+            if (t := lobby.get_timer()) is not None and t <= now:
+                lobby.handle_timer(now)
+            for addr, raw in lobby.messages_to_send():
+                ep.send(addr, raw)
+            sent += sum(len(d) for d, a in ep.datagrams_to_send(now) if a == VICTIM)
+            assert sent <= T.UNCONFIRMED_FACTOR * spoofed
+            now += TICK
+        for d in dgrams:
+            spoofed += len(d)
+            for addr, p in ep.receive_datagram(d, VICTIM, now):
+                lobby.receive_message(p, addr, now, ep.peer_key(addr))
+        for addr, xk in lobby.peer_keys():
+            ep.pin(addr, xk)
+        ep.trust(lobby.peer_addresses())
+    assert VICTIM in lobby.peer_addresses() and not ep.channels[VICTIM].confirmed
