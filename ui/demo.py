@@ -40,9 +40,11 @@ MAX_LINE = 1 << 16
 STDERR_TAIL_LINES = 8
 #: Loopback address every demo peer binds to and restricts zeroconf to.
 DEMO_ADDRESS = "127.0.0.1"
-#: Child lines about restarts and seat loss (protocol.md part L), kept in ``PeerStatus.notices``.
+#: Child lines about restarts, seat loss and seats found again (protocol.md part L, the types of
+#: ``ui.progress``), kept in ``PeerStatus.notices``; only unknown types count as garbage.
 NOTICE_TYPES = frozenset(("resumed", "drop_vote", "seat_dropped", "caught_up", "seat_lost", "cheater",
-                          "step_overturned"))
+                          "step_overturned", "seat_found", "seat_advert_ignored", "rendezvous_failed",
+                          "reseat_asked", "seat_returned", "turn_skipped", "watch_ad_failed"))
 
 
 @dataclass(frozen=True)
@@ -102,7 +104,7 @@ class PeerStatus:
     stderr_path: Path | None = None
     #: The latest ``waiting`` line while the child waits for other seats (None once it moves on).
     waiting: dict | None = None
-    #: ``resumed``, ``drop_vote``, ``seat_dropped``, ``caught_up``, ``seat_lost`` lines, in order.
+    #: The ``NOTICE_TYPES`` lines (``resumed``, ``drop_vote``, ``seat_found``...), in order.
     notices: list = field(default_factory=list)
 
     @property

@@ -29,6 +29,7 @@ PEERS = 3
 
 
 def start_demo(log_dir: Path, *flags: str) -> subprocess.Popen:
+    """``lanopoli demo --peers PEERS --seed SEED --log-dir log_dir *flags`` (a later --peers wins)."""
     argv = [sys.executable, "-m", "ui.cli", "--lang", "en", "demo", "--peers", str(PEERS), "--seed", SEED,
             "--log-dir", str(log_dir), "--timeout", str(DEMO_TIMEOUT_S), *flags]
     return subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -48,13 +49,13 @@ def run_both(tmp_path: Path, flags_a: tuple = (), flags_b: tuple = ()) -> list[t
                 p.wait()
 
 
-def finished(result: tuple[int, str, str]) -> tuple[str, list[str]]:
+def finished(result: tuple[int, str, str], peers: int = PEERS) -> tuple[str, list[str]]:
     """A demo that passed: (its final state hash, its peers' log file names by peer index)."""
     code, out, err = result
     assert code == 0, f"demo failed\nstdout:\n{out}\nstderr:\n{err}"
-    assert f"All {PEERS} peers finished with the same final state." in out
+    assert f"All {peers} peers finished with the same final state." in out
     logs = sorted((int(i), Path(p)) for i, p in LOG_LINE.findall(out))
-    assert [i for i, _ in logs] == list(range(PEERS)), out
+    assert [i for i, _ in logs] == list(range(peers)), out
     assert all(p.is_file() for _, p in logs)
     return HASH_LINE.search(out).group(1), [p.name for _, p in logs]
 
@@ -74,3 +75,20 @@ def test_two_demos_with_the_same_seed_but_other_rules_never_cross(tmp_path):
     (hash_a, logs_a), (hash_b, logs_b) = (finished(r) for r in run_both(tmp_path, (), ("--double-go",)))
     assert logs_a == logs_b  # the same game id: nothing on mDNS tells the two hosts apart
     assert hash_a != hash_b
+
+
+#: What the demo prints (its live lines, on stderr) while a peer waits for the other.
+WAITING_LINE = re.compile(r"step \d+: waiting for bot-\d \(seat \d\)")
+
+
+def test_two_partitioned_demos_with_the_same_seed_at_once_agree(tmp_path):
+    """Both demos cut peer 1 off for 8 s (2 seats: nobody is dropped, both pause, §C8.3). A
+    seat silent for 5 s is looked for by its seat advert (§N3.2), and the two demos' adverts
+    carry the same game id and keys, so a peer can be pointed at the other demo's seat until
+    its own is heard again (protocol.md part L, "Not isolated"). Same seed, same content:
+    both demos still finish, with the same state."""
+    flags = ("--peers", "2", "--partition", "0.05:8", "--drop-timeout", "3")
+    results = run_both(tmp_path, flags, flags)
+    (hash_a, logs_a), (hash_b, logs_b) = (finished(r, peers=2) for r in results)
+    assert all(WAITING_LINE.search(err) for _code, _out, err in results), "the cut missed a game"
+    assert (hash_a, logs_a) == (hash_b, logs_b)

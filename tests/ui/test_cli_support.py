@@ -258,6 +258,17 @@ def test_joiners_are_given_the_hosts_join_code(tmp_path):
         assert seen == [(0, ""), (1, code), (2, code)]
 
 
+def test_seat_lines_are_notices_not_garbage(tmp_path):
+    """Every line type of protocol.md part L is known to the demo: a peer's ``seat_found`` (a
+    seat advert adopted, §N3.2) is kept in its notices; only unknown types count as garbage."""
+    seat = "print(json.dumps({'type':'seat_found','seat':1,'address':'127.0.0.1','port':2}))\n"
+    odd = "print(json.dumps({'type':'no_such_line'}))\n"
+    outcome, _ = run_fake(tmp_path, "HASH='ab'*32\n" + DONE + seat + odd)
+    assert outcome.ok
+    assert [[n["type"] for n in p.notices] for p in outcome.peers] == [["seat_found"]] * 3
+    assert [p.garbage_lines for p in outcome.peers] == [2, 2, 2]  # 'not json' and no_such_line
+
+
 def test_a_hosting_line_without_an_address_ends_the_demo(tmp_path):
     script = "import json\nprint(json.dumps({'type':'hosting','game_id':'00'*16}))\nimport time\ntime.sleep(60)\n"
     outcome, _ = run_fake(tmp_path, script)
