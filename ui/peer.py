@@ -2,8 +2,8 @@
 
 The CLI's job here is small: resolve ``--interface``/``--bind`` (``ui.netif``), say on stderr
 which network is used when it had to pick the default-route interface, find the game to join
-(``p2p.discovery``), then hand a ``p2p.node.PeerConfig`` to ``p2p.node.run_peer`` and turn its
-result into an exit code. Progress is JSON lines on stdout with ``--progress-json``
+(``p2p.discovery``; with ``--code`` the host's address and join code instead, §N3.1), then
+hand a ``p2p.node.PeerConfig`` to ``p2p.node.run_peer`` and turn its result into an exit code. Progress is JSON lines on stdout with ``--progress-json``
 (protocol.md part L), otherwise a few translated lines on stderr.
 """
 
