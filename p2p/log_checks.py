@@ -1,9 +1,10 @@
 """Checks of one game-log record each, shared by ``verify`` and the peers that read a log
 (``resume``, ``ui/watch``): the header (protocol.md §C6: every seat's setup signature and seed
-reveal, the protocol version, the hidden-information commitments of §C12.2), a step's
-``prev_hash``/``prev_digest`` (§C3, Part L: which step a failure is reported at), an ABANDON
-record (§C8.7) and a COMPLAINT record with the kind-2 complaints it defers until the step it
-names is read (§C8.8). Each raises ``BadLog`` (step, reason) for a record that fails; the
+reveal, the protocol version, the hidden-information commitments of §C12.2), one seat's STEP
+message of a record (``step_message``: its signature, or the forced body of a plain chance step
+taken whatever its signature, §C3.8), a step's ``prev_hash``/``prev_digest`` (§C3, Part L:
+which step a failure is reported at), an ABANDON record (§C8.7) and a COMPLAINT record with the
+kind-2 complaints it defers until the step it names is read (§C8.8). Each raises ``BadLog`` (step, reason) for a record that fails; the
 complaint checks name the cheater in the ``cheaters`` list they are given (``verify.Report``).
 """
 
@@ -16,9 +17,15 @@ from . import const as C
 from .beacon import game_seed as compute_game_seed, seed_commitment
 from .complaints import HiddenNow, check_hidden, judge, signed_step
 from .errors import WireError
+from .forced import forced_body, is_forced
 from .gamelog import HEADER_RECORD
-from .wire import (MSG_ABANDON, MSG_COMPLAINT, MSG_SEED, MSG_SETUP_SIG, decode_abandon, decode_complaint, decode_seed,
-                   decode_setup, decode_setup_sig, open_envelope, setup_hash)
+from .wire import (MSG_ABANDON, MSG_COMPLAINT, MSG_SEED, MSG_SETUP_SIG, Envelope, StepBody, decode_abandon,
+                   decode_complaint, decode_seed, decode_setup, decode_setup_sig, open_envelope, setup_hash)
+
+#: Why a record is refused whose message at a plain chance step is validly signed, over the
+#: replayed history, but is not its seat's forced body (protocol.md §C3.8: acks, re-seat
+#: requests or a 7th field there are refused, live and in records alike).
+NOT_FORCED = "a chance step's message must be its forced body"
 
 
 class BadLog(Exception):
@@ -78,6 +85,31 @@ def hidden_commits_of_header(payload: bytes) -> list | None:
     if any(x is None for x in leaves):
         raise BadLog(-1, "some seats committed hidden information and others did not")
     return leaves
+
+
+def step_message(env: Envelope, b: StepBody, public_key: bytes, plain: bool, h: bytes, digest: bytes,
+                 last_reveal: bytes) -> str | None:
+    """Check one seat's STEP message ``env`` (body ``b``, of the record's game, step and seat)
+    of a step record replayed over the history ``h``/``digest`` (state hash and step digest
+    before the step), as a live peer does (protocol.md §C3.4, §C3.8). ``plain``: the step is a
+    plain chance step (``forced.plain_chance``); ``last_reveal``: the seat's previous reveal.
+
+    At a plain chance step the seat's forced body (``forced.is_forced``) is taken WHATEVER its
+    signature: it is the one body an honest seat may send there, so its signature adds nothing
+    (and a relayer can only repeat it). Any other message needs its signature (``"bad
+    signature"``); a validly signed one over this very history at a plain chance step that is
+    not the 6-field body of its own input carries other fields (acks, re-seat requests, a 7th
+    field) and is refused (``NOT_FORCED``), as live. A 6-field body with a wrong reveal passes
+    here: the step's resolution refuses it (``step_resolve``), as before version 4. Returns
+    None (taken) or why not (English, without the seat)."""
+    if plain and is_forced(env.body, b, h, digest, last_reveal):
+        return None
+    if not env.verify(public_key):
+        return "bad signature"
+    if plain and b.prev_hash == h and b.prev_digest == digest \
+            and env.body != forced_body(b.game_id, b.step, b.seat, h, digest, b.input):
+        return NOT_FORCED
+    return None
 
 
 def check_prev(k: int, bodies: list, h: bytes, digest: bytes) -> None:

@@ -3,9 +3,12 @@ records that come from our own log (``resume``) or from a catch-up page (``catch
 checked exactly like live messages before they touch the session.
 
 * ``ingest_step_record``: the complete record of our current step, one STEP envelope per seat,
-  verified (signature, game, step, seat, prev hash and digest) and held; a second version of a
-  seat's message is proven as equivocation, and the version the table keeps is held
-  (``step_collect.kept_version``); then the session advances.
+  verified (signature, game, step, seat, prev hash and digest; at a plain chance step a seat's
+  forced body is taken whatever its signature and a signed body with other fields refused,
+  §C3.8, ``log_checks.step_message``) and held; a second version of a seat's message is proven
+  as equivocation (both signatures verified: a forced body taken unchecked is no evidence,
+  §C8.8), and the version the table keeps is held (``step_collect.kept_version``); then the
+  session advances.
 * ``ingest_skip_record``: a kind-6 record of our current step (its votes checked and held).
 * ``check_past_drop`` / ``check_past_skip``: a DROP or kind-6 record of a step we already
   applied with that seat's message: our state differs from the table's from that step on, halt
@@ -28,7 +31,9 @@ from typing import Any
 from . import const as C
 from .complaints import EQUIVOCATION, make_complaint, same_history
 from .errors import WireError
+from .forced import plain_chance
 from .identity import Identity
+from .log_checks import step_message
 from .session_events import Equivocation, SeatLost, StepOverturned
 from .session_port import Effects, SessionView
 from .step_collect import Held, kept_version
@@ -38,6 +43,11 @@ from .wire import MSG_STEP, Envelope, Setup, StepBody, decode_step_body, open_en
 __all__ = ["RecordIngest"]
 
 _TWO = "signed two different messages for one step"
+
+
+def _count(stats: dict, name: str) -> None:
+    """Add one to the session counter ``name`` (``session_port.COUNTERS``)."""
+    stats[name] = stats.get(name, 0) + 1
 
 
 class RecordIngest:
@@ -52,6 +62,13 @@ class RecordIngest:
         self._s = session
         self._fx = effects
         self._pubkeys = [p.public_key for p in setup.players]
+
+    def _both_signed(self, seat: int, a: Held, b: Held) -> bool:
+        """True if ``a`` and ``b`` (two STEP messages of ``seat``) both carry ``seat``'s valid
+        signature: either may be a forced body taken unchecked (§C3.8), which is never evidence
+        (§C8.8). Only on the rare two-version paths; a checked one is remembered by ``identity``."""
+        key = self._pubkeys[seat]
+        return a.env.verify(key) and b.env.verify(key)
 
     def _ours(self, b: StepBody) -> bool:
         """True if ``b`` (a current-step body) is signed over our history (prev hash, digest)."""
@@ -82,6 +99,10 @@ class RecordIngest:
             return "not our current step"
         if type(raws) is not list or len(raws) != s.n:
             return "record without one entry per seat"
+        # A plain chance step (§C3.8): a seat's forced body is taken whatever its signature, as
+        # live (``session_inbox``); the same predicate, from the step's begin (``own_step``).
+        plain = s.pending is not None and plain_chance(s.pending.chance, s.escrow_round, s.hidden is not None,
+                                                       s.final_step == step)
         held = []
         for i, raw in enumerate(raws):
             if raw is None:
@@ -98,8 +119,10 @@ class RecordIngest:
                 return f"seat {i}: {e}"
             if env.mtype != MSG_STEP or b.game_id != s.game_id or b.step != step or b.seat != i:
                 return f"seat {i}: message of another game, step or seat"
-            if not env.verify(self._pubkeys[i]):
-                return f"seat {i}: bad signature"
+            why = step_message(env, b, self._pubkeys[i], plain, s.state_hash, s.steps.prev_digest,
+                               s.last_reveals[i])
+            if why is not None:
+                return f"seat {i}: {why}"
             held.append(Held(b, env))
         for i, h in enumerate(held):
             if h is None:
@@ -109,6 +132,15 @@ class RecordIngest:
                 # Signed over another history (§C8.3): no equivocation; we keep the one over ours.
                 s.stats["superseded"] += 1
                 if self._ours(h.body) and not self._ours(cur.body):
+                    s.steps.hold(step, i, h)
+                    cur = h
+            elif cur is not None and cur.env.body != h.env.body and i != s.my_seat \
+                    and not self._both_signed(i, cur, h):
+                # One of the two was taken unchecked as a forced body (§C3.8) and its signature
+                # fails: it is the right body (the only one taken unchecked), the other proves
+                # nothing against i with it (§C8.8: a proof rests on verified signatures only).
+                _count(s.stats, "unproven")
+                if cur.env.verify(self._pubkeys[i]):
                     s.steps.hold(step, i, h)
                     cur = h
             elif cur is not None and cur.env.body != h.env.body and i != s.my_seat:
@@ -217,6 +249,12 @@ class RecordIngest:
                 continue
             if env.body != h.env.body and b.step == step and b.seat == i and b.game_id == s.game_id \
                     and same_history(b, h.body) and env.verify(self._pubkeys[i]):
+                if not h.env.verify(self._pubkeys[i]):
+                    # Ours was a forced body taken unchecked (§C3.8): the right body, applied; a
+                    # signed other version over its history is no evidence with it (§C8.8), and
+                    # no honest peer applied it (refused there, ``step_message``).
+                    _count(s.stats, "unproven")
+                    continue
                 if i == sender and i != s.my_seat and not self._fork_in_sight(step, i):
                     # Its own slot in its own record: nobody but it vouches that it applied that
                     # version. Same as a live second message (§C3.4): complaint, vote, ours kept;

@@ -78,10 +78,17 @@ class Referee:
         ``complaint`` from another seat), log it, report ``CheaterProven`` and vote it out. If
         no quorum can drop it (seat loss off, two seats), the game cannot go on with a cheater:
         halt with ``halt`` (the event a local check names, e.g. Equivocation), else
-        CheatDetected with the complaint as evidence."""
+        CheatDetected with the complaint as evidence. Our own proof (``complaint`` None) is
+        not made, and counted ``unproven``, if a STEP of ``evidence`` is not validly signed
+        (``_signed_evidence``, §C3.8, §C8.8)."""
         s = self._s
         if complaint is None and culprit == s.my_seat:
             return  # our own check names us: a seat cannot complain about itself (§C8.8)
+        if complaint is None and not self._signed_evidence(evidence):
+            # A STEP of the evidence does not verify: a forced body taken unchecked (§C3.8). It
+            # proves nothing (§C8.8): no complaint, no halt, counted.
+            s.stats["unproven"] = s.stats.get("unproven", 0) + 1
+            return
         if complaint is None:
             complaint = make_complaint(self._identity, self.setup.game_id, s.my_seat, step, culprit, kind, evidence,
                                        key)
@@ -103,6 +110,22 @@ class Referee:
                 self._fx.halt(halt if halt is not None else CheatDetected(step, culprit, reason, complaint))
             return
         self._fx.vote_cheaters()
+
+    def _signed_evidence(self, evidence: list) -> bool:
+        """True unless an item of ``evidence`` is a STEP envelope that is not validly signed by
+        the seat it names (``complaints.signed_step``). Since version 4 a peer holds and applies
+        a plain chance step's forced body without checking its signature (§C3.8), so a held
+        STEP may carry a bad one; our own proofs check theirs here, in one place (§C8.8: a
+        proof never rests on a signature not verified). A STEP checked on receipt is answered
+        from ``identity``'s memory of good signatures."""
+        for raw in evidence:
+            try:
+                step = open_envelope(raw, C.MAX_STEP_MSG).mtype == MSG_STEP
+            except (WireError, TypeError):
+                continue  # not an envelope we can read: the judges of the complaint decide
+            if step and signed_step(self.setup, raw) is None:
+                return False
+        return True
 
     def history_proof(self, k: int, seat: int, reason: str) -> None:
         """``seat`` is proven to cheat by the applied STEPs (§C8.2): every peer sees the same, so

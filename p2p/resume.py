@@ -1,8 +1,9 @@
 """Resume a session from its own game log after a crash (protocol.md §C10).
 
 ``resume_session`` reads the log with ``gamelog.LogReader`` and replays every record through a
-fresh ``LockstepSession`` with the same checks as live messages (signatures, game id, steps,
-seats, prev hash and digest, reveals, drop votes). It stops at the first record that is
+fresh ``LockstepSession`` with the same checks as live messages (signatures — a plain chance
+step's forced body is taken whatever its signature, protocol.md §C3.8 —, game id, steps, seats,
+prev hash and digest, reveals, drop votes; ``record_ingest``). It stops at the first record that is
 truncated, fails its checksum or fails a check, reports that step (``LogDamage``), keeps
 everything valid before it, moves the damaged tail aside (``<log>.damaged-<offset>``, nothing
 signed is thrown away) and continues appending after the last good record. The hash-chain

@@ -12,8 +12,9 @@ never touch the game's channels, so nothing they send can slow or disturb the ga
 * **RECORDS** (type 38, signed by the seat): ``[gid, index: uint, [[kind: uint, payload: bin],
   ...]]`` — the seat's own game-log records (protocol.md §C6: the header, then every STEP,
   DROP, ABANDON, COMPLAINT record, as it logs them) from number ``index`` on. Everything in them
-  is signed by the players; the spectator checks all of it by replaying the records exactly as
-  ``lanopoli verify`` does.
+  is signed by the players (but the forced bodies of plain chance steps, which need no signature
+  and may carry a bad one, protocol.md §C3.8); the spectator checks all of it by replaying the
+  records exactly as ``lanopoli verify`` does (``ui.watch.verify_records``).
 
 Any seat serves (protocol.md §N10 "Any seat serves"): each advertises its watch socket on
 DNS-SD (``_lanopoli-watch._udp``: ``p2p.rendezvous.WATCH_SERVICE``, advertised by

@@ -2,8 +2,9 @@
 
 ``verify_log(path)`` replays the game from the log with the engine and re-checks everything a
 live peer checks: the setup signatures of every seat, every seed reveal against its commitment,
-every STEP signature, game id, step number and seat, every ``prev_hash`` and ``prev_digest``,
-every hash-chain reveal, and the engine's application of every step. It reports the first step
+every STEP signature (but a plain chance step's forced body, taken whatever its signature as a
+live peer takes it, protocol.md §C3.8), game id, step number and seat, every ``prev_hash`` and
+``prev_digest``, every hash-chain reveal, and the engine's application of every step. It reports the first step
 where anything fails.
 
 Here: the driver (``verify_log``, the replay of the records in log order with the state every
@@ -31,8 +32,9 @@ from .escrow_acks import AckLedger, escrow_round
 from .gamelog import KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_HEADER, KIND_STEP, STEP_RECORD, LogReader
 from .hidden import HiddenLedger, hidden_secret, layout_of_state
 from .identity import fingerprint_of
+from .forced import plain_chance
 from .log_checks import (BadLog, check_abandon, check_complaint, check_prev, hidden_commits_of_header, parse_header,
-                         settle_complaints)
+                         settle_complaints, step_message)
 from .reseat import OffsetChain, counts_at, readmissions
 from .sealed import COMMIT, SealedDecisions
 from .step_collect import step_digest
@@ -54,7 +56,8 @@ class Report:
     terminal state and every active seat signed the final attestation (protocol.md §C3.5); ``first_bad_step``: step of the first failure (-1 = header), or None;
     ``error``: English reason or None; ``seats``: [(name, fingerprint)] in seat order;
     ``final_state_hash``: hex of the last verified state; ``events_by_type``: engine event
-    class name -> count; ``messages``: STEP signatures verified; ``seconds``: wall time.
+    class name -> count; ``messages``: STEP messages checked (signatures verified, forced bodies
+    matched, §C3.8); ``seconds``: wall time.
     """
 
     ok: bool = False
@@ -217,6 +220,9 @@ def _replay(engine: Engine, reader: LogReader, it: Any, rep: Report) -> None:
             bodies = [None if e is None else decode_step_body(e.body) for e in envs]
         except (WireError, TypeError, ValueError) as e:
             raise BadLog(k, f"malformed step record: {e}") from None
+        pend = engine.pending(state)
+        # A plain chance step (§C3.8): a seat's forced body is taken whatever its signature.
+        plain = plain_chance(pend.chance, er, ledger is not None, engine.is_terminal(state))
         for i, (e, b) in enumerate(zip(envs, bodies)):
             if e is None:
                 if active[i] and i not in skips:
@@ -228,8 +234,9 @@ def _replay(engine: Engine, reader: LogReader, it: Any, rep: Report) -> None:
                 raise BadLog(k, f"seat {i}: message from a dropped seat")
             if e.mtype != MSG_STEP or b.game_id != gid or b.step != k or b.seat != i:
                 raise BadLog(k, f"seat {i}: message of another game, step or seat")
-            if not e.verify(pubkeys[i]):
-                raise BadLog(k, f"seat {i}: bad signature")
+            why = step_message(e, b, pubkeys[i], plain, h, digest, last_reveals[i])
+            if why is not None:
+                raise BadLog(k, f"seat {i}: {why}")
         check_prev(k, bodies, h, digest)
         sealed.begin(k, engine, state)
         rep.messages += sum(e is not None for e in envs)
@@ -248,7 +255,6 @@ def _replay(engine: Engine, reader: LogReader, it: Any, rep: Report) -> None:
                                          "reason": "final attestation carries an input"})
             attested = True
             continue
-        pend = engine.pending(state)
         chance = pend.chance
         inspection = None
         if ledger is not None and pend.kind == "inspection":

@@ -46,6 +46,16 @@ def _seats() -> list[Identity]:
 SEATS = _seats()
 
 
+def action_at(recs, i):
+    """The number of the first STEP record from ``i`` on whose first message is an action or
+    nil, not a reveal: a plain chance step's forced body is taken whatever its signature since
+    version 4 (protocol.md §C3.8), so only such a message can carry a forged one."""
+    from p2p.wire import decode_step_body, open_envelope
+
+    return next(j for j in range(i, len(recs)) if (m := STEP_RECORD.decode(recs[j][1]).messages[0]) is not None
+                and type(decode_step_body(open_envelope(m).body).input) is not bytes)
+
+
 def forged_signature(recs, i):
     """``recs`` with the first signature of record ``i`` (a STEP record) flipped in one bit."""
     rec = STEP_RECORD.decode(recs[i][1])
@@ -155,21 +165,22 @@ def test_a_spectator_leaves_a_seat_whose_record_does_not_verify_and_sees_the_gam
     good = records()
     liar = first  # the advertiser (the seat the spectator starts with) lies: seat 0, then seat 1
     logs = [good, good]
-    logs[liar] = forged_signature(good, 10)  # step 9, record 10: one flipped signature bit
+    at = action_at(good, 10)  # step at - 1, record at: one flipped signature bit
+    logs[liar] = forged_signature(good, at)
     watcher, events = watch(logs, first)
     assert watcher.fault is None and watcher.phase == "over"
     assert final_hash(watcher) == FACTS["final_state_hash"]  # the real game, every step verified
     assert watcher.server_seat == 1 - liar and watcher.switches == 1
     bad = watcher.bad[liar]
-    assert set(watcher.bad) == {liar} and bad.step == 9 and "signature" in bad.reason
+    assert set(watcher.bad) == {liar} and bad.step == at - 1 and "signature" in bad.reason
     # The evidence: the liar's own signed RECORDS envelope carrying the forged record.
     env, msg = open_as(bad.evidence, MSG_RECORDS, decode_records, 1 << 20)
     assert env.verify(SEATS[liar].public_key)
-    assert [list(r) for r in forged_signature(good, 10)[10:11]][0] in [list(r) for r in msg.records]
+    assert [list(r) for r in forged_signature(good, at)[at:at + 1]][0] in [list(r) for r in msg.records]
     named = [e for e in events if isinstance(e, BadRecords)]
     assert named == [bad]
     line = Narrator(__import__("engine").EDITIONS[FACTS["edition"]], watcher.names).line(bad)
-    assert watcher.names[liar] in line and "9" in line
+    assert watcher.names[liar] in line and str(at - 1) in line
 
 
 def test_a_step_record_that_does_not_parse_is_a_lie_too():
@@ -182,15 +193,16 @@ def test_a_step_record_that_does_not_parse_is_a_lie_too():
 
 def test_the_view_ends_only_when_every_seat_lied():
     good = records()
-    watcher, events = watch([forged_signature(good, 10), forged_signature(good, 30)])
+    a, b = action_at(good, 10), action_at(good, 30)
+    watcher, events = watch([forged_signature(good, a), forged_signature(good, b)])
     assert watcher.phase == "failed" and watcher.fault.code == "cheat"
     assert "every seat" in watcher.fault.message
-    assert {s: b.step for s, b in watcher.bad.items()} == {0: 9, 1: 29}
-    assert watcher.steps == 29  # it verified seat 1's steps 9..28 before seat 1's own lie
+    assert {s: x.step for s, x in watcher.bad.items()} == {0: a - 1, 1: b - 1}
+    assert watcher.steps == b - 1  # it verified seat 1's steps a-1..b-2 before seat 1's own lie
 
 
 def test_with_no_other_seat_found_yet_the_spectator_waits_for_one():
     good = records()
-    watcher, events = watch([forged_signature(good, 10), good], late=True)
+    watcher, events = watch([forged_signature(good, action_at(good, 10)), good], late=True)
     assert watcher.fault is None and watcher.phase == "over" and watcher.server_seat == 1
     assert final_hash(watcher) == FACTS["final_state_hash"] and set(watcher.bad) == {0}
