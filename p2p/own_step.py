@@ -9,7 +9,8 @@ from the agreed history before any drop at k), and makes our message of it as th
 * an inspection: input nil, our shares in the hidden field;
 * a sealed open step (§C13.3): our opening (recovered after a restart, ``resume.Restart``);
 * a chance step: our next hash-chain reveal, once every active seat's escrow is held (the reveal
-  gate, ``reveal_waiting``); at an escrow round input nil with our acknowledgements, every
+  gate, ``reveal_waiting``), alone in the body (the forced body, §C3.8: re-seat requests and
+  acks wait for our next step); at an escrow round input nil with our acknowledgements, every
   escrow we hold sent along;
 * a decision step: nothing now, the player submits (``send_own`` from ``submit_local_input``).
 
@@ -29,6 +30,7 @@ from . import const as C
 from .beacon import HashChain
 from .errors import LocalProtocolError, WireError
 from .escrow_acks import escrow_round
+from .forced import plain_chance
 from .identity import Identity
 from .sealed import OPEN
 from .session_events import BeaconExhausted
@@ -99,6 +101,17 @@ class OwnStep:
             self._own_deferred = k  # the page's record of this step brings ours (§C9)
             return True
         return self._own_message()
+
+    def plain_chance(self) -> bool:
+        """True if the current step is a plain chance step (protocol.md §C3.8,
+        ``forced.plain_chance``): a chance step, not an escrow round, in a game without hidden
+        information, not the attestation round. Every peer decides it alike from the agreed
+        history when the step begins: there a seat's only message is its forced body, sent
+        (``send_own``) and held (``session_inbox``) as such."""
+        s = self._s
+        p = self.pending
+        return p is not None and plain_chance(p.chance, self.escrow_round, s.hidden is not None,
+                                              s.final_step == s.step)
 
     def records_coming(self, last: int | None) -> None:
         """Catch-up (``catchup.ingest_response``): the page being applied holds the step
@@ -198,16 +211,21 @@ class OwnStep:
         ``final``), hold it, write it ahead to the own-message log and send it (not while
         replaying our log). The 8th field carries the re-seat requests we carry (§C8.9), the
         9th the escrows we have not acknowledged yet (§C8.2), the last of them left for our
-        next STEP if the message would be oversize."""
+        next STEP if the message would be oversize; at a plain chance step neither: the body is
+        the forced one, 6 fields (``plain_chance``, §C3.8), and both wait for our next STEP."""
         s = self._s
         k = s.step
         hidden = None
         if s.view is not None and not final:
             hidden = tuple(s.view.my_field(k, self.inspection))
+        # At a plain chance step our body is the forced one (§C3.8): no re-seat request, no ack.
+        # Both are read afresh for each body we sign (``Reseat.field``, ``SeatLoss.owed_acks``
+        # keep them), so they ride our next STEP that is not a plain chance step.
+        bare = final or s.replaying or self.plain_chance()
         # Requests of returning players we carry (§C8.9): the 8th field, never in the attestation.
-        carried = () if final or s.replaying else tuple(s.reseat.field(s.now, s.reseating.carried_drops()))
+        carried = () if bare else tuple(s.reseat.field(s.now, s.reseating.carried_drops()))
         # The escrows we hold and have not acknowledged in an applied STEP (§C8.2): the 9th field.
-        acks = () if final or s.replaying else s.seats.owed_acks()
+        acks = () if bare else s.seats.owed_acks()
         while True:
             body = StepBody(s.game_id, k, s.my_seat, s.state_hash, s.steps.prev_digest, inp, hidden, carried, acks)
             try:

@@ -9,10 +9,13 @@ HINT to ``catchup_session``, ALIVE to ``session_timers``, ABANDON to ``abandon``
 (``_on_step``): a duplicate is answered with ours (the sender is stuck), a message of an old
 step gets ours or a HINT, one too far ahead notes that seat ahead (a catch-up trigger), a
 dropped seat's late one is ignored; every other one has its signature verified on receipt,
-whatever channel brought it (§C3.4), is held (``step_collect``), checked against our
-history (``referee.Referee.check_prev``) and may complete the step (``step_gate``). Two
-signed messages of one seat for one step over one history are proof of equivocation
-(§C8.8).
+whatever channel brought it (§C3.4) — except a seat's forced body at our current plain chance
+step, taken unchecked (§C3.8, ``forced``) —, is held (``step_collect``), checked against our
+history (``referee.Referee.check_prev``) and may complete the step (``step_gate``). A signed
+message of that step over our history with more than the forced body's fields is refused
+(counted ``not_forced``). Two signed messages of one seat for one step over one history are proof of
+equivocation (§C8.8); a held message is checked again before it serves as such evidence (it may
+be a forced body taken unchecked).
 
 Bad bytes and bad signatures never change anything: they are dropped and counted in the
 session's ``stats`` (bad signatures also reported as ``PeerMisbehaved``). The inbox owns the
@@ -28,6 +31,7 @@ from typing import Any, Callable, Sequence
 from . import const as C
 from .complaints import EQUIVOCATION, same_history
 from .errors import WireError
+from .forced import forced_body, is_forced
 from .session_events import Equivocation, PeerMisbehaved
 from .session_port import Effects, SessionView
 from .step_collect import Held
@@ -120,9 +124,15 @@ class SessionInbox:
         if held is not None:
             if held.env.body == env.body:
                 st["duplicate"] += 1
+                same = env.raw == held.env.raw
+                if not same and env.verify(self._pubkeys[seat]) and not held.env.verify(self._pubkeys[seat]):
+                    # The held one is a forced body taken with a bad signature (§C3.8), maybe
+                    # planted by a relayer: its signed copy takes its place (evidence, §C8.8).
+                    s.steps.hold(step, seat, Held(held.body, env))
+                    same = True
                 if step <= k:  # the sender re-sends: it is stuck at that step, maybe lacking ours
                     s.own.answer(seat, step, now)
-                    if step == k - 1 and env.raw == held.env.raw:
+                    if step == k - 1 and same:
                         # It is alive, one step behind, waiting for a message it lacks: not
                         # silent at our step (bounded, it may be a replay: Liveness.heard_behind).
                         s.live.heard_behind(seat, now)
@@ -132,6 +142,13 @@ class SessionInbox:
                 return
             if not same_history(held.body, b):
                 s.referee.other_history(held, Held(b, env), step)  # another history (§C8.3)
+                return
+            if not held.env.verify(self._pubkeys[seat]):
+                # The held one is a forced body taken unchecked (§C3.8): still the right body, so
+                # it stays; but unsigned it is no evidence (§C8.8), and the signed one, another
+                # message of a step that allows only that body, is judged alone: refused.
+                st["bad_signature"] += 1
+                self._not_forced(seat, step, env)
                 return
             # Two signed messages of one seat for one step over one history: proof (§C8.8).
             fx.prove(seat, step, EQUIVOCATION, "signed two different messages for one step",
@@ -151,14 +168,27 @@ class SessionInbox:
         if not s.active[seat] and s.dropped[seat].step <= step:
             st["ignored"] += 1  # a dropped seat's late messages change nothing
             return
-        # Every STEP is verified on receipt, whatever channel brought it (§C3.4; §C3.7 says why
-        # deferring this check was not taken).
-        if not env.verify(self._pubkeys[seat]):
-            s.referee.bad_signature(b, env)
-            return
-        if s.phase != RUNNING:  # finished: nothing more to apply
-            st["stale"] += 1
-            return
+        # At our current plain chance step the seat's forced body is held without its signature
+        # check (§C3.8: it is the only body the seat may send there, so its signature would say
+        # nothing the reveal does not). Every other STEP is verified on receipt, whatever
+        # channel brought it (§C3.4; §C3.7 says why deferring this check was not taken).
+        plain = step == k and s.phase == RUNNING and s.own.plain_chance()
+        if plain and is_forced(env.body, b, s.state_hash, s.steps.prev_digest, s.last_reveals[seat]):
+            st["forced"] += 1
+        else:
+            if not env.verify(self._pubkeys[seat]):
+                s.referee.bad_signature(b, env)
+                return
+            if s.phase != RUNNING:  # finished: nothing more to apply
+                st["stale"] += 1
+                return
+            if plain and b.prev_hash == s.state_hash and b.prev_digest == s.steps.prev_digest \
+                    and env.body != forced_body(b.game_id, step, seat, b.prev_hash, b.prev_digest, b.input):
+                # Signed over our history with fields a plain chance step cannot carry (acks,
+                # re-seat requests, a 7th field): not held, so the seat's forced body still can
+                # be (§C3.8). A 6-field body with a wrong reveal is held: applying it proves it.
+                self._not_forced(seat, step, env)
+                return
         st["accepted"] += 1
         held = Held(b, env)
         s.steps.hold(step, seat, held)
@@ -172,3 +202,9 @@ class SessionInbox:
             s.catchup.note_ahead(seat, step)
             if step == k + 1 and (s.seats.voted_at(k) or s.skips.voted_against(k, s.epoch)):
                 fx.advance()  # it may complete our certificate (§C8.3)
+
+    def _not_forced(self, seat: int, step: int, env: Envelope) -> None:
+        """``seat`` signed a message of plain chance step ``step`` other than its forced body
+        (§C3.8): counted ``not_forced`` and reported, nothing held or proven."""
+        self._s.stats["not_forced"] += 1
+        self._fx.emit(PeerMisbehaved(seat, step, "a chance step's message must be its forced body", env.raw))

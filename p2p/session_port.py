@@ -35,7 +35,7 @@ __all__ = ["COUNTERS", "Effects", "SessionView"]
 COUNTERS = ("received", "accepted", "duplicate", "malformed", "wrong_type", "wrong_game", "bad_seat",
             "bad_signature", "stale", "too_far", "answered", "resent", "escrow", "drop_votes", "catchup_requests",
             "catchup_served", "catchup_records", "hints", "forwarded", "forward_limited", "ignored", "alive",
-            "alive_sent", "complaints", "abandons", "superseded", "skip_votes")
+            "alive_sent", "complaints", "abandons", "superseded", "skip_votes", "forced", "not_forced")
 
 
 class SessionView(Protocol):

@@ -102,9 +102,11 @@ def forge(sess, *, step=None, prev_hash=None, prev_digest=None, inp=None, game_i
 
 
 def test_forged_signature_is_dropped_counted_and_reported():
+    """§C3.4: a STEP that is not a forced body (here nil at a chance step; a forced reveal needs
+    no signature, §C3.8, tests/p2p/test_forced_session.py) is dropped on a bad signature."""
     s0, s1 = started_sessions(2)
     raw = s1.messages_to_send()[0]
-    env = open_envelope(raw)
+    env = open_envelope(forge(s1, inp=None))
     bad = pack([env.mtype, env.body, env.sig[:-1] + bytes([env.sig[-1] ^ 1])])
     s0.receive_message(bad, 0.0)
     assert s0.stats["bad_signature"] == 1 and s0.phase == "running" and s0.step == 0

@@ -28,6 +28,7 @@ from p2p.endpoint import Endpoint
 from p2p.gamelog import KIND_STEP, STEP_RECORD, LogReader
 from p2p.identity import Identity
 from p2p.bodies import CatchupResponse
+from p2p.forced import is_forced
 from p2p.lockstep import CheaterProven, GameOver, PeerMisbehaved, SeatDropped
 from p2p.verify import verify_log
 from p2p.wire import MSG_CATCHUP_RESP, MSG_STEP, decode_step_body, open_envelope, seal, seal_message
@@ -216,16 +217,25 @@ def _first_steps(n: int = 4):
     return sessions, raws
 
 
+def _nil_of(sessions, raws, seat: int) -> bytes:
+    """``seat``'s step-0 message with input nil instead of its reveal, signed by it: not the
+    forced body of that plain chance step (§C3.8), so its signature is checked on receipt."""
+    b = step_of(raws[seat])
+    return seal(sessions[seat].identity, MSG_STEP, [b.game_id, 0, seat, b.prev_hash, b.prev_digest, None])
+
+
 def test_a_garbage_signed_step_is_dropped_on_receipt():
-    """Seat 1's step-0 message with a garbage signature (whatever channel brought it: the
-    session is not told, §C3.4 'bad signature'): dropped, counted, never held; the same
-    message validly signed is then held."""
+    """Seat 1's step-0 message (not its forced body: nil) with a garbage signature (whatever
+    channel brought it: the session is not told, §C3.4 'bad signature'): dropped, counted, never
+    held; the same message validly signed is then held. (A forced reveal is held whatever its
+    signature, §C3.8: tests/p2p/test_forced_session.py.)"""
     sessions, raws = _first_steps()
     a = sessions[0]
-    a.receive_message(garbled(raws[1]), 0.0)
+    nil = _nil_of(sessions, raws, 1)
+    a.receive_message(garbled(nil), 0.0)
     assert a.stats["bad_signature"] == 1 and a.steps.held(0, 1) is None
-    a.receive_message(raws[1], 0.0)
-    assert a.steps.held(0, 1) is not None and a.steps.held(0, 1).env.raw == raws[1]
+    a.receive_message(nil, 0.0)
+    assert a.steps.held(0, 1) is not None and a.steps.held(0, 1).env.raw == nil
 
 
 def test_our_own_seat_claimed_is_refused():
@@ -240,12 +250,13 @@ def test_our_own_seat_claimed_is_refused():
 
 def test_a_catchup_pages_garbage_signed_steps_are_dropped():
     """Seat 2 pushes a CATCHUP_RESP (validly signed by it) whose pending STEP messages are its
-    own step-0 message and seat 1's, both with garbage signatures: a page's messages are
-    verified on receipt (§C9.2): dropped, counted, nothing held."""
+    own step-0 message and seat 1's (nil, not forced bodies, §C3.8), both with garbage
+    signatures: a page's messages are verified on receipt (§C9.2): dropped, counted, nothing
+    held."""
     sessions, raws = _first_steps()
     a, liar = sessions[0], sessions[2]
     page = seal_message(liar.identity, MSG_CATCHUP_RESP, CatchupResponse(
-        a.game_id, 2, 0, 0, (), (garbled(raws[2]), garbled(raws[1])), ()))
+        a.game_id, 2, 0, 0, (), (garbled(_nil_of(sessions, raws, 2)), garbled(_nil_of(sessions, raws, 1))), ()))
     a.request_catchup(0.0)
     a.messages_to_send()
     a.receive_message(page, 0.0)
@@ -477,7 +488,8 @@ def test_no_mix_of_one_seats_lies_gets_an_honest_seat_proven_or_dropped(tmp_path
 def test_any_bytes_on_a_seats_own_channel_are_dropped_or_held_validly_signed(edits, sender):
     """A lying seat may put any bytes under its valid MAC. Damaged copies of its real step-0
     message (flips, cuts, insertions) never raise; each is dropped and counted, or held, and a
-    held message always verifies (§C3.4: checked on receipt)."""
+    held message always verifies (§C3.4: checked on receipt) or is the seat's forced body of
+    that plain chance step (§C3.8: the one body held unchecked)."""
     sessions, raws = _first_steps()
     a = sessions[0]
     data = bytearray(raws[sender])
@@ -494,4 +506,5 @@ def test_any_bytes_on_a_seats_own_channel_are_dropped_or_held_validly_signed(edi
     for seat in range(1, 4):
         for step in (0, 1):
             h = a.steps.held(step, seat)
-            assert h is None or h.env.verify(pks[seat]), (step, seat)
+            assert h is None or h.env.verify(pks[seat]) or (step == a.step == 0 and is_forced(
+                h.env.body, h.body, a.state_hash, a.prev_digest, a.last_reveals[seat])), (step, seat)
