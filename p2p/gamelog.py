@@ -253,8 +253,15 @@ class OwnLog:
             _write_all(self._f, C.LOG_MAGIC)
 
     def append_own(self, step: int, envelope: bytes) -> None:
-        """Record our STEP envelope (or DROP vote) of ``step`` before it is sent."""
-        _write_all(self._f, frame(KIND_OWN, OWN_RECORD.encode(OwnRecord(step, envelope))))
+        """Record our STEP envelope (or DROP vote) of ``step`` before it is sent. Raises
+        ``LocalProtocolError`` (nothing written) if ``step`` is not a u64 or ``envelope`` not bytes."""
+        if type(step) is int and 0 <= step < 2**64 and type(envelope) is bytes:
+            # What ``OWN_RECORD.encode`` checks and packs, without its generic table walk: it
+            # runs once per step (issue 14); the same bytes (tests/p2p/test_gamelog_records.py).
+            payload = pack([step, envelope])
+        else:
+            payload = OWN_RECORD.encode(OwnRecord(step, envelope))  # raises, as it always did
+        _write_all(self._f, frame(KIND_OWN, payload))
         if self._fsync:
             os.fsync(self._f.fileno())
 

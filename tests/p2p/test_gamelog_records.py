@@ -135,3 +135,31 @@ def test_a_step_record_of_the_wrong_shape_is_damage_for_resume_and_verify(tmp_pa
     assert rep.damage.step == 5 and rep.steps == 5
     assert rep.damage.reason.startswith("malformed record: step record")
     sess.log.close()
+
+
+@given(steps, st.binary(min_size=1, max_size=300))
+def test_the_own_log_writes_the_tables_bytes(tmp_path_factory, step, envelope):
+    """``OwnLog.append_own`` packs the record without the table walk (issue 14): the file
+    holds the record ``OWN_RECORD.encode`` gives, framed."""
+    from p2p.gamelog import KIND_OWN, LogReader, OwnLog
+
+    path = tmp_path_factory.mktemp("own") / "game.own"
+    with OwnLog(path) as log:
+        log.append_own(step, envelope)
+    recs = list(LogReader(path))
+    assert [(r.kind, r.payload) for r in recs] == [(KIND_OWN, OWN_RECORD.encode(OwnRecord(step, envelope)))]
+
+
+@pytest.mark.parametrize("step, envelope", [(-1, b"x"), (2**64, b"x"), (True, b"x"), (1, "x"), (1, bytearray(b"x")),
+                                            (1, None)])
+def test_the_own_log_refuses_what_the_table_refuses_and_writes_nothing(tmp_path, step, envelope):
+    from p2p import const as C
+    from p2p.gamelog import OwnLog
+
+    path = tmp_path / "game.own"
+    with OwnLog(path) as log:
+        with pytest.raises(LocalProtocolError):
+            log.append_own(step, envelope)
+    assert path.read_bytes() == C.LOG_MAGIC
+    with pytest.raises(LocalProtocolError):
+        OWN_RECORD.encode(OwnRecord(step, envelope))
