@@ -11,6 +11,7 @@ import textwrap
 
 import pytest
 
+from p2p import const as C
 from p2p.ad_record import SERVICE_TYPE, DiscoveryError, GameAd
 from p2p.discovery import Discovery
 
@@ -18,13 +19,13 @@ LO = "127.0.0.1"
 
 
 def make_ad(gid=b"\x11" * 16, fp="ab" * 8, port=40001, taken=1, total=4, state="lobby"):
-    return GameAd(version=1, game_id=gid, edition="classico", seats_taken=taken,
+    return GameAd(version=C.PROTOCOL_VERSION, game_id=gid, edition="classico", seats_taken=taken,
                   seats_total=total, state=state, fingerprint=fp, address=LO, port=port)
 
 
 def test_txt_record_round_trips_through_a_service_info():
     ad = make_ad()
-    assert ad.txt() == {"v": "1", "gid": "11" * 16, "ed": "classico", "seats": "1/4",
+    assert ad.txt() == {"v": str(C.PROTOCOL_VERSION), "gid": "11" * 16, "ed": "classico", "seats": "1/4",
                         "st": "lobby", "fp": "ab" * 8}
     assert ad.instance_name == f"lanopoli — classico (11111111).{SERVICE_TYPE}"
     assert ad.label == f"lanopoli-{'11' * 8}-{'ab' * 8}" and len(ad.label) <= 63
