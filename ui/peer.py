@@ -26,6 +26,7 @@ from ui.signals import Terminated, run_until_signalled
 
 if TYPE_CHECKING:
     from p2p.node_config import PeerResult
+    from ui.backends import JoinCode
 
 
 def resolve_endpoint(args: argparse.Namespace) -> Endpoint:
@@ -228,7 +229,7 @@ def _join_target(args: argparse.Namespace, address: str) -> bytes | None:
     return pick_game(games, wanted).game_id
 
 
-def join_code_target(code: str):
+def join_code_target(code: str) -> JoinCode:
     """``join --code``: the host's join code, ``ADDRESS:PORT/XXXXX-XXXXX`` (the tag checks the
     host's key) or ``ADDRESS:PORT/<32 hex digits of the game id>`` (no key check), protocol.md
     §N3.1 -> ``ui.backends.JoinCode``. Raises a translated ``UsageError`` if malformed."""
