@@ -143,22 +143,27 @@ class ForcedSteps:
         return garbled(raw) if self.garble else None
 
 
-def page_of(liar, victim, k: int, mine: bytes) -> bytes:
-    """The liar's signed CATCHUP_RESP holding the record of step ``k`` as the ``victim`` holds it,
-    with the liar's own message replaced by ``mine``."""
+def page_of(signer, victim, k: int, mine: bytes, seat: int | None = None) -> bytes:
+    """``signer``'s signed CATCHUP_RESP holding the record of step ``k`` as the ``victim`` holds it,
+    with the message of ``seat`` (default: the signer's own) replaced by ``mine``."""
     raws = [None if h is None else h.env.raw for h in victim.steps.slots(k)]
-    raws[liar.my_seat] = mine
-    return seal_message(liar.identity, MSG_CATCHUP_RESP, CatchupResponse(
-        victim.game_id, liar.my_seat, k, k + 1, ((KIND_STEP, step_payload(k, raws)),), (), ()))
+    raws[signer.my_seat if seat is None else seat] = mine
+    return seal_message(signer.identity, MSG_CATCHUP_RESP, CatchupResponse(
+        victim.game_id, signer.my_seat, k, k + 1, ((KIND_STEP, step_payload(k, raws)),), (), ()))
 
 
-def second_body_game(sessions, lie: ForcedSteps, page: bool, v: int = 0):
+def second_body_game(sessions, lie: ForcedSteps, make=None, page: bool = False, v: int = 0):
     """Run the game with ``lie`` (seat ``lie.g``'s forced bodies); once victim ``v`` applied a
-    plain chance step k >= 6 (still kept), seat g shows it a signed body of step k with an ack
-    (``with_acks``), in its own page (``page``) or live. Returns (net, [k] once done)."""
+    plain chance step k >= 6 (still kept), it receives ``make(s, k)`` (default: seat g's signed
+    body of step k with an ack, ``with_acks``, in g's own page if ``page``, else live).
+    Returns (net, [k] once done)."""
     g = lie.g
     net = KeyedNet(list(sessions), random_legal(E, seed=3), lie=lie)
     done: list = []
+
+    def second(s, k):
+        raw = with_acks(sessions[g].identity, lie.sent[k])
+        return page_of(sessions[g], s, k, raw) if page else raw
 
     def hook(net):
         s = net.s[v]
@@ -166,8 +171,7 @@ def second_body_game(sessions, lie: ForcedSteps, page: bool, v: int = 0):
             return None
         k = next((k for k in sorted(lie.sent) if 6 <= k < s.step and s.steps.keeps(k)), None)
         if k is not None:
-            second = with_acks(sessions[g].identity, lie.sent[k])
-            s.receive_message(page_of(sessions[g], s, k, second) if page else second, net.now)
+            s.receive_message((make or second)(s, k), net.now)
             done.append(k)
         return None
 
@@ -509,6 +513,46 @@ def test_an_early_signed_non_forced_body_is_refused_when_its_step_begins(tmp_pat
         assert sessions[i].halt_reason is None, (i, sessions[i].halt_reason, net.describe())
         assert not [e for e in net.events[i] if isinstance(e, SeatDropped)], i
     honest_logs_verify(net, sessions, paths, range(3))
+
+
+@pytest.mark.xfail(strict=True, reason="open (H79 #2, H73): 'Two versions applied' may keep or adopt a non-forced "
+                   "body at a plain chance step (kept_version by hash) from a colluder's record")
+def test_a_colluders_page_never_overturns_a_plain_chance_step_onto_a_non_forced_body(tmp_path):
+    """Liar 1 signs, besides its forced body of an applied plain chance step k >= 6, a second body
+    with an escrow ack whose bytes it grinds until ``kept_version`` (smaller SHA-256, §C3.4 'Two
+    versions applied') would keep it; colluder 2 serves it to victim 0 in ITS page of step k.
+    At a plain chance step only the forced body can be the step's body (§C3.8): the victim may
+    prove seat 1 (both versions signed) but never rolls back onto the ack body. Safe: no
+    StepOverturned at the victim, the honest seats 0 and 3 finish one game with the others, every
+    log verifies naming at most seat 1. (H79's review, 20:57.)"""
+    from p2p.step_collect import kept_version
+    from p2p.lockstep import StepOverturned
+
+    sessions, paths, secrets, _ = logged_game(tmp_path, 4, DROP)
+    liar, colluder, v = 1, 2, 0
+    lie = ForcedSteps(liar, garble=False)
+
+    def make(s, k):
+        forced = open_envelope(lie.sent[k], C.MAX_STEP_MSG).body
+        b = step_of(lie.sent[k])
+        for n in range(256):  # grind the ack until kept_version would keep it
+            evil = seal(sessions[liar].identity, MSG_STEP, [b.game_id, k, liar, b.prev_hash, b.prev_digest, b.input,
+                                                            None, None, [[0, 0, bytes([n]) * 32]]])
+            if kept_version(forced, open_envelope(evil, C.MAX_STEP_MSG).body) != forced:
+                break
+        return page_of(sessions[colluder], s, k, evil, seat=liar)
+
+    net, done = second_body_game(sessions, lie, make)
+    assert done, net.describe()
+    assert not isinstance(sessions[v].halt_reason, StepOverturned), sessions[v].halt_reason
+    overs = finals(net)
+    assert all(len(overs[i]) == 1 for i in (0, 3)), net.describe()
+    assert len({o[0].final_hash for o in overs if o}) == 1
+    for i in range(4):
+        sessions[i].log.close()
+        rep = verify_log(paths[i], engine=E)
+        assert rep.ok and rep.complete, (i, rep.error)
+        assert {c["seat"] for c in rep.cheaters} <= {liar}, (i, rep.cheaters)
 
 
 # -- A10: any mix of the griefer's moves -------------------------------------------------------
