@@ -32,7 +32,7 @@ from .bodies import StepBody
 from .schema import pack
 from .wire import encode_step_body
 
-__all__ = ["forced_body", "is_forced", "plain_chance"]
+__all__ = ["forced_body", "is_forced", "other_fields", "plain_chance"]
 
 _sha256 = hashlib.sha256
 
@@ -68,3 +68,14 @@ def is_forced(body: bytes, b: StepBody, prev_hash: bytes, prev_digest: bytes, la
     if _sha256(r).digest() != last_reveal:
         return False
     return body == forced_body(b.game_id, b.step, b.seat, prev_hash, prev_digest, r)
+
+
+def other_fields(body: bytes, b: StepBody, prev_hash: bytes, prev_digest: bytes) -> bool:
+    """True if ``body`` (the signed bytes of STEP body ``b``, already decoded) is over the
+    history ``prev_hash``/``prev_digest`` but is not the 6-field body of its own input: it
+    carries a hidden field, re-seat requests or acks, which a plain chance step does not allow
+    (§C3.8: refused, counted ``not_forced``). A 6-field body over that history (a wrong reveal,
+    nil, an action) is not: its application judges it (§C3.3, §C8.8); a body over another
+    history is judged as such (§C3.4). The caller checks that the step is a plain chance step."""
+    return b.prev_hash == prev_hash and b.prev_digest == prev_digest \
+        and body != forced_body(b.game_id, b.step, b.seat, prev_hash, prev_digest, b.input)

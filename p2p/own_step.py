@@ -9,9 +9,9 @@ from the agreed history before any drop at k), and makes our message of it as th
 * an inspection: input nil, our shares in the hidden field;
 * a sealed open step (§C13.3): our opening (recovered after a restart, ``resume.Restart``);
 * a chance step: our next hash-chain reveal, once every active seat's escrow is held (the reveal
-  gate, ``reveal_waiting``), alone in the body (the forced body, §C3.8: re-seat requests and
-  acks wait for our next step); at an escrow round input nil with our acknowledgements, every
-  escrow we hold sent along;
+  gate, ``reveal_waiting``), alone in the body at a plain chance step (the forced body, §C3.8:
+  re-seat requests and acks wait for our next step that is not one); at an escrow round input
+  nil with our acknowledgements, every escrow we hold sent along;
 * a decision step: nothing now, the player submits (``send_own`` from ``submit_local_input``).
 
 Our message is held, written ahead to the own-message log and sent (``send_own``); after a

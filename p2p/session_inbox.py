@@ -31,7 +31,7 @@ from typing import Any, Callable, Sequence
 from . import const as C
 from .complaints import EQUIVOCATION, same_history
 from .errors import WireError
-from .forced import forced_body, is_forced
+from .forced import is_forced, other_fields
 from .session_events import Equivocation, PeerMisbehaved
 from .session_port import Effects, SessionView
 from .step_collect import Held
@@ -182,8 +182,7 @@ class SessionInbox:
             if s.phase != RUNNING:  # finished: nothing more to apply
                 st["stale"] += 1
                 return
-            if plain and b.prev_hash == s.state_hash and b.prev_digest == s.steps.prev_digest \
-                    and env.body != forced_body(b.game_id, step, seat, b.prev_hash, b.prev_digest, b.input):
+            if plain and self._unforced(b, env):
                 # Signed over our history with fields a plain chance step cannot carry (acks,
                 # re-seat requests, a 7th field): not held, so the seat's forced body still can
                 # be (§C3.8). A 6-field body with a wrong reveal is held: applying it proves it.
@@ -202,6 +201,29 @@ class SessionInbox:
             s.catchup.note_ahead(seat, step)
             if step == k + 1 and (s.seats.voted_at(k) or s.skips.voted_against(k, s.epoch)):
                 fx.advance()  # it may complete our certificate (§C8.3)
+
+    def refuse_unforced(self) -> None:
+        """Entering step k (``StepGate.begin``, after ``OwnStep.begin`` decided what k is): if k is
+        a plain chance step, the messages of k held before we got there (verified on receipt,
+        §C3.4 'step > ours') are judged by the rule a message of our current step meets on
+        receipt (§C3.8): one over our history that is not its seat's forced body is refused now
+        — its slot cleared, counted ``not_forced`` — before anything reads or applies it (H75:
+        a seat sent a lagging peer its reveal with an ack a step early; applied, it forked that
+        peer's digest from the table's)."""
+        s = self._s
+        if not s.own.plain_chance():
+            return
+        k = s.step
+        for seat, h in enumerate(s.steps.slots(k)):
+            if h is not None and seat != s.my_seat and self._unforced(h.body, h.env):
+                s.steps.clear(k, seat)
+                self._not_forced(seat, k, h.env)
+
+    def _unforced(self, b: StepBody, env: Envelope) -> bool:
+        """True if ``b`` (of ``env``, of our current plain chance step) is over our history with
+        more than the forced body's 6 fields (``forced.other_fields``, §C3.8)."""
+        s = self._s
+        return other_fields(env.body, b, s.state_hash, s.steps.prev_digest)
 
     def _not_forced(self, seat: int, step: int, env: Envelope) -> None:
         """``seat`` signed a message of plain chance step ``step`` other than its forced body

@@ -35,7 +35,8 @@ __all__ = ["COUNTERS", "Effects", "SessionView"]
 COUNTERS = ("received", "accepted", "duplicate", "malformed", "wrong_type", "wrong_game", "bad_seat",
             "bad_signature", "stale", "too_far", "answered", "resent", "escrow", "drop_votes", "catchup_requests",
             "catchup_served", "catchup_records", "hints", "forwarded", "forward_limited", "ignored", "alive",
-            "alive_sent", "complaints", "abandons", "superseded", "skip_votes", "forced", "not_forced")
+            "alive_sent", "complaints", "abandons", "superseded", "skip_votes", "forced", "not_forced",
+            "unproven")
 
 
 class SessionView(Protocol):
@@ -75,6 +76,7 @@ class SessionView(Protocol):
     catching: Any     # catchup_session.SessionCatchUp (the inbox routes CATCHUP_* and HINT to it)
     timers: Any       # session_timers.SessionTimers (the inbox routes ALIVE to it)
     abandons: Any     # abandon.Abandons (the inbox routes ABANDON to it)
+    inbox: Any        # session_inbox.SessionInbox (refuse_unforced, when a step begins)
 
     def waiting_for(self) -> tuple[int, ...]: ...
     def paused(self) -> tuple[int, ...]: ...

@@ -114,6 +114,7 @@ class StepGate:
         s = self._s
         if not s.own.begin(s.now):
             return
+        s.inbox.refuse_unforced()  # buffered messages of a plain chance step: its rule (§C3.8)
         for i, h in enumerate(s.steps.slots(self.step)):
             # Every buffered message, not only up to the first that fails: one superseded
             # message must not leave a later seat's unchecked (§C8.3).

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from p2p.bodies import EscrowAck, StepBody
 from p2p.errors import WireError
-from p2p.forced import forced_body, is_forced, plain_chance
+from p2p.forced import forced_body, is_forced, other_fields, plain_chance
 from p2p.schema import pack
 from p2p.wire import decode_step_body, encode_step
 
@@ -92,3 +92,18 @@ def test_only_the_forced_bytes_pass(step, seat, secret, data):
     if (ob.game_id, ob.step, ob.seat) != (GID, step, seat):
         return  # the caller checks game, step and seat; another seat's body is another slot
     assert not is_forced(other, ob, H, D, head)
+
+
+def test_other_fields_are_a_bodys_fields_beyond_the_six_over_that_history():
+    """§C3.8: acks, re-seat requests or a hidden field over the history are refused at a plain
+    chance step; a 6-field body (the forced one, a wrong reveal, nil) or one over another
+    history is not 'other fields' (the apply, or the history rules, judge it)."""
+    ack = (EscrowAck(0, 1, b"e" * 32),)
+    for b in (StepBody(GID, 7, 2, H, D, REVEAL, None, (), ack), StepBody(GID, 7, 2, H, D, REVEAL, None, (b"r",))):
+        body = encode_step(b)
+        assert other_fields(body, decode_step_body(body), H, D)
+        assert not other_fields(body, decode_step_body(body), b"o" * 32, D)
+        assert not other_fields(body, decode_step_body(body), H, b"o" * 32)
+    for inp in (REVEAL, b"x" * 32, None, [1, 2]):
+        body = encode_step(StepBody(GID, 7, 2, H, D, inp))
+        assert not other_fields(body, decode_step_body(body), H, D)

@@ -98,6 +98,28 @@ def test_a_signed_chance_message_with_acks_is_refused_and_the_forced_one_still_t
     assert s0.step == 1 and s0.phase == "running" and s0.stats["forced"] == 2
 
 
+def test_an_early_signed_chance_message_with_acks_is_refused_when_its_step_begins():
+    """§C3.8 (H75): seat 1's step-1 reveal with an ack reaches lagging seat 0 a step early, so it
+    is verified and buffered (§C3.4 'step > ours'); when step 1 begins as a plain chance step it
+    is judged as on receipt: slot cleared, ``not_forced``; the forced body is then taken."""
+    s0, s1, s2 = started_sessions(3)
+    first = {s: s.messages_to_send()[0] for s in (s0, s1, s2)}
+    for dst in (s1, s2):
+        for src in (s0, s1, s2):
+            if src is not dst:
+                dst.receive_message(first[src], 0.0)
+    assert s1.step == 1 and s1.own.plain_chance()
+    raw = next(r for r in s1.messages_to_send() if decode_step_body(open_envelope(r).body).step == 1)
+    s0.receive_message(with_acks(s1, raw), 0.0)
+    assert s0.step == 0 and s0.steps.held(1, 1) is not None  # verified, buffered
+    s0.receive_message(first[s1], 0.0)
+    s0.receive_message(first[s2], 0.0)
+    assert s0.step == 1 and s0.steps.held(1, 1) is None
+    assert s0.stats["not_forced"] == 1 and len(misbehaved(s0, REASON)) == 1
+    s0.receive_message(raw, 0.0)
+    assert s0.steps.held(1, 1).env.raw == raw and s0.stats["forced"] == 3
+
+
 def test_a_signed_wrong_reveal_is_held_as_before():
     """§C3.8: a 6-field body with a wrong reveal is no 'other field': held, the apply proves it
     (§C8.8, tests/p2p/test_lockstep.py)."""
