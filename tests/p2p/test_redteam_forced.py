@@ -476,8 +476,6 @@ def test_niente_has_no_plain_chance_step_a_forced_looking_body_needs_its_signatu
     assert sessions[0].stats["forced"] == 0 and sessions[0].stats["bad_signature"] >= 1
 
 
-@pytest.mark.xfail(strict=True, reason="open (H75 20:53, H72/H73): an early signed non-forced body of a plain "
-                   "chance step is buffered verified and applied when its step begins (never re-judged)")
 def test_an_early_signed_non_forced_body_is_refused_when_its_step_begins(tmp_path):
     """Victim 0 lags a step (the first copy of seat 1's messages of steps 5..12 to it is lost),
     so seat 3's messages of the next step reach it EARLY, verified and buffered (§C3.4 'step >
@@ -487,7 +485,7 @@ def test_an_early_signed_non_forced_body_is_refused_when_its_step_begins(tmp_pat
     applied: else the victim's digest differs from everyone's, 'Two versions applied' may keep
     the ack body (the liar picks its hash) and the honest peers roll back onto a body no log can
     verify. Safe: nobody halts, rolls back or is dropped, one game, every honest log verifies.
-    (Found by H75, 20:53: the victim applied it.)"""
+    (Found by H75, 20:53: the victim applied it; fixed in b1c05b8, re-judged at step begin.)"""
     sessions, paths, _, _ = logged_game(tmp_path, 4, DROP)
     g, v = 3, 0
     first: set = set()
@@ -557,8 +555,6 @@ def test_a_colluders_page_never_overturns_a_plain_chance_step_onto_a_non_forced_
 
 # -- A10: any mix of the griefer's moves -------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="open (H75 20:53, H72/H73): an early signed non-forced body of a plain "
-                   "chance step is buffered verified and applied when its step begins (never re-judged)")
 @settings(max_examples=10, deadline=None, phases=[Phase.explicit, Phase.generate],
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(moves=st.lists(st.sampled_from(["send", "garble", "acks", "withhold"]), min_size=8, max_size=8),
