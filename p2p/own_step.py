@@ -69,6 +69,8 @@ class OwnStep:
         #: own message (``records_coming``); and the step we entered without making ours for it.
         self._records_until = -1
         self._own_deferred = -1
+        #: The steps begun as plain chance steps, the last ``KEEP_STEPS`` (``plain_chance_at``).
+        self._plain: set[int] = set()
 
     def use_chain(self, chain: HashChain) -> None:
         """Play on with ``chain`` (our seat re-seated with a new chain, §C8.9)."""
@@ -92,6 +94,9 @@ class OwnStep:
         self.escrow_round = s.final_step != k and escrow_round(
             s.seats.acks, s.epoch, s.active, s.seats.escrow_needed(), pending.chance and not inspecting)
         self.round_epoch = s.epoch
+        self._plain = {j for j in self._plain if j > k - C.KEEP_STEPS}
+        if self.plain_chance():
+            self._plain.add(k)
         if self._restart is not None:
             self._restart.reached(s)  # a step we played before a restart: its bytes, nothing new
         if s.final_step != k and inspecting:
@@ -112,6 +117,12 @@ class OwnStep:
         p = self.pending
         return p is not None and plain_chance(p.chance, self.escrow_round, s.hidden is not None,
                                               s.final_step == s.step)
+
+    def plain_chance_at(self, step: int) -> bool:
+        """True if ``step`` was begun as a plain chance step (``plain_chance``), for the current
+        step and the ``KEEP_STEPS`` before it (older ones: False). What a second version of a
+        past step is judged by (§C3.8: a version with other fields is never kept there)."""
+        return step in self._plain
 
     def records_coming(self, last: int | None) -> None:
         """Catch-up (``catchup.ingest_response``): the page being applied holds the step

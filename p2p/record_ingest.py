@@ -31,7 +31,7 @@ from typing import Any
 from . import const as C
 from .complaints import EQUIVOCATION, make_complaint, same_history
 from .errors import WireError
-from .forced import plain_chance
+from .forced import other_fields, plain_chance
 from .identity import Identity
 from .log_checks import step_message
 from .session_events import Equivocation, SeatLost, StepOverturned
@@ -255,6 +255,16 @@ class RecordIngest:
                     # no honest peer applied it (refused there, ``step_message``).
                     _count(s.stats, "unproven")
                     continue
+                if i != s.my_seat and s.own.plain_chance_at(step) and other_fields(env.body, b, b.prev_hash,
+                                                                                 b.prev_digest):
+                    # A version with other fields at a plain chance step (§C3.8): refused live and
+                    # in records, so no honest peer applied it, whoever serves it (a colluder's
+                    # page): never kept, never overturns ours; both signed, i is proven (§C8.8).
+                    fx.prove(i, step, EQUIVOCATION, _TWO, [h.env.raw, raw],
+                             halt=Equivocation(step, i, h.env.raw, raw))
+                    if not s.running:
+                        return True
+                    continue
                 if i == sender and i != s.my_seat and not self._fork_in_sight(step, i):
                     # Its own slot in its own record: nobody but it vouches that it applied that
                     # version. Same as a live second message (§C3.4): complaint, vote, ours kept;
@@ -317,6 +327,8 @@ class RecordIngest:
         if a is None or o is None or a.env.body == o.env.body or not same_history(a.body, o.body) \
                 or kept_version(a.env.body, o.env.body) != a.env.body:
             return False
+        if s.own.plain_chance_at(step) and other_fields(a.env.body, a.body, a.body.prev_hash, a.body.prev_digest):
+            return False  # never kept at a plain chance step (§C3.8, ``cross_check``)
         s.steps.hold(step, seat, a)
         s.referee.overturn(step, seat, o.env.body)
         self._fx.prove(seat, step, EQUIVOCATION, _TWO, [a.env.raw, o.env.raw],

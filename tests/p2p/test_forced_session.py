@@ -291,3 +291,18 @@ def test_a_seat_that_never_sends_its_forced_body_is_voted_out_as_silent():
         assert net.s[i].stats["not_forced"] >= 1 and net.s[i].stats["complaints"] == 0
     overs = [[e for e in net.events[i] if isinstance(e, GameOver)] for i in range(3)]
     assert all(len(o) == 1 for o in overs) and len({o[0].final_hash for o in overs}) == 1
+
+
+def test_the_steps_begun_as_plain_chance_steps_are_remembered():
+    """§C3.8: whether a past step (within ``KEEP_STEPS``) was a plain chance step is what a
+    second version of it from a record is judged by (``OwnStep.plain_chance_at``)."""
+    s0, s1, s2 = started_sessions(3)
+    net = Net([s0, s1, s2], first_legal(E))
+    while s0.step < 2 + C.KEEP_STEPS:
+        net.inputs()
+        net.deliver()
+    k = s0.step
+    assert s0.own.plain_chance_at(k) == s0.own.plain_chance()
+    seen = [j for j in range(k + 1) if s0.own.plain_chance_at(j)]
+    # The fake engine alternates rolls (chance) and moves (decisions) after step 0's first player.
+    assert seen == [j for j in range(k - C.KEEP_STEPS + 1, k + 1) if j == 0 or j % 2 == 1]
