@@ -553,6 +553,36 @@ def test_a_colluders_page_never_overturns_a_plain_chance_step_onto_a_non_forced_
         assert {c["seat"] for c in rep.cheaters} <= {liar}, (i, rep.cheaters)
 
 
+@pytest.mark.xfail(strict=True, reason="open (H75 21:06; pre-existing, same on v3 d79295e): 'Two versions applied' may "
+                   "keep a signed WRONG reveal over the forced body at a chance step (kept_version by hash): the victim "
+                   "holds an unappliable body for good and the votes split (k vs k+1): the table stalls")
+def test_a_wrong_reveal_to_one_victim_never_wins_over_the_forced_body(tmp_path):
+    """Seat 3 sends victim 0 the FIRST copy of its message of chance steps 1 and 2 as a signed
+    wrong reveal (6 fields, §C8.8 kind 2), every re-send and every other peer its forced body.
+    The victim proves seat 3 (both versions signed: the others too), but must still apply the
+    forced body (the only body a plain chance step can apply, §C3.8), reach the next step and
+    vote there with the others, so seat 3 is dropped and the game goes on. (Found by H75's
+    widened mix test, 21:05: the victim kept the wrong reveal, voted at k while the others voted
+    at k+1, and no quorum ever formed: the whole table stalled.)"""
+    sessions, paths, _, _ = logged_game(tmp_path, 4, DROP)
+    g, v = 3, 0
+    first: set = set()
+
+    def lie(src, dst, raw):
+        if src != g or dst != v or not forced_looking(raw) or step_of(raw).step not in (1, 2) or raw in first:
+            return None
+        first.add(raw)
+        b = step_of(raw)
+        return seal(sessions[g].identity, MSG_STEP, [b.game_id, b.step, g, b.prev_hash, b.prev_digest, b"\x13" * 32])
+
+    net = KeyedNet(list(sessions), random_legal(E, seed=0), lie=lie)
+    net.run(max_time=300.0)
+    assert net.lies
+    for i in range(3):
+        assert {e.seat for e in net.events[i] if isinstance(e, SeatDropped)} <= {g}, i
+    honest_logs_verify(net, sessions, paths, range(3), cheaters=[g])
+
+
 # -- A10: any mix of the griefer's moves -------------------------------------------------------
 
 @settings(max_examples=10, deadline=None, phases=[Phase.explicit, Phase.generate],
