@@ -17,7 +17,7 @@ from . import const as C
 from .beacon import game_seed as compute_game_seed, seed_commitment
 from .complaints import HiddenNow, check_hidden, judge, signed_step
 from .errors import WireError
-from .forced import forced_body, is_forced
+from .forced import is_forced, other_fields
 from .gamelog import HEADER_RECORD
 from .wire import (MSG_ABANDON, MSG_COMPLAINT, MSG_SEED, MSG_SETUP_SIG, Envelope, StepBody, decode_abandon,
                    decode_complaint, decode_seed, decode_setup, decode_setup_sig, open_envelope, setup_hash)
@@ -106,8 +106,7 @@ def step_message(env: Envelope, b: StepBody, public_key: bytes, plain: bool, h: 
         return None
     if not env.verify(public_key):
         return "bad signature"
-    if plain and b.prev_hash == h and b.prev_digest == digest \
-            and env.body != forced_body(b.game_id, b.step, b.seat, h, digest, b.input):
+    if plain and other_fields(env.body, b, h, digest):
         return NOT_FORCED
     return None
 
