@@ -31,7 +31,7 @@ from typing import Any
 from . import const as C
 from .complaints import EQUIVOCATION, make_complaint, same_history
 from .errors import WireError
-from .forced import other_fields, plain_chance
+from .forced import is_forced, plain_chance
 from .identity import Identity
 from .log_checks import step_message
 from .session_events import Equivocation, SeatLost, StepOverturned
@@ -69,6 +69,20 @@ class RecordIngest:
         (§C8.8). Only on the rare two-version paths; a checked one is remembered by ``identity``."""
         key = self._pubkeys[seat]
         return a.env.verify(key) and b.env.verify(key)
+
+    def _keeps_record(self, plain: bool, cur: Held, h: Held) -> bool:
+        """Of two signed versions over one history of a seat's message of our current step,
+        ours ``cur`` and the record's ``h``: True if the table keeps ``h``. At a plain chance
+        step the forced body, the only one a peer can apply (§C3.8); else ``kept_version``
+        (§C3.4 'Two versions applied')."""
+        s = self._s
+        if plain:
+            last = s.last_reveals[h.body.seat]
+            if is_forced(h.env.body, h.body, s.state_hash, s.steps.prev_digest, last):
+                return True
+            if is_forced(cur.env.body, cur.body, s.state_hash, s.steps.prev_digest, last):
+                return False
+        return kept_version(cur.env.body, h.env.body) == h.env.body
 
     def _ours(self, b: StepBody) -> bool:
         """True if ``b`` (a current-step body) is signed over our history (prev hash, digest)."""
@@ -152,7 +166,7 @@ class RecordIngest:
                          halt=Equivocation(step, i, cur.env.raw, h.env.raw))
                 if not s.running:
                     return None
-                if kept_version(cur.env.body, h.env.body) == h.env.body:
+                if self._keeps_record(plain, cur, h):
                     s.referee.overturn(step, i, cur.env.body)
                     s.steps.hold(step, i, h)
                     cur = h
@@ -255,11 +269,11 @@ class RecordIngest:
                     # no honest peer applied it (refused there, ``step_message``).
                     _count(s.stats, "unproven")
                     continue
-                if i != s.my_seat and s.own.plain_chance_at(step) and other_fields(env.body, b, b.prev_hash,
-                                                                                 b.prev_digest):
-                    # A version with other fields at a plain chance step (§C3.8): refused live and
-                    # in records, so no honest peer applied it, whoever serves it (a colluder's
-                    # page): never kept, never overturns ours; both signed, i is proven (§C8.8).
+                if i != s.my_seat and s.own.plain_chance_at(step):
+                    # At a plain chance step the one body a peer can apply is the forced one
+                    # (§C3.8: other fields are refused, a wrong reveal is fatal), so ours, applied,
+                    # is it: the record's other version (a colluder's page) was applied by no
+                    # honest peer and never overturns ours; both signed, i is proven (§C8.8).
                     fx.prove(i, step, EQUIVOCATION, _TWO, [h.env.raw, raw],
                              halt=Equivocation(step, i, h.env.raw, raw))
                     if not s.running:
@@ -327,8 +341,9 @@ class RecordIngest:
         if a is None or o is None or a.env.body == o.env.body or not same_history(a.body, o.body) \
                 or kept_version(a.env.body, o.env.body) != a.env.body:
             return False
-        if s.own.plain_chance_at(step) and other_fields(a.env.body, a.body, a.body.prev_hash, a.body.prev_digest):
-            return False  # never kept at a plain chance step (§C3.8, ``cross_check``)
+        if s.own.plain_chance_at(step) and not is_forced(a.env.body, a.body, s.state_hash, s.steps.prev_digest,
+                                                         s.last_reveals[seat]):
+            return False  # at a plain chance step only the forced body is kept (§C3.8, ``cross_check``)
         s.steps.hold(step, seat, a)
         s.referee.overturn(step, seat, o.env.body)
         self._fx.prove(seat, step, EQUIVOCATION, _TWO, [a.env.raw, o.env.raw],

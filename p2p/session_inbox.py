@@ -137,6 +137,10 @@ class SessionInbox:
                         # silent at our step (bounded, it may be a replay: Liveness.heard_behind).
                         s.live.heard_behind(seat, now)
                 return
+            if step == k and s.phase == RUNNING and s.own.plain_chance() \
+                    and is_forced(env.body, b, s.state_hash, s.steps.prev_digest, s.last_reveals[seat]):
+                self._forced_over(held, Held(b, env), k)
+                return
             if not env.verify(self._pubkeys[seat]):
                 s.referee.bad_signature(b, env)
                 return
@@ -201,6 +205,28 @@ class SessionInbox:
             s.catchup.note_ahead(seat, step)
             if step == k + 1 and (s.seats.voted_at(k) or s.skips.voted_against(k, s.epoch)):
                 fx.advance()  # it may complete our certificate (§C8.3)
+
+    def _forced_over(self, held: Held, new: Held, k: int) -> None:
+        """``new`` is its seat's forced body of our current plain chance step ``k`` and we hold
+        another message of that seat (a wrong reveal, nil, over another history): the forced
+        body is the only one a plain chance step can apply (§C3.8), so it takes the slot,
+        whatever its signature. Two signed versions over one history still prove the seat
+        (§C8.8); a held wrong reveal kept instead left us unable to apply k while the others
+        went on: the table's votes split between k and k+1 and it stalled (H75)."""
+        s = self._s
+        seat = new.body.seat
+        if not same_history(held.body, new.body):
+            s.referee.other_history(held, new, k)  # ours is over our history: it is kept (§C8.3)
+            return
+        key = self._pubkeys[seat]
+        if held.env.verify(key) and new.env.verify(key):
+            self._fx.prove(seat, k, EQUIVOCATION, "signed two different messages for one step",
+                           [held.env.raw, new.env.raw], halt=Equivocation(k, seat, held.env.raw, new.env.raw))
+            if s.phase != RUNNING or s.step != k:
+                return
+        s.stats["forced"] += 1
+        s.steps.hold(k, seat, new)
+        self._fx.advance()
 
     def refuse_unforced(self) -> None:
         """Entering step k (``StepGate.begin``, after ``OwnStep.begin`` decided what k is): if k is

@@ -129,6 +129,20 @@ def test_a_signed_wrong_reveal_is_held_as_before():
     assert s0.steps.held(0, 1) is not None and s0.stats["not_forced"] == 0 and s0.stats["forced"] == 0
 
 
+def test_the_forced_body_takes_the_slot_of_a_held_wrong_reveal():
+    """§C3.8 (H75): a held signed wrong reveal gives way to the seat's forced body, the only body
+    a plain chance step can apply, even one with a garbage signature (then nothing is proven);
+    the step applies. (Kept, the wrong reveal left the peer at k while the others went on.)"""
+    s0, s1, s2 = started_sessions(3)
+    raw = s1.messages_to_send()[0]
+    b = decode_step_body(open_envelope(raw).body)
+    s0.receive_message(seal(s1.identity, MSG_STEP, [b.game_id, 0, 1, b.prev_hash, b.prev_digest, b"\x13" * 32]), 0.0)
+    s0.receive_message(garble(raw), 0.0)
+    assert s0.steps.held(0, 1).env.raw == garble(raw) and s0.stats["complaints"] == 0
+    s0.receive_message(s2.messages_to_send()[0], 0.0)
+    assert s0.step == 1 and s0.phase == "running"
+
+
 def test_an_unchecked_forced_body_is_no_evidence_of_equivocation():
     """§C8.8: held with a bad signature, then another signed message of the step: no proof (the
     held one is kept, the other refused), the game goes on."""
