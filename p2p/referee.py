@@ -87,7 +87,7 @@ class Referee:
         if complaint is None and not self._signed_evidence(evidence):
             # A STEP of the evidence does not verify: a forced body taken unchecked (§C3.8). It
             # proves nothing (§C8.8): no complaint, no halt, counted.
-            s.stats["unproven"] = s.stats.get("unproven", 0) + 1
+            s.stats["unproven"] += 1
             return
         if complaint is None:
             complaint = make_complaint(self._identity, self.setup.game_id, s.my_seat, step, culprit, kind, evidence,
