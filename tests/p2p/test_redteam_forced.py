@@ -581,15 +581,17 @@ def test_a_wrong_reveal_to_one_victim_never_wins_over_the_forced_body(tmp_path):
 
 # -- A10: any mix of the griefer's moves -------------------------------------------------------
 
-@settings(max_examples=10, deadline=None, phases=[Phase.explicit, Phase.generate],
+@settings(max_examples=10, deadline=None, phases=[Phase.explicit, Phase.generate, Phase.shrink],
           suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(moves=st.lists(st.sampled_from(["send", "garble", "acks", "withhold"]), min_size=8, max_size=8),
+@given(moves=st.lists(st.sampled_from(["send", "garble", "acks", "withhold", "wrong"]), min_size=5, max_size=13),
        victims=st.sets(st.integers(0, 2), min_size=1, max_size=2), seed=st.integers(0, 3))
 @example(moves=["send", "acks", "acks", "send", "send", "send", "send", "send"], victims={0}, seed=0)  # H75 20:53
+@example(moves=["send"] * 8 + ["wrong"], victims={0}, seed=0)  # H75 21:05: the wrong-reveal stall
 def test_any_mix_of_a_griefers_chance_step_moves_is_safe(tmp_path_factory, moves, victims, seed):
-    """Seat 3 treats each of its forced bodies by one move drawn per step (cycling through
-    ``moves``) toward the ``victims``: send it, garble its signature, replace it by its signed
-    body with an escrow ack (refused, §C3.8), or withhold it (the others get it as sent). Safety,
+    """Seat 3 treats each copy of its forced bodies toward the ``victims`` by a move drawn per
+    step and copy (cycling through ``moves``): send it, garble its signature, replace it by its
+    signed body with an escrow ack (refused, §C3.8) or by a signed wrong reveal (proven, §C8.8),
+    or withhold it (the others get it as sent). Safety,
     whatever the mix: no honest peer is proven or dropped, every honest peer that finishes has
     the same final hash, and every honest log verifies (possibly incomplete) naming no honest
     seat."""
@@ -597,13 +599,19 @@ def test_any_mix_of_a_griefers_chance_step_moves_is_safe(tmp_path_factory, moves
     sessions, paths, _, _ = logged_game(tmp_path, 4, DROP)
     g = 3
 
-    def move(raw):
-        return moves[step_of(raw).step % len(moves)]
+    count: dict = {}
+
+    def move(raw):  # per step and per copy (first copy, re-sends...)
+        count[raw] = count.get(raw, 0) + 1
+        return moves[(step_of(raw).step * 7 + count[raw]) % len(moves)]
 
     def lie(src, dst, raw):
         if src != g or dst not in victims or not forced_looking(raw):
             return None
         m = move(raw)
+        if m == "wrong":
+            b = step_of(raw)
+            return seal(sessions[g].identity, MSG_STEP, [b.game_id, b.step, g, b.prev_hash, b.prev_digest, b"\x13" * 32])
         return garbled(raw) if m == "garble" else with_acks(sessions[g].identity, raw) if m == "acks" else None
 
     net = KeyedNet(list(sessions), random_legal(E, seed=seed), lie=lie)
