@@ -45,11 +45,6 @@ __all__ = ["RecordIngest"]
 _TWO = "signed two different messages for one step"
 
 
-def _count(stats: dict, name: str) -> None:
-    """Add one to the session counter ``name`` (``session_port.COUNTERS``)."""
-    stats[name] = stats.get(name, 0) + 1
-
-
 class RecordIngest:
     """Step, skip and past-drop records into one session (module docstring).
 
@@ -153,7 +148,7 @@ class RecordIngest:
                 # One of the two was taken unchecked as a forced body (§C3.8) and its signature
                 # fails: it is the right body (the only one taken unchecked), the other proves
                 # nothing against i with it (§C8.8: a proof rests on verified signatures only).
-                _count(s.stats, "unproven")
+                s.stats["unproven"] += 1
                 if cur.env.verify(self._pubkeys[i]):
                     s.steps.hold(step, i, h)
                     cur = h
@@ -267,7 +262,7 @@ class RecordIngest:
                     # Ours was a forced body taken unchecked (§C3.8): the right body, applied; a
                     # signed other version over its history is no evidence with it (§C8.8), and
                     # no honest peer applied it (refused there, ``step_message``).
-                    _count(s.stats, "unproven")
+                    s.stats["unproven"] += 1
                     continue
                 if i != s.my_seat and s.own.plain_chance_at(step):
                     # At a plain chance step the one body a peer can apply is the forced one
