@@ -26,7 +26,7 @@ from p2p.lockstep import CheaterProven, Equivocation, SeatDropped
 from p2p.verify import verify_log
 from p2p.wire import MSG_CATCHUP_RESP, MSG_STEP, open_envelope, seal, seal_message
 
-from p2p_harness import random_legal
+from p2p_harness import random_legal, restart_overturned
 from test_redteam_auth import CATCHUP_RESP_TAG, STEP_TAG, KeyedNet, garbled, step_of
 from test_resilience import crash_and_restart, finals, logged_game
 
@@ -584,20 +584,23 @@ def test_a_wrong_reveal_to_one_victim_never_wins_over_the_forced_body(tmp_path):
 @settings(max_examples=10, deadline=None, phases=[Phase.explicit, Phase.generate, Phase.shrink],
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(moves=st.lists(st.sampled_from(["send", "garble", "acks", "withhold", "wrong"]), min_size=5, max_size=13),
-       victims=st.sets(st.integers(0, 2), min_size=1, max_size=2), seed=st.integers(0, 3))
-@example(moves=["send", "acks", "acks", "send", "send", "send", "send", "send"], victims={0}, seed=0)  # H75 20:53
-@example(moves=["send"] * 8 + ["wrong"], victims={0}, seed=0)  # H75 21:05: the wrong-reveal stall
-def test_any_mix_of_a_griefers_chance_step_moves_is_safe(tmp_path_factory, moves, victims, seed):
-    """Seat 3 treats each copy of its forced bodies toward the ``victims`` by a move drawn per
-    step and copy (cycling through ``moves``): send it, garble its signature, replace it by its
-    signed body with an escrow ack (refused, §C3.8) or by a signed wrong reveal (proven, §C8.8),
-    or withhold it (the others get it as sent). Safety,
+       victims=st.sets(st.integers(0, 2), min_size=1, max_size=2), seed=st.integers(0, 3),
+       n=st.sampled_from([3, 4, 5]))
+@example(moves=["send", "acks", "acks", "send", "send", "send", "send", "send"], victims={0}, seed=0, n=4)  # H75 20:53
+@example(moves=["send"] * 8 + ["wrong"], victims={0}, seed=0, n=4)  # H75 21:05: the wrong-reveal stall
+def test_any_mix_of_a_griefers_chance_step_moves_is_safe(tmp_path_factory, moves, victims, seed, n):
+    """In a game of ``n`` seats (seat loss on), the last seat treats each copy of its forced
+    bodies toward the ``victims`` by a move drawn per step and copy (cycling through ``moves``):
+    send it, garble its signature, replace it by its signed body with an escrow ack (refused,
+    §C3.8) or by a signed wrong reveal (proven, §C8.8), or withhold it (the others get it as
+    sent); a peer halted by ``StepOverturned`` restarts from its log as the node does. Safety,
     whatever the mix: no honest peer is proven or dropped, every honest peer that finishes has
     the same final hash, and every honest log verifies (possibly incomplete) naming no honest
     seat."""
     tmp_path = tmp_path_factory.mktemp("mix")
-    sessions, paths, _, _ = logged_game(tmp_path, 4, DROP)
-    g = 3
+    sessions, paths, secrets, _ = logged_game(tmp_path, n, DROP)
+    g = n - 1  # the griefer: the last seat; victims among the others
+    victims = {x for x in victims if x < g}
 
     count: dict = {}
 
@@ -617,15 +620,15 @@ def test_any_mix_of_a_griefers_chance_step_moves_is_safe(tmp_path_factory, moves
     net = KeyedNet(list(sessions), random_legal(E, seed=seed), lie=lie)
     net.drop = lambda src, dst, raw: src == g and dst in victims and raw[:2] == STEP_TAG \
         and forced_looking(raw) and move(raw) == "withhold"
-    net.run(max_time=300.0)
-    honest = range(3)
+    net.run(max_time=300.0, hook=restart_overturned(paths, secrets))  # as the node restarts (§C3.4)
+    honest = range(g)
     for i in honest:
         proven = {e.seat for e in net.events[i] if isinstance(e, (CheaterProven, SeatDropped))}
         assert proven <= {g}, (i, proven, net.describe())
-    overs = [o[0].final_hash for o in finals(net)[:3] if o]
+    overs = [o[0].final_hash for o in finals(net)[:g] if o]
     assert len(set(overs)) <= 1
     for i in honest:
-        sessions[i].log.close()
+        net.s[i].log.close()
         rep = verify_log(paths[i], engine=E)
         assert rep.ok, (i, rep.error)
         assert {c["seat"] for c in rep.cheaters} <= {g}, (i, rep.cheaters)
