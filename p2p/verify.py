@@ -325,6 +325,14 @@ def _replay(engine: Engine, reader: LogReader, it: Any, rep: Report) -> None:
         rep.hidden["items_delivered"] = ledger.stats["items_delivered"]
     if reader.error is not None:
         raise BadLog(k, f"{reader.error} at byte {reader.error_offset}")
+    if pending_complaints and not attested and ledger is None and not er and engine.pending(state).chance \
+            and all(b.step == k and b.prev_hash == h and b.prev_digest == digest for _, b in pending_complaints):
+        # The log ends before step k, the chance step its last complaints are about: a peer
+        # that proved a signed bad reveal and halted (no drop possible) logged the complaint but
+        # not the step. Judged at that step, as a live peer at it judges (§C8.8 kind 2): the
+        # reveal against the seat's previous one (a valid one: the complaint is bad, BadLog).
+        recent[k] = [None] * n
+        settle_complaints(setup, k, [None] * n, recent, last_reveals, pending_complaints, rep.cheaters)
     if pending_complaints:
         c = pending_complaints[0][0]
         raise BadLog(c.step, f"complaint of seat {c.seat} about a step the log does not reach")

@@ -257,3 +257,31 @@ def test_a_proof_on_signed_evidence_is_still_made(tmp_path):
     signed = messages(game()["steps"][k])[1][SEAT]
     sess.referee.prove(SEAT, k, EQUIVOCATION, "signed two different messages for one step", [signed, with_acks(signed)])
     assert sess.stats["complaints"] == 1 and sess.stats.get("unproven", 0) == 0
+
+
+def test_a_complainers_own_log_ending_before_the_step_it_proved_verifies(tmp_path):
+    """§C8.8 kind 2, §C6 verify (H75's finding, pre-existing on v3): with no drop possible, a
+    victim that proves a signed wrong reveal halts (CheatDetected) with its COMPLAINT logged
+    but not the step's record; ``verify`` judges that trailing complaint at the chance step it
+    names (the reveal against the seat's previous one): the log is valid, unfinished, and
+    names the cheater."""
+    import test_redteam_forced as T
+
+    sessions, paths, _, _ = T.logged_game(tmp_path, 3, T.NO_DROP)
+    liar, first = 2, set()
+
+    def lie(src, dst, raw):
+        if src != liar or dst != 0 or not T.forced_looking(raw) or T.step_of(raw).step < 4 or raw in first:
+            return None
+        first.add(raw)
+        b = T.step_of(raw)
+        return T.seal(sessions[liar].identity, T.MSG_STEP, [b.game_id, b.step, liar, b.prev_hash, b.prev_digest,
+                                                            b"\x13" * 32])
+
+    T.KeyedNet(list(sessions), T.random_legal(E, seed=0), lie=lie).run(max_time=300.0)
+    assert type(sessions[0].halt_reason).__name__ == "CheatDetected"
+    sessions[0].log.close()
+    rep = verify_log(paths[0], engine=E)
+    assert rep.ok and not rep.complete, rep.error
+    assert [(c["seat"], c["complainer"], c["reason"]) for c in rep.cheaters] == \
+        [(liar, 0, "reveal does not hash to the previous reveal")]
