@@ -141,7 +141,7 @@ P2P_OPTION_PREFIX = "p2p."
 OPT_ON_DROP = "p2p.on_drop"  # "bot" | "bankrupt"; its presence turns seat loss on
 OPT_DROP_TIMEOUT = "p2p.drop_timeout"  # int seconds
 OPT_TIMED_MS = "p2p.timed_ms"  # int ms: exact duration of a timed game of a fraction of a minute
-#: Defaults the lobby offers (``lobby.RESILIENCE_DEFAULTS``).
+#: Defaults the lobby offers (``setup_options.RESILIENCE_DEFAULTS``).
 DEFAULT_ON_DROP = "bot"
 DEFAULT_DROP_TIMEOUT = 30
 MIN_DROP_TIMEOUT = 2

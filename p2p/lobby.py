@@ -46,12 +46,13 @@ from .beacon import HashChain, derive_secret, new_secret
 from .errors import LocalProtocolError, WireError
 from .gamelog import HEADER_RECORD, LOG_HEADER_VERSION, HeaderRecord
 from .identity import Identity
+from .join_resend import JoinResend
 from .lobby_events import (GameStarted, LobbyAborted, LobbyPeerMisbehaved, LobbyStatus,  # noqa: F401 (re-exported)
                            PlayerJoined, PlayerLeft, PlayerRemoved, SetupProposed, SetupRestarted)
 from .lockstep import LockstepSession
 from .setup_round import ABORTED, REVEALING, SIGNING, STARTED, SetupRound  # noqa: F401 (re-exported)
+from .setup_options import RESILIENCE_DEFAULTS, check_p2p_options  # noqa: F401 (re-exported)
 from .setup_signing import SetupSigning
-from .timed_clock import check_timed_options
 from .wire import (LOBBY_DECODERS, MSG_JOIN, MSG_LEAVE, MSG_PROPOSAL, MSG_REJECT, MSG_SEED, MSG_SETUP_SIG,
                    MSG_STATUS, Envelope, Leave, Player, Setup, check_options, open_envelope, seal_message)
 
@@ -62,46 +63,6 @@ if TYPE_CHECKING:  # annotations only (engine/api.py: the seam p2p sees; the cal
 #: new round's STATUS, or REJECT) before it aborts on its own (protocol.md §C2.2 step 7): the host
 #: entered the phase first and removes the silent seats at its own ``SETUP_TIMEOUT``.
 SETUP_HOST_GRACE = 10.0
-
-#: Joiner: seconds between two copies of our JOIN (the same bytes) while we have no PROPOSAL
-#: (phases ``joining`` and ``waiting``; protocol.md §C2.2 step 2, "Lobby re-sends"). The host's channel to
-#: us is unconfirmed until we answer one of its CHALLENGEs (§N2.6 "Reflection"): it sends us at
-#: most 3x what we sent, so a STATUS or PROPOSAL that does not fit waits for our next datagram;
-#: each copy raises that bound, wakes a channel that gave up and earns a new CHALLENGE (H77).
-JOIN_RESEND_S = 2.0
-
-#: Joiner without a PROPOSAL: least seconds between two early copies of our JOIN, each called
-#: for by a SETUP_SIG or SEED of our game (another seat got the PROPOSAL we lack: the host's
-#: channel to us may be holding it under the bound; §C2.2 step 2). Unchecked bytes can
-#: ask for them, hence the limit: at most 1/JOIN_HINT_S more JOINs a second, to the host only.
-JOIN_HINT_S = 0.25
-
-
-#: Setup options that turn seat loss on with its defaults (protocol.md §C8.1): a silent seat is
-#: played by the engine's bot after 30 s. Merge into ``Lobby.host(options=...)``.
-RESILIENCE_DEFAULTS = {C.OPT_ON_DROP: C.DEFAULT_ON_DROP, C.OPT_DROP_TIMEOUT: C.DEFAULT_DROP_TIMEOUT}
-
-
-def check_p2p_options(opts: tuple) -> None:
-    """Validate the ``p2p.*`` setup options (protocol.md §C8.1; ``p2p.timed_ms``: protocol.md §N8).
-    Raises ``LocalProtocolError``."""
-    d = dict(opts)
-    for k in d:
-        if k.startswith(C.P2P_OPTION_PREFIX) and k not in (C.OPT_ON_DROP, C.OPT_DROP_TIMEOUT, C.OPT_TIMED_MS,
-                                                           C.OPT_TURN_TIME):
-            raise LocalProtocolError(f"unknown p2p option {k!r}")
-    bad = check_timed_options(d)
-    if bad is not None:
-        raise LocalProtocolError(bad)
-    if C.OPT_ON_DROP in d and d[C.OPT_ON_DROP] not in ("bot", "bankrupt"):
-        raise LocalProtocolError(f"{C.OPT_ON_DROP} must be 'bot' or 'bankrupt'")
-    t = d.get(C.OPT_DROP_TIMEOUT, C.DEFAULT_DROP_TIMEOUT)
-    if type(t) is not int or not C.MIN_DROP_TIMEOUT <= t <= C.MAX_DROP_TIMEOUT:
-        raise LocalProtocolError(f"{C.OPT_DROP_TIMEOUT} must be an int of seconds in "
-                                 f"[{C.MIN_DROP_TIMEOUT}, {C.MAX_DROP_TIMEOUT}]")
-    t = d.get(C.OPT_TURN_TIME, C.DEFAULT_TURN_TIME)
-    if type(t) is not int or not 0 <= t <= C.MAX_TURN_TIME:
-        raise LocalProtocolError(f"{C.OPT_TURN_TIME} must be an int of seconds in [0, {C.MAX_TURN_TIME}] (0: unlimited)")
 
 
 class Lobby:
@@ -138,10 +99,8 @@ class Lobby:
         self._out: list[tuple[Any, bytes]] = []
         self._events: deque = deque()
         self._deadline: float | None = None
-        #: Joiner: when our JOIN goes out again (``JOIN_RESEND_S``), None for the host; when
-        #: the last early copy was called for (``JOIN_HINT_S``).
-        self._join_at: float | None = None
-        self._join_hint = -JOIN_HINT_S
+        #: Joiner: when our JOIN goes out again (``join_resend``; never for the host).
+        self._join = JoinResend(None)
         #: Setup hashes of the rounds given up (protocol.md §C2.2 step 7): a late SETUP_SIG/SEED
         #: of an old round is dropped (``old_round``), never a disagreement.
         self._old_setups: set[bytes] = set()
@@ -248,7 +207,7 @@ class Lobby:
                   demo_seed=demo_seed, now=now, chain_length=chain_length)
         lob.admission.expect_host(host_addr, host_keys, host_fp, code_tag if game_id is None else None)
         lob._deadline = now + C.JOIN_TIMEOUT
-        lob._join_at = now + JOIN_RESEND_S
+        lob._join = JoinResend(now)
         lob._out.append((host_addr, lob.admission.join_msg()))
         return lob
 
@@ -307,7 +266,7 @@ class Lobby:
         if phase in (SIGNING, REVEALING):
             resend_at = self.setup_round.resend_at
         elif phase in (JOINING, WAITING):
-            resend_at = self._join_at
+            resend_at = self._join.at
         else:
             return None
         return min((t for t in (resend_at, self._deadline) if t is not None), default=None)
@@ -325,9 +284,8 @@ class Lobby:
         "Lobby re-sends")."""
         if self.phase in (SIGNING, REVEALING):
             self.setup_round.resend(now)
-        elif (self._join_at is not None and now >= self._join_at and self.phase in (JOINING, WAITING)
-              and (self._deadline is None or now < self._deadline)):
-            self._join_at = now + JOIN_RESEND_S
+        elif self.phase in (JOINING, WAITING) and (self._deadline is None or now < self._deadline) \
+                and self._join.due(now):
             self._out.append((self.admission.host_addr, self.admission.join_msg()))
         adm = self.admission
         if self._deadline is not None and now >= self._deadline and self.role == "host":
@@ -411,10 +369,8 @@ class Lobby:
             else:
                 self.drop("wrong_game")
             return
-        if (env.mtype in (MSG_SETUP_SIG, MSG_SEED) and self._join_at is not None
-                and self.phase in (JOINING, WAITING) and now - self._join_hint >= JOIN_HINT_S):
-            self._join_hint = now
-            self._join_at = min(self._join_at, now)  # the host proposed: our JOIN at once (handle_timer)
+        if env.mtype in (MSG_SETUP_SIG, MSG_SEED) and self.phase in (JOINING, WAITING):
+            self._join.hint(now)  # the host proposed: our JOIN at once (handle_timer)
         self._handlers[env.mtype](env, msg, addr, now, peer_key)
 
     def _on_setup_sig(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
@@ -508,8 +464,7 @@ class Lobby:
         self.phase = WAITING
         self._deadline = None
         self.me = self.me._replace(seed_commit=self.setup_round.seed_commit)
-        if self._join_at is not None:
-            self._join_at = now + JOIN_RESEND_S  # the caller sends our fresh JOIN now
+        self._join.restart(now)  # the caller sends our fresh JOIN now
         self.admission.new_round(self.me)
         self._events.append(SetupRestarted(n))
 

@@ -8,7 +8,8 @@ import random
 from p2p import const as C
 from p2p.beacon import game_seed
 from p2p.identity import Identity
-from p2p.lobby import (ABORTED, JOIN_RESEND_S, STARTED, GameStarted, Lobby, LobbyAborted, LobbyPeerMisbehaved,
+from p2p.join_resend import JOIN_RESEND_S
+from p2p.lobby import (ABORTED, STARTED, GameStarted, Lobby, LobbyAborted, LobbyPeerMisbehaved,
                        PlayerLeft, PlayerRemoved)
 from p2p.wire import MSG_JOIN, MSG_SEED, MSG_PROPOSAL, decode_proposal, open_envelope, pack, seal
 

@@ -18,7 +18,8 @@ from p2p.channel_auth import KeyCache
 from p2p.endpoint import Endpoint
 from p2p.faults import FaultPlan, SimNetwork
 from p2p.identity import Identity
-from p2p.lobby import ABORTED, JOIN_HINT_S, JOIN_RESEND_S, WAITING, GameStarted, Lobby, LobbyAborted
+from p2p.join_resend import JOIN_HINT_S, JOIN_RESEND_S
+from p2p.lobby import ABORTED, WAITING, GameStarted, Lobby, LobbyAborted
 from p2p.node_lobby import pin_seats
 from p2p.wire import MSG_JOIN, MSG_SETUP_SIG, SetupSig, open_envelope, seal_message
 

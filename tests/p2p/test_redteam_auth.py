@@ -29,50 +29,16 @@ from p2p.gamelog import KIND_STEP, STEP_RECORD, LogReader
 from p2p.identity import Identity
 from p2p.bodies import CatchupResponse
 from p2p.forced import is_forced
-from p2p.lockstep import CheaterProven, GameOver, PeerMisbehaved, SeatDropped
+from p2p.lockstep import CheaterProven, PeerMisbehaved, SeatDropped
 from p2p.verify import verify_log
-from p2p.wire import MSG_CATCHUP_RESP, MSG_STEP, decode_step_body, open_envelope, seal, seal_message
+from p2p.wire import MSG_CATCHUP_RESP, MSG_STEP, open_envelope, seal, seal_message
 
-from p2p_harness import Net, first_legal, random_legal, restart_overturned, started_sessions
+from p2p_harness import first_legal, random_legal, restart_overturned, started_sessions
+from redteam_auth_kit import CATCHUP_RESP_TAG, STEP_TAG, KeyedNet, final_hashes, garbled, step_of
 from test_resilience import crash_and_restart, finals, logged_game
 
 DOMAIN_STEP, DOMAIN_OTHER = C.DOMAIN_STEP, C.DOMAIN_ALIVE
-STEP_TAG = bytes([0x93, MSG_STEP])
-CATCHUP_RESP_TAG = bytes([0x93, MSG_CATCHUP_RESP])
 DROP = {C.OPT_ON_DROP: "bot", C.OPT_DROP_TIMEOUT: 5, "target": 30}
-
-
-def garbled(raw: bytes) -> bytes:
-    """``raw`` (an envelope) with the same body and a signature that does not verify."""
-    env = open_envelope(raw, C.MAX_CATCHUP_MSG)
-    return raw[:len(raw) - len(env.sig)] + bytes(b ^ 0x5A for b in env.sig)
-
-
-def step_of(raw: bytes):
-    return decode_step_body(open_envelope(raw, C.MAX_STEP_MSG).body)
-
-
-class KeyedNet(Net):
-    """``Net`` over keyed channels: ``lie(src, dst, raw)`` returns what the lying seat puts on
-    its own channel to ``dst`` instead of ``raw`` (its MAC is valid whatever it sends), or None
-    to send ``raw`` unchanged."""
-
-    def __init__(self, sessions, choose, lie=None, **kw):
-        super().__init__(sessions, choose, **kw)
-        self.lie = lie or (lambda src, dst, raw: None)
-        self.lies: list[tuple[int, int, bytes]] = []
-
-    def send_to(self, src, dst, raw):
-        j = self.s.index(dst)
-        out = self.lie(src, j, raw) if raw[:2] == STEP_TAG else None
-        if out is not None:
-            self.lies.append((src, j, out))
-            raw = out
-        dst.receive_message(raw, self.now)
-
-
-def final_hashes(net, seats):
-    return {e.final_hash for i in seats for e in net.events[i] if isinstance(e, GameOver)}
 
 
 # -- a griefer's bad records in every honest log ------------------------------------------------

@@ -15,54 +15,20 @@ the chance steps after it are plain."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
 import fake_engine as E
 from p2p import const as C
-from p2p.bodies import CatchupResponse
-from p2p.gamelog import KIND_STEP, STEP_RECORD, step_payload
+from p2p.gamelog import KIND_STEP, STEP_RECORD
 from p2p.lockstep import CheaterProven, Equivocation, SeatDropped
 from p2p.verify import verify_log
-from p2p.wire import MSG_CATCHUP_RESP, MSG_STEP, open_envelope, seal, seal_message
+from p2p.wire import MSG_STEP, seal
 
-from p2p_harness import random_legal, restart_overturned
-from test_redteam_auth import CATCHUP_RESP_TAG, STEP_TAG, KeyedNet, garbled, step_of
+from p2p_harness import random_legal
+from redteam_auth_kit import CATCHUP_RESP_TAG, STEP_TAG, KeyedNet, garbled, step_of
 from test_resilience import crash_and_restart, finals, logged_game
+from redteam_forced_kit import (DROP, NO_DROP, forced_looking, garble_forced, honest_logs_verify, records_of, with_acks, ForcedSteps, page_of, second_body_game)
 
-DROP = {C.OPT_ON_DROP: "bot", C.OPT_DROP_TIMEOUT: 5, "target": 30}
-NO_DROP = {"target": 30}
-
-
-def forced_looking(raw: bytes) -> bool:
-    """True if the STEP envelope ``raw`` has the forced body's shape: 6 fields, a 32-byte input."""
-    env = open_envelope(raw, C.MAX_STEP_MSG)
-    b = step_of(raw)
-    return env.body[0] == 0x96 and type(b.input) is bytes and len(b.input) == C.HASH_LEN
-
-
-def garble_forced(g: int):
-    """A ``KeyedNet`` lie: every forced-looking STEP of seat ``g`` (every copy, re-sends too)
-    goes out with a garbage signature."""
-    def lie(src, dst, raw):
-        return garbled(raw) if src == g and forced_looking(raw) else None
-    return lie
-
-
-def honest_logs_verify(net, sessions, paths, honest, cheaters=()):
-    """Every honest peer ended with one GameOver, all with one final hash, and its log verifies
-    complete naming exactly ``cheaters``."""
-    overs = finals(net)
-    assert all(len(overs[i]) == 1 for i in honest), net.describe()
-    assert len({overs[i][0].final_hash for i in honest}) == 1
-    for i in honest:
-        sessions[i].log.close()
-        rep = verify_log(paths[i], engine=E)
-        assert rep.ok and rep.complete, (i, rep.error)
-        assert {c["seat"] for c in rep.cheaters} == set(cheaters), (i, rep.cheaters)
-
-
-# -- A1: a griefer garbles every forced body ----------------------------------------------------
 
 @pytest.mark.parametrize("options", [DROP, NO_DROP], ids=["seat-loss", "no-seat-loss"])
 def test_a_griefer_garbling_every_forced_body_changes_nothing(tmp_path, options):
@@ -92,7 +58,7 @@ def test_a_restart_and_a_catchup_pass_the_griefers_unsigned_forced_bodies(tmp_pa
     g = 3
 
     def lose_from_step_5(path):
-        cut = next(r.offset for r in _records(path) if r.kind == KIND_STEP
+        cut = next(r.offset for r in records_of(path) if r.kind == KIND_STEP
                    and STEP_RECORD.decode(r.payload).step >= 5)
         with open(path, "r+b") as f:
             f.truncate(cut)
@@ -111,72 +77,6 @@ def test_a_restart_and_a_catchup_pass_the_griefers_unsigned_forced_bodies(tmp_pa
     net.s[1].log.close()
     rep = verify_log(paths[1], engine=E)
     assert rep.ok and rep.complete, rep.error
-
-
-def _records(path):
-    from p2p.gamelog import LogReader
-    return list(LogReader(path))
-
-
-# -- A2/A3: a signed body with other fields at a plain chance step, beside an unchecked one -----
-
-def with_acks(identity, raw: bytes) -> bytes:
-    """Seat's signed STEP with the same six fields as ``raw`` (its forced body) plus an escrow
-    acknowledgement (9th field, §C8.2): the kind of body §C3.8 refuses at a plain chance step."""
-    b = step_of(raw)
-    return seal(identity, MSG_STEP, [b.game_id, b.step, b.seat, b.prev_hash, b.prev_digest, b.input, None, None,
-                                     [[0, 0, b"\x42" * 32]]])
-
-
-class ForcedSteps:
-    """A ``KeyedNet`` lie for seat ``g``: every forced-looking STEP goes out garbled (``garble``)
-    or as sent; the forced envelopes it sent are kept per step (``sent``)."""
-
-    def __init__(self, g: int, garble: bool = True) -> None:
-        self.g, self.garble = g, garble
-        self.sent: dict[int, bytes] = {}
-
-    def __call__(self, src, dst, raw):
-        if src != self.g or not forced_looking(raw):
-            return None
-        self.sent.setdefault(step_of(raw).step, raw)
-        return garbled(raw) if self.garble else None
-
-
-def page_of(signer, victim, k: int, mine: bytes, seat: int | None = None) -> bytes:
-    """``signer``'s signed CATCHUP_RESP holding the record of step ``k`` as the ``victim`` holds it,
-    with the message of ``seat`` (default: the signer's own) replaced by ``mine``."""
-    raws = [None if h is None else h.env.raw for h in victim.steps.slots(k)]
-    raws[signer.my_seat if seat is None else seat] = mine
-    return seal_message(signer.identity, MSG_CATCHUP_RESP, CatchupResponse(
-        victim.game_id, signer.my_seat, k, k + 1, ((KIND_STEP, step_payload(k, raws)),), (), ()))
-
-
-def second_body_game(sessions, lie: ForcedSteps, make=None, page: bool = False, v: int = 0):
-    """Run the game with ``lie`` (seat ``lie.g``'s forced bodies); once victim ``v`` applied a
-    plain chance step k >= 6 (still kept), it receives ``make(s, k)`` (default: seat g's signed
-    body of step k with an ack, ``with_acks``, in g's own page if ``page``, else live).
-    Returns (net, [k] once done)."""
-    g = lie.g
-    net = KeyedNet(list(sessions), random_legal(E, seed=3), lie=lie)
-    done: list = []
-
-    def second(s, k):
-        raw = with_acks(sessions[g].identity, lie.sent[k])
-        return page_of(sessions[g], s, k, raw) if page else raw
-
-    def hook(net):
-        s = net.s[v]
-        if done or s is None or s.phase != "running":
-            return None
-        k = next((k for k in sorted(lie.sent) if 6 <= k < s.step and s.steps.keeps(k)), None)
-        if k is not None:
-            s.receive_message((make or second)(s, k), net.now)
-            done.append(k)
-        return None
-
-    net.run(max_time=300.0, hook=hook)
-    return net, done
 
 
 @pytest.mark.parametrize("options", [NO_DROP, DROP], ids=["no-seat-loss", "seat-loss"])
@@ -410,225 +310,3 @@ def test_a_wrong_reveal_is_still_proven_beside_a_griefers_unsigned_forced_bodies
         assert {e.seat for e in net.events[i] if isinstance(e, CheaterProven)} == {3}, i
         assert {e.seat for e in net.events[i] if isinstance(e, SeatDropped)} == {3}, i
     honest_logs_verify(net, sessions, paths, range(3), cheaters=[3])
-
-
-# -- A9: the real engine (classico: plain chance steps; niente: none, §C12) ---------------------
-
-def _real_game(tmp_path, edition, options, make_lie, choose):
-    """Four peers of the real engine over a ``KeyedNet`` whose lie is ``make_lie(sessions)``;
-    asserts one final game and logs that verify complete naming nobody. Returns (net, sessions)."""
-    import engine as RE
-    from p2p.gamelog import LogWriter
-    from p2p_harness import make_lobbies, pump_lobbies
-
-    lobbies = make_lobbies(4, edition=edition, options=options)
-    pump_lobbies(lobbies)
-    ordered = sorted(lobbies.values(), key=lambda l: l.my_seat)
-    paths = [tmp_path / f"{i}.log" for i in range(4)]
-    sessions = [l.start_session(RE, log=LogWriter(p, l.log_header())) for l, p in zip(ordered, paths)]
-    net = KeyedNet(sessions, choose, lie=make_lie(sessions))
-    net.run(max_time=1e6, max_rounds=5_000_000)
-    for s in sessions:
-        s.log.close()
-    overs = finals(net)
-    assert all(len(o) == 1 for o in overs), net.describe()
-    assert len({(o[0].final_hash, o[0].steps) for o in overs}) == 1
-    for p in paths:
-        rep = verify_log(p, engine=RE)
-        assert rep.ok and rep.complete and rep.cheaters == [], (p, rep.error, rep.cheaters)
-    for i in range(4):
-        assert not [e for e in net.events[i] if isinstance(e, (SeatDropped, CheaterProven))], i
-    return net, sessions
-
-
-def test_classico_with_a_griefer_garbling_its_forced_bodies(tmp_path):
-    """The real engine (classico: dice, cards, every chance step of the rules), seat loss on
-    (escrow rounds), seat 3 garbles every forced body: the four finish one game, nobody dropped
-    or proven, every log verifies; the honest peers held the griefer's bodies unchecked."""
-    from test_real_engine_game import chooser
-
-    net, sessions = _real_game(tmp_path, "classico", {C.OPT_ON_DROP: "bot", C.OPT_DROP_TIMEOUT: 5},
-                               lambda sessions: garble_forced(3), chooser())
-    assert net.lies and all(sessions[i].stats["forced"] > 0 for i in range(3))
-
-
-def test_niente_has_no_plain_chance_step_a_forced_looking_body_needs_its_signature(tmp_path):
-    """niente-e-come-sembra (hidden information, §C12): no step is a plain chance step, so
-    nothing is taken unchecked. Seat 3 sends victim 0, at every chance step, a 6-field body with
-    its real reveal over the right history (a forced body in a classico game) and a garbage
-    signature instead of its real message (reveal + hidden field). The victim drops each one
-    (``bad_signature``, never ``forced``), gets seat 3's signed message from the others' records,
-    and the four finish one game whose logs verify naming nobody."""
-    import engine as RE
-
-    def make_lie(sessions):
-        def lie(src, dst, raw):
-            b = step_of(raw)
-            if src != 3 or dst != 0 or type(b.input) is not bytes or b.hidden is None:
-                return None
-            return garbled(seal(sessions[3].identity, MSG_STEP,
-                                [b.game_id, b.step, 3, b.prev_hash, b.prev_digest, b.input]))
-        return lie
-
-    net, sessions = _real_game(tmp_path, "niente-e-come-sembra", None, make_lie,
-                               lambda s: RE.choose(s.state, s.my_seat, "default", s.private_view()))
-    assert net.lies
-    assert sessions[0].stats["forced"] == 0 and sessions[0].stats["bad_signature"] >= 1
-
-
-def test_an_early_signed_non_forced_body_is_refused_when_its_step_begins(tmp_path):
-    """Victim 0 lags a step (the first copy of seat 1's messages of steps 5..12 to it is lost),
-    so seat 3's messages of the next step reach it EARLY, verified and buffered (§C3.4 'step >
-    ours'). For steps 6..12 seat 3 sends victim 0, instead of its forced body, its signed body
-    plus an escrow ack. When such a step begins as a plain chance step, the buffered body must
-    be judged as on receipt (§C3.8: not the forced body -> not held, ``not_forced``), never
-    applied: else the victim's digest differs from everyone's, 'Two versions applied' may keep
-    the ack body (the liar picks its hash) and the honest peers roll back onto a body no log can
-    verify. Safe: nobody halts, rolls back or is dropped, one game, every honest log verifies.
-    (Found by H75, 20:53: the victim applied it; fixed in b1c05b8, re-judged at step begin.)"""
-    sessions, paths, _, _ = logged_game(tmp_path, 4, DROP)
-    g, v = 3, 0
-    first: set = set()
-
-    def lie(src, dst, raw):
-        if src == g and dst == v and forced_looking(raw) and 6 <= step_of(raw).step <= 12:
-            return with_acks(sessions[g].identity, raw)
-        return None
-
-    def drop(src, dst, raw):
-        if src != 1 or dst != v or raw[:2] != STEP_TAG or not 5 <= step_of(raw).step <= 12:
-            return False
-        if raw in first:
-            return False
-        first.add(raw)
-        return True
-
-    net = KeyedNet(list(sessions), random_legal(E, seed=3), lie=lie)
-    net.drop = drop
-    net.run(max_time=300.0)
-    assert net.lies and sessions[v].stats["not_forced"] > 0, (net.describe(), [s.halt_reason.__class__.__name__ for s in sessions])
-    for i in range(3):
-        assert sessions[i].halt_reason is None, (i, sessions[i].halt_reason, net.describe())
-        assert not [e for e in net.events[i] if isinstance(e, SeatDropped)], i
-    honest_logs_verify(net, sessions, paths, range(3))
-
-
-def test_a_colluders_page_never_overturns_a_plain_chance_step_onto_a_non_forced_body(tmp_path):
-    """Liar 1 signs, besides its forced body of an applied plain chance step k >= 6, a second body
-    with an escrow ack whose bytes it grinds until ``kept_version`` (smaller SHA-256, §C3.4 'Two
-    versions applied') would keep it; colluder 2 serves it to victim 0 in ITS page of step k.
-    At a plain chance step only the forced body can be the step's body (§C3.8): the victim may
-    prove seat 1 (both versions signed) but never rolls back onto the ack body. Safe: no
-    StepOverturned at the victim, the honest seats 0 and 3 finish one game with the others, every
-    log verifies naming at most seat 1. (H79's review, 20:57; fixed by H72 in 45c8c31.)"""
-    from p2p.step_collect import kept_version
-    from p2p.lockstep import StepOverturned
-
-    sessions, paths, secrets, _ = logged_game(tmp_path, 4, DROP)
-    liar, colluder, v = 1, 2, 0
-    lie = ForcedSteps(liar, garble=False)
-
-    def make(s, k):
-        forced = open_envelope(lie.sent[k], C.MAX_STEP_MSG).body
-        b = step_of(lie.sent[k])
-        for n in range(256):  # grind the ack until kept_version would keep it
-            evil = seal(sessions[liar].identity, MSG_STEP, [b.game_id, k, liar, b.prev_hash, b.prev_digest, b.input,
-                                                            None, None, [[0, 0, bytes([n]) * 32]]])
-            if kept_version(forced, open_envelope(evil, C.MAX_STEP_MSG).body) != forced:
-                break
-        return page_of(sessions[colluder], s, k, evil, seat=liar)
-
-    net, done = second_body_game(sessions, lie, make)
-    assert done, net.describe()
-    assert not isinstance(sessions[v].halt_reason, StepOverturned), sessions[v].halt_reason
-    overs = finals(net)
-    assert all(len(overs[i]) == 1 for i in (0, 3)), net.describe()
-    assert len({o[0].final_hash for o in overs if o}) == 1
-    for i in range(4):
-        sessions[i].log.close()
-        rep = verify_log(paths[i], engine=E)
-        assert rep.ok and (rep.complete or i == liar), (i, rep.error)  # the liar may be voted out
-        assert {c["seat"] for c in rep.cheaters} <= {liar}, (i, rep.cheaters)
-
-
-def test_a_wrong_reveal_to_one_victim_never_wins_over_the_forced_body(tmp_path):
-    """Seat 3 sends victim 0 the FIRST copy of its message of chance steps 1 and 2 as a signed
-    wrong reveal (6 fields, §C8.8 kind 2), every re-send and every other peer its forced body.
-    The victim proves seat 3 (both versions signed: the others too), but must still apply the
-    forced body (the only body a plain chance step can apply, §C3.8), reach the next step and
-    vote there with the others, so seat 3 is dropped and the game goes on. (Found by H75's
-    widened mix test, 21:05: the victim kept the wrong reveal, voted at k while the others voted
-    at k+1, and no quorum ever formed: the whole table stalled; the same on v3 code. Fixed by
-    H72 in 45c8c31: at a plain chance step the kept version is the forced body.)"""
-    sessions, paths, _, _ = logged_game(tmp_path, 4, DROP)
-    g, v = 3, 0
-    first: set = set()
-
-    def lie(src, dst, raw):
-        if src != g or dst != v or not forced_looking(raw) or step_of(raw).step not in (1, 2) or raw in first:
-            return None
-        first.add(raw)
-        b = step_of(raw)
-        return seal(sessions[g].identity, MSG_STEP, [b.game_id, b.step, g, b.prev_hash, b.prev_digest, b"\x13" * 32])
-
-    net = KeyedNet(list(sessions), random_legal(E, seed=0), lie=lie)
-    net.run(max_time=300.0)
-    assert net.lies
-    for i in range(3):
-        assert {e.seat for e in net.events[i] if isinstance(e, SeatDropped)} <= {g}, i
-    honest_logs_verify(net, sessions, paths, range(3), cheaters=[g])
-
-
-# -- A10: any mix of the griefer's moves -------------------------------------------------------
-
-@settings(max_examples=10, deadline=None, phases=[Phase.explicit, Phase.generate, Phase.shrink],
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(moves=st.lists(st.sampled_from(["send", "garble", "acks", "withhold", "wrong"]), min_size=5, max_size=13),
-       victims=st.sets(st.integers(0, 2), min_size=1, max_size=2), seed=st.integers(0, 3),
-       n=st.sampled_from([3, 4, 5]))
-@example(moves=["send", "acks", "acks", "send", "send", "send", "send", "send"], victims={0}, seed=0, n=4)  # H75 20:53
-@example(moves=["send"] * 8 + ["wrong"], victims={0}, seed=0, n=4)  # H75 21:05: the wrong-reveal stall
-def test_any_mix_of_a_griefers_chance_step_moves_is_safe(tmp_path_factory, moves, victims, seed, n):
-    """In a game of ``n`` seats (seat loss on), the last seat treats each copy of its forced
-    bodies toward the ``victims`` by a move drawn per step and copy (cycling through ``moves``):
-    send it, garble its signature, replace it by its signed body with an escrow ack (refused,
-    §C3.8) or by a signed wrong reveal (proven, §C8.8), or withhold it (the others get it as
-    sent); a peer halted by ``StepOverturned`` restarts from its log as the node does. Safety,
-    whatever the mix: no honest peer is proven or dropped, every honest peer that finishes has
-    the same final hash, and every honest log verifies (possibly incomplete) naming no honest
-    seat."""
-    tmp_path = tmp_path_factory.mktemp("mix")
-    sessions, paths, secrets, _ = logged_game(tmp_path, n, DROP)
-    g = n - 1  # the griefer: the last seat; victims among the others
-    victims = {x for x in victims if x < g}
-
-    count: dict = {}
-
-    def move(raw):  # per step and per copy (first copy, re-sends...)
-        count[raw] = count.get(raw, 0) + 1
-        return moves[(step_of(raw).step * 7 + count[raw]) % len(moves)]
-
-    def lie(src, dst, raw):
-        if src != g or dst not in victims or not forced_looking(raw):
-            return None
-        m = move(raw)
-        if m == "wrong":
-            b = step_of(raw)
-            return seal(sessions[g].identity, MSG_STEP, [b.game_id, b.step, g, b.prev_hash, b.prev_digest, b"\x13" * 32])
-        return garbled(raw) if m == "garble" else with_acks(sessions[g].identity, raw) if m == "acks" else None
-
-    net = KeyedNet(list(sessions), random_legal(E, seed=seed), lie=lie)
-    net.drop = lambda src, dst, raw: src == g and dst in victims and raw[:2] == STEP_TAG \
-        and forced_looking(raw) and move(raw) == "withhold"
-    net.run(max_time=300.0, hook=restart_overturned(paths, secrets))  # as the node restarts (§C3.4)
-    honest = range(g)
-    for i in honest:
-        proven = {e.seat for e in net.events[i] if isinstance(e, (CheaterProven, SeatDropped))}
-        assert proven <= {g}, (i, proven, net.describe())
-    overs = [o[0].final_hash for o in finals(net)[:g] if o]
-    assert len(set(overs)) <= 1
-    for i in honest:
-        net.s[i].log.close()
-        rep = verify_log(paths[i], engine=E)
-        assert rep.ok, (i, rep.error)
-        assert {c["seat"] for c in rep.cheaters} <= {g}, (i, rep.cheaters)

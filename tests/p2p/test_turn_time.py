@@ -122,7 +122,7 @@ def test_lobby_accepts_only_a_whole_number_of_seconds_as_turn_time():
     import pytest
 
     from p2p.errors import LocalProtocolError
-    from p2p.lobby import check_p2p_options
+    from p2p.setup_options import check_p2p_options
 
     for ok in (0, 2, 300, C.MAX_TURN_TIME):
         check_p2p_options(((C.OPT_TURN_TIME, ok),))

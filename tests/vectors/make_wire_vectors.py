@@ -199,9 +199,9 @@ def setup_with_options(ids: list[Identity], gid: bytes) -> dict:
     """§C2.3, §C7.1: the setup of the wire game's players for a timed editrice-giochi game with
     options of each value type (str, ints, bools), given unsorted and encoded sorted by key; its
     hash and the options the engine gets (``wire.engine_options``: the ``p2p.`` keys left out;
-    ``engine.new_game`` accepts them) and the p2p checks pass (``lobby.check_p2p_options``)."""
+    ``engine.new_game`` accepts them) and the p2p checks pass (``setup_options.check_p2p_options``)."""
     import engine
-    from p2p.lobby import check_p2p_options
+    from p2p.setup_options import check_p2p_options
 
     players = tuple(W.Player(i.public_key, i.x25519_public_key, f"wire-{n}", _h(f"head {n}"), _h(f"commit {n}"),
                              False) for n, i in enumerate(ids))
