@@ -168,6 +168,8 @@ def rss_figures(game: dict) -> dict:
         slope = sum((x - mx) * (y - statistics.fmean(ys)) for x, y in zip(xs, ys)) / den if den else 0.0
         rows.append({"first_mb": round(pts[0][1] / 1024, 1), "last_mb": round(pts[-1][1] / 1024, 1),
                      "max_mb": round(max(kb for _, kb in pts) / 1024, 1), "kb_per_step": round(slope, 3)})
+    if not rows:  # a game too short for 4 progress samples per peer (a compiled 4-peer game: ~0.5 s)
+        return {"peers": game["peers"], "steps": game["steps"], "error": "fewer than 4 RSS samples per peer"}
     return {"peers": game["peers"], "steps": game["steps"],
             "max_mb": max(r["max_mb"] for r in rows), "last_mb": max(r["last_mb"] for r in rows),
             "kb_per_step_median": round(statistics.median(r["kb_per_step"] for r in rows), 3)}

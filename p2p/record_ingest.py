@@ -31,7 +31,7 @@ from typing import Any
 from . import const as C
 from .complaints import EQUIVOCATION, make_complaint, same_history
 from .errors import WireError
-from .forced import is_forced, plain_chance
+from .forced import is_forced
 from .identity import Identity
 from .log_checks import step_message
 from .session_events import Equivocation, SeatLost, StepOverturned
@@ -109,9 +109,8 @@ class RecordIngest:
         if type(raws) is not list or len(raws) != s.n:
             return "record without one entry per seat"
         # A plain chance step (§C3.8): a seat's forced body is taken whatever its signature, as
-        # live (``session_inbox``); the same predicate, from the step's begin (``own_step``).
-        plain = s.pending is not None and plain_chance(s.pending.chance, s.escrow_round, s.hidden is not None,
-                                                       s.final_step == step)
+        # live (``session_inbox``); the same predicate (``OwnStep.plain_chance``; step is ours).
+        plain = s.own.plain_chance()
         held = []
         for i, raw in enumerate(raws):
             if raw is None:
