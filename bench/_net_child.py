@@ -30,7 +30,10 @@ prints them merged.
 
 When the environment names ``LANOPOLI_BENCH_OUT`` (a directory), the counters go to
 ``<dir>/<pid>.json`` as one JSON object: ``transport`` (dict), ``session`` (dict), ``sent_by_type``
-({type: payloads}), ``chunks_by_type`` ({type: chunks}), ``rss`` ([[step, kB], ...]).
+({type: payloads}), ``chunks_by_type`` ({type: chunks}), ``rss`` ([[step, kB], ...]), ``rss_end``
+([steps, kB] once the game is over: a short game may have no progress line), ``smaps``
+({"first"/"end": ``smaps_kb()``}: Rss, Pss, Private_Dirty, Shared_Clean at the first progress
+line and at the end).
 """
 
 from __future__ import annotations
@@ -53,6 +56,20 @@ def rss_kb() -> int:
     """Resident set size of this process now, in kB (``/proc/self/statm``, Linux)."""
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * _PAGE_KB
+
+
+def smaps_kb() -> dict[str, int]:
+    """This process's memory now by kind, kB (``/proc/self/smaps_rollup``, Linux >= 4.14; {} elsewhere):
+    ``Rss``; ``Pss`` (shared pages divided among the processes mapping them: the peers of one
+    machine share the interpreter's, the libraries' and the compiled engine's pages);
+    ``Private_Dirty`` (this peer's own heap, what one more peer costs); ``Shared_Clean``."""
+    try:
+        with open("/proc/self/smaps_rollup") as f:
+            rows = [line.split() for line in f.read().splitlines()[1:]]
+    except OSError:
+        return {}
+    keep = ("Rss:", "Pss:", "Private_Dirty:", "Shared_Clean:")
+    return {r[0][:-1]: int(r[1]) for r in rows if len(r) >= 2 and r[0] in keep}
 
 
 def _old_verify() -> None:
@@ -108,6 +125,7 @@ def _install(out_dir: str) -> None:
     sent: Counter = Counter()
     chunks: Counter = Counter()
     rss: list[list[int]] = []
+    smaps: dict[str, dict[str, int]] = {}  # "first": at the first progress line; "end": after the game
     first: list = []  # (process CPU s, step) at the first progress line: the game's CPU from there
     link_send = link.Link.send
     sample_dir = os.environ.get("LANOPOLI_BENCH_SAMPLE")
@@ -134,6 +152,7 @@ def _install(out_dir: str) -> None:
             if msg.get("type") == "progress":
                 if not first:
                     first.append((time.process_time(), int(msg.get("step") or 0)))
+                    smaps["first"] = smaps_kb()
                     if sampler is not None:
                         sampler.start()
                 kb = rss_kb()
@@ -153,9 +172,10 @@ def _install(out_dir: str) -> None:
             if sampler is not None:
                 sampler.stop()
                 sampler.dump(Path(sample_dir, f"{os.getpid()}.json"))
+        smaps["end"] = smaps_kb()
         data = {"transport": dict(result.transport), "session": dict(result.session_stats),
                 "sent_by_type": dict(sent), "chunks_by_type": dict(chunks), "rss": rss,
-                "steps": result.steps, "seat": result.seat}
+                "rss_end": [result.steps, rss_kb()], "smaps": smaps, "steps": result.steps, "seat": result.seat}
         if first:
             data["cpu_game_s"] = time.process_time() - first[0][0]
             data["cpu_steps"] = result.steps - first[0][1]

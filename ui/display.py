@@ -12,15 +12,14 @@ import re
 import sys
 import time
 from pathlib import Path
-from typing import Any
-
-from rich.console import Console
-from rich.live import Live
-from rich.spinner import Spinner
+from typing import TYPE_CHECKING, Any
 
 from ui.demo import DemoOptions, DemoOutcome, PeerStatus, stderr_tail
 from ui.errors import EXIT_FAILED, EXIT_OK
 from ui.i18n import _, format_money, format_seconds, ngettext
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 
@@ -203,6 +202,12 @@ class DemoDisplay:
 
     def __init__(self, total: int, console: Console | None = None, *,
                  interval: float = PLAIN_PROGRESS_INTERVAL_S, clock=None) -> None:
+        # rich is imported here, not at module level: a headless peer (host/join, which use this
+        # module's text helpers) never draws a live line and saves rich's ~1.8 MB (issue 14 RSS row).
+        from rich.console import Console
+        from rich.live import Live
+        from rich.spinner import Spinner
+
         self.total = total
         self.console = console or Console(stderr=True)
         self.plain = not self.console.is_terminal
