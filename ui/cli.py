@@ -184,8 +184,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(run=_cmd_demo)
 
     verify = sub.add_parser("verify", parents=[lang], help=_("re-check a game log"),
-                            description=_("Re-check a peer's game log: every signature, every hash-chain "
-                                          "reveal and every step's state hash, by replaying the game."))
+                            description=_("Re-check a peer's game log: every signature it needs (a forced "
+                                          "reveal at a chance step needs none), every hash-chain reveal "
+                                          "and every step's state hash, by replaying the game."))
     verify.add_argument("log", type=Path, help=_("the game log to check"))
     verify.add_argument("--json", action="store_true", help=_("print the summary as JSON"))
     verify.set_defaults(run=_cmd_verify)

@@ -407,7 +407,8 @@ def print_verify_summary(summary: dict[str, Any], out=None) -> None:
             parts = ", ".join(f"{event_name(k)} {v}" for k, v in sorted(events.items(), key=lambda kv: event_name(kv[0])))
             print(_("Events: {list}").format(list=parts), file=out)
         print(final_hash_line(str(summary.get("final_state_hash")), out), file=out)
-        print(_("The log is valid: every signature, every reveal and every state hash checks out."), file=out)
+        print(_("The log is valid: every signature it needs, every reveal and every state hash checks out "
+                "(a forced reveal at a chance step needs no signature)."), file=out)
     else:
         step = summary.get("first_bad_step")
         error = verify_reason(summary.get("error"))
