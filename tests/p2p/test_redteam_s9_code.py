@@ -1,0 +1,154 @@
+"""Red team, session 9 (H85): join by code (protocol.md §N3.1) against the hostile laptop, with the
+session's changes: the joiner's PROBE re-sends (H77, H83) and the host's stranger channels
+(§N2.6 'Strangers', 'Reflection').
+
+The joiner by code knows the host's address and a 50-bit tag, nothing else: no key, so its channel
+to the host is plain until the host's signed answer names the key. On the host a PROBE seats
+nobody: the prober's channel stays a stranger's, which the host evicts when new sources come.
+Shared tools: tests/p2p/redteam_s9_kit.py; peers: test_lobby_loss.LobbyPeer.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+from p2p import const as C
+from p2p import transport as T
+from p2p.endpoint import Endpoint
+from p2p.identity import Identity
+from p2p.join_code import join_code_tag
+from p2p.lobby import ABORTED, WAITING, Lobby
+from p2p.wire import MSG_REJECT, MSG_STATUS, open_envelope
+
+from redteam_s9_kit import HOST, network
+from test_lobby_loss import LobbyPeer  # a Lobby and its Endpoint pumped as NodeLobby.pump does
+
+JOINER = ("10.9.0.2", 5000)
+HOST_ID = Identity.from_seed(b"h85-code-host")
+JOINER_ID = Identity.from_seed(b"h85-code-joiner")
+#: When the honest joiner by code starts (the attacker's traffic runs from 0).
+T_JOIN = 1.0
+
+
+def _host_and_joiner(seats: int = 4) -> tuple[LobbyPeer, LobbyPeer]:
+    host = Lobby.host(HOST_ID, edition="classico", seats=seats, name="h", endpoint=HOST, chain_length=8)
+    joiner = Lobby.join(JOINER_ID, host_addr=HOST, game_id=None, name="j", chain_length=8, now=T_JOIN,
+                        code_tag=join_code_tag(host.game_id, HOST_ID.public_key))
+    hp, jp = LobbyPeer(HOST_ID, host, 1), LobbyPeer(JOINER_ID, joiner, 2)
+    jp.ep.accept_plain = True  # as NodeLobby.open for a join without the host's keys
+    return hp, jp
+
+
+def _join_by_code(attackers: dict, schedule=None) -> tuple[LobbyPeer, LobbyPeer]:
+    """The attacker's nodes (and ``schedule(net)``'s datagrams) run from 0 s, the honest joiner by
+    code from ``T_JOIN``: run until it is seated or gave up (JOIN_TIMEOUT)."""
+    hp, jp = _host_and_joiner()
+    net = network({HOST: hp} | attackers)
+    if schedule is not None:
+        schedule(net)
+    net.run(until=T_JOIN)
+    net.attach(JOINER, jp)
+    while net.now < T_JOIN + C.JOIN_TIMEOUT + 1.0 and jp.lobby.phase not in (WAITING, ABORTED) and net.step():
+        pass
+    return hp, jp
+
+
+def spoofed_flood(net, rate: float, until: float) -> None:
+    """Schedule ``rate`` bare plain datagrams a second (a header, 22 B) on ``net`` from 0 to
+    ``until`` s, each from a fresh spoofed source address: each opens a stranger channel on the
+    host, none ever answers anything."""
+    junk = T.HEADER.pack(T.MAGIC, 0, 5, 0, 0, 0, 0)
+    for n in range(int(rate * until)):
+        src = ("10.%d.%d.%d" % (20 + n // 65025, n // 255 % 255, n % 255), 9000)
+        net.inject(src, HOST, junk, delay=n / rate)
+
+
+def _probe(lob: Lobby, raw: bytes, addr: tuple) -> list[bytes]:
+    """``raw`` (a PROBE) to the host lobby ``lob`` from ``addr`` over a confirmed channel (the
+    prober answered the CHALLENGE: it is the attacker's own or an honest machine); its answers."""
+    if "confirmed" in inspect.signature(lob.receive_message).parameters:  # H83's PROBE rule (§N3.1)
+        lob.receive_message(raw, addr, 0.0, None, confirmed=True)
+    else:
+        lob.receive_message(raw, addr, 0.0, None)
+    return [r for _a, r in lob.messages_to_send()]
+
+
+class Squatter:
+    """The attacker's own machine at one of its ports (no spoofing: it receives what is sent
+    there): every ``period`` s it sends the host one tiny datagram on a fresh stream, and its
+    endpoint answers whatever CHALLENGE comes, so the host's channel to it is confirmed."""
+
+    def __init__(self, i: int, period: float, start: float) -> None:
+        self.ep = Endpoint(epoch=900 + i)
+        self._period = period
+        self._next = start
+
+    def receive_datagram(self, data: bytes, src: tuple, now: float) -> list:
+        return self.ep.receive_datagram(data, src, now)
+
+    def datagrams_to_send(self, now: float) -> list:
+        return self.ep.datagrams_to_send(now)
+
+    def get_timer(self) -> float | None:
+        t = self.ep.get_timer()
+        return self._next if t is None else min(t, self._next)
+
+    def handle_timer(self, now: float) -> None:
+        if now >= self._next:
+            self.ep.forget(HOST)  # the host may have evicted us: start over
+            self.ep.send(HOST, b"x")
+            self._next = now + self._period
+        self.ep.handle_timer(now)
+
+
+@pytest.mark.parametrize("rate", [300, 3000])
+def test_a_flood_of_spoofed_sources_does_not_keep_a_joiner_by_code_out(rate):
+    """§N2.6 'Strangers', §N3.1: bare datagrams from fresh spoofed sources (300 or 3,000 a
+    second, each opening a stranger channel on the host and evicting another) while an honest
+    joiner by code probes: it is seated (its STATUS, then its real JOIN) before JOIN_TIMEOUT."""
+    hp, jp = _join_by_code({}, lambda net: spoofed_flood(net, rate, T_JOIN + C.JOIN_TIMEOUT))
+    assert hp.ep.stats["evicted"] > 32  # the flood did fill the host's stranger table
+    assert jp.lobby.phase == WAITING and [p.name for p, _ in hp.lobby.members()] == ["h", "j"]
+
+
+def test_an_attackers_own_ports_do_not_keep_a_joiner_by_code_out():
+    """§N2.6 'Strangers', §N3.1: the attacker's own machine holds 40 ports; each sends the host a
+    23-byte datagram every 0.2 s (200 a second) and answers the CHALLENGEs, so the host's
+    stranger table is full of confirmed channels that are heard more recently than an honest
+    prober's. The honest joiner by code is still seated before JOIN_TIMEOUT: no answer to its
+    PROBE may depend on its stranger channel outliving that churn."""
+    squat = {("10.9.0.66", 20000 + i): Squatter(i, 0.2, i * 0.2 / 40) for i in range(40)}
+    hp, jp = _join_by_code(squat)
+    assert hp.ep.stats["evicted"] > 40
+    assert jp.lobby.phase == WAITING and [p.name for p, _ in hp.lobby.members()] == ["h", "j"]
+
+
+def test_only_the_game_of_the_code_is_ever_adopted():
+    """§N3.1 'What holds': before its real JOIN a joiner by code meets signed STATUSes and
+    REJECTs it did not ask for, from the host's address: the same host's other lobby (same key,
+    another game id: another tag), a lobby of the attacker's key answering for the real game id,
+    and the host's genuine REJECT to another joiner by code. None is adopted; the host's own
+    STATUS (the attacker may relay a copy it got by probing the host itself) is, and only it."""
+    hp, jp = _host_and_joiner()
+    j = jp.lobby
+    other = Lobby.host(HOST_ID, edition="classico", seats=4, name="h", endpoint=HOST, chain_length=8)
+    clone = Lobby.host(Identity.from_seed(b"h85-code-mallory"), edition="classico", seats=4, name="h",
+                       endpoint=HOST, chain_length=8)
+    clone.game_id = hp.lobby.game_id  # answering for the real game id, with its own key
+    full = Lobby.host(HOST_ID, edition="classico", seats=2, name="h", endpoint=HOST, chain_length=8)
+    full.game_id = hp.lobby.game_id
+    other_joiner = Lobby.join(Identity.from_seed(b"h85-code-other"), host_addr=HOST, game_id=None, name="o",
+                              chain_length=8, code_tag=join_code_tag(hp.lobby.game_id, HOST_ID.public_key))
+    prober = other_joiner.messages_to_send()[0][1]
+    full.phase = "signing"  # closed: a PROBE gets REJECT full naming its key
+    seen = [raw for lob in (other, clone, full) for raw in _probe(lob, prober, ("10.9.0.3", 5000))]
+    assert [open_envelope(r, C.MAX_LOBBY_MSG).mtype for r in seen] == [MSG_STATUS, MSG_STATUS, MSG_REJECT]
+    for raw in seen:
+        j.receive_message(raw, HOST, 1.0, None)
+    assert j.phase == "joining" and j.admission.code_tag is not None and j.game_id == C.PROBE_GAME_ID
+    assert j.stats["not_host"] == 2 and j.stats["not_for_us"] == 1
+    (relayed,) = _probe(hp.lobby, prober, ("10.9.0.66", 20000))  # the attacker probes the host itself
+    j.receive_message(relayed, HOST, 1.0, None)
+    assert j.game_id == hp.lobby.game_id and j.admission.host_keys == (HOST_ID.public_key, HOST_ID.x25519_public_key)
