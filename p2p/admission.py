@@ -4,8 +4,8 @@ The first half of the lobby (``p2p/lobby.py``), before the setup is fixed:
 
 * host — JOIN checks (channel key, signature, version, one seat per key, a repeated JOIN may
   move the player's address only over a channel keyed with its own key), LEAVE, answering a
-  PROBE (join by code, at most ``PROBE_RATE`` per second, once per ``PROBE_REPEAT_S`` per
-  joiner key), STATUS to everyone in the lobby,
+  PROBE (join by code: only from a confirmed address, at most ``PROBE_RATE`` per second per
+  source host, once per ``PROBE_REPEAT_S`` per joiner key), STATUS to everyone in the lobby,
   REJECT with a code; and, when all seats are taken, the seat assignment: players ordered by
   Ed25519 public key bytes ascending, sent as the PROPOSAL.
 * joiner — which STATUS, REJECT and PROPOSAL come from the host (address, channel key, a
@@ -99,8 +99,9 @@ class Admission:
         #: Join by code (protocol.md §N3.1): the code's 50-bit tag while we probe for the game
         #: id (None once known, or for any other join).
         self.code_tag: int | None = None
-        # host only: PROBE answers allowed (PROBE_RATE per second, as many in a burst)
-        self._probes = TokenBucket(C.PROBE_RATE, C.PROBE_RATE, now)
+        # host only: PROBE answers allowed per source host (PROBE_RATE per second, as many in a
+        # burst; at most PROBE_MEMORY hosts, the least recently probing forgotten first)
+        self._probes: dict[Any, TokenBucket] = {}
         # host only: joiner key -> when we last answered its PROBE (PROBE_REPEAT_S; at most
         # PROBE_MEMORY keys, the oldest forgotten first)
         self._probed: dict[bytes, float] = {}
@@ -148,20 +149,29 @@ class Admission:
 
     # -- handlers ---------------------------------------------------------------------------
 
-    def on_probe(self, env: Envelope, msg: Any, addr: Any, now: float) -> None:
+    def on_probe(self, env: Envelope, msg: Any, addr: Any, now: float, confirmed: bool) -> None:
         """Host: a PROBE (JOIN with a zero game id) asks who we are: answer our signed STATUS
-        (or REJECT full once the lobby closed), at most PROBE_RATE per second over all sources
-        (that bounds what spoofed sources make us send), and at most once per PROBE_REPEAT_S
-        per joiner key, checked first and for free: a PROBE replayed at any rate from spoofed
-        sources then takes one answer a second, not the whole budget that honest joiners by
-        code need (H37). The key is remembered only once the PROBE's signature holds, so a
-        forged PROBE naming someone else's key cannot silence it."""
+        (or REJECT full once the lobby closed), protocol.md §N3.1, in this order:
+
+        0. only over a ``confirmed`` channel (its address answered the transport's CHALLENGE,
+           §N2.6): a spoofed source never proves its address, so a flood of PROBEs of fresh keys
+           from spoofed sources is dropped here for free (``probe_unconfirmed``; the endpoint's
+           CHALLENGE, smaller than the PROBE, went out) and cannot take the budget of honest
+           joiners by code (H83; before, the one budget of all sources was theirs);
+        1. at most once per PROBE_REPEAT_S per joiner key (``probe_repeat``, H37);
+        2. at most PROBE_RATE per second per source host (``probe_limit``): a prober that
+           proved its address is answered at that address only, so it spends its own budget;
+        3. the signature (``bad_signature``); only then is the key remembered, so a forged
+           PROBE naming someone else's key cannot silence it."""
         lob = self._lobby
+        if not confirmed:
+            lob.drop("probe_unconfirmed")
+            return
         pk = msg.player.public_key
         if now - self._probed.get(pk, -C.PROBE_REPEAT_S) < C.PROBE_REPEAT_S:
             lob.drop("probe_repeat")
             return
-        if not self._probes.take(now):
+        if not self._probe_bucket(addr, now).take(now):
             lob.drop("probe_limit")
             return
         if not env.verify(pk):
@@ -176,6 +186,19 @@ class Admission:
             lob.send(addr, self.status_msg())
         else:
             self._reject(addr, msg.player.public_key, C.REJECT_FULL)
+
+    def _probe_bucket(self, addr: Any, now: float) -> TokenBucket:
+        """The PROBE budget of ``addr``'s host (the IP address of a ``(host, port)``: one
+        machine, however many ports it probes from), made full on first use; the least
+        recently used of more than PROBE_MEMORY is forgotten."""
+        host = addr[0] if isinstance(addr, (tuple, list)) else addr
+        bucket = self._probes.pop(host, None)
+        if bucket is None:
+            bucket = TokenBucket(C.PROBE_RATE, C.PROBE_RATE, now)
+            if len(self._probes) >= C.PROBE_MEMORY:
+                del self._probes[next(iter(self._probes))]
+        self._probes[host] = bucket
+        return bucket
 
     def on_probe_answer(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
         """Joiner by code: the host's STATUS/REJECT names the game id and the host's keys; they

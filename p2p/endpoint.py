@@ -125,10 +125,13 @@ class Endpoint:
         self.stats["evicted"] += len(stale)
         if len(self.channels) < self.max_peers:
             return True
-        strangers = [(ch.last_rx, a) for a, ch in self.channels.items() if a not in trusted]
+        # Unconfirmed strangers go first: a blind spoofer can open as many as it likes, while a
+        # confirmed one proved it receives at its address (a joiner by code between its
+        # CHALLENGE and its next PROBE, protocol.md §N3.1).
+        strangers = [(ch.confirmed, ch.last_rx, a) for a, ch in self.channels.items() if a not in trusted]
         if not strangers:
             return False
-        self.forget(min(strangers)[1])
+        self.forget(min(strangers)[2])
         self.stats["evicted"] += 1
         return True
 
@@ -189,6 +192,13 @@ class Endpoint:
             self.forget(addr)
             self._open(addr, keys, True, 0.0, True)
         return True
+
+    def confirmed(self, addr: Addr) -> bool:
+        """Whether the channel to ``addr`` is confirmed (``Channel.confirmed``: e.g. the peer
+        answered a CHALLENGE sent to that address, protocol.md §N2.6 'Reflection'); False for an
+        unknown address. The lobby answers a join-code PROBE only from a confirmed address (§N3.1)."""
+        ch = self.channels.get(addr)
+        return ch is not None and ch.confirmed
 
     def peer_key(self, addr: Addr) -> bytes | None:
         """The X25519 key the channel to ``addr`` is keyed with: every payload delivered from

@@ -9,11 +9,18 @@ each copy raises that bound, wakes a channel that gave up and earns a new CHALLE
 SETUP_SIG or SEED of its game says the host proposed to others (the PROPOSAL may be held under
 the bound): the JOIN goes out at once, at most once per ``JOIN_HINT_S`` since those messages are
 unchecked bytes anyone can send.
+
+A joiner by code sends a PROBE instead (a JOIN with the zero game id, §N3.1), which the host
+answers only over a confirmed channel: the first PROBE earns the CHALLENGE, the joiner's
+endpoint answers it, and a later copy gets the STATUS. So the PROBE's first copy goes out
+``PROBE_RESEND_S`` after it (a LAN round trip is ~1 ms), each next one twice as late up to
+``JOIN_RESEND_S``; the real JOIN that follows the host's answer starts the usual schedule
+(``restart``).
 """
 
 from __future__ import annotations
 
-__all__ = ["JOIN_HINT_S", "JOIN_RESEND_S", "JoinResend"]
+__all__ = ["JOIN_HINT_S", "JOIN_RESEND_S", "PROBE_RESEND_S", "JoinResend"]
 
 #: Seconds between two copies of the joiner's JOIN while it has no PROPOSAL.
 JOIN_RESEND_S = 2.0
@@ -22,22 +29,31 @@ JOIN_RESEND_S = 2.0
 #: at most 1/JOIN_HINT_S more JOINs a second, to the host only.
 JOIN_HINT_S = 0.25
 
+#: Seconds between a PROBE and its first copy (then 2x, 4x... up to ``JOIN_RESEND_S``): the
+#: host's CHALLENGE to the first one and our RESPONSE take one round trip (protocol.md §N3.1),
+#: ~1 ms on a LAN, tens of ms on a loaded machine.
+PROBE_RESEND_S = 0.1
+
 
 class JoinResend:
     """The next time (seconds, the lobby's clock) our JOIN goes out again. ``at`` is None for a
     host, which never re-sends a JOIN."""
 
-    def __init__(self, now: float | None) -> None:
-        """``now``: when a joiner sent its first JOIN; None for a host."""
-        self.at: float | None = None if now is None else now + JOIN_RESEND_S
+    def __init__(self, now: float | None, probe: bool = False) -> None:
+        """``now``: when a joiner sent its first JOIN (or PROBE, ``probe`` True); None for a host."""
+        #: Seconds from one copy to the next (a PROBE's grow from ``PROBE_RESEND_S``).
+        self._gap = PROBE_RESEND_S if probe else JOIN_RESEND_S
+        self.at: float | None = None if now is None else now + self._gap
         self._hint = -JOIN_HINT_S
 
     def due(self, now: float) -> bool:
-        """True if a copy is due at ``now``; then the next one is scheduled ``JOIN_RESEND_S``
-        later (the caller sends it, phase and deadline permitting)."""
+        """True if a copy is due at ``now``; then the next one is scheduled a gap later (a
+        PROBE's gap doubles up to ``JOIN_RESEND_S``; the caller sends it, phase and deadline
+        permitting)."""
         if self.at is None or now < self.at:
             return False
-        self.at = now + JOIN_RESEND_S
+        self._gap = min(2 * self._gap, JOIN_RESEND_S)
+        self.at = now + self._gap
         return True
 
     def hint(self, now: float) -> None:
@@ -48,7 +64,8 @@ class JoinResend:
             self.at = min(self.at, now)
 
     def restart(self, now: float) -> None:
-        """A new round (§C2.2 step 7): the caller sends our fresh JOIN at ``now``; the next copy
-        ``JOIN_RESEND_S`` later."""
+        """A new round (§C2.2 step 7), or the host answered our PROBE (§N3.1): the caller sends
+        our (fresh, or real) JOIN at ``now``; the next copy ``JOIN_RESEND_S`` later."""
         if self.at is not None:
+            self._gap = JOIN_RESEND_S
             self.at = now + JOIN_RESEND_S

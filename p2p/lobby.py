@@ -207,7 +207,7 @@ class Lobby:
                   demo_seed=demo_seed, now=now, chain_length=chain_length)
         lob.admission.expect_host(host_addr, host_keys, host_fp, code_tag if game_id is None else None)
         lob._deadline = now + C.JOIN_TIMEOUT
-        lob._join = JoinResend(now)
+        lob._join = JoinResend(now, probe=game_id is None)
         lob._out.append((host_addr, lob.admission.join_msg()))
         return lob
 
@@ -342,9 +342,12 @@ class Lobby:
 
     # -- input --
 
-    def receive_message(self, data: bytes, addr: Any, now: float, peer_key: bytes | None = None) -> None:
+    def receive_message(self, data: bytes, addr: Any, now: float, peer_key: bytes | None = None,
+                        confirmed: bool = False) -> None:
         """Handle one lobby envelope from ``addr``. ``peer_key``: the X25519 key the transport
         channel it came over is keyed with (``Endpoint.peer_key``), None for a plain channel.
+        ``confirmed``: that channel proved it receives at ``addr`` (``Endpoint.confirmed``); a
+        host answers a join-code PROBE only then (protocol.md §N3.1).
 
         Every message is checked — structure, game id, phase, that the sender is the host, a
         seat or joining, its signature — before it may change, abort or blame anything
@@ -363,9 +366,11 @@ class Lobby:
             return
         if msg.game_id != self.game_id:
             if env.mtype == MSG_JOIN and msg.game_id == C.PROBE_GAME_ID and self.role == "host":
-                self.admission.on_probe(env, msg, addr, now)
+                self.admission.on_probe(env, msg, addr, now, confirmed)
             elif self.admission.code_tag is not None and env.mtype in (MSG_STATUS, MSG_REJECT):
                 self.admission.on_probe_answer(env, msg, addr, now, peer_key)
+                if self.admission.code_tag is None:
+                    self._join.restart(now)  # the real JOIN went out: copies every JOIN_RESEND_S
             else:
                 self.drop("wrong_game")
             return

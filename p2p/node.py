@@ -181,7 +181,8 @@ class Node:
             self.player.on_chat(addr, payload)
             return
         if self.lobby is not None:
-            self.lobby.receive_message(payload, addr, self.link.now, self.link.endpoint.peer_key(addr))
+            ep = self.link.endpoint
+            self.lobby.receive_message(payload, addr, self.link.now, ep.peer_key(addr), ep.confirmed(addr))
             self._pump_lobby()
 
     # -- spectators (protocol.md §N10) -----------------------------------------------------

@@ -36,7 +36,8 @@ def make_lobbies(n: int, *, edition: str = "race", options: Any = None, demo_see
 
 def pump_lobbies(lobbies: dict, now: float = 0.0, rng: random.Random | None = None) -> None:
     """Deliver lobby messages until quiet (shuffled per round if ``rng`` is given: the reliable
-    transport orders per peer, not across peers)."""
+    transport orders per peer, not across peers). Every address here is a real peer's, so its
+    channel is confirmed (``Endpoint.confirmed``: a join-code PROBE is answered, §N3.1)."""
     while True:
         batch = [(src, dst, raw) for src, lob in lobbies.items() for dst, raw in lob.messages_to_send()]
         if not batch:
@@ -44,7 +45,7 @@ def pump_lobbies(lobbies: dict, now: float = 0.0, rng: random.Random | None = No
         if rng is not None:
             rng.shuffle(batch)
         for src, dst, raw in batch:
-            lobbies[tuple(dst)].receive_message(raw, src, now)
+            lobbies[tuple(dst)].receive_message(raw, src, now, confirmed=True)
 
 
 def drain(obj: Any) -> list:

@@ -107,9 +107,9 @@ def test_probes_are_answered_at_most_probe_rate_per_second():
     probes = [Lobby.join(Identity.from_seed(b"p%d" % i), host_addr=addr(0), game_id=None, name="p",
                          chain_length=16, code_tag=tag).messages_to_send()[0][1] for i in range(20)]
     for probe in probes:  # 20 joiners' keys at once
-        host.receive_message(probe, addr(5), 0.0)
+        host.receive_message(probe, addr(5), 0.0, confirmed=True)
     assert len(host.messages_to_send()) == C.PROBE_RATE and host.stats["probe_limit"] == 20 - C.PROBE_RATE
-    host.receive_message(probes[-1], addr(5), 1.0)  # a second later the bucket has refilled
+    host.receive_message(probes[-1], addr(5), 1.0, confirmed=True)  # a second later the bucket has refilled
     assert len(host.messages_to_send()) == 1
 
 
@@ -120,9 +120,9 @@ def test_a_replayed_probe_is_answered_once_per_repeat_interval():
     probe = Lobby.join(Identity.from_seed(b"p"), host_addr=addr(0), game_id=None, name="p",
                        chain_length=16, code_tag=tag).messages_to_send()[0][1]
     for _ in range(100):
-        host.receive_message(probe, addr(5), 0.0)
+        host.receive_message(probe, addr(5), 0.0, confirmed=True)
     assert len(host.messages_to_send()) == 1 and host.stats["probe_repeat"] == 99
-    host.receive_message(probe, addr(5), C.PROBE_REPEAT_S)
+    host.receive_message(probe, addr(5), C.PROBE_REPEAT_S, confirmed=True)
     assert len(host.messages_to_send()) == 1
 
 

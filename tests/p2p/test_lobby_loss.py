@@ -60,7 +60,7 @@ class LobbyPeer:
     def receive_datagram(self, data: bytes, src: tuple, now: float) -> list:
         for addr, payload in self.ep.receive_datagram(data, src, now):
             if not self.done:
-                self.lobby.receive_message(payload, addr, now, self.ep.peer_key(addr))
+                self.lobby.receive_message(payload, addr, now, self.ep.peer_key(addr), self.ep.confirmed(addr))
         self.pump()
         return []
 

@@ -14,13 +14,20 @@ import pytest
 
 from p2p import const as C
 from p2p.channel_auth import KeyCache
+from p2p.datagram import FLAG_DATA, HEADER, MAGIC
 from p2p.endpoint import Endpoint
+from p2p.faults import SimNetwork
 from p2p.identity import Identity
 from p2p.join_code import join_code_tag
+from p2p.join_resend import PROBE_RESEND_S
 from p2p.lobby import ABORTED, WAITING, Lobby
 from p2p.wire import MSG_PROPOSAL, MSG_SEED, MSG_SETUP_SIG, SetupSig, open_envelope, seal_message
 
-from redteam_lan_kit import HOST, HOST_ID, MALLORY, TICK, VICTIM
+from redteam_lan_kit import HOST, HOST_ID, MALLORY, TICK, VICTIM, bytes_to
+from test_lobby_loss import LobbyPeer
+
+MALLORY_AT = ("127.0.0.66", 6666)
+HONEST_AT = ("127.0.0.7", 41007)
 
 
 def _host(seats: int) -> Lobby:
@@ -71,37 +78,91 @@ def test_a_joiner_that_signs_then_vanishes_does_not_kill_the_lobby():
     assert lob.phase == WAITING and lob.stats["removed"] == 1 and lob.round == 1
 
 
-@pytest.mark.parametrize("keys", [
-    1,
-    pytest.param(20, marks=pytest.mark.xfail(strict=True, reason=(
-        "H37 BREAK, open (owner admission.py, design: coordinator; §N3.1 'What does not'): PROBEs "
-        "of 20 fresh keys cycled at 100/s from spoofed sources still take every answer of the "
-        "host's PROBE_RATE budget: an honest join by code ends 'no answer from the host'"))),
-])
-def test_a_probe_flood_does_not_starve_a_join_by_code(keys):
+class ProbeFlood:
+    """The attacker on the virtual network: every TICK, ``per_tick`` PROBEs (5: 100/s) of ``keys``
+    fresh keys in turn, each a plain datagram from the next of ``sources`` spoofed source addresses
+    with that source's next sequence number (all a blind sender needs; it never sees an answer)."""
+
+    def __init__(self, net: SimNetwork, keys: int, sources: int, per_tick: int) -> None:
+        self.net, self.per_tick = net, per_tick
+        self.probes = [Lobby.join(Identity.from_seed(b"h37-probe%d" % k), host_addr=HOST, game_id=None, name="m",
+                                  code_tag=1).messages_to_send()[0][1] for k in range(keys)]
+        self.sources = [("127.0.%d.%d" % (1 + i // 200, 50 + i % 200), 6000) for i in range(sources)]
+        self.seq = dict.fromkeys(self.sources, 0)
+        self.at, self.sent = 0.0, 0
+
+    def handle_timer(self, now: float) -> None:
+        if now < self.at:
+            return
+        for _ in range(self.per_tick):
+            src = self.sources[self.sent % len(self.sources)]
+            probe = self.probes[self.sent % len(self.probes)]
+            self.net.inject(src, HOST, HEADER.pack(MAGIC, FLAG_DATA, 0x5EED, 0, self.seq[src], 0, 0) + probe)
+            self.seq[src] += 1
+            self.sent += 1
+        self.at = now + TICK
+
+    def get_timer(self) -> float:
+        return self.at
+
+    def receive_datagram(self, data: bytes, src: tuple, now: float) -> list:
+        return []
+
+    def datagrams_to_send(self, now: float) -> list:
+        return []
+
+
+@pytest.mark.parametrize("keys,sources,per_tick", [(1, 5, 5), (20, 5, 5), (20, 200, 25)])
+def test_a_probe_flood_does_not_starve_a_join_by_code(keys, sources, per_tick):
     """Fixed (H37) for one replayed PROBE: PROBEs were answered at most PROBE_RATE per second
-    for all sources together and a joiner sends its PROBE once, so one PROBE replayed at 100/s
-    from spoofed sources made every honest join by code end 'no answer from the host'. Now one
-    key is answered once per PROBE_REPEAT_S (admission.py, §N3.1)."""
+    for all sources together, so one PROBE replayed at 100/s from spoofed sources made every
+    honest join by code end 'no answer from the host'; then one key was answered once per
+    PROBE_REPEAT_S. Fixed (H83) for PROBEs of 20 fresh keys cycled at 100/s (the [20] strict
+    xfail): they still took the whole budget. Now the host answers a PROBE only over a channel
+    whose address answered the transport's CHALLENGE (§N3.1, §N2.6), which a spoofed source
+    never does, and the budget is per source host; the honest joiner answers the CHALLENGE its
+    first PROBE earned and re-sends its PROBE (join_resend.py). With 200 sources (more than the
+    host's 32 channels) at 500/s, an untrusted channel lived 64 ms, less than the honest joiner's
+    wait for its first copy: now a confirmed one is evicted after every unconfirmed one (§N2.6)."""
     lob = _host(4)
-    floods = [Lobby.join(Identity.from_seed(b"h37-probe%d" % k), host_addr=HOST, game_id=None, name="m",
-                         code_tag=1).messages_to_send()[0][1] for k in range(keys)]
+    net = SimNetwork()
+    host = LobbyPeer(HOST_ID, lob, 100)
+    flood = ProbeFlood(net, keys, sources, per_tick)
+    net.attach(HOST, host)
+    net.attach(MALLORY_AT, flood)
+    while net.now < 1.0 and net.step():  # the flood runs 1 s before the honest joiner comes
+        pass
     honest_id = Identity.from_seed(b"h37-honest")
     tag = join_code_tag(lob.game_id, HOST_ID.public_key)
-    honest = Lobby.join(honest_id, host_addr=HOST, game_id=None, name="h", code_tag=tag, now=1.0)
-    now, answered = 0.0, False
-    while now < 1.0 + C.JOIN_TIMEOUT and honest.phase != ABORTED and not answered:
-        for i in range(5):  # 100 spoofed probes a second, from 1 s before the honest joiner
-            lob.receive_message(floods[(int(now / TICK) * 5 + i) % keys], ("127.0.0.%d" % (50 + i), 6000), now, None)
-        for addr, raw in (honest.messages_to_send() if now >= 1.0 else ()):
-            lob.receive_message(raw, ("127.0.0.7", 41007), now, honest_id.x25519_public_key)
+    honest = LobbyPeer(honest_id, Lobby.join(honest_id, host_addr=HOST, game_id=None, name="h", code_tag=tag,
+                                             now=net.now), 7)
+    net.attach(HONEST_AT, honest)
+    while net.now < 1.0 + C.JOIN_TIMEOUT and honest.lobby.phase != WAITING and net.step():
+        pass
+    assert honest.lobby.phase == WAITING and honest.lobby.game_id == lob.game_id
+    assert net.now < 1.0 + 3 * PROBE_RESEND_S  # its first copy (the second is at 3x) was answered
+    assert lob.stats["probes"] == 1 and lob.stats["probe_unconfirmed"] >= 100
+    assert host.ep.confirmed(HONEST_AT) and not any(host.ep.confirmed(a) for a in flood.sources)
+
+
+def test_a_spoofed_probe_earns_less_than_its_own_size():
+    """§N3.1 (H83): a PROBE from a spoofed source (an address with no confirmed channel) is
+    dropped before its signature is checked (``probe_unconfirmed``): the victim at that address
+    gets the transport's CHALLENGE only (22 B for a 252 B datagram), however long the host runs;
+    before, it got the host's STATUS (~200 B) and its resends."""
+    lob = _host(4)
+    ep = Endpoint(epoch=6, keys=KeyCache(HOST_ID))
+    probe = Lobby.join(MALLORY, host_addr=HOST, game_id=None, name="m", code_tag=1).messages_to_send()[0][1]
+    datagram = HEADER.pack(MAGIC, FLAG_DATA, 0x5EED, 0, 0, 0, 0) + probe
+    for addr, payload in ep.receive_datagram(datagram, VICTIM, 0.0):
+        lob.receive_message(payload, addr, 0.0, ep.peer_key(addr), ep.confirmed(addr))
+
+    def drive(now):
         for addr, raw in lob.messages_to_send():
-            if addr == ("127.0.0.7", 41007):
-                honest.receive_message(raw, HOST, now, HOST_ID.x25519_public_key)
-                answered = True
-        honest.handle_timer(now)
-        now += TICK
-    assert answered and honest.phase != ABORTED
+            ep.send(addr, raw)
+
+    assert bytes_to(ep, VICTIM, 30.0, drive) < len(datagram)
+    assert lob.stats["probe_unconfirmed"] == 1 and "probes" not in lob.stats
 
 
 def test_a_join_flood_past_the_seats_is_refused_and_seats_no_one_twice():
