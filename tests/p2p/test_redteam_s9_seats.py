@@ -10,13 +10,20 @@ the victim's address fills the last seat. Shared tools: tests/p2p/redteam_s9_kit
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from p2p import const as C
+from p2p.channel_auth import KeyCache
+from p2p.endpoint import Endpoint
 from p2p.identity import Identity
 from p2p.lobby import Lobby
+from p2p.node_lobby import pin_seats
+from p2p.rendezvous import ADVERT_HEARD_S, SeatAddresses
 from p2p.return_route import UNCONFIRMED_FACTOR
 
+from redteam_lan_kit import TICK, bytes_to
 from redteam_s9_kit import HOST, VICTIM, Blind, Ghost, network, spy
 from test_lobby_loss import LobbyPeer  # a Lobby and its Endpoint pumped as NodeLobby.pump does
 
@@ -115,3 +122,31 @@ def test_a_seat_holders_ghost_at_a_victims_address_gets_no_unbounded_game_traffi
             pass
         net.now = max(net.now, until)  # quiet network: the clock still runs
     assert _over_bound(honest, blind) == {}
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "H85 BREAK, open (owner H82: p2p/endpoint.py pin after restrict; protocol.md §N3.2, §N2.6 'Game "
+    "started'): a seat moved by an advert is routed with restrict() then pin_seats(); the new "
+    "address has no channel yet, so pin opens a chosen (confirmed) one: everything the table sends "
+    "that seat reaches the advertised address with no bound. Anyone on the LAN can copy a quiet "
+    "seat's advert (§N3.2), a seat-holder advertises its own seat at V after WAIT_NOTICE"))
+def test_a_seat_moved_by_an_advert_to_a_victims_address_gets_no_unbounded_traffic():
+    """§N3.2: in a running game (rendezvous open: a step waited WAIT_NOTICE s, a seat was dropped,
+    or we resumed) an advert with seat 1's setup keys says it listens at VICTIM; seat 1 was quiet
+    at its address for ADVERT_HEARD_S, so the node moves it (``SeatAddresses.advert`` 'moved')
+    and routes the seats as ``Node.route_seats`` does. VICTIM never sent anything: our step
+    messages to seat 1 (150 B every 0.1 s for 30 s) must not stream there (one probe at most)."""
+    ids = [Identity.from_seed(b"h85-move%d" % i) for i in range(3)]
+    players = [SimpleNamespace(x25519_key=i.x25519_public_key) for i in ids]  # what pin_seats reads
+    old = [("10.9.0.1", 5000), ("10.9.0.2", 5000), ("10.9.0.3", 5000)]
+    ep = Endpoint(epoch=6, keys=KeyCache(ids[0]))
+    seats = SeatAddresses()
+    seats.set_endpoints(old, 0)
+    ep.restrict(seats.peers())  # the game started (NodeLobby.pump at GameStarted)
+    pin_seats(ep, players, seats.endpoints, 0)
+    assert seats.advert(1, VICTIM, ep.last_heard(old[1]) or None, ADVERT_HEARD_S + 1.0) == "moved"
+    ep.restrict(seats.peers() + list(seats.left_from))  # Node.route_seats
+    pin_seats(ep, players, seats.endpoints, 0)
+    sent = bytes_to(ep, VICTIM, 30.0, drive=lambda now: ep.send(VICTIM, bytes(150))
+                    if round(now / TICK) % 2 == 0 else None)
+    assert sent <= PROBE_ALLOWANCE, f"{sent} B to an address that never sent anything"
