@@ -113,6 +113,14 @@ def test_a_flood_of_spoofed_sources_does_not_keep_a_joiner_by_code_out(rate):
     assert jp.lobby.phase == WAITING and [p.name for p, _ in hp.lobby.members()] == ["h", "j"]
 
 
+@pytest.mark.xfail(strict=True, reason=(
+    "H85 BREAK, open since 9b1aa29 (owner H83: p2p/endpoint.py _make_room, p2p/admission.py; protocol.md "
+    "§N3.1 rule (0) and 'What does not', §N2.6 'Strangers'): a PROBE is answered only over a confirmed "
+    "channel, so the joiner's stranger channel must outlive the gap to its next PROBE copy; ONE attacker "
+    "machine with 40 ports (200 datagrams of 23 B a second, answering CHALLENGEs: 32 confirmed "
+    "strangers heard more recently) gets it evicted before every copy: 'no answer from the host' "
+    "(7 probe_unconfirmed). At 8917207 the same attack changed nothing (the first PROBE was answered). "
+    "Fix idea: evict from the source IP holding the most strangers first"))
 def test_an_attackers_own_ports_do_not_keep_a_joiner_by_code_out():
     """§N2.6 'Strangers', §N3.1: the attacker's own machine holds 40 ports; each sends the host a
     23-byte datagram every 0.2 s (200 a second) and answers the CHALLENGEs, so the host's
