@@ -15,12 +15,13 @@ from typing import Any
 
 from . import const as C
 from .beacon import game_seed as compute_game_seed, seed_commitment
-from .complaints import HiddenNow, check_hidden, judge, signed_step
+from .complaints import HiddenNow, check_hidden, judge, same_history, signed_step
 from .errors import WireError
 from .forced import is_forced, other_fields
 from .gamelog import HEADER_RECORD
 from .wire import (MSG_ABANDON, MSG_COMPLAINT, MSG_SEED, MSG_SETUP_SIG, Envelope, StepBody, decode_abandon,
-                   decode_complaint, decode_seed, decode_setup, decode_setup_sig, open_envelope, setup_hash)
+                   decode_complaint, decode_seed, decode_setup, decode_setup_sig, decode_step_body, open_envelope,
+                   setup_hash)
 
 #: Why a record is refused whose message at a plain chance step is validly signed, over the
 #: replayed history, but is not its seat's forced body (protocol.md §C3.8: acks, re-seat
@@ -155,8 +156,11 @@ def check_complaint(setup: Any, raw: bytes, k: int, active: list, recent: dict, 
     (``verify.Report.cheaters``). Kinds 1 and 3 are self-contained; a kind-2 STEP of a step
     already read is compared with the logged message, one of a later step waits for that step
     (``settle_complaints``); a kind-4 STEP is judged by ``complaints.check_hidden`` with
-    ``now`` (our step k, before its record). Raises ``BadLog`` for a complaint that proves
-    nothing."""
+    ``now`` (our step k, before its record). As the live judge (``complaints.check_bad_step``),
+    a kind-2 STEP is compared with the logged message only when both are signed over the same
+    history (prev hash and prev digest): two STEPs of a seat over different histories are no
+    equivocation (§C8.3; a seat re-signs a step after a quorum drop overturned it), and the
+    complaint proves nothing. Raises ``BadLog`` for a complaint that proves nothing."""
     try:
         env = open_envelope(raw, C.MAX_COMPLAINT_MSG)
         c = decode_complaint(env.body)
@@ -172,9 +176,12 @@ def check_complaint(setup: Any, raw: bytes, k: int, active: list, recent: dict, 
             return None
         if b.step in recent:
             logged = recent[b.step][b.seat]
-            if logged is not None and logged != ev and open_envelope(logged).body != open_envelope(ev).body:
-                return b.seat, "signed two different messages for one step"
             if logged is not None:
+                body = open_envelope(logged).body
+                if not same_history(decode_step_body(body), b):
+                    return None  # over another history than the one the log applied (§C8.3)
+                if body != open_envelope(ev).body:
+                    return b.seat, "signed two different messages for one step"
                 return c.seat, "false complaint: the log applied that very message"
         if b.step >= k:
             deferred.append(b)
@@ -197,14 +204,22 @@ def check_complaint(setup: Any, raw: bytes, k: int, active: list, recent: dict, 
 
 def settle_complaints(setup: Any, k: int, bodies: list, recent: dict, last_reveals: list, pending: list,
                       cheaters: list, sealed: Any = None) -> None:
-    """Judge the kind-2 complaints about step ``k`` now that its record was read: another
-    message of the seat in the log proves equivocation; no message (the seat was dropped at k)
-    leaves the reveal itself to check against the seat's previous reveal."""
+    """Judge the kind-2 complaints about step ``k`` now that its record was read, as a live peer
+    at step k judges (``complaints.check_bad_step``): a complaint's STEP signed over another
+    history than step k's replayed one (the prev hash and digest every logged message of step k
+    carries, ``check_prev``) proves nothing (§C8.3: ``BadLog``); over it, another message of the
+    seat in the log proves equivocation; no message (the seat was dropped at k) leaves the
+    reveal itself to check against the seat's previous reveal. With no message logged at k
+    (``bodies`` all None: a log ending before step k), the caller checked the history."""
+    history = next(((x.prev_hash, x.prev_digest) for x in bodies if x is not None), None)
     for item in [p for p in pending if p[1].step == k]:
         pending.remove(item)
         c, b = item
         reveals = last_reveals  # before step k is applied: what the seat's reveal must hash to
         logged = recent[k][b.seat]
+        if history is not None and (b.prev_hash, b.prev_digest) != history:
+            raise BadLog(k, f"complaint of seat {c.seat} proves nothing: its message of seat {b.seat} "
+                            "is signed over another history than the log's")
         if logged is not None and bodies[b.seat] != b:
             cheaters.append({"seat": b.seat, "step": c.step, "reason": "signed two different messages for one step",
                              "complainer": c.seat})
