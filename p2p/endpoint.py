@@ -39,8 +39,9 @@ class Endpoint:
     *untrusted* until the owner vouches for its address (``trust``: the lobby accepted a
     valid JOIN from it, or it is the host we joined). When a datagram from a new address
     arrives, untrusted channels silent for ``UNTRUSTED_IDLE`` s are evicted, and if
-    ``max_peers`` channels still exist the least recently heard untrusted one is evicted
-    (``evicted``); with none to evict the datagram is dropped (``unknown_dropped``). Once the
+    ``max_peers`` channels still exist one untrusted channel is evicted (``evicted``; of the
+    source host holding the most, unconfirmed first, least recently heard first); with none
+    to evict the datagram is dropped (``unknown_dropped``). Once the
     game started the owner calls ``restrict(addresses)``: only those addresses (the setup's
     endpoints, where a restarted peer comes back, §N5) may open channels, the rest are
     forgotten, and datagrams from other sources are dropped (``unknown_dropped``). Receive
@@ -115,8 +116,10 @@ class Endpoint:
             ch.rebudget(self.stranger_budget, STRANGER_RECV_CAP)
 
     def _make_room(self, now: float) -> bool:
-        """Before opening a channel for a new source: evict idle strangers, then the least
-        recently heard stranger if still full. True if a channel may be opened."""
+        """Before opening a channel for a new source: evict idle strangers, then, if still full,
+        one stranger of the source host (IP) holding the most stranger channels, an unconfirmed
+        one first, the least recently heard first (protocol.md §N2.6 "Strangers"). True if a
+        channel may be opened."""
         trusted = self.trusted
         stale = [a for a, ch in self.channels.items()
                  if a not in trusted and now - ch.last_rx >= UNTRUSTED_IDLE]
@@ -125,13 +128,19 @@ class Endpoint:
         self.stats["evicted"] += len(stale)
         if len(self.channels) < self.max_peers:
             return True
-        # Unconfirmed strangers go first: a blind spoofer can open as many as it likes, while a
-        # confirmed one proved it receives at its address (a joiner by code between its
-        # CHALLENGE and its next PROBE, protocol.md §N3.1).
-        strangers = [(ch.confirmed, ch.last_rx, a) for a, ch in self.channels.items() if a not in trusted]
+        # The host with the most stranger channels gives one up first: one machine on many ports
+        # (answering CHALLENGEs or not) churns its own channels, not a joiner by code's between
+        # its RESPONSE and its next PROBE (§N3.1, H85); then unconfirmed ones: a blind spoofer
+        # opens as many of those as it likes from as many hosts, a confirmed one proved it
+        # receives at its address.
+        strangers = [a for a in self.channels if a not in trusted]
         if not strangers:
             return False
-        self.forget(min(strangers)[2])
+        per_host: dict[Any, int] = {}
+        for a in strangers:
+            per_host[a[0]] = per_host.get(a[0], 0) + 1
+        channels = self.channels
+        self.forget(min(strangers, key=lambda a: (-per_host[a[0]], channels[a].confirmed, channels[a].last_rx)))
         self.stats["evicted"] += 1
         return True
 

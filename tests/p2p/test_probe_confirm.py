@@ -120,27 +120,45 @@ def test_honest_joiners_by_code_at_20_percent_loss_start(seed, seats):
     assert peers[HOST].lobby.stats["probes"] >= seats - 1
 
 
+def _confirm(host: Endpoint, addr: tuple, epoch: int, now: float) -> None:
+    """A peer at ``addr`` sends the host one datagram and answers its CHALLENGE."""
+    peer = Endpoint(epoch=epoch)
+    peer.send(HOST, b"probe")
+    for d, _ in peer.datagrams_to_send(now):
+        host.receive_datagram(d, addr, now)
+    for d, a in host.datagrams_to_send(now):  # its CHALLENGE
+        if a == addr:
+            peer.receive_datagram(d, HOST, now)
+    for d, _ in peer.datagrams_to_send(now):  # the RESPONSE
+        host.receive_datagram(d, addr, now)
+
+
 def test_a_confirmed_stranger_is_evicted_after_every_unconfirmed_one():
-    """§N2.6 "Strangers": with ``max_peers`` channels, a datagram from a new source evicts the least
-    recently heard *unconfirmed* untrusted channel first, so spoofed sources cannot push out a
-    joiner by code between its RESPONSE and its next PROBE."""
+    """§N2.6 "Strangers": with ``max_peers`` channels, a datagram from a new source evicts an
+    *unconfirmed* untrusted channel first (here every source host holds one), so spoofed sources
+    cannot push out a joiner by code between its RESPONSE and its next PROBE."""
     host = Endpoint(epoch=5, max_peers=4)
-    joiner = Endpoint(epoch=6)
     j_addr = ("10.0.0.2", 5000)
-    joiner.send(HOST, b"probe")
-    for d, _ in joiner.datagrams_to_send(0.0):
-        host.receive_datagram(d, j_addr, 0.0)
-    for d, a in host.datagrams_to_send(0.0):  # its ack and CHALLENGE
-        joiner.receive_datagram(d, HOST, 0.0)
-    for d, _ in joiner.datagrams_to_send(0.0):  # the RESPONSE
-        host.receive_datagram(d, j_addr, 0.0)
+    _confirm(host, j_addr, 6, 0.0)
     assert host.confirmed(j_addr) and not host.confirmed(("10.0.0.3", 1))
     spoofer = Endpoint(epoch=7)
-    for k in range(20):  # later than the joiner, each from a new source
+    for k in range(20):  # later than the joiner, each from a new source host
         spoofer.send(HOST, b"x")
         (d, _), = spoofer.datagrams_to_send(0.1 + k / 100)
         host.receive_datagram(d, ("10.9.0.%d" % k, 6000), 0.1 + k / 100)
     assert j_addr in host.channels and host.stats["evicted"] == 20 - 3
+
+
+def test_the_host_with_the_most_strangers_gives_one_up_first():
+    """§N2.6 "Strangers" (H85's attack): one machine on many ports, each answering its CHALLENGE
+    and heard more recently than the joiner, evicts its own channels, not the joiner's."""
+    host = Endpoint(epoch=5, max_peers=4)
+    j_addr = ("10.0.0.2", 5000)
+    _confirm(host, j_addr, 6, 0.0)
+    for port in range(10):
+        _confirm(host, ("10.9.9.9", 20000 + port), 100 + port, 0.1 + port / 100)
+    assert j_addr in host.channels and host.confirmed(j_addr)
+    assert sum(1 for a in host.channels if a[0] == "10.9.9.9") == 3
 
 
 @settings(max_examples=60, deadline=None)
