@@ -22,6 +22,7 @@ from p2p.join_code import join_code_tag
 from p2p.lobby import ABORTED, WAITING, Lobby
 from p2p.wire import MSG_REJECT, MSG_STATUS, open_envelope
 
+from redteam_lan_kit import MALLORY, forge_intro
 from redteam_s9_kit import HOST, network
 from test_lobby_loss import LobbyPeer  # a Lobby and its Endpoint pumped as NodeLobby.pump does
 
@@ -155,3 +156,51 @@ def test_only_the_game_of_the_code_is_ever_adopted():
     (relayed,) = _probe(hp.lobby, prober, ("10.9.0.66", 20000))  # the attacker probes the host itself
     j.receive_message(relayed, HOST, 1.0, None)
     assert j.game_id == hp.lobby.game_id and j.admission.host_keys == (HOST_ID.public_key, HOST_ID.x25519_public_key)
+
+
+
+def _a_genuine_reject_naming(join_raw: bytes, game_id: bytes) -> bytes:
+    """A REJECT (full) the host really signed for ``game_id``, naming the sender of the JOIN
+    ``join_raw``: what the host's lobby answers it once closed."""
+    closed = Lobby.host(HOST_ID, edition="classico", seats=2, name="h", endpoint=HOST, chain_length=8)
+    closed.game_id = game_id
+    closed.phase = "signing"
+    closed.receive_message(join_raw, JOINER, 0.0, JOINER_ID.x25519_public_key)
+    (reject,) = [r for _a, r in closed.messages_to_send()]
+    assert open_envelope(reject, C.MAX_LOBBY_MSG).mtype == MSG_REJECT
+    return reject
+
+
+@pytest.mark.parametrize("by_code", [False, True])
+def test_a_genuine_reject_relayed_from_the_hosts_address_never_ends_a_waiting_joiner(by_code):
+    """§C2.2 'Checks', §N2.2: a REJECT the host really signed, naming our waiting joiner and its
+    game (it would end the joiner: last line), sent to it from the host's address as a plain
+    datagram and as an introduction keyed with the attacker's own key (it knows the joiner's
+    X25519 key from an earlier game), then every datagram the host sent the joiner replayed: none
+    reaches the lobby, because the joiner's channel to the host is keyed with the host's key (since
+    the advert, or since the host's STATUS for a joiner by code). The joiner keeps waiting."""
+    hp, jp = _host_and_joiner()
+    if not by_code:
+        jp = LobbyPeer(JOINER_ID, Lobby.join(JOINER_ID, host_addr=HOST, game_id=hp.lobby.game_id, name="j",
+                                             chain_length=8, now=T_JOIN,
+                                             host_keys=(HOST_ID.public_key, HOST_ID.x25519_public_key)), 2)
+    seen: list[bytes] = []
+    send = hp.datagrams_to_send
+
+    def tapped(now: float) -> list:  # the attacker records what the host sends the joiner
+        out = send(now)
+        seen.extend(d for d, a in out if a == JOINER)
+        return out
+
+    hp.datagrams_to_send = tapped
+    net = network({HOST: hp, JOINER: jp})
+    net.run(until=T_JOIN + 1.0)
+    assert jp.lobby.phase == WAITING and seen
+    reject = _a_genuine_reject_naming(jp.lobby.admission.join_msg(), hp.lobby.game_id)
+    plain = T.HEADER.pack(T.MAGIC, T.FLAG_DATA, 7, 0, 0, 0, 0) + reject
+    for data in [plain, *forge_intro(MALLORY, JOINER, JOINER_ID.x25519_public_key, reject), *seen]:
+        net.inject(HOST, JOINER, data)
+    net.run(until=net.now + 5.0)
+    assert jp.lobby.phase == WAITING and jp.aborted is None
+    jp.lobby.receive_message(reject, HOST, net.now, HOST_ID.x25519_public_key)
+    assert jp.lobby.phase == ABORTED  # had it reached the lobby, it would have ended the join
