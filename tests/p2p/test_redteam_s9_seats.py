@@ -103,15 +103,16 @@ def _started_with_a_signing_ghost(seats: int) -> tuple[dict, Blind, object]:
     "H85 BREAK, open (owner H82: p2p/endpoint.py restrict/pin, protocol.md §N2.6 'Game started', the "
     "row 'a ghost seat at a spoofed address'): every seat's channel to the ghost's address is "
     "confirmed at the start (the host's by restrict, the joiners' already by pin): the game's traffic "
-    "to the ghost seat reaches V with no bound"))
+    "to the ghost seat reaches V with no bound (8917207: 330-350 KB in 30 s for 422-722 B spoofed)"))
 @pytest.mark.parametrize("seats", [3, 4])
 def test_a_seat_holders_ghost_at_a_victims_address_gets_no_unbounded_game_traffic(seats):
     """§N2.6 'Game started': a seat-holder M seats a second key K at VICTIM (JOIN, SETUP_SIG and
     SEED of K spoofed from VICTIM, each datagram once; it never answers anything sent there). Once
     the game runs every honest seat sends the ghost seat its step messages (150 B every 0.1 s for
-    30 s here, as the session would until K is voted out): from the start on VICTIM must get at
-    most 3x what was spoofed to each seat (+ one probe), however the seat opened its channel (what
-    went there during the setup is the previous test's)."""
+    30 s here, as the session would until K is voted out). VICTIM must get at most 3x what was
+    spoofed to each seat (+ one probe): from the host over the channel's whole life (it was
+    bounded from the first JOIN on), from a joiner from the start on (what a joiner sent there
+    during the setup is the first test's)."""
     honest, blind, net = _started_with_a_signing_ghost(seats)
     t0, before = net.now, dict(blind.got)
     for step in range(300):
@@ -121,7 +122,8 @@ def test_a_seat_holders_ghost_at_a_victims_address_gets_no_unbounded_game_traffi
         while net.now < until and net.step():
             pass
         net.now = max(net.now, until)  # quiet network: the clock still runs
-    assert _over_bound(honest, blind) == {}
+    assert _over_bound({HOST: honest[HOST]}, blind) == {}
+    assert _over_bound({a: p for a, p in honest.items() if a != HOST}, blind, before) == {}
 
 
 @pytest.mark.xfail(strict=True, reason=(
