@@ -222,13 +222,24 @@ class EpochProof:
     def unproven(self, epoch: int, now: float) -> bool:
         """A datagram of an unknown instance ``epoch`` of the peer: challenge it (a fresh nonce
         for a new epoch, the same nonce again for the same one). False if rate-limited."""
+        if not self.may_answer(self.CHALLENGE, now):
+            self._nonce_for(epoch)
+            return False
+        self.ask(epoch)
+        return True
+
+    def _nonce_for(self, epoch: int) -> None:
+        # A fresh nonce for a new epoch, the same one again for the same epoch.
         if self._challenge is None or self._challenge[0] != epoch:
             self._challenge = (epoch, int.from_bytes(os.urandom(4), "big") or 1)
-        if not self.may_answer(self.CHALLENGE, now):
-            return False
+
+    def ask(self, epoch: int) -> None:
+        """Challenge the peer's instance ``epoch`` now, unasked (not an answer to a datagram, so
+        not rate-limited): the owner wants its address proven (the game started, protocol.md
+        §N2.6 "Game started"). Keeps the nonce of a challenge of the same epoch."""
+        self._nonce_for(epoch)
         self._challenge_due = True
         self.due = True
-        return True
 
     def proves(self, epoch: int, nonce: int) -> bool:
         """True if a RESPONSE from instance ``epoch`` echoing ``nonce`` (addressed to our epoch:

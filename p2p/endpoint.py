@@ -95,7 +95,12 @@ class Endpoint:
 
     def restrict(self, addrs: Any) -> None:
         """From now on only ``addrs`` (iterable of (host, port): the setup's endpoints) may open
-        channels; every other channel is forgotten. They are trusted too."""
+        channels; every other channel is forgotten. They are trusted too. Each kept channel
+        whose peer has not proven it receives at its address (a RESPONSE to a CHALLENGE sent
+        there) is bounded and challenged now (``Channel.require_proof``), the ones we opened
+        ourselves included: a seat-holder can seat a ghost key of its own at a victim's spoofed
+        address (protocol.md §N2.6 "Game started"). A channel opened after this (``pin``, a
+        restarted peer's) is ours and not bounded."""
         allowed = frozenset((str(a[0]), int(a[1])) for a in addrs)
         self.allowed = allowed
         self.trusted = set(allowed)
@@ -103,10 +108,7 @@ class Endpoint:
             self.forget(addr)
         for addr, ch in self.channels.items():
             self._place(addr, ch)
-            # The game started: every seat signed the setup, whose bytes went only to these
-            # addresses (a blind spoofer cannot sign them), so each proved it receives there
-            # (protocol.md §N2.6 'Reflection', "Game started").
-            ch.confirm()
+            ch.require_proof()
 
     def _place(self, addr: Addr, ch: Channel) -> None:
         """Make ``ch`` draw on the receive budget of its address's trust (class doc)."""

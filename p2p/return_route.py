@@ -6,8 +6,11 @@ proves it receives at that address, a ``ReturnRoute`` bounds what the channel se
 ``UNCONFIRMED_FACTOR`` x the bytes received from it, and the channel gives up re-sending
 (*dormant*: sends nothing, no timer) at the timeout after ``UNCONFIRMED_RESENDS`` resends since
 the address last sent anything. The proof is a RESPONSE echoing the random nonce of a CHALLENGE
-sent to the address (an ack does not confirm: its numbers are predictable); the owner may also
-confirm it once the game started (``Endpoint.restrict``; trust in a lobby peer does not, H77).
+sent to the address (an ack does not confirm: its numbers are predictable). A channel the owner
+opened (it chose the address) starts confirmed but not *proven*; when the game starts
+(``Endpoint.restrict``) every seat channel not proven is bounded again (``demand``) until a
+RESPONSE comes: a seat's address may be a victim's, spoofed by a seat-holder that seated a ghost
+key there (§N2.6 "Game started"; H82). Trust in a lobby peer does not confirm (H77).
 The channel asks and tells; this object only counts.
 """
 
@@ -27,15 +30,22 @@ UNCONFIRMED_RESENDS = 3
 
 
 class ReturnRoute:
-    """Send bound of one channel (§N2.6). ``confirmed``: the peer proved it receives at the
-    address (or we chose it); ``dormant``: unconfirmed and gave up re-sending. Bytes received
-    (``rx``) and sent (``tx``) count only while unconfirmed. ``stats``: the channel's counters."""
+    """Send bound of one channel (§N2.6). ``confirmed``: no bound (the peer proved it receives
+    at the address, or we chose it and the game has not started); ``proven``: the peer echoed a
+    nonce sent to the address (for good: ``demand`` changes nothing then); ``seat``: bounded
+    since the game started (``demand``), it never gives up; ``dormant``: unconfirmed and gave up
+    re-sending. Bytes received (``rx``) count until the route is proven,
+    so a bound that starts late (``demand``) allows ``UNCONFIRMED_FACTOR`` x what the address
+    sent over the channel's life; bytes sent (``tx``) count while the bound applies.
+    ``stats``: the channel's counters."""
 
-    __slots__ = ("stats", "confirmed", "dormant", "rx", "tx", "void_timeouts", "withheld")
+    __slots__ = ("stats", "confirmed", "proven", "seat", "dormant", "rx", "tx", "void_timeouts", "withheld")
 
     def __init__(self, stats: dict[str, int], confirmed: bool) -> None:
         self.stats = stats
         self.confirmed = confirmed
+        self.proven = False
+        self.seat = False
         self.dormant = False
         self.rx = 0
         self.tx = 0
@@ -53,18 +63,32 @@ class ReturnRoute:
         return woke
 
     def confirm(self) -> bool:
-        """The peer echoed our nonce, or the game started (``Endpoint.restrict``): lift the bound.
+        """The peer echoed a nonce sent to the address: the route is proven, lift the bound.
         True if the channel was dormant or withheld a datagram (the caller resends its window
         now rather than at the withheld datagram's timeout)."""
-        self.confirmed = True
+        self.confirmed = self.proven = True
         withheld, self.withheld = self.withheld, False
         return self.heard(0) if self.dormant else withheld
 
+    def demand(self) -> bool:
+        """The game started (``Endpoint.restrict``): unless proven, the bound applies from now
+        on: what is sent from now (``tx`` restarts at 0) fits in ``UNCONFIRMED_FACTOR`` x the
+        bytes the address sent over the channel's life (§N2.6 "Game started"). True if the
+        caller must ask for the proof (a CHALLENGE): the route is not proven."""
+        if self.proven:
+            return False
+        self.confirmed = False
+        self.seat = True
+        self.tx = 0
+        return True
+
     def timed_out(self) -> bool:
         """Datagrams of an unconfirmed channel timed out: True if it gives up now
-        (``unconfirmed_gaveup``; dormant until the address speaks)."""
+        (``unconfirmed_gaveup``; dormant until the address speaks). A seat's channel (``seat``)
+        never does: in lockstep an honest seat whose RESPONSE was lost may have nothing to send
+        until our data arrives, and the bound alone keeps what a victim gets to the factor."""
         self.void_timeouts += 1
-        if self.void_timeouts > UNCONFIRMED_RESENDS:
+        if self.void_timeouts > UNCONFIRMED_RESENDS and not self.seat:
             self.dormant = True
             self.stats["unconfirmed_gaveup"] += 1
             return True
@@ -78,6 +102,7 @@ class ReturnRoute:
         a real peer that hears nothing re-sends, raising the bound, until a data datagram
         (carrying the ack) fits."""
         room = UNCONFIRMED_FACTOR * self.rx - self.tx
+        waiting = waiting and not self.seat  # a seat acks within the bound: its peer is no requester
         kept = []
         for item in out:
             size = len(item[0])

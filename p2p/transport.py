@@ -157,15 +157,30 @@ class Channel:
 
     @property
     def confirmed(self) -> bool:
-        """Whether the peer proved it receives at this address (it answered a CHALLENGE sent
-        there), or we chose the address, or the game started (``Endpoint.restrict``, §N2.6)."""
+        """Whether the channel sends without the bound: the peer proved it receives at this
+        address (it answered a CHALLENGE sent there), or we chose the address and the game has
+        not started (``require_proof``, §N2.6)."""
         return self.route.confirmed
 
-    def confirm(self) -> None:
-        """The game started (``Endpoint.restrict``: the seats' addresses): lift the send bound of an
-        unconfirmed channel (protocol.md §N2.6 'Reflection')."""
-        if not self.route.confirmed and self.route.confirm():
-            self.sender.resend_all()
+    def require_proof(self) -> None:
+        """The game started (``Endpoint.restrict``: this is a seat's address): unless the peer
+        already proved it receives here, bound what we send to ``UNCONFIRMED_FACTOR`` x the bytes
+        it sent us over the channel's life and CHALLENGE its current epoch at once; its RESPONSE
+        lifts the bound (protocol.md §N2.6 "Game started"). The address may be a victim's where a
+        seat-holder seated a ghost key (H82). A channel that never heard its peer sends nothing
+        until it does (and is challenged then)."""
+        if self.route.demand():
+            self._ask_proof()
+
+    def _ask_proof(self) -> None:
+        """CHALLENGE the peer's current epoch now (a seat's channel not proven, §N2.6 "Game
+        started"): at the start and at each retransmission timeout, so the proof does not wait
+        for the peer to speak. Nothing without a peer epoch to name."""
+        epoch = self.peer_epoch
+        pending = self._proof.pending[0]
+        if epoch is not None and (pending is None or pending[0] == epoch):
+            # A pending challenge of a new epoch stays: its RESPONSE proves the address too.
+            self._proof.ask(epoch)
 
     def upgrade(self, keys: PairKeys, my_xk: bytes, introduce: bool) -> None:
         """Key a plain channel in place (its sequence state goes on): from now on it sends
@@ -284,8 +299,11 @@ class Channel:
             return
         expired = tx.expired(now)
         if expired:
-            if not route.confirmed and route.timed_out():
-                return
+            if not route.confirmed:
+                if route.timed_out():
+                    return
+                if route.seat:
+                    self._ask_proof()  # the CHALLENGE or its RESPONSE may have been lost
             tx.timeout(expired)
 
     # -- receiving ----------------------------------------------------------------------
@@ -392,14 +410,16 @@ class Channel:
             return []
         self.stats["datagrams_received"] += 1
         self.last_rx = now
-        if not route.confirmed:
+        if not route.proven:
+            # Counted until proven, confirmed or not: the bound may start at the game's start.
             if route.heard(n):
                 tx.resend_all()  # it gave up: the address is there again
-            pending = proof.pending[0]
-            if pending is None or pending[0] == epoch:
-                # Return routability (§N2.6): a fresh nonce to this address; only the RESPONSE
-                # that echoes it confirms the channel (rate-limited like every answer).
-                proof.unproven(epoch, now)
+            if not route.confirmed:
+                pending = proof.pending[0]
+                if pending is None or pending[0] == epoch:
+                    # Return routability (§N2.6): a fresh nonce to this address; only the RESPONSE
+                    # that echoes it confirms the channel (rate-limited like every answer).
+                    proof.unproven(epoch, now)
         if ack > tx.acked_below or bits:
             tx.on_ack(ack, bits, now)
         if flags & FLAG_DATA:

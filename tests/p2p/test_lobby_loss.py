@@ -105,13 +105,14 @@ def test_honest_joiners_at_20_percent_loss_still_start_under_the_bound(seed, sea
     """§N2.6, §C2.2 step 2 (H77): at 20% loss (seeded, in memory) every seat starts the same
     game before SETUP_TIMEOUT although the host's channels stay bounded until each joiner
     answered a CHALLENGE (H48: without the JOIN re-sends 3 of 5 3-peer demos stalled). Once the
-    game started every seat's channel is confirmed (``restrict``)."""
+    game started every seat's channel is confirmed, or bounded as a seat's with its CHALLENGE out
+    until the RESPONSE (``restrict``, §N2.6 "Game started", H82; no game traffic here)."""
     peers, _net = _lobby_game(seed, seats, 0.2)
     assert all(p.started is not None for p in peers.values()), [p.lobby.phase for p in peers.values()]
     assert len({p.started.game_seed for p in peers.values()}) == 1
     host_channels = peers[HOST].ep.channels
     assert set(host_channels) == set(peers) - {HOST}
-    assert all(ch.confirmed for ch in host_channels.values())
+    assert all(ch.confirmed or ch.route.seat for ch in host_channels.values())
 
 
 def test_the_host_trusts_a_joiners_address_but_keeps_the_bound_until_it_answers():
