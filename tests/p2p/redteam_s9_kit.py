@@ -1,6 +1,7 @@
 """Red team, session 9 (H85): what tests/p2p/test_redteam_s9_*.py share — a blind machine at a victim
 address, a seat-holder's ghost seat at that address (protocol.md §N2.6 'Reflection', 'Game
-started') and the hook by which the attacker's own seat feeds its ghost. The lobby peers are
+started'), the hook by which the attacker's own seat feeds its ghost, a host with an honest joiner
+by code (§N3.1) and a flood of bare datagrams from fresh spoofed sources (§N2.6 'Strangers'). The lobby peers are
 ``test_lobby_loss.LobbyPeer`` (a ``Lobby`` and its ``Endpoint`` pumped as ``NodeLobby.pump`` does).
 
 Everything is sans-I/O on ``p2p.faults.SimNetwork``'s virtual clock: no socket, no timing.
@@ -10,11 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from p2p import transport as T
 from p2p.channel_auth import KeyCache
 from p2p.endpoint import Endpoint
 from p2p.faults import FaultPlan, SimNetwork
 from p2p.identity import Identity
+from p2p.join_code import join_code_tag
 from p2p.lobby import Lobby
+
+from test_lobby_loss import LobbyPeer  # a Lobby and its Endpoint pumped as NodeLobby.pump does
 
 HOST = ("10.9.0.1", 5000)
 VICTIM = ("10.9.0.99", 7777)  # a machine that never asked for anything and never answers
@@ -110,3 +115,32 @@ def network(peers: dict[tuple, Any], seed: int = 0, loss: float = 0.0) -> SimNet
     for addr, peer in peers.items():
         net.attach(addr, peer)
     return net
+
+
+JOINER = ("10.9.0.2", 5000)
+HOST_ID = Identity.from_seed(b"h85-code-host")
+JOINER_ID = Identity.from_seed(b"h85-code-joiner")
+#: When the honest joiner by code starts (the attacker's traffic runs from 0).
+T_JOIN = 1.0
+
+
+def host_and_joiner(seats: int = 4) -> tuple[LobbyPeer, LobbyPeer]:
+    """The host at HOST (``seats``) and an honest joiner by code at JOINER starting at T_JOIN (its
+    endpoint accepts plain datagrams, as ``NodeLobby.open`` sets it without the host's keys).
+    Peers: ``test_lobby_loss.LobbyPeer``."""
+    host = Lobby.host(HOST_ID, edition="classico", seats=seats, name="h", endpoint=HOST, chain_length=8)
+    joiner = Lobby.join(JOINER_ID, host_addr=HOST, game_id=None, name="j", chain_length=8, now=T_JOIN,
+                        code_tag=join_code_tag(host.game_id, HOST_ID.public_key))
+    hp, jp = LobbyPeer(HOST_ID, host, 1), LobbyPeer(JOINER_ID, joiner, 2)
+    jp.ep.accept_plain = True  # as NodeLobby.open for a join without the host's keys
+    return hp, jp
+
+
+def spoofed_flood(net, rate: float, until: float, start: float = 0.0) -> None:
+    """Schedule ``rate`` bare plain datagrams a second (a header, 22 B) on ``net`` for ``until``
+    s from ``start``, each from a fresh spoofed source address: each opens a stranger channel on
+    the host, none ever answers anything."""
+    junk = T.HEADER.pack(T.MAGIC, 0, 5, 0, 0, 0, 0)
+    for n in range(int(rate * until)):
+        src = ("10.%d.%d.%d" % (20 + n // 65025, n // 255 % 255, n % 255), 9000)
+        net.inject(src, HOST, junk, delay=start + n / rate)

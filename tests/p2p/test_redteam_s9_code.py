@@ -23,29 +23,14 @@ from p2p.lobby import ABORTED, WAITING, Lobby
 from p2p.wire import MSG_REJECT, MSG_STATUS, open_envelope
 
 from redteam_lan_kit import MALLORY, forge_intro
-from redteam_s9_kit import HOST, network
+from redteam_s9_kit import HOST, HOST_ID, JOINER, JOINER_ID, T_JOIN, host_and_joiner, network, spoofed_flood
 from test_lobby_loss import LobbyPeer  # a Lobby and its Endpoint pumped as NodeLobby.pump does
-
-JOINER = ("10.9.0.2", 5000)
-HOST_ID = Identity.from_seed(b"h85-code-host")
-JOINER_ID = Identity.from_seed(b"h85-code-joiner")
-#: When the honest joiner by code starts (the attacker's traffic runs from 0).
-T_JOIN = 1.0
-
-
-def _host_and_joiner(seats: int = 4) -> tuple[LobbyPeer, LobbyPeer]:
-    host = Lobby.host(HOST_ID, edition="classico", seats=seats, name="h", endpoint=HOST, chain_length=8)
-    joiner = Lobby.join(JOINER_ID, host_addr=HOST, game_id=None, name="j", chain_length=8, now=T_JOIN,
-                        code_tag=join_code_tag(host.game_id, HOST_ID.public_key))
-    hp, jp = LobbyPeer(HOST_ID, host, 1), LobbyPeer(JOINER_ID, joiner, 2)
-    jp.ep.accept_plain = True  # as NodeLobby.open for a join without the host's keys
-    return hp, jp
 
 
 def _join_by_code(attackers: dict, schedule=None) -> tuple[LobbyPeer, LobbyPeer]:
     """The attacker's nodes (and ``schedule(net)``'s datagrams) run from 0 s, the honest joiner by
     code from ``T_JOIN``: run until it is seated or gave up (JOIN_TIMEOUT)."""
-    hp, jp = _host_and_joiner()
+    hp, jp = host_and_joiner()
     net = network({HOST: hp} | attackers)
     if schedule is not None:
         schedule(net)
@@ -54,16 +39,6 @@ def _join_by_code(attackers: dict, schedule=None) -> tuple[LobbyPeer, LobbyPeer]
     while net.now < T_JOIN + C.JOIN_TIMEOUT + 1.0 and jp.lobby.phase not in (WAITING, ABORTED) and net.step():
         pass
     return hp, jp
-
-
-def spoofed_flood(net, rate: float, until: float) -> None:
-    """Schedule ``rate`` bare plain datagrams a second (a header, 22 B) on ``net`` from 0 to
-    ``until`` s, each from a fresh spoofed source address: each opens a stranger channel on the
-    host, none ever answers anything."""
-    junk = T.HEADER.pack(T.MAGIC, 0, 5, 0, 0, 0, 0)
-    for n in range(int(rate * until)):
-        src = ("10.%d.%d.%d" % (20 + n // 65025, n // 255 % 255, n % 255), 9000)
-        net.inject(src, HOST, junk, delay=n / rate)
 
 
 def _probe(lob: Lobby, raw: bytes, addr: tuple) -> list[bytes]:
@@ -135,7 +110,7 @@ def test_only_the_game_of_the_code_is_ever_adopted():
     another game id: another tag), a lobby of the attacker's key answering for the real game id,
     and the host's genuine REJECT to another joiner by code. None is adopted; the host's own
     STATUS (the attacker may relay a copy it got by probing the host itself) is, and only it."""
-    hp, jp = _host_and_joiner()
+    hp, jp = host_and_joiner()
     j = jp.lobby
     other = Lobby.host(HOST_ID, edition="classico", seats=4, name="h", endpoint=HOST, chain_length=8)
     clone = Lobby.host(Identity.from_seed(b"h85-code-mallory"), edition="classico", seats=4, name="h",
@@ -158,7 +133,6 @@ def test_only_the_game_of_the_code_is_ever_adopted():
     assert j.game_id == hp.lobby.game_id and j.admission.host_keys == (HOST_ID.public_key, HOST_ID.x25519_public_key)
 
 
-
 def _a_genuine_reject_naming(join_raw: bytes, game_id: bytes) -> bytes:
     """A REJECT (full) the host really signed for ``game_id``, naming the sender of the JOIN
     ``join_raw``: what the host's lobby answers it once closed."""
@@ -179,7 +153,7 @@ def test_a_genuine_reject_relayed_from_the_hosts_address_never_ends_a_waiting_jo
     X25519 key from an earlier game), then every datagram the host sent the joiner replayed: none
     reaches the lobby, because the joiner's channel to the host is keyed with the host's key (since
     the advert, or since the host's STATUS for a joiner by code). The joiner keeps waiting."""
-    hp, jp = _host_and_joiner()
+    hp, jp = host_and_joiner()
     if not by_code:
         jp = LobbyPeer(JOINER_ID, Lobby.join(JOINER_ID, host_addr=HOST, game_id=hp.lobby.game_id, name="j",
                                              chain_length=8, now=T_JOIN,
