@@ -117,10 +117,11 @@ def _started_with_a_signing_ghost(seats: int) -> tuple[dict, Blind, object]:
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "H85 BREAK, open (owner H82: p2p/endpoint.py restrict/pin, protocol.md §N2.6 'Game started', the "
-    "row 'a ghost seat at a spoofed address'): every seat's channel to the ghost's address is "
-    "confirmed at the start (the host's by restrict, the joiners' already by pin): the game's traffic "
-    "to the ghost seat reaches V with no bound (8917207: 330-350 KB in 30 s for 422-722 B spoofed)"))
+    "H85 BREAK, open, narrowed by H82's 0f6f459 (owner H82: p2p/return_route.py / Channel.require_proof; "
+    "protocol.md §N2.6 'Reflection' '3x their size', 'Game started'): the joiners now keep the bound "
+    "from the start, but restrict gives the host's channel to V a fresh 3x credit without charging "
+    "what the lobby-time bound already let out: 3214 B (3 seats) / 2760 B (4 seats) over the "
+    "channel's life for 722 B spoofed (4.4x / 3.8x). Before 0f6f459: 330-350 KB in 30 s"))
 @pytest.mark.parametrize("seats", [3, 4])
 def test_a_seat_holders_ghost_at_a_victims_address_gets_no_unbounded_game_traffic(seats):
     """§N2.6 'Game started': a seat-holder M seats a second key K at VICTIM (JOIN, SETUP_SIG and
