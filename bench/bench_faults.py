@@ -35,6 +35,8 @@ sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 
 from conftest import PeerProc  # noqa: E402
 from p2p.gamelog import LogReader  # noqa: E402
+from p2p.identity import Identity  # noqa: E402
+from ui.demo import host_join_code  # noqa: E402
 
 HASH = re.compile(r"^final state hash: ([0-9a-f]{64})$", re.M)
 STEPS = re.compile(r"^Steps: (\d+)$", re.M)
@@ -86,9 +88,12 @@ def _catch_up_once(seed: str, missed: int, tmp: Path) -> bool:
         argv.append(common)
     argv[0] = ["host", "--seats", "4", "--drop-timeout", "300", *argv[0]]
     procs = [PeerProc(argv[0])]
-    gid = procs[0].wait_for(lambda m: m["type"] == "hosting", 60)["game_id"]
+    hosting = procs[0].wait_for(lambda m: m["type"] == "hosting", 60)
+    # By the host's join code (address + its key, as `lanopoli demo` since H78), not by game id over
+    # mDNS: two runs at once on one machine never join each other's game.
+    code = host_join_code(hosting, Identity.from_seed(f"{seed}-cu-0".encode("utf-8")).public_key)
     for i in (1, 2, 3):
-        argv[i] = ["join", "--game", gid, *argv[i]]
+        argv[i] = ["join", "--code", code, *argv[i]]
         procs.append(PeerProc(argv[i]))
     try:
         victim = procs[3]

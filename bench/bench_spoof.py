@@ -3,7 +3,7 @@
 whole 4-peer game; prints the game time against a clean run of the same seeds and checks the
 final hash (prints, asserts nothing; exit 1 if the hashes differ or a game fails).
 
-    sudo python bench/bench_spoof.py [--peers 4] [--runs 3] [--rate 1000] [--seed bench-spoof]
+    sudo python bench/bench_spoof.py [--peers 4] [--runs 3] [--rate 1000] [--seed bench-spoof] [--join code]
 
 Needs root: every game runs inside a network namespace made for it (tests/e2e/spoof.py
 ``Netns``: only its own loopback), and the forged datagrams leave a raw socket there with our
@@ -11,7 +11,10 @@ own IPv4/UDP headers, so they carry the real peers' source addresses and ports. 
 the machine's own namespace.
 
 Per run: one clean game, then one attacked game, of ``lanopoli host``/``join --progress-json``
-peers with the same seeds (hence the same setup and the same final state hash). Game time:
+peers with the same seeds (hence the same setup and the same final state hash); the joiners go
+to the host by its join code (``--join code``, the path of ``lanopoli play`` and ``demo``: the
+host's address and key, protocol.md §N3.1) or find it by game id over mDNS (``--join game``, the
+path before H78). Game time:
 from the first ``progress`` line of any peer to the last ``done`` line, as the parent receives
 them (start-up, discovery and the lobby are not counted, as in bench/bench_network.py). The
 attacker learns the peers' addresses and ports by watching the namespace's loopback
@@ -52,6 +55,8 @@ import msgpack  # noqa: E402
 
 import spoof  # noqa: E402
 from conftest import PeerProc  # noqa: E402
+from p2p.identity import Identity  # noqa: E402
+from ui.demo import host_join_code  # noqa: E402
 from p2p import transport, wire  # noqa: E402
 
 TARGET_RATIO = 1.1
@@ -200,8 +205,9 @@ class Attacker:
                     self.sent += 1
 
 
-def play(ns: spoof.Netns, root: Path, seed: str, peers: int, rate: int) -> dict:
-    """One game of ``peers`` CLI peers in ``ns``; with ``rate`` > 0 under attack. Figures."""
+def play(ns: spoof.Netns, root: Path, seed: str, peers: int, rate: int, join: str = "code") -> dict:
+    """One game of ``peers`` CLI peers in ``ns``; with ``rate`` > 0 under attack; the joiners
+    ``join`` by the host's join code ("code") or by game id over mDNS ("game"). Figures."""
     procs: list[TimedPeer] = []
     cpu0 = time.process_time()
     common = ["--bind", "127.0.0.1", "--progress-json", "--timeout", str(PEER_S)]
@@ -211,12 +217,16 @@ def play(ns: spoof.Netns, root: Path, seed: str, peers: int, rate: int) -> dict:
         host = TimedPeer(["host", "--seats", str(peers), "--seed", f"{seed}-0", "--log-dir", str(root / "p0"),
                           *common], ns.prefix())
         procs.append(host)
-        gid = host.wait_for(lambda m: m["type"] == "hosting", 60)["game_id"]
+        hosting = host.wait_for(lambda m: m["type"] == "hosting", 60)
+        gid = hosting["game_id"]
+        # By the host's join code (address + its key, as `lanopoli demo` since H78), or by game id.
+        where = ["--code", host_join_code(hosting, Identity.from_seed(f"{seed}-0".encode("utf-8")).public_key)] \
+            if join == "code" else ["--game", gid]
         if rate:
             attacker = Attacker(ns, sniffer, bytes.fromhex(gid), peers, rate, seed=len(seed))
             attacker.start()
         for i in range(1, peers):
-            procs.append(TimedPeer(["join", "--game", gid, "--seed", f"{seed}-{i}", "--log-dir", str(root / f"p{i}"),
+            procs.append(TimedPeer(["join", *where, "--seed", f"{seed}-{i}", "--log-dir", str(root / f"p{i}"),
                                     *common], ns.prefix()))
         while any(p.proc.poll() is None for p in procs):
             if attacker is not None:
@@ -253,6 +263,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--rate", type=int, default=1000, help="forged datagrams per second")
     ap.add_argument("--seed", default="bench-spoof")
+    ap.add_argument("--join", choices=("code", "game"), default="code",
+                    help="joiners go to the host by its join code (default) or find it by game id over mDNS")
     args = ap.parse_args(argv)
     ok, why = spoof.available()
     if not ok:
@@ -262,9 +274,9 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench-spoof-") as tmp:
         for r in range(args.runs):
             with spoof.Netns("bsp") as ns:  # a fresh namespace per game: no leftover mDNS records
-                clean = play(ns, Path(tmp) / f"clean-{r}", args.seed, args.peers, 0)
+                clean = play(ns, Path(tmp) / f"clean-{r}", args.seed, args.peers, 0, args.join)
             with spoof.Netns("bsp") as ns:
-                hit = play(ns, Path(tmp) / f"attacked-{r}", args.seed, args.peers, args.rate)
+                hit = play(ns, Path(tmp) / f"attacked-{r}", args.seed, args.peers, args.rate, args.join)
             rate = hit["sent"] / hit["attack_s"] if hit["attack_s"] else 0.0
             print(f"run {r}: clean {clean.get('game_s', float('nan')):.2f} s ({clean['steps']} steps), "
                   f"attacked {hit.get('game_s', float('nan')):.2f} s ({hit['steps']} steps), "
@@ -285,7 +297,7 @@ def main(argv: list[str] | None = None) -> int:
     ratio = statistics.median(attacked_s) / statistics.median(clean_s)
     print(f"game time attacked / clean (medians): {ratio:.2f} (target <= {TARGET_RATIO}); "
           f"final hash {'the same' if same else 'DIFFERENT'}")
-    print(json.dumps({"peers": args.peers, "runs": args.runs, "rate": args.rate, "clean_s": clean_s,
+    print(json.dumps({"peers": args.peers, "runs": args.runs, "rate": args.rate, "join": args.join, "clean_s": clean_s,
                       "attacked_s": attacked_s, "forged": sent, "ratio": round(ratio, 3), "same_hash": same}))
     return 0 if same and not failed else 1
 
