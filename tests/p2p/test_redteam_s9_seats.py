@@ -23,7 +23,7 @@ from p2p.node_lobby import pin_seats
 from p2p.rendezvous import ADVERT_HEARD_S, SeatAddresses
 from p2p.return_route import UNCONFIRMED_FACTOR
 
-from redteam_lan_kit import TICK, bytes_to
+from redteam_lan_kit import TICK, bytes_to, forge_intro
 from redteam_s9_kit import HOST, VICTIM, Blind, Ghost, network, spy
 from test_lobby_loss import LobbyPeer  # a Lobby and its Endpoint pumped as NodeLobby.pump does
 
@@ -166,3 +166,35 @@ def test_a_seat_moved_by_an_advert_to_a_victims_address_gets_no_unbounded_traffi
     sent = bytes_to(ep, VICTIM, 30.0, drive=lambda now: ep.send(VICTIM, bytes(150))
                     if round(now / TICK) % 2 == 0 else None)
     assert sent <= PROBE_ALLOWANCE, f"{sent} B to an address that never sent anything"
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "H85 BREAK, open since H82's 0f6f459 (owner H82: p2p/return_route.py ReturnRoute.demand resets tx "
+    "at every restrict; protocol.md §N2.6 'Game started' 1): every Endpoint.restrict (Node.route_seats "
+    "runs one at each seat move or return, §N3.2) gives an unproven seat channel a fresh credit of 3x "
+    "what its address ever sent: 270 B spoofed -> 792 B, then 790 B more after a second restrict 10 s "
+    "later; a seat-holder that moves its own seat every ~5 s makes its ghost's address get 3x again "
+    "each time"))
+def test_a_second_restrict_gives_a_ghost_address_no_new_credit():
+    """§N2.6 'Game started' 1 ('what it sends from the start totals at most 3x...'): a ghost seat's
+    address V sent one 270-byte introduction; the game starts (restrict) and we send that seat a
+    150-byte step message every 0.2 s; 10 s later another seat moves (§N3.2) and the node routes
+    the seats again (restrict + pin_seats, as ``Node.route_seats``), and we go on for 10 s: V gets
+    at most 3x what it sent, over both, plus one probe per restrict."""
+    me, other = Identity.from_seed(b"h85-rr-me"), Identity.from_seed(b"h85-rr-other")
+    ghost = Identity.from_seed(b"h85-rr-ghost")
+    players = [SimpleNamespace(x25519_key=k.x25519_public_key) for k in (me, ghost, other)]
+    seats = [("10.9.0.1", 5000), VICTIM, ("10.9.0.3", 5000)]
+    ep = Endpoint(epoch=6, keys=KeyCache(me))
+    spoofed = forge_intro(ghost, seats[0], me.x25519_public_key, bytes(200))
+    for d in spoofed:
+        ep.receive_datagram(d, VICTIM, 0.0)
+    sent = 0
+    for moved in (False, True):
+        if moved:
+            seats[2] = ("10.9.0.33", 5000)  # the other seat's advert moved it (SeatAddresses.advert)
+        ep.restrict([a for i, a in enumerate(seats) if i])
+        pin_seats(ep, players, seats, 0)
+        sent += bytes_to(ep, VICTIM, 10.0, drive=lambda now: ep.send(VICTIM, bytes(150))
+                         if round(now / TICK) % 4 == 0 else None)
+    assert sent <= UNCONFIRMED_FACTOR * sum(len(d) for d in spoofed) + 2 * PROBE_ALLOWANCE
