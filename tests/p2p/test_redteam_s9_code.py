@@ -178,3 +178,33 @@ def test_a_genuine_reject_relayed_from_the_hosts_address_never_ends_a_waiting_jo
     assert jp.lobby.phase == WAITING and jp.aborted is None
     jp.lobby.receive_message(reject, HOST, net.now, HOST_ID.x25519_public_key)
     assert jp.lobby.phase == ABORTED  # had it reached the lobby, it would have ended the join
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "H85 BREAK, open, pre-existing since join by code (session 8; the same at 8917207) (owner H83: "
+    "p2p/lobby.py receive_message / p2p/admission.py; protocol.md §N3.1 'What holds'): while it probes, "
+    "a joiner by code's game id IS the probe's zero gid, so a STATUS or PROPOSAL whose gid is zero "
+    "skips on_probe_answer (the tag check) and _from_host adopts the key it claims (trust on first "
+    "use): an impostor at the host's address running a lobby with game id PROBE_GAME_ID seats the "
+    "joiner and the joiner STARTS the impostor's game; no 50-bit tag was ever checked"))
+def test_a_zero_game_id_answer_never_skips_the_code_tag():
+    """§N3.1 'What holds': 'anyone else answering at the host's address (or spoofing it) must
+    find a key and game id with the same 50-bit tag'. The impostor answers at the host's address
+    (ARP spoofing puts it on the path; or it spoofs the host's address to the joiner's port) with
+    a lobby of its own key whose game id is the probe's 16 zero bytes: to it the joiner's PROBE is
+    a plain JOIN of its game. The joiner must adopt no key and join nothing that does not give the
+    code's tag, and keep probing the real host."""
+    real = Lobby.host(HOST_ID, edition="classico", seats=2, name="h", endpoint=HOST, chain_length=8)
+    j = Lobby.join(JOINER_ID, host_addr=HOST, game_id=None, name="j", chain_length=8,
+                   code_tag=join_code_tag(real.game_id, HOST_ID.public_key))
+    impostor = Lobby.host(MALLORY, edition="classico", seats=2, name="h", endpoint=HOST, chain_length=8)
+    impostor.game_id = C.PROBE_GAME_ID
+    now = 0.0
+    for _ in range(4):  # the joiner's PROBE (and what follows) meets the impostor's answers
+        for _addr, raw in j.messages_to_send():
+            impostor.receive_message(raw, JOINER, now, None)
+        for _addr, raw in impostor.messages_to_send():
+            j.receive_message(raw, HOST, now, None)
+        now += 0.1
+    assert j.admission.host_keys is None and j.admission.code_tag is not None
+    assert j.phase == "joining" and j.setup is None
