@@ -83,6 +83,9 @@ class Endpoint:
         self.trusted: set[Addr] = set()
         #: None (lobby: anyone may open a channel) or the only addresses allowed (game started).
         self.allowed: frozenset[Addr] | None = None
+        #: Addresses a later ``restrict`` added (a moved seat's, §N3.2): a channel ``pin`` opens
+        #: there is bounded until the peer proves the address (§N2.6 "Game started").
+        self.to_prove: frozenset[Addr] = frozenset()
 
     def trust(self, addrs: Any) -> None:
         """Vouch for these addresses (iterable of (host, port)): their channels are never
@@ -99,9 +102,12 @@ class Endpoint:
         whose peer has not proven it receives at its address (a RESPONSE to a CHALLENGE sent
         there) is bounded and challenged now (``Channel.require_proof``), the ones we opened
         ourselves included: a seat-holder can seat a ghost key of its own at a victim's spoofed
-        address (protocol.md §N2.6 "Game started"). A channel opened after this (``pin``, a
-        restarted peer's) is ours and not bounded."""
+        address (protocol.md §N2.6 "Game started"). A channel ``pin`` opens later is ours and not
+        bounded (a restarted peer's, which must speak first), except at an address a later call
+        added (``to_prove``: a seat moved there by an advert, §N3.2, which anyone can copy)."""
         allowed = frozenset((str(a[0]), int(a[1])) for a in addrs)
+        if self.allowed is not None:
+            self.to_prove = (self.to_prove | (allowed - self.allowed)) & allowed
         self.allowed = allowed
         self.trusted = set(allowed)
         for addr in [a for a in self.channels if a not in allowed]:
@@ -194,14 +200,15 @@ class Endpoint:
         if keys is None:
             return False
         self.trusted.add(addr)
-        if ch is None:
-            self._open(addr, keys, True, 0.0, True)
-        elif ch.keys is None:
+        if ch is not None and ch.keys is None:
             ch.upgrade(keys, self.keys.my_xk, True)
             self._place(addr, ch)
-        else:
+            return True
+        if ch is not None:
             self.forget(addr)
-            self._open(addr, keys, True, 0.0, True)
+        ch = self._open(addr, keys, True, 0.0, True)
+        if addr in self.to_prove:
+            ch.require_proof()  # it sends nothing there until the address speaks (§N2.6)
         return True
 
     def confirmed(self, addr: Addr) -> bool:

@@ -72,14 +72,16 @@ class ReturnRoute:
 
     def demand(self) -> bool:
         """The game started (``Endpoint.restrict``): unless proven, the bound applies from now
-        on: what is sent from now (``tx`` restarts at 0) fits in ``UNCONFIRMED_FACTOR`` x the
-        bytes the address sent over the channel's life (§N2.6 "Game started"). True if the
-        caller must ask for the proof (a CHALLENGE): the route is not proven."""
+        on: what is sent from the first call (``tx`` restarts at 0 then, never again: every seat
+        move calls ``restrict`` once more) fits in ``UNCONFIRMED_FACTOR`` x the bytes the address
+        sent over the channel's life (§N2.6 "Game started"). True if the caller must ask for the
+        proof (a CHALLENGE): the route is not proven."""
         if self.proven:
             return False
-        self.confirmed = False
-        self.seat = True
-        self.tx = 0
+        if not self.seat:
+            self.seat = True
+            self.confirmed = False
+            self.tx = 0
         return True
 
     def timed_out(self) -> bool:

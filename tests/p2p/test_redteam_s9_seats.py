@@ -140,12 +140,6 @@ def test_a_seat_holders_ghost_at_a_victims_address_gets_no_unbounded_game_traffi
     assert _over_bound(honest, blind, before) == {}
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "H85 BREAK, open (owner H82: p2p/endpoint.py pin after restrict; protocol.md §N3.2, §N2.6 'Game "
-    "started'): a seat moved by an advert is routed with restrict() then pin_seats(); the new "
-    "address has no channel yet, so pin opens a chosen (confirmed) one: everything the table sends "
-    "that seat reaches the advertised address with no bound. Anyone on the LAN can copy a quiet "
-    "seat's advert (§N3.2), a seat-holder advertises its own seat at V after WAIT_NOTICE"))
 def test_a_seat_moved_by_an_advert_to_a_victims_address_gets_no_unbounded_traffic():
     """§N3.2: in a running game (rendezvous open: a step waited WAIT_NOTICE s, a seat was dropped,
     or we resumed) an advert with seat 1's setup keys says it listens at VICTIM; seat 1 was quiet
@@ -168,13 +162,6 @@ def test_a_seat_moved_by_an_advert_to_a_victims_address_gets_no_unbounded_traffi
     assert sent <= PROBE_ALLOWANCE, f"{sent} B to an address that never sent anything"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "H85 BREAK, open since H82's 0f6f459 (owner H82: p2p/return_route.py ReturnRoute.demand resets tx "
-    "at every restrict; protocol.md §N2.6 'Game started' 1): every Endpoint.restrict (Node.route_seats "
-    "runs one at each seat move or return, §N3.2) gives an unproven seat channel a fresh credit of 3x "
-    "what its address ever sent: 270 B spoofed -> 792 B, then 790 B more after a second restrict 10 s "
-    "later; a seat-holder that moves its own seat every ~5 s makes its ghost's address get 3x again "
-    "each time"))
 def test_a_second_restrict_gives_a_ghost_address_no_new_credit():
     """§N2.6 'Game started' 1 ('what it sends from the start totals at most 3x...'): a ghost seat's
     address V sent one 270-byte introduction; the game starts (restrict) and we send that seat a
