@@ -49,10 +49,13 @@ class Endpoint:
     (``budget``); an untrusted channel holds at most ``STRANGER_RECV_CAP`` bytes of out-of-order
     chunks and its one reassembly, counted in ``stranger_budget`` (sized never to fill), so strangers cannot
     starve a trusted peer's multi-chunk payload. A channel the owner opens (``channel``, ``pin``:
-    it chose the address) sends freely; one opened by the peer's datagram is *unconfirmed* and
-    sends at most ``UNCONFIRMED_FACTOR`` x what it received until the peer answers a CHALLENGE
-    sent to its address (``transport.Channel``, §N2.6 reflection), or the game starts
-    (``restrict``); ``trust`` does not lift the bound (a spoofed JOIN is valid, H77).
+    it chose the address) sends freely until the game starts; one opened by the peer's datagram
+    is *unconfirmed* and sends at most ``UNCONFIRMED_FACTOR`` x what it received until the peer
+    answers a CHALLENGE sent to its address (``transport.Channel``, §N2.6 reflection); ``trust``
+    does not lift the bound (a spoofed JOIN is valid, H77). At the game's start (``restrict``)
+    every seat channel whose peer has not so proven its address is bounded and challenged, ours
+    included, and so is one ``pin`` opens at an address a later ``restrict`` adds (§N2.6 "Game
+    started": a seat-holder's ghost seat, a moved seat's copied advert).
 
     Authentication (protocol.md §N2.2): ``keys`` (``channel_auth.KeyCache`` of our identity;
     None: plain channels only, for tests of the bare transport) lets the owner ``pin`` an
