@@ -15,6 +15,7 @@ from types import SimpleNamespace
 import pytest
 
 from p2p import const as C
+from p2p import transport as T
 from p2p.channel_auth import KeyCache
 from p2p.endpoint import Endpoint
 from p2p.identity import Identity
@@ -192,3 +193,51 @@ def test_a_second_restrict_gives_a_ghost_address_no_new_credit():
         sent += bytes_to(ep, VICTIM, 10.0, drive=lambda now: ep.send(VICTIM, bytes(150))
                          if round(now / TICK) % 4 == 0 else None)
     assert sent <= UNCONFIRMED_FACTOR * sum(len(d) for d in spoofed) + 2 * PROBE_ALLOWANCE
+
+
+@pytest.mark.parametrize("spoofs", [1, 10])
+def test_spoofed_plain_acks_from_a_seats_address_do_not_block_its_proof(spoofs):
+    """§N2.2, §N2.6 'Game started' (H82's proof at the start, attacked): a seat-holder knows every
+    seat's address from the setup and spoofs 22-byte plain pure acks with fresh epochs from honest
+    seat S's address to peer P, one just before the start and more while the game runs. P's
+    channel to S is keyed since the PROPOSAL: they are unauthenticated, change no epoch and take
+    no CHALLENGE slot; S's RESPONSE proves its address and every step message is delivered."""
+    ids = {a: Identity.from_seed(b"h85-proof-%d" % i) for i, a in enumerate((HOST, ("10.9.0.2", 5000)))}
+    (p_addr, p_id), (s_addr, s_id) = ids.items()
+    p = Endpoint(epoch=11, keys=KeyCache(p_id), accept_plain=False)
+    s = Endpoint(epoch=22, keys=KeyCache(s_id), accept_plain=False)
+    p.pin(s_addr, s_id.x25519_public_key)
+    s.pin(p_addr, p_id.x25519_public_key)
+    got: list = []
+
+    def wire(now: float) -> None:
+        for _ in range(4):
+            for d, _dst in p.datagrams_to_send(now):
+                s.receive_datagram(d, p_addr, now)
+            for d, _dst in s.datagrams_to_send(now):
+                got.extend(m for _src, m in p.receive_datagram(d, s_addr, now))
+
+    def spoof(now: float, k: int) -> None:
+        p.receive_datagram(T.HEADER.pack(T.MAGIC, 0, 9000 + k, 0, 0, 0, 0), s_addr, now)
+
+    p.send(s_addr, b"setup-sig")
+    s.send(p_addr, b"setup-sig")
+    now = 0.0
+    for _ in range(10):
+        now += TICK
+        wire(now)
+    spoof(now, 0)
+    p.restrict([s_addr])  # the game starts on both
+    s.restrict([p_addr])
+    for i in range(200):
+        now += TICK
+        if i % (200 // spoofs) == 0:
+            spoof(now, i + 1)
+        s.send(p_addr, b"step")
+        p.send(s_addr, b"step")
+        p.handle_timer(now)
+        s.handle_timer(now)
+        wire(now)
+    ch = p.channels[s_addr]
+    assert ch.confirmed and ch.stats["unauthenticated"] == spoofs + 1
+    assert got == [b"setup-sig"] + [b"step"] * 200
