@@ -149,6 +149,34 @@ class Admission:
 
     # -- handlers ---------------------------------------------------------------------------
 
+    def screen_probe(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None,
+                     confirmed: bool) -> bool:
+        """Join by code's routing (protocol.md §N3.1), before the lobby's game id check: True if
+        the message was handled or dropped here, False if it goes on to the lobby's handlers.
+
+        * ``gid`` = ``PROBE_GAME_ID`` (16 zero bytes) is no game's: a host's JOIN with it is a
+          PROBE (``on_probe``); any other message with it is dropped (``probe_game_id``), by
+          both roles. A probing joiner's own game id IS that gid, so before (H85) a STATUS or
+          PROPOSAL with it matched and skipped the tag check: the first key it claimed was
+          adopted and an impostor's game id-zero lobby could seat and start the joiner.
+        * a joiner probing (``code_tag`` set: no game id adopted yet): every STATUS and REJECT,
+          whatever its ``gid``, goes through the tag check (``on_probe_answer``); every other
+          lobby message is dropped (``wrong_game``): none can be of our game before we know it."""
+        lob = self._lobby
+        if msg.game_id == C.PROBE_GAME_ID:
+            if env.mtype == MSG_JOIN and lob.role == "host":
+                self.on_probe(env, msg, addr, now, confirmed)
+            else:
+                lob.drop("probe_game_id")
+            return True
+        if self.code_tag is None:
+            return False
+        if env.mtype in (MSG_STATUS, MSG_REJECT):
+            self.on_probe_answer(env, msg, addr, now, peer_key)
+        else:
+            lob.drop("wrong_game")
+        return True
+
     def on_probe(self, env: Envelope, msg: Any, addr: Any, now: float, confirmed: bool) -> None:
         """Host: a PROBE (JOIN with a zero game id) asks who we are: answer our signed STATUS
         (or REJECT full once the lobby closed), protocol.md §N3.1, in this order:

@@ -108,7 +108,7 @@ class Lobby:
         self.admission = Admission(self, now)
         #: Counters: ``received``, ``malformed``, ``dropped`` (all drops), and one per drop reason
         #: (``wrong_game``, ``bad_signature``, ``not_host``, ``not_seated``, ``wrong_phase``,
-        #: ``key_mismatch``, ``unverifiable``, ``buffer_full``...).
+        #: ``key_mismatch``, ``unverifiable``, ``probe_game_id``, ``buffer_full``...).
         self.stats: dict[str, int] = dict.fromkeys(("received", "malformed", "dropped"), 0)
         adm = self.admission
         self._handlers = {MSG_JOIN: adm.on_join, MSG_LEAVE: adm.on_leave, MSG_STATUS: adm.on_status,
@@ -167,7 +167,8 @@ class Lobby:
              chain_length: int = C.CHAIN_LENGTH) -> "Lobby":
         """Open a lobby and seat ourselves. ``endpoint``: our transport address as peers should
         reach it. ``demo_seed`` (demos/tests only) makes the game id, chain and seed secret
-        deterministic. Raises ``LocalProtocolError`` for a bad seat count, edition or options."""
+        deterministic. Raises ``LocalProtocolError`` for a bad seat count, edition or options,
+        or a drawn game id of 16 zero bytes (the PROBE's, §N3.1)."""
         if not C.MIN_SEATS <= seats <= C.MAX_SEATS:
             raise LocalProtocolError(f"seats must be {C.MIN_SEATS}..{C.MAX_SEATS}")
         if not edition or len(edition) > C.MAX_EDITION_LEN:
@@ -178,6 +179,8 @@ class Lobby:
             raise LocalProtocolError(str(e)) from None
         check_p2p_options(opts)
         gid = os.urandom(C.GAME_ID_LEN) if demo_seed is None else derive_secret(demo_seed, b"game-id", b"")[:16]
+        if gid == C.PROBE_GAME_ID:  # the probe's gid is no game's (§N3.1); p = 2^-128
+            raise LocalProtocolError("the zero game id is reserved for join-code probes")
         lob = cls(identity, role="host", game_id=gid, name=name, bot=bot, demo_seed=demo_seed, now=now,
                   chain_length=chain_length)
         lob.phase, lob.edition, lob.seats, lob.options = WAITING, edition, seats, opts
@@ -364,15 +367,14 @@ class Lobby:
         except WireError:
             self.stats["malformed"] += 1
             return
+        adm = self.admission
+        probing = adm.code_tag is not None
+        if adm.screen_probe(env, msg, addr, now, peer_key, confirmed):  # §N3.1: zero gid, probing
+            if probing and adm.code_tag is None:
+                self._join.restart(now)  # the real JOIN went out: copies every JOIN_RESEND_S
+            return
         if msg.game_id != self.game_id:
-            if env.mtype == MSG_JOIN and msg.game_id == C.PROBE_GAME_ID and self.role == "host":
-                self.admission.on_probe(env, msg, addr, now, confirmed)
-            elif self.admission.code_tag is not None and env.mtype in (MSG_STATUS, MSG_REJECT):
-                self.admission.on_probe_answer(env, msg, addr, now, peer_key)
-                if self.admission.code_tag is None:
-                    self._join.restart(now)  # the real JOIN went out: copies every JOIN_RESEND_S
-            else:
-                self.drop("wrong_game")
+            self.drop("wrong_game")
             return
         if env.mtype in (MSG_SETUP_SIG, MSG_SEED) and self.phase in (JOINING, WAITING):
             self._join.hint(now)  # the host proposed: our JOIN at once (handle_timer)

@@ -182,13 +182,6 @@ def test_a_genuine_reject_relayed_from_the_hosts_address_never_ends_a_waiting_jo
     assert jp.lobby.phase == ABORTED  # had it reached the lobby, it would have ended the join
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "H85 BREAK, open, pre-existing since join by code (session 8; the same at 8917207) (owner H83: "
-    "p2p/lobby.py receive_message / p2p/admission.py; protocol.md §N3.1 'What holds'): while it probes, "
-    "a joiner by code's game id IS the probe's zero gid, so a STATUS or PROPOSAL whose gid is zero "
-    "skips on_probe_answer (the tag check) and _from_host adopts the key it claims (trust on first "
-    "use): an impostor at the host's address running a lobby with game id PROBE_GAME_ID seats the "
-    "joiner and the joiner STARTS the impostor's game; no 50-bit tag was ever checked"))
 def test_a_zero_game_id_answer_never_skips_the_code_tag():
     """§N3.1 'What holds': 'anyone else answering at the host's address (or spoofing it) must
     find a key and game id with the same 50-bit tag'. The impostor answers at the host's address
@@ -243,10 +236,6 @@ def _answers_a_prober_may_meet(real: Lobby) -> list[tuple[str, bytes]]:
     return pool
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "H85 BREAK, open, pre-existing (owner H87 this session: p2p/lobby.py / p2p/admission.py; protocol.md "
-    "§N3.1 'What holds'): the zero-game-id impostor of test_a_zero_game_id_answer_never_skips_the_code_tag "
-    "is in the pool: its STATUS makes the joiner adopt its key (the explicit example [2, 3, 4])"))
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.integers(0, 63), max_size=6))
 @example([2, 3, 4])  # the impostor with the zero game id: its STATUS, PROPOSAL and SETUP_SIG
