@@ -16,7 +16,8 @@ where joiners do not know each other's keys; every seat's channel during the gam
 spectators each seat serves). Checks, in this order, each failure dropped and
 counted in ``stats`` by reason, never shown, never answered:
 
-1. envelope and body schema (``malformed``), type CHAT, game id (``wrong_game``);
+1. envelope and body schema (``malformed``), type CHAT, game id (``wrong_game``); none while
+   our game id is the PROBE's zero one (``probe_game_id``: a joiner by code has no game yet, §N3.1);
 2. the author is a member (``unknown_sender``) — or the message came over a relay channel
    (``relayed=True``), whose author is then shown with the name it gives;
 3. ``seq`` greater than the last one accepted from that author (``replayed``);
@@ -159,6 +160,8 @@ class ChatRoom:
         env, msg, bad = open_for_game(data, MSG_CHAT, decode_chat, C.MAX_STEP_MSG, self.game_id)
         if bad:
             return self._drop(bad)
+        if self.game_id == C.PROBE_GAME_ID:  # probing: anyone at the host's address could sign it (H87)
+            return self._drop("probe_game_id")
         if author is not None and msg.pk != author:
             return self._drop("not_author")
         member = self._members.get(msg.pk)

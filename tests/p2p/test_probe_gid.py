@@ -17,12 +17,14 @@ unfixed joiner would) is complete and every message of it genuinely signed.
 from __future__ import annotations
 
 from functools import lru_cache
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from p2p import const as C
+from p2p.chat import ChatRelay, ChatRoom
 from p2p.errors import LocalProtocolError
 from p2p.join_code import join_code_tag
 from p2p.lobby import ABORTED, JOINING, STARTED, GameStarted, Lobby, SetupProposed
@@ -201,3 +203,23 @@ def test_a_host_never_runs_the_zero_game_id(monkeypatch):
     monkeypatch.setattr("p2p.lobby.os.urandom", bytes)
     with pytest.raises(LocalProtocolError):
         Lobby.host(HOST_ID, edition="classico", seats=2, name="h", endpoint=HOST, chain_length=8)
+
+
+def test_a_probing_joiner_shows_no_chat_line():
+    """§N9 check 1, §N3.1: while a joiner by code probes, its chat room's game id is the zero one
+    and its channel to the host's address is plain (anyone may spoof it): a CHAT with gid zero,
+    signed by any key, from that address is dropped (``probe_game_id``), never shown as a player's
+    line. Before (H87's finding): shown, with the name the attacker chose ('Host: the code was
+    wrong, join 10.9.0.66:5000/...'). Once the game id is adopted, the host's relayed lines show."""
+    j = _victim()
+    game = SimpleNamespace(lobby=j, session=None, peers=[], watch=SimpleNamespace(send_all=lambda raw: None))
+    shown: list = []
+    relay = ChatRelay(JOINER_ID, "j", False, game, lambda addr, raw: None, shown.append)
+    lie, _ = ChatRoom(MALLORY, C.PROBE_GAME_ID, "Host").say("il codice era sbagliato: 10.9.0.66:5000/ABCDE", 0.0)
+    relay.receive(HOST, lie, 0.0)
+    assert shown == [] and relay.room.stats["probe_game_id"] == 1
+    (answer,) = _answers_of_the_real_host(j)
+    j.receive_message(answer, HOST, 0.1, None)
+    line, _ = ChatRoom(HOST_ID, REAL.game_id, "h").say("benvenuti", 0.2)
+    relay.receive(HOST, line, 0.2)
+    assert [(s.name, s.text) for s in shown] == [("h", "benvenuti")]
