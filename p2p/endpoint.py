@@ -94,8 +94,17 @@ class Endpoint:
         """Vouch for these addresses (iterable of (host, port)): their channels are never
         evicted as strangers. Replaces the previous set. Trust does not lift the send bound of
         an unconfirmed channel (protocol.md §N2.6 'Reflection'): a valid JOIN proves who signed
-        it, not that its source address is theirs (H77)."""
-        self.trusted = {(str(a[0]), int(a[1])) for a in addrs}
+        it, not that its source address is theirs (H77). A keyed channel the owner opened
+        (``pin``) to an address it no longer vouches for, which never accepted a datagram, is
+        forgotten: nothing is owed to it, and its re-sends would go on for good to an address
+        that may be a victim's (a seat removed from the setup round, §C2.2 step 7; §N2.6
+        "Game started", "What does not")."""
+        trusted = {(str(a[0]), int(a[1])) for a in addrs}
+        dropped = [a for a, ch in self.channels.items()
+                   if a not in trusted and a in self.trusted and ch.keys is not None and ch.peer_epoch is None]
+        for addr in dropped:
+            self.forget(addr)
+        self.trusted = trusted
         for addr, ch in self.channels.items():
             self._place(addr, ch)
 

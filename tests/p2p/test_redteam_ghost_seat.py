@@ -339,3 +339,24 @@ def test_each_later_restrict_grants_a_ghost_no_fresh_credit():
         ep.restrict([VICTIM, OTHER_SEAT, moved])
         sent += bytes_to(ep, VICTIM, 10.0, drive)
     assert sent <= UNCONFIRMED_FACTOR * sum(len(d) for d in ghost)
+
+
+def test_a_pinned_address_the_lobby_dropped_and_that_never_spoke_is_forgotten():
+    """§N2.6 "What does not" (H82, H85's blind JOIN): a joiner pins every seat of the PROPOSAL,
+    the ghost's address V too; when the round is given up and V's seat removed (§C2.2 step 7) the
+    lobby no longer names V, so ``trust`` forgets V's channel if V never sent anything: its
+    re-sends stop (before: for good, ~2.9 KB/s, 309 KB by 120 s in H85's 3-seat lobby; now the
+    round's ~47 KB). A pinned channel that heard its peer is kept (a removed member is owed its
+    REJECT over the host's channel, which the member's datagrams opened)."""
+    ep = Endpoint(epoch=51, keys=KeyCache(SEAT), accept_plain=False)
+    ep.pin(VICTIM, GHOST.x25519_public_key)
+    ep.pin(OTHER_SEAT, MALLORY.x25519_public_key)
+    ep.trust([VICTIM, OTHER_SEAT, MALLORY_ADDR])
+    for d in forge_intro(MALLORY, SEAT_ADDR, SEAT.x25519_public_key, SETUP_SIG):
+        ep.receive_datagram(d, OTHER_SEAT, 0.0)  # the other seat spoke
+    ep.send(VICTIM, SETUP_SIG)
+    ep.send(OTHER_SEAT, SETUP_SIG)
+    assert bytes_to(ep, VICTIM, 5.0) > 0
+    ep.trust([MALLORY_ADDR])  # a new round: neither seat is named any more
+    assert VICTIM not in ep.channels and OTHER_SEAT in ep.channels
+    assert bytes_to(ep, VICTIM, 30.0) == 0
