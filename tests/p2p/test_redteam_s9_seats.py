@@ -79,11 +79,12 @@ def _one_spoofed_join(seats: int) -> tuple[dict, Blind]:
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "H85 BREAK, open (owner H82 with H80: p2p/endpoint.py pin; protocol.md §N2.6 'Reflection'): a "
-    "joiner pins every endpoint of the PROPOSAL, and Endpoint.pin opens a chosen channel, i.e. "
-    "confirmed: one spoofed JOIN (~300 B) from V makes each honest joiner stream its SETUP_SIG and "
-    "retransmissions to V (at 8917207, 3 seats: 44 KB by 29 s, 135 KB by 60 s, 309 KB by 120 s: the "
-    "channel never gives up and nothing evicts it after the round is given up)"))
+    "H85 BREAK, open, narrowed by H82's 5e4d200 (owner H82: p2p/endpoint.py pin; protocol.md §N2.6 "
+    "'Reflection'): a joiner pins every endpoint of the PROPOSAL, and Endpoint.pin opens a chosen "
+    "channel, i.e. confirmed: one spoofed JOIN (300 B) from V makes each honest joiner stream its "
+    "SETUP_SIG re-sends and retransmissions to V while the setup round lasts: 47 KB per joiner "
+    "(157x; 44 KB by 29 s), every round the attacker fills with a fresh key. Since 5e4d200 it stops "
+    "when the round is given up (was: 135 KB by 60 s, 309 KB by 120 s, growing)"))
 @pytest.mark.parametrize("seats", [3, 4])
 def test_one_spoofed_join_never_makes_an_honest_joiner_stream_the_setup_to_the_victim(seats):
     """§N2.6 'Reflection': 'spoofed datagrams make the channel send the spoofed address at most
