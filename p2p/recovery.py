@@ -66,7 +66,7 @@ class Recovery:
     """
 
     __slots__ = ("srtt", "_rttvar", "_rto", "_prompt", "_latest_rtt", "_min_rtt", "_backoff", "resent_until",
-                 "_last_resend", "_lost_by_ack", "_rtos", "_clock")
+                 "_last_resend", "_lost_by_ack", "_answered", "_rtos", "_clock")
 
     def __init__(self, clock: LossClock | None = None) -> None:
         #: The endpoint's shared regime (``LossClock``); a private one without an endpoint.
@@ -81,6 +81,7 @@ class Recovery:
         self.resent_until = -1.0  # lossy regime: FLAG_ACK_NOW on data sent before this time
         self._last_resend = -1.0  # when we last resent something
         self._lost_by_ack = False  # the resends due were found lost by a selective ack
+        self._answered = False  # the peer acknowledged something new since our last resend
         #: ``rtos()`` as last computed; None once a sample or the back-off changed it. The
         #: channel asks for it at every timer query (the per-datagram hot path).
         self._rtos: tuple[float, float] | None = None
@@ -129,6 +130,7 @@ class Recovery:
         if self._backoff:
             self._backoff = 0
             self._rtos = None
+        self._answered = True
         if rtt is None or rtt < 0:
             return False
         self._latest_rtt = rtt
@@ -180,11 +182,15 @@ class Recovery:
 
     def on_resend(self, now: float) -> None:
         """Datagrams are resent at ``now``. The lossy regime starts on evidence of loss: a
-        hole the peer's selective ack showed, or a second resend within ``LOSS_HOLD``. A lone
-        timeout is most often a peer process that waited for a core (spurious): starting the
-        regime for it would cost a pure ack per datagram for ``LOSS_HOLD`` s (issue 14). A hole
-        extends the endpoint's shared regime (``LossClock``) too."""
-        if self._lost_by_ack or now - self._last_resend < LOSS_HOLD:
+        hole the peer's selective ack showed, or a second resend within ``LOSS_HOLD`` with an ack
+        of something new in between. A lone timeout is most often a peer process that waited
+        for a core (spurious): starting the regime for it would cost a pure ack per datagram for
+        ``LOSS_HOLD`` s (issue 14). So is a peer silent for two RTOs in a row (its datagram
+        resent twice, nothing acknowledged between): at 8 seats joined by code a joiner busy
+        for ~300 ms before its first ack put the host's channel in the regime at the game's
+        start, and on a loaded machine it stayed there (H80). A hole extends the endpoint's
+        shared regime (``LossClock``) too."""
+        if self._lost_by_ack or (now - self._last_resend < LOSS_HOLD and self._answered):
             self.resent_until = now + LOSS_HOLD
             if self._lost_by_ack and self.resent_until > self._clock.until:
                 # Only a hole the peer showed spreads to the other channels: timeouts on a loaded
@@ -193,6 +199,7 @@ class Recovery:
                 self._clock.until = self.resent_until
         self._last_resend = now
         self._lost_by_ack = False
+        self._answered = False
 
     def lossy(self, now: float) -> bool:
         """True while the lossy regime lasts: this channel's, or the endpoint's (``LossClock``)

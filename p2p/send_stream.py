@@ -35,8 +35,11 @@ class SendStream:
 
     Read by the channel, written only here: ``next_seq`` (seq of the next chunk queued),
     ``acked_below`` (every seq below it is acknowledged), ``queue`` ((seq, flags, chunk) not sent
-    yet), ``inflight`` (seq -> [flags as sent, chunk, sent_at, retransmitted]), ``lost`` (seqs
-    to resend at the next ``emit``), ``recovery``. ``stats`` is the channel's counter dict.
+    yet), ``inflight`` (seq -> [flags as sent, chunk, sent_at, retransmitted, not_lost]),
+    ``lost`` (seqs to resend at the next ``emit``), ``recovery``. ``stats`` is the channel's
+    counter dict. ``not_lost``: the datagram never left (withheld by the return-route bound,
+    ``withhold``) or is resent for another reason than loss (``resend_all``): a selective ack
+    does not declare it lost, and resending it is no evidence of loss (§N2.4, §N2.6; H80).
     """
 
     __slots__ = ("stats", "recovery", "next_seq", "acked_below", "queue", "inflight", "lost", "buffered",
@@ -104,12 +107,14 @@ class SendStream:
             self._due_at = None
             inflight = self.inflight
             resend = [(seq, e) for seq in self.lost if (e := inflight.get(seq)) is not None]  # not acked meanwhile
-            recovery.on_resend(now)  # may start the lossy regime (§N2.4)
+            if not all(e[4] for _seq, e in resend):
+                recovery.on_resend(now)  # may start the lossy regime (§N2.4)
             extra = recovery.copies(now) - 1
             for seq, entry in resend:
                 entry[0] |= FLAG_ACK_NOW
                 entry[2] = now
                 entry[3] = True
+                entry[4] = False  # it goes out now (``withhold`` says again if the bound keeps it)
                 datagram = frame(entry[0], dst, seq, ack, bits, entry[1])
                 out.append((datagram, addr))
                 for _ in range(extra):  # the lossy regime's copies (§N2.4): resends are lost too
@@ -125,7 +130,7 @@ class SendStream:
             while queue and len(inflight) < SEND_WINDOW:
                 seq, flags, chunk = queue.popleft()
                 flags |= prompt
-                inflight[seq] = [flags, chunk, now, False]
+                inflight[seq] = [flags, chunk, now, False, False]
                 datagram = frame(flags, dst, seq, ack, bits, chunk)
                 out.append((datagram, addr))
                 if extra:
@@ -148,7 +153,7 @@ class SendStream:
         threshold = self.recovery.time_thresholds()[1]
         lost = self.lost
         found = [s for s, e in self.inflight.items()
-                 if e[0] & FLAG_ACK_NOW and not e[3] and now - e[2] >= threshold and s not in lost]
+                 if e[0] & FLAG_ACK_NOW and not e[3] and not e[4] and now - e[2] >= threshold and s not in lost]
         if found:
             lost.extend(found)
             self.stats["fast_retransmits"] += len(found)
@@ -197,7 +202,7 @@ class SendStream:
             # not declared lost again by acks that were on their way before it was resent
             # (else every duplicate ack resends every hole again: a storm, seen at 8 seats).
             lost = [s for s, e in inflight.items()
-                    if s < largest and e[2] <= largest_sent and s not in self.lost
+                    if s < largest and e[2] <= largest_sent and s not in self.lost and not e[4]
                     and (s <= limit or now - e[2] >= (prompt if e[0] & FLAG_ACK_NOW else delayed))]
             if lost:
                 self.lost.extend(sorted(lost))
@@ -238,6 +243,29 @@ class SendStream:
         self.stats["timeouts"] += 1
 
     def resend_all(self) -> None:
-        """Mark every datagram in flight lost (an unconfirmed channel's address spoke again)."""
+        """Resend every datagram in flight at the next ``emit`` (an unconfirmed channel's address
+        spoke again, or answered its CHALLENGE: what the bound withheld goes now). Not evidence
+        of loss: these resends never start the lossy regime (§N2.4; H80)."""
         lost = set(self.lost)
         self.lost.extend(s for s in sorted(self.inflight) if s not in lost)
+        for e in self.inflight.values():
+            e[4] = True
+
+    def resend_withheld(self) -> None:
+        """Resend at the next ``emit`` what the return-route bound withheld (``withhold``): the
+        peer answered its CHALLENGE. Only those: the others left and their acks are on the way
+        (resending them too made acks sent before the resend declare the resends lost: a
+        selective-ack hole on a clean network, H80). Not evidence of loss (§N2.4)."""
+        lost = set(self.lost)
+        self.lost.extend(s for s, e in self.inflight.items() if e[4] and s not in lost)
+
+    def withhold(self, seqs: Any) -> None:
+        """The return-route bound kept these data datagrams (seqs) of the last ``emit`` from
+        going out (§N2.6): they stay in flight and are resent at their RTO or when the bound
+        lifts, but the peer cannot hold them, so a selective ack without them is no evidence of
+        loss (else every lobby's withheld datagram put the channel in the lossy regime; H80)."""
+        inflight = self.inflight
+        for seq in seqs:
+            e = inflight.get(seq)
+            if e is not None:
+                e[4] = True

@@ -229,17 +229,25 @@ class Channel:
         confirmed = self.route.confirmed
         if self._proof.due and confirmed:
             self._probes(frame, out)
+        probes = len(out)
         self.sender.emit(frame, dst, ack, bits, self.addr, now, out)
+        carried = len(out) > probes  # data datagrams carry our ack state; probes carry none
         if self._proof.due and not confirmed:
             self._probes(frame, out)  # after the data: the first datagram answers the request
-        if out:
+        if carried:
             rx.acks_sent()
         elif rx.ack_due(now):
             out.append((frame(0, dst, 0, ack, bits, b""), self.addr))
             rx.acks_sent()
             self.stats["pure_acks_sent"] += 1
         if not confirmed:
-            out = self.route.bound(out, bool(self.sender.inflight))
+            kept = self.route.bound(out, bool(self.sender.inflight))
+            if len(kept) < len(out):
+                # Withheld data datagrams did not leave: not lost when a later one is acked (H80).
+                sent = {id(d) for d, _a in kept}
+                self.sender.withhold({HEADER.unpack_from(d)[4] for d, _a in out
+                                      if id(d) not in sent and d[1] & FLAG_DATA})
+            out = kept
         self.stats["datagrams_sent"] += len(out)
         return out
 
@@ -376,7 +384,7 @@ class Channel:
                     self._new_peer_epoch(epoch)
                 self.last_rx = now
                 if route.confirm():  # it echoed a random nonce sent to this address
-                    self.sender.resend_all()
+                    self.sender.resend_withheld()
             else:
                 self.stats["stale_epoch"] += 1
             return []

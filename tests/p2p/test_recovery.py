@@ -71,10 +71,11 @@ def test_time_threshold_is_nine_eighths_of_the_bare_round_trip():
 
 def test_lossy_regime_needs_evidence_of_loss():
     """§N2.4: a lone timeout does not start it; a hole in a selective ack, or a second resend
-    within LOSS_HOLD, does, for LOSS_HOLD s."""
+    within LOSS_HOLD with an ack of something new in between, does, for LOSS_HOLD s."""
     rec = R.Recovery()
     rec.on_resend(10.0)
     assert rec.resent_until < 10.0
+    rec.acked(None, prompt=False)  # the peer answers between the two resends
     rec.on_resend(10.0 + R.LOSS_HOLD / 2)
     assert rec.resent_until == 10.0 + R.LOSS_HOLD / 2 + R.LOSS_HOLD
     later = R.Recovery()
@@ -94,7 +95,8 @@ def test_copies_one_outside_the_lossy_regime_two_in_it():
     rec.on_resend(1.0)  # a hole in a selective ack: the lossy regime
     assert rec.copies(1.0) == 2 and rec.copies(1.0 + R.LOSS_HOLD - 0.01) == 2
     assert rec.copies(1.0 + R.LOSS_HOLD) == 1
-    rec.on_resend(1.2)  # a second resend within LOSS_HOLD: the regime again
+    rec.acked(None, prompt=True)
+    rec.on_resend(1.2)  # a second resend within LOSS_HOLD, an ack between: the regime again
     rec.on_timeout()
     rec.on_timeout()  # the peer answered nothing for two RTOs: copies do not help
     assert rec.copies(1.2) == 1
@@ -116,5 +118,22 @@ def test_the_lossy_regime_is_shared_with_the_endpoints_peers_that_answered():
     assert answered.copies(3.0 + R.LOSS_HOLD) == 1
     timed_out = R.Recovery(clock)
     timed_out.on_resend(9.0)
+    timed_out.acked(0.002, prompt=False)
     timed_out.on_resend(9.1)  # two timeouts: its own regime, but no hole was shown
     assert timed_out.lossy(9.1) and not answered.lossy(9.1)  # late acks on a loaded machine do not spread
+
+
+def test_a_silent_peer_resent_twice_is_no_evidence_of_loss():
+    """§N2.4 (H80): the same datagram resent at two RTOs in a row with nothing acknowledged in
+    between is a peer busy elsewhere (a joiner by code rebuilding its demo hash chain before its
+    first ack), not loss: no regime. Once it answers, a resend within LOSS_HOLD is evidence."""
+    rec = R.Recovery()
+    rec.on_resend(1.0)
+    rec.on_timeout()
+    rec.on_resend(1.1)
+    rec.on_timeout()
+    rec.on_resend(1.3)
+    assert not rec.lossy(1.3) and rec.copies(1.3) == 1
+    rec.acked(None, prompt=False)
+    rec.on_resend(1.4)
+    assert rec.lossy(1.4) and rec.resent_until == 1.4 + R.LOSS_HOLD
