@@ -185,21 +185,30 @@ class EpochProof:
     ``ANSWER_INTERVAL`` s. On a keyed channel these datagrams are MACed like any other, so only
     the peer's key can prove its new epoch.
 
-    ``due`` (read-only): a CHALLENGE or RESPONSE waits to be sent (``take``). The channel frames
-    and counts the datagrams; this object holds only epochs, nonces and times (s).
+    The return-routability CHALLENGE of the peer's *current* instance (an unconfirmed channel's,
+    or a seat's at the game's start: protocol.md §N2.6) has a slot and a rate limit of its own
+    (``check``, ``checks``, ``take_check``): a datagram of another epoch, which anyone can forge on
+    a plain channel, is challenged in the other slot and never displaces it (H86: one forged fresh
+    epoch a second from a joiner by code's address kept its channel unconfirmed for good).
+
+    ``due`` (read-only): a CHALLENGE or RESPONSE waits to be sent (``take``, ``take_check``). The
+    channel frames and counts the datagrams; this object holds only epochs, nonces and times (s).
     """
 
     CHALLENGE = 0
     RESPONSE = 1
     STALE = 2
+    CHECK = 3
 
-    __slots__ = ("_challenge", "_challenge_due", "_respond", "_answered", "due")
+    __slots__ = ("_challenge", "_challenge_due", "_check", "_check_due", "_respond", "_answered", "due")
 
     def __init__(self) -> None:
         self._challenge: tuple[int, int] | None = None  # (epoch, nonce) we asked to prove itself
         self._challenge_due = False
+        self._check: tuple[int, int] | None = None  # (current epoch, nonce): return routability
+        self._check_due = False
         self._respond: tuple[int, int] | None = None  # (epoch, nonce) to echo in a RESPONSE
-        self._answered = [-1.0, -1.0, -1.0]  # kind -> when we last answered
+        self._answered = [-1.0, -1.0, -1.0, -1.0]  # kind -> when we last answered
         self.due = False
 
     def may_answer(self, kind: int, now: float) -> bool:
@@ -225,7 +234,8 @@ class EpochProof:
         if not self.may_answer(self.CHALLENGE, now):
             self._nonce_for(epoch)
             return False
-        self.ask(epoch)
+        self._nonce_for(epoch)
+        self._challenge_due = self.due = True
         return True
 
     def _nonce_for(self, epoch: int) -> None:
@@ -233,24 +243,49 @@ class EpochProof:
         if self._challenge is None or self._challenge[0] != epoch:
             self._challenge = (epoch, int.from_bytes(os.urandom(4), "big") or 1)
 
+    def check(self, epoch: int, now: float) -> bool:
+        """A datagram of the peer's current instance ``epoch`` on a channel whose address is not
+        proven: challenge it in the return-routability slot (the same nonce again for the same
+        epoch), rate-limited apart from ``unproven``. False if rate-limited (the nonce is kept)."""
+        if self._check is None or self._check[0] != epoch:
+            self._check = (epoch, int.from_bytes(os.urandom(4), "big") or 1)
+        if not self.may_answer(self.CHECK, now):
+            return False
+        self._check_due = self.due = True
+        return True
+
     def ask(self, epoch: int) -> None:
-        """Challenge the peer's instance ``epoch`` now, unasked (not an answer to a datagram, so
-        not rate-limited): the owner wants its address proven (the game started, protocol.md
-        §N2.6 "Game started"). Keeps the nonce of a challenge of the same epoch."""
-        self._nonce_for(epoch)
-        self._challenge_due = True
-        self.due = True
+        """Challenge the peer's current instance ``epoch`` now, unasked (not an answer to a
+        datagram, so not rate-limited): the owner wants its address proven (the game started,
+        protocol.md §N2.6 "Game started"). The return-routability slot (``check``): keeps its
+        nonce for the same epoch, and a pending challenge of a new epoch stays."""
+        if self._check is None or self._check[0] != epoch:
+            self._check = (epoch, int.from_bytes(os.urandom(4), "big") or 1)
+        self._check_due = self.due = True
 
     def proves(self, epoch: int, nonce: int) -> bool:
         """True if a RESPONSE from instance ``epoch`` echoing ``nonce`` (addressed to our epoch:
-        the caller checks) answers our challenge."""
+        the caller checks) answers our challenge of a new instance (``unproven``)."""
         return self._challenge == (epoch, nonce)
 
+    def checks(self, epoch: int, nonce: int) -> bool:
+        """True if a RESPONSE from instance ``epoch`` echoing ``nonce`` (addressed to our epoch)
+        answers our return-routability challenge (``check``, ``ask``)."""
+        return self._check == (epoch, nonce)
+
     def proven(self) -> None:
-        """The new instance is believed: no challenge is pending any more."""
-        self._challenge = None
-        self._challenge_due = False
+        """The new instance is believed: no challenge is pending any more (a return-routability
+        challenge of the old instance neither: it can no longer answer)."""
+        self._challenge = self._check = None
+        self._challenge_due = self._check_due = False
         self.due = self._respond is not None
+
+    def checked(self) -> None:
+        """The return-routability challenge was answered: it is no longer pending (a challenge of
+        a new instance stays)."""
+        self._check = None
+        self._check_due = False
+        self.due = self._respond is not None or self._challenge_due
 
     @property
     def pending(self) -> tuple[tuple[int, int] | None, tuple[int, int] | None]:
@@ -258,11 +293,25 @@ class EpochProof:
         (epoch, nonce) or None: what a datagram can change here (for tests and dumps)."""
         return self._challenge, self._respond
 
+    @property
+    def pending_check(self) -> tuple[int, int] | None:
+        """The return-routability challenge a RESPONSE must answer as (epoch, nonce), or None."""
+        return self._check
+
     def take(self) -> tuple[tuple[int, int] | None, tuple[int, int] | None]:
-        """(RESPONSE to send as (epoch, nonce) or None, CHALLENGE to send or None), now; both
-        are then no longer due (the challenge's nonce stays the one a RESPONSE must echo)."""
+        """(RESPONSE to send as (epoch, nonce) or None, CHALLENGE of a new instance to send or
+        None), now; both are then no longer due (the challenge's nonce stays the one a RESPONSE
+        must echo). A due return-routability challenge stays due (``take_check``)."""
         respond, self._respond = self._respond, None
         challenge = self._challenge if self._challenge_due else None
         self._challenge_due = False
-        self.due = False
+        self.due = self._check_due
         return respond, challenge
+
+    def take_check(self) -> tuple[int, int] | None:
+        """The return-routability CHALLENGE to send now as (epoch, nonce), or None; then no longer
+        due (its nonce stays the one a RESPONSE must echo, ``checks``)."""
+        check = self._check if self._check_due else None
+        self._check_due = False
+        self.due = self._respond is not None or self._challenge_due
+        return check

@@ -15,8 +15,8 @@ from typing import Any
 from .channel_auth import TAG_LEN, XKEY_LEN, KeyCache, PairKeys, mac_ok
 from .errors import LocalProtocolError
 from .recovery import LossClock
-from .transport import (HEADER_SIZE, MAGIC, MAGIC_INTRO, MAX_MESSAGE, STAT_KEYS, STRANGER_RECV_CAP, Addr, Channel,
-                        RecvBudget, new_epoch)
+from .transport import (HEADER_SIZE, MAGIC, MAGIC_AUTH, MAGIC_INTRO, MAX_MESSAGE, STAT_KEYS, STRANGER_RECV_CAP, Addr,
+                        Channel, RecvBudget, new_epoch)
 
 __all__ = ["Endpoint", "UNTRUSTED_IDLE"]
 
@@ -27,6 +27,10 @@ shows up."""
 
 _INTRO_BYTE = bytes([MAGIC_INTRO])
 _PLAIN_BYTE = bytes([MAGIC])
+_AUTH_BYTE = bytes([MAGIC_AUTH])
+
+TOMBSTONES_PER_PEER = 4
+"""Forgotten channels' resume points kept per ``max_peers`` (oldest dropped first), §N2.6."""
 
 
 class Endpoint:
@@ -66,6 +70,18 @@ class Endpoint:
     channel in place (trust on first use: lobby-time peers without a key); it replaces a
     keyed channel only if the address is untrusted. Plain datagrams open channels only while
     ``accept_plain`` is true and never reach a keyed channel.
+
+    Forgetting a channel (``forget``: an evicted stranger, §N2.6 "Strangers") keeps its resume
+    point (``Channel.resume_point``; at most ``TOMBSTONES_PER_PEER`` x ``max_peers``, oldest
+    dropped): the peer still holds its side, having taken every acknowledged chunk as delivered.
+    A channel opened later for that address, with the same key (or a plain one before), goes on
+    from it (``Channel.resume``): both streams continue where they stopped, or, if the old
+    channel held data it cannot pass on (out of order, half reassembled, unacknowledged), it
+    takes a fresh epoch of its own so that the peer restarts the stream (§N2.2). An
+    authenticated datagram (``0xB2``) from an address with no channel reopens a keyed one only
+    so, and only if its MAC checks with the remembered key. Before (H85): the new channel
+    acknowledged the peer's next chunks out of order behind ones it never got, and never
+    delivered them.
     """
 
     def __init__(self, *, epoch: int | None = None, max_peers: int = 32, keys: KeyCache | None = None,
@@ -76,7 +92,7 @@ class Endpoint:
         self.keys = keys
         #: Whether a plain datagram from an unknown address may open a (plain) channel.
         self.accept_plain = accept_plain
-        self.stats = {"unknown_dropped": 0, "evicted": 0, "intro_dropped": 0}
+        self.stats = {"unknown_dropped": 0, "evicted": 0, "intro_dropped": 0, "resumed": 0}
         #: Receive bytes of trusted channels; strangers' (capped each) are counted apart.
         self.budget = RecvBudget()
         self.stranger_budget = RecvBudget(max_peers * (STRANGER_RECV_CAP + MAX_MESSAGE))
@@ -89,6 +105,8 @@ class Endpoint:
         #: Addresses a later ``restrict`` added (a moved seat's, §N3.2): a channel ``pin`` opens
         #: there is bounded until the peer proves the address (§N2.6 "Game started").
         self.to_prove: frozenset[Addr] = frozenset()
+        #: Address -> resume point of a forgotten channel (``forget``; oldest first).
+        self._tombs: dict[Addr, tuple] = {}
 
     def trust(self, addrs: Any) -> None:
         """Vouch for these addresses (iterable of (host, port)): their channels are never
@@ -185,11 +203,20 @@ class Endpoint:
         if len(self.channels) >= self.max_peers and not self._make_room(now):
             raise LocalProtocolError(f"more than max_peers={self.max_peers} peers")
         trusted = addr in self.trusted
-        ch = self.channels[addr] = Channel(addr, epoch=self.epoch, keys=keys, loss_clock=self.loss_clock,
+        tomb = self._tombs.get(addr)
+        if tomb is not None and (tomb[3] is None or (keys is not None and keys.peer_xk == tomb[3].peer_xk)):
+            del self._tombs[addr]  # the same peer (a plain stream may be keyed in place, §N2.2)
+        else:
+            tomb = None
+        epoch = self.epoch if tomb is None or tomb[1] >= 0 else new_epoch()
+        ch = self.channels[addr] = Channel(addr, epoch=epoch, keys=keys, loss_clock=self.loss_clock,
                                            budget=self.budget if trusted else self.stranger_budget,
                                            recv_cap=None if trusted else STRANGER_RECV_CAP,
                                            my_xk=self.keys.my_xk if self.keys is not None else b"",
                                            introduce=introduce, confirmed=chosen)
+        if tomb is not None:
+            ch.resume(tomb)
+            self.stats["resumed"] += 1
         return ch
 
     def pin(self, addr: Addr, peer_xk: bytes) -> bool:
@@ -285,6 +312,9 @@ class Endpoint:
               and self._make_room(now)):
             ch = self._open(addr, None, False, now, False)
             ch.last_rx = now
+        elif first == _AUTH_BYTE and self._remembered(data, addr) and self._make_room(now):
+            ch = self._open(addr, self._tombs[addr][3], False, now, False)
+            ch.last_rx = now
         else:
             self.stats["unknown_dropped"] += 1
             return []
@@ -323,11 +353,32 @@ class Endpoint:
         for ch in self.channels.values():
             ch.handle_timer(now)
 
+    @property
+    def resume_points(self) -> int:
+        """How many forgotten channels' resume points are kept (``forget``; for tests, stats)."""
+        return len(self._tombs)
+
+    def _remembered(self, data: bytes, addr: Addr) -> bool:
+        """An authenticated datagram from ``addr``, which has no channel: True if a forgotten
+        keyed channel's resume point is kept for it and the MAC checks with its key."""
+        tomb = self._tombs.get(addr)
+        keys = None if tomb is None else tomb[3]
+        return (keys is not None and len(data) >= HEADER_SIZE + TAG_LEN
+                and mac_ok(keys.recv, data[:-TAG_LEN], data[-TAG_LEN:]))
+
     def forget(self, addr: Addr) -> None:
-        """Drop the channel to ``addr`` and everything queued or buffered for it."""
+        """Drop the channel to ``addr`` and everything queued or buffered for it; keep its resume
+        point (``Channel.resume_point``, class doc) for a later channel to the same peer."""
         ch = self.channels.pop(addr, None)
         if ch is not None:
             ch.release()
+            point = ch.resume_point()
+            tombs = self._tombs
+            tombs.pop(addr, None)
+            if point is not None:
+                tombs[addr] = point
+                if len(tombs) > TOMBSTONES_PER_PEER * self.max_peers:
+                    del tombs[next(iter(tombs))]
 
     def totals(self) -> dict[str, int]:
         """Sum of every channel's counters plus the endpoint's own."""

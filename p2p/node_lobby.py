@@ -102,7 +102,11 @@ class NodeLobby:
                                     demo_seed=cfg.demo_seed, now=node.loop.time(),
                                     chain_length=cfg.chain_length, host_keys=cfg.host_keys,
                                     code_tag=cfg.host_code)
-            link.endpoint.accept_plain = cfg.host_keys is None  # as below
+            # The host answers on the channel we open by sending to it (plain while we lack its
+            # keys); no other address may open a plain one: a datagram forged from another seat's
+            # address would open one with a forged epoch, keyed in place by the PROPOSAL's pin,
+            # and the real seat's epoch would then need a proof that discards our SETUP_SIG (H86).
+            link.endpoint.accept_plain = False
             return
 
         def fits(ad: GameAd) -> bool:

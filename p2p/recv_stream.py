@@ -88,6 +88,19 @@ class RecvStream:
         self.last_seq, self.last_seq_at = -1, 0.0  # latest new chunk received, when
         self.last_dg: bytes | None = None  # ...and the datagram that carried it
 
+    @property
+    def at_boundary(self) -> bool:
+        """Nothing held out of order and no payload half reassembled or skipped: every chunk below
+        ``expected`` made whole payloads (a forgotten channel's stream can go on from here,
+        ``resume_at``)."""
+        return not (self.ooo or self.frags or self.discarding)
+
+    def resume_at(self, seq: int) -> None:
+        """Go on with a stream whose chunks below ``seq`` an earlier channel to the same peer
+        delivered (it was forgotten at a boundary, ``at_boundary``; protocol.md §N2.6
+        'Strangers', H86): ``seq`` is the next in-order chunk, those below are duplicates."""
+        self.expected = seq
+
     def rebudget(self, budget: RecvBudget, recv_cap: int | None) -> None:
         """Draw on ``budget`` (and ``recv_cap``, None: no cap of our own) from now on; what is
         held moves with it (§N2.6)."""

@@ -269,3 +269,11 @@ class SendStream:
             e = inflight.get(seq)
             if e is not None:
                 e[4] = True
+
+    def resume_at(self, seq: int) -> None:
+        """Go on numbering from ``seq`` on a new, empty stream: an earlier channel to the same
+        peer sent and had acknowledged every chunk below it, then was forgotten (protocol.md
+        §N2.6 'Strangers', H86). Only on a stream that has sent nothing yet."""
+        if self.next_seq or self.queue:
+            raise LocalProtocolError("resume_at on a stream that already sent")
+        self.next_seq = self.acked_below = seq

@@ -175,11 +175,10 @@ class Channel:
     def _ask_proof(self) -> None:
         """CHALLENGE the peer's current epoch now (a seat's channel not proven, §N2.6 "Game
         started"): at the start and at each retransmission timeout, so the proof does not wait
-        for the peer to speak. Nothing without a peer epoch to name."""
+        for the peer to speak. Nothing without a peer epoch to name. A pending challenge of a new
+        epoch stays (its own slot, ``EpochProof``): its RESPONSE proves the address too."""
         epoch = self.peer_epoch
-        pending = self._proof.pending[0]
-        if epoch is not None and (pending is None or pending[0] == epoch):
-            # A pending challenge of a new epoch stays: its RESPONSE proves the address too.
+        if epoch is not None:
             self._proof.ask(epoch)
 
     def upgrade(self, keys: PairKeys, my_xk: bytes, introduce: bool) -> None:
@@ -254,13 +253,15 @@ class Channel:
     def _probes(self, frame: Frame, out: list[tuple[bytes, Addr]]) -> None:
         # Pure acks with ack = 0 and no bits: they speak for no stream (the epoch they talk to
         # may be an instance we have no stream with yet).
-        respond, challenge = self._proof.take()
+        proof = self._proof
+        respond, challenge = proof.take()
         if respond is not None:
             out.append((frame(FLAG_RESPONSE, respond[0], respond[1], 0, 0, b""), self.addr))
             self.stats["responses_sent"] += 1
-        if challenge is not None:
-            out.append((frame(FLAG_CHALLENGE, challenge[0], challenge[1], 0, 0, b""), self.addr))
-            self.stats["challenges_sent"] += 1
+        for asked in (challenge, proof.take_check()):
+            if asked is not None:
+                out.append((frame(FLAG_CHALLENGE, asked[0], asked[1], 0, 0, b""), self.addr))
+                self.stats["challenges_sent"] += 1
 
     def due(self, now: float) -> bool:
         """Cheap check: False means ``datagrams_to_send(now)`` would return nothing and change
@@ -376,10 +377,11 @@ class Channel:
         proof = self._proof
         route = self.route
         if flags & FLAG_RESPONSE:
-            # The proof a new instance of the peer is alive (§N2.2): the nonce we chose, sent to us.
-            if dst == me and proof.proves(epoch, seq):
+            # The proof a new instance of the peer is alive (§N2.2), or that the current one
+            # receives at this address (§N2.6): the nonce we chose, sent to us.
+            if dst == me and (proof.checks(epoch, seq) if epoch == self.peer_epoch else proof.proves(epoch, seq)):
                 if epoch == self.peer_epoch:
-                    proof.proven()  # the return-routability challenge of an unconfirmed channel
+                    proof.checked()  # the return-routability challenge
                 else:
                     self._new_peer_epoch(epoch)
                 self.last_rx = now
@@ -393,15 +395,22 @@ class Channel:
         if dst and dst != me:
             # Meant for an earlier instance of us: drop; an ack shows our epoch to the sender.
             self.stats["stale_epoch"] += 1
+            if epoch != self.peer_epoch and (self.peer_epoch is None or self._blank()):
+                self.peer_epoch = epoch  # nothing to protect yet (below): it must learn our epoch
             if epoch == self.peer_epoch:
+                if not route.proven:
+                    route.heard(n)  # the answer fits in the bound (a fresh epoch of ours, H86)
                 if proof.may_answer(EpochProof.STALE, now):
                     rx.ack_now(now)
                 else:
                     self.stats["answers_limited"] += 1
             return []
         if epoch != self.peer_epoch:
-            if self.peer_epoch is None:
-                self.peer_epoch = epoch  # first contact: nothing to protect yet
+            if self.peer_epoch is None or self._blank():
+                # First contact, or nothing accepted nor sent yet: nothing to protect. A forged
+                # first datagram (a bare pure ack from the address) so never makes the real
+                # peer's epoch wait for a proof (H86); once data flowed, a new epoch is proven.
+                self.peer_epoch = epoch
             elif epoch in self._retired:
                 self.stats["stale_epoch"] += 1
                 return []
@@ -423,16 +432,20 @@ class Channel:
             if route.heard(n):
                 tx.resend_all()  # it gave up: the address is there again
             if not route.confirmed:
-                pending = proof.pending[0]
-                if pending is None or pending[0] == epoch:
-                    # Return routability (§N2.6): a fresh nonce to this address; only the RESPONSE
-                    # that echoes it confirms the channel (rate-limited like every answer).
-                    proof.unproven(epoch, now)
+                # Return routability (§N2.6): a fresh nonce to this address; only the RESPONSE
+                # that echoes it confirms the channel. Its own slot and rate limit: a forged
+                # datagram of another epoch (challenged by ``unproven``) never displaces it (H86).
+                proof.check(epoch, now)
         if ack > tx.acked_below or bits:
             tx.on_ack(ack, bits, now)
         if flags & FLAG_DATA:
             return rx.on_data(seq, flags, data, body, end, now)
         return []
+
+    def _blank(self) -> bool:
+        """Nothing accepted as data nor sent on this channel yet (no stream state to protect)."""
+        rx = self.receiver
+        return not (rx.expected or rx.ooo or self.sender.next_seq)
 
     def _new_peer_epoch(self, epoch: int) -> None:
         """The peer proved a new instance: both directions start again from seq 0."""
@@ -465,3 +478,30 @@ class Channel:
     def release(self) -> None:
         """Give this channel's receive buffers back to the shared budget (it is forgotten)."""
         self.receiver.release()
+
+    def resume_point(self) -> tuple[int, int, int, PairKeys | None] | None:
+        """What a later channel to the same peer needs to go on after this one is forgotten
+        (``Endpoint`` keeps it, protocol.md §N2.6 'Strangers', H86): (peer epoch, next seq
+        expected from the peer, next seq we send, our keys) when both streams are at a boundary
+        (nothing held out of order nor half reassembled: the peer took every acknowledged chunk as
+        delivered; nothing queued nor unacknowledged: it would be lost with this channel); the
+        next seqs are then -1 (the streams cannot go on: the next channel restarts them). None
+        without a stream (nothing was accepted or sent)."""
+        rx, tx = self.receiver, self.sender
+        if self.peer_epoch is None or self._blank():
+            return None
+        if rx.at_boundary and not (tx.queue or tx.inflight):
+            return self.peer_epoch, rx.expected, tx.next_seq, self.keys
+        return self.peer_epoch, -1, -1, self.keys
+
+    def resume(self, point: tuple[int, int, int, PairKeys | None]) -> None:
+        """Go on from a forgotten channel to this peer (``resume_point``; this one is new and
+        empty): its epoch is the peer's, as at first contact, and both streams continue where
+        they stopped (next seqs -1: they start at 0 on this channel's own epoch, which the
+        endpoint made fresh, so the peer proves it and restarts its stream as for a restart of
+        ours, §N2.2)."""
+        epoch, rx_next, tx_next, _keys = point
+        self.peer_epoch = epoch
+        if rx_next >= 0:
+            self.receiver.resume_at(rx_next)
+            self.sender.resume_at(tx_next)

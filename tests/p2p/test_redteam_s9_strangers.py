@@ -40,12 +40,6 @@ def _exchange(a: Endpoint, b: Endpoint, until: float, now: float, got: list) -> 
     return now
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "H85 BREAK, open, pre-existing (owner: p2p/endpoint.py eviction (H83 this session) with "
-    "p2p/recv_stream.py; protocol.md §N2.6 'Strangers', §N2.3): a receiver that evicted a stranger's "
-    "channel acknowledges the stranger's next datagram on a fresh channel (out of order: the old "
-    "channel had acknowledged the ones before) and never delivers it; the sender takes it as "
-    "delivered: the message is lost, and so is every later one"))
 def test_a_stranger_whose_channel_was_evicted_loses_no_later_message():
     """§N2.3 (reliable, in order) across §N2.6's eviction: A's first message is delivered and
     acknowledged; B forgets A's channel (as ``_make_room`` does when new sources need room); A's
@@ -61,13 +55,6 @@ def test_a_stranger_whose_channel_was_evicted_loses_no_later_message():
     assert got[-1:] == [b"two"] or not a.channels[B].idle
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "H85 BREAK, open, pre-existing (the same at 8917207; owner: p2p/endpoint.py eviction (H83) with "
-    "p2p/recv_stream.py; protocol.md §N3.1, §N2.6 'Strangers'): bare datagrams from fresh spoofed "
-    "sources at 50,000/s for 1 s evict the joiner by code's stranger channel between its "
-    "datagrams; its later PROBE copies reach a fresh channel that acknowledges and never delivers "
-    "them (8 probe_unconfirmed, no answer): 'no answer from the host' at JOIN_TIMEOUT, 9 s after "
-    "the flood stopped (at 0.4 s the joiner got in: the loss needs an eviction between two copies)"))
 def test_a_short_flood_of_spoofed_sources_does_not_end_a_join_by_code_for_good():
     """§N3.1, §N2.6: a flood of bare datagrams from fresh spoofed sources, fast enough to evict
     (more than ~31 new sources per round trip; on a real host, any flood that makes the joiner's
@@ -84,17 +71,7 @@ def test_a_short_flood_of_spoofed_sources_does_not_end_a_join_by_code_for_good()
     assert jp.lobby.phase == WAITING
 
 
-_TWO_ACKS = pytest.mark.xfail(strict=True, reason=(
-    "H85 BREAK, open, pre-existing (the same at 8917207; owner: p2p/endpoint.py _introduction / "
-    "p2p/transport.py epoch proof; protocol.md §N2.2 epochs, §N2.6 'Strangers'): two 22-byte plain "
-    "pure acks spoofed from the joiner's address, fresh epochs, the second just before the joiner's "
-    "first datagram: the host's plain stranger channel holds the spoofed epoch and a pending "
-    "CHALLENGE of the second; the joiner's MACed introduction keys the channel in place (trust on "
-    "first use) but its epoch is never challenged while the spoofed one is pending: none of its "
-    "datagrams is delivered, a join from the advert ends 'no answer from the host' (by code it got in)"))
-
-
-@pytest.mark.parametrize("by_code", [pytest.param(False, marks=_TWO_ACKS), True])
+@pytest.mark.parametrize("by_code", [False, True])
 def test_two_spoofed_acks_before_a_joiners_first_datagram_do_not_lock_it_out(by_code):
     """§N2.2 (a spoofed epoch cannot reset a channel), §N2.6 'Strangers': the attacker knows the
     address the joiner will use (a fixed --port, a port seen in an earlier game) and sends the
