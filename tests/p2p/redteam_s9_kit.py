@@ -136,11 +136,12 @@ def host_and_joiner(seats: int = 4) -> tuple[LobbyPeer, LobbyPeer]:
     return hp, jp
 
 
-def spoofed_flood(net, rate: float, until: float, start: float = 0.0) -> None:
-    """Schedule ``rate`` bare plain datagrams a second (a header, 22 B) on ``net`` for ``until``
-    s from ``start``, each from a fresh spoofed source address: each opens a stranger channel on
-    the host, none ever answers anything."""
-    junk = T.HEADER.pack(T.MAGIC, 0, 5, 0, 0, 0, 0)
+def spoofed_flood(net, rate: float, until: float, start: float = 0.0, data: bool = False) -> None:
+    """Schedule ``rate`` plain datagrams a second on ``net`` for ``until`` s from ``start``, each
+    from a fresh spoofed source address: each opens a stranger channel on the host, none ever
+    answers anything. A bare header (22 B), or with ``data`` a first DATA chunk of one byte (the
+    host's channel then holds a stream)."""
+    junk = T.HEADER.pack(T.MAGIC, T.FLAG_DATA if data else 0, 5, 0, 0, 0, 0) + (b"x" if data else b"")
     for n in range(int(rate * until)):
         src = ("10.%d.%d.%d" % (20 + n // 65025, n // 255 % 255, n % 255), 9000)
         net.inject(src, HOST, junk, delay=start + n / rate)
