@@ -265,3 +265,26 @@ def test_a_resumed_peer_sends_a_ghost_seats_address_nothing_unproven():
     sent = bytes_to(ep, VICTIM, 30.0, drive=lambda now: ep.send(VICTIM, bytes(150))
                     if round(now / TICK) % 2 == 0 else None)
     assert sent <= PROBE_ALLOWANCE, f"{sent} B to an address that never sent anything"
+
+
+def test_forged_adverts_moving_a_ghost_seat_back_and_forth_do_not_renew_its_allowance():
+    """§N3.2, §N2.6 'Game started': a ghost seat that never spoke moves at the first advert (no
+    ADVERT_HEARD_S wait: nobody heard it). The attacker's adverts move it between VICTIM and
+    another address 20 times, 1 s apart; after each move the node routes the seats (restrict +
+    pin_seats, as ``Node.route_seats``) and sends that seat a 150-byte step message every 0.1 s.
+    VICTIM never sent anything: whatever a pin may send an unheard address at first, it is not
+    granted again at every move (one first flight, SETUP_ALLOWANCE, over the 20 moves)."""
+    ids = [Identity.from_seed(b"h85-pingpong%d" % i) for i in range(3)]
+    players = [SimpleNamespace(x25519_key=i.x25519_public_key) for i in ids]  # what pin_seats reads
+    seats = [("10.9.0.1", 5000), ("10.9.0.2", 5000), ("10.9.0.3", 5000)]
+    ep = Endpoint(epoch=6, keys=KeyCache(ids[0]))
+    ep.restrict(seats[1:])  # the game runs
+    pin_seats(ep, players, seats, 0)
+    sent = 0
+    for move in range(20):
+        seats[1] = VICTIM if move % 2 == 0 else ("10.9.0.98", 7777)
+        ep.restrict(seats[1:])
+        pin_seats(ep, players, seats, 0)
+        sent += bytes_to(ep, VICTIM, 1.0, drive=lambda now: ep.send(seats[1], bytes(150))
+                         if round(now / TICK) % 2 == 0 else None)
+    assert sent <= SETUP_ALLOWANCE, f"{sent} B to an address that never sent anything"
