@@ -15,6 +15,7 @@ from typing import Any
 from .channel_auth import TAG_LEN, XKEY_LEN, KeyCache, PairKeys, mac_ok
 from .errors import LocalProtocolError
 from .recovery import LossClock
+from .return_route import PIN_ALLOWANCE
 from .transport import (HEADER_SIZE, MAGIC, MAGIC_AUTH, MAGIC_INTRO, MAX_MESSAGE, STAT_KEYS, STRANGER_RECV_CAP, Addr,
                         Channel, RecvBudget, new_epoch)
 
@@ -58,8 +59,8 @@ class Endpoint:
     answers a CHALLENGE sent to its address (``transport.Channel``, §N2.6 reflection); ``trust``
     does not lift the bound (a spoofed JOIN is valid, H77). At the game's start (``restrict``)
     every seat channel whose peer has not so proven its address is bounded and challenged, ours
-    included, and so is one ``pin`` opens at an address a later ``restrict`` adds (§N2.6 "Game
-    started": a seat-holder's ghost seat, a moved seat's copied advert).
+    included, and one ``pin`` opens afterwards is bounded with a first-flight allowance (§N2.6
+    "Game started": a seat-holder's ghost seat, a resumed peer, a moved seat's copied advert).
 
     Authentication (protocol.md §N2.2): ``keys`` (``channel_auth.KeyCache`` of our identity;
     None: plain channels only, for tests of the bare transport) lets the owner ``pin`` an
@@ -102,9 +103,6 @@ class Endpoint:
         self.trusted: set[Addr] = set()
         #: None (lobby: anyone may open a channel) or the only addresses allowed (game started).
         self.allowed: frozenset[Addr] | None = None
-        #: Addresses a later ``restrict`` added (a moved seat's, §N3.2): a channel ``pin`` opens
-        #: there is bounded until the peer proves the address (§N2.6 "Game started").
-        self.to_prove: frozenset[Addr] = frozenset()
         #: Address -> resume point of a forgotten channel (``forget``; oldest first).
         self._tombs: dict[Addr, tuple] = {}
 
@@ -132,12 +130,10 @@ class Endpoint:
         whose peer has not proven it receives at its address (a RESPONSE to a CHALLENGE sent
         there) is bounded and challenged now (``Channel.require_proof``), the ones we opened
         ourselves included: a seat-holder can seat a ghost key of its own at a victim's spoofed
-        address (protocol.md §N2.6 "Game started"). A channel ``pin`` opens later is ours and not
-        bounded (a restarted peer's, which must speak first), except at an address a later call
-        added (``to_prove``: a seat moved there by an advert, §N3.2, which anyone can copy)."""
+        address (protocol.md §N2.6 "Game started"). A channel ``pin`` opens later (a resumed
+        peer's, a moved seat's, §N3.2) is bounded from its first byte with a first flight of
+        ``PIN_ALLOWANCE`` bytes: it may have to speak first."""
         allowed = frozenset((str(a[0]), int(a[1])) for a in addrs)
-        if self.allowed is not None:
-            self.to_prove = (self.to_prove | (allowed - self.allowed)) & allowed
         self.allowed = allowed
         self.trusted = set(allowed)
         for addr in [a for a in self.channels if a not in allowed]:
@@ -246,8 +242,10 @@ class Endpoint:
         if ch is not None:
             self.forget(addr)
         ch = self._open(addr, keys, True, 0.0, True)
-        if addr in self.to_prove:
-            ch.require_proof()  # it sends nothing there until the address speaks (§N2.6)
+        if self.allowed is not None:
+            # A resumed peer's or a moved seat's (§N2.6 "Game started"): its first flight, then 3x
+            # what came back. Not 0: when every seat resumed at a new address, nobody else speaks.
+            ch.require_proof(PIN_ALLOWANCE)
         return True
 
     def confirmed(self, addr: Addr) -> bool:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from .datagram import Addr
 
-__all__ = ["ReturnRoute", "UNCONFIRMED_FACTOR", "UNCONFIRMED_RESENDS"]
+__all__ = ["PIN_ALLOWANCE", "ReturnRoute", "UNCONFIRMED_FACTOR", "UNCONFIRMED_RESENDS"]
 
 UNCONFIRMED_FACTOR = 3
 """A channel opened by the peer's datagram sends at most this many times the bytes it received
@@ -27,6 +27,10 @@ source cannot turn the channel into a reflector)."""
 UNCONFIRMED_RESENDS = 3
 """Retransmission timeouts after which such an unconfirmed channel stops re-sending
 (``unconfirmed_gaveup``) until the address sends again."""
+PIN_ALLOWANCE = 2000
+"""Bytes a seat channel a resumed peer opened (it pins every seat on a fresh endpoint, before it
+heard any) may send before its peer spoke: its first flight (a catch-up request, its last step);
+then the 3x bound of what came back (protocol.md §N2.6 "Game started")."""
 
 
 class ReturnRoute:
@@ -39,7 +43,8 @@ class ReturnRoute:
     sent over the channel's life; bytes sent (``tx``) count while the bound applies.
     ``stats``: the channel's counters."""
 
-    __slots__ = ("stats", "confirmed", "proven", "seat", "dormant", "rx", "tx", "void_timeouts", "withheld")
+    __slots__ = ("stats", "confirmed", "proven", "seat", "dormant", "rx", "tx", "allowance", "void_timeouts",
+                 "withheld")
 
     def __init__(self, stats: dict[str, int], confirmed: bool) -> None:
         self.stats = stats
@@ -49,6 +54,7 @@ class ReturnRoute:
         self.dormant = False
         self.rx = 0
         self.tx = 0
+        self.allowance = 0  # bytes it may send beyond the factor (``demand``)
         self.void_timeouts = 0  # RTO timeouts while unconfirmed since the address last spoke
         self.withheld = False  # a datagram did not fit: resent at once when confirmed (H77)
 
@@ -70,18 +76,20 @@ class ReturnRoute:
         withheld, self.withheld = self.withheld, False
         return self.heard(0) if self.dormant else withheld
 
-    def demand(self) -> bool:
+    def demand(self, allowance: int = 0) -> bool:
         """The game started (``Endpoint.restrict``): unless proven, the bound applies from now
         on: what is sent from the first call (``tx`` restarts at 0 then, never again: every seat
         move calls ``restrict`` once more) fits in ``UNCONFIRMED_FACTOR`` x the bytes the address
-        sent over the channel's life (§N2.6 "Game started"). True if the caller must ask for the
-        proof (a CHALLENGE): the route is not proven."""
+        sent over the channel's life, plus ``allowance`` bytes given at the first call (a resumed
+        peer's first flight, ``PIN_ALLOWANCE``) (§N2.6 "Game started"). True if the caller must ask
+        for the proof (a CHALLENGE): the route is not proven."""
         if self.proven:
             return False
         if not self.seat:
             self.seat = True
             self.confirmed = False
             self.tx = 0
+            self.allowance = allowance
         return True
 
     def timed_out(self) -> bool:
@@ -103,7 +111,7 @@ class ReturnRoute:
         resent within the bound. While our data is in flight (``waiting``) no pure ack is sent:
         a real peer that hears nothing re-sends, raising the bound, until a data datagram
         (carrying the ack) fits."""
-        room = UNCONFIRMED_FACTOR * self.rx - self.tx
+        room = UNCONFIRMED_FACTOR * self.rx + self.allowance - self.tx
         waiting = waiting and not self.seat  # a seat acks within the bound: its peer is no requester
         kept = []
         for item in out:

@@ -162,14 +162,14 @@ class Channel:
         not started (``require_proof``, §N2.6)."""
         return self.route.confirmed
 
-    def require_proof(self) -> None:
+    def require_proof(self, allowance: int = 0) -> None:
         """The game started (``Endpoint.restrict``: this is a seat's address): unless the peer
         already proved it receives here, bound what we send to ``UNCONFIRMED_FACTOR`` x the bytes
         it sent us over the channel's life and CHALLENGE its current epoch at once; its RESPONSE
         lifts the bound (protocol.md §N2.6 "Game started"). The address may be a victim's where a
-        seat-holder seated a ghost key (H82). A channel that never heard its peer sends nothing
-        until it does (and is challenged then)."""
-        if self.route.demand():
+        seat-holder seated a ghost key (H82). A channel that never heard its peer sends at most
+        ``allowance`` bytes (a resumed peer's first flight) until it does, and is challenged then."""
+        if self.route.demand(allowance):
             self._ask_proof()
 
     def _ask_proof(self) -> None:

@@ -60,7 +60,8 @@ def test_on_batch_end_follows_the_last_payload_of_a_batch_once():
 def _endpoints():
     eps = [Endpoint(epoch=500 + i, keys=KeyCache(IDS[i]), accept_plain=False) for i in range(3)]
     for i, ep in enumerate(eps):
-        ep.restrict([a for j, a in enumerate(ADDRS) if j != i])
+        # Pinned, not restricted: pins after a restrict challenge with random nonces (§N2.6 "Game
+        # started"), and the two worlds must send the same bytes.
         for j in range(3):
             if j != i:
                 ep.pin(ADDRS[j], IDS[j].x25519_public_key)
