@@ -15,10 +15,20 @@ regime).
 
 from __future__ import annotations
 
+from .recv_stream import MAX_ACK_DELAY
+
 __all__ = ["CLOCK_GRANULARITY", "INITIAL_RTO", "LOSS_HOLD", "LossClock", "MAX_RTO", "MIN_RTO", "PACKET_THRESHOLD",
            "PROMPT_MIN_RTO", "Recovery", "TIME_THRESHOLD"]
 
-INITIAL_RTO = 0.050  # seconds, before the first round-trip sample
+INITIAL_RTO = 0.050
+"""RTO (s) before the first round-trip sample of its kind. A datagram sent without
+``FLAG_ACK_NOW`` to a peer that has already acknowledged something (without a sample: Karn's
+rule) waits ``INITIAL_RTO + MAX_ACK_DELAY``: the peer is there and may hold its ack for
+``MAX_ACK_DELAY`` (50 ms, as long as ``INITIAL_RTO`` itself). With 50 ms the host's second lobby
+datagram to a joiner by code, acknowledged after the delay, timed out 1 ms before the ack came:
+a second resend, the lossy regime at the game's start (H80; RFC 9002 §6.2.1 adds max_ack_delay
+to the PTO). Before the peer acknowledged anything the RTO stays 50 ms: a first datagram lost
+is resent soon (a joiner whose first introductions a flood of fresh keys drained, §N2.6)."""
 MIN_RTO = 0.080
 """Floor of the RTO (s) of a datagram sent without ``FLAG_ACK_NOW``: above ``MAX_ACK_DELAY``
 plus a loaded machine's round trip, so that a delayed ack does not trigger a retransmission."""
@@ -66,7 +76,7 @@ class Recovery:
     """
 
     __slots__ = ("srtt", "_rttvar", "_rto", "_prompt", "_latest_rtt", "_min_rtt", "_backoff", "resent_until",
-                 "_last_resend", "_lost_by_ack", "_answered", "_rtos", "_clock")
+                 "_last_resend", "_lost_by_ack", "_answered", "_heard", "_rtos", "_clock")
 
     def __init__(self, clock: LossClock | None = None) -> None:
         #: The endpoint's shared regime (``LossClock``); a private one without an endpoint.
@@ -82,6 +92,7 @@ class Recovery:
         self._last_resend = -1.0  # when we last resent something
         self._lost_by_ack = False  # the resends due were found lost by a selective ack
         self._answered = False  # the peer acknowledged something new since our last resend
+        self._heard = False  # the peer has acknowledged something (its acks may be delayed)
         #: ``rtos()`` as last computed; None once a sample or the back-off changed it. The
         #: channel asks for it at every timer query (the per-datagram hot path).
         self._rtos: tuple[float, float] | None = None
@@ -91,14 +102,18 @@ class Recovery:
     def rtos(self) -> tuple[float, float]:
         """(RTO of a datagram sent without ``FLAG_ACK_NOW``, RTO of one sent with it), each
         ·2^backoff and capped at ``MAX_RTO`` (s): from the estimator of its kind, floored at
-        ``MIN_RTO`` or ``PROMPT_MIN_RTO``; ``INITIAL_RTO`` before that estimator has a sample.
+        ``MIN_RTO`` or ``PROMPT_MIN_RTO``; ``INITIAL_RTO`` before that estimator has a sample
+        (plus ``MAX_ACK_DELAY`` for the delayed kind once the peer acknowledged something).
         Returns the same tuple object until an RTO changes (never mutated in place):
         ``SendStream.next_due`` keys its cache on that identity."""
         r = self._rtos
         if r is not None:
             return r
         scale = 1 << self._backoff
-        delayed = self._rto if self.srtt is None else max(self._rto, MIN_RTO)
+        if self.srtt is not None:
+            delayed = max(self._rto, MIN_RTO)
+        else:
+            delayed = INITIAL_RTO + MAX_ACK_DELAY if self._heard else INITIAL_RTO
         p = self._prompt
         prompt = INITIAL_RTO if p is None else max(p[0] + max(CLOCK_GRANULARITY, 4 * p[1]), PROMPT_MIN_RTO)
         r = self._rtos = (min(delayed * scale, MAX_RTO), min(prompt * scale, MAX_RTO))
@@ -131,6 +146,9 @@ class Recovery:
             self._backoff = 0
             self._rtos = None
         self._answered = True
+        if not self._heard:
+            self._heard = True
+            self._rtos = None
         if rtt is None or rtt < 0:
             return False
         self._latest_rtt = rtt
