@@ -49,10 +49,17 @@ def pin_seats(endpoint: Any, players: Any, endpoints: Any, my_seat: int) -> None
     """Key the channel to every other seat with its X25519 key from the signed setup
     (protocol.md §N2.2) on ``endpoint`` (the link's ``Endpoint``): from now on only that seat's
     MACed datagrams reach it. ``players``: the setup's, ``endpoints``: ``[(host, port)]`` in
-    seat order."""
+    seat order. One address has one channel with one key: an address given for several seats
+    (seat adverts never do that, ``rendezvous.SeatAddresses.taken``; a hostile PROPOSAL might)
+    keeps its channel if that is keyed to one of them, else gets the lowest seat's key, so a
+    later seat never replaces another seat's live channel (H88 review #3, protocol.md §N3.2)."""
+    keys_at: dict[tuple[str, int], list[bytes]] = {}
     for i, (p, a) in enumerate(zip(players, endpoints)):
         if i != my_seat:
-            endpoint.pin((str(a[0]), int(a[1])), p.x25519_key)
+            keys_at.setdefault((str(a[0]), int(a[1])), []).append(p.x25519_key)
+    for addr, keys in keys_at.items():
+        have = endpoint.peer_key(addr) if len(keys) > 1 else None
+        endpoint.pin(addr, have if have in keys else keys[0])
     endpoint.accept_plain = False
 
 

@@ -217,16 +217,21 @@ class SeatAddresses:
     ``endpoints``: seat -> (address, port), ours included; ``left_from``: addresses a seat was
     moved away from by an advert after it had been heard there (address -> seat): still
     allowed, and the seat moves back if it speaks from one; ``pending``: adverts ignored because
-    the seat was heard at its address lately (seat -> address), looked at again every tick
-    (``Node._tick``) and adopted once the seat has been quiet there ``ADVERT_HEARD_S``.
+    the seat was heard at its address lately, or refused because another seat holds the address
+    (seat -> address), looked at again every tick (``Node._tick``) and adopted once the seat has
+    been quiet there ``ADVERT_HEARD_S`` and the address is free; ``refused``: adverts refused
+    for a taken address (counted once per advert, not per look).
     Keys are public, so anyone can copy a seat's advert (tests/e2e/test_redteam_rendezvous_e2e.py):
-    a seat heard at its address lately is there, whatever an advert says."""
+    a seat heard at its address lately is there, whatever an advert says; and no advert puts a
+    seat on another seat's address (tests/p2p/test_redteam_advert_onto_seat.py): one address,
+    one channel, one key (§N2.2), so the second seat's pin would replace the first's channel."""
 
     def __init__(self) -> None:
         self.endpoints: list[tuple[str, int]] = []
         self.my_seat = -1
         self.left_from: dict[tuple[str, int], int] = {}
         self.pending: dict[int, tuple[str, int]] = {}
+        self.refused = 0
 
     def set_endpoints(self, endpoints: Iterable, my_seat: int) -> None:
         """The seats' endpoints from the lobby or the ``.resume`` file (``left_from`` and
@@ -241,11 +246,24 @@ class SeatAddresses:
     def advert(self, seat: int, addr: tuple[str, int], heard: float | None, now: float) -> str:
         """An accepted advert says ``seat`` listens at ``addr``; ``heard``: loop time we last
         heard the seat at its current address (None/0: never). Returns "same" (nothing to do),
-        "ignored" (heard there lately: kept in ``pending``), "ignored_again" (the same advert
-        ignored before: no new line) or "moved" (``endpoints[seat]`` is ``addr`` now)."""
+        "refused" (``addr`` is taken: ``taken``; kept in ``pending``, counted in ``refused``),
+        "refused_again" (the same advert refused before), "ignored" (heard there lately: kept in
+        ``pending``), "ignored_again" (the same advert ignored before: no new line) or "moved"
+        (``endpoints[seat]`` is ``addr`` now)."""
+        addr = (str(addr[0]), int(addr[1]))
         was = self.pending.pop(seat, None)
         if self.endpoints[seat] == addr:
             return "same"
+        if self.taken(seat, addr):
+            # A forged advert (keys are public) naming a live seat's address: pinning it would
+            # replace that seat's channel with one keyed to ``seat`` and cut the live seat off
+            # (its datagrams fail the MAC). A seat really moved there is adopted once the
+            # address is free (the other seat moved away): hence pending, not dropped.
+            self.pending[seat] = addr
+            if was == addr:
+                return "refused_again"
+            self.refused += 1
+            return "refused"
         if heard and now - heard < ADVERT_HEARD_S:
             self.pending[seat] = addr  # a peer restarted elsewhere goes quiet here: asked again
             return "ignored" if was != addr else "ignored_again"
@@ -253,6 +271,13 @@ class SeatAddresses:
             self.left_from[self.endpoints[seat]] = seat
         self.move(seat, addr)
         return "moved"
+
+    def taken(self, seat: int, addr: tuple[str, int]) -> bool:
+        """Whether ``addr`` belongs to a seat other than ``seat``: its current endpoint (ours
+        included) or an address it was moved away from after being heard there (``left_from``:
+        it may speak from there again and move back)."""
+        return any(a == addr for i, a in enumerate(self.endpoints) if i != seat) \
+            or self.left_from.get(addr, seat) != seat
 
     def spoke(self, addr: tuple[str, int]) -> int | None:
         """An authenticated datagram came from ``addr``: if a seat was moved away from it, the
