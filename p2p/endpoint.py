@@ -105,6 +105,10 @@ class Endpoint:
         self.allowed: frozenset[Addr] | None = None
         #: Address -> resume point of a forgotten channel (``forget``; oldest first).
         self._tombs: dict[Addr, tuple] = {}
+        #: Address -> bytes of ``PIN_ALLOWANCE`` spent there by forgotten channels that never heard
+        #: their peer: a pin after ``restrict`` gets only the rest (§N2.6 "Game started": forged
+        #: adverts moving a seat back and forth must not renew it; oldest first, bounded).
+        self._flights: dict[Addr, int] = {}
 
     def trust(self, addrs: Any) -> None:
         """Vouch for these addresses (iterable of (host, port)): their channels are never
@@ -245,7 +249,7 @@ class Endpoint:
         if self.allowed is not None:
             # A resumed peer's or a moved seat's (§N2.6 "Game started"): its first flight, then 3x
             # what came back. Not 0: when every seat resumed at a new address, nobody else speaks.
-            ch.require_proof(PIN_ALLOWANCE)
+            ch.require_proof(max(0, PIN_ALLOWANCE - self._flights.get(addr, 0)))
         return True
 
     def confirmed(self, addr: Addr) -> bool:
@@ -370,6 +374,12 @@ class Endpoint:
         ch = self.channels.pop(addr, None)
         if ch is not None:
             ch.release()
+            route = ch.route
+            if route.seat and not route.rx:  # it never heard its peer: what it sent stays spent
+                flights = self._flights
+                flights[addr] = min(PIN_ALLOWANCE, flights.pop(addr, 0) + route.tx)
+                if len(flights) > TOMBSTONES_PER_PEER * self.max_peers:
+                    del flights[next(iter(flights))]
             point = ch.resume_point()
             tombs = self._tombs
             tombs.pop(addr, None)

@@ -411,3 +411,20 @@ def test_a_resumed_peer_speaks_first_and_is_proven():
         b.handle_timer(now)
     assert got_b == [b"CATCHUP_REQ"] and got_a == [b"CATCHUP_RESP"]
     assert a.channels[OTHER_SEAT].route.proven and b.channels[SEAT_ADDR].peer_epoch == 73
+
+
+def test_moving_a_seat_back_and_forth_does_not_renew_its_first_flight():
+    """§N2.6 "Game started" (H82, H85's ping-pong): forged adverts move a seat that never spoke
+    between V and another address 20 times; each move forgets the channel and pins the address
+    again. What a channel that never heard its peer sent of ``PIN_ALLOWANCE`` stays spent for that
+    address: V gets at most one first flight over the 20 moves (was: one per move, 19.8 KB)."""
+    ep = Endpoint(epoch=81, keys=KeyCache(SEAT), accept_plain=False)
+    ep.restrict([OTHER_SEAT])
+    ep.pin(OTHER_SEAT, MALLORY.x25519_public_key)
+    sent = 0
+    for move in range(20):
+        to = VICTIM if move % 2 == 0 else MOVED_TO
+        ep.restrict([to])
+        ep.pin(to, MALLORY.x25519_public_key)
+        sent += bytes_to(ep, VICTIM, 1.0, lambda now: ep.send(to, STEP))
+    assert sent <= PIN_ALLOWANCE

@@ -264,11 +264,6 @@ def test_a_resumed_peer_sends_a_ghost_seats_address_nothing_unproven():
     assert sent <= SETUP_ALLOWANCE, f"{sent} B to an address that never sent anything"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "H85 BREAK, open since H82's 33f73c3 (owner H82: p2p/endpoint.py pin after restrict, PIN_ALLOWANCE; "
-    "protocol.md §N3.2, §N2.6 'Game started'): every pin after restrict gets a fresh 2,000 B first "
-    "flight, and a never-heard ghost seat moves at each forged advert: 20 moves between V and another "
-    "address = 19,800 B to V for 0 B from V (0 B at 2d5e6dc), one mDNS advert per move"))
 def test_forged_adverts_moving_a_ghost_seat_back_and_forth_do_not_renew_its_allowance():
     """§N3.2, §N2.6 'Game started': a ghost seat that never spoke moves at the first advert (no
     ADVERT_HEARD_S wait: nobody heard it). The attacker's adverts move it between VICTIM and
