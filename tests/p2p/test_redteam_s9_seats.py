@@ -264,12 +264,21 @@ def test_a_resumed_peer_sends_a_ghost_seats_address_nothing_unproven():
     assert sent <= SETUP_ALLOWANCE, f"{sent} B to an address that never sent anything"
 
 
-def test_forged_adverts_moving_a_ghost_seat_back_and_forth_do_not_renew_its_allowance():
+_ACROSS_PORTS = pytest.mark.xfail(strict=True, reason=(
+    "H85 BREAK (found by review H88 23:41 on 7dca576), open (owner H82: p2p/endpoint.py Endpoint._flights "
+    "/ pin; protocol.md §N3.2, §N2.6 'Game started'): the first-flight memory is keyed by (address, "
+    "port): forged adverts moving a never-heard ghost seat to a new port of the victim's machine at "
+    "each move renew PIN_ALLOWANCE every time: 20 moves = 39,600 B to the victim's IP for 0 B from it"))
+
+
+@pytest.mark.parametrize("ports", [False, pytest.param(True, marks=_ACROSS_PORTS)])
+def test_forged_adverts_moving_a_ghost_seat_back_and_forth_do_not_renew_its_allowance(ports):
     """§N3.2, §N2.6 'Game started': a ghost seat that never spoke moves at the first advert (no
-    ADVERT_HEARD_S wait: nobody heard it). The attacker's adverts move it between VICTIM and
-    another address 20 times, 1 s apart; after each move the node routes the seats (restrict +
-    pin_seats, as ``Node.route_seats``) and sends that seat a 150-byte step message every 0.1 s.
-    VICTIM never sent anything: whatever a pin may send an unheard address at first, it is not
+    ADVERT_HEARD_S wait: nobody heard it). The attacker's adverts move it 20 times, 1 s apart,
+    between VICTIM and another address, or (``ports``) to a new port of VICTIM's machine each
+    time; after each move the node routes the seats (restrict + pin_seats, as
+    ``Node.route_seats``) and sends that seat a 150-byte step message every 0.1 s. VICTIM's
+    machine never sent anything: whatever a pin may send an unheard address at first, it is not
     granted again at every move (one first flight, SETUP_ALLOWANCE, over the 20 moves)."""
     ids = [Identity.from_seed(b"h85-pingpong%d" % i) for i in range(3)]
     players = [SimpleNamespace(x25519_key=i.x25519_public_key) for i in ids]  # what pin_seats reads
@@ -277,11 +286,18 @@ def test_forged_adverts_moving_a_ghost_seat_back_and_forth_do_not_renew_its_allo
     ep = Endpoint(epoch=6, keys=KeyCache(ids[0]))
     ep.restrict(seats[1:])  # the game runs
     pin_seats(ep, players, seats, 0)
-    sent = 0
+    sent, now = 0, 0.0
     for move in range(20):
-        seats[1] = VICTIM if move % 2 == 0 else ("10.9.0.98", 7777)
+        if ports:
+            seats[1] = (VICTIM[0], 20000 + move)
+        else:
+            seats[1] = VICTIM if move % 2 == 0 else ("10.9.0.98", 7777)
         ep.restrict(seats[1:])
         pin_seats(ep, players, seats, 0)
-        sent += bytes_to(ep, VICTIM, 1.0, drive=lambda now: ep.send(seats[1], bytes(150))
-                         if round(now / TICK) % 2 == 0 else None)
-    assert sent <= SETUP_ALLOWANCE, f"{sent} B to an address that never sent anything"
+        for tick in range(round(1.0 / TICK)):
+            if tick % 2 == 0:
+                ep.send(seats[1], bytes(150))
+            ep.handle_timer(now)
+            sent += sum(len(d) for d, a in ep.datagrams_to_send(now) if a[0] == VICTIM[0])
+            now += TICK
+    assert sent <= SETUP_ALLOWANCE, f"{sent} B to a machine that never sent anything"
