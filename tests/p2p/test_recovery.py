@@ -30,7 +30,7 @@ def test_the_prompt_estimator_is_apart_and_floored_lower():
     rec.acked(0.001, prompt=True)
     assert rec.srtt is None  # the delayed-ack estimator saw nothing
     delayed, prompt = rec.rtos()
-    assert delayed == R.INITIAL_RTO + MAX_ACK_DELAY  # no delayed sample, but the peer acks
+    assert delayed == R.MIN_RTO  # no delayed sample, but the peer acks
     assert prompt == max(0.001 + max(R.CLOCK_GRANULARITY, 4 * 0.0005), R.PROMPT_MIN_RTO)
 
 
@@ -49,7 +49,7 @@ def test_backoff_doubles_per_timeout_up_to_max_rto_and_an_ack_ends_it(timeouts: 
     assert delayed == min(R.INITIAL_RTO * 2 ** min(timeouts, 16), R.MAX_RTO)
     assert prompt == delayed
     rec.acked(None, False)
-    assert rec.rtos() == (R.INITIAL_RTO + MAX_ACK_DELAY, R.INITIAL_RTO)
+    assert rec.rtos() == (R.MIN_RTO, R.INITIAL_RTO)
 
 
 def test_time_threshold_is_nine_eighths_of_the_bare_round_trip():
@@ -127,14 +127,14 @@ def test_the_lossy_regime_is_shared_with_the_endpoints_peers_that_answered():
 def test_before_a_sample_the_ack_delay_counts_once_the_peer_acknowledged_something():
     """§N2.5 (H80): no sample yet (Karn's rule dropped it: the datagram acknowledged had been
     resent), but the peer acknowledged something: it is there and may hold its next ack for
-    MAX_ACK_DELAY, so a delayed-ack datagram waits INITIAL_RTO + MAX_ACK_DELAY; before any ack
-    the RTO stays INITIAL_RTO (a lost first datagram is resent soon)."""
+    MAX_ACK_DELAY, so a delayed-ack datagram waits MIN_RTO (the floor it has with a sample, above
+    that delay); before any ack the RTO stays INITIAL_RTO (a lost first datagram is resent soon)."""
     rec = R.Recovery()
     assert rec.rtos() == (R.INITIAL_RTO, R.INITIAL_RTO)
     rec.on_timeout()
     rec.acked(None, prompt=False)  # the resent datagram's ack: no sample
     assert rec.srtt is None
-    assert rec.rtos() == (R.INITIAL_RTO + MAX_ACK_DELAY, R.INITIAL_RTO)
+    assert rec.rtos() == (R.MIN_RTO, R.INITIAL_RTO) and R.MIN_RTO > MAX_ACK_DELAY
     rec.acked(0.004, prompt=False)
     assert rec.rtos()[0] == R.MIN_RTO
 
