@@ -49,6 +49,12 @@ INTRO_BURST = 32
 """Derivations for keys nobody pinned that may happen back to back..."""
 INTRO_RATE = 64.0
 """...and per second after that (a token bucket)."""
+INTRO_ADDR_BURST = 4
+"""Of those, derivations one source address may have back to back..."""
+INTRO_ADDR_RATE = 4.0
+"""...and per second after that, so that one stranger's socket cannot take the whole budget."""
+INTRO_ADDRS = 256
+"""Source addresses whose introduction budget is remembered (least recently used forgotten)."""
 _SHA256 = hashes.SHA256()
 
 __all__ = ["ANSWER_INTERVAL", "EpochProof", "KEY_INFO", "TAG_LEN", "XKEY_LEN", "PairKeys", "KeyCache", "derive_pair_keys",
@@ -113,10 +119,11 @@ class KeyCache:
     (32 bytes) and ``x25519_exchange(peer_xk) -> bytes`` (``p2p.identity.Identity``).
 
     ``pinned(peer_xk)``: keys for a peer the owner named (a seat, the host); never
-    rate-limited. ``introduced(peer_xk, now)``: keys for a key a datagram offered; served
-    from the cache, else derived only while the token bucket allows (None otherwise,
-    counted in ``stats["intro_limited"]``). Both return None for a key that is not a usable
-    X25519 point (``stats["bad_key"]``). ``now``: seconds, monotonic.
+    rate-limited. ``introduced(peer_xk, now, addr)``: keys for a key a datagram from ``addr``
+    offered; served from the cache, else derived only while the source address's bucket and
+    the bucket of all sources allow (None otherwise, counted in ``stats["intro_limited"]``).
+    Both return None for a key that is not a usable X25519 point (``stats["bad_key"]``).
+    ``now``: seconds, monotonic.
     """
 
     def __init__(self, identity: Any, *, size: int = CACHE_SIZE, burst: int = INTRO_BURST,
@@ -127,6 +134,8 @@ class KeyCache:
         self._size = size
         #: Keys derived for introductions (``introduced``): INTRO_BURST, then INTRO_RATE/s.
         self._intros = TokenBucket(burst, rate)
+        #: Per source address: INTRO_ADDR_BURST, then INTRO_ADDR_RATE/s (protocol.md §N2.1 3).
+        self._intros_by_addr: OrderedDict[Any, TokenBucket] = OrderedDict()
         self.stats = {"derived": 0, "intro_limited": 0, "bad_key": 0}
 
     def _derive(self, peer_xk: bytes) -> PairKeys | None:
@@ -151,18 +160,32 @@ class KeyCache:
             return keys
         return self._derive(peer_xk)
 
-    def introduced(self, peer_xk: bytes, now: float) -> PairKeys | None:
-        """Keys with ``peer_xk`` offered by an unknown sender: cached, or derived if the token
-        bucket (``INTRO_BURST``, ``INTRO_RATE``/s) has a token; else None."""
+    def introduced(self, peer_xk: bytes, now: float, addr: Any = None) -> PairKeys | None:
+        """Keys with ``peer_xk`` offered by an unknown sender at ``addr``: cached, or derived if
+        ``addr``'s bucket (``INTRO_ADDR_BURST``, ``INTRO_ADDR_RATE``/s) and then the bucket of
+        all sources (``INTRO_BURST``, ``INTRO_RATE``/s) each have a token; else None.
+        ``addr`` None: the bucket of all sources only. The per-address bucket is why a stranger
+        flooding fresh keys from one socket leaves the budget to everyone else (spoofed sources
+        still share the bucket of all sources: protocol.md §N2.1 item 3)."""
         peer_xk = bytes(peer_xk)
         keys = self._cache.get(peer_xk)
         if keys is not None:
             self._cache.move_to_end(peer_xk)
             return keys
-        if not self._intros.take(now):
+        if (addr is not None and not self._addr_bucket(addr, now).take(now)) or not self._intros.take(now):
             self.stats["intro_limited"] += 1
             return None
         return self._derive(peer_xk)
+
+    def _addr_bucket(self, addr: Any, now: float) -> TokenBucket:
+        bucket = self._intros_by_addr.get(addr)
+        if bucket is None:
+            bucket = self._intros_by_addr[addr] = TokenBucket(INTRO_ADDR_BURST, INTRO_ADDR_RATE, now)
+            if len(self._intros_by_addr) > INTRO_ADDRS:
+                self._intros_by_addr.popitem(last=False)
+        else:
+            self._intros_by_addr.move_to_end(addr)
+        return bucket
 
 
 # -- proof of a new epoch (protocol.md §N2.2) ------------------------------------------------------

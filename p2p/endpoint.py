@@ -271,7 +271,7 @@ class Endpoint:
         None if dropped (``intro_dropped``)."""
         keys = None
         if self.keys is not None and len(data) >= HEADER_SIZE + XKEY_LEN + TAG_LEN:
-            keys = self.keys.introduced(data[HEADER_SIZE:HEADER_SIZE + XKEY_LEN], now)
+            keys = self.keys.introduced(data[HEADER_SIZE:HEADER_SIZE + XKEY_LEN], now, addr)
         if keys is None or not mac_ok(keys.recv, data[:-TAG_LEN], data[-TAG_LEN:]):
             self.stats["intro_dropped"] += 1
             return None

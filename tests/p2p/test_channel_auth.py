@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import p2p.channel_auth as ca
-from p2p.channel_auth import INTRO_BURST, INTRO_RATE, KeyCache, derive_pair_keys, mac, mac_ok
+from p2p.channel_auth import INTRO_ADDR_BURST, INTRO_ADDR_RATE, INTRO_BURST, INTRO_RATE, KeyCache, derive_pair_keys, mac, mac_ok
 from p2p.identity import Identity
 
 
@@ -43,6 +43,21 @@ def test_introduced_keys_are_rate_limited_but_cached_ones_are_free():
     later = 3 / INTRO_RATE  # three tokens later
     assert sum(cache.introduced(xk, later) is not None for xk in peers[INTRO_BURST:]) == 3
     assert cache.pinned(peers[-1]) is not None  # pinned keys are never limited
+
+
+def test_one_source_address_cannot_take_the_whole_introduction_budget():
+    """protocol.md §N2.1 item 3: a stranger flooding fresh keys from one address gets
+    INTRO_ADDR_BURST derivations, then INTRO_ADDR_RATE per second, so a joiner's
+    introduction from another address is still derived (tests/p2p/test_flood_loopback.py
+    failed ~1 run in 6 under load when the flood took the whole INTRO_RATE)."""
+    cache = KeyCache(Identity.from_seed(b"me"))
+    flood = [Identity.from_seed(b"f%d" % i).x25519_public_key for i in range(INTRO_BURST * 3)]
+    stranger, joiner = ("10.0.0.66", 4000), ("10.0.0.7", 4000)
+    got = [cache.introduced(xk, 0.0, stranger) for xk in flood]
+    assert sum(k is not None for k in got) == INTRO_ADDR_BURST
+    assert cache.introduced(Identity.from_seed(b"joiner").x25519_public_key, 0.0, joiner) is not None
+    later = 2 / INTRO_ADDR_RATE  # two of the stranger's tokens later
+    assert sum(cache.introduced(xk, later, stranger) is not None for xk in flood[INTRO_ADDR_BURST:]) == 2
 
 
 def test_mac_is_truncated_hmac_and_checked_in_constant_time():
