@@ -145,6 +145,10 @@ class Channel:
         self.last_rx = 0.0
         self.peer_epoch: int | None = None
         self._retired: deque[int] = deque(maxlen=RETIRED_EPOCHS)
+        #: The peer's current epoch answered a nonce of ours (a RESPONSE): never replaced unproven.
+        self._epoch_proven = False
+        #: (unproven epoch, the highest ack of our stream its dropped datagrams carried).
+        self._acked_by: tuple[int, int] | None = None
         self.stats = stats = dict.fromkeys(STAT_KEYS, 0)
         self.sender = SendStream(stats, loss_clock)
         self.receiver = RecvStream(stats, budget if budget is not None else RecvBudget(), recv_cap)
@@ -382,6 +386,7 @@ class Channel:
             if dst == me and (proof.checks(epoch, seq) if epoch == self.peer_epoch else proof.proves(epoch, seq)):
                 if epoch == self.peer_epoch:
                     proof.checked()  # the return-routability challenge
+                    self._epoch_proven = True
                 else:
                     self._new_peer_epoch(epoch)
                 self.last_rx = now
@@ -417,6 +422,9 @@ class Channel:
             else:
                 # A restart, or a replay of some earlier instance: believe it only once proven.
                 self.stats["epoch_unproven"] += 1
+                if ack:
+                    seen = self._acked_by
+                    self._acked_by = (epoch, max(ack, seen[1] if seen and seen[0] == epoch else 0))
                 if not proof.unproven(epoch, now):
                     self.stats["answers_limited"] += 1
                 return []
@@ -443,18 +451,31 @@ class Channel:
         return []
 
     def _blank(self) -> bool:
-        """Nothing accepted as data nor sent on this channel yet (no stream state to protect)."""
+        """Nothing accepted as data nor sent on this channel yet, and the peer's epoch never
+        proven (a stream restarted by a proof is empty but protected: else every forged epoch
+        after it was taken, and the real peer's proven again, restarting the stream each time)."""
         rx = self.receiver
-        return not (rx.expected or rx.ooo or self.sender.next_seq)
+        return not (self._epoch_proven or rx.expected or rx.ooo or self.sender.next_seq)
 
     def _new_peer_epoch(self, epoch: int) -> None:
-        """The peer proved a new instance: both directions start again from seq 0."""
+        """The peer proved a new instance: both directions start again from seq 0. Except when
+        the epoch it replaces was never proven (taken at first contact: perhaps a forged
+        datagram's) and this one already acknowledged our stream (``_acked_by``, within what we
+        sent): then it is the peer we were talking to all along, not a new instance, and our
+        stream goes on; only theirs starts at 0 (H86: else it restarted our stream alone, and the
+        peer dropped our next chunks as duplicates)."""
+        acked_by, self._acked_by = self._acked_by, None
         if self.peer_epoch is not None:
             self._retired.append(self.peer_epoch)
-            self.sender.reset()
-            self.receiver.reset()
-            self.stats["peer_restarts"] += 1
+            if (not self._epoch_proven and acked_by is not None and acked_by[0] == epoch
+                    and acked_by[1] <= self.sender.next_seq):
+                self.receiver.reset()
+            else:
+                self.sender.reset()
+                self.receiver.reset()
+                self.stats["peer_restarts"] += 1
         self.peer_epoch = epoch
+        self._epoch_proven = True
         self._proof.proven()
 
     def hurry_acks(self, now: float) -> None:

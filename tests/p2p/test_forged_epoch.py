@@ -31,6 +31,7 @@ from redteam_s9_kit import HOST, HOST_ID, JOINER, T_JOIN, host_and_joiner, netwo
 from test_lobby_loss import LobbyPeer  # a Lobby and its Endpoint pumped as NodeLobby.pump does
 
 H, J = ("10.9.0.1", 5000), ("10.9.0.2", 5000)
+A_ADDR, B_ADDR = ("127.0.0.1", 1001), ("127.0.0.2", 1002)
 
 
 def _forged(epoch: int) -> bytes:
@@ -194,3 +195,65 @@ def test_joiners_by_code_finish_the_setup_under_forged_acks():
     while net.now < 40.0 and not all(p.done for p in peers.values()) and net.step():
         pass
     assert all(p.started is not None for p in peers.values())
+
+
+def test_an_epoch_proven_after_a_forged_first_contact_is_kept_and_the_streams_go_on():
+    """§N2.2: J opened its channel to H (join by code) and a forged ack from H's address came
+    first (its epoch taken, as at first contact). H's real datagrams, which acknowledge J's
+    PROBE, then prove H's epoch: the forged one was never the peer, so J's stream goes on (no
+    restart: H holds it) and H's starts at 0. A later forged epoch only earns a CHALLENGE: the
+    proven epoch is kept and every message is delivered (before H86: J restarted its stream
+    alone, H dropped J's next chunks as duplicates; and the restarted, empty channel took the
+    next forged epoch and proved H's again, restarting every time: 21 restarts and 'no answer
+    from the host' in bench_spoof)."""
+    h, j = Endpoint(epoch=1), Endpoint(epoch=2, accept_plain=False)
+    j.send(H, b"probe")
+    got_h, got_j = _pump(j, J, h, 0.0), []
+    j.receive_datagram(_forged(777), H, 0.001)  # before any datagram of the real host
+    h.send(J, b"status")
+    for t in (0.01, 0.02, 0.03, 0.04):  # H's STATUS, J's CHALLENGE of epoch 1, H's RESPONSE...
+        got_j += _pump(h, H, j, t)
+        got_h += _pump(j, J, h, t)
+    ch = j.channels[H]
+    assert ch.peer_epoch == 1
+    j.receive_datagram(_forged(778), H, 0.05)
+    now = 0.05
+    j.send(H, b"probe2")
+    h.send(J, b"status2")
+    for _ in range(20):
+        now += 0.05
+        h.handle_timer(now)
+        j.handle_timer(now)
+        got_j += _pump(h, H, j, now)
+        got_h += _pump(j, J, h, now)
+    assert ch.peer_epoch == 1 and ch.stats["peer_restarts"] == 0
+    assert got_h == [b"probe", b"probe2"] and got_j == [b"status", b"status2"]
+
+
+def test_a_real_restart_still_restarts_both_streams():
+    """§N2.2: B restarts (a new epoch, which has acknowledged nothing of ours): A proves it and
+    both streams restart from 0, as before (the exception above needs the new epoch to have
+    acknowledged our stream)."""
+    a, b = Endpoint(epoch=1), Endpoint(epoch=2)
+    a.send(B_ADDR, b"one")
+    got = []
+    now = 0.0
+    for _ in range(4):
+        now += 0.05
+        got += [p for d, _x in a.datagrams_to_send(now) for _s, p in b.receive_datagram(d, A_ADDR, now)]
+        for d, _x in b.datagrams_to_send(now):
+            a.receive_datagram(d, B_ADDR, now)
+    assert got == [b"one"]
+    b = Endpoint(epoch=3)  # B restarted
+    b.send(A_ADDR, b"hello")
+    got_a = []
+    for _ in range(20):
+        now += 0.05
+        a.handle_timer(now)
+        b.handle_timer(now)
+        for d, _x in b.datagrams_to_send(now):
+            got_a += [p for _s, p in a.receive_datagram(d, B_ADDR, now)]
+        for d, _x in a.datagrams_to_send(now):
+            b.receive_datagram(d, A_ADDR, now)
+    assert a.channels[B_ADDR].peer_epoch == 3 and a.channels[B_ADDR].stats["peer_restarts"] == 1
+    assert got_a == [b"hello"]
