@@ -500,22 +500,27 @@ class Channel:
         """Give this channel's receive buffers back to the shared budget (it is forgotten)."""
         self.receiver.release()
 
-    def resume_point(self) -> tuple[int, int, int, PairKeys | None] | None:
+    def resume_point(self) -> tuple[int | None, int, int, PairKeys | None] | None:
         """What a later channel to the same peer needs to go on after this one is forgotten
         (``Endpoint`` keeps it, protocol.md §N2.6 'Strangers', H86): (peer epoch, next seq
         expected from the peer, next seq we send, our keys) when both streams are at a boundary
         (nothing held out of order nor half reassembled: the peer took every acknowledged chunk as
-        delivered; nothing queued nor unacknowledged: it would be lost with this channel); the
-        next seqs are then -1 (the streams cannot go on: the next channel restarts them). None
-        without a stream (nothing was accepted or sent)."""
+        delivered; nothing queued nor unacknowledged: it would be lost with this channel);
+        otherwise the next seqs are -1 (the streams cannot go on: the next channel restarts them),
+        and the epoch None if we sent but never heard the peer (H88). None without a stream
+        (nothing was accepted or sent)."""
         rx, tx = self.receiver, self.sender
+        if self.peer_epoch is None and tx.next_seq:
+            # Sent and never heard (its answers lost): the peer may hold our chunks; the next
+            # channel takes a fresh epoch so that it restarts (H88 review #1).
+            return None, -1, -1, self.keys
         if self.peer_epoch is None or self._blank():
             return None
         if rx.at_boundary and not (tx.queue or tx.inflight):
             return self.peer_epoch, rx.expected, tx.next_seq, self.keys
         return self.peer_epoch, -1, -1, self.keys
 
-    def resume(self, point: tuple[int, int, int, PairKeys | None]) -> None:
+    def resume(self, point: tuple[int | None, int, int, PairKeys | None]) -> None:
         """Go on from a forgotten channel to this peer (``resume_point``; this one is new and
         empty): its epoch is the peer's, as at first contact, and both streams continue where
         they stopped (next seqs -1: they start at 0 on this channel's own epoch, which the

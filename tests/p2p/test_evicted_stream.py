@@ -110,15 +110,63 @@ def test_a_keyed_stranger_comes_back_with_its_key_and_nothing_else_does():
     assert b.peer_key(A) == ia.x25519_public_key
 
 
-def test_resume_points_are_bounded():
-    """At most TOMBSTONES_PER_PEER x max_peers forgotten channels are remembered (oldest dropped)."""
+def test_resume_points_are_bounded_and_kept_only_for_proven_or_trusted_peers():
+    """At most TOMBSTONES_PER_PEER x max_peers forgotten channels are remembered (oldest dropped),
+    and only for a peer that proved its address or that the owner vouches for: a spoofed
+    source's channel, whatever it carried, keeps none (H88 review #2: one-byte DATA junk from
+    fresh sources pushed a joiner's point out)."""
     b = Endpoint(epoch=2, max_peers=4)
     data = T.HEADER.pack(T.MAGIC, T.FLAG_DATA, 7, 0, 0, 0, 0) + b"x"
+    for i in range(20):
+        src = ("10.3.0.%d" % i, 9)
+        assert b.receive_datagram(data, src, 0.0) == [(src, b"x")]
+        b.forget(src)
+    assert b.resume_points == 0
     for i in range(100):
         src = ("10.2.0.%d" % i, 9)
         assert b.receive_datagram(data, src, 0.0) == [(src, b"x")]
+        b.trust([src])
         b.forget(src)
     assert b.resume_points == TOMBSTONES_PER_PEER * 4
+
+
+def test_a_stranger_forgotten_before_it_proved_its_address_restarts_its_stream():
+    """§N2.6: no resume point for an unconfirmed stranger; its next datagram names our epoch
+    (a first contact names 0), so the new channel takes a fresh epoch, the peer proves it and
+    restarts its stream (what it had queued is dropped, as for a restart of ours, §N2.2; the
+    lobby re-sends): its next message is delivered."""
+    a, b = Endpoint(epoch=1), Endpoint(epoch=2)
+    got_a, got_b = [], []
+    a.send(B, b"a1")
+    now = _run(a, b, 0.0, 0.5, got_a, got_b, lambda d: d[1] & T.FLAG_CHALLENGE)  # never confirmed
+    assert got_b == [b"a1"] and not b.channels[A].confirmed
+    b.forget(A)
+    assert b.resume_points == 0
+    a.send(B, b"a2")
+    now = _run(a, b, now, now + 2.0, got_a, got_b)
+    assert a.channels[B].stats["peer_restarts"] == 1
+    a.send(B, b"a3")
+    _run(a, b, now, now + 2.0, got_a, got_b)
+    assert got_b[0] == b"a1" and got_b[-1] == b"a3"
+
+
+def test_a_channel_that_sent_and_never_heard_restarts_when_reopened():
+    """H88 review #1: A's channel to B sent 'one' (delivered) but every answer from B was lost;
+    A forgets it (as Endpoint.trust forgets a pinned, never-heard channel) and opens a new one:
+    it takes a fresh epoch, B proves it and restarts, and 'two' is delivered (before: the new
+    channel restarted at seq 0 on the same epoch and B dropped 'two' as a duplicate)."""
+    a, b = Endpoint(epoch=1), Endpoint(epoch=2)
+    got_a, got_b = [], []
+    a.send(B, b"one")
+    for t in (0.0, 0.05, 0.1):
+        for d, _x in a.datagrams_to_send(t):
+            got_b += [p for _s, p in b.receive_datagram(d, A, t)]
+        b.datagrams_to_send(t)  # lost
+    assert got_b == [b"one"] and a.channels[B].peer_epoch is None
+    a.forget(B)
+    a.send(B, b"two")
+    _run(a, b, 0.2, 5.0, got_a, got_b)
+    assert got_b == [b"one", b"two"]
 
 
 @settings(max_examples=30, deadline=None)

@@ -55,15 +55,7 @@ def test_a_stranger_whose_channel_was_evicted_loses_no_later_message():
     assert got[-1:] == [b"two"] or not a.channels[B].idle
 
 
-_DATA_FLOOD = pytest.mark.xfail(strict=True, reason=(
-    "H85 BREAK (found by review H88 23:28), open since f7a32b3 (owner H86: p2p/endpoint.py forget/"
-    "_tombs, TOMBSTONES_PER_PEER; protocol.md §N2.6 'Strangers'): the resume points are one LRU pool "
-    "of 4 x max_peers that every evicted stranger holding a stream fills; junk carrying one DATA "
-    "chunk (23 B) at 50,000/s pushes the joiner's resume point out before its next copy: the old "
-    "loss again, 'no answer from the host' at JOIN_TIMEOUT"))
-
-
-@pytest.mark.parametrize("data", [False, pytest.param(True, marks=_DATA_FLOOD)])
+@pytest.mark.parametrize("data", [False, True])
 def test_a_short_flood_of_spoofed_sources_does_not_end_a_join_by_code_for_good(data):
     """§N3.1, §N2.6: a flood from fresh spoofed sources (bare headers, or one-byte DATA chunks
     that give each stranger channel a stream), fast enough to evict (more than ~31 new sources per
