@@ -61,17 +61,16 @@ manner of aioquic's ``QuicConnection``. This module is one peer's ``Channel``: i
 and parses a datagram, checks epochs (§N2.2) and hands the rest to its parts, each owning its
 state: ``p2p.send_stream.SendStream`` (chunks, window, acks received, retransmission; its
 numbers are ``p2p.recovery.Recovery``'s), ``p2p.recv_stream.RecvStream`` (reassembly, acks
-owed, receive budget) and ``p2p.return_route.ReturnRoute`` (the send bound of an unconfirmed
-channel); the datagram format and its framer are ``p2p.datagram``'s. This module re-exports
-their names, the transport's public surface. The ``Endpoint`` that routes a socket's datagrams
-to channels, keys them and evicts strangers is ``p2p.endpoint``, and the asyncio adapter that
-drives it from a UDP socket is ``p2p.link.Link`` (as aioquic keeps ``asyncio/protocol.py``
-apart from its connection).
+owed, receive budget), ``p2p.return_route.ReturnRoute`` (the send bound of an unconfirmed
+channel) and ``p2p.peer_epoch.PeerEpoch`` (the peer's current, proven and retired epochs); the
+resume point of a forgotten channel is ``p2p.resume_point``'s, the datagram format and its
+framer ``p2p.datagram``'s. This module re-exports their names, the transport's public surface.
+The ``Endpoint`` that routes a socket's datagrams to channels, keys them and evicts strangers is
+``p2p.endpoint``, and the asyncio adapter that drives it from a UDP socket is ``p2p.link.Link``
+(as aioquic keeps ``asyncio/protocol.py`` apart from its connection).
 """
 
 from __future__ import annotations
-
-from collections import deque
 
 from .channel_auth import TAG_LEN, XKEY_LEN, EpochProof, PairKeys, mac_ok
 from .datagram import (ACK_BITS, FLAG_ACK_NOW, FLAG_CHALLENGE, FLAG_DATA, FLAG_MORE,  # noqa: F401
@@ -79,15 +78,15 @@ from .datagram import (ACK_BITS, FLAG_ACK_NOW, FLAG_CHALLENGE, FLAG_DATA, FLAG_M
                        MAX_CHUNK, MAX_DATAGRAM, MAX_MESSAGE, MAX_SEQ, PROBE_FLAGS, Addr, Frame, framer,
                        new_epoch)
 from .errors import LocalProtocolError
+from .peer_epoch import PeerEpoch
 from .recv_stream import (ACK_EVERY, COPY_GRACE, MAX_ACK_DELAY, MAX_RECV_BUFFER, RECV_WINDOW,  # noqa: F401
                           STRANGER_RECV_CAP, RecvBudget, RecvStream)
 # The loss-recovery constants are recovery.py's; named here too, as the transport's (§N2.5).
 from .recovery import (INITIAL_RTO, LOSS_HOLD, MAX_RTO, MIN_RTO, PACKET_THRESHOLD,  # noqa: F401
                        PROMPT_MIN_RTO, LossClock)
+from .resume_point import ResumePoint, point_of, resume_from
 from .return_route import UNCONFIRMED_FACTOR, UNCONFIRMED_RESENDS, ReturnRoute
 from .send_stream import MAX_SEND_BUFFER, SEND_WINDOW, BufferFull, SendStream  # noqa: F401
-
-RETIRED_EPOCHS = 4  # epochs of earlier instances of a peer remembered to drop their stragglers
 
 __all__ = ["Addr", "BufferFull", "Channel", "LocalProtocolError", "MAGIC",
            "MAGIC_AUTH", "MAGIC_INTRO", "HEADER", "HEADER_SIZE", "MAX_DATAGRAM", "MAX_CHUNK",
@@ -125,8 +124,8 @@ class Channel:
     received until the peer answers the CHALLENGE each of its datagrams earns with a RESPONSE
     (an ack does not confirm: the numbers are predictable).
 
-    ``sender``, ``receiver`` and ``route`` are the channel's parts, readable (tests, stats);
-    only the channel calls them.
+    ``sender``, ``receiver``, ``route`` and ``peer`` are the channel's parts, readable (tests,
+    stats); only the channel calls them.
     """
 
     def __init__(self, addr: Addr, *, epoch: int, budget: RecvBudget | None = None,
@@ -143,16 +142,14 @@ class Channel:
         self._proof = EpochProof()
         #: Loop time of the last datagram received (for the endpoint's eviction of strangers).
         self.last_rx = 0.0
-        self.peer_epoch: int | None = None
-        self._retired: deque[int] = deque(maxlen=RETIRED_EPOCHS)
-        #: The peer's current epoch answered a nonce of ours (a RESPONSE): never replaced unproven.
-        self._epoch_proven = False
-        #: (unproven epoch, the highest ack of our stream its dropped datagrams carried).
-        self._acked_by: tuple[int, int] | None = None
+        #: The peer's epoch, proven or not, and the retired ones (§N2.2).
+        self.peer = PeerEpoch()
         self.stats = stats = dict.fromkeys(STAT_KEYS, 0)
         self.sender = SendStream(stats, loss_clock)
         self.receiver = RecvStream(stats, budget if budget is not None else RecvBudget(), recv_cap)
         self.route = ReturnRoute(stats, confirmed)
+
+    peer_epoch = property(lambda self: self.peer.current, doc="The peer's epoch (u32) or None.")
 
     def rebudget(self, budget: RecvBudget, recv_cap: int | None) -> None:
         """Draw on ``budget`` (and this channel's ``recv_cap``, None: no cap of its own) from now
@@ -181,7 +178,7 @@ class Channel:
         started"): at the start and at each retransmission timeout, so the proof does not wait
         for the peer to speak. Nothing without a peer epoch to name. A pending challenge of a new
         epoch stays (its own slot, ``EpochProof``): its RESPONSE proves the address too."""
-        epoch = self.peer_epoch
+        epoch = self.peer.current
         if epoch is not None:
             self._proof.ask(epoch)
 
@@ -228,7 +225,7 @@ class Channel:
         rx = self.receiver
         ack = rx.expected
         bits = rx.ack_bits()
-        dst = self.peer_epoch or 0
+        dst = self.peer.current or 0
         confirmed = self.route.confirmed
         if self._proof.due and confirmed:
             self._probes(frame, out)
@@ -380,13 +377,15 @@ class Channel:
         me = self._epoch
         proof = self._proof
         route = self.route
+        peer = self.peer
+        current = peer.current
         if flags & FLAG_RESPONSE:
             # The proof a new instance of the peer is alive (§N2.2), or that the current one
             # receives at this address (§N2.6): the nonce we chose, sent to us.
-            if dst == me and (proof.checks(epoch, seq) if epoch == self.peer_epoch else proof.proves(epoch, seq)):
-                if epoch == self.peer_epoch:
+            if dst == me and (proof.checks(epoch, seq) if epoch == current else proof.proves(epoch, seq)):
+                if epoch == current:
                     proof.checked()  # the return-routability challenge
-                    self._epoch_proven = True
+                    peer.checked()
                 else:
                     self._new_peer_epoch(epoch)
                 self.last_rx = now
@@ -400,9 +399,9 @@ class Channel:
         if dst and dst != me:
             # Meant for an earlier instance of us: drop; an ack shows our epoch to the sender.
             self.stats["stale_epoch"] += 1
-            if epoch != self.peer_epoch and (self.peer_epoch is None or self._blank()):
-                self.peer_epoch = epoch  # nothing to protect yet (below): it must learn our epoch
-            if epoch == self.peer_epoch:
+            if epoch != current and (current is None or self._blank()):
+                peer.take(current := epoch)  # nothing to protect yet (below): it must learn our epoch
+            if epoch == current:
                 if not route.proven:
                     route.heard(n)  # the answer fits in the bound (a fresh epoch of ours, H86)
                 if proof.may_answer(EpochProof.STALE, now):
@@ -410,21 +409,19 @@ class Channel:
                 else:
                     self.stats["answers_limited"] += 1
             return []
-        if epoch != self.peer_epoch:
-            if self.peer_epoch is None or self._blank():
+        if epoch != current:
+            if current is None or self._blank():
                 # First contact, or nothing accepted nor sent yet: nothing to protect. A forged
                 # first datagram (a bare pure ack from the address) so never makes the real
                 # peer's epoch wait for a proof (H86); once data flowed, a new epoch is proven.
-                self.peer_epoch = epoch
-            elif epoch in self._retired:
+                peer.take(epoch)
+            elif peer.is_retired(epoch):
                 self.stats["stale_epoch"] += 1
                 return []
             else:
                 # A restart, or a replay of some earlier instance: believe it only once proven.
                 self.stats["epoch_unproven"] += 1
-                if ack:
-                    seen = self._acked_by
-                    self._acked_by = (epoch, max(ack, seen[1] if seen and seen[0] == epoch else 0))
+                peer.unproven(epoch, ack)
                 if not proof.unproven(epoch, now):
                     self.stats["answers_limited"] += 1
                 return []
@@ -455,27 +452,17 @@ class Channel:
         proven (a stream restarted by a proof is empty but protected: else every forged epoch
         after it was taken, and the real peer's proven again, restarting the stream each time)."""
         rx = self.receiver
-        return not (self._epoch_proven or rx.expected or rx.ooo or self.sender.next_seq)
+        return not (self.peer.proven or rx.expected or rx.ooo or self.sender.next_seq)
 
     def _new_peer_epoch(self, epoch: int) -> None:
-        """The peer proved a new instance: both directions start again from seq 0. Except when
-        the epoch it replaces was never proven (taken at first contact: perhaps a forged
-        datagram's) and this one already acknowledged our stream (``_acked_by``, within what we
-        sent): then it is the peer we were talking to all along, not a new instance, and our
-        stream goes on; only theirs starts at 0 (H86: else it restarted our stream alone, and the
-        peer dropped our next chunks as duplicates)."""
-        acked_by, self._acked_by = self._acked_by, None
-        if self.peer_epoch is not None:
-            self._retired.append(self.peer_epoch)
-            if (not self._epoch_proven and acked_by is not None and acked_by[0] == epoch
-                    and acked_by[1] <= self.sender.next_seq):
-                self.receiver.reset()
-            else:
+        """The peer proved a new instance: both directions start again from seq 0, or only the
+        peer's when it is the peer we were talking to all along (``PeerEpoch.replace``, H86)."""
+        both = self.peer.replace(epoch, self.sender.next_seq)
+        if both is not None:
+            self.receiver.reset()
+            if both:
                 self.sender.reset()
-                self.receiver.reset()
                 self.stats["peer_restarts"] += 1
-        self.peer_epoch = epoch
-        self._epoch_proven = True
         self._proof.proven()
 
     def hurry_acks(self, now: float) -> None:
@@ -500,34 +487,10 @@ class Channel:
         """Give this channel's receive buffers back to the shared budget (it is forgotten)."""
         self.receiver.release()
 
-    def resume_point(self) -> tuple[int | None, int, int, PairKeys | None] | None:
-        """What a later channel to the same peer needs to go on after this one is forgotten
-        (``Endpoint`` keeps it, protocol.md §N2.6 'Strangers', H86): (peer epoch, next seq
-        expected from the peer, next seq we send, our keys) when both streams are at a boundary
-        (nothing held out of order nor half reassembled: the peer took every acknowledged chunk as
-        delivered; nothing queued nor unacknowledged: it would be lost with this channel);
-        otherwise the next seqs are -1 (the streams cannot go on: the next channel restarts them),
-        and the epoch None if we sent but never heard the peer (H88). None without a stream
-        (nothing was accepted or sent)."""
-        rx, tx = self.receiver, self.sender
-        if self.peer_epoch is None and tx.next_seq:
-            # Sent and never heard (its answers lost): the peer may hold our chunks; the next
-            # channel takes a fresh epoch so that it restarts (H88 review #1).
-            return None, -1, -1, self.keys
-        if self.peer_epoch is None or self._blank():
-            return None
-        if rx.at_boundary and not (tx.queue or tx.inflight):
-            return self.peer_epoch, rx.expected, tx.next_seq, self.keys
-        return self.peer_epoch, -1, -1, self.keys
+    def resume_point(self) -> ResumePoint | None:
+        """What a later channel to the peer needs after this one is forgotten (``point_of``)."""
+        return point_of(self.peer.current, self._blank(), self.receiver, self.sender, self.keys)
 
-    def resume(self, point: tuple[int | None, int, int, PairKeys | None]) -> None:
-        """Go on from a forgotten channel to this peer (``resume_point``; this one is new and
-        empty): its epoch is the peer's, as at first contact, and both streams continue where
-        they stopped (next seqs -1: they start at 0 on this channel's own epoch, which the
-        endpoint made fresh, so the peer proves it and restarts its stream as for a restart of
-        ours, §N2.2)."""
-        epoch, rx_next, tx_next, _keys = point
-        self.peer_epoch = epoch
-        if rx_next >= 0:
-            self.receiver.resume_at(rx_next)
-            self.sender.resume_at(tx_next)
+    def resume(self, point: ResumePoint) -> None:
+        """Go on from a forgotten channel to this peer (this one is new: ``resume_from``)."""
+        resume_from(point, self.peer, self.receiver, self.sender)

@@ -13,7 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
-import bench_rows  # noqa: E402
+import _rss  # noqa: E402
 from _net_child import smaps_kb  # noqa: E402
 
 HEADLESS = ("ui.cli", "ui.peer", "ui.progress", "ui.display", "p2p.node")
@@ -49,7 +49,7 @@ def test_rss_figures_of_a_game_too_short_for_a_slope_still_give_its_peak():
     game = {"peers": 2, "steps": 500, "children": [
         child([[0, 1000], [200, 2048]], end=[500, 3072], smaps={"Pss": 1024, "Private_Dirty": 512}),
         child([], end=[500, 4096])]}
-    fig = bench_rows.rss_figures(game)
+    fig = _rss.rss_figures(game)
     assert fig["max_mb"] == 4.0 and fig["last_mb"] == 4.0
     assert fig["kb_per_step_median"] is None
     assert fig["pss_mb_median"] == 1.0 and fig["private_mb_median"] == 0.5
@@ -57,13 +57,13 @@ def test_rss_figures_of_a_game_too_short_for_a_slope_still_give_its_peak():
 
 def test_rss_figures_fit_the_growth_over_the_second_half():
     pts = [[s, 10_000 + 2 * s] for s in range(10, 110, 10)]
-    fig = bench_rows.rss_figures({"peers": 1, "steps": 100, "children": [child(pts)]})
+    fig = _rss.rss_figures({"peers": 1, "steps": 100, "children": [child(pts)]})
     assert fig["kb_per_step_median"] == 2.0 and fig["first_mb_median"] == round(10_020 / 1024, 1)
     assert fig["pss_mb_median"] is None  # a child without smaps (an older checkout's _net_child)
 
 
 def test_rss_figures_without_any_sample_say_so():
-    assert bench_rows.rss_figures({"peers": 1, "steps": 3, "children": [child([])]})["error"] == "no RSS sample"
+    assert _rss.rss_figures({"peers": 1, "steps": 3, "children": [child([])]})["error"] == "no RSS sample"
 
 
 def test_smaps_kb_reads_this_process_shares():
