@@ -14,13 +14,14 @@ A joiner by code sends a PROBE instead (a JOIN with the zero game id, §N3.1), w
 answers only over a confirmed channel: the first PROBE earns the CHALLENGE, the joiner's
 endpoint answers it, and a later copy gets the STATUS. So the PROBE's first copy goes out
 ``PROBE_RESEND_S`` after it (a LAN round trip is ~1 ms), each next one twice as late up to
-``JOIN_RESEND_S``; the real JOIN that follows the host's answer starts the usual schedule
+``PROBE_RESEND_MAX_S`` (at 30% loss a join by code needs several tries: with copies 2 s apart its
+slowest joins neared ``JOIN_TIMEOUT``, H88); the real JOIN that follows the host's answer starts the usual schedule
 (``restart``).
 """
 
 from __future__ import annotations
 
-__all__ = ["JOIN_HINT_S", "JOIN_RESEND_S", "PROBE_RESEND_S", "JoinResend"]
+__all__ = ["JOIN_HINT_S", "JOIN_RESEND_S", "PROBE_RESEND_MAX_S", "PROBE_RESEND_S", "JoinResend"]
 
 #: Seconds between two copies of the joiner's JOIN while it has no PROPOSAL.
 JOIN_RESEND_S = 2.0
@@ -29,10 +30,14 @@ JOIN_RESEND_S = 2.0
 #: at most 1/JOIN_HINT_S more JOINs a second, to the host only.
 JOIN_HINT_S = 0.25
 
-#: Seconds between a PROBE and its first copy (then 2x, 4x... up to ``JOIN_RESEND_S``): the
+#: Seconds between a PROBE and its first copy (then 2x, 4x... up to ``PROBE_RESEND_MAX_S``): the
 #: host's CHALLENGE to the first one and our RESPONSE take one round trip (protocol.md §N3.1),
 #: ~1 ms on a LAN, tens of ms on a loaded machine.
 PROBE_RESEND_S = 0.1
+
+#: Most seconds between two copies of a PROBE: 2.5 PROBEs (~250 B each) a second to the host
+#: until it answers or ``JOIN_TIMEOUT``; each copy is a new chance through 30% loss.
+PROBE_RESEND_MAX_S = 0.4
 
 
 class JoinResend:
@@ -43,16 +48,17 @@ class JoinResend:
         """``now``: when a joiner sent its first JOIN (or PROBE, ``probe`` True); None for a host."""
         #: Seconds from one copy to the next (a PROBE's grow from ``PROBE_RESEND_S``).
         self._gap = PROBE_RESEND_S if probe else JOIN_RESEND_S
+        self._max = PROBE_RESEND_MAX_S if probe else JOIN_RESEND_S
         self.at: float | None = None if now is None else now + self._gap
         self._hint = -JOIN_HINT_S
 
     def due(self, now: float) -> bool:
         """True if a copy is due at ``now``; then the next one is scheduled a gap later (a
-        PROBE's gap doubles up to ``JOIN_RESEND_S``; the caller sends it, phase and deadline
-        permitting)."""
+        PROBE's gap doubles up to ``PROBE_RESEND_MAX_S``; the caller sends it, phase and
+        deadline permitting)."""
         if self.at is None or now < self.at:
             return False
-        self._gap = min(2 * self._gap, JOIN_RESEND_S)
+        self._gap = min(2 * self._gap, self._max)
         self.at = now + self._gap
         return True
 
@@ -67,5 +73,5 @@ class JoinResend:
         """A new round (§C2.2 step 7), or the host answered our PROBE (§N3.1): the caller sends
         our (fresh, or real) JOIN at ``now``; the next copy ``JOIN_RESEND_S`` later."""
         if self.at is not None:
-            self._gap = JOIN_RESEND_S
+            self._gap = self._max = JOIN_RESEND_S
             self.at = now + JOIN_RESEND_S

@@ -15,7 +15,7 @@ from p2p.endpoint import Endpoint
 from p2p.faults import FaultPlan, SimNetwork
 from p2p.identity import Identity
 from p2p.join_code import join_code_tag
-from p2p.join_resend import JOIN_RESEND_S, PROBE_RESEND_S
+from p2p.join_resend import JOIN_RESEND_S, PROBE_RESEND_MAX_S, PROBE_RESEND_S
 from p2p.lobby import Lobby
 from p2p.wire import MSG_JOIN, MSG_STATUS, open_envelope
 
@@ -68,15 +68,15 @@ def test_the_probe_budget_is_per_source_host():
 
 def test_a_probe_is_resent_sooner_then_like_a_join():
     """join_resend.py: a PROBE's first copy goes out PROBE_RESEND_S after it, each next one twice as
-    late up to JOIN_RESEND_S; once the host's STATUS came, the real JOIN goes out at once and its
+    late up to PROBE_RESEND_MAX_S; once the host's STATUS came, the real JOIN goes out at once and its
     copies every JOIN_RESEND_S (§C2.2 step 2)."""
     host = _host()
     j = Lobby.join(Identity.from_seed(b"h83-j"), host_addr=HOST, game_id=None, name="j", chain_length=8,
                    code_tag=join_code_tag(host.game_id, HOST_ID.public_key))
     (_, probe), = j.messages_to_send()
     times, expected, gap = [], [PROBE_RESEND_S], PROBE_RESEND_S
-    while expected[-1] + min(2 * gap, JOIN_RESEND_S) < 6.0:
-        gap = min(2 * gap, JOIN_RESEND_S)
+    while expected[-1] + min(2 * gap, PROBE_RESEND_MAX_S) < 6.0:
+        gap = min(2 * gap, PROBE_RESEND_MAX_S)
         expected.append(expected[-1] + gap)
     while (t := j.get_timer()) is not None and t < 6.0:
         j.handle_timer(t)
