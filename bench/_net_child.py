@@ -11,6 +11,10 @@ benchmark can see inside the peer without any change to it:
   number of chunks it needs (``MAX_CHUNK``);
 * ``p2p.node.run_peer``: at the end, the transport's counters (``PeerResult.transport``, the
   sum over every channel, ``Endpoint.totals``) and the session's;
+* ``p2p.node.Node.finish``: when the game was over (``over_mono``, ``time.monotonic()``, which is
+  one clock for every process of the machine), next to the first progress line's
+  (``first_mono``): the game's own window, without the drain after it (§N4 "Draining": a peer
+  that saw a retransmission stays ``QUIET_S`` = 0.5 s more, which the last ``done`` line includes);
 * ``ui.progress.progress_printer``: each ``progress`` line gains ``rss_kb`` (resident set from
   ``/proc/self/statm``) so that memory can be followed step by step, and ``sent`` (the payloads
   sent so far by message type, as ``sent_by_type``) so that a storm shows when it happens.
@@ -126,7 +130,8 @@ def _install(out_dir: str) -> None:
     chunks: Counter = Counter()
     rss: list[list[int]] = []
     smaps: dict[str, dict[str, int]] = {}  # "first": at the first progress line; "end": after the game
-    first: list = []  # (process CPU s, step) at the first progress line: the game's CPU from there
+    first: list = []  # (process CPU s, step, monotonic s) at the first progress line
+    over: list = []  # monotonic s at GameOver (Node.finish)
     link_send = link.Link.send
     sample_dir = os.environ.get("LANOPOLI_BENCH_SAMPLE")
     sampler = None
@@ -151,7 +156,7 @@ def _install(out_dir: str) -> None:
         def wrapped(msg: dict) -> None:
             if msg.get("type") == "progress":
                 if not first:
-                    first.append((time.process_time(), int(msg.get("step") or 0)))
+                    first.append((time.process_time(), int(msg.get("step") or 0), time.monotonic()))
                     smaps["first"] = smaps_kb()
                     if sampler is not None:
                         sampler.start()
@@ -164,6 +169,14 @@ def _install(out_dir: str) -> None:
 
     ui.progress.progress_printer = progress_printer
     run_peer = node.run_peer
+    finish = node.Node.finish
+
+    def timed_finish(self, ev, abandoned=None):  # noqa: ANN001, ANN202 - same signature as Node.finish
+        if not over:
+            over.append(time.monotonic())
+        return finish(self, ev, abandoned)
+
+    node.Node.finish = timed_finish
 
     async def counted_run_peer(cfg):  # noqa: ANN001, ANN202
         try:
@@ -179,6 +192,9 @@ def _install(out_dir: str) -> None:
         if first:
             data["cpu_game_s"] = time.process_time() - first[0][0]
             data["cpu_steps"] = result.steps - first[0][1]
+            data["first_mono"] = first[0][2]
+        if over:
+            data["over_mono"] = over[0]
         Path(out_dir, f"{os.getpid()}.json").write_text(json.dumps(data))
         return result
 

@@ -6,7 +6,9 @@
 Rows (each measured in this one process run, so that the machine's load is shared alike):
 
 * ``steps4`` / ``steps8``: lockstep steps/s of a bot game with 4 (8) peer processes on loopback
-  (``ui.demo.run_demo``; steps between the first ``progress`` and the last ``done`` line) next
+  (``ui.demo.run_demo``; steps between the first ``progress`` line and the last peer's GameOver,
+  as ``mesh_round`` times only its rounds; the rate to the last ``done`` line, which adds the
+  drain after the game, §N4 "Draining", up to ``QUIET_S`` = 0.5 s, is printed beside it) next
   to ``../shared/tools/mesh_round/bench.py --n 4`` (``--n 8``) run right after it: ratio.
 * ``datagrams``: from the same 8-peer game, datagrams sent per step by every peer together,
   split by kind with the transport's counters (``bench/_net_child.py`` reads them out of each
@@ -109,8 +111,14 @@ def play(peers: int, seed: str, tmp: Path, loss: float = 0.0, env: dict | None =
     t1 = max(p.done_at for p in ps)
     steps = max(int(p.done["steps"]) for p in ps)
     children = [json.loads(f.read_text()) for f in out.glob("*.json")]
+    # The game's own window (first progress line to the last GameOver, one monotonic clock for
+    # all processes), as mesh_round times its rounds: without the drain after it (_net_child).
+    firsts = [c["first_mono"] for c in children if "first_mono" in c]
+    overs = [c["over_mono"] for c in children if "over_mono" in c]
+    over_s = max(overs) - min(firsts) if firsts and len(overs) == len(children) else None
     return {"peers": peers, "seed": seed, "loss": loss, "steps": steps, "game_s": t1 - t0,
-            "steps_per_s": (steps - s0) / (t1 - t0), "children": children,
+            "steps_per_s": (steps - s0) / (t1 - t0), "children": children, "over_s": over_s,
+            "steps_per_s_to_over": None if over_s is None else (steps - s0) / over_s,
             "log": ps[0].done["log"], "hash": outcome.agreed_hash}
 
 
@@ -391,15 +399,19 @@ def main(argv: list[str] | None = None) -> int:
             if not rows & {f"steps{n}", "rss"} and not (n == 8 and "datagrams" in rows):
                 continue
             games = [play(n, f"{args.seed}-{g}", tmp) for g in range(args.games)]
-            rate = statistics.median(g["steps_per_s"] for g in games)
+            drained = statistics.median(g["steps_per_s"] for g in games)
+            overs = [g["steps_per_s_to_over"] for g in games]
+            rate = statistics.median(overs) if None not in overs else drained  # None: older children
             floor = mesh_round(n, args.rounds) if f"steps{n}" in rows else None
             cpus = [c for g in games for c in cpu_ms_per_step(g)]
             cpu = statistics.median(cpus) if cpus else float("nan")  # nan: children without the counter
             res[f"steps{n}"] = {"steps_per_s": round(rate, 1), "mesh_round": floor,
                                 "ratio": round(rate / floor, 3) if floor else None,
-                                "steps": [g["steps"] for g in games], "cpu_ms_per_step_per_peer": round(cpu, 3)}
+                                "steps": [g["steps"] for g in games], "cpu_ms_per_step_per_peer": round(cpu, 3),
+                                "steps_per_s_to_last_done": round(drained, 1)}
             print(f"{n} peers: lockstep {rate:.1f} steps/s, mesh_round {floor} rounds/s, "
-                  f"ratio {res[f'steps{n}']['ratio']}; CPU {cpu:.3f} ms per step per peer", flush=True)
+                  f"ratio {res[f'steps{n}']['ratio']}; CPU {cpu:.3f} ms per step per peer; "
+                  f"{drained:.1f} steps/s to the last done line (with the drain)", flush=True)
             if n == 8 and "datagrams" in rows:
                 res["datagrams"] = datagram_kinds(games[0])
                 print(f"8 seats: datagrams per step {json.dumps(res['datagrams'])}", flush=True)
