@@ -69,7 +69,8 @@ def parse_join_code(code: str) -> JoinCode:
     """"ADDRESS:PORT/XXXXX-XXXXX" (the short code the host's waiting room shows: Crockford
     base32 of the tag binding the game id and the host's key, protocol.md §N3.1) or
     "ADDRESS:PORT/GAMEID" (32 hex digits; no check of the host's key) -> JoinCode.
-    Raises ValueError with an English reason for anything else."""
+    Raises ValueError with an English reason for anything else, a multicast, unspecified or
+    broadcast (255.255.255.255) ADDRESS included."""
     import ipaddress
 
     from p2p.join_code import parse_code_tag
@@ -77,10 +78,13 @@ def parse_join_code(code: str) -> JoinCode:
     try:
         where, rest = code.strip().split("/", 1)
         addr, port_s = where.rsplit(":", 1)
-        ipaddress.ip_address(addr)
+        ip = ipaddress.ip_address(addr)
         port = int(port_s)
     except ValueError:
         raise ValueError("expected ADDRESS:PORT/CODE, e.g. 192.168.1.20:40000/7KQ2M-XH3PA") from None
+    if ip.is_multicast or ip.is_unspecified or addr == "255.255.255.255":
+        # A published code naming a group would make every joiner probe it until JOIN_TIMEOUT.
+        raise ValueError("the address must be the host's own, not a multicast or broadcast one")
     if not 0 < port < 65536:
         raise ValueError("bad port")
     rest = rest.strip()

@@ -85,7 +85,10 @@ def test_join_codes():
     from p2p.join_code import format_code
     assert parse_join_code(format_code("10.0.0.7", 40000, 12345)) == ("10.0.0.7", 40000, None, 12345)
     assert parse_join_code(" 10.0.0.7:40000/OOOOO oOcls ").tag == 12345  # read out loud, typed loosely
-    for bad in ("127.0.0.1:4000", "nohost:1/" + "ab" * 16, "127.0.0.1:0/" + "ab" * 16, "127.0.0.1:9/abcd"):
+    for bad in ("127.0.0.1:4000", "nohost:1/" + "ab" * 16, "127.0.0.1:0/" + "ab" * 16, "127.0.0.1:9/abcd",
+                # not one machine (protocol.md §N3.1): every joiner would probe a group (H85)
+                format_code("224.0.0.251", 5353, 12345), format_code("255.255.255.255", 4000, 12345),
+                format_code("0.0.0.0", 4000, 12345), "ff02::fb:5353/" + "ab" * 16):
         with pytest.raises(ValueError):
             parse_join_code(bad)
 
