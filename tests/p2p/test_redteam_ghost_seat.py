@@ -246,6 +246,19 @@ def _run(a: Endpoint, b: Endpoint, start: float, end: float, a_to_b_lost: bool =
     return now, got
 
 
+def _lobby_pair(epoch_a: int, epoch_b: int) -> tuple[Endpoint, Endpoint, float, list]:
+    """Seat ``a`` (SEAT at SEAT_ADDR) and seat ``b`` (MALLORY's key at OTHER_SEAT) pin each other,
+    and exchange SETUP_SIG for 1 s, in the lobby: (a, b, now, payloads b got)."""
+    a = Endpoint(epoch=epoch_a, keys=KeyCache(SEAT), accept_plain=False)
+    b = Endpoint(epoch=epoch_b, keys=KeyCache(MALLORY), accept_plain=False)
+    a.pin(OTHER_SEAT, MALLORY.x25519_public_key)
+    b.pin(SEAT_ADDR, SEAT.x25519_public_key)
+    a.send(OTHER_SEAT, SETUP_SIG)
+    b.send(SEAT_ADDR, SETUP_SIG)
+    now, got = _run(a, b, 0.0, 1.0)
+    return a, b, now, got
+
+
 def test_a_seat_channel_whose_proof_was_lost_never_gives_up():
     """§N2.6 "Game started" (H82): a seat channel bounded since the start does not give up as a
     lobby stranger's does (``UNCONFIRMED_RESENDS``): it re-sends within the bound and challenges
@@ -254,13 +267,7 @@ def test_a_seat_channel_whose_proof_was_lost_never_gives_up():
     second, holding nothing to send, waits for that STEP: with the lobby's rule the first went
     dormant and the game waited for ever; now the STEP arrives once the loss ends and both
     channels end proven."""
-    a = Endpoint(epoch=31, keys=KeyCache(SEAT), accept_plain=False)
-    b = Endpoint(epoch=32, keys=KeyCache(MALLORY), accept_plain=False)
-    a.pin(OTHER_SEAT, MALLORY.x25519_public_key)
-    b.pin(SEAT_ADDR, SEAT.x25519_public_key)
-    a.send(OTHER_SEAT, SETUP_SIG)
-    b.send(SEAT_ADDR, SETUP_SIG)
-    now, got = _run(a, b, 0.0, 1.0)
+    a, b, now, got = _lobby_pair(31, 32)
     assert got == [SETUP_SIG] and a.idle and b.idle
     a.restrict([OTHER_SEAT])
     b.restrict([SEAT_ADDR])
@@ -383,13 +390,7 @@ def test_a_resumed_peer_speaks_first_and_is_proven():
     resumes with a fresh endpoint (same keys and address, a new epoch) and sends its first request
     within its allowance; the other proves its new epoch (CHALLENGE/RESPONSE), answers, and the
     resumed seat's channel is proven in turn: both messages arrive."""
-    a = Endpoint(epoch=71, keys=KeyCache(SEAT), accept_plain=False)
-    b = Endpoint(epoch=72, keys=KeyCache(MALLORY), accept_plain=False)
-    a.pin(OTHER_SEAT, MALLORY.x25519_public_key)
-    b.pin(SEAT_ADDR, SEAT.x25519_public_key)
-    a.send(OTHER_SEAT, SETUP_SIG)
-    b.send(SEAT_ADDR, SETUP_SIG)
-    now, _got = _run(a, b, 0.0, 1.0)
+    a, b, now, _got = _lobby_pair(71, 72)
     a.restrict([OTHER_SEAT])
     b.restrict([SEAT_ADDR])
     now, _got = _run(a, b, now, now + 1.0)
