@@ -1,0 +1,77 @@
+"""Red team, session 10 (H94): memory a seat-holder makes every honest peer keep, datagram by
+datagram (protocol.md §N2.6 'Bounds', §C8.8). Since the game's start only the setup's endpoints
+may open channels (``Endpoint.restrict``), so the sender here is a seat: its channel MAC is
+valid whatever it sends, and everything it sends reaches ``LockstepSession.receive_message``.
+
+What a seat may make a peer hold is otherwise bounded by the lockstep window: STEP messages of
+at most ``STEP_WINDOW`` steps ahead, ``KEEP_STEPS`` steps kept, one DROP vote per voter, step and
+target. In memory, fake engine; memory is measured with ``tracemalloc`` (what the session still
+holds after the datagrams were handled and the caller dropped them), never timed.
+"""
+
+from __future__ import annotations
+
+import gc
+import tracemalloc
+
+import pytest
+
+import fake_engine as E
+from p2p import const as C
+from p2p.complaints import make_complaint
+from p2p.identity import Identity
+
+from p2p_harness import started_sessions
+
+OPTS = {"target": 40, C.OPT_ON_DROP: "bot", C.OPT_DROP_TIMEOUT: 30}
+#: Distinct COMPLAINT datagrams the seat sends (each ~2.4 KB: two 1,150-byte evidence blobs).
+N = 2000
+#: What a peer may keep for them: the size of a few steps' messages, far below N x 2.4 KB.
+BOUND = 256 * 1024
+
+
+def _retained(session, datagrams) -> tuple[int, int]:
+    """(bytes ``session`` still holds after receiving ``datagrams``, bytes received). Each
+    datagram arrives as a fresh bytes object that the caller then drops, as the node's socket
+    reader does, so what stays allocated is what the session kept."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for raw in datagrams:
+            session.receive_message(bytes(bytearray(raw)), 0.0)
+        gc.collect()
+        after = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    return after - before, sum(len(d) for d in datagrams)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "H94 BREAK (§C8.8, §N2.6 'Bounds'; fix in p2p/referee.py Referee.on_complaint and "
+    "ingest_record / p2p/complaints.py Complaints.seen): every distinct COMPLAINT envelope is "
+    "remembered for the whole game (Complaints._seen), marked before its signature is checked, "
+    "kept whether it proves anything or not: measured 5.2 MB held for 4.8 MB of forged "
+    "complaints (2,000 datagrams; 5.0 MB when signed), 1.04-1.09 bytes of memory per byte sent, no bound (80 MB RSS "
+    "target: ~75 MB of datagrams)"))
+@pytest.mark.parametrize("signed", [False, True], ids=["bad_signature", "signed_proving_nothing"])
+def test_a_seats_complaints_that_prove_nothing_are_not_all_kept(signed):
+    """Seat 2 sends seat 0 N distinct COMPLAINTs of kind 1 whose evidence is junk: signed with
+    a key that is not seat 1's (a bad signature, counted and dropped), or signed with its own
+    seat key (valid, the evidence proves nothing, ignored). The rule: nothing that proves nothing
+    is kept beyond a bound independent of N."""
+    sessions = started_sessions(3, E, options=OPTS)
+    victim = sessions[0]
+    gid = victim.setup.game_id
+    if signed:
+        signer, seat, culprit = sessions[2].identity, 2, 1
+    else:
+        signer, seat, culprit = Identity.from_seed(b"h94-not-seat-1"), 1, 2
+    datagrams = [make_complaint(signer, gid, seat, 0, culprit, 1,
+                                [b"\x99" * 1150, i.to_bytes(4, "big") + b"\x77" * 1146], None)
+                 for i in range(N)]
+    held, sent = _retained(victim, datagrams)
+    st = victim.stats
+    assert st["bad_signature" if not signed else "ignored"] >= N  # every one refused or ignored
+    assert victim.phase == "running" and victim.step == 0  # nothing else changed
+    assert held <= BOUND, f"kept {held:,} B for {sent:,} B of complaints that prove nothing"
