@@ -109,10 +109,15 @@ class Endpoint:
         self.allowed: frozenset[Addr] | None = None
         #: Address -> resume point of a forgotten channel (``forget``; oldest first).
         self._tombs: dict[Addr, tuple] = {}
-        #: Address -> bytes of ``PIN_ALLOWANCE`` spent there by forgotten channels that never heard
-        #: their peer: a pin after ``restrict`` gets only the rest (§N2.6 "Game started": forged
-        #: adverts moving a seat back and forth must not renew it; oldest first, bounded).
-        self._flights: dict[Addr, int] = {}
+        #: Seat key -> bytes of its *move* allowance (one ``PIN_ALLOWANCE`` shared by every pin of
+        #: that key after ``restrict`` but its first) spent by forgotten channels that never heard
+        #: their peer (§N2.6 "Game started": forged adverts moving a seat to one port after another
+        #: of a victim's machine must not renew it, H88 review #7; oldest first, bounded). A key
+        #: is here once it had a channel by ``restrict`` or a first pin after it.
+        self._flights: dict[bytes, int] = {}
+        #: Address -> key of the channel a key's first pin after ``restrict`` opened (a resumed
+        #: peer's, from its log): its own first flight, not charged to the move allowance.
+        self._firsts: dict[Addr, bytes] = {}
 
     def trust(self, addrs: Any) -> None:
         """Vouch for these addresses (iterable of (host, port)): their channels are never
@@ -140,7 +145,9 @@ class Endpoint:
         ourselves included: a seat-holder can seat a ghost key of its own at a victim's spoofed
         address (protocol.md §N2.6 "Game started"). A channel ``pin`` opens later (a resumed
         peer's, a moved seat's, §N3.2) is bounded from its first byte with a first flight of
-        ``PIN_ALLOWANCE`` bytes: it may have to speak first."""
+        ``PIN_ALLOWANCE`` bytes: it may have to speak first. Per seat key, for the endpoint's life:
+        its first such pin has its own, every later one (a move) shares one more, spent by what
+        channels that never heard their peer sent (``pin``; H88 review #7)."""
         allowed = frozenset((str(a[0]), int(a[1])) for a in addrs)
         self.allowed = allowed
         self.trusted = set(allowed)
@@ -149,6 +156,8 @@ class Endpoint:
         for addr, ch in self.channels.items():
             self._place(addr, ch)
             ch.require_proof()
+            if ch.keys is not None:  # its later pins elsewhere (moves) share one first flight
+                self._spend(ch.keys.peer_xk, 0)
 
     def _place(self, addr: Addr, ch: Channel) -> None:
         """Make ``ch`` draw on the receive budget of its address's trust (class doc)."""
@@ -262,9 +271,23 @@ class Endpoint:
         ch = self._open(addr, keys, True, 0.0, True)
         if self.allowed is not None:
             # A resumed peer's or a moved seat's (§N2.6 "Game started"): its first flight, then 3x
-            # what came back. Not 0: when every seat resumed at a new address, nobody else speaks.
-            ch.require_proof(max(0, PIN_ALLOWANCE - self._flights.get(addr, 0)))
+            # what came back. Not 0: when every seat resumed at a new address, nobody else speaks
+            # (the log's address, then the advert's: two flights, tests/e2e/test_table_resume_e2e.py).
+            # Per key, not per address: a victim has 65,535 ports (H88 review #7).
+            spent = self._flights.get(peer_xk)
+            if spent is None:
+                self._firsts[addr] = peer_xk
+                self._spend(peer_xk, 0)
+            ch.require_proof(PIN_ALLOWANCE - (spent or 0))
         return True
+
+    def _spend(self, peer_xk: bytes, size: int) -> None:
+        """Charge ``size`` bytes to the move allowance of the seat key ``peer_xk`` (at most
+        ``PIN_ALLOWANCE`` in all; registers the key; bounded, oldest forgotten)."""
+        flights = self._flights
+        flights[peer_xk] = min(PIN_ALLOWANCE, flights.pop(peer_xk, 0) + size)
+        if len(flights) > TOMBSTONES_PER_PEER * self.max_peers:
+            del flights[next(iter(flights))]
 
     def confirmed(self, addr: Addr) -> bool:
         """Whether the channel to ``addr`` is confirmed (``Channel.confirmed``: e.g. the peer
@@ -389,11 +412,9 @@ class Endpoint:
         if ch is not None:
             ch.release()
             route = ch.route
-            if route.seat and not route.rx:  # it never heard its peer: what it sent stays spent
-                flights = self._flights
-                flights[addr] = min(PIN_ALLOWANCE, flights.pop(addr, 0) + route.tx)
-                if len(flights) > TOMBSTONES_PER_PEER * self.max_peers:
-                    del flights[next(iter(flights))]
+            first = self._firsts.pop(addr, None)
+            if route.seat and not route.rx and ch.keys is not None and ch.keys.peer_xk != first:
+                self._spend(ch.keys.peer_xk, route.tx)  # it never heard its peer: what it sent stays spent
             # Only for a peer that proved its address or that we vouch for: a blind spoofer's
             # channels never do, so a flood of them cannot push a real stranger's point out.
             point = ch.resume_point() if ch.confirmed or addr in self.trusted else None

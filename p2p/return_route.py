@@ -30,7 +30,8 @@ UNCONFIRMED_RESENDS = 3
 PIN_ALLOWANCE = 2000
 """Bytes a seat channel a resumed peer opened (it pins every seat on a fresh endpoint, before it
 heard any) may send before its peer spoke: its first flight (a catch-up request, its last step);
-then the 3x bound of what came back (protocol.md §N2.6 "Game started")."""
+then the 3x bound of what came back (protocol.md §N2.6 "Game started"). ``Endpoint.pin`` grants
+it per seat key: once for the key's first pin after the start, once more shared by its moves."""
 
 
 class ReturnRoute:

@@ -264,14 +264,7 @@ def test_a_resumed_peer_sends_a_ghost_seats_address_nothing_unproven():
     assert sent <= SETUP_ALLOWANCE, f"{sent} B to an address that never sent anything"
 
 
-_ACROSS_PORTS = pytest.mark.xfail(strict=True, reason=(
-    "H85 BREAK (found by review H88 23:41 on 7dca576), open (owner H82: p2p/endpoint.py Endpoint._flights "
-    "/ pin; protocol.md §N3.2, §N2.6 'Game started'): the first-flight memory is keyed by (address, "
-    "port): forged adverts moving a never-heard ghost seat to a new port of the victim's machine at "
-    "each move renew PIN_ALLOWANCE every time: 20 moves = 39,600 B to the victim's IP for 0 B from it"))
-
-
-@pytest.mark.parametrize("ports", [False, pytest.param(True, marks=_ACROSS_PORTS)])
+@pytest.mark.parametrize("ports", [False, True])
 def test_forged_adverts_moving_a_ghost_seat_back_and_forth_do_not_renew_its_allowance(ports):
     """§N3.2, §N2.6 'Game started': a ghost seat that never spoke moves at the first advert (no
     ADVERT_HEARD_S wait: nobody heard it). The attacker's adverts move it 20 times, 1 s apart,
