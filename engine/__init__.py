@@ -17,11 +17,21 @@ from .game import (Pending, apply_action, apply_chance, apply_step, chance_inpla
                    pending, shortage_possible, step_inplace)
 from .legal import bid_limits, legal_actions
 from .hashing import decode_state, encode_state, state_hash
-from .observation import (Knowledge, PrivateView, PublicView, apply_reveal, card_pairs, choose, denominations,
-                          fake_thresholds, has_hidden, held_unknown, hidden_items, private_view, public_view)
+from .observation import (PrivateView, PublicView, apply_reveal, card_pairs, choose, denominations,
+                          fake_thresholds, has_hidden, held_unknown, private_view, public_view)
 from .playout import random_playout
 from .rules.endgame import is_terminal, standings, winner
 from .state import State
+
+
+def __getattr__(name: str):  # noqa: ANN202 - PEP 562
+    """``Knowledge`` and ``hidden_items`` (observation API of hidden information) are looked up in
+    engine.observation on first use: importing them here would load the niente bot and rules in
+    every peer (engine.observation's ``_HIDDEN_API``)."""
+    if name in ("Knowledge", "hidden_items"):
+        return getattr(observation, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "new_game", "pending", "legal_actions", "apply_step", "apply_chance", "apply_action",

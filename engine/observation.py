@@ -32,14 +32,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, NamedTuple
 
+import importlib
+
+from .bots import choose as _classic_choose
 from .game import apply_reveal
-from .bots._niente import PrivateView as Knowledge
-from .bots._niente import bill_order, choose, keep_choice, keep_fakes, spend_choice, spend_fakes
 from .rules.banknotes import (DENOMINATIONS, FAKE, GENUINE, NX_CARD, NX_CPUB, NX_DEN, NX_FACEUP, NX_HAND,
                               NX_LENS, NX_PUB, NX_WALLET, NX_WIN, UNKNOWN)
-from .rules.bill_choice import choice_error, choosable_bills, due_amount
-from .rules.counterfeit import fake_threshold
-from .rules.counterfeit import unknown_items as hidden_items
 from .rules.estate import hotel_half as hotel_sale_price
 from .rules.timed import absent_vote
 from .rules.timed import expired as time_expired
@@ -57,6 +55,37 @@ __all__ = [
 ]
 
 Item = tuple[str, int]
+
+_HIDDEN_API = {
+    "Knowledge": ("bots._niente", "PrivateView"), "bill_order": ("bots._niente", "bill_order"),
+    "keep_choice": ("bots._niente", "keep_choice"), "keep_fakes": ("bots._niente", "keep_fakes"),
+    "spend_choice": ("bots._niente", "spend_choice"), "spend_fakes": ("bots._niente", "spend_fakes"),
+    "choice_error": ("rules.bill_choice", "choice_error"), "choosable_bills": ("rules.bill_choice", "choosable_bills"),
+    "due_amount": ("rules.bill_choice", "due_amount"), "fake_threshold": ("rules.counterfeit", "fake_threshold"),
+    "hidden_items": ("rules.counterfeit", "unknown_items"), "_niente_choose": ("bots._niente", "choose")}
+"""The part of this API only a game with hidden information (niente-e-come-sembra) uses, by name:
+(module under engine, its name there). Imported on first use (PEP 562 ``__getattr__``), so a
+peer playing another edition does not load the niente bot and rules (~1-2 MB of resident set,
+issue 14 "peer RSS"); the objects are the very same once imported."""
+
+
+def __getattr__(name: str) -> Any:
+    where = _HIDDEN_API.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"engine.{where[0]}"), where[1])
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def choose(state: Any, seat: int, bot: str = "default", view: Any = None) -> Any:
+    """The edition's bot (``engine.bots._niente.choose``, module doc): in a state without hidden
+    information that is the classic bot ``engine.bots.choose(state, seat, bot)``, exactly what
+    the niente bot returns there, without importing it."""
+    if not state.nx:
+        return _classic_choose(state, seat, bot)
+    return __getattr__("_niente_choose")(state, seat, bot, view)
+
 #: Deck index of the Imprevisti (the only cards that can be fake; a kept card's key is
 #: ``deck * 256 + card``).
 IMPREVISTI = 1
@@ -174,7 +203,8 @@ def fake_thresholds(state: Any, modulus: int) -> dict[int, int]:
     fake iff the sum of all seats' shares modulo ``modulus`` is below its T (``fake_threshold``,
     protocol.md §C12.1); ``{}`` without hidden information. What the p2p hidden layer asks the
     engine seam (engine.api.HiddenInformation) instead of reading the edition."""
-    return {d: fake_threshold(state.ed, d, modulus) for d in sorted(set(denominations(state)))}
+    threshold = __getattr__("fake_threshold")
+    return {d: threshold(state.ed, d, modulus) for d in sorted(set(denominations(state)))}
 
 
 def public_status(state: Any, item: Item) -> int:

@@ -26,6 +26,87 @@ def test_a_headless_peer_does_not_import_rich():
     assert json.loads(out) == []
 
 
+NOT_IMPORTED = ("rich", "engine.bots._niente", "engine.rules.niente_flow", "engine.rules.faceup_cards",
+                "engine.rules.counterfeit", "engine.rules.bill_choice", "engine.editions.classico",
+                "engine.editions.editrice_giochi", "engine.editions.fabrianopoli", "engine.editions.niente",
+                "cryptography.hazmat.primitives.serialization", "ui.demo")
+"""What a headless peer's modules must not pull in before it knows its game (issue 14 "peer RSS",
+H93): the niente bot and rules and every edition's module (engine.editions' registry imports the
+one in play; engine.observation its hidden-information part on first use), cryptography's key
+encoders (p2p.identity uses the keys' raw-bytes methods) and the demo (ui.display's annotations)."""
+
+
+def loaded_after(code: str) -> dict:
+    """Run ``code`` in a fresh interpreter importing this checkout; its last line is JSON."""
+    out = subprocess.run([sys.executable, "-c", f"import sys; sys.path.insert(0, {str(ROOT)!r}); " + code],
+                         check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def test_a_headless_peer_imports_no_edition_niente_bot_key_encoder_or_demo():
+    got = loaded_after("import " + ", ".join(HEADLESS) + ", engine; import json; "
+                       f"print(json.dumps(sorted(m for m in sys.modules if m.startswith({NOT_IMPORTED!r}))))")
+    assert got == []
+
+
+def test_each_edition_is_imported_when_asked_for_and_plays_as_when_imported_eagerly():
+    """The lazy registry (engine/editions/__init__.py) plays all four editions, each game the same
+    as in this process, where the tests' imports have loaded everything."""
+    import engine
+    from engine.bots import play_game
+
+    code = ("import json, engine; from engine.bots import play_game; "
+            "eds = lambda: sorted(m for m in sys.modules if m.startswith('engine.editions.') and m != 'engine.editions.base'); "
+            "seen = [eds()]; games = {}\n"
+            "for ed in engine.EDITIONS:\n"
+            "    r = play_game(4, 7, edition=ed, max_steps=400); games[ed] = [r.turns, r.winner, r.steps, r.dice]; seen.append(eds())\n"
+            "print(json.dumps([seen, games, 'niente-e-come-sembra' in engine.EDITIONS, len(engine.EDITIONS)]))")
+    seen, games, contains, size = loaded_after(code)
+    assert seen == [[], ["engine.editions.classico"], ["engine.editions.classico", "engine.editions.editrice_giochi"],
+                    ["engine.editions.classico", "engine.editions.editrice_giochi", "engine.editions.fabrianopoli"],
+                    ["engine.editions.classico", "engine.editions.editrice_giochi", "engine.editions.fabrianopoli",
+                     "engine.editions.niente"]]
+    assert contains and size == 4 and list(games) == list(engine.EDITIONS)
+    for ed, (turns, winner, steps, dice) in games.items():
+        r = play_game(4, 7, edition=ed, max_steps=400)
+        assert [r.turns, r.winner, r.steps, r.dice] == [turns, winner, steps, dice]
+
+
+def test_the_registry_reads_like_a_dict():
+    from engine.editions import EDITIONS, niente
+
+    assert EDITIONS["niente-e-come-sembra"] is niente.EDITION is EDITIONS.get("niente-e-come-sembra")
+    assert EDITIONS.get("monopoli") is None and "monopoli" not in EDITIONS
+    try:
+        EDITIONS["monopoli"]
+    except KeyError:
+        pass
+    else:
+        raise AssertionError("an unknown edition must raise KeyError")
+
+
+def test_engine_choose_is_the_niente_bot_without_loading_it_for_a_game_without_hidden_information():
+    """engine.observation.choose answers a state without hidden information with the classic bot
+    (what engine.bots._niente.choose does there) and hands the others to the niente bot: the
+    same action at every decision of a classico and a niente-e-come-sembra game."""
+    import engine
+    from engine.bots import _niente
+    from engine.bots.play import beacon
+
+    for edition in ("classico", "niente-e-come-sembra"):
+        s, k, decisions = engine.new_game(edition, 3), 0, 0
+        while not engine.is_terminal(s) and k < 120:
+            if engine.pending(s).chance:
+                s, _ = engine.apply_chance(s, beacon(3, k))
+                k += 1
+                continue
+            acts = [_niente.choose(s, i, "default", None) for i in range(s.n)]
+            assert [engine.choose(s, i, "default", None) for i in range(s.n)] == acts
+            decisions += 1
+            s, _ = engine.apply_step(s, acts)
+        assert decisions > 50
+
+
 def test_the_demo_display_still_draws_with_rich():
     from rich.console import Console
 

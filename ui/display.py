@@ -14,12 +14,13 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ui.demo import DemoOptions, DemoOutcome, PeerStatus, stderr_tail
 from ui.errors import EXIT_FAILED, EXIT_OK
 from ui.i18n import _, format_money, format_seconds, ngettext
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # annotations only: a headless peer (ui.peer) imports this module, never ui.demo
     from rich.console import Console
+
+    from ui.demo import DemoOptions, DemoOutcome, PeerStatus
 
 
 
@@ -300,6 +301,8 @@ def print_demo_outcome(outcome: DemoOutcome, opts: DemoOptions, out=None, err=No
             else:
                 print(_("peer-{i} did not finish (exit code {code}); last step seen: {step}").format(
                     i=p.index, code=p.returncode, step=where), file=err)
+            from ui.demo import stderr_tail  # the demo's own output: ui.demo is loaded already
+
             for line in stderr_tail(p):
                 print(f"    {line}", file=err)
         elif p.returncode not in (0, None):
