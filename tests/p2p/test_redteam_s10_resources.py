@@ -47,7 +47,7 @@ def _retained(session, datagrams) -> tuple[int, int]:
     return after - before, sum(len(d) for d in datagrams)
 
 
-@pytest.mark.xfail(strict=True, reason=(
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "H94 BREAK (§C8.8, §N2.6 'Bounds'; fix in p2p/referee.py Referee.on_complaint and "
     "ingest_record / p2p/complaints.py Complaints.seen): every distinct COMPLAINT envelope is "
     "remembered for the whole game (Complaints._seen), marked before its signature is checked, "
