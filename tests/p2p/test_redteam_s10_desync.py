@@ -18,7 +18,7 @@ import pytest
 import fake_engine as E
 from p2p import const as C
 from p2p.lockstep import Desync, GameOver, SeatDropped
-from p2p.wire import MSG_STEP, decode_step_body, open_envelope, seal
+from p2p.wire import MSG_CATCHUP_REQ, MSG_STEP, decode_catchup_req, decode_step_body, open_envelope, seal
 
 from p2p_harness import Net, random_legal
 from test_resilience import logged_game
@@ -42,6 +42,15 @@ class WrongStateHash:
         self.net: Net | None = None
 
     def __call__(self, src: int, dst: int, data: bytes) -> bool:
+        if self.field == "digest_page" and src in self.told and dst == CHEAT \
+                and data[:2] == bytes([0x93, MSG_CATCHUP_REQ]):
+            # The victim's dispute asks for the records of the step before: the cheater answers
+            # at once with its genuine records and none of its held step messages.
+            r = decode_catchup_req(open_envelope(data, C.MAX_CATCHUP_MSG).body)
+            a = self.net.s[CHEAT]
+            self.net.s[src].receive_message(a.catchup.build_response(r.from_step, r.to_step, a.step, [], []),
+                                            self.net.now)
+            return True
         if src != CHEAT or dst not in self.victims or data[:2] != bytes([0x93, MSG_STEP]):
             return False
         b = decode_step_body(open_envelope(data).body)
@@ -77,21 +86,27 @@ def _attack(tmp_path, victims, field):
 
 
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "H94 BREAK (§C3.4 row 'same prev_digest, prev_hash ≠ ours' halts with Desync; §C8.8 'does not "
-    "halt alone'; fix in p2p/referee.py Referee.check_prev: a signed STEP over our digest with "
-    "another state hash is provably bad (the digest fixes the history, the state hash follows "
-    "from it): prove its signer (COMPLAINT, kind 2 judged by any peer at that step or past it) "
-    "and vote it out when a drop is possible, halt only without one): ONE signed datagram to one "
-    "honest peer halts it with Desync; the others vote the silent victim out after the drop "
-    "timeout and the cheater finishes clean, named by nobody (verify: no cheater in any log). Sent "
-    "to every honest peer: every one halts, a one-datagram veto of a seat-loss game"))
+    "H94 BREAK (§C3.4 row 'same prev_digest, prev_hash ≠ ours' halts with Desync, and 'Digest "
+    "dispute': the disputed seat's own answer showing no difference halts with Desync; §C8.8 'does "
+    "not halt alone'; fix in p2p/referee.py Referee.check_prev and settle_dispute: a signed STEP over "
+    "our digest with another state hash, or over a digest that the signer's own records of the step "
+    "before contradict, is provably bad (the digest fixes the history, the state hash follows from "
+    "it): prove its signer and vote it out when a drop is possible, halt only without one): ONE "
+    "signed datagram to one honest peer (a flipped state hash; or a flipped digest, the cheater "
+    "answering the dispute first with its genuine records and no step messages) halts it with "
+    "Desync; the others vote the silent victim out after the drop timeout and the cheater finishes "
+    "clean, named by nobody (verify: no cheater in any log). Sent to every honest peer: every one "
+    "halts, a one-datagram veto of a seat-loss game"))
+@pytest.mark.parametrize("field", ["state", "digest_page"])
 @pytest.mark.parametrize("victims", [(0,), (0, 1, 2)], ids=["one_victim", "every_honest_peer"])
-def test_a_wrong_state_hash_halts_no_honest_peer_and_frames_nobody(tmp_path, victims):
+def test_a_wrong_state_hash_halts_no_honest_peer_and_frames_nobody(tmp_path, victims, field):
     """Seat 3 sends ``victims`` one signed STEP of step k >= 6 with our digest and another
-    state hash, the others its real one. The rule (§C8.8): no honest peer halts alone or is
+    state hash (``field`` "state"), or our state hash and another digest, then answers their
+    dispute's request first with its genuine records of the step before and none of its held
+    step messages ("digest_page"); the others get its real messages. The rule (§C8.8): no honest peer halts alone or is
     voted out for it; the game goes on (the cheater is proven and voted out, or at worst
     ignored)."""
-    halted, dropped, finished, where = _attack(tmp_path, victims, "state")
+    halted, dropped, finished, where = _attack(tmp_path, victims, field)
     assert not halted and not dropped - {CHEAT} and finished == [0, 1, 2], (halted, dropped, finished, where)
 
 
@@ -100,6 +115,7 @@ def test_a_wrong_digest_over_our_state_hash_is_superseded_by_the_real_message(tm
     """The same lie with our state hash and another digest (§C3.4 'Digest dispute'): the victims
     ask for the records of the step before, the cheater's own answer carries its real message
     of the step, which replaces the lie (the one over our history is kept); nobody halts, nobody
-    is dropped, every honest peer finishes."""
+    is dropped, every honest peer finishes. (When the cheater answers first and leaves its real
+    message out, the dispute ends in Desync: the xfail above.)"""
     halted, dropped, finished, where = _attack(tmp_path, victims, "digest")
     assert not halted and not dropped and finished == [0, 1, 2], (halted, dropped, finished, where)
