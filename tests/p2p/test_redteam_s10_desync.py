@@ -30,7 +30,8 @@ CHEAT = 3
 class WrongStateHash:
     """A ``Net`` drop hook: seat CHEAT's first STEP of step >= 6 to each seat of ``victims`` is
     replaced by one it signs with the same first six fields but ``prev_hash`` (``field``
-    "state") or ``prev_digest`` ("digest") flipped in its last bit;
+    "state") or ``prev_digest`` (the others) flipped in its last bit ("digest_at_0": its
+    message of step 0);
     its re-sends of that step to them are dropped (each already holds one message of it); the
     others get its real messages. ``k``: the step of the lie."""
 
@@ -54,7 +55,8 @@ class WrongStateHash:
         if src != CHEAT or dst not in self.victims or data[:2] != bytes([0x93, MSG_STEP]):
             return False
         b = decode_step_body(open_envelope(data).body)
-        if b.step < 6 or self.k not in (None, b.step):
+        first = 0 if self.field == "digest_at_0" else 6
+        if b.step < first or self.k not in (None, b.step):
             return False
         if self.lie is None:
             self.k = b.step
@@ -93,17 +95,20 @@ def _attack(tmp_path, victims, field):
     "before contradict, is provably bad (the digest fixes the history, the state hash follows from "
     "it): prove its signer and vote it out when a drop is possible, halt only without one): ONE "
     "signed datagram to one honest peer (a flipped state hash; or a flipped digest, the cheater "
-    "answering the dispute first with its genuine records and no step messages) halts it with "
+    "answering the dispute first with its genuine records and no step messages; at step 0 a "
+    "flipped digest alone) halts it with "
     "Desync; the others vote the silent victim out after the drop timeout and the cheater finishes "
     "clean, named by nobody (verify: no cheater in any log). Sent to every honest peer: every one "
     "halts, a one-datagram veto of a seat-loss game"))
-@pytest.mark.parametrize("field", ["state", "digest_page"])
+@pytest.mark.parametrize("field", ["state", "digest_page", "digest_at_0"])
 @pytest.mark.parametrize("victims", [(0,), (0, 1, 2)], ids=["one_victim", "every_honest_peer"])
 def test_a_wrong_state_hash_halts_no_honest_peer_and_frames_nobody(tmp_path, victims, field):
     """Seat 3 sends ``victims`` one signed STEP of step k >= 6 with our digest and another
     state hash (``field`` "state"), or our state hash and another digest, then answers their
     dispute's request first with its genuine records of the step before and none of its held
-    step messages ("digest_page"); the others get its real messages. The rule (§C8.8): no honest peer halts alone or is
+    step messages ("digest_page"); or its message of step 0 with another digest (the setup
+    hash; "digest_at_0": no step before to dispute, so Desync at once); the others get its
+    real messages. The rule (§C8.8): no honest peer halts alone or is
     voted out for it; the game goes on (the cheater is proven and voted out, or at worst
     ignored)."""
     halted, dropped, finished, where = _attack(tmp_path, victims, field)
