@@ -40,8 +40,19 @@ WAITING = "waiting"
 #: key; two leave room for a player who restarted with a fresh key.
 MAX_UNCONFIRMED_PER_ADDR = 2
 
+#: Host (§N3.1): the last PROBE dropped as unconfirmed per source address (at most PROBE_KEPT, oldest
+#: forgotten; none over PROBE_KEPT_BYTES, an honest one is ~260 B) is answered if that address's
+#: RESPONSE confirms its channel within PROBE_KEEP_S (``probe_confirmed``): no PROBE copy to wait for.
+PROBE_KEPT = 32
+PROBE_KEPT_BYTES = 512
+PROBE_KEEP_S = 2.0
+
 #: The signing phases (``p2p.lobby``): a STATUS or REJECT of the host may end them (§C2.2 step 7).
 _SETUP_PHASES = ("signing", "revealing")
+
+#: Joiner: why it stops when the host's key is its own (a host and a joiner on one computer sharing
+#: one key directory, §C2.2); ui matches it to print a hint naming ``--config-dir``.
+SAME_KEY = "the host uses our own player key"
 
 #: English text of each REJECT code (protocol.md §C2.1); ui translates it.
 REJECT_TEXT = {
@@ -105,6 +116,8 @@ class Admission:
         # host only: joiner key -> when we last answered its PROBE (PROBE_REPEAT_S; at most
         # PROBE_MEMORY keys, the oldest forgotten first)
         self._probed: dict[bytes, float] = {}
+        # host only: source address -> (envelope, JOIN, when) of its last PROBE dropped as unconfirmed
+        self._kept: dict[Any, tuple[Envelope, Any, float]] = {}
         # host only (protocol.md §C2.2 step 7): keys removed for not confirming a setup (never
         # seated again in this lobby), members whose entry predates the current round (they
         # must JOIN again with a fresh seed commitment before the next PROPOSAL), and members
@@ -185,15 +198,22 @@ class Admission:
            §N2.6): a spoofed source never proves its address, so a flood of PROBEs of fresh keys
            from spoofed sources is dropped here for free (``probe_unconfirmed``; the endpoint's
            CHALLENGE, smaller than the PROBE, went out) and cannot take the budget of honest
-           joiners by code (H83; before, the one budget of all sources was theirs);
+           joiners by code (H83; before, the one budget of all sources was theirs); it is kept,
+           unchecked (``PROBE_KEPT``), and goes through rules 1-3 when the address confirms;
         1. at most once per PROBE_REPEAT_S per joiner key (``probe_repeat``, H37);
         2. at most PROBE_RATE per second per source host (``probe_limit``): a prober that
            proved its address is answered at that address only, so it spends its own budget;
         3. the signature (``bad_signature``); only then is the key remembered, so a forged
            PROBE naming someone else's key cannot silence it."""
         lob = self._lobby
+        kept = self._kept
+        kept.pop(addr, None)
         if not confirmed:
             lob.drop("probe_unconfirmed")
+            if len(env.raw) <= PROBE_KEPT_BYTES:
+                kept[addr] = (env, msg, now)
+                if len(kept) > PROBE_KEPT:
+                    del kept[next(iter(kept))]
             return
         pk = msg.player.public_key
         if now - self._probed.get(pk, -C.PROBE_REPEAT_S) < C.PROBE_REPEAT_S:
@@ -214,6 +234,17 @@ class Admission:
             lob.send(addr, self.status_msg())
         else:
             self._reject(addr, msg.player.public_key, C.REJECT_FULL)
+
+    def probe_confirmed(self, addr: Any, now: float) -> bool:
+        """Host: the channel to ``addr`` was just confirmed (its RESPONSE, ``Endpoint.on_confirm``):
+        the PROBE kept from it less than PROBE_KEEP_S ago goes through ``on_probe`` (rules 1-3),
+        answered now, not at its next copy (§N3.1). True if one was kept (the caller sends)."""
+        probe = self._kept.pop(addr, None)
+        if probe is None or now - probe[2] > PROBE_KEEP_S:
+            return False
+        self._lobby.count("probe_kept")
+        self.on_probe(probe[0], probe[1], addr, now, True)
+        return True
 
     def _probe_bucket(self, addr: Any, now: float) -> TokenBucket:
         """The PROBE budget of ``addr``'s host (the IP address of a ``(host, port)``: one
@@ -371,6 +402,9 @@ class Admission:
             return False
         if (peer_key is not None and peer_key != keys[1]) or not env.verify(keys[0]):
             lob.drop("bad_signature")
+            return False
+        if keys[0] == lob.identity.public_key:  # signed with our key: nobody else holds it
+            lob.abort(SAME_KEY)
             return False
         self.host_keys = keys
         return True

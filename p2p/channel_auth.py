@@ -19,8 +19,9 @@ without any handshake (the epoch and the challenge nonce are in the MACed header
 
 Cost: one X25519 + HKDF per new peer key (~40 µs); ``KeyCache`` keeps the result, and keys
 offered by unknown senders (a transport *introduction*, §N2.2) are derived at most
-``INTRO_RATE`` per second after a burst of ``INTRO_BURST``, so a stranger's flood of fresh keys
-costs a bounded amount of CPU. Every primitive comes from ``cryptography``.
+``INTRO_RATE`` per second after a burst of ``INTRO_BURST`` (and less per source address and IP),
+so a stranger's flood of fresh keys costs a bounded amount of CPU. Every primitive comes from
+``cryptography``.
 """
 
 from __future__ import annotations
@@ -53,8 +54,15 @@ INTRO_ADDR_BURST = 4
 """Of those, derivations one source address may have back to back..."""
 INTRO_ADDR_RATE = 4.0
 """...and per second after that, so that one stranger's socket cannot take the whole budget."""
+INTRO_IP_BURST = 16
+"""Of those, derivations one source IP address (all its ports) may have back to back: at least
+``MAX_SEATS`` (8), so a demo's peers on one machine (127.0.0.1) introduce themselves at once..."""
+INTRO_IP_RATE = 16.0
+"""...and per second after that: one machine's many sockets take a quarter of ``INTRO_RATE``, not
+all of it (H88 review #9: 16 sockets x ``INTRO_ADDR_RATE`` made the 64)."""
 INTRO_ADDRS = 256
-"""Source addresses whose introduction budget is remembered (least recently used forgotten)."""
+"""Source addresses, and source IPs, whose introduction budget is remembered (least recently used
+forgotten)."""
 _SHA256 = hashes.SHA256()
 
 __all__ = ["ANSWER_INTERVAL", "EpochProof", "KEY_INFO", "TAG_LEN", "XKEY_LEN", "PairKeys", "KeyCache", "derive_pair_keys",
@@ -134,8 +142,10 @@ class KeyCache:
         self._size = size
         #: Keys derived for introductions (``introduced``): INTRO_BURST, then INTRO_RATE/s.
         self._intros = TokenBucket(burst, rate)
-        #: Per source address: INTRO_ADDR_BURST, then INTRO_ADDR_RATE/s (protocol.md §N2.1 3).
+        #: Per source address: INTRO_ADDR_BURST, then INTRO_ADDR_RATE/s (protocol.md §N2.1 3)...
         self._intros_by_addr: OrderedDict[Any, TokenBucket] = OrderedDict()
+        #: ...and per source IP: INTRO_IP_BURST, then INTRO_IP_RATE/s.
+        self._intros_by_ip: OrderedDict[Any, TokenBucket] = OrderedDict()
         self.stats = {"derived": 0, "intro_limited": 0, "bad_key": 0}
 
     def _derive(self, peer_xk: bytes) -> PairKeys | None:
@@ -161,31 +171,39 @@ class KeyCache:
         return self._derive(peer_xk)
 
     def introduced(self, peer_xk: bytes, now: float, addr: Any = None) -> PairKeys | None:
-        """Keys with ``peer_xk`` offered by an unknown sender at ``addr``: cached, or derived if
-        ``addr``'s bucket (``INTRO_ADDR_BURST``, ``INTRO_ADDR_RATE``/s) and then the bucket of
-        all sources (``INTRO_BURST``, ``INTRO_RATE``/s) each have a token; else None.
-        ``addr`` None: the bucket of all sources only. The per-address bucket is why a stranger
-        flooding fresh keys from one socket leaves the budget to everyone else (spoofed sources
-        still share the bucket of all sources: protocol.md §N2.1 item 3)."""
+        """Keys with ``peer_xk`` offered by an unknown sender at ``addr`` ((ip, port)): cached, or
+        derived if ``addr``'s bucket (``INTRO_ADDR_BURST``, ``INTRO_ADDR_RATE``/s), its IP's
+        (``INTRO_IP_BURST``, ``INTRO_IP_RATE``/s) and then the bucket of all sources
+        (``INTRO_BURST``, ``INTRO_RATE``/s) each have a token; else None. ``addr`` None: the
+        bucket of all sources only. The per-address and per-IP buckets are why a stranger
+        flooding fresh keys from one socket, or from many sockets of one machine, leaves the
+        budget to everyone else (spoofed sources still share the bucket of all sources:
+        protocol.md §N2.1 item 3)."""
         peer_xk = bytes(peer_xk)
         keys = self._cache.get(peer_xk)
         if keys is not None:
             self._cache.move_to_end(peer_xk)
             return keys
-        if (addr is not None and not self._addr_bucket(addr, now).take(now)) or not self._intros.take(now):
+        if (addr is not None and not (
+                _bucket(self._intros_by_addr, addr, INTRO_ADDR_BURST, INTRO_ADDR_RATE, now).take(now)
+                and _bucket(self._intros_by_ip, addr[0], INTRO_IP_BURST, INTRO_IP_RATE, now).take(now))
+                ) or not self._intros.take(now):
             self.stats["intro_limited"] += 1
             return None
         return self._derive(peer_xk)
 
-    def _addr_bucket(self, addr: Any, now: float) -> TokenBucket:
-        bucket = self._intros_by_addr.get(addr)
-        if bucket is None:
-            bucket = self._intros_by_addr[addr] = TokenBucket(INTRO_ADDR_BURST, INTRO_ADDR_RATE, now)
-            if len(self._intros_by_addr) > INTRO_ADDRS:
-                self._intros_by_addr.popitem(last=False)
-        else:
-            self._intros_by_addr.move_to_end(addr)
-        return bucket
+
+def _bucket(table: OrderedDict, key: Any, burst: int, rate: float, now: float) -> TokenBucket:
+    """``key``'s bucket in ``table`` (made full, the least recently used of more than
+    ``INTRO_ADDRS`` forgotten)."""
+    bucket = table.get(key)
+    if bucket is None:
+        bucket = table[key] = TokenBucket(burst, rate, now)
+        if len(table) > INTRO_ADDRS:
+            table.popitem(last=False)
+    else:
+        table.move_to_end(key)
+    return bucket
 
 
 # -- proof of a new epoch (protocol.md §N2.2) ------------------------------------------------------

@@ -10,7 +10,7 @@ socket: every entry point takes ``now``. The asyncio adapter that drives it from
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from .channel_auth import TAG_LEN, XKEY_LEN, KeyCache, PairKeys, mac_ok
 from .errors import LocalProtocolError
@@ -107,6 +107,9 @@ class Endpoint:
         self.trusted: set[Addr] = set()
         #: None (lobby: anyone may open a channel) or the only addresses allowed (game started).
         self.allowed: frozenset[Addr] | None = None
+        #: Called as ``on_confirm(addr, now)`` when a datagram confirms the channel to ``addr``
+        #: (a RESPONSE to our CHALLENGE, §N2.6): the host's lobby answers a PROBE it kept (§N3.1).
+        self.on_confirm: Callable[[Addr, float], None] | None = None
         #: Address -> resume point of a forgotten channel (``forget``; oldest first).
         self._tombs: dict[Addr, tuple] = {}
         #: Seat key -> bytes of its *move* allowance (one ``PIN_ALLOWANCE`` shared by every pin of
@@ -338,7 +341,11 @@ class Endpoint:
                 ch = self._introduction(data, addr, now, ch)
                 if ch is None:
                     return []
-            return [(addr, p) for p in ch.receive_datagram(data, addr, now)]
+            was = ch.route.confirmed
+            out = [(addr, p) for p in ch.receive_datagram(data, addr, now)]
+            if not was and self.on_confirm is not None and ch.route.confirmed:
+                self.on_confirm(addr, now)  # its RESPONSE: a PROBE kept from it is answered now (§N3.1)
+            return out
         if self.allowed is not None and addr not in self.allowed:
             self.stats["unknown_dropped"] += 1
             return []

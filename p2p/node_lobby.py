@@ -100,6 +100,7 @@ class NodeLobby:
                         watch_port=node.watch.port)
             await self.discovery.advertise(ad)
             node.report(Hosting(ad.game_id, ad.address, ad.port))
+            link.endpoint.on_confirm = self._confirmed  # a kept PROBE answered at its RESPONSE (§N3.1)
             return
         await node.watch.open()  # any seat serves spectators once the game runs (§N10)
         want = cfg.game_id
@@ -135,6 +136,18 @@ class NodeLobby:
         # first datagram (protocol.md §N2.2); plain datagrams are strangers'.
         link.endpoint.accept_plain = keys is None
 
+    def _confirmed(self, addr: Any, now: float) -> None:
+        """Host: the channel to ``addr`` was just confirmed (``Endpoint.on_confirm``): the lobby
+        answers the PROBE it kept from it (protocol.md §N3.1); sent on the loop's next turn, out
+        of the endpoint's ``receive_datagram`` (a probe answer changes nothing else to pump)."""
+        if self.lobby is not None and self.lobby.admission.probe_confirmed(addr, now):
+            self.node.loop.call_soon(self._send_answers)
+
+    def _send_answers(self) -> None:
+        link = self.node.link
+        for addr, raw in self.lobby.messages_to_send():  # empty if a pump sent them meanwhile
+            link.send((str(addr[0]), int(addr[1])), raw)
+
     def pump(self) -> bool:
         """Send what the lobby produced and handle its events (see the module docstring).
         True while the lobby goes on (the node re-arms its timer); False once the game
@@ -166,6 +179,7 @@ class NodeLobby:
                     self.ad_updates.update(state=LOBBY)
             elif isinstance(ev, GameStarted):
                 # From now on only the seats' endpoints may open channels (protocol.md §N2.6).
+                ep.on_confirm = None
                 ep.restrict(ev.endpoints)
                 pin_seats(ep, ev.setup.players, ev.endpoints, ev.my_seat)
                 node.start_game(ev)

@@ -58,6 +58,19 @@ def fault_sentence(code: str) -> str:
     }.get(code, _("The game stopped because of an error."))
 
 
+def fault_hint(code: str, message: str) -> str | None:
+    """What the player can do about a fault, in the current language, when there is something:
+    the host runs with our own player key (``p2p.admission.SAME_KEY``: a host and a joiner on one
+    computer, both with the default key directory) -> give this player a ``--config-dir`` of its
+    own. None otherwise. ``code``, ``message``: the NodeError's (``ui.driver.Fault``'s)."""
+    from p2p.admission import SAME_KEY  # here: a headless peer imports this module early
+
+    if code == "lobby" and message == SAME_KEY:
+        return _("The host uses your own player key: on one computer every player needs a directory "
+                 "of keys of its own. Start this player with --config-dir (for example --config-dir ./player2).")
+    return None
+
+
 def event_name(kind: str) -> str:
     """An engine event type (engine/events.py, engine/rules/niente_events.py) in plain words
     of the current language, for ``verify``'s counts; an unknown type is kept as it is."""

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from p2p.const import GAME_ID_LEN
 from p2p.ad_record import LOBBY
-from ui.display import abandoned_text, fault_sentence, final_hash_line, progress_line, resilience_line, seat_number, seats_error, winner_text
+from ui.display import abandoned_text, fault_hint, fault_sentence, final_hash_line, progress_line, resilience_line, seat_number, seats_error, winner_text
 from ui.errors import EXIT_FAILED, EXIT_OK, EXIT_TERMINATED, EXIT_USAGE, UsageError
 from ui.i18n import _, format_seconds
 from ui.netif import Endpoint, InterfaceError, choose_endpoint
@@ -369,6 +369,9 @@ def run_headless(args: argparse.Namespace, role: str) -> int:
         if args.progress_json:
             progress(exc)
         print(_("The game stopped: {reason}").format(reason=fault_sentence(exc.code)), file=sys.stderr)
+        hint = fault_hint(exc.code, str(exc))
+        if hint is not None:  # e.g. one laptop, host and joiner with one key directory
+            print(hint, file=sys.stderr)
         seat = getattr(exc, "seat", None)
         if seat is not None:
             print(_("Culprit: seat {seat}, at step {step}.").format(seat=seat_number(seat), step=exc.step), file=sys.stderr)

@@ -8,7 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import p2p.channel_auth as ca
-from p2p.channel_auth import INTRO_ADDR_BURST, INTRO_ADDR_RATE, INTRO_BURST, INTRO_RATE, KeyCache, derive_pair_keys, mac, mac_ok
+from p2p.channel_auth import (INTRO_ADDR_BURST, INTRO_ADDR_RATE, INTRO_BURST, INTRO_IP_BURST, INTRO_IP_RATE,
+                              INTRO_RATE, KeyCache, derive_pair_keys, mac, mac_ok)
+from p2p import const as C
 from p2p.identity import Identity
 
 
@@ -58,6 +60,32 @@ def test_one_source_address_cannot_take_the_whole_introduction_budget():
     assert cache.introduced(Identity.from_seed(b"joiner").x25519_public_key, 0.0, joiner) is not None
     later = 2 / INTRO_ADDR_RATE  # two of the stranger's tokens later
     assert sum(cache.introduced(xk, later, stranger) is not None for xk in flood[INTRO_ADDR_BURST:]) == 2
+
+
+def test_one_machine_with_many_sockets_cannot_take_the_whole_introduction_budget():
+    """protocol.md §N2.1 item 3 (H88 review #9): 16 sockets of one stranger machine, each with its
+    own per-address bucket, share their IP's INTRO_IP_BURST then INTRO_IP_RATE per second, so
+    they take a quarter of INTRO_RATE and a joiner from another machine is still derived, in
+    the burst and a second later (before: 16 x INTRO_ADDR_RATE = INTRO_RATE, all of it)."""
+    cache = KeyCache(Identity.from_seed(b"me"))
+    socks = [("10.0.0.66", 4000 + k) for k in range(16)]
+    fresh = iter(Identity.from_seed(b"g%d" % i).x25519_public_key for i in range(10_000))
+    for t in (0.0, 1.0):
+        got = sum(cache.introduced(next(fresh), t, a) is not None for _ in range(INTRO_ADDR_BURST) for a in socks)
+        assert got == INTRO_IP_BURST if t == 0.0 else got == INTRO_IP_RATE
+        assert cache.introduced(next(fresh), t, ("10.0.0.7", 4000)) is not None
+
+
+def test_a_demos_peers_on_one_machine_introduce_themselves_at_once():
+    """protocol.md §N2.1 item 3: MAX_SEATS - 1 joiners on 127.0.0.1 (a demo, one port each)
+    introduce themselves to the host in one burst, also while a stranger's socket on that IP
+    floods fresh keys (its own bucket stops it at INTRO_ADDR_BURST)."""
+    assert INTRO_IP_BURST >= C.MAX_SEATS + INTRO_ADDR_BURST
+    cache = KeyCache(Identity.from_seed(b"host"))
+    flood = [Identity.from_seed(b"s%d" % i).x25519_public_key for i in range(50)]
+    assert sum(cache.introduced(xk, 0.0, ("127.0.0.1", 9999)) is not None for xk in flood) == INTRO_ADDR_BURST
+    joiners = [Identity.from_seed(b"j%d" % i).x25519_public_key for i in range(C.MAX_SEATS - 1)]
+    assert all(cache.introduced(xk, 0.0, ("127.0.0.1", 5001 + i)) is not None for i, xk in enumerate(joiners))
 
 
 def test_mac_is_truncated_hmac_and_checked_in_constant_time():

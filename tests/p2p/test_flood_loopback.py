@@ -35,7 +35,17 @@ def junk_datagrams(gid: bytes, rng: random.Random) -> list[bytes]:
     return out
 
 
-async def game(flood: bool) -> tuple:
+def fresh_intro(rng: random.Random) -> bytes:
+    """An introduction offering a fresh X25519 key (random bytes: the host derives it, then the
+    MAC fails): what takes the introduction budget (protocol.md §N2.1 item 3)."""
+    return HEADER.pack(MAGIC_INTRO, 1, rng.getrandbits(32) or 1, 0, 0, 0, 0) + os.urandom(32) + b"JOIN" + os.urandom(16)
+
+
+async def game(flood: bool, sockets: int = 0, ip: str = "127.0.0.1", head_start: float = 0.0) -> tuple:
+    """One 2-peer game; ``flood``: a stranger's socket on 127.0.0.1 sends every kind of junk;
+    ``sockets``: that many more of the stranger's sockets, on ``ip``, send fresh-key introductions;
+    the joiner starts ``head_start`` seconds after the flood (its introduction then finds the
+    budget as the flood left it, not the full burst)."""
     loop = asyncio.get_running_loop()
     hosting = loop.create_future()
 
@@ -50,16 +60,21 @@ async def game(flood: bool) -> tuple:
     h = await hosting
     gid = bytes.fromhex(h["game_id"])
     joiner = PeerConfig(role="join", demo_seed=SEED + b"-1", game_id=gid, timeout=60, chain_length=4096)
-    join_task = asyncio.ensure_future(run_peer(joiner))
+    join_task = asyncio.ensure_future(run_peer(joiner)) if not head_start else None
+    start = loop.time()
     sent = 0
     if flood:
         rng = random.Random(1)
-        sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        sock.bind(("127.0.0.1", 0))
-        sock.setblocking(False)
+        socks = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(1 + sockets)]
+        for k, sock in enumerate(socks):
+            sock.bind(("127.0.0.1" if k == 0 else ip, 0))
+            sock.setblocking(False)
         try:
-            while not (host_task.done() and join_task.done()):
-                for d in junk_datagrams(gid, rng):
+            while join_task is None or not (host_task.done() and join_task.done()):
+                if join_task is None and loop.time() - start >= head_start:
+                    join_task = asyncio.ensure_future(run_peer(joiner))
+                for sock, d in [(socks[0], d) for d in junk_datagrams(gid, rng)] + [
+                        (s, fresh_intro(rng)) for s in socks[1:]]:
                     try:
                         sock.sendto(d, (h["address"], h["port"]))
                         sent += 1
@@ -67,7 +82,8 @@ async def game(flood: bool) -> tuple:
                         pass
                 await asyncio.sleep(0.001)
         finally:
-            sock.close()
+            for sock in socks:
+                sock.close()
     r_host, r_join = await asyncio.gather(host_task, join_task)
     return r_host, r_join, sent
 
@@ -82,3 +98,16 @@ def test_a_flooded_game_ends_like_a_clean_one():
     junk_dropped = (t["unknown_dropped"] + t["intro_dropped"] + t["malformed"] + t["unauthenticated"]
                     + t["bad_mac"])
     assert junk_dropped > 0 and t["peer_restarts"] == 0
+
+
+def test_a_game_flooded_from_many_sockets_of_one_machine_ends_like_a_clean_one():
+    """protocol.md §N2.1 item 3 (H88 review #9): the stranger also floods fresh-key introductions
+    from 32 sockets of another loopback address, from 0.3 s before the joiner starts. With a
+    bucket per (ip, port) alone those sockets took 32 x INTRO_ADDR_RATE, twice INTRO_RATE, and the
+    joiner's introduction waited for a token; the bucket of their IP (INTRO_IP_RATE, a quarter of
+    INTRO_RATE) leaves it one. Same game as a clean one."""
+    clean_host, _, _ = asyncio.run(game(False))
+    host, join, sent = asyncio.run(game(True, sockets=32, ip="127.0.0.3", head_start=0.3))
+    assert host.final_state_hash == join.final_state_hash == clean_host.final_state_hash
+    assert host.steps == clean_host.steps and sent > 1000
+    assert host.transport["intro_limited"] > 0 and host.transport["peer_restarts"] == 0

@@ -32,6 +32,7 @@ class LobbyPeer:
 
     def __init__(self, identity: Identity, lobby: Lobby, epoch: int) -> None:
         self.ep = Endpoint(epoch=epoch, keys=KeyCache(identity), accept_plain=lobby.role == "host")
+        self.ep.on_confirm = self._confirmed  # like NodeLobby: a kept PROBE answered (§N3.1)
         self.lobby = lobby
         self.started: GameStarted | None = None
         self.aborted: LobbyAborted | None = None
@@ -56,6 +57,10 @@ class LobbyPeer:
                 self.started = ev
             elif isinstance(ev, LobbyAborted):
                 self.aborted = ev
+
+    def _confirmed(self, addr: tuple, now: float) -> None:
+        if not self.done:
+            self.lobby.admission.probe_confirmed(addr, now)  # sent by the pump that follows
 
     def receive_datagram(self, data: bytes, src: tuple, now: float) -> list:
         for addr, payload in self.ep.receive_datagram(data, src, now):

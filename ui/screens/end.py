@@ -14,7 +14,7 @@ from textual.widgets import Label
 
 import engine
 from engine.observation import time_expired as expired
-from ui.display import abandoned_text, fault_sentence, winner_text
+from ui.display import abandoned_text, fault_hint, fault_sentence, winner_text
 from ui.i18n import _, format_money
 
 #: Plain words for the fault codes of ui.play.Fault (NodeError codes): ui.display.fault_sentence.
@@ -112,6 +112,9 @@ class EndScreen(Screen):
                 f = d.fault
                 yield Label(_("The game stopped"), classes="title error", id="end-title")
                 yield Label(fault_text(f.code), id="fault")
+                hint = fault_hint(f.code, f.message)
+                if hint is not None:
+                    yield Label(hint, id="fault-hint")
                 if f.seat is not None and f.seat < len(d.names):
                     yield Label(_("Culprit: {name} (seat {seat}), at step {step}.").format(
                         name=d.names[f.seat], seat=f.seat + 1, step=f.step), id="culprit")
