@@ -58,10 +58,12 @@ class WrongStateHash:
         first = 0 if self.field == "digest_at_0" else 6
         if b.step < first or self.k not in (None, b.step):
             return False
+        if self.field == "attestation" and not E.is_terminal(self.s[CHEAT].state):
+            return False  # only its final attestation (§C3.5) lies
         if self.lie is None:
             self.k = b.step
             h, d = b.prev_hash, b.prev_digest
-            if self.field == "state":
+            if self.field in ("state", "attestation"):
                 h = h[:31] + bytes([h[31] ^ 1])
             else:
                 d = d[:31] + bytes([d[31] ^ 1])
@@ -96,18 +98,21 @@ def _attack(tmp_path, victims, field):
     "it): prove its signer and vote it out when a drop is possible, halt only without one): ONE "
     "signed datagram to one honest peer (a flipped state hash; or a flipped digest, the cheater "
     "answering the dispute first with its genuine records and no step messages; at step 0 a "
-    "flipped digest alone) halts it with "
+    "flipped digest alone; in its final attestation, a flipped final state hash) halts it with "
     "Desync; the others vote the silent victim out after the drop timeout and the cheater finishes "
     "clean, named by nobody (verify: no cheater in any log). Sent to every honest peer: every one "
-    "halts, a one-datagram veto of a seat-loss game"))
-@pytest.mark.parametrize("field", ["state", "digest_page", "digest_at_0"])
+    "halts, a one-datagram veto of a seat-loss game; at the attestation the loser's veto of a finished "
+    "game that §C3.5 says is gone"))
+@pytest.mark.parametrize("field", ["state", "digest_page", "digest_at_0", "attestation"])
 @pytest.mark.parametrize("victims", [(0,), (0, 1, 2)], ids=["one_victim", "every_honest_peer"])
 def test_a_wrong_state_hash_halts_no_honest_peer_and_frames_nobody(tmp_path, victims, field):
     """Seat 3 sends ``victims`` one signed STEP of step k >= 6 with our digest and another
     state hash (``field`` "state"), or our state hash and another digest, then answers their
     dispute's request first with its genuine records of the step before and none of its held
     step messages ("digest_page"); or its message of step 0 with another digest (the setup
-    hash; "digest_at_0": no step before to dispute, so Desync at once); the others get its
+    hash; "digest_at_0": no step before to dispute, so Desync at once); or its final
+    attestation (§C3.5) with another final state hash ("attestation": the loser's veto of a
+    finished game, which §C3.5 closed for the attestation's other fields); the others get its
     real messages. The rule (§C8.8): no honest peer halts alone or is
     voted out for it; the game goes on (the cheater is proven and voted out, or at worst
     ignored)."""
