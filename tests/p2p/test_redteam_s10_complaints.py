@@ -25,11 +25,12 @@ OPTS = {"target": 40, C.OPT_ON_DROP: "bot", C.OPT_DROP_TIMEOUT: 30}
 
 
 class LateToOne:
-    """Seat ``cheater`` (C) sends seat ``victim`` (V) a signed wrong reveal (32 bytes 0x13) instead of its reveal at its first
-    chance step ``k`` >= ``from_step`` (every copy, re-sends too), and holds every STEP message of
-    step >= ``from_step`` - 1 it sends seat ``late`` (W) until it has sent the next one; its
-    step-(k-1) and step-k messages to W wait until V's first COMPLAINT reached W. A ``Net`` drop
-    hook (``__call__``) and run hook (``hook``)."""
+    """Seat ``cheater`` (C) sends seat ``victim`` (V) a signed wrong reveal (32 bytes 0x13) instead
+    of its reveal at its first chance step ``k`` >= ``from_step`` (every copy, re-sends too), and
+    holds every STEP message of step >= ``from_step`` - 1 it sends seat ``late`` (W) until it has
+    sent the next one, and its catch-up answers to W; its step-(k-1) and step-k messages to W
+    wait until V's first COMPLAINT reached W. A ``Net`` drop hook (``__call__``) and run hook
+    (``hook``)."""
 
     def __init__(self, sessions, cheater: int, victim: int, late: int, from_step: int = 6) -> None:
         self.s, self.c, self.v, self.w, self.from_step = sessions, cheater, victim, late, from_step

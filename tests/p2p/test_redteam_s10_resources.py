@@ -56,8 +56,8 @@ def _retained(session, datagrams) -> tuple[int, int]:
     "ingest_record / p2p/complaints.py Complaints.seen): every distinct COMPLAINT envelope is "
     "remembered for the whole game (Complaints._seen), marked before its signature is checked, "
     "kept whether it proves anything or not: measured 5.0 MB held for 4.8 MB of forged "
-    "complaints (2,000 datagrams, events drained; the same when signed), 1.04 bytes of memory per byte sent, no bound (80 MB RSS "
-    "target: ~75 MB of datagrams)"))
+    "complaints (2,000 datagrams, events drained; the same when signed), 1.04 bytes of memory "
+    "per byte sent, no bound (80 MB RSS target: ~75 MB of datagrams)"))
 @pytest.mark.parametrize("signed", [False, True], ids=["bad_signature", "signed_proving_nothing"])
 def test_a_seats_complaints_that_prove_nothing_are_not_all_kept(signed):
     """Seat 2 sends seat 0 N distinct COMPLAINTs of kind 1 whose evidence is junk: signed with
