@@ -5,12 +5,16 @@ fault gets no such hint."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from p2p.admission import SAME_KEY
 from p2p.join_code import join_code
 from ui import peer
+from pilot_support import sync
 from ui.display import fault_hint
+from ui.driver import Fault
 from ui.i18n import set_language
 
 from test_cli import run  # main(argv) -> (exit code, stdout, stderr)
@@ -53,3 +57,19 @@ def test_other_lobby_faults_get_no_hint(capsys, stops_with, tmp_path):
                          "--log-dir", str(tmp_path))
     assert status == 1 and "--config-dir" not in err
     assert fault_hint("desync", SAME_KEY) is None and fault_hint("lobby", SAME_KEY) is not None
+
+
+@pytest.mark.parametrize("lang, words", [("it", "usa la tua stessa chiave"), ("en", "uses your own player key")])
+@sync
+async def test_the_end_screen_shows_the_hint_too(lang, words):
+    """``lanopoli play`` (Textual): the end screen of that fault shows the same hint."""
+    from test_end_abandoned import end_text
+
+    d = SimpleNamespace(fault=Fault("lobby", SAME_KEY), state=None, names=(), abandoned=None, spectator=False,
+                        log_path=None)
+    set_language(lang)
+    try:
+        text = await end_text(d)
+    finally:
+        set_language("en")
+    assert words in text and "--config-dir" in text
