@@ -54,7 +54,9 @@ class Endpoint:
     (``budget``); an untrusted channel holds at most ``STRANGER_RECV_CAP`` bytes of out-of-order
     chunks and its one reassembly, counted in ``stranger_budget`` (sized never to fill), so strangers cannot
     starve a trusted peer's multi-chunk payload. A channel the owner opens (``channel``, ``pin``:
-    it chose the address) sends freely until the game starts; one opened by the peer's datagram
+    it chose the address) sends freely until the game starts, but one a ``pin`` of an address a
+    peer named opens (``chosen`` False: a PROPOSAL's seat) is bounded with a first flight (§N2.6
+    "Lobby pins"); one opened by the peer's datagram
     is *unconfirmed* and sends at most ``UNCONFIRMED_FACTOR`` x what it received until the peer
     answers a CHALLENGE sent to its address (``transport.Channel``, §N2.6 reflection); ``trust``
     does not lift the bound (a spoofed JOIN is valid, H77). At the game's start (``restrict``)
@@ -245,11 +247,15 @@ class Endpoint:
             self.stats["resumed"] += 1
         return ch
 
-    def pin(self, addr: Addr, peer_xk: bytes) -> bool:
+    def pin(self, addr: Addr, peer_xk: bytes, chosen: bool = True) -> bool:
         """Expect ``peer_xk`` (the peer's raw X25519 public key, 32 bytes) at ``addr``: its
         channel is keyed with the pairwise key (created if needed; a plain channel is keyed in
         place, its stream goes on; one keyed with another key is replaced) and we introduce
-        ourselves until the peer answers. The address becomes trusted. Returns False (and
+        ourselves until the peer answers. The address becomes trusted. ``chosen``: the owner
+        chose the address itself (the host it joins); False: a peer named it (a PROPOSAL's seat
+        endpoint, i.e. where a JOIN came from, maybe spoofed): a channel opened so is bounded
+        from its first byte like one pinned after ``restrict``, with a first flight of
+        ``PIN_ALLOWANCE`` bytes (protocol.md §N2.6 "Lobby pins", H91). Returns False (and
         changes nothing) for an unusable key. Raises LocalProtocolError without ``keys``.
         Cheap when nothing changes (the node calls it on every lobby event)."""
         if self.keys is None:
@@ -282,6 +288,12 @@ class Endpoint:
                 self._firsts[addr] = peer_xk
                 self._spend(peer_xk, 0)
             ch.require_proof(PIN_ALLOWANCE - (spent or 0))
+        elif not chosen:
+            # A blind JOIN from V's address puts V in the PROPOSAL: every joiner's SETUP_SIG and
+            # SEED re-sends went there unbounded (H85: 47 KB per joiner per round). The first
+            # flights of two seats that pin each other reach each other: neither waits for ever.
+            # A fresh channel: no peer epoch to challenge yet, so the route alone changes.
+            ch.route.demand(PIN_ALLOWANCE, lobby=True)
         return True
 
     def _spend(self, peer_xk: bytes, size: int) -> None:
@@ -420,7 +432,8 @@ class Endpoint:
             ch.release()
             route = ch.route
             first = self._firsts.pop(addr, None)
-            if route.seat and not route.rx and ch.keys is not None and ch.keys.peer_xk != first:
+            if (route.seat and not route.rx and ch.keys is not None and ch.keys.peer_xk != first
+                    and self.allowed is not None):  # (a lobby pin's flight is per round: "Lobby pins")
                 self._spend(ch.keys.peer_xk, route.tx)  # it never heard its peer: what it sent stays spent
             # Only for a peer that proved its address or that we vouch for: a blind spoofer's
             # channels never do, so a flood of them cannot push a real stranger's point out.

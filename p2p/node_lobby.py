@@ -28,7 +28,7 @@ from .lobby import (GameStarted, Lobby, LobbyAborted, LobbyPeerMisbehaved, Lobby
 from .node_config import NodeError
 from .node_reports import Hosting
 
-__all__ = ["NodeHost", "NodeLobby", "pin_seats"]
+__all__ = ["NodeHost", "NodeLobby", "pin_lobby", "pin_seats"]
 
 
 class NodeHost(Protocol):
@@ -43,6 +43,19 @@ class NodeHost(Protocol):
     def report(self, report: Any) -> None: ...
     def start_game(self, ev: GameStarted) -> None: ...
     def fail(self, err: NodeError) -> None: ...
+
+
+def pin_lobby(endpoint: Any, lobby: Lobby) -> None:
+    """Key the channel of every lobby peer whose X25519 key ``lobby`` knows (``Lobby.peer_keys``,
+    protocol.md §N2.2) on ``endpoint``: trusted from now on, never evicted (§N2.6). Only the host
+    a joiner joins is an address we chose; every other one (a PROPOSAL's seat endpoint, a JOIN's
+    source) a peer named, maybe spoofed: its channel, if the pin opens it, is bounded until the
+    address proves it receives (``Endpoint.pin``'s ``chosen``; §N2.6 "Lobby pins", H91)."""
+    host = lobby.host_address
+    host = None if host is None else (str(host[0]), int(host[1]))
+    for addr, xk in lobby.peer_keys():
+        addr = (str(addr[0]), int(addr[1]))
+        endpoint.pin(addr, xk, addr == host)
 
 
 def pin_seats(endpoint: Any, players: Any, endpoints: Any, my_seat: int) -> None:
@@ -157,8 +170,7 @@ class NodeLobby:
         ep = link.endpoint
         # Key the channels of the peers whose X25519 key the lobby knows before anything is sent
         # to them (protocol.md §N2.2); then they are trusted, never evicted (§N2.6).
-        for addr, xk in lobby.peer_keys():
-            ep.pin((str(addr[0]), int(addr[1])), xk)
+        pin_lobby(ep, lobby)
         for addr, raw in lobby.messages_to_send():
             link.send((str(addr[0]), int(addr[1])), raw)
         ep.trust(lobby.peer_addresses())

@@ -44,14 +44,15 @@ class ReturnRoute:
     sent over the channel's life; bytes sent (``tx``) count while the bound applies.
     ``stats``: the channel's counters."""
 
-    __slots__ = ("stats", "confirmed", "proven", "seat", "dormant", "rx", "tx", "allowance", "void_timeouts",
-                 "withheld")
+    __slots__ = ("stats", "confirmed", "proven", "seat", "lobby", "dormant", "rx", "tx", "allowance",
+                 "void_timeouts", "withheld")
 
     def __init__(self, stats: dict[str, int], confirmed: bool) -> None:
         self.stats = stats
         self.confirmed = confirmed
         self.proven = False
         self.seat = False
+        self.lobby = False  # bounded by a lobby pin (``demand(lobby=True)``): the start counts anew
         self.dormant = False
         self.rx = 0
         self.tx = 0
@@ -77,17 +78,21 @@ class ReturnRoute:
         withheld, self.withheld = self.withheld, False
         return self.heard(0) if self.dormant else withheld
 
-    def demand(self, allowance: int = 0) -> bool:
+    def demand(self, allowance: int = 0, lobby: bool = False) -> bool:
         """The game started (``Endpoint.restrict``): unless proven, the bound applies from now
         on: what is sent from the first call (``tx`` restarts at 0 then, never again: every seat
         move calls ``restrict`` once more) fits in ``UNCONFIRMED_FACTOR`` x the bytes the address
         sent over the channel's life, plus ``allowance`` bytes given at the first call (a resumed
-        peer's first flight, ``PIN_ALLOWANCE``) (§N2.6 "Game started"). True if the caller must ask
-        for the proof (a CHALLENGE): the route is not proven."""
+        peer's first flight, ``PIN_ALLOWANCE``) (§N2.6 "Game started"). ``lobby``: a lobby pin's
+        bound (a PROPOSAL named the address, §N2.6 "Lobby pins"), the same until the next call,
+        the game's start, which counts anew as for any seat channel (its lobby first flight
+        expires). True if the caller must ask for the proof (a CHALLENGE): the route is not
+        proven."""
         if self.proven:
             return False
-        if not self.seat:
+        if not self.seat or self.lobby:
             self.seat = True
+            self.lobby = lobby
             self.confirmed = False
             self.tx = 0
             self.allowance = allowance

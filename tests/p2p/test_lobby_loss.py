@@ -20,7 +20,7 @@ from p2p.faults import FaultPlan, SimNetwork
 from p2p.identity import Identity
 from p2p.join_resend import JOIN_HINT_S, JOIN_RESEND_S
 from p2p.lobby import ABORTED, WAITING, GameStarted, Lobby, LobbyAborted
-from p2p.node_lobby import pin_seats
+from p2p.node_lobby import pin_lobby, pin_seats
 from p2p.wire import MSG_JOIN, MSG_SETUP_SIG, SetupSig, open_envelope, seal_message
 
 HOST = ("10.0.0.1", 5000)
@@ -45,8 +45,7 @@ class LobbyPeer:
         lob, ep = self.lobby, self.ep
         if self.done:
             return
-        for addr, xk in lob.peer_keys():
-            ep.pin(addr, xk)
+        pin_lobby(ep, lob)
         for addr, raw in lob.messages_to_send():
             ep.send(addr, raw)
         ep.trust(lob.peer_addresses())

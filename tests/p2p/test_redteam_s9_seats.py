@@ -3,9 +3,10 @@
 
 The host's channel to an address that sent it a JOIN is bounded (3x what came from there, H77). But
 every other seat learns the ghost's address from the host's signed PROPOSAL and ``pin``s it: a
-channel the owner opens itself is confirmed (it chose the address), so nothing bounds what an honest
-joiner sends there. A blind attacker needs no seat for this: one spoofed JOIN with a fresh key from
-the victim's address fills the last seat. Shared tools: tests/p2p/redteam_s9_kit.py.
+channel the owner opens itself was confirmed (it chose the address), so nothing bounded what an honest
+joiner sent there. A blind attacker needs no seat for this: one spoofed JOIN with a fresh key from
+the victim's address fills the last seat (fixed by H91: a lobby pin of an address a peer named is
+bounded, §N2.6 "Lobby pins"). Shared tools: tests/p2p/redteam_s9_kit.py.
 """
 
 from __future__ import annotations
@@ -78,13 +79,6 @@ def _one_spoofed_join(seats: int) -> tuple[dict, Blind]:
     return peers, blind
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "H85 BREAK, open, narrowed by H82's 5e4d200 (owner H82: p2p/endpoint.py pin; protocol.md §N2.6 "
-    "'Reflection'): a joiner pins every endpoint of the PROPOSAL, and Endpoint.pin opens a chosen "
-    "channel, i.e. confirmed: one spoofed JOIN (300 B) from V makes each honest joiner stream its "
-    "SETUP_SIG re-sends and retransmissions to V while the setup round lasts: 47 KB per joiner "
-    "(157x; 44 KB by 29 s), every round the attacker fills with a fresh key. Since 5e4d200 it stops "
-    "when the round is given up (was: 135 KB by 60 s, 309 KB by 120 s, growing)"))
 @pytest.mark.parametrize("seats", [3, 4])
 def test_one_spoofed_join_never_makes_an_honest_joiner_stream_the_setup_to_the_victim(seats):
     """§N2.6 'Reflection': 'spoofed datagrams make the channel send the spoofed address at most
@@ -92,7 +86,8 @@ def test_one_spoofed_join_never_makes_an_honest_joiner_stream_the_setup_to_the_v
     a lobby one seat short and never answers anything. The host's own channel keeps the bound;
     every honest seat must too, through the setup round the ghost stalls and the next 90 s: 3x
     what V sent it, plus what a joiner must send a seat it never heard from to start a game
-    (SETUP_ALLOWANCE: its SETUP_SIG and SEED, or knocks); never a stream that grows with time."""
+    (SETUP_ALLOWANCE: its SETUP_SIG and SEED, or knocks); never a stream that grows with time.
+    (H85: 47,336 B per joiner at 3 and 4 seats; H91's lobby pins: 1,940 B.)"""
     peers, blind = _one_spoofed_join(seats)
     assert _over_bound(peers, blind, allowance=SETUP_ALLOWANCE) == {}
 

@@ -1,0 +1,117 @@
+"""Lobby pins (protocol.md §N2.6 "Lobby pins", H91; H85's blind JOIN).
+
+A joiner keys a channel to every seat of the PROPOSAL (``node_lobby.pin_lobby``). A seat's endpoint
+is where its JOIN came from, and a JOIN with a fresh key is valid from any spoofed source, so the
+address may be a victim's. Only the host a joiner joins is an address it chose; a channel a pin
+opens to any other address is bounded from its first byte: ``PIN_ALLOWANCE`` bytes of first flight
+plus 3x what the address sent, until a RESPONSE to a CHALLENGE sent there proves it; at the game's
+start the count starts anew as for any seat channel. Two honest seats that pin each other both
+speak first, hear each other and prove each other. Sans-I/O on a virtual clock: no socket, no timing.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from p2p.channel_auth import KeyCache
+from p2p.endpoint import Endpoint
+from p2p.faults import FaultPlan
+from p2p.identity import Identity
+from p2p.node_lobby import pin_lobby
+from p2p.return_route import PIN_ALLOWANCE
+
+from redteam_lan_kit import TICK, VICTIM, bytes_to
+from test_lobby_loss import HOST, _lobby_game
+
+ME, HOST_ID, SEAT = (Identity.from_seed(b"h91-lobby-%d" % i) for i in range(3))
+ME_ADDR = ("10.0.0.2", 5000)
+SEAT_ADDR = ("10.0.0.3", 5000)
+SETUP_SIG = b"s" * 160  # a SETUP_SIG-sized lobby message at 4 seats (§C2.2 step 4)
+
+
+def _proposed(seat_at: tuple) -> SimpleNamespace:
+    """What ``pin_lobby`` reads of a joiner's lobby holding a PROPOSAL: the host it joined and
+    every other seat's (address, X25519 key), one of them at ``seat_at``."""
+    keys = [(HOST, HOST_ID.x25519_public_key), (seat_at, SEAT.x25519_public_key)]
+    return SimpleNamespace(host_address=HOST, peer_keys=lambda: keys)
+
+
+def _resends(ep: Endpoint, to: tuple):
+    """The lobby's SETUP_SIG to ``to`` and its copy every SETUP_RESEND_S = 2 s (§C2.2 step 5)."""
+    return lambda now: ep.send(to, SETUP_SIG) if round(now / TICK) % round(2.0 / TICK) == 0 else None
+
+
+def test_a_joiner_pins_the_host_it_chose_freely_and_a_proposed_seat_bounded():
+    """§N2.6 "Lobby pins": the host's channel (the address we joined) is confirmed; a seat's
+    address from the PROPOSAL is not: 60 s of SETUP_SIG re-sends to an address that never answers
+    send it at most the first flight (was: every copy and its retransmissions, H85: 47 KB per
+    joiner per setup round from one spoofed JOIN)."""
+    ep = Endpoint(epoch=201, keys=KeyCache(ME), accept_plain=False)
+    pin_lobby(ep, _proposed(VICTIM))
+    assert ep.confirmed(HOST) and not ep.confirmed(VICTIM)
+    assert ep.peer_key(VICTIM) == SEAT.x25519_public_key and VICTIM in ep.trusted
+    sent = bytes_to(ep, VICTIM, 60.0, _resends(ep, VICTIM))
+    assert 0 < sent <= PIN_ALLOWANCE
+
+
+def test_pin_lobby_is_cheap_and_changes_nothing_when_called_again():
+    """``NodeLobby.pump`` pins on every lobby event: a second call keeps the channels, their
+    bound and what they spent (no fresh first flight)."""
+    ep = Endpoint(epoch=202, keys=KeyCache(ME), accept_plain=False)
+    pin_lobby(ep, _proposed(VICTIM))
+    channels = dict(ep.channels)
+    sent = bytes_to(ep, VICTIM, 30.0, _resends(ep, VICTIM))
+    pin_lobby(ep, _proposed(VICTIM))
+    assert ep.channels == channels
+    assert sent + bytes_to(ep, VICTIM, 30.0, _resends(ep, VICTIM)) <= PIN_ALLOWANCE
+
+
+def test_the_games_start_ends_a_lobby_pins_first_flight():
+    """§N2.6 "Lobby pins", "Game started" 1: at the start (``restrict``) a lobby-pinned channel
+    that never heard its peer counts anew, 3x what the address sent (nothing): what was left of
+    its lobby first flight does not carry over to the game's steps."""
+    ep = Endpoint(epoch=203, keys=KeyCache(ME), accept_plain=False)
+    pin_lobby(ep, _proposed(VICTIM))
+    ep.send(VICTIM, SETUP_SIG)
+    assert 0 < bytes_to(ep, VICTIM, 1.0) < PIN_ALLOWANCE
+    ep.restrict([HOST, VICTIM])
+    assert bytes_to(ep, VICTIM, 30.0, lambda now: ep.send(VICTIM, b"t" * 300)) == 0
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_two_joiners_that_pin_each_other_hear_and_prove_each_other(seed):
+    """§N2.6 "Lobby pins": two joiners pin each other from the PROPOSAL (both bounded, neither
+    heard the other) and send their SETUP_SIG, re-sent every 2 s, at 30% loss (seeded): each
+    first flight earns the other's CHALLENGE, both channels are proven and each SETUP_SIG arrives
+    (neither waits for the other to speak first)."""
+    plan = FaultPlan(seed=seed, loss=0.3)
+    a = Endpoint(epoch=204, keys=KeyCache(ME), accept_plain=False)
+    b = Endpoint(epoch=205, keys=KeyCache(SEAT), accept_plain=False)
+    a.pin(SEAT_ADDR, SEAT.x25519_public_key, False)
+    b.pin(ME_ADDR, ME.x25519_public_key, False)
+    got = {ME_ADDR: [], SEAT_ADDR: []}
+    now = 0.0
+    while now < 20.0:
+        for ep, src, dst, peer in ((a, ME_ADDR, SEAT_ADDR, b), (b, SEAT_ADDR, ME_ADDR, a)):
+            if round(now / TICK) % round(2.0 / TICK) == 0:
+                ep.send(dst, SETUP_SIG)
+            ep.handle_timer(now)
+            for d, _dst in ep.datagrams_to_send(now):
+                if plan.plan(now):  # delivered (not lost); delays are not modelled here
+                    got[dst] += [p for _, p in peer.receive_datagram(d, src, now)]
+        now += TICK
+    assert got[ME_ADDR][:1] == [SETUP_SIG] and got[SEAT_ADDR][:1] == [SETUP_SIG]
+    assert a.channels[SEAT_ADDR].route.proven and b.channels[ME_ADDR].route.proven
+
+
+@pytest.mark.parametrize("seats", [3, 4])
+def test_honest_lobbies_at_30_percent_loss_start_in_their_first_round(seats):
+    """§N2.6 "Lobby pins", liveness: 30 seeded honest lobbies per size at 30% loss (in memory,
+    ``test_lobby_loss``'s peers, pinned by ``pin_lobby``), every joiner's channel to every other
+    seat bounded from the PROPOSAL: all start the same game, in round 0 (no seat removed)."""
+    for seed in range(100, 130):
+        peers, _net = _lobby_game(seed, seats, 0.3)
+        assert all(p.started is not None for p in peers.values()), seed
+        assert peers[HOST].lobby.round == 0, seed
