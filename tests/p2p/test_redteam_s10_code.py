@@ -81,7 +81,8 @@ class Replayer:
     "receives there, so it silences nobody): a laptop that sees the joiner's PROBE replays it from "
     "its own confirmed address, is answered first, and re-sends it each time the key's 1-s window "
     "reopens: every PROBE copy of the joiner is probe_repeat, the joiner by code ends 'no answer "
-    "from the host' at JOIN_TIMEOUT; measured: 14 PROBE copies, 3,680 B in 11 s for 11 answers to the attacker, 32 of the joiner's copies probe_repeat"))
+    "from the host' at JOIN_TIMEOUT; measured: 14 PROBE copies, 3,680 B in 11 s for 11 answers "
+    "to the attacker, 32 of the joiner's copies probe_repeat"))
 def test_a_replayed_probe_from_another_confirmed_address_does_not_keep_the_joiner_out():
     """The rule (§N3.1, rule (3): a PROBE naming someone else's key cannot silence it): with the
     replayer at work from the joiner's first PROBE on, the honest joiner by code is answered and
