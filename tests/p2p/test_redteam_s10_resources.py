@@ -18,20 +18,26 @@ import pytest
 
 import fake_engine as E
 from p2p import const as C
+from p2p.bodies import Chat
+from p2p.chat import ChatRoom
 from p2p.complaints import make_complaint
 from p2p.identity import Identity
+from p2p.wire import MSG_CHAT, seal_message
 
 from p2p_harness import started_sessions
 
 OPTS = {"target": 40, C.OPT_ON_DROP: "bot", C.OPT_DROP_TIMEOUT: 30}
 #: Distinct COMPLAINT datagrams the seat sends (each ~2.4 KB: two 1,150-byte evidence blobs).
 N = 2000
+#: Chat lines (~130 B each) the seat sends, each naming a fresh author key.
+N_CHAT = 10_000
 #: What a peer may keep for them: the size of a few steps' messages, far below N x 2.4 KB.
 BOUND = 256 * 1024
 
 
-def _retained(session, datagrams) -> tuple[int, int]:
-    """(bytes ``session`` still holds after receiving ``datagrams``, bytes received). Each
+def _retained(session, datagrams, deliver=None) -> tuple[int, int]:
+    """(bytes ``session`` still holds after receiving ``datagrams``, bytes received): ``deliver``
+    hands it each datagram (default: the session's ``receive_message``). Each
     datagram arrives as a fresh bytes object that the caller then drops, as the node's socket
     reader does, and the session's events are drained after each (as ``Node._pump_session``
     does: a ``PeerMisbehaved`` carries the bad bytes), so what stays allocated is what the
@@ -41,6 +47,9 @@ def _retained(session, datagrams) -> tuple[int, int]:
     try:
         before = tracemalloc.get_traced_memory()[0]
         for raw in datagrams:
+            if deliver is not None:
+                deliver(bytes(bytearray(raw)))
+                continue
             session.receive_message(bytes(bytearray(raw)), 0.0)
             while session.next_event() is not None:
                 pass
@@ -79,3 +88,31 @@ def test_a_seats_complaints_that_prove_nothing_are_not_all_kept(signed):
     assert st["bad_signature" if not signed else "ignored"] >= N  # every one refused or ignored
     assert victim.phase == "running" and victim.step == 0  # nothing else changed
     assert held <= BOUND, f"kept {held:,} B for {sent:,} B of complaints that prove nothing"
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "H94 BREAK (§N9 checks, §N2.6 'Bounds'; fix in p2p/chat.py ChatRoom.receive: make an author's "
+    "token bucket only once its line verified, or bound the buckets as the per-source ones are "
+    "(64)): in the game every seat relays (relayed=True: an author who is not a seat is shown as a "
+    "spectator), so a seat-holder's lines naming a fresh author key each make every peer keep a "
+    "token bucket for that key for the whole game, created before the rate and signature checks: "
+    "measured 1.9 MB held for 1.3 MB of lines (10,000 datagrams, all dropped busy or "
+    "bad_signature), 1.4 bytes of memory per byte sent, no bound; in the lobby the host can do the "
+    "same to every joiner"))
+def test_a_seats_chat_lines_of_fresh_author_keys_are_not_all_remembered():
+    """Seat 2 (any key it likes as the author: in the game a relayed author who is not a seat is a
+    spectator, §N9/§N10) sends a peer's chat room N_CHAT lines, each naming a fresh author key, signed
+    by its own key (so no line verifies). The rule: what lines that were never shown leave behind
+    stays within a bound independent of N_CHAT."""
+    me, mallory = Identity.from_seed(b"h94-chat-me"), Identity.from_seed(b"h94-chat-mallory")
+    gid = bytes(range(16))
+    room = ChatRoom(me, gid, "me", 0.0)
+    room.set_game(gid)
+    room.set_members({me.public_key: ("me", "player"), mallory.public_key: ("m", "player")})
+    lines = [seal_message(mallory, MSG_CHAT, Chat(gid, i.to_bytes(4, "big") * 8, 1, "x", "ciao"))
+             for i in range(N_CHAT)]
+    clock = iter(range(N_CHAT))
+    held, sent = _retained(room, lines, lambda raw: room.receive(raw, next(clock) * 1e-4, relayed=True,
+                                                                 via=("10.0.0.3", 5000)))
+    assert room.stats["shown"] == 0 and room.stats["busy"] + room.stats["bad_signature"] == N_CHAT
+    assert held <= BOUND, f"kept {held:,} B for {sent:,} B of chat lines never shown"
