@@ -28,7 +28,7 @@ from test_lobby_loss import HOST, _lobby_game
 ME, HOST_ID, SEAT = (Identity.from_seed(b"h91-lobby-%d" % i) for i in range(3))
 ME_ADDR = ("10.0.0.2", 5000)
 SEAT_ADDR = ("10.0.0.3", 5000)
-SETUP_SIG = b"s" * 160  # a SETUP_SIG-sized lobby message at 4 seats (§C2.2 step 4)
+SETUP_SIG = b"s" * 124  # a SETUP_SIG-sized lobby message (§C2.2 step 4; the SEED is 158 B)
 
 
 def _proposed(seat_at: tuple) -> SimpleNamespace:
