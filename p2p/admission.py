@@ -5,8 +5,8 @@ The first half of the lobby (``p2p/lobby.py``), before the setup is fixed:
 * host — JOIN checks (channel key, signature, version, one seat per key, a repeated JOIN may
   move the player's address only over a channel keyed with its own key), LEAVE, answering a
   PROBE (join by code: only from a confirmed address, at most ``PROBE_RATE`` per second per
-  source host, once per ``PROBE_REPEAT_S`` per joiner key), STATUS to everyone in the lobby,
-  REJECT with a code; and, when all seats are taken, the seat assignment: players ordered by
+  source host, once per ``PROBE_REPEAT_S`` per joiner key and address), STATUS to everyone in the
+  lobby, REJECT with a code; and, when all seats are taken, the seat assignment: players ordered by
   Ed25519 public key bytes ascending, sent as the PROPOSAL.
 * joiner — which STATUS, REJECT and PROPOSAL come from the host (address, channel key, a
   signature by the advertised key, or the advertised fingerprint, or trust on first use), and
@@ -40,9 +40,8 @@ WAITING = "waiting"
 #: key; two leave room for a player who restarted with a fresh key.
 MAX_UNCONFIRMED_PER_ADDR = 2
 
-#: Host (§N3.1): the last PROBE dropped as unconfirmed per source address (at most PROBE_KEPT, oldest
-#: forgotten; none over PROBE_KEPT_BYTES, an honest one is ~260 B) is answered if that address's
-#: RESPONSE confirms its channel within PROBE_KEEP_S (``probe_confirmed``): no PROBE copy to wait for.
+#: Host (§N3.1): the last PROBE dropped as unconfirmed per source address (<= PROBE_KEPT, oldest forgotten,
+#: none over PROBE_KEPT_BYTES; ~260 B) is answered when its RESPONSE confirms it within PROBE_KEEP_S.
 PROBE_KEPT = 32
 PROBE_KEPT_BYTES = 512
 PROBE_KEEP_S = 2.0
@@ -50,8 +49,7 @@ PROBE_KEEP_S = 2.0
 #: The signing phases (``p2p.lobby``): a STATUS or REJECT of the host may end them (§C2.2 step 7).
 _SETUP_PHASES = ("signing", "revealing")
 
-#: Joiner: why it stops when the host's key is its own (a host and a joiner on one computer sharing
-#: one key directory, §C2.2); ui matches it to print a hint naming ``--config-dir``.
+#: Joiner: why it stops when the host signs with its key (one computer, one key dir, §C2.2; ui hints --config-dir).
 SAME_KEY = "the host uses our own player key"
 
 #: English text of each REJECT code (protocol.md §C2.1); ui translates it.
@@ -113,9 +111,9 @@ class Admission:
         # host only: PROBE answers allowed per source host (PROBE_RATE per second, as many in a
         # burst; at most PROBE_MEMORY hosts, the least recently probing forgotten first)
         self._probes: dict[Any, TokenBucket] = {}
-        # host only: joiner key -> when we last answered its PROBE (PROBE_REPEAT_S; at most
-        # PROBE_MEMORY keys, the oldest forgotten first)
-        self._probed: dict[bytes, float] = {}
+        # host only: (joiner key, source address) -> when we last answered that PROBE there
+        # (PROBE_REPEAT_S; at most PROBE_MEMORY pairs, the oldest forgotten first)
+        self._probed: dict[tuple[bytes, Any], float] = {}
         # host only: source address -> (envelope, JOIN, when) of its last PROBE dropped as unconfirmed
         self._kept: dict[Any, tuple[Envelope, Any, float]] = {}
         # host only (protocol.md §C2.2 step 7): keys removed for not confirming a setup (never
@@ -200,7 +198,8 @@ class Admission:
            CHALLENGE, smaller than the PROBE, went out) and cannot take the budget of honest
            joiners by code (H83; before, the one budget of all sources was theirs); it is kept,
            unchecked (``PROBE_KEPT``), and goes through rules 1-3 when the address confirms;
-        1. at most once per PROBE_REPEAT_S per joiner key (``probe_repeat``, H37);
+        1. at most once per PROBE_REPEAT_S per joiner key and source address (``probe_repeat``,
+           H37; a replay from another confirmed address is answered there, never silencing us, H94);
         2. at most PROBE_RATE per second per source host (``probe_limit``): a prober that
            proved its address is answered at that address only, so it spends its own budget;
         3. the signature (``bad_signature``); only then is the key remembered, so a forged
@@ -216,7 +215,8 @@ class Admission:
                     del kept[next(iter(kept))]
             return
         pk = msg.player.public_key
-        if now - self._probed.get(pk, -C.PROBE_REPEAT_S) < C.PROBE_REPEAT_S:
+        seen = (pk, addr)
+        if now - self._probed.get(seen, -C.PROBE_REPEAT_S) < C.PROBE_REPEAT_S:
             lob.drop("probe_repeat")
             return
         if not self._probe_bucket(addr, now).take(now):
@@ -225,8 +225,8 @@ class Admission:
         if not env.verify(pk):
             lob.drop("bad_signature")
             return
-        self._probed.pop(pk, None)
-        self._probed[pk] = now
+        self._probed.pop(seen, None)
+        self._probed[seen] = now
         if len(self._probed) > C.PROBE_MEMORY:
             del self._probed[next(iter(self._probed))]
         lob.count("probes")

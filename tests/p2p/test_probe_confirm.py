@@ -167,19 +167,21 @@ def test_the_host_with_the_most_strangers_gives_one_up_first():
 def test_answers_go_only_to_confirmed_sources_within_their_budget(events, confirmed):
     """Property (§N3.1): whatever PROBEs come (key k, source host h, port, time), the host answers
     only sources whose channel is confirmed, each source host at most PROBE_RATE in a burst
-    plus PROBE_RATE a second, and each key at most once per PROBE_REPEAT_S."""
+    plus PROBE_RATE a second, and each key at most once per PROBE_REPEAT_S at each source address
+    (H96: per key and address, so a replay from elsewhere silences nobody)."""
     lob = _host()
     now, answers = 0.0, []
     for key, h, port, dt in events:
         now += dt
         addr = ("10.0.1.%d" % h, 5000 + port)
         lob.receive_message(PROBES[key], addr, now, None, h in confirmed)
-        answers += [(now, h, key) for a, _ in lob.messages_to_send()]
-        assert all(a == addr for a, _ in lob.messages_to_send())
+        out = lob.messages_to_send()
+        answers += [(now, h, (key, addr)) for _ in out]
+        assert all(a == addr for a, _ in out)
     assert all(h in confirmed for _, h, _ in answers)
     for t0, h0, _ in answers:
         in_second = [t for t, h, _ in answers if h == h0 and t0 <= t < t0 + 1.0]
         assert len(in_second) <= 2 * C.PROBE_RATE
-    for key in range(len(PROBES)):
-        times = [t for t, _, k in answers if k == key]
+    for seen in {s for _, _, s in answers}:
+        times = [t for t, _, s in answers if s == seen]
         assert all(b - a >= C.PROBE_REPEAT_S for a, b in zip(times, times[1:]))

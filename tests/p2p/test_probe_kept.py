@@ -68,8 +68,9 @@ def test_a_spoofed_probe_still_earns_only_the_challenge_and_the_pure_ack():
 
 def test_a_kept_probe_still_goes_through_the_rules():
     """§N3.1: at confirmation the kept PROBE meets rules 1-3 like any confirmed one: a broken
-    signature is dropped then (``bad_signature``), a key answered less than PROBE_REPEAT_S ago is
-    not answered again (``probe_repeat``); a confirmation with nothing kept sends nothing."""
+    signature is dropped then (``bad_signature``), a key answered less than PROBE_REPEAT_S ago at
+    that address is not answered again there (``probe_repeat``), at another address it is (H94's
+    replay: per key and address); a confirmation with nothing kept sends nothing."""
     lob = _host()
     broken = bytearray(PROBES[0])
     broken[-1] ^= 1
@@ -77,11 +78,14 @@ def test_a_kept_probe_still_goes_through_the_rules():
     assert lob.admission.probe_confirmed(("10.0.0.9", 5000), 0.01)
     assert lob.stats["bad_signature"] == 1 and lob.messages_to_send() == []
     lob.receive_message(PROBES[1], ("10.0.0.8", 5000), 0.0, None, True)  # answered now
-    lob.receive_message(PROBES[1], ("10.0.0.7", 5000), 0.1, None, False)  # same key, kept elsewhere
+    lob.receive_message(PROBES[1], ("10.0.0.8", 5000), 0.1, None, False)  # its channel reopened: kept
     assert _types(lob.messages_to_send()) == [(("10.0.0.8", 5000), MSG_STATUS)]
-    lob.admission.probe_confirmed(("10.0.0.7", 5000), 0.2)
+    lob.admission.probe_confirmed(("10.0.0.8", 5000), 0.2)
     assert lob.stats["probe_repeat"] == 1 and lob.messages_to_send() == []
-    assert not lob.admission.probe_confirmed(("10.0.0.6", 5000), 0.2)
+    lob.receive_message(PROBES[1], ("10.0.0.7", 5000), 0.3, None, False)  # the same key elsewhere (H94)
+    lob.admission.probe_confirmed(("10.0.0.7", 5000), 0.4)
+    assert _types(lob.messages_to_send()) == [(("10.0.0.7", 5000), MSG_STATUS)]
+    assert not lob.admission.probe_confirmed(("10.0.0.6", 5000), 0.4)
 
 
 def test_only_the_last_recent_probe_of_an_address_is_kept():

@@ -3,8 +3,8 @@ joiner's PROBE (same Wi-Fi, or on the path: the PROBE travels on a plain channel
 no key of the host yet) and replays it to the host from its own address, whose channel it has
 confirmed (it answers CHALLENGEs: it is a real machine).
 
-Rule (1) of §N3.1 answers a PROBE at most once per ``PROBE_REPEAT_S`` per ``player.pk``, whatever
-the source address, after rule (0) (a confirmed channel) and before the signature; rule (3)
+Until H96, rule (1) of §N3.1 answered a PROBE at most once per ``PROBE_REPEAT_S`` per ``player.pk``,
+whatever the source address (now per key and source address), after rule (0) (a confirmed channel) and before the signature; rule (3)
 remembers the key only once the signature verified, "so a forged PROBE naming someone else's key
 cannot silence it". A replayed PROBE is no forgery: its signature verifies, the host answers it
 (to the attacker's address) and the joiner's own copies are ``probe_repeat`` for the next second.
@@ -14,8 +14,6 @@ the host and the joiner by code of ``redteam_s9_kit.host_and_joiner``.
 """
 
 from __future__ import annotations
-
-import pytest
 
 from p2p import const as C
 from p2p.endpoint import Endpoint
@@ -74,19 +72,12 @@ class Replayer:
             self.next_at = now + 0.001  # until the next answer sets it again
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "H94 BREAK (§N3.1 rule (1) before the address; fix in p2p/admission.py Admission.on_probe: "
-    "count PROBE_REPEAT_S per (player.pk, source address), or answer a key's PROBE again at once "
-    "from another confirmed address — the answer goes only to that address, which proved it "
-    "receives there, so it silences nobody): a laptop that sees the joiner's PROBE replays it from "
-    "its own confirmed address, is answered first, and re-sends it each time the key's 1-s window "
-    "reopens: every PROBE copy of the joiner is probe_repeat, the joiner by code ends 'no answer "
-    "from the host' at JOIN_TIMEOUT; measured: 14 PROBE copies, 3,680 B in 11 s for 11 answers "
-    "to the attacker, 32 of the joiner's copies probe_repeat"))
 def test_a_replayed_probe_from_another_confirmed_address_does_not_keep_the_joiner_out():
     """The rule (§N3.1, rule (3): a PROBE naming someone else's key cannot silence it): with the
     replayer at work from the joiner's first PROBE on, the honest joiner by code is answered and
-    seated before JOIN_TIMEOUT."""
+    seated before JOIN_TIMEOUT. H94's break (strict xfail until H96): rule (1) counted the window per
+    key whatever the address, so the replay answered first silenced every copy of the joiner (14
+    PROBE copies, 3,680 B in 11 s; 'no answer from the host'); now per key and source address."""
     hp, jp = host_and_joiner()
     atk = Replayer(FaultPlan().delay)  # network() uses the plan's default delay
     spy(jp.lobby, lambda addr, raw, key: atk.sniff(raw) if addr is None else None)
