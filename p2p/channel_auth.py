@@ -20,8 +20,11 @@ without any handshake (the epoch and the challenge nonce are in the MACed header
 Cost: one X25519 + HKDF per new peer key (~40 µs); ``KeyCache`` keeps the result, and keys
 offered by unknown senders (a transport *introduction*, §N2.2) are derived at most
 ``INTRO_RATE`` per second after a burst of ``INTRO_BURST`` (and less per source address and IP),
-so a stranger's flood of fresh keys costs a bounded amount of CPU. Every primitive comes from
-``cryptography``.
+so a stranger's flood of fresh keys costs a bounded amount of CPU. No hand-rolled crypto:
+X25519 is libsodium's (``Identity``), HKDF the ``hkdf`` package's RFC 5869 code over the standard
+library's HMAC-SHA256, which also makes the tags (OpenSSL's HMAC); a peer does not load
+``cryptography`` (issue 14, "peer RSS": its extension is ~6.6 MB of resident set).
+tests/p2p/test_aead.py checks both against it.
 """
 
 from __future__ import annotations
@@ -31,10 +34,9 @@ import os
 from collections import OrderedDict
 from typing import Any, NamedTuple
 
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.hmac import HMAC
-from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PublicKey
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from hashlib import sha256
+
+from hkdf import hkdf_expand, hkdf_extract
 
 from .ratelimit import TokenBucket
 
@@ -63,7 +65,6 @@ all of it (H88 review #9: 16 sockets x ``INTRO_ADDR_RATE`` made the 64)."""
 INTRO_ADDRS = 256
 """Source addresses, and source IPs, whose introduction budget is remembered (least recently used
 forgotten)."""
-_SHA256 = hashes.SHA256()
 
 __all__ = ["ANSWER_INTERVAL", "EpochProof", "KEY_INFO", "TAG_LEN", "XKEY_LEN", "PairKeys", "KeyCache", "derive_pair_keys",
            "mac", "mac_ok"]
@@ -86,16 +87,16 @@ def derive_pair_keys(shared: bytes, my_xk: bytes, peer_xk: bytes) -> PairKeys:
     if len(my_xk) != XKEY_LEN or len(peer_xk) != XKEY_LEN or my_xk == peer_xk:
         raise ValueError("channel keys need two different 32-byte X25519 public keys")
     lo, hi = (my_xk, peer_xk) if my_xk < peer_xk else (peer_xk, my_xk)
-    okm = HKDF(algorithm=hashes.SHA256(), length=64, salt=None, info=KEY_INFO + lo + hi).derive(shared)
+    okm = hkdf_expand(hkdf_extract(None, shared, sha256), KEY_INFO + lo + hi, 64, sha256)  # salt None: 32 zero bytes
     lo_hi, hi_lo = okm[:32], okm[32:]
     if my_xk == lo:
         return PairKeys(lo_hi, hi_lo, peer_xk)
     return PairKeys(hi_lo, lo_hi, peer_xk)
 
 
-_KEYED: dict[bytes, HMAC] = {}
-"""One keyed ``cryptography`` HMAC context per key in use, copied for each tag: the key's
-padding blocks are hashed once, not per datagram."""
+_KEYED: dict[bytes, hmac.HMAC] = {}
+"""One keyed HMAC-SHA256 context per key in use, copied for each tag: the key's padding blocks
+are hashed once, not per datagram."""
 _KEYED_MAX = 1024
 """Keys whose context is kept (two per channel); beyond it the cache starts over, so strangers'
 keys cannot grow it without bound."""
@@ -104,17 +105,18 @@ keys cannot grow it without bound."""
 def mac(key: bytes, data: bytes) -> bytes:
     """The 16-byte tag: HMAC-SHA256(key, data) truncated to its first 16 bytes.
 
-    A copy of the key's prepared ``cryptography`` HMAC (OpenSSL's HMAC, the same bytes as the
-    standard library's ``hmac.digest``): 0.64 µs per tag of a 200-byte datagram instead of
-    1.45 µs (process time, same run; issue 14: the tags were ~5 % of a lockstep step)."""
+    A copy of the key's prepared standard-library HMAC (OpenSSL's HMAC): 1.13 µs per tag of a
+    200-byte datagram instead of 1.47 µs for ``hmac.digest`` (process time, same run; issue 14:
+    the tags were ~5 % of a lockstep step). ``cryptography``'s copied HMAC took 0.66 µs, but
+    loading that library costs a peer ~6.6 MB (module doc)."""
     ctx = _KEYED.get(key)
     if ctx is None:
         if len(_KEYED) >= _KEYED_MAX:
             _KEYED.clear()
-        ctx = _KEYED[bytes(key)] = HMAC(key, _SHA256)
+        ctx = _KEYED[bytes(key)] = hmac.new(key, digestmod="sha256")
     h = ctx.copy()
     h.update(data)
-    return h.finalize()[:TAG_LEN]
+    return h.digest()[:TAG_LEN]
 
 
 def mac_ok(key: bytes, data: bytes, tag: bytes) -> bool:
@@ -150,7 +152,6 @@ class KeyCache:
 
     def _derive(self, peer_xk: bytes) -> PairKeys | None:
         try:
-            X25519PublicKey.from_public_bytes(peer_xk)
             keys = derive_pair_keys(self._identity.x25519_exchange(peer_xk), self.my_xk, peer_xk)
         except ValueError:  # wrong size, low-order point (all-zero secret), our own key
             self.stats["bad_key"] += 1

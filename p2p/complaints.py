@@ -49,9 +49,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any, NamedTuple, Sequence
 
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
-
+from . import aead
 from . import const as C
 from .errors import WireError
 from .identity import Identity
@@ -148,9 +146,8 @@ def check_escrow(setup: Setup, complainer: int, raw: bytes, key: bytes | None, a
     entry = next((x for x in e.entries if x.to == complainer), None)
     if entry is None:
         return e.seat, "escrow not dealt to every other active seat"
-    try:
-        share = ChaCha20Poly1305(key).decrypt(_NONCE, entry.ct, _ctx(e.game_id, e.seat, complainer, e.epoch))
-    except (InvalidTag, ValueError):
+    share = aead.decrypt(key, _NONCE, entry.ct, _ctx(e.game_id, e.seat, complainer, e.epoch))
+    if share is None:
         return complainer, "false complaint: its key does not open the escrow share"
     if len(share) == SHARE_LEN and share_commit(share, e.game_id, e.seat, complainer, e.epoch) == entry.commit:
         return complainer, "false complaint: the escrow share matches its commitment"

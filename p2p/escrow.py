@@ -29,9 +29,7 @@ from __future__ import annotations
 import hashlib
 from typing import NamedTuple, Sequence
 
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
-
+from . import aead
 from . import const as C
 from . import threshold
 from .beacon import HashChain
@@ -98,7 +96,7 @@ def make_escrow(identity: Identity, secret: bytes, gid: bytes, dealer: int, epoc
     entries = []
     for v in recipients:
         key = pair_key(identity, x25519_keys[v], gid, dealer, v, epoch)
-        ct = ChaCha20Poly1305(key).encrypt(NONCE, shares[v], share_ctx(gid, dealer, v, epoch))
+        ct = aead.encrypt(key, NONCE, shares[v], share_ctx(gid, dealer, v, epoch))
         entries.append(EscrowEntry(v, share_commit(shares[v], gid, dealer, v, epoch), ct))
     return seal_message(identity, MSG_ESCROW, Escrow(gid, dealer, epoch, tuple(entries)))
 
@@ -112,10 +110,10 @@ def open_share(identity: Identity, escrow: Escrow, me: int, dealer_x25519: bytes
         return None
     try:
         key = pair_key(identity, dealer_x25519, escrow.game_id, escrow.seat, me, escrow.epoch)
-        share = ChaCha20Poly1305(key).decrypt(NONCE, entry.ct, share_ctx(escrow.game_id, escrow.seat, me, escrow.epoch))
-    except (InvalidTag, ValueError):
+    except ValueError:  # not a usable X25519 key
         return None
-    if len(share) != threshold.SHARE_LEN or not check_share(escrow, me, share):
+    share = aead.decrypt(key, NONCE, entry.ct, share_ctx(escrow.game_id, escrow.seat, me, escrow.epoch))
+    if share is None or len(share) != threshold.SHARE_LEN or not check_share(escrow, me, share):
         return None
     return share
 

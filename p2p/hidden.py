@@ -47,9 +47,7 @@ import hashlib
 from collections import deque
 from typing import TYPE_CHECKING, Any, NamedTuple, Sequence
 
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
-
+from . import aead
 from . import const as C
 
 if TYPE_CHECKING:  # annotations only (engine/api.py: the seam p2p sees; the caller passes the engine)
@@ -203,15 +201,12 @@ def delivery_key(shared: bytes, gid: bytes, sender: int, to: int, step: int) -> 
 
 def seal_delivery(key: bytes, gid: bytes, sender: int, to: int, step: int, openings: bytes) -> bytes:
     """ChaCha20-Poly1305(key, nonce 0^12, openings, aad = gid || sender || to || step (8 B))."""
-    return ChaCha20Poly1305(key).encrypt(_NONCE, openings, _aad(gid, sender, to, step))
+    return aead.encrypt(key, _NONCE, openings, _aad(gid, sender, to, step))
 
 
 def open_delivery(key: bytes, gid: bytes, sender: int, to: int, step: int, ct: bytes) -> bytes | None:
     """The plaintext of a delivery, or None if it does not decrypt under ``key``."""
-    try:
-        return ChaCha20Poly1305(key).decrypt(_NONCE, ct, _aad(gid, sender, to, step))
-    except (InvalidTag, ValueError):
-        return None
+    return aead.decrypt(key, _NONCE, ct, _aad(gid, sender, to, step))
 
 
 class Fault(NamedTuple):

@@ -1,9 +1,13 @@
 """A player's long-term identity: an Ed25519 signing key and an X25519 key agreement key.
 
-Keys are generated through the ``cryptography`` library; signatures are made with libsodium
-(PyNaCl's ``crypto_sign``: Ed25519 is deterministic, so the bytes are those ``cryptography``
-makes, ~1.4x faster here: 37 vs 53 µs, issue 14) and verified with it (``crypto_sign_open``),
-~1.6-1.9x faster here and stricter (see ``verify``). No hand-rolled crypto.
+Every key operation is libsodium's (PyNaCl's bindings): the Ed25519 key pair from its 32-byte
+seed (``crypto_sign_seed_keypair``), signatures (``crypto_sign``: Ed25519 is deterministic, so
+the bytes are those ``cryptography`` makes, ~1.4x faster here: 37 vs 53 µs, issue 14) and their
+check (``crypto_sign_open``, ~1.6-1.9x faster here and stricter, see ``verify``); the X25519
+public key (``crypto_scalarmult_base``) and shared secret (``crypto_scalarmult``, RFC 7748: the
+same bytes as ``cryptography``'s X25519, tests/p2p/test_aead.py). Random keys are 32 bytes of
+``os.urandom``. No hand-rolled crypto. A peer does not load ``cryptography`` at all: its
+extension is ~6.6 MB of a peer's resident set (issue 14, "peer RSS").
 On disk (``load_or_create``) they live as two raw 32-byte private keys, mode 0600:
 ``<dir>/ed25519.key`` and ``<dir>/x25519.key``; ``dir`` defaults to
 ``platformdirs.user_config_dir("lanopoli")`` and is overridden with ``--config-dir``.
@@ -28,16 +32,11 @@ from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
-from nacl.bindings import crypto_sign, crypto_sign_open, crypto_sign_seed_keypair
+from nacl.bindings import (crypto_scalarmult, crypto_scalarmult_base, crypto_sign, crypto_sign_open,
+                           crypto_sign_seed_keypair)
 from nacl.exceptions import CryptoError
 
 from .const import KEY_LEN, SIG_LEN, SIG_PREFIX
-
-# Keys go to and from raw bytes with the keys' own ``*_bytes_raw`` methods (cryptography >= 40),
-# not ``serialization``'s encoders: that package (PEM, DER, SSH, PKCS#12) is never needed here and
-# costs a peer ~0.5-1 MB of resident set (issue 14, "peer RSS"). Same 32 bytes either way.
 
 ED25519_FILE = "ed25519.key"
 X25519_FILE = "x25519.key"
@@ -233,27 +232,30 @@ def verify_many(items: Iterable[tuple[bytes, bytes, bytes, bytes]], keep: bool =
 
 
 class Identity:
-    """Ed25519 signing key + X25519 key of one player.
+    """Ed25519 signing key + X25519 key of one player, from their raw 32-byte private keys (the
+    Ed25519 seed, RFC 8032; the X25519 scalar, RFC 7748, clamped by libsodium when used).
 
     Attributes: ``public_key`` (32 raw bytes, Ed25519), ``x25519_public_key`` (32 raw bytes),
-    ``fingerprint`` (16 hex digits of SHA-256(public_key)).
+    ``fingerprint`` (16 hex digits of SHA-256(public_key)). Raises ``ValueError`` if a private
+    key is not 32 bytes.
     """
 
-    __slots__ = ("_sk", "_nsk", "_xk", "public_key", "x25519_public_key", "fingerprint")
+    __slots__ = ("_seed", "_nsk", "_xsk", "public_key", "x25519_public_key", "fingerprint")
 
-    def __init__(self, signing_key: Ed25519PrivateKey, x25519_key: X25519PrivateKey) -> None:
-        self._sk = signing_key
-        self._xk = x25519_key
-        self.public_key: bytes = signing_key.public_key().public_bytes_raw()
-        # libsodium's form of the same key (seed || public key, 64 bytes), for ``sign``.
-        _pk, self._nsk = crypto_sign_seed_keypair(signing_key.private_bytes_raw())
-        self.x25519_public_key: bytes = x25519_key.public_key().public_bytes_raw()
+    def __init__(self, ed25519_seed: bytes, x25519_private: bytes) -> None:
+        if len(ed25519_seed) != KEY_LEN or len(x25519_private) != KEY_LEN:
+            raise ValueError("private keys are 32 raw bytes each")
+        self._seed = bytes(ed25519_seed)
+        self._xsk = bytes(x25519_private)
+        # libsodium's form of the signing key (seed || public key, 64 bytes), for ``sign``.
+        self.public_key, self._nsk = crypto_sign_seed_keypair(self._seed)
+        self.x25519_public_key: bytes = crypto_scalarmult_base(self._xsk)
         self.fingerprint: str = fingerprint_of(self.public_key)
 
     @classmethod
     def generate(cls) -> "Identity":
-        """A fresh random identity (OS randomness via ``cryptography``)."""
-        return cls(Ed25519PrivateKey.generate(), X25519PrivateKey.generate())
+        """A fresh random identity (OS randomness, ``os.urandom``)."""
+        return cls(os.urandom(KEY_LEN), os.urandom(KEY_LEN))
 
     @classmethod
     def from_seed(cls, seed: bytes) -> "Identity":
@@ -262,7 +264,7 @@ class Identity:
         Anyone who knows the seed owns the identity: never use it for real games."""
         ed = hashlib.sha256(SIG_PREFIX + b"ed25519\x00" + seed).digest()
         xk = hashlib.sha256(SIG_PREFIX + b"x25519\x00" + seed).digest()
-        return cls(Ed25519PrivateKey.from_private_bytes(ed), X25519PrivateKey.from_private_bytes(xk))
+        return cls(ed, xk)
 
     @classmethod
     def load_or_create(cls, directory: str | os.PathLike[str] | None = None) -> "Identity":
@@ -282,7 +284,7 @@ class Identity:
             ed, xk = ed_path.read_bytes(), x_path.read_bytes()
             if len(ed) != KEY_LEN or len(xk) != KEY_LEN:
                 raise ValueError(f"corrupted identity key files in {d} (expected 32 raw bytes each)")
-            return cls(Ed25519PrivateKey.from_private_bytes(ed), X25519PrivateKey.from_private_bytes(xk))
+            return cls(ed, xk)
         ident = cls.generate()
         ident.save(d)
         return ident
@@ -291,8 +293,7 @@ class Identity:
         """Write both private keys (raw, 32 bytes each, mode 0600) atomically into ``directory``."""
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
-        for name, raw in ((ED25519_FILE, self._sk.private_bytes_raw()),
-                          (X25519_FILE, self._xk.private_bytes_raw())):
+        for name, raw in ((ED25519_FILE, self._seed), (X25519_FILE, self._xsk)):
             tmp = d / (name + ".tmp")
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             with os.fdopen(fd, "wb") as f:
@@ -308,10 +309,15 @@ class Identity:
 
     def x25519_exchange(self, peer_public_key: bytes) -> bytes:
         """X25519 shared secret (32 bytes) with a peer's raw X25519 public key (for the hidden
-        information channel, DESIGN.md §4). Raises ``ValueError`` on a malformed key."""
-        from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PublicKey
-
-        return self._xk.exchange(X25519PublicKey.from_public_bytes(peer_public_key))
+        information channel, DESIGN.md §4). Raises ``ValueError`` on a malformed key: not 32
+        bytes, or a low-order point (an all-zero secret, which libsodium refuses, as
+        ``cryptography`` did)."""
+        if len(peer_public_key) != KEY_LEN:
+            raise ValueError("an X25519 public key is 32 bytes")
+        try:
+            return crypto_scalarmult(self._xsk, bytes(peer_public_key))
+        except CryptoError:  # PyNaCl's RuntimeError for libsodium's -1
+            raise ValueError("X25519 with a low-order point") from None
 
     def __repr__(self) -> str:
         return f"Identity(fingerprint={self.fingerprint!r})"
