@@ -1,12 +1,15 @@
 """Red team, session 10 (H94): memory a seat-holder makes every honest peer keep, datagram by
-datagram (protocol.md §N2.6 'Bounds', §C8.8). Since the game's start only the setup's endpoints
-may open channels (``Endpoint.restrict``), so the sender here is a seat: its channel MAC is
-valid whatever it sends, and everything it sends reaches ``LockstepSession.receive_message``.
+datagram (protocol.md §N2.6 'Bounds', §C8.8 complaints, §N9 chat). Since the game's start only
+the setup's endpoints may open channels (``Endpoint.restrict``), so the sender here is a seat:
+its channel MAC is valid whatever it sends, and everything it sends reaches the session (or the
+chat room: in the game every seat relays).
 
 What a seat may make a peer hold is otherwise bounded by the lockstep window: STEP messages of
 at most ``STEP_WINDOW`` steps ahead, ``KEEP_STEPS`` steps kept, one DROP vote per voter, step and
-target. In memory, fake engine; memory is measured with ``tracemalloc`` (what the session still
-holds after the datagrams were handled and the caller dropped them), never timed.
+target. Two places kept more, one entry per datagram for the whole game: the COMPLAINTs seen and
+the chat token buckets of author keys. In memory, fake engine; memory is measured with
+``tracemalloc`` (what is still held after the datagrams were handled and the caller dropped
+them), never timed.
 """
 
 from __future__ import annotations
@@ -60,13 +63,6 @@ def _retained(session, datagrams, deliver=None) -> tuple[int, int]:
     return after - before, sum(len(d) for d in datagrams)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "H94 BREAK (§C8.8, §N2.6 'Bounds'; fix in p2p/referee.py Referee.on_complaint and "
-    "ingest_record / p2p/complaints.py Complaints.seen): every distinct COMPLAINT envelope is "
-    "remembered for the whole game (Complaints._seen), marked before its signature is checked, "
-    "kept whether it proves anything or not: measured 5.0 MB held for 4.8 MB of forged "
-    "complaints (2,000 datagrams, events drained; the same when signed), 1.04 bytes of memory "
-    "per byte sent, no bound (80 MB RSS target: ~75 MB of datagrams)"))
 @pytest.mark.parametrize("signed", [False, True], ids=["bad_signature", "signed_proving_nothing"])
 def test_a_seats_complaints_that_prove_nothing_are_not_all_kept(signed):
     """Seat 2 sends seat 0 N distinct COMPLAINTs of kind 1 whose evidence is junk: signed with
