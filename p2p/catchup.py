@@ -25,8 +25,8 @@ from .bulk_verify import check_records
 from .errors import WireError
 from .gamelog import KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_SKIP, KIND_STEP, STEP_BOUND_RECORDS, STEP_RECORD
 from .history import RECORD_OVERHEAD, History
-from .wire import (MSG_CATCHUP_REQ, MSG_CATCHUP_RESP, MSG_HINT, MSG_STEP, CatchupRequest, CatchupResponse, Hint,
-                   open_envelope, seal_message)
+from .wire import (MSG_ABANDON, MSG_CATCHUP_REQ, MSG_CATCHUP_RESP, MSG_COMPLAINT, MSG_HINT, MSG_STEP, CatchupRequest,
+                   CatchupResponse, Hint, open_envelope, seal_message)
 
 #: A page request that starts more than this many steps before the responder's step is first
 #: left to one designated responder (protocol.md §C9.2 'One responder per range'); nearer
@@ -137,18 +137,26 @@ class CatchUp:
         self._asked[start] = (end, now)
         return seal_message(self._identity, MSG_CATCHUP_REQ, CatchupRequest(self._gid, self._me, start, end))
 
+    def paced(self, records: list, first: int, last: int) -> None:
+        """A page's ``records`` took us from step ``first`` to ``last``: set ``pace`` from the
+        STEP records it applied (``_pace_of`` over steps [first, last)), higher or lower;
+        unchanged if it applied none. Protocol.md §C9.1 'pace'."""
+        pace = _pace_of(records, first, last)
+        if pace is not None:
+            self.pace = pace
+
     def hold(self, r: CatchupResponse, raw: bytes, step: int) -> bool:
-        """Note a verified page: it answers its request (not in flight any more) and shows
-        the size of a step (``pace``: as many steps as fill ~90 % of a page). True if it starts
+        """Note a verified page: it answers its request (not in flight any more) and may raise
+        ``pace`` to what its STEP records show (``_pace_of``): records nobody checked yet may
+        only raise it (a too high pace costs a short page, asked again), only the records a page
+        applied set it lower (``paced``). True if it starts
         after our ``step`` and is held until we reach it (at most ``CATCHUP_HELD`` pages, the
         earliest kept; a second copy of a held page is dropped): the caller applies it later
         (``reachable``), not now."""
         self._asked.pop(r.from_step, None)
-        if r.records:
-            size = sum(len(p) + RECORD_OVERHEAD for _, p in r.records)
-            steps = _steps_in(r.records, r.from_step)
-            if steps > 0:
-                self.pace = max(1, min(C.CATCHUP_MAX_RECORDS, steps * C.CATCHUP_MAX_BYTES * 9 // (10 * size)))
+        pace = _pace_of(r.records, r.from_step, r.head_step + 1)
+        if pace is not None and pace > self.pace:
+            self.pace = pace  # unchecked records may only raise it: at worst a page comes back short
         if r.from_step <= step or not r.records:
             return False
         if r.from_step not in self._held:
@@ -272,17 +280,39 @@ class CatchUp:
                             CatchupResponse(self._gid, self._me, from_step, head_step, records, pending, escrows))
 
 
-def _steps_in(records: list, from_step: int) -> int:
-    """Steps a page's records cover: from ``from_step`` to the step of its last STEP record
-    (0 if it has none or it cannot be read)."""
-    for kind, payload in reversed(records):
-        if kind == KIND_STEP:
-            try:
-                last = STEP_RECORD.decode(payload).step
-            except WireError:
-                return 0
-            return last - from_step + 1 if last >= from_step else 0
-    return 0
+def _pace_of(records: list, first: int, last: int) -> int | None:
+    """Steps per page request (protocol.md §C9.1 'pace'): as many as fill ~90 % of a page at
+    the size of ``records``' STEP records of steps [first, last) (the first one of each step,
+    plus ``RECORD_OVERHEAD``), or None if there is none. Only STEP records count: a page's other
+    records (complaints, abandons, drops: a few per game) are no step's size, and counting them
+    let a responder padding its pages with junk of another kind set the pace to 1 (H94)."""
+    got: set[int] = set()
+    size = 0
+    for kind, payload in records:
+        if kind != KIND_STEP:
+            continue
+        try:
+            k = STEP_RECORD.decode(payload).step
+        except WireError:
+            continue
+        if first <= k < last and k not in got:
+            got.add(k)
+            size += len(payload) + RECORD_OVERHEAD
+    return max(1, min(C.CATCHUP_MAX_RECORDS, len(got) * C.CATCHUP_MAX_BYTES * 9 // (10 * size))) if got else None
+
+
+#: The envelope type a record of each kind of its own holds (§C9.5).
+_RECORD_TYPES = {KIND_COMPLAINT: MSG_COMPLAINT, KIND_ABANDON: MSG_ABANDON}
+
+
+def _not_its_kind(kind: int, payload: bytes) -> str | None:
+    """Why a COMPLAINT or ABANDON record is bad (its payload is not an envelope of its kind's
+    message type), or None: what it says the live path judges (§C9.5)."""
+    try:
+        env = open_envelope(payload, C.MAX_CATCHUP_MSG)  # the live path's bound
+    except WireError as e:
+        return f"malformed record: {e}"
+    return None if env.mtype == _RECORD_TYPES[kind] else f"record kind {kind} does not hold its message type"
 
 
 def _buffer_next(sess: Any, records: list, step: int, now: float) -> None:
@@ -334,6 +364,9 @@ def _ingest(sess: Any, r: CatchupResponse, now: float) -> str | None:
         if sess.phase != "running":
             break
         if kind in (KIND_COMPLAINT, KIND_ABANDON):
+            problem = _not_its_kind(kind, payload)  # no responder logs one that is not (§C9.5)
+            if problem is not None:
+                break
             sess.receive_message(payload, now)  # a signed message of its own: the live checks
             continue
         table = STEP_BOUND_RECORDS.get(kind)

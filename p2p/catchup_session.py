@@ -133,6 +133,7 @@ class SessionCatchUp:
         s = self._s
         first = s.step
         problem = ingest_response(self._records, r, now)
+        s.catchup.paced(r.records, first, s.step)  # from what it applied only (§C9.1 'pace')
         if s.running:
             self._settle_dispute(r.seat, r.head_step, r.from_step)
         if problem is not None:

@@ -289,12 +289,29 @@ class Proof(NamedTuple):
     complaint: bytes
 
 
+#: Validly signed COMPLAINTs of one seat that gave us nothing new (they proved nothing, or
+#: named a seat already proven) that we judge and remember; later ones of that seat are dropped
+#: unjudged (protocol.md §C8.8 'What a peer keeps'). An honest seat sends one complaint per bad
+#: message it receives, and a proven culprit is voted out at once: a handful per game.
+COMPLAINT_BUDGET = 64
+
+
 class Complaints:
-    """The complaints part of a session: the seats proven to cheat (module docstring)."""
+    """The complaints part of a session: the seats proven to cheat (module docstring), and
+    the COMPLAINTs already judged, by SHA-256 digest (32 bytes each, never the envelope): those
+    that made a proof (at most one per proven seat) and, per complainer, at most
+    ``COMPLAINT_BUDGET`` that gave nothing new (§C8.8 'What a peer keeps'). A complaint whose
+    signature fails is not remembered (anyone holding a channel can send one naming any seat):
+    it costs its one check and is counted by the caller."""
 
     def __init__(self) -> None:
         self._proven: dict[int, Proof] = {}
+        #: Digests of the validly signed COMPLAINTs judged so far.
         self._seen: set[bytes] = set()
+        #: Complainer seat -> how many of its complaints gave nothing new.
+        self._spent: dict[int, int] = {}
+        #: Complaints dropped unjudged because their complainer's budget was spent.
+        self.over_budget = 0
 
     def proven(self, seat: int) -> Proof | None:
         """The proof against ``seat``, or None."""
@@ -305,11 +322,29 @@ class Complaints:
         return sorted(self._proven)
 
     def seen(self, raw: bytes) -> bool:
-        """True if this COMPLAINT envelope was handled before (then it is ignored); marks it."""
-        if raw in self._seen:
-            return True
-        self._seen.add(raw)
-        return False
+        """True if the COMPLAINT envelope ``raw`` was judged before (then it is ignored).
+        Marks nothing: ``judged`` does, once its signature has been checked."""
+        return hashlib.sha256(raw).digest() in self._seen
+
+    def spent(self, seat: int) -> bool:
+        """True (and counted in ``over_budget``) if ``seat``'s complaints that gave nothing new
+        reached ``COMPLAINT_BUDGET``: its next ones are dropped before their signature is checked."""
+        if self._spent.get(seat, 0) < COMPLAINT_BUDGET:
+            return False
+        self.over_budget += 1
+        return True
+
+    def judged(self, raw: bytes, seat: int, new: bool) -> None:
+        """Remember the validly signed COMPLAINT ``raw`` of ``seat``, judged; ``new``: it made a
+        proof we did not have (else it spends one of ``seat``'s ``COMPLAINT_BUDGET``)."""
+        self._seen.add(hashlib.sha256(raw).digest())
+        if not new:
+            self._spent[seat] = self._spent.get(seat, 0) + 1
+
+    @property
+    def kept(self) -> int:
+        """How many complaint digests are remembered (at most seats x (COMPLAINT_BUDGET + 1))."""
+        return len(self._seen)
 
     def prove(self, proof: Proof) -> bool:
         """Record ``proof``; True if its seat was not proven before."""

@@ -92,7 +92,6 @@ class Referee:
         if complaint is None:
             complaint = make_complaint(self._identity, self.setup.game_id, s.my_seat, step, culprit, kind, evidence,
                                        key)
-            self.complaints.seen(complaint)
             if not s.replaying:
                 self._fx.send(complaint)
         if not self.complaints.prove(Proof(culprit, step, reason, complaint)):
@@ -135,7 +134,9 @@ class Referee:
 
     def on_complaint(self, env: Envelope, c: ComplaintMsg, now: float) -> None:
         """A COMPLAINT: check its signature, then its evidence ourselves (``complaints.judge``);
-        act against whoever it proves guilty: the culprit, or the complainer if it lied."""
+        act against whoever it proves guilty: the culprit, or the complainer if it lied. One
+        judged before is a ``duplicate``; one of a seat whose complaints gave nothing new
+        ``COMPLAINT_BUDGET`` times is ``ignored`` unchecked (§C8.8 'What a peer keeps')."""
         s = self._s
         st = s.stats
         if c.seat >= s.n or c.seat == s.my_seat or c.culprit >= s.n or not s.running:
@@ -144,17 +145,26 @@ class Referee:
         if self.complaints.seen(env.raw):
             st["duplicate"] += 1
             return
-        if not self._fx.verified(env, c.seat, c.step):
-            return
-        if s.active[c.seat]:
-            s.live.heard(c.seat, now)  # it spoke: not silent, whatever it waits for (§C8.8)
-        verdict = judge(self.setup, c, s.active, lambda raw: self._judge_step(raw, c.seat), self._judge_hidden,
-                        s.seats.acks.confirmed)
-        if verdict is None:
+        if self.complaints.spent(c.seat):
             st["ignored"] += 1
             return
-        guilty, reason = verdict
-        self.prove(guilty, c.step, c.kind, reason, list(c.evidence), c.key, complaint=env.raw)
+        if not self._fx.verified(env, c.seat, c.step):
+            return  # counted; not remembered: its seat field may name anyone
+        if s.active[c.seat]:
+            s.live.heard(c.seat, now)  # it spoke: not silent, whatever it waits for (§C8.8)
+        if not self._judged(c, env.raw):
+            st["ignored"] += 1
+
+    def _judged(self, c: ComplaintMsg, raw: bytes) -> bool:
+        """Judge the validly signed COMPLAINT ``c`` (envelope ``raw``), remember its digest
+        (``Complaints.judged``) and act on its verdict (``prove``). False if it proves nothing."""
+        verdict = judge(self.setup, c, self._s.active, lambda ev: self._judge_step(ev, c.seat), self._judge_hidden,
+                        self._s.seats.acks.confirmed)
+        self.complaints.judged(raw, c.seat, verdict is not None and self.complaints.proven(verdict[0]) is None)
+        if verdict is None:
+            return False
+        self.prove(verdict[0], c.step, c.kind, verdict[1], list(c.evidence), c.key, complaint=raw)
+        return True
 
     def ingest_record(self, kind: int, payload: bytes) -> str | None:
         """Apply a COMPLAINT or ABANDON log record (from our log or a catch-up) through the
@@ -175,14 +185,11 @@ class Referee:
         if kind == KIND_COMPLAINT:
             if self.complaints.seen(payload):
                 return None
+            if self.complaints.spent(msg.seat):
+                return "complaint beyond its seat's budget"
             if not env.verify(self._pubkeys[msg.seat]):
                 return "complaint with a bad signature"
-            verdict = judge(self.setup, msg, s.active, lambda raw: self._judge_step(raw, msg.seat),
-                            self._judge_hidden, s.seats.acks.confirmed)
-            if verdict is None:
-                return "complaint that proves nothing"
-            self.prove(verdict[0], msg.step, msg.kind, verdict[1], list(msg.evidence), msg.key, complaint=payload)
-            return None
+            return None if self._judged(msg, payload) else "complaint that proves nothing"
         if not env.verify(self._pubkeys[msg.seat]) or not s.step - 1 <= msg.step <= s.step + 1:
             return "abandon record that does not fit"
         if s.running:

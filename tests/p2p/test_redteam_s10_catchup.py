@@ -15,8 +15,6 @@ Findings (01:30 UTC):
 
 from __future__ import annotations
 
-import pytest
-
 from p2p.gamelog import KIND_COMPLAINT
 
 from redteam_s10_kit import catch_up_with, genuine_first_step
@@ -39,13 +37,6 @@ def test_truncated_genuine_pages_from_a_seat_neither_stop_nor_fork_a_catch_up(tm
     assert out["pages"] > honest["pages"]  # the attack's one effect: more, shorter pages
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "H94 BREAK (§C9.1 'pace'; fix in p2p/catchup.py CatchUp.hold: pace from the STEP records of a "
-    "page that applied without a problem, not from every byte of a page whose records nobody "
-    "checked yet): one genuine STEP record + a 39 KB junk COMPLAINT record per answer sets the "
-    "victim's pace to 1 step per request: 251 requests and 250 pages for 250 steps (honest: 6 "
-    "requests, 5 pages), 9.8 MB of junk taken, and the attacker is never named (no "
-    "PeerMisbehaved: the live checks drop the junk record silently)"))
 def test_a_padded_page_does_not_set_the_requesters_pace(tmp_path):
     """The attacker answers each request first with the asked step's genuine records padded with
     39 KB of junk of another record kind. The rule (§C9.1: pace = steps that fill ~90 % of a page,

@@ -1,0 +1,132 @@
+"""What a peer keeps of the COMPLAINTs it receives (protocol.md §C8.8 'What a peer keeps',
+§N2.6 'Bounds'): the SHA-256 digest of each validly signed complaint it judged (never the
+envelope); per complainer at most ``COMPLAINT_BUDGET`` complaints that gave nothing new
+(proved nothing, or named a seat already proven), after which that seat's complaints are
+dropped before their signature is checked; nothing for a complaint whose signature fails
+(its seat field may name anyone). In memory, fake engine, 3 seats."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import fake_engine as E
+from p2p import const as C
+from p2p.complaints import COMPLAINT_BUDGET, EQUIVOCATION, Complaints, make_complaint
+from p2p.gamelog import KIND_COMPLAINT
+from p2p.identity import Identity
+from p2p.lockstep import CheaterProven
+from p2p.wire import MSG_STEP, seal
+
+from p2p_harness import started_sessions
+
+OPTS = {"target": 40, C.OPT_ON_DROP: "bot", C.OPT_DROP_TIMEOUT: 30}
+JUNK = [b"\x99" * 1150, b"\x77" * 1150]
+
+
+def _table():
+    """(victim seat 0's session, the three sessions), the game started."""
+    sessions = started_sessions(3, E, options=OPTS)
+    return sessions[0], sessions
+
+
+def _junk(s, i: int, signer=None, seat: int = 2) -> bytes:
+    """The ``i``-th distinct complaint of ``seat`` whose evidence proves nothing, signed by
+    ``signer`` (default: the seat's own key)."""
+    ident = s[seat].identity if signer is None else signer
+    return make_complaint(ident, s[0].setup.game_id, seat, 0, 2 if seat == 1 else 1, EQUIVOCATION, [JUNK[0], i.to_bytes(4, "big") + JUNK[1]])
+
+
+def _equivocation(s, value: bytes = b"b" * 32, complainer: int = 2) -> bytes:
+    """A genuine kind-1 complaint of ``complainer``: seat 1 signed two different STEPs for one
+    slot (step 5, one history)."""
+    gid = s[0].setup.game_id
+    one = [seal(s[1].identity, MSG_STEP, [gid, 5, 1, b"\x00" * 32, b"\x00" * 32, v]) for v in (b"a" * 32, value)]
+    return make_complaint(s[complainer].identity, gid, complainer, 0, 1, EQUIVOCATION, one)
+
+
+def _events(session) -> list:
+    out = []
+    while (ev := session.next_event()) is not None:
+        out.append(ev)
+    return out
+
+
+def test_complaints_that_give_nothing_new_spend_their_seats_budget_then_are_dropped_unchecked():
+    victim, s = _table()
+    extra = 50
+    for i in range(COMPLAINT_BUDGET):
+        victim.receive_message(_junk(s, i), 0.0)
+    assert victim.stats["ignored"] == COMPLAINT_BUDGET and victim.referee.complaints.kept == COMPLAINT_BUDGET
+    # Beyond the budget: dropped before the signature check (a bad one is not even counted as such).
+    for i in range(extra):
+        victim.receive_message(_junk(s, COMPLAINT_BUDGET + i, signer=Identity.from_seed(b"x") if i % 2 else None), 0.0)
+    st = victim.stats
+    assert st["ignored"] == COMPLAINT_BUDGET + extra and st["bad_signature"] == 0
+    assert victim.referee.complaints.over_budget == extra
+    assert victim.referee.complaints.kept == COMPLAINT_BUDGET  # digests only, bounded
+    # Its spent budget is its own: seat 1's complaints are still judged.
+    victim.receive_message(_junk(s, 0, seat=1), 0.0)
+    assert victim.referee.complaints.kept == COMPLAINT_BUDGET + 1
+    assert victim.phase == "running" and victim.step == 0
+
+
+def test_forged_complaints_naming_a_seat_neither_are_kept_nor_spend_its_budget():
+    victim, s = _table()
+    forger = Identity.from_seed(b"not-seat-2")
+    for i in range(2 * COMPLAINT_BUDGET):
+        victim.receive_message(_junk(s, i, signer=forger), 0.0)
+    assert victim.stats["bad_signature"] == 2 * COMPLAINT_BUDGET
+    assert victim.referee.complaints.kept == 0 and victim.referee.complaints.over_budget == 0
+    _events(victim)
+    victim.receive_message(_equivocation(s), 0.0)  # seat 2's genuine complaint still counts
+    assert [e.seat for e in _events(victim) if isinstance(e, CheaterProven)] == [1]
+
+
+def test_a_judged_complaint_is_a_duplicate_and_a_second_proof_of_a_proven_seat_spends_budget():
+    victim, s = _table()
+    raw = _equivocation(s)
+    victim.receive_message(raw, 0.0)
+    victim.receive_message(raw, 0.0)
+    assert victim.stats["duplicate"] == 1 and victim.referee.complaints.proven(1) is not None
+    assert victim.referee.complaints.kept == 1
+    victim.receive_message(_equivocation(s, b"c" * 32), 0.0)  # another proof against seat 1: nothing new
+    assert victim.referee.complaints.kept == 2
+    for i in range(COMPLAINT_BUDGET - 1):
+        victim.receive_message(_junk(s, i), 0.0)
+    victim.receive_message(_equivocation(s, b"d" * 32), 0.0)
+    assert victim.referee.complaints.over_budget == 1  # one proof + 64 that gave nothing new
+
+
+def test_a_complaint_record_beyond_its_seats_budget_is_refused():
+    """``Referee.ingest_record`` (a log replay) applies the same memory and budget."""
+    victim, s = _table()
+    raw = _equivocation(s)
+    for i in range(COMPLAINT_BUDGET):
+        assert victim.referee.ingest_record(KIND_COMPLAINT, _junk(s, i)) == "complaint that proves nothing"
+    assert victim.referee.ingest_record(KIND_COMPLAINT, raw) == "complaint beyond its seat's budget"
+    assert victim.referee.complaints.proven(1) is None
+    fresh, s2 = _table()
+    ok = _equivocation(s2)
+    assert fresh.referee.ingest_record(KIND_COMPLAINT, ok) is None and fresh.referee.complaints.proven(1) is not None
+    assert fresh.referee.ingest_record(KIND_COMPLAINT, ok) is None  # judged before: nothing again
+    assert fresh.referee.complaints.kept == 1
+
+
+@settings(max_examples=80, deadline=None)
+@given(ops=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 400), st.booleans()), max_size=600))
+def test_the_complaints_kept_are_bounded_per_seat(ops):
+    """Whatever complaints arrive (complainer, which envelope, whether it makes a new proof),
+    used as the referee uses it (seen, then spent, then judged): at most COMPLAINT_BUDGET
+    digests per seat that gave nothing new, plus one per new proof."""
+    c = Complaints()
+    new_proofs, nothing = 0, {}
+    for seat, which, new in ops:
+        raw = bytes([seat]) + which.to_bytes(2, "big")
+        if c.seen(raw) or c.spent(seat):
+            continue
+        c.judged(raw, seat, new)
+        new_proofs += new
+        nothing[seat] = nothing.get(seat, 0) + (not new)
+    assert all(v <= COMPLAINT_BUDGET for v in nothing.values())
+    assert c.kept <= 4 * COMPLAINT_BUDGET + new_proofs
