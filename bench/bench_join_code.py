@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Joins by code under loss, in memory (protocol.md §N3.1; H88's method, H96). Prints figures,
+asserts nothing.
+
+    python bench/bench_join_code.py [--seeds 100] [--rows 3:0.2,3:0.3,4:0.2,4:0.3] [--probe-gap-max S]
+
+For each row ``seats:loss``: ``--seeds`` seeded lobbies (a host and seats-1 joiners, every one
+joining by code: PROBE, the host's CHALLENGE, the RESPONSE, the STATUS, then the lobby) on
+``p2p.faults.SimNetwork`` with that datagram loss, peers shaped like ``NodeLobby``
+(``tests/p2p/test_lobby_loss.LobbyPeer``: keys, trusts, the host's ``Endpoint.on_confirm``),
+run on the virtual clock until every seat has started (``GameStarted``) or 60 s. Prints, per row,
+the median, 90th percentile and maximum of the virtual seconds to every seat's start, and the
+lobbies that did not start (stalls). Virtual time: the figures do not depend on the machine's load
+and are the same at every run. ``--probe-gap-max`` tries another ``PROBE_RESEND_MAX_S``
+(``p2p/join_resend.py``) for the joiners' PROBE copies.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.join(ROOT, "tests", "p2p"))
+
+
+def one(seed: int, seats: int, loss: float) -> float | None:
+    """Virtual seconds until every seat of one seeded lobby started (None: not within 60 s)."""
+    from test_lobby_loss import LobbyPeer
+
+    from p2p.faults import FaultPlan, SimNetwork
+    from p2p.identity import Identity
+    from p2p.join_code import join_code_tag
+    from p2p.lobby import Lobby
+
+    hid = Identity.from_seed(b"h88-h-%d" % seed)  # H88's seeds: its figures are comparable
+    host_addr = ("10.0.0.1", 5000)
+    host = Lobby.host(hid, edition="classico", seats=seats, name="h", endpoint=host_addr, chain_length=8,
+                      demo_seed=b"h88-%d" % seed)
+    peers = {host_addr: LobbyPeer(hid, host, 100)}
+    tag = join_code_tag(host.game_id, hid.public_key)
+    for i in range(1, seats):
+        ident = Identity.from_seed(b"h88-j%d-%d" % (i, seed))
+        lob = Lobby.join(ident, host_addr=host_addr, game_id=None, name="j%d" % i, chain_length=8, now=0.0,
+                         code_tag=tag)
+        peers[("10.0.0.%d" % (i + 1), 5000)] = LobbyPeer(ident, lob, 100 + i)
+    net = SimNetwork(FaultPlan(seed=seed, loss=loss))
+    for addr, peer in peers.items():
+        net.attach(addr, peer)
+    while net.now < 60 and not all(p.done for p in peers.values()) and net.step():
+        pass
+    return net.now if all(p.started is not None for p in peers.values()) else None
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seeds", type=int, default=100)
+    ap.add_argument("--rows", default="3:0.2,3:0.3,4:0.2,4:0.3", help="seats:loss,...")
+    ap.add_argument("--probe-gap-max", type=float, default=None, help="PROBE_RESEND_MAX_S to try (s)")
+    args = ap.parse_args()
+    from p2p import join_resend
+
+    if args.probe_gap_max is not None:
+        join_resend.PROBE_RESEND_MAX_S = args.probe_gap_max
+    print(f"PROBE_RESEND_S {join_resend.PROBE_RESEND_S} s, PROBE_RESEND_MAX_S {join_resend.PROBE_RESEND_MAX_S} s, "
+          f"{args.seeds} seeds per row; seconds to every seat's start (virtual)")
+    for row in args.rows.split(","):
+        seats, loss = int(row.split(":")[0]), float(row.split(":")[1])
+        times = [one(s, seats, loss) for s in range(args.seeds)]
+        done = sorted(t for t in times if t is not None)
+        if not done:
+            print(f"seats {seats} loss {loss:.0%}: every lobby stalled")
+            continue
+        print(f"seats {seats} loss {loss:.0%}: median {statistics.median(done):.2f} p90 "
+              f"{done[int(0.9 * len(done))]:.2f} max {done[-1]:.2f} stalls {len(times) - len(done)}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
