@@ -3,7 +3,9 @@ peer's memory samples (bench/_net_child.py writes them).
 
 A headless peer (``lanopoli host``/``join`` with ``--progress-json``, the demo's and the
 bench's children) uses ``ui.display``'s text helpers but never draws rich's live line, so it
-must not import rich (~1.8 MB of its resident set, ~3 MB with what rich pulls in)."""
+must not import rich (~1.8 MB of its resident set, ~3 MB with what rich pulls in); nor
+``cryptography`` (~8.5 MB), the editions it does not play, the niente bot and rules, or the demo
+(``NOT_IMPORTED``; bench/README.md "RSS row, session 10")."""
 import io
 import json
 import subprocess
