@@ -27,8 +27,9 @@ first and last ``TRIM`` steps left out), medians and 90th percentiles in µs:
 ``mesh_round`` with ``--mesh`` (same scheduling policy as the game): steps/s, the ratio, CPU ms
 per step per peer. Modes: ``plain``; ``batch`` (this process and so every peer and
 ``mesh_round`` process under ``SCHED_BATCH``, Linux: no wake-up preemption); ``before:US`` /
-``after:US`` / ``nogc`` (``_path_child.py``'s experiments: US µs of CPU spun on the critical path
-or right after our message is sent; the cyclic GC off).
+``after:US`` / ``nogc`` / ``noverify`` (``_path_child.py``'s experiments: US µs of CPU spun on the
+critical path or right after our message is sent; the cyclic GC off; no signature verify, an
+insecure upper bound of a protocol without a verify per STEP).
 """
 
 from __future__ import annotations
