@@ -50,12 +50,15 @@ def pin_lobby(endpoint: Any, lobby: Lobby) -> None:
     protocol.md §N2.2) on ``endpoint``: trusted from now on, never evicted (§N2.6). Only the host
     a joiner joins is an address we chose; every other one (a PROPOSAL's seat endpoint, a JOIN's
     source) a peer named, maybe spoofed: its channel, if the pin opens it, is bounded until the
-    address proves it receives (``Endpoint.pin``'s ``chosen``; §N2.6 "Lobby pins", H91)."""
+    address proves it receives (``Endpoint.pin``'s ``chosen``; §N2.6 "Lobby pins", H91); on a
+    joiner, so is one the seat's own datagram opened before (``Endpoint.await_seat``)."""
     host = lobby.host_address
     host = None if host is None else (str(host[0]), int(host[1]))
     for addr, xk in lobby.peer_keys():
         addr = (str(addr[0]), int(addr[1]))
         endpoint.pin(addr, xk, addr == host)
+        if host is not None and addr != host:  # a joiner's PROPOSAL seat (the host keeps H77's bound)
+            endpoint.await_seat(addr)
 
 
 def pin_seats(endpoint: Any, players: Any, endpoints: Any, my_seat: int) -> None:
@@ -103,6 +106,7 @@ class NodeLobby:
                                     endpoint=link.address, options=cfg.host_options(),
                                     bot=cfg.local_input is None,
                                     demo_seed=cfg.demo_seed, now=now, chain_length=cfg.chain_length)
+            link.endpoint.on_confirm = self._confirmed  # a kept PROBE answered at its RESPONSE (§N3.1)
             await node.watch.open()
             ad = GameAd(version=C.PROTOCOL_VERSION, game_id=self.lobby.game_id, edition=cfg.edition,
                         seats_taken=1, seats_total=cfg.seats, state=LOBBY,
@@ -113,7 +117,6 @@ class NodeLobby:
                         watch_port=node.watch.port)
             await self.discovery.advertise(ad)
             node.report(Hosting(ad.game_id, ad.address, ad.port))
-            link.endpoint.on_confirm = self._confirmed  # a kept PROBE answered at its RESPONSE (§N3.1)
             return
         await node.watch.open()  # any seat serves spectators once the game runs (§N10)
         want = cfg.game_id
