@@ -12,11 +12,12 @@ unchecked bytes anyone can send.
 
 A joiner by code sends a PROBE instead (a JOIN with the zero game id, §N3.1), which the host
 answers only over a confirmed channel: the first PROBE earns the CHALLENGE, the joiner's
-endpoint answers it, and a later copy gets the STATUS. So the PROBE's first copy goes out
+endpoint answers it, and the host answers the PROBE it kept at that RESPONSE (H96). If the
+CHALLENGE or the RESPONSE is lost, only a copy starts again. So the PROBE's first copy goes out
 ``PROBE_RESEND_S`` after it (a LAN round trip is ~1 ms), each next one twice as late up to
 ``PROBE_RESEND_MAX_S`` (at 30% loss a join by code needs several tries: with copies 2 s apart its
-slowest joins neared ``JOIN_TIMEOUT``, H88); the real JOIN that follows the host's answer starts the usual schedule
-(``restart``).
+slowest joins neared ``JOIN_TIMEOUT``, H88); the real JOIN that follows the host's answer starts
+the usual schedule (``restart``).
 """
 
 from __future__ import annotations
@@ -35,9 +36,10 @@ JOIN_HINT_S = 0.25
 #: ~1 ms on a LAN, tens of ms on a loaded machine.
 PROBE_RESEND_S = 0.1
 
-#: Most seconds between two copies of a PROBE: 2.5 PROBEs (~250 B each) a second to the host
-#: until it answers or ``JOIN_TIMEOUT``; each copy is a new chance through 30% loss.
-PROBE_RESEND_MAX_S = 0.4
+#: Most seconds between two copies of a PROBE: 5 PROBEs (~260 B each) a second to the host until it
+#: answers or ``JOIN_TIMEOUT``; each copy is a new chance through 30% loss (H96: 0.4 s before;
+#: bench/bench_join_code.py, 4 seats 30% loss: median 0.80 -> 0.69 s, 3 seats max 3.53 -> 2.21 s).
+PROBE_RESEND_MAX_S = 0.2
 
 
 class JoinResend:
