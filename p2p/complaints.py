@@ -289,10 +289,11 @@ class Proof(NamedTuple):
     complaint: bytes
 
 
-#: Validly signed COMPLAINTs of one seat that gave us nothing new (they proved nothing, or
-#: named a seat already proven) that we judge and remember; later ones of that seat are dropped
-#: unjudged (protocol.md §C8.8 'What a peer keeps'). An honest seat sends one complaint per bad
-#: message it receives, and a proven culprit is voted out at once: a handful per game.
+#: Validly signed COMPLAINTs of one seat that proved nothing to us (or proved the complainer
+#: itself a liar again) that we judge and remember; later ones of that seat are dropped
+#: unjudged (protocol.md §C8.8 'What a peer keeps'). A complaint that proves another seat never
+#: spends it: how many bad messages an honest seat receives, and so complains about, is the
+#: cheater's choice (H94's re-attack of 496cdd4).
 COMPLAINT_BUDGET = 64
 
 
@@ -300,15 +301,17 @@ class Complaints:
     """The complaints part of a session: the seats proven to cheat (module docstring), and
     the COMPLAINTs already judged, by SHA-256 digest (32 bytes each, never the envelope): those
     that made a proof (at most one per proven seat) and, per complainer, at most
-    ``COMPLAINT_BUDGET`` that gave nothing new (§C8.8 'What a peer keeps'). A complaint whose
-    signature fails is not remembered (anyone holding a channel can send one naming any seat):
-    it costs its one check and is counted by the caller."""
+    ``COMPLAINT_BUDGET`` that proved nothing or the complainer again (§C8.8 'What a peer
+    keeps'). A complaint proving another seat already proven is not remembered (judged again
+    if it comes again: it changes nothing). A complaint whose signature fails is not
+    remembered either (anyone holding a channel can send one naming any seat): it costs its
+    one check and is counted by the caller."""
 
     def __init__(self) -> None:
         self._proven: dict[int, Proof] = {}
         #: Digests of the validly signed COMPLAINTs judged so far.
         self._seen: set[bytes] = set()
-        #: Complainer seat -> how many of its complaints gave nothing new.
+        #: Complainer seat -> how many of its complaints spent its budget.
         self._spent: dict[int, int] = {}
         #: Complaints dropped unjudged because their complainer's budget was spent.
         self.over_budget = 0
@@ -327,23 +330,29 @@ class Complaints:
         return hashlib.sha256(raw).digest() in self._seen
 
     def spent(self, seat: int) -> bool:
-        """True (and counted in ``over_budget``) if ``seat``'s complaints that gave nothing new
+        """True (and counted in ``over_budget``) if ``seat``'s complaints that spent its budget
         reached ``COMPLAINT_BUDGET``: its next ones are dropped before their signature is checked."""
         if self._spent.get(seat, 0) < COMPLAINT_BUDGET:
             return False
         self.over_budget += 1
         return True
 
-    def judged(self, raw: bytes, seat: int, new: bool) -> None:
-        """Remember the validly signed COMPLAINT ``raw`` of ``seat``, judged; ``new``: it made a
-        proof we did not have (else it spends one of ``seat``'s ``COMPLAINT_BUDGET``)."""
+    def judged(self, raw: bytes, seat: int, guilty: int | None) -> None:
+        """Note the validly signed COMPLAINT ``raw`` of ``seat``, judged, before its proof is
+        recorded: ``guilty`` is the seat it proves (None: nothing). A new proof is remembered;
+        one that proves nothing, or proves ``seat`` itself once more, is remembered and spends
+        one of ``seat``'s ``COMPLAINT_BUDGET``; one that proves another seat already proven
+        is neither (it tells nothing new, and the complainer received a bad message)."""
+        again = guilty is not None and guilty in self._proven
+        if again and guilty != seat:
+            return
         self._seen.add(hashlib.sha256(raw).digest())
-        if not new:
+        if guilty is None or again:
             self._spent[seat] = self._spent.get(seat, 0) + 1
 
     @property
     def kept(self) -> int:
-        """How many complaint digests are remembered (at most seats x (COMPLAINT_BUDGET + 1))."""
+        """How many complaint digests are remembered (at most seats x COMPLAINT_BUDGET + seats)."""
         return len(self._seen)
 
     def prove(self, proof: Proof) -> bool:

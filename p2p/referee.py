@@ -135,8 +135,8 @@ class Referee:
     def on_complaint(self, env: Envelope, c: ComplaintMsg, now: float) -> None:
         """A COMPLAINT: check its signature, then its evidence ourselves (``complaints.judge``);
         act against whoever it proves guilty: the culprit, or the complainer if it lied. One
-        judged before is a ``duplicate``; one of a seat whose complaints gave nothing new
-        ``COMPLAINT_BUDGET`` times is ``ignored`` unchecked (§C8.8 'What a peer keeps')."""
+        judged before is a ``duplicate``; one of a seat whose complaints proved nothing (or
+        itself) ``COMPLAINT_BUDGET`` times is ``ignored`` unchecked (§C8.8 'What a peer keeps')."""
         s = self._s
         st = s.stats
         if c.seat >= s.n or c.seat == s.my_seat or c.culprit >= s.n or not s.running:
@@ -160,7 +160,7 @@ class Referee:
         (``Complaints.judged``) and act on its verdict (``prove``). False if it proves nothing."""
         verdict = judge(self.setup, c, self._s.active, lambda ev: self._judge_step(ev, c.seat), self._judge_hidden,
                         self._s.seats.acks.confirmed)
-        self.complaints.judged(raw, c.seat, verdict is not None and self.complaints.proven(verdict[0]) is None)
+        self.complaints.judged(raw, c.seat, None if verdict is None else verdict[0])
         if verdict is None:
             return False
         self.prove(verdict[0], c.step, c.kind, verdict[1], list(c.evidence), c.key, complaint=raw)

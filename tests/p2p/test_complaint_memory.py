@@ -1,9 +1,10 @@
 """What a peer keeps of the COMPLAINTs it receives (protocol.md §C8.8 'What a peer keeps',
 §N2.6 'Bounds'): the SHA-256 digest of each validly signed complaint it judged (never the
-envelope); per complainer at most ``COMPLAINT_BUDGET`` complaints that gave nothing new
-(proved nothing, or named a seat already proven), after which that seat's complaints are
-dropped before their signature is checked; nothing for a complaint whose signature fails
-(its seat field may name anyone). In memory, fake engine, 3 seats."""
+envelope); per complainer at most ``COMPLAINT_BUDGET`` complaints that proved nothing (or the
+complainer itself once more), after which that seat's complaints are dropped before their
+signature is checked; nothing for a complaint proving another seat already proven (judged
+again if it comes again) nor for one whose signature fails (its seat field may name anyone).
+In memory, fake engine, 3 seats."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from hypothesis import strategies as st
 
 import fake_engine as E
 from p2p import const as C
-from p2p.complaints import COMPLAINT_BUDGET, EQUIVOCATION, Complaints, make_complaint
+from p2p.complaints import COMPLAINT_BUDGET, EQUIVOCATION, Complaints, Proof, make_complaint
 from p2p.gamelog import KIND_COMPLAINT
 from p2p.identity import Identity
 from p2p.lockstep import CheaterProven
@@ -83,19 +84,37 @@ def test_forged_complaints_naming_a_seat_neither_are_kept_nor_spend_its_budget()
     assert [e.seat for e in _events(victim) if isinstance(e, CheaterProven)] == [1]
 
 
-def test_a_judged_complaint_is_a_duplicate_and_a_second_proof_of_a_proven_seat_spends_budget():
+def test_a_judged_complaint_is_a_duplicate_and_more_proofs_of_a_proven_seat_spend_nothing():
+    """H94's re-attack of 496cdd4: a cheater sending an honest seat many bad messages makes it
+    send as many valid complaints; proving the cheater again, they must not spend the honest
+    seat's budget (its later complaint about another cheater would be dropped unchecked)."""
     victim, s = _table()
     raw = _equivocation(s)
     victim.receive_message(raw, 0.0)
     victim.receive_message(raw, 0.0)
     assert victim.stats["duplicate"] == 1 and victim.referee.complaints.proven(1) is not None
     assert victim.referee.complaints.kept == 1
-    victim.receive_message(_equivocation(s, b"c" * 32), 0.0)  # another proof against seat 1: nothing new
-    assert victim.referee.complaints.kept == 2
-    for i in range(COMPLAINT_BUDGET - 1):
+    for i in range(2 * COMPLAINT_BUDGET):  # other proofs against seat 1: neither kept nor charged
+        victim.receive_message(_equivocation(s, i.to_bytes(32, "big")), 0.0)
+    assert victim.referee.complaints.kept == 1 and victim.referee.complaints.over_budget == 0
+    for i in range(COMPLAINT_BUDGET):
         victim.receive_message(_junk(s, i), 0.0)
     victim.receive_message(_equivocation(s, b"d" * 32), 0.0)
-    assert victim.referee.complaints.over_budget == 1  # one proof + 64 that gave nothing new
+    assert victim.referee.complaints.over_budget == 1  # 64 that proved nothing: spent
+
+
+def test_a_liar_proven_again_spends_its_budget():
+    """A complaint proving its own complainer (a false one) spends its budget once the
+    complainer is proven: a proven liar cannot make us judge its complaints for ever."""
+    c = Complaints()
+    c.judged(b"first lie", 2, 2)
+    c.prove(Proof(2, 0, "false complaint", b"first lie"))
+    for i in range(COMPLAINT_BUDGET):
+        assert not c.spent(2)
+        c.judged(b"lie %d" % i, 2, 2)
+    assert c.spent(2) and c.kept == COMPLAINT_BUDGET + 1
+    c.judged(b"about seat 2", 1, 2)  # seat 1 proving the proven seat 2: nothing kept, nothing spent
+    assert not c.spent(1) and c.kept == COMPLAINT_BUDGET + 1
 
 
 def test_a_complaint_record_beyond_its_seats_budget_is_refused():
@@ -114,19 +133,22 @@ def test_a_complaint_record_beyond_its_seats_budget_is_refused():
 
 
 @settings(max_examples=80, deadline=None)
-@given(ops=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 400), st.booleans()), max_size=600))
+@given(ops=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 400), st.sampled_from([None, 0, 1, 2, 3])),
+                    max_size=600))
 def test_the_complaints_kept_are_bounded_per_seat(ops):
-    """Whatever complaints arrive (complainer, which envelope, whether it makes a new proof),
-    used as the referee uses it (seen, then spent, then judged): at most COMPLAINT_BUDGET
-    digests per seat that gave nothing new, plus one per new proof."""
+    """Whatever complaints arrive (complainer, which envelope, whom it proves), used as the
+    referee uses it (seen, then spent, then judged, then proven): at most COMPLAINT_BUDGET
+    digests per seat that proved nothing or the complainer again, plus one per proven seat."""
     c = Complaints()
-    new_proofs, nothing = 0, {}
-    for seat, which, new in ops:
+    charged: dict = {}
+    for seat, which, guilty in ops:
         raw = bytes([seat]) + which.to_bytes(2, "big")
         if c.seen(raw) or c.spent(seat):
             continue
-        c.judged(raw, seat, new)
-        new_proofs += new
-        nothing[seat] = nothing.get(seat, 0) + (not new)
-    assert all(v <= COMPLAINT_BUDGET for v in nothing.values())
-    assert c.kept <= 4 * COMPLAINT_BUDGET + new_proofs
+        if guilty is None or (guilty in c.cheaters() and guilty == seat):
+            charged[seat] = charged.get(seat, 0) + 1
+        c.judged(raw, seat, guilty)
+        if guilty is not None:
+            c.prove(Proof(guilty, 0, "r", raw))
+    assert all(v <= COMPLAINT_BUDGET for v in charged.values())
+    assert c.kept <= 4 * COMPLAINT_BUDGET + len(c.cheaters())

@@ -18,8 +18,6 @@ In memory, virtual clock, fake engine, 5 seats (Q = 3: the three honest seats dr
 
 from __future__ import annotations
 
-import pytest
-
 import fake_engine as E
 from p2p import const as C
 from p2p.complaints import COMPLAINT_BUDGET
@@ -111,15 +109,6 @@ def test_a_wrong_reveal_to_one_victim_is_proven_by_every_honest_peer(tmp_path):
         assert LIAR in {e.seat for e in net.events[seat] if isinstance(e, SeatDropped)}, (seat, net.describe())
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "H94 BREAK of H98's 496cdd4 (§C8.8 'What a peer keeps'; fix in p2p/complaints.py / p2p/referee.py "
-    "on_complaint: charge the budget only for complaints that prove nothing; one that proves a seat "
-    "already proven shows the complainer received a bad message and costs nothing, or is dropped "
-    "as a duplicate of that proof without spending): the burner sends H 72 signed versions of one "
-    "step message, H sends 72 complaints that each prove the burner, the other peers count 71 as "
-    "nothing new and H's budget is spent at every other peer; the burner's colluder then sends H "
-    "alone a signed wrong reveal: the other peers drop H's complaint unchecked, never prove or "
-    "drop the colluder, and finish the game without H, which stays paused on the colluder"))
 def test_a_cheater_cannot_spend_an_honest_victims_complaint_budget_for_its_colluder(tmp_path):
     """With the burn: BURNER is proven and dropped; then LIAR's wrong reveal to H. The rule
     (§C8.8: a peer that receives a provably bad signed message does not halt alone; every receiver
