@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from .chat import CHAT_TAG
+from .early_buffer import EarlyBuffer
 from .identity import Identity
 from .lobby import GameStarted, Lobby
 from .lockstep import FINISHED, GameOver
@@ -64,7 +65,6 @@ __all__ = ["DISCOVERY_TIMEOUT", "LINGER", "PROGRESS_INTERVAL", "STALL_LIMIT", "N
            "PeerConfig", "PeerResult", "run_peer"]
 
 PROGRESS_INTERVAL = 0.2  # s between progress lines (at most 5 per second)
-_MAX_EARLY = 256  # session messages buffered before our own session starts
 
 
 class Node:
@@ -98,7 +98,7 @@ class Node:
         self.peers: list[Addr] = []
         self.log_path: Path | None = None
         self._log: Any = None
-        self._early: list[bytes] = []
+        self.early = EarlyBuffer()  # a seat's session messages before our session starts
         #: The running core's next deadline (the session's, else the lobby's ``get_timer``).
         self._timer = LoopTimer(self.loop, self._on_timer)
         self._batch_due = False  # a pump ran during the link's read batch: _after_batch owes its tail
@@ -174,8 +174,8 @@ class Node:
             if session is not None:
                 session.receive_message(payload, self.link.now)
                 self._pump_session()
-            elif len(self._early) < _MAX_EARLY:
-                self._early.append(payload)  # a peer started before us: keep for the session
+            else:  # a seat started before us: kept for our session, bounded (early_buffer.py)
+                self.early.hold(payload, self.link.endpoint.peer_key(addr), self.lobby)
             return
         if payload[:2] == CHAT_TAG:
             self.player.on_chat(addr, payload)
@@ -244,8 +244,7 @@ class Node:
         self._run(lob.start_session(self.engine, log=self._log, own_log=own, now=now),
                   None if files is None else files.log_path, now)
         self.report(Found(ev.setup.seats, now - self.t0))
-        early, self._early = self._early, []
-        for raw in early:
+        for raw in self.early.take():
             self.session.receive_message(raw, now)
         self.serve_spectators(ev.setup, ev.my_seat)
         self._pump_session()
