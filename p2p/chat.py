@@ -28,8 +28,9 @@ counted in ``stats`` by reason, never shown, never answered:
    the lines of one source (``via``: the address they came from), and ``CHAT_VERIFY_RATE`` for
    all together (``busy``): forged lines cost a bounded amount of CPU, and one source's
    forgeries cannot use up the checks the other sources' lines need;
-6. the signature by ``pk`` (``bad_signature``); only now is the author's token taken and its
-   ``seq`` remembered — except from a source that can only be the author (``author``: a
+6. the signature by ``pk`` (``bad_signature``); only now is the author's token taken (and a
+   new author's bucket kept: at most ``RELAYED_AUTHORS_KEPT`` authors who are not members) and
+   its ``seq`` remembered — except from a source that can only be the author (``author``: a
    spectator on the watch socket, whose channel is keyed with its own key): its line must name
    that key (``not_author``, checked first) and its token is taken before the signature check,
    so its own forgeries spend its own tokens;
@@ -52,6 +53,10 @@ from .wire import MSG_CHAT, Chat, decode_chat, open_for_game, seal_message
 
 PLAYER = "player"
 SPECTATOR = "spectator"
+#: Authors who are not members (relayed: the lobby's joiners for a joiner, spectators of other
+#: seats in the game) whose token bucket and last ``seq`` are kept, the least recently first
+#: seen forgotten beyond it (protocol.md §N9 'What does not'); members are always kept.
+RELAYED_AUTHORS_KEPT = 64
 
 
 class ChatLimited(Exception):
@@ -116,6 +121,7 @@ class ChatRoom:
         self._members: dict[bytes, tuple[str, str]] = {}
         self._last: dict[bytes, int] = {}
         self._buckets: dict[bytes, _Bucket] = {}
+        self._relayed: dict[bytes, None] = {}  # non-member authors kept, oldest first
         self._verify = _Bucket(float(C.CHAT_VERIFY_RATE), now)
         self._verify_by: dict[object, _Bucket] = {}  # source -> its share of the checks
         self._mine = _Bucket(float(C.CHAT_BURST), now)
@@ -169,9 +175,9 @@ class ChatRoom:
             return self._drop("unknown_sender")
         if msg.seq <= self._last.get(msg.pk, -1):
             return self._drop("replayed")
-        bucket = self._buckets.get(msg.pk)
-        if bucket is None:
-            bucket = self._buckets[msg.pk] = _Bucket(float(C.CHAT_BURST), now)
+        # A new author's bucket is kept only once a token is taken from it (below): lines that
+        # never verify, each naming a fresh key, leave nothing behind (H94).
+        bucket = self._buckets.get(msg.pk) or _Bucket(float(C.CHAT_BURST), now)
         # An author past its rate costs no signature check (and cannot use up the budget the
         # others' lines need); its token is taken only once the line is proven its own, so a
         # forger cannot silence someone by spending their tokens.
@@ -179,6 +185,7 @@ class ChatRoom:
             return self._drop("flood")
         if author is not None:  # the source is the author: its forgeries are its own lines
             bucket.take(now, float(C.CHAT_BURST), 1.0 / C.CHAT_REFILL_S)
+            self._keep(msg.pk, bucket)
         if via is not None and not self._source_budget(via, now):
             return self._drop("busy")
         if not self._verify.take(now, float(C.CHAT_VERIFY_RATE), float(C.CHAT_VERIFY_RATE)):
@@ -187,6 +194,7 @@ class ChatRoom:
             return self._drop("bad_signature")
         if author is None:
             bucket.take(now, float(C.CHAT_BURST), 1.0 / C.CHAT_REFILL_S)
+            self._keep(msg.pk, bucket)
         self._last[msg.pk] = msg.seq
         text = clean_text(msg.text)
         if not text:
@@ -194,6 +202,29 @@ class ChatRoom:
         self.stats["shown"] += 1
         name, role = member if member is not None else (clean_text(msg.name) or "?", relayed_role)
         return ChatLine(msg.pk, name, role, text, msg.seq, env.raw)
+
+    @property
+    def authors_kept(self) -> int:
+        """How many authors' buckets are kept: the members that spoke, plus at most
+        ``RELAYED_AUTHORS_KEPT`` others."""
+        return len(self._buckets)
+
+    def _keep(self, pk: bytes, bucket: _Bucket) -> None:
+        """Keep ``pk``'s ``bucket`` (a token was taken from it). An author who is not a member
+        counts among the ``RELAYED_AUTHORS_KEPT`` last ones; beyond them the one first kept
+        longest ago is forgotten, bucket and ``seq`` (a replay of its old lines shows again)."""
+        if self._buckets.get(pk) is bucket:
+            return
+        self._buckets[pk] = bucket
+        if pk in self._members:
+            return
+        self._relayed[pk] = None
+        while len(self._relayed) > RELAYED_AUTHORS_KEPT:
+            old = next(iter(self._relayed))
+            del self._relayed[old]
+            if old not in self._members:  # (it may have become one since)
+                self._buckets.pop(old, None)
+                self._last.pop(old, None)
 
     def _source_budget(self, via: object, now: float) -> bool:
         """Take one of ``via``'s ``CHAT_SOURCE_VERIFY_RATE`` signature checks of this second.
@@ -335,4 +366,5 @@ def is_chat(data: bytes) -> bool:
 #: First two bytes of a CHAT envelope: msgpack fixarray(3), then the type 36 (positive fixint).
 CHAT_TAG = bytes([0x93, MSG_CHAT])
 
-__all__ = ["ChatRoom", "ChatRelay", "ChatLine", "ChatLimited", "PLAYER", "SPECTATOR", "clean_text", "is_chat", "CHAT_TAG"]
+__all__ = ["ChatRoom", "ChatRelay", "ChatLine", "ChatLimited", "PLAYER", "RELAYED_AUTHORS_KEPT", "SPECTATOR",
+           "clean_text", "is_chat", "CHAT_TAG"]

@@ -86,15 +86,6 @@ def test_a_seats_complaints_that_prove_nothing_are_not_all_kept(signed):
     assert held <= BOUND, f"kept {held:,} B for {sent:,} B of complaints that prove nothing"
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "H94 BREAK (§N9 checks, §N2.6 'Bounds'; fix in p2p/chat.py ChatRoom.receive: make an author's "
-    "token bucket only once its line verified, or bound the buckets as the per-source ones are "
-    "(64)): in the game every seat relays (relayed=True: an author who is not a seat is shown as a "
-    "spectator), so a seat-holder's lines naming a fresh author key each make every peer keep a "
-    "token bucket for that key for the whole game, created before the rate and signature checks: "
-    "measured 1.9 MB held for 1.3 MB of lines (10,000 datagrams, all dropped busy or "
-    "bad_signature), 1.4 bytes of memory per byte sent, no bound; in the lobby the host can do the "
-    "same to every joiner"))
 def test_a_seats_chat_lines_of_fresh_author_keys_are_not_all_remembered():
     """Seat 2 (any key it likes as the author: in the game a relayed author who is not a seat is a
     spectator, §N9/§N10) sends a peer's chat room N_CHAT lines, each naming a fresh author key, signed
