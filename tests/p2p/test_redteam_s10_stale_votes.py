@@ -1,0 +1,103 @@
+"""Red team, session 10 (H94): DROP votes against our seat at a step we applied long ago (protocol.md
+§C8.3: "A seat d is dropped at step k when valid votes DROP(k, d) of the current epoch are held
+from Q distinct active seats other than d"; ``session_votes.SessionVotes.receive``: a vote of a
+past step against our seat is kept and, once a quorum votes, we halt ``SeatLost``: our state
+forked from theirs).
+
+``SeatLoss.has_quorum`` counts every voter's latest vote of that (step, seat), of any epoch and
+whether or not a quorum ever formed at that step. Honest votes against H at step j are
+ordinary: H was late to those voters by a drop timeout once, the votes found no quorum (the
+colluders, who held H's message, did not vote), the step was applied with H's message and the
+game went on. Much later two colluding seats sign DROP(j, H) and send them to H alone: H holds
+four votes (Q = 3 of 5) and halts, believing it was dropped; the others, for whom H was never
+dropped, vote it out as silent. In memory, virtual
+clock, fake engine, 5 seats.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import fake_engine as E
+from p2p import const as C
+from p2p.lockstep import GameOver, SeatDropped, SeatDropVoted, SeatLost
+from p2p.wire import MSG_DROP, MSG_STEP, DropVote, decode_step_body, open_envelope, seal_message
+
+from p2p_harness import Net, random_legal
+from test_resilience import logged_game
+
+OPTS = {"target": 60, C.OPT_ON_DROP: "bot", C.OPT_DROP_TIMEOUT: 5}
+H = 0
+HONEST = (1, 2)
+COLLUDERS = (3, 4)
+#: Steps after the honest vote at which the colluders send their late votes.
+LATER = 10
+
+
+class LateThenStale:
+    """A ``Net`` drop hook and run hook. From H's first STEP of step >= 6 (step j) until both
+    honest voters voted against H at j, nothing of H reaches them, and the colluders (who hold
+    H's message and so do not vote) send them nothing but their own STEP messages of steps <= j
+    (no catch-up answer, no forward): the honest voters vote, no quorum forms (2 of Q = 3), then
+    everything flows and step j is applied with H's message everywhere. LATER steps on, each
+    colluder signs DROP(j, H) of epoch 0 and sends it to H only."""
+
+    def __init__(self, sessions) -> None:
+        self.s = sessions
+        self.j: int | None = None
+        self.voted = False
+        self.sent = False
+        self.net: Net | None = None
+
+    def __call__(self, src: int, dst: int, data: bytes) -> bool:
+        if dst not in HONEST or self.voted:
+            return False
+        if src == H and self.j is None and data[:2] == bytes([0x93, MSG_STEP]):
+            b = decode_step_body(open_envelope(data).body)
+            if b.step >= 6:
+                self.j = b.step
+        if self.j is None:
+            return False
+        if src == H:
+            return True
+        if src in COLLUDERS:
+            if data[:2] != bytes([0x93, MSG_STEP]):
+                return True
+            b = decode_step_body(open_envelope(data).body)
+            return b.seat != src or b.step > self.j
+        return False
+
+    def hook(self, net: Net) -> None:
+        if self.j is not None and not self.voted:
+            self.voted = all(any(isinstance(e, SeatDropVoted) and (e.step, e.seat) == (self.j, H)
+                                 for e in net.events[x]) for x in HONEST)
+        h = net.s[H]
+        if self.voted and not self.sent and h is not None and h.step >= self.j + LATER:
+            self.sent = True
+            for c in COLLUDERS:
+                raw = seal_message(self.s[c].identity, MSG_DROP, DropVote(h.setup.game_id, c, self.j, H, 0, None))
+                h.receive_message(raw, net.now)
+        return None
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "H94 BREAK (§C8.3 'one vote per step and epoch', the voter's promise; fix in p2p/session_votes.py "
+    "receive / p2p/seat_loss.py has_quorum: a voter that signed its step-(j+1) message over the "
+    "digest of a step j applied with our message (we hold it: the certificate) cannot have "
+    "dropped us at j; its later DROP(j, us) is a lie, not part of a quorum — at least count "
+    "only votes of one epoch from seats then active): both honest voters vote against H at step "
+    "j (H late to them once, the colluders hold its message and refrain: no quorum; the step is "
+    "applied with H's message everywhere); 10 steps later the two colluders sign DROP(j, H) and "
+    "send them to H alone: H holds 4 >= Q = 3 and halts SeatLost(j), the others vote it out as "
+    "silent and finish without it"))
+def test_late_votes_for_a_step_long_applied_do_not_make_an_honest_seat_halt(tmp_path):
+    """The rule (§C8.3): H halts ``SeatLost`` only if a quorum of one epoch dropped it; here no
+    quorum ever formed at step j, nobody dropped H: H finishes the game with the others."""
+    sessions, _, _, _ = logged_game(tmp_path, 5, OPTS)
+    atk = LateThenStale(sessions)
+    net = atk.net = Net(list(sessions), random_legal(E, seed=3), drop=atk)
+    net.run(max_time=1e4, hook=atk.hook)
+    assert atk.voted and atk.sent, net.describe()  # the premise: honest votes, no drop at j
+    assert not any(isinstance(e, SeatDropped) and e.step == atk.j for x in HONEST for e in net.events[x])
+    assert not [e for e in net.events[H] if isinstance(e, SeatLost)], net.describe()
+    assert any(isinstance(e, GameOver) for e in net.events[H])
