@@ -21,7 +21,10 @@ import pytest
 import fake_engine as E
 from p2p import const as C
 from p2p.lockstep import GameOver, SeatDropped, SeatDropVoted, SeatLost
-from p2p.wire import MSG_DROP, MSG_STEP, DropVote, decode_step_body, open_envelope, seal_message
+from p2p.escrow import drop_record
+from p2p.gamelog import KIND_DROP
+from p2p.wire import (MSG_CATCHUP_RESP, MSG_DROP, MSG_STEP, CatchupResponse, DropVote, decode_drop, decode_step_body,
+                      open_envelope, seal_message)
 
 from p2p_harness import Net, random_legal
 from test_resilience import logged_game
@@ -42,8 +45,8 @@ class LateThenStale:
     everything flows and step j is applied with H's message everywhere. LATER steps on, each
     colluder signs DROP(j, H) of epoch 0 and sends it to H only."""
 
-    def __init__(self, sessions) -> None:
-        self.s = sessions
+    def __init__(self, sessions, via: str = "votes") -> None:
+        self.s, self.via = sessions, via
         self.j: int | None = None
         self.voted = False
         self.sent = False
@@ -74,9 +77,26 @@ class LateThenStale:
         h = net.s[H]
         if self.voted and not self.sent and h is not None and h.step >= self.j + LATER:
             self.sent = True
-            for c in COLLUDERS:
-                raw = seal_message(self.s[c].identity, MSG_DROP, DropVote(h.setup.game_id, c, self.j, H, 0, None))
-                h.receive_message(raw, net.now)
+            gid = h.setup.game_id
+            late = {c: seal_message(self.s[c].identity, MSG_DROP, DropVote(gid, c, self.j, H, 0, None))
+                    for c in COLLUDERS}
+            if self.via == "votes":
+                for raw in late.values():
+                    h.receive_message(raw, net.now)
+                return None
+            # "record": the honest votes the colluders received at j and their own, as a DROP
+            # record in an unsolicited catch-up page of the first colluder (§C9.2, §C9.5).
+            votes = dict(late)
+            for seat, raw in net.sent_log:
+                env = open_envelope(raw)
+                if seat in HONEST and env.mtype == MSG_DROP:
+                    v = decode_drop(env.body)
+                    if (v.step, v.seat) == (self.j, H):
+                        votes[seat] = raw
+            page = CatchupResponse(gid, COLLUDERS[0], self.j, h.step,
+                                   ((KIND_DROP, drop_record(self.j, H, [votes[i] for i in sorted(votes)], None)),),
+                                   (), ())
+            h.receive_message(seal_message(self.s[COLLUDERS[0]].identity, MSG_CATCHUP_RESP, page), net.now)
         return None
 
 
@@ -89,12 +109,16 @@ class LateThenStale:
     "j (H late to them once, the colluders hold its message and refrain: no quorum; the step is "
     "applied with H's message everywhere); 10 steps later the two colluders sign DROP(j, H) and "
     "send them to H alone: H holds 4 >= Q = 3 and halts SeatLost(j), the others vote it out as "
-    "silent and finish without it"))
-def test_late_votes_for_a_step_long_applied_do_not_make_an_honest_seat_halt(tmp_path):
+    "silent and finish without it; the same with those 4 votes as a DROP record in an unsolicited "
+    "catch-up page (p2p/seat_loss.py past_drop checks no epoch either)"))
+@pytest.mark.parametrize("via", ["votes", "record"])
+def test_late_votes_for_a_step_long_applied_do_not_make_an_honest_seat_halt(tmp_path, via):
     """The rule (§C8.3): H halts ``SeatLost`` only if a quorum of one epoch dropped it; here no
-    quorum ever formed at step j, nobody dropped H: H finishes the game with the others."""
+    quorum ever formed at step j, nobody dropped H: H finishes the game with the others. ``via``:
+    the colluders' votes sent as DROP messages, or as a DROP record (with the honest votes) in an
+    unsolicited catch-up page (``RecordIngest.check_past_drop``)."""
     sessions, _, _, _ = logged_game(tmp_path, 5, OPTS)
-    atk = LateThenStale(sessions)
+    atk = LateThenStale(sessions, via)
     net = atk.net = Net(list(sessions), random_legal(E, seed=3), drop=atk)
     net.run(max_time=1e4, hook=atk.hook)
     assert atk.voted and atk.sent, net.describe()  # the premise: honest votes, no drop at j
