@@ -296,6 +296,17 @@ class Endpoint:
             ch.route.demand(PIN_ALLOWANCE, lobby=True)
         return True
 
+    def await_seat(self, addr: Addr) -> None:
+        """A joiner's PROPOSAL names ``addr`` as a seat: a channel there that the address's own
+        datagram opened (a SETUP_SIG before our PROPOSAL: not confirmed, not yet bounded as a
+        seat's) is bounded as a lobby pin's from now on, first flight included: it never gives
+        up, knocks and is challenged until a RESPONSE proves it (protocol.md §N2.6 "Lobby pins").
+        Else it gave up after 3 resends, and with the other seat's lobby pin out of its flight
+        only a knock woke it, seconds apart. Nothing for other channels (cheap, idempotent)."""
+        ch = self.channels.get((str(addr[0]), int(addr[1])))
+        if ch is not None and self.allowed is None and not ch.route.confirmed and not ch.route.seat:
+            ch.route.demand(PIN_ALLOWANCE, lobby=True)
+
     def _spend(self, peer_xk: bytes, size: int) -> None:
         """Charge ``size`` bytes to the move allowance of the seat key ``peer_xk`` (at most
         ``PIN_ALLOWANCE`` in all; registers the key; bounded, oldest forgotten)."""

@@ -50,12 +50,15 @@ def pin_lobby(endpoint: Any, lobby: Lobby) -> None:
     protocol.md §N2.2) on ``endpoint``: trusted from now on, never evicted (§N2.6). Only the host
     a joiner joins is an address we chose; every other one (a PROPOSAL's seat endpoint, a JOIN's
     source) a peer named, maybe spoofed: its channel, if the pin opens it, is bounded until the
-    address proves it receives (``Endpoint.pin``'s ``chosen``; §N2.6 "Lobby pins", H91)."""
+    address proves it receives (``Endpoint.pin``'s ``chosen``; §N2.6 "Lobby pins", H91); on a
+    joiner, so is one the seat's own datagram opened before (``Endpoint.await_seat``)."""
     host = lobby.host_address
     host = None if host is None else (str(host[0]), int(host[1]))
     for addr, xk in lobby.peer_keys():
         addr = (str(addr[0]), int(addr[1]))
         endpoint.pin(addr, xk, addr == host)
+        if host is not None and addr != host:  # a joiner's PROPOSAL seat (the host keeps H77's bound)
+            endpoint.await_seat(addr)
 
 
 def pin_seats(endpoint: Any, players: Any, endpoints: Any, my_seat: int) -> None:

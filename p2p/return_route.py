@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from .datagram import Addr
 
-__all__ = ["PIN_ALLOWANCE", "ReturnRoute", "UNCONFIRMED_FACTOR", "UNCONFIRMED_RESENDS"]
+__all__ = ["KNOCKS", "KNOCK_RESERVE", "PIN_ALLOWANCE", "ReturnRoute", "UNCONFIRMED_FACTOR", "UNCONFIRMED_RESENDS"]
 
 UNCONFIRMED_FACTOR = 3
 """A channel opened by the peer's datagram sends at most this many times the bytes it received
@@ -32,6 +32,18 @@ PIN_ALLOWANCE = 2000
 heard any) may send before its peer spoke: its first flight (a catch-up request, its last step);
 then the 3x bound of what came back (protocol.md §N2.6 "Game started"). ``Endpoint.pin`` grants
 it per seat key: once for the key's first pin after the start, once more shared by its moves."""
+KNOCKS = 10
+"""A lobby pin's channel not yet proven sends at most this many *knocks* (one pure ack
+each, 70 B in the introduction form), at its retransmission timeouts ``KNOCK_FIRST_S`` s after the
+first, then 0.5, 1, 2 and 4 s apart (at most ``KNOCK_MAX_GAP_S``: ~28 s in all, a setup round's
+``SETUP_TIMEOUT``): its first flight may have been lost (or its RESPONSE, and the peer's own
+channel gave up), and the peer's channel, pinned too, must hear something before it may send more
+or challenge (protocol.md §N2.6 "Lobby pins"; H94's break of b9052dd). They come out of
+``PIN_ALLOWANCE``: ``KNOCK_RESERVE`` bytes of it are kept for them (the rest, 1,300 B, still holds
+one full datagram of ``MAX_DATAGRAM`` = 1,200 B)."""
+KNOCK_FIRST_S = 0.25
+KNOCK_MAX_GAP_S = 4.0
+KNOCK_RESERVE = KNOCKS * 70
 
 
 class ReturnRoute:
@@ -45,7 +57,7 @@ class ReturnRoute:
     ``stats``: the channel's counters."""
 
     __slots__ = ("stats", "confirmed", "proven", "seat", "lobby", "dormant", "rx", "tx", "allowance",
-                 "void_timeouts", "withheld")
+                 "void_timeouts", "withheld", "knock_due", "knocks", "knock_at")
 
     def __init__(self, stats: dict[str, int], confirmed: bool) -> None:
         self.stats = stats
@@ -59,6 +71,9 @@ class ReturnRoute:
         self.allowance = 0  # bytes it may send beyond the factor (``demand``)
         self.void_timeouts = 0  # RTO timeouts while unconfirmed since the address last spoke
         self.withheld = False  # a datagram did not fit: resent at once when confirmed (H77)
+        self.knock_due = False  # a lobby pin not proven: one pure ack goes beyond the bound
+        self.knocks = 0
+        self.knock_at: float | None = None
 
     def heard(self, size: int) -> bool:
         """The unconfirmed address sent an accepted datagram of ``size`` bytes: the bound
@@ -86,24 +101,34 @@ class ReturnRoute:
         peer's first flight, ``PIN_ALLOWANCE``) (§N2.6 "Game started"). ``lobby``: a lobby pin's
         bound (a PROPOSAL named the address, §N2.6 "Lobby pins"), the same until the next call,
         the game's start, which counts anew as for any seat channel (its lobby first flight
-        expires). True if the caller must ask for the proof (a CHALLENGE): the route is not
+        expires); ``KNOCK_RESERVE`` bytes of its ``allowance`` are kept for knocks. True if the caller must ask for the proof (a CHALLENGE): the route is not
         proven."""
         if self.proven:
             return False
         if not self.seat or self.lobby:
             self.seat = True
             self.lobby = lobby
+            self.knock_due = False
             self.confirmed = False
             self.tx = 0
-            self.allowance = allowance
+            self.allowance = allowance - KNOCK_RESERVE if lobby else allowance
         return True
 
-    def timed_out(self) -> bool:
+    def timed_out(self, now: float = 0.0) -> bool:
         """Datagrams of an unconfirmed channel timed out: True if it gives up now
         (``unconfirmed_gaveup``; dormant until the address speaks). A seat's channel (``seat``)
         never does: in lockstep an honest seat whose RESPONSE was lost may have nothing to send
-        until our data arrives, and the bound alone keeps what a victim gets to the factor."""
+        until our data arrives, and the bound alone keeps what a victim gets to the factor. A
+        lobby pin's channel knocks on the ``KNOCKS`` schedule until proven (``now``:
+        the channel's clock, s)."""
         self.void_timeouts += 1
+        if self.lobby and self.knocks < KNOCKS:
+            if self.knock_at is None:
+                self.knock_at = now + KNOCK_FIRST_S
+            elif now >= self.knock_at:
+                self.knock_due = True  # the channel appends a pure ack; ``bound`` lets it through
+                self.knocks += 1
+                self.knock_at = now + min(KNOCK_FIRST_S * 2 ** self.knocks, KNOCK_MAX_GAP_S)
         if self.void_timeouts > UNCONFIRMED_RESENDS and not self.seat:
             self.dormant = True
             self.stats["unconfirmed_gaveup"] += 1
@@ -116,7 +141,7 @@ class ReturnRoute:
         (``unconfirmed_withheld``) as if lost on the way: in flight, they time out and are
         resent within the bound. While our data is in flight (``waiting``) no pure ack is sent:
         a real peer that hears nothing re-sends, raising the bound, until a data datagram
-        (carrying the ack) fits."""
+        (carrying the ack) fits. A due knock (``knock_due``: the first pure ack) goes beyond it."""
         room = UNCONFIRMED_FACTOR * self.rx + self.allowance - self.tx
         waiting = waiting and not self.seat  # a seat acks within the bound: its peer is no requester
         kept = []
@@ -124,7 +149,12 @@ class ReturnRoute:
             size = len(item[0])
             if waiting and item[0][1] == 0:  # HEADER's flags byte (offset 1): 0 = a pure ack
                 continue
-            if size <= room:
+            if self.knock_due and item[0][1] == 0:
+                self.knock_due = False
+                kept.append(item)
+                self.tx += size
+                self.allowance += size  # paid from KNOCK_RESERVE, not from the data's room
+            elif size <= room:
                 kept.append(item)
                 room -= size
                 self.tx += size

@@ -241,6 +241,8 @@ class Channel:
             rx.acks_sent()
             self.stats["pure_acks_sent"] += 1
         if not confirmed:
+            if self.route.knock_due:  # a lobby pin that never heard knocks (§N2.6 "Lobby pins")
+                out.append((frame(0, dst, 0, ack, bits, b""), self.addr))
             kept = self.route.bound(out, bool(self.sender.inflight))
             if len(kept) < len(out):
                 # Withheld data datagrams did not leave: not lost when a later one is acked (H80).
@@ -310,7 +312,7 @@ class Channel:
         expired = tx.expired(now)
         if expired:
             if not route.confirmed:
-                if route.timed_out():
+                if route.timed_out(now):
                     return
                 if route.seat:
                     self._ask_proof()  # the CHALLENGE or its RESPONSE may have been lost

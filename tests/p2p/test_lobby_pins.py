@@ -6,7 +6,9 @@ address may be a victim's. Only the host a joiner joins is an address it chose; 
 opens to any other address is bounded from its first byte: ``PIN_ALLOWANCE`` bytes of first flight
 plus 3x what the address sent, until a RESPONSE to a CHALLENGE sent there proves it; at the game's
 start the count starts anew as for any seat channel. Two honest seats that pin each other both
-speak first, hear each other and prove each other. Sans-I/O on a virtual clock: no socket, no timing.
+speak first, hear each other and prove each other; if both first flights are lost (a niente
+SETUP_SIG is 11,648 B: the flight holds one chunk), ``KNOCKS`` pure acks, paid from the flight,
+wake the other side (H94's break of b9052dd). Sans-I/O on a virtual clock: no socket, no timing.
 """
 
 from __future__ import annotations
@@ -20,9 +22,9 @@ from p2p.endpoint import Endpoint
 from p2p.faults import FaultPlan
 from p2p.identity import Identity
 from p2p.node_lobby import pin_lobby
-from p2p.return_route import PIN_ALLOWANCE
+from p2p.return_route import KNOCKS, PIN_ALLOWANCE
 
-from redteam_lan_kit import TICK, VICTIM, bytes_to
+from redteam_lan_kit import TICK, VICTIM, bytes_to, forge_intro
 from test_lobby_loss import HOST, _lobby_game
 
 ME, HOST_ID, SEAT = (Identity.from_seed(b"h91-lobby-%d" % i) for i in range(3))
@@ -115,3 +117,65 @@ def test_honest_lobbies_at_30_percent_loss_start_in_their_first_round(seats):
         peers, _net = _lobby_game(seed, seats, 0.3)
         assert all(p.started is not None for p in peers.values()), seed
         assert peers[HOST].lobby.round == 0, seed
+
+
+def test_a_silent_address_gets_its_knocks_inside_the_first_flight():
+    """§N2.6 "Lobby pins": a lobby pin whose address never answers sends, over 120 s of SETUP_SIG
+    re-sends, exactly ``KNOCKS`` pure acks (flags byte 0) beside its data, all of it within
+    ``PIN_ALLOWANCE`` (the knocks come out of the flight's reserve)."""
+    ep = Endpoint(epoch=206, keys=KeyCache(ME), accept_plain=False)
+    pin_lobby(ep, _proposed(VICTIM))
+    sent, knocks, now = 0, 0, 0.0
+    drive = _resends(ep, VICTIM)
+    while now < 120.0:
+        drive(now)
+        ep.handle_timer(now)
+        out = [d for d, a in ep.datagrams_to_send(now) if a == VICTIM]
+        sent += sum(map(len, out))
+        knocks += sum(d[1] == 0 for d in out)
+        now += TICK
+    assert knocks == KNOCKS and sent <= PIN_ALLOWANCE
+
+
+@pytest.mark.parametrize("cut", [1.0, 4.0, 20.0])
+def test_two_joiners_whose_first_flights_are_lost_are_woken_by_a_knock(cut):
+    """§N2.6 "Lobby pins" (H94's break of b9052dd): two joiners pin each other and send a
+    niente-sized SETUP_SIG (11,648 B: the flight holds its first chunk) re-sent every 2 s; every
+    datagram between them is lost for ``cut`` s. A knock after the cut earns the other's
+    CHALLENGE; both channels are proven and each SETUP_SIG arrives whole."""
+    big = b"n" * 11_648
+    a = Endpoint(epoch=207, keys=KeyCache(ME), accept_plain=False)
+    b = Endpoint(epoch=208, keys=KeyCache(SEAT), accept_plain=False)
+    a.pin(SEAT_ADDR, SEAT.x25519_public_key, False)
+    b.pin(ME_ADDR, ME.x25519_public_key, False)
+    got = {ME_ADDR: [], SEAT_ADDR: []}
+    now = 0.0
+    while now < 29.0:
+        for ep, src, dst, peer in ((a, ME_ADDR, SEAT_ADDR, b), (b, SEAT_ADDR, ME_ADDR, a)):
+            if round(now / TICK) % round(2.0 / TICK) == 0:
+                ep.send(dst, big)
+            ep.handle_timer(now)
+            for d, _dst in ep.datagrams_to_send(now):
+                if now >= cut:
+                    got[dst] += [p for _, p in peer.receive_datagram(d, src, now)]
+        now += TICK
+    assert got[ME_ADDR][:1] == [big] and got[SEAT_ADDR][:1] == [big]
+    assert a.channels[SEAT_ADDR].route.proven and b.channels[ME_ADDR].route.proven
+
+
+def test_a_seat_channel_its_own_datagram_opened_is_bounded_as_a_lobby_pin_on_a_joiner_only():
+    """§N2.6 "Lobby pins" (``Endpoint.await_seat``): a seat's SETUP_SIG reached a joiner before
+    its PROPOSAL and opened an unconfirmed channel ("Reflection": it would give up after 3
+    resends); once the PROPOSAL names the address, ``pin_lobby`` makes it a lobby pin's (never
+    gives up, knocks). The host's channels to its members keep H77's bound (no first flight)."""
+    intro = forge_intro(SEAT, ME_ADDR, ME.x25519_public_key, SETUP_SIG)
+    joiner = Endpoint(epoch=209, keys=KeyCache(ME), accept_plain=False)
+    host = Endpoint(epoch=210, keys=KeyCache(ME), accept_plain=True)
+    for ep in (joiner, host):
+        for d in intro:
+            ep.receive_datagram(d, SEAT_ADDR, 0.0)
+        assert not ep.channels[SEAT_ADDR].route.seat
+    pin_lobby(joiner, _proposed(SEAT_ADDR))
+    pin_lobby(host, SimpleNamespace(host_address=None, peer_keys=lambda: [(SEAT_ADDR, SEAT.x25519_public_key)]))
+    assert joiner.channels[SEAT_ADDR].route.lobby and not joiner.channels[SEAT_ADDR].confirmed
+    assert not host.channels[SEAT_ADDR].route.seat and not host.channels[SEAT_ADDR].confirmed

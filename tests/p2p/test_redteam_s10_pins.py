@@ -79,24 +79,13 @@ def test_classico_joiners_whose_first_flights_to_each_other_are_lost_still_start
     assert peers[HOST].lobby.round == 0
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "H94 BREAK of H91's b9052dd (§N2.6 'Lobby pins': 'neither waits for ever'; fix in "
-    "p2p/return_route.py ReturnRoute / p2p/endpoint.py pin(chosen=False): a lobby pin's flight "
-    "must let a lost first flight be retransmitted, e.g. the allowance counts bytes of new data, "
-    "not retransmissions, or it renews per RTO back-off while the lobby lasts, within a per-round "
-    "cap): niente joiners whose first flights to each other are lost never send each other "
-    "anything again (1,746 B of the 11,648-B SETUP_SIG spent, every retransmission "
-    "unconfirmed_withheld); at SETUP_TIMEOUT the host removes both honest joiners ('did not "
-    "confirm the setup in time') and they abort; classico joiners cut for 4 s the same (their "
-    "retransmissions spend the flight). In seeded 30%-loss niente lobbies: 3 of 120 (0 of 120 "
-    "before b9052dd, where both cases start even with a 20-s cut)"))
 @pytest.mark.parametrize("edition, cut", [("niente-e-come-sembra", 1.0), ("classico", 4.0)], ids=["niente_1s",
                                                                                                    "classico_4s"])
 def test_joiners_whose_first_flights_to_each_other_are_lost_still_start(edition, cut):
     """Niente-e-come-sembra (a SETUP_SIG of 11.6 KB, several chunks) cut for 1 s, classico cut for
     4 s. The rule (§N2.6 'Lobby pins': the first flights of two seats that pin each other reach
     each other, neither waits for ever; §C2.2: an honest lobby starts): every seat starts, in
-    round 0."""
+    round 0. (Fixed by H91's knocks: ``return_route.KNOCKS`` pure acks paid from the flight.)"""
     peers = _lobby(edition, cut)
     assert all(p.started is not None for p in peers.values()), [(p.lobby.phase, p.aborted) for p in peers.values()]
     assert peers[HOST].lobby.round == 0
