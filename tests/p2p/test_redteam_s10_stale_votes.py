@@ -45,8 +45,8 @@ class LateThenStale:
     everything flows and step j is applied with H's message everywhere. LATER steps on, each
     colluder signs DROP(j, H) of epoch 0 and sends it to H only."""
 
-    def __init__(self, sessions, via: str = "votes") -> None:
-        self.s, self.via = sessions, via
+    def __init__(self, sessions, via: str = "votes", to: int = H, later: int = LATER) -> None:
+        self.s, self.via, self.to, self.later = sessions, via, to, later
         self.j: int | None = None
         self.voted = False
         self.sent = False
@@ -74,8 +74,8 @@ class LateThenStale:
         if self.j is not None and not self.voted:
             self.voted = all(any(isinstance(e, SeatDropVoted) and (e.step, e.seat) == (self.j, H)
                                  for e in net.events[x]) for x in HONEST)
-        h = net.s[H]
-        if self.voted and not self.sent and h is not None and h.step >= self.j + LATER:
+        h = net.s[self.to]
+        if self.voted and not self.sent and h is not None and h.step >= self.j + self.later:
             self.sent = True
             gid = h.setup.game_id
             late = {c: seal_message(self.s[c].identity, MSG_DROP, DropVote(gid, c, self.j, H, 0, None))
@@ -125,3 +125,33 @@ def test_late_votes_for_a_step_long_applied_do_not_make_an_honest_seat_halt(tmp_
     assert not any(isinstance(e, SeatDropped) and e.step == atk.j for x in HONEST for e in net.events[x])
     assert not [e for e in net.events[H] if isinstance(e, SeatLost)], net.describe()
     assert any(isinstance(e, GameOver) for e in net.events[H])
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "H94 BREAK (same rule and fix as above; §C8.3 'asymmetric race', record_ingest.check_past_drop "
+    "-> StepOverturned): the same four votes against H at step j, as a DROP record sent 2 steps "
+    "later to the honest voter 1 (which applied j with H's message and still keeps j): seat 1 "
+    "halts StepOverturned(j, H) and restarts from its log cut at j (it then catches up from the "
+    "others and finishes with them: no fork, a forced restart of an honest peer per record)"))
+def test_late_votes_for_a_recent_step_do_not_overturn_an_honest_peers_step(tmp_path):
+    """The record goes to honest seat 1 within KEEP_STEPS of j. The rule (§C8.3): a step is
+    overturned only by a drop a quorum really decided; here none did: no honest peer halts with
+    ``StepOverturned``, and the three honest peers finish with one final hash (they do today)."""
+    from p2p.lockstep import StepOverturned
+    from p2p_harness import restart_overturned
+
+    sessions, paths, secrets, _ = logged_game(tmp_path, 5, OPTS)
+    atk = LateThenStale(sessions, "record", to=1, later=2)
+    net = atk.net = Net(list(sessions), random_legal(E, seed=3), drop=atk)
+    restarts: list = []
+    again = restart_overturned(paths, secrets, restarts)
+
+    def hook(n: Net) -> None:
+        atk.hook(n)
+        again(n)
+
+    net.run(max_time=1e4, hook=hook)
+    assert atk.voted and atk.sent, net.describe()
+    finals = {e.final_hash for i in (H,) + HONEST for e in net.events[i] if isinstance(e, GameOver)}
+    assert len(finals) == 1, net.describe()
+    assert not restarts and not [e for e in net.events[1] if isinstance(e, StepOverturned)], (restarts, net.describe())
