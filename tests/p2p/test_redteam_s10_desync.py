@@ -18,7 +18,9 @@ import pytest
 import fake_engine as E
 from p2p import const as C
 from p2p.lockstep import Desync, GameOver, SeatDropped
-from p2p.wire import MSG_CATCHUP_REQ, MSG_STEP, decode_catchup_req, decode_step_body, open_envelope, seal
+from p2p.gamelog import KIND_STEP, STEP_RECORD, StepRecord
+from p2p.wire import (MSG_CATCHUP_REQ, MSG_CATCHUP_RESP, MSG_STEP, CatchupResponse, decode_catchup_req,
+                      decode_step_body, open_envelope, seal, seal_message)
 
 from p2p_harness import Net, random_legal
 from test_resilience import logged_game
@@ -63,15 +65,38 @@ class WrongStateHash:
         if self.lie is None:
             self.k = b.step
             h, d = b.prev_hash, b.prev_digest
-            if self.field in ("state", "attestation"):
+            if self.field in ("state", "attestation", "state_record"):
                 h = h[:31] + bytes([h[31] ^ 1])
             else:
                 d = d[:31] + bytes([d[31] ^ 1])
             self.lie = seal(self.s[CHEAT].identity, MSG_STEP, [b.game_id, b.step, CHEAT, h, d, b.input])
-        if dst not in self.told:
+        if dst not in self.told and self.field != "state_record":
             self.told.add(dst)
             self.net.s[dst].receive_message(self.lie, self.net.now)
         return True
+
+    def hook(self, net: Net) -> None:
+        """"state_record": once every other seat's step-k message is out, the lie goes to each
+        victim as the cheater's message in a STEP record of step k (with those messages) in an
+        unsolicited catch-up page of the cheater (§C9.2: a record of our current step is checked
+        and applied like live messages)."""
+        if self.field != "state_record" or self.lie is None or self.told >= self.victims:
+            return None
+        msgs: dict[int, bytes] = {CHEAT: self.lie}
+        for seat, raw in net.sent_log:
+            env = open_envelope(raw)
+            if seat != CHEAT and env.mtype == MSG_STEP and seat not in msgs:
+                if decode_step_body(env.body).step == self.k:
+                    msgs[seat] = raw
+        if len(msgs) < len(net.s):
+            return None
+        record = STEP_RECORD.encode(StepRecord(self.k, [msgs[i] for i in range(len(net.s))]))
+        page = CatchupResponse(net.s[CHEAT].setup.game_id, CHEAT, self.k, self.k, ((KIND_STEP, record),), (), ())
+        raw = seal_message(self.s[CHEAT].identity, MSG_CATCHUP_RESP, page)
+        for v in sorted(self.victims - self.told):
+            self.told.add(v)
+            net.s[v].receive_message(raw, net.now)
+        return None
 
 
 def _attack(tmp_path, victims, field):
@@ -81,7 +106,7 @@ def _attack(tmp_path, victims, field):
     sessions, _, _, _ = logged_game(tmp_path, 4, OPTS)
     atk = WrongStateHash(sessions, victims, field)
     net = atk.net = Net(list(sessions), random_legal(E, seed=5), drop=atk)
-    net.run(max_time=1e4)
+    net.run(max_time=1e4, hook=atk.hook)
     assert atk.k is not None
     halted = [i for i in range(3) if any(isinstance(e, Desync) for e in net.events[i])]
     dropped = {e.seat for i in range(3) for e in net.events[i] if isinstance(e, SeatDropped)}
@@ -98,12 +123,13 @@ def _attack(tmp_path, victims, field):
     "it): prove its signer and vote it out when a drop is possible, halt only without one): ONE "
     "signed datagram to one honest peer (a flipped state hash; or a flipped digest, the cheater "
     "answering the dispute first with its genuine records and no step messages; at step 0 a "
-    "flipped digest alone; in its final attestation, a flipped final state hash) halts it with "
+    "flipped digest alone; in its final attestation, a flipped final state hash; the flipped state "
+    "hash in a STEP record of an unsolicited catch-up page) halts it with "
     "Desync; the others vote the silent victim out after the drop timeout and the cheater finishes "
     "clean, named by nobody (verify: no cheater in any log). Sent to every honest peer: every one "
     "halts, a one-datagram veto of a seat-loss game; at the attestation the loser's veto of a finished "
     "game that §C3.5 says is gone"))
-@pytest.mark.parametrize("field", ["state", "digest_page", "digest_at_0", "attestation"])
+@pytest.mark.parametrize("field", ["state", "digest_page", "digest_at_0", "attestation", "state_record"])
 @pytest.mark.parametrize("victims", [(0,), (0, 1, 2)], ids=["one_victim", "every_honest_peer"])
 def test_a_wrong_state_hash_halts_no_honest_peer_and_frames_nobody(tmp_path, victims, field):
     """Seat 3 sends ``victims`` one signed STEP of step k >= 6 with our digest and another
