@@ -7,10 +7,11 @@ Findings (01:30 UTC):
 * Holds: truncated pages (the attacker's genuine records of the first asked step only, every
   request) neither stop nor fork the catch-up; it costs the victim more round trips (16 requests
   instead of 6 for 250 steps), no record is refused.
-* BREAK: the page's records set the requester's pace (steps per request) before anything in them
-  is checked, from all their bytes (``CatchUp.hold``): one genuine STEP record followed by a
-  39 KB junk record of another kind makes the pace 1; the junk is refused silently by the live
-  checks, so the attacker is never named.
+* BREAK, fixed by H98's 496cdd4 (§C9.1: the pace comes from STEP records, set by applied ones):
+  the page's records set the requester's pace (steps per request) before anything in them was
+  checked, from all their bytes (``CatchUp.hold``): one genuine STEP record followed by a 39 KB
+  junk record of another kind made the pace 1 (251 requests for 250 steps instead of 6); the
+  junk was refused silently by the live checks, so the attacker was never named.
 """
 
 from __future__ import annotations
