@@ -89,22 +89,29 @@ def test_two_joiners_that_pin_each_other_hear_and_prove_each_other(seed):
     first flight earns the other's CHALLENGE, both channels are proven and each SETUP_SIG arrives
     (neither waits for the other to speak first)."""
     plan = FaultPlan(seed=seed, loss=0.3)
+    _pinned_pair(SETUP_SIG, 20.0, lambda now: bool(plan.plan(now)))  # delays are not modelled here
+
+
+def _pinned_pair(setup_sig: bytes, until: float, delivered) -> None:
+    """Two joiners pin each other from the PROPOSAL (``chosen`` False) and send ``setup_sig``,
+    re-sent every 2 s, until ``until`` s; a datagram arrives if ``delivered(now)``. Asserts that
+    each got the other's and that both channels are proven."""
     a = Endpoint(epoch=204, keys=KeyCache(ME), accept_plain=False)
     b = Endpoint(epoch=205, keys=KeyCache(SEAT), accept_plain=False)
     a.pin(SEAT_ADDR, SEAT.x25519_public_key, False)
     b.pin(ME_ADDR, ME.x25519_public_key, False)
     got = {ME_ADDR: [], SEAT_ADDR: []}
     now = 0.0
-    while now < 20.0:
+    while now < until:
         for ep, src, dst, peer in ((a, ME_ADDR, SEAT_ADDR, b), (b, SEAT_ADDR, ME_ADDR, a)):
             if round(now / TICK) % round(2.0 / TICK) == 0:
-                ep.send(dst, SETUP_SIG)
+                ep.send(dst, setup_sig)
             ep.handle_timer(now)
             for d, _dst in ep.datagrams_to_send(now):
-                if plan.plan(now):  # delivered (not lost); delays are not modelled here
+                if delivered(now):
                     got[dst] += [p for _, p in peer.receive_datagram(d, src, now)]
         now += TICK
-    assert got[ME_ADDR][:1] == [SETUP_SIG] and got[SEAT_ADDR][:1] == [SETUP_SIG]
+    assert got[ME_ADDR][:1] == [setup_sig] and got[SEAT_ADDR][:1] == [setup_sig]
     assert a.channels[SEAT_ADDR].route.proven and b.channels[ME_ADDR].route.proven
 
 
@@ -143,24 +150,7 @@ def test_two_joiners_whose_first_flights_are_lost_are_woken_by_a_knock(cut):
     niente-sized SETUP_SIG (11,648 B: the flight holds its first chunk) re-sent every 2 s; every
     datagram between them is lost for ``cut`` s. A knock after the cut earns the other's
     CHALLENGE; both channels are proven and each SETUP_SIG arrives whole."""
-    big = b"n" * 11_648
-    a = Endpoint(epoch=207, keys=KeyCache(ME), accept_plain=False)
-    b = Endpoint(epoch=208, keys=KeyCache(SEAT), accept_plain=False)
-    a.pin(SEAT_ADDR, SEAT.x25519_public_key, False)
-    b.pin(ME_ADDR, ME.x25519_public_key, False)
-    got = {ME_ADDR: [], SEAT_ADDR: []}
-    now = 0.0
-    while now < 29.0:
-        for ep, src, dst, peer in ((a, ME_ADDR, SEAT_ADDR, b), (b, SEAT_ADDR, ME_ADDR, a)):
-            if round(now / TICK) % round(2.0 / TICK) == 0:
-                ep.send(dst, big)
-            ep.handle_timer(now)
-            for d, _dst in ep.datagrams_to_send(now):
-                if now >= cut:
-                    got[dst] += [p for _, p in peer.receive_datagram(d, src, now)]
-        now += TICK
-    assert got[ME_ADDR][:1] == [big] and got[SEAT_ADDR][:1] == [big]
-    assert a.channels[SEAT_ADDR].route.proven and b.channels[ME_ADDR].route.proven
+    _pinned_pair(b"n" * 11_648, 29.0, lambda now: now >= cut)
 
 
 def test_a_seat_channel_its_own_datagram_opened_is_bounded_as_a_lobby_pin_on_a_joiner_only():
