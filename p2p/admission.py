@@ -20,13 +20,14 @@ an argument.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any, Protocol
 
 from . import const as C
 from .identity import fingerprint_of
 from .join_code import join_code_tag
 from .lobby_events import LobbyStatus, PlayerJoined, PlayerLeft, PlayerRemoved
-from .ratelimit import TokenBucket
+from .ratelimit import TokenBucket, bucket_in
 from .wire import (MSG_JOIN, MSG_PROPOSAL, MSG_REJECT, MSG_STATUS, Envelope, Join, Player, Proposal, Reject,
                    Setup, Status, seal_message)
 
@@ -58,6 +59,15 @@ REJECT_TEXT = {
     C.REJECT_VERSION: "protocol version mismatch",
     C.REJECT_OTHER_KEYS: "already joined with other keys",
 }
+
+
+def xk_usable(identity: Any, xk: bytes) -> bool:
+    """Whether X25519 of ``identity`` with ``xk`` gives a secret (§C2.2: a low-order key gives none)."""
+    try:
+        identity.x25519_exchange(xk)
+    except ValueError:
+        return False
+    return True
 
 
 class LobbyHost(Protocol):
@@ -108,18 +118,15 @@ class Admission:
         #: Join by code (protocol.md §N3.1): the code's 50-bit tag while we probe for the game
         #: id (None once known, or for any other join).
         self.code_tag: int | None = None
-        # host only: PROBE answers allowed per source host (PROBE_RATE per second, as many in a
-        # burst; at most PROBE_MEMORY hosts, the least recently probing forgotten first)
-        self._probes: dict[Any, TokenBucket] = {}
-        # host only: (joiner key, source address) -> when we last answered that PROBE there
-        # (PROBE_REPEAT_S; at most PROBE_MEMORY pairs, the oldest forgotten first)
+        # host only: PROBE answers allowed per source host (PROBE_RATE/s; PROBE_MEMORY hosts, LRU)
+        self._probes: OrderedDict[Any, TokenBucket] = OrderedDict()
+        # host only: (joiner key, source address) -> when answered there (PROBE_MEMORY, oldest out)
         self._probed: dict[tuple[bytes, Any], float] = {}
         # host only: source address -> (envelope, JOIN, when) of its last PROBE dropped as unconfirmed
         self._kept: dict[Any, tuple[Envelope, Any, float]] = {}
-        # host only (protocol.md §C2.2 step 7): keys removed for not confirming a setup (never
-        # seated again in this lobby), members whose entry predates the current round (they
-        # must JOIN again with a fresh seed commitment before the next PROPOSAL), and members
-        # that signed a setup at least once (not counted by the per-address cap)
+        # host only (§C2.2 step 7): keys removed for not confirming a setup (never seated again
+        # here), members whose entry predates the current round (they must JOIN again with a fresh
+        # seed commitment before the next PROPOSAL), members that signed a setup once (off the cap)
         self._banned: set[bytes] = set()
         self.stale: set[bytes] = set()
         self._confirmed: set[bytes] = set()
@@ -193,11 +200,9 @@ class Admission:
         (or REJECT full once the lobby closed), protocol.md §N3.1, in this order:
 
         0. only over a ``confirmed`` channel (its address answered the transport's CHALLENGE,
-           §N2.6): a spoofed source never proves its address, so a flood of PROBEs of fresh keys
-           from spoofed sources is dropped here for free (``probe_unconfirmed``; the endpoint's
-           CHALLENGE, smaller than the PROBE, went out) and cannot take the budget of honest
-           joiners by code (H83; before, the one budget of all sources was theirs); it is kept,
-           unchecked (``PROBE_KEPT``), and goes through rules 1-3 when the address confirms;
+           §N2.6; else ``probe_unconfirmed``, kept unchecked for rules 1-3 once it confirms,
+           ``PROBE_KEPT``): a spoofed source never proves its address, so its PROBEs of fresh keys
+           cost no check and no part of honest joiners' budget (H83; before, theirs was one);
         1. at most once per PROBE_REPEAT_S per joiner key and source address (``probe_repeat``,
            H37; a replay from another confirmed address is answered there, never silencing us, H94);
         2. at most PROBE_RATE per second per source host (``probe_limit``): a prober that
@@ -219,7 +224,8 @@ class Admission:
         if now - self._probed.get(seen, -C.PROBE_REPEAT_S) < C.PROBE_REPEAT_S:
             lob.drop("probe_repeat")
             return
-        if not self._probe_bucket(addr, now).take(now):
+        host = addr[0] if isinstance(addr, (tuple, list)) else addr  # its IP: one machine, all its ports
+        if not bucket_in(self._probes, host, C.PROBE_RATE, C.PROBE_RATE, now, C.PROBE_MEMORY).take(now):
             lob.drop("probe_limit")
             return
         if not env.verify(pk):
@@ -245,19 +251,6 @@ class Admission:
         self._lobby.count("probe_kept")
         self.on_probe(probe[0], probe[1], addr, now, True)
         return True
-
-    def _probe_bucket(self, addr: Any, now: float) -> TokenBucket:
-        """The PROBE budget of ``addr``'s host (the IP address of a ``(host, port)``: one
-        machine, however many ports it probes from), made full on first use; the least
-        recently used of more than PROBE_MEMORY is forgotten."""
-        host = addr[0] if isinstance(addr, (tuple, list)) else addr
-        bucket = self._probes.pop(host, None)
-        if bucket is None:
-            bucket = TokenBucket(C.PROBE_RATE, C.PROBE_RATE, now)
-            if len(self._probes) >= C.PROBE_MEMORY:
-                del self._probes[next(iter(self._probes))]
-        self._probes[host] = bucket
-        return bucket
 
     def on_probe_answer(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
         """Joiner by code: the host's STATUS/REJECT names the game id and the host's keys; they
@@ -327,6 +320,9 @@ class Admission:
                 >= MAX_UNCONFIRMED_PER_ADDR:
             lob.drop("address_cap")  # one socket, many fresh keys: ghosts (§C2.2 step 7)
             self._reject(addr, p.public_key, C.REJECT_FULL)
+            return
+        if not xk_usable(lob.identity, p.x25519_key):
+            lob.drop("bad_key")  # a low-order key: no channel, escrow or delivery key with it (H94)
             return
         self.joined[p.public_key] = (p, addr)
         lob.emit(PlayerJoined(p.name, fingerprint_of(p.public_key)))
@@ -454,6 +450,10 @@ class Admission:
         if host_seat is None:
             lob.misbehaved(addr, "the host is not seated in its proposal", env)
             lob.abort("refusing the setup: the host is not seated in it")
+            return
+        if not all(xk_usable(lob.identity, p.x25519_key) for p in setup.players):
+            lob.misbehaved(addr, "a seat's X25519 key derives nothing", env)
+            lob.abort("refusing the setup: a seat's key derives nothing")
             return
         endpoints = list(msg.endpoints)
         endpoints[host_seat] = addr  # we reach the host where it answered us

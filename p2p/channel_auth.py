@@ -38,7 +38,7 @@ from hashlib import sha256
 
 from hkdf import hkdf_expand, hkdf_extract
 
-from .ratelimit import TokenBucket
+from .ratelimit import TokenBucket, bucket_in
 
 KEY_INFO = b"lanopoli/1/channel\x00"
 """HKDF ``info`` prefix; the two X25519 public keys (ascending) follow."""
@@ -186,25 +186,13 @@ class KeyCache:
             self._cache.move_to_end(peer_xk)
             return keys
         if (addr is not None and not (
-                _bucket(self._intros_by_addr, addr, INTRO_ADDR_BURST, INTRO_ADDR_RATE, now).take(now)
-                and _bucket(self._intros_by_ip, addr[0], INTRO_IP_BURST, INTRO_IP_RATE, now).take(now))
+                bucket_in(self._intros_by_addr, addr, INTRO_ADDR_BURST, INTRO_ADDR_RATE, now, INTRO_ADDRS).take(now)
+                and bucket_in(self._intros_by_ip, addr[0], INTRO_IP_BURST, INTRO_IP_RATE, now, INTRO_ADDRS).take(now))
                 ) or not self._intros.take(now):
             self.stats["intro_limited"] += 1
             return None
         return self._derive(peer_xk)
 
-
-def _bucket(table: OrderedDict, key: Any, burst: int, rate: float, now: float) -> TokenBucket:
-    """``key``'s bucket in ``table`` (made full, the least recently used of more than
-    ``INTRO_ADDRS`` forgotten)."""
-    bucket = table.get(key)
-    if bucket is None:
-        bucket = table[key] = TokenBucket(burst, rate, now)
-        if len(table) > INTRO_ADDRS:
-            table.popitem(last=False)
-    else:
-        table.move_to_end(key)
-    return bucket
 
 
 # -- proof of a new epoch (protocol.md §N2.2) ------------------------------------------------------

@@ -8,7 +8,10 @@ caller's clock must not go back.
 
 from __future__ import annotations
 
-__all__ = ["TokenBucket"]
+from collections import OrderedDict
+from typing import Any
+
+__all__ = ["TokenBucket", "bucket_in"]
 
 
 class TokenBucket:
@@ -34,3 +37,17 @@ class TokenBucket:
             return False
         self.tokens -= 1.0
         return True
+
+
+def bucket_in(table: OrderedDict, key: Any, burst: float, per_s: float, now: float, limit: int) -> TokenBucket:
+    """``key``'s bucket in ``table`` (least recently used first): made full at ``now`` on first use,
+    the most recent after each use; of more than ``limit`` keys the least recently used is
+    forgotten, so a stranger cycling keys (sources) holds at most ``limit`` buckets."""
+    bucket = table.get(key)
+    if bucket is None:
+        bucket = table[key] = TokenBucket(burst, per_s, now)
+        if len(table) > limit:
+            table.popitem(last=False)
+    else:
+        table.move_to_end(key)
+    return bucket

@@ -30,3 +30,20 @@ def test_never_more_takes_than_burst_plus_rate_times_elapsed(gaps, burst, rate):
         now += g
         taken += b.take(now)
     assert taken <= burst + rate * now + 1e-9
+
+
+def test_bucket_in_keeps_one_bucket_per_key_and_forgets_the_least_recently_used():
+    """``bucket_in`` (the per-source budgets of §N2.1 item 3 and §N3.1): a key's bucket is made full
+    once and kept (its tokens spent stay spent), at most ``limit`` keys, the least recently used
+    forgotten first (a forgotten key starts full again)."""
+    from collections import OrderedDict
+
+    from p2p.ratelimit import bucket_in
+
+    table: OrderedDict = OrderedDict()
+    assert bucket_in(table, "a", 1, 0.0, 0.0, 2).take(0.0)
+    assert not bucket_in(table, "a", 1, 0.0, 0.0, 2).take(0.0)  # the same bucket, empty
+    bucket_in(table, "b", 1, 0.0, 0.0, 2)
+    bucket_in(table, "a", 1, 0.0, 0.0, 2)  # a used again: b is now the least recent
+    bucket_in(table, "c", 1, 0.0, 0.0, 2)
+    assert list(table) == ["a", "c"] and not bucket_in(table, "a", 1, 0.0, 0.0, 2).take(0.0)

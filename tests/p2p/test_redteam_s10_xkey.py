@@ -89,21 +89,14 @@ def _lobby(edition: str, options: dict) -> dict:
     return {addr: p.lobby for addr, p in peers.items()}
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "H94 BREAK (§C2.1/§C2.2 checks, §C8.2, §C12.7; fix in p2p/admission.py (host: REJECT a JOIN "
-    "whose xk is not a usable X25519 key, e.g. Identity.x25519_exchange raises, and a joiner "
-    "refuses such a PROPOSAL) and/or p2p/escrow.py make_escrow / p2p/private_view.py (a seat "
-    "whose key derives nothing gets no share, as a dropped seat)): one JOIN naming a low-order "
-    "X25519 key (32 zero bytes) is seated, the lobby completes over plain channels and every seat "
-    "starts, then the honest host's start_session raises ValueError('X25519 with a low-order "
-    "point') in a seat-loss classico game and in niente-e-come-sembra: the node's 'internal' "
-    "failure at the start of every game the attacker joins"))
 @pytest.mark.parametrize("edition, options", [("classico", {C.OPT_ON_DROP: "bot"}), ("niente-e-come-sembra", {})],
                          ids=["classico_seat_loss", "niente"])
 def test_a_joiner_with_a_low_order_x25519_key_cannot_crash_the_honest_seats(edition, options):
     """The rule (§C2.2 'Checks': a failure is dropped and counted, nothing else; Part L: a bad
     input never crashes a peer): the attacker is refused, or the game starts and every honest
-    seat's session is made."""
+    seat's session is made. H94's break (strict xfail until H96): the attacker was seated, the game
+    started and the honest host's start_session raised ValueError('X25519 with a low-order point');
+    now the host drops its JOIN (``bad_key``, tests/p2p/test_lobby_xkey.py)."""
     lobbies = _lobby(edition, options)
     if lobbies[ATTACKER].phase != "started":
         return  # refused at the lobby: the rule holds
