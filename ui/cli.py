@@ -129,7 +129,7 @@ def add_rule_flags(p: argparse.ArgumentParser) -> None:
     """The lobby options of the game (engine/rules/house_rules.py, all off by default; part of
     the signed setup): house rules and the timed game (docs/RULES.md)."""
     rules = p.add_argument_group(_("game options (all off by default)"))
-    rules.add_argument("--timed", type=_minutes, metavar="MINUTES",
+    rules.add_argument("--timed", type=_minutes, metavar=_("MINUTES"),
                        help=_("timed game: when the time is up the richest wins (editrice-giochi, fabrianopoli)"))
     rules.add_argument("--free-parking-pot", action="store_true",
                        help=_("taxes and fines go to a pot taken by whoever lands on free parking"))
@@ -152,7 +152,7 @@ def add_resilience_flags(p: argparse.ArgumentParser, *, rules: bool) -> None:
     faults.add_argument("--duplicate", type=_probability, default=0.0, help=_("fraction of datagrams sent twice"))
     faults.add_argument("--reorder", type=_probability, default=0.0,
                         help=_("fraction of datagrams held back so that later ones overtake them"))
-    faults.add_argument("--partition", type=_partition, action="append", default=[], metavar="START:SECONDS",
+    faults.add_argument("--partition", type=_partition, action="append", default=[], metavar=_("START:SECONDS"),
                         help=_("cut this peer off the network for SECONDS, START seconds after the game starts (repeatable)"))
 
 
@@ -209,7 +209,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--fault-seed", type=int, default=None,
                        help=_("seed of the simulated network faults (default: from --seed)"))
         add_resilience_flags(p, rules=name == "host")
-        p.add_argument("--skip-idle-after", type=_positive_seconds, metavar="SECONDS",
+        p.add_argument("--skip-idle-after", type=_positive_seconds, metavar=_("SECONDS"),
                        help=_("vote to let the turn of a player the game has waited SECONDS for pass "
                               "(a majority of the seats must agree; headless peers and tests)"))
         if name == "host":

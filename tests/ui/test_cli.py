@@ -104,6 +104,18 @@ def test_help_follows_the_language(capsys):
     assert code == 0 and "number of peers" in out_en
 
 
+def test_help_placeholders_are_the_words_its_text_uses(capsys):
+    # The Italian help said "--partition START:SECONDS ... per SECONDI, INIZIO secondi" (H101).
+    code, out_it, _ = run(capsys, "--lang", "it", "host", "--help")
+    out_it = " ".join(out_it.split())  # argparse wraps the lines
+    assert code == 0
+    assert "--partition INIZIO:SECONDI" in out_it and "per SECONDI, INIZIO secondi" in out_it
+    assert "--skip-idle-after SECONDI" in out_it and "da SECONDI secondi" in out_it
+    assert "--timed MINUTI" in out_it and "SECONDS" not in out_it
+    code, out_en, _ = run(capsys, "--lang", "en", "host", "--help")
+    assert code == 0 and "--partition START:SECONDS" in out_en and "--timed MINUTES" in out_en
+
+
 def test_lang_is_accepted_after_the_subcommand(capsys, tmp_path):
     code, _out, err = run(capsys, "verify", str(tmp_path / "x"), "--lang", "en")
     assert code == EXIT_USAGE and "no such file" in err
