@@ -44,7 +44,8 @@ class WatchListScreen(Screen):
         """The games on the network with their live standings, a status line, the buttons."""
         with Vertical(id="lobby"):
             yield Label(_("lanopoli — the games on your network"), classes="title")
-            yield Label(_("Live standings, ▶ whose turn it is; Enter watches a game (every move verified)."), classes="subtitle")
+            yield Label(_("Live standings, ▶ whose turn it is; Enter watches a game (every move verified)."),
+                        classes="subtitle", id="watch-help")
             yield DataTable(id="games", cursor_type="row", zebra_stripes=True)
             yield Label("", id="lobby-status", classes="error")
             with Horizontal(classes="buttons"):
