@@ -31,6 +31,33 @@ async def test_tab_walks_the_create_dialog_without_an_invisible_stop():
         assert app.screen.query_one("#edition").value != "classico"
 
 
+class _Answer(App):
+    """Pushes a CreateDialog and keeps its answer."""
+
+    answer: object = "none yet"
+
+    def on_mount(self) -> None:
+        self.push_screen(CreateDialog(), lambda req: setattr(self, "answer", req))
+
+
+@sync
+async def test_space_ticks_a_house_rule_and_enter_on_it_creates_as_the_hint_says():
+    """The hint says "Enter: create"; a plain Checkbox toggled on Enter, so Enter on the house
+    rule just ticked un-ticked it and created nothing (H101's walk)."""
+    app = _Answer()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause(0.1)
+        for _ in range(7):  # create-game -> cancel, edition, seats, bots, on_drop, drop_timeout, pot
+            await pilot.press("tab")
+        assert app.focused.id == "pot"
+        await pilot.press("space")
+        assert app.screen.query_one("#pot").value is True
+        await pilot.press("enter")
+        await pilot.pause(0.1)
+        assert app.answer is not None and app.answer != "none yet"
+        assert app.answer.options == {"free_parking_pot": True} and app.answer.bots is True
+
+
 def test_an_offer_to_us_says_you_give_for_our_side():
     from engine.testing import scenario
     from ui.i18n import set_language

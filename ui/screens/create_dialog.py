@@ -4,6 +4,7 @@ rules and the timed game; answers a ``CreateRequest`` the engine accepts."""
 from __future__ import annotations
 
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Checkbox, Input, Label, Select
 
@@ -26,12 +27,22 @@ def house_rule_label(key: str) -> str:
             "double_go_salary": _("Double salary landing exactly on VIA!")}[key]
 
 
+class _Tick(Checkbox, inherit_bindings=False):
+    """A checkbox of this dialog: Space ticks it, Enter is left to the dialog (creates), as the
+    dialog's hint "Enter: create" says (a plain Checkbox toggles on Enter too, so a newcomer who
+    pressed Enter to create un-ticked the house rule just chosen)."""
+
+    BINDINGS = [Binding("space", "toggle_button", show=False)]
+
+
 class CreateDialog(_Dialog):
     """A new game: edition, seats, bots for the empty seats, and the lobby options of ``lanopoli
     host`` (ui/peer.py ``game_options``): the rule for a player who drops out (``on_drop`` bot /
     bankrupt / off, after ``drop_timeout`` s of silence, protocol.md §C7.1), the house rules (all off
     by default) and the timed game (minutes; editions with ``timed_game`` only). Bad input shows
     an error and keeps the dialog. Dismisses a CreateRequest or None."""
+
+    BINDINGS = [Binding("enter", "create", show=False)]
 
     def compose(self) -> ComposeResult:
         """Edition, players, what happens when a player drops out, house rules, timed game, and
@@ -49,7 +60,7 @@ class CreateDialog(_Dialog):
                 yield Label(_("Players"), classes="prompt")
                 yield Select([(str(n), n) for n in range(2, 9)], value=4, allow_blank=False, id="seats",
                              compact=True, classes="short")
-            yield Checkbox(_("Bots take the empty seats when you press Start"), value=True, id="bots", compact=True)
+            yield _Tick(_("Bots take the empty seats when you press Start"), value=True, id="bots", compact=True)
             with Horizontal(classes="row"):
                 yield Label(_("If a player drops out"), classes="prompt")
                 yield Select([(_("a bot plays for them"), "bot"), (_("they go bankrupt"), "bankrupt"),
@@ -61,7 +72,7 @@ class CreateDialog(_Dialog):
                 yield Input("30", id="drop_timeout", type="integer", compact=True)
             yield Label(_("House rules (off unless ticked)"), classes="subtitle")
             for wid, key in HOUSE_RULES:
-                yield Checkbox(house_rule_label(key), value=False, id=wid, compact=True)
+                yield _Tick(house_rule_label(key), value=False, id=wid, compact=True)
             with Horizontal(classes="row", id="timed-row"):
                 yield Label(_("Timed game, minutes (empty: no limit)"), classes="prompt")
                 yield Input("", placeholder=_("off"), id="timed", type="number", compact=True)
@@ -77,6 +88,10 @@ class CreateDialog(_Dialog):
         self._show_timed()
         # Enter creates at once with what is shown; Shift+Tab walks back to the fields.
         self.query_one("#create-game", Button).focus()
+
+    def action_create(self) -> None:
+        """Enter on a checkbox (``_Tick``): create the game with what is shown."""
+        self._create()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         """Enter in a field: create the game with what is shown."""
