@@ -194,6 +194,8 @@ class RecordIngest:
             return False
         k, seat = found
         if seat == s.my_seat and s.active[seat]:
+            if k < s.step - C.KEEP_STEPS:
+                return False  # no peer can overturn that step any more: it decided nothing (§C8.3 'Stale votes')
             event: Any = SeatLost(k)
         elif s.steps.keeps(k) and (s.steps.held(k, seat) is not None or seat in s.skips.skipped(k)):
             event = StepOverturned(k, seat)  # drop > skip > message (§C8.10)

@@ -100,17 +100,6 @@ class LateThenStale:
         return None
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "H94 BREAK (§C8.3 'one vote per step and epoch', the voter's promise; fix in p2p/session_votes.py "
-    "receive / p2p/seat_loss.py has_quorum: a voter that signed its step-(j+1) message over the "
-    "digest of a step j applied with our message (we hold it: the certificate) cannot have "
-    "dropped us at j; its later DROP(j, us) is a lie, not part of a quorum — at least count "
-    "only votes of one epoch from seats then active): both honest voters vote against H at step "
-    "j (H late to them once, the colluders hold its message and refrain: no quorum; the step is "
-    "applied with H's message everywhere); 10 steps later the two colluders sign DROP(j, H) and "
-    "send them to H alone: H holds 4 >= Q = 3 and halts SeatLost(j), the others vote it out as "
-    "silent and finish without it; the same with those 4 votes as a DROP record in an unsolicited "
-    "catch-up page (p2p/seat_loss.py past_drop checks no epoch either)"))
 @pytest.mark.parametrize("via", ["votes", "record"])
 def test_late_votes_for_a_step_long_applied_do_not_make_an_honest_seat_halt(tmp_path, via):
     """The rule (§C8.3): H halts ``SeatLost`` only if a quorum of one epoch dropped it; here no
