@@ -10,6 +10,7 @@ from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.events import Key
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, OptionList
 
@@ -55,7 +56,8 @@ class ChoiceDialog(_Dialog):
 class ConfirmDialog(_Dialog):
     """Asks ``question``; dismisses True (confirmed) or False/None. The focus starts on No, so
     that Enter after a stray key never confirms something that cannot be undone; ``y``/``n``
-    answer too. ``yes``: the confirming button's text (default "Yes, go ahead")."""
+    answer too, and the language's own yes key (Italian ``s``, "sì"), which the Yes button names.
+    ``yes``: the confirming button's text (default "Yes, go ahead")."""
 
     BINDINGS = [Binding("escape", "cancel", _("Cancel")), Binding("n", "cancel", _("No")),
                 Binding("y", "confirm", _("Yes"))]
@@ -64,6 +66,8 @@ class ConfirmDialog(_Dialog):
         super().__init__()
         self.question = question
         self.yes = yes
+        #: The key the Yes button names: "y" in English, "s" (sì) in Italian; "y" works in both.
+        self.yes_key = _("y (the key that answers yes)")[:1]
 
     def compose(self) -> ComposeResult:
         """The question and the No / Yes buttons."""
@@ -71,7 +75,8 @@ class ConfirmDialog(_Dialog):
             yield Label(self.question, classes="question")
             with Horizontal(classes="buttons"):
                 yield Button(escape(_("No [n]")), id="no", variant="primary", compact=True)
-                yield Button(escape((self.yes or _("Yes, go ahead")) + " [y]"), id="yes", variant="error", compact=True)
+                yield Button(escape((self.yes or _("Yes, go ahead")) + f" [{self.yes_key}]"), id="yes", variant="error",
+                             compact=True)
 
     def on_mount(self) -> None:
         """Focus starts on No: Enter alone never confirms."""
@@ -80,6 +85,12 @@ class ConfirmDialog(_Dialog):
     def action_confirm(self) -> None:
         """y: answer yes."""
         self.dismiss(True)
+
+    def on_key(self, event: Key) -> None:
+        """The language's yes key (Italian ``s``) answers yes, as ``y`` does."""
+        if event.key == self.yes_key != "y":
+            event.stop()
+            self.action_confirm()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """Answer True for Yes, False for No."""
