@@ -150,6 +150,8 @@ class GameScreen(Screen):
         s = d.state
         if d.phase == "over":
             return _("The game is over.")
+        if self._out():  # no bot and no decision of ours left: say so, not "the bot plays for you"
+            return _("You are bankrupt: you can follow the game to its end.")
         if d.human.autoplay:
             return _("The bot is playing for you (press a to take over).")
         p = engine.pending(s)
@@ -210,7 +212,8 @@ class GameScreen(Screen):
                          "never": _("l: magnifier never")}[d.human.inspect]
             parts.append(magnifier)
         at = len(parts)
-        parts.append(_("a: let the bot play for me (on)") if d.human.autoplay else _("a: let the bot play for me"))
+        if not self._out():  # a bankrupt seat has nothing for a bot to play
+            parts.append(_("a: let the bot play for me (on)") if d.human.autoplay else _("a: let the bot play for me"))
         parts.append(_("q: quit"))
         if magnifier is not None and len(" · ".join(parts)) > self._width():
             # "q: quit" must stay on screen (niente at 80 columns cut it off): the magnifier
@@ -227,6 +230,11 @@ class GameScreen(Screen):
         if len(" · ".join(parts)) + 3 + len(chat) <= self._width():
             parts.insert(len(parts) - 1, chat)
         return " · ".join(parts)
+
+    def _out(self) -> bool:
+        """Our seat has gone bankrupt (state ``out``, engine/state.py) in a game still running."""
+        s, seat = self.driver.state, self.driver.seat
+        return s is not None and 0 <= seat < s.n and bool(s.out[seat])
 
     def _width(self) -> int:
         """Columns of the screen; 80 outside a running app (tests build a bare GameScreen)."""
