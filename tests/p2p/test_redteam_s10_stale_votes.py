@@ -144,3 +144,21 @@ def test_late_votes_for_a_recent_step_do_not_overturn_an_honest_peers_step(tmp_p
     finals = {e.final_hash for i in (H,) + HONEST for e in net.events[i] if isinstance(e, GameOver)}
     assert len(finals) == 1, net.describe()
     assert not restarts and not [e for e in net.events[1] if isinstance(e, StepOverturned)], (restarts, net.describe())
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "H94, documented open in protocol.md §C8.3 'Stale votes' (H98's 7dae9a6 ignores them only "
+    "beyond KEEP_STEPS): the same two honest votes of step j plus the colluders' two late ones, "
+    "sent to H 2 steps after j (as votes or as a DROP record), make H halt SeatLost(j); the "
+    "others vote it out as silent and finish without it"))
+@pytest.mark.parametrize("via", ["votes", "record"])
+def test_late_votes_within_keep_steps_do_not_make_an_honest_seat_halt(tmp_path, via):
+    """As above, the late votes sent while H is 2 steps past j (within ``KEEP_STEPS``). The
+    rule (§C8.3): no quorum ever formed at j, so H finishes the game with the others."""
+    sessions, _, _, _ = logged_game(tmp_path, 5, OPTS)
+    atk = LateThenStale(sessions, via, later=2)
+    net = atk.net = Net(list(sessions), random_legal(E, seed=3), drop=atk)
+    net.run(max_time=1e4, hook=atk.hook)
+    assert atk.voted and atk.sent, net.describe()
+    assert not [e for e in net.events[H] if isinstance(e, SeatLost)], net.describe()
+    assert any(isinstance(e, GameOver) for e in net.events[H])
