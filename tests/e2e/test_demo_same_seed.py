@@ -81,14 +81,35 @@ def test_two_demos_with_the_same_seed_but_other_rules_never_cross(tmp_path):
 WAITING_LINE = re.compile(r"step \d+: waiting for bot-\d \(seat \d\)")
 
 
+#: How a demo peer says it stopped on two signed messages of one seat for one step (ui, --lang en).
+EQUIVOCATION_LINE = re.compile(r"^peer-\d+ stopped: seat \d+ signed two messages for step \d+$", re.M)
+
+
+def finished_or_crossed(result: tuple[int, str, str], peers: int) -> tuple[str, list[str]] | None:
+    """A partitioned same-seed demo: (final state hash, log names) if it passed, None if it
+    stopped as protocol.md part L "Not isolated" says it may (a peer pointed at the other demo's
+    seat got two different signed messages of one seat for one step: the equivocation verdict).
+    Any other failure (a crash, a hang, a desync, another error) fails the test."""
+    code, out, err = result
+    if code == 0:
+        return finished(result, peers)
+    stopped = [line for line in err.splitlines() if re.match(r"^peer-\d+ stopped: ", line)]
+    assert stopped and all(EQUIVOCATION_LINE.match(line) for line in stopped), \
+        f"demo failed otherwise\nstdout:\n{out}\nstderr:\n{err}"
+    return None
+
+
 def test_two_partitioned_demos_with_the_same_seed_at_once_agree(tmp_path):
     """Both demos cut peer 1 off for 8 s (2 seats: nobody is dropped, both pause, §C8.3). A
     seat silent for 5 s is looked for by its seat advert (§N3.2), and the two demos' adverts
     carry the same game id and keys, so a peer can be pointed at the other demo's seat until
-    its own is heard again (protocol.md part L, "Not isolated"). Same seed, same content:
-    both demos still finish, with the same state."""
+    its own is heard again (protocol.md part L, "Not isolated"). Same seed, same content: the
+    demos that finish end with the same state; where timing made the two demos' messages of
+    one seat for one step differ (seen in 2 of 6 runs at e38fbb7 and at db3d459 under load), a
+    peer that got both stops with the equivocation verdict, as part L says, and nothing else."""
     flags = ("--peers", "2", "--partition", "0.05:8", "--drop-timeout", "3")
     results = run_both(tmp_path, flags, flags)
-    (hash_a, logs_a), (hash_b, logs_b) = (finished(r, peers=2) for r in results)
+    outcomes = [finished_or_crossed(r, peers=2) for r in results]
     assert all(WAITING_LINE.search(err) for _code, _out, err in results), "the cut missed a game"
-    assert (hash_a, logs_a) == (hash_b, logs_b)
+    done = [o for o in outcomes if o is not None]
+    assert all(o == done[0] for o in done), done
