@@ -114,21 +114,6 @@ def _attack(tmp_path, victims, field):
     return halted, dropped, finished, net.describe()
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "H94 BREAK (§C3.4 row 'same prev_digest, prev_hash ≠ ours' halts with Desync, and 'Digest "
-    "dispute': the disputed seat's own answer showing no difference halts with Desync; §C8.8 'does "
-    "not halt alone'; fix in p2p/referee.py Referee.check_prev and settle_dispute: a signed STEP over "
-    "our digest with another state hash, or over a digest that the signer's own records of the step "
-    "before contradict, is provably bad (the digest fixes the history, the state hash follows from "
-    "it): prove its signer and vote it out when a drop is possible, halt only without one): ONE "
-    "signed datagram to one honest peer (a flipped state hash; or a flipped digest, the cheater "
-    "answering the dispute first with its genuine records and no step messages; at step 0 a "
-    "flipped digest alone; in its final attestation, a flipped final state hash; the flipped state "
-    "hash in a STEP record of an unsolicited catch-up page) halts it with "
-    "Desync; the others vote the silent victim out after the drop timeout and the cheater finishes "
-    "clean, named by nobody (verify: no cheater in any log). Sent to every honest peer: every one "
-    "halts, a one-datagram veto of a seat-loss game; at the attestation the loser's veto of a finished "
-    "game that §C3.5 says is gone"))
 @pytest.mark.parametrize("field", ["state", "digest_page", "digest_at_0", "attestation", "state_record"])
 @pytest.mark.parametrize("victims", [(0,), (0, 1, 2)], ids=["one_victim", "every_honest_peer"])
 def test_a_wrong_state_hash_halts_no_honest_peer_and_frames_nobody(tmp_path, victims, field):

@@ -1,0 +1,116 @@
+"""One seat's word does not halt an honest peer (protocol.md §C3.4 'One seat's word', §C8.8).
+
+A current-step message over our digest with another state hash, a digest the disputed seat's
+own answer does not explain, or another step-0 digest is refused as a lone mismatch while seat
+loss can act (``referee.Referee._lone``): not held, counted ``superseded``, reported once
+(``PeerMisbehaved``), the records of our current step asked for. It stays a **Desync** halt
+when it cannot be one seat's lie: ``min(Q, active - 1)`` seats signed the same other history
+(we are the odd one: a genuine divergence), or no drop is possible (seat loss off, two seats:
+``test_lockstep.test_wrong_prev_hash_is_a_desync_with_evidence``). H94's attacks are in
+``test_redteam_s10_desync.py``. In memory, virtual clock, fake engine.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import fake_engine as E
+from p2p import const as C
+from p2p.gamelog import LogWriter
+from p2p.lockstep import Desync, GameOver, PeerMisbehaved, SeatDropped
+
+from p2p_harness import Net, make_lobbies, pump_lobbies, random_legal
+from test_redteam_s10_desync import CHEAT, OPTS, WrongStateHash, _attack
+
+
+class Diverged:
+    """The fake engine, except that its state hash differs from the ``after``-th call on: a
+    peer whose engine diverged from the others' (a bug, not a lie)."""
+
+    def __init__(self, after: int) -> None:
+        self.calls, self.after = 0, after
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(E, name)
+
+    def state_hash(self, state: Any) -> bytes:
+        self.calls += 1
+        h = E.state_hash(state)
+        return h if self.calls < self.after else bytes([h[0] ^ 0xFF]) + h[1:]
+
+
+def _sessions(tmp_path, n: int, options: dict, engines: dict) -> list:
+    """Sessions of an ``n``-seat game; seat i runs ``engines.get(i, E)``."""
+    lobbies = make_lobbies(n, options=options)
+    pump_lobbies(lobbies)
+    ordered = sorted(lobbies.values(), key=lambda l: l.my_seat)
+    return [l.start_session(engines.get(i, E), log=LogWriter(tmp_path / f"seat{i}.log", l.log_header()))
+            for i, l in enumerate(ordered)]
+
+
+def _outcome(net: Net, seats) -> tuple[list, set, list]:
+    halted = [i for i in seats if any(isinstance(e, Desync) for e in net.events[i])]
+    dropped = {e.seat for i in seats for e in net.events[i] if isinstance(e, SeatDropped)}
+    finished = [i for i in seats if any(isinstance(e, GameOver) for e in net.events[i])]
+    return halted, dropped, finished
+
+
+@pytest.mark.parametrize("n, odd, finish", [(4, (0,), True), (3, (0,), True), (5, (0, 1), True), (4, (0, 1), False)],
+                         ids=["4_one_odd", "3_one_odd", "5_two_odd", "4_split_two_two"])
+def test_a_genuine_divergence_still_halts_the_odd_peers(tmp_path, n, odd, finish):
+    """The engines of ``odd`` diverge (their state hash differs from the 6th on). Each odd peer
+    sees more than ``active - Q`` seats sign over another history, so it halts with Desync
+    ("state"), as before. The others, if they can still form a quorum (``finish``), refuse the
+    odd peers' messages as lone mismatches, vote them out as silent and finish; in a 2-2 split
+    of 4 seats nobody can drop anybody and every peer halts with Desync, as before."""
+    sessions = _sessions(tmp_path, n, OPTS, {i: Diverged(6) for i in odd})
+    net = Net(sessions, random_legal(E, seed=5))
+    net.run(max_time=1e4)
+    rest = tuple(i for i in range(n) if i not in odd)
+    for i in odd:
+        d = [e for e in net.events[i] if isinstance(e, Desync)]
+        assert d and d[0].field == "state", net.describe()
+    halted, dropped, finished = _outcome(net, rest)
+    if finish:
+        assert not halted and dropped == set(odd) and finished == list(rest), net.describe()
+        assert all(sessions[i].stats["superseded"] >= 1 for i in rest)
+    else:
+        assert halted == list(rest) and not finished, net.describe()
+
+
+def test_without_seat_loss_a_lone_wrong_state_hash_still_halts(tmp_path):
+    """Seat loss off: no drop could remove a liar, so the lone mismatch halts as before (§C3.4
+    'One seat's word', documented): the victim halts with Desync."""
+    sessions = _sessions(tmp_path, 4, {"target": 40}, {})
+    atk = WrongStateHash(sessions, (0,), "state")
+    net = atk.net = Net(sessions, random_legal(E, seed=5), drop=atk)
+    net.run(max_time=1e4)
+    assert atk.k is not None and [e for e in net.events[0] if isinstance(e, Desync)], net.describe()
+
+
+def test_a_lone_wrong_state_hash_is_counted_and_reported_once(tmp_path):
+    """The victim of a flipped state hash counts it ``superseded``, reports the seat once with
+    the lie as evidence, and applies the seat's real message (nobody dropped)."""
+    from test_resilience import logged_game
+    sessions, _, _, _ = logged_game(tmp_path, 4, OPTS)
+    atk = WrongStateHash(sessions, (0,), "state")
+    net = atk.net = Net(list(sessions), random_legal(E, seed=5), drop=atk)
+    net.run(max_time=1e4)
+    reports = [e for e in net.events[0] if isinstance(e, PeerMisbehaved) and "another history" in e.reason]
+    assert [(e.seat, e.step, e.evidence) for e in reports] == [(CHEAT, atk.k, atk.lie)]
+    assert sessions[0].stats["superseded"] >= 1
+    assert _outcome(net, (0, 1, 2)) == ([], set(), [0, 1, 2]), net.describe()
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(victims=st.sets(st.sampled_from([0, 1, 2]), min_size=1),
+       field=st.sampled_from(["state", "digest_page", "digest_at_0", "attestation", "state_record", "digest"]))
+def test_property_no_subset_of_victims_halts_or_is_dropped(tmp_path_factory, victims, field):
+    """Whichever honest peers get the lie, of whichever kind: no honest peer halts or is
+    dropped, all three finish (§C8.8 'does not halt alone')."""
+    halted, dropped, finished, where = _attack(tmp_path_factory.mktemp("g"), tuple(sorted(victims)), field)
+    assert not halted and not dropped - {CHEAT} and finished == [0, 1, 2], where
+
