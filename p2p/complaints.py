@@ -295,6 +295,10 @@ class Proof(NamedTuple):
 #: spends it: how many bad messages an honest seat receives, and so complains about, is the
 #: cheater's choice (H94's re-attack of 496cdd4).
 COMPLAINT_BUDGET = 64
+#: Complaints of one seat proving another seat already proven whose digests are kept, uncharged,
+#: so a replay of one (by any seat: a catch-up page may repeat it too) is a duplicate, not
+#: judged again; beyond it the one kept longest ago is forgotten (H95 review #1).
+AGAIN_KEPT = 64
 
 
 class Complaints:
@@ -302,8 +306,7 @@ class Complaints:
     the COMPLAINTs already judged, by SHA-256 digest (32 bytes each, never the envelope): those
     that made a proof (at most one per proven seat) and, per complainer, at most
     ``COMPLAINT_BUDGET`` that proved nothing or the complainer again (§C8.8 'What a peer
-    keeps'). A complaint proving another seat already proven is not remembered (judged again
-    if it comes again: it changes nothing). A complaint whose signature fails is not
+    keeps'), and the last ``AGAIN_KEPT`` proving another seat already proven (uncharged). A complaint whose signature fails is not
     remembered either (anyone holding a channel can send one naming any seat): it costs its
     one check and is counted by the caller."""
 
@@ -311,6 +314,9 @@ class Complaints:
         self._proven: dict[int, Proof] = {}
         #: Digests of the validly signed COMPLAINTs judged so far.
         self._seen: set[bytes] = set()
+        #: Complainer seat -> digests of its complaints proving another seat already proven,
+        #: oldest first (at most ``AGAIN_KEPT``; not charged).
+        self._again: dict[int, dict[bytes, None]] = {}
         #: Complainer seat -> how many of its complaints spent its budget.
         self._spent: dict[int, int] = {}
         #: Complaints dropped unjudged because their complainer's budget was spent.
@@ -327,7 +333,8 @@ class Complaints:
     def seen(self, raw: bytes) -> bool:
         """True if the COMPLAINT envelope ``raw`` was judged before (then it is ignored).
         Marks nothing: ``judged`` does, once its signature has been checked."""
-        return hashlib.sha256(raw).digest() in self._seen
+        d = hashlib.sha256(raw).digest()
+        return d in self._seen or any(d in q for q in self._again.values())
 
     def spent(self, seat: int) -> bool:
         """True (and counted in ``over_budget``) if ``seat``'s complaints that spent its budget
@@ -342,9 +349,14 @@ class Complaints:
         recorded: ``guilty`` is the seat it proves (None: nothing). A new proof is remembered;
         one that proves nothing, or proves ``seat`` itself once more, is remembered and spends
         one of ``seat``'s ``COMPLAINT_BUDGET``; one that proves another seat already proven
-        is neither (it tells nothing new, and the complainer received a bad message)."""
+        spends nothing (it tells nothing new, and the complainer received a bad message) and
+        is kept among ``seat``'s last ``AGAIN_KEPT`` such ones (a replay is a duplicate)."""
         again = guilty is not None and guilty in self._proven
         if again and guilty != seat:
+            q = self._again.setdefault(seat, {})
+            q[hashlib.sha256(raw).digest()] = None
+            if len(q) > AGAIN_KEPT:
+                del q[next(iter(q))]
             return
         self._seen.add(hashlib.sha256(raw).digest())
         if guilty is None or again:
@@ -352,8 +364,9 @@ class Complaints:
 
     @property
     def kept(self) -> int:
-        """How many complaint digests are remembered (at most seats x COMPLAINT_BUDGET + seats)."""
-        return len(self._seen)
+        """How many complaint digests are remembered (at most seats x (COMPLAINT_BUDGET +
+        AGAIN_KEPT) + seats)."""
+        return len(self._seen) + sum(len(q) for q in self._again.values())
 
     def prove(self, proof: Proof) -> bool:
         """Record ``proof``; True if its seat was not proven before."""

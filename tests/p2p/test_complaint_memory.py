@@ -2,8 +2,8 @@
 §N2.6 'Bounds'): the SHA-256 digest of each validly signed complaint it judged (never the
 envelope); per complainer at most ``COMPLAINT_BUDGET`` complaints that proved nothing (or the
 complainer itself once more), after which that seat's complaints are dropped before their
-signature is checked; nothing for a complaint proving another seat already proven (judged
-again if it comes again) nor for one whose signature fails (its seat field may name anyone).
+signature is checked; the last ``AGAIN_KEPT`` proving another seat already proven, uncharged
+(a replay is a duplicate); nothing for one whose signature fails (its seat may be anyone).
 In memory, fake engine, 3 seats."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import fake_engine as E
 from p2p import const as C
-from p2p.complaints import COMPLAINT_BUDGET, EQUIVOCATION, Complaints, Proof, make_complaint
+from p2p.complaints import AGAIN_KEPT, COMPLAINT_BUDGET, EQUIVOCATION, Complaints, Proof, make_complaint
 from p2p.gamelog import KIND_COMPLAINT
 from p2p.identity import Identity
 from p2p.lockstep import CheaterProven
@@ -94,9 +94,14 @@ def test_a_judged_complaint_is_a_duplicate_and_more_proofs_of_a_proven_seat_spen
     victim.receive_message(raw, 0.0)
     assert victim.stats["duplicate"] == 1 and victim.referee.complaints.proven(1) is not None
     assert victim.referee.complaints.kept == 1
-    for i in range(2 * COMPLAINT_BUDGET):  # other proofs against seat 1: neither kept nor charged
-        victim.receive_message(_equivocation(s, i.to_bytes(32, "big")), 0.0)
-    assert victim.referee.complaints.kept == 1 and victim.referee.complaints.over_budget == 0
+    again = [_equivocation(s, i.to_bytes(32, "big")) for i in range(2 * COMPLAINT_BUDGET)]
+    for raw_again in again:  # other proofs against seat 1: not charged, the last AGAIN_KEPT kept
+        victim.receive_message(raw_again, 0.0)
+    assert victim.referee.complaints.kept == 1 + AGAIN_KEPT and victim.referee.complaints.over_budget == 0
+    dup = victim.stats["duplicate"]
+    for _ in range(10):  # a replay of a recent one (any seat can send it): a duplicate, not re-judged
+        victim.receive_message(again[-1], 0.0)
+    assert victim.stats["duplicate"] == dup + 10
     for i in range(COMPLAINT_BUDGET):
         victim.receive_message(_junk(s, i), 0.0)
     victim.receive_message(_equivocation(s, b"d" * 32), 0.0)
@@ -113,8 +118,8 @@ def test_a_liar_proven_again_spends_its_budget():
         assert not c.spent(2)
         c.judged(b"lie %d" % i, 2, 2)
     assert c.spent(2) and c.kept == COMPLAINT_BUDGET + 1
-    c.judged(b"about seat 2", 1, 2)  # seat 1 proving the proven seat 2: nothing kept, nothing spent
-    assert not c.spent(1) and c.kept == COMPLAINT_BUDGET + 1
+    c.judged(b"about seat 2", 1, 2)  # seat 1 proving the proven seat 2: kept uncharged
+    assert not c.spent(1) and c.kept == COMPLAINT_BUDGET + 2 and c.seen(b"about seat 2")
 
 
 def test_a_complaint_record_beyond_its_seats_budget_is_refused():
@@ -151,4 +156,4 @@ def test_the_complaints_kept_are_bounded_per_seat(ops):
         if guilty is not None:
             c.prove(Proof(guilty, 0, "r", raw))
     assert all(v <= COMPLAINT_BUDGET for v in charged.values())
-    assert c.kept <= 4 * COMPLAINT_BUDGET + len(c.cheaters())
+    assert c.kept <= 4 * (COMPLAINT_BUDGET + AGAIN_KEPT) + len(c.cheaters())
