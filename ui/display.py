@@ -58,16 +58,25 @@ def fault_sentence(code: str) -> str:
     }.get(code, _("The game stopped because of an error."))
 
 
+#: The lobby's abort reason when the host never answered our JOIN (p2p/lobby.py, protocol.md
+#: §N3.1 JOIN_TIMEOUT): wrong address or port, a mistyped code, or a host gone.
+NO_ANSWER = "no answer from the host"
+
+
 def fault_hint(code: str, message: str) -> str | None:
     """What the player can do about a fault, in the current language, when there is something:
     the host runs with our own player key (``p2p.admission.SAME_KEY``: a host and a joiner on one
     computer, both with the default key directory) -> give this player a ``--config-dir`` of its
-    own. None otherwise. ``code``, ``message``: the NodeError's (``ui.driver.Fault``'s)."""
+    own; no answer from the host (``NO_ANSWER``) -> check the join code and that the game still
+    waits. None otherwise. ``code``, ``message``: the NodeError's (``ui.driver.Fault``'s)."""
     from p2p.admission import SAME_KEY  # here: a headless peer imports this module early
 
     if code == "lobby" and message == SAME_KEY:
         return _("The host uses your own player key: on one computer every player needs a directory "
                  "of keys of its own. Start this player with --config-dir (for example --config-dir ./player2).")
+    if code == "lobby" and message == NO_ANSWER:  # a mistyped join code ends here too (after JOIN_TIMEOUT)
+        return _("The host did not answer: check the join code if you used one (address, port and the ten "
+                 "characters) and that the game is still waiting for players on the same network.")
     return None
 
 
