@@ -140,3 +140,54 @@ def test_a_wrong_digest_over_our_state_hash_is_superseded_by_the_real_message(tm
     message out, the dispute ends in Desync: the xfail above.)"""
     halted, dropped, finished, where = _attack(tmp_path, victims, "digest")
     assert not halted and not dropped and finished == [0, 1, 2], (halted, dropped, finished, where)
+
+
+def _colluders(tmp_path, n: int, liars: tuple, victims: tuple, field: str):
+    """``liars`` each send ``victims`` one signed STEP of the first step k >= 6 with our digest
+    and another state hash (``field`` "state", each liar its own) or our state hash and another
+    digest ("digest"), the others their real one; (honest peers that halted with Desync, seats
+    they dropped, honest peers that finished)."""
+    sessions, _, _, _ = logged_game(tmp_path, n, OPTS)
+    k: list = []
+    told: set = set()
+
+    def drop(src: int, dst: int, data: bytes) -> bool:
+        if src not in liars or dst not in victims or data[:2] != bytes([0x93, MSG_STEP]):
+            return False
+        b = decode_step_body(open_envelope(data).body)
+        if b.step < 6 or (k and b.step != k[0]):
+            return False
+        k[:] = [b.step]
+        h, d = b.prev_hash, b.prev_digest
+        if field == "state":
+            h = h[:31] + bytes([h[31] ^ src])
+        else:
+            d = d[:31] + bytes([d[31] ^ src])
+        if (src, dst) not in told:
+            told.add((src, dst))
+            lie = seal(sessions[src].identity, MSG_STEP, [b.game_id, b.step, src, h, d, b.input])
+            net.s[dst].receive_message(lie, net.now)
+        return True
+
+    net = Net(list(sessions), random_legal(E, seed=5), drop=drop)
+    net.run(max_time=1e4)
+    assert k and told
+    honest = [i for i in range(n) if i not in liars]
+    halted = [i for i in honest if any(isinstance(e, Desync) for e in net.events[i])]
+    dropped = {e.seat for i in honest for e in net.events[i] if isinstance(e, SeatDropped)}
+    finished = [i for i in honest if any(isinstance(e, GameOver) for e in net.events[i])]
+    return halted, dropped, finished
+
+
+@pytest.mark.parametrize("n, liars, victims, field", [
+    (5, (3, 4), (0,), "state"), (5, (3, 4), (0, 1, 2), "state"), (5, (3, 4), (0,), "digest"),
+    (7, (4, 5, 6), (0,), "state")], ids=["5_two_liars_one_victim", "5_two_liars_every_honest_peer",
+                                         "5_two_liars_digest", "7_three_liars_one_victim"])
+def test_colluders_up_to_the_fault_model_lying_at_one_step_halt_and_frame_nobody(tmp_path, n, liars, victims, field):
+    """Re-attack of H99's 1ff24fc (§C3.4 'One seat's word'): up to N - Q colluders (2 of 5, 3 of
+    7) each send the victims a lie over another history at the same step. The rule: a peer
+    halts with Desync only when more than active - Q seats signed over other histories; here no
+    honest peer halts or is dropped, and every honest peer finishes."""
+    halted, dropped, finished = _colluders(tmp_path, n, liars, victims, field)
+    honest = [i for i in range(n) if i not in liars]
+    assert not halted and not dropped & set(honest) and finished == honest, (halted, dropped, finished)
