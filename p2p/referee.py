@@ -11,7 +11,9 @@ A lockstep session meets two kinds of wrong messages that it must not simply dro
   sent different messages of the last step to different peers, or a quorum dropped a seat
   whose message we applied. The referee opens a digest dispute (``disputes.Disputes``, one at
   a time), asks for the records of the last step and settles it from the answer or at its
-  deadline (``check_prev``, ``settle_dispute``, ``other_history``).
+  deadline (``check_prev``, ``settle_dispute``, ``other_history``). What no dispute explains
+  (our digest with another state hash, the disputed seat's own answer) is one seat's word
+  while seat loss can act: refused, not a halt (``_lone``, §C3.4 'One seat's word').
 
 It owns the ``Complaints`` ledger and the open ``Disputes`` (the session reads them). What it
 judges is the session's current step (its state hash, digest, held messages, the engine's
@@ -314,7 +316,9 @@ class Referee:
     def check_prev(self, h: Held) -> bool:
         """Check a current-step message's prev hash and digest against ours (§C3.4). Another
         digest opens a digest dispute (or, right after we dropped a seat, marks the message
-        superseded); the same digest with another state hash is Desync (halt)."""
+        superseded); the same digest with another state hash is refused as one seat's word
+        while seat loss can act (``_lone``), else Desync (halt). False if ``h`` is not over our
+        history (held for a dispute, or refused)."""
         s = self._s
         b = h.body
         prev_digest = s.steps.prev_digest
