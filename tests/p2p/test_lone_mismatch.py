@@ -21,6 +21,7 @@ import fake_engine as E
 from p2p import const as C
 from p2p.gamelog import LogWriter
 from p2p.lockstep import Desync, GameOver, PeerMisbehaved, SeatDropped
+from p2p.wire import MSG_CATCHUP_RESP
 
 from p2p_harness import Net, make_lobbies, pump_lobbies, random_legal
 from test_redteam_s10_desync import CHEAT, OPTS, WrongStateHash, _attack
@@ -114,3 +115,25 @@ def test_property_no_subset_of_victims_halts_or_is_dropped(tmp_path_factory, vic
     halted, dropped, finished, where = _attack(tmp_path_factory.mktemp("g"), tuple(sorted(victims)), field)
     assert not halted and not dropped - {CHEAT} and finished == [0, 1, 2], where
 
+
+
+class LieAndWithhold(WrongStateHash):
+    """The lie of ``WrongStateHash`` ("state"), and the liar never gives a victim its real
+    message: its catch-up pages to them are dropped too."""
+
+    def __call__(self, src: int, dst: int, data: bytes) -> bool:
+        if src == CHEAT and dst in self.told and data[:2] == bytes([0x93, MSG_CATCHUP_RESP]):
+            return True
+        return super().__call__(src, dst, data)
+
+
+def test_a_liar_that_never_sends_its_real_message_to_every_honest_peer_is_voted_out(tmp_path):
+    """Every honest peer gets the lie and never the liar's real message (no re-send, no page):
+    none halts; they vote the liar out as silent (§C8.3), a quorum of three, and finish."""
+    from test_resilience import logged_game
+    sessions, _, _, _ = logged_game(tmp_path, 4, OPTS)
+    atk = LieAndWithhold(sessions, (0, 1, 2), "state")
+    net = atk.net = Net(list(sessions), random_legal(E, seed=5), drop=atk)
+    net.run(max_time=1e4)
+    assert atk.k is not None
+    assert _outcome(net, (0, 1, 2)) == ([], {CHEAT}, [0, 1, 2]), net.describe()
