@@ -349,7 +349,8 @@ class Referee:
                 # messages of the last step to different peers, or a quorum dropped a seat
                 # whose message we applied. Ask for the records of that step to find out
                 # (§C3.4, §C8.3); decide at the latest after DISPUTE_TIMEOUT.
-                self._other(b)
+                # Not counted by ``_other`` yet: an equivocation (a fork we converge from) may
+                # explain it; counted only if its own answer does not (``settle_dispute``).
                 self.disputes.start(b.seat, h.env.raw, s.now, s.step)
                 self._fx.send(s.catchup.request(s.step - 1, s.now, s.step))
                 return False
@@ -374,15 +375,17 @@ class Referee:
         """``h``'s seat signed a message of our current step over another history than ours and
         no dispute explains it (§C3.4 'One seat's word'). True if it is refused as a lone
         mismatch: seat loss can act and at most ``active - Q`` seats signed current-step
-        messages over other histories, so the seats that may share ours can still form a quorum
-        to vote them out (it may be one seat's lie: the digest fixes the history and the state
-        hash follows, §C3.3). The message is not held (its seat's real one still can be), counted
-        ``superseded``, reported once per seat and step (``PeerMisbehaved``) with a CATCHUP_REQ
-        for our current step, whose records carry the seat's message a peer applied; if it
-        never comes the seat is voted out as silent (§C8.3). False (the caller halts with
-        Desync, as before): no drop possible (seat loss off, two seats), or more than ``active -
-        Q`` seats signed over other histories: no quorum could drop them (we may be the odd one,
-        a genuine divergence; else colluders who could block any drop anyway)."""
+        messages over other histories (``_other``: not counting a seat whose message still
+        awaits its dispute, which an equivocation may explain), so the seats that may share
+        ours can still form a quorum to vote them out (it may be one seat's lie: the digest
+        fixes the history and the state hash follows, §C3.3). The message is not held (its
+        seat's real one still can be), counted ``superseded``, reported once per seat and step
+        (``PeerMisbehaved``) with a CATCHUP_REQ for our current step, whose records carry the
+        seat's message a peer applied; if it never comes the seat is voted out as silent
+        (§C8.3). False (the caller halts with Desync, as before): no drop possible (seat loss
+        off, two seats), or more than ``active - Q`` seats signed over other histories: no
+        quorum could drop them (we may be the odd one, a genuine divergence; else colluders
+        who could block any drop anyway)."""
         s = self._s
         b = h.body
         others = self._other(b)

@@ -4,8 +4,10 @@ A current-step message over our digest with another state hash, a digest the dis
 own answer does not explain, or another step-0 digest is refused as a lone mismatch while seat
 loss can act (``referee.Referee._lone``): not held, counted ``superseded``, reported once
 (``PeerMisbehaved``), the records of our current step asked for. It stays a **Desync** halt
-when it cannot be one seat's lie: ``min(Q, active - 1)`` seats signed the same other history
-(we are the odd one: a genuine divergence), or no drop is possible (seat loss off, two seats:
+when no quorum could drop the seats over other histories: more than ``active - Q`` distinct
+seats signed this step over other histories than ours (we may be the odd one: a genuine
+divergence; a seat under a digest dispute counts only once its own answer leaves it
+unexplained), or no drop is possible (seat loss off, two seats:
 ``test_lockstep.test_wrong_prev_hash_is_a_desync_with_evidence``). H94's attacks are in
 ``test_redteam_s10_desync.py``. In memory, virtual clock, fake engine.
 """
@@ -20,8 +22,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import fake_engine as E
 from p2p import const as C
 from p2p.gamelog import LogWriter
-from p2p.lockstep import Desync, GameOver, PeerMisbehaved, SeatDropped
-from p2p.wire import MSG_CATCHUP_RESP
+from p2p.lockstep import CheaterProven, Desync, GameOver, PeerMisbehaved, SeatDropped
+from p2p.wire import MSG_CATCHUP_RESP, MSG_STEP, decode_step_body, open_envelope, seal
 
 from p2p_harness import Net, make_lobbies, pump_lobbies, random_legal
 from test_redteam_s10_desync import CHEAT, OPTS, WrongStateHash, _attack
@@ -137,3 +139,57 @@ def test_a_liar_that_never_sends_its_real_message_to_every_honest_peer_is_voted_
     net.run(max_time=1e4)
     assert atk.k is not None
     assert _outcome(net, (0, 1, 2)) == ([], {CHEAT}, [0, 1, 2]), net.describe()
+
+
+class EquivocateThenLie:
+    """H95's review #5: seat CHEAT equivocates at its first decision step k1 >= 6 (a version
+    with another input to victim 0 only, its real one to seats 1, 2), so at k1+1 the honest
+    seats' messages carry another digest at 0 and open a digest dispute there; while it is
+    open, CHEAT sends 0 a lie over 0's own digest with another state hash (its real step-k1+1
+    message to 0 withheld)."""
+
+    def __init__(self, sessions) -> None:
+        self.s, self.k1, self.a, self.lied, self.net = sessions, None, None, False, None
+
+    def __call__(self, src: int, dst: int, data: bytes) -> bool:
+        if src != CHEAT or data[:2] != bytes([0x93, MSG_STEP]):
+            return False
+        b = decode_step_body(open_envelope(data).body)
+        if self.k1 is None and b.step >= 6 and type(b.input) is not bytes:
+            self.k1 = b.step
+        if b.step == self.k1 and dst == 0:
+            if self.a is None:
+                self.a = seal(self.s[CHEAT].identity, MSG_STEP, [b.game_id, b.step, CHEAT, b.prev_hash,
+                                                                 b.prev_digest, ["adv", 99]])
+            self.net.s[0].receive_message(self.a, self.net.now)
+            return True
+        return self.k1 is not None and b.step == self.k1 + 1 and dst == 0
+
+    def hook(self, net: Net) -> None:
+        p = net.s[0]
+        if self.lied or self.k1 is None or p.step != self.k1 + 1 \
+                or not any(isinstance(e, CheaterProven) for e in net.events[0]):
+            return None  # once the dispute at 0 found the equivocation
+        h = p.state_hash
+        self.lied = True
+        p.receive_message(seal(self.s[CHEAT].identity, MSG_STEP, [p.setup.game_id, p.step, CHEAT,
+                                                                  h[:31] + bytes([h[31] ^ 1]), p.steps.prev_digest,
+                                                                  None]), net.now)
+        return None
+
+
+def test_a_seat_under_a_digest_dispute_does_not_count_towards_a_halt(tmp_path):
+    """H95 #5: a seat whose message opened a digest dispute is not counted among the seats
+    over another history (the dispute may find an equivocation: a fork the table converges
+    from); only an unexplained mismatch counts. So one liar's equivocation plus its state lie
+    to the same victim do not halt it with Desync (it was: seat 1 under the dispute + the liar
+    = 2 > active - Q): the lie is refused and reported. (Seats 1 and 2 end with
+    StepOverturned, which a node restarts from its log and the harness does not.)"""
+    from test_resilience import logged_game
+    sessions, _, _, _ = logged_game(tmp_path, 4, OPTS)
+    atk = EquivocateThenLie(sessions)
+    net = atk.net = Net(list(sessions), random_legal(E, seed=5), drop=atk)
+    net.run(max_time=1e4, hook=atk.hook)
+    assert atk.lied, net.describe()
+    assert not [e for e in net.events[0] if isinstance(e, Desync)], net.describe()
+    assert [e.seat for e in net.events[0] if isinstance(e, PeerMisbehaved) and "another history" in e.reason] == [CHEAT]
