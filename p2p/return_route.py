@@ -34,15 +34,16 @@ then the 3x bound of what came back (protocol.md §N2.6 "Game started"). ``Endpo
 it per seat key: once for the key's first pin after the start, once more shared by its moves."""
 KNOCKS = 10
 """A lobby pin's channel not yet proven sends at most this many *knocks* (one pure ack
-each, 70 B in the introduction form), at its retransmission timeouts ``KNOCK_FIRST_S`` s after the
-first, then 0.5, 1, 2 and 4 s apart (at most ``KNOCK_MAX_GAP_S``: ~28 s in all, a setup round's
-``SETUP_TIMEOUT``): its first flight may have been lost (or its RESPONSE, and the peer's own
-channel gave up), and the peer's channel, pinned too, must hear something before it may send more
-or challenge (protocol.md §N2.6 "Lobby pins"; H94's break of b9052dd). They come out of
+each, 70 B in the introduction form): the first ``KNOCKS_EAGER`` at its retransmission timeouts
+(from the first: backing off 0.05 s to 1 s), then ``KNOCK_GAP_S`` s apart (~25 s in all, most of
+a setup round's ``SETUP_TIMEOUT``; H102: knocks 0.25-0.5-1-2-4 s apart made lossy niente
+lobbies start ~2x later than before the pins, 40% loss): its first flight may have been lost
+(or its RESPONSE, and the peer's own channel gave up), and the peer's channel, pinned too, must
+hear something before it may send more or challenge (protocol.md §N2.6 "Lobby pins"; H94's break of b9052dd). They come out of
 ``PIN_ALLOWANCE``: ``KNOCK_RESERVE`` bytes of it are kept for them (the rest, 1,300 B, still holds
 one full datagram of ``MAX_DATAGRAM`` = 1,200 B)."""
-KNOCK_FIRST_S = 0.25
-KNOCK_MAX_GAP_S = 4.0
+KNOCKS_EAGER = 4
+KNOCK_GAP_S = 4.0
 KNOCK_RESERVE = KNOCKS * 70
 
 
@@ -123,12 +124,12 @@ class ReturnRoute:
         the channel's clock, s)."""
         self.void_timeouts += 1
         if self.lobby and self.knocks < KNOCKS:
-            if self.knock_at is None:
-                self.knock_at = now + KNOCK_FIRST_S
-            elif now >= self.knock_at:
+            if self.knock_at is None or now >= self.knock_at:
                 self.knock_due = True  # the channel appends a pure ack; ``bound`` lets it through
                 self.knocks += 1
-                self.knock_at = now + min(KNOCK_FIRST_S * 2 ** self.knocks, KNOCK_MAX_GAP_S)
+                # At each timeout first (a lost flight or CHALLENGE costs one RTO, not seconds),
+                # then spaced so that the rest still cover the setup round.
+                self.knock_at = now + (0.0 if self.knocks < KNOCKS_EAGER else KNOCK_GAP_S)
         if self.void_timeouts > UNCONFIRMED_RESENDS and not self.seat:
             self.dormant = True
             self.stats["unconfirmed_gaveup"] += 1

@@ -22,7 +22,9 @@ from p2p.endpoint import Endpoint
 from p2p.faults import FaultPlan
 from p2p.identity import Identity
 from p2p.node_lobby import pin_lobby
-from p2p.return_route import KNOCKS, PIN_ALLOWANCE
+from p2p.const import SETUP_TIMEOUT
+from p2p.recovery import MAX_RTO
+from p2p.return_route import KNOCK_GAP_S, KNOCKS, KNOCKS_EAGER, PIN_ALLOWANCE
 
 from redteam_lan_kit import TICK, VICTIM, bytes_to, forge_intro
 from test_lobby_loss import HOST, _lobby_game
@@ -142,6 +144,28 @@ def test_a_silent_address_gets_its_knocks_inside_the_first_flight():
         knocks += sum(d[1] == 0 for d in out)
         now += TICK
     assert knocks == KNOCKS and sent <= PIN_ALLOWANCE
+
+
+def test_the_first_knocks_go_at_each_timeout_and_the_rest_cover_the_setup_round():
+    """§N2.6 "Lobby pins" item 3 (H102): the first ``KNOCKS_EAGER`` knocks leave at the channel's
+    retransmission timeouts (at most ``MAX_RTO`` apart: a lost first flight or CHALLENGE costs a
+    round trip, not the 0.25-0.5-1-2 s of before), the others ``KNOCK_GAP_S`` apart, the last
+    still inside the setup round (after 20 s: a 20 s cut is woken, below) and never more than
+    ``KNOCKS`` in all."""
+    ep = Endpoint(epoch=211, keys=KeyCache(ME), accept_plain=False)
+    pin_lobby(ep, _proposed(VICTIM))
+    at, now = [], 0.0
+    drive = _resends(ep, VICTIM)
+    while now < 60.0:
+        drive(now)
+        ep.handle_timer(now)
+        at += [now for d, a in ep.datagrams_to_send(now) if a == VICTIM and d[1] == 0]
+        now += TICK
+    gaps = [b - a for a, b in zip(at, at[1:])]
+    assert len(at) == KNOCKS
+    assert at[0] <= MAX_RTO and all(g <= MAX_RTO + TICK for g in gaps[:KNOCKS_EAGER - 1])
+    assert all(g >= KNOCK_GAP_S - TICK for g in gaps[KNOCKS_EAGER - 1:])
+    assert 20.0 < at[-1] < SETUP_TIMEOUT
 
 
 @pytest.mark.parametrize("cut", [1.0, 4.0, 20.0])
