@@ -26,7 +26,7 @@ from typing import Any, Protocol
 from . import const as C
 from .identity import fingerprint_of
 from .join_code import join_code_tag
-from .lobby_events import LobbyStatus, PlayerJoined, PlayerLeft, PlayerRemoved
+from .lobby_events import LobbyStatus, PlayerJoined, PlayerLeft, PlayerRemoved, SameKeyJoin
 from .ratelimit import TokenBucket, bucket_in
 from .wire import (MSG_JOIN, MSG_PROPOSAL, MSG_REJECT, MSG_STATUS, Envelope, Join, Player, Proposal, Reject,
                    Setup, Status, seal_message)
@@ -83,7 +83,6 @@ class LobbyHost(Protocol):
     seats: int
     options: tuple
     chain: Any
-    stats: dict[str, int]
 
     def send(self, addr: Any, raw: bytes) -> None: ...
     def emit(self, event: Any) -> None: ...
@@ -107,11 +106,9 @@ class Admission:
 
     def __init__(self, lobby: LobbyHost, now: float) -> None:
         self._lobby = lobby
-        # host only
-        self.joined: dict[bytes, tuple[Player, Any]] = {}
+        self.joined: dict[bytes, tuple[Player, Any]] = {}  # host only, as endpoint
         self.endpoint: Any = None
-        # joiner only
-        self.host_addr: Any = None
+        self.host_addr: Any = None  # joiner only, as host_keys, host_fp, code_tag
         #: The host's (Ed25519, X25519) public keys, from the advert or the first signed STATUS.
         self.host_keys: tuple[bytes, bytes] | None = None
         self.host_fp: str | None = None
@@ -231,6 +228,9 @@ class Admission:
         if not env.verify(pk):
             lob.drop("bad_signature")
             return
+        if pk == lob.identity.public_key:  # a PROBE signed with our key: a second player on our key directory
+            lob.count("same_key")  # answered as any (the joiner stops: SAME_KEY); shown once per address
+            lob.emit(SameKeyJoin(addr))
         self._probed.pop(seen, None)
         self._probed[seen] = now
         if len(self._probed) > C.PROBE_MEMORY:
@@ -268,8 +268,7 @@ class Admission:
         self.code_tag = None
         lob.adopt_game_id(msg.game_id)
         if env.mtype == MSG_REJECT:
-            self.on_reject(env, msg, addr, now, peer_key)
-            return
+            return self.on_reject(env, msg, addr, now, peer_key)
         lob.send(self.host_addr, self.join_msg())
 
     def on_join(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
@@ -284,6 +283,9 @@ class Admission:
         if not env.verify(p.public_key):
             lob.drop("bad_signature")
             return
+        if p.public_key == lob.identity.public_key:  # signed with our key: a second player on our key directory
+            lob.count("same_key")  # answered as any (REJECT: the joiner stops, SAME_KEY); shown once per address
+            lob.emit(SameKeyJoin(addr))
         if msg.version != C.PROTOCOL_VERSION:
             self._reject(addr, p.public_key, C.REJECT_VERSION)
             return
@@ -463,15 +465,13 @@ class Admission:
 
     def status_msg(self) -> bytes:
         """Host: our signed STATUS (seats taken, names, our keys)."""
-        lob = self._lobby
-        ident = lob.identity
+        lob, ident = self._lobby, self._lobby.identity
         names = [p.name for p, _ in self.joined.values()]
         return seal_message(ident, MSG_STATUS, Status(lob.game_id, lob.edition, lob.seats, len(names),
                                                       tuple(names), ident.public_key, ident.x25519_public_key))
 
     def _reject(self, addr: Any, joiner_pk: bytes, code: int) -> None:
-        lob = self._lobby
-        ident = lob.identity
+        lob, ident = self._lobby, self._lobby.identity
         lob.send(addr, seal_message(ident, MSG_REJECT, Reject(
             lob.game_id, joiner_pk, code, ident.public_key, ident.x25519_public_key)))
 

@@ -10,7 +10,7 @@ from typing import Any
 from .wire import Setup
 
 __all__ = ["GameStarted", "LobbyAborted", "LobbyPeerMisbehaved", "LobbyStatus", "PlayerJoined", "PlayerLeft",
-           "PlayerRemoved", "SetupProposed", "SetupRestarted"]
+           "PlayerRemoved", "SameKeyJoin", "SetupProposed", "SetupRestarted"]
 
 
 @dataclass(frozen=True)
@@ -90,3 +90,14 @@ class LobbyPeerMisbehaved:
     addr: Any
     reason: str
     evidence: bytes
+
+
+@dataclass(frozen=True)
+class SameKeyJoin:
+    """Host only: a JOIN or PROBE from ``addr`` signed with our own player key (signature
+    checked: only a holder of our key signs so), i.e. a second player started on our key
+    directory, on this computer (protocol.md §C2.2). It is answered as any; the joiner stops
+    (``p2p.admission.SAME_KEY``). One per such message: ``p2p.node_lobby`` reports it once per
+    address (``node_reports.SameKeyJoined``) so that the host's ui names --config-dir."""
+
+    addr: Any

@@ -8,7 +8,9 @@
 * ``lobby`` (``Lobby``): the host's, or the joiner's once it found its game — by ``game_id``, by
   a join code's address and tag, or the first open game of our protocol version that
   ``cfg.game_filter`` accepts;
-* ``misbehaved``: lobby peers caught misbehaving (``LobbyPeerMisbehaved``).
+* ``misbehaved``: lobby peers caught misbehaving (``LobbyPeerMisbehaved``);
+* ``same_key``: the addresses a JOIN or PROBE signed with our own key came from (``SameKeyJoin``),
+  each reported once (``SameKeyJoined``), at most ``SAME_KEY_REPORTS``.
 
 ``pump`` keys the channels the lobby knows, sends what it produced and handles its events; at
 ``GameStarted`` it pins every seat's channel (protocol.md §N2.2, §N2.6) and hands the event to
@@ -25,10 +27,15 @@ from .discovery import Discovery
 from .game_ad import AdUpdates, ad_name
 from .lobby import (GameStarted, Lobby, LobbyAborted, LobbyPeerMisbehaved, LobbyStatus, PlayerJoined,
                     PlayerLeft, SetupProposed, SetupRestarted)
+from .lobby_events import SameKeyJoin
 from .node_config import NodeError
-from .node_reports import Hosting
+from .node_reports import Hosting, SameKeyJoined
 
-__all__ = ["NodeHost", "NodeLobby", "pin_lobby", "pin_seats"]
+__all__ = ["SAME_KEY_REPORTS", "NodeHost", "NodeLobby", "pin_lobby", "pin_seats"]
+
+#: Host: at most this many source addresses of a JOIN/PROBE signed with our own key are reported
+#: (``SameKeyJoined``, once each): a player retrying from new ports never floods the host's screen.
+SAME_KEY_REPORTS = 4
 
 
 class NodeHost(Protocol):
@@ -89,6 +96,7 @@ class NodeLobby:
         self.ad_updates: AdUpdates | None = None
         self.lobby: Lobby | None = None
         self.misbehaved = 0
+        self.same_key: set[Any] = set()
 
     async def open(self) -> None:
         """Open zeroconf; host: open and advertise the lobby; join: find the game and send
@@ -163,6 +171,10 @@ class NodeLobby:
         link = self.node.link
         for addr, raw in self.lobby.messages_to_send():  # empty if a pump sent them meanwhile
             link.send((str(addr[0]), int(addr[1])), raw)
+        # A PROBE signed with our key raised SameKeyJoin: report it now, not at the next pump (the
+        # joiner stops at our answer: no datagram may come to pump it, H104). Nothing else is queued:
+        # every other message's pump drained the events, and on_probe raises no other event.
+        self._events()
 
     def pump(self) -> bool:
         """Send what the lobby produced and handle its events (see the module docstring).
@@ -177,6 +189,11 @@ class NodeLobby:
         for addr, raw in lobby.messages_to_send():
             link.send((str(addr[0]), int(addr[1])), raw)
         ep.trust(lobby.peer_addresses())
+        return self._events()
+
+    def _events(self) -> bool:
+        """Handle the lobby's queued events (``pump``'s return value)."""
+        node, lobby, ep = self.node, self.lobby, self.node.link.endpoint
         host = node.cfg.role == "host"
         observer = node.cfg.observer
         while (ev := lobby.next_event()) is not None:
@@ -204,7 +221,16 @@ class NodeLobby:
                 return False
             elif isinstance(ev, LobbyPeerMisbehaved):
                 self.misbehaved += 1
+            elif isinstance(ev, SameKeyJoin):
+                self._same_key(ev.addr)
         return True
+
+    def _same_key(self, addr: Any) -> None:
+        """Report ``SameKeyJoined`` for ``addr`` the first time (``SAME_KEY_REPORTS`` addresses at most)."""
+        addr = (str(addr[0]), int(addr[1]))
+        if addr not in self.same_key and len(self.same_key) < SAME_KEY_REPORTS:
+            self.same_key.add(addr)
+            self.node.report(SameKeyJoined(*addr))
 
     def stop_updates(self) -> None:
         """Stop updating the host's advert (closing)."""

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # annotations only: no engine import at run time
     from engine.api import Engine
 
-__all__ = ["Found", "Hosting", "Progress", "RendezvousFailed", "ReseatAsked", "Resumed",
+__all__ = ["Found", "Hosting", "Progress", "RendezvousFailed", "ReseatAsked", "Resumed", "SameKeyJoined",
            "SeatAdvertIgnored", "SeatFound", "Waiting", "WatchAdFailed", "progress_of"]
 
 
@@ -125,6 +125,16 @@ class WatchAdFailed:
     the watch socket through the host's TXT ``wp`` only (protocol.md §N10; ``WatchService``)."""
 
     reason: str
+
+
+@dataclass(frozen=True)
+class SameKeyJoined:
+    """Host: a player at ``address``:``port`` tried to join with our own player key (a JOIN or
+    PROBE signed with it, ``lobby_events.SameKeyJoin``): two players on one key directory. Once
+    per address, at most ``node_lobby.SAME_KEY_REPORTS`` addresses per lobby."""
+
+    address: str
+    port: int
 
 
 def progress_of(engine: Engine, session: Any) -> Progress:

@@ -67,13 +67,18 @@ def fault_hint(code: str, message: str) -> str | None:
     """What the player can do about a fault, in the current language, when there is something:
     the host runs with our own player key (``p2p.admission.SAME_KEY``: a host and a joiner on one
     computer, both with the default key directory) -> give this player a ``--config-dir`` of its
-    own; no answer from the host (``NO_ANSWER``) -> check the join code and that the game still
+    own; the host's side of it (``code`` "same_key", ``message`` the joiner's "address:port") -> the same
+    advice for that player; no answer from the host (``NO_ANSWER``) -> check the join code and that the game still
     waits. None otherwise. ``code``, ``message``: the NodeError's (``ui.driver.Fault``'s)."""
     from p2p.admission import SAME_KEY  # here: a headless peer imports this module early
 
     if code == "lobby" and message == SAME_KEY:
         return _("The host uses your own player key: on one computer every player needs a directory "
                  "of keys of its own. Start this player with --config-dir (for example --config-dir ./player2).")
+    if code == "same_key":  # host side (progress line ``same_key``): the joiner's own hint, from our end
+        return _("A player at {address} tried to join with your own player key: on one computer every player "
+                 "needs a directory of keys of its own. Start that player with --config-dir (for example "
+                 "--config-dir ./player2).").format(address=message)
     if code == "lobby" and message == NO_ANSWER:  # a mistyped join code ends here too (after JOIN_TIMEOUT)
         return _("The host did not answer: check the join code if you used one (address, port and the ten "
                  "characters) and that the game is still waiting for players on the same network.")

@@ -178,6 +178,8 @@ class HumanProgress:
             if now >= self._next:
                 self._next = now + HUMAN_PROGRESS_INTERVAL_S
                 print(progress_line(msg), file=sys.stderr)
+        elif kind == "same_key":  # a joiner with our key directory: it stops; tell whoever runs the host
+            print(fault_hint("same_key", f"{msg.get('address')}:{msg.get('port')}"), file=sys.stderr)
         elif kind in ("waiting", "resumed", "drop_vote", "seat_dropped", "caught_up", "seat_lost", "cheater",
                       "step_overturned"):
             print(resilience_line(msg), file=sys.stderr)

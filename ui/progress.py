@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from p2p.node_config import NodeError, PeerResult
-from p2p.node_reports import (Found, Hosting, Progress, RendezvousFailed, ReseatAsked, Resumed,
+from p2p.node_reports import (Found, Hosting, Progress, RendezvousFailed, ReseatAsked, Resumed, SameKeyJoined,
                               SeatAdvertIgnored, SeatFound, Waiting, WatchAdFailed)
 from p2p.session_events import (CaughtUp, CheaterProven, SeatDropped, SeatDropVoted, SeatLost,
                                 SeatReturned, StepOverturned, TurnSkipped)
@@ -82,6 +82,7 @@ _LINES: dict[type, Callable[[Any], dict]] = {
                             "quorum": r.quorum},
     CaughtUp: lambda r: {"type": "caught_up", "source": r.source, "from_step": r.from_step, "to_step": r.to_step},
     WatchAdFailed: lambda r: {"type": "watch_ad_failed", "reason": r.reason},
+    SameKeyJoined: lambda r: {"type": "same_key", "address": r.address, "port": r.port},
     PeerResult: _done,
 }
 
