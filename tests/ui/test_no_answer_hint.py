@@ -9,11 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from p2p.join_code import join_code
 from ui.display import NO_ANSWER, fault_hint
 
-from test_cli import run  # main(argv) -> (exit code, stdout, stderr)
-from test_same_key_hint import stops_with  # noqa: F401  (fixture: the node stops with a lobby fault)
+from test_same_key_hint import join_by_code, stops_with  # noqa: F401  (stops_with: a fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -26,10 +24,7 @@ def test_the_reason_is_the_lobbys_own():
                                          ("en", "The host did not answer")])
 def test_a_joiner_nobody_answers_is_told_what_to_check(capsys, stops_with, tmp_path, lang, words):  # noqa: F811
     stops_with.append(NO_ANSWER)
-    code = join_code("127.0.0.1", 40211, bytes(16), bytes(range(32)))
-    argv = (["--lang", lang] if lang else []) + ["join", "--bind", "127.0.0.1", "--code", code, "--seed", "s",
-                                                 "--log-dir", str(tmp_path)]
-    status, _, err = run(capsys, *argv)
+    status, err = join_by_code(capsys, tmp_path, lang)
     assert status == 1
     assert any(words in line for line in err.splitlines()), err
     assert "--config-dir" not in err

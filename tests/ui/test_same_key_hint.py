@@ -20,6 +20,16 @@ from ui.i18n import set_language
 from test_cli import run  # main(argv) -> (exit code, stdout, stderr)
 
 
+def join_by_code(capsys, tmp_path, lang: str | None = None) -> tuple[int, str]:
+    """``lanopoli [--lang LANG] join --code ...`` at a made-up host (the node is the ``stops_with``
+    stand-in): (exit code, stderr)."""
+    code = join_code("127.0.0.1", 40211, bytes(16), bytes(range(32)))
+    argv = (["--lang", lang] if lang else []) + ["join", "--bind", "127.0.0.1", "--code", code, "--seed", "s",
+                                                 "--log-dir", str(tmp_path)]
+    status, _, err = run(capsys, *argv)
+    return status, err
+
+
 @pytest.fixture
 def stops_with(monkeypatch):
     """Make the node stop at once with NodeError("lobby", <message>) (no socket, no browsing)."""
@@ -41,10 +51,7 @@ def stops_with(monkeypatch):
 @pytest.mark.parametrize("lang, words", [(None, "usa la tua stessa chiave"), ("en", "uses your own player key")])
 def test_a_joiner_sharing_the_hosts_key_is_told_to_use_config_dir(capsys, stops_with, tmp_path, lang, words):
     stops_with.append(SAME_KEY)
-    code = join_code("127.0.0.1", 40211, bytes(16), bytes(range(32)))
-    argv = (["--lang", lang] if lang else []) + ["join", "--bind", "127.0.0.1", "--code", code, "--seed", "s",
-                                                 "--log-dir", str(tmp_path)]
-    status, _, err = run(capsys, *argv)
+    status, err = join_by_code(capsys, tmp_path, lang)
     assert status == 1
     hint = next(line for line in err.splitlines() if "--config-dir" in line)
     assert words in hint and "--config-dir ./" in hint
@@ -52,9 +59,7 @@ def test_a_joiner_sharing_the_hosts_key_is_told_to_use_config_dir(capsys, stops_
 
 def test_other_lobby_faults_get_no_hint(capsys, stops_with, tmp_path):
     stops_with.append("rejected by the host: the lobby is full")
-    code = join_code("127.0.0.1", 40211, bytes(16), bytes(range(32)))
-    status, _, err = run(capsys, "--lang", "en", "join", "--bind", "127.0.0.1", "--code", code, "--seed", "s",
-                         "--log-dir", str(tmp_path))
+    status, err = join_by_code(capsys, tmp_path, "en")
     assert status == 1 and "--config-dir" not in err
     assert fault_hint("desync", SAME_KEY) is None and fault_hint("lobby", SAME_KEY) is not None
 
