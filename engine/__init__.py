@@ -29,7 +29,8 @@ def __getattr__(name: str):  # noqa: ANN202 - PEP 562
     engine.observation on first use: importing them here would load the niente bot and rules in
     every peer (engine.observation's ``_HIDDEN_API``)."""
     if name in ("Knowledge", "hidden_items"):
-        return getattr(observation, name)
+        value = globals()[name] = getattr(observation, name)  # later reads skip this hook
+        return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

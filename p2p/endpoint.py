@@ -364,9 +364,10 @@ class Endpoint:
                 ch = self._introduction(data, addr, now, ch)
                 if ch is None:
                     return []
-            was = ch.route.confirmed
+            if self.on_confirm is None or ch.route.confirmed:  # the game's path: no extra work
+                return [(addr, p) for p in ch.receive_datagram(data, addr, now)]
             out = [(addr, p) for p in ch.receive_datagram(data, addr, now)]
-            if not was and self.on_confirm is not None and ch.route.confirmed:
+            if ch.route.confirmed:
                 self.on_confirm(addr, now)  # its RESPONSE: a PROBE kept from it is answered now (§N3.1)
             return out
         if self.allowed is not None and addr not in self.allowed:

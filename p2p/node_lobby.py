@@ -162,19 +162,12 @@ class NodeLobby:
 
     def _confirmed(self, addr: Any, now: float) -> None:
         """Host: the channel to ``addr`` was just confirmed (``Endpoint.on_confirm``): the lobby
-        answers the PROBE it kept from it (protocol.md §N3.1); sent on the loop's next turn, out
-        of the endpoint's ``receive_datagram`` (a probe answer changes nothing else to pump)."""
+        answers the PROBE it kept from it (protocol.md §N3.1), sent by a ``pump`` on the loop's
+        next turn, out of the endpoint's ``receive_datagram``. A pump, not just a send: a PROBE
+        signed with our key raised ``SameKeyJoin``, reported now (the joiner stops at our answer:
+        no datagram may come to pump it, H104)."""
         if self.lobby is not None and self.lobby.admission.probe_confirmed(addr, now):
-            self.node.loop.call_soon(self._send_answers)
-
-    def _send_answers(self) -> None:
-        link = self.node.link
-        for addr, raw in self.lobby.messages_to_send():  # empty if a pump sent them meanwhile
-            link.send((str(addr[0]), int(addr[1])), raw)
-        # A PROBE signed with our key raised SameKeyJoin: report it now, not at the next pump (the
-        # joiner stops at our answer: no datagram may come to pump it, H104). Nothing else is queued:
-        # every other message's pump drained the events, and on_probe raises no other event.
-        self._events()
+            self.node.loop.call_soon(self.pump)
 
     def pump(self) -> bool:
         """Send what the lobby produced and handle its events (see the module docstring).

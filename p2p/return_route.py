@@ -16,7 +16,8 @@ The channel asks and tells; this object only counts.
 
 from __future__ import annotations
 
-from .datagram import Addr
+from .channel_auth import TAG_LEN, XKEY_LEN
+from .datagram import HEADER_SIZE, Addr
 
 __all__ = ["KNOCKS", "KNOCK_RESERVE", "PIN_ALLOWANCE", "ReturnRoute", "UNCONFIRMED_FACTOR", "UNCONFIRMED_RESENDS"]
 
@@ -39,12 +40,17 @@ each, 70 B in the introduction form): the first ``KNOCKS_EAGER`` at its retransm
 a setup round's ``SETUP_TIMEOUT``; H102: knocks 0.25-0.5-1-2-4 s apart made lossy niente
 lobbies start ~2x later than before the pins, 40% loss): its first flight may have been lost
 (or its RESPONSE, and the peer's own channel gave up), and the peer's channel, pinned too, must
-hear something before it may send more or challenge (protocol.md §N2.6 "Lobby pins"; H94's break of b9052dd). They come out of
-``PIN_ALLOWANCE``: ``KNOCK_RESERVE`` bytes of it are kept for them (the rest, 1,300 B, still holds
-one full datagram of ``MAX_DATAGRAM`` = 1,200 B)."""
+hear something before it may send more or challenge (protocol.md §N2.6 "Lobby pins"; H94's break
+of b9052dd). They come out of ``PIN_ALLOWANCE``: ``KNOCK_RESERVE`` bytes of it are kept for them
+(the rest, 1,300 B, still holds one full datagram of ``MAX_DATAGRAM`` = 1,200 B)."""
 KNOCKS_EAGER = 4
+"""How many of the ``KNOCKS`` go at the channel's retransmission timeouts, from the first."""
 KNOCK_GAP_S = 4.0
-KNOCK_RESERVE = KNOCKS * 70
+"""Seconds between the knocks after the first ``KNOCKS_EAGER``."""
+KNOCK_SIZE = HEADER_SIZE + XKEY_LEN + TAG_LEN
+"""Bytes of one knock: a pure ack in the introduction form (header, our X25519 key, tag): 70."""
+KNOCK_RESERVE = KNOCKS * KNOCK_SIZE
+"""Bytes of a lobby pin's ``PIN_ALLOWANCE`` kept off its data room for its knocks: 700."""
 
 
 class ReturnRoute:
@@ -102,8 +108,8 @@ class ReturnRoute:
         peer's first flight, ``PIN_ALLOWANCE``) (§N2.6 "Game started"). ``lobby``: a lobby pin's
         bound (a PROPOSAL named the address, §N2.6 "Lobby pins"), the same until the next call,
         the game's start, which counts anew as for any seat channel (its lobby first flight
-        expires); ``KNOCK_RESERVE`` bytes of its ``allowance`` are kept for knocks. True if the caller must ask for the proof (a CHALLENGE): the route is not
-        proven."""
+        expires); ``KNOCK_RESERVE`` bytes of its ``allowance`` are kept for knocks. True if the
+        caller must ask for the proof (a CHALLENGE): the route is not proven."""
         if self.proven:
             return False
         if not self.seat or self.lobby:

@@ -3,10 +3,12 @@ strangers hold at most ~2.9 MiB of receive buffers; "Worst case: ~7 MB, against 
 target").
 
 ``Node`` keeps the session messages that arrive before its own session starts (a peer that
-started first: ``_MAX_EARLY`` = 256 payloads, any size, from any channel) and hands them to the
-session when the game starts. In the lobby strangers may still open channels (§N2.6
-'Strangers'), so anyone on the LAN can fill that list with the largest payloads the transport
-reassembles (~64 KiB), and the host keeps them for as long as its lobby waits.
+started first) and hands them to the session when the game starts. Until H100's 4b0e1b9 it kept
+``_MAX_EARLY`` = 256 payloads, any size, from any channel: in the lobby strangers may still open
+channels (§N2.6 'Strangers'), so anyone on the LAN could fill that list with the largest payloads
+the transport reassembles (~64 KiB), and the host kept them for as long as its lobby waited. Now
+``p2p/early_buffer.py`` keeps them only from the setup's seats, bounded (§N2.6 'Early session
+messages').
 
 A whole host node on loopback (its socket on 127.0.0.1, zeroconf restricted to it, as in
 tests/p2p/test_node.py); the stranger is a plain ``Endpoint`` on a socket of its own at

@@ -99,6 +99,7 @@ def test_a_joiner_with_a_low_order_x25519_key_cannot_crash_the_honest_seats(edit
     now the host drops its JOIN (``bad_key``, tests/p2p/test_lobby_xkey.py)."""
     lobbies = _lobby(edition, options)
     if lobbies[ATTACKER].phase != "started":
+        assert lobbies[HOST].stats.get("bad_key", 0) >= 1  # refused for its key, not for anything else
         return  # refused at the lobby: the rule holds
     assert lobbies[HOST].phase == lobbies[JOINER].phase == "started"
     for addr in (HOST, JOINER):
