@@ -15,6 +15,7 @@ from typing import Any, Callable
 from .channel_auth import TAG_LEN, XKEY_LEN, KeyCache, PairKeys, mac_ok
 from .errors import LocalProtocolError
 from .recovery import LossClock
+from .resume_point import ResumePoint
 from .return_route import PIN_ALLOWANCE
 from .transport import (HEADER_SIZE, MAGIC, MAGIC_AUTH, MAGIC_INTRO, MAX_MESSAGE, STAT_KEYS, STRANGER_RECV_CAP, Addr,
                         Channel, RecvBudget, new_epoch)
@@ -113,7 +114,7 @@ class Endpoint:
         #: (a RESPONSE to our CHALLENGE, §N2.6): the host's lobby answers a PROBE it kept (§N3.1).
         self.on_confirm: Callable[[Addr, float], None] | None = None
         #: Address -> resume point of a forgotten channel (``forget``; oldest first).
-        self._tombs: dict[Addr, tuple] = {}
+        self._tombs: dict[Addr, ResumePoint] = {}
         #: Seat key -> bytes of its *move* allowance (one ``PIN_ALLOWANCE`` shared by every pin of
         #: that key after ``restrict`` but its first) spent by forgotten channels that never heard
         #: their peer (§N2.6 "Game started": forged adverts moving a seat to one port after another
@@ -228,15 +229,15 @@ class Endpoint:
             raise LocalProtocolError(f"more than max_peers={self.max_peers} peers")
         trusted = addr in self.trusted
         tomb = self._tombs.get(addr)
-        if tomb is not None and (tomb[3] is None or (keys is not None and keys.peer_xk == tomb[3].peer_xk)):
+        if tomb is not None and (tomb.keys is None or (keys is not None and keys.peer_xk == tomb.keys.peer_xk)):
             del self._tombs[addr]  # the same peer (a plain stream may be keyed in place, §N2.2)
         else:
             tomb = None
         if tomb is None and len(first) >= HEADER_SIZE and first[6:10] == self.epoch.to_bytes(4, "big"):
             # It names our epoch: it had a channel here that we forgot, its resume point gone
             # (never kept for a stranger that did not prove its address): restart its stream.
-            tomb = (None, -1, -1, keys)
-        epoch = self.epoch if tomb is None or tomb[1] >= 0 else new_epoch()
+            tomb = ResumePoint(None, -1, -1, keys)
+        epoch = self.epoch if tomb is None or tomb.rx_next >= 0 else new_epoch()
         ch = self.channels[addr] = Channel(addr, epoch=epoch, keys=keys, loss_clock=self.loss_clock,
                                            budget=self.budget if trusted else self.stranger_budget,
                                            recv_cap=None if trusted else STRANGER_RECV_CAP,
@@ -383,7 +384,7 @@ class Endpoint:
             ch = self._open(addr, None, False, now, False, data)
             ch.last_rx = now
         elif first == _AUTH_BYTE and self._remembered(data, addr) and self._make_room(now):
-            ch = self._open(addr, self._tombs[addr][3], False, now, False)
+            ch = self._open(addr, self._tombs[addr].keys, False, now, False)
             ch.last_rx = now
         else:
             self.stats["unknown_dropped"] += 1
@@ -432,7 +433,7 @@ class Endpoint:
         """An authenticated datagram from ``addr``, which has no channel: True if a forgotten
         keyed channel's resume point is kept for it and the MAC checks with its key."""
         tomb = self._tombs.get(addr)
-        keys = None if tomb is None else tomb[3]
+        keys = None if tomb is None else tomb.keys
         return (keys is not None and len(data) >= HEADER_SIZE + TAG_LEN
                 and mac_ok(keys.recv, data[:-TAG_LEN], data[-TAG_LEN:]))
 

@@ -6,7 +6,7 @@ channel's parts (``PeerEpoch``, ``RecvStream``, ``SendStream``); the endpoint ke
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from .channel_auth import PairKeys
@@ -14,8 +14,18 @@ if TYPE_CHECKING:
     from .recv_stream import RecvStream
     from .send_stream import SendStream
 
-#: (peer epoch or None, next seq expected from the peer, next seq we send, our keys); -1: restart.
-ResumePoint = tuple["int | None", int, int, "PairKeys | None"]
+
+class ResumePoint(NamedTuple):
+    """A forgotten channel's resume point (a tuple, read by name)."""
+
+    epoch: int | None
+    """The peer's epoch (u32), or None: the next channel takes a fresh epoch of ours."""
+    rx_next: int
+    """The next seq expected from the peer; -1: the streams restart (see ``tx_next``)."""
+    tx_next: int
+    """The next seq we send; -1 (with ``rx_next``): the next channel restarts both streams."""
+    keys: PairKeys | None
+    """The channel's keys (``channel_auth.PairKeys``), None for a plain channel."""
 
 
 def point_of(epoch: int | None, blank: bool, rx: RecvStream, tx: SendStream,
@@ -29,12 +39,12 @@ def point_of(epoch: int | None, blank: bool, rx: RecvStream, tx: SendStream,
     if epoch is None and tx.next_seq:
         # Sent and never heard (its answers lost): the peer may hold our chunks; the next
         # channel takes a fresh epoch so that it restarts (H88 review #1).
-        return None, -1, -1, keys
+        return ResumePoint(None, -1, -1, keys)
     if epoch is None or blank:
         return None
     if rx.at_boundary and not (tx.queue or tx.inflight):
-        return epoch, rx.expected, tx.next_seq, keys
-    return epoch, -1, -1, keys
+        return ResumePoint(epoch, rx.expected, tx.next_seq, keys)
+    return ResumePoint(epoch, -1, -1, keys)
 
 
 def resume_from(point: ResumePoint, peer: PeerEpoch, rx: RecvStream, tx: SendStream) -> None:
@@ -42,9 +52,8 @@ def resume_from(point: ResumePoint, peer: PeerEpoch, rx: RecvStream, tx: SendStr
     the peer's, as at first contact, and both streams continue where they stopped (next seqs -1:
     they start at 0 on the new channel's own epoch, which the endpoint made fresh, so the peer
     proves it and restarts its stream as for a restart of ours, §N2.2)."""
-    epoch, rx_next, tx_next, _keys = point
-    if epoch is not None:
-        peer.take(epoch)
-    if rx_next >= 0:
-        rx.resume_at(rx_next)
-        tx.resume_at(tx_next)
+    if point.epoch is not None:
+        peer.take(point.epoch)
+    if point.rx_next >= 0:
+        rx.resume_at(point.rx_next)
+        tx.resume_at(point.tx_next)
