@@ -17,8 +17,8 @@ from .errors import LocalProtocolError
 from .recovery import LossClock
 from .resume_point import ResumePoint
 from .return_route import PIN_ALLOWANCE
-from .transport import (HEADER_SIZE, MAGIC, MAGIC_AUTH, MAGIC_INTRO, MAX_MESSAGE, STAT_KEYS, STRANGER_RECV_CAP, Addr,
-                        Channel, RecvBudget, new_epoch)
+from .transport import (HEADER, HEADER_SIZE, MAGIC, MAGIC_AUTH, MAGIC_INTRO, MAX_MESSAGE, STAT_KEYS, STRANGER_RECV_CAP,
+                        Addr, Channel, RecvBudget, new_epoch)
 
 __all__ = ["Endpoint", "UNTRUSTED_IDLE"]
 
@@ -233,10 +233,12 @@ class Endpoint:
             del self._tombs[addr]  # the same peer (a plain stream may be keyed in place, §N2.2)
         else:
             tomb = None
-        if tomb is None and len(first) >= HEADER_SIZE and first[6:10] == self.epoch.to_bytes(4, "big"):
-            # It names our epoch: it had a channel here that we forgot, its resume point gone
-            # (never kept for a stranger that did not prove its address): restart its stream.
-            tomb = ResumePoint(None, -1, -1, keys)
+        if tomb is None and len(first) >= HEADER_SIZE:
+            _magic, _flags, _src_epoch, dst_epoch, _seq, _ack, _bits = HEADER.unpack_from(first)
+            if dst_epoch == self.epoch:
+                # It names our epoch: it had a channel here that we forgot, its resume point gone
+                # (never kept for a stranger that did not prove its address): restart its stream.
+                tomb = ResumePoint(None, -1, -1, keys)
         epoch = self.epoch if tomb is None or tomb.rx_next >= 0 else new_epoch()
         ch = self.channels[addr] = Channel(addr, epoch=epoch, keys=keys, loss_clock=self.loss_clock,
                                            budget=self.budget if trusted else self.stranger_budget,
