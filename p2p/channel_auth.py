@@ -202,6 +202,14 @@ ANSWER_INTERVAL = 0.010
 channel: a replayed datagram is never answered more often than this."""
 
 
+def _nonce_of(pending: tuple[int, int] | None, epoch: int) -> tuple[int, int]:
+    """The (epoch, nonce) a challenge of ``epoch`` carries: ``pending`` again if it is ``epoch``'s
+    (a RESPONSE to its earlier copy still proves it), else a fresh random non-zero 32-bit nonce."""
+    if pending is not None and pending[0] == epoch:
+        return pending
+    return epoch, int.from_bytes(os.urandom(4), "big") or 1
+
+
 class EpochProof:
     """The challenge/response by which one channel believes a new instance (epoch) of its peer
     only once proven (protocol.md §N2.2), and the rate limit of its unsolicited answers.
@@ -261,24 +269,17 @@ class EpochProof:
     def unproven(self, epoch: int, now: float) -> bool:
         """A datagram of an unknown instance ``epoch`` of the peer: challenge it (a fresh nonce
         for a new epoch, the same nonce again for the same one). False if rate-limited."""
+        self._challenge = _nonce_of(self._challenge, epoch)
         if not self.may_answer(self.CHALLENGE, now):
-            self._nonce_for(epoch)
             return False
-        self._nonce_for(epoch)
         self._challenge_due = self.due = True
         return True
-
-    def _nonce_for(self, epoch: int) -> None:
-        # A fresh nonce for a new epoch, the same one again for the same epoch.
-        if self._challenge is None or self._challenge[0] != epoch:
-            self._challenge = (epoch, int.from_bytes(os.urandom(4), "big") or 1)
 
     def check(self, epoch: int, now: float) -> bool:
         """A datagram of the peer's current instance ``epoch`` on a channel whose address is not
         proven: challenge it in the return-routability slot (the same nonce again for the same
         epoch), rate-limited apart from ``unproven``. False if rate-limited (the nonce is kept)."""
-        if self._check is None or self._check[0] != epoch:
-            self._check = (epoch, int.from_bytes(os.urandom(4), "big") or 1)
+        self._check = _nonce_of(self._check, epoch)
         if not self.may_answer(self.CHECK, now):
             return False
         self._check_due = self.due = True
@@ -289,8 +290,7 @@ class EpochProof:
         datagram, so not rate-limited): the owner wants its address proven (the game started,
         protocol.md §N2.6 "Game started"). The return-routability slot (``check``): keeps its
         nonce for the same epoch, and a pending challenge of a new epoch stays."""
-        if self._check is None or self._check[0] != epoch:
-            self._check = (epoch, int.from_bytes(os.urandom(4), "big") or 1)
+        self._check = _nonce_of(self._check, epoch)
         self._check_due = self.due = True
 
     def proves(self, epoch: int, nonce: int) -> bool:

@@ -30,6 +30,22 @@ def test_the_same_epoch_is_challenged_with_the_same_nonce_a_new_one_with_a_fresh
     assert proof.take()[1][0] == 9
 
 
+def test_the_return_routability_check_keeps_its_nonce_per_epoch_whether_answered_or_asked():
+    """§N2.2, §N2.6 'Reflection': ``check`` (a datagram's) and ``ask`` (the owner's, unasked) share
+    the return-routability slot: the same epoch keeps its nonce, a rate-limited check too, so an
+    earlier CHALLENGE's RESPONSE still proves it; a new epoch gets a fresh one; never 0."""
+    proof = EpochProof()
+    assert proof.check(7, now=1.0)
+    first = proof.take_check()
+    assert first[0] == 7 and first[1] != 0
+    assert not proof.check(7, now=1.0) and proof.pending_check == first  # rate-limited, nonce kept
+    proof.ask(7)
+    assert proof.take_check() == first and proof.checks(*first)
+    proof.ask(9)
+    assert proof.pending_check[0] == 9 and not proof.checks(*first)
+    assert proof.pending == (None, None)  # the new-instance slot is untouched
+
+
 def test_a_challenge_to_us_is_answered_with_its_nonce():
     proof = EpochProof()
     assert proof.challenged(5, 1234, now=0.0)
