@@ -65,5 +65,6 @@ class PeerEpoch:
         if old is None:
             return None
         self._retired.append(old)
-        return not (not was_proven and acked_by is not None and acked_by[0] == epoch
-                    and acked_by[1] <= next_seq)
+        same_peer = (not was_proven and acked_by is not None and acked_by[0] == epoch
+                     and acked_by[1] <= next_seq)
+        return not same_peer

@@ -3,6 +3,9 @@ restarts, and which epochs stay retired. The channel-level cases are in test_tra
 and test_forged_epoch.py."""
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from p2p.peer_epoch import RETIRED_EPOCHS, PeerEpoch
 
 
@@ -40,3 +43,23 @@ def test_only_the_last_retired_epochs_are_remembered():
         p.replace(e, 0)
     assert not p.is_retired(1)
     assert all(p.is_retired(e) for e in range(2, RETIRED_EPOCHS + 2))
+
+
+@given(proven=st.booleans(), acks=st.lists(st.tuples(st.sampled_from([8, 9]), st.integers(0, 9)), max_size=6),
+       next_seq=st.integers(0, 9))
+def test_only_an_unproven_epochs_successor_that_acked_within_our_stream_keeps_it(proven, acks, next_seq):
+    """§N2.2 (H86), the rule ``replace`` words: our stream goes on (False) exactly when the epoch
+    replaced was never proven and the new epoch's dropped datagrams, since the last ones of another
+    epoch, acknowledged at most ``next_seq``; else both streams restart (True)."""
+    p = PeerEpoch()
+    p.take(7)
+    if proven:
+        p.checked()
+    last = None  # (epoch, highest ack) of the latest run of acknowledging datagrams of one epoch
+    for epoch, ack in acks:
+        p.unproven(epoch, ack)
+        if ack:
+            last = (epoch, max(ack, last[1] if last and last[0] == epoch else 0))
+    keeps_ours = not proven and last is not None and last[0] == 8 and last[1] <= next_seq
+    assert p.replace(8, next_seq) is (not keeps_ours)
+    assert p.current == 8 and p.proven and p.is_retired(7)
