@@ -13,21 +13,20 @@ The first half of the lobby (``p2p/lobby.py``), before the setup is fixed:
   the join-by-code probe (protocol.md §N3.1).
 
 An ``Admission`` is held by its ``Lobby`` (not a mixin): it owns who joined, the host's keys
-and the probe budget, reads the lobby's public state and acts only through the calls of
-``LobbyHost`` (send, emit, drop, abort, enter_signing...). Sans-I/O like the lobby: ``now`` is
-an argument.
+and the probe budget (its ``ProbeGate``, ``p2p/probe_gate.py``), reads the lobby's public state
+and acts only through the calls of ``LobbyHost`` (send, emit, drop, abort, enter_signing...).
+Sans-I/O like the lobby: ``now`` is an argument.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from typing import Any, Protocol
 
 from . import const as C
 from .identity import fingerprint_of
 from .join_code import join_code_tag
 from .lobby_events import LobbyStatus, PlayerJoined, PlayerLeft, PlayerRemoved, SameKeyJoin
-from .ratelimit import TokenBucket, bucket_in
+from .probe_gate import ProbeGate
 from .wire import (MSG_JOIN, MSG_PROPOSAL, MSG_REJECT, MSG_STATUS, Envelope, Join, Player, Proposal, Reject,
                    Setup, Status, seal_message)
 
@@ -40,12 +39,6 @@ WAITING = "waiting"
 #: signed a setup of this lobby (protocol.md §C2.2 step 7). An honest peer has one socket and one
 #: key; two leave room for a player who restarted with a fresh key.
 MAX_UNCONFIRMED_PER_ADDR = 2
-
-#: Host (§N3.1): the last PROBE dropped as unconfirmed per source address (<= PROBE_KEPT, oldest forgotten,
-#: none over PROBE_KEPT_BYTES; ~260 B) is answered when its RESPONSE confirms it within PROBE_KEEP_S.
-PROBE_KEPT = 32
-PROBE_KEPT_BYTES = 512
-PROBE_KEEP_S = 2.0
 
 #: The signing phases (``p2p.lobby``): a STATUS or REJECT of the host may end them (§C2.2 step 7).
 _SETUP_PHASES = ("signing", "revealing")
@@ -115,12 +108,8 @@ class Admission:
         #: Join by code (protocol.md §N3.1): the code's 50-bit tag while we probe for the game
         #: id (None once known, or for any other join).
         self.code_tag: int | None = None
-        # host only: PROBE answers allowed per source host (PROBE_RATE/s; PROBE_MEMORY hosts, LRU)
-        self._probes: OrderedDict[Any, TokenBucket] = OrderedDict()
-        # host only: (joiner key, source address) -> when answered there (PROBE_MEMORY, oldest out)
-        self._probed: dict[tuple[bytes, Any], float] = {}
-        # host only: source address -> (envelope, JOIN, when) of its last PROBE dropped as unconfirmed
-        self._kept: dict[Any, tuple[Envelope, Any, float]] = {}
+        # host only: which PROBEs may be answered (§N3.1 rules 0-2), the ones kept unconfirmed
+        self._probe_gate = ProbeGate(lobby.drop)
         # host only (§C2.2 step 7): keys removed for not confirming a setup (never seated again
         # here), members whose entry predates the current round (they must JOIN again with a fresh
         # seed commitment before the next PROPOSAL), members that signed a setup once (off the cap)
@@ -207,34 +196,14 @@ class Admission:
         3. the signature (``bad_signature``); only then is the key remembered, so a forged
            PROBE naming someone else's key cannot silence it."""
         lob = self._lobby
-        kept = self._kept
-        kept.pop(addr, None)
-        if not confirmed:
-            lob.drop("probe_unconfirmed")
-            if len(env.raw) <= PROBE_KEPT_BYTES:
-                kept[addr] = (env, msg, now)
-                if len(kept) > PROBE_KEPT:
-                    del kept[next(iter(kept))]
+        if not self._probe_gate.admits(env, msg, addr, now, confirmed):  # rules 0-2 (p2p/probe_gate.py)
             return
         pk = msg.player.public_key
-        seen = (pk, addr)
-        if now - self._probed.get(seen, -C.PROBE_REPEAT_S) < C.PROBE_REPEAT_S:
-            lob.drop("probe_repeat")
-            return
-        host = addr[0] if isinstance(addr, (tuple, list)) else addr  # its IP: one machine, all its ports
-        if not bucket_in(self._probes, host, C.PROBE_RATE, C.PROBE_RATE, now, C.PROBE_MEMORY).take(now):
-            lob.drop("probe_limit")
-            return
         if not env.verify(pk):
             lob.drop("bad_signature")
             return
-        if pk == lob.identity.public_key:  # a PROBE signed with our key: a second player on our key directory
-            lob.count("same_key")  # answered as any (the joiner stops: SAME_KEY); shown once per address
-            lob.emit(SameKeyJoin(addr))
-        self._probed.pop(seen, None)
-        self._probed[seen] = now
-        if len(self._probed) > C.PROBE_MEMORY:
-            del self._probed[next(iter(self._probed))]
+        self._same_key(pk, addr)  # answered as any (the joiner stops: SAME_KEY)
+        self._probe_gate.answered(pk, addr, now)
         lob.count("probes")
         if lob.phase == WAITING:
             lob.send(addr, self.status_msg())
@@ -245,8 +214,8 @@ class Admission:
         """Host: the channel to ``addr`` was just confirmed (its RESPONSE, ``Endpoint.on_confirm``):
         the PROBE kept from it less than PROBE_KEEP_S ago goes through ``on_probe`` (rules 1-3),
         answered now, not at its next copy (§N3.1). True if one was kept (the caller sends)."""
-        probe = self._kept.pop(addr, None)
-        if probe is None or now - probe[2] > PROBE_KEEP_S:
+        probe = self._probe_gate.kept(addr, now)
+        if probe is None:
             return False
         self._lobby.count("probe_kept")
         self.on_probe(probe[0], probe[1], addr, now, True)
@@ -283,9 +252,7 @@ class Admission:
         if not env.verify(p.public_key):
             lob.drop("bad_signature")
             return
-        if p.public_key == lob.identity.public_key:  # signed with our key: a second player on our key directory
-            lob.count("same_key")  # answered as any (REJECT: the joiner stops, SAME_KEY); shown once per address
-            lob.emit(SameKeyJoin(addr))
+        self._same_key(p.public_key, addr)  # answered as any (REJECT: the joiner stops, SAME_KEY)
         if msg.version != C.PROTOCOL_VERSION:
             self._reject(addr, p.public_key, C.REJECT_VERSION)
             return
@@ -330,6 +297,14 @@ class Admission:
         lob.emit(PlayerJoined(p.name, fingerprint_of(p.public_key)))
         self.broadcast_status()
         self.maybe_propose(now)
+
+    def _same_key(self, pk: bytes, addr: Any) -> None:
+        """Host: a JOIN or PROBE from ``addr`` validly signed with ``pk``; if that is our own key (a
+        second player on our key directory), counted (``same_key``) and ``SameKeyJoin`` raised (node:
+        shown once per address). The caller answers it as any other."""
+        if pk == self._lobby.identity.public_key:
+            self._lobby.count("same_key")
+            self._lobby.emit(SameKeyJoin(addr))
 
     def maybe_propose(self, now: float) -> None:
         """Host: every seat taken, every member's entry of the current round (none stale):

@@ -1,19 +1,19 @@
 """A PROBE kept until its address confirms (protocol.md §N3.1, H96): the host keeps the last PROBE
 it dropped as unconfirmed, per source address (at most ``PROBE_KEPT`` addresses, none over
 ``PROBE_KEPT_BYTES``, for ``PROBE_KEEP_S``), and answers it when that address's RESPONSE confirms
-the channel (``Endpoint.on_confirm`` -> ``Admission.probe_confirmed``): a join by code needs
+the channel (``Endpoint.on_confirm`` -> ``Admission.probe_confirmed``, ``p2p.probe_gate``): a join by code needs
 PROBE -> CHALLENGE -> RESPONSE -> STATUS, not a PROBE copy after the RESPONSE (H88: at 30% loss
 the copy made joins by code 2.5x slower). A spoofed source never confirms: its PROBE still earns
 the CHALLENGE and the owed pure ack only (44 B)."""
 
 from __future__ import annotations
 
-from p2p import admission, const as C
-from p2p.admission import PROBE_KEEP_S, PROBE_KEPT, PROBE_KEPT_BYTES
+from p2p import const as C, probe_gate
 from p2p.datagram import FLAG_DATA, HEADER, MAGIC
 from p2p.identity import Identity
 from p2p.join_code import join_code_tag
 from p2p.lobby import Lobby
+from p2p.probe_gate import PROBE_KEEP_S, PROBE_KEPT, PROBE_KEPT_BYTES
 from p2p.wire import MSG_STATUS, open_envelope
 
 from redteam_lan_kit import VICTIM, bytes_to
@@ -118,7 +118,7 @@ def test_the_kept_table_is_bounded_in_addresses_and_bytes(monkeypatch):
     big = Lobby.join(Identity.from_seed(b"h96-big"), host_addr=HOST, game_id=None, name="\U0001F3B2" * 32,
                      chain_length=8, code_tag=1).messages_to_send()[0][1]
     assert len(PROBES[0]) < len(big) <= PROBE_KEPT_BYTES
-    monkeypatch.setattr(admission, "PROBE_KEPT_BYTES", len(big) - 1)
+    monkeypatch.setattr(probe_gate, "PROBE_KEPT_BYTES", len(big) - 1)
     lob.receive_message(big, ("10.2.0.1", 5000), 0.0, None, False)
     lob.receive_message(PROBES[0], ("10.2.0.2", 5000), 0.0, None, False)
     assert not lob.admission.probe_confirmed(("10.2.0.1", 5000), 0.1)
