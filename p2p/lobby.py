@@ -64,6 +64,9 @@ if TYPE_CHECKING:  # annotations only (engine/api.py: the seam p2p sees; the cal
 #: entered the phase first and removes the silent seats at its own ``SETUP_TIMEOUT``.
 SETUP_HOST_GRACE = 10.0
 
+#: Joiner: why it stops when the host never answered within ``JOIN_TIMEOUT`` (§N3.1; ui hints what to check).
+NO_ANSWER = "no answer from the host"
+
 
 class Lobby:
     """One peer's lobby/setup state machine. Build with ``Lobby.host`` or ``Lobby.join``. Who may
@@ -306,7 +309,7 @@ class Lobby:
             return
         if self._deadline is not None and now >= self._deadline and self.phase in (JOINING, SIGNING, REVEALING):
             if self.phase == JOINING:
-                self.abort("no answer from the host")
+                self.abort(NO_ANSWER)
             else:
                 missing = self.setup_round.missing(self.phase != SIGNING)
                 self.abort(f"setup timed out in phase {self.phase}, waiting for seats {missing}")

@@ -58,19 +58,16 @@ def fault_sentence(code: str) -> str:
     }.get(code, _("The game stopped because of an error."))
 
 
-#: The lobby's abort reason when the host never answered our JOIN (p2p/lobby.py, protocol.md
-#: §N3.1 JOIN_TIMEOUT): wrong address or port, a mistyped code, or a host gone.
-NO_ANSWER = "no answer from the host"
-
-
 def fault_hint(code: str, message: str) -> str | None:
     """What the player can do about a fault, in the current language, when there is something:
     the host runs with our own player key (``p2p.admission.SAME_KEY``: a host and a joiner on one
     computer, both with the default key directory) -> give this player a ``--config-dir`` of its
     own; the host's side of it (``code`` "same_key", ``message`` the joiner's "address:port") -> the same
-    advice for that player; no answer from the host (``NO_ANSWER``) -> check the join code and that the game still
-    waits. None otherwise. ``code``, ``message``: the NodeError's (``ui.driver.Fault``'s)."""
+    advice for that player; no answer from the host (``p2p.lobby.NO_ANSWER``: wrong address or port, a
+    mistyped code, a host gone) -> check the join code and that the game still waits. None otherwise.
+    ``code``, ``message``: the NodeError's (``ui.driver.Fault``'s)."""
     from p2p.admission import SAME_KEY  # here: a headless peer imports this module early
+    from p2p.lobby import NO_ANSWER
 
     if code == "lobby" and message == SAME_KEY:
         return _("The host uses your own player key: on one computer every player needs a directory "
