@@ -7,7 +7,7 @@ asserts nothing.
 For each row ``seats:loss``: ``--seeds`` seeded lobbies (a host and seats-1 joiners, every one
 joining by code: PROBE, the host's CHALLENGE, the RESPONSE, the STATUS, then the lobby) on
 ``p2p.faults.SimNetwork`` with that datagram loss, peers shaped like ``NodeLobby``
-(``tests/p2p/test_lobby_loss.LobbyPeer``: keys, trusts, the host's ``Endpoint.on_confirm``),
+(``p2p.lobby_sim.lobby_game``'s ``LobbyPeer``: keys, trusts, the host's ``Endpoint.on_confirm``),
 run on the virtual clock until every seat has started (``GameStarted``) or 60 s. Prints, per row,
 the median, 90th percentile and maximum of the virtual seconds to every seat's start, and the
 lobbies that did not start (stalls). Virtual time: the figures do not depend on the machine's load
@@ -24,34 +24,18 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
-sys.path.insert(0, os.path.join(ROOT, "tests", "p2p"))
 
 
 def one(seed: int, seats: int, loss: float) -> float | None:
     """Virtual seconds until every seat of one seeded lobby started (None: not within 60 s)."""
-    from test_lobby_loss import LobbyPeer
-
-    from p2p.faults import FaultPlan, SimNetwork
+    from p2p.faults import FaultPlan
     from p2p.identity import Identity
-    from p2p.join_code import join_code_tag
-    from p2p.lobby import Lobby
+    from p2p.lobby_sim import lobby_game
 
-    hid = Identity.from_seed(b"h88-h-%d" % seed)  # H88's seeds: its figures are comparable
-    host_addr = ("10.0.0.1", 5000)
-    host = Lobby.host(hid, edition="classico", seats=seats, name="h", endpoint=host_addr, chain_length=8,
-                      demo_seed=b"h88-%d" % seed)
-    peers = {host_addr: LobbyPeer(hid, host, 100)}
-    tag = join_code_tag(host.game_id, hid.public_key)
-    for i in range(1, seats):
-        ident = Identity.from_seed(b"h88-j%d-%d" % (i, seed))
-        lob = Lobby.join(ident, host_addr=host_addr, game_id=None, name="j%d" % i, chain_length=8, now=0.0,
-                         code_tag=tag)
-        peers[("10.0.0.%d" % (i + 1), 5000)] = LobbyPeer(ident, lob, 100 + i)
-    net = SimNetwork(FaultPlan(seed=seed, loss=loss))
-    for addr, peer in peers.items():
-        net.attach(addr, peer)
-    while net.now < 60 and not all(p.done for p in peers.values()) and net.step():
-        pass
+    peers, net = lobby_game(Identity.from_seed(b"h88-h-%d" % seed),  # H88's seeds: its figures are comparable
+                            [Identity.from_seed(b"h88-j%d-%d" % (i, seed)) for i in range(1, seats)],
+                            FaultPlan(seed=seed, loss=loss), until=60, demo_seed=b"h88-%d" % seed, by_code=True,
+                            host_name="h")
     return net.now if all(p.started is not None for p in peers.values()) else None
 
 

@@ -5,8 +5,9 @@ The host trusts a joiner's address once its valid JOIN arrived, but trust no lon
 unconfirmed-channel bound (a spoofed JOIN is valid too): the host's channel sends at most 3x what
 the address sent until the joiner answers a CHALLENGE. A joiner therefore re-sends its JOIN (the
 same bytes) every ``JOIN_RESEND_S`` while it has no PROPOSAL, and at once (rate-limited) when
-another seat's SETUP_SIG or SEED shows the host proposed. ``LobbyPeer`` drives a ``Lobby`` and
-its ``Endpoint`` the way ``p2p.node_lobby.NodeLobby.pump`` does, on ``p2p.faults.SimNetwork``.
+another seat's SETUP_SIG or SEED shows the host proposed. ``LobbyPeer`` (``p2p.lobby_sim``, re-exported
+here for the tests that import it from this module) drives a ``Lobby`` and its ``Endpoint`` the way
+``p2p.node_lobby.NodeLobby.pump`` does, on ``p2p.faults.SimNetwork``.
 """
 
 from __future__ import annotations
@@ -14,93 +15,19 @@ from __future__ import annotations
 import pytest
 
 from p2p import const as C
-from p2p.channel_auth import KeyCache
-from p2p.endpoint import Endpoint
 from p2p.faults import FaultPlan, SimNetwork
 from p2p.identity import Identity
 from p2p.join_resend import JOIN_HINT_S, JOIN_RESEND_S
-from p2p.lobby import ABORTED, WAITING, GameStarted, Lobby, LobbyAborted
-from p2p.node_lobby import pin_lobby, pin_seats
+from p2p.lobby import ABORTED, WAITING, Lobby
+from p2p.lobby_sim import HOST, LobbyPeer, lobby_game  # noqa: F401 (re-exported)
 from p2p.wire import MSG_JOIN, MSG_SETUP_SIG, SetupSig, open_envelope, seal_message
-
-HOST = ("10.0.0.1", 5000)
-
-
-class LobbyPeer:
-    """One peer (its lobby and endpoint) shaped for ``SimNetwork``: keys, sends and trusts
-    like ``NodeLobby.pump``; at ``GameStarted`` restricts and pins the seats."""
-
-    def __init__(self, identity: Identity, lobby: Lobby, epoch: int) -> None:
-        self.ep = Endpoint(epoch=epoch, keys=KeyCache(identity), accept_plain=lobby.role == "host")
-        self.ep.on_confirm = self._confirmed  # like NodeLobby: a kept PROBE answered (§N3.1)
-        self.lobby = lobby
-        self.started: GameStarted | None = None
-        self.aborted: LobbyAborted | None = None
-
-    @property
-    def done(self) -> bool:
-        return self.started is not None or self.aborted is not None
-
-    def pump(self) -> None:
-        lob, ep = self.lobby, self.ep
-        if self.done:
-            return
-        pin_lobby(ep, lob)
-        for addr, raw in lob.messages_to_send():
-            ep.send(addr, raw)
-        ep.trust(lob.peer_addresses())
-        while (ev := lob.next_event()) is not None:
-            if isinstance(ev, GameStarted):
-                ep.restrict(ev.endpoints)
-                pin_seats(ep, ev.setup.players, ev.endpoints, ev.my_seat)
-                self.started = ev
-            elif isinstance(ev, LobbyAborted):
-                self.aborted = ev
-
-    def _confirmed(self, addr: tuple, now: float) -> None:
-        if not self.done:
-            self.lobby.admission.probe_confirmed(addr, now)  # sent by the pump that follows
-
-    def receive_datagram(self, data: bytes, src: tuple, now: float) -> list:
-        for addr, payload in self.ep.receive_datagram(data, src, now):
-            if not self.done:
-                self.lobby.receive_message(payload, addr, now, self.ep.peer_key(addr), self.ep.confirmed(addr))
-        self.pump()
-        return []
-
-    def datagrams_to_send(self, now: float) -> list:
-        self.pump()
-        return self.ep.datagrams_to_send(now)
-
-    def get_timer(self) -> float | None:
-        times = [self.ep.get_timer(), None if self.done else self.lobby.get_timer()]
-        times = [t for t in times if t is not None]
-        return min(times) if times else None
-
-    def handle_timer(self, now: float) -> None:
-        self.ep.handle_timer(now)
-        t = self.lobby.get_timer()
-        if not self.done and t is not None and now >= t:
-            self.lobby.handle_timer(now)
-        self.pump()
 
 
 def _lobby_game(seed: int, seats: int, loss: float) -> tuple[dict, SimNetwork]:
-    host_id = Identity.from_seed(b"h77-host-%d" % seed)
-    host = Lobby.host(host_id, edition="classico", seats=seats, name="host", endpoint=HOST,
-                      demo_seed=b"h77-%d" % seed, chain_length=8)
-    peers = {HOST: LobbyPeer(host_id, host, 100)}
-    for i in range(1, seats):
-        ident = Identity.from_seed(b"h77-j%d-%d" % (i, seed))
-        peers[("10.0.0.%d" % (i + 1), 5000)] = LobbyPeer(ident, Lobby.join(
-            ident, host_addr=HOST, game_id=host.game_id, name=f"j{i}", chain_length=8,
-            host_keys=(host_id.public_key, host_id.x25519_public_key)), 100 + i)
-    net = SimNetwork(FaultPlan(seed=seed, loss=loss, reorder=0.1))
-    for addr, peer in peers.items():
-        net.attach(addr, peer)
-    while net.now < C.SETUP_TIMEOUT and not all(p.done for p in peers.values()) and net.step():
-        pass
-    return peers, net
+    """H77's seeded lobby (``loss``, 10% reordered): ``seats`` - 1 joiners with the advert's keys."""
+    return lobby_game(Identity.from_seed(b"h77-host-%d" % seed),
+                      [Identity.from_seed(b"h77-j%d-%d" % (i, seed)) for i in range(1, seats)],
+                      FaultPlan(seed=seed, loss=loss, reorder=0.1), until=C.SETUP_TIMEOUT, demo_seed=b"h77-%d" % seed)
 
 
 @pytest.mark.parametrize("seats", [2, 3, 4])
