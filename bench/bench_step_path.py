@@ -125,27 +125,34 @@ def analyse(traces: list[dict], trim: int = TRIM) -> dict:
 def segments(traces: list[dict]) -> dict:
     """Medians (µs) of the completing message's handling, segment by segment (``SEGMENTS``), by
     step kind ("chance", "decision", ...): only handlings with one commit, a record and our
-    message in them, followed by a ``sendto``."""
+    message in them, followed by a ``sendto``. When that ``sendto`` is inside the handling (our
+    message sent as soon as it is made, ``OwnStep.on_sent``), "own" ends at that ``sendto``
+    (encoded, signed, written ahead, flushed) and "own>returned", "returned>sendto" are 0."""
     rows: dict[str, dict[str, list[float]]] = {}
     for trace in traces:
         ev = trace["ev"]
         inside: list = []
         for i, e in enumerate(ev):
-            if e[0] in "iolvc":
+            if e[0] in "iolvcs":
                 inside.append(e)
                 continue
             if e[0] != "r":
                 continue
             _, t_read, k, _, after, t_h = e
             marks = {tag: [x for x in inside if x[0] == tag] for tag in "iolvc"}
+            marks_s = [x for x in inside if x[0] == "s"]
             inside = []
             if after is None or after <= k or len(marks["c"]) != 1 or not all(marks[t] for t in "iolv"):
                 continue
-            sent = next((x for x in ev[i + 1:i + 8] if x[0] == "s"), None)
-            if sent is None:
-                continue
             inbox, (_, v0, v1), commit = marks["i"][-1][1], marks["v"][0], marks["c"][0]
             (_, l0, l1), (_, o0, o1) = marks["l"][0], marks["o"][-1]
+            sent = next((x for x in marks_s if x[1] >= o0), None)
+            if sent is not None:  # out inside the handling (``OwnStep.on_sent``)
+                o1 = t_h = sent[1]
+            else:
+                sent = next((x for x in ev[i + 1:i + 8] if x[0] == "s"), None)
+            if sent is None:
+                continue
             cuts = (t_read, inbox, v0, v1, commit[1], l0, l1, o0, o1, t_h, sent[1])
             row = rows.setdefault(commit[3], {s: [] for s in SEGMENTS})
             for name, a, b in zip(SEGMENTS, cuts, cuts[1:]):

@@ -87,6 +87,7 @@ class Link:
         self._timer = LoopTimer(self._loop, self._on_timer)
         self._in_rx = False
         self._rx_sent = False  # on_message queued a payload during the current read batch
+        self._rx_flushed = False  # flush_now ran while on_message handled a payload
         self._flush_scheduled = False
         self.send_errors = 0
         self.handler_errors = 0
@@ -141,6 +142,15 @@ class Link:
         elif not self._flush_scheduled:
             self._flush_scheduled = True
             self._loop.call_soon(self._flush)
+
+    def flush_now(self) -> None:
+        """Send what ``send`` queued now, with the acks due (the owner's step message, which
+        every other peer waits for: issue 14), not after the payload being handled returns
+        nor on the loop's next turn."""
+        if self._in_rx:
+            self._rx_sent = False
+            self._rx_flushed = True
+        self._flush()
 
     def _flush(self) -> None:
         self._flush_scheduled = False
@@ -233,6 +243,9 @@ class Link:
                     self._rx_sent = False
                     self._flush()
                     fresh = False
+                elif self._rx_flushed:  # the owner sent it already (``flush_now``), acks along
+                    fresh = False
+                self._rx_flushed = False
             if read and self._on_batch_end is not None:
                 try:
                     self._on_batch_end()
@@ -242,7 +255,7 @@ class Link:
                     self._rx_sent = False
                     fresh = True
         finally:
-            self._in_rx = False
+            self._in_rx = self._rx_flushed = False
         if fresh and not self._closed:
             self._flush()
 

@@ -26,11 +26,10 @@ most every ``PROGRESS_INTERVAL`` s plus the first step), ``Waiting``, the seat-l
 ``NodeError`` carrying the ``code`` and ``step`` for the ``error`` line. ``PeerConfig``,
 ``PeerResult`` and ``NodeError`` live in p2p/node_config.py and are re-exported here.
 
-Hot path (one step): the socket delivers a step message -> ``Endpoint.receive_datagram`` ->
-``LockstepSession.receive_message`` (one signature check) -> maybe apply the step, ask the bot,
-sign our next message -> ``Link.send`` to each peer -> one flush; acks ride on those datagrams.
-The session's timer and the progress report are looked at once per batch of datagrams the link
-read in one wake-up (``_after_batch``), not once per message (issue 14).
+Hot path (one step): a step message -> ``Endpoint.receive_datagram`` -> ``LockstepSession.receive_message``
+(one signature check) -> maybe apply the step, ask the bot, sign our next message, sent at once
+(``OwnStep.on_sent``: ``Link.send`` to each peer, ``Link.flush_now``; acks ride on it), then the rest.
+The session's timer and the progress report: once per read batch (``_after_batch``, issue 14).
 """
 
 from __future__ import annotations
@@ -42,6 +41,7 @@ from typing import Any
 
 from .chat import CHAT_TAG
 from .early_buffer import EarlyBuffer
+from .gamelog import LogReader
 from .identity import Identity
 from .lobby import GameStarted, Lobby
 from .lockstep import FINISHED, GameOver
@@ -185,8 +185,6 @@ class Node:
             self.lobby.receive_message(payload, addr, self.link.now, ep.peer_key(addr), ep.confirmed(addr))
             self._pump_lobby()
 
-    # -- spectators (protocol.md §N10) -----------------------------------------------------
-
     def serve_spectators(self, setup: Any, seat: int) -> None:
         """The game runs (or resumed): serve spectators from our watch socket and advertise it
         as our seat's (``WatchService.serve``, protocol.md §N10 "Any seat serves")."""
@@ -196,8 +194,6 @@ class Node:
         """The game log's header record: the lobby's, or after a resume our log's record 0."""
         if self.lobby is not None and self.lobby.setup is not None:
             return self.lobby.log_header()
-        from .gamelog import LogReader
-
         return next(iter(LogReader(self.log_path))).payload
 
     def _send_all(self, raw: bytes) -> None:
@@ -275,6 +271,13 @@ class Node:
             return
         self._pump_tail()
 
+    def _send_now(self) -> None:
+        """``OwnStep.on_sent``: our STEP is out now, the rest of the handling after it (issue 14)."""
+        if self.link is not None:
+            for raw in self.session.messages_to_send():
+                self._send_all(raw)
+            self.link.flush_now()
+
     def _pump_tail(self) -> None:
         """After the session's output was sent: the progress report (at most every
         ``PROGRESS_INTERVAL`` s) and the session's timer."""
@@ -290,12 +293,9 @@ class Node:
         """The link handed over every datagram of one wake-up (``Link`` ``on_batch_end``): the
         tail of the pumps that ran meanwhile, once (timers fire at the same protocol times:
         ``get_timer``'s deadlines are absolute, armed before the loop sleeps again)."""
-        if self._batch_due:
+        if self._batch_due:  # set by ``_pump_session`` only: a session runs
             self._batch_due = False
-            if self.session is not None:
-                self._pump_tail()
-
-    # -- waiting ------------------------------------------------------------------------------
+            self._pump_tail()
 
     def _tick(self) -> None:
         """Every WAIT_NOTICE/2 s while playing: report whom we wait for (``NodeWatchdog``)."""
@@ -339,6 +339,7 @@ class Node:
         ``log_path``), its own log (``session.log``): our seat, the names, the phase, a fresh
         input and timed-game clock, the tick."""
         self.session = session
+        session.own.on_sent = self._send_now  # our STEP goes out as soon as it is made
         self.seat = session.my_seat
         self.names = tuple(p.name for p in session.setup.players)
         self.log_path = log_path

@@ -24,7 +24,7 @@ and acts through ``session_port.Effects``. Moved out of ``lockstep.py`` (issue 1
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from . import const as C
 from .beacon import HashChain
@@ -71,6 +71,12 @@ class OwnStep:
         self._own_deferred = -1
         #: The steps begun as plain chance steps, the last ``KEEP_STEPS`` (``plain_chance_at``).
         self._plain: set[int] = set()
+        #: Called (no argument) right after our STEP of a step is made and queued (``send_own``),
+        #: before the session goes on: the node sends it at once (issue 14: every other peer
+        #: waits for it; what the session still does after it, the step's bookkeeping and the
+        #: handler's return, is off their critical path). None: the caller drains the queue
+        #: after each input, as every sans-I/O caller does.
+        self.on_sent: Callable[[], None] | None = None
 
     def use_chain(self, chain: HashChain) -> None:
         """Play on with ``chain`` (our seat re-seated with a new chain, §C8.9)."""
@@ -254,6 +260,8 @@ class OwnStep:
             s.own_log.append_own(k, raw)  # write-ahead: a restart re-sends these bytes
         self._fx.send(raw)
         s.live.arm_resend(s.now)
+        if self.on_sent is not None:
+            self.on_sent()
 
     def adopt_own(self, raw: bytes) -> bool:
         """Take ``raw`` (our own STEP envelope of the current step, from our own-message log or

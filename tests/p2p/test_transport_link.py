@@ -161,3 +161,42 @@ def test_linger_waits_for_a_seat_cut_off_at_the_end_and_serves_until_nothing_is_
             await b.close()
 
     asyncio.run(run())
+
+
+def test_flush_now_sends_the_owners_reply_before_its_handler_returns_and_once():
+    """``Link.flush_now`` (issue 14, H105; what the node does when our step message is made,
+    ``OwnStep.on_sent``): a payload the owner queues and flushes while handling a datagram
+    leaves at once, before the handler returns, with the ack of that datagram on it; the read
+    batch then does not flush a second time for the same datagram."""
+    async def run():
+        log, got_a = [], []
+        links = {}
+
+        def on_b(addr, payload):
+            links["b"].send(addr, b"pong:" + payload)
+            links["b"].flush_now()
+            log.append("returned")
+
+        a = await Link.open("127.0.0.1", 0, lambda addr, p: got_a.append(p))
+        b = links["b"] = await Link.open("127.0.0.1", 0, on_b)
+        sendto, flush, receive = b._sendto, b.endpoint.flush, b.endpoint.receive_datagram
+        b._sendto = lambda data, addr: (log.append("sendto"), sendto(data, addr))[1]
+        b.endpoint.flush = lambda now: (log.append("flush"), flush(now))[1]
+        b.endpoint.receive_datagram = lambda *args: (log.append("read"), receive(*args))[1]
+        try:
+            a.send(b.address, b"ping")
+            for _ in range(400):
+                if got_a:
+                    break
+                await asyncio.sleep(0.005)
+            assert got_a == [b"pong:ping"]
+            # (b's return-route CHALLENGE goes along, a second datagram; a's RESPONSE is a later read)
+            back = log.index("returned")
+            assert log[:2] == ["read", "flush"] and set(log[2:back]) == {"sendto"}
+            assert log[back + 1:back + 2] in ([], ["read"])
+            assert b.endpoint.totals()["pure_acks_sent"] == 0  # the ack rode on the reply
+        finally:
+            await a.close()
+            await b.close()
+
+    asyncio.run(run())
