@@ -32,7 +32,7 @@ from __future__ import annotations
 import hmac
 import os
 from collections import OrderedDict
-from typing import Any, NamedTuple
+from typing import Any, Iterator, NamedTuple
 
 from hashlib import sha256
 
@@ -175,23 +175,33 @@ class KeyCache:
         """Keys with ``peer_xk`` offered by an unknown sender at ``addr`` ((ip, port)): cached, or
         derived if ``addr``'s bucket (``INTRO_ADDR_BURST``, ``INTRO_ADDR_RATE``/s), its IP's
         (``INTRO_IP_BURST``, ``INTRO_IP_RATE``/s) and then the bucket of all sources
-        (``INTRO_BURST``, ``INTRO_RATE``/s) each have a token; else None. ``addr`` None: the
-        bucket of all sources only. The per-address and per-IP buckets are why a stranger
-        flooding fresh keys from one socket, or from many sockets of one machine, leaves the
-        budget to everyone else (spoofed sources still share the bucket of all sources:
-        protocol.md §N2.1 item 3)."""
+        (``INTRO_BURST``, ``INTRO_RATE``/s) each have a token (then one is taken from each; a refused
+        introduction takes none); else None. ``addr`` None: the bucket of all sources only. The
+        per-address and per-IP buckets are why a stranger flooding fresh keys from one socket, or
+        from many sockets of one machine, leaves the budget to everyone else (spoofed sources still
+        share the bucket of all sources: protocol.md §N2.1 item 3)."""
         peer_xk = bytes(peer_xk)
         keys = self._cache.get(peer_xk)
         if keys is not None:
             self._cache.move_to_end(peer_xk)
             return keys
-        if (addr is not None and not (
-                bucket_in(self._intros_by_addr, addr, INTRO_ADDR_BURST, INTRO_ADDR_RATE, now, INTRO_ADDRS).take(now)
-                and bucket_in(self._intros_by_ip, addr[0], INTRO_IP_BURST, INTRO_IP_RATE, now, INTRO_ADDRS).take(now))
-                ) or not self._intros.take(now):
-            self.stats["intro_limited"] += 1
-            return None
+        buckets = []
+        for bucket in self._intro_buckets(addr, now):
+            if not bucket.ready(now):  # refused: no token taken from any (§N2.1 item 3, H110)
+                self.stats["intro_limited"] += 1
+                return None
+            buckets.append(bucket)
+        for bucket in buckets:
+            bucket.take(now)
         return self._derive(peer_xk)
+
+    def _intro_buckets(self, addr: Any, now: float) -> Iterator[TokenBucket]:
+        """The buckets an introduction from ``addr`` needs a token of, in the order asked: its
+        address's and its IP's (made on first use; none for ``addr`` None), then all sources'."""
+        if addr is not None:
+            yield bucket_in(self._intros_by_addr, addr, INTRO_ADDR_BURST, INTRO_ADDR_RATE, now, INTRO_ADDRS)
+            yield bucket_in(self._intros_by_ip, addr[0], INTRO_IP_BURST, INTRO_IP_RATE, now, INTRO_ADDRS)
+        yield self._intros
 
 
 

@@ -2,8 +2,9 @@
 PROBE, derive the keys of a transport introduction; protocol.md §N2.2, §N3.1).
 
 ``burst`` tokens to start with, ``per_s`` more every second up to ``burst``; each allowed act
-takes one. Times are seconds of the caller's clock (sans-I/O); nothing is clamped, so the
-caller's clock must not go back.
+takes one (an act that needs several buckets asks each ``ready`` first, then ``take``s from
+all). Times are seconds of the caller's clock (sans-I/O); nothing is clamped, so the caller's
+clock must not go back.
 """
 
 from __future__ import annotations
@@ -28,12 +29,16 @@ class TokenBucket:
         self.tokens = float(burst)
         self.at = now
 
-    def take(self, now: float) -> bool:
-        """Refill up to ``now``, then take a token if there is one."""
+    def ready(self, now: float) -> bool:
+        """Refill up to ``now``; True if a token is there (none taken: ``take`` takes it)."""
         if self.at is not None:
             self.tokens = min(self.burst, self.tokens + (now - self.at) * self.per_s)
         self.at = now
-        if self.tokens < 1.0:
+        return self.tokens >= 1.0
+
+    def take(self, now: float) -> bool:
+        """Refill up to ``now``, then take a token if there is one."""
+        if not self.ready(now):
             return False
         self.tokens -= 1.0
         return True

@@ -88,6 +88,64 @@ def test_a_demos_peers_on_one_machine_introduce_themselves_at_once():
     assert all(cache.introduced(xk, 0.0, ("127.0.0.1", 5001 + i)) is not None for i, xk in enumerate(joiners))
 
 
+def test_an_introduction_a_later_bucket_refuses_spends_no_token_of_the_earlier_ones():
+    """protocol.md §N2.1 item 3 (H110): a token is taken from the address's, the IP's and all
+    sources' buckets only when each has one. Before, an introduction the IP's or all sources'
+    bucket refused still spent the earlier buckets' tokens: a joiner retrying through a flood
+    emptied its own address's bucket and was refused again once the flood's bucket refilled."""
+    fresh = iter(Identity.from_seed(b"h110-%d" % i).x25519_public_key for i in range(10_000))
+    # The IP's bucket refuses: 4 sockets of the joiner's machine took its INTRO_IP_BURST.
+    cache = KeyCache(Identity.from_seed(b"me"))
+    joiner = ("10.0.0.7", 4000)
+    for port in range(4001, 4001 + INTRO_IP_BURST // INTRO_ADDR_BURST):
+        assert all(cache.introduced(next(fresh), 0.0, ("10.0.0.7", port)) for _ in range(INTRO_ADDR_BURST))
+    assert not any(cache.introduced(next(fresh), 0.0, joiner) for _ in range(INTRO_ADDR_BURST))
+    later = INTRO_ADDR_BURST / INTRO_IP_RATE  # the IP's bucket holds INTRO_ADDR_BURST tokens again
+    assert all(cache.introduced(next(fresh), later, joiner) for _ in range(INTRO_ADDR_BURST))  # before: 1
+    # All sources' bucket refuses: strangers on other IPs took INTRO_BURST.
+    cache = KeyCache(Identity.from_seed(b"me"))
+    for k in range(INTRO_BURST // INTRO_ADDR_BURST):
+        assert all(cache.introduced(next(fresh), 0.0, ("10.0.1.%d" % k, 4000)) for _ in range(INTRO_ADDR_BURST))
+    assert not any(cache.introduced(next(fresh), 0.0, joiner) for _ in range(INTRO_ADDR_BURST))
+    later = INTRO_ADDR_BURST / INTRO_RATE  # all sources' bucket holds INTRO_ADDR_BURST tokens again
+    assert all(cache.introduced(next(fresh), later, joiner) for _ in range(INTRO_ADDR_BURST))  # before: none
+    assert cache.stats["intro_limited"] == INTRO_ADDR_BURST
+
+
+_FRESH = [Identity.from_seed(b"h110-p%d" % i).x25519_public_key for i in range(80)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 2), st.sampled_from([0, 1, 4])), max_size=80))
+def test_a_refused_introduction_leaves_no_trace_in_the_buckets(calls):
+    """protocol.md §N2.1 item 3 (H110), as a property: a cache given a run of introductions (fresh
+    keys from 3 ports of 3 IPs, ``dt`` ticks of 1/64 s, a small bucket of all sources) and one
+    given only those the first accepted end with the same tokens in every bucket (a bucket made
+    by refused introductions only is full): the refused ones changed nothing."""
+    run, now = [], 0.0
+    for i, (ip, port, ticks) in enumerate(calls):
+        now += ticks / 64
+        run.append((_FRESH[i], now, ("10.0.0.%d" % ip, 4000 + port)))
+    first = KeyCache(Identity.from_seed(b"me"), burst=6, rate=8.0)
+    accepted = [c for c in run if first.introduced(*c) is not None]
+    replay = KeyCache(Identity.from_seed(b"me"), burst=6, rate=8.0)
+    assert all(replay.introduced(*c) is not None for c in accepted)
+
+    def at_now(b) -> float:  # a bucket's tokens refilled to ``now``
+        return b.tokens if b.at is None else min(b.burst, b.tokens + (now - b.at) * b.per_s)
+
+    def tokens(cache: KeyCache) -> dict:
+        out = {(kind, key): at_now(b) for kind, table in (("addr", cache._intros_by_addr), ("ip", cache._intros_by_ip))
+               for key, b in table.items()}
+        out["all"] = at_now(cache._intros)
+        return out
+
+    mine, replayed = tokens(first), tokens(replay)
+    full = {"addr": INTRO_ADDR_BURST, "ip": INTRO_IP_BURST}  # a bucket only refused calls made
+    assert mine.pop("all") == replayed.pop("all")
+    assert all(t == replayed.get(key, full[key[0]]) for key, t in mine.items())
+
+
 def test_mac_is_truncated_hmac_and_checked_in_constant_time():
     key = bytes(range(32))
     tag = mac(key, b"datagram")

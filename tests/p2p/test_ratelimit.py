@@ -17,6 +17,14 @@ def test_burst_then_the_rate():
     assert [b.take(100.0) for _ in range(4)] == [True, True, True, False]  # never more than the burst
 
 
+def test_ready_refills_and_takes_nothing():
+    """``ready`` (an act needing several buckets asks each first, §N2.1 item 3): True while a token
+    is there, none taken; the refill up to ``now`` is the same as ``take``'s."""
+    b = TokenBucket(1, 2.0, now=0.0)
+    assert b.ready(0.0) and b.ready(0.0) and b.take(0.0)
+    assert not b.ready(0.25) and b.ready(0.5) and b.take(0.5) and not b.take(0.5)
+
+
 def test_without_a_start_time_the_refill_starts_at_the_first_take():
     b = TokenBucket(1, 1.0)
     assert b.take(50.0) and not b.take(50.5) and b.take(51.0)
