@@ -74,3 +74,70 @@ def test_a_seat_cannot_make_its_spectator_hold_records_it_never_verifies():
         if driver._writer is not None:
             driver._writer.close()
         shutil.rmtree(driver._dir, ignore_errors=True)
+
+
+def test_a_seat_re_signing_its_own_step_then_going_silent_is_the_one_named():
+    """Holds (§N10 'A seat that lies'). The host (seat 0) serves its spectator the real game up to
+    step k, where it puts a second STEP message of its own, validly signed (nil instead of the
+    action it played: one signature, no equivocation on the table), then falls silent. Step k
+    verifies alone (its messages are signed over step k-1); only step k+1's messages, signed
+    over the real step k, show the lie. The spectator follows seat 1 from its last STEP record
+    (the forged one, step k) and gets seat 1's honest records: the check fails at step k
+    ('a message of this step was altered'), and the record named is the forged STEP k, which
+    seat 0 sent: seat 0 is named, not the honest seat 1."""
+    import engine
+    from p2p.envelope import MSG_STEP, open_envelope
+    from p2p.gamelog import KIND_STEP, STEP_RECORD, StepRecord
+    from p2p.spectate import WatchServer
+    from p2p.wire import decode_step_body
+    from ui.watch import WatchDriver, verify_records
+
+    good = records()
+    at = next(j for j in range(10, len(good)) if good[j][0] == KIND_STEP
+              and (m := STEP_RECORD.decode(good[j][1]).messages[LIAR]) is not None
+              and type(decode_step_body(open_envelope(m).body).input) is list)
+    rec = STEP_RECORD.decode(good[at][1])
+    msgs = list(rec.messages)
+    body = decode_step_body(open_envelope(msgs[LIAR]).body)
+    msgs[LIAR] = seal_message(SEATS[LIAR], MSG_STEP, body._replace(input=None))  # its own key: a valid signature
+    forged = good[:at] + [(KIND_STEP, STEP_RECORD.encode(StepRecord(rec.step, msgs)))]
+    spec = Identity.from_seed(b"h107-spectator")
+    ad = SimpleNamespace(game_id=GID, edition=FACTS["edition"], seats_total=2, address="127.0.0.1", watch_port=1,
+                         public_key=SEATS[LIAR].public_key, x25519_key=SEATS[LIAR].x25519_public_key)
+    driver = WatchDriver(ad, "127.0.0.1", identity=spec, silence_s=7.0)
+    addr = ("127.0.0.50", 5000)
+    try:
+        driver.client = WatchClient(spec, GID, SEATS[LIAR].public_key, "s")
+
+        def serve(server, recs, now):
+            server.receive(driver.client.watch_message(), addr, spec.x25519_public_key, now)
+            for _, raw in server.outgoing(recs, now):
+                driver.client.receive(raw)
+
+        liar, now = WatchServer(SEATS[LIAR], GID), 0.0
+        for _ in range(10):
+            serve(liar, forged, now)
+            now += 3.0
+        assert len(driver.client.records) == len(forged) and driver._write_new()
+        report, checked = verify_records(driver._dir / "game.log", engine)
+        driver._show(report, checked)
+        assert report.ok and not driver.bad  # step k alone verifies: the lie is not visible yet
+        driver.link = SimpleNamespace(endpoint=SimpleNamespace(pin=lambda *a: None), send=lambda *a: None)
+        driver.browser = SimpleNamespace(found={0: ("127.0.0.2", 1), 1: ("127.0.0.3", 1)})
+        driver.clock = lambda: 1e6  # seat 0 silent: failover to seat 1
+        driver._failover()
+        assert driver.server_seat == 1 and driver.client.resyncing
+        honest = WatchServer(SEATS[1], GID)
+        for _ in range(200):
+            serve(honest, good, now)
+            now += 3.0
+            if len(driver.client.records) == len(good) and not driver.client.resyncing:
+                break
+        assert driver._write_new()
+        report, checked = verify_records(driver._dir / "game.log", engine)
+        driver._show(report, checked)
+        assert set(driver.bad) == {LIAR} and driver.bad[LIAR].step == rec.step
+    finally:
+        if driver._writer is not None:
+            driver._writer.close()
+        shutil.rmtree(driver._dir, ignore_errors=True)
