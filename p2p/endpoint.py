@@ -119,7 +119,8 @@ class Endpoint:
         #: that key after ``restrict`` but its first) spent by forgotten channels that never heard
         #: their peer (§N2.6 "Game started": forged adverts moving a seat to one port after another
         #: of a victim's machine must not renew it, H88 review #7; oldest first, bounded). A key
-        #: is here once it had a channel by ``restrict`` or a first pin after it.
+        #: is here once it had a channel by ``restrict`` or a first pin after it; never reset, not
+        #: even when the key proves an address or a new epoch (§N2.6, H110: only forged moves would gain).
         self._flights: dict[bytes, int] = {}
         #: Address -> key of the channel a key's first pin after ``restrict`` opened (a resumed
         #: peer's, from its log): its own first flight, not charged to the move allowance.

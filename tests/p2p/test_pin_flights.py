@@ -147,3 +147,36 @@ def test_the_move_allowance_is_charged_only_by_channels_that_never_heard_their_p
     ep.pin(victim2, B.x25519_public_key)
     again, now = _victim_bytes(ep, {B: victim2}, now, 10.0)
     assert first + again <= PIN_ALLOWANCE
+
+
+def test_neither_a_proof_nor_a_new_epoch_of_the_seat_renews_its_move_allowance():
+    """§N2.6 "Game started", "What does not" (H110: the move allowance is never reset): a forged
+    advert moves quiet seat B to V (its move allowance spent there); B then really restarts at a new
+    address (a new epoch) and, as any resumed peer, speaks first: its step and ours get through,
+    the channel is proven, although our pin there had no allowance left. A second forged move to V
+    gets nothing more: a renewal at the proof (or the new epoch) would give V a first flight per
+    forged-advert/real-advert cycle, and serves no honest seat (a channel that heard its peer
+    needs none, and charges none)."""
+    ep, where = _live([B])
+    me = ("10.9.0.1", 5000)
+    victim = (VICTIM_IP, 20001)
+    ep.restrict([victim])
+    ep.pin(victim, B.x25519_public_key)
+    first, now = _victim_bytes(ep, {B: victim}, 0.0, 10.0)
+    assert PIN_ALLOWANCE - 300 < first <= PIN_ALLOWANCE  # the move allowance, spent
+    new = ("10.9.0.77", 5000)
+    ep.restrict([new])
+    ep.pin(new, B.x25519_public_key)  # the real advert: no allowance left, B must speak first
+    b = Endpoint(epoch=112, keys=KeyCache(B), accept_plain=False)  # B restarted at ``new``
+    b.restrict([me])
+    b.pin(me, A.x25519_public_key)
+    b.send(me, STEP)
+    ep.send(new, STEP)
+    got: dict = {}
+    now = _run({me: ep, new: b}, now, now + 3.0, got)
+    assert got == {new: [STEP], me: [STEP]} and ep.channels[new].route.proven
+    victim2 = (VICTIM_IP, 20002)
+    ep.restrict([victim2])
+    ep.pin(victim2, B.x25519_public_key)
+    again, now = _victim_bytes(ep, {B: victim2}, now, 10.0)
+    assert again == 0
