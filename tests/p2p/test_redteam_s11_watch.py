@@ -35,9 +35,9 @@ def test_a_spectators_renewals_at_any_rate_cost_the_seat_a_signature_each():
     ``outgoing`` lives for one call). Cost to the attacker: the same WATCH bytes re-sent
     (~260 B each, no signature of its own: the channel MAC is all a renewal needs), 2,000
     datagrams, 0.5 MB. Effect: 2,000 Ed25519 signatures and 2,000 answer datagrams from the seat
-    in 1 s (~20 us of the seat's CPU per renewal in WatchServer alone, ~90 us with both
-    endpoints, measured on this box: 20,000 renewals/s, 5 MB/s on a LAN, take the seat's one
-    event loop, which also runs the game). §N10 counts 'one Ed25519 signature per batch (and per
+    in 1 s (~20 us of the seat's CPU per renewal in WatchServer alone, measured on this box; the
+    transport's MAC, decode and send come on top: 20,000 renewals/s, 5 MB/s on a LAN, take most
+    of the seat's one event loop, which also runs the game). §N10 counts 'one Ed25519 signature per batch (and per
     empty answer)' and 'a seat whose game waits pays ~0.1 ms per renewal answered (16 spectators:
     < 1 ms per second)', which holds only for renewals every WATCH_RENEW_S. Suggested fix: answer
     a renewal that brought nothing new at most once per tick (or keep the signed empty RECORDS
