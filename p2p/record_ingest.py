@@ -194,7 +194,7 @@ class RecordIngest:
             return False
         k, seat = found
         if seat == s.my_seat and s.active[seat]:
-            if k < s.step - C.KEEP_STEPS:
+            if not s.seats.own_drop_counts(k, s.step):
                 return False  # no peer can overturn that step any more: it decided nothing (§C8.3 'Stale votes')
             event: Any = SeatLost(k)
         elif s.steps.keeps(k) and (s.steps.held(k, seat) is not None or seat in s.skips.skipped(k)):

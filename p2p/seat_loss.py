@@ -315,6 +315,17 @@ class SeatLoss:
                         out[voter] = t
         return out
 
+    @staticmethod
+    def own_drop_counts(k: int, step: int) -> bool:
+        """True if a quorum of DROP(``k``, our seat) found at our current ``step`` (> ``k``: we
+        applied ``k`` with our own message) still makes us halt ``SeatLost(k)``: ``k`` >= ``step``
+        - ``KEEP_STEPS``. Older, no active peer keeps ``k`` any more (a peer at step s keeps
+        s - ``KEEP_STEPS`` + 1 on, and every active peer is at ``step`` - 1 or later), so none can
+        overturn it and the quorum (stale honest votes plus later ones, H94) decided nothing
+        (protocol.md §C8.3 'Stale votes'). The one rule of the live votes
+        (``SessionVotes.receive``) and of a DROP record (``RecordIngest.check_past_drop``)."""
+        return k >= step - C.KEEP_STEPS
+
     def has_quorum(self, step: int, seat: int) -> bool:
         """True if we hold votes DROP(step, seat) of at least Q seats (§C8.3)."""
         return len(self._votes.get((step, seat), {})) >= self.quorum

@@ -192,12 +192,11 @@ class SessionVotes:
             st["bad_seat"] += 1
             return
         k = s.step
-        if v.step < k and v.seat == s.my_seat and s.active[s.my_seat] and v.step >= k - C.KEEP_STEPS \
+        if v.step < k and v.seat == s.my_seat and s.active[s.my_seat] and s.seats.own_drop_counts(v.step, k) \
                 and s.seats.verify_vote(env, v):
             # We applied that step with our own message, but the others are dropping us at it:
-            # once a quorum voted, our state has forked from theirs (§8.3). Not for a step older
-            # than KEEP_STEPS: no peer can overturn it any more, so such a quorum (stale honest
-            # votes plus late ones) decided nothing anywhere (§C8.3 'Stale votes').
+            # once a quorum voted, our state has forked from theirs (§C8.3). Not for a step no
+            # peer can overturn any more (``SeatLoss.own_drop_counts``, §C8.3 'Stale votes').
             s.seats.add_vote(env, v)
             if s.seats.has_quorum(v.step, v.seat):
                 fx.halt(SeatLost(v.step))
