@@ -25,7 +25,9 @@ clock for every process of the machine, and the loop's own clock in asyncio) of:
 ``before:US`` spins US µs of CPU before our message is signed (on the critical path),
 ``after:US`` the same right after the flush that sent it (off the path), ``nogc`` disables the
 cyclic GC, ``noverify`` takes every envelope's signature as valid (``Envelope.verify``: an
-upper bound of what a protocol without a verify per STEP could gain; INSECURE, measurement only).
+upper bound of what a protocol without a verify per STEP could gain; INSECURE, measurement only),
+``sendlate`` sends our message after the handling returns (the node's pump and the link's flush
+after the payload, as before ``OwnStep.on_sent``, H105).
 Anything else: unchanged.
 
 Output: ``<LANOPOLI_PATH_OUT>/<pid>.json``: ``addr`` (our link's address) and ``ev`` (the
@@ -145,6 +147,11 @@ def _experiment(what: str) -> None:
         from p2p import envelope
 
         envelope.Envelope.verify = lambda self, public_key: True  # INSECURE: an upper bound only
+        return
+    if what == "sendlate":
+        from p2p import node
+
+        node.Node._send_now = lambda self: None  # the queue goes out after the handling, as before H105
         return
     where, _, us = what.partition(":")
     if where not in ("before", "after") or not us:

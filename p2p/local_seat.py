@@ -37,11 +37,13 @@ class LocalSeat:
         current decision step, else None (already submitted, chance step, finished, halted,
         or we are a spectator). At chance steps the session makes the reveal itself."""
         s = self._s
-        if s.phase != RUNNING or s.final_step is not None or s.own.pending.chance or s.spectator:
+        pending = s.own.pending
+        # The usual answers first (asked after every message the node hands over, issue 14): a
+        # chance step, or our message of this step made.
+        if pending.chance or s.steps.has_own(s.step) or s.phase != RUNNING or s.final_step is not None \
+                or s.spectator or s.sealed.phase == OPEN:
             return None
-        if s.sealed.phase == OPEN or s.steps.has_own(s.step):
-            return None
-        return s.own.pending
+        return pending
 
     def submit(self, action: Any) -> None:
         """Send ``action`` (an engine Action or None) as our input of the current decision

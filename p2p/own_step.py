@@ -71,6 +71,8 @@ class OwnStep:
         self._own_deferred = -1
         #: The steps begun as plain chance steps, the last ``KEEP_STEPS`` (``plain_chance_at``).
         self._plain: set[int] = set()
+        #: The current step if it began as a plain chance step, else -1 (``plain_chance``).
+        self._plain_step = -1
         #: Called (no argument) right after our STEP of a step is made and queued (``send_own``),
         #: before the session goes on: the node sends it at once (issue 14: every other peer
         #: waits for it; what the session still does after it, the step's bookkeeping and the
@@ -101,8 +103,10 @@ class OwnStep:
             s.seats.acks, s.epoch, s.active, s.seats.escrow_needed(), pending.chance and not inspecting)
         self.round_epoch = s.epoch
         self._plain = {j for j in self._plain if j > k - C.KEEP_STEPS}
-        if self.plain_chance():
+        self._plain_step = -1
+        if plain_chance(pending.chance, self.escrow_round, s.hidden is not None, s.final_step == k):
             self._plain.add(k)
+            self._plain_step = k
         if self._restart is not None:
             self._restart.reached(s)  # a step we played before a restart: its bytes, nothing new
         if s.final_step != k and inspecting:
@@ -118,11 +122,9 @@ class OwnStep:
         ``forced.plain_chance``): a chance step, not an escrow round, in a game without hidden
         information, not the attestation round. Every peer decides it alike from the agreed
         history when the step begins: there a seat's only message is its forced body, sent
-        (``send_own``) and held (``session_inbox``) as such."""
-        s = self._s
-        p = self.pending
-        return p is not None and plain_chance(p.chance, self.escrow_round, s.hidden is not None,
-                                              s.final_step == s.step)
+        (``send_own``) and held (``session_inbox``) as such. Decided once, in ``begin`` (what it
+        reads changes only there): asked ~6 times per step (issue 14)."""
+        return self._plain_step == self._s.step
 
     def plain_chance_at(self, step: int) -> bool:
         """True if ``step`` was begun as a plain chance step (``plain_chance``), for the current
@@ -240,7 +242,7 @@ class OwnStep:
         # keep them), so they ride our next STEP that is not a plain chance step.
         bare = final or s.replaying or self.plain_chance()
         # Requests of returning players we carry (§C8.9): the 8th field, never in the attestation.
-        carried = () if bare else tuple(s.reseat.field(s.now, s.reseating.carried_drops()))
+        carried = () if bare else tuple(s.reseat.field(s.now, s.reseating.carried_drops(), k))
         # The escrows we hold and have not acknowledged in an applied STEP (§C8.2): the 9th field.
         acks = () if bare else s.seats.owed_acks()
         while True:

@@ -162,13 +162,17 @@ class SendStream:
         """The peer holds every seq below ``ack`` and ``ack + 1 + i`` for each bit i of ``bits``:
         free those, take an RTT sample (Karn's rule), find lost datagrams (§N2.5)."""
         inflight = self.inflight
-        acked = list(range(self.acked_below, ack))
-        if ack > self.acked_below:
+        below = self.acked_below
+        if ack > below:
             self.acked_below = ack
-        while bits:
-            low = bits & -bits
-            acked.append(ack + low.bit_length())  # bit i (value 1<<i) acknowledges ack + 1 + i
-            bits ^= low
+        if bits:
+            acked: Any = list(range(below, ack))
+            while bits:
+                low = bits & -bits
+                acked.append(ack + low.bit_length())  # bit i (value 1<<i) acknowledges ack + 1 + i
+                bits ^= low
+        else:  # the usual ack (lockstep: our last datagram), no list
+            acked = range(below, ack)
         largest = -1
         largest_sent = 0.0
         sample = None
