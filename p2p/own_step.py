@@ -242,7 +242,7 @@ class OwnStep:
         # keep them), so they ride our next STEP that is not a plain chance step.
         bare = final or s.replaying or self.plain_chance()
         # Requests of returning players we carry (§C8.9): the 8th field, never in the attestation.
-        carried = () if bare else tuple(s.reseat.field(s.now, s.reseating.carried_drops()))
+        carried = () if bare else tuple(s.reseat.field(s.now, s.reseating.carried_drops(), k))
         # The escrows we hold and have not acknowledged in an applied STEP (§C8.2): the 9th field.
         acks = () if bare else s.seats.owed_acks()
         while True:

@@ -31,6 +31,7 @@ stranger cannot take a seat; a replayed request of an earlier drop names another
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import secrets
@@ -43,7 +44,7 @@ from .identity import Identity
 from .wire import MSG_RESEAT, Envelope, ReseatRequest, Setup, decode_reseat, open_envelope, seal_message
 
 __all__ = ["ReseatRequest", "make_request", "open_request", "needed", "readmissions", "epoch_room", "counts_at",
-           "OffsetChain", "Carrier", "Reseat", "new_chain", "request_for"]
+           "OffsetChain", "Carrier", "carry_start", "Reseat", "new_chain", "request_for"]
 
 
 def make_request(identity: Identity, game_id: bytes, seat: int, dropped_at: int, chain_head: bytes) -> bytes:
@@ -174,6 +175,21 @@ class OffsetChain:
         return self.inner.reveal_at(j - self.base)
 
 
+#: Domain of the carry rotation's hash (protocol.md §C8.9 'Carrying').
+CARRY_DOMAIN = b"lanopoli/1/reseat-carry\x00"
+
+
+def carry_start(step: int, seats: int) -> int:
+    """The seat a carrier's RESEAT_CARRY slots start from at ``step`` when it holds more fresh
+    requests than that (protocol.md §C8.9 'Carrying'): the first 4 bytes of
+    SHA-256(``CARRY_DOMAIN`` || ``step`` as 8 bytes big-endian), big-endian, modulo ``seats``.
+    The same on every carrier (so each one holding seat d's request carries it at a step whose
+    start is d: a quorum of them at once), and no periodic pattern of the steps that carry
+    nothing (plain chance steps, §C3.8) can keep a seat from its turn. ``seats`` >= 1."""
+    digest = hashlib.sha256(CARRY_DOMAIN + step.to_bytes(8, "big")).digest()
+    return int.from_bytes(digest[:4], "big") % seats
+
+
 class Carrier:
     """The requests an active seat carries in its STEP bodies (protocol.md §C8.9): the latest
     valid RESEAT of each dropped seat and when it arrived. Soft state: a request is carried
@@ -211,15 +227,18 @@ class Carrier:
         self.stats["held"] += 1
         return "held"
 
-    def field(self, now: float, drop_steps: Mapping[int, int]) -> list[bytes]:
-        """The 8th field of our next STEP body: fresh requests of seats still dropped at the
-        step they name, ascending seat, at most ``RESEAT_CARRY``; [] for none."""
-        out = []
-        for seat in sorted(self._held):
-            raw, at, when = self._held[seat]
-            if drop_steps.get(seat) == at and now - when <= C.RESEAT_FRESH:
-                out.append(raw)
-        return out[:C.RESEAT_CARRY]
+    def field(self, now: float, drop_steps: Mapping[int, int], step: int | None = None) -> list[bytes]:
+        """The 8th field of our STEP body of ``step``: fresh requests of seats still dropped at
+        the step they name, ascending seat, at most ``RESEAT_CARRY``; [] for none. With more
+        fresh requests than that, the ``RESEAT_CARRY`` seats first in cyclic order from
+        ``carry_start(step, seats)`` (protocol.md §C8.9 'Carrying': every carrier turns alike,
+        so no request is kept out for ever; ``step`` None: the lowest seats)."""
+        fresh = [seat for seat in sorted(self._held)
+                 if drop_steps.get(seat) == self._held[seat][1] and now - self._held[seat][2] <= C.RESEAT_FRESH]
+        if len(fresh) > C.RESEAT_CARRY and step is not None:
+            n, r = self._setup.seats, carry_start(step, self._setup.seats)
+            fresh = sorted(sorted(fresh, key=lambda seat: (seat - r) % n)[:C.RESEAT_CARRY])
+        return [self._held[seat][0] for seat in fresh[:C.RESEAT_CARRY]]
 
     def forget(self, seat: int) -> None:
         """Stop carrying ``seat``'s request (it was re-seated)."""
@@ -272,9 +291,9 @@ class Reseat:
             return "ignored"
         return self.carrier.receive(raw, now, drop_steps)
 
-    def field(self, now: float, drop_steps: Mapping[int, int]) -> list[bytes]:
-        """The 8th field of the STEP body we sign now ([] for none)."""
-        return [] if self._hidden else self.carrier.field(now, drop_steps)
+    def field(self, now: float, drop_steps: Mapping[int, int], step: int | None = None) -> list[bytes]:
+        """The 8th field of the STEP body we sign now, of ``step`` ([] for none; ``Carrier.field``)."""
+        return [] if self._hidden else self.carrier.field(now, drop_steps, step)
 
     def after_step(self, active: Sequence[bool], drop_steps: Mapping[int, int],
                    fields: Sequence[Sequence[bytes] | None], sealed_commit: bool,

@@ -7,8 +7,6 @@ the very same bytes. In memory, virtual clock, fake engine (tests/p2p/p2p_harnes
 
 from __future__ import annotations
 
-import pytest
-
 import fake_engine as E
 from p2p import const as C
 from p2p.lockstep import GameOver, SeatReturned
@@ -22,12 +20,9 @@ OPTS = {"target": 80, C.OPT_ON_DROP: "bot", C.OPT_DROP_TIMEOUT: 3}
 LIARS, CARRIER, RETURNING = (0, 1), 2, 3
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="§C8.9 'Carrying' (H107 s11 #4): two dropped colluders fill one honest carrier's "
-                          "RESEAT_CARRY slots with requests sent to it alone; an honest returning player never "
-                          "gets its seat back")
 def test_two_dropped_colluders_cannot_keep_an_honest_player_from_its_seat(tmp_path):
-    """BREAK (MED: an honest player kept out of its own seat for the rest of the game). 7 seats
+    """HOLDS since H112 (was BREAK, MED: an honest player kept out of its own seat for the rest
+    of the game; fixed by the carry rotation, §C8.9 'Carrying', ``reseat.carry_start``). 7 seats
     (Q = 4), colluders at seats 0 and 1 (2 <= N - Q). They leave and are dropped by the bot
     rule; from then on each signs a RESEAT of its own seat (its key, its drop step: valid) and
     sends it to seat 2 ONLY, every RESEAT_RESEND (2 datagrams of ~150 B a second). Seat 2
@@ -37,9 +32,9 @@ def test_two_dropped_colluders_cannot_keep_an_honest_player_from_its_seat(tmp_pa
     seats 4, 5, 6 carry its request, seat 2 never can, and 4 carriers are needed (min(Q, 4
     active)): it stays with the bot to the end. Without the colluders' requests it comes back
     (checked by the same hook with ``attack`` False; seat 2's bodies carried (0, 1) at every
-    step, seat 4's (3,)). Suggested fix: carry every fresh request (one per dropped seat: at
-    most seats - 1 <= 7 envelopes of <= 200 B, check the STEP frame), or rotate the slots so a
-    request that was carried and not re-seated gives its slot to the next seat's."""
+    step, seat 4's (3,)). The fix: a carrier holding more fresh requests than its slots
+    carries the seats first in cyclic order from ``carry_start(step)``, the same on every
+    carrier, so at a step whose start is 3 seats 2, 4, 5 and 6 all carry seat 3's request."""
     for attack in (False, True):
         back = _play(tmp_path / ("attack" if attack else "plain"), attack)
         if not attack:

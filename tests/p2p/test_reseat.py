@@ -14,8 +14,8 @@ from p2p import const as C
 from p2p.beacon import HashChain
 from p2p.errors import WireError
 from p2p.identity import Identity
-from p2p.reseat import (Carrier, OffsetChain, counts_at, make_request, needed, open_request, readmissions,
-                        request_for)
+from p2p.reseat import (CARRY_DOMAIN, Carrier, OffsetChain, carry_start, counts_at, make_request, needed,
+                        open_request, readmissions, request_for)
 from p2p.wire import decode_step_body, pack
 
 from p2p_harness import started_sessions
@@ -154,6 +154,55 @@ def test_carrier_keeps_fresh_requests_of_dropped_seats_only(game):
     c.forget(3)
     assert c.field(1.0, {3: 7}) == []
     assert c.stats == {"received": 4, "bad": 1, "ignored": 2, "held": 1}
+
+
+def test_carry_start_vector():
+    # §C8.9 'Carrying': r = SHA-256("lanopoli/1/reseat-carry" 00 || step as u64 BE)[0:4] BE mod seats.
+    import hashlib
+    assert CARRY_DOMAIN == b"lanopoli/1/reseat-carry\x00"
+    assert [carry_start(k, 7) for k in range(12)] == [5, 6, 3, 0, 3, 0, 1, 1, 0, 1, 3, 6]
+    assert [carry_start(k, 4) for k in range(12)] == [2, 2, 3, 1, 2, 1, 0, 1, 0, 0, 0, 0]
+    k = 2**40 + 3
+    want = int.from_bytes(hashlib.sha256(CARRY_DOMAIN + k.to_bytes(8, "big")).digest()[:4], "big") % 8
+    assert carry_start(k, 8) == want
+
+
+def _holding(setup, ids, seats, now=1.0):
+    c = Carrier(setup, 0)
+    drops = {d: 7 for d in (1, 2, 3)}
+    for d in seats:
+        assert c.receive(_req(setup, ids, d), now, drops) == "held"
+    return c, drops
+
+
+def test_carrier_with_more_requests_than_slots_turns_them_by_step(game):
+    # §C8.9 'Carrying' (H107 s11 #4): three fresh requests, two slots: the two seats first in
+    # cyclic order from carry_start(step), listed ascending; without a step, the lowest seats.
+    setup, ids = game
+    c, drops = _holding(setup, ids, (1, 2, 3))
+    reqs = {d: _req(setup, ids, d) for d in (1, 2, 3)}
+    assert c.field(1.0, drops) == [reqs[1], reqs[2]]
+    by_start = {0: (1, 2), 1: (1, 2), 2: (2, 3), 3: (1, 3)}
+    for step in range(40):
+        assert c.field(1.0, drops, step) == [reqs[d] for d in by_start[carry_start(step, 4)]]
+    two, _ = _holding(setup, ids, (2, 3))  # no more than the slots: all of them, whatever the step
+    assert all(two.field(1.0, drops, step) == [reqs[2], reqs[3]] for step in range(8))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sets(st.sampled_from((1, 2, 3)), min_size=1), min_size=2, max_size=4),
+       st.integers(0, 2**40))
+def test_every_carrier_holding_a_seats_request_carries_it_at_that_seats_turn(game, held, step):
+    # Property (§C8.9 'Carrying'): at most RESEAT_CARRY requests, all held and fresh; and at a
+    # step whose carry_start is d, every carrier holding d's request carries it: a quorum of
+    # them carries the same bytes at once, whatever else each one holds.
+    setup, ids = game
+    d = carry_start(step, 4)
+    for seats in held:
+        c, drops = _holding(setup, ids, seats)
+        got = [open_request(raw, setup).seat for raw in c.field(1.0, drops, step)]
+        assert got == sorted(got) and len(got) == min(len(seats), C.RESEAT_CARRY) and set(got) <= seats
+        assert d not in seats or d in got
 
 
 def test_request_is_small_enough_for_two_in_a_step(game):
