@@ -21,6 +21,7 @@ from rich.style import Style
 from rich.text import Text
 
 from engine.editions import K_CARD, K_FREE, K_GO, K_GOTOJAIL, K_JAIL, K_TAX
+from ui.i18n import current_language, format_money, term
 
 #: Cells per side of the board grid of the 40-square editions (see grid_size for any board).
 GRID = 11
@@ -53,12 +54,34 @@ def grid_size(n: int = 40) -> int:
 def cell_size(width: int, height: int, n: int = 40) -> tuple[int, int] | None:
     """(columns, rows) of one square's cell on a board widget of ``width`` x ``height``
     character cells showing a ring of ``n`` squares: columns ``width // grid`` (at least 5),
-    rows 1..3; None when ``width`` is under 5 columns a cell (the widget then asks for a wider
-    window)."""
+    rows 1..3, or 4 when the cells are 9 columns wide or more (10x4 character cells look about
+    square; a 160x50 screen left a third of the board's height blank with 3); None when
+    ``width`` is under 5 columns a cell (the widget then asks for a wider window)."""
     grid = grid_size(n)
     if width < grid * 5:
         return None
-    return max(5, width // grid), max(1, min(3, height // grid))
+    columns = max(5, width // grid)
+    return columns, max(1, min(4 if columns >= 9 else 3, height // grid))
+
+
+#: The wide layout (from ``WIDE_FROM`` columns, ui/app.py's breakpoint): the board takes at most
+#: 3/4 of the width and ``BOARD_MAX_WIDTH`` columns, the players panel at least
+#: ``PLAYERS_MIN_WIDTH`` (its border and padding included).
+WIDE_FROM = 120
+BOARD_MAX_WIDTH = 121
+PLAYERS_MIN_WIDTH = 34
+
+
+def wide_board_width(screen_width: int, n: int = 40) -> int:
+    """Columns of the board widget in the wide layout on a screen ``screen_width`` columns wide,
+    for a ring of ``n`` squares: the room it may take (``min(BOARD_MAX_WIDTH, 3/4 of the screen,
+    the screen less PLAYERS_MIN_WIDTH)``) rounded down to whole cells, so that no blank strip
+    is left right of the board's last column; the players panel gets the rest (session 10's
+    newcomer walk: at 160x50 the board's right column looked 20 columns wide). Never less than
+    one 5-column cell per grid column."""
+    grid = grid_size(n)
+    room = min(BOARD_MAX_WIDTH, screen_width * 3 // 4, screen_width - PLAYERS_MIN_WIDTH)
+    return max(room // grid, 5) * grid
 
 
 def label_width(columns: int, rows: int) -> int:
@@ -92,8 +115,10 @@ def corner_squares(n: int = 40) -> tuple[int, int, int, int]:
 
 
 #: Names of the special squares in tiny cells (square kind -> text), where the printed name's
-#: last word would say nothing ("Transito", "prigione!").
-_TINY = {K_GO: "VIA!", K_JAIL: "Prig", K_FREE: "Parc", K_GOTOJAIL: "→Pri"}
+#: last word would say nothing ("Transito", "prigione!"); per language (ui.i18n.term: the
+#: English board's GO, Jail, Free Parking, Go to Jail).
+_TINY = {"it": {K_GO: "VIA!", K_JAIL: "Prig", K_FREE: "Parc", K_GOTOJAIL: "→Pri"},
+         "en": {K_GO: "GO", K_JAIL: "Jail", K_FREE: "Park", K_GOTOJAIL: "→Jai"}}
 
 
 def _words(name: str) -> list[str]:
@@ -117,14 +142,22 @@ def short_name(name: str, width: int, kind: int = -1) -> str:
     the name ("Da Pesci", 4 -> "Pesc"); brackets are dropped ("Riva (VIA!)"); the jail corner
     is named by the part before "/" ("Commissariato / Transito", 7 -> "Commiss"), the parking
     corner by its first word ("Parcheggio gratuito", 9 -> "Parcheggi"), the go-to-jail corner
-    by an arrow and its last word ("In prigione!", 9 -> "→Prigione", 4 -> "→Pri")."""
+    by an arrow and its last word ("In prigione!", 9 -> "→Prigione", 4 -> "→Pri").
+
+    The word kept after the initials starts with a capital, as the printed board writes it
+    ("Tassa di lusso", 6 -> "T.Luss", not "T.luss": rulebooks/monopoly-classico-hasbro.txt
+    prints "TASSA DI LUSSO", "Tassa di Lusso"). The English names (ui.i18n.term) follow the same
+    rules: a deck of two words by its last ("Community Chest" -> "Chest"), the parking corner by
+    its longest word ("Free Parking" -> "Parking"), tiny corners by ``_TINY``."""
     if len(name) <= width:
         return name
     if kind == K_JAIL and width > 5 and "/" in name:
         return short_name(name.split("/")[0].strip(), width)
     words = _words(name)
-    if kind == K_FREE and width > 5:  # "Parcheggi", not "P.gratuit": the first word is the place
-        return words[0][:width]
+    if kind == K_FREE and width > 5:  # "Parcheggi", not "P.gratuit": the place, its longest word
+        return max(words, key=len)[:width]
+    if kind == K_CARD and len(words) > 1:  # "Community Chest" -> "Chest", as players call it
+        return words[-1][:width]
     if kind == K_GOTOJAIL and width > 5:  # "→Prigione", as "→Pri" in tiny cells, not "I.prigion"
         return ("→" + words[-1][:1].upper() + words[-1][1:])[:width]
     if not any(c.isalpha() for c in words[-1]) and len(words) > 1:
@@ -134,15 +167,16 @@ def short_name(name: str, width: int, kind: int = -1) -> str:
             num = words[-1][:-3] + "k" if words[-1].endswith("000") else words[-1]
             words = [words[0][:max(width - len(num), 1)] + num]
     if width <= 5:
-        if kind in _TINY:
-            return _TINY[kind][:width]
+        tiny = _TINY.get(current_language(), _TINY["en"])
+        if kind in tiny:
+            return tiny[kind][:width]
         if kind in (K_TAX, K_CARD):  # tax and card squares: the first word says it
             return words[0][:width]
         return words[-1][:width]
     if len(words) <= 1:
         return words[0][:width]
     initials = [w[0] + "." if not w.endswith(".") else w for w in words[:-1]]
-    last = words[-1]
+    last = words[-1][:1].upper() + words[-1][1:]
     while len(initials) > 1 and len("".join(initials)) + min(len(last), _LAST_WORD_MIN) > width:
         del initials[1]  # the first initial says the kind of place (Via, Piazza); the middle ones least
     return ("".join(initials) + last)[:width]
@@ -165,7 +199,8 @@ def _alternatives(name: str, width: int, kind: int) -> list[str]:
 
 
 @functools.lru_cache(maxsize=64)
-def _unique_labels(names: tuple[str, ...], kinds: tuple[int, ...], width: int) -> tuple[str, ...]:
+def _unique_labels(names: tuple[str, ...], kinds: tuple[int, ...], width: int, lang: str) -> tuple[str, ...]:
+    # ``lang``: part of the cache key only (the tiny corner labels depend on it).
     labels = [short_name(n, width, k) for n, k in zip(names, kinds)]
     by_label: dict[str, list[int]] = {}
     for i, label in enumerate(labels):
@@ -198,8 +233,10 @@ def cell_labels(squares: Any, width: int) -> tuple[str, ...]:
     the same ("Tassa patrimoniale" and "Tassa di lusso" are both "Tass" in 4 characters, issue
     11): then the first scheme of :func:`_alternatives` that tells all of them apart from each
     other and from every other label ("Patr", "Luss"). Squares with the same name (the three
-    Probabilità) keep one label. Cached per (names, width)."""
-    return _unique_labels(tuple(sq.name for sq in squares), tuple(sq.kind for sq in squares), width)
+    Probabilità) keep one label. Names in the current language (ui.i18n.term: "GO", "Chance" in
+    English). Cached per (names, width, language)."""
+    return _unique_labels(tuple(term(sq.name) for sq in squares), tuple(sq.kind for sq in squares), width,
+                          current_language())
 
 
 def seat_marker(seat: int) -> str:
@@ -222,7 +259,8 @@ def draw_cell(state: Any, square: int, width: int, height: int) -> list[Text]:
     owner's number in the owner's colour, buildings/mortgage mark, and the tokens on it.
 
     height 1: ``▌Name·OBT`` (bar, name, owner, building, tokens compressed);
-    height ≥ 2: line 1 bar+name, line 2 owner+building and tokens (more lines: padding).
+    height ≥ 2: line 1 bar+name, line 2 owner+building and tokens, line 3 the price of an unowned
+    property or the amount of a tax (more lines: padding).
     """
     ed = state.ed
     sq = ed.squares[square]
@@ -269,12 +307,14 @@ def draw_cell(state: Any, square: int, width: int, height: int) -> list[Text]:
     second.append_text(token_text(width - 3))
     second.truncate(width, pad=True)
     lines = [first, second]
-    if height >= 3 and sq.price and owner < 0:
-        lines.append(Text(f" €{sq.price:,}".replace(",", ".").ljust(width)[:width], Style(dim=True)))
+    if height >= 3 and (sq.price and owner < 0 or sq.kind == K_TAX and sq.amount):
+        # The price of a property nobody owns; what a tax square takes ("Pagate €200").
+        lines.append(Text(f" {format_money(sq.price or sq.amount)}".ljust(width)[:width], Style(dim=True)))
     while len(lines) < height:
         lines.append(Text(" " * width))
     return lines[:height]
 
 
-__all__ = ["GRID", "GROUP_COLOURS", "GROUP_TEXT", "SEAT_COLOURS", "grid_size", "cell_size", "label_width", "cell_of", "corner_squares",
-           "short_name", "cell_labels", "seat_marker", "building_mark", "draw_cell"]
+__all__ = ["GRID", "WIDE_FROM", "BOARD_MAX_WIDTH", "PLAYERS_MIN_WIDTH", "wide_board_width",
+           "GROUP_COLOURS", "GROUP_TEXT", "SEAT_COLOURS", "grid_size", "cell_size", "label_width", "cell_of",
+           "corner_squares", "short_name", "cell_labels", "seat_marker", "building_mark", "draw_cell"]

@@ -2,7 +2,8 @@
 
 ``Narrator(edition, names).lines(events) -> list[str]`` turns the engine events of one or more
 steps (engine/events.py) into translated sentences, e.g. "Marco paga €50 di affitto a Giulia
-per Viale Vesuvio". Square and card names stay as printed (Italian); money is "€1.500"
+per Viale Vesuvio". Property and card texts stay as printed (Italian), the board's words of the
+game are in the player's language (ui.i18n.term: "GO", "Chance" in English); money is "€1.500"
 (``ui.i18n.format_money``). Bookkeeping events already told by another sentence (the money of
 a purchase, of a building) produce nothing. The narrator remembers which square a pending rent
 is for (``RentDue`` comes before the ``MoneyPaid`` of the claim).
@@ -13,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from engine.editions import K_TAX
-from ui.i18n import _, format_money, from_name, to_name
+from ui.i18n import _, format_money, from_name, square_name, term, to_name
 
 #: MoneyPaid reasons told by a more specific event of the same step.
 _SILENT_PAYMENTS = frozenset(("purchase", "auction", "house", "sale", "mortgage", "lift"))
@@ -56,6 +57,11 @@ class Narrator:
         self._late_rents: set[tuple[int, int]] = set()
         #: The last Moved / CardDrawn / AuctionEnded of each seat: why a debt opens.
         self._context: dict[int, Any] = {}
+        #: Lines held back: the next turn's "— X's turn —" line (and what follows it) while the
+        #: rents of the landing that ended the last turn are due (``_held_rents``), so that the
+        #: owner's claim, one step later, is told before it (:meth:`lines`).
+        self._held: list[str] = []
+        self._held_rents: set[tuple[int, int]] = set()
 
     def who(self, seat: int) -> str:
         """A seat's name; the bank for -1."""
@@ -72,17 +78,66 @@ class Narrator:
         return _("from the bank") if seat < 0 else from_name(self.who(seat))
 
     def square(self, sq: int) -> str:
-        """A square's printed name."""
-        return self.ed.squares[sq].name
+        """A square's name: as printed, but the board's words of the game in English
+        (ui.i18n.term: "GO", "Jail / Just Visiting")."""
+        return square_name(self.ed.squares[sq])
 
     def lines(self, events: Sequence[Any]) -> list[str]:
-        """Sentences for ``events`` in order (see the module doc)."""
+        """Sentences for ``events`` in order (see the module doc), with one reordering: a rent
+        is claimed in the step after the landing (engine.rules.rent: the owner may ask "prima
+        che il giocatore successivo abbia lanciato i dadi"), when the landing's step has already
+        started the next turn. The next turn's line is then held back until the claim (or the
+        lapse, or the debt) of every rent due at the turn's start is told, so the log reads
+        "Bruno pays €6 rent to Anna for Viale Vesuvio", then "— Carla's turn —" (session 10's
+        newcomer walk). The first such outcome of each held rent before the next turn's start in
+        ``events`` is told first (the seats' inputs of one step are simultaneous: a mortgage
+        lifted by another seat in the claim's step comes after; the screen may hand over several
+        steps at once). Any other line, or :meth:`flush`, lets the held lines out first; a claim
+        told after them says the owner claims it."""
         out: list[str] = []
-        for e in events:
+        queue = list(events)
+        if self._held:
+            _pull_outcomes(queue, 0, self._held_rents)
+        i = 0
+        while i < len(queue):
+            e = queue[i]
+            i += 1
+            key = _rent_key(e)
+            if self._held and key not in self._held_rents:
+                # Not the held rent's outcome: the held lines go first, if this event says anything.
+                text = self.line(e)
+                if text:
+                    out.extend(self.flush())
+                    out.extend(text.split("\n"))
+                continue
+            if type(e).__name__ == "TurnStarted" and not set(self._rent_square) <= self._late_rents:
+                # The turn passes with a rent of this turn still to claim: hold its line.
+                self._held_rents = set(self._rent_square) - self._late_rents
+                self._held = [_("— {name}'s turn —").format(name=self.who(e.seat), to_name=self.to(e.seat))]
+                _pull_outcomes(queue, i, self._held_rents)
+                continue
             text = self.line(e)
             if text:
                 out.extend(text.split("\n"))
+            if key is not None and key in self._held_rents:
+                self._held_rents.discard(key)
+                if not self._held_rents:
+                    out.extend(self.flush())
         return out
+
+    def flush(self) -> list[str]:
+        """The held lines (see :meth:`lines`), now; the rents still due are from then on the
+        last turn's ("{partner} claims the rent: ..."). Empty when nothing is held."""
+        held, self._held = self._held, []
+        if held:
+            self._late_rents = set(self._rent_square)
+            self._held_rents = set()
+        return held
+
+    @property
+    def holding(self) -> bool:
+        """True while lines are held back (a rent of the last turn not yet claimed)."""
+        return bool(self._held)
 
     def line(self, e: Any) -> str | None:  # noqa: C901 - one branch per event type
         """One sentence for one event, or None when it tells nothing new."""
@@ -148,7 +203,7 @@ class Narrator:
         if k == "CardDrawn":
             card = self.ed.decks[e.deck][e.card]
             return _("{name} draws {deck}: “{text}”").format(
-                name=self.who(e.seat), deck=self.ed.deck_names[e.deck], text=card.text)
+                name=self.who(e.seat), deck=term(self.ed.deck_names[e.deck]), text=card.text)
         if k == "JailCardUsed":
             return _("{name} uses the card to get out of jail free").format(name=self.who(e.seat))
         if k == "SentToJail":
@@ -261,13 +316,13 @@ class Narrator:
     def _CardInspected(self, e: Any) -> str:
         title = self._card(1, e.card)
         if e.fake:
-            return _("{name} inspects the Imprevisti “{card}” of {partner}: it is fake! The card is "
+            return _("{name} inspects the Chance card “{card}” of {partner}: it is fake! The card is "
                      "discarded").format(name=self.who(e.inspector), card=title, partner=self.who(e.seat))
-        return _("{name} inspects the Imprevisti “{card}” of {partner}: it is genuine.").format(
+        return _("{name} inspects the Chance card “{card}” of {partner}: it is genuine.").format(
             name=self.who(e.inspector), card=title, partner=self.who(e.seat))
 
     def _FaceUpTaken(self, e: Any) -> str:
-        return _("{name} takes the face-up Imprevisti “{card}”").format(
+        return _("{name} takes the face-up Chance card “{card}”").format(
             name=self.who(e.seat), card=self._card(1, e.card))
 
     def _CardKept(self, e: Any) -> str:
@@ -298,7 +353,7 @@ class Narrator:
             return None
         payer, payee, to = self.who(e.payer), self.who(e.payee), self.to(e.payee)
         if r == "salary":
-            return _("{name} collects {money} from the bank (VIA!)").format(name=payee, money=m)
+            return _("{name} collects {money} from the bank (GO)").format(name=payee, money=m)
         if r == "tax":
             return _("{name} pays {money} of tax").format(name=payer, money=m)
         if r == "rent":
@@ -321,6 +376,35 @@ class Narrator:
         if e.payer < 0:
             return _("{name} receives {money} from the bank").format(name=payee, money=m)
         return _("{name} pays {money} to {partner}").format(name=payer, money=m, partner=payee, to_partner=to)
+
+
+def _rent_key(e: Any) -> tuple[int, int] | None:
+    """(creditor, debtor) of an event that settles a rent claim: its payment, its lapse, the debt
+    it opened; None for any other event."""
+    k = type(e).__name__
+    if k == "MoneyPaid" and e.reason == "rent":
+        return (e.payee, e.payer)
+    if k in ("RentLapsed", "DebtOpened"):
+        return (e.creditor, e.debtor)
+    return None
+
+
+def _pull_outcomes(queue: list, start: int, keys: set) -> None:
+    """Move to ``queue[start]`` (in their order) the first event settling each rent of ``keys``
+    (``_rent_key``) found in ``queue[start:]`` before the next TurnStarted."""
+    found: list[int] = []
+    seen: set = set()
+    for j in range(start, len(queue)):
+        if type(queue[j]).__name__ == "TurnStarted":
+            break
+        key = _rent_key(queue[j])
+        if key in keys and key not in seen:
+            seen.add(key)
+            found.append(j)
+    moved = [queue[j] for j in found]
+    for j in reversed(found):
+        del queue[j]
+    queue[start:start] = moved
 
 
 #: Events told by a ``Narrator._<name>`` method (niente-e-come-sembra).

@@ -52,6 +52,10 @@ class NetGame(DriverBase):
         #: The game ended as abandoned (protocol.md §C8.7): {"seat": who signed ABANDON, "step"}
         #: (``PeerResult.abandoned``); the end screen says so. None otherwise.
         self.abandoned: dict | None = None
+        #: Host: what the teacher should know while the room waits, translated, oldest first:
+        #: a player who tried to join with our own player key (``same_key_notice``).
+        self.notices: list[str] = []
+        self._same_key: set[tuple[str, int]] = set()
 
     async def run(self) -> None:
         """Run the peer until the game ends or fails (``fault`` set; never raises NodeError)."""
@@ -142,6 +146,9 @@ class NetGame(DriverBase):
         if name == "ChatLine":
             self._chat(ev)
             return
+        if name == "SameKeyJoin":  # a second player on our key directory (p2p.lobby_events)
+            self.same_key_notice(ev.addr)
+            return
         if name == "TurnSkipped":  # a majority let this seat's turn pass; it keeps its seat (§C8.10)
             self._new_events.append(SeatChanged(ev.seat, ev.step, "skipped"))
             self._notify("step")
@@ -184,6 +191,22 @@ class NetGame(DriverBase):
             self._step_t = asyncio.get_running_loop().time()
             self._new_events.extend(ev.engine_events)
             self._notify("step")
+
+    def same_key_notice(self, addr: Any) -> None:
+        """Host: a JOIN or PROBE from ``addr`` (address, port) was signed with our own player key
+        (``p2p.lobby_events.SameKeyJoin``): add ``ui.display.fault_hint("same_key", ...)`` to
+        ``notices`` (the waiting room shows it; ``lanopoli host`` prints the same line), once per
+        address and for at most ``p2p.node_lobby.SAME_KEY_REPORTS`` addresses, as the node
+        reports ``SameKeyJoined``: a joiner retrying from new ports never floods the room."""
+        from p2p.node_lobby import SAME_KEY_REPORTS
+        from ui.display import fault_hint
+
+        key = (str(addr[0]), int(addr[1]))
+        if key in self._same_key or len(self._same_key) >= SAME_KEY_REPORTS:
+            return
+        self._same_key.add(key)
+        self.notices.append(fault_hint("same_key", f"{key[0]}:{key[1]}") or "")
+        self._notify("lobby")
 
     def private_view(self) -> dict:
         """Our seat's view from the lockstep session (``LockstepSession.private_view``)."""

@@ -16,3 +16,19 @@ def english():
     set_language("en")
     yield
     set_language("en")
+
+
+@pytest.fixture
+def italian():
+    """UI texts (and the board's words, ui.i18n.term) in Italian for the test, English after."""
+    set_language("it")
+    yield
+    set_language("en")
+
+
+@pytest.fixture(params=["it", "en"])
+def each_language(request):
+    """The test once in Italian and once in English (English after it); the value is the language."""
+    set_language(request.param)
+    yield request.param
+    set_language("en")

@@ -36,3 +36,21 @@ def commands(app):
 def log_text(app):
     """The current screen's game log, one line per entry."""
     return "\n".join(app.screen.lines)
+
+
+async def waiting_room_text(driver, label_id: str, bots: bool = False) -> str:
+    """The text of the waiting room's label ``label_id`` ("who", "notice") for ``driver`` (a
+    ``NetGame`` or a stand-in with its lobby attributes), rendered at 80x24."""
+    from textual.app import App
+    from textual.widgets import Label
+
+    from ui.screens import WaitingScreen
+
+    class Room(App):
+        def on_mount(self) -> None:
+            self.push_screen(WaitingScreen(driver, bots=bots))
+
+    app = Room()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        return str(app.screen.query_one(f"#{label_id}", Label).render())

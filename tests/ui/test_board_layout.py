@@ -40,16 +40,17 @@ def test_sizes_of_the_two_boards():
 
 # --- labels: one per name (issue 11, session 3 leftover) -------------------------------------
 
-from ui.board_layout import cell_labels, cell_size, label_width, short_name  # noqa: E402
+from ui.board_layout import cell_labels, cell_size, label_width, short_name, wide_board_width  # noqa: E402
 
 
 @pytest.mark.parametrize("edition", sorted(engine.EDITIONS))
 @pytest.mark.parametrize("width", range(2, 17))
-def test_two_different_squares_never_share_a_label(edition, width):
-    """Every label width a cell can give (2..16; the layouts use 4..10): two squares with
-    different names get different labels, squares with the same name (the three Probabilità)
-    the same one; every label fits, and one-row cells (width <= 5 at 80 columns) never end in
-    a digit, which would run into the owner's number drawn after it."""
+def test_two_different_squares_never_share_a_label(edition, width, each_language):
+    """Every label width a cell can give (2..16; the layouts use 4..10), in both languages (the
+    English board's words, ui.i18n.term): two squares with different names get different
+    labels, squares with the same name (the three Probabilità) the same one; every label fits,
+    and one-row cells (width <= 5 at 80 columns) never end in a digit, which would run into the
+    owner's number drawn after it."""
     squares = engine.EDITIONS[edition].squares
     labels = cell_labels(squares, width)
     by_label: dict[str, set[str]] = {}
@@ -67,7 +68,7 @@ def test_two_different_squares_never_share_a_label(edition, width):
     ("fabrianopoli", 4, ("Melano Marischio", "Mastro Marino"), "Mari", ("Mela", "Mast")),
     ("fabrianopoli", 6, ("Melano Marischio", "Mastro Marino"), "M.Mari", ("Marisc", "Marino")),
 ])
-def test_the_colliding_labels_of_session_3_now_differ(edition, width, names, before, after):
+def test_the_colliding_labels_of_session_3_now_differ(edition, width, names, before, after, italian):
     """The defect as found: both taxes read "Tass" at 80x24, two Fabriano streets "Mari"
     (80x24) and "M.Mari" (120x40). short_name alone still gives the shared label; the board's
     labels tell them apart, and the other squares keep short_name's label."""
@@ -85,7 +86,19 @@ def test_cell_size_and_label_width_at_the_three_layouts():
     (tests/ui/test_layout.py), and the label widths that follow."""
     assert cell_size(80, 11) == (7, 1) and label_width(7, 1) == 4
     assert cell_size(80, 11, 36) == (8, 1) and label_width(8, 1) == 5
-    assert cell_size(121, 44) == (11, 3) and label_width(11, 3) == 10
+    assert cell_size(121, 44) == (11, 4) and label_width(11, 4) == 10
+    assert cell_size(77, 38) == (7, 3) and cell_size(110, 44) == (10, 4)  # 120x40, 160x50
+    assert cell_size(88, 44) == (8, 3)  # 4 rows only for cells of 9 columns or more
+
+
+@pytest.mark.parametrize("screen,n,board", [(120, 40, 77), (135, 40, 99), (160, 40, 110), (220, 40, 121),
+                                            (160, 36, 120), (120, 36, 80)])
+def test_the_wide_board_is_whole_cells_wide(screen, n, board):
+    """Session 10's newcomer walk at 160x50: the board widget was 120 columns for 11 cells of 10,
+    and its right column read 20 wide. Now it is exactly its cells, within 3/4 of the screen and
+    121 columns, leaving the players panel at least 34."""
+    assert wide_board_width(screen, n) == board
+    assert board % grid_size(n) == 0 and screen - board >= 34 and board <= min(121, screen * 3 // 4)
     assert cell_size(54, 11) is None  # under 5 columns a cell: "needs a wider window"
 
 
@@ -98,7 +111,31 @@ def test_cell_size_and_label_width_at_the_three_layouts():
     ("Parcheggio gratuito", 6, 7, "Parche"),  # was "P.grat"
     ("Porcheggio dei Monticelli", 9, 7, "Porcheggi"),
 ])
-def test_the_corners_read_as_their_place(name, width, kind, expected):
+def test_the_corners_read_as_their_place(name, width, kind, expected, italian):
     """Seen at 120x40 and 160x50 (issue 11 newcomer walk): "I.prigion" and "P.gratuit" are
     initials a newcomer cannot read back; the corners read as they do in tiny cells."""
     assert short_name(name, width, kind) == expected
+
+
+@pytest.mark.parametrize("name,width,kind,expected", [
+    ("Go to Jail", 9, 8, "→Jail"), ("Go to Jail", 4, 8, "→Jai"),
+    ("Free Parking", 9, 7, "Parking"), ("Free Parking", 4, 7, "Park"),
+    ("Jail / Just Visiting", 6, 6, "Jail"), ("Jail / Just Visiting", 4, 6, "Jail"),
+    ("GO", 4, 0, "GO"), ("Riva (GO)", 4, 0, "GO"),
+    ("Community Chest", 6, 5, "Chest"), ("Chance", 4, 5, "Chan"),
+    ("Luxury Tax", 6, 4, "L.Tax"), ("Income Tax", 10, 4, "Income Tax"),
+])
+def test_the_english_board_words_abbreviate_as_the_italian_ones(name, width, kind, expected, english):
+    """--lang en (H108, session 10's walk: "VIA!" and "Imprev" on the English board): the
+    English board's names (ui.i18n.term) in the same cells."""
+    assert short_name(name, width, kind) == expected
+
+
+@pytest.mark.parametrize("width,labels", [(6, ("T.Patr", "T.Luss")), (9, ("T.Patrimo", "T.Lusso")),
+                                          (4, ("Patr", "Luss"))])
+def test_the_taxes_read_with_capitals_as_printed(width, labels, italian):
+    """Session 10's walk: "T.luss" / "T.patr" at 120x40 looked like lower-case words; the
+    rulebook prints "TASSA PATRIMONIALE", "Tassa di Lusso" (rulebooks/monopoly-classico-hasbro.txt):
+    the word after the initials starts with a capital, as every other label ("V.Vesuv")."""
+    squares = engine.EDITIONS["classico"].squares
+    assert (cell_labels(squares, width)[4], cell_labels(squares, width)[38]) == labels

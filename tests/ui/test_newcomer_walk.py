@@ -98,25 +98,53 @@ def test_niente_keeps_quit_on_the_bottom_line_and_the_magnifier_legend_whole(siz
     assert len(legend) <= panel_width
 
 
-def test_a_rent_claimed_after_the_turn_passed_says_the_owner_claims_it(lang):
-    """Seen at every size: "— Tocca a Bot 3 —" then "Bot 2 paga €6 di affitto a Bot 1 per Viale
-    Monterosa", read as a payment of Bot 3's turn. The owner may claim until the next roll
-    (engine.rules.rent, "prima che il giocatore successivo abbia lanciato i dadi"), so a claim
-    under the next turn's line says so; a rent paid within its own turn reads as before."""
-    from engine.events import MoneyPaid, RentDue, RentLapsed, TurnStarted
+def test_the_rent_of_a_landing_is_told_before_the_next_turns_line(lang):
+    """Session 10's walk: "— Tocca a Bot 3 —" then "Bot 2 riscuote l'affitto: ...": the owner
+    claims in the step after the landing (engine.rules.rent: until "il giocatore successivo
+    abbia lanciato i dadi"), and the landing's step already starts the next turn. The narrator
+    holds the turn line until the claim, the lapse or the debt of that rent (Narrator.lines);
+    a rent paid within its own turn reads as before; a claim after the held line was let out
+    (Narrator.flush: GameScreen after HOLD_S, or any other line) says the owner claims it."""
+    from engine.events import DebtOpened, DiceRolled, MoneyPaid, RentDue, RentLapsed, TurnStarted
 
     n = Narrator(engine.EDITIONS["classico"], ("Anna", "Bruno", "Carla"))
-    lines = n.lines([RentDue(0, 1, 9, 6), TurnStarted(2), MoneyPaid(1, 0, 6, "rent"),
-                     RentDue(0, 2, 9, 6), MoneyPaid(2, 0, 6, "rent"),
-                     RentDue(1, 2, 6, 6), TurnStarted(0), RentLapsed(1, 2, 6), TurnStarted(1),
-                     RentDue(1, 2, 6, 6), MoneyPaid(2, 1, 6, "rent")])
+    steps = [[RentDue(0, 1, 9, 6), TurnStarted(2)],  # Bruno lands on Anna's Viale Vesuvio; Carla's turn
+             [MoneyPaid(1, 0, 6, "rent")],  # Anna's claim, one step later
+             [RentDue(0, 2, 9, 6), MoneyPaid(2, 0, 6, "rent")],  # Carla rolled a double: her own turn
+             [RentDue(1, 2, 6, 6), TurnStarted(0)],  # Carla on Bruno's square; Anna's turn
+             [RentLapsed(1, 2, 6), DiceRolled(0, 1, 2)],  # Bruno never asked; Anna rolls
+             [RentDue(0, 1, 9, 6), TurnStarted(2)],
+             [DebtOpened(1, 0, 6)],  # Bruno cannot pay: the debt of that rent comes first
+             [RentDue(0, 1, 9, 6), TurnStarted(2)],
+             [DiceRolled(2, 3, 4)], [MoneyPaid(1, 0, 6, "rent")]]  # Carla's roll let the turn line out
+    lines = [n.lines(batch) for batch in steps]
     assert lines == {
-        "it": ["— Tocca a Carla —", "Anna riscuote l'affitto: Bruno paga €6 per Viale Vesuvio",
-               "Carla paga €6 di affitto ad Anna per Viale Vesuvio", "— Tocca ad Anna —",
-               "Bruno non ha chiesto in tempo l'affitto di Bastioni Gran Sasso", "— Tocca a Bruno —",
-               "Carla paga €6 di affitto a Bruno per Bastioni Gran Sasso"],
-        "en": ["— Carla's turn —", "Anna claims the rent: Bruno pays €6 for Viale Vesuvio",
-               "Carla pays €6 rent to Anna for Viale Vesuvio", "— Anna's turn —",
-               "Bruno did not ask for the rent of Bastioni Gran Sasso in time", "— Bruno's turn —",
-               "Carla pays €6 rent to Bruno for Bastioni Gran Sasso"],
+        "it": [[], ["Bruno paga €6 di affitto ad Anna per Viale Vesuvio", "— Tocca a Carla —"],
+               ["Carla paga €6 di affitto ad Anna per Viale Vesuvio"], [],
+               ["Bruno non ha chiesto in tempo l'affitto di Bastioni Gran Sasso", "— Tocca ad Anna —",
+                "Anna tira 1 e 2"], [],
+               ["Bruno deve €6 ad Anna (affitto di Viale Vesuvio) e non ha abbastanza contanti: vendere, ipotecare "
+                "o dichiarare bancarotta", "— Tocca a Carla —"], [],
+               ["— Tocca a Carla —", "Carla tira 3 e 4"],
+               ["Anna riscuote l'affitto: Bruno paga €6 per Viale Vesuvio"]],
+        "en": [[], ["Bruno pays €6 rent to Anna for Viale Vesuvio", "— Carla's turn —"],
+               ["Carla pays €6 rent to Anna for Viale Vesuvio"], [],
+               ["Bruno did not ask for the rent of Bastioni Gran Sasso in time", "— Anna's turn —",
+                "Anna rolls 1 and 2"], [],
+               ["Bruno owes €6 to Anna (rent for Viale Vesuvio) and lacks the cash: sell, mortgage or declare "
+                "bankruptcy", "— Carla's turn —"], [],
+               ["— Carla's turn —", "Carla rolls 3 and 4"],
+               ["Anna claims the rent: Bruno pays €6 for Viale Vesuvio"]],
     }[lang]
+    # Two steps in one batch (the screen redraws every REDRAW_S), another seat's line in the claim's
+    # step (the snapshot game: Anna lifts a mortgage while Luca claims): the claim still comes first.
+    from engine.events import MortgageLifted
+
+    both = n.lines([RentDue(0, 1, 9, 6), TurnStarted(2), MoneyPaid(2, -1, 55, "lift"), MortgageLifted(2, 16),
+                    MoneyPaid(1, 0, 6, "rent"), TurnStarted(0), DiceRolled(0, 1, 1)])
+    assert both[:2] == {"it": ["Bruno paga €6 di affitto ad Anna per Viale Vesuvio", "— Tocca a Carla —"],
+                        "en": ["Bruno pays €6 rent to Anna for Viale Vesuvio", "— Carla's turn —"]}[lang]
+    assert len(both) == 5 and "Via Verdi" in both[2] and "Anna" in both[3]
+    n.lines([RentDue(0, 1, 9, 6), TurnStarted(2)])
+    assert n.holding and n.flush() == [{"it": "— Tocca a Carla —", "en": "— Carla's turn —"}[lang]]
+    assert not n.holding and n.flush() == []

@@ -131,7 +131,7 @@ async def test_taking_a_face_up_card():
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: "roll" in commands(app))
         panel = app.screen.query_one(PlayersPanel)
-        assert "Face-up Imprevisti: Avete vinto alla lotte" in panel.render().plain
+        assert "Face-up Chance cards: Avete vinto alla lo" in panel.render().plain  # English board words
         await pilot.press("r")
         await until(pilot, lambda: "take" in commands(app))
         assert "leave_card" in commands(app)
@@ -139,7 +139,7 @@ async def test_taking_a_face_up_card():
         await until(pilot, lambda: isinstance(app.screen, TakeCardDialog))
         await pilot.press("enter")  # slot 0: the lottery card
         await until(pilot, lambda: ("card", lottery) in obs.held_items(game.state, 0))
-        assert "Marco takes the face-up Imprevisti “Avete vinto alla lotteria”" in log_text(app)
+        assert "Marco takes the face-up Chance card “Avete vinto alla lotteria”" in log_text(app)
         await until(pilot, lambda: "cards: Avete vinto alla lotteria" in panel.render().plain)
 
 
@@ -196,7 +196,8 @@ async def test_keep_my_fakes_is_the_default_and_asks_nothing():
         assert "v: keep fakes" in app.screen.footer_text()
         await pilot.press("r")
         await until(pilot, lambda: "Giulia buys Vicolo Stretto" in log_text(app))  # her turn went on
-        assert "Giulia claims the rent: Marco pays €10 for Vicolo Corto" in log_text(app)  # after her turn line
+        log = log_text(app)  # the rent of Marco's landing before Giulia's turn line (H108)
+        assert log.index("Marco pays €10 rent to Giulia for Vicolo Corto") < log.index("— Giulia's turn —")
         assert not isinstance(app.screen, BillsDialog)
         assert fake in wallet(game.state, 0)  # we still hold our fake
 

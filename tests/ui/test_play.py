@@ -46,7 +46,7 @@ def test_board_corners_follow_the_printed_board():
         cell_of(40)
 
 
-def test_short_names_fit_their_cell():
+def test_short_names_fit_their_cell(italian):
     assert short_name("Viale Vesuvio", 7) == "V.Vesuv"
     assert short_name("Parco della Vittoria", 4) == "Vitt"
     assert short_name("VIA!", 4) == "VIA!"

@@ -5,14 +5,10 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from textual.app import App
-from textual.widgets import Label
-
 from p2p.admission import PlayerRemoved
-from pilot_support import sync
+from pilot_support import sync, waiting_room_text
 from ui import i18n
 from ui.net_game import NetGame
-from ui.screens import WaitingScreen
 
 
 def _driver_after_removal() -> NetGame:
@@ -27,14 +23,7 @@ def test_the_driver_keeps_the_names_of_removed_players():
 
 
 async def _who(driver) -> str:
-    class Room(App):
-        def on_mount(self) -> None:
-            self.push_screen(WaitingScreen(driver, bots=False))
-
-    app = Room()
-    async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        return str(app.screen.query_one("#who", Label).render())
+    return await waiting_room_text(driver, "who")
 
 
 @sync

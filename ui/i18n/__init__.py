@@ -21,7 +21,7 @@ from __future__ import annotations
 import gettext
 import os
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Mapping
 
 DOMAIN = "lanopoli"
 LOCALE_DIR = Path(__file__).with_name("locale")
@@ -137,3 +137,47 @@ def format_seconds(seconds: float) -> str:
     values are shown as they are); the caller adds the unit ("{seconds} s")."""
     text = f"{float(seconds):.1f}"
     return text.replace(".", ",") if _language == "it" else text
+
+
+# --- the board's words of the game ------------------------------------------------------
+# The editions' data (engine/editions/data/) keep every name as printed on the Italian boards.
+# Street, station and utility names are proper names, shown as printed in both languages
+# ("Viale Vesuvio", "Stazione Nord", "Società Elettrica"); the squares and decks that are words
+# of the game have their English board names in English: VIA! is GO, Imprevisti is Chance,
+# Probabilità is Community Chest, and so on (``ENGLISH``). Italian shows every name as printed.
+
+#: Printed Italian name -> the name on the English board, for the squares and decks that are
+#: words of the game (classico and editrice-giochi; fabrianopoli's own names stay, except the
+#: words of the game in them). Sources: rulebooks/monopoly-classico-hasbro.txt (the board's
+#: "VIA!", "PRIGIONE / TRANSITO", "PARCHEGGIO GRATUITO", "IN PRIGIONE!", "TASSA PATRIMONIALE",
+#: "TASSA DI LUSSO", "PROBABILITÀ", "IMPREVISTI"); the English names of the same squares on the
+#: English board (GO, Jail / Just Visiting, Free Parking, Go to Jail, Income Tax, Luxury Tax,
+#: Community Chest, Chance).
+ENGLISH = {
+    "VIA!": "GO",
+    "Prigione / Transito": "Jail / Just Visiting",
+    "Parcheggio gratuito": "Free Parking",
+    "In prigione!": "Go to Jail",
+    "Tassa patrimoniale": "Income Tax",
+    "Tassa di lusso": "Luxury Tax",
+    "Probabilità": "Community Chest",
+    "Imprevisti": "Chance",
+    # fabrianopoli (rulebooks/fabrianopoli.txt): the place names stay, the game's words go.
+    "Riva (VIA!)": "Riva (GO)",
+    "Commissariato / Transito": "Commissariato / Just Visiting",
+    "Tassa sugli affitti": "Rent Tax",
+}
+
+
+def term(printed: str) -> str:
+    """A square's or a deck's printed Italian name (``Square.name``, ``Edition.deck_names``) in
+    the current language: in English the ``ENGLISH`` name when it has one, else (and always in
+    Italian) the printed name."""
+    if current_language() == "it":
+        return printed
+    return ENGLISH.get(printed, printed)
+
+
+def square_name(square: Any) -> str:
+    """``square`` (an ``engine`` Square) as the player reads it: :func:`term` of its name."""
+    return term(square.name)

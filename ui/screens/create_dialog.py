@@ -24,7 +24,7 @@ def house_rule_label(key: str) -> str:
     """The checkbox text of a house rule (translated)."""
     return {"free_parking_pot": _("Free-parking pot (taxes and fines go to whoever lands there)"),
             "no_auctions": _("No auctions (a declined property stays with the bank)"),
-            "double_go_salary": _("Double salary landing exactly on VIA!")}[key]
+            "double_go_salary": _("Double salary landing exactly on GO")}[key]
 
 
 class _Tick(Checkbox, inherit_bindings=False):

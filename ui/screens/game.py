@@ -9,6 +9,7 @@ shows (the narrated log lines); every choice goes back as an engine action throu
 
 from __future__ import annotations
 
+import time
 from collections import deque
 from typing import Any
 
@@ -21,6 +22,7 @@ from textual.widgets import Label
 
 import engine
 from engine import actions as A
+from ui.board_layout import WIDE_FROM, wide_board_width
 from ui.i18n import _, format_money, to_name
 from ui.narrate import Narrator
 from ui.screens.dialogs import BidDialog, ConfirmDialog, ManageDialog, OfferDialog, SettleDialog, TradeDialog
@@ -32,6 +34,9 @@ from ui.widgets.actions import KEYS
 LOG_LINES = 300
 #: Seconds between two redraws while steps arrive quickly (autoplay, bots).
 REDRAW_S = 0.05
+#: Seconds the next turn's log line may wait for the owner's claim of the last turn's rent
+#: (``Narrator.lines``) before it shows anyway.
+HOLD_S = 2.0
 
 
 class DriverChanged(Message):
@@ -72,6 +77,8 @@ class GameScreen(Screen):
         self._narrator: Narrator | None = None
         self._redraw_pending = False
         self._sent_on: Any = None  # the state our last action was chosen on
+        self._board_n = 0  # squares of the board the board widget was fitted for
+        self._held_since: float | None = None  # when the narrator began holding lines back
 
     def compose(self) -> ComposeResult:
         """The board and the players panel side by side, the status line, the action bar."""
@@ -89,7 +96,19 @@ class GameScreen(Screen):
             # (tests, demos) the driver's own choice stands.
             self.driver.human.set_bills(settings.bills)
         self.set_interval(1.0, self._redraw)
+        self._fit_board(self.app.size.width)
         self._redraw()
+
+    def on_resize(self, event: Any) -> None:
+        """The terminal's size changed: fit the board to it."""
+        self._fit_board(event.size.width)
+
+    def _fit_board(self, width: int) -> None:
+        """Wide layout: the board exactly as wide as its cells (ui.board_layout.wide_board_width),
+        the players panel the rest; narrow: the whole width (app.tcss)."""
+        s = self.driver.state
+        self._board_n = n = len(s.ed.squares) if s is not None else 40
+        self.query_one(Board).styles.width = wide_board_width(width, n) if width >= WIDE_FROM else None
 
     # -- driver -> screen ------------------------------------------------------------------
 
@@ -110,6 +129,8 @@ class GameScreen(Screen):
         s = d.state
         if s is None:
             return
+        if len(s.ed.squares) != self._board_n:  # the state came after the mount (niente: 36 squares)
+            self._fit_board(self.app.size.width)
         if self._narrator is None and d.names:
             self._narrator = Narrator(s.ed, d.names, d.seat)
         events = d.take_events()
@@ -117,6 +138,7 @@ class GameScreen(Screen):
             self._narrator.denominations = engine.observation.denominations(s)  # bill id -> euro
         if self._narrator is not None and events:
             self.lines.extend(self._narrator.lines(events))
+        self._release_held()
         board = self.query_one(Board)
         board.names = d.names
         board.status = self.status_text()
@@ -136,6 +158,20 @@ class GameScreen(Screen):
         bar = self.query_one(ActionBar)
         if bar.commands != cmds:
             bar.commands = cmds
+
+    def _release_held(self) -> None:
+        """The narrator holds the next turn's line until the last turn's rent is claimed
+        (``Narrator.lines``); if the claim has not come within HOLD_S (the owner's peer is
+        silent), the held lines show anyway."""
+        if self._narrator is None or not self._narrator.holding:
+            self._held_since = None
+            return
+        now = time.monotonic()
+        if self._held_since is None:
+            self._held_since = now
+        elif now - self._held_since >= HOLD_S:
+            self.lines.extend(self._narrator.flush())
+            self._held_since = None
 
     def legal(self) -> list:
         """Our legal actions now (empty while we wait for a chance step or after the end)."""
@@ -169,7 +205,7 @@ class GameScreen(Screen):
                     "raise_money": _("You owe money: sell, mortgage, or declare bankruptcy."),
                     "mortgage_choice": _("Choose what to do with the inherited mortgages."),
                     "inspect_window": _("Magnifier: inspect the payment or the card, or let it go."),
-                    "take_card": _("Take a face-up Imprevisti or leave them."),
+                    "take_card": _("Take a face-up Chance card or leave them."),
                     "pay_bills": _("Choose the bills you pay with (z)."),
                     }.get(p.kind, _("Your move."))
         if p.actors:

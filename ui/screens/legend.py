@@ -35,7 +35,7 @@ def legend_lines(state: Any) -> list[Text]:
         ("+", Style(bold=True), _("more tokens there than the square has room for")),
     ]
     if state is not None and engine.has_hidden(state):
-        rows.append(("●", Style(color="green"), _("players panel: a magnifier left (red: used, green again on VIA!)")))
+        rows.append(("●", Style(color="green"), _("players panel: a magnifier left (red: used, green again on GO)")))
         rows.append(("l", Style(bold=True), _("when the game offers you the magnifier: always, for you only, never")))
     out = []
     for mark, style, meaning in rows:

@@ -208,7 +208,8 @@ CHAT_LINES = 5
 
 
 class WaitingScreen(Screen):
-    """The waiting room: who is in, how many seats are free, the join code, the chat (``c``
+    """The waiting room: who is in, how many seats are free, the join code, what the host should
+    know (``driver.notices``: a player who joined with our own key), the chat (``c``
     types a line, Enter sends, Esc goes back to the buttons) and (host with bots) the Start
     button that fills the empty seats with bots. The buttons have the focus first, so that
     ``s`` and ``q`` are never typed into the chat by mistake."""
@@ -228,6 +229,7 @@ class WaitingScreen(Screen):
             yield Label("", id="seats")
             yield Label("", id="who")
             yield Label("", id="code")
+            yield Label("", id="notice", classes="error")
             yield Label("", id="chat-log")
             yield Input(placeholder=_("c: chat — type a message, Enter sends, Esc: back"), id="chat", max_length=200)
             with Horizontal(classes="buttons"):
@@ -256,6 +258,11 @@ class WaitingScreen(Screen):
         else:
             self.query_one("#code", Label).update(_("Looking for the game and asking for a seat…")
                                                   if not d.lobby_names or d.seats_total == 0 else "")
+        # Host: a player who tried to join with our own key (NetGame.notices, translated).
+        notices = getattr(d, "notices", ())
+        notice = self.query_one("#notice", Label)
+        notice.update("\n".join(escape(n) for n in notices))
+        notice.display = bool(notices)
         from ui.narrate import chat_line
 
         lines = list(getattr(d, "chat_lines", ()))[-CHAT_LINES:]

@@ -66,12 +66,12 @@ class InspectDialog(_Dialog):
         tokens = obs.green_lenses(s, self.seat)
         with Vertical(classes="dialog wide"):
             yield Label(_("Magnifier: check the money or the card"), classes="title")
-            yield Label(_("It uses one of your green tokens (you have {n}); passing VIA! turns them green "
+            yield Label(_("It uses one of your green tokens (you have {n}); passing GO turns them green "
                           "again.").format(n=tokens), classes="note")
             if self.card is not None:
                 using = obs.card_in_use(s)
                 seat, card = using.seat, using.card
-                yield Label(_("{name} is using the Imprevisti “{card}”. One card of each pair is fake: a fake "
+                yield Label(_("{name} is using the Chance card “{card}”. One card of each pair is fake: a fake "
                               "one is discarded and the bank pays you {money}.").format(
                     name=self.names[seat], card=card_title(s.ed, 1, card),
                     money=format_money(s.ed.decoder.inspect_reward)))
@@ -117,9 +117,9 @@ class TakeCardDialog(ChoiceDialog):
         """The face-up Imprevisti we may take (with a note if we already hold one), and Cancel."""
         held = obs.held_imprevisti(self.state, self.seat)
         with Vertical(classes="dialog wide"):
-            yield Label(_("Take a face-up Imprevisti (Enter)"), classes="title")
+            yield Label(_("Take a face-up Chance card (Enter)"), classes="title")
             if held:
-                yield Label(_("You hold “{card}”: you may keep only one Imprevisti, it would go under the "
+                yield Label(_("You hold “{card}”: you may keep only one Chance card, it would go under the "
                               "deck.").format(card=card_title(self.state.ed, 1, held[0])), classes="note")
             yield OptionList(*[Option(self.label(a), id=str(i)) for i, a in enumerate(self.choices)], id="cards")
             yield Button(_("Cancel"), id="cancel", compact=True)
@@ -144,7 +144,7 @@ class UseCardDialog(ChoiceDialog):
         with Vertical(classes="dialog wide"):
             yield Label(_("Use a card (Enter)"), classes="title")
             if any(a.deck == 1 for a in self.choices):
-                yield Label(_("The other players may inspect an Imprevisti before it takes effect."), classes="note")
+                yield Label(_("The other players may inspect a Chance card before it takes effect."), classes="note")
             yield OptionList(*[Option(use_label(self.state, a), id=str(i)) for i, a in enumerate(self.choices)],
                              id="uses")
             yield Button(_("Cancel"), id="cancel", compact=True)

@@ -11,7 +11,7 @@ from textual.widgets import Button, Input, Label, Select, SelectionList
 
 import engine
 from engine import actions as A
-from ui.i18n import _, format_money
+from ui.i18n import _, format_money, term
 from ui.screens.modal import ConfirmDialog, _Dialog
 
 
@@ -22,7 +22,7 @@ def describe_offer(state: Any, o: list, names: tuple, me: int = -1) -> list[str]
 
     sq = state.ed.squares
     o = offer(o)
-    deck = state.ed.deck_names
+    deck = [term(d) for d in state.ed.deck_names]  # "Chance" in English (ui.i18n.term)
 
     def side(squares, cash, cards) -> str:
         """One side of a trade as text: its properties (mortgaged marked), money and jail cards."""
@@ -104,7 +104,7 @@ class TradeDialog(_Dialog):
 
     def _cards(self, who: int) -> list[tuple[str, int]]:
         decks = sorted({k >> 8 for k in self.state.held[who]})
-        return [(_("jail card ({deck})").format(deck=self.state.ed.deck_names[d]), d) for d in decks]
+        return [(_("jail card ({deck})").format(deck=term(self.state.ed.deck_names[d])), d) for d in decks]
 
     def compose(self) -> ComposeResult:
         """The partner, what we give and what we get (properties, cards, money), Propose and Cancel."""

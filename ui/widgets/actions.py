@@ -88,7 +88,7 @@ def commands_for(state: Any, seat: int, legal: list) -> list[Command]:
         out.append(Command("inspect", what))
         out.append(Command("skip", _("Do not inspect"), nothing=True))
     if A.TakeCard in by_type:
-        out.append(Command("take", _("Take a face-up Imprevisti")))
+        out.append(Command("take", _("Take a face-up Chance card")))
     if A.DeclineCard in by_type:
         out.append(Command("leave_card", _("Leave the cards"), A.DeclineCard()))
     if A.UseCard in by_type:

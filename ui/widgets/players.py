@@ -106,7 +106,7 @@ class PlayersPanel(Widget):
             legend.append("●", Style(color="green"))
             legend.append(" " + _("can inspect a bill or a card") + " · ", Style(dim=True))
             legend.append("●", Style(color="red"))
-            legend.append(" " + _("used (green again on VIA!)"), Style(dim=True))
+            legend.append(" " + _("used (green again on GO)"), Style(dim=True))
             if legend.cell_len > self.size.width:  # 80 columns cut it: the short form
                 legend = Text(_("Magnifiers: "), Style(dim=True))
                 legend.append("●", Style(color="green"))
@@ -123,10 +123,16 @@ class PlayersPanel(Widget):
             return []
         view = self.view or {}
         bills = Text(_("bills: "))
+        room, used = (self.size.width or 80) - 4, len(bills.plain)  # the caller indents by 4
         for i, (den, count, fake) in enumerate(bill_groups(s, self.me, view)):
-            if i:
-                bills.append(" ")
             label = format_money(den) + (f"×{count}" if count > 1 else "")
+            if i and used + 1 + len(label) + fake > room:  # wrap under the first bill, not at column 0
+                bills.append("\n    " + " " * len(_("bills: ")))
+                used = len(_("bills: "))
+            elif i:
+                bills.append(" ")
+                used += 1
+            used += len(label) + fake
             bills.append(label + "✗" if fake else label, Style(color="red", bold=True) if fake else Style())
         lines = [bills]
         kept = obs.kept_cards(s, self.me)
@@ -144,7 +150,7 @@ class PlayersPanel(Widget):
 
     def _faceup(self, s: Any) -> Text:
         """The face-up Imprevisti ("prendete una qualsiasi delle carte"), ✗ when known fake."""
-        t = Text(_("Face-up Imprevisti: "), Style(bold=True))
+        t = Text(_("Face-up Chance cards: "), Style(bold=True))
         cards = [c for c in obs.faceup_cards(s) if c >= 0]
         view = self.view or {}
         titles = [card_title(s.ed, 1, c) + (" ✗" if card_known_fake(s, c, view) else "") for c in cards]
@@ -202,11 +208,25 @@ class PlayersPanel(Widget):
                 t.append("██ ", Style(color=GROUP_COLOURS[g]))
             else:
                 t.append("   ")
-            t.append(", ".join(short_name(s.ed.squares[sq].name, 16)
-                               + ("" if building_mark(s.level[sq], bool(s.mort[sq])) == " "
-                                  else " " + building_mark(s.level[sq], bool(s.mort[sq])))
-                               for sq in squares))
+            t.append(self._group_line(s, squares))
         return t
+
+    def _group_line(self, s: Any, squares: Any) -> str:
+        """One colour group's properties, with their building marks, on one line of the panel:
+        names of up to 16 characters, shorter ones (12, 9, 7) when the line would wrap (it wrapped
+        without its indent at 160x50: "Via Marco Polo, Corso Magellano, Largo" / "Colombo")."""
+        room = (self.size.width or 40) - 7  # after the indent and the colour bar ("    ██ ")
+
+        def label(sq: int, width: int) -> str:
+            mark = building_mark(s.level[sq], bool(s.mort[sq]))
+            return short_name(s.ed.squares[sq].name, width) + ("" if mark == " " else " " + mark)
+
+        line = ""
+        for width in (16, 12, 9, 7):
+            line = ", ".join(label(sq, width) for sq in squares)
+            if len(line) <= room:
+                break
+        return line
 
     @staticmethod
     def _chip(s: Any, g: int, sq: int) -> Text:

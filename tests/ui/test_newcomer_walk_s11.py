@@ -1,0 +1,106 @@
+"""What session 11's newcomer walk (H108: tmux at 80x24, 120x40, 160x50, Italian and --lang en)
+found on the game screen, checked with the Pilot: the English board speaks the English board's
+words (GO, Chance, Community Chest, Jail, Free Parking, Go to Jail, Income/Luxury Tax;
+ui.i18n.term), the wide board is whole cells wide, and a colour group's line in the players panel
+never wraps."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.testing import scenario
+from pilot_support import sync, until
+from ui.app import LanopoliApp
+from ui.i18n import set_language
+from ui.play import LocalGame
+from ui.widgets import Board, PlayersPanel
+
+NAMES = ("Marco", "Giulia", "Anna", "Luca")
+#: Italian words of the board that must not show in English (the printed card texts may: data).
+ITALIAN = ("VIA", "Imprev", "Probab", "Prigi", "Parche", "Tassa", "T.Luss", "T.Patr")
+
+
+def _game(**kw):
+    """A local game waiting for our roll (the human's seat 0 decides nothing: the screen stays)."""
+    st = scenario(4, owners={1: 1, 3: 1, 5: 0, 15: 0, 25: 0, 35: 0, 11: 2, 13: 2, 14: 2}, **kw)
+    return LocalGame(NAMES, 0, state=st, delay=0)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40), (160, 50)])
+@sync
+async def test_the_english_board_says_go_and_chance(size, english):
+    """Seen with --lang en: "VIA!" in the corner, "Imprev"/"Probab"/"T.luss" on the board."""
+    game = _game()
+    app = LanopoliApp(driver=game)
+    async with app.run_test(size=size) as pilot:
+        await until(pilot, lambda: app.screen.query(Board) and "GO" in str(app.screen.query_one(Board).render()))
+        board = str(app.screen.query_one(Board).render())
+    corners = {80: ("GO", "Jail", "Park", "→Jai"), 120: ("GO", "Jail", "Parkin", "→Jail"),
+               160: ("GO", "Jail", "Parking", "→Jail")}[size[0]]
+    assert all(c in board for c in corners), board
+    assert "Chan" in board and "Ches" in board
+    assert not [w for w in ITALIAN if w in board], board
+
+
+def test_the_english_log_says_go_chance_and_jail(english):
+    """The log's words of the game in English; the printed card text stays as printed (data)."""
+    import engine
+    from engine.events import CardDrawn, MoneyPaid, Moved
+    from ui.narrate import Narrator
+
+    n = Narrator(engine.EDITIONS["classico"], NAMES)
+    lines = n.lines([MoneyPaid(-1, 0, 200, "salary"), Moved(0, 28, 30), Moved(1, 5, 7), CardDrawn(1, 1, 0),
+                     Moved(2, 8, 10), Moved(3, 18, 20), Moved(3, 20, 38), Moved(0, 1, 4)])
+    assert lines[:2] == ["Marco collects €200 from the bank (GO)", "Marco moves to Go to Jail"]
+    assert lines[2] == "Giulia moves to Chance" and lines[3].startswith("Giulia draws Chance: “")
+    assert lines[4:] == ["Anna moves to Jail / Just Visiting", "Luca moves to Free Parking", "Luca moves to Luxury Tax",
+                         "Marco moves to Income Tax"]
+
+
+@sync
+async def test_the_italian_board_keeps_the_printed_words():
+    set_language("it")
+    try:
+        game = _game()
+        app = LanopoliApp(driver=game)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(pilot, lambda: app.screen.query(Board) and "VIA!" in str(app.screen.query_one(Board).render()))
+            board = str(app.screen.query_one(Board).render())
+    finally:
+        set_language("en")
+    assert all(w in board for w in ("VIA!", "Prigio", "Parche", "→Prigi", "Imprev", "Probab", "T.Luss", "T.Patr"))
+    assert "€100" in board and "€200" in board  # what the taxes take, under their names
+
+
+@pytest.mark.parametrize("size", [(120, 40), (135, 40), (160, 50), (220, 60)])
+@sync
+async def test_the_wide_board_is_whole_cells_and_the_panel_gets_the_rest(size, english):
+    """Seen at 160x50: the board widget 120 columns for 11 cells of 10, a blank strip right of its
+    last column that read as an over-wide column. Now the board is whole cells wide and touches
+    the players panel."""
+    game = _game()
+    app = LanopoliApp(driver=game)
+    async with app.run_test(size=size) as pilot:
+        await until(pilot, lambda: type(app.screen).__name__ == "GameScreen" and app.screen.query(PlayersPanel))
+        await pilot.pause(0.1)
+        board, panel = app.screen.query_one(Board).region, app.screen.query_one(PlayersPanel).region
+        assert board.width % 11 == 0 and board.right == panel.x
+        lines = str(app.screen.query_one(Board).render()).splitlines()
+        assert max(len(line) for line in lines) == board.width  # the last column ends at the edge
+
+
+@sync
+async def test_a_colour_group_stays_on_one_line_of_the_panel(english):
+    """Seen at 160x50: "██ Via Marco Polo, Corso Magellano, Largo" then "Colombo" at column 0.
+    The names shorten (16, 12, 9, 7 characters) until the line fits."""
+    st = scenario(4, owners={21: 1, 23: 1, 24: 1, 5: 1, 15: 1, 25: 1, 35: 1})
+    game = LocalGame(NAMES, 0, state=st, delay=0)
+    app = LanopoliApp(driver=game)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await until(pilot, lambda: app.screen.query(PlayersPanel) and "Giulia" in str(
+            app.screen.query_one(PlayersPanel).render()))
+        await pilot.pause(0.1)
+        panel = app.screen.query_one(PlayersPanel)
+        lines = str(panel.render()).splitlines()
+        assert all(len(line) <= panel.size.width for line in lines), lines
+    assert "    ██ V.M.Polo, C.Magellano, L.Colombo" in lines and "       S.Sud, S.Ovest, S.Nord, S.Est" in lines
