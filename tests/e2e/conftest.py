@@ -154,3 +154,44 @@ def partition_demo(tmp_path_factory) -> tuple[subprocess.CompletedProcess, Path]
                                "--log-dir", str(log_dir), "--timeout", "240"],
                               cwd=ROOT, capture_output=True, text=True, timeout=270)
     return proc, log_dir
+
+
+@pytest.fixture(scope="session")
+def withholder_table(tmp_path_factory):
+    """The two-seat game of test_escrow_attack.py's last test (protocol.md §C8.5 "Where nobody
+    can be dropped"): host (CLI) + hostile joiner with ``--attack bad-escrow --attack-at 5``.
+    Its host then waits out the node's stall limit (``p2p.node.STALL_LIMIT``, 60 s, a product
+    timer) idle, so ``idle_games_start_early`` starts it with the first end-to-end test and the
+    wait overlaps the tests before it. Yields (host, hostile joiner, their seeds); the peers are
+    killed and the namespace deleted at the end of the session."""
+    import spoof
+    from test_attacks import Table, seeds  # tests/e2e/test_attacks.py: the table of every attack game
+
+    with spoof.Netns() as n, spawner() as spawn:
+        s = seeds("escrow2", 2)
+        t = Table(spawn, n, tmp_path_factory.mktemp("escrow2"), "escrow2")
+        host = t.cli_host(s[0], 2, "--drop-timeout", "2", "--timeout", "150")
+        cheater = t.hostile_join(s[1], "--attack", "bad-escrow", "--attack-at", "5", "--timeout", "150")
+        yield host, cheater, s
+
+
+#: Session fixtures of games that mostly wait out a product timer: started by
+#: ``idle_games_start_early`` when a selected test needs one.
+IDLE_GAMES = ("withholder_table",)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def idle_games_start_early(request):
+    """Starts the ``IDLE_GAMES`` fixtures that a selected test requests at the session's first
+    end-to-end test instead of at that test, so that their idle waits overlap the other tests
+    (same games, same assertions: their tests only read the peers' lines and logs after the
+    game). Nothing is started when no selected test needs them or where the attack games'
+    namespaces cannot be made (their tests then skip, test_attacks.py ``AVAILABLE``)."""
+    wanted = sorted({name for item in request.session.items for name in IDLE_GAMES
+                     if name in getattr(item, "fixturenames", ())})
+    if wanted:
+        from test_attacks import AVAILABLE
+
+        if AVAILABLE:
+            for name in wanted:
+                request.getfixturevalue(name)

@@ -23,26 +23,13 @@ pytestmark = pytest.mark.skipif(not AVAILABLE, reason=WHY_NOT)
 
 
 @pytest.fixture(scope="module")
-def withholder_table(tmp_path_factory):
-    """The two-seat game of the last test, started (not awaited) before the four-seat game: its
-    host then waits out the node's stall limit (60 s, a product timer) idle while the four-seat
-    game plays, instead of after it. Yields (host, hostile joiner, their seeds); the peers are
-    killed and the namespace deleted at the end of the module."""
-    with spoof.Netns() as n, spawner() as spawn:
-        s = seeds("escrow2", 2)
-        t = Table(spawn, n, tmp_path_factory.mktemp("escrow2"), "escrow2")
-        host = t.cli_host(s[0], 2, "--drop-timeout", "2", "--timeout", "150")
-        cheater = t.hostile_join(s[1], "--attack", "bad-escrow", "--attack-at", "5", "--timeout", "150")
-        yield host, cheater, s
-
-
-@pytest.fixture(scope="module")
 def bad_escrow_game(tmp_path_factory, withholder_table):
     """4 seats (Q = 3): the hostile joiner deals bad escrows; at each chance step >= 5 it holds
     its reveal until it holds the 3 others', compares the beacon of its reveal with that of its
     stand-in, and withholds (silent for good) at the first step it prefers the stand-in.
-    Returns (table, its ``attack`` line, its seat). Requests ``withholder_table`` only so that
-    the two-seat game's idle stall overlaps this one."""
+    Returns (table, its ``attack`` line, its seat). Requests ``withholder_table`` (tests/e2e/conftest.py,
+    started with the session's first end-to-end test) only so that the two-seat game's idle stall
+    overlaps this one also when this module runs alone."""
     with spoof.Netns() as n, spawner() as spawn:  # the peers are killed before the namespace goes
         s = seeds("escrow", 4)
         t = Table(spawn, n, tmp_path_factory.mktemp("escrow"), "escrow")
