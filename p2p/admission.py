@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from . import const as C
+from .chat import clean_name, name_ok
 from .identity import fingerprint_of
 from .join_code import join_code_tag
 from .lobby_events import LobbyStatus, PlayerJoined, PlayerLeft, PlayerRemoved, SameKeyJoin
@@ -256,6 +257,11 @@ class Admission:
         if msg.version != C.PROTOCOL_VERSION:
             self._reject(addr, p.public_key, C.REJECT_VERSION)
             return
+        if not name_ok(p.name):
+            # §C2.1 'Names': our joiners clean their own name (Lobby), so only another client
+            # sends this; seated, it would print lines in every peer's screens (H107 s11 #8).
+            lob.drop("bad_name")
+            return
         if p.public_key in self._banned:
             lob.drop("banned")
             self._reject(addr, p.public_key, C.REJECT_FULL)
@@ -393,7 +399,7 @@ class Admission:
             lob.new_round(now)
             lob.send(self.host_addr, self.join_msg())  # our fresh entry
         lob.to_waiting(msg.edition, msg.seats)
-        lob.emit(LobbyStatus(msg.edition, msg.seats, msg.taken, msg.names))
+        lob.emit(LobbyStatus(msg.edition, msg.seats, msg.taken, tuple(clean_name(n) for n in msg.names)))
 
     def on_reject(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
         lob = self._lobby
@@ -431,6 +437,10 @@ class Admission:
         if not all(xk_usable(lob.identity, p.x25519_key) for p in setup.players):
             lob.misbehaved(addr, "a seat's X25519 key derives nothing", env)
             lob.abort("refusing the setup: a seat's key derives nothing")
+            return
+        if not all(name_ok(p.name) for p in setup.players):  # §C2.1 'Names'
+            lob.misbehaved(addr, "a seat's name is not clean", env)
+            lob.abort("refusing the setup: a player's name has control characters")
             return
         endpoints = list(msg.endpoints)
         endpoints[host_seat] = addr  # we reach the host where it answered us

@@ -36,7 +36,8 @@ counted in ``stats`` by reason, never shown, never answered:
    so its own forgeries spend its own tokens;
 7. the text, without control characters, is not empty (``empty``).
 
-A line passing them all is a ``ChatLine`` event. Our own lines go through the same bucket in
+A line passing them all is a ``ChatLine`` event, with the author's name cleaned
+(``clean_name``: a member's from ``set_members``, a relayed author's from the line). Our own lines go through the same bucket in
 ``say`` (``ChatLimited`` when it is empty), so an honest peer is never counted as a flood.
 Chat is never part of the game log (it is not signed game data: protocol.md §C6).
 """
@@ -107,6 +108,22 @@ def clean_text(text: str) -> str:
     return "".join(ch for ch in text if ch.isprintable()).strip()
 
 
+def clean_name(name: str) -> str:
+    """A player's or spectator's ``name`` as it may be shown (protocol.md §C2.1 'Names'): every
+    character that is not printable removed (Python ``str.isprintable``: Unicode categories
+    Cc, Cf, Cs, Co, Cn, Zl, Zp and Zs other than U+0020 — line breaks, tabs, bidi overrides),
+    spaces at both ends stripped, at most ``MAX_NAME_LEN`` characters. Idempotent; may be ''.
+    The one cleaning of names: our own in ``Lobby`` and ``ChatRoom``, the members' names a
+    chat line is shown with, a STATUS's names; ``name_ok`` is the check at JOIN and PROPOSAL."""
+    return clean_text(clean_text(name)[: C.MAX_NAME_LEN])
+
+
+def name_ok(name: str) -> bool:
+    """True if ``name`` is clean (``clean_name(name) == name``): what a JOIN's player and every
+    seat of a proposed setup must carry (protocol.md §C2.1 'Names')."""
+    return clean_name(name) == name
+
+
 class ChatRoom:
     """Chat of one game for one peer (see the module doc). ``clock_ms``: wall clock in
     milliseconds for our ``seq`` (tests pass a fake one)."""
@@ -115,7 +132,7 @@ class ChatRoom:
                  clock_ms: Callable[[], int] | None = None) -> None:
         self.identity = identity
         self.game_id = game_id
-        self.name = name[: C.MAX_NAME_LEN]
+        self.name = clean_name(name)
         self._clock_ms = clock_ms or (lambda: int(time.time() * 1000))
         self._seq = 0
         self._members: dict[bytes, tuple[str, str]] = {}
@@ -134,8 +151,10 @@ class ChatRoom:
 
     def set_members(self, members: dict[bytes, tuple[str, str]]) -> None:
         """Who may speak: ``{Ed25519 key: (name, role)}`` (replaces the previous set). Lines
-        already shown keep their ``seq`` memory, so a replay stays a replay."""
-        self._members = dict(members)
+        already shown keep their ``seq`` memory, so a replay stays a replay. Each name is
+        shown as ``clean_name`` makes it ('?' if nothing is left): a spectator's WATCH name with
+        a line break cannot print a line that reads as a player's (H107 s11 #8)."""
+        self._members = {pk: (clean_name(name) or "?", role) for pk, (name, role) in members.items()}
 
     def say(self, text: str, now: float) -> tuple[bytes, ChatLine]:
         """Our line: the CHAT envelope to send and the ChatLine to show ourselves. Raises
@@ -200,7 +219,7 @@ class ChatRoom:
         if not text:
             return self._drop("empty")
         self.stats["shown"] += 1
-        name, role = member if member is not None else (clean_text(msg.name) or "?", relayed_role)
+        name, role = member if member is not None else (clean_name(msg.name) or "?", relayed_role)
         return ChatLine(msg.pk, name, role, text, msg.seq, env.raw)
 
     @property
@@ -367,4 +386,4 @@ def is_chat(data: bytes) -> bool:
 CHAT_TAG = bytes([0x93, MSG_CHAT])
 
 __all__ = ["ChatRoom", "ChatRelay", "ChatLine", "ChatLimited", "PLAYER", "RELAYED_AUTHORS_KEPT", "SPECTATOR",
-           "clean_text", "is_chat", "CHAT_TAG"]
+           "clean_text", "clean_name", "name_ok", "is_chat", "CHAT_TAG"]

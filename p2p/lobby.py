@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 from . import const as C
 from .admission import JOINING, REJECT_TEXT, WAITING, Admission  # noqa: F401 (re-exported)
 from .beacon import HashChain, derive_secret, new_secret
+from .chat import clean_name
 from .errors import LocalProtocolError, WireError
 from .gamelog import HEADER_RECORD, LOG_HEADER_VERSION, HeaderRecord
 from .identity import Identity
@@ -81,6 +82,7 @@ class Lobby:
             raise LocalProtocolError("game_id must be 16 bytes")
         if len(name) > C.MAX_NAME_LEN:
             raise LocalProtocolError(f"name longer than {C.MAX_NAME_LEN} characters")
+        name = clean_name(name)  # §C2.1 'Names': the host refuses a JOIN whose name is not clean
         self.identity = identity
         self.role = role
         self.game_id = game_id
@@ -188,7 +190,7 @@ class Lobby:
                   chain_length=chain_length)
         lob.phase, lob.edition, lob.seats, lob.options = WAITING, edition, seats, opts
         lob.admission.seat_host(lob.me, endpoint)
-        lob._events.append(PlayerJoined(name, identity.fingerprint))
+        lob._events.append(PlayerJoined(lob.me.name, identity.fingerprint))
         return lob
 
     @classmethod

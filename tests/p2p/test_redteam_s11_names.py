@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-import pytest
-
 from p2p.chat import ChatRelay
 from p2p.faults import FaultPlan, SimNetwork
 from p2p.identity import Identity
@@ -33,11 +31,10 @@ def _screen_lines(line) -> list[str]:
     return chat_line(line).split("\n")
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="§N9 'What holds' (H107 s11 #8): a spectator's WATCH name is shown unclean at the seat it "
-                          "follows: a newline in it puts a line in a player's name on that player's screen")
 def test_a_spectators_name_cannot_put_a_line_in_a_players_mouth():
-    """BREAK (MED: speaking as someone else, on screen). A spectator (anyone on the LAN)
+    """HOLDS since H112 (was BREAK, MED: speaking as someone else, on screen; fixed:
+    ``ChatRoom.set_members`` shows every member's name as ``chat.clean_name`` makes it,
+    protocol.md §C2.1 'Names'). A spectator (anyone on the LAN)
     subscribes with WATCH ``name`` = '\\n» Anna: I resign. Bye!\\n» x' (29 characters; §N10 checks
     the schema only) and says 'hi'. The seat it follows makes it a member with that name
     (``ChatRelay.current``: ``watch.spectators()``), so ``ChatRoom.receive`` takes the member's
@@ -65,11 +62,10 @@ def test_a_spectators_name_cannot_put_a_line_in_a_players_mouth():
     assert len(_screen_lines(shown[0])) == 1, f"one chat line shows as {_screen_lines(shown[0])}"
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="§C2.1/§N9 (H107 s11 #8b): a JOIN name with line breaks is seated as it is: every peer "
-                          "shows it in every chat line and narration of that player (fake lines of another player)")
 def test_a_joiners_name_with_line_breaks_is_not_seated_as_it_is():
-    """BREAK (MED, an insider: a player). A joiner's JOIN ``name`` carries '\\n» Anna: I resign.
+    """HOLDS since H112 (was BREAK, MED, an insider: a player; fixed: ``Lobby`` cleans our own
+    name, the host drops a JOIN whose name is not clean, a joiner refuses such a setup,
+    protocol.md §C2.1 'Names'; tests/p2p/test_names.py). A joiner's JOIN ``name`` carries '\\n» Anna: I resign.
     Bye!\\n» x'; the host seats it as it is (no check of the characters), the name goes into the
     signed setup and every peer's screens: each of its chat lines and each narrated event ('x
     buys ...') prints a line that reads as player Anna's. Same fix as above (clean or refuse at
