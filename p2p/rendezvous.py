@@ -42,6 +42,16 @@ class SeatAdError(ValueError):
     """A malformed seat advert (dropped and counted by ``Rendezvous``)."""
 
 
+def instance_name(game_id: bytes, seat: int, service: str) -> str:
+    """The name a seat advertises itself under: ``lanopoli-<gid hex[:16]>-seat<k>.<service>``."""
+    return f"lanopoli-{game_id.hex()[:16]}-seat{seat}.{service}"
+
+
+#: Addresses kept per seat from accepted adverts under different instance names (protocol.md
+#: §N10 'Any seat serves'): the seat's own name always, plus the newest others up to this many.
+SEAT_ADDRS_KEPT = 4
+
+
 @dataclass(frozen=True)
 class SeatAd:
     """One seat of a running game and where its peer listens now. TXT keys: ``v`` protocol
@@ -71,7 +81,7 @@ class SeatAd:
     @property
     def instance_name(self) -> str:
         """``lanopoli-<gid16>-seat<k>.<service>``: one name per game, seat and service."""
-        return f"lanopoli-{self.game_id.hex()[:16]}-seat{self.seat}.{self.service}"
+        return instance_name(self.game_id, self.seat, self.service)
 
     def txt(self) -> dict[str, str]:
         """The TXT record (keys in the class docstring)."""
@@ -117,10 +127,12 @@ class Rendezvous:
     """Advertise our seat of ``setup``'s game at ``address``:``port`` and report the others'
     (``on_found(seat, (address, port))``, called again when a seat's address changes), on
     zeroconf restricted to ``interfaces`` (IP literals). ``start``/``close`` are async;
-    ``found``: seat -> (address, port) of the accepted adverts; ``malformed``/``refused``:
-    counters of dropped adverts. ``service``: WATCH_SERVICE for the seats' watch sockets
-    (a spectator browses with ``my_seat`` -1 and no address; a seat advertises with
-    ``browse`` False)."""
+    ``found``: seat -> (address, port) of the last accepted advert; ``addresses(seat)``: every
+    address kept for the seat (a copied advert does not hide the real one: the keys are public,
+    protocol.md §N10 'Any seat serves'), ``next_address(seat)`` the one to try next;
+    ``malformed``/``refused``: counters of dropped adverts. ``service``: WATCH_SERVICE for the
+    seats' watch sockets (a spectator browses with ``my_seat`` -1 and no address; a seat
+    advertises with ``browse`` False)."""
 
     def __init__(self, interfaces: Iterable[str], setup: Setup, my_seat: int,
                  on_found: Callable[[int, tuple[str, int]], None], service: str = SEAT_SERVICE,
@@ -136,6 +148,10 @@ class Rendezvous:
         self._service = service
         self._browse = browse
         self.found: dict[int, tuple[str, int]] = {}
+        #: seat -> {instance name: address} of accepted adverts, least recently accepted first.
+        self._ads: dict[int, dict[str, tuple[str, int]]] = {}
+        #: (seat, address) -> when ``next_address`` last gave it (a serial number).
+        self._given: dict[tuple[int, tuple[str, int]], int] = {}
         self.malformed = 0
         self.refused = 0
         self._azc: AsyncZeroconf | None = None
@@ -182,9 +198,40 @@ class Rendezvous:
             self.refused += 1  # another game's seat, or keys that are not that seat's
             return
         addr = (ad.address, ad.port)
+        self.remember(ad.seat, name, addr)
         if self.found.get(ad.seat) != addr:
             self.found[ad.seat] = addr
             self._on_found(ad.seat, addr)
+
+    def remember(self, seat: int, name: str, addr: tuple[str, int]) -> None:
+        """Keep ``addr`` from an accepted advert of ``seat`` under instance ``name`` (protocol.md
+        §N10 'Any seat serves'): one address per name, the latest; the seat's own name
+        (``instance_name``) always kept, the other names' newest ``SEAT_ADDRS_KEPT``."""
+        ads = self._ads.setdefault(seat, {})
+        ads.pop(name, None)
+        ads[name] = addr
+        own = instance_name(self._setup.game_id, seat, self._service)
+        others = [n for n in ads if n != own]
+        for n in others[:max(0, len(others) - SEAT_ADDRS_KEPT)]:
+            del ads[n]
+        kept = set(ads.values())
+        self._given = {k: v for k, v in self._given.items() if k[0] != seat or k[1] in kept}
+
+    def addresses(self, seat: int) -> list[tuple[str, int]]:
+        """Every address kept for ``seat``, newest first, each once."""
+        return list(dict.fromkeys(reversed(self._ads.get(seat, {}).values())))
+
+    def next_address(self, seat: int) -> tuple[str, int] | None:
+        """The address of ``seat`` to try next (protocol.md §N10 'Failover'): among
+        ``addresses(seat)``, the one given least recently (never given first, the newest of
+        those); None if none is kept. A forged advert's dead address costs one silence, then the
+        seat's next address is tried: none is skipped for ever."""
+        addrs = self.addresses(seat)
+        if not addrs:
+            return None
+        addr = min(addrs, key=lambda a: self._given.get((seat, a), -1))
+        self._given[(seat, addr)] = max(self._given.values(), default=0) + 1
+        return addr
 
     async def close(self) -> None:
         """Withdraw our advert, stop browsing, close zeroconf. Idempotent."""

@@ -249,7 +249,7 @@ class WatchDriver(DriverBase):
         self._tried.append(player.public_key)
         if self.client.switch(player.public_key, cut):
             self._restart_copy()  # our records after the last step were dropped
-        self.server = found[seat]
+        self.server = self.browser.next_address(seat) or found[seat]  # each of its addresses in turn (H112)
         self.server_seat = seat
         self.switches += 1
         self._last_heard = self.clock()

@@ -15,8 +15,6 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
-import pytest
-
 import p2p.rendezvous as RV
 from p2p import const as C
 from p2p.identity import Identity
@@ -32,13 +30,11 @@ REAL_1 = ("10.0.0.2", 4001)  # seat 1's real watch socket, advertised by seat 1
 FORGED = ("10.0.0.66", 9)  # where the attacker's copy of seat 1's advert points: nobody signs there
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="§N10 'Any seat serves' / 'What holds' (H107 s11 #6): one forged watch advert per seat "
-                          "(public keys copied) replaces the seat's real address in the spectator's browser "
-                          "(Rendezvous.found is last-writer-wins), so failover never reaches a real seat")
 def test_a_forged_watch_advert_does_not_hide_the_real_seat_from_a_spectator(monkeypatch):
-    """BREAK (MED: every spectator loses the game when its server goes, or stays with a lying
-    seat). §N10 says a forged watch advert 'points a spectator to an address that cannot sign
+    """HOLDS since H112 (was BREAK, MED: every spectator loses the game when its server goes, or
+    stays with a lying seat; fixed: ``Rendezvous`` keeps every accepted address of a seat, the
+    seat's own instance name always and the newest SEAT_ADDRS_KEPT others, and failover takes
+    ``next_address``: each in turn, §N10 'Any seat serves'). §N10 says a forged watch advert 'points a spectator to an address that cannot sign
     as the seat: another 7 s of silence, then the next'. But ``Rendezvous`` keeps ONE address
     per seat (``found[seat]``, the last accepted advert): an attacker that announces, under
     another instance name, a copy of seat 1's advert (its public ``pk``/``xk``, which
