@@ -27,6 +27,11 @@ TIMEOUT_S = 240
 #: Steps Carla applies before the crash: the game is well under way, and it is a timed game of
 #: one minute whose first steps take about a second each at her pace.
 KILL_AT_STEP = 12
+#: Carla's autoplay pace (s before each of her decisions, ``HumanSeat.pace``): before the crash
+#: slow enough that the kill lands mid-game; after her rejoin only the end matters, and at
+#: PACE_S the ~100 decisions left of a ~400-step game were ~15 s of sleeping.
+PACE_S = 0.2
+REJOIN_PACE_S = 0.02
 
 
 def lines(text: str) -> list[dict]:
@@ -47,8 +52,9 @@ def wait_for_line(proc: subprocess.Popen, cond, seconds: float) -> dict:
 
 
 def test_a_crashed_host_rejoins_with_its_bots_and_the_game_ends_with_a_winner(tmp_path):
-    carla = ["--log-dir", str(tmp_path / "carla"), "--config-dir", str(tmp_path / "carla-keys"), "--pace", "0.2"]
-    host = subprocess.Popen([*HOST, "host", *carla, "--seats", "4", "--humans", "2", "--timed", "1"], cwd=ROOT,
+    carla = ["--log-dir", str(tmp_path / "carla"), "--config-dir", str(tmp_path / "carla-keys")]
+    host = subprocess.Popen([*HOST, "host", *carla, "--pace", str(PACE_S), "--seats", "4", "--humans", "2",
+                             "--timed", "1"], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     dario = None
     try:
@@ -64,8 +70,8 @@ def test_a_crashed_host_rejoins_with_its_bots_and_the_game_ends_with_a_winner(tm
         bot_dirs = sorted((tmp_path / "carla" / "bots" / game_id[:16]).iterdir())
         assert len(bot_dirs) == 2  # each bot's keys and log, beside Carla's
 
-        again = subprocess.run([*HOST, "rejoin", *carla], cwd=ROOT, capture_output=True, text=True,
-                               timeout=TIMEOUT_S)
+        again = subprocess.run([*HOST, "rejoin", *carla, "--pace", str(REJOIN_PACE_S)], cwd=ROOT, capture_output=True,
+                               text=True, timeout=TIMEOUT_S)
         dario_out, dario_err = dario.communicate(timeout=TIMEOUT_S)
     finally:
         for p in (host, dario):
