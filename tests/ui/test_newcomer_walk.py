@@ -104,7 +104,10 @@ def test_the_rent_of_a_landing_is_told_before_the_next_turns_line(lang):
     abbia lanciato i dadi"), and the landing's step already starts the next turn. The narrator
     holds the turn line until the claim, the lapse or the debt of that rent (Narrator.lines);
     a rent paid within its own turn reads as before; a claim after the held line was let out
-    (Narrator.flush: GameScreen after HOLD_S, or any other line) says the owner claims it."""
+    (Narrator.flush, or any other line) says the owner claims it. On the network the claim goes
+    with the next player's decision (HumanSeat claims at once, the step waits for the roll), so
+    the line is held until that player decides; the board's centre and the bottom line say
+    whose turn it is meanwhile."""
     from engine.events import DebtOpened, DiceRolled, MoneyPaid, RentDue, RentLapsed, TurnStarted
 
     n = Narrator(engine.EDITIONS["classico"], ("Anna", "Bruno", "Carla"))

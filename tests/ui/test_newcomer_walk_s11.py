@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from engine.testing import scenario
-from pilot_support import sync, until
+from pilot_support import commands, sync, until
 from ui.app import LanopoliApp
 from ui.i18n import set_language
 from ui.play import LocalGame
@@ -104,3 +104,63 @@ async def test_a_colour_group_stays_on_one_line_of_the_panel(english):
         lines = str(panel.render()).splitlines()
         assert all(len(line) <= panel.size.width for line in lines), lines
     assert "    ██ V.M.Polo, C.Magellano, L.Colombo" in lines and "       S.Sud, S.Ovest, S.Nord, S.Est" in lines
+
+
+class _Waits(LocalGame):
+    """A local game that reports a wait (as NetGame does after WAIT_NOTICE_S) for ``seats``."""
+
+    seats: tuple = (1,)
+
+    def waiting(self):
+        return self.seats, 5.0
+
+
+@pytest.mark.parametrize("seats", [(1,), (1, 2, 3)])
+@pytest.mark.parametrize("lang", ["it", "en"])
+@sync
+async def test_the_bottom_line_keeps_q_quit_while_waiting(seats, lang):
+    """Seen at 80x24 (--lang en) while the game waited for Anna: "You: €1.500 · Turn: Anna · Waiting
+    for Anna for 5 s · a: let the bot play for me" and no "q: quit". Anna is named once, and the
+    autoplay hint goes short ("a: bot") when the line would not fit."""
+    set_language(lang)
+    try:
+        game = _Waits(NAMES, 0, state=scenario(4, current=1), delay=30)  # Giulia's turn stays
+        game.seats = seats
+        app = LanopoliApp(driver=game)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: type(app.screen).__name__ == "GameScreen" and game.steps)
+            footer = app.screen.footer_text()
+        quit_key = {"it": "q: esci", "en": "q: quit"}[lang]
+    finally:
+        set_language("en")
+    assert footer.endswith(quit_key) and len(footer) <= 80, footer
+    assert footer.count("Giulia") == (1 if seats == (1,) else 2), footer  # seat 1's turn, waited for
+
+
+class _Still(LocalGame):
+    """A local game that shows its state and never steps (the game waits for another player)."""
+
+    async def run(self):
+        import asyncio
+
+        self.phase = "playing"
+        self._notify("lobby")
+        self._notify("step")
+        await asyncio.Event().wait()
+
+
+@pytest.mark.parametrize("auto", [True, False])
+@sync
+async def test_no_rent_key_while_the_ui_claims_by_itself(auto, english):
+    """Seen on the network (session 11's walk): Bot 2 landed on Anna's street; Anna's HumanSeat sent
+    the claim with her next input, but the step waited for Bruno's roll and "[g] Ask for the rent"
+    stayed on her bar: pressing it only sends a second claim, refused by the rules. The key shows
+    only when the seat does not claim by itself (HumanSeat.auto_claim off)."""
+    st = scenario(4, current=1, owners={9: 0})
+    st.claims.append([0, 2, 9, 8, st.turn])  # Anna (seat 0) may claim Viale Vesuvio's rent from seat 2
+    game = _Still(NAMES, 0, state=st, delay=0)
+    game.human.auto_claim = auto
+    app = LanopoliApp(driver=game)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: type(app.screen).__name__ == "GameScreen" and commands(app))
+        assert ("claim" in commands(app)) is not auto and "trade" in commands(app)

@@ -9,7 +9,6 @@ shows (the narrated log lines); every choice goes back as an engine action throu
 
 from __future__ import annotations
 
-import time
 from collections import deque
 from typing import Any
 
@@ -34,9 +33,6 @@ from ui.widgets.actions import KEYS
 LOG_LINES = 300
 #: Seconds between two redraws while steps arrive quickly (autoplay, bots).
 REDRAW_S = 0.05
-#: Seconds the next turn's log line may wait for the owner's claim of the last turn's rent
-#: (``Narrator.lines``) before it shows anyway.
-HOLD_S = 2.0
 
 
 class DriverChanged(Message):
@@ -78,7 +74,6 @@ class GameScreen(Screen):
         self._redraw_pending = False
         self._sent_on: Any = None  # the state our last action was chosen on
         self._board_n = 0  # squares of the board the board widget was fitted for
-        self._held_since: float | None = None  # when the narrator began holding lines back
 
     def compose(self) -> ComposeResult:
         """The board and the players panel side by side, the status line, the action bar."""
@@ -138,7 +133,6 @@ class GameScreen(Screen):
             self._narrator.denominations = engine.observation.denominations(s)  # bill id -> euro
         if self._narrator is not None and events:
             self.lines.extend(self._narrator.lines(events))
-        self._release_held()
         board = self.query_one(Board)
         board.names = d.names
         board.status = self.status_text()
@@ -154,24 +148,14 @@ class GameScreen(Screen):
         # After a choice, offer nothing until the state moves on: no double roll by a
         # second key press while the peers apply the step.
         busy = d.human.autoplay or self._sent_on is s
-        cmds = () if busy else tuple(commands_for(s, d.seat, self.legal()))
+        # Rent is claimed by HumanSeat itself (auto_claim) at our next input: its key would only
+        # send a second claim, refused by the rules (seen in session 11's walk: "[g] Ask for the
+        # rent" stayed while the step waited for the next player's roll).
+        cmds = () if busy else tuple(c for c in commands_for(s, d.seat, self.legal())
+                                     if c.id != "claim" or not d.human.auto_claim)
         bar = self.query_one(ActionBar)
         if bar.commands != cmds:
             bar.commands = cmds
-
-    def _release_held(self) -> None:
-        """The narrator holds the next turn's line until the last turn's rent is claimed
-        (``Narrator.lines``); if the claim has not come within HOLD_S (the owner's peer is
-        silent), the held lines show anyway."""
-        if self._narrator is None or not self._narrator.holding:
-            self._held_since = None
-            return
-        now = time.monotonic()
-        if self._held_since is None:
-            self._held_since = now
-        elif now - self._held_since >= HOLD_S:
-            self.lines.extend(self._narrator.flush())
-            self._held_since = None
 
     def legal(self) -> list:
         """Our legal actions now (empty while we wait for a chance step or after the end)."""
@@ -233,10 +217,13 @@ class GameScreen(Screen):
         if left is not None:
             parts.append(_("{seconds:.0f} s left").format(seconds=left))  # short: "q: quit" must fit 80 columns
         w = d.waiting()
+        turn = parts[-1] if len(parts) == 2 else None
         if w is not None:
             seats, seconds = w
             parts.append(_("Waiting for {names} for {seconds:.0f} s").format(
                 names=", ".join(d.names[i] for i in seats if i < len(d.names)), seconds=seconds))
+            if turn is not None and s is not None and s.current != d.seat and tuple(seats) == (s.current,):
+                parts.remove(turn)  # "Turn: Anna · Waiting for Anna for 5 s" says Anna twice
         for t in d.skip_tallies():  # votes to let an idle seat's turn pass (protocol.md §C8.10)
             if t.seat < len(d.names):
                 parts.append(_("{votes}/{quorum} to skip {name}'s turn").format(
@@ -256,6 +243,12 @@ class GameScreen(Screen):
             # setting goes first; the legend ("?") names the l key.
             parts.remove(magnifier)
             at -= 1
+        if not self._out() and len(" · ".join(parts)) > self._width():
+            # "q: quit" must stay on screen (a wait for two players cut it at 80 columns): the
+            # autoplay hint goes short.
+            parts[at] = _("a: bot (on)") if d.human.autoplay else _("a: bot")
+            if len(" · ".join(parts)) > self._width():  # a wait for three players: it goes
+                del parts[at]
         if s is not None and engine.has_hidden(s):
             # How our bills are chosen (v), only where it fits: "q: quit" must stay on screen.
             bills = {"keep": _("v: keep fakes"), "spend": _("v: spend fakes"),
