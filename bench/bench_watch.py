@@ -50,10 +50,10 @@ def serve(records: list, watchers: int) -> tuple[float, float]:
     for i in range(watchers):
         ident = Identity.from_seed(b"bench-spectator-%d" % i)
         client = WatchClient(ident, gid, seat.public_key, f"s{i}")
-        server.receive(client.watch_message(), ("10.0.0.2", 5000 + i), ident.x25519_public_key, 0.0)
+        server.receive(client.watch_message(), (f"10.0.1.{i + 2}", 5000), ident.x25519_public_key, 0.0)
         clients.append(client)
     now, sent, dt = 0.0, 0, 0.0
-    by_addr = {("10.0.0.2", 5000 + i): c for i, c in enumerate(clients)}
+    by_addr = {(f"10.0.1.{i + 2}", 5000): c for i, c in enumerate(clients)}
     for addr, raw in server.outgoing(records[:1], now):  # the header, once
         by_addr[addr].receive(raw)
     for k in range(2, len(records) + 1):
@@ -81,7 +81,7 @@ def idle(records: list, watchers: int, renewals: int = 50) -> float:
     clients = {}
     for i in range(watchers):
         ident = Identity.from_seed(b"bench-spectator-%d" % i)
-        clients["10.0.0.2", 5000 + i] = WatchClient(ident, gid, seat.public_key, f"s{i}")
+        clients[f"10.0.1.{i + 2}", 5000] = WatchClient(ident, gid, seat.public_key, f"s{i}")
     now = 0.0
     for addr, c in clients.items():
         server.receive(c.watch_message(), addr, c.identity.x25519_public_key, now)

@@ -11,15 +11,16 @@ never touch the game's channels, so nothing they send can slow or disturb the ga
   seat forgets it ``WATCH_TTL_S`` after the last one.
 * **RECORDS** (type 38, signed by the seat): ``[gid, index: uint, [[kind: uint, payload: bin],
   ...]]`` — the seat's own game-log records (protocol.md §C6: the header, then every STEP,
-  DROP, ABANDON, COMPLAINT record, as it logs them) from number ``index`` on. Everything in them
+  DROP, SKIP, ABANDON, COMPLAINT record, as it logs them; ``LOG_KINDS``) from number ``index`` on. Everything in them
   is signed by the players (but the forced bodies of plain chance steps, which need no signature
   and may carry a bad one, protocol.md §C3.8); the spectator checks all of it by replaying the
   records exactly as ``lanopoli verify`` does (``ui.watch.verify_records``).
 
 Any seat serves (protocol.md §N10 "Any seat serves"): each advertises its watch socket on
 DNS-SD (``_lanopoli-watch._udp``: ``p2p.rendezvous.WATCH_SERVICE``, advertised by
-``p2p.watch_service.WatchService``). A seat answers every renewal with an empty RECORDS when it has
-nothing new, so a spectator hears from a live server at least every ``WATCH_RENEW_S``; after
+``p2p.watch_service.WatchService``). A seat answers a renewal with an empty RECORDS when it has
+nothing new (at most once per ``WATCH_ANSWER_S``), so a spectator hears from a live server at
+least every ``WATCH_RENEW_S``; after
 ``WATCH_SILENCE_S`` without a valid RECORDS it moves to another seat (``WatchClient.switch``)
 and resumes from the last step it holds: the seats' STEP records are byte-identical, but their
 other records (DROP quorums, COMPLAINTs) may differ in number, so the new seat's record numbers
@@ -37,8 +38,9 @@ from typing import Any
 
 from . import const as C
 from .errors import WireError
+from .chat import clean_name
+from .gamelog import KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_SKIP, KIND_STEP, STEP_RECORD
 from .identity import Identity
-from .gamelog import KIND_STEP, STEP_RECORD
 from .wire import MSG_RECORDS, MSG_WATCH, Records, Watch, decode_records, decode_watch, open_for_game, seal_message
 
 #: Seconds between two WATCH of a spectator (its renewal).
@@ -64,6 +66,17 @@ WATCH_SILENCE_S = 2 * WATCH_RENEW_S + 1.0
 #: ``have`` = 0 to restart the log again and again) costs the seat this much, not up to the
 #: transport's 8 MiB send buffer (H37, issue 10).
 UNSETTLED_BYTES = 2 * WATCH_BYTES_PER_S
+#: Seconds between two empty answers to one subscriber's renewals at least: an honest one
+#: renews every WATCH_RENEW_S; one that renews faster (2,000 a second, each a signature before:
+#: H107 s11 #1) is answered no more often, its pending renewal at a later sending.
+WATCH_ANSWER_S = 1.0
+#: Places one source host (IP address) holds at most among MAX_WATCHERS: a few views from one
+#: machine (a teacher's projector and laptop, a shared classroom PC), not all of them (H107 s11
+#: #2: one laptop on 16 ports kept every other spectator out).
+WATCHERS_PER_HOST = 4
+#: The record kinds a game log holds after its header (protocol.md §C6; ``KIND_OWN`` is the
+#: own-message log's): a RECORDS with another is its seat's lie (``WatchClient``, ``ui.watch``).
+LOG_KINDS = frozenset((KIND_STEP, KIND_DROP, KIND_SKIP, KIND_ABANDON, KIND_COMPLAINT))
 #: Records before our last STEP record's number that a spectator asks a new server for: the
 #: seats' logs differ only by their non-step records (a few per drop or complaint).
 RESYNC_MARGIN = 16
@@ -98,6 +111,8 @@ class Subscription:
     reached: bool = False
     #: We sent it something since it subscribed (the empty answer at least).
     probed: bool = False
+    #: Loop time of the last empty answer (WATCH_ANSWER_S apart at least).
+    answered: float = float("-inf")
 
 
 class WatchServer:
@@ -113,14 +128,18 @@ class WatchServer:
         self.subs: dict[Any, Subscription] = {}
         self._checks = float(WATCH_CHECK_RATE)
         self._checks_at = 0.0
+        #: Signed empty RECORDS by index, kept across sendings: one signature per place, not
+        #: per renewal answered (H107 s11 #1).
+        self._empty: dict[int, bytes] = {}
         #: Counters: ``received``, ``subscribed`` (new spectators), ``renewed``, ``sent``
         #: (RECORDS messages), ``expired`` and one per drop reason.
         self.stats: dict[str, int] = dict.fromkeys(("received", "subscribed", "renewed", "sent", "expired"), 0)
 
     def receive(self, data: bytes, addr: Any, peer_key: bytes | None, now: float) -> None:
-        """Check one WATCH (schema, game, channel key = its ``xk``, room, check budget,
-        signature — a renewal by the subscriber's own channel needs neither of the last two)
-        and subscribe or renew ``addr``. Failures are dropped and counted."""
+        """Check one WATCH (schema, game, channel key = its ``xk``, one key per place, room —
+        ``WATCHERS_PER_HOST`` per source host —, check budget, signature: a renewal by the
+        subscriber's own channel needs none of the last four) and subscribe or renew ``addr``
+        (its name kept cleaned). Failures are dropped and counted (protocol.md §N10 "WATCH")."""
         self.stats["received"] += 1
         env, msg, bad = open_for_game(data, MSG_WATCH, decode_watch, C.MAX_STEP_MSG, self.game_id)
         if bad:
@@ -128,20 +147,23 @@ class WatchServer:
         if peer_key is None or peer_key != msg.xk:
             return self._drop("key_mismatch")  # the channel must be keyed with the spectator's own key
         sub = self.subs.get(addr)
-        stale = None
-        if sub is None and len(self.subs) >= MAX_WATCHERS:
-            self._expire(now)
-            if len(self.subs) >= MAX_WATCHERS:
-                # Full: a subscriber that acknowledged nothing for WATCH_SILENCE_S (a spoofed
-                # address, H37) gives its place, once the newcomer's signature holds.
-                stale = min(self.subs, key=lambda a: self.subs[a].settled_at)
-                if now - self.subs[stale].settled_at <= WATCH_SILENCE_S:
-                    return self._drop("full")
+        victim = None
         # A renewal (same address, pk and xk) came over the channel keyed with that xk: the MAC
         # proves the subscriber sent it, so it needs no signature check and none of the shared
         # budget, which a flood of forged WATCHes can use up (H37: it made every renewal 'busy'
         # and every spectator lapse after WATCH_TTL_S).
         if sub is None or sub.pk != msg.pk or sub.xk != msg.xk:
+            self._expire(now)
+            if addr in self.subs:  # a live place keeps its key until it lapses (H107 s11 #7)
+                return self._drop("key_change")
+            host = _host(addr)
+            held = sum(1 for a in self.subs if _host(a) == host)
+            if held >= WATCHERS_PER_HOST:
+                return self._drop("host_full")  # one machine on many ports (H107 s11 #2)
+            if len(self.subs) >= MAX_WATCHERS:
+                victim = self._victim(held, now)
+                if victim is None:
+                    return self._drop("full")
             self._checks = min(float(WATCH_CHECK_RATE), self._checks + (now - self._checks_at) * WATCH_CHECK_RATE)
             self._checks_at = now
             if self._checks < 1.0:
@@ -149,11 +171,11 @@ class WatchServer:
             self._checks -= 1.0
             if not env.verify(msg.pk):
                 return self._drop("bad_signature")
-        if sub is None or sub.pk != msg.pk or sub.xk != msg.xk:
-            if stale is not None:
-                del self.subs[stale]
+            if victim is not None:
+                del self.subs[victim]
                 self.stats["evicted"] = self.stats.get("evicted", 0) + 1
-            self.subs[addr] = Subscription(msg.pk, msg.xk, msg.name, msg.have, now + WATCH_TTL_S,
+            # Its name is a display hint, shown cleaned (§C2.1 'Names': no line breaks, escapes).
+            self.subs[addr] = Subscription(msg.pk, msg.xk, clean_name(msg.name), msg.have, now + WATCH_TTL_S,
                                            float(WATCH_BYTES_PER_S), now, answer=True,
                                            last_have=msg.have, mark=msg.have, settled_at=now)
             self.stats["subscribed"] += 1
@@ -215,17 +237,23 @@ class WatchServer:
                 sub.unsettled += len(raw)
                 sub.answer = False
                 self.stats["sent"] += 1
-            if sub.answer and (sub.reached or not sub.probed):  # one probe until reached
-                raw = signed.get((sub.sent, 0))
+            # One probe until reached; then renewals answered at most once per WATCH_ANSWER_S
+            # (a pending one waits for a later sending: H107 s11 #1, renewals at any rate).
+            if sub.answer and (sub.reached or not sub.probed) and now - sub.answered >= WATCH_ANSWER_S:
+                raw = self._empty.get(sub.sent)
                 if raw is None:
-                    raw = signed[sub.sent, 0] = seal_message(self.identity, MSG_RECORDS,
-                                                             Records(self.game_id, sub.sent, []))
+                    raw = self._empty[sub.sent] = seal_message(self.identity, MSG_RECORDS,
+                                                               Records(self.game_id, sub.sent, []))
                     self.stats["signed"] = self.stats.get("signed", 0) + 1
                 out.append((addr, raw))
                 sub.unsettled += len(raw)
                 sub.answer = False
                 sub.probed = True
+                sub.answered = now
                 self.stats["alive"] = self.stats.get("alive", 0) + 1
+        if len(self._empty) > MAX_WATCHERS:  # keep the answers of the places spectators are at
+            at = {sub.sent for sub in self.subs.values()}
+            self._empty = {i: raw for i, raw in self._empty.items() if i in at}
         return out
 
     def owed(self, n_records: int, now: float, settled: Callable[[Any], bool] | None = None) -> bool:
@@ -238,6 +266,23 @@ class WatchServer:
         self._expire(now)
         return any(sub.reached and (sub.sent < n_records or (settled is not None and not settled(addr)))
                    for addr, sub in self.subs.items())
+
+    def _victim(self, held: int, now: float) -> Any:
+        """The seat is full: the place a newcomer from a host holding ``held`` places takes, or
+        None. First a subscriber that acknowledged nothing for WATCH_SILENCE_S (a spoofed
+        address, H37); else, if some host holds at least ``held`` + 2 places, the least recently
+        settled of that host's (H107 s11 #2: places go round the hosts, a real spectator on
+        its own machine always gets one while some host holds two)."""
+        stale = min(self.subs, key=lambda a: self.subs[a].settled_at)
+        if now - self.subs[stale].settled_at > WATCH_SILENCE_S:
+            return stale
+        count: dict[Any, int] = {}
+        for a in self.subs:
+            count[_host(a)] = count.get(_host(a), 0) + 1
+        top = max(count, key=lambda h: (count[h], str(h)))
+        if count[top] < held + 2:
+            return None
+        return min((a for a in self.subs if _host(a) == top), key=lambda a: self.subs[a].settled_at)
 
     def _expire(self, now: float) -> None:
         for addr in [a for a, s in self.subs.items() if s.expires <= now]:
@@ -263,7 +308,7 @@ class WatchClient:
         self.identity = identity
         self.game_id = game_id
         self.host_pk = host_pk
-        self.name = name[: C.MAX_NAME_LEN]
+        self.name = clean_name(name)  # a WATCH with an unclean name is dropped (§C2.1 'Names')
         self.records: list[tuple[int, bytes]] = []
         #: ``sources[i]``: (seat key, RECORDS envelope) that brought ``records[i]`` — the seat's
         #: signature over the record, kept as evidence should the record not verify (``source``).
@@ -277,6 +322,7 @@ class WatchClient:
         self._anchor: int | None = None
         self._srv_next: int | None = None
         self._ask = 0
+        self._bad_at: int | None = None  # our record of a kind no game log holds (``_take``)
         self.ask_now = False
         self.stats: dict[str, int] = dict.fromkeys(("received", "records"), 0)
 
@@ -335,10 +381,23 @@ class WatchClient:
         return self.sources[i] if 0 <= i < len(self.sources) else None
 
     def _truncate(self, n: int) -> None:
+        if self._bad_at is not None and self._bad_at >= n:
+            self._bad_at = None
         del self.records[n:]
         del self.sources[n:]
 
     def _take(self, new: list, data: bytes) -> int:
+        # A record of a kind no game log holds after its header (§C6) is the sender's lie: kept,
+        # with its evidence, for the driver to name the seat (ui.watch), nothing after it; while
+        # we hold one, nothing more is taken (H107 s11 #5: a seat filled our memory with them).
+        if self._bad_at is not None and self._bad_at < len(self.records):
+            return self._drop("after_bad_kind")
+        start = 1 if not self.records else 0
+        bad = next((i for i in range(start, len(new)) if new[i][0] not in LOG_KINDS), None)
+        if bad is not None:
+            self.stats["bad_kind"] = self.stats.get("bad_kind", 0) + 1
+            new = new[:bad + 1]
+            self._bad_at = len(self.records) + bad
         self.sources += [None] * (len(self.records) - len(self.sources))  # records set from outside
         self.sources += [(self.host_pk, data)] * len(new)
         self.records.extend(new)
@@ -402,6 +461,11 @@ class WatchClient:
         return 0
 
 
+def _host(addr: Any) -> Any:
+    """The source host of a spectator's address ``(ip, port)``: its IP (``WATCHERS_PER_HOST``)."""
+    return addr[0] if isinstance(addr, tuple) else addr
+
+
 def _step_of(payload: bytes) -> int | None:
     """The step number of a STEP record's payload (protocol.md §C6: ``[step, [envelope, ...]]``,
     the table ``gamelog.STEP_RECORD``), None if it does not parse."""
@@ -412,4 +476,5 @@ def _step_of(payload: bytes) -> int | None:
 
 
 __all__ = ["WatchServer", "WatchClient", "Subscription", "WATCH_RENEW_S", "WATCH_TTL_S", "MAX_WATCHERS",
+           "WATCH_ANSWER_S", "WATCHERS_PER_HOST", "LOG_KINDS",
            "RECORDS_BATCH", "WATCH_BYTES_PER_S", "UNSETTLED_BYTES", "WATCH_SILENCE_S", "RESYNC_MARGIN"]

@@ -331,20 +331,27 @@ class WatchDriver(DriverBase):
         self._drops_seen = min(self._drops_seen, len(self.client.records))
 
     def _write_new(self) -> bool:
-        """Append the records received since the last call to our temporary log. A STEP record
-        that does not parse or is not the next step is the sender's lie, like one that fails
-        the replay (``_reject``); False when the view must end for it."""
+        """Append the records received since the last call to our temporary log: every kind a
+        game log holds (protocol.md §C6, ``p2p.spectate.LOG_KINDS``: STEP, DROP, SKIP, ABANDON,
+        COMPLAINT after the header). A STEP record that does not parse or is not the next step,
+        or a record of any other kind, is the sender's lie, like one that fails the replay
+        (``_reject``; H107 s11 #3/#5: SKIP records were dropped here, so every skipped turn
+        made honest seats liars, and unknown kinds were held unchecked); False when the view
+        must end for it."""
         from p2p.errors import WireError
-        from p2p.gamelog import (KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_HEADER, KIND_STEP, STEP_RECORD,
-                                 LogWriter)
+        from p2p.gamelog import (KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_HEADER, KIND_SKIP, KIND_STEP,
+                                 STEP_RECORD, LogWriter)
 
         for kind, payload in self.client.records[self._written:]:
             if self._writer is None:
                 if kind != KIND_HEADER:
                     break
                 self._writer = LogWriter(self._dir / "game.log", payload)
-            elif kind == KIND_STEP:
-                k = self._writer.steps
+                self._written += 1
+                continue
+            k = self._writer.steps
+            why = None
+            if kind == KIND_STEP:
                 try:
                     record = STEP_RECORD.decode(payload)
                 except WireError:
@@ -352,17 +359,23 @@ class WatchDriver(DriverBase):
                 if record is None or record.step != k:
                     why = "a step record that does not parse" if record is None else \
                         f"step record {record.step} where step {k} was due"
-                    if self._reject(k, why, self._written):
-                        return self._write_new()  # our copy again, up to the last good step
-                    self._fail(Fault("cheat", why, None, k))
-                    return False
-                self._writer.append_step(k, record.messages)
+                else:
+                    self._writer.append_step(k, record.messages)
             elif kind == KIND_DROP:
                 self._writer.append_drop(payload)
+            elif kind == KIND_SKIP:
+                self._writer.append_skip(payload)
             elif kind == KIND_ABANDON:
                 self._writer.append_abandon(payload)
             elif kind == KIND_COMPLAINT:
                 self._writer.append_complaint(payload)
+            else:
+                why = f"a record of kind {kind}, which no game log holds"
+            if why is not None:
+                if self._reject(k, why, self._written):
+                    return self._write_new()  # our copy again, up to the last good step
+                self._fail(Fault("cheat", why, None, k))
+                return False
             self._written += 1
         return True
 

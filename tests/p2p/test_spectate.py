@@ -84,7 +84,8 @@ def test_at_most_max_watchers_and_silent_ones_lapse():
     server = WatchServer(SEAT, GID)
     for i in range(MAX_WATCHERS + 3):
         ident, client = spectator(bytes([i]))
-        server.receive(client.watch_message(), ("10.0.0.1", 6000 + i), ident.x25519_public_key, 0.0)
+        # one spectator per machine (WATCHERS_PER_HOST: tests/p2p/test_spectate_places.py)
+        server.receive(client.watch_message(), (f"10.0.0.{i + 1}", 6000), ident.x25519_public_key, 0.0)
     assert len(server.subs) == MAX_WATCHERS and server.stats["full"] == 3
     server.outgoing([(KIND_HEADER, b"h")], WATCH_TTL_S + 0.1)
     assert not server.subs and server.stats["expired"] == MAX_WATCHERS
