@@ -61,7 +61,9 @@ class SlowVictim(Net):
 @pytest.mark.xfail(strict=True, raises=AssertionError,
                    reason="§C8.1/§C8.3 (H107 s11 #9): a DROP vote carries its escrow share in clear even when no "
                           "quorum follows; N-Q colluders plus 2Q-N such shares recombine an active honest seat's "
-                          "chain secret (its every future reveal; in niente its hidden and bill-order secrets)")
+                          "chain secret (its every future reveal; in niente its hidden and bill-order secrets). OPEN "
+                          "(H113): withholding the share until a quorum is held needs a new protocol version (§C8.3 "
+                          "'Shares in votes that decide nothing'; tests/p2p/test_vote_share_release.py)")
 def test_a_drop_vote_that_decides_nothing_does_not_hand_a_colluder_an_active_seats_chain(tmp_path):
     """BREAK (HIGH: the colluder learns an honest, still active seat's hash-chain secret h_0:
     every reveal it will ever send; in niente-e-come-sembra also its hidden secret, hence its
