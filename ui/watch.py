@@ -130,7 +130,7 @@ class WatchDriver(DriverBase):
         self.chat_room: Any = None
         self._members_known = False
         self._drops_seen = 1  # records looked at for DROP lines (the header is record 0)
-        self._drops_shown: set[tuple[int, int]] = set()  # (step, seat): once, whoever serves
+        self._drops_shown: set[tuple[int, int, str]] = set()  # (step, seat, change): once, whoever serves
         self.clock: Callable[[], float] = time.monotonic
         #: Where we watch now: (address, port), and the seats' watch sockets found on DNS-SD.
         self.server: tuple[str, int] = (ad.address, int(ad.watch_port))
@@ -413,32 +413,37 @@ class WatchDriver(DriverBase):
         self._notify("step")
 
     def _show_drops(self, report: Any) -> None:
-        """Seats the others dropped (DROP records that verified): a log line and a panel mark,
-        as the players get them (SeatChanged, protocol.md §C8.4; the rule from the setup)."""
+        """Seats the others dropped and turns a majority skipped (DROP and SKIP records that
+        verified): a log line, and for a drop a panel mark, as the players get them
+        (SeatChanged, protocol.md §C8.4 — the rule from the setup —, §C8.10 'skipped')."""
         from p2p.errors import WireError
-        from p2p.gamelog import DROP_RECORD, KIND_DROP
+        from p2p.gamelog import DROP_RECORD, KIND_DROP, KIND_SKIP, SKIP_RECORD
         from p2p.log_checks import BadLog, parse_header
         from ui.play import SeatChanged
 
         records = self.client.records
         for i in range(self._drops_seen, self._written):
             kind, payload = records[i]
-            if kind != KIND_DROP:
+            if kind not in (KIND_DROP, KIND_SKIP):
                 continue
-            try:
-                step, seat = DROP_RECORD.decode(payload)[:2]  # the log's table (§C6), as verify reads it
+            try:  # the log's tables (§C6), as verify reads them
+                step, seat = (DROP_RECORD if kind == KIND_DROP else SKIP_RECORD).decode(payload)[:2]
             except WireError:
                 return  # malformed: the check found it bad (or will), so neither shown nor skipped
             if not report.ok and (report.first_bad_step is None or step >= report.first_bad_step):
                 return  # not verified: neither shown nor skipped
-            try:
-                rule = parse_header(records[0][1])[0].options_dict().get("p2p.on_drop", "bot")
-            except BadLog:
-                rule = "bot"
-            change = "bankrupt" if rule == "bankrupt" else "bot"
-            if (step, seat) not in self._drops_shown:  # the next server logged it too
-                self._drops_shown.add((step, seat))
-                self.seat_changes[seat] = change
+            if kind == KIND_SKIP:
+                change = "skipped"
+            else:
+                try:
+                    rule = parse_header(records[0][1])[0].options_dict().get("p2p.on_drop", "bot")
+                except BadLog:
+                    rule = "bot"
+                change = "bankrupt" if rule == "bankrupt" else "bot"
+            if (step, seat, change) not in self._drops_shown:  # the next server logged it too
+                self._drops_shown.add((step, seat, change))
+                if change != "skipped":  # a skipped seat keeps its seat (§C8.10)
+                    self.seat_changes[seat] = change
                 self._new_events.append(SeatChanged(seat, step, change))
             self._drops_seen = i + 1
         self._drops_seen = self._written
