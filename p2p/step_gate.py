@@ -112,7 +112,11 @@ class StepGate:
         """Enter step ``step``: the step's context and our message of it (``OwnStep.begin``),
         then check the messages and votes buffered for this step."""
         s = self._s
-        if not s.own.begin(s.now):
+        try:
+            made = s.own.begin(s.now)  # our message, sent at once where the step makes it now
+        finally:
+            s.advance.settle()  # then the last step's record (``StepAdvance.record``, §C6)
+        if not made:
             return
         s.inbox.refuse_unforced()  # buffered messages of a plain chance step: its rule (§C3.8)
         for i, h in enumerate(s.steps.slots(self.step)):
@@ -180,7 +184,7 @@ class StepGate:
                 view.refresh(state)
         self.state = state
         self.state_hash = engine.state_hash(state)
-        s.advance.record(k, slots, skipped)
+        s.advance.record(k, slots, skipped, behind=True)  # its record after our next message (begin)
         self._emit(StepApplied(k, done.kind, done.events, self.state_hash))
         self.step = k + 1
         s.seats.forget_votes(k)
