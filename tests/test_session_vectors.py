@@ -230,3 +230,27 @@ def test_escrow_round_vector_from_the_spec_text():
     eq = v["equivocated"]
     assert eq["acks"]["0"] != eq["acks"]["1"] and eq["status"] == "equivocated"
     assert v["false_share_judged_unconfirmed"] is None and v["false_share_judged_confirmed"][0] == 1
+
+
+def test_reseat_carry_start_vector_is_recomputed_from_the_text():
+    """§C8.9 'Carrying': r = the first 4 bytes of SHA-256("lanopoli/1/reseat-carry" 00 || k as 8 bytes
+    big-endian), read big-endian, modulo the seat count; the vector written in the text (seats 7,
+    k = 0..11) recomputed with hashlib alone, and the code's ``reseat.carry_start`` agrees."""
+    import re
+
+    from p2p.reseat import carry_start
+
+    text = (Path(__file__).resolve().parent.parent / "protocol.md").read_text()
+    found = re.search(r"vector: seats (\d+), k = 0\.\.(\d+) → ([\d\s]+?)\)", text)
+    assert found, "the §C8.9 carry vector is no longer written in protocol.md"
+    seats, last = int(found[1]), int(found[2])
+    written = [int(x) for x in found[3].split()]
+
+    def r(k: int, n: int) -> int:
+        d = hashlib.sha256(b"lanopoli/1/reseat-carry\x00" + k.to_bytes(8, "big")).digest()
+        return int.from_bytes(d[:4], "big") % n
+
+    assert len(written) == last + 1
+    assert [r(k, seats) for k in range(last + 1)] == written
+    assert [carry_start(k, seats) for k in range(last + 1)] == written
+    assert all(carry_start(k, n) == r(k, n) for k in (0, 1, 2**32 + 5, 2**63 - 1) for n in (2, 3, 5, 8))
