@@ -164,3 +164,49 @@ async def test_no_rent_key_while_the_ui_claims_by_itself(auto, english):
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: type(app.screen).__name__ == "GameScreen" and commands(app))
         assert ("claim" in commands(app)) is not auto and "trade" in commands(app)
+
+
+@sync
+async def test_an_unticked_box_is_empty(english):
+    """Seen in the create dialog: "▐X▌" before every house rule although all were off (Textual
+    tells them apart by colour only: nothing on a monochrome terminal or a pale projector).
+    An unticked box is "▐ ▌" now; Space ticks it: "▐X▌"."""
+    from textual.app import App
+    from textual.widgets import Checkbox
+
+    from ui.screens.dialogs import CreateDialog
+
+    class Host(App):
+        def on_mount(self) -> None:
+            self.push_screen(CreateDialog())
+
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause(0.1)
+        pot, bots = app.screen.query_one("#pot", Checkbox), app.screen.query_one("#bots", Checkbox)
+        assert "▐ ▌" in str(pot.render()) and "▐X▌" in str(bots.render())  # off / on (the default)
+        pot.focus()
+        await pilot.press("space")
+        await pilot.pause(0.05)
+        assert pot.value and "▐X▌" in str(pot.render())
+
+
+@sync
+async def test_an_unticked_entry_of_the_trade_lists_is_empty():
+    """Seen in the trade dialog: "▐X▌ Viale Vesuvio" with nothing chosen (SelectionList tells a
+    ticked entry by colour only). ui.screens.modal.TickList: "▐ ▌" until ticked."""
+    from textual.app import App, ComposeResult
+
+    from ui.screens.modal import TickList
+
+    class Lists(App):
+        def compose(self) -> ComposeResult:
+            yield TickList(("Viale Vesuvio", 9), ("Stazione Sud", 5), id="give")
+
+    app = Lists()
+    async with app.run_test(size=(40, 6)) as pilot:
+        lst = app.query_one(TickList)
+        lst.select(5)
+        await pilot.pause(0.05)
+        lines = [lst.render_line(y).text for y in range(2)]
+    assert lines[0].startswith("▐ ▌ Viale Vesuvio") and lines[1].startswith("▐X▌ Stazione Sud"), lines

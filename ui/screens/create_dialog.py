@@ -3,6 +3,8 @@ rules and the timed game; answers a ``CreateRequest`` the engine accepts."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -33,6 +35,12 @@ class _Tick(Checkbox, inherit_bindings=False):
     pressed Enter to create un-ticked the house rule just chosen)."""
 
     BINDINGS = [Binding("space", "toggle_button", show=False)]
+
+    def render(self) -> Any:
+        """The box shows "X" only when ticked (Textual draws an "X" either way, told apart by
+        colour alone: in session 11's walk every house rule read "▐X▌" although all were off)."""
+        self.BUTTON_INNER = "X" if self.value else " "
+        return super().render()
 
 
 class CreateDialog(_Dialog):

@@ -7,14 +7,36 @@ from __future__ import annotations
 from typing import Any
 
 from rich.markup import escape
+from rich.segment import Segment
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.events import Key
 from textual.screen import ModalScreen
-from textual.widgets import Button, Label, OptionList
+from textual.strip import Strip
+from textual.widgets import Button, Checkbox, Label, OptionList, SelectionList
+from textual.widgets.option_list import OptionDoesNotExist
 
 from ui.i18n import _
+
+
+class TickList(SelectionList):
+    """A SelectionList whose box shows "X" only on a ticked entry: Textual draws "▐X▌" before
+    every entry and tells ticked ones by colour alone (session 11's walk: the trade dialog read
+    "▐X▌ Viale Vesuvio" with nothing chosen; a monochrome terminal shows no difference)."""
+
+    def render_line(self, y: int) -> Strip:
+        """The line as SelectionList draws it, with an empty box when the entry is not ticked."""
+        strip = super().render_line(y)
+        try:
+            option = self.get_option_at_index(self.scroll_offset[1] + y)
+        except OptionDoesNotExist:
+            return strip
+        segments = list(strip)
+        if option.value in self.selected or len(segments) < 2 or segments[1].text != Checkbox.BUTTON_INNER:
+            return strip
+        segments[1] = Segment(" " * len(segments[1].text), segments[1].style)
+        return Strip(segments, strip.cell_length)
 
 
 class _Dialog(ModalScreen):
