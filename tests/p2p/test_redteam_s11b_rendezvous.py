@@ -1,0 +1,82 @@
+"""Red team session 11, round 2 (H114): resuming an unfinished game from new addresses (protocol.md
+§N3.2) against a forged seat advert that names a returning seat's new address first.
+
+Sans-I/O: ``SeatAddresses`` (what an accepted advert does) and two real ``Endpoint``s routed as
+``Node.route_seats`` routes them (``Endpoint.restrict`` + ``node_lobby.pin_seats``), on a virtual
+clock; ``NodeRestart.tick`` looks at a pending advert again every 0.5 s (``seat_moved``).
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from p2p.channel_auth import KeyCache
+from p2p.endpoint import Endpoint
+from p2p.identity import Identity
+from p2p.node_lobby import pin_seats
+from p2p.rendezvous import SeatAddresses
+
+ME = ("10.0.0.1", 5000)
+OLD_T, OLD_S = ("10.0.0.2", 5000), ("10.0.0.3", 5000)  # the .resume file's endpoints (yesterday's)
+NEW_T = ("10.0.0.12", 5000)  # where seat 1's peer listens today (another DHCP address, its old port)
+
+
+def _route(ep: Endpoint, seats: SeatAddresses, players) -> None:
+    """What ``Node.route_seats`` does after a move."""
+    ep.restrict(seats.peers() + list(seats.left_from))
+    pin_seats(ep, players, seats.endpoints, seats.my_seat)
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="protocol.md §N3.2 (an advert never puts a seat on an address another seat holds): "
+                          "a forged advert of an absent seat at a returning seat's new address keeps that seat "
+                          "out for good, although the absent seat was never heard there")
+def test_a_forged_advert_of_an_absent_seat_cannot_keep_a_returning_seat_out():
+    """BREAK #14 (HIGH, stall: a resumed game whose seats came back from new addresses). A table of
+    3 resumes the next day; seat 2's player stays away (the others would drop it and go on: Q = 2).
+    Seat 1's peer comes back at NEW_T (a new IP, its old port) and advertises it. The attacker
+    copies seat 2's advert (public keys) with NEW_T as its address, and gets it to us before
+    seat 1's own answer (it answers our DNS-SD query at once; a responder delays its multicast
+    answers). ``SeatAddresses.advert`` moves seat 2 there: seat 2 was never heard anywhere in this
+    run, and NEW_T is nobody's. Seat 1's real advert then finds NEW_T 'taken' by seat 2 and waits
+    in ``pending`` until seat 2 moves away or speaks from there, which an absent seat never does:
+    we never send to seat 1, and its datagrams from NEW_T meet a channel pinned with seat 2's key
+    (dropped, ``key_mismatch``: ~2,850 in 60 s here). Done to each present peer (one forged
+    advert each), no two seats ever meet: the game never resumes. Cost: one mDNS answer per peer. Suggested fix: an address held only by
+    an advert (the seat never heard there) does not make it 'taken' for another seat's advert;
+    the later advert's seat takes it and the other seat goes back to pending (an authenticated
+    datagram from the address settles it), or a seat's authenticated datagram from an address
+    pending for it moves it there (``SeatAddresses.spoke`` for ``pending`` as for ``left_from``)."""
+    im, it, is_ = Identity.generate(), Identity.generate(), Identity.generate()
+    players = [SimpleNamespace(x25519_key=i.x25519_public_key) for i in (im, it, is_)]
+    me = Endpoint(epoch=1, keys=KeyCache(im), accept_plain=False)
+    t = Endpoint(epoch=2, keys=KeyCache(it), accept_plain=False)
+    t.pin(ME, im.x25519_public_key)  # seat 1 found us (our own advert): it sends to us
+    seats = SeatAddresses()
+    seats.set_endpoints([ME, OLD_T, OLD_S], 0)
+    _route(me, seats, players)
+
+    forged = seats.advert(2, NEW_T, me.last_heard(OLD_S) or None, 0.0)  # the copy, first
+    _route(me, seats, players)
+    now, got = 0.1, []
+    real = seats.advert(1, NEW_T, me.last_heard(OLD_T) or None, now)  # seat 1's own advert
+    while now < 60.0:
+        for seat, addr in list(seats.pending.items()):  # NodeRestart.tick -> seat_moved
+            if seats.advert(seat, addr, me.last_heard(seats.endpoints[seat]) or None, now) == "moved":
+                _route(me, seats, players)
+        t.send(ME, b"seat 1's step %d" % int(now))
+        for d, _a in t.datagrams_to_send(now):
+            for src, payload in me.receive_datagram(d, NEW_T, now):
+                got.append(payload)
+                if seats.spoke(src) is not None:
+                    _route(me, seats, players)
+        now += 0.5
+        me.handle_timer(now)
+        t.handle_timer(now)
+    assert forged == "moved" and real == "refused"  # the attack's first steps
+    assert seats.endpoints[1] == NEW_T and got, (
+        f"after 60 s seat 1 is still at {seats.endpoints[1]} (pending {seats.pending}), seat 2 at "
+        f"{seats.endpoints[2]}; {len(got)} payloads of seat 1 delivered, "
+        f"{me.channels[NEW_T].stats.get('key_mismatch', 0) if NEW_T in me.channels else '-'} key_mismatch")
