@@ -44,11 +44,12 @@ def test_a_forged_advert_of_an_absent_seat_cannot_keep_a_returning_seat_out():
     in ``pending`` until seat 2 moves away or speaks from there, which an absent seat never does:
     we never send to seat 1, and its datagrams from NEW_T meet a channel pinned with seat 2's key
     (dropped, ``key_mismatch``: ~2,850 in 60 s here). Done to each present peer (one forged
-    advert each), no two seats ever meet: the game never resumes. Cost: one mDNS answer per peer. Suggested fix: an address held only by
-    an advert (the seat never heard there) does not make it 'taken' for another seat's advert;
-    the later advert's seat takes it and the other seat goes back to pending (an authenticated
-    datagram from the address settles it), or a seat's authenticated datagram from an address
-    pending for it moves it there (``SeatAddresses.spoke`` for ``pending`` as for ``left_from``)."""
+    advert each), no two seats ever meet: the game never resumes. Cost: one mDNS answer per
+    peer. Suggested fix: an address held only by an advert (the seat never heard there) does not
+    make it 'taken' for another seat's advert (the later advert's seat takes it, the other seat
+    goes back to pending; an authenticated datagram from the address settles it), or a seat's
+    authenticated datagram from its pending address moves it there (``SeatAddresses.spoke`` for
+    ``pending`` as for ``left_from``)."""
     im, it, is_ = Identity.generate(), Identity.generate(), Identity.generate()
     players = [SimpleNamespace(x25519_key=i.x25519_public_key) for i in (im, it, is_)]
     me = Endpoint(epoch=1, keys=KeyCache(im), accept_plain=False)
