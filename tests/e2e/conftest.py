@@ -137,23 +137,56 @@ PARTITION_DEMO = ["demo", "--peers", "2", "--seed", "5", "--partition", "0.05:8"
 WAITING_LINE = re.compile(r"step \d+: waiting for bot-\d \(seat \d\)")
 
 
+class Background:
+    """A process started now whose stdout and stderr go to files in ``out_dir`` (nobody need
+    read them while it runs: a pipe could fill and stall it). ``result(timeout)`` waits for its
+    end and returns it as ``subprocess.run`` would (``CompletedProcess`` with the text of both);
+    ``stop()`` kills it if it still runs and reaps it."""
+
+    def __init__(self, argv: list[str], out_dir: Path) -> None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        self._out, self._err = out_dir / "stdout.txt", out_dir / "stderr.txt"
+        with open(self._out, "w") as out, open(self._err, "w") as err:
+            self.proc = subprocess.Popen(argv, cwd=ROOT, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+
+    def result(self, timeout: float) -> subprocess.CompletedProcess:
+        code = self.proc.wait(timeout=timeout)
+        return subprocess.CompletedProcess(self.proc.args, code, self._out.read_text(), self._err.read_text())
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(timeout=30)
+
+
 @pytest.fixture(scope="session")
-def partition_demo(tmp_path_factory) -> tuple[subprocess.CompletedProcess, Path]:
-    """``lanopoli demo PARTITION_DEMO`` played once for the tests that check it
-    (test_partition_quorum.py, test_attacks_session.py test 7), each with its own assertions:
-    (the finished process, its --log-dir). In a network namespace of its own when this machine
-    can make one (the fixed seed's game id then meets no other test session's), else on
-    loopback."""
+def partition_demo_started(tmp_path_factory):
+    """``lanopoli demo PARTITION_DEMO`` started (``Background``; mostly idle: the 8 s cut), in a
+    network namespace of its own when this machine can make one (the fixed seed's game id then
+    meets no other test session's), else on loopback. Yields (the process, its --log-dir); the
+    namespace is deleted at the end of the session."""
     import spoof  # tests/e2e/spoof.py: only this fixture needs it
 
-    log_dir = tmp_path_factory.mktemp("partition-demo") / "demo"
+    root = tmp_path_factory.mktemp("partition-demo")
+    log_dir = root / "demo"
     made, _why = spoof.available()
     with (spoof.Netns() if made else contextlib.nullcontext()) as ns:
         prefix = ns.prefix() if ns is not None else []
-        proc = subprocess.run([*prefix, sys.executable, "-m", "ui.cli", "--lang", "en", *PARTITION_DEMO,
-                               "--log-dir", str(log_dir), "--timeout", "240"],
-                              cwd=ROOT, capture_output=True, text=True, timeout=270)
-    return proc, log_dir
+        demo = Background([*prefix, sys.executable, "-m", "ui.cli", "--lang", "en", *PARTITION_DEMO,
+                           "--log-dir", str(log_dir), "--timeout", "240"], root / "output")
+        try:
+            yield demo, log_dir
+        finally:
+            demo.stop()
+
+
+@pytest.fixture(scope="session")
+def partition_demo(partition_demo_started) -> tuple[subprocess.CompletedProcess, Path]:
+    """``lanopoli demo PARTITION_DEMO`` played once for the tests that check it
+    (test_partition_quorum.py, test_attacks_session.py test 7), each with its own assertions:
+    (the finished process, its --log-dir)."""
+    demo, log_dir = partition_demo_started
+    return demo.result(timeout=270), log_dir
 
 
 @pytest.fixture(scope="session")
@@ -175,20 +208,37 @@ def withholder_table(tmp_path_factory):
         yield host, cheater, s
 
 
-#: Session fixtures of games that mostly wait out a product timer: started by
-#: ``idle_games_start_early`` when a selected test needs one.
-IDLE_GAMES = ("withholder_table",)
+@pytest.fixture(scope="session")
+def same_seed_partitioned_demos(tmp_path_factory):
+    """The two demos of test_demo_same_seed.py's partitioned test (``PARTITIONED_FLAGS``: an 8 s
+    cut, mostly idle), started at once with the same seed as each other (``CUT_SEED``, not the
+    seed of that file's other tests, whose demos may then still be running)."""
+    from test_demo_same_seed import CUT_SEED, PARTITIONED_FLAGS, demo_argv
+
+    root = tmp_path_factory.mktemp("same-seed-cut")
+    demos = [Background(demo_argv(root / x, *PARTITIONED_FLAGS, seed=CUT_SEED), root / f"output-{x}") for x in "ab"]
+    try:
+        yield demos
+    finally:
+        for demo in demos:
+            demo.stop()
+
+
+#: Session fixtures of games that mostly wait (a product timer, a partition): started by
+#: ``idle_games_start_early`` when a selected test needs one, in the order of their tests.
+IDLE_GAMES = ("partition_demo_started", "same_seed_partitioned_demos", "withholder_table")
 
 
 @pytest.fixture(scope="session", autouse=True)
 def idle_games_start_early(request):
     """Starts the ``IDLE_GAMES`` fixtures that a selected test requests at the session's first
     end-to-end test instead of at that test, so that their idle waits overlap the other tests
-    (same games, same assertions: their tests only read the peers' lines and logs after the
-    game). Nothing is started when no selected test needs them or where the attack games'
-    namespaces cannot be made (their tests then skip, test_attacks.py ``AVAILABLE``)."""
-    wanted = sorted({name for item in request.session.items for name in IDLE_GAMES
-                     if name in getattr(item, "fixturenames", ())})
+    (same games, same assertions: their tests only read the peers' lines, output and logs after
+    the game). Nothing is started early when no selected test needs them or where the attack
+    games' namespaces cannot be made (test_attacks.py ``AVAILABLE``: the other tests would then
+    run on the machine's own loopback beside them; each starts at its test as before)."""
+    wanted = [name for name in IDLE_GAMES
+              if any(name in getattr(item, "fixturenames", ()) for item in request.session.items)]
     if wanted:
         from test_attacks import AVAILABLE
 

@@ -28,12 +28,16 @@ DEMO_TIMEOUT_S = 240
 PEERS = 3
 
 
-def start_demo(log_dir: Path, *flags: str) -> subprocess.Popen:
-    """``lanopoli demo --peers PEERS --seed SEED --log-dir log_dir *flags`` (a later --peers wins)."""
-    argv = [sys.executable, "-m", "ui.cli", "--lang", "en", "demo", "--peers", str(PEERS), "--seed", SEED,
+def demo_argv(log_dir: Path, *flags: str, seed: str = SEED) -> list[str]:
+    """``lanopoli demo --peers PEERS --seed seed --log-dir log_dir *flags`` (a later --peers wins)."""
+    return [sys.executable, "-m", "ui.cli", "--lang", "en", "demo", "--peers", str(PEERS), "--seed", seed,
             "--log-dir", str(log_dir), "--timeout", str(DEMO_TIMEOUT_S), *flags]
-    return subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            stdin=subprocess.DEVNULL)
+
+
+def start_demo(log_dir: Path, *flags: str) -> subprocess.Popen:
+    """``demo_argv(log_dir, *flags)`` started, its output on pipes."""
+    return subprocess.Popen(demo_argv(log_dir, *flags), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, stdin=subprocess.DEVNULL)
 
 
 def run_both(tmp_path: Path, flags_a: tuple = (), flags_b: tuple = ()) -> list[tuple[int, str, str]]:
@@ -99,16 +103,25 @@ def finished_or_crossed(result: tuple[int, str, str], peers: int) -> tuple[str, 
     return None
 
 
-def test_two_partitioned_demos_with_the_same_seed_at_once_agree(tmp_path):
+#: The partitioned test's demos: both cut peer 1 off for 8 s, 2 seats, drop timeout 3 s.
+PARTITIONED_FLAGS = ("--peers", "2", "--partition", "0.05:8", "--drop-timeout", "3")
+#: Their seed (one for both): not SEED, as they may start early and still run beside this
+#: file's other demos (tests/e2e/conftest.py ``same_seed_partitioned_demos``).
+CUT_SEED = f"{SEED}-cut"
+
+
+def test_two_partitioned_demos_with_the_same_seed_at_once_agree(same_seed_partitioned_demos):
     """Both demos cut peer 1 off for 8 s (2 seats: nobody is dropped, both pause, §C8.3). A
     seat silent for 5 s is looked for by its seat advert (§N3.2), and the two demos' adverts
     carry the same game id and keys, so a peer can be pointed at the other demo's seat until
     its own is heard again (protocol.md part L, "Not isolated"). Same seed, same content: the
     demos that finish end with the same state; where timing made the two demos' messages of
     one seat for one step differ (seen in 2 of 6 runs at e38fbb7 and at db3d459 under load), a
-    peer that got both stops with the equivocation verdict, as part L says, and nothing else."""
-    flags = ("--peers", "2", "--partition", "0.05:8", "--drop-timeout", "3")
-    results = run_both(tmp_path, flags, flags)
+    peer that got both stops with the equivocation verdict, as part L says, and nothing else.
+    The two demos are started together by the fixture (with the first end-to-end test when
+    the session can: their 8 s cut is mostly idle)."""
+    results = [(r.returncode, r.stdout, r.stderr)
+               for r in (demo.result(timeout=DEMO_TIMEOUT_S + 60) for demo in same_seed_partitioned_demos)]
     outcomes = [finished_or_crossed(r, peers=2) for r in results]
     assert all(WAITING_LINE.search(err) for _code, _out, err in results), "the cut missed a game"
     done = [o for o in outcomes if o is not None]
