@@ -34,7 +34,10 @@ def _route(ep: Endpoint, seats: SeatAddresses, players) -> None:
                           "a forged advert of an absent seat at a returning seat's new address keeps that seat "
                           "out for good, although the absent seat was never heard there")
 def test_a_forged_advert_of_an_absent_seat_cannot_keep_a_returning_seat_out():
-    """BREAK #14 (HIGH, stall: a resumed game whose seats came back from new addresses). A table of
+    """BREAK #14 (MED, stall of a resumed game; a variant of §N3.2's accepted "forged advert that
+    wins the race", but one that nothing cures: there, the seat's own advert resolved again
+    moves it back; here that advert stays refused, and the seat's own datagrams do not help
+    either). A table of
     3 resumes the next day; seat 2's player stays away (the others would drop it and go on: Q = 2).
     Seat 1's peer comes back at NEW_T (a new IP, its old port) and advertises it. The attacker
     copies seat 2's advert (public keys) with NEW_T as its address, and gets it to us before
