@@ -260,3 +260,70 @@ def test_a_real_drop_that_a_liar_helped_is_followed_by_the_voter_it_fooled(tmp_p
     finals = {e.final_hash for i in (1, 2, 4) for e in net.events[i] if isinstance(e, GameOver)}
     assert len(finals) == 1, net.describe()
     assert any(isinstance(e, GameOver) for e in net.events[2]), net.describe()
+
+
+class SplitAtCompletion(LateThenStale):
+    """``LateThenStale`` with honest voters 1 and 3, the colluder 2 and the honest non-voter 4
+    (the roles of ``FooledCertificate`` with 2 and 3 swapped, §C8.3 'Why no local rule closes it'
+    item 2). After the votes, 2's step-(j+1) message and catch-up answers do not reach 1, so 1
+    stays at j+1 while 3 completes it; then 2 sends 1 a DROP record of (j, H) (the stale votes
+    of 1 and 3, its own late one with its real share) and sends it again to 1 restarted at j."""
+
+    def __init__(self, sessions) -> None:
+        super().__init__(sessions, "record", to=1, later=1, honest=(1, 3), colluders=(2,))
+        self.page: bytes | None = None
+        self.resent = False
+
+    def __call__(self, src: int, dst: int, data: bytes) -> bool:
+        if not self.voted or self.resent or dst != 1:
+            return super().__call__(src, dst, data)
+        if data[:2] == bytes([0x93, MSG_CATCHUP_RESP]):
+            return True
+        if data[:2] != bytes([0x93, MSG_STEP]):
+            return False
+        b = decode_step_body(open_envelope(data).body)
+        return b.seat == 2 and b.step == self.j + 1
+
+    def hook(self, net: Net) -> None:
+        from p2p.escrow import open_share
+        from p2p.wire import decode_escrow
+
+        if self.j is not None and not self.voted:
+            self.voted = all(any(isinstance(e, SeatDropVoted) and (e.step, e.seat) == (self.j, H)
+                                 for e in net.events[x]) for x in self.honest)
+        one, three, liar = net.s[1], net.s[3], net.s[2]
+        if not self.voted or one is None or three is None or liar is None:
+            return
+        if self.page is None and three.step >= self.j + 2 and one.step == self.j + 1:
+            esc_raw = liar.seats.escrow_of(H)
+            esc = decode_escrow(open_envelope(esc_raw).body)
+            gid = liar.setup.game_id
+            share = open_share(liar.identity, esc, 2, liar.setup.players[H].x25519_key)
+            votes = {2: seal_message(liar.identity, MSG_DROP, DropVote(gid, 2, self.j, H, 0, share))}
+            for seat, raw in net.sent_log:
+                env = open_envelope(raw)
+                if seat in self.honest and env.mtype == MSG_DROP and decode_drop(env.body)[2:4] == (self.j, H):
+                    votes[seat] = raw
+            rec = drop_record(self.j, H, [votes[i] for i in sorted(votes)], esc_raw)
+            self.page = seal_message(liar.identity, MSG_CATCHUP_RESP,
+                                     CatchupResponse(gid, 2, self.j, one.step, ((KIND_DROP, rec),), (), ()))
+            self.sent = True
+            one.receive_message(self.page, net.now)
+        elif self.page is not None and not self.resent and one.step == self.j and one.phase == "running":
+            self.resent = True
+            one.receive_message(self.page, net.now)
+
+
+def test_a_stale_record_at_a_peer_still_at_the_next_step_does_not_split_it_from_the_others(tmp_path):
+    """§C8.3 'Why no local rule closes it' item 3: seat 1, still at j+1, must follow the record
+    (what it holds is what a real drop shows); after its restart 2 hands it the record again and
+    it drops H at j. 3 and 4 completed j+1 with 1's first step-(j+1) message. Rule kept: the
+    peers that keep j follow 1's records (roll back) and 1, 3, 4 finish with one final hash. A
+    rule that ignores the quorum once j+1 is completed ('ignore at k+2') leaves 1 alone with
+    the drop: voted out, the table split."""
+    atk, net, restarts = run_restarting(tmp_path, SplitAtCompletion)
+    assert atk.voted and atk.sent and atk.resent, (restarts, net.describe())
+    assert (1, atk.j) in {(r[0], r[1]) for r in restarts}, (restarts, net.describe())
+    finals = {e.final_hash for i in (1, 3, 4) for e in net.events[i] if isinstance(e, GameOver)}
+    assert len(finals) == 1 and all(any(isinstance(e, GameOver) for e in net.events[i]) for i in (1, 3, 4)), \
+        (restarts, net.describe())
