@@ -267,12 +267,19 @@ class DemoDisplay:
             print(text, file=self.console.file, flush=True)
 
 
-def abandoned_text(abandoned: dict, names: tuple) -> str:
+def abandoned_text(abandoned: dict, names: tuple, me: int = -1) -> str:
     """The line of a game that ended as abandoned (``PeerResult.abandoned``: {"seat": who signed
     ABANDON, "step"}, protocol.md §C8.7): "The game was abandoned at step N by X (seat S): no
     winner", the sentence ``lanopoli host``/``join`` print (ui.peer.print_result) and the end screen
-    shows."""
+    shows. When the signer is our own seat ``me``, our program did it (the node abandons after its
+    stall limit while no quorum can vote the silent seats out, §N5): the line says so instead of
+    naming us as if the player had left (session 11's walk: "abandoned ... by Bruno" on Bruno's
+    screen after the host and its bots quit)."""
     seat = abandoned["seat"]
+    if seat == me:
+        return _("The game was abandoned at step {step}: the other players stopped answering and too few "
+                 "were left to go on without them, so your program stopped waiting. No winner.").format(
+            step=abandoned["step"])
     who = winner_text(seat, names[seat] if 0 <= seat < len(names) else None)
     return _("The game was abandoned at step {step} by {who}: no winner.").format(step=abandoned["step"], who=who)
 

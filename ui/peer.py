@@ -403,7 +403,7 @@ def print_result(result: PeerResult) -> None:
     steps, the final state hash and the command that verifies our log."""
     print(_("Winner: {who}").format(who=winner_text(result.winner, result.winner_name)))
     if result.abandoned:
-        print(abandoned_text(result.abandoned, result.names or ()))
+        print(abandoned_text(result.abandoned, result.names or (), result.seat))
     print(_("Steps: {steps}").format(steps=result.steps))
     print(final_hash_line(result.final_state_hash.hex(), sys.stdout))
     if result.log_path is not None:

@@ -56,3 +56,24 @@ async def test_a_game_not_abandoned_says_nothing_about_abandonment():
     text = await end_text(d)
     assert "abandoned" not in text
     assert "Final standings:" in text
+
+
+@pytest.mark.parametrize("lang, line", [
+    ("en", "The game was abandoned at step 14: the other players stopped answering and too few were left to go "
+           "on without them, so your program stopped waiting. No winner."),
+    ("it", "La partita è stata abbandonata al passo 14: gli altri giocatori hanno smesso di rispondere e non ne "
+           "restavano abbastanza per continuare senza di loro, quindi il tuo programma ha smesso di aspettare."),
+])
+@sync
+async def test_our_own_abandon_is_not_told_as_if_we_had_left(lang, line):
+    """Session 11's walk (H108): the host quit with its bots, the joiner Dario waited alone (no
+    quorum to vote three silent seats out) until his program signed ABANDON (§C8.7, §N5 stall
+    limit); his end screen read "abandoned at step 14 by Dario (seat 4)", as if he had left."""
+    d = driver({"seat": 3, "step": 14})
+    d.seat = 3
+    set_language(lang)
+    try:
+        text = await end_text(d)
+    finally:
+        set_language("en")
+    assert line in text and "Dario (" not in text.split("\n")[0]

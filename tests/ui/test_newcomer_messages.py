@@ -98,8 +98,14 @@ def test_a_joiner_s_end_lines_say_the_game_was_abandoned(lang, capsys):
     print_result(PeerResult(final_state_hash=bytes(32), winner=None, steps=14, log_path=None, seat=1,
                             events_by_type={}, names=names, abandoned={"seat": 1, "step": 14}))
     out = capsys.readouterr().out
+    # Our own seat signed it (the stall limit, §N5): the line says our program stopped waiting (H108),
+    # not "by Dario (seat 2)" as if Dario had left.
+    assert {"it": "La partita è stata abbandonata al passo 14: gli altri giocatori hanno smesso di rispondere",
+            "en": "The game was abandoned at step 14: the other players stopped answering"}[lang] in out, out
+    print_result(PeerResult(final_state_hash=bytes(32), winner=None, steps=14, log_path=None, seat=0,
+                            events_by_type={}, names=names, abandoned={"seat": 1, "step": 14}))
     assert {"it": "La partita è stata abbandonata al passo 14 da Dario (posto 2): nessun vincitore.",
-            "en": "The game was abandoned at step 14 by Dario (seat 2): no winner."}[lang] in out, out
+            "en": "The game was abandoned at step 14 by Dario (seat 2): no winner."}[lang] in capsys.readouterr().out
     print_result(PeerResult(final_state_hash=bytes(32), winner=0, steps=300, log_path=None, seat=1,
                             events_by_type={}, names=names))
     assert "abbandonata" not in capsys.readouterr().out
