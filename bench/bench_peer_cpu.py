@@ -89,18 +89,22 @@ async def _game(peers: int, seed: str, log_dir: str, profile: str | None) -> dic
             "cpu_us_per_step_per_peer": round(1e6 * (win["t1"] - win["t0"]) / steps / peers, 1)}
 
 
-def _trace_path() -> list[float]:
+def _trace_path() -> tuple[list[float], list[float]]:
     """Stamp each peer's CPU on its critical path (``--critical``): from the start of handling
     the payload that completes its step (``Node._on_message``; the step moved on after it) to
     its first ``sendto`` after that (``Link._sendto``: our next message, sent inside the
-    handling or after it). Every peer runs in this one thread and nothing else runs between the
-    two stamps, so ``time.thread_time`` deltas are that peer's CPU alone, whatever the machine's
-    load (not the time it waited for a core). Returns the list the deltas (s) go to."""
+    handling or after it), and to the last ``sendto`` of that flush (``Link._flush``: our
+    message to every other seat). Every peer runs in this one thread and nothing else runs
+    between the stamps, so ``time.thread_time`` deltas are that peer's CPU alone, whatever the
+    machine's load (not the time it waited for a core). Returns the lists the deltas (s) go to:
+    (to the first ``sendto``, to the last)."""
     from p2p import link, node
 
     deltas: list[float] = []
+    to_last: list[float] = []
     open_at: dict = {}  # Link -> (thread time at the handling's start, the step before it)
-    on_message, sendto = node.Node._on_message, link.Link._sendto
+    sent_at: dict = {}  # Link -> [the handling's start, the latest sendto] within one flush
+    on_message, sendto, flush = node.Node._on_message, link.Link._sendto, link.Link._flush
 
     def traced_message(self, addr, payload):  # noqa: ANN001, ANN202
         s = self.session
@@ -117,13 +121,25 @@ def _trace_path() -> list[float]:
 
     def traced_sendto(self, data, addr):  # noqa: ANN001, ANN202
         started = open_at.pop(self, None)
+        now = time.thread_time()
         if started is not None:
-            deltas.append(time.thread_time() - started[0])
+            deltas.append(now - started[0])
+            sent_at[self] = [started[0], now]
+        elif self in sent_at:
+            sent_at[self][1] = now
         return sendto(self, data, addr)
+
+    def traced_flush(self):  # noqa: ANN001, ANN202
+        r = flush(self)
+        span = sent_at.pop(self, None)
+        if span is not None:
+            to_last.append(span[1] - span[0])
+        return r
 
     node.Node._on_message = traced_message
     link.Link._sendto = traced_sendto
-    return deltas
+    link.Link._flush = traced_flush
+    return deltas, to_last
 
 
 def run(peers: int, seed: str, profile: str | None = None, critical: bool = False,
@@ -136,13 +152,15 @@ def run(peers: int, seed: str, profile: str | None = None, critical: bool = Fals
         from _path_child import _experiment
 
         _experiment(experiment)
-    deltas = _trace_path() if critical else None
+    deltas, to_last = _trace_path() if critical else (None, None)
     with tempfile.TemporaryDirectory() as d:
         out = asyncio.run(_game(peers, seed, d, profile))
     if deltas:
         out["critical_us_median"] = round(1e6 * statistics.median(deltas), 1)
         out["critical_us_mean"] = round(1e6 * statistics.fmean(deltas), 1)
         out["critical_n"] = len(deltas)
+    if to_last:
+        out["critical_last_us_median"] = round(1e6 * statistics.median(to_last), 1)
     return out
 
 
@@ -175,7 +193,8 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps(_child(ROOT, args.peers, f"{args.seed}-{g}", args.critical)), flush=True)
         return 0
     base_root = Path(args.base_root).resolve() if args.base_root else ROOT
-    keys = ["cpu_us_per_step_per_peer"] + (["critical_us_median", "critical_us_mean"] if args.critical else [])
+    keys = ["cpu_us_per_step_per_peer"] + (["critical_us_median", "critical_us_mean", "critical_last_us_median"]
+                                           if args.critical else [])
     sides: dict[str, dict[str, list]] = {side: {k: [] for k in keys} for side in ("base", "new")}
     for g in range(args.pairs):
         seed = f"{args.seed}-{g}"
