@@ -279,6 +279,12 @@ class NetGame(DriverBase):
         task.add_done_callback(_swallow)
         self._bot_tasks.append(task)
 
+    @property
+    def bots_running(self) -> int:
+        """How many of the bot peers this program runs (``fill_with_bots``, resumed ones too)
+        are still playing: they stop when we leave (the game screen's q asks with that said)."""
+        return sum(1 for t in self._bot_tasks if not t.done())
+
     def _resume_bots(self) -> None:
         """We rejoined our game (protocol.md §N5): resume the bots ``fill_with_bots`` seated
         in it, each a peer resuming from its own log with its own keys (§N5, §C10: it replays

@@ -210,3 +210,41 @@ async def test_an_unticked_entry_of_the_trade_lists_is_empty():
         await pilot.pause(0.05)
         lines = [lst.render_line(y).text for y in range(2)]
     assert lines[0].startswith("▐ ▌ Viale Vesuvio") and lines[1].startswith("▐X▌ Stazione Sud"), lines
+
+
+@pytest.mark.parametrize("bots, words", [(2, "The 2 bots that took the empty seats run in this program"),
+                                         (1, "The bot that took an empty seat runs in this program"),
+                                         (0, "The others go on without you")])
+@sync
+async def test_the_host_is_told_its_bots_leave_with_it(bots, words, english):
+    """Seen in the walk: the host quit (the question said "the others go on without you") and its
+    two in-process bots (NetGame.fill_with_bots) stopped with it; the joiner was left alone, no
+    quorum, and the game ended abandoned. With bots running in our program, q says so."""
+    class Hosting(_Still):
+        node = object()  # a network game: leaving does not end it by itself
+        bots_running = bots
+
+    game = Hosting(NAMES, 0, state=scenario(4), delay=0)
+    app = LanopoliApp(driver=game)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: type(app.screen).__name__ == "GameScreen")
+        await pilot.press("q")
+        await until(pilot, lambda: type(app.screen).__name__ == "ConfirmDialog")
+        assert words in app.screen.question
+        await pilot.press("n")
+
+
+@sync
+async def test_bots_running_counts_the_bot_tasks_still_playing():
+    import asyncio
+
+    from ui.net_game import NetGame
+
+    host = NetGame({"role": "host", "name": "Anna", "seats": 3})
+    assert host.bots_running == 0
+    done = asyncio.get_running_loop().create_future()
+    done.set_result(None)
+    playing = asyncio.get_running_loop().create_future()
+    host._bot_tasks += [done, playing]  # what _start_bot appends
+    assert host.bots_running == 1
+    playing.cancel()

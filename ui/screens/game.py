@@ -22,7 +22,7 @@ from textual.widgets import Label
 import engine
 from engine import actions as A
 from ui.board_layout import WIDE_FROM, wide_board_width
-from ui.i18n import _, format_money, to_name
+from ui.i18n import _, format_money, ngettext, to_name
 from ui.narrate import Narrator
 from ui.screens.dialogs import BidDialog, ConfirmDialog, ManageDialog, OfferDialog, SettleDialog, TradeDialog
 from ui.screens.niente_dialogs import BillsDialog, InspectDialog, TakeCardDialog, UseCardDialog, confirm_question
@@ -297,6 +297,14 @@ class GameScreen(Screen):
         question = _("Leave the game? The others go on without you: after a while a bot plays your seat, "
                      "or it goes bankrupt, as the game was set up.") if self.driver.log_path is not None \
             or getattr(self.driver, "node", None) is not None else _("Leave the game? It ends here.")
+        bots = getattr(self.driver, "bots_running", 0)
+        if bots:  # the host's bots run in this program (session 11's walk: they left with it)
+            question = ngettext(
+                "Leave the game? The bot that took an empty seat runs in this program and leaves with you; "
+                "if too few players are left to go on without you both, the game ends for everyone.",
+                "Leave the game? The {n} bots that took the empty seats run in this program and leave with "
+                "you; if too few players are left to go on without you all, the game ends for everyone.",
+                bots).format(n=bots)
         self.app.push_screen(ConfirmDialog(question, yes=_("Yes, leave")),
                              lambda ok: self.app.action_quit_now() if ok else None)
 
