@@ -224,9 +224,23 @@ def same_seed_partitioned_demos(tmp_path_factory):
             demo.stop()
 
 
-#: Session fixtures of games that mostly wait (a product timer, a partition): started by
-#: ``idle_games_start_early`` when a selected test needs one, in the order of their tests.
-IDLE_GAMES = ("partition_demo_started", "same_seed_partitioned_demos", "withholder_table")
+@pytest.fixture(scope="session")
+def turn_skip_games(tmp_path_factory):
+    """Both games of test_turn_skip_e2e.py, started together: each spends most of its time idle
+    (its voters wait out PATIENCE_S for the held seat, once or twice). {"once": hold once,
+    "roll": hold at its own roll twice} -> its ``start``'s result; its tests ``play`` them."""
+    from test_turn_skip_e2e import HOLD_AT, start
+
+    with spawner() as spawn:
+        yield {"once": start(spawn, tmp_path_factory.mktemp("once"), "--hold-at", str(HOLD_AT)),
+               "roll": start(spawn, tmp_path_factory.mktemp("roll"), "--hold-at", str(HOLD_AT),
+                             "--hold-kind", "roll", "--holds", "2")}
+
+
+#: Session fixtures of games that mostly wait (a product timer, a partition, a held seat's
+#: patience): started by ``idle_games_start_early`` when a selected test needs one, in the
+#: order of their tests.
+IDLE_GAMES = ("partition_demo_started", "same_seed_partitioned_demos", "withholder_table", "turn_skip_games")
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -10,6 +10,9 @@ the default 300 s). The two other peers are ``lanopoli host`` and ``lanopoli joi
 ``--skip-idle-after 5``: the players' patience. Nobody votes to drop anybody; the two votes are
 a quorum (Q = 2 of 3), so the held seat's input at that step counts as nil — at its own roll, as
 the roll itself (§C8.10 "Own decisions") — and at the next step its bot plays again.
+
+Both games are started together by tests/e2e/conftest.py ``turn_skip_games`` (with the first
+end-to-end test when the session can: they are mostly idle) and each test plays its own.
 """
 
 from __future__ import annotations
@@ -20,11 +23,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from p2p.gamelog import KIND_SKIP, LogReader
 
-from conftest import ROOT, spawner
+from conftest import ROOT
 
 GAME_S = 150  # generous budget for one game on a slow machine; nothing asserts on time
 HOLD_AT = 12
@@ -84,29 +85,18 @@ def play(procs, tmp_path) -> tuple:
     return procs, held.of_type("holding"), held_seat, skips, dones
 
 
-@pytest.fixture(scope="module")
-def games(tmp_path_factory):
-    """Both games of this module, started together: each spends most of its time idle (its
-    voters wait out PATIENCE_S for the held seat, once or twice), so the waits overlap instead of
-    queueing. {"once": hold once, "roll": hold at its own roll twice} -> ``start``'s result."""
-    with spawner() as spawn:
-        yield {"once": start(spawn, tmp_path_factory.mktemp("once"), "--hold-at", str(HOLD_AT)),
-               "roll": start(spawn, tmp_path_factory.mktemp("roll"), "--hold-at", str(HOLD_AT),
-                             "--hold-kind", "roll", "--holds", "2")}
-
-
-def test_a_majority_skips_a_stalling_seats_turn_and_the_game_goes_on(games):
-    _, holding, _, skips, _ = play(*games["once"])
+def test_a_majority_skips_a_stalling_seats_turn_and_the_game_goes_on(turn_skip_games):
+    _, holding, _, skips, _ = play(*turn_skip_games["once"])
     # at the step where it held (or the step after: it holds at its first decision step >=
     # HOLD_AT, as seen one StepApplied late)
     assert holding[0]["step"] <= skips[0][0]["step"] <= holding[0]["step"] + 1
 
 
-def test_a_seat_stalling_at_its_own_roll_has_its_turn_passed(games):
+def test_a_seat_stalling_at_its_own_roll_has_its_turn_passed(turn_skip_games):
     """The seat stalls where stalling hurts: at its OWN roll, twice (``--hold-kind roll --holds
     2``, never released). A majority skips it; its input there is the roll itself (§C8.10 "Own
     decisions"), so its turn goes on and the game with it."""
-    _, holding, _, skips, _ = play(*games["roll"])
+    _, holding, _, skips, _ = play(*turn_skip_games["roll"])
     assert [h["kind"] for h in holding] == ["roll", "roll"]
     skipped = {s["step"] for s in skips[0]}
     assert all(h["step"] in skipped or h["step"] + 1 in skipped for h in holding)
