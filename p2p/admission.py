@@ -170,7 +170,7 @@ class Admission:
         lob = self._lobby
         if msg.game_id == C.PROBE_GAME_ID:
             if env.mtype == MSG_JOIN and lob.role == "host":
-                self.on_probe(env, msg, addr, now, confirmed)
+                self.on_probe(env, msg, addr, now, confirmed, peer_key)
             else:
                 lob.drop("probe_game_id")
             return True
@@ -182,9 +182,15 @@ class Admission:
             lob.drop("wrong_game")
         return True
 
-    def on_probe(self, env: Envelope, msg: Any, addr: Any, now: float, confirmed: bool) -> None:
+    def on_probe(self, env: Envelope, msg: Any, addr: Any, now: float, confirmed: bool,
+                 peer_key: bytes | None = None) -> None:
         """Host: a PROBE (JOIN with a zero game id) asks who we are: answer our signed STATUS
-        (or REJECT full once the lobby closed), protocol.md §N3.1, in this order:
+        (or REJECT full once the lobby closed), protocol.md §N3.1, in this order (``peer_key``:
+        the X25519 key its channel is keyed with, None for a plain one or a kept PROBE):
+
+        - over a channel keyed with another key than the PROBE's ``xk``: dropped (``key_mismatch``,
+          as a JOIN; H116: a PROBE replayed over its sender's own channel raised our same-key
+          notice, its answer could only go to that sender);
 
         0. only over a ``confirmed`` channel (its address answered the transport's CHALLENGE,
            §N2.6; else ``probe_unconfirmed``, kept unchecked for rules 1-3 once it confirms,
@@ -197,6 +203,9 @@ class Admission:
         3. the signature (``bad_signature``); only then is the key remembered, so a forged
            PROBE naming someone else's key cannot silence it."""
         lob = self._lobby
+        if peer_key is not None and peer_key != msg.player.x25519_key:
+            lob.drop("key_mismatch")
+            return
         if not self._probe_gate.admits(env, msg, addr, now, confirmed):  # rules 0-2 (p2p/probe_gate.py)
             return
         pk = msg.player.public_key

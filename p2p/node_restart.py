@@ -217,8 +217,9 @@ class NodeRestart:
         if node.session is None or not self.seats.endpoints or node.link is None:
             self.seats.pending.pop(seat, None)
             return
-        heard = node.link.endpoint.last_heard(self.seats.endpoints[seat])
-        verdict = self.seats.advert(seat, addr, heard, node.loop.time())
+        ep = node.link.endpoint
+        heard = ep.last_heard(self.seats.endpoints[seat])
+        verdict = self.seats.advert(seat, addr, heard, node.loop.time(), ep.last_heard)  # §N3.2 unheard holder
         if verdict == "ignored":
             node.report(SeatAdvertIgnored(seat, str(addr[0]), int(addr[1])))
         elif verdict == "moved":

@@ -271,7 +271,11 @@ class SeatAddresses:
     Keys are public, so anyone can copy a seat's advert (tests/e2e/test_redteam_rendezvous_e2e.py):
     a seat heard at its address lately is there, whatever an advert says; and no advert puts a
     seat on another seat's address (tests/p2p/test_redteam_advert_onto_seat.py): one address,
-    one channel, one key (§N2.2), so the second seat's pin would replace the first's channel."""
+    one channel, one key (§N2.2), so the second seat's pin would replace the first's channel.
+    But a seat never heard at its address gives it up to another seat's advert after
+    ``ADVERT_HEARD_S`` there, and goes back (§N3.2 "An unheard holder", ``_unheard_holder``):
+    a copied advert of an absent seat cannot keep a returning seat out for good
+    (tests/p2p/test_redteam_s11b_rendezvous.py)."""
 
     def __init__(self) -> None:
         self.endpoints: list[tuple[str, int]] = []
@@ -279,28 +283,48 @@ class SeatAddresses:
         self.left_from: dict[tuple[str, int], int] = {}
         self.pending: dict[int, tuple[str, int]] = {}
         self.refused = 0
+        #: seat -> (where it was, since when): seats an advert moved whose new address has not
+        #: been heard yet (``unheard``); a seat of the lobby or ``.resume`` file gets its
+        #: "since" at the first advert that finds its address taken.
+        self._placed: dict[int, tuple[tuple[str, int] | None, float]] = {}
 
     def set_endpoints(self, endpoints: Iterable, my_seat: int) -> None:
         """The seats' endpoints from the lobby or the ``.resume`` file (``left_from`` and
-        ``pending`` are kept)."""
+        ``pending`` are kept; who an advert placed where is forgotten)."""
         self.endpoints = [(str(a[0]), int(a[1])) for a in endpoints]
+        self._placed = {}
         self.my_seat = my_seat
 
     def peers(self) -> list[tuple[str, int]]:
         """Every other seat's endpoint, in seat order."""
         return [a for i, a in enumerate(self.endpoints) if i != self.my_seat]
 
-    def advert(self, seat: int, addr: tuple[str, int], heard: float | None, now: float) -> str:
+    def advert(self, seat: int, addr: tuple[str, int], heard: float | None, now: float,
+               heard_at: Callable[[tuple[str, int]], float] | None = None) -> str:
         """An accepted advert says ``seat`` listens at ``addr``; ``heard``: loop time we last
-        heard the seat at its current address (None/0: never). Returns "same" (nothing to do),
+        heard the seat at its current address (None/0: never); ``heard_at(address)``: loop time
+        we last heard the seat at ``address`` (``Endpoint.last_heard``; None: unknown, an
+        unheard holder then keeps its address). Returns "same" (nothing to do),
         "refused" (``addr`` is taken: ``taken``; kept in ``pending``, counted in ``refused``),
         "refused_again" (the same advert refused before), "ignored" (heard there lately: kept in
         ``pending``), "ignored_again" (the same advert ignored before: no new line) or "moved"
-        (``endpoints[seat]`` is ``addr`` now)."""
+        (``endpoints[seat]`` is ``addr`` now; perhaps after taking it from an unheard holder,
+        ``_unheard_holder``, which went back and waits in ``pending``)."""
         addr = (str(addr[0]), int(addr[1]))
         was = self.pending.pop(seat, None)
         if self.endpoints[seat] == addr:
             return "same"
+        holder = self._unheard_holder(seat, addr, heard, now, heard_at)
+        if holder is not None:
+            back = self._way_back(holder, seat, addr, heard)
+            if heard:  # heard there long ago: it may speak from there again (as below)
+                self.left_from[self.endpoints[seat]] = seat
+            self._placed[seat] = (self.endpoints[seat], now)
+            self.move(seat, addr)
+            self.move(holder, back)
+            self._placed[holder] = (None, now)  # unheard at ``back`` too, from now
+            self.pending[holder] = addr  # its turn again once this seat has held it unheard as long
+            return "moved"
         if self.taken(seat, addr):
             # A forged advert (keys are public) naming a live seat's address: pinning it would
             # replace that seat's channel with one keyed to ``seat`` and cut the live seat off
@@ -316,8 +340,42 @@ class SeatAddresses:
             return "ignored" if was != addr else "ignored_again"
         if heard:
             self.left_from[self.endpoints[seat]] = seat
+        self._placed[seat] = (self.endpoints[seat], now)
         self.move(seat, addr)
         return "moved"
+
+    def _unheard_holder(self, seat: int, addr: tuple[str, int], heard: float | None, now: float,
+                        heard_at: Callable[[tuple[str, int]], float] | None) -> int | None:
+        """The seat that holds ``addr`` (its endpoint) without ever having been heard there, for
+        ``ADVERT_HEARD_S`` now, and may give it to ``seat``'s advert (protocol.md §N3.2 "An
+        unheard holder"); None if there is none or ``addr`` stays refused: ``heard_at`` unknown,
+        ``seat`` heard at its own address lately (the advert is ignored), ``addr`` ours or one a
+        seat left (``left_from``), the holder heard there, or no way back for it (``_way_back``)."""
+        if heard_at is None or (heard and now - heard < ADVERT_HEARD_S) or addr in self.left_from:
+            return None
+        holder = next((i for i, a in enumerate(self.endpoints) if a == addr and i != seat), None)
+        if holder is None or holder == self.my_seat or heard_at(addr):
+            return None
+        since = self._placed.setdefault(holder, (None, now))[1]
+        if now - since < ADVERT_HEARD_S or self._way_back(holder, seat, addr, heard) is None:
+            return None
+        return holder
+
+    def _way_back(self, holder: int, seat: int, addr: tuple[str, int],
+                  heard: float | None) -> tuple[str, int] | None:
+        """Where ``holder`` goes when ``seat`` takes ``addr`` from it: the address it had before an
+        advert moved it there, else ``seat``'s current one unless ``seat`` was ever ``heard`` there
+        (it stays ``seat``'s, ``left_from``); None if neither is free once ``seat`` left its own
+        (another seat's endpoint, or an address another seat left)."""
+        before = self._placed.get(holder, (None, 0.0))[0]
+        mine = self.endpoints[seat]
+        for back in (before, mine):
+            if back is None or back == addr or (heard and back == mine) \
+                    or self.left_from.get(back, holder) != holder:
+                continue
+            if all(a != back for i, a in enumerate(self.endpoints) if i not in (holder, seat)):
+                return back
+        return None
 
     def taken(self, seat: int, addr: tuple[str, int]) -> bool:
         """Whether ``addr`` belongs to a seat other than ``seat``: its current endpoint (ours

@@ -137,6 +137,49 @@ def test_no_sequence_of_adverts_puts_two_seats_on_one_address(events):
         assert all(seats.left_from[a] == i for i, a in enumerate(seats.endpoints) if a in seats.left_from)
 
 
+_TIMED = st.lists(st.one_of(
+    st.tuples(st.just("advert"), st.integers(1, 3), st.sampled_from(_ADDRS), st.booleans(), st.floats(0, 8)),
+    st.tuples(st.just("spoke"), st.sampled_from(_ADDRS), st.floats(0, 8)),
+    st.tuples(st.just("tick"), st.floats(0, 8)),
+), max_size=40)
+
+
+@given(_TIMED)
+def test_no_sequence_of_adverts_with_unheard_holders_puts_two_seats_on_one_address(events):
+    """Property (§N3.2 "An unheard holder"): with ``heard_at`` given, so that a seat never heard
+    at its address may lose it to another seat's advert after ``ADVERT_HEARD_S``, at any times
+    and with the pending adverts looked at again (the node's tick): the endpoints stay pairwise
+    distinct, no seat sits on an address another seat left, ours never moves, and an address a
+    seat was heard at while it held it never goes to another seat."""
+    seats = SeatAddresses()
+    seats.set_endpoints(_ADDRS[:4], 0)
+    heard: set = set()  # (address, seat): that seat's channel there accepted a datagram
+
+    def heard_at(a):
+        return 1.0 if any((a, i) in heard for i, e in enumerate(seats.endpoints) if e == a) else 0.0
+
+    now = 100.0
+    for ev in events:
+        now += ev[-1]
+        firm = {i: e for i, e in enumerate(seats.endpoints) if (e, i) in heard}
+        if ev[0] == "advert":
+            _, seat, addr, was_heard, _dt = ev
+            seats.advert(seat, addr, 1.0 if was_heard or heard_at(seats.endpoints[seat]) else None, now, heard_at)
+        elif ev[0] == "spoke":
+            holder = next((i for i, e in enumerate(seats.endpoints) if e == ev[1]), None)
+            if holder not in (None, 0):
+                heard.add((ev[1], holder))
+            seats.spoke(ev[1])
+        else:
+            for seat, addr in list(seats.pending.items()):
+                seats.advert(seat, addr, heard_at(seats.endpoints[seat]) or None, now, heard_at)
+        eps = seats.endpoints
+        assert len(set(eps)) == len(eps), (ev, eps)
+        assert all(seats.left_from[a] == i for i, a in enumerate(eps) if a in seats.left_from)
+        assert eps[0] == _ADDRS[0]
+        assert all(eps[j] != e for i, e in firm.items() for j in range(4) if j != i), (ev, firm, eps)
+
+
 def test_pin_seats_never_lets_a_later_seat_replace_another_seats_channel_at_one_address():
     """Defence in depth (``node_lobby.pin_seats``): were one address given for two seats (a
     hostile PROPOSAL; adverts no longer do it), the channel keeps the key it has if that is one of

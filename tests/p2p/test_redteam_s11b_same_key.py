@@ -4,8 +4,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from p2p.identity import Identity
 from p2p.join_code import join_code_tag
 from p2p.lobby import Lobby
@@ -16,9 +14,6 @@ ATTACKER = Identity.from_seed(b"h114-attacker")
 ATTACKER_AT = ("10.0.0.9", 5000)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="part L 'same_key' / §N3.1: a PROBE the host's key signed for another game, replayed "
-                          "over the attacker's own channel, raises the host's same-key notice")
 def test_a_replayed_probe_of_the_hosts_key_does_not_raise_the_same_key_notice():
     """BREAK #15 (LOW, a false alarm on the host's screen). A PROBE is a JOIN with the zero game
     id: nothing in it is fresh or names a game, and §N3.1 answers a replay from any confirmed
@@ -29,7 +24,12 @@ def test_a_replayed_probe_of_the_hosts_key_does_not_raise_the_same_key_notice():
     ``SAME_KEY_REPORTS``): "a player from 10.0.0.9 tried to join with your own key", telling the
     host to change its key directory. Cost: one ~260 B datagram per notice. Suggested fix: count
     a same-key PROBE/JOIN only when its channel is keyed with the ``xk`` it names (a second
-    player on our key directory holds our X25519 key too: its channel is keyed with it)."""
+    player on our key directory holds our X25519 key too: its channel is keyed with it).
+
+    FIXED (H116, §N3.1): a PROBE over a channel keyed with another key than its ``xk`` is dropped
+    (``key_mismatch``) before anything else, as a JOIN is: no notice, no answer. (A second player
+    on our key directory can key no channel with us, equal keys are refused (§N2.2): its PROBE
+    comes plain, and still raises the notice, ``test_same_key_host.py``.)"""
     att_host = Lobby.host(ATTACKER, edition="classico", seats=3, name="att", endpoint=ATTACKER_AT,
                           chain_length=8)
     joiner = Lobby.join(VICTIM, host_addr=ATTACKER_AT, game_id=None, name="me", chain_length=8, now=0.0,
@@ -44,3 +44,4 @@ def test_a_replayed_probe_of_the_hosts_key_does_not_raise_the_same_key_notice():
                              confirmed=True)
     same = [ev for ev in events if isinstance(ev, SameKeyJoin)]
     assert not same, f"{len(same)} same-key notices from a replayed PROBE: {same}"
+    assert host.stats["key_mismatch"] == 3 and "probes" not in host.stats and not host.messages_to_send()
