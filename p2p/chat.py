@@ -33,7 +33,10 @@ counted in ``stats`` by reason, never shown, never answered:
    its ``seq`` remembered — except from a source that can only be the author (``author``: a
    spectator on the watch socket, whose channel is keyed with its own key): its line must name
    that key (``not_author``, checked first) and its token is taken before the signature check,
-   so its own forgeries spend its own tokens;
+   so its own forgeries spend its own tokens; the lines of every spectator at one IP
+   (``machine``) also share one bucket of the same size, taken with the author's
+   (``machine_flood``); and only a place whose address answered the seat (``reached``) may
+   speak at all (``unproven``, ``ChatRelay.receive_spectator``);
 7. the text, without control characters, is not empty (``empty``).
 
 A line passing them all is a ``ChatLine`` event, with the author's name cleaned
@@ -141,6 +144,7 @@ class ChatRoom:
         self._relayed: dict[bytes, None] = {}  # non-member authors kept, oldest first
         self._verify = _Bucket(float(C.CHAT_VERIFY_RATE), now)
         self._verify_by: dict[object, _Bucket] = {}  # source -> its share of the checks
+        self._by_machine: dict[object, _Bucket] = {}  # a spectator's IP -> its lines' bucket
         self._mine = _Bucket(float(C.CHAT_BURST), now)
         #: Counters: ``received``, ``shown``, ``sent`` and one per drop reason (module doc).
         self.stats: dict[str, int] = dict.fromkeys(("received", "shown", "sent"), 0)
@@ -174,13 +178,15 @@ class ChatRoom:
 
     def receive(self, data: bytes, now: float, relayed: bool = False,
                 relayed_role: str = PLAYER, *, via: object = None,
-                author: bytes | None = None) -> ChatLine | None:
+                author: bytes | None = None, machine: object = None) -> ChatLine | None:
         """Check one CHAT envelope (module doc, checks 1-7). ``relayed``: it came over a relay
         channel (the host's: joiners in the lobby; any seat's: spectators during the game), whose unknown
         authors get ``relayed_role``. ``via``: the source (address) it came from, for its share
         of the verification budget (None: the shared budget only). ``author``: the only key
         this source may speak with (a spectator's WATCH key), charged before the signature
-        check. Returns the line to show, or None (counted)."""
+        check. ``machine``: with ``author``, the source's host (IP): all its spectators' lines
+        also share one bucket (``machine_flood``), charged with the author's. Returns the line to
+        show, or None (counted)."""
         self.stats["received"] += 1
         env, msg, bad = open_for_game(data, MSG_CHAT, decode_chat, C.MAX_STEP_MSG, self.game_id)
         if bad:
@@ -203,6 +209,9 @@ class ChatRoom:
         if not bucket.ready(now, float(C.CHAT_BURST), 1.0 / C.CHAT_REFILL_S):
             return self._drop("flood")
         if author is not None:  # the source is the author: its forgeries are its own lines
+            shared = None if machine is None else self._machine(machine, now)
+            if shared is not None and not shared.take(now, float(C.CHAT_BURST), 1.0 / C.CHAT_REFILL_S):
+                return self._drop("machine_flood")  # its machine's other places spoke (H114 s11b #11)
             bucket.take(now, float(C.CHAT_BURST), 1.0 / C.CHAT_REFILL_S)
             self._keep(msg.pk, bucket)
         if via is not None and not self._source_budget(via, now):
@@ -244,6 +253,21 @@ class ChatRoom:
             if old not in self._members:  # (it may have become one since)
                 self._buckets.pop(old, None)
                 self._last.pop(old, None)
+
+    def _machine(self, host: object, now: float) -> _Bucket:
+        """The bucket all spectators at IP ``host`` share (``CHAT_BURST``, one per
+        ``CHAT_REFILL_S``). At most 64 kept: past it, the buckets that are full again are
+        forgotten (they would start full anyway), then the one made longest ago."""
+        b = self._by_machine.get(host)
+        if b is None:
+            if len(self._by_machine) >= 64:
+                burst, per_s = float(C.CHAT_BURST), 1.0 / C.CHAT_REFILL_S
+                for h in [h for h, x in self._by_machine.items() if x.ready(now, burst, per_s) and x.tokens >= burst]:
+                    del self._by_machine[h]
+                if len(self._by_machine) >= 64:
+                    del self._by_machine[next(iter(self._by_machine))]
+            b = self._by_machine[host] = _Bucket(float(C.CHAT_BURST), now)
+        return b
 
     def _source_budget(self, via: object, now: float) -> bool:
         """Take one of ``via``'s ``CHAT_SOURCE_VERIFY_RATE`` signature checks of this second.
@@ -340,16 +364,21 @@ class ChatRelay:
             self.observer(line)
 
     def receive_spectator(self, addr: tuple[str, int], payload: bytes, now: float) -> None:
-        """A CHAT from our watch socket. Only a subscribed spectator may speak, with its WATCH
-        key; its line goes to every seat and our other spectators, whichever seat we are (the
-        others pass it to their own spectators, protocol.md §N9/§N10)."""
+        """A CHAT from our watch socket. Only a subscribed spectator whose address answered us
+        (``Subscription.reached``; else ``unproven``) may speak, with its WATCH key, within its
+        key's and its machine's (source IP's) buckets; its line goes to every seat and our other
+        spectators, whichever seat we are (the others pass it to their own spectators,
+        protocol.md §N9/§N10)."""
         sub = self.game.watch.subscriber(addr)
         room = self.current(now)
         if sub is None or room is None:
             return
+        if not sub.reached:  # a spoofed source never proves its address (H114 s11b #11)
+            room.stats["received"] += 1
+            return room._drop("unproven")
         # Its WATCH key only, checked before anything else, and charged before the signature
         # check: a spectator's forged lines spend its own tokens, not everyone's checks (H37).
-        line = room.receive(payload, now, via=addr, author=sub.pk)
+        line = room.receive(payload, now, via=addr, author=sub.pk, machine=addr[0])
         if line is None:
             return
         for a in self.targets():  # any serving seat, not the host only (issue 11): a spectator

@@ -72,7 +72,9 @@ UNSETTLED_BYTES = 2 * WATCH_BYTES_PER_S
 WATCH_ANSWER_S = 1.0
 #: Places one source host (IP address) holds at most among MAX_WATCHERS: a few views from one
 #: machine (a teacher's projector and laptop, a shared classroom PC), not all of them (H107 s11
-#: #2: one laptop on 16 ports kept every other spectator out).
+#: #2: one laptop on 16 ports kept every other spectator out). One that never proved its
+#: address gives way to a newcomer of its IP that did (H114 s11b #10: spoofed WATCHes from a
+#: machine's IP kept it out).
 WATCHERS_PER_HOST = 4
 #: The record kinds a game log holds after its header (protocol.md §C6; ``KIND_OWN`` is the
 #: own-message log's): a RECORDS with another is its seat's lie (``WatchClient``, ``ui.watch``).
@@ -111,6 +113,8 @@ class Subscription:
     reached: bool = False
     #: We sent it something since it subscribed (the empty answer at least).
     probed: bool = False
+    #: Its WATCH came over a confirmed channel (``WatchServer.receive``'s ``proven``).
+    proven: bool = False
     #: Loop time of the last empty answer (WATCH_ANSWER_S apart at least).
     answered: float = float("-inf")
 
@@ -135,11 +139,14 @@ class WatchServer:
         #: (RECORDS messages), ``expired`` and one per drop reason.
         self.stats: dict[str, int] = dict.fromkeys(("received", "subscribed", "renewed", "sent", "expired"), 0)
 
-    def receive(self, data: bytes, addr: Any, peer_key: bytes | None, now: float) -> None:
+    def receive(self, data: bytes, addr: Any, peer_key: bytes | None, now: float, proven: bool = False) -> None:
         """Check one WATCH (schema, game, channel key = its ``xk``, one key per place, room —
         ``WATCHERS_PER_HOST`` per source host —, check budget, signature: a renewal by the
         subscriber's own channel needs none of the last four) and subscribe or renew ``addr``
-        (its name kept cleaned). Failures are dropped and counted (protocol.md §N10 "WATCH")."""
+        (its name kept cleaned). ``proven``: the channel it came over is confirmed (the address
+        answered a CHALLENGE sent there, §N2.6): a newcomer that is takes, when its IP holds its
+        ``WATCHERS_PER_HOST`` places, one of them neither ``reached`` nor subscribed ``proven``.
+        Failures are dropped and counted (protocol.md §N10 "WATCH")."""
         self.stats["received"] += 1
         env, msg, bad = open_for_game(data, MSG_WATCH, decode_watch, C.MAX_STEP_MSG, self.game_id)
         if bad:
@@ -156,12 +163,18 @@ class WatchServer:
             self._expire(now)
             if addr in self.subs:  # a live place keeps its key until it lapses (H107 s11 #7)
                 return self._drop("key_change")
-            host = _host(addr)
-            held = sum(1 for a in self.subs if _host(a) == host)
-            if held >= WATCHERS_PER_HOST:
-                return self._drop("host_full")  # one machine on many ports (H107 s11 #2)
-            if len(self.subs) >= MAX_WATCHERS:
-                victim = self._victim(held, now)
+            mine = [a for a in self.subs if _host(a) == _host(addr)]
+            if len(mine) >= WATCHERS_PER_HOST:  # one machine on many ports (H107 s11 #2)
+                # A newcomer that proved its address takes its IP's place that never proved its
+                # own, settled least recently (H114 s11b #10: four spoofed WATCHes from a
+                # machine's IP kept it out); one that did not prove it never takes any.
+                victim = None if not proven else min((a for a in mine if not (self.subs[a].reached
+                                                                              or self.subs[a].proven)),
+                                                     key=lambda a: self.subs[a].settled_at, default=None)
+                if victim is None:
+                    return self._drop("host_full")
+            elif len(self.subs) >= MAX_WATCHERS:
+                victim = self._victim(len(mine), now)
                 if victim is None:
                     return self._drop("full")
             self._checks = min(float(WATCH_CHECK_RATE), self._checks + (now - self._checks_at) * WATCH_CHECK_RATE)
@@ -177,7 +190,7 @@ class WatchServer:
             # Its name is a display hint, shown cleaned (§C2.1 'Names': no line breaks, escapes).
             self.subs[addr] = Subscription(msg.pk, msg.xk, clean_name(msg.name), msg.have, now + WATCH_TTL_S,
                                            float(WATCH_BYTES_PER_S), now, answer=True,
-                                           last_have=msg.have, mark=msg.have, settled_at=now)
+                                           last_have=msg.have, mark=msg.have, settled_at=now, proven=proven)
             self.stats["subscribed"] += 1
         else:
             sub.expires = now + WATCH_TTL_S

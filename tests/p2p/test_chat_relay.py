@@ -30,7 +30,7 @@ class FakeWatch:
 
     def subscriber(self, addr):
         sub = self.subscribers.get(addr)
-        return None if sub is None else SimpleNamespace(pk=sub[0])
+        return None if sub is None else SimpleNamespace(pk=sub[0], reached=True)  # its address answered
 
     def send_all(self, raw: bytes, exclude=None) -> None:
         self.sent.append((raw, exclude))

@@ -74,7 +74,8 @@ def _chat_seat(subscribers, peers):
     spectators ``{addr: pk}``) and the lines it showed."""
     setup, ids = _setup(3)
     watch = SimpleNamespace(spectators=lambda: {pk: "spett" for pk in subscribers.values()},
-                            subscriber=lambda a: None if a not in subscribers else SimpleNamespace(pk=subscribers[a]),
+                            subscriber=lambda a: None if a not in subscribers
+                            else SimpleNamespace(pk=subscribers[a], reached=True),  # its address answered
                             send_all=lambda raw, exclude=None: None)
     game = SimpleNamespace(lobby=None, session=SimpleNamespace(setup=setup), peers=peers, watch=watch)
     shown: list = []

@@ -57,6 +57,7 @@ def test_a_spectators_name_cannot_put_a_line_in_a_players_mouth():
     spec, at = Identity.from_seed(b"h107-prof"), ("10.0.0.66", 6000)
     ws.receive(seal_message(spec, MSG_WATCH, Watch(GID, spec.public_key, spec.x25519_public_key, FAKE, 0)), at,
                spec.x25519_public_key, 0.0)
+    ws.outgoing([], 0.0)  # no transport to ask: its address counts as proved (reached, §N9)
     relay.receive_spectator(at, seal_message(spec, MSG_CHAT, Chat(GID, spec.public_key, 1, "prof", "hi")), 0.0)
     assert len(shown) == 1
     assert len(_screen_lines(shown[0])) == 1, f"one chat line shows as {_screen_lines(shown[0])}"

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-import pytest
-
 from p2p import const as C
 from p2p.chat import ChatRelay
 from p2p.identity import Identity
@@ -27,17 +25,18 @@ from redteam_lan_kit import GID, HOST_ID
 RECORDS = [(0, bytes(300))] + [(1, bytes(100)) for _ in range(5)]
 
 
-def _watch(ws: WatchServer, ident: Identity, addr, now: float, have: int = 0) -> None:
-    """A WATCH of ``ident`` over the channel keyed with its own X25519 key, from ``addr``."""
+def _watch(ws: WatchServer, ident: Identity, addr, now: float, have: int = 0, proven: bool = False) -> None:
+    """A WATCH of ``ident`` over the channel keyed with its own X25519 key, from ``addr``;
+    ``proven``: that channel is confirmed (``watch_service`` passes it: the address answered
+    the seat's CHALLENGE; never for a spoofed source)."""
     raw = seal_message(ident, MSG_WATCH, Watch(GID, ident.public_key, ident.x25519_public_key, "s", have))
-    ws.receive(raw, addr, ident.x25519_public_key, now)
+    ws.receive(raw, addr, ident.x25519_public_key, now, proven=proven)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="protocol.md §N10 'WATCH' (WATCHERS_PER_HOST, H107 s11 #2): places a spoofed source "
-                          "holds (never reached) count toward the host cap; an honest machine is kept out")
 def test_spoofed_places_do_not_keep_a_machine_from_watching():
-    """BREAK #10 (MED, degrade: a chosen machine cannot watch). H111's per-host cap
+    """HOLDS since H115 (a WATCH over a confirmed channel, ``proven``, from an IP holding its 4
+    places takes one never ``reached``; an unproven newcomer never takes any). Was BREAK #10
+    (MED, degrade: a chosen machine cannot watch). H111's per-host cap
     (``WATCHERS_PER_HOST`` = 4, 'host_full' before any other check) counts every place of the
     IP, including places from spoofed sources that never answered the CHALLENGE. The attacker
     sends 4 WATCHes with source IP = the victim machine's (the classroom projector), 4 other
@@ -66,8 +65,8 @@ def test_spoofed_places_do_not_keep_a_machine_from_watching():
     while now < 60.0:
         for key, addr in zip(spoof_keys, spoofed):
             _watch(ws, key, addr, now)
-        _watch(ws, honest_key, honest, now + 0.5)
-        _watch(ws, other_key, other, now + 0.5)
+        _watch(ws, honest_key, honest, now + 0.5, proven=settled(honest))
+        _watch(ws, other_key, other, now + 0.5, proven=settled(other))
         ws.outgoing(RECORDS, now + 0.6, settled)
         if subscribed_at is None and honest in ws.subs:
             subscribed_at = now
@@ -79,11 +78,10 @@ def test_spoofed_places_do_not_keep_a_machine_from_watching():
         f"{WATCHERS_PER_HOST} places from spoofed sources that never reached: {sorted(ws.subs)}")
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="protocol.md §N9 'What holds', §N10 (H107 s11 #7): a subscription from a spoofed "
-                          "source (never reached) may chat; 16 spoofed places x 5 lines on every screen")
 def test_a_spoofed_subscription_cannot_put_lines_on_the_players_screens():
-    """BREAK #11 (MED, degrade: the players' chat; same effect as H107's #7, which its fix
+    """HOLDS since H115 (a spectator chats only from a ``reached`` place, ``unproven`` else; the
+    places of one IP share one bucket, ``machine_flood``). Was BREAK #11 (MED, degrade: the
+    players' chat; same effect as H107's #7, which its fix
     closed for one address only). ``ChatRelay.receive_spectator`` takes a line from any
     subscription (``WatchService.subscriber``), reached or not. A spoofed source subscribes
     with a fresh key (each place its own key, so its own 5-line bucket) and never answers the
