@@ -284,8 +284,9 @@ class WatchServer:
         """The seat is full: the place a newcomer from a host holding ``held`` places takes, or
         None. First a subscriber that acknowledged nothing for WATCH_SILENCE_S (a spoofed
         address, H37); else, if some host holds at least ``held`` + 2 places, the least recently
-        settled of that host's (H107 s11 #2: places go round the hosts, a real spectator on
-        its own machine always gets one while some host holds two)."""
+        settled of that host's, one never proved first (H107 s11 #2: places go round the hosts, a
+        real spectator on its own machine always gets one while some host holds two; H115: a
+        spoofed place at a machine's IP goes before the machine's own view)."""
         stale = min(self.subs, key=lambda a: self.subs[a].settled_at)
         if now - self.subs[stale].settled_at > WATCH_SILENCE_S:
             return stale
@@ -295,7 +296,8 @@ class WatchServer:
         top = max(count, key=lambda h: (count[h], str(h)))
         if count[top] < held + 2:
             return None
-        return min((a for a in self.subs if _host(a) == top), key=lambda a: self.subs[a].settled_at)
+        return min((a for a in self.subs if _host(a) == top),
+                   key=lambda a: (self.subs[a].reached or self.subs[a].proven, self.subs[a].settled_at))
 
     def _expire(self, now: float) -> None:
         for addr in [a for a, s in self.subs.items() if s.expires <= now]:

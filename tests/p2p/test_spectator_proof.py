@@ -67,6 +67,25 @@ def test_a_proven_newcomer_takes_an_unproven_place_of_its_machine():
     assert projector in server.subs and second in server.subs and spoofed[1] not in server.subs
 
 
+def test_when_full_a_spoofed_place_at_a_machines_ip_goes_before_its_view():
+    """§N10 'Places per machine' (H115): the seat is full, no place silent for WATCH_SILENCE_S;
+    the machine's IP holds its one view and one spoofed place (fresh: subscribed after the
+    seat's last sending), so it is the IP holding the most (2, ties: the greatest). A spoofed
+    newcomer from a third IP takes a place of that IP: the spoofed one, not the machine's view
+    (before: the one settled least recently, i.e. the view)."""
+    server = WatchServer(SEAT, GID)
+    view, spoof = ("10.0.9.99", 5000), ("10.0.9.99", 40000)
+    others = [(f"10.0.9.{10 + h}", 5000 + p) for h in range(7) for p in range(2)]
+    for i, addr in enumerate(others + [view]):
+        _watch(server, i, addr, 0.0)
+    for t in (0.5, 1.0):
+        server.outgoing(RECORDS, t, lambda addr: True)
+    assert server.subs[view].reached
+    _watch(server, 20, spoof, 1.2)
+    _watch(server, 21, ("10.0.8.1", 40000), 1.3)
+    assert view in server.subs and spoof not in server.subs and ("10.0.8.1", 40000) in server.subs
+
+
 @settings(max_examples=30, deadline=None)
 @given(st.lists(st.tuples(st.floats(0.0, 40.0), st.integers(0, 2), st.integers(0, 7)), max_size=30),
        st.lists(st.tuples(st.integers(0, 1), st.floats(0.0, 15.0)), min_size=1, max_size=2 * WATCHERS_PER_HOST),
