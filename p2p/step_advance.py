@@ -10,8 +10,7 @@ gate is ``step_gate.StepGate.advance``), this part:
   message is proven (§C8.8: COMPLAINT, vote, or halt) and the step waits; the seats dropped at
   k by the bankrupt rule retire;
 * ``record``: logs step k's messages (after a kind-6 record per skipped seat), keeps them for
-  catch-up and takes the step's digest; or takes the digest and leaves the record to
-  ``settle``, after our message of the next step (§C6 'Record behind our message');
+  catch-up and takes the step's digest;
 * ``attest``: at the attestation round (§C3.5) names a seat whose attestation carries a field,
   which vetoes nothing.
 
@@ -64,8 +63,6 @@ class StepAdvance:
         self._fx = effects
         #: Per seat, its last hash-chain reveal (its committed head before any), 32 bytes.
         self.last_reveals = [p.chain_head for p in setup.players]
-        #: A step record waiting for ``settle``: (step, envelopes, log or None), or None.
-        self._behind: tuple | None = None
 
     def new_head(self, seat: int, chain_head: bytes) -> None:
         """``seat`` plays on with a new chain whose head is ``chain_head`` (re-seated, §C8.9)."""
@@ -121,19 +118,11 @@ class StepAdvance:
             "sealed" if s.sealed.phase == COMMIT else "decision"
         return Applied(state, events, kind, bodies)
 
-    def record(self, k: int, slots: Sequence, skipped: Sequence[int] = (), behind: bool = False) -> None:
+    def record(self, k: int, slots: Sequence, skipped: Sequence[int] = ()) -> None:
         """Log step ``k``'s messages (after a kind-6 record per seat whose turn was skipped,
-        §C8.10), keep the records for catch-up, and take its digest. ``behind`` (no seat
-        skipped): the digest now (our next message carries it), the record at ``settle``,
-        which the gate calls once our message of the next step is made and sent (issue 14:
-        off every other peer's critical path; §C6 'Record behind our message', §C10)."""
+        §C8.10), keep the records for catch-up, and take its digest."""
         s = self._s
         log = None if s.replaying else s.log
-        raws = [None if h is None else h.env.raw for h in slots]
-        if behind and not skipped:
-            self._behind = (k, raws, log)
-            s.steps.applied(k)
-            return
         for d in skipped:
             cert = s.skips.certificate(k, d, s.seats.active, s.epoch) or []
             payload = s.skips.mark_skipped(k, d, cert)
@@ -141,24 +130,12 @@ class StepAdvance:
                 log.append_skip(payload)
             s.catchup.record(KIND_SKIP, payload, k)
             self._fx.emit(TurnSkipped(k, d, len(cert), s.skips.quorum))
-        self._write(k, raws, log)
-        s.steps.applied(k, skipped)
-
-    def settle(self) -> None:
-        """Write the step record ``record`` left behind, if any (nothing else is written to
-        the log or the history in between: the gate calls this right after our message)."""
-        held = self._behind
-        if held is not None:
-            self._behind = None
-            self._write(*held)
-
-    def _write(self, k: int, raws: list, log: Any) -> None:
-        """Step ``k``'s record (``raws``: its envelopes in seat order) to ``log`` (None: not
-        written, a replay) and the catch-up history."""
+        raws = [None if h is None else h.env.raw for h in slots]
         payload = step_payload(k, raws)  # encoded once, for the log and the history (§C6)
         if log is not None:
             log.append_step(k, raws, payload)
-        self._s.catchup.record(KIND_STEP, payload, k)
+        s.catchup.record(KIND_STEP, payload, k)
+        s.steps.applied(k, skipped)
 
     def attest(self, k: int, slots: Sequence) -> None:
         """Step ``k`` is the attestation round (§C3.5) and complete: an attestation with acks, an

@@ -112,11 +112,7 @@ class StepGate:
         """Enter step ``step``: the step's context and our message of it (``OwnStep.begin``),
         then check the messages and votes buffered for this step."""
         s = self._s
-        try:
-            made = s.own.begin(s.now)  # our message, sent at once where the step makes it now
-        finally:
-            s.advance.settle()  # then the last step's record (``StepAdvance.record``, §C6)
-        if not made:
+        if not s.own.begin(s.now):
             return
         s.inbox.refuse_unforced()  # buffered messages of a plain chance step: its rule (§C3.8)
         for i, h in enumerate(s.steps.slots(self.step)):
@@ -184,7 +180,7 @@ class StepGate:
                 view.refresh(state)
         self.state = state
         self.state_hash = engine.state_hash(state)
-        s.advance.record(k, slots, skipped, behind=True)  # its record after our next message (begin)
+        s.advance.record(k, slots, skipped)
         self._emit(StepApplied(k, done.kind, done.events, self.state_hash))
         self.step = k + 1
         s.seats.forget_votes(k)
