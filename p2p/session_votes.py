@@ -73,7 +73,8 @@ class SessionVotes:
         Never earlier for a seat one voter named: that would let a lone spiteful vote choose."""
         s = self._s
         seats = s.seats
-        if not seats.drop_possible() or not s.running or s.spectator or seats.voted_this_epoch(s.step):
+        if not seats.drop_possible() or not s.running or s.spectator or seats.voted_this_epoch(s.step) \
+                or s.own.promised():
             return None
         times = [(self.vote_time(i), i) for i in s.waiting_for()
                  if i != s.my_seat and not seats.has_voted(s.step, i)]
@@ -132,10 +133,11 @@ class SessionVotes:
 
     def vote_cheaters(self) -> None:
         """Cast our vote of the current step and epoch against the lowest active seat proven
-        to cheat, else the lowest that left (if we have not voted in this step and epoch)."""
+        to cheat, else the lowest that left (if we have not voted in this step and epoch, and
+        no STEP of ours signed before a restart promises we never vote here, ``vote``)."""
         s = self._s
         if not s.running or s.spectator or s.replaying or not s.seats.drop_possible() \
-                or s.seats.voted_this_epoch(s.step):
+                or s.seats.voted_this_epoch(s.step) or s.own.promised():
             return
         for seat in s.complaints.cheaters() + sorted(self._left):
             if seat != s.my_seat and s.active[seat]:
@@ -146,8 +148,13 @@ class SessionVotes:
 
     def vote(self, seat: int) -> None:
         """Sign our DROP vote of the current step and epoch against ``seat``, write it ahead to
-        our own-message log (a restart never signs another), send it, report it, decide."""
+        our own-message log (a restart never signs another), send it, report it, decide.
+        Nothing while a STEP of ours of a later step, signed before a restart, says we applied
+        this step with every active seat's message (``OwnStep.promised``; §C8.3 'A voter's
+        promise', §C10 'No vote below our signed step')."""
         s = self._s
+        if s.own.promised():
+            return
         k = s.step
         raw = s.seats.vote(k, seat)
         if s.own_log is not None and not s.replaying:
@@ -232,6 +239,8 @@ class SessionVotes:
             self.check(v.seat)
             if s.step == k and s.running and s.seats.voted_at(k):
                 fx.advance()  # its vote against another seat may complete our certificate
+        elif v.step == k + 1 and s.running and s.seats.voted_at(k):
+            fx.advance()  # the voter applied k without a drop: it may complete our certificate
 
     def forward(self, voter: int, raw: bytes, now: float) -> None:
         """Pass on ``raw`` (a seat's signed message or ALIVE) because ``voter``'s DROP or SKIP
@@ -292,10 +301,14 @@ class SessionVotes:
         other than us and t are known never to vote against t at k in this epoch — they
         signed a step k+1 message whose prev digest covers exactly these messages (an honest
         seat that applied step k never votes at k; a voter signs one only after this check),
-        or they cast their one vote of this step and epoch against another seat."""
+        or they cast their one vote of this step and epoch against another seat; or (H106) we
+        hold their DROP vote of step k+1 in this epoch and their step-k message: they applied k
+        without a drop and vote at k+1 only (a seat whose chance step k+1 waits on an escrow
+        not confirmed, §C8.2, signs no k+1 message but votes the dealer out)."""
         s = self._s
         seats, active, n, me = s.seats, s.active, s.n, s.my_seat
         signed = set(s.steps.signers(k, s.skipping.skipped_seats(k)))
+        signed.update(i for i in seats.targets(k + 1) if s.steps.held(k, i) is not None)
         targets = seats.targets(k)
         need = seats.active_count() - seats.quorum
         for t in range(n):

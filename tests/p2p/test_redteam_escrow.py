@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 import fake_engine as E
 from p2p import const as C
@@ -27,7 +27,7 @@ from p2p.seat_loss import quorum
 from p2p.verify import verify_log
 from p2p.wire import MSG_ESCROW, decode_escrow, open_envelope
 
-from p2p_harness import Net, random_legal
+from p2p_harness import Net, random_legal, restart_overturned
 from test_resilience import logged_game
 
 
@@ -36,7 +36,8 @@ def _attack(tmp_path, n, *, silent_at=8, loss=0.0, seed=4, order_seed=None, vict
     ``victims`` (default: every seat but 0) and goes silent at step ``silent_at``. ``forwards``
     False: the escrows the honest seats forward at the first escrow round (step 0) are lost, so
     nobody holds both copies when the acknowledged hashes show two of them."""
-    sessions, paths, _, _ = logged_game(tmp_path, n, {"target": 60, C.OPT_ON_DROP: "bot", C.OPT_DROP_TIMEOUT: 3})
+    sessions, paths, secrets, _ = logged_game(tmp_path, n, {"target": 60, C.OPT_ON_DROP: "bot", C.OPT_DROP_TIMEOUT: 3})
+    again = restart_overturned(paths, secrets)
     dealer = n - 1
     victims = set(range(1, dealer)) if victims is None else victims
     setup = sessions[0].setup
@@ -66,6 +67,7 @@ def _attack(tmp_path, n, *, silent_at=8, loss=0.0, seed=4, order_seed=None, vict
     def hook(net):
         if net.s[dealer] is not None and net.s[dealer].step >= silent_at:
             net.s[dealer] = None  # the dealer goes silent: the honest seats vote it out
+        again(net)  # an honest peer that must roll back restarts from its log, as the node does
         if late and rng.random() < 0.5:
             rng.shuffle(late)
             cut = rng.randint(1, len(late))
@@ -128,11 +130,18 @@ def test_the_dealer_is_named_in_every_log(tmp_path):
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+# H106: seat 3 of 5 rolls back (StepOverturned, §C8.3) and must be restarted (the oracle did not);
+# seats 1, 2 of 4 voted at step 0 and wait for a certificate from seat 0, whose chance step 1
+# waits on the unconfirmed escrow: its DROP vote of step 1 is the certificate (§C8.3 'A voter's
+# promise'; before: a stall for ever).
+@example(n=5, order=0, loss=0.05, silent_at=1, victims={0})
+@example(n=4, order=33461, loss=0.0, silent_at=11, victims={0})
 @given(n=st.sampled_from([4, 5]), order=st.integers(0, 2**16), loss=st.sampled_from([0.0, 0.05]),
        silent_at=st.integers(1, 12), victims=st.sets(st.integers(0, 3), min_size=1, max_size=3))
 def test_any_delivery_order_and_loss_every_peer_decides_the_same(tmp_path_factory, n, order, loss, silent_at, victims):
     """Any delivery order, 5% loss, any split of the copies, any moment of silence: every
-    honest peer finishes with one final hash, nobody honest convicted, every log verifies."""
+    honest peer finishes with one final hash, nobody honest convicted, every log verifies (a
+    peer that must roll back restarts from its log, as the node does)."""
     victims = {v for v in victims if v < n - 1}
     tmp = tmp_path_factory.mktemp("eq")
     net, paths, dealer, _ = _attack(tmp, n, silent_at=silent_at, loss=loss, seed=order, order_seed=order,

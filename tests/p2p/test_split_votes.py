@@ -13,7 +13,7 @@ from p2p import const as C
 from p2p.liveness import Liveness
 from p2p.lockstep import GameOver, SeatDropped
 from p2p.verify import verify_log
-from p2p.wire import MSG_CATCHUP_RESP, MSG_DROP, MSG_HINT, MSG_STEP, decode_step_body, open_envelope
+from p2p.wire import MSG_CATCHUP_RESP, MSG_DROP, MSG_HINT, MSG_STEP, decode_drop, decode_step_body, open_envelope
 
 from p2p_harness import Net, random_legal
 from test_resilience import logged_game
@@ -205,7 +205,8 @@ def test_a_voter_that_may_not_apply_its_step_is_paused_and_reports_the_stall(tmp
     it, but holds no certificate (no step-(K+1) message and no catch-up reaches it) and no
     quorum: it may not apply step K. Before, it was not paused() and reported no stall (no seat
     was silent), so its node waited for ever; now it names seat 4, reports PeerStalled for it
-    every STALL_TIMEOUT, and its node abandons after its stall limit like any paused peer."""
+    every STALL_TIMEOUT, and its node abandons after its stall limit like any paused peer. (The
+    others' DROP votes of step K+1 are lost too: each is a certificate signer, H106.)"""
     from p2p.lockstep import PeerStalled
 
     K = 4
@@ -218,6 +219,8 @@ def test_a_voter_that_may_not_apply_its_step_is_paused_and_reports_the_stall(tmp
         ss = _step_of(raw)
         if ss == (4, K):
             return not s0.seats.voted_at(K)  # seat 4's message arrives once seat 0 voted
+        if _mtype(raw) == MSG_DROP:
+            return decode_drop(open_envelope(raw, C.MAX_CATCHUP_MSG).body).step > K
         return (ss is not None and ss[1] > K) or _mtype(raw) in (MSG_CATCHUP_RESP, MSG_HINT)
 
     net = Net(list(sessions), random_legal(E, seed=3), drop=drop)
