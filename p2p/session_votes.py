@@ -73,8 +73,7 @@ class SessionVotes:
         Never earlier for a seat one voter named: that would let a lone spiteful vote choose."""
         s = self._s
         seats = s.seats
-        if not seats.drop_possible() or not s.running or s.spectator or seats.voted_this_epoch(s.step) \
-                or s.own.promised():
+        if not seats.drop_possible() or not s.running or s.spectator or seats.voted_this_epoch(s.step):
             return None
         times = [(self.vote_time(i), i) for i in s.waiting_for()
                  if i != s.my_seat and not seats.has_voted(s.step, i)]
@@ -133,11 +132,10 @@ class SessionVotes:
 
     def vote_cheaters(self) -> None:
         """Cast our vote of the current step and epoch against the lowest active seat proven
-        to cheat, else the lowest that left (if we have not voted in this step and epoch, and
-        no STEP of ours signed before a restart promises we never vote here, ``vote``)."""
+        to cheat, else the lowest that left (if we have not voted in this step and epoch)."""
         s = self._s
         if not s.running or s.spectator or s.replaying or not s.seats.drop_possible() \
-                or s.seats.voted_this_epoch(s.step) or s.own.promised():
+                or s.seats.voted_this_epoch(s.step):
             return
         for seat in s.complaints.cheaters() + sorted(self._left):
             if seat != s.my_seat and s.active[seat]:
@@ -148,13 +146,8 @@ class SessionVotes:
 
     def vote(self, seat: int) -> None:
         """Sign our DROP vote of the current step and epoch against ``seat``, write it ahead to
-        our own-message log (a restart never signs another), send it, report it, decide.
-        Nothing while a STEP of ours of a later step, signed before a restart, says we applied
-        this step with every active seat's message (``OwnStep.promised``; §C8.3 'A voter's
-        promise', §C10 'No vote below our signed step')."""
+        our own-message log (a restart never signs another), send it, report it, decide."""
         s = self._s
-        if s.own.promised():
-            return
         k = s.step
         raw = s.seats.vote(k, seat)
         if s.own_log is not None and not s.replaying:
