@@ -57,6 +57,8 @@ def _attack(tmp_path, n, *, silent_at=8, loss=0.0, seed=4, order_seed=None, vict
             return True
         if src == dealer and data[:2] == bytes([0x93, MSG_ESCROW]) and dst in victims:
             e = decode_escrow(open_envelope(data, C.MAX_STEP_MSG).body)
+            if e.seat != dealer:
+                return False  # another seat's escrow the dealer forwards (H106: was forged as its own)
             if e.epoch not in forged:
                 forged[e.epoch] = make_escrow(sessions[dealer].identity, b"\x77" * 32, setup.game_id, dealer,
                                               e.epoch, [x.to for x in e.entries], xkeys, quorum(n))
@@ -136,6 +138,7 @@ def test_the_dealer_is_named_in_every_log(tmp_path):
 # promise'; before: a stall for ever).
 @example(n=5, order=0, loss=0.05, silent_at=1, victims={0})
 @example(n=4, order=33461, loss=0.0, silent_at=11, victims={0})
+@example(n=5, order=59795, loss=0.0, silent_at=2, victims={2, 3})  # the dealer forwards another's escrow
 @given(n=st.sampled_from([4, 5]), order=st.integers(0, 2**16), loss=st.sampled_from([0.0, 0.05]),
        silent_at=st.integers(1, 12), victims=st.sets(st.integers(0, 3), min_size=1, max_size=3))
 def test_any_delivery_order_and_loss_every_peer_decides_the_same(tmp_path_factory, n, order, loss, silent_at, victims):
