@@ -107,9 +107,11 @@ class EscrowGate:
 
     def undealt_deadline(self) -> float | None:
         """When we vote out a seat of ``undealt`` (§C8.2): the drop timeout after the strict
-        escrow round began; None if there is none or we voted."""
+        escrow round began; None if there is none, we voted, or we may not vote here
+        (``OwnStep.promised``, §C10)."""
         s = self._s
-        if not s.seats.drop_possible() or s.seats.voted_this_epoch(s.step) or not self.undealt():
+        if not s.seats.drop_possible() or s.seats.voted_this_epoch(s.step) or s.own.promised() \
+                or not self.undealt():
             return None
         return s.live.step_started + s.seats.drop_timeout
 

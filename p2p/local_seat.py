@@ -70,12 +70,14 @@ class LocalSeat:
         """Our player votes, now, to drop ``seat``, which the current step waits for (§C13.6):
         the DROP an honest peer sends at the drop timeout or the turn time (§C8.3). False
         (nothing sent) if seat loss is off or cannot drop now, the seat is ours, not active,
-        not awaited, or we already voted on it at this step."""
+        not awaited, we already voted on it at this step, or a message of ours of a later step,
+        signed before a restart, promises we never vote here (``OwnStep.promised``, §C10)."""
         s = self._s
         seats = s.seats
         if s.phase != RUNNING or s.spectator or s.replaying or not seats.drop_possible() \
                 or not 0 <= seat < s.n or seat == s.my_seat or not seats.active[seat] \
-                or seat not in s.waiting_for() or seats.has_voted(s.step, seat):
+                or seat not in s.waiting_for() or seats.has_voted(s.step, seat) \
+                or s.own.promised():
             return False
         self._fx.vote(seat)
         return True
@@ -93,8 +95,9 @@ class LocalSeat:
     def paused(self) -> tuple[int, ...]:
         """Seats we wait for with no drop to come from us (§C8.3): seat loss on, and either no
         drop is possible (two seats, or fewer than Q others active) or we already cast our
-        vote of this step and epoch. The game goes on from this step when they come back (or
-        when a quorum of votes arrives); () when we are not paused. Also paused: a voter that
+        vote of this step and epoch, or may cast none (``OwnStep.promised``, §C10). The game
+        goes on from this step when they come back (or when a quorum of votes arrives); ()
+        when we are not paused. Also paused: a voter that
         holds every message of the step but neither a certificate nor a quorum (the votes
         split, §C8.3 "Split votes"): it names the seats it voted against, which it may not
         apply without one, so that its node reports the stall and gives up after its stall
@@ -106,6 +109,6 @@ class LocalSeat:
         k = s.step
         if not s.waiting_for() and seats.voted_at(k) and not s.votes.certified(k):
             return tuple(i for i in range(s.n) if seats.active[i] and seats.has_voted(k, i))
-        if seats.drop_possible() and not seats.voted_this_epoch(k):
+        if seats.drop_possible() and not seats.voted_this_epoch(k) and not s.own.promised():
             return ()
         return tuple(i for i in s.waiting_for() if i != s.my_seat)

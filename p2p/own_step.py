@@ -126,6 +126,14 @@ class OwnStep:
         reads changes only there): asked ~6 times per step (issue 14)."""
         return self._plain_step == self._s.step
 
+    def promised(self) -> bool:
+        """True if we may cast no DROP or SKIP vote at the current step (§C8.3 'A voter's
+        promise', §C10 'No vote below our signed step'): a restart left us below a step of
+        which we signed a message before it, over a history in which we had applied this step
+        (``resume.Restart.promised``)."""
+        r = self._restart
+        return r is not None and r.promised(self._s.step)
+
     def plain_chance_at(self, step: int) -> bool:
         """True if ``step`` was begun as a plain chance step (``plain_chance``), for the current
         step and the ``KEEP_STEPS`` before it (older ones: False). What a second version of a

@@ -61,13 +61,23 @@ class Restart:
     comes back by catch-up, and at each of those steps we re-send what we signed then, never
     sign another): step -> STEP envelope, step -> DROP envelopes. It reads and calls only the
     session's public members.
+
+    It also keeps the promise those messages made (§C8.3 'A voter's promise', §C10 'No vote
+    below our signed step'): ``signed_to`` is the highest step of a message of ours it holds
+    (STEP, DROP or SKIP: we were at that step, so we had applied every step below it with every
+    active seat's message, or a seat's drop or skip); ``promised`` bars our DROP and SKIP votes
+    at the steps below it until the session reaches ``signed_to``, or a step whose STEP of ours
+    no longer fits the history (a drop we had not applied changed it).
     """
 
-    __slots__ = ("_steps", "_votes")
+    __slots__ = ("_steps", "_votes", "signed_to")
 
     def __init__(self) -> None:
         self._steps: dict[int, bytes] = {}
         self._votes: dict[int, list[bytes]] = {}
+        #: The highest step of a message of ours (signed before the restart) that we hold and
+        #: have not reached again, or -1: no vote at the steps below it (``promised``).
+        self.signed_to = -1
 
     def keep(self, step: int, raw: bytes) -> None:
         """Keep ``raw``, our own signed STEP or DROP envelope of ``step`` (after the session's
@@ -78,16 +88,31 @@ class Restart:
             self._votes.setdefault(step, []).append(raw)
         else:
             self._steps[step] = raw
+        self.signed_to = max(self.signed_to, step)
+
+    def promised(self, step: int) -> bool:
+        """True if we may cast no DROP or SKIP vote at ``step`` (our current step): we hold a
+        message of ours of a later step, signed before the restart over a history in which we
+        had applied ``step`` (§C8.3 'A voter's promise': our STEP of ``step`` + 1, or our DROP
+        vote of it, counts in the voters' certificates as our seat never voting at ``step``;
+        §C10)."""
+        return step < self.signed_to
 
     def reached(self, session: LockstepSession) -> None:
         """``session`` begins its current step: adopt what we signed for it before the restart
-        (our STEP unless our seat was dropped, our DROP votes), forget older steps."""
+        (our STEP unless our seat was dropped, our DROP votes), forget older steps. The promise
+        (``promised``) ends at ``signed_to``, or where our STEP no longer fits the history."""
         if not self._steps and not self._votes:
+            self.signed_to = -1
             return
         step = session.step
         raw = self._steps.pop(step, None)
-        if raw is not None and not session.spectator:
-            session.own.adopt_own(raw)
+        if step >= self.signed_to:
+            self.signed_to = -1  # our last signed step reached: we vote there as any peer
+        if raw is not None and not session.spectator and not session.own.adopt_own(raw):
+            # Signed over another history (a drop at an earlier step changed it, §C8.3): our
+            # messages no longer count in any certificate of this one.
+            self.signed_to = -1
         for raw in self._votes.pop(step, ()):
             session.votes.adopt(raw)
         for k in [k for k in self._steps if k < step]:

@@ -73,7 +73,8 @@ class SessionVotes:
         Never earlier for a seat one voter named: that would let a lone spiteful vote choose."""
         s = self._s
         seats = s.seats
-        if not seats.drop_possible() or not s.running or s.spectator or seats.voted_this_epoch(s.step):
+        if not seats.drop_possible() or not s.running or s.spectator or seats.voted_this_epoch(s.step) \
+                or s.own.promised():
             return None
         times = [(self.vote_time(i), i) for i in s.waiting_for()
                  if i != s.my_seat and not seats.has_voted(s.step, i)]
@@ -132,10 +133,11 @@ class SessionVotes:
 
     def vote_cheaters(self) -> None:
         """Cast our vote of the current step and epoch against the lowest active seat proven
-        to cheat, else the lowest that left (if we have not voted in this step and epoch)."""
+        to cheat, else the lowest that left (if we have not voted in this step and epoch, and
+        no message of ours of a later step promises we never vote here, ``vote``)."""
         s = self._s
         if not s.running or s.spectator or s.replaying or not s.seats.drop_possible() \
-                or s.seats.voted_this_epoch(s.step):
+                or s.seats.voted_this_epoch(s.step) or s.own.promised():
             return
         for seat in s.complaints.cheaters() + sorted(self._left):
             if seat != s.my_seat and s.active[seat]:
@@ -146,8 +148,13 @@ class SessionVotes:
 
     def vote(self, seat: int) -> None:
         """Sign our DROP vote of the current step and epoch against ``seat``, write it ahead to
-        our own-message log (a restart never signs another), send it, report it, decide."""
+        our own-message log (a restart never signs another), send it, report it, decide.
+        Nothing while a message of ours of a later step, signed before a restart, says we had
+        applied this step (``OwnStep.promised``; §C8.3 'A voter's promise', §C10 'No vote below
+        our signed step')."""
         s = self._s
+        if s.own.promised():
+            return
         k = s.step
         raw = s.seats.vote(k, seat)
         if s.own_log is not None and not s.replaying:

@@ -401,15 +401,19 @@ class SessionSkips:
     def may_skip(self, seat: int, awaited: Sequence[int]) -> bool:
         """True if we may vote now to skip ``seat``'s turn (``LockstepSession.skip_turn``):
         seated, not replaying, the step skippable, ``seat`` another active seat among
-        ``awaited`` that we have not voted on in this epoch."""
+        ``awaited`` that we have not voted on in this epoch, and no message of ours of a later
+        step, signed before a restart, promises we never vote here (``OwnStep.promised``, §C10)."""
         s = self._s
-        return not s.spectator and not s.replaying and self.skippable() \
+        return not s.spectator and not s.replaying and self.skippable() and not s.own.promised() \
             and s.skips.may_vote(s.step, seat, s.seats.active, s.epoch, awaited)
 
     def vote(self, seat: int) -> None:
         """Sign SKIP(step, ``seat``, epoch), write it ahead to our own-message log (the voter's
-        promise survives a restart), send it, and try to apply the step."""
+        promise survives a restart), send it, and try to apply the step. Nothing while a message
+        of ours of a later step, signed before a restart, promises we never vote here (``may_skip``)."""
         s = self._s
+        if s.own.promised():
+            return
         k = s.step
         raw = s.skips.vote(k, seat, s.epoch)
         if s.own_log is not None and not s.replaying:
