@@ -408,7 +408,7 @@ class Admission:
             lob.new_round(now)
             lob.send(self.host_addr, self.join_msg())  # our fresh entry
         lob.to_waiting(msg.edition, msg.seats)
-        lob.emit(LobbyStatus(msg.edition, msg.seats, msg.taken, tuple(clean_name(n) for n in msg.names)))
+        lob.emit(LobbyStatus(msg.edition, msg.seats, msg.taken, tuple(clean_name(n) or "?" for n in msg.names)))
 
     def on_reject(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
         lob = self._lobby

@@ -40,8 +40,9 @@ counted in ``stats`` by reason, never shown, never answered:
 7. the text, without control characters, is not empty (``empty``).
 
 A line passing them all is a ``ChatLine`` event, with the author's name cleaned
-(``clean_name``: a member's from ``set_members``, a relayed author's from the line). Our own lines go through the same bucket in
-``say`` (``ChatLimited`` when it is empty), so an honest peer is never counted as a flood.
+(``clean_name``: a member's from ``set_members``, a relayed author's from the line). Our own
+lines go through the same bucket in ``say`` (``ChatLimited`` when it is empty), so an honest
+peer is never counted as a flood.
 Chat is never part of the game log (it is not signed game data: protocol.md §C6).
 """
 

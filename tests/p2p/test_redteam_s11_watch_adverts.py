@@ -34,7 +34,8 @@ def test_a_forged_watch_advert_does_not_hide_the_real_seat_from_a_spectator(monk
     """HOLDS since H112 (was BREAK, MED: every spectator loses the game when its server goes, or
     stays with a lying seat; fixed: ``Rendezvous`` keeps every accepted address of a seat, the
     seat's own instance name always and the newest SEAT_ADDRS_KEPT others, and failover takes
-    ``next_address``: each in turn, §N10 'Any seat serves'). §N10 says a forged watch advert 'points a spectator to an address that cannot sign
+    ``next_address``: each in turn, §N10 'Any seat serves'). §N10 says a forged watch advert
+    'points a spectator to an address that cannot sign
     as the seat: another 7 s of silence, then the next'. But ``Rendezvous`` keeps ONE address
     per seat (``found[seat]``, the last accepted advert): an attacker that announces, under
     another instance name, a copy of seat 1's advert (its public ``pk``/``xk``, which

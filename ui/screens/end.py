@@ -105,7 +105,8 @@ class EndScreen(Screen):
                 abandoned = getattr(d, "abandoned", None)
                 winner = engine.winner(d.state) if d.state is not None else None
                 if abandoned:
-                    yield Label(abandoned_text(abandoned, d.names, getattr(d, "seat", -1)), classes="subtitle", id="abandoned")
+                    text = abandoned_text(abandoned, d.names, getattr(d, "seat", -1))
+                    yield Label(text, classes="subtitle", id="abandoned")
                 elif winner is not None:
                     yield Label(_("{name} wins!").format(name=d.names[winner]), classes="subtitle", id="winner")
             else:
