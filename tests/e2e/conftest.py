@@ -241,6 +241,24 @@ def turn_skip_games(tmp_path_factory):
 #: patience): started by ``idle_games_start_early`` when a selected test needs one, in the
 #: order of their tests.
 IDLE_GAMES = ("partition_demo_started", "same_seed_partitioned_demos", "withholder_table", "turn_skip_games")
+#: Those of ``IDLE_GAMES`` that wait longer (60 s) than the end-to-end files before their tests
+#: take on a fast machine: their tests run after the other end-to-end tests
+#: (``pytest_collection_modifyitems``).
+LATE_IDLE_GAMES = ("withholder_table",)
+
+
+def pytest_collection_modifyitems(items) -> None:
+    """Moves the end-to-end tests that need a ``LATE_IDLE_GAMES`` game (with their module:
+    test_escrow_attack.py's fixtures request it) after the last other end-to-end test, in their
+    order; nothing else moves. Their game, started with the first end-to-end test, is then over
+    when they come (same games, same assertions)."""
+    here = Path(__file__).resolve().parent
+    ours = [i for i, item in enumerate(items) if here in Path(item.path).resolve().parents]
+    late = [items[i] for i in ours if any(n in getattr(items[i], "fixturenames", ()) for n in LATE_IDLE_GAMES)]
+    if late:
+        moved = {id(item) for item in late}
+        end = ours[-1] + 1
+        items[:end] = [item for item in items[:end] if id(item) not in moved] + late
 
 
 @pytest.fixture(scope="session", autouse=True)
