@@ -323,7 +323,7 @@ class WatchClient:
         self.identity = identity
         self.game_id = game_id
         self.host_pk = host_pk
-        self.name = clean_name(name)  # a WATCH with an unclean name is dropped (§C2.1 'Names')
+        self.name = clean_name(name)  # we sign it clean; a seat shows a WATCH's name cleaned (§C2.1 'Names')
         self.records: list[tuple[int, bytes]] = []
         #: ``sources[i]``: (seat key, RECORDS envelope) that brought ``records[i]`` — the seat's
         #: signature over the record, kept as evidence should the record not verify (``source``).
