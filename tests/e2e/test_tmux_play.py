@@ -125,7 +125,8 @@ def test_play_joins_three_bot_peers_and_reaches_the_standings(tmp_path: Path) ->
         _wait_screen(session, code, 10)
         _tmux("send-keys", "-t", session, "Enter")
         game = _wait_screen(session, "Roll the dice", 60)
-        assert "Marco (you)" in game and "Giulia" in game and "VIA!" in game
+        # --lang en: the board speaks English (Part U, H108 s11: "GO", not the Italian "VIA!").
+        assert "Marco (you)" in game and "Giulia" in game and "GO" in game and "VIA!" not in game
         _tmux("send-keys", "-t", session, "r")
         _wait_rolled(tmp_path / "marco", "Marco", 30)
         _tmux("send-keys", "-t", session, "a")  # let the bot play for me
