@@ -62,6 +62,10 @@ class Narrator:
         #: owner's claim, one step later, is told before it (:meth:`lines`).
         self._held: list[str] = []
         self._held_rents: set[tuple[int, int]] = set()
+        #: niente: the held rents were paid with bills: the held lines wait for what follows
+        #: the payment too (the payer's choice of bills, a magnifier window and its outcome):
+        #: None, no such wait; True, a choice or a window is open; False, its outcome was told.
+        self._window: bool | None = None
 
     def who(self, seat: int) -> str:
         """A seat's name; the bank for -1."""
@@ -93,9 +97,13 @@ class Narrator:
         ``events`` is told first (the seats' inputs of one step are simultaneous: a mortgage
         lifted by another seat in the claim's step comes after; the screen may hand over several
         steps at once). Any other line, or :meth:`flush`, lets the held lines out first; a claim
-        told after them says the owner claims it."""
+        told after them says the owner claims it. niente-e-come-sembra: a held rent paid with
+        bills also waits for what follows the payment (``_of_window``: the choice of bills, a
+        magnifier window and its outcome, told at once), until a batch ends with nothing open.
+        An accepted trade is told before the transfers it caused (``_trade_first``)."""
         out: list[str] = []
         queue = list(events)
+        _trade_first(queue)
         if self._held:
             _pull_outcomes(queue, 0, self._held_rents)
         i = 0
@@ -103,6 +111,12 @@ class Narrator:
             e = queue[i]
             i += 1
             key = _rent_key(e)
+            if self._held and self._window is not None and _of_window(e):
+                # niente: the rent's bills, their window and its outcome come before the turn line.
+                self._window = type(e).__name__ in _WAITS
+                text = self.line(e)
+                out.extend(text.split("\n") if text else ())
+                continue
             if self._held and key not in self._held_rents:
                 # Not the held rent's outcome: the held lines go first, if this event says anything.
                 text = self.line(e)
@@ -121,14 +135,19 @@ class Narrator:
                 out.extend(text.split("\n"))
             if key is not None and key in self._held_rents:
                 self._held_rents.discard(key)
-                if not self._held_rents:
+                if not self._held_rents and _window_follows(queue, i):
+                    self._window = False
+                elif not self._held_rents:
                     out.extend(self.flush())
+        if self._held and self._window is False:
+            out.extend(self.flush())  # what followed the payment is told: the turn line now
         return out
 
     def flush(self) -> list[str]:
         """The held lines (see :meth:`lines`), now; the rents still due are from then on the
         last turn's ("{partner} claims the rent: ..."). Empty when nothing is held."""
         held, self._held = self._held, []
+        self._window = None
         if held:
             self._late_rents = set(self._rent_square)
             self._held_rents = set()
@@ -354,8 +373,12 @@ class Narrator:
         payer, payee, to = self.who(e.payer), self.who(e.payee), self.to(e.payee)
         if r == "salary":
             return _("{name} collects {money} from the bank (GO)").format(name=payee, money=m)
-        if r == "tax":
-            return _("{name} pays {money} of tax").format(name=payer, money=m)
+        if r == "tax":  # engine.rules.movement: the tax square just landed on (Moved, same step)
+            last = self._context.get(e.payer)
+            if type(last).__name__ == "Moved" and self.ed.squares[last.to].kind == K_TAX:
+                return _("{name} pays {money} in tax ({square})").format(
+                    name=payer, money=m, square=self.square(last.to))
+            return _("{name} pays {money} in tax").format(name=payer, money=m)
         if r == "rent":
             sq = self._rent_square.pop((e.payee, e.payer), None)
             if sq is not None and (e.payee, e.payer) in self._late_rents:
@@ -387,6 +410,56 @@ def _rent_key(e: Any) -> tuple[int, int] | None:
     if k in ("RentLapsed", "DebtOpened"):
         return (e.creditor, e.debtor)
     return None
+
+
+#: niente events after a payment that wait for a later step: the payer's choice of bills
+#: (engine.rules.bill_choice), a magnifier window (engine.rules.counterfeit).
+_WAITS = frozenset(("BillChoiceOpened", "InspectionOpened"))
+
+
+def _of_window(e: Any) -> bool:
+    """True for a niente event that follows a payment with bills: bills move, the payer chooses
+    them, a magnifier window opens on the payment, a bill is found genuine or fake, the fake's
+    payer pays again (engine.rules.bill_choice, engine.rules.counterfeit)."""
+    k = type(e).__name__
+    if k == "MoneyPaid":
+        return e.reason == "counterfeit"
+    if k == "InspectionOpened":
+        return e.kind != "card"
+    return k in ("BillsMoved", "BillChoiceOpened", "BillsChosen", "BillInspected")
+
+
+def _window_follows(queue: list, start: int) -> bool:
+    """True if ``queue[start]`` follows a payment with bills (:func:`_of_window`)."""
+    return start < len(queue) and _of_window(queue[start])
+
+
+#: MoneyPaid reasons of an accepted trade (engine.rules.trade.accept: cash, mortgage lift or fee).
+_TRADE_PAYMENTS = frozenset(("trade", "lift", "mortgage_fee"))
+
+
+def _trade_first(queue: list) -> None:
+    """Move each accepted ``TradeClosed`` before the transfers it caused: the engine tells the
+    cash, the properties (with their mortgage lift or fee) and the bills first
+    (engine.rules.trade.accept), the log says "Anna accepts the trade ..." before them."""
+    for j, e in enumerate(queue):
+        if type(e).__name__ != "TradeClosed" or e.outcome != "accepted":
+            continue
+        seats = {e.proposer, e.partner, -1}
+        k = j
+        while k > 0 and _trade_effect(queue[k - 1], seats):
+            k -= 1
+        queue.insert(k, queue.pop(j))
+
+
+def _trade_effect(e: Any, seats: set) -> bool:
+    """True for an event an accepted trade between ``seats`` (and the bank, -1) makes."""
+    k = type(e).__name__
+    if k == "MoneyPaid":
+        return e.reason in _TRADE_PAYMENTS and {e.payer, e.payee} <= seats
+    if k in ("PropertyTransferred", "BillsMoved"):
+        return {e.frm, e.to} <= seats
+    return False
 
 
 def _pull_outcomes(queue: list, start: int, keys: set) -> None:

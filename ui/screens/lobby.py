@@ -246,8 +246,11 @@ class WaitingScreen(Screen):
         """Redraw from the driver."""
         d = self.driver
         total = d.seats_total or "?"
-        self.query_one("#seats", Label).update(_("Players: {taken} of {total}. The game starts when every seat is taken.")
-                                               .format(taken=len(d.lobby_names), total=total))
+        seats = _("Players: {taken} of {total}. The game starts when every seat is taken.").format(
+            taken=len(d.lobby_names), total=total)
+        if not getattr(d, "can_fill", True):  # a joiner: the host may have a Start button (NetGame.fill_with_bots)
+            seats += "\n" + _("The host may also start sooner: bots then take the empty seats.")
+        self.query_one("#seats", Label).update(seats)
         # Host: who was removed for not confirming the setup (protocol.md §C2.2 step 7).
         removed = [f"  ✘ {n} — " + _("removed: did not confirm") for n in getattr(d, "lobby_removed", ())]
         self.query_one("#who", Label).update("\n".join([f"  ✔ {n} — " + _("ready") for n in d.lobby_names]
