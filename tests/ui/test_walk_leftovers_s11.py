@@ -147,3 +147,38 @@ async def test_a_joiner_s_room_says_the_host_may_start_with_bots(language, words
         set_language("en")
     assert words in joiner and words not in host
     assert all(len(line) <= 76 for line in joiner.split("\n")), joiner
+
+
+@pytest.mark.parametrize("keys, value", [(["backspace", "backspace", "5", "0"], "50"),
+                                         (["backspace", "5", "left", "1", "end", "0"], "150"),
+                                         (["home", "delete", "7"], "70")])
+@sync
+async def test_the_bid_box_keeps_a_burst_of_keys_in_order(english, keys, value):
+    """Session 11's walk: "Backspace Backspace 5 0 Enter" sent at once to the auction's bid box
+    (tmux) did not bid €50. Keys that reach the app together (it was busy: a redraw, bots
+    bidding) went out of order: Textual runs an Input's Backspace as a binding once the key has
+    bubbled up, after the "5" and "0" queued behind it were inserted, and then deleted them
+    (ui.screens.modal.InOrderInput handles the editing keys in the Input's own queue)."""
+    from textual import events
+
+    from engine.actions import DeclineProperty
+    from engine.testing import roll
+    from pilot_support import commands, until
+    from ui.app import LanopoliApp
+    from ui.play import LocalGame
+    from ui.screens.dialogs import BidDialog
+
+    s = scenario(3)
+    s, _ = roll(s, 2, 4)
+    s, _ = step(s, seat0=DeclineProperty())  # Bastioni Gran Sasso goes to auction
+    app = LanopoliApp(driver=LocalGame(NAMES, 0, state=s, delay=0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: "bid" in commands(app))
+        await pilot.press("o")
+        await until(pilot, lambda: isinstance(app.screen, BidDialog))
+        box = app.screen.query_one("#amount")
+        assert box.value == "10" and app.screen.focused is box
+        for key in keys:  # one burst: every key in the app's queue before any is handled
+            app.post_message(events.Key(key, key if len(key) == 1 else None))
+        await pilot.pause(0.2)
+        assert box.value == value

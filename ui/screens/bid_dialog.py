@@ -11,7 +11,7 @@ from textual.widgets import Button, Input, Label
 import engine
 from engine import actions as A
 from ui.i18n import _, format_money
-from ui.screens.modal import _Dialog
+from ui.screens.modal import InOrderInput, _Dialog
 
 
 class BidDialog(_Dialog):
@@ -42,7 +42,7 @@ class BidDialog(_Dialog):
                 yield Label(_("No bid yet."))
             lo, hi = self.limits
             yield Label(_("Your bid, from {low} to {high}:").format(low=format_money(lo), high=format_money(hi)))
-            yield Input(str(lo), id="amount", type="integer")
+            yield InOrderInput(str(lo), id="amount", type="integer")
             yield Label("", id="error", classes="error")
             with Horizontal(classes="buttons"):
                 yield Button(_("Bid"), id="bid", variant="primary", compact=True)

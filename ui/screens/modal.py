@@ -14,7 +14,7 @@ from textual.containers import Horizontal, Vertical
 from textual.events import Key
 from textual.screen import ModalScreen
 from textual.strip import Strip
-from textual.widgets import Button, Checkbox, Label, OptionList, SelectionList
+from textual.widgets import Button, Checkbox, Input, Label, OptionList, SelectionList
 from textual.widgets.option_list import OptionDoesNotExist
 
 from ui.i18n import _
@@ -37,6 +37,29 @@ class TickList(SelectionList):
             return strip
         segments[1] = Segment(" " * len(segments[1].text), segments[1].style)
         return Strip(segments, strip.cell_length)
+
+
+class InOrderInput(Input):
+    """An ``Input`` whose editing keys act in the order typed. Textual (8.2) runs an Input's
+    Backspace, Delete, arrows, Home and End as bindings, which the App checks once the key has
+    bubbled back up from the Input, after the Input has already inserted the characters queued
+    behind it: "Backspace Backspace 5 0" typed while the app was busy (a redraw, bots bidding)
+    left "" instead of "50" (session 11's walk, the auction's bid box in tmux). These keys are
+    handled here, in the Input's own queue."""
+
+    #: key -> Input action method (textual.widgets.Input.BINDINGS).
+    KEYS_IN_ORDER = {"backspace": "action_delete_left", "delete": "action_delete_right",
+                     "left": "action_cursor_left", "right": "action_cursor_right",
+                     "home": "action_home", "end": "action_end"}
+
+    async def _on_key(self, event: Key) -> None:
+        action = self.KEYS_IN_ORDER.get(event.key)
+        if action is None:
+            await super()._on_key(event)
+            return
+        event.stop()
+        event.prevent_default()
+        getattr(self, action)()
 
 
 class _Dialog(ModalScreen):
