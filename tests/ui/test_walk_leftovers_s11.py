@@ -182,3 +182,32 @@ async def test_the_bid_box_keeps_a_burst_of_keys_in_order(english, keys, value):
             app.post_message(events.Key(key, key if len(key) == 1 else None))
         await pilot.pause(0.2)
         assert box.value == value
+
+
+@sync
+async def test_every_text_box_of_the_screens_keeps_a_burst_in_order():
+    """The same race in every text box of ``lanopoli play`` (name, chat, join code, create and
+    trade amounts): ui/screens builds them all as InOrderInput; a chat line typed in a burst
+    with a correction ("ciap", Backspace, "o") reads "ciao"."""
+    import pathlib
+
+    from textual import events
+    from textual.app import App
+
+    from ui.screens.modal import InOrderInput
+
+    screens = pathlib.Path(__file__).resolve().parents[2] / "ui" / "screens"
+    plain = [p.name for p in screens.glob("*.py") if "yield Input(" in p.read_text(encoding="utf-8")]
+    assert plain == []
+
+    class Box(App):
+        def compose(self):
+            yield InOrderInput(id="chat")
+
+    app = Box()
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        for key in ["c", "i", "a", "p", "backspace", "o"]:
+            app.post_message(events.Key(key, key if len(key) == 1 else None))
+        await pilot.pause(0.2)
+        assert app.query_one(InOrderInput).value == "ciao"

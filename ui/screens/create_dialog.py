@@ -14,7 +14,7 @@ import engine
 from ui.backends import CreateRequest
 from ui.display import seats_error
 from ui.i18n import _
-from ui.screens.modal import _Dialog
+from ui.screens.modal import InOrderInput, _Dialog
 
 
 #: (checkbox id, engine option key) of the house rules (engine/rules/house_rules.py;
@@ -77,13 +77,13 @@ class CreateDialog(_Dialog):
             with Horizontal(classes="row"):
                 yield Label(_("after seconds of silence ({low}–{high})").format(low=MIN_DROP_TIMEOUT, high=MAX_DROP_TIMEOUT),
                             classes="prompt")
-                yield Input("30", id="drop_timeout", type="integer", compact=True)
+                yield InOrderInput("30", id="drop_timeout", type="integer", compact=True)
             yield Label(_("House rules (off unless ticked)"), classes="subtitle")
             for wid, key in HOUSE_RULES:
                 yield _Tick(house_rule_label(key), value=False, id=wid, compact=True)
             with Horizontal(classes="row", id="timed-row"):
                 yield Label(_("Timed game, minutes (empty: no limit)"), classes="prompt")
-                yield Input("", placeholder=_("off"), id="timed", type="number", compact=True)
+                yield InOrderInput("", placeholder=_("off"), id="timed", type="number", compact=True)
             yield Label("", id="error", classes="error")
             yield Label(_("Enter: create · Tab / Shift+Tab: the other fields · Esc: cancel"), classes="note")
             with Horizontal(classes="buttons"):

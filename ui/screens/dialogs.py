@@ -21,7 +21,7 @@ from engine.observation import hotel_sale_price
 from ui.i18n import _, format_money
 from ui.screens.bid_dialog import BidDialog
 from ui.screens.create_dialog import HOUSE_RULES, CreateDialog, house_rule_label
-from ui.screens.modal import ChoiceDialog, ConfirmDialog, _Dialog
+from ui.screens.modal import ChoiceDialog, ConfirmDialog, InOrderInput, _Dialog
 from ui.screens.trade_dialogs import OfferDialog, TradeDialog, describe_offer
 
 
@@ -98,7 +98,7 @@ class JoinCodeDialog(_Dialog):
         with Vertical(classes="dialog"):
             yield Label(_("Join by address"), classes="title")
             yield Label(_("Type the code the host's screen shows (ADDRESS:PORT/CODE):"))
-            yield Input(placeholder="192.168.1.20:40000/7KQ2M-XH3PA", id="code")
+            yield InOrderInput(placeholder="192.168.1.20:40000/7KQ2M-XH3PA", id="code")
             yield Label("", id="error", classes="error")
             with Horizontal(classes="buttons"):
                 yield Button(_("Join"), id="join", variant="primary", compact=True)
@@ -142,7 +142,7 @@ class ChatDialog(_Dialog):
 
         with Vertical(classes="dialog"):
             yield Label(_("Say something to the others (Enter sends, Esc closes):"))
-            yield Input(placeholder=_("your message"), id="chat", max_length=MAX_CHAT_TEXT)
+            yield InOrderInput(placeholder=_("your message"), id="chat", max_length=MAX_CHAT_TEXT)
             yield Label("", id="error", classes="error")
 
     def on_mount(self) -> None:

@@ -15,6 +15,7 @@ from textual.widgets import Button, DataTable, Input, Label
 from ui.i18n import _
 from ui.backends import CreateRequest
 from ui.screens.dialogs import CreateDialog, JoinCodeDialog
+from ui.screens.modal import InOrderInput
 
 
 class LobbyScreen(Screen):
@@ -37,7 +38,7 @@ class LobbyScreen(Screen):
             yield Label(_("lanopoli — Monopoly on your local network"), classes="title")
             with Horizontal(classes="row"):
                 yield Label(_("Your name:"), classes="prompt")
-                yield Input(self.settings.name, placeholder=_("your name"), id="name", max_length=32)
+                yield InOrderInput(self.settings.name, placeholder=_("your name"), id="name", max_length=32)
             yield Label(_("Games on the network (they appear by themselves):"), classes="subtitle")
             yield DataTable(id="games", cursor_type="row", zebra_stripes=True)
             yield Label("", id="lobby-status", classes="error")
@@ -231,7 +232,8 @@ class WaitingScreen(Screen):
             yield Label("", id="code")
             yield Label("", id="notice", classes="error")
             yield Label("", id="chat-log")
-            yield Input(placeholder=_("c: chat — type a message, Enter sends, Esc: back"), id="chat", max_length=200)
+            yield InOrderInput(placeholder=_("c: chat — type a message, Enter sends, Esc: back"), id="chat",
+                               max_length=200)
             with Horizontal(classes="buttons"):
                 if self.bots:
                     yield Button(escape(_("Start: bots take the empty seats [s]")), id="start", variant="primary", compact=True)

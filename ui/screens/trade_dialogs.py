@@ -12,7 +12,7 @@ from textual.widgets import Button, Input, Label, Select, SelectionList
 import engine
 from engine import actions as A
 from ui.i18n import _, format_money, term
-from ui.screens.modal import ConfirmDialog, TickList, _Dialog
+from ui.screens.modal import ConfirmDialog, InOrderInput, TickList, _Dialog
 
 
 def describe_offer(state: Any, o: list, names: tuple, me: int = -1) -> list[str]:
@@ -116,11 +116,11 @@ class TradeDialog(_Dialog):
                 with Vertical(classes="side"):
                     yield Label(_("You give"), classes="subtitle")
                     yield TickList(*self._props(self.seat), *self._cards_options(self.seat, "mine"), id="give")
-                    yield Input(placeholder=_("euro you pay"), id="give_cash", type="integer")
+                    yield InOrderInput(placeholder=_("euro you pay"), id="give_cash", type="integer")
                 with Vertical(classes="side"):
                     yield Label(_("You get"), classes="subtitle")
                     yield TickList(*self._props(first), *self._cards_options(first, "theirs"), id="get")
-                    yield Input(placeholder=_("euro you receive"), id="get_cash", type="integer")
+                    yield InOrderInput(placeholder=_("euro you receive"), id="get_cash", type="integer")
             yield Label("", id="error", classes="error")
             with Horizontal(classes="buttons"):
                 yield Button(_("Propose"), id="propose", variant="primary", compact=True)
