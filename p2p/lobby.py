@@ -82,7 +82,7 @@ class Lobby:
             raise LocalProtocolError("game_id must be 16 bytes")
         if len(name) > C.MAX_NAME_LEN:
             raise LocalProtocolError(f"name longer than {C.MAX_NAME_LEN} characters")
-        name = clean_name(name) or "?"  # §C2.1 'Names': the host refuses a JOIN whose name is not clean
+        name = clean_name(name)  # §C2.1 'Names': the host refuses a JOIN whose name is not clean
         self.identity = identity
         self.role = role
         self.game_id = game_id

@@ -68,15 +68,6 @@ def test_our_own_name_is_cleaned_before_we_join():
     assert peers[0].started is not None and peers[1].started is not None
 
 
-def test_a_name_with_nothing_printable_joins_as_a_question_mark():
-    # §C2.1 'Names' (H117 review #5): a name made only of control characters cleans to '', which
-    # is clean; our Lobby signs '?' instead, so no honest player is seated nameless.
-    host, join, peers = _lobby("\n\t\x1b")
-    assert join.me.name == "?"
-    assert sorted(p.name for p, _ in host.admission.joined.values()) == ["?", "Host"]
-    assert peers[0].started is not None and peers[1].started is not None
-
-
 def test_the_host_refuses_a_join_whose_name_is_not_clean(monkeypatch):
     # §C2.1 'Names': another client's JOIN (here: ours without the cleaning of its own name)
     # with a line break in its name is dropped and counted ('bad_name'), never seated; the game

@@ -341,6 +341,9 @@ async def test_create_dialog_passes_the_options_like_lanopoli_host(tmp_path):
         await pilot.pause(0.1)
         assert isinstance(app.screen, CreateDialog) and "between" in str(dialog.query_one("#error").render())
         dialog.query_one("#drop_timeout").value = "45"
+        # Let the first press's effect end and the new value settle before the second click (a
+        # click at once was lost at times: the dialog stayed with the first error).
+        await pilot.pause(0.3)
         await pilot.click("#create-game")
         await until(pilot, lambda: not isinstance(app.screen, CreateDialog))
     req = backend.req
