@@ -115,9 +115,9 @@ class WatchService:
         if payload[:2] == CHAT_TAG:
             self._on_chat(addr, payload)
             return
-        ch = self.link.endpoint.channels.get(addr)  # confirmed: its address answered our CHALLENGE (§N10)
-        self.server.receive(payload, addr, self.link.endpoint.peer_key(addr), asyncio.get_running_loop().time(),
-                            proven=ch is not None and ch.confirmed)
+        ep = self.link.endpoint  # proven: its address answered our CHALLENGE (Endpoint.confirmed, §N10)
+        self.server.receive(payload, addr, ep.peer_key(addr), asyncio.get_running_loop().time(),
+                            proven=ep.confirmed(addr))
         self.flush()
 
     def flush(self) -> None:

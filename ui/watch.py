@@ -40,6 +40,17 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ui.play import DriverBase, Fault, HumanSeat
 
+
+def record_appenders(writer: Any) -> dict[int, Callable[[bytes], None]]:
+    """The ``LogWriter`` method that writes each record kind of a spectator's copy other than
+    STEP (written with its step number): DROP, SKIP, ABANDON, COMPLAINT (protocol.md §C6, §N10).
+    With ``KIND_STEP`` these are exactly ``p2p.spectate.LOG_KINDS``, the kinds a seat may serve;
+    any other is the serving seat's lie (``WatchDriver._write_new``)."""
+    from p2p.gamelog import KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_SKIP
+
+    return {KIND_DROP: writer.append_drop, KIND_SKIP: writer.append_skip, KIND_ABANDON: writer.append_abandon,
+            KIND_COMPLAINT: writer.append_complaint}
+
 if TYPE_CHECKING:  # annotations only (engine/api.py: the seam ui sees)
     from engine.api import Engine
 
@@ -129,7 +140,7 @@ class WatchDriver(DriverBase):
         self.link: Any = None
         self.chat_room: Any = None
         self._members_known = False
-        self._drops_seen = 1  # records looked at for DROP lines (the header is record 0)
+        self._drops_seen = 1  # records looked at for DROP and SKIP lines (the header is record 0)
         self._drops_shown: set[tuple[int, int, str]] = set()  # (step, seat, change): once, whoever serves
         self.clock: Callable[[], float] = time.monotonic
         #: Where we watch now: (address, port), and the seats' watch sockets found on DNS-SD.
@@ -249,7 +260,7 @@ class WatchDriver(DriverBase):
         self._tried.append(player.public_key)
         if self.client.switch(player.public_key, cut):
             self._restart_copy()  # our records after the last step were dropped
-        self.server = self.browser.next_address(seat) or found[seat]  # each of its addresses in turn (H112)
+        self.server = self.browser.next_address(seat)  # each of its addresses in turn (H112; found[seat] among them)
         self.server_seat = seat
         self.switches += 1
         self._last_heard = self.clock()
@@ -339,9 +350,9 @@ class WatchDriver(DriverBase):
         made honest seats liars, and unknown kinds were held unchecked); False when the view
         must end for it."""
         from p2p.errors import WireError
-        from p2p.gamelog import (KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_HEADER, KIND_SKIP, KIND_STEP,
-                                 STEP_RECORD, LogWriter)
+        from p2p.gamelog import KIND_HEADER, KIND_STEP, STEP_RECORD, LogWriter
 
+        append: dict = {}  # kind -> the writer's method, once the writer exists (record_appenders)
         for kind, payload in self.client.records[self._written:]:
             if self._writer is None:
                 if kind != KIND_HEADER:
@@ -361,14 +372,8 @@ class WatchDriver(DriverBase):
                         f"step record {record.step} where step {k} was due"
                 else:
                     self._writer.append_step(k, record.messages)
-            elif kind == KIND_DROP:
-                self._writer.append_drop(payload)
-            elif kind == KIND_SKIP:
-                self._writer.append_skip(payload)
-            elif kind == KIND_ABANDON:
-                self._writer.append_abandon(payload)
-            elif kind == KIND_COMPLAINT:
-                self._writer.append_complaint(payload)
+            elif kind in (append := append or record_appenders(self._writer)):
+                append[kind](payload)
             else:
                 why = f"a record of kind {kind}, which no game log holds"
             if why is not None:

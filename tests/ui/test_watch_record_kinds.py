@@ -20,7 +20,7 @@ from p2p.gamelog import (KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_HEADER, K
 from p2p.identity import Identity
 from p2p.spectate import LOG_KINDS, WatchClient
 from p2p.wire import MSG_RECORDS, Records, seal_message
-from ui.watch import WatchDriver
+from ui.watch import WatchDriver, record_appenders
 
 from test_watch_lying_seat import FACTS, GID, SEATS, records
 
@@ -78,3 +78,10 @@ def test_a_record_of_a_kind_no_game_log_holds_names_its_seat(driver, kind):
     assert driver.server is None  # no other seat found yet: it follows nobody
     assert all(k in LOG_KINDS for k, _ in driver.client.records[1:])
     assert len(driver.client.records) <= 6
+
+
+def test_the_kinds_a_spectator_writes_are_the_kinds_a_seat_may_serve():
+    # §C6, §N10: the copy writes STEP records with their step number and every other kind through
+    # record_appenders; one list short of the other named an honest seat a liar (H107 s11 #3).
+    writer = SimpleNamespace(append_drop=1, append_skip=1, append_abandon=1, append_complaint=1)
+    assert set(record_appenders(writer)) | {KIND_STEP} == LOG_KINDS
