@@ -306,9 +306,9 @@ class Complaints:
     the COMPLAINTs already judged, by SHA-256 digest (32 bytes each, never the envelope): those
     that made a proof (at most one per proven seat) and, per complainer, at most
     ``COMPLAINT_BUDGET`` that proved nothing or the complainer again (§C8.8 'What a peer
-    keeps'), and the last ``AGAIN_KEPT`` proving another seat already proven (uncharged). A complaint whose signature fails is not
-    remembered either (anyone holding a channel can send one naming any seat): it costs its
-    one check and is counted by the caller."""
+    keeps'), and the last ``AGAIN_KEPT`` proving another seat already proven (uncharged). A
+    complaint whose signature fails is not remembered either (anyone holding a channel can send
+    one naming any seat): it costs its one check and is counted by the caller."""
 
     def __init__(self) -> None:
         self._proven: dict[int, Proof] = {}

@@ -389,7 +389,7 @@ class Referee:
         s = self._s
         b = h.body
         others = self._other(b)
-        if s.replaying or not s.seats.drop_possible() or others > sum(s.active) - s.seats.quorum:
+        if s.replaying or not s.seats.drop_possible() or others > s.seats.active_count() - s.seats.quorum:
             return False
         cur = s.steps.held(s.step, b.seat)
         if cur is not None and cur.env.raw == h.env.raw:

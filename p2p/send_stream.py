@@ -166,7 +166,7 @@ class SendStream:
         if ack > below:
             self.acked_below = ack
         if bits:
-            acked: Any = list(range(below, ack))
+            acked: list[int] | range = list(range(below, ack))
             while bits:
                 low = bits & -bits
                 acked.append(ack + low.bit_length())  # bit i (value 1<<i) acknowledges ack + 1 + i

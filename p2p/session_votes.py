@@ -308,7 +308,8 @@ class SessionVotes:
         s = self._s
         seats, active, n, me = s.seats, s.active, s.n, s.my_seat
         signed = set(s.steps.signers(k, s.skipping.skipped_seats(k)))
-        signed.update(i for i in seats.targets(k + 1) if s.steps.held(k, i) is not None)
+        # the voters of k+1 (targets(k + 1): voter -> the seat it voted against) whose k message we hold
+        signed.update(v for v in seats.targets(k + 1) if s.steps.held(k, v) is not None)
         targets = seats.targets(k)
         need = seats.active_count() - seats.quorum
         for t in range(n):
