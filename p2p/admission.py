@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from . import const as C
-from .chat import clean_name, name_ok
+from .chat import name_ok, shown_name
 from .identity import fingerprint_of
 from .join_code import join_code_tag
 from .lobby_events import LobbyStatus, PlayerJoined, PlayerLeft, PlayerRemoved, SameKeyJoin
@@ -408,7 +408,7 @@ class Admission:
             lob.new_round(now)
             lob.send(self.host_addr, self.join_msg())  # our fresh entry
         lob.to_waiting(msg.edition, msg.seats)
-        lob.emit(LobbyStatus(msg.edition, msg.seats, msg.taken, tuple(clean_name(n) or "?" for n in msg.names)))
+        lob.emit(LobbyStatus(msg.edition, msg.seats, msg.taken, tuple(shown_name(n) for n in msg.names)))
 
     def on_reject(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
         lob = self._lobby
@@ -476,7 +476,7 @@ class Admission:
         for pk, (p, addr) in self.joined.items():
             if pk != lob.identity.public_key:
                 lob.send(addr, raw)
-        names = tuple(p.name for p, _ in self.joined.values())
+        names = tuple(shown_name(p.name) for p, _ in self.joined.values())  # as the joiners show them
         lob.emit(LobbyStatus(lob.edition, lob.seats, len(names), names))
 
     def _propose(self, now: float) -> None:

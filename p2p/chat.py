@@ -122,6 +122,12 @@ def clean_name(name: str) -> str:
     return clean_text(clean_text(name)[: C.MAX_NAME_LEN])
 
 
+def shown_name(name: str) -> str:
+    """A name as a screen shows it (protocol.md §C2.1 'Names'): ``clean_name(name)``, or '?' when
+    nothing printable is left. For names from elsewhere: a STATUS's, chat members', relayed authors'."""
+    return clean_name(name) or "?"
+
+
 def name_ok(name: str) -> bool:
     """True if ``name`` is clean (``clean_name(name) == name``): what a JOIN's player and every
     seat of a proposed setup must carry (protocol.md §C2.1 'Names')."""
@@ -159,7 +165,7 @@ class ChatRoom:
         already shown keep their ``seq`` memory, so a replay stays a replay. Each name is
         shown as ``clean_name`` makes it ('?' if nothing is left): a spectator's WATCH name with
         a line break cannot print a line that reads as a player's (H107 s11 #8)."""
-        self._members = {pk: (clean_name(name) or "?", role) for pk, (name, role) in members.items()}
+        self._members = {pk: (shown_name(name), role) for pk, (name, role) in members.items()}
 
     def say(self, text: str, now: float) -> tuple[bytes, ChatLine]:
         """Our line: the CHAT envelope to send and the ChatLine to show ourselves. Raises
@@ -229,7 +235,7 @@ class ChatRoom:
         if not text:
             return self._drop("empty")
         self.stats["shown"] += 1
-        name, role = member if member is not None else (clean_name(msg.name) or "?", relayed_role)
+        name, role = member if member is not None else (shown_name(msg.name), relayed_role)
         return ChatLine(msg.pk, name, role, text, msg.seq, env.raw)
 
     @property
@@ -416,4 +422,4 @@ def is_chat(data: bytes) -> bool:
 CHAT_TAG = bytes([0x93, MSG_CHAT])
 
 __all__ = ["ChatRoom", "ChatRelay", "ChatLine", "ChatLimited", "PLAYER", "RELAYED_AUTHORS_KEPT", "SPECTATOR",
-           "clean_text", "clean_name", "name_ok", "is_chat", "CHAT_TAG"]
+           "clean_text", "clean_name", "shown_name", "name_ok", "is_chat", "CHAT_TAG"]

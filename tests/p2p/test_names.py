@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given, settings, strategies as st
 
 from p2p import const as C
-from p2p.chat import PLAYER, SPECTATOR, ChatRoom, clean_name, name_ok
+from p2p.chat import PLAYER, SPECTATOR, ChatRoom, clean_name, name_ok, shown_name
 from p2p.faults import FaultPlan, SimNetwork
 from p2p.identity import Identity
 from p2p.lobby import Lobby
@@ -103,3 +103,9 @@ def test_chat_members_are_shown_with_clean_names():
     relayed = room.receive(seal_message(stranger, MSG_CHAT, Chat(GID, stranger.public_key, 5, "\tEve\n", "yo")), 0.0,
                            relayed=True)
     assert relayed is not None and relayed.name == "Eve"
+
+
+def test_a_name_with_nothing_printable_is_shown_as_a_question_mark():
+    # §C2.1 'Names': every name shown from elsewhere is cleaned, '?' if nothing is left.
+    assert shown_name("\n\t\x1b") == "?" and shown_name("") == "?"
+    assert shown_name("  Anna\n ") == "Anna" == clean_name("  Anna\n ")
