@@ -287,6 +287,12 @@ class ChatRoom:
             b = self._verify_by[via] = _Bucket(float(C.CHAT_SOURCE_VERIFY_RATE), now)
         return b.take(now, float(C.CHAT_SOURCE_VERIFY_RATE), float(C.CHAT_SOURCE_VERIFY_RATE))
 
+    def refuse(self, reason: str) -> None:
+        """Count a CHAT refused before ``receive`` (``received`` and ``reason``, §N9): e.g. the
+        relay's ``unproven``, a spectator place whose address never answered. Returns None."""
+        self.stats["received"] += 1
+        return self._drop(reason)
+
     def _drop(self, reason: str) -> None:
         # Dropped unanswered and never shown; only the count says it happened.
         self.stats[reason] = self.stats.get(reason, 0) + 1
@@ -381,8 +387,7 @@ class ChatRelay:
         if sub is None or room is None:
             return
         if not sub.reached:  # a spoofed source never proves its address (H114 s11b #11)
-            room.stats["received"] += 1
-            return room._drop("unproven")
+            return room.refuse("unproven")
         # Its WATCH key only, checked before anything else, and charged before the signature
         # check: a spectator's forged lines spend its own tokens, not everyone's checks (H37).
         line = room.receive(payload, now, via=addr, author=sub.pk, machine=addr[0])

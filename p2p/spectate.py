@@ -168,9 +168,9 @@ class WatchServer:
                 # A newcomer that proved its address takes its IP's place that never proved its
                 # own, settled least recently (H114 s11b #10: four spoofed WATCHes from a
                 # machine's IP kept it out); one that did not prove it never takes any.
-                victim = None if not proven else min((a for a in mine if not (self.subs[a].reached
-                                                                              or self.subs[a].proven)),
-                                                     key=lambda a: self.subs[a].settled_at, default=None)
+                victim = self._weakest(mine) if proven else None
+                if victim is not None and self._proved(victim):
+                    victim = None
                 if victim is None:
                     return self._drop("host_full")
             elif len(self.subs) >= MAX_WATCHERS:
@@ -296,8 +296,13 @@ class WatchServer:
         top = max(count, key=lambda h: (count[h], str(h)))
         if count[top] < held + 2:
             return None
-        return min((a for a in self.subs if _host(a) == top),
-                   key=lambda a: (self.subs[a].reached or self.subs[a].proven, self.subs[a].settled_at))
+        return self._weakest([a for a in self.subs if _host(a) == top])
+
+    def _proved(self, addr: Any) -> bool:  # its address answered us, or its WATCH came confirmed
+        return self.subs[addr].reached or self.subs[addr].proven
+
+    def _weakest(self, addrs: list) -> Any:  # the place to give up first: never proved, then settled longest ago
+        return min(addrs, key=lambda a: (self._proved(a), self.subs[a].settled_at), default=None)
 
     def _expire(self, now: float) -> None:
         for addr in [a for a, s in self.subs.items() if s.expires <= now]:
