@@ -110,8 +110,7 @@ class EscrowGate:
         escrow round began; None if there is none, we voted, or we may not vote here
         (``OwnStep.promised``, §C10)."""
         s = self._s
-        if not s.seats.drop_possible() or s.seats.voted_this_epoch(s.step) or s.own.promised() \
-                or not self.undealt():
+        if not s.votes.may_vote() or not self.undealt():
             return None
         return s.live.step_started + s.seats.drop_timeout
 

@@ -109,6 +109,6 @@ class LocalSeat:
         k = s.step
         if not s.waiting_for() and seats.voted_at(k) and not s.votes.certified(k):
             return tuple(i for i in range(s.n) if seats.active[i] and seats.has_voted(k, i))
-        if seats.drop_possible() and not seats.voted_this_epoch(k) and not s.own.promised():
+        if s.votes.may_vote():  # k is the current step
             return ()
         return tuple(i for i in s.waiting_for() if i != s.my_seat)

@@ -67,7 +67,7 @@ class SessionView(Protocol):
     reseating: Any    # reseat_session.SessionReseat (carried_drops)
     own: Any          # own_step.OwnStep (the current step's pending, inspection, escrow round)
     advance: Any      # step_advance.StepAdvance (resolve, record, attest, new_head)
-    votes: Any        # session_votes.SessionVotes (drop_deadline, vote_choice)
+    votes: Any        # session_votes.SessionVotes (drop_deadline, vote_choice, may_vote)
     view: Any         # private_view.PrivateView | None (our seat's hidden knowledge)
     engine: Engine    # the engine module, or a stand-in
     state: Any        # the engine state before the current step

@@ -73,8 +73,7 @@ class SessionVotes:
         Never earlier for a seat one voter named: that would let a lone spiteful vote choose."""
         s = self._s
         seats = s.seats
-        if not seats.drop_possible() or not s.running or s.spectator or seats.voted_this_epoch(s.step) \
-                or s.own.promised():
+        if not s.running or s.spectator or not self.may_vote():
             return None
         times = [(self.vote_time(i), i) for i in s.waiting_for()
                  if i != s.my_seat and not seats.has_voted(s.step, i)]
@@ -136,13 +135,21 @@ class SessionVotes:
         to cheat, else the lowest that left (if we have not voted in this step and epoch, and
         no message of ours of a later step promises we never vote here, ``vote``)."""
         s = self._s
-        if not s.running or s.spectator or s.replaying or not s.seats.drop_possible() \
-                or s.seats.voted_this_epoch(s.step) or s.own.promised():
+        if not s.running or s.spectator or s.replaying or not self.may_vote():
             return
         for seat in s.complaints.cheaters() + sorted(self._left):
             if seat != s.my_seat and s.active[seat]:
                 self.vote(seat)
                 return
+
+    def may_vote(self) -> bool:
+        """True if a DROP vote of ours at the current step is possible and allowed: seat loss can
+        drop someone, we have not voted in this step and epoch (one vote per step and epoch),
+        and no message of ours of a later step, signed before a restart, promises we applied
+        this step (``OwnStep.promised``; §C8.3 'One vote per step and epoch', 'A voter's
+        promise', §C10 'No vote below our signed step'). What every vote trigger asks first."""
+        s = self._s
+        return s.seats.drop_possible() and not s.seats.voted_this_epoch(s.step) and not s.own.promised()
 
     # -- casting, receiving, forwarding --
 
