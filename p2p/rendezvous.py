@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import itertools
 import re
 from dataclasses import dataclass
 from typing import Callable, Iterable
@@ -152,6 +153,7 @@ class Rendezvous:
         self._ads: dict[int, dict[str, tuple[str, int]]] = {}
         #: (seat, address) -> when ``next_address`` last gave it (a serial number).
         self._given: dict[tuple[int, tuple[str, int]], int] = {}
+        self._serial = itertools.count(1)  # the next of those serial numbers
         self.malformed = 0
         self.refused = 0
         self._azc: AsyncZeroconf | None = None
@@ -230,7 +232,7 @@ class Rendezvous:
         if not addrs:
             return None
         addr = min(addrs, key=lambda a: self._given.get((seat, a), -1))
-        self._given[(seat, addr)] = max(self._given.values(), default=0) + 1
+        self._given[(seat, addr)] = next(self._serial)
         return addr
 
     async def close(self) -> None:

@@ -133,7 +133,7 @@ class ConfirmDialog(_Dialog):
 
     def on_key(self, event: Key) -> None:
         """The language's yes key (Italian ``s``) answers yes, as ``y`` does."""
-        if event.key == self.yes_key != "y":
+        if event.key != "y" and event.key == self.yes_key:  # "y" is bound to action_confirm already
             event.stop()
             self.action_confirm()
 
