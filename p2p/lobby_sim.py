@@ -16,7 +16,7 @@ from .faults import FaultPlan, SimNetwork
 from .identity import Identity
 from .join_code import join_code_tag
 from .lobby import GameStarted, Lobby, LobbyAborted
-from .node_lobby import pin_lobby, pin_seats
+from .node_lobby import pin_lobby, start_channels
 
 __all__ = ["HOST", "LobbyPeer", "lobby_game"]
 
@@ -53,8 +53,7 @@ class LobbyPeer:
         ep.trust(lob.peer_addresses())
         while (ev := lob.next_event()) is not None:
             if isinstance(ev, GameStarted):
-                ep.restrict(ev.endpoints)
-                pin_seats(ep, ev.setup.players, ev.endpoints, ev.my_seat)
+                start_channels(ep, ev)
                 self.started = ev
             elif isinstance(ev, LobbyAborted):
                 self.aborted = ev

@@ -31,7 +31,7 @@ from .lobby_events import SameKeyJoin
 from .node_config import NodeError
 from .node_reports import Hosting, SameKeyJoined
 
-__all__ = ["SAME_KEY_REPORTS", "NodeHost", "NodeLobby", "pin_lobby", "pin_seats"]
+__all__ = ["SAME_KEY_REPORTS", "NodeHost", "NodeLobby", "pin_lobby", "pin_seats", "start_channels"]
 
 #: Host: at most this many source addresses of a JOIN/PROBE signed with our own key are reported
 #: (``SameKeyJoined``, once each): a player retrying from new ports never floods the host's screen.
@@ -66,6 +66,15 @@ def pin_lobby(endpoint: Any, lobby: Lobby) -> None:
         endpoint.pin(addr, xk, addr == host)
         if host is not None and addr != host:  # a joiner's PROPOSAL seat (the host keeps H77's bound)
             endpoint.await_seat(addr)
+
+
+def start_channels(endpoint: Any, started: Any) -> None:
+    """What the endpoint becomes when the game starts (``started``: the lobby's ``GameStarted``):
+    no more lobby confirmations, only the seats' endpoints may open channels (protocol.md §N2.6),
+    and each seat's channel keyed with its setup key (``pin_seats``, §N2.2)."""
+    endpoint.on_confirm = None
+    endpoint.restrict(started.endpoints)
+    pin_seats(endpoint, started.setup.players, started.endpoints, started.my_seat)
 
 
 def pin_seats(endpoint: Any, players: Any, endpoints: Any, my_seat: int) -> None:
@@ -203,10 +212,7 @@ class NodeLobby:
                 if host:  # seats that did not confirm were removed: open again (§C2.2 step 7)
                     self.ad_updates.update(state=LOBBY)
             elif isinstance(ev, GameStarted):
-                # From now on only the seats' endpoints may open channels (protocol.md §N2.6).
-                ep.on_confirm = None
-                ep.restrict(ev.endpoints)
-                pin_seats(ep, ev.setup.players, ev.endpoints, ev.my_seat)
+                start_channels(ep, ev)  # only the seats' endpoints from now on (protocol.md §N2.6)
                 node.start_game(ev)
                 return False
             elif isinstance(ev, LobbyAborted):
