@@ -46,7 +46,7 @@ from .session_port import Effects, SessionView
 from .session_events import CheaterProven, CheatDetected, Desync, PeerMisbehaved
 from .step_collect import Held, step_digest
 from .wire import (MSG_ABANDON, MSG_COMPLAINT, MSG_STEP, ComplaintMsg, Envelope, Setup, StepBody, decode_abandon,
-                   decode_complaint, decode_step_body, open_envelope, seal_message)
+                   decode_complaint, open_envelope, seal_message)
 
 __all__ = ["Referee"]
 
@@ -71,11 +71,10 @@ class Referee:
         #: Step -> (seat, STEP body) versions of that step the table did not keep (§C3.4 "Two
         #: versions applied"): messages of the next step signed over them are superseded.
         self._overturned: dict[int, list[tuple[int, bytes]]] = {}
-        #: (step, seat -> (prev_hash, prev_digest)): the other histories current-step messages
-        #: were signed over (``_lone``): one seat's word does not halt us (§C3.4, §C8.8).
-        self._others: tuple[int, dict[int, tuple[bytes, bytes]]] = (-1, {})
-        #: Seats reported for a lone mismatch at that step (``_lone``: once per seat and step).
-        self._reported: set[int] = set()
+        #: (step, seats): the seats that signed a message of that step over another history than
+        #: ours (``_lone``: one seat's word does not halt us, reported once per seat and step;
+        #: §C3.4, §C8.8).
+        self._others: tuple[int, set[int]] = (-1, set())
 
     # -- complaints (§C8.8) --
 
@@ -349,33 +348,23 @@ class Referee:
                 # messages of the last step to different peers, or a quorum dropped a seat
                 # whose message we applied. Ask for the records of that step to find out
                 # (§C3.4, §C8.3); decide at the latest after DISPUTE_TIMEOUT.
-                # Not counted by ``_other`` yet: an equivocation (a fork we converge from) may
+                # Not in ``_others`` yet: an equivocation (a fork we converge from) may
                 # explain it; counted only if its own answer does not (``settle_dispute``).
                 self.disputes.start(b.seat, h.env.raw, s.now, s.step)
                 self._fx.send(s.catchup.request(s.step - 1, s.now, s.step))
                 return False
-            if not self._lone(h, "digest"):
+            if not self._lone(b.seat, h.env.raw, "digest"):
                 self._fx.halt(Desync(b.step, b.seat, "digest", h.env.raw, self.own_evidence()))
             return False
-        if not self._lone(h, "state"):
+        if not self._lone(b.seat, h.env.raw, "state"):
             self._fx.halt(Desync(b.step, b.seat, "state", h.env.raw, self.own_evidence()))
         return False
 
-    def _other(self, b: StepBody) -> int:
-        """Note that ``b`` (a message of our current step) is signed over another history than
-        ours; returns how many seats signed a current-step message over another history."""
-        s = self._s
-        if self._others[0] != s.step:
-            self._others = (s.step, {})
-            self._reported = set()
-        self._others[1][b.seat] = (b.prev_hash, b.prev_digest)
-        return len(self._others[1])
-
-    def _lone(self, h: Held, field: str) -> bool:
-        """``h``'s seat signed a message of our current step over another history than ours and
-        no dispute explains it (§C3.4 'One seat's word'). True if it is refused as a lone
-        mismatch: seat loss can act and at most ``active - Q`` seats signed current-step
-        messages over other histories (``_other``: not counting a seat whose message still
+    def _lone(self, seat: int, raw: bytes, field: str) -> bool:
+        """``seat`` signed ``raw``, its message of our current step, over another history than
+        ours and no dispute explains it (§C3.4 'One seat's word'). True if it is refused as a
+        lone mismatch: seat loss can act and at most ``active - Q`` seats signed current-step
+        messages over other histories (``_others``: not counting a seat whose message still
         awaits its dispute, which an equivocation may explain), so the seats that may share
         ours can still form a quorum to vote them out (it may be one seat's lie: the digest
         fixes the history and the state hash follows, §C3.3). The message is not held (its
@@ -387,17 +376,20 @@ class Referee:
         quorum could drop them (we may be the odd one, a genuine divergence; else colluders
         who could block any drop anyway)."""
         s = self._s
-        b = h.body
-        others = self._other(b)
-        if s.replaying or not s.seats.drop_possible() or others > s.seats.active_count() - s.seats.quorum:
+        step, others = self._others
+        if step != s.step:
+            others = set()
+            self._others = (s.step, others)
+        first = seat not in others  # (one noted before was refused and reported, or we halted)
+        others.add(seat)
+        if s.replaying or not s.seats.drop_possible() or len(others) > s.seats.active_count() - s.seats.quorum:
             return False
-        cur = s.steps.held(s.step, b.seat)
-        if cur is not None and cur.env.raw == h.env.raw:
-            s.steps.clear(s.step, b.seat)
+        cur = s.steps.held(s.step, seat)
+        if cur is not None and cur.env.raw == raw:
+            s.steps.clear(s.step, seat)
         s.stats["superseded"] += 1
-        if b.seat not in self._reported:
-            self._reported.add(b.seat)
-            self._fx.emit(PeerMisbehaved(b.seat, b.step, f"signed over another history ({field})", h.env.raw))
+        if first:
+            self._fx.emit(PeerMisbehaved(seat, s.step, f"signed over another history ({field})", raw))
             if not s.spectator:
                 self._fx.send(s.catchup.request(s.step, s.now, s.step + 1))
         return True
@@ -416,8 +408,7 @@ class Referee:
             if not s.seats.voted_this_epoch(s.step):
                 self._fx.vote(d.seat)
             return
-        env = open_envelope(d.raw, C.MAX_STEP_MSG)
-        if d.step == s.step and self._lone(Held(decode_step_body(env.body), env), "digest"):
+        if d.step == s.step and self._lone(d.seat, d.raw, "digest"):
             return  # its own answer proves nothing about the others: one seat's word (§C3.4)
         self._fx.halt(Desync(s.step, d.seat, "digest", d.raw, self.own_evidence()))
 
