@@ -341,9 +341,11 @@ async def test_create_dialog_passes_the_options_like_lanopoli_host(tmp_path):
         await pilot.pause(0.1)
         assert isinstance(app.screen, CreateDialog) and "between" in str(dialog.query_one("#error").render())
         dialog.query_one("#drop_timeout").value = "45"
-        # Let the first press's effect end and the new value settle before the second click (a
-        # click at once was lost at times: the dialog stayed with the first error).
-        await pilot.pause(0.3)
+        # A Textual Button ignores a click while its press effect shows (class "-active", 0.2 s
+        # after the first press: textual.widgets.Button._on_click), so a second click at once was
+        # lost when the file ran fast. Wait for that, not for a guessed time.
+        button = dialog.query_one("#create-game")
+        await until(pilot, lambda: not button.has_class("-active"))
         await pilot.click("#create-game")
         await until(pilot, lambda: not isinstance(app.screen, CreateDialog))
     req = backend.req
