@@ -262,7 +262,9 @@ class Referee:
         we hold: no equivocation (§C8.3 "asymmetric race": a quorum drop overturned one of the
         two histories and the seat re-signed over the new one, §C8.8). At our current step we
         keep the one over our history (the other is superseded); before it we keep the newer
-        (the session checks it when it gets there); past it we applied one already."""
+        (the session checks it when it gets there); past it we applied one already. One refused
+        for good (past our step, or at it against one over our history) is remembered: its
+        replays are dropped unverified (§C3.4 'Refused messages')."""
         s = self._s
         s.stats["superseded"] += 1
         if step == s.step and self._ours(new.body) and not self._ours(held.body):
@@ -275,6 +277,8 @@ class Referee:
             self._fx.advance()
         elif step > s.step:
             s.steps.hold(step, new.body.seat, new)
+        elif step < s.step or self._ours(held.body):
+            s.steps.refuse(step, s.epoch, new.env.raw)
 
     def overturn(self, step: int, seat: int, body: bytes) -> None:
         """``body`` is ``seat``'s version of its step-``step`` message that the table does not
@@ -288,6 +292,7 @@ class Referee:
         self._overturned.setdefault(step, []).append((seat, body))
         if step + 1 != s.step:
             return
+        s.steps.forget_refused()  # a message refused as a lone mismatch may now be superseded
         for j, h in enumerate(s.steps.slots(s.step)):
             if h is not None and j != s.my_seat and self._superseded(h.body):
                 s.steps.clear(s.step, j)
@@ -387,6 +392,7 @@ class Referee:
         cur = s.steps.held(s.step, seat)
         if cur is not None and cur.env.raw == raw:
             s.steps.clear(s.step, seat)
+        s.steps.refuse(s.step, s.epoch, raw)  # its replays: dropped before the verify (§C3.4)
         s.stats["superseded"] += 1
         if first:
             self._fx.emit(PeerMisbehaved(seat, s.step, f"signed over another history ({field})", raw))

@@ -6,7 +6,8 @@ the part that owns its type (the routing table, built from the session's parts w
 inbox is made, after them: ESCROW to ``escrow_gate``, DROP to ``session_votes``, CATCHUP_* and
 HINT to ``catchup_session``, ALIVE to ``session_timers``, ABANDON to ``abandon``, COMPLAINT to
 ``referee``, SKIP to ``turn_skip``, RESEAT to ``reseat_session``). STEP messages are admitted here
-(``_on_step``): a duplicate is answered with ours (the sender is stuck), a message of an old
+(``_on_step``): the bytes of one refused after its verify are dropped first (``step_collect``,
+§C3.4 'Refused messages'), a duplicate is answered with ours (the sender is stuck), a message of an old
 step gets ours or a HINT, one too far ahead notes that seat ahead (a catch-up trigger), a
 dropped seat's late one is ignored; every other one has its signature verified on receipt,
 whatever channel brought it (§C3.4) — except a seat's forced body at our current plain chance
@@ -120,6 +121,11 @@ class SessionInbox:
             st["bad_seat"] += 1
             return
         k = s.step
+        if s.steps.refusals and s.steps.refused(step, s.epoch, env.raw):
+            # The same signed bytes refused after their verify (a lone mismatch, not a forced
+            # body, superseded): a replay, dropped before another verify (§C3.4 'Refused messages').
+            st["refused_again"] += 1
+            return
         held = s.steps.held(step, seat)
         if held is not None:
             if held.env.body == env.body:
@@ -253,6 +259,8 @@ class SessionInbox:
 
     def _not_forced(self, seat: int, step: int, env: Envelope) -> None:
         """``seat`` signed a message of plain chance step ``step`` other than its forced body
-        (§C3.8): counted ``not_forced`` and reported, nothing held or proven."""
+        (§C3.8): counted ``not_forced`` and reported, nothing held or proven; its replays are
+        dropped unverified (``StepCollector.refuse``, §C3.4 'Refused messages')."""
+        self._s.steps.refuse(step, self._s.epoch, env.raw)
         self._s.stats["not_forced"] += 1
         self._fx.emit(PeerMisbehaved(seat, step, "a chance step's message must be its forced body", env.raw))

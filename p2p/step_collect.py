@@ -7,7 +7,11 @@ One ``StepCollector`` per session. It owns
   (``Held``: decoded body and envelope), one slot per seat;
 * our own signed message of each kept step (the bytes we re-send and answer with);
 * the digest of the last applied step (``prev_digest``, the setup hash before step 0);
-* the rate limit of answers to stragglers (one per seat per ``ANSWER_MIN_INTERVAL``).
+* the rate limit of answers to stragglers (one per seat per ``ANSWER_MIN_INTERVAL``);
+* the digests of the signed messages of the kept steps refused after their verify (a lone
+  mismatch, not a forced body, one superseded by the message we hold: §C3.4 'Refused
+  messages'), so that their replays are dropped before another verify (``refuse``,
+  ``refused``).
 
 It checks nothing cryptographic and knows nothing of the engine: the session verifies a
 message before it calls ``hold``. Per step a slot goes ``empty -> held`` (``hold``), or
@@ -24,6 +28,11 @@ from . import const as C
 from .wire import Envelope, StepBody
 
 _sha256 = hashlib.sha256
+
+REFUSED_KEEP = 32
+"""Refused envelopes remembered per step and epoch (``StepCollector.refuse``): 32 SHA-256
+digests. A seat that signs more distinct refused messages of one step pays a signature for each
+of our verifies (§C3.4 'Refused messages')."""
 
 
 class Held(NamedTuple):
@@ -63,6 +72,10 @@ class StepCollector:
         self._slots: dict[int, list[Held | None]] = {}
         self._own: dict[int, bytes] = {}
         self._answered: dict[int, float] = {}
+        #: Step -> (epoch, SHA-256 digests of the envelopes refused at that step in that epoch)
+        #: (``refuse``); empty in a game without refusals: the inbox tests it on every STEP before
+        #: anything else costs (issue 14), asks ``refused`` only when it is not.
+        self.refusals: dict[int, tuple[int, set[bytes]]] = {}
 
     # -- queries --
 
@@ -107,6 +120,12 @@ class StepCollector:
                               for i, h in enumerate(self.slots(step))])
         return [i for i, h in enumerate(self.slots(step + 1)) if h is not None and h.body.prev_digest == digest]
 
+    def refused(self, step: int, epoch: int, raw: bytes) -> bool:
+        """True if the envelope ``raw`` of ``step`` was refused (``refuse``) at that step in
+        ``epoch`` (a drop starts another epoch: what it refused may be judged again)."""
+        kept = self.refusals.get(step)
+        return kept is not None and kept[0] == epoch and _sha256(raw).digest() in kept[1]
+
     def own(self, step: int) -> bytes | None:
         """Our signed envelope of ``step`` if kept."""
         return self._own.get(step)
@@ -132,6 +151,21 @@ class StepCollector:
         if seat == self.my_seat:
             self._own[step] = held.env.raw
 
+    def refuse(self, step: int, epoch: int, raw: bytes) -> None:
+        """Remember that the signed envelope ``raw`` of ``step`` was verified and refused in
+        ``epoch``: its replays are dropped unverified (``refused``, counted ``refused_again``;
+        §C3.4 'Refused messages'). At most ``REFUSED_KEEP`` per step and epoch; those of an
+        earlier epoch are forgotten, and those of a step when it is (``applied``)."""
+        kept = self.refusals.get(step)
+        if kept is None or kept[0] != epoch:
+            kept = self.refusals[step] = (epoch, set())
+        if len(kept[1]) < REFUSED_KEEP:
+            kept[1].add(_sha256(raw).digest())
+
+    def forget_refused(self) -> None:
+        """Forget the refused envelopes (what made them wrong changed: ``Referee.overturn``)."""
+        self.refusals = {}
+
     def clear(self, step: int, seat: int) -> None:
         """Forget ``seat``'s message of ``step`` (the seat is dropped at that step)."""
         slots = self._slots.get(step)
@@ -145,6 +179,8 @@ class StepCollector:
         self.prev_digest = step_digest([C.SKIPPED_BODY if i in skipped else b"" if h is None else h.env.body
                                         for i, h in enumerate(self.slots(step))])
         old = step + 1 - C.KEEP_STEPS
+        if self.refusals:
+            self.refusals = {k: v for k, v in self.refusals.items() if k > old}
         self._slots.pop(old, None)
         self._own.pop(old, None)
 
