@@ -141,8 +141,9 @@ class Referee:
     def on_complaint(self, env: Envelope, c: ComplaintMsg, now: float) -> None:
         """A COMPLAINT: check its signature, then its evidence ourselves (``complaints.judge``);
         act against whoever it proves guilty: the culprit, or the complainer if it lied. One
-        judged before is a ``duplicate``; one of a seat whose complaints proved nothing (or
-        itself) ``COMPLAINT_BUDGET`` times is ``ignored`` unchecked (§C8.8 'What a peer keeps')."""
+        judged before is a ``duplicate``; one naming a culprit already proven here, or of a seat
+        whose complaints proved nothing (or itself, or a proven seat they did not name)
+        ``COMPLAINT_BUDGET`` times, is ``ignored`` unchecked (§C8.8 'What a peer keeps')."""
         s = self._s
         st = s.stats
         if c.seat >= s.n or c.seat == s.my_seat or c.culprit >= s.n or not s.running:
@@ -151,6 +152,13 @@ class Referee:
         if self.complaints.seen(env.raw):
             st["duplicate"] += 1
             return
+        if self.complaints.proven(c.culprit) is not None:
+            # Judged, it could prove that seat again (nothing new) or its complainer a liar
+            # about it (a lie that changes nothing): dropped before its signature check, so a
+            # proven seat and a colluding complainer cannot make every peer judge complaints
+            # without end (§C8.8 'What a peer keeps').
+            st["ignored"] += 1
+            return
         if self.complaints.spent(c.seat):
             st["ignored"] += 1
             return
@@ -158,14 +166,20 @@ class Referee:
             return  # counted; not remembered: its seat field may name anyone
         if s.active[c.seat]:
             s.live.heard(c.seat, now)  # it spoke: not silent, whatever it waits for (§C8.8)
-        if not self._judged(c, env.raw):
+        if not self._judged(c, env.raw, named=True):
             st["ignored"] += 1
 
-    def _judged(self, c: ComplaintMsg, raw: bytes) -> bool:
+    def _judged(self, c: ComplaintMsg, raw: bytes, named: bool = False) -> bool:
         """Judge the validly signed COMPLAINT ``c`` (envelope ``raw``), remember its digest
-        (``Complaints.judged``) and act on its verdict (``prove``). False if it proves nothing."""
+        (``Complaints.judged``) and act on its verdict (``prove``). False if it proves nothing.
+        ``named`` (a live complaint): one that proves a seat already proven other than its
+        culprit and its complainer counts as proving nothing (charged: §C8.8 'What a peer
+        keeps'; an honest complaint names the seat its evidence proves)."""
         verdict = judge(self.setup, c, self._s.active, lambda ev: self._judge_step(ev, c.seat), self._judge_hidden,
                         self._s.seats.acks.confirmed)
+        if named and verdict is not None and verdict[0] not in (c.culprit, c.seat) \
+                and self.complaints.proven(verdict[0]) is not None:
+            verdict = None
         self.complaints.judged(raw, c.seat, None if verdict is None else verdict[0])
         if verdict is None:
             return False

@@ -2,8 +2,10 @@
 §N2.6 'Bounds'): the SHA-256 digest of each validly signed complaint it judged (never the
 envelope); per complainer at most ``COMPLAINT_BUDGET`` complaints that proved nothing (or the
 complainer itself once more), after which that seat's complaints are dropped before their
-signature is checked; the last ``AGAIN_KEPT`` proving another seat already proven, uncharged
-(a replay is a duplicate); nothing for one whose signature fails (its seat may be anyone).
+signature is checked; none naming a seat already proven (dropped before its signature check);
+the last ``AGAIN_KEPT`` (log and catch-up records) proving another seat already proven,
+uncharged (a replay is a duplicate); nothing for one whose signature fails (its seat may be
+anyone).
 In memory, fake engine, 3 seats."""
 
 from __future__ import annotations
@@ -87,7 +89,9 @@ def test_forged_complaints_naming_a_seat_neither_are_kept_nor_spend_its_budget()
 def test_a_judged_complaint_is_a_duplicate_and_more_proofs_of_a_proven_seat_spend_nothing():
     """H94's re-attack of 496cdd4: a cheater sending an honest seat many bad messages makes it
     send as many valid complaints; proving the cheater again, they must not spend the honest
-    seat's budget (its later complaint about another cheater would be dropped unchecked)."""
+    seat's budget (its later complaint about another cheater would be dropped unchecked). Since
+    H124 (§C8.8 'What a peer keeps') one naming a seat already proven here is dropped before its
+    signature check (``ignored``): nothing judged, kept or charged."""
     victim, s = _table()
     raw = _equivocation(s)
     victim.receive_message(raw, 0.0)
@@ -95,16 +99,17 @@ def test_a_judged_complaint_is_a_duplicate_and_more_proofs_of_a_proven_seat_spen
     assert victim.stats["duplicate"] == 1 and victim.referee.complaints.proven(1) is not None
     assert victim.referee.complaints.kept == 1
     again = [_equivocation(s, i.to_bytes(32, "big")) for i in range(2 * COMPLAINT_BUDGET)]
-    for raw_again in again:  # other proofs against seat 1: not charged, the last AGAIN_KEPT kept
+    ignored = victim.stats["ignored"]
+    for raw_again in again:  # other proofs against seat 1: dropped unjudged, not charged, not kept
         victim.receive_message(raw_again, 0.0)
-    assert victim.referee.complaints.kept == 1 + AGAIN_KEPT and victim.referee.complaints.over_budget == 0
-    dup = victim.stats["duplicate"]
-    for _ in range(10):  # a replay of a recent one (any seat can send it): a duplicate, not re-judged
-        victim.receive_message(again[-1], 0.0)
-    assert victim.stats["duplicate"] == dup + 10
-    for i in range(COMPLAINT_BUDGET):
-        victim.receive_message(_junk(s, i), 0.0)
-    victim.receive_message(_equivocation(s, b"d" * 32), 0.0)
+    assert victim.stats["ignored"] == ignored + len(again)
+    assert victim.referee.complaints.kept == 1 and victim.referee.complaints.over_budget == 0
+    gid = victim.setup.game_id
+    for i in range(COMPLAINT_BUDGET):  # junk naming seat 0 (not proven): judged, charged
+        victim.receive_message(make_complaint(s[2].identity, gid, 2, 0, 0, EQUIVOCATION,
+                                              [JUNK[0], i.to_bytes(4, "big") + JUNK[1]]), 0.0)
+    assert victim.referee.complaints.over_budget == 0 and victim.referee.complaints.kept == 1 + COMPLAINT_BUDGET
+    victim.receive_message(make_complaint(s[2].identity, gid, 2, 0, 0, EQUIVOCATION, [JUNK[1], JUNK[0]]), 0.0)
     assert victim.referee.complaints.over_budget == 1  # 64 that proved nothing: spent
 
 
@@ -157,3 +162,54 @@ def test_the_complaints_kept_are_bounded_per_seat(ops):
             c.prove(Proof(guilty, 0, "r", raw))
     assert all(v <= COMPLAINT_BUDGET for v in charged.values())
     assert c.kept <= 4 * (COMPLAINT_BUDGET + AGAIN_KEPT) + len(c.cheaters())
+
+
+def _counting_verifies(monkeypatch) -> list:
+    """Every signature check (``p2p.envelope.verify``) from now on, by body."""
+    from p2p import envelope
+
+    seen: list = []
+    real = envelope.verify
+    monkeypatch.setattr(envelope, "verify", lambda *a: (seen.append(a[2]), real(*a))[1])
+    return seen
+
+
+def test_a_proven_seat_and_a_colluder_cannot_make_a_peer_judge_without_end(monkeypatch):
+    """§C8.8 'What a peer keeps' (H124, s11 review): seat 1 is proven; its colluder seat 2 wraps
+    ever new equivocations of seat 1 in complaints. Naming seat 1, they are dropped before any
+    signature check (``ignored``); naming another seat (seat 0) with the same evidence, each
+    proves a seat already proven that it does not name: charged like one that proves nothing,
+    so after ``COMPLAINT_BUDGET`` of them seat 2's complaints are dropped unchecked. Before:
+    every one was judged (3 signature checks each) without end, uncharged."""
+    victim, s = _table()
+    victim.receive_message(_equivocation(s), 0.0)
+    assert victim.referee.complaints.proven(1) is not None
+    checks = _counting_verifies(monkeypatch)
+    gid = victim.setup.game_id
+
+    def proof(i: int, culprit: int) -> bytes:
+        one = [seal(s[1].identity, MSG_STEP, [gid, 5, 1, b"\x00" * 32, b"\x00" * 32, v])
+               for v in (b"a" * 32, i.to_bytes(32, "big"))]
+        return make_complaint(s[2].identity, gid, 2, 0, culprit, EQUIVOCATION, one)
+
+    n = 3 * COMPLAINT_BUDGET
+    for i in range(1, n + 1):
+        victim.receive_message(proof(i, 1), 0.0)
+    assert checks == [] and victim.referee.complaints.kept == 1
+    for i in range(n + 1, 2 * n + 1):
+        victim.receive_message(proof(i, 0), 0.0)
+    assert len(checks) == 3 * COMPLAINT_BUDGET  # the complaint's and its two STEPs', 64 times
+    assert victim.referee.complaints.over_budget == n - COMPLAINT_BUDGET
+    assert victim.referee.complaints.kept == 1 + COMPLAINT_BUDGET
+    assert victim.referee.complaints.cheaters() == [1] and victim.phase == "running"
+
+
+def test_a_complaint_naming_an_unproven_seat_still_proves_it():
+    """The drop is only for a culprit already proven here: seat 1 proven, its complaint (a
+    proven seat's complaints are judged as any) against seat 2, who equivocated, proves seat 2."""
+    victim, s = _table()
+    victim.receive_message(_equivocation(s), 0.0)
+    gid = victim.setup.game_id
+    two = [seal(s[2].identity, MSG_STEP, [gid, 5, 2, b"\x00" * 32, b"\x00" * 32, v]) for v in (b"a" * 32, b"b" * 32)]
+    victim.receive_message(make_complaint(s[1].identity, gid, 1, 0, 2, EQUIVOCATION, two), 0.0)
+    assert victim.referee.complaints.cheaters() == [1, 2]
