@@ -178,7 +178,8 @@ class ChatRoom:
         if not self._mine.take(now, float(C.CHAT_BURST), 1.0 / C.CHAT_REFILL_S):
             raise ChatLimited("too many lines: wait a moment")
         self._seq = max(self._seq + 1, min(self._clock_ms(), C.MAX_CHAT_SEQ))
-        raw = seal_message(self.identity, MSG_CHAT, Chat(self.game_id, self.identity.public_key, self._seq, self.name, text))
+        raw = seal_message(self.identity, MSG_CHAT,
+                           Chat(self.game_id, self.identity.public_key, self._seq, self.name, text))
         self.stats["sent"] += 1
         role = self._members.get(self.identity.public_key, (self.name, PLAYER))[1]
         return raw, ChatLine(self.identity.public_key, self.name, role, text, self._seq, raw)
@@ -264,7 +265,15 @@ class ChatRoom:
     def _machine(self, host: object, now: float) -> _Bucket:
         """The bucket all spectators at IP ``host`` share (``CHAT_BURST``, one per
         ``CHAT_REFILL_S``). At most 64 kept: past it, the buckets that are full again are
-        forgotten (they would start full anyway), then the one made longest ago."""
+        forgotten (they would start full anyway), then the one made longest ago.
+
+        Not ``ratelimit.bucket_in`` (least recently used forgotten first): under a flood of
+        source IPs that order forgets a machine that spoke its fill while buckets full again
+        are kept, and its next line starts a fresh burst; this order forgets only what would
+        start full anyway until all 64 are below full (each IP here is a reached spectator
+        place, so adding one is rare and the scan of 64 is cheap; ``bucket_in`` serves
+        unproven sources, where a scan per new source would be the flood's lever).
+        Test: tests/p2p/test_chat_memory.py."""
         b = self._by_machine.get(host)
         if b is None:
             if len(self._by_machine) >= 64:

@@ -66,3 +66,26 @@ def test_authors_kept_never_exceed_the_members_plus_the_bound(ops):
     for i, (who, forged) in enumerate(ops):
         r.receive(_line(STRANGERS[who], i + 1, ANNA if forged else None), i * 0.05, relayed=True)
         assert r.authors_kept <= 2 + RELAYED_AUTHORS_KEPT
+
+
+def test_a_flood_of_machines_forgets_full_buckets_before_a_machine_that_spoke():
+    """§N9 check 6 ('machine_flood'): at most 64 machine (IP) buckets are kept; past it the ones
+    full again are forgotten first (they would start full anyway), so a flood of new machines
+    cannot hand a machine that spoke its fill a fresh burst while full ones are kept. (A least
+    recently used order, ``ratelimit.bucket_in``'s, would forget that machine here: it spoke
+    first; its next author would then get 5 lines instead of 1.)"""
+    r = _room()
+    one, two = STRANGERS[0], STRANGERS[1]
+    for seq in range(1, 6):  # machine M's first author says its burst: M's bucket is empty
+        assert r.receive(_line(one, seq), 0.0, relayed=True, relayed_role=SPECTATOR, author=one.public_key,
+                         machine="M") is not None
+    for i in range(63):  # 63 other machines say one line each: the table holds 64
+        who = STRANGERS[2 + i]
+        assert r.receive(_line(who), 1.0, relayed=True, relayed_role=SPECTATOR, author=who.public_key,
+                         machine=f"ip{i}") is not None
+    new = STRANGERS[65]  # at t = 3 s the 63 are full again, M holds 1.5 tokens; a 65th machine
+    assert r.receive(_line(new), 3.0, relayed=True, relayed_role=SPECTATOR, author=new.public_key,
+                     machine="X") is not None
+    shown = [r.receive(_line(two, seq), 3.0, relayed=True, relayed_role=SPECTATOR, author=two.public_key,
+                       machine="M") for seq in range(1, 6)]
+    assert sum(x is not None for x in shown) == 1 and r.stats["machine_flood"] == 4
