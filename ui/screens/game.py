@@ -44,20 +44,25 @@ class DriverChanged(Message):
 
 
 def _bindings() -> list[Binding]:
+    """The game screen's keys, all priority bindings: Textual runs a priority binding as the app
+    routes the key, so a dialog the key opens is on screen before the next key is routed, and the
+    keys typed behind it in one burst reach the dialog ("o 1 2 0 Enter" bids €120). As plain
+    bindings they ran only once the key had bubbled up from the focused button, after the app
+    had already handed that button the digits (lost) and Enter (pressed it)."""
     labels = {"roll": "roll", "buy": "buy", "decline": "auction", "bid": "bid", "pass": "pass",
               "fine": "fine", "card": "card", "manage": "properties", "trade": "trade", "offer": "offers",
               "withdraw": "withdraw", "claim": "rent", "bankrupt": "bankruptcy", "settle": "mortgages",
               "inspect": "inspect", "skip": "skip", "take": "take card", "leave_card": "leave cards", "use": "use card",
               "bills": "bills"}
-    out = [Binding(key, f"command('{cid}')", labels[cid], show=False) for cid, key in KEYS.items()]
-    out.append(Binding("a", "autoplay", "autoplay", show=False))
-    out.append(Binding("q", "leave", "quit", show=False))
-    out.append(Binding("l", "magnifier", "magnifier", show=False))
-    out.append(Binding("v", "bill_policy", "bills", show=False))
-    out.append(Binding("h", "chat", "chat", show=False))
-    out.append(Binding("question_mark", "legend", "legend", show=False))
-    out.append(Binding("j", "vote_out", "vote out", show=False))
-    out.append(Binding("J", "skip_turn", "skip turn", show=False))
+    out = [Binding(key, f"command('{cid}')", labels[cid], show=False, priority=True) for cid, key in KEYS.items()]
+    out.append(Binding("a", "autoplay", "autoplay", show=False, priority=True))
+    out.append(Binding("q", "leave", "quit", show=False, priority=True))
+    out.append(Binding("l", "magnifier", "magnifier", show=False, priority=True))
+    out.append(Binding("v", "bill_policy", "bills", show=False, priority=True))
+    out.append(Binding("h", "chat", "chat", show=False, priority=True))
+    out.append(Binding("question_mark", "legend", "legend", show=False, priority=True))
+    out.append(Binding("j", "vote_out", "vote out", show=False, priority=True))
+    out.append(Binding("J", "skip_turn", "skip turn", show=False, priority=True))
     return out
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.style import Style
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -19,10 +20,11 @@ from ui.i18n import _
 from ui.screens.modal import _Dialog
 
 
-def legend_lines(state: Any) -> list[Text]:
-    """One line per mark of the board (ui/board_layout.draw_cell), translated: the mark in
-    its own colours, then what it means; niente-e-come-sembra adds its magnifiers (players
-    panel). ``state``: the engine state shown (for the edition), or None."""
+def legend_rows(state: Any) -> list[tuple[Text, str]]:
+    """One (mark, meaning) pair per mark of the board (ui/board_layout.draw_cell), translated:
+    the mark in its own colours, centred in 3 cells, then what it means; niente-e-come-sembra
+    adds its magnifiers (players panel). ``state``: the engine state shown (for the edition),
+    or None."""
     token = Style(color="black", bgcolor=SEAT_COLOURS[1], bold=True)
     rows: list[tuple[str, Style, str]] = [
         ("█", Style(color=GROUP_COLOURS[0]), _("the colour group of a street, before its name")),
@@ -37,13 +39,24 @@ def legend_lines(state: Any) -> list[Text]:
     if state is not None and engine.has_hidden(state):
         rows.append(("●", Style(color="green"), _("players panel: a magnifier left (red: used, green again on GO)")))
         rows.append(("l", Style(bold=True), _("when the game offers you the magnifier: always, for you only, never")))
-    out = []
-    for mark, style, meaning in rows:
-        t = Text(" ")
-        t.append(mark.center(3), style)
-        t.append("  " + meaning)
-        out.append(t)
-    return out
+    return [(Text(mark.center(3), style), meaning) for mark, style, meaning in rows]
+
+
+def legend_lines(state: Any) -> list[Text]:
+    """:func:`legend_rows` as one line each (" mark  meaning"), unwrapped."""
+    return [Text(" ") + mark + Text("  " + meaning) for mark, meaning in legend_rows(state)]
+
+
+def legend_grid(state: Any) -> Table:
+    """:func:`legend_rows` as a grid whose meanings wrap under themselves, not under the marks
+    (H108's walk, 80x24: "a player's token standing there (seat number on the player's" went
+    on with "colour)" at the dialog's left edge)."""
+    grid = Table.grid(padding=(0, 2, 0, 0))
+    grid.add_column(width=4, justify="right", no_wrap=True)
+    grid.add_column(ratio=1)
+    for mark, meaning in legend_rows(state):
+        grid.add_row(mark, meaning)
+    return grid
 
 
 class LegendDialog(_Dialog):
@@ -61,9 +74,8 @@ class LegendDialog(_Dialog):
             yield Label(_("How to read the board"), classes="title")
             yield Label(_("Each square: its name, the owner, the buildings, the tokens on it. The seat numbers "
                           "are the ones of the players panel."))
-            for line in legend_lines(self.state):
-                yield Label(line)
+            yield Label(legend_grid(self.state))
             yield Label(_("Esc or ?: close"))
 
 
-__all__ = ["LegendDialog", "legend_lines"]
+__all__ = ["LegendDialog", "legend_grid", "legend_lines", "legend_rows"]

@@ -63,9 +63,38 @@ class InOrderInput(Input):
 
 
 class _Dialog(ModalScreen):
-    """Escape cancels (dismiss None)."""
+    """Escape cancels (dismiss None). Keys that reach the dialog before its widgets exist act in
+    it, in order: Textual hands a key to the screen itself while nothing in it has the focus, so
+    a dialog opened while keys were queued (a click on a command, then typing at once) lost them.
+    They wait here until the widgets are composed, then go to the widget that got the focus (the
+    box of a bid, a chat line), ahead of any key typed after. The game screen's keys are priority
+    bindings, so the key that opens a dialog opens it before the next key is routed
+    (``ui.screens.game``): "o 1 2 0 Enter" typed at once bids €120 (session 12's walk)."""
 
     BINDINGS = [Binding("escape", "cancel", _("Cancel"))]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: Keys handed to this screen before its widgets were composed; None once they are.
+        self._early_keys: list[Key] | None = []
+
+    def _forward_event(self, event: Any) -> None:
+        """Textual (8.2): the app hands a key here when no widget of the screen has the focus;
+        before the widgets exist, keep it for :meth:`_compose` to hand on."""
+        if self._early_keys is not None and isinstance(event, Key):
+            self._early_keys.append(event)
+            return
+        super()._forward_event(event)
+
+    async def _compose(self) -> None:
+        """Compose as Textual does (which focuses the first focusable widget), then hand the keys
+        kept meanwhile to the focused widget (or the screen), in the same step, so that a key the
+        app hands to the focused widget afterwards comes after them."""
+        await super()._compose()
+        early, self._early_keys = self._early_keys or [], None
+        target = self.focused or self
+        for event in early:
+            target._forward_event(event)  # as the app hands a key to the focused widget
 
     def action_cancel(self) -> None:
         """Esc: close the dialog with no answer (None)."""
