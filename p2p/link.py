@@ -40,7 +40,10 @@ and went to their lossy regime (every chunk sent twice) — a restarted peer's c
 _TX_QUEUE = 4096
 """Datagrams kept while the kernel's send buffer is full (EAGAIN), sent when it drains; beyond
 that they are dropped and counted in ``send_errors`` (the RTO resends)."""
-
+_READ = 1
+"""``Link._unflushed`` bit: a datagram reached the endpoint (its acks are due)."""
+_SENT = 2
+"""``Link._unflushed`` bit: a payload was queued with ``send``."""
 
 
 class Link:
@@ -86,8 +89,9 @@ class Link:
         #: The endpoint's next timer (``Endpoint.flush``): ``_on_timer`` at that time.
         self._timer = LoopTimer(self._loop, self._on_timer)
         self._in_rx = False
-        self._rx_sent = False  # on_message queued a payload during the current read batch
-        self._rx_flushed = False  # flush_now ran while on_message handled a payload
+        #: What reached the endpoint since the last flush (``_READ`` | ``_SENT`` bits, 0: nothing,
+        #: a flush would only scan every channel again, issue 14); ``_flush`` clears it.
+        self._unflushed = 0
         self._flush_scheduled = False
         self.send_errors = 0
         self.handler_errors = 0
@@ -137,23 +141,26 @@ class Link:
     def send(self, addr: Addr, payload: bytes) -> None:
         """Queue ``payload`` for ``addr``; it goes out at the next flush (soon, this loop turn)."""
         self.endpoint.send(addr, payload)
-        if self._in_rx:
-            self._rx_sent = True
-        elif not self._flush_scheduled:
+        self._unflushed |= _SENT
+        if not self._in_rx and not self._flush_scheduled:
             self._flush_scheduled = True
-            self._loop.call_soon(self._flush)
+            self._loop.call_soon(self._flush_soon)
 
     def flush_now(self) -> None:
         """Send what ``send`` queued now, with the acks due (the owner's step message, which
         every other peer waits for: issue 14), not after the payload being handled returns
         nor on the loop's next turn."""
-        if self._in_rx:
-            self._rx_sent = False
-            self._rx_flushed = True
         self._flush()
 
-    def _flush(self) -> None:
+    def _flush_soon(self) -> None:
+        """The flush ``send`` scheduled outside a read batch, unless ``flush_now`` (or another
+        flush) sent everything since."""
         self._flush_scheduled = False
+        if self._unflushed:
+            self._flush()
+
+    def _flush(self) -> None:
+        self._unflushed = 0
         if self._closed:
             return
         now = self._loop.time()
@@ -214,7 +221,6 @@ class Link:
         ep = self.endpoint
         loop = self._loop
         faults = self._faults
-        fresh = False  # a datagram reached the endpoint since the last flush
         read = False  # a datagram reached the endpoint in this batch
         self._in_rx = True
         try:
@@ -229,34 +235,28 @@ class Link:
                 if faults is not None and faults.partitioned(loop.time()):
                     self.partition_dropped += 1
                     continue
-                fresh = read = True
+                read = True
+                self._unflushed |= _READ  # before on_message: a ``flush_now`` there acks it too
                 self.now = now = loop.time()
                 for src, payload in ep.receive_datagram(data, addr[:2], now):
                     try:
                         self._on_message(src, payload)
                     except Exception as exc:  # noqa: BLE001 - handed to the owner, below
                         self._handler_failed(exc)
-                if self._rx_sent:
-                    # A reply (our next step message): out now, before the rest of the batch is
-                    # read, verified and applied — the other peers wait for it (issue 14: latency
-                    # per round). The acks due for what was read so far ride on it.
-                    self._rx_sent = False
+                if self._unflushed & _SENT:
+                    # A reply (our next step message) the owner did not ``flush_now``: out now,
+                    # before the rest of the batch is read, verified and applied — the other
+                    # peers wait for it (issue 14: latency per round). The acks due for what was
+                    # read so far ride on it.
                     self._flush()
-                    fresh = False
-                elif self._rx_flushed:  # the owner sent it already (``flush_now``), acks along
-                    fresh = False
-                self._rx_flushed = False
             if read and self._on_batch_end is not None:
                 try:
                     self._on_batch_end()
                 except Exception as exc:  # noqa: BLE001 - handed to the owner, as on_message's
                     self._handler_failed(exc)
-                if self._rx_sent:
-                    self._rx_sent = False
-                    fresh = True
         finally:
-            self._in_rx = self._rx_flushed = False
-        if fresh and not self._closed:
+            self._in_rx = False
+        if self._unflushed and not self._closed:
             self._flush()
 
     def _handler_failed(self, exc: Exception) -> None:

@@ -200,3 +200,44 @@ def test_flush_now_sends_the_owners_reply_before_its_handler_returns_and_once():
             await b.close()
 
     asyncio.run(run())
+
+
+def test_flush_now_outside_a_read_batch_leaves_nothing_for_the_scheduled_flush():
+    """``Link.send`` outside a read batch schedules a flush on the loop's next turn; when the
+    owner's ``flush_now`` sent everything before it runs, that flush does not scan the channels
+    again (``Endpoint.flush`` once, issue 14, H124); a send after ``flush_now`` still goes out
+    on that turn, and a plain ``send`` still goes out without ``flush_now``."""
+    async def run():
+        got = []
+        a = await Link.open("127.0.0.1", 0, lambda addr, p: None)
+        b = await Link.open("127.0.0.1", 0, lambda addr, p: got.append(p))
+        calls = []
+        flush = a.endpoint.flush
+        a.endpoint.flush = lambda now: (calls.append(now), flush(now))[1]
+        try:
+            a.send(b.address, b"one")
+            a.flush_now()
+            assert len(calls) == 1
+            await asyncio.sleep(0)  # the scheduled flush's turn
+            await asyncio.sleep(0)
+            assert len(calls) == 1
+            a.send(b.address, b"two")
+            a.flush_now()
+            a.send(b.address, b"three")  # after flush_now: the scheduled flush sends it
+            await asyncio.sleep(0)
+            await asyncio.sleep(0)
+            assert len(calls) == 3
+            a.send(b.address, b"four")
+            await asyncio.sleep(0)
+            await asyncio.sleep(0)
+            assert len(calls) == 4
+            for _ in range(400):
+                if len(got) == 4:
+                    break
+                await asyncio.sleep(0.005)
+            assert got == [b"one", b"two", b"three", b"four"]
+        finally:
+            await a.close()
+            await b.close()
+
+    asyncio.run(run())
