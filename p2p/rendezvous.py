@@ -316,18 +316,8 @@ class SeatAddresses:
         was = self.pending.pop(seat, None)
         if self.endpoints[seat] == addr:
             return "same"
-        holder = self._unheard_holder(seat, addr, heard, now, heard_at)
-        if holder is not None:
-            back = self._way_back(holder, seat, addr, heard)
-            if heard:  # heard there long ago: it may speak from there again (as below)
-                self.left_from[self.endpoints[seat]] = seat
-            self._placed[seat] = (self.endpoints[seat], now)
-            self.move(seat, addr)
-            self.move(holder, back)
-            self._placed[holder] = (None, now)  # unheard at ``back`` too, from now
-            self.pending[holder] = addr  # its turn again once this seat has held it unheard as long
-            return "moved"
-        if self.taken(seat, addr):
+        unheard = self._unheard_holder(seat, addr, heard, now, heard_at)
+        if unheard is None and self.taken(seat, addr):
             # A forged advert (keys are public) naming a live seat's address: pinning it would
             # replace that seat's channel with one keyed to ``seat`` and cut the live seat off
             # (its datagrams fail the MAC). A seat really moved there is adopted once the
@@ -337,20 +327,26 @@ class SeatAddresses:
                 return "refused_again"
             self.refused += 1
             return "refused"
-        if heard and now - heard < ADVERT_HEARD_S:
+        if heard and now - heard < ADVERT_HEARD_S:  # (then there is no unheard holder either)
             self.pending[seat] = addr  # a peer restarted elsewhere goes quiet here: asked again
             return "ignored" if was != addr else "ignored_again"
-        if heard:
+        if heard:  # heard there long ago: it may speak from there again (``left_from``)
             self.left_from[self.endpoints[seat]] = seat
         self._placed[seat] = (self.endpoints[seat], now)
         self.move(seat, addr)
+        if unheard is not None:
+            holder, back = unheard
+            self.move(holder, back)
+            self._placed[holder] = (None, now)  # unheard at ``back`` too, from now
+            self.pending[holder] = addr  # its turn again once this seat has held it unheard as long
         return "moved"
 
     def _unheard_holder(self, seat: int, addr: tuple[str, int], heard: float | None, now: float,
-                        heard_at: Callable[[tuple[str, int]], float] | None) -> int | None:
-        """The seat that holds ``addr`` (its endpoint) without ever having been heard there, for
-        ``ADVERT_HEARD_S`` now, and may give it to ``seat``'s advert (protocol.md §N3.2 "An
-        unheard holder"); None if there is none or ``addr`` stays refused: ``heard_at`` unknown,
+                        heard_at: Callable[[tuple[str, int]], float] | None) -> tuple[int, tuple[str, int]] | None:
+        """(holder, way back): the seat that holds ``addr`` (its endpoint) without ever having
+        been heard there, for ``ADVERT_HEARD_S`` now, and may give it to ``seat``'s advert, and
+        the address it goes back to (``_way_back``) (protocol.md §N3.2 "An unheard holder");
+        None if there is none or ``addr`` stays refused: ``heard_at`` unknown,
         ``seat`` heard at its own address lately (the advert is ignored), ``addr`` ours or one a
         seat left (``left_from``), the holder heard there, or no way back for it (``_way_back``)."""
         if heard_at is None or (heard and now - heard < ADVERT_HEARD_S) or addr in self.left_from:
@@ -359,9 +355,8 @@ class SeatAddresses:
         if holder is None or holder == self.my_seat or heard_at(addr):
             return None
         since = self._placed.setdefault(holder, (None, now))[1]
-        if now - since < ADVERT_HEARD_S or self._way_back(holder, seat, addr, heard) is None:
-            return None
-        return holder
+        back = None if now - since < ADVERT_HEARD_S else self._way_back(holder, seat, addr, heard)
+        return None if back is None else (holder, back)
 
     def _way_back(self, holder: int, seat: int, addr: tuple[str, int],
                   heard: float | None) -> tuple[str, int] | None:
