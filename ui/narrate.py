@@ -2,8 +2,9 @@
 
 ``Narrator(edition, names).lines(events) -> list[str]`` turns the engine events of one or more
 steps (engine/events.py) into translated sentences, e.g. "Marco paga €50 di affitto a Giulia
-per Viale Vesuvio". Property and card texts stay as printed (Italian), the board's words of the
-game are in the player's language (ui.i18n.term: "GO", "Chance" in English); money is "€1.500"
+per Viale Vesuvio". Property names stay as printed (Italian), the board's words of the game and
+the cards' texts are in the player's language (ui.i18n.term: "GO", "Chance" in English;
+ui.i18n.card_text: "Advance to GO! Collect €200."); money is "€1.500"
 (``ui.i18n.format_money``). Bookkeeping events already told by another sentence (the money of
 a purchase, of a building) produce nothing. The narrator remembers which square a pending rent
 is for (``RentDue`` comes before the ``MoneyPaid`` of the claim).
@@ -14,21 +15,22 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from engine.editions import K_TAX
-from ui.i18n import _, format_money, from_name, square_name, term, to_name
+from ui.i18n import _, card_text, format_money, from_name, square_name, term, to_name
 
 #: MoneyPaid reasons told by a more specific event of the same step.
 _SILENT_PAYMENTS = frozenset(("purchase", "auction", "house", "sale", "mortgage", "lift"))
 
 
 def card_title(edition: Any, deck: int, card: int, width: int = 40) -> str:
-    """The printed card's first words (Italian, as printed), at most ``width`` characters:
-    up to its first ":", "!" or "." ("Albergo gratis!", "Avete vinto alla lotteria"); a
-    title that starts "Invece di ..., " keeps what follows the comma ("andate avanti fino al
-    VIA")."""
-    text = edition.decks[deck][card].text
+    """The card's first words in the player's language (``ui.i18n.card_text``), at most ``width``
+    characters: up to its first ":", "!" or "." ("Albergo gratis!", "Avete vinto alla lotteria";
+    "Free hotel!", "You have won the lottery"); a title that starts "Invece di ..., " ("Instead
+    of ..., ") keeps what follows the comma ("Andate avanti fino al VIA!", "Advance to GO and
+    collect €200")."""
+    text = card_text(edition.decks[deck][card])
     cut = min((i for i in (text.find(":"), text.find("!"), text.find(".")) if i >= 0), default=len(text))
     title = text[:cut + (text[cut:cut + 1] == "!")].strip()
-    if title.startswith("Invece di") and ", " in title:
+    if title.startswith(("Invece di", "Instead of")) and ", " in title:
         title = title.rsplit(", ", 1)[1]
         title = title[:1].upper() + title[1:]
     return title if len(title) <= width else title[:width - 1] + "…"
@@ -222,7 +224,7 @@ class Narrator:
         if k == "CardDrawn":
             card = self.ed.decks[e.deck][e.card]
             return _("{name} draws {deck}: “{text}”").format(
-                name=self.who(e.seat), deck=term(self.ed.deck_names[e.deck]), text=card.text)
+                name=self.who(e.seat), deck=term(self.ed.deck_names[e.deck]), text=card_text(card))
         if k == "JailCardUsed":
             return _("{name} uses the card to get out of jail free").format(name=self.who(e.seat))
         if k == "SentToJail":

@@ -131,7 +131,7 @@ async def test_taking_a_face_up_card():
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: "roll" in commands(app))
         panel = app.screen.query_one(PlayersPanel)
-        assert "Face-up Chance cards: Avete vinto alla lo" in panel.render().plain  # English board words
+        assert "Face-up Chance cards: You have won the lotter" in panel.render().plain  # English words and card
         await pilot.press("r")
         await until(pilot, lambda: "take" in commands(app))
         assert "leave_card" in commands(app)
@@ -139,8 +139,8 @@ async def test_taking_a_face_up_card():
         await until(pilot, lambda: isinstance(app.screen, TakeCardDialog))
         await pilot.press("enter")  # slot 0: the lottery card
         await until(pilot, lambda: ("card", lottery) in obs.held_items(game.state, 0))
-        assert "Marco takes the face-up Chance card “Avete vinto alla lotteria”" in log_text(app)
-        await until(pilot, lambda: "cards: Avete vinto alla lotteria" in panel.render().plain)
+        assert "Marco takes the face-up Chance card “You have won the lottery”" in log_text(app)
+        await until(pilot, lambda: "cards: You have won the lottery" in panel.render().plain)
 
 
 @sync

@@ -2,8 +2,9 @@
 
 Source strings (msgids) are English; the Italian catalog is
 ``ui/i18n/locale/it/LC_MESSAGES/lanopoli.po`` compiled to ``lanopoli.mo`` (regenerate with
-``python -m ui.i18n.msgfmt``). Italian is the default because the rulebooks and most players
-are Italian; English is chosen with ``--lang en`` or an English locale in the environment
+``python -m ui.i18n.msgfmt``). The English catalog (``locale/en``) holds only the English texts
+of the printed Italian cards, under the context "card" (:func:`card_text`). Italian is the
+default because the rulebooks and most players are Italian; English is chosen with ``--lang en`` or an English locale in the environment
 (``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES``, ``LANG``, first one set wins, as gettext does).
 
 Usage::
@@ -28,7 +29,9 @@ LOCALE_DIR = Path(__file__).with_name("locale")
 LANGUAGES = ("it", "en")
 DEFAULT_LANGUAGE = "it"
 
-_translations: gettext.NullTranslations = gettext.NullTranslations()
+#: English until set_language (the msgids, and the cards' English texts when installed).
+_translations: gettext.NullTranslations = gettext.translation(
+    DOMAIN, localedir=str(LOCALE_DIR), languages=["en"], fallback=True)
 _language: str = "en"
 
 
@@ -57,16 +60,14 @@ def choose_language(flag: str | None, environ: Mapping[str, str] | None = None) 
 def set_language(lang: str) -> None:
     """Make ``_`` translate into ``lang`` ("it" or "en"). Raises ``ValueError`` otherwise.
 
-    English needs no catalog (msgids are English). A missing Italian catalog raises
-    ``FileNotFoundError``: a broken install must not silently speak another language.
+    The msgids are English, so English's catalog holds only the cards' texts (:func:`card_text`).
+    A missing catalog raises ``FileNotFoundError``: a broken install must not silently speak
+    another language (or show the cards in Italian to an English player).
     """
     global _translations, _language
     if lang not in LANGUAGES:
         raise ValueError(f"unknown language {lang!r}; choose one of {', '.join(LANGUAGES)}")
-    if lang == "en":
-        _translations = gettext.NullTranslations()
-    else:
-        _translations = gettext.translation(DOMAIN, localedir=str(LOCALE_DIR), languages=[lang])
+    _translations = gettext.translation(DOMAIN, localedir=str(LOCALE_DIR), languages=[lang])
     _language = lang
     _install_for_argparse()
 
@@ -96,6 +97,21 @@ def _(message: str) -> str:
 def ngettext(singular: str, plural: str, n: int) -> str:
     """Translate with the plural form for count ``n`` (gettext's plural rules)."""
     return _translations.ngettext(singular, plural, n)
+
+
+#: The gettext context of the cards' texts in the catalogs (msgid: the printed Italian text).
+CARD_CONTEXT = "card"
+
+
+def card_text(card: Any) -> str:
+    """``card`` (an ``engine`` Card) as the player reads it: its printed Italian text in Italian,
+    the English catalog's text in English ("Andate avanti fino al VIA! Ritirate 200." ->
+    "Advance to GO! Collect €200."; street names stay as printed, amounts as :func:`format_money`
+    writes them). A text the catalog lacks is shown as printed (tests/ui/test_card_texts.py checks
+    that every card of every edition has one)."""
+    if _language == "it":
+        return card.text
+    return _translations.pgettext(CARD_CONTEXT, card.text)
 
 
 def to_name(name: str) -> str:

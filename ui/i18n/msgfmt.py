@@ -3,7 +3,7 @@
 ``python -m ui.i18n.msgfmt`` rewrites every ``locale/*/LC_MESSAGES/lanopoli.mo`` from its
 ``.po``; ``--check`` exits 1 if a committed .mo is out of date; ``--missing`` prints, as .po
 entries to translate and append, every ``_()``/``ngettext()`` literal in ``ui/`` that a catalog
-lacks. The
+lacks (but English's, which holds only the cards' texts: ``ui.i18n.card_text``). The
 output is the GNU .mo format (little-endian, magic 0x950412de, revision 0, no hash table),
 which ``gettext.GNUTranslations`` reads. Supported .po syntax: ``msgctxt``, ``msgid``,
 ``msgid_plural``, ``msgstr``, ``msgstr[n]``, continuation strings, ``#`` comments; entries
@@ -171,6 +171,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     stale = []
     for po, mo in catalogs():
+        if args.missing and po.parent.parent.name == "en":
+            continue  # the msgids are English: this catalog holds only the cards' texts
         if args.missing:
             entries = missing_entries(po.read_text(encoding="utf-8"))
             if entries:

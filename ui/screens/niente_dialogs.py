@@ -21,7 +21,7 @@ from textual.widgets.option_list import Option
 from engine import actions as A
 from engine import observation as obs
 from engine.observation import choice_error, choosable_bills, due_amount
-from ui.i18n import _, format_money, to_name
+from ui.i18n import _, card_text, format_money, to_name
 from ui.narrate import card_title
 from ui.screens.dialogs import _Dialog
 from ui.screens.modal import ChoiceDialog
@@ -107,7 +107,7 @@ class TakeCardDialog(ChoiceDialog):
     def label(self, a: Any) -> str:
         """The card's full text, with what we know of it."""
         card = obs.faceup_cards(self.state)[a.slot]
-        text = self.state.ed.decks[1][card].text
+        text = card_text(self.state.ed.decks[1][card])
         fake = card_known_fake(self.state, card, self.view)
         if fake is not None:
             text += " — " + (_("known fake") if fake else _("known genuine"))
