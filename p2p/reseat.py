@@ -227,15 +227,17 @@ class Carrier:
         self.stats["held"] += 1
         return "held"
 
-    def field(self, now: float, drop_steps: Mapping[int, int], step: int | None = None) -> list[bytes]:
+    def field(self, now: float, drop_steps: Mapping[int, int], step: int) -> list[bytes]:
         """The 8th field of our STEP body of ``step``: fresh requests of seats still dropped at
         the step they name, ascending seat, at most ``RESEAT_CARRY``; [] for none. With more
         fresh requests than that, the ``RESEAT_CARRY`` seats first in cyclic order from
         ``carry_start(step, seats)`` (protocol.md §C8.9 'Carrying': every carrier turns alike,
-        so no request is kept out for ever; ``step`` None: the lowest seats)."""
+        so no request is kept out for ever). ``step`` is required (H124): the fallback for none,
+        the lowest seats first, was the rule §C8.9 replaced (two colluders' requests filled a
+        carrier's slots for the rest of the game) and no caller was left without a step."""
         fresh = [seat for seat in sorted(self._held)
                  if drop_steps.get(seat) == self._held[seat][1] and now - self._held[seat][2] <= C.RESEAT_FRESH]
-        if len(fresh) > C.RESEAT_CARRY and step is not None:
+        if len(fresh) > C.RESEAT_CARRY:
             n, r = self._setup.seats, carry_start(step, self._setup.seats)
             fresh = sorted(sorted(fresh, key=lambda seat: (seat - r) % n)[:C.RESEAT_CARRY])
         return [self._held[seat][0] for seat in fresh[:C.RESEAT_CARRY]]
@@ -291,7 +293,7 @@ class Reseat:
             return "ignored"
         return self.carrier.receive(raw, now, drop_steps)
 
-    def field(self, now: float, drop_steps: Mapping[int, int], step: int | None = None) -> list[bytes]:
+    def field(self, now: float, drop_steps: Mapping[int, int], step: int) -> list[bytes]:
         """The 8th field of the STEP body we sign now, of ``step`` ([] for none; ``Carrier.field``)."""
         return [] if self._hidden else self.carrier.field(now, drop_steps, step)
 

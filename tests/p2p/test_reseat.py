@@ -148,11 +148,11 @@ def test_carrier_keeps_fresh_requests_of_dropped_seats_only(game):
     assert c.receive(_req(setup, ids, 0), 0.0, {0: 7}) == "ignored"  # our own seat
     assert c.receive(_req(setup, ids, 3, at=2), 0.0, {3: 7}) == "ignored"  # another drop
     assert c.receive(raw, 1.0, {3: 7}) == "held"
-    assert c.field(1.0 + C.RESEAT_FRESH, {3: 7}) == [raw]
-    assert c.field(1.1 + C.RESEAT_FRESH, {3: 7}) == []  # it stopped asking: not carried
-    assert c.field(1.0, {}) == []  # no longer dropped
+    assert c.field(1.0 + C.RESEAT_FRESH, {3: 7}, 8) == [raw]
+    assert c.field(1.1 + C.RESEAT_FRESH, {3: 7}, 8) == []  # it stopped asking: not carried
+    assert c.field(1.0, {}, 8) == []  # no longer dropped
     c.forget(3)
-    assert c.field(1.0, {3: 7}) == []
+    assert c.field(1.0, {3: 7}, 8) == []
     assert c.stats == {"received": 4, "bad": 1, "ignored": 2, "held": 1}
 
 
@@ -177,14 +177,15 @@ def _holding(setup, ids, seats, now=1.0):
 
 def test_carrier_with_more_requests_than_slots_turns_them_by_step(game):
     # §C8.9 'Carrying' (H107 s11 #4): three fresh requests, two slots: the two seats first in
-    # cyclic order from carry_start(step), listed ascending; without a step, the lowest seats.
+    # cyclic order from carry_start(step), listed ascending: every seat in its turn (the lowest
+    # seats first, the old rule, left seat 3 out for ever; no step-less call is left, H124).
     setup, ids = game
     c, drops = _holding(setup, ids, (1, 2, 3))
     reqs = {d: _req(setup, ids, d) for d in (1, 2, 3)}
-    assert c.field(1.0, drops) == [reqs[1], reqs[2]]
     by_start = {0: (1, 2), 1: (1, 2), 2: (2, 3), 3: (1, 3)}
     for step in range(40):
         assert c.field(1.0, drops, step) == [reqs[d] for d in by_start[carry_start(step, 4)]]
+    assert {d for step in range(40) for d in by_start[carry_start(step, 4)]} == {1, 2, 3}
     two, _ = _holding(setup, ids, (2, 3))  # no more than the slots: all of them, whatever the step
     assert all(two.field(1.0, drops, step) == [reqs[2], reqs[3]] for step in range(8))
 
