@@ -163,8 +163,10 @@ class Escrow(NamedTuple):
 
 class DropVote(NamedTuple):
     """DROP body ``[gid, voter, step, seat, epoch, share]``: ``voter`` has not received
-    ``seat``'s message of ``step`` within the drop timeout; ``share`` is the voter's escrow
-    share of ``seat`` (``SHARE_LEN`` = 66 bytes, a Shamir share) or nil (protocol.md §C8.3)."""
+    ``seat``'s message of ``step`` within the drop timeout; ``share`` (version 5): nil = open
+    (not released), the voter's escrow share of ``seat`` (``SHARE_LEN`` = 66 bytes, a Shamir
+    share) or its 32-byte pairwise key of its entry (released without a share: the entry does
+    not open) (protocol.md §C8.3 rule (a))."""
 
     game_id: bytes
     voter: int

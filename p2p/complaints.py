@@ -13,7 +13,8 @@ Kinds (``kind`` field):
 1. **equivocation**: two envelopes of the culprit, both validly signed, of the same type and
    the same slot — STEP (gid, step, seat, prev hash, prev digest: two messages over different
    histories are not equivocation, one of them was overturned by a drop, §C8.3), DROP (gid, voter, step, epoch: one vote per step
-   and epoch, whatever its target) or ESCROW (gid, seat, epoch) — with different bodies.
+   and epoch, whatever its target; version 5: an open vote and the same seat's released vote
+   are one vote, not two) or ESCROW (gid, seat, epoch) — with different bodies.
    Self-contained.
 2. **bad step message**: one STEP of the culprit at a chance step whose input is not a reveal
    hashing to the culprit's previous reveal. Checked by a peer still at that step against its
@@ -35,9 +36,10 @@ Kinds (``kind`` field):
    not open it, the openings match, or there was no such delivery. Judged by a peer at that
    step over the same history with its own ``HiddenLedger`` (``check_hidden``); a peer
    past it only compares with the message it applied (different: equivocation).
-5. **false drop-vote share**: [the culprit's DROP vote, the ESCROW of the seat it votes
-   against]: the vote's share does not match the dealer's signed commitment for the voter
-   (``check_drop_share``); it matches: the complainer lied.
+5. **false drop-vote share**: [the culprit's released DROP vote, the ESCROW of the seat it votes
+   against]: the vote's share does not match the dealer's signed commitment for the voter, or
+   its key (version 5) does not show the voter's entry bad (``escrow.valid_release``,
+   ``check_drop_share``); it is true: the complainer lied.
 
 State (``Complaints``)::
 
@@ -53,7 +55,7 @@ from . import aead
 from . import const as C
 from .errors import WireError
 from .identity import Identity
-from .escrow import BAD_VOTE_SHARE, NONCE as _NONCE, check_share, share_commit, share_ctx as _ctx
+from .escrow import BAD_VOTE_SHARE, NONCE as _NONCE, share_commit, share_ctx as _ctx, valid_release
 from .threshold import SHARE_LEN
 from .wire import (MSG_COMPLAINT, MSG_DROP, MSG_ESCROW, MSG_STEP, ComplaintMsg, Setup, decode_drop, decode_escrow,
                    decode_step_body, open_envelope, seal_message)
@@ -128,8 +130,16 @@ def check_equivocation(setup: Setup, first: bytes, second: bytes) -> int | None:
         return None
     if slot1 != slot2 or s1 != s2 or slot1[1] != setup.game_id or not 0 <= s1 < setup.seats:
         return None
+    if e1.mtype == MSG_DROP and _release_pair(decode_drop(e1.body), decode_drop(e2.body)):
+        return None
     key = setup.players[s1].public_key
     return s1 if e1.verify(key) and e2.verify(key) else None
+
+
+def _release_pair(a: Any, b: Any) -> bool:
+    """True if the DROP bodies ``a`` and ``b`` are an open vote and the same voter's released
+    vote of one seat (version 5, §C8.3 rule (a)): one vote, no equivocation."""
+    return a.seat == b.seat and (a.share is None) != (b.share is None)
 
 
 def check_escrow(setup: Setup, complainer: int, raw: bytes, key: bytes | None, active: Sequence[bool]) -> tuple | None:
@@ -254,7 +264,7 @@ def check_drop_share(setup: Setup, complainer: int, evidence: Sequence[bytes], e
     and epoch. (voter, reason) if the vote's share does not match the dealer's commitment for
     the voter (an honest voter only votes the share it checked on receipt, §C8.2);
     (complainer, reason) if it matches; None if the evidence proves nothing (malformed, other
-    game, seat or epoch, a shareless vote, a bad signature). ``escrow_ok(dealer, epoch, raw) ->
+    game, seat or epoch, an open vote, a bad signature). ``escrow_ok(dealer, epoch, raw) ->
     bool``: the judge's agreed acknowledgements (``escrow_acks.AckLedger.confirmed``); an escrow
     that is not the CONFIRMED one proves nothing (a dealer that signed two escrows must not frame
     the honest voters that checked their share against the other one, §C8.2)."""
@@ -274,7 +284,7 @@ def check_drop_share(setup: Setup, complainer: int, evidence: Sequence[bytes], e
         return None
     if escrow_ok is not None and not escrow_ok(e.seat, e.epoch, evidence[1]):
         return None
-    if check_share(e, v.voter, v.share):
+    if valid_release(e, v):
         return complainer, "false complaint: the drop vote share matches the escrow commitment"
     return v.voter, BAD_VOTE_SHARE
 

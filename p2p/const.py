@@ -8,7 +8,7 @@ Times are seconds (float, monotonic clock passed in by the caller); sizes are by
 from __future__ import annotations
 
 #: Wire protocol version, carried in Join and in the signed setup.
-PROTOCOL_VERSION = 4
+PROTOCOL_VERSION = 5
 
 #: Every Ed25519 signature covers ``SIG_PREFIX + domain + b"\x00" + body`` (protocol.md §C2).
 SIG_PREFIX = b"lanopoli/1/"

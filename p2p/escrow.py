@@ -3,10 +3,14 @@
 Every active seat deals its chain secret h_0 in Shamir shares (``threshold.split``, threshold
 t = Q, the drop quorum) to every other active seat: one ESCROW per seat and epoch, each share
 encrypted to its recipient (X25519 + ChaCha20-Poly1305) and committed in the clear (SHA-256).
-A quorum of drop votes carries the voters' shares; ``recover_chain`` decides from them what
-the dropped seat contributes to the chance steps from then on: its recombined chain (its real
-reveals), or the public stand-in (``dropped_reveal``) when no t shares exist anywhere or when
-the dealer's shares do not open its committed chain (a bad escrow, proven by the signed
+A DROP vote is first open (no share); its voter releases it (re-signed with its share, or with
+its pairwise key when its entry does not open) only once it holds a quorum of votes against the
+seat (version 5, protocol.md §C8.3 'Shares in votes that decide nothing'). The released votes
+of a quorum carry the shares; ``recover_chain`` decides from them what the dropped seat
+contributes to the chance steps from then on: its recombined chain (its real reveals), or the
+public stand-in (``dropped_reveal``) when its escrow was never confirmed, when a released key
+shows an entry that does not open, or when the dealer's shares do not open its committed chain
+(a bad escrow, proven by the signed
 escrow, the signed shares and the chain head of the setup: the dealer loses its seat, the game
 goes on).
 
@@ -50,8 +54,11 @@ NONCE = bytes(12)
 UNDECIDED = "undecided"
 #: Why a dealer's escrow is proven bad when a quorum's shares do not open its chain.
 BAD_RECOMBINATION = "escrow shares do not open its hash chain"
-#: Why a voter's share is proven false.
+#: Why a voter's share is proven false (or its released key, version 5: it opens no bad entry).
 BAD_VOTE_SHARE = "drop vote share does not match the escrow commitment"
+#: Why a dealer is proven when a released key (version 5) shows a voter's entry does not open
+#: (the reason of a kind-3 complaint, §C8.8).
+BAD_ENTRY = "escrow share does not match its commitment"
 
 
 def share_ctx(gid: bytes, dealer: int, to: int, epoch: int) -> bytes:
@@ -125,6 +132,37 @@ def check_share(escrow: Escrow, voter: int, share: bytes) -> bool:
     return entry is not None and share_commit(share, escrow.game_id, escrow.seat, voter, escrow.epoch) == entry.commit
 
 
+def key_proves_bad(escrow: Escrow, voter: int, key: bytes) -> bool:
+    """True if ``key`` (32 bytes, published in ``voter``'s released DROP vote instead of a share,
+    version 5) is ``voter``'s pairwise key of its entry in ``escrow``: it decrypts the entry (the
+    AEAD tag checks), and what it decrypts is no share matching the dealer's commitment, so the
+    dealer's escrow is proven bad (COMPLAINT kind 3's evidence, §C8.8; protocol.md §C8.3 rule
+    (a)). False if there is no entry, the key does not decrypt it (the voter lied), or the share
+    matches (the voter withheld a good share: it lied)."""
+    entry = next((e for e in escrow.entries if e.to == voter), None)
+    if entry is None or len(key) != C.HASH_LEN:
+        return False
+    share = aead.decrypt(key, NONCE, entry.ct, share_ctx(escrow.game_id, escrow.seat, voter, escrow.epoch))
+    return share is not None and (len(share) != threshold.SHARE_LEN or not check_share(escrow, voter, share))
+
+
+def released(v: DropVote) -> bool:
+    """True if ``v`` is a released vote (version 5, protocol.md §C8.3 rule (a)): its ``share``
+    field carries a share (``SHARE_LEN`` bytes) or a pairwise key (32 bytes); nil = open."""
+    return v.share is not None
+
+
+def valid_release(escrow: Escrow, v: DropVote) -> bool:
+    """True if the released vote ``v`` is true to ``escrow`` (the dealer's, same epoch): its
+    share matches the dealer's commitment for the voter (``check_share``), or its key proves the
+    voter's entry bad (``key_proves_bad``). An open vote is no release (False)."""
+    if v.share is None:
+        return False
+    if len(v.share) == threshold.SHARE_LEN:
+        return check_share(escrow, v.voter, v.share)
+    return key_proves_bad(escrow, v.voter, v.share)
+
+
 def recombine(escrow: Escrow, shares: dict[int, bytes], chain_head: bytes, chain_length: int,
               t: int) -> HashChain | None:
     """Recombine the dealer's chain secret from ``t`` shares ``{voter: share}`` of ``escrow``
@@ -155,8 +193,9 @@ class Recovery(NamedTuple):
     """What a set of drop votes decides about the dropped seat's chain (``recover_chain``).
 
     ``chain``: its recombined ``HashChain``; None for the public stand-in reveals; or
-    ``UNDECIDED`` (wait for more votes or for its escrow). ``cheat``: ``BAD_RECOMBINATION``
-    when t valid shares do not open its committed chain (the dealer cheated; ``chain`` None),
+    ``UNDECIDED`` (wait for more votes, their release or its escrow). ``cheat``:
+    ``BAD_RECOMBINATION`` when t valid shares do not open its committed chain, ``BAD_ENTRY`` when
+    a released key shows a voter's entry does not open (the dealer cheated; ``chain`` None),
     else None. ``used``: the voters (ascending, exactly t = Q of them) whose votes decide, to be
     logged in the DROP record; () while undecided. ``liars``: voters whose share does not match
     the dealer's commitment (their votes do not count; proven against them, never the dealer)."""
@@ -169,26 +208,30 @@ class Recovery(NamedTuple):
 
 def recover_chain(setup: Setup, escrow: Escrow | None, votes: Sequence[DropVote], recipients: int,
                   confirmed: bool = True) -> Recovery:
-    """The dropped seat's chain from ``votes`` (distinct voters, ascending; protocol.md §C8.3),
-    given the number of ``recipients`` of its escrow (the other active seats), m, and t = Q:
+    """The dropped seat's chain from ``votes`` (distinct voters, ascending; open or released,
+    protocol.md §C8.3 'Recombination', version 5), given the number of ``recipients`` of its
+    escrow (the other active seats), m, and t = Q:
 
     * ``confirmed`` False: its escrow of the epoch is not CONFIRMED in the agreed history
       (``escrow_acks``; never acknowledged by every recipient, or acknowledged with two hashes):
       nobody has revealed at a chance step since it was dealt, so the stand-in gives no choice;
-      the first t votes decide it, their shares are not looked at (an honest voter may hold
-      another copy than ours: judging it would frame it, §C8.2);
-
-    * with its ``escrow``, a vote whose share does not match its commitment is a lie of the
-      voter (``liars``) and does not count;
+      the first t votes decide it, open or released, their shares are not looked at (an honest
+      voter may hold another copy than ours: judging it would frame it, §C8.2);
+    * with its ``escrow``, a released vote that is not true to it (``valid_release``: a share
+      that does not match its commitment, a key that does not prove its entry bad) is a lie of
+      the voter (``liars``) and does not count;
     * fewer than t counted votes: ``UNDECIDED``;
     * no escrow is dealt in this epoch (m < t): the stand-in;
-    * at least m - t + 1 counted votes carry no share: no t shares exist anywhere (those
-      voters had not revealed), the stand-in;
-    * at least t valid shares: the chain recombined from the first t; if they do not open
+    * without its escrow: ``UNDECIDED`` (nothing can be checked);
+    * a released key (its entry proven bad): the stand-in with ``cheat`` = ``BAD_ENTRY``; the
+      key's voter and then the lowest others (released first) are the t logged;
+    * at least t released shares: the chain recombined from the first t; if they do not open
       the chain head, the stand-in with ``cheat`` = ``BAD_RECOMBINATION``. Every t valid
       shares of an honest escrow give the same secret and no t of a bad one open the chain,
       so every peer decides the same whichever quorum it holds;
-    * otherwise (mixed, or shares we cannot check without the escrow): ``UNDECIDED``."""
+    * otherwise (open votes not released yet): ``UNDECIDED``. An open vote never means "no
+      share" (version 4's m - t + 1 shareless votes deciding the stand-in is gone: the first
+      open votes would have chosen it)."""
     t = quorum(setup.seats)
     if not confirmed:
         escrow = None
@@ -196,19 +239,22 @@ def recover_chain(setup: Setup, escrow: Escrow | None, votes: Sequence[DropVote]
             return Recovery(None, None, tuple(v.voter for v in votes[:t]), ())
     liars = ()
     if escrow is not None:
-        liars = tuple(v.voter for v in votes if v.share is not None and not check_share(escrow, v.voter, v.share))
+        liars = tuple(v.voter for v in votes if released(v) and not valid_release(escrow, v))
     counted = [v for v in votes if v.voter not in liars]
     if len(counted) < t:
         return Recovery(UNDECIDED, None, (), liars)
     if recipients < t:
         return Recovery(None, None, tuple(v.voter for v in counted[:t]), liars)  # no escrow dealt (§C8.2)
-    bare = [v for v in counted if v.share is None]
-    with_share = [v for v in counted if v.share is not None]
-    if len(bare) >= recipients - t + 1:
-        # The shareless votes first: the record alone must show the rule (m - t + 1 <= t).
-        return Recovery(None, None, tuple(sorted(v.voter for v in (bare + with_share)[:t])), liars)
-    if len(with_share) < t or escrow is None:
-        return Recovery(UNDECIDED, None, (), liars)  # mixed, or shares we cannot check yet
+    if escrow is None:
+        return Recovery(UNDECIDED, None, (), liars)  # shares we cannot check yet
+    keys = [v for v in counted if released(v) and len(v.share) == C.HASH_LEN]
+    if keys:
+        # One released key proves the escrow bad: the record alone must show it (the key first).
+        rest = sorted((v for v in counted if v is not keys[0]), key=lambda v: (not released(v), v.voter))
+        return Recovery(None, BAD_ENTRY, tuple(sorted(v.voter for v in [keys[0]] + rest[:t - 1])), liars)
+    with_share = [v for v in counted if released(v)]
+    if len(with_share) < t:
+        return Recovery(UNDECIDED, None, (), liars)  # open votes: their voters release once they hold Q
     used = with_share[:t]
     chain = recombine(escrow, {v.voter: v.share for v in used}, setup.players[escrow.seat].chain_head,
                       setup.chain_length, t)
@@ -286,3 +332,25 @@ def check_drop_record(setup: Setup, active: Sequence[bool], epoch: int, step: in
     if r.chain is UNDECIDED:
         raise ValueError("drop record whose votes decide no reveal (mixed shares or no escrow)")
     return DropRecord(seat, votes, esc_raw, r.chain, r.cheat)
+
+
+def past_drop(setup: Setup, payload: bytes, applied: int) -> tuple[int, int] | None:
+    """(step, seat) if ``payload`` (a DROP log record from a catch-up) drops a seat at a step
+    before ``applied`` with valid signed votes, open or released, of Q distinct seats other than
+    it (§C8.3 'Stale votes': the rule of a record of a past step); else None."""
+    gid, keys = setup.game_id, [p.public_key for p in setup.players]
+    try:
+        step, seat, votes, _ = DROP_RECORD.decode(payload)  # types and shape (WireError)
+        if seat >= setup.seats or step >= applied:
+            return None
+        voters = set()
+        for raw in votes:
+            env = open_envelope(raw)
+            v = decode_drop(env.body)
+            # voter < n before indexing the keys: the table bounds it by MAX_SEATS only.
+            if env.mtype == MSG_DROP and v.game_id == gid and v.step == step and v.seat == seat \
+                    and v.voter != seat and v.voter < setup.seats and env.verify(keys[v.voter]):
+                voters.add(v.voter)
+    except WireError:
+        return None
+    return (step, seat) if len(voters) >= quorum(setup.seats) else None

@@ -101,12 +101,17 @@ class LocalSeat:
         holds every message of the step but neither a certificate nor a quorum (the votes
         split, §C8.3 "Split votes"): it names the seats it voted against, which it may not
         apply without one, so that its node reports the stall and gives up after its stall
-        limit like any paused peer instead of waiting for ever."""
+        limit like any paused peer instead of waiting for ever. Likewise a peer that holds every
+        message and a quorum of DROP votes whose releases do not come (colluders that never
+        release, version 5, §C8.3 'Not live against them'): it names the seat of that quorum."""
         s = self._s
         seats = s.seats
         if not seats.on or s.phase != RUNNING or s.spectator:
             return ()
         k = s.step
+        decided = seats.quorum_at(k)
+        if decided is not None and not s.waiting_for():
+            return (decided,)  # a held quorum waits for its releases (version 5, §C8.3 rule (c))
         if not s.waiting_for() and seats.voted_at(k) and not s.votes.certified(k):
             return tuple(i for i in range(s.n) if seats.active[i] and seats.has_voted(k, i))
         if s.votes.may_vote():  # k is the current step

@@ -15,30 +15,29 @@ Why a quorum
 ------------
 A seat is dropped only with signed DROP votes of a strict majority of **all the seats of the
 setup**, Q = floor(N/2) + 1 (``quorum``), never of the seats still active: two majorities of
-one fixed set always share a seat, so the two sides of a partition can never both drop someone,
-however many seats were dropped before (a side that lost seats does not get a smaller
-quorum). A side without Q seats pauses. The votes carry the voters' shares: any t = Q valid
-shares recombine s, which must satisfy SHA-256^n(s) = the committed chain head and re-create
-every committed share; then the dropped seat's reveals are computed: the outcome is exactly
-what it would have been. Withholding can delay a roll, never change it.
+one fixed set always share a seat, so the two sides of a partition can never both drop someone.
+A side without Q seats pauses.
 
-If voters hold no share of the dropped seat, they have not revealed at this chance step
-(reveals wait for all escrows). Its contribution is then the public constant
-``dropped_reveal(gid, seat, j)``, but only when at least m - t + 1 of the m recipients voted
-without a share: then no t shares exist anywhere, so every peer, whichever quorum of votes it
-holds, makes the same choice (recombine or stand-in), and the withholder chooses nothing.
-Mixed votes below both bounds wait for more votes.
-
-A dealer whose shares, each matching its commitment, do not open its chain (a bad escrow) is
-dropped all the same: its contribution is the public stand-in, and it had one bit of choice
-(its real outcome or the stand-in's), paid with its seat (protocol.md §C8.5).
+Why open votes (version 5)
+--------------------------
+A vote is **open** (no share) until its voter holds Q votes against the seat at its current step
+(``release``): then it re-signs it **released**, with its share (or, when its entry does not open,
+its pairwise key, which proves that). A share thus leaves an honest seat only once the drop is
+decided: colluders that never vote cannot collect t shares from votes that decide nothing
+(protocol.md §C8.3 'Shares in votes that decide nothing'). A held quorum is the decision
+(``quorum_at``: no certificate, the step waits for the releases; the quorum goes with our
+re-sends, ``own_votes``). t released shares recombine s, which must satisfy SHA-256^n(s) = the
+committed chain head and re-create every committed share: the dropped seat's reveals are then
+exactly what they would have been. A seat whose escrow was never confirmed gets the public
+stand-in ``dropped_reveal(gid, seat, j)`` (nobody revealed since it was dealt); a dealer whose
+escrow is bad is dropped all the same with the stand-in, having had one bit of choice (§C8.5).
 
 What the setup's rule says and how a dropped seat is played (§C8.4) is ``drop_rules``; the
 escrow crypto and the DROP record are ``escrow``; here is the live state machine (§C8.6).
 
 Limits (protocol.md §C8.5): any Q other seats together can recombine a seat's chain (they could
-already vote it out); with two seats nobody is ever dropped (Q = 2), and no escrow is dealt
-while a drop is impossible (active seats - 1 < Q).
+already vote it out); with two seats nobody is ever dropped, and no escrow is dealt while a drop
+is impossible (active seats - 1 < Q).
 """
 
 from __future__ import annotations
@@ -49,14 +48,14 @@ from . import const as C
 from .beacon import HashChain
 from .drop_rules import RULE_BANKRUPT, RULE_BOT, drop_rule, dropped_input, turn_time
 from .escrow_acks import AckLedger, EscrowAck, escrow_hash
-from .errors import WireError
 from .gamelog import DROP_RECORD
 # The DROP record is built and checked in escrow.py; lockstep and verify import it from here too.
 from .escrow import (BAD_VOTE_SHARE, UNDECIDED, check_drop_record, drop_record, dropped_reveal,  # noqa: F401
-                     make_escrow, open_share, pair_key, quorum, recover_chain)
+                     key_proves_bad, make_escrow, open_share, pair_key, past_drop, quorum, recover_chain,
+                     released)
 from .identity import Identity
 from .session_events import CheatDetected, Equivocation, PeerMisbehaved
-from .wire import MSG_DROP, DropVote, Escrow, Setup, decode_drop, decode_escrow, open_envelope, seal_message
+from .wire import MSG_DROP, DropVote, Escrow, Setup, decode_escrow, open_envelope, seal_message
 
 if TYPE_CHECKING:  # annotations only (engine/api.py: the seam p2p sees; the caller passes the engine)
     from engine.api import Engine
@@ -116,6 +115,9 @@ class SeatLoss:
         self.epoch = 0
         self._escrows: dict[int, tuple[Escrow, bytes]] = {}
         self._shares: dict[int, bytes] = {}
+        #: Dealer -> our pairwise key of its entry that does not open (what we release instead
+        #: of a share, version 5, §C8.3 rule (a)).
+        self._bad_keys: dict[int, bytes] = {}
         self._votes: dict[tuple[int, int], dict[int, tuple[DropVote, bytes]]] = {}
         self._voted: set[tuple[int, int]] = set()
         #: (step, epoch, voter) whose false share ``decide`` reported.
@@ -243,6 +245,9 @@ class SeatLoss:
                 # escrow is still held (the gate must not wait forever for a cheater's); the
                 # session proves it to everyone with our pairwise key (COMPLAINT, §C8.8).
                 bad = CheatDetected(step, e.seat, "escrow share does not match its commitment", env.raw)
+                key = self.share_key(e.seat)
+                if key_proves_bad(e, self.my_seat, key):
+                    self._bad_keys[e.seat] = key  # released instead of a share (§C8.3 rule (a))
             else:
                 self._shares[e.seat] = share
         self._escrows[e.seat] = (e, env.raw)
@@ -260,15 +265,41 @@ class SeatLoss:
     # -- votes --
 
     def vote(self, step: int, seat: int) -> bytes:
-        """Sign our DROP(step, seat) vote (with our share of ``seat`` when escrows are dealt),
-        keep it and return the envelope to broadcast."""
+        """Sign our open DROP(step, seat) vote (no share, version 5: ``release`` adds it once a
+        quorum is held, §C8.3 rule (b)), keep it and return the envelope to broadcast."""
         self._voted.add((step, seat))
-        share = self._shares.get(seat) if self.escrow_needed() else None
-        gid = self.setup.game_id
-        raw = seal_message(self._identity, MSG_DROP, DropVote(gid, self.my_seat, step, seat, self.epoch, share))
-        self._votes.setdefault((step, seat), {})[self.my_seat] = (DropVote(gid, self.my_seat, step, seat, self.epoch,
-                                                                           share), raw)
+        v = DropVote(self.setup.game_id, self.my_seat, step, seat, self.epoch, None)
+        raw = seal_message(self._identity, MSG_DROP, v)
+        self._votes.setdefault((step, seat), {})[self.my_seat] = (v, raw)
         return raw
+
+    def release(self, step: int, seat: int) -> bytes | None:
+        """Our vote of (``step``, ``seat``) re-signed released (§C8.3 rule (b)): with our share of
+        ``seat`` (or our key of its entry that does not open, rule (a)), once we hold votes of
+        (step, seat, epoch), open or released, from Q distinct active seats other than ``seat``,
+        ours included (``quorum_at``). The caller asks only at its current step (a stale quorum
+        never releases). None if not due: no open vote of ours there, no quorum, nothing to
+        release (no escrow dealt, or an entry no key of ours shows bad: the vote stays open)."""
+        mine = self._votes.get((step, seat), {}).get(self.my_seat)
+        if mine is None or released(mine[0]) or mine[0].epoch != self.epoch or self.quorum_at(step) != seat:
+            return None
+        share = self._shares.get(seat, self._bad_keys.get(seat)) if self.escrow_needed() else None
+        if share is None:
+            return None
+        v = mine[0]._replace(share=share)
+        raw = seal_message(self._identity, MSG_DROP, v)
+        self._votes[(step, seat)][self.my_seat] = (v, raw)
+        return raw
+
+    def quorum_at(self, step: int) -> int | None:
+        """The active seat against which we hold DROP votes of ``step`` in the current epoch,
+        open or released, from Q distinct active seats other than it (version 5: the drop is
+        decided, §C8.3 rule (c): no certificate, wait for the releases), or None."""
+        for (s, t), held in self._votes.items():
+            if s == step and self.active[t] and len(held) >= self._quorum \
+                    and sum(self.active[i] and v.epoch == self.epoch for i, (v, _) in held.items()) >= self._quorum:
+                return t
+        return None
 
     def adopt_vote(self, env: Any, v: DropVote) -> bool:
         """Take back our own vote ``v`` (from the own-message log after a restart) if it is of
@@ -277,7 +308,9 @@ class SeatLoss:
                 or not self.active[v.seat]:
             return False
         self._voted.add((v.step, v.seat))
-        self._votes.setdefault((v.step, v.seat), {})[self.my_seat] = (v, env.raw)
+        held = self._votes.setdefault((v.step, v.seat), {})
+        if not (v.share is None and self.my_seat in held and released(held[self.my_seat][0])):
+            held[self.my_seat] = (v, env.raw)  # our released vote replaces our open one, never back
         return True
 
     def verify_vote(self, env: Any, v: DropVote) -> bool:
@@ -287,23 +320,35 @@ class SeatLoss:
     def add_vote(self, env: Any, v: DropVote) -> bytes | None:
         """Keep a verified vote (a vote of a later epoch replaces the voter's older one: after
         a drop at this step everyone votes again, §C8.3). Returns the voter's other vote of the
-        same step and epoch if it differs (equivocation: another target or another share),
-        else None."""
+        same step and epoch if it differs (equivocation: another target, or two released
+        versions that differ), else None. An open vote and the same voter's released vote of one
+        seat are one vote (version 5, §C8.3 rule (a)): the released one is kept."""
         for (s, t), held in self._votes.items():
             other = held.get(v.voter)
             if s == v.step and t != v.seat and other is not None and other[0].epoch == v.epoch:
                 return other[1]  # one vote per step and epoch: a second target is equivocation
         votes = self._votes.setdefault((v.step, v.seat), {})
         old = votes.get(v.voter)
+        if old is not None and old[0].epoch == v.epoch and released(old[0]) != released(v):
+            if released(v):
+                votes[v.voter] = (v, env.raw)  # the release of an open vote
+            return None
         if old is not None and old[0].epoch >= v.epoch:
             return old[1] if old[1] != env.raw and old[0].epoch == v.epoch else None
         votes[v.voter] = (v, env.raw)
         return None
 
     def own_votes(self, step: int) -> list[bytes]:
-        """Our DROP envelopes of ``step`` in the current epoch (to re-send after a restart)."""
-        return [held[self.my_seat][1] for (s, _), held in self._votes.items()
-                if s == step and self.my_seat in held and held[self.my_seat][0].epoch == self.epoch]
+        """Our DROP envelopes of ``step`` in the current epoch (re-sent with our step message,
+        and after a restart), then, once we hold a quorum (``quorum_at``), its other votes: a
+        peer that applied the step on a fooled certificate rolls back on them (§C8.3 rule (c))."""
+        out = [held[self.my_seat][1] for (s, _), held in self._votes.items()
+               if s == step and self.my_seat in held and held[self.my_seat][0].epoch == self.epoch]
+        t = self.quorum_at(step)
+        if t is not None:
+            out += [raw for i, (v, raw) in sorted(self._votes[(step, t)].items())
+                    if i != self.my_seat and v.epoch == self.epoch]
+        return out
 
     def targets(self, step: int) -> dict[int, int]:
         """voter -> the seat it voted against at ``step`` in the current epoch (votes held)."""
@@ -367,24 +412,9 @@ class SeatLoss:
     def past_drop(self, payload: bytes, applied: int) -> tuple[int, int] | None:
         """If ``payload`` (a DROP log record from a catch-up) drops a seat at a step before
         ``applied`` (our current step) with Q valid signed votes of distinct other seats:
-        (step, seat); else None. The caller knows whether it applied that step with that
-        seat's message (§C8.3: ``SeatLost``, ``StepOverturned``)."""
-        gid = self.setup.game_id
-        try:
-            step, seat, votes, _ = DROP_RECORD.decode(payload)  # types and shape (WireError)
-            if seat >= self.n or step >= applied:
-                return None
-            voters = set()
-            for raw in votes:
-                env = open_envelope(raw)
-                v = decode_drop(env.body)
-                # voter < n before indexing the keys: the table bounds it by MAX_SEATS only.
-                if env.mtype == MSG_DROP and v.game_id == gid and v.step == step and v.seat == seat \
-                        and v.voter != seat and v.voter < self.n and env.verify(self._keys[v.voter]):
-                    voters.add(v.voter)
-        except WireError:
-            return None
-        return (step, seat) if len(voters) >= self.quorum else None
+        (step, seat); else None (``escrow.past_drop``). The caller knows whether it applied that
+        step with that seat's message (§C8.3: ``SeatLost``, ``StepOverturned``)."""
+        return past_drop(self.setup, payload, applied)
 
     def check_record(self, step: int, payload: bytes) -> tuple:
         """Verify a DROP log record for ``step`` (``check_drop_record``): (seat, votes, escrow
@@ -429,7 +459,7 @@ class SeatLoss:
         self.active[seat] = False
         self.epoch += 1
         self.acks.open_epoch(self.epoch, self.active)
-        self._escrows, self._shares = {}, {}
+        self._escrows, self._shares, self._bad_keys = {}, {}, {}
         # Our votes of this step were of the old epoch and no longer count: we vote again (at
         # once) for seats still missing, so two seats lost at one step are both dropped (§C8.3).
         self._voted = {(s, t) for (s, t) in self._voted if s != step}
@@ -446,7 +476,7 @@ class SeatLoss:
         self.active[seat] = True
         self.epoch += 1
         self.acks.open_epoch(self.epoch, self.active)
-        self._escrows, self._shares = {}, {}
+        self._escrows, self._shares, self._bad_keys = {}, {}, {}
         players = list(self.setup.players)
         players[seat] = players[seat]._replace(chain_head=chain_head)
         self.setup = self.setup._replace(players=tuple(players))

@@ -1,6 +1,7 @@
-"""The session's side of the drop votes of version 3 (protocol.md §C8.3, one vote per step and
-epoch): when we vote and against whom, casting and receiving DROP votes, forwarding what a
-voter lacks, deciding a drop, and the certificate that lets a voter apply its step anyway.
+"""The session's side of the drop votes (protocol.md §C8.3, one vote per step and epoch; open
+votes released on a held quorum, version 5): when we vote and against whom, casting and
+receiving DROP votes, forwarding what a voter lacks, releasing our share, deciding a drop, and
+the certificate that lets a voter apply its step anyway.
 
 The votes, escrows, shares and quorum are ``seat_loss.SeatLoss``'s (``session.seats``); the
 step's timers ``liveness.Liveness``'s (``session.live``). This part owns the forwarding
@@ -19,11 +20,16 @@ budget (a ``TokenBucket`` per voter) and decides:
   (kind 1); a voter that lacks a seat's message or ALIVE gets it forwarded within its budget
   (``forward``); a vote of a step we applied against our own seat halts us once a quorum voted
   (``SeatLost``);
-* **deciding** (``check``): a quorum with usable shares drops the seat (the session applies
-  it: ``Effects.apply_drop``), an undecided one asks for a catch-up, a lying share is proven
-  (kind 5) and the rest decide; ``ingest_record`` applies a DROP log record;
+* **releasing** (``check``, version 5): once we hold a quorum against a seat at our current
+  step, our open vote is re-signed with our share (or key) and sent; without a vote of ours in
+  this step and epoch we vote at once (§C8.3 rule (b)); a quorum of a step we applied with the
+  seat's message overturns it (``StepOverturned``, rule (c));
+* **deciding** (``check``): a quorum with usable released shares drops the seat (the session
+  applies it: ``Effects.apply_drop``), an undecided one waits for the releases (asking for a
+  catch-up), a lying share is proven (kind 5) and the rest decide; ``ingest_record`` applies a
+  DROP log record;
 * **certified** (``certified``): after our vote at step k, apply k with all its messages only
-  if no quorum against the seat can exist.
+  if no quorum against the seat can exist, and never while we hold one (rule (c)).
 
 It reads the session through ``session_port.SessionView`` and acts through
 ``session_port.Effects``; the seats that left are ``abandon.Abandons.left`` (read only).
@@ -40,7 +46,7 @@ from .complaints import BAD_DROP_SHARE, EQUIVOCATION
 from .errors import WireError
 from .ratelimit import TokenBucket
 from .seat_loss import UNDECIDED
-from .session_events import Equivocation, PeerMisbehaved, SeatDropVoted, SeatLost
+from .session_events import Equivocation, PeerMisbehaved, SeatDropVoted, SeatLost, StepOverturned
 from .session_port import Effects, SessionView
 from .wire import MSG_DROP, MSG_SKIP, DropVote, Envelope, decode_drop, open_envelope
 
@@ -202,10 +208,20 @@ class SessionVotes:
         if not s.seats.on or v.voter >= s.n or v.seat >= s.n:
             st["ignored"] += 1
             return
-        if v.voter == s.my_seat:
+        k = s.step
+        if v.step < k and v.seat != s.my_seat and s.active[v.seat] and s.steps.keeps(v.step) \
+                and s.steps.held(v.step, v.seat) is not None and s.seats.verify_vote(env, v):
+            # A quorum forwarded by a peer that holds it (version 5, §C8.3 rule (c); our own vote
+            # may be in it): a step we keep, applied with that seat's message, is overturned as by
+            # a DROP record.
+            s.seats.add_vote(env, v)
+            if s.seats.has_quorum(v.step, v.seat):
+                s.referee.disputes.clear()
+                fx.halt(StepOverturned(v.step, v.seat))
+                return
+        if v.voter == s.my_seat:  # (our own vote comes back in a forwarded quorum: counted above)
             st["bad_seat"] += 1
             return
-        k = s.step
         if v.step < k and v.seat == s.my_seat and s.active[s.my_seat] and s.seats.own_drop_counts(v.step, k) \
                 and s.seats.verify_vote(env, v):
             # We applied that step with our own message, but the others are dropping us at it:
@@ -271,12 +287,21 @@ class SessionVotes:
         k = s.step
         if not s.running:
             return
+        if not s.spectator and not s.replaying:
+            raw = s.seats.release(k, seat)  # rule (b): a quorum is held, our share goes out
+            if raw is not None:
+                if s.own_log is not None:
+                    s.own_log.append_own(k, raw)  # written ahead, as the vote
+                self._fx.send(raw)
+            elif s.seats.quorum_at(k) == seat and seat != s.my_seat and self.may_vote():
+                self.vote(seat)  # a held quorum and no vote of ours: we vote, then release
+                return
         d = s.seats.decide(k, seat)
         if d is None:
             return
         if d == UNDECIDED:
-            # A quorum whose shares we cannot use yet: the dealer's escrow may come with a
-            # catch-up answer, more votes with the others' timeouts (§C8.3).
+            # A quorum whose shares we cannot use yet: the releases come with the voters' next
+            # sends, the dealer's escrow with a catch-up answer (§C8.3).
             if s.catchup.may_request(s.now) and not s.replaying:
                 self._fx.request_catchup()
             return
@@ -311,12 +336,16 @@ class SessionVotes:
         or they cast their one vote of this step and epoch against another seat; or (H106) we
         hold their DROP vote of step k+1 in this epoch and their step-k message: they applied k
         without a drop and vote at k+1 only (a seat whose chance step k+1 waits on an escrow
-        not confirmed, §C8.2, signs no k+1 message but votes the dealer out)."""
+        not confirmed, §C8.2, signs no k+1 message but votes the dealer out). Never while we
+        hold a quorum of k (``SeatLoss.quorum_at``): a colluder that completed it and then signed
+        k+1 over the seat's message must not free the releasers (§C8.3 rule (c), item 3)."""
         s = self._s
         seats, active, n, me = s.seats, s.active, s.n, s.my_seat
         signed = set(s.steps.signers(k, s.skipping.skipped_seats(k)))
         # the voters of k+1 (targets(k + 1): voter -> the seat it voted against) whose k message we hold
         signed.update(v for v in seats.targets(k + 1) if s.steps.held(k, v) is not None)
+        if seats.quorum_at(k) is not None:
+            return False  # a held quorum is the decision, never a certificate (version 5, rule (c))
         targets = seats.targets(k)
         need = seats.active_count() - seats.quorum
         for t in range(n):

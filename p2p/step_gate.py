@@ -10,7 +10,8 @@ read-only properties to the node, the UI and the tests.
 
 * ``advance``: the gate. Step k is applied once every awaited message (active seats, turns not
   skipped, §C8.10) is held over our own history (prev hash and digest, §C3.4), no digest
-  dispute is open, our DROP and SKIP votes of k are settled by a certificate (§C8.3, §C8.10);
+  dispute is open, no quorum of DROP votes of k is held (version 5: that drop is decided, its
+  releases awaited), our DROP and SKIP votes of k are settled by a certificate (§C8.3, §C8.10);
   then ``step_advance.StepAdvance`` resolves and records it and the gate commits it: the state,
   its hash, the hidden-information ledger (§C12), ``StepApplied``, step k+1, the seats whose
   players return (§C8.9), and, once the engine is terminal, one attestation round (§C3.5)
@@ -141,6 +142,8 @@ class StepGate:
                     s.stats["superseded"] += 1
             if not steps.complete(k, self._awaited(skipped)) or s.referee.disputes.open is not None:
                 return
+            if s.seats.quorum_at(k) is not None:
+                return  # a held quorum decided a drop at k: wait for its releases (§C8.3 rule (c))
             if s.seats.voted_at(k) and not s.votes.certified(k):
                 return  # we voted to drop a seat at k: the votes or a certificate decide
             if not s.skipping.promise_kept(k, skipped):

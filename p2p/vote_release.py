@@ -1,6 +1,8 @@
-"""MODEL OF VERSION 5, NOT LIVE: the release of escrow shares in one-phase DROP votes (protocol.md
-§C8.3 'Shares in votes that decide nothing', rules (a)-(c)). Nothing in the session uses it; the
-live DROP of version 4 carries its share at once (``seat_loss.SeatLoss.vote``).
+"""MODEL of version 5's rule: the release of escrow shares in one-phase DROP votes (protocol.md
+§C8.3 'Shares in votes that decide nothing', rules (a)-(c)). The live code is
+``seat_loss.SeatLoss`` (``vote``, ``release``, ``quorum_at``, ``own_votes``),
+``session_votes.SessionVotes`` (``check``, ``receive``, ``certified``) and ``step_gate.StepGate.advance``;
+nothing imports this model but its property test (it checks the rule, not the code).
 
 Why
 ---

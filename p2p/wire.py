@@ -276,8 +276,10 @@ _SCHEMAS = [
                      "escrow entries must be ascending, unique and not for the dealer"),))),
     Schema("drop", MSG_DROP, Struct(
         (("game_id", GID), ("voter", SEAT), ("step", STEP_NO), ("seat", SEAT), ("epoch", EPOCH),
-         ("share", Nil(Bin(C.SHARE_LEN)))), DropVote,
-        rules=(_rule(lambda d: d.voter != d.seat, "a seat cannot vote to drop itself"),))),
+         ("share", Nil(Bin(min=C.HASH_LEN, max=C.SHARE_LEN)))), DropVote,
+        rules=(_rule(lambda d: d.voter != d.seat, "a seat cannot vote to drop itself"),
+               _rule(lambda d: d.share is None or len(d.share) in (C.HASH_LEN, C.SHARE_LEN),
+                     "a drop vote's share is nil, a share (66 bytes) or a key (32 bytes)")))),
     Schema("skip", MSG_SKIP, Struct(
         (("game_id", GID), ("voter", SEAT), ("step", STEP_NO), ("seat", SEAT), ("epoch", EPOCH)), SkipVote,
         rules=(_rule(lambda v: v.voter != v.seat, "a seat cannot vote to skip its own turn"),))),

@@ -326,3 +326,39 @@ def test_escrow_ack_vector_from_the_text():
     dealer, epoch, h = body[8][0]
     assert (dealer, epoch, h.hex()) == (2, 0, v["hash"])
     assert msgpack.packb(body, use_bin_type=True).hex() == v["body"]
+
+
+def test_drop_share_forms_from_the_spec_text():
+    """§C8.3 rule (a) (version 5): a DROP body's 6th field is nil (open), 66 bytes (released
+    share) or 32 bytes (released pairwise key); each envelope rebuilt with msgpack and Ed25519
+    alone. The key decrypts seat 1's entry of the bad escrow (ChaCha20-Poly1305, 12 zero-byte
+    nonce, aad gid || dealer || to || epoch, §C8.2) to bytes whose commitment is not the entry's:
+    the dealer's escrow is proven bad, the stand-in decides; the DROP record is msgpack [step,
+    seat, [votes], escrow]."""
+    from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+
+    w = _vec()
+    v = w["drop_forms"]
+    seed_of = {seat: seed for seed, seat in w["seat_of_demo"].items()}
+    gid = bytes.fromhex(w["game_id"])
+    lengths = {"open": None, "share": 66, "key": 32}
+    for name, m in v["votes"].items():
+        fields = untag(m["fields"])
+        assert fields[:5] == [gid, m["voter"], 7, 2, 0]
+        assert (fields[5] if fields[5] is None else len(fields[5])) == lengths[name], name
+        body = msgpack.packb(fields, use_bin_type=True)
+        sig = _ed25519(seed_of[m["voter"]]).sign(b"lanopoli/1/seat-drop\x00" + body)
+        assert body.hex() == m["body"]
+        assert msgpack.packb([18, body, sig], use_bin_type=True).hex() == m["envelope"]
+    key = bytes.fromhex(v["key"])
+    assert untag(v["votes"]["key"]["fields"])[5] == key
+    _, ebody, _ = msgpack.unpackb(bytes.fromhex(v["bad_escrow"]), raw=False)
+    egid, dealer, epoch, entries = msgpack.unpackb(ebody, raw=False)
+    to, commit, ct = entries[1]
+    aad = egid + bytes((dealer, to)) + epoch.to_bytes(2, "big")
+    plain = ChaCha20Poly1305(key).decrypt(bytes(12), ct, aad)
+    assert plain.hex() == v["key_opens_to"]
+    assert hashlib.sha256(b"lanopoli/1/escrow-commit\x00" + aad + plain).digest() != commit  # the entry does not open
+    assert v["verdict"] == {"chain": None, "cheat": "escrow share does not match its commitment", "used": [0, 1]}
+    votes = [bytes.fromhex(v["votes"][k]["envelope"]) for k in ("share", "key")]
+    assert msgpack.packb([7, 2, votes, bytes.fromhex(v["bad_escrow"])], use_bin_type=True).hex() == v["drop_record"]

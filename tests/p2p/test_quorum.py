@@ -190,14 +190,16 @@ def _votes(seat, with_share, without, share=b"\x01" * C.SHARE_LEN):
 
 
 @pytest.mark.parametrize("n", [5])
-def test_mixed_votes_decide_nothing_until_one_rule_is_forced(n):
-    """Recipients m = 4, t = Q = 3: stand-in only with m - t + 1 = 2 shareless votes, recombine
-    only with 3 shares; 2 + 1 waits (any other quorum might hold 3 shares)."""
+def test_mixed_votes_decide_nothing_until_t_shares_are_released(n):
+    """Recipients m = 4, t = Q = 3 (version 5, §C8.3 'Recombination'): open votes never decide
+    the stand-in (version 4 took m - t + 1 = 2 shareless votes for it); 1 or 2 released shares
+    and open votes wait for the releases; only the escrow judges shares."""
     lobbies = make_lobbies(n)
     pump_lobbies(lobbies)
     setup = next(iter(lobbies.values())).setup
-    assert recover_chain(setup, None, _votes(4, [0], [1, 2]), 4) == (None, None, (0, 1, 2), ())  # stand-in
+    assert recover_chain(setup, None, _votes(4, [0], [1, 2]), 4) == (UNDECIDED, None, (), ())
     assert recover_chain(setup, None, _votes(4, [0, 1], [2]), 4) == (UNDECIDED, None, (), ())
+    assert recover_chain(setup, None, _votes(4, [], [0, 1, 2]), 4) == (UNDECIDED, None, (), ())
     # With the escrow, shares are checked first: these match no commitment, so no vote counts.
     esc = Escrow(setup.game_id, 4, 0, tuple(EscrowEntry(v, bytes(32), bytes(82)) for v in range(4)))
     assert recover_chain(setup, esc, _votes(4, [0, 1, 2], []), 4) == (UNDECIDED, None, (), (0, 1, 2))

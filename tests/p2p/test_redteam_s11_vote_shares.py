@@ -6,14 +6,12 @@ In memory, virtual clock, fake engine, 3 seats (Q = t = 2), seat loss on (tests/
 
 from __future__ import annotations
 
-import pytest
-
 import fake_engine as E
 from p2p import const as C
 from p2p.beacon import HashChain
 from p2p.envelope import open_envelope
 from p2p.escrow import open_share
-from p2p.lockstep import GameOver, SeatDropped
+from p2p.lockstep import GameOver, SeatDropped, StepApplied
 from p2p.threshold import combine
 from p2p.wire import MSG_DROP, MSG_ESCROW, decode_drop, decode_escrow
 
@@ -58,12 +56,6 @@ class SlowVictim(Net):
         return self.started + (20.0 if self.voted else 5.0)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="§C8.1/§C8.3 (H107 s11 #9): a DROP vote carries its escrow share in clear even when no "
-                          "quorum follows; N-Q colluders plus 2Q-N such shares recombine an active honest seat's "
-                          "chain secret (its every future reveal; in niente its hidden and bill-order secrets). OPEN "
-                          "(H113): withholding the share until a quorum is held needs a new protocol version (§C8.3 "
-                          "'Shares in votes that decide nothing'; tests/p2p/test_vote_share_release.py)")
 def test_a_drop_vote_that_decides_nothing_does_not_hand_a_colluder_an_active_seats_chain(tmp_path):
     """BREAK (HIGH: the colluder learns an honest, still active seat's hash-chain secret h_0:
     every reveal it will ever send; in niente-e-come-sembra also its hidden secret, hence its
@@ -82,9 +74,8 @@ def test_a_drop_vote_that_decides_nothing_does_not_hand_a_colluder_an_active_sea
     shares out of prevotes for exactly this reason (§C8.3 'Two-phase votes': 'a POL that never
     decides must not hand out shares'), but the live one-phase DROP hands them out at every
     vote. It breaks §C8.1's 'an escrow ... with threshold Q, opened only by a quorum of drop
-    votes'. Suggested fix: publish a vote's share only once a quorum is certain (share-less
-    votes first; the shares in a second message once Q votes for (k, d) are held, as the
-    two-phase precommit); failing that, document it as open in §C8.5 and the fault table."""
+    votes'. FIXED in version 5 (H121, §C8.3 'Shares in votes that decide nothing'): the vote is
+    open (no share) and released only once its voter holds Q votes against the victim."""
     sessions, paths, secrets, _ = logged_game(tmp_path, 3, OPTS)
     net = SlowVictim(list(sessions))
     net.run(max_time=1e5, hook=lambda n: n.hook())
@@ -95,13 +86,61 @@ def test_a_drop_vote_that_decides_nothing_does_not_hand_a_colluder_an_active_sea
     setup = sessions[0].setup
     votes = [decode_drop(open_envelope(r, 1 << 20).body) for r in net.to_colluder
              if open_envelope(r, 1 << 20).mtype == MSG_DROP]
-    leaked = [v for v in votes if v.voter == HONEST and v.seat == VICTIM and v.share is not None]
-    assert leaked, "the honest vote reached the colluder with its share"
+    honest = [v for v in votes if v.voter == HONEST and v.seat == VICTIM]
+    assert honest, "the honest vote reached the colluder"  # the attack ran: the vote was cast and seen
     escrows = [decode_escrow(open_envelope(r, 1 << 20).body) for r in net.to_colluder
                if open_envelope(r, 1 << 20).mtype == MSG_ESCROW]
-    mine = next(e for e in escrows if e.seat == VICTIM and e.epoch == leaked[0].epoch)
+    mine = next(e for e in escrows if e.seat == VICTIM and e.epoch == honest[0].epoch)
     own = open_share(sessions[COLLUDER].identity, mine, COLLUDER, setup.players[VICTIM].x25519_key)
-    assert own is not None
-    secret = combine({HONEST: leaked[0].share, COLLUDER: own})
-    learned = secret is not None and HashChain(secret, setup.chain_length).head == setup.players[VICTIM].chain_head
-    assert not learned, "the colluder recombined the active victim's chain secret from one vote that decided nothing"
+    assert own is not None  # the colluder holds its own share: one more is all it needs (t = 2)
+    # Version 5 (§C8.3 rule (b)): the vote is open, its share stays home (no quorum was held).
+    assert all(v.share is None for v in honest), "the honest vote handed out its share without a quorum"
+    for v in honest:  # and nothing the colluder got recombines the victim's chain with its own share
+        secret = combine({HONEST: v.share, COLLUDER: own}) if v.share is not None else None
+        assert secret is None or HashChain(secret, setup.chain_length).head != setup.players[VICTIM].chain_head
+
+
+class OpenColluder(SlowVictim):
+    """``SlowVictim`` where the colluder votes too, open, with the honest 'j' (it completes the
+    quorum, Q = 2), and never releases: from its vote on, nothing of it but that open vote is
+    sent (§C8.3 rule (b), H121's self-attack)."""
+
+    def _filter(self, src, dst, raw):
+        env = open_envelope(raw, 1 << 20)
+        if dst == COLLUDER and env.mtype in (MSG_DROP, MSG_ESCROW):
+            self.to_colluder.append(raw)
+        if src != COLLUDER or not getattr(self, "colluded", False):
+            return False
+        # From its vote on the colluder sends nothing but its open vote: its share never leaves
+        # (neither in a released vote nor in a DROP record of a catch-up answer).
+        return env.mtype != MSG_DROP or decode_drop(env.body).share is not None
+
+    def hook(self):
+        wake = super().hook()
+        if self.voted and not getattr(self, "colluded", False):
+            self.colluded = self.s[COLLUDER].vote_out(VICTIM, self.now)
+        return wake
+
+
+def test_a_colluder_that_completes_a_quorum_and_never_releases_stalls_the_step_and_frees_nobody(tmp_path):
+    """Version 5, §C8.3 rules (b), (c) and 'Not live against them' (H121): the honest 'j' and the
+    colluder's open vote are a quorum (Q = 2) against the thinking victim. The honest seat releases
+    its share (it holds the quorum); the colluder never releases. From then on no honest peer
+    applies the step with the victim's message (no certificate while a quorum is held: item 3),
+    though the victim decides; with one released share of t = 2 nobody can drop the victim either:
+    the step waits (paused, a node abandons at its stall limit). The colluder holds the victim's
+    chain secret, but the victim never plays another step of this game with it."""
+    sessions, paths, secrets, _ = logged_game(tmp_path, 3, OPTS)
+    net = OpenColluder(list(sessions))
+    net.run(max_time=400.0, hook=lambda n: n.hook())
+    assert net.voted and net.colluded
+    k = net.at
+    for seat in (HONEST, VICTIM):  # (the colluder's own copy may drop the victim: it keeps it)
+        assert not [e for e in net.events[seat] if isinstance(e, SeatDropped)]
+        assert net.s[seat].step == k, net.describe()  # never applied k with the victim's message
+        assert not [e for e in net.events[seat] if isinstance(e, StepApplied) and e.step >= k]
+    assert net.s[HONEST].seats.quorum_at(k) == VICTIM and net.s[HONEST].steps.held(k, VICTIM) is not None
+    assert net.s[HONEST].paused() == (VICTIM,) == net.s[VICTIM].paused()  # reported: abandoned at the stall limit
+    released = [v for r in net.to_colluder if open_envelope(r, 1 << 20).mtype == MSG_DROP
+                for v in [decode_drop(open_envelope(r, 1 << 20).body)] if v.voter == HONEST and v.share is not None]
+    assert released  # the honest share left only on the quorum (it did hold one)

@@ -1,19 +1,22 @@
-"""Why the escrow shares of DROP votes that decide nothing cannot be withheld within version 4
-(protocol.md §C8.3 'Shares in votes that decide nothing', H113; the break: H107's strict xfail
-tests/p2p/test_redteam_s11_vote_shares.py).
+"""Version 5's open and released DROP votes (protocol.md §C8.3 'Shares in votes that decide
+nothing', rules (a)-(c), H121; the break: H107's tests/p2p/test_redteam_s11_vote_shares.py).
 
-The tempting fix is "sign the vote without the share, re-sign it with the share once a quorum is
-held". These tests pin the three facts of version 4 (and of the two-phase design, §C8.3
-'Two-phase votes') that make it a new protocol version rather than a local change:
+Version 4 could not withhold a vote's share (H113): a bare vote and the same vote with its share
+were an equivocation, and a bare vote meant "I hold no share", so the first voters' bare votes
+decided the stand-in where their released versions recombined the chain (a fork). Version 5
+changes both, and these tests pin what holds now:
 
-1. a voter's bare vote and its re-signed vote with its share are an equivocation (``add_vote``);
-2. a bare vote means "I hold no share": for every N the first m - t + 1 bare votes fit in a
-   quorum and decide the public stand-in, while the same voters' votes with shares recombine
-   the chain: a bare-first vote would fork d's reveals among peers holding different versions;
-3. the two-phase precommits carry shares too, and a POL completed by colluders' prevotes makes
-   honest seats precommit (release) without a decision, then apply the step with d's message.
+1. an open vote and the same voter's released vote of one seat are one vote (the released kept,
+   in either order, ``SeatLoss.add_vote``, and no kind-1 complaint, ``check_equivocation``); two
+   released versions that differ are an equivocation;
+2. an open vote never decides the stand-in: Q open votes wait for t released shares, which
+   recombine the chain (no fork between peers holding open and released versions);
+3. a released key (32 bytes, rule (a)) proves the voter's entry bad: the stand-in, the dealer
+   named; a key that opens no bad entry proves the voter (kind 5);
+4. a seat releases only holding a quorum (rule (b)), once, and forwards the quorum;
+5. the two-phase precommits of ``drop_vote.py`` carry shares too (a design not on the wire).
 
-In memory, no session; real escrow crypto (commitments, Shamir) and real ``DropRound``.
+In memory, no session; real escrow crypto (commitments, Shamir, AEAD) and real ``DropRound``.
 """
 
 from __future__ import annotations
@@ -24,10 +27,14 @@ import fake_engine as E
 from p2p import const as C
 from p2p.beacon import HashChain
 from p2p.drop_vote import NIL, PRECOMMIT, PREVOTE, DropRound, Vote
-from p2p.escrow import make_shares, quorum, recover_chain, share_commit
+from p2p import aead
+from p2p.complaints import check_drop_share, check_equivocation
+from p2p.escrow import (BAD_ENTRY, NONCE, UNDECIDED, key_proves_bad, make_escrow, make_shares, open_share, pair_key,
+                        quorum, recover_chain, share_commit, share_ctx)
 from p2p.seat_loss import SeatLoss
 from p2p.threshold import combine
-from p2p.wire import MSG_DROP, DropVote, Escrow, EscrowEntry, decode_drop, open_envelope, seal_message
+from p2p.wire import (MSG_DROP, MSG_ESCROW, DropVote, Escrow, EscrowEntry, decode_drop, decode_escrow, open_envelope,
+                      seal_message)
 
 from p2p_harness import make_lobbies, pump_lobbies
 
@@ -52,45 +59,121 @@ def _escrow(n: int, dealer: int) -> tuple[Escrow, dict[int, bytes]]:
     return Escrow(GID, dealer, 0, entries), dealt
 
 
-def test_a_bare_vote_re_signed_with_its_share_is_an_equivocation_in_version_4():
-    """§C8.3 'One vote per step and epoch': two votes of one voter in one step and epoch 'with
-    two shares' (nil and a share differ) are an equivocation, in either order of arrival: an
-    honest voter that released its share after a bare vote would be proven (COMPLAINT kind 1)."""
+def _table3():
+    """(setup, identities by seat) of a 3-seat game with seat loss on."""
     lobbies = make_lobbies(3, options={C.OPT_ON_DROP: "bot", C.OPT_DROP_TIMEOUT: 30})
     pump_lobbies(lobbies)
     by_seat = sorted(lobbies.values(), key=lambda lb: lb.my_seat)
-    setup = by_seat[0].setup
-    voter = by_seat[1].identity
+    return by_seat[0].setup, [lb.identity for lb in by_seat]
+
+
+def test_an_open_vote_and_its_release_are_one_vote_two_releases_that_differ_are_two():
+    """§C8.3 rule (a): the voter's open vote and its released vote of one seat are one vote, in
+    either order of arrival (the released one is kept) and no COMPLAINT kind 1 proves them; two
+    released votes of one slot that differ (a share and a key) are an equivocation, as are
+    votes for two seats."""
+    setup, ids = _table3()
+    gid = setup.game_id
     _, dealt = _escrow(3, 2)
-    bare = seal_message(voter, MSG_DROP, DropVote(setup.game_id, 1, 5, 2, 0, None))
-    shared = seal_message(voter, MSG_DROP, DropVote(setup.game_id, 1, 5, 2, 0, dealt[1]))
-    for first, second in ((bare, shared), (shared, bare)):
-        seats = SeatLoss(setup, 0, by_seat[0].identity, SECRET, E)
+    sign = lambda v: seal_message(ids[1], MSG_DROP, v)  # noqa: E731
+    open_ = sign(DropVote(gid, 1, 5, 2, 0, None))
+    shared = sign(DropVote(gid, 1, 5, 2, 0, dealt[1]))
+    keyed = sign(DropVote(gid, 1, 5, 2, 0, bytes(32)))
+    other = sign(DropVote(gid, 1, 5, 0, 0, None))
+    for first, second in ((open_, shared), (shared, open_)):
+        seats = SeatLoss(setup, 0, ids[0], SECRET, E)
         envs = [open_envelope(r, C.MAX_STEP_MSG) for r in (first, second)]
         assert seats.add_vote(envs[0], decode_drop(envs[0].body)) is None
-        assert seats.add_vote(envs[1], decode_drop(envs[1].body)) == first  # the other vote: kind 1
+        assert seats.add_vote(envs[1], decode_drop(envs[1].body)) is None  # one vote
+        assert seats._votes[(5, 2)][1][1] == shared  # the released one is kept
+        assert check_equivocation(setup, first, second) is None
+    seats = SeatLoss(setup, 0, ids[0], SECRET, E)
+    env = open_envelope(shared, C.MAX_STEP_MSG)
+    seats.add_vote(env, decode_drop(env.body))
+    for lie in (keyed, other):
+        env = open_envelope(lie, C.MAX_STEP_MSG)
+        assert seats.add_vote(env, decode_drop(env.body)) == shared  # the other vote: kind 1
+        assert check_equivocation(setup, shared, lie) == 1
+    assert check_equivocation(setup, open_, other) == 1  # an open vote for another seat: two votes
 
 
 @pytest.mark.parametrize("n", range(3, 9))
-def test_bare_first_votes_and_their_released_versions_decide_different_reveals(n):
-    """§C8.3 'Recombination': >= m - t + 1 bare votes decide the stand-in, t shares the real
-    chain. With m = N - 1 recipients and t = Q, m - t + 1 <= t for every N, so the first voters'
-    bare votes and any others form a quorum that decides the stand-in, while the SAME voters'
-    votes with their shares recombine the chain: a peer holding the bare versions and one
-    holding the released ones would apply two different reveals of d (a fork), unless a bare
-    vote stops meaning 'I hold no share' (a new version)."""
+def test_open_votes_never_decide_the_stand_in_and_released_shares_recombine(n):
+    """§C8.3 'Recombination' (version 5): a quorum of open votes is the decision of the drop but
+    decides no reveal (``UNDECIDED``: version 4's m - t + 1 shareless votes deciding the
+    stand-in is gone), nor does a quorum with t - 1 released shares; with t released shares the
+    chain is recombined. So peers holding the open versions and peers holding the released
+    ones never apply two reveals of d (item 2 of version 4's 'why not')."""
     dealer, t = n - 1, quorum(n)
     esc, dealt = _escrow(n, dealer)
     m = n - 1
-    bare_count = m - t + 1
-    assert bare_count <= t
     voters = list(range(t))
-    held_bare = [DropVote(GID, v, 5, dealer, 0, None if v < bare_count else dealt[v]) for v in voters]
-    held_released = [DropVote(GID, v, 5, dealer, 0, dealt[v]) for v in voters]
-    a = recover_chain(_Setup(n), esc, held_bare, m)
-    b = recover_chain(_Setup(n), esc, held_released, m)
-    assert a.chain is None and a.cheat is None  # the public stand-in
+    open_votes = [DropVote(GID, v, 5, dealer, 0, None) for v in voters]
+    short = [DropVote(GID, v, 5, dealer, 0, None if v == 0 else dealt[v]) for v in voters]
+    released = [DropVote(GID, v, 5, dealer, 0, dealt[v]) for v in voters]
+    assert recover_chain(_Setup(n), esc, open_votes, m).chain == UNDECIDED
+    assert recover_chain(_Setup(n), esc, short, m).chain == UNDECIDED
+    assert recover_chain(_Setup(n), esc, open_votes, m, confirmed=False).chain is None  # unconfirmed: stand-in
+    b = recover_chain(_Setup(n), esc, released, m)
     assert isinstance(b.chain, HashChain) and b.chain.head == HashChain(SECRET, 16).head  # d's real chain
+
+
+def test_a_released_key_proves_a_bad_entry_and_a_false_key_proves_its_voter():
+    """§C8.3 rule (a): seat 2 deals seat 1 an entry whose ciphertext opens (under their pairwise
+    key) to a share that does not match its commitment. Seat 1's released vote carries that key:
+    ``key_proves_bad``, the quorum decides the stand-in with the dealer named (``BAD_ENTRY``),
+    and a kind-5 complaint against the key is false. A random key, or seat 0's key of its good
+    entry, proves its voter instead (it opens no bad entry: a liar cannot claim "no share")."""
+    setup, ids = _table3()
+    gid = setup.game_id
+    xkeys = [p.x25519_key for p in setup.players]
+    good = make_escrow(ids[2], SECRET, gid, 2, 0, [0, 1], xkeys, 2)
+    e = decode_escrow(open_envelope(good).body)
+    key1 = pair_key(ids[1], xkeys[2], gid, 2, 1, 0)
+    bad_ct = aead.encrypt(key1, NONCE, bytes(C.SHARE_LEN), share_ctx(gid, 2, 1, 0))
+    entries = (e.entries[0], e.entries[1]._replace(ct=bad_ct))
+    bad = seal_message(ids[2], MSG_ESCROW, e._replace(entries=entries))
+    esc = decode_escrow(open_envelope(bad).body)
+    assert key_proves_bad(esc, 1, key1)
+    key0 = pair_key(ids[0], xkeys[2], gid, 2, 0, 0)
+    share0 = open_share(ids[0], esc, 0, xkeys[2])
+    assert not key_proves_bad(esc, 0, key0) and not key_proves_bad(esc, 1, bytes(32))
+    votes = [DropVote(gid, 0, 5, 2, 0, share0), DropVote(gid, 1, 5, 2, 0, key1)]
+    r = recover_chain(setup, esc, votes, 2)
+    assert (r.chain, r.cheat, r.used, r.liars) == (None, BAD_ENTRY, (0, 1), ())
+    for v, guilty in ((votes[1], 0), (DropVote(gid, 1, 5, 2, 0, bytes(32)), 1), (DropVote(gid, 0, 5, 2, 0, key0), 0)):
+        raw = seal_message(ids[v.voter], MSG_DROP, v)
+        verdict = check_drop_share(setup, 0 if v.voter == 1 else 1, [raw, bad])
+        assert verdict[0] == (guilty if v.share != key1 else 0), verdict
+    liar = [DropVote(gid, 0, 5, 2, 0, key0), DropVote(gid, 1, 5, 2, 0, key1)]
+    assert recover_chain(setup, esc, liar, 2).liars == (0,)
+
+
+def test_a_seat_releases_only_holding_a_quorum_and_a_bad_entry_releases_its_key():
+    """§C8.3 rule (b) on ``SeatLoss`` (3 seats, Q = 2): our vote is open; with one vote held
+    (ours) nothing is released; with Q, our vote is re-signed with our share, once. A seat whose
+    entry did not open releases its pairwise key instead (rule (a))."""
+    setup, ids = _table3()
+    seats = [SeatLoss(setup, i, ids[i], SECRET, E) for i in range(3)]
+    for dealer in seats:
+        raw, _ = dealer.own_escrow(False)
+        env = open_envelope(raw, C.MAX_STEP_MSG)
+        for other in seats:
+            if other is not dealer:
+                other.receive_escrow(env, decode_escrow(env.body), 5, False)
+    mine = decode_drop(open_envelope(seats[0].vote(5, 1)).body)
+    assert mine.share is None and seats[0].release(5, 1) is None  # no quorum: nothing leaves
+    raw = seats[2].vote(5, 1)
+    env = open_envelope(raw, C.MAX_STEP_MSG)
+    assert seats[0].add_vote(env, decode_drop(env.body)) is None
+    out = decode_drop(open_envelope(seats[0].release(5, 1)).body)
+    assert out.share == seats[0]._shares[1] and seats[0].release(5, 1) is None  # released once
+    assert seats[0].quorum_at(5) == 1 and seats[0].own_votes(5)[1:] == [raw]  # the quorum goes along
+    seats[2]._shares.pop(1)
+    seats[2]._bad_keys[1] = key = seats[2].share_key(1)
+    env = open_envelope(seats[0].own_votes(5)[0], C.MAX_STEP_MSG)  # seat 0's released vote
+    assert seats[2].add_vote(env, decode_drop(env.body)) is None
+    assert decode_drop(open_envelope(seats[2].release(5, 1)).body).share == key
 
 
 def test_a_two_phase_precommit_hands_out_its_share_without_a_decision():

@@ -16,6 +16,8 @@ encoders (``wire.seal_message``), so a change of any table of ``p2p/wire.py`` sh
   seat 0; ``complaints.check_bad_step`` at step 7 names seat 2) and two of kind 4 (§C8.8,
   §C12.4; ``hidden_complaints``), each with the verdict (culprit, reason) the code gives.
 * ``digest_dropped``: the §C3.2 digest of a step whose seat 2 was dropped (its body empty).
+* ``drop_forms``: version 5's DROP ``share`` forms (open, released share, released key), the
+  bad escrow the key proves, the verdict and the DROP record (``drop_forms``).
 * ``epoch_proof``: §N2.2's CHALLENGE and RESPONSE datagrams (``epoch_proof``).
 * ``seat_advert``: §N3.2's DNS-SD advert of seat 1 (``seat_advert``).
 * ``setup_with_options``: §C2.3 setup bytes and hash with options (``setup_with_options``).
@@ -215,6 +217,54 @@ def setup_with_options(ids: list[Identity], gid: bytes) -> dict:
             "engine_options": sorted([list(kv) for kv in W.engine_options(W.SETUP.decode(raw)).items()])}
 
 
+def drop_forms(ids: list, gid: bytes) -> dict:
+    """§C8.3 rule (a) (version 5): DROP(7, seat 2) in its three forms of ``share``: seat 1's
+    **open** vote (nil), seat 0's vote **released with its share** (66 bytes) and seat 1's vote
+    **released with its pairwise key** (32 bytes) of an entry that does not open: seat 2's
+    ``bad_escrow`` deals seat 1 a ciphertext that decrypts under that key to 66 zero bytes,
+    which do not match seat 1's commitment (``escrow.key_proves_bad``). With the escrow
+    CONFIRMED, the quorum of seat 0's share and seat 1's key decides the stand-in and names the
+    dealer (``recover_chain``: chain None, cheat, used); ``drop_record`` is that DROP log record."""
+    from p2p import aead
+    from p2p.escrow import BAD_ENTRY, NONCE, drop_record, key_proves_bad, pair_key, recover_chain, share_ctx
+
+    xkeys = [i.x25519_public_key for i in ids]
+    secret = _h("vector wire chain")
+    good = W.open_envelope(make_escrow(ids[2], secret, gid, 2, 0, [0, 1], xkeys, quorum(3)))
+    e = W.decode_escrow(good.body)
+    key1 = pair_key(ids[1], xkeys[2], gid, 2, 1, 0)
+    plain = bytes(C.SHARE_LEN)
+    ct = aead.encrypt(key1, NONCE, plain, share_ctx(gid, 2, 1, 0))
+    bad = W.seal_message(ids[2], W.MSG_ESCROW, e._replace(entries=(e.entries[0], e.entries[1]._replace(ct=ct))))
+    esc = W.decode_escrow(W.open_envelope(bad).body)
+    share0 = make_shares(secret, gid, 0, [0, 1], quorum(3))[0]
+    forms = {"open": W.DropVote(gid, 1, 7, 2, 0, None), "share": W.DropVote(gid, 0, 7, 2, 0, share0),
+             "key": W.DropVote(gid, 1, 7, 2, 0, key1)}
+    out: dict = {}
+    for name, v in forms.items():
+        raw = W.seal_message(ids[v.voter], W.MSG_DROP, v)
+        out[name] = {"voter": v.voter, "body": W.open_envelope(raw).body.hex(), "envelope": raw.hex(),
+                     "fields": tagged(msgpack.unpackb(W.open_envelope(raw).body, raw=False))}
+    assert key_proves_bad(esc, 1, key1)
+    r = recover_chain(W.SETUP.decode(W.SETUP.encode(_setup_for(ids, gid))), esc, [forms["share"], forms["key"]], 2)
+    assert (r.chain, r.cheat, r.used) == (None, BAD_ENTRY, (0, 1))
+    record = drop_record(7, 2, [bytes.fromhex(out["share"]["envelope"]), bytes.fromhex(out["key"]["envelope"])], bad)
+    return {"votes": out, "bad_escrow": bad.hex(), "key": key1.hex(), "key_opens_to": plain.hex(),
+            "verdict": {"chain": None, "cheat": r.cheat, "used": list(r.used)}, "drop_record": record.hex(),
+            "note": "share nil = open, bin(66) = released share, bin(32) = released pairwise key (§C8.3 (a))"}
+
+
+def _setup_for(ids: list, gid: bytes) -> Any:
+    """A 3-seat Setup of ``ids`` (seat order) whose seat 2's chain head is that of
+    SHA-256("vector wire chain") (``recover_chain`` reads the seats, the chain length and heads)."""
+    from p2p.beacon import HashChain
+
+    head = HashChain(_h("vector wire chain"), 64).head
+    players = tuple(W.Player(i.public_key, i.x25519_public_key, f"wire-{n}", head, _h(f"commit {n}"), False)
+                    for n, i in enumerate(ids))
+    return W.Setup(C.PROTOCOL_VERSION, gid, "classico", 3, 64, (), players)
+
+
 def compute_wire() -> dict:
     """The wire.json vectors (module docstring)."""
     demo = [Identity.from_seed(s.encode()) for s in SEEDS]
@@ -332,6 +382,7 @@ def compute_wire() -> dict:
     digest_dropped = {"bodies": [x.hex() for x in bodies3], "digest": step_digest(bodies3).hex(),
                       "note": "seat 2 dropped at or before the step: its body counts as empty (§C3.2, §C8.4)"}
     return {"spec": "protocol.md §C1, §C2.1, §C3.1, §C3.2, §C6, §C8, §C9, §N2.2, §N9, §N10",
+            "drop_forms": drop_forms(ids, gid),
             "digest_dropped": digest_dropped, "escrow_ack": escrow_ack, "epoch_proof": epoch_proof(), "seat_advert": seat_advert(ids, gid),
             "setup_with_options": setup_with_options(ids, gid),
             "game_id": gid.hex(), "demo_seeds": SEEDS, "setup": setup_bytes.hex(), "setup_hash": sh.hex(),
