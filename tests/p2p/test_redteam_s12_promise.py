@@ -6,9 +6,12 @@ does). Its own-message log still holds its STEP of k+1, so ``Restart.promised`` 
 vote of ours at k until we reach k+1 (the STEP is refused only there). But that STEP was signed
 over the history the quorum overturned: a quorum against d at (k, epoch) exists, so no
 certificate of (k, d) can (§C8.3 'Conversely, if a quorum of votes exists, no certificate
-can'), and our vote against d can fool nobody. When the quorum is *mixed* (some votes carry no
-share of d's escrow: "wait for more votes", §C8.3 'Recombination') our vote is the one the table
-waits for, and the promise withholds it for ever.
+can'), and our vote against d can fool nobody. When the quorum cannot decide alone (version 5:
+a voter gone before it released its share, so fewer than t released shares, §C8.3 'Shares in
+votes that decide nothing' (b), (c); version 4: a mixed quorum) our vote and release are the
+ones the table waits for, and the promise withholds them for ever (§C8.3 rule (b) says "a seat
+that has not voted in (k, e) (and may: 'A voter's promise', §C10) and holds such a quorum votes
+against d at once, then releases").
 
 In memory (p2p_harness.Net, fake engine, virtual clock), 5 seats, Q = 3, drop timeout 3 s.
 """
@@ -38,10 +41,11 @@ def _step_of(raw: bytes) -> int | None:
 
 def _run(tmp_path):
     """Seat 0 sends its step-K message to seat 1 only and is gone (a crash, or a colluder); seat 4
-    sends its step-K message to seat 1 only, votes DROP(K, 0) (it lacks 0's message; its vote
-    carries no share) and is gone; seat 1, which applied K with both and signed K+1, cannot reach
-    the others for CUT_S s. Seats 2 and 3 vote DROP(K, 0) too: with 4's, a quorum of 3 (Q = 3),
-    mixed (two shares, one nil): undecided until one more vote with a share comes. Seat 1 gets
+    sends its step-K message to seat 1 only, votes DROP(K, 0) (it lacks 0's message; an open
+    vote) and is gone before it releases; seat 1, which applied K with both and signed K+1, cannot
+    reach the others for CUT_S s. Seats 2 and 3 vote DROP(K, 0) too: with 4's, a quorum of 3
+    (Q = 3); 2 and 3 release their shares, 4 never does: 2 of t = 3, undecided until one more
+    vote is released. Seat 1 gets
     the three votes, is overturned (StepOverturned(K, 0)) and restarts from its log cut at K,
     having lost 0's and 4's step-K messages. 2 crashes = N - Q: the three others are Q."""
     sessions, paths, secrets, _ = logged_game(tmp_path, 5, {"target": 60, C.OPT_ON_DROP: "bot",
@@ -91,13 +95,15 @@ def test_premise_without_the_promise_seat_1s_vote_completes_the_quorum(tmp_path,
     assert _finished_together(net), net.describe()
 
 
-@pytest.mark.xfail(strict=True, reason="s12 #4 the promise withholds the vote a mixed quorum waits for")
+@pytest.mark.xfail(strict=True, reason="s12 #4 the promise withholds the vote and release an undecided quorum waits for")
 def test_an_overturned_peer_adds_its_vote_to_the_quorum_that_overturned_it(tmp_path):
     """BREAK s12 #4 (MED, liveness: the table waits until every node's stall limit abandons the
     game). In ``_run``'s scenario (two seats gone = N - Q, seat 1's outbound lost 8 s; or two
-    colluders, seat 4 casting its vote without a share on purpose), seat 1 restarts at K with its
-    STEP of K+1 in its own-message log: ``promised`` (§C10) bars its DROP vote at K, the quorum of
-    2, 3, 4 against seat 0 stays undecided (mixed shares) and nobody may vote again in that
+    colluders, seat 4 never releasing on purpose; version 5 makes every vote open first, so any
+    voter gone between its vote and its release does it), seat 1 restarts at K with its STEP of
+    K+1 in its own-message log: ``promised`` (§C10) bars its DROP vote and release at K, the
+    quorum of 2, 3, 4 against seat 0 stays undecided (2 released shares of t = 3; version 4: 2
+    shares and 1 nil, mixed) and nobody may vote again in that
     epoch: all three wait at step K for good (paused (0, 4), 200 s here; any K and any cut >= 5 s
     did the same). §C10's 'Cost' says the others vote such a peer out if it stays silent; it is
     not silent, and they cannot. Suggested fix: a roll back by a quorum against d at (k, e)
