@@ -95,7 +95,7 @@ def test_premise_without_the_promise_seat_1s_vote_completes_the_quorum(tmp_path,
     assert _finished_together(net), net.describe()
 
 
-@pytest.mark.xfail(strict=True, reason="s12 #4 the promise withholds the vote and release an undecided quorum waits for")
+@pytest.mark.xfail(strict=True, reason="s12 #4 the promise withholds the vote an undecided quorum waits for")
 def test_an_overturned_peer_adds_its_vote_to_the_quorum_that_overturned_it(tmp_path):
     """BREAK s12 #4 (MED, liveness: the table waits until every node's stall limit abandons the
     game). In ``_run``'s scenario (two seats gone = N - Q, seat 1's outbound lost 8 s; or two
