@@ -72,7 +72,10 @@ class Endpoint:
     sender's X25519 key) from an unknown address opens a keyed channel (the key derivation is
     rate-limited, ``KeyCache.introduced``); on an address with a plain channel it keys the
     channel in place (trust on first use: lobby-time peers without a key); it replaces a
-    keyed channel only if the address is untrusted. Plain datagrams open channels only while
+    keyed channel only if the address is untrusted and its peer was not *heard* there
+    (``last_heard``: over a proven route) in the last ``UNTRUSTED_IDLE`` s: one spoofed
+    introduction from a live spectator's or joiner's address cut it off (H122 s12 #3), a peer
+    that really changed its key there waits that long. Plain datagrams open channels only while
     ``accept_plain`` is true and never reach a keyed channel.
 
     Forgetting a channel (``forget``: an evicted stranger, §N2.6 "Strangers") of a peer that
@@ -207,11 +210,14 @@ class Endpoint:
         return True
 
     def last_heard(self, addr: Addr) -> float:
-        """Time (the clock passed to ``receive_datagram``) of the last datagram from ``addr``
-        that its channel accepted (on a pinned channel: MACed with the peer's key, so only that
-        peer), 0.0 if none or no channel."""
+        """Time (the clock passed to ``receive_datagram``) the peer of ``addr``'s channel was last
+        *heard* there (``Channel.last_heard``: a RESPONSE echoing our nonce, or, once the route is
+        so proven, a datagram MACed with its key that advanced the channel), 0.0 if never or no
+        channel. Not ``last_rx``: a datagram of another run replayed from a spoofed source, or a
+        duplicate of this run's, is accepted (or counted) there but is no sign the peer is there
+        now (protocol.md §N3.2 "heard"; H122 s12 #1, #2)."""
         ch = self.channels.get(addr)
-        return 0.0 if ch is None else ch.last_rx
+        return 0.0 if ch is None else ch.last_heard
 
     def channel(self, addr: Addr) -> Channel:
         """The channel to ``addr``, created (plain) if needed; raises LocalProtocolError past
@@ -364,7 +370,8 @@ class Endpoint:
         ch = self.channels.get(addr)
         if ch is not None:
             if data[:1] == _INTRO_BYTE and (ch.keys is None or (
-                    ch.keys.peer_xk != data[HEADER_SIZE:HEADER_SIZE + XKEY_LEN] and addr not in self.trusted)):
+                    ch.keys.peer_xk != data[HEADER_SIZE:HEADER_SIZE + XKEY_LEN] and addr not in self.trusted
+                    and not (ch.last_heard and now - ch.last_heard < UNTRUSTED_IDLE))):  # §N2.1 step 3
                 ch = self._introduction(data, addr, now, ch)
                 if ch is None:
                     return []

@@ -142,6 +142,9 @@ class Channel:
         self._proof = EpochProof()
         #: Loop time of the last datagram received (for the endpoint's eviction of strangers).
         self.last_rx = 0.0
+        #: Loop time the peer was last *heard* here: a RESPONSE to our nonce or, over a proven route,
+        #: a datagram that advanced the channel; never a replay (§N3.2 "heard", H122 s12 #1 #2).
+        self.last_heard = 0.0
         #: The peer's epoch, proven or not, and the retired ones (§N2.2).
         self.peer = PeerEpoch()
         self.stats = stats = dict.fromkeys(STAT_KEYS, 0)
@@ -200,15 +203,12 @@ class Channel:
         """True while we send introductions (our X25519 key in every datagram)."""
         return self._introduce
 
-    # -- sending ------------------------------------------------------------------------
-
     def send(self, payload: bytes) -> None:
         """Queue ``payload`` (≤ MAX_MESSAGE bytes) for reliable in-order delivery.
 
         Raises ``LocalProtocolError`` if it is too large or the sequence space is used up, and
         ``BufferFull`` if more than ``MAX_SEND_BUFFER`` bytes would wait for this peer; in both
-        cases nothing is queued.
-        """
+        cases nothing is queued."""
         self.sender.send(payload, self.addr)
 
     def datagrams_to_send(self, now: float) -> list[tuple[bytes, Addr]]:
@@ -216,8 +216,7 @@ class Channel:
         a due CHALLENGE or RESPONSE (protocol.md §N2.2).
 
         Returns a list of (datagram bytes ≤ MAX_DATAGRAM, peer address); each carries the
-        current acknowledgement state.
-        """
+        current acknowledgement state."""
         out: list[tuple[bytes, Addr]] = []
         frame = self._frame
         if frame is None:  # built once per key and form, not per flush (issue 14)
@@ -278,14 +277,11 @@ class Channel:
             return True
         return self.receiver.ack_due(now)
 
-    # -- timers -------------------------------------------------------------------------
-
     def get_timer(self) -> float | None:
         """The next time ``handle_timer`` must run (s), or None when nothing waits.
 
         A time in the past means "now": datagrams are due. None while an unconfirmed channel
-        gave up (``unconfirmed_gaveup``) until the address sends again.
-        """
+        gave up (``unconfirmed_gaveup``) until the address sends again."""
         if self.route.dormant:
             return None
         if self._proof.due:
@@ -318,8 +314,6 @@ class Channel:
                     self._ask_proof()  # the CHALLENGE or its RESPONSE may have been lost
             tx.timeout(expired)
 
-    # -- receiving ----------------------------------------------------------------------
-
     def receive_datagram(self, data: bytes, addr: Addr, now: float) -> list[bytes]:
         """Process one datagram from the peer; return the payloads it completes, in order.
 
@@ -327,8 +321,7 @@ class Channel:
         is dropped first (``unauthenticated``, ``bad_mac``, ``key_mismatch``) and changes
         nothing. Then, on every channel, malformed datagrams (short, bad magic, unknown flags,
         an ack of data never sent) are dropped and counted in ``stats["malformed"]``; epochs
-        are checked (protocol.md §N2.2). This never raises on peer input.
-        """
+        are checked (protocol.md §N2.2). This never raises on peer input."""
         rx = self.receiver
         if data == rx.last_dg and now - rx.last_seq_at < COPY_GRACE:
             # The lossy regime's copy of the datagram just accepted (§N2.4): the same bytes,
@@ -390,7 +383,7 @@ class Channel:
                     peer.checked()
                 else:
                     self._new_peer_epoch(epoch)
-                self.last_rx = now
+                self.last_rx = self.last_heard = now
                 if route.confirm():  # it echoed a random nonce sent to this address
                     self.sender.resend_withheld()
             else:
@@ -444,8 +437,16 @@ class Channel:
                 # datagram of another epoch (challenged by ``unproven``) never displaces it (H86).
                 proof.check(epoch, now)
         if ack > tx.acked_below or bits:
+            held = len(tx.inflight)
             tx.on_ack(ack, bits, now)
+            if len(tx.inflight) < held and route.proven:
+                self.last_heard = now  # a new ack (freed a datagram) over a proven route
         if flags & FLAG_DATA:
+            if route.proven and seq >= rx.expected and seq not in rx.ooo:
+                out = rx.on_data(seq, flags, data, body, end, now)
+                if rx.expected > seq or seq in rx.ooo:
+                    self.last_heard = now  # a chunk not held before, taken (``last_heard``)
+                return out
             return rx.on_data(seq, flags, data, body, end, now)
         return []
 

@@ -74,6 +74,8 @@ def test_a_forged_advert_of_an_absent_seat_cannot_keep_a_returning_seat_out():
                 got.append(payload)
                 if seats.spoke(src) is not None:
                     _route(me, seats, players)
+        for d in [d for d, a in me.datagrams_to_send(now) if a == NEW_T]:  # ours reach seat 1 there
+            t.receive_datagram(d, ME, now)  # (its RESPONSEs: 'heard' needs them since H126)
         now += 0.5
         me.handle_timer(now)
         t.handle_timer(now)
@@ -112,6 +114,8 @@ def _table(seat1_speaks_from: float):
                 t.send(ME, b"seat 1's step %d" % int(now))
             for d, _a in t.datagrams_to_send(now):
                 got += [p for _src, p in me.receive_datagram(d, at, now)]
+            for d in [d for d, a in me.datagrams_to_send(now) if a == at]:  # ours reach seat 1 there
+                t.receive_datagram(d, ME, now)
             now += 0.5
             me.handle_timer(now)
             t.handle_timer(now)

@@ -8,8 +8,6 @@ adverts, a virtual clock.
 
 from __future__ import annotations
 
-import pytest
-
 from test_redteam_s12_rendezvous import ME, NEW_T, _exchange, _keys, _peer, _route, _us
 
 
@@ -51,7 +49,6 @@ def test_premise_a_seat_holders_own_advert_at_a_returning_seats_address_gives_wa
     assert seats.endpoints[1] == NEW_T and got
 
 
-@pytest.mark.xfail(strict=True, reason="s12 #7 a seat-holder keeps a returning seat's address by spoofing from it")
 def test_a_seat_holder_cannot_keep_a_returning_seats_address_by_speaking_from_it():
     """BREAK s12 #7 (MED with a colluder; no capture needed). After winning the race with its own
     advert, seat 2 sends datagrams MACed with its own key from the spoofed source NEW_T: it is
@@ -60,6 +57,9 @@ def test_a_seat_holder_cannot_keep_a_returning_seats_address_by_speaking_from_it
     is voted out after the drop timeout. Seat 2 hears nothing we send (it goes to NEW_T), so a
     colluding seat passes it the signed messages. Cost: one advert, one 100 B datagram per 4 s
     per peer. Suggested fix: as #1: 'heard at an address' only once the channel there answered a
-    CHALLENGE sent to it (a spoofer at NEW_T never sees the nonce)."""
+    CHALLENGE sent to it (a spoofer at NEW_T never sees the nonce).
+
+    FIXED (H126, §N2.2 "Heard"): seat 2's datagrams from NEW_T are accepted but never heard (our
+    CHALLENGE to NEW_T reaches seat 1, not seat 2), so it gives NEW_T up 5 s after its advert."""
     seats, got, verdicts = _seat_holder_table(spoofs=True)
     assert seats.endpoints[1] == NEW_T and got, f"seat 1 at {seats.endpoints[1]}, verdicts {sorted(set(verdicts))}"

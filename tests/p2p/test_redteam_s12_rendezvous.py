@@ -18,8 +18,6 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-import pytest
-
 from p2p.channel_auth import KeyCache
 from p2p.endpoint import Endpoint
 from p2p.identity import Identity
@@ -119,7 +117,6 @@ def test_premise_without_the_replay_the_returning_seat_gets_its_address():
     assert seats.endpoints == [ME, NEW_T, OLD_S] and got
 
 
-@pytest.mark.xfail(strict=True, reason="s12 #1 a replayed datagram of an earlier run makes an absent seat 'heard'")
 def test_one_replayed_datagram_of_an_earlier_run_keeps_the_returning_seat_out_again():
     """BREAK s12 #1 (MED; reopens H114's #14 that 92c09f1 fixed). The attacker sends the copy of
     absent seat 2's advert naming seat 1's new address NEW_T (as in #14) plus ONE datagram seat
@@ -133,7 +130,10 @@ def test_one_replayed_datagram_of_an_earlier_run_keeps_the_returning_seat_out_ag
     Suggested fix: 'heard at an address' (``Endpoint.last_heard`` as §N3.2 reads it) only from a
     channel whose return routability is confirmed (§N2.6: a RESPONSE to a fresh nonce sent to
     that address; a replay from a spoofed source cannot answer it), or only datagrams that carry
-    our current epoch as `dst_epoch` (a first flight of this run answered by us)."""
+    our current epoch as `dst_epoch` (a first flight of this run answered by us).
+
+    FIXED (H126, §N2.2 "Heard"): the replay is delivered but never heard (the route at NEW_T is
+    not proven: our CHALLENGE goes to seat 1, which cannot answer it with seat 2's key)."""
     me, seats, got = _absent_seat_table(replayed=True)
     assert seats.endpoints[1] == NEW_T and got, (
         f"seat 1 at {seats.endpoints[1]}, pending {seats.pending}; seat 2 'heard' at NEW_T at "
@@ -165,7 +165,6 @@ def test_premise_a_seat_that_restarted_elsewhere_is_found_there():
     assert verdicts[0] == "ignored" and seats.endpoints[1] == NEW_T and got
 
 
-@pytest.mark.xfail(strict=True, reason="s12 #2 a replayed duplicate keeps a seat 'heard' where it no longer is")
 def test_replayed_duplicates_keep_a_restarted_seat_heard_at_its_old_address():
     """BREAK s12 #2 (LOW-MED; no race needed, unlike §N3.2's accepted "a forged advert that wins
     the race against a seat that really moved"). Seat 1's peer crashed at OLD_T and restarted at
@@ -177,7 +176,10 @@ def test_replayed_duplicates_keep_a_restarted_seat_heard_at_its_old_address():
     a 100 B replay every 4 s per peer. Gets: any seat whose peer restarts elsewhere (a laptop
     that changed Wi-Fi) is kept out and dropped. Suggested fix: 'heard' only for a datagram that
     advanced the channel (new data or a new acknowledgement), not a duplicate; together with
-    #1's fix (confirmed return routability)."""
+    #1's fix (confirmed return routability).
+
+    FIXED (H126, §N2.2 "Heard"): a duplicate advances nothing, so it is not heard; seat 1 goes
+    quiet at OLD_T and its advert is adopted."""
     me, seats, got, verdicts = _moved_seat_table(replayed=True)
     assert seats.endpoints[1] == NEW_T and got, (
         f"seat 1 at {seats.endpoints[1]} (verdicts {sorted(set(verdicts))}), "

@@ -12,8 +12,6 @@ address. Real sans-I/O objects (the seat's watch ``Endpoint`` + ``WatchServer``,
 
 from __future__ import annotations
 
-import pytest
-
 from p2p import transport as T
 from p2p.channel_auth import KeyCache
 from p2p.endpoint import Endpoint
@@ -73,7 +71,6 @@ def test_premise_an_honest_spectator_keeps_up_with_the_log():
     assert held[40] >= 40 and ws.stats.get("expired", 0) == 0 and ws.stats["renewed"] >= 10
 
 
-@pytest.mark.xfail(strict=True, reason="s12 #3 one spoofed introduction cuts a reached spectator off its seat")
 def test_one_spoofed_introduction_does_not_cut_a_reached_spectator_off():
     """BREAK s12 #3 (MED; spectators only, the game is untouched). A spectator follows a seat,
     reached and proven (§N10, eb5d6dd's `proven`). At 10 s the attacker sends ONE introduction
@@ -89,7 +86,10 @@ def test_one_spoofed_introduction_does_not_cut_a_reached_spectator_off():
     watch socket an introduction of another key never replaces a channel that proved its
     address (``route.confirmed``) or holds a live subscription (``WatchService`` trusts a reached
     place's address until it lapses); a spectator that really changed key waits for the lapse,
-    as `key_change` already makes it wait."""
+    as `key_change` already makes it wait.
+
+    FIXED (H126, §N2.1 step 3): an introduction of another key never replaces a channel whose
+    peer was heard there (§N2.2 "Heard") in the last UNTRUSTED_IDLE = 5 s (`key_mismatch`)."""
     ep, ws, client, held = _view(attack_at=10.0)
     assert held[10] >= 10  # it was reached and following before the attack
     assert held[40] >= 35, (
