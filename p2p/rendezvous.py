@@ -254,8 +254,10 @@ class Rendezvous:
         await azc.async_close()
 
 
-#: A seat heard (authenticated) at its address this recently is there: an advert elsewhere is
-#: ignored (protocol.md §N3.2; anyone can copy an advert, the keys are public).
+#: A seat heard at its address this recently is there: an advert elsewhere is ignored (protocol.md
+#: §N3.2; anyone can copy an advert, the keys are public). Heard: ``Endpoint.last_heard`` (§N2.2
+#: "Heard": a RESPONSE to our nonce from there, or a datagram that advanced its channel over a
+#: route so proven; a replay or a duplicate never is, H122 s12 #1 #2 #7).
 ADVERT_HEARD_S = C.KEEPALIVE_INTERVAL
 
 
