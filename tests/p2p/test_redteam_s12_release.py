@@ -93,10 +93,31 @@ class Releaser(Net):
         return self.started + (20.0 if self.voted else 5.0) if self.now < self.started + 20.0 else None
 
 
-def _run(tmp_path, restart: bool):
+class TableResumes(Releaser):
+    """``Releaser`` without the crash: the table waits, paused on the quorum (the victim decided
+    at 20 s); at 40 s, before the nodes' 60 s stall limit, the players stop the stuck game and
+    resume it from their logs (§C10, §N3.2 'A table that stops and goes on another day')."""
+
+    def hook(self):
+        wake = super().hook()
+        if self.started is None or self.down is not None:
+            return wake
+        if self.now < self.started + 40.0:
+            return max(wake or 0.0, self.started + 40.0)
+        self.down = self.now
+        for s in self.s:
+            s.log.close()
+            s.own_log.close()
+        self.s = [resume_session(self.paths[i], self.ids[i], self.secrets[i], E,
+                                 own_log_path=str(self.paths[i]) + ".own", now=self.now)[0] for i in range(3)]
+        self.again = self.s[HONEST]
+        return None
+
+
+def _run(tmp_path, restart: bool, net_class=Releaser):
     sessions, paths, secrets, _ = logged_game(tmp_path, 3, OPTS)
-    net = Releaser(list(sessions), paths, secrets, restart)
-    net.identity = sessions[HONEST].identity
+    net = net_class(list(sessions), paths, secrets, restart)
+    net.identity, net.ids = sessions[HONEST].identity, [s.identity for s in sessions]
     net.run(max_time=2000.0, max_rounds=2_000_000, hook=lambda n: n.hook())
     return net, sessions
 
@@ -148,3 +169,16 @@ def test_a_releaser_restarted_from_its_logs_still_never_applies_the_step(tmp_pat
     played = [e for e in net.events[HONEST] if isinstance(e, StepApplied) and e.step == net.at]
     overs = [len([e for e in evs if isinstance(e, GameOver)]) for evs in net.events]
     assert not played, f"the restarted releaser applied step {net.at} with the victim in play; game over {overs}"
+
+
+@pytest.mark.xfail(strict=True, reason="s12 #8 a table resumed after pausing on a quorum plays the step on")
+def test_a_table_paused_on_a_quorum_and_resumed_still_never_applies_the_step(tmp_path):
+    """BREAK s12 #8, the natural trigger (no crash timing): the premise's table, paused on the
+    quorum (the victim holds it too, forwarded), is stopped at 40 s and resumed from the logs by
+    every player. Nobody logged the quorum; the honest seat holds its released vote only, the
+    colluder's STEP of k+1 certifies it, and the game is played to its end with the victim active
+    and its chain in the colluder's hands. Fix as above."""
+    net, sessions = _run(tmp_path, restart=False, net_class=TableResumes)
+    assert net.again is not None and _colluder_recombines(net, sessions)
+    played = [e for e in net.events[HONEST] if isinstance(e, StepApplied) and e.step == net.at]
+    assert not played, f"after the resume the releaser applied step {net.at} with the victim in play"
