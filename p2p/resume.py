@@ -31,7 +31,7 @@ from .identity import Identity
 from .lockstep import HALTED, LockstepSession
 from .log_checks import BadLog, hidden_commits_of_header, parse_header
 from .sealed import candidates, commit_of
-from .wire import MSG_DROP, MSG_SKIP
+from .wire import MSG_DROP, MSG_SKIP, decode_drop, open_envelope
 
 if TYPE_CHECKING:  # annotations only (engine/api.py: the seam p2p sees; the caller passes the engine)
     from engine.api import Engine
@@ -44,6 +44,16 @@ OWN_SUFFIX = ".own"  # <log>.own: our own signed step messages (protocol.md §C6
 #: The records of the game log that belong to a step, by kind: their tables (gamelog.py) give
 #: the step. ABANDON and COMPLAINT records are signed envelopes, of the current step.
 _STEP_RECORDS = {KIND_STEP: STEP_RECORD, KIND_DROP: DROP_RECORD, KIND_SKIP: SKIP_RECORD}
+
+
+def _voter(raw: bytes) -> int | None:
+    """The voter of ``raw`` if it is a DROP vote (our own-message log also keeps the other votes
+    of a quorum we released on, version 5, §C8.3 rule (c)), else None."""
+    try:
+        env = open_envelope(raw)
+        return decode_drop(env.body).voter if env.mtype == MSG_DROP else None
+    except WireError:
+        return None
 
 
 def _is_drop(raw: bytes) -> bool:
@@ -79,16 +89,18 @@ class Restart:
         #: have not reached again, or -1: no vote at the steps below it (``promised``).
         self.signed_to = -1
 
-    def keep(self, step: int, raw: bytes) -> None:
+    def keep(self, step: int, raw: bytes, own: bool = True) -> None:
         """Keep ``raw``, our own signed STEP or DROP envelope of ``step`` (after the session's
         current step) from our own-message log. A message signed over another history (a
         drop changed the step, §C8.3) is refused when the step comes by ``OwnStep.adopt_own`` /
-        ``SessionVotes.adopt``."""
+        ``SessionVotes.adopt``. ``own`` False: another voter's DROP vote kept there with our
+        release (version 5, §C8.3 rule (c)): adopted at its step, no promise of ours."""
         if _is_drop(raw):
             self._votes.setdefault(step, []).append(raw)
         else:
             self._steps[step] = raw
-        self.signed_to = max(self.signed_to, step)
+        if own:
+            self.signed_to = max(self.signed_to, step)
 
     def promised(self, step: int) -> bool:
         """True if we may cast no DROP or SKIP vote at ``step`` (our current step): we hold a
@@ -264,7 +276,7 @@ def resume_session(log_path: str | os.PathLike[str], identity: Identity, chain_s
             elif rec.kind == KIND_OWN and step > sess.step:
                 # A damaged log replays fewer steps than we played: the catch-up brings us to
                 # these steps again, and there we re-send these bytes, sign nothing else.
-                restart.keep(step, raw)
+                restart.keep(step, raw, own=_voter(raw) in (None, sess.my_seat))
         if mine is not None:
             own_resent = sess.own.adopt_own(mine)
         for raw in votes:

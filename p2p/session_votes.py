@@ -180,7 +180,10 @@ class SessionVotes:
         """Take ``raw`` (our own DROP vote of the current step, from our own-message log after
         a restart) as cast: it is re-sent and we never sign another vote of this step and
         epoch (one vote per step and epoch, §C8.3). Our SKIP votes likewise (the voter's
-        promise, §C8.10). False if it is not such a vote."""
+        promise, §C8.10). Another voter's DROP vote of the current step there is one of the
+        quorum we released on (written ahead with our release, ``check``): held again, so the
+        quorum still decides after the restart (no certificate, forwarded; version 5, §C8.3
+        rule (c), red team s12 #8). False if it is none of these."""
         s = self._s
         try:
             env = open_envelope(raw, C.MAX_STEP_MSG)
@@ -193,8 +196,11 @@ class SessionVotes:
             v = decode_drop(env.body)
         except WireError:
             return False
-        if env.mtype != MSG_DROP or v.game_id != s.game_id or v.step != s.step \
-                or not s.seats.adopt_vote(env, v):
+        if env.mtype != MSG_DROP or v.game_id != s.game_id or v.step != s.step:
+            return False
+        if v.voter != s.my_seat:  # a vote of the quorum we released on (held, not re-sent as ours)
+            return v.voter < s.n and v.seat < s.n and s.seats.verify_vote(env, v) and s.seats.add_vote(env, v) is None
+        if not s.seats.adopt_vote(env, v):
             return False
         if not s.replaying:
             self._fx.send(raw)
@@ -291,7 +297,12 @@ class SessionVotes:
             raw = s.seats.release(k, seat)  # rule (b): a quorum is held, our share goes out
             if raw is not None:
                 if s.own_log is not None:
-                    s.own_log.append_own(k, raw)  # written ahead, as the vote
+                    # Written ahead, as the vote, after the quorum's other votes: a restart holds
+                    # the quorum again (no certificate, forwarded: rule (c), s12 #8).
+                    for q in s.seats.own_votes(k):
+                        if q != raw:
+                            s.own_log.append_own(k, q)
+                    s.own_log.append_own(k, raw)
                 self._fx.send(raw)
             elif s.seats.quorum_at(k) == seat and seat != s.my_seat and self.may_vote():
                 self.vote(seat)  # a held quorum and no vote of ours: we vote, then release

@@ -14,8 +14,6 @@ In memory, virtual clock, fake engine, 3 seats (Q = t = 2), as tests/p2p/test_re
 
 from __future__ import annotations
 
-import pytest
-
 import fake_engine as E
 from p2p import const as C
 from p2p.beacon import HashChain
@@ -147,7 +145,6 @@ def test_premise_without_a_restart_the_releaser_never_applies_the_step(tmp_path)
         assert not [e for e in net.events[seat] if isinstance(e, StepApplied) and e.step >= net.at], net.describe()
 
 
-@pytest.mark.xfail(strict=True, reason="s12 #8 a restarted releaser forgets its quorum and plays the step on")
 def test_a_releaser_restarted_from_its_logs_still_never_applies_the_step(tmp_path):
     """BREAK s12 #8 (HIGH outcome, MED likelihood: reopens session 11's #9, an honest ACTIVE seat's
     hash-chain secret h_0 in a colluder's hands while it plays on). As the premise, but the honest
@@ -162,16 +159,21 @@ def test_a_releaser_restarted_from_its_logs_still_never_applies_the_step(tmp_pat
     step-(k-1) decision, §C3.4: StepOverturned, restart cut at k-1). Suggested fix: a released
     vote of ours of (k, d, e) in the own-message log is a decision of its own after a restart
     (no certificate at k, StepGate waits, the vote re-sent), or write the quorum's Q envelopes
-    ahead to the own-message log with the release so that ``quorum_at`` holds again."""
+    ahead to the own-message log with the release so that ``quorum_at`` holds again. FIXED
+    (H121): the latter (``SessionVotes.check`` writes the quorum's other votes before our
+    release; ``SessionVotes.adopt`` holds them again; §C8.3 rule (b))."""
     net, sessions = _run(tmp_path, restart=True)
     assert net.again is not None and _colluder_recombines(net, sessions)
     assert not any(isinstance(e, SeatDropped) for evs in net.events for e in evs)
     played = [e for e in net.events[HONEST] if isinstance(e, StepApplied) and e.step == net.at]
     overs = [len([e for e in evs if isinstance(e, GameOver)]) for evs in net.events]
     assert not played, f"the restarted releaser applied step {net.at} with the victim in play; game over {overs}"
+    # FIXED (H121): the quorum's votes are written ahead to the own-message log with the release,
+    # held again after the restart and forwarded: the victim holds the quorum too, neither plays k.
+    assert not [e for e in net.events[VICTIM] if isinstance(e, StepApplied) and e.step >= net.at], net.describe()
+    assert net.s[HONEST].paused() == (VICTIM,) == net.s[VICTIM].paused()
 
 
-@pytest.mark.xfail(strict=True, reason="s12 #8 a table resumed after pausing on a quorum plays the step on")
 def test_a_table_paused_on_a_quorum_and_resumed_still_never_applies_the_step(tmp_path):
     """BREAK s12 #8, the natural trigger (no crash timing): the premise's table, paused on the
     quorum (the victim holds it too, forwarded), is stopped at 40 s and resumed from the logs by
@@ -182,3 +184,5 @@ def test_a_table_paused_on_a_quorum_and_resumed_still_never_applies_the_step(tmp
     assert net.again is not None and _colluder_recombines(net, sessions)
     played = [e for e in net.events[HONEST] if isinstance(e, StepApplied) and e.step == net.at]
     assert not played, f"after the resume the releaser applied step {net.at} with the victim in play"
+    assert not [e for e in net.events[VICTIM] if isinstance(e, StepApplied) and e.step >= net.at], net.describe()
+    assert net.s[HONEST].paused() == (VICTIM,) == net.s[VICTIM].paused()  # FIXED (H121): the quorum held again

@@ -194,3 +194,21 @@ def test_a_two_phase_precommit_hands_out_its_share_without_a_decision():
     assert dr.decision() is None and not dr.possible(d, 0) and dr.locked() is None
     assert dr.may_apply(signers=[c])  # H applies step k with d's message: d stays active
     assert combine({h: dealt[h], c: dealt[c]}) == SECRET  # C recombines d's chain secret
+
+
+def test_the_quorum_kept_with_a_release_promises_nothing_of_ours_after_a_restart():
+    """§C8.3 rule (b), §C10: the other votes of the quorum we released on sit in our own-message
+    log (s12 #8). After a restart from a damaged log they are adopted when their step comes, but,
+    not being ours, they are no promise of ours (``Restart.keep(own=False)``: no vote barred
+    below their step), while our own vote of that step is one."""
+    from p2p.resume import Restart, _voter
+
+    setup, ids = _table3()
+    other = seal_message(ids[2], MSG_DROP, DropVote(setup.game_id, 2, 9, 1, 0, None))
+    mine = seal_message(ids[0], MSG_DROP, DropVote(setup.game_id, 0, 9, 1, 0, None))
+    assert (_voter(other), _voter(mine)) == (2, 0)
+    r = Restart()
+    r.keep(9, other, own=_voter(other) in (None, 0))
+    assert not r.promised(8)
+    r.keep(9, mine, own=_voter(mine) in (None, 0))
+    assert r.promised(8) and not r.promised(9)
