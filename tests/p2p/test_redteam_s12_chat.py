@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-import pytest
 
 from p2p import const as C
 from p2p.chat import ChatRelay
@@ -86,17 +85,15 @@ def test_one_serving_seat_holds_the_machine_to_one_authors_lines():
     assert all(n <= C.CHAT_BURST + 10.0 / C.CHAT_REFILL_S for n in taken), taken
 
 
-@pytest.mark.xfail(strict=True, reason="s12 #5 one machine watching several seats gets one machine bucket per seat")
-def test_one_machine_watching_several_seats_is_still_one_author_on_a_players_screen():
-    """BREAK s12 #5 (LOW; chat only, bounded by the number of seats). One laptop (one IP) holds 4
-    places at each of 3 seats of a 4-seat game (12 keys) and chats from all of them: each
-    serving seat keeps its own machine bucket and relays its 5, then one per 2 s; seat 2 applies
-    only each author's bucket (12 fresh authors), so its player sees 27 lines in 10 s (9 from each
-    serving seat) where one author may say 10: 3x §N9's "one machine = one author" (7x with the
-    7 other seats of an 8-seat game: 35 lines at once, 3.5 a second). Cost: 12 key
-    pairs, 12 WATCHes. Suggested fix: say so in §N9/§N10 ('per serving seat'), or have a seat
-    charge relayed spectator lines to a bucket of the relaying seat's spectators (one per seat:
-    N−1 buckets at most), so a machine's allowance no longer multiplies with the seats it watches."""
+def test_one_machine_watching_several_seats_is_one_author_per_seat_it_watches():
+    """s12 #5 (LOW), stated in §N9 ('per serving seat'): one laptop (one IP) holds 4 places at
+    each of 3 seats of a 4-seat game (12 keys) and chats from all of them. Each serving seat
+    keeps its own machine bucket; seat 2, which gets the lines relayed, knows the authors' keys,
+    not their IP, so its player sees up to 3 times one author's lines (27 in 10 s measured by
+    H122) and never more: the bound the protocol now states. Closing it would need the relay to
+    carry the machine (a wire change)."""
     shown, taken = _flood(seconds=10.0)
     allowed = C.CHAT_BURST + 10.0 / C.CHAT_REFILL_S
-    assert len(shown) <= allowed, f"{len(shown)} lines on seat 2's screen in 10 s (relayed {taken}), allowed {allowed}"
+    assert len(shown) > allowed, "the limit §N9 states is gone: update its text"
+    assert len(shown) <= len(SERVING) * allowed, f"{len(shown)} lines in 10 s (relayed {taken})"
+    assert sum(taken) == len(shown)
