@@ -68,6 +68,9 @@ class Narrator:
         #: the payment too (the payer's choice of bills, a magnifier window and its outcome):
         #: None, no such wait; True, a choice or a window is open; False, its outcome was told.
         self._window: bool | None = None
+        #: Seats whose JailCardUsed was told and whose LeftJail("card") is still to come (the
+        #: engine tells both; niente: after the card's magnifier window), told once.
+        self._jail_card: set[int] = set()
 
     def who(self, seat: int) -> str:
         """A seat's name; the bank for -1."""
@@ -226,29 +229,36 @@ class Narrator:
             return _("{name} draws {deck}: “{text}”").format(
                 name=self.who(e.seat), deck=term(self.ed.deck_names[e.deck]), text=card_text(card))
         if k == "JailCardUsed":
+            self._jail_card.add(e.seat)
             return _("{name} uses the card to get out of jail free").format(name=self.who(e.seat))
         if k == "SentToJail":
             if e.why == "doubles":  # the move itself looks ordinary (6 and 6): say why
                 return _("{name} goes to jail: three doubles in a row").format(name=self.who(e.seat))
             return _("{name} goes to jail").format(name=self.who(e.seat))
         if k == "LeftJail":
+            if e.how == "card" and e.seat in self._jail_card:  # "uses the card ..." said it (walk, s12)
+                self._jail_card.discard(e.seat)
+                return None
             how = {"fine": _("paying the fine"), "card": _("with the card"), "doubles": _("with a double"),
                    "third_turn": _("after the third try")}.get(e.how, e.how)
             return _("{name} gets out of jail {how}").format(name=self.who(e.seat), how=how)
         if k == "BuildingBought":
             if e.level >= 5:
-                return _("{name} builds a hotel on {square}").format(name=self.who(e.seat), square=self.square(e.square))
+                return _("{name} builds a hotel on {square}").format(name=self.who(e.seat),
+                                                                     square=self.square(e.square))
             return _("{name} builds a house on {square} ({n} in all)").format(
                 name=self.who(e.seat), square=self.square(e.square), n=e.level)
         if k == "BuildingSold":
-            return _("{name} sells a building on {square}").format(name=self.who(e.seat), square=self.square(e.square))
+            return _("{name} sells a building on {square}").format(name=self.who(e.seat),
+                                                                   square=self.square(e.square))
         if k == "PropertyMortgaged":
             return _("{name} mortgages {square}").format(name=self.who(e.seat), square=self.square(e.square))
         if k == "MortgageLifted":
-            return _("{name} lifts the mortgage on {square}").format(name=self.who(e.seat), square=self.square(e.square))
+            return _("{name} lifts the mortgage on {square}").format(name=self.who(e.seat),
+                                                                     square=self.square(e.square))
         if k == "TradeProposed":
-            return _("{name} offers a trade to {partner}").format(name=self.who(e.proposer), partner=self.who(e.partner),
-                                                                  to_partner=self.to(e.partner))
+            return _("{name} offers a trade to {partner}").format(
+                name=self.who(e.proposer), partner=self.who(e.partner), to_partner=self.to(e.partner))
         if k == "TradeClosed":
             text = {"accepted": _("{partner} accepts the trade offered by {name}"),
                     "rejected": _("{partner} refuses the trade offered by {name}"),

@@ -108,3 +108,17 @@ def test_a_legend_line_wraps_under_its_meaning(language):
     assert len(lines) > len(rows)  # some meaning needs two lines here
     assert [m for m in (line[:column].strip() for line in lines) if m] == [mark.plain.strip() for mark, _ in rows]
     assert all(line[column] != " " for line in lines), lines
+
+
+def test_a_jail_card_is_told_once(each_language):
+    """Session 12's walk: "Bot 3 uses the card to get out of jail free" was followed by "Bot 3
+    gets out of jail with the card" (engine.rules.jail.use_card tells JailCardUsed and
+    LeftJail("card")); the second line is left out. Leaving by the fine is still told."""
+    from engine.editions import EDITIONS
+    from engine.events import JailCardUsed, LeftJail
+    from ui.narrate import Narrator
+
+    narrator = Narrator(EDITIONS["classico"], NAMES)
+    lines = narrator.lines([JailCardUsed(seat=2, deck=0), LeftJail(seat=2, how="card")])
+    assert len(lines) == 1 and "Carla" in lines[0]
+    assert len(narrator.lines([LeftJail(seat=1, how="fine")])) == 1

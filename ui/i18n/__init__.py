@@ -4,8 +4,9 @@ Source strings (msgids) are English; the Italian catalog is
 ``ui/i18n/locale/it/LC_MESSAGES/lanopoli.po`` compiled to ``lanopoli.mo`` (regenerate with
 ``python -m ui.i18n.msgfmt``). The English catalog (``locale/en``) holds only the English texts
 of the printed Italian cards, under the context "card" (:func:`card_text`). Italian is the
-default because the rulebooks and most players are Italian; English is chosen with ``--lang en`` or an English locale in the environment
-(``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES``, ``LANG``, first one set wins, as gettext does).
+default because the rulebooks and most players are Italian; English is chosen with ``--lang en``
+or an English locale in the environment (``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES``, ``LANG``,
+first one set wins, as gettext does).
 
 Usage::
 

@@ -309,4 +309,5 @@ def confirm_question(state: Any, seat: int, action: Any) -> str | None:
     return None
 
 
-__all__ = ["confirm_question", "BillsDialog", "BillGroup", "bill_groups", "InspectDialog", "TakeCardDialog", "UseCardDialog", "bill_label", "use_label"]
+__all__ = ["confirm_question", "BillsDialog", "BillGroup", "bill_groups", "InspectDialog", "TakeCardDialog",
+           "UseCardDialog", "bill_label", "use_label"]
