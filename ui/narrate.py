@@ -405,9 +405,9 @@ class Narrator:
             return _("{name} pays {money} rent to {partner}").format(name=payer, money=m, partner=payee, to_partner=to)
         if r == "jail_fine":
             return _("{name} pays the {money} fine").format(name=payer, money=m)
-        if r == "counterfeit":
+        if r == "counterfeit":  # the bank re-pays a fake bill it received: "The bank pays ..."
             return _("{name} pays {money} again to {partner} in place of the fake bill").format(
-                name=payer, money=m, partner=payee, to_partner=to)
+                name=payer[:1].upper() + payer[1:], money=m, partner=payee, to_partner=to)
         if e.payer < 0:
             return _("{name} receives {money} from the bank").format(name=payee, money=m)
         return _("{name} pays {money} to {partner}").format(name=payer, money=m, partner=payee, to_partner=to)

@@ -122,3 +122,15 @@ def test_a_jail_card_is_told_once(each_language):
     lines = narrator.lines([JailCardUsed(seat=2, deck=0), LeftJail(seat=2, how="card")])
     assert len(lines) == 1 and "Carla" in lines[0]
     assert len(narrator.lines([LeftJail(seat=1, how="fine")])) == 1
+
+
+def test_a_line_that_starts_with_the_bank_starts_with_a_capital(each_language):
+    """Session 12's walk (niente, a fake bill the bank had taken): "the bank pays €100 again to
+    Bot 2 in place of the fake bill" began in lower case; now "The bank ..."/"La banca ..."."""
+    from engine.editions import EDITIONS
+    from engine.events import MoneyPaid
+    from ui.narrate import Narrator
+
+    narrator = Narrator(EDITIONS["niente-e-come-sembra"], NAMES)
+    line = narrator.lines([MoneyPaid(payer=-1, payee=1, amount=100, reason="counterfeit")])[0]
+    assert line.startswith(("The bank pays €100", "La banca ")) and "Bruno" in line
