@@ -10,8 +10,8 @@ CHALLENGE, sent at once. An introduction of another key (the attacker's own, bui
 crypto per datagram) that lands in that round trip replaces the new peer's channel; the peer's
 RESPONSE and every later datagram of it are plain MACed datagrams (no introduction), dropped as
 ``bad_mac`` on the attacker's channel, which they can never replace: the peer is cut off for
-good (a new spectator on a seat's watch socket: §N10; a joiner before its JOIN is accepted:
-the host's answer is MACed for the attacker). A blind spoofer replaying the datagram from the
+good (a new spectator on a seat's watch socket: §N10, blind; a joiner by join code, whose
+PROBE comes before its JOIN, §N3.1: it aborts 'no answer from the host' and the lobby never starts). A blind spoofer replaying the datagram from the
 victim's address more often than once per round trip (~0.5-3 ms on a LAN) always hits it.
 Sans-I/O, virtual clock, one-way latency 0.3 ms, in memory.
 """
@@ -125,3 +125,51 @@ def test_one_forged_introduction_in_a_spectators_first_round_trip_does_not_blind
     ep, ws, _client, held = _view(attack_at=TICK)
     bad, expired = ep.channels[SPEC].stats.get("bad_mac", 0), ws.stats.get("expired", 0)
     assert held[40] >= 35, f"the spectator holds {held[40]} records at 40 s; seat: {bad} bad_mac, {expired} expired"
+
+
+def _lobby_by_code(attack: bool, until: float = 60.0) -> dict:
+    """A 3-seat classico lobby on ``SimNetwork`` (0.5 ms per datagram), two joiners by join code
+    (PROBE first, §N3.1), as ``lobby_sim.lobby_game``; with ``attack``, ONE introduction of
+    MALLORY's key spoofed from joiner 1's address reaches the host 0.1 ms after the host opened
+    a channel for joiner 1's first datagram. Returns {address: (started, aborted event)}."""
+    from p2p.faults import FaultPlan, SimNetwork
+    from p2p.join_code import join_code_tag
+    from p2p.lobby import Lobby
+    from p2p.lobby_sim import HOST, LobbyPeer
+
+    host_id = Identity.from_seed(b"h128-host")
+    host = Lobby.host(host_id, edition="classico", seats=3, name="host", endpoint=HOST, demo_seed=b"h128",
+                      chain_length=8)
+    peers = {HOST: LobbyPeer(host_id, host, 100)}
+    tag = join_code_tag(host.game_id, host_id.public_key)
+    for i in (1, 2):
+        lob = Lobby.join(Identity.from_seed(b"h128-j%d" % i), host_addr=HOST, game_id=None, name=f"j{i}",
+                         chain_length=8, now=0.0, code_tag=tag)
+        peers[("10.0.0.%d" % (i + 1), 5000)] = LobbyPeer(lob.identity, lob, 100 + i)
+    net = SimNetwork(FaultPlan())
+    for addr, peer in peers.items():
+        net.attach(addr, peer)
+    victim, sent = ("10.0.0.2", 5000), not attack
+    forged = forge_intro(MALLORY, HOST, host_id.x25519_public_key, b"PROBE")[0]
+    while net.now < until and not all(p.done for p in peers.values()) and net.step():
+        if not sent and victim in peers[HOST].ep.channels:
+            net.inject(victim, HOST, forged, 0.0001)
+            sent = True
+    return {addr: (p.started is not None, p.aborted) for addr, p in peers.items()}
+
+
+def test_premise_a_lobby_by_join_code_starts():
+    """§N3.1: without the spoofer the host and both joiners by code start within a second."""
+    assert all(started for started, _ in _lobby_by_code(attack=False, until=5.0).values())
+
+
+@pytest.mark.xfail(strict=True, reason="s12b #1 one forged intro in a code joiner's first round trip aborts its join")
+def test_one_forged_introduction_in_a_code_joiners_first_round_trip_does_not_abort_its_join():
+    """BREAK s12b #1 in the lobby (§N3.1 join by code): joiner 1's PROBE opens an untrusted
+    channel at the host (the host trusts the address only once the JOIN is accepted); the forged
+    introduction 0.1 ms later replaces it before joiner 1's RESPONSE; joiner 1 has stopped
+    introducing itself, so the host never hears it again: joiner 1 aborts 'no answer from the
+    host' and the lobby never starts (60 s). A joiner with the host's keys from its advert is
+    not hit (its first datagram carries the JOIN, accepted and trusted at once)."""
+    out = _lobby_by_code(attack=True)
+    assert all(started for started, _ in out.values()), out
