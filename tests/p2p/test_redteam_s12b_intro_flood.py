@@ -11,8 +11,9 @@ crypto per datagram) that lands in that round trip replaces the new peer's chann
 RESPONSE and every later datagram of it are plain MACed datagrams (no introduction), dropped as
 ``bad_mac`` on the attacker's channel, which they can never replace: the peer is cut off for
 good (a new spectator on a seat's watch socket: §N10, blind; a joiner by join code, whose
-PROBE comes before its JOIN, §N3.1: it aborts 'no answer from the host' and the lobby never starts). A blind spoofer replaying the datagram from the
-victim's address more often than once per round trip (~0.5-3 ms on a LAN) always hits it.
+PROBE comes before its JOIN, §N3.1: it aborts 'no answer from the host' and the lobby never
+starts). A blind spoofer replaying the datagram from the victim's address more often than once
+per round trip (~0.5-3 ms on a LAN) always hits it.
 Sans-I/O, virtual clock, one-way latency 0.3 ms, in memory.
 """
 
