@@ -75,6 +75,10 @@ class EscrowGate:
         if outcome == "halt":
             fx.prove(ev.seat, s.step, BAD_ESCROW, ev.reason, [ev.evidence], halt=ev)
             return
+        if outcome != "known" and s.own_log is not None and not s.replaying:
+            # Kept (once) for a restart (version 5): our share (or key) is what we release on a
+            # quorum, and a restarted peer that lost it could release nothing (§C8.2, §C8.3 (b)).
+            s.own_log.append_own(s.step, env.raw)
         if outcome == "bad_share":
             fx.prove(ev.seat, s.step, BAD_ESCROW, ev.reason, [ev.evidence], s.seats.share_key(ev.seat), halt=ev)
             if not s.running:

@@ -31,7 +31,7 @@ from .identity import Identity
 from .lockstep import HALTED, LockstepSession
 from .log_checks import BadLog, hidden_commits_of_header, parse_header
 from .sealed import candidates, commit_of
-from .wire import MSG_DROP, MSG_SKIP, decode_drop, open_envelope
+from .wire import MSG_DROP, MSG_ESCROW, MSG_SKIP, decode_drop, decode_escrow, open_envelope
 
 if TYPE_CHECKING:  # annotations only (engine/api.py: the seam p2p sees; the caller passes the engine)
     from engine.api import Engine
@@ -54,6 +54,12 @@ def _voter(raw: bytes) -> int | None:
         return decode_drop(env.body).voter if env.mtype == MSG_DROP else None
     except WireError:
         return None
+
+
+def _is_escrow(raw: bytes) -> bool:
+    """True if ``raw`` (an envelope from our own-message log) is another seat's ESCROW, kept
+    there when we held it (version 5: our share survives a restart, §C8.2)."""
+    return raw[:2] == bytes((0x93, MSG_ESCROW))
 
 
 def _is_drop(raw: bytes) -> bool:
@@ -268,7 +274,9 @@ def resume_session(log_path: str | os.PathLike[str], identity: Identity, chain_s
                 step, raw = OWN_RECORD.decode(rec.payload)
             except WireError:
                 break
-            if rec.kind == KIND_OWN and step == sess.step:
+            if rec.kind == KIND_OWN and _is_escrow(raw):
+                _hold_escrow(sess, raw)  # of the current epoch only (the others are ignored)
+            elif rec.kind == KIND_OWN and step == sess.step:
                 if _is_drop(raw):
                     votes.append(raw)  # our drop votes of this step: never sign another (§C8.3)
                 else:
@@ -276,7 +284,10 @@ def resume_session(log_path: str | os.PathLike[str], identity: Identity, chain_s
             elif rec.kind == KIND_OWN and step > sess.step:
                 # A damaged log replays fewer steps than we played: the catch-up brings us to
                 # these steps again, and there we re-send these bytes, sign nothing else.
-                restart.keep(step, raw, own=_voter(raw) in (None, sess.my_seat))
+                # After a roll back (``truncate_at``: SeatLost, StepOverturned) these were signed over
+                # the history the others overturned: they fit no certificate of the new one, so
+                # they promise nothing (s12 #4: the promise withheld the vote a quorum waited for).
+                restart.keep(step, raw, own=truncate_at is None and _voter(raw) in (None, sess.my_seat))
         if mine is not None:
             own_resent = sess.own.adopt_own(mine)
         for raw in votes:
@@ -285,6 +296,18 @@ def resume_session(log_path: str | os.PathLike[str], identity: Identity, chain_s
     sess.end_replay(log, None if own_log_path is None else OwnLog(own_log_path, fsync=fsync), now)
     finished = sess.phase != "running"
     return sess, ResumeReport(sess.step, damage, own_resent, finished)
+
+
+def _hold_escrow(sess: LockstepSession, raw: bytes) -> None:
+    """Hold again an ESCROW we had held before the restart (from the own-message log): our share
+    of its dealer, which a released DROP vote carries (§C8.2, §C8.3 rule (b)). Only one of the
+    current epoch from an active seat counts (``SeatLoss.receive_escrow`` checks it again); a bad
+    share was proven before the restart and is not proven again."""
+    try:
+        env = open_envelope(raw)
+        sess.seats.receive_escrow(env, decode_escrow(env.body), sess.step, sess.spectator)
+    except WireError:
+        return
 
 
 # -- the resume files of a running game (protocol.md §C10, §N5) --------------------------------

@@ -18,8 +18,6 @@ In memory (p2p_harness.Net, fake engine, virtual clock), 5 seats, Q = 3, drop ti
 
 from __future__ import annotations
 
-import pytest
-
 import fake_engine as E
 from p2p import const as C
 from p2p import resume
@@ -95,7 +93,6 @@ def test_premise_without_the_promise_seat_1s_vote_completes_the_quorum(tmp_path,
     assert _finished_together(net), net.describe()
 
 
-@pytest.mark.xfail(strict=True, reason="s12 #4 the promise withholds the vote an undecided quorum waits for")
 def test_an_overturned_peer_adds_its_vote_to_the_quorum_that_overturned_it(tmp_path):
     """BREAK s12 #4 (MED, liveness: the table waits until every node's stall limit abandons the
     game). In ``_run``'s scenario (two seats gone = N - Q, seat 1's outbound lost 8 s; or two
@@ -110,7 +107,8 @@ def test_an_overturned_peer_adds_its_vote_to_the_quorum_that_overturned_it(tmp_p
     (``StepOverturned``) ends the promise for a DROP vote against d at (k, e) (our later STEP is
     over the overturned history; a quorum exists, so no certificate of (k, d, e) can, §C8.3), or
     ``resume_session(truncate_at=k)`` keeps the later own messages only as 'never re-send'
-    (``adopt_own`` refuses them) without raising ``signed_to``."""
+    (``adopt_own`` refuses them) without raising ``signed_to``. FIXED (H121): the latter
+    (``resume_session``: after a roll back the kept messages promise nothing, §C10)."""
     net, st = _run(tmp_path)
     assert (1, K, False) in st["restarts"]
     assert _finished_together(net), net.describe()

@@ -212,3 +212,29 @@ def test_the_quorum_kept_with_a_release_promises_nothing_of_ours_after_a_restart
     assert not r.promised(8)
     r.keep(9, mine, own=_voter(mine) in (None, 0))
     assert r.promised(8) and not r.promised(9)
+
+
+def test_a_restarted_peer_holds_its_shares_again(tmp_path):
+    """§C8.2, §C8.3 rule (b) (version 5): the ESCROWs we held are kept in our own-message log, so
+    a peer resumed from its logs holds its shares of the current epoch again and can release on a
+    quorum (without them every honest peer restarted after a roll back held an undecidable
+    quorum against a vanished equivocator: test_decision_equivocation.py, n = 5)."""
+    from p2p.resume import resume_session
+    from p2p_harness import Net, random_legal
+    from test_resilience import logged_game
+
+    sessions, paths, secrets, _ = logged_game(tmp_path, 3, {"target": 40, C.OPT_ON_DROP: "bot",
+                                                           C.OPT_DROP_TIMEOUT: 30})
+    net = Net(list(sessions), random_legal(E, seed=1))
+    s0 = sessions[0]
+    for _ in range(400):  # play until step 4 (escrows dealt at the start, epoch 0)
+        if s0.step >= 4:
+            break
+        if not net.inputs():
+            net.deliver()
+    held = dict(s0.seats._shares)
+    assert set(held) == {1, 2} and s0.step >= 4
+    s0.log.close()
+    s0.own_log.close()
+    again, _ = resume_session(paths[0], s0.identity, secrets[0], E, own_log_path=str(paths[0]) + ".own", now=net.now)
+    assert again.seats._shares == held and again.seats.escrow_of(1) == s0.seats.escrow_of(1)
