@@ -347,14 +347,19 @@ class SessionVotes:
         or they cast their one vote of this step and epoch against another seat; or (H106) we
         hold their DROP vote of step k+1 in this epoch and their step-k message: they applied k
         without a drop and vote at k+1 only (a seat whose chance step k+1 waits on an escrow
-        not confirmed, §C8.2, signs no k+1 message but votes the dealer out). Never while we
+        not confirmed, §C8.2, signs no k+1 message but votes the dealer out); this kind only where
+        no turn can be skipped at k (the vote does not say whether k was applied with the seat's
+        message or with its turn skipped, §C8.10; red team s12 #6). Never while we
         hold a quorum of k (``SeatLoss.quorum_at``): a colluder that completed it and then signed
         k+1 over the seat's message must not free the releasers (§C8.3 rule (c), item 3)."""
         s = self._s
         seats, active, n, me = s.seats, s.active, s.n, s.my_seat
         signed = set(s.steps.signers(k, s.skipping.skipped_seats(k)))
-        # the voters of k+1 (targets(k + 1): voter -> the seat it voted against) whose k message we hold
-        signed.update(v for v in seats.targets(k + 1) if s.steps.held(k, v) is not None)
+        # the voters of k+1 (targets(k + 1): voter -> the seat it voted against) whose k message we
+        # hold; not at a step where a turn may be skipped: such a vote does not say whether its
+        # voter applied k with the seat's message or skipped (§C8.10; red team s12 #6)
+        if not s.skipping.skippable():
+            signed.update(v for v in seats.targets(k + 1) if s.steps.held(k, v) is not None)
         if seats.quorum_at(k) is not None:
             return False  # a held quorum is the decision, never a certificate (version 5, rule (c))
         targets = seats.targets(k)
