@@ -238,3 +238,25 @@ def test_a_restarted_peer_holds_its_shares_again(tmp_path):
     s0.own_log.close()
     again, _ = resume_session(paths[0], s0.identity, secrets[0], E, own_log_path=str(paths[0]) + ".own", now=net.now)
     assert again.seats._shares == held and again.seats.escrow_of(1) == s0.seats.escrow_of(1)
+
+
+@pytest.mark.parametrize("n", [3, 5])
+def test_open_votes_seen_first_never_make_a_peer_apply_the_stand_in(tmp_path, n):
+    """Item 2 of version 4's 'why not', in a session (§C8.3 'Recombination', version 5): a seat
+    crashes at step 5 of an n-seat game; every peer holds the first voters' open votes (a quorum)
+    before their releases. None applies the stand-in: every live peer drops the seat with its
+    chain recombined (``SeatDropped.reconstructed``) at the same step, and all end with one final
+    hash."""
+    from p2p.lockstep import GameOver, SeatDropped
+    from p2p_harness import Net, crash_at, random_legal
+    from test_resilience import logged_game
+
+    sessions, *_ = logged_game(tmp_path, n, {"target": 40, C.OPT_ON_DROP: "bot", C.OPT_DROP_TIMEOUT: 30})
+    net = Net(list(sessions), random_legal(E, seed=2))
+    net.run(max_time=1e5, hook=crash_at(n - 1, 5))
+    live = range(n - 1)
+    drops = [[e for e in net.events[i] if isinstance(e, SeatDropped)] for i in live]
+    assert all(len(d) == 1 and d[0].seat == n - 1 and d[0].reconstructed for d in drops), drops
+    assert len({d[0].step for d in drops}) == 1
+    overs = [[e for e in net.events[i] if isinstance(e, GameOver)] for i in live]
+    assert all(len(o) == 1 for o in overs) and len({o[0].final_hash for o in overs}) == 1
