@@ -194,11 +194,17 @@ def _past_the_escrow_round():
     return sessions, esc1
 
 
+def _released(s, k: int, seat: int) -> bytes:
+    """``s``'s DROP(k, seat) vote released with its true share (version 5, §C8.3 rule (a): a vote
+    is open until its voter holds a quorum; only a released vote can be judged by kind 5)."""
+    return seal(s.identity, MSG_DROP, [s.game_id, s.my_seat, k, seat, s.seats.epoch, s.seats._shares[seat]])
+
+
 def test_a_false_share_complaint_names_the_complainer():
     """Kind 5 about a vote whose share matches the CONFIRMED commitment: the complainer lied (§C8.8)."""
     (s0, s1, s2), esc1 = _past_the_escrow_round()
     k = s2.step
-    vote = s2.seats.vote(k, 1)  # seat 2's honest vote against seat 1, with its true share
+    vote = _released(s2, k, 1)  # seat 2's honest vote against seat 1, released with its true share
     lie = seal(s0.identity, MSG_COMPLAINT, [s0.game_id, 0, k, 2, BAD_DROP_SHARE, [vote, esc1], None])
     s1.receive_message(lie, 0.0)
     (p,) = [e for e in drain(s1) if isinstance(e, CheaterProven)]
@@ -212,7 +218,7 @@ def test_a_kind_5_complaint_proves_nothing_without_the_confirmed_escrow():
     s0, s1, s2 = started_sessions(3, options=DROP)
     esc1 = next(m for m in s1.messages_to_send() if m[:2] == bytes([0x93, MSG_ESCROW]))
     s2.receive_message(esc1, 0.0)
-    vote = s2.seats.vote(0, 1)
+    vote = _released(s2, 0, 1)
     early = seal(s0.identity, MSG_COMPLAINT, [s0.game_id, 0, 0, 2, BAD_DROP_SHARE, [vote, esc1], None])
     s1.receive_message(early, 0.0)
     assert not [e for e in drain(s1) if isinstance(e, CheaterProven)]
@@ -220,7 +226,7 @@ def test_a_kind_5_complaint_proves_nothing_without_the_confirmed_escrow():
     other = make_escrow(s1.identity, b"\x55" * 32, s1.game_id, 1, 0, [0, 2],
                         [p.x25519_key for p in s1.setup.players], 2)
     k = s2.step
-    vote = s2.seats.vote(k, 1)
+    vote = _released(s2, k, 1)
     framed = seal(s0.identity, MSG_COMPLAINT, [s0.game_id, 0, k, 2, BAD_DROP_SHARE, [vote, other], None])
     s2.receive_message(framed, 0.0)
     assert not [e for e in drain(s2) if isinstance(e, CheaterProven)]

@@ -118,6 +118,8 @@ def _fix(name: str, f: list, draw) -> list:
         f[8] = sorted({e[0]: e for e in f[8]}.values())  # acks: ascending dealers (§C3.1)
     elif name in ("drop", "skip"):
         assume(f[1] != f[3])
+        if name == "drop" and len(f) > 5 and f[5] is not None and len(f[5]) not in (C.HASH_LEN, C.SHARE_LEN):
+            f[5] = (f[5] + bytes(C.SHARE_LEN))[:C.SHARE_LEN if len(f[5]) > 49 else C.HASH_LEN]  # share or key (v5)
     elif name == "catchup_req":
         assume(f[2] != f[3])
         f[2], f[3] = sorted((f[2], f[3]))
@@ -180,7 +182,9 @@ def rule_breakers(name: str, f: list) -> list:
         for i, x in at.items():
             g[int(i[1:])] = x
         return g
-    if name in ("drop", "skip", "complaint"):
+    if name == "drop":  # a seat against itself; a share that is neither a share nor a key (§C8.3, v5)
+        return [with_(f3=f[1]), with_(f5=bytes(C.HASH_LEN + 1))]
+    if name in ("skip", "complaint"):
         return [with_(f3=f[1])]  # a seat against itself
     if name == "catchup_req":
         return [with_(f3=f[2]), with_(f2=f[3], f3=f[2])]  # empty or reversed range
