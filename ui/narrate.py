@@ -16,6 +16,7 @@ from typing import Any, Sequence
 
 from engine.editions import K_TAX
 from ui.i18n import _, card_text, format_money, from_name, square_name, term, to_name
+from ui.log_order import WAITS, of_window, pull_outcomes, rent_key, settles_debt, trade_first, window_follows
 
 #: MoneyPaid reasons told by a more specific event of the same step.
 _SILENT_PAYMENTS = frozenset(("purchase", "auction", "house", "sale", "mortgage", "lift"))
@@ -64,6 +65,10 @@ class Narrator:
         #: owner's claim, one step later, is told before it (:meth:`lines`).
         self._held: list[str] = []
         self._held_rents: set[tuple[int, int]] = set()
+        #: Held rents whose claim opened a debt (``DebtOpened``): the turn line waits for the
+        #: debt's payment or the debtor's bankruptcy, and the debtor's sales and mortgages come
+        #: before it too (the next player cannot roll while the debt is open, engine.game.advance).
+        self._held_debts: set[tuple[int, int]] = set()
         #: niente: the held rents were paid with bills: the held lines wait for what follows
         #: the payment too (the payer's choice of bills, a magnifier window and its outcome):
         #: None, no such wait; True, a choice or a window is open; False, its outcome was told.
@@ -102,25 +107,38 @@ class Narrator:
         ``events`` is told first (the seats' inputs of one step are simultaneous: a mortgage
         lifted by another seat in the claim's step comes after; the screen may hand over several
         steps at once). Any other line, or :meth:`flush`, lets the held lines out first; a claim
-        told after them says the owner claims it. niente-e-come-sembra: a held rent paid with
-        bills also waits for what follows the payment (``_of_window``: the choice of bills, a
+        told after them says the owner claims it. A claim that opens a debt (the debtor lacks the
+        cash) keeps the line held until the debt is paid or the debtor goes bankrupt (``settles_debt``):
+        the next player cannot roll meanwhile (engine.game.advance), so every line until then (the
+        debtor's mortgages and sales) is the last turn's (H125's walk, s12). niente-e-come-sembra: a held rent paid with
+        bills also waits for what follows the payment (``of_window``: the choice of bills, a
         magnifier window and its outcome, told at once), until a batch ends with nothing open.
-        An accepted trade is told before the transfers it caused (``_trade_first``)."""
+        An accepted trade is told before the transfers it caused (``trade_first``)."""
         out: list[str] = []
         queue = list(events)
-        _trade_first(queue)
+        trade_first(queue)
         if self._held:
-            _pull_outcomes(queue, 0, self._held_rents)
+            pull_outcomes(queue, 0, self._held_rents)
         i = 0
         while i < len(queue):
             e = queue[i]
             i += 1
-            key = _rent_key(e)
-            if self._held and self._window is not None and _of_window(e):
+            key = rent_key(e)
+            if self._held and self._window is not None and of_window(e):
                 # niente: the rent's bills, their window and its outcome come before the turn line.
-                self._window = type(e).__name__ in _WAITS
+                self._window = type(e).__name__ in WAITS
                 text = self.line(e)
                 out.extend(text.split("\n") if text else ())
+                continue
+            if self._held_debts and type(e).__name__ != "TurnStarted":
+                # A held rent's debt is open: what happens until it is paid is of the last turn.
+                text = self.line(e)
+                out.extend(text.split("\n") if text else ())
+                if settles_debt(e, self._held_debts):
+                    if not self._held_rents and window_follows(queue, i):
+                        self._window = False
+                    elif not self._held_rents:
+                        out.extend(self.flush())
                 continue
             if self._held and key not in self._held_rents:
                 # Not the held rent's outcome: the held lines go first, if this event says anything.
@@ -133,14 +151,17 @@ class Narrator:
                 # The turn passes with a rent of this turn still to claim: hold its line.
                 self._held_rents = set(self._rent_square) - self._late_rents
                 self._held = [_("— {name}'s turn —").format(name=self.who(e.seat), to_name=self.to(e.seat))]
-                _pull_outcomes(queue, i, self._held_rents)
+                pull_outcomes(queue, i, self._held_rents)
                 continue
             text = self.line(e)
             if text:
                 out.extend(text.split("\n"))
             if key is not None and key in self._held_rents:
                 self._held_rents.discard(key)
-                if not self._held_rents and _window_follows(queue, i):
+                if type(e).__name__ == "DebtOpened":
+                    self._held_debts.add(key)  # the turn line waits for the debt's outcome
+                    continue
+                if not self._held_rents and window_follows(queue, i):
                     self._window = False
                 elif not self._held_rents:
                     out.extend(self.flush())
@@ -156,6 +177,7 @@ class Narrator:
         if held:
             self._late_rents = set(self._rent_square)
             self._held_rents = set()
+            self._held_debts = set()
         return held
 
     @property
@@ -411,85 +433,6 @@ class Narrator:
         if e.payer < 0:
             return _("{name} receives {money} from the bank").format(name=payee, money=m)
         return _("{name} pays {money} to {partner}").format(name=payer, money=m, partner=payee, to_partner=to)
-
-
-def _rent_key(e: Any) -> tuple[int, int] | None:
-    """(creditor, debtor) of an event that settles a rent claim: its payment, its lapse, the debt
-    it opened; None for any other event."""
-    k = type(e).__name__
-    if k == "MoneyPaid" and e.reason == "rent":
-        return (e.payee, e.payer)
-    if k in ("RentLapsed", "DebtOpened"):
-        return (e.creditor, e.debtor)
-    return None
-
-
-#: niente events after a payment that wait for a later step: the payer's choice of bills
-#: (engine.rules.bill_choice), a magnifier window (engine.rules.counterfeit).
-_WAITS = frozenset(("BillChoiceOpened", "InspectionOpened"))
-
-
-def _of_window(e: Any) -> bool:
-    """True for a niente event that follows a payment with bills: bills move, the payer chooses
-    them, a magnifier window opens on the payment, a bill is found genuine or fake, the fake's
-    payer pays again (engine.rules.bill_choice, engine.rules.counterfeit)."""
-    k = type(e).__name__
-    if k == "MoneyPaid":
-        return e.reason == "counterfeit"
-    if k == "InspectionOpened":
-        return e.kind != "card"
-    return k in ("BillsMoved", "BillChoiceOpened", "BillsChosen", "BillInspected")
-
-
-def _window_follows(queue: list, start: int) -> bool:
-    """True if ``queue[start]`` follows a payment with bills (:func:`_of_window`)."""
-    return start < len(queue) and _of_window(queue[start])
-
-
-#: MoneyPaid reasons of an accepted trade (engine.rules.trade.accept: cash, mortgage lift or fee).
-_TRADE_PAYMENTS = frozenset(("trade", "lift", "mortgage_fee"))
-
-
-def _trade_first(queue: list) -> None:
-    """Move each accepted ``TradeClosed`` before the transfers it caused: the engine tells the
-    cash, the properties (with their mortgage lift or fee) and the bills first
-    (engine.rules.trade.accept), the log says "Anna accepts the trade ..." before them."""
-    for j, e in enumerate(queue):
-        if type(e).__name__ != "TradeClosed" or e.outcome != "accepted":
-            continue
-        seats = {e.proposer, e.partner, -1}
-        k = j
-        while k > 0 and _trade_effect(queue[k - 1], seats):
-            k -= 1
-        queue.insert(k, queue.pop(j))
-
-
-def _trade_effect(e: Any, seats: set) -> bool:
-    """True for an event an accepted trade between ``seats`` (and the bank, -1) makes."""
-    k = type(e).__name__
-    if k == "MoneyPaid":
-        return e.reason in _TRADE_PAYMENTS and {e.payer, e.payee} <= seats
-    if k in ("PropertyTransferred", "BillsMoved"):
-        return {e.frm, e.to} <= seats
-    return False
-
-
-def _pull_outcomes(queue: list, start: int, keys: set) -> None:
-    """Move to ``queue[start]`` (in their order) the first event settling each rent of ``keys``
-    (``_rent_key``) found in ``queue[start:]`` before the next TurnStarted."""
-    found: list[int] = []
-    seen: set = set()
-    for j in range(start, len(queue)):
-        if type(queue[j]).__name__ == "TurnStarted":
-            break
-        key = _rent_key(queue[j])
-        if key in keys and key not in seen:
-            seen.add(key)
-            found.append(j)
-    moved = [queue[j] for j in found]
-    for j in reversed(found):
-        del queue[j]
-    queue[start:start] = moved
 
 
 #: Events told by a ``Narrator._<name>`` method (niente-e-come-sembra).

@@ -103,12 +103,13 @@ def test_the_rent_of_a_landing_is_told_before_the_next_turns_line(lang):
     claims in the step after the landing (engine.rules.rent: until "il giocatore successivo
     abbia lanciato i dadi"), and the landing's step already starts the next turn. The narrator
     holds the turn line until the claim, the lapse or the debt of that rent (Narrator.lines);
-    a rent paid within its own turn reads as before; a claim after the held line was let out
+    a rent paid within its own turn reads as before; a debt holds the line until it is paid (H130:
+    the next player cannot roll meanwhile); a claim after the held line was let out
     (Narrator.flush, or any other line) says the owner claims it. On the network the claim goes
     with the next player's decision (HumanSeat claims at once, the step waits for the roll), so
     the line is held until that player decides; the board's centre and the bottom line say
     whose turn it is meanwhile."""
-    from engine.events import DebtOpened, DiceRolled, MoneyPaid, RentDue, RentLapsed, TurnStarted
+    from engine.events import DebtOpened, DiceRolled, MoneyPaid, PropertyMortgaged, RentDue, RentLapsed, TurnStarted
 
     n = Narrator(engine.EDITIONS["classico"], ("Anna", "Bruno", "Carla"))
     steps = [[RentDue(0, 1, 9, 6), TurnStarted(2)],  # Bruno lands on Anna's Viale Vesuvio; Carla's turn
@@ -117,7 +118,8 @@ def test_the_rent_of_a_landing_is_told_before_the_next_turns_line(lang):
              [RentDue(1, 2, 6, 6), TurnStarted(0)],  # Carla on Bruno's square; Anna's turn
              [RentLapsed(1, 2, 6), DiceRolled(0, 1, 2)],  # Bruno never asked; Anna rolls
              [RentDue(0, 1, 9, 6), TurnStarted(2)],
-             [DebtOpened(1, 0, 6)],  # Bruno cannot pay: the debt of that rent comes first
+             [DebtOpened(1, 0, 6)],  # Bruno cannot pay: the debt of that rent comes first,
+             [PropertyMortgaged(1, 6), MoneyPaid(1, 0, 6, "rent")],  # and its payment (H130)
              [RentDue(0, 1, 9, 6), TurnStarted(2)],
              [DiceRolled(2, 3, 4)], [MoneyPaid(1, 0, 6, "rent")]]  # Carla's roll let the turn line out
     lines = [n.lines(batch) for batch in steps]
@@ -127,7 +129,9 @@ def test_the_rent_of_a_landing_is_told_before_the_next_turns_line(lang):
                ["Bruno non ha chiesto in tempo l'affitto di Bastioni Gran Sasso", "— Tocca ad Anna —",
                 "Anna tira 1 e 2"], [],
                ["Bruno deve €6 ad Anna (affitto di Viale Vesuvio) e non ha abbastanza contanti: vendere, ipotecare "
-                "o dichiarare bancarotta", "— Tocca a Carla —"], [],
+                "o dichiarare bancarotta"],
+               ["Bruno ipoteca Bastioni Gran Sasso", "Bruno paga €6 di affitto ad Anna per Viale Vesuvio",
+                "— Tocca a Carla —"], [],
                ["— Tocca a Carla —", "Carla tira 3 e 4"],
                ["Anna riscuote l'affitto: Bruno paga €6 per Viale Vesuvio"]],
         "en": [[], ["Bruno pays €6 rent to Anna for Viale Vesuvio", "— Carla's turn —"],
@@ -135,7 +139,9 @@ def test_the_rent_of_a_landing_is_told_before_the_next_turns_line(lang):
                ["Bruno did not ask for the rent of Bastioni Gran Sasso in time", "— Anna's turn —",
                 "Anna rolls 1 and 2"], [],
                ["Bruno owes €6 to Anna (rent for Viale Vesuvio) and lacks the cash: sell, mortgage or declare "
-                "bankruptcy", "— Carla's turn —"], [],
+                "bankruptcy"],
+               ["Bruno mortgages Bastioni Gran Sasso", "Bruno pays €6 rent to Anna for Viale Vesuvio",
+                "— Carla's turn —"], [],
                ["— Carla's turn —", "Carla rolls 3 and 4"],
                ["Anna claims the rent: Bruno pays €6 for Viale Vesuvio"]],
     }[lang]

@@ -1,0 +1,88 @@
+"""H125's walk (session 12): "— X's turn —" came before a rent's debt was settled and before its
+payment, told then as "Anna claims the rent: ..." under the next player's line. The owner claims
+in the step after the landing (engine.rules.rent), whose step already started the next turn; a
+claim the debtor cannot pay opens a debt (engine.game.advance: DebtOpened, phase "raise"), and
+the next player cannot roll until it is paid or the debtor goes bankrupt. The narrator now holds
+the turn line until then (ui.narrate.Narrator.lines, ui.log_order.settles_debt): the debt, the
+debtor's mortgages and sales, the payment, then the turn line. The engine's own events of a
+seeded scenario, each step handed to the narrator alone as the screen does (H130)."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.actions import ClaimRent, DeclareBankruptcy, Mortgage
+from engine.testing import roll, scenario, step
+from ui.narrate import Narrator
+
+NAMES = ("Anna", "Bruno", "Carla")
+
+
+@pytest.fixture
+def lang(each_language):
+    """Each test once in Italian, once in English (conftest.each_language)."""
+    return each_language
+
+
+def _landing(cash: int, owned: dict):
+    """Bruno (3 seats, his turn, on GO) rolls 4 + 5 onto Anna's Viale Vesuvio (square 9) with
+    ``cash`` euro and the properties ``owned``; the roll's step starts Carla's turn, then Anna
+    claims the rent. Returns (state after the claim, narrator, lines so far, claim's events)."""
+    s = scenario(3, current=1, cash={1: cash}, owners={9: 0, **owned}, pos={1: 0})
+    n = Narrator(s.ed, NAMES)
+    s, ev = roll(s, 4, 5)
+    lines = [n.lines(ev)]
+    assert [type(e).__name__ for e in ev][-1] == "TurnStarted"  # the landing's step starts Carla's turn
+    s, ev = step(s, seat0=ClaimRent(9, 1))
+    lines.append(n.lines(ev))
+    return s, n, lines, [type(e).__name__ for e in ev]
+
+
+def test_the_turn_line_waits_for_the_debt_of_a_claimed_rent(lang):
+    """The debtor mortgages Vicolo Corto and pays: the debt, the mortgage, the payment (as a rent
+    of the last turn, not "claims the rent") and only then Carla's turn. Before H130 the turn
+    line came right after the debt's line and the payment read "Anna claims the rent: ..."."""
+    s, n, lines, kinds = _landing(3, {1: 1})
+    assert kinds == ["DebtOpened"]
+    assert n.holding
+    s, ev = step(s, seat1=Mortgage(1))
+    lines.append(n.lines(ev))
+    assert not n.holding
+    assert lines[1:] == {
+        "it": [["Bruno deve €8 ad Anna (affitto di Viale Vesuvio) e non ha abbastanza contanti: vendere, "
+                "ipotecare o dichiarare bancarotta"],
+               ["Bruno ipoteca Vicolo Corto", "Bruno paga €8 di affitto ad Anna per Viale Vesuvio",
+                "— Tocca a Carla —"]],
+        "en": [["Bruno owes €8 to Anna (rent for Viale Vesuvio) and lacks the cash: sell, mortgage or "
+                "declare bankruptcy"],
+               ["Bruno mortgages Vicolo Corto", "Bruno pays €8 rent to Anna for Viale Vesuvio", "— Carla's turn —"]],
+    }[lang]
+
+
+def test_the_turn_line_waits_for_the_bankruptcy_of_the_debtor(lang):
+    """Nothing to mortgage: Bruno declares bankruptcy; his bankruptcy line comes before Carla's
+    turn."""
+    s, n, lines, kinds = _landing(3, {})
+    assert kinds == ["DebtOpened"] and n.holding
+    s, ev = step(s, seat1=DeclareBankruptcy())
+    out = n.lines(ev)
+    assert not n.holding
+    turn = {"it": "— Tocca a Carla —", "en": "— Carla's turn —"}[lang]
+    bankrupt = {"it": "Bruno va in bancarotta", "en": "Bruno goes bankrupt"}[lang]
+    assert out[-1] == turn and out.count(turn) == 1, out
+    assert any(line.startswith(bankrupt) for line in out[:-1]), out
+
+
+def test_a_batch_of_several_steps_keeps_the_order(lang):
+    """The screen may hand over several steps at once (its redraw): the same order."""
+    s = scenario(3, current=1, cash={1: 3}, owners={9: 0, 1: 1}, pos={1: 0})
+    events = []
+    s, ev = roll(s, 4, 5)
+    events += ev
+    s, ev = step(s, seat0=ClaimRent(9, 1))
+    events += ev
+    s, ev = step(s, seat1=Mortgage(1))
+    events += ev
+    out = Narrator(s.ed, NAMES).lines(events)
+    turn = {"it": "— Tocca a Carla —", "en": "— Carla's turn —"}[lang]
+    assert out[-1] == turn and out.count(turn) == 1 and "Vicolo Corto" in out[-3], out
