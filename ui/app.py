@@ -55,7 +55,7 @@ class LanopoliApp(App):
         """Run ``driver`` and show its waiting room (or the game once it plays)."""
         self.driver = driver
         driver.listener = self._driver_changed
-        self.run_worker(driver.run(), name="game", exit_on_error=True)
+        self._game = self.run_worker(driver.run(), name="game", exit_on_error=True)
         if driver.phase == "playing" or getattr(driver, "role", "") in ("local", "watch"):
             self.show_game(driver)
         else:
@@ -83,6 +83,27 @@ class LanopoliApp(App):
         if not isinstance(self.screen, GameScreen):
             self.switch_screen(GameScreen(driver)) if isinstance(self.screen, WaitingScreen) \
                 else self.push_screen(GameScreen(driver))
+
+    async def leave_room(self) -> None:
+        """Leave the waiting room for the games list (protocol.md Part U "Screens"): stop
+        listening to the driver, let it tell the host (``driver.leave``: a joiner's LEAVE), stop
+        its game (the node withdraws our advert and closes as when the program quits), stop its
+        bots, and show the lobby again; ``q`` there quits."""
+        from textual.worker import WorkerCancelled
+
+        driver, self.driver = self.driver, None
+        if driver is None:
+            return
+        driver.listener = None
+        await driver.leave()
+        self._game.cancel()
+        try:
+            await self._game.wait()
+        except WorkerCancelled:
+            pass
+        await driver.close()
+        if isinstance(self.screen, WaitingScreen):
+            self.pop_screen()
 
     def game_finished(self, driver: Any) -> None:
         """Show the end screen (standings or the fault)."""

@@ -161,6 +161,11 @@ class GameDriver(Protocol):
         """Host in the lobby: seat a bot in every free seat (only while ``can_fill``)."""
         ...
 
+    async def leave(self) -> None:
+        """The player leaves the waiting room (protocol.md Part U "Screens"): a joiner tells the
+        host (LEAVE, §C2.2), so that its seat is free again; then the app stops ``run``."""
+        ...
+
     async def close(self) -> None:
         """Release what the driver started (bot peers, tasks); idempotent."""
         ...
@@ -191,6 +196,9 @@ class DriverBase:
         self.chat_lines: deque = deque(maxlen=100)
         self.human.view = self.private_view
         self.human.on_input = self._own_input
+
+    async def leave(self) -> None:
+        """Nothing to tell anyone (a local game, a spectator; NetGame tells the host)."""
 
     def seat_returned(self, seat: int, step: int) -> None:
         """``seat``'s player plays it again from lockstep ``step`` (``p2p.lockstep.SeatReturned``:

@@ -25,6 +25,8 @@ from ui.human_seat import HumanSeat
 BOT_PACE_S = 0.6
 #: Seconds a step must wait before the UI names the peers it waits for.
 WAIT_NOTICE_S = 2.0
+#: Seconds a joiner leaving the waiting room waits for the host's ack of its LEAVE.
+LEAVE_DRAIN_S = 1.0
 
 
 class NetGame(DriverBase):
@@ -306,6 +308,31 @@ class NetGame(DriverBase):
                 continue
             name = next((p.name for p in self.node.session.setup.players if p.public_key == ident.public_key), "Bot")
             self._start_bot(dict(game_id=game_id, name=name, identity=ident, log_dir=bot_dir, resume=True))
+
+    async def leave(self) -> None:
+        """The player leaves the waiting room. A joiner still in the lobby (phase joining or
+        waiting, before the host's PROPOSAL) sends LEAVE (``p2p.lobby.Lobby.leave``, protocol.md
+        §C2.2: the host frees the seat, tells the others by its STATUS and its advert) and waits
+        up to ``LEAVE_DRAIN_S`` for its ack; its lobby has aborted ("left the lobby"), which
+        ``run`` would report as a fault: the app has stopped listening first and stops ``run``. A host, or a
+        joiner past the PROPOSAL, sends nothing: the app stops ``run``, whose node withdraws
+        our advert as when the program quits (a joiner that never signs is removed at §C2.2
+        step 7)."""
+        node = self.node
+        lobby = None if node is None else node.lobby
+        if lobby is None or node.link is None or self.cfg.get("role") == "host" or self.phase != "lobby":
+            return
+        from p2p.errors import LocalProtocolError
+
+        try:
+            lobby.leave()
+        except LocalProtocolError:  # the setup was proposed: too late for LEAVE
+            return
+        # Sent as NodeLobby.pump sends, without handling the lobby's events: its LobbyAborted would
+        # fail the node, and ``run`` close the socket under the drain.
+        for addr, raw in lobby.messages_to_send():
+            node.link.send((str(addr[0]), int(addr[1])), raw)
+        await node.link.drain(LEAVE_DRAIN_S)
 
     async def close(self) -> None:
         """Stop the bot peers we started (the node closes itself when ``run`` ends)."""

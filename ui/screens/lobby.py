@@ -211,11 +211,12 @@ CHAT_LINES = 5
 class WaitingScreen(Screen):
     """The waiting room: who is in, how many seats are free, the join code, what the host should
     know (``driver.notices``: a player who joined with our own key), the chat (``c``
-    types a line, Enter sends, Esc goes back to the buttons) and (host with bots) the Start
-    button that fills the empty seats with bots. The buttons have the focus first, so that
-    ``s`` and ``q`` are never typed into the chat by mistake."""
+    types a line, Enter sends, Esc goes back to the buttons), (host with bots) the Start
+    button that fills the empty seats with bots and Leave (``q``: back to the games list). The
+    buttons have the focus first, so that ``s`` and ``q`` are never typed into the chat by mistake."""
 
-    BINDINGS = [Binding("s", "start", "start"), Binding("c", "chat", "chat"), Binding("escape", "buttons", show=False)]
+    BINDINGS = [Binding("s", "start", "start"), Binding("c", "chat", "chat"), Binding("q", "leave", "leave"),
+                Binding("escape", "buttons", show=False)]
     AUTO_FOCUS = "Button"
 
     def __init__(self, driver: Any, bots: bool) -> None:
@@ -309,7 +310,13 @@ class WaitingScreen(Screen):
         if event.button.id == "start":
             self.action_start()
         else:
-            self.app.exit()
+            self.action_leave()
+
+    def action_leave(self) -> None:
+        """q: back to the games list (``LanopoliApp.leave_room``: a joiner's seat is freed at the
+        host, a host's game withdrawn); ``q`` there quits the program."""
+        self.query_one("#code", Label).update(_("Leaving the game…"))
+        self.app.run_worker(self.app.leave_room(), exclusive=True, group="leave")
 
     def action_start(self) -> None:
         """Host: bots take the empty seats, so that the game starts."""
