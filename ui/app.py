@@ -88,7 +88,7 @@ class LanopoliApp(App):
         """Leave the waiting room for the games list (protocol.md Part U "Screens"): stop
         listening to the driver, let it tell the host (``driver.leave``: a joiner's LEAVE), stop
         its game (the node withdraws our advert and closes as when the program quits), stop its
-        bots, and show the lobby again; ``q`` there quits."""
+        bots, browse afresh (``backend.rescan``) and show the lobby again; ``q`` there quits."""
         from textual.worker import WorkerCancelled
 
         driver, self.driver = self.driver, None
@@ -102,6 +102,8 @@ class LanopoliApp(App):
         except WorkerCancelled:
             pass
         await driver.close()
+        if self.backend is not None:
+            await self.backend.rescan()  # the list as it is now (NetLobby.rescan)
         if isinstance(self.screen, WaitingScreen):
             self.pop_screen()
 

@@ -180,6 +180,14 @@ class NetLobby:
         return NetGame(self._cfg(name, role="join", game_id=jc.game_id, host_code=jc.tag,
                                  host_addr=(jc.address, jc.port)))
 
+    async def rescan(self) -> None:
+        """Browse afresh on a new zeroconf instance (the app calls it after we left a waiting
+        room). The instance kept the game we left as it was while we sat in it ("2/4 Marco,
+        Anna") although the host's advert said 1/4 (H130's walk, loopback, each time: a third
+        program saw the update, a fresh instance reads it at once; cause not found)."""
+        await self.close()
+        await self.start()
+
     async def close(self) -> None:
         """Stop browsing and close zeroconf."""
         if self._disco is not None:
@@ -233,6 +241,9 @@ class LocalLobby:
         """Validate the code like NetLobby, then a 2-seat local game."""
         parse_join_code(code)
         return LocalGame(["Bot 1", name], 1, seed=self.seed, delay=self.delay)
+
+    async def rescan(self) -> None:
+        """Nothing to browse."""
 
     async def close(self) -> None:
         """Nothing to close."""

@@ -20,9 +20,9 @@ pytestmark = pytest.mark.usefixtures("english")
 
 @sync
 async def test_a_joiner_leaving_the_room_frees_its_seat_and_goes_back_to_the_list(tmp_path):
-    """Anna joins Marco's 3-seat game by its code, sees the room, presses q: the lobby screen
-    again (the app runs on, no driver), the host's room lists Marco alone (it got Anna's LEAVE:
-    lobby event PlayerLeft); a second q in the lobby quits the program."""
+    """Anna joins Marco's 3-seat game from the list (its advert), sees the room, presses q: the
+    lobby screen again (the app runs on, no driver), the host's room lists Marco alone (it got
+    Anna's LEAVE: lobby event PlayerLeft) and so does Anna's list; a second q quits the program."""
     lobby = NetLobby("127.0.0.1", log_dir=None, bot_pace=0)
     host = lobby.create("Marco", CreateRequest(seats=3, bots=False))
     host_task = asyncio.ensure_future(host.run())
@@ -30,16 +30,24 @@ async def test_a_joiner_leaving_the_room_frees_its_seat_and_goes_back_to_the_lis
                       settings=Settings(name="Anna", path=tmp_path / "p.json"))
     try:
         async with app.run_test(size=(80, 24)) as pilot:
-            await until(pilot, lambda: host.join_code)
-            await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
-            anna = app.backend.join_code("Anna", host.join_code)
-            app.start_driver(anna, False)
-            await until(pilot, lambda: isinstance(app.screen, WaitingScreen) and len(host.lobby_names) == 2
-                        and len(anna.lobby_names) == 2)
+            await until(pilot, lambda: host.node is not None and host.node.lobby is not None)
+            gid = host.node.lobby.game_id
+
+            def marco():  # Marco's advert as Anna's list has it (other games may be on loopback)
+                return [(ad.seats_taken, ad.players) for ad in app.backend.games() if ad.game_id == gid]
+
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen) and marco())
+            ad = next(ad for ad in app.backend.games() if ad.game_id == gid)
+            app.start_driver(app.backend.join("Anna", ad), False)  # as Enter on its row does
+            await until(pilot, lambda: isinstance(app.screen, WaitingScreen) and len(host.lobby_names) == 2)
+            anna = app.driver
+            await until(pilot, lambda: len(anna.lobby_names) == 2 and marco() == [(2, ("Marco", "Anna"))])
             await pilot.press("q")
             await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
             assert app.is_running and app.driver is None
             await until(pilot, lambda: host.lobby_names == ("Marco",))
+            # The list says so too (it said "2/4 Marco, Anna" in H125's walk: NetLobby.rescan).
+            await until(pilot, lambda: marco() == [(1, ("Marco",))])
             assert host.phase == "lobby" and host.fault is None
             assert anna.node.link is None  # Anna's node is closed
             await pilot.press("q")
