@@ -309,6 +309,15 @@ class NetGame(DriverBase):
             name = next((p.name for p in self.node.session.setup.players if p.public_key == ident.public_key), "Bot")
             self._start_bot(dict(game_id=game_id, name=name, identity=ident, log_dir=bot_dir, resume=True))
 
+    @property
+    def advert_id(self) -> bytes | None:
+        """Joiner: the id of the game we joined (the waiting room watches its advert); None for
+        a host."""
+        if self.cfg.get("role") == "host":
+            return None
+        lobby = None if self.node is None else self.node.lobby
+        return lobby.game_id if lobby is not None and lobby.game_id else self.cfg.get("game_id")
+
     async def leave(self) -> None:
         """The player leaves the waiting room. A joiner still in the lobby (phase joining or
         waiting, before the host's PROPOSAL) sends LEAVE (``p2p.lobby.Lobby.leave``, protocol.md

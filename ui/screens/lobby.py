@@ -223,6 +223,7 @@ class WaitingScreen(Screen):
         super().__init__()
         self.driver = driver
         self.bots = bots
+        self._ad_seen = False  # a joiner saw the game's advert in the list (host_gone)
 
     def compose(self) -> ComposeResult:
         """Seats, players, the join code to share, the chat and the buttons."""
@@ -265,7 +266,9 @@ class WaitingScreen(Screen):
             self.query_one("#code", Label).update(_("Looking for the game and asking for a seat…")
                                                   if not d.lobby_names or d.seats_total == 0 else "")
         # Host: a player who tried to join with our own key (NetGame.notices, translated).
-        notices = getattr(d, "notices", ())
+        notices = list(getattr(d, "notices", ()))
+        if self.host_gone():
+            notices.append(_("The host has closed this game (its advert is gone): q goes back to the games list."))
         notice = self.query_one("#notice", Label)
         notice.update("\n".join(escape(n) for n in notices))
         notice.display = bool(notices)
@@ -273,6 +276,19 @@ class WaitingScreen(Screen):
 
         lines = list(getattr(d, "chat_lines", ()))[-CHAT_LINES:]
         self.query_one("#chat-log", Label).update("\n".join(escape(chat_line(x)) for x in lines))
+
+    def host_gone(self) -> bool:
+        """Joiner: True once the game's advert, seen in the games list (``app.backend.games()``),
+        is gone: the host left its waiting room or quit, which withdraws the advert (the mDNS
+        goodbye, §N3) and tells the joiners nothing else in the lobby (protocol.md Part U
+        "Leaving the waiting room"). A game never seen there (multicast blocked) is never gone."""
+        gid = getattr(self.driver, "advert_id", None)
+        backend = getattr(self.app, "backend", None)
+        if gid is None or backend is None or self.driver.phase != "lobby":
+            return False
+        listed = any(ad.game_id == gid for ad in backend.games())
+        self._ad_seen |= listed
+        return self._ad_seen and not listed
 
     def action_chat(self) -> None:
         """c: focus the chat field."""
