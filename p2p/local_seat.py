@@ -110,6 +110,7 @@ class LocalSeat:
             return ()
         k = s.step
         decided = seats.quorum_at(k)
+        decided = seats.bound_at(k) if decided is None else decided  # an earlier epoch's (s12b #2)
         if decided is not None and not s.waiting_for():
             return (decided,)  # a held quorum waits for its releases (version 5, §C8.3 rule (c))
         if not s.waiting_for() and seats.voted_at(k) and not s.votes.certified(k):

@@ -1,43 +1,23 @@
 """Seat loss: drop votes, the session's escrows and what a dropped seat contributes
 (DESIGN.md §3 "a seat that withholds its reveal has left the game"; protocol.md §C8).
 
-Why an escrow
--------------
-At a chance step every seat reveals the next pre-image of its hash chain and the beacon is the
-hash of all reveals. Reveals are fixed in advance, so nobody can steer them, but the last seat
-to reveal sees everyone else's reveal first, can compute the outcome and could *withhold* if it
-dislikes it. So a withheld reveal is replaced by **the very reveal the seat would have sent**:
-every seat deals its chain secret in Shamir shares (threshold t = Q, the drop quorum) to all
-other active seats (ESCROW, one per seat and epoch; the stateless crypto is ``escrow.py``); a
-seat reveals at a chance step only once it holds an escrow from every other active seat.
-
-Why a quorum
-------------
-A seat is dropped only with signed DROP votes of a strict majority of **all the seats of the
-setup**, Q = floor(N/2) + 1 (``quorum``), never of the seats still active: two majorities of
-one fixed set always share a seat, so the two sides of a partition can never both drop someone.
-A side without Q seats pauses.
-
-Why open votes (version 5)
---------------------------
-A vote is **open** (no share) until its voter holds Q votes against the seat at its current step
-(``release``): then it re-signs it **released**, with its share (or, when its entry does not open,
-its pairwise key, which proves that). A share thus leaves an honest seat only once the drop is
-decided: colluders that never vote cannot collect t shares from votes that decide nothing
-(protocol.md §C8.3 'Shares in votes that decide nothing'). A held quorum is the decision
-(``quorum_at``: no certificate, the step waits for the releases; the quorum goes with our
-re-sends, ``own_votes``). t released shares recombine s, which must satisfy SHA-256^n(s) = the
-committed chain head and re-create every committed share: the dropped seat's reveals are then
-exactly what they would have been. A seat whose escrow was never confirmed gets the public
-stand-in ``dropped_reveal(gid, seat, j)`` (nobody revealed since it was dealt); a dealer whose
-escrow is bad is dropped all the same with the stand-in, having had one bit of choice (§C8.5).
-
-What the setup's rule says and how a dropped seat is played (§C8.4) is ``drop_rules``; the
-escrow crypto and the DROP record are ``escrow``; here is the live state machine (§C8.6).
-
-Limits (protocol.md §C8.5): any Q other seats together can recombine a seat's chain (they could
-already vote it out); with two seats nobody is ever dropped, and no escrow is dealt while a drop
-is impossible (active seats - 1 < Q).
+*Escrow*: the last seat to reveal at a chance step could withhold a reveal it dislikes, so a
+withheld reveal is replaced by the very reveal the seat would have sent: every seat deals its
+chain secret in Shamir shares (t = Q) to the other active seats (ESCROW, one per seat and epoch;
+crypto in ``escrow.py``) and reveals only once it holds an escrow from every other active seat.
+*Quorum*: a drop needs signed DROP votes of a strict majority of all the setup's seats, Q =
+floor(N/2) + 1 (``quorum``): two majorities of one fixed set share a seat, so two sides of a
+partition never both drop someone; a side without Q seats pauses.
+*Open votes* (version 5, §C8.3 'Shares in votes that decide nothing'): a vote is open until its
+voter holds Q votes against the seat at its current step (``release``: re-signed with its share,
+or the pairwise key of an entry that does not open). A held quorum is the decision (``quorum_at``,
+and ``bound_at`` for one of an earlier epoch of the step: no certificate, the step waits, the
+quorum goes with our re-sends, ``own_votes``). t released shares recombine s (SHA-256^n(s) = the
+chain head, every commitment re-created): the dropped seat's real reveals; an escrow never
+confirmed gives the public stand-in ``dropped_reveal``, a bad one the stand-in and a named cheat.
+The setup's rule and how a dropped seat is played (§C8.4) are ``drop_rules``; here is the live
+state machine (§C8.6). Limits (§C8.5): any Q other seats can recombine a seat's chain (they could
+already vote it out); with two seats nobody is dropped, no escrow while active - 1 < Q.
 """
 
 from __future__ import annotations
@@ -55,6 +35,7 @@ from .escrow import (BAD_VOTE_SHARE, UNDECIDED, check_drop_record, drop_record, 
                      released)
 from .identity import Identity
 from .session_events import CheatDetected, Equivocation, PeerMisbehaved
+from .vote_slots import SlotVotes
 from .wire import MSG_DROP, DropVote, Escrow, Setup, decode_escrow, open_envelope, seal_message
 
 if TYPE_CHECKING:  # annotations only (engine/api.py: the seam p2p sees; the caller passes the engine)
@@ -130,6 +111,8 @@ class SeatLoss:
         # Q depends on the setup's seat count alone: computed once, not at every query (the
         # escrow and vote gates ask several times per step and message, issue 14).
         self._quorum = quorum(self.n)
+        #: Every verified vote by slot, across the epochs of a step (``bound_at``, s12b #2).
+        self.slots = SlotVotes(self.n, self._quorum)
 
     # -- queries --
 
@@ -271,6 +254,7 @@ class SeatLoss:
         v = DropVote(self.setup.game_id, self.my_seat, step, seat, self.epoch, None)
         raw = seal_message(self._identity, MSG_DROP, v)
         self._votes.setdefault((step, seat), {})[self.my_seat] = (v, raw)
+        self.slots.add(v, raw)
         return raw
 
     def release(self, step: int, seat: int) -> bytes | None:
@@ -289,6 +273,7 @@ class SeatLoss:
         v = mine[0]._replace(share=share)
         raw = seal_message(self._identity, MSG_DROP, v)
         self._votes[(step, seat)][self.my_seat] = (v, raw)
+        self.slots.add(v, raw)
         return raw
 
     def quorum_at(self, step: int) -> int | None:
@@ -304,8 +289,10 @@ class SeatLoss:
     def adopt_vote(self, env: Any, v: DropVote) -> bool:
         """Take back our own vote ``v`` (from the own-message log after a restart) if it is of
         the current epoch: we then never sign another vote of that step and epoch (§C8.3)."""
-        if v.voter != self.my_seat or v.epoch != self.epoch or not env.verify(self._keys[self.my_seat]) \
-                or not self.active[v.seat]:
+        if v.voter != self.my_seat or not env.verify(self._keys[self.my_seat]):
+            return False
+        self.slots.add(v, env.raw)  # of an earlier epoch of this step too: it may bind (``bound_at``)
+        if v.epoch != self.epoch or not self.active[v.seat]:
             return False
         self._voted.add((v.step, v.seat))
         held = self._votes.setdefault((v.step, v.seat), {})
@@ -322,7 +309,9 @@ class SeatLoss:
         a drop at this step everyone votes again, §C8.3). Returns the voter's other vote of the
         same step and epoch if it differs (equivocation: another target, or two released
         versions that differ), else None. An open vote and the same voter's released vote of one
-        seat are one vote (version 5, §C8.3 rule (a)): the released one is kept."""
+        seat are one vote (version 5, §C8.3 rule (a)): the released one is kept. Every verified
+        vote also goes to ``slots`` (an equivocator's second one included: ``bound_at``)."""
+        self.slots.add(v, env.raw)
         for (s, t), held in self._votes.items():
             other = held.get(v.voter)
             if s == v.step and t != v.seat and other is not None and other[0].epoch == v.epoch:
@@ -348,7 +337,12 @@ class SeatLoss:
         if t is not None:
             out += [raw for i, (v, raw) in sorted(self._votes[(step, t)].items())
                     if i != self.my_seat and v.epoch == self.epoch]
-        return out
+        return out + self.slots.bound_votes(step, self.epoch, self.active, out)  # s12b #2
+
+    def bound_at(self, step: int) -> int | None:
+        """The seat whose drop a quorum of an EARLIER epoch of ``step`` decided (``SlotVotes.bound``:
+        as ``quorum_at``, no certificate, no step applied, forwarded; §C8.3 rule (c)), or None."""
+        return self.slots.bound(step, self.epoch, self.active)
 
     def targets(self, step: int) -> dict[int, int]:
         """voter -> the seat it voted against at ``step`` in the current epoch (votes held)."""
@@ -429,11 +423,13 @@ class SeatLoss:
         (they tell us when our seat was dropped at a step we applied, ``SeatLost``)."""
         for key in [key for key in self._votes if key[0] <= upto and key[1] != self.my_seat]:
             del self._votes[key]
+        self.slots.forget(upto, self.my_seat)
 
     def clear_votes(self) -> None:
         """Forget every vote held and cast (fuzzing: a fresh start of the vote bookkeeping)."""
         self._votes.clear()
         self._voted.clear()
+        self.slots.clear()
 
     # -- drop --
 
@@ -459,6 +455,7 @@ class SeatLoss:
         self.active[seat] = False
         self.epoch += 1
         self.acks.open_epoch(self.epoch, self.active)
+        self.slots.epoch_began(self.epoch, self.active)
         self._escrows, self._shares, self._bad_keys = {}, {}, {}
         # Our votes of this step were of the old epoch and no longer count: we vote again (at
         # once) for seats still missing, so two seats lost at one step are both dropped (§C8.3).
@@ -476,6 +473,7 @@ class SeatLoss:
         self.active[seat] = True
         self.epoch += 1
         self.acks.open_epoch(self.epoch, self.active)
+        self.slots.epoch_began(self.epoch, self.active)
         self._escrows, self._shares, self._bad_keys = {}, {}, {}
         players = list(self.setup.players)
         players[seat] = players[seat]._replace(chain_head=chain_head)

@@ -360,7 +360,7 @@ class SessionVotes:
         # voter applied k with the seat's message or skipped (§C8.10; red team s12 #6)
         if not s.skipping.skippable():
             signed.update(v for v in seats.targets(k + 1) if s.steps.held(k, v) is not None)
-        if seats.quorum_at(k) is not None:
+        if seats.quorum_at(k) is not None or seats.bound_at(k) is not None:
             return False  # a held quorum is the decision, never a certificate (version 5, rule (c))
         targets = seats.targets(k)
         need = seats.active_count() - seats.quorum

@@ -19,8 +19,6 @@ fake engine, as tests/p2p/test_redteam_s12_release.py.
 
 from __future__ import annotations
 
-import pytest
-
 import fake_engine as E
 from p2p import const as C
 from p2p.beacon import HashChain
@@ -28,6 +26,7 @@ from p2p.bodies import DropVote
 from p2p.envelope import open_envelope
 from p2p.escrow import open_share
 from p2p.lockstep import CheaterProven, SeatDropped, StepApplied
+from p2p.resume import resume_session
 from p2p.threshold import combine
 from p2p.wire import MSG_DROP, MSG_ESCROW, decode_drop, decode_escrow, seal_message
 
@@ -137,9 +136,8 @@ def test_premise_without_the_liar_the_released_share_leaves_the_step_unplayed(tm
     assert not any(played.values()), played
 
 
-@pytest.mark.xfail(strict=True, reason="s12b #2 another drop at k voids the released quorum")
 def test_a_released_share_never_leaves_the_victim_playing_the_step(tmp_path):
-    """BREAK s12b #2 (HIGH outcome / LOW likelihood: N >= 7, three colluders, two sacrificed).
+    """Was BREAK s12b #2 (HIGH outcome / LOW likelihood: N >= 7, three colluders, two sacrificed).
     H1 released its share of V on the colluders' quorum (C1, C2, C3 signed DROP(k, V) to it
     only); at the same instant C2's DROP(k, C1) completes H2, H3 and V's quorum against the silent
     C1. To them C2's DROP(k, V) in H1's forwarded quorum is its second vote (C2 proven, kind 1),
@@ -155,10 +153,66 @@ def test_a_released_share_never_leaves_the_victim_playing_the_step(tmp_path):
     forwarding it, and a peer receiving it drops d at k as on a quorum of the current epoch
     (recombining from the shares of that epoch's escrow); a voter proven to have signed two votes
     of one (k, e) should count in no quorum of that slot, live or in a DROP record (alone this
-    turns the break into a stall only when the proof comes before the other drop is decided)."""
-    net, sessions = _run(tmp_path)
+    turns the break into a stall only when the proof comes before the other drop is decided).
+
+    Fixed (H132, §C8.3 rule (c) 'The quorum binds in every epoch of its step'): every verified
+    vote is kept by its slot (step, epoch, seat), the liar's second one included, and a quorum of
+    an earlier epoch of the current step against a seat still active binds as one of the current
+    epoch (``SeatLoss.bound_at``: no certificate, no step applied, forwarded). The honest seats
+    drop C1 and C2 at k as before, then wait at k, paused on V, and so does V: the colluders hold
+    V's chain secret of a table that never plays step k (abandoned at the stall limit), as with
+    colluders that complete a quorum and never release. Finding (b) of the suggestion, a proven
+    equivocator counting in no quorum of its slot, is not applied: it would uncount the liar's
+    vote that makes H1's quorum, i.e. undo this binding (and refuse DROP records others applied)."""
+    net, sessions = _run(tmp_path, until=200.0)
     recombined, played, dropped, proven = _outcome(net, sessions)
     assert net.t0 is not None and C2 in proven and C3 not in dropped | proven
     assert not (recombined and any(played.values()) and V not in dropped), (
         f"colluders recombine V's chain: {recombined}; honest seats that applied step {net.at} with V "
         f"active: {played}; dropped {sorted(dropped)}, proven {sorted(proven)}")
+    assert {C1, C2} <= dropped and V not in dropped and not any(played.values())
+    for i in HONEST + (V,):  # the honest seats and the victim wait at k on the quorum against V
+        s = sessions[i]
+        assert s.step == net.at and s.seats.epoch == net.epoch + 2 and s.seats.bound_at(net.at) == V
+        assert s.paused() == (V,), (i, s.paused())
+
+
+class TableResumes(EpochDodge):
+    """``EpochDodge`` with the liar; at 150 s, every seat paused at k, the players stop the game and
+    resume it from their logs (§C10): H1's own-message log holds its released vote of epoch e and
+    the quorum's other votes (written ahead, §C8.3 rule (b)); the others hold nothing of it."""
+
+    def __init__(self, sessions, paths, secrets) -> None:
+        super().__init__(sessions, liar=True)
+        self.paths, self.secrets = paths, secrets
+        self.ids = [s.identity for s in sessions]
+        self.down: float | None = None
+
+    def hook(self):
+        wake = super().hook()
+        if self.started is None or self.down is not None:
+            return wake
+        if self.now < self.started + 150.0:
+            return min(w for w in (wake, self.started + 150.0) if w is not None)
+        self.down = self.now
+        for log in [x for s in self.s for x in (s.log, s.own_log)]:
+            log.close()
+        self.s = [resume_session(p, ident, sec, E, own_log_path=f"{p}.own", now=self.now)[0]
+                  for p, ident, sec in zip(self.paths, self.ids, self.secrets)]
+        return None
+
+
+def test_a_table_resumed_from_its_logs_still_waits_on_the_earlier_epochs_quorum(tmp_path):
+    """The fix across a restart (as red team s12 #8 for one epoch): after the resume H1 holds the
+    epoch-e quorum again from its own-message log (its own vote is of an earlier epoch than the
+    resumed session's: held by slot, not as our vote of this epoch), forwards it with its re-sends,
+    and no honest seat nor V applies step k (all paused on V)."""
+    sessions, paths, secrets, _ = logged_game(tmp_path, 7, OPTS)
+    net = TableResumes(list(sessions), paths, secrets)
+    net.run(max_time=300.0, max_rounds=3_000_000, hook=lambda n: n.hook())
+    assert net.down is not None
+    played = [i for i in HONEST + (V,) for e in net.events[i] if isinstance(e, StepApplied) and e.step >= net.at]
+    assert not played, played
+    for i in HONEST + (V,):
+        s = net.s[i]
+        assert s.step == net.at and s.seats.bound_at(net.at) == V and s.paused() == (V,), (i, s.paused())
