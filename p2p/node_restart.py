@@ -100,6 +100,7 @@ class NodeRestart:
         and, with a ``log_dir``, create the log and its ``.resume`` file. Returns the log's
         writer (None without ``log_dir``); raises ``OSError`` as ``GameFiles.create``."""
         self.seats.set_endpoints(endpoints, my_seat)
+        self.seats.started(self.node.loop.time())  # heard at their lobby endpoints now (§N3.2)
         if log_dir is None:
             return None
         self.files = GameFiles.new_game(log_dir, game_id, my_seat)  # named even if creating fails

@@ -291,6 +291,8 @@ class SeatAddresses:
         #: been heard yet (``unheard``); a seat of the lobby or ``.resume`` file gets its
         #: "since" at the first advert that finds its address taken.
         self._placed: dict[int, tuple[tuple[str, int] | None, float]] = {}
+        #: (seat -> its lobby endpoint, loop time the game started): ``started`` (None: resumed).
+        self._lobby: tuple[dict[int, tuple[str, int]], float] | None = None
 
     def set_endpoints(self, endpoints: Iterable, my_seat: int) -> None:
         """The seats' endpoints from the lobby or the ``.resume`` file (``left_from`` and
@@ -298,6 +300,25 @@ class SeatAddresses:
         self.endpoints = [(str(a[0]), int(a[1])) for a in endpoints]
         self._placed = {}
         self.my_seat = my_seat
+
+    def started(self, now: float) -> None:
+        """The game starts from the lobby at loop time ``now`` (s) with the current endpoints:
+        each seat counts as heard at its lobby endpoint at ``now`` (protocol.md §N3.2 "Heard at
+        the start"). The lobby's signed setup came over those channels, but a channel we chose
+        (a joiner's to the host, or to a seat the PROPOSAL named) is heard (§N2.2) only after a
+        RESPONSE to the CHALLENGE the start sends, which a partition from the start loses: the
+        seat was then 'never heard' there, an advert moved it at once and its lobby address was
+        not kept (``left_from``), its channel forgotten; the two peers, each pinned afresh on
+        a move allowance spent in the cut, never reached each other again
+        (tests/e2e/test_demo_same_seed.py, H131)."""
+        self._lobby = (dict(enumerate(self.endpoints)), now)
+
+    def _heard(self, seat: int, heard: float | None) -> float | None:
+        """``heard`` (loop time ``seat`` was last heard at its current endpoint, None/0: never),
+        or the game's start if that is later and the endpoint is the seat's lobby one (``started``)."""
+        if self._lobby is None or self._lobby[0].get(seat) != self.endpoints[seat]:
+            return heard
+        return max(heard or 0.0, self._lobby[1])
 
     def peers(self) -> list[tuple[str, int]]:
         """Every other seat's endpoint, in seat order."""
@@ -318,6 +339,7 @@ class SeatAddresses:
         was = self.pending.pop(seat, None)
         if self.endpoints[seat] == addr:
             return "same"
+        heard = self._heard(seat, heard)
         unheard = self._unheard_holder(seat, addr, heard, now, heard_at)
         if unheard is None and self.taken(seat, addr):
             # A forged advert (keys are public) naming a live seat's address: pinning it would

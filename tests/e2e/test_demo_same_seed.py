@@ -103,8 +103,11 @@ def finished_or_crossed(result: tuple[int, str, str], peers: int) -> tuple[str, 
     return None
 
 
-#: The partitioned test's demos: both cut peer 1 off for 8 s, 2 seats, drop timeout 3 s.
-PARTITIONED_FLAGS = ("--peers", "2", "--partition", "0.05:8", "--drop-timeout", "3")
+#: The partitioned test's demos: both cut peer 1 off for 8 s from the game's start (step 0: its
+#: seats never heard each other in the game, protocol.md §N3.2 "Heard at the start"; at 0.05 s a
+#: fast machine had played ~100 steps first, only a loaded one cut at step 0, as CI at d32f0fa
+#: did), 2 seats, drop timeout 3 s.
+PARTITIONED_FLAGS = ("--peers", "2", "--partition", "0:8", "--drop-timeout", "3")
 #: Their seed (one for both): not SEED, as they may start early and still run beside this
 #: file's other demos (tests/e2e/conftest.py ``same_seed_partitioned_demos``).
 CUT_SEED = f"{SEED}-cut"
@@ -118,6 +121,10 @@ def test_two_partitioned_demos_with_the_same_seed_at_once_agree(same_seed_partit
     demos that finish end with the same state; where timing made the two demos' messages of
     one seat for one step differ (seen in 2 of 6 runs at e38fbb7 and at db3d459 under load), a
     peer that got both stops with the equivocation verdict, as part L says, and nothing else.
+    Two peers of one demo that end on different states are a fork: at a4954af ('heard' only
+    after a RESPONSE), a seat cut from step 0 was never heard at its lobby address, the first
+    advert moved it away for good and its two peers never met again (one played on with the
+    other demo's seat, the other abandoned: H131, §N3.2 "Heard at the start").
     The two demos are started together by the fixture (with the first end-to-end test when
     the session can: their 8 s cut is mostly idle)."""
     results = [(r.returncode, r.stdout, r.stderr)
