@@ -12,9 +12,10 @@ Kinds (``kind`` field):
 
 1. **equivocation**: two envelopes of the culprit, both validly signed, of the same type and
    the same slot — STEP (gid, step, seat, prev hash, prev digest: two messages over different
-   histories are not equivocation, one of them was overturned by a drop, §C8.3), DROP (gid, voter, step, epoch: one vote per step
-   and epoch, whatever its target; version 5: an open vote and the same seat's released vote
-   are one vote, not two) or ESCROW (gid, seat, epoch) — with different bodies.
+   histories are not equivocation, one of them was overturned by a drop, §C8.3), DROP (gid,
+   voter, step, epoch: one vote per step and epoch, whatever its target; version 5: an open
+   vote and the same seat's released vote are one vote, not two) or ESCROW (gid, seat, epoch)
+   — with different bodies.
    Self-contained.
 2. **bad step message**: one STEP of the culprit at a chance step whose input is not a reveal
    hashing to the culprit's previous reveal. Checked by a peer still at that step against its
@@ -24,9 +25,11 @@ Kinds (``kind`` field):
    (``escrow.pair_key``; publishing it exposes that one share only). The share decrypts
    under ``key`` (ChaCha20-Poly1305 is not key-committing, but finding another key under which
    the dealer's fixed tag verifies is a PRF pre-image) and does not match its commitment:
-   the dealer cheated; ``key`` does not decrypt it, or the share matches: the complainer
-   lied. With ``key`` nil: the entries are not one per other active seat (checked against the
-   active seats).
+   the dealer cheated; the share matches: the complainer lied; ``key`` does not decrypt it:
+   nothing is proven (charged to the complainer's budget; a dealer may seal an entry under
+   another key and a judge cannot tell a true key from a made-up one, so an honest recipient
+   sends no such complaint: H127 review #6, protocol.md §C8.5). With ``key`` nil: the entries
+   are not one per other active seat (checked against the active seats).
 4. **bad hidden-information field** (protocol.md §C12.4, §C12.5): one STEP whose 7th field
    breaks a public rule of its step (deliveries to other receivers or of other lengths than
    the public queues say, a missing or wrong opening at an inspection, openings outside one)
@@ -143,8 +146,11 @@ def _release_pair(a: Any, b: Any) -> bool:
 
 
 def check_escrow(setup: Setup, complainer: int, raw: bytes, key: bytes | None, active: Sequence[bool]) -> tuple | None:
-    """Judge a bad-escrow complaint (kind 3) of ``complainer`` about the ESCROW ``raw``:
-    (guilty seat, reason), or None if the evidence is not a signed ESCROW of this game."""
+    """Judge a bad-escrow complaint (kind 3) of ``complainer`` about the ESCROW ``raw``
+    (protocol.md §C8.8): (guilty seat, reason), or None if it proves nothing: the evidence is not
+    a signed ESCROW of this game, or ``key`` does not decrypt the complainer's entry (a dealer may
+    seal under another key; §C8.5). ``key`` decrypts it to a matching share: the complainer;
+    to anything else, or the entries are not one per other active seat: the dealer."""
     e = _signed(setup, raw, MSG_ESCROW, decode_escrow)
     if e is None:
         return None
@@ -158,7 +164,10 @@ def check_escrow(setup: Setup, complainer: int, raw: bytes, key: bytes | None, a
         return e.seat, "escrow not dealt to every other active seat"
     share = aead.decrypt(key, _NONCE, entry.ct, _ctx(e.game_id, e.seat, complainer, e.epoch))
     if share is None:
-        return complainer, "false complaint: its key does not open the escrow share"
+        # Proves nothing (charged to the complainer's budget): a dealer may seal an entry under
+        # another key, and a judge cannot tell the complainer's true key from a made-up one
+        # (H127 review #6: it framed the honest recipient).
+        return None
     if len(share) == SHARE_LEN and share_commit(share, e.game_id, e.seat, complainer, e.epoch) == entry.commit:
         return complainer, "false complaint: the escrow share matches its commitment"
     return e.seat, "escrow share does not match its commitment"

@@ -8,11 +8,10 @@ its pairwise key when its entry does not open) only once it holds a quorum of vo
 seat (version 5, protocol.md §C8.3 'Shares in votes that decide nothing'). The released votes
 of a quorum carry the shares; ``recover_chain`` decides from them what the dropped seat
 contributes to the chance steps from then on: its recombined chain (its real reveals), or the
-public stand-in (``dropped_reveal``) when its escrow was never confirmed, when a released key
-shows an entry that does not open, or when the dealer's shares do not open its committed chain
-(a bad escrow, proven by the signed
-escrow, the signed shares and the chain head of the setup: the dealer loses its seat, the game
-goes on).
+public stand-in (``dropped_reveal``) when its escrow was never confirmed, when m - t + 1 released
+keys show entries that do not open (no t valid shares are left), or when the dealer's shares do
+not open its committed chain (a bad escrow, proven by the signed escrow, the signed shares and the
+chain head of the setup: the dealer loses its seat, the game goes on).
 
 What a bad escrow still buys its dealer (protocol.md §C8.5 "RANDAO bias"): the hash
 commitments check each share alone, never that the shares lie on one polynomial whose secret
@@ -195,7 +194,9 @@ class Recovery(NamedTuple):
     ``chain``: its recombined ``HashChain``; None for the public stand-in reveals; or
     ``UNDECIDED`` (wait for more votes, their release or its escrow). ``cheat``:
     ``BAD_RECOMBINATION`` when t valid shares do not open its committed chain, ``BAD_ENTRY`` when
-    a released key shows a voter's entry does not open (the dealer cheated; ``chain`` None),
+    m - t + 1 released keys show their voters' entries do not open (``chain`` None; a single key
+    with t valid shares elsewhere decides the chain, cheat None: the key's kind-3 complaint
+    proves the dealer all the same),
     else None. ``used``: the voters (ascending, exactly t = Q of them) whose votes decide, to be
     logged in the DROP record; () while undecided. ``liars``: voters whose share does not match
     the dealer's commitment (their votes do not count; proven against them, never the dealer)."""
@@ -223,15 +224,21 @@ def recover_chain(setup: Setup, escrow: Escrow | None, votes: Sequence[DropVote]
     * fewer than t counted votes: ``UNDECIDED``;
     * no escrow is dealt in this epoch (m < t): the stand-in;
     * without its escrow: ``UNDECIDED`` (nothing can be checked);
-    * a released key (its entry proven bad): the stand-in with ``cheat`` = ``BAD_ENTRY``; the
-      key's voter and then the lowest others (released first) are the t logged;
     * at least t released shares: the chain recombined from the first t; if they do not open
       the chain head, the stand-in with ``cheat`` = ``BAD_RECOMBINATION``. Every t valid
-      shares of an honest escrow give the same secret and no t of a bad one open the chain,
-      so every peer decides the same whichever quorum it holds;
-    * otherwise (open votes not released yet): ``UNDECIDED``. An open vote never means "no
-      share" (version 4's m - t + 1 shareless votes deciding the stand-in is gone: the first
-      open votes would have chosen it)."""
+      shares of an honest escrow give the same secret and no t of a bad one open the chain;
+    * at least m - t + 1 released keys (each proves its entry bad, so at most t - 1 valid shares
+      exist): the stand-in with ``cheat`` = ``BAD_ENTRY``; the keys (the first m - t + 1) and
+      then the lowest others (released first) are the t logged;
+    * otherwise (open votes not released yet, or fewer keys): ``UNDECIDED``. An open vote never
+      means "no share" (version 4's m - t + 1 shareless votes deciding the stand-in is gone:
+      the first open votes would have chosen it), and fewer than m - t + 1 keys decide nothing
+      (H127's fork: one key + t - 1 votes decided the stand-in where t good shares of the
+      other entries recombined the chain).
+    t valid shares and m - t + 1 keys are t + m - t + 1 > m distinct voters: they never both
+    exist unless a voter signs both (an equivocation, kind 1), so every peer decides the same
+    (chain, stand-in, cheat) whichever quorum it holds (property test in
+    tests/p2p/test_escrow_decision.py)."""
     t = quorum(setup.seats)
     if not confirmed:
         escrow = None
@@ -247,18 +254,21 @@ def recover_chain(setup: Setup, escrow: Escrow | None, votes: Sequence[DropVote]
         return Recovery(None, None, tuple(v.voter for v in counted[:t]), liars)  # no escrow dealt (§C8.2)
     if escrow is None:
         return Recovery(UNDECIDED, None, (), liars)  # shares we cannot check yet
+    with_share = [v for v in counted if released(v) and len(v.share) == threshold.SHARE_LEN]
+    if len(with_share) >= t:
+        used = with_share[:t]
+        chain = recombine(escrow, {v.voter: v.share for v in used}, setup.players[escrow.seat].chain_head,
+                          setup.chain_length, t)
+        return Recovery(chain, None if chain is not None else BAD_RECOMBINATION, tuple(v.voter for v in used),
+                        liars)
     keys = [v for v in counted if released(v) and len(v.share) == C.HASH_LEN]
-    if keys:
-        # One released key proves the escrow bad: the record alone must show it (the key first).
-        rest = sorted((v for v in counted if v is not keys[0]), key=lambda v: (not released(v), v.voter))
-        return Recovery(None, BAD_ENTRY, tuple(sorted(v.voter for v in [keys[0]] + rest[:t - 1])), liars)
-    with_share = [v for v in counted if released(v)]
-    if len(with_share) < t:
-        return Recovery(UNDECIDED, None, (), liars)  # open votes: their voters release once they hold Q
-    used = with_share[:t]
-    chain = recombine(escrow, {v.voter: v.share for v in used}, setup.players[escrow.seat].chain_head,
-                      setup.chain_length, t)
-    return Recovery(chain, None if chain is not None else BAD_RECOMBINATION, tuple(v.voter for v in used), liars)
+    bad = recipients - t + 1  # entries proven bad: no t valid shares are left
+    if len(keys) >= bad:
+        # The record alone must show it: the keys first, then the lowest others (released first).
+        proof = {v.voter for v in keys[:bad]}
+        rest = sorted((v for v in counted if v.voter not in proof), key=lambda v: (not released(v), v.voter))
+        return Recovery(None, BAD_ENTRY, tuple(sorted(v.voter for v in keys[:bad] + rest[:t - bad])), liars)
+    return Recovery(UNDECIDED, None, (), liars)  # open votes: their voters release once they hold Q
 
 
 # --- the DROP log record: what a quorum decided, checkable alone (§C6, §C8.3) ------------------

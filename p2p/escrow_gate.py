@@ -7,8 +7,10 @@ lockstep session does with them at its current step:
 
 * ``send``: queue our escrow of the current epoch when it is made (again on a re-send);
 * ``receive``: an ESCROW from another seat, held or dropped and counted; a second signed
-  escrow or a bad one is proven (COMPLAINT kind 1 or 3); a seat still dealing an older epoch
-  missed a drop and gets our records;
+  escrow or a bad one is proven (COMPLAINT kind 1 or 3: kind 3 only when our key decrypts our
+  entry to bytes that do not match its commitment; an entry our key does not decrypt proves
+  nothing, counted ``unproven``); a seat still dealing an older epoch missed a drop and gets
+  our records;
 * ``gate_open``: the reveal gate, no reveal before every active seat's escrow (or its message
   of the step) is held; at a repeated round, every escrow itself and none acknowledged with
   two hashes;
@@ -28,8 +30,9 @@ from __future__ import annotations
 from typing import Sequence
 
 from .complaints import BAD_ESCROW, EQUIVOCATION
+from .escrow import key_proves_bad
 from .escrow_acks import EQUIVOCATED, escrow_hash
-from .session_events import Equivocation
+from .session_events import Equivocation, PeerMisbehaved
 from .session_port import Effects, SessionView
 from .wire import Envelope, Escrow
 
@@ -53,7 +56,10 @@ class EscrowGate:
             self._fx.send(raw)
 
     def receive(self, env: Envelope, e: Escrow, now: float) -> None:
-        """An ESCROW of another seat (§C8.2): held, or dropped and counted, or proven bad."""
+        """An ESCROW of another seat (§C8.2): held, or dropped and counted, or proven bad (kind 3
+        with our key only when ``escrow.key_proves_bad``: a key that does not decrypt our entry
+        proves nothing, §C8.8; we then hold no share, count ``unproven`` and emit
+        ``PeerMisbehaved``, local only)."""
         s, fx = self._s, self._fx
         s.stats["escrow"] += 1
         outcome, ev = s.seats.receive_escrow(env, e, s.step, s.spectator)
@@ -80,9 +86,19 @@ class EscrowGate:
             # quorum, and a restarted peer that lost it could release nothing (§C8.2, §C8.3 (b)).
             s.own_log.append_own(s.step, env.raw)
         if outcome == "bad_share":
-            fx.prove(ev.seat, s.step, BAD_ESCROW, ev.reason, [ev.evidence], s.seats.share_key(ev.seat), halt=ev)
-            if not s.running:
-                return
+            key = s.seats.share_key(ev.seat)
+            if key_proves_bad(e, s.my_seat, key):
+                fx.prove(ev.seat, s.step, BAD_ESCROW, ev.reason, [ev.evidence], key, halt=ev)
+                if not s.running:
+                    return
+            else:
+                # Our key does not decrypt our entry (sealed under another key): that proves
+                # nothing to anyone (a judge cannot tell our key from a made-up one), so no
+                # COMPLAINT, which every judge would find false (H127 review #6). We hold no
+                # share; our vote against the dealer stays open (§C8.2, §C8.3 rule (a), §C8.5).
+                s.stats["unproven"] += 1
+                fx.emit(PeerMisbehaved(ev.seat, s.step, "escrow share sealed under another key (unprovable)",
+                                       env.raw))
         if s.reveal_waiting and self.gate_open():
             fx.reveal()
             fx.advance()

@@ -91,7 +91,10 @@ class DropRecord(NamedTuple):
 
 
 class OwnRecord(NamedTuple):
-    """``KIND_OWN`` (own-message log): one STEP envelope or DROP/SKIP vote of ours."""
+    """``KIND_OWN`` (own-message log, protocol.md §C6): one envelope of ``step``: a STEP or
+    DROP/SKIP vote of ours; or, version 5, another seat's ESCROW we held (our share survives a
+    restart, §C8.2) or another voter's DROP vote of a quorum we released on (§C8.3 rule (b)).
+    Only the first two are ours: ``resume.py`` sorts them (``_is_escrow``, ``_voter``)."""
 
     step: int
     envelope: bytes
@@ -242,7 +245,11 @@ class LogWriter:
 class OwnLog:
     """Write-ahead log of our own signed step messages (a separate file, normally
     ``<game log>.own``; per peer, unlike the game log). Same framing as the game log, records
-    of kind ``KIND_OWN``. Opened in append mode (created if missing)."""
+    of kind ``KIND_OWN`` (``OwnRecord``): our STEP envelopes and DROP/SKIP votes, and (version
+    5) the other seats' ESCROW envelopes we held and the other voters' DROP votes of a quorum
+    we released on, which are not ours: a reader must not re-send them as ours nor count them
+    as our promise (``resume.py``'s ``_is_escrow``, ``_voter``; protocol.md §C6, §C8.2, §C8.3).
+    Opened in append mode (created if missing)."""
 
     def __init__(self, path: str | os.PathLike[str], *, fsync: bool = False) -> None:
         self.path = os.fspath(path)
@@ -253,7 +260,9 @@ class OwnLog:
             _write_all(self._f, C.LOG_MAGIC)
 
     def append_own(self, step: int, envelope: bytes) -> None:
-        """Record our STEP envelope (or DROP vote) of ``step`` before it is sent. Raises
+        """Record ``envelope`` of ``step`` (``OwnRecord``): our STEP envelope or DROP/SKIP vote
+        before it is sent, or another seat's ESCROW we hold, or another voter's DROP vote of a
+        quorum we release on (version 5; not ours, ``OwnLog``). Raises
         ``LocalProtocolError`` (nothing written) if ``step`` is not a u64 or ``envelope`` not bytes."""
         if type(step) is int and 0 <= step < 2**64 and type(envelope) is bytes:
             # What ``OWN_RECORD.encode`` checks and packs, without its generic table walk: it
