@@ -40,58 +40,49 @@ class Endpoint:
 
     ``epoch`` defaults to a random one (``new_epoch``); pass a fixed one in tests.
 
-    Strangers (protocol.md §N2.6): anyone on the LAN can send datagrams from any source
-    address without signing anything, so a channel opened by an unknown address is
-    *untrusted* until the owner vouches for its address (``trust``: the lobby accepted a
-    valid JOIN from it, or it is the host we joined). When a datagram from a new address
-    arrives, untrusted channels silent for ``UNTRUSTED_IDLE`` s are evicted, and if
-    ``max_peers`` channels still exist one untrusted channel is evicted (``evicted``; of the
-    source host holding the most, unconfirmed first, least recently heard first); with none
-    to evict the datagram is dropped (``unknown_dropped``). Once the
-    game started the owner calls ``restrict(addresses)``: only those addresses (the setup's
-    endpoints, where a restarted peer comes back, §N5) may open channels, the rest are
-    forgotten, and datagrams from other sources are dropped (``unknown_dropped``). Receive
-    buffers of trusted channels share one ``RecvBudget`` of ``MAX_RECV_BUFFER`` bytes
-    (``budget``); an untrusted channel holds at most ``STRANGER_RECV_CAP`` bytes of out-of-order
-    chunks and its one reassembly, counted in ``stranger_budget`` (sized never to fill), so strangers cannot
-    starve a trusted peer's multi-chunk payload. A channel the owner opens (``channel``, ``pin``:
-    it chose the address) sends freely until the game starts, but one a ``pin`` of an address a
-    peer named opens (``chosen`` False: a PROPOSAL's seat) is bounded with a first flight (§N2.6
-    "Lobby pins"); one opened by the peer's datagram
-    is *unconfirmed* and sends at most ``UNCONFIRMED_FACTOR`` x what it received until the peer
-    answers a CHALLENGE sent to its address (``transport.Channel``, §N2.6 reflection); ``trust``
-    does not lift the bound (a spoofed JOIN is valid, H77). At the game's start (``restrict``)
-    every seat channel whose peer has not so proven its address is bounded and challenged, ours
-    included, and one ``pin`` opens afterwards is bounded with a first-flight allowance (§N2.6
-    "Game started": a seat-holder's ghost seat, a resumed peer, a moved seat's copied advert).
+    Strangers (protocol.md §N2.6): anyone on the LAN can send datagrams from any source address without signing
+    anything, so a channel opened by an unknown address is *untrusted* until the owner vouches for its address
+    (``trust``: the lobby accepted a valid JOIN from it, or it is the host we joined). When a datagram from a new
+    address arrives, untrusted channels silent for ``UNTRUSTED_IDLE`` s are evicted, and if ``max_peers`` channels
+    still exist one untrusted channel is evicted (``evicted``; of the source host holding the most, unconfirmed
+    first, least recently heard first); with none to evict the datagram is dropped (``unknown_dropped``). Once the
+    game started the owner calls ``restrict(addresses)``: only those addresses (the setup's endpoints, where a
+    restarted peer comes back, §N5) may open channels, the rest are forgotten, and datagrams from other sources are
+    dropped (``unknown_dropped``). Receive buffers of trusted channels share one ``RecvBudget`` of
+    ``MAX_RECV_BUFFER`` bytes (``budget``); an untrusted channel holds at most ``STRANGER_RECV_CAP`` bytes of
+    out-of-order chunks and its one reassembly, counted in ``stranger_budget`` (sized never to fill), so strangers
+    cannot starve a trusted peer's multi-chunk payload. A channel the owner opens (``channel``, ``pin``: it chose
+    the address) sends freely until the game starts, but one a ``pin`` of an address a peer named opens (``chosen``
+    False: a PROPOSAL's seat) is bounded with a first flight (§N2.6 "Lobby pins"); one opened by the peer's datagram
+    is *unconfirmed* and sends at most ``UNCONFIRMED_FACTOR`` x what it received until the peer answers a CHALLENGE
+    sent to its address (``transport.Channel``, §N2.6 reflection); ``trust`` does not lift the bound (a spoofed JOIN
+    is valid, H77). At the game's start (``restrict``) every seat channel whose peer has not so proven its address
+    is bounded and challenged, ours included, and one ``pin`` opens afterwards is bounded with a first-flight
+    allowance (§N2.6 "Game started": a seat-holder's ghost seat, a resumed peer, a moved seat's copied advert).
 
-    Authentication (protocol.md §N2.2): ``keys`` (``channel_auth.KeyCache`` of our identity;
-    None: plain channels only, for tests of the bare transport) lets the owner ``pin`` an
-    address to a peer's X25519 key: that channel is keyed, and from then on only datagrams
-    MACed with the pairwise key reach it. An *introduction* (a MACed datagram carrying the
-    sender's X25519 key) from an unknown address opens a keyed channel (the key derivation is
-    rate-limited, ``KeyCache.introduced``); on an address with a plain channel it keys the
-    channel in place (trust on first use: lobby-time peers without a key); it replaces a
-    keyed channel only if the address is untrusted and its peer was not *heard* there
-    (``last_heard``: over a proven route) in the last ``UNTRUSTED_IDLE`` s: one spoofed
-    introduction from a live spectator's or joiner's address cut it off (H122 s12 #3), a peer
-    that really changed its key there waits that long. Plain datagrams open channels only while
-    ``accept_plain`` is true and never reach a keyed channel.
+    Authentication (protocol.md §N2.2): ``keys`` (``channel_auth.KeyCache`` of our identity; None: plain channels
+    only, for tests of the bare transport) lets the owner ``pin`` an address to a peer's X25519 key: that channel is
+    keyed, and from then on only datagrams MACed with the pairwise key reach it. An *introduction* (a MACed datagram
+    carrying the sender's X25519 key) from an unknown address opens a keyed channel (the key derivation is
+    rate-limited, ``KeyCache.introduced``); on an address with a plain channel it keys the channel in place (trust
+    on first use: lobby-time peers without a key); it replaces a keyed channel only if the address is untrusted and
+    its peer was not *heard* there (``last_heard``: over a proven route) in the last ``UNTRUSTED_IDLE`` s: one
+    spoofed introduction from a live spectator's or joiner's address cut it off (H122 s12 #3), a peer that really
+    changed its key there waits that long, and the replaced channel is kept aside until one of the two is heard
+    (``_swap_back``, H128 s12b #1). Plain datagrams open channels only while ``accept_plain`` is true and never
+    reach a keyed channel.
 
-    Forgetting a channel (``forget``: an evicted stranger, §N2.6 "Strangers") of a peer that
-    proved its address or that the owner trusts keeps its resume point (``Channel.resume_point``;
-    at most ``TOMBSTONES_PER_PEER`` x ``max_peers``, oldest dropped; a spoofed source never
-    proves its address, so its channels cannot push the others' points out): the peer still
-    holds its side, having taken every acknowledged chunk as delivered.
-    A channel opened later for that address, with the same key (or a plain one before), goes on
-    from it (``Channel.resume``): both streams continue where they stopped, or, if the old
-    channel held data it cannot pass on (out of order, half reassembled, unacknowledged), it
-    takes a fresh epoch of its own so that the peer restarts the stream (§N2.2); so does one
-    opened, with no point kept, by a datagram whose ``dst_epoch`` names ours (a first contact
-    names 0: the peer had a channel here that we forgot). An
-    authenticated datagram (``0xB2``) from an address with no channel reopens a keyed one only
-    so, and only if its MAC checks with the remembered key. Before (H85): the new channel
-    acknowledged the peer's next chunks out of order behind ones it never got, and never
+    Forgetting a channel (``forget``: an evicted stranger, §N2.6 "Strangers") of a peer that proved its address or
+    that the owner trusts keeps its resume point (``Channel.resume_point``; at most ``TOMBSTONES_PER_PEER`` x
+    ``max_peers``, oldest dropped; a spoofed source never proves its address, so its channels cannot push the
+    others' points out): the peer still holds its side, having taken every acknowledged chunk as delivered. A
+    channel opened later for that address, with the same key (or a plain one before), goes on from it
+    (``Channel.resume``): both streams continue where they stopped, or, if the old channel held data it cannot pass
+    on (out of order, half reassembled, unacknowledged), it takes a fresh epoch of its own so that the peer restarts
+    the stream (§N2.2); so does one opened, with no point kept, by a datagram whose ``dst_epoch`` names ours (a
+    first contact names 0: the peer had a channel here that we forgot). An authenticated datagram (``0xB2``) from an
+    address with no channel reopens a keyed one only so, and only if its MAC checks with the remembered key. Before
+    (H85): the new channel acknowledged the peer's next chunks out of order behind ones it never got, and never
     delivered them.
     """
 
@@ -118,6 +109,9 @@ class Endpoint:
         self.on_confirm: Callable[[Addr, float], None] | None = None
         #: Address -> resume point of a forgotten channel (``forget``; oldest first).
         self._tombs: dict[Addr, ResumePoint] = {}
+        #: Address -> the keyed channel an introduction replaced there (§N2.1 step 3), kept aside
+        #: until one of the two is heard (``_swap_back``, H128 s12b #1).
+        self._displaced: dict[Addr, Channel] = {}
         #: Seat key -> bytes of its *move* allowance (one ``PIN_ALLOWANCE`` shared by every pin of
         #: that key after ``restrict`` but its first) spent by forgotten channels that never heard
         #: their peer (§N2.6 "Game started": forged adverts moving a seat to one port after another
@@ -130,14 +124,12 @@ class Endpoint:
         self._firsts: dict[Addr, bytes] = {}
 
     def trust(self, addrs: Any) -> None:
-        """Vouch for these addresses (iterable of (host, port)): their channels are never
-        evicted as strangers. Replaces the previous set. Trust does not lift the send bound of
-        an unconfirmed channel (protocol.md §N2.6 'Reflection'): a valid JOIN proves who signed
-        it, not that its source address is theirs (H77). A keyed channel the owner opened
-        (``pin``) to an address it no longer vouches for, which never accepted a datagram, is
-        forgotten: nothing is owed to it, and its re-sends would go on for good to an address
-        that may be a victim's (a seat removed from the setup round, §C2.2 step 7; §N2.6
-        "Game started", "What does not")."""
+        """Vouch for these addresses (iterable of (host, port)): their channels are never evicted as strangers.
+        Replaces the previous set. Trust does not lift the send bound of an unconfirmed channel (protocol.md §N2.6
+        'Reflection'): a valid JOIN proves who signed it, not that its source address is theirs (H77). A keyed
+        channel the owner opened (``pin``) to an address it no longer vouches for, which never accepted a datagram,
+        is forgotten: nothing is owed to it, and its re-sends would go on for good to an address that may be a
+        victim's (a seat removed from the setup round, §C2.2 step 7; §N2.6 "Game started", "What does not")."""
         trusted = {(str(a[0]), int(a[1])) for a in addrs}
         dropped = [a for a, ch in self.channels.items()
                    if a not in trusted and a in self.trusted and ch.keys is not None and ch.peer_epoch is None]
@@ -148,16 +140,14 @@ class Endpoint:
             self._place(addr, ch)
 
     def restrict(self, addrs: Any) -> None:
-        """From now on only ``addrs`` (iterable of (host, port): the setup's endpoints) may open
-        channels; every other channel is forgotten. They are trusted too. Each kept channel
-        whose peer has not proven it receives at its address (a RESPONSE to a CHALLENGE sent
-        there) is bounded and challenged now (``Channel.require_proof``), the ones we opened
-        ourselves included: a seat-holder can seat a ghost key of its own at a victim's spoofed
-        address (protocol.md §N2.6 "Game started"). A channel ``pin`` opens later (a resumed
-        peer's, a moved seat's, §N3.2) is bounded from its first byte with a first flight of
-        ``PIN_ALLOWANCE`` bytes: it may have to speak first. Per seat key, for the endpoint's life:
-        its first such pin has its own, every later one (a move) shares one more, spent by what
-        channels that never heard their peer sent (``pin``; H88 review #7)."""
+        """From now on only ``addrs`` (iterable of (host, port): the setup's endpoints) may open channels; every other
+        channel is forgotten. They are trusted too. Each kept channel whose peer has not proven it receives at its
+        address (a RESPONSE to a CHALLENGE sent there) is bounded and challenged now (``Channel.require_proof``),
+        the ones we opened ourselves included: a seat-holder can seat a ghost key of its own at a victim's spoofed
+        address (protocol.md §N2.6 "Game started"). A channel ``pin`` opens later (a resumed peer's, a moved seat's,
+        §N3.2) is bounded from its first byte with a first flight of ``PIN_ALLOWANCE`` bytes: it may have to speak
+        first. Per seat key, for the endpoint's life: its first such pin has its own, every later one (a move)
+        shares one more, spent by what channels that never heard their peer sent (``pin``; H88 review #7)."""
         allowed = frozenset((str(a[0]), int(a[1])) for a in addrs)
         self.allowed = allowed
         self.trusted = set(allowed)
@@ -177,10 +167,9 @@ class Endpoint:
             ch.rebudget(self.stranger_budget, STRANGER_RECV_CAP)
 
     def _make_room(self, now: float) -> bool:
-        """Before opening a channel for a new source: evict idle strangers, then, if still full,
-        one stranger of the source host (IP) holding the most stranger channels, an unconfirmed
-        one first, the least recently heard first (protocol.md §N2.6 "Strangers"). True if a
-        channel may be opened."""
+        """Before opening a channel for a new source: evict idle strangers, then, if still full, one stranger of the
+        source host (IP) holding the most stranger channels, an unconfirmed one first, the least recently heard
+        first (protocol.md §N2.6 "Strangers"). True if a channel may be opened."""
         trusted = self.trusted
         stale = [a for a, ch in self.channels.items()
                  if a not in trusted and now - ch.last_rx >= UNTRUSTED_IDLE]
@@ -210,18 +199,17 @@ class Endpoint:
         return True
 
     def last_heard(self, addr: Addr) -> float:
-        """Time (the clock passed to ``receive_datagram``) the peer of ``addr``'s channel was last
-        *heard* there (``Channel.last_heard``: a RESPONSE echoing our nonce, or, once the route is
-        so proven, a datagram MACed with its key that advanced the channel), 0.0 if never or no
-        channel. Not ``last_rx``: a datagram of another run replayed from a spoofed source, or a
-        duplicate of this run's, is accepted (or counted) there but is no sign the peer is there
-        now (protocol.md §N3.2 "heard"; H122 s12 #1, #2)."""
+        """Time (the clock passed to ``receive_datagram``) the peer of ``addr``'s channel was last *heard* there
+        (``Channel.last_heard``: a RESPONSE echoing our nonce, or, once the route is so proven, a datagram MACed
+        with its key that advanced the channel), 0.0 if never or no channel. Not ``last_rx``: a datagram of another
+        run replayed from a spoofed source, or a duplicate of this run's, is accepted (or counted) there but is no
+        sign the peer is there now (protocol.md §N3.2 "heard"; H122 s12 #1, #2)."""
         ch = self.channels.get(addr)
         return 0.0 if ch is None else ch.last_heard
 
     def channel(self, addr: Addr) -> Channel:
-        """The channel to ``addr``, created (plain) if needed; raises LocalProtocolError past
-        max_peers once no stranger can be evicted."""
+        """The channel to ``addr``, created (plain) if needed; raises LocalProtocolError past max_peers once no
+        stranger can be evicted."""
         ch = self.channels.get(addr)
         if ch is None:
             self.trusted.add(addr)  # we chose to talk to it (the owner may revise: ``trust``)
@@ -230,8 +218,8 @@ class Endpoint:
 
     def _open(self, addr: Addr, keys: PairKeys | None, introduce: bool, now: float, chosen: bool,
               first: bytes = b"") -> Channel:
-        """A new channel to ``addr``; ``chosen``: the owner opened it (not the peer's datagram),
-        ``first``: that datagram (its ``dst_epoch`` may show a channel we forgot, class doc)."""
+        """A new channel to ``addr``; ``chosen``: the owner opened it (not the peer's datagram), ``first``: that
+        datagram (its ``dst_epoch`` may show a channel we forgot, class doc)."""
         if len(self.channels) >= self.max_peers and not self._make_room(now):
             raise LocalProtocolError(f"more than max_peers={self.max_peers} peers")
         trusted = addr in self.trusted
@@ -258,16 +246,14 @@ class Endpoint:
         return ch
 
     def pin(self, addr: Addr, peer_xk: bytes, chosen: bool = True) -> bool:
-        """Expect ``peer_xk`` (the peer's raw X25519 public key, 32 bytes) at ``addr``: its
-        channel is keyed with the pairwise key (created if needed; a plain channel is keyed in
-        place, its stream goes on; one keyed with another key is replaced) and we introduce
-        ourselves until the peer answers. The address becomes trusted. ``chosen``: the owner
-        chose the address itself (the host it joins); False: a peer named it (a PROPOSAL's seat
-        endpoint, i.e. where a JOIN came from, maybe spoofed): a channel opened so is bounded
-        from its first byte like one pinned after ``restrict``, with a first flight of
-        ``PIN_ALLOWANCE`` bytes (protocol.md §N2.6 "Lobby pins", H91). Returns False (and
-        changes nothing) for an unusable key. Raises LocalProtocolError without ``keys``.
-        Cheap when nothing changes (the node calls it on every lobby event)."""
+        """Expect ``peer_xk`` (the peer's raw X25519 public key, 32 bytes) at ``addr``: its channel is keyed with the
+        pairwise key (created if needed; a plain channel is keyed in place, its stream goes on; one keyed with
+        another key is replaced) and we introduce ourselves until the peer answers. The address becomes trusted.
+        ``chosen``: the owner chose the address itself (the host it joins); False: a peer named it (a PROPOSAL's
+        seat endpoint, i.e. where a JOIN came from, maybe spoofed): a channel opened so is bounded from its first
+        byte like one pinned after ``restrict``, with a first flight of ``PIN_ALLOWANCE`` bytes (protocol.md §N2.6
+        "Lobby pins", H91). Returns False (and changes nothing) for an unusable key. Raises LocalProtocolError
+        without ``keys``. Cheap when nothing changes (the node calls it on every lobby event)."""
         if self.keys is None:
             raise LocalProtocolError("this endpoint has no identity to key channels with")
         addr = (str(addr[0]), int(addr[1]))
@@ -307,19 +293,18 @@ class Endpoint:
         return True
 
     def await_seat(self, addr: Addr) -> None:
-        """A joiner's PROPOSAL names ``addr`` as a seat: a channel there that the address's own
-        datagram opened (a SETUP_SIG before our PROPOSAL: not confirmed, not yet bounded as a
-        seat's) is bounded as a lobby pin's from now on, first flight included: it never gives
-        up, knocks and is challenged until a RESPONSE proves it (protocol.md §N2.6 "Lobby pins").
-        Else it gave up after 3 resends, and with the other seat's lobby pin out of its flight
-        only a knock woke it, seconds apart. Nothing for other channels (cheap, idempotent)."""
+        """A joiner's PROPOSAL names ``addr`` as a seat: a channel there that the address's own datagram opened (a
+        SETUP_SIG before our PROPOSAL: not confirmed, not yet bounded as a seat's) is bounded as a lobby pin's from
+        now on, first flight included: it never gives up, knocks and is challenged until a RESPONSE proves it
+        (protocol.md §N2.6 "Lobby pins"). Else it gave up after 3 resends, and with the other seat's lobby pin out
+        of its flight only a knock woke it, seconds apart. Nothing for other channels (cheap, idempotent)."""
         ch = self.channels.get((str(addr[0]), int(addr[1])))
         if ch is not None and self.allowed is None and not ch.route.confirmed and not ch.route.seat:
             ch.route.demand(PIN_ALLOWANCE, lobby=True)
 
     def _spend(self, peer_xk: bytes, size: int) -> None:
-        """Charge ``size`` bytes to the move allowance of the seat key ``peer_xk`` (at most
-        ``PIN_ALLOWANCE`` in all; registers the key; bounded, oldest forgotten)."""
+        """Charge ``size`` bytes to the move allowance of the seat key ``peer_xk`` (at most ``PIN_ALLOWANCE`` in all;
+        registers the key; bounded, oldest forgotten)."""
         flights = self._flights
         flights[peer_xk] = min(PIN_ALLOWANCE, flights.pop(peer_xk, 0) + size)
         if len(flights) > TOMBSTONES_PER_PEER * self.max_peers:
@@ -339,9 +324,8 @@ class Endpoint:
         return None if ch is None or ch.keys is None else ch.keys.peer_xk
 
     def _introduction(self, data: bytes, addr: Addr, now: float, old: Channel | None) -> Channel | None:
-        """A MAGIC_INTRO datagram that no keyed channel of its key takes: derive the offered
-        key (rate-limited), check the MAC, then open or key the channel (see the class doc).
-        None if dropped (``intro_dropped``)."""
+        """A MAGIC_INTRO datagram that no keyed channel of its key takes: derive the offered key (rate-limited), check
+        the MAC, then open or key the channel (see the class doc). None if dropped (``intro_dropped``)."""
         keys = None
         if self.keys is not None and len(data) >= HEADER_SIZE + XKEY_LEN + TAG_LEN:
             keys = self.keys.introduced(data[HEADER_SIZE:HEADER_SIZE + XKEY_LEN], now, addr)
@@ -352,14 +336,37 @@ class Endpoint:
             old.upgrade(keys, self.keys.my_xk, False)  # trust on first use (class doc)
             return old
         if old is not None:
-            self.forget(addr)
+            self._drop_displaced(addr)
+            self._displaced[addr] = self.channels.pop(addr)
         try:
             ch = self._open(addr, keys, False, now, False, data)
         except LocalProtocolError:
             self.stats["unknown_dropped"] += 1
+            if old is not None:
+                self.channels[addr] = self._displaced.pop(addr)
             return None
         ch.last_rx = now
         return ch
+
+    def _swap_back(self, data: bytes, addr: Addr, now: float, ch: Channel) -> Channel:
+        """``ch``, or the channel an introduction displaced at ``addr`` if ``data`` fails ``ch``'s MAC and passes its
+        (they swap) while ``ch``'s peer was not heard in the last ``UNTRUSTED_IDLE`` s (once it was, the displaced one
+        is dropped): a forged introduction in a new peer's first round trip no longer cuts it off (§N2.1 step 3)."""
+        old = self._displaced[addr]
+        if addr in self.trusted or (ch.last_heard and now - ch.last_heard < UNTRUSTED_IDLE):
+            self._drop_displaced(addr)  # (a trusted address's channel is never replaced, step 3)
+        elif (ch.keys is not None and old.keys is not None and len(data) >= HEADER_SIZE + TAG_LEN
+              and not mac_ok(ch.keys.recv, data[:-TAG_LEN], data[-TAG_LEN:])
+              and mac_ok(old.keys.recv, data[:-TAG_LEN], data[-TAG_LEN:])):
+            self.channels[addr], self._displaced[addr] = old, ch
+            return old
+        return ch
+
+    def _drop_displaced(self, addr: Addr) -> None:
+        """Release the channel displaced at ``addr`` (``_swap_back``), if any."""
+        old = self._displaced.pop(addr, None)
+        if old is not None:
+            old.release()
 
     def send(self, addr: Addr, payload: bytes) -> None:
         """Queue ``payload`` for ``addr`` (see ``Channel.send`` for limits and errors)."""
@@ -369,6 +376,8 @@ class Endpoint:
         """Route one datagram; return [(peer address, payload), ...] completed, in order."""
         ch = self.channels.get(addr)
         if ch is not None:
+            if self._displaced and addr in self._displaced:
+                ch = self._swap_back(data, addr, now, ch)
             if data[:1] == _INTRO_BYTE and (ch.keys is None or (
                     ch.keys.peer_xk != data[HEADER_SIZE:HEADER_SIZE + XKEY_LEN] and addr not in self.trusted
                     and not (ch.last_heard and now - ch.last_heard < UNTRUSTED_IDLE))):  # §N2.1 step 3
@@ -407,9 +416,9 @@ class Endpoint:
         return self.flush(now)[0]
 
     def flush(self, now: float) -> tuple[list[tuple[bytes, Addr]], float | None]:
-        """``(datagrams_to_send(now), get_timer())`` in one pass over the channels: what the
-        link does after every batch of datagrams (issue 14: one scan per wake-up, not two).
-        ``now``: the caller's clock (s); the timer is an absolute time on that clock, or None."""
+        """``(datagrams_to_send(now), get_timer())`` in one pass over the channels: what the link does after every
+        batch of datagrams (issue 14: one scan per wake-up, not two). ``now``: the caller's clock (s); the timer is
+        an absolute time on that clock, or None."""
         out: list[tuple[bytes, Addr]] = []
         when = None
         for ch in self.channels.values():
@@ -440,16 +449,17 @@ class Endpoint:
         return len(self._tombs)
 
     def _remembered(self, data: bytes, addr: Addr) -> bool:
-        """An authenticated datagram from ``addr``, which has no channel: True if a forgotten
-        keyed channel's resume point is kept for it and the MAC checks with its key."""
+        """An authenticated datagram from ``addr``, which has no channel: True if a forgotten keyed channel's resume
+        point is kept for it and the MAC checks with its key."""
         tomb = self._tombs.get(addr)
         keys = None if tomb is None else tomb.keys
         return (keys is not None and len(data) >= HEADER_SIZE + TAG_LEN
                 and mac_ok(keys.recv, data[:-TAG_LEN], data[-TAG_LEN:]))
 
     def forget(self, addr: Addr) -> None:
-        """Drop the channel to ``addr`` and everything queued or buffered for it; keep its resume
-        point (``Channel.resume_point``, class doc) for a later channel to the same peer."""
+        """Drop the channel to ``addr`` and everything queued or buffered for it; keep its resume point
+        (``Channel.resume_point``, class doc) for a later channel to the same peer."""
+        self._drop_displaced(addr)
         ch = self.channels.pop(addr, None)
         if ch is not None:
             ch.release()
