@@ -10,7 +10,8 @@ bytes that do not match the commitment (``escrow.key_proves_bad``), a judge trea
 does not decrypt as proving nothing (charged to the complainer's budget), and X holds no share:
 its vote against the dealer stays open (§C8.3 rule (a)). Its drop then recombines the dealer's
 chain from t other recipients' shares when there are t of them (N = 5), else it waits (N = 3:
-paused, abandoned at the stall limit; §C8.5).
+paused, abandoned at the stall limit; §C8.5). For contrast, an entry of garbage under X's TRUE key
+is proven by X (kind 3) and its dealer dropped alike everywhere.
 
 In memory (``p2p_harness.Net``, fake engine), real crypto and real sessions with logs.
 """
@@ -23,7 +24,7 @@ import fake_engine as E
 from p2p import aead
 from p2p import const as C
 from p2p.complaints import COMPLAINT_BUDGET, Complaints, check_escrow
-from p2p.escrow import NONCE, key_proves_bad, share_ctx
+from p2p.escrow import NONCE, key_proves_bad, pair_key, share_ctx
 from p2p.lockstep import CheaterProven, GameOver, SeatDropped, SeatDropVoted
 from p2p.session_events import PeerMisbehaved
 from p2p.verify import verify_log
@@ -43,9 +44,10 @@ class SealedDealer(BadDealer):
     reveal at a step >= ``at`` on it sends nothing (it withholds, ``test_escrow.BadDealer``'s
     ``drop``, the ``Net`` drop rule)."""
 
-    def __init__(self, session, at: int = 2**62) -> None:
+    def __init__(self, session, at: int = 2**62, garbage: bool = False) -> None:
         super().__init__(session, at)
         self._cache: dict[bytes, bytes] = {}
+        self.garbage = garbage  # 66 zero bytes under X's true key instead (X's key proves it)
 
     def rewrite(self) -> list:
         out = []
@@ -54,6 +56,9 @@ class SealedDealer(BadDealer):
                 if raw not in self._cache:
                     e = decode_escrow(open_envelope(raw, C.MAX_STEP_MSG).body)
                     key = hashlib.sha256(b"nobody's key" + bytes((e.epoch,))).digest()
+                    if self.garbage:
+                        key = pair_key(self.s.identity, self.s.setup.players[X].x25519_key, e.game_id, e.seat,
+                                       X, e.epoch)
                     ents = tuple(en._replace(ct=aead.encrypt(key, NONCE, bytes(C.SHARE_LEN),
                                                              share_ctx(e.game_id, e.seat, X, e.epoch)))
                                  if en.to == X else en for en in e.entries)
@@ -63,9 +68,9 @@ class SealedDealer(BadDealer):
         return out
 
 
-def _run(tmp_path, n: int, at: int = 2**62, seed: int = 4, max_time: float = 1e4):
+def _run(tmp_path, n: int, at: int = 2**62, seed: int = 4, max_time: float = 1e4, garbage: bool = False):
     sessions, paths, _, _ = logged_game(tmp_path, n, DROP)
-    dealer = SealedDealer(sessions[n - 1], at)
+    dealer = SealedDealer(sessions[n - 1], at, garbage)
     sent: list[bytes] = []
 
     def drop(src: int, dst: int, raw: bytes) -> bool:
@@ -81,6 +86,18 @@ def _run(tmp_path, n: int, at: int = 2**62, seed: int = 4, max_time: float = 1e4
 def _no_one_proven(net, seats) -> None:
     for i in seats:
         assert not [e for e in net.events[i] if isinstance(e, CheaterProven)]
+
+
+def _one_final_hash(sessions, paths, net, seats, cheaters=None) -> None:
+    """``seats`` end with one GameOver each, one final hash, and logs that verify complete (with
+    ``cheaters`` == [] when given)."""
+    overs = [[e for e in net.events[i] if isinstance(e, GameOver)] for i in seats]
+    assert all(len(o) == 1 for o in overs) and len({o[0].final_hash for o in overs}) == 1
+    for i in seats:
+        sessions[i].log.close()
+        rep = verify_log(paths[i], engine=E)
+        assert rep.ok and rep.complete, rep.error
+        assert cheaters is None or rep.cheaters == cheaters
 
 
 def test_a_key_that_does_not_decrypt_the_entry_proves_nothing_to_a_judge(tmp_path):
@@ -121,13 +138,7 @@ def test_a_sealed_entry_frames_nobody_and_the_game_ends_with_one_final_hash(tmp_
         assert sent == []
         _no_one_proven(net, range(n))
         assert not any(isinstance(e, (SeatDropVoted, SeatDropped)) for evs in net.events for e in evs)
-        overs = [[e for e in net.events[i] if isinstance(e, GameOver)] for i in range(n)]
-        assert all(len(o) == 1 for o in overs) and len({o[0].final_hash for o in overs}) == 1
-        for s in sessions:
-            s.log.close()
-        for p in paths:
-            rep = verify_log(p, engine=E)
-            assert rep.ok and rep.complete and rep.cheaters == [], rep.error
+        _one_final_hash(sessions, paths, net, range(n), [])
 
 
 def test_five_seats_drop_the_withholding_dealer_with_its_real_chain(tmp_path):
@@ -143,13 +154,7 @@ def test_five_seats_drop_the_withholding_dealer_with_its_real_chain(tmp_path):
     for i in range(d):
         assert [(e.step, e.seat, e.reconstructed) for e in net.events[i] if isinstance(e, SeatDropped)] == \
             [(k, d, True)]
-    overs = [[e for e in net.events[i] if isinstance(e, GameOver)] for i in range(d)]
-    assert all(len(o) == 1 for o in overs) and len({o[0].final_hash for o in overs}) == 1
-    for s in sessions[:d]:
-        s.log.close()
-    for p in paths[:d]:
-        rep = verify_log(p, engine=E)
-        assert rep.ok and rep.complete and rep.cheaters == [], rep.error
+    _one_final_hash(sessions, paths, net, range(d), [])
 
 
 def test_three_seats_the_withholding_dealers_drop_waits_for_a_share_nobody_holds(tmp_path):
@@ -168,3 +173,20 @@ def test_three_seats_the_withholding_dealers_drop_waits_for_a_share_nobody_holds
         assert s.step == k and s.paused() == (d,)
         assert not [e for e in net.events[i] if isinstance(e, (SeatDropped, GameOver))]
         assert [e.seat for e in net.events[i] if isinstance(e, SeatDropVoted)] == [d]
+
+
+def test_five_seats_a_garbage_entry_under_the_true_key_is_proven_and_every_seat_drops_alike(tmp_path):
+    """n = 5, the entry for X garbage under their TRUE key (H127 review #1's escrow, honest X): X
+    proves the dealer at once (kind 3 with its key: ``key_proves_bad``), seats 0-3 prove it and
+    vote it out before its escrow is CONFIRMED, so the first t votes decide the stand-in, no
+    share looked at (§C8.2 'What the confirmation decides': nobody has revealed since). Every
+    seat drops it at the same step alike and ends with one final hash; the logs verify."""
+    n, d = 5, 4
+    sessions, paths, net, _, sent = _run(tmp_path, n, garbage=True)
+    assert sent  # X's kind-3 complaint
+    drops = []
+    for i in range(d):
+        assert {e.seat for e in net.events[i] if isinstance(e, CheaterProven)} == {d}
+        drops.append([(e.step, e.seat, e.reconstructed) for e in net.events[i] if isinstance(e, SeatDropped)])
+    assert len(drops[0]) == 1 and drops[0][0][1:] == (d, False) and all(x == drops[0] for x in drops)
+    _one_final_hash(sessions, paths, net, range(d))
