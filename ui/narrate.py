@@ -76,6 +76,9 @@ class Narrator:
         #: Seats whose JailCardUsed was told and whose LeftJail("card") is still to come (the
         #: engine tells both; niente: after the card's magnifier window), told once.
         self._jail_card: set[int] = set()
+        #: The debtor of the last DebtOpened, until the next roll: a roll of ours refused meanwhile
+        #: ("not_your_roll") went with the claim that opened the debt, in one step (walk, H130).
+        self._debtor: int | None = None
 
     def who(self, seat: int) -> str:
         """A seat's name; the bank for -1."""
@@ -196,6 +199,7 @@ class Narrator:
             self._late_rents = set(self._rent_square)
             return _("— {name}'s turn —").format(name=self.who(e.seat), to_name=self.to(e.seat))
         if k == "DiceRolled":
+            self._debtor = None  # any debt is settled: a roll is applied only without one
             return _("{name} rolls {d1} and {d2}").format(name=self.who(e.seat), d1=e.d1, d2=e.d2)
         if k in ("Moved", "CardDrawn", "AuctionEnded"):
             self._context[getattr(e, "seat", getattr(e, "winner", -1))] = e
@@ -300,6 +304,10 @@ class Narrator:
         if k in _NIENTE:
             return getattr(self, "_" + k)(e)
         if k == "ActionRefused":
+            if e.seat == self.me and e.reason == "not_your_roll" and self._debtor is not None:
+                # Our roll went with the claim that opened the debt (engine order: the claim first).
+                return _("Your roll does not count: {name} must settle the debt first; roll again then").format(
+                    name=self.who(self._debtor))
             if e.seat == self.me:
                 return _("Your move was refused by the rules ({reason})").format(reason=e.reason)
             return None
@@ -328,6 +336,7 @@ class Narrator:
     def _debt(self, e: Any) -> str:
         """Whom the debtor owes, how much and why (rent of a square, a tax, a card, an auction
         price), from the events just before it (the engine's DebtOpened carries no reason)."""
+        self._debtor = e.debtor
         sq = self._rent_square.get((e.creditor, e.debtor))
         last = self._context.get(e.debtor)
         kind = type(last).__name__

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import pytest
 
+import engine
 from engine.actions import ClaimRent, DeclareBankruptcy, Mortgage
+from engine.events import ActionRefused
 from engine.testing import roll, scenario, step
 from ui.narrate import Narrator
 
@@ -55,7 +57,8 @@ def test_the_turn_line_waits_for_the_debt_of_a_claimed_rent(lang):
                 "— Tocca a Carla —"]],
         "en": [["Bruno owes €8 to Anna (rent for Viale Vesuvio) and lacks the cash: sell, mortgage or "
                 "declare bankruptcy"],
-               ["Bruno mortgages Vicolo Corto", "Bruno pays €8 rent to Anna for Viale Vesuvio", "— Carla's turn —"]],
+               ["Bruno mortgages Vicolo Corto", "Bruno pays €8 rent to Anna for Viale Vesuvio",
+                "— Carla's turn —"]],
     }[lang]
 
 
@@ -86,3 +89,28 @@ def test_a_batch_of_several_steps_keeps_the_order(lang):
     out = Narrator(s.ed, NAMES).lines(events)
     turn = {"it": "— Tocca a Carla —", "en": "— Carla's turn —"}[lang]
     assert out[-1] == turn and out.count(turn) == 1 and "Vicolo Corto" in out[-3], out
+
+
+def test_our_roll_sent_with_the_claim_is_told_as_waiting_for_the_debt(lang):
+    """On the network the owner's claim goes in the step of the next player's roll (HumanSeat
+    claims at once, protocol.md Part U 'Log order'); the engine applies the claim first, the debt
+    opens and the roll is refused (ActionRefused "not_your_roll"). The walk read "Le regole hanno
+    rifiutato la tua mossa (not_your_roll)" under the debt; the line now says why and what to do.
+    Carla (seat 2) is us; after the debt her next roll is told as usual."""
+    s = scenario(3, current=1, cash={1: 3}, owners={9: 0, 1: 1}, pos={1: 0})
+    n = Narrator(s.ed, NAMES, me=2)
+    s, ev = roll(s, 4, 5)
+    n.lines(ev)
+    s, ev = step(s, seat0=ClaimRent(9, 1), seat2=engine.legal_actions(s, 2)[0])
+    assert [type(e).__name__ for e in ev] == ["DebtOpened", "ActionRefused"]
+    out = n.lines(ev)
+    assert out[1] == {"it": "Il tuo lancio non vale: prima Bruno deve saldare il debito; poi tira di nuovo",
+                      "en": "Your roll does not count: Bruno must settle the debt first; roll again then"}[lang]
+    s, ev = step(s, seat1=Mortgage(1))
+    assert n.lines(ev)[-1] == {"it": "— Tocca a Carla —", "en": "— Carla's turn —"}[lang]
+    s, ev = roll(s, 1, 2)
+    n.lines(ev)
+    plain = {"it": "Le regole hanno rifiutato la tua mossa (not_your_roll)",
+             "en": "Your move was refused by the rules (not_your_roll)"}[lang]
+    assert n.lines([ActionRefused(2, 1, "not_your_roll")]) == [plain]  # the roll closed the debt's window
+    assert Narrator(s.ed, NAMES, me=2).lines([ActionRefused(2, 1, "not_your_roll")]) == [plain]  # no debt
