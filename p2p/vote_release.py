@@ -129,18 +129,23 @@ class ReleaseBook:
         return [] if d is None else [self.votes[v] for v in self.quorum(d)]
 
     def outcome(self, confirmed: bool) -> str | None:
-        """What the votes decide about d's reveals (rule (c)): "stand-in" for an unconfirmed escrow
-        (the first t votes, no release needed) or once a released key proves d's escrow bad;
+        """What the votes decide about d's reveals (rule (c), §C8.3 'Recombination'): "stand-in"
+        for an unconfirmed escrow (the first t votes, no release needed); with a confirmed one,
         "chain" with t released shares (the caller recombines: shares of a bad escrow do not
-        open the chain, and that too is the stand-in, the cheat named); None (wait)."""
+        open the chain, and that too is the stand-in, the cheat named), "stand-in" with
+        m − t + 1 released keys (m = n − 1 recipients: each key proves its entry bad, so fewer
+        than t entries are good); None (wait). Which of the two comes does not depend on the
+        votes held: t shares and m − t + 1 keys would need more than m voters (H127 review #1:
+        "any released key" decided the stand-in where t shares of the same escrow gave the
+        chain, a fork)."""
         d = self.decided()
         if d is None:
             return None
         if not confirmed:
             return "stand-in"
         held = [self.votes[v] for v in self.quorum(d)]
-        if any(b.key is not None for b in held):
-            return "stand-in"
         if sum(1 for b in held if b.share is not None) >= self.q:
             return "chain"
+        if sum(1 for b in held if b.key is not None) >= (self.n - 1) - self.q + 1:
+            return "stand-in"
         return None

@@ -123,3 +123,26 @@ def test_a_stale_quorum_never_releases():
     book.vote(1)
     book.add(Ballot(2, 1))
     assert book.release(current=False) is None and not released(book.votes[0])
+
+
+def test_one_released_key_does_not_decide_against_t_shares_of_the_same_escrow():
+    """§C8.3 'Recombination' (H127 review #1, H133): with n = 5 (t = 3, m = 4) one released key
+    beside open votes waits; t released shares give the chain and m - t + 1 = 2 keys the
+    stand-in, whatever else is held, so two peers holding different quorums of one escrow
+    never decide differently (before: any released key decided the stand-in)."""
+    d = 4
+    one_key = _book(5, 0)
+    for v in (0, 2):
+        one_key.add(Ballot(v, d))
+    one_key.add(Ballot(1, d, None, ("key", 1)))
+    assert one_key.decided() == d and one_key.outcome(confirmed=True) is None
+    shares = _book(5, 0)
+    for v in (0, 2, 3):
+        shares.add(Ballot(v, d, _share(v, d)))
+    shares.add(Ballot(1, d, None, ("key", 1)))
+    assert shares.outcome(confirmed=True) == "chain"
+    keys = _book(5, 0)
+    keys.add(Ballot(0, d))
+    for v in (1, 2):
+        keys.add(Ballot(v, d, None, ("key", v)))
+    assert keys.outcome(confirmed=True) == "stand-in"
