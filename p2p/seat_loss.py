@@ -226,7 +226,8 @@ class SeatLoss:
             if share is None:
                 # Signed by the dealer yet our share does not open: the dealer cheated. The
                 # escrow is still held (the gate must not wait forever for a cheater's); the
-                # session proves it to everyone with our pairwise key (COMPLAINT, §C8.8).
+                # session proves it with our pairwise key (COMPLAINT, §C8.8) only if that key
+                # decrypts the entry (key_proves_bad): sealed under another key it proves nothing.
                 bad = CheatDetected(step, e.seat, "escrow share does not match its commitment", env.raw)
                 key = self.share_key(e.seat)
                 if key_proves_bad(e, self.my_seat, key):
