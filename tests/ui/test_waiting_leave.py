@@ -116,3 +116,34 @@ async def test_a_joiner_is_told_when_the_host_closes_the_game(tmp_path):
             await app.action_quit()
     finally:
         await _stop(host_task)
+
+
+@sync
+async def test_q_does_not_leave_a_game_that_just_started():
+    """The room shows until the game screen replaces it; a q in between must not close a running
+    game without the game screen's question (WaitingScreen.action_leave: lobby phase only)."""
+    from textual.app import App
+
+    from ui.net_game import NetGame
+
+    class Room(App):
+        backend = None
+        left = 0
+
+        def on_mount(self) -> None:
+            self.push_screen(WaitingScreen(driver, bots=False))
+
+        async def leave_room(self) -> None:
+            self.left += 1
+
+    driver = NetGame(dict(role="join", name="Anna"))
+    app = Room()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        driver.phase = "playing"
+        await pilot.press("q")
+        await pilot.pause()
+        assert app.left == 0 and isinstance(app.screen, WaitingScreen)
+        driver.phase = "lobby"
+        await pilot.press("q")
+        await until(pilot, lambda: app.left == 1)

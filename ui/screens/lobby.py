@@ -330,7 +330,10 @@ class WaitingScreen(Screen):
 
     def action_leave(self) -> None:
         """q: back to the games list (``LanopoliApp.leave_room``: a joiner's seat is freed at the
-        host, a host's game withdrawn); ``q`` there quits the program."""
+        host, a host's game withdrawn); ``q`` there quits the program. Nothing once the game
+        started (its screen is on its way, whose ``q`` asks first)."""
+        if self.driver.phase != "lobby":
+            return
         self.query_one("#code", Label).update(_("Leaving the game…"))
         self.app.run_worker(self.app.leave_room(), exclusive=True, group="leave")
 
