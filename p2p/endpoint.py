@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .channel_auth import TAG_LEN, XKEY_LEN, KeyCache, PairKeys, mac_ok
+from .displaced import Displaced
 from .errors import LocalProtocolError
 from .recovery import LossClock
 from .resume_point import ResumePoint
@@ -68,9 +69,9 @@ class Endpoint:
     on first use: lobby-time peers without a key); it replaces a keyed channel only if the address is untrusted and
     its peer was not *heard* there (``last_heard``: over a proven route) in the last ``UNTRUSTED_IDLE`` s: one
     spoofed introduction from a live spectator's or joiner's address cut it off (H122 s12 #3), a peer that really
-    changed its key there waits that long, and the replaced channel is kept aside until one of the two is heard
-    (``_swap_back``, H128 s12b #1). Plain datagrams open channels only while ``accept_plain`` is true and never
-    reach a keyed channel.
+    changed its key there waits that long, and every channel so replaced is kept aside (``p2p.displaced``, at most
+    ``INTRO_ADDR_BURST``) until the current one is heard (``_swap_back``, H128 s12b #1, H127 review #7). Plain
+    datagrams open channels only while ``accept_plain`` is true and never reach a keyed channel.
 
     Forgetting a channel (``forget``: an evicted stranger, §N2.6 "Strangers") of a peer that proved its address or
     that the owner trusts keeps its resume point (``Channel.resume_point``; at most ``TOMBSTONES_PER_PEER`` x
@@ -109,9 +110,10 @@ class Endpoint:
         self.on_confirm: Callable[[Addr, float], None] | None = None
         #: Address -> resume point of a forgotten channel (``forget``; oldest first).
         self._tombs: dict[Addr, ResumePoint] = {}
-        #: Address -> the keyed channel an introduction replaced there (§N2.1 step 3), kept aside
-        #: until one of the two is heard (``_swap_back``, H128 s12b #1).
-        self._displaced: dict[Addr, Channel] = {}
+        #: The keyed channels introductions replaced (§N2.1 step 3), kept aside by address until the current one is
+        #: heard (``_swap_back``, H128 s12b #1, H127 review #7); ``_displaced`` is its dict, for the hot path.
+        self._aside = Displaced()
+        self._displaced = self._aside.by_addr
         #: Seat key -> bytes of its *move* allowance (one ``PIN_ALLOWANCE`` shared by every pin of
         #: that key after ``restrict`` but its first) spent by forgotten channels that never heard
         #: their peer (§N2.6 "Game started": forged adverts moving a seat to one port after another
@@ -336,37 +338,30 @@ class Endpoint:
             old.upgrade(keys, self.keys.my_xk, False)  # trust on first use (class doc)
             return old
         if old is not None:
-            self._drop_displaced(addr)
-            self._displaced[addr] = self.channels.pop(addr)
+            self._aside.keep(addr, self.channels.pop(addr))
         try:
             ch = self._open(addr, keys, False, now, False, data)
         except LocalProtocolError:
             self.stats["unknown_dropped"] += 1
             if old is not None:
-                self.channels[addr] = self._displaced.pop(addr)
+                self.channels[addr] = self._aside.restore(addr)
             return None
         ch.last_rx = now
         return ch
 
     def _swap_back(self, data: bytes, addr: Addr, now: float, ch: Channel) -> Channel:
-        """``ch``, or the channel an introduction displaced at ``addr`` if ``data`` fails ``ch``'s MAC and passes its
-        (they swap) while ``ch``'s peer was not heard in the last ``UNTRUSTED_IDLE`` s (once it was, the displaced one
-        is dropped): a forged introduction in a new peer's first round trip no longer cuts it off (§N2.1 step 3)."""
-        old = self._displaced[addr]
+        """``ch``, or a channel an introduction displaced at ``addr`` if ``data`` fails ``ch``'s MAC and passes its
+        (they swap, ``Displaced.swap``) while ``ch``'s peer was not heard in the last ``UNTRUSTED_IDLE`` s (once it
+        was, every displaced one is dropped): forged introductions in a new peer's first round trip no longer cut it
+        off (§N2.1 step 3)."""
         if addr in self.trusted or (ch.last_heard and now - ch.last_heard < UNTRUSTED_IDLE):
-            self._drop_displaced(addr)  # (a trusted address's channel is never replaced, step 3)
-        elif (ch.keys is not None and old.keys is not None and len(data) >= HEADER_SIZE + TAG_LEN
-              and not mac_ok(ch.keys.recv, data[:-TAG_LEN], data[-TAG_LEN:])
-              and mac_ok(old.keys.recv, data[:-TAG_LEN], data[-TAG_LEN:])):
-            self.channels[addr], self._displaced[addr] = old, ch
-            return old
-        return ch
-
-    def _drop_displaced(self, addr: Addr) -> None:
-        """Release the channel displaced at ``addr`` (``_swap_back``), if any."""
-        old = self._displaced.pop(addr, None)
-        if old is not None:
-            old.release()
+            self._aside.drop(addr)  # (a trusted address's channel is never replaced, step 3)
+            return ch
+        old = self._aside.swap(addr, data, ch)
+        if old is None:
+            return ch
+        self.channels[addr] = old
+        return old
 
     def send(self, addr: Addr, payload: bytes) -> None:
         """Queue ``payload`` for ``addr`` (see ``Channel.send`` for limits and errors)."""
@@ -459,7 +454,7 @@ class Endpoint:
     def forget(self, addr: Addr) -> None:
         """Drop the channel to ``addr`` and everything queued or buffered for it; keep its resume point
         (``Channel.resume_point``, class doc) for a later channel to the same peer."""
-        self._drop_displaced(addr)
+        self._aside.drop(addr)
         ch = self.channels.pop(addr, None)
         if ch is not None:
             ch.release()

@@ -1,0 +1,70 @@
+"""Keyed channels that introductions displaced at untrusted addresses, kept aside until the address's channel is
+heard (protocol.md §N2.1 step 3 "The replaced channel is kept aside"; sans-I/O, no clock).
+
+An introduction (a MACed datagram carrying its sender's key) replaces the keyed channel of an untrusted address
+whose peer was not heard there in the last 5 s. A new peer is heard only one round trip after its first datagram,
+so a forged introduction in that round trip would cut it off for good (H128 s12b #1). ``Endpoint`` keeps every
+channel so replaced here (H131 kept one; two forged introductions of two keys back to back dropped the real one,
+H127 REVIEW #7), swaps back whichever passes the MAC of a datagram the current channel's fails, and drops them all
+once the current one is heard or the address trusted or forgotten.
+"""
+
+from __future__ import annotations
+
+from .channel_auth import INTRO_ADDR_BURST, TAG_LEN, mac_ok
+from .transport import HEADER_SIZE, Addr, Channel
+
+__all__ = ["Displaced"]
+
+
+class Displaced:
+    """Address -> the keyed channels introductions displaced there, oldest first (``by_addr``).
+
+    At most ``limit`` per address (default ``INTRO_ADDR_BURST``: the introductions one source address may have
+    back to back, §N2.6, so a spoofer must wait for its bucket to refill, 1/``INTRO_ADDR_RATE`` s each, to push
+    out the oldest, while a live peer's next datagram swaps its own back within a round trip); the oldest is
+    released past it. Memory: at most ``limit`` channels per live channel, each with its receive buffers counted
+    in its budget until released (``Channel.release``)."""
+
+    def __init__(self, limit: int = INTRO_ADDR_BURST) -> None:
+        self.limit = limit
+        #: Address -> displaced channels, oldest first (never an empty list). The endpoint's hot path tests this
+        #: dict itself (empty almost always).
+        self.by_addr: dict[Addr, list[Channel]] = {}
+
+    def keep(self, addr: Addr, ch: Channel) -> None:
+        """Keep ``ch`` (just displaced at ``addr``) aside; release the oldest past ``limit``."""
+        kept = self.by_addr.setdefault(addr, [])
+        kept.append(ch)
+        if len(kept) > self.limit:
+            kept.pop(0).release()
+
+    def restore(self, addr: Addr) -> Channel:
+        """Take back the channel ``keep`` put aside last at ``addr`` (its replacement could not be opened).
+        Raises KeyError if none."""
+        kept = self.by_addr[addr]
+        ch = kept.pop()
+        if not kept:
+            del self.by_addr[addr]
+        return ch
+
+    def swap(self, addr: Addr, data: bytes, current: Channel) -> Channel | None:
+        """The displaced channel of ``addr`` whose key passes ``data``'s MAC when ``current``'s does not, put in
+        ``current``'s place (``current`` goes aside where it was); None (nothing changes) otherwise: ``data`` too
+        short for a tag, ``current`` plain, or no displaced channel's MAC passes."""
+        if current.keys is None or len(data) < HEADER_SIZE + TAG_LEN:
+            return None
+        body, tag = data[:-TAG_LEN], data[-TAG_LEN:]
+        if mac_ok(current.keys.recv, body, tag):
+            return None
+        kept = self.by_addr[addr]
+        for i, old in enumerate(kept):
+            if old.keys is not None and mac_ok(old.keys.recv, body, tag):
+                kept[i] = current
+                return old
+        return None
+
+    def drop(self, addr: Addr) -> None:
+        """Release every channel displaced at ``addr`` (heard, trusted or forgotten), if any."""
+        for ch in self.by_addr.pop(addr, ()):
+            ch.release()
