@@ -109,7 +109,7 @@ async def test_a_joiner_is_told_when_the_host_closes_the_game(tmp_path):
             room = app.screen
             assert not room.host_gone()
             await _stop(host_task)  # Marco leaves: his node closes as when the program quits
-            await until(pilot, lambda: "The host has closed this game" in str(room.query_one("#notice").render()))
+            await until(pilot, lambda: "The game's advert is gone" in str(room.query_one("#notice").render()))
             await pilot.press("q")
             await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
             await until(pilot, lambda: not _listed(app, gid))

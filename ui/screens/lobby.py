@@ -268,7 +268,8 @@ class WaitingScreen(Screen):
         # Host: a player who tried to join with our own key (NetGame.notices, translated).
         notices = list(getattr(d, "notices", ()))
         if self.host_gone():
-            notices.append(_("The host has closed this game (its advert is gone): q goes back to the games list."))
+            notices.append(_("The game's advert is gone: the host has probably closed it "
+                             "(q goes back to the games list)."))
         notice = self.query_one("#notice", Label)
         notice.update("\n".join(escape(n) for n in notices))
         notice.display = bool(notices)
