@@ -2,7 +2,8 @@
 heard (protocol.md §N2.1 step 3 "The replaced channel is kept aside"; sans-I/O, no clock).
 
 An introduction (a MACed datagram carrying its sender's key) replaces the keyed channel of an untrusted address
-whose peer was not heard there in the last 5 s. A new peer is heard only one round trip after its first datagram,
+whose peer was not heard there in the last 5 s, and so a plain one (instead of keying it in place: a joiner by
+code's PROBE opens a plain channel, H134). A new peer is heard only one round trip after its first datagram,
 so a forged introduction in that round trip would cut it off for good (H128 s12b #1). ``Endpoint`` keeps every
 channel so replaced here (H131 kept one; two forged introductions of two keys back to back dropped the real one,
 H127 REVIEW #7), swaps back whichever passes the MAC of a datagram the current channel's fails, and drops them all
@@ -12,13 +13,15 @@ once the current one is heard or the address trusted or forgotten.
 from __future__ import annotations
 
 from .channel_auth import INTRO_ADDR_BURST, TAG_LEN, mac_ok
-from .transport import HEADER_SIZE, Addr, Channel
+from .transport import HEADER_SIZE, MAGIC, Addr, Channel
+
+_PLAIN_BYTE = bytes([MAGIC])
 
 __all__ = ["Displaced"]
 
 
 class Displaced:
-    """Address -> the keyed channels introductions displaced there, oldest first (``by_addr``).
+    """Address -> the channels (keyed, or plain) introductions displaced there, oldest first (``by_addr``).
 
     At most ``limit`` per address (default ``INTRO_ADDR_BURST``: the introductions one source address may have
     back to back, §N2.6, so a spoofer must wait for its bucket to refill, 1/``INTRO_ADDR_RATE`` s each, to push
@@ -49,15 +52,25 @@ class Displaced:
         return ch
 
     def swap(self, addr: Addr, data: bytes, current: Channel) -> Channel | None:
-        """The displaced channel of ``addr`` whose key passes ``data``'s MAC when ``current``'s does not, put in
-        ``current``'s place (``current`` goes aside where it was); None (nothing changes) otherwise: ``data`` too
-        short for a tag, ``current`` plain, or no displaced channel's MAC passes."""
-        if current.keys is None or len(data) < HEADER_SIZE + TAG_LEN:
+        """The displaced channel of ``addr`` that takes ``data`` where ``current`` does not, put in ``current``'s
+        place (``current`` goes aside where it was): for a plain datagram (``MAGIC``) a plain one when ``current`` is
+        keyed, else one whose key passes ``data``'s MAC when ``current`` is plain or its MAC fails. None (nothing
+        changes) otherwise. A plain datagram is anyone's: it only puts back the plain channel as it was before the
+        introduction, and the keyed one's next MACed datagram swaps that back again."""
+        kept = self.by_addr[addr]
+        if data[:1] == _PLAIN_BYTE:
+            if current.keys is None:
+                return None
+            for i, old in enumerate(kept):
+                if old.keys is None:
+                    kept[i] = current
+                    return old
+            return None
+        if len(data) < HEADER_SIZE + TAG_LEN:
             return None
         body, tag = data[:-TAG_LEN], data[-TAG_LEN:]
-        if mac_ok(current.keys.recv, body, tag):
+        if current.keys is not None and mac_ok(current.keys.recv, body, tag):
             return None
-        kept = self.by_addr[addr]
         for i, old in enumerate(kept):
             if old.keys is not None and mac_ok(old.keys.recv, body, tag):
                 kept[i] = current

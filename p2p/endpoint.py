@@ -66,12 +66,14 @@ class Endpoint:
     keyed, and from then on only datagrams MACed with the pairwise key reach it. An *introduction* (a MACed datagram
     carrying the sender's X25519 key) from an unknown address opens a keyed channel (the key derivation is
     rate-limited, ``KeyCache.introduced``); on an address with a plain channel it keys the channel in place (trust
-    on first use: lobby-time peers without a key); it replaces a keyed channel only if the address is untrusted and
-    its peer was not *heard* there (``last_heard``: over a proven route) in the last ``UNTRUSTED_IDLE`` s: one
-    spoofed introduction from a live spectator's or joiner's address cut it off (H122 s12 #3), a peer that really
-    changed its key there waits that long, and every channel so replaced is kept aside (``p2p.displaced``, at most
-    ``INTRO_ADDR_BURST``) until the current one is heard (``_swap_back``, H128 s12b #1, H127 review #7). Plain
-    datagrams open channels only while ``accept_plain`` is true and never reach a keyed channel.
+    on first use: lobby-time peers without a key) if the address is trusted or its peer was heard in the last
+    ``UNTRUSTED_IDLE`` s, else it replaces it as below (a joiner by code's PROBE, H134); it replaces a keyed channel
+    only if the address is untrusted and its peer was not *heard* there (``last_heard``: over a proven route) in the
+    last ``UNTRUSTED_IDLE`` s: one spoofed introduction from a live spectator's or joiner's address cut it off (H122
+    s12 #3), a peer that really changed its key there waits that long, and every channel so replaced is kept aside
+    (``p2p.displaced``, at most ``INTRO_ADDR_BURST``) until the current one is heard (``_swap_back``, H128 s12b #1,
+    H127 review #7). Plain datagrams open channels only while ``accept_plain`` is true and never reach a keyed
+    channel (one swaps back a plain channel kept aside).
 
     Forgetting a channel (``forget``: an evicted stranger, §N2.6 "Strangers") of a peer that proved its address or
     that the owner trusts keeps its resume point (``Channel.resume_point``; at most ``TOMBSTONES_PER_PEER`` x
@@ -334,7 +336,8 @@ class Endpoint:
         if keys is None or not mac_ok(keys.recv, data[:-TAG_LEN], data[-TAG_LEN:]):
             self.stats["intro_dropped"] += 1
             return None
-        if old is not None and old.keys is None:
+        if old is not None and old.keys is None and (addr in self.trusted or (
+                old.last_heard and now - old.last_heard < UNTRUSTED_IDLE)):
             old.upgrade(keys, self.keys.my_xk, False)  # trust on first use (class doc)
             return old
         if old is not None:

@@ -117,3 +117,51 @@ def test_property_forged_introductions_around_the_first_round_trip_never_cut_a_l
     not) at any times from 2 ms before the peer's first datagram to two round trips after it: the live peer
     (a datagram every 0.5 s) is heard with its own key within 2 s."""
     assert _heard(_run(spoofs, seconds=2.0))
+
+
+def _deliver(src: Endpoint, dst: Endpoint, src_addr: tuple, now: float) -> list[bytes]:
+    """Every datagram ``src`` has due at ``now`` into ``dst`` (from ``src_addr``); the payloads delivered."""
+    return [p for d, _a in src.datagrams_to_send(now) for _addr, p in dst.receive_datagram(d, src_addr, now)]
+
+
+def test_a_forged_introduction_on_a_joiner_by_codes_unheard_plain_channel_keeps_it_aside():
+    """§N2.1 step 3, §N3.1 (H128 s12b #1, the join-code case): a joiner by code knows no key of the host and its
+    PROBE opens a PLAIN channel there; a forged introduction before the joiner's RESPONSE no longer keys that
+    channel in place for good (trust on first use) but replaces it, the plain one kept aside: the joiner's plain
+    RESPONSE swaps it back, confirms and is heard; later the joiner's own introduction (its JOIN, after the host's
+    answer) keys the heard plain channel in place, its stream going on. Before: the RESPONSE and every PROBE copy
+    were dropped at the attacker's keyed channel, and the join aborted."""
+    host = Endpoint(epoch=1, keys=KeyCache(ME_ID), accept_plain=True)
+    joiner = Endpoint(epoch=2, keys=KeyCache(PEER_ID), accept_plain=False)
+    joiner.send(ME, b"PROBE")
+    assert _deliver(joiner, host, PEER, 0.0) == [b"PROBE"]
+    challenge = host.datagrams_to_send(0.0)
+    host.receive_datagram(FORGED[0], PEER, 0.0001)
+    assert host.peer_key(PEER) == FORGERS[0].x25519_public_key  # the premise: the introduction took the address
+    for d, _a in challenge:
+        joiner.receive_datagram(d, ME, 0.0003)
+    _deliver(joiner, host, PEER, 0.0006)  # the RESPONSE (plain)
+    assert host.confirmed(PEER) and host.last_heard(PEER) == 0.0006 and host.peer_key(PEER) is None
+    _deliver(host, joiner, ME, 0.001)
+    joiner.pin(ME, ME_ID.x25519_public_key)  # the host's key, from its answer
+    joiner.send(ME, b"JOIN")
+    assert _deliver(joiner, host, PEER, 0.002) == [b"JOIN"]
+    assert host.peer_key(PEER) == PEER_ID.x25519_public_key and host.last_heard(PEER) > 0
+    assert not host._displaced  # released at the first datagram after the joiner was heard
+
+
+def test_a_plain_datagram_swaps_nothing_back_over_a_heard_or_trusted_channel():
+    """§N2.1 step 3: a plain datagram (anyone's) swaps a plain channel back only while the keyed one at the address
+    is neither heard nor trusted: over a live peer's channel it is dropped and every displaced one released."""
+    spoofer = Endpoint(epoch=9)  # plain, from the peer's address
+    spoofer.send(ME, b"PROBE")
+    plain = [d for d, _a in spoofer.datagrams_to_send(0.0)]
+    me = _run([(0.0001, 0)], seconds=2.0)
+    assert _heard(me) and not me._displaced
+    assert me.receive_datagram(plain[0], PEER, 2.0) == []
+    assert _heard(me) and not me._displaced
+    me = _run([(0.0001, 0), (0.00011, 1)], seconds=0.0005)  # two introductions, nobody heard yet
+    assert len(me._displaced[PEER]) == 2
+    me.trust([PEER])
+    assert me.receive_datagram(plain[0], PEER, 0.0006) == []
+    assert me.peer_key(PEER) == FORGERS[1].x25519_public_key and not me._displaced

@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import heapq
 
-import pytest
-
 from p2p.channel_auth import KeyCache
 from p2p.endpoint import Endpoint
 from p2p.identity import Identity
@@ -161,9 +159,6 @@ def test_premise_a_lobby_by_join_code_starts():
     assert all(started for started, _ in _lobby_by_code(attack=False, until=5.0).values())
 
 
-@pytest.mark.xfail(strict=True, reason="s12b #1 one forged intro in a code joiner's first round trip aborts its join "
-                   "(open: its PROBE opened a PLAIN channel, which the intro keys in place, trust on first use; H131 "
-                   "fixed the keyed case only)")
 def test_one_forged_introduction_in_a_code_joiners_first_round_trip_does_not_abort_its_join():
     """BREAK s12b #1 in the lobby (§N3.1 join by code): joiner 1's PROBE opens an untrusted
     channel at the host (the host trusts the address only once the JOIN is accepted); the forged
