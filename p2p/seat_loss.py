@@ -424,7 +424,7 @@ class SeatLoss:
         (they tell us when our seat was dropped at a step we applied, ``SeatLost``)."""
         for key in [key for key in self._votes if key[0] <= upto and key[1] != self.my_seat]:
             del self._votes[key]
-        self.slots.forget(upto, self.my_seat)
+        self.slots.forget(upto)
 
     def clear_votes(self) -> None:
         """Forget every vote held and cast (fuzzing: a fresh start of the vote bookkeeping)."""

@@ -73,9 +73,13 @@ class SlotVotes:
         return [raw for (s, e, d) in sorted(self._held) if s == step and d == t and e < epoch
                 for _, (_, raw) in sorted(self._held[(s, e, d)].items()) if raw not in sent]
 
-    def forget(self, upto: int, keep_seat: int) -> None:
-        """Forget the slots of steps <= ``upto`` (applied), except against ``keep_seat`` (ours)."""
-        for key in [key for key in self._held if key[0] <= upto and key[2] != keep_seat]:
+    def forget(self, upto: int) -> None:
+        """Forget the slots of steps <= ``upto`` (applied), ours included: ``bound`` reads only the
+        current step, and votes against us of a past step are counted by ``SeatLoss`` (its own
+        table), so a slot kept here would be read by nobody (red team s12d #1, H136: a seat
+        signing DROP(j, us, e) for each of the 256 epoch values of every past step grew it for
+        the whole game)."""
+        for key in [key for key in self._held if key[0] <= upto]:
             del self._held[key]
 
     def clear(self) -> None:

@@ -10,12 +10,11 @@ slot against our own seat. ``SlotVotes`` is read only at the current step (``bou
 a slot of a past step against us is never read again. One hostile seat signing DROP(j, us, e)
 for every e (256 votes, ~150 bytes each on the wire) at every step grows our memory by 256 slots
 per step of the game, for good, and ``SlotVotes.bound`` walks every slot at every step (CPU per
-step grows with the game). In memory, virtual clock, fake engine, 5 seats.
+step grows with the game). In memory, virtual clock, fake engine, 5 seats. Fixed (coordinator):
+``SlotVotes.forget`` forgets every slot of an applied step, ours included.
 """
 
 from __future__ import annotations
-
-import pytest
 
 import fake_engine as E
 from p2p import const as C
@@ -82,11 +81,6 @@ def test_one_vote_per_past_step_is_kept_only_while_it_can_count():
     assert len(me.seats.slots._held) <= me.step  # one per step at most: H135's growth, x1
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "s12d #1 [LOW] (H136): a hostile seat's DROP(j, us, e) for every epoch value e (0..255) of each "
-    "past step we still keep is held by SlotVotes for the rest of the game (forget keeps every slot "
-    "against our own seat; receive checks no epoch for votes against us): 256 slots per step of "
-    "the game, never read again, and SlotVotes.bound walks them all at every step"))
 def test_votes_against_us_of_past_steps_are_not_held_for_the_rest_of_the_game():
     """The rule (§C8.3 'Stale votes', ``own_drop_counts``): a vote of a step older than KEEP_STEPS
     can make us halt no more, so nothing of it need be held; our memory of votes does not grow

@@ -87,7 +87,7 @@ def test_a_liars_two_votes_of_one_slot_bind_the_other_seat_in_the_next_epoch():
     assert book.bound(K, 2, active) == 1
     active[1] = False  # the bound seat dropped: nothing binds
     assert book.bound(K, 2, active) is None
-    book.forget(K, keep_seat=5)
+    book.forget(K)
     assert book.bound_votes(K, 2, [True] * n, []) == []
 
 
