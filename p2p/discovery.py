@@ -14,7 +14,13 @@ Rules learnt on these machines (DESIGN.md section 5): zeroconf always gets expli
 browsing uses ``DNSQuestionType.QM`` because several processes share port 5353 on one host and a
 unicast answer would reach only one of them; the task returned by ``async_unregister_service``
 is awaited, or the goodbye is never sent. A crashed peer's record lingers for minutes, so
-liveness is the protocol's business, not discovery's.
+liveness is the protocol's business, not discovery's. An advert's TXT is the one last *received*
+(``_TxtListener``), not python-zeroconf's: it fires no ``Updated`` for a TXT equal to one still
+cached and its cache answers the TXT first *stored*, so an advert going back to an earlier TXT
+(1/4 -> 2/4 -> 1/4: a joiner leaving) was listed as 2/4 until the TTL ran out (H137). And
+its listener drops a packet byte-equal to one received in the last second (first sight + 1 s),
+so an update back to a TXT announced less than a second before never arrived at all: ``update``
+announces once more ``REANNOUNCE_S`` later (the last word, after any answer still queued).
 
 Closing sends each advert's goodbye once, at once (``say_goodbye``), not python-zeroconf's three
 goodbyes 125 ms apart: those repeats made every closing node wait 0.25 s per advert (a seat has
@@ -31,13 +37,32 @@ import ipaddress
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 
-from zeroconf import DNSQuestionType, ServiceStateChange
+from zeroconf import DNSQuestionType, RecordUpdateListener, ServiceStateChange
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
 from .ad_record import SERVICE_TYPE, DiscoveryError, GameAd
 
 #: How long a found service is resolved (SRV, TXT, A) before it is given up (ms).
 RESOLVE_TIMEOUT_MS = 1500
+#: Delay of an update's last announcement (s): past python-zeroconf's 1 s duplicate-packet window.
+REANNOUNCE_S = 1.2
+_TYPE_TXT, _CLASS_IN = 16, 1  # RFC 1035 §3.2.2, §3.2.4
+
+
+class _TxtListener(RecordUpdateListener):
+    """Hands every TXT record of a ``_lanopoli._udp`` instance to ``on_txt(record)`` as it
+    arrives, repeats included (the browser's ``Updated`` skips a record equal to one already
+    cached); goodbyes (TTL 0) are left to the browser's ``Removed``."""
+
+    def __init__(self, on_txt: Callable[[object], None]) -> None:
+        self.on_txt = on_txt
+
+    def async_update_records(self, zc: object, now: float, records: list) -> None:
+        """Called by zeroconf for each response, before its records are cached."""
+        for update in records:
+            rec = update.new
+            if rec.type == _TYPE_TXT and rec.ttl and rec.name.lower().endswith(SERVICE_TYPE.lower()):
+                self.on_txt(rec)
 
 
 async def say_goodbye(azc: AsyncZeroconf, info: AsyncServiceInfo) -> None:
@@ -77,6 +102,8 @@ class Discovery:
         self._changed = asyncio.Event()
         self._tasks: set[asyncio.Task] = set()  # resolutions of found services
         self._announcing: set[asyncio.Task] = set()  # announcements of our ad
+        self._txt = _TxtListener(self._txt_received)
+        self._latest_txt: dict[str, object] = {}  # listed name -> the TXT record last received
         self.on_change: Callable[[str, GameAd | None], None] | None = None
 
     async def __aenter__(self) -> Discovery:
@@ -123,7 +150,14 @@ class Discovery:
         task = await self.zeroconf.async_update_service(info)
         self._ad, self._info = ad, info
         self._keep(task)
+        self._keep(self._reannounce(info))
         return ad
+
+    async def _reannounce(self, info: AsyncServiceInfo) -> None:
+        # Receivers drop a packet equal to one they got less than 1 s before (H137, module doc).
+        await asyncio.sleep(REANNOUNCE_S)
+        if self._info is info:
+            await (await self.zeroconf.async_update_service(info))
 
     def _keep(self, aw: object) -> None:
         # Hold a reference so the announcement task is not garbage-collected; close() ends it.
@@ -157,6 +191,7 @@ class Discovery:
     def browse(self) -> None:
         """Start browsing (idempotent). Found games appear in ``games``; our own ad is skipped."""
         if self._browser is None:
+            self.zeroconf.zeroconf.async_add_listener(self._txt, None)
             self._browser = AsyncServiceBrowser(
                 self.zeroconf.zeroconf, SERVICE_TYPE, handlers=[self._on_state_change],
                 question_type=DNSQuestionType.QM)
@@ -164,12 +199,37 @@ class Discovery:
     def _on_state_change(self, zeroconf: object, service_type: str, name: str,
                          state_change: ServiceStateChange) -> None:
         if state_change is ServiceStateChange.Removed:
+            self._latest_txt.pop(name, None)
             if self.games.pop(name, None) is not None:
                 self._notify(name, None)
             return
+        self._schedule_resolve(name)
+
+    def _schedule_resolve(self, name: str) -> None:
         task = asyncio.ensure_future(self._resolve(name))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    def _txt_received(self, record: object) -> None:
+        # A TXT of a listed game, new or a repeat: kept as its current one and resolved again
+        # (the task runs once the response is cached). Unlisted names are not kept (a flood of
+        # made-up names costs nothing); the resolution that lists one reads the cache.
+        key = record.name.lower()  # type: ignore[attr-defined]
+        for listed in self.games:
+            if listed.lower() == key:
+                self._latest_txt[listed] = record
+                self._schedule_resolve(listed)
+
+    def _keep_latest_txt(self, zc: object, name: str) -> None:
+        """Drop from zeroconf's cache every TXT of ``name`` other than the last received, so the
+        service info loads that one (the cache-flush bit does it for older records only)."""
+        latest = self._latest_txt.get(name)
+        if latest is None:
+            return
+        cache = zc.cache  # type: ignore[attr-defined]
+        stale = [r for r in cache.async_all_by_details(name, _TYPE_TXT, _CLASS_IN) if r != latest]
+        if stale:
+            cache.async_remove_records(stale)
 
     async def _resolve(self, name: str) -> None:
         if self._ad is not None and name == self._ad.instance_name:
@@ -178,6 +238,7 @@ class Discovery:
         azc = self._azc
         if azc is None:
             return
+        self._keep_latest_txt(azc.zeroconf, name)
         if not info.load_from_cache(azc.zeroconf):
             if not await info.async_request(azc.zeroconf, RESOLVE_TIMEOUT_MS,
                                             question_type=DNSQuestionType.QM):
@@ -235,6 +296,7 @@ class Discovery:
             await self._withdraw(say_goodbye)
         finally:
             if self._browser is not None:
+                self.zeroconf.zeroconf.async_remove_listener(self._txt)
                 await self._browser.async_cancel()
                 self._browser = None
             for t in list(self._tasks):

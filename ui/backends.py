@@ -182,9 +182,11 @@ class NetLobby:
 
     async def rescan(self) -> None:
         """Browse afresh on a new zeroconf instance (the app calls it after we left a waiting
-        room). The instance kept the game we left as it was while we sat in it ("2/4 Marco,
-        Anna") although the host's advert said 1/4 (H130's walk, loopback, each time: a third
-        program saw the update, a fresh instance reads it at once; cause not found)."""
+        room). The old instance listed the game we left as it was while we sat in it ("2/4
+        Marco, Anna") although the host's advert said 1/4 again (H130's walk): python-zeroconf
+        dropped the host's 1/4 announcement as a duplicate of one seen < 1 s before and kept
+        the older TXT in its cache; ``p2p.discovery`` now handles both (H137), this only starts
+        the list clean."""
         await self.close()
         await self.start()
 

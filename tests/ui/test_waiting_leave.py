@@ -63,7 +63,8 @@ async def test_a_joiner_leaving_the_room_frees_its_seat_and_goes_back_to_the_lis
             await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
             assert app.is_running and app.driver is None
             await until(pilot, lambda: host.lobby_names == ("Marco",))
-            # The list says so too (it said "2/4 Marco, Anna" in H125's walk: NetLobby.rescan).
+            # The list says so too (it said "2/4 Marco, Anna" in H125's walk; the advert went back to a
+            # TXT Anna's zeroconf had seen < 1 s before: p2p.discovery module doc, H137).
             await until(pilot, lambda: _listed(app, gid) == [(1, ("Marco",))])
             assert host.phase == "lobby" and host.fault is None
             assert anna.node.link is None  # Anna's node is closed
