@@ -58,7 +58,7 @@ from . import aead
 from . import const as C
 from .errors import WireError
 from .identity import Identity
-from .escrow import BAD_VOTE_SHARE, NONCE as _NONCE, share_commit, share_ctx as _ctx, valid_release
+from .escrow import BAD_ENTRY, BAD_VOTE_SHARE, NONCE as _NONCE, share_commit, share_ctx as _ctx, valid_release
 from .threshold import SHARE_LEN
 from .wire import (MSG_COMPLAINT, MSG_DROP, MSG_ESCROW, MSG_STEP, ComplaintMsg, Setup, decode_drop, decode_escrow,
                    decode_step_body, open_envelope, seal_message)
@@ -170,7 +170,7 @@ def check_escrow(setup: Setup, complainer: int, raw: bytes, key: bytes | None, a
         return None
     if len(share) == SHARE_LEN and share_commit(share, e.game_id, e.seat, complainer, e.epoch) == entry.commit:
         return complainer, "false complaint: the escrow share matches its commitment"
-    return e.seat, "escrow share does not match its commitment"
+    return e.seat, BAD_ENTRY
 
 
 class HiddenNow(NamedTuple):

@@ -48,8 +48,9 @@ _sha256 = hashlib.sha256
 #: Each key encrypts exactly one share (the key is bound to game, seats and epoch).
 NONCE = bytes(12)
 
-#: ``recover_chain`` result while the votes held decide nothing yet (mixed shares, or shares
-#: that cannot be checked without the dropped seat's escrow).
+#: ``recover_chain`` result while the votes held decide nothing yet (fewer than t valid shares and
+#: fewer than m - t + 1 released keys, open votes, or shares that cannot be checked without the
+#: dropped seat's escrow).
 UNDECIDED = "undecided"
 #: Why a dealer's escrow is proven bad when a quorum's shares do not open its chain.
 BAD_RECOMBINATION = "escrow shares do not open its hash chain"
@@ -282,7 +283,8 @@ def drop_record(step: int, seat: int, votes: Sequence[bytes], escrow: bytes | No
 class DropRecord(NamedTuple):
     """A checked DROP log record (``check_drop_record``): the dropped ``seat``, the vote
     envelopes, its ESCROW envelope or None, its recombined ``chain`` or None (stand-in), and
-    ``cheat``: ``BAD_RECOMBINATION`` when the record proves its escrow bad, else None."""
+    ``cheat``: ``BAD_RECOMBINATION`` or ``BAD_ENTRY`` when the record proves its escrow bad
+    (t shares that do not open the chain, or m - t + 1 released keys), else None."""
 
     seat: int
     votes: list
@@ -297,9 +299,10 @@ def check_drop_record(setup: Setup, active: Sequence[bool], epoch: int, step: in
     (step, seat, epoch) of at least Q = ``quorum(seats)`` distinct active seats other than
     ``seat``, in ascending voter order; the dropped seat's signed escrow if present; shares
     matching their commitments and deciding (``recover_chain``: recombined, stand-in, or
-    stand-in because t valid shares do not open the chain: the dealer's bad escrow, proven by
-    the record alone). With ``acks`` (the agreed acknowledgements, §C8.2): the record's escrow
-    must be the CONFIRMED one (nil when none is: then the stand-in, shares not looked at).
+    stand-in because t valid shares do not open the chain or m - t + 1 released keys show
+    entries that do not open: the dealer's bad escrow, proven by the record alone). With ``acks``
+    (the agreed acknowledgements, §C8.2): the record's escrow must be the CONFIRMED one (nil when
+    none is: then the stand-in, shares not looked at).
     Raises ``ValueError`` with the reason."""
     gid = setup.game_id
     keys = [p.public_key for p in setup.players]
@@ -340,7 +343,7 @@ def check_drop_record(setup: Setup, active: Sequence[bool], epoch: int, step: in
     if r.liars:
         raise ValueError(f"seat {r.liars[0]}: {BAD_VOTE_SHARE}")  # an honest peer never logs such a vote
     if r.chain is UNDECIDED:
-        raise ValueError("drop record whose votes decide no reveal (mixed shares or no escrow)")
+        raise ValueError("drop record whose votes decide no reveal (too few shares or keys, or no escrow)")
     return DropRecord(seat, votes, esc_raw, r.chain, r.cheat)
 
 

@@ -28,9 +28,8 @@ from . import const as C
 from .beacon import HashChain
 from .drop_rules import RULE_BANKRUPT, RULE_BOT, drop_rule, dropped_input, turn_time
 from .escrow_acks import AckLedger, EscrowAck, escrow_hash
-from .gamelog import DROP_RECORD
 # The DROP record is built and checked in escrow.py; lockstep and verify import it from here too.
-from .escrow import (BAD_VOTE_SHARE, UNDECIDED, check_drop_record, drop_record, dropped_reveal,  # noqa: F401
+from .escrow import (BAD_ENTRY, BAD_VOTE_SHARE, UNDECIDED, check_drop_record, drop_record, dropped_reveal,  # noqa: F401
                      key_proves_bad, make_escrow, open_share, pair_key, past_drop, quorum, recover_chain,
                      released)
 from .identity import Identity
@@ -228,7 +227,7 @@ class SeatLoss:
                 # escrow is still held (the gate must not wait forever for a cheater's); the
                 # session proves it with our pairwise key (COMPLAINT, §C8.8) only if that key
                 # decrypts the entry (key_proves_bad): sealed under another key it proves nothing.
-                bad = CheatDetected(step, e.seat, "escrow share does not match its commitment", env.raw)
+                bad = CheatDetected(step, e.seat, BAD_ENTRY, env.raw)
                 key = self.share_key(e.seat)
                 if key_proves_bad(e, self.my_seat, key):
                     self._bad_keys[e.seat] = key  # released instead of a share (§C8.3 rule (a))
@@ -372,8 +371,8 @@ class SeatLoss:
 
     def decide(self, step: int, seat: int) -> Decision | tuple | str | None:
         """The drop of ``seat`` at ``step`` if the votes suffice (§C8.3): a ``Decision`` (votes:
-        the Q deciding voters', ``recover_chain``; chain None and ``cheat`` set when the shares
-        prove the seat's escrow bad: it is dropped all the same, with the stand-in reveals);
+        the Q deciding voters', ``recover_chain``; chain None and ``cheat`` set when the shares or
+        m - t + 1 released keys prove the seat's escrow bad: dropped all the same, stand-in reveals);
         (voter, reason, [its DROP envelope, the ESCROW envelope]) once for each voter whose
         share does not match the commitment (its vote no longer counts; the caller proves it
         with a kind-5 complaint, §C8.8);
