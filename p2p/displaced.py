@@ -1,5 +1,5 @@
-"""Keyed channels that introductions displaced at untrusted addresses, kept aside until the address's channel is
-heard (protocol.md §N2.1 step 3 "The replaced channel is kept aside"; sans-I/O, no clock).
+"""Channels (keyed, or plain before heard) that introductions displaced at untrusted addresses, kept aside until
+the address's channel is heard (protocol.md §N2.1 step 3 "Every replaced channel is kept aside"; sans-I/O, no clock).
 
 An introduction (a MACed datagram carrying its sender's key) replaces the keyed channel of an untrusted address
 whose peer was not heard there in the last 5 s, and so a plain one (instead of keying it in place: a joiner by

@@ -112,8 +112,8 @@ class Endpoint:
         self.on_confirm: Callable[[Addr, float], None] | None = None
         #: Address -> resume point of a forgotten channel (``forget``; oldest first).
         self._tombs: dict[Addr, ResumePoint] = {}
-        #: The keyed channels introductions replaced (§N2.1 step 3), kept aside by address until the current one is
-        #: heard (``_swap_back``, H128 s12b #1, H127 review #7); ``_displaced`` is its dict, for the hot path.
+        #: The channels (keyed or plain) introductions replaced (§N2.1 step 3), kept aside by address until the current
+        #: one is heard (``_swap_back``, H128 s12b #1, H127 #7); ``_displaced`` is its dict, for the hot path.
         self._aside = Displaced()
         self._displaced = self._aside.by_addr
         #: Seat key -> bytes of its *move* allowance (one ``PIN_ALLOWANCE`` shared by every pin of
@@ -207,7 +207,7 @@ class Endpoint:
         (``Channel.last_heard``: a RESPONSE echoing our nonce, or, once the route is so proven, a datagram MACed
         with its key that advanced the channel), 0.0 if never or no channel. Not ``last_rx``: a datagram of another
         run replayed from a spoofed source, or a duplicate of this run's, is accepted (or counted) there but is no
-        sign the peer is there now (protocol.md §N3.2 "heard"; H122 s12 #1, #2)."""
+        sign the peer is there now (protocol.md §N2.2 "Heard"; H122 s12 #1, #2)."""
         ch = self.channels.get(addr)
         return 0.0 if ch is None else ch.last_heard
 

@@ -154,8 +154,9 @@ class StepCollector:
     def refuse(self, step: int, epoch: int, raw: bytes) -> None:
         """Remember that the signed envelope ``raw`` of ``step`` was verified and refused in
         ``epoch``: its replays are dropped unverified (``refused``, counted ``refused_again``;
-        §C3.4 'Refused messages'). At most ``REFUSED_KEEP`` per step and epoch; those of an
-        earlier epoch are forgotten, and those of a step when it is (``applied``)."""
+        §C3.4 'Refused messages'). At most ``REFUSED_KEEP`` per step and epoch; a step's are
+        forgotten with the step (``KEEP_STEPS`` after it is applied), and those of an earlier
+        epoch when the step refuses something in a later one."""
         kept = self.refusals.get(step)
         if kept is None or kept[0] != epoch:
             kept = self.refusals[step] = (epoch, set())

@@ -143,7 +143,7 @@ class Channel:
         #: Loop time of the last datagram received (for the endpoint's eviction of strangers).
         self.last_rx = 0.0
         #: Loop time the peer was last *heard* here: a RESPONSE to our nonce or, over a proven route,
-        #: a datagram that advanced the channel; never a replay (§N3.2 "heard", H122 s12 #1 #2).
+        #: a datagram that advanced the channel; never a replay (§N2.2 "Heard", H122 s12 #1 #2).
         self.last_heard = 0.0
         #: The peer's epoch, proven or not, and the retired ones (§N2.2).
         self.peer = PeerEpoch()

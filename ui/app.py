@@ -34,6 +34,7 @@ class LanopoliApp(App):
         self.backend = backend
         self.settings = settings or Settings()
         self.driver = driver
+        self._game: Any = None  # the driver's worker (start_driver)
         #: ``lanopoli watch``: start at the list of games to watch (ui/screens/watch.py).
         self.watch = watch
 

@@ -4,7 +4,9 @@ The engine tells events in the order it makes them; a few read better moved: an 
 before the transfers it caused (:func:`trade_first`), the outcome of a rent due at a turn's start
 before that turn's line (:func:`pull_outcomes`, :func:`rent_key`), a niente payment's bills and
 magnifier window with it (:func:`of_window`), and a rent's debt until it is paid or its debtor
-goes bankrupt (:func:`settles_debt`). Pure functions over event lists; no text.
+goes bankrupt (:func:`settles_debt`). Functions over event lists, no text and no state of their
+own: :func:`trade_first` and :func:`pull_outcomes` reorder the list they are given in place, and
+:func:`settles_debt` removes the settled debt from the set it is given.
 """
 
 from __future__ import annotations
