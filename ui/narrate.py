@@ -133,14 +133,14 @@ class Narrator:
                 text = self.line(e)
                 out.extend(text.split("\n") if text else ())
                 continue
-            if self._held_debts and type(e).__name__ != "TurnStarted":
+            if self._held_debts and type(e).__name__ != "TurnStarted" and key not in self._held_rents:
                 # A held rent's debt is open: what happens until it is paid is of the last turn.
                 text = self.line(e)
                 out.extend(text.split("\n") if text else ())
                 if settles_debt(e, self._held_debts):
-                    if not self._held_rents and window_follows(queue, i):
+                    if not self._held_rents and not self._held_debts and window_follows(queue, i):
                         self._window = False
-                    elif not self._held_rents:
+                    elif not self._held_rents and not self._held_debts:
                         out.extend(self.flush())
                 continue
             if self._held and key not in self._held_rents:
@@ -164,9 +164,9 @@ class Narrator:
                 if type(e).__name__ == "DebtOpened":
                     self._held_debts.add(key)  # the turn line waits for the debt's outcome
                     continue
-                if not self._held_rents and window_follows(queue, i):
+                if not self._held_rents and not self._held_debts and window_follows(queue, i):
                     self._window = False
-                elif not self._held_rents:
+                elif not self._held_rents and not self._held_debts:
                     out.extend(self.flush())
         if self._held and self._window is False:
             out.extend(self.flush())  # what followed the payment is told: the turn line now

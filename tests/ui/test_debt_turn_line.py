@@ -114,3 +114,28 @@ def test_our_roll_sent_with_the_claim_is_told_as_waiting_for_the_debt(lang):
              "en": "Your move was refused by the rules (not_your_roll)"}[lang]
     assert n.lines([ActionRefused(2, 1, "not_your_roll")]) == [plain]  # the roll closed the debt's window
     assert Narrator(s.ed, NAMES, me=2).lines([ActionRefused(2, 1, "not_your_roll")]) == [plain]  # no debt
+
+
+def test_two_debts_opened_in_one_batch_both_come_before_the_turn_line(lang):
+    """protocol.md Part U 'Log order': Bruno owes two held rents (Anna's Viale Vesuvio, Carla's
+    Via Accademia) and both claims open a debt in one batch. The second
+    debt is a debt too (RV12-C #1): each mortgage comes before the payment it paid for, and
+    Carla's turn line waits until both debts are paid (the first payment alone must not let it
+    out). Synthetic events (the reviewer's repro), each batch handed to the narrator alone."""
+    from engine.events import DebtOpened, MoneyPaid, PropertyMortgaged, RentDue, TurnStarted
+
+    s = scenario(3, current=1, owners={9: 0, 11: 2, 1: 1, 3: 1})
+    n = Narrator(s.ed, NAMES)
+    n.lines([RentDue(0, 1, 9, 6), RentDue(2, 1, 11, 10), TurnStarted(2)])
+    assert n.holding
+    first = n.lines([DebtOpened(1, 0, 6), DebtOpened(1, 2, 10)])
+    assert len(first) == 2 and n.holding, first
+    pay1 = n.lines([PropertyMortgaged(1, 1), MoneyPaid(1, 0, 6, "rent")])
+    assert n.holding, pay1  # the other debt is still open: no turn line yet
+    pay2 = n.lines([PropertyMortgaged(1, 3), MoneyPaid(1, 2, 10, "rent")])
+    assert not n.holding
+    turn = {"it": "— Tocca a Carla —", "en": "— Carla's turn —"}[lang]
+    out = first + pay1 + pay2
+    assert out.count(turn) == 1 and out[-1] == turn, out
+    assert "Vicolo Corto" in pay1[0] and "€6" in pay1[1], pay1
+    assert "Vicolo Stretto" in pay2[0] and "€10" in pay2[1], pay2
