@@ -109,8 +109,7 @@ class LocalSeat:
         if not seats.on or s.phase != RUNNING or s.spectator:
             return ()
         k = s.step
-        decided = seats.quorum_at(k)
-        decided = seats.bound_at(k) if decided is None else decided  # an earlier epoch's (s12b #2)
+        decided = seats.decided_at(k)  # this epoch's quorum or an earlier one's (s12b #2)
         if decided is not None and not s.waiting_for():
             return (decided,)  # a held quorum waits for its releases (version 5, §C8.3 rule (c))
         if not s.waiting_for() and seats.voted_at(k) and not s.votes.certified(k):

@@ -8,15 +8,13 @@ crypto in ``escrow.py``) and reveals only once it holds an escrow from every oth
 *Quorum*: a drop needs signed DROP votes of a strict majority of all the setup's seats, Q =
 floor(N/2) + 1 (``quorum``): two majorities of one fixed set share a seat, so two sides of a
 partition never both drop someone; a side without Q seats pauses.
-*Open votes* (version 5, §C8.3 'Shares in votes that decide nothing'): a vote is open until its
-voter holds Q votes against the seat at its current step (``release``: re-signed with its share,
-or the pairwise key of an entry that does not open). A held quorum is the decision (``quorum_at``,
-and ``bound_at`` for one of an earlier epoch of the step: no certificate, the step waits, the
-quorum goes with our re-sends, ``own_votes``). t released shares recombine s (SHA-256^n(s) = the
-chain head, every commitment re-created): the dropped seat's real reveals; an escrow never
-confirmed gives the public stand-in ``dropped_reveal``, a bad one the stand-in and a named cheat.
-The setup's rule and how a dropped seat is played (§C8.4) are ``drop_rules``; here is the live
-state machine (§C8.6). Limits (§C8.5): any Q other seats can recombine a seat's chain (they could
+*Open votes* (version 5, §C8.3 'Shares in votes that decide nothing'): a vote is open until its voter holds Q votes
+against the seat at its current step (``release``: re-signed with its share, or the pairwise key of an entry that does
+not open). A held quorum of this or an earlier epoch of the step is the decision (``decided_at``): no certificate, the
+step waits, it goes with our re-sends. t released shares recombine s (SHA-256^n(s) = the chain head, every commitment
+re-created): the dropped seat's real reveals; an escrow never confirmed gives the public stand-in ``dropped_reveal``, a
+bad one the stand-in and a named cheat. The setup's rule and how a dropped seat is played (§C8.4) are ``drop_rules``;
+here is the live state machine (§C8.6). Limits (§C8.5): any Q other seats can recombine a seat's chain (they could
 already vote it out); with two seats nobody is dropped, no escrow while active - 1 < Q.
 """
 
@@ -340,9 +338,13 @@ class SeatLoss:
         return out + self.slots.bound_votes(step, self.epoch, self.active, out)  # s12b #2
 
     def bound_at(self, step: int) -> int | None:
-        """The seat whose drop a quorum of an EARLIER epoch of ``step`` decided (``SlotVotes.bound``:
-        as ``quorum_at``, no certificate, no step applied, forwarded; §C8.3 rule (c)), or None."""
+        """The seat whose drop a quorum of an EARLIER epoch of ``step`` decided (``SlotVotes.bound``)."""
         return self.slots.bound(step, self.epoch, self.active)
+
+    def decided_at(self, step: int) -> int | None:
+        """The seat a held quorum of ``step`` decided to drop, this epoch's or an earlier's, or None (§C8.3 (c))."""
+        seat = self.quorum_at(step)
+        return self.bound_at(step) if seat is None else seat
 
     def targets(self, step: int) -> dict[int, int]:
         """voter -> the seat it voted against at ``step`` in the current epoch (votes held)."""

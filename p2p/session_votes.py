@@ -354,14 +354,14 @@ class SessionVotes:
         k+1 over the seat's message must not free the releasers (§C8.3 rule (c), item 3)."""
         s = self._s
         seats, active, n, me = s.seats, s.active, s.n, s.my_seat
+        if seats.decided_at(k) is not None:
+            return False  # a held quorum is the decision, never a certificate (version 5, rule (c))
         signed = set(s.steps.signers(k, s.skipping.skipped_seats(k)))
         # the voters of k+1 (targets(k + 1): voter -> the seat it voted against) whose k message we
         # hold; not at a step where a turn may be skipped: such a vote does not say whether its
         # voter applied k with the seat's message or skipped (§C8.10; red team s12 #6)
         if not s.skipping.skippable():
             signed.update(v for v in seats.targets(k + 1) if s.steps.held(k, v) is not None)
-        if seats.quorum_at(k) is not None or seats.bound_at(k) is not None:
-            return False  # a held quorum is the decision, never a certificate (version 5, rule (c))
         targets = seats.targets(k)
         need = seats.active_count() - seats.quorum
         for t in range(n):

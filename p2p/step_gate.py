@@ -142,7 +142,7 @@ class StepGate:
                     s.stats["superseded"] += 1
             if not steps.complete(k, self._awaited(skipped)) or s.referee.disputes.open is not None:
                 return
-            if s.seats.quorum_at(k) is not None or s.seats.bound_at(k) is not None:
+            if s.seats.decided_at(k) is not None:
                 return  # a held quorum decided a drop at k (in this or an earlier epoch, §C8.3 rule (c))
             if s.seats.voted_at(k) and not s.votes.certified(k):
                 return  # we voted to drop a seat at k: the votes or a certificate decide
