@@ -336,8 +336,7 @@ class Endpoint:
         if keys is None or not mac_ok(keys.recv, data[:-TAG_LEN], data[-TAG_LEN:]):
             self.stats["intro_dropped"] += 1
             return None
-        if old is not None and old.keys is None and (addr in self.trusted or (
-                old.last_heard and now - old.last_heard < UNTRUSTED_IDLE)):
+        if old is not None and old.keys is None and self._settled(addr, old, now):
             old.upgrade(keys, self.keys.my_xk, False)  # trust on first use (class doc)
             return old
         if old is not None:
@@ -352,12 +351,16 @@ class Endpoint:
         ch.last_rx = now
         return ch
 
+    def _settled(self, addr: Addr, ch: Channel, now: float) -> bool:
+        """No introduction replaces ``ch`` (§N2.1 step 3): ``addr`` is trusted or its peer was heard there lately."""
+        return addr in self.trusted or bool(ch.last_heard and now - ch.last_heard < UNTRUSTED_IDLE)
+
     def _swap_back(self, data: bytes, addr: Addr, now: float, ch: Channel) -> Channel:
         """``ch``, or a channel an introduction displaced at ``addr`` if ``data`` fails ``ch``'s MAC and passes its
         (they swap, ``Displaced.swap``) while ``ch``'s peer was not heard in the last ``UNTRUSTED_IDLE`` s (once it
         was, every displaced one is dropped): forged introductions in a new peer's first round trip no longer cut it
         off (§N2.1 step 3)."""
-        if addr in self.trusted or (ch.last_heard and now - ch.last_heard < UNTRUSTED_IDLE):
+        if self._settled(addr, ch, now):
             self._aside.drop(addr)  # (a trusted address's channel is never replaced, step 3)
             return ch
         old = self._aside.swap(addr, data, ch)
@@ -376,9 +379,8 @@ class Endpoint:
         if ch is not None:
             if self._displaced and addr in self._displaced:
                 ch = self._swap_back(data, addr, now, ch)
-            if data[:1] == _INTRO_BYTE and (ch.keys is None or (
-                    ch.keys.peer_xk != data[HEADER_SIZE:HEADER_SIZE + XKEY_LEN] and addr not in self.trusted
-                    and not (ch.last_heard and now - ch.last_heard < UNTRUSTED_IDLE))):  # §N2.1 step 3
+            if data[:1] == _INTRO_BYTE and (ch.keys is None or (  # §N2.1 step 3
+                    ch.keys.peer_xk != data[HEADER_SIZE:HEADER_SIZE + XKEY_LEN] and not self._settled(addr, ch, now))):
                 ch = self._introduction(data, addr, now, ch)
                 if ch is None:
                     return []
