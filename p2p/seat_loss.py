@@ -20,10 +20,11 @@ already vote it out); with two seats nobody is dropped, no escrow while active -
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from . import const as C
 from .beacon import HashChain
+from .drop_info import Decision, DropInfo
 from .drop_rules import RULE_BANKRUPT, RULE_BOT, drop_rule, dropped_input, turn_time
 from .escrow_acks import AckLedger, EscrowAck, escrow_hash
 # The DROP record is built and checked in escrow.py; lockstep and verify import it from here too.
@@ -37,28 +38,6 @@ from .wire import MSG_DROP, DropVote, Escrow, Setup, decode_escrow, open_envelop
 
 if TYPE_CHECKING:  # annotations only (engine/api.py: the seam p2p sees; the caller passes the engine)
     from engine.api import Engine
-
-
-class DropInfo(NamedTuple):
-    """How a dropped seat is played: from ``step`` on, by ``rule``; ``chain``: its recombined
-    ``HashChain`` (its real reveals) or None (the public stand-in reveals); ``cheat``: set when
-    its DROP record proved its escrow bad (then it is never re-seated, §C8.5, §C8.9)."""
-
-    step: int
-    rule: str
-    chain: HashChain | None
-    cheat: str | None = None
-
-
-class Decision(NamedTuple):
-    """A drop that can be applied: the votes (envelopes, voter seat order), the dropped seat's
-    ESCROW envelope or None, and its recombined chain or None."""
-
-    votes: list
-    escrow: bytes | None
-    chain: HashChain | None
-    #: ``BAD_RECOMBINATION`` when the votes' shares prove the dropped seat's escrow bad.
-    cheat: str | None = None
 
 
 class SeatLoss:
