@@ -30,7 +30,6 @@ from __future__ import annotations
 from typing import Sequence
 
 from .complaints import BAD_ESCROW, EQUIVOCATION
-from .escrow import key_proves_bad
 from .escrow_acks import EQUIVOCATED, escrow_hash
 from .session_events import Equivocation, PeerMisbehaved
 from .session_port import Effects, SessionView
@@ -57,9 +56,9 @@ class EscrowGate:
 
     def receive(self, env: Envelope, e: Escrow, now: float) -> None:
         """An ESCROW of another seat (§C8.2): held, or dropped and counted, or proven bad (kind 3
-        with our key only when ``escrow.key_proves_bad``: a key that does not decrypt our entry
-        proves nothing, §C8.8; we then hold no share, count ``unproven`` and emit
-        ``PeerMisbehaved``, local only)."""
+        with our key only when ``SeatLoss.bad_key`` holds it, ``escrow.key_proves_bad``: a key
+        that does not decrypt our entry proves nothing, §C8.8; we then hold no share, count
+        ``unproven`` and emit ``PeerMisbehaved``, local only)."""
         s, fx = self._s, self._fx
         s.stats["escrow"] += 1
         outcome, ev = s.seats.receive_escrow(env, e, s.step, s.spectator)
@@ -86,8 +85,8 @@ class EscrowGate:
             # quorum, and a restarted peer that lost it could release nothing (§C8.2, §C8.3 (b)).
             s.own_log.append_own(s.step, env.raw)
         if outcome == "bad_share":
-            key = s.seats.share_key(ev.seat)
-            if key_proves_bad(e, s.my_seat, key):
+            key = s.seats.bad_key(ev.seat)  # decided once, by ``SeatLoss.receive_escrow``
+            if key is not None:
                 fx.prove(ev.seat, s.step, BAD_ESCROW, ev.reason, [ev.evidence], key, halt=ev)
                 if not s.running:
                     return

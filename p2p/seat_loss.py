@@ -218,6 +218,12 @@ class SeatLoss:
         published in a bad-escrow complaint (it opens that one share only)."""
         return pair_key(self._identity, self._xkeys[dealer], self.setup.game_id, dealer, self.my_seat, self.epoch)
 
+    def bad_key(self, dealer: int) -> bytes | None:
+        """Our pairwise key (32 bytes) of ``dealer``'s entry of the current epoch if it proves that
+        entry bad (``receive_escrow`` decided it once, ``key_proves_bad``): what a COMPLAINT kind 3
+        and our released vote carry (§C8.3 rule (a), §C8.8); None if we hold no such key."""
+        return self._bad_keys.get(dealer)
+
     def drop_possible(self) -> bool:
         """True if seat loss is on and Q other active seats could still vote a seat out."""
         return self.escrow_needed()
