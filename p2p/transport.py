@@ -437,17 +437,16 @@ class Channel:
                 # datagram of another epoch (challenged by ``unproven``) never displaces it (H86).
                 proof.check(epoch, now)
         if ack > tx.acked_below or bits:
-            held = len(tx.inflight)
+            inflight = len(tx.inflight)
             tx.on_ack(ack, bits, now)
-            if len(tx.inflight) < held and route.proven:
+            if len(tx.inflight) < inflight and route.proven:
                 self.last_heard = now  # a new ack (freed a datagram) over a proven route
         if flags & FLAG_DATA:
-            if route.proven and seq >= rx.expected and seq not in rx.ooo:
-                out = rx.on_data(seq, flags, data, body, end, now)
-                if rx.expected > seq or seq in rx.ooo:
-                    self.last_heard = now  # a chunk not held before, taken (``last_heard``)
-                return out
-            return rx.on_data(seq, flags, data, body, end, now)
+            fresh = route.proven and seq >= rx.expected and seq not in rx.ooo  # not held before
+            out = rx.on_data(seq, flags, data, body, end, now)
+            if fresh and (rx.expected > seq or seq in rx.ooo):
+                self.last_heard = now  # a chunk not held before, taken (``last_heard``)
+            return out
         return []
 
     def _blank(self) -> bool:
