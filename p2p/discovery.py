@@ -21,6 +21,10 @@ cached and its cache answers the TXT first *stored*, so an advert going back to 
 its listener drops a packet byte-equal to one received in the last second (first sight + 1 s),
 so an update back to a TXT announced less than a second before never arrived at all: ``update``
 announces once more ``REANNOUNCE_S`` later (the last word, after any answer still queued).
+Keeping the last TXT uses two methods of python-zeroconf's record cache (``DNSCache``) that
+its documentation does not list: ``async_all_by_details(name, type, class)`` (the records held)
+and ``async_remove_records(records)``; tests/p2p/test_discovery_txt_back.py fails if either
+goes or changes its parameters (pyproject pins only ``zeroconf>=0.132``; 0.154 here).
 
 Closing sends each advert's goodbye once, at once (``say_goodbye``), not python-zeroconf's three
 goodbyes 125 ms apart: those repeats made every closing node wait 0.25 s per advert (a seat has
@@ -34,10 +38,10 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import replace
 
-from zeroconf import DNSQuestionType, RecordUpdateListener, ServiceStateChange
+from zeroconf import DNSQuestionType, DNSRecord, RecordUpdate, RecordUpdateListener, ServiceStateChange, Zeroconf
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
 from .ad_record import SERVICE_TYPE, DiscoveryError, GameAd
@@ -54,11 +58,12 @@ class _TxtListener(RecordUpdateListener):
     arrives, repeats included (the browser's ``Updated`` skips a record equal to one already
     cached); goodbyes (TTL 0) are left to the browser's ``Removed``."""
 
-    def __init__(self, on_txt: Callable[[object], None]) -> None:
+    def __init__(self, on_txt: Callable[[DNSRecord], None]) -> None:
         self.on_txt = on_txt
 
-    def async_update_records(self, zc: object, now: float, records: list) -> None:
-        """Called by zeroconf for each response, before its records are cached."""
+    def async_update_records(self, zc: Zeroconf, now: float, records: list[RecordUpdate]) -> None:
+        """Called by zeroconf for each response, before its records are cached (``now``: ms,
+        zeroconf's clock; ``records``: (new, old) pairs, ``new`` a ``DNSRecord``)."""
         for update in records:
             rec = update.new
             if rec.type == _TYPE_TXT and rec.ttl and rec.name.lower().endswith(SERVICE_TYPE.lower()):
@@ -100,10 +105,10 @@ class Discovery:
         self._ad: GameAd | None = None
         self._info: AsyncServiceInfo | None = None
         self._changed = asyncio.Event()
-        self._tasks: set[asyncio.Task] = set()  # resolutions of found services
-        self._announcing: set[asyncio.Task] = set()  # announcements of our ad
+        self._tasks: set[asyncio.Future[None]] = set()  # resolutions of found services
+        self._announcing: set[asyncio.Future[object]] = set()  # announcements of our ad
         self._txt = _TxtListener(self._txt_received)
-        self._latest_txt: dict[str, object] = {}  # listed name -> the TXT record last received
+        self._latest_txt: dict[str, DNSRecord] = {}  # listed name -> the TXT record last received
         self.on_change: Callable[[str, GameAd | None], None] | None = None
 
     async def __aenter__(self) -> Discovery:
@@ -159,9 +164,9 @@ class Discovery:
         if self._info is info:
             await (await self.zeroconf.async_update_service(info))
 
-    def _keep(self, aw: object) -> None:
+    def _keep(self, aw: Awaitable[object]) -> None:
         # Hold a reference so the announcement task is not garbage-collected; close() ends it.
-        task = asyncio.ensure_future(aw)  # type: ignore[arg-type]
+        task = asyncio.ensure_future(aw)
         self._announcing.add(task)
         task.add_done_callback(self._announcing.discard)
 
@@ -177,7 +182,7 @@ class Discovery:
 
         await self._withdraw(all_goodbyes)
 
-    async def _withdraw(self, goodbye: Callable) -> None:
+    async def _withdraw(self, goodbye: Callable[[AsyncZeroconf, AsyncServiceInfo], Awaitable[None]]) -> None:
         if self._info is not None:
             pending = list(self._announcing)
             for t in pending:  # pending announcements of the ad being withdrawn
@@ -196,7 +201,7 @@ class Discovery:
                 self.zeroconf.zeroconf, SERVICE_TYPE, handlers=[self._on_state_change],
                 question_type=DNSQuestionType.QM)
 
-    def _on_state_change(self, zeroconf: object, service_type: str, name: str,
+    def _on_state_change(self, zeroconf: Zeroconf, service_type: str, name: str,
                          state_change: ServiceStateChange) -> None:
         if state_change is ServiceStateChange.Removed:
             self._latest_txt.pop(name, None)
@@ -210,23 +215,25 @@ class Discovery:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    def _txt_received(self, record: object) -> None:
+    def _txt_received(self, record: DNSRecord) -> None:
         # A TXT of a listed game, new or a repeat: kept as its current one and resolved again
         # (the task runs once the response is cached). Unlisted names are not kept (a flood of
         # made-up names costs nothing); the resolution that lists one reads the cache.
-        key = record.name.lower()  # type: ignore[attr-defined]
+        key = record.name.lower()
         for listed in self.games:
             if listed.lower() == key:
                 self._latest_txt[listed] = record
                 self._schedule_resolve(listed)
 
-    def _keep_latest_txt(self, zc: object, name: str) -> None:
+    def _keep_latest_txt(self, zc: Zeroconf, name: str) -> None:
         """Drop from zeroconf's cache every TXT of ``name`` other than the last received, so the
-        service info loads that one (the cache-flush bit does it for older records only)."""
+        service info loads that one (the cache-flush bit does it for older records only). Uses
+        ``DNSCache.async_all_by_details`` and ``async_remove_records`` (module doc); runs in the
+        event loop, as zeroconf's ``async_`` cache calls must."""
         latest = self._latest_txt.get(name)
         if latest is None:
             return
-        cache = zc.cache  # type: ignore[attr-defined]
+        cache = zc.cache
         stale = [r for r in cache.async_all_by_details(name, _TYPE_TXT, _CLASS_IN) if r != latest]
         if stale:
             cache.async_remove_records(stale)

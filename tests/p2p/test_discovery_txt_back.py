@@ -43,3 +43,15 @@ def test_an_advert_going_back_to_its_first_txt_is_seen_again():
             await other.close()
 
     asyncio.run(main())
+
+
+def test_the_cache_calls_that_keep_the_last_txt_exist():
+    """``Discovery._keep_latest_txt`` calls two methods of python-zeroconf's ``DNSCache`` that its
+    documentation does not list (p2p/discovery.py module doc); a zeroconf that drops or renames
+    them fails here by name, not as a resolution that silently never lists the game."""
+    import inspect
+
+    from zeroconf import DNSCache
+
+    assert list(inspect.signature(DNSCache.async_all_by_details).parameters) == ["self", "name", "type_", "class_"]
+    assert list(inspect.signature(DNSCache.async_remove_records).parameters) == ["self", "entries"]
