@@ -14,7 +14,7 @@ the host's instance name; nothing else of the host's advert (SRV, A) is forged.
   advert in the list (one instance name, one entry): the game id is then advertised by two keys
   but not contested, and a join by ``gid`` picks the forger's keys. Strict xfail (finding, H144).
 
-Loopback only; every zeroconf instance is closed in a finally block.
+Loopback only; every zeroconf instance is closed (``async with``, a finally block).
 """
 
 from __future__ import annotations
@@ -63,18 +63,15 @@ def _run(forged_txt, check) -> None:
     """Host advertises, ``other`` lists it, the forger sends ``forged_txt(ad)`` under the host's
     instance name, then ``await check(other, ad)``."""
     async def main():
-        host, other, forger = Discovery([LO]), Discovery([LO]), AsyncZeroconf(interfaces=[LO])
+        forger = AsyncZeroconf(interfaces=[LO])
         try:
-            await host.start()
-            await other.start()
-            ad = _ad(os.urandom(16))
-            await host.advertise(ad)
-            await other.wait_for(lambda a: a.game_id == ad.game_id, timeout=10)
-            _forge_txt(forger, ad.instance_name, forged_txt(ad))
-            await check(other, ad)
+            async with Discovery([LO]) as host, Discovery([LO]) as other:  # closed on the way out
+                ad = _ad(os.urandom(16))
+                await host.advertise(ad)
+                await other.wait_for(lambda a: a.game_id == ad.game_id, timeout=10)
+                _forge_txt(forger, ad.instance_name, forged_txt(ad))
+                await check(other, ad)
         finally:
-            await host.close()
-            await other.close()
             await forger.async_close()
 
     asyncio.run(main())
