@@ -14,7 +14,8 @@
 
 ``pump`` keys the channels the lobby knows, sends what it produced and handles its events; at
 ``GameStarted`` it pins every seat's channel (protocol.md §N2.2, §N2.6) and hands the event to
-``Node.start_game``. The node's socket and spectator service are the node's (``NodeHost``).
+``Node.start_game``. ``leave`` sends a joiner's LEAVE as ``pump`` sends (the waiting room's
+Leave, ``ui.net_game.NetGame.leave``). The node's socket and spectator service are the node's (``NodeHost``).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any, Protocol
 from . import const as C
 from .ad_record import LOBBY, RUNNING, GameAd
 from .discovery import Discovery
+from .errors import LocalProtocolError
 from .game_ad import AdUpdates, ad_name
 from .lobby import (GameStarted, Lobby, LobbyAborted, LobbyPeerMisbehaved, LobbyStatus, PlayerJoined,
                     PlayerLeft, SetupProposed, SetupRestarted)
@@ -188,10 +190,31 @@ class NodeLobby:
         # Key the channels of the peers whose X25519 key the lobby knows before anything is sent
         # to them (protocol.md §N2.2); then they are trusted, never evicted (§N2.6).
         pin_lobby(ep, lobby)
-        for addr, raw in lobby.messages_to_send():
-            link.send((str(addr[0]), int(addr[1])), raw)
+        self._send()
         ep.trust(lobby.peer_addresses())
         return self._events()
+
+    def _send(self) -> None:
+        """Send what the lobby queued (``Lobby.messages_to_send``) over the node's link."""
+        link = self.node.link
+        for addr, raw in self.lobby.messages_to_send():
+            link.send((str(addr[0]), int(addr[1])), raw)
+
+    async def leave(self, drain_s: float) -> bool:
+        """Joiner in the lobby (before the host's PROPOSAL): send LEAVE (``Lobby.leave``, protocol.md
+        §C2.2: the host frees the seat) as ``pump`` sends, without handling the lobby's events (its
+        ``LobbyAborted`` "left the lobby" would fail the node, and ``run`` close the socket under
+        the drain), then wait up to ``drain_s`` seconds for the host's ack (``Link.drain``). False,
+        nothing sent, if there is no lobby or link, or it is too late (the setup was proposed)."""
+        if self.lobby is None or self.node.link is None:
+            return False
+        try:
+            self.lobby.leave()
+        except LocalProtocolError:
+            return False
+        self._send()
+        await self.node.link.drain(drain_s)
+        return True
 
     def _events(self) -> bool:
         """Handle the lobby's queued events (``pump``'s return value)."""

@@ -320,28 +320,16 @@ class NetGame(DriverBase):
 
     async def leave(self) -> None:
         """The player leaves the waiting room. A joiner still in the lobby (phase joining or
-        waiting, before the host's PROPOSAL) sends LEAVE (``p2p.lobby.Lobby.leave``, protocol.md
+        waiting, before the host's PROPOSAL) sends LEAVE (``p2p.node_lobby.NodeLobby.leave``, protocol.md
         §C2.2: the host frees the seat, tells the others by its STATUS and its advert) and waits
         up to ``LEAVE_DRAIN_S`` for its ack; its lobby has aborted ("left the lobby"), which
         ``run`` would report as a fault: the app has stopped listening first and stops ``run``. A host, or a
         joiner past the PROPOSAL, sends nothing: the app stops ``run``, whose node withdraws
         our advert as when the program quits (a joiner that never signs is removed at §C2.2
         step 7)."""
-        node = self.node
-        lobby = None if node is None else node.lobby
-        if lobby is None or node.link is None or self.cfg.get("role") == "host" or self.phase != "lobby":
+        if self.node is None or self.cfg.get("role") == "host" or self.phase != "lobby":
             return
-        from p2p.errors import LocalProtocolError
-
-        try:
-            lobby.leave()
-        except LocalProtocolError:  # the setup was proposed: too late for LEAVE
-            return
-        # Sent as NodeLobby.pump sends, without handling the lobby's events: its LobbyAborted would
-        # fail the node, and ``run`` close the socket under the drain.
-        for addr, raw in lobby.messages_to_send():
-            node.link.send((str(addr[0]), int(addr[1])), raw)
-        await node.link.drain(LEAVE_DRAIN_S)
+        await self.node.lobbying.leave(LEAVE_DRAIN_S)
 
     async def close(self) -> None:
         """Stop the bot peers we started (the node closes itself when ``run`` ends)."""
