@@ -138,10 +138,7 @@ class Narrator:
                 text = self.line(e)
                 out.extend(text.split("\n") if text else ())
                 if settles_debt(e, self._held_debts):
-                    if not self._held_rents and not self._held_debts and window_follows(queue, i):
-                        self._window = False
-                    elif not self._held_rents and not self._held_debts:
-                        out.extend(self.flush())
+                    out.extend(self._outcome_told(queue, i))
                 continue
             if self._held and key not in self._held_rents:
                 # Not the held rent's outcome: the held lines go first, if this event says anything.
@@ -164,13 +161,22 @@ class Narrator:
                 if type(e).__name__ == "DebtOpened":
                     self._held_debts.add(key)  # the turn line waits for the debt's outcome
                     continue
-                if not self._held_rents and not self._held_debts and window_follows(queue, i):
-                    self._window = False
-                elif not self._held_rents and not self._held_debts:
-                    out.extend(self.flush())
+                out.extend(self._outcome_told(queue, i))
         if self._held and self._window is False:
             out.extend(self.flush())  # what followed the payment is told: the turn line now
         return out
+
+    def _outcome_told(self, queue: list[Any], i: int) -> list[str]:
+        """A held rent's outcome (or its debt's) was just told, ``queue[i:]`` still to come: when
+        no held rent or debt is left open, the held lines go out now (``flush``), or, when a
+        niente window follows (``window_follows``), once the batch ends with it told (``_window``
+        False). Else nothing yet ([])."""
+        if self._held_rents or self._held_debts:
+            return []
+        if window_follows(queue, i):
+            self._window = False
+            return []
+        return self.flush()
 
     def flush(self) -> list[str]:
         """The held lines (see :meth:`lines`), now; the rents still due are from then on the
