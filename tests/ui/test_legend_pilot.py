@@ -13,10 +13,15 @@ from ui.app import LanopoliApp
 from ui.i18n import set_language
 from ui.play import LocalGame
 from ui.screens import GameScreen
-from ui.screens.legend import LegendDialog, legend_lines
+from ui.screens.legend import LegendDialog, legend_rows
 from ui.widgets import Board
 
 pytestmark = pytest.mark.usefixtures("english")
+
+
+def legend_lines(state):
+    """The legend's rows as the dialog's grid shows them (``legend_grid``): "mark  meaning"."""
+    return [f"{mark.plain.strip()}  {meaning}" for mark, meaning in legend_rows(state)]
 
 
 def _game(edition="classico"):
@@ -41,19 +46,19 @@ async def test_question_mark_opens_the_legend_and_the_board_says_so(size):
 def test_every_mark_of_the_board_is_explained_and_niente_adds_its_magnifiers():
     from ui.board_layout import building_mark
 
-    classico = [line.plain for line in legend_lines(scenario(3))]
+    classico = legend_lines(scenario(3))
     marks = {line.split()[0] for line in classico}
     # draw_cell's marks: colour bar, for sale, houses, hotel, mortgaged, more tokens
     assert {"█", "·", "1-4", building_mark(5, False), building_mark(0, True), "+"} <= marks
     assert not any("●" in line for line in classico)
-    niente = [line.plain for line in legend_lines(scenario(3, edition="niente-e-come-sembra"))]
+    niente = legend_lines(scenario(3, edition="niente-e-come-sembra"))
     assert len(niente) == len(classico) + 2 and "●" in niente[-2] and niente[-1].split()[0] == "l"
 
 
 def test_the_legend_is_italian_by_default():
     set_language("it")
     try:
-        lines = [line.plain for line in legend_lines(None)]
+        lines = legend_lines(None)
     finally:
         set_language("en")
     assert any("ipotecata" in line for line in lines) and any("albergo" in line for line in lines)

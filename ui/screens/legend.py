@@ -42,11 +42,6 @@ def legend_rows(state: Any) -> list[tuple[Text, str]]:
     return [(Text(mark.center(3), style), meaning) for mark, style, meaning in rows]
 
 
-def legend_lines(state: Any) -> list[Text]:
-    """:func:`legend_rows` as one line each (" mark  meaning"), unwrapped."""
-    return [Text(" ") + mark + Text("  " + meaning) for mark, meaning in legend_rows(state)]
-
-
 def legend_grid(state: Any) -> Table:
     """:func:`legend_rows` as a grid whose meanings wrap under themselves, not under the marks
     (H108's walk, 80x24: "a player's token standing there (seat number on the player's" went
@@ -78,4 +73,4 @@ class LegendDialog(_Dialog):
             yield Label(_("Esc or ?: close"))
 
 
-__all__ = ["LegendDialog", "legend_grid", "legend_lines", "legend_rows"]
+__all__ = ["LegendDialog", "legend_grid", "legend_rows"]
