@@ -1,4 +1,4 @@
-"""MODEL OF VERSION 5, NOT LIVE (p2p/vote_release.py; protocol.md §C8.3 'Shares in votes that
+"""MODEL OF VERSION 5, NOT LIVE (tests/p2p/vote_release_model.py; protocol.md §C8.3 'Shares in votes that
 decide nothing', rules (a)-(c)): no set of DROP votes short of a quorum lets anyone recombine a
 seat's chain, and what the quorum decides is one outcome.
 
@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from p2p.escrow import quorum
-from p2p.vote_release import Ballot, ReleaseBook, released
+from vote_release_model import Ballot, ReleaseBook, released
 
 
 def _share(voter: int, dealer: int) -> tuple:

@@ -2,7 +2,9 @@
 §C8.3 'Shares in votes that decide nothing', rules (a)-(c)). The live code is
 ``seat_loss.SeatLoss`` (``vote``, ``release``, ``quorum_at``, ``own_votes``),
 ``session_votes.SessionVotes`` (``check``, ``receive``, ``certified``) and ``step_gate.StepGate.advance``;
-nothing imports this model but its property test (it checks the rule, not the code).
+nothing imports this model but its property test (it checks the rule, not the code), which is why
+it lives under tests/ (it was p2p/vote_release.py until H144; RV12-A #8: a model of the live rule
+in the production package had drifted once, H133).
 
 Why
 ---
