@@ -31,7 +31,7 @@ import msgpack
 import pytest
 
 import spoof
-from conftest import ROOT
+from e2e_support import ROOT
 from p2p import wire
 
 AVAILABLE, WHY_NOT = spoof.available()

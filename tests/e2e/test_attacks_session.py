@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import spoof
-from conftest import WAITING_LINE, spawner
+from e2e_support import WAITING_LINE, spawner
 from p2p.identity import Identity
 from p2p.verify import verify_log
 from test_attacks import AVAILABLE, WHY_NOT, Table, culprits, done_of, seeds, verify_json  # noqa: F401
@@ -76,7 +76,7 @@ def test_4_lanopoli_verify_names_the_cheater(nil_game):
 
 
 def test_7_a_partition_longer_than_the_drop_timeout_does_not_fork_two_seats(partition_demo):
-    proc, log_dir = partition_demo  # conftest.PARTITION_DEMO in a namespace, played once for this and
+    proc, log_dir = partition_demo  # e2e_support.PARTITION_DEMO in a namespace, played once for this and
     # test_partition_quorum.py
     assert "DISAGREE" not in proc.stdout + proc.stderr, proc.stdout + proc.stderr
     # The cut-off side waits (no seat is dropped by a minority) and the game goes on from the

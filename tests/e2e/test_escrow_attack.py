@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import spoof
-from conftest import spawner
+from e2e_support import spawner
 from p2p.escrow import BAD_RECOMBINATION
 from p2p.identity import Identity
 from p2p.verify import verify_log

@@ -22,7 +22,7 @@ import pytest
 from p2p.gamelog import KIND_STEP, LogReader
 from p2p.transport import FLAG_DATA, HEADER, MAGIC
 
-from conftest import ROOT
+from e2e_support import ROOT
 
 HASH_LINE = re.compile(r"^final state hash: ([0-9a-f]{64})$", re.M)
 STEPS_LINE = re.compile(r"^Steps: (\d+)$", re.M)

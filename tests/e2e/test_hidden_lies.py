@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import spoof
-from conftest import spawner
+from e2e_support import spawner
 from p2p.verify import verify_log
 from test_attacks import AVAILABLE, WHY_NOT, Table, done_of, seeds, verify_json
 from test_attacks_session import blamed_seats, seats_of

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 import netns
-from conftest import ROOT
+from e2e_support import ROOT
 
 AVAILABLE, WHY_NOT = netns.available()
 GAME_S = 120

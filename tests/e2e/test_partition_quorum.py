@@ -1,5 +1,5 @@
 """End to end, real processes (on the loopback of a network namespace of their own when the
-machine can make one, else on the machine's: conftest.partition_demo): a two-seat game cut in
+machine can make one, else on the machine's: conftest.py partition_demo): a two-seat game cut in
 two for longer than the drop timeout no longer forks (issue 9 item 7; protocol.md §C8.3 quorum,
 §N5 pause).
 
@@ -18,13 +18,13 @@ import re
 from p2p.gamelog import KIND_DROP, KIND_STEP, LogReader
 from p2p.verify import verify_log
 
-from conftest import WAITING_LINE
+from e2e_support import WAITING_LINE
 
 HASH_LINE = re.compile(r"^final state hash: ([0-9a-f]{64})$", re.M)
 
 
 def test_two_seat_partition_longer_than_the_drop_timeout_pauses_and_agrees(partition_demo):
-    proc, log_dir = partition_demo  # conftest.PARTITION_DEMO, played once for this and attack 7
+    proc, log_dir = partition_demo  # e2e_support.PARTITION_DEMO, played once for this and attack 7
     assert proc.returncode == 0, f"{proc.stdout}\n{proc.stderr}"
     assert "All 2 peers finished with the same final state." in proc.stdout
     assert WAITING_LINE.search(proc.stderr), f"no peer waited: the partition missed the game\n{proc.stderr}"

@@ -21,7 +21,7 @@ import pytest
 
 from p2p.gamelog import LogReader
 
-from conftest import ROOT
+from e2e_support import ROOT
 
 SEATS = 3
 GAME_S = 120  # generous budget for one game on a slow machine; nothing asserts on time

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from p2p.gamelog import KIND_SKIP, LogReader
 
-from conftest import ROOT
+from e2e_support import ROOT
 
 GAME_S = 150  # generous budget for one game on a slow machine; nothing asserts on time
 HOLD_AT = 12

@@ -1,6 +1,7 @@
 """Fixtures shared by the tests of the UI. Plain helpers for the Pilot tests live in
-pilot_support.py: a test module cannot import from conftest.py, since tests/e2e/conftest.py
-is also imported as ``conftest`` and the one loaded last would win."""
+pilot_support.py (and the end-to-end tests' in tests/e2e/e2e_support.py): a test module cannot
+import from conftest.py, since tests/e2e/conftest.py is also imported as ``conftest`` and the one
+loaded last would win."""
 
 from __future__ import annotations
 
