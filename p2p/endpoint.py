@@ -18,6 +18,7 @@ from .errors import LocalProtocolError
 from .recovery import LossClock
 from .resume_point import ResumePoint
 from .return_route import PIN_ALLOWANCE
+from .tombs import Tombs
 from .transport import (HEADER, HEADER_SIZE, MAGIC, MAGIC_AUTH, MAGIC_INTRO, MAX_MESSAGE, STAT_KEYS, STRANGER_RECV_CAP,
                         Addr, Channel, RecvBudget, new_epoch)
 
@@ -110,8 +111,8 @@ class Endpoint:
         #: Called as ``on_confirm(addr, now)`` when a datagram confirms the channel to ``addr``
         #: (a RESPONSE to our CHALLENGE, §N2.6): the host's lobby answers a PROBE it kept (§N3.1).
         self.on_confirm: Callable[[Addr, float], None] | None = None
-        #: Address -> resume point of a forgotten channel (``forget``; oldest first).
-        self._tombs: dict[Addr, ResumePoint] = {}
+        #: Address -> resume point of a forgotten channel (``forget``; oldest first, bounded).
+        self._tombs = Tombs(TOMBSTONES_PER_PEER * max_peers)
         #: The channels (keyed or plain) introductions replaced (§N2.1 step 3), kept aside by address until the current
         #: one is heard (``_swap_back``, H128 s12b #1, H127 #7); ``_displaced`` is its dict, for the hot path.
         self._aside = Displaced()
@@ -227,11 +228,7 @@ class Endpoint:
         if len(self.channels) >= self.max_peers and not self._make_room(now):
             raise LocalProtocolError(f"more than max_peers={self.max_peers} peers")
         trusted = addr in self.trusted
-        tomb = self._tombs.get(addr)
-        if tomb is not None and (tomb.keys is None or (keys is not None and keys.peer_xk == tomb.keys.peer_xk)):
-            del self._tombs[addr]  # the same peer (a plain stream may be keyed in place, §N2.2)
-        else:
-            tomb = None
+        tomb = self._tombs.take(addr, keys)  # the same peer's (a plain stream may be keyed in place, §N2.2)
         if tomb is None and len(first) >= HEADER_SIZE:
             _magic, _flags, _src_epoch, dst_epoch, _seq, _ack, _bits = HEADER.unpack_from(first)
             if dst_epoch == self.epoch:
@@ -402,8 +399,9 @@ class Endpoint:
               and self._make_room(now)):
             ch = self._open(addr, None, False, now, False, data)
             ch.last_rx = now
-        elif first == _AUTH_BYTE and self._remembered(data, addr) and self._make_room(now):
-            ch = self._open(addr, self._tombs[addr].keys, False, now, False)
+        elif first == _AUTH_BYTE and (keys := self._tombs.remembered(data, addr)) is not None \
+                and self._make_room(now):
+            ch = self._open(addr, keys, False, now, False)
             ch.last_rx = now
         else:
             self.stats["unknown_dropped"] += 1
@@ -448,14 +446,6 @@ class Endpoint:
         """How many forgotten channels' resume points are kept (``forget``; for tests, stats)."""
         return len(self._tombs)
 
-    def _remembered(self, data: bytes, addr: Addr) -> bool:
-        """An authenticated datagram from ``addr``, which has no channel: True if a forgotten keyed channel's resume
-        point is kept for it and the MAC checks with its key."""
-        tomb = self._tombs.get(addr)
-        keys = None if tomb is None else tomb.keys
-        return (keys is not None and len(data) >= HEADER_SIZE + TAG_LEN
-                and mac_ok(keys.recv, data[:-TAG_LEN], data[-TAG_LEN:]))
-
     def forget(self, addr: Addr) -> None:
         """Drop the channel to ``addr`` and everything queued or buffered for it; keep its resume point
         (``Channel.resume_point``, class doc) for a later channel to the same peer."""
@@ -470,13 +460,7 @@ class Endpoint:
                 self._spend(ch.keys.peer_xk, route.tx)  # it never heard its peer: what it sent stays spent
             # Only for a peer that proved its address or that we vouch for: a blind spoofer's
             # channels never do, so a flood of them cannot push a real stranger's point out.
-            point = ch.resume_point() if ch.confirmed or addr in self.trusted else None
-            tombs = self._tombs
-            tombs.pop(addr, None)
-            if point is not None:
-                tombs[addr] = point
-                if len(tombs) > TOMBSTONES_PER_PEER * self.max_peers:
-                    del tombs[next(iter(tombs))]
+            self._tombs.bury(addr, ch.resume_point() if ch.confirmed or addr in self.trusted else None)
 
     def totals(self) -> dict[str, int]:
         """Sum of every channel's counters plus the endpoint's own."""
