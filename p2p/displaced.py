@@ -6,11 +6,15 @@ whose peer was not heard there in the last 5 s, and so a plain one (instead of k
 code's PROBE opens a plain channel, H134). A new peer is heard only one round trip after its first datagram,
 so a forged introduction in that round trip would cut it off for good (H128 s12b #1). ``Endpoint`` keeps every
 channel so replaced here (H131 kept one; two forged introductions of two keys back to back dropped the real one,
-H127 REVIEW #7), swaps back whichever passes the MAC of a datagram the current channel's fails, and drops them all
-once the current one is heard or the address trusted or forgotten.
+H127 REVIEW #7), swaps back whichever passes the MAC of a datagram the current channel's fails, gives back the one
+of a key the owner pins there (``take``), and drops them all once the current one is heard or the address trusted or
+forgotten. A channel released here goes through ``on_release``: the endpoint keeps its resume point as for a
+forgotten channel (RV12-B #6, H144).
 """
 
 from __future__ import annotations
+
+from typing import Callable
 
 from .channel_auth import INTRO_ADDR_BURST, TAG_LEN, mac_ok
 from .transport import HEADER_SIZE, MAGIC, Addr, Channel
@@ -27,10 +31,13 @@ class Displaced:
     back to back, §N2.6, so a spoofer must wait for its bucket to refill, 1/``INTRO_ADDR_RATE`` s each, to push
     out the oldest, while a live peer's next datagram swaps its own back within a round trip); the oldest is
     released past it. Memory: at most ``limit`` channels per live channel, each with its receive buffers counted
-    in its budget until released (``Channel.release``)."""
+    in its budget until released. ``on_release(addr, ch)`` releases one (default ``Channel.release``; the
+    ``Endpoint``'s also keeps its resume point, ``Endpoint.forget``)."""
 
-    def __init__(self, limit: int = INTRO_ADDR_BURST) -> None:
+    def __init__(self, limit: int = INTRO_ADDR_BURST,
+                 on_release: Callable[[Addr, Channel], None] = lambda _addr, ch: ch.release()) -> None:
         self.limit = limit
+        self.on_release = on_release
         #: Address -> displaced channels, oldest first (never an empty list). The endpoint's hot path tests this
         #: dict itself (empty almost always).
         self.by_addr: dict[Addr, list[Channel]] = {}
@@ -40,7 +47,7 @@ class Displaced:
         kept = self.by_addr.setdefault(addr, [])
         kept.append(ch)
         if len(kept) > self.limit:
-            kept.pop(0).release()
+            self.on_release(addr, kept.pop(0))
 
     def restore(self, addr: Addr) -> Channel:
         """Take back the channel ``keep`` put aside last at ``addr`` (its replacement could not be opened).
@@ -77,7 +84,19 @@ class Displaced:
                 return old
         return None
 
+    def take(self, addr: Addr, peer_xk: bytes) -> Channel | None:
+        """The channel keyed with ``peer_xk`` displaced at ``addr`` (the owner pins that key there), removed; None
+        if none."""
+        kept = self.by_addr.get(addr, ())
+        for i, ch in enumerate(kept):
+            if ch.keys is not None and ch.keys.peer_xk == peer_xk:
+                del kept[i]
+                if not kept:
+                    del self.by_addr[addr]
+                return ch
+        return None
+
     def drop(self, addr: Addr) -> None:
-        """Release every channel displaced at ``addr`` (heard, trusted or forgotten), if any."""
+        """Release every channel displaced at ``addr`` (heard, trusted or forgotten), if any (``on_release``)."""
         for ch in self.by_addr.pop(addr, ()):
-            ch.release()
+            self.on_release(addr, ch)

@@ -73,8 +73,9 @@ class Endpoint:
     last ``UNTRUSTED_IDLE`` s: one spoofed introduction from a live spectator's or joiner's address cut it off (H122
     s12 #3), a peer that really changed its key there waits that long, and every channel so replaced is kept aside
     (``p2p.displaced``, at most ``INTRO_ADDR_BURST``) until the current one is heard (``_swap_back``, H128 s12b #1,
-    H127 review #7). Plain datagrams open channels only while ``accept_plain`` is true and never reach a keyed
-    channel (one swaps back a plain channel kept aside).
+    H127 review #7); a ``pin`` of its key takes it back, and one dropped keeps its resume point (``_bury``, H144).
+    Plain datagrams open channels only while ``accept_plain`` is true and never reach a keyed channel (one swaps
+    back a plain channel kept aside).
 
     Forgetting a channel (``forget``: an evicted stranger, §N2.6 "Strangers") of a peer that proved its address or
     that the owner trusts keeps its resume point (``Channel.resume_point``; at most ``TOMBSTONES_PER_PEER`` x
@@ -115,7 +116,7 @@ class Endpoint:
         self._tombs = Tombs(TOMBSTONES_PER_PEER * max_peers)
         #: The channels (keyed or plain) introductions replaced (§N2.1 step 3), kept aside by address until the current
         #: one is heard (``_swap_back``, H128 s12b #1, H127 #7); ``_displaced`` is its dict, for the hot path.
-        self._aside = Displaced()
+        self._aside = Displaced(on_release=self._bury)
         self._displaced = self._aside.by_addr
         #: Seat key -> bytes of its *move* allowance (one ``PIN_ALLOWANCE`` shared by every pin of
         #: that key after ``restrict`` but its first) spent by forgotten channels that never heard
@@ -273,7 +274,12 @@ class Endpoint:
             self._place(addr, ch)
             return True
         if ch is not None:
+            back = self._aside.take(addr, peer_xk) if self._displaced else None
             self.forget(addr)
+            if back is not None:  # its own channel, kept aside (§N2.1 step 3): its streams go on (H144)
+                self.channels[addr] = back
+                self._place(addr, back)
+                return True
         ch = self._open(addr, keys, True, 0.0, True)
         if self.allowed is not None:
             # A resumed peer's or a moved seat's (§N2.6 "Game started"): its first flight, then 3x
@@ -452,15 +458,20 @@ class Endpoint:
         self._aside.drop(addr)
         ch = self.channels.pop(addr, None)
         if ch is not None:
-            ch.release()
             route = ch.route
             first = self._firsts.pop(addr, None)
             if (route.seat and not route.rx and ch.keys is not None and ch.keys.peer_xk != first
                     and self.allowed is not None):  # (a lobby pin's flight is per round: "Lobby pins")
                 self._spend(ch.keys.peer_xk, route.tx)  # it never heard its peer: what it sent stays spent
-            # Only for a peer that proved its address or that we vouch for: a blind spoofer's
-            # channels never do, so a flood of them cannot push a real stranger's point out.
-            self._tombs.bury(addr, ch.resume_point() if ch.confirmed or addr in self.trusted else None)
+            self._bury(addr, ch)
+
+    def _bury(self, addr: Addr, ch: Channel) -> None:
+        """Release ``ch`` (forgotten, or a channel kept aside at ``addr``, ``Displaced.on_release``) and keep its
+        resume point (class doc): only for a peer that proved its address or that we vouch for, a blind spoofer's
+        channels never do, so a flood of them cannot push a real stranger's point out; nor does one without a point
+        drop the point kept there (a displaced peer's, H144)."""
+        ch.release()
+        self._tombs.bury(addr, ch.resume_point() if ch.confirmed or addr in self.trusted else None)
 
     def totals(self) -> dict[str, int]:
         """Sum of every channel's counters plus the endpoint's own."""

@@ -25,14 +25,17 @@ class Tombs:
         return len(self.by_addr)
 
     def bury(self, addr: Addr, point: ResumePoint | None) -> None:
-        """The channel to ``addr`` was forgotten with ``point`` (None: nothing to keep): it replaces the point
-        kept there, if any, as the newest."""
+        """A channel to ``addr`` was forgotten with ``point``: it replaces the point kept there, if any, as the
+        newest. None (nothing to keep: a blind spoofer's channel) leaves the point kept there: it is another
+        peer's (a keyed point is taken only with its own key, ``take``; a plain one by the next channel opened
+        there), e.g. the real peer's whose channel an introduction displaced (H144)."""
+        if point is None:
+            return
         tombs = self.by_addr
         tombs.pop(addr, None)
-        if point is not None:
-            tombs[addr] = point
-            if len(tombs) > self.limit:
-                del tombs[next(iter(tombs))]
+        tombs[addr] = point
+        if len(tombs) > self.limit:
+            del tombs[next(iter(tombs))]
 
     def take(self, addr: Addr, keys: PairKeys | None) -> ResumePoint | None:
         """The point kept at ``addr`` for a new channel there keyed with ``keys`` (None: plain), removed: a point
