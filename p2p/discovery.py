@@ -17,7 +17,10 @@ is awaited, or the goodbye is never sent. A crashed peer's record lingers for mi
 liveness is the protocol's business, not discovery's. An advert's TXT is the one last *received*
 (``_TxtListener``), not python-zeroconf's: it fires no ``Updated`` for a TXT equal to one still
 cached and its cache answers the TXT first *stored*, so an advert going back to an earlier TXT
-(1/4 -> 2/4 -> 1/4: a joiner leaving) was listed as 2/4 until the TTL ran out (H137). And
+(1/4 -> 2/4 -> 1/4: a joiner leaving) was listed as 2/4 until the TTL ran out (H137). Last
+*per key*: anyone can send a TXT under a listed instance name, so each key heard there keeps a
+listing of its own and the name is contested until its goodbye (H145; one forged TXT used to
+replace the host's advert, and a join by game id took the forger's keys). And
 its listener drops a packet byte-equal to one received in the last second (first sight + 1 s),
 so an update back to a TXT announced less than a second before never arrived at all: ``update``
 announces once more ``REANNOUNCE_S`` later (the last word, after any answer still queued).
@@ -50,7 +53,15 @@ from .ad_record import SERVICE_TYPE, DiscoveryError, GameAd
 RESOLVE_TIMEOUT_MS = 1500
 #: Delay of an update's last announcement (s): past python-zeroconf's 1 s duplicate-packet window.
 REANNOUNCE_S = 1.2
+#: Keys remembered per instance name (§N3 "Contested game ids"): a TXT with yet another key is
+#: not listed (the name is contested already), so a flood of keys under one name costs nothing.
+KEYS_PER_NAME = 4
 _TYPE_TXT, _CLASS_IN = 16, 1  # RFC 1035 §3.2.2, §3.2.4
+
+
+def _key(ad: GameAd) -> str:
+    """The key an advert claims, as text: ``pk`` in hex, else ``fp`` (an older advertiser)."""
+    return ad.public_key.hex() if ad.public_key is not None else ad.fingerprint
 
 
 class _TxtListener(RecordUpdateListener):
@@ -87,8 +98,13 @@ class Discovery:
     """One zeroconf instance restricted to ``interfaces`` (IP literals, e.g. ["127.0.0.1"]).
 
     Use ``async with Discovery([...]) as d:``; ``advertise``/``update``/``withdraw`` publish one
-    game; ``browse()`` starts collecting the games of others into ``games`` (instance name ->
-    GameAd) and ``wait_for(predicate, timeout)`` returns the first that matches.
+    game; ``browse()`` starts collecting the games of others into ``games`` and
+    ``wait_for(predicate, timeout)`` returns the first that matches and is not ``contested``.
+
+    ``games`` maps a listing to a GameAd: the instance name for the first key (``pk``, else
+    ``fp``) whose TXT was heard under that name, ``"<instance name>#<key>"`` for each other key
+    heard under it (at most ``KEYS_PER_NAME`` in all), each with the TXT last received with that
+    key; a goodbye for the name removes them all (protocol.md §N3 "Contested game ids").
     """
 
     def __init__(self, interfaces: Iterable[str]) -> None:
@@ -100,6 +116,7 @@ class Discovery:
         self.interfaces = interfaces
         self.games: dict[str, GameAd] = {}
         self.malformed = 0
+        self.crowded = 0  # TXTs with a key past KEYS_PER_NAME under a listed name: not listed
         self._azc: AsyncZeroconf | None = None
         self._browser: AsyncServiceBrowser | None = None
         self._ad: GameAd | None = None
@@ -109,6 +126,7 @@ class Discovery:
         self._announcing: set[asyncio.Future[object]] = set()  # announcements of our ad
         self._txt = _TxtListener(self._txt_received)
         self._latest_txt: dict[str, DNSRecord] = {}  # listed name -> the TXT record last received
+        self._heard: dict[str, dict[str, str]] = {}  # listed name -> {key: its listing in games}
         self.on_change: Callable[[str, GameAd | None], None] | None = None
 
     async def __aenter__(self) -> Discovery:
@@ -205,8 +223,9 @@ class Discovery:
                          state_change: ServiceStateChange) -> None:
         if state_change is ServiceStateChange.Removed:
             self._latest_txt.pop(name, None)
-            if self.games.pop(name, None) is not None:
-                self._notify(name, None)
+            for listing in {name, *self._heard.pop(name, {}).values()}:
+                if self.games.pop(listing, None) is not None:
+                    self._notify(listing, None)
             return
         self._schedule_resolve(name)
 
@@ -220,7 +239,7 @@ class Discovery:
         # (the task runs once the response is cached). Unlisted names are not kept (a flood of
         # made-up names costs nothing); the resolution that lists one reads the cache.
         key = record.name.lower()
-        for listed in self.games:
+        for listed in list(self._heard):
             if listed.lower() == key:
                 self._latest_txt[listed] = record
                 self._schedule_resolve(listed)
@@ -255,8 +274,24 @@ class Discovery:
         except DiscoveryError:
             self.malformed += 1
             return
-        self.games[name] = ad
-        self._notify(name, ad)
+        listing = self._listing(name, ad)
+        if listing is not None:
+            self.games[listing] = ad
+            self._notify(listing, ad)
+
+    def _listing(self, name: str, ad: GameAd) -> str | None:
+        """Where ``ad`` (just read from a TXT of ``name``) goes in ``games``: its key's listing,
+        a new one for a key not heard under ``name`` before, None past ``KEYS_PER_NAME`` keys.
+        Keys are remembered until the name's goodbye: the owner's later TXTs (a re-announce)
+        update its own listing and never undo a contest (§N3 "Contested game ids")."""
+        heard = self._heard.setdefault(name, {})
+        key = _key(ad)
+        if key not in heard:
+            if len(heard) >= KEYS_PER_NAME:
+                self.crowded += 1
+                return None
+            heard[key] = f"{name}#{key}" if heard else name
+        return heard[key]
 
     def _notify(self, name: str, ad: GameAd | None) -> None:
         self._changed.set()
@@ -265,10 +300,15 @@ class Discovery:
 
     def contested(self, ad: GameAd) -> bool:
         """True if another found advert names ``ad``'s game id with another key (``pk``, else
-        ``fp``): mDNS is not authenticated, so one of them is a clone and nothing here tells
-        which (protocol.md §N3 "Contested game ids")."""
-        key = ad.public_key or ad.fingerprint
-        return any(o.game_id == ad.game_id and (o.public_key or o.fingerprint) != key for o in self.games.values())
+        ``fp``), or if ``ad`` is listed under an instance name whose TXTs carried two keys since
+        its last goodbye (a TXT sent under the host's own name by another laptop): mDNS is not
+        authenticated, so one of them is a clone and nothing here tells which (protocol.md §N3
+        "Contested game ids")."""
+        key = _key(ad)
+        if any(o.game_id == ad.game_id and _key(o) != key for o in self.games.values()):
+            return True
+        return any(len(heard) > 1 and any(self.games.get(listing) == ad for listing in heard.values())
+                   for heard in self._heard.values())
 
     async def wait_for(self, predicate: Callable[[GameAd], bool], timeout: float) -> GameAd:
         """The first found game with ``predicate(ad)`` true that is not ``contested`` (starts

@@ -99,6 +99,13 @@ def parse_join_code(code: str) -> JoinCode:
         raise ValueError("the code after the slash has 10 letters and digits (or a 32-digit game id)") from None
 
 
+def contested(backend: Any, ad: Any) -> bool:
+    """True if the lobby ``backend`` says ``ad`` is contested (its ``contested(ad)``; a backend
+    without one: False). Source: protocol.md §N3 "Contested game ids"."""
+    check = getattr(backend, "contested", None)
+    return bool(check(ad)) if check is not None else False
+
+
 class NetLobby:
     """Lobby backend on a real network: browse ``_lanopoli._udp`` on ``address`` (zeroconf
     restricted to it), create/join games as ``NetGame``s. ``log_dir``: where game logs go;
@@ -128,6 +135,11 @@ class NetLobby:
         if self._disco is None:
             return []
         return sorted(self._disco.games.values(), key=lambda ad: (ad.state != "lobby", ad.game_id))
+
+    def contested(self, ad: Any) -> bool:
+        """True if ``ad``'s game id or instance name is claimed by two keys (``Discovery.contested``,
+        protocol.md §N3 "Contested game ids"): the list marks it, with its fingerprint."""
+        return self._disco is not None and self._disco.contested(ad)
 
     def _cfg(self, name: str, **kw: Any) -> dict:
         # A new game never picks up an old one's ``.resume`` file: only ``rejoin`` resumes.
@@ -216,6 +228,14 @@ class LocalLobby:
     def games(self) -> list:
         """The fixed ads."""
         return list(self.ads)
+
+    def contested(self, ad: Any) -> bool:
+        """True if another fixed ad names ``ad``'s game id with another key (``pk``, else ``fp``;
+        protocol.md §N3 "Contested game ids", as ``Discovery.contested`` without instance names)."""
+        def key(a: Any) -> Any:
+            return a.public_key or a.fingerprint
+
+        return any(o.game_id == ad.game_id and key(o) != key(ad) for o in self.ads)
 
     def mine(self) -> list:
         """The fixed list ``my_games`` (``MyGame``), for tests."""

@@ -13,7 +13,7 @@ from textual.screen import Screen
 from textual.widgets import Button, DataTable, Input, Label
 
 from ui.i18n import _
-from ui.backends import CreateRequest
+from ui.backends import CreateRequest, contested
 from ui.screens.dialogs import CreateDialog, JoinCodeDialog
 from ui.screens.modal import InOrderInput
 
@@ -90,8 +90,11 @@ class LobbyScreen(Screen):
             host = escape(ad.host_name) if ad.host_name else ad.game_id.hex()[:8]
             if ad.host_name and hosts.count(ad.host_name) > 1:
                 host += " · " + ad.game_id.hex()[:4]  # two hosts of one name: tell them apart
+            if contested(self.backend, ad):  # protocol.md §N3 "Contested game ids": choose by key
+                host += " ⚠ " + ad.fingerprint
+            # No row key: two adverts of one game id (a contest) are two rows (a key would clash).
             table.add_row(host, ad.edition, players_cell(ad.seats_taken, ad.seats_total, ad.players), state,
-                          f"{ad.address}:{ad.port}", key=ad.game_id.hex())
+                          f"{ad.address}:{ad.port}")
         if ads:
             table.move_cursor(row=min(keep, len(ads) - 1))
             if not self._had_games:

@@ -13,6 +13,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, DataTable, Label
 
+from ui.backends import contested
 from ui.i18n import _, format_money
 
 
@@ -72,8 +73,11 @@ class WatchListScreen(Screen):
             turn = "—" if ad.standings is None else str(ad.standings.turn)
             if ad.state == "lobby":
                 turn = _("waiting")
-            table.add_row(escape(ad.host_name or ad.game_id.hex()[:8]), ad.edition, turn, f"{ad.address}:{ad.port}",
-                          escape(standings_cell(ad)), key=ad.game_id.hex())
+            host = escape(ad.host_name or ad.game_id.hex()[:8])
+            if contested(self.backend, ad):  # protocol.md §N3 "Contested game ids": choose by key
+                host += " ⚠ " + ad.fingerprint
+            # No row key: two adverts of one game id (a contest) are two rows (a key would clash).
+            table.add_row(host, ad.edition, turn, f"{ad.address}:{ad.port}", escape(standings_cell(ad)))
         if ads:
             table.move_cursor(row=min(keep, len(ads) - 1))
             self.query_one("#lobby-status", Label).update("")
