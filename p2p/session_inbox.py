@@ -36,7 +36,7 @@ from .forced import is_forced, other_fields
 from .session_events import Equivocation, PeerMisbehaved
 from .session_port import Effects, SessionView
 from .step_collect import Held
-from .step_gate import HALTED, RUNNING
+from .step_gate import FINISHED, HALTED, RUNNING
 from .wire import (MSG_ABANDON, MSG_ALIVE, MSG_CATCHUP_REQ, MSG_CATCHUP_RESP, MSG_COMPLAINT, MSG_DROP, MSG_ESCROW,
                    MSG_HINT, MSG_RESEAT, MSG_SKIP, MSG_STEP, Envelope, StepBody, decode_abandon, decode_alive,
                    decode_catchup_req, decode_catchup_resp, decode_complaint, decode_drop, decode_escrow, decode_hint,
@@ -138,6 +138,11 @@ class SessionInbox:
                     same = True
                 if step <= k:  # the sender re-sends: it is stuck at that step, maybe lacking ours
                     s.own.answer(seat, step, now)
+                    if s.phase == FINISHED and step == s.final_step:
+                        # Its final attestation again: it may lack another seat's that we applied
+                        # (one garbled to it alone, dropped on receipt: no later step shows it
+                        # behind): our records of that step, rate-limited (§C3.5, H143 BREAK #1).
+                        fx.push_records(seat)
                     if step == k - 1 and same:
                         # It is alive, one step behind, waiting for a message it lacks: not
                         # silent at our step (bounded, it may be a replay: Liveness.heard_behind).
