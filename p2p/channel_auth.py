@@ -66,8 +66,8 @@ INTRO_ADDRS = 256
 """Source addresses, and source IPs, whose introduction budget is remembered (least recently used
 forgotten)."""
 
-__all__ = ["ANSWER_INTERVAL", "EpochProof", "KEY_INFO", "TAG_LEN", "XKEY_LEN", "PairKeys", "KeyCache", "derive_pair_keys",
-           "mac", "mac_ok"]
+__all__ = ["ANSWER_INTERVAL", "EpochProof", "KEY_INFO", "TAG_LEN", "XKEY_LEN", "PairKeys", "KeyCache", "PlainSacks",
+           "derive_pair_keys", "mac", "mac_ok"]
 
 
 class PairKeys(NamedTuple):
@@ -355,3 +355,63 @@ class EpochProof:
         self._check_due = False
         self.due = self._respond is not None or self._challenge_due
         return check
+
+
+class PlainSacks:
+    """What a *plain* channel's acknowledgements are worth once it is keyed in place (trust on first
+    use, protocol.md §N2.1 step 3 "Keyed in place", H148; H146 s13b BREAK #6).
+
+    A plain datagram is anyone's: a spoofer who saw the peer's epoch (in the clear) can plant chunks
+    ahead of the receiver's next expected one, and acknowledge ours selectively. When the channel is
+    keyed (``Channel.upgrade``), ``rekey`` therefore (1) drops every chunk the receive side (a
+    ``recv_stream.RecvStream``) holds out of order and any payload half reassembled (its rest is
+    skipped): never delivered under the key; only the in-order prefix delivered while plain stays
+    delivered; and (2) on the send side (a ``send_stream.SendStream``), takes back as unacknowledged
+    every chunk the plain channel's peer acknowledged only selectively (beyond its cumulative ack):
+    the peer, keyed too, dropped them or never had them, so they are resent, MACed. For (2) the plain
+    channel keeps those chunks here (``note``, before ``SendStream.on_ack`` frees them): at most one
+    entry per chunk in flight (``SEND_WINDOW``), forgotten once cumulatively acknowledged.
+    ``held``: seq -> the send stream's in-flight entry ([flags, chunk, sent_at, resent, withheld]).
+    """
+
+    __slots__ = ("held",)
+
+    def __init__(self) -> None:
+        self.held: dict[int, list[Any]] = {}
+
+    def note(self, inflight: dict[int, list[Any]], ack: int, bits: int) -> None:
+        """A plain datagram acknowledges every seq below ``ack`` and ``ack + 1 + i`` for each bit i of
+        ``bits`` (§N2.3): keep the in-flight entries of the latter, forget those below ``ack``."""
+        held = self.held
+        if held:
+            for seq in [s for s in held if s < ack]:
+                del held[seq]
+        while bits:
+            low = bits & -bits
+            seq = ack + low.bit_length()
+            entry = inflight.get(seq)
+            if entry is not None:
+                held[seq] = entry
+            bits ^= low
+
+    def rekey(self, receiver: Any, sender: Any) -> int:
+        """The channel is keyed now: drop the receive side's unauthenticated chunks (held out of order,
+        or a payload half reassembled, whose rest is then skipped) and make the chunks the peer
+        acknowledged only selectively while plain due again (in flight, lost: resent at the next
+        flush, as resends: no RTT sample). Returns the number of chunks dropped on the receive side."""
+        dropped = len(receiver.ooo) + len(receiver.frags)
+        size = sum(len(c) for _f, c in receiver.ooo.values()) + receiver.frag_size
+        receiver.budget.used -= size
+        receiver.held -= size
+        if receiver.frags:
+            receiver.discarding = True
+        receiver.ooo, receiver.frags, receiver.frag_size = {}, [], 0
+        back = {s: e for s, e in self.held.items() if s >= sender.acked_below and s not in sender.inflight}
+        self.held = {}
+        if back:
+            for entry in back.values():
+                entry[3], entry[4] = True, False
+            sender.inflight = dict(sorted({**sender.inflight, **back}.items()))
+            sender.buffered += sum(len(e[1]) for e in back.values())
+            sender.lost.extend(sorted(back))
+        return dropped

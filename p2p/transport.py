@@ -6,16 +6,14 @@ Theory of operation (wire contract: protocol.md part N, "Transport"):
   epoch, the epoch the sender believes the receiver has (0 = not heard from it yet), the
   datagram's sequence number, a cumulative acknowledgement and a 32-bit selective
   acknowledgement bitmap. Anything that does not parse is dropped and counted, never raised.
-* Authentication (WireGuard's model, ``p2p.channel_auth``): a channel whose peer's X25519 key
-  is known is *keyed*; every datagram on it, pure acks included, ends with a 16-byte MAC over
-  all its other bytes under the pairwise key of its direction (magic ``MAGIC_AUTH``), or also
-  carries the sender's X25519 key after the header while the peer may not know it yet
-  (``MAGIC_INTRO``, an *introduction*). A keyed channel drops every datagram whose MAC fails
-  or that is not MACed, before looking at anything else: it changes no state and gets no
-  answer. The owner names the keys it expects (``Endpoint.pin``); an introduction from an
-  unknown address opens a keyed channel (key derivations for such offers are rate-limited).
-  Plain channels (magic ``MAGIC``) exist only for lobby-time peers with no key yet and can
-  never reach a keyed channel (``Endpoint.accept_plain``).
+* Authentication (WireGuard's model, ``p2p.channel_auth``): a channel whose peer's X25519 key is known is
+  *keyed*; every datagram on it, pure acks included, ends with a 16-byte MAC over all its other bytes under the
+  pairwise key of its direction (magic ``MAGIC_AUTH``), or also carries the sender's X25519 key after the header
+  while the peer may not know it yet (``MAGIC_INTRO``, an *introduction*). A keyed channel drops every datagram
+  whose MAC fails or that is not MACed, before looking at anything else: it changes no state and gets no answer.
+  The owner names the keys it expects (``Endpoint.pin``); an introduction from an unknown address opens a keyed
+  channel (key derivations for such offers are rate-limited). Plain channels (magic ``MAGIC``) exist only for
+  lobby-time peers with no key yet and can never reach a keyed channel (``Endpoint.accept_plain``).
 * A ``Channel`` talks to one peer. ``send(payload)`` splits the payload into chunks of at most
   ``MAX_CHUNK`` bytes, each with its own sequence number (all but the last carry ``FLAG_MORE``).
   The receiver buffers chunks that arrive early (up to ``RECV_WINDOW`` ahead), drops duplicates,
@@ -30,31 +28,29 @@ Theory of operation (wire contract: protocol.md part N, "Transport"):
   ``INITIAL_RTO`` at first, floored at ``MIN_RTO``, doubled per consecutive timeout, capped at
   ``MAX_RTO``), or at once when the selective ack shows a datagram sent after it arrived and
   either ``PACKET_THRESHOLD`` later ones did or ``TIME_THRESHOLD`` round trips passed.
-* Lossy regime: for ``LOSS_HOLD`` s after a resend that shows loss (a hole in a selective
-  ack, or two resends within ``LOSS_HOLD``), every data datagram carries
-  ``FLAG_ACK_NOW``; the receiver acks those at once, and their RTO follows a second estimator
-  fed only by them (the bare round trip, floor ``PROMPT_MIN_RTO``), so loss costs a few ms per
-  datagram instead of ``MIN_RTO``; and each new data datagram is sent twice, so that only a loss
-  of both copies costs a timeout (issue 14: a 4-peer game at 20% loss took 5-8x its clean time,
+* Lossy regime: for ``LOSS_HOLD`` s after a resend that shows loss (a hole in a selective ack, or two resends
+  within ``LOSS_HOLD``), every data datagram carries ``FLAG_ACK_NOW``; the receiver acks those at once, and
+  their RTO follows a second estimator fed only by them (the bare round trip, floor ``PROMPT_MIN_RTO``), so
+  loss costs a few ms per datagram instead of ``MIN_RTO``; and each new data datagram is sent twice, so that
+  only a loss of both copies costs a timeout (issue 14: a 4-peer game at 20% loss took 5-8x its clean time,
   now ~3x).
-* Buffers are bounded: at most ``SEND_WINDOW`` datagrams in flight, ``MAX_SEND_BUFFER`` bytes
-  queued (``send`` raises ``BufferFull`` beyond it), ``RECV_WINDOW`` datagrams buffered out of
-  order, ``MAX_MESSAGE`` bytes per reassembled payload, ``MAX_RECV_BUFFER`` bytes buffered on
-  the receive side across all channels, ``max_peers`` channels per endpoint; channels opened by
-  strangers are evicted when idle or when room is needed, and once the game started only the
-  setup's endpoints may open channels (``Endpoint.trust``/``restrict``). Strangers do not draw
-  on ``MAX_RECV_BUFFER`` (``STRANGER_RECV_CAP`` each), and a channel opened by the peer's
-  datagram sends at most ``UNCONFIRMED_FACTOR`` x what it received until the peer answers a
-  CHALLENGE sent to its address (return routability), giving up after ``UNCONFIRMED_RESENDS`` resends (reflection, protocol.md §N2.6).
-* The epoch (random per endpoint instance) tells a restarted peer from a late datagram: when a
-  peer's epoch changes, both directions of the channel start again from sequence 0 and
-  whatever was queued for the old instance is discarded (the lockstep layer catches a restarted
-  peer up by itself). A new epoch is believed only once *proven*: we answer its first datagram
-  with a CHALLENGE (``channel_auth.EpochProof``; a pure ack carrying a fresh random 32-bit nonce in ``seq``) and switch only
-  when a RESPONSE echoing that nonce, addressed to our epoch, arrives (MACed on a keyed
-  channel): a replayed datagram of any earlier instance cannot reset anything. Datagrams from
-  a retired epoch, or addressed to another epoch than ours, are dropped (the latter answered
-  with an ack, at most every ``ANSWER_INTERVAL`` s, so the sender learns our epoch).
+* Buffers are bounded: at most ``SEND_WINDOW`` datagrams in flight, ``MAX_SEND_BUFFER`` bytes queued (``send``
+  raises ``BufferFull`` beyond it), ``RECV_WINDOW`` datagrams buffered out of order, ``MAX_MESSAGE`` bytes per
+  reassembled payload, ``MAX_RECV_BUFFER`` bytes buffered on the receive side across all channels,
+  ``max_peers`` channels per endpoint; channels opened by strangers are evicted when idle or when room is
+  needed, and once the game started only the setup's endpoints may open channels
+  (``Endpoint.trust``/``restrict``). Strangers do not draw on ``MAX_RECV_BUFFER`` (``STRANGER_RECV_CAP``
+  each), and a channel opened by the peer's datagram sends at most ``UNCONFIRMED_FACTOR`` x what it received
+  until the peer answers a CHALLENGE sent to its address (return routability), giving up after
+  ``UNCONFIRMED_RESENDS`` resends (reflection, protocol.md §N2.6).
+* The epoch (random per endpoint instance) tells a restarted peer from a late datagram: when a peer's epoch
+  changes, both directions of the channel start again from sequence 0 and whatever was queued for the old
+  instance is discarded (the lockstep layer catches a restarted peer up by itself). A new epoch is believed only
+  once *proven*: we answer its first datagram with a CHALLENGE (``channel_auth.EpochProof``; a pure ack carrying
+  a fresh random 32-bit nonce in ``seq``) and switch only when a RESPONSE echoing that nonce, addressed to our
+  epoch, arrives (MACed on a keyed channel): a replayed datagram of any earlier instance cannot reset anything.
+  Datagrams from a retired epoch, or addressed to another epoch than ours, are dropped (the latter answered with
+  an ack, at most every ``ANSWER_INTERVAL`` s, so the sender learns our epoch).
 
 The core never reads a clock: every entry point takes ``now`` (seconds, monotonic float), in the
 manner of aioquic's ``QuicConnection``. This module is one peer's ``Channel``: it authenticates
@@ -72,7 +68,7 @@ The ``Endpoint`` that routes a socket's datagrams to channels, keys them and evi
 
 from __future__ import annotations
 
-from .channel_auth import TAG_LEN, XKEY_LEN, EpochProof, PairKeys, mac_ok
+from .channel_auth import TAG_LEN, XKEY_LEN, EpochProof, PairKeys, PlainSacks, mac_ok
 from .datagram import (ACK_BITS, FLAG_ACK_NOW, FLAG_CHALLENGE, FLAG_DATA, FLAG_MORE,  # noqa: F401
                        FLAG_RESPONSE, HEADER, HEADER_SIZE, KNOWN_FLAGS, MAGIC, MAGIC_AUTH, MAGIC_INTRO,
                        MAX_CHUNK, MAX_DATAGRAM, MAX_MESSAGE, MAX_SEQ, PROBE_FLAGS, Addr, Frame, framer,
@@ -99,7 +95,7 @@ STAT_KEYS = (
     "out_of_window", "malformed", "stale_epoch", "peer_restarts", "oversize_dropped",
     "rtt_samples", "recv_budget_dropped", "unauthenticated", "bad_mac", "key_mismatch",
     "epoch_unproven", "challenges_sent", "responses_sent", "answers_limited", "copies_sent",
-    "unconfirmed_withheld", "unconfirmed_gaveup",
+    "unconfirmed_withheld", "unconfirmed_gaveup", "plain_dropped",
 )
 
 
@@ -151,6 +147,7 @@ class Channel:
         self.sender = SendStream(stats, loss_clock)
         self.receiver = RecvStream(stats, budget if budget is not None else RecvBudget(), recv_cap)
         self.route = ReturnRoute(stats, confirmed)
+        self._sacks = PlainSacks()  # what a plain peer acknowledged selectively (``upgrade``)
 
     peer_epoch = property(lambda self: self.peer.current, doc="The peer's epoch (u32) or None.")
 
@@ -187,7 +184,10 @@ class Channel:
 
     def upgrade(self, keys: PairKeys, my_xk: bytes, introduce: bool) -> None:
         """Key a plain channel in place (its sequence state goes on): from now on it sends
-        only MACed datagrams and accepts only datagrams MACed with ``keys``."""
+        only MACed datagrams and accepts only datagrams MACed with ``keys``. What the plain channel
+        took on anyone's word is undone (``PlainSacks.rekey``, §N2.1 step 3 "Keyed in place"): chunks
+        held out of order are dropped (``plain_dropped``), ours acknowledged selectively are resent."""
+        self.stats["plain_dropped"] += self._sacks.rekey(self.receiver, self.sender)
         self.keys = keys
         self._my_xk = my_xk
         self._introduce = introduce
@@ -437,6 +437,8 @@ class Channel:
                 # datagram of another epoch (challenged by ``unproven``) never displaces it (H86).
                 proof.check(epoch, now)
         if ack > tx.acked_below or bits:
+            if keys is None and (bits or self._sacks.held):
+                self._sacks.note(tx.inflight, ack, bits)  # anyone's word: taken back if keyed
             inflight = len(tx.inflight)
             tx.on_ack(ack, bits, now)
             if len(tx.inflight) < inflight and route.proven:
