@@ -395,23 +395,11 @@ class PlainSacks:
             bits ^= low
 
     def rekey(self, receiver: Any, sender: Any) -> int:
-        """The channel is keyed now: drop the receive side's unauthenticated chunks (held out of order,
-        or a payload half reassembled, whose rest is then skipped) and make the chunks the peer
-        acknowledged only selectively while plain due again (in flight, lost: resent at the next
-        flush, as resends: no RTT sample). Returns the number of chunks dropped on the receive side."""
-        dropped = len(receiver.ooo) + len(receiver.frags)
-        size = sum(len(c) for _f, c in receiver.ooo.values()) + receiver.frag_size
-        receiver.budget.used -= size
-        receiver.held -= size
-        if receiver.frags:
-            receiver.discarding = True
-        receiver.ooo, receiver.frags, receiver.frag_size = {}, [], 0
-        back = {s: e for s, e in self.held.items() if s >= sender.acked_below and s not in sender.inflight}
-        self.held = {}
-        if back:
-            for entry in back.values():
-                entry[3], entry[4] = True, False
-            sender.inflight = dict(sorted({**sender.inflight, **back}.items()))
-            sender.buffered += sum(len(e[1]) for e in back.values())
-            sender.lost.extend(sorted(back))
+        """The channel is keyed now: drop the receive side's unauthenticated chunks
+        (``RecvStream.drop_unordered``) and make the chunks the peer acknowledged only selectively
+        while plain due again (``SendStream.take_back``). Returns the number of chunks dropped on the
+        receive side."""
+        dropped = receiver.drop_unordered()
+        held, self.held = self.held, {}
+        sender.take_back(held)
         return dropped

@@ -110,6 +110,20 @@ class RecvStream:
             self.budget = budget
         self.recv_cap = recv_cap
 
+    def drop_unordered(self) -> int:
+        """Drop every chunk held out of order and any payload half reassembled (its rest is then
+        skipped): they came while the channel was plain, anyone's, and it is keyed now (protocol.md
+        §N2.1 step 3 'Keyed in place', ``channel_auth.PlainSacks``). Only the in-order prefix
+        delivered before stays delivered. Returns the number of chunks dropped."""
+        dropped = len(self.ooo) + len(self.frags)
+        size = sum(len(c) for _f, c in self.ooo.values()) + self.frag_size
+        self.budget.used -= size
+        self.held -= size
+        if self.frags:
+            self.discarding = True
+        self.ooo, self.frags, self.frag_size = {}, [], 0
+        return dropped
+
     def release(self) -> None:
         """Give the buffers back to the budget (the channel is forgotten)."""
         self.budget.used -= self.held

@@ -246,6 +246,22 @@ class SendStream:
         self.recovery.on_timeout()
         self.stats["timeouts"] += 1
 
+    def take_back(self, entries: dict[int, list[Any]]) -> None:
+        """Put the chunks of ``entries`` (seq -> the in-flight entry this stream freed on a plain
+        peer's selective ack, kept by ``channel_auth.PlainSacks``) back in flight as lost: resent at
+        the next ``emit``, as retransmissions (no RTT sample). Those below ``acked_below`` (the
+        cumulative ack stands) or in flight already are left (protocol.md §N2.1 step 3 'Keyed in
+        place')."""
+        back = {s: e for s, e in entries.items() if s >= self.acked_below and s not in self.inflight}
+        if not back:
+            return
+        for entry in back.values():
+            entry[3], entry[4] = True, False
+        self.inflight = dict(sorted({**self.inflight, **back}.items()))
+        self.buffered += sum(len(e[1]) for e in back.values())
+        self.lost.extend(sorted(back))
+        self._due_at = None  # ``inflight`` changed (``next_due``)
+
     def resend_all(self) -> None:
         """Resend every datagram in flight at the next ``emit`` (an unconfirmed channel's address
         spoke again, or answered its CHALLENGE: what the bound withheld goes now). Not evidence
