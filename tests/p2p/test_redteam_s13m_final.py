@@ -6,14 +6,15 @@ names its signer (proven by the logged record alone, as every peer and ``verify`
 bytes ...) but is logged and ends the game like any other". Nothing after the attestation step
 covers it (no step k+2 carries a digest over it), so a seat may send a plain attestation to some
 peers and one carrying an input to others, both validly signed with its own key: the game must
-still end everywhere with one final hash (what holds), and the honest logs should hold the same
-bytes (the claim attacked)."""
+still end everywhere with one final hash (what holds); the honest logs differ in that record
+alone and the blame in it is per log, never an honest seat (§C3.5, stated after H149 BREAK #1)."""
 
 from __future__ import annotations
 
 import pytest
 
 import fake_engine as E
+from p2p.gamelog import LogReader
 from p2p.lockstep import CheaterProven, GameOver, SeatDropped
 from p2p.verify import verify_log
 from p2p.wire import MSG_STEP, seal
@@ -59,17 +60,25 @@ def test_two_signed_final_attestations_still_end_the_game_with_one_final_hash(tm
         assert rep.ok and rep.complete, (i, rep.first_bad_step, rep.error)
 
 
-@pytest.mark.xfail(strict=True, reason="H149 BREAK #1: honest logs of one game differ in the final record")
 @pytest.mark.parametrize("n,seed", [(4, 2), (3, 1)])
-def test_two_signed_final_attestations_leave_every_honest_log_the_same_bytes(tmp_path, n, seed):
-    """§C3.5 'as every peer and verify hold the same bytes': the honest peers' game logs of one
-    game should be byte-identical (the liar named in all or in none)."""
+def test_two_signed_final_attestations_blame_per_log_never_an_honest_seat(tmp_path, n, seed):
+    """§C3.5 'The blame is per log' (H149 BREAK #1, stated by H152): nothing covers the
+    attestation step, so the honest logs of one game are the same bytes up to their last record
+    (the kind-1 attestation record) and differ only there: the victim's record holds the signed
+    version with an input and names the liar, the others' the plain one and name nobody. Never an
+    honest seat: every named seat is the liar, and every log verifies complete."""
     net, paths = _two_versions(tmp_path, n, seed)
+    g, v = n - 1, 1
     for i in range(n - 1):
         net.s[i].log.close()
-    named = [[c["seat"] for c in verify_log(paths[i], engine=E).cheaters] for i in range(n - 1)]
-    assert len({tuple(x) for x in named}) == 1, named  # the victim's log alone names the liar
-    assert len({paths[i].read_bytes() for i in range(n - 1)}) == 1
+    reps = [verify_log(paths[i], engine=E) for i in range(n - 1)]
+    assert all(r.ok and r.complete for r in reps), [(r.first_bad_step, r.error) for r in reps]
+    named = [[c["seat"] for c in r.cheaters] for r in reps]
+    assert named == [[g] if i == v else [] for i in range(n - 1)], named
+    lasts = [list(LogReader(paths[i]))[-1] for i in range(n - 1)]
+    assert len({last.offset for last in lasts}) == 1  # one prefix length: the same records before it
+    assert len({paths[i].read_bytes()[:lasts[0].offset] for i in range(n - 1)}) == 1
+    assert len({last.payload for last in lasts}) == 2  # the last record: the victim's alone differs
 
 
 @pytest.mark.parametrize("field", ["hash", "digest"])
