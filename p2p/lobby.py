@@ -2,15 +2,12 @@
 
 Theory of operation
 -------------------
-1. A host opens a lobby (``Lobby.host``): game id (16 random bytes), edition, seat count,
-   options. The host is seated like everyone else.
-2. A joiner (``Lobby.join``) sends a signed JOIN to the host's address: its Ed25519 and X25519
-   public keys, name, hash-chain head, seed commitment and bot flag. The host answers STATUS
-   (seats taken) to everyone in the lobby, or REJECT (a code: full, wrong version, other keys),
-   both signed by the host and checked by the joiner against the keys of the host's advert.
-   A joiner may LEAVE before the lobby is full.
-   Every message is checked (game id, phase, sender, channel key, signature) before it may
-   change, abort or blame anything (``receive_message``); see protocol.md §C2.2 "Checks".
+1. A host opens a lobby (``Lobby.host``): game id (16 random bytes), edition, seats, options; seated.
+2. A joiner (``Lobby.join``) sends a signed JOIN to the host's address (its Ed25519 and X25519 public
+   keys, name, hash-chain head, seed commitment, bot flag). The host answers STATUS (seats taken) to
+   everyone, or REJECT (code: full, version, keys), signed, checked against the host's advert.
+   A joiner may LEAVE before the lobby is full. Every message is checked (game id, phase, sender,
+   channel key, signature) before it may change, abort or blame anything (§C2.2 "Checks").
 3. When all seats are taken the host fixes the setup — protocol version, game id, edition,
    seats, chain length, options, players **ordered by Ed25519 public key bytes ascending** —
    and sends a PROPOSAL (setup bytes + every seat's UDP endpoint) to every joiner.
@@ -20,18 +17,16 @@ Theory of operation
 5. A seat that holds all N valid setup signatures sends SEED (its seed secret; with hidden
    information also the digest of every seat's leaves it holds) to every other seat. Nobody
    reveals before every commitment is locked by everyone's signature.
-6. When all N signatures and N reveals (SHA-256(secret) == commitment, the same leaves digests
-   as ours) are verified, the game starts: ``GameStarted`` carries the setup, our seat, the game seed and the endpoints;
+6. When all N signatures and N reveals (SHA-256(secret) == commitment, the same leaves digests as
+   ours) are verified, the game starts (``GameStarted``: setup, seat, game seed, endpoints);
    ``start_session`` builds the ``LockstepSession`` and ``log_header`` the game log header.
 
 Phases: ``joining`` (joiner, before STATUS) -> ``waiting`` -> ``signing`` -> ``revealing`` ->
-``started``; any phase -> ``aborted`` (rejected, left, timeout, conflicting setup). At
-``SETUP_TIMEOUT`` the host removes the seats that did not sign (or reveal) and goes back to
-``waiting`` (a new round, fresh seeds); so does a joiner on the host's STATUS (§C2.2 step 7).
-
-Lobby messages travel over the reliable transport, so this machine never re-sends; it only
-says which bytes go to which address: ``messages_to_send() -> [(addr, bytes)]``. Addresses are
-whatever the node uses for the transport, normally ``(host: str, port: int)``.
+``started``; any phase -> ``aborted`` (rejected, left, timeout, the host's two setups). At
+``SETUP_TIMEOUT``, or at once on a seat's signed SETUP_SIG over another setup or SEED its commitment
+refuses, the host removes those seats and goes back to ``waiting`` (a new round, fresh seeds); so
+does a joiner on the host's STATUS (§C2.2 step 7). ``messages_to_send() -> [(addr, bytes)]``:
+addresses are whatever the node uses for the transport, normally ``(host: str, port: int)``.
 """
 
 from __future__ import annotations
@@ -298,11 +293,7 @@ class Lobby:
         adm = self.admission
         if self._deadline is not None and now >= self._deadline and self.role == "host":
             if self.phase in (SIGNING, REVEALING):
-                adm.remove(self.setup_round.silent(self.phase != SIGNING))
-                self.new_round(now)
-                self._deadline = now + C.JOIN_TIMEOUT if adm.stale else None
-                adm.broadcast_status()
-                adm.maybe_propose(now)
+                self.restart_round(self.setup_round.silent(self.phase != SIGNING), now)
             elif self.phase == WAITING:
                 self._deadline = None
                 if adm.stale:
@@ -331,7 +322,8 @@ class Lobby:
         self._out.append((self.admission.host_addr, seal_message(self.identity, MSG_LEAVE, Leave(self.game_id))))
         self.abort("left the lobby")
 
-    def start_session(self, engine: Engine, *, log: Any = None, own_log: Any = None, now: float = 0.0) -> LockstepSession:
+    def start_session(self, engine: Engine, *, log: Any = None, own_log: Any = None,
+                      now: float = 0.0) -> LockstepSession:
         """Build the ``LockstepSession`` once the game started (``log``, ``own_log``: its
         ``gamelog`` writers, or None). Raises ``LocalProtocolError`` before that."""
         if self.phase != STARTED or self.setup is None:
@@ -479,6 +471,14 @@ class Lobby:
         self._join.restart(now)  # the caller sends our fresh JOIN now
         self.admission.new_round(self.me)
         self._events.append(SetupRestarted(n))
+
+    def restart_round(self, pks: list[bytes], now: float) -> None:
+        """Host (§C2.2 step 7): remove and ban the seats ``pks`` (keys), new round, STATUS (PROPOSAL)."""
+        (adm := self.admission).remove(pks)
+        self.new_round(now)
+        self._deadline = now + C.JOIN_TIMEOUT if adm.stale else None
+        adm.broadcast_status()
+        adm.maybe_propose(now)
 
     def enter_signing(self, sb: bytes, setup: Setup, endpoints: tuple, now: float) -> None:
         """Role-agnostic: check the setup, sign it, send SETUP_SIG to every other seat."""

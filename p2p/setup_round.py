@@ -33,6 +33,8 @@ class RoundHost(Protocol):
     """What a ``SetupRound`` uses of its lobby (``p2p.lobby.Lobby``)."""
 
     identity: Any
+    role: str
+    admission: Any
     game_id: bytes
     me: Player
     phase: str
@@ -49,6 +51,7 @@ class RoundHost(Protocol):
     def seat_confirmed(self, pk: bytes) -> None: ...
     def revealing(self) -> None: ...
     def started(self) -> None: ...
+    def restart_round(self, pks: list[bytes], now: float) -> None: ...
 
 
 class SetupRound:
@@ -123,7 +126,7 @@ class SetupRound:
     # -- handlers -------------------------------------------------------------------------------
 
     def on_setup_sig(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
-        if not self._check_seated(env, msg, addr, peer_key):
+        if not self._check_seated(env, msg, addr, now, peer_key):
             return
         lob = self._lobby
         outcome = self.signing.add_sig(msg.seat, env, msg.leaves)
@@ -142,12 +145,12 @@ class SetupRound:
         self._maybe_reveal()
 
     def on_seed(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
-        if not self._check_seated(env, msg, addr, peer_key):
+        if not self._check_seated(env, msg, addr, now, peer_key):
             return
         lob = self._lobby
         if seed_commitment(msg.secret) != self.setup.players[msg.seat].seed_commit:
-            lob.abort(f"seat {msg.seat} revealed a seed secret that does not match its commitment")
-            lob.emit_misbehaved(addr, "seed reveal does not match commitment", env.raw)
+            self._seat_lied(env, msg, addr, now, "seed reveal does not match commitment",
+                            f"seat {msg.seat} revealed a seed secret that does not match its commitment")
             return
         if not self.signing.seed_fits(msg.commits, lob.seats):
             lob.misbehaved(addr, "hidden-information digests missing or of the wrong count", env)
@@ -163,12 +166,29 @@ class SetupRound:
             if i != self.my_seat:
                 self._lobby.send(addr, raw)
 
-    def _check_seated(self, env: Envelope, msg: Any, addr: Any, peer_key: bytes | None) -> bool:
+    def _seat_lied(self, env: Envelope, msg: Any, addr: Any, now: float, blame: str, reason: str) -> None:
+        """A SETUP_SIG/SEED signed by the seat it names that proves only that this seat lied
+        (protocol.md §C2.2 step 7, "A seat that lies"): a signature over another setup hash, a
+        secret its own commitment refuses. Blamed (``LobbyPeerMisbehaved`` ``blame`` with the
+        envelope, counted in ``dropped`` and ``seat_lied``). The host removes and bans the seat
+        and opens a new round at once, as at ``SETUP_TIMEOUT``; a joiner drops it and waits for
+        the host's new round (or its own deadline). Only when that seat is the host's does the
+        lobby abort (``reason``): the host signed a setup other than the one it proposed to us."""
+        lob = self._lobby
+        lob.misbehaved(addr, blame, env)
+        lob.count("seat_lied")
+        pk = self.setup.players[msg.seat].public_key
+        if pk == (lob.identity.public_key if lob.role == "host" else (lob.admission.host_keys or (b"",))[0]):
+            lob.abort(reason)
+        elif lob.role == "host":
+            lob.restart_round([pk], now)
+
+    def _check_seated(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> bool:
         """May this SETUP_SIG/SEED be used now? One before our PROPOSAL is held
         (``SetupSigning.hold_early``), one after the signing phases dropped. Else it must be
         signed by the seat it names (and have come over that seat's channel when the channel is
         keyed) before anything in it is compared: only then may a setup hash that differs from
-        ours abort the lobby."""
+        ours blame the seat (``_seat_lied``)."""
         lob = self._lobby
         if lob.phase in _EARLY_PHASES:
             for reason in self.signing.hold_early(env, msg, addr, peer_key):
@@ -191,9 +211,9 @@ class SetupRound:
             lob.drop("old_round")  # a late copy of a setup given up (§C2.2 step 7)
             return False
         if msg.setup_hash != self.setup_hash:
-            # A seat signed another setup: the host proposed different setups to different seats.
-            lob.misbehaved(addr, "setup hash differs from ours", env)
-            lob.abort("seats disagree on the setup")
+            # Proves only its signer: a joiner signs any hash it likes; the host, another setup.
+            self._seat_lied(env, msg, addr, now, "setup hash differs from ours",
+                            "the host signed another setup than it proposed to us")
             return False
         return True
 

@@ -9,7 +9,7 @@ from p2p import const as C
 from p2p.beacon import game_seed
 from p2p.identity import Identity
 from p2p.join_resend import JOIN_RESEND_S
-from p2p.lobby import (ABORTED, STARTED, GameStarted, Lobby, LobbyAborted, LobbyPeerMisbehaved,
+from p2p.lobby import (ABORTED, STARTED, WAITING, GameStarted, Lobby, LobbyAborted, LobbyPeerMisbehaved,
                        PlayerLeft, PlayerRemoved)
 from p2p.wire import MSG_JOIN, MSG_SEED, MSG_PROPOSAL, decode_proposal, open_envelope, pack, seal
 
@@ -91,7 +91,9 @@ def test_joiner_refuses_a_setup_that_alters_its_entry():
     assert any(isinstance(e, LobbyAborted) and "altered" in e.reason for e in drain(joiner))
 
 
-def test_seed_reveal_not_matching_commitment_aborts_with_evidence():
+def test_seed_reveal_not_matching_commitment_removes_the_seat_with_evidence():
+    """§C2.2 steps 6-7 ("A seat that lies", H150): a SEED its seat's own commitment refuses proves
+    only that seat lied: the host blames it with the envelope, removes it and opens a new round."""
     lobbies = make_lobbies(2)
     host, joiner = lobbies[addr(0)], lobbies[addr(1)]
     # deliver everything but the joiner's seed reveal, which it replaces by a wrong one
@@ -103,9 +105,10 @@ def test_seed_reveal_not_matching_commitment_aborts_with_evidence():
             if src == addr(1) and open_envelope(raw).mtype == MSG_SEED:
                 raw = seal(joiner.identity, MSG_SEED, [joiner.game_id, joiner.my_seat, joiner.setup_hash, b"\x07" * 32])
             lobbies[dst].receive_message(raw, src, 0.0)
-    assert host.phase == ABORTED
+    assert host.phase == WAITING and host.round == 1
     evs = drain(host)
     assert any(isinstance(e, LobbyPeerMisbehaved) and "commitment" in e.reason for e in evs)
+    assert [e.name for e in evs if isinstance(e, PlayerRemoved)] == ["p1"]
 
 
 def test_wrong_game_and_malformed_bytes_are_dropped_and_counted():
