@@ -36,7 +36,10 @@ counted in ``stats`` by reason, never shown, never answered:
    so its own forgeries spend its own tokens; the lines of every spectator at one IP
    (``machine``) also share one bucket of the same size, taken with the author's
    (``machine_flood``); and only a place whose address answered the seat (``reached``) may
-   speak at all (``unproven``, ``ChatRelay.receive_spectator``);
+   speak at all (``unproven``, ``ChatRelay.receive_spectator``); during the game a line whose
+   author is not a member, over a seat's channel (``channel``: its spectators' lines, relayed),
+   is also charged to that channel's bucket of the same size before the signature check
+   (``relay_flood``): a seat minting a key per line speaks as one author (H149 s13 #3);
 7. the text, without control characters, is not empty (``empty``).
 
 A line passing them all is a ``ChatLine`` event, with the author's name cleaned
@@ -186,15 +189,19 @@ class ChatRoom:
 
     def receive(self, data: bytes, now: float, relayed: bool = False,
                 relayed_role: str = PLAYER, *, via: object = None,
-                author: bytes | None = None, machine: object = None) -> ChatLine | None:
+                author: bytes | None = None, machine: object = None,
+                channel: object = None) -> ChatLine | None:
         """Check one CHAT envelope (module doc, checks 1-7). ``relayed``: it came over a relay
         channel (the host's: joiners in the lobby; any seat's: spectators during the game), whose unknown
         authors get ``relayed_role``. ``via``: the source (address) it came from, for its share
         of the verification budget (None: the shared budget only). ``author``: the only key
         this source may speak with (a spectator's WATCH key), charged before the signature
         check. ``machine``: with ``author``, the source's host (IP): all its spectators' lines
-        also share one bucket (``machine_flood``), charged with the author's. Returns the line to
-        show, or None (counted)."""
+        also share one bucket (``machine_flood``), charged with the author's. ``channel``: the
+        seat's channel (address) a relayed line came over; a line of an author who is not a member
+        also takes a token of that channel's bucket (``CHAT_BURST``, one per ``CHAT_REFILL_S``)
+        before the signature check (``relay_flood``: the channel is keyed with that seat's key,
+        what comes over it is that seat's, forged or not). Returns the line to show, or None (counted)."""
         self.stats["received"] += 1
         env, msg, bad = open_for_game(data, MSG_CHAT, decode_chat, C.MAX_STEP_MSG, self.game_id)
         if bad:
@@ -222,6 +229,9 @@ class ChatRoom:
                 return self._drop("machine_flood")  # its machine's other places spoke (H114 s11b #11)
             bucket.take(now, float(C.CHAT_BURST), 1.0 / C.CHAT_REFILL_S)
             self._keep(msg.pk, bucket)
+        if channel is not None and member is None and \
+                not self._machine(("seat", channel), now).take(now, float(C.CHAT_BURST), 1.0 / C.CHAT_REFILL_S):
+            return self._drop("relay_flood")  # one seat's spectators (or minted keys) as one author (H149 s13 #3)
         if via is not None and not self._source_budget(via, now):
             return self._drop("busy")
         if not self._verify.take(now, float(C.CHAT_VERIFY_RATE), float(C.CHAT_VERIFY_RATE)):
@@ -264,7 +274,8 @@ class ChatRoom:
 
     def _machine(self, host: object, now: float) -> _Bucket:
         """The bucket all spectators at IP ``host`` share (``CHAT_BURST``, one per
-        ``CHAT_REFILL_S``). At most 64 kept: past it, the buckets that are full again are
+        ``CHAT_REFILL_S``); also, keyed ``("seat", address)``, the one of a seat's channel
+        (``relay_flood``). At most 64 kept: past it, the buckets that are full again are
         forgotten (they would start full anyway), then the one made longest ago.
 
         Not ``ratelimit.bucket_in`` (least recently used forgotten first): under a flood of
@@ -372,10 +383,11 @@ class ChatRelay:
         in_lobby = self.game.session is None and (lobby is None or lobby.setup is None)
         # In the lobby the host relays the joiners' lines. In the game any seat relays its own
         # spectators' lines (§N10): only the seats' keyed channels reach this socket then
-        # (§N2.6), and an author who is not a seat is shown as a spectator.
+        # (§N2.6), and an author who is not a seat is shown as a spectator, charged to the
+        # relaying seat's channel too (§N9 (6) ``relay_flood``: one seat speaks as one author).
         relayed = (not self.host and lobby is not None and addr == lobby.host_address) if in_lobby else True
         line = room.receive(payload, now, relayed=relayed, relayed_role=PLAYER if in_lobby else SPECTATOR,
-                            via=addr)
+                            via=addr, channel=None if in_lobby else addr)
         if line is None:
             return
         if in_lobby and self.host:  # joiners do not know each other: we relay

@@ -81,3 +81,37 @@ def test_a_line_on_the_watch_socket_from_a_non_subscriber_goes_nowhere():
     bruno.receive_spectator(("127.0.0.1", 5001), raw, 0.0)  # not subscribed
     bruno.receive_spectator(PROF_ADDR, raw, 0.0)  # subscribed address, another key
     assert shown == [] and sent == [] and bruno.game.watch.sent == []
+
+
+def test_an_honest_spectators_lines_relayed_by_its_seat_all_show_and_the_seats_own_too():
+    """§N9 check (6) ``relay_flood`` (H151): a line whose author is not a seat, over a seat's
+    channel, also takes a token of that channel's bucket (5 lines, then one per 2 s). An honest
+    spectator speaking at its own limit (a burst of 5, then a line every 2 s for a minute) passes
+    it whole at every other seat, and the relaying seat's own lines are never charged to it."""
+    clock = iter(range(1, 10**6))
+    prof = ChatRoom(PROF, GID, "Prof", clock_ms=lambda: next(clock))
+    bruno = ChatRoom(KEYS[1], GID, "Bruno", clock_ms=lambda: next(clock))
+    anna, _, shown = seat(0)
+    said = 0
+    for t in [0.0] * 5 + [2.0 * k for k in range(1, 31)]:
+        anna.receive(ADDRS[1], prof.say("linea %d" % said, t)[0], t)  # Bruno relays Prof's lines
+        anna.receive(ADDRS[1], bruno.say("io %d" % said, t)[0], t)  # and says its own
+        said += 1
+    assert [line.text for line in shown if line.role == SPECTATOR] == ["linea %d" % k for k in range(said)]
+    assert [line.text for line in shown if line.role == PLAYER] == ["io %d" % k for k in range(said)]
+    assert "relay_flood" not in anna.room.stats
+
+
+def test_two_spectators_of_one_seat_speak_as_one_author_at_the_other_seats():
+    """What §N9 states does not hold: the spectators one seat serves share that seat's channel
+    bucket at every other seat (they are indistinguishable from keys the seat minted), so two of
+    them at once get 5 lines, then one per 2 s, in all there (counted ``relay_flood``)."""
+    clocks = iter(range(1, 10**6))
+    rooms = [ChatRoom(Identity.from_seed(b"h151-spec%d" % i), GID, "s%d" % i, clock_ms=lambda: next(clocks))
+             for i in range(2)]
+    anna, _, shown = seat(0)
+    for t in [0.0] * 5 + [2.0 * k for k in range(1, 6)]:
+        for room in rooms:
+            anna.receive(ADDRS[1], room.say("ciao", t)[0], t)
+    assert len(shown) == 5 + 5
+    assert anna.room.stats["relay_flood"] == 10
