@@ -268,18 +268,22 @@ class Endpoint:
         keys = self.keys.pinned(peer_xk)
         if keys is None:
             return False
-        self.trusted.add(addr)
         if ch is not None and ch.keys is None:
+            self.trusted.add(addr)
             ch.upgrade(keys, self.keys.my_xk, True)
             self._place(addr, ch)
             return True
+        back = None
         if ch is not None:
             back = self._aside.take(addr, peer_xk) if self._displaced else None
+            # Before the address is trusted: a channel of another key there (a spoofer's, unconfirmed)
+            # keeps no resume point (``_bury``, class doc; RV13-A #4).
             self.forget(addr)
-            if back is not None:  # its own channel, kept aside (§N2.1 step 3): its streams go on (H144)
-                self.channels[addr] = back
-                self._place(addr, back)
-                return True
+        self.trusted.add(addr)
+        if back is not None:  # its own channel, kept aside (§N2.1 step 3): its streams go on (H144)
+            self.channels[addr] = back
+            self._place(addr, back)
+            return True
         ch = self._open(addr, keys, True, 0.0, True)
         if self.allowed is not None:
             # A resumed peer's or a moved seat's (§N2.6 "Game started"): its first flight, then 3x

@@ -250,9 +250,9 @@ class SendStream:
         """Put the chunks of ``entries`` (seq -> the in-flight entry this stream freed on a plain
         peer's selective ack, kept by ``channel_auth.PlainSacks``) back in flight as lost: resent at
         the next ``emit``, as retransmissions (no RTT sample). Those below ``acked_below`` (the
-        cumulative ack stands) or in flight already are left (protocol.md §N2.1 step 3 'Keyed in
-        place')."""
-        back = {s: e for s, e in entries.items() if s >= self.acked_below and s not in self.inflight}
+        cumulative ack stands), in flight already, or not below ``next_seq`` (another instance's,
+        after a ``reset``) are left (protocol.md §N2.1 step 3 'Keyed in place')."""
+        back = {s: e for s, e in entries.items() if self.acked_below <= s < self.next_seq and s not in self.inflight}
         if not back:
             return
         for entry in back.values():

@@ -152,8 +152,7 @@ class Channel:
     peer_epoch = property(lambda self: self.peer.current, doc="The peer's epoch (u32) or None.")
 
     def rebudget(self, budget: RecvBudget, recv_cap: int | None) -> None:
-        """Draw on ``budget`` (and this channel's ``recv_cap``, None: no cap of its own) from now
-        on; what is held moves with it (the endpoint's trust in the address changed, §N2.6)."""
+        """Draw on ``budget`` and ``recv_cap`` (None: none) from now on; what is held moves with it (§N2.6)."""
         self.receiver.rebudget(budget, recv_cap)
 
     @property
@@ -466,6 +465,7 @@ class Channel:
             self.receiver.reset()
             if both:
                 self.sender.reset()
+                self._sacks = PlainSacks()  # the old instance's selective acks say nothing now (RV13-A #2)
                 self.stats["peer_restarts"] += 1
         self._proof.proven()
 

@@ -25,7 +25,7 @@ import asyncio
 import os
 
 import pytest
-from zeroconf import DNSOutgoing, DNSText, const
+from zeroconf import DNSOutgoing, DNSPointer, DNSText, const
 from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
 
 from p2p import const as C
@@ -189,6 +189,34 @@ def test_the_goodbye_of_the_name_ends_the_contest():
         assert not other.contested(ad)
 
     _run(forged, check, with_host=True)
+
+
+@pytest.mark.xfail(strict=True, reason="RV13-A #1 (session 13), open and stated in §N3 'What does not': a forged "
+                   "goodbye for the host's name ends the contest, and the forger's advert under that name is then "
+                   "listed alone; a join by gid picks it (the join code is the defence)")
+def test_a_forged_goodbye_then_a_forged_txt_leaves_the_game_contested():
+    """§N3 'Contested game ids': one forged goodbye (PTR and TXT with TTL 0) for the host's name, then
+    the forger's PTR and TXT under that same name, while the real host goes on: a join by ``gid`` must
+    not pick the forger's advert."""
+    async def check(other, ad, host, forge):
+        name = ad.instance_name
+        zc = host.zeroconf.zeroconf  # any zeroconf on the LAN can send these
+        host_text = AsyncServiceInfo(SERVICE_TYPE, name, properties=ad.txt()).text
+        out = DNSOutgoing(const._FLAGS_QR_RESPONSE | const._FLAGS_AA)
+        out.add_answer_at_time(DNSPointer(SERVICE_TYPE, const._TYPE_PTR, const._CLASS_IN, 0, name), 0)
+        out.add_answer_at_time(DNSText(name, const._TYPE_TXT, const._CLASS_IN, 0, host_text), 0)
+        zc.async_send(out)
+        assert await _until(lambda: not any(a.game_id == ad.game_id for a in other.games.values()), 5)
+        ftext = AsyncServiceInfo(SERVICE_TYPE, name, properties={**ad.txt(), "fp": FORGER_FP}).text
+        out = DNSOutgoing(const._FLAGS_QR_RESPONSE | const._FLAGS_AA)
+        out.add_answer_at_time(DNSPointer(SERVICE_TYPE, const._TYPE_PTR, const._CLASS_IN, 4500, name), 0)
+        out.add_answer_at_time(DNSText(name, const._TYPE_TXT, const._CLASS_IN, 4500, ftext), 0)
+        zc.async_send(out)
+        assert await _until(lambda: any(a.fingerprint == FORGER_FP for a in other.games.values()), 3)
+        picked = await _picked(other, ad.game_id, timeout=1.0)
+        assert picked is None or picked.fingerprint == HOST_FP, "a join by gid picked the forger's advert"
+
+    _run(None, check, with_host=True)
 
 
 def test_keys_heard_under_one_name_are_bounded():

@@ -165,3 +165,29 @@ def test_n2_1_spoofed_plain_chunks_in_order_before_the_keying_only_delay_the_joi
     assert wire.got["host"] == [(b"PROBE", False)] + [(b"L%d" % i, True) for i in range(7, 12)]
     assert wire.got["joiner"] == [(b"HELLO", True)]
     assert wire.joiner.channels[HOST].stats["malformed"] > 0
+
+
+def test_a_peer_restart_while_plain_forgets_the_old_instances_selective_acks():
+    """§N2.1 step 3 'Keyed in place' (RV13-A #2): the host's chunks to a joiner's first instance, acked
+    only selectively while plain, are not put back into the stream to its restarted instance at the
+    keying (they were at the old instance's sequence numbers): the new instance gets exactly what
+    was sent to it, in order, and nothing of the old one."""
+    wire = _Wire(drop=lambda src, nth, seq, now: src == "host" and seq == 0 and now < 0.05)
+    wire.joiner.send(HOST, b"PROBE")
+    wire.step()
+    for i in range(5):
+        wire.host.send(JOINER, b"OLD%d" % i)
+    wire.run(0.03)
+    wire.joiner = Endpoint(epoch=3, keys=KeyCache(JOINER_ID), accept_plain=False)  # restarted, same address
+    wire.got["joiner"] = []
+    wire.joiner.send(HOST, b"PROBE2")
+    wire.run(1.0)
+    wire.host.send(JOINER, b"NEW0")
+    wire.run(0.5)
+    assert wire.joiner.pin(HOST, HOST_ID.x25519_public_key)
+    wire.joiner.send(HOST, b"JOIN")
+    wire.run(2.0)
+    for i in range(1, 5):
+        wire.host.send(JOINER, b"NEW%d" % i)
+    wire.run(3.0)
+    assert [p for p, _k in wire.got["joiner"]] == [b"NEW%d" % i for i in range(5)]
