@@ -45,6 +45,7 @@ from .sealed import OPEN
 from .session_port import Effects, SessionView
 from .session_events import CheaterProven, CheatDetected, Desync, PeerMisbehaved
 from .step_collect import Held, step_digest
+from .step_gate import FINISHED
 from .wire import (MSG_ABANDON, MSG_COMPLAINT, MSG_STEP, ComplaintMsg, Envelope, Setup, StepBody, decode_abandon,
                    decode_complaint, open_envelope, seal_message)
 
@@ -86,8 +87,14 @@ class Referee:
         halt with ``halt`` (the event a local check names, e.g. Equivocation), else
         CheatDetected with the complaint as evidence. Our own proof (``complaint`` None) is
         not made, and counted ``unproven``, if a STEP of ``evidence`` is not validly signed
-        (``_signed_evidence``, §C3.8, §C8.8)."""
+        (``_signed_evidence``, §C3.8, §C8.8); once the game is over nothing is proven, counted
+        ``after_end`` (§C3.5)."""
         s = self._s
+        if s.phase == FINISHED:
+            # The attestation is our log's last record (Part L: nothing may follow it) and no seat is
+            # left to drop: a proof after the end is counted, never made nor logged (RV13-B #1, §C3.5).
+            s.stats["after_end"] += 1
+            return
         if complaint is None and culprit == s.my_seat:
             return  # our own check names us: a seat cannot complain about itself (§C8.8)
         if complaint is None and not self._signed_evidence(evidence):

@@ -36,7 +36,7 @@ COUNTERS = ("received", "accepted", "duplicate", "malformed", "wrong_type", "wro
             "bad_signature", "stale", "too_far", "answered", "resent", "escrow", "drop_votes", "catchup_requests",
             "catchup_served", "catchup_records", "hints", "forwarded", "forward_limited", "ignored", "alive",
             "alive_sent", "complaints", "abandons", "superseded", "skip_votes", "forced", "not_forced",
-            "unproven", "refused_again")
+            "unproven", "refused_again", "after_end")
 
 
 class SessionView(Protocol):

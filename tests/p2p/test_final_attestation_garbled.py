@@ -78,3 +78,30 @@ def test_a_finished_peer_answers_a_re_sent_final_attestation_with_its_records():
     assert MSG_CATCHUP_RESP in out
     s0.receive_message(final, 100.1)  # within the push interval: not again
     assert MSG_CATCHUP_RESP not in [open_envelope(r, C.MAX_CATCHUP_MSG).mtype for r in s0.messages_to_send()]
+
+
+@pytest.mark.parametrize("n,seed", [(4, 2), (3, 1)])
+def test_a_second_signed_attestation_after_the_end_leaves_the_log_complete(tmp_path, n, seed):
+    """§C3.5, Part L (RV13-B #1): a seat sends a finished peer another validly signed version of its
+    final attestation (one datagram, after the game): nothing is proven nor logged after the
+    attestation record (it is counted ``after_end``), and the log still verifies complete."""
+    from p2p.wire import MSG_STEP, seal
+
+    g = n - 1
+    final = _final_step(tmp_path / "dry", n, seed)
+    sessions, paths, _, _ = logged_game(tmp_path, n, OPTS)
+    net = KeyedNet(list(sessions), random_legal(E, seed=seed))
+    net.run(max_time=200.0)
+    s0 = net.s[0]
+    assert s0.phase == "finished"
+    b = step_of(net.s[g].steps.own(final))
+    other = seal(sessions[g].identity, MSG_STEP, [b.game_id, b.step, g, b.prev_hash, b.prev_digest, [1]])
+    s0.receive_message(other, net.now + 1.0)
+    events = []
+    while (e := s0.next_event()) is not None:
+        events.append(e)
+    assert not [e for e in events if isinstance(e, CheaterProven)]
+    assert s0.stats["after_end"] == 1 and s0.stats["complaints"] == 0
+    s0.log.close()
+    rep = verify_log(paths[0], engine=E)
+    assert rep.ok and rep.complete, (rep.first_bad_step, rep.error)
