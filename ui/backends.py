@@ -106,6 +106,26 @@ def contested(backend: Any, ad: Any) -> bool:
     return bool(check(ad)) if check is not None else False
 
 
+def row_identity(row: Any) -> tuple:
+    """Which listing a games-list ``row`` shows, across refreshes: one of our unfinished games
+    (``MyGame``) by its game id, an advert (``GameAd``) by its instance name and key (``pk``, else
+    ``fp``): two adverts of one game id or name under two keys are two listings (protocol.md §N3
+    "Contested game ids"), so the cursor follows the listing, never the row number (RV13-C #1)."""
+    if not hasattr(row, "state"):
+        return ("mine", row.game_id)
+    return ("ad", row.instance_name, row.public_key or row.fingerprint, row.game_id)
+
+
+def cursor_row(rows: list, chosen: Any, row: int) -> int:
+    """The row of ``rows`` to put the cursor on after a refresh: the listing ``chosen`` (``row_identity``,
+    or None) if it is still listed, else ``row`` clamped to the list (0 for an empty one)."""
+    if chosen is not None:
+        for i, r in enumerate(rows):
+            if row_identity(r) == chosen:
+                return i
+    return max(0, min(row, len(rows) - 1))
+
+
 class NetLobby:
     """Lobby backend on a real network: browse ``_lanopoli._udp`` on ``address`` (zeroconf
     restricted to it), create/join games as ``NetGame``s. ``log_dir``: where game logs go;

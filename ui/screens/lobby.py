@@ -13,7 +13,7 @@ from textual.screen import Screen
 from textual.widgets import Button, DataTable, Input, Label
 
 from ui.i18n import _
-from ui.backends import CreateRequest, contested
+from ui.backends import CreateRequest, contested, cursor_row, row_identity
 from ui.screens.dialogs import CreateDialog, JoinCodeDialog
 from ui.screens.modal import InOrderInput
 
@@ -31,6 +31,9 @@ class LobbyScreen(Screen):
         self.backend = backend
         self.settings = settings
         self._had_games = False  # the "no games yet" hint goes away when one appears
+        #: The rows as last drawn: Enter / j / w act on what the player sees under the cursor, never on a
+        #: list read again since, where a goodbye may have moved another advert to that row (RV13-C #1).
+        self._shown: list = []
 
     def compose(self) -> ComposeResult:
         """Name field, the live table of games, a status line and the buttons."""
@@ -74,6 +77,8 @@ class LobbyScreen(Screen):
         table = self.query_one("#games", DataTable)
         ads = self.rows()
         keep = table.cursor_row
+        chosen = row_identity(self._shown[keep]) if 0 <= keep < len(self._shown) else None
+        self._shown = ads
         table.clear()
         hosts = [ad.host_name for ad in ads if hasattr(ad, "state")]
         for ad in ads:
@@ -96,7 +101,7 @@ class LobbyScreen(Screen):
             table.add_row(host, ad.edition, players_cell(ad.seats_taken, ad.seats_total, ad.players), state,
                           f"{ad.address}:{ad.port}")
         if ads:
-            table.move_cursor(row=min(keep, len(ads) - 1))
+            table.move_cursor(row=cursor_row(ads, chosen, keep))
             if not self._had_games:
                 self.query_one("#lobby-status", Label).update("")
             self._had_games = True
@@ -158,7 +163,7 @@ class LobbyScreen(Screen):
         name = self.player_name()
         if name is None:
             return
-        ads = self.rows()
+        ads = self._shown
         table = self.query_one("#games", DataTable)
         if not ads:
             self.query_one("#lobby-status", Label).update(_("There is no game to join yet."))
@@ -174,7 +179,7 @@ class LobbyScreen(Screen):
 
     def action_watch(self) -> None:
         """w: follow the running game under the cursor as a spectator (protocol.md §N10)."""
-        rows = self.rows()
+        rows = self._shown
         if not rows:
             return
         ad = rows[min(self.query_one("#games", DataTable).cursor_row, len(rows) - 1)]

@@ -13,7 +13,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, DataTable, Label
 
-from ui.backends import contested
+from ui.backends import contested, cursor_row, row_identity
 from ui.i18n import _, format_money
 
 
@@ -40,6 +40,8 @@ class WatchListScreen(Screen):
     def __init__(self, backend: Any) -> None:
         super().__init__()
         self.backend = backend
+        #: The rows as last drawn (``w`` / Enter act on what is shown under the cursor, RV13-C #1).
+        self._shown: list = []
 
     def compose(self) -> ComposeResult:
         """The games on the network with their live standings, a status line, the buttons."""
@@ -64,10 +66,12 @@ class WatchListScreen(Screen):
         table.focus()
 
     def refresh_games(self) -> None:
-        """Redraw the list from the backend (keeps the cursor row)."""
+        """Redraw the list from the backend (keeps the cursor on the same listing, ``cursor_row``)."""
         table = self.query_one("#games", DataTable)
         ads = self.backend.games()
         keep = table.cursor_row
+        chosen = row_identity(self._shown[keep]) if 0 <= keep < len(self._shown) else None
+        self._shown = ads
         table.clear()
         for ad in ads:
             turn = "—" if ad.standings is None else str(ad.standings.turn)
@@ -79,7 +83,7 @@ class WatchListScreen(Screen):
             # No row key: two adverts of one game id (a contest) are two rows (a key would clash).
             table.add_row(host, ad.edition, turn, f"{ad.address}:{ad.port}", escape(standings_cell(ad)))
         if ads:
-            table.move_cursor(row=min(keep, len(ads) - 1))
+            table.move_cursor(row=cursor_row(ads, chosen, keep))
             self.query_one("#lobby-status", Label).update("")
         else:
             self.query_one("#lobby-status", Label).update(_("No games yet: they appear here by themselves."))
@@ -101,7 +105,7 @@ class WatchListScreen(Screen):
 
     def action_watch(self) -> None:
         """w: watch the selected game (every move verified, protocol.md §N10)."""
-        ads = self.backend.games()
+        ads = self._shown
         if not ads:
             return
         ad = ads[min(self.query_one("#games", DataTable).cursor_row, len(ads) - 1)]
