@@ -37,7 +37,8 @@ counted in ``stats`` by reason, never shown, never answered:
    (``machine``) also share one bucket of the same size, taken with the author's
    (``machine_flood``); and only a place whose address answered the seat (``reached``) may
    speak at all (``unproven``, ``ChatRelay.receive_spectator``); during the game a line whose
-   author is not a member, over a seat's channel (``channel``: its spectators' lines, relayed),
+   author is not a player, over a seat's channel (``channel``: its spectators' lines, relayed;
+   keys it subscribed as our own spectators too, RV13-B #4),
    is also charged to that channel's bucket of the same size before the signature check
    (``relay_flood``): a seat minting a key per line speaks as one author (H149 s13 #3);
 7. the text, without control characters, is not empty (``empty``).
@@ -198,7 +199,7 @@ class ChatRoom:
         this source may speak with (a spectator's WATCH key), charged before the signature
         check. ``machine``: with ``author``, the source's host (IP): all its spectators' lines
         also share one bucket (``machine_flood``), charged with the author's. ``channel``: the
-        seat's channel (address) a relayed line came over; a line of an author who is not a member
+        seat's channel (address) a relayed line came over; a line of an author who is not a player
         also takes a token of that channel's bucket (``CHAT_BURST``, one per ``CHAT_REFILL_S``)
         before the signature check (``relay_flood``: the channel is keyed with that seat's key,
         what comes over it is that seat's, forged or not). Returns the line to show, or None (counted)."""
@@ -229,7 +230,7 @@ class ChatRoom:
                 return self._drop("machine_flood")  # its machine's other places spoke (H114 s11b #11)
             bucket.take(now, float(C.CHAT_BURST), 1.0 / C.CHAT_REFILL_S)
             self._keep(msg.pk, bucket)
-        if channel is not None and member is None and \
+        if channel is not None and (member is None or member[1] != PLAYER) and \
                 not self._machine(("seat", channel), now).take(now, float(C.CHAT_BURST), 1.0 / C.CHAT_REFILL_S):
             return self._drop("relay_flood")  # one seat's spectators (or minted keys) as one author (H149 s13 #3)
         if via is not None and not self._source_budget(via, now):

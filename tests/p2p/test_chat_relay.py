@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from p2p.chat import PLAYER, SPECTATOR, ChatRelay, ChatRoom
+from p2p.chat import PLAYER, SPECTATOR, ChatLimited, ChatRelay, ChatRoom
 from p2p.identity import Identity
 
 GID = bytes(range(16))
@@ -115,3 +115,27 @@ def test_two_spectators_of_one_seat_speak_as_one_author_at_the_other_seats():
             anna.receive(ADDRS[1], room.say("ciao", t)[0], t)
     assert len(shown) == 5 + 5
     assert anna.room.stats["relay_flood"] == 10
+
+
+def test_keys_a_seat_subscribed_as_our_spectators_still_share_its_channel_bucket():
+    """§N9 (6) ``relay_flood`` (RV13-B #4): a seat that subscribes keys it minted as spectators at
+    our seat (members here, as spectators) and sends their lines over its own channel still speaks
+    as one author: at most ``CHAT_BURST`` lines, then one per ``CHAT_REFILL_S``, in 10 s."""
+    from p2p import const as C
+    from test_redteam_lan_session import GID, _chat_seat
+
+    seat1 = ("127.0.0.61", 41001)
+    keys = [Identity.from_seed(b"rv13b-%d" % i) for i in range(4)]
+    relay, _, shown = _chat_seat({("127.0.0.61", 50000 + i): k.public_key for i, k in enumerate(keys)}, [seat1])
+    rooms = [ChatRoom(k, GID, "s", clock_ms=(lambda c=iter(range(1, 10**6)): next(c))) for k in keys]
+    now = 0.0
+    for _ in range(500):  # 10 s, each key trying 50 lines a second
+        for r in rooms:
+            try:
+                raw, _ = r.say("spam", now)
+            except ChatLimited:  # its own room's rate: the next try
+                continue
+            relay.receive(seat1, raw, now)
+        now += 1 / 50
+    assert len(shown) <= C.CHAT_BURST + 10 / C.CHAT_REFILL_S + 1
+    assert relay.room.stats["relay_flood"] > 0
