@@ -118,6 +118,11 @@ class Admission:
         self.stale: set[bytes] = set()
         self._confirmed: set[bytes] = set()
 
+    @property
+    def host_public_key(self) -> bytes | None:
+        """The host's Ed25519 key (32 bytes): ours at the host, else ``host_keys``' (None before any)."""
+        return self._lobby.identity.public_key if self._lobby.role == "host" else (self.host_keys or (None,))[0]
+
     # -- the lobby's calls ------------------------------------------------------------------
 
     def seat_host(self, me: Player, endpoint: Any) -> None:

@@ -178,7 +178,7 @@ class SetupRound:
         lob.misbehaved(addr, blame, env)
         lob.count("seat_lied")
         pk = self.setup.players[msg.seat].public_key
-        if pk == (lob.identity.public_key if lob.role == "host" else (lob.admission.host_keys or (b"",))[0]):
+        if pk == lob.admission.host_public_key:
             lob.abort(reason)
         elif lob.role == "host":
             lob.restart_round([pk], now)
