@@ -120,13 +120,17 @@ def test_the_teacher_watches_four_tables(spawn, tmp_path):
             # seat order is the keys' order), so any of them, not a given one
             line = next(ln for ln in screen.splitlines() if "Table1 " in ln and "classico" in ln)
             assert re.search(r"(T1[bcd]|Table1) €\d", line), line
-            # Open table 1: move the cursor to its row, Enter.
+            # Open table 1: move the cursor to its row, Enter. The cursor follows the listing it
+            # was on when rows were added above it (RV13-C #1), and DataTable's Home scrolls
+            # sideways only: Up once per row puts it on the first row whatever it followed.
             rows = [m.group(1) for m in listed.finditer(screen)]
-            _tmux(sock, "send-keys", "-t", "watch", "Home")
+            for _ in range(len(rows)):
+                _tmux(sock, "send-keys", "-t", "watch", "Up")
             for _ in range(rows.index(row.group(1))):
                 _tmux(sock, "send-keys", "-t", "watch", "Down")
             _tmux(sock, "send-keys", "-t", "watch", "Enter")
-            _wait(sock, lambda s: "watching: read-only" in s, 60, "the watched board")
+            board = _wait(sock, lambda s: "watching: read-only" in s, 60, "the watched board")
+            assert re.search(r"Table1|T1[bcd]", board), f"the spectator opened another table:\n{board}"
             release.touch()  # every table plays on to its end
             released = time.monotonic()
             try:
