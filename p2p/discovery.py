@@ -20,7 +20,8 @@ cached and its cache answers the TXT first *stored*, so an advert going back to 
 (1/4 -> 2/4 -> 1/4: a joiner leaving) was listed as 2/4 until the TTL ran out (H137). Last
 *per key*: anyone can send a TXT under a listed instance name, so each key heard there keeps a
 listing of its own and the name is contested until its goodbye (H145; one forged TXT used to
-replace the host's advert, and a join by game id took the forger's keys). And
+replace the host's advert, and a join by game id took the forger's keys); what is listed and
+contested, and what is remembered after a goodbye, is ``ad_listings.Listings``'s. And
 its listener drops a packet byte-equal to one received in the last second (first sight + 1 s),
 so an update back to a TXT announced less than a second before never arrived at all: ``update``
 announces once more ``REANNOUNCE_S`` later (the last word, after any answer still queued).
@@ -47,21 +48,14 @@ from dataclasses import replace
 from zeroconf import DNSQuestionType, DNSRecord, RecordUpdate, RecordUpdateListener, ServiceStateChange, Zeroconf
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
+from .ad_listings import Listings
 from .ad_record import SERVICE_TYPE, DiscoveryError, GameAd
 
 #: How long a found service is resolved (SRV, TXT, A) before it is given up (ms).
 RESOLVE_TIMEOUT_MS = 1500
 #: Delay of an update's last announcement (s): past python-zeroconf's 1 s duplicate-packet window.
 REANNOUNCE_S = 1.2
-#: Keys remembered per instance name (§N3 "Contested game ids"): a TXT with yet another key is
-#: not listed (the name is contested already), so a flood of keys under one name costs nothing.
-KEYS_PER_NAME = 4
 _TYPE_TXT, _CLASS_IN = 16, 1  # RFC 1035 §3.2.2, §3.2.4
-
-
-def _key(ad: GameAd) -> str:
-    """The key an advert claims, as text: ``pk`` in hex, else ``fp`` (an older advertiser)."""
-    return ad.public_key.hex() if ad.public_key is not None else ad.fingerprint
 
 
 class _TxtListener(RecordUpdateListener):
@@ -103,20 +97,22 @@ class Discovery:
 
     ``games`` maps a listing to a GameAd: the instance name for the first key (``pk``, else
     ``fp``) whose TXT was heard under that name, ``"<instance name>#<key>"`` for each other key
-    heard under it (at most ``KEYS_PER_NAME`` in all), each with the TXT last received with that
-    key; a goodbye for the name removes them all (protocol.md §N3 "Contested game ids").
+    heard under it (at most ``KEYS_PER_NAME`` in all, ``MAX_NAMES`` names), each with the TXT last
+    received with that key; a goodbye for the name removes them all, and the first key heard for
+    the name and for each game id is remembered ``HOLD_S`` longer (``ad_listings.Listings``,
+    protocol.md §N3 "Contested game ids"). ``clock``: monotonic seconds (tests pass a virtual one).
     """
 
-    def __init__(self, interfaces: Iterable[str]) -> None:
+    def __init__(self, interfaces: Iterable[str], clock: Callable[[], float] | None = None) -> None:
         interfaces = list(interfaces)
         if not interfaces:
             raise ValueError("zeroconf must be given explicit interfaces (DESIGN.md section 5)")
         for a in interfaces:
             ipaddress.ip_address(a)
         self.interfaces = interfaces
-        self.games: dict[str, GameAd] = {}
+        self.listings = Listings() if clock is None else Listings(clock)
+        self.games: dict[str, GameAd] = self.listings.games  # the same dict
         self.malformed = 0
-        self.crowded = 0  # TXTs with a key past KEYS_PER_NAME under a listed name: not listed
         self._azc: AsyncZeroconf | None = None
         self._browser: AsyncServiceBrowser | None = None
         self._ad: GameAd | None = None
@@ -126,12 +122,13 @@ class Discovery:
         self._announcing: set[asyncio.Future[object]] = set()  # announcements of our ad
         self._txt = _TxtListener(self._txt_received)
         self._latest_txt: dict[str, DNSRecord] = {}  # listed name -> the TXT record last received
-        self._heard: dict[str, dict[str, str]] = {}  # listed name -> {key: its listing in games}
-        #: ``contested``'s answers for the current listings (game id -> keys; the adverts listed under a
-        #: name of two keys, frozen and hashable), built once per change (``_notify``): asked for every row
-        #: of every list refresh, O(n) per change, not per row (RV13-C #2: 1,000 names x 2 keys cost 0.7 s).
-        self._contest: tuple[dict[bytes, set[str]], set[GameAd]] | None = None
         self.on_change: Callable[[str, GameAd | None], None] | None = None
+
+    @property
+    def crowded(self) -> int:
+        """TXTs not listed: a key past ``KEYS_PER_NAME`` under a listed name, or a name past
+        ``MAX_NAMES`` (``ad_listings.Listings.crowded``)."""
+        return self.listings.crowded
 
     async def __aenter__(self) -> Discovery:
         await self.start()
@@ -227,9 +224,8 @@ class Discovery:
                          state_change: ServiceStateChange) -> None:
         if state_change is ServiceStateChange.Removed:
             self._latest_txt.pop(name, None)
-            for listing in {name, *self._heard.pop(name, {}).values()}:
-                if self.games.pop(listing, None) is not None:
-                    self._notify(listing, None)
+            for listing in self.listings.goodbye(name):
+                self._notify(listing, None)
             return
         self._schedule_resolve(name)
 
@@ -241,12 +237,11 @@ class Discovery:
     def _txt_received(self, record: DNSRecord) -> None:
         # A TXT of a listed game, new or a repeat: kept as its current one and resolved again
         # (the task runs once the response is cached). Unlisted names are not kept (a flood of
-        # made-up names costs nothing); the resolution that lists one reads the cache.
-        key = record.name.lower()
-        for listed in list(self._heard):
-            if listed.lower() == key:
-                self._latest_txt[listed] = record
-                self._schedule_resolve(listed)
+        # made-up names costs nothing); the resolution that lists one reads the cache. O(1) per
+        # TXT (it scanned every listed name: RV13-C).
+        for listed in list(self.listings.names(record.name)):
+            self._latest_txt[listed] = record
+            self._schedule_resolve(listed)
 
     def _keep_latest_txt(self, zc: Zeroconf, name: str) -> None:
         """Drop from zeroconf's cache every TXT of ``name`` other than the last received, so the
@@ -278,47 +273,24 @@ class Discovery:
         except DiscoveryError:
             self.malformed += 1
             return
-        listing = self._listing(name, ad)
+        listing = self.listings.put(name, ad)
         if listing is not None:
-            self.games[listing] = ad
             self._notify(listing, ad)
 
-    def _listing(self, name: str, ad: GameAd) -> str | None:
-        """Where ``ad`` (just read from a TXT of ``name``) goes in ``games``: its key's listing,
-        a new one for a key not heard under ``name`` before, None past ``KEYS_PER_NAME`` keys.
-        Keys are remembered until the name's goodbye: the owner's later TXTs (a re-announce)
-        update its own listing and never undo a contest (§N3 "Contested game ids")."""
-        heard = self._heard.setdefault(name, {})
-        key = _key(ad)
-        if key not in heard:
-            if len(heard) >= KEYS_PER_NAME:
-                self.crowded += 1
-                return None
-            heard[key] = f"{name}#{key}" if heard else name
-        return heard[key]
-
     def _notify(self, name: str, ad: GameAd | None) -> None:
-        self._contest = None  # every change of ``games`` comes here
         self._changed.set()
         if self.on_change is not None:
             self.on_change(name, ad)
 
     def contested(self, ad: GameAd) -> bool:
         """True if another found advert names ``ad``'s game id with another key (``pk``, else
-        ``fp``), or if ``ad`` is listed under an instance name whose TXTs carried two keys since
-        its last goodbye (a TXT sent under the host's own name by another laptop): mDNS is not
-        authenticated, so one of them is a clone and nothing here tells which (protocol.md §N3
-        "Contested game ids")."""
-        if self._contest is None:
-            keys: dict[bytes, set[str]] = {}
-            for o in self.games.values():
-                keys.setdefault(o.game_id, set()).add(_key(o))
-            shared = {self.games[listing] for heard in self._heard.values() if len(heard) > 1
-                      for listing in heard.values() if listing in self.games}
-            self._contest = keys, shared
-        keys, shared = self._contest
-        key = _key(ad)
-        return any(k != key for k in keys.get(ad.game_id, ())) or ad in shared
+        ``fp``), if ``ad`` is listed under an instance name whose TXTs carried two keys since it
+        was listed (a TXT sent under the host's own name by another laptop), or if its name or
+        game id is listed again within ``HOLD_S`` of its goodbye under a key other than the one
+        first heard for it (a forged goodbye, then the forger's advert): mDNS is not
+        authenticated, so one of them is a clone and nothing here tells which
+        (``ad_listings.Listings.contested``, protocol.md §N3 "Contested game ids")."""
+        return self.listings.contested(ad)
 
     async def wait_for(self, predicate: Callable[[GameAd], bool], timeout: float) -> GameAd:
         """The first found game with ``predicate(ad)`` true that is not ``contested`` (starts
@@ -339,8 +311,8 @@ class Discovery:
             left = deadline - loop.time()
             if left <= 0:
                 raise TimeoutError("no matching lanopoli game found")
-            try:
-                await asyncio.wait_for(self._changed.wait(), left)
+            try:  # a hold ending changes no listing: look again at least once a second
+                await asyncio.wait_for(self._changed.wait(), min(left, 1.0))
             except asyncio.TimeoutError:
                 pass
 

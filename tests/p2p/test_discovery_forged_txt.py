@@ -24,13 +24,13 @@ from __future__ import annotations
 import asyncio
 import os
 
-import pytest
 from zeroconf import DNSOutgoing, DNSPointer, DNSText, const
 from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
 
 from p2p import const as C
+from p2p.ad_listings import KEYS_PER_NAME
 from p2p.ad_record import SERVICE_TYPE, GameAd
-from p2p.discovery import KEYS_PER_NAME, REANNOUNCE_S, Discovery
+from p2p.discovery import REANNOUNCE_S, Discovery
 
 LO = "127.0.0.1"
 HOST_FP, FORGER_FP = "cd" * 8, "ef" * 8
@@ -191,13 +191,12 @@ def test_the_goodbye_of_the_name_ends_the_contest():
     _run(forged, check, with_host=True)
 
 
-@pytest.mark.xfail(strict=True, reason="RV13-A #1 (session 13), open and stated in §N3 'What does not': a forged "
-                   "goodbye for the host's name ends the contest, and the forger's advert under that name is then "
-                   "listed alone; a join by gid picks it (the join code is the defence)")
 def test_a_forged_goodbye_then_a_forged_txt_leaves_the_game_contested():
-    """§N3 'Contested game ids': one forged goodbye (PTR and TXT with TTL 0) for the host's name, then
-    the forger's PTR and TXT under that same name, while the real host goes on: a join by ``gid`` must
-    not pick the forger's advert."""
+    """§N3 'Contested game ids' (RV13-A #1, session 13): one forged goodbye (PTR and TXT with TTL 0)
+    for the host's name, then the forger's PTR and TXT under that same name, while the real host goes
+    on: the forger's advert is listed but contested (the name and the game id are listed again within
+    ``HOLD_S`` under a key other than the first heard for them), so a join by ``gid`` does not pick it.
+    Until H154 the goodbye made the reader forget the host's key and the join picked the forger."""
     async def check(other, ad, host, forge):
         name = ad.instance_name
         zc = host.zeroconf.zeroconf  # any zeroconf on the LAN can send these
@@ -213,6 +212,8 @@ def test_a_forged_goodbye_then_a_forged_txt_leaves_the_game_contested():
         out.add_answer_at_time(DNSText(name, const._TYPE_TXT, const._CLASS_IN, 4500, ftext), 0)
         zc.async_send(out)
         assert await _until(lambda: any(a.fingerprint == FORGER_FP for a in other.games.values()), 3)
+        forged = [a for a in other.games.values() if a.fingerprint == FORGER_FP]
+        assert other.contested(forged[0])
         picked = await _picked(other, ad.game_id, timeout=1.0)
         assert picked is None or picked.fingerprint == HOST_FP, "a join by gid picked the forger's advert"
 
