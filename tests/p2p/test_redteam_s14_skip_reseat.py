@@ -127,3 +127,105 @@ def test_c8_10_a_skip_overturning_the_step_that_re_seated_a_player_leaves_one_ga
         net.s[i].log.close()
         rep = verify_log(paths[i], engine=E)
         assert rep.ok and rep.complete, (i, rep.error)
+
+
+def _play_returning(tmp_path, then_everyone: bool = False):
+    """As ``_play``, but seat 4's player really comes back: its peer restarts from its log as a
+    spectator and asks (§C8.9 'Request'); its RESEATs reach carriers 1 and 2 only, and seat 3
+    just before it signs step k; seat 3's message of k reaches only seat 4's peer, which applies
+    k with it (3 carriers: it re-seats itself, a new epoch, its ESCROW and step-(k+1) message),
+    as seat 3 does, while 0, 1, 2 skip seat 3's turn. A peer that halts (StepOverturned,
+    SeatLost) is resumed from its log cut there, as the node does. ``then_everyone``: once seat
+    4's peer resumed after the overturn, its RESEATs reach every carrier (it comes back for real,
+    with the same chain secret: the same request bytes, §C8.9 'secret_for')."""
+    sessions, paths, secrets, _ = logged_game(tmp_path, 5, OPTS)
+    secret = bytes([0x45]) * 32
+    st_ = {"state": "playing", "k": None, "resumed": {}}
+
+    def drop(src, dst, raw):
+        if raw[:2] == bytes((0x93, 25)):  # RESEAT (type 25) of seat 4: to carriers 1 and 2 only
+            return not st_.get("open") and dst not in EARLY_CARRIERS
+        k = st_["k"]
+        return k is not None and src == LATE and dst != GONE and net.s[LATE] is not None \
+            and net.s[LATE].step <= k + 1 and raw[:2] == bytes((0x93, 16)) and _step_of(raw) == k
+
+    net = Net(list(sessions), random_legal(E, seed=2), drop=drop)
+    live = (0, 1, 2, 3)
+
+    def restart(i, s, at):
+        s.log.close()
+        s.own_log.close()
+        again, _ = resume_session(paths[i], s.identity, secrets[i], E, own_log_path=str(paths[i]) + ".own",
+                                  now=net.now, truncate_at=at, reseat_secret=secret if i == GONE else None)
+        net.s[i] = again
+        st_["resumed"].setdefault(i, []).append(at)
+        return again
+
+    def hook(net):
+        s0 = net.s[0]
+        if st_["state"] == "playing" and s0.step >= 2:
+            net.s[GONE].log.close()
+            net.s[GONE].own_log.close()
+            net.s[GONE] = None
+            st_["state"] = "gone"
+        elif st_["state"] == "gone" and all(GONE in net.s[i].dropped and net.s[i].step >= net.s[i].dropped[GONE].step + 2
+                                             for i in live):
+            restart(GONE, sessions[GONE], None)
+            st_["state"] = "resumed"
+        elif st_["state"] == "resumed" and net.s[GONE].spectator:
+            assert net.s[GONE].request_reseat(secret, net.now)
+            st_["state"], st_["from"] = "asking", s0.step + 3
+        elif st_["state"] == "asking" and s0.phase == "running" and s0.step >= st_["from"] \
+                and s0.skippable() and s0.pending.actors == (LATE,) and s0.active[:4] == [True] * 4 \
+                and all(net.s[i].step == s0.step for i in live):
+            st_["k"] = s0.step
+            req = request_for(sessions[GONE].identity, s0.setup, GONE, s0.dropped[GONE].step, secret)
+            net.s[LATE].receive_message(req, net.now)
+            st_["state"] = "k"
+        elif st_["state"] == "k" and net.s[LATE].step == st_["k"] + 1 \
+                and all(net.s[i].step == st_["k"] for i in (0, 1, 2)):
+            for i in (0, 1, 2):
+                assert net.s[i].skip_turn(LATE, now=net.now)
+            st_["state"] = "voted"
+        if then_everyone and len(st_["resumed"].get(GONE, ())) >= 2 and not st_.get("open"):
+            g = net.s[GONE]  # as the node does after a restart as a spectator: ask again (same secret)
+            if g.phase == "running" and g.spectator:
+                st_["open"] = g.request_reseat(secret, net.now)
+        for i in range(5):
+            s = net.s[i]
+            if s is not None and s.phase == "halted" and len(st_["resumed"].get(i, ())) < 4:
+                reason = s.halt_reason
+                if isinstance(reason, StepOverturned) or type(reason).__name__ == "SeatLost":
+                    restart(i, s, reason.step)
+        return None
+
+    net.run(max_time=1e5, hook=hook)
+    assert st_["k"] is not None and st_["state"] == "voted", st_["state"]
+    return net, st_, paths
+
+
+@pytest.mark.parametrize("then_everyone", [False, True])
+def test_c8_10_the_returning_player_that_followed_the_overturned_version_comes_back_to_the_table(
+        tmp_path, then_everyone):
+    """The returning player's own peer applied the overturned version of step k (it re-seated
+    itself there). Checked: it halts and resumes like seat 3, the table ends one game with one
+    final hash at every peer (the returning one included, re-seated for real later or watching
+    to the end), nobody is proven, only seat 4 was ever dropped, and every log verifies."""
+    net, st_, paths = _play_returning(tmp_path, then_everyone)
+    k = st_["k"]
+    assert any(isinstance(e, SeatReturned) and e.seat == GONE for e in net.events[GONE]), \
+        "premise: seat 4's peer re-seated itself on the overturned version"
+    assert any(isinstance(e, StepOverturned) and e.step == k for e in net.events[LATE])
+    for i in range(5):
+        assert not [e for e in net.events[i] if isinstance(e, CheaterProven)], (i, net.events[i])
+        assert LATE not in {e.seat for e in net.events[i] if isinstance(e, SeatDropped)}, i
+    overs = [[e for e in net.events[i] if isinstance(e, GameOver)] for i in range(5)]
+    assert all(len(o) >= 1 for o in overs), [len(o) for o in overs]
+    assert len({(o[-1].final_hash, o[-1].steps) for o in overs}) == 1
+    if then_everyone:  # re-seated for real afterwards, at every peer, and plays to the end
+        assert all(sum(isinstance(e, SeatReturned) and e.seat == GONE for e in net.events[i]) >= 1 for i in range(5))
+        assert not net.s[GONE].spectator and all(s.active[GONE] for s in net.s)
+    for i in range(5):
+        net.s[i].log.close()
+        rep = verify_log(paths[i], engine=E)
+        assert rep.ok and rep.complete, (i, rep.error)
