@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 
 from .ad_record import GameAd
@@ -48,6 +48,21 @@ MAX_HELD = 1024
 def ad_key(ad: GameAd) -> str:
     """The key an advert claims, as text: ``pk`` in hex, else ``fp`` (an older advertiser)."""
     return ad.public_key.hex() if ad.public_key is not None else ad.fingerprint
+
+
+def keys_by_game(ads: Iterable[GameAd]) -> dict[bytes, set[str]]:
+    """Game id -> the keys (``ad_key``) of the adverts ``ads`` naming it."""
+    keys: dict[bytes, set[str]] = {}
+    for ad in ads:
+        keys.setdefault(ad.game_id, set()).add(ad_key(ad))
+    return keys
+
+
+def claimed_by_another(keys: dict[bytes, set[str]], ad: GameAd) -> bool:
+    """True if ``keys`` (``keys_by_game`` of the listed adverts) holds ``ad``'s game id under a key
+    other than ``ad``'s: the game-id half of the contest (protocol.md §N3 "Contested game ids")."""
+    key = ad_key(ad)
+    return any(k != key for k in keys.get(ad.game_id, ()))
 
 
 #: Keys whose first listing a memory keeps in order (more: counted as heard last, never first).
@@ -215,10 +230,9 @@ class Listings:
 
     def _table(self) -> tuple[dict[bytes, set[str]], dict[GameAd, list[str]], set[str]]:
         if self._contest is None:
-            keys: dict[bytes, set[str]] = {}
+            keys = keys_by_game(self.games.values())
             where: dict[GameAd, list[str]] = {}
             for listing, ad in self.games.items():
-                keys.setdefault(ad.game_id, set()).add(ad_key(ad))
                 where.setdefault(ad, []).append(self._name_of.get(listing, listing).lower())
             shared = {name.lower() for name, heard in self._heard.items() if len(heard) > 1}
             self._contest = keys, where, shared
@@ -237,13 +251,12 @@ class Listings:
         question, O(n) per change.
         Source: protocol.md §N3 "Contested game ids"."""
         keys, where, shared = self._table()
-        key = ad_key(ad)
-        if any(k != key for k in keys.get(ad.game_id, ())):
+        if claimed_by_another(keys, ad):
             return True
         names = where.get(ad, ())
         if any(n in shared for n in names):
             return True
-        now = self._clock()
+        now, key = self._clock(), ad_key(ad)
         return self._contests(("gid", ad.game_id), key, now) or any(
             self._contests(("name", n), key, now) for n in names)
 

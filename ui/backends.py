@@ -106,6 +106,33 @@ def contested(backend: Any, ad: Any) -> bool:
     return bool(check(ad)) if check is not None else False
 
 
+def contest_cells(backend: Any, ad: Any, host: str) -> tuple[str, str, int]:
+    """The Host and Where cells of a games-list row for the advert ``ad`` and the row's height, the
+    one place both lists (ui/screens/lobby.py, ui/screens/watch.py) mark a contest: ``host`` (the
+    escaped host cell) and ``"address:port"`` on one line; when ``backend`` says ``ad`` is contested,
+    ``"⚠ " + host`` and under the address ``"⚠ <fp>"`` (all 16 digits: the key to choose by), two
+    lines. The fingerprint goes under the address, not after the name, so the Where column keeps its
+    width and the address stays on an 80-column screen (RV13-C #8). Source: protocol.md §N3
+    "Contested game ids"."""
+    where = f"{ad.address}:{ad.port}"
+    if not contested(backend, ad):
+        return host, where, 1
+    return "⚠ " + host, f"{where}\n⚠ {ad.fingerprint}", 2
+
+
+def joined_host_key(driver: Any) -> bytes | None:
+    """Joiner: the Ed25519 key of the host whose advert the game ``driver`` (``ui.net_game.NetGame``)
+    joined: the advert's ``pk`` it was given (``cfg["host_keys"]``, a join from the list), else the key
+    its lobby checks the host's STATUS against (a join by code, protocol.md §N3.1); None if neither is
+    known (an advert without ``pk``, or nothing heard yet)."""
+    keys = getattr(driver, "cfg", {}).get("host_keys")
+    if keys:
+        return bytes(keys[0])
+    admission = getattr(getattr(getattr(driver, "node", None), "lobby", None), "admission", None)
+    key = getattr(admission, "host_public_key", None)
+    return key if isinstance(key, bytes) else None
+
+
 def row_identity(row: Any) -> tuple:
     """Which listing a games-list ``row`` shows, across refreshes: one of our unfinished games
     (``MyGame``) by its game id, an advert (``GameAd``) by its instance name and key (``pk``, else
@@ -250,12 +277,12 @@ class LocalLobby:
         return list(self.ads)
 
     def contested(self, ad: Any) -> bool:
-        """True if another fixed ad names ``ad``'s game id with another key (``pk``, else ``fp``;
-        protocol.md §N3 "Contested game ids", as ``Discovery.contested`` without instance names)."""
-        def key(a: Any) -> Any:
-            return a.public_key or a.fingerprint
+        """True if another fixed ad names ``ad``'s game id with another key (``pk``, else ``fp``):
+        ``p2p.ad_listings.claimed_by_another``, the game-id rule of ``Discovery.contested``
+        (protocol.md §N3 "Contested game ids"; no instance names or goodbyes here)."""
+        from p2p.ad_listings import claimed_by_another, keys_by_game
 
-        return any(o.game_id == ad.game_id and key(o) != key(ad) for o in self.ads)
+        return claimed_by_another(keys_by_game(self.ads), ad)
 
     def mine(self) -> list:
         """The fixed list ``my_games`` (``MyGame``), for tests."""

@@ -57,6 +57,9 @@ async def test_digits_typed_with_the_bid_key_go_to_the_bid_box(english, keys, va
         _burst(app, keys)
         # In the bid box once the burst is handled; a wrong value times out.
         await until(pilot, lambda: isinstance(app.screen, BidDialog) and _value(app, "#amount") == value)
+        # And it stays so: a key delivered twice, late, would change it after the first match (RV13-C #8).
+        await pilot.pause()
+        assert isinstance(app.screen, BidDialog) and _value(app, "#amount") == value
 
 
 @sync

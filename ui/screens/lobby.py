@@ -13,7 +13,7 @@ from textual.screen import Screen
 from textual.widgets import Button, DataTable, Input, Label
 
 from ui.i18n import _
-from ui.backends import CreateRequest, contested, cursor_row, row_identity
+from ui.backends import CreateRequest, contest_cells, contested, cursor_row, joined_host_key, row_identity
 from ui.screens.dialogs import CreateDialog, JoinCodeDialog
 from ui.screens.modal import InOrderInput
 
@@ -93,13 +93,13 @@ class LobbyScreen(Screen):
             if ad.standings is not None:
                 state = _("turn {turn}").format(turn=ad.standings.turn)
             host = escape(ad.host_name) if ad.host_name else ad.game_id.hex()[:8]
-            if ad.host_name and hosts.count(ad.host_name) > 1:
+            if ad.host_name and hosts.count(ad.host_name) > 1 and not contested(self.backend, ad):
                 host += " · " + ad.game_id.hex()[:4]  # two hosts of one name: tell them apart
-            if contested(self.backend, ad):  # protocol.md §N3 "Contested game ids": choose by key
-                host += " ⚠ " + ad.fingerprint
+            # protocol.md §N3 "Contested game ids": "⚠" and the fingerprint under the address (choose by key).
+            host, where, height = contest_cells(self.backend, ad, host)
             # No row key: two adverts of one game id (a contest) are two rows (a key would clash).
             table.add_row(host, ad.edition, players_cell(ad.seats_taken, ad.seats_total, ad.players), state,
-                          f"{ad.address}:{ad.port}")
+                          where, height=height)
         if ads:
             table.move_cursor(row=cursor_row(ads, chosen, keep))
             if not self._had_games:
@@ -287,15 +287,20 @@ class WaitingScreen(Screen):
         self.query_one("#chat-log", Label).update("\n".join(escape(chat_line(x)) for x in lines))
 
     def host_gone(self) -> bool:
-        """Joiner: True once the game's advert, seen in the games list (``app.backend.games()``),
-        is gone: the host left its waiting room or quit, which withdraws the advert (the mDNS
-        goodbye, §N3) and tells the joiners nothing else in the lobby (protocol.md Part U
-        "Leaving the waiting room"). A game never seen there (multicast blocked) is never gone."""
+        """Joiner: True once the advert of the game we joined, seen in the games list
+        (``app.backend.games()``), is gone: the host left its waiting room or quit, which withdraws
+        the advert (the mDNS goodbye, §N3) and tells the joiners nothing else in the lobby
+        (protocol.md Part U "Leaving the waiting room"). The advert is the one of that game id
+        *and the host's key* (``joined_host_key``; the game id alone if the key is unknown): a clone
+        of the game id under another key (§N3 "Contested game ids") stays listed after the host's
+        goodbye and must not hide it (RV13-C #6). A game never seen there (multicast blocked) is
+        never gone."""
         gid = getattr(self.driver, "advert_id", None)
         backend = getattr(self.app, "backend", None)
         if gid is None or backend is None or self.driver.phase != "lobby":
             return False
-        listed = any(ad.game_id == gid for ad in backend.games())
+        key = joined_host_key(self.driver)
+        listed = any(ad.game_id == gid and (key is None or ad.public_key == key) for ad in backend.games())
         self._ad_seen |= listed
         return self._ad_seen and not listed
 

@@ -13,7 +13,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, DataTable, Label
 
-from ui.backends import contested, cursor_row, row_identity
+from ui.backends import contest_cells, cursor_row, row_identity
 from ui.i18n import _, format_money
 
 
@@ -77,11 +77,10 @@ class WatchListScreen(Screen):
             turn = "—" if ad.standings is None else str(ad.standings.turn)
             if ad.state == "lobby":
                 turn = _("waiting")
-            host = escape(ad.host_name or ad.game_id.hex()[:8])
-            if contested(self.backend, ad):  # protocol.md §N3 "Contested game ids": choose by key
-                host += " ⚠ " + ad.fingerprint
+            # protocol.md §N3 "Contested game ids": "⚠" and the fingerprint under the address (choose by key).
+            host, where, height = contest_cells(self.backend, ad, escape(ad.host_name or ad.game_id.hex()[:8]))
             # No row key: two adverts of one game id (a contest) are two rows (a key would clash).
-            table.add_row(host, ad.edition, turn, f"{ad.address}:{ad.port}", escape(standings_cell(ad)))
+            table.add_row(host, ad.edition, turn, where, escape(standings_cell(ad)), height=height)
         if ads:
             table.move_cursor(row=cursor_row(ads, chosen, keep))
             self.query_one("#lobby-status", Label).update("")
