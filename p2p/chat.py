@@ -12,8 +12,8 @@ the author's name as it says it; ``text`` one printable line.
 ``ChatRoom`` checks what arrives and says who may speak. The node tells it who is in the game
 (``set_members``: each known key with the name the lobby/setup gives it and a role, "player"
 or "spectator") and which sources relay for others (the host's channel while in the lobby,
-where joiners do not know each other's keys; every seat's channel during the game, for the
-spectators each seat serves). Checks, in this order, each failure dropped and
+where joiners do not know each other's keys; every seat's channel once the setup is proposed,
+for the spectators each seat serves; no other address, RV13-B #5). Checks, in this order, each failure dropped and
 counted in ``stats`` by reason, never shown, never answered:
 
 1. envelope and body schema (``malformed``), type CHAT, game id (``wrong_game``); none while
@@ -36,11 +36,13 @@ counted in ``stats`` by reason, never shown, never answered:
    so its own forgeries spend its own tokens; the lines of every spectator at one IP
    (``machine``) also share one bucket of the same size, taken with the author's
    (``machine_flood``); and only a place whose address answered the seat (``reached``) may
-   speak at all (``unproven``, ``ChatRelay.receive_spectator``); during the game a line whose
-   author is not a player, over a seat's channel (``channel``: its spectators' lines, relayed;
-   keys it subscribed as our own spectators too, RV13-B #4),
-   is also charged to that channel's bucket of the same size before the signature check
-   (``relay_flood``): a seat minting a key per line speaks as one author (H149 s13 #3);
+   speak at all (``unproven``, ``ChatRelay.receive_spectator``); a relayed line whose author is
+   not a player (``channel``: a seat's spectators' lines, keys it subscribed as our own
+   spectators too, RV13-B #4; the other joiners' lines the host relays to a joiner; what the
+   seat a spectator follows relays, ``ui/watch.py``) is also charged to that channel's bucket of
+   the same size (``relay_flood``), checked after (4) and taken with the budgets' tokens, once
+   all three are ready (RV13-B #6): a relay minting a key per line speaks as one author (H149
+   s13 #3), its own lines (``owner``) are not charged;
 7. the text, without control characters, is not empty (``empty``).
 
 A line passing them all is a ``ChatLine`` event, with the author's name cleaned
@@ -191,7 +193,7 @@ class ChatRoom:
     def receive(self, data: bytes, now: float, relayed: bool = False,
                 relayed_role: str = PLAYER, *, via: object = None,
                 author: bytes | None = None, machine: object = None,
-                channel: object = None) -> ChatLine | None:
+                channel: object = None, owner: bytes | None = None) -> ChatLine | None:
         """Check one CHAT envelope (module doc, checks 1-7). ``relayed``: it came over a relay
         channel (the host's: joiners in the lobby; any seat's: spectators during the game), whose unknown
         authors get ``relayed_role``. ``via``: the source (address) it came from, for its share
@@ -202,7 +204,10 @@ class ChatRoom:
         seat's channel (address) a relayed line came over; a line of an author who is not a player
         also takes a token of that channel's bucket (``CHAT_BURST``, one per ``CHAT_REFILL_S``)
         before the signature check (``relay_flood``: the channel is keyed with that seat's key,
-        what comes over it is that seat's, forged or not). Returns the line to show, or None (counted)."""
+        what comes over it is that seat's, forged or not), but for ``owner``'s lines (the key of the
+        peer whose channel it is: the host's, relaying to a joiner in the lobby). The channel's, the
+        source's and the shared budgets are all looked at before a token of any is taken (a line
+        dropped ``busy`` spends no channel token, RV13-B #6). Returns the line to show, or None (counted)."""
         self.stats["received"] += 1
         env, msg, bad = open_for_game(data, MSG_CHAT, decode_chat, C.MAX_STEP_MSG, self.game_id)
         if bad:
@@ -230,13 +235,24 @@ class ChatRoom:
                 return self._drop("machine_flood")  # its machine's other places spoke (H114 s11b #11)
             bucket.take(now, float(C.CHAT_BURST), 1.0 / C.CHAT_REFILL_S)
             self._keep(msg.pk, bucket)
-        if channel is not None and (member is None or member[1] != PLAYER) and \
-                not self._machine(("seat", channel), now).take(now, float(C.CHAT_BURST), 1.0 / C.CHAT_REFILL_S):
-            return self._drop("relay_flood")  # one seat's spectators (or minted keys) as one author (H149 s13 #3)
-        if via is not None and not self._source_budget(via, now):
+        burst, refill, rate, src_rate = float(C.CHAT_BURST), 1.0 / C.CHAT_REFILL_S, float(C.CHAT_VERIFY_RATE), \
+            float(C.CHAT_SOURCE_VERIFY_RATE)
+        # One relaying channel's authors who are not players (its spectators, keys it minted) speak as
+        # one author (H149 s13 #3); the relaying peer's own lines (``owner``) are not charged.
+        charged = None
+        if channel is not None and msg.pk != owner and (member is None or member[1] != PLAYER):
+            charged = self._machine(("seat", channel), now)
+            if not charged.ready(now, burst, refill):
+                return self._drop("relay_flood")
+        # Both budgets are looked at before any token is taken: a line dropped ``busy`` spends none of
+        # its channel's (RV13-B #6: a busy spell drained it, and honest spectators' lines were dropped after).
+        source = None if via is None else self._source(via, now)
+        if source is not None and not source.ready(now, src_rate, src_rate) or \
+                not self._verify.ready(now, rate, rate):
             return self._drop("busy")
-        if not self._verify.take(now, float(C.CHAT_VERIFY_RATE), float(C.CHAT_VERIFY_RATE)):
-            return self._drop("busy")
+        for b, full, per_s in ((charged, burst, refill), (source, src_rate, src_rate), (self._verify, rate, rate)):
+            if b is not None:
+                b.take(now, full, per_s)
         if not env.verify(msg.pk):
             return self._drop("bad_signature")
         if author is None:
@@ -297,8 +313,8 @@ class ChatRoom:
             b = self._by_machine[host] = _Bucket(float(C.CHAT_BURST), now)
         return b
 
-    def _source_budget(self, via: object, now: float) -> bool:
-        """Take one of ``via``'s ``CHAT_SOURCE_VERIFY_RATE`` signature checks of this second.
+    def _source(self, via: object, now: float) -> _Bucket:
+        """``via``'s share of the signature checks: ``CHAT_SOURCE_VERIFY_RATE`` a second.
         Sources are the transport's channels (at most a few dozen); the oldest is forgotten
         past 64."""
         b = self._verify_by.get(via)
@@ -306,7 +322,7 @@ class ChatRoom:
             if len(self._verify_by) >= 64:
                 del self._verify_by[next(iter(self._verify_by))]
             b = self._verify_by[via] = _Bucket(float(C.CHAT_SOURCE_VERIFY_RATE), now)
-        return b.take(now, float(C.CHAT_SOURCE_VERIFY_RATE), float(C.CHAT_SOURCE_VERIFY_RATE))
+        return b
 
     def refuse(self, reason: str) -> None:
         """Count a CHAT refused before ``receive`` (``received`` and ``reason``, §N9): e.g. the
@@ -367,7 +383,8 @@ class ChatRelay:
         sends to every joined player, a joiner to the host (who relays)."""
         lobby, session = self.game.lobby, self.game.session
         if session is not None or (lobby is not None and lobby.setup is not None):
-            targets = list(self.game.peers) or [a for i, a in enumerate(lobby.endpoints) if i != lobby.my_seat]
+            targets = list(self.game.peers) or \
+                [a for i, a in enumerate(lobby.endpoints if lobby is not None else ()) if i != lobby.my_seat]
         elif self.host:
             targets = [a for p, a in lobby.members() if p.public_key != self.identity.public_key]
         else:
@@ -382,13 +399,21 @@ class ChatRelay:
             return
         lobby = self.game.lobby
         in_lobby = self.game.session is None and (lobby is None or lobby.setup is None)
-        # In the lobby the host relays the joiners' lines. In the game any seat relays its own
-        # spectators' lines (§N10): only the seats' keyed channels reach this socket then
-        # (§N2.6), and an author who is not a seat is shown as a spectator, charged to the
-        # relaying seat's channel too (§N9 (6) ``relay_flood``: one seat speaks as one author).
-        relayed = (not self.host and lobby is not None and addr == lobby.host_address) if in_lobby else True
+        # In the lobby the host relays the joiners' lines. Once the setup is proposed any seat relays
+        # its own spectators' lines (§N10), and only a seat's address relays: while the setup is
+        # signed the host still takes strangers' plain channels (RV13-B #5). An author who is not a
+        # player, relayed, is charged to the relaying channel too (§N9 (6) ``relay_flood``: one
+        # relay speaks as one author), but for the relay's own lines (the host's, at a joiner).
+        addr = (str(addr[0]), int(addr[1]))
+        owner = None
+        if in_lobby:
+            host = None if self.host or lobby is None else lobby.host_address
+            relayed = host is not None and addr == (str(host[0]), int(host[1]))
+            owner = lobby.admission.host_public_key if relayed else None
+        else:
+            relayed = addr in self.targets()
         line = room.receive(payload, now, relayed=relayed, relayed_role=PLAYER if in_lobby else SPECTATOR,
-                            via=addr, channel=None if in_lobby else addr)
+                            via=addr, channel=addr, owner=owner)
         if line is None:
             return
         if in_lobby and self.host:  # joiners do not know each other: we relay

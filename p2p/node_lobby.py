@@ -38,6 +38,8 @@ __all__ = ["SAME_KEY_REPORTS", "NodeHost", "NodeLobby", "pin_lobby", "pin_seats"
 #: Host: at most this many source addresses of a JOIN/PROBE signed with our own key are reported
 #: (``SameKeyJoined``, once each): a player retrying from new ports never floods the host's screen.
 SAME_KEY_REPORTS = 4
+#: Why the node of a joiner that left ends (``Lobby.leave``'s ``LobbyAborted``, protocol.md §C2.2).
+LEFT = "left the lobby"
 
 
 class NodeHost(Protocol):
@@ -108,6 +110,8 @@ class NodeLobby:
         self.lobby: Lobby | None = None
         self.misbehaved = 0
         self.same_key: set[Any] = set()
+        #: True while ``leave`` drains our LEAVE: the lobby's own "left the lobby" abort fails nothing.
+        self.leaving = False
 
     async def open(self) -> None:
         """Open zeroconf; host: open and advertise the lobby; join: find the game and send
@@ -202,18 +206,26 @@ class NodeLobby:
 
     async def leave(self, drain_s: float) -> bool:
         """Joiner in the lobby (before the host's PROPOSAL): send LEAVE (``Lobby.leave``, protocol.md
-        §C2.2: the host frees the seat) as ``pump`` sends, without handling the lobby's events (its
-        ``LobbyAborted`` "left the lobby" would fail the node, and ``run`` close the socket under
-        the drain), then wait up to ``drain_s`` seconds for the host's ack (``Link.drain``). False,
-        nothing sent, if there is no lobby or link, or it is too late (the setup was proposed)."""
+        §C2.2: the host frees the seat) as ``pump`` sends, then wait up to ``drain_s`` seconds for
+        the host's ack (``Link.drain``: the transport re-sends it until then), ``leaving`` meanwhile:
+        a pump during the drain (the lobby's timer armed before, a lobby payload) meets the lobby's
+        ``LobbyAborted`` "left the lobby" and ends quietly, where it failed the node and ``run``
+        closed the socket under the drain (RV13-C #5). After the drain the node fails with that
+        abort (``NodeError("lobby")``, as any pump then would). False, nothing sent, if there is no
+        lobby or link, or it is too late (we host, or the setup was proposed)."""
         if self.lobby is None or self.node.link is None:
             return False
         try:
             self.lobby.leave()
         except LocalProtocolError:
             return False
-        self._send()
-        await self.node.link.drain(drain_s)
+        self.leaving = True
+        try:
+            self._send()
+            await self.node.link.drain(drain_s)
+        finally:
+            self.leaving = False
+            self.node.fail(NodeError("lobby", LEFT))
         return True
 
     def _events(self) -> bool:
@@ -239,7 +251,8 @@ class NodeLobby:
                 node.start_game(ev)
                 return False
             elif isinstance(ev, LobbyAborted):
-                node.fail(NodeError("lobby", ev.reason))
+                if not self.leaving:  # our own LEAVE's abort: ``leave`` ends the node after its drain
+                    node.fail(NodeError("lobby", ev.reason))
                 return False
             elif isinstance(ev, LobbyPeerMisbehaved):
                 self.misbehaved += 1

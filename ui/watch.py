@@ -302,7 +302,7 @@ class WatchDriver(DriverBase):
             return  # we left a seat that lied and follow nobody yet
         if payload[:2] == CHAT_TAG:  # the game's chat, relayed by the seat we watch (§N9, §N10)
             line = self._room().receive(payload, asyncio.get_running_loop().time(), relayed=True,
-                                        relayed_role=SPECTATOR)
+                                        relayed_role=SPECTATOR, channel=addr)
             if line is not None:
                 self._chat(line)
             return
@@ -317,7 +317,7 @@ class WatchDriver(DriverBase):
 
     def _room(self) -> Any:
         """Our ChatRoom: the seats (from the game's header) are players, anyone else the seat
-        relays is a spectator."""
+        relays a spectator, charged to that seat's channel bucket (§N9 ``relay_flood``)."""
         from p2p.chat import PLAYER, ChatRoom
         from p2p.log_checks import BadLog, parse_header
 

@@ -48,7 +48,8 @@ def test_one_spectator_cannot_flood_every_players_chat_by_changing_its_key():
     relay = ChatRelay(HOST_ID, "p0", True, game, lambda addr, raw: sent_to_seats.append((addr, raw)), shown.append)
     # Another seat's chat room: the lines the serving seat relays reach it over that seat's channel.
     other = ChatRelay(players[1], "p1", False, SimpleNamespace(lobby=None, session=SimpleNamespace(setup=setup),
-                                                               peers=[], watch=SimpleNamespace(
+                                                               peers=[("10.0.0.1", 1), ("10.0.0.3", 1)],
+                                                               watch=SimpleNamespace(
                                                                    spectators=dict, send_all=lambda *a, **k: None)),
                       lambda *a: None)
     shown_there: list = []
