@@ -117,6 +117,24 @@ def test_n3_the_hold_ends_after_hold_s_and_a_second_key_still_contests_while_bot
     assert len(lst) == 3  # the name, the game id, the other name: the old memories are gone
 
 
+def test_n3_a_forger_heard_first_can_keep_the_hosts_advert_contested_hold_s_longer_not_for_ever():
+    """The denial a forger heard first at a reader gets (§N3 "What does not"): after its clone's goodbye
+    the host's advert, alone, stays contested for ``HOLD_S``, then the host's key takes the first place
+    and a clone coming back is contested again (before H154 the contest ended at the clone's goodbye;
+    a forger could keep it anyway by keeping its clone listed)."""
+    lst, clock = _listings()
+    clone = "Mallory — classico (11111111)._lanopoli._udp.local."
+    lst.put(clone, _ad(fp=FORGER))
+    lst.put(NAME, _ad())
+    lst.goodbye(clone)
+    assert _pickable(lst) == []
+    clock.now += HOLD_S
+    assert _pickable(lst) == [HOST]
+    lst.put(clone, _ad(fp=FORGER))
+    lst.goodbye(NAME)  # and a forged goodbye for the host
+    assert _pickable(lst) == []
+
+
 def test_n3_a_flood_of_goodbyes_evicts_memories_but_leaves_a_contest_not_a_takeover():
     """``MAX_HELD`` memories after their goodbye: the forger's goodbyes for made-up names push the
     host's out; until the host's hold would have ended, a name or game id not remembered has no first
