@@ -35,7 +35,8 @@ counted in ``stats`` by reason, never shown, never answered:
    that key (``not_author``, checked first) and its token is taken before the signature check,
    so its own forgeries spend its own tokens; the lines of every spectator at one IP
    (``machine``) also share one bucket of the same size, taken with the author's
-   (``machine_flood``); and only a place whose address answered the seat (``reached``) may
+   (``machine_flood``; both taken with the budgets' tokens, once all are ready, RV13-B #6's
+   twin: a ``busy`` drop spends neither); and only a place whose address answered the seat (``reached``) may
    speak at all (``unproven``, ``ChatRelay.receive_spectator``); a relayed line whose author is
    not a player (``channel``: a seat's spectators' lines, keys it subscribed as our own
    spectators too, RV13-B #4; the other joiners' lines the host relays to a joiner; what the
@@ -229,14 +230,11 @@ class ChatRoom:
         # forger cannot silence someone by spending their tokens.
         if not bucket.ready(now, float(C.CHAT_BURST), 1.0 / C.CHAT_REFILL_S):
             return self._drop("flood")
-        if author is not None:  # the source is the author: its forgeries are its own lines
-            shared = None if machine is None else self._machine(machine, now)
-            if shared is not None and not shared.take(now, float(C.CHAT_BURST), 1.0 / C.CHAT_REFILL_S):
-                return self._drop("machine_flood")  # its machine's other places spoke (H114 s11b #11)
-            bucket.take(now, float(C.CHAT_BURST), 1.0 / C.CHAT_REFILL_S)
-            self._keep(msg.pk, bucket)
         burst, refill, rate, src_rate = float(C.CHAT_BURST), 1.0 / C.CHAT_REFILL_S, float(C.CHAT_VERIFY_RATE), \
             float(C.CHAT_SOURCE_VERIFY_RATE)
+        shared = None if author is None or machine is None else self._machine(machine, now)
+        if shared is not None and not shared.ready(now, burst, refill):
+            return self._drop("machine_flood")  # its machine's other places spoke (H114 s11b #11)
         # One relaying channel's authors who are not players (its spectators, keys it minted) speak as
         # one author (H149 s13 #3); the relaying peer's own lines (``owner``) are not charged.
         charged = None
@@ -245,14 +243,18 @@ class ChatRoom:
             if not charged.ready(now, burst, refill):
                 return self._drop("relay_flood")
         # Both budgets are looked at before any token is taken: a line dropped ``busy`` spends none of
-        # its channel's (RV13-B #6: a busy spell drained it, and honest spectators' lines were dropped after).
+        # its channel's or its machine's (RV13-B #6: a busy spell drained them, and honest lines were dropped after).
         source = None if via is None else self._source(via, now)
         if source is not None and not source.ready(now, src_rate, src_rate) or \
                 not self._verify.ready(now, rate, rate):
             return self._drop("busy")
-        for b, full, per_s in ((charged, burst, refill), (source, src_rate, src_rate), (self._verify, rate, rate)):
+        for b, full, per_s in ((shared, burst, refill), (charged, burst, refill), (source, src_rate, src_rate),
+                               (self._verify, rate, rate)):
             if b is not None:
                 b.take(now, full, per_s)
+        if author is not None:  # the source is the author: its forgeries are its own lines
+            bucket.take(now, burst, refill)
+            self._keep(msg.pk, bucket)
         if not env.verify(msg.pk):
             return self._drop("bad_signature")
         if author is None:

@@ -165,3 +165,34 @@ def test_two_other_joiners_share_the_hosts_channel_bucket_at_a_joiner():
         for room in rooms:
             relay.receive(HOST_ADDR, room.say("ciao", t)[0], t)
     assert len(shown) == 5 + 5 and relay.room.stats["relay_flood"] == 10
+
+
+def test_a_busy_spell_spends_no_token_of_a_spectators_machine():
+    """RV13-B #6's twin on the watch socket (§N9 check (6)): a spectator's line there takes its
+    key's and its machine's tokens before the signature check; they were taken before the
+    budgets too, so a busy spell (four seats forging 64 checks' worth) that dropped one place's 5
+    lines emptied its machine's bucket, and the machine's other place (a projector) speaking a
+    second later had its 5 lines dropped ``machine_flood``. Now the tokens are taken with the
+    budgets' ones: all 5 show."""
+    from test_chat_relay import FakeWatch
+
+    laptop, projector = ("10.0.0.9", 7000), ("10.0.0.9", 7001)
+    ada, bea = Identity.from_seed(b"h155-laptop"), Identity.from_seed(b"h155-projector")
+    setup = SimpleNamespace(game_id=GID, players=_players(6))
+    watch = FakeWatch({laptop: (ada.public_key, "Ada"), projector: (bea.public_key, "Bea")})
+    relay, shown = _relay(SimpleNamespace(lobby=None, session=SimpleNamespace(setup=setup), peers=ADDRS[1:],
+                                          watch=watch))
+    seq = 10**6
+    for src in ADDRS[2:6]:
+        for _ in range(C.CHAT_SOURCE_VERIFY_RATE):
+            seq += 1
+            relay.receive(src, _forged(KEYS[5], seq), 0.0)
+    first = ChatRoom(ada, GID, "Ada")
+    for k in range(C.CHAT_BURST):
+        relay.receive_spectator(laptop, first.say("a%d" % k, 0.0)[0], 0.0)
+    assert shown == [] and relay.room.stats["busy"] == C.CHAT_BURST
+    second = ChatRoom(bea, GID, "Bea")
+    for k in range(C.CHAT_BURST):
+        relay.receive_spectator(projector, second.say("b%d" % k, 1.0)[0], 1.0)
+    assert [line.text for line in shown] == ["b%d" % k for k in range(C.CHAT_BURST)]
+    assert "machine_flood" not in relay.room.stats
