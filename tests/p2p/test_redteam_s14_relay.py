@@ -26,38 +26,30 @@ from p2p.lobby import Lobby
 from p2p.lobby_sim import LobbyPeer
 from p2p.wire import MSG_PROPOSAL, Proposal, decode_proposal, open_envelope, seal_message
 
+from redteam_s9_kit import Blind
+
 HOST = ("10.0.0.1", 5000)
 A, B = ("10.0.0.2", 5000), ("10.0.0.3", 5000)
 R_B, R_A = ("10.0.0.1", 6002), ("10.0.0.1", 6003)  # the host's relay ports: "B" for A, "A" for B
 
 
-class RelayPort:
+class RelayPort(Blind):
     """One of the host's relay ports: a datagram from ``src_ok`` goes verbatim to ``dst``, sent
-    from the ``twin`` port (the address ``dst`` was told ``src_ok`` is at); ``on`` False drops
-    everything (the cut)."""
+    from the ``twin`` port (the address ``dst`` was told ``src_ok`` is at; ``Blind.spoof`` queues
+    it there); ``on`` False drops everything (the cut)."""
 
     def __init__(self, src_ok: tuple, dst: tuple) -> None:
+        super().__init__()
         self.src_ok, self.dst = src_ok, dst
         self.twin: RelayPort | None = None
-        self.out: list = []
         self.on = True
         self.relayed = 0
 
     def receive_datagram(self, data: bytes, src: tuple, now: float) -> list:
         if self.on and src == self.src_ok and self.twin is not None:
-            self.twin.out.append((data, self.dst))
+            self.twin.spoof(data, self.dst)
             self.relayed += 1
         return []
-
-    def datagrams_to_send(self, now: float) -> list:
-        out, self.out = self.out, []
-        return out
-
-    def get_timer(self) -> float | None:
-        return None
-
-    def handle_timer(self, now: float) -> None:
-        pass
 
 
 def _relayed_lobby(relay: bool):
