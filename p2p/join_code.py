@@ -26,9 +26,15 @@ def join_code_tag(game_id: bytes, host_pk: bytes) -> int:
     return int.from_bytes(h[:8], "big") >> (64 - CODE_BITS)
 
 
+def crockford(value: int, chars: int) -> str:
+    """The low ``5 * chars`` bits of ``value`` (a non-negative int) as ``chars`` characters of
+    Crockford's base32, most significant first (the join code's tag, §N3.1; the table code, §C2.4)."""
+    return "".join(_B32[(value >> (5 * i)) & 31] for i in reversed(range(chars)))
+
+
 def format_code(address: str, port: int, tag: int) -> str:
     """``ADDRESS:PORT/XXXXX-XXXXX``: the tag in Crockford base32, two groups of five."""
-    chars = "".join(_B32[(tag >> (5 * i)) & 31] for i in reversed(range(CODE_BITS // 5)))
+    chars = crockford(tag, CODE_BITS // 5)
     return f"{address}:{port}/{chars[:5]}-{chars[5:]}"
 
 

@@ -19,6 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .table_code import table_code
+from .wire import setup_hash
+
 if TYPE_CHECKING:  # annotations only: no engine import at run time
     from engine.api import Engine
 
@@ -37,10 +40,18 @@ class Hosting:
 
 @dataclass(frozen=True)
 class Found:
-    """The game started: ``peers`` seats; ``elapsed``: s since the node started."""
+    """The game started: ``peers`` seats; ``elapsed``: s since the node started; ``table_code``:
+    the code every seat of this game shows, to compare out loud (``p2p.table_code``, §C2.4)."""
 
     peers: int
     elapsed: float
+    table_code: str = ""
+
+    @classmethod
+    def started(cls, ev: Any, elapsed: float) -> Found:
+        """The report of the lobby's ``GameStarted`` ``ev`` (its setup bytes and game seed),
+        ``elapsed`` s after the node started."""
+        return cls(ev.setup.seats, elapsed, table_code(setup_hash(ev.setup_bytes), ev.game_seed))
 
 
 @dataclass(frozen=True)

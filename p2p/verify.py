@@ -39,6 +39,7 @@ from .reseat import OffsetChain, counts_at, readmissions
 from .sealed import COMMIT, SealedDecisions
 from .step_collect import step_digest
 from .step_resolve import hidden_bot, resolve_hidden, resolve_step
+from .table_code import table_code
 from .turn_skip import KIND_SKIP, SKIPPED_BODY, check_skip_payload, skip_input, skippable_step
 from .wire import MSG_STEP, decode_step_body, engine_options, open_envelope
 
@@ -80,6 +81,9 @@ class Report:
     abandoned: dict | None = None
     """The game ended as abandoned (protocol.md §C8.7): {"seat": who signed ABANDON, "step":
     where}; no winner. None otherwise."""
+    table_code: str = ""
+    """The game's table code (``p2p.table_code``, §C2.4) from the header's setup hash and seeds,
+    "" when the header is bad: the code its players saw, to match a log to a table."""
     cheaters: list = field(default_factory=list)
     """Proven complaints in the log (protocol.md §C8.8), in log order: [{"seat": the cheater,
     "step", "reason", "complainer"}]; a DROP record whose shares prove the dropped seat's
@@ -111,6 +115,7 @@ def _replay(engine: Engine, reader: LogReader, it: Any, rep: Report) -> None:
     if first is None or first.kind != KIND_HEADER:
         raise BadLog(-1, reader.error or "log does not start with a header record")
     setup, sb, sh, seed = parse_header(first.payload)
+    rep.table_code = table_code(sh, seed)
     rep.edition = setup.edition
     rep.seats = [(p.name, fingerprint_of(p.public_key)) for p in setup.players]
     pubkeys = [p.public_key for p in setup.players]

@@ -340,7 +340,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 def _cmd_verify(args: argparse.Namespace) -> int:
     """``lanopoli verify LOG [--json]``: replay and check a game log with p2p.verify."""
     from p2p.verify import verify_log
-    from ui import display
+    from ui import verify_text
 
     path: Path = args.log
     if not path.exists():
@@ -351,11 +351,11 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         report = verify_log(path)
     except OSError as exc:
         raise UsageError(_("cannot read {path}: {error}").format(path=path, error=exc.strerror or exc)) from exc
-    summary = display.report_summary(report, path)
+    summary = verify_text.report_summary(report, path)
     if args.json:
         print(json.dumps(summary, indent=2, sort_keys=True))
     else:
-        display.print_verify_summary(summary)
+        verify_text.print_verify_summary(summary)
     if not summary["ok"]:
         return EXIT_FAILED
     if summary.get("abandoned"):

@@ -58,6 +58,7 @@ class NetGame(DriverBase):
         #: a player who tried to join with our own player key (``same_key_notice``).
         self.notices: list[str] = []
         self._same_key: set[tuple[str, int]] = set()
+        self._table_code: str | None = None
 
     async def run(self) -> None:
         """Run the peer until the game ends or fails (``fault`` set; never raises NodeError)."""
@@ -214,6 +215,19 @@ class NetGame(DriverBase):
         """Our seat's view from the lockstep session (``LockstepSession.private_view``)."""
         session = getattr(self.node, "session", None)
         return session.private_view() if session is not None else {}
+
+    @property
+    def table_code(self) -> str:
+        """The game's table code (``p2p.table_code``, protocol.md §C2.4: the same at every seat of
+        this game, to compare out loud), or "" before the session starts."""
+        session = getattr(self.node, "session", None)
+        if session is None:
+            return ""
+        if self._table_code is None:
+            from p2p.table_code import table_code
+
+            self._table_code = table_code(session.setup_hash, session.game_seed)
+        return self._table_code
 
     def _session_started(self) -> None:
         if self.node is not None and self.node.session is not None and self.state is None:

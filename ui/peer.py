@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING
 
 from p2p.const import GAME_ID_LEN
 from p2p.ad_record import LOBBY
-from ui.display import abandoned_text, fault_hint, fault_sentence, final_hash_line, progress_line, resilience_line, seat_number, seats_error, winner_text
+from ui.display import (abandoned_text, fault_hint, fault_sentence, final_hash_line, progress_line, resilience_line,
+                        seat_number, seats_error, table_code_line, winner_text)
 from ui.errors import EXIT_FAILED, EXIT_OK, EXIT_TERMINATED, EXIT_USAGE, UsageError
 from ui.i18n import _, format_seconds
 from ui.netif import Endpoint, InterfaceError, choose_endpoint
@@ -173,6 +174,8 @@ class HumanProgress:
         elif kind == "found":
             print(_("All {peers} players are here ({seconds} s): the game starts.").format(
                 peers=msg.get("peers"), seconds=format_seconds(msg.get("elapsed_s") or 0.0)), file=sys.stderr)
+            if msg.get("table_code"):
+                print(table_code_line(msg["table_code"]), file=sys.stderr)
         elif kind == "progress":
             now = time.monotonic()
             if now >= self._next:

@@ -59,7 +59,7 @@ def _resumed(r: Resumed) -> dict:
 #: possible) is matched apart.
 _LINES: dict[type, Callable[[Any], dict]] = {
     Hosting: lambda r: {"type": "hosting", "game_id": r.game_id.hex(), "address": r.address, "port": r.port},
-    Found: lambda r: {"type": "found", "peers": r.peers, "elapsed_s": round(r.elapsed, 3)},
+    Found: lambda r: {"type": "found", "peers": r.peers, "elapsed_s": round(r.elapsed, 3), "table_code": r.table_code},
     Progress: _progress,
     Waiting: lambda r: {"type": "waiting", "step": r.step, "seats": list(r.seats), "names": list(r.names),
                         "waited_s": round(r.waited, 1),

@@ -64,6 +64,8 @@ def test_join_lists_then_plays_the_hosted_game(tmp_path):
     assert [m["type"] for m in lines][0] == "found" and lines[-1]["type"] == "done"
     done = lines[-1]
     assert re.search(rf"^final state hash: {done['final_state_hash']}$", joined.stdout, re.M)
+    # protocol.md §C2.4: both seats show the same table code (the joiner's line for people).
+    assert f"Table code: {lines[0]['table_code']} — read it out loud" in joined.stderr, joined.stderr
     assert Path(done["log"]).is_file() and done["maxrss_kb"] > 0
     # The joiner's keys were created in --config-dir and are reused next time.
     assert (tmp_path / "joiner-keys" / "ed25519.key").stat().st_size == 32

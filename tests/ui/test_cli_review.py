@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from ui import demo, display, netif
+from ui import demo, display, netif, verify_text
 from ui.cli import EXIT_USAGE
 from ui.i18n import set_language
 
@@ -224,13 +224,13 @@ def test_help_headings_are_italian(capsys):
 ])
 def test_verify_reasons_are_translated(english, italian):
     set_language("it")
-    assert display.verify_reason(english) == italian
+    assert verify_text.verify_reason(english) == italian
 
 
 def test_verify_summary_in_italian_but_json_untranslated(capsys):
     set_language("it")
     summary = {"ok": False, "log": "x.log", "first_bad_step": 299, "error": "seat 1: bad signature"}
-    display.print_verify_summary(summary)
+    verify_text.print_verify_summary(summary)
     assert "Il log NON è valido al passo 299: posto 2: firma non valida" in capsys.readouterr().out
     assert summary["error"] == "seat 1: bad signature"  # what --json prints
 
@@ -255,7 +255,7 @@ def test_verify_summary_speaks_one_language(capsys):
     summary = {"ok": True, "complete": True, "log": "x.log", "edition": "classico", "seats": 2, "steps": 9,
                "messages": 20, "winner": 0, "winner_name": "Anna", "final_state_hash": "ab" * 32,
                "events": {"AuctionEnded": 2, "DiceRolled": 7}}
-    display.print_verify_summary(summary)
+    verify_text.print_verify_summary(summary)
     out = capsys.readouterr().out
     assert "Eventi: aste chiuse 2, lanci di dadi 7" in out and "Anna (posto 1)" in out
     assert "AuctionEnded" not in out

@@ -38,7 +38,7 @@ def test_progress_printer_writes_to_the_stream_it_is_given():
 LINES = [
     (Hosting(bytes(range(16)), "127.0.0.1", 40211),
      '{"type":"hosting","game_id":"000102030405060708090a0b0c0d0e0f","address":"127.0.0.1","port":40211}'),
-    (Found(4, 0.41234), '{"type":"found","peers":4,"elapsed_s":0.412}'),
+    (Found(4, 0.41234, "M4GR-G87H"), '{"type":"found","peers":4,"elapsed_s":0.412,"table_code":"M4GR-G87H"}'),
     (Progress(1520, 143, 2, 0, (1200, 340, 2210, 0), (3,)),
      '{"type":"progress","step":1520,"turn":143,"current":2,"leader":0,"cash":[1200,340,2210,0],"waiting_for":[3]}'),
     (Progress(7, None, None, None, None, ()),  # an engine without standings or cash: no keys

@@ -7,7 +7,7 @@ import io
 
 import pytest
 
-from ui import display
+from ui import verify_text
 from ui.i18n import set_language
 
 from test_cli import run  # main(argv) -> (exit code, stdout, stderr)
@@ -32,7 +32,7 @@ def _back_to_english():
 def test_a_valid_log_is_said_to_pass_every_signature_it_needs(lang):
     set_language(lang)
     out = io.StringIO()
-    display.print_verify_summary(VALID, out)
+    verify_text.print_verify_summary(VALID, out)
     lines = out.getvalue().splitlines()
     assert VERDICT[lang] in lines
     assert not any("every signature," in line or "ogni firma," in line for line in lines)

@@ -26,8 +26,8 @@ Files (all JSON: bytes as lowercase hex strings, keys sorted):
   authenticated datagram and a pure ack byte for byte; §C12.2 a leaves digest.
 * ``sealed.json`` — §C13: commitments of sealed decisions (nil, bids, a pass, a build request),
   their openings, a commit-step and an open-step STEP body, the reference salt derivation.
-* ``lan.json``    — §N3, §N3.1, §N9: join-code tags and codes, a TXT record with names and
-  standings, a signed CHAT message.
+* ``lan.json``    — §N3, §N3.1, §N9, §C2.4: join-code tags and codes, a TXT record with names and
+  standings, a signed CHAT message, two table codes.
 * ``reseat.json`` — §C8.9: a RESEAT request byte for byte, a STEP body carrying it, the new
   chain's reveals after the re-seat.
 * ``forced.json`` — §C3.8 (version 4): forced bodies of a plain chance step (with a valid and a

@@ -69,8 +69,8 @@ def compute_channel() -> dict:
 
 
 def compute_lan() -> dict:
-    """§N3, §N3.1, §N9 vectors (lan.json): join-code tags and codes of three game ids and host
-    keys, a TXT record with names and standings and its instance name, and a CHAT message of
+    """§N3, §N3.1, §N9, §C2.4 vectors (lan.json): join-code tags and codes of three game ids and host
+    keys, the table codes of two labelled (setup hash, game seed) pairs, a TXT record with names and standings and its instance name, and a CHAT message of
     the demo identity ``vector-seat-a`` (body, signed bytes, signature, envelope)."""
     from p2p.ad_record import GameAd, Standings
     from p2p.join_code import format_code, join_code_tag
@@ -95,7 +95,11 @@ def compute_lan() -> dict:
     gid = B.derive_secret(seed, b"game-id", b"")[:16]
     fields = [gid, ident.public_key, 1_700_000_000_000, "Anna", "Ciao a tutti! È il mio turno?"]
     body = SCHEMAS[MSG_CHAT].encode(Chat(*fields))
-    return {"spec": "protocol.md §N3, §N3.1, §N9", "join_codes": codes,
+    from p2p.table_code import table_code
+
+    tables = [{"setup_hash": _h(f"vector setup {x}").hex(), "game_seed": _h(f"vector game seed {x}").hex(),
+               "code": table_code(_h(f"vector setup {x}"), _h(f"vector game seed {x}"))} for x in ("a", "b")]
+    return {"spec": "protocol.md §N3, §N3.1, §N9, §C2.4", "join_codes": codes, "table_codes": tables,
             "txt": {"host_name": ad.host_name, "instance_name": ad.instance_name, "record": ad.txt()},
             "chat": {"demo_seed": seed.decode(), "game_id": gid.hex(), "pk": ident.public_key.hex(),
                      "seq": fields[2], "name": fields[3], "text": fields[4], "body": body.hex(),

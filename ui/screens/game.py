@@ -22,6 +22,7 @@ from textual.widgets import Label
 import engine
 from engine import actions as A
 from ui.board_layout import WIDE_FROM, wide_board_width
+from ui.display import table_code_line
 from ui.i18n import _, format_money, ngettext, to_name
 from ui.narrate import Narrator
 from ui.screens.dialogs import BidDialog, ConfirmDialog, ManageDialog, OfferDialog, SettleDialog, TradeDialog
@@ -79,6 +80,7 @@ class GameScreen(Screen):
         self._redraw_pending = False
         self._sent_on: Any = None  # the state our last action was chosen on
         self._board_n = 0  # squares of the board the board widget was fitted for
+        self._code_shown = False  # the table code's line is in the log (network games)
 
     def compose(self) -> ComposeResult:
         """The board and the players panel side by side, the status line, the action bar."""
@@ -133,6 +135,10 @@ class GameScreen(Screen):
             self._fit_board(self.app.size.width)
         if self._narrator is None and d.names:
             self._narrator = Narrator(s.ed, d.names, d.seat)
+        code = getattr(d, "table_code", "")
+        if code and not self._code_shown:  # first line of the game's log: compare it out loud (§C2.4)
+            self._code_shown = True
+            self.lines.append(table_code_line(code))
         events = d.take_events()
         if self._narrator is not None and engine.has_hidden(s):
             self._narrator.denominations = engine.observation.denominations(s)  # bill id -> euro
