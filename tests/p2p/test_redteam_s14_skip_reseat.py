@@ -31,7 +31,7 @@ OPTS = {"target": 80, C.OPT_ON_DROP: "bot", C.OPT_DROP_TIMEOUT: 3, C.OPT_TURN_TI
 GONE, LATE, EARLY_CARRIERS = 4, 3, (1, 2)
 
 
-def _play(tmp_path, third_carrier: bool, later_drop: int | None = None):
+def _play(tmp_path, third_carrier: bool, later_drop: int | None = None, how: str = "skip"):
     sessions, paths, secrets, _ = logged_game(tmp_path, 5, OPTS)
     setup, gone_id = sessions[0].setup, sessions[GONE].identity
     st_ = {"state": "playing", "k": None, "req": None, "next": 0.0, "resumed": None}
@@ -64,8 +64,8 @@ def _play(tmp_path, third_carrier: bool, later_drop: int | None = None):
             st_["state"] = "k"
         elif st_["state"] == "k" and net.s[LATE].step == st_["k"] + 1 \
                 and all(net.s[i].step == st_["k"] for i in (0, 1, 2)):
-            for i in (0, 1, 2):  # the players press J: seat 3's message of k never came
-                assert net.s[i].skip_turn(LATE, now=net.now)
+            for i in (0, 1, 2):  # the players press J (skip) or j (drop): seat 3's message of k never came
+                assert (net.s[i].skip_turn if how == "skip" else net.s[i].vote_out)(LATE, now=net.now)
             st_["state"] = "voted"
         if later_drop is not None and st_["resumed"] is not None and st_["state"] == "voted" \
                 and st_["resumed"].step >= st_["k"] + 3 and net.s[later_drop] is not None:
@@ -74,7 +74,8 @@ def _play(tmp_path, third_carrier: bool, later_drop: int | None = None):
             net.s[later_drop] = None
             st_["later"] = True
         s3 = net.s[LATE]
-        if st_["resumed"] is None and s3 is not None and isinstance(s3.halt_reason, StepOverturned):
+        if st_["resumed"] is None and s3 is not None and (isinstance(s3.halt_reason, StepOverturned)
+                                                          or type(s3.halt_reason).__name__ == "SeatLost"):
             s3.log.close()
             s3.own_log.close()
             again, _ = resume_session(paths[LATE], s3.identity, secrets[LATE], E,
@@ -202,6 +203,25 @@ def _play_returning(tmp_path, then_everyone: bool = False):
     net.run(max_time=1e5, hook=hook)
     assert st_["k"] is not None and st_["state"] == "voted", st_["state"]
     return net, st_, paths
+
+
+def test_c8_3_a_drop_of_the_carrier_whose_own_version_re_seated_a_player_leaves_one_game(tmp_path):
+    """The drop twin (§C8.3 'drop > message'): 0, 1, 2 vote seat 3 out at k instead of skipping
+    its turn (key j). Seat 3 applied k with its own body and re-seated seat 4 there; it halts
+    SeatLost(k), resumes from its log cut at k as a spectator. Then: seat 4 never back (2
+    carriers of min(Q, 3) = 3), nobody proven, one game among 0, 1, 2 and every log verifies."""
+    net, st_, paths = _play(tmp_path, third_carrier=True, how="drop")
+    assert any(isinstance(e, SeatReturned) and e.seat == GONE for e in net.events[LATE]), "premise"
+    for i in (0, 1, 2):
+        assert not [e for e in net.events[i] if isinstance(e, (SeatReturned, CheaterProven))], i
+        assert {e.seat for e in net.events[i] if isinstance(e, SeatDropped)} == {GONE, LATE}, i
+    overs = [[e for e in net.events[i] if isinstance(e, GameOver)] for i in range(4)]
+    assert all(len(o) == 1 for o in overs[:3])
+    assert len({(o[-1].final_hash, o[-1].steps) for o in overs if o}) == 1
+    for i in range(4):
+        net.s[i].log.close()
+        rep = verify_log(paths[i], engine=E)
+        assert rep.ok, (i, rep.error)
 
 
 @pytest.mark.parametrize("then_everyone", [False, True])
