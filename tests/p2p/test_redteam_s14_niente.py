@@ -108,3 +108,37 @@ def test_c12_6_two_seats_leaving_together_change_no_learned_status(tmp_path):
     assert sum(len(v) for v in before) > 20
     assert not all(hs is not None for hs in sessions[0].hidden.dropped.values())  # premise: a stand-in
     assert _changed(sessions, secrets, before) == []
+
+
+@pytest.mark.xfail(strict=True, reason="H156 BREAK #5 (one seat): a bad escrow from the start, then silence "
+                   "at a step of its choosing: stand-in, its shares count 0, learned statuses flip (§C12.6)")
+def test_c12_6_one_bad_escrow_dealer_changes_no_learned_status(tmp_path):
+    """The same with ONE seat and no second leaver (§C8.5 'What a withholder can still choose'):
+    seat 3 of 4 deals escrows of another secret from the start (every share matches its
+    commitment: nobody can tell) and goes silent at the first 32-byte-input step from step 12
+    on. It is voted out, the shares prove the escrow bad (named in 'cheaters'), the stand-in is
+    applied, and its shares count 0 from then on: learned statuses of the honest seats' bills
+    flip at the step the liar chose. §C8.5 prices the bad escrow as 'one bit of choice at one
+    chance step'; in a hidden game the same bit also rewrites every status not yet public.
+    Measured: 7 learned statuses of seats 0-2 flip."""
+    from test_escrow import BadDealer
+
+    sessions, writers, secrets = start(tmp_path, n=4, options=OPTS)
+    bad = BadDealer(sessions[3], at=12)
+    net = Net(list(sessions), bot, drop=bad.drop)
+    st_ = {"before": None}
+
+    def hook(net):
+        if st_["before"] is None and bad.withheld_at is not None:
+            st_["before"] = [dict(net.s[i].private_view()) for i in (0, 1, 2)]
+        return None
+
+    net.run(max_time=1e6, max_rounds=5_000_000, hook=hook)
+    for w in writers:
+        w.close()
+    before = st_["before"]
+    assert before is not None and sum(len(v) for v in before) > 20
+    for i in (0, 1, 2):
+        assert [(e.seat, e.reconstructed) for e in net.events[i] if isinstance(e, SeatDropped)] == [(3, False)]
+    assert sessions[0].hidden.dropped == {3: None}  # the stand-in: its shares count 0
+    assert _changed(sessions, secrets, before) == []
