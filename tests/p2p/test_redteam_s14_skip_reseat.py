@@ -169,8 +169,8 @@ def _play_returning(tmp_path, then_everyone: bool = False):
             net.s[GONE].own_log.close()
             net.s[GONE] = None
             st_["state"] = "gone"
-        elif st_["state"] == "gone" and all(GONE in net.s[i].dropped and net.s[i].step >= net.s[i].dropped[GONE].step + 2
-                                             for i in live):
+        elif st_["state"] == "gone" and all(GONE in net.s[i].dropped
+                                             and net.s[i].step >= net.s[i].dropped[GONE].step + 2 for i in live):
             restart(GONE, sessions[GONE], None)
             st_["state"] = "resumed"
         elif st_["state"] == "resumed" and net.s[GONE].spectator:
