@@ -130,6 +130,7 @@ class WatchDriver(DriverBase):
         self.seats_total = ad.seats_total
         self.edition = ad.edition
         self.steps = 0
+        self.table_code = ""  # the game's, from its verified header (§C2.4): the teacher compares it
         self._dir = Path(tempfile.mkdtemp(prefix="lanopoli-watch-"))
         self.log_path = None  # our temporary copy is not a game log of ours
         self._writer: Any = None
@@ -390,6 +391,7 @@ class WatchDriver(DriverBase):
         if not self.names and report.seats:
             self.names = tuple(name for name, _ in report.seats)
             self.lobby_names = self.names
+        self.table_code = self.table_code or report.table_code
         if rec.state is not None:  # the state after the last step that verified
             self.state = rec.state
             self._new_events.extend(rec.events[self._shown_events:])

@@ -73,9 +73,9 @@ def test_a_peer_that_goes_silent_becomes_a_log_line_and_a_mark(tmp_path):
             await asyncio.sleep(0.05)
         await asyncio.wait_for(asyncio.gather(*tasks[:2], watching), 120)
         await asyncio.gather(tasks[2], return_exceptions=True)
-        return host, seen, watcher, games[2]
+        return host, seen, watcher, games[2], games[1]
 
-    host, seen, watcher, stopped = asyncio.run(run())
+    host, seen, watcher, stopped, anna = asyncio.run(run())
     # Stopping the program closed its peer: the game socket too, though zeroconf's close re-raises
     # the cancellation (Node.close); else the session played on from its datagrams and the seat
     # was never silent (the cause of this test's failures in sessions 3 and 4)
@@ -86,6 +86,8 @@ def test_a_peer_that_goes_silent_becomes_a_log_line_and_a_mark(tmp_path):
     # a spectator sees the same seat change, from the verified DROP record (protocol.md §N10)
     assert watcher.fault is None and watcher.phase == "over" and watcher.seat_changes == {bruno: "bot"}
     assert host.phase == "over" and host.fault is None
+    # protocol.md §C2.4: every seat and the spectator show one table code
+    assert len(host.table_code) == 9 and host.table_code == anna.table_code == stopped.table_code == watcher.table_code
 
 
 def test_restarted_play_lists_our_game_and_rejoins_it(tmp_path):
