@@ -22,9 +22,9 @@ Theory of operation
    ``start_session`` builds the ``LockstepSession`` and ``log_header`` the game log header.
 
 Phases: ``joining`` (joiner, before STATUS) -> ``waiting`` -> ``signing`` -> ``revealing`` ->
-``started``; any phase -> ``aborted`` (rejected, left, timeout, the host's two setups). At
-``SETUP_TIMEOUT``, or at once on a seat's signed SETUP_SIG over another setup or SEED its commitment
-refuses, the host removes those seats and goes back to ``waiting`` (a new round, fresh seeds); so
+``started``; any phase -> ``aborted`` (rejected, left, timeout, a lie of the host's seat). At
+``SETUP_TIMEOUT``, or at once on a seat's signed lie (``setup_lies``: a joiner forwards it to the host),
+the host removes those seats and goes back to ``waiting`` (a new round, fresh seeds); so
 does a joiner on the host's STATUS (§C2.2 step 7). ``messages_to_send() -> [(addr, bytes)]``:
 addresses are whatever the node uses for the transport, normally ``(host: str, port: int)``.
 """

@@ -6,8 +6,10 @@ seat that then vanished), the SETUP_SIG/SEED messages that came before our PROPO
 the setup is fixed, the setup, our seat, every seat's endpoint, every seat's signature and
 reveal (``setup_signing.SetupSigning``) and the time of our next re-send. ``Lobby`` holds the
 current ``SetupRound`` and starts a new one at step 7; the round checks that a SETUP_SIG/SEED
-comes from the seat it names, signs, reveals, re-sends, and says when the game starts. It
-reads the lobby's public state and acts only through the calls of ``RoundHost``.
+comes from the seat it names (or, at the host, was forwarded by another seat), signs, reveals,
+re-sends, and says when the game starts; what a contradicting one proves and who acts on it is
+its ``lies`` (``setup_lies.SeatLies``, §C2.2 step 7). It reads the lobby's public state and acts
+only through the calls of ``RoundHost``.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from typing import Any, Protocol
 from . import const as C
 from .beacon import seed_commitment
 from .lobby_events import SetupProposed
-from .setup_signing import DUPLICATE, EQUIVOCATION, MALFORMED, SetupSigning
+from .setup_lies import SeatLies
+from .setup_signing import DUPLICATE, SetupSigning
 from .wire import MSG_SEED, MSG_SETUP_SIG, Envelope, Player, SeedReveal, Setup, SetupSig, seal_message, setup_hash
 
 __all__ = ["ABORTED", "REVEALING", "RoundHost", "SIGNING", "STARTED", "SetupRound"]
@@ -27,6 +30,7 @@ REVEALING = "revealing"
 STARTED = "started"
 ABORTED = "aborted"
 _EARLY_PHASES = ("joining", "waiting")  # admission.JOINING, WAITING: before our PROPOSAL
+_DIRECT, _RELAYED = "direct", "relayed"  # _check_seated: from the seat itself / forwarded (evidence)
 
 
 class RoundHost(Protocol):
@@ -44,7 +48,7 @@ class RoundHost(Protocol):
     def send(self, addr: Any, raw: bytes) -> None: ...
     def emit(self, event: Any) -> None: ...
     def drop(self, reason: str) -> None: ...
-    def misbehaved(self, addr: Any, reason: str, env: Envelope) -> None: ...
+    def count(self, key: str) -> None: ...
     def emit_misbehaved(self, addr: Any, reason: str, raw: bytes) -> None: ...
     def abort(self, reason: str, reject_code: int | None = None) -> None: ...
     def old_setup(self, setup_hash: bytes) -> bool: ...
@@ -73,9 +77,14 @@ class SetupRound:
         self.game_seed = b""
         #: Signing and revealing: when our SETUP_SIG/SEED go to every other seat again.
         self.resend_at: float | None = None
+        #: Host: the seats our SEED goes to, when the others' SEEDs disagree with ours (else None:
+        #: every other seat; ``_maybe_reveal``).
+        self.seed_to: list[int] | None = None
         #: The signing phase (setup_signing.py): every seat's SETUP_SIG and SEED, the early
         #: ones held until our PROPOSAL, the hidden-information leaves.
         self.signing = SetupSigning()
+        #: What a seat's contradicting SETUP_SIG/SEED proves, and the evidence forwarded (setup_lies.py).
+        self.lies = SeatLies(lobby, self)
 
     @property
     def seed_commit(self) -> bytes:
@@ -102,14 +111,16 @@ class SetupRound:
                 break  # a buffered message aborted the lobby
             handler = self.on_setup_sig if env.mtype == MSG_SETUP_SIG else self.on_seed
             handler(env, msg, addr, now, peer_key)
-        self._maybe_reveal()
+        self._maybe_reveal(now)
 
     def resend(self, now: float) -> None:
         """Signing and revealing: our SETUP_SIG (and SEED once revealing) to every other seat
         again when ``resend_at`` passed (every ``SETUP_RESEND_S``)."""
         if self.resend_at is not None and now >= self.resend_at:
-            for raw in self.signing.own(self.my_seat):
-                self._send_to_seats(raw)
+            own = self.signing.own(self.my_seat)
+            self._send_to_seats(own[0])
+            if len(own) > 1:
+                self._send_seed(own[1])
             self.resend_at = now + C.SETUP_RESEND_S
 
     def missing(self, revealing: bool) -> list[int]:
@@ -118,46 +129,50 @@ class SetupRound:
 
     def silent(self, revealing: bool) -> list[bytes]:
         """Host at ``SETUP_TIMEOUT`` (§C2.2 step 7): the public keys of the other seats that did
-        not confirm this round (``missing``), to remove and ban."""
-        missing = self.missing(revealing)
+        not confirm this round (``missing``; revealing: also the ``unbacked`` of ``SeatLies``),
+        to remove and ban."""
+        missing = set(self.missing(revealing)) | (self.lies.unbacked if revealing else set())
         me = self._lobby.identity.public_key
         return [p.public_key for i, p in enumerate(self.setup.players) if i in missing and p.public_key != me]
 
     # -- handlers -------------------------------------------------------------------------------
 
     def on_setup_sig(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
-        if not self._check_seated(env, msg, addr, now, peer_key):
+        """A SETUP_SIG (§C2.2 steps 4-5), once ``_check_seated``: kept (then our SEED once every
+        seat signed), or the proof that its seat lied (``SeatLies``; step 7); one forwarded by
+        another seat to the host is evidence only (``relayed``)."""
+        how = self._check_seated(env, msg, addr, now, peer_key)
+        if how is None:
+            return
+        problem = self.lies.sig_problem(msg.seat, env, msg.leaves)
+        if problem is not None:
+            self.lies.proven(msg.seat, now, *problem, relayed=how == _RELAYED)
             return
         lob = self._lobby
-        outcome = self.signing.add_sig(msg.seat, env, msg.leaves)
-        if outcome == EQUIVOCATION:
-            # Two different SETUP_SIGs signed by one seat (e.g. other leaves).
-            lob.misbehaved(addr, "two different setup signatures", env)
-            lob.abort(f"seat {msg.seat} signed two different setup signatures")
+        if how == _RELAYED:
+            lob.drop("relayed")
             return
-        if outcome == MALFORMED:
-            lob.misbehaved(addr, "hidden-information commitment missing or of the wrong size", env)
-            lob.abort(f"seat {msg.seat} sent a malformed hidden-information commitment")
-            return
-        if outcome == DUPLICATE:
+        if self.signing.add_sig(msg.seat, env, msg.leaves) == DUPLICATE:
             return
         lob.seat_confirmed(self.setup.players[msg.seat].public_key)  # host: per-address cap
-        self._maybe_reveal()
+        self._maybe_reveal(now)
 
     def on_seed(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
-        if not self._check_seated(env, msg, addr, now, peer_key):
+        """A SEED (§C2.2 step 6), once ``_check_seated``: kept (the game starts once every seat
+        revealed and the digests agree), or the proof that its seat lied (step 7)."""
+        how = self._check_seated(env, msg, addr, now, peer_key)
+        if how is None:
             return
-        lob = self._lobby
-        if seed_commitment(msg.secret) != self.setup.players[msg.seat].seed_commit:
-            self._seat_lied(env, msg, addr, now, "seed reveal does not match commitment",
-                            f"seat {msg.seat} revealed a seed secret that does not match its commitment")
+        problem = self.lies.seed_problem(msg.seat, env, msg)
+        if problem is not None:
+            self.lies.proven(msg.seat, now, *problem)
             return
-        if not self.signing.seed_fits(msg.commits, lob.seats):
-            lob.misbehaved(addr, "hidden-information digests missing or of the wrong count", env)
-            lob.abort(f"seat {msg.seat} sent a malformed seed reveal")
+        if how == _RELAYED:
+            self._lobby.drop("relayed")
             return
         self.signing.add_seed(msg.seat, env.raw, msg.secret, msg.commits)
-        self._maybe_start()
+        self.lies.compare(msg.seat, msg.commits)
+        self._maybe_reveal(now)  # the host's SEED goes once it holds every other one
 
     # -- internals --------------------------------------------------------------------------------
 
@@ -166,79 +181,74 @@ class SetupRound:
             if i != self.my_seat:
                 self._lobby.send(addr, raw)
 
-    def _seat_lied(self, env: Envelope, msg: Any, addr: Any, now: float, blame: str, reason: str) -> None:
-        """A SETUP_SIG/SEED signed by the seat it names that proves only that this seat lied
-        (protocol.md §C2.2 step 7, "A seat that lies"): a signature over another setup hash, a
-        secret its own commitment refuses. Blamed (``LobbyPeerMisbehaved`` ``blame`` with the
-        envelope, counted in ``dropped`` and ``seat_lied``). The host removes and bans the seat
-        and opens a new round at once, as at ``SETUP_TIMEOUT``; a joiner drops it and waits for
-        the host's new round (or its own deadline). Only when that seat is the host's does the
-        lobby abort (``reason``): the host signed a setup other than the one it proposed to us."""
-        lob = self._lobby
-        lob.misbehaved(addr, blame, env)
-        lob.count("seat_lied")
-        pk = self.setup.players[msg.seat].public_key
-        if pk == lob.admission.host_public_key:
-            lob.abort(reason)
-        elif lob.role == "host":
-            lob.restart_round([pk], now)
+    def _send_seed(self, raw: bytes) -> None:
+        for i in range(len(self.endpoints)) if self.seed_to is None else self.seed_to:
+            if i != self.my_seat:
+                self._lobby.send(self.endpoints[i], raw)
 
-    def _check_seated(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> bool:
+    def _check_seated(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> str | None:
         """May this SETUP_SIG/SEED be used now? One before our PROPOSAL is held
         (``SetupSigning.hold_early``), one after the signing phases dropped. Else it must be
-        signed by the seat it names (and have come over that seat's channel when the channel is
-        keyed) before anything in it is compared: only then may a setup hash that differs from
-        ours blame the seat (``_seat_lied``)."""
+        signed by the seat it names and have come over that seat's channel when the channel is
+        keyed — at the host, or over another seat's keyed channel: forwarded, evidence only —
+        before anything in it is compared: only then may a setup hash that differs from ours
+        prove anything (``SeatLies.other_hash``). Returns ``_DIRECT``, ``_RELAYED`` or None."""
         lob = self._lobby
         if lob.phase in _EARLY_PHASES:
             for reason in self.signing.hold_early(env, msg, addr, peer_key):
                 lob.drop(reason)
-            return False
+            return None
         if lob.phase not in (SIGNING, REVEALING):
             lob.drop("wrong_phase")
-            return False
+            return None
         if msg.seat >= lob.seats:
             lob.drop("not_seated")
-            return False
+            return None
         p = self.setup.players[msg.seat]
+        how = _DIRECT
         if peer_key is not None and peer_key != p.x25519_key:
-            lob.drop("key_mismatch")
-            return False
+            if not self.lies.is_seat_channel(peer_key):
+                lob.drop("key_mismatch")
+                return None
+            how = _RELAYED
         if not env.verify(p.public_key):
             lob.drop("bad_signature")
-            return False
+            return None
         if lob.old_setup(msg.setup_hash):
             lob.drop("old_round")  # a late copy of a setup given up (§C2.2 step 7)
-            return False
+            return None
         if msg.setup_hash != self.setup_hash:
-            # Proves only its signer: a joiner signs any hash it likes; the host, another setup.
-            self._seat_lied(env, msg, addr, now, "setup hash differs from ours",
-                            "the host signed another setup than it proposed to us")
-            return False
-        return True
+            self.lies.other_hash(env, msg, addr, now, peer_key)
+            return None
+        return how
 
-    def _maybe_reveal(self) -> None:
+    def _maybe_reveal(self, now: float) -> None:
+        """Every seat signed: phase revealing, and our SEED to every other seat, then the start if
+        every seat revealed. The host reveals last, once it holds every other seat's SEED and they
+        agree with its digests (§C2.2 step 5): no seat can start before the host could, so a lie
+        that makes the host give the round up (step 7) never leaves a seat started alone."""
         lob = self._lobby
         if lob.phase == SIGNING and self.signing.all_signed(lob.seats):
             lob.revealing()
+        waiting = self.signing.missing(lob.seats, True)
+        if lob.phase == REVEALING and self.my_seat in waiting and (lob.role != "host" or waiting == [self.my_seat]):
             # What we hold of every seat's leaves (protocol.md §C12.2): every SEED must agree.
             commits = self.signing.commits_digests()
             raw = seal_message(lob.identity, MSG_SEED,
                                SeedReveal(lob.game_id, self.my_seat, self.setup_hash, self.seed_secret, commits))
             self.signing.add_seed(self.my_seat, raw, self.seed_secret, commits)
-            self._send_to_seats(raw)
-            self._maybe_start()
+            if lob.role == "host" and self.signing.disagreement(self.my_seat, lob.seats) is not None:
+                # The SEEDs disagree (§C12.2): ours only to the seats whose SEED differs (they
+                # cannot start with it; an honest one then forwards the version it holds).
+                self.seed_to = self.lies.disagreeing()
+            self._send_seed(raw)
+        self._maybe_start(now)
 
-    def _maybe_start(self) -> None:
+    def _maybe_start(self, now: float) -> None:
         lob = self._lobby
         if lob.phase == REVEALING and self.signing.all_revealed(lob.seats):
-            differs = self.signing.disagreement(self.my_seat, lob.seats)
-            if differs is not None:
-                i, bad, raw = differs
-                lob.emit_misbehaved(self.endpoints[i], "seats disagree on hidden-information "
-                                    f"commitments of seats {bad}", raw)
-                lob.abort(f"seat {i} holds other hidden-information commitments of seats {bad} than we "
-                          "do: a seat showed different leaves to different peers")
+            if self.signing.disagreement(self.my_seat, lob.seats) is not None:
+                self.lies.disagree(now)  # §C12.2: proven, or left to the host (SeatLies)
                 return
             self.game_seed = self.signing.game_seed(lob.seats)
             lob.started()

@@ -292,11 +292,13 @@ def test_every_seed_carries_every_seats_leaves_digest():
         assert [s.commits for s in seeds] == [tuple(leaves_digest(lv) for lv in lob.hidden_commits)] * 3
 
 
-def test_a_seat_showing_different_leaves_to_different_peers_aborts_the_lobby():
-    """Issue 9 item 6: a seat signs one SETUP_SIG (with its leaves) for one peer and another one
-    (junk leaves) for another. The SEED round shows the peers hold different commitments: every
-    honest seat aborts before the game starts, with the signed SEED as evidence; no game runs
-    with a framed victim."""
+def test_a_seat_showing_different_leaves_to_different_peers_loses_its_seat():
+    """Issue 9 item 6, §C2.2 step 7 case (c) (H153): a seat signs one SETUP_SIG (with its leaves)
+    for one peer and another one (junk leaves) for another. The SEED round shows the peers hold
+    different commitments, so no game starts with a framed victim; the victim holds the
+    cheater's SEED contradicting the leaves it signed to it (proven) and forwards both to the
+    host, which holds the other version: the host removes and bans the cheater and opens a new
+    round. Before H153 every honest seat aborted."""
     lobbies, ids = niente_lobbies()
     cheater = addr(2)
     victim = addr(1)
@@ -315,15 +317,18 @@ def test_a_seat_showing_different_leaves_to_different_peers_aborts_the_lobby():
         for src, dst, raw, key in batch:
             lobbies[dst].receive_message(tamper(src, dst, raw), src, 0.0, key)
     honest = [lobbies[a] for a in lobbies if a != cheater]
-    assert all(lob.phase == ABORTED for lob in honest)
+    assert all(lob.phase == "waiting" and lob.round == 1 for lob in honest)
+    assert lobbies[victim].stats["relayed"] >= 1 and lobbies[addr(0)].stats["removed"] == 1
     for lob in honest:
         evs = drain(lob)
-        assert any(isinstance(e, LobbyAborted) and "hidden-information commitments" in e.reason for e in evs)
-        assert any(isinstance(e, LobbyPeerMisbehaved) for e in evs)
+        assert not any(isinstance(e, LobbyAborted) for e in evs)
+        assert any(isinstance(e, LobbyPeerMisbehaved) and e.addr == cheater for e in evs)
 
 
-def test_two_different_signed_setup_sigs_from_one_seat_abort_with_evidence():
-    """Both SETUP_SIGs of one seat reach one peer while it signs: signed equivocation."""
+def test_two_different_signed_setup_sigs_from_one_seat_are_blamed_with_evidence():
+    """Both SETUP_SIGs of one seat reach one peer while it signs: signed equivocation, blamed
+    with the second as evidence (§C2.2 step 7 case (a)); the first is kept (the SEEDs' digests
+    show which each seat kept, §C12.2), so the lobby goes on (before H153 it aborted)."""
     lobbies, ids = niente_lobbies()
     host = lobbies[addr(0)]
     cheater = addr(2)
@@ -340,8 +345,9 @@ def test_two_different_signed_setup_sigs_from_one_seat_abort_with_evidence():
     key = ids[cheater].x25519_public_key
     host.receive_message(a, cheater, 0.0, key)
     host.receive_message(b, cheater, 0.0, key)
-    assert host.phase == ABORTED
-    assert any(isinstance(e, LobbyPeerMisbehaved) and "two different" in e.reason for e in drain(host))
+    assert host.phase == "signing" and host.stats["seat_lied"] == 1
+    assert any(isinstance(e, LobbyPeerMisbehaved) and "two different" in e.reason and e.evidence == b
+               for e in drain(host))
 
 
 def test_replayed_join_from_elsewhere_does_not_move_the_player():

@@ -91,7 +91,9 @@ def test_a_seat_that_signs_then_never_reveals_gains_nothing_from_the_seeds_it_sa
     pump(lobbies, 0.0, mute)
     host, honest = lobbies[addr(0)], lobbies[addr(1)]
     assert host.phase == "revealing"
-    seen = {host.signing.secret(host.my_seat), honest.signing.secret(honest.my_seat)}
+    # The host reveals last (§C2.2 step 5, H153): the ghost saw the honest joiner's seed, not the host's.
+    assert host.signing.missing(3, True) == sorted({host.my_seat, host.endpoints.index(GHOST)})
+    seen = {honest.signing.secret(honest.my_seat)}
     run_timers(lobbies, C.SETUP_TIMEOUT, mute)
     assert host.phase == honest.phase == WAITING
     lobbies.pop(GHOST)

@@ -70,7 +70,8 @@ def test_a_joiner_that_signs_then_vanishes_does_not_kill_the_lobby():
                 lob.receive_message(raw, gaddr, 0.0, gid.x25519_public_key)
         for _addr, raw in lob.messages_to_send():
             ghost.receive_message(raw, HOST, 0.0, HOST_ID.x25519_public_key)
-    assert lob.phase == "revealing" and ghost.game_seed  # the ghost knows the seed, we do not
+    # since H153 the host reveals last (§C2.2 step 5): the ghost never sees the host's seed either
+    assert lob.phase == "revealing" and not ghost.game_seed and not lob.game_seed
     lob.handle_timer(C.SETUP_TIMEOUT + 1.0)
     assert lob.phase != ABORTED
     # Fixed (H46, §C2.2 step 7): removed, and the next round draws fresh seeds (nobody's old reveal

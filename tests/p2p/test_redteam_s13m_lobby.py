@@ -86,9 +86,9 @@ def test_one_hostile_joiner_cannot_abort_the_honest_seats_lobby(how):
     assert host.stats["seat_lied"] >= 1 and host.stats["removed"] == 1
     assert not any(isinstance(e, LobbyAborted) for a in honest[1:] for e in drain(lobbies[a]))
     liar = lobbies.pop(HOSTILE)
-    # The host's REJECT removed it; with its lying SEED it had every honest SEED and "started" a
-    # game nobody plays with it (a started lobby takes no REJECT).
-    assert liar.phase == (ABORTED if how == "sig" else STARTED)
+    # The host's REJECT removed it. Since H153 the host reveals last (§C2.2 step 5), so with its
+    # lying SEED the liar never held every SEED and never "started" (it saw the host's seed before).
+    assert liar.phase == ABORTED
     # The liar's key is banned: its JOIN is refused; a new player takes the seat.
     again = Lobby.join(liar.identity, host_addr=HOST, game_id=host.game_id, name="p2", chain_length=CHAIN)
     (_, raw), = again.messages_to_send()
