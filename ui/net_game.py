@@ -59,6 +59,9 @@ class NetGame(DriverBase):
         self.notices: list[str] = []
         self._same_key: set[tuple[str, int]] = set()
         self._table_code: str | None = None
+        #: Host: our key's fingerprint, which the games lists show under a contested game id
+        #: (protocol.md §N3): the waiting room shows it so that the host can read it out.
+        self.host_fingerprint = ""
 
     async def run(self) -> None:
         """Run the peer until the game ends or fails (``fault`` set; never raises NodeError)."""
@@ -77,6 +80,7 @@ class NetGame(DriverBase):
 
                 addr, port = node.link.address[:2]
                 self.join_code = join_code(addr, port, node.lobby.game_id, node.identity.public_key)
+                self.host_fingerprint = node.identity.fingerprint  # the lists' "⚠" rows show it (§N3)
             self._notify("lobby")
             self._step_t = loop.time()
             result = await node.wait()

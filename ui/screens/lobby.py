@@ -268,8 +268,11 @@ class WaitingScreen(Screen):
         self.query_one("#who", Label).update("\n".join([f"  ✔ {n} — " + _("ready") for n in d.lobby_names]
                                                        + removed))
         if d.join_code:
-            self.query_one("#code", Label).update(
-                _("Others can join from the list, or by address with the code: {code}").format(code=d.join_code))
+            code = _("Others can join from the list, or by address with the code: {code}").format(code=d.join_code)
+            if getattr(d, "host_fingerprint", ""):  # what a "⚠" row of the games lists shows (§N3)
+                code += "\n" + _("If their list shows this game twice (⚠), yours has the fingerprint {fp}.").format(
+                    fp=d.host_fingerprint)
+            self.query_one("#code", Label).update(code)
         else:
             self.query_one("#code", Label).update(_("Looking for the game and asking for a seat…")
                                                   if not d.lobby_names or d.seats_total == 0 else "")
