@@ -401,7 +401,7 @@ def test_lan_vectors_match_the_code():
 def test_lan_vectors_match_the_spec_text():
     """protocol.md §N3.1 (tag = first 50 bits of SHA-256(label ‖ gid ‖ pk), Crockford base32 in
     two groups of five), §N3 (instance name, TXT names and sd), §N9 (CHAT body, signed bytes,
-    envelope), with hashlib, msgpack and cryptography only."""
+    envelope), §C2.4 (table codes), with hashlib, msgpack and cryptography only."""
     import msgpack
 
     v = load("lan.json")
@@ -429,6 +429,11 @@ def test_lan_vectors_match_the_spec_text():
     signed = b"lanopoli/1/chat\x00" + body
     assert ch["signed_bytes"] == signed.hex() and ch["signature"] == sk.sign(signed).hex()
     assert ch["envelope"] == msgpack.packb([36, body, sk.sign(signed)], use_bin_type=True).hex()
+    for t in v["table_codes"]:  # §C2.4: 40 bits of SHA-256(label ‖ setup hash ‖ game seed), Crockford
+        n = int.from_bytes(sha(b"lanopoli/1/table-code\x00", bytes.fromhex(t["setup_hash"]),
+                               bytes.fromhex(t["game_seed"]))[:5], "big")
+        chars = "".join(alphabet[(n >> (35 - 5 * i)) & 31] for i in range(8))
+        assert t["code"] == f"{chars[:4]}-{chars[4:]}"
 
 
 # --- §C8.9 re-seating a returning player --------------------------------------------------------
