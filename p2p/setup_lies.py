@@ -7,11 +7,13 @@ A message signed by the seat it names is a *proof* against that seat when only i
 made it: over our setup hash, malformed leaves or SEED digests, a SEED secret its own commitment
 refuses, a SEED whose digest of the sender's own leaves is not that of the leaves it signed; at
 the host also any setup hash that none of its rounds had (the host knows every setup it
-proposed) and a forwarded second version of a SETUP_SIG. Then the **host** removes and bans the
-seat and opens a new round (``RoundHost.restart_round``); a **joiner** blames it, drops it,
-forwards the signed envelopes to the host and follows the host's new-round STATUS; only if that
-seat is the host's does a joiner abort. A second version of a SETUP_SIG that reached us from its
-seat is blamed only: we keep the first, and the SEEDs' digests show whether it matters.
+proposed) and a forwarded second version of a SETUP_SIG (at a joiner, one of the host's: the
+joiners forward the host's SETUP_SIG to each other when their SEEDs disagree on its leaves).
+Then the **host** removes and bans the seat and opens a new round (``RoundHost.restart_round``);
+a **joiner** blames it, drops it, forwards the signed envelopes to the host and follows the
+host's new-round STATUS; only if that seat is the host's does a joiner abort. A second version
+of a SETUP_SIG that reached us from its seat is blamed only: we keep the first, and the SEEDs'
+digests show whether it matters.
 
 What a joiner cannot tell apart stays *unproven*, counted, never blamed: another setup hash from
 a seat that is not the host (the host may have shown that seat another setup), or from the host
@@ -22,10 +24,11 @@ forwards what it holds to the host, which judges: a forwarded SETUP_SIG of our h
 leaves than the one it holds proves two versions; a seat whose SEED claims a third seat's leaves
 that no forwarded envelope backs is removed at ``SETUP_TIMEOUT`` with the silent.
 
-*Evidence.* A SETUP_SIG/SEED of seat s that reaches the host over another seat's keyed channel
-is checked like any (signature by s, round) and used only to prove a lie; it is never kept as
-s's signature or reveal (``relayed`` otherwise). A joiner forwards each envelope once per round,
-at most ``RELAY_PER_SEAT`` per seat named. No wire change: the envelopes are the seats' own.
+*Evidence.* A SETUP_SIG/SEED of seat s that reaches a seat over another seat's keyed channel is
+checked like any (signature by s, round): it proves a lie (a forwarded second version too) or is
+kept as s's own envelope (``SetupRound``'s late-seat catch-up, §C2.2 step 5). A joiner forwards
+each envelope once per round, at most ``RELAY_PER_SEAT`` per seat named. No wire change: the
+envelopes are the seats' own.
 """
 
 from __future__ import annotations
@@ -66,9 +69,9 @@ class SeatLies:
         return next((i for i, p in enumerate(self._round.setup.players) if p.public_key == hpk), -1)
 
     def is_seat_channel(self, peer_key: bytes | None) -> bool:
-        """Host: ``peer_key`` is the X25519 key of another seat of the setup (a forwarding seat)."""
+        """``peer_key`` is the X25519 key of another seat of the setup (a forwarding seat)."""
         rnd = self._round
-        return self._lobby.role == "host" and peer_key is not None and any(
+        return peer_key is not None and any(
             p.x25519_key == peer_key for i, p in enumerate(rnd.setup.players) if i != rnd.my_seat)
 
     # -- what a checked message proves --
@@ -86,7 +89,7 @@ class SeatLies:
         elif seat != self.host_seat():
             lob.drop("unproven_hash")
             self.relay(seat, [env.raw])
-        elif peer_key is not None:  # checked = the host's xk: only the host sends over it
+        elif peer_key == rnd.setup.players[seat].x25519_key:  # the host's keyed channel: only it sends there
             self.proven(seat, now, "setup hash differs from ours", [env.raw],
                         "the host signed another setup than it proposed to us")
         else:
@@ -132,13 +135,6 @@ class SeatLies:
             if j != seat and leaves and commits[j] != leaves_digest(leaves):
                 self.relay(j, self._held_sig(j))
 
-    def disagreeing(self) -> list[int]:
-        """Every seat revealed (ours held): the seats whose SEED states other leaves digests than
-        ours, in seat order."""
-        rnd = self._round
-        mine = rnd.signing.commits_digests()
-        return [i for i, c in enumerate(self._claims()) if c != mine]
-
     def _held_sig(self, seat: int) -> list[bytes]:
         """[the SETUP_SIG envelope of ``seat`` we hold] or []."""
         return [r for r in self._round.signing.own(seat) if open_envelope(r).mtype == MSG_SETUP_SIG]
@@ -149,10 +145,12 @@ class SeatLies:
 
     def disagree(self, now: float) -> None:
         """Every seat revealed and some SEED holds other leaves digests than ours (§C12.2). A
-        SEED whose digest of its sender's own leaves is not ours (those it signed to us) — at
-        the host also one that misstates the host's leaves — proves its sender. Else unproven:
-        counted (``leaves_disagree``); a joiner forwards the SETUP_SIGs it holds of the seats in
-        question to the host; the host marks the SEEDs' senders ``unbacked``."""
+        SEED whose digest of its sender's own leaves is not ours (those it signed to us) proves
+        its sender. Else unproven: counted (``leaves_disagree``); a joiner forwards the
+        SETUP_SIGs it holds of the seats in question (``relay``: the host's to the other
+        joiners); the host marks the SEEDs' senders ``unbacked`` and sends each of them its own
+        SETUP_SIG of those seats (a seat holding another version then forwards it: two
+        versions, proven)."""
         lob, rnd = self._lobby, self._round
         sigs, seeds = rnd.signing.header_envelopes(lob.seats)
         mine = rnd.signing.commits_digests()
@@ -161,17 +159,17 @@ class SeatLies:
             if i != rnd.my_seat and claim[i] != mine[i]:
                 self.proven(i, now, "seed digest of its own leaves is not the one it signed", [sigs[i], seeds[i]])
                 return
-            if lob.role == "host" and claim[rnd.my_seat] != mine[rnd.my_seat]:
-                self.proven(i, now, "seed misstates the host's leaves", [seeds[i]])
-                return
-        if not self._disagreed:
-            self._disagreed = True
+        first, self._disagreed = not self._disagreed, True
+        if first:
             lob.count("leaves_disagree")
-        bad = sorted({j for c in claims for j in range(lob.seats) if c[j] != mine[j]})
         if lob.role == "host":
             self.unbacked.update(i for i, c in enumerate(claims) if c != mine)
+            for i, claim in enumerate(claims):  # our version of each seat in question, once
+                for j in range(lob.seats) if first else ():
+                    if claim[j] != mine[j] and j not in (i, rnd.my_seat):
+                        lob.send(rnd.endpoints[i], sigs[j])
             return
-        for j in bad:
+        for j in sorted({j for c in claims for j in range(lob.seats) if c[j] != mine[j]}):
             self.relay(j, [sigs[j]])
 
     # -- acting --
@@ -193,20 +191,24 @@ class SeatLies:
         if lob.role == "host":
             lob.restart_round([rnd.setup.players[seat].public_key], now)
         elif seat == self.host_seat():
-            lob.abort(reason or f"the host (seat {seat}) lied in the setup: {blame}")
+            lob.abort(reason or f"seat {seat} signed a lie in the setup (the host's seat): {blame}")
         else:
             self.relay(seat, evidence)
 
     def relay(self, seat: int, raws: list[bytes]) -> None:
         """Joiner: forward the signed envelopes naming ``seat`` to the host (its endpoint, over
-        its channel), each once per round, at most ``RELAY_PER_SEAT`` (counted ``relayed``)."""
+        its channel) — those naming the host's seat to every other joiner instead (the host may
+        have shown them another version) —, each once per round, at most ``RELAY_PER_SEAT`` per
+        seat named (counted ``relayed``)."""
         lob, rnd = self._lobby, self._round
         h = self.host_seat()
-        if lob.role == "host" or h < 0 or seat == h:
+        if lob.role == "host" or h < 0 or seat == rnd.my_seat:
             return
+        to = [h] if seat != h else [i for i in range(lob.seats) if i not in (h, rnd.my_seat)]
         sent = self._relayed.setdefault(seat, set())
         for raw in raws:
             if raw not in sent and len(sent) < RELAY_PER_SEAT:
                 sent.add(raw)
-                lob.send(rnd.endpoints[h], raw)
                 lob.count("relayed")
+                for i in to:
+                    lob.send(rnd.endpoints[i], raw)

@@ -6,10 +6,10 @@ seat that then vanished), the SETUP_SIG/SEED messages that came before our PROPO
 the setup is fixed, the setup, our seat, every seat's endpoint, every seat's signature and
 reveal (``setup_signing.SetupSigning``) and the time of our next re-send. ``Lobby`` holds the
 current ``SetupRound`` and starts a new one at step 7; the round checks that a SETUP_SIG/SEED
-comes from the seat it names (or, at the host, was forwarded by another seat), signs, reveals,
-re-sends, and says when the game starts; what a contradicting one proves and who acts on it is
-its ``lies`` (``setup_lies.SeatLies``, §C2.2 step 7). It reads the lobby's public state and acts
-only through the calls of ``RoundHost``.
+comes from the seat it names (or was forwarded by another seat), signs, reveals (the host
+last), re-sends, catches up a late seat, and says when the game starts; what a contradicting
+one proves and who acts on it is its ``lies`` (``setup_lies.SeatLies``, §C2.2 step 7). It
+reads the lobby's public state and acts only through the calls of ``RoundHost``.
 """
 
 from __future__ import annotations
@@ -30,7 +30,9 @@ REVEALING = "revealing"
 STARTED = "started"
 ABORTED = "aborted"
 _EARLY_PHASES = ("joining", "waiting")  # admission.JOINING, WAITING: before our PROPOSAL
-_DIRECT, _RELAYED = "direct", "relayed"  # _check_seated: from the seat itself / forwarded (evidence)
+_DIRECT, _RELAYED = "direct", "relayed"  # _check_seated: from the seat itself / forwarded by another
+#: Answers with every envelope we hold to one late seat's re-sends, per round (§C2.2 step 5).
+LATE_ANSWERS = 3
 
 
 class RoundHost(Protocol):
@@ -77,9 +79,14 @@ class SetupRound:
         self.game_seed = b""
         #: Signing and revealing: when our SETUP_SIG/SEED go to every other seat again.
         self.resend_at: float | None = None
-        #: Host: the seats our SEED goes to, when the others' SEEDs disagree with ours (else None:
-        #: every other seat; ``_maybe_reveal``).
+        #: Host: the seats our SEED goes to: none when the others' SEEDs disagree with ours, else
+        #: None: every other seat (``_maybe_reveal``).
         self.seed_to: list[int] | None = None
+        #: Hidden information: the last SEED per seat that came while we still sign (judged
+        #: once we hold every seat's leaves, ``_take_seed``).
+        self._deferred: dict[int, tuple] = {}
+        #: Answers to a late seat's re-sends, per seat and phase (``_answer_late``).
+        self._answered: dict[tuple, int] = {}
         #: The signing phase (setup_signing.py): every seat's SETUP_SIG and SEED, the early
         #: ones held until our PROPOSAL, the hidden-information leaves.
         self.signing = SetupSigning()
@@ -140,7 +147,7 @@ class SetupRound:
     def on_setup_sig(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
         """A SETUP_SIG (§C2.2 steps 4-5), once ``_check_seated``: kept (then our SEED once every
         seat signed), or the proof that its seat lied (``SeatLies``; step 7); one forwarded by
-        another seat to the host is evidence only (``relayed``)."""
+        another seat likewise (step 5, *Late seats*), where a second version proves a lie."""
         how = self._check_seated(env, msg, addr, now, peer_key)
         if how is None:
             return
@@ -149,9 +156,6 @@ class SetupRound:
             self.lies.proven(msg.seat, now, *problem, relayed=how == _RELAYED)
             return
         lob = self._lobby
-        if how == _RELAYED:
-            lob.drop("relayed")
-            return
         if self.signing.add_sig(msg.seat, env, msg.leaves) == DUPLICATE:
             return
         lob.seat_confirmed(self.setup.players[msg.seat].public_key)  # host: per-address cap
@@ -163,16 +167,10 @@ class SetupRound:
         how = self._check_seated(env, msg, addr, now, peer_key)
         if how is None:
             return
-        problem = self.lies.seed_problem(msg.seat, env, msg)
-        if problem is not None:
-            self.lies.proven(msg.seat, now, *problem)
+        if self.signing.hidden_commits is not None and self._lobby.phase == SIGNING:
+            self._deferred[msg.seat] = (env, msg)  # §C12.2: judged once we hold every seat's leaves
             return
-        if how == _RELAYED:
-            self._lobby.drop("relayed")
-            return
-        self.signing.add_seed(msg.seat, env.raw, msg.secret, msg.commits)
-        self.lies.compare(msg.seat, msg.commits)
-        self._maybe_reveal(now)  # the host's SEED goes once it holds every other one
+        self._take_seed(env, msg, now)
 
     # -- internals --------------------------------------------------------------------------------
 
@@ -180,6 +178,44 @@ class SetupRound:
         for i, addr in enumerate(self.endpoints):
             if i != self.my_seat:
                 self._lobby.send(addr, raw)
+
+    def _take_seed(self, env: Envelope, msg: Any, now: float) -> None:
+        """A checked SEED of the round: a proof against its seat (step 7), or (joiner, §C12.2)
+        digests other than ours — forwarded what it concerns (``SeatLies.compare``), not kept
+        (``leaves_disagree``: we could not start with it; another version may reach us) —, or
+        kept, then our own SEED / the start if due."""
+        problem = self.lies.seed_problem(msg.seat, env, msg)
+        if problem is not None:
+            self.lies.proven(msg.seat, now, *problem)
+            return
+        self.lies.compare(msg.seat, msg.commits)
+        lob = self._lobby
+        if lob.role != "host" and msg.commits is not None and msg.commits != self.signing.commits_digests():
+            lob.drop("leaves_disagree")
+            return
+        self.signing.add_seed(msg.seat, env.raw, msg.secret, msg.commits)
+        self._maybe_reveal(now)  # the host's SEED goes once it holds every other one
+
+    def _answer_late(self, msg: Any, peer_key: bytes | None) -> None:
+        """A seat still re-sends its SETUP_SIG/SEED of this round (§C2.2 step 5, *Late seats*):
+        over its own keyed channel, while we reveal and lack its SEED (it may lack a SETUP_SIG
+        another seat withheld from it), or after we started (it may lack a SEED). Send it every
+        SETUP_SIG we hold and, once started, every SEED (each seat's own signed envelopes; it
+        keeps those it lacks), at most ``LATE_ANSWERS`` times per seat, round and phase."""
+        lob, s = self._lobby, msg.seat
+        if s >= lob.seats or s == self.my_seat or msg.setup_hash != self.setup_hash \
+                or peer_key is None or peer_key != self.setup.players[s].x25519_key:
+            return
+        if lob.phase == REVEALING and s not in self.missing(True):
+            return
+        key = (lob.phase, s)
+        if self._answered.get(key, 0) >= LATE_ANSWERS:
+            return
+        self._answered[key] = self._answered.get(key, 0) + 1
+        own = [self.signing.own(i) for i in range(lob.seats) if i != s]
+        for raws in own:
+            for raw in raws[:1 if lob.phase == REVEALING else 2]:
+                lob.send(self.endpoints[s], raw)
 
     def _send_seed(self, raw: bytes) -> None:
         for i in range(len(self.endpoints)) if self.seed_to is None else self.seed_to:
@@ -190,7 +226,7 @@ class SetupRound:
         """May this SETUP_SIG/SEED be used now? One before our PROPOSAL is held
         (``SetupSigning.hold_early``), one after the signing phases dropped. Else it must be
         signed by the seat it names and have come over that seat's channel when the channel is
-        keyed — at the host, or over another seat's keyed channel: forwarded, evidence only —
+        keyed — or over another seat's keyed channel: forwarded (step 5, *Late seats*) —
         before anything in it is compared: only then may a setup hash that differs from ours
         prove anything (``SeatLies.other_hash``). Returns ``_DIRECT``, ``_RELAYED`` or None."""
         lob = self._lobby
@@ -199,6 +235,8 @@ class SetupRound:
                 lob.drop(reason)
             return None
         if lob.phase not in (SIGNING, REVEALING):
+            if lob.phase == STARTED:
+                self._answer_late(msg, peer_key)
             lob.drop("wrong_phase")
             return None
         if msg.seat >= lob.seats:
@@ -211,9 +249,12 @@ class SetupRound:
                 lob.drop("key_mismatch")
                 return None
             how = _RELAYED
+            lob.count("forwarded_in")
         if not env.verify(p.public_key):
             lob.drop("bad_signature")
             return None
+        if how == _DIRECT and lob.phase == REVEALING and env.mtype == MSG_SETUP_SIG:
+            self._answer_late(msg, peer_key)
         if lob.old_setup(msg.setup_hash):
             lob.drop("old_round")  # a late copy of a setup given up (§C2.2 step 7)
             return None
@@ -224,12 +265,16 @@ class SetupRound:
 
     def _maybe_reveal(self, now: float) -> None:
         """Every seat signed: phase revealing, and our SEED to every other seat, then the start if
-        every seat revealed. The host reveals last, once it holds every other seat's SEED and they
-        agree with its digests (§C2.2 step 5): no seat can start before the host could, so a lie
-        that makes the host give the round up (step 7) never leaves a seat started alone."""
+        every seat revealed. The host reveals last, once it holds every other seat's SEED, and
+        only if they agree with its digests (§C2.2 step 5): no seat can start before the host
+        could, so a lie that makes the host give the round up (step 7) leaves nobody started."""
         lob = self._lobby
         if lob.phase == SIGNING and self.signing.all_signed(lob.seats):
             lob.revealing()
+            deferred, self._deferred = self._deferred, {}
+            for env, msg in deferred.values():
+                if lob.phase == REVEALING:
+                    self._take_seed(env, msg, now)
         waiting = self.signing.missing(lob.seats, True)
         if lob.phase == REVEALING and self.my_seat in waiting and (lob.role != "host" or waiting == [self.my_seat]):
             # What we hold of every seat's leaves (protocol.md §C12.2): every SEED must agree.
@@ -238,9 +283,7 @@ class SetupRound:
                                SeedReveal(lob.game_id, self.my_seat, self.setup_hash, self.seed_secret, commits))
             self.signing.add_seed(self.my_seat, raw, self.seed_secret, commits)
             if lob.role == "host" and self.signing.disagreement(self.my_seat, lob.seats) is not None:
-                # The SEEDs disagree (§C12.2): ours only to the seats whose SEED differs (they
-                # cannot start with it; an honest one then forwards the version it holds).
-                self.seed_to = self.lies.disagreeing()
+                self.seed_to = []  # the SEEDs disagree (§C12.2): ours to nobody; SeatLies judges
             self._send_seed(raw)
         self._maybe_start(now)
 

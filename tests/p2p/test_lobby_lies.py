@@ -138,21 +138,43 @@ def test_a_lie_told_to_one_joiner_only_gets_the_liar_removed_not_the_victim(what
     assert_liar_removed_and_round_restarted(lobbies, P2, "p2")
 
 
-def test_a_seed_lie_told_to_one_joiner_after_the_others_got_every_seed_leaves_that_joiner_out():
-    """§C2.2 step 7 'What does not' (stated, not fixed): the liar's SEED to the victim does not
-    open its commitment, its honest SEED goes to the host. The victim blames it and forwards the
-    proof, but the host already held every SEED and started (the forwarded one is
-    ``wrong_phase``): the victim lacks the liar's secret, waits, and aborts at its deadline, as
-    with a SEED withheld from it (selective silence)."""
+@pytest.mark.parametrize("what", ["bad_secret", "withheld"])
+def test_a_seed_lie_or_silence_towards_one_joiner_after_the_host_started_is_caught_up(what):
+    """§C2.2 step 5 *Late seats* (H153): the liar's SEED to the victim does not open its
+    commitment (or never comes); the host got the honest one, held every SEED and started with
+    the liar. Before, the victim lacked that seat's secret and aborted at its deadline while the
+    others played on. Now the victim's next re-send reaches the started host, which sends it
+    every SEED it holds; the victim keeps the liar's honest SEED (signed by it, forwarded over
+    the host's channel) and starts the same game."""
     lobbies = make_lobbies(3)
-    lie = hostile(lobbies, P2, lambda lob, raw: seed(lob, raw, secret=os.urandom(32)) if kind(raw) == MSG_SEED
-                  else raw, only_to=P1)
+    how = (lambda lob, raw: seed(lob, raw, secret=os.urandom(32))) if what == "bad_secret" else \
+        (lambda lob, raw: None)
+    lie = hostile(lobbies, P2, lambda lob, raw: how(lob, raw) if kind(raw) == MSG_SEED else raw, only_to=P1)
     pump(lobbies, lie=lie)
     victim = lobbies[P1]
-    assert victim.phase == REVEALING and victim.stats["seat_lied"] == 1 and victim.stats["relayed"] == 1
-    assert lobbies[HOST].phase == lobbies[P2].phase == STARTED and lobbies[HOST].stats["wrong_phase"] == 1
-    run_until(lobbies, 2 * C.SETUP_TIMEOUT, lie)
-    assert victim.phase == ABORTED
+    assert victim.phase == REVEALING and lobbies[HOST].phase == lobbies[P2].phase == STARTED
+    if what == "bad_secret":
+        assert victim.stats["seat_lied"] == 1 and victim.stats["relayed"] == 1
+    run_until(lobbies, C.SETUP_TIMEOUT, lie)
+    assert victim.phase == STARTED and victim.stats["forwarded_in"] >= 1
+    assert len({lob.game_seed for lob in lobbies.values()}) == 1
+    assert not any(isinstance(e, LobbyAborted) for e in drain(victim))
+
+
+def test_a_setup_sig_withheld_from_one_joiner_is_caught_up_by_the_host():
+    """§C2.2 step 5 *Late seats* (H153): the liar never sends the victim its SETUP_SIG, so the
+    victim never reveals. Before, the host removed and banned the VICTIM at SETUP_TIMEOUT (as a
+    seat that did not confirm) and the liar kept its seat. Now the victim's re-sent SETUP_SIG
+    reaches the host while the host reveals without the victim's SEED: the host sends it every
+    SETUP_SIG it holds, the victim keeps the liar's, reveals, and every seat starts one game."""
+    lobbies = make_lobbies(3, edition=NIENTE)
+    lie = hostile(lobbies, P2, lambda lob, raw: None if kind(raw) == MSG_SETUP_SIG else raw, only_to=P1)
+    pump(lobbies, lie=lie)
+    assert lobbies[P1].phase == SIGNING
+    run_until(lobbies, C.SETUP_TIMEOUT, lie)
+    assert all(lob.phase == STARTED for lob in lobbies.values())
+    assert len({lob.game_seed for lob in lobbies.values()}) == 1
+    assert lobbies[HOST].stats.get("removed", 0) == 0
 
 
 @pytest.mark.parametrize("what", ["bad_secret", "withheld"])
@@ -283,6 +305,27 @@ def test_the_hosts_two_setup_sigs_still_abort_the_joiners():
                for e in drain(lobbies[P1]))
 
 
+def test_a_host_showing_one_joiner_other_leaves_is_proven_by_the_joiners_and_aborts_them():
+    """§C2.2 step 7 case (c), the host's seat: the host signs other leaves for P1 than for P2.
+    Each joiner's SEED states the host's leaves it holds, so each sees the other's disagree and
+    forwards the host's SETUP_SIG it holds to the other joiner: each then holds two versions
+    signed by the host — the host's lie — and aborts naming the host's seat; nobody starts."""
+    lobbies = make_lobbies(3, edition=NIENTE)
+
+    def how(lob, raw):
+        if kind(raw) == MSG_SETUP_SIG:
+            return sig(lob, leaves=os.urandom(len(lob.hidden_commits[lob.my_seat])))
+        return raw
+    pump(lobbies, lie=hostile(lobbies, HOST, how, only_to=P1))
+    host_seat = lobbies[HOST].my_seat
+    for a in (P1, P2):
+        evs = drain(lobbies[a])
+        assert lobbies[a].phase == ABORTED and lobbies[a].stats["forwarded_in"] >= 1
+        assert any(isinstance(e, LobbyAborted) and f"seat {host_seat} signed" in e.reason for e in evs)
+        assert all(e.addr == HOST for e in evs if isinstance(e, LobbyPeerMisbehaved))
+    assert lobbies[HOST].phase != STARTED
+
+
 # --- (b) malformed leaves or digests -------------------------------------------------------
 
 @pytest.mark.parametrize("what", ["short_leaves", "digest_count"])
@@ -307,9 +350,10 @@ def test_malformed_leaves_or_digests_remove_their_signer(what):
 def test_leaves_shown_to_one_joiner_with_a_seed_to_match_are_proven_by_its_evidence():
     """§C2.2 step 7 case (c), §C12.2: the liar shows the victim other leaves AND sends it a SEED
     whose own digest matches them (honest ones to the others): no seat holds a SEED contradicting
-    what its sender signed to it. The victim forwards the liar's SETUP_SIG it holds to the host;
-    the host holds another version signed by the same seat: proven, removed. Before H153 every
-    seat aborted."""
+    what its sender signed to it. The host, whose digests the victim's SEED contradicts, keeps
+    its SEED back (nobody starts) and sends the victim its own version of the liar's SETUP_SIG;
+    the victim now holds two versions signed by the liar and forwards them to the host: proven,
+    removed. Before H153 every seat aborted."""
     lobbies = make_lobbies(3, edition=NIENTE)
     junk = {}
 
@@ -322,16 +366,16 @@ def test_leaves_shown_to_one_joiner_with_a_seed_to_match_are_proven_by_its_evide
         commits[lob.my_seat] = leaves_digest(junk["leaves"])
         return seed(lob, raw, commits=tuple(commits))
     pump(lobbies, lie=hostile(lobbies, P2, how, only_to=P1))
-    assert lobbies[P1].stats["leaves_disagree"] == 1 and lobbies[P1].stats["relayed"] >= 1
+    assert lobbies[HOST].stats["leaves_disagree"] == 1 and lobbies[P1].stats["relayed"] >= 1
     assert_liar_removed_and_round_restarted(lobbies, P2, "p2")
 
 
 def test_leaves_shown_to_one_joiner_with_its_seed_withheld_from_it_still_remove_the_liar():
     """§C2.2 step 7 case (c): the liar shows the victim other leaves and never sends it its SEED,
-    so the victim never holds every SEED. The victim compares each SEED as it comes: the host's
-    states other leaves of the liar than it holds, so it forwards the liar's SETUP_SIG at once,
-    and the host (holding the other version) removes the liar, never the victim, whose SEED the
-    host holds and which the host would otherwise find unbacked at SETUP_TIMEOUT."""
+    so the victim never holds every SEED (nor runs the check of case c). The host finds the
+    victim's SEED against its digests, keeps its SEED back and shows the victim its version of
+    the liar's SETUP_SIG: the victim holds two versions and forwards them, and the host removes
+    the liar, never the victim, which it would otherwise find unbacked at SETUP_TIMEOUT."""
     lobbies = make_lobbies(3, edition=NIENTE)
     junk = []
 
@@ -357,7 +401,7 @@ def test_a_seed_misstating_a_third_seats_leaves_costs_its_sender_the_seat_at_the
         if kind(raw) != MSG_SEED:
             return raw
         commits = list(LOBBY_DECODERS[MSG_SEED](open_envelope(raw).body).commits)
-        i = lob.setup.players.index(lobbies[P1].me)
+        i = [p.public_key for p in lob.setup.players].index(lobbies[P1].identity.public_key)
         p1_seat.append(i)
         commits[i] = os.urandom(32)
         return seed(lob, raw, commits=tuple(commits))
@@ -371,19 +415,20 @@ def test_a_seed_misstating_a_third_seats_leaves_costs_its_sender_the_seat_at_the
 
 # --- evidence at the host is evidence only ----------------------------------------------------
 
-def test_a_forwarded_honest_envelope_changes_nothing_and_a_strangers_is_key_mismatch():
-    """§C2.2 "Evidence to the host": an honest seat's SETUP_SIG forwarded by another seat is
-    checked and dropped (``relayed``): never kept as that seat's signature. Over a channel keyed
-    with a key that is no seat's it is ``key_mismatch`` as before."""
+def test_a_forwarded_honest_envelope_is_kept_and_a_strangers_is_key_mismatch():
+    """§C2.2 step 7 *Evidence to the host*: an honest seat's SETUP_SIG the host lacks, forwarded
+    by another seat, is checked (signature by that seat, our round) and kept as what it is, that
+    seat's signature (``forwarded_in``); nobody is blamed. Over a channel keyed with a key that is
+    no seat's it is ``key_mismatch`` as before."""
     lobbies = make_lobbies(3)
     held = []
     pump(lobbies, lie=lambda s, d, r: (held.append(r), None)[1] if s == P2 and kind(r) == MSG_SETUP_SIG else r)
     host = lobbies[HOST]
     assert host.phase == SIGNING and held
-    host.receive_message(held[0], P1, 0.0, lobbies[P1].identity.x25519_public_key)
-    assert host.stats["relayed"] == 1 and host.phase == SIGNING and host.signing.missing(3, False)
     host.receive_message(held[0], addr(9), 0.0, os.urandom(32))
-    assert host.stats["key_mismatch"] == 1
+    assert host.stats["key_mismatch"] == 1 and host.phase == SIGNING
+    host.receive_message(held[0], P1, 0.0, lobbies[P1].identity.x25519_public_key)
+    assert host.stats["forwarded_in"] == 1 and host.phase == REVEALING
     assert not any(isinstance(e, (LobbyPeerMisbehaved, PlayerRemoved)) for e in drain(host))
 
 
@@ -408,8 +453,8 @@ def test_a_joiner_forwards_at_most_relay_per_seat_envelopes_of_one_seat_per_roun
 
 # --- property: whatever one hostile joiner signs, no honest seat is blamed or removed --------
 
-SIG_LIES = ("honest", "other_hash", "junk_leaves", "short_leaves", "two_versions")
-SEED_LIES = ("honest", "bad_secret", "third_digest", "own_digest", "withhold")
+SIG_LIES = ("honest", "other_hash", "junk_leaves", "short_leaves", "withhold", "two_versions")
+SEED_LIES = ("honest", "bad_secret", "third_digest", "host_digest", "own_digest", "withhold")
 
 
 def _sig_lie(lobbies, lob, raw, what, dst):
@@ -433,22 +478,23 @@ def _seed_lie(lobbies, lob, raw, what):
     commits = list(LOBBY_DECODERS[MSG_SEED](open_envelope(raw).body).commits)
     if what == "bad_secret":
         return seed(lob, raw, secret=os.urandom(32))
-    if what in ("third_digest", "own_digest"):
-        p1 = lobbies[P1].identity.public_key
-        i = lob.my_seat if what == "own_digest" else [p.public_key for p in lob.setup.players].index(p1)
+    if what in ("third_digest", "host_digest", "own_digest"):
+        other = lobbies[P1 if what == "third_digest" else HOST].identity.public_key
+        i = lob.my_seat if what == "own_digest" else [p.public_key for p in lob.setup.players].index(other)
         commits[i] = os.urandom(32)
         return seed(lob, raw, commits=tuple(commits))
     return None if what == "withhold" else raw
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(SIG_LIES), st.sampled_from(SIG_LIES), st.sampled_from(SEED_LIES), st.sampled_from(SEED_LIES))
 def test_property_one_hostile_joiner_never_gets_an_honest_seat_blamed_or_removed(sig_h, sig_p1, seed_h, seed_p1):
-    """§C2.2 step 7 ("nobody has to be trusted"): the hostile joiner P2 sends each of the host
-    and P1 its own choice of SETUP_SIG and SEED lies (every re-send alike; a SEED may be withheld,
-    a SETUP_SIG not: selective silence before the reveal is 'What does not'), up to past every
-    deadline. The host never aborts, never removes or bans an honest seat; no honest seat ever
-    blames an honest seat; every honest seat that started holds the same game seed."""
+    """§C2.2 steps 5 and 7 ("nobody has to be trusted"): the hostile joiner P2 sends each of the
+    host and P1 its own choice of SETUP_SIG and SEED lies or silence (every re-send alike), up to
+    past every deadline. The host never aborts, never removes or bans an honest seat; no honest
+    seat ever blames an honest seat; and the honest seats end together: all started with one
+    game seed, or all waiting in the same later round (nobody left out, nobody started alone).
+    Checked exhaustively (900 plans, 3 seats) and on 800 random 4-seat plans while building."""
     lobbies = make_lobbies(3, edition=NIENTE)
     plan = {HOST: (sig_h, seed_h), P1: (sig_p1, seed_p1)}
 
@@ -470,5 +516,6 @@ def test_property_one_hostile_joiner_never_gets_an_honest_seat_blamed_or_removed
     for a in (HOST, P1):
         evs = host_events if a == HOST else drain(lobbies[a])
         assert all(e.addr == P2 for e in evs if isinstance(e, LobbyPeerMisbehaved))
-    started = [lobbies[a] for a in (HOST, P1) if lobbies[a].phase == STARTED]
-    assert len({lob.game_seed for lob in started}) <= 1
+    host_p1 = (host.phase, lobbies[P1].phase)
+    assert (host_p1 == (STARTED, STARTED) and host.game_seed == lobbies[P1].game_seed) or \
+        (host_p1 == (WAITING, WAITING) and host.round == lobbies[P1].round >= 1)
