@@ -95,6 +95,8 @@ class Resumed:
     step: int
     own_resent: int
     damage: Any
+    table_code: str = ""
+    """The game's table code (``p2p.table_code``, §C2.4), shown again after a restart."""
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from .node_config import NodeError
 from .node_reports import RendezvousFailed, ReseatAsked, Resumed, SeatAdvertIgnored, SeatFound
 from .node_resume import GameFiles
 from .rendezvous import Rendezvous, SeatAddresses
+from .table_code import table_code
 from .transport import Addr
 
 if TYPE_CHECKING:  # annotations only (engine/api.py: the seam p2p sees; the caller passes the engine)
@@ -134,7 +135,8 @@ class NodeRestart:
         self.report = rep
         if rep is not None and not rep.finished:
             await self.open_rendezvous()  # the others may be back from other addresses (§N3.2)
-        node.report(Resumed(str(path), rep.steps, rep.own_resent, rep.damage))
+        code = table_code(sess.setup_hash, sess.game_seed)  # shown again after a restart (§C2.4)
+        node.report(Resumed(str(path), rep.steps, rep.own_resent, rep.damage, code))
         if rep.finished:
             node.finish(GameOver(_winner(node.engine, sess.state), sess.state_hash, sess.step))
             return

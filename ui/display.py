@@ -36,7 +36,8 @@ def table_code_line(code: str) -> str:
     """The line that shows a game's table code (``p2p.table_code``, protocol.md §C2.4) with what
     to do with it, in the current language: players compare it out loud, as a host's name can
     be worn by anyone (a host may seat each player at its own table under one game id)."""
-    return _("Table code: {code} — read it out loud: everyone at this table sees the same code.").format(code=code)
+    return _("Table code: {code} — read it out loud: whoever sees another code is at another table.").format(
+        code=code)
 
 
 def seat_number(seat: Any) -> Any:
@@ -189,6 +190,8 @@ def resilience_line(msg: dict[str, Any]) -> str:
             line += " " + _("The log was damaged at step {step} (byte {offset}): {reason}; "
                             "the rest comes from the other peers.").format(
                 step=dmg.get("step"), offset=dmg.get("offset"), reason=dmg.get("reason"))
+        if msg.get("table_code"):
+            line += "\n" + table_code_line(msg["table_code"])
         return line
     if kind == "drop_vote":
         return _("step {step}: voted to drop seat {seat}, silent too long").format(

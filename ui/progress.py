@@ -52,7 +52,8 @@ def _done(r: PeerResult) -> dict:
 def _resumed(r: Resumed) -> dict:
     d = r.damage
     return {"type": "resumed", "log": r.log, "step": r.step, "own_resent": r.own_resent,
-            "damage": None if d is None else {"step": d.step, "offset": d.offset, "reason": d.reason}}
+            "damage": None if d is None else {"step": d.step, "offset": d.offset, "reason": d.reason},
+            "table_code": r.table_code}
 
 
 #: Report type -> its line (protocol.md part L); ``NodeError`` (a subclass per caller is

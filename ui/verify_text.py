@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ui.display import event_name, final_hash_line, seat_number, seats_text, table_code_line, winner_text
+from ui.display import event_name, final_hash_line, seat_number, seats_text, winner_text
 from ui.i18n import _
 
 __all__ = ["print_verify_summary", "report_summary", "verify_reason"]
@@ -45,7 +45,8 @@ def _verify_reasons() -> list[tuple[re.Pattern, str]]:
         (r"no message from an active seat", _("no message from an active seat")),
         (r"message from a dropped seat", _("message from a dropped seat")),
         (r"message of another game, step or seat", _("message of another game, step or seat")),
-        (r"prev state hash differs from the replayed state", _("the previous state hash differs from the replayed state")),
+        (r"prev state hash differs from the replayed state",
+         _("the previous state hash differs from the replayed state")),
         (r"prev digest differs from the replayed step digest",
          _("the previous digest differs from the replayed step digest")),
         (r"bad signature", _("bad signature")),
@@ -104,11 +105,13 @@ def print_verify_summary(summary: dict[str, Any], out=None) -> None:
             print(_("The game has no winner (yet)."), file=out)
         events = summary.get("events") or {}
         if events:
-            parts = ", ".join(f"{event_name(k)} {v}" for k, v in sorted(events.items(), key=lambda kv: event_name(kv[0])))
+            named = sorted(events.items(), key=lambda kv: event_name(kv[0]))
+            parts = ", ".join(f"{event_name(k)} {v}" for k, v in named)
             print(_("Events: {list}").format(list=parts), file=out)
         print(final_hash_line(str(summary.get("final_state_hash")), out), file=out)
         if summary.get("table_code"):
-            print(table_code_line(summary["table_code"]), file=out)
+            print(_("Table code: {code} (the code its players were shown).").format(code=summary["table_code"]),
+                  file=out)
         print(_("The log is valid: every signature it needs, every reveal and every state hash checks out "
                 "(a forced reveal at a chance step needs no signature)."), file=out)
     else:

@@ -129,7 +129,10 @@ def test_the_teacher_watches_four_tables(spawn, tmp_path):
             for _ in range(rows.index(row.group(1))):
                 _tmux(sock, "send-keys", "-t", "watch", "Down")
             _tmux(sock, "send-keys", "-t", "watch", "Enter")
-            board = _wait(sock, lambda s: "watching: read-only" in s, 60, "the watched board")
+            try:
+                board = _wait(sock, lambda s: "watching: read-only" in s, 60, "the watched board")
+            except AssertionError as e:  # CI at fea2c87 once (the screen now keeps start_watch's reason)
+                raise AssertionError(f"{e}\ntable 1's peers:\n{peers_state(tables[0])}") from None
             assert re.search(r"Table1|T1[bcd]", board), f"the spectator opened another table:\n{board}"
             release.touch()  # every table plays on to its end
             released = time.monotonic()

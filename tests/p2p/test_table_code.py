@@ -136,3 +136,16 @@ def test_verify_names_the_code_of_the_log_it_checked():
     expected = _from_the_text(sh, seed)
     assert verify_log(VEC / "game.lnplog").table_code == expected
     assert json.loads((VEC / "verify.json").read_text())["table_code"] == expected
+
+
+def test_a_resumed_peer_shows_the_code_again(capsys):
+    """Part L: the ``resumed`` progress line has ``table_code`` (a peer restarted from its log,
+    §N5) and the line for people repeats the code (RV14-A #3: before, only ``found`` had it)."""
+    from p2p.node_reports import Resumed
+    from ui.display import resilience_line
+    from ui.progress import progress_json
+
+    line = progress_json(Resumed("/tmp/g.log", 407, 0, None, "M4GR-G87H"))
+    assert line["table_code"] == "M4GR-G87H"
+    assert resilience_line(line).endswith("Table code: M4GR-G87H — read it out loud: whoever sees another code is "
+                                          "at another table.")

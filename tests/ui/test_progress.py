@@ -49,10 +49,11 @@ LINES = [
     (Waiting(185, (1,), ("bot-1",), 4.4, -0.3, True, 55.6),  # past the deadline: 0.0, never negative
      '{"type":"waiting","step":185,"seats":[1],"names":["bot-1"],"waited_s":4.4,"deadline_s":0.0,'
      '"paused":true,"abandon_s":55.6}'),
-    (Resumed("/tmp/g.log", 407, True, LogDamage(407, 301822, "truncated record")),
+    (Resumed("/tmp/g.log", 407, True, LogDamage(407, 301822, "truncated record"), "M4GR-G87H"),
      '{"type":"resumed","log":"/tmp/g.log","step":407,"own_resent":true,'
-     '"damage":{"step":407,"offset":301822,"reason":"truncated record"}}'),
-    (Resumed("/tmp/g.log", 3, False, None), '{"type":"resumed","log":"/tmp/g.log","step":3,"own_resent":false,"damage":null}'),
+     '"damage":{"step":407,"offset":301822,"reason":"truncated record"},"table_code":"M4GR-G87H"}'),
+    (Resumed("/tmp/g.log", 3, False, None), '{"type":"resumed","log":"/tmp/g.log","step":3,"own_resent":false,'
+     '"damage":null,"table_code":""}'),
     (RendezvousFailed("no multicast"), '{"type":"rendezvous_failed","reason":"no multicast"}'),
     (SeatAdvertIgnored(2, "10.0.0.9", 4000), '{"type":"seat_advert_ignored","seat":2,"address":"10.0.0.9","port":4000}'),
     (SeatFound(2, "10.0.0.9", 4000), '{"type":"seat_found","seat":2,"address":"10.0.0.9","port":4000}'),

@@ -148,6 +148,7 @@ class GameScreen(Screen):
         board.names = d.names
         board.status = self.status_text()
         board.log = tuple(self.lines)
+        board.table_code = code
         board.state = s
         players = self.query_one(PlayersPanel)
         players.names = d.names

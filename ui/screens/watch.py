@@ -42,6 +42,7 @@ class WatchListScreen(Screen):
         self.backend = backend
         #: The rows as last drawn (``w`` / Enter act on what is shown under the cursor, RV13-C #1).
         self._shown: list = []
+        self._had_games = False  # the status line holds "No games yet" until the first game shows
 
     def compose(self) -> ComposeResult:
         """The games on the network with their live standings, a status line, the buttons."""
@@ -83,7 +84,9 @@ class WatchListScreen(Screen):
             table.add_row(host, ad.edition, turn, where, escape(standings_cell(ad)), height=height)
         if ads:
             table.move_cursor(row=cursor_row(ads, chosen, keep))
-            self.query_one("#lobby-status", Label).update("")
+            if not self._had_games:  # clear "No games yet", never a reason ``w``/Enter gave (start_watch)
+                self.query_one("#lobby-status", Label).update("")
+            self._had_games = True
         else:
             self.query_one("#lobby-status", Label).update(_("No games yet: they appear here by themselves."))
 

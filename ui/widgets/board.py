@@ -27,6 +27,9 @@ class Board(Widget):
     names: reactive[tuple] = reactive(())
     status: reactive[str] = reactive("")
     log: reactive[tuple] = reactive(())
+    #: A network game's table code (protocol.md §C2.4), kept in the rule under the head so that
+    #: players can compare it at any time; "" for a local game.
+    table_code: reactive[str] = reactive("")
 
     def render(self) -> Text:
         """The board as a grid of squares scaled to the widget (owners, houses, tokens), or a hint
@@ -59,6 +62,25 @@ class Board(Widget):
         out.rstrip()
         return out
 
+    def _code_rule(self, width: int, hint: str) -> Text | None:
+        """The rule under the head with the table code (protocol.md §C2.4) before the legend's
+        hint, "──── table XXXX-XXXX ─ ?: legend ─"; without the hint (just the code) when
+        narrower; None when even the code does not fit."""
+        code = " " + _("table {code}").format(code=self.table_code) + " "
+        if width >= 3 * len(hint) + len(code) + 1:
+            rule = Text("─" * (width - len(hint) - len(code) - 1), Style(dim=True))
+            rule.append(code, Style(bold=True))
+            rule.append("─", Style(dim=True))
+            rule.append(hint[:-1], Style(dim=True, italic=True))
+            rule.append("─", Style(dim=True))
+            return rule
+        code = f" {self.table_code} "
+        if width < len(code) + 2:
+            return None
+        rule = Text("─" * (width - len(code)), Style(dim=True))
+        rule.append(code, Style(bold=True))
+        return rule
+
     def _centre(self, s: Any, width: int, height: int) -> list[Text]:
         """``height`` lines of ``width`` cells: dice, turn, status, then the newest log lines."""
         head: list[Text] = []
@@ -85,6 +107,8 @@ class Board(Widget):
             rule.append("─", Style(dim=True))
         else:
             rule = Text("─" * width, Style(dim=True))
+        if self.table_code:
+            rule = self._code_rule(width, hint) or rule
         head.append(rule)
         room = max(height - len(head), 0)
         wrapped: list[Text] = []
