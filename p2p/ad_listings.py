@@ -21,7 +21,9 @@ carried two keys since it was listed, or when its key is not the owner of its na
 that owner is listed or within its hold. Only the first key counts, not every key heard: a forger
 heard under the name before a goodbye would otherwise come back uncontested. A memory dropped from
 the LRU before its hold ended (a flood of goodbyes) opens a window until that hold would have ended:
-a name or game id first heard in it has no owner, so every key is contested for it until then.
+a name or game id first heard in it has no owner, so every key is contested for it until then, and
+after: until one key is listed alone and ``HOLD_S`` has passed since any other key's last listing went
+(the host's key, heard again in the window, is one of them: a flood is denial, never a takeover).
 """
 
 from __future__ import annotations
@@ -83,10 +85,17 @@ class _Memory:
     since: dict[str, int] = field(default_factory=dict)
 
     def settle(self, now: float) -> None:
-        """An owner unlisted past its hold (or unknown past the flood's window) gives way to the
-        listed key heard first."""
-        if self.live and (self.owner not in self.live) and now >= self.until:
+        """An owner unlisted past its hold gives way to the listed key heard first. An unknown owner
+        (a flood's window) gives way only to a key listed alone once ``until`` passed: the window's end
+        and ``HOLD_S`` after any key's last listing went (``Listings._release``), so a key heard in the
+        window never settles while the key the reader forgot (the host's, heard again) was unlisted for
+        less than ``HOLD_S`` (RV14-A #2: it did, a takeover)."""
+        if not self.live or self.owner in self.live or now < self.until:
+            return
+        if self.owner is not None:
             self.owner = min(self.live, key=lambda k: self.since.get(k, math.inf))
+        elif len(self.live) == 1:
+            self.owner = next(iter(self.live))
 
     def contests(self, key: str, now: float) -> bool:
         """True if ``key`` is not the owner while the owner is listed or within its hold."""
@@ -208,6 +217,8 @@ class Listings:
         del m.live[key]
         if key == m.owner:
             m.until = now + self._hold_s
+        elif m.owner is None:  # unknown owner: any key may be the forgotten one (``settle``)
+            m.until = max(m.until, now + self._hold_s)
         if m.live:
             return
         self._held[mk] = None

@@ -30,6 +30,16 @@ its documentation does not list: ``async_all_by_details(name, type, class)`` (th
 and ``async_remove_records(records)``; tests/p2p/test_discovery_txt_back.py fails if either
 goes or changes its parameters (pyproject pins only ``zeroconf>=0.132``; 0.154 here).
 
+A goodbye anyone can forge (RV14-A #1): python-zeroconf's browser asks for the type only at start
+(four queries over ~9 s) and then only to refresh records it still holds, so after a goodbye it never
+asks again and a live host went unheard until its next TXT change, long enough for ``Listings``' hold
+(``HOLD_S``) to lapse and a clone to be listed alone. So a reader that unlists a game asks once more,
+``REQUERY_S`` later (one PTR question for the type, multicast QM, its known answers attached, built by
+python-zeroconf's ``generate_service_query``, undocumented: tests/p2p/test_discovery_requery.py fails if
+it goes): a live host answers and is listed again under its own key, which keeps its place. And an
+advertiser that hears a goodbye for its own instance name while it advertises (its zeroconf caches its own
+records, heard back over the multicast loop) re-announces at once, at most once per ``REANNOUNCE_S``.
+
 Closing sends each advert's goodbye once, at once (``say_goodbye``), not python-zeroconf's three
 goodbyes 125 ms apart: those repeats made every closing node wait 0.25 s per advert (a seat has
 two, the host three: ~0.3-0.6 s at the end of every game, issue 14). One goodbye is what RFC 6762
@@ -45,7 +55,9 @@ import ipaddress
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import replace
 
-from zeroconf import DNSQuestionType, DNSRecord, RecordUpdate, RecordUpdateListener, ServiceStateChange, Zeroconf
+from zeroconf import (DNSQuestionType, DNSRecord, RecordUpdate, RecordUpdateListener, ServiceStateChange, Zeroconf,
+                      current_time_millis)
+from zeroconf._services.browser import generate_service_query
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
 from .ad_listings import Listings
@@ -55,7 +67,10 @@ from .ad_record import SERVICE_TYPE, DiscoveryError, GameAd
 RESOLVE_TIMEOUT_MS = 1500
 #: Delay of an update's last announcement (s): past python-zeroconf's 1 s duplicate-packet window.
 REANNOUNCE_S = 1.2
-_TYPE_TXT, _CLASS_IN = 16, 1  # RFC 1035 §3.2.2, §3.2.4
+#: Delay of a reader's question for the type after it unlisted a game (s): past the goodbye, and at
+#: most one such question per ``REQUERY_S`` whatever the number of goodbyes (RV14-A #1).
+REQUERY_S = 1.2
+_TYPE_PTR, _TYPE_TXT, _CLASS_IN = 12, 16, 1  # RFC 1035 §3.2.2, §3.2.4
 
 
 class _TxtListener(RecordUpdateListener):
@@ -73,6 +88,22 @@ class _TxtListener(RecordUpdateListener):
             rec = update.new
             if rec.type == _TYPE_TXT and rec.ttl and rec.name.lower().endswith(SERVICE_TYPE.lower()):
                 self.on_txt(rec)
+
+
+class _GoodbyeListener(RecordUpdateListener):
+    """Hands ``on_goodbye(instance name)`` every goodbye (a record with TTL 0) heard for an instance of
+    ``_lanopoli._udp``: its PTR (the alias), SRV or TXT. python-zeroconf passes a goodbye on only for a
+    record it holds in its cache; an advertiser holds its own, heard back over the multicast loop."""
+
+    def __init__(self, on_goodbye: Callable[[str], None]) -> None:
+        self.on_goodbye = on_goodbye
+
+    def async_update_records(self, zc: Zeroconf, now: float, records: list[RecordUpdate]) -> None:
+        """Called by zeroconf for each response (``now``: ms; ``records``: (new, old) pairs)."""
+        for update in records:
+            rec = update.new
+            if rec.ttl == 0 and rec.name.lower().endswith(SERVICE_TYPE.lower()):
+                self.on_goodbye(getattr(rec, "alias", rec.name) if rec.type == _TYPE_PTR else rec.name)
 
 
 async def say_goodbye(azc: AsyncZeroconf, info: AsyncServiceInfo) -> None:
@@ -121,6 +152,13 @@ class Discovery:
         self._tasks: set[asyncio.Future[None]] = set()  # resolutions of found services
         self._announcing: set[asyncio.Future[object]] = set()  # announcements of our ad
         self._txt = _TxtListener(self._txt_received)
+        self._guard = _GoodbyeListener(self._goodbye_heard)  # added while advertising (``advertise``)
+        self._guarding = False
+        self._attacked = False  # a goodbye for our own name heard since the last defence
+        self._defence: asyncio.Future[None] | None = None
+        self._requery: asyncio.Future[None] | None = None
+        self.requeries = 0  # questions for the type asked after a goodbye (``REQUERY_S``)
+        self.defences = 0  # re-announcements after a goodbye for our own name we did not send
         self._latest_txt: dict[str, DNSRecord] = {}  # listed name -> the TXT record last received
         self.on_change: Callable[[str, GameAd | None], None] | None = None
 
@@ -160,6 +198,36 @@ class Discovery:
         task = await self.zeroconf.async_register_service(info, cooperating_responders=True)
         self._ad, self._info = ad, info
         self._keep(task)  # the announcements go out over ~0.5 s; nobody needs to wait for them
+        if not self._guarding:
+            self.zeroconf.zeroconf.async_add_listener(self._guard, None)
+            self._guarding = True
+
+    def _goodbye_heard(self, name: str) -> None:
+        # A goodbye for our own name while we advertise is not ours (``_withdraw`` forgets the ad
+        # before sending its goodbye): someone hides our game from readers; we answer it (module doc).
+        if self._ad is None or name.lower() != self._ad.instance_name.lower():
+            return
+        self._attacked = True
+        if self._defence is None or self._defence.done():
+            self._defence = asyncio.ensure_future(self._defend())
+            self._announcing.add(self._defence)  # cancelled with the announcements (``_withdraw``)
+            self._defence.add_done_callback(self._announcing.discard)
+
+    async def _defend(self) -> None:
+        # Re-announce the whole advert (PTR, SRV, TXT, A) at once and REANNOUNCE_S later: receivers drop
+        # a packet equal to one first seen less than 1 s before (H137), and a goodbye sent just after
+        # one of our announcements would get the first dropped. Goodbyes heard meanwhile get one more
+        # round: a flood of forged goodbyes costs two packets a REANNOUNCE_S.
+        while self._attacked:
+            self._attacked = False
+            self.defences += 1
+            for last in (False, True):
+                if self._info is None or self._azc is None:
+                    return
+                zc = self._azc.zeroconf
+                zc.async_send(zc.generate_service_broadcast(self._info, None))
+                if not last:
+                    await asyncio.sleep(REANNOUNCE_S)
 
     async def update(self, **changes: object) -> GameAd:
         """Change fields of the published ad (e.g. ``seats_taken=3``, ``state="running"``) and
@@ -224,8 +292,13 @@ class Discovery:
                          state_change: ServiceStateChange) -> None:
         if state_change is ServiceStateChange.Removed:
             self._latest_txt.pop(name, None)
-            for listing in self.listings.goodbye(name):
+            gone = self.listings.goodbye(name)
+            for listing in gone:
                 self._notify(listing, None)
+            if gone and (self._requery is None or self._requery.done()):
+                self._requery = asyncio.ensure_future(self._ask_again())
+                self._tasks.add(self._requery)
+                self._requery.add_done_callback(self._tasks.discard)
             return
         self._schedule_resolve(name)
 
@@ -233,6 +306,18 @@ class Discovery:
         task = asyncio.ensure_future(self._resolve(name))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    async def _ask_again(self) -> None:
+        # RV14-A #1 (module doc): one question for the type REQUERY_S after a game was unlisted; every
+        # goodbye heard meanwhile is answered by it. The answers list games again through the browser.
+        await asyncio.sleep(REQUERY_S)
+        azc = self._azc
+        if azc is None or self._browser is None:
+            return
+        zc = azc.zeroconf
+        for out in generate_service_query(zc, current_time_millis(), {SERVICE_TYPE}, True, DNSQuestionType.QM):
+            zc.async_send(out)
+        self.requeries += 1
 
     def _txt_received(self, record: DNSRecord) -> None:
         # A TXT of a listed game, new or a repeat: kept as its current one and resolved again
@@ -324,6 +409,9 @@ class Discovery:
         try:
             await self._withdraw(say_goodbye)
         finally:
+            if self._guarding:
+                self.zeroconf.zeroconf.async_remove_listener(self._guard)
+                self._guarding = False
             if self._browser is not None:
                 self.zeroconf.zeroconf.async_remove_listener(self._txt)
                 await self._browser.async_cancel()

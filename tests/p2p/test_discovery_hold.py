@@ -156,6 +156,45 @@ def test_n3_a_flood_of_goodbyes_evicts_memories_but_leaves_a_contest_not_a_takeo
     assert _pickable(lst, OTHER_GID) == [HOST]
 
 
+def _flood(lst: Listings, n: int, tag: str) -> None:
+    """``n`` made-up adverts (the forger's key, fresh names and game ids), each said goodbye to."""
+    for i in range(n):
+        name = f"flood {tag} {i}._lanopoli._udp.local."
+        lst.put(name, _ad(gid=f"{tag}:{i}".encode().ljust(16, b"\0")[:16], fp=FORGER))
+        lst.goodbye(name)
+
+
+def test_n3_a_flood_then_a_clone_heard_first_in_its_window_never_takes_over_from_the_host():
+    """RV14-A #2: a goodbye for the host, a flood evicting its memories, the forger's clone of the game
+    id heard first in the flood's window, the host heard again (both listed), one more forged goodbye
+    for the host just before the window ends: the clone stays contested until the host has been
+    unlisted for ``HOLD_S`` (it used to become the owner at the window's end and be picked)."""
+    lst, clock = _listings(max_held=8)
+    lst.put(NAME, _ad())
+    lst.goodbye(NAME)
+    _flood(lst, 8, "a")
+    assert lst.evicted >= 2
+    clone = "Mallory — classico (11111111)._lanopoli._udp.local."
+    clock.now += 1
+    lst.put(clone, _ad(fp=FORGER))
+    clock.now += 10
+    lst.put(NAME, _ad())
+    assert _pickable(lst) == []
+    clock.now += HOLD_S - 12
+    lst.goodbye(NAME)
+    clock.now += 1.5  # the window ended; the host unlisted 1.5 s only
+    assert _pickable(lst) == []
+    clock.now += HOLD_S - 2
+    assert _pickable(lst) == []
+    lst.put(NAME, _ad())  # the host heard again in time: the two keys contest each other
+    clock.now += HOLD_S
+    assert _pickable(lst) == []
+    lst.goodbye(clone)  # the clone goes: the host alone is picked HOLD_S later, not before
+    assert _pickable(lst) == []
+    clock.now += HOLD_S
+    assert _pickable(lst) == [HOST]
+
+
 def test_n3_names_listed_and_memories_held_are_bounded():
     """A flood of 5,000 made-up adverts each said goodbye to, then 5,000 listed: at most
     ``MAX_NAMES`` listed (the rest ``crowded``), at most ``MAX_HELD`` memories after goodbyes."""
@@ -199,17 +238,20 @@ _GIDS = [bytes([i + 1]) * 16 for i in range(2)]
 _OPS = st.lists(st.one_of(
     st.tuples(st.just("put"), st.sampled_from(_NAMES), st.sampled_from(_KEYS), st.sampled_from(_GIDS)),
     st.tuples(st.just("bye"), st.sampled_from(_NAMES)),
-    st.tuples(st.just("wait"), st.sampled_from([1.0, HOLD_S / 2, HOLD_S]))), max_size=40)
+    st.tuples(st.just("wait"), st.sampled_from([1.0, HOLD_S / 2, HOLD_S])),
+    st.tuples(st.just("flood"), st.integers(1, 6))), max_size=40)
 
 
 @settings(max_examples=300, deadline=None)
 @given(_OPS)
 def test_n3_property_the_first_key_heard_for_a_game_id_is_never_displaced_within_its_hold(ops):
     """§N3 "Contested game ids", any order of TXTs, goodbyes (anyone's) and waits under a few names,
-    keys and game ids: while the first key heard for a game id has never been unlisted for ``HOLD_S``,
-    an advert of that id a join may pick (not contested) carries that key and is the only key listed
-    for the id. (The property RV13-A #1 broke: one goodbye and the second key was picked.)"""
-    lst, clock = _listings()
+    keys and game ids, and floods of made-up adverts said goodbye to (evicting memories: ``max_held``
+    4): while the first key heard for a game id has never been unlisted for ``HOLD_S``, an advert of
+    that id a join may pick (not contested) carries that key and is the only key listed for the id.
+    (The property RV13-A #1 broke: one goodbye and the second key was picked; RV14-A #2 with a flood.)"""
+    lst, clock = _listings(max_held=4)
+    floods = 0
     first: dict[bytes, str] = {}
     gone_at: dict[bytes, float] = {}  # game id -> since when its first key is unlisted
     lapsed: set[bytes] = set()  # game ids whose first key was unlisted for HOLD_S at some point
@@ -224,6 +266,9 @@ def test_n3_property_the_first_key_heard_for_a_game_id_is_never_displaced_within
             lst.put(name, _ad(gid=gid, fp=key))
         elif op[0] == "bye":
             lst.goodbye(op[1])
+        elif op[0] == "flood":
+            floods += 1
+            _flood(lst, op[1], str(floods))
         else:
             clock.now += op[1]
         for gid, key in first.items():
