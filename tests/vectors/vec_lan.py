@@ -97,8 +97,10 @@ def compute_lan() -> dict:
     body = SCHEMAS[MSG_CHAT].encode(Chat(*fields))
     from p2p.table_code import table_code
 
-    tables = [{"setup_hash": _h(f"vector setup {x}").hex(), "game_seed": _h(f"vector game seed {x}").hex(),
-               "code": table_code(_h(f"vector setup {x}"), _h(f"vector game seed {x}"))} for x in ("a", "b")]
+    tables = []
+    for x in ("a", "b"):
+        sh, seed = _h(f"vector setup {x}"), _h(f"vector game seed {x}")
+        tables.append({"setup_hash": sh.hex(), "game_seed": seed.hex(), "code": table_code(sh, seed)})
     return {"spec": "protocol.md §N3, §N3.1, §N9, §C2.4", "join_codes": codes, "table_codes": tables,
             "txt": {"host_name": ad.host_name, "instance_name": ad.instance_name, "record": ad.txt()},
             "chat": {"demo_seed": seed.decode(), "game_id": gid.hex(), "pk": ident.public_key.hex(),
