@@ -70,8 +70,9 @@ def compute_channel() -> dict:
 
 def compute_lan() -> dict:
     """§N3, §N3.1, §N9, §C2.4 vectors (lan.json): join-code tags and codes of three game ids and host
-    keys, the table codes of two labelled (setup hash, game seed) pairs, a TXT record with names and standings and its instance name, and a CHAT message of
-    the demo identity ``vector-seat-a`` (body, signed bytes, signature, envelope)."""
+    keys, the table codes of two labelled (setup hash, game seed) pairs, a TXT record with names
+    and standings and its instance name, and a CHAT message of the demo identity
+    ``vector-seat-a`` (body, signed bytes, signature, envelope)."""
     from p2p.ad_record import GameAd, Standings
     from p2p.join_code import format_code, join_code_tag
     from p2p.wire import MSG_CHAT, SCHEMAS, Chat
@@ -99,8 +100,8 @@ def compute_lan() -> dict:
 
     tables = []
     for x in ("a", "b"):
-        sh, seed = _h(f"vector setup {x}"), _h(f"vector game seed {x}")
-        tables.append({"setup_hash": sh.hex(), "game_seed": seed.hex(), "code": table_code(sh, seed)})
+        sh, game_seed = _h(f"vector setup {x}"), _h(f"vector game seed {x}")
+        tables.append({"setup_hash": sh.hex(), "game_seed": game_seed.hex(), "code": table_code(sh, game_seed)})
     return {"spec": "protocol.md §N3, §N3.1, §N9, §C2.4", "join_codes": codes, "table_codes": tables,
             "txt": {"host_name": ad.host_name, "instance_name": ad.instance_name, "record": ad.txt()},
             "chat": {"demo_seed": seed.decode(), "game_id": gid.hex(), "pk": ident.public_key.hex(),
