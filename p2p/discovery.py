@@ -34,9 +34,10 @@ A goodbye anyone can forge (RV14-A #1): python-zeroconf's browser asks for the t
 (four queries over ~9 s) and then only to refresh records it still holds, so after a goodbye it never
 asks again and a live host went unheard until its next TXT change, long enough for ``Listings``' hold
 (``HOLD_S``) to lapse and a clone to be listed alone. So a reader that unlists a game asks once more,
-``REQUERY_S`` later (one PTR question for the type, multicast QM, its known answers attached, built by
-python-zeroconf's ``generate_service_query``, undocumented: tests/p2p/test_discovery_requery.py fails if
-it goes): a live host answers and is listed again under its own key, which keeps its place. And an
+``REQUERY_S`` later (one PTR question for the type, multicast QM, **no known answers**: attaching the
+cache's, as python-zeroconf's own queries do, let a forger that filled our cache with made-up games make
+every reader multicast all of them on each forged goodbye, 77 KB per question at 3,000, RV14-D): a live
+host answers and is listed again under its own key, which keeps its place. And an
 advertiser that hears a goodbye for its own instance name while it advertises (its zeroconf caches its own
 records, heard back over the multicast loop) re-announces at once, at most once per ``REANNOUNCE_S``.
 
@@ -55,9 +56,9 @@ import ipaddress
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import replace
 
-from zeroconf import (DNSQuestionType, DNSRecord, RecordUpdate, RecordUpdateListener, ServiceStateChange, Zeroconf,
-                      current_time_millis)
-from zeroconf._services.browser import generate_service_query
+from zeroconf import (DNSOutgoing, DNSQuestion, DNSQuestionType, DNSRecord, RecordUpdate, RecordUpdateListener,
+                      ServiceStateChange, Zeroconf)
+from zeroconf.const import _CLASS_IN, _FLAGS_QR_QUERY, _TYPE_PTR
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
 from .ad_listings import Listings
@@ -314,9 +315,9 @@ class Discovery:
         azc = self._azc
         if azc is None or self._browser is None:
             return
-        zc = azc.zeroconf
-        for out in generate_service_query(zc, current_time_millis(), {SERVICE_TYPE}, True, DNSQuestionType.QM):
-            zc.async_send(out)
+        out = DNSOutgoing(_FLAGS_QR_QUERY, True)  # one ~40-byte question, whatever our cache holds
+        out.add_question(DNSQuestion(SERVICE_TYPE, _TYPE_PTR, _CLASS_IN))
+        azc.zeroconf.async_send(out)
         self.requeries += 1
 
     def _txt_received(self, record: DNSRecord) -> None:

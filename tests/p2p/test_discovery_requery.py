@@ -48,6 +48,24 @@ def _pickable(reader: Discovery, gid: bytes) -> list[str]:
     return sorted(a.fingerprint for a in reader.games.values() if a.game_id == gid and not reader.contested(a))
 
 
+async def _with_bare_host(body) -> None:
+    """A bare python-zeroconf registration of a fresh advert (it never defends its name), a forger's
+    zeroconf and a reader after its startup queries (``_reader_after_startup``), all on loopback:
+    ``await body(forger, reader, ad)``, then everything is closed."""
+    host, forger = AsyncZeroconf(interfaces=[LO]), AsyncZeroconf(interfaces=[LO])
+    reader = None
+    try:
+        ad = _ad(os.urandom(16))
+        await host.async_register_service(ad.to_info(), cooperating_responders=True)
+        reader = await _reader_after_startup(ad)
+        await body(forger, reader, ad)
+    finally:
+        if reader is not None:
+            await reader.close()
+        await forger.async_close()
+        await host.async_close()
+
+
 async def _reader_after_startup(ad) -> Discovery:
     """A browsing reader that lists ``ad``, its browser's query schedule then stopped (as after its
     startup queries: it would never ask for the type again)."""
@@ -62,30 +80,19 @@ def test_n3_a_reader_asks_again_after_a_goodbye_and_the_live_host_keeps_its_game
     """RV14-A #1 (a): a forged goodbye for a live host that does not defend its name: the reader lists
     it again within ~``REQUERY_S`` under its own key; a clone of its game id sent later, even past the
     hold, is contested, never picked by the game id."""
-    async def main():
-        host, forger = AsyncZeroconf(interfaces=[LO]), AsyncZeroconf(interfaces=[LO])
-        reader = None
-        try:
-            ad = _ad(os.urandom(16))
-            await host.async_register_service(ad.to_info(), cooperating_responders=True)
-            reader = await _reader_after_startup(ad)
-            reader.listings._hold_s = 0.5
-            name = ad.instance_name
-            _goodbye(forger, name, AsyncServiceInfo(SERVICE_TYPE, name, properties=ad.txt()).text)
-            assert await _until(lambda: _listed(reader, ad.game_id) == [], 2)
-            assert await _until(lambda: _listed(reader, ad.game_id) == [HOST_FP], 2 + discovery.REQUERY_S)
-            assert reader.requeries == 1 and _pickable(reader, ad.game_id) == [HOST_FP]
-            await asyncio.sleep(1.0)  # past the (shortened) hold: the host is listed, so it keeps its place
-            clone = replace(ad, fingerprint=FORGER_FP)  # its own name (game id + its fingerprint)
-            await forger.async_register_service(clone.to_info(), cooperating_responders=True)
-            assert await _until(lambda: len(_listed(reader, ad.game_id)) == 2, 3)
-            assert _pickable(reader, ad.game_id) == []
-        finally:
-            if reader is not None:
-                await reader.close()
-            await forger.async_close()
-            await host.async_close()
-    asyncio.run(main())
+    async def body(forger: AsyncZeroconf, reader: Discovery, ad) -> None:
+        reader.listings._hold_s = 0.5
+        name = ad.instance_name
+        _goodbye(forger, name, AsyncServiceInfo(SERVICE_TYPE, name, properties=ad.txt()).text)
+        assert await _until(lambda: _listed(reader, ad.game_id) == [], 2)
+        assert await _until(lambda: _listed(reader, ad.game_id) == [HOST_FP], 2 + discovery.REQUERY_S)
+        assert reader.requeries == 1 and _pickable(reader, ad.game_id) == [HOST_FP]
+        await asyncio.sleep(1.0)  # past the (shortened) hold: the host is listed, so it keeps its place
+        clone = replace(ad, fingerprint=FORGER_FP)  # its own name (game id + its fingerprint)
+        await forger.async_register_service(clone.to_info(), cooperating_responders=True)
+        assert await _until(lambda: len(_listed(reader, ad.game_id)) == 2, 3)
+        assert _pickable(reader, ad.game_id) == []
+    asyncio.run(_with_bare_host(body))
 
 
 class _Heard(RecordUpdateListener):
@@ -139,3 +146,35 @@ def test_n3_a_host_re_announces_at_once_when_it_hears_a_goodbye_for_its_own_name
                 await reader.close()
             await forger.async_close()
     asyncio.run(main())
+
+
+def test_n3_the_question_after_a_goodbye_carries_nothing_a_forger_put_in_our_cache(monkeypatch):
+    """RV14-D [MED]: the re-query attached every PTR of the type in the reader's cache as known
+    answers, so a forger that once filled the cache with made-up games (no SRV/A: never listed) made
+    every reader multicast all of them at each forged goodbye (77 KB per question at 3,000). Now the
+    question is one PTR question and nothing else, whatever the cache holds (§N3)."""
+    made: list = []
+
+    class Spy(DNSOutgoing):
+        def __init__(self, *a, **k):
+            super().__init__(*a, **k)
+            made.append(self)
+
+    monkeypatch.setattr(discovery, "DNSOutgoing", Spy, raising=False)
+
+    async def body(forger: AsyncZeroconf, reader: Discovery, ad) -> None:
+        junk = DNSOutgoing(const._FLAGS_QR_RESPONSE | const._FLAGS_AA)
+        for i in range(300):
+            junk.add_answer_at_time(DNSPointer(SERVICE_TYPE, const._TYPE_PTR, const._CLASS_IN, 4500,
+                                               f"junk {i:04d}.{SERVICE_TYPE}"), 0)
+        forger.zeroconf.async_send(junk)
+        cache = reader.zeroconf.zeroconf.cache
+        assert await _until(lambda: len(cache.get_all_by_details(SERVICE_TYPE, const._TYPE_PTR,
+                                                                 const._CLASS_IN)) > 300, 3)
+        name = ad.instance_name
+        _goodbye(forger, name, AsyncServiceInfo(SERVICE_TYPE, name, properties=ad.txt()).text)
+        assert await _until(lambda: reader.requeries == 1, 2 + discovery.REQUERY_S)
+        asked = [out for out in made if out.questions]
+        assert len(asked) == 1 and not asked[0].answers
+        assert sum(len(p) for p in asked[0].packets()) < 100  # was ~10 KB with these 300 in the cache
+    asyncio.run(_with_bare_host(body))

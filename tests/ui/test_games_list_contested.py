@@ -150,3 +150,16 @@ def test_joined_host_key_is_the_adverts_pk_else_unknown():
     assert joined_host_key(NetGame(dict(role="join", name="A", host_addr=(WIDE, 1), host_keys=(HOST_PK, b"x" * 32)))) \
         == HOST_PK
     assert joined_host_key(NetGame(dict(role="join", name="A"))) is None
+
+
+def test_n3_a_contested_rows_fingerprint_is_drawn_with_16_digits_whatever_the_advert_says():
+    """RV14-D: an advert without ``pk`` may carry a ``fp`` of 2..64 hex digits (p2p/ad_record.py); a
+    forger's 64-digit one widened the Where column past an 80-column screen. The row shows the 16
+    digits a host's waiting room names (protocol.md §N3 'Contested game ids')."""
+    from dataclasses import replace
+
+    from ui.backends import contest_cells
+
+    long_fp = replace(CLONE, public_key=None, x25519_key=None, fingerprint="ab" * 32)
+    host, where, height = contest_cells(LocalLobby([HOST, long_fp]), long_fp, "Giulia")
+    assert height == 2 and where == f"{WIDE}:51234\n⚠ {'ab' * 8}"
