@@ -55,9 +55,9 @@ from .wire import (LOBBY_DECODERS, MSG_JOIN, MSG_LEAVE, MSG_PROPOSAL, MSG_REJECT
 if TYPE_CHECKING:  # annotations only (engine/api.py: the seam p2p sees; the caller passes the engine)
     from engine.api import Engine
 
-#: Joiner: seconds past ``SETUP_TIMEOUT`` it waits in the signing phases for the host's word (a
-#: new round's STATUS, or REJECT) before it aborts on its own (protocol.md §C2.2 step 7): the host
-#: entered the phase first and removes the silent seats at its own ``SETUP_TIMEOUT``.
+#: Joiner: seconds past ``SETUP_TIMEOUT`` it waits in the signing phases for the host's word (a new round's STATUS,
+#: or REJECT) before it aborts on its own (§C2.2 step 7): the host entered the phase first and removes the silent
+#: seats at its own ``SETUP_TIMEOUT`` (+ ``setup_round.LATE_GRACE_S`` once, < this).
 SETUP_HOST_GRACE = 10.0
 
 #: Joiner: why it stops when the host never answered within ``JOIN_TIMEOUT`` (§N3.1; ui hints what to check).
@@ -157,8 +157,7 @@ class Lobby:
 
     @property
     def hidden_commits(self) -> list[bytes] | None:
-        """Hidden information (protocol.md §C12): every seat's leaves in seat order once
-        signed (None in editions without hidden information)."""
+        """Hidden information (protocol.md §C12): every seat's leaves in seat order once signed (else None)."""
         return self.setup_round.signing.hidden_commits
 
     @classmethod
@@ -263,8 +262,7 @@ class Lobby:
         return []
 
     def get_timer(self) -> float | None:
-        """When ``handle_timer`` must run (join or setup deadline, the next re-send of our
-        JOIN or of our SETUP_SIG/SEED), or None."""
+        """When ``handle_timer`` must run (join or setup deadline, our next JOIN or SETUP_SIG/SEED re-send), or None."""
         phase = self.phase
         if phase in (SIGNING, REVEALING):
             resend_at = self.setup_round.resend_at
@@ -275,16 +273,16 @@ class Lobby:
         return min((t for t in (resend_at, self._deadline) if t is not None), default=None)
 
     def handle_timer(self, now: float) -> None:
-        """Signing and revealing: send our SETUP_SIG (and our SEED once revealing) to every
-        other seat again every SETUP_RESEND_S — lobby messages are not re-sent otherwise, and a
-        copy a peer lost (pushed out of its early buffer by junk, H37) would abort everyone at
-        SETUP_TIMEOUT; a peer takes the copy as a duplicate. Abort if the join or the setup
-        phase passed its deadline (JOIN_TIMEOUT; joiner: SETUP_TIMEOUT + SETUP_HOST_GRACE) —
-        except the host: at SETUP_TIMEOUT it removes the seats that did not sign (or reveal)
-        and opens a new round, and after JOIN_TIMEOUT of a round's waiting it removes the
-        members that did not send their fresh entry (protocol.md §C2.2 step 7). Joiner, joining
-        or waiting: send our JOIN again (the same bytes) every ``JOIN_RESEND_S`` (§C2.2 step 2,
-        "Lobby re-sends")."""
+        """Signing and revealing: send our SETUP_SIG (and our SEED once revealing) to every other seat
+        again every SETUP_RESEND_S — lobby messages are not re-sent otherwise, and a copy a peer lost
+        (pushed out of its early buffer by junk, H37) would abort everyone at SETUP_TIMEOUT; a peer
+        takes the copy as a duplicate. Abort if the join or the setup phase passed its deadline
+        (JOIN_TIMEOUT; joiner: SETUP_TIMEOUT + SETUP_HOST_GRACE) — except the host: at SETUP_TIMEOUT
+        it removes the seats that did not sign (or reveal; once per round it first waits
+        ``LATE_GRACE_S`` for a seat that lacked a SETUP_SIG, ``SetupRound.grace``) and opens a new
+        round, and after JOIN_TIMEOUT of a round's waiting it removes the members that did not send
+        their fresh entry (protocol.md §C2.2 step 7). Joiner, joining or waiting: send our JOIN again
+        (the same bytes) every ``JOIN_RESEND_S`` (§C2.2 step 2, "Lobby re-sends")."""
         if self.phase in (SIGNING, REVEALING):
             self.setup_round.resend(now)
         elif self.phase in (JOINING, WAITING) and (self._deadline is None or now < self._deadline) \
@@ -292,7 +290,9 @@ class Lobby:
             self._out.append((self.admission.host_addr, self.admission.join_msg()))
         adm = self.admission
         if self._deadline is not None and now >= self._deadline and self.role == "host":
-            if self.phase in (SIGNING, REVEALING):
+            if self.phase in (SIGNING, REVEALING) and (later := self.setup_round.grace(now)) is not None:
+                self._deadline = later
+            elif self.phase in (SIGNING, REVEALING):
                 self.restart_round(self.setup_round.silent(self.phase != SIGNING), now)
             elif self.phase == WAITING:
                 self._deadline = None

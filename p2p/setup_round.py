@@ -23,7 +23,7 @@ from .setup_lies import SeatLies
 from .setup_signing import DUPLICATE, SetupSigning
 from .wire import MSG_SEED, MSG_SETUP_SIG, Envelope, Player, SeedReveal, Setup, SetupSig, seal_message, setup_hash
 
-__all__ = ["ABORTED", "REVEALING", "RoundHost", "SIGNING", "STARTED", "SetupRound"]
+__all__ = ["ABORTED", "LATE_ANSWERS", "LATE_GRACE_S", "REVEALING", "RoundHost", "SIGNING", "STARTED", "SetupRound"]
 
 SIGNING = "signing"
 REVEALING = "revealing"
@@ -31,8 +31,14 @@ STARTED = "started"
 ABORTED = "aborted"
 _EARLY_PHASES = ("joining", "waiting")  # admission.JOINING, WAITING: before our PROPOSAL
 _DIRECT, _RELAYED = "direct", "relayed"  # _check_seated: from the seat itself / forwarded by another
-#: Answers with every envelope we hold to one late seat's re-sends, per round (§C2.2 step 5).
-LATE_ANSWERS = 3
+#: Answers with every envelope we hold to one late seat's re-sends, per seat, round and phase (§C2.2
+#: step 5): one answer carries everything we hold then, and the transport is reliable (RV14-C #2).
+LATE_ANSWERS = 1
+#: Host, revealing at ``SETUP_TIMEOUT`` (§C2.2 step 7, *Late seats*): a seat lacking a SEED is removed
+#: only once it has held every SETUP_SIG from us this long — else we send them and wait this once
+#: per round. Two of its re-send cycles (``SETUP_RESEND_S``) for one round trip and its SEED, and
+#: below ``SETUP_HOST_GRACE`` (10 s) so a joiner's own deadline is still ahead (RV14-C #1).
+LATE_GRACE_S = 2 * C.SETUP_RESEND_S
 
 
 class RoundHost(Protocol):
@@ -87,6 +93,11 @@ class SetupRound:
         self._deferred: dict[int, tuple] = {}
         #: Answers to a late seat's re-sends, per seat and phase (``_answer_late``).
         self._answered: dict[tuple, int] = {}
+        #: Revealing: since when (host), when each seat got every SETUP_SIG from us (``_send_held``);
+        #: the host's one extension of its deadline (``grace``).
+        self._revealing_at: float | None = None
+        self._had_all: dict[int, float] = {}
+        self._extended = False
         #: The signing phase (setup_signing.py): every seat's SETUP_SIG and SEED, the early
         #: ones held until our PROPOSAL, the hidden-information leaves.
         self.signing = SetupSigning()
@@ -122,13 +133,19 @@ class SetupRound:
 
     def resend(self, now: float) -> None:
         """Signing and revealing: our SETUP_SIG (and SEED once revealing) to every other seat
-        again when ``resend_at`` passed (every ``SETUP_RESEND_S``)."""
+        again when ``resend_at`` passed (every ``SETUP_RESEND_S``). Host, revealing for at least
+        ``SETUP_RESEND_S``: every SETUP_SIG, once, to each seat whose SEED it still lacks (it may
+        lack one another seat withheld from it; §C2.2 step 7, *Host*)."""
         if self.resend_at is not None and now >= self.resend_at:
             own = self.signing.own(self.my_seat)
             self._send_to_seats(own[0])
             if len(own) > 1:
                 self._send_seed(own[1])
             self.resend_at = now + C.SETUP_RESEND_S
+            if self._revealing_at is not None and now >= self._revealing_at + C.SETUP_RESEND_S:
+                for s in self.missing(True):
+                    if s != self.my_seat and s not in self._had_all:
+                        self._send_held(s, now)
 
     def missing(self, revealing: bool) -> list[int]:
         """Seats whose SETUP_SIG (``revealing``: or SEED) we lack."""
@@ -141,6 +158,26 @@ class SetupRound:
         missing = set(self.missing(revealing)) | (self.lies.unbacked if revealing else set())
         me = self._lobby.identity.public_key
         return [p.public_key for i, p in enumerate(self.setup.players) if i in missing and p.public_key != me]
+
+    def grace(self, now: float) -> float | None:
+        """Host at ``SETUP_TIMEOUT`` (§C2.2 step 7, *Late seats*): while revealing, once per round,
+        if a seat whose SEED we lack has not held every SETUP_SIG from us for ``LATE_GRACE_S``
+        (a seat may have sent ours last, just before the deadline, and withheld it from that
+        seat), send those that never had them every SETUP_SIG now and return the later deadline
+        (``now + LATE_GRACE_S``); else None: remove the ``silent`` seats. With 2 seats the only
+        SETUP_SIG a seat can lack is ours, sent since our PROPOSAL: None."""
+        lob = self._lobby
+        if self._extended or lob.role != "host" or lob.phase != REVEALING or lob.seats <= 2:
+            return None
+        late = [s for s in self.missing(True)
+                if s != self.my_seat and now - self._had_all.get(s, now) < LATE_GRACE_S]
+        if not late:
+            return None
+        self._extended = True
+        for s in late:
+            if s not in self._had_all:
+                self._send_held(s, now)
+        return now + LATE_GRACE_S
 
     # -- handlers -------------------------------------------------------------------------------
 
@@ -196,12 +233,13 @@ class SetupRound:
         self.signing.add_seed(msg.seat, env.raw, msg.secret, msg.commits)
         self._maybe_reveal(now)  # the host's SEED goes once it holds every other one
 
-    def _answer_late(self, msg: Any, peer_key: bytes | None) -> None:
+    def _answer_late(self, msg: Any, peer_key: bytes | None, now: float) -> None:
         """A seat still re-sends its SETUP_SIG/SEED of this round (§C2.2 step 5, *Late seats*):
         over its own keyed channel, while we reveal and lack its SEED (it may lack a SETUP_SIG
         another seat withheld from it), or after we started (it may lack a SEED). Send it every
         SETUP_SIG we hold and, once started, every SEED (each seat's own signed envelopes; it
-        keeps those it lacks), at most ``LATE_ANSWERS`` times per seat, round and phase."""
+        keeps those it lacks), at most ``LATE_ANSWERS`` times per seat, round and phase; "its
+        own keyed channel" (``peer_key``), checked before its signature is."""
         lob, s = self._lobby, msg.seat
         if s >= lob.seats or s == self.my_seat or msg.setup_hash != self.setup_hash \
                 or peer_key is None or peer_key != self.setup.players[s].x25519_key:
@@ -212,8 +250,13 @@ class SetupRound:
         if self._answered.get(key, 0) >= LATE_ANSWERS:
             return
         self._answered[key] = self._answered.get(key, 0) + 1
-        own = [self.signing.own(i) for i in range(lob.seats) if i != s]
-        for raws in own:
+        self._send_held(s, now)
+
+    def _send_held(self, s: int, now: float) -> None:
+        """To seat ``s``: every SETUP_SIG we hold (revealing: all of them) and, once started, every SEED."""
+        lob = self._lobby
+        self._had_all.setdefault(s, now)
+        for raws in [self.signing.own(i) for i in range(lob.seats) if i != s]:
             for raw in raws[:1 if lob.phase == REVEALING else 2]:
                 lob.send(self.endpoints[s], raw)
 
@@ -236,7 +279,7 @@ class SetupRound:
             return None
         if lob.phase not in (SIGNING, REVEALING):
             if lob.phase == STARTED:
-                self._answer_late(msg, peer_key)
+                self._answer_late(msg, peer_key, now)
             lob.drop("wrong_phase")
             return None
         if msg.seat >= lob.seats:
@@ -254,7 +297,7 @@ class SetupRound:
             lob.drop("bad_signature")
             return None
         if how == _DIRECT and lob.phase == REVEALING and env.mtype == MSG_SETUP_SIG:
-            self._answer_late(msg, peer_key)
+            self._answer_late(msg, peer_key, now)
         if lob.old_setup(msg.setup_hash):
             lob.drop("old_round")  # a late copy of a setup given up (§C2.2 step 7)
             return None
@@ -271,6 +314,7 @@ class SetupRound:
         lob = self._lobby
         if lob.phase == SIGNING and self.signing.all_signed(lob.seats):
             lob.revealing()
+            self._revealing_at = now if lob.role == "host" else None
             deferred, self._deferred = self._deferred, {}
             for env, msg in deferred.values():
                 if lob.phase == REVEALING:
