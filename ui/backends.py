@@ -125,11 +125,7 @@ def joined_host_key(driver: Any) -> bytes | None:
     joined: the advert's ``pk`` it was given (``cfg["host_keys"]``, a join from the list), else the key
     its lobby checks the host's STATUS against (a join by code, protocol.md §N3.1); None if neither is
     known (an advert without ``pk``, or nothing heard yet)."""
-    keys = getattr(driver, "cfg", {}).get("host_keys")
-    if keys:
-        return bytes(keys[0])
-    admission = getattr(getattr(getattr(driver, "node", None), "lobby", None), "admission", None)
-    key = getattr(admission, "host_public_key", None)
+    key = getattr(driver, "host_key", None)  # ``NetGame.host_key``; other drivers join no host
     return key if isinstance(key, bytes) else None
 
 

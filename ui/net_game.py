@@ -233,6 +233,18 @@ class NetGame(DriverBase):
             self._table_code = table_code(session.setup_hash, session.game_seed)
         return self._table_code
 
+    @property
+    def host_key(self) -> bytes | None:
+        """Joiner: the host's Ed25519 key (32 bytes) we joined: the advert's ``pk`` given in
+        ``cfg["host_keys"]`` (a join from the list), else the key our lobby checks the host's
+        STATUS against (``Admission.host_public_key``: a join by code, protocol.md §N3.1); None
+        when neither is known."""
+        keys = self.cfg.get("host_keys")
+        if keys:
+            return bytes(keys[0])
+        lobby = None if self.node is None else self.node.lobby
+        return None if lobby is None else (lobby.admission.host_public_key or None)
+
     def _session_started(self) -> None:
         if self.node is not None and self.node.session is not None and self.state is None:
             self.state = self.node.session.state
