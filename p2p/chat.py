@@ -224,14 +224,14 @@ class ChatRoom:
             return self._drop("replayed")
         # A new author's bucket is kept only once a token is taken from it (below): lines that
         # never verify, each naming a fresh key, leave nothing behind (H94).
-        bucket = self._buckets.get(msg.pk) or _Bucket(float(C.CHAT_BURST), now)
+        burst, refill, rate, src_rate = float(C.CHAT_BURST), 1.0 / C.CHAT_REFILL_S, float(C.CHAT_VERIFY_RATE), \
+            float(C.CHAT_SOURCE_VERIFY_RATE)
+        bucket = self._buckets.get(msg.pk) or _Bucket(burst, now)
         # An author past its rate costs no signature check (and cannot use up the budget the
         # others' lines need); its token is taken only once the line is proven its own, so a
         # forger cannot silence someone by spending their tokens.
-        if not bucket.ready(now, float(C.CHAT_BURST), 1.0 / C.CHAT_REFILL_S):
+        if not bucket.ready(now, burst, refill):
             return self._drop("flood")
-        burst, refill, rate, src_rate = float(C.CHAT_BURST), 1.0 / C.CHAT_REFILL_S, float(C.CHAT_VERIFY_RATE), \
-            float(C.CHAT_SOURCE_VERIFY_RATE)
         shared = None if author is None or machine is None else self._machine(machine, now)
         if shared is not None and not shared.ready(now, burst, refill):
             return self._drop("machine_flood")  # its machine's other places spoke (H114 s11b #11)
@@ -258,7 +258,7 @@ class ChatRoom:
         if not env.verify(msg.pk):
             return self._drop("bad_signature")
         if author is None:
-            bucket.take(now, float(C.CHAT_BURST), 1.0 / C.CHAT_REFILL_S)
+            bucket.take(now, burst, refill)
             self._keep(msg.pk, bucket)
         self._last[msg.pk] = msg.seq
         text = clean_text(msg.text)

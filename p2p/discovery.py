@@ -58,7 +58,7 @@ from dataclasses import replace
 
 from zeroconf import (DNSOutgoing, DNSQuestion, DNSQuestionType, DNSRecord, RecordUpdate, RecordUpdateListener,
                       ServiceStateChange, Zeroconf)
-from zeroconf.const import _CLASS_IN, _FLAGS_QR_QUERY, _TYPE_PTR
+from zeroconf.const import _FLAGS_QR_QUERY  # private name, as the query's flags (0): see _ask_again
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
 from .ad_listings import Listings
@@ -72,6 +72,7 @@ REANNOUNCE_S = 1.2
 #: most one such question per ``REQUERY_S`` whatever the number of goodbyes (RV14-A #1).
 REQUERY_S = 1.2
 _TYPE_PTR, _TYPE_TXT, _CLASS_IN = 12, 16, 1  # RFC 1035 §3.2.2, §3.2.4
+_SUFFIX = SERVICE_TYPE.lower()  # the names our listeners keep (every record on the LAN passes them)
 
 
 class _TxtListener(RecordUpdateListener):
@@ -87,7 +88,7 @@ class _TxtListener(RecordUpdateListener):
         zeroconf's clock; ``records``: (new, old) pairs, ``new`` a ``DNSRecord``)."""
         for update in records:
             rec = update.new
-            if rec.type == _TYPE_TXT and rec.ttl and rec.name.lower().endswith(SERVICE_TYPE.lower()):
+            if rec.type == _TYPE_TXT and rec.ttl and rec.name.lower().endswith(_SUFFIX):
                 self.on_txt(rec)
 
 
@@ -103,7 +104,7 @@ class _GoodbyeListener(RecordUpdateListener):
         """Called by zeroconf for each response (``now``: ms; ``records``: (new, old) pairs)."""
         for update in records:
             rec = update.new
-            if rec.ttl == 0 and rec.name.lower().endswith(SERVICE_TYPE.lower()):
+            if rec.ttl == 0 and rec.name.lower().endswith(_SUFFIX):
                 self.on_goodbye(getattr(rec, "alias", rec.name) if rec.type == _TYPE_PTR else rec.name)
 
 
@@ -218,8 +219,13 @@ class Discovery:
         # Re-announce the whole advert (PTR, SRV, TXT, A) at once and REANNOUNCE_S later: receivers drop
         # a packet equal to one first seen less than 1 s before (H137), and a goodbye sent just after
         # one of our announcements would get the first dropped. Goodbyes heard meanwhile get one more
-        # round: a flood of forged goodbyes costs two packets a REANNOUNCE_S.
+        # round, REANNOUNCE_S after the last (else its first packet repeats that one within the 1-s window
+        # and is dropped, RV14R-D): a flood of forged goodbyes costs two packets a REANNOUNCE_S.
+        first = True
         while self._attacked:
+            if not first:
+                await asyncio.sleep(REANNOUNCE_S)
+            first = False
             self._attacked = False
             self.defences += 1
             for last in (False, True):
@@ -369,13 +375,9 @@ class Discovery:
             self.on_change(name, ad)
 
     def contested(self, ad: GameAd) -> bool:
-        """True if another found advert names ``ad``'s game id with another key (``pk``, else
-        ``fp``), if ``ad`` is listed under an instance name whose TXTs carried two keys since it
-        was listed (a TXT sent under the host's own name by another laptop), or if its name or
-        game id is listed again within ``HOLD_S`` of its goodbye under a key other than the one
-        first heard for it (a forged goodbye, then the forger's advert): mDNS is not
-        authenticated, so one of them is a clone and nothing here tells which
-        (``ad_listings.Listings.contested``, protocol.md §N3 "Contested game ids")."""
+        """True if ``ad``'s game id or instance name is claimed by two keys, now or (after a goodbye)
+        within ``HOLD_S``: ``ad_listings.Listings.contested`` holds the rule (protocol.md §N3
+        "Contested game ids"); mDNS is not authenticated, so nothing here tells which is the clone."""
         return self.listings.contested(ad)
 
     async def wait_for(self, predicate: Callable[[GameAd], bool], timeout: float) -> GameAd:

@@ -239,7 +239,7 @@ class Node:
         own = None if files is None else files.own_log()
         self._run(lob.start_session(self.engine, log=self._log, own_log=own, now=now),
                   None if files is None else files.log_path, now)
-        self.report(Found.started(ev, now - self.t0))
+        self.report(Found.started(self.session, now - self.t0))
         for raw in self.early.take():
             self.session.receive_message(raw, now)
         self.serve_spectators(ev.setup, ev.my_seat)

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .table_code import table_code
-from .wire import setup_hash
 
 if TYPE_CHECKING:  # annotations only: no engine import at run time
     from engine.api import Engine
@@ -48,10 +47,10 @@ class Found:
     table_code: str = ""
 
     @classmethod
-    def started(cls, ev: Any, elapsed: float) -> Found:
-        """The report of the lobby's ``GameStarted`` ``ev`` (its setup bytes and game seed),
-        ``elapsed`` s after the node started."""
-        return cls(ev.setup.seats, elapsed, table_code(setup_hash(ev.setup_bytes), ev.game_seed))
+    def started(cls, session: Any, elapsed: float) -> Found:
+        """The report of a game that started: ``session`` (``LockstepSession``: its seats, setup
+        hash and game seed), ``elapsed`` s after the node started."""
+        return cls(session.n, elapsed, table_code(session.setup_hash, session.game_seed))
 
 
 @dataclass(frozen=True)
