@@ -88,11 +88,12 @@ class Referee:
         CheatDetected with the complaint as evidence. Our own proof (``complaint`` None) is
         not made, and counted ``unproven``, if a STEP of ``evidence`` is not validly signed
         (``_signed_evidence``, §C3.8, §C8.8); once the game is over nothing is proven, counted
-        ``after_end`` (§C3.5)."""
+        ``after_end`` (§C3.5), and nor at the attestation step itself."""
         s = self._s
-        if s.phase == FINISHED:
+        if s.phase == FINISHED or step == s.final_step:
             # The attestation is our log's last record (Part L: nothing may follow it) and no seat is
-            # left to drop: a proof after the end is counted, never made nor logged (RV13-B #1, §C3.5).
+            # left to drop: a proof after the end is counted, never made nor logged (RV13-B #1, §C3.5);
+            # nor at the attestation step itself, where it kept a straggler from ever finishing (RV14R-T).
             s.stats["after_end"] += 1
             return
         if complaint is None and culprit == s.my_seat:
