@@ -15,12 +15,12 @@ import os
 import struct
 from collections.abc import Callable
 
-from .channel_auth import TAG_LEN, XKEY_LEN, PairKeys, mac
+from .channel_auth import TAG_LEN, XKEY_LEN, PairKeys, mac, mac_ok
 
 __all__ = ["ACK_BITS", "Addr", "FLAG_ACK_NOW", "FLAG_CHALLENGE", "FLAG_DATA", "FLAG_MORE",
            "FLAG_RESPONSE", "Frame", "HEADER", "HEADER_SIZE", "KNOWN_FLAGS", "MAGIC", "MAGIC_AUTH",
            "MAGIC_INTRO", "MAX_CHUNK", "MAX_DATAGRAM", "MAX_MESSAGE", "MAX_SEQ", "PROBE_FLAGS",
-           "framer", "new_epoch"]
+           "framer", "new_epoch", "tag_ok"]
 
 Addr = tuple[str, int]
 """A UDP address: (host, port)."""
@@ -90,3 +90,11 @@ def framer(epoch: int, keys: PairKeys | None, my_xk: bytes, introduce: bool) -> 
             msg = pack(MAGIC_AUTH, flags, epoch, dst, seq, ack, bits) + chunk
             return msg + mac(key, msg)
     return frame
+
+
+def tag_ok(key: bytes, data: bytes) -> bool:
+    """True if the datagram ``data`` (bytes) is at least a header and a tag long and ends with the
+    ``TAG_LEN``-byte MAC under ``key`` of everything before it (protocol.md §N2.2): the one check
+    of an authenticated datagram or an introduction whose key is tried outside its channel (a kept
+    aside channel, a forgotten one's point, an offered key)."""
+    return len(data) >= HEADER_SIZE + TAG_LEN and mac_ok(key, data[:-TAG_LEN], data[-TAG_LEN:])

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from typing import Callable
 
-from .channel_auth import INTRO_ADDR_BURST, TAG_LEN, mac_ok
-from .transport import HEADER_SIZE, MAGIC, Addr, Channel
+from .channel_auth import INTRO_ADDR_BURST
+from .datagram import tag_ok
+from .transport import MAGIC, Addr, Channel
 
 _PLAIN_BYTE = bytes([MAGIC])
 
@@ -31,11 +32,10 @@ class Displaced:
     back to back, §N2.6, so a spoofer must wait for its bucket to refill, 1/``INTRO_ADDR_RATE`` s each, to push
     out the oldest, while a live peer's next datagram swaps its own back within a round trip); the oldest is
     released past it. Memory: at most ``limit`` channels per live channel, each with its receive buffers counted
-    in its budget until released. ``on_release(addr, ch)`` releases one (default ``Channel.release``; the
-    ``Endpoint``'s also keeps its resume point, ``Endpoint.forget``)."""
+    in its budget until released. ``on_release(addr, ch)`` releases one (the ``Endpoint``'s releases it and keeps
+    its resume point, ``Endpoint._bury``)."""
 
-    def __init__(self, limit: int = INTRO_ADDR_BURST,
-                 on_release: Callable[[Addr, Channel], None] = lambda _addr, ch: ch.release()) -> None:
+    def __init__(self, on_release: Callable[[Addr, Channel], None], limit: int = INTRO_ADDR_BURST) -> None:
         self.limit = limit
         self.on_release = on_release
         #: Address -> displaced channels, oldest first (never an empty list). The endpoint's hot path tests this
@@ -73,13 +73,10 @@ class Displaced:
                     kept[i] = current
                     return old
             return None
-        if len(data) < HEADER_SIZE + TAG_LEN:
-            return None
-        body, tag = data[:-TAG_LEN], data[-TAG_LEN:]
-        if current.keys is not None and mac_ok(current.keys.recv, body, tag):
+        if current.keys is not None and tag_ok(current.keys.recv, data):
             return None
         for i, old in enumerate(kept):
-            if old.keys is not None and mac_ok(old.keys.recv, body, tag):
+            if old.keys is not None and tag_ok(old.keys.recv, data):
                 kept[i] = current
                 return old
         return None

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .channel_auth import TAG_LEN, XKEY_LEN, KeyCache, PairKeys, mac_ok
+from .channel_auth import TAG_LEN, XKEY_LEN, KeyCache, PairKeys
+from .datagram import tag_ok
 from .displaced import Displaced
 from .errors import LocalProtocolError
 from .recovery import LossClock
@@ -340,7 +341,7 @@ class Endpoint:
         keys = None
         if self.keys is not None and len(data) >= HEADER_SIZE + XKEY_LEN + TAG_LEN:
             keys = self.keys.introduced(data[HEADER_SIZE:HEADER_SIZE + XKEY_LEN], now, addr)
-        if keys is None or not mac_ok(keys.recv, data[:-TAG_LEN], data[-TAG_LEN:]):
+        if keys is None or not tag_ok(keys.recv, data):
             self.stats["intro_dropped"] += 1
             return None
         if old is not None and old.keys is None and self._settled(addr, old, now):

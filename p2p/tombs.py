@@ -5,9 +5,10 @@ that a later channel to the same peer goes on from it (``Channel.resume``). Sans
 
 from __future__ import annotations
 
-from .channel_auth import TAG_LEN, PairKeys, mac_ok
+from .channel_auth import PairKeys
+from .datagram import tag_ok
 from .resume_point import ResumePoint
-from .transport import HEADER_SIZE, Addr
+from .transport import Addr
 
 __all__ = ["Tombs"]
 
@@ -52,6 +53,4 @@ class Tombs:
         there if its point is kept and ``data``'s MAC checks with them, else None."""
         tomb = self.by_addr.get(addr)
         keys = None if tomb is None else tomb.keys
-        ok = keys is not None and len(data) >= HEADER_SIZE + TAG_LEN and mac_ok(keys.recv, data[:-TAG_LEN],
-                                                                               data[-TAG_LEN:])
-        return keys if ok else None
+        return keys if keys is not None and tag_ok(keys.recv, data) else None

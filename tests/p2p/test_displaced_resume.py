@@ -67,6 +67,7 @@ def test_pin_of_the_key_whose_channel_is_kept_aside_takes_it_back():
     me.receive_datagram(_forged(0), PEER, 6.0)
     assert me.peer_key(PEER) == FORGERS[0].x25519_public_key  # displaced, kept aside
     assert me.pin(PEER, PEER_ID.x25519_public_key)  # the lobby accepts the real peer's JOIN
+    assert me.resume_points == 0  # the forger's channel was forgotten before trusting: no point kept (RV13-A #4)
     peer.send(ME, b"second")
     _run(me, peer, 6.0, 12.0, got)
     assert got == [b"first", b"second"]
