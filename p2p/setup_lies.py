@@ -37,6 +37,7 @@ from typing import Any
 
 from .beacon import seed_commitment
 from .hidden import leaves_digest
+from .setup_signing import EQUIVOCATION
 from .wire import LOBBY_DECODERS, MSG_SEED, MSG_SETUP_SIG, Envelope, open_envelope
 
 __all__ = ["RELAY_PER_SEAT", "SeatLies", "TWO_VERSIONS"]
@@ -95,19 +96,14 @@ class SeatLies:
         else:
             lob.drop("unproven_hash")
 
-    def sig_problem(self, seat: int, env: Envelope, leaves: bytes | None) -> tuple[str, list[bytes]] | None:
-        """A SETUP_SIG of ``seat`` over our hash, signed by it: (blame, evidence) if it proves the
-        seat lied — another body than the one we hold (two versions), or leaves missing,
-        unexpected or of the wrong size (§C12.2) — else None."""
-        rnd = self._round
-        held = self._held_sig(seat)
-        if held and held[0] != env.raw and open_envelope(held[0]).body != env.body:
-            return TWO_VERSIONS, [held[0], env.raw]
-        ours = rnd.signing.hidden_commits
-        want = None if ours is None else len(ours[rnd.my_seat])
-        if (leaves is None) != (want is None) or (leaves is not None and len(leaves) != want):
-            return "hidden-information commitment missing or of the wrong size", [env.raw]
-        return None
+    def sig_blame(self, seat: int, env: Envelope, outcome: str) -> tuple[str, list[bytes]]:
+        """What a SETUP_SIG of ``seat`` over our hash, signed by it, that ``SetupSigning.add_sig``
+        refused (``outcome``) proves (§C2.2 step 7, §C12.2): (blame, evidence) — another body than
+        the one we hold (``EQUIVOCATION``: two versions, both envelopes), or leaves missing,
+        unexpected or of the wrong size (``MALFORMED``: this one)."""
+        if outcome == EQUIVOCATION:
+            return TWO_VERSIONS, [self._held_sig(seat)[0], env.raw]
+        return "hidden-information commitment missing or of the wrong size", [env.raw]
 
     def seed_problem(self, seat: int, env: Envelope, msg: Any) -> tuple[str, list[bytes]] | None:
         """A SEED of ``seat`` over our hash, signed by it: (blame, evidence) if it proves the seat

@@ -20,7 +20,7 @@ from . import const as C
 from .beacon import seed_commitment
 from .lobby_events import SetupProposed
 from .setup_lies import SeatLies
-from .setup_signing import DUPLICATE, SetupSigning
+from .setup_signing import DUPLICATE, EQUIVOCATION, MALFORMED, SetupSigning
 from .wire import MSG_SEED, MSG_SETUP_SIG, Envelope, Player, SeedReveal, Setup, SetupSig, seal_message, setup_hash
 
 __all__ = ["ABORTED", "LATE_ANSWERS", "LATE_GRACE_S", "REVEALING", "RoundHost", "SIGNING", "STARTED", "SetupRound"]
@@ -188,12 +188,12 @@ class SetupRound:
         how = self._check_seated(env, msg, addr, now, peer_key)
         if how is None:
             return
-        problem = self.lies.sig_problem(msg.seat, env, msg.leaves)
-        if problem is not None:
-            self.lies.proven(msg.seat, now, *problem, relayed=how == _RELAYED)
+        outcome = self.signing.add_sig(msg.seat, env, msg.leaves)
+        if outcome in (EQUIVOCATION, MALFORMED):  # signed by the seat: it lied (SeatLies.sig_blame)
+            self.lies.proven(msg.seat, now, *self.lies.sig_blame(msg.seat, env, outcome), relayed=how == _RELAYED)
             return
         lob = self._lobby
-        if self.signing.add_sig(msg.seat, env, msg.leaves) == DUPLICATE:
+        if outcome == DUPLICATE:
             return
         lob.seat_confirmed(self.setup.players[msg.seat].public_key)  # host: per-address cap
         self._maybe_reveal(now)
