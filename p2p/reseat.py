@@ -27,6 +27,16 @@ a new escrow (§C8.2), so the seat can be dropped (and its new chain recombined)
 Only the seat's key can ask (the request is signed with it and names the drop it ends), so a
 stranger cannot take a seat; a replayed request of an earlier drop names another
 ``dropped_at`` and counts for nothing.
+
+Why each seat has a budget of re-seats
+--------------------------------------
+Every drop and every re-seat starts an epoch, and the epoch is one byte on the wire. A drop
+keeps epoch + active seats constant and a re-seat raises it by 2, so the table's room was one
+budget: one seat leaving and returning on purpose ~125 times spent it, and every later returning
+player stayed with the bot for good. Since version 6 each seat may be re-seated ``MAX_RESEATS``
+times (counted from the history: ``readmissions``' ``reseats``); then its requests count for
+nothing and nobody else's are touched. At most seats * ``MAX_RESEATS`` re-seats fit in a game,
+so epoch + active <= seats + 2 * seats * ``MAX_RESEATS`` and the wire's range never runs out.
 """
 
 from __future__ import annotations
@@ -44,7 +54,24 @@ from .identity import Identity
 from .wire import MSG_RESEAT, Envelope, ReseatRequest, Setup, decode_reseat, open_envelope, seal_message
 
 __all__ = ["ReseatRequest", "make_request", "open_request", "needed", "readmissions", "epoch_room", "counts_at",
-           "OffsetChain", "Carrier", "carry_start", "Reseat", "new_chain", "request_for"]
+           "MAX_RESEATS", "has_budget", "OffsetChain", "Carrier", "carry_start", "Reseat", "new_chain", "request_for"]
+
+
+#: Times one seat may be re-seated in a game (protocol.md §C8.9 'Budget', version 6). Re-seats
+#: are the only thing that raises epoch + active (by 2; a drop keeps it, §C8.2), which starts at
+#: seats. With every seat at its budget it is at most seats + 2 * seats * MAX_RESEATS, and the
+#: largest epoch (every seat but one dropped afterwards) one less: at MAX_SEATS = 8,
+#: 8 + 2 * 8 * 15 - 1 = 247 <= MAX_EPOCH = 255 (16 would give 263). So the table's room
+#: (``epoch_room``) never refuses anybody; a seat that spends its budget on purpose only spends
+#: its own. Cost: a player who really crashes more than 15 times in one game stays with the bot.
+MAX_RESEATS = 15
+
+
+def has_budget(reseats: Mapping[int, int], seat: int) -> bool:
+    """True if ``seat`` may be re-seated once more (protocol.md §C8.9 'Budget'): it was re-seated
+    fewer than ``MAX_RESEATS`` times so far. ``reseats``: seat -> re-seats in the history up to
+    now (absent: never)."""
+    return reseats.get(seat, 0) < MAX_RESEATS
 
 
 def make_request(identity: Identity, game_id: bytes, seat: int, dropped_at: int, chain_head: bytes) -> bytes:
@@ -94,7 +121,8 @@ def counts_at(sealed_commit: bool, terminal: bool, hidden: bool) -> bool:
 
 
 def readmissions(setup: Setup, active: Sequence[bool], drop_steps: Mapping[int, int],
-                 fields: Sequence[Sequence[bytes] | None], epoch: int) -> dict[int, ReseatRequest]:
+                 fields: Sequence[Sequence[bytes] | None], epoch: int,
+                 reseats: Mapping[int, int]) -> dict[int, ReseatRequest]:
     """Seats re-seated after a step (protocol.md §C8.9), from that step's bodies' 8th fields.
 
     ``active``: active seats during the step; ``drop_steps``: dropped seat -> step of its drop
@@ -102,7 +130,9 @@ def readmissions(setup: Setup, active: Sequence[bool], drop_steps: Mapping[int, 
     active seat i's body (None or () when absent; dropped seats' entries are ignored).
 
     A request counts for carrier i when it is a valid signed RESEAT of this game, of a seat
-    other than i, currently dropped, naming that seat's drop step; a carrier counts once per
+    other than i, currently dropped, naming that seat's drop step, with budget left
+    (``has_budget``: ``reseats`` = seat -> times re-seated earlier in the game, counted from the
+    history by the caller; the session's ``Reseat.reseats``, ``verify``'s own count); a carrier counts once per
     seat (its first valid request of that seat). A seat is re-seated when ``needed`` carriers
     carry the same request (same body bytes). At most one request of a seat can reach it (two
     sets of ``needed`` carriers share a carrier, which counts one request per seat).
@@ -110,8 +140,9 @@ def readmissions(setup: Setup, active: Sequence[bool], drop_steps: Mapping[int, 
     ``epoch``: the escrow epoch during the step. Every re-seat starts a new epoch, so seats are
     re-seated (ascending) only while ``epoch`` + active seats + 1 <= ``MAX_EPOCH`` (``epoch_room``):
     the re-seat and a later drop of every active seat but one stay within the wire's epoch range.
-    Without it, one seat leaving and returning again and again ran the epoch off the wire and every
-    honest peer failed to seal its next ESCROW (tests/p2p/test_redteam_reseat.py).
+    The per-seat budget keeps that room from ever running out (``MAX_RESEATS``); the bound stays
+    as the wire's limit (one seat's cycles once spent the table's room:
+    tests/p2p/test_redteam_reseat.py, test_redteam_s14_reseat.py).
     Returns {seat: request}. Deterministic: every peer and the verifier get the same answer."""
     if not any(fields):
         return {}  # no body carries a request (every step but a re-seat's): nothing to count
@@ -124,7 +155,8 @@ def readmissions(setup: Setup, active: Sequence[bool], drop_steps: Mapping[int, 
         seen: set[int] = set()
         for raw in field:
             r = open_request(raw, setup)
-            if r is None or r.seat == i or r.seat in seen or active[r.seat] or drop_steps.get(r.seat) != r.dropped_at:
+            if r is None or r.seat == i or r.seat in seen or active[r.seat] \
+                    or drop_steps.get(r.seat) != r.dropped_at or not has_budget(reseats, r.seat):
                 continue
             seen.add(r.seat)
             key = (r.seat, raw)
@@ -279,11 +311,25 @@ class Reseat:
         self._resend_at: float | None = None
         #: Chance steps applied before each seat's re-seat (seat -> b), for its chain's offset.
         self.bases: dict[int, int] = {}
+        #: Times each seat was re-seated so far (seat -> count; ``readmitted``, the log replay
+        #: included): its budget (``MAX_RESEATS``, §C8.9 'Budget').
+        self.reseats: dict[int, int] = {}
 
     @property
     def offered(self) -> bool:
         """False in a game with hidden information (§C8.9)."""
         return not self._hidden
+
+    def may_return(self, seat: int) -> bool:
+        """True if re-seating is offered and ``seat`` has budget left (``has_budget``)."""
+        return not self._hidden and has_budget(self.reseats, seat)
+
+    def _budgeted(self, drop_steps: Mapping[int, int]) -> Mapping[int, int]:
+        """``drop_steps`` without the seats whose budget is spent: their requests are neither
+        held nor carried (they would count for nothing and take a carrier's slot)."""
+        if all(has_budget(self.reseats, d) for d in drop_steps):
+            return drop_steps
+        return {d: k for d, k in drop_steps.items() if has_budget(self.reseats, d)}
 
     # -- carrier side --
 
@@ -291,26 +337,28 @@ class Reseat:
         """A RESEAT envelope arrived: see ``Carrier.receive`` ("ignored" when not offered)."""
         if self._hidden:
             return "ignored"
-        return self.carrier.receive(raw, now, drop_steps)
+        return self.carrier.receive(raw, now, self._budgeted(drop_steps))
 
     def field(self, now: float, drop_steps: Mapping[int, int], step: int) -> list[bytes]:
         """The 8th field of the STEP body we sign now, of ``step`` ([] for none; ``Carrier.field``)."""
-        return [] if self._hidden else self.carrier.field(now, drop_steps, step)
+        return [] if self._hidden else self.carrier.field(now, self._budgeted(drop_steps), step)
 
     def after_step(self, active: Sequence[bool], drop_steps: Mapping[int, int],
                    fields: Sequence[Sequence[bytes] | None], sealed_commit: bool,
                    terminal: bool, epoch: int) -> dict[int, ReseatRequest]:
         """Seats re-seated from the next step, given the applied step's bodies' 8th fields
-        and the step's escrow ``epoch`` (``readmissions``, gated by ``counts_at``)."""
+        and the step's escrow ``epoch`` (``readmissions`` with our count of each seat's re-seats,
+        gated by ``counts_at``)."""
         if not counts_at(sealed_commit, terminal, self._hidden):
             return {}
-        return readmissions(self._setup, active, drop_steps, fields, epoch)
+        return readmissions(self._setup, active, drop_steps, fields, epoch, self.reseats)
 
     def readmitted(self, seat: int, base: int) -> None:
         """``seat`` came back after ``base`` chance steps: stop carrying its request, remember
-        its chain's offset; our own request is done."""
+        its chain's offset, count it against its budget; our own request is done."""
         self.carrier.forget(seat)
         self.bases[seat] = base
+        self.reseats[seat] = self.reseats.get(seat, 0) + 1
         if seat == self._me:
             self._request = self._resend_at = None
 

@@ -51,11 +51,11 @@ class SessionReseat:
     def request(self, secret: bytes) -> bool:
         """Sign and send our request to play our dropped seat again with a new hash chain of
         ``secret`` (re-sent by ``Reseat.due`` until the seat is back). False (nothing sent)
-        unless we are a spectator of a running game whose bot plays our seat and re-seating is
-        offered (§C8.9)."""
+        unless we are a spectator of a running game whose bot plays our seat, re-seating is
+        offered and our seat has budget left (``Reseat.may_return``, §C8.9 'Budget')."""
         s = self._s
         at = s.seats.returnable().get(s.my_seat)
-        if not s.running or not s.spectator or at is None or not s.reseat.offered:
+        if not s.running or not s.spectator or at is None or not s.reseat.may_return(s.my_seat):
             return False
         self._fx.send(s.reseat.ask(self._identity, secret, at, s.now))
         return True

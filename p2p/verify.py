@@ -137,6 +137,7 @@ def _replay(engine: Engine, reader: LogReader, it: Any, rep: Report) -> None:
     dropped: dict = {}  # seat -> (rule, recombined chain or None)
     bad_escrow: set = set()  # seats whose drop record proved a bad escrow (§C8.3, §C8.9)
     bases: dict[int, int] = {}  # re-seated seat -> chance steps before its new chain (§C8.9)
+    reseats: dict[int, int] = {}  # seat -> times re-seated so far: its budget (§C8.9 'Budget')
     epoch = 0
     chance_count = 0
     h = engine.state_hash(state)
@@ -305,7 +306,8 @@ def _replay(engine: Engine, reader: LogReader, it: Any, rep: Report) -> None:
         if counts_at(sealed.phase == COMMIT, engine.is_terminal(state), ledger is not None):
             # Returning players re-seated from step k+1 by the requests these bodies carry (§C8.9).
             back = readmissions(setup, active, {i: at for i, (rule, _, at) in dropped.items()
-                                                if rule == RULE_BOT and i not in bad_escrow}, carried, epoch)
+                                                if rule == RULE_BOT and i not in bad_escrow}, carried, epoch,
+                                 reseats)
             for seat in sorted(back):
                 del dropped[seat]
                 active[seat] = True
@@ -313,6 +315,7 @@ def _replay(engine: Engine, reader: LogReader, it: Any, rep: Report) -> None:
                 acks.open_epoch(epoch, active)
                 last_reveals[seat] = back[seat].chain_head
                 bases[seat] = chance_count
+                reseats[seat] = reseats.get(seat, 0) + 1
                 players = list(setup.players)
                 players[seat] = players[seat]._replace(chain_head=back[seat].chain_head)
                 setup = setup._replace(players=tuple(players))

@@ -118,9 +118,9 @@ def test_readmissions_refuse_past_the_epoch_room():
     fields = [[reqs[2], reqs[3]], [reqs[2], reqs[3]], None, None]
     drops = {2: 7, 3: 7}
     # 2 active: a re-seat needs epoch + 2 + 1 <= MAX; the second one epoch + 1 + 3 + 1.
-    assert set(readmissions(setup, active, drops, fields, C.MAX_EPOCH - 5)) == {2, 3}
-    assert set(readmissions(setup, active, drops, fields, C.MAX_EPOCH - 4)) == {2}
-    assert readmissions(setup, active, drops, fields, C.MAX_EPOCH - 2) == {}
+    assert set(readmissions(setup, active, drops, fields, C.MAX_EPOCH - 5, {})) == {2, 3}
+    assert set(readmissions(setup, active, drops, fields, C.MAX_EPOCH - 4, {})) == {2}
+    assert readmissions(setup, active, drops, fields, C.MAX_EPOCH - 2, {}) == {}
 
 
 @settings(max_examples=200, deadline=None)

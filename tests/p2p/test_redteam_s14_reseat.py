@@ -1,26 +1,30 @@
 """Red team session 14 on main (H156): re-seats (protocol.md §C8.9) against a lying seat.
 
 §C8.9 'Faults it is safe against' promises that "a seat whose request min(Q, active) honest
-carriers hold is re-seated", and says of a seat leaving and returning on purpose: it "costs the
-table one drop timeout per cycle, and at most (255 − seats) / 2 cycles before the epoch room
-refuses its requests". The epoch room (``reseat.epoch_room``: epoch + active + 1 <= MAX_EPOCH) is
-one budget of the whole table, and a drop keeps epoch + active constant: once one seat's cycles
-used it up, nobody's request is ever counted again. In memory, virtual clock, fake engine
-(tests/p2p/p2p_harness.py), MAX_EPOCH lowered to 8 as in tests/p2p/test_redteam_reseat.py so the
-liar needs 2 cycles, not ~125.
+carriers hold is re-seated". H156 BREAK #1: the epoch room (``reseat.epoch_room``: epoch + active
++ 1 <= MAX_EPOCH) was one budget of the whole table, and a drop keeps epoch + active constant:
+once one seat's leave/return cycles used it up, nobody's request was ever counted again. Since
+version 6 each seat has its own budget of ``reseat.MAX_RESEATS`` re-seats (§C8.9 'Budget'),
+counted from the history by the session and by ``verify`` alike (``readmissions``' ``reseats``),
+and the table's room can no longer run out. In memory, virtual clock, fake engine
+(tests/p2p/p2p_harness.py); the game tests lower MAX_RESEATS to 2 (and MAX_EPOCH to the least
+the budget's arithmetic allows at 5 seats) so the liar spends its budget in 2 cycles, not 15.
 """
 
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import fake_engine as E
 from p2p import const as C
+from p2p import reseat
 from p2p.lockstep import GameOver, SeatReturned
+from p2p.reseat import MAX_RESEATS, epoch_room, has_budget, needed, readmissions, request_for
 from p2p.resume import resume_session
 from p2p.verify import verify_log
 
-from p2p_harness import Net, random_legal
+from p2p_harness import Net, random_legal, started_sessions
 from test_redteam_reseat import _cycling
 from test_resilience import logged_game
 
@@ -63,7 +67,7 @@ def _play(tmp_path, liar_leaves: int):
             net.s[HONEST] = s2
             st_["state"] = "resumed"
         elif st_["state"] == "resumed" and s.spectator:
-            assert s.request_reseat(bytes([0x5A]) * 32, net.now)
+            assert s.request_reseat(bytes([0x5A]) * 32, net.now)  # its budget is untouched
             st_["state"] = "asking"
         return None
 
@@ -80,7 +84,7 @@ def test_c8_9_premise_an_honest_player_that_asks_gets_its_seat_back(tmp_path, mo
     """Premise of the break below (§C8.9 'Decision'): the liar leaves once and is re-seated
     (epoch 2); the honest player dropped later (epoch 3, 4 active) asks and is re-seated by
     carriers 0, 1, 3 and 4 (3 + 4 + 1 <= 8); the game ends with one hash, logs verify."""
-    monkeypatch.setattr(C, "MAX_EPOCH", 8)
+    monkeypatch.setattr(C, "MAX_EPOCH", 8)  # the room is the wire's bound: 3 + 4 + 1 <= 8 still fits
     net, lst, paths = _play(tmp_path, liar_leaves=1)
     assert [b[0] for b in lst["log"]] == ["crash", "back"], lst["log"]
     assert _back(net, HONEST, CARRIERS)
@@ -91,26 +95,118 @@ def test_c8_9_premise_an_honest_player_that_asks_gets_its_seat_back(tmp_path, mo
         assert rep.ok and rep.complete, rep.error
 
 
-@pytest.mark.xfail(strict=True, reason="H156 BREAK #1: one seat's leave/return cycles use up the "
-                   "table's epoch room; no dropped seat is ever re-seated afterwards (§C8.9)")
-def test_c8_9_one_seats_leave_and_return_cycles_keep_every_honest_player_out_for_good(tmp_path, monkeypatch):
-    """§C8.9: a seat leaving and returning on purpose is said to cost the table one drop timeout
-    per cycle until 'the epoch room refuses ITS requests'. The room is the table's, not the
-    seat's: epoch + active + 1 <= MAX_EPOCH, a re-seat raises epoch + active by 2, a drop keeps
-    it. The liar (seat 4 of 5) leaves and returns twice (epochs 1..4) and asks a third time:
-    refused (5 + 4 + 1 > 8). Then honest seat 2 crashes, is dropped (epoch 6, active 3) and asks
-    with a valid request carried by the honest carriers 0, 1 and 3 (min(Q, active) = 3): 6 + 3
-    + 1 > 8, refused at every step to the end of the game. At MAX_EPOCH = 255 the liar needs ~125
-    cycles (a drop timeout each, 30 s by default: about an hour of a game that lasts hours) to
-    keep every later returning player, honest or not, with the bot for the rest of the game.
-    Fix idea: a per-seat budget (a seat re-seated more than R times stops being counted, so
-    one seat cannot spend the room; e.g. R = (MAX_EPOCH − 2·seats) / (2·seats)), or reserve in
-    ``epoch_room`` one re-seat per seat never re-seated yet."""
-    monkeypatch.setattr(C, "MAX_EPOCH", 8)
+@pytest.mark.parametrize("carriers_filter", [True, False], ids=["carriers-filter", "carriers-carry-all"])
+def test_c8_9_one_seats_leave_and_return_cycles_spend_only_its_own_budget(tmp_path, monkeypatch, carriers_filter):
+    """§C8.9 'Budget' (version 6; H156 BREAK #1, a strict xfail until then): MAX_RESEATS = 2 and
+    MAX_EPOCH = 5 + 2·5·2 − 1 = 24, the least the budget's arithmetic allows at 5 seats. The liar
+    (seat 4 of 5) leaves and returns twice and asks a third time, whatever its budget: refused by
+    every carrier (its budget is spent). Then honest seat 2 crashes, is dropped and asks: its
+    request, carried by honest carriers 0, 1 and 3 (min(Q, active) = 3), re-seats it. Before the
+    budget the liar came back a third time (the room of 24 still had space) and, at MAX_EPOCH =
+    255, ~125 cycles kept every later returning player with the bot. ``carriers-carry-all``:
+    carriers carry spent seats' requests too, so the refusal is ``readmissions``' alone, and the
+    carriers' logs verify only if ``verify`` counts each seat's re-seats as the session does."""
+    monkeypatch.setattr(reseat, "MAX_RESEATS", 2)
+    monkeypatch.setattr(C, "MAX_EPOCH", 5 + 2 * 5 * 2 - 1)
+    if not carriers_filter:
+        monkeypatch.setattr(reseat.Reseat, "_budgeted", lambda self, drop_steps: drop_steps)
+    asks = _liar_asks_regardless(monkeypatch)
     net, lst, paths = _play(tmp_path, liar_leaves=3)
-    assert [b[0] for b in lst["log"]].count("back") == 2, lst["log"]
-    assert net.s[LIAR].spectator  # the liar's third request refused: the room is used up
+    assert asks["patched"]
+    assert [b[0] for b in lst["log"]] == ["crash", "back", "crash", "back", "crash"], lst["log"]
+    assert net.s[LIAR].spectator  # the liar's third request refused: its own budget is spent
+    assert all(net.s[i].reseat.reseats == {LIAR: 2, HONEST: 1} for i in CARRIERS)
+    carried = [sum(1 for h in net.s[i].reseat.carrier._held if h == LIAR) for i in CARRIERS]
+    assert carried == ([0, 0, 0] if carriers_filter else [1, 1, 1]), carried
+    assert _back(net, HONEST, CARRIERS), "the honest player was never re-seated"
     overs = [[e for e in evs if isinstance(e, GameOver)] for evs in net.events]
     assert all(len(overs[i]) == 1 for i in CARRIERS)
-    assert all(net.s[i].reseat.carrier.stats["held"] > 0 for i in CARRIERS)  # the request reached them
-    assert _back(net, HONEST, CARRIERS), "the honest player was never re-seated: the liar spent the epoch room"
+    assert len({(overs[i][-1].final_hash, overs[i][-1].steps) for i in CARRIERS}) == 1
+    for p in (paths[i] for i in CARRIERS):
+        rep = verify_log(p, engine=E)
+        assert rep.ok and rep.complete, rep.error
+    assert max(s.epoch for s in net.s if s is not None) <= C.MAX_EPOCH
+
+
+def _liar_asks_regardless(monkeypatch):
+    """Every session the liar restarts as (``_cycling``) asks whatever its budget:
+    ``Reseat.may_return`` is an honest peer's courtesy, not a rule. Returns {"patched": bool}."""
+    import test_redteam_reseat as T
+    done = {"patched": False}
+    real = T.resume_session
+
+    def resumed(path, identity, *a, **kw):
+        s2, rest = real(path, identity, *a, **kw)
+        if s2.my_seat == LIAR:
+            s2.reseat.may_return = lambda seat: True
+            done["patched"] = True
+        return s2, rest
+
+    monkeypatch.setattr(T, "resume_session", resumed)
+    return done
+
+
+def test_max_reseats_keeps_the_tables_epoch_room_at_every_table_size():
+    """§C8.9 'Budget': epoch + active starts at the seat count, a drop keeps it and a re-seat
+    raises it by 2, so with every seat at its budget the largest epoch (all but one seat dropped
+    afterwards) is seats + 2·seats·MAX_RESEATS − 1: within MAX_EPOCH at every table size (at 8:
+    247 <= 255); one more re-seat per seat would not fit at 8 seats."""
+    for n in range(C.MIN_SEATS, C.MAX_SEATS + 1):
+        assert n + 2 * n * MAX_RESEATS - 1 <= C.MAX_EPOCH
+    assert C.MAX_SEATS + 2 * C.MAX_SEATS * (MAX_RESEATS + 1) - 1 > C.MAX_EPOCH
+    assert has_budget({}, 0) and has_budget({0: MAX_RESEATS - 1}, 0) and not has_budget({0: MAX_RESEATS}, 0)
+
+
+@pytest.fixture(scope="module")
+def table8():
+    """An 8-seat setup, its identities, and a cache of RESEAT requests by (seat, dropped_at)."""
+    sessions = started_sessions(8, options={"target": 40, **OPTS})
+    return sessions[0].setup, [s.identity for s in sessions], {}
+
+
+def test_a_spent_seat_is_refused_and_nobody_else(table8):
+    """§C8.9 'Budget': at one step, seats 2 and 3 are carried by every active seat; seat 3 was
+    re-seated MAX_RESEATS times already: 2 is re-seated, 3 is not, and with 3's budget left both."""
+    setup, ids, _ = table8
+    active = [True] * 8
+    active[2] = active[3] = False
+    reqs = [request_for(ids[s], setup, s, 9, bytes([s]) * 32) for s in (2, 3)]
+    fields = [reqs if a else None for a in active]
+    drops = {2: 9, 3: 9}
+    assert set(readmissions(setup, active, drops, fields, 40, {3: MAX_RESEATS, 2: MAX_RESEATS - 1})) == {2}
+    assert set(readmissions(setup, active, drops, fields, 40, {3: MAX_RESEATS - 1})) == {2, 3}
+    assert readmissions(setup, active, drops, fields, 40, {2: MAX_RESEATS, 3: MAX_RESEATS + 3}) == {}
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(2, 8), spent=st.lists(st.integers(0, MAX_RESEATS), min_size=8, max_size=8),
+       moves=st.lists(st.integers(0, 7), max_size=40))
+def test_property_a_seat_with_budget_left_and_min_q_active_carriers_is_reseated(table8, n, spent, moves):
+    """Property (§C8.9 'Faults it is safe against', 'Budget'): from any reachable history (each
+    seat already re-seated ``spent[seat]`` times, all back), whatever order of drops and returns
+    follows, a dropped seat whose request min(Q, active) active carriers carry is re-seated
+    exactly when it has budget left; the epoch room never refuses and the epoch never passes
+    MAX_EPOCH (a drop of every active seat but one included)."""
+    setup8, ids, cache = table8
+    setup = setup8._replace(seats=n, players=setup8.players[:n])
+    reseats = {s: spent[s] for s in range(n) if spent[s]}
+    epoch, active, drops = 2 * sum(reseats.values()), [True] * n, {}
+    for k, m in enumerate(moves):
+        seat = m % n
+        if active[seat]:
+            if sum(active) > 1:  # the last active seat is never dropped (§C8.3)
+                active[seat], drops[seat], epoch = False, k, epoch + 1
+            continue
+        key = (n, seat, drops[seat])
+        if key not in cache:
+            cache[key] = request_for(ids[seat], setup, seat, drops[seat], bytes([seat + 1]) * 32)
+        carriers = [i for i in range(n) if active[i]][:needed(n, sum(active))]
+        fields = [[cache[key]] if i in carriers else None for i in range(n)]
+        assert epoch_room(epoch, sum(active))  # the table's room never binds under the budget
+        back = readmissions(setup, active, drops, fields, epoch, reseats)
+        assert (seat in back) == has_budget(reseats, seat), (seat, reseats)
+        if back:
+            active[seat], epoch = True, epoch + 1
+            del drops[seat]
+            reseats[seat] = reseats.get(seat, 0) + 1
+        assert epoch + sum(active) - 1 <= C.MAX_EPOCH

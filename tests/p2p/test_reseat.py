@@ -61,19 +61,19 @@ def test_q_carriers_reseat_and_q_minus_one_do_not(game):
     raw = _req(setup, ids, 3)
     active = [True, True, True, False]
     drops = {3: 7}
-    assert set(readmissions(setup, active, drops, [[raw], [raw], [raw], None], 1)) == {3}
-    assert readmissions(setup, active, drops, [[raw], [raw], None, None], 1) == {}
+    assert set(readmissions(setup, active, drops, [[raw], [raw], [raw], None], 1, {})) == {3}
+    assert readmissions(setup, active, drops, [[raw], [raw], None, None], 1, {}) == {}
     # A dropped seat's field never counts, even its own request "carried" by itself.
-    assert readmissions(setup, active, drops, [[raw], [raw], None, [raw]], 1) == {}
+    assert readmissions(setup, active, drops, [[raw], [raw], None, [raw]], 1, {}) == {}
 
 
 def test_a_request_of_another_drop_counts_for_nothing(game):
     # A replayed request of an earlier drop of the same seat names another dropped_at.
     setup, ids = game
     old = _req(setup, ids, 3, at=5)
-    assert readmissions(setup, [True, True, True, False], {3: 7}, [[old]] * 3 + [None], 1) == {}
+    assert readmissions(setup, [True, True, True, False], {3: 7}, [[old]] * 3 + [None], 1, {}) == {}
     # Nor a request of a seat that is active.
-    assert readmissions(setup, [True] * 4, {}, [[_req(setup, ids, 3)]] * 3 + [None], 1) == {}
+    assert readmissions(setup, [True] * 4, {}, [[_req(setup, ids, 3)]] * 3 + [None], 1, {}) == {}
 
 
 def test_two_requests_of_one_seat_split_the_carriers(game):
@@ -82,11 +82,11 @@ def test_two_requests_of_one_seat_split_the_carriers(game):
     setup, ids = game
     a, b = _req(setup, ids, 3, secret=b"\x0a" * 32), _req(setup, ids, 3, secret=b"\x0b" * 32)
     active, drops = [True, True, True, False], {3: 7}  # Q = 3 of 4: every active seat must carry
-    assert readmissions(setup, active, drops, [[a], [b], [a], None], 1) == {}
-    assert readmissions(setup, active, drops, [[b], [b], [b], None], 1)[3] == open_request(b, setup)
+    assert readmissions(setup, active, drops, [[a], [b], [a], None], 1, {}) == {}
+    assert readmissions(setup, active, drops, [[b], [b], [b], None], 1, {})[3] == open_request(b, setup)
     # A carrier that carries both counts for the first only.
-    assert readmissions(setup, active, drops, [[a, b], [b], [b], None], 1) == {}
-    assert readmissions(setup, active, drops, [[b, a], [b], [b], None], 1)[3] == open_request(b, setup)
+    assert readmissions(setup, active, drops, [[a, b], [b], [b], None], 1, {}) == {}
+    assert readmissions(setup, active, drops, [[b, a], [b], [b], None], 1, {})[3] == open_request(b, setup)
 
 
 @settings(max_examples=60, deadline=None)
@@ -100,7 +100,7 @@ def test_at_most_one_request_per_seat_and_only_dropped_seats(game, picks, active
             _req(setup, ids, 3, secret=b"\x0c" * 32), _req(setup, ids, 3, at=1)]
     drops = {i: 7 for i in range(4) if not active[i]}
     fields = [[reqs[p] for p in pick] for pick in picks]
-    out = readmissions(setup, active, drops, fields, 1)
+    out = readmissions(setup, active, drops, fields, 1, {})
     for seat, r in out.items():
         assert not active[seat] and r.dropped_at == drops[seat]
         carriers = {i for i, f in enumerate(fields) if active[i] and i != seat
