@@ -243,7 +243,7 @@ class Listings:
         if self._contest is None:
             keys = keys_by_game(self.games.values())
             where: dict[GameAd, list[str]] = {}
-            for listing, ad in self.games.items():
+            for listing, ad in self.games.items():  # (one put in ``games`` directly, as a test does, is its own name)
                 where.setdefault(ad, []).append(self._name_of.get(listing, listing).lower())
             shared = {name.lower() for name, heard in self._heard.items() if len(heard) > 1}
             self._contest = keys, where, shared
@@ -271,7 +271,9 @@ class Listings:
         return self._contests(("gid", ad.game_id), key, now) or any(
             self._contests(("name", n), key, now) for n in names)
 
-    def __len__(self) -> int:
-        """Memories held now (live or within their hold): bounded by ``MAX_NAMES`` x (1 + KEYS_PER_NAME)
-        live ones plus ``MAX_HELD``."""
+    @property
+    def memories(self) -> int:
+        """Memories of names and game ids held now (live, or within their hold after a goodbye), not
+        listings (``len(games)``): bounded by ``MAX_NAMES`` x (1 + KEYS_PER_NAME) live ones plus
+        ``MAX_HELD``."""
         return len(self._mem)

@@ -15,7 +15,7 @@ browsing uses ``DNSQuestionType.QM`` because several processes share port 5353 o
 unicast answer would reach only one of them; the task returned by ``async_unregister_service``
 is awaited, or the goodbye is never sent. A crashed peer's record lingers for minutes, so
 liveness is the protocol's business, not discovery's. An advert's TXT is the one last *received*
-(``_TxtListener``), not python-zeroconf's: it fires no ``Updated`` for a TXT equal to one still
+(``_Listener.on_txt``), not python-zeroconf's: it fires no ``Updated`` for a TXT equal to one still
 cached and its cache answers the TXT first *stored*, so an advert going back to an earlier TXT
 (1/4 -> 2/4 -> 1/4: a joiner leaving) was listed as 2/4 until the TTL ran out (H137). Last
 *per key*: anyone can send a TXT under a listed instance name, so each key heard there keeps a
@@ -72,40 +72,35 @@ REANNOUNCE_S = 1.2
 #: most one such question per ``REQUERY_S`` whatever the number of goodbyes (RV14-A #1).
 REQUERY_S = 1.2
 _TYPE_PTR, _TYPE_TXT, _CLASS_IN = 12, 16, 1  # RFC 1035 §3.2.2, §3.2.4
-_SUFFIX = SERVICE_TYPE.lower()  # the names our listeners keep (every record on the LAN passes them)
+_SUFFIX = SERVICE_TYPE.lower()  # the names our listener keeps (every record on the LAN passes them)
 
 
-class _TxtListener(RecordUpdateListener):
-    """Hands every TXT record of a ``_lanopoli._udp`` instance to ``on_txt(record)`` as it
-    arrives, repeats included (the browser's ``Updated`` skips a record equal to one already
-    cached); goodbyes (TTL 0) are left to the browser's ``Removed``."""
+class _Listener(RecordUpdateListener):
+    """Hands ``Discovery`` the records of ``_lanopoli._udp`` instances it wants, as they arrive: every
+    TXT (TTL > 0) to ``on_txt(record)`` while it browses, repeats included (the browser's ``Updated``
+    skips a record equal to one already cached); and every goodbye (a record with TTL 0: the PTR's
+    alias, the SRV's or the TXT's name) to ``on_goodbye(instance name)`` while it advertises (other
+    goodbyes are left to the browser's ``Removed``). ``None``: not wanted. One listener, not one
+    per job: it runs for every record of every mDNS packet on the LAN. python-zeroconf passes a
+    goodbye on only for a record it holds in its cache; an advertiser holds its own, heard back over
+    the multicast loop."""
 
-    def __init__(self, on_txt: Callable[[DNSRecord], None]) -> None:
-        self.on_txt = on_txt
+    def __init__(self) -> None:
+        self.on_txt: Callable[[DNSRecord], None] | None = None
+        self.on_goodbye: Callable[[str], None] | None = None
 
     def async_update_records(self, zc: Zeroconf, now: float, records: list[RecordUpdate]) -> None:
         """Called by zeroconf for each response, before its records are cached (``now``: ms,
         zeroconf's clock; ``records``: (new, old) pairs, ``new`` a ``DNSRecord``)."""
+        on_txt, on_goodbye = self.on_txt, self.on_goodbye
         for update in records:
             rec = update.new
-            if rec.type == _TYPE_TXT and rec.ttl and rec.name.lower().endswith(_SUFFIX):
-                self.on_txt(rec)
-
-
-class _GoodbyeListener(RecordUpdateListener):
-    """Hands ``on_goodbye(instance name)`` every goodbye (a record with TTL 0) heard for an instance of
-    ``_lanopoli._udp``: its PTR (the alias), SRV or TXT. python-zeroconf passes a goodbye on only for a
-    record it holds in its cache; an advertiser holds its own, heard back over the multicast loop."""
-
-    def __init__(self, on_goodbye: Callable[[str], None]) -> None:
-        self.on_goodbye = on_goodbye
-
-    def async_update_records(self, zc: Zeroconf, now: float, records: list[RecordUpdate]) -> None:
-        """Called by zeroconf for each response (``now``: ms; ``records``: (new, old) pairs)."""
-        for update in records:
-            rec = update.new
-            if rec.ttl == 0 and rec.name.lower().endswith(_SUFFIX):
-                self.on_goodbye(getattr(rec, "alias", rec.name) if rec.type == _TYPE_PTR else rec.name)
+            if rec.ttl:
+                if on_txt is None or rec.type != _TYPE_TXT or not rec.name.lower().endswith(_SUFFIX):
+                    continue
+                on_txt(rec)
+            elif on_goodbye is not None and rec.name.lower().endswith(_SUFFIX):
+                on_goodbye(getattr(rec, "alias", rec.name) if rec.type == _TYPE_PTR else rec.name)
 
 
 async def say_goodbye(azc: AsyncZeroconf, info: AsyncServiceInfo) -> None:
@@ -153,9 +148,8 @@ class Discovery:
         self._changed = asyncio.Event()
         self._tasks: set[asyncio.Future[None]] = set()  # resolutions of found services
         self._announcing: set[asyncio.Future[object]] = set()  # announcements of our ad
-        self._txt = _TxtListener(self._txt_received)
-        self._guard = _GoodbyeListener(self._goodbye_heard)  # added while advertising (``advertise``)
-        self._guarding = False
+        self._listener = _Listener()  # TXTs while browsing, goodbyes for our name while advertising
+        self._listening = False
         self._attacked = False  # a goodbye for our own name heard since the last defence
         self._defence: asyncio.Future[None] | None = None
         self._requery: asyncio.Future[None] | None = None
@@ -200,9 +194,13 @@ class Discovery:
         task = await self.zeroconf.async_register_service(info, cooperating_responders=True)
         self._ad, self._info = ad, info
         self._keep(task)  # the announcements go out over ~0.5 s; nobody needs to wait for them
-        if not self._guarding:
-            self.zeroconf.zeroconf.async_add_listener(self._guard, None)
-            self._guarding = True
+        self._listener.on_goodbye = self._goodbye_heard
+        self._listen()
+
+    def _listen(self) -> None:
+        if not self._listening:
+            self.zeroconf.zeroconf.async_add_listener(self._listener, None)
+            self._listening = True
 
     def _goodbye_heard(self, name: str) -> None:
         # A goodbye for our own name while we advertise is not ours (``_withdraw`` forgets the ad
@@ -290,7 +288,8 @@ class Discovery:
     def browse(self) -> None:
         """Start browsing (idempotent). Found games appear in ``games``; our own ad is skipped."""
         if self._browser is None:
-            self.zeroconf.zeroconf.async_add_listener(self._txt, None)
+            self._listener.on_txt = self._txt_received
+            self._listen()
             self._browser = AsyncServiceBrowser(
                 self.zeroconf.zeroconf, SERVICE_TYPE, handlers=[self._on_state_change],
                 question_type=DNSQuestionType.QM)
@@ -412,11 +411,11 @@ class Discovery:
         try:
             await self._withdraw(say_goodbye)
         finally:
-            if self._guarding:
-                self.zeroconf.zeroconf.async_remove_listener(self._guard)
-                self._guarding = False
+            if self._listening:
+                self.zeroconf.zeroconf.async_remove_listener(self._listener)
+                self._listener.on_txt = self._listener.on_goodbye = None
+                self._listening = False
             if self._browser is not None:
-                self.zeroconf.zeroconf.async_remove_listener(self._txt)
                 await self._browser.async_cancel()
                 self._browser = None
             for t in list(self._tasks):

@@ -235,3 +235,32 @@ def test_standings_round_trip():
     assert sd.txt() == "12:2:1500,-,2310,0" and Standings.parse(sd.txt()) == sd
     ad = dataclasses.replace(make_ad(state="running", taken=4), standings=sd)
     assert GameAd.from_info(ad.to_info()).standings == sd
+
+
+def test_the_one_listener_hands_on_only_what_is_wanted():
+    """``discovery._Listener`` (one for the TXTs a reader keeps and the goodbyes an advertiser answers,
+    §N3 "Discovery", "Contested game ids"): a TXT (TTL > 0) of our type to ``on_txt`` while set; a
+    goodbye (TTL 0) to ``on_goodbye`` with the instance name (a PTR's alias); other types, other
+    services and callbacks not set are passed over. In memory."""
+    from zeroconf import DNSPointer, DNSService, DNSText, RecordUpdate, const as zc
+
+    from p2p.discovery import _Listener
+
+    name = make_ad().instance_name
+    other = "x._other._udp.local."
+    txt, bye_txt = (DNSText(name, zc._TYPE_TXT, zc._CLASS_IN, ttl, b"\x03a=b") for ttl in (4500, 0))
+    bye_ptr = DNSPointer(SERVICE_TYPE, zc._TYPE_PTR, zc._CLASS_IN, 0, name)
+    bye_srv = DNSService(name.upper(), zc._TYPE_SRV, zc._CLASS_IN, 0, 0, 0, 40001, "h.local.")
+    srv = DNSService(name, zc._TYPE_SRV, zc._CLASS_IN, 120, 0, 0, 40001, "h.local.")
+    foreign = [DNSText(other, zc._TYPE_TXT, zc._CLASS_IN, ttl, b"\x03a=b") for ttl in (4500, 0)]
+    records = [RecordUpdate(r, None) for r in (txt, srv, bye_ptr, bye_srv, bye_txt, *foreign)]
+    got: list = []
+    listener = _Listener()
+    listener.async_update_records(None, 0.0, records)  # neither job wanted: nothing
+    listener.on_txt = lambda r: got.append(("txt", r))
+    listener.async_update_records(None, 0.0, records)
+    assert got == [("txt", txt)]
+    got.clear()
+    listener.on_goodbye = lambda n: got.append(("bye", n))
+    listener.async_update_records(None, 0.0, records)
+    assert got == [("txt", txt), ("bye", name), ("bye", name.upper()), ("bye", name)]

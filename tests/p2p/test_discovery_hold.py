@@ -114,7 +114,7 @@ def test_n3_the_hold_ends_after_hold_s_and_a_second_key_still_contests_while_bot
     assert _pickable(lst) == [FORGER]
     lst.put("other._lanopoli._udp.local.", _ad())
     assert _pickable(lst) == []
-    assert len(lst) == 3  # the name, the game id, the other name: the old memories are gone
+    assert lst.memories == 3  # the name, the game id, the other name: the old memories are gone
 
 
 def test_n3_a_forger_heard_first_can_keep_the_hosts_advert_contested_hold_s_longer_not_for_ever():
@@ -206,7 +206,7 @@ def test_n3_names_listed_and_memories_held_are_bounded():
     for i in range(5000):
         lst.put(f"g{i}._lanopoli._udp.local.", _ad(gid=(i + 10**6).to_bytes(16, "big"), fp=FORGER))
     assert len(lst.games) == MAX_NAMES and lst.crowded == 5000 - MAX_NAMES
-    assert len(lst) <= MAX_HELD + 2 * MAX_NAMES
+    assert lst.memories <= MAX_HELD + 2 * MAX_NAMES
 
 
 def test_n3_keys_per_name_are_bounded_and_names_found_in_any_case():

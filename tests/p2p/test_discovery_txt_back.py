@@ -4,7 +4,7 @@ equal to one still in its cache (the cache-flush bit keeps records received in t
 RFC 6762 §10.2, and an expired one stays until the cache is cleaned), and its cache returns the
 TXT first *stored* of a name, not the last *received*: a list read "2/4 Marco, Anna" for good
 after Anna left (H125's and H130's walks). ``Discovery`` keeps the TXT last received of each
-name (``_TxtListener``). Loopback only; every zeroconf instance is closed in a finally block."""
+name (``discovery._Listener``). Loopback only; every zeroconf instance is closed in a finally block."""
 
 import asyncio
 import os
