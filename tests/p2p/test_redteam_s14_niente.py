@@ -103,7 +103,9 @@ def test_c12_6_two_seats_leaving_together_change_no_learned_status(tmp_path):
     second drop at one step waits one escrow round (recombine, no stand-in), or a dropped seat
     without a recombined chain keeps the shares it already delivered (holders keep what they
     learned; items it never delivered are opened at inspection without it); or state §C12.6
-    for any number of seats (and §C8.5 (b)'s hidden-information cost)."""
+    for any number of seats (and §C8.5 (b)'s hidden-information cost). H160 (version 6): each
+    candidate fails or is out of reach, §C12.6 'Not closed in version 6' says why (the premise of
+    candidate 1's failure: ``test_c12_6_a_holder_complains_about_one_failed_delivery_per_step``)."""
     sessions, secrets, net, before = _play(tmp_path, leaver_deals=False)
     assert sum(len(v) for v in before) > 20
     assert not all(hs is not None for hs in sessions[0].hidden.dropped.values())  # premise: a stand-in
@@ -142,3 +144,28 @@ def test_c12_6_one_bad_escrow_dealer_changes_no_learned_status(tmp_path):
         assert [(e.seat, e.reconstructed) for e in net.events[i] if isinstance(e, SeatDropped)] == [(3, False)]
     assert sessions[0].hidden.dropped == {3: None}  # the stand-in: its shares count 0
     assert _changed(sessions, secrets, before) == []
+
+
+def test_c12_6_a_holder_complains_about_one_failed_delivery_per_step():
+    """Why 'keep the shares the dropped seat already delivered' cannot be a rule (§C12.6 'Not
+    closed in version 6', candidate 1): whether a holder holds a delivered opening is not public.
+    Seats 1 and 2 both seal their step-0 deliveries to seat 0 under a foreign key (nobody can tell
+    whose key is wrong, §C12.4): seat 0's one complaint names seat 1 only (the first in seat
+    order), seat 1 then owes its items in public, and seat 2's items are popped from the public
+    queues as delivered although seat 0 holds none of its shares. A rule making seat 0 open them
+    later would evict it; a rule excusing it would excuse an accomplice's junk complaint as well."""
+    from hidden_faults_kit import apply, honest_fields, table, wrong_delivery
+
+    led, views = table()
+    fields = honest_fields(views, 0)
+    for sender in (1, 2):
+        fields[sender] = wrong_delivery(views, sender, 0, 0, foreign=True)
+    owed = {sender: dict(led.expected(sender))[0] for sender in (1, 2)}
+    apply(led, views, 0, fields)
+    assert views[0].complaint is not None and views[0].complaint[0] == 1  # one complaint: the lowest sender
+    assert not led.queues[1][0] and not led.queues[2][0]  # both deliveries count as made in public
+    got = views[0].shares_received()
+    assert all(2 not in got.get(t, ()) for t in owed[2])  # seat 0 holds none of seat 2's shares
+    fields = honest_fields(views, 1)
+    apply(led, views, 1, fields)
+    assert led.reopen == {1: [(0, owed[1])]}  # seat 1's items reopened in public; seat 2's never
