@@ -13,9 +13,13 @@ engine, virtual clock, turn time 40 s, drop timeout 10 s):
   skipped, every peer ends the same game; each of the slow seat's decision steps costs ~39 s, so
   the game takes ~39 s × its decision steps (×7.5 at the default 300 s turn time: the table's
   evening, by rule).
-* Hold: it also delivers each late decision to ONE honest peer only (the others reach their
-  turn time without it and vote DROP): the holder forwards it on the vote, nobody is dropped, the
-  game ends the same everywhere (4 seats: 2 voters of Q = 3).
+* Hold: it also delivers each late decision to ONE honest peer only (1 s or 10 ms before the
+  turn time): the others get it from that peer at once (nobody votes), nobody is dropped, the
+  game ends the same everywhere and lasts no longer than the slow seat's own delays (4 seats).
+* BREAK: slow at its own decisions without being slow at all: a seat that answers at once, nil
+  at its own roll (the engine waits for the same roll next step), holds its turn for ever: it
+  is neither silent nor idle by the rules' measure (its message is held), and j / J need a
+  seat whose message is not held. Nothing bounds it (classico, 200 steps, 0 s of clock).
 
 Not tried: the slow seat at chance steps (it would have to hold its reveal: the drop timeout and
 turn time apply the same), nor with a quorum of players voting ``j``/``J`` (tests/p2p/
@@ -30,7 +34,7 @@ from p2p import const as C
 from p2p.session_events import GameOver, SeatDropped, SeatDropVoted, StepApplied, TurnSkipped
 from p2p.wire import MSG_STEP
 
-from p2p_harness import Net, finish_together, first_legal
+from p2p_harness import Net, finish_together, first_legal, make_lobbies, pump_lobbies
 from redteam_auth_kit import step_of
 from test_resilience import logged_game
 
@@ -117,3 +121,77 @@ def test_a_late_decision_given_to_one_honest_peer_only_drops_nobody(tmp_path, ma
         assert not _events(net, i, SeatDropped), (i, _events(net, i, SeatDropped))
     finish_together(net, sessions, paths, (0, 1, 2, 3), cheaters=())
     assert len({e.final_hash for i in range(4) for e in _events(net, i, GameOver)}) == 1
+
+
+class NilNet(Net):
+    """Classico, seat ``LIAR`` answers at once every step, but at its own roll from step 20 on
+    its answer is nil (a "no"): the engine waits for the same roll at the next step (§C8.10 Own
+    decisions: nil changes nothing there). Stops ``STALL_STEPS`` steps into the stall."""
+
+    LIAR, STALL_STEPS = 1, 200
+
+    def __init__(self, sessions) -> None:
+        import engine as RE
+
+        self.E = RE
+        super().__init__(sessions, self._choose)
+        self.nils = 0
+        self.began: int | None = None
+        self.remedies: tuple | None = None  # (vote_out, skip_turn) of seat 0 during the stall
+        self.moved_on = False  # the turn left the liar (or it was dropped / skipped)
+
+    def _choose(self, s):
+        p = self.E.pending(s.state)
+        if s.my_seat == self.LIAR and s.step >= 20 and p.kind == "roll" and p.actors == (self.LIAR,):
+            if self.began is None:
+                self.began = s.step
+            self.nils += 1
+            return None
+        return self.E.bots.choose(s.state, s.my_seat)
+
+    def send_to(self, src, dst, raw):
+        """Seat 0's player presses j and J once the liar's nil of a stalled step is in (the
+        honest seat 2's message still on its way)."""
+        super().send_to(src, dst, raw)
+        s0 = self.s[0]
+        if src == self.LIAR and dst is s0 and self.began is not None and self.remedies is None \
+                and s0.steps.held(s0.step, self.LIAR) is not None:
+            self.remedies = (s0.vote_out(self.LIAR, self.now), s0.skip_turn(self.LIAR, self.now))
+
+    def hook(self, net):
+        s0 = self.s[0]
+        if self.began is None or s0 is None:
+            return None
+        if self.E.pending(s0.state).actors != (self.LIAR,) or self.LIAR in s0.dropped:
+            self.moved_on = True
+        if s0.step >= self.began + self.STALL_STEPS or self.moved_on:
+            self.s = [None] * len(self.s)  # stop here: enough to see whether anything moves it on
+        return None
+
+
+@pytest.mark.xfail(strict=True, reason="§C13.6/§C8.10: a seat that answers nil at once at its own roll holds "
+                   "its turn for ever: its message is held, so no drop, no skip, no player's vote applies "
+                   "(H163 BREAK #4)")
+def test_c13_6_a_seat_that_answers_nil_at_its_own_roll_does_not_hold_the_game_for_ever(tmp_path):
+    """Slow on purpose at its own decisions only, without being slow: classico, 3 seats, seat 1
+    sends its step message at once every step, nil at its own roll from step 20 on. Its peer is
+    neither silent (drop timeout) nor idle (turn time: "not sent its message"), the players'
+    ``vote_out`` (key j) and ``skip_turn`` (key J) need a seat whose step message is not held,
+    so nothing moves the game past its turn. The rule (§C13.6, §C8.10: a stalling seat holds a
+    step at most until the turn time, then the drop; or the players' skip moves its turn on):
+    within 200 steps (turn time 40 s each) the turn leaves it or it is dropped or skipped."""
+    import engine as RE
+    from p2p.gamelog import LogWriter
+
+    lobbies = make_lobbies(3, edition="classico", options={C.OPT_ON_DROP: "bot", C.OPT_DROP_TIMEOUT: 10,
+                                                            C.OPT_TURN_TIME: TURN})
+    pump_lobbies(lobbies)
+    ordered = sorted(lobbies.values(), key=lambda lob: lob.my_seat)
+    sessions = [lob.start_session(RE, log=LogWriter(tmp_path / f"{i}.log", lob.log_header()))
+                for i, lob in enumerate(ordered)]
+    net = NilNet(sessions)
+    net.run(max_time=1e6, max_rounds=5_000_000, hook=net.hook)
+    assert net.began is not None and net.nils >= 100  # the attack: nil at its roll, step after step
+    assert net.remedies == (False, False)  # no drop vote, no skip vote can be cast against it
+    assert sessions[0].step >= net.began + 100 and net.now < TURN  # 100s of steps, no clock time
+    assert net.moved_on, f"seat 1 still holds its roll after {sessions[0].step - net.began} steps"
