@@ -11,8 +11,9 @@ engine, virtual clock, turn time 40 s, drop timeout 10 s):
 
 * Hold (the bound as written): the slow seat is never dropped, no honest seat is dropped or
   skipped, every peer ends the same game; each of the slow seat's decision steps costs ~39 s, so
-  the game takes ~39 s × its decision steps (×7.5 at the default 300 s turn time: the table's
-  evening, by rule).
+  the game takes ~39 s × its decision steps; at the default 300 s turn time a 3-seat classico
+  game of the bots (333-382 decision steps, make_lobbies seeds demo/d2/d3) lasts 28-32 hours, by
+  rule (every seat sends every step, so the slow seat is asked at every decision step).
 * Hold: it also delivers each late decision to ONE honest peer only (10 ms before the turn
   time): the others get it from that peer at once (nobody votes), nobody is dropped, the
   game ends the same everywhere and lasts no longer than the slow seat's own delays (4 seats).
