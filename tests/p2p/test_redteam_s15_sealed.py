@@ -7,6 +7,8 @@ nil instead of its own: it can turn its committed input into a pass, never into 
 * Hold: the liar opens to one honest peer and withdraws (nil) to the other — two signed versions
   of its open-step message. The honest peers catch the equivocation (§C3.4 "Two versions
   applied"), vote the liar out and finish with one final hash, logs verifying.
+* Hold: its openings go to one honest peer only (the other never gets them from it): the other
+  gets each open step from the first (catch-up), nobody is dropped, one final hash, no cheater.
 * BREAK: a third option. The liar withholds its opening, looks at the others' openings, and when
   its own committed bid is worse for it than the bid its seat's *bot* would make (public: the
   default bot on the state before the commit step, §C8.4), it goes silent: voted out at the open
@@ -76,6 +78,31 @@ def test_an_opening_to_one_peer_and_a_withdrawal_to_the_other_is_caught_and_the_
     finish_together(net, net.s, paths, (0, 1), cheaters={LIAR}, engine=E)
     for i in (0, 1):
         assert [e.seat for e in net.events[i] if isinstance(e, SeatDropped)] == [LIAR], (i, restarts)
+
+
+def test_openings_shown_to_one_peer_only_reach_the_other_and_nobody_is_dropped(tmp_path):
+    """§C13.3 "open to some seats only": at every sealed open step the liar's opening (and its
+    re-sends) reaches seat 0 only; seat 1 never gets it from the liar. Seat 1 gets the step from
+    seat 0 (its next message shows it ahead: catch-up), so nobody is voted out, the game ends the
+    same for all three, the logs verify with no cheater."""
+    sessions, paths, _secrets = _sessions(tmp_path)
+    withheld: list = []
+
+    def drop(src, dst, raw):
+        s = net.s[LIAR]
+        if src != LIAR or dst != 1 or raw[:2] != STEP_TAG or s is None:
+            return False
+        if isinstance(step_of(raw).input, list):  # an opening [x, salt]
+            withheld.append(step_of(raw).step)
+            return True
+        return False
+
+    net = Net(sessions, _bot, drop=drop)
+    net.run(max_time=1e6, max_rounds=5_000_000)
+    assert len(set(withheld)) >= 3  # the attack: its openings of several rounds kept from seat 1
+    finish_together(net, net.s, paths, (0, 1, 2), cheaters=(), engine=E)
+    for i in range(3):
+        assert not [e for e in net.events[i] if isinstance(e, SeatDropped)], i
 
 
 class PeekNet(Net):
