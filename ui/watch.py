@@ -25,7 +25,7 @@ The replay runs in a worker thread while records arrive, at most every ``VERIFY_
 and never sooner than twice its own duration after the last one (a third of a core at most):
 the cost is the spectator's alone. ``bench/bench_watch.py``: the 245-step sample game
 re-verifies in 0.15-0.3 s; a long game (2,000 steps) in 1-2 s, so its board then moves every
-few seconds.
+few seconds. Which verified DROP and SKIP records become lines is ``ui.watch_drops.DropLines``'s.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from ui.play import DriverBase, Fault, HumanSeat
+from ui.watch_drops import DropLines
 
 
 def record_appenders(writer: Any) -> dict[int, Callable[[bytes], None]]:
@@ -141,8 +142,7 @@ class WatchDriver(DriverBase):
         self.link: Any = None
         self.chat_room: Any = None
         self._members_known = False
-        self._drops_seen = 1  # records looked at for DROP and SKIP lines (the header is record 0)
-        self._drops_shown: set[tuple[int, int, str]] = set()  # (step, seat, change): once, whoever serves
+        self.drops = DropLines()  # the DROP and SKIP records of our copy shown as lines
         self.clock: Callable[[], float] = time.monotonic
         #: Where we watch now: (address, port), and the seats' watch sockets found on DNS-SD.
         self.server: tuple[str, int] = (ad.address, int(ad.watch_port))
@@ -340,7 +340,7 @@ class WatchDriver(DriverBase):
             self._writer = None
         (self._dir / "game.log").unlink(missing_ok=True)
         self._written = 0
-        self._drops_seen = min(self._drops_seen, len(self.client.records))
+        self.drops.cut(len(self.client.records))
 
     def _write_new(self) -> bool:
         """Append the records received since the last call to our temporary log: every kind a
@@ -420,40 +420,13 @@ class WatchDriver(DriverBase):
         self._notify("step")
 
     def _show_drops(self, report: Any) -> None:
-        """Seats the others dropped and turns a majority skipped (DROP and SKIP records that
-        verified): a log line, and for a drop a panel mark, as the players get them
-        (SeatChanged, protocol.md §C8.4 — the rule from the setup —, §C8.10 'skipped')."""
-        from p2p.errors import WireError
-        from p2p.gamelog import DROP_RECORD, KIND_DROP, KIND_SKIP, SKIP_RECORD
-        from p2p.log_checks import BadLog, parse_header
-        from ui.play import SeatChanged
-
-        records = self.client.records
-        for i in range(self._drops_seen, self._written):
-            kind, payload = records[i]
-            if kind not in (KIND_DROP, KIND_SKIP):
-                continue
-            try:  # the log's tables (§C6), as verify reads them
-                step, seat = (DROP_RECORD if kind == KIND_DROP else SKIP_RECORD).decode(payload)[:2]
-            except WireError:
-                return  # malformed: the check found it bad (or will), so neither shown nor skipped
-            if not report.ok and (report.first_bad_step is None or step >= report.first_bad_step):
-                return  # not verified: neither shown nor skipped
-            if kind == KIND_SKIP:
-                change = "skipped"
-            else:
-                try:
-                    rule = parse_header(records[0][1])[0].options_dict().get("p2p.on_drop", "bot")
-                except BadLog:
-                    rule = "bot"
-                change = "bankrupt" if rule == "bankrupt" else "bot"
-            if (step, seat, change) not in self._drops_shown:  # the next server logged it too
-                self._drops_shown.add((step, seat, change))
-                if change != "skipped":  # a skipped seat keeps its seat (§C8.10)
-                    self.seat_changes[seat] = change
-                self._new_events.append(SeatChanged(seat, step, change))
-            self._drops_seen = i + 1
-        self._drops_seen = self._written
+        """Seats the others dropped and turns a majority skipped (verified DROP and SKIP records,
+        ``ui.watch_drops.DropLines``): a log line, and for a drop a panel mark, as the players get
+        them (SeatChanged, protocol.md §C8.4, §C8.10 'skipped': a skipped seat keeps its seat)."""
+        for change in self.drops.new(self.client.records, self._written, report):
+            if change.change != "skipped":
+                self.seat_changes[change.seat] = change.change
+            self._new_events.append(change)
 
     def _fail(self, fault: Fault) -> None:
         self.fault = fault
