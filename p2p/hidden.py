@@ -66,11 +66,13 @@ TAG_LEN = C.HIDDEN_TAG_LEN
 #: Most openings one STEP message delivers privately (all receivers together): keeps the
 #: message in one Ethernet frame (MAX_STEP_MSG); what does not fit stays due for the next step.
 MAX_DELIVERY_ITEMS = 36
+#: The cheat a recombined hidden secret proves when it does not make the seat's leaves (§C12.6).
+LEAVES_UNMADE = "hidden leaves not made from its chain secret"
 _NONCE = bytes(12)  # every delivery key encrypts exactly one plaintext (bound to the step)
 
 __all__ = ["Fault", "Layout", "layout_for_setup", "layout_of_state", "hidden_secret", "opening", "leaf",
            "make_leaves", "opening_matches", "bill_order_secret", "delivery_key", "seal_delivery", "open_delivery",
-           "HiddenLedger", "OPEN_LEN", "MODULUS", "MAX_DELIVERY_ITEMS"]
+           "HiddenLedger", "OPEN_LEN", "MODULUS", "MAX_DELIVERY_ITEMS", "LEAVES_UNMADE"]
 
 
 # --- items and statuses -----------------------------------------------------------------------
@@ -452,12 +454,24 @@ class HiddenLedger:
         self._leaving.clear()
         self.enqueue(state)
 
-    def drop(self, seat: int, hsecret: bytes | None) -> None:
+    def drop(self, seat: int, hsecret: bytes | None) -> str | None:
         """``seat`` was dropped at the current step: from now on it delivers and opens nothing
         and its field is not judged; its shares are recomputed from ``hsecret`` (its recombined
         chain) or count as 0. What the others owe it is cleared only after this step
         (``after_step``): their messages of this step may have been signed before the drop,
-        so this step's deliveries stay as ``expected`` said when the step began (§C12.6)."""
+        so this step's deliveries stay as ``expected`` said when the step began (§C12.6).
+
+        Returns the cheat its recombined ``hsecret`` proves, or None: a secret that does not
+        make every leaf the seat committed in its SETUP_SIG (§C12.2) proves the seat made its
+        leaves from another secret (§C12.6 'Leaves of another secret'; the DROP record and the
+        log header's leaves are the evidence). Its shares still come from ``hsecret``."""
         self.active[seat] = False
         self.dropped[seat] = hsecret
         self._leaving.add(seat)
+        if hsecret is None:
+            return None
+        mine = self.leaves[seat]
+        for t in range(self.layout.items):
+            if leaf(self.gid, seat, t, opening(hsecret, t)) != mine[LEAF_LEN * t:LEAF_LEN * (t + 1)]:
+                return f"{LEAVES_UNMADE} (item {t})"
+        return None

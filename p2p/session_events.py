@@ -171,8 +171,8 @@ class GameAbandoned:
 class CheaterProven:
     """Signed evidence proves that ``seat`` cheated (protocol.md §C8.8): seen at ``step``,
     ``reason`` in English; ``complaint``: the COMPLAINT envelope sent to every seat, or the
-    DROP record payload whose shares prove the seat's escrow bad (§C8.3; reported with its
-    drop). The session votes the seat out at once; it does not halt."""
+    DROP record payload whose shares prove the seat's escrow bad (§C8.3) or whose recombined
+    secret does not make its hidden leaves (§C12.6; reported with its drop). The session votes the seat out at once; it does not halt."""
 
     step: int
     seat: int

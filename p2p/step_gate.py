@@ -243,12 +243,15 @@ class StepGate:
         if s.log is not None and not s.replaying:
             s.log.append_drop(payload)
         s.catchup.record(KIND_DROP, payload, k)
+        cheat = info.cheat
         if s.hidden is not None:
-            s.hidden.drop(seat, None if chain is None else hidden_secret(chain.value(0)))
-        if info.cheat is not None:
-            # The quorum's shares prove its escrow bad; the DROP record is the evidence (§C8.3).
-            s.complaints.prove(Proof(seat, k, info.cheat, payload))
-            self._emit(CheaterProven(k, seat, info.cheat, payload))
+            unmade = s.hidden.drop(seat, None if chain is None else hidden_secret(chain.value(0)))
+            cheat = cheat or unmade  # its recombined secret does not make its leaves (§C12.6)
+        if cheat is not None:
+            # The quorum's shares prove its escrow bad, or the secret they recombine proves its
+            # hidden leaves made of another; the DROP record is the evidence (§C8.3, §C12.6).
+            s.complaints.prove(Proof(seat, k, cheat, payload))
+            self._emit(CheaterProven(k, seat, cheat, payload))
         self._emit(SeatDropped(k, seat, info.rule, chain is not None))
         s.escrows.send()
         if s.own.reveal_waiting and s.escrows.gate_open():

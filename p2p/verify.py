@@ -200,7 +200,9 @@ def _replay(engine: Engine, reader: LogReader, it: Any, rep: Report) -> None:
                 chain = OffsetChain(chain, bases[seat])  # its chain since its re-seat (§C8.9)
             dropped[seat] = (rule, chain, k)
             if ledger is not None:
-                ledger.drop(seat, None if chain is None else hidden_secret(chain.value(0)))
+                unmade = ledger.drop(seat, None if chain is None else hidden_secret(chain.value(0)))
+                if unmade is not None:  # its leaves are not made from its recombined secret (§C12.6)
+                    rep.cheaters.append({"seat": seat, "step": k, "reason": unmade, "complainer": None})
             epoch += 1
             acks.open_epoch(epoch, active)
             continue
