@@ -142,6 +142,18 @@ def test_waiting_room_keeps_quiet_while_the_hosts_advert_stays_and_a_clone_goes(
     assert _room_sees_goodbye(CLONE, [HOST]) == (False, False)
 
 
+def test_waiting_room_tells_the_host_is_gone_while_a_clone_with_the_hosts_own_key_stays():
+    """RV14-A #4: ``pk`` is public: a clone under another name (at its own address) may carry the host's
+    key and fingerprint; after the host's goodbye it kept the notice away. Joined from the list, the
+    room also matches the address and port Anna joined. A clone naming the host's address too (its
+    joins reach the real host) cannot be told from the host's advert: stated in ``host_gone``."""
+    from dataclasses import replace
+
+    same_key = replace(CLONE, public_key=HOST_PK, x25519_key=HOST_PK[::-1], fingerprint=HOST_FP)
+    assert _room_sees_goodbye(HOST, [same_key, THIRD]) == (False, True)
+    assert _room_sees_goodbye(same_key, [HOST]) == (False, False)
+
+
 def test_joined_host_key_is_the_adverts_pk_else_unknown():
     """``joined_host_key``: the ``pk`` a join from the list was given; None for a driver without it
     (the room then matches the game id alone, as before)."""

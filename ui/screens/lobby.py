@@ -296,14 +296,20 @@ class WaitingScreen(Screen):
         (protocol.md Part U "Leaving the waiting room"). The advert is the one of that game id
         *and the host's key* (``joined_host_key``; the game id alone if the key is unknown): a clone
         of the game id under another key (§N3 "Contested game ids") stays listed after the host's
-        goodbye and must not hide it (RV13-C #6). A game never seen there (multicast blocked) is
-        never gone."""
+        goodbye and must not hide it (RV13-C #6). Joined from the list, also *at the address and
+        port* we joined (the advert's own, ``NetGame.cfg["host_addr"]``): ``pk`` is public, so a
+        clone may carry the host's key too, under another name (RV14-A #4); only a clone that also
+        names the host's address (whose joins reach the real host) still hides the goodbye, as
+        mDNS cannot tell them apart. A game never seen there (multicast blocked) is never gone."""
         gid = getattr(self.driver, "advert_id", None)
         backend = getattr(self.app, "backend", None)
         if gid is None or backend is None or self.driver.phase != "lobby":
             return False
         key = joined_host_key(self.driver)
-        listed = any(ad.game_id == gid and (key is None or ad.public_key == key) for ad in backend.games())
+        cfg = getattr(self.driver, "cfg", None) or {}  # a join by code: the code's address may be another
+        where = tuple(cfg["host_addr"]) if key is not None and cfg.get("host_keys") and cfg.get("host_addr") else None
+        listed = any(ad.game_id == gid and (key is None or ad.public_key == key)
+                     and (where is None or (ad.address, ad.port) == where) for ad in backend.games())
         self._ad_seen |= listed
         return self._ad_seen and not listed
 
