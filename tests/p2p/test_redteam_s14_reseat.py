@@ -210,3 +210,20 @@ def test_property_a_seat_with_budget_left_and_min_q_active_carriers_is_reseated(
             del drops[seat]
             reseats[seat] = reseats.get(seat, 0) + 1
         assert epoch + sum(active) - 1 <= C.MAX_EPOCH
+
+
+def test_a_spent_seat_is_neither_carried_nor_asks(table8):
+    """§C8.9 'Carrying' (courtesies beside the rule): a carrier neither holds nor carries the
+    request of a seat whose budget is spent ("ignored", no slot taken), and a peer whose own
+    seat's budget is spent does not ask (``Reseat.may_return``); one re-seat less, both again."""
+    setup, ids, _ = table8
+    carrier = reseat.Reseat(setup, 0, hidden=False)
+    raw = request_for(ids[5], setup, 5, 9, bytes([5]) * 32)
+    carrier.reseats[5] = MAX_RESEATS
+    assert carrier.receive(raw, 0.0, {5: 9}) == "ignored" and carrier.field(0.0, {5: 9}, 10) == []
+    carrier.reseats[5] = MAX_RESEATS - 1
+    assert carrier.receive(raw, 0.0, {5: 9}) == "held" and carrier.field(0.0, {5: 9}, 10) == [raw]
+    mine = reseat.Reseat(setup, 5, hidden=False)
+    mine.reseats[5] = MAX_RESEATS
+    assert not mine.may_return(5) and mine.may_return(4)
+    assert not reseat.Reseat(setup, 5, hidden=True).may_return(5)  # not offered with hidden information
