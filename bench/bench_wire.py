@@ -36,7 +36,7 @@ def _pk(i: int) -> bytes:
 
 def samples() -> dict[str, tuple[str, list]]:
     """name -> (decoder name in p2p.wire, body as a plain list)."""
-    player = [[_pk(i), K, f"p{i}", H, H, False] for i in range(4)]
+    player = [[_pk(i), K, f"p{i}", H, H, False, ["127.0.0.1", 4000 + i]] for i in range(4)]
     setup = [C.PROTOCOL_VERSION, GID, "classico", 4, 200, [["a", 1], ["b", "x"]], player]
     setup_b = msgpack.packb(setup, use_bin_type=True)
     delivery = bytes(C.HIDDEN_TAG_LEN + 2 * C.HIDDEN_OPEN_LEN)
@@ -49,9 +49,9 @@ def samples() -> dict[str, tuple[str, list]]:
         "setup": ("decode_setup", setup),
         "join": ("decode_join", [GID, C.PROTOCOL_VERSION, player[0]]),
         "status": ("decode_status", [GID, "classico", 4, 2, ["a", "b"], K, K]),
-        "reject": ("decode_reject", [GID, K, 1, K, K]),
+        "reject": ("decode_reject", [GID, K, 1, K, K, H]),
         "leave": ("decode_leave", [GID]),
-        "proposal": ("decode_proposal", [GID, setup_b, [["127.0.0.1", 4000 + i] for i in range(4)]]),
+        "proposal": ("decode_proposal", [GID, setup_b]),
         "setup_sig": ("decode_setup_sig", [GID, 1, H]),
         "seed": ("decode_seed", [GID, 1, H, H, [H, H, H, H]]),
         "escrow": ("decode_escrow", [GID, 0, 1, [[i, H, bytes(C.SHARE_LEN + 16)] for i in (1, 2, 3)]]),

@@ -28,31 +28,21 @@ from .identity import fingerprint_of
 from .join_code import join_code_tag
 from .lobby_events import LobbyStatus, PlayerJoined, PlayerLeft, PlayerRemoved, SameKeyJoin
 from .probe_gate import ProbeGate
-from .wire import (MSG_JOIN, MSG_PROPOSAL, MSG_REJECT, MSG_STATUS, Envelope, Join, Player, Proposal, Reject,
-                   Setup, Status, seal_message)
+from .reject import REJECT_TEXT, JoinAnswers  # noqa: F401 (REJECT_TEXT re-exported)
+from .seat_endpoint import same_endpoint
+from .wire import (MSG_JOIN, MSG_PROPOSAL, MSG_REJECT, MSG_STATUS, Envelope, Join, Player, Proposal, Setup, Status,
+                   seal_message)
 
 #: The lobby's first phases (``p2p.lobby`` has them all): a joiner before the host's STATUS,
 #: then everyone until the setup is proposed.
 JOINING = "joining"
 WAITING = "waiting"
 
-#: Host: at most this many members joined from one source address (host, port) that never
-#: signed a setup of this lobby (protocol.md §C2.2 step 7). An honest peer has one socket and one
-#: key; two leave room for a player who restarted with a fresh key.
-MAX_UNCONFIRMED_PER_ADDR = 2
-
 #: The signing phases (``p2p.lobby``): a STATUS or REJECT of the host may end them (§C2.2 step 7).
 _SETUP_PHASES = ("signing", "revealing")
 
 #: Joiner: why it stops when the host signs with its key (one computer, one key dir, §C2.2; ui hints --config-dir).
 SAME_KEY = "the host uses our own player key"
-
-#: English text of each REJECT code (protocol.md §C2.1); ui translates it.
-REJECT_TEXT = {
-    C.REJECT_FULL: "the lobby is full",
-    C.REJECT_VERSION: "protocol version mismatch",
-    C.REJECT_OTHER_KEYS: "already joined with other keys",
-}
 
 
 def xk_usable(identity: Any, xk: bytes) -> bool:
@@ -113,10 +103,12 @@ class Admission:
         self._probe_gate = ProbeGate(lobby.drop)
         # host only (§C2.2 step 7): keys removed for not confirming a setup (never seated again
         # here), members whose entry predates the current round (they must JOIN again with a fresh
-        # seed commitment before the next PROPOSAL), members that signed a setup once (off the cap)
+        # seed commitment before the next PROPOSAL)
         self._banned: set[bytes] = set()
         self.stale: set[bytes] = set()
-        self._confirmed: set[bytes] = set()
+        #: Which JOIN a REJECT answers (version 6, p2p/reject.py): the host's last accepted JOIN
+        #: per member, the JOINs a joiner sent in this attempt.
+        self.answers = JoinAnswers()
 
     @property
     def host_public_key(self) -> bytes | None:
@@ -140,10 +132,6 @@ class Admission:
         self.host_fp = host_fp
         self.code_tag = code_tag
 
-    def confirmed(self, pk: bytes) -> None:
-        """The member ``pk`` signed a setup of this lobby (host: off the per-address cap)."""
-        self._confirmed.add(pk)
-
     def new_round(self, me: Player) -> None:
         """Host, a new round (§C2.2 step 7): our fresh entry; every other member is stale
         until it JOINs again with its fresh seed commitment."""
@@ -155,7 +143,7 @@ class Admission:
     def join_msg(self) -> bytes:
         """Our JOIN; with the probe game id (zero) while joining by code: a PROBE."""
         lob = self._lobby
-        return seal_message(lob.identity, MSG_JOIN, Join(lob.game_id, C.PROTOCOL_VERSION, lob.me))
+        return self.answers.sent(seal_message(lob.identity, MSG_JOIN, Join(lob.game_id, C.PROTOCOL_VERSION, lob.me)))
 
     # -- handlers ---------------------------------------------------------------------------
 
@@ -223,7 +211,7 @@ class Admission:
         if lob.phase == WAITING:
             lob.send(addr, self.status_msg())
         else:
-            self._reject(addr, msg.player.public_key, C.REJECT_FULL)
+            self._reject(addr, msg.player.public_key, C.REJECT_FULL, env.raw)
 
     def probe_confirmed(self, addr: Any, now: float) -> bool:
         """Host: the channel to ``addr`` was just confirmed (its RESPONSE, ``Endpoint.on_confirm``):
@@ -244,8 +232,7 @@ class Admission:
         if join_code_tag(msg.game_id, msg.host_pk) != self.code_tag:
             lob.drop("not_host")
             return
-        if env.mtype == MSG_REJECT and msg.joiner_pk != lob.identity.public_key:
-            lob.drop("not_for_us")
+        if env.mtype == MSG_REJECT and not self._ours(msg):
             return
         if not self._from_host(env, addr, peer_key, (msg.host_pk, msg.host_xk)):
             return
@@ -264,12 +251,15 @@ class Admission:
         if peer_key is not None and peer_key != p.x25519_key:
             lob.drop("key_mismatch")  # the channel's key must be the one the player asks to be seated with
             return
+        if not same_endpoint(p.endpoint, addr):  # §C2.2 step 2: a JOIN comes from the endpoint it signs
+            lob.drop("endpoint_mismatch")
+            return
         if not env.verify(p.public_key):
             lob.drop("bad_signature")
             return
         self._same_key(p.public_key, addr)  # answered as any (REJECT: the joiner stops, SAME_KEY)
         if msg.version != C.PROTOCOL_VERSION:
-            self._reject(addr, p.public_key, C.REJECT_VERSION)
+            self._reject(addr, p.public_key, C.REJECT_VERSION, env.raw)
             return
         if not name_ok(p.name):
             # §C2.1 'Names': our joiners clean their own name (Lobby), so only another client
@@ -278,7 +268,10 @@ class Admission:
             return
         if p.public_key in self._banned:
             lob.drop("banned")
-            self._reject(addr, p.public_key, C.REJECT_FULL)
+            self._reject(addr, p.public_key, C.REJECT_FULL, env.raw)
+            return
+        if any(k != p.public_key and tuple(q.endpoint) == tuple(p.endpoint) for k, (q, _) in self.joined.items()):
+            lob.drop("endpoint_taken")  # one member per endpoint (§C2.2 step 2); no answer: it may be spoofed
             return
         known = self.joined.get(p.public_key)
         if (known is not None and p.public_key in self.stale and lob.phase == WAITING
@@ -289,31 +282,22 @@ class Admission:
             if not self.stale:
                 lob.clear_deadline()  # nobody left to wait for (the stale members' JOIN_TIMEOUT)
             self.joined[p.public_key] = (p, addr)
+            self.answers.accepted(p.public_key, env.raw)
             self.broadcast_status()
             self.maybe_propose(now)
             return
         if known is not None and known[0] == p:
-            if addr != known[1] and peer_key != p.x25519_key:
-                # A replayed JOIN from elsewhere would move the player's address (and cut it off):
-                # only a channel keyed with the player's own X25519 key may do that.
-                lob.drop("moved_unproven")
-                return
-            if lob.phase == WAITING:  # a repeated join: refresh its address, answer again
-                self.joined[p.public_key] = (p, addr)
+            if lob.phase == WAITING:  # a repeated join (from its endpoint, checked above): answer again
                 lob.send(addr, self.status_msg())
             return
         if lob.phase != WAITING or known is not None:
-            self._reject(addr, p.public_key, C.REJECT_FULL if known is None else C.REJECT_OTHER_KEYS)
-            return
-        if sum(1 for k, (_, a) in self.joined.items() if a == addr and k not in self._confirmed) \
-                >= MAX_UNCONFIRMED_PER_ADDR:
-            lob.drop("address_cap")  # one socket, many fresh keys: ghosts (§C2.2 step 7)
-            self._reject(addr, p.public_key, C.REJECT_FULL)
+            self._reject(addr, p.public_key, C.REJECT_FULL if known is None else C.REJECT_OTHER_KEYS, env.raw)
             return
         if not xk_usable(lob.identity, p.x25519_key):
             lob.drop("bad_key")  # a low-order key: no channel, escrow or delivery key with it (H94)
             return
         self.joined[p.public_key] = (p, addr)
+        self.answers.accepted(p.public_key, env.raw)
         lob.emit(PlayerJoined(p.name, fingerprint_of(p.public_key)))
         self.broadcast_status()
         self.maybe_propose(now)
@@ -340,7 +324,8 @@ class Admission:
             p, addr = self.joined.pop(pk)
             self._banned.add(pk)
             self.stale.discard(pk)
-            self._reject(addr, pk, C.REJECT_FULL)
+            self._reject(addr, pk, C.REJECT_FULL)  # answering its last JOIN we took
+            self.answers.forget(pk)
             self._lobby.emit(PlayerRemoved(p.name, fingerprint_of(pk)))
             self._lobby.count("removed")
 
@@ -361,6 +346,7 @@ class Admission:
             return
         del self.joined[pk]
         self.stale.discard(pk)
+        self.answers.forget(pk)
         lob.emit(PlayerLeft(p.name, fingerprint_of(pk)))
         self.broadcast_status()
         self.maybe_propose(now)
@@ -415,10 +401,20 @@ class Admission:
         lob.to_waiting(msg.edition, msg.seats)
         lob.emit(LobbyStatus(msg.edition, msg.seats, msg.taken, tuple(shown_name(n) for n in msg.names)))
 
+    def _ours(self, msg: Any) -> bool:
+        """Joiner: a REJECT names our key and answers a JOIN we sent in this attempt (version 6,
+        p2p/reject.py), else dropped: ``not_for_us`` (sent to someone else), ``stale_reject``."""
+        if msg.joiner_pk != self._lobby.identity.public_key:
+            self._lobby.drop("not_for_us")  # a REJECT the host sent someone else, replayed
+            return False
+        if not self.answers.believes(msg):
+            self._lobby.drop("stale_reject")  # it answers a JOIN of another attempt: replayed (H156 #2)
+            return False
+        return True
+
     def on_reject(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
         lob = self._lobby
-        if msg.joiner_pk != lob.identity.public_key:
-            lob.drop("not_for_us")  # a REJECT the host sent someone else, replayed
+        if not self._ours(msg):
             return
         if not self._from_host(env, addr, peer_key, (msg.host_pk, msg.host_xk), round_end=True):
             return
@@ -456,7 +452,7 @@ class Admission:
             lob.misbehaved(addr, "a seat's name is not clean", env)
             lob.abort("refusing the setup: a player's name has control characters")
             return
-        endpoints = list(msg.endpoints)
+        endpoints = [tuple(p.endpoint) for p in setup.players]  # each seat's own word (§C2.1, version 6)
         endpoints[host_seat] = addr  # we reach the host where it answered us
         lob.enter_signing(msg.setup_bytes, setup, tuple(endpoints), now)
 
@@ -469,10 +465,10 @@ class Admission:
         return seal_message(ident, MSG_STATUS, Status(lob.game_id, lob.edition, lob.seats, len(names),
                                                       tuple(names), ident.public_key, ident.x25519_public_key))
 
-    def _reject(self, addr: Any, joiner_pk: bytes, code: int) -> None:
-        lob, ident = self._lobby, self._lobby.identity
-        lob.send(addr, seal_message(ident, MSG_REJECT, Reject(
-            lob.game_id, joiner_pk, code, ident.public_key, ident.x25519_public_key)))
+    def _reject(self, addr: Any, joiner_pk: bytes, code: int, join_raw: bytes | None = None) -> None:
+        """Host: REJECT ``code`` to ``addr``, answering ``join_raw`` (None: the member's last JOIN)."""
+        lob = self._lobby
+        lob.send(addr, self.answers.reject_msg(lob.identity, lob.game_id, joiner_pk, code, join_raw))
 
     def broadcast_status(self) -> None:
         """Host: STATUS to every other member, and ``LobbyStatus`` for us."""
@@ -490,9 +486,8 @@ class Admission:
         setup = Setup(C.PROTOCOL_VERSION, lob.game_id, lob.edition, lob.seats, lob.chain.length,
                       lob.options, tuple(p for p, _ in entries))
         sb = setup.encode()
-        endpoints = tuple(tuple(a) if isinstance(a, (tuple, list)) else a for _, a in entries)
-        wire_eps = tuple((str(a[0]), int(a[1])) for a in endpoints)
-        raw = seal_message(lob.identity, MSG_PROPOSAL, Proposal(lob.game_id, sb, setup, wire_eps))
+        endpoints = tuple(tuple(p.endpoint) for p in setup.players)  # each signed by its seat (§C2.1)
+        raw = seal_message(lob.identity, MSG_PROPOSAL, Proposal(lob.game_id, sb, setup))
         for pk, (p, addr) in self.joined.items():
             if pk != lob.identity.public_key:
                 lob.send(addr, raw)

@@ -61,15 +61,17 @@ class Status(NamedTuple):
 
 
 class Reject(NamedTuple):
-    """REJECT body ``[game_id, joiner_pk, code, host_pk, host_xk]``: the host (keys
+    """REJECT body ``[game_id, joiner_pk, code, host_pk, host_xk, answers]``: the host (keys
     ``host_pk``, ``host_xk``, which signed it) refuses the JOIN of ``joiner_pk``; ``code`` is one
-    of ``const.REJECT_CODES`` (no free text: the joiner shows its own)."""
+    of ``const.REJECT_CODES`` (no free text: the joiner shows its own); ``answers`` (32 bytes,
+    version 6): ``reject.answers_hash`` of the JOIN (or PROBE) envelope it answers (§C2.1)."""
 
     game_id: bytes
     joiner_pk: bytes
     code: int
     host_pk: bytes
     host_xk: bytes
+    answers: bytes
 
 
 class Leave(NamedTuple):
@@ -79,14 +81,13 @@ class Leave(NamedTuple):
 
 
 class Proposal(NamedTuple):
-    """PROPOSAL body ``[game_id, setup_bytes, [[host, port]...]]``: the host's proposed setup and
-    each seat's UDP endpoint (seat order; endpoints are not signed into the setup). ``setup``
-    is derived: ``setup_bytes`` decoded (not on the wire twice)."""
+    """PROPOSAL body ``[game_id, setup_bytes]`` (version 6): the host's proposed setup; each
+    seat's UDP endpoint is in its own player entry, which it signed (§C2.1). ``setup`` is
+    derived: ``setup_bytes`` decoded (not on the wire twice)."""
 
     game_id: bytes
     setup_bytes: bytes
     setup: Any  # wire.Setup, decoded from setup_bytes
-    endpoints: tuple
 
 
 class SetupSig(NamedTuple):

@@ -8,7 +8,7 @@ Times are seconds (float, monotonic clock passed in by the caller); sizes are by
 from __future__ import annotations
 
 #: Wire protocol version, carried in Join and in the signed setup.
-PROTOCOL_VERSION = 5
+PROTOCOL_VERSION = 6
 
 #: Every Ed25519 signature covers ``SIG_PREFIX + domain + b"\x00" + body`` (protocol.md §C2).
 SIG_PREFIX = b"lanopoli/1/"
@@ -42,6 +42,8 @@ DOMAIN_RECORDS = b"records"  # type 38 (protocol.md §N10)
 #: Hash domains (not signatures): setup hash and per-step digest.
 HASH_SETUP = b"lanopoli/1/setup\x00"
 HASH_DIGEST = b"lanopoli/1/digest\x00"
+#: REJECT's ``answers`` (version 6, protocol.md §C2.1): SHA-256 of this + the JOIN envelope it answers.
+HASH_REJECT_ANSWERS = b"lanopoli/1/reject-answers\x00"
 #: Beacon prefix, as fixed by DESIGN.md §3 / protocol.md §C4.
 BEACON_PREFIX = b"beacon"
 

@@ -48,6 +48,7 @@ from .lobby_events import (GameStarted, LobbyAborted, LobbyPeerMisbehaved, Lobby
 from .lockstep import LockstepSession
 from .setup_round import ABORTED, REVEALING, SIGNING, STARTED, SetupRound  # noqa: F401 (re-exported)
 from .setup_options import RESILIENCE_DEFAULTS, check_p2p_options  # noqa: F401 (re-exported)
+from .seat_endpoint import canonical_endpoint
 from .setup_signing import SetupSigning
 from .wire import (LOBBY_DECODERS, MSG_JOIN, MSG_LEAVE, MSG_PROPOSAL, MSG_REJECT, MSG_SEED, MSG_SETUP_SIG,
                    MSG_STATUS, Envelope, Leave, Player, Setup, check_options, open_envelope, seal_message)
@@ -72,7 +73,7 @@ class Lobby:
     ("the calls of the parts")."""
 
     def __init__(self, identity: Identity, *, role: str, game_id: bytes, name: str, bot: bool,
-                 demo_seed: bytes | None, now: float, chain_length: int) -> None:
+                 demo_seed: bytes | None, now: float, chain_length: int, endpoint: Any) -> None:
         if len(game_id) != C.GAME_ID_LEN:
             raise LocalProtocolError("game_id must be 16 bytes")
         if len(name) > C.MAX_NAME_LEN:
@@ -89,9 +90,9 @@ class Lobby:
         #: The current setup round (protocol.md §C2.2 step 7 starts a new one): our seed secret
         #: of it, the setup once proposed, every seat's SETUP_SIG and SEED.
         self.setup_round = SetupRound(self, 0, new_secret(demo_seed, b"seed", game_id))
-        #: Our own setup entry.
+        #: Our own setup entry, with the endpoint our game socket is bound to (§C2.1, version 6).
         self.me = Player(identity.public_key, identity.x25519_public_key, name, self.chain.head,
-                         self.setup_round.seed_commit, bot)
+                         self.setup_round.seed_commit, bot, canonical_endpoint(endpoint))
         self.phase = JOINING
         self.edition = ""
         self.seats = 0
@@ -165,7 +166,8 @@ class Lobby:
              options: Any = None, bot: bool = False, demo_seed: bytes | None = None, now: float = 0.0,
              chain_length: int = C.CHAIN_LENGTH) -> "Lobby":
         """Open a lobby and seat ourselves. ``endpoint``: our transport address as peers should
-        reach it. ``demo_seed`` (demos/tests only) makes the game id, chain and seed secret
+        reach it (signed in our entry: ``seat_endpoint.canonical_endpoint``, ValueError if it is no
+        valid endpoint, e.g. a wildcard). ``demo_seed`` (demos/tests only) makes the game id, chain and seed secret
         deterministic. Raises ``LocalProtocolError`` for a bad seat count, edition or options,
         or a drawn game id of 16 zero bytes (the PROBE's, §N3.1)."""
         if not C.MIN_SEATS <= seats <= C.MAX_SEATS:
@@ -181,18 +183,19 @@ class Lobby:
         if gid == C.PROBE_GAME_ID:  # the probe's gid is no game's (§N3.1); p = 2^-128
             raise LocalProtocolError("the zero game id is reserved for join-code probes")
         lob = cls(identity, role="host", game_id=gid, name=name, bot=bot, demo_seed=demo_seed, now=now,
-                  chain_length=chain_length)
+                  chain_length=chain_length, endpoint=endpoint)
         lob.phase, lob.edition, lob.seats, lob.options = WAITING, edition, seats, opts
         lob.admission.seat_host(lob.me, endpoint)
         lob._events.append(PlayerJoined(lob.me.name, identity.fingerprint))
         return lob
 
     @classmethod
-    def join(cls, identity: Identity, *, host_addr: Any, game_id: bytes | None, name: str, bot: bool = False,
-             demo_seed: bytes | None = None, now: float = 0.0, chain_length: int = C.CHAIN_LENGTH,
+    def join(cls, identity: Identity, *, host_addr: Any, game_id: bytes | None, name: str, endpoint: Any,
+             bot: bool = False, demo_seed: bytes | None = None, now: float = 0.0, chain_length: int = C.CHAIN_LENGTH,
              host_keys: tuple[bytes, bytes] | None = None, host_fp: str | None = None,
              code_tag: int | None = None) -> "Lobby":
-        """Ask the host at ``host_addr`` for a seat in game ``game_id`` (from discovery).
+        """Ask the host at ``host_addr`` for a seat in game ``game_id`` (from discovery), from our
+        socket's address ``endpoint`` (signed in our JOIN, §C2.1; ValueError as for ``host``).
 
         ``code_tag`` (join by code, ``game_id`` None): first send a PROBE (a JOIN with a zero
         game id); the host's signed STATUS/REJECT is believed only if its game id and key give
@@ -206,7 +209,7 @@ class Lobby:
         if game_id is None and code_tag is None:
             raise LocalProtocolError("a joiner needs the game id or a join code")
         lob = cls(identity, role="joiner", game_id=game_id or C.PROBE_GAME_ID, name=name, bot=bot,
-                  demo_seed=demo_seed, now=now, chain_length=chain_length)
+                  demo_seed=demo_seed, now=now, chain_length=chain_length, endpoint=endpoint)
         lob.admission.expect_host(host_addr, host_keys, host_fp, code_tag if game_id is None else None)
         lob._deadline = now + C.JOIN_TIMEOUT
         lob._join = JoinResend(now, probe=game_id is None)
@@ -442,10 +445,6 @@ class Lobby:
     def old_setup(self, setup_hash: bytes) -> bool:
         """Whether ``setup_hash`` is a setup of a round given up."""
         return setup_hash in self._old_setups
-
-    def seat_confirmed(self, pk: bytes) -> None:
-        """The seat ``pk`` signed our setup (admission: off the per-address cap)."""
-        self.admission.confirmed(pk)
 
     def revealing(self) -> None:
         """Every seat signed: the round reveals."""

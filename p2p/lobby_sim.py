@@ -103,13 +103,14 @@ def lobby_game(host_id: Identity, joiner_ids: list[Identity], plan: FaultPlan, *
     peers = {HOST: LobbyPeer(host_id, host, 100)}
     tag = join_code_tag(host.game_id, host_id.public_key)
     for i, ident in enumerate(joiner_ids, 1):
+        at = ("10.0.0.%d" % (i + 1), 5000)
         if by_code:
-            lob = Lobby.join(ident, host_addr=HOST, game_id=None, name=f"j{i}", chain_length=8, now=0.0,
+            lob = Lobby.join(ident, host_addr=HOST, game_id=None, name=f"j{i}", chain_length=8, now=0.0, endpoint=at,
                              code_tag=tag)
         else:
-            lob = Lobby.join(ident, host_addr=HOST, game_id=host.game_id, name=f"j{i}", chain_length=8,
+            lob = Lobby.join(ident, host_addr=HOST, game_id=host.game_id, name=f"j{i}", chain_length=8, endpoint=at,
                              host_keys=(host_id.public_key, host_id.x25519_public_key))
-        peers[("10.0.0.%d" % (i + 1), 5000)] = LobbyPeer(ident, lob, 100 + i)
+        peers[at] = LobbyPeer(ident, lob, 100 + i)
     net = SimNetwork(plan)
     for addr, peer in peers.items():
         net.attach(addr, peer)

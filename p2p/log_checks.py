@@ -21,7 +21,7 @@ from .forced import is_forced, other_fields
 from .gamelog import HEADER_RECORD
 from .wire import (MSG_ABANDON, MSG_COMPLAINT, MSG_SEED, MSG_SETUP_SIG, Envelope, StepBody, decode_abandon,
                    decode_complaint, decode_seed, decode_setup, decode_setup_sig, decode_step_body, open_envelope,
-                   setup_hash)
+                   setup_hash, unpack)
 
 #: Why a record is refused whose message at a plain chance step is validly signed, over the
 #: replayed history, but is not its seat's forced body (protocol.md §C3.8: acks, re-seat
@@ -37,6 +37,18 @@ class BadLog(Exception):
         self.step, self.why = step, why
 
 
+def _other_version(payload: bytes) -> str | None:
+    """The refusal of a header whose setup is of another protocol version (its first field, read
+    as plain msgpack), or None if it names ours or cannot be read."""
+    try:
+        version = unpack(unpack(payload)[1])[0]
+    except (WireError, ValueError, TypeError, IndexError, KeyError):
+        return None
+    if type(version) is not int or version == C.PROTOCOL_VERSION:
+        return None
+    return f"the log is of protocol version {version}; this program checks version {C.PROTOCOL_VERSION}"
+
+
 def parse_header(payload: bytes) -> tuple:
     """Check a log header record (protocol.md §C6): every seat's setup signature and seed reveal.
     Returns (setup, setup bytes, setup hash, game seed); raises ``BadLog`` (step -1)."""
@@ -44,7 +56,9 @@ def parse_header(payload: bytes) -> tuple:
         version, sb, sigs, seeds = HEADER_RECORD.decode(payload)
         setup = decode_setup(sb)
     except (WireError, ValueError, TypeError) as e:
-        raise BadLog(-1, f"malformed header: {e}") from None
+        # A setup of another version may not even decode as ours (version 6's player entry has 7
+        # fields): name its version, read from the setup's first field, rather than a field error.
+        raise BadLog(-1, _other_version(payload) or f"malformed header: {e}") from None
     if setup.version != C.PROTOCOL_VERSION:
         # Another version plays by other rules (protocol.md §E0 "Versioning"): replaying it with
         # ours would call an honest log invalid, or a bad one valid.

@@ -145,7 +145,7 @@ class NodeLobby:
         want = cfg.game_id
         if cfg.host_addr is not None:
             self.lobby = Lobby.join(identity, host_addr=(str(cfg.host_addr[0]), int(cfg.host_addr[1])),
-                                    game_id=want, name=name, bot=cfg.local_input is None,
+                                    game_id=want, name=name, endpoint=link.address, bot=cfg.local_input is None,
                                     demo_seed=cfg.demo_seed, now=node.loop.time(),
                                     chain_length=cfg.chain_length, host_keys=cfg.host_keys,
                                     code_tag=cfg.host_code)
@@ -168,8 +168,8 @@ class NodeLobby:
             raise NodeError("not_found", "no lanopoli game found") from None
         keys = None if ad.public_key is None else (ad.public_key, ad.x25519_key)
         self.lobby = Lobby.join(identity, host_addr=(ad.address, ad.port), game_id=ad.game_id,
-                                name=name, bot=cfg.local_input is None, demo_seed=cfg.demo_seed,
-                                now=node.loop.time(),
+                                name=name, endpoint=link.address, bot=cfg.local_input is None,
+                                demo_seed=cfg.demo_seed, now=node.loop.time(),
                                 chain_length=cfg.chain_length, host_keys=keys, host_fp=ad.fingerprint)
         # The host's key is known from the advert: every channel we accept is keyed from the
         # first datagram (protocol.md §N2.2); plain datagrams are strangers'.

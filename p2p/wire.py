@@ -39,6 +39,7 @@ from .envelope import (DOMAINS, MAX_SIZE, MSG_ABANDON, MSG_ALIVE, MSG_CATCHUP_RE
 from .errors import WireError
 from .identity import Identity
 from .schema import Array, Bin, Bool, Custom, Nil, Opt, Rule, Schema, Str, Struct, UInt, pack, unpack  # noqa: F401
+from .seat_endpoint import endpoint_ok
 
 # ``pack``/``unpack`` (p2p/schema.py), the body classes (p2p/bodies.py) and the envelope
 # (p2p/envelope.py) are imported from here.
@@ -191,6 +192,7 @@ class Player(NamedTuple):
     chain_head: bytes  # 32 bytes, h_n of the player's hash chain
     seed_commit: bytes  # 32 bytes, SHA-256 of the seed secret
     bot: bool
+    endpoint: tuple  # (host: canonical IP text, port 1..65535): where its game socket is bound (version 6)
 
 
 class Setup(NamedTuple):
@@ -218,8 +220,12 @@ class Setup(NamedTuple):
 
 # --- the tables (protocol.md §C1-§C9, §N9, §N10) ------------------------------------------------
 
+#: A seat's own endpoint (§C2.1, version 6; p2p/seat_endpoint.py): [host, port], one text form.
+ENDPOINT = Struct((("host", Str(C.MAX_HOST_LEN)), ("port", UInt(65535, 1))),
+                  rules=(_rule(lambda e: endpoint_ok(e[0], e[1]), "endpoint: not a canonical IP address"),))
+
 PLAYER = Struct((("public_key", KEY), ("x25519_key", KEY), ("name", NAME), ("chain_head", H32),
-                 ("seed_commit", H32), ("bot", Bool())), Player)
+                 ("seed_commit", H32), ("bot", Bool()), ("endpoint", ENDPOINT)), Player)
 
 #: The setup (§C2.3): what SETUP_SIG signs by hash; not a message type of its own.
 SETUP = Schema("setup", None, Struct(
@@ -228,11 +234,13 @@ SETUP = Schema("setup", None, Struct(
      ("players", Array(PLAYER, max=C.MAX_SEATS))), Setup,
     rules=(_rule(lambda s: len(s.players) == s.seats, "setup: one player per seat"),
            _rule(lambda s: all(a.public_key < b.public_key for a, b in zip(s.players, s.players[1:])),
-                 "players not strictly ascending by public key"))))
+                 "players not strictly ascending by public key"),
+           _rule(lambda s: len({tuple(p.endpoint) for p in s.players}) == len(s.players),
+                 "setup: two seats name one endpoint"))))
 
 
-def _proposal(gid: bytes, sb: bytes, eps: tuple) -> Proposal:
-    return Proposal(gid, sb, SETUP.decode(sb), eps)
+def _proposal(gid: bytes, sb: bytes) -> Proposal:
+    return Proposal(gid, sb, SETUP.decode(sb))
 
 
 _SCHEMAS = [
@@ -244,14 +252,12 @@ _SCHEMAS = [
          ("host_xk", KEY)), Status,
         rules=(_rule(lambda s: s.taken <= s.seats and len(s.names) <= s.seats, "status: more taken than seats"),))),
     Schema("reject", MSG_REJECT, Struct(
-        (("game_id", GID), ("joiner_pk", KEY), ("code", UInt(255)), ("host_pk", KEY), ("host_xk", KEY)), Reject)),
+        (("game_id", GID), ("joiner_pk", KEY), ("code", UInt(255)), ("host_pk", KEY), ("host_xk", KEY),
+         ("answers", H32)), Reject)),
     Schema("leave", MSG_LEAVE, Struct((("game_id", GID),), Leave)),
     Schema("proposal", MSG_PROPOSAL, Struct(
-        (("game_id", GID), ("setup_bytes", Bin()),
-         ("endpoints", Array(Struct((("host", Str(C.MAX_HOST_LEN)), ("port", UInt(65535)))), max=C.MAX_SEATS))),
-        Proposal, make=_proposal,
-        rules=(_rule(lambda p: p.setup.game_id == p.game_id, "proposal game_id differs from the setup's"),
-               _rule(lambda p: len(p.endpoints) == p.setup.seats, "proposal: one endpoint per seat")))),
+        (("game_id", GID), ("setup_bytes", Bin())), Proposal, make=_proposal,
+        rules=(_rule(lambda p: p.setup.game_id == p.game_id, "proposal game_id differs from the setup's"),))),
     Schema("setup_sig", MSG_SETUP_SIG, Struct(
         (("game_id", GID), ("seat", SEAT), ("setup_hash", H32),
          ("leaves", Opt(Bin(min=C.HASH_LEN, multiple=C.HASH_LEN)))), SetupSig)),

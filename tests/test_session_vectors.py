@@ -136,8 +136,8 @@ def test_complaint_vectors_are_judged_as_documented():
     v = load()
     e = v["escrow"]
     ids = [Identity.from_seed(s.encode()) for s in e["demo_seeds"]]
-    players = tuple(Player(x.public_key, x.x25519_public_key, f"p{i}", bytes(32), bytes(32), False)
-                    for i, x in enumerate(ids))
+    players = tuple(Player(x.public_key, x.x25519_public_key, f"p{i}", bytes(32), bytes(32), False,
+                           (f"127.0.0.{i + 1}", 41000 + i)) for i, x in enumerate(ids))
     setup = Setup(1, b(e["game_id"]), "race", 3, 64, (), players)
     ev = [b(x) for x in v["complaint"]["equivocation"]["evidence"]]
     assert check_equivocation(setup, ev[0], ev[1]) == 2
@@ -194,8 +194,8 @@ def test_bad_escrow_and_false_share_vectors_are_judged_as_documented():
     ids = [Identity.from_seed(s.encode()) for s in e["demo_seeds"]]
     head = HashChain(b(e["chain_secret"]), x["chain_length"]).head
     assert head.hex() == x["chain_head"]
-    players = tuple(Player(i.public_key, i.x25519_public_key, f"p{n}", head if n == 2 else bytes(32), bytes(32), False)
-                    for n, i in enumerate(ids))
+    players = tuple(Player(i.public_key, i.x25519_public_key, f"p{n}", head if n == 2 else bytes(32), bytes(32), False,
+                           (f"127.0.0.{n + 1}", 41000 + n)) for n, i in enumerate(ids))
     setup = Setup(1, b(e["game_id"]), "race", 3, x["chain_length"], (), players)
     rec = check_drop_record(setup, [True] * 3, 0, 7, b(x["record"]))
     assert (rec.seat, rec.chain, rec.cheat) == (2, None, "escrow shares do not open its hash chain")

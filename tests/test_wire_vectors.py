@@ -94,7 +94,16 @@ def test_lobby_and_session_fields_follow_the_spec_text():
     f = {int(t): untag(m["fields"]) for t, m in v["messages"].items()}
     assert all(x[0] == gid for t, x in f.items() if t != 38 or x[0] == gid)
     assert f[5][1] == setup and f[6][2] == sh and f[7][2] == sh
-    assert msgpack.unpackb(setup)[1] == gid and len(f[5][2]) == msgpack.unpackb(setup)[3]
+    assert msgpack.unpackb(setup)[1] == gid and len(f[5]) == 2  # version 6: no endpoint list
+    # §C2.1 (version 6): each player entry's 7th field is its own [host, port]
+    demo = {seat: int(seed.rsplit("-", 1)[1]) for seed, seat in v["seat_of_demo"].items()}
+    assert [p[6] for p in msgpack.unpackb(setup)[6]] == [[f"127.0.0.{demo[s] + 1}", 41000 + demo[s]] for s in range(3)]
+    # REJECT's 6th field answers one JOIN: SHA-256("lanopoli/1/reject-answers\0" + its envelope)
+    ra = v["reject_answers"]
+    join = bytes.fromhex(ra["join"])
+    assert hashlib.sha256(b"lanopoli/1/reject-answers\x00" + join).hexdigest() == ra["answers"]
+    assert f[3][5].hex() == ra["answers"] and f[3][1] == msgpack.unpackb(msgpack.unpackb(join)[1])[2][0]
+    assert msgpack.unpackb(msgpack.unpackb(join)[1])[2][6] == ra["endpoint"] == ["fd00::1:2", 41001]
     assert len(f[16]) == 6 and f[19][2] < f[19][3]
     # §C9.2: a page of the STEP record of step 7 (every seat's message), the responder's held
     # message of its head step and its escrow; §N10: RECORDS from index 0 start with the header

@@ -133,7 +133,7 @@ class Tamper:
             env = wire.open_envelope(payload)
             prop = wire.decode_proposal(env.body)
             me = next(i for i, p in enumerate(prop.setup.players) if p.public_key == self.identity.public_key)
-            self.learn(prop.endpoints, me)
+            self.learn([p.endpoint for p in prop.setup.players], me)  # each seat's own (§C2.1, version 6)
             return payload
         if (addr[0], int(addr[1])) != self._victim_addr():
             return payload

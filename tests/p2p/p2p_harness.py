@@ -29,7 +29,7 @@ def make_lobbies(n: int, *, edition: str = "race", options: Any = None, demo_see
                       demo_seed=demo_seed, chain_length=chain)
     lobbies = {addr(0): host}
     for i in join_order or range(1, n):
-        lobbies[addr(i)] = Lobby.join(ids[i], host_addr=addr(0), game_id=host.game_id, name=f"p{i}",
+        lobbies[addr(i)] = Lobby.join(ids[i], endpoint=addr(i), host_addr=addr(0), game_id=host.game_id, name=f"p{i}",
                                       demo_seed=demo_seed, chain_length=chain)
     return lobbies
 

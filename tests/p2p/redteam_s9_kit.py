@@ -129,7 +129,7 @@ def host_and_joiner(seats: int = 4) -> tuple[LobbyPeer, LobbyPeer]:
     endpoint accepts plain datagrams, as ``NodeLobby.open`` sets it without the host's keys).
     Peers: ``test_lobby_loss.LobbyPeer``."""
     host = Lobby.host(HOST_ID, edition="classico", seats=seats, name="h", endpoint=HOST, chain_length=8)
-    joiner = Lobby.join(JOINER_ID, host_addr=HOST, game_id=None, name="j", chain_length=8, now=T_JOIN,
+    joiner = Lobby.join(JOINER_ID, endpoint=JOINER, host_addr=HOST, game_id=None, name="j", chain_length=8, now=T_JOIN,
                         code_tag=join_code_tag(host.game_id, HOST_ID.public_key))
     hp, jp = LobbyPeer(HOST_ID, host, 1), LobbyPeer(JOINER_ID, joiner, 2)
     jp.ep.accept_plain = True  # as NodeLobby.open for a join without the host's keys

@@ -178,7 +178,8 @@ def test_joiners_by_code_finish_the_setup_under_forged_acks():
     peers = {HOST: LobbyPeer(HOST_ID, host, 1)}
     for i in range(2):
         ident = Identity.from_seed(b"h86-joiner-%d" % i)
-        lobby = Lobby.join(ident, host_addr=HOST, game_id=None, name="j%d" % i, chain_length=8, now=T_JOIN,
+        lobby = Lobby.join(ident, endpoint=("10.9.0.%d" % (2 + i), 5000),
+                           host_addr=HOST, game_id=None, name="j%d" % i, chain_length=8, now=T_JOIN,
                            code_tag=join_code_tag(host.game_id, HOST_ID.public_key))
         peers[("10.9.0.%d" % (2 + i), 5000)] = LobbyPeer(ident, lobby, 10 + i)
     assert not any(p.ep.accept_plain for a, p in peers.items() if a != HOST)

@@ -122,7 +122,8 @@ def test_random_bytes_only_ever_raise_wire_error(data):
 
 
 def test_setup_requires_players_ascending_by_public_key():
-    ps = sorted((Player(Identity.from_seed(bytes([i])).public_key, H, f"p{i}", H, H, False) for i in range(3)))
+    ps = sorted((Player(Identity.from_seed(bytes([i])).public_key, H, f"p{i}", H, H, False, (f"10.0.0.{i + 1}", 5000))
+                 for i in range(3)))
     good = Setup(1, GID, "race", 3, 16, (("target", 9),), tuple(ps))
     assert decode_setup(good.encode()) == good
     swapped = good._replace(players=(ps[1], ps[0], ps[2]))

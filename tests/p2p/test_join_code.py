@@ -48,7 +48,7 @@ def _host(n=2):
 
 def test_joiner_by_code_probes_checks_the_tag_and_joins():
     host, tag = _host()
-    joiner = Lobby.join(Identity.from_seed(b"\x01"), host_addr=addr(0), game_id=None, name="Marco",
+    joiner = Lobby.join(Identity.from_seed(b"\x01"), endpoint=addr(1), host_addr=addr(0), game_id=None, name="Marco",
                         demo_seed=b"demo", chain_length=16, code_tag=tag)
     lobbies = {addr(0): host, addr(1): joiner}
     pump_lobbies(lobbies)
@@ -63,7 +63,7 @@ def test_an_impostor_answering_the_probe_is_not_believed():
     and times out rather than joining the impostor."""
     host, tag = _host()
     mallory = Identity.from_seed(b"mallory")
-    joiner = Lobby.join(Identity.from_seed(b"\x01"), host_addr=addr(0), game_id=None, name="Marco",
+    joiner = Lobby.join(Identity.from_seed(b"\x01"), endpoint=addr(1), host_addr=addr(0), game_id=None, name="Marco",
                         chain_length=16, code_tag=tag)
     joiner.messages_to_send()
     fake = seal(mallory, MSG_STATUS, [bytes(16 * [7]), "race", 2, 1, ["Giulia"], mallory.public_key,
@@ -81,7 +81,7 @@ def test_an_impostor_answering_the_probe_is_not_believed():
 
 def test_a_matching_status_with_a_bad_signature_is_dropped():
     host, tag = _host()
-    joiner = Lobby.join(Identity.from_seed(b"\x01"), host_addr=addr(0), game_id=None, name="Marco",
+    joiner = Lobby.join(Identity.from_seed(b"\x01"), endpoint=addr(1), host_addr=addr(0), game_id=None, name="Marco",
                         chain_length=16, code_tag=tag)
     raw = bytearray(host.admission.status_msg())
     raw[-1] ^= 1
@@ -91,10 +91,10 @@ def test_a_matching_status_with_a_bad_signature_is_dropped():
 
 def test_probe_to_a_full_lobby_gets_a_reject_the_joiner_believes():
     host, tag = _host(2)
-    lobbies = {addr(0): host, addr(1): Lobby.join(Identity.from_seed(b"\x01"), host_addr=addr(0),
+    lobbies = {addr(0): host, addr(1): Lobby.join(Identity.from_seed(b"\x01"), endpoint=addr(1), host_addr=addr(0),
                                                    game_id=host.game_id, name="Marco", chain_length=16)}
     pump_lobbies(lobbies)
-    late = Lobby.join(Identity.from_seed(b"late"), host_addr=addr(0), game_id=None, name="late",
+    late = Lobby.join(Identity.from_seed(b"late"), endpoint=addr(9), host_addr=addr(0), game_id=None, name="late",
                       chain_length=16, code_tag=tag)
     lobbies[addr(9)] = late
     pump_lobbies(lobbies)
@@ -104,7 +104,7 @@ def test_probe_to_a_full_lobby_gets_a_reject_the_joiner_believes():
 
 def test_probes_are_answered_at_most_probe_rate_per_second():
     host, tag = _host(4)
-    probes = [Lobby.join(Identity.from_seed(b"p%d" % i), host_addr=addr(0), game_id=None, name="p",
+    probes = [Lobby.join(Identity.from_seed(b"p%d" % i), endpoint=addr(5), host_addr=addr(0), game_id=None, name="p",
                          chain_length=16, code_tag=tag).messages_to_send()[0][1] for i in range(20)]
     for probe in probes:  # 20 joiners' keys at once
         host.receive_message(probe, addr(5), 0.0, confirmed=True)
@@ -117,7 +117,7 @@ def test_a_replayed_probe_is_answered_once_per_repeat_interval():
     """One joiner key is answered at most once per PROBE_REPEAT_S, however often its PROBE
     comes (H37: a replay flood took the whole budget), before any signature check."""
     host, tag = _host(4)
-    probe = Lobby.join(Identity.from_seed(b"p"), host_addr=addr(0), game_id=None, name="p",
+    probe = Lobby.join(Identity.from_seed(b"p"), endpoint=addr(5), host_addr=addr(0), game_id=None, name="p",
                        chain_length=16, code_tag=tag).messages_to_send()[0][1]
     for _ in range(100):
         host.receive_message(probe, addr(5), 0.0, confirmed=True)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from p2p import const as C
 from p2p.beacon import game_seed
 from p2p.identity import Identity
@@ -57,7 +59,8 @@ def test_game_seed_is_hash_of_reveals_in_seat_order():
 def test_full_lobby_rejects_another_joiner():
     lobbies = make_lobbies(2)
     pump_lobbies(lobbies)
-    late = Lobby.join(Identity.from_seed(b"late"), host_addr=addr(0), game_id=lobbies[addr(0)].game_id,
+    late = Lobby.join(Identity.from_seed(b"late"), endpoint=addr(9),
+                      host_addr=addr(0), game_id=lobbies[addr(0)].game_id,
                       name="late", chain_length=16)
     lobbies[addr(9)] = late
     pump_lobbies(lobbies)
@@ -75,17 +78,20 @@ def test_joiner_can_leave_before_the_setup():
     assert host.announcement()["taken"] == "1"
 
 
-def test_joiner_refuses_a_setup_that_alters_its_entry():
+@pytest.mark.parametrize("field, value", [("chain_head", b"\x00" * 32), ("endpoint", ("10.0.0.66", 6002))])
+def test_joiner_refuses_a_setup_that_alters_its_entry(field, value):
+    """§C2.2 step 4: our entry byte for byte; version 6, §C2.1: its endpoint too (a host naming
+    a relay port of its own as ours, so that the others open their channels to us there)."""
     lobbies = make_lobbies(2)
     host, joiner = lobbies[addr(0)], lobbies[addr(1)]
     host.receive_message(joiner.messages_to_send()[0][1], addr(1), 0.0)
     (dst, raw), = [m for m in host.messages_to_send() if open_envelope(m[1]).mtype == MSG_PROPOSAL]
     prop = decode_proposal(open_envelope(raw).body)
-    # the host swaps the joiner's chain head for one it likes better
-    players = tuple(p._replace(chain_head=b"\x00" * 32) if p.public_key == joiner.me.public_key else p
+    # the host swaps a field of the joiner's entry for one it likes better
+    players = tuple(p._replace(**{field: value}) if p.public_key == joiner.me.public_key else p
                     for p in prop.setup.players)
     sb = prop.setup._replace(players=players).encode()
-    forged = seal(host.identity, MSG_PROPOSAL, [host.game_id, sb, [list(e) for e in prop.endpoints]])
+    forged = seal(host.identity, MSG_PROPOSAL, [host.game_id, sb])
     joiner.receive_message(forged, addr(0), 0.0)
     assert joiner.phase == ABORTED
     assert any(isinstance(e, LobbyAborted) and "altered" in e.reason for e in drain(joiner))
@@ -114,7 +120,8 @@ def test_seed_reveal_not_matching_commitment_removes_the_seat_with_evidence():
 def test_wrong_game_and_malformed_bytes_are_dropped_and_counted():
     lobbies = make_lobbies(2)
     host = lobbies[addr(0)]
-    other = Lobby.join(Identity.from_seed(b"o"), host_addr=addr(0), game_id=b"\x01" * 16, name="o", chain_length=16)
+    other = Lobby.join(Identity.from_seed(b"o"), endpoint=addr(5),
+                       host_addr=addr(0), game_id=b"\x01" * 16, name="o", chain_length=16)
     host.receive_message(other.messages_to_send()[0][1], addr(5), 0.0)
     host.receive_message(b"\x93garbage", addr(5), 0.0)
     host.receive_message(pack([MSG_JOIN, b"\x90", b"\x00" * 64]), addr(5), 0.0)  # JOIN body of wrong shape
@@ -156,7 +163,8 @@ def test_at_setup_timeout_the_host_removes_a_seat_that_never_signs():
 
 
 def test_joiner_times_out_without_answer():
-    lob = Lobby.join(Identity.from_seed(b"j"), host_addr=addr(0), game_id=b"\x01" * 16, name="j", chain_length=16)
+    lob = Lobby.join(Identity.from_seed(b"j"), endpoint=addr(1),
+                     host_addr=addr(0), game_id=b"\x01" * 16, name="j", chain_length=16)
     assert lob.get_timer() == JOIN_RESEND_S  # the JOIN goes out again meanwhile (test_lobby_loss.py)
     lob.handle_timer(C.JOIN_TIMEOUT)
     assert lob.phase == ABORTED

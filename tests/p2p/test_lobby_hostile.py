@@ -16,6 +16,7 @@ from p2p import const as C
 from p2p.hidden import leaves_digest
 from p2p.identity import Identity
 from p2p.lobby import ABORTED, STARTED, LobbyAborted, LobbyPeerMisbehaved, Lobby
+from p2p.reject import answers_hash
 from p2p.wire import (MSG_JOIN, MSG_LEAVE, MSG_PROPOSAL, MSG_REJECT, MSG_SEED, MSG_SETUP_SIG, MSG_STATUS,
                       Player, Setup, open_envelope, pack, seal)
 
@@ -37,7 +38,8 @@ def lobby_set(n, *, edition="race", advert="keys", seed=b"hostile"):
     hk = (ids[addr(0)].public_key, ids[addr(0)].x25519_public_key) if advert == "keys" else None
     fp = ids[addr(0)].fingerprint if advert == "fp" else None
     for i in range(1, n):
-        lobbies[addr(i)] = Lobby.join(ids[addr(i)], host_addr=addr(0), game_id=host.game_id, name=f"p{i}",
+        lobbies[addr(i)] = Lobby.join(ids[addr(i)], endpoint=addr(i),
+                                      host_addr=addr(0), game_id=host.game_id, name=f"p{i}",
                                       demo_seed=seed, chain_length=CHAIN, host_keys=hk, host_fp=fp)
     return lobbies, ids
 
@@ -101,7 +103,7 @@ class Junk:
         def player(ident=None):
             pk = ident.public_key if ident else os.urandom(32)
             xk = ident.x25519_public_key if ident else os.urandom(32)
-            return [pk, xk, "zz", os.urandom(32), os.urandom(32), True]
+            return [pk, xk, "zz", os.urandom(32), os.urandom(32), True, ("10.6.%d.%d" % tuple(os.urandom(2)), 5000)]
 
         fake_setup = Setup(C.PROTOCOL_VERSION, gid, "race", 2, CHAIN, (),
                            tuple(sorted((Player(*player(mal)), Player(*player())), key=lambda p: p[0])))
@@ -195,19 +197,25 @@ def test_forged_reject_from_the_host_address_is_ignored():
     joiner = lobbies[addr(1)]
     gid = joiner.game_id
     mal = Identity.from_seed(b"evil")
+    ours = answers_hash(joiner.admission.join_msg())  # version 6: the JOIN a REJECT answers (§C2.1)
     for raw in (pack([MSG_REJECT, pack([gid, ids[addr(1)].public_key, 1, *(ids[addr(0)].public_key,
-                                                                          ids[addr(0)].x25519_public_key)]),
+                                                                          ids[addr(0)].x25519_public_key), ours]),
                       bytes(64)]),
-                seal(mal, MSG_REJECT, [gid, ids[addr(1)].public_key, 1, mal.public_key, mal.x25519_public_key])):
+                seal(mal, MSG_REJECT, [gid, ids[addr(1)].public_key, 1, mal.public_key, mal.x25519_public_key, ours])):
         joiner.receive_message(raw, addr(0), 0.0, None)
     assert joiner.phase != ABORTED and not drain(joiner)
     # A genuine REJECT meant for someone else, replayed to us: not for us.
     real = seal(ids[addr(0)], MSG_REJECT, [gid, os.urandom(32), 1, ids[addr(0)].public_key,
-                                           ids[addr(0)].x25519_public_key])
+                                           ids[addr(0)].x25519_public_key, ours])
     joiner.receive_message(real, addr(0), 0.0, ids[addr(0)].x25519_public_key)
     assert joiner.phase != ABORTED and joiner.stats["not_for_us"] == 1
+    # A genuine REJECT for our key answering a JOIN of another attempt (H156 BREAK #2): stale.
+    old = seal(ids[addr(0)], MSG_REJECT, [gid, ids[addr(1)].public_key, 1, ids[addr(0)].public_key,
+                                          ids[addr(0)].x25519_public_key, answers_hash(b"another attempt")])
+    joiner.receive_message(old, addr(0), 0.0, ids[addr(0)].x25519_public_key)
+    assert joiner.phase != ABORTED and joiner.stats["stale_reject"] == 1
     mine = seal(ids[addr(0)], MSG_REJECT, [gid, ids[addr(1)].public_key, 99, ids[addr(0)].public_key,
-                                           ids[addr(0)].x25519_public_key])
+                                           ids[addr(0)].x25519_public_key, ours])
     joiner.receive_message(mine, addr(0), 0.0, ids[addr(0)].x25519_public_key)
     (ev,) = drain(joiner)
     assert isinstance(ev, LobbyAborted) and ev.reject_code == 99 and "code 99" in ev.reason
@@ -236,7 +244,7 @@ def test_status_must_come_from_the_advertised_host():
 def test_fingerprint_only_joiner_accepts_only_the_advertised_key():
     ids = [Identity.from_seed(b"fp%d" % i) for i in range(2)]
     host = Lobby.host(ids[0], edition="race", seats=2, name="h", endpoint=addr(0), chain_length=CHAIN)
-    joiner = Lobby.join(ids[1], host_addr=addr(0), game_id=host.game_id, name="j", chain_length=CHAIN,
+    joiner = Lobby.join(ids[1], endpoint=addr(1), host_addr=addr(0), game_id=host.game_id, name="j", chain_length=CHAIN,
                         host_fp=ids[0].fingerprint)
     mal = Identity.from_seed(b"evil")
     joiner.receive_message(seal(mal, MSG_STATUS, [host.game_id, "race", 2, 1, ["x"], mal.public_key,
@@ -351,8 +359,9 @@ def test_two_different_signed_setup_sigs_from_one_seat_are_blamed_with_evidence(
 
 
 def test_replayed_join_from_elsewhere_does_not_move_the_player():
-    """A genuine JOIN replayed from another address over a plain channel is dropped; the same
-    JOIN over a channel keyed with the player's own key may move it (protocol.md §C2.2)."""
+    """A genuine JOIN replayed from another address is dropped, over a plain channel or one keyed
+    with the player's own key: its signed endpoint is not that source (§C2.2 step 2, version 6,
+    ``endpoint_mismatch``; version 5 let the keyed channel move it)."""
     lobbies, ids = lobby_set(3)
     host = lobbies[addr(0)]
     (_, join), = lobbies[addr(1)].messages_to_send()
@@ -361,6 +370,6 @@ def test_replayed_join_from_elsewhere_does_not_move_the_player():
     host.messages_to_send()
     host.receive_message(join, ("10.6.6.6", 6), 0.0, None)
     assert addr(1) in host.peer_addresses() and ("10.6.6.6", 6) not in host.peer_addresses()
-    assert host.stats["moved_unproven"] == 1 and host.messages_to_send() == []
+    assert host.stats["endpoint_mismatch"] == 1 and host.messages_to_send() == []
     host.receive_message(join, ("127.0.0.1", 5999), 0.0, xk)
-    assert ("127.0.0.1", 5999) in host.peer_addresses()
+    assert ("127.0.0.1", 5999) not in host.peer_addresses() and host.stats["endpoint_mismatch"] == 2

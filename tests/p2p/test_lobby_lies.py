@@ -96,7 +96,8 @@ def assert_liar_removed_and_round_restarted(lobbies, liar, name, proven=True):
     assert (host.stats.get("seat_lied", 0) >= 1) == proven and host.stats["removed"] == 1
     assert not any(isinstance(e, LobbyAborted) for a in honest for e in drain(lobbies[a]))
     gone = lobbies.pop(liar)
-    lobbies[addr(7)] = Lobby.join(Identity.from_seed(b"late"), host_addr=HOST, game_id=host.game_id, name="p7",
+    lobbies[addr(7)] = Lobby.join(Identity.from_seed(b"late"), endpoint=addr(7),
+                                  host_addr=HOST, game_id=host.game_id, name="p7",
                                   chain_length=CHAIN)
     pump(lobbies)
     assert all(lob.phase == STARTED for lob in lobbies.values())
@@ -219,7 +220,8 @@ def test_a_replayed_host_setup_sig_of_an_earlier_round_does_not_abort_a_newcomer
     lobbies, old = _two_rounds()
     host = lobbies[HOST]
     late = addr(5)
-    lobbies[late] = Lobby.join(Identity.from_seed(b"newcomer"), host_addr=HOST, game_id=host.game_id, name="p5",
+    lobbies[late] = Lobby.join(Identity.from_seed(b"newcomer"), endpoint=late,
+                               host_addr=HOST, game_id=host.game_id, name="p5",
                                chain_length=CHAIN)
     replayed = []
 

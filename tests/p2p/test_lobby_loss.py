@@ -52,7 +52,8 @@ def test_the_host_trusts_a_joiners_address_but_keeps_the_bound_until_it_answers(
     host_id, joiner_id = Identity.from_seed(b"h77-h"), Identity.from_seed(b"h77-j")
     host = Lobby.host(host_id, edition="classico", seats=4, name="host", endpoint=HOST, chain_length=8)
     hp = LobbyPeer(host_id, host, 6)
-    jp = LobbyPeer(joiner_id, Lobby.join(joiner_id, host_addr=HOST, game_id=host.game_id, name="j",
+    jp = LobbyPeer(joiner_id, Lobby.join(joiner_id, endpoint=("10.0.0.2", 5000),
+                                         host_addr=HOST, game_id=host.game_id, name="j",
                                          chain_length=8, host_keys=(host_id.public_key, host_id.x25519_public_key)), 7)
     j_addr = ("10.0.0.2", 5000)
     for data, _dst in jp.datagrams_to_send(0.0):
@@ -70,7 +71,8 @@ def test_the_host_trusts_a_joiners_address_but_keeps_the_bound_until_it_answers(
 def test_a_joiner_resends_the_same_join_until_its_deadline():
     """§C2.2 step 2 (H77): without an answer the joiner sends the same JOIN bytes every
     JOIN_RESEND_S and aborts at JOIN_TIMEOUT ("no answer from the host")."""
-    lob = Lobby.join(Identity.from_seed(b"j"), host_addr=HOST, game_id=b"\x01" * 16, name="j", chain_length=8)
+    lob = Lobby.join(Identity.from_seed(b"j"), endpoint=("10.0.0.2", 5000),
+                     host_addr=HOST, game_id=b"\x01" * 16, name="j", chain_length=8)
     (first,) = lob.messages_to_send()
     copies = []
     while (t := lob.get_timer()) is not None:
@@ -83,7 +85,8 @@ def test_a_joiner_resends_the_same_join_until_its_deadline():
 def _joiner_and_host() -> tuple[Lobby, Lobby]:
     host_id = Identity.from_seed(b"h77-h")
     host = Lobby.host(host_id, edition="classico", seats=3, name="host", endpoint=HOST, chain_length=8)
-    joiner = Lobby.join(Identity.from_seed(b"h77-j"), host_addr=HOST, game_id=host.game_id, name="j",
+    joiner = Lobby.join(Identity.from_seed(b"h77-j"), endpoint=("10.0.0.2", 5000),
+                        host_addr=HOST, game_id=host.game_id, name="j",
                         chain_length=8, host_keys=(host_id.public_key, host_id.x25519_public_key))
     return host, joiner
 

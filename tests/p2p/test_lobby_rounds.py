@@ -9,7 +9,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from p2p import const as C
-from p2p.admission import MAX_UNCONFIRMED_PER_ADDR
 from p2p.identity import Identity
 from p2p.lobby import (ABORTED, SETUP_HOST_GRACE, SIGNING, STARTED, WAITING, GameStarted, Lobby, LobbyAborted,
                        PlayerRemoved, SetupRestarted)
@@ -70,14 +69,16 @@ def test_a_seat_that_never_signs_is_removed_and_the_honest_seats_wait_again():
     assert any(isinstance(e, LobbyAborted) and "did not confirm" in e.reason for e in drain(ghost))
     # the ghost's key is banned: its JOIN is refused
     del lobbies[GHOST]
-    again = Lobby.join(ghost.identity, host_addr=addr(0), game_id=host.game_id, name="p2", chain_length=CHAIN)
+    again = Lobby.join(ghost.identity, endpoint=("127.0.0.3", 40002),
+                       host_addr=addr(0), game_id=host.game_id, name="p2", chain_length=CHAIN)
     (_, raw), = again.messages_to_send()
     host.receive_message(raw, ("127.0.0.3", 40002), 40.0, ghost.identity.x25519_public_key)
     (dst, ans), = host.messages_to_send()
     assert open_envelope(ans).mtype == MSG_REJECT and host.stats["banned"] == 1
     # a new honest player takes the seat: the game starts, a fresh setup signed by all three
     late = Identity.from_seed(b"late")
-    lobbies[addr(5)] = Lobby.join(late, host_addr=addr(0), game_id=host.game_id, name="p5", chain_length=CHAIN)
+    lobbies[addr(5)] = Lobby.join(late, endpoint=addr(5),
+                                  host_addr=addr(0), game_id=host.game_id, name="p5", chain_length=CHAIN)
     pump(lobbies, 41.0)
     assert all(lob.phase == STARTED for lob in lobbies.values())
     assert len({(lob.setup_bytes, lob.game_seed) for lob in lobbies.values()}) == 1
@@ -97,7 +98,7 @@ def test_a_seat_that_signs_then_never_reveals_gains_nothing_from_the_seeds_it_sa
     run_timers(lobbies, C.SETUP_TIMEOUT, mute)
     assert host.phase == honest.phase == WAITING
     lobbies.pop(GHOST)
-    lobbies[addr(6)] = Lobby.join(Identity.from_seed(b"new"), host_addr=addr(0), game_id=host.game_id,
+    lobbies[addr(6)] = Lobby.join(Identity.from_seed(b"new"), endpoint=addr(6), host_addr=addr(0), game_id=host.game_id,
                                   name="p6", chain_length=CHAIN)
     pump(lobbies, 40.0)
     assert host.phase == honest.phase == STARTED
@@ -119,7 +120,8 @@ def test_late_setup_sigs_of_the_old_round_are_dropped_not_a_disagreement():
         honest.identity.public_key)
     newcomer = next(i for k in range(200) if (i := Identity.from_seed(b"new%d" % k)) and sorted(
         [lob.identity.public_key for lob in lobbies.values()] + [i.public_key]).index(honest.identity.public_key) == want)
-    lobbies[addr(6)] = Lobby.join(newcomer, host_addr=addr(0), game_id=host.game_id, name="p6", chain_length=CHAIN)
+    lobbies[addr(6)] = Lobby.join(newcomer, endpoint=addr(6),
+                                  host_addr=addr(0), game_id=host.game_id, name="p6", chain_length=CHAIN)
     for _, raw in lobbies[addr(6)].messages_to_send():
         host.receive_message(raw, addr(6), 40.0, lobbies[addr(6)].identity.x25519_public_key)
     assert host.phase == SIGNING
@@ -159,22 +161,32 @@ def test_a_replayed_status_or_one_over_a_plain_channel_does_not_end_the_signing_
     assert joiner.phase == SIGNING and joiner.stats["wrong_phase"] >= 1
 
 
-def test_the_host_caps_unconfirmed_joiners_per_source_address():
+def test_one_member_per_endpoint_and_a_join_comes_from_the_endpoint_it_signs():
+    """§C2.2 step 2 (version 6, replaces the per-address cap of unconfirmed members): a JOIN whose
+    signed endpoint is not the datagram's source is dropped (``endpoint_mismatch``, no answer),
+    and a JOIN naming the endpoint another member holds is dropped (``endpoint_taken``, no answer:
+    it may be spoofed from there); other ports of one machine are other endpoints."""
     host = Lobby.host(Identity.from_seed(b"cap-host"), edition="race", seats=8, name="h", endpoint=addr(0),
                       chain_length=CHAIN)
     src = ("127.0.0.9", 5000)
-    for k in range(MAX_UNCONFIRMED_PER_ADDR + 2):
-        g = Identity.from_seed(b"cap%d" % k)
-        j = Lobby.join(g, host_addr=addr(0), game_id=host.game_id, name="g", chain_length=CHAIN)
-        host.receive_message(j.messages_to_send()[0][1], src, 0.0, g.x25519_public_key)
-    assert len(host.members()) == 1 + MAX_UNCONFIRMED_PER_ADDR
-    assert host.stats["address_cap"] == 2
-    # other sources (other ports of the same machine: tests, several players) are not capped
     for k in range(3):
+        g = Identity.from_seed(b"cap%d" % k)
+        j = Lobby.join(g, endpoint=src, host_addr=addr(0), game_id=host.game_id, name="g", chain_length=CHAIN)
+        host.receive_message(j.messages_to_send()[0][1], src, 0.0, g.x25519_public_key)
+    assert len(host.members()) == 2 and host.stats["endpoint_taken"] == 2
+    host.messages_to_send()
+    g = Identity.from_seed(b"elsewhere")
+    j = Lobby.join(g, endpoint=("127.0.0.9", 5001), host_addr=addr(0), game_id=host.game_id, name="g",
+                   chain_length=CHAIN)
+    host.receive_message(j.messages_to_send()[0][1], ("127.0.0.9", 5002), 0.0, None)
+    assert host.stats["endpoint_mismatch"] == 1 and len(host.members()) == 2 and host.messages_to_send() == []
+    host.receive_message(j.admission.join_msg(), ("127.0.0.9", 5001), 0.0, None)  # from its own endpoint
+    for k in range(3):  # other ports of the same machine (tests, several players) are other endpoints
         g = Identity.from_seed(b"port%d" % k)
-        j = Lobby.join(g, host_addr=addr(0), game_id=host.game_id, name="g", chain_length=CHAIN)
-        host.receive_message(j.messages_to_send()[0][1], ("127.0.0.9", 6000 + k), 0.0, g.x25519_public_key)
-    assert len(host.members()) == 4 + MAX_UNCONFIRMED_PER_ADDR
+        at = ("127.0.0.9", 6000 + k)
+        j = Lobby.join(g, endpoint=at, host_addr=addr(0), game_id=host.game_id, name="g", chain_length=CHAIN)
+        host.receive_message(j.messages_to_send()[0][1], at, 0.0, g.x25519_public_key)
+    assert len(host.members()) == 6
 
 
 def test_a_stale_member_that_never_sends_its_fresh_entry_is_removed():
@@ -238,7 +250,8 @@ def test_whatever_the_ghosts_do_the_honest_seats_never_lose_the_lobby(kinds):
         now = run_timers(lobbies, now + C.SETUP_TIMEOUT + C.JOIN_TIMEOUT, mute)
         assert all(lobbies[a].phase != ABORTED for a in honest)
         for _k in range(n - len(host.members())):  # fresh players take the free seats
-            lobbies[addr(20 + fresh)] = Lobby.join(Identity.from_seed(b"fresh%d" % fresh), host_addr=addr(0),
+            lobbies[addr(20 + fresh)] = Lobby.join(Identity.from_seed(b"fresh%d" % fresh), endpoint=addr(20 + fresh),
+                                                   host_addr=addr(0),
                                                    game_id=host.game_id, name=f"f{fresh}", chain_length=CHAIN)
             honest.append(addr(20 + fresh))
             fresh += 1

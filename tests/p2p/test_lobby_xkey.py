@@ -18,17 +18,17 @@ HOST_ID, HONEST, MALLORY = (Identity.from_seed(b"h96-xk-%s" % n) for n in (b"hos
 LOW_ORDER = bytes(32)
 
 
-def _join(identity: Identity, host: Lobby, xk: bytes | None = None) -> Lobby:
+def _join(identity: Identity, host: Lobby, xk: bytes | None = None, at: tuple = ("10.0.0.2", 5000)) -> Lobby:
     if xk is not None:
         identity.x25519_public_key = xk  # what its JOIN names (Lobby reads the attribute)
-    return Lobby.join(identity, host_addr=HOST, game_id=host.game_id, name="j", chain_length=8,
+    return Lobby.join(identity, endpoint=at, host_addr=HOST, game_id=host.game_id, name="j", chain_length=8,
                       host_keys=(HOST_ID.public_key, HOST_ID.x25519_public_key))
 
 
 def test_the_host_drops_a_join_whose_x25519_key_derives_nothing():
     host = Lobby.host(HOST_ID, edition="classico", seats=2, name="host", endpoint=HOST, chain_length=8)
     host.messages_to_send()
-    bad = _join(Identity.from_seed(b"h96-xk-bad"), host, LOW_ORDER)
+    bad = _join(Identity.from_seed(b"h96-xk-bad"), host, LOW_ORDER, ("10.0.0.66", 5000))
     host.receive_message(bad.messages_to_send()[0][1], ("10.0.0.66", 5000), 0.0, None)
     assert host.stats["bad_key"] == 1 and len(host.admission.joined) == 1 and host.messages_to_send() == []
     good = _join(HONEST, host)
@@ -44,7 +44,7 @@ def test_a_joiner_refuses_a_proposal_seating_a_key_that_derives_nothing(monkeypa
     joiner = _join(HONEST, host)
     monkeypatch.setattr(admission, "xk_usable", lambda identity, xk: True)
     host.receive_message(joiner.messages_to_send()[0][1], ("10.0.0.2", 5000), 0.0, None)
-    bad = _join(MALLORY, host, LOW_ORDER)
+    bad = _join(MALLORY, host, LOW_ORDER, ("10.0.0.66", 5000))
     host.receive_message(bad.messages_to_send()[0][1], ("10.0.0.66", 5000), 0.0, None)
     monkeypatch.undo()
     proposal = next(raw for addr, raw in host.messages_to_send()

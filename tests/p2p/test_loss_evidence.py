@@ -91,10 +91,12 @@ def lobby_game(seats: int, by_code: bool, delay: float, stall: float = 0.0, seed
     for i in range(1, seats):
         ident = Identity.from_seed(b"h80-j%d-%d" % (i, seed))
         if by_code:
-            lob = Lobby.join(ident, host_addr=HOST, game_id=None, name=f"j{i}", chain_length=8,
+            lob = Lobby.join(ident, endpoint=("10.0.0.%d" % (i + 1), 5000),
+                             host_addr=HOST, game_id=None, name=f"j{i}", chain_length=8,
                              code_tag=join_code_tag(host.game_id, host_id.public_key))
         else:
-            lob = Lobby.join(ident, host_addr=HOST, game_id=host.game_id, name=f"j{i}", chain_length=8,
+            lob = Lobby.join(ident, endpoint=("10.0.0.%d" % (i + 1), 5000),
+                             host_addr=HOST, game_id=host.game_id, name=f"j{i}", chain_length=8,
                              host_keys=(host_id.public_key, host_id.x25519_public_key))
         peer = LobbyPeer(ident, lob, 100 + i)
         peer.ep.accept_plain = by_code  # as p2p.node_lobby: host_keys is None

@@ -49,7 +49,8 @@ def _lobby(joiner_name: str, *, host_name: str = "Host"):
         host.me = host.me._replace(name=host_name)
         host.admission.seat_host(host.me, HOST)
     joiner_id = Identity.from_seed(b"h112-joiner")
-    join = Lobby.join(joiner_id, host_addr=HOST, game_id=host.game_id, name=joiner_name, chain_length=8, now=0.0,
+    join = Lobby.join(joiner_id, endpoint=("10.0.0.2", 5000),
+                      host_addr=HOST, game_id=host.game_id, name=joiner_name, chain_length=8, now=0.0,
                       host_keys=(HOST_ID.public_key, HOST_ID.x25519_public_key))
     net = SimNetwork(FaultPlan(seed=1))
     peers = LobbyPeer(HOST_ID, host, 100), LobbyPeer(joiner_id, join, 101)

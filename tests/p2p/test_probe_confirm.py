@@ -32,7 +32,8 @@ def _host(seats: int = 4) -> Lobby:
 
 
 def _probe(seed: bytes) -> bytes:
-    return Lobby.join(Identity.from_seed(seed), host_addr=HOST, game_id=None, name="p", chain_length=8,
+    return Lobby.join(Identity.from_seed(seed), endpoint=("10.0.0.9", 5000),
+                      host_addr=HOST, game_id=None, name="p", chain_length=8,
                       code_tag=1).messages_to_send()[0][1]
 
 
@@ -71,7 +72,8 @@ def test_a_probe_is_resent_sooner_then_like_a_join():
     late up to PROBE_RESEND_MAX_S; once the host's STATUS came, the real JOIN goes out at once and its
     copies every JOIN_RESEND_S (§C2.2 step 2)."""
     host = _host()
-    j = Lobby.join(Identity.from_seed(b"h83-j"), host_addr=HOST, game_id=None, name="j", chain_length=8,
+    j = Lobby.join(Identity.from_seed(b"h83-j"), endpoint=("10.0.0.2", 5000),
+                   host_addr=HOST, game_id=None, name="j", chain_length=8,
                    code_tag=join_code_tag(host.game_id, HOST_ID.public_key))
     (_, probe), = j.messages_to_send()
     times, expected, gap = [], [PROBE_RESEND_S], PROBE_RESEND_S
@@ -100,7 +102,8 @@ def _code_game(seed: int, seats: int, loss: float) -> dict:
     for i in range(1, seats):
         ident = Identity.from_seed(b"h83-j%d-%d" % (i, seed))
         peers[("10.0.0.%d" % (i + 1), 5000)] = LobbyPeer(ident, Lobby.join(
-            ident, host_addr=HOST, game_id=None, name=f"j{i}", chain_length=8, code_tag=tag), 100 + i)
+            ident, endpoint=("10.0.0.%d" % (i + 1), 5000), host_addr=HOST, game_id=None, name=f"j{i}", chain_length=8,
+            code_tag=tag), 100 + i)
     net = SimNetwork(FaultPlan(seed=seed, loss=loss, reorder=0.1))
     for addr, peer in peers.items():
         net.attach(addr, peer)

@@ -53,7 +53,8 @@ def _gid(raw: bytes) -> bytes:
 
 
 def _victim() -> Lobby:
-    return Lobby.join(JOINER_ID, host_addr=HOST, game_id=None, name="j", chain_length=8, demo_seed=DEMO,
+    return Lobby.join(JOINER_ID, endpoint=JOINER,
+                      host_addr=HOST, game_id=None, name="j", chain_length=8, demo_seed=DEMO,
                       code_tag=TAG)
 
 
@@ -80,7 +81,8 @@ def _impostor_game(game_id: bytes) -> tuple[list[bytes], Lobby]:
     if game_id == C.PROBE_GAME_ID:
         shadow = _victim()
     else:
-        shadow = Lobby.join(JOINER_ID, host_addr=HOST, game_id=game_id, name="j", chain_length=8, demo_seed=DEMO)
+        shadow = Lobby.join(JOINER_ID, endpoint=JOINER,
+                            host_addr=HOST, game_id=game_id, name="j", chain_length=8, demo_seed=DEMO)
     sent: list[bytes] = []
     for _ in range(6):
         for _addr, raw in shadow.messages_to_send():
@@ -174,7 +176,7 @@ def test_a_zero_game_id_is_no_games_for_either_role(role):
     if role == "host":
         lob = Lobby.host(HOST_ID, edition="classico", seats=2, name="h", endpoint=HOST, chain_length=8)
     else:
-        lob = Lobby.join(JOINER_ID, host_addr=HOST, game_id=REAL.game_id, name="j", chain_length=8)
+        lob = Lobby.join(JOINER_ID, endpoint=JOINER, host_addr=HOST, game_id=REAL.game_id, name="j", chain_length=8)
         lob.messages_to_send()
     zero = [raw for raw in _pool() if _mtype(raw) != MSG_JOIN and _gid(raw) == C.PROBE_GAME_ID]
     phase = lob.phase

@@ -33,7 +33,8 @@ def test_the_kept_probe_is_answered_at_the_response_without_a_copy():
     before the joiner's first copy is due (PROBE_RESEND_S), and the joiner adopts the game."""
     host = LobbyPeer(HOST_ID, _host(), 100)
     ident = Identity.from_seed(b"h96-j")
-    joiner = LobbyPeer(ident, Lobby.join(ident, host_addr=HOST, game_id=None, name="j", chain_length=8, now=0.0,
+    joiner = LobbyPeer(ident, Lobby.join(ident, endpoint=JOINER,
+                                         host_addr=HOST, game_id=None, name="j", chain_length=8, now=0.0,
                                          code_tag=join_code_tag(host.lobby.game_id, HOST_ID.public_key)), 101)
     now, probes = 0.001, 0
 
@@ -115,7 +116,8 @@ def test_the_kept_table_is_bounded_in_addresses_and_bytes(monkeypatch):
         lob.receive_message(PROBES[k % 4], a, 0.0, None, False)
     assert not any(lob.admission.probe_confirmed(a, 0.1) for a in addrs[:5])
     assert all(lob.admission.probe_confirmed(a, 0.1) for a in addrs[5:])
-    big = Lobby.join(Identity.from_seed(b"h96-big"), host_addr=HOST, game_id=None, name="\U0001F3B2" * 32,
+    big = Lobby.join(Identity.from_seed(b"h96-big"), endpoint=("10.2.0.1", 5000),
+                     host_addr=HOST, game_id=None, name="\U0001F3B2" * 32,
                      chain_length=8, code_tag=1).messages_to_send()[0][1]
     assert len(PROBES[0]) < len(big) <= PROBE_KEPT_BYTES
     monkeypatch.setattr(probe_gate, "PROBE_KEPT_BYTES", len(big) - 1)

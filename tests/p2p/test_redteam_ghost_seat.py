@@ -197,7 +197,8 @@ def lockstep_game(seed: int, seats: int, loss: float, steps: int = 10) -> dict:
     for i in range(1, seats):
         ident = Identity.from_seed(b"h82-j%d-%d" % (i, seed))
         peers[("10.0.0.%d" % (i + 1), 5000)] = LockstepSeat(ident, Lobby.join(
-            ident, host_addr=host_addr, game_id=host.game_id, name=f"j{i}", chain_length=8,
+            ident, endpoint=("10.0.0.%d" % (i + 1), 5000), host_addr=host_addr, game_id=host.game_id, name=f"j{i}",
+            chain_length=8,
             host_keys=(host_id.public_key, host_id.x25519_public_key)), 100 + i, steps)
     net = SimNetwork(FaultPlan(seed=seed, loss=loss))
     for addr, peer in peers.items():

@@ -36,8 +36,9 @@ def _host(seats: int) -> Lobby:
     return lob
 
 
-def _join_raw(identity: Identity, lob: Lobby, **kw) -> bytes:
-    j = Lobby.join(identity, host_addr=HOST, name="ghost", host_keys=(HOST_ID.public_key, HOST_ID.x25519_public_key),
+def _join_raw(identity: Identity, lob: Lobby, at: tuple, **kw) -> bytes:
+    j = Lobby.join(identity, endpoint=at,
+                   host_addr=HOST, name="ghost", host_keys=(HOST_ID.public_key, HOST_ID.x25519_public_key),
                    **({"game_id": lob.game_id} | kw))
     return j.messages_to_send()[0][1]
 
@@ -47,21 +48,23 @@ def test_ghost_joiners_that_never_sign_do_not_kill_the_lobby(seats):
     lob = _host(seats)
     ghosts = [Identity.from_seed(b"ghost%d" % i) for i in range(seats - 1)]
     for i, g in enumerate(ghosts):
-        lob.receive_message(_join_raw(g, lob), ("127.0.0.%d" % (30 + i), 5000), 0.0, g.x25519_public_key)
+        at = ("127.0.0.%d" % (30 + i), 5000)
+        lob.receive_message(_join_raw(g, lob, at), at, 0.0, g.x25519_public_key)
     lob.handle_timer(C.SETUP_TIMEOUT + 1.0)
     assert lob.phase != ABORTED
     # Fixed (H46, §C2.2 step 7): the ghosts were removed and banned; the lobby waits again
     assert lob.phase == WAITING and [p.name for p, _ in lob.members()] == ["host"]
     assert lob.stats["removed"] == seats - 1
     lob.messages_to_send()
-    lob.receive_message(_join_raw(ghosts[0], lob), ("127.0.0.99", 5000), 40.0, ghosts[0].x25519_public_key)
+    at = ("127.0.0.99", 5000)
+    lob.receive_message(_join_raw(ghosts[0], lob, at), at, 40.0, ghosts[0].x25519_public_key)
     assert lob.stats["banned"] == 1 and len(lob.members()) == 1
 
 
 def test_a_joiner_that_signs_then_vanishes_does_not_kill_the_lobby():
     lob = _host(2)
     gid = Identity.from_seed(b"h37-signer")
-    ghost = Lobby.join(gid, host_addr=HOST, game_id=lob.game_id, name="g",
+    ghost = Lobby.join(gid, endpoint=("127.0.0.33", 5000), host_addr=HOST, game_id=lob.game_id, name="g",
                        host_keys=(HOST_ID.public_key, HOST_ID.x25519_public_key))
     gaddr = ("127.0.0.33", 5000)
     for _ in range(4):  # until quiet; the ghost's SEED never leaves
@@ -86,7 +89,8 @@ class ProbeFlood:
 
     def __init__(self, net: SimNetwork, keys: int, sources: int, per_tick: int) -> None:
         self.net, self.per_tick = net, per_tick
-        self.probes = [Lobby.join(Identity.from_seed(b"h37-probe%d" % k), host_addr=HOST, game_id=None, name="m",
+        self.probes = [Lobby.join(Identity.from_seed(b"h37-probe%d" % k), endpoint=("127.0.1.50", 6000),
+                                  host_addr=HOST, game_id=None, name="m",
                                   code_tag=1).messages_to_send()[0][1] for k in range(keys)]
         self.sources = [("127.0.%d.%d" % (1 + i // 200, 50 + i % 200), 6000) for i in range(sources)]
         self.seq = dict.fromkeys(self.sources, 0)
@@ -135,7 +139,8 @@ def test_a_probe_flood_does_not_starve_a_join_by_code(keys, sources, per_tick):
         pass
     honest_id = Identity.from_seed(b"h37-honest")
     tag = join_code_tag(lob.game_id, HOST_ID.public_key)
-    honest = LobbyPeer(honest_id, Lobby.join(honest_id, host_addr=HOST, game_id=None, name="h", code_tag=tag,
+    honest = LobbyPeer(honest_id, Lobby.join(honest_id, endpoint=HONEST_AT,
+                                             host_addr=HOST, game_id=None, name="h", code_tag=tag,
                                              now=net.now), 7)
     net.attach(HONEST_AT, honest)
     while net.now < 1.0 + C.JOIN_TIMEOUT and honest.lobby.phase != WAITING and net.step():
@@ -153,7 +158,8 @@ def test_a_spoofed_probe_earns_less_than_its_own_size():
     before, it got the host's STATUS (~200 B) and its resends."""
     lob = _host(4)
     ep = Endpoint(epoch=6, keys=KeyCache(HOST_ID))
-    probe = Lobby.join(MALLORY, host_addr=HOST, game_id=None, name="m", code_tag=1).messages_to_send()[0][1]
+    probe = Lobby.join(MALLORY, endpoint=VICTIM,
+                       host_addr=HOST, game_id=None, name="m", code_tag=1).messages_to_send()[0][1]
     datagram = HEADER.pack(MAGIC, FLAG_DATA, 0x5EED, 0, 0, 0, 0) + probe
     for addr, payload in ep.receive_datagram(datagram, VICTIM, 0.0):
         lob.receive_message(payload, addr, 0.0, ep.peer_key(addr), ep.confirmed(addr))
@@ -171,16 +177,17 @@ def test_a_join_flood_past_the_seats_is_refused_and_seats_no_one_twice():
     another source does not move it (its channel is not keyed with the player's key)."""
     lob = _host(3)
     a, b = Identity.from_seed(b"ja"), Identity.from_seed(b"jb")
-    ra = _join_raw(a, lob)
+    ra = _join_raw(a, lob, ("127.0.0.31", 5000))
     lob.receive_message(ra, ("127.0.0.31", 5000), 0.0, a.x25519_public_key)
     lob.receive_message(ra, VICTIM, 0.0, None)  # replay from a spoofed source
     assert ("127.0.0.31", 5000) in lob.peer_addresses() and VICTIM not in lob.peer_addresses()
-    lob.receive_message(_join_raw(b, lob), ("127.0.0.32", 5000), 0.0, b.x25519_public_key)
+    lob.receive_message(_join_raw(b, lob, ("127.0.0.32", 5000)), ("127.0.0.32", 5000), 0.0, b.x25519_public_key)
     assert lob.phase != WAITING  # full: proposed
     lob.messages_to_send()
     for i in range(20):
         x = Identity.from_seed(b"late%d" % i)
-        lob.receive_message(_join_raw(x, lob), ("127.0.0.%d" % (60 + i), 5000), 0.0, x.x25519_public_key)
+        at = ("127.0.0.%d" % (60 + i), 5000)
+        lob.receive_message(_join_raw(x, lob, at), at, 0.0, x.x25519_public_key)
     assert len(lob.messages_to_send()) == 20  # one REJECT each, nothing else
     assert len(lob.setup.players) == 3
 
@@ -192,7 +199,7 @@ def test_a_spoofed_status_or_proposal_from_the_host_address_is_not_believed():
     real = _host(2)
     fake = Lobby.host(MALLORY, edition="classico", seats=2, name="host", endpoint=HOST, demo_seed=b"h37")
     joiner_id = Identity.from_seed(b"h37-j")
-    j = Lobby.join(joiner_id, host_addr=HOST, game_id=real.game_id, name="j",
+    j = Lobby.join(joiner_id, endpoint=("127.0.0.8", 41008), host_addr=HOST, game_id=real.game_id, name="j",
                    host_keys=(HOST_ID.public_key, HOST_ID.x25519_public_key))
     raw = j.messages_to_send()[0][1]
     fake.game_id = real.game_id  # the clone answers for the real game id
@@ -231,14 +238,14 @@ def test_a_replayed_leave_datagram_does_not_evict_a_player_who_joined_again():
                 p_ep.receive_datagram(d, HOST, now)
 
     hk = (HOST_ID.public_key, HOST_ID.x25519_public_key)
-    first = Lobby.join(pid, host_addr=HOST, game_id=lob.game_id, name="p", host_keys=hk)
+    first = Lobby.join(pid, endpoint=paddr, host_addr=HOST, game_id=lob.game_id, name="p", host_keys=hk)
     send(first.messages_to_send(), 0.0)
     first.leave()
     mark = len(wire)
     send(first.messages_to_send(), 0.1)
     leave_datagrams = wire[mark:]
     assert leave_datagrams and paddr not in lob.peer_addresses()
-    again = Lobby.join(pid, host_addr=HOST, game_id=lob.game_id, name="p", host_keys=hk)
+    again = Lobby.join(pid, endpoint=paddr, host_addr=HOST, game_id=lob.game_id, name="p", host_keys=hk)
     send(again.messages_to_send(), 0.2)
     assert paddr in lob.peer_addresses()
     for d in leave_datagrams * 3:
@@ -258,7 +265,7 @@ def test_an_early_setup_sig_pushed_out_by_junk_does_not_kill_the_lobby():
     at = {i: ("127.0.0.%d" % (90 + i), 41090 + i) for i in range(3)}
     host = Lobby.host(ids[0], edition="classico", seats=3, name="h", endpoint=at[0], demo_seed=b"h37e")
     hk = (ids[0].public_key, ids[0].x25519_public_key)
-    lobbies = {0: host} | {i: Lobby.join(ids[i], host_addr=at[0], game_id=host.game_id, name=f"j{i}",
+    lobbies = {0: host} | {i: Lobby.join(ids[i], endpoint=at[i], host_addr=at[0], game_id=host.game_id, name=f"j{i}",
                                          demo_seed=b"h37e", host_keys=hk) for i in (1, 2)}
     by_addr = {a: i for i, a in at.items()}
     junk = seal_message(MALLORY, MSG_SETUP_SIG, SetupSig(host.game_id, 0, bytes(32), None))

@@ -42,8 +42,8 @@ def test_a_replayed_or_respoofed_chat_line_is_shown_once():
 
 def _setup(n: int) -> tuple[Setup, list[Identity]]:
     ids = [Identity.from_seed(b"h37-seat%d" % i) for i in range(n)]
-    players = tuple(sorted((Player(i.public_key, i.x25519_public_key, f"p{k}", bytes(32), bytes(32), False)
-                            for k, i in enumerate(ids)), key=lambda p: p.public_key))
+    players = tuple(sorted((Player(i.public_key, i.x25519_public_key, f"p{k}", bytes(32), bytes(32), False,
+                                   (f"10.0.0.{k + 1}", 5000)) for k, i in enumerate(ids)), key=lambda p: p.public_key))
     ids = sorted(ids, key=lambda i: i.public_key)
     return Setup(C.PROTOCOL_VERSION, GID, "classico", n, 64, (), players), ids
 

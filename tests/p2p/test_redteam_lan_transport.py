@@ -30,7 +30,7 @@ def test_one_spoofed_join_reflects_at_most_three_times_its_size():
     ep = Endpoint(epoch=6, keys=KeyCache(HOST_ID))  # a host accepts plain datagrams (accept_plain)
     lobby = Lobby.host(HOST_ID, edition="classico", seats=4, name="host", endpoint=HOST, demo_seed=b"h37")
     lobby.messages_to_send()
-    joiner = Lobby.join(MALLORY, host_addr=HOST, game_id=lobby.game_id, name="x" * C.MAX_NAME_LEN,
+    joiner = Lobby.join(MALLORY, endpoint=VICTIM, host_addr=HOST, game_id=lobby.game_id, name="x" * C.MAX_NAME_LEN,
                         host_keys=(HOST_ID.public_key, HOST_ID.x25519_public_key))
     join = joiner.messages_to_send()[0][1]
     dgrams = forge_intro(MALLORY, HOST, HOST_ID.x25519_public_key, join)
@@ -220,7 +220,7 @@ def test_a_spoofed_join_and_its_replays_never_earn_more_than_three_times_their_s
     ep = Endpoint(epoch=6, keys=KeyCache(HOST_ID))
     lobby = Lobby.host(HOST_ID, edition="classico", seats=4, name="host", endpoint=HOST, demo_seed=b"h77")
     lobby.messages_to_send()
-    joiner = Lobby.join(MALLORY, host_addr=HOST, game_id=lobby.game_id, name="m",
+    joiner = Lobby.join(MALLORY, endpoint=VICTIM, host_addr=HOST, game_id=lobby.game_id, name="m",
                         host_keys=(HOST_ID.public_key, HOST_ID.x25519_public_key))
     dgrams = forge_intro(MALLORY, HOST, HOST_ID.x25519_public_key, joiner.messages_to_send()[0][1])
     spoofed = sent = 0

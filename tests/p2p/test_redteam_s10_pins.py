@@ -59,7 +59,8 @@ def _lobby(edition: str, cut: float) -> dict:
     peers = {HOST: LobbyPeer(host_id, host, 100)}
     for i, addr in enumerate((J1, J2), start=1):
         ident = Identity.from_seed(b"h94-pins-j%d" % i)
-        peers[addr] = LobbyPeer(ident, Lobby.join(ident, host_addr=HOST, game_id=host.game_id, name=f"j{i}",
+        peers[addr] = LobbyPeer(ident, Lobby.join(ident, endpoint=addr,
+                                                  host_addr=HOST, game_id=host.game_id, name=f"j{i}",
                                                   chain_length=8,
                                                   host_keys=(host_id.public_key, host_id.x25519_public_key)), 100 + i)
     net = SimNetwork(FaultPlan(seed=0))

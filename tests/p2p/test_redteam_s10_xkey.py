@@ -76,9 +76,11 @@ def _lobby(edition: str, options: dict) -> dict:
                       demo_seed=b"h94-x", chain_length=8)
     keys = (host_id.public_key, host_id.x25519_public_key)
     peers = {HOST: LobbyPeer(host_id, host, 100),
-             JOINER: LobbyPeer(joiner_id, Lobby.join(joiner_id, host_addr=HOST, game_id=host.game_id, name="j",
+             JOINER: LobbyPeer(joiner_id, Lobby.join(joiner_id, endpoint=JOINER,
+                                                     host_addr=HOST, game_id=host.game_id, name="j",
                                                      chain_length=8, host_keys=keys), 101),
-             ATTACKER: PlainSeat(mallory, Lobby.join(mallory, host_addr=HOST, game_id=host.game_id, name="m",
+             ATTACKER: PlainSeat(mallory, Lobby.join(mallory, endpoint=ATTACKER,
+                                                     host_addr=HOST, game_id=host.game_id, name="m",
                                                      chain_length=8))}
     net = SimNetwork(FaultPlan(seed=0))
     for addr, peer in peers.items():

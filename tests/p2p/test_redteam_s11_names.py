@@ -73,7 +73,8 @@ def test_a_joiners_name_with_line_breaks_is_not_seated_as_it_is():
     the JOIN: the host refuses, the joiner cleans its own)."""
     host = Lobby.host(HOST_ID, edition="classico", seats=3, name="Host", endpoint=HOST, chain_length=8)
     mallory = Identity.from_seed(b"h107-mallory")
-    join = Lobby.join(mallory, host_addr=HOST, game_id=host.game_id, name=FAKE, chain_length=8, now=0.0,
+    join = Lobby.join(mallory, endpoint=("10.0.0.2", 5000),
+                      host_addr=HOST, game_id=host.game_id, name=FAKE, chain_length=8, now=0.0,
                       host_keys=(HOST_ID.public_key, HOST_ID.x25519_public_key))
     net = SimNetwork(FaultPlan(seed=1))
     net.attach(HOST, LobbyPeer(HOST_ID, host, 100))

@@ -32,7 +32,8 @@ def test_a_replayed_probe_of_the_hosts_key_does_not_raise_the_same_key_notice():
     comes plain, and still raises the notice, ``test_same_key_host.py``.)"""
     att_host = Lobby.host(ATTACKER, edition="classico", seats=3, name="att", endpoint=ATTACKER_AT,
                           chain_length=8)
-    joiner = Lobby.join(VICTIM, host_addr=ATTACKER_AT, game_id=None, name="me", chain_length=8, now=0.0,
+    joiner = Lobby.join(VICTIM, endpoint=("10.0.0.2", 5000),
+                        host_addr=ATTACKER_AT, game_id=None, name="me", chain_length=8, now=0.0,
                         code_tag=join_code_tag(att_host.game_id, ATTACKER.public_key))
     (_to, probe), = joiner.messages_to_send()  # what the attacker's host received from the victim
     host = Lobby.host(VICTIM, edition="classico", seats=3, name="me", endpoint=("10.0.0.1", 5000), chain_length=8)

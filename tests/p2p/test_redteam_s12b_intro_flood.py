@@ -139,7 +139,8 @@ def _lobby_by_code(attack: bool, until: float = 60.0) -> dict:
     peers = {HOST: LobbyPeer(host_id, host, 100)}
     tag = join_code_tag(host.game_id, host_id.public_key)
     for i in (1, 2):
-        lob = Lobby.join(Identity.from_seed(b"h128-j%d" % i), host_addr=HOST, game_id=None, name=f"j{i}",
+        lob = Lobby.join(Identity.from_seed(b"h128-j%d" % i), endpoint=("10.0.0.%d" % (i + 1), 5000),
+                         host_addr=HOST, game_id=None, name=f"j{i}",
                          chain_length=8, now=0.0, code_tag=tag)
         peers[("10.0.0.%d" % (i + 1), 5000)] = LobbyPeer(lob.identity, lob, 100 + i)
     net = SimNetwork(FaultPlan())

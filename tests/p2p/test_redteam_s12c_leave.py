@@ -60,7 +60,7 @@ def _leave_then_rejoin(new_addr):
     lob = _host(4)
     hk = (HOST_ID.public_key, HOST_ID.x25519_public_key)
     old = _Wire(lob, host_ep, pid, paddr, epoch=8)
-    first = Lobby.join(pid, host_addr=HOST, game_id=lob.game_id, name="p", host_keys=hk)
+    first = Lobby.join(pid, endpoint=paddr, host_addr=HOST, game_id=lob.game_id, name="p", host_keys=hk)
     old.pump(first.messages_to_send(), 0.0)
     assert paddr in lob.peer_addresses()
     first.leave()
@@ -71,7 +71,7 @@ def _leave_then_rejoin(new_addr):
     # The player joins again from a new node (Part U: the list browsed afresh, join again).
     addr2 = new_addr or paddr
     new = _Wire(lob, host_ep, pid, addr2, epoch=9)
-    again = Lobby.join(pid, host_addr=HOST, game_id=lob.game_id, name="p", host_keys=hk)
+    again = Lobby.join(pid, endpoint=addr2, host_addr=HOST, game_id=lob.game_id, name="p", host_keys=hk)
     t = 2.0
     while addr2 not in lob.peer_addresses() and t < 8.0:  # JOIN re-sent every JOIN_RESEND_S
         again.handle_timer(t)

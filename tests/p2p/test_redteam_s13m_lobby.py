@@ -90,12 +90,13 @@ def test_one_hostile_joiner_cannot_abort_the_honest_seats_lobby(how):
     # lying SEED the liar never held every SEED and never "started" (it saw the host's seed before).
     assert liar.phase == ABORTED
     # The liar's key is banned: its JOIN is refused; a new player takes the seat.
-    again = Lobby.join(liar.identity, host_addr=HOST, game_id=host.game_id, name="p2", chain_length=CHAIN)
+    again = Lobby.join(liar.identity, endpoint=("127.0.0.9", 40009),
+                       host_addr=HOST, game_id=host.game_id, name="p2", chain_length=CHAIN)
     (_, raw), = again.messages_to_send()
     host.receive_message(raw, ("127.0.0.9", 40009), 1.0, liar.identity.x25519_public_key)
     assert host.stats["banned"] == 1
     host.messages_to_send()  # the REJECT to the banned key
-    lobbies[addr(5)] = Lobby.join(Identity.from_seed(b"late"), host_addr=HOST, game_id=host.game_id,
+    lobbies[addr(5)] = Lobby.join(Identity.from_seed(b"late"), endpoint=addr(5), host_addr=HOST, game_id=host.game_id,
                                   name="p5", chain_length=CHAIN)
     _pump(lobbies, how, None, [])
     assert all(lob.phase == STARTED for lob in lobbies.values())

@@ -10,20 +10,23 @@ its channel to the host is plain (it knows no key of the host) and it takes "eve
 REJECT, whatever its gid" to the tag check, then the host's signature: a REJECT of the code's
 game signed by the host passes both, whoever sent the datagram.
 
+Version 6 (H159) closes it: a REJECT's ``answers`` names the one PROBE/JOIN it answers and a
+joiner believes only a REJECT answering one of its current attempt (§C2.1 'REJECT answers one
+JOIN'); every attempt's PROBE bytes are fresh (new chain head and seed commitment).
+
 Sans-I/O lobbies and endpoints on ``p2p.faults.SimNetwork``'s virtual clock
 (tests/p2p/redteam_s9_kit.py)."""
 
 from __future__ import annotations
 
-import pytest
-
 from p2p import const as C
 from p2p import transport as T
 from p2p.identity import Identity
+from p2p.join_code import join_code_tag
 from p2p.lobby import ABORTED, WAITING, Lobby
 from p2p.wire import MSG_REJECT, open_envelope
 
-from redteam_s9_kit import HOST, JOINER, host_and_joiner, network
+from redteam_s9_kit import HOST, HOST_ID, JOINER, JOINER_ID, host_and_joiner, network
 
 ATTACKER = ("10.9.0.66", 6000)
 
@@ -36,7 +39,8 @@ def _reject_for_the_victim(host: Lobby, probe: bytes) -> bytes:
     and opens a new round with 3 free seats (§C2.2 step 7). Returns the REJECT."""
     for i in range(3):
         sybil = Identity.from_seed(b"h156-sybil-%d" % i)
-        lob = Lobby.join(sybil, host_addr=HOST, game_id=host.game_id, name="s%d" % i, chain_length=8)
+        lob = Lobby.join(sybil, endpoint=(ATTACKER[0], ATTACKER[1] + 1 + i),
+                         host_addr=HOST, game_id=host.game_id, name="s%d" % i, chain_length=8)
         (_, join), = lob.messages_to_send()
         host.receive_message(join, (ATTACKER[0], ATTACKER[1] + 1 + i), 0.0, sybil.x25519_public_key, True)
     host.messages_to_send()
@@ -50,14 +54,21 @@ def _reject_for_the_victim(host: Lobby, probe: bytes) -> bytes:
     return reject
 
 
-def _run(attack: bool):
+def _run(attack: bool, same_attempt: bool = False):
     """The honest joiner by code starts at 0 (its first PROBE at once). With ``attack``, the
     attacker sprays the REJECT as a plain DATA datagram from the host's address to the joiner's
     address, one every 0.1 ms for 10 ms from 0: ``src_epoch`` = the host's endpoint epoch (the
     same on every channel of the host: the attacker reads it in any datagram the host sent it),
-    ``dst_epoch`` 0 (not heard from us yet), ``seq`` 0."""
+    ``dst_epoch`` 0 (not heard from us yet), ``seq`` 0. The replayed PROBE is the victim's from an
+    earlier attempt (another ``Lobby`` of its key: what it sent the attacker's lobby long ago), or
+    with ``same_attempt`` the very PROBE of this attempt (only an attacker on the path has it)."""
     hp, jp = host_and_joiner()
-    probe = jp.lobby.admission.join_msg()  # what the victim sent to the attacker's lobby long ago
+    if same_attempt:
+        probe = jp.lobby.admission.join_msg()
+    else:
+        earlier = Lobby.join(JOINER_ID, endpoint=JOINER, host_addr=HOST, game_id=None, name="j", chain_length=8,
+                             code_tag=join_code_tag(hp.lobby.game_id, HOST_ID.public_key))
+        probe = earlier.admission.join_msg()
     reject = _reject_for_the_victim(hp.lobby, probe)
     net = network({HOST: hp, JOINER: jp})
     if attack:
@@ -75,8 +86,6 @@ def test_n3_1_premise_the_joiner_by_code_is_seated():
     assert jp.lobby.phase == WAITING and jp.aborted is None
 
 
-@pytest.mark.xfail(strict=True, reason="H156 BREAK #2: a REJECT the host signed for a replayed "
-                   "zero-gid PROBE, spoofed from the host's address, ends a probing joiner (§N3.1)")
 def test_n3_1_a_replayed_reject_spoofed_from_the_hosts_address_keeps_a_joiner_by_code_out():
     """§N3.1 'What holds': anyone answering at the host's address or spoofing it, 'with any gid
     ... and any message type', must find a key and a non-zero game id with the same 50-bit tag
@@ -96,4 +105,12 @@ def test_n3_1_a_replayed_reject_spoofed_from_the_hosts_address_keeps_a_joiner_by
     if no STATUS came (an honest closed lobby then answers in JOIN_TIMEOUT, not at once)."""
     hp, jp = _run(attack=True)
     assert jp.aborted is None, jp.aborted
-    assert jp.lobby.phase == WAITING
+    assert jp.lobby.phase == WAITING and jp.lobby.stats["stale_reject"] >= 1
+
+
+def test_n3_1_a_reject_answering_this_attempts_probe_is_still_believed():
+    """The limit §N3.1 states: a REJECT the host signs for the joiner's CURRENT PROBE (an attacker
+    on the path that replays it at once) answers it and ends the attempt, as the host's own answer
+    would; the attacker could as well drop the host's datagrams."""
+    hp, jp = _run(attack=True, same_attempt=True)
+    assert jp.lobby.phase == ABORTED and "full" in jp.aborted.reason

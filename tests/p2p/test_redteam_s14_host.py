@@ -38,7 +38,7 @@ def _split_table():
     names = {A: "Anna", B: "Bruno", B_FAKE: "Bruno", A_FAKE: "Anna"}
     lobbies = {("host", 1): first, ("host", 2): second}
     for a in (A, B_FAKE, B, A_FAKE):
-        lobbies[a] = Lobby.join(ids[a], host_addr=HOST, game_id=gid, name=names[a], chain_length=CHAIN)
+        lobbies[a] = Lobby.join(ids[a], endpoint=a, host_addr=HOST, game_id=gid, name=names[a], chain_length=CHAIN)
     xk = {a: ids[a].x25519_public_key for a in ids} | {HOST: host_id.x25519_public_key}
     route = {A: ("host", 1), B_FAKE: ("host", 1), B: ("host", 2), A_FAKE: ("host", 2)}
     while True:

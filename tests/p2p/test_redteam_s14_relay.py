@@ -12,7 +12,11 @@ A<->B traffic at will: cut all of one seat's, and that seat is silent to every o
 votes it out at the drop timeout (§C8.3) with honest votes only (5 seats: 3 others = Q). Seat
 adverts (§N3.2) would move the channel back, but only once the relay address was unheard 5 s,
 and never where multicast is blocked: the case join codes are for (§N3.1).
-Sans-I/O lobbies and endpoints on ``p2p.faults.SimNetwork``'s virtual clock (as
+Version 6 (H159) closes it: each seat's endpoint is in its own player entry, which it signs in
+its JOIN and every seat signs in the setup (§C2.1 'Endpoints'); PROPOSAL carries no endpoints.
+The host can now only alter entries in the setup it shows a joiner: its own entry altered, the
+joiner refuses; another seat's altered, that seat's SETUP_SIG is over another hash and nobody
+starts with it. Sans-I/O lobbies and endpoints on ``p2p.faults.SimNetwork``'s virtual clock (as
 ``p2p.lobby_sim.lobby_game``).
 """
 
@@ -52,28 +56,41 @@ class RelayPort(Blind):
         return []
 
 
-def _relayed_lobby(relay: bool):
+#: What the hostile host does to the setup it proposes to one joiner: ``honest``; ``other``: the
+#: other joiner's endpoint is the relay port; ``own``: the joiner's own endpoint is (so that the
+#: others would reach it through the host).
+PLANS = ("honest", "other", "own")
+
+
+def _relayed_lobby(relay: bool | tuple = False):
+    """A 3-seat lobby (host, A, B). ``relay``: True = (``other``, ``other``), or a plan per joiner
+    (A's, B's) of ``PLANS``: the host re-signs each joiner's PROPOSAL with the setup so altered
+    (version 6: the endpoints are in the entries; version 5 put them in the PROPOSAL's list)."""
+    plans = ("other", "other") if relay is True else (relay or ("honest", "honest"))
     host_id = Identity.from_seed(b"h156-relay-host")
     ids = {A: Identity.from_seed(b"h156-relay-a"), B: Identity.from_seed(b"h156-relay-b")}
     host = Lobby.host(host_id, edition="race", seats=3, name="Host", endpoint=HOST, chain_length=8)
     peers = {HOST: LobbyPeer(host_id, host, 100)}
     for i, a in enumerate((A, B), 1):
-        peers[a] = LobbyPeer(ids[a], Lobby.join(ids[a], host_addr=HOST, game_id=host.game_id, name="j%d" % i,
-                                                 chain_length=8,
+        peers[a] = LobbyPeer(ids[a], Lobby.join(ids[a], endpoint=a, host_addr=HOST, game_id=host.game_id,
+                                                 name="j%d" % i, chain_length=8,
                                                  host_keys=(host_id.public_key, host_id.x25519_public_key)), 100 + i)
-    if relay:  # the host's PROPOSAL to each joiner names the relay port as the other joiner
+    if plans != ("honest", "honest"):
         drain = host.messages_to_send
+        fake = {A: R_A, B: R_B}  # where the host would have the others reach A, B
 
         def lying(out=None):
             msgs = []
             for dst, raw in drain():
                 env = open_envelope(raw)
-                if env.mtype == MSG_PROPOSAL and tuple(dst) in (A, B):
+                plan = plans[(A, B).index(tuple(dst))] if tuple(dst) in (A, B) else "honest"
+                if env.mtype == MSG_PROPOSAL and plan != "honest":
                     p = decode_proposal(env.body)
-                    fake = R_B if tuple(dst) == A else R_A
-                    other = B if tuple(dst) == A else A
-                    eps = tuple(fake if tuple(e) == other else tuple(e) for e in p.endpoints)
-                    raw = seal_message(host_id, MSG_PROPOSAL, Proposal(p.game_id, p.setup_bytes, p.setup, eps))
+                    who = tuple(dst) if plan == "own" else (B if tuple(dst) == A else A)
+                    players = tuple(q._replace(endpoint=fake[who]) if q.public_key == ids[who].public_key else q
+                                    for q in p.setup.players)
+                    setup = p.setup._replace(players=players)
+                    raw = seal_message(host_id, MSG_PROPOSAL, Proposal(p.game_id, setup.encode(), setup))
                 msgs.append((dst, raw))
             return msgs
 
@@ -95,30 +112,43 @@ def _seat(peer: LobbyPeer, ident_pk: bytes) -> int:
 
 
 def test_premise_an_honest_host_gives_each_joiner_the_others_address():
-    peers, rb, ra = _relayed_lobby(relay=False)
+    peers, rb, ra = _relayed_lobby()
     a, b = peers[A], peers[B]
     assert a.started is not None and b.started is not None
     assert tuple(a.started.endpoints[_seat(a, b.lobby.identity.public_key)]) == B
     assert rb.relayed == ra.relayed == 0
 
 
-@pytest.mark.xfail(strict=True, reason="H156 BREAK #4: the host's PROPOSAL names its own relay ports as "
-                   "the other joiners' endpoints; every seat starts with the host on the only A<->B path "
-                   "(§C2.1 'a wrong endpoint reaches nobody')")
 def test_a_host_cannot_put_itself_on_the_only_path_between_two_joiners():
-    """Every seat starts one game (same setup, SETUP_SIG and SEED exchanged through the relay,
-    MACs valid); A's channel to B is the host's port R_B and B's to A is R_A, both keyed with the
-    right seat keys. [MED: the host then cuts one joiner off from the others at will and the
-    others' honest drop votes evict it (not tested here: the session side is §C8.3's partition
-    rule); needs no advert traffic, i.e. multicast blocked, to stick.]
-    Fix ideas: each seat signs its own endpoint (in its SETUP_SIG, or a signed 'I am at' in its
-    first game datagram) and a joiner prefers the address a seat's MACed datagrams come from over
-    the PROPOSAL's once heard there directly; or a seat's first channel to another is opened at
-    the address the seat itself announced, the host's word only a fallback."""
+    """H156 BREAK #4 [MED], closed in version 6 (§C2.1 'Endpoints'). Version 5: the host's
+    PROPOSAL named its relay ports R_B (to A) and R_A (to B) as the other joiner's endpoint; every
+    seat started one game with the host forwarding every A<->B datagram verbatim (MACs valid),
+    able to cut a joiner off so that its honest peers' drop votes evicted it. Now the endpoints
+    are in the entries the seats sign: the host that shows A a setup with B at R_B has altered
+    B's entry, so A's setup hash is not B's; nobody starts with the relay (each joiner gives the
+    round up at SETUP_TIMEOUT + SETUP_HOST_GRACE: a host can always refuse to start its lobby)."""
     peers, rb, ra = _relayed_lobby(relay=True)
     a, b = peers[A], peers[B]
-    assert a.started is not None and b.started is not None and peers[HOST].started is not None
-    assert a.started.setup == b.started.setup
-    assert rb.relayed > 0 and ra.relayed > 0  # every A<->B datagram went through the host
-    assert tuple(a.started.endpoints[_seat(a, b.lobby.identity.public_key)]) == B, \
-        "A plays with B through the host's relay port R_B"
+    assert a.started is None and b.started is None and peers[HOST].started is None
+    assert a.lobby.setup_hash != b.lobby.setup_hash
+
+
+@pytest.mark.parametrize("plan_a", PLANS)
+@pytest.mark.parametrize("plan_b", PLANS)
+def test_every_seat_opens_its_channel_to_a_seat_at_the_endpoint_that_seat_signed(plan_a, plan_b):
+    """Property (§C2.1 'Endpoints', version 6), exhaustive over what the host may do to each
+    joiner's setup (``PLANS``: honest, the other joiner at a relay port, the joiner itself at a
+    relay port): whatever the host proposes, every seat that starts holds, for every other joiner
+    s, the endpoint s signed (its own ``me``), and the relay ports carry no datagram of a started
+    game. The honest plans start everyone."""
+    peers, rb, ra = _relayed_lobby(relay=(plan_a, plan_b))
+    signed = {peers[x].lobby.identity.public_key: tuple(peers[x].lobby.me.endpoint) for x in (A, B)}
+    started = [p for p in peers.values() if p.started is not None]
+    for p in started:
+        for s, q in enumerate(p.started.setup.players):
+            if q.public_key in signed and q.public_key != p.lobby.identity.public_key:
+                assert tuple(p.started.endpoints[s]) == signed[q.public_key]
+    if (plan_a, plan_b) == ("honest", "honest"):
+        assert len(started) == 3 and rb.relayed == ra.relayed == 0
+    else:
+        assert started == []  # an altered entry: our own refused, another's SETUP_SIG over another hash

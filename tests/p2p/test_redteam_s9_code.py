@@ -120,7 +120,8 @@ def test_only_the_game_of_the_code_is_ever_adopted():
     clone.game_id = hp.lobby.game_id  # answering for the real game id, with its own key
     full = Lobby.host(HOST_ID, edition="classico", seats=2, name="h", endpoint=HOST, chain_length=8)
     full.game_id = hp.lobby.game_id
-    other_joiner = Lobby.join(Identity.from_seed(b"h85-code-other"), host_addr=HOST, game_id=None, name="o",
+    other_joiner = Lobby.join(Identity.from_seed(b"h85-code-other"), endpoint=("10.9.0.3", 5000),
+                              host_addr=HOST, game_id=None, name="o",
                               chain_length=8, code_tag=join_code_tag(hp.lobby.game_id, HOST_ID.public_key))
     prober = other_joiner.messages_to_send()[0][1]
     full.phase = "signing"  # closed: a PROBE gets REJECT full naming its key
@@ -157,7 +158,8 @@ def test_a_genuine_reject_relayed_from_the_hosts_address_never_ends_a_waiting_jo
     the advert, or since the host's STATUS for a joiner by code). The joiner keeps waiting."""
     hp, jp = host_and_joiner()
     if not by_code:
-        jp = LobbyPeer(JOINER_ID, Lobby.join(JOINER_ID, host_addr=HOST, game_id=hp.lobby.game_id, name="j",
+        jp = LobbyPeer(JOINER_ID, Lobby.join(JOINER_ID, endpoint=JOINER,
+                                             host_addr=HOST, game_id=hp.lobby.game_id, name="j",
                                              chain_length=8, now=T_JOIN,
                                              host_keys=(HOST_ID.public_key, HOST_ID.x25519_public_key)), 2)
     seen: list[bytes] = []
@@ -190,7 +192,7 @@ def test_a_zero_game_id_answer_never_skips_the_code_tag():
     a plain JOIN of its game. The joiner must adopt no key and join nothing that does not give the
     code's tag, and keep probing the real host."""
     real = Lobby.host(HOST_ID, edition="classico", seats=2, name="h", endpoint=HOST, chain_length=8)
-    j = Lobby.join(JOINER_ID, host_addr=HOST, game_id=None, name="j", chain_length=8,
+    j = Lobby.join(JOINER_ID, endpoint=JOINER, host_addr=HOST, game_id=None, name="j", chain_length=8,
                    code_tag=join_code_tag(real.game_id, HOST_ID.public_key))
     impostor = Lobby.host(MALLORY, edition="classico", seats=2, name="h", endpoint=HOST, chain_length=8)
     impostor.game_id = C.PROBE_GAME_ID
@@ -210,7 +212,7 @@ def _answers_a_prober_may_meet(real: Lobby) -> list[tuple[str, bytes]]:
     host's own answer: (who, envelope). ``real`` is the host's lobby (waiting)."""
     prober_id = Identity.from_seed(b"h85-pool-prober")
     tag = join_code_tag(real.game_id, HOST_ID.public_key)
-    probe = Lobby.join(prober_id, host_addr=HOST, game_id=None, name="p", chain_length=8,
+    probe = Lobby.join(prober_id, endpoint=("10.9.0.3", 5000), host_addr=HOST, game_id=None, name="p", chain_length=8,
                        code_tag=tag).messages_to_send()[0][1]
     pool: list[tuple[str, bytes]] = []
 
@@ -228,7 +230,8 @@ def _answers_a_prober_may_meet(real: Lobby) -> list[tuple[str, bytes]]:
     for name, gid in (("zero", C.PROBE_GAME_ID), ("real-gid", real.game_id), ("other-gid", None)):
         imp = lobby(MALLORY, gid)
         answers("impostor-" + name, imp, probe)  # a STATUS, or (gid zero) STATUS + PROPOSAL
-        joined = Lobby.join(prober_id, host_addr=HOST, game_id=imp.game_id, name="p", chain_length=8)
+        joined = Lobby.join(prober_id, endpoint=("10.9.0.3", 5000),
+                            host_addr=HOST, game_id=imp.game_id, name="p", chain_length=8)
         answers("impostor-" + name + "-join", imp, joined.messages_to_send()[0][1])
     closed = lobby(HOST_ID, real.game_id)
     closed.phase = "signing"
@@ -248,7 +251,7 @@ def test_no_answer_without_the_codes_tag_moves_a_joiner_by_code(order):
     waiting in the code's game (an answer the host really sent another prober is the real game)."""
     real = Lobby.host(HOST_ID, edition="classico", seats=3, name="h", endpoint=HOST, chain_length=8)
     pool = _answers_a_prober_may_meet(real)
-    j = Lobby.join(JOINER_ID, host_addr=HOST, game_id=None, name="j", chain_length=8,
+    j = Lobby.join(JOINER_ID, endpoint=JOINER, host_addr=HOST, game_id=None, name="j", chain_length=8,
                    code_tag=join_code_tag(real.game_id, HOST_ID.public_key))
     j.messages_to_send()
     host_keys = (HOST_ID.public_key, HOST_ID.x25519_public_key)

@@ -46,15 +46,16 @@ def _lobby(seats: int, seed: bytes) -> tuple[dict, Blind, Ghost, dict]:
     hk = (ids[b"h"].public_key, ids[b"h"].x25519_public_key)
     host = Lobby.host(ids[b"h"], edition="classico", seats=seats, name="h", endpoint=HOST, chain_length=8)
 
-    def joiner(n: bytes) -> Lobby:
-        return Lobby.join(ids[n], host_addr=HOST, game_id=host.game_id, name=n.decode(), chain_length=8,
+    def joiner(n: bytes, at: tuple) -> Lobby:
+        return Lobby.join(ids[n], endpoint=at, host_addr=HOST, game_id=host.game_id, name=n.decode(), chain_length=8,
                           host_keys=hk)
 
     peers = {HOST: LobbyPeer(ids[b"h"], host, 1)}
     for i in range(seats - 2):
-        peers[("10.9.0.%d" % (i + 2), 5000)] = LobbyPeer(ids[b"j%d" % i], joiner(b"j%d" % i), 2 + i)
+        at = ("10.9.0.%d" % (i + 2), 5000)
+        peers[at] = LobbyPeer(ids[b"j%d" % i], joiner(b"j%d" % i, at), 2 + i)
     blind = Blind()
-    return peers, blind, Ghost(ids[b"k"], joiner(b"k"), blind), ids
+    return peers, blind, Ghost(ids[b"k"], joiner(b"k", VICTIM), blind), ids
 
 
 def _over_bound(peers: dict, blind: Blind, before: dict | None = None, allowance: int = PROBE_ALLOWANCE) -> dict:

@@ -82,7 +82,8 @@ def test_two_spoofed_acks_before_a_joiners_first_datagram_do_not_lock_it_out(by_
     JOIN_TIMEOUT: the spoofed epochs never proved anything, its introduction is MACed."""
     hp, jp = host_and_joiner()
     if not by_code:
-        jp = LobbyPeer(JOINER_ID, Lobby.join(JOINER_ID, host_addr=HOST, game_id=hp.lobby.game_id, name="j",
+        jp = LobbyPeer(JOINER_ID, Lobby.join(JOINER_ID, endpoint=JOINER,
+                                             host_addr=HOST, game_id=hp.lobby.game_id, name="j",
                                              chain_length=8, now=T_JOIN,
                                              host_keys=(HOST_ID.public_key, HOST_ID.x25519_public_key)), 2)
     net = network({HOST: hp})

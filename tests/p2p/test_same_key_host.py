@@ -34,10 +34,12 @@ def _run(joiner_identity: Identity, by_code: bool) -> tuple[list, LobbyPeer, Lob
     emit = host.emit
     host.emit = lambda ev: (events.append(ev), emit(ev))  # the lobby's events, as they are raised
     if by_code:
-        join = Lobby.join(joiner_identity, host_addr=HOST, game_id=None, name="j", chain_length=8, now=0.0,
+        join = Lobby.join(joiner_identity, endpoint=JOINER,
+                          host_addr=HOST, game_id=None, name="j", chain_length=8, now=0.0,
                           code_tag=join_code_tag(host.game_id, ME.public_key))
     else:
-        join = Lobby.join(joiner_identity, host_addr=HOST, game_id=host.game_id, name="j", chain_length=8,
+        join = Lobby.join(joiner_identity, endpoint=JOINER,
+                          host_addr=HOST, game_id=host.game_id, name="j", chain_length=8,
                           now=0.0, host_keys=(ME.public_key, ME.x25519_public_key))
     peers = {HOST: LobbyPeer(ME, host, 100), JOINER: LobbyPeer(joiner_identity, join, 101)}
     net = SimNetwork(FaultPlan(seed=1))

@@ -25,10 +25,12 @@ def test_a_joiner_whose_host_holds_its_own_key_stops_with_same_key(by_code):
     answers the JOIN): the joiner aborts with SAME_KEY, no REJECT code, nothing seated."""
     host = Lobby.host(ME, edition="classico", seats=2, name="host", endpoint=HOST, chain_length=8)
     if by_code:
-        join = Lobby.join(ME, host_addr=HOST, game_id=None, name="j", chain_length=8, now=0.0,
+        join = Lobby.join(ME, endpoint=("10.0.0.2", 5000),
+                          host_addr=HOST, game_id=None, name="j", chain_length=8, now=0.0,
                           code_tag=join_code_tag(host.game_id, ME.public_key))
     else:
-        join = Lobby.join(ME, host_addr=HOST, game_id=host.game_id, name="j", chain_length=8, now=0.0,
+        join = Lobby.join(ME, endpoint=("10.0.0.2", 5000),
+                          host_addr=HOST, game_id=host.game_id, name="j", chain_length=8, now=0.0,
                           host_keys=(ME.public_key, ME.x25519_public_key))
     peers = {HOST: LobbyPeer(ME, host, 100), ("10.0.0.2", 5000): LobbyPeer(ME, join, 101)}
     net = SimNetwork(FaultPlan(seed=1))

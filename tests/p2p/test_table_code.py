@@ -91,7 +91,8 @@ def test_every_seat_of_one_game_shows_the_same_code():
                       chain_length=CHAIN)
     lobbies = {addr(0): host}
     for i in (1, 2):
-        lobbies[addr(i)] = Lobby.join(Identity.from_seed(b"tc-%d" % i), host_addr=addr(0), game_id=host.game_id,
+        lobbies[addr(i)] = Lobby.join(Identity.from_seed(b"tc-%d" % i), endpoint=addr(i),
+                                      host_addr=addr(0), game_id=host.game_id,
                                       name=f"P{i}", chain_length=CHAIN)
     xk = {a: lob.identity.x25519_public_key for a, lob in lobbies.items()}
     while batch := [(src, dst, raw) for src, lob in lobbies.items() for dst, raw in lob.messages_to_send()]:

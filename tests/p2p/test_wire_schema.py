@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from p2p import const as C
 from p2p.errors import LocalProtocolError, WireError
 from p2p.schema import Array, Bin, Bool, Custom, Nil, Opt, Str, Struct, UInt
-from p2p.wire import DOMAINS, MSG_STEP, SCHEMAS, SETUP, StepBody, encode_step, encode_step_body, pack
+from p2p.seat_endpoint import endpoint_ok
+from p2p.wire import DOMAINS, ENDPOINT, MSG_STEP, SCHEMAS, SETUP, StepBody, encode_step, encode_step_body, pack
 
 SMALL = 6  # longest generated array (the limits themselves are tested by the corruptions)
 
@@ -54,8 +55,15 @@ CUSTOM_BAD = {
 }
 
 
+#: A seat's signed endpoint (§C2.1, version 6): canonical IP text (IPv4 or IPv6) and a port.
+ENDPOINTS = st.tuples(st.ip_addresses().map(str).filter(lambda h: endpoint_ok(h, 1)),
+                      st.integers(1, 65535)).map(list)
+
+
 def values(t) -> st.SearchStrategy:
     """Valid wire values (plain msgpack objects) of field type ``t``."""
+    if t is ENDPOINT:
+        return ENDPOINTS
     if isinstance(t, UInt):
         return st.integers(t.lo, t.hi)
     if isinstance(t, Bin):
@@ -93,7 +101,7 @@ def structs(draw, s: Struct) -> list:
 def setups(draw, gid=None) -> list:
     f = draw(structs(SETUP.struct))
     players = sorted({bytes(p[0]): p for p in f[6]}.values(), key=lambda p: p[0])
-    assume(C.MIN_SEATS <= len(players))
+    assume(C.MIN_SEATS <= len(players) and len({tuple(p[6]) for p in players}) == len(players))
     f[3], f[6] = len(players), players
     if gid is not None:
         f[1] = gid
@@ -110,8 +118,6 @@ def _fix(name: str, f: list, draw) -> list:
     elif name == "proposal":
         setup = draw(setups(f[0]))
         f[1] = pack(setup)
-        f[2] = (f[2] * C.MAX_SEATS)[:setup[3]] if f[2] else draw(st.lists(
-            st.tuples(st.text(max_size=8), st.integers(0, 65535)).map(list), min_size=setup[3], max_size=setup[3]))
     elif name == "escrow":
         f[3] = sorted({e[0]: e for e in f[3] if e[0] != f[1]}.values())
     elif name == "step" and len(f) > 8:
@@ -202,9 +208,13 @@ def rule_breakers(name: str, f: list) -> list:
         return [with_(f3=f[2] + 1)] if f[2] < C.MAX_SEATS else []  # more taken than seats
     if name == "setup":
         out = [with_(f3=f[3] - 1)] if f[3] > C.MIN_SEATS else []
-        return out + [with_(f6=f[6][::-1]), with_(f6=[f[6][0]] + f[6][:-1])]  # descending, a duplicate
+        p0 = f[6][0]
+        return out + [with_(f6=f[6][::-1]), with_(f6=[f[6][0]] + f[6][:-1]),  # descending, a duplicate
+                      with_(f6=f[6][:1] + [p[:6] + [p0[6]] for p in f[6][1:]]),  # two seats at one endpoint (v6)
+                      with_(f6=[p0[:6] + [[" " + p0[6][0], p0[6][1]]]] + f[6][1:]),  # not canonical
+                      with_(f6=[p0[:6] + [["0.0.0.0", p0[6][1]]]] + f[6][1:])]  # unspecified
     if name == "proposal":
-        return [with_(f0=bytes(x ^ 1 for x in f[0])), with_(f2=f[2][:-1])]  # other game, an endpoint short
+        return [with_(f0=bytes(x ^ 1 for x in f[0]))]  # other game
     return []
 
 

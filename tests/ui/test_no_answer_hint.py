@@ -17,7 +17,8 @@ from test_same_key_hint import join_by_code, stops_with  # noqa: F401  (stops_wi
 
 def test_the_reason_is_the_lobbys_own():
     """§N3.1: a joiner by code whose PROBEs nobody answers aborts at JOIN_TIMEOUT with NO_ANSWER."""
-    lob = Lobby.join(Identity.from_seed(b"h110-no-answer"), host_addr=("10.0.0.1", 5000), game_id=None,
+    lob = Lobby.join(Identity.from_seed(b"h110-no-answer"), endpoint=("10.0.0.2", 5000),
+                     host_addr=("10.0.0.1", 5000), game_id=None,
                      name="j", chain_length=8, now=0.0, code_tag=1)
     lob.handle_timer(C.JOIN_TIMEOUT - 0.01)
     assert lob.phase != ABORTED

@@ -137,7 +137,8 @@ def _escrow_round(gid: bytes, ids: list, xkeys: list, escrow: bytes, bad_escrow:
     split.open_epoch(0, [True] * 3)
     split.add(0, [EscrowAck(2, 0, escrow_hash(escrow))])
     split.add(1, [EscrowAck(2, 0, escrow_hash(bad_escrow))])
-    players = tuple(Player(i.public_key, i.x25519_public_key, f"p{k}", bytes(32), bytes(32), False)
+    players = tuple(Player(i.public_key, i.x25519_public_key, f"p{k}", bytes(32), bytes(32), False,
+                           (f"127.0.0.{k + 1}", 41000 + k))
                     for k, i in enumerate(ids))
     setup = Setup(C.PROTOCOL_VERSION, gid, "classico", 3, 16, (), players)
     c = decode_complaint(open_envelope(false_share).body)

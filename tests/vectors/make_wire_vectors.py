@@ -21,6 +21,9 @@ encoders (``wire.seal_message``), so a change of any table of ``p2p/wire.py`` sh
 * ``epoch_proof``: §N2.2's CHALLENGE and RESPONSE datagrams (``epoch_proof``).
 * ``seat_advert``: §N3.2's DNS-SD advert of seat 1 (``seat_advert``).
 * ``setup_with_options``: §C2.3 setup bytes and hash with options (``setup_with_options``).
+* ``reject_answers`` (version 6, §C2.1): seat 1's JOIN (its entry's endpoint IPv6 ``fd00::1:2``)
+  and the REJECT's ``answers`` = SHA-256(b"lanopoli/1/reject-answers\x00" + that envelope).
+  Every player entry carries its ``endpoint`` [host, port]: demo seat i at 127.0.0.(i+1):41000+i.
 * ``log``: the framed records (``u32 length | u8 kind | payload | u32 CRC-32``) of kinds 0
   (header), 1 (step), 2 (drop), 3 (own message), 4 (abandon), 5 (complaint), 6 (skip), each
   with ``kind``, ``payload`` and ``record``; written through ``p2p.gamelog`` (LogWriter, OwnLog).
@@ -49,6 +52,7 @@ from p2p.complaints import BAD_HIDDEN, BAD_STEP, StepNow, check_bad_step, make_c
 from p2p.escrow import make_escrow, make_shares, quorum  # noqa: E402
 from p2p.identity import Identity  # noqa: E402
 from p2p.lobby import LOG_HEADER_VERSION  # noqa: E402
+from p2p.reject import answers_hash  # noqa: E402
 from p2p.step_collect import step_digest  # noqa: E402
 
 SEEDS = [f"vector-wire-{i}" for i in range(3)]
@@ -56,6 +60,11 @@ SEEDS = [f"vector-wire-{i}" for i in range(3)]
 
 def _h(label: str) -> bytes:
     return hashlib.sha256(label.encode()).digest()
+
+
+def _ep(i: int) -> tuple[str, int]:
+    """Demo seat ``i``'s signed endpoint (§C2.1, version 6)."""
+    return (f"127.0.0.{i + 1}", 41000 + i)
 
 
 def tagged(obj: Any) -> Any:
@@ -71,7 +80,7 @@ def _setup(ids: list[Identity], gid: bytes) -> tuple[bytes, list[int]]:
     """The setup bytes of the demo game and, per setup seat, the demo identity index."""
     order = sorted(range(len(ids)), key=lambda i: ids[i].public_key)
     players = tuple(W.Player(ids[i].public_key, ids[i].x25519_public_key, f"wire-{i}", _h(f"head {i}"),
-                             _h(f"commit {i}"), False) for i in order)
+                             _h(f"commit {i}"), False, _ep(i)) for i in order)
     setup = W.Setup(C.PROTOCOL_VERSION, gid, "classico", 3, 64, (), players)
     return W.SETUP.encode(setup), order
 
@@ -100,7 +109,7 @@ def hidden_complaints(ids: list[Identity]) -> dict:
     chains = [_h(f"vector wire chain {s}") for s in range(3)]
     hs = [H.hidden_secret(c) for c in chains]
     leaves = [H.make_leaves(hs[s], gid, s, layout.items) for s in range(3)]
-    players = tuple(W.Player(i.public_key, i.x25519_public_key, f"wire-{n}", bytes(32), bytes(32), False)
+    players = tuple(W.Player(i.public_key, i.x25519_public_key, f"wire-{n}", bytes(32), bytes(32), False, _ep(n))
                     for n, i in enumerate(ids))
     setup = W.Setup(C.PROTOCOL_VERSION, gid, "niente-e-come-sembra", 3, 64, (), players)
     h, dg = _h("vector state hash"), _h("vector digest")
@@ -206,7 +215,7 @@ def setup_with_options(ids: list[Identity], gid: bytes) -> dict:
     from p2p.setup_options import check_p2p_options
 
     players = tuple(W.Player(i.public_key, i.x25519_public_key, f"wire-{n}", _h(f"head {n}"), _h(f"commit {n}"),
-                             False) for n, i in enumerate(ids))
+                             False, _ep(n)) for n, i in enumerate(ids))
     opts = W.check_options({"timed_minutes": 2, "p2p.turn_time": 0, "p2p.on_drop": "bot", "p2p.drop_timeout": 30,
                             "p2p.timed_ms": 90000, "free_parking_pot": True, "no_auctions": False})
     setup = W.Setup(C.PROTOCOL_VERSION, gid, "editrice-giochi", 3, 65536, opts, players)
@@ -260,7 +269,7 @@ def _setup_for(ids: list, gid: bytes) -> Any:
     from p2p.beacon import HashChain
 
     head = HashChain(_h("vector wire chain"), 64).head
-    players = tuple(W.Player(i.public_key, i.x25519_public_key, f"wire-{n}", head, _h(f"commit {n}"), False)
+    players = tuple(W.Player(i.public_key, i.x25519_public_key, f"wire-{n}", head, _h(f"commit {n}"), False, _ep(n))
                     for n, i in enumerate(ids))
     return W.Setup(C.PROTOCOL_VERSION, gid, "classico", 3, 64, (), players)
 
@@ -274,7 +283,13 @@ def compute_wire() -> dict:
     sh = W.setup_hash(setup_bytes)
     h, dg = _h("vector state hash"), _h("vector digest")
     xkeys = [i.x25519_public_key for i in ids]
-    player0 = W.Player(ids[0].public_key, ids[0].x25519_public_key, "wire-0", _h("head 0"), _h("commit 0"), False)
+    player0 = W.Player(ids[0].public_key, ids[0].x25519_public_key, "wire-0", _h("head 0"), _h("commit 0"), False,
+                       _ep(order[0]))
+    # §C2.1 (version 6): the JOIN of seat 1 that the REJECT answers (``answers`` = SHA-256 of
+    # "lanopoli/1/reject-answers\0" + its envelope), seat 1's entry with an IPv6 endpoint
+    player1 = W.Player(ids[1].public_key, ids[1].x25519_public_key, "wire-1", _h("head 1"), _h("commit 1"), False,
+                       ("fd00::1:2", 41001))
+    join1 = W.seal_message(ids[1], W.MSG_JOIN, W.Join(gid, C.PROTOCOL_VERSION, player1))
     # every seat's STEP of step 0 (over the setup hash) and of chance step 7 (labelled reveals)
     steps0 = [W.seal_message(ids[s], W.MSG_STEP, W.StepBody(gid, 0, s, h, sh, _h(f"vector reveal 0 {s}")))
               for s in range(3)]
@@ -301,10 +316,10 @@ def compute_wire() -> dict:
         W.MSG_JOIN: (0, W.Join(gid, C.PROTOCOL_VERSION, player0)),
         W.MSG_STATUS: (0, W.Status(gid, "classico", 3, 2, ("wire-0", "wire-1"), ids[0].public_key,
                                    ids[0].x25519_public_key)),
-        W.MSG_REJECT: (0, W.Reject(gid, ids[1].public_key, 1, ids[0].public_key, ids[0].x25519_public_key)),
+        W.MSG_REJECT: (0, W.Reject(gid, ids[1].public_key, 1, ids[0].public_key, ids[0].x25519_public_key,
+                                   answers_hash(join1))),
         W.MSG_LEAVE: (1, W.Leave(gid)),
-        W.MSG_PROPOSAL: (0, W.Proposal(gid, setup_bytes, None, (("127.0.0.1", 41000), ("127.0.0.2", 41001),
-                                                                 ("127.0.0.3", 41002)))),
+        W.MSG_PROPOSAL: (0, W.Proposal(gid, setup_bytes, None)),
         W.MSG_SETUP_SIG: (1, W.SetupSig(gid, 1, sh)),
         W.MSG_SEED: (1, W.SeedReveal(gid, 1, sh, _h("seed secret 1"))),
         W.MSG_STEP: (1, step7),
@@ -385,6 +400,8 @@ def compute_wire() -> dict:
             "drop_forms": drop_forms(ids, gid),
             "digest_dropped": digest_dropped, "escrow_ack": escrow_ack, "epoch_proof": epoch_proof(), "seat_advert": seat_advert(ids, gid),
             "setup_with_options": setup_with_options(ids, gid),
+            "reject_answers": {"join": join1.hex(), "answers": answers_hash(join1).hex(),
+                               "endpoint": list(player1.endpoint)},
             "game_id": gid.hex(), "demo_seeds": SEEDS, "setup": setup_bytes.hex(), "setup_hash": sh.hex(),
             "seat_of_demo": {SEEDS[i]: order.index(i) for i in range(3)},
             "messages": messages, "complaints": complaints,

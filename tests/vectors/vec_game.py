@@ -37,7 +37,7 @@ def play_game(seeds: tuple[str, str], log_path: Path) -> dict:
     addrs = [("127.0.0.1", 41000), ("127.0.0.1", 41001)]
     host = Lobby.host(ids[0], edition="classico", seats=2, name="host", endpoint=addrs[0],
                       demo_seed=seeds[0].encode())
-    join = Lobby.join(ids[1], host_addr=addrs[0], game_id=host.game_id, name="joiner",
+    join = Lobby.join(ids[1], endpoint=addrs[1], host_addr=addrs[0], game_id=host.game_id, name="joiner",
                       demo_seed=seeds[1].encode())
     lobbies = {addrs[0]: host, addrs[1]: join}
     while True:
