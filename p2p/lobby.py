@@ -43,8 +43,8 @@ from .errors import LocalProtocolError, WireError
 from .gamelog import HEADER_RECORD, LOG_HEADER_VERSION, HeaderRecord
 from .identity import Identity
 from .join_resend import JoinResend
-from .lobby_events import (GameStarted, LobbyAborted, LobbyPeerMisbehaved, LobbyStatus,  # noqa: F401 (re-exported)
-                           PlayerJoined, PlayerLeft, PlayerRemoved, SetupProposed, SetupRestarted)
+from .lobby_events import (LEFT, GameStarted, LobbyAborted, LobbyPeerMisbehaved,  # noqa: F401 (re-exported)
+                           LobbyStatus, PlayerJoined, PlayerLeft, PlayerRemoved, SetupProposed, SetupRestarted)
 from .lockstep import LockstepSession
 from .setup_round import ABORTED, REVEALING, SIGNING, STARTED, SetupRound  # noqa: F401 (re-exported)
 from .setup_options import RESILIENCE_DEFAULTS, check_p2p_options  # noqa: F401 (re-exported)
@@ -323,7 +323,7 @@ class Lobby:
         if self.role != "joiner" or self.phase not in (JOINING, WAITING):
             raise LocalProtocolError("only a joiner in the lobby can leave")
         self._out.append((self.admission.host_addr, seal_message(self.identity, MSG_LEAVE, Leave(self.game_id))))
-        self.abort("left the lobby")
+        self.abort(LEFT)
 
     def start_session(self, engine: Engine, *, log: Any = None, own_log: Any = None,
                       now: float = 0.0) -> LockstepSession:

@@ -9,8 +9,12 @@ from typing import Any
 
 from .wire import Setup
 
-__all__ = ["GameStarted", "LobbyAborted", "LobbyPeerMisbehaved", "LobbyStatus", "PlayerJoined", "PlayerLeft",
+__all__ = ["LEFT", "GameStarted", "LobbyAborted", "LobbyPeerMisbehaved", "LobbyStatus", "PlayerJoined", "PlayerLeft",
            "PlayerRemoved", "SameKeyJoin", "SetupProposed", "SetupRestarted"]
+
+#: Joiner: the ``LobbyAborted`` reason of ``Lobby.leave`` (protocol.md §C2.2); the node of a joiner
+#: that left ends quietly on it (p2p/node_lobby.py).
+LEFT = "left the lobby"
 
 
 @dataclass(frozen=True)

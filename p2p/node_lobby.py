@@ -29,7 +29,7 @@ from .errors import LocalProtocolError
 from .game_ad import AdUpdates, ad_name
 from .lobby import (GameStarted, Lobby, LobbyAborted, LobbyPeerMisbehaved, LobbyStatus, PlayerJoined,
                     PlayerLeft, SetupProposed, SetupRestarted)
-from .lobby_events import SameKeyJoin
+from .lobby_events import LEFT, SameKeyJoin
 from .node_config import NodeError
 from .node_reports import Hosting, SameKeyJoined
 
@@ -38,8 +38,6 @@ __all__ = ["SAME_KEY_REPORTS", "NodeHost", "NodeLobby", "pin_lobby", "pin_seats"
 #: Host: at most this many source addresses of a JOIN/PROBE signed with our own key are reported
 #: (``SameKeyJoined``, once each): a player retrying from new ports never floods the host's screen.
 SAME_KEY_REPORTS = 4
-#: Why the node of a joiner that left ends (``Lobby.leave``'s ``LobbyAborted``, protocol.md §C2.2).
-LEFT = "left the lobby"
 
 
 class NodeHost(Protocol):
