@@ -39,7 +39,7 @@ replace ``vote``/``receive``/``check`` here.
 
 from __future__ import annotations
 
-from typing import Collection
+from typing import Collection, Sequence
 
 from . import const as C
 from .complaints import BAD_DROP_SHARE, EQUIVOCATION
@@ -48,6 +48,7 @@ from .ratelimit import TokenBucket
 from .seat_loss import UNDECIDED
 from .session_events import Equivocation, PeerMisbehaved, SeatDropVoted, SeatLost, StepOverturned
 from .session_port import Effects, SessionView
+from .session_turn_clock import TurnClock
 from .wire import MSG_DROP, MSG_SKIP, DropVote, Envelope, decode_drop, open_envelope
 
 __all__ = ["SessionVotes"]
@@ -65,6 +66,9 @@ class SessionVotes:
         #: "Forwarding"). An honest voter re-sends its vote at most every RESEND_INTERVAL; a
         #: replayed vote is a duplicate whose forward would multiply it by N-1 (amplification).
         self._forward_budget: dict[int, TokenBucket] = {}
+        #: How long each seat has held a decision of its own, across steps (§C8.3 'Own decision
+        #: across steps'): its turn time runs from there, and the gate asks ``turn_gate``.
+        self.clock = TurnClock(session)
 
     # -- when and whom --
 
@@ -118,11 +122,21 @@ class SessionVotes:
         """When we vote to drop ``seat`` at the current step if its message has not come
         (protocol.md §C8.3): ``drop_timeout`` s after we last heard from it (the step's start or its
         last ALIVE), and at the latest ``turn_time`` s after the step's start (unless
-        unlimited)."""
+        unlimited), or after its own decision became pending if that was at an earlier step
+        (``TurnClock.since``, §C8.3 'Own decision across steps')."""
         s = self._s
         if seat in self._left or s.complaints.proven(seat) is not None:
             return s.live.step_started  # it left, or cheated: no reason to wait (§C8.7, §C8.8)
-        return s.live.vote_time(seat, s.seats.drop_timeout, s.seats.turn_time)
+        return s.live.vote_time(seat, s.seats.drop_timeout, s.seats.turn_time, self.clock.since(seat))
+
+    def turn_gate(self, k: int, skipped: Sequence[int]) -> bool:
+        """Before the complete step ``k`` (our current step) is applied (``SessionSkips.promise_kept``):
+        a seat whose own decision has been pending past its turn time, or for
+        ``OWN_DECISION_MAX_STEPS`` steps, and whose held message leaves it pending again, has its
+        message treated as not held: our DROP vote against it, and False (the step waits, the
+        voter's promise, §C8.3 'Own decision across steps'). True otherwise
+        (``session_turn_clock.TurnClock.gate``)."""
+        return self.clock.gate(k, skipped, self.vote, self.may_vote)
 
     def vote_choice(self, now: float) -> int | None:
         """The seat we vote against now (protocol.md §C8.3 "When an honest peer votes"), or None

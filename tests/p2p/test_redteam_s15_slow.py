@@ -29,8 +29,6 @@ test_sealed_session.py, test_turn_skip*.py cover the remedy itself).
 
 from __future__ import annotations
 
-import pytest
-
 from p2p import const as C
 from p2p.session_events import GameOver, SeatDropped, SeatDropVoted, StepApplied, TurnSkipped
 from p2p.wire import MSG_STEP
@@ -170,9 +168,6 @@ class NilNet(Net):
         return None
 
 
-@pytest.mark.xfail(strict=True, reason="§C13.6/§C8.10: a seat that answers nil at once at its own roll holds "
-                   "its turn for ever: its message is held, so no drop, no skip, no player's vote applies "
-                   "(H163 BREAK #4)")
 def test_c13_6_a_seat_that_answers_nil_at_its_own_roll_does_not_hold_the_game_for_ever(tmp_path):
     """Slow on purpose at its own decisions only, without being slow: classico, 3 seats, seat 1
     sends its step message at once every step, nil at its own roll from step 20 on. Its peer is
