@@ -1,0 +1,179 @@
+"""Red team session 15 (H167) on the turn clock (H165, protocol.md §C8.3 'Own decision across
+steps', §C8.10 Own decisions, §C13.6): can a liar still hold its turn by varying what it sends,
+or by changing the kind of its own decision to start its streak again?
+
+* live (classico, 3 seats, the in-memory ``Net`` on a virtual clock, as tests/p2p/test_turn_clock.py):
+  a liar that alternates two different non-ending actions at its own roll (a ``ProposeTrade`` to
+  an honest seat, then a ``WithdrawTrade`` of it, again and again) is voted out at the same step
+  bound as one that answers nil;
+* the clock alone (``TurnClock`` on a stub session over the real engine's states,
+  ``engine.testing.scenario``): a jailed liar that stalls in jail, then pays the fine at the last
+  step before the bound (kind ``jail`` -> ``roll``: a new streak) and stalls at its roll gets
+  exactly one more bound, no more: the only way back to ``jail`` is a move, i.e. a chance step,
+  which ends its turn.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from p2p.liveness import Liveness
+from p2p.session_events import SeatDropped, SeatDropVoted
+from p2p.session_turn_clock import OWN_DECISION_MAX_STEPS, TurnClock
+
+from p2p_harness import finish_together
+from test_turn_clock import LIAR, OwnRollNet, _classico, _of
+
+
+def test_c8_3_a_liar_alternating_propose_and_withdraw_at_its_roll_is_voted_out_at_the_step_bound(tmp_path):
+    """§C8.3 'Own decision across steps' ("any action that does not make the decision (an
+    out-of-turn ProposeTrade, a refused WithdrawTrade ...) leaves the engine waiting"): seat 1
+    varies its answer at its own roll every step — an offer to seat 0 (one euro for nothing),
+    then its withdrawal — so no two consecutive messages are alike. Both honest peers still
+    vote it out at the step its roll had been left pending at OWN_DECISION_MAX_STEPS earlier
+    steps, it is dropped there, its bot rolls, the honest peers finish one game and their logs
+    verify."""
+    RE, sessions, paths = _classico(tmp_path)
+    A = RE.actions
+    sent: list = []
+
+    def alternate(state):
+        a = (A.ProposeTrade(0, (), (), 1, 0, (), (), ()) if len(sent) % 2 == 0 else A.WithdrawTrade())
+        sent.append(type(a).__name__)
+        return a
+
+    net = OwnRollNet(RE, sessions, answer=alternate)
+    net.run(max_time=1e6, max_rounds=5_000_000)
+    first = net.stalled[0]
+    assert {"ProposeTrade", "WithdrawTrade"} <= set(sent[:4])  # the premise: it really alternates
+    for i in (0, 2):
+        votes = _of(net, i, SeatDropVoted)
+        assert [(v.step, v.seat) for v in votes][:1] == [(first + OWN_DECISION_MAX_STEPS, LIAR)], i
+        assert [(d.step, d.seat) for d in _of(net, i, SeatDropped)] == [(first + OWN_DECISION_MAX_STEPS, LIAR)]
+    finish_together(net, sessions, paths, (0, 2), cheaters=(), engine=RE)
+
+
+def _stub(engine, state, turn_time: float = 0.0):
+    """A session as ``TurnClock`` reads it (``session_port.SessionView``'s fields), over the real
+    engine and ``state``; seat 0 is ours, ``held[(k, seat)]`` the held step messages."""
+    held: dict = {}
+    s = SimpleNamespace(step=0, state=state, engine=engine, n=state.n, my_seat=0, active=[True] * state.n,
+                        replaying=False, spectator=False, running=True, now=0.0, live=Liveness(5.0, 0.0),
+                        seats=SimpleNamespace(turn_time=turn_time, drop_timeout=10.0),
+                        steps=SimpleNamespace(held=lambda k, d: held.get((k, d))))
+    s.pending = engine.pending(state)
+    return s, held
+
+
+def test_c8_3_a_jailed_liar_changing_kind_once_gets_one_more_bound_and_no_more():
+    """§C8.3 'Own decision across steps' ("another kind ... ends it"): the liar (seat 1, in jail at
+    its turn, unlimited turn time: the step bound alone) answers nil in jail; at the last step
+    before the bound it pays the fine (``PayJailFine``: kind ``jail`` -> ``roll``, a new streak),
+    then answers nil at its roll. The vote comes at 2 x OWN_DECISION_MAX_STEPS (the premise: the
+    change of kind did start the streak again), never later: from its roll the only way back to an
+    own decision of another kind goes through the dice (a chance step, its turn moves on)."""
+    import engine as RE
+    from engine.testing import scenario
+
+    state = scenario(3, current=1, jail={1: 1}, pos={1: 10}, cash={1: 1500})
+    s, held = _stub(RE, state)
+    assert s.pending.kind == "jail" and s.pending.actors == (1,)
+    clock = TurnClock(s)
+    voted: list = []
+    pay = RE.encode_action(RE.actions.PayJailFine())
+    for k in range(3 * OWN_DECISION_MAX_STEPS):
+        s.step = k
+        s.live.begin(s.now)
+        x = pay if k == OWN_DECISION_MAX_STEPS - 1 else None
+        held[(k, 1)] = SimpleNamespace(body=SimpleNamespace(input=x))
+        if not clock.gate(k, (), lambda d: voted.append((k, d)), lambda: True):
+            break
+        inputs = [None] * s.n
+        if x is not None:
+            inputs[1] = RE.decode_action(x)
+        s.state, _ = RE.apply_step(s.state, inputs)
+        s.pending = RE.pending(s.state)
+    assert s.pending.kind == "roll" and s.pending.actors == (1,)
+    assert voted == [(2 * OWN_DECISION_MAX_STEPS, 1)]
+
+
+# -- a liar whose own roll is interrupted by decisions of other kinds it causes -------------------
+
+TURN_S = 300.0  # the default turn time (§C8.3)
+STEP_S = 5.0  # each step of the stub game takes 5 s of our clock (the liar answers at once)
+GIFT = 20  # euro the liar offers an honest seat at its roll, for nothing
+
+
+def _gifting_liar(edition: str, max_steps: int = 1000):
+    """The clock of honest seat 0 (stub session, real engine, real ``Liveness``) in a 3-seat game
+    of ``edition`` from the start of seat 1's turn (``engine.testing.scenario``, 1500 euro each).
+    Seats 0 and 2 play the engine's default bot; seat 1 (the liar) never rolls: at its own roll it
+    offers seat 2 ``GIFT`` euro for nothing (``ProposeTrade``) when it has no open offer, else
+    nil; at any other decision it plays its bot. Chance steps go through the gate too (as in the
+    session) with a beacon of the step. Returns ``(vote, now, kinds)``: the first (step, seat) we
+    voted against (None), the clock then (s), the pending kinds seen."""
+    import hashlib
+
+    import engine as RE
+    from engine.testing import scenario
+
+    A = RE.actions
+    s, held = _stub(RE, scenario(3, current=1, cash={0: 1500, 1: 1500, 2: 1500}, edition=edition), TURN_S)
+    clock = TurnClock(s)
+    voted: list = []
+    kinds: list = []
+    for k in range(max_steps):
+        s.step = k
+        s.live.begin(s.now)
+        p = s.pending = RE.pending(s.state)
+        kinds.append(p.kind)
+        if p.chance:
+            clock.gate(k, (), lambda d: voted.append((k, d)), lambda: True)
+            s.state, _ = RE.apply_chance(s.state, hashlib.sha256(b"beacon %d" % k).digest())
+            s.now += STEP_S
+            continue
+        inputs = []
+        for seat in range(3):
+            if seat == 1 and p.kind == "roll" and p.actors == (1,):
+                mine = any(o[0] == 1 for o in s.state.offers)
+                inputs.append(None if mine else A.ProposeTrade(2, (), (), GIFT, 0, (), (), ()))
+            else:
+                inputs.append(RE.bots.choose(s.state, seat))
+            x = inputs[seat]
+            held[(k, seat)] = SimpleNamespace(body=SimpleNamespace(input=None if x is None else RE.encode_action(x)))
+        if not clock.gate(k, (), lambda d: voted.append((k, d)), lambda: True):
+            break
+        s.state, _ = RE.apply_step(s.state, inputs)
+        s.now += STEP_S
+    assert s.state.current == 1  # the premise: the liar never rolled, its turn never moved on
+    return (voted[0] if voted else None), s.now, kinds
+
+
+def test_c13_6_a_classico_liar_gifting_cash_at_its_roll_is_voted_out_at_the_turn_time():
+    """Hold (§C13.6, §C8.3 'Own decision across steps'): in classico a cash trade changes no
+    pending kind, so the liar's roll streak runs on; our gate votes at the step its roll has been
+    pending the turn time (300 s), the gifts notwithstanding."""
+    vote, now, kinds = _gifting_liar("classico")
+    assert set(kinds) == {"roll"}
+    assert vote == (int(TURN_S / STEP_S), 1) and now == TURN_S
+
+
+@pytest.mark.xfail(strict=True, reason="H167 BREAK #1 [MED]: §C13.6 / §C8.3 'Own decision across steps': in niente a "
+                   "payment's pay_bills/inspect_window steps end the liar's roll streak, so gifts at its roll restart its "
+                   "turn time (voted at 1795 s, not 300 s; two colluding seats: never)")
+def test_c13_6_a_niente_liar_gifting_cash_at_its_roll_is_voted_out_at_the_turn_time():
+    """§C13.6: "a seat that answers at once but never makes its own decision, e.g. nil at its roll,
+    is voted out by every honest peer at the turn time or once it left that decision pending 128
+    steps". In niente-e-come-sembra the liar's gift is accepted by seat 2's bot and its payment
+    opens ``pay_bills`` (the liar chooses its bills) and an ``inspect_window`` (the others may
+    inspect): two decision kinds outside §C8.10's Own decisions, so ``TurnClock.observe`` ends the
+    liar's roll streak and the next roll step begins a new one (its own ``since`` and step count).
+    Every 4 steps (roll, roll, pay_bills, inspect_window) the liar's turn time starts again: we
+    vote only once its cash is gone (1795 s, step 359, here; with a colluding second seat that
+    hands the cash back, never), while the same liar in classico is voted out at 300 s (above)."""
+    vote, now, kinds = _gifting_liar("niente-e-come-sembra")
+    assert {"pay_bills", "inspect_window"} <= set(kinds)  # the premise: its roll is interrupted
+    assert vote is not None and vote[1] == 1
+    assert now <= TURN_S + STEP_S, (vote, now)
