@@ -66,8 +66,8 @@ INTRO_ADDRS = 256
 """Source addresses, and source IPs, whose introduction budget is remembered (least recently used
 forgotten)."""
 
-__all__ = ["ANSWER_INTERVAL", "EpochProof", "KEY_INFO", "TAG_LEN", "XKEY_LEN", "PairKeys", "KeyCache", "PlainSacks",
-           "derive_pair_keys", "mac", "mac_ok"]
+__all__ = ["ANSWER_INTERVAL", "Delivered", "EpochProof", "KEY_INFO", "TAG_LEN", "XKEY_LEN", "PairKeys", "KeyCache",
+           "PlainSacks", "derive_pair_keys", "mac", "mac_ok"]
 
 
 class PairKeys(NamedTuple):
@@ -77,6 +77,21 @@ class PairKeys(NamedTuple):
     send: bytes
     recv: bytes
     peer_xk: bytes
+
+
+class Delivered(list):
+    """What one datagram completed on a channel (``Endpoint.receive_datagram``): a list of ``(address, payload)``
+    in order, and ``via``, the X25519 public key (32 bytes) of the peer whose pairwise key MACed that datagram
+    (``PairKeys.peer_xk`` of the channel that checked it; None for a plain channel). ``via`` is taken from that
+    channel when it delivers, never looked up later by address (the channel at an address may change between two
+    payloads). Read by the node as the seat a session message came from: a step-(k+1) message on its seat's own
+    channel counts in a certificate whatever its signature (protocol.md §N2.2; §C8.3 'A voter's promise', F1)."""
+
+    __slots__ = ("via",)
+
+    def __init__(self, addr: Any, keys: PairKeys | None, payloads: list[bytes]) -> None:
+        super().__init__([(addr, p) for p in payloads])
+        self.via: bytes | None = None if keys is None else keys.peer_xk
 
 
 def derive_pair_keys(shared: bytes, my_xk: bytes, peer_xk: bytes) -> PairKeys:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .channel_auth import TAG_LEN, XKEY_LEN, KeyCache, PairKeys
+from .channel_auth import TAG_LEN, XKEY_LEN, Delivered, KeyCache, PairKeys
 from .datagram import tag_ok
 from .displaced import Displaced
 from .errors import LocalProtocolError
@@ -382,7 +382,7 @@ class Endpoint:
         self.channel(addr).send(payload)
 
     def receive_datagram(self, data: bytes, addr: Addr, now: float) -> list[tuple[Addr, bytes]]:
-        """Route one datagram; return [(peer address, payload), ...] completed, in order."""
+        """Route one datagram; return the [(peer address, payload), ...] completed, in order, as ``Delivered``."""
         ch = self.channels.get(addr)
         if ch is not None:
             if self._displaced and addr in self._displaced:
@@ -393,8 +393,8 @@ class Endpoint:
                 if ch is None:
                     return []
             if self.on_confirm is None or ch.route.confirmed:  # the game's path: no extra work
-                return [(addr, p) for p in ch.receive_datagram(data, addr, now)]
-            out = [(addr, p) for p in ch.receive_datagram(data, addr, now)]
+                return Delivered(addr, ch.keys, ch.receive_datagram(data, addr, now))
+            out = Delivered(addr, ch.keys, ch.receive_datagram(data, addr, now))
             if ch.route.confirmed:
                 self.on_confirm(addr, now)  # its RESPONSE: a PROBE kept from it is answered now (§N3.1)
             return out
@@ -417,7 +417,7 @@ class Endpoint:
         else:
             self.stats["unknown_dropped"] += 1
             return []
-        return [(addr, p) for p in ch.receive_datagram(data, addr, now)]
+        return Delivered(addr, ch.keys, ch.receive_datagram(data, addr, now))
 
     def datagrams_to_send(self, now: float) -> list[tuple[bytes, Addr]]:
         """Every channel's due datagrams: [(bytes, address), ...] (``now``: the caller's clock, s);

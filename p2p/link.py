@@ -62,7 +62,9 @@ class Link:
     reached the endpoint (after its last ``on_message``), before its closing flush: the
     owner's per-wake-up work (its own timer, reports) done once per batch instead of once per
     payload (issue 14); ``receiving`` tells the owner it will be
-    called. ``now`` is the loop time at which the datagram being handed over was read.
+    called. ``now`` is the loop time at which the datagram being handed over was read, ``via``
+    the X25519 key of the channel that authenticated it (``channel_auth.Delivered.via``; None:
+    plain; both valid while ``on_message`` runs).
 
     An exception raised by ``on_message`` is a bug of the layer above, not bad input (bad
     datagrams never reach it: the ``Endpoint`` drops and counts them). It is not swallowed:
@@ -82,6 +84,9 @@ class Link:
         self._on_batch_end = on_batch_end
         #: Loop time (s) at which the datagram being handed to ``on_message`` was read.
         self.now = 0.0
+        #: The X25519 key (32 bytes) of the channel whose MAC authenticated the datagram being handed to
+        #: ``on_message``, None for a plain channel or outside ``on_message`` (``Delivered.via``, §N2.2).
+        self.via: bytes | None = None
         #: The first exception ``on_message`` raised, or None (re-raised by ``drain``).
         self.handler_error: BaseException | None = None
         self._faults = faults
@@ -238,11 +243,14 @@ class Link:
                 read = True
                 self._unflushed |= _READ  # before on_message: a ``flush_now`` there acks it too
                 self.now = now = loop.time()
-                for src, payload in ep.receive_datagram(data, addr[:2], now):
+                got = ep.receive_datagram(data, addr[:2], now)
+                for src, payload in got:
+                    self.via = got.via  # the channel that checked its MAC (a Delivered), never looked up by address
                     try:
                         self._on_message(src, payload)
                     except Exception as exc:  # noqa: BLE001 - handed to the owner, below
                         self._handler_failed(exc)
+                self.via = None
                 if self._unflushed & _SENT:
                     # A reply (our next step message) the owner did not ``flush_now``: out now,
                     # before the rest of the batch is read, verified and applied — the other

@@ -228,7 +228,7 @@ class LockstepSession:
         self.local = LocalSeat(self, fx)
         #: Every incoming envelope, routed by type to the part that owns it (the inbox builds
         #: its routing table from the parts above: last); STEPs admitted there (session_inbox.py).
-        self.inbox = SessionInbox(self._pubkeys, self, fx)
+        self.inbox = SessionInbox(self._pubkeys, self, fx, [p.x25519_key for p in self.setup.players])
         self._send_escrow()
         self.gate.begin()
 
@@ -363,14 +363,14 @@ class LockstepSession:
             self._now = now
         return self.local.skip_turn(seat)
 
-    def receive_message(self, data: bytes, now: float) -> None:
-        """Handle one session envelope from a peer (STEP, ESCROW, DROP, CATCHUP_REQ,
-        CATCHUP_RESP, HINT: ``wire.SESSION_TYPES``). Never raises for bad input: it is dropped
-        and counted in ``stats``; protocol violations become events. Every signature is
-        verified on receipt, whatever channel brought the message (§C3.4;
-        ``session_inbox.SessionInbox``)."""
+    def receive_message(self, data: bytes, now: float, via: bytes | None = None) -> None:
+        """Handle one session envelope from a peer (STEP, ESCROW, DROP, CATCHUP_REQ, CATCHUP_RESP, HINT:
+        ``wire.SESSION_TYPES``). Never raises for bad input: it is dropped and counted in ``stats``; protocol
+        violations become events. Every signature is verified on receipt, whatever channel brought the message
+        (§C3.4; ``session_inbox.SessionInbox``); ``via``: the X25519 key of that channel (None: not known), which
+        only lets a seat's own later-step message count in a certificate (§C8.3 'A voter's promise')."""
         self._now = now
-        self.inbox.receive(data, now)
+        self.inbox.receive(data, now, via)
 
     def handle_timer(self, now: float) -> None:
         """Re-send our current step message if the step is stuck (exponential back-off from

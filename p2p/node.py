@@ -172,7 +172,7 @@ class Node:
             self.restart.seat_spoke(addr)
         if payload[:2] in SESSION_TAGS:  # wire.is_session_message, inlined: the hot path
             if session is not None:
-                session.receive_message(payload, self.link.now)
+                session.receive_message(payload, self.link.now, self.link.via)
                 self._pump_session()
             else:  # a seat started before us: kept for our session, bounded (early_buffer.py)
                 self.early.hold(payload, self.link.endpoint.peer_key(addr), self.lobby)

@@ -16,9 +16,11 @@ history (``referee.Referee.check_prev``) and may complete the step (``step_gate`
 message of that step over our history with more than the forced body's fields is refused
 (counted ``not_forced``). Two signed messages of one seat for one step over one history are proof of
 equivocation (§C8.8); a held message is checked again before it serves as such evidence (it may
-be a forced body taken unchecked).
+be a forced body taken unchecked). A message of the next step whose signature fails is dropped,
+but if it came on its own seat's keyed channel (``via``) its prev digest is kept as an attestation
+that counts in our certificate (§C8.3 'A voter's promise', F1: ``StepCollector.attest``).
 
-Bad bytes and bad signatures never change anything: they are dropped and counted in the
+Bad bytes and bad signatures never change anything (but an attestation, above): they are dropped and counted in the
 session's ``stats`` (bad signatures also reported as ``PeerMisbehaved``). The inbox owns the
 routing table and the seats' public keys; it reads the session through
 ``session_port.SessionView`` and acts through ``session_port.Effects``. Moved out of
@@ -53,12 +55,18 @@ class SessionInbox:
     docstring).
 
     ``pubkeys``: the seats' Ed25519 public keys (32 bytes each, seat order); ``session``: read
-    only, with every part the routing table names already built; ``effects``: what we do to it."""
+    only, with every part the routing table names already built; ``effects``: what we do to it;
+    ``xkeys``: the seats' X25519 setup keys (32 bytes each, seat order; empty: no channel is a seat's)."""
 
-    def __init__(self, pubkeys: Sequence[bytes], session: SessionView, effects: Effects) -> None:
+    def __init__(self, pubkeys: Sequence[bytes], session: SessionView, effects: Effects,
+                 xkeys: Sequence[bytes] = ()) -> None:
         self._pubkeys = list(pubkeys)
         self._s = session
         self._fx = effects
+        xkeys = [bytes(x) for x in xkeys]
+        #: X25519 key -> the other seat whose own channel it keys (§N2.2, F1); a key two seats share (a
+        #: hostile setup's) names neither, and ours none.
+        self._seat_of = {x: i for i, x in enumerate(xkeys) if i != session.my_seat and xkeys.count(x) == 1}
         s = self._s
         #: Per non-STEP session message type (``wire.SESSION_TYPES``), its ``Route``.
         self._routes: dict[int, Route] = {
@@ -70,6 +78,11 @@ class SessionInbox:
             MSG_COMPLAINT: (decode_complaint, s.referee.on_complaint),
             MSG_SKIP: (decode_skip, s.skipping.receive), MSG_RESEAT: (decode_reseat, s.reseating.receive)}
 
+    def channel_seat(self, via: bytes | None) -> int | None:
+        """The other seat whose own keyed channel is the one keyed with the X25519 key ``via``
+        (its setup key, §N2.2), or None: an unknown key, ours, or one two seats share."""
+        return self._seat_of.get(via)
+
     def verified(self, env: Envelope, seat: int, step: int) -> bool:
         """Check ``seat``'s signature on a non-STEP message; a bad one is counted and reported."""
         if env.verify(self._pubkeys[seat]):
@@ -78,9 +91,11 @@ class SessionInbox:
         self._fx.emit(PeerMisbehaved(seat, step, "bad signature", env.raw))
         return False
 
-    def receive(self, data: bytes, now: float) -> None:
+    def receive(self, data: bytes, now: float, via: bytes | None = None) -> None:
         """Handle one session envelope from a peer (``wire.SESSION_TYPES``). Never raises for
-        bad input: it is dropped and counted; protocol violations become events."""
+        bad input: it is dropped and counted; protocol violations become events. ``via``: the
+        X25519 key of the channel that authenticated it (``channel_auth.Delivered.via``), None if
+        not known (a relayed, buffered or replayed message: then it attests nothing)."""
         s = self._s
         st = s.stats
         st["received"] += 1
@@ -110,9 +125,9 @@ class SessionInbox:
         if b.game_id != s.game_id:
             st["wrong_game"] += 1
             return
-        self._on_step(b, env, now)
+        self._on_step(b, env, now, via)
 
-    def _on_step(self, b: StepBody, env: Envelope, now: float) -> None:
+    def _on_step(self, b: StepBody, env: Envelope, now: float, via: bytes | None = None) -> None:
         s, fx = self._s, self._fx
         st = s.stats
         seat, step = b.seat, b.step
@@ -193,6 +208,8 @@ class SessionInbox:
         else:
             if not env.verify(self._pubkeys[seat]):
                 s.referee.bad_signature(b, env)
+                if step == k + 1 and via is not None and self.channel_seat(via) == seat:
+                    self._attest(b, k)
                 return
             if s.phase != RUNNING:  # finished: nothing more to apply
                 st["stale"] += 1
@@ -216,6 +233,17 @@ class SessionInbox:
             s.catchup.note_ahead(seat, step)
             if step == k + 1 and (s.seats.voted_at(k) or s.skips.voted_against(k, s.epoch)):
                 fx.advance()  # it may complete our certificate (§C8.3)
+
+    def _attest(self, b: StepBody, k: int) -> None:
+        """``b``, a message of step ``k`` + 1 whose signature failed, came on its seat's own keyed
+        channel: that seat's word, as good as its signature for a certificate, that it applied ``k``
+        over ``b.prev_digest`` (§C8.3 'A voter's promise', F1). Kept as an attestation only (never
+        held, applied, relayed or cited as evidence; one per seat and step); if we voted at ``k`` it
+        may complete our certificate."""
+        s = self._s
+        if s.phase == RUNNING and s.steps.attest(k + 1, b.seat, b.prev_digest) \
+                and (s.seats.voted_at(k) or s.skips.voted_against(k, s.epoch)):
+            self._fx.advance()
 
     def _forced_over(self, held: Held, new: Held, k: int) -> None:
         """``new`` is its seat's forced body of our current plain chance step ``k`` and we hold

@@ -8,6 +8,9 @@ One ``StepCollector`` per session. It owns
 * our own signed message of each kept step (the bytes we re-send and answer with);
 * the digest of the last applied step (``prev_digest``, the setup hash before step 0);
 * the rate limit of answers to stragglers (one per seat per ``ANSWER_MIN_INTERVAL``);
+* the attestations of the next step (``attest``): the prev digest of a step-(k+1) message whose
+  signature failed but which came on its own seat's keyed channel, one per seat, forgotten
+  when k is applied (protocol.md §C8.3 'A voter's promise', F1);
 * the digests of the signed messages of the kept steps refused after their verify (a lone
   mismatch, not a forced body, one superseded by the message we hold: §C3.4 'Refused
   messages'), so that their replays are dropped before another verify (``refuse``,
@@ -76,6 +79,8 @@ class StepCollector:
         #: (``refuse``); empty in a game without refusals: the inbox tests it on every STEP before
         #: anything else costs (issue 14), asks ``refused`` only when it is not.
         self.refusals: dict[int, tuple[int, set[bytes]]] = {}
+        #: Step (only ever the one after ours) -> {seat: prev digest} of its ``attest``-ed messages.
+        self.attested: dict[int, dict[int, bytes]] = {}
 
     # -- queries --
 
@@ -115,10 +120,31 @@ class StepCollector:
     def signers(self, step: int, skipped: Sequence[int] = ()) -> list[int]:
         """Seats whose held step-(``step`` + 1) message covers exactly the step-``step`` messages
         held (its prev digest = their digest, the seats in ``skipped`` as 0xC1): they applied
-        ``step`` as we would (protocol.md §C8.3 certificates, §C8.10 the voter's promise)."""
+        ``step`` as we would (protocol.md §C8.3 certificates, §C8.10 the voter's promise). A seat
+        with no message of ``step`` + 1 held counts by its attestation (``attest``) if it has one
+        over that digest: a held message, verified, always decides its seat (F1)."""
         digest = step_digest([C.SKIPPED_BODY if i in skipped else b"" if h is None else h.env.body
                               for i, h in enumerate(self.slots(step))])
-        return [i for i, h in enumerate(self.slots(step + 1)) if h is not None and h.body.prev_digest == digest]
+        later = self.slots(step + 1)
+        out = [i for i, h in enumerate(later) if h is not None and h.body.prev_digest == digest]
+        attested = self.attested.get(step + 1)
+        if attested:
+            out += sorted(i for i, d in attested.items() if d == digest and later[i] is None)
+        return out
+
+    def attest(self, step: int, seat: int, prev_digest: bytes) -> bool:
+        """``seat``'s message of ``step`` (the step after ours) came on ``seat``'s own keyed channel
+        with a signature that failed: keep its ``prev_digest`` (32 bytes) as that seat's word that it
+        applied the step before over that digest (MAC-authenticated, protocol.md §N2.2). Never held,
+        applied, relayed or cited as evidence: only ``signers`` reads it. One per seat and step, a
+        newer one replacing it (as the newer of two held messages over other histories is kept,
+        ``Referee.other_history``: a seat rolled back signs again); False if it was that already.
+        All are forgotten when our step is applied (§C8.3 'A voter's promise', F1)."""
+        got = self.attested.setdefault(step, {})
+        if got.get(seat) == prev_digest:
+            return False
+        got[seat] = prev_digest
+        return True
 
     def refused(self, step: int, epoch: int, raw: bytes) -> bool:
         """True if the envelope ``raw`` of ``step`` was refused (``refuse``) at that step in
@@ -180,6 +206,8 @@ class StepCollector:
         self.prev_digest = step_digest([C.SKIPPED_BODY if i in skipped else b"" if h is None else h.env.body
                                         for i, h in enumerate(self.slots(step))])
         old = step + 1 - C.KEEP_STEPS
+        if self.attested:
+            self.attested = {}  # all of step + 1: they could only certify ``step``, now applied
         if self.refusals:
             self.refusals = {k: v for k, v in self.refusals.items() if k > old}
         self._slots.pop(old, None)

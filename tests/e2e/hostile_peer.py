@@ -176,14 +176,14 @@ class Patience:
         original = lockstep.LockstepSession.receive_message
         held = self.held
 
-        def receive_message(session: Any, data: bytes, now: float) -> None:
+        def receive_message(session: Any, data: bytes, now: float, *via: Any) -> None:
             if len(data) > 1 and data[0] == 0x93 and data[1] == wire.MSG_STEP:
                 try:
                     b = wire.decode_step_body(wire.open_envelope(data, 1200).body)
                     held.setdefault((b.step, b.seat), b.input)
                 except wire.WireError:
                     pass
-            original(session, data, now)
+            original(session, data, now, *via)
 
         lockstep.LockstepSession.receive_message = receive_message
 
@@ -307,13 +307,13 @@ class BadDealer:
             if me.silent_from is None and not me.hold_back(inner, self, addr, payload):
                 inner(self, addr, payload)
 
-        def receive_message(session: Any, data: bytes, now: float) -> None:
+        def receive_message(session: Any, data: bytes, now: float, *via: Any) -> None:
             me.session = session
             step = me._reveal_of(data, mine=False)
             if step is not None:
                 me.reveals[step] = wire.decode_step_body(wire.open_envelope(data, 1200).body).input
                 me.choose()
-            original(session, data, now)
+            original(session, data, now, *via)
 
         link.Link.send = send
         lockstep.LockstepSession.receive_message = receive_message

@@ -14,6 +14,8 @@ the chance steps after it are plain."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 from hypothesis import strategies as st
 
@@ -188,33 +190,49 @@ def test_a_forced_looking_body_at_an_escrow_round_or_decision_step_needs_its_sig
     honest_logs_verify(net, sessions, paths, range(3))
 
 
-# -- A5 (R1): a griefer's unsigned forced bodies can never be a voter's certificate ------------
+# -- A5 (R1): a griefer's unsigned forced bodies can never strand a voter on their own channel -----
 
-@pytest.mark.xfail(strict=True, reason="accepted limit, protocol.md §C3.8 'not claimed' (H75 R1): only signed "
-                   "step-(k+1) messages certify a voter (SessionVotes.certified), so a seat garbling its forced "
-                   "bodies leaves it at k; counting an unsigned forced body is unsound (H72's fork counterexample)")
-def test_a_griefer_cannot_strand_an_honest_voter_without_a_certificate(tmp_path):
-    """3 seats {V=0, t=1, g=2}, seat loss on (Q = 2). g garbles every forced body and serves no
-    catch-up page. At a decision step k >= 6, t is cut off from V only (a glitch, t honest)
-    until V votes t out at k (§C8.3); then the link heals. g and t applied k, so V must apply k
-    with a certificate (``SessionVotes.certified``: active - Q = 1 seat other than V and t that
-    signed a step-(k+1) message over digest(k)). That seat is g, and k+1 is a plain chance step:
-    its forced body carries a garbage signature, dropped on receipt at V (early, §C3.8: step k+1
-    messages stay verified) and also when t relays it in a page (``pending``). Safe outcome:
-    V is not stranded — nobody is dropped, the three finish one game. Found by H75 (20:05): V
-    stays at step k (its node gives up after ``node_watchdog.stall_limit``) while g and t vote it
-    out at k+1; in version 3 t's page relayed g's signed message and certified V. Not closable by
-    counting g's unsigned k+1 forced body: a forced body binds its reveal to no history (§C3.8,
-    H72's counterexample), so it stays a documented liveness cost: a strict xfail."""
-    sessions, paths, _, _ = logged_game(tmp_path, 3, DROP)
+class ViaNet(KeyedNet):
+    """``KeyedNet`` that also tells the receiving session which keyed channel brought each
+    message (``via``: the sender seat's X25519 setup key), as the node does from the channel
+    that checked the datagram's MAC (``channel_auth.Delivered.via``). A relay (a forward, a page)
+    goes out on the relayer's own channel: its ``via`` is the relayer's key."""
+
+    def channel(self, src, dst):
+        """The seat whose own channel brings ``src``'s messages to seat ``dst`` (None: unknown)."""
+        return src
+
+    def send_to(self, src, dst, raw):
+        via = self.channel(src, self.s.index(dst))
+        key = None if via is None else dst.setup.players[via].x25519_key
+        dst.receive_message = partial(type(dst).receive_message, dst, via=key)  # KeyedNet's call, with via
+        try:
+            super().send_to(src, dst, raw)
+        finally:
+            del dst.receive_message
+
+
+def r1_game(tmp_path, lie, withhold=None, net_class=None, hook=None):
+    """H75's R1 scene: 3 seats {V=0, t=1, g=2}, seat loss on (Q = 2), ``ViaNet``; g lies by
+    ``lie`` and serves no catch-up page. At a decision step k >= 6, t is cut off from V only (a
+    glitch, t honest) until V votes t out at k (§C8.3); then the link heals. ``withhold(net, k,
+    src, dst, raw)``: True drops that message too (R1': g keeps its later messages from V).
+    ``net_class``: another ``ViaNet``; ``hook(net, st, sessions, paths, secrets)``: run every round
+    (``st``: {"k", "voted"}; may return a wake-up time). Returns (net, sessions, paths, k) after
+    200 s of virtual time."""
+    sessions, paths, secrets, _ = logged_game(tmp_path, 3, DROP)
     v, t, g = 0, 1, 2
     st: dict = {"k": None, "voted": False}
-    net = KeyedNet(list(sessions), random_legal(E, seed=3), lie=garble_forced(g))
+    net = (net_class or ViaNet)(list(sessions), random_legal(E, seed=3), lie=lie)
 
     def drop(src, dst, raw):
         s = net.s[v]
         if src == g and raw[:2] == CATCHUP_RESP_TAG:
             return True  # the griefer serves no page
+        if withhold is not None and st["k"] is not None and withhold(net, st["k"], src, dst, raw):
+            return True
+        if s is None:
+            return True  # V is down (a restart)
         if st["k"] is None and s.phase == "running" and s.step >= 6 and not s.own.pending.chance:
             st["k"] = s.step
         if st["k"] is None or st["voted"]:
@@ -225,11 +243,57 @@ def test_a_griefer_cannot_strand_an_honest_voter_without_a_certificate(tmp_path)
         return src == t and dst == v
 
     net.drop = drop
-    net.run(max_time=200.0)
+    net.run(max_time=200.0, hook=None if hook is None else lambda n: hook(n, st, sessions, paths, secrets))
     assert st["voted"], net.describe()
+    return net, sessions, paths, st["k"]
+
+
+def test_a_griefer_cannot_strand_an_honest_voter_without_a_certificate(tmp_path):
+    """R1 (H75), closed by F1 (§C8.3 'A voter's promise'; §C3.8 'not claimed'). In ``r1_game``
+    g garbles every forced body. g and t applied k, so V must apply k with a certificate
+    (``SessionVotes.certified``: active - Q = 1 seat other than V and t over digest(k)). That
+    seat is g, and k+1 is a plain chance step: its forced body carries a garbage signature,
+    dropped on receipt at V (step k+1 messages stay verified) and when t relays it. Before F1, V
+    stayed at k while g and t voted it out at k+1 (in version 3 t's page relayed g's signed
+    message). With F1, g's step-(k+1) message reaching V on g's own keyed channel counts by its
+    prev digest whatever its signature: V applies k. Safe outcome: nobody is dropped, the three
+    finish one game, the honest logs verify, and V holds no message of g it did not verify."""
+    net, sessions, paths, k = r1_game(tmp_path, garble_forced(2))
     for i in range(3):
         assert not [e for e in net.events[i] if isinstance(e, SeatDropped)], (i, net.describe())
+    assert sessions[0].stats["bad_signature"] > 0
     honest_logs_verify(net, sessions, paths, range(2))
+
+
+def _silent_to_v_at_k(net, k, src, dst, raw):
+    """R1': g sends V nothing while V is at k (its k+1 messages reach t only; V could get them
+    only relayed, on t's channel, where a bad signature attests nothing)."""
+    return src == 2 and dst == 0 and net.s[0] is not None and net.s[0].step == k
+
+
+def _silent_after_k(net, k, src, dst, raw):
+    """The version-5 twin of R1': g signs everything but sends nothing of a step > k to anyone,
+    and nothing to V while V is at k."""
+    return src == 2 and (dst == 0 and net.s[0].step == k or raw[:2] == STEP_TAG and step_of(raw).step > k)
+
+
+@pytest.mark.xfail(strict=True, reason="accepted limit, protocol.md §C3.8 'not claimed' (R1', bound Q - 1 liars): "
+                   "V needs active - Q signers among the active - 2 other seats, so Q - 1 liars (one at 3 seats) "
+                   "that keep their step-(k+1) messages from V strand it; a relayed copy with a bad signature is "
+                   "no attestation (F1 counts a seat's own channel only)")
+@pytest.mark.parametrize("how", ["garbled-withheld", "silent-v5-control"])
+def test_q_minus_one_liars_withholding_k_plus_1_strand_a_voter(tmp_path, how):
+    """R1' (docs/next/nil-inputs.md section 3): ``r1_game`` with g's later messages kept from V
+    while V is at k. 'garbled-withheld': g garbles its forced bodies and sends them to t only;
+    'silent-v5-control': g signs everything but goes silent after k (version 5 strands V the
+    same way: not something F1 or forced bodies create). At 3 seats Q = 2: one liar among the
+    one other seat is Q - 1. Safe outcome (not reached): nobody is dropped."""
+    lie = garble_forced(2) if how == "garbled-withheld" else None
+    withhold = _silent_to_v_at_k if how == "garbled-withheld" else _silent_after_k
+    net, sessions, paths, k = r1_game(tmp_path, lie, withhold)
+    for i in range(2):
+        assert not [e for e in net.events[i] if isinstance(e, SeatDropped) and e.seat in (0, 1)], \
+            (i, net.describe())
 
 
 # -- A6: re-seats (§C8.9) and forced bodies ---------------------------------------------------
