@@ -71,6 +71,14 @@ async def _with_bare_host(body) -> None:
         await host.async_close()
 
 
+def _unlistings(reader: Discovery, name: str) -> list[str]:
+    """The reader's unlistings of instance ``name`` from now on, as they happen (``on_change``; games of
+    other processes on the loopback come and go meanwhile)."""
+    gone: list[str] = []
+    reader.on_change = lambda listing, new: gone.append(listing) if new is None and listing == name else None
+    return gone
+
+
 async def _reader_after_startup(ad) -> Discovery:
     """A browsing reader that lists ``ad``, its browser's query schedule then stopped (as after its
     startup queries: it would never ask for the type again)."""
@@ -89,9 +97,8 @@ def test_n3_a_reader_asks_again_after_a_goodbye_and_the_live_host_keeps_its_game
 
     async def body(forger: AsyncZeroconf, reader: Discovery, ad) -> None:
         reader.listings._hold_s = 0.2
-        gone: list[str] = []  # the reader's unlistings (the host may be listed again before a poll sees it)
-        reader.on_change = lambda listing, new: gone.append(listing) if new is None else None
         name = ad.instance_name
+        gone = _unlistings(reader, name)  # (the host may be listed again before a poll sees it unlisted)
         _goodbye(forger, name, AsyncServiceInfo(SERVICE_TYPE, name, properties=ad.txt()).text)
         assert await _until(lambda: gone == [name], 2)
         assert await _until(lambda: reader.requeries == 1, 2)  # another zeroconf may list it again first
@@ -138,7 +145,7 @@ def test_n3_a_host_re_announces_at_once_when_it_hears_a_goodbye_for_its_own_name
                 forger.zeroconf.async_add_listener(heard, None)
                 # the registration's three announcements (0.45 s) are over, and a peer that heard them
                 # no longer drops their bytes as a repeat (first sight + 0.8 s in python-zeroconf)
-                await asyncio.sleep(max(0.0, registered + 1.0 - loop.time()))
+                await asyncio.sleep(max(0.0, registered + 1.4 - loop.time()))
                 name = ad.instance_name
                 text = AsyncServiceInfo(SERVICE_TYPE, name, properties=ad.txt()).text
                 sent, heard.at = loop.time(), []
@@ -146,9 +153,14 @@ def test_n3_a_host_re_announces_at_once_when_it_hears_a_goodbye_for_its_own_name
                 assert await _until(lambda: heard.at, 1.0) and heard.at[0] - sent < 0.5
                 assert await _until(lambda: _pickable(reader, ad.game_id) == [HOST_FP], 2)
                 assert host.defences == 1
+                gone = _unlistings(reader, name)
                 await host.withdraw()
                 await asyncio.sleep(0.3)
-                assert host.defences == 1 and _listed(reader, ad.game_id) == []
+                # The withdrawal's goodbye unlisted it and was not answered. (Not "unlisted 0.3 s later":
+                # an answer the host queued for another zeroconf's query before its goodbye may go out
+                # after it and list the game again at any reader, the goodbye's repeats then dropped as
+                # duplicates; python-zeroconf's, not ours.)
+                assert host.defences == 1 and name in gone
         finally:
             if reader is not None:
                 await reader.close()
