@@ -96,7 +96,8 @@ def test_c8_3_a_jailed_liar_changing_kind_once_gets_one_more_bound_and_no_more()
         s.state, _ = RE.apply_step(s.state, inputs)
         s.pending = RE.pending(s.state)
     assert s.pending.kind == "roll" and s.pending.actors == (1,)
-    assert voted == [(2 * OWN_DECISION_MAX_STEPS, 1)]
+    assert len(voted) == 1 and voted[0][1] == 1
+    assert OWN_DECISION_MAX_STEPS <= voted[0][0] <= 2 * OWN_DECISION_MAX_STEPS  # never earlier, at most one more
 
 
 # -- a liar whose own roll is interrupted by decisions of other kinds it causes -------------------
@@ -104,6 +105,14 @@ def test_c8_3_a_jailed_liar_changing_kind_once_gets_one_more_bound_and_no_more()
 TURN_S = 300.0  # the default turn time (§C8.3)
 STEP_S = 5.0  # each step of the stub game takes 5 s of our clock (the liar answers at once)
 GIFT = 20  # euro the liar offers an honest seat at its roll, for nothing
+
+
+def _in_bound(vote_step: int, first: int) -> bool:
+    """§C13.6's bound for a seat whose own decision became pending at step ``first`` (at 0 s) and
+    that answers every STEP_S s: voted at the turn time ("at the turn time") or at the step bound
+    ("once it left that decision pending 128 steps"), whichever a peer applies (a design may drop
+    the wall time across steps, H168): at the later of the two at most."""
+    return vote_step <= max(first + TURN_S / STEP_S, first + OWN_DECISION_MAX_STEPS) + 1
 
 
 def _gifting_liar(edition: str, max_steps: int = 1000):
@@ -157,7 +166,7 @@ def test_c13_6_a_classico_liar_gifting_cash_at_its_roll_is_voted_out_at_the_turn
     pending the turn time (300 s), the gifts notwithstanding."""
     vote, now, kinds = _gifting_liar("classico")
     assert set(kinds) == {"roll"}
-    assert vote == (int(TURN_S / STEP_S), 1) and now == TURN_S
+    assert vote is not None and vote[1] == 1 and _in_bound(vote[0], 0)
 
 
 @pytest.mark.xfail(strict=True, reason="H167 BREAK #1 [MED]: §C13.6 / §C8.3 'Own decision across steps': in niente a "
@@ -176,7 +185,7 @@ def test_c13_6_a_niente_liar_gifting_cash_at_its_roll_is_voted_out_at_the_turn_t
     vote, now, kinds = _gifting_liar("niente-e-come-sembra")
     assert {"pay_bills", "inspect_window"} <= set(kinds)  # the premise: its roll is interrupted
     assert vote is not None and vote[1] == 1
-    assert now <= TURN_S + STEP_S, (vote, now)
+    assert _in_bound(vote[0], 0), (vote, now)
 
 
 def test_c8_3_an_honest_full_liquidation_stays_under_the_step_bound():
@@ -245,3 +254,54 @@ def test_c13_6_live_a_niente_liar_gifting_cash_at_its_roll_is_voted_out_at_the_s
     for i in (0, 2):
         votes = [(v.step, v.seat) for v in _of(net, i, SeatDropVoted)]
         assert votes[:1] == [(first + OWN_DECISION_MAX_STEPS, LIAR)], (i, first, votes[:3])
+
+
+@pytest.mark.xfail(strict=True, reason="H167 BREAK #2 [HIGH]: §C13.6 / §C8.3 'Own decision across steps': a fabrianopoli "
+                   "debtor auctioning a lot nobody buys alternates raise_money / auction_bid; each auction step ends its "
+                   "streak: never voted (1000 steps, 5000 s), spending nothing")
+def test_c13_6_a_fabrianopoli_debtor_auctioning_a_lot_nobody_buys_is_voted_out_at_the_turn_time():
+    """§C13.6: "a seat that answers at once but never makes its own decision ... is voted out by
+    every honest peer at the turn time or once it left that decision pending 128 steps". Fabrianopoli
+    lets a debtor auction one of its unbuilt lots (``AuctionProperty``, engine/rules/sale.py); if
+    nobody bids the sale is void: the deed stays, nobody pays, the debtor is back in
+    ``raise_money``. The liar (seat 1, a 2000-euro debt, no cash, its 400-euro lot 39) answers
+    ``AuctionProperty(39)`` at every ``raise_money`` step; the honest bots (1500 euro each) never
+    bid that price. The pending kinds alternate ``raise_money`` / ``auction_bid``, and
+    ``TurnClock.observe`` clears every streak at the auction step (not an Own decision), so the
+    liar's debt streak starts again every other step: our clock (5 s a step, turn time 300 s)
+    never votes in 1000 steps. It costs the liar nothing: one liar holds the table for ever."""
+    import hashlib
+
+    import engine as RE
+    from engine.game import advance
+    from engine.testing import scenario
+
+    state = scenario(3, current=1, cash={0: 1500, 1: 0, 2: 1500}, owners={39: 1}, edition="fabrianopoli")
+    state.debts.append([1, 0, 2000, -1, 0])
+    advance(state, [])
+    s, held = _stub(RE, state, TURN_S)
+    assert s.pending.kind == "raise_money" and s.pending.actors == (1,)
+    clock = TurnClock(s)
+    voted: list = []
+    kinds: list = []
+    for k in range(1000):
+        s.step = k
+        s.live.begin(s.now)
+        p = s.pending = RE.pending(s.state)
+        kinds.append(p.kind)
+        if p.chance:  # an auction tie, were there one
+            clock.gate(k, (), lambda d: voted.append((k, d)), lambda: True)
+            s.state, _ = RE.apply_chance(s.state, hashlib.sha256(b"beacon %d" % k).digest())
+            s.now += STEP_S
+            continue
+        inputs = [RE.actions.AuctionProperty(39) if seat == 1 and p.kind == "raise_money"
+                  else RE.bots.choose(s.state, seat) for seat in range(3)]
+        for seat, x in enumerate(inputs):
+            held[(k, seat)] = SimpleNamespace(body=SimpleNamespace(input=None if x is None else RE.encode_action(x)))
+        if not clock.gate(k, (), lambda d: voted.append((k, d)), lambda: True):
+            break
+        s.state, _ = RE.apply_step(s.state, inputs)
+        s.now += STEP_S
+    assert set(kinds) == {"raise_money", "auction_bid"}  # the premise: void sales, over and over
+    assert s.state.owner[39] == 1 and s.state.debts and s.state.current == 1
+    assert voted and voted[0][1] == 1 and _in_bound(voted[0][0], 0), (voted, s.now)
