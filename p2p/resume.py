@@ -317,8 +317,9 @@ def write_resume_file(path: Path, chain_secret: bytes, seat: int, endpoints: lis
     instant): JSON ``{"version": 1, "chain_secret": hex of our 32-byte hash-chain secret h_0,
     "seat": our seat, "endpoints": [[host, port], ...] every seat's transport address}``. The
     secret is not in the log (protocol.md §C10) and anyone holding it knows our future reveals;
-    the endpoints are not in the signed setup (protocol.md §N5) but a restarted peer must
-    reach the others, and they still send to our old address.
+    the endpoints are where each seat is now (the signed setup holds where each seat was at the
+    start, protocol.md §C2.1, version 6; this file also the addresses found since, §N3.2, §N5):
+    a restarted peer must reach the others, and they still send to our old address.
 
     The file is rewritten during a game (a seat found at a new address, §N3.2), so it is
     replaced atomically: written whole to ``<path>.tmp`` (mode 0600), synced, then renamed over

@@ -7,12 +7,15 @@ to seat s at the endpoint s signed: a host cannot put its own ports between two 
 (H156 BREAK #4, ``tests/p2p/test_redteam_s14_relay.py``).
 
 One text form per address, so that two peers compare endpoints byte for byte: ``host`` is an IP
-literal in its canonical form, ``str(ipaddress.ip_address(host)) == host`` — IPv4 dotted quad
-without leading zeros, IPv6 as RFC 5952 (lower case, the longest run of two or more zero groups
-compressed, the first of equal runs) — and neither unspecified (0.0.0.0, ::), multicast, the IPv4
-broadcast address, IPv4-mapped IPv6 (::ffff:a.b.c.d: its text form differs between Python
-versions; use the IPv4 form) nor scoped (``fe80::1%eth0``: a zone names an interface of one
-machine only). ``port`` is 1..65535. Pure functions, no state.
+literal in its canonical form — IPv4 dotted quad without leading zeros; IPv6 as RFC 5952 §4
+(lower-case hexadecimal groups without leading zeros, the longest run of two or more zero groups
+written ``::``, the first of equal runs, a single zero group not compressed) and **hexadecimal
+groups only**, never RFC 5952 §5's dotted-quad tail (``::ffff:0:a00:2``, not ``::ffff:0:10.0.0.2``);
+for every address accepted here that is ``str(ipaddress.ip_address(host))`` — and neither
+unspecified (0.0.0.0, ::), multicast (224.0.0.0/4, ff00::/8), the IPv4 broadcast address,
+IPv4-mapped IPv6 (::ffff:0:0/96: use the IPv4 form; Python's own text of it changed in 3.13) nor
+scoped (``fe80::1%eth0``: a zone names an interface of one machine only). ``port`` is 1..65535.
+Vectors: ``wire.json`` ``endpoint_forms``. Pure functions, no state.
 """
 
 from __future__ import annotations
@@ -55,8 +58,13 @@ def canonical_endpoint(addr: Any) -> tuple[str, int]:
 
 def same_endpoint(endpoint: Any, addr: Any) -> bool:
     """Whether the signed ``endpoint`` (host, port) is the transport address ``addr`` a datagram
-    came from (``(host, port)``, or IPv6's 4-tuple; its host text normalised): §C2.2 step 2."""
+    came from (``(host, port)``, or IPv6's 4-tuple): §C2.2 step 2. The source's host text is
+    normalised, and an IPv4-mapped source (``::ffff:a.b.c.d``, what a dual-stack IPv6 socket reports
+    for an IPv4 peer) is compared as its IPv4 address, the form the seat signs (RV15-L F2)."""
     try:
-        return tuple(endpoint) == (str(ipaddress.ip_address(addr[0])), int(addr[1]))
+        ip = ipaddress.ip_address(addr[0])
+        if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+            ip = ip.ipv4_mapped
+        return tuple(endpoint) == (str(ip), int(addr[1]))
     except (ValueError, TypeError, IndexError):
         return False

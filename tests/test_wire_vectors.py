@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import socket
 import struct
 import sys
 import zlib
@@ -115,6 +116,45 @@ def test_lobby_and_session_fields_follow_the_spec_text():
     assert msgpack.unpackb(msgpack.unpackb(pending[0])[1])[1:3] == [head, seat] and _env_type(escrows[0]) == 17
     assert f[38][1] == 0 and [k for k, _ in f[38][2]] == [0, 1]
     assert msgpack.unpackb(f[38][2][0][1])[1] == setup
+
+
+def _endpoint_ok(host: str, port: int) -> bool:
+    """§C2.1 'Endpoints' from the text, without ``ipaddress``: the canonical IPv4 dotted quad, or
+    RFC 5952 §4 IPv6 in hexadecimal groups only; not unspecified, multicast (224.0.0.0/4,
+    ff00::/8), 255.255.255.255, IPv4-mapped (::ffff:0:0/96) or scoped; port 1..65535."""
+    if not 1 <= port <= 65535 or "%" in host:
+        return False
+    try:
+        raw = socket.inet_pton(socket.AF_INET, host)
+        return (".".join(str(b) for b in raw) == host and raw != bytes(4) and raw[0] & 0xF0 != 0xE0
+                and raw != b"\xff" * 4)
+    except OSError:
+        pass
+    try:
+        raw = socket.inet_pton(socket.AF_INET6, host)
+    except OSError:
+        return False
+    groups = [int.from_bytes(raw[i:i + 2], "big") for i in range(0, 16, 2)]
+    best, at = 0, -1
+    for i in range(8):
+        n = next((k for k in range(i, 8) if groups[k]), 8) - i
+        if n > best and n >= 2:
+            best, at = n, i
+    hexs = ["%x" % g for g in groups]
+    text = ":".join(hexs) if at < 0 else ":".join(hexs[:at]) + "::" + ":".join(hexs[at + best:])
+    return (text == host and raw != bytes(16) and raw[0] != 0xFF
+            and raw[:12] != bytes(10) + b"\xff\xff")
+
+
+def test_endpoint_forms_from_the_spec_text():
+    """§C2.1 'Endpoints' (version 6): every form of ``endpoint_forms`` is valid exactly when the
+    text says so (recomputed without ``ipaddress``), and a setup with two seats at one endpoint
+    holds two equal [host, port] entries (the code refuses it: malformed)."""
+    v = _vec()["endpoint_forms"]
+    assert [_endpoint_ok(h, p) for h, p, _ in v["forms"]] == [ok for _, _, ok in v["forms"]]
+    assert {ok for _, _, ok in v["forms"]} == {True, False}
+    players = msgpack.unpackb(bytes.fromhex(v["setup_two_seats_one_endpoint"]))[6]
+    assert len({tuple(p[6]) for p in players}) < len(players)
 
 
 def _record(kind: int, payload: bytes) -> bytes:

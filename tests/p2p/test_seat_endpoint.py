@@ -152,3 +152,42 @@ def test_c2_2_a_stale_members_fresh_entry_cannot_take_another_members_endpoint()
         j = Lobby.join(ident, endpoint=at, host_addr=HOST, game_id=host.game_id, name="x", chain_length=8)
         host.receive_message(j.admission.join_msg(), at, 2.0, ident.x25519_public_key)
     assert host.phase == "signing" and len({p.endpoint for p in host.setup.players}) == 3
+
+
+def test_c2_2_a_dual_stack_hosts_ipv4_mapped_source_is_the_signed_ipv4_endpoint():
+    """§C2.2 step 2 (RV15-L F2): a host on a dual-stack IPv6 socket sees an IPv4 joiner's datagram
+    from ``('::ffff:10.0.0.2', port, 0, 0)``; the joiner signed ``10.0.0.2``: the same endpoint."""
+    assert same_endpoint(("10.0.0.2", 5000), ("::ffff:10.0.0.2", 5000, 0, 0))
+    assert same_endpoint(("10.0.0.2", 5000), ("::ffff:a00:2", 5000))
+    assert not same_endpoint(("10.0.0.2", 5000), ("::ffff:10.0.0.3", 5000, 0, 0))
+    assert not same_endpoint(("::ffff:0:a00:2", 5000), ("10.0.0.2", 5000))  # IPv4-translated is another address
+
+
+def _v5_header(header: bytes, version: int, fields: int) -> bytes:
+    """The sample log's header with its setup's version field and player entries' length changed."""
+    import msgpack
+    lhv, sb, sigs, seeds = msgpack.unpackb(header, raw=False)
+    setup = msgpack.unpackb(sb, raw=False)
+    setup[0], setup[6] = version, [p[:fields] for p in setup[6]]
+    return msgpack.packb([lhv, msgpack.packb(setup, use_bin_type=True), sigs, seeds], use_bin_type=True)
+
+
+@pytest.mark.parametrize("version, fields, said", [(5, 6, "the log is of protocol version 5; this program checks "
+                                                    "version %d" % C.PROTOCOL_VERSION),
+                                                   (4, 7, "the log is of protocol version 4"),
+                                                   (C.PROTOCOL_VERSION, 6, "malformed header")])
+def test_verify_names_the_version_of_a_log_it_does_not_check(tmp_path, version, fields, said):
+    """§C2 'What changed in version 6' (RV15-L F1): ``lanopoli verify`` of a version-5 log (its
+    player entries have 6 fields, so its setup does not even decode as ours) names its version;
+    a header of our version with a broken setup is 'malformed'."""
+    from pathlib import Path
+
+    from p2p.gamelog import KIND_HEADER, LogReader, LogWriter
+    from p2p.verify import verify_log
+    sample = Path(__file__).resolve().parents[1] / "vectors" / "game.lnplog"
+    header = next(r.payload for r in LogReader(sample) if r.kind == KIND_HEADER)
+    path = tmp_path / "old.lnplog"
+    with LogWriter(path, _v5_header(header, version, fields)):
+        pass
+    rep = verify_log(path)
+    assert rep.first_bad_step == -1 and said in rep.error, rep.error

@@ -21,6 +21,10 @@ encoders (``wire.seal_message``), so a change of any table of ``p2p/wire.py`` sh
 * ``epoch_proof``: §N2.2's CHALLENGE and RESPONSE datagrams (``epoch_proof``).
 * ``seat_advert``: §N3.2's DNS-SD advert of seat 1 (``seat_advert``).
 * ``setup_with_options``: §C2.3 setup bytes and hash with options (``setup_with_options``).
+* ``endpoint_forms`` (version 6, §C2.1): signed endpoint texts with whether a seat may sign them
+  (canonical IPv4, RFC 5952 §4 IPv6 in hexadecimal groups only; refused: other texts of one
+  address, unspecified, multicast, broadcast, IPv4-mapped, scoped, port 0), and a setup with two
+  seats at one endpoint (malformed).
 * ``reject_answers`` (version 6, §C2.1): seat 1's JOIN (its entry's endpoint IPv6 ``fd00::1:2``)
   and the REJECT's ``answers`` = SHA-256(b"lanopoli/1/reject-answers\x00" + that envelope).
   Every player entry carries its ``endpoint`` [host, port]: demo seat i at 127.0.0.(i+1):41000+i.
@@ -204,6 +208,37 @@ def seat_advert(ids: list[Identity], gid: bytes) -> dict:
     info = ad.to_info()
     return {"seat": 1, "address": "127.0.0.31", "port": 41001, "txt": ad.txt(), "instance_name": ad.instance_name,
             "host_name": info.server, "service_type": info.type}
+
+
+#: §C2.1 'Endpoints' (version 6): signed endpoint forms, valid or refused (``seat_endpoint.endpoint_ok``).
+ENDPOINT_FORMS = [
+    ("10.0.0.2", 41000), ("192.168.1.20", 1), ("fd00::1:2", 65535), ("::1", 5000), ("2001:db8::1:0:0:1", 5000),
+    ("2001:db8:0:1:1:1:1:1", 5000), ("fd00:0:0:1::1", 5000), ("::ffff:0:a00:2", 5000),
+    ("::ffff:0:10.0.0.2", 5000), ("::ffff:10.0.0.1", 5000), ("::ffff:a00:1", 5000), ("FD00::1", 5000),
+    ("fd00:0:0:0:0:0:0:1", 5000), ("2001:db8:0:0:1::1", 5000), ("2001:db8::1:1:1:1:1", 5000),
+    ("fd00::1:0:0:0:1", 5000), ("010.0.0.1", 5000), ("0.0.0.0", 5000), ("::", 5000), ("255.255.255.255", 5000),
+    ("224.0.0.1", 5000), ("ff02::fb", 5000), ("fe80::1%eth0", 5000), ("10.0.0.1", 0), ("host.local", 5000)]
+
+
+def endpoint_forms(ids: list[Identity], gid: bytes) -> dict:
+    """§C2.1 (version 6): each of ``ENDPOINT_FORMS`` with whether a seat may sign it, and the setup
+    of the wire game with seat 1's endpoint made seat 0's (two seats at one endpoint): malformed."""
+    from p2p.errors import WireError
+    from p2p.seat_endpoint import endpoint_ok
+
+    forms = [[h, port, endpoint_ok(h, port)] for h, port in ENDPOINT_FORMS]
+    players = [W.Player(i.public_key, i.x25519_public_key, f"wire-{n}", _h(f"head {n}"), _h(f"commit {n}"), False,
+                        _ep(n)) for n, i in enumerate(ids)]
+    players[1] = players[1]._replace(endpoint=players[0].endpoint)
+    dup = W.SETUP.to_wire(W.Setup(C.PROTOCOL_VERSION, gid, "classico", 3, 64, (), tuple(players)))
+    raw = msgpack.packb(dup, use_bin_type=True)
+    try:
+        W.SETUP.decode(raw)
+        raise AssertionError("a setup with two seats at one endpoint decoded")
+    except WireError as e:
+        why = str(e)
+    return {"forms": forms, "setup_two_seats_one_endpoint": raw.hex(), "refused": why,
+            "note": "[host, port, valid]; the setup with seats 0 and 1 at one endpoint is malformed (§C2.1)"}
 
 
 def setup_with_options(ids: list[Identity], gid: bytes) -> dict:
@@ -400,6 +435,7 @@ def compute_wire() -> dict:
             "drop_forms": drop_forms(ids, gid),
             "digest_dropped": digest_dropped, "escrow_ack": escrow_ack, "epoch_proof": epoch_proof(), "seat_advert": seat_advert(ids, gid),
             "setup_with_options": setup_with_options(ids, gid),
+            "endpoint_forms": endpoint_forms(ids, gid),
             "reject_answers": {"join": join1.hex(), "answers": answers_hash(join1).hex(),
                                "endpoint": list(player1.endpoint)},
             "game_id": gid.hex(), "demo_seeds": SEEDS, "setup": setup_bytes.hex(), "setup_hash": sh.hex(),
