@@ -48,12 +48,23 @@ class NodeInput:
         self.answer = answer
         self.local = local
         self._asked_step = -1  # step whose input the local player is deciding
+        #: (setup hash, loop time) of the first session this node ran: the timed clock's start.
+        self._clock_start: tuple[Any, float] | None = None
 
     def restart(self, options: Any, now: float) -> None:
-        """A session starts (or resumed): the timed-game clock from the setup ``options``
-        (``SeatAnswer.start_clock``), nobody deciding yet."""
+        """A session starts, or resumes (``Node._run``): nobody deciding yet, and the timed-game
+        clock from the setup ``options`` (``SeatAnswer.start_clock``), counting from ``now`` (loop
+        time, s) the first time this node runs the game (the lobby's end, or the restart of the
+        process from its log: a new node) and from that same moment after an in-process roll
+        back (``NodeRestart.become_spectator`` -> ``Node.adopt``: our seat lost, a step
+        overturned), which is no restart: a seat that forces roll backs (two versions of a
+        message, §C3.4) cannot push the end of a timed game back (protocol.md §N8). The game is
+        told by ``node.session.setup_hash``; another game's session starts a new clock."""
         self._asked_step = -1
-        self.answer.start_clock(options, now)
+        game = getattr(self.node.session, "setup_hash", None)
+        if self._clock_start is None or self._clock_start[0] != game:
+            self._clock_start = (game, now)
+        self.answer.start_clock(options, self._clock_start[1])
 
     def give(self, session: Any) -> bool:
         """``session`` needs our input for its current step: submit it if it is ready. True if

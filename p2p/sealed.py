@@ -19,7 +19,8 @@ two lockstep steps:
 An opening that does not match its commitment is a cheat: the two signed STEP messages (commit
 and open) are the evidence. Every other case is deterministic and needs no message: an action in
 clear at a commit step counts as no commitment, an opening without a commitment as nil, a seat
-dropped at either step is played by the lobby's rule at the open step (protocol.md §C8.4).
+dropped at either step gets nil at the open step (``withdraw_drops``: the inputs a present seat
+could have; version 6), and the lobby's rule from the next step (protocol.md §C8.4).
 
 Which step is which (``next_phase``), identically on every peer and in ``verify``::
 
@@ -37,7 +38,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 from .errors import LocalProtocolError, WireError
 from .wire import check_action, pack
@@ -330,6 +331,24 @@ class SealedDecisions:
         (``open_inputs``). Commitments of another step count as none."""
         commits = self._commits if self._commit_step == step - 1 else (None,) * len(openings)
         return open_inputs(self.game_id, step - 1, commits, openings, present)
+
+    def withdraw_drops(self, step: int, fill: dict[int, Any], dropped_at: Mapping[int, int]) -> dict[int, Any]:
+        """At the current open ``step`` (else nothing changes), every seat dropped at that step
+        or at its commit step (``dropped_at``: seat -> the step it was dropped at) gets nil in
+        ``fill`` (the dropped seats' inputs, protocol.md §C8.4), in place; returns ``fill``.
+
+        Protocol.md §C13.4 (version 6): a seat that holds its opening back until it holds the
+        others' and then goes silent must not get a third option beside keeping its commitment
+        and withdrawing (§C13.5): its bot's input is public, so silence would let it pick that
+        one after the openings. A seat dropped at the commit step has no commitment: nil, as
+        §C13.3 gives a present seat without one (and a seat whose turn was skipped there). Its
+        bot (or the ``bankrupt`` rule) plays it from the next step on, as any dropped seat.
+        Every peer (``StepAdvance.resolve``) and ``verify`` apply it alike."""
+        if self._phase == OPEN and step == self._step:
+            for seat, at in dropped_at.items():
+                if at == step or at == step - 1:
+                    fill[seat] = None
+        return fill
 
     def resolve(self, engine: Engine, step: int, bodies: Sequence[Any], raws: Sequence[bytes | None]) -> Resolved:
         """The current step ``step`` is complete with ``bodies`` (per seat a ``wire.StepBody`` or

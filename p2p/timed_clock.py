@@ -6,7 +6,8 @@ The engine has no clock. The players agree a duration in the lobby: the engine o
 for a fraction of a minute (tests, demos), the p2p option ``p2p.timed_ms`` (the exact duration
 in milliseconds; then ``timed_minutes == ceil(ms / 60000)``). Each peer measures the duration on
 its own monotonic clock from the moment its game started (the lobby's end; a peer that
-restarted from its log counts again from its restart: it never calls the time early) and, once
+restarted from its log counts again from its restart: it never calls the time early; a roll
+back inside the running node keeps the start, ``node_input.NodeInput.restart``) and, once
 it has passed, sends ``TimeUp`` as its seat's one input of the next decision step in which
 that costs nothing: a step where our seat is not an actor, or where it only waits for our roll
 (``roll``/``jail``: the roll then comes one step later). It votes once; the engine ends the

@@ -159,9 +159,6 @@ class PeekNet(Net):
         return None
 
 
-@pytest.mark.xfail(strict=True, reason="§C13.5: a seat that goes silent at the open step after seeing the "
-                   "openings gets its bot's bid applied, a third option beside its commitment and a pass "
-                   "(H163 BREAK #2)")
 def test_c13_5_after_the_openings_a_seat_can_only_keep_its_commitment_or_pass(tmp_path):
     """§C13.5: at the open step the liar (seat 2) sees seats 0 and 1 open lower bids than its
     bot's, goes silent and is voted out at the open step; the bid applied for its seat there must

@@ -116,9 +116,6 @@ def _vote_due(node, loop_now):
     return node.input.answer.timed_vote(E, s, 1, loop_now, False)
 
 
-@pytest.mark.xfail(strict=True, reason="§N8: a StepOverturned roll back restarts the node's timed clock "
-                   "(Node._run), so a liar's two versions delay the victims' TimeUp by a whole duration "
-                   "(H163 BREAK #1)")
 def test_n8_a_roll_back_forced_by_an_equivocating_seat_does_not_restart_the_victims_timed_clock(tmp_path):
     """§N8: the duration counts "from the moment its session starts (the end of the lobby)"; only
     a peer *restarted from its log* counts again. Premise 1 (the attack): a seat that signs two
