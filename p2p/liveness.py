@@ -153,31 +153,24 @@ class Liveness:
         """When we last heard from ``seat`` in this step (the step's start if never)."""
         return self._heard.get(seat, self.step_started)
 
-    def vote_time(self, seat: int, drop_timeout: float, turn_time: float, turn_start: float | None = None) -> float:
+    def vote_time(self, seat: int, drop_timeout: float, turn_time: float) -> float:
         """When a seat whose message has not come is voted out (§C8.3): ``drop_timeout`` s
         after we last heard from it (its ALIVE; an indirect sign, ``heard_behind``, counts only
         up to ``drop_timeout`` s after the step's start), and at the latest ``turn_time`` s
-        after ``turn_start`` (when its own decision became pending, §C8.3 'Own decision across
-        steps'; None or later than the step's start: the step's start; ``turn_time`` 0.0 =
-        unlimited)."""
+        after the step's start (0.0 = unlimited)."""
         started = self.step_started
         behind = min(self._behind.get(seat, started), started + drop_timeout)
         t = max(started, self._heard.get(seat, started), behind) + drop_timeout
         if turn_time:
-            t = min(t, (started if turn_start is None else min(started, turn_start)) + turn_time)
+            t = min(t, started + turn_time)
         return t
 
-    def vote_floor(self, drop_timeout: float, turn_time: float, turn_start: float | None = None) -> float:
+    def vote_floor(self, drop_timeout: float, turn_time: float) -> float:
         """The earliest time ``vote_time`` can give in this step (s): ``step_started`` +
-        ``drop_timeout``, or the earliest ``turn_start`` (as in ``vote_time``) + ``turn_time`` if
-        sooner (``turn_time`` 0.0 = unlimited). While an earlier deadline is due first, the
-        session skips the per-seat vote times (issue 14: the timer is asked for after every
-        message)."""
-        started = self.step_started
-        t = started + drop_timeout
-        if turn_time:
-            t = min(t, (started if turn_start is None else min(started, turn_start)) + turn_time)
-        return t
+        ``min(drop_timeout, turn_time)`` (``turn_time`` 0.0 = unlimited). While an earlier
+        deadline is due first, the session skips the per-seat vote times (issue 14: the timer
+        is asked for after every message)."""
+        return self.step_started + (min(drop_timeout, turn_time) if turn_time else drop_timeout)
 
     def stalled(self, now: float, waiting: Iterable[int]) -> tuple[tuple[int, ...], float] | None:
         """Every STALL_TIMEOUT s: the seats of ``waiting`` silent for STALL_TIMEOUT s or more

@@ -59,16 +59,12 @@ class LocalSeat:
 
     def turn_deadline(self) -> float | None:
         """When the others vote our seat out if we still have not sent our input for this
-        step (the turn time, §C8.3; seconds, the caller's clock: from the step's start, or from
-        the earlier step where our own decision became pending, §C8.3 'Own decision across
-        steps'), or None if seat loss is off, the turn time unlimited or no local input is
-        awaited."""
+        step (the turn time, §C8.3; seconds, the caller's clock), or None if seat loss is off,
+        the turn time unlimited or no local input is awaited."""
         s = self._s
         if not s.seats.on or not s.seats.turn_time or self.needs_local_input() is None:
             return None
-        since = s.votes.clock.since(s.my_seat)
-        start = s.live.step_started if since is None else min(since, s.live.step_started)
-        return start + s.seats.turn_time
+        return s.live.step_started + s.seats.turn_time
 
     def vote_out(self, seat: int) -> bool:
         """Our player votes, now, to drop ``seat``, which the current step waits for (§C13.6):

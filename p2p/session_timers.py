@@ -70,8 +70,7 @@ class SessionTimers:
         # No seat is voted out before the vote floor (unless it left or was proven a cheater):
         # while an earlier deadline comes first, the per-seat vote times need not be computed.
         seats = s.seats
-        floor = live.vote_floor(seats.drop_timeout, seats.turn_time, s.votes.clock.earliest())  # §C8.3 own decision
-        if t > floor or self._left or s.complaints.cheaters():
+        if t > live.vote_floor(seats.drop_timeout, seats.turn_time) or self._left or s.complaints.cheaters():
             d = s.votes.drop_deadline()
             if d is not None and d < t:
                 t = d

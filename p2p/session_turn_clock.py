@@ -1,152 +1,169 @@
-"""How long a seat has held a decision of its own, across steps (protocol.md §C8.3 'Own decision
-across steps', §C8.10 Own decisions, §C13.6): ``TurnClock``.
+"""A step bound per turn on a seat's own decisions (protocol.md §C8.3 'Own decision across steps',
+§C8.10 Own decisions, §C13.6): ``TurnClock``.
 
 At five decisions of the classic rules (``turn_skip.OWN_DEFAULTS``: ``roll``, ``jail``,
 ``buy_or_auction``, ``mortgage_choice``, ``raise_money``) a seat's nil, or any action that does
 not make the decision (an out-of-turn ``ProposeTrade``, ``Mortgage``...), leaves the engine
-waiting for the same decision of the same seat at the next step. Measured per step, such a seat
-is never late (its message is held at once), so the turn time of §C8.3 never applied and one
-seat could hold the game for ever (red team s15, H163 BREAK #4). This part measures the seat's
-**own-decision streak** instead: the consecutive decision steps, as applied here, at which the
-seat is among ``engine.pending(state).actors`` of one of those kinds (the same kind throughout).
+waiting for that seat again. Measured per step, such a seat is never late (its message is held
+at once), so the turn time of §C8.3 never applies and one seat could hold the game for ever (red
+team s15, H163 BREAK #4). Wall time is NOT carried across steps (the turn time stays per step:
+time the table waits for other seats never counts against a seat, RV15-T #1). Instead this part
+counts, per seat d and per turn (``state.turn``: it changes exactly when the turn passes to the
+next player), d's **held steps**: the applied steps at which d is among the actors of an own
+decision (pending kind in ``OWN_DEFAULTS``, not a chance step) and d's input, applied alone
+(every other input nil), leaves d's turn where it was (``holds``: no chance step comes, the game
+does not end, the turn does not pass). At a sealed step (§C13) the input judged is the opened
+one (OPEN); a COMMIT step is not counted (its input cannot be judged yet). Steps of other kinds
+or of other seats in between pause nothing and reset nothing; only the turn passing resets.
 
-* ``since(seat)``: when the streak that covers the current step began (our clock, the
-  ``Liveness.step_started`` of its first step), or None: the seat's turn time runs from there,
-  not from the current step's start (``SessionVotes.vote_time``);
-* ``gate(k, skipped, vote)``: called at the gate just before a complete step k is applied
-  (``SessionSkips.promise_kept``). For a seat d (not ours, active, not skipped) whose streak is
-  **expired** — ``turn_time`` s passed since it began, or d already left the decision pending at
-  ``OWN_DECISION_MAX_STEPS`` earlier steps of it — and whose held step-k message leaves the
-  decision pending (``engine.apply_step`` with d's input alone: same kind, d still an actor), we
-  treat that message as not held: we cast our DROP(k, d) (§C8.3, open) and the step waits (the
-  voter's promise: a certificate or the drop decides, as for a late message). False then.
+* ``count(seat)``: d's held steps so far in the current turn;
+* ``gate(k, skipped, vote, may_vote)``: called at the gate just before a complete step k is
+  applied (``SessionSkips.promise_kept``). For a seat d (not ours, active, not skipped) whose
+  held step-k message would make its count exceed ``OWN_STEPS_PER_TURN``, we treat that message
+  as not held: we cast our DROP(k, d) (§C8.3, open) and the step waits (the voter's promise: a
+  certificate or the drop decides, as for a late message). False then.
 
-A local voting policy: nothing on the wire, in the log or in ``verify`` changes; every vote it
-casts was already allowed. The step bound is deterministic (the state history is the same on
-every honest peer), so the honest peers vote at the same step; the time bound is on each peer's
-own clock (a peer that applied the step a moment earlier gives the voters their certificate, and
-they all vote at the next step). A restart, a replay or a roll back start the streak again (a
-later deadline, never an earlier one). Seats acting during another seat's turn are not actors,
-so never counted. It reads the session through ``session_port.SessionView``.
+A local voting policy: nothing on the wire, in the log or in ``verify`` changes. The count is a
+function of the applied history and the held messages alone, the same on every honest peer, so
+they all vote at the same step. Steps applied through catch-up or a log replay are counted like
+live ones; a roll back (a lower step) starts the count again (a later vote, never an earlier
+one). It reads the session through ``session_port.SessionView``.
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+from .sealed import COMMIT, OPEN
 from .turn_skip import OWN_DEFAULTS
 
-__all__ = ["OWN_DECISION_MAX_STEPS", "TurnClock"]
+__all__ = ["OWN_STEPS_PER_TURN", "OWN_DECISION_MAX_STEPS", "TurnClock", "holds", "own_actors"]
 
-#: Earlier steps of one own decision (``turn_skip.OWN_DEFAULTS`` kinds) whose message of the
-#: seat left it pending, after which a further such message is treated as not held (§C8.3).
-#: The bots' longest own-decision streak over 80 games of the four editions (2-6 seats) is 32
-#: steps (building before a roll); a human's is bounded by what a turn allows (44 buildings, 28
-#: mortgages, trades) and by the turn time. At LAN speed 128 steps take a few seconds.
-OWN_DECISION_MAX_STEPS = 128
+#: Held steps (module docstring) a seat may have in one turn; a message that would make one more
+#: is treated as not held (§C8.3 'Own decision across steps'). Measured (bench/turn_clock_steps.py):
+#: the engine's default bots' largest count per seat and turn over 96 whole games (classico,
+#: editrice-giochi, fabrianopoli, niente-e-come-sembra x 2/3/4/6 seats x 6 seeds) is 37 (building
+#: and mortgaging before a roll); H167's full liquidation of 12 hotels, 32 houses and 28 lots takes
+#: 112 steps. 160 is over 4x the bots' largest; at LAN speed 160 steps take a few seconds, at one
+#: answer just under the turn time per step 160 turn times (the stated limit, §C8.3).
+OWN_STEPS_PER_TURN = 160
+#: The name of 5fb7a1e (tests of other files read it): the same bound.
+OWN_DECISION_MAX_STEPS = OWN_STEPS_PER_TURN
 
 
-class _Streak:
-    """One seat's own-decision streak: its ``kind``, first and last step, and ``since`` (s)."""
+def own_actors(pending: Any) -> tuple:
+    """The actors of ``pending`` (``engine.pending``'s result) if it is an own decision (§C8.10:
+    kind in ``OWN_DEFAULTS``, not a chance step, not the end), else ()."""
+    if pending is None or pending.chance or pending.terminal or pending.kind not in OWN_DEFAULTS:
+        return ()
+    return tuple(pending.actors)
 
-    __slots__ = ("kind", "first", "last", "since")
 
-    def __init__(self, kind: str, step: int, since: float) -> None:
-        self.kind, self.first, self.last, self.since = kind, step, step, since
+def turn_of(state: Any) -> Any:
+    """The turn identity of an engine state: ``state.turn`` (raised by one whenever the turn
+    passes to the next player; a double keeps it), or the state's current player if it has none."""
+    return getattr(state, "turn", getattr(state, "current", None))
+
+
+def holds(engine: Any, state: Any, n: int, seat: int, x: Any) -> bool:
+    """True if ``seat``'s input ``x`` (an encoded action, or nil; the opened input at an OPEN step)
+    applied alone to ``state`` (``n`` seats, every other input nil) leaves its turn where it was:
+    no chance step next, the game not over, ``turn_of`` unchanged. An input that does not decode,
+    or that the engine refuses with an error, counts as nil (as when applied, §C3.3), which holds
+    an own decision (the only decisions this is asked about): True."""
+    inputs: list = [None] * n
+    if type(x) is list:
+        try:
+            inputs[seat] = engine.decode_action(x)
+        except (ValueError, TypeError, KeyError, IndexError):
+            pass
+    try:
+        new, _ = engine.apply_step(state, inputs)
+        p = engine.pending(new)
+    except Exception:  # noqa: BLE001 - any engine refusal: the input counts as nil
+        return True
+    return not p.chance and not p.terminal and turn_of(new) == turn_of(state)
 
 
 class TurnClock:
-    """Own-decision streaks of the seats (module docstring). ``session``: read only."""
+    """Per seat, its held steps in the current turn (module docstring). ``session``: read only."""
 
     def __init__(self, session: Any) -> None:
         self._s = session
-        #: seat -> its streak (only seats that are actors of an own decision at the last step seen).
-        self._streaks: dict[int, _Streak] = {}
+        self._turn: Any = None
+        #: seat -> its held steps in turn ``_turn`` (steps before ``_step``).
+        self._counts: dict[int, int] = {}
+        #: the last step judged (-1: none) and the seats it holds (counted once it is applied).
+        self._step = -1
+        self._held: tuple = ()
 
-    def since(self, seat: int) -> float | None:
-        """When ``seat``'s own decision pending at the current step became pending (seconds, our
-        clock: the start of the streak's first step), or None if it is not an own decision of
-        ``seat`` continued from the step before (then the current step's start counts)."""
-        st = self._streaks.get(seat)
-        if st is None:
-            return None
+    def count(self, seat: int) -> int:
+        """``seat``'s held steps in the current turn, step ``_step`` not included."""
+        return self._counts.get(seat, 0)
+
+    def _catch_up(self, k: int) -> None:
+        """Step ``k`` is our current step: count the step before it if we judged it, start a new
+        count if the turn passed or the steps went back."""
         s = self._s
-        k, p = s.step, s.pending
-        if st.last == k or (st.last == k - 1 and p is not None and p.kind == st.kind and seat in p.actors):
-            return st.since
-        return None
+        if k == self._step + 1:
+            for d in self._held:
+                self._counts[d] = self._counts.get(d, 0) + 1
+        elif k <= self._step:
+            if k < self._step:  # a roll back: count again from here (later, never earlier)
+                self._counts.clear()
+        turn = turn_of(s.state)
+        if turn != self._turn:
+            self._turn = turn
+            self._counts.clear()
+        self._step, self._held = k, ()
 
-    def earliest(self) -> float | None:
-        """The earliest ``since`` of any seat at the current step, or None (the vote floor)."""
-        times = [t for seat in self._streaks if (t := self.since(seat)) is not None]
-        return min(times) if times else None
-
-    def observe(self, k: int) -> None:
-        """Step ``k`` (our current step) is complete: extend or start the streaks of its actors."""
+    def _input(self, seat: int, k: int) -> tuple[bool, Any]:
+        """(judged, input): ``seat``'s held step-``k`` input as the engine would take it (the
+        opened input at an OPEN step), or (False, None) if there is nothing to judge (no message,
+        a COMMIT step)."""
         s = self._s
-        p = s.pending
-        if s.replaying or p is None or p.chance or p.terminal or p.kind not in OWN_DEFAULTS:
-            self._streaks.clear()
-            return
-        streaks, actors = self._streaks, p.actors
-        for d in [d for d in streaks if d not in actors]:
-            del streaks[d]
-        for d in actors:
-            st = streaks.get(d)
-            if st is not None and st.kind == p.kind and st.last in (k - 1, k):
-                st.last = k
-            else:
-                streaks[d] = _Streak(p.kind, k, s.live.step_started)
+        h = s.steps.held(k, seat)
+        if h is None:
+            return False, None
+        x = h.body.input
+        phase = s.sealed.phase if getattr(s, "sealed", None) is not None else None
+        if phase == COMMIT:
+            return False, None
+        if phase == OPEN:
+            x = x[0] if type(x) is list and len(x) == 2 else None
+        return True, x
 
-    def expired(self, seat: int, k: int) -> bool:
-        """True if ``seat``'s streak covering step ``k`` (observed) is over its bound: the turn time
-        (unless unlimited) since it began, or ``OWN_DECISION_MAX_STEPS`` earlier steps."""
-        st = self._streaks.get(seat)
-        if st is None or st.last != k:
-            return False
-        if k - st.first >= OWN_DECISION_MAX_STEPS:
-            return True
-        turn = self._s.seats.turn_time
-        return bool(turn) and self._s.now >= st.since + turn
-
-    def leaves_pending(self, seat: int, body: Any) -> bool:
-        """True if ``seat``'s step message ``body`` leaves its own decision pending: applied alone
-        (every other input nil) to the current state, the engine waits for the same kind with
-        ``seat`` among the actors. An input that does not decode counts as nil (as when applied,
-        §C3.3); an engine error counts as a decision (we never vote on a guess)."""
+    def observe(self, k: int, skipped: Sequence[int] = ()) -> tuple:
+        """Step ``k`` (our current step) is complete: judge its own-decision actors' messages.
+        Returns the seats whose message holds their turn (``holds``), counted once k is applied."""
+        self._catch_up(k)
         s = self._s
-        engine, state = s.engine, s.state
-        x = body.input
-        inputs: list = [None] * s.n
-        if type(x) is list:
-            try:
-                inputs[seat] = engine.decode_action(x)
-            except (ValueError, TypeError, KeyError, IndexError):
-                pass
-        try:
-            new, _ = engine.apply_step(state, inputs)
-            p = engine.pending(new)
-        except Exception:  # noqa: BLE001 - any engine refusal: not a stall we can prove to ourselves
-            return False
-        return not p.chance and not p.terminal and p.kind == s.pending.kind and seat in p.actors
+        held = []
+        for d in own_actors(s.pending):
+            if d in skipped:
+                continue
+            judged, x = self._input(d, k)
+            if judged and (x is None or holds(s.engine, s.state, s.n, d, x)):
+                held.append(d)  # nil leaves an own decision pending (§C8.10): no engine call
+        self._held = tuple(held)
+        return self._held
 
     def gate(self, k: int, skipped: Sequence[int], vote: Callable[[int], None],
              may_vote: Callable[[], bool]) -> bool:
-        """Before applying the complete step ``k``: observe it, then vote against the lowest seat
-        whose expired streak its held message prolongs (module docstring). False if we voted (the
-        step waits: voter's promise), True otherwise (also when ``may_vote()`` says we may not:
-        seat loss off or no drop possible, our vote of this step and epoch cast, or promised)."""
-        self.observe(k)
+        """Before applying the complete step ``k``: judge it (``observe``), then vote against the
+        lowest seat whose held message would make its count exceed ``OWN_STEPS_PER_TURN`` (module
+        docstring). False if we voted (the step waits: voter's promise), True otherwise (also when
+        ``may_vote()`` says we may not: seat loss off or no drop possible, our vote of this step
+        and epoch cast, or promised)."""
+        held = self.observe(k, skipped)
         s = self._s
-        if not self._streaks or s.spectator or s.replaying or not s.running:
+        if not held or s.spectator or s.replaying or not s.running:
             return True
-        for d in sorted(self._streaks):
-            if d == s.my_seat or d in skipped or not s.active[d] or not self.expired(d, k):
+        for d in sorted(held):
+            if d == s.my_seat or not s.active[d] or self._counts.get(d, 0) < OWN_STEPS_PER_TURN:
                 continue
-            held = s.steps.held(k, d)
-            if held is not None and self.leaves_pending(d, held.body):
-                if not may_vote():
-                    return True
-                vote(d)
-                return False
+            if not may_vote():
+                return True
+            vote(d)
+            return False
         return True

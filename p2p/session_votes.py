@@ -66,8 +66,8 @@ class SessionVotes:
         #: "Forwarding"). An honest voter re-sends its vote at most every RESEND_INTERVAL; a
         #: replayed vote is a duplicate whose forward would multiply it by N-1 (amplification).
         self._forward_budget: dict[int, TokenBucket] = {}
-        #: How long each seat has held a decision of its own, across steps (§C8.3 'Own decision
-        #: across steps'): its turn time runs from there, and the gate asks ``turn_gate``.
+        #: Per seat, its steps holding its turn at an own decision in this turn (§C8.3 'Own
+        #: decision across steps'): the gate asks ``turn_gate``.
         self.clock = TurnClock(session)
 
     # -- when and whom --
@@ -122,20 +122,19 @@ class SessionVotes:
         """When we vote to drop ``seat`` at the current step if its message has not come
         (protocol.md §C8.3): ``drop_timeout`` s after we last heard from it (the step's start or its
         last ALIVE), and at the latest ``turn_time`` s after the step's start (unless
-        unlimited), or after its own decision became pending if that was at an earlier step
-        (``TurnClock.since``, §C8.3 'Own decision across steps')."""
+        unlimited; per step: no wall time is carried across steps, §C8.3 'Own decision across
+        steps')."""
         s = self._s
         if seat in self._left or s.complaints.proven(seat) is not None:
             return s.live.step_started  # it left, or cheated: no reason to wait (§C8.7, §C8.8)
-        return s.live.vote_time(seat, s.seats.drop_timeout, s.seats.turn_time, self.clock.since(seat))
+        return s.live.vote_time(seat, s.seats.drop_timeout, s.seats.turn_time)
 
     def turn_gate(self, k: int, skipped: Sequence[int]) -> bool:
         """Before the complete step ``k`` (our current step) is applied (``SessionSkips.promise_kept``):
-        a seat whose own decision has been pending past its turn time, or for
-        ``OWN_DECISION_MAX_STEPS`` steps, and whose held message leaves it pending again, has its
-        message treated as not held: our DROP vote against it, and False (the step waits, the
-        voter's promise, §C8.3 'Own decision across steps'). True otherwise
-        (``session_turn_clock.TurnClock.gate``)."""
+        a seat whose held message would hold its turn at an own decision more than
+        ``OWN_STEPS_PER_TURN`` times in this turn has its message treated as not held: our DROP
+        vote against it, and False (the step waits, the voter's promise, §C8.3 'Own decision
+        across steps'). True otherwise (``session_turn_clock.TurnClock.gate``)."""
         return self.clock.gate(k, skipped, self.vote, self.may_vote)
 
     def vote_choice(self, now: float) -> int | None:
