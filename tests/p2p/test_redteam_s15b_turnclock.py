@@ -15,7 +15,9 @@ answers nil at its own roll from step 20 (``test_turn_clock.OwnRollNet``); on to
 * an honest peer that restarts from its log (§C10) in the middle of the held turn, or whose log is
   cut back into that turn (a roll back, then a catch-up), counts the replayed and caught-up steps
   as live ones and votes at the same step as the other honest peer: the restart buys the liar
-  nothing.
+  nothing;
+* the liar forcing that roll back itself (two versions of a held message, 100 steps into the
+  turn): caught and proven at once (dropped at the next step), no second bound.
 """
 
 from __future__ import annotations
@@ -24,9 +26,9 @@ from p2p.gamelog import OwnLog
 from p2p.resume import resume_session
 from p2p.session_events import PeerMisbehaved, SeatDropped, SeatDropVoted
 from p2p.session_turn_clock import OWN_STEPS_PER_TURN
-from p2p.wire import MSG_STEP, decode_step_body, open_envelope
+from p2p.wire import MSG_STEP, decode_step_body, open_envelope, seal
 
-from p2p_harness import finish_together
+from p2p_harness import finish_together, restart_overturned
 from test_turn_clock import LIAR, OwnRollNet, _classico, _of
 
 DROP_TIMEOUT = 10.0
@@ -181,3 +183,41 @@ def test_c8_3_a_roll_back_into_the_held_turn_then_catch_up_votes_at_the_same_ste
     for i in (0, 2):
         assert _drops(net, i) == [(first + OWN_STEPS_PER_TURN, LIAR)], (i, _drops(net, i))
     finish_together(net, net.s, paths, (0, 2), cheaters=(), engine=RE)
+
+
+def test_c8_3_a_liar_forcing_a_roll_back_mid_turn_is_proven_and_gets_no_second_bound(tmp_path):
+    """§C8.3 ("a roll back starts the count again") vs §C3.4 ('Two versions applied'): 100 steps
+    into its held turn the liar signs two versions of its step message, nil for seat 0 and a
+    refused PayJailFine for seat 2 (both hold its roll: each honest peer applies the one it got),
+    to force a roll back and a fresh count. Measured: the two versions are caught, the liar is
+    proven and dropped long before first + OWN_STEPS_PER_TURN, the honest peers finish together
+    and their logs name it; a forced roll back costs the liar its seat, not the clock a bound."""
+    RE, sessions, paths = _classico(tmp_path)
+    for s, p in zip(sessions, paths):
+        s.own_log = OwnLog(f"{p}.own")
+    secrets = [s.own.chain.value(0) for s in sessions]
+    net = OwnRollNet(RE, sessions)
+    plan: dict = {}
+    other = RE.encode_action(RE.actions.PayJailFine())
+
+    def drop(src, dst, data):
+        if src != LIAR or dst != 2 or not net.stalled or net.s[dst] is None:
+            return False
+        b = _step_msg(data)
+        if b is None or b.step != net.stalled[0] + 100 or b.input is not None:
+            return False
+        plan.setdefault("raw", seal(net.s[LIAR].identity, MSG_STEP, [*b[:5], other]))
+        plan["k"] = b.step
+        net.s[dst].receive_message(plan["raw"], net.now)
+        return True
+
+    net.drop = drop
+    restarts: list = []
+    net.run(max_time=1e6, max_rounds=5_000_000, hook=restart_overturned(paths, secrets, restarts, engine=RE))
+    first = net.stalled[0]
+    assert plan.get("k") == first + 100  # premise: the second version went to seat 2
+    for i in (0, 2):
+        drops = _drops(net, i)
+        assert drops == [(first + 101, LIAR)], (i, drops, restarts)  # measured: the next step
+    assert (2, first + 100, True) in restarts  # seat 2 rolled back to the kept version
+    finish_together(net, net.s, paths, (0, 2), cheaters={LIAR}, engine=RE)
