@@ -46,6 +46,11 @@ def _other_version(payload: bytes) -> str | None:
         return None
     if type(version) is not int or version == C.PROTOCOL_VERSION:
         return None
+    return _version_refusal(version)
+
+
+def _version_refusal(version: int) -> str:
+    """``verify``'s words for a log of another protocol version (protocol.md §E0 "Versioning")."""
     return f"the log is of protocol version {version}; this program checks version {C.PROTOCOL_VERSION}"
 
 
@@ -62,8 +67,7 @@ def parse_header(payload: bytes) -> tuple:
     if setup.version != C.PROTOCOL_VERSION:
         # Another version plays by other rules (protocol.md §E0 "Versioning"): replaying it with
         # ours would call an honest log invalid, or a bad one valid.
-        raise BadLog(-1, f"the log is of protocol version {setup.version}; "
-                         f"this program checks version {C.PROTOCOL_VERSION}")
+        raise BadLog(-1, _version_refusal(setup.version))
     sh = setup_hash(sb)
     if len(sigs) != setup.seats or len(seeds) != setup.seats:
         raise BadLog(-1, "header must hold one setup signature and one seed reveal per seat")

@@ -2,6 +2,14 @@
 steps', §C8.10 Own decisions, §C13.6): can a liar still hold its turn by varying what it sends,
 or by changing the kind of its own decision to start its streak again?
 
+The breaks were found against H165's rule (5fb7a1e: "voted out at the turn time or once it left
+that decision pending 128 steps", a streak that other kinds of steps restarted); the docstrings
+below quote it where they say what broke. The rule now (H168, 41c93be; protocol.md §C8.3 'Own
+decision across steps'): per seat and turn, a count of the seat's held steps (its own-decision
+input keeps the turn where it was); steps of other kinds pause it, only the turn passing resets
+it; honest peers vote at the step that would exceed ``OWN_STEPS_PER_TURN`` (160); no wall time
+across steps.
+
 * live (classico, 3 seats, the in-memory ``Net`` on a virtual clock, as tests/p2p/test_turn_clock.py):
   a liar that alternates two different non-ending actions at its own roll (a ``ProposeTrade`` to
   an honest seat, then a ``WithdrawTrade`` of it, again and again) is voted out at the same step
@@ -105,22 +113,15 @@ STEP_S = 5.0  # each step of the stub game takes 5 s of our clock (the liar answ
 GIFT = 20  # euro the liar offers an honest seat at its roll, for nothing
 
 
-def _in_bound(vote_step: int, first: int) -> bool:
-    """§C13.6's bound for a seat whose own decision became pending at step ``first`` (at 0 s) and
-    that answers every STEP_S s: voted at the turn time ("at the turn time") or at the step bound
-    ("once it left that decision pending 128 steps"), whichever a peer applies (a design may drop
-    the wall time across steps, H168): at the later of the two at most."""
-    return vote_step <= max(first + TURN_S / STEP_S, first + OWN_DECISION_MAX_STEPS) + 1
-
-
 def _within_held_steps(vote_step: int, first: int, per_held: int) -> bool:
     """§C8.3 'Own decision across steps' (H168's rule, 41c93be): a liar is voted out at the step its
     **held steps** of one turn would exceed ``OWN_STEPS_PER_TURN``; steps of other kinds in between
     pause the count. ``per_held``: the steps of the liar's cycle per held step (its own decision
-    plus the others' answers it makes them give): the vote comes at most that many times the bound
+    plus the others' answers it makes them give): the vote comes never before the bound and at
+    most that many times the bound
     after ``first``, never unbounded (before 41c93be each interleaved step restarted the count:
     1795 s, or never)."""
-    return vote_step <= first + per_held * (OWN_STEPS_PER_TURN + 1)
+    return first + OWN_STEPS_PER_TURN <= vote_step <= first + per_held * (OWN_STEPS_PER_TURN + 1)
 
 
 def _gifting_liar(edition: str, max_steps: int = 1000):
@@ -168,13 +169,13 @@ def _gifting_liar(edition: str, max_steps: int = 1000):
     return (voted[0] if voted else None), s.now, kinds
 
 
-def test_c13_6_a_classico_liar_gifting_cash_at_its_roll_is_voted_out_at_the_turn_time():
+def test_c13_6_a_classico_liar_gifting_cash_at_its_roll_is_voted_out_at_the_step_bound():
     """Hold (§C13.6, §C8.3 'Own decision across steps'): in classico a cash trade changes no
-    pending kind, so the liar's roll streak runs on; our gate votes at the step its roll has been
-    pending the turn time (300 s), the gifts notwithstanding."""
+    pending kind, so every step of the liar's cycle is a held step; our gate votes at the step its
+    count would exceed the bound, the gifts notwithstanding."""
     vote, now, kinds = _gifting_liar("classico")
     assert set(kinds) == {"roll"}
-    assert vote is not None and vote[1] == 1 and _in_bound(vote[0], 0)
+    assert vote is not None and vote[1] == 1 and _within_held_steps(vote[0], 0, 1), (vote, now)
 
 
 def test_c13_6_a_niente_liar_gifting_cash_at_its_roll_is_voted_out_at_the_step_bound():

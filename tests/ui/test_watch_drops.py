@@ -43,3 +43,18 @@ def test_a_record_not_verified_or_malformed_is_neither_shown_nor_passed_over():
     assert lines.new(records, 4, OK) == [SeatChanged(2, 5, "skipped")] and lines.seen == 4
     broken = DropLines()
     assert broken.new([(0, b""), (KIND_SKIP, b"\xc1")], 2, OK) == [] and broken.seen == 1
+
+
+def test_a_drop_under_the_bankrupt_rule_is_shown_as_bankrupt(monkeypatch):
+    """§C8.4: the setup's ``p2p.on_drop`` rule names the change ("bankrupt" when it says so; any
+    other value: "bot"), read from the header as verify reads it (RV15-D D-1: only "bot" was
+    reached). The header's parse is stood in for: the rule is the point here, not the header."""
+    import p2p.log_checks as checks
+
+    rule = {"p2p.on_drop": "bankrupt"}
+    setup = SimpleNamespace(options_dict=lambda: rule)
+    monkeypatch.setattr(checks, "parse_header", lambda payload: (setup, b"", b"", b""))
+    records = [(0, b"header"), _drop(1, 2), _drop(4, 0)]
+    assert DropLines().new(records, 3, OK) == [SeatChanged(2, 1, "bankrupt"), SeatChanged(0, 4, "bankrupt")]
+    rule["p2p.on_drop"] = "something else"
+    assert DropLines().new(records, 3, OK) == [SeatChanged(2, 1, "bot"), SeatChanged(0, 4, "bot")]
