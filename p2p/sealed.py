@@ -341,7 +341,10 @@ class SealedDecisions:
         others' and then goes silent must not get a third option beside keeping its commitment
         and withdrawing (§C13.5): its bot's input is public, so silence would let it pick that
         one after the openings. A seat dropped at the commit step has no commitment: nil, as
-        §C13.3 gives a present seat without one (and a seat whose turn was skipped there). Its
+        §C13.3 gives a present seat without one (and a seat whose turn was skipped there); and
+        that half closes a race (§C13.4, tests/p2p/test_sealed_commit_race.py): a liar showing its
+        commitment to one seat reads that seat's opening and, dropped at the commit step by the
+        others, would otherwise get its bot's input chosen after an opening. Its
         bot (or the ``bankrupt`` rule) plays it from the next step on, as any dropped seat.
         Every peer (``StepAdvance.resolve``) and ``verify`` apply it alike."""
         if self._phase == OPEN and step == self._step:

@@ -39,11 +39,13 @@ STEP_TAG = bytes([0x93, MSG_STEP])
 OPTS = {"p2p.on_drop": "bot", "p2p.drop_timeout": 5}
 
 
-def _sessions(tmp_path):
-    lobbies = make_lobbies(3, edition="classico", options=OPTS)
+def _sessions(tmp_path, n: int = 3):
+    """``n`` classico sessions with logs and own-message logs (``OPTS``); their paths and chain
+    secrets (for ``restart_overturned``)."""
+    lobbies = make_lobbies(n, edition="classico", options=OPTS)
     pump_lobbies(lobbies)
     ordered = sorted(lobbies.values(), key=lambda lob: lob.my_seat)
-    paths = [tmp_path / f"{i}.log" for i in range(3)]
+    paths = [tmp_path / f"{i}.log" for i in range(n)]
     sessions = [lob.start_session(E, log=LogWriter(p, lob.log_header()), own_log=OwnLog(f"{p}.own"))
                 for lob, p in zip(ordered, paths)]
     return sessions, paths, [lob.chain.value(0) for lob in ordered]
