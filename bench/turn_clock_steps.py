@@ -2,8 +2,9 @@
 decision across steps'): the engine's default bots play whole games (every seat answers every
 decision step with ``engine.bots.choose``, as a bot peer does; chance steps get a beacon derived
 from the game and step), and for each seat and turn (``state.turn``) we count its held steps as
-the session does: the steps at which it is an actor of an own decision (``own_actors``) and its
-input, applied alone, keeps the turn where it was (``holds``; nil without an engine call).
+the session does (``held_seats``): the steps at which it is an actor of an own decision and its
+input, applied alone, keeps the turn where it was (not an answer to another seat's offer), or at
+which it offers a trade to such an actor.
 
     python bench/turn_clock_steps.py [--seeds 6] [--seats 2 3 4 6]
 
@@ -18,7 +19,7 @@ import collections
 import hashlib
 
 import engine as RE
-from p2p.session_turn_clock import holds, own_actors, turn_of
+from p2p.session_turn_clock import held_seats, turn_of
 
 
 def play(edition: str, seats: int, seed: int, cap: int = 6000) -> tuple[int, int, bool]:
@@ -36,10 +37,9 @@ def play(edition: str, seats: int, seed: int, cap: int = 6000) -> tuple[int, int
             s, _ = RE.apply_chance(s, hashlib.sha256(tag).digest())
             continue
         inputs = [RE.bots.choose(s, i) for i in range(seats)]
-        for d in own_actors(p):
-            x = inputs[d]
-            if x is None or holds(RE, s, seats, d, RE.encode_action(x)):
-                counts[(turn_of(s), d)] += 1
+        encoded = {i: None if x is None else RE.encode_action(x) for i, x in enumerate(inputs)}
+        for d in held_seats(RE, s, seats, p, encoded):
+            counts[(turn_of(s), d)] += 1
         s, _ = RE.apply_step(s, inputs)
         steps += 1
     return max(counts.values(), default=0), steps, RE.pending(s).terminal

@@ -332,6 +332,17 @@ class SealedDecisions:
         commits = self._commits if self._commit_step == step - 1 else (None,) * len(openings)
         return open_inputs(self.game_id, step - 1, commits, openings, present)
 
+    def opened(self, step: int, seat: int, x: Any) -> Any:
+        """What ``seat``'s open-step input ``x`` at open ``step`` opens, by ``open_inputs``' rule for
+        that seat alone: nil without a commitment of the kept commit step (``step`` - 1), when
+        withdrawn, or when it does not match. For a reader that judges one seat's input before the
+        step is applied (``session_turn_clock``: an opening without a commitment is nil there too)."""
+        commits = self._commits if self._commit_step == step - 1 else ()
+        if seat >= len(commits) or commits[seat] is None:
+            return None
+        openings = [x if i == seat else None for i in range(len(commits))]
+        return open_inputs(self.game_id, step - 1, commits, openings, [i == seat for i in range(len(commits))]).inputs[seat]
+
     def withdraw_drops(self, step: int, fill: dict[int, Any], dropped_at: Mapping[int, int]) -> dict[int, Any]:
         """At the current open ``step`` (else nothing changes), every seat dropped at that step
         or at its commit step (``dropped_at``: seat -> the step it was dropped at) gets nil in

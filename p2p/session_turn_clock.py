@@ -13,8 +13,13 @@ next player), d's **held steps**: the applied steps at which d is among the acto
 decision (pending kind in ``OWN_DEFAULTS``, not a chance step) and d's input, applied alone
 (every other input nil), leaves d's turn where it was (``holds``: no chance step comes, the game
 does not end, the turn does not pass). At a sealed step (§C13) the input judged is the opened
-one (OPEN); a COMMIT step is not counted (its input cannot be judged yet). Steps of other kinds
-or of other seats in between pause nothing and reset nothing; only the turn passing resets.
+one, checked against the seat's commitment (OPEN; nil without one, RV15-T2 #2); a COMMIT step is
+not counted (its input cannot be judged yet). Trade offers (RV15-T2 #1: the default bot, and a
+human's autoplay, answers an offer before it rolls): an own-decision actor's answer to another
+seat's offer (``AcceptTrade``, ``RejectTrade``) is not counted for it, and an offer made to an
+own-decision actor (``ProposeTrade`` naming it) is a held step of the **offerer**, so a seat that
+spams offers at a player who must decide is the one voted out. Steps of other kinds or of other
+seats in between pause nothing and reset nothing; only the turn passing resets.
 
 * ``count(seat)``: d's held steps so far in the current turn;
 * ``gate(k, skipped, vote, may_vote)``: called at the gate just before a complete step k is
@@ -37,7 +42,7 @@ from typing import Any, Callable, Sequence
 from .sealed import COMMIT, OPEN
 from .turn_skip import OWN_DEFAULTS
 
-__all__ = ["OWN_STEPS_PER_TURN", "OWN_DECISION_MAX_STEPS", "TurnClock", "holds", "own_actors"]
+__all__ = ["OWN_STEPS_PER_TURN", "OWN_DECISION_MAX_STEPS", "TurnClock", "holds", "held_seats", "own_actors"]
 
 #: Held steps (module docstring) a seat may have in one turn; a message that would make one more
 #: is treated as not held (§C8.3 'Own decision across steps'). Measured (bench/turn_clock_steps.py):
@@ -85,6 +90,31 @@ def holds(engine: Any, state: Any, n: int, seat: int, x: Any) -> bool:
     return not p.chance and not p.terminal and turn_of(new) == turn_of(state)
 
 
+def held_seats(engine: Any, state: Any, n: int, pending: Any, inputs: dict[int, Any]) -> tuple:
+    """The seats whose step input holds the turn at a step (module docstring), ascending.
+    ``state``/``pending``: the state the step applies to and ``engine.pending`` of it; ``inputs``:
+    seat -> its judged input (an encoded action ``[code, ...]`` or nil) for the seats whose input
+    can be judged (a held message; not at a COMMIT step; at an OPEN step what it opens). An
+    own-decision actor holds when its input keeps the turn (``holds``), unless it answers another
+    seat's offer; any other seat holds when its input is a ``ProposeTrade`` to such an actor."""
+    actors = own_actors(pending)
+    if not actors:
+        return ()
+    acts = getattr(engine, "actions", None)  # an engine without trades (tests' fake) has none
+    answers = (acts.AcceptTrade.CODE, acts.RejectTrade.CODE) if acts is not None else ()
+    propose = acts.ProposeTrade.CODE if acts is not None else None
+    out = []
+    for seat in sorted(inputs):
+        x = inputs[seat]
+        code = x[0] if type(x) is list and x else None
+        if seat in actors:
+            if code not in answers and (x is None or holds(engine, state, n, seat, x)):
+                out.append(seat)  # nil leaves an own decision pending (§C8.10): no engine call
+        elif code is not None and code == propose and len(x) > 1 and x[1] in actors:
+            out.append(seat)  # it makes the deciding seat answer instead of deciding
+    return tuple(out)
+
+
 class TurnClock:
     """Per seat, its held steps in the current turn (module docstring). ``session``: read only."""
 
@@ -130,22 +160,24 @@ class TurnClock:
         if phase == COMMIT:
             return False, None
         if phase == OPEN:
-            x = x[0] if type(x) is list and len(x) == 2 else None
+            x = s.sealed.opened(k, seat, x)
         return True, x
 
     def observe(self, k: int, skipped: Sequence[int] = ()) -> tuple:
-        """Step ``k`` (our current step) is complete: judge its own-decision actors' messages.
-        Returns the seats whose message holds their turn (``holds``), counted once k is applied."""
+        """Step ``k`` (our current step) is complete: judge its messages (``held_seats``).
+        Returns the seats whose message holds the turn (``held_seats``), counted once k is applied."""
         self._catch_up(k)
         s = self._s
-        held = []
-        for d in own_actors(s.pending):
-            if d in skipped:
-                continue
-            judged, x = self._input(d, k)
-            if judged and (x is None or holds(s.engine, s.state, s.n, d, x)):
-                held.append(d)  # nil leaves an own decision pending (§C8.10): no engine call
-        self._held = tuple(held)
+        if not own_actors(s.pending):
+            self._held = ()
+            return ()
+        inputs = {}
+        for d in range(s.n):
+            if d not in skipped:
+                judged, x = self._input(d, k)
+                if judged:
+                    inputs[d] = x
+        self._held = held_seats(s.engine, s.state, s.n, s.pending, inputs)
         return self._held
 
     def gate(self, k: int, skipped: Sequence[int], vote: Callable[[int], None],

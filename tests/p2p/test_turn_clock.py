@@ -376,7 +376,9 @@ def _real_stub(E, state, phase=PLAIN):
     held: dict = {}
     s = SimpleNamespace(step=0, state=state, engine=E, n=state.n, my_seat=0, active=[True] * state.n,
                         replaying=False, spectator=False, running=True, pending=E.pending(state),
-                        sealed=SimpleNamespace(phase=phase),
+                        # a seat opens what it committed to (a real SealedDecisions checks it)
+                        sealed=SimpleNamespace(phase=phase, opened=lambda k, d, x: (
+                            x[0] if type(x) is list and len(x) == 2 else None)),
                         steps=SimpleNamespace(held=lambda k, d: held.get((k, d))))
     return s, held
 
@@ -553,3 +555,90 @@ def test_c8_3_the_count_is_per_turn_and_starts_again_on_a_roll_back():
     s.step = 2
     clock.observe(2)  # a roll back to step 2
     assert clock.count(1) == 0
+
+
+# -- trade offers and fake openings (RV15-T2 #1 HIGH, #2 MED) ---------------------------------------
+
+SPAMMER = 2
+
+
+class OfferSpam(OwnRollNet):
+    """Seat ``SPAMMER`` (the liar) proposes, at every step of seat ``LIAR``'s own roll from step 20
+    on, a trade that seat's bot rejects (nothing for 1000 euro); every other input is the bot's,
+    so the seat at its roll (honest here) answers each offer before rolling
+    (``engine.bots``: offers first)."""
+
+    def __init__(self, RE, sessions):
+        super().__init__(RE, sessions, start=20)
+        self.offers = 0
+
+    def _choose(self, s):
+        p = self.E.pending(s.state)
+        if (s.my_seat == SPAMMER and s.step >= self.start and self.offers < 400 and p.kind == "roll"
+                and p.actors == (LIAR,)):
+            self.offers += 1
+            return self.E.actions.ProposeTrade(LIAR, (), (), 0, 1000, (), (), ())
+        return self.E.bots.choose(s.state, s.my_seat)
+
+
+def test_c8_3_a_seat_spamming_offers_at_a_deciding_player_is_voted_out_not_the_player(tmp_path):
+    """§C8.3 'Own decision across steps' (RV15-T2 #1): the honest seat at its roll answers each
+    offer (RejectTrade leaves its roll pending); before, that answer was its held step and every
+    honest peer voted the HONEST seat out at its 161st answer. Now an answer to another seat's offer
+    is not counted for the answerer, and an offer to a seat whose own decision is pending is a held
+    step of the offerer: seat 0 votes the spammer out at its bound, never the player."""
+    RE, sessions, paths = _classico(tmp_path)
+    net = OfferSpam(RE, sessions)
+    net.run(max_time=1e6, max_rounds=5_000_000)
+    assert net.offers > OWN_STEPS_PER_TURN  # the premise: it spammed past the bound
+    votes = [(v.step, v.seat) for v in _of(net, 0, SeatDropVoted)]
+    assert LIAR not in {seat for _, seat in votes}, votes[:3]
+    assert votes and votes[0][1] == SPAMMER, votes[:3]
+    assert [d.seat for d in _of(net, 0, SeatDropped)][:1] == [SPAMMER]
+
+
+def test_c13_6_an_opening_without_a_commitment_is_judged_nil_and_counted():
+    """§C13.6 (RV15-T2 #2): at a sealed roll a liar commits nothing and 'opens' [RollDice, salt]:
+    the step applies nil (an opening without a commitment, §C13.3) and the roll stays pending,
+    COMMIT/OPEN after COMMIT/OPEN. The clock judges what the opening opens against the seat's
+    commitment (``SealedDecisions.opened``: nil), so every OPEN step counts: the bound is reached."""
+    import engine as E
+    from p2p.sealed import SealedDecisions
+
+    state, p = _at_roll(E)
+    d = p.actors[0]
+    roll = E.encode_action(E.actions.RollDice())
+    sealed = SealedDecisions(b"g" * 16, 0)
+    sealed.committed(0, [None] * state.n, [None] * state.n)  # commit step 0: nobody committed
+    s, held = _real_stub(E, state, OPEN)
+    s.sealed = SimpleNamespace(phase=OPEN, opened=sealed.opened)
+    s.my_seat = (d + 1) % state.n
+    held[(1, d)] = _msg([roll, bytes(16)])
+    assert TurnClock(s).observe(1) == (d,)
+    # With a matching commitment the same opening is a roll: not counted.
+    salt = bytes(range(16))
+    from p2p.sealed import commitment
+    sealed.committed(0, [commitment(b"g" * 16, 0, i, roll, salt) if i == d else None for i in range(state.n)],
+                     [None] * state.n)
+    held[(1, d)] = _msg([roll, salt])
+    assert TurnClock(s).observe(1) == ()
+
+
+def test_c8_3_held_seats_counts_the_offerer_not_the_answerer():
+    """``held_seats`` at a seat's own roll: its RejectTrade / AcceptTrade of another seat's offer is
+    not counted; its nil is; another seat's ProposeTrade naming it is counted for that seat; an
+    offer to a seat that is not deciding is not."""
+    import engine as E
+
+    state, p = _at_roll(E)
+    d = p.actors[0]
+    e, f = [i for i in range(state.n) if i != d][:2]
+    A = E.actions
+    enc = E.encode_action
+    assert TC.held_seats(E, state, state.n, p, {d: enc(A.RejectTrade(e))}) == ()
+    assert TC.held_seats(E, state, state.n, p, {d: enc(A.AcceptTrade(e, ()))}) == ()
+    assert TC.held_seats(E, state, state.n, p, {d: None}) == (d,)
+    offer_to_d = enc(A.ProposeTrade(d, (), (), 0, 1000, (), (), ()))
+    offer_to_f = enc(A.ProposeTrade(f, (), (), 0, 1000, (), (), ()))
+    assert TC.held_seats(E, state, state.n, p, {d: None, e: offer_to_d}) == tuple(sorted((d, e)))
+    assert TC.held_seats(E, state, state.n, p, {e: offer_to_f}) == ()
