@@ -37,10 +37,13 @@ one). It reads the session through ``session_port.SessionView``.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from .sealed import COMMIT, OPEN
 from .turn_skip import OWN_DEFAULTS
+
+if TYPE_CHECKING:
+    from engine.api import Engine
 
 __all__ = ["OWN_STEPS_PER_TURN", "OWN_DECISION_MAX_STEPS", "TurnClock", "holds", "held_seats", "own_actors"]
 
@@ -54,6 +57,9 @@ __all__ = ["OWN_STEPS_PER_TURN", "OWN_DECISION_MAX_STEPS", "TurnClock", "holds",
 OWN_STEPS_PER_TURN = 160
 #: The name of 5fb7a1e (tests of other files read it): the same bound.
 OWN_DECISION_MAX_STEPS = OWN_STEPS_PER_TURN
+#: Action codes on the wire (protocol.md §E2): an offer names its partner in its first field; an
+#: acceptance or refusal answers another seat's offer.
+PROPOSE_TRADE, ACCEPT_TRADE, REJECT_TRADE = 12, 13, 14
 
 
 def own_actors(pending: Any) -> tuple:
@@ -70,7 +76,7 @@ def turn_of(state: Any) -> Any:
     return getattr(state, "turn", getattr(state, "current", None))
 
 
-def holds(engine: Any, state: Any, n: int, seat: int, x: Any) -> bool:
+def holds(engine: Engine, state: Any, n: int, seat: int, x: Any) -> bool:
     """True if ``seat``'s input ``x`` (an encoded action, or nil; the opened input at an OPEN step)
     applied alone to ``state`` (``n`` seats, every other input nil) leaves its turn where it was:
     no chance step next, the game not over, ``turn_of`` unchanged. An input that does not decode,
@@ -90,7 +96,7 @@ def holds(engine: Any, state: Any, n: int, seat: int, x: Any) -> bool:
     return not p.chance and not p.terminal and turn_of(new) == turn_of(state)
 
 
-def held_seats(engine: Any, state: Any, n: int, pending: Any, inputs: dict[int, Any]) -> tuple:
+def held_seats(engine: Engine, state: Any, n: int, pending: Any, inputs: dict[int, Any]) -> tuple:
     """The seats whose step input holds the turn at a step (module docstring), ascending.
     ``state``/``pending``: the state the step applies to and ``engine.pending`` of it; ``inputs``:
     seat -> its judged input (an encoded action ``[code, ...]`` or nil) for the seats whose input
@@ -100,17 +106,14 @@ def held_seats(engine: Any, state: Any, n: int, pending: Any, inputs: dict[int, 
     actors = own_actors(pending)
     if not actors:
         return ()
-    acts = getattr(engine, "actions", None)  # an engine without trades (tests' fake) has none
-    answers = (acts.AcceptTrade.CODE, acts.RejectTrade.CODE) if acts is not None else ()
-    propose = acts.ProposeTrade.CODE if acts is not None else None
     out = []
     for seat in sorted(inputs):
         x = inputs[seat]
         code = x[0] if type(x) is list and x else None
         if seat in actors:
-            if code not in answers and (x is None or holds(engine, state, n, seat, x)):
+            if code not in (ACCEPT_TRADE, REJECT_TRADE) and (x is None or holds(engine, state, n, seat, x)):
                 out.append(seat)  # nil leaves an own decision pending (§C8.10): no engine call
-        elif code is not None and code == propose and len(x) > 1 and x[1] in actors:
+        elif code == PROPOSE_TRADE and len(x) > 1 and x[1] in actors:
             out.append(seat)  # it makes the deciding seat answer instead of deciding
     return tuple(out)
 

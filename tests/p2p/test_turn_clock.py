@@ -634,6 +634,9 @@ def test_c8_3_held_seats_counts_the_offerer_not_the_answerer():
     d = p.actors[0]
     e, f = [i for i in range(state.n) if i != d][:2]
     A = E.actions
+    # the clock's wire codes are the engine's (protocol.md §E2)
+    assert (TC.PROPOSE_TRADE, TC.ACCEPT_TRADE, TC.REJECT_TRADE) == (
+        A.ProposeTrade.CODE, A.AcceptTrade.CODE, A.RejectTrade.CODE)
     enc = E.encode_action
     assert TC.held_seats(E, state, state.n, p, {d: enc(A.RejectTrade(e))}) == ()
     assert TC.held_seats(E, state, state.n, p, {d: enc(A.AcceptTrade(e, ()))}) == ()
