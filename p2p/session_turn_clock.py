@@ -15,8 +15,8 @@ decision (pending kind in ``OWN_DEFAULTS``, not a chance step) and d's input, ap
 does not end, the turn does not pass). At a sealed step (§C13) the input judged is the opened
 one, checked against the seat's commitment (OPEN; nil without one, RV15-T2 #2); a COMMIT step is
 not counted (its input cannot be judged yet). Trade offers (RV15-T2 #1: the default bot, and a
-human's autoplay, answers an offer before it rolls): an own-decision actor's answer to another
-seat's offer (``AcceptTrade``, ``RejectTrade``) is not counted for it, and an offer made to an
+human's autoplay, answers an offer before it rolls): an own-decision actor's answer to an offer
+open to it (``answers_offer``) is not counted for it, and an offer made to an
 own-decision actor (``ProposeTrade`` naming it) is a held step of the **offerer**, so a seat that
 spams offers at a player who must decide is the one voted out. Steps of other kinds or of other
 seats in between pause nothing and reset nothing; only the turn passing resets.
@@ -45,7 +45,8 @@ from .turn_skip import OWN_DEFAULTS
 if TYPE_CHECKING:
     from engine.api import Engine
 
-__all__ = ["OWN_STEPS_PER_TURN", "OWN_DECISION_MAX_STEPS", "TurnClock", "holds", "held_seats", "own_actors"]
+__all__ = ["OWN_STEPS_PER_TURN", "OWN_DECISION_MAX_STEPS", "TurnClock", "answers_offer", "holds", "held_seats",
+           "own_actors"]
 
 #: Held steps (module docstring) a seat may have in one turn; a message that would make one more
 #: is treated as not held (§C8.3 'Own decision across steps'). Measured (bench/turn_clock_steps.py):
@@ -96,13 +97,28 @@ def holds(engine: Engine, state: Any, n: int, seat: int, x: Any) -> bool:
     return not p.chance and not p.terminal and turn_of(new) == turn_of(state)
 
 
+def answers_offer(engine: Engine, state: Any, seat: int, x: Any) -> bool:
+    """True if ``x`` (an encoded action or nil) is ``seat``'s ``AcceptTrade`` or ``RejectTrade`` of
+    an offer open to it in ``state``: one of ``engine.legal_actions(state, seat)``. A code alone is
+    not enough: an answer to no offer, or one that does not decode, is refused by the engine and
+    counts as nil (RV15-T3: a liar sending RejectTrade of no offer at every step was never counted)."""
+    if type(x) is not list or not x or x[0] not in (ACCEPT_TRADE, REJECT_TRADE):
+        return False
+    try:
+        action = engine.decode_action(x)
+    except (ValueError, TypeError, KeyError, IndexError):
+        return False
+    return action in engine.legal_actions(state, seat)
+
+
 def held_seats(engine: Engine, state: Any, n: int, pending: Any, inputs: dict[int, Any]) -> tuple:
     """The seats whose step input holds the turn at a step (module docstring), ascending.
     ``state``/``pending``: the state the step applies to and ``engine.pending`` of it; ``inputs``:
     seat -> its judged input (an encoded action ``[code, ...]`` or nil) for the seats whose input
     can be judged (a held message; not at a COMMIT step; at an OPEN step what it opens). An
-    own-decision actor holds when its input keeps the turn (``holds``), unless it answers another
-    seat's offer; any other seat holds when its input is a ``ProposeTrade`` to such an actor."""
+    own-decision actor holds when its input keeps the turn (``holds``), unless it answers an open
+    offer of another seat (``answers_offer``); any other seat holds when its input is a
+    ``ProposeTrade`` to such an actor."""
     actors = own_actors(pending)
     if not actors:
         return ()
@@ -111,7 +127,7 @@ def held_seats(engine: Engine, state: Any, n: int, pending: Any, inputs: dict[in
         x = inputs[seat]
         code = x[0] if type(x) is list and x else None
         if seat in actors:
-            if code not in (ACCEPT_TRADE, REJECT_TRADE) and (x is None or holds(engine, state, n, seat, x)):
+            if not answers_offer(engine, state, seat, x) and (x is None or holds(engine, state, n, seat, x)):
                 out.append(seat)  # nil leaves an own decision pending (§C8.10): no engine call
         elif code == PROPOSE_TRADE and len(x) > 1 and x[1] in actors:
             out.append(seat)  # it makes the deciding seat answer instead of deciding

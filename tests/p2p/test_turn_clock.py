@@ -625,8 +625,8 @@ def test_c13_6_an_opening_without_a_commitment_is_judged_nil_and_counted():
 
 
 def test_c8_3_held_seats_counts_the_offerer_not_the_answerer():
-    """``held_seats`` at a seat's own roll: its RejectTrade / AcceptTrade of another seat's offer is
-    not counted; its nil is; another seat's ProposeTrade naming it is counted for that seat; an
+    """``held_seats`` at a seat's own roll: its RejectTrade / AcceptTrade of an offer open to it is
+    not counted, an answer to no offer (or one that does not decode) is, as nil; its nil is; another seat's ProposeTrade naming it is counted for that seat; an
     offer to a seat that is not deciding is not."""
     import engine as E
 
@@ -638,10 +638,34 @@ def test_c8_3_held_seats_counts_the_offerer_not_the_answerer():
     assert (TC.PROPOSE_TRADE, TC.ACCEPT_TRADE, TC.REJECT_TRADE) == (
         A.ProposeTrade.CODE, A.AcceptTrade.CODE, A.RejectTrade.CODE)
     enc = E.encode_action
-    assert TC.held_seats(E, state, state.n, p, {d: enc(A.RejectTrade(e))}) == ()
-    assert TC.held_seats(E, state, state.n, p, {d: enc(A.AcceptTrade(e, ()))}) == ()
+    # no offer is open to d: an "answer" is refused by the engine, it counts as nil (RV15-T3), as
+    # do answers that do not decode
+    for bogus in (enc(A.RejectTrade(e)), enc(A.AcceptTrade(e, ())), [TC.REJECT_TRADE], [TC.ACCEPT_TRADE, 99, "junk"]):
+        assert TC.held_seats(E, state, state.n, p, {d: bogus}) == (d,), bogus
+    # e's offer to d is open: d's answer to it is not counted (the offer was, for e)
+    offered, _ = E.apply_step(state, [A.ProposeTrade(d, (), (), 0, 1000, (), (), ()) if i == e else None
+                                      for i in range(state.n)])
+    q = E.pending(offered)
+    assert q.kind == "roll" and q.actors == (d,)
+    assert TC.held_seats(E, offered, state.n, q, {d: enc(A.RejectTrade(e))}) == ()
+    assert TC.held_seats(E, offered, state.n, q, {d: enc(A.RejectTrade(f))}) == (d,)  # f offered nothing
     assert TC.held_seats(E, state, state.n, p, {d: None}) == (d,)
     offer_to_d = enc(A.ProposeTrade(d, (), (), 0, 1000, (), (), ()))
     offer_to_f = enc(A.ProposeTrade(f, (), (), 0, 1000, (), (), ()))
     assert TC.held_seats(E, state, state.n, p, {d: None, e: offer_to_d}) == tuple(sorted((d, e)))
     assert TC.held_seats(E, state, state.n, p, {e: offer_to_f}) == ()
+
+
+def test_c8_3_a_refused_answer_to_no_offer_at_ones_own_roll_is_voted_out_at_the_bound(tmp_path):
+    """§C8.3 'Own decision across steps' (RV15-T3 [HIGH]): the liar at its own roll sends
+    RejectTrade(0) at every step though seat 0 made no offer; the engine refuses it (nil, the roll
+    stays pending). Only an answer to an offer open to it is not counted, so both honest peers
+    vote it out at the bound, as for nil (the clock judged the action code alone: never voted)."""
+    RE, sessions, paths = _classico(tmp_path)
+    net = OwnRollNet(RE, sessions, answer=lambda state: RE.actions.RejectTrade(0))
+    net.run(max_time=1e6, max_rounds=5_000_000)
+    first = net.stalled[0]
+    assert len(net.stalled) > OWN_STEPS_PER_TURN  # the premise: it held its roll past the bound
+    for i in (0, 2):
+        assert [(v.step, v.seat) for v in _of(net, i, SeatDropVoted)][:1] == [(first + OWN_STEPS_PER_TURN, LIAR)], i
+    finish_together(net, sessions, paths, (0, 2), cheaters=(), engine=RE)
