@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from ..actions import AcceptTrade, ProposeTrade, RejectTrade
 from ..editions import K_STREET
+from ..errors import IllegalAction
+from ..rules.trade import check_accept
 from ._value import Static, new_sets, split_sets, unit_value
 
 __all__ = ["propose", "answer", "offer_is_valid", "own_offer", "trade_gain"]
@@ -117,6 +119,10 @@ def answer(s, st: Static, prof, seat: int, o: list):
     fees = sum(s.tb.fee[sq] for sq in gets if s.mort[sq])
     if gain < prof.margin or s.cash[seat] - o[5] - fees < 0:
         return RejectTrade(p)
+    try:  # the engine's own test: the proposer must also pay its fees (offer_is_valid does not see them)
+        check_accept(s, seat, p, ())
+    except IllegalAction:
+        return RejectTrade(p)  # an accept the engine refuses leaves the offer open: asked again for ever
     return AcceptTrade(p, ())
 
 
