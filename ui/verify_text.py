@@ -23,6 +23,8 @@ def _verify_reasons() -> list[tuple[re.Pattern, str]]:
     named groups go into the template, a ``detail`` group is itself translated first."""
     table = [
         (r"malformed header: (?P<detail>.*)", _("malformed header: {detail}")),
+        (r"the log is of protocol version (?P<version>\d+); this program checks version (?P<ours>\d+)",
+         _("the log is of protocol version {version}; this program checks version {ours}")),
         (r"some seats committed hidden information and others did not",
          _("some seats committed hidden information and others did not")),
         (r"header must hold one setup signature and one seed reveal per seat",

@@ -168,7 +168,7 @@ def test_n3_a_host_re_announces_at_once_when_it_hears_a_goodbye_for_its_own_name
     asyncio.run(main())
 
 
-class _FakeZeroconf:
+class _RecordedMdns:
     """The parts of python-zeroconf's ``Zeroconf`` that ``Discovery``'s defence and question use,
     recording what is sent and when (``sent``: (loop time, packet) pairs); its one listener is fed
     records by hand. In memory: nothing reaches a socket."""
@@ -195,11 +195,11 @@ class _FakeZeroconf:
         self.listener.async_update_records(self, 0.0, [RecordUpdate(ptr, None)])
 
 
-class _FakeAsyncZeroconf:
-    """``AsyncZeroconf`` around a ``_FakeZeroconf``: registrations and goodbyes sent at once."""
+class _RecordedAsyncMdns:
+    """``AsyncZeroconf`` around a ``_RecordedMdns``: registrations and goodbyes sent at once."""
 
     def __init__(self) -> None:
-        self.zeroconf = _FakeZeroconf()
+        self.zeroconf = _RecordedMdns()
 
     async def async_register_service(self, info: AsyncServiceInfo, **kw: object) -> asyncio.Future[None]:
         self.zeroconf.async_send(("register", info.name))
@@ -239,10 +239,10 @@ class _VirtualLoop(asyncio.SelectorEventLoop):
 
 def _in_memory(body) -> None:
     """``await body(d, zc)`` on a virtual clock, ``d`` a ``Discovery`` whose zeroconf is ``zc``
-    (a ``_FakeZeroconf``); ``d`` is closed after."""
+    (a ``_RecordedMdns``); ``d`` is closed after."""
     async def main() -> None:
         d = Discovery([LO])
-        fake = d._azc = _FakeAsyncZeroconf()
+        fake = d._azc = _RecordedAsyncMdns()
         try:
             await body(d, fake.zeroconf)
         finally:
@@ -258,7 +258,7 @@ def test_n3_many_goodbyes_for_our_name_cost_one_more_defence_round():
     for other names, and for our own after our withdrawal, are not answered. Virtual clock."""
     R = discovery.REANNOUNCE_S
 
-    async def body(host: Discovery, zc: _FakeZeroconf) -> None:
+    async def body(host: Discovery, zc: _RecordedMdns) -> None:
         ad = _ad(os.urandom(16))
         await host.advertise(ad)
         name, announce = ad.instance_name, ("announce", ad.instance_name)
@@ -292,7 +292,7 @@ def test_n3_many_goodbyes_cost_a_reader_one_question_per_requery_s():
         async def async_cancel(self) -> None:
             pass
 
-    async def body(reader: Discovery, zc: _FakeZeroconf) -> None:
+    async def body(reader: Discovery, zc: _RecordedMdns) -> None:
         reader._browser = Browser()
         ads = [_ad(os.urandom(16)) for _ in range(4)]
         for ad in ads:

@@ -220,6 +220,8 @@ def test_help_headings_are_italian(capsys):
     ("truncated record at byte 301822", "record troncato al byte 301822"),
     ("bad setup signature of seat 0", "firma del setup non valida del posto 1"),
     ("malformed header: not a list", "intestazione malformata: not a list"),
+    ("the log is of protocol version 5; this program checks version 6",  # p2p/log_checks, version 6
+     "il log è del protocollo versione 5; questo programma controlla la versione 6"),
     ("something new", "something new"),  # unknown reasons pass through unchanged
 ])
 def test_verify_reasons_are_translated(english, italian):
