@@ -139,6 +139,8 @@ class Admission:
         if self._lobby.role == "host":
             self.joined[pk] = (me, self.endpoint)
             self.stale = {k for k in self.joined if k != pk}
+        else:
+            self.answers.new_round()
 
     def join_msg(self) -> bytes:
         """Our JOIN; with the probe game id (zero) while joining by code: a PROBE."""
@@ -275,7 +277,7 @@ class Admission:
             return
         known = self.joined.get(p.public_key)
         if (known is not None and p.public_key in self.stale and lob.phase == WAITING
-                and peer_key == p.x25519_key == known[0].x25519_key):
+                and peer_key == p.x25519_key == known[0].x25519_key and p != known[0]):
             # A member's fresh entry for the new round (§C2.2 step 7), over its own keyed channel:
             # a replayed JOIN of an older round cannot come that way (the transport deduplicates).
             self.stale.discard(p.public_key)

@@ -74,6 +74,10 @@ class JoinAnswers:
             self._sent.popitem(last=False)
         return join_raw
 
+    def new_round(self) -> None:
+        """Joiner, a new round (§C2.2 step 7): our JOINs of earlier rounds are superseded."""
+        self._sent.clear()
+
     def believes(self, reject: Any) -> bool:
         """Joiner: whether the REJECT body ``reject`` answers a JOIN we sent in this attempt."""
         return reject.answers in self._sent
