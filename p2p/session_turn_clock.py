@@ -32,7 +32,9 @@ A local voting policy: nothing on the wire, in the log or in ``verify`` changes.
 function of the applied history and the held messages alone, the same on every honest peer, so
 they all vote at the same step. Steps applied through catch-up or a log replay are counted like
 live ones; a roll back (a lower step) starts the count again (a later vote, never an earlier
-one). It reads the session through ``session_port.SessionView``.
+one). It reads the session through ``session_port.SessionView``. Cost (RV15R-B, 3,726 bot decision
+steps): ~4.3 µs a step, mostly one extra ``apply_step`` per acting seat that sends an action,
+against ~62 µs per signature verified each step.
 """
 
 from __future__ import annotations
@@ -73,8 +75,8 @@ def own_actors(pending: Any) -> tuple:
 
 def turn_of(state: Any) -> Any:
     """The turn identity of an engine state: ``state.turn`` (raised by one whenever the turn
-    passes to the next player; a double keeps it), or the state's current player if it has none."""
-    return getattr(state, "turn", getattr(state, "current", None))
+    passes to the next player; a double keeps it)."""
+    return state.turn
 
 
 def holds(engine: Engine, state: Any, n: int, seat: int, x: Any) -> bool:
