@@ -53,6 +53,35 @@ def _wait(sock: str, pred, seconds: float, what: str) -> str:
     raise AssertionError(f"{what} never appeared; the screen was:\n{screen}")
 
 
+def _cursor_table(sock: str) -> str | None:
+    """The table number on the games-list row under the cursor, or None while none is drawn: the
+    one data row drawn bold (ui/app.tcss's cursor row; zebra rows and the header differ)."""
+    for line in _tmux(sock, "capture-pane", "-e", "-p", "-t", "watch").splitlines():
+        m = re.search(r"Table(\d)\s+classico", line)
+        if m and "\x1b[1m" in line[:m.start()]:
+            return m.group(1)
+    return None
+
+
+def _cursor_to_table(sock: str, listed: re.Pattern, table: str) -> None:
+    """Put the games list's cursor on ``table``'s row, reading it back after each move: the cursor
+    follows the listing it is on across refreshes (RV13-C #1), so keys counted from one screen
+    went astray when the list changed before they arrived (stop 26's CI opened table 3)."""
+    for looks in range(1, 51):
+        order = [m.group(1) for m in listed.finditer(_tmux(sock, "capture-pane", "-p", "-t", "watch"))]
+        at = _cursor_table(sock)
+        if at == table:
+            print(f"classroom: the cursor came to table {table} at look {looks}")
+            return
+        if at in order and table in order:
+            delta = order.index(table) - order.index(at)
+            for _ in range(abs(delta)):
+                _tmux(sock, "send-keys", "-t", "watch", "Down" if delta > 0 else "Up")
+        time.sleep(0.3)
+    raise AssertionError(f"the cursor never came to table {table}; the screen was:\n"
+                         f"{_tmux(sock, 'capture-pane', '-p', '-t', 'watch')}")
+
+
 HOLD_AT = 20  # the held seat of every table waits at its first decision step >= this
 
 
@@ -115,19 +144,12 @@ def test_the_teacher_watches_four_tables(spawn, tmp_path):
                            "all four tables with a turn number")
             print(f"\nclassroom: all {TABLES} tables listed with standings "
                   f"{time.monotonic() - started:.2f} s after the last one started")
-            row = next(m for m in listed.finditer(screen) if m.group(1) == "1")
             # Table 1's row names its players with their money; the cell is cut at its end (the
             # seat order is the keys' order), so any of them, not a given one
             line = next(ln for ln in screen.splitlines() if "Table1 " in ln and "classico" in ln)
             assert re.search(r"(T1[bcd]|Table1) €\d", line), line
-            # Open table 1: move the cursor to its row, Enter. The cursor follows the listing it
-            # was on when rows were added above it (RV13-C #1), and DataTable's Home scrolls
-            # sideways only: Up once per row puts it on the first row whatever it followed.
-            rows = [m.group(1) for m in listed.finditer(screen)]
-            for _ in range(len(rows)):
-                _tmux(sock, "send-keys", "-t", "watch", "Up")
-            for _ in range(rows.index(row.group(1))):
-                _tmux(sock, "send-keys", "-t", "watch", "Down")
+            # Open table 1: move the cursor onto its row, read back, then Enter.
+            _cursor_to_table(sock, listed, "1")
             _tmux(sock, "send-keys", "-t", "watch", "Enter")
             try:
                 board = _wait(sock, lambda s: "watching: read-only" in s, 60, "the watched board")
