@@ -23,22 +23,28 @@ seats in between pause nothing and reset nothing; only the turn passing resets.
 
 * ``count(seat)``: d's held steps so far in the current turn;
 * ``gate(k, skipped, vote, may_vote)``: called at the gate just before a complete step k is
-  applied (``SessionSkips.promise_kept``). For a seat d (not ours, active, not skipped) whose
-  held step-k message would make its count exceed ``OWN_STEPS_PER_TURN``, we treat that message
-  as not held: we cast our DROP(k, d) (§C8.3, open) and the step waits (the voter's promise: a
-  certificate or the drop decides, as for a late message). False then.
+  applied (``StepGate.advance`` -> ``SessionVotes.turn_gate``). For a seat d (not ours, active,
+  not skipped) whose held step-k message would make its count exceed ``OWN_STEPS_PER_TURN``, we
+  treat that message as not held: we cast our DROP(k, d) (§C8.3, open) and the step waits (the
+  voter's promise: a certificate or the drop decides, as for a late message). False then.
 
 A local voting policy: nothing on the wire, in the log or in ``verify`` changes. The count is a
 function of the applied history and the held messages alone, the same on every honest peer, so
 they all vote at the same step. Steps applied through catch-up or a log replay are counted like
-live ones; a roll back (a lower step) starts the count again (a later vote, never an earlier
-one). It reads the session through ``session_port.SessionView``. Cost (RV15R-B, 3,726 bot decision
-steps): ~4.3 µs a step, mostly one extra ``apply_step`` per acting seat that sends an action,
-against ~62 µs per signature verified each step.
+live ones. A roll back to step c keeps the counts of the steps before c and forgets those from c
+on (they count again as they are applied again): the node's roll back (§C8.3, §C3.4: the log cut
+at c, replayed into a new session, the rest caught up) rebuilds exactly that, and so does this clock
+if a session ever judges a lower step (``TurnClock._catch_up``); either way the peer votes at the
+step a peer that never rolled back votes at. It reads the session through
+``session_port.SessionView``. Cost (RV15R-B, 3,726 bot decision steps): ~4.3 µs a step, mostly
+one extra ``apply_step`` per acting seat that sends an action, against ~62 µs per signature
+verified each step.
 """
 
 from __future__ import annotations
 
+from array import array
+from bisect import bisect_left
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from .sealed import COMMIT, OPEN
@@ -47,8 +53,7 @@ from .turn_skip import OWN_DEFAULTS
 if TYPE_CHECKING:
     from engine.api import Engine
 
-__all__ = ["OWN_STEPS_PER_TURN", "OWN_DECISION_MAX_STEPS", "TurnClock", "answers_offer", "holds", "held_seats",
-           "own_actors"]
+__all__ = ["OWN_STEPS_PER_TURN", "TurnClock", "answers_offer", "holds", "held_seats", "own_actors"]
 
 #: Held steps (module docstring) a seat may have in one turn; a message that would make one more
 #: is treated as not held (§C8.3 'Own decision across steps'). Measured (bench/turn_clock_steps.py):
@@ -58,8 +63,6 @@ __all__ = ["OWN_STEPS_PER_TURN", "OWN_DECISION_MAX_STEPS", "TurnClock", "answers
 #: 112 steps. 160 is over 4x the bots' largest; at LAN speed 160 steps take a few seconds, at one
 #: answer just under the turn time per step 160 turn times (the stated limit, §C8.3).
 OWN_STEPS_PER_TURN = 160
-#: The name of 5fb7a1e (tests of other files read it): the same bound.
-OWN_DECISION_MAX_STEPS = OWN_STEPS_PER_TURN
 #: Action codes on the wire (protocol.md §E2): an offer names its partner in its first field; an
 #: acceptance or refusal answers another seat's offer.
 PROPOSE_TRADE, ACCEPT_TRADE, REJECT_TRADE = 12, 13, 14
@@ -137,35 +140,51 @@ def held_seats(engine: Engine, state: Any, n: int, pending: Any, inputs: dict[in
 
 
 class TurnClock:
-    """Per seat, its held steps in the current turn (module docstring). ``session``: read only."""
+    """Per seat, its held steps in the current turn (module docstring). ``session``: read only.
+
+    It keeps, per seat, the steps at which it held (whole game, ascending; 8 bytes each, less than
+    the ~30 bytes ``history.History`` keeps per log record) and the first step of each turn, so that a
+    roll back to step c forgets exactly the steps from c on and keeps the counts of the steps
+    before it: the counts are those of a clock that replayed the kept history (``_catch_up``)."""
 
     def __init__(self, session: Any) -> None:
         self._s = session
-        self._turn: Any = None
-        #: seat -> its held steps in turn ``_turn`` (steps before ``_step``).
-        self._counts: dict[int, int] = {}
+        #: seat -> the steps (ascending) at which it held (counted once applied).
+        self._at: dict[int, array] = {}
+        #: the first step of every turn judged (ascending), and that turn (``turn_of``) per entry.
+        self._starts = array("q")
+        self._turns: list = []
         #: the last step judged (-1: none) and the seats it holds (counted once it is applied).
         self._step = -1
         self._held: tuple = ()
 
     def count(self, seat: int) -> int:
         """``seat``'s held steps in the current turn, step ``_step`` not included."""
-        return self._counts.get(seat, 0)
+        at = self._at.get(seat)
+        if not at:
+            return 0
+        return len(at) - bisect_left(at, self._starts[-1]) if self._starts else len(at)
 
     def _catch_up(self, k: int) -> None:
-        """Step ``k`` is our current step: count the step before it if we judged it, start a new
-        count if the turn passed or the steps went back."""
-        s = self._s
+        """Step ``k`` is our current step: count the step before it if we judged it; after a roll
+        back (``k`` below the last step judged) forget the held steps and turn starts from ``k``
+        on (those before it stay counted, as a replay of the kept history counts them); a new
+        turn starts at ``k`` if the state's turn is not the last one's."""
         if k == self._step + 1:
             for d in self._held:
-                self._counts[d] = self._counts.get(d, 0) + 1
-        elif k <= self._step:
-            if k < self._step:  # a roll back: count again from here (later, never earlier)
-                self._counts.clear()
-        turn = turn_of(s.state)
-        if turn != self._turn:
-            self._turn = turn
-            self._counts.clear()
+                at = self._at.get(d)
+                if at is None:
+                    self._at[d] = at = array("q")
+                at.append(self._step)
+        elif k < self._step:
+            for at in self._at.values():
+                del at[bisect_left(at, k):]
+            i = bisect_left(self._starts, k)
+            del self._starts[i:], self._turns[i:]
+        turn = turn_of(self._s.state)
+        if not self._turns or turn != self._turns[-1]:
+            self._starts.append(k)
+            self._turns.append(turn)
         self._step, self._held = k, ()
 
     def _input(self, seat: int, k: int) -> tuple[bool, Any]:
@@ -213,7 +232,7 @@ class TurnClock:
         if not held or s.spectator or s.replaying or not s.running:
             return True
         for d in sorted(held):
-            if d == s.my_seat or not s.active[d] or self._counts.get(d, 0) < OWN_STEPS_PER_TURN:
+            if d == s.my_seat or not s.active[d] or self.count(d) < OWN_STEPS_PER_TURN:
                 continue
             if not may_vote():
                 return True

@@ -130,7 +130,7 @@ class SessionVotes:
         return s.live.vote_time(seat, s.seats.drop_timeout, s.seats.turn_time)
 
     def turn_gate(self, k: int, skipped: Sequence[int]) -> bool:
-        """Before the complete step ``k`` (our current step) is applied (``SessionSkips.promise_kept``):
+        """Before the complete step ``k`` (our current step) is applied (``StepGate.advance``):
         a seat whose held message would hold its turn at an own decision more than
         ``OWN_STEPS_PER_TURN`` times in this turn has its message treated as not held: our DROP
         vote against it, and False (the step waits, the voter's promise, §C8.3 'Own decision

@@ -11,11 +11,12 @@ read-only properties to the node, the UI and the tests.
 * ``advance``: the gate. Step k is applied once every awaited message (active seats, turns not
   skipped, §C8.10) is held over our own history (prev hash and digest, §C3.4), no digest
   dispute is open, no quorum of DROP votes of k is held (version 5: that drop is decided, its
-  releases awaited), our DROP and SKIP votes of k are settled by a certificate (§C8.3, §C8.10);
-  then ``step_advance.StepAdvance`` resolves and records it and the gate commits it: the state,
-  its hash, the hidden-information ledger (§C12), ``StepApplied``, step k+1, the seats whose
-  players return (§C8.9), and, once the engine is terminal, one attestation round (§C3.5)
-  that ``finish`` closes with ``GameOver``.
+  releases awaited), our DROP and SKIP votes of k are settled by a certificate (§C8.3, §C8.10),
+  no held message passes its seat's step bound per turn (``SessionVotes.turn_gate``, §C8.3 'Own
+  decision across steps'); then ``step_advance.StepAdvance`` resolves and records it and the
+  gate commits it: the state, its hash, the hidden-information ledger (§C12), ``StepApplied``,
+  step k+1, the seats whose players return (§C8.9), and, once the engine is terminal, one
+  attestation round (§C3.5) that ``finish`` closes with ``GameOver``.
 * ``waiting_for``: the seats whose message of the current step we still lack.
 * ``begin``: entering a step (our message of it, ``own_step.OwnStep.begin``; the messages and
   votes that arrived early).
@@ -148,6 +149,8 @@ class StepGate:
                 return  # we voted to drop a seat at k: the votes or a certificate decide
             if not s.skipping.promise_kept(k, skipped):
                 return  # we voted to skip a seat whose message we hold: a certificate decides (§C8.10)
+            if not s.votes.turn_gate(k, skipped):
+                return  # a seat past its step bound per turn: our DROP vote decides (§C8.3)
             slots = steps.slots(k)
             digest = steps.prev_digest
             for i, h in enumerate(slots):

@@ -445,15 +445,12 @@ class SessionSkips:
 
     def promise_kept(self, k: int, skipped: Sequence[int]) -> bool:
         """The voter's promise: for every seat d we voted to skip at ``k`` and whose turn is
-        not skipped, apply k with d's message only if ``message_certified``. Then the last
-        check before the complete step k is applied: a held message that would hold its seat's
-        turn at an own decision past the step bound per turn is treated as not held (our DROP
-        vote, False; ``SessionVotes.turn_gate``, §C8.3 'Own decision across steps')."""
+        not skipped, apply k with d's message only if ``message_certified`` (False: a
+        certificate decides, the step waits)."""
         s = self._s
         active = s.active
         mine = [d for d in s.skips.voted_against(k, s.epoch) if d not in skipped and active[d]]
-        if mine:
-            signers = s.steps.signers(k, skipped)
-            if not all(message_certified(s.my_seat, d, active, s.n, signers) for d in mine):
-                return False
-        return s.votes.turn_gate(k, skipped)
+        if not mine:
+            return True
+        signers = s.steps.signers(k, skipped)
+        return all(message_certified(s.my_seat, d, active, s.n, signers) for d in mine)

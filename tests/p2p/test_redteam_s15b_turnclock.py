@@ -172,7 +172,7 @@ def test_c10_an_honest_peer_restarting_from_its_log_mid_turn_votes_at_the_same_s
 
 
 def test_c8_3_a_roll_back_into_the_held_turn_then_catch_up_votes_at_the_same_step(tmp_path):
-    """§C8.3 ("a roll back starts the count again: a later vote, never an earlier one") on the peer
+    """§C8.3 ("a roll back to step c keeps the counts of the steps before c") on the peer
     that rolled back: seat 2's log is cut 40 steps into the held turn when it is 120 steps in; it
     replays to the cut and catches the rest up from the others. The caught-up steps are counted:
     both honest peers vote at first + OWN_STEPS_PER_TURN (no split: the liar gains no second
@@ -186,7 +186,7 @@ def test_c8_3_a_roll_back_into_the_held_turn_then_catch_up_votes_at_the_same_ste
 
 
 def test_c8_3_a_liar_forcing_a_roll_back_mid_turn_is_proven_and_gets_no_second_bound(tmp_path):
-    """§C8.3 ("a roll back starts the count again") vs §C3.4 ('Two versions applied'): 100 steps
+    """§C8.3 (a roll back keeps the counts before the cut) vs §C3.4 ('Two versions applied'): 100 steps
     into its held turn the liar signs two versions of its step message, nil for seat 0 and a
     refused PayJailFine for seat 2 (both hold its roll: each honest peer applies the one it got),
     to force a roll back and a fresh count. Measured: the two versions are caught, the liar is

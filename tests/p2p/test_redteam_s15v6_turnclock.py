@@ -27,7 +27,7 @@ from types import SimpleNamespace
 
 from p2p.liveness import Liveness
 from p2p.session_events import SeatDropped, SeatDropVoted
-from p2p.session_turn_clock import OWN_DECISION_MAX_STEPS, OWN_STEPS_PER_TURN, TurnClock
+from p2p.session_turn_clock import OWN_STEPS_PER_TURN, TurnClock
 
 from p2p_harness import finish_together
 from test_turn_clock import LIAR, OwnRollNet, _classico, _of
@@ -38,7 +38,7 @@ def test_c8_3_a_liar_alternating_propose_and_withdraw_at_its_roll_is_voted_out_a
     out-of-turn ProposeTrade, a refused WithdrawTrade ...) leaves the engine waiting"): seat 1
     varies its answer at its own roll every step — an offer to seat 0 (one euro for nothing),
     then its withdrawal — so no two consecutive messages are alike. Both honest peers still
-    vote it out at the step its roll had been left pending at OWN_DECISION_MAX_STEPS earlier
+    vote it out at the step its roll had been left pending at OWN_STEPS_PER_TURN earlier
     steps, it is dropped there, its bot rolls, the honest peers finish one game and their logs
     verify."""
     RE, sessions, paths = _classico(tmp_path)
@@ -56,8 +56,8 @@ def test_c8_3_a_liar_alternating_propose_and_withdraw_at_its_roll_is_voted_out_a
     assert {"ProposeTrade", "WithdrawTrade"} <= set(sent[:4])  # the premise: it really alternates
     for i in (0, 2):
         votes = _of(net, i, SeatDropVoted)
-        assert [(v.step, v.seat) for v in votes][:1] == [(first + OWN_DECISION_MAX_STEPS, LIAR)], i
-        assert [(d.step, d.seat) for d in _of(net, i, SeatDropped)] == [(first + OWN_DECISION_MAX_STEPS, LIAR)]
+        assert [(v.step, v.seat) for v in votes][:1] == [(first + OWN_STEPS_PER_TURN, LIAR)], i
+        assert [(d.step, d.seat) for d in _of(net, i, SeatDropped)] == [(first + OWN_STEPS_PER_TURN, LIAR)]
     finish_together(net, sessions, paths, (0, 2), cheaters=(), engine=RE)
 
 
@@ -77,7 +77,7 @@ def test_c8_3_a_jailed_liar_changing_kind_once_gets_one_more_bound_and_no_more()
     """§C8.3 'Own decision across steps' ("another kind ... ends it"): the liar (seat 1, in jail at
     its turn, unlimited turn time: the step bound alone) answers nil in jail; at the last step
     before the bound it pays the fine (``PayJailFine``: kind ``jail`` -> ``roll``, a new streak),
-    then answers nil at its roll. The vote comes at 2 x OWN_DECISION_MAX_STEPS (the premise: the
+    then answers nil at its roll. The vote comes at 2 x OWN_STEPS_PER_TURN (the premise: the
     change of kind did start the streak again), never later: from its roll the only way back to an
     own decision of another kind goes through the dice (a chance step, its turn moves on)."""
     import engine as RE
@@ -89,10 +89,10 @@ def test_c8_3_a_jailed_liar_changing_kind_once_gets_one_more_bound_and_no_more()
     clock = TurnClock(s)
     voted: list = []
     pay = RE.encode_action(RE.actions.PayJailFine())
-    for k in range(3 * OWN_DECISION_MAX_STEPS):
+    for k in range(3 * OWN_STEPS_PER_TURN):
         s.step = k
         s.live.begin(s.now)
-        x = pay if k == OWN_DECISION_MAX_STEPS - 1 else None
+        x = pay if k == OWN_STEPS_PER_TURN - 1 else None
         held[(k, 1)] = SimpleNamespace(body=SimpleNamespace(input=x))
         if not clock.gate(k, (), lambda d: voted.append((k, d)), lambda: True):
             break
@@ -103,7 +103,7 @@ def test_c8_3_a_jailed_liar_changing_kind_once_gets_one_more_bound_and_no_more()
         s.pending = RE.pending(s.state)
     assert s.pending.kind == "roll" and s.pending.actors == (1,)
     assert len(voted) == 1 and voted[0][1] == 1
-    assert OWN_DECISION_MAX_STEPS <= voted[0][0] <= 2 * OWN_DECISION_MAX_STEPS  # never earlier, at most one more
+    assert OWN_STEPS_PER_TURN <= voted[0][0] <= 2 * OWN_STEPS_PER_TURN  # never earlier, at most one more
 
 
 # -- a liar whose own roll is interrupted by decisions of other kinds it causes -------------------
@@ -201,7 +201,7 @@ def test_c8_3_an_honest_full_liquidation_stays_under_the_step_bound():
     ``raise_money`` pending). The bound's margin for an honest player, measured: classico, seat 1
     owns every lot, 12 hotels and the other 32 houses, no cash, a debt of 8750 euro (the worst of
     debts 5000-11000 x 6-12 hotels, classico and fabrianopoli, for the default bot: 112 steps).
-    The default bot pays it in fewer than OWN_DECISION_MAX_STEPS steps; a human who sells as many
+    The default bot pays it in fewer than OWN_STEPS_PER_TURN steps; a human who sells as many
     things one click at a time and adds ~16 refused clicks or trade offers in between is voted out
     at the step bound even in an untimed game (not a break: no rule promises more, noted)."""
     import engine as RE
@@ -218,11 +218,11 @@ def test_c8_3_an_honest_full_liquidation_stays_under_the_step_bound():
     t.debts.append([1, 0, 8750, -1, 0])
     advance(t, [])
     steps = 0
-    while RE.pending(t).kind == "raise_money" and steps <= OWN_DECISION_MAX_STEPS:
+    while RE.pending(t).kind == "raise_money" and steps <= OWN_STEPS_PER_TURN:
         t, _ = RE.apply_step(t, [None, RE.bots.choose(t, 1), None])
         steps += 1
     assert not t.out[1] and RE.pending(t).kind == "roll"  # paid, still playing
-    assert 100 < steps < OWN_DECISION_MAX_STEPS, steps
+    assert 100 < steps < OWN_STEPS_PER_TURN, steps
 
 
 def test_c13_6_live_a_niente_liar_gifting_cash_at_its_roll_is_voted_out_at_the_step_bound(tmp_path):
@@ -230,7 +230,7 @@ def test_c13_6_live_a_niente_liar_gifting_cash_at_its_roll_is_voted_out_at_the_s
     turn time 40 s, answers at once: the step bound decides). From step 20 seat 1, at its own
     roll, offers seat 2 a 20-euro gift when it has no open offer, else nil; never rolls. Rule
     (§C13.6): both honest peers vote it out at the step its roll had been left pending 128 times,
-    ``first + OWN_DECISION_MAX_STEPS``. Today each accepted gift's pay_bills/inspect_window
+    ``first + OWN_STEPS_PER_TURN``. Today each accepted gift's pay_bills/inspect_window
     starts the liar's streak again: the honest peers vote only once its cash ran out (here ~428
     steps after its first stall). Since 41c93be (H168) the bound counts held steps per turn (two
     per 4-step gift cycle): both vote by the first stall + 2 x the bound (§C8.3)."""
@@ -257,7 +257,7 @@ def test_c13_6_live_a_niente_liar_gifting_cash_at_its_roll_is_voted_out_at_the_s
     for w in writers:
         w.close()
     first = stalled[0]
-    assert len(stalled) > OWN_DECISION_MAX_STEPS  # the premise: it held its roll past the bound
+    assert len(stalled) > OWN_STEPS_PER_TURN  # the premise: it held its roll past the bound
     for i in (0, 2):
         votes = [(v.step, v.seat) for v in _of(net, i, SeatDropVoted)]
         assert votes and votes[0][1] == LIAR, (i, first, votes[:3])
@@ -318,9 +318,9 @@ def test_c13_6_live_a_fabrianopoli_debtor_auctioning_a_lot_nobody_buys_is_voted_
     seat 2 at its roll once it owns a lot (the bot accepts a gift), and, in debt, answers
     ``AuctionProperty`` of its dearest lot it may auction at every ``raise_money`` step: nobody bids
     that price, the sale is void, its debt is back (a run of void sales every 3 steps). After
-    3 x OWN_DECISION_MAX_STEPS steps of one such run it gives up and plays its bot (so that the run
+    3 x OWN_STEPS_PER_TURN steps of one such run it gives up and plays its bot (so that the run
     ends). Rule (§C13.6): both honest peers vote it out once it left that debt pending 128 steps:
-    by the run's first step + OWN_DECISION_MAX_STEPS (+ 1). Before 41c93be nobody ever voted;
+    by the run's first step + OWN_STEPS_PER_TURN (+ 1). Before 41c93be nobody ever voted;
     since (H168) the bound counts held steps per turn, one per 3-step void sale: both vote by the
     run's first step + 3 x the bound (§C8.3), before the liar would give up (4 x)."""
     import engine as E
@@ -339,7 +339,7 @@ def test_c13_6_live_a_fabrianopoli_debtor_auctioning_a_lot_nobody_buys_is_voted_
 
     def choose(s):
         st, p = s.state, E.pending(s.state)
-        if s.my_seat != LIAR or s.step < 20 or (runs and runs[-1][1] - runs[-1][0] > 4 * OWN_DECISION_MAX_STEPS):
+        if s.my_seat != LIAR or s.step < 20 or (runs and runs[-1][1] - runs[-1][0] > 4 * OWN_STEPS_PER_TURN):
             return E.bots.choose(st, s.my_seat)
         if p.kind == "raise_money" and p.actors == (LIAR,):
             lots = [q for q in range(st.tb.nsq) if st.owner[q] == LIAR and sale_error(st, LIAR, q) is None]
@@ -359,7 +359,7 @@ def test_c13_6_live_a_fabrianopoli_debtor_auctioning_a_lot_nobody_buys_is_voted_
     for w in writers:
         w.close()
     first, last = max(runs, key=lambda r: r[1] - r[0])
-    assert last - first >= 3 * OWN_DECISION_MAX_STEPS  # the premise: one debt, void sales over and over
+    assert last - first >= 3 * OWN_STEPS_PER_TURN  # the premise: one debt, void sales over and over
     for i in (0, 2):
         votes = [(v.step, v.seat) for v in _of(net, i, SeatDropVoted)]
         assert votes and votes[0][1] == LIAR, (i, first, votes[:3])

@@ -537,10 +537,10 @@ def test_c8_3_property_voted_exactly_when_the_count_of_this_turn_would_exceed_th
         assert voted == [1] and k == bound
 
 
-def test_c8_3_the_count_is_per_turn_and_starts_again_on_a_roll_back():
+def test_c8_3_the_count_is_per_turn_and_a_roll_back_forgets_the_steps_from_the_cut():
     """§C8.3: the count is per seat and per turn: steps of another kind pause it, the turn passing
-    resets it, a roll back (a lower step) starts it again (a later vote, never an earlier one); a
-    seat that is not an actor has none."""
+    resets it, a roll back to step c forgets the held steps from c on and keeps those before it
+    (tests/p2p/test_turn_clock_rollback.py); a seat that is not an actor has none."""
     s, held = _stub_session()
     clock = TurnClock(s)
     plan = [("roll", (1,), 0), ("roll", (1,), 0), ("pay_bills", (1,), 0), ("roll", (1,), 0), ("roll", (1,), 1)]
@@ -552,9 +552,10 @@ def test_c8_3_the_count_is_per_turn_and_starts_again_on_a_roll_back():
         assert clock.count(1) == [0, 1, 2, 2, 0][k] and clock.count(2) == 0, k
     clock.observe(5)
     assert clock.count(1) == 1
-    s.step = 2
-    clock.observe(2)  # a roll back to step 2
-    assert clock.count(1) == 0
+    s.step, s.state = 2, SimpleNamespace(turn=0, kind="pay_bills", actors=(1,))
+    s.pending = _Engine.pending(s.state)
+    clock.observe(2)  # a roll back to step 2 (turn 0): steps 0 and 1 stay counted
+    assert clock.count(1) == 2 and clock.count(2) == 0
 
 
 # -- trade offers and fake openings (RV15-T2 #1 HIGH, #2 MED) ---------------------------------------
