@@ -470,8 +470,10 @@ class HiddenLedger:
         self._leaving.add(seat)
         if hsecret is None:
             return None
-        mine = self.leaves[seat]
-        for t in range(self.layout.items):
-            if leaf(self.gid, seat, t, opening(hsecret, t)) != mine[LEAF_LEN * t:LEAF_LEN * (t + 1)]:
-                return f"{LEAVES_UNMADE} (item {t})"
-        return None
+        made = make_leaves(hsecret, self.gid, seat, self.layout.items)
+        mine = self.leaves[seat][:len(made)]
+        if made == mine:
+            return None
+        t = next(t for t in range(self.layout.items)
+                 if made[LEAF_LEN * t:LEAF_LEN * (t + 1)] != mine[LEAF_LEN * t:LEAF_LEN * (t + 1)])
+        return f"{LEAVES_UNMADE} (item {t})"

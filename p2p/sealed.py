@@ -152,13 +152,37 @@ class Opened(NamedTuple):
     fault: tuple | None
 
 
+#: Why ``open_seat`` gives a present seat nil: no commitment and an input anyway (a harmless
+#: problem), a commitment and nil (withdrawn), an opening that does not open it (a fault).
+NO_COMMITMENT = "opening without a commitment"
+WITHDRAWN = "withdrawn"
+MISMATCH = "opening does not match its commitment"
+
+
+def open_seat(game_id: bytes, commit_step: int, seat: int, c: bytes | None, x: Any) -> tuple[Any, str | None]:
+    """One present seat's row of ``open_inputs`` (protocol.md §C13.3): ``(input, why)``, the input
+    to apply for ``seat``'s open-step input ``x`` against its commitment ``c`` of commit step
+    ``commit_step`` (None: none), and None, or nil and why (``NO_COMMITMENT``, ``WITHDRAWN``,
+    ``MISMATCH``). The one per-seat rule ``open_inputs``, ``SealedDecisions.opened`` and
+    ``SealedDecisions.judge`` apply."""
+    if c is None:
+        return None, (None if x is None else NO_COMMITMENT)
+    if x is None:
+        return None, WITHDRAWN
+    if (type(x) is list and len(x) == 2 and type(x[1]) is bytes and len(x[1]) == SALT_LEN
+            and (x[0] is None or type(x[0]) is list)
+            and commitment(game_id, commit_step, seat, x[0], x[1]) == c):
+        return x[0], None
+    return None, MISMATCH
+
+
 def open_inputs(game_id: bytes, commit_step: int, commits: Sequence[bytes | None],
                 openings: Sequence[Any], present: Sequence[bool]) -> Opened:
     """Check the openings of an open step against the commitments of commit step
     ``commit_step`` (protocol.md §C13.3). ``commits[i]``: seat i's commitment (``commit_of``)
     or None; ``openings[i]``: seat i's open-step input; ``present[i]``: seat i's open-step
     message is held (False: dropped, its input is filled by the caller). The rule every peer
-    and ``verify`` apply:
+    and ``verify`` apply, per seat (``open_seat``):
 
     * no commitment: the input must be nil, else it counts as nil (problem);
     * a commitment and nil: withdrawn, counts as nil;
@@ -173,23 +197,14 @@ def open_inputs(game_id: bytes, commit_step: int, commits: Sequence[bytes | None
         if not here:
             inputs.append(None)
             continue
-        if c is None:
-            if x is not None:
-                problems.append((seat, "opening without a commitment"))
-            inputs.append(None)
-            continue
-        if x is None:
+        x, why = open_seat(game_id, commit_step, seat, c, x)
+        inputs.append(x)
+        if why == WITHDRAWN:
             withdrawn.append(seat)
-            inputs.append(None)
-            continue
-        if (type(x) is list and len(x) == 2 and type(x[1]) is bytes and len(x[1]) == SALT_LEN
-                and (x[0] is None or type(x[0]) is list)
-                and commitment(game_id, commit_step, seat, x[0], x[1]) == c):
-            inputs.append(x[0])
-            continue
-        if fault is None:
-            fault = (seat, "opening does not match its commitment")
-        inputs.append(None)
+        elif why == NO_COMMITMENT:
+            problems.append((seat, why))
+        elif why == MISMATCH and fault is None:
+            fault = (seat, why)
     return Opened(tuple(inputs), tuple(withdrawn), problems, fault)
 
 
@@ -338,10 +353,9 @@ class SealedDecisions:
         withdrawn, or when it does not match. For a reader that judges one seat's input before the
         step is applied (``session_turn_clock``: an opening without a commitment is nil there too)."""
         commits = self._commits if self._commit_step == step - 1 else ()
-        if seat >= len(commits) or commits[seat] is None:
+        if seat >= len(commits):
             return None
-        openings = [x if i == seat else None for i in range(len(commits))]
-        return open_inputs(self.game_id, step - 1, commits, openings, [i == seat for i in range(len(commits))]).inputs[seat]
+        return open_seat(self.game_id, step - 1, seat, commits[seat], x)[0]
 
     def withdraw_drops(self, step: int, fill: dict[int, Any], dropped_at: Mapping[int, int]) -> dict[int, Any]:
         """At the current open ``step`` (else nothing changes), every seat dropped at that step
@@ -389,13 +403,10 @@ class SealedDecisions:
         open step, not this step, or a good opening)."""
         if self._phase != OPEN or body.step != self._step or self._commit_step != self._step - 1:
             return None
-        n = len(self._commits)
-        if not 0 <= body.seat < n:
+        if not 0 <= body.seat < len(self._commits):
             return None
-        openings = [None] * n
-        openings[body.seat] = body.input
-        present = [i == body.seat for i in range(n)]
-        return open_inputs(self.game_id, self._commit_step, self._commits, openings, present).fault
+        _, why = open_seat(self.game_id, self._commit_step, body.seat, self._commits[body.seat], body.input)
+        return (body.seat, why) if why == MISMATCH else None
 
     def evidence(self, seat: int) -> bytes | None:
         """``seat``'s signed commit-step envelope of the kept commit step (with its open-step

@@ -77,7 +77,8 @@ class StepAdvance:
         pending, inspection, escrow = own.pending, own.inspection is not None, own.escrow_round
         fill = s.seats.fill(s.chance_count + 1, pending.chance, inspection, self._bot, state)
         # Dropped at this open step or its commit step: nil, no third option (§C13.4, version 6).
-        s.sealed.withdraw_drops(k, fill, {d: info.step for d, info in s.dropped.items()})
+        if s.dropped:  # else no mapping to build, every step
+            s.sealed.withdraw_drops(k, fill, {d: info.step for d, info in s.dropped.items()})
         for d in skipped:  # nil, or its public default at a decision of its own (§C8.10)
             fill[d] = skip_input(engine, self._bot, state, d)
         bodies = [None if h is None else h.body for h in slots]

@@ -276,7 +276,8 @@ def _replay(engine: Engine, reader: LogReader, it: Any, rep: Report) -> None:
                 fill[seat] = chain.reveal_at(j) if chain is not None else dropped_reveal(gid, seat, j)
             else:
                 fill[seat] = dropped_input(bot, state, seat, dropped) if rule == RULE_BOT else None
-        sealed.withdraw_drops(k, fill, {d: at for d, (_, _, at) in dropped.items()})  # §C13.4, version 6
+        if dropped:
+            sealed.withdraw_drops(k, fill, {d: at for d, (_, _, at) in dropped.items()})  # §C13.4, version 6
         for seat in skips:  # nil, or its public default at a decision of its own (§C8.10)
             fill[seat] = skip_input(engine, bot, state, seat)
         carried = [None if b is None else b.reseat for b in bodies]  # as signed (§C8.9)
