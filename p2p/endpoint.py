@@ -381,8 +381,8 @@ class Endpoint:
         """Queue ``payload`` for ``addr`` (see ``Channel.send`` for limits and errors)."""
         self.channel(addr).send(payload)
 
-    def receive_datagram(self, data: bytes, addr: Addr, now: float) -> list[tuple[Addr, bytes]]:
-        """Route one datagram; return the [(peer address, payload), ...] completed, in order, as ``Delivered``."""
+    def receive_datagram(self, data: bytes, addr: Addr, now: float) -> Delivered:
+        """Route one datagram: a ``Delivered``, the [(peer address, payload), ...] it completed, in order ([]: none)."""
         ch = self.channels.get(addr)
         if ch is not None:
             if self._displaced and addr in self._displaced:
@@ -391,7 +391,7 @@ class Endpoint:
                     ch.keys.peer_xk != data[HEADER_SIZE:HEADER_SIZE + XKEY_LEN] and not self._settled(addr, ch, now))):
                 ch = self._introduction(data, addr, now, ch)
                 if ch is None:
-                    return []
+                    return Delivered(addr, None, [])
             if self.on_confirm is None or ch.route.confirmed:  # the game's path: no extra work
                 return Delivered(addr, ch.keys, ch.receive_datagram(data, addr, now))
             out = Delivered(addr, ch.keys, ch.receive_datagram(data, addr, now))
@@ -400,12 +400,12 @@ class Endpoint:
             return out
         if self.allowed is not None and addr not in self.allowed:
             self.stats["unknown_dropped"] += 1
-            return []
+            return Delivered(addr, None, [])
         first = data[:1]
         if first == _INTRO_BYTE:
             ch = self._introduction(data, addr, now, None)
             if ch is None:
-                return []
+                return Delivered(addr, None, [])
         elif (first == _PLAIN_BYTE and len(data) >= HEADER_SIZE and self.accept_plain
               and self._make_room(now)):
             ch = self._open(addr, None, False, now, False, data)
@@ -416,7 +416,7 @@ class Endpoint:
             ch.last_rx = now
         else:
             self.stats["unknown_dropped"] += 1
-            return []
+            return Delivered(addr, None, [])
         return Delivered(addr, ch.keys, ch.receive_datagram(data, addr, now))
 
     def datagrams_to_send(self, now: float) -> list[tuple[bytes, Addr]]:
