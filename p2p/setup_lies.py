@@ -38,7 +38,7 @@ from typing import Any
 from .beacon import seed_commitment
 from .hidden import leaves_digest
 from .setup_signing import EQUIVOCATION
-from .wire import LOBBY_DECODERS, MSG_SEED, MSG_SETUP_SIG, Envelope, open_envelope
+from .wire import Envelope
 
 __all__ = ["RELAY_PER_SEAT", "SeatLies", "TWO_VERSIONS"]
 
@@ -133,11 +133,8 @@ class SeatLies:
 
     def _held_sig(self, seat: int) -> list[bytes]:
         """[the SETUP_SIG envelope of ``seat`` we hold] or []."""
-        return [r for r in self._round.signing.own(seat) if open_envelope(r).mtype == MSG_SETUP_SIG]
-
-    def _claims(self) -> list[tuple]:
-        _, seeds = self._round.signing.header_envelopes(self._lobby.seats)
-        return [LOBBY_DECODERS[MSG_SEED](open_envelope(r).body).commits for r in seeds]
+        raw = self._round.signing.sig(seat)
+        return [] if raw is None else [raw]
 
     def disagree(self, now: float) -> None:
         """Every seat revealed and some SEED holds other leaves digests than ours (§C12.2). A
@@ -150,7 +147,7 @@ class SeatLies:
         lob, rnd = self._lobby, self._round
         sigs, seeds = rnd.signing.header_envelopes(lob.seats)
         mine = rnd.signing.commits_digests()
-        claims = self._claims()
+        claims = rnd.signing.claims(lob.seats)
         for i, claim in enumerate(claims):
             if i != rnd.my_seat and claim[i] != mine[i]:
                 self.proven(i, now, "seed digest of its own leaves is not the one it signed", [sigs[i], seeds[i]])

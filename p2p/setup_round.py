@@ -84,9 +84,9 @@ class SetupRound:
         self.game_seed = b""
         #: Signing and revealing: when our SETUP_SIG/SEED go to every other seat again.
         self.resend_at: float | None = None
-        #: Host: the seats our SEED goes to: none when the others' SEEDs disagree with ours, else
-        #: None: every other seat (``_maybe_reveal``).
-        self.seed_to: list[int] | None = None
+        #: Host: our SEED goes to nobody (the others' SEEDs disagree with ours, ``_maybe_reveal``);
+        #: False: to every other seat.
+        self.seed_withheld = False
         #: Hidden information: the last SEED per seat that came while we still sign (judged
         #: once we hold every seat's leaves, ``_take_seed``).
         self._deferred: dict[int, tuple] = {}
@@ -258,7 +258,7 @@ class SetupRound:
                 lob.send(self.endpoints[s], raw)
 
     def _send_seed(self, raw: bytes) -> None:
-        for i in range(len(self.endpoints)) if self.seed_to is None else self.seed_to:
+        for i in () if self.seed_withheld else range(len(self.endpoints)):
             if i != self.my_seat:
                 self._lobby.send(self.endpoints[i], raw)
 
@@ -324,7 +324,7 @@ class SetupRound:
                                SeedReveal(lob.game_id, self.my_seat, self.setup_hash, self.seed_secret, commits))
             self.signing.add_seed(self.my_seat, raw, self.seed_secret, commits)
             if lob.role == "host" and self.signing.disagreement(self.my_seat, lob.seats) is not None:
-                self.seed_to = []  # the SEEDs disagree (§C12.2): ours to nobody; SeatLies judges
+                self.seed_withheld = True  # the SEEDs disagree (§C12.2): ours to nobody; SeatLies judges
             self._send_seed(raw)
         self._maybe_start(now)
 

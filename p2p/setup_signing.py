@@ -163,6 +163,15 @@ class SetupSigning:
             out.append(self._seeds[seat][0])
         return out
 
+    def sig(self, seat: int) -> bytes | None:
+        """The SETUP_SIG envelope of ``seat`` we hold (ours or the first one checked), or None."""
+        return self._sigs.get(seat)
+
+    def claims(self, seats: int) -> list[tuple | None]:
+        """Per seat, the leaves digests its SEED carries (``SeedReveal.commits``, decoded when it was
+        checked), in seat order; every seat's SEED must be held."""
+        return [self._seeds[i][2] for i in range(seats)]
+
     def header_envelopes(self, seats: int) -> tuple[list[bytes], list[bytes]]:
         """([SETUP_SIG envelope per seat], [SEED envelope per seat]) for the log header."""
         return [self._sigs[i] for i in range(seats)], [self._seeds[i][0] for i in range(seats)]
