@@ -1,0 +1,156 @@
+"""Red team session 16 (H174), tests only: the turn clock (protocol.md §C8.3 'Own decision across
+steps', p2p/session_turn_clock.py) against a liar that plays with trades.
+
+BREAK (HIGH): a liar rejecting an honest bot's offer IN THE SAME STEP gets the honest seat voted
+out. The default bot (a player's autoplay, and a dropped seat's bot) makes one offer at its own
+roll and rolls once that offer is open (engine/bots/_decide.on_roll: "One proposal per turn: with
+our offer open we roll at once, so a rejection cannot reach us before this turn's roll"). But the
+engine applies a step's inputs in seat order (engine/game.step_inplace): a partner seated after
+the proposer that sends RejectTrade(proposer) at every step closes the offer in the very step
+that opens it. The bot sees no open offer, proposes the same trade again, and so on: every step
+is a held step of the honest actor (its ProposeTrade keeps the turn), while the liar's
+RejectTrade is never counted (session_turn_clock.held_seats counts a non-actor only for a
+ProposeTrade naming the actor). At OWN_STEPS_PER_TURN the honest peers vote the HONEST proposer
+out. The liar pays nothing (a refused RejectTrade at the other steps is nil).
+
+BREAK (HIGH), the same lever after that drop: the dropped seat's bot (§C8.4, on_drop "bot"),
+applied by every peer, makes the same offer again; the liar rejects it in the same step; the
+dropped seat is not active (never counted) and the liar is no actor (never counted): the turn
+never passes, the game is held for ever at LAN speed (no wall time passes at all), and every
+peer's log grows by a step record per step without end.
+
+Live games: classico, 3 seats, turn time 40 s, drop timeout 10 s, virtual clock; the table's
+demo seed b"s3" (honest seat 1 offers seat 2 a trade at its roll at step 97; the seeds s0-s4 all
+show it, s3 is the shortest).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+from p2p import const as C
+from p2p.gamelog import LogWriter
+from p2p.session_events import SeatDropped, SeatDropVoted
+from p2p.session_turn_clock import OWN_STEPS_PER_TURN
+
+from p2p_harness import Net, make_lobbies, pump_lobbies
+
+LIAR = 2
+OPTS = {C.OPT_ON_DROP: "bot", C.OPT_DROP_TIMEOUT: 10, C.OPT_TURN_TIME: 40}
+
+
+def _engine():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import engine as RE
+    return RE
+
+
+class SameStepRejectNet(Net):
+    """Classico, 3 seats; seat ``LIAR`` plays its bot, except that when its bot has nothing to
+    send at a roll of a lower seat it sends RejectTrade(that seat) (refused, nil, when no offer of
+    that seat is open). Every other seat is the default bot. ``proposals``: (step, seat) of each
+    honest offer to the liar."""
+
+    def __init__(self, RE, sessions):
+        self.E = RE
+        super().__init__(sessions, self._choose)
+        self.proposals: list = []
+
+    def _choose(self, s):
+        E, st = self.E, s.state
+        a = E.bots.choose(st, s.my_seat)
+        if s.my_seat != LIAR:
+            if type(a).__name__ == "ProposeTrade" and a.partner == LIAR:
+                self.proposals.append((s.step, s.my_seat))
+            return a
+        p = E.pending(st)
+        if a is None and p.kind == "roll" and not p.chance and p.actors and p.actors[0] < LIAR:
+            return E.actions.RejectTrade(p.actors[0])
+        return a
+
+    def stop_at_first_drop(self, net):
+        """A ``run`` hook: once an honest peer reports a drop, stop (the run then shows who)."""
+        if any(isinstance(e, SeatDropped) for i in (0, 1) for e in self.events[i]):
+            self.stopped = [s.step if s is not None else None for s in self.s]
+            self.s[:] = [None] * len(self.s)
+        return None
+
+
+def _sessions(tmp_path, RE):
+    lobbies = make_lobbies(3, edition="classico", options=OPTS, demo_seed=b"s3")
+    pump_lobbies(lobbies)
+    ordered = sorted(lobbies.values(), key=lambda lob: lob.my_seat)
+    paths = [tmp_path / f"{i}.log" for i in range(3)]
+    return [lob.start_session(RE, log=LogWriter(p, lob.log_header())) for lob, p in zip(ordered, paths)], paths
+
+
+@pytest.mark.xfail(strict=True, reason="BREAK H174-1 [HIGH]: a liar seated after an honest bot that rejects its offer "
+                   "in the same step (seat order) makes the bot re-propose at every step; the turn clock counts "
+                   "the HONEST proposer and every honest peer votes it out at OWN_STEPS_PER_TURN (§C8.3 "
+                   "'Own decision across steps'); the liar is never counted")
+def test_c8_3_a_same_step_reject_never_gets_the_honest_proposer_voted_out(tmp_path):
+    """§C8.3 'Own decision across steps' (a local voting policy that must never vote out a seat
+    whose bot plays): the liar (seat 2) sends RejectTrade(current) at every roll of seats 0/1.
+    Rule checked: no honest seat is voted out or dropped; the honest peers finish the game."""
+    RE = _engine()
+    sessions, paths = _sessions(tmp_path, RE)
+    net = SameStepRejectNet(RE, sessions)
+    net.run(max_time=1e6, max_rounds=3_000_000, hook=net.stop_at_first_drop)
+    assert net.proposals, "premise: an honest bot offered the liar a trade"
+    dropped = {(e.step, e.seat) for i in (0, 1) for e in net.events[i] if isinstance(e, SeatDropped)}
+    voted = {(e.step, e.seat) for i in (0, 1) for e in net.events[i] if isinstance(e, SeatDropVoted)}
+    first = net.proposals[0][0]
+    assert not [d for d in dropped if d[1] != LIAR], (first, sorted(dropped), sorted(voted)[:4], net.proposals[:3])
+
+
+def test_premise_the_same_step_reject_closes_the_offer_the_bot_made_and_the_bot_offers_again(tmp_path):
+    """Hold of the premise (engine, seat order, engine/game.step_inplace): the honest seat's offer
+    made at step k is rejected within step k, so from its first offer on the honest bot offers
+    the liar the same trade at every step of its roll, OWN_STEPS_PER_TURN + 1 times, and the
+    honest peers drop the honest seat at first + OWN_STEPS_PER_TURN (today's behaviour, the break
+    above)."""
+    RE = _engine()
+    sessions, paths = _sessions(tmp_path, RE)
+    net = SameStepRejectNet(RE, sessions)
+    net.run(max_time=1e6, max_rounds=3_000_000, hook=net.stop_at_first_drop)
+    first, victim = net.proposals[0]
+    assert victim != LIAR and net.now == 0.0  # no wall time at all: the whole stall is at LAN speed
+    steps = [k for k, seat in net.proposals if seat == victim]
+    assert steps[:OWN_STEPS_PER_TURN + 1] == list(range(first, first + OWN_STEPS_PER_TURN + 1))
+    for i in (0, LIAR):  # the other honest peer, and the liar's own peer (its clock is the same)
+        assert [(e.step, e.seat) for e in net.events[i] if isinstance(e, SeatDropped)] == \
+            [(first + OWN_STEPS_PER_TURN, victim)], i
+
+
+@pytest.mark.xfail(strict=True, reason="BREAK H174-2 [HIGH]: after the honest proposer is dropped its bot (on_drop bot) "
+                   "re-proposes and the liar rejects in the same step for ever: a dropped seat is never counted, "
+                   "the liar is no actor, so the turn never passes; the game is held for ever at LAN speed and the "
+                   "logs grow without end (§C8.3 'Own decision across steps')")
+def test_c8_3_a_dropped_seats_bot_cannot_be_held_for_ever_by_same_step_rejects(tmp_path):
+    """§C8.3 'Own decision across steps' (no seat holds the game for ever) with §C8.4 (a dropped
+    seat's bot plays its turns): after the drop of the break above, the run goes on for
+    3 x OWN_STEPS_PER_TURN more steps. Rule checked: the turn passed (or the liar was voted out)
+    within them."""
+    RE = _engine()
+    sessions, paths = _sessions(tmp_path, RE)
+    net = SameStepRejectNet(RE, sessions)
+    st: dict = {}
+
+    def hook(n):
+        s = n.s[0]
+        if s is None:
+            return None
+        if "turn" not in st and any(isinstance(e, SeatDropped) for e in n.events[0]):
+            st["turn"], st["step"] = s.state.turn, s.step
+        if "turn" in st and s.step >= st["step"] + 3 * OWN_STEPS_PER_TURN:
+            st["end"], st["end_turn"] = s.step, s.state.turn
+            n.s[:] = [None] * len(n.s)
+        return None
+
+    net.run(max_time=1e6, max_rounds=3_000_000, hook=hook)
+    assert "turn" in st, "premise: the honest proposer was dropped"
+    liar_out = any(isinstance(e, SeatDropped) and e.seat == LIAR for e in net.events[0])
+    assert liar_out or st.get("end_turn", st["turn"] + 1) != st["turn"], (st, net.proposals[-1])
