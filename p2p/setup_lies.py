@@ -171,7 +171,7 @@ class SeatLies:
                relayed: bool = False) -> None:
         """Signed envelopes of ``seat`` (``evidence``, the last one blamed) prove that seat lied:
         counted (``dropped``, ``seat_lied``), ``LobbyPeerMisbehaved``. Host: remove and ban the
-        seat, new round. Joiner: the host's seat -> abort (``reason``); another -> forward.
+        seat, new round. Joiner: forward (``relay``); the host's seat -> then abort (``reason``).
         Except ``TWO_VERSIONS`` that reached us from the seat itself (not ``relayed``): we keep
         the first, and every SEED's digests show which one each seat kept (§C12.2), so it
         changes nothing unless they differ (``disagree``): blamed and counted only (a joiner
@@ -184,6 +184,9 @@ class SeatLies:
         if lob.role == "host":
             lob.restart_round([rnd.setup.players[seat].public_key], now)
         elif seat == self.host_seat():
+            # The other joiners may hold one version only (ours reached nobody yet): they get
+            # the proof first, or a round the host ends strands them (stop 26's CI).
+            self.relay(seat, evidence)
             lob.abort(reason or f"seat {seat} signed a lie in the setup (the host's seat): {blame}")
         else:
             self.relay(seat, evidence)

@@ -609,3 +609,31 @@ def test_the_host_waits_for_a_late_seat_once_per_round():
     lobbies, _ = _last_moment(3, NIENTE, True, until=C.SETUP_TIMEOUT + LATE_GRACE_S, mute=True)
     host = lobbies[HOST]
     assert [e.name for e in drain(host) if isinstance(e, PlayerRemoved)] == ["p1"] and host.round == 1
+
+
+def test_a_joiner_that_proves_the_host_lied_forwards_the_proof_before_it_aborts():
+    """§C2.2 step 7 case (c), the order that stranded a joiner (stop 26's CI, e2e
+    ``test_6_niente_other_leaves_for_one_victim_are_caught_at_setup`` under load): the host signs
+    other leaves for P1; P2's SEED reaches P1 late, after P2's forward of the host's SETUP_SIG. P1
+    then holds two versions signed by the host and aborts; it forwards the host's SETUP_SIG it
+    holds to the other joiners first, so P2 holds both versions too and aborts naming the host's
+    seat, instead of waiting for a round the host ends (it went back to waiting and timed out)."""
+    lobbies = make_lobbies(3, edition=NIENTE)
+
+    def how(lob, raw):
+        if kind(raw) == MSG_SETUP_SIG:
+            return sig(lob, leaves=os.urandom(len(lob.hidden_commits[lob.my_seat])))
+        return raw
+    to_p1 = hostile(lobbies, HOST, how, only_to=P1)
+
+    def lie(src, dst, raw):
+        if src == P2 and dst == P1 and kind(raw) == MSG_SEED:
+            return None  # late: P1 takes P2's forward first
+        return to_p1(src, dst, raw)
+    pump(lobbies, lie=lie)
+    host_seat = lobbies[HOST].my_seat
+    for a in (P1, P2):
+        evs = drain(lobbies[a])
+        assert lobbies[a].phase == ABORTED, (a, lobbies[a].phase)
+        assert any(isinstance(e, LobbyAborted) and f"seat {host_seat} signed" in e.reason for e in evs)
+    assert lobbies[HOST].phase != STARTED
