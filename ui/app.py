@@ -1,4 +1,5 @@
-"""The Textual application of ``lanopoli play``: lobby -> waiting room -> game -> end.
+"""The Textual application of ``lanopoli play``: lobby -> waiting room -> game -> end; and of
+``lanopoli watch``: watch list -> a watched game -> its end, back to the list (``back_to_list``).
 
 ``LanopoliApp(backend=..., settings=...)`` starts at the lobby (ui.backends.NetLobby on a real
 network, LocalLobby in tests); ``LanopoliApp(driver=...)`` starts straight at the game of a
@@ -90,11 +91,20 @@ class LanopoliApp(App):
         listening to the driver, let it tell the host (``driver.leave``: a joiner's LEAVE), stop
         its game (the node withdraws our advert and closes as when the program quits), stop its
         bots, browse afresh (``backend.rescan``) and show the lobby again; ``q`` there quits."""
-        from textual.worker import WorkerCancelled
-
         driver, self.driver = self.driver, None
         if driver is None:
             return
+        await self._stop(driver)
+        if self.backend is not None:
+            await self.backend.rescan()  # the list as it is now (NetLobby.rescan)
+        if isinstance(self.screen, WaitingScreen):
+            self.pop_screen()
+
+    async def _stop(self, driver: Any) -> None:
+        """Stop listening to ``driver``, let it tell whom it must (``driver.leave``: a joiner's
+        LEAVE; nothing for a spectator), cancel its worker and wait for it, then close it."""
+        from textual.worker import WorkerCancelled
+
         driver.listener = None
         await driver.leave()
         self._game.cancel()
@@ -103,14 +113,49 @@ class LanopoliApp(App):
         except WorkerCancelled:
             pass
         await driver.close()
-        if self.backend is not None:
-            await self.backend.rescan()  # the list as it is now (NetLobby.rescan)
-        if isinstance(self.screen, WaitingScreen):
-            self.pop_screen()
+
+    @staticmethod
+    def is_list(screen: Any) -> bool:
+        """``screen`` is a list of games: the watch list (``lanopoli watch``) or the lobby."""
+        from ui.screens.watch import WatchListScreen
+
+        return isinstance(screen, (LobbyScreen, WatchListScreen))
+
+    def list_below(self) -> bool:
+        """A list of games is under the current screen: the watch list (``lanopoli watch``) or the
+        lobby (``lanopoli play``, a game opened with ``w``). A spectator's ``q`` goes back to it
+        (``back_to_list``); without one (a driver given at start) ``q`` quits."""
+        return any(self.is_list(s) for s in self.screen_stack[:-1])
+
+    async def back_to_list(self, driver: Any) -> None:
+        """Stop watching ``driver`` (a spectator's, ``driver.spectator``) and show the list of games
+        it was opened from, redrawn: the teacher opens another table from there, and ``q`` on the
+        list quits. As ``leave_room`` does for a player (``_stop``): stop listening to the driver,
+        cancel its worker and wait for it (ui.watch.WatchDriver.run closes its socket and DNS-SD
+        browser and removes its temporary copy of the log), close it (again: idempotent). The
+        list is read again from the backend, which kept browsing while we watched (a rescan
+        would only empty it for a moment: watching changed no advert, unlike a waiting room we
+        sat in). Nothing happens if ``driver`` is no longer ours (a second ``q``)."""
+        if driver is None or driver is not self.driver:
+            return
+        self.driver = None
+        await self._stop(driver)
+        while len(self.screen_stack) > 1 and not self.is_list(self.screen):
+            await self.pop_screen()
+        if self.is_list(self.screen):
+            self.screen.refresh_games()
+
+    def leave_spectator(self, driver: Any) -> None:
+        """A spectator's ``q`` (or Escape) on the board or the end screen: back to the list of
+        games (``back_to_list``) if there is one below, else quit."""
+        if self.list_below():
+            self.run_worker(self.back_to_list(driver), group="back")
+        else:
+            self.action_quit_now()
 
     def game_finished(self, driver: Any) -> None:
-        """Show the end screen (standings or the fault)."""
-        if not isinstance(self.screen, EndScreen):
+        """Show the end screen (standings or the fault), unless we stopped following ``driver``."""
+        if driver is self.driver and not isinstance(self.screen, EndScreen):
             self.switch_screen(EndScreen(driver))
 
     def action_quit_now(self) -> None:

@@ -88,9 +88,10 @@ def rule_text(state: Any) -> str:
 
 
 class EndScreen(Screen):
-    """Shown once the driver is "over" or "failed"; q quits."""
+    """Shown once the driver is "over" or "failed"; q quits. A spectator's q (or Escape) goes
+    back to the list of games it opened this one from (``LanopoliApp.leave_spectator``)."""
 
-    BINDINGS = [Binding("q", "app.quit", "quit")]
+    BINDINGS = [Binding("q", "leave", "quit"), Binding("escape", "back", "back", show=False)]
 
     def __init__(self, driver: Any) -> None:
         super().__init__()
@@ -138,7 +139,21 @@ class EndScreen(Screen):
                 yield Label(_("Check it: lanopoli verify {path}").format(path=d.log_path), id="verify")
             else:
                 yield Label(_("This game was played on this computer only: there is no network log."), classes="note")
-            yield Label(_("Press q to quit."))
+            back = getattr(d, "spectator", False) and getattr(self.app, "list_below", lambda: False)()
+            yield Label(_("Press q (or Esc) to go back to the list of games.") if back else _("Press q to quit."),
+                        id="end-keys")
+
+    async def action_leave(self) -> None:
+        """q: quit; a spectator goes back to the list of games (or quits without one)."""
+        if getattr(self.driver, "spectator", False):
+            self.app.leave_spectator(self.driver)
+        else:
+            await self.app.action_quit()
+
+    def action_back(self) -> None:
+        """Escape: a spectator's, as q."""
+        if getattr(self.driver, "spectator", False):
+            self.app.leave_spectator(self.driver)
 
 
 __all__ = ["EndScreen", "ending", "fault_text", "rule_text", "standings_lines"]

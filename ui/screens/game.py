@@ -58,6 +58,7 @@ def _bindings() -> list[Binding]:
     out = [Binding(key, f"command('{cid}')", labels[cid], show=False, priority=True) for cid, key in KEYS.items()]
     out.append(Binding("a", "autoplay", "autoplay", show=False, priority=True))
     out.append(Binding("q", "leave", "quit", show=False, priority=True))
+    out.append(Binding("escape", "back", "back", show=False, priority=True))  # a spectator's only
     out.append(Binding("l", "magnifier", "magnifier", show=False, priority=True))
     out.append(Binding("v", "bill_policy", "bills", show=False, priority=True))
     out.append(Binding("h", "chat", "chat", show=False, priority=True))
@@ -216,9 +217,7 @@ class GameScreen(Screen):
         parts = []
         s = d.state
         if getattr(d, "spectator", False):  # lanopoli watch: nothing to decide, nothing to say
-            if s is not None and 0 <= s.current < len(d.names):
-                parts.append(_("Turn: {name}").format(name=d.names[s.current], to_name=to_name(d.names[s.current])))
-            return " · ".join(parts + [_("watching: read-only, every move verified"), _("h: chat"), _("q: quit")])
+            return self._spectator_footer()
         # Our money and whose turn it is, whatever the terminal size (the players panel may
         # be short of rows, the board's centre of columns).
         if s is not None and 0 <= d.seat < s.n and 0 <= s.current < len(d.names):
@@ -272,6 +271,28 @@ class GameScreen(Screen):
             parts.insert(len(parts) - 1, chat)
         return " · ".join(parts)
 
+    def _spectator_footer(self) -> str:
+        """A spectator's bottom line: whose turn, read-only, chat, and ``q``: back to the list of
+        games it was opened from (``LanopoliApp.list_below``), else quit. Whole at 80 columns:
+        "read-only" goes short, then the chat hint goes; the ``q`` hint always stays."""
+        d, s = self.driver, self.driver.state
+        turn = [_("Turn: {name}").format(name=d.names[s.current], to_name=to_name(d.names[s.current]))] \
+            if s is not None and 0 <= s.current < len(d.names) else []
+        q = _("q: back to the list") if self._list_below() else _("q: quit")
+        for parts in ([_("watching: read-only, every move verified"), _("h: chat")], [_("read-only"), _("h: chat")],
+                      [_("read-only")]):
+            line = " · ".join(turn + parts + [q])
+            if len(line) <= self._width():
+                break
+        return line
+
+    def _list_below(self) -> bool:
+        """The app shows a list of games under this screen (False outside a running app)."""
+        try:
+            return bool(getattr(self.app, "list_below", lambda: False)())
+        except RuntimeError:  # textual's NoActiveAppError: a bare screen in a test
+            return False
+
     def _out(self) -> bool:
         """Our seat has gone bankrupt (state ``out``, engine/state.py) in a game still running."""
         s, seat = self.driver.state, self.driver.seat
@@ -298,13 +319,20 @@ class GameScreen(Screen):
         """Textual: a command key works only while its command is offered."""
         if action == "command":
             return any(c.id == parameters[0] for c in self.query_one(ActionBar).commands)
+        if action == "back":  # Escape is a spectator's key: a player's Escape stays as it was
+            return bool(getattr(self.driver, "spectator", False))
         return True
 
     def action_leave(self) -> None:
         """q: leave the game, after a question whose default is No (a running network game goes
-        on without us: the others drop our seat after their drop timeout)."""
-        if self.driver.phase != "playing" or getattr(self.driver, "spectator", False):
-            self.app.action_quit_now()  # a spectator leaving costs the game nothing: no question
+        on without us: the others drop our seat after their drop timeout). A spectator goes
+        back to the list of games it opened this one from, without a question (watching costs
+        the game nothing): ``LanopoliApp.leave_spectator``."""
+        if getattr(self.driver, "spectator", False):
+            self.app.leave_spectator(self.driver)
+            return
+        if self.driver.phase != "playing":
+            self.app.action_quit_now()
             return
         question = _("Leave the game? The others go on without you: after a while a bot plays your seat, "
                      "or it goes bankrupt, as the game was set up.") if self.driver.log_path is not None \
@@ -319,6 +347,10 @@ class GameScreen(Screen):
                 bots).format(n=bots)
         self.app.push_screen(ConfirmDialog(question, yes=_("Yes, leave")),
                              lambda ok: self.app.action_quit_now() if ok else None)
+
+    def action_back(self) -> None:
+        """Escape (a spectator's, ``check_action``): as ``q``, back to the list of games."""
+        self.app.leave_spectator(self.driver)
 
     def action_magnifier(self) -> None:
         """l (niente-e-come-sembra): when to offer the magnifier — every payment, only payments

@@ -1,6 +1,7 @@
 """``lanopoli watch``: every game on the LAN with its edition, players and live standings (the
 TXT records, protocol.md §N3), refreshed as the hosts re-announce them; Enter opens one,
-read-only and verified (ui.watch.WatchDriver, protocol.md §N10)."""
+read-only and verified (ui.watch.WatchDriver, protocol.md §N10); ``q`` or Escape on its board or
+end screen comes back here (``LanopoliApp.back_to_list``), ``q`` here quits."""
 
 from __future__ import annotations
 
