@@ -35,7 +35,7 @@ from p2p.gamelog import LogWriter
 from p2p.session_events import SeatDropped, SeatDropVoted
 from p2p.session_turn_clock import OWN_STEPS_PER_TURN
 
-from p2p_harness import Net, make_lobbies, pump_lobbies
+from p2p_harness import Net, finish_together, make_lobbies, pump_lobbies
 
 LIAR = 2
 OPTS = {C.OPT_ON_DROP: "bot", C.OPT_DROP_TIMEOUT: 10, C.OPT_TURN_TIME: 40}
@@ -54,33 +54,34 @@ class SameStepRejectNet(Net):
     that seat is open). Every other seat is the default bot. ``proposals``: (step, seat) of each
     honest offer to the liar."""
 
-    def __init__(self, RE, sessions):
+    def __init__(self, RE, sessions, liar: int = LIAR):
         self.E = RE
         super().__init__(sessions, self._choose)
+        self.liar = liar
         self.proposals: list = []
 
     def _choose(self, s):
         E, st = self.E, s.state
         a = E.bots.choose(st, s.my_seat)
-        if s.my_seat != LIAR:
-            if type(a).__name__ == "ProposeTrade" and a.partner == LIAR:
+        if s.my_seat != self.liar:
+            if type(a).__name__ == "ProposeTrade" and a.partner == self.liar:
                 self.proposals.append((s.step, s.my_seat))
             return a
         p = E.pending(st)
-        if a is None and p.kind == "roll" and not p.chance and p.actors and p.actors[0] < LIAR:
+        if a is None and p.kind == "roll" and not p.chance and p.actors and p.actors[0] != self.liar:
             return E.actions.RejectTrade(p.actors[0])
         return a
 
     def stop_at_first_drop(self, net):
-        """A ``run`` hook: once an honest peer reports a drop, stop (the run then shows who)."""
-        if any(isinstance(e, SeatDropped) for i in (0, 1) for e in self.events[i]):
+        """A ``run`` hook: once a peer reports a drop, stop (the run then shows who)."""
+        if any(isinstance(e, SeatDropped) for ev in self.events for e in ev):
             self.stopped = [s.step if s is not None else None for s in self.s]
             self.s[:] = [None] * len(self.s)
         return None
 
 
-def _sessions(tmp_path, RE):
-    lobbies = make_lobbies(3, edition="classico", options=OPTS, demo_seed=b"s3")
+def _sessions(tmp_path, RE, seed: bytes = b"s3"):
+    lobbies = make_lobbies(3, edition="classico", options=OPTS, demo_seed=seed)
     pump_lobbies(lobbies)
     ordered = sorted(lobbies.values(), key=lambda lob: lob.my_seat)
     paths = [tmp_path / f"{i}.log" for i in range(3)]
@@ -154,3 +155,19 @@ def test_c8_3_a_dropped_seats_bot_cannot_be_held_for_ever_by_same_step_rejects(t
     assert "turn" in st, "premise: the honest proposer was dropped"
     liar_out = any(isinstance(e, SeatDropped) and e.seat == LIAR for e in net.events[0])
     assert liar_out or st.get("end_turn", st["turn"] + 1) != st["turn"], (st, net.proposals[-1])
+
+
+def test_hold_a_liar_seated_before_the_proposer_gains_nothing_by_rejecting_at_every_step(tmp_path):
+    """Hold (engine seat order, engine/game.step_inplace; §C8.3): the same liar at seat 0 sends
+    RejectTrade(current) at every roll of seats 1 and 2. Its reject is applied before the honest
+    bot's offer of the same step (refused: no offer yet), so the offer stays open, the bot rolls
+    at the next step (its reject then closes it, the roll goes on): no step is held twice, nobody
+    is voted out, the three finish one game and their logs verify."""
+    RE = _engine()
+    sessions, paths = _sessions(tmp_path, RE)
+    net = SameStepRejectNet(RE, sessions, liar=0)
+    net.run(max_time=1e6, max_rounds=3_000_000)
+    assert net.proposals and len(net.proposals) < 5  # premise: honest bots offered the liar trades
+    for i in range(3):
+        assert not [e for e in net.events[i] if isinstance(e, (SeatDropped, SeatDropVoted))], i
+    finish_together(net, sessions, paths, (0, 1, 2), cheaters=(), engine=RE)
