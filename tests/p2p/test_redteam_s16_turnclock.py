@@ -17,11 +17,13 @@ BREAK (HIGH), the same lever after that drop: the dropped seat's bot (§C8.4, on
 applied by every peer, makes the same offer again; the liar rejects it in the same step; the
 dropped seat is not active (never counted) and the liar is no actor (never counted): the turn
 never passes, the game is held for ever at LAN speed (no wall time passes at all), and every
-peer's log grows by a step record per step without end.
+peer's log grows by a step record per step without end. Shown with 4 seats, where 3 stay
+active and a drop of the liar is possible (§C8.3 states "such a seat still holds the game" only
+for two seats, or three with one dropped).
 
-Live games: classico, 3 seats, turn time 40 s, drop timeout 10 s, virtual clock; the table's
-demo seed b"s3" (honest seat 1 offers seat 2 a trade at its roll at step 97; the seeds s0-s4 all
-show it, s3 is the shortest).
+Live games: classico, 3 seats (4 for the second break), turn time 40 s, drop timeout 10 s,
+virtual clock; the table's demo seed b"s3" (honest seat 1 offers seat 2 a trade at its roll at
+step 97; the seeds s0-s4 all show it, s3 is the shortest; with 4 seats s0, s1, s3, s5, s6).
 """
 
 from __future__ import annotations
@@ -80,11 +82,11 @@ class SameStepRejectNet(Net):
         return None
 
 
-def _sessions(tmp_path, RE, seed: bytes = b"s3"):
-    lobbies = make_lobbies(3, edition="classico", options=OPTS, demo_seed=seed)
+def _sessions(tmp_path, RE, seed: bytes = b"s3", n: int = 3):
+    lobbies = make_lobbies(n, edition="classico", options=OPTS, demo_seed=seed)
     pump_lobbies(lobbies)
     ordered = sorted(lobbies.values(), key=lambda lob: lob.my_seat)
-    paths = [tmp_path / f"{i}.log" for i in range(3)]
+    paths = [tmp_path / f"{i}.log" for i in range(n)]
     return [lob.start_session(RE, log=LogWriter(p, lob.log_header())) for lob, p in zip(ordered, paths)], paths
 
 
@@ -126,34 +128,40 @@ def test_premise_the_same_step_reject_closes_the_offer_the_bot_made_and_the_bot_
             [(first + OWN_STEPS_PER_TURN, victim)], i
 
 
-@pytest.mark.xfail(strict=True, reason="BREAK H174-2 [HIGH]: after the honest proposer is dropped its bot (on_drop bot) "
-                   "re-proposes and the liar rejects in the same step for ever: a dropped seat is never counted, "
-                   "the liar is no actor, so the turn never passes; the game is held for ever at LAN speed and the "
-                   "logs grow without end (§C8.3 'Own decision across steps')")
+@pytest.mark.xfail(strict=True, reason="BREAK H174-2 [HIGH]: 4 seats; after the honest proposer is dropped its bot "
+                   "(on_drop bot) re-proposes and the liar rejects in the same step for ever: a dropped seat is never "
+                   "counted, the liar is no actor, so nobody is voted although 3 active seats could drop the liar; the "
+                   "turn never passes, the game is held for ever at LAN speed, logs grow without end (§C8.3)")
 def test_c8_3_a_dropped_seats_bot_cannot_be_held_for_ever_by_same_step_rejects(tmp_path):
-    """§C8.3 'Own decision across steps' (no seat holds the game for ever) with §C8.4 (a dropped
-    seat's bot plays its turns): after the drop of the break above, the run goes on for
-    3 x OWN_STEPS_PER_TURN more steps. Rule checked: the turn passed (or the liar was voted out)
-    within them."""
+    """§C8.3 'Own decision across steps' (no seat holds the game for ever while a drop is possible:
+    §C8.3 states the exception only for two seats, or three with one dropped) with §C8.4 (a
+    dropped seat's bot plays its turns). Classico, 4 seats, demo seed b"s1", the liar at seat 3:
+    honest seat 0 offers it a trade at its roll at step 83, is voted out at 243 (H174-1), then
+    its bot, applied by every peer, offers again at every step and the liar rejects it in the same
+    step. Three seats stay active, so a drop of the liar is possible. The run goes on for
+    3 x OWN_STEPS_PER_TURN steps after the drop. Rule checked: the turn passed, or the liar was
+    voted out, within them."""
     RE = _engine()
-    sessions, paths = _sessions(tmp_path, RE)
-    net = SameStepRejectNet(RE, sessions)
+    sessions, paths = _sessions(tmp_path, RE, b"s1", n=4)
+    net = SameStepRejectNet(RE, sessions, liar=3)
     st: dict = {}
+    watcher = 1  # an honest peer that is not the victim
 
     def hook(n):
-        s = n.s[0]
+        s = n.s[watcher]
         if s is None:
             return None
-        if "turn" not in st and any(isinstance(e, SeatDropped) for e in n.events[0]):
+        if "turn" not in st and any(isinstance(e, SeatDropped) for e in n.events[watcher]):
             st["turn"], st["step"] = s.state.turn, s.step
+            st["dropped"] = [e.seat for e in n.events[watcher] if isinstance(e, SeatDropped)]
         if "turn" in st and s.step >= st["step"] + 3 * OWN_STEPS_PER_TURN:
             st["end"], st["end_turn"] = s.step, s.state.turn
             n.s[:] = [None] * len(n.s)
         return None
 
     net.run(max_time=1e6, max_rounds=3_000_000, hook=hook)
-    assert "turn" in st, "premise: the honest proposer was dropped"
-    liar_out = any(isinstance(e, SeatDropped) and e.seat == LIAR for e in net.events[0])
+    assert st.get("dropped") == [0], ("premise: the honest proposer (seat 0) was dropped first", st)
+    liar_out = any(isinstance(e, SeatDropped) and e.seat == 3 for e in net.events[watcher])
     assert liar_out or st.get("end_turn", st["turn"] + 1) != st["turn"], (st, net.proposals[-1])
 
 
