@@ -130,10 +130,11 @@ def test_premise_the_same_step_reject_closes_the_offer_the_bot_made_and_the_bot_
     assert steps[:OWN_STEPS_PER_TURN] == list(range(first, first + OWN_STEPS_PER_TURN))
 
 
-@pytest.mark.xfail(strict=True, reason="BREAK H174-2 [HIGH]: 4 seats, seat 0 crashed and dropped (its bot plays): at its "
-                   "roll its bot offers the liar a trade and the liar rejects in the same step, for ever: a dropped "
-                   "seat is never counted, the liar is no actor, so nobody is voted although 3 active seats could drop "
-                   "the liar; the turn never passes, the game is held for ever at LAN speed, logs grow without end")
+@pytest.mark.xfail(strict=True, reason="BREAK H174-2 [HIGH]: 4 seats, seat 0 crashed and dropped (its bot "
+                   "plays): at its roll its bot offers the liar a trade and the liar rejects in the same step, for "
+                   "ever: a dropped seat is never counted, the liar is no actor, so nobody is voted although 3 active "
+                   "seats could drop the liar; the turn never passes, the game is held for ever at LAN speed, logs "
+                   "grow without end")
 def test_c8_3_a_dropped_seats_bot_cannot_be_held_for_ever_by_same_step_rejects(tmp_path):
     """§C8.3 'Own decision across steps' (no seat holds the game for ever while a drop is possible:
     §C8.3 states the exception only for two seats, or three with one dropped) with §C8.4 (a
