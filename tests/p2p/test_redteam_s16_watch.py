@@ -18,7 +18,7 @@ import pytest
 
 from p2p.gamelog import KIND_STEP, STEP_RECORD, StepRecord
 from p2p.identity import Identity
-from p2p.spectate import WatchClient
+from p2p.spectate import WATCH_RENEW_S, WATCH_SILENCE_S, WatchClient
 from p2p.wire import MSG_RECORDS, Records, seal_message
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ui"))
@@ -74,3 +74,62 @@ def test_junk_step_records_are_cut_at_the_next_check_and_their_seat_named(driver
     named = LIAR in driver.bad
     kept = len(client.records) - 40
     assert named and kept <= 1, f"seat named: {named}; {kept} records held after the good prefix ({driver.phase})"
+
+
+class _Seen:
+    """The driver's surroundings, sans-I/O: a virtual clock, the link (datagrams sent are kept),
+    and DNS-SD having found both seats' watch sockets."""
+
+    def __init__(self, driver):
+        self.now = 0.0
+        self.sent: list = []
+        self.found = {0: ("127.0.0.2", 1), 1: ("127.0.0.3", 1)}
+        driver.clock = lambda: self.now
+        driver.link = SimpleNamespace(endpoint=SimpleNamespace(pin=lambda *a: None),
+                                      send=lambda addr, data: self.sent.append((addr, data)))
+        driver.browser = SimpleNamespace(found=self.found, next_address=self.found.get)
+        driver.server, driver.server_seat = self.found[LIAR], None
+        driver.silence_s = WATCH_SILENCE_S  # as WatchDriver.run sets it
+
+
+def _withhold(driver, answer: bool) -> tuple:
+    """The spectator follows seat 0, which serves the first 40 records of the sample game, then
+    for up to 120 s of virtual clock sends, at each renewal (every WATCH_RENEW_S), its signed
+    empty RECORDS (``answer``) or nothing, while seat 1 (found on DNS-SD) holds the whole game.
+    Returns (seat followed at the end, virtual seconds until then, records in the game)."""
+    good = records()
+    env = _Seen(driver)
+    assert _serve(driver.client, [[k, p] for k, p in good[:40]]) == 40
+    assert driver._write_new()
+    empty = seal_message(SEATS[LIAR], MSG_RECORDS, Records(GID, 40, []))
+    while env.now < 120.0 and driver.server_seat != 1:
+        env.now += WATCH_RENEW_S
+        if answer:
+            driver._on_message(env.found[LIAR], empty)  # the seat's answer to our renewal: alive, nothing new
+        driver._failover()
+    return driver.server_seat, env.now, len(good)
+
+
+def test_hold_a_watched_seat_gone_silent_costs_watch_silence_s_then_another_seat_serves(driver):
+    """Holds (§N10 'What holds': a seat that drops out costs its spectators WATCH_SILENCE_S of a
+    frozen view, then they follow another seat): seat 0 stops answering after 40 records; the
+    spectator follows seat 1 within WATCH_SILENCE_S + one renewal."""
+    seat, t, _ = _withhold(driver, answer=False)
+    assert seat == 1 and t <= WATCH_SILENCE_S + WATCH_RENEW_S, (seat, t)
+
+
+@pytest.mark.xfail(strict=True, reason="BREAK H174-3 [LOW-MED]: a watched seat that answers every renewal with its "
+                   "signed empty RECORDS (sign of life) but withholds the game's records freezes its spectators' view "
+                   "for ever while the game goes on (the teacher's lanopoli watch; q and reopening follows the same "
+                   "advertiser): no failover, unlike a seat that drops out (§N10 'What holds': WATCH_SILENCE_S)")
+def test_n10_a_seat_withholding_records_behind_empty_answers_costs_a_bounded_frozen_view(driver):
+    """§N10 ('What holds': a seat that drops out or is killed costs its spectators WATCH_SILENCE_S
+    of a frozen view, then they follow another seat; 'empty RECORDS': the seat's sign of life, so
+    that a spectator tells a quiet game from a gone server). The spectator follows the advertiser,
+    seat 0, which serves the first 40 records of the sample game, then for 120 s of virtual clock
+    answers each renewal (every WATCH_RENEW_S) only with its signed empty RECORDS while the game
+    goes on: seat 1, found on DNS-SD, holds the whole game (``_withhold``). Rule checked: within 3 x
+    WATCH_SILENCE_S of no new record the spectator has asked another seat (follows seat 1)."""
+    seat, t, total = _withhold(driver, answer=True)
+    assert total > 40 + 100  # premise: the game went on far beyond what the seat served
+    assert seat == 1 and t <= 3 * WATCH_SILENCE_S, f"still following seat {seat} after {t:.0f} s (40 of {total})"
