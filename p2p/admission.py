@@ -2,8 +2,8 @@
 
 The first half of the lobby (``p2p/lobby.py``), before the setup is fixed:
 
-* host — JOIN checks (channel key, signature, version, one seat per key, a repeated JOIN may
-  move the player's address only over a channel keyed with its own key), LEAVE, answering a
+* host — JOIN checks (a new member only over a confirmed channel, channel key, signature, version,
+  one seat per key, one member per endpoint), LEAVE, answering a
   PROBE (join by code: only from a confirmed address, at most ``PROBE_RATE`` per second per
   source host, once per ``PROBE_REPEAT_S`` per joiner key and address), STATUS to everyone in the
   lobby, REJECT with a code; and, when all seats are taken, the seat assignment: players ordered by
@@ -13,7 +13,7 @@ The first half of the lobby (``p2p/lobby.py``), before the setup is fixed:
   the join-by-code probe (protocol.md §N3.1).
 
 An ``Admission`` is held by its ``Lobby`` (not a mixin): it owns who joined, the host's keys
-and the probe budget (its ``ProbeGate``, ``p2p/probe_gate.py``), reads the lobby's public state
+and its gate on strangers (``JoinGate``, ``p2p/join_gate.py``), reads the lobby's public state
 and acts only through the calls of ``LobbyHost`` (send, emit, drop, abort, enter_signing...).
 Sans-I/O like the lobby: ``now`` is an argument.
 """
@@ -27,7 +27,7 @@ from .chat import name_ok, shown_name
 from .identity import fingerprint_of
 from .join_code import join_code_tag
 from .lobby_events import LobbyStatus, PlayerJoined, PlayerLeft, PlayerRemoved, SameKeyJoin
-from .probe_gate import ProbeGate
+from .join_gate import JoinGate
 from .reject import REJECT_TEXT, JoinAnswers  # noqa: F401 (REJECT_TEXT re-exported)
 from .seat_endpoint import same_endpoint
 from .wire import (MSG_JOIN, MSG_PROPOSAL, MSG_REJECT, MSG_STATUS, Envelope, Join, Player, Proposal, Setup, Status,
@@ -75,7 +75,8 @@ class LobbyHost(Protocol):
     def misbehaved(self, addr: Any, reason: str, env: Envelope) -> None: ...
     def abort(self, reason: str, reject_code: int | None = None) -> None: ...
     def clear_deadline(self) -> None: ...
-    def to_waiting(self, edition: str, seats: int) -> None: ...
+    def channel_key(self, addr: Any) -> bytes | None: ...
+    def to_waiting(self, edition: str, seats: int, now: float) -> None: ...
     def adopt_game_id(self, game_id: bytes) -> None: ...
     def new_round(self, now: float) -> None: ...
     def enter_signing(self, sb: bytes, setup: Setup, endpoints: tuple, now: float) -> None: ...
@@ -85,13 +86,12 @@ class Admission:
     """Who may take a seat in one lobby, and which lobby messages come from the host.
 
     Its state: ``joined`` (host: public key -> (Player, address), join order, ourselves
-    included), ``endpoint`` (host: our address), the probe budget, the banned, stale and
+    included), the probe budget and kept JOINs (``gate``), the banned, stale and
     confirmed keys (host); ``host_addr``, ``host_keys``, ``host_fp``, ``code_tag`` (joiner)."""
 
     def __init__(self, lobby: LobbyHost, now: float) -> None:
         self._lobby = lobby
-        self.joined: dict[bytes, tuple[Player, Any]] = {}  # host only, as endpoint
-        self.endpoint: Any = None
+        self.joined: dict[bytes, tuple[Player, Any]] = {}  # host only
         self.host_addr: Any = None  # joiner only, as host_keys, host_fp, code_tag
         #: The host's (Ed25519, X25519) public keys, from the advert or the first signed STATUS.
         self.host_keys: tuple[bytes, bytes] | None = None
@@ -99,8 +99,9 @@ class Admission:
         #: Join by code (protocol.md §N3.1): the code's 50-bit tag while we probe for the game
         #: id (None once known, or for any other join).
         self.code_tag: int | None = None
-        # host only: which PROBEs may be answered (§N3.1 rules 0-2), the ones kept unconfirmed
-        self._probe_gate = ProbeGate(lobby.drop)
+        #: Host only: which PROBEs may be answered (§N3.1), which new members' JOINs may be
+        #: seated (§C2.2 step 2: over a confirmed channel), the ones kept unconfirmed (join_gate.py).
+        self.gate = JoinGate(lobby, self, WAITING)
         # host only (§C2.2 step 7): keys removed for not confirming a setup (never seated again
         # here), members whose entry predates the current round (they must JOIN again with a fresh
         # seed commitment before the next PROPOSAL)
@@ -117,10 +118,9 @@ class Admission:
 
     # -- the lobby's calls ------------------------------------------------------------------
 
-    def seat_host(self, me: Player, endpoint: Any) -> None:
-        """Host: seat ourselves (``me``, reachable at ``endpoint``)."""
-        self.endpoint = tuple(endpoint)
-        self.joined[self._lobby.identity.public_key] = (me, self.endpoint)
+    def seat_host(self, me: Player) -> None:
+        """Host: seat ourselves (``me``, reachable at the endpoint it signs)."""
+        self.joined[self._lobby.identity.public_key] = (me, tuple(me.endpoint))
 
     def expect_host(self, host_addr: Any, host_keys: tuple[bytes, bytes] | None, host_fp: str | None,
                     code_tag: int | None) -> None:
@@ -137,7 +137,7 @@ class Admission:
         until it JOINs again with its fresh seed commitment."""
         pk = self._lobby.identity.public_key
         if self._lobby.role == "host":
-            self.joined[pk] = (me, self.endpoint)
+            self.joined[pk] = (me, tuple(me.endpoint))
             self.stale = {k for k in self.joined if k != pk}
         else:
             self.answers.new_round()
@@ -150,12 +150,12 @@ class Admission:
     # -- handlers ---------------------------------------------------------------------------
 
     def screen_probe(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None,
-                     confirmed: bool) -> bool:
+                     confirmed: bool | None) -> bool:
         """Join by code's routing (protocol.md §N3.1), before the lobby's game id check: True if
         the message was handled or dropped here, False if it goes on to the lobby's handlers.
 
         * ``gid`` = ``PROBE_GAME_ID`` (16 zero bytes) is no game's: a host's JOIN with it is a
-          PROBE (``on_probe``); any other message with it is dropped (``probe_game_id``), by
+          PROBE (``JoinGate.probe``); any other message with it is dropped (``probe_game_id``), by
           both roles. A probing joiner's own game id IS that gid, so before (H85) a STATUS or
           PROPOSAL with it matched and skipped the tag check: the first key it claimed was
           adopted and an impostor's game id-zero lobby could seat and start the joiner.
@@ -165,7 +165,7 @@ class Admission:
         lob = self._lobby
         if msg.game_id == C.PROBE_GAME_ID:
             if env.mtype == MSG_JOIN and lob.role == "host":
-                self.on_probe(env, msg, addr, now, confirmed, peer_key)
+                self.gate.probe(env, msg, addr, now, confirmed is True, peer_key)  # §N3.1 (p2p/join_gate.py)
             else:
                 lob.drop("probe_game_id")
             return True
@@ -177,54 +177,11 @@ class Admission:
             lob.drop("wrong_game")
         return True
 
-    def on_probe(self, env: Envelope, msg: Any, addr: Any, now: float, confirmed: bool,
-                 peer_key: bytes | None = None) -> None:
-        """Host: a PROBE (JOIN with a zero game id) asks who we are: answer our signed STATUS
-        (or REJECT full once the lobby closed), protocol.md §N3.1, in this order (``peer_key``:
-        the X25519 key its channel is keyed with, None for a plain one or a kept PROBE):
-
-        - over a channel keyed with another key than the PROBE's ``xk``: dropped (``key_mismatch``,
-          as a JOIN; H116: a PROBE replayed over its sender's own channel raised our same-key
-          notice, its answer could only go to that sender);
-
-        0. only over a ``confirmed`` channel (its address answered the transport's CHALLENGE,
-           §N2.6; else ``probe_unconfirmed``, kept unchecked for rules 1-3 once it confirms,
-           ``PROBE_KEPT``): a spoofed source never proves its address, so its PROBEs of fresh keys
-           cost no check and no part of honest joiners' budget (H83; before, theirs was one);
-        1. at most once per PROBE_REPEAT_S per joiner key and source address (``probe_repeat``,
-           H37; a replay from another confirmed address is answered there, never silencing us, H94);
-        2. at most PROBE_RATE per second per source host (``probe_limit``): a prober that
-           proved its address is answered at that address only, so it spends its own budget;
-        3. the signature (``bad_signature``); only then is the key remembered, so a forged
-           PROBE naming someone else's key cannot silence it."""
-        lob = self._lobby
-        if peer_key is not None and peer_key != msg.player.x25519_key:
-            lob.drop("key_mismatch")
-            return
-        if not self._probe_gate.admits(env, msg, addr, now, confirmed):  # rules 0-2 (p2p/probe_gate.py)
-            return
-        pk = msg.player.public_key
-        if not env.verify(pk):
-            lob.drop("bad_signature")
-            return
-        self._same_key(pk, addr)  # answered as any (the joiner stops: SAME_KEY)
-        self._probe_gate.answered(pk, addr, now)
-        lob.count("probes")
-        if lob.phase == WAITING:
-            lob.send(addr, self.status_msg())
-        else:
-            self._reject(addr, msg.player.public_key, C.REJECT_FULL, env.raw)
-
     def probe_confirmed(self, addr: Any, now: float) -> bool:
         """Host: the channel to ``addr`` was just confirmed (its RESPONSE, ``Endpoint.on_confirm``):
-        the PROBE kept from it less than PROBE_KEEP_S ago goes through ``on_probe`` (rules 1-3),
-        answered now, not at its next copy (§N3.1). True if one was kept (the caller sends)."""
-        probe = self._probe_gate.kept(addr, now)
-        if probe is None:
-            return False
-        self._lobby.count("probe_kept")
-        self.on_probe(probe[0], probe[1], addr, now, True)
-        return True
+        the PROBE and the new member's JOIN kept from it are handled now (``JoinGate.confirmed``,
+        §N3.1, §C2.2 step 2). True if one was kept (the caller sends)."""
+        return self.gate.confirmed(addr, now)
 
     def on_probe_answer(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
         """Joiner by code: the host's STATUS/REJECT names the game id and the host's keys; they
@@ -244,7 +201,9 @@ class Admission:
             return self.on_reject(env, msg, addr, now, peer_key)
         lob.send(self.host_addr, self.join_msg())
 
-    def on_join(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
+    def on_join(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None,
+                confirmed: bool | None = None) -> None:
+        """Host: a JOIN (§C2.2 step 2 and step 7; ``confirmed``: its channel's, None without a transport)."""
         lob = self._lobby
         p = msg.player
         if lob.role != "host":
@@ -256,12 +215,14 @@ class Admission:
         if not same_endpoint(p.endpoint, addr):  # §C2.2 step 2: a JOIN comes from the endpoint it signs
             lob.drop("endpoint_mismatch")
             return
+        if p.public_key not in self.joined and not self.gate.admits(env, msg, addr, now, peer_key, confirmed):
+            return  # a new member only over a confirmed channel, kept until then (§C2.2 step 2)
         if not env.verify(p.public_key):
             lob.drop("bad_signature")
             return
-        self._same_key(p.public_key, addr)  # answered as any (REJECT: the joiner stops, SAME_KEY)
+        self.same_key(p.public_key, addr)  # answered as any (REJECT: the joiner stops, SAME_KEY)
         if msg.version != C.PROTOCOL_VERSION:
-            self._reject(addr, p.public_key, C.REJECT_VERSION, env.raw)
+            self.reject(addr, p.public_key, C.REJECT_VERSION, env.raw)
             return
         if not name_ok(p.name):
             # §C2.1 'Names': our joiners clean their own name (Lobby), so only another client
@@ -270,7 +231,7 @@ class Admission:
             return
         if p.public_key in self._banned:
             lob.drop("banned")
-            self._reject(addr, p.public_key, C.REJECT_FULL, env.raw)
+            self.reject(addr, p.public_key, C.REJECT_FULL, env.raw)
             return
         if any(k != p.public_key and tuple(q.endpoint) == tuple(p.endpoint) for k, (q, _) in self.joined.items()):
             lob.drop("endpoint_taken")  # one member per endpoint (§C2.2 step 2); no answer: it may be spoofed
@@ -293,7 +254,7 @@ class Admission:
                 lob.send(addr, self.status_msg())
             return
         if lob.phase != WAITING or known is not None:
-            self._reject(addr, p.public_key, C.REJECT_FULL if known is None else C.REJECT_OTHER_KEYS, env.raw)
+            self.reject(addr, p.public_key, C.REJECT_FULL if known is None else C.REJECT_OTHER_KEYS, env.raw)
             return
         if not xk_usable(lob.identity, p.x25519_key):
             lob.drop("bad_key")  # a low-order key: no channel, escrow or delivery key with it (H94)
@@ -304,7 +265,7 @@ class Admission:
         self.broadcast_status()
         self.maybe_propose(now)
 
-    def _same_key(self, pk: bytes, addr: Any) -> None:
+    def same_key(self, pk: bytes, addr: Any) -> None:
         """Host: a JOIN or PROBE from ``addr`` validly signed with ``pk``; if that is our own key (a
         second player on our key directory), counted (``same_key``) and ``SameKeyJoin`` raised (node:
         shown once per address). The caller answers it as any other."""
@@ -326,7 +287,7 @@ class Admission:
             p, addr = self.joined.pop(pk)
             self._banned.add(pk)
             self.stale.discard(pk)
-            self._reject(addr, pk, C.REJECT_FULL)  # answering its last JOIN we took
+            self.reject(addr, pk, C.REJECT_FULL)  # answering its last JOIN we took
             self.answers.forget(pk)
             self._lobby.emit(PlayerRemoved(p.name, fingerprint_of(pk)))
             self._lobby.count("removed")
@@ -400,7 +361,7 @@ class Admission:
         if lob.phase in _SETUP_PHASES:
             lob.new_round(now)
             lob.send(self.host_addr, self.join_msg())  # our fresh entry
-        lob.to_waiting(msg.edition, msg.seats)
+        lob.to_waiting(msg.edition, msg.seats, now)
         lob.emit(LobbyStatus(msg.edition, msg.seats, msg.taken, tuple(shown_name(n) for n in msg.names)))
 
     def _ours(self, msg: Any) -> bool:
@@ -467,7 +428,7 @@ class Admission:
         return seal_message(ident, MSG_STATUS, Status(lob.game_id, lob.edition, lob.seats, len(names),
                                                       tuple(names), ident.public_key, ident.x25519_public_key))
 
-    def _reject(self, addr: Any, joiner_pk: bytes, code: int, join_raw: bytes | None = None) -> None:
+    def reject(self, addr: Any, joiner_pk: bytes, code: int, join_raw: bytes | None = None) -> None:
         """Host: REJECT ``code`` to ``addr``, answering ``join_raw`` (None: the member's last JOIN)."""
         lob = self._lobby
         lob.send(addr, self.answers.reject_msg(lob.identity, lob.game_id, joiner_pk, code, join_raw))

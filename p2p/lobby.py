@@ -32,8 +32,7 @@ addresses are whatever the node uses for the transport, normally ``(host: str, p
 from __future__ import annotations
 
 import os
-from collections import deque
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from . import const as C
 from .admission import JOINING, REJECT_TEXT, WAITING, Admission  # noqa: F401 (re-exported)
@@ -42,9 +41,11 @@ from .chat import clean_name
 from .errors import LocalProtocolError, WireError
 from .gamelog import HEADER_RECORD, LOG_HEADER_VERSION, HeaderRecord
 from .identity import Identity
+from .join_gate import no_channel_key
 from .join_resend import JoinResend
 from .lobby_events import (LEFT, GameStarted, LobbyAborted, LobbyPeerMisbehaved,  # noqa: F401 (re-exported)
                            LobbyStatus, PlayerJoined, PlayerLeft, PlayerRemoved, SetupProposed, SetupRestarted)
+from .lobby_outputs import LobbyOutputs
 from .lockstep import LockstepSession
 from .setup_round import ABORTED, REVEALING, SIGNING, STARTED, SetupRound  # noqa: F401 (re-exported)
 from .setup_options import RESILIENCE_DEFAULTS, check_p2p_options  # noqa: F401 (re-exported)
@@ -65,12 +66,12 @@ SETUP_HOST_GRACE = 10.0
 NO_ANSWER = "no answer from the host"
 
 
-class Lobby:
+class Lobby(LobbyOutputs):
     """One peer's lobby/setup state machine. Build with ``Lobby.host`` or ``Lobby.join``. Who may
     join and the seat order: its ``admission`` (admission.py); the current setup round, from the
     PROPOSAL to the start: its ``setup_round`` (setup_round.py). The lobby owns the phase, the
-    deadline, the output queues and the counters; its parts act through the calls below
-    ("the calls of the parts")."""
+    deadline, the output queues and the counters (``LobbyOutputs``, lobby_outputs.py: ``send``,
+    ``emit``, ``drop``...); its parts act through those and the calls below ("the calls of the parts")."""
 
     def __init__(self, identity: Identity, *, role: str, game_id: bytes, name: str, bot: bool,
                  demo_seed: bytes | None, now: float, chain_length: int, endpoint: Any) -> None:
@@ -79,6 +80,7 @@ class Lobby:
         if len(name) > C.MAX_NAME_LEN:
             raise LocalProtocolError(f"name longer than {C.MAX_NAME_LEN} characters")
         name = clean_name(name)  # §C2.1 'Names': the host refuses a JOIN whose name is not clean
+        super().__init__()  # the output queues and counters (lobby_outputs.py)
         self.identity = identity
         self.role = role
         self.game_id = game_id
@@ -97,22 +99,20 @@ class Lobby:
         self.edition = ""
         self.seats = 0
         self.options: tuple = ()
-        self._out: list[tuple[Any, bytes]] = []
-        self._events: deque = deque()
         self._deadline: float | None = None
         #: Joiner: when our JOIN goes out again (``join_resend``; never for the host).
         self._join = JoinResend(None)
         #: Setup hashes of the rounds given up (protocol.md §C2.2 step 7): a late SETUP_SIG/SEED
         #: of an old round is dropped (``old_round``), never a disagreement.
         self._old_setups: set[bytes] = set()
-        #: Who joined, the host's keys, the probe budget (admission.py).
+        #: Who joined, the host's keys, the gate on strangers (admission.py, join_gate.py).
         self.admission = Admission(self, now)
-        #: Counters: ``received``, ``malformed``, ``dropped`` (all drops), and one per drop reason
-        #: (``wrong_game``, ``bad_signature``, ``not_host``, ``not_seated``, ``wrong_phase``,
-        #: ``key_mismatch``, ``unverifiable``, ``probe_game_id``, ``buffer_full``...).
-        self.stats: dict[str, int] = dict.fromkeys(("received", "malformed", "dropped"), 0)
+        #: Host: the X25519 key the channel to an address is keyed with (the driver's
+        #: ``Endpoint.peer_key``): a JOIN kept unconfirmed is seated at its channel's confirmation
+        #: only over that key (join_gate.py). Default: none known (it waits for its next copy).
+        self.channel_key: Callable[[Any], bytes | None] = no_channel_key
         adm = self.admission
-        self._handlers = {MSG_JOIN: adm.on_join, MSG_LEAVE: adm.on_leave, MSG_STATUS: adm.on_status,
+        self._handlers = {MSG_LEAVE: adm.on_leave, MSG_STATUS: adm.on_status,
                           MSG_REJECT: adm.on_reject, MSG_PROPOSAL: adm.on_proposal,
                           MSG_SETUP_SIG: self._on_setup_sig, MSG_SEED: self._on_seed}
 
@@ -185,7 +185,7 @@ class Lobby:
         lob = cls(identity, role="host", game_id=gid, name=name, bot=bot, demo_seed=demo_seed, now=now,
                   chain_length=chain_length, endpoint=endpoint)
         lob.phase, lob.edition, lob.seats, lob.options = WAITING, edition, seats, opts
-        lob.admission.seat_host(lob.me, endpoint)
+        lob.admission.seat_host(lob.me)
         lob._events.append(PlayerJoined(lob.me.name, identity.fingerprint))
         return lob
 
@@ -212,21 +212,13 @@ class Lobby:
                   demo_seed=demo_seed, now=now, chain_length=chain_length, endpoint=endpoint)
         lob.admission.expect_host(host_addr, host_keys, host_fp, code_tag if game_id is None else None)
         lob._deadline = now + C.JOIN_TIMEOUT
-        lob._join = JoinResend(now, probe=game_id is None)
+        # Copies of our first JOIN (or PROBE) 0.1, 0.2, 0.2... s apart until the host's STATUS: the
+        # host answers only once its CHALLENGE is echoed (§N3.1, §C2.2 step 2), which only a copy retries.
+        lob._join = JoinResend(now, probe=True)
         lob._out.append((host_addr, lob.admission.join_msg()))
         return lob
 
-    # -- outputs / queries --
-
-    def messages_to_send(self) -> list[tuple[Any, bytes]]:
-        """``[(addr, envelope bytes)]`` to send over the reliable transport (drains the queue)."""
-        out, self._out = self._out, []
-        return out
-
-    def next_event(self) -> Any:
-        """Next event or None: ``LobbyStatus``, ``PlayerJoined``, ``PlayerLeft``,
-        ``SetupProposed``, ``GameStarted``, ``LobbyAborted``, ``LobbyPeerMisbehaved``."""
-        return self._events.popleft() if self._events else None
+    # -- queries (the output queues: lobby_outputs.py) --
 
     @property
     def host_address(self) -> Any:
@@ -346,11 +338,12 @@ class Lobby:
     # -- input --
 
     def receive_message(self, data: bytes, addr: Any, now: float, peer_key: bytes | None = None,
-                        confirmed: bool = False) -> None:
+                        confirmed: bool | None = None) -> None:
         """Handle one lobby envelope from ``addr``. ``peer_key``: the X25519 key the transport
         channel it came over is keyed with (``Endpoint.peer_key``), None for a plain channel.
-        ``confirmed``: that channel proved it receives at ``addr`` (``Endpoint.confirmed``); a
-        host answers a join-code PROBE only then (protocol.md §N3.1).
+        ``confirmed``: that channel proved it receives at ``addr`` (``Endpoint.confirmed``); a host
+        answers a join-code PROBE (§N3.1) and seats a new member (§C2.2 step 2) only then. None: the
+        caller has no transport (a sans-I/O test): a PROBE is not answered, a JOIN is taken.
 
         Every message is checked — structure, game id, phase, that the sender is the host, a
         seat or joining, its signature — before it may change, abort or blame anything
@@ -378,7 +371,10 @@ class Lobby:
             return
         if env.mtype in (MSG_SETUP_SIG, MSG_SEED) and self.phase in (JOINING, WAITING):
             self._join.hint(now)  # the host proposed: our JOIN at once (handle_timer)
-        self._handlers[env.mtype](env, msg, addr, now, peer_key)
+        if env.mtype == MSG_JOIN:
+            adm.on_join(env, msg, addr, now, peer_key, confirmed)
+        else:
+            self._handlers[env.mtype](env, msg, addr, now, peer_key)
 
     def _on_setup_sig(self, env: Envelope, msg: Any, addr: Any, now: float, peer_key: bytes | None) -> None:
         self.setup_round.on_setup_sig(env, msg, addr, now, peer_key)
@@ -387,33 +383,6 @@ class Lobby:
         self.setup_round.on_seed(env, msg, addr, now, peer_key)
 
     # -- the calls of the parts (admission.LobbyHost, setup_round.RoundHost) --
-
-    def send(self, addr: Any, raw: bytes) -> None:
-        """Queue the envelope ``raw`` for ``addr`` (``messages_to_send``)."""
-        self._out.append((addr, raw))
-
-    def emit(self, event: Any) -> None:
-        """Queue ``event`` (``next_event``)."""
-        self._events.append(event)
-
-    def count(self, key: str) -> None:
-        """One more ``key`` in ``stats``."""
-        self.stats[key] = self.stats.get(key, 0) + 1
-
-    def drop(self, reason: str) -> None:
-        """An unchecked or unauthenticated message: counted, nothing else (no event: nobody
-        can be blamed for it)."""
-        self.stats["dropped"] += 1
-        self.count(reason)
-
-    def misbehaved(self, addr: Any, reason: str, env: Envelope) -> None:
-        """Only for messages signed by a seated player (or the host): evidence that names it."""
-        self.stats["dropped"] += 1
-        self.emit_misbehaved(addr, reason, env.raw)
-
-    def emit_misbehaved(self, addr: Any, reason: str, raw: bytes) -> None:
-        """``LobbyPeerMisbehaved`` with the evidence ``raw`` (not counted as a drop)."""
-        self._events.append(LobbyPeerMisbehaved(addr, reason, raw))
 
     def abort(self, reason: str, reject_code: int | None = None) -> None:
         """End the lobby without a game (once): ``LobbyAborted``."""
@@ -426,8 +395,11 @@ class Lobby:
         """Host: no stale member left to wait for."""
         self._deadline = None
 
-    def to_waiting(self, edition: str, seats: int) -> None:
-        """Joiner: the host's STATUS seated us (or opened a new round)."""
+    def to_waiting(self, edition: str, seats: int, now: float) -> None:
+        """Joiner: the host's STATUS seated us (our JOIN's copies now every ``JOIN_RESEND_S``), or
+        opened a new round."""
+        if self.phase == JOINING:
+            self._join.restart(now)
         self.phase = WAITING
         self.edition, self.seats = edition, seats
         self._deadline = None

@@ -32,7 +32,8 @@ class LobbyPeer:
 
     def __init__(self, identity: Identity, lobby: Lobby, epoch: int) -> None:
         self.ep = Endpoint(epoch=epoch, keys=KeyCache(identity), accept_plain=lobby.role == "host")
-        self.ep.on_confirm = self._confirmed  # like NodeLobby: a kept PROBE answered (§N3.1)
+        self.ep.on_confirm = self._confirmed  # like NodeLobby: a kept PROBE or JOIN handled (§N3.1, §C2.2)
+        lobby.channel_key = self.ep.peer_key
         self.lobby = lobby
         self.started: GameStarted | None = None
         self.aborted: LobbyAborted | None = None

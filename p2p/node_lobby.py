@@ -127,7 +127,8 @@ class NodeLobby:
                                     endpoint=link.address, options=cfg.host_options(),
                                     bot=cfg.local_input is None,
                                     demo_seed=cfg.demo_seed, now=now, chain_length=cfg.chain_length)
-            link.endpoint.on_confirm = self._confirmed  # a kept PROBE answered at its RESPONSE (§N3.1)
+            link.endpoint.on_confirm = self._confirmed  # a kept PROBE or JOIN handled at its RESPONSE
+            self.lobby.channel_key = link.endpoint.peer_key  # over its own key only (§C2.2 step 2)
             await node.watch.open()
             ad = GameAd(version=C.PROTOCOL_VERSION, game_id=self.lobby.game_id, edition=cfg.edition,
                         seats_taken=1, seats_total=cfg.seats, state=LOBBY,
@@ -175,8 +176,9 @@ class NodeLobby:
 
     def _confirmed(self, addr: Any, now: float) -> None:
         """Host: the channel to ``addr`` was just confirmed (``Endpoint.on_confirm``): the lobby
-        answers the PROBE it kept from it (protocol.md §N3.1), sent by a ``pump`` on the loop's
-        next turn, out of the endpoint's ``receive_datagram``. A pump, not just a send: a PROBE
+        answers the PROBE (protocol.md §N3.1), and seats or answers the new member's JOIN (§C2.2
+        step 2), it kept from it, sent by a ``pump`` on the loop's next turn, out of the
+        endpoint's ``receive_datagram``. A pump, not just a send: a PROBE
         signed with our key raised ``SameKeyJoin``, reported now (the joiner stops at our answer:
         no datagram may come to pump it, H104)."""
         if self.lobby is not None and self.lobby.admission.probe_confirmed(addr, now):

@@ -10,7 +10,7 @@ import pytest
 from p2p import const as C
 from p2p.beacon import game_seed
 from p2p.identity import Identity
-from p2p.join_resend import JOIN_RESEND_S
+from p2p.join_resend import PROBE_RESEND_S
 from p2p.lobby import (ABORTED, STARTED, WAITING, GameStarted, Lobby, LobbyAborted, LobbyPeerMisbehaved,
                        PlayerLeft, PlayerRemoved)
 from p2p.wire import MSG_JOIN, MSG_SEED, MSG_PROPOSAL, decode_proposal, open_envelope, pack, seal
@@ -165,7 +165,7 @@ def test_at_setup_timeout_the_host_removes_a_seat_that_never_signs():
 def test_joiner_times_out_without_answer():
     lob = Lobby.join(Identity.from_seed(b"j"), endpoint=addr(1),
                      host_addr=addr(0), game_id=b"\x01" * 16, name="j", chain_length=16)
-    assert lob.get_timer() == JOIN_RESEND_S  # the JOIN goes out again meanwhile (test_lobby_loss.py)
+    assert lob.get_timer() == PROBE_RESEND_S  # the JOIN goes out again meanwhile (test_lobby_loss.py)
     lob.handle_timer(C.JOIN_TIMEOUT)
     assert lob.phase == ABORTED
 

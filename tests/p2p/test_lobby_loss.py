@@ -17,7 +17,7 @@ import pytest
 from p2p import const as C
 from p2p.faults import FaultPlan, SimNetwork
 from p2p.identity import Identity
-from p2p.join_resend import JOIN_HINT_S, JOIN_RESEND_S
+from p2p.join_resend import JOIN_HINT_S, JOIN_RESEND_S, PROBE_RESEND_MAX_S, PROBE_RESEND_S
 from p2p.lobby import ABORTED, WAITING, Lobby
 from p2p.lobby_sim import HOST, LobbyPeer, lobby_game  # noqa: F401 (re-exported)
 from p2p.wire import MSG_JOIN, MSG_SETUP_SIG, SetupSig, open_envelope, seal_message
@@ -46,9 +46,10 @@ def test_honest_joiners_at_20_percent_loss_still_start_under_the_bound(seed, sea
     assert all(ch.confirmed or ch.route.seat for ch in host_channels.values())
 
 
-def test_the_host_trusts_a_joiners_address_but_keeps_the_bound_until_it_answers():
-    """§N2.6 (H77): the channel a JOIN opened stays unconfirmed after ``trust`` (the address is
-    kept, not vouched for as a return route); a RESPONSE to its CHALLENGE confirms it."""
+def test_the_host_trusts_a_joiners_address_only_once_it_answers():
+    """§N2.6 (H77), §C2.2 step 2 (H170): the channel a JOIN opened stays unconfirmed; the host sends
+    it only the CHALLENGE, seats and trusts nobody; the RESPONSE confirms it, the kept JOIN is
+    seated then (the address trusted) and the STATUS follows."""
     host_id, joiner_id = Identity.from_seed(b"h77-h"), Identity.from_seed(b"h77-j")
     host = Lobby.host(host_id, edition="classico", seats=4, name="host", endpoint=HOST, chain_length=8)
     hp = LobbyPeer(host_id, host, 6)
@@ -59,18 +60,22 @@ def test_the_host_trusts_a_joiners_address_but_keeps_the_bound_until_it_answers(
     for data, _dst in jp.datagrams_to_send(0.0):
         hp.receive_datagram(data, j_addr, 0.0)
     ch = hp.ep.channels[j_addr]
-    assert j_addr in hp.ep.trusted and j_addr in host.peer_addresses()
+    assert j_addr not in hp.ep.trusted and j_addr not in host.peer_addresses()
     assert not ch.confirmed
-    for data, _dst in hp.datagrams_to_send(0.0):  # STATUS, then the CHALLENGE
+    for data, _dst in hp.datagrams_to_send(0.0):  # the CHALLENGE
         jp.receive_datagram(data, HOST, 0.001)
     for data, _dst in jp.datagrams_to_send(0.001):  # the RESPONSE
         hp.receive_datagram(data, j_addr, 0.002)
-    assert ch.confirmed and jp.lobby.phase == WAITING
+    assert ch.confirmed and j_addr in hp.ep.trusted and j_addr in host.peer_addresses()
+    for data, _dst in hp.datagrams_to_send(0.002):  # the STATUS
+        jp.receive_datagram(data, HOST, 0.003)
+    assert jp.lobby.phase == WAITING
 
 
 def test_a_joiner_resends_the_same_join_until_its_deadline():
-    """§C2.2 step 2 (H77): without an answer the joiner sends the same JOIN bytes every
-    JOIN_RESEND_S and aborts at JOIN_TIMEOUT ("no answer from the host")."""
+    """§C2.2 step 2 (H77; H170: as a PROBE until the host's STATUS): without an answer the joiner
+    sends the same JOIN bytes PROBE_RESEND_S after it, then every PROBE_RESEND_MAX_S, and aborts at
+    JOIN_TIMEOUT ("no answer from the host")."""
     lob = Lobby.join(Identity.from_seed(b"j"), endpoint=("10.0.0.2", 5000),
                      host_addr=HOST, game_id=b"\x01" * 16, name="j", chain_length=8)
     (first,) = lob.messages_to_send()
@@ -79,7 +84,7 @@ def test_a_joiner_resends_the_same_join_until_its_deadline():
         lob.handle_timer(t)
         copies += lob.messages_to_send()
     assert lob.phase == ABORTED
-    assert copies == [first] * (int(C.JOIN_TIMEOUT / JOIN_RESEND_S) - 1)
+    assert copies == [first] * (1 + round((C.JOIN_TIMEOUT - 2 * PROBE_RESEND_S) / PROBE_RESEND_MAX_S))
 
 
 def _joiner_and_host() -> tuple[Lobby, Lobby]:
@@ -99,8 +104,8 @@ def test_a_waiting_joiner_resends_its_join_and_the_host_answers_status_again():
     (_, join), = joiner.messages_to_send()
     host.receive_message(join, ("10.0.0.2", 5000), 0.0)
     (_, status), = host.messages_to_send()
-    joiner.receive_message(status, HOST, 0.001)
-    assert joiner.phase == WAITING and joiner.get_timer() == JOIN_RESEND_S
+    joiner.receive_message(status, HOST, 0.0)
+    assert joiner.phase == WAITING and joiner.get_timer() == JOIN_RESEND_S  # from the STATUS on
     joiner.handle_timer(JOIN_RESEND_S)
     assert joiner.messages_to_send() == [(HOST, join)]
     assert joiner.get_timer() == 2 * JOIN_RESEND_S

@@ -47,7 +47,7 @@ def _lobby(joiner_name: str, *, host_name: str = "Host"):
     host = Lobby.host(HOST_ID, edition="classico", seats=2, name="Host", endpoint=HOST, chain_length=8)
     if host_name != "Host":  # a host that seats itself with a name our Lobby would have cleaned
         host.me = host.me._replace(name=host_name)
-        host.admission.seat_host(host.me, HOST)
+        host.admission.seat_host(host.me)
     joiner_id = Identity.from_seed(b"h112-joiner")
     join = Lobby.join(joiner_id, endpoint=("10.0.0.2", 5000),
                       host_addr=HOST, game_id=host.game_id, name=joiner_name, chain_length=8, now=0.0,

@@ -41,10 +41,13 @@ SETUP_ALLOWANCE = 2_000
 
 def _lobby(seats: int, seed: bytes) -> tuple[dict, Blind, Ghost, dict]:
     """A lobby of ``seats``: the host, seats - 2 honest joiners, and a ghost key whose JOIN comes
-    from ``VICTIM`` (its lobby not yet fed anything)."""
+    from ``VICTIM`` (its lobby not yet fed anything). The host is one without §C2.2 step 2's
+    confirmed channel (H170: ours never seats the ghost, tests/p2p/test_join_gate.py): what the
+    honest joiners' transport sends a ghost seat is bounded whoever seated it."""
     ids = {n: Identity.from_seed(seed + n) for n in [b"h", b"k"] + [b"j%d" % i for i in range(seats - 2)]}
     hk = (ids[b"h"].public_key, ids[b"h"].x25519_public_key)
     host = Lobby.host(ids[b"h"], edition="classico", seats=seats, name="h", endpoint=HOST, chain_length=8)
+    host.admission.gate.admits = lambda *a: True  # seats a new member over any channel (before H170)
 
     def joiner(n: bytes, at: tuple) -> Lobby:
         return Lobby.join(ids[n], endpoint=at, host_addr=HOST, game_id=host.game_id, name=n.decode(), chain_length=8,
