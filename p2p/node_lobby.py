@@ -38,6 +38,11 @@ __all__ = ["SAME_KEY_REPORTS", "NodeHost", "NodeLobby", "pin_lobby", "pin_seats"
 #: Host: at most this many source addresses of a JOIN/PROBE signed with our own key are reported
 #: (``SameKeyJoined``, once each): a player retrying from new ports never floods the host's screen.
 SAME_KEY_REPORTS = 4
+#: Seconds a joiner whose lobby aborted after it forwarded evidence (``relayed`` > 0: the host's
+#: lie, protocol.md §C2.2 step 7) keeps its socket open so that the transport re-sends the
+#: forwarded envelopes until the other joiners acknowledge them (a lost copy left one of them
+#: holding one version of the host's SETUP_SIG, RV16-A F1); as ``LEAVE_DRAIN_S`` for a LEAVE.
+ABORT_DRAIN_S = 1.0
 
 
 class NodeHost(Protocol):
@@ -108,8 +113,10 @@ class NodeLobby:
         self.lobby: Lobby | None = None
         self.misbehaved = 0
         self.same_key: set[Any] = set()
-        #: True while ``leave`` drains our LEAVE: the lobby's own "left the lobby" abort fails nothing.
+        #: True while ``leave`` drains our LEAVE (the lobby's own "left the lobby" abort fails nothing)
+        #: or an abort drains the evidence we forwarded (``_drain_then_fail``).
         self.leaving = False
+        self._abort_drain: Any = None  # that drain's task (held: a bare task may be collected)
 
     async def open(self) -> None:
         """Open zeroconf; host: open and advertise the lobby; join: find the game and send
@@ -251,7 +258,12 @@ class NodeLobby:
                 node.start_game(ev)
                 return False
             elif isinstance(ev, LobbyAborted):
-                if not self.leaving:  # our own LEAVE's abort: ``leave`` ends the node after its drain
+                if self.leaving:  # our own LEAVE's abort: ``leave`` ends the node after its drain
+                    return False
+                if lobby.stats.get("relayed"):  # what we forwarded goes out first (ABORT_DRAIN_S)
+                    self.leaving = True
+                    self._abort_drain = node.loop.create_task(self._drain_then_fail(ev.reason))
+                else:
                     node.fail(NodeError("lobby", ev.reason))
                 return False
             elif isinstance(ev, LobbyPeerMisbehaved):
@@ -259,6 +271,16 @@ class NodeLobby:
             elif isinstance(ev, SameKeyJoin):
                 self._same_key(ev.addr)
         return True
+
+    async def _drain_then_fail(self, reason: str) -> None:
+        """The lobby aborted after we forwarded evidence: keep answering retransmissions up to
+        ``ABORT_DRAIN_S`` (``Link.drain``), quiet meanwhile (``leaving``), then fail the node
+        with the abort (``NodeError("lobby", reason)``)."""
+        try:
+            await self.node.link.drain(ABORT_DRAIN_S)
+        finally:
+            self.leaving = False
+            self.node.fail(NodeError("lobby", reason))
 
     def _same_key(self, addr: Any) -> None:
         """Report ``SameKeyJoined`` for ``addr`` the first time (``SAME_KEY_REPORTS`` addresses at most)."""

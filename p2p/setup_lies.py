@@ -92,7 +92,7 @@ class SeatLies:
             self.relay(seat, [env.raw])
         elif peer_key == rnd.setup.players[seat].x25519_key:  # the host's keyed channel: only it sends there
             self.proven(seat, now, "setup hash differs from ours", [env.raw],
-                        "the host signed another setup than it proposed to us")
+                        "the host signed another setup than it proposed to us", forward=False)
         else:
             lob.drop("unproven_hash")
 
@@ -168,10 +168,12 @@ class SeatLies:
     # -- acting --
 
     def proven(self, seat: int, now: float, blame: str, evidence: list[bytes], reason: str | None = None,
-               relayed: bool = False) -> None:
+               relayed: bool = False, forward: bool = True) -> None:
         """Signed envelopes of ``seat`` (``evidence``, the last one blamed) prove that seat lied:
         counted (``dropped``, ``seat_lied``), ``LobbyPeerMisbehaved``. Host: remove and ban the
-        seat, new round. Joiner: forward (``relay``); the host's seat -> then abort (``reason``).
+        seat, new round. Joiner: forward (``relay``; not if ``forward`` is False: the host's
+        SETUP_SIG over another setup hash proves nothing at another joiner, RV16-A F2); the
+        host's seat -> then abort (``reason``).
         Except ``TWO_VERSIONS`` that reached us from the seat itself (not ``relayed``): we keep
         the first, and every SEED's digests show which one each seat kept (§C12.2), so it
         changes nothing unless they differ (``disagree``): blamed and counted only (a joiner
@@ -186,7 +188,8 @@ class SeatLies:
         elif seat == self.host_seat():
             # The other joiners may hold one version only (ours reached nobody yet): they get
             # the proof first, or a round the host ends strands them (stop 26's CI).
-            self.relay(seat, evidence)
+            if forward:
+                self.relay(seat, evidence)
             lob.abort(reason or f"seat {seat} signed a lie in the setup (the host's seat): {blame}")
         else:
             self.relay(seat, evidence)

@@ -239,7 +239,8 @@ def test_a_replayed_host_setup_sig_of_an_earlier_round_does_not_abort_a_newcomer
 
 def test_the_hosts_other_hash_over_its_keyed_channel_still_aborts():
     """§C2.2 step 7: over the host's keyed channel the host's SETUP_SIG over another hash is
-    fresh and the host's own: the joiner aborts blaming the host (the host's lie)."""
+    fresh and the host's own: the joiner aborts blaming the host (the host's lie). It forwards
+    nothing: over a joiner's channel that envelope proves nothing (RV16-A F2)."""
     lobbies = make_lobbies(3)
     pump(lobbies, lie=hostile(lobbies, HOST, lambda lob, raw: sig(lob, os.urandom(32))
                               if kind(raw) == MSG_SETUP_SIG else raw))
@@ -247,6 +248,7 @@ def test_the_hosts_other_hash_over_its_keyed_channel_still_aborts():
         evs = drain(lobbies[a])
         assert lobbies[a].phase == ABORTED
         assert any(isinstance(e, LobbyPeerMisbehaved) and e.addr == HOST for e in evs)
+        assert lobbies[a].stats.get("relayed", 0) == 0
 
 
 # --- (a) two SETUP_SIGs of one seat over our hash --------------------------------------------
