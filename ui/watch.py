@@ -19,7 +19,9 @@ Any seat serves (protocol.md §N10 "Any seat serves"): once the header is in, th
 the seats' watch adverts (``_lanopoli-watch._udp``, ``p2p.rendezvous`` with ``WATCH_SERVICE``),
 accepting only adverts with a seat's setup keys; when its server sends nothing valid for
 ``WATCH_SILENCE_S`` (a live one answers every renewal) it moves to the next seat found and
-resumes from the last step it holds (``WatchClient.switch``).
+resumes from the last step it holds (``WatchClient.switch``). A server that keeps answering but
+serves no new step for ``WATCH_STALL_S`` makes it ask another seat, and follow it if that seat
+holds a step beyond ours (``ui.watch_stall.StallProbe``, protocol.md §N10 'A stalled server').
 
 The replay runs in a worker thread while records arrive, at most every ``VERIFY_INTERVAL_S``
 and never sooner than twice its own duration after the last one (a third of a core at most):
@@ -36,24 +38,12 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 from ui.play import DriverBase, Fault, HumanSeat
 from ui.watch_drops import DropLines
-
-
-def record_appenders(writer: Any) -> dict[int, Callable[[bytes], None]]:
-    """The ``LogWriter`` method that writes each record kind of a spectator's copy other than
-    STEP (written with its step number): DROP, SKIP, ABANDON, COMPLAINT (protocol.md §C6, §N10).
-    With ``KIND_STEP`` these are exactly ``p2p.spectate.LOG_KINDS``, the kinds a seat may serve;
-    any other is the serving seat's lie (``WatchDriver._write_new``)."""
-    from p2p.gamelog import KIND_ABANDON, KIND_COMPLAINT, KIND_DROP, KIND_SKIP
-
-    return {KIND_DROP: writer.append_drop, KIND_SKIP: writer.append_skip, KIND_ABANDON: writer.append_abandon,
-            KIND_COMPLAINT: writer.append_complaint}
-
-if TYPE_CHECKING:  # annotations only (engine/api.py: the seam ui sees)
-    from engine.api import Engine
+from ui.watch_replay import RecordingEngine, record_appenders, verify_records
+from ui.watch_stall import WATCH_STALL_S, StallProbe, last_step, resync_have
 
 #: Seconds between two verifications of the records received (while new ones arrive).
 VERIFY_INTERVAL_S = 0.5
@@ -73,52 +63,17 @@ class BadRecords:
     evidence: bytes = field(default=b"", repr=False)
 
 
-class RecordingEngine:
-    """The engine module as ``verify_log`` sees it, keeping what the replay produced: the
-    state of the last ``state_hash`` call (after the last verified step) and the events of
-    every step applied, in order. Everything else is the real engine's."""
-
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
-        self.state: Any = None
-        self.events: list = []
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._engine, name)
-
-    def apply_step(self, state: Any, inputs: Any) -> Any:
-        out = self._engine.apply_step(state, inputs)
-        self.events.extend(out[1])
-        return out
-
-    def apply_chance(self, state: Any, beacon: Any) -> Any:
-        out = self._engine.apply_chance(state, beacon)
-        self.events.extend(out[1])
-        return out
-
-    def state_hash(self, state: Any) -> bytes:
-        self.state = state
-        return self._engine.state_hash(state)
-
-
-def verify_records(path: Path, engine: Engine) -> tuple[Any, RecordingEngine]:
-    """``verify_log(path)`` with a RecordingEngine: (report, recorder)."""
-    from p2p.verify import verify_log
-
-    rec = RecordingEngine(engine)
-    return verify_log(path, engine=rec), rec
-
-
 class WatchDriver(DriverBase):
     """Follow the advertised game ``ad`` (``p2p.ad_record.GameAd`` with a ``watch_port``) from
     ``bind`` (our address on that network), as ``name``. ``seat`` stays -1: we play nothing.
-    ``spectator`` is True (the game screen asks nothing before leaving)."""
+    ``spectator`` is True (the game screen asks nothing before leaving). ``silence_s``,
+    ``stall_s``: seconds, ``WATCH_SILENCE_S`` and ``WATCH_STALL_S`` unless given (§N10)."""
 
     role = "watch"
     spectator = True
 
     def __init__(self, ad: Any, bind: str, name: str = "", identity: Any = None,
-                 silence_s: float | None = None) -> None:
+                 silence_s: float | None = None, stall_s: float | None = None) -> None:
         super().__init__(HumanSeat())
         from p2p.identity import Identity
 
@@ -155,6 +110,7 @@ class WatchDriver(DriverBase):
         self.bad: dict[int, BadRecords] = {}
         self._last_heard = 0.0
         self._heard = 0
+        self.stall = StallProbe(WATCH_STALL_S if stall_s is None else stall_s)  # a server serving nothing new
 
     async def run(self) -> None:
         """Subscribe, receive, verify and show until the game is over, fails, or we are
@@ -175,6 +131,7 @@ class WatchDriver(DriverBase):
         self.link.endpoint.pin(self.server, self.ad.x25519_key)  # only the seat's MACed datagrams
         self.link.endpoint.accept_plain = False
         self._last_heard = self.clock()
+        self.stall.restart(self._last_heard, -1)  # the stall clock starts with our first WATCH
         renew = asyncio.ensure_future(self._renew(WATCH_RENEW_S))
         try:
             while self.phase in ("lobby", "playing"):
@@ -184,6 +141,7 @@ class WatchDriver(DriverBase):
                     self._failover()
                     continue
                 self._dirty.clear()
+                self._failover()  # records came, but maybe no new step (ui.watch_stall)
                 if not self._write_new():
                     break
                 if self.browser is None and self._writer is not None:
@@ -232,42 +190,72 @@ class WatchDriver(DriverBase):
 
     def _failover(self) -> None:
         """Our server sent nothing valid for ``silence_s`` (a live one answers every renewal),
-        or we left one that lied and found no other yet (``server`` None): follow another seat."""
+        or we left one that lied and found no other yet (``server`` None): follow another seat.
+        Else, if it served no new step for ``stall_s``, probe another seat (``_probe``)."""
         now = self.clock()
         if self.browser is None or self.phase not in ("lobby", "playing"):
             return
         if self.server is not None and now - self._last_heard < self.silence_s:
+            if self.stall.due(now) and not self.client.resyncing and (setup := self._setup()) is not None:
+                self._probe(setup, now)
             return
         self._last_heard = now  # try again after another silence if nobody answers
         setup = self._setup()
         if setup is not None:
             self._follow_next(setup)
 
+    def _candidates(self, setup: Any, cut: int | None = None) -> list[int]:
+        """Seats found on DNS-SD that never lied to us and (unless ``cut``) are not our server."""
+        found = self.browser.found if self.browser is not None else {}
+        return [s for s in sorted(found) if 0 <= s < len(setup.players) and s not in self.bad
+                and (cut is not None or setup.players[s].public_key != self.client.host_pk)]
+
+    def _probe(self, setup: Any, now: float) -> None:
+        """Ask the seat found that we probed least recently for the records after our last step
+        (``ui.watch_stall``, protocol.md §N10 'A stalled server'): one WATCH, never renewed."""
+        from p2p.spectate import RESYNC_MARGIN
+        from p2p.wire import MSG_WATCH, Watch, seal_message
+
+        seat = self.stall.pick(self._candidates(setup), lambda s: setup.players[s].public_key)
+        if seat is None:
+            return
+        player, addr = setup.players[seat], self.browser.next_address(seat)
+        have = resync_have(self.client.records, self.client.offset, RESYNC_MARGIN)
+        self.link.endpoint.pin(addr, player.x25519_key)
+        me = self.identity
+        self.link.send(addr, seal_message(me, MSG_WATCH, Watch(self.ad.game_id, me.public_key, me.x25519_public_key,
+                                                              self.client.name, have)))
+        self.stall.sent(now, addr, player.public_key, have)
+
     def _follow_next(self, setup: Any, cut: int | None = None) -> bool:
         """Follow the seat found on DNS-SD that we followed least recently, among those that
         never lied to us and (unless ``cut``) other than our server, from the step we hold —
         before record ``cut`` if given (``WatchClient.switch``); its channel is keyed with that
         seat's setup X25519 key. False if no such seat is found (yet)."""
-        found = dict(self.browser.found) if self.browser is not None else {}
-        cands = [s for s in sorted(found) if 0 <= s < len(setup.players) and s not in self.bad
-                 and (cut is not None or setup.players[s].public_key != self.client.host_pk)]
+        cands = self._candidates(setup, cut)
         if not cands:
             return False
         order = {pk: i for i, pk in enumerate(self._tried)}
-        seat = min(cands, key=lambda s: (order.get(setup.players[s].public_key, -1), s))
+        self._follow(setup, min(cands, key=lambda s: (order.get(setup.players[s].public_key, -1), s)), cut)
+        return True
+
+    def _follow(self, setup: Any, seat: int, cut: int | None = None, addr: Any = None) -> None:
+        """Follow seat ``seat`` from our last step (``_follow_next``), at ``addr`` if given (the
+        address a probe reached), else at the next address DNS-SD found for it."""
         player = setup.players[seat]
         if player.public_key in self._tried:
             self._tried.remove(player.public_key)
         self._tried.append(player.public_key)
         if self.client.switch(player.public_key, cut):
             self._restart_copy()  # our records after the last step were dropped
-        self.server = self.browser.next_address(seat)  # each of its addresses in turn (H112; found[seat] among them)
+        # each of its addresses in turn (H112; found[seat] among them)
+        self.server = addr if addr is not None else self.browser.next_address(seat)
         self.server_seat = seat
         self.switches += 1
         self._last_heard = self.clock()
+        self.stall.restart(self._last_heard, last_step(self.client.records)[1])
         self.link.endpoint.pin(self.server, player.x25519_key)
         self.link.send(self.server, self.client.watch_message())
-        return True
 
     def _reject(self, step: int, reason: str, at: int | None = None) -> bool:
         """A record of step ``step`` (our record number ``at`` if known, else the first that may
@@ -301,6 +289,9 @@ class WatchDriver(DriverBase):
 
         if self.server is None:
             return  # we left a seat that lied and follow nobody yet
+        if addr != self.server and self.stall.probing(addr):
+            self._probed(addr, payload)  # a seat we asked (ui.watch_stall): its answer, nothing else
+            return
         if payload[:2] == CHAT_TAG:  # the game's chat, relayed by the seat we watch (§N9, §N10)
             line = self._room().receive(payload, asyncio.get_running_loop().time(), relayed=True,
                                         relayed_role=SPECTATOR, channel=addr)
@@ -309,12 +300,27 @@ class WatchDriver(DriverBase):
             return
         if self.client.receive(payload):
             self._dirty.set()
+            self.stall.progress(self.clock(), last_step(self.client.records)[1])
         if self.client.heard != self._heard:  # a valid RECORDS: our server lives
             self._heard = self.client.heard
             self._last_heard = self.clock()
         if self.client.ask_now:  # a resync starts over: ask at once, not at the next renewal
             self.client.ask_now = False
             self.link.send(self.server, self.client.watch_message())
+
+    def _probed(self, addr: Any, payload: bytes) -> None:
+        """A datagram from the seat we probed: if it is that seat's RECORDS holding a step beyond
+        our last, follow that seat and take it as the first batch of the resync; else ignore it."""
+        from p2p import const as C
+
+        setup = self._setup()
+        if setup is None or self.client.resyncing:
+            return
+        pk = self.stall.ahead(payload, self.ad.game_id, C.MAX_WATCH_MSG, last_step(self.client.records)[1])
+        seat = next((i for i, p in enumerate(setup.players) if p.public_key == pk), None)
+        if seat is not None:
+            self._follow(setup, seat, addr=addr)
+            self._on_message(addr, payload)  # our server's now: the resync's first batch
 
     def _room(self) -> Any:
         """Our ChatRoom: the seats (from the game's header) are players, anyone else the seat
@@ -468,4 +474,4 @@ class WatchDriver(DriverBase):
         shutil.rmtree(self._dir, ignore_errors=True)
 
 
-__all__ = ["WatchDriver", "BadRecords", "RecordingEngine", "verify_records", "VERIFY_INTERVAL_S"]
+__all__ = ["WatchDriver", "BadRecords", "RecordingEngine", "record_appenders", "verify_records", "VERIFY_INTERVAL_S"]

@@ -19,7 +19,7 @@ import pytest
 from p2p.gamelog import KIND_STEP, STEP_RECORD, StepRecord
 from p2p.identity import Identity
 from p2p.spectate import WATCH_RENEW_S, WATCH_SILENCE_S, WatchClient
-from p2p.wire import MSG_RECORDS, Records, seal_message
+from p2p.wire import MSG_RECORDS, MSG_WATCH, Records, decode_watch, open_as, seal_message
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ui"))
 from test_watch_lying_seat import FACTS, GID, SEATS, records  # noqa: E402  (the sample game's seats)
@@ -96,17 +96,25 @@ def _withhold(driver, answer: bool) -> tuple:
     """The spectator follows seat 0, which serves the first 40 records of the sample game, then
     for up to 120 s of virtual clock sends, at each renewal (every WATCH_RENEW_S), its signed
     empty RECORDS (``answer``) or nothing, while seat 1 (found on DNS-SD) holds the whole game.
+    Seat 1 answers each WATCH sent to it as a live seat does: its records from the WATCH's
+    ``have`` (H176: it used to be given no chance to answer; the spectator never asked it).
     Returns (seat followed at the end, virtual seconds until then, records in the game)."""
     good = records()
     env = _Seen(driver)
     assert _serve(driver.client, [[k, p] for k, p in good[:40]]) == 40
     assert driver._write_new()
     empty = seal_message(SEATS[LIAR], MSG_RECORDS, Records(GID, 40, []))
+    answered = 0
     while env.now < 120.0 and driver.server_seat != 1:
         env.now += WATCH_RENEW_S
         if answer:
             driver._on_message(env.found[LIAR], empty)  # the seat's answer to our renewal: alive, nothing new
         driver._failover()
+        for addr, data in env.sent[answered:]:
+            if addr == env.found[1]:  # seat 1 holds the whole game and serves it from `have` on
+                have = open_as(data, MSG_WATCH, decode_watch, 1200)[1].have
+                driver._on_message(addr, seal_message(SEATS[1], MSG_RECORDS, Records(GID, have, good[have:have + 64])))
+        answered = len(env.sent)
     return driver.server_seat, env.now, len(good)
 
 
@@ -118,10 +126,6 @@ def test_hold_a_watched_seat_gone_silent_costs_watch_silence_s_then_another_seat
     assert seat == 1 and t <= WATCH_SILENCE_S + WATCH_RENEW_S, (seat, t)
 
 
-@pytest.mark.xfail(strict=True, reason="BREAK H174-3 [LOW-MED]: a watched seat that answers every renewal with its "
-                   "signed empty RECORDS (sign of life) but withholds the game's records freezes its spectators' view "
-                   "for ever while the game goes on (the teacher's lanopoli watch; q and reopening follows the same "
-                   "advertiser): no failover, unlike a seat that drops out (§N10 'What holds': WATCH_SILENCE_S)")
 def test_n10_a_seat_withholding_records_behind_empty_answers_costs_a_bounded_frozen_view(driver):
     """§N10 ('What holds': a seat that drops out or is killed costs its spectators WATCH_SILENCE_S
     of a frozen view, then they follow another seat; 'empty RECORDS': the seat's sign of life, so
