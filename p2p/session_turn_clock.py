@@ -18,8 +18,14 @@ not counted (its input cannot be judged yet). Trade offers (RV15-T2 #1: the defa
 human's autoplay, answers an offer before it rolls): an own-decision actor's answer to an offer
 open to it (``answers_offer``) is not counted for it, and an offer made to an
 own-decision actor (``ProposeTrade`` naming it) is a held step of the **offerer**, so a seat that
-spams offers at a player who must decide is the one voted out. Steps of other kinds or of other
-seats in between pause nothing and reset nothing; only the turn passing resets.
+spams offers at a player who must decide is the one voted out. A **same-step answer**
+(``answers_early``, red team s16 H174-1/-2): another seat's ``AcceptTrade``/``RejectTrade`` naming
+an own-decision actor while no offer of that actor is open to it is a held step of that seat,
+and the actor's ``ProposeTrade`` to it at that step is not the actor's (applied after the offer,
+seat order, it closes the offer in the step that makes it; the state is then byte-equal to the
+state before, so the default bot offers again at every step; an honest seat, choosing at the
+state before the step, never sends such an answer). Steps of other kinds or of other seats in
+between pause nothing and reset nothing; only the turn passing resets.
 
 * ``count(seat)``: d's held steps so far in the current turn;
 * ``gate(k, skipped, vote, may_vote)``: called at the gate just before a complete step k is
@@ -53,7 +59,7 @@ from .turn_skip import OWN_DEFAULTS
 if TYPE_CHECKING:
     from engine.api import Engine
 
-__all__ = ["OWN_STEPS_PER_TURN", "TurnClock", "answers_offer", "holds", "held_seats", "own_actors"]
+__all__ = ["OWN_STEPS_PER_TURN", "TurnClock", "answers_early", "answers_offer", "holds", "held_seats", "own_actors"]
 
 #: Held steps (module docstring) a seat may have in one turn; a message that would make one more
 #: is treated as not held (§C8.3 'Own decision across steps'). Measured (bench/turn_clock_steps.py):
@@ -116,26 +122,57 @@ def answers_offer(engine: Engine, state: Any, seat: int, x: Any) -> bool:
     return action in engine.legal_actions(state, seat)
 
 
+def answers_early(engine: Engine, state: Any, seat: int, x: Any, actors: Sequence[int]) -> bool:
+    """True if ``x`` (an encoded action or nil) is ``seat``'s ``AcceptTrade`` or ``RejectTrade``
+    (it decodes) naming an actor in ``actors`` as the proposer while no offer of that actor is open
+    to ``seat`` in ``state`` (its ``RejectTrade`` is not among ``engine.legal_actions(state,
+    seat)``; that list names every offer open to the seat, whatever the acceptance's lift).
+
+    Such an answer can only close an offer the actor makes in the SAME step (the engine applies a
+    step's inputs in seat order, engine/game.step_inplace: applied after the offer it closes it),
+    or be refused (nil). An honest seat never sends it: its step-k input is chosen at the state
+    before step k (its message is signed over that state's hash, §C3.4), where that offer does not
+    exist yet (H174-1: a liar seated after the proposer rejecting at every step made the default
+    bot, which proposes while it has no offer open, propose again at every step)."""
+    if type(x) is not list or len(x) < 2 or x[0] not in (ACCEPT_TRADE, REJECT_TRADE) or x[1] not in actors:
+        return False
+    try:
+        engine.decode_action(x)
+        open_to_seat = engine.decode_action([REJECT_TRADE, x[1]]) in engine.legal_actions(state, seat)
+    except (ValueError, TypeError, KeyError, IndexError):
+        return False  # does not decode: nil, it closes nothing
+    return not open_to_seat
+
+
 def held_seats(engine: Engine, state: Any, n: int, pending: Any, inputs: dict[int, Any]) -> tuple:
     """The seats whose step input holds the turn at a step (module docstring), ascending.
     ``state``/``pending``: the state the step applies to and ``engine.pending`` of it; ``inputs``:
     seat -> its judged input (an encoded action ``[code, ...]`` or nil) for the seats whose input
     can be judged (a held message; not at a COMMIT step; at an OPEN step what it opens). An
     own-decision actor holds when its input keeps the turn (``holds``), unless it answers an open
-    offer of another seat (``answers_offer``); any other seat holds when its input is a
-    ``ProposeTrade`` to such an actor."""
+    offer of another seat (``answers_offer``) or it is a ``ProposeTrade`` to a seat that answers it
+    in the same step (``answers_early``: that step is the answerer's); any other seat holds when
+    its input is a ``ProposeTrade`` to such an actor, or such a same-step answer to one."""
     actors = own_actors(pending)
     if not actors:
         return ()
+    early: dict[int, Any] = {}  # non-actor seat -> the actor its same-step answer names
+    for seat, x in inputs.items():
+        if seat not in actors and answers_early(engine, state, seat, x, actors):
+            early[seat] = x[1]
     out = []
     for seat in sorted(inputs):
         x = inputs[seat]
         code = x[0] if type(x) is list and x else None
         if seat in actors:
+            if early and code == PROPOSE_TRADE and len(x) > 1 and type(x[1]) is int and early.get(x[1]) == seat:
+                continue  # its offer is answered in the step that makes it: the answerer's step
             if not answers_offer(engine, state, seat, x) and (x is None or holds(engine, state, n, seat, x)):
                 out.append(seat)  # nil leaves an own decision pending (§C8.10): no engine call
         elif code == PROPOSE_TRADE and len(x) > 1 and x[1] in actors:
             out.append(seat)  # it makes the deciding seat answer instead of deciding
+        elif seat in early:
+            out.append(seat)  # it closes (or tries to) an offer made in this very step
     return tuple(out)
 
 

@@ -92,10 +92,6 @@ def _sessions(tmp_path, RE, seed: bytes = b"s3", n: int = 3):
     return [lob.start_session(RE, log=LogWriter(p, lob.log_header())) for lob, p in zip(ordered, paths)], paths
 
 
-@pytest.mark.xfail(strict=True, reason="BREAK H174-1 [HIGH]: a liar seated after an honest bot that rejects its offer "
-                   "in the same step (seat order) makes the bot re-propose at every step; the turn clock counts "
-                   "the HONEST proposer and every honest peer votes it out at OWN_STEPS_PER_TURN (§C8.3 "
-                   "'Own decision across steps'); the liar is never counted")
 def test_c8_3_a_same_step_reject_never_gets_the_honest_proposer_voted_out(tmp_path):
     """§C8.3 'Own decision across steps' (a local voting policy that must never vote out a seat
     whose bot plays): the liar (seat 2) sends RejectTrade(current) at every roll of seats 0/1.
@@ -130,11 +126,12 @@ def test_premise_the_same_step_reject_closes_the_offer_the_bot_made_and_the_bot_
     assert steps[:OWN_STEPS_PER_TURN] == list(range(first, first + OWN_STEPS_PER_TURN))
 
 
-@pytest.mark.xfail(strict=True, reason="BREAK H174-2 [HIGH]: 4 seats, seat 0 crashed and dropped (its bot "
-                   "plays): at its roll its bot offers the liar a trade and the liar rejects in the same step, for "
-                   "ever: a dropped seat is never counted, the liar is no actor, so nobody is voted although 3 active "
-                   "seats could drop the liar; the turn never passes, the game is held for ever at LAN speed, logs "
-                   "grow without end")
+@pytest.mark.xfail(strict=True, reason="STATED LIMIT since H175 (§C8.3 'Own decision across steps', where no drop is "
+                   "possible): 4 seats with seat 0 dropped leave 3 active and Q = 3 needs 3 voters other than the "
+                   "liar, so no drop is possible (SeatLoss.drop_possible() is False): the clock now counts the "
+                   "liar's same-step rejects past the bound, but nobody may vote; the turn never passes, as for any "
+                   "seat holding its own decision there. Closed where a drop is possible: "
+                   "tests/p2p/test_turn_clock_same_step.py (5 seats: the liar is voted out at the bound)")
 def test_c8_3_a_dropped_seats_bot_cannot_be_held_for_ever_by_same_step_rejects(tmp_path):
     """§C8.3 'Own decision across steps' (no seat holds the game for ever while a drop is possible:
     §C8.3 states the exception only for two seats, or three with one dropped) with §C8.4 (a
