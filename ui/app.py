@@ -68,14 +68,22 @@ class LanopoliApp(App):
         cannot be watched, say why in the ``status`` label."""
         from ui.i18n import _
 
-        if ad.state != "running" or ad.watch_port is None or not hasattr(self.backend, "watch"):
+        # No key, no spectator: WatchDriver pins the seat's key (RV16-B F2: a keyless advert crashed).
+        if ad.state != "running" or ad.watch_port is None or ad.public_key is None \
+                or not hasattr(self.backend, "watch"):
             if status is not None:
                 status.update(_("That game cannot be watched (not started yet, or it serves no spectators)."))
             return
         self.start_driver(self.backend.watch(self.settings.name, ad), False)
 
     def _driver_changed(self, kind: str) -> None:
-        self.screen.post_message(DriverChanged(kind))
+        target = self.screen
+        if kind in ("over", "fault") and not isinstance(target, (GameScreen, WaitingScreen)):
+            # A dialog (chat, legend) is on top: the game's screen below shows the end, or the
+            # notice was lost with the dialog and the end screen never came (RV16-B F3).
+            target = next((s for s in reversed(self.screen_stack) if isinstance(s, (GameScreen, WaitingScreen))),
+                          target)
+        target.post_message(DriverChanged(kind))
         if kind == "lobby" and self.driver is not None and self.driver.phase == "playing" \
                 and not isinstance(self.screen, (GameScreen, WaitingScreen)):
             self.show_game(self.driver)

@@ -135,9 +135,10 @@ class WatchDriver(DriverBase):
         renew = asyncio.ensure_future(self._renew(WATCH_RENEW_S))
         try:
             while self.phase in ("lobby", "playing"):
-                try:
-                    await asyncio.wait_for(self._dirty.wait(), min(1.0, self.silence_s / 2))
-                except asyncio.TimeoutError:
+                try:  # not wait_for: on 3.11 it drops a cancel that meets a finished wait (RV16-B F1)
+                    async with asyncio.timeout(min(1.0, self.silence_s / 2)):
+                        await self._dirty.wait()
+                except TimeoutError:
                     self._failover()
                     continue
                 self._dirty.clear()

@@ -203,8 +203,9 @@ class StandIn(DriverBase):
 
 def running_ad() -> GameAd:
     return GameAd(version=PROTOCOL_VERSION, game_id=bytes([3]) * 16, edition="classico", seats_taken=4,
-                  seats_total=4, state="running", fingerprint="ab" * 8, address="127.0.0.1", port=40000,
-                  host_name="Giulia", watch_port=40001)
+                  seats_total=4, state="running", fingerprint=SEATS[0].fingerprint, address="127.0.0.1", port=40000,
+                  host_name="Giulia", public_key=SEATS[0].public_key, x25519_key=SEATS[0].x25519_public_key,
+                  watch_port=40001)
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40), (160, 50)])
