@@ -39,8 +39,9 @@ class Abandons:
         #: once (read by the session's vote timing; never emptied, a seat that left stays left).
         self.left: set[int] = set()
 
-    def abandon(self) -> None:
-        """Sign and send our ABANDON of the current step and end the game (module docstring).
+    def abandon(self, reason: str = "") -> None:
+        """Sign and send our ABANDON of the current step and end the game (module docstring);
+        ``reason``: why, for our player only (``GameAbandoned.reason``; not on the wire).
         Raises ``LocalProtocolError`` unless the game runs and we are seated."""
         s = self._s
         if not s.running or s.spectator:
@@ -48,7 +49,7 @@ class Abandons:
         raw = seal_message(self._identity, MSG_ABANDON, Abandon(self._game_id, s.my_seat, s.step, s.state_hash,
                                                                 s.steps.prev_digest))
         self._fx.send(raw)
-        self._fx.end_abandoned(s.my_seat, raw)
+        self._fx.end_abandoned(s.my_seat, raw, reason)
 
     def receive(self, env: Envelope, a: Abandon, now: float) -> None:
         """ABANDON of another seat: if Q other active seats could still drop it, it is voted

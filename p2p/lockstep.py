@@ -425,12 +425,12 @@ class LockstepSession:
 
     # -- our player's other calls (protocol.md §C8.7, §C9, §C8.9, §C12) --
 
-    def abandon(self, now: float | None = None) -> None:
+    def abandon(self, now: float | None = None, reason: str = "") -> None:
         """End the game here as abandoned: sign ABANDON [gid, our seat, step, state hash,
         digest], broadcast it, log it as the last record and emit ``GameAbandoned``. For a
         player who does not want to wait any longer for a seat that no quorum can drop.
-        Raises ``LocalProtocolError`` unless running and seated (abandon.py)."""
-        self.abandons.abandon()
+        ``reason``: why, for our player. Raises ``LocalProtocolError`` unless running and seated."""
+        self.abandons.abandon(reason)
         if now is not None:
             self._now = now
 

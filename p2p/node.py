@@ -370,7 +370,7 @@ class Node:
         return task
 
     def finish(self, ev: GameOver, abandoned: Any = None) -> None:
-        """The game is over (``abandoned``: the ``GameAbandoned`` event if it ended so):
+        """The game is over (``abandoned``: ``PeerResult.abandoned`` if it ended so):
         ``wait`` returns the ``PeerResult``."""
         if self._done.done():
             return
@@ -381,7 +381,7 @@ class Node:
             final_state_hash=ev.final_hash, winner=ev.winner, steps=ev.steps, log_path=self.log_path,
             seat=self.seat, events_by_type=dict(self.events.by_type), names=self.names,
             session_stats=self.session.stats,
-            abandoned=None if abandoned is None else {"seat": abandoned.seat, "step": abandoned.step}))
+            abandoned=abandoned))
 
     def fail(self, err: NodeError) -> None:
         """The peer stops: ``wait`` raises ``err``."""

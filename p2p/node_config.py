@@ -161,7 +161,8 @@ class PeerResult:
     names: tuple[str, ...] = ()
     transport: dict[str, int] = field(default_factory=dict)
     session_stats: dict[str, int] = field(default_factory=dict)
-    #: The game ended as abandoned (protocol.md §C8.7): {"seat": who signed ABANDON, "step"}.
+    #: The game ended as abandoned (protocol.md §C8.7): {"seat": who signed ABANDON, "step",
+    #: "reason": why we signed it ("" when another seat's ABANDON ended it)}.
     abandoned: dict | None = None
 
     @property

@@ -68,7 +68,7 @@ class NodeEvents:
             elif isinstance(ev, SeatDropped):
                 node.restart.want_rendezvous()  # its player may come back from elsewhere (§N3.2)
         elif isinstance(ev, GameAbandoned):
-            node.finish(GameOver(None, ev.state_hash, ev.step), abandoned=ev)
+            node.finish(GameOver(None, ev.state_hash, ev.step), {"seat": ev.seat, "step": ev.step, "reason": ev.reason})
         elif isinstance(ev, (SeatLost, StepOverturned)):
             node.restart.become_spectator(ev)
             return False

@@ -157,7 +157,8 @@ class NodeWatchdog:
             self.report_waiting(force=True)
             verdict = stall_verdict(node.session, ev)
             if verdict == ABANDON:  # no drop can come: end the game as abandoned, signed (§C8.7)
-                node.session.abandon(node.loop.time())
+                node.session.abandon(node.loop.time(), f"no message from seats {list(ev.seats)} for "
+                                     f"{ev.waited:.0f} s where no drop is possible")
             elif verdict is not None:
                 node.fail(verdict)
             return

@@ -160,11 +160,13 @@ class CaughtUp:
 class GameAbandoned:
     """The game ended at ``step`` as abandoned (protocol.md §C8.7): ``seat`` signed ABANDON
     (ours when we gave up waiting, another's when no drop can go on without it).
-    ``state_hash``: 32 bytes, the state after step - 1. No winner."""
+    ``state_hash``: 32 bytes, the state after step - 1. No winner. ``reason``: why we signed
+    it, for our player ("" when another seat's ABANDON ended it; never on the wire)."""
 
     step: int
     seat: int
     state_hash: bytes
+    reason: str = ""
 
 
 @dataclass(frozen=True)

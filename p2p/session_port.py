@@ -125,8 +125,8 @@ class Effects(NamedTuple):
     push_records: Callable[[int], None]
     #: Check a seat's signature on a non-STEP envelope (a bad one is counted and reported).
     verified: Callable[[Envelope, int, int], bool]
-    #: End the game as abandoned by ``seat`` with its signed ABANDON.
-    end_abandoned: Callable[[int, bytes], None]
+    #: End the game as abandoned by ``seat`` with its signed ABANDON (and our reason, or "").
+    end_abandoned: Callable[..., None]
     #: A seat proven to cheat: (culprit, step, kind, reason, evidence, key, complaint, halt) as
     #: ``referee.Referee.prove``.
     prove: Callable[..., None]

@@ -33,6 +33,8 @@ between pause nothing and reset nothing; only the turn passing resets.
   not skipped) whose held step-k message would make its count exceed ``OWN_STEPS_PER_TURN``, we
   treat that message as not held: we cast our DROP(k, d) (§C8.3, open) and the step waits (the
   voter's promise: a certificate or the drop decides, as for a late message). False then.
+  Where no drop is possible (nobody may vote), a seat whose count would exceed
+  ``ABANDON_STEPS_PER_TURN`` ends the game instead: the caller signs our ABANDON (§C8.7) at k.
 
 A local voting policy: nothing on the wire, in the log or in ``verify`` changes. The count is a
 function of the applied history and the held messages alone, the same on every honest peer, so
@@ -59,7 +61,8 @@ from .turn_skip import OWN_DEFAULTS
 if TYPE_CHECKING:
     from engine.api import Engine
 
-__all__ = ["OWN_STEPS_PER_TURN", "TurnClock", "answers_early", "answers_offer", "holds", "held_seats", "own_actors"]
+__all__ = ["ABANDON_STEPS_PER_TURN", "OWN_STEPS_PER_TURN", "TurnClock", "answers_early", "answers_offer", "holds",
+           "held_seats", "own_actors"]
 
 #: Held steps (module docstring) a seat may have in one turn; a message that would make one more
 #: is treated as not held (§C8.3 'Own decision across steps'). Measured (bench/turn_clock_steps.py):
@@ -69,6 +72,14 @@ __all__ = ["OWN_STEPS_PER_TURN", "TurnClock", "answers_early", "answers_offer", 
 #: 112 steps. 160 is over 4x the bots' largest; at LAN speed 160 steps take a few seconds, at one
 #: answer just under the turn time per step 160 turn times (the stated limit, §C8.3).
 OWN_STEPS_PER_TURN = 160
+#: Where no drop is possible (``SeatLoss.drop_possible()`` False: seat loss off, two seats, or
+#: fewer than Q + 1 active seats), held steps a seat may have in one turn before every honest peer
+#: ends the game as abandoned at the gate of the step that would make one more (§C8.3, §C8.7).
+#: Twice the vote bound: an abandon ends the game for every seat with no winner and cannot be
+#: undone (a drop hands the seat to a bot and its player may come back), so it takes twice the
+#: evidence; the count is the same on every honest peer, so the margin costs no agreement, only
+#: 160 more steps of a liar's hold (a few seconds at LAN speed) before the logs stop growing.
+ABANDON_STEPS_PER_TURN = 2 * OWN_STEPS_PER_TURN
 #: Action codes on the wire (protocol.md §E2): an offer names its partner in its first field; an
 #: acceptance or refusal answers another seat's offer.
 PROPOSE_TRADE, ACCEPT_TRADE, REJECT_TRADE = 12, 13, 14
@@ -258,15 +269,24 @@ class TurnClock:
         return self._held
 
     def gate(self, k: int, skipped: Sequence[int], vote: Callable[[int], None],
-             may_vote: Callable[[], bool]) -> bool:
+             may_vote: Callable[[], bool], end: Callable[[int, int], None] | None = None) -> bool:
         """Before applying the complete step ``k``: judge it (``observe``), then vote against the
         lowest seat whose held message would make its count exceed ``OWN_STEPS_PER_TURN`` (module
         docstring). False if we voted (the step waits: voter's promise), True otherwise (also when
         ``may_vote()`` says we may not: seat loss off or no drop possible, our vote of this step
-        and epoch cast, or promised)."""
+        and epoch cast, or promised). Where no drop is possible (``session.seats.drop_possible()``
+        False), the lowest active seat (ours included) whose held message would make its count
+        exceed ``ABANDON_STEPS_PER_TURN`` is passed to ``end(seat, count)`` (the caller ends the
+        game as abandoned, §C8.7) and False is returned; ``end`` None: never."""
         held = self.observe(k, skipped)
         s = self._s
         if not held or s.spectator or s.replaying or not s.running:
+            return True
+        if end is not None and not s.seats.drop_possible():
+            for d in sorted(held):
+                if s.active[d] and self.count(d) >= ABANDON_STEPS_PER_TURN:
+                    end(d, self.count(d) + 1)
+                    return False
             return True
         for d in sorted(held):
             if d == s.my_seat or not s.active[d] or self.count(d) < OWN_STEPS_PER_TURN:

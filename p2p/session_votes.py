@@ -48,7 +48,7 @@ from .ratelimit import TokenBucket
 from .seat_loss import UNDECIDED
 from .session_events import Equivocation, PeerMisbehaved, SeatDropVoted, SeatLost, StepOverturned
 from .session_port import Effects, SessionView
-from .session_turn_clock import TurnClock
+from .session_turn_clock import ABANDON_STEPS_PER_TURN, TurnClock
 from .wire import MSG_DROP, MSG_SKIP, DropVote, Envelope, decode_drop, open_envelope
 
 __all__ = ["SessionVotes"]
@@ -134,8 +134,18 @@ class SessionVotes:
         a seat whose held message would hold its turn at an own decision more than
         ``OWN_STEPS_PER_TURN`` times in this turn has its message treated as not held: our DROP
         vote against it, and False (the step waits, the voter's promise, §C8.3 'Own decision
-        across steps'). True otherwise (``session_turn_clock.TurnClock.gate``)."""
-        return self.clock.gate(k, skipped, self.vote, self.may_vote)
+        across steps'). Where no drop is possible, a seat past ``ABANDON_STEPS_PER_TURN`` ends
+        the game: our signed ABANDON of step ``k`` (§C8.7, ``_end_held``), and False. True
+        otherwise (``session_turn_clock.TurnClock.gate``)."""
+        return self.clock.gate(k, skipped, self.vote, self.may_vote, self._end_held)
+
+    def _end_held(self, seat: int, held: int) -> None:
+        """No drop is possible and ``seat`` would hold its turn ``held`` steps (over
+        ``ABANDON_STEPS_PER_TURN``): end the game as abandoned, our ABANDON signed at the current
+        step (``abandon.Abandons.abandon``; every honest peer does so at the same step, §C8.3 'Own
+        decision across steps', §C8.7)."""
+        self._s.abandons.abandon(f"seat {seat} held its turn {held} steps, over the bound of "
+                                 f"{ABANDON_STEPS_PER_TURN} where no drop is possible")
 
     def vote_choice(self, now: float) -> int | None:
         """The seat we vote against now (protocol.md §C8.3 "When an honest peer votes"), or None

@@ -99,16 +99,16 @@ class StepGate:
         self.halt_reason = event
         self._emit(event)
 
-    def end_abandoned(self, seat: int, raw: bytes) -> None:
+    def end_abandoned(self, seat: int, raw: bytes, reason: str = "") -> None:
         """End the game as abandoned by ``seat`` with its signed ABANDON ``raw`` (§C8.7): log it
-        as the last record, emit ``GameAbandoned``."""
+        as the last record, emit ``GameAbandoned`` (``reason``: ours, for our player; "")."""
         s = self._s
         if s.log is not None and not s.replaying:
             s.log.append_abandon(raw)
         s.catchup.record(KIND_ABANDON, raw, self.step)
         self.phase = ABANDONED
         s.live.stop_resend()
-        self._emit(GameAbandoned(self.step, seat, self.state_hash))
+        self._emit(GameAbandoned(self.step, seat, self.state_hash, reason))
 
     def begin(self) -> None:
         """Enter step ``step``: the step's context and our message of it (``OwnStep.begin``),

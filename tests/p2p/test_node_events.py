@@ -55,7 +55,8 @@ def test_the_end_the_reports_and_the_seat_moves():
         SeatDropVoted(5, 2), CaughtUp(0, 3, 9)
     for e in (over, quit_, mine, other, voted, caught):
         assert ev.on(e)
-    assert node.calls == [("finish", over, None), ("finish", GameOver(None, H, 7), quit_),
+    ended = {"seat": 3, "step": 7, "reason": ""}  # PeerResult.abandoned (§C8.7)
+    assert node.calls == [("finish", over, None), ("finish", GameOver(None, H, 7), ended),
                           ("report", mine), ("ask_reseat",),  # our seat: take it back (§C8.9)
                           ("report", other), ("want_rendezvous",),  # another: look for it (§N3.2)
                           ("report", voted), ("report", caught)]

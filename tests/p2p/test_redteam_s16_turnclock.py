@@ -20,7 +20,8 @@ dropped seat is not active (never counted) and the liar is no actor (never count
 never passes, the game is held for ever at LAN speed (no wall time passes at all), and every
 peer's log grows by a step record per step without end. Shown with 4 seats, where 3 stay
 active and a drop of the liar is possible (§C8.3 states "such a seat still holds the game" only
-for two seats, or three with one dropped).
+for two seats, or three with one dropped). H175: there no drop is possible (Q = 3 of 4); H177:
+where no drop is possible the game now ends as abandoned at ABANDON_STEPS_PER_TURN held steps.
 
 Live games: classico, 3 seats (4 for the second break), turn time 40 s, drop timeout 10 s,
 virtual clock; the table's demo seed b"s3" (honest seat 1 offers seat 2 a trade at its roll at
@@ -36,8 +37,9 @@ import pytest
 
 from p2p import const as C
 from p2p.gamelog import LogWriter
-from p2p.session_events import SeatDropped, SeatDropVoted
-from p2p.session_turn_clock import OWN_STEPS_PER_TURN
+from p2p.session_events import GameAbandoned, SeatDropped, SeatDropVoted
+from p2p.session_turn_clock import ABANDON_STEPS_PER_TURN, OWN_STEPS_PER_TURN
+from p2p.verify import verify_log
 
 from p2p_harness import Net, finish_together, make_lobbies, pump_lobbies
 
@@ -126,21 +128,19 @@ def test_premise_the_same_step_reject_closes_the_offer_the_bot_made_and_the_bot_
     assert steps[:OWN_STEPS_PER_TURN] == list(range(first, first + OWN_STEPS_PER_TURN))
 
 
-@pytest.mark.xfail(strict=True, reason="STATED LIMIT since H175 (§C8.3 'Own decision across steps', where no drop is "
-                   "possible): 4 seats with seat 0 dropped leave 3 active and Q = 3 needs 3 voters other than the "
-                   "liar, so no drop is possible (SeatLoss.drop_possible() is False): the clock now counts the "
-                   "liar's same-step rejects past the bound, but nobody may vote; the turn never passes, as for any "
-                   "seat holding its own decision there. Closed where a drop is possible: "
-                   "tests/p2p/test_turn_clock_same_step.py (5 seats: the liar is voted out at the bound)")
 def test_c8_3_a_dropped_seats_bot_cannot_be_held_for_ever_by_same_step_rejects(tmp_path):
-    """§C8.3 'Own decision across steps' (no seat holds the game for ever while a drop is possible:
-    §C8.3 states the exception only for two seats, or three with one dropped) with §C8.4 (a
-    dropped seat's bot plays its turns). Classico, 4 seats, demo seed b"s1", the liar at seat 3
-    (SameStepRejectNet): seat 0's peer crashes at step 10 and is dropped at the drop timeout; at
-    its roll at step 83 its bot, applied by every peer, offers the liar a trade, and does again at
-    every step, the liar rejecting it in the same step. Seats 1, 2, 3 stay active, so a drop of
-    the liar is possible. Rule checked: no turn lasts more than 3 x OWN_STEPS_PER_TURN steps (the
-    run stops there), i.e. the turn passed or the liar was voted out before."""
+    """§C8.3 'Own decision across steps' (where no drop is possible, a seat past
+    ABANDON_STEPS_PER_TURN held steps in one turn ends the game, H177) with §C8.4 (a dropped seat's
+    bot plays its turns) and §C8.7 (the game ends as abandoned, signed). Classico, 4 seats, demo
+    seed b"s1", the liar at seat 3 (SameStepRejectNet): seat 0's peer crashes at step 10 and is
+    dropped at the drop timeout; at its roll at step 83 its bot, applied by every peer, offers the
+    liar a trade, and does again at every step, the liar rejecting it in the same step. Seats 1, 2,
+    3 stay active: Q = 3 needs 3 voters other than the liar, so no drop is possible and nobody may
+    vote (before H177 the turn never passed: held for ever at LAN speed, every log growing). Rule
+    checked: every peer still running (1, 2 and the liar's own, which runs the same clock) ends
+    the game as abandoned at the same step, the gate of the liar's ABANDON_STEPS_PER_TURN + 1-th
+    held step, with its own signed ABANDON naming the liar and the bound; no turn lasts more than
+    ABANDON_STEPS_PER_TURN + 1 steps; no wall time passes; every log verifies, ending abandoned."""
     RE = _engine()
     sessions, paths = _sessions(tmp_path, RE, b"s1", n=4)
     net = SameStepRejectNet(RE, sessions, liar=3)
@@ -164,7 +164,23 @@ def test_c8_3_a_dropped_seats_bot_cannot_be_held_for_ever_by_same_step_rejects(t
     net.run(max_time=1e6, max_rounds=3_000_000, hook=hook)
     dropped = [(e.step, e.seat) for e in net.events[watcher] if isinstance(e, SeatDropped)]
     assert dropped[:1] == [(10, 0)], ("premise: seat 0 dropped at its crash", dropped)
-    assert st["longest"] <= 3 * OWN_STEPS_PER_TURN, (st, dropped)
+    assert net.now < 60.0 and "held" not in st, (net.now, st)  # the hold ran at LAN speed; it ended
+    assert st["longest"] <= ABANDON_STEPS_PER_TURN + 1, st
+    ends = {i: [e for e in net.events[i] if isinstance(e, GameAbandoned)] for i in (1, 2, 3)}
+    assert all(len(ev) == 1 for ev in ends.values()), ends
+    steps = {ev[0].step for ev in ends.values()}
+    assert len(steps) == 1, ends  # every peer at the same step: its gate
+    k = steps.pop()
+    assert k == st["since"] + ABANDON_STEPS_PER_TURN, (k, st)  # the liar held every step of the turn
+    for i in (1, 2, 3):
+        assert sessions[i].phase == "abandoned" and sessions[i].step == k, i
+        e = ends[i][0]
+        assert e.seat == i and f"seat 3 held its turn {ABANDON_STEPS_PER_TURN + 1} steps" in e.reason, e
+        assert str(ABANDON_STEPS_PER_TURN) in e.reason.split("bound of")[1], e.reason
+        assert not [v for v in net.events[i] if isinstance(v, SeatDropVoted) and v.step > 10], i  # nobody could
+        sessions[i].log.close()
+        rep = verify_log(paths[i], engine=RE)
+        assert rep.ok and not rep.complete and rep.abandoned == {"seat": i, "step": k}, (i, rep.error)
 
 
 def test_hold_a_liar_seated_before_the_proposer_gains_nothing_by_rejecting_at_every_step(tmp_path):
