@@ -111,6 +111,7 @@ class WatchDriver(DriverBase):
         self._last_heard = 0.0
         self._heard = 0
         self.stall = StallProbe(WATCH_STALL_S if stall_s is None else stall_s)  # a server serving nothing new
+        self._probe_addr: Any = None  # the address of our last probe: its channel is kept until the next
 
     async def run(self) -> None:
         """Subscribe, receive, verify and show until the game is over, fails, or we are
@@ -196,7 +197,10 @@ class WatchDriver(DriverBase):
         now = self.clock()
         if self.browser is None or self.phase not in ("lobby", "playing"):
             return
-        if self.server is not None and now - self._last_heard < self.silence_s:
+        # A resync not aligned stall_s after its switch counts as silence (RV16-E F1): a seat that
+        # answers with a step beyond ours, then only its empty RECORDS, holds us no longer.
+        if self.server is not None and now - self._last_heard < self.silence_s and not (
+                self.client.resyncing and self.stall.due(now)):
             if self.stall.due(now) and not self.client.resyncing and (setup := self._setup()) is not None:
                 self._probe(setup, now)
             return
@@ -222,6 +226,10 @@ class WatchDriver(DriverBase):
             return
         player, addr = setup.players[seat], self.browser.next_address(seat)
         have = resync_have(self.client.records, self.client.offset, RESYNC_MARGIN)
+        prev, self._probe_addr = self._probe_addr, (None if addr == self.server else addr)
+        self._release(prev)  # one probe at a time: its channel goes with it (RV16-E F4)
+        if self._probe_addr is None:  # a forged advert naming our server's address: never re-key it (F2)
+            return self.stall.sent(now, None, player.public_key, have)
         self.link.endpoint.pin(addr, player.x25519_key)
         me = self.identity
         self.link.send(addr, seal_message(me, MSG_WATCH, Watch(self.ad.game_id, me.public_key, me.x25519_public_key,
@@ -250,7 +258,10 @@ class WatchDriver(DriverBase):
         if self.client.switch(player.public_key, cut):
             self._restart_copy()  # our records after the last step were dropped
         # each of its addresses in turn (H112; found[seat] among them)
+        old, probe, self._probe_addr = self.server, self._probe_addr, None
         self.server = addr if addr is not None else self.browser.next_address(seat)
+        self._release(old)
+        self._release(probe)
         self.server_seat = seat
         self.switches += 1
         self._last_heard = self.clock()
@@ -282,8 +293,17 @@ class WatchDriver(DriverBase):
         if not self._follow_next(setup, cut):
             self.client.switch(self.client.host_pk, cut)
             self._restart_copy()
-            self.server = self.server_seat = None
+            old, self.server, self.server_seat = self.server, None, None
+            self._release(old)
         return True
+
+    def _release(self, addr: Any) -> None:
+        """Forget our channel to ``addr`` and stop vouching for it, unless it is our server's or our
+        probe's: the channels we pin stay two (RV16-E F4: one per probe filled ``max_peers``)."""
+        if addr is not None and addr not in (self.server, self._probe_addr) and self.link is not None:
+            ep = self.link.endpoint
+            ep.forget(addr)
+            ep.trust(ep.trusted - {addr})
 
     def _on_message(self, addr: Any, payload: bytes) -> None:
         from p2p.chat import CHAT_TAG, SPECTATOR

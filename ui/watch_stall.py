@@ -8,10 +8,15 @@ another seat rather than leaving its own on a guess:
 
 * **When.** ``WATCH_STALL_S`` = 14 s (two silences) after the last new step we received (our
   last STEP record's step grew) or after our last probe or switch, whichever is later; so at
-  most one probe per ``WATCH_STALL_S``, for as long as no new step comes.
+  most one probe per ``WATCH_STALL_S``, for as long as no new step comes. None while a resync is
+  under way; one not aligned ``stall_s`` after its switch counts as a silence (the driver follows
+  the next seat): a seat that answers with a step beyond ours, then only its empty RECORDS (each
+  "heard"), holds the spectator at most that long (RV16-E F1).
 * **Whom.** One seat found on DNS-SD, other than the one we follow and never one that lied to
   us (``WatchDriver.bad``), the one probed least recently (never probed first, then the lowest
-  seat), at its next address; its channel keyed with its setup X25519 key (as a switch does).
+  seat), at its next address; its channel keyed with its setup X25519 key (as a switch does),
+  unless that address is our server's (a forged advert: nothing sent, its key kept, RV16-E F2).
+  One probe's channel at a time: the driver forgets the previous one's (RV16-E F4).
 * **What.** Our own WATCH with ``have`` = the ``have`` a switch to that seat would ask
   (``resync_have``: our last STEP record's number + offset − ``RESYNC_MARGIN``, at least 1),
   sent once and never renewed: the seat subscribes us, sends its empty RECORDS, then (once our

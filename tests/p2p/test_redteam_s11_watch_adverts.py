@@ -87,7 +87,8 @@ def test_a_forged_watch_advert_does_not_hide_the_real_seat_from_a_spectator(monk
         driver.client = WatchClient(spec, GID, SEATS[0].public_key, "s")
         driver.client.records = list(good[:10])  # it followed the host for a while
         driver.browser = browser
-        driver.link = SimpleNamespace(endpoint=SimpleNamespace(pin=lambda *a: None), send=lambda *a: None)
+        ep = SimpleNamespace(pin=lambda *a: None, forget=lambda a: None, trust=lambda a: None, trusted=set())
+        driver.link = SimpleNamespace(endpoint=ep, send=lambda *a: None)
         clock = [0.0]
         driver.clock = lambda: clock[0]
         tried = []

@@ -120,7 +120,8 @@ def test_a_seat_re_signing_its_own_step_then_going_silent_is_the_one_named():
         report, checked = verify_records(driver._dir / "game.log", engine)
         driver._show(report, checked)
         assert report.ok and not driver.bad  # step k alone verifies: the lie is not visible yet
-        driver.link = SimpleNamespace(endpoint=SimpleNamespace(pin=lambda *a: None), send=lambda *a: None)
+        ep = SimpleNamespace(pin=lambda *a: None, forget=lambda a: None, trust=lambda a: None, trusted=set())
+        driver.link = SimpleNamespace(endpoint=ep, send=lambda *a: None)
         found = {0: ("127.0.0.2", 1), 1: ("127.0.0.3", 1)}
         driver.browser = SimpleNamespace(found=found, next_address=found.get)
         driver.clock = lambda: 1e6  # seat 0 silent: failover to seat 1

@@ -85,7 +85,8 @@ class _Seen:
         self.sent: list = []
         self.found = {0: ("127.0.0.2", 1), 1: ("127.0.0.3", 1)}
         driver.clock = lambda: self.now
-        driver.link = SimpleNamespace(endpoint=SimpleNamespace(pin=lambda *a: None),
+        ep = SimpleNamespace(pin=lambda *a: None, forget=lambda a: None, trust=lambda a: None, trusted=set())
+        driver.link = SimpleNamespace(endpoint=ep,
                                       send=lambda addr, data: self.sent.append((addr, data)))
         driver.browser = SimpleNamespace(found=self.found, next_address=self.found.get)
         driver.server, driver.server_seat = self.found[LIAR], None

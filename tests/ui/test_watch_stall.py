@@ -53,7 +53,8 @@ class Net:
         self.sent: list = []  # (address, WATCH have) the spectator sent, in order
         self.pending: list = []
         driver.clock = lambda: self.now
-        driver.link = SimpleNamespace(endpoint=SimpleNamespace(pin=lambda *a: None), send=self._send)
+        ep = SimpleNamespace(pin=lambda *a: None, forget=lambda a: None, trust=lambda a: None, trusted=set())
+        driver.link = SimpleNamespace(endpoint=ep, send=self._send)
         driver.browser = SimpleNamespace(found=dict(self.addrs), next_address=self.addrs.get)
         driver.server, driver.silence_s = self.addrs[0], WATCH_SILENCE_S
         assert driver.client.receive(self._records(0, 0, logs[0][:HELD])) == HELD
