@@ -215,8 +215,10 @@ class Admission:
         if not same_endpoint(p.endpoint, addr):  # §C2.2 step 2: a JOIN comes from the endpoint it signs
             lob.drop("endpoint_mismatch")
             return
-        if p.public_key not in self.joined and not self.gate.admits(env, msg, addr, now, peer_key, confirmed):
-            return  # a new member only over a confirmed channel, kept until then (§C2.2 step 2)
+        known = self.joined.get(p.public_key)
+        moved = known is not None and tuple(known[0].endpoint) != tuple(p.endpoint)  # never honest (step 7)
+        if (known is None or moved) and not self.gate.admits(env, msg, addr, now, peer_key, confirmed):
+            return  # a new member, or a member naming another endpoint, only over a confirmed channel (§C2.2 step 2)
         if not env.verify(p.public_key):
             lob.drop("bad_signature")
             return
@@ -236,11 +238,12 @@ class Admission:
         if any(k != p.public_key and tuple(q.endpoint) == tuple(p.endpoint) for k, (q, _) in self.joined.items()):
             lob.drop("endpoint_taken")  # one member per endpoint (§C2.2 step 2); no answer: it may be spoofed
             return
-        known = self.joined.get(p.public_key)
-        if (known is not None and p.public_key in self.stale and lob.phase == WAITING
-                and peer_key == p.x25519_key == known[0].x25519_key and p != known[0]):
-            # A member's fresh entry for the new round (§C2.2 step 7), over its own keyed channel:
-            # a replayed JOIN of an older round cannot come that way (the transport deduplicates).
+        if (known is not None and p.public_key in self.stale and lob.phase == WAITING and p != known[0]
+                and peer_key == p.x25519_key == known[0].x25519_key and not moved):
+            # A member's fresh entry for the new round (§C2.2 step 7), over its own keyed channel, from
+            # its seat's endpoint (a member's socket does not move in a lobby; RV16-C F2: one spoofed
+            # from a later joiner's endpoint moved the seat there, the squatter again): a replayed
+            # JOIN of an older round cannot come that way (the transport deduplicates).
             self.stale.discard(p.public_key)
             if not self.stale:
                 lob.clear_deadline()  # nobody left to wait for (the stale members' JOIN_TIMEOUT)

@@ -1,15 +1,16 @@
 """Host: what a stranger's PROBE or JOIN earns before its address proved it receives there
 (protocol.md §N3.1 rule 0, §C2.2 step 2 'Seated over a confirmed channel', §N2.6 'Reflection').
 
-A JOIN of a key that is not a member yet, or a PROBE, may come from a spoofed source. Neither is
-checked, answered nor seated until the channel it came over is *confirmed* (its address echoed the
-transport's CHALLENGE, §N2.6): the PROBE's rules 0-2 are ``ProbeGate``'s (p2p/probe_gate.py); the
-JOIN's is one rule, kept here. Each is *kept* (the last one per address) and handled when its
-channel's RESPONSE confirms it (``Endpoint.on_confirm``), not at its next copy: one round trip more
-per joiner. A spoofed JOIN thus earns the victim's address what a spoofed PROBE does, the
-transport's CHALLENGE, and seats nobody: before (RV15-L F3, H167, the *squatter*), one JOIN of a
-fresh key spoofed from the endpoint E of a player who had not joined yet seated a ghost at E, and
-that player's own JOINs were ``endpoint_taken`` until the seats filled.
+A JOIN of a key that is not a member yet (or a member's JOIN naming another endpoint than its
+seat's, RV16-C F2), or a PROBE, may come from a spoofed source. Neither is checked, answered nor
+seated until the channel it came over is *confirmed* (its address echoed the transport's CHALLENGE,
+§N2.6): the PROBE's rules 0-2 are ``ProbeGate``'s (p2p/probe_gate.py); the JOIN's is one rule, kept
+here. Each is *kept* (the last one per address) and handled when its channel's RESPONSE confirms it
+(``Endpoint.on_confirm``), not at its next copy: one round trip more per joiner. A spoofed JOIN thus
+earns the victim's address what a spoofed PROBE does, the transport's CHALLENGE, and seats nobody:
+before (RV15-L F3, H167, the *squatter*), one JOIN of a fresh key spoofed from the endpoint E of a
+player who had not joined yet seated a ghost at E, and that player's own JOINs were
+``endpoint_taken`` until the seats filled.
 
 A kept JOIN is seated at the confirmation only if the channel confirmed is keyed with the key it
 came over (``Lobby.channel_key``: the node's ``Endpoint.peer_key``): an introduction of another key
@@ -62,7 +63,8 @@ class JoinGate:
     """The host's gate on strangers: the probe budget (its ``ProbeGate``) and, per source address,
     the last unconfirmed JOIN of a new member (``JOIN_KEPT``). Counters go to the lobby:
     ``join_unconfirmed`` (a drop), ``join_kept`` (handled at its confirmation), ``join_forgotten``
-    (pushed out by newer ones), ``join_other_key`` (its address confirmed another key's channel)."""
+    (pushed out by newer ones), ``join_other_key`` (its address confirmed another key's channel),
+    ``join_expired`` (its address confirmed more than ``JOIN_KEEP_S`` after it came)."""
 
     def __init__(self, lobby: GateLobby, answers: GateAnswers, waiting: str) -> None:
         """``waiting``: the lobby's phase in which a PROBE is answered with a STATUS (else REJECT 1)."""
@@ -111,12 +113,14 @@ class JoinGate:
 
     def admits(self, env: Any, msg: Any, addr: Any, now: float, peer_key: bytes | None,
                confirmed: bool | None) -> bool:
-        """True if the JOIN ``msg`` of a key that is not a member (its envelope ``env``, from
-        ``addr``, over a channel keyed with ``peer_key`` or plain: None) goes on to the signature
-        check and a seat or an answer (§C2.2 step 2): its channel is ``confirmed``, or None (the
-        caller has no transport to confirm: a sans-I/O test's network). Else dropped unchecked and
-        unanswered (``join_unconfirmed``), and kept if keyed and at most ``JOIN_KEPT_BYTES``. A
-        kept JOIN of ``addr`` is cleared either way: the newest one from there counts."""
+        """True if the JOIN ``msg`` of a key that is not a member, or of a member naming another
+        endpoint than its seat's (its envelope ``env``, from ``addr``, over a channel keyed with
+        ``peer_key`` or plain: None) goes on to the signature check and a seat or an answer (§C2.2
+        step 2): its channel is ``confirmed``, or None (the caller has no transport to confirm: a
+        sans-I/O test's network). Else dropped unchecked and unanswered (``join_unconfirmed``), and
+        kept if keyed and at most ``JOIN_KEPT_BYTES``. Any such JOIN from ``addr`` clears the one
+        kept from there, even if it is not kept itself (plain, too large) or is taken (confirmed):
+        only the newest one from an address is ever handled (RV16-C F5)."""
         kept = self._kept
         kept.pop(addr, None)
         if confirmed is not False:
@@ -134,7 +138,8 @@ class JoinGate:
         PROBE kept from it less than ``PROBE_KEEP_S`` ago is answered (``probe``, rules 1-3), and
         the JOIN kept from it less than ``JOIN_KEEP_S`` ago over a channel keyed with the key of the
         channel now confirmed (``channel_key``) is handled as if it came now (seated, answered or
-        refused), not at its next copy. True if either was kept (the caller sends)."""
+        refused), not at its next copy; an older one is dropped (``join_expired``). True if either
+        was kept (the caller sends)."""
         lob = self._lobby
         probe = self.probes.kept(addr, now)
         if probe is not None:
@@ -142,6 +147,8 @@ class JoinGate:
             self.probe(probe[0], probe[1], addr, now, True, None)
         join = self._kept.pop(addr, None)
         if join is None or now - join[3] > JOIN_KEEP_S:
+            if join is not None:
+                lob.count("join_expired")
             return probe is not None
         key = lob.channel_key(addr)
         if key != join[2]:

@@ -16,7 +16,7 @@ from .faults import FaultPlan, SimNetwork
 from .identity import Identity
 from .join_code import join_code_tag
 from .lobby import GameStarted, Lobby, LobbyAborted
-from .node_lobby import pin_lobby, start_channels
+from .node_lobby import introduce_while_joining, pin_lobby, start_channels
 
 __all__ = ["HOST", "LobbyPeer", "lobby_game"]
 
@@ -49,6 +49,7 @@ class LobbyPeer:
         if self.done:
             return
         pin_lobby(ep, lob)
+        introduce_while_joining(ep, lob)  # RV16-C F1 (§N2.6 "Strangers")
         for addr, raw in lob.messages_to_send():
             ep.send(addr, raw)
         ep.trust(lob.peer_addresses())

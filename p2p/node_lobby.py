@@ -27,13 +27,14 @@ from .ad_record import LOBBY, RUNNING, GameAd
 from .discovery import Discovery
 from .errors import LocalProtocolError
 from .game_ad import AdUpdates, ad_name
-from .lobby import (GameStarted, Lobby, LobbyAborted, LobbyPeerMisbehaved, LobbyStatus, PlayerJoined,
+from .lobby import (JOINING, GameStarted, Lobby, LobbyAborted, LobbyPeerMisbehaved, LobbyStatus, PlayerJoined,
                     PlayerLeft, SetupProposed, SetupRestarted)
 from .lobby_events import LEFT, SameKeyJoin
 from .node_config import NodeError
 from .node_reports import Hosting, SameKeyJoined
 
-__all__ = ["SAME_KEY_REPORTS", "NodeHost", "NodeLobby", "pin_lobby", "pin_seats", "start_channels"]
+__all__ = ["SAME_KEY_REPORTS", "NodeHost", "NodeLobby", "introduce_while_joining", "pin_lobby", "pin_seats",
+           "start_channels"]
 
 #: Host: at most this many source addresses of a JOIN/PROBE signed with our own key are reported
 #: (``SameKeyJoined``, once each): a player retrying from new ports never floods the host's screen.
@@ -73,6 +74,21 @@ def pin_lobby(endpoint: Any, lobby: Lobby) -> None:
         endpoint.pin(addr, xk, addr == host)
         if host is not None and addr != host:  # a joiner's PROPOSAL seat (the host keeps H77's bound)
             endpoint.await_seat(addr)
+
+
+def introduce_while_joining(endpoint: Any, lobby: Lobby) -> None:
+    """A joiner still ``joining`` (no STATUS yet) introduces itself to the host in every datagram
+    (``Channel.introducing``; called after ``pin_lobby``, before sending), not only until the host's
+    first MACed one (§N2.1): its channel at the host is an unconfirmed, untrusted stranger for a
+    round trip and more (§C2.2 step 2), which spoofed sources may evict there (no resume point
+    kept); its next datagram, an introduction, opens a new one (§N2.6 "Strangers"; RV16-C F1:
+    before, every later datagram was ``unknown_dropped`` and the join ended at JOIN_TIMEOUT).
+    Nothing for a host, a plain channel, or once the STATUS came."""
+    host = lobby.host_address  # None for a host
+    if host is not None and lobby.phase == JOINING:
+        ch = endpoint.channels.get((str(host[0]), int(host[1])))
+        if ch is not None and ch.keys is not None and not ch.introducing:
+            ch.introducing = True
 
 
 def start_channels(endpoint: Any, started: Any) -> None:
@@ -201,6 +217,7 @@ class NodeLobby:
         # Key the channels of the peers whose X25519 key the lobby knows before anything is sent
         # to them (protocol.md §N2.2); then they are trusted, never evicted (§N2.6).
         pin_lobby(ep, lobby)
+        introduce_while_joining(ep, lobby)
         self._send()
         ep.trust(lobby.peer_addresses())
         return self._events()

@@ -2,10 +2,10 @@
 
 Theory of operation (wire contract: protocol.md part N, "Transport"):
 
-* Every datagram starts with a 22-byte header (``HEADER``): magic/version, flags, the sender's
-  epoch, the epoch the sender believes the receiver has (0 = not heard from it yet), the
-  datagram's sequence number, a cumulative acknowledgement and a 32-bit selective
-  acknowledgement bitmap. Anything that does not parse is dropped and counted, never raised.
+* Every datagram starts with a 22-byte header (``HEADER``): magic/version, flags, the sender's epoch, the epoch
+  the sender believes the receiver has (0 = not heard from it yet), the datagram's sequence number, a cumulative
+  acknowledgement and a 32-bit selective acknowledgement bitmap. Anything that does not parse is dropped and
+  counted, never raised.
 * Authentication (WireGuard's model, ``p2p.channel_auth``): a channel whose peer's X25519 key is known is
   *keyed*; every datagram on it, pure acks included, ends with a 16-byte MAC over all its other bytes under the
   pairwise key of its direction (magic ``MAGIC_AUTH``), or also carries the sender's X25519 key after the header
@@ -14,10 +14,9 @@ Theory of operation (wire contract: protocol.md part N, "Transport"):
   The owner names the keys it expects (``Endpoint.pin``); an introduction from an unknown address opens a keyed
   channel (key derivations for such offers are rate-limited). Plain channels (magic ``MAGIC``) exist only for
   lobby-time peers with no key yet and can never reach a keyed channel (``Endpoint.accept_plain``).
-* A ``Channel`` talks to one peer. ``send(payload)`` splits the payload into chunks of at most
-  ``MAX_CHUNK`` bytes, each with its own sequence number (all but the last carry ``FLAG_MORE``).
-  The receiver buffers chunks that arrive early (up to ``RECV_WINDOW`` ahead), drops duplicates,
-  and delivers whole payloads strictly in order.
+* A ``Channel`` talks to one peer. ``send(payload)`` splits the payload into chunks of at most ``MAX_CHUNK``
+  bytes, each with its own sequence number (all but the last carry ``FLAG_MORE``). The receiver buffers chunks
+  that arrive early (up to ``RECV_WINDOW`` ahead), drops duplicates, and delivers whole payloads strictly in order.
 * Acknowledgements ride on data going the other way. A pure ack goes out only when nothing was
   sent for ``MAX_ACK_DELAY`` seconds, after ``ACK_EVERY`` in-order datagrams, or at once when a
   gap or a duplicate shows that the peer is missing an ack, or the datagram asks for it
@@ -52,18 +51,16 @@ Theory of operation (wire contract: protocol.md part N, "Transport"):
   Datagrams from a retired epoch, or addressed to another epoch than ours, are dropped (the latter answered with
   an ack, at most every ``ANSWER_INTERVAL`` s, so the sender learns our epoch).
 
-The core never reads a clock: every entry point takes ``now`` (seconds, monotonic float), in the
-manner of aioquic's ``QuicConnection``. This module is one peer's ``Channel``: it authenticates
-and parses a datagram, checks epochs (§N2.2) and hands the rest to its parts, each owning its
-state: ``p2p.send_stream.SendStream`` (chunks, window, acks received, retransmission; its
-numbers are ``p2p.recovery.Recovery``'s), ``p2p.recv_stream.RecvStream`` (reassembly, acks
-owed, receive budget), ``p2p.return_route.ReturnRoute`` (the send bound of an unconfirmed
-channel) and ``p2p.peer_epoch.PeerEpoch`` (the peer's current, proven and retired epochs); the
-resume point of a forgotten channel is ``p2p.resume_point``'s, the datagram format and its
-framer ``p2p.datagram``'s. This module re-exports their names, the transport's public surface.
-The ``Endpoint`` that routes a socket's datagrams to channels, keys them and evicts strangers is
-``p2p.endpoint``, and the asyncio adapter that drives it from a UDP socket is ``p2p.link.Link``
-(as aioquic keeps ``asyncio/protocol.py`` apart from its connection).
+The core never reads a clock: every entry point takes ``now`` (seconds, monotonic float), in the manner of
+aioquic's ``QuicConnection``. This module is one peer's ``Channel``: it authenticates and parses a datagram, checks
+epochs (§N2.2) and hands the rest to its parts, each owning its state: ``p2p.send_stream.SendStream`` (chunks,
+window, acks received, retransmission; its numbers are ``p2p.recovery.Recovery``'s), ``p2p.recv_stream.RecvStream``
+(reassembly, acks owed, receive budget), ``p2p.return_route.ReturnRoute`` (the send bound of an unconfirmed
+channel) and ``p2p.peer_epoch.PeerEpoch`` (the peer's current, proven and retired epochs); the resume point of a
+forgotten channel is ``p2p.resume_point``'s, the datagram format and its framer ``p2p.datagram``'s. This module
+re-exports their names, the transport's public surface. The ``Endpoint`` that routes a socket's datagrams to
+channels, keys them and evicts strangers is ``p2p.endpoint``, and the asyncio adapter that drives it from a UDP
+socket is ``p2p.link.Link`` (as aioquic keeps ``asyncio/protocol.py`` apart from its connection).
 """
 
 from __future__ import annotations
@@ -84,18 +81,16 @@ from .resume_point import ResumePoint, point_of, resume_from
 from .return_route import UNCONFIRMED_FACTOR, UNCONFIRMED_RESENDS, ReturnRoute
 from .send_stream import MAX_SEND_BUFFER, SEND_WINDOW, BufferFull, SendStream  # noqa: F401
 
-__all__ = ["Addr", "BufferFull", "Channel", "LocalProtocolError", "MAGIC",
-           "MAGIC_AUTH", "MAGIC_INTRO", "HEADER", "HEADER_SIZE", "MAX_DATAGRAM", "MAX_CHUNK",
-           "MAX_MESSAGE", "RecvBudget", "STAT_KEYS", "STRANGER_RECV_CAP", "UNCONFIRMED_FACTOR",
-           "UNCONFIRMED_RESENDS", "new_epoch"]
+__all__ = ["Addr", "BufferFull", "Channel", "LocalProtocolError", "MAGIC", "MAGIC_AUTH", "MAGIC_INTRO", "HEADER",
+           "HEADER_SIZE", "MAX_DATAGRAM", "MAX_CHUNK", "MAX_MESSAGE", "RecvBudget", "STAT_KEYS", "STRANGER_RECV_CAP",
+           "UNCONFIRMED_FACTOR", "UNCONFIRMED_RESENDS", "new_epoch"]
 
 STAT_KEYS = (
-    "datagrams_sent", "datagrams_received", "payloads_sent", "payloads_delivered",
-    "pure_acks_sent", "retransmits", "fast_retransmits", "timeouts", "duplicates",
-    "out_of_window", "malformed", "stale_epoch", "peer_restarts", "oversize_dropped",
-    "rtt_samples", "recv_budget_dropped", "unauthenticated", "bad_mac", "key_mismatch",
-    "epoch_unproven", "challenges_sent", "responses_sent", "answers_limited", "copies_sent",
-    "unconfirmed_withheld", "unconfirmed_gaveup", "plain_dropped",
+    "datagrams_sent", "datagrams_received", "payloads_sent", "payloads_delivered", "pure_acks_sent", "retransmits",
+    "fast_retransmits", "timeouts", "duplicates", "out_of_window", "malformed", "stale_epoch", "peer_restarts",
+    "oversize_dropped", "rtt_samples", "recv_budget_dropped", "unauthenticated", "bad_mac", "key_mismatch",
+    "epoch_unproven", "challenges_sent", "responses_sent", "answers_limited", "copies_sent", "unconfirmed_withheld",
+    "unconfirmed_gaveup", "plain_dropped",
 )
 
 
@@ -199,8 +194,13 @@ class Channel:
 
     @property
     def introducing(self) -> bool:
-        """True while we send introductions (our X25519 key in every datagram)."""
+        """True while we send introductions (our X25519 key in every datagram; a MACed one from the peer ends them).
+        Set True to send them again: a peer that never heard us may have forgotten us (§N2.6 "Strangers")."""
         return self._introduce
+
+    @introducing.setter
+    def introducing(self, on: bool) -> None:
+        self._introduce, self._frame = on and self.keys is not None, None
 
     def send(self, payload: bytes) -> None:
         """Queue ``payload`` (≤ MAX_MESSAGE bytes) for reliable in-order delivery.

@@ -4,8 +4,8 @@
 The attacker is one laptop on the LAN that spoofs any source address and signs with keys of its
 own: a joiner naming the host's or a seated joiner's endpoint, a JOIN whose endpoint is not its
 source (in the forms a socket gives: IPv6 4-tuples, uncompressed text, a scope), a ghost squatting
-a later joiner's endpoint (the stated limit, and how long it lasts). Sans-I/O lobbies, no socket,
-no clock: every test is a few lobbies driven by hand.
+a later joiner's endpoint (on a host without H170's confirmed-channel rule, and with it). Sans-I/O
+lobbies, no socket, no clock: every test is a few lobbies driven by hand.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from p2p import const as C
 from p2p.identity import Identity
 from p2p.lobby import ABORTED, JOINING, NO_ANSWER, WAITING, Lobby
 from p2p.lobby_events import LobbyAborted
-from p2p.wire import open_envelope
+from p2p.wire import MSG_STATUS, open_envelope
 
 HOST = ("10.0.0.1", 5000)
 HOST_ID = Identity.from_seed(b"h167-host")
@@ -102,27 +102,27 @@ def test_c2_2_a_join_is_taken_only_from_the_ipv6_endpoint_it_signed_whatever_the
     assert (len(host.members()) == 2) == seated, src
 
 
-def test_c2_1_a_squatted_endpoint_keeps_its_later_joiner_out_for_as_long_as_the_lobby_is_not_full():
-    """The stated limit (§C2.1 'What signed endpoints hold against': "if the victim is a later
-    joiner on that port, its JOIN is endpoint_taken until then"), and its extent. A ghost whose
-    JOIN is spoofed from V's endpoint before V joins is seated there; V's own JOIN, copied every
+def test_c2_1_on_a_host_without_the_confirmed_channel_rule_a_squatted_endpoint_keeps_its_later_joiner_out():
+    """The squatter, on a host WITHOUT the rule of §C2.2 step 2 'Seated over a confirmed channel' (H170
+    closed it, §C2.1 'Safe against a squatter'; here ``confirmed=None``: a caller with no transport,
+    which seats a new member at once): what the rule is for, and its extent then. A ghost whose JOIN is
+    spoofed from V's endpoint before V joins is seated there; V's own JOIN, copied every
     JOIN_RESEND_S, is ``endpoint_taken`` with no answer, so V gives up at JOIN_TIMEOUT (10 s) with
     "no answer from the host". The ghost is removed only at SETUP_TIMEOUT of a full lobby's round
     (§C2.2 step 7): while a seat is free it stays (a waiting member has no deadline). The attacker
     must know V's port in advance (a node's game port is a free one, shown only by its datagrams).
-    Fix idea if it matters: seat a new member only once its channel answered a CHALLENGE (as a
-    PROBE, §N3.1 rule 0), so a spoofed JOIN seats nobody."""
+    With the rule: ``test_c2_1_with_the_confirmed_channel_rule_the_squatter_seats_nobody`` (RV16-C F4)."""
     host = _host(seats=3)
     v_at = ("10.0.0.7", 41234)
     ghost = _joiner(b"h167-squat", v_at, host.game_id)
-    _send_join(host, ghost, v_at, keyed=False)
+    host.receive_message(ghost.admission.join_msg(), v_at, 0.0, None, None)  # no transport: seated at once
     host.messages_to_send()
     v = _joiner(b"h167-victim", v_at, host.game_id)
     t = 0.0
     while v.phase == JOINING and t < 60.0:
         for dst, raw in v.messages_to_send():
             assert tuple(dst) == HOST
-            host.receive_message(raw, v_at, t, None)
+            host.receive_message(raw, v_at, t, None, None)
         assert _answers(host, v_at) == []  # never answered: it may be spoofed
         host.handle_timer(t)
         t += 0.5
@@ -135,3 +135,22 @@ def test_c2_1_a_squatted_endpoint_keeps_its_later_joiner_out_for_as_long_as_the_
     assert host.stats["endpoint_taken"] >= 4  # its copies every JOIN_RESEND_S
     host.handle_timer(600.0)  # ten minutes on: the lobby is not full, the ghost is still seated
     assert host.phase == WAITING and ghost.identity.public_key in {p.public_key for p, _ in host.members()}
+
+
+def test_c2_1_with_the_confirmed_channel_rule_the_squatter_seats_nobody():
+    """§C2.1 'Safe against a squatter', §C2.2 step 2 (RV16-C F4: the test above, on a host with the
+    rule): the ghost's JOIN spoofed from V's endpoint came over a channel that never confirms (the ghost
+    does not receive there): dropped unanswered (``join_unconfirmed``). V's JOIN over its confirmed
+    channel is seated at once, answered with the STATUS; the ghost never is."""
+    host = _host(seats=3)
+    v_at = ("10.0.0.7", 41234)
+    ghost = _joiner(b"h167-squat", v_at, host.game_id)
+    for keyed in (False, True):
+        xk = ghost.identity.x25519_public_key if keyed else None
+        host.receive_message(ghost.admission.join_msg(), v_at, 0.0, xk, False)
+        assert _answers(host, v_at) == []
+    assert host.stats["join_unconfirmed"] == 2 and len(host.members()) == 1
+    v = _joiner(b"h167-victim", v_at, host.game_id)
+    host.receive_message(v.admission.join_msg(), v_at, 0.1, v.identity.x25519_public_key, True)
+    assert _answers(host, v_at) == [MSG_STATUS]
+    assert {p.public_key for p, _ in host.members()} == {HOST_ID.public_key, v.identity.public_key}
