@@ -84,6 +84,18 @@ def footer(app) -> str:
     return str(app.screen.query_one("#status").render())
 
 
+def teacher(tmp_path, backend) -> LanopoliApp:
+    """``lanopoli watch`` over ``backend``, as the teacher "Prof"."""
+    return LanopoliApp(backend=backend, settings=Settings(name="Prof", path=tmp_path / "p.json"), watch=True)
+
+
+async def open_table(pilot, app) -> None:
+    """From the list, Enter on the row under the cursor; back once its board shows a step."""
+    await until(pilot, lambda: isinstance(app.screen, WatchListScreen))
+    await pilot.press("enter")
+    await until(pilot, lambda: isinstance(app.screen, GameScreen) and app.driver.steps > 0)
+
+
 async def served(fn):
     """Run ``fn(ad_a, ad_b)`` with table A (the first 40 records: running) and table B (the whole
     game: over) served on loopback; close the servers after."""
@@ -101,11 +113,9 @@ async def served(fn):
 async def test_q_on_a_watched_board_goes_back_to_the_list_and_the_teacher_opens_another(tmp_path):
     async def run(ad_a, ad_b):
         backend = WatchLobby([ad_a, ad_b])
-        app = LanopoliApp(backend=backend, settings=Settings(name="Prof", path=tmp_path / "p.json"), watch=True)
+        app = teacher(tmp_path, backend)
         async with app.run_test(size=(80, 24)) as pilot:
-            await until(pilot, lambda: isinstance(app.screen, WatchListScreen))
-            await pilot.press("enter")  # table A, under the cursor
-            await until(pilot, lambda: isinstance(app.screen, GameScreen) and app.driver.steps > 0)
+            await open_table(pilot, app)  # table A, under the cursor
             first = app.driver
             assert first.ad is ad_a and first.phase == "playing"
             port = first.link.address[1]

@@ -15,7 +15,7 @@ import dataclasses
 import pytest
 
 from pilot_support import sync, until
-from test_watch_back import StandIn, WatchLobby, port_in_use, running_ad, served
+from test_watch_back import StandIn, WatchLobby, open_table, port_in_use, running_ad, served, teacher
 from ui.app import LanopoliApp
 from ui.backends import Settings
 from ui.screens import EndScreen, GameScreen
@@ -27,12 +27,9 @@ pytestmark = pytest.mark.usefixtures("english")
 @sync
 async def test_q_while_records_wake_the_driver_in_the_same_turn_goes_back_to_the_list(tmp_path):
     async def run(ad_a, ad_b):
-        backend = WatchLobby([ad_a, ad_b])
-        app = LanopoliApp(backend=backend, settings=Settings(name="Prof", path=tmp_path / "p.json"), watch=True)
+        app = teacher(tmp_path, WatchLobby([ad_a, ad_b]))
         async with app.run_test(size=(80, 24)) as pilot:
-            await until(pilot, lambda: isinstance(app.screen, WatchListScreen))
-            await pilot.press("enter")
-            await until(pilot, lambda: isinstance(app.screen, GameScreen) and app.driver.steps > 0)
+            await open_table(pilot, app)
             await pilot.pause(1.0)  # the driver parks in its wait for news
             d, worker = app.driver, app._game
             port = d.link.address[1]
