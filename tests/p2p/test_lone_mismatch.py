@@ -23,6 +23,7 @@ import fake_engine as E
 from p2p import const as C
 from p2p.gamelog import LogWriter
 from p2p.lockstep import CheaterProven, Desync, GameOver, PeerMisbehaved, SeatDropped
+from p2p.step_collect import kept_version
 from p2p.wire import MSG_CATCHUP_RESP, MSG_STEP, decode_step_body, open_envelope, seal
 
 from p2p_harness import Net, make_lobbies, pump_lobbies, random_legal
@@ -146,7 +147,9 @@ class EquivocateThenLie:
     with another input to victim 0 only, its real one to seats 1, 2), so at k1+1 the honest
     seats' messages carry another digest at 0 and open a digest dispute there; while it is
     open, CHEAT sends 0 a lie over 0's own digest with another state hash (its real step-k1+1
-    message to 0 withheld)."""
+    message to 0 withheld). Its version to 0 is the one ``kept_version`` keeps (else 0 would
+    roll back to the others' and the premise, 0 in a dispute at k1+1, never comes: a different
+    path, tested in ``test_record_equivocation.py``), searched as ``["adv", n]``, n = 99, 100..."""
 
     def __init__(self, sessions) -> None:
         self.s, self.k1, self.a, self.lied, self.net = sessions, None, None, False, None
@@ -158,9 +161,14 @@ class EquivocateThenLie:
         if self.k1 is None and b.step >= 6 and type(b.input) is not bytes:
             self.k1 = b.step
         if b.step == self.k1 and dst == 0:
-            if self.a is None:
-                self.a = seal(self.s[CHEAT].identity, MSG_STEP, [b.game_id, b.step, CHEAT, b.prev_hash,
-                                                                 b.prev_digest, ["adv", 99]])
+            n = 99
+            while self.a is None:  # the version the table keeps (§C3.4 'Two versions applied'): 0 goes
+                # on, seats 1, 2 roll back; ["adv", 99] was kept only by the setup's bytes (H173, H179)
+                a = seal(self.s[CHEAT].identity, MSG_STEP, [b.game_id, b.step, CHEAT, b.prev_hash,
+                                                            b.prev_digest, ["adv", n]])
+                if kept_version(open_envelope(data).body, open_envelope(a).body) == open_envelope(a).body:
+                    self.a = a
+                n += 1
             self.net.s[0].receive_message(self.a, self.net.now)
             return True
         return self.k1 is not None and b.step == self.k1 + 1 and dst == 0

@@ -15,27 +15,59 @@ named; the honest peers end with one final hash and logs that verify.
 3 seats (Q = 2: the two honest seats drop the liar), fake engine, the victim resumes ~250 steps
 behind (as tests/p2p/redteam_s10_kit.py), restarts of a peer halted with ``StepOverturned`` as
 the node does.
+
+Which of the two versions the table keeps (§C3.4: the smaller SHA-256 of the bodies) decides
+the path, so the test runs both (H179): the liar searches its second input (``["adv", n]``,
+n = 7, 8, ...) until its version is, or is not, the kept one. Not kept (the case H163 wrote):
+the victim rolls back to the table's version. Kept: see ``LIE_KEPT`` (a stall, strict xfail).
 """
 
 from __future__ import annotations
+
+import pytest
 
 import fake_engine as E
 from p2p import const as C
 from p2p.gamelog import KIND_STEP, LogWriter, OwnLog, step_payload
 from p2p.resume import resume_session
-from p2p.session_events import SeatDropped
+from p2p.session_events import GameOver, SeatDropped
+from p2p.step_collect import kept_version
 from p2p.wire import (MSG_CATCHUP_REQ, MSG_CATCHUP_RESP, MSG_STEP, CatchupResponse, decode_catchup_req,
                       decode_catchup_resp, open_envelope, seal, seal_message, unpack)
 
 from p2p_harness import Net, finish_together, make_lobbies, pump_lobbies, random_legal, restart_overturned
 from redteam_auth_kit import step_of
+from test_resilience import crash_at_step, logged_game, restart_from_log
 
 VICTIM, LIAR = 2, 1
 CRASH_AT, BEHIND = 300, 250
 OPTS = {"target": 400, C.OPT_ON_DROP: "bot", C.OPT_DROP_TIMEOUT: 5}
+#: Virtual seconds: either order finishes at t = 0 when it settles (no timer needed); the stall
+#: below shows by t = 5 (the drop timeout) and never moves after.
+MAX_TIME = 120.0
+
+LIE_KEPT = (
+    "H179 (liveness gap, §C3.4 'Two versions applied' vs §C9.2): when the liar's tail version is "
+    "the one kept_version keeps, the victim (step 64) holds it and takes seat 0's records of step "
+    "64 (over the table's version) as superseded ('records skip a step', for ever); seats 0 and 1 "
+    "(step 301) no longer keep step 63 (KEEP_STEPS = 4), so cross_check never rolls them back and "
+    "the victim's complaint only votes seat 1 out at 301 (alone: no quorum; the victim's vote is "
+    "of step 64): every peer stalls, nobody is dropped, the game never ends")
 
 
-def _tail_lie(a, r, plan: dict) -> list:
+def _second_version(a, mine: bytes, lie_kept: bool) -> bytes:
+    """The liar's second version of its STEP ``mine`` (same history, input ``["adv", n]``, its
+    valid signature), the first n >= 7 whose body ``kept_version`` keeps (``lie_kept``) or not."""
+    n = 7
+    while True:
+        second = seal(a.identity, MSG_STEP, [*step_of(mine)[:5], ["adv", n]])
+        a_body, b_body = open_envelope(mine).body, open_envelope(second).body
+        if (kept_version(a_body, b_body) == b_body) == lie_kept:
+            return second
+        n += 1
+
+
+def _tail_lie(a, r, plan: dict, lie_kept: bool) -> list:
     """The liar's page for request ``r``: its genuine records, cut after the last record of a
     decision step (a short page is allowed: §C9.2, the requester asks the rest again), where its
     own message is a second version. Once; then its pages are genuine."""
@@ -51,18 +83,22 @@ def _tail_lie(a, r, plan: dict) -> list:
         if mine is None or type(step_of(mine).input) is bytes:
             continue  # a chance step: a reveal cannot be changed
         msgs = list(msgs)
-        msgs[LIAR] = seal(a.identity, MSG_STEP, [*step_of(mine)[:5], ["adv", 7]])
+        msgs[LIAR] = _second_version(a, mine, lie_kept)
         records = records[:end - 1] + [[KIND_STEP, step_payload(k, msgs)]]
         plan.update(k=k, first=mine, second=msgs[LIAR])
         return records
     return records
 
 
-def test_a_second_version_of_the_responders_own_message_at_a_pages_tail_is_caught_and_the_table_converges(tmp_path):
+@pytest.mark.parametrize("lie_kept", [False, pytest.param(True, marks=pytest.mark.xfail(
+    strict=True, raises=AssertionError, reason=LIE_KEPT))], ids=["table_version_kept", "lie_kept"])
+def test_a_second_version_of_the_responders_own_message_at_a_pages_tail_is_caught_and_the_table_converges(
+        tmp_path, lie_kept):
     """Seat 2 resumes ~250 steps behind; seat 1's first page ends with its second version of its
-    step-k message. Measured: seat 2 applies it, the next page's records disagree
-    ('records skip a step'), the dispute finds both versions, seat 2 rolls back once to the kept
-    one, seat 1 is proven and voted out, seats 0 and 2 finish together."""
+    step-k message. Measured (the table's version kept): seat 2 applies it, the next page's records
+    disagree ('records skip a step'), the dispute finds both versions, seat 2 rolls back once to
+    the kept one, seat 1 is proven and voted out, seats 0 and 2 finish together. The lie kept:
+    whatever path, seat 1 must be voted out and seats 0 and 2 finish together (``LIE_KEPT``)."""
     lobbies = make_lobbies(3, options=OPTS, chain=1024)
     pump_lobbies(lobbies)
     ordered = sorted(lobbies.values(), key=lambda lob: lob.my_seat)
@@ -82,7 +118,7 @@ def test_a_second_version_of_the_responders_own_message_at_a_pages_tail_is_caugh
         a = net.s[LIAR]
         if "k" in plan:
             return False  # after the lie: the liar answers as usual
-        page = _tail_lie(a, r, plan)
+        page = _tail_lie(a, r, plan, lie_kept)
         raw = seal_message(a.identity, MSG_CATCHUP_RESP,
                            CatchupResponse(a.setup.game_id, LIAR, r.from_step, a.step, page, [], []))
         net.s[VICTIM].receive_message(raw, net.now)
@@ -102,10 +138,67 @@ def test_a_second_version_of_the_responders_own_message_at_a_pages_tail_is_caugh
         return overturned(n)
 
     net = Net(sessions, random_legal(E, seed=3), drop=drop)
-    net.run(max_time=1e5, max_rounds=5_000_000, hook=hook)
+    net.run(max_time=MAX_TIME, max_rounds=5_000_000, hook=hook)
     assert st["resumed"] and "k" in plan  # premise: the page's tail carried the second version
-    assert (VICTIM, plan["k"], True) in restarts  # it applied it, then rolled back to the kept one
+    body = open_envelope(plan["second"]).body
+    assert (kept_version(open_envelope(plan["first"]).body, body) == body) == lie_kept  # premise: the order
+    if not lie_kept:
+        assert (VICTIM, plan["k"], True) in restarts  # it applied it, then rolled back to the kept one
     honest = (0, VICTIM)
     finish_together(net, net.s, paths, honest, cheaters={LIAR})
     for i in honest:
         assert [e.seat for e in net.events[i] if isinstance(e, SeatDropped)] == [LIAR], i
+
+
+RETURNING_LIE_KEPT = (
+    "H179 (same gap, the product's path): a dropped seat's returning peer follows as a spectator "
+    "(§C8.4, §C8.9) ~60 steps behind; the liar's kept tail lie at step k: it holds the lie, takes every "
+    "record of k+1 as superseded and never catches up (never re-seated, no GameOver) while the table, "
+    "far past k (KEEP_STEPS = 4), cannot roll back to it; the table itself finishes")
+
+
+@pytest.mark.parametrize("lie_kept", [False, pytest.param(True, marks=pytest.mark.xfail(
+    strict=True, raises=AssertionError, reason=RETURNING_LIE_KEPT))], ids=["table_version_kept", "lie_kept"])
+def test_a_returning_players_catch_up_survives_a_second_version_at_a_pages_tail(tmp_path, lie_kept):
+    """The realistic way to be far behind the table (§C8.4): 5 seats, seat 3 killed at step 6,
+    dropped; restarted from its log 60 steps later it follows as a spectator and asks its seat
+    back (§C8.9). Seat 1 answers its first request with a page whose tail is a second version of
+    its own message (``_tail_lie``). Must hold either way: the returning peer catches up (a roll
+    back where needed), ends with the table's GameOver and final hash."""
+    ret = 3
+    opts = {"target": 300, C.OPT_ON_DROP: "bot", C.OPT_DROP_TIMEOUT: 3}
+    sessions, paths, secrets, _ = logged_game(tmp_path, 5, opts)
+    st: dict = {"crashed": False, "back": False, "asked": False}
+    plan: dict = {}
+    restarts: list = []
+    overturned = restart_overturned([str(p) for p in paths], secrets, restarts)
+
+    def hook(n):
+        if not st["crashed"]:
+            st["crashed"] = crash_at_step(n, ret, 6)
+        elif not st["back"]:
+            if any(ret not in x.dropped or x.step < x.dropped[ret].step + 60 for x in n.s if x is not None):
+                return None
+            restart_from_log(n, sessions, paths, secrets, ret)
+            st["back"] = True
+        elif not st["asked"] and n.s[ret].spectator:
+            st["asked"] = n.s[ret].request_reseat(bytes(range(32)), n.now)
+        return overturned(n)
+
+    def drop(src, dst, data):
+        if not st["back"] or "k" in plan or src != ret or dst != LIAR or data[:2] != bytes([0x93, MSG_CATCHUP_REQ]):
+            return False
+        r = decode_catchup_req(open_envelope(data, C.MAX_CATCHUP_MSG).body)
+        a = net.s[LIAR]
+        page = _tail_lie(a, r, plan, lie_kept)
+        raw = seal_message(a.identity, MSG_CATCHUP_RESP,
+                           CatchupResponse(a.setup.game_id, LIAR, r.from_step, a.step, page, [], []))
+        net.s[ret].receive_message(raw, net.now)
+        return True  # the liar's answer is the page above, first
+
+    net = Net(list(sessions), random_legal(E, seed=11), drop=drop)
+    net.run(max_time=30.0, max_rounds=2_000_000, hook=hook)
+    assert st["back"] and st["asked"] and "k" in plan  # premise: it returned, asked, got the lie
+    overs = [[e for e in evs if isinstance(e, GameOver)] for evs in net.events]
+    assert len(overs[ret]) == 1, net.describe()
+    assert len({o[-1].final_hash for o in overs if o}) == 1
