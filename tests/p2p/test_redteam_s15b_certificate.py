@@ -41,7 +41,7 @@ def test_c8_3_a_partner_signing_past_the_liars_held_message_does_not_certify_it_
     ordered = sorted(lobbies.values(), key=lambda lob: lob.my_seat)
     paths = [tmp_path / f"{i}.log" for i in range(N)]
     sessions = [lob.start_session(RE, log=LogWriter(p, lob.log_header())) for lob, p in zip(ordered, paths)]
-    sessions[PARTNER].votes.clock.gate = lambda k, skipped, vote, may_vote: True  # never votes
+    sessions[PARTNER].votes.clock.gate = lambda k, skipped, vote, may_vote, end=None: True  # never votes
     net = OwnRollNet(RE, sessions)
     net.run(max_time=1e6, max_rounds=5_000_000)
     bound = net.stalled[0] + OWN_STEPS_PER_TURN
