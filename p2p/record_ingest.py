@@ -17,11 +17,13 @@ checked exactly like live messages before they touch the session.
   (§C3.4 'Second version in a record', 'Two versions applied'); ``adopt_equivocation`` after the
   restart such a record caused.
 
-The part owns no state of its own (what it learns goes to the parts that own it: the held
-messages to ``StepCollector``, the versions not kept to ``Referee.overturn``, the skip votes to
-``TurnSkip``). It reads the session through ``session_port.SessionView`` and acts through
-``session_port.Effects``. Moved out of ``lockstep.py`` (issue 13); ``catchup``, ``resume`` and
-``node_restart`` call it as the session's public ``ingest`` part (``session.ingest.cross_check``...).
+The part owns one small map of its own (``word``: which steps were applied from the last STEP
+record of a seat's own catch-up page, §C3.4 'Two versions applied'); what else it learns goes to
+the parts that own it: the held messages to ``StepCollector``, the versions not kept to
+``Referee.overturn``, the skip votes to ``TurnSkip``. It reads the session through
+``session_port.SessionView`` and acts through ``session_port.Effects``. Moved out of
+``lockstep.py`` (issue 13); ``catchup``, ``resume`` and ``node_restart`` call it as the session's
+public ``ingest`` part (``session.ingest.cross_check``...).
 """
 
 from __future__ import annotations
@@ -57,6 +59,11 @@ class RecordIngest:
         self._s = session
         self._fx = effects
         self._pubkeys = [p.public_key for p in setup.players]
+        #: Step -> the seat whose own catch-up page ended with that step's record, applied by us
+        #: (``ingest_step_record(..., word_of=)``): that seat's message there rests on its word
+        #: alone, nothing later in the page signed over it (§C3.4 'Two versions applied', H179).
+        #: Steps we no longer keep are forgotten (at most ``KEEP_STEPS`` entries).
+        self.word: dict[int, int] = {}
 
     def _both_signed(self, seat: int, a: Held, b: Held) -> bool:
         """True if ``a`` and ``b`` (two STEP messages of ``seat``) both carry ``seat``'s valid
@@ -96,13 +103,15 @@ class RecordIngest:
             return None
         return Held(b, env)
 
-    def ingest_step_record(self, step: int, raws: Any) -> str | None:
+    def ingest_step_record(self, step: int, raws: Any, word_of: int | None = None) -> str | None:
         """Apply the complete record of ``step`` (our current step): one STEP envelope per
         active seat (None for seats dropped by then), verified exactly like live messages
         (signature, game, step, seat, prev hash and digest, reveals). If we voted to drop one
         of its seats, it is applied only with a certificate (``SessionVotes.certified``,
-        protocol.md §C8.3). Returns None, or why the record was refused (English); equivocation
-        and desync halt as live."""
+        protocol.md §C8.3). ``word_of``: the responder, when this record is the last STEP record
+        of its catch-up page (noted in ``word`` once applied, §C3.4 'Two versions applied').
+        Returns None, or why the record was refused (English); equivocation and desync halt as
+        live."""
         s, fx = self._s, self._fx
         if step != s.step or not s.running:
             return "not our current step"
@@ -179,6 +188,9 @@ class RecordIngest:
                 cur = h
             if not s.referee.check_prev(cur):
                 return None
+        if word_of is not None:
+            self.word = {k: v for k, v in self.word.items() if s.steps.keeps(k)}
+            self.word[step] = word_of
         fx.advance()
         return None
 
@@ -288,7 +300,7 @@ class RecordIngest:
                 # (§C3.4 "Two versions applied"). Both are i's own signed choices: the table
                 # converges on the one ``kept_version`` picks, i is voted out.
                 if i != s.my_seat and not s.replaying and (s.seats.drop_possible() or not s.active[i]):
-                    if self._two_versions(step, i, h, env):
+                    if self._two_versions(step, i, h, env, self.word.get(step) == i and sender not in (None, i)):
                         return True
                     continue
                 # Without a drop (seat loss off, two seats) a proven cheater ends the game anyway
@@ -301,9 +313,13 @@ class RecordIngest:
                 return True
         return False
 
-    def _two_versions(self, step: int, seat: int, ours: Held, env: Envelope) -> bool:
+    def _two_versions(self, step: int, seat: int, ours: Held, env: Envelope, its_word: bool = False) -> bool:
         """``seat`` signed ``ours`` (applied by us at ``step``) and ``env`` (found in a record)
-        over one history (§C3.4 "Two versions applied"). If ``kept_version`` keeps ours: prove
+        over one history (§C3.4 "Two versions applied"). ``its_word``: ours came from the last
+        STEP record of ``seat``'s own catch-up page and ``env`` from another seat's record: ours
+        rests on ``seat``'s word alone (the table, maybe past ``step`` by more than it can roll
+        back, applied ``env``), so we roll back to ``env`` whatever ``kept_version`` says
+        (H179). Else, if ``kept_version`` keeps ours: prove
         ``seat`` (COMPLAINT kind 1, vote) and forget the current-step messages signed over the
         other version's digest (their senders roll back and sign again over ours), ending a
         digest dispute they opened. Else: send the complaint and halt with
@@ -311,7 +327,7 @@ class RecordIngest:
         ``step`` and hands both to ``adopt_equivocation``. Returns True if we halted."""
         s, fx = self._s, self._fx
         evidence = [ours.env.raw, env.raw]
-        if kept_version(ours.env.body, env.body) == env.body:
+        if its_word or kept_version(ours.env.body, env.body) == env.body:
             s.referee.disputes.clear()
             fx.send(make_complaint(self._identity, s.game_id, s.my_seat, s.step, seat, EQUIVOCATION, evidence))
             fx.halt(StepOverturned(step, seat, env.raw, ours.env.raw))
@@ -327,15 +343,15 @@ class RecordIngest:
         ``step`` (our current step now): hold ``chosen`` as ``seat``'s message of ``step`` and
         prove ``seat`` with both (COMPLAINT kind 1, vote), so that a re-sent ``other`` is no
         longer applied (§C3.4 "Two versions applied"). Both must be ``seat``'s validly signed
-        STEP envelopes of ``step`` over one history, different, ``chosen`` the one
-        ``kept_version`` keeps. Returns False (nothing done) otherwise."""
+        STEP envelopes of ``step`` over one history, different (``chosen`` the one
+        ``kept_version`` keeps, or the other seat's record's when ours rested on ``seat``'s word,
+        ``_two_versions``: the halt says which). Returns False (nothing done) otherwise."""
         s = self._s
         if step != s.step or not s.running or not 0 <= seat < s.n or seat == s.my_seat:
             return False
         a = self._opened(chosen, step, seat)
         o = self._opened(other, step, seat)
-        if a is None or o is None or a.env.body == o.env.body or not same_history(a.body, o.body) \
-                or kept_version(a.env.body, o.env.body) != a.env.body:
+        if a is None or o is None or a.env.body == o.env.body or not same_history(a.body, o.body):
             return False
         if s.own.plain_chance_at(step) and not is_forced(a.env.body, a.body, s.state_hash, s.steps.prev_digest,
                                                          s.last_reveals[seat]):

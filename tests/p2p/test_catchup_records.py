@@ -32,7 +32,7 @@ class FakeSession:
         self.calls.append(("past_drop", payload))
         return False
 
-    def ingest_step_record(self, step, raws):
+    def ingest_step_record(self, step, raws, word_of=None):
         self.calls.append(("step", step, raws))
         self.step += 1
 

@@ -91,7 +91,9 @@ def test_kept_version_is_the_smaller_sha256_and_symmetric(a, b):
 
 def test_adopt_equivocation_refuses_what_is_not_two_versions(tmp_path):
     """``adopt_equivocation`` takes only two different, validly signed versions of the seat's
-    current-step message over one history, the kept one first; anything else changes nothing."""
+    current-step message over one history (the chosen one first: ``kept_version``'s, or the other
+    seat's record's when ours rested on the seat's word, H179; the halt chose); anything else
+    changes nothing."""
     sessions, _, _, _ = logged_game(tmp_path, 4, DROP)
     s0, cheat = sessions[0], sessions[3]
     k = s0.step
@@ -101,7 +103,6 @@ def test_adopt_equivocation_refuses_what_is_not_two_versions(tmp_path):
         else (b, a)
     forged = seal(sessions[1].identity, MSG_STEP, body + [["adv", 3]])  # seat 1's key, seat 3's slot
     other_history = seal(cheat.identity, MSG_STEP, [s0.game_id, k, 3, s0.state_hash, b"\x5a" * 32, ["adv", 2]])
-    assert not s0.ingest.adopt_equivocation(k, 3, other, kept)  # not the kept one
     assert not s0.ingest.adopt_equivocation(k, 3, kept, kept)  # one version
     assert not s0.ingest.adopt_equivocation(k, 3, kept, forged)  # bad signature
     assert not s0.ingest.adopt_equivocation(k, 3, forged, other)  # the chosen one must be signed by the seat

@@ -16,10 +16,15 @@ named; the honest peers end with one final hash and logs that verify.
 behind (as tests/p2p/redteam_s10_kit.py), restarts of a peer halted with ``StepOverturned`` as
 the node does.
 
-Which of the two versions the table keeps (§C3.4: the smaller SHA-256 of the bodies) decides
-the path, so the test runs both (H179): the liar searches its second input (``["adv", n]``,
-n = 7, 8, ...) until its version is, or is not, the kept one. Not kept (the case H163 wrote):
-the victim rolls back to the table's version. Kept: see ``LIE_KEPT`` (a stall, strict xfail).
+Which of the two versions ``kept_version`` keeps (§C3.4: the smaller SHA-256 of the bodies)
+used to decide the outcome, so the tests run both (H179): the liar searches its second input
+(``["adv", n]``, n = 7, 8, ...) until its version is, or is not, the kept one. Not kept (the case
+H163 wrote): the victim rolls back to the table's version. Kept: the victim held it and took
+every record of the next step as superseded, while the table, far past that step (it keeps
+``KEEP_STEPS`` = 4), could never roll back to it: every peer stalled for good (votes split across
+steps, nobody dropped); a dropped seat's returning peer (§C8.4, §C8.9) never caught up.
+Rule since (§C3.4 'Two versions applied', 'its word alone'): a version applied from the last STEP
+record of the equivocator's own page rests on its word alone; another seat's record wins.
 """
 
 from __future__ import annotations
@@ -42,17 +47,9 @@ from test_resilience import crash_at_step, logged_game, restart_from_log
 VICTIM, LIAR = 2, 1
 CRASH_AT, BEHIND = 300, 250
 OPTS = {"target": 400, C.OPT_ON_DROP: "bot", C.OPT_DROP_TIMEOUT: 5}
-#: Virtual seconds: either order finishes at t = 0 when it settles (no timer needed); the stall
-#: below shows by t = 5 (the drop timeout) and never moves after.
+#: Virtual seconds: either order finishes at t = 0 (no timer needed); the stall before H179
+#: showed by t = 5 (the drop timeout) and never moved after.
 MAX_TIME = 120.0
-
-LIE_KEPT = (
-    "H179 (liveness gap, §C3.4 'Two versions applied' vs §C9.2): when the liar's tail version is "
-    "the one kept_version keeps, the victim (step 64) holds it and takes seat 0's records of step "
-    "64 (over the table's version) as superseded ('records skip a step', for ever); seats 0 and 1 "
-    "(step 301) no longer keep step 63 (KEEP_STEPS = 4), so cross_check never rolls them back and "
-    "the victim's complaint only votes seat 1 out at 301 (alone: no quorum; the victim's vote is "
-    "of step 64): every peer stalls, nobody is dropped, the game never ends")
 
 
 def _second_version(a, mine: bytes, lie_kept: bool) -> bytes:
@@ -90,15 +87,15 @@ def _tail_lie(a, r, plan: dict, lie_kept: bool) -> list:
     return records
 
 
-@pytest.mark.parametrize("lie_kept", [False, pytest.param(True, marks=pytest.mark.xfail(
-    strict=True, raises=AssertionError, reason=LIE_KEPT))], ids=["table_version_kept", "lie_kept"])
+@pytest.mark.parametrize("lie_kept", [False, True], ids=["table_version_kept", "lie_kept"])
 def test_a_second_version_of_the_responders_own_message_at_a_pages_tail_is_caught_and_the_table_converges(
         tmp_path, lie_kept):
     """Seat 2 resumes ~250 steps behind; seat 1's first page ends with its second version of its
     step-k message. Measured (the table's version kept): seat 2 applies it, the next page's records
     disagree ('records skip a step'), the dispute finds both versions, seat 2 rolls back once to
-    the kept one, seat 1 is proven and voted out, seats 0 and 2 finish together. The lie kept:
-    whatever path, seat 1 must be voted out and seats 0 and 2 finish together (``LIE_KEPT``)."""
+    the kept one, seat 1 is proven and voted out, seats 0 and 2 finish together. The lie kept
+    (a stall of every peer before H179): the same, the victim rolls back because its version
+    rested on the liar's word alone."""
     lobbies = make_lobbies(3, options=OPTS, chain=1024)
     pump_lobbies(lobbies)
     ordered = sorted(lobbies.values(), key=lambda lob: lob.my_seat)
@@ -142,29 +139,21 @@ def test_a_second_version_of_the_responders_own_message_at_a_pages_tail_is_caugh
     assert st["resumed"] and "k" in plan  # premise: the page's tail carried the second version
     body = open_envelope(plan["second"]).body
     assert (kept_version(open_envelope(plan["first"]).body, body) == body) == lie_kept  # premise: the order
-    if not lie_kept:
-        assert (VICTIM, plan["k"], True) in restarts  # it applied it, then rolled back to the kept one
+    assert (VICTIM, plan["k"], True) in restarts  # it applied it, then rolled back to the table's
     honest = (0, VICTIM)
     finish_together(net, net.s, paths, honest, cheaters={LIAR})
     for i in honest:
         assert [e.seat for e in net.events[i] if isinstance(e, SeatDropped)] == [LIAR], i
 
 
-RETURNING_LIE_KEPT = (
-    "H179 (same gap, the product's path): a dropped seat's returning peer follows as a spectator "
-    "(§C8.4, §C8.9) ~60 steps behind; the liar's kept tail lie at step k: it holds the lie, takes every "
-    "record of k+1 as superseded and never catches up (never re-seated, no GameOver) while the table, "
-    "far past k (KEEP_STEPS = 4), cannot roll back to it; the table itself finishes")
-
-
-@pytest.mark.parametrize("lie_kept", [False, pytest.param(True, marks=pytest.mark.xfail(
-    strict=True, raises=AssertionError, reason=RETURNING_LIE_KEPT))], ids=["table_version_kept", "lie_kept"])
+@pytest.mark.parametrize("lie_kept", [False, True], ids=["table_version_kept", "lie_kept"])
 def test_a_returning_players_catch_up_survives_a_second_version_at_a_pages_tail(tmp_path, lie_kept):
     """The realistic way to be far behind the table (§C8.4): 5 seats, seat 3 killed at step 6,
     dropped; restarted from its log 60 steps later it follows as a spectator and asks its seat
     back (§C8.9). Seat 1 answers its first request with a page whose tail is a second version of
-    its own message (``_tail_lie``). Must hold either way: the returning peer catches up (a roll
-    back where needed), ends with the table's GameOver and final hash."""
+    its own message (``_tail_lie``). Holds either way: the returning peer rolls back once to the
+    table's version, catches up and ends with the table's GameOver and final hash (the lie kept,
+    before H179: stuck at the step after the lie for good while the table finished)."""
     ret = 3
     opts = {"target": 300, C.OPT_ON_DROP: "bot", C.OPT_DROP_TIMEOUT: 3}
     sessions, paths, secrets, _ = logged_game(tmp_path, 5, opts)
@@ -199,6 +188,7 @@ def test_a_returning_players_catch_up_survives_a_second_version_at_a_pages_tail(
     net = Net(list(sessions), random_legal(E, seed=11), drop=drop)
     net.run(max_time=30.0, max_rounds=2_000_000, hook=hook)
     assert st["back"] and st["asked"] and "k" in plan  # premise: it returned, asked, got the lie
+    assert (ret, plan["k"], True) in restarts  # it rolled back to the table's version
     overs = [[e for e in evs if isinstance(e, GameOver)] for evs in net.events]
     assert len(overs[ret]) == 1, net.describe()
     assert len({o[-1].final_hash for o in overs if o}) == 1
