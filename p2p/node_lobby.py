@@ -295,6 +295,8 @@ class NodeLobby:
         with the abort (``NodeError("lobby", reason)``)."""
         try:
             await self.node.link.drain(ABORT_DRAIN_S)
+        except Exception:  # the socket closed or a handler failed: the abort is what we report
+            pass
         finally:
             self.leaving = False
             self.node.fail(NodeError("lobby", reason))

@@ -59,3 +59,21 @@ def test_an_abort_after_forwarding_evidence_drains_before_the_node_fails():
 def test_an_abort_with_nothing_forwarded_fails_the_node_at_once():
     calls, _ = _abort(relayed=0)
     assert [c[0] for c in calls] == ["fail"] and calls[0][1] == "lobby"
+
+
+def test_a_drain_that_fails_still_fails_the_node_with_the_abort():
+    """The socket closed under the drain (or a handler failed): the node still stops with the
+    lobby's abort, and the task's error is read there, never left for the loop to warn about."""
+    async def main():
+        node = _Node(asyncio.get_running_loop())
+
+        async def broken(timeout: float) -> bool:
+            raise OSError("socket closed")
+        node.link.drain = broken
+        nl = NodeLobby(node)
+        nl.lobby = _Lobby(relayed=1)
+        nl._events()
+        await nl._abort_drain
+        return node.calls
+    calls = asyncio.run(main())
+    assert [c[0] for c in calls] == ["fail"] and calls[0][1] == "lobby"
