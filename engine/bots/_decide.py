@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..actions import (Bid, BuildHouse, BuyProperty, DeclareBankruptcy, DeclineProperty,
                        DrawCardInstead, PayCardFine, SellProperty,
                        LiftMortgage, Mortgage, PassBid, PayJailFine, RollDice, SellBuilding,
-                       SettleMortgages, UseJailCard, WithdrawTrade)
+                       SettleMortgages, UseJailCard)
 from ..editions import K_STATION, K_STREET, K_UTILITY
 from ..legal import legal_actions
 from ..rules.auction import min_bid
@@ -18,7 +18,7 @@ from ..rules.bankruptcy import check_declare
 from ..rules.building import liquidation_value, sell_error
 from ..rules.mortgage import mortgage_error
 from ..state import LOT_PROPERTY
-from ._trade import offer_is_valid, own_offer, propose
+from ._trade import own_offer, propose
 from ._value import (Static, blocks_set, board, completes_set, owns_mortgaged, reserve_bounds,
                      reserve_for, worst_rent)
 
@@ -53,12 +53,13 @@ def on_roll(s, st: Static, prof, seat: int):
     """Before the roll of ``seat``'s turn: lift a mortgage, build, offer a trade, leave jail,
     or roll. Each call returns one action; the turn's roll comes once nothing else is wanted."""
     if s.offers:
-        mine = own_offer(s, seat)
-        if mine is not None:
+        if own_offer(s, seat) is not None:
             # One proposal per turn: with our offer open we roll (or leave jail) at once, so a
-            # rejection cannot reach us before this turn's roll. A stale offer is withdrawn.
-            if not offer_is_valid(s, mine):
-                return WithdrawTrade()
+            # rejection cannot reach us before this turn's roll. A stale offer stays open too
+            # (its partner's bot rejects it): were it withdrawn, the next state would have no
+            # offer and we would propose again, so two other seats trading the asked street
+            # back and forth in the step we offer would hold our turn for ever (RV16-D F1,
+            # protocol.md §C8.3 'Own decision across steps', 'What changed in version 6').
             return _jail(s, st, prof, seat) if s.jail[seat] else RollDice()
     cash = s.cash[seat]
     reserve = -1
