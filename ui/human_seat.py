@@ -8,6 +8,12 @@ bot peer uses, with our private view). Rent is claimed automatically (it lapses 
 player rolls, rulebook "Se invece non lo fa prima che il giocatore successivo abbia lanciato i
 dadi"), which a person would otherwise miss in a fast game. niente-e-come-sembra: the
 magnifier window and the choice of bills follow the player's standing policies.
+
+A queued answer to a trade offer (AcceptTrade/RejectTrade, clicked on the board the player saw)
+is sent only while that offer is still open to us with the terms it had then: one the proposer
+withdrew or replaced before our seat was next asked is dropped, not sent (RV16-D F2: sent, it
+answers no open offer, the engine refuses it, and the turn clock counts it as our held step,
+protocol.md §C8.3 'Own decision across steps'; an AcceptTrade would accept terms not seen).
 """
 
 from __future__ import annotations
@@ -17,9 +23,12 @@ from collections import deque
 from typing import Any, Callable
 
 import engine
+from engine.observation import Offer, offer
 from p2p.seat_answer import SeatAnswer
 
 __all__ = ["HumanSeat", "inspect_wanted"]
+
+_NOTHING = object()  # HumanSeat._pop_queued: no queued action left (None is one: "pass")
 
 
 class HumanSeat:
@@ -45,7 +54,14 @@ class HumanSeat:
         self.bills = "keep"
         self.autoplay = False
         self.auto_claim = True
+        #: Queued ``(action, offer)``: ``offer`` (engine.observation.Offer) is the offer an
+        #: AcceptTrade/RejectTrade answers as it was open to us when it was queued, or None.
         self._queue: deque = deque()
+        #: The offers open to our seat at the last ``decide`` (proposer -> Offer): the board
+        #: the player answers on.
+        self._seen: dict[int, Offer] = {}
+        #: Queued answers dropped because their offer closed or changed (RV16-D F2).
+        self.stale_dropped = 0
         self._wake: asyncio.Event | None = None
         #: Our private view of hidden statuses (the driver sets it; None: nothing known).
         self.view: Callable[[], dict] | None = None
@@ -55,8 +71,10 @@ class HumanSeat:
         self.on_input: Callable[[Any], None] | None = None
 
     def submit(self, action: Any) -> None:
-        """Queue ``action`` (an engine Action) for our next decision step."""
-        self._queue.append(action)
+        """Queue ``action`` (an engine Action) for our next decision step. An answer to a trade
+        offer is kept with the offer it answers as last seen open to us (see the module doc)."""
+        seen = self._seen.get(action.proposer) if _is_answer(action) else None
+        self._queue.append((action, seen))
         if self._wake is not None:
             self._wake.set()
 
@@ -73,13 +91,15 @@ class HumanSeat:
             if self.pace > 0 and seat in engine.pending(state).actors:
                 return self._paced(state, seat)
             return self._sent(self._bot(state, seat))
+        self._seen = _offers_to(state, seat)
         legal = engine.legal_actions(state, seat)
         if self.auto_claim:
             for a in legal:
                 if type(a).__name__ == "ClaimRent":
                     return a
-        if self._queue:
-            return self._sent(self._queue.popleft())
+        queued = self._pop_queued()
+        if queued is not _NOTHING:
+            return self._sent(queued)
         p = engine.pending(state)
         if p.kind == "inspect_window" and not inspect_wanted(state, seat, self.inspect):
             return None  # the player asked not to be offered this window: let it pass
@@ -117,6 +137,21 @@ class HumanSeat:
         await asyncio.sleep(self.pace)
         return self._sent(self._bot(state, seat))
 
+    def _pop_queued(self) -> Any:
+        """The first queued action still meant for the state being decided (a queued None is
+        one: "pass"), or ``_NOTHING``. Answers whose offer is no longer open to us there
+        (``_seen``, set by ``decide``) with the terms it had when queued are dropped and counted
+        in ``stale_dropped``."""
+        while self._queue:
+            action, seen = self._queue.popleft()
+            if not _is_answer(action):
+                return action
+            now = self._seen.get(action.proposer)
+            if now is not None and (seen is None or seen == now):
+                return action
+            self.stale_dropped += 1
+        return _NOTHING
+
     def _sent(self, action: Any) -> Any:
         if action is not None and self.on_input is not None:
             self.on_input(action)
@@ -137,8 +172,9 @@ class HumanSeat:
                 if self.autoplay:
                     self._queue.clear()
                     return self._sent(self._bot(state, seat))
-                if self._queue:
-                    return self._sent(self._queue.popleft())
+                queued = self._pop_queued()
+                if queued is not _NOTHING:
+                    return self._sent(queued)
                 if engine.pending(state).kind == "inspect_window" and not inspect_wanted(state, seat, self.inspect):
                     return None
                 if engine.pending(state).kind == "pay_bills" and self.bills != "ask":
@@ -146,6 +182,17 @@ class HumanSeat:
                 await self._wake.wait()
         finally:
             self.deciding = False
+
+
+def _is_answer(action: Any) -> bool:
+    """True for an AcceptTrade or RejectTrade (an answer to one open offer)."""
+    return isinstance(action, (engine.actions.AcceptTrade, engine.actions.RejectTrade))
+
+
+def _offers_to(state: Any, seat: int) -> dict[int, Offer]:
+    """The offers open to ``seat`` in ``state``: proposer -> Offer (engine.rules.trade keeps at
+    most one open offer per proposer)."""
+    return {o.proposer: o for o in map(offer, state.offers) if o.partner == seat}
 
 
 def inspect_wanted(state: Any, seat: int, policy: str) -> bool:
