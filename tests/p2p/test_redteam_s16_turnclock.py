@@ -18,10 +18,12 @@ BREAK (HIGH), the same lever against a dropped seat (after that drop, or any cra
 in the same step; the
 dropped seat is not active (never counted) and the liar is no actor (never counted): the turn
 never passes, the game is held for ever at LAN speed (no wall time passes at all), and every
-peer's log grows by a step record per step without end. Shown with 4 seats, where 3 stay
-active and a drop of the liar is possible (§C8.3 states "such a seat still holds the game" only
-for two seats, or three with one dropped). H175: there no drop is possible (Q = 3 of 4); H177:
-where no drop is possible the game now ends as abandoned at ABANDON_STEPS_PER_TURN held steps.
+peer's log grows by a step record per step without end. Shown with 4 seats, 3 of them active
+after the drop (first read as a game where a drop of the liar is possible; H175: it is not, Q = 3
+of 4 needs 3 voters other than the liar: §C8.3 'Where no drop is possible', four seats with at
+least one dropped). H177: where no drop is possible the game now ends as abandoned at
+ABANDON_STEPS_PER_TURN held steps; where one is possible (5 seats) the liar is voted out at the
+bound (tests/p2p/test_turn_clock_same_step.py).
 
 Live games: classico, 3 seats (4 for the second break), turn time 40 s, drop timeout 10 s,
 virtual clock; the table's demo seed b"s3" (honest seat 1 offers seat 2 a trade at its roll at
