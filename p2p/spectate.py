@@ -353,8 +353,14 @@ class WatchClient:
 
     def watch_message(self) -> bytes:
         """Our WATCH (subscribe or renew), asking for the records we lack: from
-        ``len(records) + offset`` on (while resyncing: from a little before our last step)."""
-        have = self._ask if self._anchor is not None else len(self.records) + self.offset
+        ``len(records) + offset`` on (while resyncing: from a little before our last step, and
+        once the new server's first batch came, from its next record we expect: a renewal with
+        ``have`` 0 again restarted its stream from the header every ``WATCH_RENEW_S``, so a log
+        over ~1 MB never aligned, RV16R-B F2)."""
+        if self._anchor is None:
+            have = len(self.records) + self.offset
+        else:
+            have = self._srv_next or self._ask
         return seal_message(self.identity, MSG_WATCH, Watch(self.game_id, self.identity.public_key,
                                                             self.identity.x25519_public_key, self.name, have))
 

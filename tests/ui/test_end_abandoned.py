@@ -77,3 +77,28 @@ async def test_our_own_abandon_is_not_told_as_if_we_had_left(lang, line):
     finally:
         set_language("en")
     assert line in text and "Dario (" not in text.split("\n")[0]
+
+
+def test_a_held_turn_is_named_not_explained_as_silence(english):
+    """protocol.md §C8.3 'Where no drop is possible' (H177, RV16R-B F3): when a seat held its turn
+    past ABANDON_STEPS_PER_TURN, the line names that seat, whoever signed the ABANDON, instead of
+    "the other players stopped answering" (our program) or blaming the honest signer."""
+    from p2p.session_turn_clock import ABANDON_STEPS_PER_TURN
+    from ui.display import abandoned_text
+
+    names = ("Anna", "Bruno", "Carla")
+    reason = f"seat 1 held its turn {ABANDON_STEPS_PER_TURN + 1} steps, over the bound of " \
+             f"{ABANDON_STEPS_PER_TURN} where no drop is possible"
+    for signer in (0, 2):  # our own program, or another honest peer's ABANDON
+        line = abandoned_text({"seat": signer, "step": 340, "reason": reason}, names, me=0)
+        assert "Bruno (seat 2) held its turn over 320 steps" in line and "stopped answering" not in line
+    silent = abandoned_text({"seat": 0, "step": 340, "reason": ""}, names, me=0)
+    assert "stopped answering" in silent
+
+
+def test_a_held_turn_in_italian(italian):
+    from ui.display import abandoned_text
+
+    line = abandoned_text({"seat": 0, "step": 9, "reason": "seat 1 held its turn 321 steps, over the bound of 320 "
+                           "where no drop is possible"}, ("Anna", "Bruno"), me=0)
+    assert "Bruno" in line and "ha tenuto il turno per più di 320 passi" in line
