@@ -26,6 +26,8 @@ pytestmark = pytest.mark.usefixtures("english")
 
 @sync
 async def test_q_while_records_wake_the_driver_in_the_same_turn_goes_back_to_the_list(tmp_path):
+    """Part U (RV16-B F1): q goes back at once, the socket and temp copy closed, even when a RECORDS
+    datagram woke the driver in the same loop turn."""
     async def run(ad_a, ad_b):
         app = teacher(tmp_path, WatchLobby([ad_a, ad_b]))
         async with app.run_test(size=(80, 24)) as pilot:
@@ -44,6 +46,7 @@ async def test_q_while_records_wake_the_driver_in_the_same_turn_goes_back_to_the
 
 @sync
 async def test_an_advert_without_a_key_cannot_be_watched_and_the_list_stays(tmp_path):
+    """Part U (RV16-B F2): an advert with `wp` but no `pk`/`xk` is "cannot be watched", no crash."""
     from ui.watch import WatchDriver
 
     class Lobby(WatchLobby):
@@ -62,6 +65,7 @@ async def test_an_advert_without_a_key_cannot_be_watched_and_the_list_stays(tmp_
 
 @sync
 async def test_the_end_of_a_game_under_an_open_dialog_still_shows_the_end_screen(tmp_path):
+    """Part U 'Screens' (RV16-B F3): the end of the game while the legend is open shows the end screen."""
     backend = WatchLobby([running_ad()], make=lambda ad: StandIn())
     app = LanopoliApp(backend=backend, settings=Settings(name="Prof", path=tmp_path / "p.json"), watch=True)
     async with app.run_test(size=(80, 24)) as pilot:
