@@ -169,7 +169,7 @@ class RecordIngest:
                          halt=Equivocation(step, i, cur.env.raw, h.env.raw))
                 if not s.running:
                     return None
-                if self._keeps_record(plain, cur, h):
+                if word_of != i and self._keeps_record(plain, cur, h):
                     s.referee.overturn(step, i, cur.env.body)
                     s.steps.hold(step, i, h)
                     cur = h

@@ -64,15 +64,26 @@ def _second_version(a, mine: bytes, lie_kept: bool) -> bytes:
         n += 1
 
 
-def _tail_lie(a, r, plan: dict, lie_kept: bool) -> list:
+def _tail_lie(a, r, plan: dict, lie_kept: bool, after: int = 0) -> list:
     """The liar's page for request ``r``: its genuine records, cut after the last record of a
     decision step (a short page is allowed: §C9.2, the requester asks the rest again), where its
-    own message is a second version. Once; then its pages are genuine."""
+    own message is a second version, then ``after`` genuine records (RV16-G F2). Once; later pages
+    are genuine unless ``plan["repeat"]``: then every page covering k is its records cut at k with
+    the same second version there (RV16-G F1)."""
     raw = a.catchup.build_response(r.from_step, r.to_step, a.step, [], [])
     records = [list(x) for x in decode_catchup_resp(open_envelope(raw, C.MAX_CATCHUP_MSG).body).records]
     if "k" in plan:
+        if not plan.get("repeat"):
+            return records
+        plan["reps"] = plan.get("reps", 0) + 1
+        assert plan["reps"] <= 40, f"the liar served its lie {plan['reps']} times"
+        for end, rec in enumerate(records, 1):
+            if rec[0] == KIND_STEP and unpack(rec[1])[0] == plan["k"]:
+                msgs = list(unpack(rec[1])[1])
+                msgs[LIAR] = plan["second"]
+                return records[:end - 1] + [[KIND_STEP, step_payload(plan["k"], msgs)]]
         return records
-    for end in range(len(records), 0, -1):
+    for end in range(len(records) - after, 0, -1):
         if records[end - 1][0] != KIND_STEP:
             continue
         k, msgs = unpack(records[end - 1][1])
@@ -81,10 +92,82 @@ def _tail_lie(a, r, plan: dict, lie_kept: bool) -> list:
             continue  # a chance step: a reveal cannot be changed
         msgs = list(msgs)
         msgs[LIAR] = _second_version(a, mine, lie_kept)
-        records = records[:end - 1] + [[KIND_STEP, step_payload(k, msgs)]]
+        records = records[:end - 1] + [[KIND_STEP, step_payload(k, msgs)]] + records[end:end + after]
         plan.update(k=k, first=mine, second=msgs[LIAR])
         return records
     return records
+
+
+def _serves(plan: dict, r) -> bool:
+    """Whether the liar answers request ``r`` with its own page: before its lie, and (``repeat``)
+    every request covering the lied step k."""
+    return "k" not in plan or (plan.get("repeat", False) and r.from_step <= plan["k"] < r.to_step)
+
+
+def resumed_catch_up(tmp_path, lie_kept: bool, repeat: bool = False, after: int = 0, crash: bool = False):
+    """Seat 2 (3 seats) resumes ~250 steps behind; seat 1 answers first with ``_tail_lie``
+    (``repeat``, ``after`` as there). ``crash``: the victim's process restarts from its log (no cut)
+    right after it applied the lie's page (RV16-G F3). Returns (net, plan, restarts, paths)."""
+    lobbies = make_lobbies(3, options=OPTS, chain=1024)
+    pump_lobbies(lobbies)
+    ordered = sorted(lobbies.values(), key=lambda lob: lob.my_seat)
+    paths = [tmp_path / f"{i}.log" for i in range(3)]
+    sessions = [lob.start_session(E, log=LogWriter(p, lob.log_header())) for p, lob in zip(paths, ordered)]
+    for s, p in zip(sessions, paths):
+        s.own_log = OwnLog(f"{p}.own")
+    secrets = [lob.chain.value(0) for lob in ordered]
+    st: dict = {"resumed": False}
+    plan: dict = {"repeat": repeat}
+
+    def resume(n, **cut):
+        n.s[VICTIM].log.close()
+        n.s[VICTIM].own_log.close()
+        n.s[VICTIM], _ = resume_session(paths[VICTIM], ordered[VICTIM].identity, secrets[VICTIM], E,
+                                        own_log_path=f"{paths[VICTIM]}.own", now=n.now, **cut)
+
+    def drop(src, dst, data):
+        if not st["resumed"] or src != VICTIM or dst != LIAR or data[:2] != bytes([0x93, MSG_CATCHUP_REQ]) \
+                or net.s[LIAR] is None:
+            return False
+        r = decode_catchup_req(open_envelope(data, C.MAX_CATCHUP_MSG).body)
+        a = net.s[LIAR]
+        if not _serves(plan, r):
+            return False  # after the lie: the liar answers as usual
+        page = _tail_lie(a, r, plan, lie_kept, after)
+        raw = seal_message(a.identity, MSG_CATCHUP_RESP,
+                           CatchupResponse(a.setup.game_id, LIAR, r.from_step, a.step, page, [], []))
+        net.s[VICTIM].receive_message(raw, net.now)
+        if crash and "k" in plan and net.s[VICTIM].step > plan["k"] and not st.get("crashed"):
+            st["crashed"] = True
+            resume(net)  # a crash mid-catch-up: the same log, no cut
+        return True  # the liar's answer is the page above, first
+
+    restarts: list = []
+    overturned = restart_overturned([str(p) for p in paths], secrets, restarts)
+
+    def hook(n):
+        if not st["resumed"] and n.s[VICTIM].step >= CRASH_AT:
+            st["resumed"] = True
+            resume(n, truncate_at=CRASH_AT - BEHIND)  # its log cut ~250 steps back
+        return overturned(n)
+
+    net = Net(sessions, random_legal(E, seed=3), drop=drop)
+    net.run(max_time=MAX_TIME, max_rounds=5_000_000, hook=hook)
+    assert st["resumed"] and "k" in plan  # premise: the page's tail carried the second version
+    assert st.get("crashed", False) == crash  # premise: the victim restarted after the lie
+    body = open_envelope(plan["second"]).body
+    assert (kept_version(open_envelope(plan["first"]).body, body) == body) == lie_kept  # premise: the order
+    return net, plan, restarts, paths
+
+
+def assert_converged(net, plan, restarts, paths) -> None:
+    """The victim rolled back to the table's version of k; seats 0 and 2 finish together, seat 1
+    named and dropped."""
+    assert (VICTIM, plan["k"], True) in restarts  # it applied it, then rolled back to the table's
+    honest = (0, VICTIM)
+    finish_together(net, net.s, paths, honest, cheaters={LIAR})
+    for i in honest:
+        assert [e.seat for e in net.events[i] if isinstance(e, SeatDropped)] == [LIAR], i
 
 
 @pytest.mark.parametrize("lie_kept", [False, True], ids=["table_version_kept", "lie_kept"])
@@ -96,54 +179,7 @@ def test_a_second_version_of_the_responders_own_message_at_a_pages_tail_is_caugh
     the kept one, seat 1 is proven and voted out, seats 0 and 2 finish together. The lie kept
     (a stall of every peer before H179): the same, the victim rolls back because its version
     rested on the liar's word alone."""
-    lobbies = make_lobbies(3, options=OPTS, chain=1024)
-    pump_lobbies(lobbies)
-    ordered = sorted(lobbies.values(), key=lambda lob: lob.my_seat)
-    paths = [tmp_path / f"{i}.log" for i in range(3)]
-    sessions = [lob.start_session(E, log=LogWriter(p, lob.log_header())) for p, lob in zip(paths, ordered)]
-    for s, p in zip(sessions, paths):
-        s.own_log = OwnLog(f"{p}.own")
-    secrets = [lob.chain.value(0) for lob in ordered]
-    st: dict = {"resumed": False}
-    plan: dict = {}
-
-    def drop(src, dst, data):
-        if not st["resumed"] or src != VICTIM or dst != LIAR or data[:2] != bytes([0x93, MSG_CATCHUP_REQ]) \
-                or net.s[LIAR] is None:
-            return False
-        r = decode_catchup_req(open_envelope(data, C.MAX_CATCHUP_MSG).body)
-        a = net.s[LIAR]
-        if "k" in plan:
-            return False  # after the lie: the liar answers as usual
-        page = _tail_lie(a, r, plan, lie_kept)
-        raw = seal_message(a.identity, MSG_CATCHUP_RESP,
-                           CatchupResponse(a.setup.game_id, LIAR, r.from_step, a.step, page, [], []))
-        net.s[VICTIM].receive_message(raw, net.now)
-        return True  # the liar's answer is the page above, first
-
-    restarts: list = []
-    overturned = restart_overturned([str(p) for p in paths], secrets, restarts)
-
-    def hook(n):
-        if not st["resumed"] and n.s[VICTIM].step >= CRASH_AT:
-            st["resumed"] = True
-            n.s[VICTIM].log.close()
-            n.s[VICTIM].own_log.close()
-            n.s[VICTIM], _ = resume_session(paths[VICTIM], ordered[VICTIM].identity, secrets[VICTIM], E,
-                                            own_log_path=f"{paths[VICTIM]}.own", now=n.now,
-                                            truncate_at=CRASH_AT - BEHIND)  # its log cut ~250 steps back
-        return overturned(n)
-
-    net = Net(sessions, random_legal(E, seed=3), drop=drop)
-    net.run(max_time=MAX_TIME, max_rounds=5_000_000, hook=hook)
-    assert st["resumed"] and "k" in plan  # premise: the page's tail carried the second version
-    body = open_envelope(plan["second"]).body
-    assert (kept_version(open_envelope(plan["first"]).body, body) == body) == lie_kept  # premise: the order
-    assert (VICTIM, plan["k"], True) in restarts  # it applied it, then rolled back to the table's
-    honest = (0, VICTIM)
-    finish_together(net, net.s, paths, honest, cheaters={LIAR})
-    for i in honest:
-        assert [e.seat for e in net.events[i] if isinstance(e, SeatDropped)] == [LIAR], i
+    assert_converged(*resumed_catch_up(tmp_path, lie_kept))
 
 
 @pytest.mark.parametrize("lie_kept", [False, True], ids=["table_version_kept", "lie_kept"])
@@ -154,11 +190,18 @@ def test_a_returning_players_catch_up_survives_a_second_version_at_a_pages_tail(
     its own message (``_tail_lie``). Holds either way: the returning peer rolls back once to the
     table's version, catches up and ends with the table's GameOver and final hash (the lie kept,
     before H179: stuck at the step after the lie for good while the table finished)."""
+    assert_returned(*returning_catch_up(tmp_path, lie_kept))
+
+
+def returning_catch_up(tmp_path, lie_kept: bool, repeat: bool = False, after: int = 0):
+    """5 seats; seat 3 killed at step 6, dropped, restarted from its log 60 steps later as a
+    spectator asking its seat back (§C8.9); seat 1 answers its first request with ``_tail_lie``
+    (``repeat``, ``after`` as there). Returns (net, plan, restarts)."""
     ret = 3
     opts = {"target": 300, C.OPT_ON_DROP: "bot", C.OPT_DROP_TIMEOUT: 3}
     sessions, paths, secrets, _ = logged_game(tmp_path, 5, opts)
     st: dict = {"crashed": False, "back": False, "asked": False}
-    plan: dict = {}
+    plan: dict = {"repeat": repeat}
     restarts: list = []
     overturned = restart_overturned([str(p) for p in paths], secrets, restarts)
 
@@ -175,11 +218,13 @@ def test_a_returning_players_catch_up_survives_a_second_version_at_a_pages_tail(
         return overturned(n)
 
     def drop(src, dst, data):
-        if not st["back"] or "k" in plan or src != ret or dst != LIAR or data[:2] != bytes([0x93, MSG_CATCHUP_REQ]):
+        if not st["back"] or src != ret or dst != LIAR or data[:2] != bytes([0x93, MSG_CATCHUP_REQ]):
             return False
         r = decode_catchup_req(open_envelope(data, C.MAX_CATCHUP_MSG).body)
+        if not _serves(plan, r):
+            return False
         a = net.s[LIAR]
-        page = _tail_lie(a, r, plan, lie_kept)
+        page = _tail_lie(a, r, plan, lie_kept, after)
         raw = seal_message(a.identity, MSG_CATCHUP_RESP,
                            CatchupResponse(a.setup.game_id, LIAR, r.from_step, a.step, page, [], []))
         net.s[ret].receive_message(raw, net.now)
@@ -188,6 +233,13 @@ def test_a_returning_players_catch_up_survives_a_second_version_at_a_pages_tail(
     net = Net(list(sessions), random_legal(E, seed=11), drop=drop)
     net.run(max_time=30.0, max_rounds=2_000_000, hook=hook)
     assert st["back"] and st["asked"] and "k" in plan  # premise: it returned, asked, got the lie
+    return net, plan, restarts
+
+
+def assert_returned(net, plan, restarts) -> None:
+    """The returning peer (seat 3) rolled back to the table's version of k and every peer ended
+    with one GameOver hash."""
+    ret = 3
     assert (ret, plan["k"], True) in restarts  # it rolled back to the table's version
     overs = [[e for e in evs if isinstance(e, GameOver)] for evs in net.events]
     assert len(overs[ret]) == 1, net.describe()
