@@ -353,12 +353,12 @@ def ingest_response(sess: Any, r: CatchupResponse, now: float) -> str | None:
     # 'Bulk signature check'): the checks then find them remembered; errors and order unchanged.
     check_records(r.records, [p.public_key for p in sess.setup.players], sess.step)
     try:
-        return _ingest(sess, r, now, last)
+        return _ingest(sess, r, now)
     finally:
         sess.own.records_coming(None)
 
 
-def _ingest(sess: Any, r: CatchupResponse, now: float, last: int) -> str | None:
+def _ingest(sess: Any, r: CatchupResponse, now: float) -> str | None:
     problem = None
     for at, (kind, payload) in enumerate(r.records):
         if sess.phase != "running":
@@ -396,9 +396,9 @@ def _ingest(sess: Any, r: CatchupResponse, now: float, last: int) -> str | None:
             problem = "records skip a step"
             break
         if kind == KIND_STEP:
-            # The page's last STEP record: nothing later in it signed over it; the responder's own
-            # message there rests on its word alone (§C3.4 'Two versions applied', H179).
-            problem = sess.ingest.ingest_step_record(step, list(rec.messages), r.seat if step == last else None)
+            # The responder's own message rests on its word alone until another seat's message of
+            # the next step is applied over it (§C3.4 'Two versions applied', H179; H182).
+            problem = sess.ingest.ingest_step_record(step, list(rec.messages), r.seat)
         elif kind == KIND_DROP:
             info = sess.dropped.get(rec.seat)
             if info is not None and info.step == step:

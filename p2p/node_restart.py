@@ -183,7 +183,9 @@ class NodeRestart:
         except (LocalProtocolError, OSError) as e:
             node.fail(NodeError("resume", f"cannot follow the game after losing our seat: {e}", ev.step))
             return
-        if getattr(ev, "chosen", None) is not None:  # the version the table keeps (§C3.4 "Two versions applied")
+        # the version the halt names: the kept one, or another seat's record's when ours rested on
+        # the equivocator's word alone (§C3.4 "Two versions applied", 'its word alone')
+        if getattr(ev, "chosen", None) is not None:
             sess.ingest.adopt_equivocation(ev.step, ev.seat, ev.chosen, ev.other)
         self._adopt(self.files, sess, info["endpoints"])
         node.pump()

@@ -17,8 +17,9 @@ checked exactly like live messages before they touch the session.
   (§C3.4 'Second version in a record', 'Two versions applied'); ``adopt_equivocation`` after the
   restart such a record caused.
 
-The part owns one small map of its own (``word``: which steps were applied from the last STEP
-record of a seat's own catch-up page, §C3.4 'Two versions applied'); what else it learns goes to
+The part owns one small map of its own (``word``: which steps were applied from a seat's own
+catch-up page with nothing applied since signed over them by another seat, §C3.4 'Two versions
+applied'); what else it learns goes to
 the parts that own it: the held messages to ``StepCollector``, the versions not kept to
 ``Referee.overturn``, the skip votes to ``TurnSkip``. It reads the session through
 ``session_port.SessionView`` and acts through ``session_port.Effects``. Moved out of
@@ -59,10 +60,12 @@ class RecordIngest:
         self._s = session
         self._fx = effects
         self._pubkeys = [p.public_key for p in setup.players]
-        #: Step -> the seat whose own catch-up page ended with that step's record, applied by us
-        #: (``ingest_step_record(..., word_of=)``): that seat's message there rests on its word
-        #: alone, nothing later in the page signed over it (§C3.4 'Two versions applied', H179).
-        #: Steps we no longer keep are forgotten (at most ``KEEP_STEPS`` entries).
+        #: Step -> the seat whose own catch-up page held that step's record, applied by us
+        #: (``ingest_step_record(..., word_of=)``), until we apply a record of the next step
+        #: holding a message of another seat signed over our history: till then that seat's
+        #: message there rests on its word alone (§C3.4 'Two versions applied', H179; H182:
+        #: the last record APPLIED, not the last one sent). Steps we no longer keep are forgotten
+        #: (at most ``KEEP_STEPS`` + 1 entries).
         self.word: dict[int, int] = {}
 
     def _both_signed(self, seat: int, a: Held, b: Held) -> bool:
@@ -108,8 +111,9 @@ class RecordIngest:
         active seat (None for seats dropped by then), verified exactly like live messages
         (signature, game, step, seat, prev hash and digest, reveals). If we voted to drop one
         of its seats, it is applied only with a certificate (``SessionVotes.certified``,
-        protocol.md §C8.3). ``word_of``: the responder, when this record is the last STEP record
-        of its catch-up page (noted in ``word`` once applied, §C3.4 'Two versions applied').
+        protocol.md §C8.3). ``word_of``: the responder, when this record comes from its catch-up
+        page (noted in ``word`` once applied, §C3.4 'Two versions applied'); a responder's own
+        message there never replaces a version of it we hold.
         Returns None, or why the record was refused (English); equivocation and desync halt as
         live."""
         s, fx = self._s, self._fx
@@ -188,8 +192,12 @@ class RecordIngest:
                 cur = h
             if not s.referee.check_prev(cur):
                 return None
+        # Another seat's message of this step, signed over our history (prev digest of step - 1):
+        # step - 1 no longer rests on anyone's word alone (RV16-G F2: applied, not sent).
+        seen = any(h is not None and i != word_of and self._ours(h.body) for i, h in enumerate(held))
+        if seen or word_of is not None:
+            self.word = {k: v for k, v in self.word.items() if s.steps.keeps(k) and not (seen and k == step - 1)}
         if word_of is not None:
-            self.word = {k: v for k, v in self.word.items() if s.steps.keeps(k)}
             self.word[step] = word_of
         fx.advance()
         return None

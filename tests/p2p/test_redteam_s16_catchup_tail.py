@@ -6,7 +6,8 @@
   current-step path, where ``kept_version`` (not 'its word alone') decided: the victim held the lie
   again and stalled for good. Now a responder's own slot at its page's tail never replaces a version
   we hold (``word_of != i``).
-* F2 (after = 3): the lie is followed in its page by 3 genuine records.
+* F2 (after = 3): the lie is followed in its page by 3 genuine records. Before H182 only the
+  page's last record SENT was noted as resting on its responder's word; now the last one APPLIED.
 * F3 (crash): the victim's process restarts from its log right after applying the lie's page.
 * F4 (returning player, after = 3): the table itself splits (predates H179).
 """
@@ -29,14 +30,15 @@ def test_a_liar_serving_its_tail_lie_again_after_the_roll_back_no_longer_holds_t
     assert_converged(*resumed_catch_up(tmp_path, lie_kept, repeat=True))
 
 
-@pytest.mark.xfail(strict=True, reason="RV16-G F2: 'the page's last STEP record' is the last one sent; a lie "
-                   "followed by genuine records of later steps is never noted as resting on the liar's word, "
-                   "the victim never rolls back (stated in §C3.4 'Not closed')")
-def test_a_lie_followed_by_genuine_records_in_its_page(tmp_path):
-    """RV16-G F2 [HIGH] (lie kept): the lie at k and then the liar's genuine records of k+1..k+3 in
-    the same page. The record of k+1 (honest messages signed over the table's digest of k) is
-    refused, the page stops; ``word`` was noted only for the page's last record."""
-    assert_converged(*resumed_catch_up(tmp_path, True, after=3))
+@BOTH
+def test_a_lie_followed_by_genuine_records_in_its_page_still_rests_on_its_word(tmp_path, lie_kept):
+    """RV16-G F2 [HIGH]: the lie at k and then the liar's genuine records of k+1..k+3 in the same
+    page. The record of k+1 (honest messages signed over the table's digest of k) is refused, the
+    page stops. Before H182 ``word`` was noted only for the page's last record sent: the lie did
+    not count as resting on the liar's word, and (lie kept) the victim never rolled back
+    (``(2, 61, True) not in []``). Now every record applied from a page notes its responder until
+    another seat's message of the next step is applied over it: the victim rolls back."""
+    assert_converged(*resumed_catch_up(tmp_path, lie_kept, after=3))
 
 
 @pytest.mark.xfail(strict=True, reason="RV16-G F3: RecordIngest.word lives in memory only; after a restart "
