@@ -52,6 +52,7 @@ verified each step.
 from __future__ import annotations
 
 from array import array
+import re
 from bisect import bisect_left
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
@@ -62,7 +63,7 @@ if TYPE_CHECKING:
     from engine.api import Engine
 
 __all__ = ["ABANDON_STEPS_PER_TURN", "OWN_STEPS_PER_TURN", "TurnClock", "answers_early", "answers_offer", "holds",
-           "held_seats", "own_actors"]
+           "held_reason", "held_seat_of", "held_seats", "own_actors"]
 
 #: Held steps (module docstring) a seat may have in one turn; a message that would make one more
 #: is treated as not held (§C8.3 'Own decision across steps'). Measured (bench/turn_clock_steps.py):
@@ -80,6 +81,21 @@ OWN_STEPS_PER_TURN = 160
 #: evidence; the count is the same on every honest peer, so the margin costs no agreement, only
 #: 160 more steps of a liar's hold (a few seconds at LAN speed) before the logs stop growing.
 ABANDON_STEPS_PER_TURN = 2 * OWN_STEPS_PER_TURN
+_HELD_REASON = "seat {seat} held its turn {held} steps, over the bound of {bound} where no drop is possible"
+_HELD_RE = re.compile(r"seat (\d+) held its turn (\d+) steps, over the bound of (\d+) ")
+
+
+def held_reason(seat: int, held: int) -> str:
+    """The reason (English, local: never on the wire) of an ABANDON signed because ``seat`` would
+    hold its turn ``held`` steps past ``ABANDON_STEPS_PER_TURN`` where no drop is possible
+    (§C8.3 'Own decision across steps', §C8.7); ``held_seat_of`` reads it back."""
+    return _HELD_REASON.format(seat=seat, held=held, bound=ABANDON_STEPS_PER_TURN)
+
+
+def held_seat_of(reason: str) -> tuple[int, int] | None:
+    """(seat, bound in steps) of a ``held_reason`` text, or None for any other reason (a stall)."""
+    m = _HELD_RE.match(reason or "")
+    return None if m is None else (int(m.group(1)), int(m.group(3)))
 #: Action codes on the wire (protocol.md §E2): an offer names its partner in its first field; an
 #: acceptance or refusal answers another seat's offer.
 PROPOSE_TRADE, ACCEPT_TRADE, REJECT_TRADE = 12, 13, 14

@@ -48,7 +48,7 @@ from .ratelimit import TokenBucket
 from .seat_loss import UNDECIDED
 from .session_events import Equivocation, PeerMisbehaved, SeatDropVoted, SeatLost, StepOverturned
 from .session_port import Effects, SessionView
-from .session_turn_clock import ABANDON_STEPS_PER_TURN, TurnClock
+from .session_turn_clock import TurnClock, held_reason
 from .wire import MSG_DROP, MSG_SKIP, DropVote, Envelope, decode_drop, open_envelope
 
 __all__ = ["SessionVotes"]
@@ -144,8 +144,7 @@ class SessionVotes:
         ``ABANDON_STEPS_PER_TURN``): end the game as abandoned, our ABANDON signed at the current
         step (``abandon.Abandons.abandon``; every honest peer does so at the same step, §C8.3 'Own
         decision across steps', §C8.7)."""
-        self._s.abandons.abandon(f"seat {seat} held its turn {held} steps, over the bound of "
-                                 f"{ABANDON_STEPS_PER_TURN} where no drop is possible")
+        self._s.abandons.abandon(held_reason(seat, held))
 
     def vote_choice(self, now: float) -> int | None:
         """The seat we vote against now (protocol.md §C8.3 "When an honest peer votes"), or None

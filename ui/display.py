@@ -8,7 +8,6 @@ never translated.
 
 from __future__ import annotations
 
-import re
 
 import sys
 import time
@@ -279,11 +278,6 @@ class DemoDisplay:
             print(text, file=self.console.file, flush=True)
 
 
-#: ``PeerResult.abandoned["reason"]`` of a held turn (p2p.session_votes.SessionVotes._end_held's
-#: text, English on the node's side; shown here in the player's language, RV16R-B F3).
-_HELD = re.compile(r"seat (\d+) held its turn (\d+) steps, over the bound of (\d+)")
-
-
 def abandoned_text(abandoned: dict, names: tuple, me: int = -1) -> str:
     """The line of a game that ended as abandoned (``PeerResult.abandoned``: {"seat": who signed
     ABANDON, "step"}, protocol.md §C8.7): "The game was abandoned at step N by X (seat S): no
@@ -294,13 +288,14 @@ def abandoned_text(abandoned: dict, names: tuple, me: int = -1) -> str:
     screen after the host and its bots quit). A held turn's ``reason`` (§C8.3: a seat held its
     turn past ``ABANDON_STEPS_PER_TURN`` where nobody could be voted out) names that seat."""
     seat = abandoned["seat"]
-    held = _HELD.match(abandoned.get("reason") or "")
+    from p2p.session_turn_clock import held_seat_of  # here: a headless peer imports this module early
+
+    held = held_seat_of(abandoned.get("reason", ""))
     if held is not None:  # our program (or another's) ended it: a seat held its turn (§C8.3)
-        s = int(held.group(1))
+        s, bound = held
         return _("The game was abandoned at step {step}: {who} held its turn over {bound} steps where nobody "
                  "could vote it out. No winner.").format(
-            step=abandoned["step"], who=winner_text(s, names[s] if 0 <= s < len(names) else None),
-            bound=held.group(3))
+            step=abandoned["step"], who=winner_text(s, names[s] if 0 <= s < len(names) else None), bound=bound)
     if seat == me:
         return _("The game was abandoned at step {step}: the other players stopped answering and too few "
                  "were left to go on without them, so your program stopped waiting. No winner.").format(
