@@ -228,9 +228,9 @@ class DriverBase:
         out, self._new_events = self._new_events, []
         return out
 
-    def submit(self, action: Any) -> None:
-        """Queue the human's action (see HumanSeat.submit)."""
-        self.human.submit(action)
+    def submit(self, action: Any, shown: Any = None) -> None:
+        """Queue the human's action (see HumanSeat.submit; ``shown``: the state the player saw)."""
+        self.human.submit(action, shown)
 
     def turn_left(self) -> float | None:
         """Seconds left before the others vote our seat out if we do not decide (the turn

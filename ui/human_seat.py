@@ -70,10 +70,16 @@ class HumanSeat:
         #: Called with each action handed to the game (the driver queues an OwnInput).
         self.on_input: Callable[[Any], None] | None = None
 
-    def submit(self, action: Any) -> None:
+    def submit(self, action: Any, shown: Any = None) -> None:
         """Queue ``action`` (an engine Action) for our next decision step. An answer to a trade
-        offer is kept with the offer it answers as last seen open to us (see the module doc)."""
-        seen = self._seen.get(action.proposer) if _is_answer(action) else None
+        offer is kept with the offer it answers as the player saw it: in ``shown`` (the engine
+        state the dialog showed), else as last seen open to us (see the module doc). Before, a
+        dialog left open while the proposer withdrew and re-offered answered the new terms
+        (RV16S-B F1)."""
+        seen = None
+        if _is_answer(action):
+            offers = self._seen if shown is None else _offers_to(shown, self._seat)
+            seen = offers.get(action.proposer)
         self._queue.append((action, seen))
         if self._wake is not None:
             self._wake.set()
@@ -91,7 +97,7 @@ class HumanSeat:
             if self.pace > 0 and seat in engine.pending(state).actors:
                 return self._paced(state, seat)
             return self._sent(self._bot(state, seat))
-        self._seen = _offers_to(state, seat)
+        self._seat, self._seen = seat, _offers_to(state, seat)
         legal = engine.legal_actions(state, seat)
         if self.auto_claim:
             for a in legal:

@@ -139,3 +139,18 @@ def test_a_queued_none_is_still_sent_as_the_players_pass():
     h.submit(None)
     h.submit(A.RollDice())
     assert h.decide(state, d) is None and h.decide(state, d) == A.RollDice()
+
+
+def test_an_answer_goes_with_the_offer_the_dialog_showed_not_the_last_step_s():
+    """§C8.3 'A stale own offer' / a queued click (RV16S-B F1): the dialog opened on offer O1; the
+    proposer withdrew it and offered O2 (two steps) before the player clicked Accept. The answer
+    is kept with O1, the offer the dialog showed (``shown``), so it is dropped, never sent for O2."""
+    _, opened, d, e = _opened()
+    h = HumanSeat()
+    assert h.decide(opened, e) is None
+    s = _step(opened, d, A.WithdrawTrade())
+    assert h.decide(s, e) is None
+    s = _step(s, d, _offer(e, 300))
+    assert h.decide(s, e) is None
+    h.submit(A.AcceptTrade(d, ()), shown=opened)
+    assert h.decide(s, e) != A.AcceptTrade(d, ()) and h.stale_dropped == 1

@@ -445,20 +445,22 @@ class GameScreen(Screen):
                   "take": lambda: TakeCardDialog(s, seat, legal, d.private_view()),
                   "use": lambda: UseCardDialog(s, legal),
                   "bills": lambda: BillsDialog(s, seat, d.names, d.private_view())}[cid]()
-        self.app.push_screen(dialog, self._after_dialog)
+        # The state the dialog shows goes with its answer: an answer to an offer is kept with the
+        # offer as the player saw it (HumanSeat.submit), not as the last step left it (RV16S-B F1).
+        self.app.push_screen(dialog, lambda action: self._after_dialog(action, s))
 
-    def _after_dialog(self, action: Any) -> None:
+    def _after_dialog(self, action: Any, shown: Any = None) -> None:
         if action is None:
             return
         question = _("Sell a building for half what it cost?") if isinstance(action, A.SellBuilding) \
             else confirm_question(self.driver.state, self.driver.seat, action)
         if question:
-            self.app.push_screen(ConfirmDialog(question), lambda ok: self._send(action) if ok else None)
+            self.app.push_screen(ConfirmDialog(question), lambda ok: self._send(action, shown) if ok else None)
             return
-        self._send(action)
+        self._send(action, shown)
 
-    def _send(self, action: Any) -> None:
-        self.driver.submit(action)
+    def _send(self, action: Any, shown: Any = None) -> None:
+        self.driver.submit(action, shown)
         self._sent_on = self.driver.state
         self._redraw()
 
