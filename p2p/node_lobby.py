@@ -293,13 +293,14 @@ class NodeLobby:
         """The lobby aborted after we forwarded evidence: keep answering retransmissions up to
         ``ABORT_DRAIN_S`` (``Link.drain``), quiet meanwhile (``leaving``), then fail the node
         with the abort (``NodeError("lobby", reason)``)."""
+        err = NodeError("lobby", reason)
         try:
             await self.node.link.drain(ABORT_DRAIN_S)
-        except Exception:  # the socket closed or a handler failed: the abort is what we report
-            pass
+        except Exception as e:  # the socket closed or a handler failed: the abort is what we report,
+            err.__cause__ = e  # with that failure kept as its cause (a handler's bug is not hidden)
         finally:
             self.leaving = False
-            self.node.fail(NodeError("lobby", reason))
+            self.node.fail(err)
 
     def _same_key(self, addr: Any) -> None:
         """Report ``SameKeyJoined`` for ``addr`` the first time (``SAME_KEY_REPORTS`` addresses at most)."""

@@ -324,7 +324,8 @@ class RecordIngest:
     def _two_versions(self, step: int, seat: int, ours: Held, env: Envelope, its_word: bool = False) -> bool:
         """``seat`` signed ``ours`` (applied by us at ``step``) and ``env`` (found in a record)
         over one history (§C3.4 "Two versions applied"). ``its_word``: ours came from the last
-        STEP record of ``seat``'s own catch-up page and ``env`` from another seat's record: ours
+        record we *applied* of ``seat``'s own catch-up page (``word``, H182) and ``env`` from
+        another seat's record: ours
         rests on ``seat``'s word alone (the table, maybe past ``step`` by more than it can roll
         back, applied ``env``), so we roll back to ``env`` whatever ``kept_version`` says
         (H179). Else, if ``kept_version`` keeps ours: prove

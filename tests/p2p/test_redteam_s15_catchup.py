@@ -104,10 +104,9 @@ def _serves(plan: dict, r) -> bool:
     return "k" not in plan or (plan.get("repeat", False) and r.from_step <= plan["k"] < r.to_step)
 
 
-def resumed_catch_up(tmp_path, lie_kept: bool, repeat: bool = False, after: int = 0, crash: bool = False):
-    """Seat 2 (3 seats) resumes ~250 steps behind; seat 1 answers first with ``_tail_lie``
-    (``repeat``, ``after`` as there). ``crash``: the victim's process restarts from its log (no cut)
-    right after it applied the lie's page (RV16-G F3). Returns (net, plan, restarts, paths)."""
+def three_seats(tmp_path):
+    """A started 3-seat table (OPTS) with its logs and own-message logs under ``tmp_path``:
+    (lobbies in seat order, log paths, sessions, chain secrets)."""
     lobbies = make_lobbies(3, options=OPTS, chain=1024)
     pump_lobbies(lobbies)
     ordered = sorted(lobbies.values(), key=lambda lob: lob.my_seat)
@@ -116,14 +115,27 @@ def resumed_catch_up(tmp_path, lie_kept: bool, repeat: bool = False, after: int 
     for s, p in zip(sessions, paths):
         s.own_log = OwnLog(f"{p}.own")
     secrets = [lob.chain.value(0) for lob in ordered]
+    return ordered, paths, sessions, secrets
+
+
+def resume_victim(n, ordered, paths, secrets, **cut) -> None:
+    """Restart the victim's session in net ``n`` from its log (``cut``: ``resume_session``'s)."""
+    n.s[VICTIM].log.close()
+    n.s[VICTIM].own_log.close()
+    n.s[VICTIM], _ = resume_session(paths[VICTIM], ordered[VICTIM].identity, secrets[VICTIM], E,
+                                    own_log_path=f"{paths[VICTIM]}.own", now=n.now, **cut)
+
+
+def resumed_catch_up(tmp_path, lie_kept: bool, repeat: bool = False, after: int = 0, crash: bool = False):
+    """Seat 2 (3 seats) resumes ~250 steps behind; seat 1 answers first with ``_tail_lie``
+    (``repeat``, ``after`` as there). ``crash``: the victim's process restarts from its log (no cut)
+    right after it applied the lie's page (RV16-G F3). Returns (net, plan, restarts, paths)."""
+    ordered, paths, sessions, secrets = three_seats(tmp_path)
     st: dict = {"resumed": False}
     plan: dict = {"repeat": repeat}
 
     def resume(n, **cut):
-        n.s[VICTIM].log.close()
-        n.s[VICTIM].own_log.close()
-        n.s[VICTIM], _ = resume_session(paths[VICTIM], ordered[VICTIM].identity, secrets[VICTIM], E,
-                                        own_log_path=f"{paths[VICTIM]}.own", now=n.now, **cut)
+        resume_victim(n, ordered, paths, secrets, **cut)
 
     def drop(src, dst, data):
         if not st["resumed"] or src != VICTIM or dst != LIAR or data[:2] != bytes([0x93, MSG_CATCHUP_REQ]) \
