@@ -289,8 +289,12 @@ def test_6_niente_other_leaves_for_one_victim_are_caught_at_setup(spawn, ns, tmp
     t.hostile_host(s[0], 3, "--edition", "niente-e-come-sembra", "--attack", "junk-leaves")
     t.cli_join(s[1])
     t.cli_join(s[2])
-    t.finish()
-    attack = t.procs[0].wait_for(lambda m: m["type"] == "attack", 1)
+    for p in t.procs[1:]:  # the honest joiners stop in the lobby (seconds)
+        p.finish(LOBBY_JOINER_S + 30)
+    cheater = t.procs[0]
+    cheater.proc.terminate()  # the cheater would wait for its --timeout (PEER_S): 40 s of the suite
+    cheater.finish(30)
+    attack = cheater.wait_for(lambda m: m["type"] == "attack", 1)
     # Seats from the keys (players are ordered by public key, protocol.md §C2.2).
     from p2p.identity import Identity
 
